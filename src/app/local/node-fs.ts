@@ -1,0 +1,5 @@
+import { promises } from 'node:fs';
+import type { FsLike } from '../../core/ports.js';
+
+/** The real disk as core's `FsLike`, for local repositories (read side of the CLI). */
+export const nodeFs: FsLike = { promises: promises as unknown as FsLike['promises'] };

@@ -1,0 +1,204 @@
+/**
+ * The interfaces core needs from the outside (DESIGN §3). `src/app` implements them; core
+ * never does I/O of its own, never reads the clock or the environment directly.
+ */
+
+/** Node-style stat result, the subset isomorphic-git and core use. */
+export interface FsStat {
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+  size: number;
+  mode: number;
+  mtimeMs: number;
+  ctimeMs?: number;
+  ino?: number;
+  uid?: number;
+  gid?: number;
+  dev?: number;
+}
+
+/**
+ * The one file-system interface core uses. It is the promise half of Node's `fs`, and it is
+ * what isomorphic-git accepts as its `fs` client (`{ promises }`), so one adapter serves both.
+ */
+export interface FsLike {
+  promises: {
+    readFile(path: string, options?: { encoding?: 'utf8' } | 'utf8'): Promise<Uint8Array | string>;
+    writeFile(path: string, data: Uint8Array | string, options?: { mode?: number } | 'utf8'): Promise<void>;
+    unlink(path: string): Promise<void>;
+    readdir(path: string): Promise<string[]>;
+    mkdir(path: string, options?: { recursive?: boolean } | number): Promise<unknown>;
+    rmdir(path: string): Promise<void>;
+    stat(path: string): Promise<FsStat>;
+    lstat(path: string): Promise<FsStat>;
+    readlink(path: string): Promise<string>;
+    symlink(target: string, path: string): Promise<void>;
+    chmod(path: string, mode: number): Promise<void>;
+  };
+}
+
+/** A stored object: its bytes and an opaque version tag for compare-and-swap. */
+export interface StoredObject {
+  body: Uint8Array;
+  /** Content digest (sha256 hex) or the store's ETag; what `putIfMatch` compares. */
+  etag: string;
+}
+
+export interface PutOptions {
+  contentType?: string;
+}
+
+/**
+ * Durable storage for every artifact, keyed as DESIGN §4 says. Implementations: S3 (conditional
+ * writes) and a local directory (atomic rename, `open(..., 'wx')`).
+ */
+export interface ArtifactStore {
+  get(key: string): Promise<StoredObject | undefined>;
+  /** Write or overwrite; readers never see a half-written object. Returns the new etag. */
+  put(key: string, body: Uint8Array | string, options?: PutOptions): Promise<string>;
+  /** Write only if no object exists under `key`; returns false (and writes nothing) otherwise. */
+  putIfAbsent(key: string, body: Uint8Array | string, options?: PutOptions): Promise<boolean>;
+  /** Write only if the current object's etag equals `etag`; returns false otherwise. */
+  putIfMatch(key: string, body: Uint8Array | string, etag: string, options?: PutOptions): Promise<boolean>;
+  delete(key: string): Promise<void>;
+  /** Keys under `prefix`, sorted lexicographically. */
+  list(prefix: string): Promise<string[]>;
+}
+
+/** What a repository source says about itself before anything is fetched. */
+export interface RepoInfo {
+  /** Identity used in storage keys (DESIGN §8). */
+  owner: string;
+  repo: string;
+  /** The ref HEAD points at, when known (e.g. "refs/heads/main"). */
+  defaultRef?: string;
+  /** Size in KiB as the provider reports it, when it does. */
+  sizeKb?: number;
+  /** A human-readable description of where this came from, without credentials. */
+  displayUrl: string;
+}
+
+export interface FetchRequest {
+  /** Target file system that receives the objects (memfs in production). */
+  fs: FsLike;
+  gitdir: string;
+  /** The ref that was resolved (e.g. "refs/heads/main"). */
+  ref: string;
+  /** The commit the ref resolved to before fetching; the fetch must yield exactly this commit. */
+  commitSha: string;
+  /** Byte cap for the transferred pack; exceeding it aborts with REPO_TOO_LARGE. */
+  maxBytes?: number;
+  onProgress?: (event: { phase: string; loaded: number; total?: number }) => void;
+}
+
+export interface FetchResult {
+  /** The commit SHA the fetched ref pointed to. */
+  fetchedSha: string;
+  /** Bytes received (pack size), when known. */
+  bytes?: number;
+  warnings: { code: string; message: string; data?: Record<string, unknown> }[];
+}
+
+/**
+ * Where a repository's objects come from. Resolve first (ref -> SHA), then fetch exactly that
+ * commit into an injected object store. Credentials are the adapter's business; they never
+ * travel through core.
+ */
+export interface RepoSource {
+  info(): Promise<RepoInfo>;
+  /** Resolve a ref (branch, tag, full ref, or SHA) to a commit SHA; undefined if it does not exist. */
+  resolveRef(ref: string | undefined): Promise<{ ref: string; sha: string } | undefined>;
+  fetch(request: FetchRequest): Promise<FetchResult>;
+  /** The ref's current head, for stale-base checks. */
+  currentHead(ref: string): Promise<string | undefined>;
+}
+
+export type TokenRole = 'read' | 'write';
+
+export interface IssuedToken {
+  token: string;
+  expiresAt: string;
+  permissions: Record<string, string>;
+  repositoryIds: number[];
+}
+
+/** Mints short-lived installation tokens for exactly one repository and one role. */
+export interface TokenBroker {
+  token(request: { installationId: number; repositoryId: number; role: TokenRole }): Promise<IssuedToken>;
+}
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+export interface Ids {
+  /** A new unique id (random in production, sequential in tests). */
+  next(prefix?: string): string;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** Structured logging: a static message plus a metadata object. Adapters redact secrets. */
+export interface Logger {
+  debug(message: string, meta?: Record<string, unknown>): void;
+  info(message: string, meta?: Record<string, unknown>): void;
+  warn(message: string, meta?: Record<string, unknown>): void;
+  error(message: string, meta?: Record<string, unknown>): void;
+  child?(bindings: Record<string, unknown>): Logger;
+}
+
+/** Progress of a run, shown to a human (issue comment, terminal). */
+export interface RunProgress {
+  runId: string;
+  attempt: number;
+  phase?: string;
+  phases: { name: string; state: 'pending' | 'running' | 'done' | 'skipped' | 'failed' | 'blocked' }[];
+  status: string;
+  baseCommitSha?: string;
+  message?: string;
+  taskEcho?: string;
+  artifacts?: Record<string, string>;
+  pullRequestUrl?: string;
+}
+
+export interface RunReporter {
+  report(progress: RunProgress): Promise<void>;
+}
+
+/** The CI state of a commit. */
+export interface CiStatus {
+  state: 'unavailable' | 'pending' | 'success' | 'failure' | 'mixed';
+  checks: { name: string; conclusion: string | null; status: string; url?: string }[];
+}
+
+export interface CiStatusReader {
+  read(commitSha: string): Promise<CiStatus>;
+}
+
+/** OpenAI-compatible chat messages with tool calls. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+  name?: string;
+}
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ModelResponse {
+  message: ChatMessage;
+  usage?: { promptTokens: number; completionTokens: number };
+  finishReason?: string;
+}
+
+export interface ModelProvider {
+  readonly model: string;
+  complete(request: { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number }): Promise<ModelResponse>;
+}
