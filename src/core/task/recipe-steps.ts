@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/** Globs relative to the repository root; a plain directory means `dir/**`. */
+export const PathGlobs = z.array(z.string().min(1)).min(1);
+
+export const ReplaceStep = z.strictObject({
+  recipe: z.literal('replace'),
+  find: z.string().min(1),
+  replace: z.string(),
+  regex: z.boolean().default(false),
+  flags: z.string().regex(/^[imsu]*$/, 'flags may only contain i, m, s, u').default(''),
+  wordBoundary: z.union([z.literal('auto'), z.boolean()]).default('auto'),
+  paths: PathGlobs.optional(),
+});
+
+export const MigrateImportStep = z.strictObject({
+  recipe: z.literal('migrate-import'),
+  from: z.string().min(1),
+  to: z.string().min(1),
+  paths: PathGlobs.optional(),
+});
+
+export const BumpDependencyStep = z.strictObject({
+  recipe: z.literal('bump-dependency'),
+  package: z.string().min(1),
+  to: z.string().min(1),
+  from: z.string().min(1).optional(),
+  paths: PathGlobs.optional(),
+});
+
+export const RenameSymbolStep = z.strictObject({
+  recipe: z.literal('rename-symbol'),
+  from: z.string().regex(/^[A-Za-z_$][A-Za-z0-9_$]*$/, 'must be an identifier'),
+  to: z.string().regex(/^[A-Za-z_$][A-Za-z0-9_$]*$/, 'must be an identifier'),
+  kind: z.enum(['class', 'interface', 'function', 'method', 'field', 'variable', 'type']).optional(),
+  paths: PathGlobs.optional(),
+});
+
+/** One step of the task block: a deterministic recipe (DESIGN §7). */
+export const RecipeStep = z.discriminatedUnion('recipe', [ReplaceStep, MigrateImportStep, BumpDependencyStep, RenameSymbolStep]);
+export type RecipeStep = z.infer<typeof RecipeStep>;
+export type ReplaceStep = z.infer<typeof ReplaceStep>;
+export type MigrateImportStep = z.infer<typeof MigrateImportStep>;
+export type BumpDependencyStep = z.infer<typeof BumpDependencyStep>;
+export type RenameSymbolStep = z.infer<typeof RenameSymbolStep>;
+export const RECIPE_NAMES = ['replace', 'migrate-import', 'bump-dependency', 'rename-symbol'] as const;
