@@ -1,0 +1,167 @@
+/**
+ * The ten canonical phases (seed Part 047 §6) as contracts. The runtime enforces them: a tool
+ * outside `allowedTools` is refused and ledgered, whatever the engine asks for.
+ */
+export const PHASE_NAMES = [
+  'intake',
+  'discovery',
+  'planning',
+  'baseline',
+  'mechanical_change',
+  'local_repair',
+  'regression_verification',
+  'diff_boundary_review',
+  'judge',
+  'pr_preparation',
+] as const;
+export type PhaseName = (typeof PHASE_NAMES)[number];
+
+export const TOOL_NAMES = [
+  'task.parse',
+  'repo_map.query',
+  'code_search.search',
+  'file.read',
+  'file.write',
+  'file.delete',
+  'recipe.apply',
+  'model.call',
+  'verify.parse',
+  'ci.read',
+  'git.status',
+  'git.diff',
+  'git.branch',
+  'git.stage',
+  'git.commit',
+  'candidate.write',
+] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+export interface PhaseBudgets {
+  maxSteps: number;
+  maxTokens: number;
+  maxWallClockMs: number;
+}
+
+export interface PhaseContract {
+  name: PhaseName;
+  title: string;
+  goal: string;
+  allowedTools: readonly ToolName[];
+  /** Everything not allowed is forbidden; listed explicitly for the report and the prompt. */
+  forbiddenTools: readonly ToolName[];
+  /** Which files the phase may write: none, or the selected targets within the task scope. */
+  allowedFiles: 'none' | 'targets';
+  outputs: readonly string[];
+  stopConditions: readonly string[];
+  budgets: PhaseBudgets;
+}
+
+const READ_TOOLS: readonly ToolName[] = ['repo_map.query', 'code_search.search', 'file.read', 'git.status', 'git.diff'];
+const MINUTE = 60_000;
+
+function contract(c: Omit<PhaseContract, 'forbiddenTools'>): PhaseContract {
+  return { ...c, forbiddenTools: TOOL_NAMES.filter((t) => !c.allowedTools.includes(t)) };
+}
+
+export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
+  intake: contract({
+    name: 'intake',
+    title: 'Intake',
+    goal: 'Turn the request snapshot into a task contract; decide the mode.',
+    allowedTools: ['task.parse'],
+    allowedFiles: 'none',
+    outputs: ['task_contract'],
+    stopConditions: ['task parsed', 'task block invalid'],
+    budgets: { maxSteps: 5, maxTokens: 0, maxWallClockMs: MINUTE },
+  }),
+  discovery: contract({
+    name: 'discovery',
+    title: 'Discovery',
+    goal: 'Find the target surface and its risk before editing anything.',
+    allowedTools: [...READ_TOOLS, 'model.call'],
+    allowedFiles: 'none',
+    outputs: ['repo_map', 'target_selection', 'risk_assessment'],
+    stopConditions: ['target surface found', 'no target found', 'ambiguity requires approval'],
+    budgets: { maxSteps: 30, maxTokens: 50_000, maxWallClockMs: 10 * MINUTE },
+  }),
+  planning: contract({
+    name: 'planning',
+    title: 'Planning',
+    goal: 'Split the change into bounded segments and choose the engine for each.',
+    allowedTools: [...READ_TOOLS, 'model.call'],
+    allowedFiles: 'none',
+    outputs: ['plan'],
+    stopConditions: ['plan made', 'nothing to do'],
+    budgets: { maxSteps: 10, maxTokens: 30_000, maxWallClockMs: 5 * MINUTE },
+  }),
+  baseline: contract({
+    name: 'baseline',
+    title: 'Baseline',
+    goal: 'Record the state of the base commit so pre-existing failures are not blamed on the change.',
+    allowedTools: ['ci.read', 'verify.parse', 'file.read'],
+    allowedFiles: 'none',
+    outputs: ['baseline'],
+    stopConditions: ['baseline recorded'],
+    budgets: { maxSteps: 5, maxTokens: 0, maxWallClockMs: 5 * MINUTE },
+  }),
+  mechanical_change: contract({
+    name: 'mechanical_change',
+    title: 'Change',
+    goal: 'Make the main change, one segment at a time, deterministic where the rule is clear.',
+    allowedTools: [...READ_TOOLS, 'file.write', 'file.delete', 'recipe.apply', 'model.call'],
+    allowedFiles: 'targets',
+    outputs: ['patch_stack'],
+    stopConditions: ['all segments applied', 'budget exhausted'],
+    budgets: { maxSteps: 60, maxTokens: 150_000, maxWallClockMs: 20 * MINUTE },
+  }),
+  local_repair: contract({
+    name: 'local_repair',
+    title: 'Repair',
+    goal: 'Repair what the change broke (files that no longer parse), cluster by cluster.',
+    allowedTools: [...READ_TOOLS, 'file.write', 'verify.parse', 'model.call'],
+    allowedFiles: 'targets',
+    outputs: ['repair_segments'],
+    stopConditions: ['every changed file parses', 'repair budget exhausted'],
+    budgets: { maxSteps: 30, maxTokens: 80_000, maxWallClockMs: 10 * MINUTE },
+  }),
+  regression_verification: contract({
+    name: 'regression_verification',
+    title: 'Verification',
+    goal: 'Prove statically that nothing in the change is broken or cheats.',
+    allowedTools: ['file.read', 'verify.parse', 'git.diff', 'git.status'],
+    allowedFiles: 'none',
+    outputs: ['verification_report'],
+    stopConditions: ['verification done'],
+    budgets: { maxSteps: 10, maxTokens: 0, maxWallClockMs: 5 * MINUTE },
+  }),
+  diff_boundary_review: contract({
+    name: 'diff_boundary_review',
+    title: 'Scope review',
+    goal: 'Check the whole diff against scope, policy and budgets.',
+    allowedTools: ['git.status', 'git.diff', 'file.read'],
+    allowedFiles: 'none',
+    outputs: ['scope_verdict', 'risk'],
+    stopConditions: ['verdict given'],
+    budgets: { maxSteps: 5, maxTokens: 0, maxWallClockMs: 2 * MINUTE },
+  }),
+  judge: contract({
+    name: 'judge',
+    title: 'Judge',
+    goal: 'Decide whether the objective is met without overreach and the evidence suffices.',
+    allowedTools: ['git.diff', 'file.read', 'model.call'],
+    allowedFiles: 'none',
+    outputs: ['judge_verdict'],
+    stopConditions: ['verdict given'],
+    budgets: { maxSteps: 5, maxTokens: 20_000, maxWallClockMs: 2 * MINUTE },
+  }),
+  pr_preparation: contract({
+    name: 'pr_preparation',
+    title: 'PR preparation',
+    goal: 'Commit on the agent branch and write the PR candidate with its evidence.',
+    allowedTools: ['git.status', 'git.diff', 'git.branch', 'git.stage', 'git.commit', 'candidate.write', 'file.read'],
+    allowedFiles: 'none',
+    outputs: ['pr_candidate'],
+    stopConditions: ['candidate written', 'commit refused'],
+    budgets: { maxSteps: 10, maxTokens: 0, maxWallClockMs: 2 * MINUTE },
+  }),
+};

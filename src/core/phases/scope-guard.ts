@@ -1,0 +1,107 @@
+import { sha256Hex } from '../util/digest.js';
+
+/** What the scope guard needs to know about paths; the policy module provides it. */
+export interface ScopeRules {
+  isForbidden(path: string): boolean;
+  requiresApproval(path: string): boolean;
+  /** Inside the task's scope (`paths` of the task block, and the policy's allowedPaths). */
+  inTaskScope(path: string): boolean;
+  isLockfile(path: string): boolean;
+  isGenerated(path: string): boolean;
+  allowLockfiles: boolean;
+  allowGenerated: boolean;
+}
+
+export interface ScopedChange {
+  path: string;
+  kind: string;
+  insertions: number;
+  deletions: number;
+}
+
+export interface ScopeLimits {
+  maxFiles: number;
+  maxLines: number;
+}
+
+export type ScopeRule =
+  | 'FORBIDDEN_PATH'
+  | 'WORKFLOW_CHANGE_NOT_PERMITTED'
+  | 'LOCKFILE_NOT_ALLOWED'
+  | 'GENERATED_NOT_ALLOWED'
+  | 'OUT_OF_SCOPE'
+  | 'REQUIRES_APPROVAL'
+  | 'HIGH_RISK'
+  | 'FILE_BUDGET'
+  | 'LINE_BUDGET';
+
+export interface ScopeViolation {
+  rule: ScopeRule;
+  path?: string;
+  message: string;
+}
+
+export interface ScopeVerdict {
+  status: 'PASS' | 'BLOCKED' | 'NEEDS_APPROVAL' | 'BUDGET_EXCEEDED';
+  violations: ScopeViolation[];
+  /** Identity of the approval gate (stable for the same violations); set for NEEDS_APPROVAL. */
+  gateId?: string;
+  filesChanged: number;
+  linesChanged: number;
+}
+
+const WORKFLOWS = /^\.github\/workflows\//;
+
+/**
+ * The deterministic scope guard (seed Part 047 §9; DESIGN §5.8), run after every mutation.
+ * Order of severity: anything forbidden blocks; budgets stop the run with no candidate; out of
+ * scope, `requireApprovalFor` and HIGH risk pause for approval unless this gate was approved.
+ */
+export function evaluateScope(input: {
+  changes: ScopedChange[];
+  rules: ScopeRules;
+  limits: ScopeLimits;
+  riskLevel?: 'LOW' | 'MEDIUM' | 'HIGH';
+  riskReasons?: string[];
+  approvedGates?: readonly string[];
+}): ScopeVerdict {
+  const { changes, rules, limits } = input;
+  const blocked: ScopeViolation[] = [];
+  const approval: ScopeViolation[] = [];
+  for (const change of changes) {
+    const path = change.path;
+    if (WORKFLOWS.test(path)) {
+      blocked.push({ rule: 'WORKFLOW_CHANGE_NOT_PERMITTED', path, message: `changes under .github/workflows/ are refused (the App has no workflows permission): ${path}` });
+    } else if (rules.isForbidden(path)) {
+      blocked.push({ rule: 'FORBIDDEN_PATH', path, message: `forbidden by policy: ${path}` });
+    } else if (rules.isLockfile(path) && !rules.allowLockfiles) {
+      blocked.push({ rule: 'LOCKFILE_NOT_ALLOWED', path, message: `lockfiles are not edited (editRules.lockfiles): ${path}` });
+    } else if (rules.isGenerated(path) && !rules.allowGenerated) {
+      blocked.push({ rule: 'GENERATED_NOT_ALLOWED', path, message: `generated files are not edited (editRules.generatedFiles): ${path}` });
+    } else {
+      if (!rules.inTaskScope(path)) approval.push({ rule: 'OUT_OF_SCOPE', path, message: `outside the task scope: ${path}` });
+      if (rules.requiresApproval(path)) approval.push({ rule: 'REQUIRES_APPROVAL', path, message: `policy requires approval for: ${path}` });
+    }
+  }
+  const filesChanged = changes.length;
+  const linesChanged = changes.reduce((sum, c) => sum + c.insertions + c.deletions, 0);
+  const base = { filesChanged, linesChanged };
+  if (blocked.length > 0) return { status: 'BLOCKED', violations: blocked, ...base };
+
+  const budget: ScopeViolation[] = [];
+  if (filesChanged > limits.maxFiles) budget.push({ rule: 'FILE_BUDGET', message: `${filesChanged} files changed, budget ${limits.maxFiles}` });
+  if (linesChanged > limits.maxLines) budget.push({ rule: 'LINE_BUDGET', message: `${linesChanged} lines changed, budget ${limits.maxLines}` });
+  if (budget.length > 0) return { status: 'BUDGET_EXCEEDED', violations: budget, ...base };
+
+  if (input.riskLevel === 'HIGH') {
+    approval.push({ rule: 'HIGH_RISK', message: `risk is HIGH: ${(input.riskReasons ?? []).join('; ')}` });
+  }
+  if (approval.length > 0) {
+    const gateId = `gate-${sha256Hex(approval.map((v) => `${v.rule}:${v.path ?? ''}`).sort().join('\n')).slice(0, 16)}`;
+    if (input.approvedGates?.includes(gateId)) {
+      return { status: 'PASS', violations: approval, gateId, ...base };
+    }
+    return { status: 'NEEDS_APPROVAL', violations: approval, gateId, ...base };
+  }
+  return { status: 'PASS', violations: [], ...base };
+}
