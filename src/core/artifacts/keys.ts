@@ -1,0 +1,183 @@
+import { ArtifactError } from './artifact-error.js';
+
+/**
+ * Every storage key of DESIGN §4, built in one place so writers, readers, IAM prefixes and the
+ * local mirror agree. Identifiers that become one key segment (owner, repo, runId, phase, ...)
+ * are validated: no `/`, no `\`, not `.`/`..`, no control characters, not empty. Sequence
+ * numbers are zero-padded to SEQ_WIDTH digits so lexical order (what `list` returns) equals
+ * numeric order.
+ */
+
+export const SEQ_WIDTH = 6;
+
+/** Refuse a value that would not stay one key segment. */
+export function keySegment(value: string | number, what: string): string {
+  const text = String(value);
+  // eslint-disable-next-line no-control-regex
+  if (!text || text === '.' || text === '..' || /[/\\\u0000-\u001f\u007f]/.test(text)) {
+    throw new ArtifactError('ARTIFACT_KEY_INVALID', `invalid ${what} for a storage key: ${JSON.stringify(text)}`, { what, value: text });
+  }
+  return text;
+}
+
+function positiveInt(value: number, what: string, min = 1): number {
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new ArtifactError('ARTIFACT_KEY_INVALID', `invalid ${what} for a storage key: ${value}`, { what, value });
+  }
+  return value;
+}
+
+/** A sequence number, zero-padded (`7` -> `000007`); refuses negatives and values wider than SEQ_WIDTH. */
+export function padSeq(seq: number): string {
+  positiveInt(seq, 'sequence number', 0);
+  const text = String(seq);
+  if (text.length > SEQ_WIDTH) {
+    throw new ArtifactError('ARTIFACT_KEY_INVALID', `sequence number too large: ${seq}`, { what: 'sequence number', value: seq });
+  }
+  return text.padStart(SEQ_WIDTH, '0');
+}
+
+/** The sequence number at the start of a ledger/checkpoint/patch key's last segment, if any. */
+export function parseSeq(key: string): number | undefined {
+  const match = /^(\d+)(?:[-.]|$)/.exec(key.slice(key.lastIndexOf('/') + 1));
+  return match ? Number(match[1]) : undefined;
+}
+
+/** A git object id (sha1 or sha256 hex). */
+function objectId(value: string, what: string): string {
+  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(value)) {
+    throw new ArtifactError('ARTIFACT_KEY_INVALID', `invalid ${what} for a storage key: ${JSON.stringify(value)}`, { what, value });
+  }
+  return value;
+}
+
+export interface AttemptKeys {
+  /** `attempts/<n>/`, for listing and IAM. */
+  prefix: string;
+  /** Attempt start request (attempts n >= 2). */
+  request: string;
+  lease: string;
+  continue(k: number): string;
+  baseRef: string;
+  ingestion: string;
+  policyScan: string;
+  repoMap: string;
+  targetSelection: string;
+  ledgerPrefix: string;
+  ledger(seq: number): string;
+  checkpointsPrefix: string;
+  checkpoint(seq: number, phase: string): string;
+  patchesPrefix: string;
+  patch(seq: number, segment: string): string;
+  approvalRequest: string;
+}
+
+export interface CandidateKeys {
+  prefix: string;
+  prCandidate: string;
+  prBody: string;
+  diffSummary: string;
+  changesPrefix: string;
+  change(blobSha: string): string;
+}
+
+export interface RunKeys {
+  /** `runs/<owner>/<repo>/<runId>/` */
+  prefix: string;
+  request: string;
+  run: string;
+  cancel: string;
+  approve(n: number): string;
+  attempt(n: number): AttemptKeys;
+  candidate: CandidateKeys;
+  publish: string;
+  ciPrefix: string;
+  ci(checkSuiteId: string | number): string;
+}
+
+/** Keys of one run (DESIGN §4 `runs/<owner>/<repo>/<runId>/...`). */
+export function runKeys(owner: string, repo: string, runId: string): RunKeys {
+  const root = `runs/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${keySegment(runId, 'runId')}/`;
+  const candidate = `${root}candidate/`;
+  return {
+    prefix: root,
+    request: `${root}request.json`,
+    run: `${root}run.json`,
+    cancel: `${root}control/cancel.json`,
+    approve: (n) => `${root}control/approve-${positiveInt(n, 'attempt number')}.json`,
+    attempt: (n) => attemptKeys(`${root}attempts/${positiveInt(n, 'attempt number')}/`),
+    candidate: {
+      prefix: candidate,
+      prCandidate: `${candidate}pr-candidate.json`,
+      prBody: `${candidate}pr-body.md`,
+      diffSummary: `${candidate}diff-summary.json`,
+      changesPrefix: `${candidate}changes/`,
+      change: (blobSha) => `${candidate}changes/${objectId(blobSha, 'blob sha')}`,
+    },
+    publish: `${root}publish.json`,
+    ciPrefix: `${root}ci/`,
+    ci: (id) => `${root}ci/${keySegment(id, 'check suite id')}.json`,
+  };
+}
+
+function attemptKeys(a: string): AttemptKeys {
+  return {
+    prefix: a,
+    request: `${a}request.json`,
+    lease: `${a}lease.json`,
+    continue: (k) => `${a}continue-${positiveInt(k, 'continuation number')}.json`,
+    baseRef: `${a}base-ref.json`,
+    ingestion: `${a}ingestion.json`,
+    policyScan: `${a}policy-scan.json`,
+    repoMap: `${a}repo-map.json`,
+    targetSelection: `${a}target-selection.json`,
+    ledgerPrefix: `${a}ledger/`,
+    ledger: (seq) => `${a}ledger/${padSeq(seq)}.json`,
+    checkpointsPrefix: `${a}checkpoints/`,
+    checkpoint: (seq, phase) => `${a}checkpoints/${padSeq(seq)}-${keySegment(phase, 'phase')}.json`,
+    patchesPrefix: `${a}patches/`,
+    patch: (seq, segment) => `${a}patches/${padSeq(seq)}-${keySegment(segment, 'patch segment')}.diff`,
+    approvalRequest: `${a}approval-request.json`,
+  };
+}
+
+/** `issues/<owner>/<repo>/<n>/latest.json`: the issue's latest run. */
+export function issueLatestKey(owner: string, repo: string, issue: number): string {
+  return `issues/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${positiveInt(issue, 'issue number')}/latest.json`;
+}
+
+/** `locks/<owner>/<repo>/issues/<n>.json`: one active run per issue. */
+export function lockKey(owner: string, repo: string, issue: number): string {
+  return `locks/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/issues/${positiveInt(issue, 'issue number')}.json`;
+}
+
+/** The UTC hour bucket `yyyy-mm-ddThh` of an epoch-milliseconds instant. */
+export function hourBucket(epochMs: number): string {
+  if (!Number.isFinite(epochMs)) {
+    throw new ArtifactError('ARTIFACT_KEY_INVALID', `invalid instant for an hour bucket: ${epochMs}`, { what: 'instant', value: epochMs });
+  }
+  return new Date(epochMs).toISOString().slice(0, 13);
+}
+
+function hourSegment(hour: string | number): string {
+  const text = typeof hour === 'number' ? hourBucket(hour) : hour;
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}$/.test(text)) {
+    throw new ArtifactError('ARTIFACT_KEY_INVALID', `invalid hour bucket: ${JSON.stringify(text)}`, { what: 'hour', value: text });
+  }
+  return text;
+}
+
+/** `limits/<owner>/<repo>/<yyyy-mm-ddThh>/`: list it to count the runs started in that hour. */
+export function limitPrefix(owner: string, repo: string, hour: string | number): string {
+  return `limits/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${hourSegment(hour)}/`;
+}
+
+/** `limits/<owner>/<repo>/<yyyy-mm-ddThh>/<runId>`; `hour` is `yyyy-mm-ddThh` or epoch ms (UTC). */
+export function limitKey(owner: string, repo: string, hour: string | number, runId: string): string {
+  return `${limitPrefix(owner, repo, hour)}${keySegment(runId, 'runId')}`;
+}
+
+/** `maps/<owner>/<repo>/<commit>/<scannerVersion>-<policyDigest>.json`: the repo-map cache. */
+export function mapKey(owner: string, repo: string, commit: string, scannerVersion: string, policyDigest: string): string {
+  return `maps/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${objectId(commit, 'commit sha')}/${keySegment(scannerVersion, 'scanner version')}-${keySegment(policyDigest, 'policy digest')}.json`;
+}
