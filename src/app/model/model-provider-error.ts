@@ -1,0 +1,15 @@
+import { AgentError } from '../../core/errors.js';
+
+export const MODEL_PROVIDER_REASONS = [
+  'MODEL_AUTH_FAILED',
+  'MODEL_RATE_LIMITED',
+  'MODEL_SERVER_ERROR',
+  'MODEL_REQUEST_REJECTED',
+  'MODEL_TIMEOUT',
+  'MODEL_NETWORK_ERROR',
+  'MODEL_RESPONSE_INVALID',
+] as const;
+export type ModelProviderReason = (typeof MODEL_PROVIDER_REASONS)[number];
+
+/** A model call that failed after retries. `data` holds status and attempt count, never the key or headers. */
+export class ModelProviderError extends AgentError<ModelProviderReason> {}

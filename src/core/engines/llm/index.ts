@@ -1,0 +1,5 @@
+export * from './llm-engine-error.js';
+export * from './llm-tool.js';
+export * from './recorded-exchange.js';
+export * from './run-llm-phase.js';
+export * from './untrusted-content.js';

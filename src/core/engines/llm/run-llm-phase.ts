@@ -1,0 +1,296 @@
+import { z } from 'zod';
+import { AgentError } from '../../errors.js';
+import type { ChatMessage, ModelProvider, ModelResponse } from '../../ports.js';
+import { canonicalJson, sha256Hex } from '../../util/digest.js';
+import { LlmEngineError } from './llm-engine-error.js';
+import type { LlmTool } from './llm-tool.js';
+import { RecordedExchange, RecordedModelResponse, digestModelRequest } from './recorded-exchange.js';
+import { UNTRUSTED_CONTENT_RULE, frameUntrusted } from './untrusted-content.js';
+
+/** The part of a phase contract the engine enforces: its goal and the tools it may use. */
+export interface LlmPhase {
+  name: string;
+  goal: string;
+  allowedTools: string[];
+}
+
+export interface LlmBudgets {
+  maxModelCalls: number;
+  /** Prompt plus completion tokens over the whole phase. */
+  maxTokens: number;
+  /** Tool calls executed (refused ones count too). */
+  maxSteps: number;
+}
+
+export interface RunLlmPhaseInput {
+  model: ModelProvider;
+  phase: LlmPhase;
+  /** Every tool the caller can offer; only those in `phase.allowedTools` are shown to the model. */
+  tools: LlmTool<any>[];
+  system: string;
+  task: { title: string; objective: string };
+  /** Repository context (map projection, targets); framed as untrusted data. */
+  context: string;
+  budgets: LlmBudgets;
+  /** Applied to every message content and tool-call argument before it is sent, and to every tool result. */
+  redact: (text: string) => string;
+  /** Exchanges recorded by an earlier attempt of this phase, replayed in order instead of calling the model. */
+  replay?: RecordedExchange[];
+  /** Called with each new exchange (not replayed ones) before the loop goes on, so the caller can ledger it. */
+  record: (exchange: RecordedExchange) => Promise<void>;
+  /** Longest tool output fed back to the model; longer output is cut with a note. Default 24,000. */
+  maxToolOutputChars?: number;
+  /** Cap of the completion tokens asked for per call. Default 4,096. */
+  maxCompletionTokens?: number;
+}
+
+/**
+ * What happened to one tool call. `refused`: the phase does not allow the tool, or the tool
+ * refused with a typed error (scope guard, path rules), `reason` says which; `invalid_arguments`:
+ * the argument JSON did not parse or validate; `error`: the tool failed otherwise.
+ */
+export interface LlmToolCallRecord {
+  step: number;
+  modelCall: number;
+  callId: string;
+  tool: string;
+  /** The argument JSON as the model sent it, redacted. */
+  arguments: string;
+  status: 'ok' | 'refused' | 'invalid_arguments' | 'error';
+  reason?: string;
+  message?: string;
+  /** Characters of the (redacted, untruncated) output and its sha256, for the ledger. */
+  outputChars?: number;
+  outputDigest?: string;
+}
+
+export type LlmStopReason =
+  | 'MODEL_FINISHED'
+  | 'MAX_MODEL_CALLS'
+  | 'MAX_TOKENS'
+  | 'MAX_STEPS'
+  | 'MODEL_ERROR'
+  | 'MODEL_RESPONSE_INVALID'
+  | 'REPLAY_DIVERGED';
+
+export interface LlmPhaseResult {
+  status: 'DONE' | 'BUDGET_EXCEEDED' | 'FAILED';
+  reason: LlmStopReason;
+  /** The model's final answer (DONE) or what stopped the phase; redacted. */
+  summary: string;
+  calls: number;
+  tokens: number;
+  steps: number;
+  /** Model calls answered from `replay`. */
+  replayed: number;
+  toolResults: LlmToolCallRecord[];
+  /** The subset of `toolResults` with status `refused`, for the ledger. */
+  refusals: LlmToolCallRecord[];
+}
+
+const Budgets = z.object({
+  maxModelCalls: z.number().int().nonnegative(),
+  maxTokens: z.number().int().nonnegative(),
+  maxSteps: z.number().int().nonnegative(),
+});
+
+/**
+ * Run one phase as a bounded tool-calling loop (seed Part 047 §23): ask the model, execute the
+ * tool calls it makes (only the phase's tools, arguments validated), feed results back as
+ * untrusted data, until it answers without tool calls (DONE), a budget runs out
+ * (BUDGET_EXCEEDED) or the model fails (FAILED). Nothing the model says is trusted: refusals are
+ * told to the model and reported in the result. With `replay`, the recorded responses stand in
+ * for the model as long as each request is byte-identical to the recorded one; the model is
+ * asked only past the end of the replay.
+ */
+export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResult> {
+  const budgets = Budgets.safeParse(input.budgets);
+  if (!budgets.success) throw new LlmEngineError('INVALID_BUDGETS', 'budgets must be non-negative integers', { budgets: input.budgets }, { cause: budgets.error });
+  const replay = parseReplay(input.replay ?? [], input.phase.name);
+  const { redact, phase } = input;
+  const maxOutput = input.maxToolOutputChars ?? 24_000;
+  const completionCap = input.maxCompletionTokens ?? 4_096;
+
+  const allowed = new Set(phase.allowedTools);
+  const offered = input.tools.filter((tool) => allowed.has(tool.spec.name));
+  const offeredByName = new Map(offered.map((tool) => [tool.spec.name, tool] as const));
+  const known = new Set(input.tools.map((tool) => tool.spec.name));
+
+  const messages: ChatMessage[] = [
+    { role: 'system', content: systemPrompt(input, offered) },
+    { role: 'user', content: userPrompt(input) },
+  ];
+  const toolResults: LlmToolCallRecord[] = [];
+  let calls = 0;
+  let tokens = 0;
+  let steps = 0;
+  let replayed = 0;
+  let lastContent = '';
+
+  const finish = (status: LlmPhaseResult['status'], reason: LlmStopReason, summary: string): LlmPhaseResult => ({
+    status,
+    reason,
+    summary: redact(summary),
+    calls,
+    tokens,
+    steps,
+    replayed,
+    toolResults,
+    refusals: toolResults.filter((r) => r.status === 'refused'),
+  });
+  const exhausted = (reason: LlmStopReason, what: string): LlmPhaseResult =>
+    finish('BUDGET_EXCEEDED', reason, `Stopped: ${what} (${calls} model calls, ${steps} tool calls, ${tokens} tokens).${lastContent ? ` Last model note: ${lastContent}` : ''}`);
+
+  for (;;) {
+    if (calls >= budgets.data.maxModelCalls) return exhausted('MAX_MODEL_CALLS', `model call budget of ${budgets.data.maxModelCalls} used up`);
+    if (tokens >= budgets.data.maxTokens) return exhausted('MAX_TOKENS', `token budget of ${budgets.data.maxTokens} used up`);
+
+    const request = {
+      model: input.model.model,
+      messages: messages.map((message) => redactMessage(message, redact)),
+      tools: offered.map((tool) => tool.spec),
+      maxTokens: Math.max(1, Math.min(completionCap, budgets.data.maxTokens - tokens)),
+    };
+    const requestDigest = digestModelRequest(request);
+
+    let response: ModelResponse;
+    if (calls < replay.length) {
+      const exchange = replay[calls];
+      if (exchange.requestDigest !== requestDigest) {
+        return finish('FAILED', 'REPLAY_DIVERGED', `Replay diverged at model call ${calls}: the request differs from the recorded one, so the recorded answer cannot be reused.`);
+      }
+      response = exchange.response;
+      replayed += 1;
+    } else {
+      let raw: ModelResponse;
+      try {
+        raw = await input.model.complete({ messages: request.messages, tools: request.tools, maxTokens: request.maxTokens });
+      } catch (error) {
+        const reason = error instanceof AgentError ? `${error.reason}: ` : '';
+        return finish('FAILED', 'MODEL_ERROR', `The model call failed: ${reason}${error instanceof Error ? error.message : String(error)}`);
+      }
+      const parsed = RecordedModelResponse.safeParse(raw);
+      if (!parsed.success) return finish('FAILED', 'MODEL_RESPONSE_INVALID', `The model returned a malformed response: ${z.prettifyError(parsed.error)}`);
+      response = parsed.data as ModelResponse;
+      await input.record({ schemaVersion: 1, seq: calls, phase: phase.name, model: input.model.model, requestDigest, response: parsed.data });
+    }
+    calls += 1;
+    tokens += response.usage ? response.usage.promptTokens + response.usage.completionTokens : estimateTokens(request.messages, response);
+
+    const toolCalls = response.message.tool_calls ?? [];
+    lastContent = (response.message.content ?? '').trim();
+    messages.push({ role: 'assistant', content: response.message.content ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) });
+    if (tokens > budgets.data.maxTokens) return exhausted('MAX_TOKENS', `token budget of ${budgets.data.maxTokens} exceeded`);
+    if (toolCalls.length === 0) return finish('DONE', 'MODEL_FINISHED', lastContent);
+
+    for (const call of toolCalls) {
+      if (steps >= budgets.data.maxSteps) return exhausted('MAX_STEPS', `tool call budget of ${budgets.data.maxSteps} used up`);
+      steps += 1;
+      const { record, content } = await executeToolCall(call, { step: steps, modelCall: calls, phase, offeredByName, known, redact, maxOutput });
+      toolResults.push(record);
+      messages.push({ role: 'tool', tool_call_id: call.id, content });
+    }
+  }
+}
+
+interface ExecuteContext {
+  step: number;
+  modelCall: number;
+  phase: LlmPhase;
+  offeredByName: Map<string, LlmTool<any>>;
+  known: Set<string>;
+  redact: (text: string) => string;
+  maxOutput: number;
+}
+
+async function executeToolCall(
+  call: { id: string; function: { name: string; arguments: string } },
+  ctx: ExecuteContext,
+): Promise<{ record: LlmToolCallRecord; content: string }> {
+  const name = call.function.name;
+  const base = { step: ctx.step, modelCall: ctx.modelCall, callId: call.id, tool: name, arguments: ctx.redact(call.function.arguments) };
+  const fail = (status: LlmToolCallRecord['status'], reason: string, message: string) => {
+    const safe = ctx.redact(message);
+    return { record: { ...base, status, reason, message: safe }, content: `error: ${reason}: ${safe}` };
+  };
+
+  const tool = ctx.offeredByName.get(name);
+  if (!tool) {
+    const allowedList = [...ctx.offeredByName.keys()].join(', ') || 'none';
+    const reason = ctx.known.has(name) ? 'TOOL_NOT_ALLOWED' : 'UNKNOWN_TOOL';
+    return fail('refused', reason, `tool "${name}" is not allowed in phase "${ctx.phase.name}"; allowed tools: ${allowedList}`);
+  }
+
+  let json: unknown;
+  try {
+    json = call.function.arguments.trim() === '' ? {} : JSON.parse(call.function.arguments);
+  } catch {
+    return fail('invalid_arguments', 'ARGUMENTS_NOT_JSON', `the arguments of "${name}" are not valid JSON`);
+  }
+  const args = tool.args.safeParse(json);
+  if (!args.success) return fail('invalid_arguments', 'ARGUMENTS_INVALID', `invalid arguments for "${name}": ${z.prettifyError(args.error)}`);
+
+  let output: string;
+  try {
+    output = await tool.run(args.data);
+  } catch (error) {
+    if (error instanceof AgentError) return fail('refused', error.reason, error.message);
+    return fail('error', 'TOOL_FAILED', error instanceof Error ? error.message : String(error));
+  }
+  const redacted = ctx.redact(output);
+  const shown = redacted.length > ctx.maxOutput ? `${redacted.slice(0, ctx.maxOutput)}\n[... ${redacted.length - ctx.maxOutput} more characters cut]` : redacted;
+  return {
+    record: { ...base, status: 'ok', outputChars: redacted.length, outputDigest: sha256Hex(redacted) },
+    content: frameUntrusted(`tool ${name}`, shown),
+  };
+}
+
+function systemPrompt(input: RunLlmPhaseInput, offered: LlmTool<any>[]): string {
+  const names = offered.map((tool) => tool.spec.name).join(', ') || 'none';
+  const { maxModelCalls, maxSteps, maxTokens } = input.budgets;
+  return [
+    input.system.trim(),
+    '',
+    UNTRUSTED_CONTENT_RULE,
+    '',
+    `Phase: ${input.phase.name}`,
+    `Goal: ${input.phase.goal}`,
+    `Tools available in this phase: ${names}. Calls to any other tool are refused.`,
+    `Budgets: at most ${maxModelCalls} model calls, ${maxSteps} tool calls and ${maxTokens} tokens for this phase.`,
+    'When the goal is met, reply without tool calls, with a short summary of what you did and what you did not do.',
+  ].join('\n');
+}
+
+function userPrompt(input: RunLlmPhaseInput): string {
+  return [`Task: ${input.task.title}`, '', 'Objective:', input.task.objective, '', 'Repository context:', frameUntrusted('repository context', input.context)].join('\n');
+}
+
+function redactMessage(message: ChatMessage, redact: (text: string) => string): ChatMessage {
+  const out: ChatMessage = { role: message.role, content: message.content === null ? null : redact(message.content) };
+  if (message.tool_calls) {
+    out.tool_calls = message.tool_calls.map((call) => ({
+      id: call.id,
+      type: call.type,
+      function: { name: call.function.name, arguments: redact(call.function.arguments) },
+    }));
+  }
+  if (message.tool_call_id !== undefined) out.tool_call_id = message.tool_call_id;
+  if (message.name !== undefined) out.name = message.name;
+  return out;
+}
+
+/** When a provider reports no usage: about four characters per token, deterministic. */
+function estimateTokens(messages: ChatMessage[], response: ModelResponse): number {
+  return Math.ceil((canonicalJson(messages).length + canonicalJson(response.message).length) / 4);
+}
+
+function parseReplay(replay: RecordedExchange[], phase: string): RecordedExchange[] {
+  return replay.map((entry, index) => {
+    const parsed = RecordedExchange.safeParse(entry);
+    if (!parsed.success) throw new LlmEngineError('INVALID_REPLAY', `recorded exchange ${index} is malformed`, { index }, { cause: parsed.error });
+    if (parsed.data.seq !== index || parsed.data.phase !== phase) {
+      throw new LlmEngineError('INVALID_REPLAY', `recorded exchange ${index} is out of order or from another phase`, { index, seq: parsed.data.seq, phase: parsed.data.phase });
+    }
+    return parsed.data;
+  });
+}
