@@ -1,0 +1,102 @@
+import git from 'isomorphic-git';
+import type { FsLike } from '../ports.js';
+import type { FileMode, TreeFile } from '../workspace/workspace.js';
+
+/** The all-zero object id git prints for a missing side. */
+export const ZERO_OID = '0000000000000000000000000000000000000000';
+
+/** Git's blob id of `bytes` ("blob <len>\0" framing), without writing anything. */
+export async function hashBlobBytes(bytes: Uint8Array): Promise<string> {
+  const { oid } = await git.hashBlob({ object: bytes });
+  return oid;
+}
+
+/** Git's own heuristic: a NUL byte in the first 8000 bytes makes a file binary. */
+export function isBinaryContent(bytes: Uint8Array): boolean {
+  const end = Math.min(bytes.length, 8000);
+  for (let i = 0; i < end; i++) if (bytes[i] === 0) return true;
+  return false;
+}
+
+/** Code-unit order, which is git's byte order for the ASCII-compatible paths we compare. */
+export function comparePaths(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Byte-wise comparison of UTF-8 paths (git sorts index entries and status output by bytes). */
+export function compareBytes(a: string, b: string): number {
+  const ea = encoder.encode(a);
+  const eb = encoder.encode(b);
+  const n = Math.min(ea.length, eb.length);
+  for (let i = 0; i < n; i++) if (ea[i] !== eb[i]) return ea[i] - eb[i];
+  return ea.length - eb.length;
+}
+
+const encoder = new TextEncoder();
+
+interface DirNode {
+  dirs: Map<string, DirNode>;
+  files: Map<string, { mode: FileMode; oid: string }>;
+}
+
+/**
+ * Write the nested trees for a flat list of files and return the root tree id. Entries are
+ * ordered as git orders them (a directory sorts as `name/`); blobs must already be stored.
+ */
+export async function writeTreeFromFiles(fs: FsLike, gitdir: string, files: Iterable<TreeFile>): Promise<string> {
+  const root: DirNode = { dirs: new Map(), files: new Map() };
+  for (const file of files) {
+    const segments = file.path.split('/');
+    let node = root;
+    for (const segment of segments.slice(0, -1)) {
+      let child = node.dirs.get(segment);
+      if (!child) {
+        child = { dirs: new Map(), files: new Map() };
+        node.dirs.set(segment, child);
+      }
+      node = child;
+    }
+    node.files.set(segments[segments.length - 1], { mode: file.mode, oid: file.oid });
+  }
+  const write = async (node: DirNode): Promise<string> => {
+    const entries: { mode: string; path: string; oid: string; type: 'blob' | 'tree' | 'commit'; key: string }[] = [];
+    for (const [name, child] of node.dirs) entries.push({ mode: '040000', path: name, oid: await write(child), type: 'tree', key: `${name}/` });
+    for (const [name, file] of node.files) entries.push({ mode: file.mode, path: name, oid: file.oid, type: file.mode === '160000' ? 'commit' : 'blob', key: name });
+    entries.sort((a, b) => compareBytes(a.key, b.key));
+    return git.writeTree({ fs, gitdir, tree: entries.map(({ key: _key, ...e }) => e) });
+  };
+  return write(root);
+}
+
+/** What HEAD of the in-memory gitdir says: a branch (symbolic) or a detached commit. */
+export interface HeadState {
+  /** Short branch name when HEAD is symbolic (e.g. `agent/local/rabc`). */
+  branch?: string;
+  /** Commit HEAD resolves to; undefined on an unborn branch. */
+  sha?: string;
+  detached: boolean;
+}
+
+/** Read HEAD; a gitdir without HEAD counts as detached at `fallbackSha`. */
+export async function readHead(fs: FsLike, gitdir: string, fallbackSha?: string): Promise<HeadState> {
+  let target: string;
+  try {
+    target = (await git.resolveRef({ fs, gitdir, ref: 'HEAD', depth: 1 })).replace(/^ref: /, '').trim();
+  } catch {
+    return { sha: fallbackSha, detached: true };
+  }
+  if (!target.startsWith('refs/')) return { sha: target, detached: true };
+  const branch = target.startsWith('refs/heads/') ? target.slice('refs/heads/'.length) : target;
+  try {
+    const sha = await git.resolveRef({ fs, gitdir, ref: target });
+    return { branch, sha, detached: false };
+  } catch {
+    return { branch, detached: false };
+  }
+}
+
+/** The tree id of a commit. */
+export async function commitTree(fs: FsLike, gitdir: string, commitSha: string): Promise<string> {
+  const { commit } = await git.readCommit({ fs, gitdir, oid: commitSha });
+  return commit.tree;
+}
