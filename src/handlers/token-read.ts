@@ -1,0 +1,16 @@
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { createTokenHandler, ssmPrivateKeyLoader, TokenHandlerEnv } from '../app/github/token-handler.js';
+
+/**
+ * token-read: mints a read-scoped installation token for one repository (DESIGN §2). One of
+ * the two functions that may read the App key; the key is read once per cold start.
+ */
+const env = TokenHandlerEnv.parse(process.env);
+
+export const handler = createTokenHandler({
+  role: 'read',
+  appId: env.GITHUB_APP_ID,
+  apiUrl: env.GITHUB_API_URL,
+  clock: { now: () => Date.now() },
+  loadPrivateKey: ssmPrivateKeyLoader(new SSMClient({}), env.APP_PRIVATE_KEY_PARAMETER),
+});

@@ -1,0 +1,101 @@
+import type { GitStore } from './git-store.js';
+
+export type RepoPermission = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none';
+
+export interface StandinUser {
+  login: string;
+  id: number;
+  type: 'User' | 'Bot';
+}
+
+export interface IssueState {
+  number: number;
+  title: string;
+  body: string | null;
+  state: 'open' | 'closed';
+  user: StandinUser;
+  labels: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface CommentState {
+  id: number;
+  issueNumber: number;
+  body: string;
+  user: StandinUser;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface PullState {
+  number: number;
+  title: string;
+  body: string | null;
+  state: 'open' | 'closed';
+  draft: boolean;
+  head: string;
+  headOwner: string;
+  base: string;
+  user: StandinUser;
+  requestedReviewers: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface CheckRunState {
+  id: number;
+  name: string;
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion: string | null;
+  detailsUrl?: string;
+}
+
+export interface CheckSuiteState {
+  id: number;
+  headSha: string;
+  headBranch: string | null;
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion: string | null;
+  app: { id: number; slug: string };
+  runs: CheckRunState[];
+  createdAt: number;
+}
+
+export interface CommitStatusState {
+  sha: string;
+  context: string;
+  state: 'error' | 'failure' | 'pending' | 'success';
+  description: string | null;
+  targetUrl: string | null;
+  createdAt: number;
+}
+
+/** Whether a commit made through the API carried its own author or committer. */
+export interface CreatedCommitRecord {
+  sha: string;
+  customAuthor: boolean;
+  customCommitter: boolean;
+  tokenId?: string;
+}
+
+/** Everything the stand-in knows about one repository besides its git objects. */
+export interface RepoState {
+  id: number;
+  owner: string;
+  name: string;
+  fullName: string;
+  private: boolean;
+  defaultBranch: string;
+  installationId: number;
+  sizeKb?: number;
+  git: GitStore;
+  collaborators: Map<string, RepoPermission>;
+  issues: Map<number, IssueState>;
+  comments: Map<number, CommentState>;
+  pulls: Map<number, PullState>;
+  checkSuites: CheckSuiteState[];
+  statuses: CommitStatusState[];
+  createdCommits: CreatedCommitRecord[];
+  nextNumber: number;
+}

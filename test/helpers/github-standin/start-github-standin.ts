@@ -1,0 +1,461 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { grants, TokenRegistry, type AuthResult, type MintedToken } from './auth.js';
+import { GitStore } from './git-store.js';
+import { formatIsoDate, parseIsoDate, type Signature, type TreeEntryMode } from './git-objects.js';
+import type { CheckSuiteState, CommitStatusState, RepoPermission, RepoState, StandinUser } from './repo-state.js';
+import { handleRepoRoute, type RouteContext, type RouteResult } from './repo-routes.js';
+import { buildTree, UnprocessableError } from './tree-builder.js';
+
+export type SeedFile = string | Uint8Array | { content: string | Uint8Array; mode?: '100644' | '100755' | '120000' };
+
+export interface StandinRepoSeed {
+  owner: string;
+  name: string;
+  id: number;
+  private?: boolean;
+  /** Default `main`. */
+  defaultBranch?: string;
+  /** An existing bare repository, used in place (so a `git http-backend` can serve it too). */
+  gitdir?: string;
+  /** Files of one seed commit on the default branch, when no `gitdir` is given. */
+  files?: Record<string, SeedFile>;
+  /** Reported `size`; default: what `git count-objects` says. */
+  sizeKb?: number;
+  /** Default 1. */
+  installationId?: number;
+  collaborators?: Record<string, RepoPermission>;
+  issues?: { number: number; title: string; body?: string | null; labels?: string[]; user?: string; state?: 'open' | 'closed' }[];
+}
+
+export interface StandinInstallation {
+  id: number;
+  account: string;
+  /** What the App was granted on this installation; tokens can ask for a subset. */
+  permissions?: Record<string, string>;
+}
+
+export interface StandinOptions {
+  appId: number | string;
+  /** PEM of the App's private key; the stand-in keeps only the public half. */
+  privateKeyPem: string;
+  /** Default `draftsman`. */
+  appSlug?: string;
+  repos: StandinRepoSeed[];
+  /** Known users (logins); collaborators and issue authors are added automatically. */
+  users?: (string | { login: string; id?: number; type?: 'User' | 'Bot' })[];
+  installations?: StandinInstallation[];
+  clock?: { now(): number };
+  /** Author and committer date of seed commits (default 2024-01-01T00:00:00Z), for stable SHAs. */
+  seedDate?: string;
+}
+
+/** One request the stand-in answered. Holds a token id, never a token or a JWT. */
+export interface RecordedCall {
+  method: string;
+  path: string;
+  query: string;
+  tokenId: string | null;
+  tokenPermissions: Record<string, string> | null;
+  status: number;
+  /** The parsed JSON request body, as sent (request bodies carry no credentials). */
+  body: unknown;
+  summary: string;
+}
+
+export type FaultKind = '502' | 'secondary-rate-limit';
+export interface FaultRule {
+  kind: FaultKind;
+  /** How many matching requests get the fault. */
+  count: number;
+  match: (request: { method: string; path: string }) => boolean;
+  /** `retry-after` seconds for rate limits; default 1. */
+  retryAfter?: number;
+}
+
+export const DEFAULT_INSTALLATION_PERMISSIONS: Record<string, string> = {
+  contents: 'write',
+  metadata: 'read',
+  issues: 'write',
+  pull_requests: 'write',
+  checks: 'read',
+  statuses: 'read',
+};
+
+export interface GitHubStandin {
+  url: string;
+  calls: RecordedCall[];
+  state: {
+    repos: Map<string, RepoState>;
+    tokens(): MintedToken[];
+    /** Every token value minted so far, for leak scans. */
+    tokenValues(): string[];
+    users: Map<string, StandinUser>;
+  };
+  faults: { inject(rule: FaultRule): void; clear(): void; pending(): number };
+  repo(fullName: string): RepoState;
+  setPermission(fullName: string, login: string, permission: RepoPermission): void;
+  setIssue(fullName: string, number: number, fields: { title?: string; body?: string | null; labels?: string[]; user?: string; state?: 'open' | 'closed' }): void;
+  addCheckSuite(
+    fullName: string,
+    suite: { headSha: string; headBranch?: string | null; status?: CheckSuiteState['status']; conclusion?: string | null; app?: { id: number; slug: string }; runs?: { name: string; status?: CheckSuiteState['status']; conclusion?: string | null; detailsUrl?: string }[] },
+  ): CheckSuiteState;
+  addStatus(fullName: string, sha: string, status: { context: string; state: CommitStatusState['state']; description?: string; targetUrl?: string }): void;
+  /** Resolves a branch/ref/SHA with native git. */
+  resolve(fullName: string, ref: string): Promise<string | undefined>;
+  /** File content at a ref, or undefined. */
+  readFile(fullName: string, ref: string, path: string): Promise<Buffer | undefined>;
+  stop(): Promise<void>;
+}
+
+function userFrom(users: Map<string, StandinUser>, login: string): StandinUser {
+  let u = users.get(login.toLowerCase());
+  if (!u) {
+    u = { login, id: 1000 + users.size, type: login.endsWith('[bot]') ? 'Bot' : 'User' };
+    users.set(login.toLowerCase(), u);
+  }
+  return u;
+}
+
+function summarise(body: unknown): string {
+  if (body === undefined) return '';
+  if (Array.isArray(body)) return `array(${body.length})`;
+  if (body && typeof body === 'object') {
+    return Object.entries(body as Record<string, unknown>)
+      .map(([k, v]) => {
+        if (typeof v === 'string') return v.length > 60 ? `${k}=<${v.length} chars>` : `${k}=${JSON.stringify(v)}`;
+        if (Array.isArray(v)) return `${k}=[${v.length}]`;
+        if (v && typeof v === 'object') return `${k}={${Object.keys(v).join(',')}}`;
+        return `${k}=${String(v)}`;
+      })
+      .join(' ');
+  }
+  return typeof body;
+}
+
+/**
+ * Starts a stateful stand-in for the parts of the GitHub REST API the App uses, on 127.0.0.1
+ * with a random port. Repositories are bare git repositories read and written with native git,
+ * so SHAs are git's and refs created through the API are visible to clones.
+ */
+export async function startGitHubStandin(options: StandinOptions): Promise<GitHubStandin> {
+  const clock = options.clock ?? { now: () => Date.now() };
+  const appId = String(options.appId);
+  const appSlug = options.appSlug ?? 'draftsman';
+  const botUser: StandinUser = { login: `${appSlug}[bot]`, id: 9_000_000 + Number(appId || 0), type: 'Bot' };
+  const registry = new TokenRegistry(appId, options.privateKeyPem, () => clock.now());
+  const users = new Map<string, StandinUser>();
+  for (const u of options.users ?? []) {
+    const o = typeof u === 'string' ? { login: u } : u;
+    users.set(o.login.toLowerCase(), { login: o.login, id: o.id ?? 1000 + users.size, type: o.type ?? 'User' });
+  }
+  users.set(botUser.login.toLowerCase(), botUser);
+
+  const installations = new Map<number, StandinInstallation>();
+  for (const i of options.installations ?? [{ id: 1, account: options.repos[0]?.owner ?? 'owner' }]) installations.set(i.id, i);
+
+  const workdir = await mkdtemp(join(tmpdir(), 'github-standin-'));
+  const repos = new Map<string, RepoState>();
+  const seedTime = parseIsoDate(options.seedDate ?? '2024-01-01T00:00:00Z');
+  for (const seed of options.repos) {
+    const defaultBranch = seed.defaultBranch ?? 'main';
+    const git = seed.gitdir ? new GitStore(seed.gitdir) : await GitStore.init(join(workdir, `${seed.owner}-${seed.name}.git`), defaultBranch);
+    if (!seed.gitdir && seed.files) {
+      const entries = [] as { path: string; mode: string; sha: string }[];
+      for (const [path, file] of Object.entries(seed.files)) {
+        const content = typeof file === 'string' || file instanceof Uint8Array ? file : file.content;
+        const mode: TreeEntryMode = typeof file === 'object' && !(file instanceof Uint8Array) ? (file.mode ?? '100644') : '100644';
+        entries.push({ path, mode, sha: await git.writeBlob(typeof content === 'string' ? Buffer.from(content) : content) });
+      }
+      const tree = await buildTree(git, undefined, entries);
+      const sig: Signature = { name: 'Seed', email: 'seed@example.invalid', ...seedTime };
+      const commit = await git.writeCommit({ tree, parents: [], author: sig, committer: sig, message: 'Initial commit\n' });
+      await git.updateRef(`refs/heads/${defaultBranch}`, commit);
+    }
+    const repo: RepoState = {
+      id: seed.id,
+      owner: seed.owner,
+      name: seed.name,
+      fullName: `${seed.owner}/${seed.name}`,
+      private: seed.private ?? true,
+      defaultBranch,
+      installationId: seed.installationId ?? 1,
+      sizeKb: seed.sizeKb,
+      git,
+      collaborators: new Map(Object.entries(seed.collaborators ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+      issues: new Map(),
+      comments: new Map(),
+      pulls: new Map(),
+      checkSuites: [],
+      statuses: [],
+      createdCommits: [],
+      nextNumber: 1,
+    };
+    for (const login of Object.keys(seed.collaborators ?? {})) userFrom(users, login);
+    for (const issue of seed.issues ?? []) {
+      repo.issues.set(issue.number, {
+        number: issue.number,
+        title: issue.title,
+        body: issue.body ?? null,
+        state: issue.state ?? 'open',
+        user: userFrom(users, issue.user ?? 'octocat'),
+        labels: issue.labels ?? [],
+        createdAt: seedTime.timestamp * 1000,
+        updatedAt: seedTime.timestamp * 1000,
+      });
+      repo.nextNumber = Math.max(repo.nextNumber, issue.number + 1);
+    }
+    repos.set(repo.fullName.toLowerCase(), repo);
+  }
+
+  const calls: RecordedCall[] = [];
+  let faultRules: FaultRule[] = [];
+  let ids = 100;
+  const nextId = () => ++ids;
+
+  const getRepo = (fullName: string): RepoState => {
+    const r = repos.get(fullName.toLowerCase());
+    if (!r) throw new Error(`no such repository in the stand-in: ${fullName}`);
+    return r;
+  };
+
+  const mintRoute = (installationId: number, auth: AuthResult, body: unknown): RouteResult => {
+    if (auth.kind !== 'app') {
+      return { status: 401, body: { message: auth.kind === 'invalid' ? auth.message : 'A JSON web token could not be decoded' } };
+    }
+    const installation = installations.get(installationId);
+    if (!installation) return { status: 404, body: { message: 'Not Found' } };
+    const b = (body ?? {}) as { repository_ids?: unknown; repositories?: unknown; permissions?: unknown };
+    const granted = installation.permissions ?? DEFAULT_INSTALLATION_PERMISSIONS;
+    const installed = [...repos.values()].filter((r) => r.installationId === installationId);
+    let selected = installed;
+    if (b.repository_ids !== undefined || b.repositories !== undefined) {
+      const byId = Array.isArray(b.repository_ids) ? b.repository_ids : [];
+      const byName = Array.isArray(b.repositories) ? b.repositories : [];
+      selected = [];
+      for (const id of byId) {
+        const r = installed.find((x) => x.id === id);
+        if (!r) return { status: 422, body: { message: 'There is at least one repository that does not exist or is not accessible to the parent installation.' } };
+        selected.push(r);
+      }
+      for (const name of byName) {
+        const r = installed.find((x) => x.name.toLowerCase() === String(name).toLowerCase());
+        if (!r) return { status: 422, body: { message: 'There is at least one repository that does not exist or is not accessible to the parent installation.' } };
+        if (!selected.includes(r)) selected.push(r);
+      }
+    }
+    let permissions: Record<string, string> = { ...granted };
+    if (b.permissions !== undefined) {
+      if (!b.permissions || typeof b.permissions !== 'object') return { status: 422, body: { message: 'Invalid request.' } };
+      permissions = {};
+      for (const [k, v] of Object.entries(b.permissions as Record<string, unknown>)) {
+        if (v !== 'read' && v !== 'write') return { status: 422, body: { message: `Invalid permission level for ${k}` } };
+        if (!grants(granted, k, v)) return { status: 422, body: { message: 'The permissions requested are not granted to this installation.' } };
+        permissions[k] = v;
+      }
+      // GitHub grants metadata:read to every installation token.
+      permissions.metadata ??= 'read';
+    }
+    const { value, token } = registry.mint(installationId, permissions, selected.map((r) => r.id));
+    return {
+      status: 201,
+      tokenMinted: token,
+      body: {
+        token: value,
+        expires_at: formatIsoDate(Math.floor(token.expiresAt / 1000)),
+        permissions,
+        repository_selection: 'selected',
+        repositories: selected.map((r) => ({ id: r.id, name: r.name, full_name: r.fullName, private: r.private, owner: { login: r.owner } })),
+      },
+    };
+  };
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ message: `stand-in error: ${error instanceof Error ? error.message : String(error)}` }));
+      }
+    });
+  });
+
+  const baseUrl = { value: '' };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const method = (req.method ?? 'GET').toUpperCase();
+    let body: unknown;
+    if (raw.length > 0) {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        body = undefined;
+      }
+    }
+    const auth = registry.authenticate(req.headers.authorization);
+    const record = (status: number, tokenMinted?: MintedToken) => {
+      calls.push({
+        method,
+        path: url.pathname,
+        query: url.search,
+        tokenId: auth.kind === 'installation' ? auth.token.id : auth.kind === 'app' ? `app-jwt:${appId}` : null,
+        tokenPermissions: auth.kind === 'installation' ? { ...auth.token.permissions } : null,
+        status,
+        body,
+        summary: tokenMinted ? `${summarise(body)} -> ${tokenMinted.id}` : summarise(body),
+      });
+    };
+    const send = (result: RouteResult) => {
+      const headers: Record<string, string> = {
+        'content-type': 'application/json; charset=utf-8',
+        'x-github-api-version-selected': '2022-11-28',
+        'x-ratelimit-limit': '5000',
+        'x-ratelimit-remaining': '4999',
+        'x-ratelimit-resource': 'core',
+        ...(result.headers ?? {}),
+      };
+      res.writeHead(result.status, headers);
+      res.end(result.status === 204 || result.body === undefined ? undefined : JSON.stringify(result.body));
+      record(result.status, result.tokenMinted);
+    };
+
+    const rule = faultRules.find((r) => r.count > 0 && r.match({ method, path: url.pathname }));
+    if (rule) {
+      rule.count -= 1;
+      if (rule.kind === '502') return send({ status: 502, body: { message: 'Server Error' } });
+      return send({
+        status: 403,
+        headers: { 'retry-after': String(rule.retryAfter ?? 1), 'x-ratelimit-remaining': '4990' },
+        body: {
+          message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+          documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
+        },
+      });
+    }
+    if (auth.kind === 'invalid') return send({ status: 401, body: { message: auth.message } });
+
+    const mint = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(url.pathname);
+    if (mint && method === 'POST') return send(mintRoute(Number(mint[1]), auth, body));
+
+    const repoMatch = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(url.pathname);
+    if (!repoMatch) return send({ status: 404, body: { message: 'Not Found' } });
+    const repo = repos.get(`${decodeURIComponent(repoMatch[1])}/${decodeURIComponent(repoMatch[2])}`.toLowerCase());
+    if (!repo) return send({ status: 404, body: { message: 'Not Found' } });
+    if (auth.kind === 'app') return send({ status: 403, body: { message: 'Resource not accessible by integration' } });
+    if (auth.kind === 'installation' && !auth.token.repositoryIds.includes(repo.id)) {
+      return send({ status: 404, body: { message: 'Not Found' } });
+    }
+    if (auth.kind === 'none' && repo.private) return send({ status: 404, body: { message: 'Not Found' } });
+
+    const ctx: RouteContext = {
+      method,
+      rest: repoMatch[3] ?? '',
+      query: url.searchParams,
+      body,
+      repo,
+      baseUrl: baseUrl.value,
+      now: () => clock.now(),
+      nextId,
+      botUser,
+      users,
+      user: (login: string) => userFrom(users, login),
+      permissions: auth.kind === 'installation' ? auth.token.permissions : {},
+      tokenId: auth.kind === 'installation' ? auth.token.id : undefined,
+      anonymous: auth.kind === 'none',
+    };
+    try {
+      return send(await handleRepoRoute(ctx));
+    } catch (error) {
+      if (error instanceof UnprocessableError) return send({ status: 422, body: { message: error.message } });
+      throw error;
+    }
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl.value = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url: baseUrl.value,
+    calls,
+    state: { repos, tokens: () => registry.list(), tokenValues: () => registry.values(), users },
+    faults: {
+      inject: (rule) => {
+        faultRules.push({ ...rule });
+      },
+      clear: () => {
+        faultRules = [];
+      },
+      pending: () => faultRules.reduce((n, r) => n + r.count, 0),
+    },
+    repo: getRepo,
+    setPermission(fullName, login, permission) {
+      userFrom(users, login);
+      getRepo(fullName).collaborators.set(login.toLowerCase(), permission);
+    },
+    setIssue(fullName, number, fields) {
+      const repo = getRepo(fullName);
+      const now = clock.now();
+      const existing = repo.issues.get(number);
+      repo.issues.set(number, {
+        number,
+        title: fields.title ?? existing?.title ?? '',
+        body: fields.body !== undefined ? fields.body : (existing?.body ?? null),
+        state: fields.state ?? existing?.state ?? 'open',
+        user: fields.user ? userFrom(users, fields.user) : (existing?.user ?? userFrom(users, 'octocat')),
+        labels: fields.labels ?? existing?.labels ?? [],
+        createdAt: existing?.createdAt ?? now,
+        updatedAt: now,
+      });
+      repo.nextNumber = Math.max(repo.nextNumber, number + 1);
+    },
+    addCheckSuite(fullName, suite) {
+      const repo = getRepo(fullName);
+      const created: CheckSuiteState = {
+        id: nextId(),
+        headSha: suite.headSha,
+        headBranch: suite.headBranch ?? null,
+        status: suite.status ?? 'completed',
+        conclusion: suite.conclusion === undefined ? ((suite.status ?? 'completed') === 'completed' ? 'success' : null) : suite.conclusion,
+        app: suite.app ?? { id: 15368, slug: 'github-actions' },
+        runs: (suite.runs ?? []).map((r) => ({
+          id: nextId(),
+          name: r.name,
+          status: r.status ?? 'completed',
+          conclusion: r.conclusion === undefined ? ((r.status ?? 'completed') === 'completed' ? 'success' : null) : r.conclusion,
+          detailsUrl: r.detailsUrl,
+        })),
+        createdAt: clock.now(),
+      };
+      repo.checkSuites.push(created);
+      return created;
+    },
+    addStatus(fullName, sha, status) {
+      getRepo(fullName).statuses.push({
+        sha,
+        context: status.context,
+        state: status.state,
+        description: status.description ?? null,
+        targetUrl: status.targetUrl ?? null,
+        createdAt: clock.now(),
+      });
+    },
+    resolve: (fullName, ref) => getRepo(fullName).git.resolveCommitish(ref),
+    async readFile(fullName, ref, path) {
+      const git = getRepo(fullName).git;
+      const sha = await git.resolveCommitish(ref);
+      const entry = sha ? await git.entryAt(sha, path) : undefined;
+      return entry && entry.mode !== '40000' && entry.mode !== '160000' ? git.readRaw('blob', entry.sha) : undefined;
+    },
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(workdir, { recursive: true, force: true });
+    },
+  };
+}

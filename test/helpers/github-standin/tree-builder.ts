@@ -1,0 +1,129 @@
+import type { TreeEntry, TreeEntryMode } from './git-objects.js';
+import type { GitStore } from './git-store.js';
+
+/** A 422 the API answers with GitHub's message. */
+export class UnprocessableError extends Error {}
+
+interface DirNode {
+  kind: 'dir';
+  baseSha?: string;
+  children?: Map<string, Node>;
+  dirty: boolean;
+}
+interface LeafNode {
+  kind: 'leaf';
+  mode: Exclude<TreeEntryMode, '40000'>;
+  sha: string;
+}
+type Node = DirNode | LeafNode;
+
+/** One entry of `POST git/trees`, as GitHub documents it. */
+export interface TreeRequestEntry {
+  path: string;
+  mode: string;
+  type?: string;
+  sha?: string | null;
+  content?: string;
+}
+
+const MODES: Record<string, TreeEntryMode> = {
+  '100644': '100644',
+  '100755': '100755',
+  '120000': '120000',
+  '160000': '160000',
+  '040000': '40000',
+  '40000': '40000',
+};
+
+function badComponent(part: string): boolean {
+  return part === '' || part === '.' || part === '..' || part.toLowerCase() === '.git' || part.includes('\0');
+}
+
+/**
+ * Applies `POST git/trees` entries on top of an optional base tree, as GitHub does: nested paths
+ * create or reuse intermediate trees, `sha: null` deletes (an error when nothing is there),
+ * emptied directories disappear, untouched subtrees keep their SHAs.
+ */
+export async function buildTree(store: GitStore, baseTree: string | undefined, entries: TreeRequestEntry[]): Promise<string> {
+  if (baseTree !== undefined && (await store.typeOf(baseTree)) !== 'tree') {
+    throw new UnprocessableError('base_tree is not a valid tree oid');
+  }
+  const root: DirNode = baseTree ? { kind: 'dir', baseSha: baseTree, dirty: false } : { kind: 'dir', children: new Map(), dirty: true };
+  root.dirty = true;
+
+  const children = async (dir: DirNode): Promise<Map<string, Node>> => {
+    if (!dir.children) {
+      const list = dir.baseSha ? ((await store.readTree(dir.baseSha)) ?? []) : [];
+      dir.children = new Map(
+        list.map((e): [string, Node] => [
+          e.name,
+          e.mode === '40000' ? { kind: 'dir', baseSha: e.sha, dirty: false } : { kind: 'leaf', mode: e.mode, sha: e.sha },
+        ]),
+      );
+    }
+    return dir.children;
+  };
+
+  for (const entry of entries) {
+    const parts = entry.path.split('/');
+    if (parts.some(badComponent) || entry.path.startsWith('/')) {
+      throw new UnprocessableError(`tree.path contains a malformed path component: ${entry.path}`);
+    }
+    const mode = MODES[entry.mode];
+    if (!mode) throw new UnprocessableError(`tree.mode is not valid: ${entry.mode}`);
+    const expectedType = mode === '40000' ? 'tree' : mode === '160000' ? 'commit' : 'blob';
+    if (entry.type !== undefined && entry.type !== expectedType) throw new UnprocessableError(`tree.type does not match mode ${entry.mode}`);
+
+    let dir = root;
+    for (const part of parts.slice(0, -1)) {
+      const map = await children(dir);
+      dir.dirty = true;
+      let next = map.get(part);
+      if (!next || next.kind !== 'dir') {
+        if (entry.sha === null && entry.content === undefined) {
+          throw new UnprocessableError(`tree.path ${entry.path} cannot be deleted: it does not exist`);
+        }
+        next = { kind: 'dir', children: new Map(), dirty: true };
+        map.set(part, next);
+      }
+      dir = next;
+    }
+    const name = parts[parts.length - 1];
+    const map = await children(dir);
+    dir.dirty = true;
+
+    if (entry.sha === null && entry.content === undefined) {
+      if (!map.has(name)) throw new UnprocessableError(`tree.path ${entry.path} cannot be deleted: it does not exist`);
+      map.delete(name);
+      continue;
+    }
+    let sha: string;
+    if (entry.content !== undefined) {
+      if (mode === '40000' || mode === '160000') throw new UnprocessableError('tree.content is only valid for blobs');
+      sha = await store.writeBlob(Buffer.from(entry.content, 'utf8'));
+    } else if (typeof entry.sha === 'string') {
+      sha = entry.sha;
+      if (mode !== '160000' && (await store.typeOf(sha)) !== expectedType) {
+        throw new UnprocessableError(`tree.sha ${sha} is not a valid ${expectedType}`);
+      }
+    } else {
+      throw new UnprocessableError('Must supply either tree.sha or tree.content');
+    }
+    map.set(name, mode === '40000' ? { kind: 'dir', baseSha: sha, dirty: false } : { kind: 'leaf', mode, sha });
+  }
+
+  const write = async (dir: DirNode): Promise<string | undefined> => {
+    if (!dir.dirty && dir.baseSha) return dir.baseSha;
+    const out: TreeEntry[] = [];
+    for (const [name, node] of await children(dir)) {
+      if (node.kind === 'leaf') out.push({ name, mode: node.mode, sha: node.sha });
+      else {
+        const sha = await write(node);
+        if (sha) out.push({ name, mode: '40000', sha });
+      }
+    }
+    if (out.length === 0 && dir !== root) return undefined;
+    return store.writeTree(out);
+  };
+  return (await write(root)) as string;
+}
