@@ -1,0 +1,57 @@
+import type { RunProgress, RunReporter } from '../../core/ports.js';
+import type { GitHubApi } from './github-api.js';
+
+const STATE_ICON: Record<RunProgress['phases'][number]['state'], string> = {
+  pending: '⬜',
+  running: '🔄',
+  done: '✅',
+  skipped: '➖',
+  failed: '❌',
+  blocked: '⛔',
+};
+
+/** Marker that identifies the progress comment of a run. */
+export function progressMarker(runId: string): string {
+  return `<!-- draftsman:progress run=${runId} -->`;
+}
+
+/** The progress comment: the task echoed back, one checklist line per phase, the result. */
+export function renderProgressComment(progress: RunProgress): string {
+  const lines: string[] = [progressMarker(progress.runId), `### draftsman run \`${progress.runId}\` · attempt ${progress.attempt}`, ''];
+  lines.push(`**Status:** ${progress.status}${progress.message ? ` — ${progress.message}` : ''}`);
+  if (progress.baseCommitSha) lines.push(`**Base commit:** \`${progress.baseCommitSha}\``);
+  if (progress.pullRequestUrl) lines.push(`**Draft pull request:** ${progress.pullRequestUrl}`);
+  lines.push('');
+  if (progress.phases.length > 0) {
+    for (const phase of progress.phases) lines.push(`- ${STATE_ICON[phase.state]} ${phase.name}`);
+    lines.push('');
+  }
+  if (progress.taskEcho) {
+    lines.push('<details><summary>Task as understood</summary>', '', '```yaml', progress.taskEcho.replace(/```/g, "'''"), '```', '', '</details>', '');
+  }
+  const artifacts = Object.entries(progress.artifacts ?? {});
+  if (artifacts.length > 0) {
+    lines.push('<details><summary>Artifacts</summary>', '');
+    for (const [name, where] of artifacts) lines.push(`- ${name}: \`${where}\``);
+    lines.push('', '</details>', '');
+  }
+  lines.push('<sub>Commands: `/agent status` · `/agent cancel` · `/agent approve` · `/agent retry` · `/agent help`</sub>');
+  return lines.join('\n');
+}
+
+/** Edits one issue comment in place with each progress update. */
+export class IssueCommentReporter implements RunReporter {
+  constructor(
+    private readonly api: GitHubApi,
+    private readonly target: { owner: string; repo: string; commentId: number },
+  ) {}
+
+  async report(progress: RunProgress): Promise<void> {
+    await this.api.rest.issues.updateComment({
+      owner: this.target.owner,
+      repo: this.target.repo,
+      comment_id: this.target.commentId,
+      body: renderProgressComment(progress),
+    });
+  }
+}

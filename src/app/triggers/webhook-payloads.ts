@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/** The subsets of GitHub webhook payloads the App reads (zod at the boundary; extra fields pass). */
+const User = z.object({ login: z.string(), type: z.string().default('User'), id: z.number().optional() });
+
+const Repository = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  full_name: z.string(),
+  owner: z.object({ login: z.string() }),
+  default_branch: z.string().default('main'),
+  clone_url: z.string().optional(),
+  private: z.boolean().optional(),
+});
+
+const Issue = z.object({
+  number: z.number().int().positive(),
+  title: z.string(),
+  body: z.string().nullable().optional(),
+  updated_at: z.string(),
+  html_url: z.string().optional(),
+  state: z.string().optional(),
+  pull_request: z.unknown().optional(),
+});
+
+const Installation = z.object({ id: z.number().int() });
+
+export const IssuesLabeledPayload = z.object({
+  action: z.literal('labeled'),
+  issue: Issue,
+  label: z.object({ name: z.string() }).optional(),
+  repository: Repository,
+  sender: User,
+  installation: Installation,
+});
+export type IssuesLabeledPayload = z.infer<typeof IssuesLabeledPayload>;
+
+export const IssueCommentCreatedPayload = z.object({
+  action: z.literal('created'),
+  issue: Issue,
+  comment: z.object({ id: z.number().int(), body: z.string(), user: User, performed_via_github_app: z.object({ id: z.number() }).nullable().optional() }),
+  repository: Repository,
+  sender: User,
+  installation: Installation,
+});
+export type IssueCommentCreatedPayload = z.infer<typeof IssueCommentCreatedPayload>;
+
+export const IssuesClosedPayload = z.object({
+  action: z.literal('closed'),
+  issue: Issue,
+  repository: Repository,
+  sender: User,
+  installation: Installation,
+});
+export type IssuesClosedPayload = z.infer<typeof IssuesClosedPayload>;
+
+export const CheckSuiteCompletedPayload = z.object({
+  action: z.literal('completed'),
+  check_suite: z.object({
+    id: z.number().int(),
+    head_branch: z.string().nullable(),
+    head_sha: z.string(),
+    status: z.string().nullable().optional(),
+    conclusion: z.string().nullable(),
+    app: z.object({ slug: z.string().optional(), name: z.string().optional() }).nullable().optional(),
+    url: z.string().optional(),
+  }),
+  repository: Repository,
+  installation: Installation,
+});
+export type CheckSuiteCompletedPayload = z.infer<typeof CheckSuiteCompletedPayload>;
+
+export type RepositoryPayload = z.infer<typeof Repository>;
