@@ -113,8 +113,9 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
 
   const allowed = new Set(phase.allowedTools);
   const offered = input.tools.filter((tool) => allowed.has(tool.spec.name));
-  const offeredByName = new Map(offered.map((tool) => [tool.spec.name, tool] as const));
-  const known = new Set(input.tools.map((tool) => tool.spec.name));
+  // Lookup by the name sent to the model and by the contract name, which may contain dots.
+  const offeredByName = new Map(offered.flatMap((tool) => [[wireToolName(tool.spec.name), tool], [tool.spec.name, tool]] as const));
+  const known = new Map(input.tools.flatMap((tool) => [[wireToolName(tool.spec.name), tool.spec.name], [tool.spec.name, tool.spec.name]] as const));
 
   const messages: ChatMessage[] = [
     { role: 'system', content: systemPrompt(input, offered) },
@@ -148,7 +149,7 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
     const request = {
       model: input.model.model,
       messages: messages.map((message) => redactMessage(message, redact)),
-      tools: offered.map((tool) => tool.spec),
+      tools: offered.map((tool) => ({ ...tool.spec, name: wireToolName(tool.spec.name) })),
       maxTokens: Math.max(1, Math.min(completionCap, budgets.data.maxTokens - tokens)),
     };
     const requestDigest = digestModelRequest(request);
@@ -198,7 +199,8 @@ interface ExecuteContext {
   modelCall: number;
   phase: LlmPhase;
   offeredByName: Map<string, LlmTool<any>>;
-  known: Set<string>;
+  /** Wire or contract name -> contract name, for every tool the caller has. */
+  known: Map<string, string>;
   redact: (text: string) => string;
   maxOutput: number;
 }
@@ -207,16 +209,16 @@ async function executeToolCall(
   call: { id: string; function: { name: string; arguments: string } },
   ctx: ExecuteContext,
 ): Promise<{ record: LlmToolCallRecord; content: string }> {
-  const name = call.function.name;
+  const tool = ctx.offeredByName.get(call.function.name);
+  const name = tool?.spec.name ?? ctx.known.get(call.function.name) ?? call.function.name;
   const base = { step: ctx.step, modelCall: ctx.modelCall, callId: call.id, tool: name, arguments: ctx.redact(call.function.arguments) };
   const fail = (status: LlmToolCallRecord['status'], reason: string, message: string) => {
     const safe = ctx.redact(message);
     return { record: { ...base, status, reason, message: safe }, content: `error: ${reason}: ${safe}` };
   };
 
-  const tool = ctx.offeredByName.get(name);
   if (!tool) {
-    const allowedList = [...ctx.offeredByName.keys()].join(', ') || 'none';
+    const allowedList = [...new Set([...ctx.offeredByName.values()].map((t) => wireToolName(t.spec.name)))].join(', ') || 'none';
     const reason = ctx.known.has(name) ? 'TOOL_NOT_ALLOWED' : 'UNKNOWN_TOOL';
     return fail('refused', reason, `tool "${name}" is not allowed in phase "${ctx.phase.name}"; allowed tools: ${allowedList}`);
   }
@@ -245,8 +247,16 @@ async function executeToolCall(
   };
 }
 
+/**
+ * Function names on the chat-completions wire allow only `[A-Za-z0-9_-]{1,64}`; contract tool
+ * names such as `file.read` are sent as `file_read` and mapped back.
+ */
+export function wireToolName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+}
+
 function systemPrompt(input: RunLlmPhaseInput, offered: LlmTool<any>[]): string {
-  const names = offered.map((tool) => tool.spec.name).join(', ') || 'none';
+  const names = offered.map((tool) => wireToolName(tool.spec.name)).join(', ') || 'none';
   const { maxModelCalls, maxSteps, maxTokens } = input.budgets;
   return [
     input.system.trim(),
