@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { RepoGlob } from '../policy/repo-glob.js';
 
 /** Globs relative to the repository root; a plain directory means `dir/**`. */
-export const PathGlobs = z.array(z.string().min(1)).min(1);
+export const PathGlobs = z.array(RepoGlob).min(1).max(200).describe('Globs relative to the repository root; a plain directory means dir/**.');
 
 export const ReplaceStep = z.strictObject({
   recipe: z.literal('replace'),

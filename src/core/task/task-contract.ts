@@ -2,19 +2,22 @@ import { z } from 'zod';
 import { PathGlobs, RecipeStep } from './recipe-steps.js';
 
 /** The keys of the ```agent block (DESIGN §6); unknown keys are errors. */
-export const TaskBlock = z.strictObject({
-  mode: z.enum(['draft_pr', 'analysis']).optional(),
-  base: z.string().min(1).optional(),
-  paths: PathGlobs.optional(),
-  steps: z.array(RecipeStep).optional(),
-  budgets: z
-    .strictObject({
-      maxFiles: z.number().int().positive().optional(),
-      maxLines: z.number().int().positive().optional(),
-      maxModelCalls: z.number().int().nonnegative().optional(),
-    })
-    .optional(),
-});
+export const TaskBlock = z
+  .strictObject({
+    mode: z.enum(['draft_pr', 'analysis']).optional().describe('draft_pr (default) opens a draft PR; analysis only reports. `/agent analyze` forces analysis.'),
+    base: z.string().min(1).max(255).optional().describe("Base ref to start from; default: the repository's default branch."),
+    paths: PathGlobs.optional().describe('Scope of the change: globs relative to the repository root; a plain directory means dir/**; absent = whole repository.'),
+    steps: z.array(RecipeStep).max(50).optional().describe('Deterministic recipes applied in order (DESIGN §7).'),
+    budgets: z
+      .strictObject({
+        maxFiles: z.number().int().positive().optional().describe('Most files to change; capped by the policy.'),
+        maxLines: z.number().int().positive().optional().describe('Most changed lines; capped by the policy.'),
+        maxModelCalls: z.number().int().nonnegative().optional().describe('Most model calls; 0 means recipes only.'),
+      })
+      .optional()
+      .describe('Optional limits for this task, never above the policy.'),
+  })
+  .meta({ title: 'draftsman ```agent task block', description: 'The YAML inside the first ```agent fenced block of the triggering comment or issue body.' });
 export type TaskBlock = z.infer<typeof TaskBlock>;
 
 /** Terms the target search looks for, each with where it came from. */

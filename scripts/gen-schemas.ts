@@ -1,0 +1,17 @@
+/**
+ * Regenerate the committed JSON Schemas and the policy reference from the zod schemas:
+ *   node --import tsx scripts/gen-schemas.ts
+ * test/unit/policy/schema-drift.test.ts fails when these files are out of date.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generatedSchemaFiles } from '../src/core/policy/generated-schema-files.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+for (const [path, content] of Object.entries(generatedSchemaFiles())) {
+  const target = join(root, path);
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, content);
+  console.log(`wrote ${path}`);
+}

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import { RepoGlob } from './repo-glob.js';
+
+/** The file name the App and the CLI look for on the default branch (DESIGN §2). */
+export const POLICY_FILE_NAME = '.agent-policy.yaml';
+
+/** Larger files are refused before parsing: a policy is a page of settings, not data. */
+export const MAX_POLICY_FILE_BYTES = 1024 * 1024;
+
+/** GitHub's repository roles, weakest first; compared with the collaborator API's `role_name`. */
+export const PERMISSION_LEVELS = ['read', 'triage', 'write', 'maintain', 'admin'] as const;
+export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
+
+export const DEFAULT_FORBIDDEN_PATHS = ['.github/workflows/**', '.agent-policy.yaml'];
+
+export const DEFAULT_LOCKFILE_PATTERNS = [
+  '**/package-lock.json',
+  '**/npm-shrinkwrap.json',
+  '**/yarn.lock',
+  '**/pnpm-lock.yaml',
+  '**/bun.lockb',
+  '**/go.sum',
+  '**/Cargo.lock',
+  '**/poetry.lock',
+  '**/Pipfile.lock',
+  '**/uv.lock',
+  '**/Gemfile.lock',
+  '**/composer.lock',
+  '**/gradle.lockfile',
+];
+
+export const DEFAULT_GENERATED_PATTERNS = [
+  '**/generated/**',
+  '**/__generated__/**',
+  '**/dist/**',
+  '**/*.min.js',
+  '**/*.min.css',
+  '**/*.pb.go',
+  '**/*_pb2.py',
+  '**/*_generated.*',
+  '**/*.generated.*',
+];
+
+const globs = (what: string) => z.array(RepoGlob).max(1000).describe(what);
+const count = (max: number) => z.number().int().positive().max(max);
+const editRule = (what: string) =>
+  z
+    .strictObject({
+      default: z.enum(['blocked', 'allowed']).default('blocked').describe(`Whether ${what} may be edited. Recipes and the model never edit blocked files; the PR body says which command refreshes them.`),
+    })
+    .prefault({})
+    .describe(`Edit rule for ${what}.`);
+
+export const RiskRule = z.strictObject({
+  glob: RepoGlob.describe('Paths this rule applies to.'),
+  level: z.enum(['LOW', 'MEDIUM', 'HIGH']).describe('Risk of a change under these paths; HIGH stops the run for approval.'),
+  reason: z.string().min(1).max(500).describe('Shown to reviewers and in approval requests.'),
+});
+export type RiskRule = z.infer<typeof RiskRule>;
+
+/**
+ * `.agent-policy.yaml`, version 1: how the App may act in one repository. Strict (unknown keys
+ * are errors) because a human writes it and a typo must not silently widen what the App may do.
+ * Every key has a documented default; a missing file means all defaults.
+ */
+export const AgentPolicy = z
+  .strictObject({
+    version: z.literal(1).describe('Version of this file format. Required; must be 1.'),
+    agent: z
+      .strictObject({
+        enabled: z.boolean().default(true).describe('Kill switch: false makes the App ignore every trigger in this repository.'),
+        allowedModes: z
+          .array(z.enum(['analysis', 'draft_pr']))
+          .default(['analysis', 'draft_pr'])
+          .describe('Modes a run may use: analysis (report only) and draft_pr (open a draft pull request).'),
+        requireApprovalFor: globs('A change touching any of these paths stops in NEEDS_APPROVAL until a maintainer approves.').default([]),
+        forbiddenPaths: globs(
+          'Paths never edited, checked at stage, commit and publish. `.github/workflows/**` is forbidden even when omitted here (the App has no workflows permission).',
+        ).default(DEFAULT_FORBIDDEN_PATHS),
+        allowedPaths: globs('When set, only these paths may be edited; absent means the whole repository.').optional(),
+        maxChangedFiles: count(10_000).default(30).describe('Most files one run may change.'),
+        maxDiffLines: count(1_000_000).default(1500).describe('Most changed lines (added + removed) one run may produce.'),
+        build: z
+          .strictObject({
+            commands: z
+              .array(z.string().min(1).max(1000))
+              .max(50)
+              .default([])
+              .describe('Commands CI should run, rendered into the PR body; draftsman never runs them.'),
+            defaultVerifier: z.string().min(1).max(100).optional().describe('Name of the build tool shown next to the commands (e.g. maven, npm).'),
+          })
+          .prefault({})
+          .describe('Build and test commands, for reviewers and CI only.'),
+        riskRules: z.array(RiskRule).max(1000).default([]).describe('Extra risk levels by path; the highest matching level wins.'),
+      })
+      .prefault({})
+      .describe('What runs may do.'),
+    ingestion: z
+      .strictObject({
+        allowSubmodules: z.boolean().default(false).describe('Whether a repository with submodules may be ingested (submodules are never fetched).'),
+        allowLfs: z.boolean().default(false).describe('Whether a repository using Git LFS may be ingested (LFS objects are never fetched).'),
+        maxRepoSizeMb: count(100_000).default(500).describe('Repositories larger than this (as reported by the provider, and as fetched) are refused.'),
+        maxFileSizeMb: count(1000).default(5).describe('Files larger than this are never read or edited.'),
+        maxFileCount: count(10_000_000).default(100_000).describe('Repositories with more files than this are refused.'),
+        maxPathDepth: count(1000).default(64).describe('Paths with more segments than this are refused at ingestion.'),
+        maxPathLength: count(65_535).default(1024).describe('Paths longer than this many bytes are refused at ingestion.'),
+      })
+      .prefault({})
+      .describe('Limits applied while fetching the repository.'),
+    editRules: z
+      .strictObject({
+        generatedFiles: editRule('generated files'),
+        lockfiles: editRule('lockfiles'),
+        generatedPatterns: globs('Paths treated as generated files.').default(DEFAULT_GENERATED_PATTERNS),
+        lockfilePatterns: globs('Paths treated as lockfiles.').default(DEFAULT_LOCKFILE_PATTERNS),
+      })
+      .prefault({})
+      .describe('Files runs should not edit by hand.'),
+    triggers: z
+      .strictObject({
+        label: z.string().min(1).max(50).default('agent:run').describe('Issue label that starts a run.'),
+        commandPrefix: z
+          .string()
+          .regex(/^\/[A-Za-z0-9_-]+$/, 'must be a slash followed by letters, digits, _ or -')
+          .default('/agent')
+          .describe('Prefix of slash commands in issue comments (`/agent run`).'),
+        minPermission: z
+          .enum(PERMISSION_LEVELS)
+          .default('write')
+          .describe("Least repository role (the API's role_name; read < triage < write < maintain < admin) allowed to start, approve, cancel or retry."),
+      })
+      .prefault({})
+      .describe('How runs are started.'),
+    limits: z
+      .strictObject({
+        runsPerHour: count(1000).default(10).describe('Most runs started per repository per clock hour.'),
+        maxOpenPullRequests: count(100).default(5).describe('No new run starts while this many draft PRs by the App are open.'),
+      })
+      .prefault({})
+      .describe('Rate limits per repository.'),
+    baseMovementPolicy: z
+      .enum(['rerun', 'warn', 'fail'])
+      .default('rerun')
+      .describe('When the base branch moved before publishing: rerun on the new base, warn (publish on the old base and say so), or fail.'),
+  })
+  .meta({ title: 'draftsman .agent-policy.yaml', description: 'Per-repository policy for the draftsman GitHub App (version 1).' });
+export type AgentPolicy = z.infer<typeof AgentPolicy>;
+
+/** The policy in force when the repository has no `.agent-policy.yaml`: every documented default. */
+export function defaultPolicy(): AgentPolicy {
+  return AgentPolicy.parse({ version: 1 });
+}
+
+/** True when a sender's `role_name` is at least `min`; unknown (custom) roles never are. */
+export function meetsPermission(roleName: string, min: PermissionLevel): boolean {
+  const have = PERMISSION_LEVELS.indexOf(roleName.toLowerCase() as PermissionLevel);
+  return have >= 0 && have >= PERMISSION_LEVELS.indexOf(min);
+}
