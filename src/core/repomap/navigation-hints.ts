@@ -1,0 +1,166 @@
+import type { EvidenceCollector } from './evidence.js';
+import type { FileContents } from './file-contents.js';
+import { baseName, dirName, extensionOf, isGeneratedByName, isTestPath } from './path-classes.js';
+import type { PathRules } from './path-rules.js';
+import type { ManifestRecord, MapWarning, ModuleRecord, NavigationHint } from './repo-map-schema.js';
+
+/** At most this many hints of one kind go into the map (the rest are found by queries). */
+export const MAX_HINTS_PER_KIND = 1000;
+/** At most this many API candidates are read to confirm a framework signal. */
+export const MAX_API_READS = 3000;
+
+interface ApiSignal {
+  framework: string;
+  pattern: RegExp;
+  reason: string;
+}
+
+const API_SIGNALS: Record<string, ApiSignal[]> = {
+  java: [
+    { framework: 'jax-rs', pattern: /@Path\s*\(/, reason: 'JAX-RS resource detected via @Path annotation' },
+    { framework: 'spring', pattern: /@(RestController|Controller)\b/, reason: 'Spring controller detected via @RestController/@Controller' },
+    { framework: 'spring', pattern: /@(Get|Post|Put|Delete|Patch|Request)Mapping\b/, reason: 'Spring request mapping annotation' },
+  ],
+  js: [
+    { framework: 'express', pattern: /\b(express\.Router|Router)\s*\(|\b(app|router)\.(get|post|put|delete|patch|use)\s*\(\s*['"`]/, reason: 'express router detected (Router() or app.get/post with a path)' },
+    { framework: 'fastify', pattern: /\bfastify\.(get|post|put|delete|route)\s*\(/, reason: 'fastify route' },
+    { framework: 'nestjs', pattern: /@Controller\s*\(/, reason: 'NestJS controller' },
+  ],
+  python: [
+    { framework: 'fastapi', pattern: /@(app|router)\.(get|post|put|delete|patch)\s*\(/, reason: 'FastAPI route decorator' },
+    { framework: 'flask', pattern: /@(app|bp|blueprint)\.route\s*\(/, reason: 'Flask route decorator' },
+    { framework: 'django', pattern: /\burlpatterns\s*=/, reason: 'Django urlpatterns' },
+  ],
+  go: [
+    { framework: 'net/http', pattern: /\bhttp\.(HandleFunc|Handle)\s*\(|\bmux\.(HandleFunc|Handle)\s*\(/, reason: 'net/http handler registration' },
+    { framework: 'gin', pattern: /\.(GET|POST|PUT|DELETE)\s*\(\s*"/, reason: 'gin/echo route registration' },
+  ],
+};
+
+function apiFamily(path: string): keyof typeof API_SIGNALS | undefined {
+  const name = baseName(path);
+  const ext = extensionOf(path);
+  if ((ext === 'java' || ext === 'kt') && /(Resource|Controller|Endpoint|Api|Rest|Router)\w*\.(java|kt)$/.test(name)) return 'java';
+  if (/^[cm]?[jt]sx?$/.test(ext) && /(route|router|routes|controller|api|server|app|handler)/i.test(name)) return 'js';
+  if (ext === 'py' && /^(views|routes|api|app|main|urls|endpoints|server)\.py$/.test(name)) return 'python';
+  if (ext === 'go' && /(handler|server|routes|router|api|main)/i.test(name)) return 'go';
+  return undefined;
+}
+
+const CONFIG_NAME = /^(application|bootstrap)([-.][\w-]+)?\.(ya?ml|properties)$|^settings\.py$|^\.env\.example$|^[\w-]+\.config\.[cm]?[jt]s$|^(appsettings)(\.[\w-]+)?\.json$|^config\.(ya?ml|json|toml)$/;
+const SCHEMA_NAME = /\.(graphql|gql|proto|avsc|prisma|xsd)$|(^|\/)schema\.sql$|\.schema\.json$/;
+const MIGRATION_PATH = /(^|\/)(db\/migrations?|migrations|flyway|liquibase|alembic\/versions)\//;
+
+export interface HintInput {
+  paths: readonly string[];
+  isIgnored: (path: string) => boolean;
+  manifests: ManifestRecord[];
+  modules: ModuleRecord[];
+  contents: FileContents;
+  evidence: EvidenceCollector;
+  rules?: PathRules;
+}
+
+/**
+ * Deterministic navigation hints: from the path alone where that suffices (tests, configs,
+ * schemas, migrations, generated files), and from a bounded read of a few candidates where a
+ * framework signal is needed (APIs, entrypoints). Every hint carries its evidence.
+ */
+export async function buildNavigationHints(input: HintInput): Promise<{ hints: NavigationHint[]; warnings: MapWarning[] }> {
+  const { evidence, contents } = input;
+  const hints: NavigationHint[] = [];
+  const add = (h: Omit<NavigationHint, 'origin'>): void => {
+    hints.push({ ...h, origin: 'detected' });
+  };
+  const oid = (p: string): string | undefined => contents.workspace.entry(p)?.oid;
+  const testRoots = input.modules.flatMap((m) => m.testRoots.filter((r) => !m.sourceRoots.includes(r)));
+  const apiCandidates: { path: string; family: keyof typeof API_SIGNALS }[] = [];
+  const entryCandidates: string[] = [];
+
+  for (const path of input.paths) {
+    if (input.isIgnored(path)) continue;
+    const name = baseName(path);
+    if (input.rules?.isGenerated(path) || isGeneratedByName(path)) {
+      add({ kind: 'generated', path, confidence: 0.9, reason: 'generated-file naming rule', evidenceRefs: [evidence.fromPattern(path, 'hints/generated', 'generated')] });
+      continue;
+    }
+    if (MIGRATION_PATH.test(path)) {
+      add({ kind: 'migration', path, confidence: 0.8, reason: /V\d+__/.test(name) ? 'Flyway-style migration path' : 'migration directory', evidenceRefs: [evidence.fromPattern(path, 'hints/migration', MIGRATION_PATH.source)] });
+      continue;
+    }
+    if (isTestPath(path) || testRoots.some((r) => path.startsWith(`${r}/`))) {
+      const byName = /(Test|Tests|IT|Spec)\.\w+$|\.(test|spec)\.\w+$|(^|\/)test_[^/]+\.py$|_test\.(go|py)$/.test(path);
+      add({ kind: 'test', path, confidence: byName ? 0.86 : 0.7, reason: byName ? 'test naming convention' : 'under a test root', evidenceRefs: [evidence.fromPattern(path, 'hints/test', byName ? 'test-name' : 'test-root')] });
+      continue;
+    }
+    if (SCHEMA_NAME.test(path)) {
+      add({ kind: 'schema', path, confidence: 0.8, reason: `schema file (.${extensionOf(path)})`, evidenceRefs: [evidence.fromPattern(path, 'hints/schema', SCHEMA_NAME.source)] });
+      continue;
+    }
+    if (CONFIG_NAME.test(name) || /(^|\/)src\/main\/resources\/[^/]+\.(ya?ml|properties)$/.test(path)) {
+      add({ kind: 'config', path, confidence: 0.74, reason: 'service runtime configuration', evidenceRefs: [evidence.fromPattern(path, 'hints/config', CONFIG_NAME.source)] });
+      continue;
+    }
+    const family = apiFamily(path);
+    if (family) apiCandidates.push({ path, family });
+    if (/^(main\.go|__main__\.py|manage\.py|main\.py|app\.py|main\.[cm]?[jt]s|index\.[cm]?[jt]s|server\.[cm]?[jt]s)$/.test(name) || /(Application|Main|App)\.(java|kt)$/.test(name)) entryCandidates.push(path);
+  }
+
+  for (const m of input.manifests) {
+    if (m.kind === 'openapi' && !m.parseError) add({ kind: 'schema', path: m.path, confidence: 0.9, reason: `OpenAPI ${m.facts?.specVersion ?? ''} document`.trim(), evidenceRefs: [m.evidenceRef] });
+    if (m.kind === 'package.json') {
+      for (const key of ['main', 'bin'] as const) {
+        const target = m.facts?.[key];
+        if (!target) continue;
+        const dir = dirName(m.path);
+        const resolved = [dir, target.replace(/^\.\//, '')].filter(Boolean).join('/');
+        // A main/bin that points at build output is not in the tree: no hint for a file that is not there.
+        if (!contents.workspace.entry(resolved)) continue;
+        add({ kind: 'entrypoint', path: resolved, confidence: 0.9, reason: `package.json "${key}" field`, evidenceRefs: [m.evidenceRef] });
+      }
+    }
+  }
+
+  let reads = 0;
+  for (const c of apiCandidates) {
+    if (reads++ >= MAX_API_READS) break;
+    const text = await contents.text(c.path);
+    if (text === undefined) continue;
+    const signal = API_SIGNALS[c.family].find((s) => s.pattern.test(text));
+    if (signal) add({ kind: 'api', path: c.path, confidence: 0.92, reason: signal.reason, framework: signal.framework, evidenceRefs: [evidence.fromBlob(c.path, 'parsed_symbol', `hints/api/${signal.framework}`, oid(c.path))] });
+  }
+  for (const path of entryCandidates) {
+    const text = await contents.text(path);
+    if (text === undefined) continue;
+    const ext = extensionOf(path);
+    let reason: string | undefined;
+    let confidence = 0.6;
+    if (ext === 'go' && /^package main\b/m.test(text) && /\bfunc main\s*\(/.test(text)) [reason, confidence] = ['Go package main with func main()', 0.95];
+    else if ((ext === 'java' || ext === 'kt') && /@SpringBootApplication\b/.test(text)) [reason, confidence] = ['Spring Boot application (@SpringBootApplication)', 0.95];
+    else if (ext === 'java' && /public\s+static\s+void\s+main\s*\(/.test(text)) [reason, confidence] = ['Java main method', 0.9];
+    else if (ext === 'py' && /__name__\s*==\s*['"]__main__['"]/.test(text)) [reason, confidence] = ['Python __main__ guard', 0.85];
+    else if (baseName(path) === '__main__.py' || baseName(path) === 'manage.py') [reason, confidence] = ['Python module entrypoint by name', 0.8];
+    else if (/^[cm]?[jt]s$/.test(ext) && /(^|\/)(src\/)?(main|index|server)\.[cm]?[jt]s$/.test(path)) [reason, confidence] = ['conventional JavaScript/TypeScript entry file', 0.6];
+    if (reason) add({ kind: 'entrypoint', path, confidence, reason, evidenceRefs: [evidence.fromBlob(path, 'parsed_symbol', 'hints/entrypoint', oid(path))] });
+  }
+
+  const warnings: MapWarning[] = [];
+  if (apiCandidates.length > MAX_API_READS) warnings.push({ code: 'API_CANDIDATES_TRUNCATED', message: `only the first ${MAX_API_READS} of ${apiCandidates.length} API candidates were read` });
+  const byKind = new Map<string, NavigationHint[]>();
+  const seen = new Set<string>();
+  for (const h of hints) {
+    const k = `${h.kind}\u0000${h.path}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    const list = byKind.get(h.kind) ?? [];
+    list.push(h);
+    byKind.set(h.kind, list);
+  }
+  const out: NavigationHint[] = [];
+  for (const [kind, list] of [...byKind].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    list.sort((a, b) => b.confidence - a.confidence || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    if (list.length > MAX_HINTS_PER_KIND) warnings.push({ code: 'HINTS_TRUNCATED', message: `${list.length} ${kind} hints, the first ${MAX_HINTS_PER_KIND} are kept` });
+    out.push(...list.slice(0, MAX_HINTS_PER_KIND));
+  }
+  return { hints: out, warnings };
+}

@@ -1,0 +1,94 @@
+/**
+ * Path-only classification shared by the map and target selection: decided from the name, so
+ * it costs nothing on 100k paths and never reads content.
+ */
+
+/** Directory names whose content is never source of this repository. */
+export const IGNORED_DIR_NAMES: Readonly<Record<string, string>> = {
+  node_modules: 'installed dependencies',
+  vendor: 'vendored dependencies',
+  third_party: 'vendored dependencies',
+  bower_components: 'installed dependencies',
+  '.venv': 'python virtual environment',
+  venv: 'python virtual environment',
+  __pycache__: 'python bytecode cache',
+  '.gradle': 'gradle cache',
+  '.mvn': 'maven wrapper files',
+  target: 'build output',
+  build: 'build output',
+  dist: 'build output',
+  out: 'build output',
+  '.next': 'build output',
+  coverage: 'test coverage output',
+  '.tox': 'python test environments',
+  '.idea': 'editor settings',
+  '.vscode': 'editor settings',
+};
+
+/** The first ignored directory on the path (as a path prefix), with why; undefined if none. */
+export function ignoredDirOf(path: string): { dir: string; reason: string } | undefined {
+  const segments = path.split('/');
+  for (let i = 0; i < segments.length - 1; i++) {
+    const reason = IGNORED_DIR_NAMES[segments[i]];
+    // `.mvn` only holds the wrapper: it is reported, but `build`, `out` under src/ are real code dirs in some repos.
+    if (reason && !(i > 0 && (segments[i] === 'build' || segments[i] === 'out') && segments.slice(0, i).includes('src'))) {
+      return { dir: segments.slice(0, i + 1).join('/'), reason };
+    }
+  }
+  return undefined;
+}
+
+export function isVendoredOrBuildOutput(path: string): boolean {
+  return ignoredDirOf(path) !== undefined;
+}
+
+const BINARY_EXTENSIONS = new Set([
+  'png', 'jpg', 'jpeg', 'gif', 'bmp', 'ico', 'webp', 'tiff', 'psd', 'pdf', 'zip', 'gz', 'tgz', 'bz2', 'xz', '7z', 'rar', 'jar',
+  'war', 'ear', 'class', 'so', 'dll', 'dylib', 'exe', 'bin', 'o', 'a', 'lib', 'pyc', 'pyo', 'wasm', 'woff', 'woff2', 'ttf',
+  'otf', 'eot', 'mp3', 'mp4', 'mov', 'avi', 'wav', 'flac', 'ogg', 'webm', 'sqlite', 'db', 'keystore', 'jks', 'p12', 'pfx',
+]);
+
+export function extensionOf(path: string): string {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
+}
+
+export function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+export function dirName(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : path.slice(0, i);
+}
+
+/** Binary by extension; content sniffing (`looksBinary`) is done lazily by whoever reads the file. */
+export function isBinaryByName(path: string): boolean {
+  return BINARY_EXTENSIONS.has(extensionOf(path));
+}
+
+/** A NUL byte in the first 8000 bytes, as git decides. */
+export function looksBinary(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, 8000);
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
+  return false;
+}
+
+const GENERATED_PATTERNS = [/(^|\/)generated\//, /(^|\/)__generated__\//, /\.generated\.[^/]+$/, /\.pb\.go$/, /_pb2(_grpc)?\.py$/, /\.min\.(js|css)$/];
+
+export function isGeneratedByName(path: string): boolean {
+  return GENERATED_PATTERNS.some((re) => re.test(path));
+}
+
+const TEST_DIR = /(^|\/)(src\/test|src\/it|test|tests|__tests__|spec|testing)\//;
+const TEST_FILE = /(Test|Tests|IT|Spec)\.(java|kt|scala|groovy)$|\.(test|spec)\.[cm]?[jt]sx?$|(^|\/)test_[^/]+\.py$|_test\.(py|go)$|(^|\/)conftest\.py$/;
+
+export function isTestPath(path: string): boolean {
+  return TEST_FILE.test(path) || TEST_DIR.test(path);
+}
+
+const DOC_EXT = new Set(['md', 'markdown', 'rst', 'adoc', 'txt']);
+export function isDocPath(path: string): boolean {
+  return DOC_EXT.has(extensionOf(path)) || /(^|\/)docs?\//.test(path);
+}
