@@ -1,0 +1,190 @@
+import type { TreeSyntaxService } from '../../syntax/create-syntax-service.js';
+import type { RecipeStep } from '../../task/recipe-steps.js';
+import type { Workspace } from '../../workspace/workspace.js';
+import { applyRecipeToFile } from './apply-recipe-to-file.js';
+import { applyBumpDependency } from './bump-dependency-recipe.js';
+import { bumpMavenProperty, scanPom } from './bump-maven.js';
+import { isLockfile, LOCKFILES, LOCKFILES_FOR_KIND, manifestKindForPath } from './manifest-kind.js';
+import { recipeCandidates } from './recipe-candidates.js';
+import type { ApplyRecipeResult, FileRecipeResult, LineEdit, LockfileRefresh, PendingMavenProperty, SkipReason } from './recipe-types.js';
+import { RENAME_NOT_TYPE_AWARE_NOTE } from './rename-symbol-recipe.js';
+import { applySpanEdits } from './span-edits.js';
+
+export interface ApplyRecipeOptions {
+  /** The paths the step may touch, already filtered by the task and step scopes. */
+  paths: string[];
+  syntax: TreeSyntaxService;
+  /** The policy's verdict: false for binary, generated, vendored and lock files (and anything else it refuses). */
+  isEditable(path: string): boolean;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+type Readable = { text: string } | { reason: SkipReason };
+
+/** Read a file the recipes may edit: a regular file, not a lockfile, no NUL byte, valid UTF-8 (a BOM is kept as text). */
+async function readEditable(workspace: Workspace, path: string, isEditable: (path: string) => boolean): Promise<Readable> {
+  const entry = workspace.entry(path);
+  if (!entry) return { reason: 'MISSING' };
+  if (entry.mode !== '100644' && entry.mode !== '100755') return { reason: 'NOT_A_REGULAR_FILE' };
+  if (isLockfile(path)) return { reason: 'LOCKFILE' };
+  if (!isEditable(path)) return { reason: 'NOT_EDITABLE' };
+  const bytes = await workspace.read(path);
+  if (bytes.includes(0)) return { reason: 'BINARY' };
+  try {
+    return { text: decoder.decode(bytes) };
+  } catch {
+    return { reason: 'NOT_UTF8' };
+  }
+}
+
+function dirname(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? '' : path.slice(0, slash);
+}
+
+function joinPath(dir: string, relative: string): string | undefined {
+  const parts = dir ? dir.split('/') : [];
+  for (const segment of relative.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (!parts.length) return undefined;
+      parts.pop();
+    } else parts.push(segment);
+  }
+  return parts.join('/');
+}
+
+/**
+ * Apply a recipe step to the workspace: reads and writes go through `workspace`, only
+ * candidates that are editable text change, and bytes outside the edited spans are kept.
+ * Lockfiles are never edited; for bump-dependency the lockfiles to refresh are reported.
+ */
+export async function applyRecipe(step: RecipeStep, workspace: Workspace, options: ApplyRecipeOptions): Promise<ApplyRecipeResult> {
+  const result: ApplyRecipeResult = { changedFiles: [], skipped: [], notes: [], lockfilesToRefresh: [] };
+  const notes = new Set<string>();
+  const inScope = new Set(options.paths);
+  const changed = new Map<string, LineEdit[]>();
+  const record = (path: string, out: FileRecipeResult) => {
+    for (const note of out.notes) notes.add(note);
+    if (out.edits.length) changed.set(path, [...(changed.get(path) ?? []), ...out.edits]);
+  };
+  const candidates = recipeCandidates(step, options.paths);
+
+  if (step.recipe === 'rename-symbol') {
+    notes.add(RENAME_NOT_TYPE_AWARE_NOTE);
+    if (step.kind && !(await definesSymbol(step.from, step.kind, candidates, workspace, options))) {
+      notes.add(`no ${step.kind} named ${step.from} is defined in scope; nothing was renamed`);
+      result.notes = [...notes];
+      return result;
+    }
+  }
+
+  const pendingProperties: { pom: string; pending: PendingMavenProperty }[] = [];
+  for (const path of candidates) {
+    const readable = await readEditable(workspace, path, options.isEditable);
+    if ('reason' in readable) {
+      result.skipped.push({ path, reason: readable.reason });
+      continue;
+    }
+    let out: FileRecipeResult | undefined;
+    if (step.recipe === 'bump-dependency') {
+      const bump = applyBumpDependency(step, { path, text: readable.text });
+      for (const pending of bump?.pending ?? []) pendingProperties.push({ pom: path, pending });
+      out = bump;
+    } else out = applyRecipeToFile(step, { path, text: readable.text }, { syntax: options.syntax });
+    if (!out) continue;
+    if (out.edits.length) await workspace.write(path, encoder.encode(out.text));
+    record(path, out);
+  }
+
+  if (step.recipe === 'bump-dependency') {
+    for (const { pom, pending } of pendingProperties) await resolveParentProperty(pom, pending, step.to, workspace, options, inScope, result, record, notes);
+    result.lockfilesToRefresh = lockfilesFor([...changed.keys()], workspace, step.package);
+  }
+
+  result.changedFiles = [...changed.keys()].sort().map((path) => ({ path, edits: changed.get(path)! }));
+  result.notes = [...notes];
+  return result;
+}
+
+/** True when a file in scope defines `name` with the given kind (the guard for `rename-symbol {kind}`). */
+async function definesSymbol(name: string, kind: string, candidates: string[], workspace: Workspace, options: ApplyRecipeOptions): Promise<boolean> {
+  for (const path of candidates) {
+    const readable = await readEditable(workspace, path, () => true);
+    if (!('text' in readable) || !readable.text.includes(name)) continue;
+    if (options.syntax.extractTags(path, readable.text).some((t) => t.kind === 'definition' && t.name === name && t.symbolKind === kind)) return true;
+  }
+  return false;
+}
+
+/** Follow `<parent><relativePath>` (default `../pom.xml`) up the repository to the pom defining the property, and edit it there. */
+async function resolveParentProperty(
+  pom: string,
+  pending: PendingMavenProperty,
+  to: string,
+  workspace: Workspace,
+  options: ApplyRecipeOptions,
+  inScope: Set<string>,
+  result: ApplyRecipeResult,
+  record: (path: string, out: FileRecipeResult) => void,
+  notes: Set<string>,
+): Promise<void> {
+  let current = pom;
+  const seen = new Set<string>([pom]);
+  for (let depth = 0; depth < 20; depth++) {
+    const facts = scanPom(await workspace.readText(current));
+    if (!facts.hasParent) break;
+    const relative = facts.parentRelativePath || '../pom.xml';
+    let parent = joinPath(dirname(current), relative);
+    if (parent !== undefined && !/\.(xml|pom)$/.test(parent)) parent = parent ? `${parent}/pom.xml` : 'pom.xml';
+    if (parent === undefined || seen.has(parent) || !workspace.entry(parent)) break;
+    seen.add(parent);
+    const readable = await readEditable(workspace, parent, options.isEditable);
+    if ('reason' in readable) {
+      result.skipped.push({ path: parent, reason: readable.reason });
+      notes.add(`${pom}: the version property \${${pending.property}} may be defined in ${parent}, which cannot be edited`);
+      return;
+    }
+    const bump = bumpMavenProperty(readable.text, pending, to);
+    if (!bump.defined) {
+      current = parent;
+      continue;
+    }
+    if (!inScope.has(parent)) {
+      result.skipped.push({ path: parent, reason: 'NOT_EDITABLE' });
+      notes.add(`${pom}: the version property \${${pending.property}} is defined in ${parent}, outside the scope; not edited`);
+      return;
+    }
+    const out = applySpanEdits(readable.text, bump.spans);
+    if (out) {
+      await workspace.write(parent, encoder.encode(out.text));
+      record(parent, out);
+    }
+    return;
+  }
+  notes.add(`${pom}: the version property \${${pending.property}} is not defined in this repository's poms; not edited`);
+}
+
+/** For each changed manifest, the lockfiles of its ecosystem in its directory or the nearest ancestor that has one. */
+function lockfilesFor(changedPaths: string[], workspace: Workspace, pkg: string): LockfileRefresh[] {
+  const all = new Set(workspace.paths());
+  const out = new Map<string, LockfileRefresh>();
+  for (const path of changedPaths) {
+    const kind = manifestKindForPath(path);
+    const names = kind ? LOCKFILES_FOR_KIND[kind] : undefined;
+    if (!names) continue;
+    for (let dir: string | undefined = dirname(path); dir !== undefined; dir = dir === '' ? undefined : dirname(dir)) {
+      const found = names.map((name) => (dir ? `${dir}/${name}` : name)).filter((p) => all.has(p));
+      if (!found.length) continue;
+      for (const lockfile of found) {
+        const name = lockfile.slice(lockfile.lastIndexOf('/') + 1);
+        const command = LOCKFILES[name].replace('{pkg}', pkg);
+        out.set(lockfile, { lockfile, command: dir ? `${command} (in ${dir})` : command });
+      }
+      break;
+    }
+  }
+  return [...out.values()].sort((a, b) => (a.lockfile < b.lockfile ? -1 : 1));
+}

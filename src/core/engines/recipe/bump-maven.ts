@@ -1,0 +1,131 @@
+import type { BumpDependencyStep } from '../../task/recipe-steps.js';
+import type { PendingMavenProperty, SpanEdit } from './recipe-types.js';
+import { bumpedVersion } from './version-edit.js';
+
+/** A leaf element's text span in the pom. */
+interface Leaf {
+  name: string;
+  text: string;
+  start: number;
+  end: number;
+}
+
+interface Element {
+  name: string;
+  parent?: Element;
+  leaves: Leaf[];
+}
+
+interface Coordinates {
+  kind: string;
+  groupId?: string;
+  artifactId?: string;
+  version?: Leaf;
+  /** The enclosing element names, innermost first. */
+  path: string[];
+}
+
+export interface PomFacts {
+  coordinates: Coordinates[];
+  /** `<properties>` children: name -> value span (the last definition wins, as in Maven). */
+  properties: Map<string, Leaf>;
+  parentRelativePath?: string;
+  hasParent: boolean;
+}
+
+const COORDINATE_ELEMENTS = new Set(['dependency', 'plugin', 'parent', 'extension']);
+
+/**
+ * Read a pom's coordinates and properties with their text offsets, from the tags alone: a
+ * text-level reading that lets edits keep the file's formatting (no XML re-serialisation).
+ */
+export function scanPom(text: string): PomFacts {
+  const coordinates: Coordinates[] = [];
+  const properties = new Map<string, Leaf>();
+  let parentRelativePath: string | undefined;
+  let hasParent = false;
+  const tag = /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<!DOCTYPE[^>]*>|<(\/?)([A-Za-z_][\w.:-]*)[^>]*?(\/?)>/g;
+  let current: Element | undefined;
+  let open: { name: string; contentStart: number } | undefined;
+  for (let m = tag.exec(text); m; m = tag.exec(text)) {
+    if (!m[2]) continue;
+    const [whole, closing, name, selfClosing] = m;
+    if (selfClosing) continue;
+    if (!closing) {
+      current = { name, parent: current, leaves: [] };
+      open = { name, contentStart: m.index + whole.length };
+      continue;
+    }
+    if (!current) continue;
+    if (open && open.name === name) {
+      const leaf: Leaf = { name, text: text.slice(open.contentStart, m.index), start: open.contentStart, end: m.index };
+      current.parent?.leaves.push(leaf);
+      if (current.parent?.name === 'properties') properties.set(name, leaf);
+      if (name === 'relativePath' && current.parent?.name === 'parent') parentRelativePath = leaf.text.trim();
+    } else if (COORDINATE_ELEMENTS.has(name)) {
+      const get = (n: string) => current!.leaves.find((l) => l.name === n);
+      const path: string[] = [];
+      for (let p = current.parent; p; p = p.parent) path.push(p.name);
+      const groupId = get('groupId')?.text.trim() ?? (name === 'plugin' ? 'org.apache.maven.plugins' : undefined);
+      coordinates.push({ kind: name, groupId, artifactId: get('artifactId')?.text.trim(), version: get('version'), path });
+      if (name === 'parent' && path[0] === 'project') hasParent = true;
+    }
+    open = undefined;
+    current = current.parent;
+  }
+  return { coordinates, properties, parentRelativePath, hasParent };
+}
+
+export interface MavenBump {
+  spans: SpanEdit[];
+  notes: string[];
+  pending: PendingMavenProperty[];
+}
+
+/** Bump `groupId:artifactId` in a pom: literal versions in place, `${property}` versions through the property. */
+export function bumpMaven(text: string, step: BumpDependencyStep): MavenBump {
+  const [groupId, artifactId] = step.package.split(':');
+  const out: MavenBump = { spans: [], notes: [], pending: [] };
+  if (!groupId || !artifactId) return out;
+  const facts = scanPom(text);
+  const editedProperties = new Set<string>();
+  for (const c of facts.coordinates) {
+    if (c.groupId !== groupId || c.artifactId !== artifactId || !c.version) continue;
+    const raw = c.version.text.trim();
+    const property = /^\$\{([^}]+)\}$/.exec(raw)?.[1];
+    if (property) {
+      if (editedProperties.has(property)) continue;
+      editedProperties.add(property);
+      if (property.startsWith('project.') || property === 'revision') {
+        out.notes.push(`${step.package}: version is \${${property}}, the project's own version; left alone`);
+        continue;
+      }
+      const defined = facts.properties.get(property);
+      if (defined) pushVersion(out, defined, step);
+      else out.pending.push({ property, from: step.from });
+      continue;
+    }
+    if (raw.includes('${')) {
+      out.notes.push(`${step.package}: version "${raw}" mixes text and properties; left alone`);
+      continue;
+    }
+    pushVersion(out, c.version, step);
+  }
+  return out;
+}
+
+function pushVersion(out: { spans: SpanEdit[] }, leaf: Leaf, step: BumpDependencyStep): void {
+  const leading = /^\s*/.exec(leaf.text)![0].length;
+  const value = leaf.text.trim();
+  const next = bumpedVersion(value, step.to, step.from);
+  if (next !== undefined) out.spans.push({ start: leaf.start + leading, end: leaf.start + leading + value.length, text: next });
+}
+
+/** Edit a property defined in this pom (a parent of the pom that used it). */
+export function bumpMavenProperty(text: string, pending: PendingMavenProperty, to: string): { spans: SpanEdit[]; defined: boolean } {
+  const leaf = scanPom(text).properties.get(pending.property);
+  if (!leaf) return { spans: [], defined: false };
+  const out = { spans: [] as SpanEdit[] };
+  pushVersion(out, leaf, { recipe: 'bump-dependency', package: '', to, from: pending.from });
+  return { spans: out.spans, defined: true };
+}

@@ -1,0 +1,10 @@
+export * from './recipe-types.js';
+export * from './apply-recipe.js';
+export * from './apply-recipe-to-file.js';
+export * from './recipe-candidates.js';
+export { applyReplace } from './replace-recipe.js';
+export { applyMigrateImport, matchesPrefix } from './migrate-import-recipe.js';
+export { applyRenameSymbol, RENAME_NOT_TYPE_AWARE_NOTE } from './rename-symbol-recipe.js';
+export { applyBumpDependency, manifestKindsForPackage } from './bump-dependency-recipe.js';
+export { manifestKindForPath, isLockfile, LOCKFILES, type ManifestKind } from './manifest-kind.js';
+export { applySpanEdits } from './span-edits.js';

@@ -1,0 +1,53 @@
+/** Dependency manifests bump-dependency edits, by file name. */
+export type ManifestKind = 'maven' | 'gradle' | 'gradle-catalog' | 'npm' | 'go-mod' | 'requirements' | 'pyproject' | 'cargo';
+
+function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+export function manifestKindForPath(path: string): ManifestKind | undefined {
+  const name = baseName(path);
+  if (name === 'pom.xml' || name.endsWith('.pom')) return 'maven';
+  if (/^(build|settings)\.gradle(\.kts)?$/.test(name) || /\.gradle(\.kts)?$/.test(name)) return 'gradle';
+  if (name.endsWith('.versions.toml')) return 'gradle-catalog';
+  if (name === 'package.json') return 'npm';
+  if (name === 'go.mod') return 'go-mod';
+  if (/^requirements.*\.(txt|in)$/.test(name) || (/\.txt$/.test(name) && /(^|\/)requirements\//.test(path))) return 'requirements';
+  if (name === 'pyproject.toml') return 'pyproject';
+  if (name === 'Cargo.toml') return 'cargo';
+  return undefined;
+}
+
+/** Lockfiles by name, with the command that refreshes them (`{pkg}` is the package being bumped). */
+export const LOCKFILES: Record<string, string> = {
+  'package-lock.json': 'npm install',
+  'npm-shrinkwrap.json': 'npm install',
+  'pnpm-lock.yaml': 'pnpm install',
+  'yarn.lock': 'yarn install',
+  'bun.lockb': 'bun install',
+  'bun.lock': 'bun install',
+  'go.sum': 'go mod tidy',
+  'Cargo.lock': 'cargo update -p {pkg}',
+  'poetry.lock': 'poetry lock',
+  'uv.lock': 'uv lock',
+  'pdm.lock': 'pdm lock',
+  'Pipfile.lock': 'pipenv lock',
+  'gradle.lockfile': './gradlew dependencies --write-locks',
+  'buildscript-gradle.lockfile': './gradlew dependencies --write-locks',
+  'settings-gradle.lockfile': './gradlew dependencies --write-locks',
+};
+
+/** Which lockfiles belong to which manifest kind. */
+export const LOCKFILES_FOR_KIND: Partial<Record<ManifestKind, string[]>> = {
+  npm: ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lockb', 'bun.lock'],
+  'go-mod': ['go.sum'],
+  cargo: ['Cargo.lock'],
+  pyproject: ['poetry.lock', 'uv.lock', 'pdm.lock'],
+  gradle: ['gradle.lockfile', 'buildscript-gradle.lockfile', 'settings-gradle.lockfile'],
+  'gradle-catalog': ['gradle.lockfile'],
+};
+
+export function isLockfile(path: string): boolean {
+  const name = baseName(path);
+  return name in LOCKFILES || name.endsWith('.lockfile');
+}

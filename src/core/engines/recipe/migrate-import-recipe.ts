@@ -1,0 +1,156 @@
+import type { Node, Tree } from 'web-tree-sitter';
+import type { SyntaxLanguage } from '../../syntax/types.js';
+import type { MigrateImportStep } from '../../task/recipe-steps.js';
+import type { FileRecipeResult, RecipeContext, SpanEdit } from './recipe-types.js';
+import { applySpanEdits } from './span-edits.js';
+
+/** True when `name` is `prefix` or continues it after a `separator` (`a.b` matches `a.b.C`, never `a.bc`). */
+export function matchesPrefix(name: string, prefix: string, separator: string): boolean {
+  return name === prefix || name.startsWith(prefix + separator);
+}
+
+/** Every node of the tree in document order (explicit stack: trees can be deep). */
+function* nodes(root: Node): Generator<Node> {
+  const stack: Node[] = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    yield node;
+    const children = node.children;
+    for (let i = children.length - 1; i >= 0; i--) {
+      const child = children[i];
+      if (child) stack.push(child);
+    }
+  }
+}
+
+interface Collector {
+  spans: SpanEdit[];
+  notes: string[];
+}
+
+/** Replace the `from` prefix of a dotted or slashed name written at `start` (only when written without spaces). */
+function rewritePrefix(out: Collector, name: string, start: number, step: MigrateImportStep, separator: string): boolean {
+  if (!matchesPrefix(name, step.from, separator)) return false;
+  out.spans.push({ start, end: start + step.from.length, text: step.to });
+  return true;
+}
+
+const JAVA_CHAINS = new Set(['scoped_identifier', 'scoped_type_identifier', 'field_access']);
+
+function migrateJava(tree: Tree, step: MigrateImportStep, out: Collector): void {
+  for (const node of nodes(tree.rootNode)) {
+    if (node.type === 'import_declaration') {
+      const path = node.namedChildren.find((c) => c?.type === 'scoped_identifier' || c?.type === 'identifier');
+      if (path && !/\s/.test(path.text)) rewritePrefix(out, path.text, path.startIndex, step, '.');
+      continue;
+    }
+    // Fully qualified uses in code: the outermost dotted chain, outside imports and the package clause.
+    if (JAVA_CHAINS.has(node.type) && !JAVA_CHAINS.has(node.parent?.type ?? '')) {
+      if (hasAncestor(node, ['import_declaration', 'package_declaration'])) continue;
+      const text = node.text;
+      if (/\s/.test(text) || !matchesPrefix(text, step.from, '.')) continue;
+      // The prefix must be the whole first segments of the chain, not a local variable's field chain that happens to match.
+      out.spans.push({ start: node.startIndex, end: node.startIndex + step.from.length, text: step.to });
+    }
+  }
+}
+
+function hasAncestor(node: Node, types: string[]): boolean {
+  for (let p = node.parent; p; p = p.parent) if (types.includes(p.type)) return true;
+  return false;
+}
+
+/** The string node's content span (without quotes), when it is a plain string without substitutions. */
+function stringContent(node: Node | null | undefined): { text: string; start: number } | undefined {
+  if (!node || node.type !== 'string') return undefined;
+  const fragments = node.namedChildren.filter((c) => c?.type === 'string_fragment');
+  if (node.namedChildren.length !== fragments.length) return undefined;
+  return { text: node.text.slice(1, -1), start: node.startIndex + 1 };
+}
+
+function migrateJs(tree: Tree, step: MigrateImportStep, out: Collector): void {
+  for (const node of nodes(tree.rootNode)) {
+    let source: Node | null | undefined;
+    if (node.type === 'import_statement' || node.type === 'export_statement' || node.type === 'import_require_clause') source = node.childForFieldName('source');
+    else if (node.type === 'call_expression') {
+      const fn = node.childForFieldName('function');
+      if (fn && (fn.type === 'import' || (fn.type === 'identifier' && fn.text === 'require'))) source = node.childForFieldName('arguments')?.namedChildren[0];
+    }
+    const content = stringContent(source);
+    if (content) rewritePrefix(out, content.text, content.start, step, '/');
+  }
+}
+
+function migratePython(tree: Tree, step: MigrateImportStep, out: Collector): void {
+  let plainImport = false;
+  for (const node of nodes(tree.rootNode)) {
+    if (node.type === 'import_statement') {
+      for (const name of node.childrenForFieldName('name')) {
+        const aliased = name?.type === 'aliased_import';
+        const dotted = aliased ? name.childForFieldName('name') : name;
+        if (dotted && !/\s/.test(dotted.text) && rewritePrefix(out, dotted.text, dotted.startIndex, step, '.') && !aliased) plainImport = true;
+      }
+    } else if (node.type === 'import_from_statement') {
+      const module = node.childForFieldName('module_name');
+      if (module?.type === 'dotted_name' && !/\s/.test(module.text)) rewritePrefix(out, module.text, module.startIndex, step, '.');
+    }
+  }
+  // After `import a.b`, code names the module by its dotted path (`a.b.f()`): those uses move too.
+  if (!plainImport || !step.from.includes('.')) return;
+  for (const node of nodes(tree.rootNode)) {
+    if (node.type !== 'attribute' || node.parent?.type === 'attribute') continue;
+    if (hasAncestor(node, ['import_statement', 'import_from_statement'])) continue;
+    const text = node.text;
+    if (!/\s/.test(text) && text.startsWith(`${step.from}.`)) out.spans.push({ start: node.startIndex, end: node.startIndex + step.from.length, text: step.to });
+  }
+}
+
+function lastSegment(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+function migrateGo(tree: Tree, step: MigrateImportStep, out: Collector): void {
+  for (const node of nodes(tree.rootNode)) {
+    if (node.type !== 'import_spec') continue;
+    const path = node.childForFieldName('path');
+    if (!path || path.type !== 'interpreted_string_literal') continue;
+    const value = path.text.slice(1, -1);
+    if (!rewritePrefix(out, value, path.startIndex + 1, step, '/')) continue;
+    const renamed = step.to + value.slice(step.from.length);
+    if (!node.childForFieldName('name') && lastSegment(renamed) !== lastSegment(value)) {
+      out.notes.push(`import "${value}" now ends in "${lastSegment(renamed)}": code that names the package "${lastSegment(value)}" may need an import alias`);
+    }
+  }
+}
+
+const MIGRATORS: Record<SyntaxLanguage, (tree: Tree, step: MigrateImportStep, out: Collector) => void> = {
+  java: migrateJava,
+  typescript: migrateJs,
+  tsx: migrateJs,
+  javascript: migrateJs,
+  python: migratePython,
+  go: migrateGo,
+};
+
+/**
+ * Move imports (and, for Java, fully qualified names in code) from the `from` module prefix to
+ * `to`, matching at segment boundaries (`.` for Java and Python, `/` for Go and JS/TS).
+ * Strings and comments that are not imports are left alone.
+ */
+export function applyMigrateImport(step: MigrateImportStep, file: { path: string; text: string }, ctx: RecipeContext): FileRecipeResult | undefined {
+  const language = ctx.syntax.languageFor(file.path);
+  if (!language) return undefined;
+  const out: Collector = { spans: [], notes: [] };
+  ctx.syntax.withTree(language, file.text, (tree) => MIGRATORS[language](tree, step, out));
+  return applySpanEdits(file.text, dedupe(out.spans), out.notes);
+}
+
+function dedupe(spans: SpanEdit[]): SpanEdit[] {
+  const seen = new Set<string>();
+  return spans.filter((s) => {
+    const key = `${s.start}:${s.end}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

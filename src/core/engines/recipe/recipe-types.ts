@@ -1,0 +1,46 @@
+import type { TreeSyntaxService } from '../../syntax/create-syntax-service.js';
+
+/** One changed region, reported by whole lines: `line` is 1-based in the original text. */
+export interface LineEdit {
+  line: number;
+  before: string;
+  after: string;
+}
+
+/** A replacement of `[start, end)` of the original text (UTF-16 offsets). */
+export interface SpanEdit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export interface FileRecipeResult {
+  text: string;
+  edits: LineEdit[];
+  notes: string[];
+}
+
+/** A version in a Maven pom that is a `${property}` not defined in that pom: resolved against parent poms. */
+export interface PendingMavenProperty {
+  property: string;
+  /** The version the property must hold to be edited (the step's `from`), when given. */
+  from?: string;
+}
+
+export interface RecipeContext {
+  syntax: TreeSyntaxService;
+}
+
+export interface LockfileRefresh {
+  lockfile: string;
+  command: string;
+}
+
+export interface ApplyRecipeResult {
+  changedFiles: { path: string; edits: LineEdit[] }[];
+  skipped: { path: string; reason: SkipReason }[];
+  notes: string[];
+  lockfilesToRefresh: LockfileRefresh[];
+}
+
+export type SkipReason = 'NOT_EDITABLE' | 'BINARY' | 'NOT_UTF8' | 'NOT_A_REGULAR_FILE' | 'LOCKFILE' | 'MISSING' | 'PARSE_ERRORS_BEFORE';
