@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/**
+ * The Lambda functions' configuration, read once at the composition root through one schema.
+ * Secrets are never here: only the names of the parameters that hold them.
+ */
+export const AppConfig = z.object({
+  ARTIFACT_BUCKET: z.string().min(1),
+  ARTIFACT_KMS_KEY_ID: z.string().optional(),
+  GITHUB_APP_ID: z.coerce.number().int().positive(),
+  GITHUB_APP_SLUG: z.string().min(1).default('draftsman'),
+  GITHUB_API_URL: z.string().url().default('https://api.github.com'),
+  /** SSM SecureString parameter holding the webhook secret (read by the webhook only). */
+  WEBHOOK_SECRET_PARAMETER: z.string().min(1).optional(),
+  TOKEN_READ_FUNCTION: z.string().min(1).optional(),
+  TOKEN_WRITE_FUNCTION: z.string().min(1).optional(),
+  MODEL_BASE_URL: z.string().url().optional(),
+  MODEL_NAME: z.string().optional(),
+  /** SSM SecureString parameter holding the model API key (read by the worker only). */
+  MODEL_API_KEY_PARAMETER: z.string().optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+export type AppConfig = z.infer<typeof AppConfig>;
+
+export function readConfig(env: Record<string, string | undefined>): AppConfig {
+  const parsed = AppConfig.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  return parsed.data;
+}

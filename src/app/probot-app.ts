@@ -1,0 +1,42 @@
+import type { ApplicationFunction } from 'probot';
+import type { Logger } from '../core/ports.js';
+import type { TriggerService } from './triggers/trigger-service.js';
+import { IssueCommentCreatedPayload, IssuesClosedPayload, IssuesLabeledPayload } from './triggers/webhook-payloads.js';
+
+export interface DraftsmanAppDeps {
+  triggers: TriggerService;
+  logger: Logger;
+  /** CI feedback and pull-request events (the publisher side acts on what this writes). */
+  onCheckSuiteCompleted?: (payload: unknown, deliveryId: string) => Promise<void>;
+  onPullRequestClosed?: (payload: unknown, deliveryId: string) => Promise<void>;
+}
+
+/**
+ * The Probot app: routes the events the App subscribes to. Each handler only decides whether to
+ * care and writes a request (STYLE 8); none runs the pipeline.
+ */
+export function draftsmanApp(deps: DraftsmanAppDeps): ApplicationFunction {
+  return (app) => {
+    app.on('issues.labeled', async (context) => {
+      const outcome = await deps.triggers.onLabeled(IssuesLabeledPayload.parse(context.payload), context.id);
+      deps.logger.info('issues.labeled handled', { delivery: context.id, outcome: outcome.kind });
+    });
+    app.on('issue_comment.created', async (context) => {
+      const outcome = await deps.triggers.onComment(IssueCommentCreatedPayload.parse(context.payload));
+      deps.logger.info('issue_comment.created handled', { delivery: context.id, outcome: outcome.kind });
+    });
+    app.on('issues.closed', async (context) => {
+      const outcome = await deps.triggers.onClosed(IssuesClosedPayload.parse(context.payload));
+      deps.logger.info('issues.closed handled', { delivery: context.id, outcome: outcome.kind });
+    });
+    app.on('installation', async (context) => {
+      deps.logger.info('installation event', { delivery: context.id, action: context.payload.action, installation: context.payload.installation.id });
+    });
+    app.on('check_suite.completed', async (context) => {
+      await deps.onCheckSuiteCompleted?.(context.payload, context.id);
+    });
+    app.on('pull_request.closed', async (context) => {
+      await deps.onPullRequestClosed?.(context.payload, context.id);
+    });
+  };
+}
