@@ -1,0 +1,152 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ModelProviderError } from '../../../src/app/model/model-provider-error.js';
+import { OpenAiChatProvider } from '../../../src/app/model/openai-chat-provider.js';
+import type { ChatMessage, ToolSpec } from '../../../src/core/ports.js';
+import { answer, callTools, startScriptedModelServer, type ScriptedModelServer, type ScriptedModelServerOptions } from '../../helpers/scripted-model-server.js';
+
+const KEY = ['sk', 'test', 'Q9x8w7v6u5t4'].join('-');
+const MESSAGES: ChatMessage[] = [
+  { role: 'system', content: 'be brief' },
+  { role: 'user', content: 'hello' },
+];
+const TOOLS: ToolSpec[] = [{ name: 'file_read', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }];
+
+const servers: ScriptedModelServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function provider(options: ScriptedModelServerOptions, extra: { maxRetries?: number; timeoutMs?: number } = {}) {
+  const s = await startScriptedModelServer({ apiKey: KEY, ...options });
+  servers.push(s);
+  const sleeps: number[] = [];
+  const p = new OpenAiChatProvider({
+    baseUrl: `${s.baseUrl}/`,
+    model: 'scripted-1',
+    apiKey: KEY,
+    backoffMs: 100,
+    sleep: async (ms) => void sleeps.push(ms),
+    ...extra,
+  });
+  return { server: s, provider: p, sleeps };
+}
+
+async function failure(promise: Promise<unknown>): Promise<ModelProviderError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ModelProviderError);
+  return error as ModelProviderError;
+}
+
+describe('OpenAiChatProvider', () => {
+  it('sends a well-formed function-calling request and parses tool calls and usage', async () => {
+    const { server, provider: p } = await provider({ script: [{ ...callTools({ id: 'a1', name: 'file_read', arguments: { path: 'x' } }), usage: { promptTokens: 11, completionTokens: 7 } }] });
+
+    const response = await p.complete({ messages: MESSAGES, tools: TOOLS, maxTokens: 256 });
+
+    expect(response).toEqual({
+      message: { role: 'assistant', content: null, tool_calls: [{ id: 'a1', type: 'function', function: { name: 'file_read', arguments: '{"path":"x"}' } }] },
+      usage: { promptTokens: 11, completionTokens: 7 },
+      finishReason: 'tool_calls',
+    });
+    expect(server.problems()).toEqual([]);
+    const [request] = server.requests;
+    expect(request.body).toEqual({
+      model: 'scripted-1',
+      messages: MESSAGES,
+      tools: [{ type: 'function', function: TOOLS[0] }],
+      tool_choice: 'auto',
+      max_tokens: 256,
+    });
+    // The key travels only in the Authorization header.
+    expect(request.authorization).toBe(`Bearer ${KEY}`);
+    expect(request.raw).not.toContain(KEY);
+  });
+
+  it('omits tools and tool_choice when there are no tools', async () => {
+    const { server, provider: p } = await provider({ script: [answer('hi')] });
+
+    const response = await p.complete({ messages: MESSAGES, tools: [] });
+
+    expect(response.message).toEqual({ role: 'assistant', content: 'hi' });
+    expect(server.requests[0].body).not.toHaveProperty('tools');
+    expect(server.requests[0].body).not.toHaveProperty('tool_choice');
+    expect(server.problems()).toEqual([]);
+  });
+
+  it('retries 429 and 5xx with exponential backoff, honouring Retry-After', async () => {
+    const script = [{ status: 429, headers: { 'retry-after': '2' } }, { status: 503 }, { status: 500 }, answer('finally')];
+    const { server, provider: p, sleeps } = await provider({ script }, { maxRetries: 3 });
+
+    const response = await p.complete({ messages: MESSAGES, tools: TOOLS });
+
+    expect(response.message.content).toBe('finally');
+    expect(server.requests).toHaveLength(4);
+    expect(sleeps).toEqual([2_000, 200, 400]);
+  });
+
+  it('gives up after the retries with a coded error', async () => {
+    const { server, provider: p } = await provider({ script: () => ({ status: 502 }) }, { maxRetries: 2 });
+
+    const error = await failure(p.complete({ messages: MESSAGES, tools: TOOLS }));
+
+    expect(error.reason).toBe('MODEL_SERVER_ERROR');
+    expect(error.data).toMatchObject({ status: 502, attempts: 3 });
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('does not retry an authentication failure, and the error never carries the key', async () => {
+    const s = await startScriptedModelServer({ apiKey: 'another-key', script: [answer('unreachable')] });
+    servers.push(s);
+    const sleeps: number[] = [];
+    const p = new OpenAiChatProvider({ baseUrl: s.baseUrl, model: 'm', apiKey: KEY, sleep: async (ms) => void sleeps.push(ms) });
+
+    const error = await failure(p.complete({ messages: MESSAGES, tools: [] }));
+
+    expect(error.reason).toBe('MODEL_AUTH_FAILED');
+    expect(s.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+    expect(JSON.stringify({ ...error.toJSON(), stack: error.stack })).not.toContain(KEY);
+  });
+
+  it('scrubs the key when an endpoint echoes it in an error body', async () => {
+    const { provider: p } = await provider({ script: [{ status: 400, body: JSON.stringify({ error: { message: `bad request for key ${KEY}` } }) }] });
+
+    const error = await failure(p.complete({ messages: MESSAGES, tools: [] }));
+
+    expect(error.reason).toBe('MODEL_REQUEST_REJECTED');
+    expect(error.message).toContain('[REDACTED]');
+    expect(error.message).not.toContain(KEY);
+  });
+
+  it('times out a slow answer and reports MODEL_TIMEOUT', async () => {
+    const { provider: p } = await provider({ script: [{ ...answer('late'), delayMs: 1_000 }] }, { timeoutMs: 100, maxRetries: 0 });
+
+    const error = await failure(p.complete({ messages: MESSAGES, tools: [] }));
+
+    expect(error.reason).toBe('MODEL_TIMEOUT');
+  });
+
+  it('rejects a response without choices as MODEL_RESPONSE_INVALID', async () => {
+    const { provider: p } = await provider({ script: [{ status: 200, body: JSON.stringify({ choices: [] }) }] });
+
+    const error = await failure(p.complete({ messages: MESSAGES, tools: [] }));
+
+    expect(error.reason).toBe('MODEL_RESPONSE_INVALID');
+  });
+
+  it('reports an unreachable endpoint as MODEL_NETWORK_ERROR after retrying', async () => {
+    const s = await startScriptedModelServer({ script: [] });
+    const baseUrl = s.baseUrl;
+    await s.close();
+    const sleeps: number[] = [];
+    const p = new OpenAiChatProvider({ baseUrl, model: 'm', maxRetries: 1, backoffMs: 5, sleep: async (ms) => void sleeps.push(ms) });
+
+    const error = await failure(p.complete({ messages: MESSAGES, tools: [] }));
+
+    expect(error.reason).toBe('MODEL_NETWORK_ERROR');
+    expect(sleeps).toEqual([5]);
+  });
+});
