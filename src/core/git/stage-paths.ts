@@ -29,6 +29,20 @@ export interface StageResult {
 }
 
 /**
+ * The write-policy rules alone (workflows, forbidden, allowlist, task scope, lockfiles,
+ * generated files), shared by stage, commit and publish-side re-validation.
+ */
+export function policyDenial(p: string, policy: WritePolicy): StageDenial | undefined {
+  if (isWorkflowPath(p)) return { path: p, reason: 'WORKFLOW_CHANGE_NOT_PERMITTED', message: 'workflow files cannot be changed: the App has no workflows permission' };
+  if (policy.isForbidden(p)) return { path: p, reason: 'FORBIDDEN_PATH', message: 'path is forbidden by the policy' };
+  if (!policy.isAllowed(p)) return { path: p, reason: 'NOT_ALLOWED_BY_POLICY', message: 'path is not in the policy write allowlist' };
+  if (!policy.inTaskScope(p)) return { path: p, reason: 'OUT_OF_SCOPE', message: 'path is outside the task scope' };
+  if (policy.isLockfile(p) && !policy.allowLockfiles) return { path: p, reason: 'LOCKFILE_NOT_ALLOWED', message: 'lockfile changes are not allowed by the policy' };
+  if (policy.isGenerated(p) && !policy.allowGenerated) return { path: p, reason: 'GENERATED_NOT_ALLOWED', message: 'generated file changes are not allowed by the policy' };
+  return undefined;
+}
+
+/**
  * Check one path against the stage preconditions (inside the workspace, not through or to an
  * escaping symlink, allowed by the write policy and the task scope, lockfile/generated rules,
  * not a workflow, actually changed). Returns the denial, or undefined when it may be staged.
@@ -53,12 +67,8 @@ export async function checkStagePath(path: string, workspace: Workspace, index: 
     const target = await workspace.readText(p);
     if (resolveLinkTarget(p, target) === undefined) return { path: p, reason: 'PATH_THROUGH_SYMLINK', message: 'symlink points outside the workspace' };
   }
-  if (isWorkflowPath(p)) return { path: p, reason: 'WORKFLOW_CHANGE_NOT_PERMITTED', message: 'workflow files cannot be changed: the App has no workflows permission' };
-  if (policy.isForbidden(p)) return { path: p, reason: 'FORBIDDEN_PATH', message: 'path is forbidden by the policy' };
-  if (!policy.isAllowed(p)) return { path: p, reason: 'NOT_ALLOWED_BY_POLICY', message: 'path is not in the policy write allowlist' };
-  if (!policy.inTaskScope(p)) return { path: p, reason: 'OUT_OF_SCOPE', message: 'path is outside the task scope' };
-  if (policy.isLockfile(p) && !policy.allowLockfiles) return { path: p, reason: 'LOCKFILE_NOT_ALLOWED', message: 'lockfile changes are not allowed by the policy' };
-  if (policy.isGenerated(p) && !policy.allowGenerated) return { path: p, reason: 'GENERATED_NOT_ALLOWED', message: 'generated file changes are not allowed by the policy' };
+  const denied = policyDenial(p, policy);
+  if (denied) return denied;
   const staged = index.get(p);
   if (entry?.mode === '160000' || staged?.mode === '160000') return { path: p, reason: 'SUBMODULE_CHANGE_NOT_PERMITTED', message: 'submodule pointers are read-only' };
   if (!entry && !staged) return { path: p, reason: 'PATH_NOT_CHANGED', message: 'no such file in the workspace or the index' };

@@ -1,0 +1,58 @@
+import { GitBoundaryError } from './git-boundary-error.js';
+import type { VerificationReport } from './verification-report.js';
+
+export const COMMIT_TYPES = ['feat', 'fix', 'chore', 'refactor', 'docs', 'test', 'build', 'ci', 'perf', 'style', 'revert'] as const;
+
+export interface CommitMessageInput {
+  type: (typeof COMMIT_TYPES)[number];
+  scope?: string;
+  summary: string;
+  /** The task as a human reads it (the issue title, or the CLI task's first line). */
+  task: string;
+  intent: string;
+  verification: VerificationReport;
+  risk: string[];
+  runId: string;
+  /** Issue URL, or the CLI task digest. */
+  taskId: string;
+}
+
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/**
+ * The commit message contract of seed §11.1: `<type>(<scope>): <summary>`, then Task, Intent,
+ * Verification (only what really ran; `not run: <why>` otherwise), Risk, and the trailers
+ * `Generated-by`, `Run-id`, `Task-id`. Ends with one newline, so the bytes are stable.
+ */
+export function formatCommitMessage(input: CommitMessageInput): string {
+  const summary = oneLine(input.summary ?? '');
+  if (!summary || !oneLine(input.intent ?? '') || !oneLine(input.task ?? '')) throw new GitBoundaryError('EMPTY_MESSAGE', 'commit summary, task and intent must not be empty', {});
+  if (!COMMIT_TYPES.includes(input.type)) throw new GitBoundaryError('INVALID_COMMIT_MESSAGE', `unknown commit type: ${input.type}`, { type: input.type });
+  const scope = input.scope ? oneLine(input.scope) : '';
+  if (scope && !/^[A-Za-z0-9._/-]+$/.test(scope)) throw new GitBoundaryError('INVALID_COMMIT_MESSAGE', `invalid commit scope: ${scope}`, { scope });
+  const subject = `${input.type}${scope ? `(${scope})` : ''}: ${summary}`;
+  if (subject.length > 100) throw new GitBoundaryError('INVALID_COMMIT_MESSAGE', 'commit subject is longer than 100 characters', { length: subject.length });
+  const verification: string[] = [];
+  for (const c of input.verification.checks) {
+    if (c.status === 'SKIPPED') continue;
+    verification.push(`- ${oneLine(c.name)}: ${c.status === 'PASSED' ? 'passed' : 'failed'}${c.detail ? ` (${oneLine(c.detail)})` : ''}`);
+  }
+  for (const n of input.verification.notRun) verification.push(`- not run: ${oneLine(n.name)}: ${oneLine(n.why)}`);
+  if (verification.length === 0) verification.push('- not run: no verification was recorded');
+  const risk = input.risk.length > 0 ? input.risk.map((r) => `- ${oneLine(r)}`) : ['- none identified'];
+  return [
+    subject,
+    '',
+    `Task: ${oneLine(input.task)}`,
+    `Intent: ${oneLine(input.intent)}`,
+    'Verification:',
+    ...verification,
+    'Risk:',
+    ...risk,
+    '',
+    'Generated-by: draftsman',
+    `Run-id: ${oneLine(input.runId)}`,
+    `Task-id: ${oneLine(input.taskId)}`,
+    '',
+  ].join('\n');
+}

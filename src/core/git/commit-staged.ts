@@ -1,0 +1,118 @@
+import git from 'isomorphic-git';
+import type { Workspace } from '../workspace/workspace.js';
+import { formatCommitMessage, type CommitMessageInput } from './commit-message.js';
+import { GitBoundaryError, type GitBoundaryReason } from './git-boundary-error.js';
+import { readHead, writeTreeFromFiles } from './git-objects.js';
+import { GIT_ACTOR, type LedgerSink } from './ledger-sink.js';
+import { scanChanges, type SecretFinding } from './secret-scan.js';
+import { policyDenial, type StageDenial } from './stage-paths.js';
+import { commitSide, indexSide } from './tree-side.js';
+import type { VerificationReport } from './verification-report.js';
+import type { VirtualIndex } from './virtual-index.js';
+import type { WritePolicy } from './write-policy.js';
+
+export interface GitIdentity {
+  name: string;
+  email: string;
+}
+
+export interface CommitRequest {
+  workspace: Workspace;
+  index: VirtualIndex;
+  message: Omit<CommitMessageInput, 'verification'>;
+  verification: VerificationReport;
+  policy: WritePolicy;
+  /** From configuration (DESIGN §4), never from the repository. */
+  identity: GitIdentity;
+  /** The attempt's createdAt (ISO 8601 or epoch ms): author and committer date. */
+  createdAt: string | number;
+  ledger?: LedgerSink;
+}
+
+export interface CommitResult {
+  commitSha: string;
+  treeSha: string;
+  parentSha: string;
+  message: string;
+  branch?: string;
+  files: { path: string; change: 'ADDED' | 'MODIFIED' | 'DELETED'; mode?: string; oid?: string }[];
+}
+
+/** Seconds since the epoch from the attempt's createdAt. */
+export function commitTimestamp(createdAt: string | number): number {
+  const ms = typeof createdAt === 'number' ? createdAt : Date.parse(createdAt);
+  if (!Number.isFinite(ms)) throw new TypeError(`invalid createdAt: ${String(createdAt)}`);
+  return Math.floor(ms / 1000);
+}
+
+/**
+ * Commit the virtual index on the agent branch, built from trees (writeTree -> writeCommit;
+ * never isomorphic-git's index). The parent is the base commit, so a run's change is always
+ * one commit on the base. Refuses (GitBoundaryError) when nothing is staged, the message is
+ * empty, a staged path is denied, the secret scan finds something, or verification failed.
+ * The same index, message, identity and createdAt give the same commit SHA.
+ */
+export async function commitStaged(request: CommitRequest): Promise<CommitResult> {
+  const { workspace, index, policy, ledger } = request;
+  const { fs, gitdir } = workspace;
+  const refuse = async (reason: GitBoundaryReason, message: string, data: Record<string, unknown>): Promise<never> => {
+    await ledger?.append({ actor: GIT_ACTOR, type: 'git.commit.refused', payload: { runId: request.message.runId, reason, ...data } });
+    throw new GitBoundaryError(reason, message, data);
+  };
+
+  const head = await readHead(fs, gitdir, workspace.baseCommitSha);
+  const headSha = head.sha ?? workspace.baseCommitSha;
+  const headSide = await commitSide(fs, gitdir, headSha);
+  const idx = indexSide(fs, gitdir, index);
+  const files: CommitResult['files'] = [];
+  for (const path of new Set([...headSide.files.keys(), ...idx.files.keys()])) {
+    const h = headSide.files.get(path);
+    const i = idx.files.get(path);
+    if (h && i && h.oid === i.oid && h.mode === i.mode) continue;
+    files.push(i ? { path, change: h ? 'MODIFIED' : 'ADDED', mode: i.mode, oid: i.oid } : { path, change: 'DELETED' });
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : 1));
+  if (files.length === 0) return refuse('NOTHING_STAGED', 'nothing is staged', {});
+
+  let message: string;
+  try {
+    message = formatCommitMessage({ ...request.message, verification: request.verification });
+  } catch (error) {
+    if (error instanceof GitBoundaryError) return refuse(error.reason, error.message, error.data);
+    throw error;
+  }
+
+  const denials = files.map((f) => policyDenial(f.path, policy)).filter((d): d is StageDenial => d !== undefined);
+  if (denials.length > 0) return refuse('DENIED_PATH_STAGED', `denied path(s) staged: ${denials.map((d) => d.path).join(', ')}`, { denials });
+
+  const findings: SecretFinding[] = scanChanges(
+    await Promise.all(
+      files.map(async (f) => ({
+        path: f.path,
+        oldBytes: headSide.files.has(f.path) && headSide.files.get(f.path)!.mode !== '160000' ? await headSide.read(f.path) : undefined,
+        newBytes: f.oid && f.mode !== '160000' ? await idx.read(f.path) : undefined,
+      })),
+    ),
+  );
+  if (findings.length > 0) return refuse('SECRET_DETECTED', `potential secret(s) in the staged diff: ${findings.length}`, { findings });
+
+  if (request.verification.status === 'FAILED') {
+    const failed = request.verification.checks.filter((c) => c.status === 'FAILED').map((c) => c.name);
+    return refuse('VERIFICATION_FAILED', 'the required verification failed', { failed });
+  }
+
+  const treeSha = await writeTreeFromFiles(fs, gitdir, index.files());
+  const when = { timestamp: commitTimestamp(request.createdAt), timezoneOffset: 0 };
+  const person = { name: request.identity.name, email: request.identity.email, ...when };
+  const parentSha = workspace.baseCommitSha;
+  const commitSha = await git.writeCommit({ fs, gitdir, commit: { message, tree: treeSha, parent: [parentSha], author: person, committer: person } });
+  if (head.branch) await git.writeRef({ fs, gitdir, ref: `refs/heads/${head.branch}`, value: commitSha, force: true });
+  else await git.writeRef({ fs, gitdir, ref: 'HEAD', value: commitSha, force: true });
+
+  await ledger?.append({
+    actor: GIT_ACTOR,
+    type: 'git.commit.created',
+    payload: { runId: request.message.runId, branch: head.branch, commitSha, treeSha, parentSha, filesChanged: files.length, files: files.map((f) => ({ path: f.path, change: f.change })) },
+  });
+  return { commitSha, treeSha, parentSha, message, ...(head.branch ? { branch: head.branch } : {}), files };
+}

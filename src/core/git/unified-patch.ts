@@ -1,0 +1,167 @@
+import { diffArrays } from 'diff';
+import { bytesToBinaryString, utf8ToBinaryString } from './binary-string.js';
+import { compareBytes, isBinaryContent, ZERO_OID } from './git-objects.js';
+import { quoteGitPath } from './quote-path.js';
+import type { SideFile, TreeSide } from './tree-side.js';
+
+export type PatchKind = 'ADDED' | 'MODIFIED' | 'DELETED' | 'TYPE_CHANGED';
+
+/** One file's part of a patch. `text` is a binary string (one code unit per byte). */
+export interface FilePatch {
+  path: string;
+  kind: PatchKind;
+  oldMode?: string;
+  newMode?: string;
+  oldOid?: string;
+  newOid?: string;
+  binary: boolean;
+  insertions: number;
+  deletions: number;
+  text: string;
+}
+
+const CONTEXT = 3;
+
+/** Split into lines, each keeping its `\n` (the last may have none). */
+function splitLines(text: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      out.push(text.slice(start, i + 1));
+      start = i + 1;
+    }
+  }
+  if (start < text.length) out.push(text.slice(start));
+  return out;
+}
+
+type Op = { tag: ' ' | '-' | '+'; line: string; oldNo: number; newNo: number };
+
+/**
+ * Unified hunks (3 lines of context, git's header format) between two binary strings, plus
+ * counts. Lines without a final newline get git's `\ No newline at end of file` marker.
+ */
+export function buildHunks(oldText: string, newText: string): { hunks: string; insertions: number; deletions: number } {
+  const a = splitLines(oldText);
+  const b = splitLines(newText);
+  const ops: Op[] = [];
+  let oldNo = 0;
+  let newNo = 0;
+  for (const change of diffArrays(a, b)) {
+    for (const line of change.value) {
+      if (change.removed) ops.push({ tag: '-', line, oldNo: oldNo++, newNo });
+      else if (change.added) ops.push({ tag: '+', line, oldNo, newNo: newNo++ });
+      else ops.push({ tag: ' ', line, oldNo: oldNo++, newNo: newNo++ });
+    }
+  }
+  let insertions = 0;
+  let deletions = 0;
+  let hunks = '';
+  let i = 0;
+  while (i < ops.length) {
+    while (i < ops.length && ops[i].tag === ' ') i++;
+    if (i >= ops.length) break;
+    const start = Math.max(0, i - CONTEXT);
+    let end = i;
+    // Extend while the next change is within 2*CONTEXT unchanged lines.
+    for (;;) {
+      while (end < ops.length && ops[end].tag !== ' ') end++;
+      let j = end;
+      while (j < ops.length && ops[j].tag === ' ') j++;
+      if (j < ops.length && j - end <= 2 * CONTEXT) end = j;
+      else {
+        end = Math.min(ops.length, end + CONTEXT);
+        break;
+      }
+    }
+    const slice = ops.slice(start, end);
+    const oldCount = slice.filter((o) => o.tag !== '+').length;
+    const newCount = slice.filter((o) => o.tag !== '-').length;
+    const oldStart = oldCount === 0 ? slice[0].oldNo : slice[0].oldNo + 1;
+    const newStart = newCount === 0 ? slice[0].newNo : slice[0].newNo + 1;
+    const range = (s: number, n: number) => (n === 1 ? `${s}` : `${s},${n}`);
+    hunks += `@@ -${range(oldStart, oldCount)} +${range(newStart, newCount)} @@\n`;
+    for (const op of slice) {
+      if (op.tag === '+') insertions++;
+      if (op.tag === '-') deletions++;
+      hunks += op.tag + op.line;
+      if (!op.line.endsWith('\n')) hunks += '\n\\ No newline at end of file\n';
+    }
+    i = end;
+  }
+  return { hunks, insertions, deletions };
+}
+
+const label = (prefix: string, path: string) => {
+  const quoted = quoteGitPath(`${prefix}${path}`);
+  return quoted;
+};
+const fileLine = (prefix: string, path: string) => {
+  const quoted = label(prefix, path);
+  return quoted.startsWith('"') || !path.includes(' ') ? quoted : `${quoted}\t`;
+};
+
+async function content(side: TreeSide, path: string, file: SideFile): Promise<Uint8Array> {
+  if (file.mode === '160000') return new TextEncoder().encode(`Subproject commit ${file.oid}\n`);
+  return side.read(path);
+}
+
+/** One `diff --git` section (an add, a delete, or a same-type change). */
+async function section(path: string, from: TreeSide, to: TreeSide, a: SideFile | undefined, b: SideFile | undefined): Promise<Omit<FilePatch, 'kind' | 'path'>> {
+  const oldBytes = a ? await content(from, path, a) : new Uint8Array();
+  const newBytes = b ? await content(to, path, b) : new Uint8Array();
+  const binary = isBinaryContent(oldBytes) || isBinaryContent(newBytes);
+  let head = utf8ToBinaryString(`diff --git ${label('a/', path)} ${label('b/', path)}\n`);
+  if (!a && b) head += `new file mode ${b.mode}\nindex ${ZERO_OID}..${b.oid}\n`;
+  else if (a && !b) head += `deleted file mode ${a.mode}\nindex ${a.oid}..${ZERO_OID}\n`;
+  else if (a && b) {
+    if (a.mode !== b.mode) head += `old mode ${a.mode}\nnew mode ${b.mode}\n`;
+    if (a.oid !== b.oid) head += a.mode === b.mode ? `index ${a.oid}..${b.oid} ${a.mode}\n` : `index ${a.oid}..${b.oid}\n`;
+  }
+  const from_ = a ? utf8ToBinaryString(fileLine('a/', path)) : '/dev/null';
+  const to_ = b ? utf8ToBinaryString(fileLine('b/', path)) : '/dev/null';
+  const meta = { oldMode: a?.mode, newMode: b?.mode, oldOid: a?.oid, newOid: b?.oid };
+  if (a?.oid === b?.oid) return { ...meta, binary, insertions: 0, deletions: 0, text: head };
+  if (binary) {
+    const an = a ? utf8ToBinaryString(label('a/', path)) : '/dev/null';
+    const bn = b ? utf8ToBinaryString(label('b/', path)) : '/dev/null';
+    return { ...meta, binary, insertions: 0, deletions: 0, text: `${head}Binary files ${an} and ${bn} differ\n` };
+  }
+  const { hunks, insertions, deletions } = buildHunks(bytesToBinaryString(oldBytes), bytesToBinaryString(newBytes));
+  const text = hunks ? `${head}--- ${from_}\n+++ ${to_}\n${hunks}` : head;
+  return { ...meta, binary, insertions, deletions, text };
+}
+
+const typeOf = (f: SideFile) => (f.mode === '120000' ? 'link' : f.mode === '160000' ? 'gitlink' : 'file');
+
+/**
+ * Git-style patches from one side to another, file by file in path-byte order, with full
+ * object ids on `index` lines (so `git apply` can also restore binaries from the object store).
+ * Renames appear as a delete and an add (`--no-renames`); a type change as a delete then an
+ * add of the same path, as git prints it. `paths` limits the comparison to those paths.
+ */
+export async function diffSides(from: TreeSide, to: TreeSide, options: { paths?: string[] } = {}): Promise<FilePatch[]> {
+  const wanted = options.paths ? new Set(options.paths) : undefined;
+  const all = [...new Set([...from.files.keys(), ...to.files.keys()])].filter((p) => !wanted || wanted.has(p)).sort(compareBytes);
+  const out: FilePatch[] = [];
+  for (const path of all) {
+    const a = from.files.get(path);
+    const b = to.files.get(path);
+    if (a && b && a.oid === b.oid && a.mode === b.mode) continue;
+    if (a && b && typeOf(a) !== typeOf(b)) {
+      const del = await section(path, from, to, a, undefined);
+      const add = await section(path, from, to, undefined, b);
+      out.push({ path, kind: 'TYPE_CHANGED', oldMode: a.mode, newMode: b.mode, oldOid: a.oid, newOid: b.oid, binary: del.binary || add.binary, insertions: del.insertions + add.insertions, deletions: del.deletions + add.deletions, text: del.text + add.text });
+      continue;
+    }
+    const s = await section(path, from, to, a, b);
+    out.push({ path, kind: !a ? 'ADDED' : !b ? 'DELETED' : 'MODIFIED', ...s });
+  }
+  return out;
+}
+
+/** `git diff --numstat` lines (`-\t-` for binaries), paths quoted as git quotes them. */
+export function formatNumstat(files: FilePatch[]): string {
+  return files.map((f) => (f.binary ? `-\t-\t${quoteGitPath(f.path)}\n` : `${f.insertions}\t${f.deletions}\t${quoteGitPath(f.path)}\n`)).join('');
+}
