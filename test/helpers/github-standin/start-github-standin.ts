@@ -318,6 +318,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
         'x-ratelimit-limit': '5000',
         'x-ratelimit-remaining': '4999',
         'x-ratelimit-resource': 'core',
+        'x-github-request-id': `STANDIN:${calls.length + 1}`,
         ...(result.headers ?? {}),
       };
       res.writeHead(result.status, headers);
