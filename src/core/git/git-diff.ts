@@ -126,10 +126,13 @@ async function headSideOf(workspace: Workspace): Promise<{ sha: string; side: Tr
   return { sha, side: await commitSide(workspace.fs, workspace.gitdir, sha) };
 }
 
-/** `git diff`: workspace view vs the virtual index (unstaged changes). */
+/** `git diff`: workspace view vs the virtual index (unstaged changes to tracked files). */
 export async function diffUnstaged(workspace: Workspace, index: VirtualIndex, options: DiffOptions = {}): Promise<DiffResult> {
   const { sha } = await headSideOf(workspace);
-  const files = await diffSides(indexSide(workspace.fs, workspace.gitdir, index), await workspaceSide(workspace), options);
+  const work = await workspaceSide(workspace);
+  // Untracked files are not part of `git diff`.
+  for (const path of [...work.files.keys()]) if (!index.has(path)) work.files.delete(path);
+  const files = await diffSides(indexSide(workspace.fs, workspace.gitdir, index), work, options);
   return summarizeDiff(files, workspace.baseCommitSha, sha, options);
 }
 
