@@ -1,0 +1,83 @@
+import type { TaskContract } from '../task/task-contract.js';
+import type { RepoMap } from './repo-map-schema.js';
+
+/** Documented estimate: one token per 4 characters of the JSON rendering. */
+export const CHARS_PER_TOKEN = 4;
+
+export function estimateTokens(value: unknown): number {
+  return Math.ceil(JSON.stringify(value).length / CHARS_PER_TOKEN);
+}
+
+export type TaskProfile = 'dependency-upgrade' | 'import-migration' | 'symbol-change' | 'general';
+
+export interface RepoMapProjection {
+  baseCommitSha: string;
+  profile: TaskProfile;
+  tokenBudget: number;
+  estimatedTokens: number;
+  sections: Record<string, unknown>;
+  /** Sections left out or cut short to respect the budget. */
+  omitted: string[];
+}
+
+export function taskProfile(task: TaskContract): TaskProfile {
+  if (task.steps.some((s) => s.recipe === 'bump-dependency')) return 'dependency-upgrade';
+  if (task.steps.some((s) => s.recipe === 'migrate-import')) return 'import-migration';
+  if (task.steps.some((s) => s.recipe === 'rename-symbol') || task.searchTerms.some((t) => t.kind === 'symbol')) return 'symbol-change';
+  return 'general';
+}
+
+/**
+ * The slice of the map that matters for a task (Part 029 §8, §13), in priority order, within
+ * `tokenBudget` tokens as `estimateTokens` counts them: sections are added whole while they
+ * fit; a list that does not fit is cut to the longest prefix that does; the rest is named in
+ * `omitted`. The result's own estimate never exceeds the budget.
+ */
+export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: number): RepoMapProjection {
+  const profile = taskProfile(task);
+  const packages = task.steps.flatMap((s) => (s.recipe === 'bump-dependency' ? [s.package] : []));
+  const modules = map.modules.map((m) => ({ id: m.id, path: m.path, name: m.name, buildSystem: m.buildSystem, language: m.language, sourceRoots: m.sourceRoots, testRoots: m.testRoots, dependsOn: m.dependsOn }));
+  const build = map.build.map((b) => ({ module: b.moduleId, compile: b.compile?.argv.join(' '), test: b.unitTest?.argv.join(' '), focused: b.focusedTestTemplate?.argv.join(' '), needsNetwork: b.needsNetwork }));
+  const highRisk = map.risk.paths.filter((r) => r.level === 'high' || r.level === 'blocked').map((r) => `${r.path}${r.isDirectory ? '/**' : ''} (${r.level}: ${r.reason})`);
+  const hints = (kinds: string[]): unknown[] => map.navigationHints.filter((h) => kinds.includes(h.kind)).map((h) => ({ kind: h.kind, path: h.path, reason: h.reason }));
+  const ordered: [string, unknown][] = [['identity', { commit: map.baseCommitSha, languages: map.languages.slice(0, 5).map((l) => `${l.language} (${l.files})`) }]];
+  if (profile === 'dependency-upgrade') {
+    const locations = map.manifests
+      .filter((m) => m.dependencies.some((d) => packages.some((p) => d.name === p || d.name.endsWith(`:${p}`) || p.endsWith(`:${d.name.split(':').pop()}`))))
+      .map((m) => ({ path: m.path, matches: m.dependencies.filter((d) => packages.some((p) => d.name === p || d.name.endsWith(`:${p}`))).map((d) => `${d.name}@${d.version ?? '?'} (${d.kind})`) }));
+    ordered.push(['dependencyLocations', locations], ['build', build], ['modules', modules], ['manifests', map.manifests.map((m) => m.path)], ['highRiskPaths', highRisk], ['tests', hints(['test'])]);
+  } else if (profile === 'import-migration' || profile === 'symbol-change') {
+    ordered.push(['modules', modules], ['apis', hints(['api', 'entrypoint'])], ['build', build], ['highRiskPaths', highRisk], ['tests', hints(['test'])], ['configs', hints(['config'])]);
+  } else {
+    ordered.push(['modules', modules], ['build', build], ['entrypoints', hints(['entrypoint', 'api'])], ['importantFiles', map.filesystem.importantFiles], ['highRiskPaths', highRisk], ['configs', hints(['config', 'schema', 'migration'])], ['tests', hints(['test'])]);
+  }
+
+  const sections: Record<string, unknown> = {};
+  const omitted: string[] = [];
+  const base = { baseCommitSha: map.baseCommitSha, profile, tokenBudget, estimatedTokens: 0, sections, omitted: [] as string[] };
+  const used = (): number => estimateTokens({ ...base, sections, omitted: [...omitted, 'x'.repeat(40)] });
+  for (const [name, value] of ordered) {
+    sections[name] = value;
+    if (used() <= tokenBudget) continue;
+    if (Array.isArray(value)) {
+      let lo = 0;
+      let hi = value.length;
+      while (lo < hi) {
+        const mid = Math.ceil((lo + hi) / 2);
+        sections[name] = value.slice(0, mid);
+        if (used() <= tokenBudget) lo = mid;
+        else hi = mid - 1;
+      }
+      if (lo > 0) {
+        sections[name] = value.slice(0, lo);
+        omitted.push(`${name}: ${value.length - lo} of ${value.length} items`);
+        continue;
+      }
+    }
+    delete sections[name];
+    omitted.push(name);
+  }
+  const result: RepoMapProjection = { ...base, sections, omitted };
+  result.estimatedTokens = estimateTokens(result);
+  return result;
+}
