@@ -1,6 +1,7 @@
 import { XMLValidator } from 'fast-xml-parser';
 import { parse as parseToml } from 'smol-toml';
 import { parseAllDocuments } from 'yaml';
+import { scanJson } from './json-scan.js';
 import type { DataFormat } from './language-for-path.js';
 import { LineIndex } from './line-index.js';
 import type { ParseProblem } from './types.js';
@@ -39,8 +40,11 @@ function jsonProblems(parsed: string, original: string): ParseProblem[] {
     let at: { line: number; column: number };
     if (position) at = index.position(Math.min(Number(position[1]), original.length));
     else if (lineColumn) at = { line: Number(lineColumn[1]), column: Number(lineColumn[2]) };
-    else if (/end of JSON input/.test(message)) at = index.position(original.length);
-    else at = { line: 1, column: 1 };
+    else {
+      // This engine's message has no position: the scanner finds where the text stops being JSON.
+      const scanned = scanJson(parsed).error;
+      at = index.position(scanned ? scanned.offset : /end of JSON input/.test(message) ? original.length : 0);
+    }
     return [{ ...at, message: firstLine(message), type: 'JSON_PARSE' }];
   }
 }

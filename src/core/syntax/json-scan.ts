@@ -6,11 +6,27 @@ export interface JsonStringValue {
   end: number;
 }
 
+/** Thrown inside the scanner with the offset where the text stops being JSON. */
+class JsonScanError extends Error {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * Every string value of a JSON text with its key path, by a small scanner that keeps offsets
  * (JSON.parse keeps none). Returns undefined when the text is not JSON it can follow.
  */
 export function jsonStringValues(text: string): JsonStringValue[] | undefined {
+  const scanned = scanJson(text);
+  return scanned.error ? undefined : scanned.values;
+}
+
+/** Scan a JSON text: its string values, or the offset and reason of the first error. */
+export function scanJson(text: string): { values: JsonStringValue[]; error?: { offset: number; message: string } } {
   const out: JsonStringValue[] = [];
   let i = 0;
   const ws = () => {
@@ -19,7 +35,7 @@ export function jsonStringValues(text: string): JsonStringValue[] | undefined {
   const str = (): { value: string; start: number; end: number } => {
     const start = ++i;
     while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-    if (i >= text.length) throw new Error('unterminated string');
+    if (i >= text.length) throw new JsonScanError('unterminated string', start - 1);
     const end = i++;
     return { value: JSON.parse(`"${text.slice(start, end)}"`) as string, start, end };
   };
@@ -38,17 +54,17 @@ export function jsonStringValues(text: string): JsonStringValue[] | undefined {
       }
       for (;;) {
         ws();
-        if (text[i] !== '"') throw new Error('expected a key');
+        if (text[i] !== '"') throw new JsonScanError('expected a key', i);
         const key = str().value;
         ws();
-        if (text[i++] !== ':') throw new Error('expected :');
+        if (text[i++] !== ':') throw new JsonScanError('expected :', i);
         value([...path, key]);
         ws();
         if (text[i] === ',') i++;
         else if (text[i] === '}') {
           i++;
           return;
-        } else throw new Error('expected , or }');
+        } else throw new JsonScanError('expected , or }', i);
       }
     } else if (ch === '[') {
       i++;
@@ -64,19 +80,22 @@ export function jsonStringValues(text: string): JsonStringValue[] | undefined {
         else if (text[i] === ']') {
           i++;
           return;
-        } else throw new Error('expected , or ]');
+        } else throw new JsonScanError('expected , or ]', i);
       }
     } else {
       const m = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 64));
-      if (!m) throw new Error('unexpected token');
+      if (!m) throw new JsonScanError('unexpected token', i);
       i += m[0].length;
     }
   };
   try {
     if (text.charCodeAt(0) === 0xfeff) i = 1;
     value([]);
-    return out;
-  } catch {
-    return undefined;
+    ws();
+    if (i < text.length) throw new JsonScanError('unexpected text after the value', i);
+    return { values: out };
+  } catch (error) {
+    if (error instanceof JsonScanError) return { values: out, error: { offset: Math.min(error.offset, text.length), message: error.message } };
+    return { values: out, error: { offset: i, message: error instanceof Error ? error.message : String(error) } };
   }
 }

@@ -1,6 +1,6 @@
 import type { BumpDependencyStep } from '../../task/recipe-steps.js';
 import type { TextBump } from './bump-gradle.js';
-import { jsonStringValues } from './json-string-values.js';
+import { jsonStringValues } from '../../syntax/json-scan.js';
 import { bumpedVersion } from './version-edit.js';
 
 const NPM_SECTIONS = new Set(['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies']);
