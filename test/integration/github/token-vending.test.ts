@@ -223,8 +223,11 @@ describe('token handler factory and brokers', () => {
     standin.faults.inject({ kind: '502', count: 1, match: () => true });
     await mint('write', 11, { logger });
     const failures = [await caught(mint('read', 11, { privateKey: keys.otherPrivateKeyPem, logger })), await caught(mint('read', 999, { logger }))];
-    const keyLines = keys.privateKeyPem.split('\n').filter((l) => l.length > 40);
-    const secrets = [...keyLines, ...keys.otherPrivateKeyPem.split('\n').filter((l) => l.length > 40), ...standin.state.tokenValues()];
+    // Any 16-character aligned piece of either key's base64 body counts as a leak.
+    const keyPieces = [keys.privateKeyPem, keys.otherPrivateKeyPem].flatMap((pem) =>
+      pem.split('\n').filter((l) => !l.startsWith('-----')).flatMap((l) => l.match(/.{16}/g) ?? []),
+    );
+    const secrets = [...keyPieces, ...standin.state.tokenValues()];
     const haystack = [JSON.stringify(standin.calls), ...logger.lines, ...failures.map((e) => JSON.stringify(e.toJSON()) + String(e.message))].join('\n');
     expect(logger.lines.length).toBeGreaterThan(1);
     expect(standin.state.tokenValues().length).toBeGreaterThan(3);
