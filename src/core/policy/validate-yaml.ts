@@ -94,8 +94,33 @@ function humanMessage(issue: z.core.$ZodIssue, data: unknown, path: readonly Pro
     const suggestion = didYouMean(value, options);
     if (options.length > 0) return `${JSON.stringify(value)} is not allowed${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; expected one of: ${options.join(', ')}`;
   }
-  if (issue.code === 'invalid_type') return `expected ${issue.expected}, found ${describe(value)}`;
+  if (issue.code === 'invalid_value') return `must be ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}, found ${describe(value)}`;
+  if (issue.code === 'invalid_type') return `expected ${expectedName(issue.expected)}, found ${describe(value)}`;
+  if (issue.code === 'too_small' || issue.code === 'too_big') return sizeMessage(issue);
   return issue.message;
+}
+
+function expectedName(expected: string): string {
+  const names: Record<string, string> = { array: 'a list', object: 'a mapping', string: 'a string', number: 'a number', int: 'a whole number', boolean: 'true or false' };
+  return names[expected] ?? expected;
+}
+
+function sizeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string {
+  const small = issue.code === 'too_small';
+  const bound = Number(small ? (issue as z.core.$ZodIssueTooSmall).minimum : (issue as z.core.$ZodIssueTooBig).maximum);
+  const inclusive = issue.inclusive !== false;
+  switch (issue.origin) {
+    case 'number':
+    case 'int':
+      if (inclusive) return `must be ${small ? 'at least' : 'at most'} ${bound}`;
+      return `must be ${small ? 'greater' : 'less'} than ${bound}`;
+    case 'string':
+      return small && bound === 1 ? 'must not be empty' : `must be ${small ? 'at least' : 'at most'} ${bound} characters long`;
+    case 'array':
+      return `must have ${small ? 'at least' : 'at most'} ${bound} item${bound === 1 ? '' : 's'}`;
+    default:
+      return issue.message;
+  }
 }
 
 function describe(value: unknown): string {
@@ -130,7 +155,8 @@ function valueOffset(doc: Document, path: readonly PropertyKey[]): number {
       const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
       if (!pair) break;
       const valueNode = pair.value as YamlNode | null;
-      if (valueNode?.range) {
+      // An empty value (`key:` and nothing) is a zero-width node at the line's end; point at the key.
+      if (valueNode?.range && valueNode.range[1] > valueNode.range[0]) {
         node = valueNode;
         offset = valueNode.range[0];
       } else {
