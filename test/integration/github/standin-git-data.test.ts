@@ -184,3 +184,26 @@ describe('GitHub stand-in: Git Data SHAs equal native git', () => {
     }
   });
 });
+
+describe('GitHub stand-in over an existing bare repository', () => {
+  it('serves a bare repository in place: API reads see native commits and API refs land in that directory', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'bare-seed-'));
+    const bare = join(work, 'repo.git');
+    const env = { GIT_AUTHOR_NAME: 'N', GIT_AUTHOR_EMAIL: 'n@example.com', GIT_COMMITTER_NAME: 'N', GIT_COMMITTER_EMAIL: 'n@example.com' };
+    git(work, ['init', '--quiet', '--initial-branch=trunk', 'src']);
+    git(work, ['-C', 'src', 'commit', '--quiet', '--allow-empty', '-m', 'root'], undefined, env);
+    git(work, ['clone', '--quiet', '--bare', 'src', bare]);
+    const other = await startGitHubStandin({ appId: 9, privateKeyPem: keys.privateKeyPem, clock, repos: [{ owner: 'o', name: 'r', id: 5, gitdir: bare, defaultBranch: 'trunk' }] });
+    try {
+      const token = (await mintInstallationToken({ apiUrl: other.url, appId: 9, privateKey: keys.privateKeyPem, installationId: 1, repositoryId: 5, permissions: scopesFor('write'), clock })).token;
+      const head = git(bare, ['rev-parse', 'trunk']);
+      const branch = await api(other.url, 'GET', '/repos/o/r/branches/trunk', token);
+      expect(branch.body!.commit.sha).toBe(head);
+      expect((await api(other.url, 'POST', '/repos/o/r/git/refs', token, { ref: 'refs/heads/agent/local/rx', sha: head })).status).toBe(201);
+      expect(git(bare, ['rev-parse', 'refs/heads/agent/local/rx'])).toBe(head);
+    } finally {
+      await other.stop();
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
