@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
+import { ArtifactError } from '../../core/artifacts/artifact-error.js';
+import { assertArtifactKey } from '../../core/artifacts/artifact-key.js';
 import type { ArtifactStore, StoredObject } from '../../core/ports.js';
 
 /**
@@ -14,11 +16,9 @@ export class LocalArtifactStore implements ArtifactStore {
 
   constructor(readonly root: string) {}
 
-  /** Absolute path of a key. */
+  /** Absolute path of a key; ARTIFACT_KEY_INVALID for a key that could leave the root (same rule as S3). */
   pathOf(key: string): string {
-    if (!key || key.startsWith('/') || key.split('/').some((s) => s === '..' || s === '' || s === '.')) {
-      throw new Error(`invalid artifact key: ${key}`);
-    }
+    assertArtifactKey(key);
     return join(this.root, ...key.split('/'));
   }
 
@@ -27,7 +27,8 @@ export class LocalArtifactStore implements ArtifactStore {
       const body = new Uint8Array(await fs.readFile(this.pathOf(key)));
       return { body, etag: digest(body) };
     } catch (error) {
-      if (isNotFound(error)) return undefined;
+      // A key that names a directory (a prefix of other keys) is no object, as on S3.
+      if (isNotFound(error) || ['EISDIR', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) return undefined;
       throw error;
     }
   }
@@ -86,6 +87,10 @@ export class LocalArtifactStore implements ArtifactStore {
         else out.push(relative(this.root, full).split(sep).join('/'));
       }
     };
+    // A prefix is a key (or its beginning): it must not climb out of the root.
+    if (prefix.startsWith('/') || prefix.includes('\\') || prefix.split('/').some((s) => s === '..' || s === '.')) {
+      throw new ArtifactError('ARTIFACT_KEY_INVALID', `invalid list prefix: ${JSON.stringify(prefix)}`, { key: prefix });
+    }
     // Walk from the deepest directory the prefix names, then filter by the full prefix.
     const dirPart = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
     await walk(dirPart ? join(this.root, ...dirPart.split('/')) : this.root);
