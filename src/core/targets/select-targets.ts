@@ -1,0 +1,267 @@
+import { ownersFor } from '../repomap/codeowners.js';
+import { moduleForPath } from '../repomap/detect-modules.js';
+import { FileContents } from '../repomap/file-contents.js';
+import { baseName, ignoredDirOf, isBinaryByName, isDocPath, isGeneratedByName, isTestPath } from '../repomap/path-classes.js';
+import { globMatcher, type PathRules } from '../repomap/path-rules.js';
+import type { RepoMap } from '../repomap/repo-map-schema.js';
+import { createRiskClassifier } from '../repomap/risk-rules.js';
+import type { SymbolIndex } from '../repomap/symbol-index.js';
+import type { TaskContract } from '../task/task-contract.js';
+import type { Workspace } from '../workspace/workspace.js';
+import { keywordSearch, type KeywordHit } from './keyword-search.js';
+import { isDependencyManifest, recipeMatches } from './recipe-candidates.js';
+import { analyseSymbols, splitSymbolTerm, type SymbolFinding } from './symbol-search.js';
+import { TargetSelection, type FileClassification, type SelectedFile, type TargetEvidence, type TargetWarning } from './target-selection-schema.js';
+
+export interface SelectTargetsInput {
+  workspace: Workspace;
+  task: TaskContract;
+  map: RepoMap;
+  rules: PathRules;
+  /** Shared with the map build so nothing is read twice. */
+  contents?: FileContents;
+  /** Tree-sitter symbols; without it symbol search is textual and says so. */
+  symbols?: SymbolIndex;
+  /** At most this many files are reported as selected. */
+  maxSelected?: number;
+}
+
+const LOCKFILE_COMMANDS: Record<string, string> = {
+  'package-lock.json': 'npm install --package-lock-only',
+  'pnpm-lock.yaml': 'pnpm install --lockfile-only',
+  'yarn.lock': 'yarn install --mode update-lockfile',
+  'go.sum': 'go mod tidy',
+  'Cargo.lock': 'cargo update -p <crate>',
+  'poetry.lock': 'poetry lock --no-update',
+  'uv.lock': 'uv lock',
+  'Gemfile.lock': 'bundle lock',
+  'composer.lock': 'composer update --lock',
+};
+
+function classify(path: string, map: RepoMap, rules: PathRules): FileClassification {
+  if (rules.isLockfile(path)) return 'lockfile';
+  if (rules.isGenerated(path) || isGeneratedByName(path)) return 'generated';
+  if (map.manifests.some((m) => m.path === path)) return path.startsWith('.github/workflows/') ? 'ci' : 'manifest';
+  if (/^(\.github\/|\.gitlab-ci|Jenkinsfile|\.circleci\/)/.test(path)) return 'ci';
+  if (/(^|\/)(db\/migrations?|migrations|alembic\/versions)\//.test(path)) return 'migration';
+  if (isTestPath(path)) return 'test';
+  if (isDocPath(path)) return 'docs';
+  if (/\.(ya?ml|properties|toml|ini|conf|json)$/.test(path)) return 'config';
+  if (/\.(java|kt|scala|groovy|[cm]?[jt]sx?|py|go|rs|rb|php|cs|c|cc|cpp|h|hpp|swift|m|sql|sh)$/.test(path)) return 'source';
+  return 'other';
+}
+
+/**
+ * Target selection (Part 018 §16-21): explicit scope, policy filter, keyword search, symbol
+ * search, module awareness, risk filter, ranking, and a report with evidence for every
+ * selected file and a reason for every excluded one. Recipe steps select exactly the files the
+ * recipe can change. Deterministic: sorted output, no clock.
+ */
+export async function selectTargets(input: SelectTargetsInput): Promise<TargetSelection> {
+  const { workspace, task, map, rules } = input;
+  const contents = input.contents ?? new FileContents(workspace);
+  const warnings: TargetWarning[] = [];
+  const excluded = new Map<string, string>();
+  const risk = createRiskClassifier(rules);
+  const all = workspace.paths();
+
+  // 1. Explicit scope (task paths, narrowed by per-step paths when every step has them).
+  const scopeGlobs = task.paths ?? [];
+  const inTaskScope = scopeGlobs.length ? globMatcher(scopeGlobs) : () => true;
+  const stepGlobs = task.steps.length > 0 && task.steps.every((s) => s.paths) ? task.steps.flatMap((s) => s.paths!) : [];
+  const inStepScope = stepGlobs.length ? globMatcher(stepGlobs) : () => true;
+  const inScope = (p: string): boolean => inTaskScope(p) && inStepScope(p);
+  for (const glob of scopeGlobs) {
+    const m = globMatcher([glob]);
+    const hits = all.filter((p) => m(p));
+    if (hits.length === 0) warnings.push({ code: 'SCOPE_PATH_MISSING', message: `scope entry matches no file: ${glob}`, data: { glob } });
+    const forbidden = hits.filter((p) => rules.isForbidden(p));
+    if (forbidden.length > 0) {
+      warnings.push({ code: 'FORBIDDEN_PATH_IN_SCOPE', message: `the scope names forbidden paths: ${glob}`, data: { glob, paths: forbidden.slice(0, 20) } });
+      for (const p of forbidden) excluded.set(p, 'FORBIDDEN_PATH_IN_SCOPE: forbidden by policy');
+    }
+  }
+
+  // 2. Policy filter and skip list: what is never searched.
+  const candidates: string[] = [];
+  for (const p of all) {
+    if (!inScope(p)) continue;
+    const entry = workspace.entry(p);
+    if (!entry || entry.mode === '120000' || entry.mode === '160000') continue;
+    if (ignoredDirOf(p) || isBinaryByName(p)) continue;
+    if (rules.isForbidden(p)) {
+      if (!excluded.has(p)) excluded.set(p, 'forbidden path');
+      continue;
+    }
+    if (!rules.isAllowed(p)) continue;
+    if (rules.isGenerated(p) || isGeneratedByName(p)) continue;
+    candidates.push(p);
+  }
+  // Forbidden files are reported when they would have matched, so a reviewer sees what was left out.
+  const forbiddenInScope = all.filter((p) => inScope(p) && rules.isForbidden(p) && !ignoredDirOf(p) && !isBinaryByName(p));
+
+  const found = new Map<string, { hits: KeywordHit[]; evidence: TargetEvidence[]; reasons: string[]; score: number; symbol?: SymbolFinding }>();
+  const note = (p: string): { hits: KeywordHit[]; evidence: TargetEvidence[]; reasons: string[]; score: number; symbol?: SymbolFinding } => {
+    let f = found.get(p);
+    if (!f) found.set(p, (f = { hits: [], evidence: [], reasons: [], score: 0 }));
+    return f;
+  };
+  let strategy: string;
+  let filesSearched = 0;
+  let filesParsed = 0;
+  const terms: string[] = [];
+
+  if (task.steps.length > 0) {
+    // Recipe steps: exactly the files each recipe can change.
+    strategy = scopeGlobs.length ? 'explicit_scope_plus_recipe_candidates' : 'recipe_candidates';
+    for (const step of task.steps) {
+      const ownScope = step.paths ? globMatcher(step.paths) : () => true;
+      terms.push(step.recipe === 'replace' ? step.find : step.recipe === 'bump-dependency' ? step.package : step.from);
+      for (const p of candidates) {
+        if (!ownScope(p)) continue;
+        if (step.recipe === 'bump-dependency' && !isDependencyManifest(p)) continue;
+        if (rules.isLockfile(p)) continue;
+        const text = await contents.text(p);
+        filesSearched++;
+        if (text === undefined) continue;
+        const matches = recipeMatches(step, p, text);
+        if (matches.length === 0) continue;
+        const f = note(p);
+        f.score = Math.max(f.score, 0.9);
+        f.reasons.push(`${step.recipe} can change this file (${matches[0].detail})`);
+        for (const m of matches.slice(0, 10)) f.evidence.push({ type: 'recipe', line: m.line, snippet: m.snippet, term: terms[terms.length - 1], detail: `${step.recipe}: ${m.detail}` });
+      }
+      if (step.recipe === 'bump-dependency') {
+        for (const p of all.filter((x) => rules.isLockfile(x) && inScope(x))) {
+          const cmd = LOCKFILE_COMMANDS[baseName(p)] ?? 'the package manager';
+          excluded.set(p, `lockfile: not edited; refresh with ${cmd}`);
+          warnings.push({ code: 'LOCKFILE_NEEDS_REFRESH', message: `${p} must be refreshed with ${cmd}`, data: { path: p, command: cmd } });
+        }
+      }
+    }
+  } else {
+    // 3. Keyword search, 4. symbol search.
+    for (const t of task.searchTerms) {
+      terms.push(t.term);
+      if (t.kind === 'symbol') terms.push(...splitSymbolTerm(t.term).parts);
+    }
+    const uniqueTerms = [...new Set(terms)];
+    const searchPaths = [...candidates, ...forbiddenInScope];
+    const { hits, searched } = await keywordSearch(contents, searchPaths, uniqueTerms);
+    filesSearched = searched;
+    for (const [p, list] of hits) {
+      if (excluded.has(p) || rules.isForbidden(p)) {
+        excluded.set(p, excluded.get(p) ?? 'forbidden path');
+        continue;
+      }
+      const f = note(p);
+      f.hits = list;
+      const exact = list.filter((h) => task.searchTerms.some((t) => t.term === h.term)).length;
+      f.score += Math.min(0.15, 0.03 * list.length) + (exact > 0 ? 0.1 : 0);
+      f.reasons.push(`${list.length} keyword occurrence${list.length === 1 ? '' : 's'} (${[...new Set(list.map((h) => h.term))].join(', ')})`);
+      for (const h of list.slice(0, 10)) f.evidence.push({ type: 'keyword', line: h.line, snippet: h.snippet, term: h.term });
+    }
+    const symbolTerms = task.searchTerms.filter((t) => t.kind === 'symbol' || t.kind === 'quoted-identifier');
+    if (symbolTerms.length > 0) {
+      const analysis = await analyseSymbols(symbolTerms.map((t) => t.term), [...found.keys()].sort(), contents, input.symbols);
+      filesParsed = analysis.filesParsed;
+      for (const [p, finding] of analysis.findings) {
+        const f = note(p);
+        f.symbol = finding;
+        f.score += finding.score;
+        f.reasons.push(...finding.reasons);
+        f.evidence.push(...finding.evidence);
+      }
+      warnings.push({
+        code: 'SYMBOL_RESOLUTION_PARTIAL',
+        message: input.symbols ? 'symbol search is syntactic (tree-sitter tags); receivers are typed from declarations in the same file, the classpath is not resolved' : 'no syntax service: symbol search is textual (declarations and call shapes), not parsed',
+      });
+    }
+    strategy = `${scopeGlobs.length ? 'explicit_scope_plus_' : ''}${symbolTerms.length ? 'keyword_plus_symbol_search' : task.searchTerms.length ? 'keyword_search' : 'map_hints'}`;
+    if (task.searchTerms.length === 0 && task.kind === 'exploratory') {
+      // Nothing to search for: start from the map's entrypoints and APIs.
+      for (const h of map.navigationHints.filter((x) => (x.kind === 'entrypoint' || x.kind === 'api') && candidates.includes(x.path))) {
+        const f = note(h.path);
+        f.score = Math.max(f.score, h.confidence * 0.5);
+        f.reasons.push(`map hint: ${h.reason}`);
+        f.evidence.push({ type: 'scope', detail: `navigation hint ${h.kind} (${h.evidenceRefs.join(', ')})` });
+      }
+    }
+  }
+
+  // 5. Module awareness: modules that define a target symbol, and the modules depending on them.
+  const definingModules = new Set<string>();
+  for (const [p, f] of found) if (f.symbol?.definesTarget) definingModules.add(moduleForPath(map.modules, p)?.id ?? '');
+  const relevantModules = new Set(definingModules);
+  for (const m of map.modules) if (m.dependsOn.some((d) => definingModules.has(d))) relevantModules.add(m.id);
+
+  // 6. Risk filter and 7. ranking.
+  const selected: SelectedFile[] = [];
+  for (const [p, f] of found) {
+    const classification = classify(p, map, rules);
+    const mod = moduleForPath(map.modules, p);
+    const reasons = [...f.reasons];
+    let score = f.score;
+    if (scopeGlobs.length && inTaskScope(p)) {
+      score += 0.1;
+      reasons.push(`inside explicit scope: ${scopeGlobs.join(', ')}`);
+    }
+    if (classification === 'source') {
+      score += 0.1;
+      reasons.push('source file, not generated');
+    } else if (classification === 'test') score += 0.05;
+    else if (classification === 'docs') score -= 0.1;
+    if (mod && relevantModules.has(mod.id)) {
+      score += 0.05;
+      reasons.push(`module ${mod.name ?? mod.id} defines or depends on the target`);
+    }
+    const owners = ownersFor(map.ownership.rules, p).owners;
+    if (owners.length) {
+      score += 0.01;
+      reasons.push(`owned by ${owners.join(' ')}`);
+    }
+    const r = risk.classify(p);
+    let allowedToEdit = rules.isAllowed(p) && !rules.isForbidden(p);
+    if (rules.requiresApproval(p)) {
+      allowedToEdit = false;
+      reasons.push('requires approval by policy');
+    }
+    if (classification === 'generated' || classification === 'lockfile') {
+      score -= 0.5;
+      allowedToEdit = false;
+      reasons.push(`${classification} file: not edited`);
+    }
+    if (r?.level === 'blocked') {
+      allowedToEdit = false;
+      reasons.push(`blocked: ${r.reason}`);
+    } else if (r && r.level !== 'low') reasons.push(`risk ${r.level}: ${r.reason}`);
+    selected.push({ path: p, rank: Math.round(Math.max(0, Math.min(1, score)) * 100) / 100, classification, allowedToEdit, module: mod?.id, reasons, evidence: f.evidence });
+  }
+  selected.sort((a, b) => b.rank - a.rank || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const maxSelected = input.maxSelected ?? 200;
+  if (selected.length > maxSelected) warnings.push({ code: 'SEARCH_TRUNCATED', message: `${selected.length} files matched; the first ${maxSelected} are reported` });
+  const selectedFiles = selected.slice(0, maxSelected);
+
+  let status: TargetSelection['status'] = warnings.some((w) => w.code !== 'SYMBOL_RESOLUTION_PARTIAL') ? 'READY_WITH_WARNINGS' : warnings.length ? 'READY_WITH_WARNINGS' : 'READY';
+  let reason: string | undefined;
+  if (selectedFiles.length === 0) {
+    warnings.push({ code: 'TARGET_SELECTION_EMPTY', message: 'no file matched the task' });
+    if (task.kind === 'specific') {
+      status = 'FAILED';
+      reason = 'TARGET_SELECTION_EMPTY';
+    } else status = 'READY_WITH_WARNINGS';
+  }
+
+  return TargetSelection.parse({
+    schemaVersion: 1,
+    baseCommitSha: workspace.baseCommitSha,
+    strategy,
+    status,
+    reason,
+    selectedFiles,
+    excludedFiles: [...excluded].map(([path, why]) => ({ path, reason: why })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    warnings,
+    searchTerms: [...new Set(terms)].sort(),
+    stats: { filesConsidered: candidates.length, filesSearched, filesParsed },
+  });
+}
