@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { buildRepoMap } from '../../../src/core/repomap/build-repo-map.js';
+import { createGlobPathRules } from '../../../src/core/repomap/path-rules.js';
+import type { RepoMap } from '../../../src/core/repomap/repo-map-schema.js';
+import { goNestedModuleRepo, mavenMultiModuleRepo, pnpmWorkspaceRepo, pythonPackageRepo } from '../../fixtures/realistic-repos.js';
+import { createMemoryRepo, type MemoryRepoFile } from '../../helpers/memory-repo.js';
+
+async function mapOf(files: Record<string, MemoryRepoFile>, rules = createGlobPathRules({ forbidden: ['.github/workflows/**'] })): Promise<RepoMap> {
+  const repo = await createMemoryRepo(files);
+  return buildRepoMap({ workspace: repo.workspace, owner: 'acme', repo: 'demo', rules, policyDigest: 'p1' });
+}
+
+const mod = (map: RepoMap, id: string) => map.modules.find((m) => m.id === id);
+const hint = (map: RepoMap, kind: string, path: string) => map.navigationHints.find((h) => h.kind === kind && h.path === path);
+const build = (map: RepoMap, id: string) => map.build.find((b) => b.moduleId === id);
+
+describe('buildRepoMap on the Maven multi-module example', () => {
+  it('finds the modules, their roots and the module dependency from the manifests', async () => {
+    const map = await mapOf(mavenMultiModuleRepo());
+    expect(map.modules.map((m) => m.id)).toEqual(['maven:.', 'maven:order-api', 'maven:order-service']);
+    expect(mod(map, 'maven:order-service')).toMatchObject({
+      name: 'com.acme:order-service',
+      language: 'Java',
+      sourceRoots: ['order-service/src/main/java'],
+      testRoots: ['order-service/src/test/java'],
+      resourceRoots: ['order-service/src/main/resources'],
+      manifests: ['order-service/pom.xml'],
+      dependsOn: ['maven:order-api'],
+    });
+    expect(mod(map, 'maven:order-api')).toMatchObject({ sourceRoots: ['order-api/src/main/java'], testRoots: [], dependsOn: [] });
+    expect(map.dependencies.modules).toEqual([expect.objectContaining({ from: 'maven:order-service', to: 'maven:order-api', via: 'maven dependency: com.acme:order-api' })]);
+    const root = map.manifests.find((m) => m.path === 'pom.xml')!;
+    expect(root.members).toEqual(['order-api', 'order-service']);
+    expect(root.parent).toEqual({ name: 'org.springframework.boot:spring-boot-starter-parent', version: '3.1.5', relativePath: '' });
+    expect(root.properties).toEqual({ 'java.version': '17' });
+  });
+
+  it('infers module-specific Maven commands with the wrapper', async () => {
+    const map = await mapOf(mavenMultiModuleRepo());
+    expect(build(map, 'maven:order-service')).toMatchObject({
+      compile: { cwd: '.', argv: ['./mvnw', '-q', '-pl', 'order-service', '-am', '-DskipTests', 'compile'] },
+      unitTest: { cwd: '.', argv: ['./mvnw', '-q', '-pl', 'order-service', '-am', 'test'] },
+      needsNetwork: true,
+    });
+    expect(build(map, 'maven:order-service')!.focusedTestTemplate!.argv).toContain('-Dtest={className}');
+  });
+
+  it('gives hints with evidence: JAX-RS API, Spring Boot entrypoint, config, test, Flyway migration', async () => {
+    const map = await mapOf(mavenMultiModuleRepo());
+    expect(hint(map, 'api', 'order-service/src/main/java/com/acme/order/api/OrderResource.java')).toMatchObject({ confidence: 0.92, framework: 'jax-rs', origin: 'detected' });
+    expect(hint(map, 'entrypoint', 'order-service/src/main/java/com/acme/order/OrderApplication.java')?.reason).toContain('@SpringBootApplication');
+    expect(hint(map, 'config', 'order-service/src/main/resources/application.yml')).toBeDefined();
+    expect(hint(map, 'test', 'order-service/src/test/java/com/acme/order/OrderServiceTest.java')).toBeDefined();
+    expect(hint(map, 'migration', 'db/migration/V001__init.sql')?.reason).toBe('Flyway-style migration path');
+    expect(map.navigationHints.some((h) => h.path.includes('OrderService.java') && h.kind === 'api')).toBe(false);
+    const ids = new Set(map.evidence.map((e) => e.id));
+    for (const h of map.navigationHints) for (const ref of h.evidenceRefs) expect(ids.has(ref)).toBe(true);
+    const apiEvidence = map.evidence.find((e) => e.id === hint(map, 'api', 'order-service/src/main/java/com/acme/order/api/OrderResource.java')!.evidenceRefs[0])!;
+    expect(apiEvidence).toMatchObject({ path: 'order-service/src/main/java/com/acme/order/api/OrderResource.java', type: 'parsed_symbol' });
+    expect(apiEvidence.digest).toMatch(/^git:[0-9a-f]{40}$/);
+  });
+
+  it('lists filesystem facts, CODEOWNERS rules and risk with reasons', async () => {
+    const map = await mapOf(mavenMultiModuleRepo());
+    expect(map.filesystem.topLevelDirs).toEqual(['.github', 'db', 'order-api', 'order-service', 'target']);
+    expect(map.filesystem.ignoredDirs).toEqual([{ path: 'target', reason: 'build output', files: 1 }]);
+    expect(map.filesystem.importantFiles).toEqual(['.github/CODEOWNERS', 'README.md', 'mvnw', 'pom.xml']);
+    expect(map.ownership.source).toBe('.github/CODEOWNERS');
+    expect(map.ownership.rules.map((r) => r.pattern)).toEqual(['*', '*.sql', '/db/migration/', '/order-service/', '/order-service/src/main/java/com/acme/auth/']);
+    const risk = (p: string) => map.risk.paths.find((r) => r.path === p);
+    expect(risk('db/migration/V001__init.sql')).toMatchObject({ level: 'high', reason: 'database migration' });
+    expect(risk('.github/workflows/ci.yml')?.level).toBe('blocked');
+    expect(risk('pom.xml')).toMatchObject({ level: 'medium', reason: 'dependency/build config' });
+    expect(risk('target')).toMatchObject({ level: 'blocked', isDirectory: true });
+    expect(map.languages[0]).toMatchObject({ language: 'Java', files: 7, confidence: 1 });
+  });
+
+  it('is deterministic and commit-bound', async () => {
+    const a = await mapOf(mavenMultiModuleRepo());
+    const b = await mapOf(mavenMultiModuleRepo());
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    expect(a.identity).toMatchObject({ owner: 'acme', repo: 'demo', commit: a.baseCommitSha, scannerVersion: 'repomap-1.0.0', policyDigest: 'p1' });
+    expect(a.identity.workspaceDigest).toMatch(/^tree:[0-9a-f]{40}$/);
+  });
+
+  it('records a broken manifest as a warning, not a crash', async () => {
+    const files = { ...mavenMultiModuleRepo(), 'order-api/pom.xml': '<project><artifactId>broken</artifactId>', 'web/package.json': '{ "name": ' };
+    const map = await mapOf(files);
+    expect(map.warnings.filter((w) => w.code === 'MANIFEST_PARSE_ERROR').map((w) => w.path).sort()).toEqual(['order-api/pom.xml', 'web/package.json']);
+    expect(map.manifests.find((m) => m.path === 'order-api/pom.xml')!.parseError).toBeTruthy();
+    expect(mod(map, 'maven:order-service')).toBeDefined();
+  });
+
+  it('reports symlinks with withinWorkspace', async () => {
+    const map = await mapOf({ 'config/prod/app.yml': 'a: 1\n', 'config/current': { symlink: 'prod' }, 'escape': { symlink: '../../etc/passwd' } });
+    expect(map.filesystem.symlinks).toEqual([
+      { path: 'config/current', target: 'prod', withinWorkspace: true },
+      { path: 'escape', target: '../../etc/passwd', withinWorkspace: false },
+    ]);
+  });
+});
+
+describe('buildRepoMap on other ecosystems', () => {
+  it('pnpm workspaces: packages, workspace-protocol dependencies, pnpm commands, node_modules ignored', async () => {
+    const map = await mapOf(pnpmWorkspaceRepo());
+    expect(map.modules.map((m) => m.id)).toEqual(['pnpm:.', 'pnpm:apps/cli', 'pnpm:packages/core', 'pnpm:packages/web']);
+    expect(mod(map, 'pnpm:packages/web')!.dependsOn).toEqual(['pnpm:packages/core']);
+    expect(mod(map, 'pnpm:apps/cli')!.dependsOn).toEqual(['pnpm:packages/core']);
+    expect(map.dependencies.modules.find((e) => e.from === 'pnpm:packages/web')!.via).toBe('workspace protocol: @acme/core');
+    expect(mod(map, 'pnpm:packages/core')).toMatchObject({ sourceRoots: ['packages/core/src'], testRoots: ['packages/core/test'], language: 'TypeScript' });
+    expect(build(map, 'pnpm:packages/core')).toMatchObject({ compile: { argv: ['pnpm', '--filter', '@acme/core', 'run', 'build'] }, focusedTestTemplate: { cwd: 'packages/core', argv: ['npx', 'vitest', 'run', '{testFile}'] } });
+    expect(build(map, 'pnpm:packages/web')!.focusedTestTemplate!.argv).toEqual(['npx', 'jest', '{testFile}']);
+    expect(map.filesystem.ignoredDirs).toEqual([{ path: 'node_modules', reason: 'installed dependencies', files: 2 }]);
+    expect(map.manifests.some((m) => m.path.startsWith('node_modules/'))).toBe(false);
+    expect(map.manifests.find((m) => m.path === 'pnpm-workspace.yaml')!.members).toEqual(['packages/*', 'apps/*']);
+    expect(hint(map, 'api', 'packages/web/src/server.ts')?.framework).toBe('express');
+    expect(hint(map, 'test', 'packages/web/src/routes/users.test.ts')).toBeDefined();
+    expect(map.ownership.source).toBe('CODEOWNERS');
+  });
+
+  it('Go: a nested module is its own module and the root depends on it through require + replace', async () => {
+    const map = await mapOf(goNestedModuleRepo());
+    expect(map.modules.map((m) => [m.id, m.name])).toEqual([
+      ['go:.', 'github.com/acme/svc'],
+      ['go:tools', 'github.com/acme/svc/tools'],
+    ]);
+    expect(mod(map, 'go:.')!.dependsOn).toEqual(['go:tools']);
+    expect(build(map, 'go:tools')).toMatchObject({ compile: { cwd: 'tools', argv: ['go', 'build', './...'] }, needsNetwork: false });
+    expect(build(map, 'go:.')!.needsNetwork).toBe(true);
+    expect(hint(map, 'entrypoint', 'cmd/server/main.go')?.confidence).toBe(0.95);
+    expect(hint(map, 'generated', 'api/items.pb.go')).toBeDefined();
+    expect(hint(map, 'schema', 'api/items.proto')).toBeDefined();
+    expect(map.ownership.source).toBe('docs/CODEOWNERS');
+  });
+
+  it('Python: src layout, pytest commands, FastAPI route, alembic migration', async () => {
+    const map = await mapOf(pythonPackageRepo());
+    expect(map.modules).toEqual([expect.objectContaining({ id: 'python:.', name: 'acme-billing', language: 'Python', sourceRoots: ['src'], testRoots: ['tests'] })]);
+    const py = map.manifests.find((m) => m.path === 'pyproject.toml')!;
+    expect(py.dependencies.map((d) => `${d.name}${d.version ?? ''}`)).toEqual(['requests>=2.31', 'fastapi>=0.110', 'pydantic', 'pytest==8.0.0']);
+    expect(map.manifests.find((m) => m.path === 'requirements-dev.txt')!.dependencies.map((d) => d.name)).toEqual(['pytest', 'ruff']);
+    expect(build(map, 'python:.')!.focusedTestTemplate!.argv).toEqual(['python', '-m', 'pytest', '-q', '{testFile}']);
+    expect(hint(map, 'api', 'src/acme_billing/api.py')?.framework).toBe('fastapi');
+    expect(hint(map, 'migration', 'alembic/versions/001_init.py')).toBeDefined();
+  });
+});
