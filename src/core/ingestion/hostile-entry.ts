@@ -1,0 +1,15 @@
+/** Why a tree entry is refused at ingestion (DESIGN §9.4). */
+export type HostileKind = 'DOT_GIT' | 'DOT_DOT' | 'BAD_CHARACTER' | 'CASE_COLLISION' | 'TOO_DEEP' | 'TOO_LONG';
+
+/**
+ * Classify one tree entry name on its own. `.git` in any case, and the spellings Windows and
+ * macOS file systems fold onto it (`.git.`, `.git ` , `git~1`), count as DOT_GIT, as git's
+ * own `verify_path` does with core.protectNTFS/protectHFS.
+ */
+export function hostileNameKind(name: string): HostileKind | undefined {
+  if (name === '.' || name === '..') return 'DOT_DOT';
+  if (name === '' || /[/\\\u0000]/.test(name)) return 'BAD_CHARACTER';
+  const folded = name.toLowerCase().replace(/[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g, '');
+  if (folded === '.git' || /^\.git[. ]+$/.test(folded) || folded === 'git~1') return 'DOT_GIT';
+  return undefined;
+}
