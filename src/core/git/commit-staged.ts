@@ -71,8 +71,21 @@ export async function commitStaged(request: CommitRequest): Promise<CommitResult
     if (h && i && h.oid === i.oid && h.mode === i.mode) continue;
     files.push(i ? { path, change: h ? 'MODIFIED' : 'ADDED', mode: i.mode, oid: i.oid } : { path, change: 'DELETED' });
   }
-  files.sort((a, b) => (a.path < b.path ? -1 : 1));
   if (files.length === 0) return refuse('NOTHING_STAGED', 'nothing is staged', {});
+  // The commit's parent is the base: report, check and scan the whole change against it.
+  if (headSha !== workspace.baseCommitSha) {
+    const baseSide = await commitSide(fs, gitdir, workspace.baseCommitSha);
+    files.length = 0;
+    for (const path of new Set([...baseSide.files.keys(), ...idx.files.keys()])) {
+      const b = baseSide.files.get(path);
+      const i = idx.files.get(path);
+      if (b && i && b.oid === i.oid && b.mode === i.mode) continue;
+      files.push(i ? { path, change: b ? 'MODIFIED' : 'ADDED', mode: i.mode, oid: i.oid } : { path, change: 'DELETED' });
+    }
+    headSide.files = baseSide.files;
+    headSide.read = baseSide.read;
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : 1));
 
   let message: string;
   try {
