@@ -87,6 +87,14 @@ export const DEFAULT_INSTALLATION_PERMISSIONS: Record<string, string> = {
 
 export interface GitHubStandin {
   url: string;
+  /**
+   * Directory holding the repositories the stand-in created, as `<owner>/<name>.git`: a
+   * GIT_PROJECT_ROOT for `git http-backend`, so clones use GitHub's `/<owner>/<name>.git` paths.
+   * (Repositories seeded with `gitdir` stay where they are.)
+   */
+  gitRoot: string;
+  /** Whether an installation token may fetch (`read`) or push (`write`) this repository over git. */
+  authorizeGit(token: string, fullName: string, access: 'read' | 'write'): boolean;
   calls: RecordedCall[];
   state: {
     repos: Map<string, RepoState>;
@@ -162,7 +170,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
   const seedTime = parseIsoDate(options.seedDate ?? '2024-01-01T00:00:00Z');
   for (const seed of options.repos) {
     const defaultBranch = seed.defaultBranch ?? 'main';
-    const git = seed.gitdir ? new GitStore(seed.gitdir) : await GitStore.init(join(workdir, `${seed.owner}-${seed.name}.git`), defaultBranch);
+    const git = seed.gitdir ? new GitStore(seed.gitdir) : await GitStore.init(join(workdir, seed.owner, `${seed.name}.git`), defaultBranch);
     if (!seed.gitdir && seed.files) {
       const entries = [] as { path: string; mode: string; sha: string }[];
       for (const [path, file] of Object.entries(seed.files)) {
@@ -383,6 +391,12 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
 
   return {
     url: baseUrl.value,
+    gitRoot: workdir,
+    authorizeGit(token, fullName, access) {
+      const auth = registry.authenticate(`token ${token}`);
+      const repo = repos.get(fullName.toLowerCase());
+      return auth.kind === 'installation' && !!repo && auth.token.repositoryIds.includes(repo.id) && grants(auth.token.permissions, 'contents', access);
+    },
     calls,
     state: { repos, tokens: () => registry.list(), tokenValues: () => registry.values(), users },
     faults: {

@@ -129,6 +129,9 @@ describe('what a token may do on the stand-in', () => {
     expect((await api(standin.url, 'POST', '/repos/acme/gadgets/git/blobs', token, { content: 'x' })).status).toBe(404);
     expect((await api(standin.url, 'GET', '/repos/acme/widgets', token)).body).toMatchObject({ id: 11, default_branch: 'main', private: true });
     expect((await api(standin.url, 'GET', '/repos/acme/widgets', 'ghs_notatokenwemade')).status).toBe(401);
+    expect([standin.authorizeGit(token, 'acme/widgets', 'write'), standin.authorizeGit(token, 'acme/gadgets', 'read')]).toEqual([true, false]);
+    const { token: readToken } = await mint('read', 11);
+    expect([standin.authorizeGit(readToken, 'acme/widgets', 'read'), standin.authorizeGit(readToken, 'acme/widgets', 'write')]).toEqual([true, false]);
   });
 
   it('a token stops working when it expires (stand-in clock)', async () => {
