@@ -78,6 +78,21 @@ export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: nu
     omitted.push(name);
   }
   const result: RepoMapProjection = { ...base, sections, omitted };
-  result.estimatedTokens = estimateTokens(result);
+  // Names of omitted sections take room too: drop the lowest-priority section until it all fits.
+  const settle = (): number => {
+    for (let i = 0; i < 4; i++) {
+      const next = estimateTokens(result);
+      if (next === result.estimatedTokens) break;
+      result.estimatedTokens = next;
+    }
+    return result.estimatedTokens;
+  };
+  while (settle() > tokenBudget && Object.keys(sections).length > 0) {
+    const last = Object.keys(sections).pop()!;
+    delete sections[last];
+    for (let i = omitted.length - 1; i >= 0; i--) if (omitted[i].startsWith(`${last}:`)) omitted.splice(i, 1);
+    omitted.push(last);
+  }
+  settle();
   return result;
 }
