@@ -172,15 +172,17 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
     const defaultBranch = seed.defaultBranch ?? 'main';
     const git = seed.gitdir ? new GitStore(seed.gitdir) : await GitStore.init(join(workdir, seed.owner, `${seed.name}.git`), defaultBranch);
     if (!seed.gitdir && seed.files) {
+      git.direct = true;
       const entries = [] as { path: string; mode: string; sha: string }[];
       for (const [path, file] of Object.entries(seed.files)) {
         const content = typeof file === 'string' || file instanceof Uint8Array ? file : file.content;
         const mode: TreeEntryMode = typeof file === 'object' && !(file instanceof Uint8Array) ? (file.mode ?? '100644') : '100644';
         entries.push({ path, mode, sha: await git.writeBlob(typeof content === 'string' ? Buffer.from(content) : content) });
       }
-      const tree = await buildTree(git, undefined, entries);
+      const tree = await buildTree(git, undefined, entries, { trustShas: true });
       const sig: Signature = { name: 'Seed', email: 'seed@example.invalid', ...seedTime };
       const commit = await git.writeCommit({ tree, parents: [], author: sig, committer: sig, message: 'Initial commit\n' });
+      git.direct = false;
       await git.updateRef(`refs/heads/${defaultBranch}`, commit);
     }
     const repo: RepoState = {
