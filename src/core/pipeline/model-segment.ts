@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { defineLlmTool, runLlmPhase, type LlmTool } from '../engines/llm/index.js';
+import { RecordedExchange } from '../engines/llm/recorded-exchange.js';
+import { diffWorkspaceToBase } from '../git/git-diff.js';
+import { redactSecrets } from '../git/secret-scan.js';
+import type { PhaseContext } from '../phases/orchestrator.js';
+import { PHASE_CONTRACTS } from '../phases/phase-contracts.js';
+import type { TaskContract } from '../task/task-contract.js';
+import { normalizeRepoPath } from '../util/repo-path.js';
+import type { SegmentResult } from './phases/change-phase.js';
+import type { Segment } from './phases/planning-phase.js';
+import { viewsFor, type PipelineEnv } from './pipeline-env.js';
+
+const MAX_READ_BYTES = 200_000;
+
+/**
+ * One model segment: a bounded tool-calling loop whose tools are projections of core services
+ * (read, search, list, write within the segment's files, diff). Every write goes through the
+ * phase runtime (contract and allowed files); file content is redacted before any request.
+ * Exchanges are ledgered, and a resumed attempt replays them instead of asking again.
+ */
+export async function runModelSegment(env: PipelineEnv, context: PhaseContext, task: TaskContract, segment: Segment): Promise<SegmentResult> {
+  const model = env.model;
+  if (!model) throw new Error('no model is configured');
+  const views = viewsFor(env, task);
+  const workspace = context.workspace;
+  const allowed = new Set(segment.paths);
+  const written = new Map<string, number>();
+  const redact = (text: string) => redactSecrets(text).text;
+
+  const tools: LlmTool<any>[] = [
+    defineLlmTool({
+      name: 'file.read',
+      description: 'Read a file of the repository (UTF-8 text).',
+      args: z.object({ path: z.string() }),
+      run: async ({ path }) => {
+        const p = normalizeRepoPath(path);
+        const bytes = await workspace.read(p);
+        return new TextDecoder().decode(bytes.slice(0, MAX_READ_BYTES));
+      },
+    }),
+    defineLlmTool({
+      name: 'code_search.search',
+      description: 'Search the repository for a literal string; returns path:line: text lines.',
+      args: z.object({ query: z.string().min(2), maxResults: z.number().int().positive().max(200).optional() }),
+      run: async ({ query, maxResults }) => {
+        const out: string[] = [];
+        for (const p of workspace.paths()) {
+          if (out.length >= (maxResults ?? 50)) break;
+          if (views.rules.isGenerated(p)) continue;
+          const entry = workspace.entry(p);
+          if (entry?.mode !== '100644' && entry?.mode !== '100755') continue;
+          const bytes = await workspace.read(p);
+          if (bytes.includes(0) || bytes.length > MAX_READ_BYTES) continue;
+          const lines = new TextDecoder().decode(bytes).split('\n');
+          lines.forEach((line, i) => {
+            if (line.includes(query) && out.length < (maxResults ?? 50)) out.push(`${p}:${i + 1}: ${line.trim().slice(0, 200)}`);
+          });
+        }
+        return out.join('\n') || 'no match';
+      },
+    }),
+    defineLlmTool({
+      name: 'repo_map.query',
+      description: 'List repository files whose path contains a substring.',
+      args: z.object({ contains: z.string() }),
+      run: async ({ contains }) => workspace.paths().filter((p) => p.includes(contains)).slice(0, 200).join('\n') || 'no match',
+    }),
+    defineLlmTool({
+      name: 'file.write',
+      description: 'Replace the whole content of one of the files this segment may change.',
+      args: z.object({ path: z.string(), content: z.string() }),
+      run: async ({ path, content }) => {
+        const p = normalizeRepoPath(path);
+        if (!allowed.has(p)) throw new Error(`refused: ${p} is not one of the files this segment may change`);
+        await workspace.write(p, content);
+        written.set(p, (written.get(p) ?? 0) + 1);
+        return `wrote ${p}`;
+      },
+    }),
+    defineLlmTool({
+      name: 'git.diff',
+      description: 'The change made so far, as a unified diff (truncated for size).',
+      args: z.object({}),
+      run: async () => (await diffWorkspaceToBase(workspace, { isGenerated: (p) => views.rules.isGenerated(p) })).modelPatch,
+    }),
+  ];
+
+  const replay = context.ledger
+    .entries()
+    .filter((e) => e.type === 'MODEL_EXCHANGE' && e.phase === context.phase && e.payload.segment === segment.id)
+    .map((e) => RecordedExchange.parse(e.payload.exchange));
+  const contract = PHASE_CONTRACTS[context.phase];
+  const result = await runLlmPhase({
+    model,
+    phase: { name: context.phase, goal: contract.goal, allowedTools: [...contract.allowedTools] },
+    tools,
+    system: `You are draftsman, making one bounded change in a repository. Only these files may change: ${[...allowed].join(', ') || '(none)'}. Keep the change minimal.`,
+    task: { title: env.request.issue?.title ?? env.request.task?.title ?? '', objective: task.objective },
+    context: `Files you may change:\n${[...allowed].join('\n')}`,
+    budgets: { maxModelCalls: views.limits.maxModelCalls, maxTokens: contract.budgets.maxTokens, maxSteps: contract.budgets.maxSteps },
+    redact,
+    replay,
+    record: async (exchange) => {
+      await context.ledger.append({ actor: 'model', phase: context.phase, type: 'MODEL_EXCHANGE', payload: { segment: segment.id, exchange } });
+    },
+  });
+  for (const refusal of result.refusals) {
+    await context.ledger.append({ actor: 'orchestrator', phase: context.phase, type: 'TOOL_REFUSED', payload: { tool: refusal.tool, reason: refusal.reason ?? '', message: refusal.message ?? '' } });
+  }
+  return {
+    id: segment.id,
+    engine: 'llm',
+    changedFiles: [...written.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, edits]) => ({ path, edits })),
+    skipped: [],
+    notes: [`model ${model.model}: ${result.status} (${result.reason})`],
+    lockfilesToRefresh: [],
+    model: { calls: result.calls, tokens: result.tokens, status: result.status, summary: result.summary.slice(0, 2000) },
+  };
+}

@@ -1,0 +1,74 @@
+import type { PhaseHandler } from '../../phases/orchestrator.js';
+import { TaskError } from '../../task/task-error.js';
+import { parseTask } from '../../task/parse-task.js';
+import { TaskContract } from '../../task/task-contract.js';
+import type { PipelineEnv } from '../pipeline-env.js';
+
+/** Read the task contract an earlier phase produced (validated, since it comes from a checkpoint). */
+export function taskOf(outputs: Readonly<Record<string, unknown>>): TaskContract {
+  return TaskContract.parse(outputs.intake);
+}
+
+/** Intake: the request snapshot becomes a TaskContract; the mode must be one the policy allows. */
+export function intakePhase(env: PipelineEnv): PhaseHandler {
+  return {
+    name: 'intake',
+    async run(context) {
+      await context.runtime.use('task.parse');
+      const { request } = env;
+      const text = request.issue ?? request.task ?? { title: '', body: '' };
+      let task: TaskContract;
+      try {
+        task = parseTask({
+          title: text.title,
+          body: text.body,
+          comment: request.comment?.body,
+          forcedMode: request.forcedMode,
+          source: request.issue ? 'github' : 'cli',
+          commandPrefix: env.policy.triggers.commandPrefix,
+        });
+      } catch (error) {
+        if (!(error instanceof TaskError)) throw error;
+        return {
+          output: null,
+          summary: `the task block is invalid: ${error.message}`,
+          stop: { state: 'FAILED', reason: error.reason, details: { problems: error.data.problems } },
+        };
+      }
+      if (!env.policy.agent.allowedModes.includes(task.mode)) {
+        return {
+          output: task,
+          summary: `mode ${task.mode} is not allowed by agent.allowedModes`,
+          stop: { state: 'BLOCKED', reason: 'MODE_NOT_ALLOWED', details: { mode: task.mode, allowed: env.policy.agent.allowedModes } },
+        };
+      }
+      await env.reporter?.report({
+        runId: request.runId,
+        attempt: env.attempt,
+        status: 'RUNNING',
+        phases: [],
+        taskEcho: echoTask(task),
+      });
+      return {
+        output: task,
+        summary: `${task.kind} task in ${task.mode} mode with ${task.steps.length} step(s)`,
+        decisions: [`mode: ${task.mode}`, `kind: ${task.kind}`],
+      };
+    },
+  };
+}
+
+/** The parsed task, echoed back to the maintainer before work starts (DESIGN §6). */
+export function echoTask(task: TaskContract): string {
+  const lines = [`mode: ${task.mode}`, `kind: ${task.kind}`];
+  if (task.base) lines.push(`base: ${task.base}`);
+  if (task.paths) lines.push(`paths: [${task.paths.join(', ')}]`);
+  if (task.steps.length > 0) {
+    lines.push('steps:');
+    for (const step of task.steps) lines.push(`  - ${JSON.stringify(step)}`);
+  }
+  const budgets = Object.entries(task.budgets).filter(([, v]) => v !== undefined);
+  if (budgets.length > 0) lines.push(`budgets: {${budgets.map(([k, v]) => `${k}: ${v}`).join(', ')}}`);
+  if (task.objective.trim()) lines.push(`objective: ${JSON.stringify(task.objective.trim().slice(0, 500))}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,65 @@
+import { applyRecipeToFile } from '../../engines/recipe/apply-recipe-to-file.js';
+import type { JudgeVerdict } from '../../git/verification-report.js';
+import type { PhaseHandler } from '../../phases/orchestrator.js';
+import type { PipelineEnv } from '../pipeline-env.js';
+import { changeOf } from './change-phase.js';
+import { planOf } from './planning-phase.js';
+import { verificationOf } from './verification-phase.js';
+
+/**
+ * The judge, deterministic for recipe runs: the objective is met when applying each idempotent
+ * recipe again changes nothing; the change overreaches when it touches a file no segment
+ * planned; the evidence suffices when the required verification passed.
+ */
+export function judgePhase(env: PipelineEnv): PhaseHandler {
+  return {
+    name: 'judge',
+    async run(context) {
+      const plan = planOf(context.outputs);
+      const change = changeOf(context.outputs);
+      const verification = verificationOf(context.outputs);
+      const reasons: string[] = [];
+      let verdict: JudgeVerdict['verdict'] = 'ACCEPT';
+      const planned = new Set(plan.segments.flatMap((s) => s.paths));
+      const changed = context.workspace.changes().map((c) => c.path);
+      const overreach = changed.filter((p) => !planned.has(p));
+      if (overreach.length > 0) {
+        verdict = 'REJECT';
+        reasons.push(`changed files no segment planned: ${overreach.join(', ')}`);
+      }
+      if (verification.report.status !== 'PASSED') {
+        verdict = 'REJECT';
+        reasons.push('required verification did not pass');
+      }
+      for (const segment of plan.segments) {
+        const result = change.segments.find((r) => r.id === segment.id);
+        if (!result || result.changedFiles.length === 0) {
+          if (verdict === 'ACCEPT') verdict = 'NEEDS_REVIEW';
+          reasons.push(`${segment.id} changed no file`);
+          continue;
+        }
+        const step = segment.step;
+        if (!step || step.recipe === 'replace') continue;
+        await context.runtime.use('file.read', { segment: segment.id });
+        const unfinished: string[] = [];
+        for (const path of segment.paths) {
+          if (!context.workspace.entry(path)) continue;
+          const bytes = await context.workspace.read(path);
+          if (bytes.includes(0)) continue;
+          const again = applyRecipeToFile(step, { path, text: new TextDecoder().decode(bytes) }, { syntax: env.syntax });
+          if (again && again.edits.length > 0) unfinished.push(path);
+        }
+        if (unfinished.length > 0) {
+          if (verdict === 'ACCEPT') verdict = 'NEEDS_REVIEW';
+          reasons.push(`${segment.id} would still change: ${unfinished.slice(0, 10).join(', ')}`);
+        } else reasons.push(`${segment.id}: applying it again changes nothing (objective met for ${result.changedFiles.length} file(s))`);
+      }
+      const judge: JudgeVerdict = { verdict, reasons };
+      await context.ledger.append({ actor: 'orchestrator', phase: 'judge', type: 'JUDGE_VERDICT', payload: judge });
+      if (verdict === 'REJECT') {
+        return { output: judge, summary: `judge rejected: ${reasons.join('; ')}`, stop: { state: 'FAILED', reason: 'JUDGE_REJECTED', details: { reasons } } };
+      }
+      return { output: judge, summary: `judge: ${verdict}`, decisions: reasons };
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { recipeCandidates } from '../../engines/recipe/recipe-candidates.js';
+import type { PhaseHandler } from '../../phases/orchestrator.js';
+import { compileGlobs } from '../../policy/compile-path-rules.js';
+import { RecipeStep } from '../../task/recipe-steps.js';
+import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
+import { discoveryOf } from './discovery-phase.js';
+import { taskOf } from './intake-phase.js';
+
+export const Segment = z.object({
+  id: z.string(),
+  engine: z.enum(['recipe', 'llm']),
+  step: RecipeStep.optional(),
+  /** Files the segment may change: for a recipe, exactly the files it can change. */
+  paths: z.array(z.string()),
+});
+export type Segment = z.infer<typeof Segment>;
+
+export const Plan = z.object({
+  strategy: z.enum(['recipe', 'llm', 'analysis']),
+  reason: z.string(),
+  segments: z.array(Segment),
+});
+export type Plan = z.infer<typeof Plan>;
+
+export function planOf(outputs: Readonly<Record<string, unknown>>): Plan {
+  return Plan.parse(outputs.planning);
+}
+
+/**
+ * Planning: one segment per recipe step, scoped to the files that step can change inside the
+ * task and step scopes; one model segment when there are no steps and a model is configured;
+ * otherwise analysis (no changes), and the report says so.
+ */
+export function planningPhase(env: PipelineEnv): PhaseHandler {
+  return {
+    name: 'planning',
+    async run(context) {
+      const task = taskOf(context.outputs);
+      const discovery = discoveryOf(context.outputs);
+      const views = viewsFor(env, task);
+      const editable = context.workspace.paths().filter((p) => views.inTaskScope(p) && !views.rules.editBlock(p) && isRegular(context.workspace.entry(p)?.mode));
+      let plan: Plan;
+      if (task.mode === 'analysis') {
+        plan = { strategy: 'analysis', reason: 'the task asks for analysis only', segments: [] };
+      } else if (task.steps.length > 0) {
+        const segments = task.steps.map((step, index) => {
+          const stepScope = step.paths ? compileGlobs(step.paths) : () => true;
+          const paths = recipeCandidates(step, editable.filter((p) => stepScope(p)));
+          return { id: `step-${index + 1}-${step.recipe}`, engine: 'recipe' as const, step, paths };
+        });
+        plan = { strategy: 'recipe', reason: `${segments.length} deterministic recipe step(s); no model is asked`, segments };
+      } else if (env.model) {
+        const targets = discovery.targets.filter((t) => t.allowedToEdit).map((t) => t.path);
+        plan = { strategy: 'llm', reason: 'no recipe steps: the model makes the change within the selected targets', segments: [{ id: 'model-change', engine: 'llm', paths: targets }] };
+      } else {
+        plan = { strategy: 'analysis', reason: 'the task has no steps and no model is configured: analysis only', segments: [] };
+      }
+      await context.ledger.append({ actor: 'orchestrator', phase: 'planning', type: 'PLAN_MADE', payload: { strategy: plan.strategy, segments: plan.segments.map((s) => ({ id: s.id, files: s.paths.length })) } });
+      if (plan.strategy === 'analysis') {
+        return { output: plan, summary: plan.reason, decisions: [plan.reason], stop: { state: 'COMPLETED', reason: 'ANALYSIS_ONLY' } };
+      }
+      return { output: plan, summary: `${plan.segments.length} segment(s), strategy ${plan.strategy}`, decisions: [plan.reason] };
+    },
+  };
+}
+
+function isRegular(mode: string | undefined): boolean {
+  return mode === '100644' || mode === '100755';
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import type { PhaseHandler } from '../../phases/orchestrator.js';
+import { runModelSegment } from '../model-segment.js';
+import { parseClusters, topLevelModule } from '../parse-clusters.js';
+import type { PipelineEnv } from '../pipeline-env.js';
+import { guardScope, stopForScope } from '../scope-check.js';
+import { baselineOf } from './baseline-phase.js';
+import { taskOf } from './intake-phase.js';
+
+export const RepairOutput = z.object({
+  clustersFound: z.number().int(),
+  repaired: z.array(z.string()),
+  remaining: z.array(z.object({ id: z.string(), files: z.array(z.string()), first: z.string() })),
+  iterations: z.number().int(),
+});
+export type RepairOutput = z.infer<typeof RepairOutput>;
+
+const MAX_REPAIR_ITERATIONS = 2;
+
+/**
+ * Local repair: every changed file must still parse. Problems are clustered (module, error
+ * type) into repair segments; a model, when configured, gets a bounded number of iterations per
+ * cluster. Without a model nothing is guessed: the run fails and says which files broke.
+ */
+export function repairPhase(env: PipelineEnv): PhaseHandler {
+  return {
+    name: 'local_repair',
+    async run(context) {
+      await context.runtime.use('verify.parse');
+      const task = taskOf(context.outputs);
+      const baseline = baselineOf(context.outputs);
+      let { clusters } = await parseClusters(context.workspace, env.syntax, baseline.preexistingParseProblems, topLevelModule);
+      const found = clusters.length;
+      const repaired: string[] = [];
+      let iterations = 0;
+      if (env.model) {
+        for (let round = 0; round < MAX_REPAIR_ITERATIONS && clusters.length > 0; round++) {
+          for (const cluster of clusters) {
+            if (await context.cancelled()) return { output: null, summary: 'cancelled', stop: { state: 'CANCELLED', reason: 'CANCELLED' } };
+            iterations += 1;
+            await runModelSegment(env, context, task, { id: `repair-${cluster.id}-${round + 1}`, engine: 'llm', paths: cluster.files.map((f) => f.path) });
+            await context.recordSegment(`repair-${cluster.id}-${round + 1}`);
+            const verdict = await guardScope(env, context, task, context.workspace);
+            const stop = await stopForScope(env, context, verdict, null);
+            if (stop) return stop;
+          }
+          const before = new Set(clusters.map((c) => c.id));
+          clusters = (await parseClusters(context.workspace, env.syntax, baseline.preexistingParseProblems, topLevelModule)).clusters;
+          for (const id of before) if (!clusters.some((c) => c.id === id)) repaired.push(id);
+        }
+      }
+      const output: RepairOutput = {
+        clustersFound: found,
+        repaired: repaired.sort(),
+        remaining: clusters.map((c) => ({ id: c.id, files: c.files.map((f) => f.path), first: `${c.files[0].path}:${c.files[0].problems[0].line}:${c.files[0].problems[0].column}: ${c.files[0].problems[0].message}` })),
+        iterations,
+      };
+      if (clusters.length > 0) {
+        return {
+          output,
+          summary: `${clusters.length} cluster(s) of parse problems remain`,
+          stop: { state: 'FAILED', reason: 'CHANGED_FILES_DO_NOT_PARSE', details: { remaining: output.remaining } },
+        };
+      }
+      return { output, summary: found === 0 ? 'every changed file parses; nothing to repair' : `repaired ${repaired.length} cluster(s) in ${iterations} iteration(s)` };
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { diffWorkspaceToBase } from '../../git/git-diff.js';
+import { scoreRisk } from '../../git/risk-score.js';
+import type { PhaseHandler } from '../../phases/orchestrator.js';
+import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
+import { guardScope, stopForScope } from '../scope-check.js';
+import { taskOf } from './intake-phase.js';
+
+const LEVELS = ['LOW', 'MEDIUM', 'HIGH'] as const;
+
+export const ReviewOutput = z.object({
+  diffSummary: z.object({
+    baseCommitSha: z.string(),
+    headSha: z.string(),
+    filesChanged: z.number().int(),
+    insertions: z.number().int(),
+    deletions: z.number().int(),
+    files: z.array(z.object({ path: z.string(), kind: z.string(), insertions: z.number().int(), deletions: z.number().int(), risk: z.string(), reason: z.string(), generated: z.boolean(), binary: z.boolean() })),
+    warnings: z.array(z.string()),
+  }),
+  risk: z.object({ riskScore: z.number(), riskLevel: z.enum(LEVELS), reasons: z.array(z.string()), requiredGate: z.string() }),
+  scope: z.object({ status: z.string(), violations: z.array(z.object({ rule: z.string(), path: z.string().optional(), message: z.string() })), gateId: z.string().optional() }),
+});
+export type ReviewOutput = z.infer<typeof ReviewOutput>;
+
+export function reviewOf(outputs: Readonly<Record<string, unknown>>): ReviewOutput {
+  return ReviewOutput.parse(outputs.diff_boundary_review);
+}
+
+/**
+ * Diff-boundary review: the whole diff against scope, policy, budgets and risk (seed §21 score
+ * raised by the policy's risk rules). HIGH risk, `requireApprovalFor` and out-of-scope paths
+ * stop for approval unless this attempt carries the approval of that gate.
+ */
+export function reviewPhase(env: PipelineEnv): PhaseHandler {
+  return {
+    name: 'diff_boundary_review',
+    async run(context) {
+      const task = taskOf(context.outputs);
+      const views = viewsFor(env, task);
+      await context.runtime.use('git.diff');
+      const diff = await diffWorkspaceToBase(context.workspace, { isGenerated: (p) => views.rules.isGenerated(p) });
+      const scored = scoreRisk({ files: diff.summary.files.map((f) => ({ path: f.path, kind: f.kind })) });
+      let level = scored.riskLevel;
+      const reasons = [...scored.reasons];
+      for (const file of diff.summary.files) {
+        const rule = views.rules.riskFor(file.path);
+        if (rule) {
+          reasons.push(`${file.path}: ${rule.reason} (policy risk rule, ${rule.level})`);
+          if (LEVELS.indexOf(rule.level) > LEVELS.indexOf(level)) level = rule.level;
+        }
+      }
+      const risk = { ...scored, riskLevel: level, reasons, requiredGate: level === 'HIGH' ? 'HUMAN_APPROVAL_BEFORE_PR' : level === 'MEDIUM' ? 'HUMAN_REVIEW' : scored.requiredGate };
+      const verdict = await guardScope(env, context, task, context.workspace, { level, reasons });
+      const output: ReviewOutput = {
+        diffSummary: diff.summary,
+        risk,
+        scope: { status: verdict.status, violations: verdict.violations, gateId: verdict.gateId },
+      };
+      const stop = await stopForScope(env, context, verdict, output);
+      if (stop) return stop;
+      return {
+        output,
+        summary: `${diff.summary.filesChanged} file(s), +${diff.summary.insertions}/-${diff.summary.deletions}, risk ${level} (${scored.riskScore})`,
+        risks: reasons,
+        decisions: verdict.violations.length > 0 ? [`approved gate ${verdict.gateId}`] : [],
+      };
+    },
+  };
+}

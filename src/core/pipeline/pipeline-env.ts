@@ -1,0 +1,46 @@
+import type { RunKeys } from '../artifacts/keys.js';
+import type { GitIdentity } from '../git/commit-staged.js';
+import type { AgentPolicy } from '../policy/agent-policy.js';
+import type { ArtifactStore, CiStatusReader, Clock, Logger, ModelProvider, RunReporter } from '../ports.js';
+import type { RunRequest } from '../runs/run-request.js';
+import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
+import type { TaskContract } from '../task/task-contract.js';
+import { policyViews, type PolicyViews } from './policy-views.js';
+
+/** Everything the phase handlers of one attempt share: ports, identities and the trusted policy. */
+export interface PipelineEnv {
+  store: ArtifactStore;
+  clock: Clock;
+  logger: Logger;
+  syntax: TreeSyntaxService;
+  ciStatus: CiStatusReader;
+  model?: ModelProvider;
+  reporter?: RunReporter;
+  identity: GitIdentity;
+  keys: RunKeys;
+  attempt: number;
+  /** The attempt's createdAt: commit dates and every SHA-affecting time come from it. */
+  createdAt: string;
+  approvedGates: readonly string[];
+  request: RunRequest;
+  policy: AgentPolicy;
+  baseRef: string;
+  agentBranch: string;
+  /** A read-only identity of the task for the commit trailer (issue URL or CLI task digest). */
+  taskId(task: TaskContract): string;
+  /** Repository identity for the map cache keys. */
+  owner: string;
+  repo: string;
+}
+
+const viewsCache = new WeakMap<object, PolicyViews>();
+
+/** The policy views for a task, compiled once per task object. */
+export function viewsFor(env: PipelineEnv, task: TaskContract): PolicyViews {
+  let views = viewsCache.get(task);
+  if (!views) {
+    views = policyViews(env.policy, task);
+    viewsCache.set(task, views);
+  }
+  return views;
+}
