@@ -1,0 +1,80 @@
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { createNodeSyntaxService } from '../src/app/syntax/node-grammar-loader.js';
+import type { SyntaxLanguage } from '../src/core/syntax/types.js';
+
+/** One measured value, in the shape `bench/run.ts` collects. */
+export interface BenchRecord {
+  name: string;
+  size: string;
+  value: number;
+  unit: string;
+  baseline?: number;
+  ratio?: number;
+  note?: string;
+}
+
+/** A generated source file of about 200 lines per class, with imports, fields, methods and calls. */
+const GENERATORS: Record<SyntaxLanguage, (i: number) => string> = {
+  java: (i) => {
+    let body = `package com.acme.gen${i};\n\nimport java.util.List;\nimport com.acme.legacy.LegacyAuthClient;\n\n@Service\npublic class Service${i} {\n  private final LegacyAuthClient client;\n`;
+    for (let m = 0; m < 30; m++) body += `  public String method${m}(List<String> items, int n) {\n    String token = client.exchangeToken("code-${m}");\n    for (int k = 0; k < n; k++) { items.add(token + k); }\n    return LegacyAuthClient.normalize(token);\n  }\n`;
+    return `${body}}\n`;
+  },
+  typescript: (i) => {
+    let body = `import { Client } from '@acme/client';\nimport type { Token } from './token';\n\nexport class Service${i} {\n  private client: Client = new Client();\n`;
+    for (let m = 0; m < 30; m++) body += `  async method${m}(items: string[], n: number): Promise<Token> {\n    const token = await this.client.exchangeToken('code-${m}');\n    for (let k = 0; k < n; k++) items.push(token.value + k);\n    return token;\n  }\n`;
+    return `${body}}\n`;
+  },
+  tsx: (i) => {
+    let body = `import React from 'react';\n\nexport function View${i}(props: { items: string[] }) {\n  return (<ul>\n`;
+    for (let m = 0; m < 30; m++) body += `    <li key="${m}" className="row">{props.items.map((x) => x.trim()).join(', ')}</li>\n`;
+    return `${body}  </ul>);\n}\n`;
+  },
+  javascript: (i) => {
+    let body = `const { Client } = require('@acme/client');\n\nclass Service${i} {\n  constructor() { this.client = new Client(); }\n`;
+    for (let m = 0; m < 30; m++) body += `  async method${m}(items, n) {\n    const token = await this.client.exchangeToken('code-${m}');\n    for (let k = 0; k < n; k++) items.push(token.value + k);\n    return token;\n  }\n`;
+    return `${body}}\nmodule.exports = { Service${i} };\n`;
+  },
+  python: (i) => {
+    let body = `import os\nfrom acme.legacy import LegacyAuthClient\n\n\nclass Service${i}:\n    limit: int = 3\n\n`;
+    for (let m = 0; m < 30; m++) body += `    def method${m}(self, items: list, n: int) -> str:\n        token = self.client.exchange_token("code-${m}")\n        for k in range(n):\n            items.append(token + str(k))\n        return os.path.join(token, "x")\n\n`;
+    return body;
+  },
+  go: (i) => {
+    let body = `package gen${i}\n\nimport (\n\t"fmt"\n\t"example.com/acme/legacy"\n)\n\ntype Service${i} struct {\n\tClient *legacy.Client\n}\n\n`;
+    for (let m = 0; m < 30; m++) body += `func (s *Service${i}) Method${m}(items []string, n int) string {\n\ttoken := s.Client.ExchangeToken("code-${m}")\n\tfor k := 0; k < n; k++ {\n\t\titems = append(items, fmt.Sprint(token, k))\n\t}\n\treturn token\n}\n\n`;
+    return body;
+  },
+};
+
+const EXTENSION: Record<SyntaxLanguage, string> = { java: 'java', typescript: 'ts', tsx: 'tsx', javascript: 'js', python: 'py', go: 'go' };
+
+/** Symbol extraction throughput per language (parse + tag walk), on generated sources, one thread. */
+export async function runSyntaxBench(options: { files?: number } = {}): Promise<BenchRecord[]> {
+  const files = options.files ?? 40;
+  const started = performance.now();
+  const syntax = await createNodeSyntaxService();
+  // Throughput is CPU-bound: the load average says how contended the machine was.
+  const load = `load average ${loadavg()[0].toFixed(1)}`;
+  const records: BenchRecord[] = [{ name: 'syntax.init', size: '6 grammars', value: Math.round(performance.now() - started), unit: 'ms', note: load }];
+  for (const language of Object.keys(GENERATORS) as SyntaxLanguage[]) {
+    const sources = Array.from({ length: files }, (_, i) => GENERATORS[language](i));
+    const bytes = sources.reduce((n, s) => n + Buffer.byteLength(s), 0);
+    const path = `gen/file.${EXTENSION[language]}`;
+    syntax.extractTags(path, sources[0]); // warm-up
+    let tags = 0;
+    const t0 = performance.now();
+    for (const source of sources) tags += syntax.extractTags(path, source).length;
+    const seconds = (performance.now() - t0) / 1000;
+    const size = `${files} files, ${(bytes / 1024).toFixed(0)} KiB`;
+    records.push({ name: `syntax.extractTags.${language}`, size, value: Number((bytes / 1e6 / seconds).toFixed(2)), unit: 'MB/s', note: `${tags} tags; ${load}` });
+    records.push({ name: `syntax.extractTags.${language}.files`, size, value: Math.round(files / seconds), unit: 'files/s' });
+  }
+  return records;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  for (const r of await runSyntaxBench()) console.log(`${r.name.padEnd(36)} ${String(r.value).padStart(8)} ${r.unit.padEnd(8)} ${r.size}${r.note ? `  (${r.note})` : ''}`);
+}
