@@ -10,7 +10,6 @@ export function assertArtifactKey(key: string): string {
     !key ||
     key.startsWith('/') ||
     key.includes('\\') ||
-    // eslint-disable-next-line no-control-regex
     /[\u0000-\u001f\u007f]/.test(key) ||
     key.split('/').some((s) => s === '' || s === '.' || s === '..');
   if (bad) throw new ArtifactError('ARTIFACT_KEY_INVALID', `invalid artifact key: ${JSON.stringify(key)}`, { key });

@@ -13,7 +13,6 @@ export const SEQ_WIDTH = 6;
 /** Refuse a value that would not stay one key segment. */
 export function keySegment(value: string | number, what: string): string {
   const text = String(value);
-  // eslint-disable-next-line no-control-regex
   if (!text || text === '.' || text === '..' || /[/\\\u0000-\u001f\u007f]/.test(text)) {
     throw new ArtifactError('ARTIFACT_KEY_INVALID', `invalid ${what} for a storage key: ${JSON.stringify(text)}`, { what, value: text });
   }

@@ -213,6 +213,9 @@ describe('S3ArtifactStore on s3rver: retries, faults, encryption, events', () =>
       s3: { bucket: { name: 'faults-bucket' }, object: { key: 'runs/local/my+repo-1a2b/%C3%BC%2Bx/request.json', size: 5, eTag: etag.replace(/"/g, '') } },
     });
     expect(record?.s3.object.sequencer).toEqual(expect.any(String));
+    await store.delete(key);
+    const removed = events.flatMap((e) => e.Records).filter((r) => r.eventName === 'ObjectRemoved:Delete');
+    expect(removed.map((r) => decodeS3EventKey(r.s3.object.key))).toEqual([key]);
   });
 
   it('does not emit an event for a conditional write the shim refused', async () => {
