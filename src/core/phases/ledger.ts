@@ -6,7 +6,7 @@ export const LedgerEntry = z.object({
   schemaVersion: z.literal(1),
   seq: z.number().int().nonnegative(),
   at: z.string(),
-  actor: z.enum(['orchestrator', 'engine', 'model', 'scope-guard', 'git', 'human', 'system']),
+  actor: z.string().min(1),
   phase: z.enum(PHASE_NAMES).optional(),
   type: z.string().min(1),
   payload: z.record(z.string(), z.unknown()),
