@@ -74,6 +74,8 @@ interface RawHeader {
   offset: number;
   end: number;
   kind: number;
+  /** Inflated size of the object data (for deltas: of the delta itself). */
+  size: number;
   dataAt: number;
   baseOffset?: number;
   baseOid?: string;
@@ -98,7 +100,8 @@ function catalogPack(pack: Uint8Array, index: PackIndex, catalog: Map<string, Ca
     if (cached) return cached;
     const header = headers.get(offset);
     if (!header) throw new Error(`pack has no object at offset ${offset}`);
-    const data = inflateSync(pack.subarray(header.dataAt, header.end));
+    // Size the output buffer exactly: the default 16 KiB chunk per small object is most of the GC work.
+    const data = inflateSync(pack.subarray(header.dataAt, header.end), { chunkSize: Math.max(64, header.size) });
     let value: { type: ObjectType; content: Uint8Array };
     if (header.kind === OFS_DELTA || header.kind === REF_DELTA) {
       if (header.baseOffset === undefined) throw new Error(`delta base outside the pack: ${header.baseOid ?? header.offset}`);
@@ -124,7 +127,7 @@ function catalogPack(pack: Uint8Array, index: PackIndex, catalog: Map<string, Ca
     const { type, content } = resolve(offset);
     if (type === 'blob') {
       const probe = content.subarray(0, BINARY_PROBE);
-      catalog.set(oid, { type, size: content.byteLength, binary: probe.includes(0), head: content.slice(0, HEAD_BYTES) });
+      catalog.set(oid, { type, size: content.byteLength, binary: probe.includes(0), head: Uint8Array.prototype.slice.call(content, 0, HEAD_BYTES) });
     } else catalog.set(oid, { type, size: content.byteLength, content });
   }
 }
@@ -133,8 +136,14 @@ function readHeader(pack: Uint8Array, offset: number, end: number): RawHeader {
   let at = offset;
   let byte = pack[at++];
   const kind = (byte >> 4) & 7;
-  while (byte & 0x80) byte = pack[at++];
-  const header: RawHeader = { offset, end, kind, dataAt: at };
+  let size = byte & 15;
+  let scale = 16;
+  while (byte & 0x80) {
+    byte = pack[at++];
+    size += (byte & 0x7f) * scale;
+    scale *= 128;
+  }
+  const header: RawHeader = { offset, end, kind, size, dataAt: at };
   if (kind === OFS_DELTA) {
     byte = pack[at++];
     let distance = byte & 0x7f;

@@ -1,0 +1,185 @@
+import git, { type GitAuth, type HttpClient, type ServerRef } from 'isomorphic-git';
+import nodeHttp from 'isomorphic-git/http/node';
+import { IngestionError, type IngestionReason } from '../../core/errors.js';
+import type { FetchRequest, FetchResult, RepoInfo, RepoSource } from '../../core/ports.js';
+import { guardHttp } from './guarded-http.js';
+import { displayUrl, identityFromUrl, type RepoIdentity } from './repo-identity.js';
+
+export interface HttpRepoSourceOptions {
+  /** Smart-HTTP URL of the repository, without credentials. */
+  url: string;
+  /** Asked only when the server answers 401; undefined means "no credentials". */
+  token?: () => Promise<string | undefined>;
+  /** Storage identity; default: from the URL path (`host/o/r(.git)` -> o/r). */
+  identity?: RepoIdentity;
+  /** Size as the provider reports it (e.g. the GitHub API's `size`), when known. */
+  sizeKb?: () => Promise<number | undefined>;
+  /** Deadline for one whole fetch (all requests). Default 120 s. */
+  timeoutMs?: number;
+  /** Deadline for resolving refs. Default 30 s. */
+  resolveTimeoutMs?: number;
+  /** The HTTP client; default isomorphic-git's Node client. */
+  http?: HttpClient;
+}
+
+/**
+ * RepoSource for any smart-HTTP remote (GitHub in production, `git http-backend` in tests),
+ * through isomorphic-git. Credentials only ever travel through `onAuth` as basic auth
+ * (`x-access-token:<token>`): never in a URL, the object store's config, a log line or an
+ * error. A rejected token cancels instead of retrying.
+ */
+export class HttpRepoSource implements RepoSource {
+  private readonly url: string;
+  private readonly display: string;
+  private readonly http: HttpClient;
+
+  constructor(private readonly options: HttpRepoSourceOptions) {
+    const parsed = new URL(options.url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`not an http(s) URL: ${displayUrl(options.url)}`);
+    if (parsed.username || parsed.password) throw new Error('repository URL must not carry credentials; pass a token provider');
+    this.url = options.url;
+    this.display = displayUrl(options.url);
+    this.http = options.http ?? nodeHttp;
+  }
+
+  async info(): Promise<RepoInfo> {
+    const identity = this.options.identity ?? identityFromUrl(this.url);
+    const sizeKb = await this.options.sizeKb?.();
+    return { ...identity, displayUrl: this.display, ...(sizeKb !== undefined ? { sizeKb } : {}) };
+  }
+
+  async resolveRef(ref: string | undefined): Promise<{ ref: string; sha: string } | undefined> {
+    if (ref !== undefined && /^[0-9a-f]{40}$/.test(ref)) return { ref, sha: ref };
+    const refs = await this.listRefs();
+    return pickRef(refs, ref);
+  }
+
+  async currentHead(ref: string): Promise<string | undefined> {
+    return (await this.resolveRef(ref))?.sha;
+  }
+
+  /**
+   * Fetch exactly `commitSha` with depth 1: first by SHA (servers allow a reachable SHA in a
+   * stateless `want`), then, if the server refuses, by branch, checking the tip equals the
+   * resolved SHA, retried once; a tip that still differs is BASE_MOVED_DURING_FETCH.
+   */
+  async fetch(request: FetchRequest): Promise<FetchResult> {
+    const { fs, gitdir, commitSha } = request;
+    await git.init({ fs, gitdir, bare: true, defaultBranch: 'main' });
+    // A refspec is needed by isomorphic-git's fetch; the URL itself is never written to config.
+    await git.setConfig({ fs, gitdir, path: 'remote.origin.fetch', value: '+refs/heads/*:refs/remotes/origin/*' });
+    const { http, guard } = guardHttp(this.http, { maxBytes: request.maxBytes, timeoutMs: this.options.timeoutMs ?? 120_000 });
+    const attempt = async (ref: string): Promise<string | undefined> => {
+      try {
+        const result = await git.fetch({
+          fs,
+          http,
+          gitdir,
+          url: this.url,
+          ref,
+          singleBranch: true,
+          depth: 1,
+          tags: false,
+          ...this.auth(),
+          onProgress: request.onProgress ? (p) => request.onProgress?.({ phase: p.phase, loaded: p.loaded, total: p.total }) : undefined,
+        });
+        return result.fetchHead ?? undefined;
+      } catch (error) {
+        if (guard.tripped === 'BYTE_CAP') throw new IngestionError('REPO_TOO_LARGE', `transfer exceeded the ${request.maxBytes} byte cap`, { maxBytes: request.maxBytes, url: this.display });
+        if (guard.tripped === 'TIMEOUT') throw new IngestionError('CLONE_TIMEOUT', 'fetch timed out', { url: this.display, timeoutMs: this.options.timeoutMs ?? 120_000 });
+        throw this.translate(error, 'fetch');
+      }
+    };
+
+    let fetchedSha: string | undefined;
+    try {
+      fetchedSha = await attempt(commitSha);
+    } catch (error) {
+      if (!(error instanceof IngestionError) || !isRefusedWant(error)) throw error;
+    }
+    if (fetchedSha !== commitSha || !(await hasCommit(fs, gitdir, commitSha))) {
+      const branch = request.ref;
+      if (/^[0-9a-f]{40}$/.test(branch)) throw new IngestionError('BASE_MOVED_DURING_FETCH', 'the server refused the base commit', { expected: commitSha, url: this.display });
+      for (let tries = 0; tries < 2 && fetchedSha !== commitSha; tries++) fetchedSha = await attempt(branch);
+      if (fetchedSha !== commitSha) {
+        throw new IngestionError('BASE_MOVED_DURING_FETCH', `${branch} moved while fetching`, { expected: commitSha, fetched: fetchedSha, ref: branch, url: this.display });
+      }
+    }
+    return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [] };
+  }
+
+  private auth(): { onAuth: () => Promise<GitAuth>; onAuthFailure: () => GitAuth } {
+    return {
+      onAuth: async () => {
+        const token = await this.options.token?.();
+        return token ? { username: 'x-access-token', password: token } : { cancel: true };
+      },
+      onAuthFailure: () => ({ cancel: true }),
+    };
+  }
+
+  private async listRefs(): Promise<ServerRef[]> {
+    const { http, guard } = guardHttp(this.http, { timeoutMs: this.options.resolveTimeoutMs ?? 30_000 });
+    try {
+      return await git.listServerRefs({ http, url: this.url, protocolVersion: 2, symrefs: true, peelTags: true, ...this.auth() });
+    } catch (error) {
+      if (guard.tripped === 'TIMEOUT') throw new IngestionError('CLONE_TIMEOUT', 'resolving refs timed out', { url: this.display });
+      throw this.translate(error, 'resolve');
+    }
+  }
+
+  /** isomorphic-git error -> our reason code; the message names the URL without credentials. */
+  private translate(error: unknown, stage: 'resolve' | 'fetch'): IngestionError {
+    const code = (error as { code?: string } | undefined)?.code;
+    const status = (error as { data?: { statusCode?: number } } | undefined)?.data?.statusCode;
+    let reason: IngestionReason = 'REPOSITORY_NOT_FOUND';
+    let message = `${stage} failed for ${this.display}`;
+    if (code === 'UserCanceledError' || status === 401) {
+      reason = 'CLONE_AUTH_FAILED';
+      message = `authentication failed for ${this.display}`;
+    } else if (status === 403) {
+      reason = 'REPOSITORY_ACCESS_DENIED';
+      message = `access denied to ${this.display}`;
+    } else if (status === 404) {
+      message = `repository not found: ${this.display}`;
+    } else if (code === 'NotFoundError') {
+      reason = 'BASE_REF_NOT_FOUND';
+      message = `ref not found on ${this.display}`;
+    } else if (code === 'ETIMEDOUT' || code === 'ECONNRESET' || code === 'ECONNREFUSED') {
+      reason = code === 'ETIMEDOUT' ? 'CLONE_TIMEOUT' : 'REPOSITORY_NOT_FOUND';
+      message = `cannot reach ${this.display} (${code})`;
+    }
+    // Only the code and status survive: isomorphic-git messages may quote server responses.
+    return new IngestionError(reason, message, { url: this.display, stage, ...(code ? { code } : {}), ...(status ? { statusCode: status } : {}) });
+  }
+}
+
+/** A refused `want <sha>` shows up as a generic failure of the upload-pack POST. */
+function isRefusedWant(error: IngestionError): boolean {
+  return error.reason === 'REPOSITORY_NOT_FOUND' || error.reason === 'BASE_REF_NOT_FOUND';
+}
+
+async function hasCommit(fs: FetchRequest['fs'], gitdir: string, oid: string): Promise<boolean> {
+  try {
+    await git.readCommit({ fs, gitdir, oid });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Resolve like git does: HEAD's target, an exact full ref, then refs/heads/x, refs/tags/x. */
+export function pickRef(refs: ServerRef[], ref: string | undefined): { ref: string; sha: string } | undefined {
+  const byName = new Map(refs.map((r) => [r.ref, r]));
+  const peeled = (r: ServerRef): string => r.peeled ?? r.oid;
+  if (ref === undefined || ref === 'HEAD') {
+    const head = byName.get('HEAD');
+    if (!head) return undefined;
+    return { ref: head.target ?? 'HEAD', sha: peeled(head) };
+  }
+  for (const candidate of ref.startsWith('refs/') ? [ref] : [`refs/heads/${ref}`, `refs/tags/${ref}`, `refs/${ref}`]) {
+    const found = byName.get(candidate);
+    if (found) return { ref: candidate, sha: peeled(found) };
+  }
+  return undefined;
+}
