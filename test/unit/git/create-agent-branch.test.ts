@@ -1,0 +1,56 @@
+import git from 'isomorphic-git';
+import { describe, expect, it } from 'vitest';
+import { assertAgentBranchName } from '../../../src/core/git/branch-name.js';
+import { branchOwner, createAgentBranch } from '../../../src/core/git/create-agent-branch.js';
+import { VirtualIndex } from '../../../src/core/git/virtual-index.js';
+import { createMemoryRepo } from '../../helpers/memory-repo.js';
+import { execFileSync } from 'node:child_process';
+
+async function setup() {
+  const repo = await createMemoryRepo({ 'a.txt': 'a\n' });
+  const index = await VirtualIndex.fromCommit(repo.fs, repo.gitdir, repo.commitSha);
+  return { repo, index, base: { workspace: repo.workspace, index, ingestionBaseSha: repo.commitSha } };
+}
+
+describe('createAgentBranch', () => {
+  it('creates the branch at the base, points HEAD at it and records the owner', async () => {
+    const { repo, base } = await setup();
+    const result = await createAgentBranch({ ...base, branch: 'agent/i7/rabc', runId: 'abc' });
+    expect(result).toEqual({ branch: 'agent/i7/rabc', baseCommitSha: repo.commitSha, headSha: repo.commitSha, created: true });
+    expect(await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: 'refs/heads/agent/i7/rabc' })).toBe(repo.commitSha);
+    expect(await git.currentBranch({ fs: repo.fs, gitdir: repo.gitdir })).toBe('agent/i7/rabc');
+    expect(await branchOwner(repo.fs, repo.gitdir, 'agent/i7/rabc')).toBe('abc');
+  });
+
+  it('reuses the branch for its owner run only', async () => {
+    const { base } = await setup();
+    await createAgentBranch({ ...base, branch: 'agent/i7/rabc', runId: 'abc' });
+    expect((await createAgentBranch({ ...base, branch: 'agent/i7/rabc', runId: 'abc' })).created).toBe(false);
+    await expect(createAgentBranch({ ...base, branch: 'agent/i7/rabc', runId: 'other' })).rejects.toMatchObject({ reason: 'BRANCH_OWNED_BY_OTHER_RUN' });
+  });
+
+  it('refuses a dirty workspace and a base other than the ingestion one', async () => {
+    const { repo, base } = await setup();
+    await expect(createAgentBranch({ ...base, ingestionBaseSha: 'f'.repeat(40), branch: 'agent/x', runId: 'abc' })).rejects.toMatchObject({ reason: 'BASE_MISMATCH' });
+    await repo.workspace.write('b.txt', 'new\n');
+    await expect(createAgentBranch({ ...base, branch: 'agent/x', runId: 'abc' })).rejects.toMatchObject({ reason: 'WORKSPACE_NOT_CLEAN' });
+  });
+
+  it.each(['main', 'agent/', 'agent/a..b', 'agent/a b', 'agent/x.lock', 'agent/.hidden', 'agent/a~1', 'agent/a^', 'agent/a:b', 'agent/a?', 'agent/a*', 'agent/a[', 'agent/a\\b', 'agent//a', 'agent/a/', 'agent/a.', 'agent/a@{1}', `agent/${'x'.repeat(200)}`])(
+    'refuses the branch name %j',
+    async (name) => {
+      expect(() => assertAgentBranchName(name)).toThrow(expect.objectContaining({ reason: 'INVALID_BRANCH_NAME' }));
+    },
+  );
+
+  it.each(['agent/i12/rabcdefghijkl', 'agent/local/r0123456789ab', 'agent/a-b_c.d/e'])('accepts %j, as git check-ref-format does', (name) => {
+    expect(() => assertAgentBranchName(name)).not.toThrow();
+    execFileSync('git', ['check-ref-format', `refs/heads/${name}`]);
+  });
+
+  it('agrees with git check-ref-format on the refused names that git also refuses', () => {
+    for (const name of ['agent/a..b', 'agent/a b', 'agent/x.lock', 'agent/.hidden', 'agent/a~1', 'agent/a:b', 'agent/a.', 'agent/a@{1}']) {
+      expect(() => execFileSync('git', ['check-ref-format', `refs/heads/${name}`], { stdio: 'ignore' })).toThrow();
+    }
+  });
+});
