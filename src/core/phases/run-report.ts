@@ -117,7 +117,7 @@ export function renderRunReport(input: RunReportInput): string {
   out.push('### Objective', '', block(clip(report.objective, MAX_OBJECTIVE)) || '_No objective given._', '');
   out.push(...details('Scope and strategy', scopeAndStrategy(report)));
   out.push(...details(`Targets (${report.targets.length} ${plural(report.targets.length, 'file')})`, targets(report)));
-  out.push(VERIFICATION_START, renderVerificationSection(report.verification), VERIFICATION_END, '');
+  out.push(markedSection(renderVerificationSection(report.verification)), '');
   out.push(...details(`Risk: ${report.risk.level} (score ${report.risk.score})`, risk(report)));
   if (report.policyVerdicts.length > 0) out.push(...details(`Policy verdicts (${verdictCounts(report)})`, policyVerdicts(report)));
   out.push(...details(`Anti-cheat findings (${report.antiCheat.length})`, antiCheat(report)));
@@ -170,11 +170,16 @@ export function renderVerificationSection(input: z.input<typeof RunReportVerific
  */
 export function replaceVerificationSection(body: string, markdown: string): string {
   const content = markdown.split(VERIFICATION_START).join('').split(VERIFICATION_END).join('').trim();
-  const section = `${VERIFICATION_START}\n${content}\n${VERIFICATION_END}`;
+  const section = markedSection(content);
   const start = body.indexOf(VERIFICATION_START);
   const end = start >= 0 ? body.indexOf(VERIFICATION_END, start) : -1;
   if (start >= 0 && end > start) return body.slice(0, start) + section + body.slice(end + VERIFICATION_END.length);
   return `${body.trimEnd()}\n\n${section}\n`;
+}
+
+/** Blank lines around the content keep the comment markers separate HTML blocks in any renderer. */
+function markedSection(content: string): string {
+  return `${VERIFICATION_START}\n\n${content}\n\n${VERIFICATION_END}`;
 }
 
 function summaryTable(r: RunReport): string[] {

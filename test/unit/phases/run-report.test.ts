@@ -261,11 +261,11 @@ describe('replaceVerificationSection', () => {
     const once = replaceVerificationSection(body, smuggled);
     expect(replaceVerificationSection(once, smuggled)).toBe(once);
     expect(once.split(VERIFICATION_END)).toHaveLength(2);
-    expect(verificationBlock(once)).toBe('\n## Verification\n\nCI: failure\n');
+    expect(verificationBlock(once)).toBe('\n\n## Verification\n\nCI: failure\n\n');
   });
 
   it('appends the section when a human removed the markers', () => {
     const updated = replaceVerificationSection('Edited by hand.\n', '## Verification\nCI: success');
-    expect(updated).toBe(`Edited by hand.\n\n${VERIFICATION_START}\n## Verification\nCI: success\n${VERIFICATION_END}\n`);
+    expect(updated).toBe(`Edited by hand.\n\n${VERIFICATION_START}\n\n## Verification\nCI: success\n\n${VERIFICATION_END}\n`);
   });
 });
