@@ -35,11 +35,15 @@ export function findFencedBlocks(lines: readonly string[]): FencedBlock[] {
       }
       continue;
     }
+    // Cheap pre-check: a fence starts with a backtick or tilde after at most three spaces.
+    let k = 0;
+    while (k < 3 && line.charCodeAt(k) === 32) k++;
+    if (line[k] !== '`' && line[k] !== '~') continue;
     const start = OPEN.exec(line);
     if (!start) continue;
     const [, indent, fence, info] = start;
     if (fence[0] === '`' && info.includes('`')) continue;
-    const block: FencedBlock = { infoWord: info.trim().split(/\s+/)[0] ?? '', openLine: i, closeLine: undefined, indent: indent.length };
+    const block: FencedBlock = { infoWord: firstWord(info), openLine: i, closeLine: undefined, indent: indent.length };
     blocks.push(block);
     open = { fence, block };
   }
@@ -60,4 +64,10 @@ export function blockContent(lines: readonly string[], block: FencedBlock): stri
     out.push(line);
   }
   return out;
+}
+
+function firstWord(info: string): string {
+  const trimmed = info.trim();
+  const space = trimmed.search(/\s/);
+  return space < 0 ? trimmed : trimmed.slice(0, space);
 }

@@ -30,6 +30,8 @@ export interface ParseTaskInput {
 interface Located {
   name: string;
   lines: string[];
+  blocks: FencedBlock[];
+  /** The first `agent` block, the one that counts. */
   block: FencedBlock | undefined;
 }
 
@@ -54,7 +56,7 @@ export function parseTask(input: ParseTaskInput): TaskContract {
   let block: TaskBlock = {};
   if (chosen?.block) block = readBlock(chosen as Located & { block: FencedBlock });
 
-  const objective = [outsideBlocks(body.lines, undefined), comment ? outsideBlocks(comment.lines, input.commandPrefix ?? '/agent') : '']
+  const objective = [outsideBlocks(body, undefined), comment ? outsideBlocks(comment, input.commandPrefix ?? '/agent') : '']
     .filter((part) => part !== '')
     .join('\n\n');
   const steps = block.steps ?? [];
@@ -91,8 +93,8 @@ function checkSize(text: string, name: string): void {
 
 function locate(text: string, name: string): Located {
   const lines = splitLines(text);
-  const block = findFencedBlocks(lines).find((b) => b.infoWord === 'agent');
-  return { name, lines, block };
+  const blocks = findFencedBlocks(lines);
+  return { name, lines, blocks, block: blocks.find((b) => b.infoWord === 'agent') };
 }
 
 function readBlock({ name, lines, block }: Located & { block: FencedBlock }): TaskBlock {
@@ -117,9 +119,9 @@ function readBlock({ name, lines, block }: Located & { block: FencedBlock }): Ta
 }
 
 /** The document without its `agent` blocks and slash-command lines, trimmed. */
-function outsideBlocks(lines: readonly string[], commandPrefix: string | undefined): string {
+function outsideBlocks({ lines, blocks }: Located, commandPrefix: string | undefined): string {
   const skip = new Set<number>();
-  for (const block of findFencedBlocks(lines)) {
+  for (const block of blocks) {
     if (block.infoWord !== 'agent') continue;
     for (let i = block.openLine; i <= (block.closeLine ?? lines.length - 1); i++) skip.add(i);
   }

@@ -25,6 +25,7 @@ const FILE_NAME = /^[\w@-][\w.@-]*$/;
 const LOWER_SEGMENT = /^[a-z][a-z0-9_]*$/;
 /** Maximal runs of non-separator characters; a single character class, so linear in the text. */
 const TOKEN = /[^\s`"'()<>[\]{},;|#!?*=+&^%~\\]+/g;
+const MAYBE_NAME = /[A-Z_./@:$]/;
 const BACKTICKED = /`([^`\n]{1,256})`/g;
 const QUOTED = /(["'])([A-Za-z_$][\w$.:]{0,255})\1/g;
 
@@ -79,15 +80,21 @@ export function deriveSearchTerms(input: SearchTermInput): SearchTerm[] {
   }
   for (const { text, source } of texts) {
     for (const match of text.matchAll(QUOTED)) {
+      if (out.length >= MAX_SEARCH_TERMS) return out;
       const content = trimPunctuation(match[2]);
+      if (seen.has(content)) continue;
       if (IDENTIFIER.test(content) || QUALIFIED.test(content)) add(content, 'quoted-identifier', source);
     }
   }
+  const tried = new Set<string>();
   for (const { text, source } of texts) {
     for (const match of text.matchAll(TOKEN)) {
       if (out.length >= MAX_SEARCH_TERMS) return out;
       const token = match[0];
-      if (token.length > MAX_TOKEN_LENGTH || token.includes('://')) continue;
+      // Plain lower-case words are most of any prose and never names: skip them cheaply.
+      if (token.length > MAX_TOKEN_LENGTH || !MAYBE_NAME.test(token) || tried.has(token)) continue;
+      tried.add(token);
+      if (token.includes('://')) continue;
       classify(trimPunctuation(token), false, source, add);
     }
   }
@@ -114,7 +121,9 @@ function classify(token: string, explicit: boolean, source: string, add: Add): v
       if (explicit || segments.length >= 3 || PACKAGE_ROOTS.has(segments[0])) add(token, 'package', source);
       return;
     }
-    if (!explicit && !segments.some(isNameLike)) return;
+    // Prose never has `::`; a dotted word counts when a part is name-like or it reads Class.member.
+    const classMember = segments.every((seg) => seg.length >= 2) && /^[A-Z]/.test(segments[0]);
+    if (!explicit && !token.includes('::') && !classMember && !segments.some(isNameLike)) return;
     add(token, 'symbol', source);
     for (const segment of segments) if (isNameLike(segment) && !PROSE_NAMES.has(segment)) add(segment, 'symbol', source);
     return;
