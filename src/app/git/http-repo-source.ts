@@ -91,19 +91,21 @@ export class HttpRepoSource implements RepoSource {
       }
     };
 
-    let fetchedSha: string | undefined;
+    let pinned = false;
     try {
-      fetchedSha = await attempt(commitSha);
+      pinned = (await attempt(commitSha)) === commitSha && (await hasCommit(fs, gitdir, commitSha));
     } catch (error) {
       if (!(error instanceof IngestionError) || !isRefusedWant(error)) throw error;
     }
-    if (fetchedSha !== commitSha || !(await hasCommit(fs, gitdir, commitSha))) {
+    if (!pinned) {
       const branch = request.ref;
       if (/^[0-9a-f]{40}$/.test(branch)) throw new IngestionError('BASE_MOVED_DURING_FETCH', 'the server refused the base commit', { expected: commitSha, url: this.display });
-      for (let tries = 0; tries < 2 && fetchedSha !== commitSha; tries++) fetchedSha = await attempt(branch);
-      if (fetchedSha !== commitSha) {
-        throw new IngestionError('BASE_MOVED_DURING_FETCH', `${branch} moved while fetching`, { expected: commitSha, fetched: fetchedSha, ref: branch, url: this.display });
+      let tip: string | undefined;
+      for (let tries = 0; tries < 2 && !pinned; tries++) {
+        tip = await attempt(branch);
+        pinned = tip === commitSha && (await hasCommit(fs, gitdir, commitSha));
       }
+      if (!pinned) throw new IngestionError('BASE_MOVED_DURING_FETCH', `${branch} moved while fetching`, { expected: commitSha, fetched: tip, ref: branch, url: this.display });
     }
     return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [] };
   }
@@ -121,7 +123,7 @@ export class HttpRepoSource implements RepoSource {
   private async listRefs(): Promise<ServerRef[]> {
     const { http, guard } = guardHttp(this.http, { timeoutMs: this.options.resolveTimeoutMs ?? 30_000 });
     try {
-      return await git.listServerRefs({ http, url: this.url, protocolVersion: 2, symrefs: true, peelTags: true, ...this.auth() });
+      return await git.listServerRefs({ http, url: this.url, protocolVersion: 1, symrefs: true, peelTags: true, ...this.auth() });
     } catch (error) {
       if (guard.tripped === 'TIMEOUT') throw new IngestionError('CLONE_TIMEOUT', 'resolving refs timed out', { url: this.display });
       throw this.translate(error, 'resolve');
