@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { applyPatch } from '../../../src/core/git/apply-patch.js';
+import { checkRecovery } from '../../../src/core/git/check-recovery.js';
+import { binaryStringToBytes } from '../../../src/core/git/binary-string.js';
+import { diffWorkspaceToBase } from '../../../src/core/git/git-diff.js';
+import { workspaceSide } from '../../../src/core/git/tree-side.js';
+import { diffSides } from '../../../src/core/git/unified-patch.js';
+import { openWorkspace } from '../../../src/core/workspace/workspace.js';
+import { createMemoryRepo } from '../../helpers/memory-repo.js';
+import git from 'isomorphic-git';
+
+const files = {
+  'a.txt': Array.from({ length: 30 }, (_, i) => `line ${i}\n`).join(''),
+  'with space/ünï "q".txt': 'x\ny',
+  'gone.txt': 'bye\n',
+  'run.sh': 'echo\n',
+  'link': { symlink: 'a.txt' },
+};
+
+/** Record patches the way the phases do: one per segment, each relative to the previous state. */
+async function recordSegments() {
+  const repo = await createMemoryRepo(files);
+  const ws = repo.workspace;
+  const patches: Uint8Array[] = [];
+  let before = await workspaceSide(await openWorkspace({ fs: repo.fs, gitdir: repo.gitdir, commitSha: repo.commitSha }));
+  const segment = async (edit: () => Promise<void>) => {
+    await edit();
+    const after = await workspaceSide(ws);
+    patches.push(binaryStringToBytes((await diffSides(before, after)).map((f) => f.text).join('')));
+    // Freeze this state's bytes for the next segment's "before".
+    const frozen = new Map<string, Uint8Array>();
+    for (const p of after.files.keys()) frozen.set(p, await ws.read(p));
+    before = { files: new Map(after.files), read: async (p) => frozen.get(p)! };
+  };
+  await segment(async () => {
+    await ws.write('a.txt', files['a.txt'].replace('line 3\n', 'LINE THREE\n').replace('line 25\n', ''));
+    await ws.write('with space/ünï "q".txt', 'x\ny\n');
+  });
+  await segment(async () => {
+    await ws.write('a.txt', (await ws.readText('a.txt')).replace('line 10\n', 'line ten\n'));
+    await ws.delete('gone.txt');
+  });
+  return { repo, ws, patches };
+}
+
+describe('applyPatch', () => {
+  it('replays our patch onto a fresh workspace and reproduces the exact view', async () => {
+    const repo = await createMemoryRepo(files);
+    const ws = repo.workspace;
+    await ws.write('a.txt', files['a.txt'].replace('line 3\n', 'LINE THREE\n').replace('line 25\n', '').concat('tail'));
+    await ws.write('with space/ünï "q".txt', 'x\ny\n');
+    await ws.delete('gone.txt');
+    await ws.write('run.sh', 'echo\n', '100755');
+    await ws.write('link', 'run.sh', '120000');
+    await ws.write('new/bin.dat', new Uint8Array([0, 1, 2]));
+    await git.writeBlob({ fs: repo.fs, gitdir: repo.gitdir, blob: new Uint8Array([0, 1, 2]) });
+    await ws.write('empty.txt', '');
+    const { patch } = await diffWorkspaceToBase(ws);
+
+    // A fresh view of the same base; the binary post-image comes from the shared object store.
+    const replay = await openWorkspace({ fs: repo.fs, gitdir: repo.gitdir, commitSha: repo.commitSha });
+    await applyPatch(replay, patch);
+    for (const p of ws.paths()) {
+      expect(replay.entry(p)?.mode).toBe(ws.entry(p)?.mode);
+      expect(Buffer.from(await replay.read(p)).equals(Buffer.from(await ws.read(p)))).toBe(true);
+    }
+    expect(replay.paths()).toEqual(ws.paths());
+  });
+
+  it('refuses on a context mismatch and writes nothing', async () => {
+    const repo = await createMemoryRepo(files);
+    await repo.workspace.write('a.txt', files['a.txt'].replace('line 3\n', 'LINE THREE\n'));
+    await repo.workspace.write('run.sh', 'echo hi\n');
+    const { patch } = await diffWorkspaceToBase(repo.workspace);
+    const other = await createMemoryRepo(files);
+    await other.workspace.write('a.txt', files['a.txt'].replace('line 4\n', 'changed by someone\n'));
+    await expect(applyPatch(other.workspace, patch)).rejects.toMatchObject({ reason: 'PATCH_MISMATCH' });
+    expect(other.workspace.changes().map((c) => c.path)).toEqual(['a.txt']);
+    expect(await other.workspace.readText('run.sh')).toBe('echo\n');
+  });
+
+  it('refuses a patch that is not a git patch', async () => {
+    const repo = await createMemoryRepo(files);
+    await expect(applyPatch(repo.workspace, 'hello\n')).rejects.toMatchObject({ reason: 'PATCH_INVALID' });
+  });
+});
+
+describe('checkRecovery', () => {
+  it('is RESUMABLE/CONTINUE when the workspace equals the recorded patches', async () => {
+    const { ws, patches } = await recordSegments();
+    expect(await checkRecovery(ws, patches)).toMatchObject({ status: 'RESUMABLE', action: 'CONTINUE', appliedPatches: 2 });
+  });
+
+  it('is RESUMABLE/APPLY_REMAINING when the overlay was lost, and applying them restores it', async () => {
+    const { patches } = await recordSegments();
+    const fresh = await createMemoryRepo(files);
+    const report = await checkRecovery(fresh.workspace, patches);
+    expect(report).toMatchObject({ status: 'RESUMABLE', action: 'APPLY_REMAINING', appliedPatches: 0 });
+    for (const p of patches.slice(report.appliedPatches)) await applyPatch(fresh.workspace, p);
+    expect(await checkRecovery(fresh.workspace, patches)).toMatchObject({ action: 'CONTINUE' });
+  });
+
+  it('finds the recorded prefix a crashed workspace reflects', async () => {
+    const { patches } = await recordSegments();
+    const fresh = await createMemoryRepo(files);
+    await applyPatch(fresh.workspace, patches[0]);
+    expect(await checkRecovery(fresh.workspace, patches)).toMatchObject({ status: 'RESUMABLE', action: 'APPLY_REMAINING', appliedPatches: 1 });
+  });
+
+  it('is NEEDS_RECONCILIATION when the workspace matches no recorded state, and keeps the evidence', async () => {
+    const { ws, patches } = await recordSegments();
+    await ws.write('unexpected.txt', 'who wrote this?\n');
+    const report = await checkRecovery(ws, patches);
+    expect(report).toMatchObject({ status: 'NEEDS_RECONCILIATION', action: 'RECONCILE', differingPaths: ['unexpected.txt'] });
+    expect(await ws.readText('unexpected.txt')).toBe('who wrote this?\n');
+  });
+});
