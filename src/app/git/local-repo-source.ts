@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import git from 'isomorphic-git';
@@ -28,7 +28,7 @@ function runGit(args: string[], options: { input?: Buffer | string } = {}): Prom
 /**
  * RepoSource for a local working copy or bare repository (the CLI). Objects are copied, so
  * every SHA is the source's own: native git packs exactly the base commit's objects
- * (`rev-list --objects --no-walk` -> `pack-objects`, which also writes the index) and the pack
+ * (`rev-list --objects --no-walk` -> `pack-objects --stdout` -> `index-pack` in a temp dir) and the pack
  * and its index are copied into the object store. Nothing is re-hashed in JavaScript, which is
  * what keeps 50k-file repositories fast. Uncommitted changes are ignored and reported.
  */
@@ -103,11 +103,15 @@ export class LocalRepoSource implements RepoSource {
     const list = Buffer.from(objects.toString('utf8').split('\n').filter((l) => l !== '').map((l) => l.slice(0, 40)).join('\n') + '\n');
     const temp = await mkdtemp(join(tmpdir(), 'draftsman-pack-'));
     try {
-      const name = (await runGit(['--git-dir', gitdir, 'pack-objects', '-q', '--delta-base-offset', join(temp, 'pack')], { input: list })).toString('utf8').trim();
-      const pack = await readFile(join(temp, `pack-${name}.pack`));
+      // --stdout, then index-pack outside the source: pack-objects writing files would create
+      // temporaries in the source's own objects/pack, and the source must stay untouched.
+      const pack = await runGit(['--git-dir', gitdir, 'pack-objects', '-q', '--stdout', '--delta-base-offset'], { input: list });
       if (request.maxBytes !== undefined && pack.byteLength > request.maxBytes) {
         throw new IngestionError('REPO_TOO_LARGE', `the base commit packs to ${pack.byteLength} bytes, over the ${request.maxBytes} byte cap`, { bytes: pack.byteLength, maxBytes: request.maxBytes });
       }
+      const name = pack.subarray(pack.byteLength - 20).toString('hex');
+      await writeFile(join(temp, `pack-${name}.pack`), pack);
+      await runGit(['index-pack', join(temp, `pack-${name}.pack`)]);
       const idx = await readFile(join(temp, `pack-${name}.idx`));
       await git.init({ fs, gitdir: target, bare: true, defaultBranch: 'main' });
       await fs.promises.mkdir(`${target}/objects/pack`, { recursive: true });
