@@ -74,7 +74,7 @@ export function describeArtifactStoreContract(name: string, create: () => Promis
       await subject.seed([...keys].reverse().map((key) => ({ key, body: key })));
       expect(await store.list('c3/ledger/')).toEqual(keys);
       expect(await subject.pagedStore.list('c3/ledger/')).toEqual(keys);
-      if (subject.listCalls) expect(subject.listCalls()).toBeGreaterThan(10);
+      if (subject.listCalls) expect(subject.listCalls()).toBe(5); // 1005 keys, 250 a page
       expect(text((await store.get(keys[1004]))?.body)).toBe(keys[1004]);
     });
 

@@ -20,7 +20,7 @@ describeArtifactStoreContract('S3 on s3rver', async () => {
   }
   return {
     store: new S3ArtifactStore(options),
-    pagedStore: new MarkingStore({ ...options, listPageSize: 100 }),
+    pagedStore: new MarkingStore({ ...options, listPageSize: 250 }),
     seed: (objects) => server.seed(objects),
     listCalls: () => server.requests.slice(listMark).filter((r) => r.method === 'GET' && r.key === '' && r.query.includes('list-type=2')).length,
     stop: () => server.stop(),
