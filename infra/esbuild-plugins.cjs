@@ -1,0 +1,50 @@
+// esbuild plugins for serverless-esbuild (custom.esbuild.plugins points here).
+//
+// The tree-sitter runtime and grammars are .wasm files that esbuild does not bundle, and they
+// live in two packages (web-tree-sitter, tree-sitter-wasms). The worker reads them from ONE
+// directory named by DRAFTSMAN_WASM_DIR (src/app/syntax/node-grammar-loader.ts), so after the
+// worker's bundle is built this copies them into `<build dir>/__only_worker/wasm/`:
+// serverless-esbuild puts files under `__only_<function>/` into that function's zip only, with
+// the prefix stripped, so they land at `/var/task/wasm/` in the worker and nowhere else.
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+/** The grammars the syntax service loads (src/core/syntax/language-for-path.ts GRAMMAR_FOR_LANGUAGE). */
+const GRAMMARS = ['java', 'typescript', 'tsx', 'javascript', 'python', 'go'];
+const WASM_FUNCTIONS = { 'src/handlers/worker.ts': 'worker' };
+
+function wasmSources(serviceDir) {
+  const modules = path.join(serviceDir, 'node_modules');
+  return [
+    path.join(modules, 'web-tree-sitter', 'tree-sitter.wasm'),
+    ...GRAMMARS.map((g) => path.join(modules, 'tree-sitter-wasms', 'out', `tree-sitter-${g}.wasm`)),
+  ];
+}
+
+function wasmAssets(serviceDir) {
+  return {
+    name: 'draftsman-wasm-assets',
+    setup(build) {
+      const entries = build.initialOptions.entryPoints ?? [];
+      const entry = (Array.isArray(entries) ? entries : Object.values(entries)).map(String)[0];
+      if (!entry) return;
+      const relative = path.relative(serviceDir, path.resolve(serviceDir, entry)).split(path.sep).join('/');
+      const functionAlias = WASM_FUNCTIONS[relative];
+      if (!functionAlias) return;
+      build.onEnd((result) => {
+        if (result.errors.length > 0) return;
+        // serverless-esbuild sets outdir = <build dir>/<dirname(entry)>.
+        const outdir = build.initialOptions.outdir;
+        const buildDir = path.resolve(outdir, path.relative(path.dirname(relative), '.'));
+        const target = path.join(buildDir, `__only_${functionAlias}`, 'wasm');
+        fs.mkdirSync(target, { recursive: true });
+        for (const source of wasmSources(serviceDir)) fs.copyFileSync(source, path.join(target, path.basename(source)));
+      });
+    },
+  };
+}
+
+module.exports = (serverless) => [wasmAssets(serverless.serviceDir ?? serverless.config.servicePath ?? process.cwd())];
+module.exports.GRAMMARS = GRAMMARS;
