@@ -1,0 +1,135 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { HttpRepoSource } from '../src/app/git/http-repo-source.js';
+import { createMemoryFs } from '../src/app/memfs/memfs-adapter.js';
+import { ingestRepository } from '../src/core/ingestion/ingest-repository.js';
+import { DEFAULT_INGESTION_POLICY } from '../src/core/ingestion/ingestion-policy.js';
+import { generateLargeRepo, gitEnv } from '../test/fixtures/make-repo.js';
+import { startGitHttpServer } from '../test/helpers/git-http-server.js';
+
+export interface BenchRecord {
+  name: string;
+  size: number;
+  value: number;
+  unit: string;
+  baseline?: number;
+  ratio?: number;
+  note?: string;
+}
+
+const exec = promisify(execFile);
+const self = fileURLToPath(import.meta.url);
+
+/** Wall time of an async native git command (async: the server runs in this process). */
+async function timeGit(args: string[]): Promise<number> {
+  const start = performance.now();
+  await exec('git', args, { env: gitEnv(), maxBuffer: 64 * 1024 * 1024 });
+  return performance.now() - start;
+}
+
+interface ChildResult {
+  ms: number;
+  fetchMs: number;
+  scanMs: number;
+  bytes: number;
+  files: number;
+  maxRssMb: number;
+  rssAfterImportMb: number;
+}
+
+/** Ingestion to READY in a child process, so its peak RSS is its own. */
+function ingestInChild(url: string): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', self, '--child', url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`ingestion child exited with ${code}`));
+      else resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as ChildResult);
+    });
+  });
+}
+
+async function childMain(url: string): Promise<void> {
+  const rssAfterImportMb = process.memoryUsage().rss / 1048576;
+  const lines: Record<string, unknown>[] = [];
+  const logger = { debug() {}, info: (_m: string, meta?: Record<string, unknown>) => void lines.push(meta ?? {}), warn() {}, error() {} };
+  const start = performance.now();
+  const result = await ingestRepository({
+    source: new HttpRepoSource({ url }),
+    fs: createMemoryFs(),
+    gitdir: '/repo/.git',
+    policy: { ...DEFAULT_INGESTION_POLICY, maxFileCount: 1_000_000, maxRepoSizeMb: 10_000 },
+    clock: { now: () => Math.round(performance.now()) },
+    logger,
+  });
+  const ms = performance.now() - start;
+  const meta = lines[0] ?? {};
+  const out: ChildResult = {
+    ms,
+    fetchMs: Number(meta.fetchDurationMs ?? 0),
+    scanMs: Number(meta.scanDurationMs ?? 0),
+    bytes: Number(meta.fetchBytes ?? 0),
+    files: result.workspace.paths().length,
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    rssAfterImportMb,
+  };
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+const round = (n: number, digits = 0): number => Number(n.toFixed(digits));
+
+/**
+ * Ingestion (fetch + scan to READY) against native `git clone --depth 1` with and without
+ * checkout, for generated repositories served by the same loopback `git http-backend`; and
+ * peak RSS of the ingesting process against the pack size.
+ */
+export async function runIngestionBench(sizes = [1000, 10000, 50000]): Promise<BenchRecord[]> {
+  const records: BenchRecord[] = [];
+  for (const size of sizes) {
+    const root = mkdtempSync(join(tmpdir(), `bench-ingest-${size}-`));
+    try {
+      generateLargeRepo(join(root, 'repo.git'), size);
+      const server = await startGitHttpServer({ root });
+      try {
+        const url = `${server.url}/repo.git`;
+        await timeGit(['ls-remote', url]); // warm the server path and the page cache
+        const checkout = await timeGit(['clone', '-q', '--depth', '1', url, join(root, 'clone-checkout')]);
+        const noCheckout = await timeGit(['clone', '-q', '--depth', '1', '--no-checkout', url, join(root, 'clone-bare')]);
+        const ours = await ingestInChild(url);
+        records.push(
+          { name: 'native git clone --depth 1', size, value: round(checkout), unit: 'ms' },
+          { name: 'native git clone --depth 1 --no-checkout', size, value: round(noCheckout), unit: 'ms' },
+          { name: 'ingestion to READY (fetch + scan)', size, value: round(ours.ms), unit: 'ms', baseline: round(checkout), ratio: round(ours.ms / checkout, 2), note: `vs checkout clone; fetch ${ours.fetchMs} ms, scan ${ours.scanMs} ms` },
+          { name: 'ingestion vs no-checkout clone', size, value: round(ours.ms), unit: 'ms', baseline: round(noCheckout), ratio: round(ours.ms / noCheckout, 2) },
+          { name: 'ingestion peak RSS vs pack size', size, value: round(ours.maxRssMb, 1), unit: 'MB', baseline: round(ours.bytes / 1048576, 2), ratio: round(ours.maxRssMb / Math.max(ours.bytes / 1048576, 0.01), 1), note: `RSS after imports ${round(ours.rssAfterImportMb)} MB; ${ours.files} files` },
+        );
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+  return records;
+}
+
+function printTable(records: BenchRecord[]): void {
+  const rows = records.map((r) => [r.name, String(r.size), `${r.value} ${r.unit}`, r.baseline === undefined ? '' : String(r.baseline), r.ratio === undefined ? '' : `${r.ratio}x`, r.note ?? '']);
+  const head = ['benchmark', 'files', 'value', 'baseline', 'ratio', 'note'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log([line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n'));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  if (process.argv[2] === '--child') await childMain(process.argv[3]);
+  else {
+    const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+    printTable(await runIngestionBench(sizes.length > 0 ? sizes : undefined));
+  }
+}
