@@ -1,5 +1,5 @@
 import { AgentError } from '../errors.js';
-import { normalizeRepoPath } from '../util/repo-path.js';
+import { normalizeRepoPath, resolveLinkTarget } from '../util/repo-path.js';
 import { assertAgentBranchName } from './branch-name.js';
 import type { GitBoundaryReason } from './git-boundary-error.js';
 import { PrCandidate } from './pr-candidate.js';
@@ -87,6 +87,9 @@ export async function revalidateCandidate(
     if (blobSha(bytes) !== f.blobSha) {
       problems.push({ reason: 'BLOB_MISMATCH', path, message: `bytes do not hash to ${f.blobSha}` });
       continue;
+    }
+    if (f.mode === '120000' && resolveLinkTarget(path, new TextDecoder().decode(bytes)) === undefined) {
+      problems.push({ reason: 'PATH_THROUGH_SYMLINK', path, message: 'symlink points outside the repository' });
     }
     scanned.push({ path, oldBytes, newBytes: bytes });
   }

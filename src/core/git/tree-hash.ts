@@ -41,7 +41,7 @@ export function computeTreeSha(files: Iterable<{ path: string; mode: string; oid
     const parts: Uint8Array[] = [];
     for (const e of entries) {
       parts.push(encoder.encode(`${e.mode} ${e.name}\0`));
-      parts.push(Uint8Array.from(Buffer.from(e.oid, 'hex')));
+      parts.push(Uint8Array.from(e.oid.match(/../g)!.map((h) => parseInt(h, 16))));
     }
     const body = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
     let at = 0;

@@ -106,14 +106,21 @@ describe('PR candidate and publish-side helpers', () => {
     const evilSha = blobSha(secretBytes);
     const extra = new Map([[evilSha, secretBytes]]);
     const readMore = async (sha: string) => extra.get(sha) ?? (await read(sha));
+    const linkBytes = new TextEncoder().encode('../../etc/passwd');
+    extra.set(blobSha(linkBytes), linkBytes);
     const bad = {
       ...candidate,
       headBranch: 'main',
-      files: [...candidate.files, { path: '.github/workflows/ci.yml', mode: '100644', blobSha: evilSha }, { path: 'secret/x.ts', mode: '100644', blobSha: evilSha }],
+      files: [
+        ...candidate.files,
+        { path: '.github/workflows/ci.yml', mode: '100644', blobSha: evilSha },
+        { path: 'secret/x.ts', mode: '100644', blobSha: evilSha },
+        { path: 'src/link', mode: '120000', blobSha: blobSha(linkBytes) },
+      ],
     };
     const report = await revalidateCandidate(bad, { policy: createGlobWritePolicy({ forbidden: ['secret/**'] }), maxChangedFiles: 3 }, readMore);
     expect(report.ok).toBe(false);
-    expect(report.problems.map((p) => p.reason).sort()).toEqual(['BUDGET_EXCEEDED', 'FORBIDDEN_PATH', 'INVALID_BRANCH_NAME', 'SECRET_DETECTED', 'SECRET_DETECTED', 'WORKFLOW_CHANGE_NOT_PERMITTED']);
+    expect(report.problems.map((p) => p.reason).sort()).toEqual(['BUDGET_EXCEEDED', 'FORBIDDEN_PATH', 'INVALID_BRANCH_NAME', 'PATH_THROUGH_SYMLINK', 'SECRET_DETECTED', 'SECRET_DETECTED', 'WORKFLOW_CHANGE_NOT_PERMITTED']);
     expect(JSON.stringify(report)).not.toContain(token);
     expect((await revalidateCandidate({ ...candidate, draft: false }, { policy }, read)).problems[0].reason).toBe('CANDIDATE_INVALID');
   });
