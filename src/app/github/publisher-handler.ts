@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { decodeS3EventKey } from '../aws/s3-artifact-store.js';
+import { runKeys } from '../../core/artifacts/keys.js';
+import { updateVerificationFromCi, type CiUpdateOutcome } from './ci-feedback.js';
+import { publishCandidate, type PublishDeps, type PublishOutcome } from './publish-candidate.js';
+
+/** The part of an S3 notification the publisher reads; keys arrive URL-encoded (space as `+`). */
+export const PublisherS3Event = z.object({
+  Records: z.array(
+    z.object({
+      eventName: z.string(),
+      s3: z.object({ object: z.object({ key: z.string().min(1) }) }),
+    }),
+  ),
+});
+
+export type PublisherResult =
+  | { key: string; kind: 'candidate'; outcome: PublishOutcome }
+  | { key: string; kind: 'ci'; outcome: CiUpdateOutcome }
+  | { key: string; kind: 'ignored' };
+
+const CANDIDATE = /^runs\/([^/]+)\/([^/]+)\/([^/]+)\/candidate\/pr-candidate\.json$/;
+const CI = /^runs\/([^/]+)\/([^/]+)\/([^/]+)\/ci\/[^/]+\.json$/;
+
+/**
+ * The publisher function's body: one S3 `ObjectCreated` record at a time, `pr-candidate.json`
+ * -> publishCandidate, `ci/*.json` -> updateVerificationFromCi (CI results, or a closed PR).
+ * Refusals are outcomes, not errors; only transient failures throw, so the Lambda retry
+ * re-runs an idempotent publication.
+ */
+export function createPublisherHandler(deps: PublishDeps): (event: unknown) => Promise<PublisherResult[]> {
+  return async (event) => {
+    const parsed = PublisherS3Event.parse(event);
+    const results: PublisherResult[] = [];
+    for (const record of parsed.Records) {
+      const key = decodeS3EventKey(record.s3.object.key);
+      if (!record.eventName.startsWith('ObjectCreated')) {
+        results.push({ key, kind: 'ignored' });
+        continue;
+      }
+      let m = CANDIDATE.exec(key);
+      if (m) {
+        const outcome = await publishCandidate({ ...deps, runKeys: runKeys(m[1], m[2], m[3]) });
+        results.push({ key, kind: 'candidate', outcome });
+        continue;
+      }
+      m = CI.exec(key);
+      if (m) {
+        const outcome = await updateVerificationFromCi({ ...deps, runKeys: runKeys(m[1], m[2], m[3]), key });
+        results.push({ key, kind: 'ci', outcome });
+        continue;
+      }
+      deps.logger.debug('object ignored by the publisher', { key });
+      results.push({ key, kind: 'ignored' });
+    }
+    return results;
+  };
+}
