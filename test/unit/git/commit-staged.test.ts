@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { commitStaged, type CommitRequest } from '../../../src/core/git/commit-staged.js';
 import { createAgentBranch } from '../../../src/core/git/create-agent-branch.js';
+import { diffStaged, diffUnstaged } from '../../../src/core/git/git-diff.js';
 import { gitStatus } from '../../../src/core/git/git-status.js';
 import type { LedgerEvent } from '../../../src/core/git/ledger-sink.js';
 import { stagePaths } from '../../../src/core/git/stage-paths.js';
@@ -80,5 +81,23 @@ describe('commitStaged', () => {
     const result = await commitStaged({ ...request, verification: { status: 'NOT_RUN', checks: [], notRun: [{ name: 'mvn test', why: 'no build in the Lambda' }] } });
     expect(result.message).toContain('Verification:\n- not run: mvn test: no build in the Lambda\n');
     expect(result.message).not.toContain('passed');
+  });
+
+  it('separates staged and unstaged diffs, and a second commit is again one commit on the base', async () => {
+    const { repo, index, request } = await staged();
+    await repo.workspace.write('src/a.ts', 'export const a = 3;\n');
+    await repo.workspace.write('src/untracked.ts', 'u\n');
+    expect((await diffStaged(repo.workspace, index)).summary.files.map((f) => f.path)).toEqual(['src/a.ts']);
+    expect(new TextDecoder().decode((await diffStaged(repo.workspace, index)).patch)).toContain('+export const a = 2;');
+    const unstaged = await diffUnstaged(repo.workspace, index);
+    expect(unstaged.summary.files.map((f) => f.path)).toEqual(['src/a.ts']);
+    expect(new TextDecoder().decode(unstaged.patch)).toContain('-export const a = 2;\n+export const a = 3;');
+    const first = await commitStaged(request);
+    await stagePaths({ workspace: repo.workspace, index, paths: ['src/a.ts', 'src/untracked.ts'], policy: open });
+    const second = await commitStaged(request);
+    expect(second.parentSha).toBe(repo.commitSha);
+    expect(second.commitSha).not.toBe(first.commitSha);
+    expect(second.files.map((f) => `${f.change}:${f.path}`)).toEqual(['MODIFIED:src/a.ts', 'ADDED:src/untracked.ts']);
+    await expect(commitStaged(request)).rejects.toMatchObject({ reason: 'NOTHING_STAGED' });
   });
 });
