@@ -85,8 +85,8 @@ export interface OrchestratorOptions {
   patches: PatchCodec;
   clock: Clock;
   isCancelled: () => Promise<boolean>;
-  /** Paths a writing phase may touch (the selected targets within scope). */
-  writablePaths: (path: string) => boolean;
+  /** Paths a writing phase may touch (the planned segments' files), given the outputs so far. */
+  writablePaths: (path: string, outputs: Readonly<Partial<Record<PhaseName, unknown>>>) => boolean;
   /** Asked between phases: true means stop now and continue in another invocation. */
   shouldYield?: () => boolean;
   onPhase?: (event: { phase: PhaseName; state: 'running' | 'done' | 'skipped' | 'failed' | 'blocked'; summary?: string }) => void;
@@ -152,7 +152,7 @@ export async function runOrchestrator(options: OrchestratorOptions): Promise<Orc
       return { state: 'SUSPENDED', reason: 'time is running out; continuing in a new invocation', outputs, checkpoints, resumedFrom, ledger };
     }
     const contract = PHASE_CONTRACTS[handler.name];
-    const runtime = new PhaseRuntime(contract, ledger, options.writablePaths);
+    const runtime = new PhaseRuntime(contract, ledger, (path) => options.writablePaths(path, outputs));
     options.onPhase?.({ phase: handler.name, state: 'running' });
     await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'PHASE_STARTED', payload: { goal: contract.goal } });
 

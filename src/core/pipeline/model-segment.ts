@@ -5,6 +5,7 @@ import { diffWorkspaceToBase } from '../git/git-diff.js';
 import { redactSecrets } from '../git/secret-scan.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { PHASE_CONTRACTS } from '../phases/phase-contracts.js';
+import { PhaseContractError } from '../phases/phase-runtime.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { normalizeRepoPath } from '../util/repo-path.js';
 import type { SegmentResult } from './phases/change-phase.js';
@@ -72,7 +73,7 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
       args: z.object({ path: z.string(), content: z.string() }),
       run: async ({ path, content }) => {
         const p = normalizeRepoPath(path);
-        if (!allowed.has(p)) throw new Error(`refused: ${p} is not one of the files this segment may change`);
+        if (!allowed.has(p)) throw new PhaseContractError('FILE_NOT_ALLOWED', `${p} is not one of the files this segment may change`, { path: p });
         await workspace.write(p, content);
         written.set(p, (written.get(p) ?? 0) + 1);
         return `wrote ${p}`;

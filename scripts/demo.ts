@@ -1,0 +1,76 @@
+// `npm run demo`: a generated Maven multi-module service, a task with two recipe steps, the whole
+// pipeline through the CLI, then the draft PR body. No AWS, no GitHub, no network.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { runCli } from '../src/app/cli/run-cli.js';
+import { mavenMultiModuleRepo } from '../test/fixtures/realistic-repos.js';
+
+const DEMO_POLICY = `version: 1
+agent:
+  forbiddenPaths:
+    - .github/workflows/**
+  maxChangedFiles: 20
+  build:
+    commands:
+      - ./mvnw -B verify
+    defaultVerifier: maven
+`;
+
+const DEMO_TASK = `Migrate the order service from javax.persistence to jakarta.persistence and move to Spring Boot 3.2.5.
+
+\`\`\`agent
+mode: draft_pr
+steps:
+  - recipe: migrate-import
+    from: javax.persistence
+    to: jakarta.persistence
+  - recipe: bump-dependency
+    package: org.springframework.boot:spring-boot-starter-parent
+    to: 3.2.5
+\`\`\`
+`;
+
+function git(cwd: string, args: string[]): void {
+  execFileSync('git', args, {
+    cwd,
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'Demo Maintainer',
+      GIT_AUTHOR_EMAIL: 'maintainer@example.com',
+      GIT_COMMITTER_NAME: 'Demo Maintainer',
+      GIT_COMMITTER_EMAIL: 'maintainer@example.com',
+      GIT_AUTHOR_DATE: '2026-01-15T10:00:00Z',
+      GIT_COMMITTER_DATE: '2026-01-15T10:00:00Z',
+    },
+  });
+}
+
+const root = mkdtempSync(join(tmpdir(), 'draftsman-demo-'));
+const repo = join(root, 'order-service');
+const files = { ...mavenMultiModuleRepo(), '.agent-policy.yaml': DEMO_POLICY };
+for (const [path, content] of Object.entries(files)) {
+  mkdirSync(dirname(join(repo, path)), { recursive: true });
+  writeFileSync(join(repo, path), content);
+}
+git(repo, ['init', '-q', '-b', 'main']);
+git(repo, ['add', '-A']);
+git(repo, ['commit', '-q', '-m', 'Order service']);
+const taskFile = join(root, 'task.md');
+writeFileSync(taskFile, DEMO_TASK);
+const out = join(root, 'state');
+
+process.stderr.write(`draftsman demo: generated ${Object.keys(files).length} files in ${repo}\n`);
+process.stderr.write(`draftsman demo: task:\n${DEMO_TASK.replace(/^/gm, '    ')}\n`);
+const code = await runCli(['run', repo, '--task-file', taskFile, '--out', out, '--publish'], {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+  cwd: process.cwd(),
+  clock: { now: () => Date.now() },
+  isTty: Boolean(process.stderr.isTTY),
+});
+process.stderr.write(`\ndraftsman demo: artifacts under ${out}\ndraftsman demo: inspect the branch with: git -C ${repo} log --stat agent/local/*\n`);
+process.exitCode = code;
