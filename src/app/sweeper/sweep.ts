@@ -1,0 +1,219 @@
+import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArtifactVersioned } from '../../core/artifacts/artifact-io.js';
+import { issueLatestKey, runKeys } from '../../core/artifacts/keys.js';
+import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
+import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
+import type { GitHubApi } from '../github/github-api.js';
+import { renderProgressComment } from '../github/progress-comment.js';
+import { IssueLatest, IssueLock } from '../triggers/trigger-service.js';
+
+/** Statuses of a run that is still supposed to be making progress. */
+const ACTIVE_STATUSES = new Set(['QUEUED', 'RUNNING']);
+const LOCK_KEY = /^locks\/([^/]+)\/([^/]+)\/issues\/(\d+)\.json$/;
+const LATEST_KEY = /^issues\/([^/]+)\/([^/]+)\/\d+\/latest\.json$/;
+
+/** Default: a run whose record has not moved for 2 h 15 min (the lock's 2 h plus a sweep) is stuck. */
+export const DEFAULT_STUCK_AFTER_MS = 135 * 60 * 1000;
+
+export interface SweepDeps {
+  store: ArtifactStore;
+  /** A read-role broker (token-read): enough to edit a progress comment, never to write code. */
+  tokens: TokenBroker;
+  github: (token: string) => GitHubApi;
+  clock: Clock;
+  logger: Logger;
+  /** How long an active run may go without its run.json (or, before the worker wrote one, its lock) changing. */
+  stuckAfterMs?: number;
+  /**
+   * Optional CI poll hook, called with every repository that has runs (from `issues/`): in
+   * production `sweepOpenAgentPullRequests` of src/app/github/ci-feedback.ts, which writes
+   * `ci/poll-<sha>.json` when an open agent PR's checks changed. Returns the keys written.
+   */
+  pollCi?: (repositories: { owner: string; repo: string }[]) => Promise<string[]>;
+}
+
+export interface SweptRun {
+  owner: string;
+  repo: string;
+  issue: number;
+  runId: string;
+  attempt: number;
+  /** The status before the sweep (`QUEUED` when the worker never wrote run.json). */
+  was: string;
+  commentUpdated: boolean;
+}
+
+export interface SweepReport {
+  /** Lock keys deleted. */
+  locksReleased: string[];
+  runsFailed: SweptRun[];
+  /** Keys the CI poll hook wrote. */
+  ciPolled: string[];
+  /** Per-lock problems; one bad lock never stops the sweep. */
+  problems: { key: string; message: string }[];
+}
+
+/**
+ * One sweep over the bucket: every issue lock is checked against its run. A run that is still
+ * QUEUED or RUNNING but whose lock expired, or whose record has not changed for `stuckAfterMs`,
+ * is marked FAILED (reason `STUCK`) with a compare-and-swap on run.json, its progress comment
+ * says so (through a token-read token), and its lock is released. An expired lock of a run that
+ * already ended is just released. A live lock of a live run is left alone. Then the optional
+ * CI poll runs.
+ *
+ * The lock is deleted only if it is still the object that was read (same etag just before the
+ * delete): a webhook that took an expired lock over in between keeps it. The ArtifactStore has
+ * no conditional delete, so a take-over in the few milliseconds between that check and the
+ * delete is possible; its cost is a second run on the issue, not lost work.
+ */
+export async function sweep(deps: SweepDeps): Promise<SweepReport> {
+  const report: SweepReport = { locksReleased: [], runsFailed: [], ciPolled: [], problems: [] };
+  const now = deps.clock.now();
+  for (const key of await deps.store.list('locks/')) {
+    const match = LOCK_KEY.exec(key);
+    if (!match) continue;
+    const [, owner, repo, issueText] = match;
+    try {
+      await sweepLock(deps, report, { key, owner, repo, issue: Number(issueText) }, now);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      report.problems.push({ key, message });
+      deps.logger.error('sweep of a lock failed', { key, error: message });
+    }
+  }
+  if (deps.pollCi) {
+    const repositories = await repositoriesWithRuns(deps.store);
+    try {
+      report.ciPolled = await deps.pollCi(repositories);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      report.problems.push({ key: 'issues/', message });
+      deps.logger.error('CI poll failed', { error: message });
+    }
+  }
+  deps.logger.info('sweep finished', {
+    locksReleased: report.locksReleased.length,
+    runsFailed: report.runsFailed.length,
+    ciPolled: report.ciPolled.length,
+    problems: report.problems.length,
+  });
+  return report;
+}
+
+interface LockRef {
+  key: string;
+  owner: string;
+  repo: string;
+  issue: number;
+}
+
+async function sweepLock(deps: SweepDeps, report: SweepReport, ref: LockRef, now: number): Promise<void> {
+  const { store } = deps;
+  const lock = await readArtifactVersioned(store, ref.key, IssueLock);
+  if (!lock) return;
+  const keys = runKeys(ref.owner, ref.repo, lock.value.runId);
+  const run = await readArtifactVersioned(store, keys.run, RunRecord);
+  const status = run?.value.status ?? 'QUEUED';
+  const expired = Date.parse(lock.value.expiresAt) <= now;
+  const lastMove = Date.parse(run?.value.updatedAt ?? lock.value.acquiredAt);
+  const active = ACTIVE_STATUSES.has(status);
+  const stuck = active && (expired || now - lastMove > (deps.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS));
+  if (!stuck && !expired) return;
+
+  if (stuck) {
+    const request = await readArtifactIfPresent(store, keys.request, RunRequest);
+    const marked = await markFailed(deps, { keys, run, request, lock: lock.value, now });
+    if (marked) {
+      const commentUpdated = await updateProgressComment(deps, ref, request, lock.value, Math.round((now - lastMove) / 60_000));
+      report.runsFailed.push({ owner: ref.owner, repo: ref.repo, issue: ref.issue, runId: lock.value.runId, attempt: marked.attempt, was: status, commentUpdated });
+      deps.logger.warn('stuck run marked failed', { owner: ref.owner, repo: ref.repo, issue: ref.issue, runId: lock.value.runId, attempt: marked.attempt, was: status });
+    } else if (!expired) {
+      // The run moved while we looked: it is alive after all.
+      return;
+    }
+  }
+
+  const current = await store.get(ref.key);
+  if (current && current.etag === lock.etag) {
+    await store.delete(ref.key);
+    report.locksReleased.push(ref.key);
+    deps.logger.info('issue lock released', { key: ref.key, runId: lock.value.runId, expired });
+  }
+}
+
+/** FAILED/STUCK in run.json by compare-and-swap; undefined when the record changed meanwhile. */
+async function markFailed(
+  deps: SweepDeps,
+  input: {
+    keys: ReturnType<typeof runKeys>;
+    run: { value: RunRecord; etag: string } | undefined;
+    request: RunRequest | undefined;
+    lock: IssueLock;
+    now: number;
+  },
+): Promise<{ attempt: number } | undefined> {
+  const { keys, run, request, lock } = input;
+  const at = new Date(input.now).toISOString();
+  const attempt = Math.max(run?.value.attempt ?? 1, lock.attempt);
+  const reason = 'STUCK';
+  const attempts = [...(run?.value.attempts ?? [])];
+  const index = attempts.findIndex((a) => a.n === attempt);
+  if (index >= 0) attempts[index] = { ...attempts[index], status: 'FAILED', reason, endedAt: at };
+  else attempts.push({ n: attempt, status: 'FAILED', reason, startedAt: lock.acquiredAt, endedAt: at });
+  attempts.sort((a, b) => a.n - b.n);
+  const next: RunRecord = {
+    schemaVersion: 1,
+    runId: lock.runId,
+    agentBranch: request?.agentBranch ?? '',
+    progressCommentId: request?.issue?.progressCommentId,
+    ...run?.value,
+    status: 'FAILED',
+    reason,
+    attempt,
+    attempts,
+    updatedAt: at,
+  };
+  const written = run
+    ? await putArtifactIfMatch(deps.store, keys.run, RunRecord, next, run.etag)
+    : await putArtifactIfAbsent(deps.store, keys.run, RunRecord, next);
+  return written ? { attempt } : undefined;
+}
+
+/** Edit the run's progress comment to say it was failed by the sweeper; false when there is none or GitHub refused. */
+async function updateProgressComment(deps: SweepDeps, ref: LockRef, request: RunRequest | undefined, lock: IssueLock, minutes: number): Promise<boolean> {
+  if (!request || request.source.kind !== 'github') return false;
+  let commentId = request.issue?.progressCommentId;
+  if (commentId === undefined) {
+    const latest = await readArtifactIfPresent(deps.store, issueLatestKey(ref.owner, ref.repo, ref.issue), IssueLatest);
+    if (latest?.runId === lock.runId) commentId = latest.progressCommentId;
+  }
+  if (commentId === undefined) return false;
+  try {
+    const issued = await deps.tokens.token({ installationId: request.source.installationId, repositoryId: request.source.repositoryId, role: 'read' });
+    await deps.github(issued.token).rest.issues.updateComment({
+      owner: ref.owner,
+      repo: ref.repo,
+      comment_id: commentId,
+      body: renderProgressComment({
+        runId: lock.runId,
+        attempt: Math.max(lock.attempt, 1),
+        status: 'FAILED',
+        phases: [],
+        message: `no progress for ${minutes} minutes; stopped by the sweeper. \`/agent retry\` starts it again`,
+      }),
+    });
+    return true;
+  } catch (error) {
+    deps.logger.warn('progress comment not updated', { runId: lock.runId, status: (error as { status?: number }).status });
+    return false;
+  }
+}
+
+/** Every owner/repo with an issue pointer, sorted. */
+async function repositoriesWithRuns(store: ArtifactStore): Promise<{ owner: string; repo: string }[]> {
+  const seen = new Map<string, { owner: string; repo: string }>();
+  for (const key of await store.list('issues/')) {
+    const match = LATEST_KEY.exec(key);
+    if (match) seen.set(`${match[1]}/${match[2]}`, { owner: match[1], repo: match[2] });
+  }
+  return [...seen.keys()].sort().map((k) => seen.get(k)!);
+}

@@ -1,0 +1,33 @@
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
+import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
+import { readConfig } from '../app/config.js';
+import { sweepOpenAgentPullRequests } from '../app/github/ci-feedback.js';
+import { createGitHubApi } from '../app/github/github-api.js';
+import { LambdaTokenBroker } from '../app/github/lambda-token-broker.js';
+import { JsonLogger } from '../app/logger.js';
+import { sweep, type SweepReport } from '../app/sweeper/sweep.js';
+
+/**
+ * sweeper: scheduled (every 15 minutes). Releases expired issue locks, fails stuck runs and
+ * polls CI of open agent pull requests. Tokens come from token-read only.
+ */
+const config = readConfig(process.env);
+if (!config.TOKEN_READ_FUNCTION) throw new Error('invalid configuration: TOKEN_READ_FUNCTION is required by the sweeper');
+const clock = { now: () => Date.now() };
+const logger = new JsonLogger({ level: config.LOG_LEVEL, bindings: { fn: 'sweeper' } });
+const store = new S3ArtifactStore({ client: new S3Client({ maxAttempts: 1 }), bucket: config.ARTIFACT_BUCKET });
+const tokens = new LambdaTokenBroker({ client: new LambdaClient({}), functionName: config.TOKEN_READ_FUNCTION, role: 'read' });
+const github = (token: string) => createGitHubApi({ token, baseUrl: config.GITHUB_API_URL });
+
+export const handler = async (): Promise<Omit<SweepReport, 'problems'> & { problems: number }> => {
+  const report = await sweep({
+    store,
+    tokens,
+    github,
+    clock,
+    logger,
+    pollCi: (repositories) => sweepOpenAgentPullRequests({ store, tokens, github, clock, logger }, repositories),
+  });
+  return { ...report, problems: report.problems.length };
+};
