@@ -3,7 +3,7 @@ import { resolveLinkTarget } from '../util/repo-path.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { inferBuildProfiles } from './build-profiles.js';
 import { CODEOWNERS_LOCATIONS, parseCodeowners } from './codeowners.js';
-import { buildTreeIndex, detectModules, moduleForPath } from './detect-modules.js';
+import { buildTreeIndex, createModuleLocator, detectModules } from './detect-modules.js';
 import { EvidenceCollector } from './evidence.js';
 import { FileContents } from './file-contents.js';
 import { languageForPath } from './language-table.js';
@@ -143,11 +143,12 @@ export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
   // Module language: the most common programming language among the files it owns.
   if (modules.length > 0) {
     const perModule = new Map<string, Map<string, number>>();
+    const moduleForPath = createModuleLocator(modules);
     for (const path of paths) {
       if (ignoredSet.has(path)) continue;
       const lang = languageForPath(path);
       if (!lang || lang.type !== 'programming') continue;
-      const mod = moduleForPath(modules, path);
+      const mod = moduleForPath(path);
       if (!mod) continue;
       const counts = perModule.get(mod.id) ?? new Map<string, number>();
       counts.set(lang.language, (counts.get(lang.language) ?? 0) + 1);

@@ -194,6 +194,24 @@ function family(system: BuildSystem): string {
   return system === 'pnpm' || system === 'yarn' ? 'npm' : system;
 }
 
+/**
+ * A fast `moduleForPath` for many lookups: walks up the path's directories in a map from
+ * module directory to module (O(depth) per path instead of O(modules)).
+ */
+export function createModuleLocator(modules: readonly ModuleRecord[]): (path: string) => ModuleRecord | undefined {
+  const byDir = new Map(modules.map((m) => [m.path === '.' ? '' : m.path, m]));
+  return (path) => {
+    if (byDir.has(path)) return byDir.get(path);
+    let d = dirName(path);
+    for (;;) {
+      const hit = byDir.get(d);
+      if (hit) return hit;
+      if (d === '') return undefined;
+      d = dirName(d);
+    }
+  };
+}
+
 /** The module owning a path: the one with the longest directory prefix. */
 export function moduleForPath(modules: readonly ModuleRecord[], path: string): ModuleRecord | undefined {
   let best: ModuleRecord | undefined;

@@ -73,7 +73,11 @@ export async function buildNavigationHints(input: HintInput): Promise<{ hints: N
     hints.push({ ...h, origin: 'detected' });
   };
   const oid = (p: string): string | undefined => contents.workspace.entry(p)?.oid;
-  const testRoots = input.modules.flatMap((m) => m.testRoots.filter((r) => !m.sourceRoots.includes(r)));
+  const testRoots = new Set(input.modules.flatMap((m) => m.testRoots.filter((r) => !m.sourceRoots.includes(r))));
+  const underTestRoot = (path: string): boolean => {
+    for (let d = dirName(path); d !== ''; d = dirName(d)) if (testRoots.has(d)) return true;
+    return false;
+  };
   const apiCandidates: { path: string; family: keyof typeof API_SIGNALS }[] = [];
   const entryCandidates: string[] = [];
 
@@ -88,7 +92,7 @@ export async function buildNavigationHints(input: HintInput): Promise<{ hints: N
       add({ kind: 'migration', path, confidence: 0.8, reason: /V\d+__/.test(name) ? 'Flyway-style migration path' : 'migration directory', evidenceRefs: [evidence.fromPattern(path, 'hints/migration', MIGRATION_PATH.source)] });
       continue;
     }
-    if (isTestPath(path) || testRoots.some((r) => path.startsWith(`${r}/`))) {
+    if (isTestPath(path) || underTestRoot(path)) {
       const byName = /(Test|Tests|IT|Spec)\.\w+$|\.(test|spec)\.\w+$|(^|\/)test_[^/]+\.py$|_test\.(go|py)$/.test(path);
       add({ kind: 'test', path, confidence: byName ? 0.86 : 0.7, reason: byName ? 'test naming convention' : 'under a test root', evidenceRefs: [evidence.fromPattern(path, 'hints/test', byName ? 'test-name' : 'test-root')] });
       continue;

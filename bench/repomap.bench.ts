@@ -1,0 +1,181 @@
+/**
+ * Repository map and target search benchmarks. Runnable alone:
+ *   node --import tsx bench/repomap.bench.ts
+ * The synthetic trees are served by an in-memory Workspace (blob ids are real git blob SHAs),
+ * so the numbers measure the map and the search, not the object store.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { buildRepoMap } from '../src/core/repomap/build-repo-map.js';
+import { FileContents } from '../src/core/repomap/file-contents.js';
+import { createGlobPathRules } from '../src/core/repomap/path-rules.js';
+import { loadOrBuildRepoMap } from '../src/core/repomap/repo-map-cache.js';
+import { keywordSearch } from '../src/core/targets/keyword-search.js';
+import type { ArtifactStore } from '../src/core/ports.js';
+import type { FileMode, Workspace, WorkspaceEntry } from '../src/core/workspace/workspace.js';
+
+export interface BenchRecord {
+  name: string;
+  size: number;
+  value: number;
+  unit: string;
+  baseline?: number;
+  ratio?: number;
+  note?: string;
+}
+
+const encoder = new TextEncoder();
+const blobSha = (content: string): string => {
+  const bytes = encoder.encode(content);
+  return createHash('sha1').update(`blob ${bytes.length}\u0000`).update(bytes).digest('hex');
+};
+
+/** A synthetic multi-module tree: Maven modules of Java files, a pnpm workspace, vendored node_modules. */
+export function syntheticTree(files: number): Record<string, string> {
+  const out: Record<string, string> = {
+    'pom.xml': '<project><groupId>g</groupId><artifactId>root</artifactId><packaging>pom</packaging></project>',
+    'package.json': '{"name":"root","private":true,"workspaces":["web/*"]}',
+    '.github/CODEOWNERS': '* @all\n/svc-1/ @team1\n',
+  };
+  let i = 0;
+  let count = Object.keys(out).length;
+  const put = (path: string, content: string): void => {
+    if (!(path in out)) count++;
+    out[path] = content;
+  };
+  while (count < files) {
+    const mod = `svc-${Math.floor(i / 400)}`;
+    if (i % 400 === 0) put(`${mod}/pom.xml`, `<project><groupId>g</groupId><artifactId>${mod}</artifactId><dependencies><dependency><groupId>g</groupId><artifactId>svc-0</artifactId></dependency></dependencies></project>`);
+    const kind = i % 10;
+    if (kind < 6) put(`${mod}/src/main/java/com/acme/p${i % 7}/C${i}.java`, `package com.acme;\n\npublic class C${i} {\n  int v${i}() { return ${i}; }\n  void call() { helper${i % 13}(); }\n}\n`);
+    else if (kind < 8) put(`${mod}/src/test/java/com/acme/p${i % 7}/C${i}Test.java`, `class C${i}Test { void t() {} }\n`);
+    else if (kind === 8) put(`web/app${i % 5}/src/f${i}.ts`, `export const f${i} = ${i};\nimport { x } from './g${i}';\n`);
+    else put(`node_modules/dep${i % 50}/lib/m${i}.js`, `module.exports = ${i};\n`);
+    i++;
+  }
+  out['svc-0/src/main/java/com/acme/LegacyAuthClient.java'] = 'public class LegacyAuthClient { public String exchangeToken(String c) { return c; } }\n';
+  return out;
+}
+
+/** An in-memory Workspace over a path -> content map (read-only). */
+function memoryWorkspace(files: Record<string, string>): Workspace {
+  const paths = Object.keys(files).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const entries = new Map<string, WorkspaceEntry>(paths.map((p) => [p, { path: p, mode: '100644' as FileMode, oid: blobSha(files[p]), changed: false }]));
+  const read = async (p: string): Promise<Uint8Array> => encoder.encode(files[p]);
+  return {
+    fs: undefined as never,
+    gitdir: '/none',
+    baseCommitSha: 'a'.repeat(40),
+    baseTreeSha: 'b'.repeat(40),
+    paths: () => paths,
+    entry: (p) => entries.get(p),
+    baseEntry: (p) => (entries.has(p) ? { path: p, mode: '100644', oid: entries.get(p)!.oid! } : undefined),
+    read,
+    readText: async (p) => files[p],
+    readBase: read,
+    write: async () => {
+      throw new Error('read-only');
+    },
+    delete: async () => {
+      throw new Error('read-only');
+    },
+    changes: () => [],
+    reset: () => undefined,
+  };
+}
+
+function memoryStore(): ArtifactStore {
+  const data = new Map<string, Uint8Array>();
+  return {
+    get: async (k) => (data.has(k) ? { body: data.get(k)!, etag: 'e' } : undefined),
+    put: async (k, b) => (data.set(k, typeof b === 'string' ? encoder.encode(b) : b), 'e'),
+    putIfAbsent: async () => false,
+    putIfMatch: async () => false,
+    delete: async (k) => void data.delete(k),
+    list: async () => [...data.keys()],
+  };
+}
+
+function ripgrepPath(): string | undefined {
+  if (existsSync('/usr/bin/rg')) return '/usr/bin/rg';
+  const vscode = join(process.cwd(), 'node_modules/@vscode/ripgrep/bin/rg');
+  return existsSync(vscode) ? vscode : undefined;
+}
+
+const ms = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e6;
+
+export async function runRepoMapBench(): Promise<BenchRecord[]> {
+  const records: BenchRecord[] = [];
+  const rules = createGlobPathRules({ forbidden: ['.github/workflows/**'] });
+  for (const size of (process.env.REPOMAP_BENCH_SIZES ?? "10000,100000").split(",").map(Number)) {
+    const files = syntheticTree(size);
+    const workspace = memoryWorkspace(files);
+    global.gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
+    let peak = heapBefore;
+    const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 5);
+    const start = process.hrtime.bigint();
+    const map = await buildRepoMap({ workspace, owner: 'bench', repo: `r${size}`, rules, policyDigest: 'p' });
+    const elapsed = ms(start);
+    clearInterval(timer);
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+    records.push({ name: 'repomap.build.noSymbols', size, value: Math.round(elapsed), unit: 'ms', baseline: 10_000 * (size / 100_000), ratio: round(elapsed / (10_000 * (size / 100_000))), note: `${map.modules.length} modules, goal < 10 s at 100k` });
+    records.push({ name: 'repomap.build.filesPerSecond', size, value: Math.round(size / (elapsed / 1000)), unit: 'files/s' });
+    records.push({ name: 'repomap.build.peakHeap', size, value: Math.round(peak / 1024 / 1024), unit: 'MB', note: 'heapUsed sampled every 5 ms; includes the synthetic tree itself; goal <= 1536 MB' });
+
+    const store = memoryStore();
+    const key = { owner: 'bench', repo: `r${size}`, commit: workspace.baseCommitSha, scannerVersion: map.identity.scannerVersion, policyDigest: 'p' };
+    await store.put(`maps/bench/r${size}/${key.commit}/${key.scannerVersion}-p.json`, JSON.stringify(map));
+    const hitStart = process.hrtime.bigint();
+    const hit = await loadOrBuildRepoMap({ store, key, build: async () => map });
+    const hitMs = ms(hitStart);
+    records.push({ name: 'repomap.cache.hit', size, value: round(hitMs), unit: 'ms', baseline: 200, ratio: round(hitMs / 200), note: hit.cacheHit ? 'key lookup + parse + schema check' : 'MISS (unexpected)' });
+  }
+
+  // Keyword search vs ripgrep over the same 10k-file tree.
+  const size = 10_000;
+  const files = syntheticTree(size);
+  const workspace = memoryWorkspace(files);
+  const searchable = workspace.paths().filter((p) => !p.startsWith('node_modules/'));
+  const terms = ['LegacyAuthClient', 'exchangeToken'];
+  const s = process.hrtime.bigint();
+  const { hits } = await keywordSearch(new FileContents(workspace), searchable, terms);
+  const ours = ms(s);
+  const rg = ripgrepPath();
+  if (!rg) {
+    records.push({ name: 'targets.keywordSearch', size, value: round(ours), unit: 'ms', note: 'ripgrep unavailable' });
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'repomap-bench-'));
+    try {
+      for (const [p, c] of Object.entries(files)) {
+        mkdirSync(dirname(join(dir, p)), { recursive: true });
+        writeFileSync(join(dir, p), c);
+      }
+      const args = ['-n', '--no-ignore', '--glob', '!node_modules', '-e', 'LegacyAuthClient', '-e', 'exchangeToken', dir];
+      execFileSync(rg, args); // warm the page cache
+      let best = Infinity;
+      for (let r = 0; r < 3; r++) {
+        const t = process.hrtime.bigint();
+        execFileSync(rg, args);
+        best = Math.min(best, ms(t));
+      }
+      records.push({ name: 'targets.keywordSearch', size, value: round(ours), unit: 'ms', baseline: round(best), ratio: round(ours / best), note: `${hits.size} files hit; in-memory workspace vs rg over a warm temp dir; goal ratio <= 2` });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return records;
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const records = await runRepoMapBench();
+  for (const r of records) console.log(JSON.stringify(r));
+}
