@@ -1,0 +1,148 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { LocalRepoSource } from '../../../src/app/git/local-repo-source.js';
+import { LocalArtifactStore } from '../../../src/app/local/local-artifact-store.js';
+import { createMemoryFs } from '../../../src/app/memfs/memfs-adapter.js';
+import { createNodeSyntaxService } from '../../../src/app/syntax/node-grammar-loader.js';
+import { runKeys, type RunKeys } from '../../../src/core/artifacts/keys.js';
+import { runPipeline, type PipelineDeps, type PipelineRequest, type PipelineResult } from '../../../src/core/pipeline/run-pipeline.js';
+import type { ArtifactStore, Clock, Logger, ModelProvider } from '../../../src/core/ports.js';
+import { beginAttempt, loadAttempt, type AttemptStart } from '../../../src/core/runs/attempts.js';
+import type { RunRequest } from '../../../src/core/runs/run-request.js';
+import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
+import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
+import { makeBareRepo } from '../../fixtures/make-repo.js';
+
+/** Every test of the pipeline runs at this instant: nothing time-derived may differ between runs. */
+export const FIXED_NOW = Date.parse('2026-02-03T04:05:06.000Z');
+export const fixedClock: Clock = { now: () => FIXED_NOW };
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export const MIGRATION_POLICY = `version: 1
+agent:
+  forbiddenPaths:
+    - .github/workflows/**
+  maxChangedFiles: 20
+  build:
+    commands:
+      - ./mvnw -B verify
+`;
+
+/** The issue 5 task: two recipe steps, no `paths`. */
+export const MIGRATION_TASK = `Migrate to jakarta.persistence and Spring Boot 3.2.5.
+
+\`\`\`agent
+mode: draft_pr
+steps:
+  - recipe: migrate-import
+    from: javax.persistence
+    to: jakarta.persistence
+  - recipe: bump-dependency
+    package: org.springframework.boot:spring-boot-starter-parent
+    to: 3.2.5
+\`\`\`
+`;
+
+/** Files of the Maven fixture that hold a `javax.persistence` import, and the manifest with the Spring Boot parent. */
+export const EXPECTED_CHANGED = [
+  'order-api/src/main/java/com/acme/order/api/OrderRequest.java',
+  'order-service/src/main/java/com/acme/order/OrderService.java',
+  'pom.xml',
+];
+
+export function tempRoot(name: string): string {
+  return mkdtempSync(join(tmpdir(), `draftsman-${name}-`));
+}
+
+export function removeRoot(root: string | undefined): void {
+  if (root) rmSync(root, { recursive: true, force: true });
+}
+
+/** A bare repository of the Maven fixture (plus extra files), one commit on `main`. */
+export function makeMavenBare(gitdir: string, extra: Record<string, string> = {}): string {
+  return makeBareRepo(gitdir, { ...mavenMultiModuleRepo(), '.agent-policy.yaml': MIGRATION_POLICY, ...extra }).commit;
+}
+
+let syntaxService: Promise<TreeSyntaxService> | undefined;
+/** One syntax service per test file (grammar loading is the slow part). */
+export function sharedSyntax(): Promise<TreeSyntaxService> {
+  syntaxService ??= createNodeSyntaxService();
+  return syntaxService;
+}
+
+export interface PipelineRunOptions {
+  store: ArtifactStore;
+  source: string;
+  keys: RunKeys;
+  attempt: AttemptStart;
+  policy?: string;
+  model?: ModelProvider;
+  shouldYield?: () => boolean;
+  isCancelled?: () => Promise<boolean>;
+  syntax?: TreeSyntaxService;
+  /** Default: the fixed clock. A resumed invocation runs later in real life. */
+  clock?: Clock;
+}
+
+/** One runPipeline call with a FRESH memfs, like a new worker invocation. */
+export async function runOnce(options: PipelineRunOptions): Promise<PipelineResult> {
+  const deps: PipelineDeps = {
+    store: options.store,
+    source: new LocalRepoSource(options.source),
+    fs: createMemoryFs(),
+    clock: options.clock ?? fixedClock,
+    logger: silentLogger,
+    syntax: options.syntax ?? (await sharedSyntax()),
+    ciStatus: { read: async () => ({ state: 'unavailable', checks: [] }) },
+    model: options.model,
+    identity: { name: 'draftsman', email: 'draftsman@localhost' },
+    isCancelled: options.isCancelled ?? (async () => false),
+    shouldYield: options.shouldYield,
+  };
+  const request: PipelineRequest = {
+    keys: options.keys,
+    owner: options.keys.prefix.split('/')[1],
+    repo: options.keys.prefix.split('/')[2],
+    attempt: options.attempt,
+    policy: options.policy === undefined ? 'from-base' : { text: options.policy, file: '.agent-policy.yaml' },
+    stopAfter: 'run',
+    taskId: (task) => `sha256:${task.digest}`,
+  };
+  return runPipeline(deps, request);
+}
+
+/** Attempt 1 of a fresh run over a local source, with the task text as the CLI would pass it. */
+export async function startRun(store: ArtifactStore, source: string, runId: string, task: string): Promise<{ keys: RunKeys; attempt: AttemptStart }> {
+  const keys = runKeys('local', 'orders', runId);
+  const request: RunRequest = {
+    schemaVersion: 1,
+    runId,
+    owner: 'local',
+    repo: 'orders',
+    source: { kind: 'local', location: source },
+    trigger: { kind: 'cli', key: 'cli-run' },
+    task: { title: task.split('\n')[0], body: task },
+    agentBranch: `agent/local/r${runId}`,
+    createdAt: new Date(FIXED_NOW).toISOString(),
+  };
+  const attempt = await beginAttempt(store, keys, request, { reason: 'cli', approvedGates: [], createdAt: request.createdAt });
+  return { keys, attempt };
+}
+
+export { loadAttempt, LocalArtifactStore };
+
+/** Every file under `dir`, relative path -> bytes (for byte-identical comparisons). */
+export function readTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const full = join(d, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else out[relative(dir, full)] = readFileSync(full).toString('base64');
+    }
+  };
+  walk(dir);
+  return out;
+}
