@@ -136,7 +136,8 @@ describe('publishCandidate through the S3-triggered publisher', () => {
 
     expect(result).toMatchObject({ kind: 'candidate', outcome: { kind: 'refused', reason } });
     if (problem) {
-      const problems = (result as { outcome: { error: { data: { problems: { reason: string }[] } } } }).outcome.error.data.problems;
+      if (result.kind !== 'candidate' || result.outcome.kind !== 'refused') throw new Error('not refused');
+      const problems = result.outcome.error.data.problems as { reason: string }[];
       expect(problems.map((p) => p.reason)).toContain(problem);
     }
     const calls = s.standin.calls.slice(before);
@@ -251,5 +252,16 @@ describe('publishCandidate through the S3-triggered publisher', () => {
     expect(s.standin.repo(FULL).pulls.size).toBe(0);
     expect(await git.readRef(`refs/heads/${s.branch}`)).toBe(human);
     expect(s.standin.repo(FULL).createdCommits).toHaveLength(0);
+  });
+
+  it('ignores removals and objects that are not candidates or CI events, and rejects a malformed event', async () => {
+    const s = await scenarioWith();
+    const record = (eventName: string, key: string) => ({ eventName, s3: { object: { key } } });
+    const results = await s.handler({
+      Records: [record('ObjectRemoved:Delete', s.keys.candidate.prCandidate), record('ObjectCreated:Put', s.keys.attempt(1).ledger(1)), record('ObjectCreated:Put', s.keys.request)],
+    });
+    expect(results.map((r) => r.kind)).toEqual(['ignored', 'ignored', 'ignored']);
+    expect(s.standin.calls).toEqual([]);
+    await expect(s.handler({ Records: [{ s3: {} }] })).rejects.toThrow();
   });
 });
