@@ -1,0 +1,405 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PublisherS3Event } from '../../../src/app/github/publisher-handler.js';
+import { runKeys } from '../../../src/core/artifacts/keys.js';
+
+/**
+ * Packages serverless.yml with osls, offline (no AWS credentials, HOME in a temp directory),
+ * into a temp directory, and checks the generated CloudFormation: functions, triggers, async
+ * settings, the bucket, and that each role grants exactly the table below (DESIGN §4 plus the
+ * additions documented in infra/roles.yml) and nothing else.
+ */
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const OSLS = join(ROOT, 'node_modules', 'osls', 'bin', 'serverless.js');
+const STAGE = 'prod';
+const REGION = 'eu-west-1';
+const ACCOUNT = '123456789012';
+const BUCKET = `draftsman-${STAGE}-artifacts-${ACCOUNT}-${REGION}`;
+const BUCKET_ARN = `arn:aws:s3:::${BUCKET}`;
+
+type Json = any; // CloudFormation is untyped JSON
+
+/** What each role may do. S3 patterns are object-key patterns under the bucket, as in the ARNs. */
+const ALLOWED: Record<string, { get: string[]; put: string[]; del: string[]; list: string[]; invoke: string[]; secrets: string[]; dlq: boolean }> = {
+  WebhookRole: {
+    get: ['runs/*/run.json', 'runs/*/request.json', 'locks/*', 'limits/*', 'issues/*'],
+    put: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/ci/*', 'locks/*', 'limits/*', 'issues/*'],
+    del: ['locks/*'],
+    list: ['limits/*', 'locks/*'],
+    invoke: ['tokenRead'],
+    secrets: ['webhook-secret'],
+    dlq: false,
+  },
+  WorkerRole: {
+    get: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/attempts/*', 'runs/*/run.json', 'maps/*'],
+    put: ['runs/*/attempts/*', 'runs/*/candidate/*', 'runs/*/run.json', 'issues/*', 'maps/*'],
+    del: ['locks/*'],
+    list: ['runs/*/attempts/*', 'maps/*'],
+    invoke: ['tokenRead'],
+    secrets: ['model-api-key'],
+    dlq: true,
+  },
+  PublisherRole: {
+    get: ['runs/*/candidate/*', 'runs/*/ci/*', 'runs/*/run.json', 'runs/*/request.json', 'runs/*/publish.json', 'runs/*/control/*', 'locks/*', 'issues/*'],
+    put: ['runs/*/publish.json', 'runs/*/run.json', 'runs/*/attempts/*/request.json', 'issues/*'],
+    del: ['locks/*'],
+    list: ['runs/*/ci/*'],
+    invoke: ['tokenWrite'],
+    secrets: [],
+    dlq: true,
+  },
+  TokenReadRole: { get: [], put: [], del: [], list: [], invoke: [], secrets: ['app-private-key'], dlq: false },
+  TokenWriteRole: { get: [], put: [], del: [], list: [], invoke: [], secrets: ['app-private-key'], dlq: false },
+  SweeperRole: {
+    get: ['locks/*', 'issues/*', 'runs/*/request.json', 'runs/*/run.json', 'runs/*/publish.json', 'runs/*/ci/*'],
+    put: ['runs/*/run.json', 'runs/*/ci/*'],
+    del: ['locks/*'],
+    list: ['locks/*', 'issues/*', 'runs/*/ci/*'],
+    invoke: ['tokenRead'],
+    secrets: [],
+    dlq: true,
+  },
+};
+
+const FUNCTIONS: Record<string, { role: string; handler: string }> = {
+  WebhookLambdaFunction: { role: 'WebhookRole', handler: 'src/handlers/webhook.handler' },
+  WorkerLambdaFunction: { role: 'WorkerRole', handler: 'src/handlers/worker.handler' },
+  PublisherLambdaFunction: { role: 'PublisherRole', handler: 'src/handlers/publisher.handler' },
+  TokenReadLambdaFunction: { role: 'TokenReadRole', handler: 'src/handlers/token-read.handler' },
+  TokenWriteLambdaFunction: { role: 'TokenWriteRole', handler: 'src/handlers/token-write.handler' },
+  SweeperLambdaFunction: { role: 'SweeperRole', handler: 'src/handlers/sweeper.handler' },
+};
+
+const WASM = ['tree-sitter.wasm', ...['java', 'typescript', 'tsx', 'javascript', 'python', 'go'].map((g) => `tree-sitter-${g}.wasm`)];
+
+let out: string;
+let home: string;
+let template: Json;
+let resources: Record<string, Json>;
+let packagingMs = 0;
+
+/** Resolve the intrinsics this template uses in IAM documents to plain strings. */
+function resolve(value: Json): Json {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(resolve);
+  if (value && typeof value === 'object') {
+    if ('Fn::Sub' in value) {
+      return String(value['Fn::Sub'])
+        .replaceAll('${AWS::Partition}', 'aws')
+        .replaceAll('${AWS::Region}', REGION)
+        .replaceAll('${AWS::AccountId}', ACCOUNT)
+        .replace(/\$\{(\w+)\}/g, (_, ref: string) => `REF:${ref}`);
+    }
+    if ('Fn::GetAtt' in value) return `GETATT:${(value['Fn::GetAtt'] as string[]).join('.')}`;
+    if ('Ref' in value) return `REF:${value.Ref as string}`;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)]));
+  }
+  return value;
+}
+
+const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+const functionArn = (name: string) => `arn:aws:lambda:${REGION}:${ACCOUNT}:function:draftsman-${STAGE}-${name}`;
+const parameterArn = (name: string) => `arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/draftsman/${STAGE}/${name}`;
+
+function statementsOf(role: string): Json[] {
+  const props = resolve(resources[role].Properties);
+  expect(props.ManagedPolicyArns ?? []).toEqual([]);
+  return props.Policies.flatMap((p: Json) => asArray(p.PolicyDocument.Statement));
+}
+
+/** S3 rules: the key matches iff it starts with the prefix and ends with the suffix. */
+function s3RuleMatches(rules: { Name: string; Value: string }[], key: string): boolean {
+  const prefix = rules.find((r) => r.Name === 'prefix')?.Value ?? '';
+  const suffix = rules.find((r) => r.Name === 'suffix')?.Value ?? '';
+  return key.startsWith(prefix) && key.endsWith(suffix) && key.length >= prefix.length + suffix.length;
+}
+
+/** EventBridge `wildcard`: `*` matches any run of characters, `/` included. */
+function wildcardMatches(pattern: string, key: string): boolean {
+  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return re.test(key);
+}
+
+/** Which functions the bucket invokes for an ObjectCreated on `key`. */
+function triggered(key: string): string[] {
+  const hit = new Set<string>();
+  const bucket = resources.ArtifactBucket.Properties;
+  for (const c of bucket.NotificationConfiguration.LambdaConfigurations) {
+    if (String(c.Event).startsWith('s3:ObjectCreated') && s3RuleMatches(c.Filter.S3Key.Rules, key)) hit.add(c.Function['Fn::GetAtt'][0]);
+  }
+  for (const r of Object.values(resources).filter((x: Json) => x.Type === 'AWS::Events::Rule' && x.Properties.EventPattern?.source?.includes('aws.s3'))) {
+    const pattern = r.Properties.EventPattern;
+    expect(pattern['detail-type']).toEqual(['Object Created']);
+    if (pattern.detail.object.key.some((k: Json) => wildcardMatches(k.wildcard, key))) {
+      for (const t of r.Properties.Targets) hit.add(t.Arn['Fn::GetAtt'][0]);
+    }
+  }
+  return [...hit].sort();
+}
+
+beforeAll(async () => {
+  out = mkdtempSync(join(tmpdir(), 'draftsman-package-'));
+  home = mkdtempSync(join(tmpdir(), 'draftsman-osls-home-'));
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off', AWS_EC2_METADATA_DISABLED: 'true', CI: '1' };
+  const started = performance.now();
+  await promisify(execFile)(process.execPath, [OSLS, 'package', '--stage', STAGE, '--region', REGION, '--param=githubAppId=12345', '--package', out], {
+    cwd: ROOT,
+    env,
+    maxBuffer: 16 * 1024 * 1024,
+    timeout: 170_000,
+  });
+  packagingMs = performance.now() - started;
+  template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
+  resources = template.Resources;
+}, 180_000);
+
+afterAll(() => {
+  if (out) rmSync(out, { recursive: true, force: true });
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
+describe('osls package', () => {
+  it('packages offline into the given directory and leaves the work tree clean', () => {
+    expect(existsSync(join(ROOT, '.esbuild'))).toBe(false);
+    expect(existsSync(join(out, 'worker.zip'))).toBe(true);
+    // Measured, not asserted tightly: the machine is shared.
+    expect(packagingMs).toBeLessThan(170_000);
+  });
+
+  it('defines the six functions on nodejs22.x, each with its own role, timeouts and reserved concurrency', () => {
+    const functions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+    expect(functions.map(([id]) => id).sort()).toEqual(Object.keys(FUNCTIONS).sort());
+    for (const [id, fn] of functions) {
+      expect(fn.Properties.Runtime).toBe('nodejs22.x');
+      expect(fn.Properties.Handler).toBe(FUNCTIONS[id].handler);
+      expect(fn.Properties.Role).toEqual({ 'Fn::GetAtt': [FUNCTIONS[id].role, 'Arn'] });
+      expect(fn.Properties.ReservedConcurrentExecutions).toBeGreaterThan(0);
+    }
+    const worker = resources.WorkerLambdaFunction.Properties;
+    expect(worker.Timeout).toBe(900);
+    expect(worker.MemorySize).toBeGreaterThanOrEqual(3008);
+    expect(worker.Environment.Variables.DRAFTSMAN_WASM_DIR).toBe('/var/task/wasm');
+    expect(resources.WebhookLambdaFunction.Properties.Timeout).toBeLessThan(30);
+    // Every role is used by exactly one function.
+    expect(new Set(functions.map(([, f]) => f.Properties.Role['Fn::GetAtt'][0])).size).toBe(6);
+  });
+
+  it('gives each function only the configuration it needs: parameter names, never values', () => {
+    const env = (id: string) => Object.keys(resources[id].Properties.Environment?.Variables ?? {}).sort();
+    expect(env('TokenReadLambdaFunction')).toEqual(['APP_PRIVATE_KEY_PARAMETER', 'GITHUB_API_URL', 'GITHUB_APP_ID']);
+    expect(env('TokenWriteLambdaFunction')).toEqual(['APP_PRIVATE_KEY_PARAMETER', 'GITHUB_API_URL', 'GITHUB_APP_ID']);
+    for (const id of ['WebhookLambdaFunction', 'WorkerLambdaFunction', 'PublisherLambdaFunction', 'SweeperLambdaFunction']) {
+      expect(env(id)).not.toContain('APP_PRIVATE_KEY_PARAMETER');
+      expect(env(id)).not.toContain(id === 'PublisherLambdaFunction' ? 'TOKEN_READ_FUNCTION' : 'TOKEN_WRITE_FUNCTION');
+    }
+    expect(env('WebhookLambdaFunction')).toContain('WEBHOOK_SECRET_PARAMETER');
+    expect(resources.PublisherLambdaFunction.Properties.Environment.Variables.TOKEN_WRITE_FUNCTION).toBe(`draftsman-${STAGE}-tokenWrite`);
+    expect(resources.WorkerLambdaFunction.Properties.Environment.Variables.TOKEN_READ_FUNCTION).toBe(`draftsman-${STAGE}-tokenRead`);
+    expect(JSON.stringify(template)).not.toMatch(/BEGIN [A-Z ]*PRIVATE KEY/);
+  });
+
+  it('routes POST /api/github/webhooks to the webhook and runs the sweeper on a schedule', () => {
+    const route = Object.values(resources).find((r: Json) => r.Type === 'AWS::ApiGatewayV2::Route');
+    expect(route.Properties.RouteKey).toBe('POST /api/github/webhooks');
+    const integration = Object.values(resources).find((r: Json) => r.Type === 'AWS::ApiGatewayV2::Integration');
+    expect(integration.Properties.IntegrationUri).toEqual({ 'Fn::GetAtt': ['WebhookLambdaFunction', 'Arn'] });
+    const schedules = Object.values(resources).filter((r: Json) => r.Type === 'AWS::Events::Rule' && r.Properties.ScheduleExpression);
+    expect(schedules.map((r: Json) => [r.Properties.ScheduleExpression, r.Properties.Targets[0].Arn['Fn::GetAtt'][0]])).toEqual([['rate(15 minutes)', 'SweeperLambdaFunction']]);
+  });
+
+  it('triggers the worker and the publisher on exactly their keys, and nothing else', () => {
+    const k = runKeys('acme', 'widgets', 'abcdefghijkl');
+    const ci = runKeys('acme', 'ci', 'abcdefghijkl'); // a repository named "ci" must not confuse the ci rule
+    const sha = 'a'.repeat(40);
+    const expected: [string, string[]][] = [
+      [k.request, ['WorkerLambdaFunction']],
+      [k.attempt(2).request, ['WorkerLambdaFunction']],
+      [k.attempt(3).continue(1), ['WorkerLambdaFunction']],
+      [k.attempt(1).continue(12), ['WorkerLambdaFunction']],
+      [k.candidate.prCandidate, ['PublisherLambdaFunction']],
+      [k.ci(987654321), ['PublisherLambdaFunction']],
+      [k.ci(`poll-${sha}`), ['PublisherLambdaFunction']],
+      [k.ci('pr-closed-4'), ['PublisherLambdaFunction']],
+      [ci.ci(5), ['PublisherLambdaFunction']],
+    ];
+    const silent = [
+      k.run, k.cancel, k.approve(2), k.publish, k.candidate.prBody, k.candidate.diffSummary, k.candidate.change(sha),
+      k.attempt(1).lease, k.attempt(1).ledger(1), k.attempt(1).ledger(12), k.attempt(1).checkpoint(3, 'ci'), k.attempt(1).patch(2, 'seg'),
+      k.attempt(1).baseRef, k.attempt(1).repoMap, k.attempt(1).approvalRequest, `${k.attempt(1).prefix}run-report.md`,
+      ci.run, ci.attempt(1).ledger(7), ci.attempt(2).checkpoint(1, 'change'),
+      'issues/acme/widgets/4/latest.json', 'locks/acme/widgets/issues/4.json', 'limits/acme/widgets/2025-06-01T12/abcdefghijkl',
+      `maps/acme/widgets/${sha}/v1-abc.json`,
+    ];
+    for (const [key, fns] of expected) expect([key, triggered(key)]).toEqual([key, fns]);
+    for (const key of silent) expect([key, triggered(key)]).toEqual([key, []]);
+  });
+
+  it('has S3 notification rules that S3 accepts: no two overlap for the same event', () => {
+    const configs = resources.ArtifactBucket.Properties.NotificationConfiguration.LambdaConfigurations;
+    const overlaps = (a: string, b: string, f: (x: string, y: string) => boolean) => f(a, b) || f(b, a);
+    for (let i = 0; i < configs.length; i++) {
+      for (let j = i + 1; j < configs.length; j++) {
+        const rule = (c: Json, n: string) => c.Filter.S3Key.Rules.find((r: Json) => r.Name === n)?.Value ?? '';
+        const prefixes = overlaps(rule(configs[i], 'prefix'), rule(configs[j], 'prefix'), (x, y) => x.startsWith(y));
+        const suffixes = overlaps(rule(configs[i], 'suffix'), rule(configs[j], 'suffix'), (x, y) => x.endsWith(y));
+        expect(prefixes && suffixes).toBe(false);
+      }
+    }
+    // Every function the bucket or EventBridge invokes has a permission for exactly that source.
+    const permissions = Object.values(resources).filter((r: Json) => r.Type === 'AWS::Lambda::Permission').map((r: Json) => resolve(r.Properties));
+    for (const fn of ['WorkerLambdaFunction', 'PublisherLambdaFunction']) {
+      expect(permissions.filter((p) => p.FunctionName === `GETATT:${fn}.Arn` && p.Principal === 's3.amazonaws.com').map((p) => p.SourceArn)).toEqual([BUCKET_ARN]);
+      expect(permissions.filter((p) => p.FunctionName === `GETATT:${fn}.Arn` && p.Principal === 'events.amazonaws.com')).toHaveLength(1);
+    }
+  });
+
+  it('turns an EventBridge Object Created event into the S3 notification shape the handlers parse', () => {
+    const target = resources.PublisherCiRule.Properties.Targets[0];
+    const event = {
+      region: REGION,
+      time: '2025-06-01T12:00:00Z',
+      detail: {
+        bucket: { name: BUCKET },
+        object: { key: 'runs/acme/widgets/abcdefghijkl/ci/42.json', size: 120, etag: 'd41d8cd98f00b204e9800998ecf8427e', sequencer: '00617F08299329D189' },
+        requester: ACCOUNT,
+        'source-ip-address': '10.0.0.1',
+        'request-id': 'N4N7GDK58NMKJ12R',
+      },
+    };
+    const transformer = target.InputTransformer;
+    const rendered = String(transformer.InputTemplate).replace(/<(\w+)>/g, (_, name: string) => {
+      const path = String(transformer.InputPathsMap[name]).replace(/^\$\./, '').split('.');
+      const value = path.reduce<Json>((v, p) => v?.[p], event);
+      return JSON.stringify(value);
+    });
+    const parsed = JSON.parse(rendered);
+    expect(PublisherS3Event.parse(parsed).Records[0].s3.object.key).toBe('runs/acme/widgets/abcdefghijkl/ci/42.json');
+    expect(parsed.Records[0]).toMatchObject({ eventSource: 'aws:s3', eventName: 'ObjectCreated:Put', s3: { bucket: { name: BUCKET }, object: { size: 120 } } });
+    // Undeliverable events go to the same dead-letter queue.
+    expect(target.DeadLetterConfig.Arn).toEqual({ 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] });
+  });
+
+  it('sets async retries deliberately and sends failures to the dead-letter queue, which has an alarm', () => {
+    const config = (fn: string) => resources[`${fn}LambdaEvConf`].Properties;
+    expect(config('Worker')).toMatchObject({ MaximumRetryAttempts: 1, MaximumEventAgeInSeconds: 7200 });
+    expect(config('Publisher')).toMatchObject({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 });
+    expect(config('Sweeper')).toMatchObject({ MaximumRetryAttempts: 0 });
+    for (const fn of ['Worker', 'Publisher', 'Sweeper']) {
+      expect(config(fn).DestinationConfig.OnFailure.Destination).toEqual({ 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] });
+    }
+    const alarm = resources.DeadLetterAlarm.Properties;
+    expect(alarm).toMatchObject({ Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+    expect(alarm.Dimensions[0].Value).toEqual({ 'Fn::GetAtt': ['DeadLetterQueue', 'QueueName'] });
+    expect(alarm.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
+  });
+
+  it('keeps the bucket encrypted, private, versioned, with runs/ and limits/ expiring', () => {
+    const bucket = resolve(resources.ArtifactBucket.Properties);
+    expect(bucket.BucketName).toBe(BUCKET);
+    expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.VersioningConfiguration.Status).toBe('Enabled');
+    const expiry = (prefix: string) => bucket.LifecycleConfiguration.Rules.find((r: Json) => r.Prefix === prefix)?.ExpirationInDays;
+    expect(expiry('runs/')).toBe(90);
+    expect(expiry('limits/')).toBe(2);
+    expect(expiry('locks/')).toBeUndefined();
+  });
+
+  it.each(Object.keys(ALLOWED))('%s grants exactly its DESIGN §4 table and nothing more', (role) => {
+    const allowed = ALLOWED[role];
+    const statements = statementsOf(role);
+    const seen = { get: [] as string[], put: [] as string[], del: [] as string[], list: [] as string[], invoke: [] as string[], secrets: [] as string[], decrypt: [] as string[], dlq: false };
+    for (const s of statements) {
+      expect(s.Effect).toBe('Allow');
+      expect(s.NotAction).toBeUndefined();
+      expect(s.NotResource).toBeUndefined();
+      const actions = asArray<string>(s.Action);
+      const resourcesOf = asArray<string>(s.Resource);
+      for (const action of actions) expect(action).not.toContain('*');
+      for (const r of resourcesOf) expect(r).not.toBe('*');
+      expect(actions).toHaveLength(actions[0].startsWith('logs:') ? 2 : 1);
+      const action = actions[0];
+      const objectKeys = () =>
+        resourcesOf.map((r) => {
+          expect(r.startsWith(`${BUCKET_ARN}/`)).toBe(true);
+          return r.slice(BUCKET_ARN.length + 1);
+        });
+      switch (action) {
+        case 'logs:CreateLogStream':
+        case 'logs:PutLogEvents':
+          expect(actions.sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+          expect(resourcesOf).toHaveLength(1);
+          expect(resourcesOf[0]).toMatch(new RegExp(`^arn:aws:logs:${REGION}:${ACCOUNT}:log-group:/aws/lambda/draftsman-${STAGE}-[A-Za-z]+:\\*$`));
+          break;
+        case 's3:GetObject':
+          seen.get.push(...objectKeys());
+          break;
+        case 's3:PutObject':
+          seen.put.push(...objectKeys());
+          break;
+        case 's3:DeleteObject':
+          seen.del.push(...objectKeys());
+          break;
+        case 's3:ListBucket':
+          expect(resourcesOf).toEqual([BUCKET_ARN]);
+          expect(Object.keys(s.Condition)).toEqual(['StringLikeIfExists']);
+          seen.list.push(...asArray<string>(s.Condition.StringLikeIfExists['s3:prefix']));
+          break;
+        case 'lambda:InvokeFunction':
+          seen.invoke.push(...resourcesOf);
+          break;
+        case 'ssm:GetParameter':
+          seen.secrets.push(...resourcesOf);
+          break;
+        case 'kms:Decrypt':
+          expect(resourcesOf).toEqual(['GETATT:SecretsKey.Arn']);
+          expect(s.Condition.StringEquals['kms:ViaService']).toBe(`ssm.${REGION}.amazonaws.com`);
+          seen.decrypt.push(...asArray<string>(s.Condition.StringLike['kms:EncryptionContext:PARAMETER_ARN']));
+          break;
+        case 'sqs:SendMessage':
+          expect(resourcesOf).toEqual(['GETATT:DeadLetterQueue.Arn']);
+          seen.dlq = true;
+          break;
+        default:
+          throw new Error(`${role}: unexpected action ${action}`);
+      }
+    }
+    const sorted = (xs: string[]) => [...xs].sort();
+    expect(sorted(seen.get)).toEqual(sorted(allowed.get));
+    expect(sorted(seen.put)).toEqual(sorted(allowed.put));
+    expect(sorted(seen.del)).toEqual(sorted(allowed.del));
+    expect(sorted(seen.list)).toEqual(sorted(allowed.list));
+    expect(sorted(seen.invoke)).toEqual(sorted(allowed.invoke.map(functionArn)));
+    expect(sorted(seen.secrets)).toEqual(sorted(allowed.secrets.map(parameterArn)));
+    expect(sorted(seen.decrypt)).toEqual(sorted(allowed.secrets.map(parameterArn)));
+    expect(seen.dlq).toBe(allowed.dlq);
+  });
+
+  it('lets only the token functions read the App key, only the webhook read its secret, and only the right callers mint tokens', () => {
+    const holders = (needle: string) =>
+      Object.keys(ALLOWED)
+        .filter((role) => statementsOf(role).some((s) => asArray<string>(s.Resource).includes(needle)))
+        .sort();
+    expect(holders(parameterArn('app-private-key'))).toEqual(['TokenReadRole', 'TokenWriteRole']);
+    expect(holders(parameterArn('webhook-secret'))).toEqual(['WebhookRole']);
+    expect(holders(parameterArn('model-api-key'))).toEqual(['WorkerRole']);
+    expect(holders(functionArn('tokenRead'))).toEqual(['SweeperRole', 'WebhookRole', 'WorkerRole']);
+    expect(holders(functionArn('tokenWrite'))).toEqual(['PublisherRole']);
+    // Nothing outside these roles is an IAM role or policy that could widen them.
+    const iam = Object.entries(resources).filter(([, r]) => String(r.Type).startsWith('AWS::IAM::')).map(([id]) => id).sort();
+    expect(iam).toEqual(Object.keys(ALLOWED).sort());
+  });
+
+  it('ships the tree-sitter runtime and grammars in the worker package only', () => {
+    const listing = (zip: string) => readFileSync(join(out, zip)).toString('latin1');
+    const worker = listing('worker.zip');
+    expect(worker).toContain('src/handlers/worker.mjs');
+    for (const file of WASM) expect(worker).toContain(`wasm/${file}`);
+    for (const zip of ['webhook.zip', 'publisher.zip', 'tokenRead.zip', 'tokenWrite.zip', 'sweeper.zip']) expect(listing(zip)).not.toContain('tree-sitter.wasm');
+  });
+});
