@@ -9,6 +9,7 @@ export interface DraftsmanAppDeps {
   /** CI feedback and pull-request events (the publisher side acts on what this writes). */
   onCheckSuiteCompleted?: (payload: unknown, deliveryId: string) => Promise<void>;
   onPullRequestClosed?: (payload: unknown, deliveryId: string) => Promise<void>;
+  onCommitStatus?: (payload: unknown, deliveryId: string) => Promise<void>;
 }
 
 /**
@@ -34,6 +35,9 @@ export function draftsmanApp(deps: DraftsmanAppDeps): ApplicationFunction {
     });
     app.on('check_suite.completed', async (context) => {
       await deps.onCheckSuiteCompleted?.(context.payload, context.id);
+    });
+    app.on('status', async (context) => {
+      await deps.onCommitStatus?.(context.payload, context.id);
     });
     app.on('pull_request.closed', async (context) => {
       await deps.onPullRequestClosed?.(context.payload, context.id);

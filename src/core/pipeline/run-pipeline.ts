@@ -223,10 +223,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
       return writable.paths.has(path);
     },
     shouldYield: deps.shouldYield,
-    onPhase: (event) => {
-      deps.onPhase?.(event);
-      void reportProgress(env, event.phase, event.state, base.baseCommitSha);
-    },
+    onPhase: deps.onPhase,
   });
 
   const outputs = outcome.outputs;
@@ -330,15 +327,6 @@ function nextStep(status: PipelineStatus, reason: string): string {
       return `${reason}: see the ledger and checkpoints; \`/agent retry\` starts a new attempt`;
     default:
       return reason;
-  }
-}
-
-async function reportProgress(env: PipelineEnv, phase: PhaseName, state: string, baseCommitSha: string): Promise<void> {
-  if (!env.reporter) return;
-  try {
-    await env.reporter.report({ runId: env.request.runId, attempt: env.attempt, status: 'RUNNING', phase, phases: [], baseCommitSha, message: `${phase}: ${state}` });
-  } catch (error) {
-    env.logger.warn('progress report failed', { error: error instanceof Error ? error.message : String(error) });
   }
 }
 

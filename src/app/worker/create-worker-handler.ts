@@ -1,0 +1,270 @@
+import type { S3Event } from 'aws-lambda';
+import { z } from 'zod';
+import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArtifactVersioned, writeArtifact } from '../../core/artifacts/artifact-io.js';
+import { issueLatestKey, lockKey, runKeys, type RunKeys } from '../../core/artifacts/keys.js';
+import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
+import type { ArtifactStore, CiStatus, CiStatusReader, Clock, FsLike, Logger, ModelProvider, TokenBroker } from '../../core/ports.js';
+import { loadAttempt } from '../../core/runs/attempts.js';
+import type { RunRequest } from '../../core/runs/run-request.js';
+import type { TreeSyntaxService } from '../../core/syntax/create-syntax-service.js';
+import { decodeS3EventKey } from '../aws/s3-artifact-store.js';
+import { HttpRepoSource } from '../git/http-repo-source.js';
+import type { GitHubApi } from '../github/github-api.js';
+import { IssueCommentReporter } from '../github/progress-comment.js';
+import { CancelMarker, IssueLatest } from '../triggers/trigger-service.js';
+import { ProgressTracker } from './progress-tracker.js';
+
+export const MAX_CONTINUATIONS = 3;
+/** Stop starting new phases when less than this is left of the invocation. */
+const YIELD_MARGIN_MS = 90_000;
+
+const Lease = z.object({
+  schemaVersion: z.literal(1),
+  runId: z.string(),
+  attempt: z.number().int().positive(),
+  /** The continuation this lease is held for (0 = the attempt's first invocation). */
+  continuation: z.number().int().nonnegative(),
+  holder: z.string(),
+  at: z.string(),
+});
+
+const Continuation = z.object({
+  schemaVersion: z.literal(1),
+  runId: z.string(),
+  attempt: z.number().int().positive(),
+  continuation: z.number().int().positive(),
+  reason: z.string(),
+  at: z.string(),
+});
+
+export interface WorkerDeps {
+  store: ArtifactStore;
+  /** A broker for the read role only: the worker can never obtain a token that writes code. */
+  tokens: TokenBroker;
+  github: (token: string) => GitHubApi;
+  clock: Clock;
+  logger: Logger & { redact?: (value: string) => void };
+  syntax: () => Promise<TreeSyntaxService>;
+  newFs: () => FsLike;
+  model?: ModelProvider;
+  identity: { name: string; email: string };
+  /** The repository source; default smart HTTP with the token-read token (tests may point it at a loopback server). */
+  cloneUrl?: (request: RunRequest) => string;
+}
+
+export interface InvocationContext {
+  awsRequestId?: string;
+  getRemainingTimeInMillis?: () => number;
+}
+
+const REQUEST_KEY = /^runs\/([^/]+)\/([^/]+)\/([^/]+)\/(?:request\.json|attempts\/(\d+)\/(?:request\.json|continue-(\d+)\.json))$/;
+
+/** What an S3 key asks the worker to do, or undefined for keys it does not handle. */
+export function parseWorkerKey(key: string): { owner: string; repo: string; runId: string; attempt: number; continuation: number } | undefined {
+  const match = REQUEST_KEY.exec(key);
+  if (!match) return undefined;
+  const attempt = match[4] ? Number(match[4]) : 1;
+  if (!match[4] && key.includes('/attempts/')) return undefined;
+  return { owner: match[1], repo: match[2], runId: match[3], attempt, continuation: match[5] ? Number(match[5]) : 0 };
+}
+
+/**
+ * The worker: for each `request.json`, `attempts/<n>/request.json` or `continue-<k>.json`,
+ * lease the attempt (a duplicate delivery exits quietly), mint a read token, run the pipeline
+ * in memory, and stop in time to write the next continuation (at most three).
+ */
+export function createWorkerHandler(deps: WorkerDeps) {
+  return async (event: S3Event, context: InvocationContext = {}): Promise<void> => {
+    for (const record of event.Records ?? []) {
+      const key = decodeS3EventKey(record.s3.object.key);
+      const target = parseWorkerKey(key);
+      if (!target) {
+        deps.logger.info('worker ignored key', { key });
+        continue;
+      }
+      await runOne(deps, target, context);
+    }
+  };
+}
+
+async function runOne(deps: WorkerDeps, target: NonNullable<ReturnType<typeof parseWorkerKey>>, context: InvocationContext): Promise<PipelineResult | undefined> {
+  const { store, clock, logger } = deps;
+  const keys = runKeys(target.owner, target.repo, target.runId);
+  const attemptKeys = keys.attempt(target.attempt);
+  const holder = context.awsRequestId ?? `local-${clock.now()}`;
+  const now = () => new Date(clock.now()).toISOString();
+
+  // The lease: one worker per attempt; a continuation takes it over by compare-and-swap.
+  const lease = { schemaVersion: 1 as const, runId: target.runId, attempt: target.attempt, continuation: target.continuation, holder, at: now() };
+  if (target.continuation === 0) {
+    if (!(await putArtifactIfAbsent(store, attemptKeys.lease, Lease, lease))) {
+      logger.info('duplicate delivery: the attempt is already leased', { runId: target.runId, attempt: target.attempt });
+      return undefined;
+    }
+  } else {
+    const current = await readArtifactVersioned(store, attemptKeys.lease, Lease);
+    if (!current || current.value.continuation >= target.continuation || !(await putArtifactIfMatch(store, attemptKeys.lease, Lease, lease, current.etag))) {
+      logger.info('duplicate continuation delivery', { runId: target.runId, attempt: target.attempt, continuation: target.continuation });
+      return undefined;
+    }
+  }
+
+  const attempt = await loadAttempt(store, keys, target.attempt);
+  const request = attempt.request;
+  if (request.source.kind !== 'github') throw new Error(`worker runs GitHub requests only, not ${request.source.kind}`);
+  const source = request.source;
+  const issued = await deps.tokens.token({ installationId: source.installationId, repositoryId: source.repositoryId, role: 'read' });
+  deps.logger.redact?.(issued.token);
+  const api = deps.github(issued.token);
+
+  const commentId = request.issue?.progressCommentId;
+  const tracker = new ProgressTracker(
+    commentId ? new IssueCommentReporter(api, { owner: request.owner, repo: request.repo, commentId }) : { report: async () => undefined },
+    (error) => logger.warn('progress comment update failed', { error: error instanceof Error ? error.message : String(error) }),
+  );
+  await tracker.report({ runId: request.runId, attempt: target.attempt, status: 'RUNNING', phases: [], message: target.continuation > 0 ? `continuing (${target.continuation}/${MAX_CONTINUATIONS})` : 'ingesting the repository' });
+
+  const repoInfo = await api.rest.repos.get({ owner: request.owner, repo: request.repo });
+  const policyText = await trustedPolicyText(api, request.owner, request.repo, repoInfo.data.default_branch);
+  const repoSource = new HttpRepoSource({
+    url: deps.cloneUrl?.(request) ?? source.cloneUrl,
+    identity: { owner: request.owner, repo: request.repo },
+    token: async () => issued.token,
+    sizeKb: async () => repoInfo.data.size,
+  });
+
+  const result = await runPipeline(
+    {
+      store,
+      source: repoSource,
+      fs: deps.newFs(),
+      clock,
+      logger,
+      syntax: await deps.syntax(),
+      ciStatus: githubCiStatus(api, request.owner, request.repo),
+      model: deps.model,
+      reporter: tracker,
+      identity: deps.identity,
+      isCancelled: async () => {
+        const marker = await readArtifactIfPresent(store, keys.cancel, CancelMarker);
+        return Boolean(marker && marker.attempt >= target.attempt);
+      },
+      shouldYield: () => (context.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() < YIELD_MARGIN_MS : false),
+      onPhase: (e) => tracker.phase(e.phase, e.state),
+    },
+    {
+      keys,
+      owner: request.owner,
+      repo: request.repo,
+      attempt,
+      policy: { text: policyText, file: '.agent-policy.yaml' },
+      stopAfter: 'run',
+      taskId: () => request.issue?.url ?? `issue:${request.owner}/${request.repo}#${request.issue?.number ?? 0}`,
+    },
+  );
+
+  if (result.status === 'SUSPENDED') {
+    const next = target.continuation + 1;
+    if (next > MAX_CONTINUATIONS) {
+      await failRun(deps, keys, request, target.attempt, `the attempt needed more than ${MAX_CONTINUATIONS} continuations`, tracker);
+    } else {
+      await putArtifactIfAbsent(store, attemptKeys.continue(next), Continuation, { schemaVersion: 1, runId: request.runId, attempt: target.attempt, continuation: next, reason: result.reason ?? 'time', at: now() });
+      await tracker.report({ runId: request.runId, attempt: target.attempt, status: 'RUNNING', phases: [], message: `paused to continue in a new invocation (${next}/${MAX_CONTINUATIONS})` });
+    }
+    await tracker.flush();
+    return result;
+  }
+
+  // Without a candidate nothing else will release the lock; with one, the publisher does.
+  if (!(result.status === 'COMPLETED' && result.headCommitSha)) await releaseLock(store, request, target.attempt);
+  if (request.issue) {
+    await writeArtifact(store, issueLatestKey(request.owner, request.repo, request.issue.number), IssueLatest, {
+      schemaVersion: 1,
+      runId: request.runId,
+      attempt: target.attempt,
+      progressCommentId: commentId,
+      updatedAt: now(),
+    });
+  }
+  await tracker.report({
+    runId: request.runId,
+    attempt: target.attempt,
+    status: result.status === 'COMPLETED' && result.headCommitSha ? 'PUBLISHING' : result.status,
+    phases: [],
+    baseCommitSha: result.baseCommitSha,
+    message: describeOutcome(result),
+    artifacts: Object.fromEntries(Object.entries(result.artifacts).filter(([name]) => !name.endsWith('/'))),
+  });
+  await tracker.flush();
+  return result;
+}
+
+function describeOutcome(result: PipelineResult): string {
+  if (result.status === 'COMPLETED' && result.headCommitSha) return `commit ${result.headCommitSha.slice(0, 12)} is ready; the publisher opens the draft pull request`;
+  if (result.status === 'COMPLETED') return 'analysis finished: see run-report.md';
+  switch (result.status) {
+    case 'NEEDS_APPROVAL':
+      return `${result.reason}: a maintainer can \`/agent approve\` to let the next attempt pass this gate`;
+    case 'BUDGET_EXCEEDED':
+      return `${result.reason}: narrow the task or raise the budgets, then \`/agent retry\``;
+    case 'CANCELLED':
+      return 'cancelled';
+    default:
+      return `${result.reason ?? result.status}: see the ledger; \`/agent retry\` starts a new attempt`;
+  }
+}
+
+async function failRun(deps: WorkerDeps, keys: RunKeys, request: RunRequest, attempt: number, reason: string, tracker: ProgressTracker): Promise<void> {
+  const { store, clock } = deps;
+  const existing = await store.get(keys.run);
+  const now = new Date(clock.now()).toISOString();
+  const record = existing ? JSON.parse(new TextDecoder().decode(existing.body)) : { schemaVersion: 1, runId: request.runId, attempts: [], agentBranch: request.agentBranch };
+  record.status = 'FAILED';
+  record.reason = reason;
+  record.attempt = attempt;
+  record.updatedAt = now;
+  await store.put(keys.run, `${JSON.stringify(record, null, 2)}\n`);
+  await releaseLock(store, request, attempt);
+  await tracker.report({ runId: request.runId, attempt, status: 'FAILED', phases: [], message: reason });
+}
+
+async function releaseLock(store: ArtifactStore, request: RunRequest, attempt: number): Promise<void> {
+  if (!request.issue) return;
+  const key = lockKey(request.owner, request.repo, request.issue.number);
+  const lock = await store.get(key);
+  if (!lock) return;
+  const value = JSON.parse(new TextDecoder().decode(lock.body)) as { runId?: string; attempt?: number };
+  if (value.runId === request.runId && (value.attempt ?? 0) <= attempt) await store.delete(key);
+}
+
+/** `.agent-policy.yaml` from the default branch's head (never a fork or a PR head); undefined when absent. */
+async function trustedPolicyText(api: GitHubApi, owner: string, repo: string, defaultBranch: string): Promise<string | undefined> {
+  const branch = await api.rest.repos.getBranch({ owner, repo, branch: defaultBranch });
+  try {
+    const response = await api.rest.repos.getContent({ owner, repo, path: '.agent-policy.yaml', ref: branch.data.commit.sha });
+    const data = response.data as { content?: string; encoding?: string };
+    return Buffer.from(data.content ?? '', (data.encoding as BufferEncoding) ?? 'base64').toString('utf8');
+  } catch (error) {
+    if ((error as { status?: number }).status === 404) return undefined;
+    throw error;
+  }
+}
+
+/** The CI state of a commit through the checks and statuses APIs (read scopes). */
+export function githubCiStatus(api: GitHubApi, owner: string, repo: string): CiStatusReader {
+  return {
+    async read(commitSha: string): Promise<CiStatus> {
+      try {
+        const runs = await api.rest.checks.listForRef({ owner, repo, ref: commitSha, per_page: 100 });
+        const checks = runs.data.check_runs.map((r) => ({ name: r.name, status: r.status, conclusion: r.conclusion ?? null, url: r.html_url ?? undefined }));
+        if (checks.length === 0) return { state: 'unavailable', checks };
+        const done = checks.every((c) => c.status === 'completed');
+        const failed = checks.some((c) => c.conclusion && !['success', 'neutral', 'skipped'].includes(c.conclusion));
+        const state = !done ? 'pending' : failed ? (checks.some((c) => c.conclusion === 'success') ? 'mixed' : 'failure') : 'success';
+        return { state, checks };
+      } catch {
+        return { state: 'unavailable', checks: [] };
+      }
+    },
+  };
+}
