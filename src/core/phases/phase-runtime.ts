@@ -41,9 +41,9 @@ export class PhaseRuntime {
     }
   }
 
-  /** Check a write against the contract's file rule, ledgering a refusal. */
-  async checkWrite(path: string): Promise<void> {
-    await this.allow('file.write', { path });
+  /** Check a write (or, with `file.delete`, a deletion) against the contract's tools and file rule, ledgering a refusal. */
+  async checkWrite(path: string, tool: 'file.write' | 'file.delete' = 'file.write'): Promise<void> {
+    await this.allow(tool, { path });
     if (this.contract.allowedFiles === 'none' || !this.writablePaths(path)) {
       await this.ledger.append({ actor: 'orchestrator', phase: this.contract.name, type: 'WRITE_REFUSED', payload: { path } });
       throw new PhaseContractError('FILE_NOT_ALLOWED', `phase ${this.contract.name} may not write ${path}`, { path, phase: this.contract.name });
@@ -83,7 +83,7 @@ export class PhaseRuntime {
         return workspace.write(p, content, mode);
       },
       delete: async (p) => {
-        await runtime.checkWrite(p);
+        await runtime.checkWrite(p, 'file.delete');
         return workspace.delete(p);
       },
       changes: () => workspace.changes(),
