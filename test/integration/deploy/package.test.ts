@@ -36,7 +36,7 @@ const ALLOWED: Record<string, { get: string[]; put: string[]; del: string[]; lis
     dlq: false,
   },
   WorkerRole: {
-    get: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/attempts/*', 'runs/*/run.json', 'maps/*'],
+    get: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/attempts/*', 'runs/*/run.json', 'maps/*', 'locks/*'],
     put: ['runs/*/attempts/*', 'runs/*/candidate/*', 'runs/*/run.json', 'issues/*', 'maps/*'],
     del: ['locks/*'],
     list: ['runs/*/attempts/*', 'maps/*'],
@@ -198,6 +198,10 @@ describe('osls package', () => {
       expect(env(id)).not.toContain(id === 'PublisherLambdaFunction' ? 'TOKEN_READ_FUNCTION' : 'TOKEN_WRITE_FUNCTION');
     }
     expect(env('WebhookLambdaFunction')).toContain('WEBHOOK_SECRET_PARAMETER');
+    // The worker reads the model key at cold start: without a model the variable must be absent.
+    expect(resources.WorkerLambdaFunction.Properties.Environment.Variables.MODEL_API_KEY_PARAMETER).toEqual({
+      'Fn::If': ['HasModelBaseUrl', `/draftsman/${STAGE}/model-api-key`, { Ref: 'AWS::NoValue' }],
+    });
     expect(resources.PublisherLambdaFunction.Properties.Environment.Variables.TOKEN_WRITE_FUNCTION).toBe(`draftsman-${STAGE}-tokenWrite`);
     expect(resources.WorkerLambdaFunction.Properties.Environment.Variables.TOKEN_READ_FUNCTION).toBe(`draftsman-${STAGE}-tokenRead`);
     expect(JSON.stringify(template)).not.toMatch(/BEGIN [A-Z ]*PRIVATE KEY/);
