@@ -12,6 +12,7 @@ import { revalidateCandidate } from '../../core/git/revalidate-candidate.js';
 import { writeCandidateToRepository } from '../../core/git/write-candidate-to-repository.js';
 import { policyViews } from '../../core/pipeline/policy-views.js';
 import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
+import { formatProblems, type DocumentProblem } from '../../core/policy/document-problem.js';
 import { policyJsonSchema } from '../../core/policy/policy-json-schema.js';
 import { parsePolicy } from '../../core/policy/parse-policy.js';
 import { PolicyError } from '../../core/policy/policy-error.js';
@@ -215,6 +216,9 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const artifacts = Object.fromEntries(Object.entries(result.artifacts).map(([name, key]) => [name, store.pathOf(key.replace(/\/$/, '')) + (key.endsWith('/') ? '/' : '')]));
   const runDir = store.pathOf(keys.prefix.replace(/\/$/, ''));
   reporter.finish(result, runDir, publishNote);
+  // A task block or policy that does not parse: say where, as `file:line:col: message` lines.
+  const problems = documentProblems(result.details);
+  if (problems.length > 0) io.stderr(`${formatProblems(problems)}\n`);
   if (!values.json && result.report && command === 'run') io.stdout(`${result.report}\n`);
   const status = result.status === 'SUSPENDED' ? 'FAILED' : result.status;
   if (values.json) {
@@ -232,6 +236,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
         runDir,
         artifacts,
         ...(publishNote ? { publish: publishNote } : {}),
+        ...(result.details ? { details: result.details } : {}),
       })}\n`,
     );
   }
@@ -315,6 +320,13 @@ async function policyCommand(args: string[], io: CliIo): Promise<number> {
     if (parsed.values.json) io.stdout(`${JSON.stringify({ file, status: 'INVALID', reason: error.reason, problems: error.data.problems })}\n`);
     return 1;
   }
+}
+
+/** The document problems (task block, policy) a result carries in its details, if any. */
+function documentProblems(details: Record<string, unknown> | undefined): DocumentProblem[] {
+  const problems = details?.problems;
+  if (!Array.isArray(problems)) return [];
+  return problems.filter((p): p is DocumentProblem => typeof p === 'object' && p !== null && typeof p.file === 'string' && typeof p.line === 'number' && typeof p.column === 'number');
 }
 
 function modelFromEnv(env: Record<string, string | undefined>): ModelProvider | undefined {

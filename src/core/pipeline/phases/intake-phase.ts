@@ -31,7 +31,7 @@ export function intakePhase(env: PipelineEnv): PhaseHandler {
         if (!(error instanceof TaskError)) throw error;
         return {
           output: null,
-          summary: `the task block is invalid: ${error.message}`,
+          summary: `the task block is invalid: ${error.message}\n${error.format()}`,
           stop: { state: 'FAILED', reason: error.reason, details: { problems: error.data.problems } },
         };
       }
