@@ -26,6 +26,11 @@ export interface IngestRequest {
   /** Scope globs relative to the repository root; a plain directory means dir/**. */
   paths?: string[];
   policy: IngestionPolicy;
+  /**
+   * The limits to scan with, decided once the base commit's objects are present (the CLI reads
+   * `.agent-policy.yaml` from the base commit itself). `policy` still bounds the fetch.
+   */
+  resolvePolicy?: (readFile: (path: string) => Promise<Uint8Array | undefined>) => Promise<IngestionPolicy>;
   clock: Clock;
   logger: Logger;
 }
@@ -156,8 +161,10 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
     const commit = await objects.entry(resolved.sha);
     if (commit.type !== 'commit' || !commit.content) throw fail('BASE_MOVED_DURING_FETCH', 'the base commit is not in the fetched objects', { expected: resolved.sha });
     treeSha = commitTree(commit.content);
-    const scan = await scanTree({ treeOid: treeSha, policy, objects });
-    scope = resolveScope(request.paths, scan.files.map((f) => f.path), policy.forbiddenPaths);
+    const baseTree = treeSha;
+    const effective = request.resolvePolicy ? await request.resolvePolicy((path) => readTreeFile(fs, gitdir, baseTree, path)) : policy;
+    const scan = await scanTree({ treeOid: treeSha, policy: effective, objects });
+    scope = resolveScope(request.paths, scan.files.map((f) => f.path), effective.forbiddenPaths);
     scanStats = { fileCount: scan.fileCount, totalBytes: scan.totalBytes, durationMs: clock.now() - scanStart };
     policyScan = PolicyScanArtifact.parse({
       schemaVersion: 1,
@@ -184,10 +191,12 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
       throw fail('FORBIDDEN_PATH_IN_SCOPE', `the scope names forbidden paths: ${scope.forbidden.join(', ')}`, { paths: scope.forbidden });
     }
     if (scope.missing.length > 0) {
-      if (policy.scopeMissing === 'error') throw fail('SCOPE_PATH_MISSING', `scoped paths match nothing: ${scope.missing.join(', ')}`, { paths: scope.missing });
+      if (effective.scopeMissing === 'error') throw fail('SCOPE_PATH_MISSING', `scoped paths match nothing: ${scope.missing.join(', ')}`, { paths: scope.missing });
       warnings.push({ code: 'SCOPE_PATH_MISSING', message: `scoped paths match nothing: ${scope.missing.join(', ')}`, data: { paths: scope.missing } });
     }
 
+    // HEAD at the pinned base, as a clone leaves it: status and branches start from there.
+    await git.writeRef({ fs, gitdir, ref: 'HEAD', value: resolved.sha, force: true });
     const workspace = await openWorkspace({ fs, gitdir, commitSha: resolved.sha, files: scan.files });
     if (workspace.baseTreeSha !== treeSha || workspace.changes().length > 0 || workspace.paths().length !== scan.files.length) {
       throw fail('WORKSPACE_NOT_CLEAN', 'the initial workspace view differs from the base tree', { changes: workspace.changes().slice(0, 50) });
@@ -233,6 +242,16 @@ async function objectReader(fs: FsLike, gitdir: string): Promise<ObjectReader> {
     },
     blob: async (oid: string): Promise<Uint8Array> => (await read(oid)).content,
   };
+}
+
+/** One file of a tree by path (a top-level `.agent-policy.yaml`, typically); undefined when absent or not a blob. */
+async function readTreeFile(fs: FsLike, gitdir: string, treeOid: string, path: string): Promise<Uint8Array | undefined> {
+  try {
+    const { blob } = await git.readBlob({ fs, gitdir, oid: treeOid, filepath: path });
+    return blob;
+  } catch {
+    return undefined;
+  }
 }
 
 function commitTree(content: Uint8Array): string {

@@ -1,4 +1,3 @@
-import git from 'isomorphic-git';
 import { readArtifactIfPresent, writeArtifact } from '../artifacts/artifact-io.js';
 import type { RunKeys } from '../artifacts/keys.js';
 import { AgentError, IngestionError } from '../errors.js';
@@ -111,6 +110,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
     throw error;
   }
 
+  const scoped = Boolean(snapshot.paths ?? preTask?.paths);
   let ingested;
   try {
     ingested = await ingestRepository({
@@ -119,11 +119,19 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
       gitdir: GITDIR,
       ref: baseRefWanted,
       paths: snapshot.paths ?? preTask?.paths,
-      policy: ingestionPolicy(policy ?? parsePolicy({ text: undefined }), Boolean(snapshot.paths ?? preTask?.paths)),
+      policy: ingestionPolicy(policy ?? parsePolicy({ text: undefined }), scoped),
+      // CLI default: the base commit's own policy decides the scan (a broken one stops here).
+      resolvePolicy: policy
+        ? undefined
+        : async (read) => {
+            policy = parsePolicy({ text: await read(POLICY_FILE), file: POLICY_FILE });
+            return ingestionPolicy(policy, scoped);
+          },
       clock,
       logger,
     });
   } catch (error) {
+    if (error instanceof PolicyError) return finish(deps, request, { status: 'BLOCKED', reason: error.reason, details: { problems: error.data.problems }, agentBranch, artifacts });
     if (!(error instanceof IngestionError)) throw error;
     const report = error.data.report;
     if (report) {
@@ -144,24 +152,13 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
   const workspace = ingested.workspace;
   const base = { baseRef: ingested.baseRef.baseRef, baseCommitSha: ingested.baseRef.baseCommitSha };
 
-  if (!policy) {
-    // CLI default: the policy file of the base commit itself.
-    try {
-      const entry = workspace.entry(POLICY_FILE);
-      policy = parsePolicy({ text: entry ? await workspace.read(POLICY_FILE) : undefined, file: POLICY_FILE });
-    } catch (error) {
-      if (error instanceof PolicyError) return finish(deps, request, { status: 'BLOCKED', reason: error.reason, details: { problems: error.data.problems }, agentBranch, artifacts, ...base });
-      throw error;
-    }
-  }
+  if (!policy) throw new Error('the policy was not resolved during ingestion');
   if (request.stopAfter === 'ingest') {
     return finish(deps, request, { status: ingested.status, agentBranch, artifacts, ...base, details: ingested.warnings.length ? { warnings: ingested.warnings } : undefined });
   }
 
   // The agent branch at the recorded base, before any change (the workspace is clean here).
   const ledger = await Ledger.open(store, attemptKeys.ledgerPrefix, clock);
-  // HEAD at the pinned base (as a clone leaves it), so status compares against the base.
-  await git.writeRef({ fs: workspace.fs, gitdir: workspace.gitdir, ref: 'HEAD', value: workspace.baseCommitSha, force: true });
   await createAgentBranch({
     workspace,
     index: await VirtualIndex.fromCommit(workspace.fs, workspace.gitdir, workspace.baseCommitSha),

@@ -67,8 +67,9 @@ const decoder = new TextDecoder('utf-8');
 /** Read every file of a tree recursively (one readTree per directory). Sorted by path. */
 export async function readTreeFiles(fs: FsLike, gitdir: string, treeOid: string): Promise<TreeFile[]> {
   const files: TreeFile[] = [];
+  const cache = {};
   const visit = async (oid: string, prefix: string): Promise<void> => {
-    const { tree } = await git.readTree({ fs, gitdir, oid });
+    const { tree } = await git.readTree({ fs, gitdir, oid, cache });
     for (const item of tree) {
       const path = prefix ? `${prefix}/${item.path}` : item.path;
       if (item.type === 'tree') await visit(item.oid, path);
@@ -92,6 +93,8 @@ export class ObjectWorkspace implements Workspace {
   private readonly base = new Map<string, TreeFile>();
   private readonly overlay = new Map<string, OverlayValue>();
   private sortedCache: string[] | undefined;
+  /** isomorphic-git's object cache: packs are loaded and indexed once per workspace, not per read. */
+  private readonly objectCache = {};
 
   constructor(
     readonly fs: FsLike,
@@ -141,7 +144,7 @@ export class ObjectWorkspace implements Workspace {
   async readBase(path: string): Promise<Uint8Array> {
     const base = this.base.get(path);
     if (!base || base.mode === '160000') throw new WorkspaceError('FILE_NOT_FOUND', `no such file in the base tree: ${path}`, { path });
-    const { blob } = await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid: base.oid });
+    const { blob } = await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid: base.oid, cache: this.objectCache });
     return blob;
   }
 
