@@ -1,0 +1,719 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, S3Event, S3EventRecord } from 'aws-lambda';
+import { sign } from '@octokit/webhooks-methods';
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo, Socket } from 'node:net';
+import { S3ArtifactStore, decodeS3EventKey } from '../../src/app/aws/s3-artifact-store.js';
+import { createGitHubApi } from '../../src/app/github/github-api.js';
+import { InProcessTokenBroker } from '../../src/app/github/in-process-token-broker.js';
+import { createPublisherHandler, type PublisherResult } from '../../src/app/github/publisher-handler.js';
+import { TOKEN_SCOPES } from '../../src/app/github/token-scopes.js';
+import { CapturingLogger, CapturingSink } from '../../src/app/logger.js';
+import { createMemoryFs } from '../../src/app/memfs/memfs-adapter.js';
+import { createNodeSyntaxService } from '../../src/app/syntax/node-grammar-loader.js';
+import { createWebhookHandler } from '../../src/app/webhook/create-webhook-handler.js';
+import { createWorkerHandler, parseWorkerKey, type InvocationContext } from '../../src/app/worker/create-worker-handler.js';
+import type { ArtifactStore, IssuedToken, TokenBroker, TokenRole } from '../../src/core/ports.js';
+import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-service.js';
+import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
+import { startGitHttpServer, type GitHttpServer } from './git-http-server.js';
+import { startGitHubStandin, type GitHubStandin, type RepoPermission, type SeedFile, type StandinRepoSeed } from './github-standin/index.js';
+import { startS3Server, type S3TestServer } from './s3-server.js';
+
+/**
+ * The whole App on loopback, for end-to-end, security and reliability tests (issues 6 and 7):
+ *
+ *   s3rver (+ conditional writes) ── S3 events ──> drain() ──> worker / publisher handlers
+ *   GitHub stand-in (REST + real git objects) <── every API call, with minted installation tokens
+ *   git http-backend over the stand-in's repositories, behind an auth proxy that accepts only
+ *     tokens the stand-in minted for that repository with contents:read (write for a push)
+ *   webhook handler <── deliver(): a signed API Gateway v2 event, as GitHub + API Gateway send it
+ *
+ * Each function gets its own InProcessTokenBroker (webhook and worker: read; publisher: write),
+ * its own logger (all lines in one CapturingSink) and the same fixed clock, exactly as the
+ * composition roots in src/handlers wire them. Nothing is invoked behind the test's back: S3
+ * notifications queue up until `drain()` forwards them, one at a time, in order.
+ *
+ *   const h = await startAppHarness();
+ *   const res = await h.deliver('issues', h.payloads.labeled(1));   // 202
+ *   await h.drain();                                                  // worker, then publisher
+ *   h.standin.repo(h.fullName).pulls                                  // the draft PR
+ *   await h.stop();
+ */
+
+export const HARNESS_OWNER = 'acme';
+export const HARNESS_REPO = 'orders';
+export const HARNESS_FULL_NAME = `${HARNESS_OWNER}/${HARNESS_REPO}`;
+export const HARNESS_REPOSITORY_ID = 4242;
+export const HARNESS_INSTALLATION_ID = 7;
+export const HARNESS_APP_ID = 31;
+export const HARNESS_BOT_LOGIN = 'draftsman[bot]';
+/** A collaborator with write permission (may start, approve, cancel). */
+export const MAINTAINER = 'maya';
+/** A collaborator with read permission (may not start anything). */
+export const READER = 'rick';
+/** Every harness starts at this instant; `harness.clock.advance(ms)` moves it. */
+export const HARNESS_START = Date.parse('2026-02-03T04:05:06.000Z');
+
+/** The trusted policy on the default branch unless `policy` is given. */
+export const DEFAULT_POLICY = `version: 1
+agent:
+  forbiddenPaths:
+    - .github/workflows/**
+  maxChangedFiles: 20
+  build:
+    commands:
+      - ./mvnw -B verify
+limits:
+  runsPerHour: 100
+  maxOpenPullRequests: 20
+`;
+
+/** Issue 6's task: migrate javax.persistence to jakarta.persistence and bump the Spring Boot parent. */
+export const MIGRATION_ISSUE_BODY = `Migrate to jakarta.persistence and Spring Boot 3.2.5.
+
+\`\`\`agent
+mode: draft_pr
+steps:
+  - recipe: migrate-import
+    from: javax.persistence
+    to: jakarta.persistence
+  - recipe: bump-dependency
+    package: org.springframework.boot:spring-boot-starter-parent
+    to: 3.2.5
+\`\`\`
+`;
+
+/** Files the migration task changes in the Maven fixture. */
+export const MIGRATION_CHANGED_FILES = [
+  'order-api/src/main/java/com/acme/order/api/OrderRequest.java',
+  'order-service/src/main/java/com/acme/order/OrderService.java',
+  'pom.xml',
+];
+
+export type HarnessFunction = 'webhook' | 'worker' | 'publisher';
+
+export interface AppHarnessOptions {
+  /** Files of the seed commit on `main`; default the Maven multi-module fixture. */
+  files?: Record<string, SeedFile>;
+  /** `.agent-policy.yaml` on the default branch: default DEFAULT_POLICY; null leaves it out. */
+  policy?: string | null;
+  /** Collaborators and their permission; default `{ maya: 'write', rick: 'read' }`. */
+  users?: Record<string, RepoPermission>;
+  /**
+   * A secret planted where only secrets live (it is the webhook secret). `secrets()` and
+   * `leaks()` look for it together with every minted token and the App private key.
+   */
+  canary?: string;
+  /** Issues on the repository; default issues 1..9, each titled and carrying MIGRATION_ISSUE_BODY. */
+  issues?: StandinRepoSeed['issues'];
+  /** What the worker's `getRemainingTimeInMillis` answers (continuation tests); default 15 minutes. */
+  remainingTimeMs?: () => number;
+}
+
+export interface DeliverOptions {
+  /** X-GitHub-Delivery; default a fresh deterministic GUID. A redelivery reuses the first one's id. */
+  deliveryId?: string;
+  /** Sign with the wrong secret. */
+  badSignature?: boolean;
+  /** Extra or replacing headers (any case). */
+  headers?: Record<string, string>;
+  /** Body encoding as API Gateway sends it; default alternates (every second delivery is base64). */
+  base64?: boolean;
+}
+
+export interface DeliveryResult {
+  statusCode: number;
+  body: string;
+  deliveryId: string;
+}
+
+/** One S3 notification the harness forwarded (or chose not to). */
+export interface Dispatch {
+  key: string;
+  fn: HarnessFunction | 'none';
+  /** Invocation number of this key (1 = first, >1 = retries). */
+  invocation: number;
+  error?: unknown;
+  /** The publisher's results for publisher invocations. */
+  publisher?: PublisherResult[];
+}
+
+export interface DrainOptions {
+  /** Re-invocations after a failed one, as Lambda async invocation does (default 0; Lambda: 2). */
+  retries?: number;
+  /** Only forward to these functions; other notifications stay queued. */
+  only?: HarnessFunction[];
+  /** Throw an AggregateError when an invocation failed for good (default true). */
+  throwOnError?: boolean;
+  /** Upper bound on invocations in this drain (a loop guard); default 200. */
+  maxInvocations?: number;
+}
+
+/** One request that reached the git auth proxy. Never the credential. */
+export interface GitAccess {
+  method: string;
+  path: string;
+  /** `owner/name` taken from the path. */
+  fullName: string;
+  service?: string;
+  access: 'read' | 'write';
+  /** The stand-in's id of the token used, when one was presented and known. */
+  tokenId?: string;
+  tokenPermissions?: Record<string, string>;
+  status: number;
+}
+
+/** A token one of the functions obtained from its broker. */
+export interface IssuedTokenRecord {
+  fn: HarnessFunction;
+  role: TokenRole;
+  tokenId: string;
+  permissions: Record<string, string>;
+}
+
+export interface Leak {
+  /** Which secret: `token:<id>`, `private-key`, `canary`. */
+  secret: string;
+  /** Where: `s3:<key>`, `log:<line no>`, `github:comment:<id>`, `github:pull:<n>`, `github:call:<i>`. */
+  where: string;
+}
+
+export interface AppHarness {
+  owner: string;
+  repo: string;
+  fullName: string;
+  repositoryId: number;
+  installationId: number;
+  botLogin: string;
+  clock: { now(): number; advance(ms: number): void };
+  s3: S3TestServer;
+  standin: GitHubStandin;
+  /** The git http-backend serving `standin.gitRoot` (anonymous; reached only through `gitUrl`). */
+  gitBackend: GitHttpServer;
+  /** Base URL of the authenticating git proxy; the worker clones `${gitUrl}/<owner>/<repo>.git`. */
+  gitUrl: string;
+  /** Every request the git proxy saw, oldest first. */
+  gitAccess: GitAccess[];
+  /** Every token a function's broker handed out, oldest first. */
+  issued: IssuedTokenRecord[];
+  /** The store every function uses (s3rver through the S3 adapter). */
+  store: ArtifactStore;
+  /** Every log line of the three functions (each line carries `fn`). */
+  logs: CapturingSink;
+  /** Every S3 notification forwarded so far, oldest first. */
+  dispatched: Dispatch[];
+  /** Example payloads (from @octokit/webhooks-examples) pointed at the stand-in's repository, users and issues. */
+  payloads: HarnessPayloads;
+  /** Sign and deliver one webhook to the webhook handler, as API Gateway v2 would. */
+  deliver(eventName: string, payload: unknown, options?: DeliverOptions): Promise<DeliveryResult>;
+  /** Forward queued S3 notifications to the worker and the publisher until nothing is left. */
+  drain(options?: DrainOptions): Promise<Dispatch[]>;
+  /** Notifications received and not forwarded yet (keys, decoded). */
+  pending(): string[];
+  /** Every object in the bucket. */
+  objects(): Promise<{ key: string; body: Uint8Array; text: string }[]>;
+  /** An object's JSON, or undefined when absent. */
+  json<T = any>(key: string): Promise<T | undefined>;
+  /** Run `fn` before each of the worker's store writes (put, putIfAbsent, putIfMatch) completes; returns an unsubscribe. */
+  interceptWorkerWrites(fn: (key: string) => void | Promise<void>): () => void;
+  /** The values a leak scan looks for: minted tokens, the App private key (and its lines), the canary. */
+  secrets(): { label: string; value: string }[];
+  /** Where any secret occurs: S3 objects, log lines, comments and PR bodies, request bodies sent to GitHub. */
+  leaks(): Promise<Leak[]>;
+  /** The stand-in's id of a token value. */
+  tokenId(token: string): string | undefined;
+  /** The progress comment body of an issue (the App's comment carrying the progress marker), if any. */
+  comments(issue: number): { id: number; body: string; user: string }[];
+  stop(): Promise<void>;
+}
+
+export interface HarnessPayloads {
+  labeled(issue: number, options?: { label?: string; sender?: string }): Record<string, unknown>;
+  comment(issue: number, body: string, options?: { sender?: string; commentId?: number; senderType?: 'User' | 'Bot' }): Record<string, unknown>;
+  closed(issue: number, options?: { sender?: string }): Record<string, unknown>;
+  checkSuiteCompleted(suite: { id: number; headSha: string; headBranch: string | null; conclusion?: string | null; app?: { id: number; slug: string } }): Record<string, unknown>;
+}
+
+const require = createRequire(import.meta.url);
+const EXAMPLES = require('@octokit/webhooks-examples') as { name: string; examples: Record<string, unknown>[] }[];
+
+function example(event: string, action: string): Record<string, unknown> {
+  const found = EXAMPLES.find((g) => g.name === event)?.examples.find((e) => e.action === action);
+  if (!found) throw new Error(`no @octokit/webhooks-examples payload for ${event}.${action}`);
+  return structuredClone(found);
+}
+
+let sharedSyntax: Promise<TreeSyntaxService> | undefined;
+/** One syntax service per process: grammar loading is the slow part. */
+function syntaxService(): Promise<TreeSyntaxService> {
+  sharedSyntax ??= createNodeSyntaxService();
+  return sharedSyntax;
+}
+
+let sharedKey: string | undefined;
+/** One App key per process (RSA generation costs ~100 ms). */
+function appPrivateKey(): string {
+  sharedKey ??= generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+  return sharedKey;
+}
+
+const CANDIDATE_KEY = /^runs\/[^/]+\/[^/]+\/[^/]+\/candidate\/pr-candidate\.json$/;
+const CI_KEY = /^runs\/[^/]+\/[^/]+\/[^/]+\/ci\/[^/]+\.json$/;
+
+/** Which function an S3 ObjectCreated key triggers (serverless.yml's prefix/suffix rules). */
+export function functionForKey(key: string): HarnessFunction | 'none' {
+  if (parseWorkerKey(key)) return 'worker';
+  if (CANDIDATE_KEY.test(key) || CI_KEY.test(key)) return 'publisher';
+  return 'none';
+}
+
+/** Start everything on loopback; `stop()` tears it all down. */
+export async function startAppHarness(options: AppHarnessOptions = {}): Promise<AppHarness> {
+  let now = HARNESS_START;
+  const clock = { now: () => now, advance: (ms: number) => void (now += ms) };
+  const privateKeyPem = appPrivateKey();
+  const secret = options.canary ?? 'harness-webhook-secret-0123456789';
+  const users = options.users ?? { [MAINTAINER]: 'write', [READER]: 'read' };
+  const files: Record<string, SeedFile> = { ...(options.files ?? mavenMultiModuleRepo()) };
+  const policy = options.policy === undefined ? DEFAULT_POLICY : options.policy;
+  if (policy !== null) files['.agent-policy.yaml'] = policy;
+  const issues = options.issues ?? Array.from({ length: 9 }, (_, i) => ({ number: i + 1, title: `Migrate to Jakarta Persistence (${i + 1})`, body: MIGRATION_ISSUE_BODY, user: MAINTAINER }));
+
+  const s3 = await startS3Server();
+  const queue: S3EventRecord[] = [];
+  const unsubscribe = s3.onEvent((event) => queue.push(...event.Records));
+  const standin = await startGitHubStandin({
+    appId: HARNESS_APP_ID,
+    privateKeyPem,
+    clock,
+    users: Object.keys(users),
+    installations: [{ id: HARNESS_INSTALLATION_ID, account: HARNESS_OWNER }],
+    repos: [{ owner: HARNESS_OWNER, name: HARNESS_REPO, id: HARNESS_REPOSITORY_ID, installationId: HARNESS_INSTALLATION_ID, files, collaborators: users, issues }],
+  });
+  const gitBackend = await startGitHttpServer({ root: standin.gitRoot });
+
+  const tokenId = (token: string): string | undefined => {
+    const values = standin.state.tokenValues();
+    const index = values.indexOf(token);
+    return index >= 0 ? standin.state.tokens()[index]?.id : undefined;
+  };
+  const tokenOf = (token: string) => {
+    const index = standin.state.tokenValues().indexOf(token);
+    return index >= 0 ? standin.state.tokens()[index] : undefined;
+  };
+
+  const gitAccess: GitAccess[] = [];
+  const proxy = await startGitAuthProxy({
+    target: gitBackend.url,
+    authorize: (token, fullName, access) => standin.authorizeGit(token, fullName, access),
+    describe: (token) => {
+      const t = tokenOf(token);
+      return t ? { tokenId: t.id, tokenPermissions: { ...t.permissions } } : {};
+    },
+    record: (r) => gitAccess.push(r),
+  });
+
+  const store = new S3ArtifactStore({ client: s3.client, bucket: s3.bucket, sleep: async () => {} });
+  const logs = new CapturingSink();
+  const loggerFor = (fn: HarnessFunction) => new CapturingLogger({ clock, bindings: { fn } }, logs);
+  const loggers = { webhook: loggerFor('webhook'), worker: loggerFor('worker'), publisher: loggerFor('publisher') };
+  const issued: IssuedTokenRecord[] = [];
+  const tokenOptions = { appId: HARNESS_APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => privateKeyPem, sleep: async () => {} };
+  const broker = (fn: HarnessFunction, role: TokenRole): TokenBroker => {
+    const inner = new InProcessTokenBroker({ ...tokenOptions, role });
+    return {
+      async token(request): Promise<IssuedToken> {
+        const result = await inner.token(request);
+        const t = tokenOf(result.token);
+        issued.push({ fn, role, tokenId: t?.id ?? 'unknown', permissions: { ...(t?.permissions ?? {}) } });
+        return result;
+      },
+    };
+  };
+  const api = (logger: CapturingLogger) => (token: string) => {
+    logger.redact(token);
+    return createGitHubApi({ token, baseUrl: standin.url, sleep: async () => {} });
+  };
+
+  const webhook = await createWebhookHandler({
+    store,
+    tokens: broker('webhook', 'read'),
+    github: api(loggers.webhook),
+    clock,
+    logger: loggers.webhook,
+    secret,
+    appId: HARNESS_APP_ID,
+    botLogin: HARNESS_BOT_LOGIN,
+    apiUrl: standin.url,
+  });
+
+  const interceptors = new Set<(key: string) => void | Promise<void>>();
+  const workerStore = interceptWrites(store, interceptors);
+  const worker = createWorkerHandler({
+    store: workerStore,
+    tokens: broker('worker', 'read'),
+    github: (token) => createGitHubApi({ token, baseUrl: standin.url, sleep: async () => {} }),
+    clock,
+    logger: loggers.worker,
+    syntax: syntaxService,
+    newFs: createMemoryFs,
+    identity: { name: HARNESS_BOT_LOGIN, email: `${HARNESS_BOT_LOGIN}@users.noreply.github.com` },
+    cloneUrl: (request) => `${proxy.url}/${request.owner}/${request.repo}.git`,
+  });
+  const publisher = createPublisherHandler({ store, tokens: broker('publisher', 'write'), github: api(loggers.publisher), clock, logger: loggers.publisher });
+
+  let deliveries = 0;
+  let invocations = 0;
+  const dispatched: Dispatch[] = [];
+  const invocationsByKey = new Map<string, number>();
+
+  const deliver = async (eventName: string, payload: unknown, opts: DeliverOptions = {}): Promise<DeliveryResult> => {
+    deliveries += 1;
+    const deliveryId = opts.deliveryId ?? `00000000-0000-4000-8000-${String(deliveries).padStart(12, '0')}`;
+    const body = JSON.stringify(payload);
+    const signature = await sign(opts.badSignature ? `${secret}-wrong` : secret, body);
+    const base64 = opts.base64 ?? deliveries % 2 === 0;
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': 'GitHub-Hookshot/harness',
+      'x-github-delivery': deliveryId,
+      'x-github-event': eventName,
+      'x-github-hook-id': '1',
+      'x-github-hook-installation-target-id': String(HARNESS_APP_ID),
+      'x-github-hook-installation-target-type': 'integration',
+      'x-hub-signature-256': signature,
+    };
+    for (const [name, value] of Object.entries(opts.headers ?? {})) headers[name.toLowerCase()] = value;
+    const event = {
+      version: '2.0',
+      routeKey: 'POST /webhook',
+      rawPath: '/webhook',
+      rawQueryString: '',
+      headers,
+      requestContext: { http: { method: 'POST', path: '/webhook', protocol: 'HTTP/1.1', sourceIp: '140.82.115.1', userAgent: headers['user-agent'] }, requestId: `api-${deliveries}`, routeKey: 'POST /webhook', stage: '$default', timeEpoch: clock.now() },
+      body: base64 ? Buffer.from(body, 'utf8').toString('base64') : body,
+      isBase64Encoded: base64,
+    } as unknown as APIGatewayProxyEventV2;
+    const result: APIGatewayProxyStructuredResultV2 = await webhook(event);
+    return { statusCode: result.statusCode ?? 0, body: typeof result.body === 'string' ? result.body : '', deliveryId };
+  };
+
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 15));
+
+  const drain = async (opts: DrainOptions = {}): Promise<Dispatch[]> => {
+    const retries = opts.retries ?? 0;
+    const max = opts.maxInvocations ?? 200;
+    const done: Dispatch[] = [];
+    const failed: Dispatch[] = [];
+    let count = 0;
+    for (;;) {
+      await settle();
+      const index = queue.findIndex((r) => {
+        if (!r.eventName.startsWith('ObjectCreated')) return true;
+        const fn = functionForKey(decodeS3EventKey(r.s3.object.key));
+        return fn === 'none' || !opts.only || opts.only.includes(fn);
+      });
+      if (index < 0) break;
+      const [record] = queue.splice(index, 1);
+      const key = decodeS3EventKey(record.s3.object.key);
+      const fn = record.eventName.startsWith('ObjectCreated') ? functionForKey(key) : 'none';
+      if (fn === 'none') continue;
+      for (let attempt = 0; attempt <= retries; attempt++) {
+        if (++count > max) throw new Error(`drain: more than ${max} invocations; last key ${key}`);
+        invocations += 1;
+        const invocation = (invocationsByKey.get(key) ?? 0) + 1;
+        invocationsByKey.set(key, invocation);
+        const dispatch: Dispatch = { key, fn, invocation };
+        const event: S3Event = { Records: [record] };
+        try {
+          if (fn === 'worker') {
+            const context: InvocationContext = { awsRequestId: `worker-${invocations}`, getRemainingTimeInMillis: options.remainingTimeMs ?? (() => 15 * 60_000) };
+            await worker(event, context);
+          } else {
+            dispatch.publisher = await publisher(event);
+          }
+        } catch (error) {
+          dispatch.error = error;
+        }
+        dispatched.push(dispatch);
+        done.push(dispatch);
+        if (!dispatch.error) break;
+        if (attempt === retries) failed.push(dispatch);
+      }
+    }
+    if (failed.length > 0 && opts.throwOnError !== false) {
+      throw new AggregateError(
+        failed.map((d) => d.error),
+        `drain: ${failed.length} invocation(s) failed: ${failed.map((d) => `${d.fn} ${d.key}: ${d.error instanceof Error ? d.error.message : String(d.error)}`).join('; ')}`,
+      );
+    }
+    return done;
+  };
+
+  const objects = async () => (await s3.objects()).map((o) => ({ ...o, text: Buffer.from(o.body).toString('utf8') }));
+
+  const secrets = (): { label: string; value: string }[] => {
+    const out: { label: string; value: string }[] = [];
+    const values = standin.state.tokenValues();
+    const tokens = standin.state.tokens();
+    values.forEach((value, i) => out.push({ label: `token:${tokens[i]?.id ?? i}`, value }));
+    out.push({ label: 'private-key', value: privateKeyPem.trim() });
+    // Any one line of the key's base64 body is enough to call it a leak.
+    for (const line of privateKeyPem.split('\n')) if (line.length >= 40 && !line.startsWith('-----')) out.push({ label: 'private-key', value: line });
+    out.push({ label: 'canary', value: secret });
+    return out;
+  };
+
+  const comments = (issue: number) =>
+    [...standin.repo(HARNESS_FULL_NAME).comments.values()]
+      .filter((c) => c.issueNumber === issue)
+      .sort((a, b) => a.id - b.id)
+      .map((c) => ({ id: c.id, body: c.body, user: c.user.login }));
+
+  const leaks = async (): Promise<Leak[]> => {
+    const found: Leak[] = [];
+    const all = secrets();
+    const scan = (text: string, where: string) => {
+      for (const s of all) {
+        const base64 = Buffer.from(s.value, 'utf8').toString('base64').replace(/=+$/, '');
+        if (text.includes(s.value) || text.includes(base64)) found.push({ secret: s.label, where });
+      }
+    };
+    for (const o of await objects()) {
+      scan(o.text, `s3:${o.key}`);
+      scan(o.key, `s3-key:${o.key}`);
+    }
+    logs.lines.forEach((line, i) => scan(line, `log:${i + 1}`));
+    const repo = standin.repo(HARNESS_FULL_NAME);
+    for (const c of repo.comments.values()) scan(c.body, `github:comment:${c.id}`);
+    for (const p of repo.pulls.values()) scan(JSON.stringify(p), `github:pull:${p.number}`);
+    standin.calls.forEach((c, i) => {
+      if (c.body !== undefined && !c.path.endsWith('/access_tokens')) scan(JSON.stringify(c.body), `github:call:${i}`);
+    });
+    return found;
+  };
+
+  const payloads = buildPayloads(standin);
+
+  return {
+    owner: HARNESS_OWNER,
+    repo: HARNESS_REPO,
+    fullName: HARNESS_FULL_NAME,
+    repositoryId: HARNESS_REPOSITORY_ID,
+    installationId: HARNESS_INSTALLATION_ID,
+    botLogin: HARNESS_BOT_LOGIN,
+    clock,
+    s3,
+    standin,
+    gitBackend,
+    gitUrl: proxy.url,
+    gitAccess,
+    issued,
+    store,
+    logs,
+    dispatched,
+    payloads,
+    deliver,
+    drain,
+    pending: () => queue.filter((r) => r.eventName.startsWith('ObjectCreated')).map((r) => decodeS3EventKey(r.s3.object.key)),
+    objects,
+    async json(key) {
+      const object = await store.get(key);
+      return object ? JSON.parse(Buffer.from(object.body).toString('utf8')) : undefined;
+    },
+    interceptWorkerWrites(fn) {
+      interceptors.add(fn);
+      return () => interceptors.delete(fn);
+    },
+    secrets,
+    leaks,
+    tokenId,
+    comments,
+    async stop() {
+      unsubscribe();
+      await proxy.stop();
+      await gitBackend.stop();
+      await standin.stop();
+      await s3.stop();
+    },
+  };
+}
+
+/** The read scopes token-read asks for, and the write scopes of token-write (plus GitHub's implicit metadata:read). */
+export function scopesOf(role: TokenRole): Record<string, string> {
+  return { metadata: 'read', ...TOKEN_SCOPES[role] };
+}
+
+function interceptWrites(store: ArtifactStore, interceptors: Set<(key: string) => void | Promise<void>>): ArtifactStore {
+  const before = async (key: string) => {
+    for (const fn of interceptors) await fn(key);
+  };
+  return {
+    get: (key) => store.get(key),
+    list: (prefix) => store.list(prefix),
+    delete: (key) => store.delete(key),
+    async put(key, body, options) {
+      await before(key);
+      return store.put(key, body, options);
+    },
+    async putIfAbsent(key, body, options) {
+      await before(key);
+      return store.putIfAbsent(key, body, options);
+    },
+    async putIfMatch(key, body, etag, options) {
+      await before(key);
+      return store.putIfMatch(key, body, etag, options);
+    },
+  };
+}
+
+function buildPayloads(standin: GitHubStandin): HarnessPayloads {
+  const userJson = (login: string, type: 'User' | 'Bot' = 'User') => {
+    const u = standin.state.users.get(login.toLowerCase());
+    return { login, id: u?.id ?? 1, node_id: `U_${login}`, type: u?.type ?? type, site_admin: false };
+  };
+  const repository = (base: Record<string, unknown> | undefined) => ({
+    ...(base ?? {}),
+    id: HARNESS_REPOSITORY_ID,
+    node_id: 'R_harness',
+    name: HARNESS_REPO,
+    full_name: HARNESS_FULL_NAME,
+    private: true,
+    owner: { ...((base?.owner as object) ?? {}), login: HARNESS_OWNER, id: 500, type: 'Organization' },
+    default_branch: 'main',
+    html_url: `https://github.com/${HARNESS_FULL_NAME}`,
+    clone_url: `https://github.com/${HARNESS_FULL_NAME}.git`,
+  });
+  const issueJson = (base: Record<string, unknown>, number: number) => {
+    const state = standin.repo(HARNESS_FULL_NAME).issues.get(number);
+    if (!state) throw new Error(`the stand-in has no issue #${number}`);
+    const copy: Record<string, unknown> = {
+      ...base,
+      number,
+      title: state.title,
+      body: state.body,
+      state: state.state,
+      user: userJson(state.user.login),
+      labels: state.labels.map((name) => ({ name })),
+      created_at: new Date(state.createdAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      updated_at: new Date(state.updatedAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      html_url: `https://github.com/${HARNESS_FULL_NAME}/issues/${number}`,
+      url: `https://api.github.com/repos/${HARNESS_FULL_NAME}/issues/${number}`,
+    };
+    delete copy.pull_request;
+    return copy;
+  };
+  const installation = { id: HARNESS_INSTALLATION_ID, node_id: 'I_harness' };
+  let commentIds = 70_000;
+  return {
+    labeled(number, o = {}) {
+      const p = example('issues', 'labeled');
+      const label = o.label ?? 'agent:run';
+      return { ...p, issue: issueJson(p.issue as Record<string, unknown>, number), label: { ...(p.label as object), name: label }, repository: repository(p.repository as Record<string, unknown>), sender: userJson(o.sender ?? MAINTAINER), installation };
+    },
+    comment(number, body, o = {}) {
+      const p = example('issue_comment', 'created');
+      const user = userJson(o.sender ?? MAINTAINER, o.senderType);
+      if (o.senderType) user.type = o.senderType;
+      const comment = { ...(p.comment as object), id: o.commentId ?? ++commentIds, body, user, performed_via_github_app: null };
+      return { ...p, issue: issueJson(p.issue as Record<string, unknown>, number), comment, repository: repository(p.repository as Record<string, unknown>), sender: user, installation };
+    },
+    closed(number, o = {}) {
+      // The examples have no issues.closed; an issues.reopened payload with the closing fields set.
+      const p = example('issues', 'reopened');
+      const issue = { ...issueJson(p.issue as Record<string, unknown>, number), state: 'closed', closed_at: '2026-02-03T05:00:00Z' };
+      return { ...p, action: 'closed', issue, repository: repository(p.repository as Record<string, unknown>), sender: userJson(o.sender ?? MAINTAINER), installation };
+    },
+    checkSuiteCompleted(suite) {
+      const p = example('check_suite', 'completed');
+      const base = p.check_suite as Record<string, unknown>;
+      const check_suite = {
+        ...base,
+        id: suite.id,
+        head_branch: suite.headBranch,
+        head_sha: suite.headSha,
+        after: suite.headSha,
+        status: 'completed',
+        conclusion: suite.conclusion === undefined ? 'success' : suite.conclusion,
+        url: `https://api.github.com/repos/${HARNESS_FULL_NAME}/check-suites/${suite.id}`,
+        app: { ...((base.app as object) ?? {}), id: suite.app?.id ?? 15368, slug: suite.app?.slug ?? 'github-actions', name: 'GitHub Actions' },
+        pull_requests: [],
+      };
+      return { ...p, check_suite, repository: repository(p.repository as Record<string, unknown>), sender: userJson(MAINTAINER), installation };
+    },
+  };
+}
+
+interface GitProxyOptions {
+  target: string;
+  authorize: (token: string, fullName: string, access: 'read' | 'write') => boolean;
+  describe: (token: string) => { tokenId?: string; tokenPermissions?: Record<string, string> };
+  record: (access: GitAccess) => void;
+}
+
+/**
+ * GitHub's side of smart HTTP: basic auth `x-access-token:<installation token>`, accepted only
+ * for a token the stand-in minted for that repository with contents:read (write to push).
+ * Authorised requests are forwarded, without the credential, to the anonymous http-backend.
+ */
+async function startGitAuthProxy(options: GitProxyOptions): Promise<{ url: string; stop(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const match = /^\/([^/]+)\/([^/]+?)(?:\.git)?\/(?:info\/refs|git-upload-pack|git-receive-pack|HEAD|objects\/.*)$/.exec(url.pathname);
+    const service = url.searchParams.get('service') ?? /(git-upload-pack|git-receive-pack)$/.exec(url.pathname)?.[1] ?? undefined;
+    const access: 'read' | 'write' = service === 'git-receive-pack' ? 'write' : 'read';
+    const fullName = match ? `${decodeURIComponent(match[1])}/${decodeURIComponent(match[2])}` : '';
+    const entry: GitAccess = { method: req.method ?? 'GET', path: url.pathname, fullName, service, access, status: 0 };
+    const finish = (status: number, text?: string, headers: Record<string, string> = {}) => {
+      entry.status = status;
+      options.record(entry);
+      res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(text);
+    };
+    const credential = parseBasic(req.headers.authorization);
+    if (credential) Object.assign(entry, options.describe(credential.password));
+    if (!match) return void req.resume().on('end', () => finish(404, 'Not Found\n'));
+    if (!credential) return void req.resume().on('end', () => finish(401, 'authentication required\n', { 'www-authenticate': 'Basic realm="GitHub"' }));
+    if (credential.user !== 'x-access-token' || !options.authorize(credential.password, fullName, access)) {
+      return void req.resume().on('end', () => finish(access === 'write' && entry.tokenId ? 403 : 401, 'Invalid username or token.\n', { 'www-authenticate': 'Basic realm="GitHub"' }));
+    }
+    const headers = { ...req.headers };
+    delete headers.authorization;
+    delete headers.host;
+    const upstream = httpRequest(`${options.target}${url.pathname}${url.search}`, { method: req.method, headers }, (up) => {
+      entry.status = up.statusCode ?? 0;
+      options.record(entry);
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    upstream.on('error', (error) => {
+      if (!res.headersSent) finish(502, `proxy error: ${error.message}\n`);
+      else res.destroy();
+    });
+    req.pipe(upstream);
+  };
+  const server = createServer(handle);
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function parseBasic(header: string | undefined): { user: string; password: string } | undefined {
+  const match = /^Basic\s+(.+)$/i.exec((header ?? '').trim());
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
