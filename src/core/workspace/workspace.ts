@@ -1,7 +1,7 @@
 import git from 'isomorphic-git';
 import { WorkspaceError } from '../errors.js';
 import type { FsLike } from '../ports.js';
-import { isUnder, normalizeRepoPath } from '../util/repo-path.js';
+import { normalizeRepoPath } from '../util/repo-path.js';
 
 /** Git file modes as they appear in tree objects. */
 export type FileMode = '100644' | '100755' | '120000' | '160000';
@@ -203,9 +203,17 @@ export class ObjectWorkspace implements Workspace {
       if (entry?.mode === '120000') throw new WorkspaceError('WRITE_THROUGH_SYMLINK', `path goes through a symlink: ${parent}`, { path: normalized, symlink: parent });
       if (entry) throw new WorkspaceError('IS_A_DIRECTORY', `a parent of the path is a file: ${parent}`, { path: normalized, parent });
     }
+    // Paths are sorted, so anything under `normalized/` starts at the lower bound of that prefix.
     const paths = this.paths();
     const prefix = `${normalized}/`;
-    if (paths.some((p) => isUnder(p, prefix.slice(0, -1)) && p !== normalized)) {
+    let lo = 0;
+    let hi = paths.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (paths[mid] < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < paths.length && paths[lo].startsWith(prefix)) {
       throw new WorkspaceError('IS_A_DIRECTORY', `path is a directory: ${normalized}`, { path: normalized });
     }
     return normalized;
