@@ -1,0 +1,156 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PHASE_CONTRACTS, PHASE_NAMES } from '../../src/core/phases/phase-contracts.js';
+import { MIGRATION_CHANGED_FILES, startAppHarness, type AppHarness, type DeliveryResult } from '../helpers/app-harness.js';
+
+/**
+ * Issues 6 and 7 end to end: a signed `issues.labeled` delivery -> webhook 202 -> worker over the
+ * git http-backend and s3rver -> candidate -> publisher -> a draft PR on the stand-in -> a CI
+ * check suite on the PR head -> the PR body's Verification section.
+ */
+
+const ISSUE = 1;
+
+function lsTree(gitdir: string, ref: string): Map<string, string> {
+  const out = execFileSync('git', ['--git-dir', gitdir, 'ls-tree', '-r', ref], { encoding: 'utf8' });
+  const entries = new Map<string, string>();
+  for (const line of out.split('\n').filter(Boolean)) {
+    const [meta, path] = line.split('\t');
+    const [mode, , sha] = meta.split(' ');
+    entries.set(path, `${mode} ${sha}`);
+  }
+  return entries;
+}
+
+describe('a labelled issue becomes a draft pull request', () => {
+  let h: AppHarness;
+  let ack: DeliveryResult;
+  let runPrefix: string;
+  let commentAfterWorker: string;
+  let objectsAfterWorker: string[];
+  let candidate: any;
+  let request: any;
+
+  beforeAll(async () => {
+    h = await startAppHarness();
+    ack = await h.deliver('issues', h.payloads.labeled(ISSUE));
+    const requestKey = h.pending().find((k) => k.endsWith('/request.json'))!;
+    runPrefix = requestKey.replace(/request\.json$/, '');
+    request = await h.json(requestKey);
+    await h.drain({ only: ['worker'] });
+    objectsAfterWorker = (await h.objects()).map((o) => o.key);
+    commentAfterWorker = h.comments(ISSUE).find((c) => c.user === h.botLogin)!.body;
+    candidate = await h.json(`${runPrefix}candidate/pr-candidate.json`);
+    await h.drain();
+  }, 60_000);
+
+  afterAll(async () => h?.stop());
+
+  it('the webhook acknowledges with 202 and stores the snapshot of the issue', () => {
+    expect(ack.statusCode).toBe(202);
+    expect(request).toMatchObject({
+      owner: 'acme',
+      repo: 'orders',
+      trigger: { kind: 'label', key: `label-${ack.deliveryId}`, sender: 'maya' },
+      issue: { number: ISSUE, title: 'Migrate to Jakarta Persistence (1)' },
+      agentBranch: `agent/i${ISSUE}/r${request.runId}`,
+      source: { kind: 'github', repositoryId: h.repositoryId, installationId: h.installationId },
+    });
+    expect(request.issue.body).toContain('recipe: migrate-import');
+  });
+
+  it('the worker leaves a candidate in S3 on the default branch head', async () => {
+    for (const name of ['pr-candidate.json', 'pr-body.md', 'diff-summary.json']) expect(objectsAfterWorker).toContain(`${runPrefix}candidate/${name}`);
+    expect(candidate.files.map((f: { path: string }) => f.path).sort()).toEqual(MIGRATION_CHANGED_FILES);
+    for (const f of candidate.files) expect(objectsAfterWorker).toContain(`${runPrefix}candidate/changes/${f.blobSha}`);
+    expect(candidate.baseCommitSha).toBe(await h.standin.resolve(h.fullName, 'refs/heads/main'));
+    expect(candidate).toMatchObject({ runId: request.runId, attempt: 1, headBranch: request.agentBranch, baseBranch: 'main', draft: true });
+  });
+
+  it('the progress comment showed every one of the ten phases done', () => {
+    const titles = PHASE_NAMES.map((n) => PHASE_CONTRACTS[n].title);
+    expect(titles).toHaveLength(10);
+    for (const title of titles) expect(commentAfterWorker).toContain(`- ✅ ${title}\n`);
+    expect(commentAfterWorker).toContain('**Status:** PUBLISHING');
+    expect(commentAfterWorker).toContain(`**Base commit:** \`${candidate.baseCommitSha}\``);
+  });
+
+  it('the candidate holds the migrated sources and the bumped parent', async () => {
+    const read = async (path: string) => {
+      const file = candidate.files.find((f: { path: string }) => f.path === path);
+      const object = await h.store.get(`${runPrefix}candidate/changes/${file.blobSha}`);
+      return Buffer.from(object!.body).toString('utf8');
+    };
+    const entity = await read('order-api/src/main/java/com/acme/order/api/OrderRequest.java');
+    expect(entity).toContain('import jakarta.persistence.Entity;');
+    expect(entity).not.toContain('javax.persistence');
+    expect(await read('pom.xml')).toMatch(/<artifactId>spring-boot-starter-parent<\/artifactId>\s*<version>3\.2\.5<\/version>/);
+  });
+
+  it('the publisher opens one draft PR whose head commit has the candidate tree on the base as sole parent', async () => {
+    const pulls = [...h.standin.repo(h.fullName).pulls.values()];
+    expect(pulls).toHaveLength(1);
+    const pr = pulls[0];
+    expect(pr).toMatchObject({ draft: true, state: 'open', head: request.agentBranch, base: 'main', user: { login: h.botLogin } });
+    const head = (await h.standin.resolve(h.fullName, `refs/heads/${request.agentBranch}`))!;
+    const gitdir = join(h.standin.gitRoot, 'acme', 'orders.git');
+    const tree = execFileSync('git', ['--git-dir', gitdir, 'rev-parse', `${head}^{tree}`], { encoding: 'utf8' }).trim();
+    const parents = execFileSync('git', ['--git-dir', gitdir, 'rev-list', '--parents', '-n', '1', head], { encoding: 'utf8' }).trim().split(' ').slice(1);
+    expect(tree).toBe(candidate.headTreeSha);
+    expect(parents).toEqual([candidate.baseCommitSha]);
+    expect(await h.standin.resolve(h.fullName, 'refs/heads/main')).toBe(candidate.baseCommitSha);
+    const published = await h.json(`${runPrefix}publish.json`);
+    expect(published).toMatchObject({ publishedCommitSha: head, treeSha: candidate.headTreeSha, baseCommitSha: candidate.baseCommitSha, prNumber: pr.number, branch: request.agentBranch });
+  });
+
+  it('the branch content is the base with exactly the candidate files replaced', async () => {
+    const gitdir = join(h.standin.gitRoot, 'acme', 'orders.git');
+    const expected = lsTree(gitdir, candidate.baseCommitSha);
+    for (const f of candidate.files) expected.set(f.path, `${f.mode} ${f.blobSha}`);
+    expect(lsTree(gitdir, `refs/heads/${request.agentBranch}`)).toEqual(expected);
+    for (const f of candidate.files) {
+      const onBranch = await h.standin.readFile(h.fullName, `refs/heads/${request.agentBranch}`, f.path);
+      const inS3 = await h.store.get(`${runPrefix}candidate/changes/${f.blobSha}`);
+      expect(onBranch?.equals(Buffer.from(inS3!.body))).toBe(true);
+    }
+  });
+
+  it('the commit was created with no custom author or committer, so GitHub signs it as the App', () => {
+    const commitCalls = h.standin.calls.filter((c) => c.method === 'POST' && c.path.endsWith('/git/commits'));
+    expect(commitCalls).toHaveLength(1);
+    const body = commitCalls[0].body as Record<string, unknown>;
+    expect(body).toMatchObject({ tree: candidate.headTreeSha, parents: [candidate.baseCommitSha] });
+    expect(body).not.toHaveProperty('author');
+    expect(body).not.toHaveProperty('committer');
+    expect(h.standin.repo(h.fullName).createdCommits).toEqual([expect.objectContaining({ customAuthor: false, customCommitter: false })]);
+  });
+
+  it('a check suite completing on the PR head updates the Verification section of the PR body', async () => {
+    const pr = [...h.standin.repo(h.fullName).pulls.values()][0];
+    const before = pr.body ?? '';
+    expect(before).toContain('## Verification');
+    expect(before).not.toContain('**CI results** (failure');
+    const head = (await h.standin.resolve(h.fullName, `refs/heads/${request.agentBranch}`))!;
+    const suite = h.standin.addCheckSuite(h.fullName, {
+      headSha: head,
+      headBranch: request.agentBranch,
+      conclusion: 'failure',
+      runs: [
+        { name: 'build (17)', conclusion: 'success', detailsUrl: 'https://ci.example/build/17' },
+        { name: 'integration-tests', conclusion: 'failure', detailsUrl: 'https://ci.example/it/1' },
+      ],
+    });
+    const res = await h.deliver('check_suite', h.payloads.checkSuiteCompleted({ id: suite.id, headSha: head, headBranch: request.agentBranch, conclusion: 'failure' }));
+    expect(res.statusCode).toBe(202);
+    expect(h.pending()).toEqual([`${runPrefix}ci/${suite.id}.json`]);
+    await h.drain();
+    const after = h.standin.repo(h.fullName).pulls.get(pr.number)!.body ?? '';
+    expect(after).toContain(`**CI results** (mixed on \`${head.slice(0, 12)}\`)`);
+    expect(after).toMatch(/\| \[integration-tests\]\(https:\/\/ci\.example\/it\/1\) \| completed \| failure \|/);
+    expect(after).toMatch(/\| \[build \(17\)\]\(https:\/\/ci\.example\/build\/17\) \| completed \| success \|/);
+    // Only the Verification section changed: what precedes it is byte-identical.
+    const cut = (body: string) => body.slice(0, body.indexOf('## Verification'));
+    expect(cut(after)).toBe(cut(before));
+  });
+});
