@@ -15,3 +15,10 @@ for (const [path, content] of Object.entries(generatedSchemaFiles())) {
   writeFileSync(target, content);
   console.log(`wrote ${path}`);
 }
+
+// The README carries the same reference between markers.
+const { readFileSync } = await import('node:fs');
+const { withPolicySection } = await import('./readme-policy-reference.js');
+const readme = join(root, 'README.md');
+writeFileSync(readme, withPolicySection(readFileSync(readme, 'utf8')));
+console.log('wrote README.md policy reference');
