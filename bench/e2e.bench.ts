@@ -1,0 +1,163 @@
+/**
+ * End to end `draftsman run --publish` through the CLI entry (`runCli`), each run in its own
+ * process so its wall time and peak memory are its own: on the demo repository (the generated
+ * Maven service of `npm run demo`, same task) and on a generated 10k-file repository with a
+ * one-file `replace` task. Runnable alone:
+ *   node --import tsx bench/e2e.bench.ts [--json] [--files N]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runCli } from '../src/app/cli/run-cli.js';
+import { generateLargeRepo, gitEnv } from '../test/fixtures/make-repo.js';
+import { mavenMultiModuleRepo } from '../test/fixtures/realistic-repos.js';
+import { runNodeChild, startHeapSampler, type MemoryPeak } from './child-process.js';
+
+export interface BenchRecord {
+  name: string;
+  size: number;
+  value: number;
+  unit: string;
+  baseline?: number;
+  ratio?: number;
+  note?: string;
+}
+
+const self = fileURLToPath(import.meta.url);
+
+/** The demo's policy and task (scripts/demo.ts), so the benchmark runs what `npm run demo` runs. */
+const DEMO_POLICY = `version: 1
+agent:
+  forbiddenPaths:
+    - .github/workflows/**
+  maxChangedFiles: 20
+  build:
+    commands:
+      - ./mvnw -B verify
+    defaultVerifier: maven
+`;
+
+const DEMO_TASK = `Migrate the order service from javax.persistence to jakarta.persistence and move to Spring Boot 3.2.5.
+
+\`\`\`agent
+mode: draft_pr
+steps:
+  - recipe: migrate-import
+    from: javax.persistence
+    to: jakarta.persistence
+  - recipe: bump-dependency
+    package: org.springframework.boot:spring-boot-starter-parent
+    to: 3.2.5
+\`\`\`
+`;
+
+/** A `replace` of one package name that only one generated JSON file holds (file i has name `pkg<i>`, every sixth file is JSON). */
+function largeRepoTask(files: number): string {
+  let i = Math.floor(files / 2);
+  while (i % 6 !== 5) i--;
+  return `Rename package pkg${i} to pkg${i}-renamed.
+
+\`\`\`agent
+mode: draft_pr
+steps:
+  - recipe: replace
+    find: pkg${i}
+    replace: pkg${i}-renamed
+\`\`\`
+`;
+}
+
+interface ChildResult extends MemoryPeak {
+  ms: number;
+  code: number;
+  status?: string;
+  reason?: string;
+  changedFiles?: number;
+}
+
+/** In the child: one `draftsman run --publish --json`, timed, with its memory peak. */
+async function childMain(repo: string, taskFile: string, out: string): Promise<void> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('DRAFTSMAN_')) delete env[key];
+  let stdout = '';
+  let stderr = '';
+  const sampler = startHeapSampler();
+  const start = performance.now();
+  const code = await runCli(['run', repo, '--task-file', taskFile, '--out', out, '--publish', '--json'], {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text.slice(0, 4000)),
+    env,
+    cwd: process.cwd(),
+    clock: { now: () => Date.now() },
+    isTty: false,
+  });
+  const ms = performance.now() - start;
+  const peak = sampler.stop();
+  const last = stdout.trim().split('\n').pop() ?? '';
+  let summary: { status?: string; reason?: string; artifacts?: Record<string, string> } = {};
+  try {
+    summary = JSON.parse(last) as typeof summary;
+  } catch {
+    summary = { reason: stderr.trim().split('\n').pop()?.slice(0, 200) };
+  }
+  process.stdout.write(`${JSON.stringify({ ms, code, status: summary.status, reason: summary.reason, ...peak } satisfies ChildResult)}\n`);
+}
+
+function commitWorkingTree(dir: string, files: Record<string, string>): void {
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  const run = (args: string[]) => execFileSync('git', args, { cwd: dir, env: gitEnv(), stdio: 'ignore' });
+  run(['init', '-q', '-b', 'main']);
+  run(['add', '-A']);
+  run(['commit', '-q', '-m', 'Order service']);
+}
+
+const round = (n: number, digits = 0): number => Number(n.toFixed(digits));
+
+/** Wall time and peak memory of `draftsman run --publish` on the demo repository and a generated large one. */
+export async function runE2eBench(options: { files?: number; timeoutMs?: number } = {}): Promise<BenchRecord[]> {
+  const files = options.files ?? 10_000;
+  const root = mkdtempSync(join(tmpdir(), 'bench-e2e-'));
+  const records: BenchRecord[] = [];
+  try {
+    const demoFiles = { ...mavenMultiModuleRepo(), '.agent-policy.yaml': DEMO_POLICY };
+    commitWorkingTree(join(root, 'order-service'), demoFiles);
+    writeFileSync(join(root, 'demo-task.md'), DEMO_TASK);
+    generateLargeRepo(join(root, 'large.git'), files);
+    writeFileSync(join(root, 'large-task.md'), largeRepoTask(files));
+    const cases = [
+      { name: 'e2e.run.demo', size: Object.keys(demoFiles).length, repo: join(root, 'order-service'), task: join(root, 'demo-task.md'), what: 'demo Maven service, migrate-import + bump-dependency' },
+      { name: 'e2e.run.generated', size: files, repo: join(root, 'large.git'), task: join(root, 'large-task.md'), what: 'generated repository, one replace step' },
+    ];
+    for (const c of cases) {
+      try {
+        const r = await runNodeChild<ChildResult>(self, ['--child', c.repo, c.task, join(root, `state-${c.name}`)], { timeoutMs: options.timeoutMs ?? 10 * 60_000 });
+        const outcome = `exit ${r.code}, ${r.status ?? 'no status'}${r.reason ? ` (${r.reason})` : ''}`;
+        records.push(
+          { name: `${c.name}.wall`, size: c.size, value: round(r.ms), unit: 'ms', note: `${c.what}; ${outcome}; run --publish --json in a fresh process (imports excluded)` },
+          { name: `${c.name}.peakRss`, size: c.size, value: r.maxRssMb, unit: 'MB', note: 'maxRSS of the CLI process' },
+          { name: `${c.name}.peakHeap`, size: c.size, value: r.peakHeapMb, unit: 'MB', note: 'heapUsed sampled every 10 ms' },
+        );
+      } catch (error) {
+        records.push({ name: `${c.name}.wall`, size: c.size, value: NaN, unit: 'ms', note: `FAILED: ${(error as Error).message}` });
+      }
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  return records;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  if (process.argv[2] === '--child') await childMain(process.argv[3], process.argv[4], process.argv[5]);
+  else {
+    const i = process.argv.indexOf('--files');
+    const records = await runE2eBench({ files: i >= 0 ? Number(process.argv[i + 1]) : undefined });
+    if (process.argv.includes('--json')) for (const r of records) console.log(JSON.stringify(r));
+    else for (const r of records) console.log(`${r.name.padEnd(28)} ${String(r.value).padStart(8)} ${r.unit.padEnd(3)} n=${r.size}${r.note ? `  (${r.note})` : ''}`);
+  }
+}
