@@ -210,7 +210,7 @@ export interface AppHarness {
   deliver(eventName: string, payload: unknown, options?: DeliverOptions): Promise<DeliveryResult>;
   /** Forward queued S3 notifications to the worker and the publisher until nothing is left. */
   drain(options?: DrainOptions): Promise<Dispatch[]>;
-  /** Notifications received and not forwarded yet (keys, decoded). */
+  /** ObjectCreated notifications for the worker or the publisher not forwarded yet (keys, decoded). */
   pending(): string[];
   /** Every object in the bucket. */
   objects(): Promise<{ key: string; body: Uint8Array; text: string }[]>;
@@ -517,7 +517,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     payloads,
     deliver,
     drain,
-    pending: () => queue.filter((r) => r.eventName.startsWith('ObjectCreated')).map((r) => decodeS3EventKey(r.s3.object.key)),
+    pending: () => queue.filter((r) => r.eventName.startsWith('ObjectCreated') && functionForKey(decodeS3EventKey(r.s3.object.key)) !== 'none').map((r) => decodeS3EventKey(r.s3.object.key)),
     objects,
     async json(key) {
       const object = await store.get(key);

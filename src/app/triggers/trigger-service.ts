@@ -241,6 +241,10 @@ export class TriggerService {
     const keys = runKeys(session.owner, session.repo, runId);
     const now = clock.now();
 
+    // A redelivery of a trigger whose run already exists (even one that finished and released
+    // its lock) changes nothing: no lock, no comment.
+    if (await store.get(keys.request)) return { kind: 'duplicate', runId };
+
     // One active run per issue; a redelivery of the same trigger finds its own lock and stops.
     const lockResult = await this.acquireLock(session, issueNumber, runId, 1, now);
     if (lockResult === 'same-run') return { kind: 'duplicate', runId };
@@ -287,6 +291,7 @@ export class TriggerService {
     if (!created) {
       // A concurrent delivery of the same trigger won the race: leave no trace of this one.
       await api.rest.issues.deleteComment({ owner: session.owner, repo: session.repo, comment_id: comment.data.id });
+      await this.releaseOwnLock(session, issueNumber, runId, 1);
       return { kind: 'duplicate', runId };
     }
     await store.putIfAbsent(limitKey(session.owner, session.repo, now, runId), runId);
@@ -411,6 +416,13 @@ export class TriggerService {
       if (await putArtifactIfMatch(store, key, IssueLock, value, current.etag)) return 'acquired';
     }
     return 'held';
+  }
+
+  /** Delete the issue's lock only while it is this run's attempt (never another run's lock). */
+  private async releaseOwnLock(session: Session, issueNumber: number, runId: string, attempt: number): Promise<void> {
+    const key = lockKey(session.owner, session.repo, issueNumber);
+    const current = await readArtifactIfPresent(this.options.store, key, IssueLock);
+    if (current && current.runId === runId && current.attempt === attempt) await this.options.store.delete(key);
   }
 
   private async rateLimited(session: Session, policy: AgentPolicy, runId: string, now: number): Promise<string | undefined> {
