@@ -146,3 +146,37 @@ export function readTree(dir: string): Record<string, string> {
   walk(dir);
   return out;
 }
+
+/**
+ * A store that "dies" (every write throws, as after a crash of the worker) from the first write
+ * for which `at(key, body)` is true; that write itself does not happen.
+ */
+export function dyingStore(inner: ArtifactStore, at: (key: string, body: string) => boolean): ArtifactStore & { died: () => boolean } {
+  let dead = false;
+  const check = (key: string, body?: Uint8Array | string) => {
+    const text = body === undefined ? '' : typeof body === 'string' ? body : new TextDecoder().decode(body);
+    if (!dead && at(key, text)) dead = true;
+    if (dead) throw new Error(`simulated crash before writing ${key}`);
+  };
+  return {
+    died: () => dead,
+    get: (key) => inner.get(key),
+    list: (prefix) => inner.list(prefix),
+    delete: async (key) => {
+      check(key);
+      return inner.delete(key);
+    },
+    put: async (key, body, options) => {
+      check(key, body);
+      return inner.put(key, body, options);
+    },
+    putIfAbsent: async (key, body, options) => {
+      check(key, body);
+      return inner.putIfAbsent(key, body, options);
+    },
+    putIfMatch: async (key, body, etag, options) => {
+      check(key, body);
+      return inner.putIfMatch(key, body, etag, options);
+    },
+  };
+}

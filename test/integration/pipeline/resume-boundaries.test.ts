@@ -1,0 +1,92 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PipelineResult } from '../../../src/core/pipeline/run-pipeline.js';
+import { PHASE_NAMES } from '../../../src/core/phases/phase-contracts.js';
+import type { ArtifactStore } from '../../../src/core/ports.js';
+import {
+  EXPECTED_CHANGED,
+  FIXED_NOW,
+  LocalArtifactStore,
+  MIGRATION_TASK,
+  loadAttempt,
+  makeMavenBare,
+  readTree,
+  removeRoot,
+  runOnce,
+  startRun,
+  tempRoot,
+} from './pipeline-harness.js';
+
+/**
+ * Resume by rebuild (DESIGN §5.5, issue 5): an attempt interrupted at any phase boundary, or
+ * crashing in the middle of a phase, and continued by a fresh invocation (fresh memfs, same
+ * store) ends with the same commit and a byte-identical candidate.
+ */
+let root: string;
+let bare: string;
+let reference: { result: PipelineResult; candidate: Record<string, string> };
+const RUN_ID = 'resume0000001';
+/** The continuing invocation runs an hour later: nothing that affects a SHA may come from its clock. */
+const LATER = { now: () => FIXED_NOW + 3_600_000 };
+
+function candidateOf(storeRoot: string): Record<string, string> {
+  return readTree(join(storeRoot, 'runs', 'local', 'orders', RUN_ID, 'candidate'));
+}
+
+async function fresh(name: string): Promise<{ store: LocalArtifactStore; dir: string; run: Awaited<ReturnType<typeof startRun>> }> {
+  const dir = join(root, name);
+  const store = new LocalArtifactStore(dir);
+  return { store, dir, run: await startRun(store, bare, RUN_ID, MIGRATION_TASK) };
+}
+
+beforeAll(async () => {
+  root = tempRoot('resume');
+  bare = join(root, 'orders.git');
+  makeMavenBare(bare);
+  const { store, dir, run } = await fresh('reference');
+  const result = await runOnce({ store, source: bare, ...run });
+  reference = { result, candidate: candidateOf(dir) };
+}, 60_000);
+
+afterAll(() => removeRoot(root));
+
+describe('resume after an interruption', () => {
+  it('the uninterrupted reference run completes with a candidate over the expected files', () => {
+    expect(reference.result.status).toBe('COMPLETED');
+    expect(reference.result.headCommitSha).toMatch(/^[0-9a-f]{40}$/);
+    const names = Object.keys(reference.candidate);
+    expect(names).toEqual(expect.arrayContaining(['pr-candidate.json', 'pr-body.md', 'diff-summary.json']));
+    expect(names.filter((n) => n.startsWith('changes/'))).toHaveLength(EXPECTED_CHANGED.length);
+    const candidate = JSON.parse(Buffer.from(reference.candidate['pr-candidate.json'], 'base64').toString('utf8'));
+    expect(candidate.files.map((f: { path: string }) => f.path).sort()).toEqual(EXPECTED_CHANGED);
+  });
+
+  // Boundary k: the first invocation runs k phases and yields; a fresh one continues.
+  it.each(PHASE_NAMES.slice(1).map((phase, i) => [i + 1, phase] as const))('after %i phase(s), before %s: same commit, byte-identical candidate', async (k, nextPhase) => {
+    const { store, dir, run } = await fresh(`yield-${k}`);
+    let asked = 0;
+    const first = await runOnce({ store, source: bare, ...run, shouldYield: () => ++asked === k });
+    expect(first.status).toBe('SUSPENDED');
+    const checkpoints = await store.list(`${run.keys.attempt(1).checkpointsPrefix}`);
+    expect(checkpoints).toHaveLength(k);
+    expect(await store.get(run.keys.candidate.prCandidate)).toBeUndefined();
+
+    const second = await runOnce({ store, source: bare, keys: run.keys, attempt: await loadAttempt(store, run.keys, 1), clock: LATER });
+    expect(second.status).toBe('COMPLETED');
+    expect(second.headCommitSha).toBe(reference.result.headCommitSha);
+    expect(second.headTreeSha).toBe(reference.result.headTreeSha);
+    expect(candidateOf(dir)).toEqual(reference.candidate);
+    const resumed = await ledgerTypes(store, run.keys.attempt(1).ledgerPrefix);
+    expect(resumed.filter((e) => e.type === 'RESUMED')).toEqual([{ type: 'RESUMED', phase: PHASE_NAMES[k - 1] }]);
+    expect(resumed.find((e) => e.type === 'SUSPENDED')?.phase).toBe(nextPhase);
+  }, 30_000);
+
+});
+async function ledgerTypes(store: ArtifactStore, prefix: string): Promise<{ type: string; phase?: string }[]> {
+  const out: { type: string; phase?: string }[] = [];
+  for (const key of await store.list(prefix)) {
+    const entry = JSON.parse(new TextDecoder().decode((await store.get(key))!.body));
+    if (entry.type === 'RESUMED' || entry.type === 'SUSPENDED') out.push({ type: entry.type, phase: entry.phase });
+  }
+  return out;
+}
