@@ -4,6 +4,7 @@
  * as JSON; the child samples its heap while it works.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 /** Peak memory of this process: sampled `heapUsed` plus the kernel's `maxRSS` (a true peak). */
 export interface MemoryPeak {
@@ -34,7 +35,11 @@ export function startHeapSampler(intervalMs = 10): { stop(): MemoryPeak } {
  * Run `node --import tsx script ...args` and parse its last stdout line as JSON. Stderr is
  * kept (the tail goes into the error). The whole process group is killed at `timeoutMs`.
  */
-export function runNodeChild<T>(script: string, args: string[], options: { timeoutMs: number; env?: NodeJS.ProcessEnv; nodeArgs?: string[] }): Promise<T> {
+export function runNodeChild<T>(
+  script: string,
+  args: string[],
+  options: { timeoutMs: number; env?: NodeJS.ProcessEnv; nodeArgs?: string[]; /** Read the result from this file instead of stdout. */ resultFile?: string },
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', script, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -44,7 +49,10 @@ export function runNodeChild<T>(script: string, args: string[], options: { timeo
     let out = '';
     let err = '';
     let timedOut = false;
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.length > 256 * 1024) out = out.slice(-128 * 1024);
+    });
     child.stderr.on('data', (chunk: Buffer) => {
       err += chunk.toString('utf8');
       if (err.length > 64 * 1024) err = err.slice(-32 * 1024);
@@ -55,10 +63,11 @@ export function runNodeChild<T>(script: string, args: string[], options: { timeo
     }, options.timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      const last = out.trim().split('\n').pop() ?? '';
+      let last = out.trim().split('\n').pop() ?? '';
       if (timedOut) return reject(new Error(`timed out after ${Math.round(options.timeoutMs / 1000)} s`));
       if (code !== 0) return reject(new Error(`exited with ${code ?? signal}: ${tail(err)}`));
       try {
+        if (options.resultFile) last = readFileSync(options.resultFile, 'utf8');
         resolve(JSON.parse(last) as T);
       } catch {
         reject(new Error(`no JSON result on stdout: ${tail(last || err)}`));
