@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAINTAINER, MIGRATION_CHANGED_FILES, READER, scopesOf, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
+import { MAINTAINER, MIGRATION_CHANGED_FILES, READER, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
 /**
  * DESIGN §9 on the whole App (issue 6): token scopes per function, no secret anywhere a run
@@ -8,6 +8,9 @@ import { MAINTAINER, MIGRATION_CHANGED_FILES, READER, scopesOf, startAppHarness,
  */
 
 const CANARY = 'whsec_CANARY_6f1d0c9e2b7a4c38a5e1';
+
+/** token-read's fixed scopes (DESIGN §2), plus the metadata:read GitHub grants every token. */
+const READ_SCOPES = { contents: 'read', metadata: 'read', issues: 'write', checks: 'read', statuses: 'read' };
 
 /** A task block that would change only README.md: what the edited issue asks for. */
 const EDITED_BODY = `Please reword the README instead.
@@ -58,13 +61,13 @@ describe('security invariants end to end', () => {
     expect(worker.length).toBeGreaterThan(0);
     for (const t of worker) {
       expect(t.role).toBe('read');
-      expect(t.permissions).toEqual(scopesOf('read'));
+      expect(t.permissions).toEqual(READ_SCOPES);
     }
     const ids = new Set(worker.map((t) => t.tokenId));
     const calls = h.standin.calls.filter((c) => c.tokenId && ids.has(c.tokenId));
     expect(calls.length).toBeGreaterThan(3);
     for (const c of calls) {
-      expect(c.tokenPermissions).toEqual(scopesOf('read'));
+      expect(c.tokenPermissions).toEqual(READ_SCOPES);
       expect(`${c.method} ${c.path}`).not.toMatch(/ \/repos\/[^/]+\/[^/]+\/(git\/(blobs|trees|commits|refs)|pulls)/);
     }
     // Git over HTTP: every authorised request was made with a worker token with contents:read.
