@@ -80,7 +80,11 @@ export async function scanTree(options: { treeOid: string; policy: IngestionPoli
   const symlinks: SymlinkInfo[] = [];
   const submodules: PolicyScanResult['submodules'] = [];
   const stack: { oid: string; prefix: string; depth: number }[] = [{ oid: options.treeOid, prefix: '', depth: 0 }];
-  while (stack.length > 0) {
+  // Trees can share subtrees, so a few objects can spell billions of paths (a "tree bomb"):
+  // enumeration stops as soon as the count limit is passed, for files and directories alike.
+  let directories = 0;
+  let overLimit = false;
+  while (stack.length > 0 && !overLimit) {
     const { oid, prefix, depth } = stack.pop()!;
     const tree = await objects.entry(oid);
     if (tree.type !== 'tree' || !tree.content) throw new Error(`expected a tree object at ${prefix || '/'}: ${oid}`);
@@ -107,17 +111,30 @@ export async function scanTree(options: { treeOid: string; policy: IngestionPoli
         hostile(path, 'TOO_LONG', item.name);
         continue;
       }
-      if (item.mode === '040000') stack.push({ oid: item.oid, prefix: path, depth: depth + 1 });
-      else if (item.mode === '160000') {
+      if (item.mode === '040000') {
+        stack.push({ oid: item.oid, prefix: path, depth: depth + 1 });
+        directories += 1;
+      } else if (item.mode === '160000') {
         submodules.push({ path, oid: item.oid });
         files.push({ path, mode: '160000', oid: item.oid });
       } else files.push({ path, mode: fileMode(item.mode), oid: item.oid });
+      if (files.length > policy.maxFileCount || directories > policy.maxFileCount) {
+        overLimit = true;
+        break;
+      }
     }
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
-  if (files.length > policy.maxFileCount) {
-    add({ code: 'FILE_COUNT_EXCEEDED', severity: 'block', path: '', message: `the tree has ${files.length} files, the limit is ${policy.maxFileCount}`, data: { fileCount: files.length, limit: policy.maxFileCount } });
+  if (overLimit) {
+    const what = files.length > policy.maxFileCount ? 'files' : 'directories';
+    add({
+      code: 'FILE_COUNT_EXCEEDED',
+      severity: 'block',
+      path: '',
+      message: `the tree has more than ${policy.maxFileCount} ${what}, the limit is ${policy.maxFileCount} (counting stopped there)`,
+      data: { fileCount: files.length, directoryCount: directories, limit: policy.maxFileCount, complete: false },
+    });
   }
 
   let totalBytes = 0;
