@@ -143,7 +143,9 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
       artifacts['policy-scan.json'] = attemptKeys.policyScan;
     }
     const status: RunStatus = (report as IngestionArtifact | undefined)?.status === 'BLOCKED' ? 'BLOCKED' : 'FAILED';
-    return finish(deps, request, { status, reason: error.reason, details: stripReport(error.data), agentBranch, artifacts, baseCommitSha: (report as IngestionArtifact | undefined)?.baseCommitSha ?? undefined });
+    const failed = report as IngestionArtifact | undefined;
+    // The ref as resolved (e.g. refs/heads/main for HEAD) when ingestion got that far.
+    return finish(deps, request, { status, reason: error.reason, details: stripReport(error.data), agentBranch, artifacts, baseRef: failed?.baseRef ?? baseRefWanted, baseCommitSha: failed?.baseCommitSha ?? undefined });
   }
   await writeArtifact(store, attemptKeys.baseRef, BaseRefArtifact, ingested.baseRef);
   await writeArtifact(store, attemptKeys.ingestion, IngestionArtifact, ingested.report);
