@@ -197,7 +197,7 @@ async function main(): Promise<void> {
           resultFile,
         });
         for (const r of result.records) push(job, r);
-        push(job, { name: `${job.id}: benchmark process peak heap`, size: job.what, value: result.peakHeapMb, unit: 'MB', note: `maxRSS ${result.maxRssMb} MB; heapUsed sampled every 20 ms in the process that ran the benchmark (its own children, e.g. an ingesting or CLI process, report theirs in their rows); ${Math.round(result.ms / 1000)} s` }, 'Peak memory per benchmark');
+        push(job, { name: `${job.id}: benchmark process peak heap`, size: job.what, value: result.peakHeapMb, unit: 'MB', note: `maxRSS ${result.maxRssMb} MB; heapUsed sampled every 20 ms; ${Math.round(result.ms / 1000)} s (children such as the ingesting or CLI process report their own peaks above)` }, 'Peak memory per benchmark');
         process.stderr.write(` ${Math.round((performance.now() - t) / 1000)} s\n`);
       } catch (error) {
         const message = (error as Error).message;
