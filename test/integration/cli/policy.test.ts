@@ -1,0 +1,90 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeRoot, tempRoot } from '../pipeline/pipeline-harness.js';
+import { cli } from './cli-harness.js';
+
+/** `draftsman policy check|schema` (issue 2): a broken policy is reported as `file:line:col: message` lines. */
+let root: string;
+
+const BROKEN = `version: 1
+agent:
+  maxChangedFiles: -3
+  forbiddenPaths:
+    - 42
+  colour: blue
+`;
+
+beforeAll(() => {
+  root = tempRoot('cli-policy');
+  writeFileSync(join(root, 'broken.yaml'), BROKEN);
+  writeFileSync(join(root, 'syntax.yaml'), 'version: 1\nagent:\n  forbiddenPaths: [a\n');
+  writeFileSync(join(root, 'valid.yaml'), 'version: 1\nagent:\n  forbiddenPaths:\n    - .github/workflows/**\n  requireApprovalFor:\n    - db/migration/**\n  maxChangedFiles: 12\n');
+  mkdirSync(join(root, 'repo'));
+  writeFileSync(join(root, 'repo', '.agent-policy.yaml'), BROKEN);
+});
+
+afterAll(() => removeRoot(root));
+
+describe('draftsman policy check', () => {
+  it('a broken policy: one file:line:col line per problem, in document order, exit 1', async () => {
+    const result = await cli(['policy', 'check', 'broken.yaml'], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.stdout.trimEnd().split('\n')).toEqual([
+      'broken.yaml:3:20: agent.maxChangedFiles: must be greater than 0',
+      'broken.yaml:5:7: agent.forbiddenPaths[0]: expected a string, found number 42',
+      expect.stringMatching(/^broken\.yaml:6:3: agent\.colour: unknown key "colour"/),
+    ]);
+  });
+
+  it('a YAML syntax error points at its line and column', async () => {
+    const result = await cli(['policy', 'check', 'syntax.yaml'], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^syntax\.yaml:\d+:\d+: .+/);
+  });
+
+  it('with --json the last line is the machine-readable verdict', async () => {
+    const result = await cli(['policy', 'check', 'broken.yaml', '--json'], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.json).toMatchObject({ file: 'broken.yaml', status: 'INVALID', reason: 'POLICY_FILE_INVALID' });
+    expect(result.json!.problems.map((p: { line: number; column: number; path: string }) => [p.line, p.column, p.path])).toEqual([
+      [3, 20, 'agent.maxChangedFiles'],
+      [5, 7, 'agent.forbiddenPaths[0]'],
+      [6, 3, 'agent.colour'],
+    ]);
+  });
+
+  it('a valid policy exits 0', async () => {
+    const result = await cli(['policy', 'check', 'valid.yaml'], { cwd: root });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('valid.yaml: valid\n');
+    expect((await cli(['policy', 'check', join(root, 'valid.yaml'), '--json'])).json).toEqual({ file: join(root, 'valid.yaml'), status: 'VALID', problems: [] });
+  });
+
+  it('without FILE it checks .agent-policy.yaml in the current directory', async () => {
+    const result = await cli(['policy', 'check'], { cwd: join(root, 'repo') });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^\.agent-policy\.yaml:3:20: /);
+  });
+
+  it.each([
+    ['a missing file', ['policy', 'check', 'nope.yaml'], /cannot read nope\.yaml/],
+    ['two files', ['policy', 'check', 'a.yaml', 'b.yaml'], /at most one FILE/],
+    ['an unknown subcommand', ['policy', 'lint'], /unknown policy command: lint/],
+    ['schema with an argument', ['policy', 'schema', 'x'], /takes no arguments/],
+  ])('usage error: %s -> 2', async (_what, argv, message) => {
+    const result = await cli(argv, { cwd: root });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+  });
+});
+
+describe('draftsman policy schema', () => {
+  it('prints the committed JSON Schema exactly', async () => {
+    const result = await cli(['policy', 'schema']);
+    expect(result.code).toBe(0);
+    const committed = readFileSync(new URL('../../../schema/agent-policy.schema.json', import.meta.url), 'utf8');
+    expect(JSON.parse(result.stdout)).toEqual(JSON.parse(committed));
+    expect(JSON.parse(result.stdout).properties).toHaveProperty('agent');
+  });
+});
