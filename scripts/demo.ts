@@ -5,32 +5,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runCli } from '../src/app/cli/run-cli.js';
+import { DEMO_POLICY, MIGRATION_TASK as DEMO_TASK } from '../test/fixtures/migration-task.js';
 import { mavenMultiModuleRepo } from '../test/fixtures/realistic-repos.js';
-
-const DEMO_POLICY = `version: 1
-agent:
-  forbiddenPaths:
-    - .github/workflows/**
-  maxChangedFiles: 20
-  build:
-    commands:
-      - ./mvnw -B verify
-    defaultVerifier: maven
-`;
-
-const DEMO_TASK = `Migrate the order service from javax.persistence to jakarta.persistence and move to Spring Boot 3.2.5.
-
-\`\`\`agent
-mode: draft_pr
-steps:
-  - recipe: migrate-import
-    from: javax.persistence
-    to: jakarta.persistence
-  - recipe: bump-dependency
-    package: org.springframework.boot:spring-boot-starter-parent
-    to: 3.2.5
-\`\`\`
-`;
 
 function git(cwd: string, args: string[]): void {
   execFileSync('git', args, {
