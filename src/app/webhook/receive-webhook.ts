@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { verify } from '@octokit/webhooks-methods';
 import type { Probot } from 'probot';
+import { ZodError } from 'zod';
 import type { Logger } from '../../core/ports.js';
 
 /** GitHub caps webhook payloads at 25 MB; anything larger is not from GitHub. */
@@ -35,13 +36,27 @@ export async function receiveWebhook(probot: Probot, secret: string, event: APIG
   } catch {
     return respond(400, 'payload is not JSON');
   }
+  // Every GitHub event is an object; anything else would only make the handlers throw.
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return respond(400, 'payload is not a JSON object');
   try {
     await probot.receive({ id, name: name as never, payload: parsed as never });
   } catch (error) {
+    // A payload that fails the zod subset is the sender's fault, not ours: 400, not a retried 500.
+    if (isSchemaError(error)) {
+      logger.warn('webhook payload rejected', { delivery: id, event: name, error: describe(error) });
+      return respond(400, 'payload does not match the event schema');
+    }
     logger.error('webhook handling failed', { delivery: id, event: name, error: describe(error) });
     return respond(500, 'internal error');
   }
   return respond(202, 'accepted');
+}
+
+/** A ZodError, alone or as every error Probot aggregated from the handlers. */
+function isSchemaError(error: unknown): boolean {
+  const inner = (error as { errors?: unknown[] } | undefined)?.errors;
+  const all = Array.isArray(inner) && inner.length > 0 ? inner : [error];
+  return all.every((e) => e instanceof ZodError);
 }
 
 function describe(error: unknown): string {
