@@ -67,7 +67,8 @@ export function makeDeepChainRepo(gitdir: string, depth: number): string {
   initBare(gitdir);
   const entry = (mode: string, name: string, oid: Buffer) => Buffer.concat([Buffer.from(`${mode} ${name}\u0000`), oid]);
   let oid = writeLooseObject(gitdir, 'tree', entry('100644', 'leaf.txt', writeLooseObject(gitdir, 'blob', Buffer.from('deep\n'))));
-  for (let i = 0; i < depth; i++) oid = writeLooseObject(gitdir, 'tree', entry('40000', 'd', oid));
+  // depth - 1 here; the root's `d` entry is the last level.
+  for (let i = 1; i < depth; i++) oid = writeLooseObject(gitdir, 'tree', entry('40000', 'd', oid));
   const readme = writeLooseObject(gitdir, 'blob', Buffer.from('# fixture\n'));
   const root = writeLooseObject(gitdir, 'tree', Buffer.concat([entry('100644', 'README.md', readme), entry('40000', 'd', oid)]));
   const commit = commitTree(gitdir, root.toString('hex'));
