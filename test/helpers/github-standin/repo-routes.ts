@@ -233,6 +233,24 @@ export async function handleRepoRoute(ctx: RouteContext): Promise<RouteResult> {
       return { status: 200, body: commentJson(ctx, comment) };
     }
   }
+  if (rest === '/issues' && method === 'GET') {
+    // Lists issues and pull requests (GitHub treats every pull request as an issue).
+    const denied = need(ctx, ['issues', 'read']);
+    if (denied) return denied;
+    const state = ctx.query.get('state') ?? 'open';
+    const creator = ctx.query.get('creator');
+    const all = [
+      ...[...repo.issues.values()].map((issue) => ({ issue, pull: undefined as PullState | undefined })),
+      ...[...repo.pulls.values()].map((pull) => ({
+        issue: { number: pull.number, title: pull.title, body: pull.body, state: pull.state, user: pull.user, labels: [], createdAt: pull.createdAt, updatedAt: pull.updatedAt } as IssueState,
+        pull,
+      })),
+    ].filter(({ issue }) => (state === 'all' || issue.state === state) && (!creator || issue.user.login === creator));
+    const perPage = Number(ctx.query.get('per_page') ?? 30);
+    const page = Number(ctx.query.get('page') ?? 1);
+    const sorted = all.sort((a, b) => b.issue.number - a.issue.number).slice((page - 1) * perPage, page * perPage);
+    return { status: 200, body: sorted.map(({ issue, pull }) => issueJson(ctx, issue, pull)) };
+  }
   if ((m = /^\/issues\/(\d+)(\/comments|\/labels)?$/.exec(rest))) {
     const number = Number(m[1]);
     const pull = repo.pulls.get(number);
