@@ -76,6 +76,14 @@ describe('a labelled issue becomes a draft pull request', () => {
     expect(commentAfterWorker).toContain(`**Base commit:** \`${candidate.baseCommitSha}\``);
   });
 
+  it('after publication the progress comment links the draft PR and still shows the ten phases done', () => {
+    const pr = [...h.standin.repo(h.fullName).pulls.values()][0];
+    const body = h.comments(ISSUE).find((c) => c.user === h.botLogin)!.body;
+    expect(body).toContain('**Status:** PUBLISHED');
+    expect(body).toContain(`/pull/${pr.number}`);
+    for (const n of PHASE_NAMES) expect(body).toContain(`- ✅ ${PHASE_CONTRACTS[n].title}\n`);
+  });
+
   it('the candidate holds the migrated sources and the bumped parent', async () => {
     const read = async (path: string) => {
       const file = candidate.files.find((f: { path: string }) => f.path === path);

@@ -10,6 +10,22 @@ const STATE_ICON: Record<RunProgress['phases'][number]['state'], string> = {
   blocked: '⛔',
 };
 
+const ICON_STATE = new Map(Object.entries(STATE_ICON).map(([state, icon]) => [icon, state as RunProgress['phases'][number]['state']]));
+
+/**
+ * The phase checklist of a rendered progress comment. The publisher edits the comment after the
+ * worker is gone and knows nothing of the phases: it carries the worker's checklist over.
+ */
+export function parseProgressPhases(body: string): RunProgress['phases'] {
+  const phases: RunProgress['phases'] = [];
+  for (const line of body.split('\n')) {
+    const match = /^- (\S+) (.+)$/u.exec(line);
+    const state = match ? ICON_STATE.get(match[1]) : undefined;
+    if (match && state) phases.push({ name: match[2], state });
+  }
+  return phases;
+}
+
 /** Marker that identifies the progress comment of a run. */
 export function progressMarker(runId: string): string {
   return `<!-- draftsman:progress run=${runId} -->`;

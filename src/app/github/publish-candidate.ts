@@ -15,7 +15,7 @@ import type { TaskContract } from '../../core/task/task-contract.js';
 import { TaskError } from '../../core/task/task-error.js';
 import { IssueLatest, IssueLock, CancelMarker } from '../triggers/trigger-service.js';
 import type { GitHubApi } from './github-api.js';
-import { renderProgressComment } from './progress-comment.js';
+import { parseProgressPhases, renderProgressComment } from './progress-comment.js';
 import { PublishError } from './publish-error.js';
 import { PublishRecord } from './publish-record.js';
 
@@ -454,11 +454,14 @@ async function updateProgress(
 ): Promise<void> {
   const id = ctx.request.issue?.progressCommentId;
   if (!ctx.api || id === undefined) return;
+  // Keep the worker's phase checklist: the final comment still shows what each phase did.
+  const sameAttempt = progress.attempt === undefined || progress.attempt === ctx.attempt;
+  const phases = sameAttempt ? await ctx.api.rest.issues.getComment({ owner: ctx.owner, repo: ctx.repo, comment_id: id }).then((r) => parseProgressPhases(r.data.body ?? ''), () => []) : [];
   await ctx.api.rest.issues.updateComment({
     owner: ctx.owner,
     repo: ctx.repo,
     comment_id: id,
-    body: renderProgressComment({ runId: ctx.request.runId, attempt: progress.attempt ?? ctx.attempt, status: progress.status, phases: [], message: progress.message, pullRequestUrl: progress.pullRequestUrl, baseCommitSha: progress.baseCommitSha }),
+    body: renderProgressComment({ runId: ctx.request.runId, attempt: progress.attempt ?? ctx.attempt, status: progress.status, phases, message: progress.message, pullRequestUrl: progress.pullRequestUrl, baseCommitSha: progress.baseCommitSha }),
   });
 }
 
