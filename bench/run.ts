@@ -12,6 +12,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runNodeChild, startHeapSampler } from './child-process.js';
+import { judge } from './goals.js';
 
 /** A record as the benchmark modules return it (syntax sizes are strings like "40 files, 300 KiB"). */
 interface ModuleRecord {
@@ -84,32 +85,6 @@ const JOBS: Job[] = [
   },
   { id: 'bundle', area: 'Bundles', timeoutMs: 4 * MIN, what: 'bundle size of each handler', run: async () => (await import('./bundle.bench.js')).runBundleBench() },
 ];
-
-interface Goal {
-  match: (r: ModuleRecord) => boolean;
-  goal: string;
-  met: (r: ModuleRecord) => boolean | null;
-}
-
-const finite = (n: number | undefined): n is number => typeof n === 'number' && Number.isFinite(n);
-
-/** The goals the issues set (issue 2: ingestion, issue 3: map and search, issue 8: report and reliability). */
-const GOALS: Goal[] = [
-  { match: (r) => r.name === 'ingestion to READY (fetch + scan)' && r.size === 10_000, goal: '≤ 1.5x native `git clone --depth 1` at 10k files (issue 2)', met: (r) => (finite(r.ratio) ? r.ratio <= 1.5 : null) },
-  { match: (r) => r.name === 'repomap.build.noSymbols' && r.size === 100_000, goal: '< 10 s at 100k files (issue 3)', met: (r) => (finite(r.value) ? r.value < 10_000 : null) },
-  { match: (r) => r.name === 'repomap.build.peakHeap' && r.size === 100_000, goal: '≤ 1.5 GB heap at 100k files (issue 3)', met: (r) => (finite(r.value) ? r.value <= 1536 : null) },
-  { match: (r) => r.name === 'repomap.cache.hit', goal: 'cached reuse < 200 ms (issue 3)', met: (r) => (finite(r.value) ? r.value < 200 : null) },
-  { match: (r) => r.name === 'targets.keywordSearch', goal: '≤ 2x ripgrep (issue 3)', met: (r) => (finite(r.ratio) ? r.ratio <= 2 : null) },
-  { match: (r) => r.name === 'webhook.ack.p99', goal: 'p50/p99 reported (issue 8); under GitHub\'s 10 s delivery timeout', met: (r) => (finite(r.value) ? r.value < 10_000 : null) },
-  { match: (r) => r.name === 'hostile.manyFiles.timeToRefusal', goal: 'refused: FILE_COUNT_EXCEEDED (issue 8)', met: (r) => (r.note ?? '').startsWith('refused:') },
-  { match: (r) => r.name === 'hostile.deepChain.timeToRefusal', goal: 'refused: HOSTILE_TREE_ENTRY TOO_DEEP (issue 8)', met: (r) => (r.note ?? '').startsWith('refused:') },
-  { match: (r) => /^e2e\.run\.[a-z]+\.wall$/.test(r.name), goal: 'run --publish completes (issue 8 reports the time)', met: (r) => (finite(r.value) ? /exit 0, COMPLETED/.test(r.note ?? '') : false) },
-];
-
-function judge(r: ModuleRecord): { goal: string | null; met: boolean | null } {
-  const g = GOALS.find((x) => x.match(r));
-  return g ? { goal: g.goal, met: g.met(r) } : { goal: null, met: null };
-}
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const self = fileURLToPath(import.meta.url);
