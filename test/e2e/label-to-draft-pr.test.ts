@@ -134,6 +134,19 @@ describe('a labelled issue becomes a draft pull request', () => {
     expect(h.standin.repo(h.fullName).createdCommits).toEqual([expect.objectContaining({ customAuthor: false, customCommitter: false })]);
   });
 
+  it('S3 delivering request.json and pr-candidate.json again changes nothing: the lease and publish.json hold', async () => {
+    const calls = h.standin.calls.length;
+    const objects = (await h.objects()).map((o) => `${o.key}:${o.text}`);
+    h.requeue(`${runPrefix}request.json`);
+    h.requeue(`${runPrefix}candidate/pr-candidate.json`);
+    const dispatched = await h.drain();
+    expect(dispatched.map((d) => d.fn)).toEqual(['worker', 'publisher']);
+    expect(dispatched[1].publisher?.[0]).toMatchObject({ kind: 'candidate', outcome: { kind: 'already-published' } });
+    expect(h.standin.repo(h.fullName).pulls.size).toBe(1);
+    expect(h.standin.calls.slice(calls).filter((c) => c.method !== 'GET' && !c.path.endsWith('/access_tokens'))).toEqual([]);
+    expect((await h.objects()).map((o) => `${o.key}:${o.text}`)).toEqual(objects);
+  });
+
   it('a check suite completing on the PR head updates the Verification section of the PR body', async () => {
     const pr = [...h.standin.repo(h.fullName).pulls.values()][0];
     const before = pr.body ?? '';

@@ -19,7 +19,7 @@ import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-serv
 import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
 import { startGitHttpServer, type GitHttpServer } from './git-http-server.js';
 import { startGitHubStandin, type GitHubStandin, type RepoPermission, type SeedFile, type StandinRepoSeed } from './github-standin/index.js';
-import { startS3Server, type S3TestServer } from './s3-server.js';
+import { encodeS3EventKey, startS3Server, type S3TestServer } from './s3-server.js';
 
 /**
  * The whole App on loopback, for end-to-end, security and reliability tests (issues 6 and 7):
@@ -212,6 +212,11 @@ export interface AppHarness {
   drain(options?: DrainOptions): Promise<Dispatch[]>;
   /** ObjectCreated notifications for the worker or the publisher not forwarded yet (keys, decoded). */
   pending(): string[];
+  /**
+   * Queue an ObjectCreated notification for `key` again, as S3's at-least-once delivery may
+   * (the next `drain()` forwards it). The object need not exist.
+   */
+  requeue(key: string): void;
   /** Every object in the bucket. */
   objects(): Promise<{ key: string; body: Uint8Array; text: string }[]>;
   /** An object's JSON, or undefined when absent. */
@@ -518,6 +523,19 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     deliver,
     drain,
     pending: () => queue.filter((r) => r.eventName.startsWith('ObjectCreated') && functionForKey(decodeS3EventKey(r.s3.object.key)) !== 'none').map((r) => decodeS3EventKey(r.s3.object.key)),
+    requeue(key) {
+      queue.push({
+        eventVersion: '2.1',
+        eventSource: 'aws:s3',
+        awsRegion: 'us-east-1',
+        eventTime: new Date(clock.now()).toISOString(),
+        eventName: 'ObjectCreated:Put',
+        userIdentity: { principalId: 'harness' },
+        requestParameters: { sourceIPAddress: '127.0.0.1' },
+        responseElements: { 'x-amz-request-id': 'harness', 'x-amz-id-2': 'harness' },
+        s3: { s3SchemaVersion: '1.0', configurationId: 'harness', bucket: { name: s3.bucket, ownerIdentity: { principalId: 'harness' }, arn: `arn:aws:s3:::${s3.bucket}` }, object: { key: encodeS3EventKey(key), size: 0, eTag: '', sequencer: '0' } },
+      });
+    },
     objects,
     async json(key) {
       const object = await store.get(key);
