@@ -431,17 +431,10 @@ export class TriggerService {
       return `This repository reached its limit of ${policy.limits.runsPerHour} runs per hour (\`limits.runsPerHour\`); try again later.`;
     }
     const api = await this.authorise(session);
-    let pulls: Awaited<ReturnType<typeof api.rest.pulls.list>>['data'];
-    try {
-      pulls = await api.paginate(api.rest.pulls.list, { owner: session.owner, repo: session.repo, state: 'open', per_page: 100 });
-    } catch (error) {
-      // Listing pull requests needs pull_requests:read, which token-read's fixed scopes (DESIGN §2)
-      // do not include: the cap cannot be checked with that token, and a start must not fail on it.
-      if ((error as { status?: number }).status !== 403) throw error;
-      this.options.logger.warn('open pull request limit not checked: the read token cannot list pull requests', { owner: session.owner, repo: session.repo });
-      return undefined;
-    }
-    const open = pulls.filter((p) => p.head.ref.startsWith('agent/') && p.user?.login === this.options.botLogin).length;
+    // token-read has issues but no pull_requests scope (DESIGN §2): pull requests are counted
+    // through the issues API, which lists every pull request as an issue.
+    const opened = await api.paginate(api.rest.issues.listForRepo, { owner: session.owner, repo: session.repo, state: 'open', creator: this.options.botLogin, per_page: 100 });
+    const open = opened.filter((i) => i.pull_request).length;
     if (open >= policy.limits.maxOpenPullRequests) {
       return `There are already ${open} open draft pull requests by draftsman (\`limits.maxOpenPullRequests\`: ${policy.limits.maxOpenPullRequests}); merge or close some first.`;
     }
