@@ -148,7 +148,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   } catch {
     // The intake phase reports the problems with line numbers.
   }
-  const runId = values['run-id'] ?? shortId(`${identity.owner}/${identity.repo}`, resolved?.sha ?? values.ref ?? 'HEAD', command === 'run' || command === 'targets' ? taskDigest : command);
+  // The same command again is the next attempt of the same run; a different --paths is another run (its snapshot differs).
+  const runId = values['run-id'] ?? shortId(`${identity.owner}/${identity.repo}`, resolved?.sha ?? values.ref ?? 'HEAD', command === 'run' || command === 'targets' ? taskDigest : command, ...(paths ? ['paths', ...paths] : []));
   const keys = runKeys(identity.owner, identity.repo, runId);
   const store = new LocalArtifactStore(out);
   const now = new Date(io.clock.now()).toISOString();
@@ -208,7 +209,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
 
   let publishNote: string | undefined;
   if (values.publish && result.status === 'COMPLETED' && result.headCommitSha) {
-    publishNote = await publishLocally(store, keys, location, result, io, policyText);
+    publishNote = await publishLocally(store, keys, location, result, io, policyText, paths);
   } else if (values.publish && result.status === 'COMPLETED') {
     publishNote = 'nothing to publish: the run produced no commit (analysis mode)';
   }
@@ -245,13 +246,13 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
 }
 
 /** `--publish`: the publisher's re-validation, then the commit and branch into the source repository only. */
-async function publishLocally(store: LocalArtifactStore, keys: ReturnType<typeof runKeys>, location: string, result: PipelineResult, io: CliIo, policyText: Uint8Array | undefined): Promise<string> {
+async function publishLocally(store: LocalArtifactStore, keys: ReturnType<typeof runKeys>, location: string, result: PipelineResult, io: CliIo, policyText: Uint8Array | undefined, paths: string[] | undefined): Promise<string> {
   const candidate = await readArtifact(store, keys.candidate.prCandidate, PrCandidate);
   const readChange = async (sha: string) => (await store.get(keys.candidate.change(sha)))?.body;
   const gitdir = await gitDir(location);
   const baseText = policyText ?? (await gitShow(location, `${candidate.baseCommitSha}:.agent-policy.yaml`));
   const policy = parsePolicy({ text: baseText, file: '.agent-policy.yaml' });
-  const views = policyViews(policy, result.task);
+  const views = policyViews(policy, result.task, paths);
   const check = await revalidateCandidate(candidate, { policy: views.write, maxChangedFiles: views.limits.maxFiles, maxDiffLines: views.limits.maxLines }, readChange);
   if (!check.ok) return `refused: ${check.problems.map((p) => `${p.reason}${p.path ? ` ${p.path}` : ''}`).join(', ')}`;
   try {

@@ -39,7 +39,7 @@ const viewsCache = new WeakMap<object, PolicyViews>();
 export function viewsFor(env: PipelineEnv, task: TaskContract): PolicyViews {
   let views = viewsCache.get(task);
   if (!views) {
-    views = policyViews(env.policy, task);
+    views = policyViews(env.policy, task, env.request.paths);
     viewsCache.set(task, views);
   }
   return views;

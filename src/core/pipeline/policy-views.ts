@@ -19,10 +19,15 @@ export interface PolicyViews {
   limits: { maxFiles: number; maxLines: number; maxModelCalls: number };
 }
 
-/** Compile the policy with the task's scope into the views the git boundary and scope guard use. */
-export function policyViews(policy: AgentPolicy, task?: Pick<TaskContract, 'paths' | 'budgets'>): PolicyViews {
+/**
+ * Compile the policy with the task's scope into the views the git boundary and scope guard use.
+ * `requestPaths` (the CLI's `--paths`) narrows the scope further: a path must match both.
+ */
+export function policyViews(policy: AgentPolicy, task?: Pick<TaskContract, 'paths' | 'budgets'>, requestPaths?: readonly string[]): PolicyViews {
   const rules = compilePathRules(policy);
-  const scopeMatch = task?.paths && task.paths.length > 0 ? compileGlobs(task.paths) : () => true;
+  const taskMatch = task?.paths && task.paths.length > 0 ? compileGlobs(task.paths) : () => true;
+  const requestMatch = requestPaths && requestPaths.length > 0 ? compileGlobs(requestPaths) : () => true;
+  const scopeMatch = (path: string) => taskMatch(path) && requestMatch(path);
   const allowLockfiles = policy.editRules.lockfiles.default === 'allowed';
   const allowGenerated = policy.editRules.generatedFiles.default === 'allowed';
   const inTaskScope = (path: string) => scopeMatch(path) && rules.isAllowed(path);

@@ -152,3 +152,30 @@ describe('refusals', () => {
     expect(result.stderr).toMatch(/broken\.yaml:3:\d+: agent\.maxChangedFiles/);
   }, 30_000);
 });
+
+describe('scope from --paths', () => {
+  const migrate = (paths?: string) => `Migrate\n\n\`\`\`agent\nmode: draft_pr\n${paths ? `paths: ${paths}\n` : ''}steps:\n  - recipe: migrate-import\n    from: javax.persistence\n    to: jakarta.persistence\n\`\`\`\n`;
+  const changed = (result: { json?: Record<string, any> }) => json(result.json!.artifacts['pr-candidate.json']).files.map((f: { path: string }) => f.path).sort();
+
+  it('--paths is the task scope when the task block has none: nothing outside it changes', async () => {
+    const result = await cli(['run', repo, '--task', migrate(), '--paths', 'order-api', '--out', join(root, 'state-paths'), '--json']);
+    expect(result.code).toBe(0);
+    expect(changed(result)).toEqual(['order-api/src/main/java/com/acme/order/api/OrderRequest.java']);
+  }, 30_000);
+
+  it('--paths narrows a task block scope: only the intersection changes', async () => {
+    const result = await cli(['run', repo, '--task', migrate('[order-api, order-service]'), '--paths', 'order-service', '--out', join(root, 'state-paths'), '--json']);
+    expect(result.code).toBe(0);
+    expect(changed(result)).toEqual(['order-service/src/main/java/com/acme/order/OrderService.java']);
+  }, 30_000);
+
+  it('another --paths is another run, not an attempt that silently reuses the first scope', async () => {
+    const state = join(root, 'state-paths-2');
+    const a = await cli(['run', repo, '--task', migrate(), '--paths', 'order-api', '--out', state, '--json']);
+    const b = await cli(['run', repo, '--task', migrate(), '--paths', 'order-service', '--out', state, '--json']);
+    expect(b.json!.runId).not.toBe(a.json!.runId);
+    expect(b.json!.attempt).toBe(1);
+    expect(changed(b)).toEqual(['order-service/src/main/java/com/acme/order/OrderService.java']);
+  }, 30_000);
+});
+

@@ -35,6 +35,8 @@ export function intakePhase(env: PipelineEnv): PhaseHandler {
           stop: { state: 'FAILED', reason: error.reason, details: { problems: error.data.problems } },
         };
       }
+      // The CLI's `--paths` is the task's scope when the task block names none (and narrows it otherwise, see policyViews).
+      if (request.paths && request.paths.length > 0 && !(task.paths && task.paths.length > 0)) task = { ...task, paths: [...request.paths] };
       if (!env.policy.agent.allowedModes.includes(task.mode)) {
         return {
           output: task,
