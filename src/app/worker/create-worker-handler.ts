@@ -95,15 +95,23 @@ async function runOne(deps: WorkerDeps, target: NonNullable<ReturnType<typeof pa
   const now = () => new Date(clock.now()).toISOString();
 
   // The lease: one worker per attempt; a continuation takes it over by compare-and-swap.
+  // Lambda retries a failed (crashed, timed-out) async invocation with the same request id:
+  // a lease held by this very invocation is a retry of it, which resumes from the checkpoints.
   const lease = { schemaVersion: 1 as const, runId: target.runId, attempt: target.attempt, continuation: target.continuation, holder, at: now() };
+  const isOwnRetry = (current: z.infer<typeof Lease>) => context.awsRequestId !== undefined && current.holder === holder && current.continuation === target.continuation;
   if (target.continuation === 0) {
     if (!(await putArtifactIfAbsent(store, attemptKeys.lease, Lease, lease))) {
-      logger.info('duplicate delivery: the attempt is already leased', { runId: target.runId, attempt: target.attempt });
-      return undefined;
+      const current = await readArtifactVersioned(store, attemptKeys.lease, Lease);
+      if (!current || !isOwnRetry(current.value)) {
+        logger.info('duplicate delivery: the attempt is already leased', { runId: target.runId, attempt: target.attempt });
+        return undefined;
+      }
+      logger.info('retry of a failed invocation: resuming the attempt', { runId: target.runId, attempt: target.attempt });
     }
   } else {
     const current = await readArtifactVersioned(store, attemptKeys.lease, Lease);
-    if (!current || current.value.continuation >= target.continuation || !(await putArtifactIfMatch(store, attemptKeys.lease, Lease, lease, current.etag))) {
+    const retry = current !== undefined && isOwnRetry(current.value);
+    if (!retry && (!current || current.value.continuation >= target.continuation || !(await putArtifactIfMatch(store, attemptKeys.lease, Lease, lease, current.etag)))) {
       logger.info('duplicate continuation delivery', { runId: target.runId, attempt: target.attempt, continuation: target.continuation });
       return undefined;
     }

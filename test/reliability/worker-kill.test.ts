@@ -1,0 +1,113 @@
+import type { S3Event } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGitHubApi } from '../../src/app/github/github-api.js';
+import { InProcessTokenBroker } from '../../src/app/github/in-process-token-broker.js';
+import { CapturingLogger } from '../../src/app/logger.js';
+import { createMemoryFs } from '../../src/app/memfs/memfs-adapter.js';
+import { createNodeSyntaxService } from '../../src/app/syntax/node-grammar-loader.js';
+import { createWorkerHandler } from '../../src/app/worker/create-worker-handler.js';
+import { PHASE_NAMES } from '../../src/core/phases/phase-contracts.js';
+import type { ArtifactStore } from '../../src/core/ports.js';
+import { HARNESS_APP_ID, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
+
+/**
+ * The worker killed at every phase boundary (issue 8): the invocation dies while writing the
+ * checkpoint of phase k; Lambda retries the same event with the same request id; the retry
+ * resumes from the checkpoints and the final candidate is byte-identical to an uninterrupted
+ * run of the same request.
+ *
+ * The worker here is built like the harness's (same store, stand-in, git proxy, read-only
+ * token broker), but invoked directly so a retry can carry the same `awsRequestId` as the
+ * invocation it retries, as Lambda's async retries do.
+ */
+let h: AppHarness;
+let requestKey: string;
+let runPrefix: string;
+let reference: Map<string, string>;
+
+class Killed extends Error {}
+
+function workerWith(store: ArtifactStore) {
+  const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
+  return createWorkerHandler({
+    store,
+    tokens: new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, sleep: async () => {}, role: 'read' }),
+    github: (token) => createGitHubApi({ token, baseUrl: h.standin.url, sleep: async () => {} }),
+    clock: h.clock,
+    logger: new CapturingLogger({ clock: h.clock }),
+    syntax: () => createNodeSyntaxService(),
+    newFs: createMemoryFs,
+    identity: { name: h.botLogin, email: `${h.botLogin}@users.noreply.github.com` },
+    cloneUrl: (request) => `${h.gitUrl}/${request.owner}/${request.repo}.git`,
+  });
+}
+
+/** A store that throws (the process "dies") instead of writing the first key matching `at`. */
+function killingStore(inner: ArtifactStore, at: RegExp): ArtifactStore & { killed: () => boolean } {
+  let dead = false;
+  const check = (key: string) => {
+    if (!dead && at.test(key)) dead = true;
+    if (dead) throw new Killed(`killed before writing ${key}`);
+  };
+  return {
+    killed: () => dead,
+    get: (key) => inner.get(key),
+    list: (prefix) => inner.list(prefix),
+    delete: async (key) => (check(key), inner.delete(key)),
+    put: async (key, body, options) => (check(key), inner.put(key, body, options)),
+    putIfAbsent: async (key, body, options) => (check(key), inner.putIfAbsent(key, body, options)),
+    putIfMatch: async (key, body, etag, options) => (check(key), inner.putIfMatch(key, body, etag, options)),
+  };
+}
+
+function s3Event(key: string): S3Event {
+  return { Records: [{ eventName: 'ObjectCreated:Put', s3: { bucket: { name: h.s3.bucket }, object: { key } } }] } as unknown as S3Event;
+}
+
+async function candidate(): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const o of await h.objects()) if (o.key.startsWith(`${runPrefix}candidate/`)) out.set(o.key, Buffer.from(o.body).toString('base64'));
+  return out;
+}
+
+/** Everything the worker wrote for the run, gone: the request snapshot stays. */
+async function resetRun(): Promise<void> {
+  for (const key of await h.store.list(runPrefix)) if (key !== requestKey) await h.store.delete(key);
+}
+
+beforeAll(async () => {
+  h = await startAppHarness();
+  expect((await h.deliver('issues', h.payloads.labeled(1))).statusCode).toBe(202);
+  [requestKey] = h.pending();
+  runPrefix = requestKey.replace(/request\.json$/, '');
+  await workerWith(h.store)(s3Event(requestKey), { awsRequestId: 'reference', getRemainingTimeInMillis: () => 900_000 });
+  reference = await candidate();
+}, 120_000);
+
+afterAll(async () => h?.stop());
+
+describe('worker killed at a phase boundary, retried by Lambda', () => {
+  it('the uninterrupted run wrote a candidate', () => {
+    expect([...reference.keys()].some((k) => k.endsWith('/pr-candidate.json'))).toBe(true);
+    expect(reference.size).toBeGreaterThan(3);
+  });
+
+  it.each(PHASE_NAMES.map((phase, i) => [i + 1, phase] as const))('killed at boundary %i (checkpoint of %s): the retry completes, byte-identical candidate', async (_k, phase) => {
+    await resetRun();
+    const dying = killingStore(h.store, new RegExp(`/checkpoints/\\d+-${phase}\\.json$`));
+    const context = { awsRequestId: `kill-${phase}`, getRemainingTimeInMillis: () => 900_000 };
+    await expect(workerWith(dying)(s3Event(requestKey), context)).rejects.toBeInstanceOf(Killed);
+    expect(dying.killed()).toBe(true);
+    // Before the last boundary nothing of the candidate exists yet (pr_preparation writes it, then its checkpoint).
+    if (phase !== 'pr_preparation') expect((await candidate()).size).toBe(0);
+    h.clock.advance(60_000); // Lambda waits a minute before its first retry
+    await workerWith(h.store)(s3Event(requestKey), context);
+    expect(await candidate()).toEqual(reference);
+  }, 60_000);
+
+  it('a second, different delivery of the same event while the lease is held does nothing', async () => {
+    const before = await h.objects();
+    await workerWith(h.store)(s3Event(requestKey), { awsRequestId: 'someone-else', getRemainingTimeInMillis: () => 900_000 });
+    expect((await h.objects()).map((o) => o.key)).toEqual(before.map((o) => o.key));
+  });
+});
