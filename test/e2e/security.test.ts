@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAINTAINER, MIGRATION_CHANGED_FILES, READER, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
+import { MAINTAINER, MIGRATION_CHANGED_FILES, MODEL_API_KEY, READER, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
 /**
  * DESIGN §9 on the whole App (issue 6): token scopes per function, no secret anywhere a run
@@ -42,11 +42,15 @@ describe('security invariants end to end', () => {
   };
 
   beforeAll(async () => {
-    h = await startAppHarness({ canary: CANARY });
+    h = await startAppHarness({ canary: CANARY, model: { script: () => ({ content: 'I could not find a safe change to make.' }) } });
     // Issue 1: a complete run, webhook -> worker -> publisher, for the scope and leak checks.
     expect((await h.deliver('issues', h.payloads.labeled(1))).statusCode).toBe(202);
     await h.drain();
     fullRunPrefix = (await runPrefixOf(1))!;
+    // Issue 7: a task without recipe steps, so the worker asks the model (the leak scan covers its requests).
+    h.standin.setIssue(h.fullName, 7, { body: 'Please replace the LegacyAuthClient.exchangeToken call in OrderService with TokenExchangeService.' });
+    expect((await h.deliver('issues', h.payloads.labeled(7))).statusCode).toBe(202);
+    await h.drain();
   }, 60_000);
 
   afterAll(async () => h?.stop());
@@ -93,6 +97,17 @@ describe('security invariants end to end', () => {
     const publisherCalls = h.standin.calls.filter((c) => c.tokenId && publisherIds.has(c.tokenId));
     expect(publisherCalls.length).toBeGreaterThan(0);
     for (const c of publisherCalls) expect(c.path).toMatch(/^\/repos\/acme\/orders(\/git\/|\/pulls|\/issues|\/contents\/\.agent-policy\.yaml$|\/branches\/|\/commits\/|$)/);
+  });
+
+  it('the model was asked only by the worker, with the model key alone, and saw the task but no token', () => {
+    const requests = h.model!.requests;
+    expect(requests.length).toBeGreaterThan(0);
+    for (const r of requests) {
+      expect(r.authorization).toBe(`Bearer ${MODEL_API_KEY}`);
+      expect(r.problems).toEqual([]);
+      for (const token of h.standin.state.tokenValues()) expect(r.raw).not.toContain(token);
+    }
+    expect(requests.some((r) => r.raw.includes('TokenExchangeService'))).toBe(true);
   });
 
   it('no minted token, no line of the App private key and no webhook secret appears in S3, a log line, a comment, a PR or a request body', async () => {

@@ -11,6 +11,7 @@ import { createPublisherHandler, type PublisherResult } from '../../src/app/gith
 import { TOKEN_SCOPES } from '../../src/app/github/token-scopes.js';
 import { CapturingLogger, CapturingSink } from '../../src/app/logger.js';
 import { createMemoryFs } from '../../src/app/memfs/memfs-adapter.js';
+import { OpenAiChatProvider } from '../../src/app/model/openai-chat-provider.js';
 import { createNodeSyntaxService } from '../../src/app/syntax/node-grammar-loader.js';
 import { createWebhookHandler } from '../../src/app/webhook/create-webhook-handler.js';
 import { createWorkerHandler, parseWorkerKey, type InvocationContext } from '../../src/app/worker/create-worker-handler.js';
@@ -20,6 +21,7 @@ import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
 import { startGitHttpServer, type GitHttpServer } from './git-http-server.js';
 import { startGitHubStandin, type GitHubStandin, type RepoPermission, type SeedFile, type StandinRepoSeed } from './github-standin/index.js';
 import { encodeS3EventKey, startS3Server, type S3TestServer } from './s3-server.js';
+import { startScriptedModelServer, type ScriptedModelServer, type ScriptedModelServerOptions } from './scripted-model-server.js';
 
 /**
  * The whole App on loopback, for end-to-end, security and reliability tests (issues 6 and 7):
@@ -110,7 +112,15 @@ export interface AppHarnessOptions {
   issues?: StandinRepoSeed['issues'];
   /** What the worker's `getRemainingTimeInMillis` answers (continuation tests); default 15 minutes. */
   remainingTimeMs?: () => number;
+  /**
+   * A scripted OpenAI-compatible server the worker uses as its model (with API key
+   * MODEL_API_KEY, itself a secret for `leaks()`). Without it the worker has no model.
+   */
+  model?: ScriptedModelServerOptions;
 }
+
+/** The model API key the worker sends when `model` is set. */
+export const MODEL_API_KEY = 'sk-harness-model-key-0123456789abcdef';
 
 export interface DeliverOptions {
   /** X-GitHub-Delivery; default a fresh deterministic GUID. A redelivery reuses the first one's id. */
@@ -174,9 +184,9 @@ export interface IssuedTokenRecord {
 }
 
 export interface Leak {
-  /** Which secret: `token:<id>`, `private-key`, `canary`. */
+  /** Which secret: `token:<id>`, `private-key`, `canary`, `model-api-key`. */
   secret: string;
-  /** Where: `s3:<key>`, `log:<line no>`, `github:comment:<id>`, `github:pull:<n>`, `github:call:<i>`. */
+  /** Where: `s3:<key>`, `log:<line no>`, `github:comment:<id>`, `github:pull:<n>`, `github:call:<i>`, `model:request:<i>`. */
   where: string;
 }
 
@@ -196,6 +206,8 @@ export interface AppHarness {
   gitUrl: string;
   /** Every request the git proxy saw, oldest first. */
   gitAccess: GitAccess[];
+  /** The scripted model server, when `model` was given. */
+  model?: ScriptedModelServer;
   /** Every token a function's broker handed out, oldest first. */
   issued: IssuedTokenRecord[];
   /** The store every function uses (s3rver through the S3 adapter). */
@@ -225,7 +237,7 @@ export interface AppHarness {
   interceptWorkerWrites(fn: (key: string) => void | Promise<void>): () => void;
   /** The values a leak scan looks for: minted tokens, the App private key (and its lines), the canary. */
   secrets(): { label: string; value: string }[];
-  /** Where any secret occurs: S3 objects, log lines, comments and PR bodies, request bodies sent to GitHub. */
+  /** Where any secret occurs: S3 objects, log lines, comments and PR bodies, request bodies sent to GitHub or the model. */
   leaks(): Promise<Leak[]>;
   /** The stand-in's id of a token value. */
   tokenId(token: string): string | undefined;
@@ -298,6 +310,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     repos: [{ owner: HARNESS_OWNER, name: HARNESS_REPO, id: HARNESS_REPOSITORY_ID, installationId: HARNESS_INSTALLATION_ID, files, collaborators: users, issues }],
   });
   const gitBackend = await startGitHttpServer({ root: standin.gitRoot });
+  const modelServer = options.model ? await startScriptedModelServer({ ...options.model, apiKey: MODEL_API_KEY }) : undefined;
 
   const tokenId = (token: string): string | undefined => {
     const values = standin.state.tokenValues();
@@ -364,6 +377,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     logger: loggers.worker,
     syntax: syntaxService,
     newFs: createMemoryFs,
+    model: modelServer ? new OpenAiChatProvider({ baseUrl: modelServer.baseUrl, model: 'scripted', apiKey: MODEL_API_KEY, maxRetries: 0, sleep: async () => {} }) : undefined,
     identity: { name: HARNESS_BOT_LOGIN, email: `${HARNESS_BOT_LOGIN}@users.noreply.github.com` },
     cloneUrl: (request) => `${proxy.url}/${request.owner}/${request.repo}.git`,
   });
@@ -468,6 +482,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     // Any one line of the key's base64 body is enough to call it a leak.
     for (const line of privateKeyPem.split('\n')) if (line.length >= 40 && !line.startsWith('-----')) out.push({ label: 'private-key', value: line });
     out.push({ label: 'canary', value: secret });
+    if (modelServer) out.push({ label: 'model-api-key', value: MODEL_API_KEY });
     return out;
   };
 
@@ -494,6 +509,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     const repo = standin.repo(HARNESS_FULL_NAME);
     for (const c of repo.comments.values()) scan(c.body, `github:comment:${c.id}`);
     for (const p of repo.pulls.values()) scan(JSON.stringify(p), `github:pull:${p.number}`);
+    modelServer?.requests.forEach((r) => scan(r.raw, `model:request:${r.index}`));
     standin.calls.forEach((c, i) => {
       if (c.body !== undefined && !c.path.endsWith('/access_tokens')) scan(JSON.stringify(c.body), `github:call:${i}`);
     });
@@ -515,6 +531,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     gitBackend,
     gitUrl: proxy.url,
     gitAccess,
+    model: modelServer,
     issued,
     store,
     logs,
@@ -551,6 +568,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     comments,
     async stop() {
       unsubscribe();
+      await modelServer?.close();
       await proxy.stop();
       await gitBackend.stop();
       await standin.stop();
