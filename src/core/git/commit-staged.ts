@@ -114,7 +114,7 @@ export async function commitStaged(request: CommitRequest): Promise<CommitResult
     return refuse('VERIFICATION_FAILED', 'the required verification failed', { failed });
   }
 
-  const treeSha = await writeTreeFromFiles(fs, gitdir, index.files());
+  const treeSha = await writeTreeFromFiles(fs, gitdir, index.files(), { changedPaths: files.map((f) => f.path) });
   const when = { timestamp: commitTimestamp(request.createdAt), timezoneOffset: 0 };
   const person = { name: request.identity.name, email: request.identity.email, ...when };
   const parentSha = workspace.baseCommitSha;

@@ -1,4 +1,5 @@
 import git from 'isomorphic-git';
+import { treeEntriesSha } from './tree-hash.js';
 import type { FsLike } from '../ports.js';
 import type { FileMode, TreeFile } from '../workspace/workspace.js';
 
@@ -43,7 +44,17 @@ interface DirNode {
  * Write the nested trees for a flat list of files and return the root tree id. Entries are
  * ordered as git orders them (a directory sorts as `name/`); blobs must already be stored.
  */
-export async function writeTreeFromFiles(fs: FsLike, gitdir: string, files: Iterable<TreeFile>): Promise<string> {
+export async function writeTreeFromFiles(fs: FsLike, gitdir: string, files: Iterable<TreeFile>, options: { changedPaths?: Iterable<string> } = {}): Promise<string> {
+  // With the changed paths known, directories with no change below them are the base's own
+  // trees, already in the object store: their ids are computed in memory, not written again.
+  let touched: Set<string> | undefined;
+  if (options.changedPaths) {
+    touched = new Set(['']);
+    for (const path of options.changedPaths) {
+      const segments = path.split('/');
+      for (let i = 1; i < segments.length; i++) touched.add(segments.slice(0, i).join('/'));
+    }
+  }
   const root: DirNode = { dirs: new Map(), files: new Map() };
   for (const file of files) {
     const segments = file.path.split('/');
@@ -58,14 +69,15 @@ export async function writeTreeFromFiles(fs: FsLike, gitdir: string, files: Iter
     }
     node.files.set(segments[segments.length - 1], { mode: file.mode, oid: file.oid });
   }
-  const write = async (node: DirNode): Promise<string> => {
+  const write = async (node: DirNode, dir: string): Promise<string> => {
     const entries: { mode: string; path: string; oid: string; type: 'blob' | 'tree' | 'commit'; key: string }[] = [];
-    for (const [name, child] of node.dirs) entries.push({ mode: '040000', path: name, oid: await write(child), type: 'tree', key: `${name}/` });
+    for (const [name, child] of node.dirs) entries.push({ mode: '040000', path: name, oid: await write(child, dir ? `${dir}/${name}` : name), type: 'tree', key: `${name}/` });
     for (const [name, file] of node.files) entries.push({ mode: file.mode, path: name, oid: file.oid, type: file.mode === '160000' ? 'commit' : 'blob', key: name });
     entries.sort((a, b) => compareBytes(a.key, b.key));
+    if (touched && !touched.has(dir)) return treeEntriesSha(entries.map((e) => ({ key: e.key, name: e.path, mode: e.mode, oid: e.oid })));
     return git.writeTree({ fs, gitdir, tree: entries.map(({ key: _key, ...e }) => e) });
   };
-  return write(root);
+  return write(root, '');
 }
 
 /** What HEAD of the in-memory gitdir says: a branch (symbolic) or a detached commit. */

@@ -37,10 +37,18 @@ export function computeTreeSha(files: Iterable<{ path: string; mode: string; oid
     const entries: { key: string; name: string; mode: string; oid: string }[] = [];
     for (const [name, child] of node.dirs) entries.push({ key: `${name}/`, name, mode: '40000', oid: hashNode(child) });
     for (const [name, f] of node.files) entries.push({ key: name, name, mode: f.mode, oid: f.oid });
-    entries.sort((a, b) => compareBytes(a.key, b.key));
+    return treeEntriesSha(entries);
+  };
+  return hashNode(root);
+}
+
+/** Git's id of one tree object from its entries (`key` is the sort key: `name/` for directories). */
+export function treeEntriesSha(input: { key: string; name: string; mode: string; oid: string }[]): string {
+  const entries = [...input].sort((a, b) => compareBytes(a.key, b.key));
+  {
     const parts: Uint8Array[] = [];
     for (const e of entries) {
-      parts.push(encoder.encode(`${e.mode} ${e.name}\0`));
+      parts.push(encoder.encode(`${e.mode.replace(/^0+/, '')} ${e.name}\0`));
       parts.push(Uint8Array.from(e.oid.match(/../g)!.map((h) => parseInt(h, 16))));
     }
     const body = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -50,6 +58,5 @@ export function computeTreeSha(files: Iterable<{ path: string; mode: string; oid
       at += p.length;
     }
     return hashObject('tree', body);
-  };
-  return hashNode(root);
+  }
 }

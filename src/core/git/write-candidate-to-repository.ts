@@ -40,7 +40,7 @@ export async function writeCandidateToRepository(options: {
     const bytes = (await options.changes(f.blobSha))!;
     await git.writeBlob({ fs, gitdir, blob: bytes });
   }
-  const written = await writeTreeFromFiles(fs, gitdir, files.map((f) => ({ path: f.path, mode: f.mode as '100644', oid: f.oid })));
+  const written = await writeTreeFromFiles(fs, gitdir, files.map((f) => ({ path: f.path, mode: f.mode as '100644', oid: f.oid })), { changedPaths: candidate.files.map((f) => f.path) });
   if (written !== treeSha) throw new GitBoundaryError('TREE_MISMATCH', 'the written tree differs from the computed one', { expected: treeSha, actual: written });
   const person = { name: identity.name, email: identity.email, timestamp: commitTimestamp(options.createdAt), timezoneOffset: 0 };
   const commitSha = await git.writeCommit({ fs, gitdir, commit: { message: candidate.commitMessage, tree: treeSha, parent: [candidate.baseCommitSha], author: person, committer: person } });
