@@ -1,8 +1,8 @@
 import type { Workspace } from '../workspace/workspace.js';
 import { binaryStringToBytes } from './binary-string.js';
-import { readHead } from './git-objects.js';
+import { hashBlobBytes, readHead } from './git-objects.js';
 import { fileRisk, fileRiskLevel, type RiskLevel } from './risk-score.js';
-import { commitSide, indexSide, workspaceSide, type TreeSide } from './tree-side.js';
+import { commitSide, indexSide, workspaceSide, type SideFile, type TreeSide } from './tree-side.js';
 import { diffSides, formatNumstat, type FilePatch, type PatchKind } from './unified-patch.js';
 import type { VirtualIndex } from './virtual-index.js';
 import { isGeneratedPath } from './write-policy.js';
@@ -148,6 +148,25 @@ export async function diffBaseToHead(workspace: Workspace, options: DiffOptions 
   const { sha, side } = await headSideOf(workspace);
   const base = await commitSide(workspace.fs, workspace.gitdir, workspace.baseCommitSha);
   return summarizeDiff(await diffSides(base, side, options), workspace.baseCommitSha, sha, options);
+}
+
+/**
+ * The same diff as `diffWorkspaceToBase`, reading only the paths the overlay changed: the
+ * base tree is not walked, so the cost follows the size of the change, not of the repository.
+ */
+export async function diffWorkspaceChanges(workspace: Workspace, options: DiffOptions = {}): Promise<DiffResult> {
+  const changed = workspace.changes().map((c) => c.path);
+  const base = new Map<string, SideFile>();
+  const view = new Map<string, SideFile>();
+  for (const path of changed) {
+    const b = workspace.baseEntry(path);
+    if (b) base.set(path, { mode: b.mode, oid: b.oid });
+    const e = workspace.entry(path);
+    if (e) view.set(path, { mode: e.mode, oid: e.oid && !e.changed ? e.oid : await hashBlobBytes(await workspace.read(path)) });
+  }
+  const from: TreeSide = { files: base, read: (path) => workspace.readBase(path) };
+  const to: TreeSide = { files: view, read: (path) => workspace.read(path) };
+  return summarizeDiff(await diffSides(from, to, { paths: options.paths }), workspace.baseCommitSha, workspace.baseCommitSha, options);
 }
 
 /** Workspace view vs the base commit: everything the run changed, committed or not. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineLlmTool, runLlmPhase, type LlmTool } from '../engines/llm/index.js';
 import { RecordedExchange } from '../engines/llm/recorded-exchange.js';
-import { diffWorkspaceToBase } from '../git/git-diff.js';
+import { diffWorkspaceChanges } from '../git/git-diff.js';
 import { redactSecrets } from '../git/secret-scan.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { PHASE_CONTRACTS } from '../phases/phase-contracts.js';
@@ -83,7 +83,7 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
       name: 'git.diff',
       description: 'The change made so far, as a unified diff (truncated for size).',
       args: z.object({}),
-      run: async () => (await diffWorkspaceToBase(workspace, { isGenerated: (p) => views.rules.isGenerated(p) })).modelPatch,
+      run: async () => (await diffWorkspaceChanges(workspace, { isGenerated: (p) => views.rules.isGenerated(p) })).modelPatch,
     }),
   ];
 

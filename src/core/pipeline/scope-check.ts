@@ -1,5 +1,5 @@
 import { writeArtifact } from '../artifacts/artifact-io.js';
-import { diffWorkspaceToBase } from '../git/git-diff.js';
+import { diffWorkspaceChanges } from '../git/git-diff.js';
 import type { PhaseContext, PhaseOutcome } from '../phases/orchestrator.js';
 import { evaluateScope, type ScopeVerdict } from '../phases/scope-guard.js';
 import { ApprovalRequest } from '../runs/run-request.js';
@@ -16,7 +16,7 @@ export async function guardScope(
   risk?: { level: 'LOW' | 'MEDIUM' | 'HIGH'; reasons: string[] },
 ): Promise<ScopeVerdict> {
   const views = viewsFor(env, task);
-  const diff = await diffWorkspaceToBase(workspace, { isGenerated: (p) => views.rules.isGenerated(p) });
+  const diff = await diffWorkspaceChanges(workspace, { isGenerated: (p) => views.rules.isGenerated(p) });
   const verdict = evaluateScope({
     changes: diff.summary.files.map((f) => ({ path: f.path, kind: f.kind, insertions: f.insertions, deletions: f.deletions })),
     rules: views.scope,

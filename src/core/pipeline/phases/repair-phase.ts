@@ -29,7 +29,7 @@ export function repairPhase(env: PipelineEnv): PhaseHandler {
       await context.runtime.use('verify.parse');
       const task = taskOf(context.outputs);
       const baseline = baselineOf(context.outputs);
-      let { clusters } = await parseClusters(context.workspace, env.syntax, baseline.preexistingParseProblems, topLevelModule);
+      let { clusters } = await parseClusters(context.workspace, env.syntax, topLevelModule);
       const found = clusters.length;
       const repaired: string[] = [];
       let iterations = 0;
@@ -45,7 +45,7 @@ export function repairPhase(env: PipelineEnv): PhaseHandler {
             if (stop) return stop;
           }
           const before = new Set(clusters.map((c) => c.id));
-          clusters = (await parseClusters(context.workspace, env.syntax, baseline.preexistingParseProblems, topLevelModule)).clusters;
+          clusters = (await parseClusters(context.workspace, env.syntax, topLevelModule)).clusters;
           for (const id of before) if (!clusters.some((c) => c.id === id)) repaired.push(id);
         }
       }

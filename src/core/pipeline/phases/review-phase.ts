@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { diffWorkspaceToBase } from '../../git/git-diff.js';
+import { diffWorkspaceChanges } from '../../git/git-diff.js';
 import { scoreRisk } from '../../git/risk-score.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
@@ -39,7 +39,7 @@ export function reviewPhase(env: PipelineEnv): PhaseHandler {
       const task = taskOf(context.outputs);
       const views = viewsFor(env, task);
       await context.runtime.use('git.diff');
-      const diff = await diffWorkspaceToBase(context.workspace, { isGenerated: (p) => views.rules.isGenerated(p) });
+      const diff = await diffWorkspaceChanges(context.workspace, { isGenerated: (p) => views.rules.isGenerated(p) });
       const scored = scoreRisk({ files: diff.summary.files.map((f) => ({ path: f.path, kind: f.kind })) });
       let level = scored.riskLevel;
       const reasons = [...scored.reasons];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { diffWorkspaceToBase } from '../../git/git-diff.js';
+import { diffWorkspaceChanges } from '../../git/git-diff.js';
 import { scanChanges } from '../../git/secret-scan.js';
 import { VerificationReport } from '../../git/verification-report.js';
 import { detectCheats } from '../../phases/anti-cheat.js';
@@ -33,9 +33,9 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
       const views = viewsFor(env, task);
       const ws = context.workspace;
       await context.runtime.use('verify.parse');
-      const { clusters, checked } = await parseClusters(ws, env.syntax, baselineOf(context.outputs).preexistingParseProblems, topLevelModule);
+      const { clusters, checked } = await parseClusters(ws, env.syntax, topLevelModule);
       await context.runtime.use('git.diff');
-      const diff = await diffWorkspaceToBase(ws, { isGenerated: (p) => views.rules.isGenerated(p) });
+      const diff = await diffWorkspaceChanges(ws, { isGenerated: (p) => views.rules.isGenerated(p) });
       const cheats = detectCheats(new TextDecoder().decode(diff.patch)).findings;
       const scanned = [];
       for (const change of ws.changes()) {
