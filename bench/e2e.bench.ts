@@ -13,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runCli } from '../src/app/cli/run-cli.js';
 import { generateLargeRepo, gitEnv } from '../test/fixtures/make-repo.js';
 import { mavenMultiModuleRepo } from '../test/fixtures/realistic-repos.js';
+import { DEMO_POLICY, MIGRATION_TASK as DEMO_TASK } from '../test/fixtures/migration-task.js';
 import { runNodeChild, startHeapSampler, type MemoryPeak } from './child-process.js';
 
 export interface BenchRecord {
@@ -26,32 +27,6 @@ export interface BenchRecord {
 }
 
 const self = fileURLToPath(import.meta.url);
-
-/** The demo's policy and task (scripts/demo.ts), so the benchmark runs what `npm run demo` runs. */
-const DEMO_POLICY = `version: 1
-agent:
-  forbiddenPaths:
-    - .github/workflows/**
-  maxChangedFiles: 20
-  build:
-    commands:
-      - ./mvnw -B verify
-    defaultVerifier: maven
-`;
-
-const DEMO_TASK = `Migrate the order service from javax.persistence to jakarta.persistence and move to Spring Boot 3.2.5.
-
-\`\`\`agent
-mode: draft_pr
-steps:
-  - recipe: migrate-import
-    from: javax.persistence
-    to: jakarta.persistence
-  - recipe: bump-dependency
-    package: org.springframework.boot:spring-boot-starter-parent
-    to: 3.2.5
-\`\`\`
-`;
 
 /** A `replace` of one package name that only one generated JSON file holds (file i has name `pkg<i>`, every sixth file is JSON). */
 function largeRepoTask(files: number): string {

@@ -18,6 +18,7 @@ import { createWorkerHandler, parseWorkerKey, type InvocationContext } from '../
 import type { ArtifactStore, IssuedToken, TokenBroker, TokenRole } from '../../src/core/ports.js';
 import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-service.js';
 import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
+import { MIGRATION_CHANGED_FILES, MIGRATION_TASK } from '../fixtures/migration-task.js';
 import { startGitHttpServer, type GitHttpServer } from './git-http-server.js';
 import { startGitHubStandin, type GitHubStandin, type RepoPermission, type SeedFile, type StandinRepoSeed } from './github-standin/index.js';
 import { encodeS3EventKey, startS3Server, type S3TestServer } from './s3-server.js';
@@ -73,26 +74,10 @@ limits:
 `;
 
 /** Issue 6's task: migrate javax.persistence to jakarta.persistence and bump the Spring Boot parent. */
-export const MIGRATION_ISSUE_BODY = `Migrate to jakarta.persistence and Spring Boot 3.2.5.
-
-\`\`\`agent
-mode: draft_pr
-steps:
-  - recipe: migrate-import
-    from: javax.persistence
-    to: jakarta.persistence
-  - recipe: bump-dependency
-    package: org.springframework.boot:spring-boot-starter-parent
-    to: 3.2.5
-\`\`\`
-`;
+export const MIGRATION_ISSUE_BODY = MIGRATION_TASK;
 
 /** Files the migration task changes in the Maven fixture. */
-export const MIGRATION_CHANGED_FILES = [
-  'order-api/src/main/java/com/acme/order/api/OrderRequest.java',
-  'order-service/src/main/java/com/acme/order/OrderService.java',
-  'pom.xml',
-];
+export { MIGRATION_CHANGED_FILES };
 
 export type HarnessFunction = 'webhook' | 'worker' | 'publisher';
 
