@@ -9,16 +9,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import type { BenchRecord } from './bench-record.js';
 
-export interface BenchRecord {
-  name: string;
-  size: number;
-  value: number;
-  unit: string;
-  baseline?: number;
-  ratio?: number;
-  note?: string;
-}
+export type { BenchRecord };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const HANDLERS = ['webhook', 'worker', 'publisher', 'token-read', 'token-write', 'sweeper', 'cli'];

@@ -15,16 +15,9 @@ import { generateLargeRepo, gitEnv } from '../test/fixtures/make-repo.js';
 import { mavenMultiModuleRepo } from '../test/fixtures/realistic-repos.js';
 import { DEMO_POLICY, MIGRATION_TASK as DEMO_TASK } from '../test/fixtures/migration-task.js';
 import { runNodeChild, startHeapSampler, type MemoryPeak } from './child-process.js';
+import type { BenchRecord } from './bench-record.js';
 
-export interface BenchRecord {
-  name: string;
-  size: number;
-  value: number;
-  unit: string;
-  baseline?: number;
-  ratio?: number;
-  note?: string;
-}
+export type { BenchRecord };
 
 const self = fileURLToPath(import.meta.url);
 

@@ -19,16 +19,9 @@ import { DEFAULT_INGESTION_POLICY } from '../src/core/ingestion/ingestion-policy
 import { commitTree, git, initBare } from '../test/fixtures/make-repo.js';
 import { startGitHttpServer } from '../test/helpers/git-http-server.js';
 import { runNodeChild, startHeapSampler, type MemoryPeak } from './child-process.js';
+import type { BenchRecord } from './bench-record.js';
 
-export interface BenchRecord {
-  name: string;
-  size: number;
-  value: number;
-  unit: string;
-  baseline?: number;
-  ratio?: number;
-  note?: string;
-}
+export type { BenchRecord };
 
 const self = fileURLToPath(import.meta.url);
 

@@ -10,16 +10,9 @@ import { ingestRepository } from '../src/core/ingestion/ingest-repository.js';
 import { DEFAULT_INGESTION_POLICY } from '../src/core/ingestion/ingestion-policy.js';
 import { generateLargeRepo, gitEnv } from '../test/fixtures/make-repo.js';
 import { startGitHttpServer } from '../test/helpers/git-http-server.js';
+import type { BenchRecord } from './bench-record.js';
 
-export interface BenchRecord {
-  name: string;
-  size: number;
-  value: number;
-  unit: string;
-  baseline?: number;
-  ratio?: number;
-  note?: string;
-}
+export type { BenchRecord };
 
 const exec = promisify(execFile);
 const self = fileURLToPath(import.meta.url);

@@ -17,16 +17,9 @@ import { loadOrBuildRepoMap } from '../src/core/repomap/repo-map-cache.js';
 import { keywordSearch } from '../src/core/targets/keyword-search.js';
 import type { ArtifactStore } from '../src/core/ports.js';
 import type { FileMode, Workspace, WorkspaceEntry } from '../src/core/workspace/workspace.js';
+import type { BenchRecord } from './bench-record.js';
 
-export interface BenchRecord {
-  name: string;
-  size: number;
-  value: number;
-  unit: string;
-  baseline?: number;
-  ratio?: number;
-  note?: string;
-}
+export type { BenchRecord };
 
 const encoder = new TextEncoder();
 const blobSha = (content: string): string => {

@@ -3,17 +3,9 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createNodeSyntaxService } from '../src/app/syntax/node-grammar-loader.js';
 import type { SyntaxLanguage } from '../src/core/syntax/types.js';
+import type { BenchRecord } from './bench-record.js';
 
-/** One measured value, in the shape `bench/run.ts` collects. */
-export interface BenchRecord {
-  name: string;
-  size: string;
-  value: number;
-  unit: string;
-  baseline?: number;
-  ratio?: number;
-  note?: string;
-}
+export type { BenchRecord };
 
 /** A generated source file of about 200 lines per class, with imports, fields, methods and calls. */
 const GENERATORS: Record<SyntaxLanguage, (i: number) => string> = {

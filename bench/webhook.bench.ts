@@ -20,16 +20,9 @@ import type { TokenBroker } from '../src/core/ports.js';
 import { startGitHubStandin } from '../test/helpers/github-standin/index.js';
 import { createTestS3Client, startS3Server } from '../test/helpers/s3-server.js';
 import { fixedClock, testAppKey } from '../test/integration/github/standin-fixture.js';
+import type { BenchRecord } from './bench-record.js';
 
-export interface BenchRecord {
-  name: string;
-  size: number;
-  value: number;
-  unit: string;
-  baseline?: number;
-  ratio?: number;
-  note?: string;
-}
+export type { BenchRecord };
 
 const OWNER = 'acme';
 const REPO = 'widgets';
