@@ -54,13 +54,15 @@ export class Ledger {
 
   async append(input: LedgerInput): Promise<LedgerEntry> {
     for (;;) {
+      // Validate before taking the number, so a refused entry leaves no gap in the sequence.
       const entry = LedgerEntry.parse({
         schemaVersion: 1,
-        seq: this.nextSeq++,
+        seq: this.nextSeq,
         at: new Date(this.clock.now()).toISOString(),
         evidenceRefs: [],
         ...input,
       });
+      this.nextSeq += 1;
       const written = await this.store.putIfAbsent(`${this.prefix}${seqLabel(entry.seq)}.json`, `${JSON.stringify(entry, null, 2)}\n`);
       if (written) {
         this.cache.push(entry);

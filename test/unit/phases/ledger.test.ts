@@ -46,6 +46,9 @@ describe('Ledger', () => {
     const ledger = await Ledger.open(store, PREFIX, clock);
     await expect(ledger.append({ actor: '', type: 'X', payload: {} })).rejects.toThrow();
     await expect(ledger.append({ actor: 'a', phase: 'nope' as never, type: 'X', payload: {} })).rejects.toThrow();
+    // A refused entry takes no number: the sequence stays gap-free.
+    expect((await ledger.append({ actor: 'a', type: 'OK', payload: {} })).seq).toBe(0);
+    await store.delete(`${PREFIX}000000.json`);
     await store.put(`${PREFIX}000000.json`, '{"schemaVersion":1,"seq":0}');
     await expect(Ledger.open(store, PREFIX, clock)).rejects.toThrow();
   });
