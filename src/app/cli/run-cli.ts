@@ -140,6 +140,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     ? new HttpRepoSource({ url: repoArg, identity, token: async () => io.env.DRAFTSMAN_GIT_TOKEN })
     : new LocalRepoSource(location);
   const resolved = await source.resolveRef(values.ref);
+  // The run's identity (DESIGN §4): source, base commit, task digest, and the --paths and --ref that
+  // shape it (two refs naming one commit still target different base branches).
   // The task's identity: its parsed digest, or the text's digest when it does not parse (intake reports why).
   const title = firstLine(taskText) || `${command} ${identity.repo}`;
   let taskDigest = sha256Hex(taskText);
@@ -149,7 +151,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     // The intake phase reports the problems with line numbers.
   }
   // The same command again is the next attempt of the same run; a different --paths is another run (its snapshot differs).
-  const runId = values['run-id'] ?? shortId(`${identity.owner}/${identity.repo}`, resolved?.sha ?? values.ref ?? 'HEAD', command === 'run' || command === 'targets' ? taskDigest : command, ...(paths ? ['paths', ...paths] : []));
+  const runId = values['run-id'] ?? shortId(`${identity.owner}/${identity.repo}`, resolved?.sha ?? values.ref ?? 'HEAD', command === 'run' || command === 'targets' ? taskDigest : command, ...(paths ? ['paths', ...paths] : []), ...(values.ref ? ['ref', values.ref] : []));
   const keys = runKeys(identity.owner, identity.repo, runId);
   const store = new LocalArtifactStore(out);
   const now = new Date(io.clock.now()).toISOString();
