@@ -2,6 +2,7 @@ import git, { type GitAuth, type HttpClient, type ServerRef } from 'isomorphic-g
 import nodeHttp from 'isomorphic-git/http/node';
 import { IngestionError, type IngestionReason } from '../../core/errors.js';
 import type { FetchRequest, FetchResult, RepoInfo, RepoSource } from '../../core/ports.js';
+import { FetchPackError, fetchCommitV2 } from './fetch-pack-v2.js';
 import { guardHttp } from './guarded-http.js';
 import { displayUrl, identityFromUrl, type RepoIdentity } from './repo-identity.js';
 
@@ -20,6 +21,8 @@ export interface HttpRepoSourceOptions {
   resolveTimeoutMs?: number;
   /** The HTTP client; default isomorphic-git's Node client. */
   http?: HttpClient;
+  /** Try protocol v2 with native pack indexing first (default true); false uses isomorphic-git only. */
+  protocolV2?: boolean;
 }
 
 /**
@@ -91,9 +94,24 @@ export class HttpRepoSource implements RepoSource {
       }
     };
 
+    // Fast path: protocol v2 `want <sha>` with the pack indexed natively; any answer it does not
+    // understand falls back to isomorphic-git's fetch, which also maps errors to reason codes. A
+    // v2 server that refused the SHA is not asked for it again: the branch path follows directly.
+    let refusedWant = false;
+    if (this.options.protocolV2 !== false) try {
+      const token = await this.options.token?.();
+      const authorization = token ? `Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}` : undefined;
+      await fetchCommitV2({ http, url: this.url, fs, gitdir, commitSha, authorization });
+      if (await hasCommit(fs, gitdir, commitSha)) return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [] };
+    } catch (error) {
+      if (guard.tripped === 'BYTE_CAP') throw new IngestionError('REPO_TOO_LARGE', `transfer exceeded the ${request.maxBytes} byte cap`, { maxBytes: request.maxBytes, url: this.display });
+      if (guard.tripped === 'TIMEOUT') throw new IngestionError('CLONE_TIMEOUT', 'fetch timed out', { url: this.display, timeoutMs: this.options.timeoutMs ?? 120_000 });
+      refusedWant = error instanceof FetchPackError && error.refusedWant;
+    }
+
     let pinned = false;
     try {
-      pinned = (await attempt(commitSha)) === commitSha && (await hasCommit(fs, gitdir, commitSha));
+      if (!refusedWant) pinned = (await attempt(commitSha)) === commitSha && (await hasCommit(fs, gitdir, commitSha));
     } catch (error) {
       if (!(error instanceof IngestionError) || !isRefusedWant(error)) throw error;
     }

@@ -226,7 +226,26 @@ describe('drill 6: the base branch moves between resolve and fetch', () => {
     expect(await result.workspace.readText('a.txt')).toBe('one\n');
   });
 
-  it('a branch rewritten to an unrelated commit fails BASE_MOVED_DURING_FETCH after one retry', async () => {
+  it('a branch rewritten to an unrelated commit: protocol v2 still fetches the resolved commit, so the base stays pinned', async () => {
+    const gitdir = `${moveRoot}/rewrite-v2.git`;
+    const base = makeBareRepo(gitdir, { 'a.txt': 'one\n' }).commit;
+    let moved = false;
+    moving.onRequest = (record) => {
+      if (record.method === 'POST' && !moved) {
+        moved = true;
+        commitFiles(gitdir, { 'a.txt': 'rewritten\n' }, { parent: null, message: 'force-pushed' });
+      }
+    };
+    const before = moving.requests.length;
+    const result = await (await ingest(new HttpRepoSource({ url: `${moving.url}/rewrite-v2.git` }), { ref: 'main' })).run;
+    moving.onRequest = undefined;
+    expect(moved).toBe(true);
+    expect(result.baseRef.baseCommitSha).toBe(base);
+    expect(await result.workspace.readText('a.txt')).toBe('one\n');
+    expect(moving.requests.slice(before).filter((r) => r.method === 'POST')).toHaveLength(1); // one v2 fetch by SHA
+  });
+
+  it('without protocol v2, a branch rewritten to an unrelated commit fails BASE_MOVED_DURING_FETCH after one retry', async () => {
     const gitdir = `${moveRoot}/rewrite.git`;
     makeBareRepo(gitdir, { 'a.txt': 'one\n' });
     let moved = false;
@@ -237,7 +256,7 @@ describe('drill 6: the base branch moves between resolve and fetch', () => {
       }
     };
     const before = moving.requests.length;
-    const error = await failure((await ingest(new HttpRepoSource({ url: `${moving.url}/rewrite.git` }), { ref: 'main' })).run);
+    const error = await failure((await ingest(new HttpRepoSource({ url: `${moving.url}/rewrite.git`, protocolV2: false }), { ref: 'main' })).run);
     moving.onRequest = undefined;
     expect(error.reason).toBe('BASE_MOVED_DURING_FETCH');
     const posts = moving.requests.slice(before).filter((r) => r.method === 'POST');
