@@ -30,27 +30,8 @@ agent:
       - ./mvnw -B verify
 `;
 
-/** The issue 5 task: two recipe steps, no `paths`. */
-export const MIGRATION_TASK = `Migrate to jakarta.persistence and Spring Boot 3.2.5.
-
-\`\`\`agent
-mode: draft_pr
-steps:
-  - recipe: migrate-import
-    from: javax.persistence
-    to: jakarta.persistence
-  - recipe: bump-dependency
-    package: org.springframework.boot:spring-boot-starter-parent
-    to: 3.2.5
-\`\`\`
-`;
-
-/** Files of the Maven fixture that hold a `javax.persistence` import, and the manifest with the Spring Boot parent. */
-export const EXPECTED_CHANGED = [
-  'order-api/src/main/java/com/acme/order/api/OrderRequest.java',
-  'order-service/src/main/java/com/acme/order/OrderService.java',
-  'pom.xml',
-];
+/** The issue 5 task (two recipe steps, no `paths`) and exactly the files it changes. */
+export { MIGRATION_TASK, MIGRATION_CHANGED_FILES as EXPECTED_CHANGED } from '../../fixtures/migration-task.js';
 
 export function tempRoot(name: string): string {
   return mkdtempSync(join(tmpdir(), `draftsman-${name}-`));
@@ -179,4 +160,23 @@ export function dyingStore(inner: ArtifactStore, at: (key: string, body: string)
       return inner.putIfMatch(key, body, etag, options);
     },
   };
+}
+
+/**
+ * The shared setup of the resume tests: a Maven bare repository, a fresh store per scenario,
+ * and the reference candidate of an uninterrupted run under `runId`.
+ */
+export async function resumeFixture(runId: string, task: string) {
+  const root = tempRoot('resume');
+  const bare = join(root, 'orders.git');
+  makeMavenBare(bare);
+  const candidateOf = (storeRoot: string): Record<string, string> => readTree(join(storeRoot, 'runs', 'local', 'orders', runId, 'candidate'));
+  const fresh = async (name: string) => {
+    const dir = join(root, name);
+    const store = new LocalArtifactStore(dir);
+    return { store, dir, run: await startRun(store, bare, runId, task) };
+  };
+  const { store, dir, run } = await fresh('reference');
+  const result = await runOnce({ store, source: bare, ...run });
+  return { root, bare, fresh, candidateOf, reference: { result, candidate: candidateOf(dir) } };
 }

@@ -1,20 +1,14 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PipelineResult } from '../../../src/core/pipeline/run-pipeline.js';
 import { PHASE_NAMES } from '../../../src/core/phases/phase-contracts.js';
 import type { ArtifactStore } from '../../../src/core/ports.js';
 import {
   EXPECTED_CHANGED,
   FIXED_NOW,
-  LocalArtifactStore,
   MIGRATION_TASK,
   loadAttempt,
-  makeMavenBare,
-  readTree,
   removeRoot,
+  resumeFixture,
   runOnce,
-  startRun,
-  tempRoot,
 } from './pipeline-harness.js';
 
 /**
@@ -22,30 +16,19 @@ import {
  * crashing in the middle of a phase, and continued by a fresh invocation (fresh memfs, same
  * store) ends with the same commit and a byte-identical candidate.
  */
-let root: string;
-let bare: string;
-let reference: { result: PipelineResult; candidate: Record<string, string> };
 const RUN_ID = 'resume0000001';
 /** The continuing invocation runs an hour later: nothing that affects a SHA may come from its clock. */
 const LATER = { now: () => FIXED_NOW + 3_600_000 };
-
-function candidateOf(storeRoot: string): Record<string, string> {
-  return readTree(join(storeRoot, 'runs', 'local', 'orders', RUN_ID, 'candidate'));
-}
-
-async function fresh(name: string): Promise<{ store: LocalArtifactStore; dir: string; run: Awaited<ReturnType<typeof startRun>> }> {
-  const dir = join(root, name);
-  const store = new LocalArtifactStore(dir);
-  return { store, dir, run: await startRun(store, bare, RUN_ID, MIGRATION_TASK) };
-}
+let fixture: Awaited<ReturnType<typeof resumeFixture>>;
+let root: string;
+let bare: string;
+let reference: Awaited<ReturnType<typeof resumeFixture>>['reference'];
+const candidateOf = (storeRoot: string) => fixture.candidateOf(storeRoot);
+const fresh = (name: string) => fixture.fresh(name);
 
 beforeAll(async () => {
-  root = tempRoot('resume');
-  bare = join(root, 'orders.git');
-  makeMavenBare(bare);
-  const { store, dir, run } = await fresh('reference');
-  const result = await runOnce({ store, source: bare, ...run });
-  reference = { result, candidate: candidateOf(dir) };
+  fixture = await resumeFixture(RUN_ID, MIGRATION_TASK);
+  ({ root, bare, reference } = fixture);
 }, 60_000);
 
 afterAll(() => removeRoot(root));
