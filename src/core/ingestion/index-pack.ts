@@ -10,9 +10,10 @@ export class PackIndexError extends Error {}
 
 interface Entry {
   offset: number;
+  /** Where the zlib stream starts. */
+  dataAt: number;
   end: number;
   kind: number;
-  data: Uint8Array | undefined;
   baseOffset?: number;
   baseOid?: string;
   oid?: string;
@@ -20,9 +21,11 @@ interface Entry {
 }
 
 /**
- * Index a version-2 pack in one pass with native zlib and SHA-1 (what `git index-pack` does):
- * every object is inflated once, deltas are resolved against their bases, and the version-2
- * `.idx` is written. A thin pack (a delta whose base is not in the pack) is refused.
+ * Index a version-2 pack with native zlib and SHA-1 (what `git index-pack` does) and write the
+ * version-2 `.idx`. Memory stays near the largest delta chain, not the repository: the first
+ * pass hashes whole objects and keeps only offsets; deltas are then resolved with their bases
+ * inflated again on demand and kept only while a later delta still needs them. A thin pack (a
+ * delta whose base is not in the pack) is refused.
  */
 export function indexPack(pack: Uint8Array): { idx: Uint8Array; oids: string[]; packSha: string } {
   const view = new DataView(pack.buffer, pack.byteOffset, pack.byteLength);
@@ -42,7 +45,7 @@ export function indexPack(pack: Uint8Array): { idx: Uint8Array; oids: string[]; 
     let byte = pack[at++];
     const kind = (byte >> 4) & 7;
     while (byte & 0x80) byte = pack[at++];
-    const entry: Entry = { offset: start, end: 0, kind, data: undefined };
+    const entry: Entry = { offset: start, dataAt: 0, end: 0, kind };
     if (kind === OFS_DELTA) {
       byte = pack[at++];
       let rel = byte & 0x7f;
@@ -56,9 +59,13 @@ export function indexPack(pack: Uint8Array): { idx: Uint8Array; oids: string[]; 
       at += 20;
     } else if (!TYPE_NAMES[kind]) throw new PackIndexError(`unknown object type ${kind} at ${start}`);
     if (at >= trailer) throw new PackIndexError('truncated pack');
-    const inflated = inflateSync(pack.subarray(at, trailer), { info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
-    entry.data = inflated.buffer;
-    at += inflated.engine.bytesWritten;
+    entry.dataAt = at;
+    const inflated = inflateAt(pack, at, trailer);
+    if (kind !== OFS_DELTA && kind !== REF_DELTA) {
+      entry.type = kind;
+      entry.oid = objectId(kind, inflated.data);
+    }
+    at += inflated.consumed;
     entry.end = at;
     entries.push(entry);
     byOffset.set(start, entry);
@@ -66,26 +73,44 @@ export function indexPack(pack: Uint8Array): { idx: Uint8Array; oids: string[]; 
   if (at !== trailer) throw new PackIndexError('pack has trailing data');
 
   const byOid = new Map<string, Entry>();
-  for (const entry of entries) {
-    if (entry.kind !== OFS_DELTA && entry.kind !== REF_DELTA) {
-      entry.type = entry.kind;
-      entry.oid = objectId(entry.kind, entry.data!);
-      byOid.set(entry.oid, entry);
-    }
-  }
-  // Resolve deltas (iteratively: a base may itself be a delta, in any order for ref deltas).
-  const resolve = (entry: Entry, depth: number): void => {
-    if (entry.oid) return;
-    if (depth > 10_000) throw new PackIndexError('delta chain too deep');
+  for (const entry of entries) if (entry.oid) byOid.set(entry.oid, entry);
+  // How many deltas still need each base; a base's bytes are kept only while that is above zero.
+  const pending = new Map<Entry, number>();
+  const baseOf = (entry: Entry): Entry => {
     const base = entry.kind === OFS_DELTA ? byOffset.get(entry.baseOffset!) : byOid.get(entry.baseOid!);
     if (!base) throw new PackIndexError('delta base not in the pack (thin pack)');
-    resolve(base, depth + 1);
-    entry.data = applyDelta(base.data!, entry.data!);
-    entry.type = base.type;
-    entry.oid = objectId(entry.type!, entry.data);
-    byOid.set(entry.oid, entry);
+    return base;
   };
-  for (const entry of entries) resolve(entry, 0);
+  for (const entry of entries) if (entry.kind === OFS_DELTA) pending.set(byOffset.get(entry.baseOffset!)!, (pending.get(byOffset.get(entry.baseOffset!)!) ?? 0) + 1);
+  const hasRefDeltas = entries.some((e) => e.kind === REF_DELTA);
+  const cache = new Map<Entry, Uint8Array>();
+  const contentOf = (entry: Entry, depth: number): Uint8Array => {
+    const cached = cache.get(entry);
+    if (cached) return cached;
+    if (depth > 10_000) throw new PackIndexError('delta chain too deep');
+    const raw = inflateAt(pack, entry.dataAt, trailer).data;
+    let data = raw;
+    if (entry.kind === OFS_DELTA || entry.kind === REF_DELTA) {
+      const base = baseOf(entry);
+      data = applyDelta(contentOf(base, depth + 1), raw);
+      entry.type = base.type;
+      release(base);
+    }
+    if (hasRefDeltas || (pending.get(entry) ?? 0) > 0) cache.set(entry, data);
+    return data;
+  };
+  const release = (base: Entry): void => {
+    const left = (pending.get(base) ?? 0) - 1;
+    pending.set(base, left);
+    if (left <= 0 && !hasRefDeltas) cache.delete(base);
+  };
+  for (const entry of entries) {
+    if (entry.oid) continue;
+    const data = contentOf(entry, 0);
+    if (entry.type === undefined) throw new PackIndexError('delta without a resolvable type');
+    entry.oid = objectId(entry.type, data);
+    byOid.set(entry.oid, entry);
+  }
 
   const sorted = [...entries].sort((a, b) => (a.oid! < b.oid! ? -1 : a.oid! > b.oid! ? 1 : 0));
   const large = sorted.filter((e) => e.offset >= 0x80000000);
@@ -125,6 +150,12 @@ export function indexPack(pack: Uint8Array): { idx: Uint8Array; oids: string[]; 
   p += 20;
   idx.set(createHash('sha1').update(idx.subarray(0, p)).digest(), p);
   return { idx, oids: sorted.map((e) => e.oid!), packSha };
+}
+
+/** Inflate the zlib stream at `at`; `consumed` is how many compressed bytes it took. */
+function inflateAt(pack: Uint8Array, at: number, end: number): { data: Uint8Array; consumed: number } {
+  const result = inflateSync(pack.subarray(at, end), { info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+  return { data: result.buffer, consumed: result.engine.bytesWritten };
 }
 
 function objectId(kind: number, data: Uint8Array): string {
