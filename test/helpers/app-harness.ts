@@ -18,7 +18,7 @@ import { createWorkerHandler, parseWorkerKey, type InvocationContext } from '../
 import type { ArtifactStore, IssuedToken, TokenBroker, TokenRole } from '../../src/core/ports.js';
 import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-service.js';
 import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
-import { MIGRATION_CHANGED_FILES, MIGRATION_TASK } from '../fixtures/migration-task.js';
+import { DEMO_POLICY, MIGRATION_CHANGED_FILES, MIGRATION_TASK } from '../fixtures/migration-task.js';
 import { startGitHttpServer, type GitHttpServer } from './git-http-server.js';
 import { startGitHubStandin, type GitHubStandin, type RepoPermission, type SeedFile, type StandinRepoSeed } from './github-standin/index.js';
 import { encodeS3EventKey, startS3Server, type S3TestServer } from './s3-server.js';
@@ -60,15 +60,7 @@ export const READER = 'rick';
 export const HARNESS_START = Date.parse('2026-02-03T04:05:06.000Z');
 
 /** The trusted policy on the default branch unless `policy` is given. */
-export const DEFAULT_POLICY = `version: 1
-agent:
-  forbiddenPaths:
-    - .github/workflows/**
-  maxChangedFiles: 20
-  build:
-    commands:
-      - ./mvnw -B verify
-limits:
+export const DEFAULT_POLICY = `${DEMO_POLICY}limits:
   runsPerHour: 100
   maxOpenPullRequests: 20
 `;

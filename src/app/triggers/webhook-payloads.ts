@@ -54,20 +54,5 @@ export const IssuesClosedPayload = z.object({
 });
 export type IssuesClosedPayload = z.infer<typeof IssuesClosedPayload>;
 
-export const CheckSuiteCompletedPayload = z.object({
-  action: z.literal('completed'),
-  check_suite: z.object({
-    id: z.number().int(),
-    head_branch: z.string().nullable(),
-    head_sha: z.string(),
-    status: z.string().nullable().optional(),
-    conclusion: z.string().nullable(),
-    app: z.object({ slug: z.string().optional(), name: z.string().optional() }).nullable().optional(),
-    url: z.string().optional(),
-  }),
-  repository: Repository,
-  installation: Installation,
-});
-export type CheckSuiteCompletedPayload = z.infer<typeof CheckSuiteCompletedPayload>;
 
 export type RepositoryPayload = z.infer<typeof Repository>;

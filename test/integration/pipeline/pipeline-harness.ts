@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -20,15 +21,9 @@ export const fixedClock: Clock = { now: () => FIXED_NOW };
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-export const MIGRATION_POLICY = `version: 1
-agent:
-  forbiddenPaths:
-    - .github/workflows/**
-  maxChangedFiles: 20
-  build:
-    commands:
-      - ./mvnw -B verify
-`;
+/** The policy of the migration runs: the demo's (workflows forbidden, build commands for CI). */
+import { DEMO_POLICY as MIGRATION_POLICY } from '../../fixtures/migration-task.js';
+export { MIGRATION_POLICY };
 
 /** The issue 5 task (two recipe steps, no `paths`) and exactly the files it changes. */
 export { MIGRATION_TASK, MIGRATION_CHANGED_FILES as EXPECTED_CHANGED } from '../../fixtures/migration-task.js';
@@ -179,4 +174,14 @@ export async function resumeFixture(runId: string, task: string) {
   const { store, dir, run } = await fresh('reference');
   const result = await runOnce({ store, source: bare, ...run });
   return { root, bare, fresh, candidateOf, reference: { result, candidate: candidateOf(dir) } };
+}
+
+/** Register the resume fixture for a test file: built before its tests, removed after them. */
+export function useResumeFixture(runId: string, task: string): Awaited<ReturnType<typeof resumeFixture>> {
+  const state = {} as Awaited<ReturnType<typeof resumeFixture>>;
+  beforeAll(async () => {
+    Object.assign(state, await resumeFixture(runId, task));
+  }, 60_000);
+  afterAll(() => removeRoot(state.root));
+  return state;
 }

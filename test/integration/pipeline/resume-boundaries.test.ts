@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PHASE_NAMES } from '../../../src/core/phases/phase-contracts.js';
 import type { ArtifactStore } from '../../../src/core/ports.js';
 import {
@@ -6,8 +6,7 @@ import {
   FIXED_NOW,
   MIGRATION_TASK,
   loadAttempt,
-  removeRoot,
-  resumeFixture,
+  useResumeFixture,
   runOnce,
 } from './pipeline-harness.js';
 
@@ -19,46 +18,34 @@ import {
 const RUN_ID = 'resume0000001';
 /** The continuing invocation runs an hour later: nothing that affects a SHA may come from its clock. */
 const LATER = { now: () => FIXED_NOW + 3_600_000 };
-let fixture: Awaited<ReturnType<typeof resumeFixture>>;
-let root: string;
-let bare: string;
-let reference: Awaited<ReturnType<typeof resumeFixture>>['reference'];
-const candidateOf = (storeRoot: string) => fixture.candidateOf(storeRoot);
-const fresh = (name: string) => fixture.fresh(name);
-
-beforeAll(async () => {
-  fixture = await resumeFixture(RUN_ID, MIGRATION_TASK);
-  ({ root, bare, reference } = fixture);
-}, 60_000);
-
-afterAll(() => removeRoot(root));
+const fx = useResumeFixture(RUN_ID, MIGRATION_TASK);
 
 describe('resume after an interruption', () => {
   it('the uninterrupted reference run completes with a candidate over the expected files', () => {
-    expect(reference.result.status).toBe('COMPLETED');
-    expect(reference.result.headCommitSha).toMatch(/^[0-9a-f]{40}$/);
-    const names = Object.keys(reference.candidate);
+    expect(fx.reference.result.status).toBe('COMPLETED');
+    expect(fx.reference.result.headCommitSha).toMatch(/^[0-9a-f]{40}$/);
+    const names = Object.keys(fx.reference.candidate);
     expect(names).toEqual(expect.arrayContaining(['pr-candidate.json', 'pr-body.md', 'diff-summary.json']));
     expect(names.filter((n) => n.startsWith('changes/'))).toHaveLength(EXPECTED_CHANGED.length);
-    const candidate = JSON.parse(Buffer.from(reference.candidate['pr-candidate.json'], 'base64').toString('utf8'));
+    const candidate = JSON.parse(Buffer.from(fx.reference.candidate['pr-candidate.json'], 'base64').toString('utf8'));
     expect(candidate.files.map((f: { path: string }) => f.path).sort()).toEqual(EXPECTED_CHANGED);
   });
 
   // Boundary k: the first invocation runs k phases and yields; a fresh one continues.
   it.each(PHASE_NAMES.slice(1).map((phase, i) => [i + 1, phase] as const))('after %i phase(s), before %s: same commit, byte-identical candidate', async (k, nextPhase) => {
-    const { store, dir, run } = await fresh(`yield-${k}`);
+    const { store, dir, run } = await fx.fresh(`yield-${k}`);
     let asked = 0;
-    const first = await runOnce({ store, source: bare, ...run, shouldYield: () => ++asked === k });
+    const first = await runOnce({ store, source: fx.bare, ...run, shouldYield: () => ++asked === k });
     expect(first.status).toBe('SUSPENDED');
     const checkpoints = await store.list(`${run.keys.attempt(1).checkpointsPrefix}`);
     expect(checkpoints).toHaveLength(k);
     expect(await store.get(run.keys.candidate.prCandidate)).toBeUndefined();
 
-    const second = await runOnce({ store, source: bare, keys: run.keys, attempt: await loadAttempt(store, run.keys, 1), clock: LATER });
+    const second = await runOnce({ store, source: fx.bare, keys: run.keys, attempt: await loadAttempt(store, run.keys, 1), clock: LATER });
     expect(second.status).toBe('COMPLETED');
-    expect(second.headCommitSha).toBe(reference.result.headCommitSha);
-    expect(second.headTreeSha).toBe(reference.result.headTreeSha);
-    expect(candidateOf(dir)).toEqual(reference.candidate);
+    expect(second.headCommitSha).toBe(fx.reference.result.headCommitSha);
+    expect(second.headTreeSha).toBe(fx.reference.result.headTreeSha);
+    expect(fx.candidateOf(dir)).toEqual(fx.reference.candidate);
     const resumed = await ledgerTypes(store, run.keys.attempt(1).ledgerPrefix);
     expect(resumed.filter((e) => e.type === 'RESUMED')).toEqual([{ type: 'RESUMED', phase: PHASE_NAMES[k - 1] }]);
     expect(resumed.find((e) => e.type === 'SUSPENDED')?.phase).toBe(nextPhase);
