@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { HttpRepoSource } from '../src/app/git/http-repo-source.js';
-import { createMemoryFs } from '../src/app/memfs/memfs-adapter.js';
+import { createMemoryFs } from '../src/app/local/memfs-adapter.js';
 import { ingestRepository } from '../src/core/ingestion/ingest-repository.js';
 import { DEFAULT_INGESTION_POLICY } from '../src/core/ingestion/ingestion-policy.js';
 import { generateLargeRepo, gitEnv } from '../test/fixtures/make-repo.js';

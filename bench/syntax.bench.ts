@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { createNodeSyntaxService } from '../src/app/syntax/node-grammar-loader.js';
+import { createNodeSyntaxService } from '../src/app/local/node-grammar-loader.js';
 import type { SyntaxLanguage } from '../src/core/syntax/types.js';
 import type { BenchRecord } from './bench-record.js';
 

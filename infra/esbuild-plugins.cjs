@@ -2,7 +2,7 @@
 //
 // The tree-sitter runtime and grammars are .wasm files that esbuild does not bundle, and they
 // live in two packages (web-tree-sitter, tree-sitter-wasms). The worker reads them from ONE
-// directory named by DRAFTSMAN_WASM_DIR (src/app/syntax/node-grammar-loader.ts), so after the
+// directory named by DRAFTSMAN_WASM_DIR (src/app/local/node-grammar-loader.ts), so after the
 // worker's bundle is built this copies them into `<build dir>/__only_worker/wasm/`:
 // serverless-esbuild puts files under `__only_<function>/` into that function's zip only, with
 // the prefix stripped, so they land at `/var/task/wasm/` in the worker and nowhere else.

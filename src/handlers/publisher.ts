@@ -3,8 +3,8 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
 import { readConfig } from '../app/config.js';
 import { createGitHubApi } from '../app/github/github-api.js';
-import { LambdaTokenBroker } from '../app/github/lambda-token-broker.js';
-import { createPublisherHandler } from '../app/github/publisher-handler.js';
+import { LambdaTokenBroker } from '../app/tokens/lambda-token-broker.js';
+import { createPublisherHandler } from '../app/publisher/create-publisher-handler.js';
 import { JsonLogger } from '../app/logger.js';
 
 /**

@@ -2,9 +2,9 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
 import { readConfig } from '../app/config.js';
-import { sweepOpenAgentPullRequests } from '../app/github/ci-feedback.js';
+import { sweepOpenAgentPullRequests } from '../app/publisher/ci-feedback.js';
 import { createGitHubApi } from '../app/github/github-api.js';
-import { LambdaTokenBroker } from '../app/github/lambda-token-broker.js';
+import { LambdaTokenBroker } from '../app/tokens/lambda-token-broker.js';
 import { JsonLogger } from '../app/logger.js';
 import { sweep, type SweepReport } from '../app/sweeper/sweep.js';
 

@@ -1,5 +1,5 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { createTokenHandler, ssmPrivateKeyLoader, TokenHandlerEnv } from '../app/github/token-handler.js';
+import { createTokenHandler, ssmPrivateKeyLoader, TokenHandlerEnv } from '../app/tokens/token-handler.js';
 
 /**
  * token-write: mints a write-scoped installation token for one repository (DESIGN §2). One of

@@ -6,7 +6,7 @@ import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
 import { readSecureParameter } from '../app/aws/ssm-secret.js';
 import { readConfig } from '../app/config.js';
 import { createGitHubApi } from '../app/github/github-api.js';
-import { LambdaTokenBroker } from '../app/github/lambda-token-broker.js';
+import { LambdaTokenBroker } from '../app/tokens/lambda-token-broker.js';
 import { JsonLogger } from '../app/logger.js';
 import { createWebhookHandler } from '../app/webhook/create-webhook-handler.js';
 

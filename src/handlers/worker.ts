@@ -6,11 +6,11 @@ import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
 import { readSecureParameter } from '../app/aws/ssm-secret.js';
 import { readConfig } from '../app/config.js';
 import { createGitHubApi } from '../app/github/github-api.js';
-import { LambdaTokenBroker } from '../app/github/lambda-token-broker.js';
+import { LambdaTokenBroker } from '../app/tokens/lambda-token-broker.js';
 import { JsonLogger } from '../app/logger.js';
-import { createMemoryFs } from '../app/memfs/memfs-adapter.js';
+import { createMemoryFs } from '../app/local/memfs-adapter.js';
 import { OpenAiChatProvider } from '../app/model/openai-chat-provider.js';
-import { createNodeSyntaxService } from '../app/syntax/node-grammar-loader.js';
+import { createNodeSyntaxService } from '../app/local/node-grammar-loader.js';
 import { createWorkerHandler } from '../app/worker/create-worker-handler.js';
 
 /**

@@ -1,5 +1,5 @@
 import git from 'isomorphic-git';
-import { createMemoryFs } from '../../src/app/memfs/memfs-adapter.js';
+import { createMemoryFs } from '../../src/app/local/memfs-adapter.js';
 import type { FsLike } from '../../src/core/ports.js';
 import { openWorkspace, type FileMode, type ObjectWorkspace } from '../../src/core/workspace/workspace.js';
 

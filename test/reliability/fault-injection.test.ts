@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubApi } from '../../src/app/github/github-api.js';
-import { InProcessTokenBroker } from '../../src/app/github/in-process-token-broker.js';
+import { InProcessTokenBroker } from '../../src/app/tokens/in-process-token-broker.js';
 import { HARNESS_APP_ID, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
 /**

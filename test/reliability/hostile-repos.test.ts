@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliIo } from '../../src/app/cli/run-cli.js';
 import { LocalRepoSource } from '../../src/app/git/local-repo-source.js';
 import { HttpRepoSource } from '../../src/app/git/http-repo-source.js';
-import { createMemoryFs } from '../../src/app/memfs/memfs-adapter.js';
+import { createMemoryFs } from '../../src/app/local/memfs-adapter.js';
 import { IngestionError } from '../../src/core/errors.js';
 import type { IngestionArtifact, PolicyScanArtifact } from '../../src/core/ingestion/artifacts.js';
 import { ingestRepository, type IngestResult } from '../../src/core/ingestion/ingest-repository.js';

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRepoSource } from '../../src/app/git/local-repo-source.js';
-import { InProcessTokenBroker } from '../../src/app/github/in-process-token-broker.js';
-import { TOKEN_SCOPES } from '../../src/app/github/token-scopes.js';
+import { InProcessTokenBroker } from '../../src/app/tokens/in-process-token-broker.js';
+import { TOKEN_SCOPES } from '../../src/app/tokens/token-scopes.js';
 import { CapturingLogger, REDACTED } from '../../src/app/logger.js';
-import { createMemoryFs } from '../../src/app/memfs/memfs-adapter.js';
+import { createMemoryFs } from '../../src/app/local/memfs-adapter.js';
 import { IngestionError } from '../../src/core/errors.js';
 import { redactSecrets } from '../../src/core/git/secret-scan.js';
 import { checkStagePath, policyDenial } from '../../src/core/git/stage-paths.js';

@@ -1,10 +1,10 @@
 import type { S3Event } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubApi } from '../../src/app/github/github-api.js';
-import { InProcessTokenBroker } from '../../src/app/github/in-process-token-broker.js';
+import { InProcessTokenBroker } from '../../src/app/tokens/in-process-token-broker.js';
 import { CapturingLogger } from '../../src/app/logger.js';
-import { createMemoryFs } from '../../src/app/memfs/memfs-adapter.js';
-import { createNodeSyntaxService } from '../../src/app/syntax/node-grammar-loader.js';
+import { createMemoryFs } from '../../src/app/local/memfs-adapter.js';
+import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
 import { createWorkerHandler } from '../../src/app/worker/create-worker-handler.js';
 import { PHASE_NAMES } from '../../src/core/phases/phase-contracts.js';
 import type { ArtifactStore } from '../../src/core/ports.js';

@@ -28,9 +28,9 @@ import { identityFromLocalPath, identityFromUrl } from '../git/repo-identity.js'
 import { LocalArtifactStore } from '../local/local-artifact-store.js';
 import { nodeFs } from '../local/node-fs.js';
 import { JsonLogger } from '../logger.js';
-import { createMemoryFs } from '../memfs/memfs-adapter.js';
+import { createMemoryFs } from '../local/memfs-adapter.js';
 import { OpenAiChatProvider } from '../model/openai-chat-provider.js';
-import { createNodeSyntaxService } from '../syntax/node-grammar-loader.js';
+import { createNodeSyntaxService } from '../local/node-grammar-loader.js';
 import { TerminalReporter } from './terminal-reporter.js';
 
 /** What a CLI invocation talks to; tests replace the clock, streams and environment. */

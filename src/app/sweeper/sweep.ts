@@ -4,7 +4,7 @@ import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports
 import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { renderProgressComment } from '../github/progress-comment.js';
-import { IssueLatest, IssueLock } from '../triggers/trigger-service.js';
+import { IssueLatest, IssueLock } from '../webhook/trigger-service.js';
 
 /** Statuses of a run that is still supposed to be making progress. */
 const ACTIVE_STATUSES = new Set(['QUEUED', 'RUNNING']);
@@ -25,7 +25,7 @@ export interface SweepDeps {
   stuckAfterMs?: number;
   /**
    * Optional CI poll hook, called with every repository that has runs (from `issues/`): in
-   * production `sweepOpenAgentPullRequests` of src/app/github/ci-feedback.ts, which writes
+   * production `sweepOpenAgentPullRequests` of src/app/publisher/ci-feedback.ts, which writes
    * `ci/poll-<sha>.json` when an open agent PR's checks changed. Returns the keys written.
    */
   pollCi?: (repositories: { owner: string; repo: string }[]) => Promise<string[]>;

@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { Probot, ProbotOctokit } from 'probot';
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
-import { onPullRequestClosed, recordCheckSuite, recordCommitStatus } from '../github/ci-feedback.js';
+import { onPullRequestClosed, recordCheckSuite, recordCommitStatus } from '../publisher/ci-feedback.js';
 import type { GitHubApi } from '../github/github-api.js';
-import { draftsmanApp } from '../probot-app.js';
-import { TriggerService } from '../triggers/trigger-service.js';
+import { draftsmanApp } from './probot-app.js';
+import { TriggerService } from './trigger-service.js';
 import { receiveWebhook } from './receive-webhook.js';
 
 export interface WebhookHandlerDeps {

@@ -11,7 +11,7 @@ import { decodeS3EventKey } from '../aws/s3-artifact-store.js';
 import { HttpRepoSource } from '../git/http-repo-source.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { IssueCommentReporter } from '../github/progress-comment.js';
-import { CancelMarker, IssueLatest } from '../triggers/trigger-service.js';
+import { CancelMarker, IssueLatest } from '../webhook/trigger-service.js';
 import { ProgressTracker } from './progress-tracker.js';
 
 export const MAX_CONTINUATIONS = 3;

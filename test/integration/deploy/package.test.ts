@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PublisherS3Event } from '../../../src/app/github/publisher-handler.js';
+import { PublisherS3Event } from '../../../src/app/publisher/create-publisher-handler.js';
 import { runKeys } from '../../../src/core/artifacts/keys.js';
 
 /**

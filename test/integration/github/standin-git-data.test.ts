@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintInstallationToken } from '../../../src/app/github/mint-installation-token.js';
-import { scopesFor } from '../../../src/app/github/token-scopes.js';
+import { mintInstallationToken } from '../../../src/app/tokens/mint-installation-token.js';
+import { scopesFor } from '../../../src/app/tokens/token-scopes.js';
 import { startGitHubStandin, type GitHubStandin } from '../../helpers/github-standin/index.js';
 import { api, fixedClock, git, refereeRepo, refereeTree, testAppKey } from './standin-fixture.js';
 

@@ -1,6 +1,6 @@
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InProcessTokenBroker } from '../../../src/app/github/in-process-token-broker.js';
+import { InProcessTokenBroker } from '../../../src/app/tokens/in-process-token-broker.js';
 import { startGitHubStandin, type GitHubStandin } from '../../helpers/github-standin/index.js';
 import { fixedClock, testAppKey } from './standin-fixture.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAppJwt } from '../../../src/app/github/app-jwt.js';
-import { InProcessTokenBroker } from '../../../src/app/github/in-process-token-broker.js';
-import { mintInstallationToken, TokenError } from '../../../src/app/github/mint-installation-token.js';
-import { createTokenHandler } from '../../../src/app/github/token-handler.js';
-import { scopesFor, TOKEN_SCOPES } from '../../../src/app/github/token-scopes.js';
+import { createAppJwt } from '../../../src/app/tokens/app-jwt.js';
+import { InProcessTokenBroker } from '../../../src/app/tokens/in-process-token-broker.js';
+import { mintInstallationToken, TokenError } from '../../../src/app/tokens/mint-installation-token.js';
+import { createTokenHandler } from '../../../src/app/tokens/token-handler.js';
+import { scopesFor, TOKEN_SCOPES } from '../../../src/app/tokens/token-scopes.js';
 import type { Logger } from '../../../src/core/ports.js';
 import { startGitHubStandin, type GitHubStandin } from '../../helpers/github-standin/index.js';
 import { api, fixedClock, testAppKey } from './standin-fixture.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryFs } from '../../../src/app/memfs/memfs-adapter.js';
+import { createMemoryFs } from '../../../src/app/local/memfs-adapter.js';
 import { HttpRepoSource } from '../../../src/app/git/http-repo-source.js';
 import { LocalRepoSource } from '../../../src/app/git/local-repo-source.js';
 import { IngestionError } from '../../../src/core/errors.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMemoryFs } from '../../../src/app/memfs/memfs-adapter.js';
+import { createMemoryFs } from '../../../src/app/local/memfs-adapter.js';
 import type { Logger, RepoSource } from '../../../src/core/ports.js';
 import { ingestRepository, type IngestRequest } from '../../../src/core/ingestion/ingest-repository.js';
 import { DEFAULT_INGESTION_POLICY, type IngestionPolicy } from '../../../src/core/ingestion/ingestion-policy.js';

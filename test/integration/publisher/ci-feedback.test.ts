@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { onPullRequestClosed, recordCheckSuite, sweepOpenAgentPullRequests } from '../../../src/app/github/ci-feedback.js';
-import { CiEvent } from '../../../src/app/github/ci-event.js';
-import { PublishRecord } from '../../../src/app/github/publish-record.js';
+import { onPullRequestClosed, recordCheckSuite, sweepOpenAgentPullRequests } from '../../../src/app/publisher/ci-feedback.js';
+import { CiEvent } from '../../../src/app/webhook/ci-event.js';
+import { PublishRecord } from '../../../src/app/publisher/publish-record.js';
 import { readArtifact } from '../../../src/core/artifacts/artifact-io.js';
 import { RunRecord } from '../../../src/core/runs/run-request.js';
 import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';

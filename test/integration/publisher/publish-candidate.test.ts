@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readArtifact, readArtifactIfPresent } from '../../../src/core/artifacts/artifact-io.js';
 import { lockKey } from '../../../src/core/artifacts/keys.js';
 import { AttemptRequest, RunRecord } from '../../../src/core/runs/run-request.js';
-import { PublishRecord } from '../../../src/app/github/publish-record.js';
+import { PublishRecord } from '../../../src/app/publisher/publish-record.js';
 import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
 import { deliver, FULL, moveBase, OWNER, REPO, startScenario, writeCandidate, writesTo, type Scenario } from './publisher-fixture.js';
 

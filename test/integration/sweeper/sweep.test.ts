@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { S3ArtifactStore } from '../../../src/app/aws/s3-artifact-store.js';
 import { createGitHubApi } from '../../../src/app/github/github-api.js';
-import { InProcessTokenBroker } from '../../../src/app/github/in-process-token-broker.js';
+import { InProcessTokenBroker } from '../../../src/app/tokens/in-process-token-broker.js';
 import { CapturingLogger } from '../../../src/app/logger.js';
 import { sweep, type SweepDeps } from '../../../src/app/sweeper/sweep.js';
-import { IssueLatest, IssueLock } from '../../../src/app/triggers/trigger-service.js';
+import { IssueLatest, IssueLock } from '../../../src/app/webhook/trigger-service.js';
 import { readArtifactIfPresent, writeArtifact } from '../../../src/core/artifacts/artifact-io.js';
 import { issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
 import { RunRecord, RunRequest } from '../../../src/core/runs/run-request.js';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
 import { parseClusters, topLevelModule } from '../../../src/core/pipeline/parse-clusters.js';
-import { createNodeSyntaxService } from '../../../src/app/syntax/node-grammar-loader.js';
+import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
 
 describe('parseClusters', () => {

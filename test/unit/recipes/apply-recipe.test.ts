@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createNodeSyntaxService } from '../../../src/app/syntax/node-grammar-loader.js';
+import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
 import { applyRecipe } from '../../../src/core/engines/recipe/apply-recipe.js';
 import { recipeCandidates } from '../../../src/core/engines/recipe/recipe-candidates.js';
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createNodeSyntaxService } from '../../../src/app/syntax/node-grammar-loader.js';
+import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
 import { applyRecipeToFile } from '../../../src/core/engines/recipe/apply-recipe-to-file.js';
 import { RecipeStep } from '../../../src/core/task/recipe-steps.js';

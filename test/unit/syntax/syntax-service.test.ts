@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createNodeSyntaxService } from '../../../src/app/syntax/node-grammar-loader.js';
+import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
 import { createSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
 import { SyntaxServiceError } from '../../../src/core/syntax/syntax-error.js';
@@ -161,7 +161,7 @@ describe('parseProblems', () => {
 describe('createSyntaxService', () => {
   it('loads only the grammars asked for, through the loader', async () => {
     const asked: string[] = [];
-    const base = (await import('../../../src/app/syntax/node-grammar-loader.js')).createNodeGrammarLoader();
+    const base = (await import('../../../src/app/local/node-grammar-loader.js')).createNodeGrammarLoader();
     const service = await createSyntaxService(async (name) => {
       asked.push(name);
       return base(name);
@@ -173,14 +173,14 @@ describe('createSyntaxService', () => {
   });
 
   it('wraps a grammar that cannot load in a typed error', async () => {
-    const base = (await import('../../../src/app/syntax/node-grammar-loader.js')).createNodeGrammarLoader();
+    const base = (await import('../../../src/app/local/node-grammar-loader.js')).createNodeGrammarLoader();
     const failing = createSyntaxService(async (name) => (name === 'tree-sitter' ? base(name) : new Uint8Array([0, 1, 2])), { languages: ['java'] });
     await expect(failing).rejects.toBeInstanceOf(SyntaxServiceError);
     await expect(failing).rejects.toMatchObject({ reason: 'GRAMMAR_LOAD_FAILED' });
   });
 
   it('reads grammars from a wasm directory when one is given', async () => {
-    const { createNodeGrammarLoader } = await import('../../../src/app/syntax/node-grammar-loader.js');
+    const { createNodeGrammarLoader } = await import('../../../src/app/local/node-grammar-loader.js');
     const loader = createNodeGrammarLoader({ wasmDir: '/nonexistent-wasm-dir' });
     await expect(loader('java')).rejects.toMatchObject({ code: 'ENOENT', path: '/nonexistent-wasm-dir/tree-sitter-java.wasm' });
     await expect(loader('../etc')).rejects.toThrow(/not a grammar name/);

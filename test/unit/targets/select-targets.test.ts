@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createNodeSyntaxService } from '../../../src/app/syntax/node-grammar-loader.js';
+import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
 import { buildRepoMap } from '../../../src/core/repomap/build-repo-map.js';
 import { FileContents } from '../../../src/core/repomap/file-contents.js';
 import { createGlobPathRules } from '../../../src/core/repomap/path-rules.js';

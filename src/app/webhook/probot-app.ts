@@ -1,7 +1,7 @@
 import type { ApplicationFunction } from 'probot';
-import type { Logger } from '../core/ports.js';
-import type { TriggerService } from './triggers/trigger-service.js';
-import { IssueCommentCreatedPayload, IssuesClosedPayload, IssuesLabeledPayload } from './triggers/webhook-payloads.js';
+import type { Logger } from '../../core/ports.js';
+import type { TriggerService } from './trigger-service.js';
+import { IssueCommentCreatedPayload, IssuesClosedPayload, IssuesLabeledPayload } from './webhook-payloads.js';
 
 export interface DraftsmanAppDeps {
   triggers: TriggerService;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CiStatus } from '../../core/ports.js';
-import type { GitHubApi } from './github-api.js';
+import type { GitHubApi } from '../github/github-api.js';
 
 const Sha = z.string().regex(/^[0-9a-f]{40}$/);
 

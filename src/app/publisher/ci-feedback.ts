@@ -4,9 +4,9 @@ import { runKeys as keysOf, type RunKeys } from '../../core/artifacts/keys.js';
 import { renderVerificationSection, replaceVerificationSection } from '../../core/phases/run-report.js';
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
 import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
-import { CiEvent, parseAgentBranch, readCiSnapshot, type CiSnapshot } from './ci-event.js';
-import type { GitHubApi } from './github-api.js';
-import { renderProgressComment } from './progress-comment.js';
+import { CiEvent, parseAgentBranch, readCiSnapshot, type CiSnapshot } from '../webhook/ci-event.js';
+import type { GitHubApi } from '../github/github-api.js';
+import { renderProgressComment } from '../github/progress-comment.js';
 import type { PublishDeps } from './publish-candidate.js';
 import { PublishRecord } from './publish-record.js';
 

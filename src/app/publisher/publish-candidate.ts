@@ -13,9 +13,9 @@ import { AttemptRequest, RunRecord, RunRequest } from '../../core/runs/run-reque
 import { parseTask } from '../../core/task/parse-task.js';
 import type { TaskContract } from '../../core/task/task-contract.js';
 import { TaskError } from '../../core/task/task-error.js';
-import { IssueLatest, IssueLock, CancelMarker } from '../triggers/trigger-service.js';
-import type { GitHubApi } from './github-api.js';
-import { parseProgressPhases, renderProgressComment } from './progress-comment.js';
+import { IssueLatest, IssueLock, CancelMarker } from '../webhook/trigger-service.js';
+import type { GitHubApi } from '../github/github-api.js';
+import { parseProgressPhases, renderProgressComment } from '../github/progress-comment.js';
 import { PublishError } from './publish-error.js';
 import { PublishRecord } from './publish-record.js';
 
