@@ -14,6 +14,11 @@ export const AppConfig = z.object({
   WEBHOOK_SECRET_PARAMETER: z.string().min(1).optional(),
   TOKEN_READ_FUNCTION: z.string().min(1).optional(),
   TOKEN_WRITE_FUNCTION: z.string().min(1).optional(),
+  /** The worker function the dispatcher starts, and the run-session function the worker calls. */
+  WORKER_FUNCTION: z.string().min(1).optional(),
+  RUN_SESSION_FUNCTION: z.string().min(1).optional(),
+  /** RunWorkerRole, which run-session assumes for a worker's run-scoped S3 credentials. */
+  RUN_WORKER_ROLE_ARN: z.string().startsWith('arn:').optional(),
   MODEL_BASE_URL: z.string().url().optional(),
   MODEL_NAME: z.string().optional(),
   /** SSM SecureString parameter holding the model API key (read by the worker only). */

@@ -1,12 +1,13 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import type { Context, S3Event } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
+import { lambdaRunSessionInvoker } from '../app/dispatch/aws-adapters.js';
+import { runSessionOpener } from '../app/dispatch/run-session-client.js';
 import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
 import { readSecureParameter } from '../app/aws/ssm-secret.js';
 import { readConfig } from '../app/config.js';
 import { createGitHubApi } from '../app/github/github-api.js';
-import { LambdaTokenBroker } from '../app/tokens/lambda-token-broker.js';
 import { JsonLogger } from '../app/logger.js';
 import { createMemoryFs } from '../app/local/memfs-adapter.js';
 import { OpenAiChatProvider } from '../app/model/openai-chat-provider.js';
@@ -14,20 +15,29 @@ import { createNodeSyntaxService } from '../app/local/node-grammar-loader.js';
 import { createWorkerHandler } from '../app/worker/create-worker-handler.js';
 
 /**
- * worker: S3 ObjectCreated for request.json / attempts/<n>/request.json / continue-<k>.json ->
- * lease -> token-read token -> the pipeline in memory -> the candidate. It may invoke
- * token-read only, so it can never obtain a token that writes code.
+ * worker: invoked by the dispatcher with `{key, capability}` -> run-session (S3 credentials
+ * for this run only, a read token for the run's repository) -> lease -> the pipeline in
+ * memory -> the candidate. Its own role has no S3 rights and may invoke run-session only.
  */
 const config = readConfig(process.env);
-if (!config.TOKEN_READ_FUNCTION) throw new Error('TOKEN_READ_FUNCTION is required');
+if (!config.RUN_SESSION_FUNCTION) throw new Error('RUN_SESSION_FUNCTION is required');
 const logger = new JsonLogger({ level: config.LOG_LEVEL, bindings: { fn: 'worker' } });
 const modelKey = config.MODEL_API_KEY_PARAMETER ? await readSecureParameter(new SSMClient({}), config.MODEL_API_KEY_PARAMETER) : undefined;
 if (modelKey) logger.redact(modelKey);
 let syntax: ReturnType<typeof createNodeSyntaxService> | undefined;
+const sse = config.ARTIFACT_KMS_KEY_ID ? { type: 'aws:kms' as const, kmsKeyId: config.ARTIFACT_KMS_KEY_ID } : { type: 'AES256' as const };
 
 const handle = createWorkerHandler({
-  store: new S3ArtifactStore({ client: new S3Client({ maxAttempts: 1 }), bucket: config.ARTIFACT_BUCKET, sse: config.ARTIFACT_KMS_KEY_ID ? { type: 'aws:kms', kmsKeyId: config.ARTIFACT_KMS_KEY_ID } : { type: 'AES256' } }),
-  tokens: new LambdaTokenBroker({ client: new LambdaClient({}), functionName: config.TOKEN_READ_FUNCTION, role: 'read' }),
+  session: runSessionOpener({
+    invoke: lambdaRunSessionInvoker(new LambdaClient({}), config.RUN_SESSION_FUNCTION),
+    storeFor: (credentials) =>
+      new S3ArtifactStore({
+        client: new S3Client({ maxAttempts: 1, credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, sessionToken: credentials.sessionToken } }),
+        bucket: config.ARTIFACT_BUCKET,
+        sse,
+      }),
+    redact: (value) => logger.redact(value),
+  }),
   github: (token) => createGitHubApi({ token, baseUrl: config.GITHUB_API_URL }),
   clock: { now: () => Date.now() },
   logger,
@@ -37,4 +47,4 @@ const handle = createWorkerHandler({
   identity: { name: `${config.GITHUB_APP_SLUG}[bot]`, email: `${config.GITHUB_APP_SLUG}[bot]@users.noreply.github.com` },
 });
 
-export const handler = (event: S3Event, context: Context): Promise<void> => handle(event, context);
+export const handler = (event: unknown, context: Context): Promise<void> => handle(event, context);

@@ -1,11 +1,15 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, S3Event, S3EventRecord } from 'aws-lambda';
 import { sign } from '@octokit/webhooks-methods';
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo, Socket } from 'node:net';
 import { S3ArtifactStore, decodeS3EventKey } from '../../src/app/aws/s3-artifact-store.js';
 import { createGitHubApi } from '../../src/app/github/github-api.js';
+import { createDispatcherHandler } from '../../src/app/dispatch/create-dispatcher-handler.js';
+import { createRunSessionHandler } from '../../src/app/dispatch/create-run-session-handler.js';
+import { runSessionOpener } from '../../src/app/dispatch/run-session-client.js';
+import type { PolicyDocument } from '../../src/app/dispatch/session-policy.js';
 import { InProcessTokenBroker } from '../../src/app/tokens/in-process-token-broker.js';
 import { createPublisherHandler, type PublisherResult } from '../../src/app/publisher/create-publisher-handler.js';
 import { TOKEN_SCOPES } from '../../src/app/tokens/token-scopes.js';
@@ -20,6 +24,8 @@ import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-serv
 import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
 import { DEMO_POLICY, MIGRATION_CHANGED_FILES, MIGRATION_TASK } from '../fixtures/migration-task.js';
 import { startGitHttpServer, type GitHttpServer } from './git-http-server.js';
+import { policyScopedStore } from './iam-policy.js';
+import { roleStatements } from './stack-roles.js';
 import { startGitHubStandin, type GitHubStandin, type RepoPermission, type SeedFile, type StandinRepoSeed } from './github-standin/index.js';
 import { encodeS3EventKey, startS3Server, type S3TestServer } from './s3-server.js';
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedModelServerOptions } from './scripted-model-server.js';
@@ -344,11 +350,52 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     apiUrl: standin.url,
   });
 
+  // The trust chain as deployed: S3 events go to the dispatcher, which invokes the worker with
+  // a capability; the worker trades it at run-session for a store that enforces RunWorkerRole
+  // (from infra/roles.yml) and the session policy, and for its run's read token.
   const interceptors = new Set<(key: string) => void | Promise<void>>();
-  const workerStore = interceptWrites(store, interceptors);
-  const worker = createWorkerHandler({
-    store: workerStore,
+  const runWorkerRole = roleStatements('RunWorkerRole', { bucket: s3.bucket });
+  const vended = new Map<string, { policy?: PolicyDocument; tags: Record<string, string> }>();
+  const sessionSecrets: string[] = [];
+  const runSession = createRunSessionHandler({
+    store,
+    clock,
+    logger: new CapturingLogger({ clock, bindings: { fn: 'runSession' } }, logs),
+    credentials: {
+      async issue(input) {
+        const n = vended.size + 1;
+        const credentials = { accessKeyId: `ASIAHARNESS${n}`, secretAccessKey: `harness-secret-access-key-${n}`, sessionToken: `harness-session-token-${n}`, expiration: new Date(clock.now() + input.durationSeconds * 1000).toISOString() };
+        vended.set(credentials.accessKeyId, { policy: input.policy, tags: Object.fromEntries(input.tags.map((t) => [t.Key, t.Value])) });
+        sessionSecrets.push(credentials.secretAccessKey, credentials.sessionToken);
+        return credentials;
+      },
+    },
     tokens: broker('worker', 'read'),
+    bucket: s3.bucket,
+  });
+  let capabilities = 0;
+  const dispatcherFor = (context: InvocationContext) =>
+    createDispatcherHandler({
+      store,
+      clock,
+      logger: new CapturingLogger({ clock, bindings: { fn: 'dispatcher' } }, logs),
+      random: (size) => createHash('sha256').update(`harness-capability-${++capabilities}`).digest().subarray(0, size),
+      invokeWorker: async (invocation) => {
+        sessionSecrets.push(invocation.capability);
+        await worker(invocation, context);
+      },
+    });
+  const worker = createWorkerHandler({
+    session: runSessionOpener({
+      invoke: (invocation) => runSession(invocation),
+      storeFor: (credentials) => {
+        const session = vended.get(credentials.accessKeyId);
+        if (!session) throw new Error('credentials run-session never vended');
+        const layers = session.policy ? [runWorkerRole, session.policy.Statement] : [runWorkerRole];
+        return interceptWrites(policyScopedStore(store, s3.bucket, layers, session.tags), interceptors);
+      },
+      redact: (value) => loggers.worker.redact(value),
+    }),
     github: (token) => createGitHubApi({ token, baseUrl: standin.url, sleep: async () => {} }),
     clock,
     logger: loggers.worker,
@@ -426,7 +473,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
         try {
           if (fn === 'worker') {
             const context: InvocationContext = { awsRequestId: `worker-${invocations}`, getRemainingTimeInMillis: options.remainingTimeMs ?? (() => 15 * 60_000) };
-            await worker(event, context);
+            await dispatcherFor(context)(event);
           } else {
             dispatch.publisher = await publisher(event);
           }
@@ -459,6 +506,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     // Any one line of the key's base64 body is enough to call it a leak.
     for (const line of privateKeyPem.split('\n')) if (line.length >= 40 && !line.startsWith('-----')) out.push({ label: 'private-key', value: line });
     out.push({ label: 'canary', value: secret });
+    for (const value of sessionSecrets) out.push({ label: 'run-session', value });
     if (modelServer) out.push({ label: 'model-api-key', value: MODEL_API_KEY });
     return out;
   };

@@ -1,4 +1,3 @@
-import type { S3Event } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubApi } from '../../src/app/github/github-api.js';
 import { InProcessTokenBroker } from '../../src/app/tokens/in-process-token-broker.js';
@@ -30,8 +29,8 @@ class Killed extends Error {}
 function workerWith(store: ArtifactStore) {
   const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
   return createWorkerHandler({
-    store,
-    tokens: new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, sleep: async () => {}, role: 'read' }),
+    // The run session is fixed here: this test is about resuming, not about the trust chain.
+    session: async () => ({ store, tokens: new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, sleep: async () => {}, role: 'read' }) }),
     github: (token) => createGitHubApi({ token, baseUrl: h.standin.url, sleep: async () => {} }),
     clock: h.clock,
     logger: new CapturingLogger({ clock: h.clock }),
@@ -60,8 +59,9 @@ function killingStore(inner: ArtifactStore, at: RegExp): ArtifactStore & { kille
   };
 }
 
-function s3Event(key: string): S3Event {
-  return { Records: [{ eventName: 'ObjectCreated:Put', s3: { bucket: { name: h.s3.bucket }, object: { key } } }] } as unknown as S3Event;
+/** What the dispatcher hands the worker (the capability is not checked by this test's session). */
+function s3Event(key: string): { key: string; capability: string } {
+  return { key, capability: 'c'.repeat(43) };
 }
 
 async function candidate(): Promise<Map<string, string>> {

@@ -1,13 +1,13 @@
-import type { S3Event } from 'aws-lambda';
 import { z } from 'zod';
 import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArtifactVersioned, writeArtifact } from '../../core/artifacts/artifact-io.js';
 import { issueLatestKey, lockKey, runKeys, type RunKeys } from '../../core/artifacts/keys.js';
 import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
-import type { ArtifactStore, CiStatus, CiStatusReader, Clock, FsLike, Logger, ModelProvider, TokenBroker } from '../../core/ports.js';
+import type { ArtifactStore, CiStatus, CiStatusReader, Clock, FsLike, Logger, ModelProvider } from '../../core/ports.js';
 import { loadAttempt } from '../../core/runs/attempts.js';
 import type { RunRequest } from '../../core/runs/run-request.js';
 import type { TreeSyntaxService } from '../../core/syntax/create-syntax-service.js';
-import { decodeS3EventKey } from '../aws/s3-artifact-store.js';
+import { WorkerInvocation } from '../dispatch/dispatch-record.js';
+import type { RunSession, RunSessionOpener } from '../dispatch/run-session-client.js';
 import { HttpRepoSource } from '../git/http-repo-source.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { IssueCommentReporter } from '../github/progress-comment.js';
@@ -38,9 +38,11 @@ const Continuation = z.object({
 });
 
 export interface WorkerDeps {
-  store: ArtifactStore;
-  /** A broker for the read role only: the worker can never obtain a token that writes code. */
-  tokens: TokenBroker;
+  /**
+   * Trades the dispatcher's capability for the run's store and read token: the worker holds
+   * no S3 rights and no token of its own, so it can reach its own run and repository only.
+   */
+  session: RunSessionOpener;
   github: (token: string) => GitHubApi;
   clock: Clock;
   logger: Logger & { redact?: (value: string) => void };
@@ -68,26 +70,28 @@ export function parseWorkerKey(key: string): { owner: string; repo: string; runI
   return { owner: match[1], repo: match[2], runId: match[3], attempt, continuation: match[5] ? Number(match[5]) : 0 };
 }
 
+/** The worker's dependencies once its run session is open. */
+type RunDeps = Omit<WorkerDeps, 'session'> & RunSession;
+
 /**
- * The worker: for each `request.json`, `attempts/<n>/request.json` or `continue-<k>.json`,
- * lease the attempt (a duplicate delivery exits quietly), mint a read token, run the pipeline
+ * The worker: invoked by the dispatcher with `{key, capability}` for a `request.json`,
+ * `attempts/<n>/request.json` or `continue-<k>.json`; opens its run session, leases the attempt (a duplicate delivery exits quietly), mint a read token, run the pipeline
  * in memory, and stop in time to write the next continuation (at most three).
  */
 export function createWorkerHandler(deps: WorkerDeps) {
-  return async (event: S3Event, context: InvocationContext = {}): Promise<void> => {
-    for (const record of event.Records ?? []) {
-      const key = decodeS3EventKey(record.s3.object.key);
-      const target = parseWorkerKey(key);
-      if (!target) {
-        deps.logger.info('worker ignored key', { key });
-        continue;
-      }
-      await runOne(deps, target, context);
+  return async (event: unknown, context: InvocationContext = {}): Promise<void> => {
+    const invocation = WorkerInvocation.parse(event);
+    const target = parseWorkerKey(invocation.key);
+    if (!target) {
+      deps.logger.info('worker ignored key', { key: invocation.key });
+      return;
     }
+    const { session, ...rest } = deps;
+    await runOne({ ...rest, ...(await session(invocation)) }, target, context);
   };
 }
 
-async function runOne(deps: WorkerDeps, target: NonNullable<ReturnType<typeof parseWorkerKey>>, context: InvocationContext): Promise<PipelineResult | undefined> {
+async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parseWorkerKey>>, context: InvocationContext): Promise<PipelineResult | undefined> {
   const { store, clock, logger } = deps;
   const keys = runKeys(target.owner, target.repo, target.runId);
   const attemptKeys = keys.attempt(target.attempt);
@@ -222,7 +226,7 @@ function describeOutcome(result: PipelineResult): string {
   }
 }
 
-async function failRun(deps: WorkerDeps, keys: RunKeys, request: RunRequest, attempt: number, reason: string, tracker: ProgressTracker): Promise<void> {
+async function failRun(deps: RunDeps, keys: RunKeys, request: RunRequest, attempt: number, reason: string, tracker: ProgressTracker): Promise<void> {
   const { store, clock } = deps;
   const existing = await store.get(keys.run);
   const now = new Date(clock.now()).toISOString();

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { putArtifactIfAbsent, readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
+import { runKeys } from '../../core/artifacts/keys.js';
+import type { ArtifactStore, Clock, Logger } from '../../core/ports.js';
+import { RunRequest } from '../../core/runs/run-request.js';
+import { decodeS3EventKey } from '../aws/s3-artifact-store.js';
+import { CAPABILITY_TTL_MS, DispatchRecord, dispatchKey, newCapability, RunSessionError, type WorkerInvocation } from './dispatch-record.js';
+import { parseRunTrigger, type RunTrigger } from './run-key.js';
+
+/** The S3 notification shape (also what the EventBridge rule's input transformer renders). */
+export const BucketEvent = z.object({
+  Records: z.array(z.object({ eventName: z.string(), s3: z.object({ object: z.object({ key: z.string().min(1) }) }) })),
+});
+
+export interface DispatcherDeps {
+  /** Reads request.json, writes dispatch records; nothing else. */
+  store: ArtifactStore;
+  clock: Clock;
+  logger: Logger;
+  /** Starts the worker asynchronously (Lambda `InvocationType: 'Event'`). */
+  invokeWorker: (invocation: WorkerInvocation) => Promise<void>;
+  /** Random bytes for capabilities; node's CSPRNG unless a test fixes them. */
+  random?: (size: number) => Uint8Array;
+}
+
+export type DispatchOutcome = { key: string; dispatched: true; attempt: number; continuation: number } | { key: string; dispatched: false; reason: string };
+
+/**
+ * The dispatcher: the bucket's target for trigger keys. It accepts only exact trigger keys of a
+ * run whose webhook-written request.json exists and names the same repository, mints a fresh
+ * capability for this one invocation, records only its digest under `dispatch/` (which no
+ * worker can read or write), and starts the worker with `{key, capability}`.
+ */
+export function createDispatcherHandler(deps: DispatcherDeps) {
+  return async (event: unknown): Promise<DispatchOutcome[]> => {
+    const parsed = BucketEvent.parse(event);
+    const outcomes: DispatchOutcome[] = [];
+    for (const record of parsed.Records) {
+      const key = decodeS3EventKey(record.s3.object.key);
+      const trigger = record.eventName.startsWith('ObjectCreated') ? parseRunTrigger(key) : undefined;
+      if (!trigger) {
+        deps.logger.warn('dispatcher ignored a key that is not a trigger', { key: key.slice(0, 300) });
+        outcomes.push({ key, dispatched: false, reason: 'not a trigger key' });
+        continue;
+      }
+      outcomes.push(await dispatchOne(deps, key, trigger));
+    }
+    return outcomes;
+  };
+}
+
+async function dispatchOne(deps: DispatcherDeps, key: string, trigger: RunTrigger): Promise<DispatchOutcome> {
+  const request = await readTrustedRequest(deps.store, trigger);
+  if (!request) {
+    deps.logger.warn('dispatcher found no request for the run', { key });
+    return { key, dispatched: false, reason: 'no request.json' };
+  }
+  const capability = newCapability(deps.random);
+  const now = deps.clock.now();
+  const record: DispatchRecord = {
+    schemaVersion: 1,
+    key,
+    owner: trigger.owner,
+    repo: trigger.repo,
+    runId: trigger.runId,
+    attempt: trigger.attempt,
+    continuation: trigger.continuation,
+    createdAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + CAPABILITY_TTL_MS).toISOString(),
+  };
+  // A digest collision with an existing record would mean a repeated capability: refuse it.
+  if (!(await putArtifactIfAbsent(deps.store, dispatchKey(trigger, capability), DispatchRecord, record))) {
+    throw new RunSessionError('CAPABILITY_INVALID', 'A fresh capability collided with an existing dispatch record', { key });
+  }
+  await deps.invokeWorker({ key, capability });
+  deps.logger.info('dispatched the worker', { key, attempt: trigger.attempt, continuation: trigger.continuation });
+  return { key, dispatched: true, attempt: trigger.attempt, continuation: trigger.continuation };
+}
+
+/**
+ * The run's request.json (only the webhook writes it), when it is a GitHub request for exactly
+ * the repository and run the key names; undefined otherwise.
+ */
+export async function readTrustedRequest(store: ArtifactStore, trigger: Pick<RunTrigger, 'owner' | 'repo' | 'runId'>): Promise<RunRequest | undefined> {
+  const request = await readArtifactIfPresent(store, runKeys(trigger.owner, trigger.repo, trigger.runId).request, RunRequest);
+  if (!request) return undefined;
+  if (request.owner !== trigger.owner || request.repo !== trigger.repo || request.runId !== trigger.runId || request.source.kind !== 'github') {
+    throw new RunSessionError('RUN_REQUEST_MISMATCH', 'request.json does not describe the run its key names', { owner: trigger.owner, repo: trigger.repo, runId: trigger.runId });
+  }
+  return request;
+}
