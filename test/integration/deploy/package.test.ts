@@ -6,12 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublisherS3Event } from '../../../src/app/publisher/create-publisher-handler.js';
-import { runKeys } from '../../../src/core/artifacts/keys.js';
+import { buildSessionPolicy, sessionTags, type RunScope } from '../../../src/app/dispatch/session-policy.js';
+import { issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
+import { evaluate, type Decision, type Statement } from '../../helpers/iam-policy.js';
 
 /**
  * Packages serverless.yml with osls, offline (no AWS credentials, HOME in a temp directory),
  * into a temp directory, and checks the generated CloudFormation: functions, triggers, async
- * settings, the bucket, and that each role grants exactly the table below (DESIGN §4 plus the
+ * settings, the bucket, and that each role grants exactly the table below (the storage contract plus the
  * additions documented in infra/roles.yml) and nothing else.
  */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -24,8 +26,26 @@ const BUCKET_ARN = `arn:aws:s3:::${BUCKET}`;
 
 type Json = any; // CloudFormation is untyped JSON
 
+const RUN = 'runs/${aws:PrincipalTag/owner}/${aws:PrincipalTag/repo}/${aws:PrincipalTag/runId}';
+const REPO = '${aws:PrincipalTag/owner}/${aws:PrincipalTag/repo}';
+const ISSUE = '${aws:PrincipalTag/issue}';
+
+interface Grants {
+  get: string[];
+  put: string[];
+  del: string[];
+  list: string[];
+  invoke: string[];
+  secrets: string[];
+  dlq: boolean;
+  /** Roles a function may assume (by name suffix), with session tags. */
+  assume?: string[];
+  /** Explicit denies: `<actions>|<key pattern>`. */
+  deny?: string[];
+}
+
 /** What each role may do. S3 patterns are object-key patterns under the bucket, as in the ARNs. */
-const ALLOWED: Record<string, { get: string[]; put: string[]; del: string[]; list: string[]; invoke: string[]; secrets: string[]; dlq: boolean }> = {
+const ALLOWED: Record<string, Grants> = {
   WebhookRole: {
     get: ['runs/*/run.json', 'runs/*/request.json', 'locks/*', 'limits/*', 'issues/*'],
     put: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/ci/*', 'locks/*', 'limits/*', 'issues/*'],
@@ -35,14 +55,29 @@ const ALLOWED: Record<string, { get: string[]; put: string[]; del: string[]; lis
     secrets: ['webhook-secret'],
     dlq: false,
   },
-  WorkerRole: {
-    get: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/attempts/*', 'runs/*/run.json', 'maps/*', 'locks/*'],
-    put: ['runs/*/attempts/*', 'runs/*/candidate/*', 'runs/*/run.json', 'issues/*', 'maps/*'],
-    del: ['locks/*'],
-    list: ['runs/*/attempts/*', 'maps/*'],
+  DispatcherRole: { get: ['runs/*/request.json'], put: ['runs/*/dispatch/*'], del: [], list: ['runs/*/dispatch/*'], invoke: ['worker'], secrets: [], dlq: true },
+  RunSessionRole: {
+    get: ['runs/*/request.json', 'runs/*/dispatch/*'],
+    put: [],
+    del: [],
+    list: ['runs/*/dispatch/*'],
     invoke: ['tokenRead'],
-    secrets: ['model-api-key'],
-    dlq: true,
+    secrets: [],
+    dlq: false,
+    assume: ['runWorker'],
+  },
+  // The worker runs on untrusted input: no bucket access, no token function, only run-session.
+  WorkerRole: { get: [], put: [], del: [], list: [], invoke: ['runSession'], secrets: ['model-api-key'], dlq: true },
+  // What a worker session may do, every key spelled from the session's tags.
+  RunWorkerRole: {
+    get: [`${RUN}/request.json`, `${RUN}/run.json`, `${RUN}/control/*`, `${RUN}/attempts/*`, `${RUN}/candidate/*`, `maps/${REPO}/*`, `locks/${REPO}/issues/${ISSUE}.json`],
+    put: [`${RUN}/attempts/*`, `${RUN}/candidate/*`, `${RUN}/run.json`, `issues/${REPO}/${ISSUE}/latest.json`, `maps/${REPO}/*`],
+    del: [`locks/${REPO}/issues/${ISSUE}.json`],
+    list: [`${RUN}/attempts/*`, `maps/${REPO}/*`],
+    invoke: [],
+    secrets: [],
+    dlq: false,
+    deny: ['s3:DeleteObject,s3:PutObject|runs/*/attempts/*/request.json', 's3:DeleteObject,s3:GetObject,s3:PutObject|runs/*/dispatch/*'],
   },
   PublisherRole: {
     get: ['runs/*/candidate/*', 'runs/*/ci/*', 'runs/*/run.json', 'runs/*/request.json', 'runs/*/publish.json', 'runs/*/control/*', 'locks/*', 'issues/*'],
@@ -68,6 +103,8 @@ const ALLOWED: Record<string, { get: string[]; put: string[]; del: string[]; lis
 
 const FUNCTIONS: Record<string, { role: string; handler: string }> = {
   WebhookLambdaFunction: { role: 'WebhookRole', handler: 'src/handlers/webhook.handler' },
+  DispatcherLambdaFunction: { role: 'DispatcherRole', handler: 'src/handlers/dispatcher.handler' },
+  RunSessionLambdaFunction: { role: 'RunSessionRole', handler: 'src/handlers/run-session.handler' },
   WorkerLambdaFunction: { role: 'WorkerRole', handler: 'src/handlers/worker.handler' },
   PublisherLambdaFunction: { role: 'PublisherRole', handler: 'src/handlers/publisher.handler' },
   TokenReadLambdaFunction: { role: 'TokenReadRole', handler: 'src/handlers/token-read.handler' },
@@ -93,7 +130,8 @@ function resolve(value: Json): Json {
         .replaceAll('${AWS::Partition}', 'aws')
         .replaceAll('${AWS::Region}', REGION)
         .replaceAll('${AWS::AccountId}', ACCOUNT)
-        .replace(/\$\{(\w+)\}/g, (_, ref: string) => `REF:${ref}`);
+        .replace(/\$\{(\w+)\}/g, (_, ref: string) => `REF:${ref}`)
+        .replaceAll('${!', '${');
     }
     if ('Fn::GetAtt' in value) return `GETATT:${(value['Fn::GetAtt'] as string[]).join('.')}`;
     if ('Ref' in value) return `REF:${value.Ref as string}`;
@@ -171,7 +209,7 @@ describe('osls package', () => {
     expect(packagingMs).toBeLessThan(170_000);
   });
 
-  it('defines the six functions on nodejs22.x, each with its own role, timeouts and reserved concurrency', () => {
+  it('defines the eight functions on nodejs22.x, each with its own role, timeouts and reserved concurrency', () => {
     const functions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
     expect(functions.map(([id]) => id).sort()).toEqual(Object.keys(FUNCTIONS).sort());
     for (const [id, fn] of functions) {
@@ -186,14 +224,14 @@ describe('osls package', () => {
     expect(worker.Environment.Variables.DRAFTSMAN_WASM_DIR).toBe('/var/task/wasm');
     expect(resources.WebhookLambdaFunction.Properties.Timeout).toBeLessThan(30);
     // Every role is used by exactly one function.
-    expect(new Set(functions.map(([, f]) => f.Properties.Role['Fn::GetAtt'][0])).size).toBe(6);
+    expect(new Set(functions.map(([, f]) => f.Properties.Role['Fn::GetAtt'][0])).size).toBe(8);
   });
 
   it('gives each function only the configuration it needs: parameter names, never values', () => {
     const env = (id: string) => Object.keys(resources[id].Properties.Environment?.Variables ?? {}).sort();
     expect(env('TokenReadLambdaFunction')).toEqual(['APP_PRIVATE_KEY_PARAMETER', 'GITHUB_API_URL', 'GITHUB_APP_ID']);
     expect(env('TokenWriteLambdaFunction')).toEqual(['APP_PRIVATE_KEY_PARAMETER', 'GITHUB_API_URL', 'GITHUB_APP_ID']);
-    for (const id of ['WebhookLambdaFunction', 'WorkerLambdaFunction', 'PublisherLambdaFunction', 'SweeperLambdaFunction']) {
+    for (const id of ['WebhookLambdaFunction', 'DispatcherLambdaFunction', 'RunSessionLambdaFunction', 'WorkerLambdaFunction', 'PublisherLambdaFunction', 'SweeperLambdaFunction']) {
       expect(env(id)).not.toContain('APP_PRIVATE_KEY_PARAMETER');
       expect(env(id)).not.toContain(id === 'PublisherLambdaFunction' ? 'TOKEN_READ_FUNCTION' : 'TOKEN_WRITE_FUNCTION');
     }
@@ -203,7 +241,10 @@ describe('osls package', () => {
       'Fn::If': ['HasModelBaseUrl', `/draftsman/${STAGE}/model-api-key`, { Ref: 'AWS::NoValue' }],
     });
     expect(resources.PublisherLambdaFunction.Properties.Environment.Variables.TOKEN_WRITE_FUNCTION).toBe(`draftsman-${STAGE}-tokenWrite`);
-    expect(resources.WorkerLambdaFunction.Properties.Environment.Variables.TOKEN_READ_FUNCTION).toBe(`draftsman-${STAGE}-tokenRead`);
+    expect(resources.WorkerLambdaFunction.Properties.Environment.Variables.RUN_SESSION_FUNCTION).toBe(`draftsman-${STAGE}-runSession`);
+    expect(env('WorkerLambdaFunction')).not.toContain('TOKEN_READ_FUNCTION');
+    expect(resources.RunSessionLambdaFunction.Properties.Environment.Variables.TOKEN_READ_FUNCTION).toBe(`draftsman-${STAGE}-tokenRead`);
+    expect(resources.DispatcherLambdaFunction.Properties.Environment.Variables.WORKER_FUNCTION).toBe(`draftsman-${STAGE}-worker`);
     expect(JSON.stringify(template)).not.toMatch(/BEGIN [A-Z ]*PRIVATE KEY/);
   });
 
@@ -216,15 +257,15 @@ describe('osls package', () => {
     expect(schedules.map((r: Json) => [r.Properties.ScheduleExpression, r.Properties.Targets[0].Arn['Fn::GetAtt'][0]])).toEqual([['rate(15 minutes)', 'SweeperLambdaFunction']]);
   });
 
-  it('triggers the worker and the publisher on exactly their keys, and nothing else', () => {
+  it('triggers the dispatcher and the publisher on exactly their keys, and nothing else', () => {
     const k = runKeys('acme', 'widgets', 'abcdefghijkl');
     const ci = runKeys('acme', 'ci', 'abcdefghijkl'); // a repository named "ci" must not confuse the ci rule
     const sha = 'a'.repeat(40);
     const expected: [string, string[]][] = [
-      [k.request, ['WorkerLambdaFunction']],
-      [k.attempt(2).request, ['WorkerLambdaFunction']],
-      [k.attempt(3).continue(1), ['WorkerLambdaFunction']],
-      [k.attempt(1).continue(12), ['WorkerLambdaFunction']],
+      [k.request, ['DispatcherLambdaFunction']],
+      [k.attempt(2).request, ['DispatcherLambdaFunction']],
+      [k.attempt(3).continue(1), ['DispatcherLambdaFunction']],
+      [k.attempt(1).continue(12), ['DispatcherLambdaFunction']],
       [k.candidate.prCandidate, ['PublisherLambdaFunction']],
       [k.ci(987654321), ['PublisherLambdaFunction']],
       [k.ci(`poll-${sha}`), ['PublisherLambdaFunction']],
@@ -256,7 +297,7 @@ describe('osls package', () => {
     }
     // Every function the bucket or EventBridge invokes has a permission for exactly that source.
     const permissions = Object.values(resources).filter((r: Json) => r.Type === 'AWS::Lambda::Permission').map((r: Json) => resolve(r.Properties));
-    for (const fn of ['WorkerLambdaFunction', 'PublisherLambdaFunction']) {
+    for (const fn of ['DispatcherLambdaFunction', 'PublisherLambdaFunction']) {
       expect(permissions.filter((p) => p.FunctionName === `GETATT:${fn}.Arn` && p.Principal === 's3.amazonaws.com').map((p) => p.SourceArn)).toEqual([BUCKET_ARN]);
       expect(permissions.filter((p) => p.FunctionName === `GETATT:${fn}.Arn` && p.Principal === 'events.amazonaws.com')).toHaveLength(1);
     }
@@ -292,8 +333,9 @@ describe('osls package', () => {
     const config = (fn: string) => resources[`${fn}LambdaEvConf`].Properties;
     expect(config('Worker')).toMatchObject({ MaximumRetryAttempts: 1, MaximumEventAgeInSeconds: 7200 });
     expect(config('Publisher')).toMatchObject({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 });
+    expect(config('Dispatcher')).toMatchObject({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 7200 });
     expect(config('Sweeper')).toMatchObject({ MaximumRetryAttempts: 0 });
-    for (const fn of ['Worker', 'Publisher', 'Sweeper']) {
+    for (const fn of ['Dispatcher', 'Worker', 'Publisher', 'Sweeper']) {
       expect(config(fn).DestinationConfig.OnFailure.Destination).toEqual({ 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] });
     }
     const alarm = resources.DeadLetterAlarm.Properties;
@@ -314,11 +356,17 @@ describe('osls package', () => {
     expect(expiry('locks/')).toBeUndefined();
   });
 
-  it.each(Object.keys(ALLOWED))('%s grants exactly its DESIGN §4 table and nothing more', (role) => {
+  it.each(Object.keys(ALLOWED))('%s grants exactly its table and nothing more', (role) => {
     const allowed = ALLOWED[role];
     const statements = statementsOf(role);
-    const seen = { get: [] as string[], put: [] as string[], del: [] as string[], list: [] as string[], invoke: [] as string[], secrets: [] as string[], decrypt: [] as string[], dlq: false };
+    const seen = { get: [] as string[], put: [] as string[], del: [] as string[], list: [] as string[], invoke: [] as string[], secrets: [] as string[], decrypt: [] as string[], dlq: false, assume: [] as string[], tag: [] as string[], deny: [] as string[] };
     for (const s of statements) {
+      if (s.Effect === 'Deny') {
+        const [resource] = asArray<string>(s.Resource);
+        expect(resource.startsWith(`${BUCKET_ARN}/`)).toBe(true);
+        seen.deny.push(`${asArray<string>(s.Action).sort().join(',')}|${resource.slice(BUCKET_ARN.length + 1)}`);
+        continue;
+      }
       expect(s.Effect).toBe('Allow');
       expect(s.NotAction).toBeUndefined();
       expect(s.NotResource).toBeUndefined();
@@ -365,6 +413,12 @@ describe('osls package', () => {
           expect(s.Condition.StringEquals['kms:ViaService']).toBe(`ssm.${REGION}.amazonaws.com`);
           seen.decrypt.push(...asArray<string>(s.Condition.StringLike['kms:EncryptionContext:PARAMETER_ARN']));
           break;
+        case 'sts:AssumeRole':
+          seen.assume.push(...resourcesOf);
+          break;
+        case 'sts:TagSession':
+          seen.tag.push(...resourcesOf);
+          break;
         case 'sqs:SendMessage':
           expect(resourcesOf).toEqual(['GETATT:DeadLetterQueue.Arn']);
           seen.dlq = true;
@@ -382,6 +436,10 @@ describe('osls package', () => {
     expect(sorted(seen.secrets)).toEqual(sorted(allowed.secrets.map(parameterArn)));
     expect(sorted(seen.decrypt)).toEqual(sorted(allowed.secrets.map(parameterArn)));
     expect(seen.dlq).toBe(allowed.dlq);
+    const roleArn = (name: string) => `arn:aws:iam::${ACCOUNT}:role/draftsman-${STAGE}-${name}-${REGION}`;
+    expect(sorted(seen.assume)).toEqual(sorted((allowed.assume ?? []).map(roleArn)));
+    expect(sorted(seen.tag)).toEqual(sorted((allowed.assume ?? []).map(roleArn)));
+    expect(sorted(seen.deny)).toEqual(sorted(allowed.deny ?? []));
   });
 
   it('lets only the token functions read the App key, only the webhook read its secret, and only the right callers mint tokens', () => {
@@ -392,7 +450,9 @@ describe('osls package', () => {
     expect(holders(parameterArn('app-private-key'))).toEqual(['TokenReadRole', 'TokenWriteRole']);
     expect(holders(parameterArn('webhook-secret'))).toEqual(['WebhookRole']);
     expect(holders(parameterArn('model-api-key'))).toEqual(['WorkerRole']);
-    expect(holders(functionArn('tokenRead'))).toEqual(['SweeperRole', 'WebhookRole', 'WorkerRole']);
+    expect(holders(functionArn('tokenRead'))).toEqual(['RunSessionRole', 'SweeperRole', 'WebhookRole']);
+    expect(holders(functionArn('runSession'))).toEqual(['WorkerRole']);
+    expect(holders(functionArn('worker'))).toEqual(['DispatcherRole']);
     expect(holders(functionArn('tokenWrite'))).toEqual(['PublisherRole']);
     // Nothing outside these roles is an IAM role or policy that could widen them.
     const iam = Object.entries(resources).filter(([, r]) => String(r.Type).startsWith('AWS::IAM::')).map(([id]) => id).sort();
@@ -404,6 +464,135 @@ describe('osls package', () => {
     const worker = listing('worker.zip');
     expect(worker).toContain('src/handlers/worker.mjs');
     for (const file of WASM) expect(worker).toContain(`wasm/${file}`);
-    for (const zip of ['webhook.zip', 'publisher.zip', 'tokenRead.zip', 'tokenWrite.zip', 'sweeper.zip']) expect(listing(zip)).not.toContain('tree-sitter.wasm');
+    for (const zip of ['webhook.zip', 'dispatcher.zip', 'runSession.zip', 'publisher.zip', 'tokenRead.zip', 'tokenWrite.zip', 'sweeper.zip']) expect(listing(zip)).not.toContain('tree-sitter.wasm');
+  });
+});
+
+/**
+ * The trust chain under AWS's own evaluation rules (test/helpers/iam-policy.ts): what a
+ * compromised worker of run X can reach with the credentials run-session vends (RunWorkerRole
+ * with X's session tags, intersected with X's session policy), and with its own role.
+ */
+describe('IAM: a worker reaches its own run only', () => {
+  const X: RunScope = { owner: 'acme', repo: 'widgets', runId: 'abcdefghijkl', issue: 4 };
+  const x = runKeys(X.owner, X.repo, X.runId);
+  const other = runKeys('acme', 'widgets', 'zyxwvutsrqpo');
+  const sha = 'a'.repeat(40);
+  const object = (key: string) => `${BUCKET_ARN}/${key}`;
+  const tags = () => Object.fromEntries(sessionTags(X).map((t) => [t.Key, t.Value]));
+  const roleLayer = () => statementsOf('RunWorkerRole') as Statement[];
+  const sessionLayer = () => buildSessionPolicy(X, BUCKET)!.Statement as Statement[];
+  /** The worker's session as vended, and the role alone (a session policy that did not fit). */
+  const sessions = () => ({ 'session policy ∩ RunWorkerRole': [roleLayer(), sessionLayer()], 'RunWorkerRole alone': [roleLayer()] });
+  const decide = (layers: Statement[][], action: string, key: string): Decision =>
+    evaluate(layers, action === 's3:ListBucket' ? { action, resource: BUCKET_ARN, context: { 's3:prefix': key } } : { action, resource: object(key) }, tags());
+
+  /** Keys a forging worker of run X would write (or read, or delete) to hijack something. */
+  const FORGED: [string, string][] = [
+    ['s3:PutObject', 'runs/acme/widgets/attempts/request.json'], // the request of a run whose id is "attempts"
+    ['s3:PutObject', 'runs/acme/widgets/attempts/candidate/pr-candidate.json'],
+    ['s3:PutObject', other.candidate.prCandidate],
+    ['s3:PutObject', other.request],
+    ['s3:PutObject', other.run],
+    ['s3:PutObject', other.attempt(1).ledger(1)],
+    ['s3:PutObject', x.request],
+    ['s3:PutObject', x.attempt(2).request],
+    ['s3:DeleteObject', x.attempt(2).request],
+    ['s3:PutObject', x.cancel],
+    ['s3:PutObject', x.approve(2)],
+    ['s3:PutObject', x.publish],
+    ['s3:PutObject', x.ci(5)],
+    ['s3:PutObject', `${x.prefix}dispatch/${'0'.repeat(64)}.json`],
+    ['s3:GetObject', `${x.prefix}dispatch/${'0'.repeat(64)}.json`],
+    ['s3:PutObject', runKeys('evil', 'widgets', X.runId).candidate.prCandidate],
+    ['s3:PutObject', runKeys('acme', 'other', X.runId).candidate.prCandidate],
+    ['s3:PutObject', runKeys('acme', 'widgets-x', X.runId).request],
+    ['s3:PutObject', `maps/acme/other/${sha}/v1-abc.json`],
+    ['s3:PutObject', issueLatestKey('acme', 'widgets', 5)],
+    ['s3:PutObject', issueLatestKey('acme', 'other', 4)],
+    ['s3:DeleteObject', lockKey('acme', 'widgets', 5)],
+    ['s3:PutObject', lockKey('acme', 'widgets', 4)],
+    ['s3:PutObject', 'limits/acme/widgets/2026-01-01T00/abcdefghijkl'],
+    ['s3:GetObject', other.request],
+    ['s3:GetObject', other.candidate.prCandidate],
+    ['s3:ListBucket', 'runs/'],
+    ['s3:ListBucket', other.prefix],
+    ['s3:ListBucket', 'maps/acme/other/'],
+  ];
+  /** What the worker of run X does in a real run (so the denials above are not vacuous). */
+  const NEEDED: [string, string][] = [
+    ['s3:GetObject', x.request],
+    ['s3:GetObject', x.run],
+    ['s3:GetObject', x.cancel],
+    ['s3:GetObject', x.attempt(2).request],
+    ['s3:GetObject', x.candidate.prBody],
+    ['s3:PutObject', x.attempt(1).lease],
+    ['s3:PutObject', x.attempt(1).continue(1)],
+    ['s3:PutObject', x.attempt(1).ledger(7)],
+    ['s3:PutObject', x.attempt(1).checkpoint(3, 'change')],
+    ['s3:PutObject', x.candidate.prCandidate],
+    ['s3:PutObject', x.candidate.change(sha)],
+    ['s3:PutObject', x.run],
+    ['s3:PutObject', issueLatestKey('acme', 'widgets', 4)],
+    ['s3:PutObject', `maps/acme/widgets/${sha}/v1-abc.json`],
+    ['s3:GetObject', lockKey('acme', 'widgets', 4)],
+    ['s3:DeleteObject', lockKey('acme', 'widgets', 4)],
+    ['s3:ListBucket', `${x.prefix}attempts/`],
+    ['s3:ListBucket', 'maps/acme/widgets/'],
+  ];
+
+  it.each(['session policy ∩ RunWorkerRole', 'RunWorkerRole alone'] as const)('%s: every forged key is refused, every key the run needs is allowed', (name) => {
+    const layers = sessions()[name];
+    for (const [action, key] of FORGED) expect([action, key, decide(layers, action, key)]).not.toContainEqual('allow');
+    for (const [action, key] of NEEDED) expect([action, key, decide(layers, action, key)]).toEqual([action, key, 'allow']);
+    // Attempt requests and dispatch records are refused by an explicit Deny, whatever else grants.
+    expect(decide(layers, 's3:PutObject', x.attempt(3).request)).toBe('explicit-deny');
+    expect(decide(layers, 's3:GetObject', `${x.prefix}dispatch/x.json`)).toBe('explicit-deny');
+  });
+
+  it('the session policy alone pins the run too (it does not rely on the tags)', () => {
+    const layers = [sessionLayer()];
+    for (const [action, key] of FORGED) expect([action, key, evaluate(layers, action === 's3:ListBucket' ? { action, resource: BUCKET_ARN, context: { 's3:prefix': key } } : { action, resource: object(key) })]).not.toContainEqual('allow');
+  });
+
+  it('a session without tags reaches nothing', () => {
+    for (const [action, key] of NEEDED) expect(evaluate([roleLayer()], action === 's3:ListBucket' ? { action, resource: BUCKET_ARN, context: { 's3:prefix': key } } : { action, resource: object(key) }, {})).not.toBe('allow');
+  });
+
+  it('the worker execution role itself has no S3 access and can invoke run-session only', () => {
+    const worker = statementsOf('WorkerRole') as Statement[];
+    for (const [action, key] of [...NEEDED, ...FORGED]) {
+      expect(evaluate([worker], action === 's3:ListBucket' ? { action, resource: BUCKET_ARN, context: { 's3:prefix': key } } : { action, resource: object(key) })).toBe('implicit-deny');
+    }
+    for (const fn of ['tokenRead', 'tokenWrite', 'worker', 'dispatcher', 'publisher']) {
+      expect([fn, evaluate([worker], { action: 'lambda:InvokeFunction', resource: functionArn(fn) })]).toEqual([fn, 'implicit-deny']);
+    }
+    expect(evaluate([worker], { action: 'lambda:InvokeFunction', resource: functionArn('runSession') })).toBe('allow');
+    expect(evaluate([worker], { action: 'sts:AssumeRole', resource: `arn:aws:iam::${ACCOUNT}:role/draftsman-${STAGE}-runWorker-${REGION}` })).toBe('implicit-deny');
+  });
+
+  it('only run-session may assume RunWorkerRole, and only with the run tags', () => {
+    const trust = resolve(resources.RunWorkerRole.Properties.AssumeRolePolicyDocument).Statement;
+    expect(trust).toHaveLength(1);
+    expect(trust[0].Principal).toEqual({ AWS: 'GETATT:RunSessionRole.Arn' });
+    expect(asArray(trust[0].Action).sort()).toEqual(['sts:AssumeRole', 'sts:TagSession']);
+    expect(Object.keys(trust[0].Condition.StringLike).sort()).toEqual(['aws:RequestTag/owner', 'aws:RequestTag/repo', 'aws:RequestTag/runId']);
+    const runWorker = `arn:aws:iam::${ACCOUNT}:role/draftsman-${STAGE}-runWorker-${REGION}`;
+    const assumers = Object.keys(ALLOWED).filter((role) => evaluate([statementsOf(role) as Statement[]], { action: 'sts:AssumeRole', resource: runWorker }) === 'allow');
+    expect(assumers).toEqual(['RunSessionRole']);
+  });
+
+  it('only the token functions can read the App key parameter', () => {
+    const key = parameterArn('app-private-key');
+    const readers = Object.keys(ALLOWED).filter((role) => evaluate([statementsOf(role) as Statement[]], { action: 'ssm:GetParameter', resource: key }) === 'allow');
+    expect(readers.sort()).toEqual(['TokenReadRole', 'TokenWriteRole']);
+  });
+
+  it('fits the session policy in STS\'s limit for realistic names, and builds it from validated names only', () => {
+    expect(JSON.stringify(buildSessionPolicy({ owner: 'a'.repeat(39), repo: 'r'.repeat(40), runId: 'abcdefghijkl', issue: 123456 }, BUCKET)).length).toBeLessThanOrEqual(2048);
+    for (const scope of [{ ...X, owner: 'ac*me' }, { ...X, repo: 'wid?gets' }, { ...X, repo: '..' }, { ...X, owner: 'a/b' }, { ...X, runId: 'ABCDEFGHIJKL' }, { ...X, runId: 'attempts' }]) {
+      expect(() => buildSessionPolicy(scope, BUCKET)).toThrow(/cannot be put in an ARN/);
+      expect(() => sessionTags(scope)).toThrow(/cannot be put in an ARN/);
+    }
   });
 });
