@@ -8,7 +8,7 @@ import { createPublisherHandler } from '../app/publisher/create-publisher-handle
 import { JsonLogger } from '../app/logger.js';
 
 /**
- * publisher: S3 ObjectCreated for `candidate/pr-candidate.json` and `ci/*.json` (DESIGN §2).
+ * publisher: S3 ObjectCreated for `candidate/pr-candidate.json` and `ci/*.json`.
  * The only function that may invoke token-write; it never runs repository content or a model.
  */
 const config = readConfig(process.env);

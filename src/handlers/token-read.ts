@@ -2,8 +2,10 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { createTokenHandler, ssmPrivateKeyLoader, TokenHandlerEnv } from '../app/tokens/token-handler.js';
 
 /**
- * token-read: mints a read-scoped installation token for one repository (DESIGN §2). One of
- * the two functions that may read the App key; the key is read once per cold start.
+ * token-read: mints a read-scoped installation token for one repository. Invoked by the
+ * webhook, the sweeper and run-session (never by the worker: run-session asks on its behalf,
+ * for the repository of the webhook-written request). One of the two functions that may read
+ * the App key; the key is read once per cold start.
  */
 const env = TokenHandlerEnv.parse(process.env);
 

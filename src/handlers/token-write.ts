@@ -2,7 +2,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { createTokenHandler, ssmPrivateKeyLoader, TokenHandlerEnv } from '../app/tokens/token-handler.js';
 
 /**
- * token-write: mints a write-scoped installation token for one repository (DESIGN §2). One of
+ * token-write: mints a write-scoped installation token for one repository. One of
  * the two functions that may read the App key; the key is read once per cold start.
  */
 const env = TokenHandlerEnv.parse(process.env);

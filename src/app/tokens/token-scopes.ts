@@ -1,7 +1,7 @@
 import type { TokenRole } from '../../core/ports.js';
 
 /**
- * The fixed permissions each token function asks for (DESIGN §2). They are constants, not
+ * The fixed permissions each token function asks for. They are constants, not
  * inputs: no caller of token-read or token-write can widen them.
  */
 export const TOKEN_SCOPES: Readonly<Record<TokenRole, Readonly<Record<string, 'read' | 'write'>>>> = Object.freeze({
