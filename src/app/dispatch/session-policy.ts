@@ -46,8 +46,13 @@ export function buildSessionPolicy(scope: RunScope, bucket: string, partition = 
   const lock = scope.issue === undefined ? undefined : lockKey(scope.owner, scope.repo, scope.issue);
   const latest = scope.issue === undefined ? undefined : issueLatestKey(scope.owner, scope.repo, scope.issue);
   const statements: PolicyStatement[] = [
-    { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: [`${run.prefix}*`, `${maps}*`, ...(lock && latest ? [lock, latest] : [])].map(object) },
-    ...(lock ? [{ Effect: 'Allow' as const, Action: 's3:DeleteObject', Resource: object(lock) }] : []),
+    { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: [`${run.prefix}*`, `${maps}*`].map(object) },
+    ...(lock && latest
+      ? [
+          { Effect: 'Allow' as const, Action: ['s3:GetObject', 's3:DeleteObject'], Resource: object(lock) },
+          { Effect: 'Allow' as const, Action: 's3:PutObject', Resource: object(latest) },
+        ]
+      : []),
     { Effect: 'Allow', Action: 's3:ListBucket', Resource: `arn:${partition}:s3:::${bucket}`, Condition: { StringLikeIfExists: { 's3:prefix': [`${run.prefix}*`, `${maps}*`] } } },
     { Effect: 'Deny', Action: ['s3:PutObject', 's3:DeleteObject'], Resource: object(`${run.prefix}attempts/*/request.json`) },
     { Effect: 'Deny', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], Resource: object(`${run.prefix}dispatch/*`) },

@@ -75,8 +75,9 @@ type RunDeps = Omit<WorkerDeps, 'session'> & RunSession;
 
 /**
  * The worker: invoked by the dispatcher with `{key, capability}` for a `request.json`,
- * `attempts/<n>/request.json` or `continue-<k>.json`; opens its run session, leases the attempt (a duplicate delivery exits quietly), mint a read token, run the pipeline
- * in memory, and stop in time to write the next continuation (at most three).
+ * `attempts/<n>/request.json` or `continue-<k>.json`. Open the run session (the run's store and
+ * read token), lease the attempt (a duplicate delivery exits quietly), run the pipeline in
+ * memory, and stop in time to write the next continuation (at most three).
  */
 export function createWorkerHandler(deps: WorkerDeps) {
   return async (event: unknown, context: InvocationContext = {}): Promise<void> => {

@@ -551,8 +551,9 @@ describe('IAM: a worker reaches its own run only', () => {
   });
 
   it('the session policy alone pins the run too (it does not rely on the tags)', () => {
+    // It is coarse inside the run (the role lists the keys); outside the run it allows nothing.
     const layers = [sessionLayer()];
-    for (const [action, key] of FORGED) expect([action, key, evaluate(layers, action === 's3:ListBucket' ? { action, resource: BUCKET_ARN, context: { 's3:prefix': key } } : { action, resource: object(key) })]).not.toContainEqual('allow');
+    for (const [action, key] of FORGED.filter(([, k]) => !k.startsWith(x.prefix) || k.includes('/dispatch/') || /attempts\/\d+\/request\.json$/.test(k))) expect([action, key, evaluate(layers, action === 's3:ListBucket' ? { action, resource: BUCKET_ARN, context: { 's3:prefix': key } } : { action, resource: object(key) })]).not.toContainEqual('allow');
   });
 
   it('a session without tags reaches nothing', () => {
