@@ -216,8 +216,8 @@ export interface AppHarness {
   objects(): Promise<{ key: string; body: Uint8Array; text: string }[]>;
   /** An object's JSON, or undefined when absent. */
   json<T = any>(key: string): Promise<T | undefined>;
-  /** Run `fn` before each of the worker's store writes (put, putIfAbsent, putIfMatch) completes; returns an unsubscribe. */
-  interceptWorkerWrites(fn: (key: string) => void | Promise<void>): () => void;
+  /** Run `fn` before each of the worker's store writes (put, putIfAbsent, putIfMatch) completes, with the worker's own store (its run session's view); returns an unsubscribe. */
+  interceptWorkerWrites(fn: (key: string, workerStore: ArtifactStore) => void | Promise<void>): () => void;
   /** The values a leak scan looks for: minted tokens, the App private key (and its lines), the canary. */
   secrets(): { label: string; value: string }[];
   /** Where any secret occurs: S3 objects, log lines, comments and PR bodies, request bodies sent to GitHub or the model. */
@@ -353,7 +353,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   // The trust chain as deployed: S3 events go to the dispatcher, which invokes the worker with
   // a capability; the worker trades it at run-session for a store that enforces RunWorkerRole
   // (from infra/roles.yml) and the session policy, and for its run's read token.
-  const interceptors = new Set<(key: string) => void | Promise<void>>();
+  const interceptors = new Set<(key: string, workerStore: ArtifactStore) => void | Promise<void>>();
   const runWorkerRole = roleStatements('RunWorkerRole', { bucket: s3.bucket });
   const vended = new Map<string, { policy?: PolicyDocument; tags: Record<string, string> }>();
   const sessionSecrets: string[] = [];
@@ -607,9 +607,10 @@ export function scopesOf(role: TokenRole): Record<string, string> {
   return { metadata: 'read', ...TOKEN_SCOPES[role] };
 }
 
-function interceptWrites(store: ArtifactStore, interceptors: Set<(key: string) => void | Promise<void>>): ArtifactStore {
+/** `store` with `interceptors` run before each write; they also get `store` (the worker's own view). */
+function interceptWrites(store: ArtifactStore, interceptors: Set<(key: string, workerStore: ArtifactStore) => void | Promise<void>>): ArtifactStore {
   const before = async (key: string) => {
-    for (const fn of interceptors) await fn(key);
+    for (const fn of interceptors) await fn(key, store);
   };
   return {
     get: (key) => store.get(key),
