@@ -1,9 +1,8 @@
 import { readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
-import type { RunKeys } from '../../core/artifacts/keys.js';
 import { PrCandidate } from '../../core/git/pr-candidate.js';
-import { checkRun } from '../../core/publish/check-binding.js';
+import { checkRun, storageBinding } from '../../core/publish/check-binding.js';
 import { planPublication } from '../../core/publish/plan-publication.js';
-import type { PublicationApplied, PublicationPlan, StorageBinding } from '../../core/publish/publication.js';
+import type { PublicationApplied, PublicationPlan } from '../../core/publish/publication.js';
 import { PublishError } from '../../core/publish/publish-error.js';
 import { RunRequest } from '../../core/runs/run-request.js';
 import { GitHubPublisher } from './github-publisher.js';
@@ -20,12 +19,6 @@ function decodeJson(bytes: Uint8Array): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** The run the storage key names: `runs/<owner>/<repo>/<runId>/`. */
-function bindingOf(keys: RunKeys): StorageBinding {
-  const [, owner, repo, runId] = keys.prefix.split('/');
-  return { owner, repo, runId };
 }
 
 /**
@@ -48,7 +41,7 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
   const request = await readArtifactIfPresent(store, keys.request, RunRequest);
   if (!request) throw new PublishError('CANDIDATE_INVALID', 'the run has no request.json', { key: keys.request });
   const ctx: RunContext = { request, owner: request.owner, repo: request.repo, attempt: 1 };
-  const binding = bindingOf(keys);
+  const binding = storageBinding(keys.prefix);
   const raw = rawCandidate ? decodeJson(rawCandidate.body) : undefined;
   const parsed = PrCandidate.safeParse(raw);
   if (parsed.success) {

@@ -1,7 +1,7 @@
 import { PrCandidate } from '../git/pr-candidate.js';
 import { agentBranchName } from '../ingestion/branch-name.js';
 import type { RunRequest } from '../runs/run-request.js';
-import type { PublicationInput, PublicationTarget } from './publication.js';
+import type { PublicationInput, PublicationTarget, StorageBinding } from './publication.js';
 import { PublishError } from './publish-error.js';
 
 /**
@@ -16,6 +16,13 @@ export function expectedAgentBranch(request: RunRequest): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The run a storage prefix names: `runs/<owner>/<repo>/<runId>/`. */
+export function storageBinding(prefix: string): StorageBinding {
+  const [root, owner, repo, runId] = prefix.split('/');
+  if (root !== 'runs' || !owner || !repo || !runId) throw new Error(`not a run prefix: ${prefix}`);
+  return { owner, repo, runId };
 }
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
