@@ -40,8 +40,9 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
   const rawCandidate = await store.get(keys.candidate.prCandidate);
   const request = await readArtifactIfPresent(store, keys.request, RunRequest);
   if (!request) throw new PublishError('CANDIDATE_INVALID', 'the run has no request.json', { key: keys.request });
-  const ctx: RunContext = { request, owner: request.owner, repo: request.repo, attempt: 1 };
+  // Owner and repository from the key the event named: a forged request cannot point the records elsewhere.
   const binding = storageBinding(keys.prefix);
+  const ctx: RunContext = { request, owner: binding.owner, repo: binding.repo, attempt: 1 };
   const raw = rawCandidate ? decodeJson(rawCandidate.body) : undefined;
   const parsed = PrCandidate.safeParse(raw);
   if (parsed.success) {
