@@ -87,7 +87,7 @@ export async function readLocalBase(fs: FsLike, gitdir: string, candidate: PrCan
 }
 
 /** The CLI's trusted policy: `--policy` when given, else the base commit's `.agent-policy.yaml`. */
-async function readLocalPolicy(fs: FsLike, gitdir: string, baseCommitSha: string, given?: { text: Uint8Array; file: string }): Promise<TrustedPolicy> {
+export async function readLocalPolicy(fs: FsLike, gitdir: string, baseCommitSha: string, given?: { text: Uint8Array; file: string }): Promise<TrustedPolicy> {
   const ref = given ? given.file : `${baseCommitSha}:${POLICY_FILE_NAME}`;
   const text = given?.text ?? (await git.readBlob({ fs, gitdir, oid: baseCommitSha, filepath: POLICY_FILE_NAME }).then((r) => r.blob, () => undefined));
   try {
