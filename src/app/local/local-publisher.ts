@@ -126,7 +126,12 @@ export async function publishToLocalRepository(options: { fs: FsLike; store: Art
   const { fs, store, keys, location } = options;
   const request = await readArtifact(store, keys.request, RunRequest);
   const object = await store.get(keys.candidate.prCandidate);
-  const stored: unknown = object ? JSON.parse(new TextDecoder().decode(object.body)) : undefined;
+  let stored: unknown;
+  try {
+    stored = object ? JSON.parse(new TextDecoder().decode(object.body)) : undefined;
+  } catch {
+    stored = undefined;
+  }
   const parsed = PrCandidate.safeParse(stored);
   if (!parsed.success) return 'refused: CANDIDATE_INVALID: pr-candidate.json is missing or fails its schema';
   const raw = parsed.data;
