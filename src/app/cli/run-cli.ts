@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -7,10 +6,6 @@ import { parseArgs } from 'node:util';
 import { readArtifact } from '../../core/artifacts/artifact-io.js';
 import { runKeys } from '../../core/artifacts/keys.js';
 import { AgentError } from '../../core/errors.js';
-import { PrCandidate } from '../../core/git/pr-candidate.js';
-import { revalidateCandidate } from '../../core/git/revalidate-candidate.js';
-import { writeCandidateToRepository } from '../../core/git/write-candidate-to-repository.js';
-import { policyViews } from '../../core/pipeline/policy-views.js';
 import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import { formatProblems, type DocumentProblem } from '../../core/policy/document-problem.js';
 import { policyJsonSchema } from '../../core/policy/policy-json-schema.js';
@@ -26,6 +21,7 @@ import { HttpRepoSource } from '../git/http-repo-source.js';
 import { LocalRepoSource } from '../git/local-repo-source.js';
 import { identityFromLocalPath, identityFromUrl } from '../git/repo-identity.js';
 import { LocalArtifactStore } from '../local/local-artifact-store.js';
+import { publishToLocalRepository } from '../local/local-publisher.js';
 import { nodeFs } from '../local/node-fs.js';
 import { JsonLogger } from '../logger.js';
 import { createMemoryFs } from '../local/memfs-adapter.js';
@@ -211,7 +207,14 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
 
   let publishNote: string | undefined;
   if (values.publish && result.status === 'COMPLETED' && result.headCommitSha) {
-    publishNote = await publishLocally(store, keys, location, result, io, policyText, paths);
+    publishNote = await publishToLocalRepository({
+      fs: nodeFs as FsLike,
+      store,
+      keys,
+      location,
+      identity: { name: io.env.DRAFTSMAN_GIT_NAME ?? 'draftsman', email: io.env.DRAFTSMAN_GIT_EMAIL ?? 'draftsman@localhost' },
+      policy: policyText !== undefined ? { text: policyText, file: values.policy! } : undefined,
+    });
   } else if (values.publish && result.status === 'COMPLETED') {
     publishNote = 'nothing to publish: the run produced no commit (analysis mode)';
   }
@@ -245,44 +248,6 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   }
   if (publishNote?.startsWith('refused')) return 1;
   return exitCodeFor(status);
-}
-
-/** `--publish`: the publisher's re-validation, then the commit and branch into the source repository only. */
-async function publishLocally(store: LocalArtifactStore, keys: ReturnType<typeof runKeys>, location: string, result: PipelineResult, io: CliIo, policyText: Uint8Array | undefined, paths: string[] | undefined): Promise<string> {
-  const candidate = await readArtifact(store, keys.candidate.prCandidate, PrCandidate);
-  const readChange = async (sha: string) => (await store.get(keys.candidate.change(sha)))?.body;
-  const gitdir = await gitDir(location);
-  const baseText = policyText ?? (await gitShow(location, `${candidate.baseCommitSha}:.agent-policy.yaml`));
-  const policy = parsePolicy({ text: baseText, file: '.agent-policy.yaml' });
-  const views = policyViews(policy, result.task, paths);
-  const check = await revalidateCandidate(candidate, { policy: views.write, maxChangedFiles: views.limits.maxFiles, maxDiffLines: views.limits.maxLines }, readChange);
-  if (!check.ok) return `refused: ${check.problems.map((p) => `${p.reason}${p.path ? ` ${p.path}` : ''}`).join(', ')}`;
-  try {
-    const written = await writeCandidateToRepository({
-      fs: nodeFs as FsLike,
-      gitdir,
-      candidate,
-      changes: readChange,
-      identity: { name: io.env.DRAFTSMAN_GIT_NAME ?? 'draftsman', email: io.env.DRAFTSMAN_GIT_EMAIL ?? 'draftsman@localhost' },
-      createdAt: candidate.headCommitSha ? await commitDate(store, keys) : Date.now(),
-    });
-    if (written.commitSha !== candidate.headCommitSha) {
-      // Never leave a branch whose commit is not the candidate's.
-      if (written.created) await git(['-C', location, 'update-ref', '-d', `refs/heads/${written.branch}`, written.commitSha]);
-      return `refused: the rebuilt commit ${written.commitSha} differs from the candidate's ${candidate.headCommitSha}`;
-    }
-    return written.created ? `published ${written.commitSha} to refs/heads/${written.branch}` : `refs/heads/${written.branch} is already at ${written.commitSha}`;
-  } catch (error) {
-    return `refused: ${error instanceof AgentError ? `${error.reason}: ${error.message}` : (error as Error).message}`;
-  }
-}
-
-/** The attempt's createdAt that dated the candidate's commit. */
-async function commitDate(store: LocalArtifactStore, keys: ReturnType<typeof runKeys>): Promise<string> {
-  const candidate = await readArtifact(store, keys.candidate.prCandidate, PrCandidate);
-  if (candidate.attempt === 1) return (await readArtifact(store, keys.request, RunRequest)).createdAt;
-  const object = await store.get(keys.attempt(candidate.attempt).request);
-  return JSON.parse(new TextDecoder().decode(object!.body)).createdAt as string;
 }
 
 /** Gates waiting for approval in the run's latest NEEDS_APPROVAL attempt. */
@@ -343,22 +308,4 @@ function firstLine(text: string): string {
     if (trimmed && !trimmed.startsWith('```')) return trimmed.slice(0, 200);
   }
   return '';
-}
-
-function git(args: string[]): Promise<Buffer> {
-  return new Promise((resolvePromise, reject) => {
-    execFile('git', args, { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => (error ? reject(error) : resolvePromise(stdout)));
-  });
-}
-
-async function gitDir(location: string): Promise<string> {
-  return (await git(['-C', location, 'rev-parse', '--absolute-git-dir'])).toString('utf8').trim();
-}
-
-async function gitShow(location: string, spec: string): Promise<Uint8Array | undefined> {
-  try {
-    return await git(['-C', location, 'show', spec]);
-  } catch {
-    return undefined;
-  }
 }

@@ -19,6 +19,9 @@ export interface PublishRules {
 export interface CandidateProblem {
   reason: GitBoundaryReason;
   path?: string;
+  /** The secret-scan rule and line, for SECRET_DETECTED. */
+  rule?: string;
+  line?: number;
   message: string;
 }
 
@@ -94,7 +97,7 @@ export async function revalidateCandidate(
     scanned.push({ path, oldBytes, newBytes: bytes });
   }
   const secretFindings = scanChanges(scanned);
-  for (const s of secretFindings) problems.push({ reason: 'SECRET_DETECTED', path: s.path, message: `${s.rule} at line ${s.line}` });
+  for (const s of secretFindings) problems.push({ reason: 'SECRET_DETECTED', path: s.path, rule: s.rule, line: s.line, message: `${s.rule} at line ${s.line}` });
   if (readBase) {
     for (const s of scanned) {
       const added = addedLines(s.oldBytes, s.newBytes!).length;

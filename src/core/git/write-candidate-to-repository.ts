@@ -7,7 +7,7 @@ import { GitBoundaryError } from './git-boundary-error.js';
 import { commitTree, writeTreeFromFiles } from './git-objects.js';
 import { GIT_ACTOR, type LedgerSink } from './ledger-sink.js';
 import type { PrCandidate } from './pr-candidate.js';
-import { rebuildTree, type ChangesReader } from './rebuild-tree.js';
+import { rebuildTree, type BaseTreeFile, type ChangesReader } from './rebuild-tree.js';
 
 export interface WriteToRepositoryResult {
   branch: string;
@@ -18,10 +18,53 @@ export interface WriteToRepositoryResult {
 }
 
 /**
- * Publish a re-validated candidate into a local repository (CLI `--publish`): write its blobs,
- * trees and the commit (parent = base, message from the candidate, identity and createdAt
- * given), then `refs/heads/<headBranch>`. Nothing else: never HEAD, the index or the working
- * tree. An existing branch at the same commit is a no-op; at another commit, a refusal.
+ * Write a commit's objects into a repository: the blobs, the trees of `files` (whose root must
+ * be `treeSha`), and the commit (sole parent, message, identity, dated by `createdAt`). Refs are
+ * not touched; the commit id is returned so the caller can compare it before pointing a branch.
+ */
+export async function writeCommitObjects(options: {
+  fs: FsLike;
+  gitdir: string;
+  blobs: Iterable<Uint8Array>;
+  files: readonly BaseTreeFile[];
+  treeSha: string;
+  changedPaths: Iterable<string>;
+  parent: string;
+  message: string;
+  identity: GitIdentity;
+  createdAt: string | number;
+}): Promise<string> {
+  const { fs, gitdir, identity } = options;
+  for (const blob of options.blobs) await git.writeBlob({ fs, gitdir, blob });
+  const written = await writeTreeFromFiles(fs, gitdir, options.files.map((f) => ({ path: f.path, mode: f.mode as '100644', oid: f.oid })), { changedPaths: options.changedPaths });
+  if (written !== options.treeSha) throw new GitBoundaryError('TREE_MISMATCH', 'the written tree differs from the computed one', { expected: options.treeSha, actual: written });
+  const person = { name: identity.name, email: identity.email, timestamp: commitTimestamp(options.createdAt), timezoneOffset: 0 };
+  return git.writeCommit({ fs, gitdir, commit: { message: options.message, tree: options.treeSha, parent: [options.parent], author: person, committer: person } });
+}
+
+/**
+ * Point `refs/heads/<branch>` at `commitSha`, and nothing else (never HEAD, the index or the
+ * working tree). Already there: a no-op (`false`); at another commit: BRANCH_EXISTS_AT_OTHER_COMMIT.
+ */
+export async function pointBranch(fs: FsLike, gitdir: string, branch: string, commitSha: string): Promise<boolean> {
+  const ref = `refs/heads/${branch}`;
+  let existing: string | undefined;
+  try {
+    existing = await git.resolveRef({ fs, gitdir, ref });
+  } catch {
+    existing = undefined;
+  }
+  if (existing === commitSha) return false;
+  if (existing !== undefined) throw new GitBoundaryError('BRANCH_EXISTS_AT_OTHER_COMMIT', 'the branch exists at another commit', { branch, existing, commitSha });
+  await git.writeRef({ fs, gitdir, ref, value: commitSha, force: false });
+  return true;
+}
+
+/**
+ * Publish a re-validated candidate into a local repository: rebuild its tree on the base, write
+ * the objects and the commit (parent = base, message from the candidate, identity and createdAt
+ * given), then `refs/heads/<headBranch>`. An existing branch at the same commit is a no-op; at
+ * another commit, a refusal.
  */
 export async function writeCandidateToRepository(options: {
   fs: FsLike;
@@ -32,28 +75,24 @@ export async function writeCandidateToRepository(options: {
   createdAt: string | number;
   ledger?: LedgerSink;
 }): Promise<WriteToRepositoryResult> {
-  const { fs, gitdir, candidate, identity, ledger } = options;
+  const { fs, gitdir, candidate, ledger } = options;
   const baseTree = await commitTree(fs, gitdir, candidate.baseCommitSha);
   const { files, treeSha } = await rebuildTree(await readTreeFiles(fs, gitdir, baseTree), candidate, options.changes);
-  for (const f of candidate.files) {
-    if ('deleted' in f) continue;
-    const bytes = (await options.changes(f.blobSha))!;
-    await git.writeBlob({ fs, gitdir, blob: bytes });
-  }
-  const written = await writeTreeFromFiles(fs, gitdir, files.map((f) => ({ path: f.path, mode: f.mode as '100644', oid: f.oid })), { changedPaths: candidate.files.map((f) => f.path) });
-  if (written !== treeSha) throw new GitBoundaryError('TREE_MISMATCH', 'the written tree differs from the computed one', { expected: treeSha, actual: written });
-  const person = { name: identity.name, email: identity.email, timestamp: commitTimestamp(options.createdAt), timezoneOffset: 0 };
-  const commitSha = await git.writeCommit({ fs, gitdir, commit: { message: candidate.commitMessage, tree: treeSha, parent: [candidate.baseCommitSha], author: person, committer: person } });
-  const ref = `refs/heads/${candidate.headBranch}`;
-  let existing: string | undefined;
-  try {
-    existing = await git.resolveRef({ fs, gitdir, ref });
-  } catch {
-    existing = undefined;
-  }
-  if (existing === commitSha) return { branch: candidate.headBranch, commitSha, treeSha, created: false };
-  if (existing !== undefined) throw new GitBoundaryError('BRANCH_EXISTS_AT_OTHER_COMMIT', 'the branch exists at another commit', { branch: candidate.headBranch, existing, commitSha });
-  await git.writeRef({ fs, gitdir, ref, value: commitSha, force: false });
-  await ledger?.append({ actor: GIT_ACTOR, type: 'git.candidate.published-locally', payload: { runId: candidate.runId, branch: candidate.headBranch, commitSha, treeSha } });
-  return { branch: candidate.headBranch, commitSha, treeSha, created: true };
+  const blobs: Uint8Array[] = [];
+  for (const f of candidate.files) if (!('deleted' in f)) blobs.push((await options.changes(f.blobSha))!);
+  const commitSha = await writeCommitObjects({
+    fs,
+    gitdir,
+    blobs,
+    files,
+    treeSha,
+    changedPaths: candidate.files.map((f) => f.path),
+    parent: candidate.baseCommitSha,
+    message: candidate.commitMessage,
+    identity: options.identity,
+    createdAt: options.createdAt,
+  });
+  const created = await pointBranch(fs, gitdir, candidate.headBranch, commitSha);
+  if (created) await ledger?.append({ actor: GIT_ACTOR, type: 'git.candidate.published-locally', payload: { runId: candidate.runId, branch: candidate.headBranch, commitSha, treeSha } });
+  return { branch: candidate.headBranch, commitSha, treeSha, created };
 }

@@ -34,12 +34,13 @@ export const INSTALLATION_ID = 1;
 export const APP_ID = 31;
 export const keyPair = testAppKey();
 
-/** The trusted policy on the default branch; `infra/**` is forbidden. */
-export function policyYaml(baseMovementPolicy: 'rerun' | 'warn' | 'fail' = 'rerun'): string {
+/** The trusted policy on the default branch; `infra/**` is forbidden; `agentLines` are more keys under `agent:`. */
+export function policyYaml(baseMovementPolicy: 'rerun' | 'warn' | 'fail' = 'rerun', agentLines: string[] = []): string {
   return [
     'version: 1',
     'agent:',
     '  forbiddenPaths: [".github/workflows/**", ".agent-policy.yaml", "infra/**"]',
+    ...agentLines.map((line) => `  ${line}`),
     '  build:',
     '    commands: ["npm test"]',
     '    defaultVerifier: npm',
@@ -54,6 +55,9 @@ export const BASE_FILES: Record<string, string | { content: string; mode: '10064
   'src/old.ts': 'export const old = 1;\n',
   'scripts/run.sh': { content: '#!/bin/sh\necho run\n', mode: '100755' },
   'infra/main.tf': 'resource "x" "y" {}\n',
+  // Line 2 looks like a secret to a whole-file scan; only added lines may be refused.
+  'config/schema.xml':
+    '<?xml version="1.0" encoding="UTF-8"?>\n<project xmlns="http://maven.apache.org/POM/4.0.0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">\n  <version>1.0.0</version>\n</project>\n',
 };
 
 /** Write calls: anything that changes the repository. */
@@ -78,7 +82,10 @@ export interface Scenario {
 }
 
 /** A stand-in with the seeded repository, a write-role publisher handler over s3rver, and the run's snapshot. */
-export async function startScenario(s3: S3TestServer, options: { runId: string; issue: number; policy?: 'rerun' | 'warn' | 'fail'; collaborators?: Record<string, 'write' | 'read'> }): Promise<Scenario> {
+export async function startScenario(
+  s3: S3TestServer,
+  options: { runId: string; issue: number; policy?: 'rerun' | 'warn' | 'fail'; agentPolicy?: string[]; collaborators?: Record<string, 'write' | 'read'> },
+): Promise<Scenario> {
   const clock = fixedClock();
   const standin = await startGitHubStandin({
     appId: APP_ID,
@@ -90,7 +97,7 @@ export async function startScenario(s3: S3TestServer, options: { runId: string; 
         name: REPO,
         id: REPO_ID,
         installationId: INSTALLATION_ID,
-        files: { ...BASE_FILES, '.agent-policy.yaml': policyYaml(options.policy) },
+        files: { ...BASE_FILES, '.agent-policy.yaml': policyYaml(options.policy, options.agentPolicy) },
         collaborators: options.collaborators ?? { alice: 'write' },
         issues: [{ number: options.issue, title: 'Greet politely', body: 'Please make the greeting polite.', labels: ['agent:run'] }],
       },
@@ -164,7 +171,11 @@ export type Edit = string | { content: string; mode: FileMode } | null;
  * object-backed workspace on the base commit, stage, commit (dated by createdAt), diff,
  * buildPrCandidate, writePrCandidate (pr-candidate.json last). `policy` is the worker's view.
  */
-export async function writeCandidate(s: Scenario, edits: Record<string, Edit>, options: { attempt?: number; forbidden?: string[] } = {}): Promise<{ candidate: PrCandidate; baseCommitSha: string }> {
+export async function writeCandidate(
+  s: Scenario,
+  edits: Record<string, Edit>,
+  options: { attempt?: number; forbidden?: string[]; runId?: string; branch?: string } = {},
+): Promise<{ candidate: PrCandidate; baseCommitSha: string }> {
   const fs = createMemoryFs();
   const gitdir = '/repo.git';
   await copyIn(fs, join(s.standin.gitRoot, OWNER, `${REPO}.git`), gitdir);
@@ -198,14 +209,14 @@ export async function writeCandidate(s: Scenario, edits: Record<string, Edit>, o
     title: 'fix: make the greeting polite',
     body,
     baseBranch: 'main',
-    headBranch: s.branch,
+    headBranch: options.branch ?? s.branch,
     labels: ['draftsman'],
     reviewers: ['alice', 'mallory'],
     diffSummary: diff.summary,
     verification,
     judge: null,
     risk: { riskScore: 1, riskLevel: 'LOW', reasons: [], requiredGate: 'NONE' },
-    runId: s.runId,
+    runId: options.runId ?? s.runId,
     attempt: options.attempt ?? 1,
   });
   const k = s.keys.candidate;

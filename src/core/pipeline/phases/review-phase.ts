@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { diffWorkspaceChanges } from '../../git/git-diff.js';
-import { scoreRisk } from '../../git/risk-score.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';
+import { changeRisk } from '../../publish/change-risk.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
 import { taskOf } from './intake-phase.js';
@@ -40,17 +40,9 @@ export function reviewPhase(env: PipelineEnv): PhaseHandler {
       const views = viewsFor(env, task);
       await context.runtime.use('git.diff');
       const diff = await diffWorkspaceChanges(context.workspace, { isGenerated: (p) => views.rules.isGenerated(p) });
-      const scored = scoreRisk({ files: diff.summary.files.map((f) => ({ path: f.path, kind: f.kind })) });
-      let level = scored.riskLevel;
-      const reasons = [...scored.reasons];
-      for (const file of diff.summary.files) {
-        const rule = views.rules.riskFor(file.path);
-        if (rule) {
-          reasons.push(`${file.path}: ${rule.reason} (policy risk rule, ${rule.level})`);
-          if (LEVELS.indexOf(rule.level) > LEVELS.indexOf(level)) level = rule.level;
-        }
-      }
-      const risk = { ...scored, riskLevel: level, reasons, requiredGate: level === 'HIGH' ? 'HUMAN_APPROVAL_BEFORE_PR' : level === 'MEDIUM' ? 'HUMAN_REVIEW' : scored.requiredGate };
+      const risk = changeRisk(diff.summary.files, (p) => views.rules.riskFor(p));
+      const level = risk.riskLevel;
+      const reasons = risk.reasons;
       const verdict = await guardScope(env, context, task, context.workspace, { level, reasons });
       const output: ReviewOutput = {
         diffSummary: diff.summary,
@@ -61,7 +53,7 @@ export function reviewPhase(env: PipelineEnv): PhaseHandler {
       if (stop) return stop;
       return {
         output,
-        summary: `${diff.summary.filesChanged} file(s), +${diff.summary.insertions}/-${diff.summary.deletions}, risk ${level} (${scored.riskScore})`,
+        summary: `${diff.summary.filesChanged} file(s), +${diff.summary.insertions}/-${diff.summary.deletions}, risk ${level} (${risk.riskScore})`,
         risks: reasons,
         decisions: verdict.violations.length > 0 ? [`approved gate ${verdict.gateId}`] : [],
       };

@@ -1,0 +1,165 @@
+import { execFile } from 'node:child_process';
+import git from 'isomorphic-git';
+import { readArtifact } from '../../core/artifacts/artifact-io.js';
+import type { RunKeys } from '../../core/artifacts/keys.js';
+import type { GitIdentity } from '../../core/git/commit-staged.js';
+import { GitBoundaryError } from '../../core/git/git-boundary-error.js';
+import { commitTree } from '../../core/git/git-objects.js';
+import { PrCandidate } from '../../core/git/pr-candidate.js';
+import { pointBranch, writeCommitObjects } from '../../core/git/write-candidate-to-repository.js';
+import { POLICY_FILE_NAME } from '../../core/policy/agent-policy.js';
+import { parsePolicy } from '../../core/policy/parse-policy.js';
+import { PolicyError } from '../../core/policy/policy-error.js';
+import type { ArtifactStore, FsLike, Publisher } from '../../core/ports.js';
+import { storageBinding } from '../../core/publish/check-binding.js';
+import { planPublication } from '../../core/publish/plan-publication.js';
+import type { BaseState, PublicationApplied, PublicationPlan, TrustedPolicy } from '../../core/publish/publication.js';
+import { PublishError } from '../../core/publish/publish-error.js';
+import { AttemptRequest, RunRequest } from '../../core/runs/run-request.js';
+import { readTreeFiles } from '../../core/workspace/workspace.js';
+import { identityFromLocalPath } from '../git/repo-identity.js';
+
+/**
+ * Applies a plan to a local repository (`draftsman run --publish`): the blobs, trees and the
+ * commit (identity and date of the attempt, so it is the candidate's own commit), then
+ * `refs/heads/<agentBranch>` only; never HEAD, the index or the working tree. The branch already
+ * at that commit is a no-op; at another commit, BRANCH_NOT_OURS.
+ */
+export class LocalPublisher implements Publisher {
+  constructor(private readonly options: { fs: FsLike; gitdir: string; identity: GitIdentity; createdAt: string | number }) {}
+
+  async apply(plan: PublicationPlan): Promise<PublicationApplied> {
+    const { fs, gitdir } = this.options;
+    if (!plan.tree.files) throw new PublishError('TREE_MISMATCH', 'the plan has no complete tree to write', { expected: plan.expectedTreeSha });
+    try {
+      const commitSha = await writeCommitObjects({
+        fs,
+        gitdir,
+        blobs: plan.blobs.map((b) => b.bytes),
+        files: plan.tree.files,
+        treeSha: plan.expectedTreeSha,
+        changedPaths: plan.tree.changes.map((c) => c.path),
+        parent: plan.parent,
+        message: plan.commit.message,
+        identity: this.options.identity,
+        createdAt: this.options.createdAt,
+      });
+      // Checked before the branch moves: a branch never holds a commit that is not the candidate's.
+      if (commitSha !== plan.commit.candidateCommitSha) {
+        throw new PublishError('OBJECT_MISMATCH', `the rebuilt commit ${commitSha} differs from the candidate's ${plan.commit.candidateCommitSha}`, { commitSha, expected: plan.commit.candidateCommitSha });
+      }
+      const created = await pointBranch(fs, gitdir, plan.ref.branch, commitSha);
+      return { branch: plan.ref.branch, commitSha, treeSha: plan.expectedTreeSha, created, warnings: [] };
+    } catch (error) {
+      if (!(error instanceof GitBoundaryError)) throw error;
+      const reason = error.reason === 'BRANCH_EXISTS_AT_OTHER_COMMIT' ? 'BRANCH_NOT_OURS' : 'TREE_MISMATCH';
+      throw new PublishError(reason, error.message, { detail: error.reason, ...error.data }, { cause: error });
+    }
+  }
+}
+
+async function resolveCommit(fs: FsLike, gitdir: string, ref: string): Promise<string | undefined> {
+  for (const candidate of [`refs/heads/${ref}`, ref]) {
+    try {
+      return await git.resolveRef({ fs, gitdir, ref: candidate });
+    } catch {
+      // not this spelling
+    }
+  }
+  return /^[0-9a-f]{40}$/.test(ref) ? ref : undefined;
+}
+
+/** The candidate's base as the local repository has it: the base tree, the changed paths' base bytes, the base branch head. */
+export async function readLocalBase(fs: FsLike, gitdir: string, candidate: PrCandidate): Promise<BaseState> {
+  const defaultBranch = (await git.currentBranch({ fs, gitdir, fullname: false }).catch(() => undefined)) ?? 'HEAD';
+  const baseHead = await resolveCommit(fs, gitdir, candidate.baseBranch);
+  const baseTreeSha = await commitTree(fs, gitdir, candidate.baseCommitSha).catch(() => undefined);
+  if (!baseTreeSha) return { defaultBranch, baseTreeSha, baseFiles: undefined, baseBytes: new Map(), baseHead };
+  const baseFiles = await readTreeFiles(fs, gitdir, baseTreeSha);
+  const byPath = new Map(baseFiles.map((f) => [f.path, f]));
+  const baseBytes = new Map<string, Uint8Array>();
+  for (const f of candidate.files) {
+    const file = byPath.get(f.path);
+    if (!file || file.mode === '160000') continue;
+    baseBytes.set(f.path, (await git.readBlob({ fs, gitdir, oid: file.oid })).blob);
+  }
+  return { defaultBranch, baseTreeSha, baseFiles, baseBytes, baseHead };
+}
+
+/** The CLI's trusted policy: `--policy` when given, else the base commit's `.agent-policy.yaml`. */
+export async function readLocalPolicy(fs: FsLike, gitdir: string, baseCommitSha: string, given?: { text: Uint8Array; file: string }): Promise<TrustedPolicy> {
+  const ref = given ? given.file : `${baseCommitSha}:${POLICY_FILE_NAME}`;
+  const text = given?.text ?? (await git.readBlob({ fs, gitdir, oid: baseCommitSha, filepath: POLICY_FILE_NAME }).then((r) => r.blob, () => undefined));
+  try {
+    return { ok: true, policy: parsePolicy({ text, file: given?.file ?? POLICY_FILE_NAME }), ref };
+  } catch (error) {
+    if (!(error instanceof PolicyError)) throw error;
+    return { ok: false, ref, policyReason: error.reason, message: error.message };
+  }
+}
+
+/** The attempt's createdAt, which dated the candidate's commit, and the gates `--approve` passed for it. */
+async function attemptOf(store: ArtifactStore, keys: RunKeys, request: RunRequest, attempt: number): Promise<{ createdAt: string; approvedGates: string[] }> {
+  if (attempt === 1) return { createdAt: request.createdAt, approvedGates: [] };
+  const next = await readArtifact(store, keys.attempt(attempt).request, AttemptRequest);
+  return { createdAt: next.createdAt, approvedGates: next.approvedGates };
+}
+
+function gitDir(location: string): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    execFile('git', ['-C', location, 'rev-parse', '--absolute-git-dir'], { encoding: 'utf8' }, (error, stdout) => (error ? reject(error) : resolvePromise(stdout.trim())));
+  });
+}
+
+function describe(error: PublishError): string {
+  const problems = Array.isArray(error.data.problems) ? (error.data.problems as { reason: string; path?: string; line?: number }[]) : [];
+  if (problems.length === 0) return `${error.reason}: ${error.message}`;
+  return `${error.reason}: ${problems.map((p) => `${p.reason}${p.path ? ` ${p.path}${p.line ? `:${p.line}` : ''}` : ''}`).join(', ')}`;
+}
+
+/**
+ * `draftsman run --publish`: the same decision as the App's publisher (planPublication), from the
+ * run's own store and the local repository, applied by LocalPublisher. Returns the note the CLI
+ * prints: `published ...`, `refs/heads/... is already at ...`, or `refused: REASON: ...`.
+ */
+export async function publishToLocalRepository(options: { fs: FsLike; store: ArtifactStore; keys: RunKeys; location: string; identity: GitIdentity; policy?: { text: Uint8Array; file: string } }): Promise<string> {
+  const { fs, store, keys, location } = options;
+  const request = await readArtifact(store, keys.request, RunRequest);
+  const object = await store.get(keys.candidate.prCandidate);
+  let stored: unknown;
+  try {
+    stored = object ? JSON.parse(new TextDecoder().decode(object.body)) : undefined;
+  } catch {
+    stored = undefined;
+  }
+  const parsed = PrCandidate.safeParse(stored);
+  if (!parsed.success) return 'refused: CANDIDATE_INVALID: pr-candidate.json is missing or fails its schema';
+  const raw = parsed.data;
+  const gitdir = await gitDir(location);
+  const attempt = await attemptOf(store, keys, request, raw.attempt);
+  const blobs = new Map<string, Uint8Array>();
+  for (const f of raw.files) {
+    if ('deleted' in f) continue;
+    const object = await store.get(keys.candidate.change(f.blobSha));
+    if (object) blobs.set(f.blobSha, object.body);
+  }
+  const decision = await planPublication({
+    binding: storageBinding(keys.prefix),
+    request,
+    candidate: stored,
+    target: { kind: 'local', ...identityFromLocalPath(location) },
+    trustedPolicy: await readLocalPolicy(fs, gitdir, raw.baseCommitSha, options.policy),
+    base: await readLocalBase(fs, gitdir, raw),
+    blobs,
+    approvedGates: attempt.approvedGates,
+  });
+  if (decision.kind === 'refuse') return `refused: ${describe(decision.error)}`;
+  if (decision.kind === 'rerun') return `refused: BASE_MOVED: ${raw.baseBranch} moved from ${decision.from} to ${decision.to}; run again on the new base`;
+  try {
+    const applied = await new LocalPublisher({ fs, gitdir, identity: options.identity, createdAt: attempt.createdAt }).apply(decision.plan);
+    return applied.created ? `published ${applied.commitSha} to refs/heads/${applied.branch}` : `refs/heads/${applied.branch} is already at ${applied.commitSha}`;
+  } catch (error) {
+    if (error instanceof PublishError) return `refused: ${describe(error)}`;
+    throw error;
+  }
+}

@@ -1,0 +1,166 @@
+import type { Logger, Publisher } from '../../core/ports.js';
+import type { PublicationApplied, PublicationPlan } from '../../core/publish/publication.js';
+import { PublishError } from '../../core/publish/publish-error.js';
+import type { GitHubApi } from '../github/github-api.js';
+import { orUndefinedOn404, statusOf } from './publisher-context.js';
+
+const AGENT_LABEL_WARNING = 'labels could not be added';
+
+export interface GitHubPublisherOptions {
+  /** An installation API client with the write-role token. */
+  api: GitHubApi;
+  owner: string;
+  repo: string;
+  logger: Logger;
+}
+
+/**
+ * Applies a plan with the Git Data API and the pulls API: blobs (base64), a tree on the base
+ * tree (its SHA must be the plan's), a commit with the base as sole parent and no author or
+ * committer (GitHub signs it), the agent branch created or reused only when it points at our
+ * tree on our base, and the draft PR found or opened. Every step is idempotent, so an
+ * invocation killed anywhere and repeated ends with one branch and one PR.
+ */
+export class GitHubPublisher implements Publisher {
+  constructor(private readonly options: GitHubPublisherOptions) {}
+
+  async apply(plan: PublicationPlan): Promise<PublicationApplied> {
+    await this.writeObjects(plan);
+    const head = await this.placeBranch(plan);
+    const pull = await this.openDraftPullRequest(plan);
+    const warnings: string[] = [];
+    const labelWarning = await this.addLabels(pull.number, plan.pullRequest.labels);
+    if (labelWarning) warnings.push(labelWarning);
+    await this.requestReviewers(pull.number, plan.pullRequest.reviewers);
+    return { branch: plan.ref.branch, commitSha: head.sha, treeSha: plan.expectedTreeSha, created: head.created, pullRequest: pull, warnings };
+  }
+
+  /** Blobs and trees are content-addressed, so repeating them is harmless. */
+  private async writeObjects(plan: PublicationPlan): Promise<void> {
+    const { api, owner, repo } = this.options;
+    for (const blob of plan.blobs) {
+      const created = await api.rest.git.createBlob({ owner, repo, content: Buffer.from(blob.bytes).toString('base64'), encoding: 'base64' });
+      if (created.data.sha !== blob.sha) throw new PublishError('OBJECT_MISMATCH', 'GitHub stored a blob under another SHA', { expected: blob.sha, actual: created.data.sha });
+    }
+    const tree = await api.rest.git.createTree({
+      owner,
+      repo,
+      base_tree: plan.tree.baseTreeSha,
+      tree: plan.tree.changes.map((c) => ({ path: c.path, mode: c.mode, type: 'blob' as const, sha: c.sha })),
+    });
+    if (tree.data.sha !== plan.expectedTreeSha) {
+      throw new PublishError('TREE_MISMATCH', 'the tree GitHub built is not the candidate head tree', { expected: plan.expectedTreeSha, actual: tree.data.sha });
+    }
+  }
+
+  /** What the agent branch holds now: our commit, an earlier attempt's of this run, or someone else's. */
+  private async inspectBranch(plan: PublicationPlan): Promise<{ sha: string; ours: 'same' | 'earlier' | 'foreign' } | undefined> {
+    const { api, owner, repo } = this.options;
+    const current = await orUndefinedOn404(() => api.rest.git.getRef({ owner, repo, ref: `heads/${plan.ref.branch}` }));
+    if (!current) return undefined;
+    const sha = current.data.object.sha;
+    const commit = await api.rest.git.getCommit({ owner, repo, commit_sha: sha });
+    const parents = commit.data.parents.map((p) => p.sha);
+    const onBase = parents.length === 1;
+    if (onBase && parents[0] === plan.parent && commit.data.tree.sha === plan.expectedTreeSha) return { sha, ours: 'same' };
+    const runTrailer = new RegExp(`^Run-id: ${plan.runId.replace(/[^A-Za-z0-9]/g, '')}$`, 'm');
+    const signedByGitHub = (commit.data as { verification?: { verified?: boolean } }).verification?.verified === true;
+    return { sha, ours: onBase && signedByGitHub && runTrailer.test(commit.data.message) ? 'earlier' : 'foreign' };
+  }
+
+  /**
+   * Point the agent branch at a commit of our tree on our base. An existing ref at such a
+   * commit is reused (a re-invocation after a crash); at an earlier attempt's commit of this run
+   * it is moved; anything else is a human's and refused.
+   */
+  private async placeBranch(plan: PublicationPlan): Promise<{ sha: string; created: boolean }> {
+    const { api, owner, repo } = this.options;
+    const ref = `heads/${plan.ref.branch}`;
+    let current = await this.inspectBranch(plan);
+    if (current?.ours === 'same') return { sha: current.sha, created: false };
+    if (current?.ours === 'foreign') throw new PublishError('BRANCH_NOT_OURS', 'the agent branch has commits this run did not make', { branch: plan.ref.branch, head: current.sha });
+    // No author or committer: GitHub attributes the commit to the App and signs it.
+    const created = await api.rest.git.createCommit({ owner, repo, message: plan.commit.message, tree: plan.expectedTreeSha, parents: [plan.parent] });
+    const parents = created.data.parents.map((p) => p.sha);
+    if (created.data.tree.sha !== plan.expectedTreeSha || parents.length !== 1 || parents[0] !== plan.parent) {
+      throw new PublishError('OBJECT_MISMATCH', 'GitHub returned a commit with another tree or parent', { tree: created.data.tree.sha, parents });
+    }
+    const commit = created.data.sha;
+    if (current?.ours === 'earlier') {
+      await api.rest.git.updateRef({ owner, repo, ref, sha: commit, force: true });
+      return { sha: commit, created: true };
+    }
+    try {
+      await api.rest.git.createRef({ owner, repo, ref: `refs/${ref}`, sha: commit });
+      return { sha: commit, created: true };
+    } catch (error) {
+      if (statusOf(error) !== 422) throw error;
+      // Another invocation created it between our look and our write: look again.
+      current = await this.inspectBranch(plan);
+      if (current?.ours === 'same') return { sha: current.sha, created: false };
+      throw new PublishError('BRANCH_NOT_OURS', 'the agent branch appeared at a commit this run did not make', { branch: plan.ref.branch, head: current?.sha });
+    }
+  }
+
+  /** The open PR for the head branch, found before one is created (and after a 422 race). */
+  private async openDraftPullRequest(plan: PublicationPlan): Promise<{ number: number; url: string }> {
+    const { api, owner, repo, logger } = this.options;
+    const branch = plan.ref.branch;
+    const find = async () => {
+      const list = await api.rest.pulls.list({ owner, repo, head: `${owner}:${branch}`, state: 'open', per_page: 10 });
+      const found = list.data.find((p) => p.head.ref === branch);
+      return found ? { number: found.number, url: found.html_url } : undefined;
+    };
+    const existing = await find();
+    if (existing) {
+      logger.info('draft pull request already open', { prNumber: existing.number });
+      return existing;
+    }
+    const { base, title, body } = plan.pullRequest;
+    try {
+      const created = await api.rest.pulls.create({ owner, repo, head: branch, base, title, body, draft: true });
+      return { number: created.data.number, url: created.data.html_url };
+    } catch (error) {
+      if (statusOf(error) !== 422) throw error;
+      const raced = await find();
+      if (raced) return raced;
+      throw error;
+    }
+  }
+
+  /** Labels are a courtesy: a failure becomes a warning, never a failed publication. */
+  private async addLabels(number: number, labels: string[]): Promise<string | undefined> {
+    if (labels.length === 0) return undefined;
+    const { api, owner, repo, logger } = this.options;
+    try {
+      await api.rest.issues.addLabels({ owner, repo, issue_number: number, labels });
+      return undefined;
+    } catch (error) {
+      const status = statusOf(error);
+      if (status === undefined || status >= 500) throw error;
+      logger.warn('labels not added', { prNumber: number, status });
+      return `${AGENT_LABEL_WARNING} (${labels.join(', ')}; HTTP ${status})`;
+    }
+  }
+
+  /** CODEOWNERS reviewers; GitHub answers 422 for non-collaborators, so each is asked alone after one. */
+  private async requestReviewers(number: number, reviewers: string[]): Promise<void> {
+    const { api, owner, repo, logger } = this.options;
+    const wanted = [...new Set(reviewers.map((r) => r.replace(/^@/, '')).filter((r) => r && !r.includes('/') && !r.endsWith('[bot]')))];
+    if (wanted.length === 0) return;
+    const ask = async (list: string[]) => api.rest.pulls.requestReviewers({ owner, repo, pull_number: number, reviewers: list });
+    try {
+      await ask(wanted);
+    } catch (error) {
+      if (statusOf(error) !== 422) throw error;
+      for (const r of wanted) {
+        try {
+          await ask([r]);
+        } catch (inner) {
+          if (statusOf(inner) !== 422) throw inner;
+          logger.info('reviewer not requested (not a collaborator)', { prNumber: number, reviewer: r });
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import { readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
+import type { RunKeys } from '../../core/artifacts/keys.js';
+import type { PrCandidate } from '../../core/git/pr-candidate.js';
+import type { BaseTreeFile } from '../../core/git/rebuild-tree.js';
+import { POLICY_FILE_NAME } from '../../core/policy/agent-policy.js';
+import { parsePolicy } from '../../core/policy/parse-policy.js';
+import { PolicyError } from '../../core/policy/policy-error.js';
+import type { ArtifactStore, IssuedToken } from '../../core/ports.js';
+import type { BaseState, PublicationTarget, TrustedPolicy } from '../../core/publish/publication.js';
+import { ApprovalMarker, CancelMarker } from '../webhook/trigger-service.js';
+import type { GitHubApi } from '../github/github-api.js';
+import { orUndefinedOn404 } from './publisher-context.js';
+
+interface Repo {
+  api: GitHubApi;
+  owner: string;
+  repo: string;
+}
+
+/** The repository as GitHub reports it to the installation token, and its default branch head. */
+export async function readGitHubTarget(r: Repo, issued: IssuedToken): Promise<{ target: PublicationTarget; defaultBranch: string; defaultHead: string }> {
+  const repository = await r.api.rest.repos.get({ owner: r.owner, repo: r.repo });
+  const defaultBranch = repository.data.default_branch;
+  const defaultHead = (await r.api.rest.repos.getBranch({ owner: r.owner, repo: r.repo, branch: defaultBranch })).data.commit.sha;
+  const target: PublicationTarget = { kind: 'github', repositoryId: repository.data.id, owner: repository.data.owner.login, repo: repository.data.name, tokenRepositoryIds: issued.repositoryIds };
+  return { target, defaultBranch, defaultHead };
+}
+
+/** The trusted policy: the default branch's head, never the agent branch, a fork or a PR head. */
+export async function readTrustedPolicy(r: Repo, defaultBranch: string, defaultHead: string): Promise<TrustedPolicy> {
+  const { api, owner, repo } = r;
+  const policyText = await orUndefinedOn404(async () => {
+    const res = await api.rest.repos.getContent({ owner, repo, path: POLICY_FILE_NAME, ref: defaultHead });
+    const data = res.data as { content?: string; encoding?: string; type?: string };
+    return data.type === 'file' && typeof data.content === 'string' ? Buffer.from(data.content, 'base64') : undefined;
+  });
+  const ref = `${defaultBranch}@${defaultHead}`;
+  try {
+    return { ok: true, policy: parsePolicy({ text: policyText, file: POLICY_FILE_NAME }), ref };
+  } catch (error) {
+    if (!(error instanceof PolicyError)) throw error;
+    return { ok: false, ref, policyReason: error.reason, message: error.message };
+  }
+}
+
+/** The candidate's base as GitHub has it: the base commit's tree listed once, the changed paths' base bytes, the base branch head. */
+export async function readGitHubBase(r: Repo, candidate: PrCandidate, defaultBranch: string, defaultHead: string): Promise<BaseState> {
+  const { api, owner, repo } = r;
+  const baseHead =
+    candidate.baseBranch === defaultBranch ? defaultHead : (await orUndefinedOn404(() => api.rest.repos.getBranch({ owner, repo, branch: candidate.baseBranch })))?.data.commit.sha;
+  const baseCommit = await orUndefinedOn404(() => api.rest.git.getCommit({ owner, repo, commit_sha: candidate.baseCommitSha }));
+  if (!baseCommit) return { defaultBranch, baseTreeSha: undefined, baseFiles: undefined, baseBytes: new Map(), baseHead };
+  const baseTreeSha = baseCommit.data.tree.sha;
+  const listing = await api.rest.git.getTree({ owner, repo, tree_sha: baseTreeSha, recursive: 'true' });
+  const files = new Map<string, BaseTreeFile>();
+  for (const e of listing.data.tree) {
+    if (e.type === 'tree' || !e.path || !e.sha || !e.mode) continue;
+    files.set(e.path, { path: e.path, mode: e.mode, oid: e.sha });
+  }
+  const baseBytes = new Map<string, Uint8Array>();
+  for (const f of candidate.files) {
+    const file = files.get(f.path);
+    if (!file || file.mode === '160000') continue;
+    const blob = await api.rest.git.getBlob({ owner, repo, file_sha: file.oid });
+    baseBytes.set(f.path, Buffer.from(blob.data.content, 'base64'));
+  }
+  // A truncated listing cannot rebuild the tree locally; GitHub's tree SHA is checked instead.
+  return { defaultBranch, baseTreeSha, baseFiles: listing.data.truncated ? undefined : [...files.values()], baseBytes, baseHead };
+}
+
+/** The candidate's blobs as stored (`candidate/changes/<sha>`); a missing or ill-named one is left out (re-validation names it). */
+export async function readCandidateBlobs(store: ArtifactStore, keys: RunKeys, candidate: PrCandidate): Promise<Map<string, Uint8Array>> {
+  const blobs = new Map<string, Uint8Array>();
+  for (const f of candidate.files) {
+    if ('deleted' in f || blobs.has(f.blobSha) || !/^[0-9a-f]{40}$/.test(f.blobSha)) continue;
+    const object = await store.get(keys.candidate.change(f.blobSha));
+    if (object) blobs.set(f.blobSha, object.body);
+  }
+  return blobs;
+}
+
+/** What only the trigger writes under the run's key: the cancel marker and this attempt's approval. */
+export async function readRunControls(store: ArtifactStore, keys: RunKeys, runId: string, attempt: number): Promise<{ cancel?: { attempt: number; by: string }; approvedGates: string[] }> {
+  const cancel = await readArtifactIfPresent(store, keys.cancel, CancelMarker);
+  const approval = await readArtifactIfPresent(store, keys.approve(attempt), ApprovalMarker);
+  const approvedGates = approval && approval.runId === runId && approval.attempt === attempt && approval.gateId ? [approval.gateId] : [];
+  return { cancel: cancel ? { attempt: cancel.attempt, by: cancel.by } : undefined, approvedGates };
+}

@@ -1,0 +1,121 @@
+import { putArtifactIfAbsent, readArtifactIfPresent, readArtifactVersioned, putArtifactIfMatch, writeArtifact } from '../../core/artifacts/artifact-io.js';
+import { issueLatestKey, lockKey } from '../../core/artifacts/keys.js';
+import type { PublishError } from '../../core/publish/publish-error.js';
+import { AttemptRequest, RunRecord } from '../../core/runs/run-request.js';
+import { IssueLatest, IssueLock } from '../webhook/trigger-service.js';
+import { parseProgressPhases, renderProgressComment } from '../github/progress-comment.js';
+import type { PublishOptions, PublishOutcome, RunContext } from './publisher-context.js';
+import { PublishRecord } from './publish-record.js';
+
+/*
+ * Everything the publisher records about the run (run.json, the attempt request of a rerun,
+ * issues/latest.json, the lock, the progress comment, publish.json), in one place: what the
+ * repository receives is decided and applied elsewhere.
+ */
+
+/** Base moved and the policy says rerun: request attempt n+1 on the new base and stop. */
+export async function recordRerun(options: PublishOptions, ctx: RunContext, attempt: number, moved: { from: string; to: string }): Promise<PublishOutcome> {
+  const { store, runKeys: keys, clock } = options;
+  const next = attempt + 1;
+  const now = new Date(clock.now()).toISOString();
+  const created = await putArtifactIfAbsent(store, keys.attempt(next).request, AttemptRequest, {
+    schemaVersion: 1,
+    runId: ctx.request.runId,
+    attempt: next,
+    reason: 'rerun-base-moved',
+    approvedGates: [],
+    createdAt: now,
+  });
+  if (ctx.request.issue) {
+    const latestKey = issueLatestKey(ctx.owner, ctx.repo, ctx.request.issue.number);
+    const latest = await readArtifactIfPresent(store, latestKey, IssueLatest);
+    if (latest && latest.runId === ctx.request.runId && latest.attempt < next) await writeArtifact(store, latestKey, IssueLatest, { ...latest, attempt: next, updatedAt: now });
+  }
+  await updateRun(options, ctx, (run) => ({ ...run, status: 'QUEUED', reason: 'BASE_MOVED', attempt: Math.max(run.attempt, next) }));
+  await updateProgress(options, ctx, { status: 'QUEUED', attempt: next, message: `the base moved from ${moved.from.slice(0, 12)} to ${moved.to.slice(0, 12)}; attempt ${next} runs on the new base` });
+  options.logger.info('base moved; next attempt requested', { runId: ctx.request.runId, attempt: next, created, ...moved });
+  return { kind: 'rerun', attempt: next, ...moved };
+}
+
+/** Record a refusal: run.json (BLOCKED + reason), the progress comment, and the lock released. Nothing is written to the repository. */
+export async function recordRefusal(options: PublishOptions, ctx: RunContext, error: PublishError): Promise<PublishOutcome> {
+  options.logger.warn('publication refused', { runId: ctx.request.runId, attempt: ctx.attempt, reason: error.reason, data: error.data });
+  await updateRun(options, ctx, (run) => ({ ...run, status: 'BLOCKED', reason: error.reason }));
+  const problems = Array.isArray(error.data.problems) ? (error.data.problems as { reason: string; path?: string; line?: number }[]).map((p) => `${p.reason}${p.path ? ` (${p.path}${p.line ? `:${p.line}` : ''})` : ''}`) : [];
+  await updateProgress(options, ctx, { status: 'BLOCKED', message: `not published: ${error.reason}${problems.length > 0 ? ` — ${problems.slice(0, 5).join(', ')}` : ''}` }).catch((e: unknown) => {
+    options.logger.warn('progress comment not updated', { error: e });
+  });
+  await releaseLock(options, ctx);
+  return { kind: 'refused', reason: error.reason, error };
+}
+
+/** Record a publication: the progress comment, publish.json (once), run.json PUBLISHED, the lock released. */
+export async function recordPublished(options: PublishOptions, ctx: RunContext, record: PublishRecord): Promise<PublishOutcome> {
+  const { store, runKeys: keys } = options;
+  const n = record.warnings.length;
+  await updateProgress(options, ctx, { status: 'PUBLISHED', message: n > 0 ? `draft pull request opened, with ${n} warning(s)` : 'draft pull request opened', pullRequestUrl: record.prUrl, baseCommitSha: record.baseCommitSha });
+  await putArtifactIfAbsent(store, keys.publish, PublishRecord, record);
+  await updateRun(options, ctx, (run) => ({
+    ...run,
+    status: 'PUBLISHED',
+    reason: undefined,
+    attempt: Math.max(run.attempt, record.attempt),
+    baseCommitSha: record.baseCommitSha,
+    headCommitSha: record.publishedCommitSha,
+    headTreeSha: record.treeSha,
+    pullRequest: { number: record.prNumber, url: record.prUrl },
+  }));
+  await releaseLock(options, ctx);
+  options.logger.info('draft pull request published', { runId: record.runId, attempt: record.attempt, prNumber: record.prNumber, commit: record.publishedCommitSha, warnings: n });
+  return { kind: 'published', record };
+}
+
+async function updateProgress(
+  options: PublishOptions,
+  ctx: RunContext,
+  progress: { status: string; message: string; attempt?: number; pullRequestUrl?: string; baseCommitSha?: string },
+): Promise<void> {
+  const id = ctx.request.issue?.progressCommentId;
+  if (!ctx.api || id === undefined) return;
+  // Keep the worker's phase checklist: the final comment still shows what each phase did.
+  const sameAttempt = progress.attempt === undefined || progress.attempt === ctx.attempt;
+  const phases = sameAttempt ? await ctx.api.rest.issues.getComment({ owner: ctx.owner, repo: ctx.repo, comment_id: id }).then((r) => parseProgressPhases(r.data.body ?? ''), () => []) : [];
+  await ctx.api.rest.issues.updateComment({
+    owner: ctx.owner,
+    repo: ctx.repo,
+    comment_id: id,
+    body: renderProgressComment({ runId: ctx.request.runId, attempt: progress.attempt ?? ctx.attempt, status: progress.status, phases, message: progress.message, pullRequestUrl: progress.pullRequestUrl, baseCommitSha: progress.baseCommitSha }),
+  });
+}
+
+/** Compare-and-swap on run.json (the webhook and the worker write it too); created when absent. */
+async function updateRun(options: PublishOptions, ctx: RunContext, change: (run: RunRecord) => RunRecord): Promise<void> {
+  const { store, runKeys: keys, clock } = options;
+  for (let i = 0; i < 5; i++) {
+    const now = new Date(clock.now()).toISOString();
+    const current = await readArtifactVersioned(store, keys.run, RunRecord);
+    const base: RunRecord = current?.value ?? {
+      schemaVersion: 1,
+      runId: ctx.request.runId,
+      status: 'QUEUED',
+      attempt: ctx.attempt,
+      attempts: [],
+      agentBranch: ctx.request.agentBranch,
+      progressCommentId: ctx.request.issue?.progressCommentId,
+      updatedAt: now,
+    };
+    const next = { ...change(base), updatedAt: now };
+    if (!current) {
+      if (await putArtifactIfAbsent(store, keys.run, RunRecord, next)) return;
+    } else if (await putArtifactIfMatch(store, keys.run, RunRecord, next, current.etag)) return;
+  }
+  throw new Error('run.json kept changing under the publisher');
+}
+
+/** Delete the issue's lock when it is this run's (another run's lock is never touched). */
+async function releaseLock(options: PublishOptions, ctx: RunContext): Promise<void> {
+  if (!ctx.request.issue) return;
+  const key = lockKey(ctx.owner, ctx.repo, ctx.request.issue.number);
+  const lock = await readArtifactIfPresent(options.store, key, IssueLock).catch(() => undefined);
+  if (lock && lock.runId === ctx.request.runId) await options.store.delete(key);
+}

@@ -1,0 +1,136 @@
+import { GitBoundaryError } from '../git/git-boundary-error.js';
+import type { PrCandidate } from '../git/pr-candidate.js';
+import { rebuildTree, type BaseTreeFile } from '../git/rebuild-tree.js';
+import { revalidateCandidate } from '../git/revalidate-candidate.js';
+import { policyViews, type PolicyViews } from '../pipeline/policy-views.js';
+import { POLICY_FILE_NAME, type AgentPolicy } from '../policy/agent-policy.js';
+import { parseTask } from '../task/parse-task.js';
+import type { TaskContract } from '../task/task-contract.js';
+import { TaskError } from '../task/task-error.js';
+import { checkApproval } from './check-approval.js';
+import { checkRun, checkTarget } from './check-binding.js';
+import type { PublicationDecision, PublicationInput, PublicationPlan } from './publication.js';
+import { PublishError } from './publish-error.js';
+
+const refuse = (error: PublishError): { kind: 'refuse'; error: PublishError } => ({ kind: 'refuse', error });
+
+/**
+ * Decide one publication from what the adapters gathered, trusting nothing in the candidate it
+ * can re-check, and write nothing. In order: the run's binding (storage key, trigger-written
+ * request, candidate, the repository as its host reports it) and cancellation; the trusted
+ * policy and the task; the base; re-validation against the trusted policy (paths, budgets from
+ * the blobs, blob hashes, a secret scan of the ADDED lines, branch rules); approval and risk
+ * recomputed from the trusted policy; the tree rebuilt on the base (it must be `headTreeSha`);
+ * base movement per `baseMovementPolicy`. The result is a refusal, a rerun, or the plan.
+ */
+export async function planPublication(input: PublicationInput): Promise<PublicationDecision> {
+  const run = checkRun({ ...input, targetKind: input.target.kind });
+  if (run instanceof PublishError) return refuse(run);
+  const { candidate, branch } = run;
+  const bound = checkTarget(input.request, input.target);
+  if (bound) return refuse(bound);
+  const trusted = trustedRules(input, candidate);
+  if (trusted instanceof PublishError) return refuse(trusted);
+  const { base } = input;
+  if (!base.baseTreeSha) return refuse(new PublishError('BASE_NOT_FOUND', 'the base commit does not exist in the repository', { baseCommitSha: candidate.baseCommitSha }));
+
+  const readChange = async (sha: string) => input.blobs.get(sha);
+  const report = await revalidateCandidate(candidate, { policy: trusted.views.write, maxChangedFiles: trusted.views.limits.maxFiles, maxDiffLines: trusted.views.limits.maxLines }, readChange, async (path) => base.baseBytes.get(path));
+  if (!report.ok) {
+    const problems = report.problems.map((p) => ({ reason: p.reason, rule: p.rule ?? p.reason, path: p.path, line: p.line, message: p.message }));
+    return refuse(new PublishError('REVALIDATION_FAILED', 'the candidate fails re-validation against the trusted policy', { problems }));
+  }
+  const approval = checkApproval(candidate, trusted.views, input.approvedGates);
+  if (approval) return refuse(approval);
+  let files: BaseTreeFile[] | undefined;
+  if (base.baseFiles) {
+    try {
+      files = (await rebuildTree(base.baseFiles, candidate, readChange)).files;
+    } catch (error) {
+      if (!(error instanceof GitBoundaryError)) throw error;
+      return refuse(new PublishError('TREE_MISMATCH', 'the candidate files on the base tree do not give headTreeSha', { detail: error.reason, ...error.data }, { cause: error }));
+    }
+  }
+  const movement = baseMovement(candidate, trusted.policy, base.baseHead);
+  if (movement.kind !== 'publish') return movement;
+  return { kind: 'publish', plan: buildPlan(input, candidate, branch, trusted.policy, { baseTreeSha: base.baseTreeSha, files, ...movement }) };
+}
+
+/** The trusted policy allows draft PRs, the snapshot's task is a draft PR on the base the candidate names. */
+function trustedRules(input: PublicationInput, candidate: PrCandidate): PublishError | { policy: AgentPolicy; views: PolicyViews } {
+  const { trustedPolicy, request } = input;
+  if (!trustedPolicy.ok) {
+    return new PublishError('POLICY_REFUSED', `${POLICY_FILE_NAME} at ${trustedPolicy.ref} is invalid`, { policyReason: trustedPolicy.policyReason, ref: trustedPolicy.ref });
+  }
+  const policy = trustedPolicy.policy;
+  if (!policy.agent.enabled || !policy.agent.allowedModes.includes('draft_pr')) {
+    return new PublishError('POLICY_REFUSED', 'the policy does not allow draft pull requests', { enabled: policy.agent.enabled, allowedModes: policy.agent.allowedModes });
+  }
+  let task: TaskContract;
+  try {
+    const text = request.issue ?? request.task ?? { title: '', body: '' };
+    const source = request.source.kind === 'github' ? 'github' : 'cli';
+    task = parseTask({ title: text.title, body: text.body, comment: request.comment?.body, forcedMode: request.forcedMode, source, commandPrefix: policy.triggers.commandPrefix });
+  } catch (error) {
+    if (!(error instanceof TaskError)) throw error;
+    return new PublishError('TASK_INVALID', 'the task block of the snapshot does not parse', { taskReason: error.reason }, { cause: error });
+  }
+  if (task.mode !== 'draft_pr') return new PublishError('POLICY_REFUSED', 'the task is an analysis, not a draft PR', { mode: task.mode });
+  const expectedBase = (task.base ?? request.baseRef ?? input.base.defaultBranch).replace(/^refs\/heads\//, '');
+  if (candidate.baseBranch !== expectedBase) {
+    return new PublishError('CANDIDATE_MISMATCH', 'the candidate targets another base branch', { candidateBase: candidate.baseBranch, expectedBase });
+  }
+  return { policy, views: policyViews(policy, task, request.paths) };
+}
+
+type Movement = { kind: 'publish'; warnings: string[]; baseMoved?: { from: string; to: string } } | Exclude<PublicationDecision, { kind: 'publish' }>;
+
+/** The base branch moved since the candidate was made: rerun, warn (publish on the old base), or fail. */
+function baseMovement(candidate: PrCandidate, policy: AgentPolicy, baseHead: string | undefined): Movement {
+  if (!baseHead) return refuse(new PublishError('BASE_NOT_FOUND', 'the base branch no longer exists', { baseBranch: candidate.baseBranch }));
+  if (baseHead === candidate.baseCommitSha) return { kind: 'publish', warnings: [] };
+  const moved = { from: candidate.baseCommitSha, to: baseHead };
+  if (policy.baseMovementPolicy === 'fail') {
+    return refuse(new PublishError('BASE_MOVED', `${candidate.baseBranch} moved since the run started and the policy says fail`, { baseBranch: candidate.baseBranch, ...moved }));
+  }
+  if (policy.baseMovementPolicy === 'rerun') return { kind: 'rerun', ...moved };
+  const warning = `The base branch \`${candidate.baseBranch}\` moved from \`${moved.from.slice(0, 12)}\` to \`${moved.to.slice(0, 12)}\` after this change was prepared; it was published on the old base (policy: warn). Rebase or re-run before merging.`;
+  return { kind: 'publish', warnings: [warning], baseMoved: moved };
+}
+
+function buildPlan(
+  input: PublicationInput,
+  candidate: PrCandidate,
+  branch: string,
+  policy: AgentPolicy,
+  tree: { baseTreeSha: string; files?: BaseTreeFile[]; warnings: string[]; baseMoved?: { from: string; to: string } },
+): PublicationPlan {
+  const blobShas = [...new Set(candidate.files.flatMap((f) => ('deleted' in f ? [] : [f.blobSha])))].sort();
+  const { warnings } = tree;
+  const body = warnings.length > 0 ? `> [!WARNING]\n${warnings.map((w) => `> ${w}`).join('\n>\n')}\n\n${candidate.body}` : candidate.body;
+  return {
+    runId: input.binding.runId,
+    attempt: candidate.attempt,
+    owner: input.request.owner,
+    repo: input.request.repo,
+    blobs: blobShas.map((sha) => ({ sha, bytes: input.blobs.get(sha)! })),
+    tree: {
+      baseTreeSha: tree.baseTreeSha,
+      changes: candidate.files.map((f) => ('deleted' in f ? { path: f.path, mode: '100644' as const, sha: null } : { path: f.path, mode: f.mode, sha: f.blobSha })),
+      files: tree.files,
+    },
+    expectedTreeSha: candidate.headTreeSha,
+    parent: candidate.baseCommitSha,
+    commit: { message: candidate.commitMessage, candidateCommitSha: candidate.headCommitSha },
+    ref: { branch, name: `refs/heads/${branch}` },
+    pullRequest: { base: candidate.baseBranch, title: candidate.title, body, labels: candidate.labels, reviewers: candidate.reviewers },
+    warnings,
+    baseMoved: tree.baseMoved,
+    verification: {
+      checks: candidate.verification.checks.map((c) => ({ name: c.name, status: c.status, detail: c.detail })),
+      notRun: candidate.verification.notRun,
+      ciCommands: policy.agent.build.commands,
+      verifier: policy.agent.build.defaultVerifier,
+    },
+  };
+}

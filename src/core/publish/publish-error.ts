@@ -1,0 +1,52 @@
+import { AgentError } from '../errors.js';
+
+/** Every way a publication is refused or stopped. Closed: callers and tests branch on these. */
+export const PUBLISH_REASONS = [
+  /** `pr-candidate.json` or `request.json` is missing or fails its schema. */
+  'CANDIDATE_INVALID',
+  /** The run's source is not one this publisher writes to (GitHub runs on the App, local runs on the CLI). */
+  'NOT_A_GITHUB_RUN',
+  /** The candidate names another run, branch or base than the run's snapshot says. */
+  'CANDIDATE_MISMATCH',
+  /**
+   * The storage key, the trigger-written request and the repository as its host reports it do
+   * not name the same owner, repository, ids, installation, issue or branch.
+   */
+  'BINDING_MISMATCH',
+  /** The run was cancelled before the candidate was published. */
+  'RUN_CANCELLED',
+  /** The trusted `.agent-policy.yaml` is invalid, disables the App, or does not allow draft PRs. */
+  'POLICY_REFUSED',
+  /** The task block of the snapshot no longer parses. */
+  'TASK_INVALID',
+  /** Scope guard, write policy, budgets, blob integrity, secret scan or branch rules failed. */
+  'REVALIDATION_FAILED',
+  /** The trusted policy (approval paths, risk rules, HIGH risk) needs an approval this attempt does not carry. */
+  'APPROVAL_REQUIRED',
+  /** The tree rebuilt (locally or by the host) is not the candidate's `headTreeSha`. */
+  'TREE_MISMATCH',
+  /** The host returned a blob or commit that is not what was asked for. */
+  'OBJECT_MISMATCH',
+  /** The base branch moved and the policy says `fail` (or a rerun is not possible here). */
+  'BASE_MOVED',
+  /** The base branch or the base commit no longer exists. */
+  'BASE_NOT_FOUND',
+  /** The agent branch exists at a commit this run did not make (a human's, or another attempt's). */
+  'BRANCH_NOT_OURS',
+] as const;
+export type PublishReason = (typeof PUBLISH_REASONS)[number];
+
+/** One piece of evidence for a refusal: the rule, and where (file, line) when there is a where. */
+export interface PublishProblem {
+  reason: string;
+  rule?: string;
+  path?: string;
+  line?: number;
+  message: string;
+}
+
+/**
+ * A refused publication; `data` names the rules, paths and SHAs involved (`problems` when
+ * there are several), never a secret or token.
+ */
+export class PublishError extends AgentError<PublishReason> {}
