@@ -111,4 +111,21 @@ export default tseslint.config(
     },
     rules: { 'draftsman/layer-boundaries': 'error' },
   },
+  {
+    // Ambient inputs make core non-deterministic: the clock, ids and configuration are ports.
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'src/core reads no environment or process state: pass configuration in.' },
+        { name: 'fetch', message: 'src/core does no network I/O: use a port.' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'src/core reads time from the injected Clock.' },
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'src/core reads time from the injected Clock.' },
+        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'src/core takes ids from the injected Ids.' },
+      ],
+    },
+  },
 );
