@@ -1,19 +1,103 @@
+import { builtinModules } from 'node:module';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import tseslint from 'typescript-eslint';
 
-const coreBans = {
-  paths: [
-    { name: 'probot', message: 'src/core is pure: receive this through a port (DESIGN §3).' },
-    { name: 'memfs', message: 'src/core receives an FsLike; the memfs adapter lives in src/app.' },
-    { name: 'node:fs', message: 'src/core receives an FsLike.' },
-    { name: 'fs', message: 'src/core receives an FsLike.' },
-    { name: 'node:fs/promises', message: 'src/core receives an FsLike.' },
-    { name: 'fs/promises', message: 'src/core receives an FsLike.' },
-  ],
-  patterns: [
-    { group: ['@octokit/*'], message: 'GitHub access belongs to src/app.' },
-    { group: ['@aws-sdk/*'], message: 'AWS access belongs to src/app.' },
-    { group: ['isomorphic-git/http/*'], message: 'Transport is injected through RepoSource.' },
-  ],
+// The dependency rule (docs/architecture.md): handlers -> app -> core, never back. One rule
+// checks every way a module can be named (import, export ... from, import(), import x =
+// require(), typeof import()), so a dynamic import cannot slip past a static-only check.
+
+const ROOT = dirname(fileURLToPath(import.meta.url));
+
+/** Node builtins src/core may use: hashing and inflating are computations, not I/O. */
+const CORE_NODE_ALLOWED = new Set(['crypto', 'zlib']);
+const NODE_BUILTINS = new Set(builtinModules.map((name) => name.split('/')[0]));
+
+/** Packages that talk to the outside world; src/core receives them through a port. */
+const ADAPTER_PACKAGES = [
+  'probot',
+  '@probot/*',
+  '@octokit/*',
+  '@aws-sdk/*',
+  '@smithy/*',
+  'memfs',
+  'isomorphic-git/http/*',
+  'smee-client',
+  's3rver',
+  'undici',
+];
+
+/** Folders (relative to the repository root) each layer must not import from. */
+const LAYERS = [
+  { folder: 'src/core', forbidden: ['src/app', 'src/handlers'], pure: true },
+  { folder: 'src/app', forbidden: ['src/handlers'], pure: false },
+];
+
+const within = (path, folder) => path === folder || path.startsWith(`${folder}/`);
+const repoPath = (absolute) => relative(ROOT, absolute).split(sep).join('/');
+
+function matchesPackage(specifier, pattern) {
+  if (pattern.endsWith('/*')) return specifier.startsWith(pattern.slice(0, -1));
+  return specifier === pattern || specifier.startsWith(`${pattern}/`);
+}
+
+/** Why `specifier`, imported from `file`, breaks the dependency rule; undefined when it does not. */
+function violation(file, specifier) {
+  const from = repoPath(file);
+  const layer = LAYERS.find((l) => within(from, l.folder));
+  if (!layer) return undefined;
+  if (specifier.startsWith('.')) {
+    const target = repoPath(resolve(dirname(file), specifier));
+    const reached = layer.forbidden.find((folder) => within(target, folder));
+    return reached ? `${layer.folder} must not import ${reached} ('${specifier}'): dependencies point handlers -> app -> core.` : undefined;
+  }
+  if (!layer.pure) return undefined;
+  const isNode = specifier.startsWith('node:') || NODE_BUILTINS.has(specifier.split('/')[0]);
+  const builtin = specifier.replace(/^node:/, '').split('/')[0];
+  if (isNode && !CORE_NODE_ALLOWED.has(builtin)) {
+    return `src/core is pure: '${specifier}' does I/O; receive it through a port (only node:crypto and node:zlib are allowed).`;
+  }
+  const adapter = ADAPTER_PACKAGES.find((p) => matchesPackage(specifier, p));
+  if (adapter) return `src/core is pure: '${specifier}' is an adapter package (${adapter}); it belongs in src/app behind a port.`;
+  return undefined;
+}
+
+/** The string a module reference names, or null when it is computed at run time. */
+function literalSpecifier(node) {
+  if (!node) return null;
+  if (node.type === 'Literal' && typeof node.value === 'string') return node.value;
+  if (node.type === 'TemplateLiteral' && node.expressions.length === 0) return node.quasis[0].value.cooked;
+  if (node.type === 'TSLiteralType') return literalSpecifier(node.literal);
+  return null;
+}
+
+const layerBoundaries = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Enforce the dependency rule between src/core, src/app and src/handlers.' },
+    schema: [],
+  },
+  create(context) {
+    const file = context.filename;
+    const check = (node, source) => {
+      const specifier = literalSpecifier(source);
+      if (specifier === null) {
+        const from = repoPath(file);
+        if (within(from, 'src/core')) context.report({ node, message: 'src/core must not import a computed module name: the dependency rule cannot check it.' });
+        return;
+      }
+      const message = violation(file, specifier);
+      if (message) context.report({ node, message });
+    };
+    return {
+      ImportDeclaration: (node) => check(node, node.source),
+      ExportAllDeclaration: (node) => check(node, node.source),
+      ExportNamedDeclaration: (node) => node.source && check(node, node.source),
+      ImportExpression: (node) => check(node, node.source),
+      TSImportEqualsDeclaration: (node) => node.moduleReference.type === 'TSExternalModuleReference' && check(node, node.moduleReference.expression),
+      TSImportType: (node) => check(node, node.argument ?? node.parameter),
+    };
+  },
 };
 
 export default tseslint.config(
@@ -21,11 +105,27 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     languageOptions: { parser: tseslint.parser },
-    plugins: { '@typescript-eslint': tseslint.plugin },
-    rules: {},
+    plugins: {
+      '@typescript-eslint': tseslint.plugin,
+      draftsman: { rules: { 'layer-boundaries': layerBoundaries } },
+    },
+    rules: { 'draftsman/layer-boundaries': 'error' },
   },
   {
+    // Ambient inputs make core non-deterministic: the clock, ids and configuration are ports.
     files: ['src/core/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', coreBans] },
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'src/core reads no environment or process state: pass configuration in.' },
+        { name: 'fetch', message: 'src/core does no network I/O: use a port.' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'src/core reads time from the injected Clock.' },
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'src/core reads time from the injected Clock.' },
+        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'src/core takes ids from the injected Ids.' },
+      ],
+    },
   },
 );

@@ -1,7 +1,7 @@
 import { InvokeCommand, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import { z } from 'zod';
 import type { IssuedToken, TokenBroker, TokenRole } from '../../core/ports.js';
-import { TokenError } from './mint-installation-token.js';
+import { TokenError } from './token-error.js';
 
 /** The subset of LambdaClient the broker uses. */
 export interface LambdaLike {

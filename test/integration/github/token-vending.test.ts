@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createAppJwt } from '../../../src/app/tokens/app-jwt.js';
 import { InProcessTokenBroker } from '../../../src/app/tokens/in-process-token-broker.js';
 import { mintInstallationToken, TokenError } from '../../../src/app/tokens/mint-installation-token.js';
 import { createTokenHandler } from '../../../src/app/tokens/token-handler.js';
@@ -62,11 +61,18 @@ afterEach(() => {
 });
 
 describe('App JWT and installation token minting', () => {
-  it('signs an RS256 JWT with iat = now - 60, exp = now + 540, iss = App id', () => {
-    const [header, payload] = createAppJwt({ appId: APP_ID, privateKey: keys.privateKeyPem, clock }).split('.');
+  it('authenticates with an RS256 App JWT timed by the injected clock: iat = now - 30, exp = now + 570, iss = App id', async () => {
+    const jwts: string[] = [];
+    const spy: typeof fetch = (input, init) => {
+      jwts.push(String(new Headers(init?.headers).get('authorization')).replace(/^bearer /i, ''));
+      return fetch(input, init);
+    };
+    await mint('read', 11, { fetch: spy });
+    expect(jwts).toHaveLength(1);
+    const [header, payload] = jwts[0].split('.');
     const now = clock.now() / 1000;
     expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toEqual({ alg: 'RS256', typ: 'JWT' });
-    expect(JSON.parse(Buffer.from(payload, 'base64url').toString())).toEqual({ iat: now - 60, exp: now + 540, iss: '4242' });
+    expect(JSON.parse(Buffer.from(payload, 'base64url').toString())).toEqual({ iat: now - 30, exp: now + 570, iss: APP_ID });
   });
 
   it('mints a token for exactly one repository with the fixed scopes, and the stand-in remembers that scope', async () => {
