@@ -16,6 +16,7 @@ import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader
 import { createWebhookHandler } from '../../src/app/webhook/create-webhook-handler.js';
 import { createWorkerHandler, parseWorkerKey, type InvocationContext } from '../../src/app/worker/create-worker-handler.js';
 import type { ArtifactStore, IssuedToken, TokenBroker, TokenRole } from '../../src/core/ports.js';
+import { parseRunKey } from '../../src/core/runs/run-key.js';
 import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-service.js';
 import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
 import { DEMO_POLICY, MIGRATION_CHANGED_FILES, MIGRATION_TASK } from '../fixtures/migration-task.js';
@@ -253,13 +254,11 @@ function appPrivateKey(): string {
   return sharedKey;
 }
 
-const CANDIDATE_KEY = /^runs\/[^/]+\/[^/]+\/[^/]+\/candidate\/pr-candidate\.json$/;
-const CI_KEY = /^runs\/[^/]+\/[^/]+\/[^/]+\/ci\/[^/]+\.json$/;
-
 /** Which function an S3 ObjectCreated key triggers (serverless.yml's prefix/suffix rules). */
 export function functionForKey(key: string): HarnessFunction | 'none' {
   if (parseWorkerKey(key)) return 'worker';
-  if (CANDIDATE_KEY.test(key) || CI_KEY.test(key)) return 'publisher';
+  const kind = parseRunKey(key)?.kind;
+  if (kind === 'pr-candidate' || kind === 'ci') return 'publisher';
   return 'none';
 }
 

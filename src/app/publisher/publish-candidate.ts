@@ -1,21 +1,22 @@
-import { putArtifactIfAbsent, readArtifactIfPresent, readArtifactVersioned, putArtifactIfMatch, writeArtifact } from '../../core/artifacts/artifact-io.js';
-import { issueLatestKey, lockKey, type RunKeys } from '../../core/artifacts/keys.js';
+import { putArtifactIfAbsent, readArtifactIfPresent, writeArtifact } from '../../core/artifacts/artifact-io.js';
+import { issueLatestKey, type RunKeys } from '../../core/artifacts/keys.js';
 import { GitBoundaryError } from '../../core/git/git-boundary-error.js';
 import { PrCandidate } from '../../core/git/pr-candidate.js';
 import { rebuildTree, type BaseTreeFile } from '../../core/git/rebuild-tree.js';
 import { revalidateCandidate } from '../../core/git/revalidate-candidate.js';
 import { policyViews } from '../../core/pipeline/policy-views.js';
 import { POLICY_FILE_NAME, type AgentPolicy } from '../../core/policy/agent-policy.js';
-import { parsePolicy } from '../../core/policy/parse-policy.js';
-import { PolicyError } from '../../core/policy/policy-error.js';
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
+import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { AttemptRequest, RunRecord, RunRequest } from '../../core/runs/run-request.js';
+import { CancelMarker, IssueLatest } from '../../core/runs/run-state.js';
+import { updateRunRecord } from '../../core/runs/update-run-record.js';
 import { parseTask } from '../../core/task/parse-task.js';
 import type { TaskContract } from '../../core/task/task-contract.js';
 import { TaskError } from '../../core/task/task-error.js';
-import { IssueLatest, IssueLock, CancelMarker } from '../webhook/trigger-service.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { parseProgressPhases, renderProgressComment } from '../github/progress-comment.js';
+import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { PublishError } from './publish-error.js';
 import { PublishRecord } from './publish-record.js';
 
@@ -134,19 +135,13 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
   // The trusted policy: the default branch's head, never the agent branch, a fork or a PR head.
   const repository = await api.rest.repos.get({ owner, repo });
   const defaultBranch = repository.data.default_branch;
-  const defaultHead = (await api.rest.repos.getBranch({ owner, repo, branch: defaultBranch })).data.commit.sha;
-  const policyText = await orUndefinedOn404(async () => {
-    const res = await api.rest.repos.getContent({ owner, repo, path: POLICY_FILE_NAME, ref: defaultHead });
-    const data = res.data as { content?: string; encoding?: string; type?: string };
-    return data.type === 'file' && typeof data.content === 'string' ? Buffer.from(data.content, 'base64') : undefined;
-  });
-  let policy: AgentPolicy;
-  try {
-    policy = parsePolicy({ text: policyText, file: POLICY_FILE_NAME });
-  } catch (error) {
-    if (!(error instanceof PolicyError)) throw error;
+  const trusted = await readTrustedPolicy(api, { owner, repo, defaultBranch });
+  const defaultHead = trusted.commitSha;
+  if (!trusted.ok) {
+    const error = trusted.error;
     return refuse(options, ctx, new PublishError('POLICY_REFUSED', `${POLICY_FILE_NAME} on ${defaultBranch} is invalid`, { policyReason: error.reason, defaultHead }, { cause: error }));
   }
+  const policy: AgentPolicy = trusted.policy;
   if (!policy.agent.enabled || !policy.agent.allowedModes.includes('draft_pr')) {
     return refuse(options, ctx, new PublishError('POLICY_REFUSED', 'the policy does not allow draft pull requests', { enabled: policy.agent.enabled, allowedModes: policy.agent.allowedModes }));
   }
@@ -465,13 +460,12 @@ async function updateProgress(
   });
 }
 
-/** Compare-and-swap on run.json (the webhook and the worker write it too); created when absent. */
+/** run.json through the one compare-and-swap writer; created when absent. */
 async function updateRun(options: PublishOptions, ctx: RunContext, change: (run: RunRecord) => RunRecord): Promise<void> {
   const { store, runKeys: keys, clock } = options;
-  for (let i = 0; i < 5; i++) {
-    const now = new Date(clock.now()).toISOString();
-    const current = await readArtifactVersioned(store, keys.run, RunRecord);
-    const base: RunRecord = current?.value ?? {
+  const now = new Date(clock.now()).toISOString();
+  await updateRunRecord(store, keys.run, (current) => {
+    const base: RunRecord = current ?? {
       schemaVersion: 1,
       runId: ctx.request.runId,
       status: 'QUEUED',
@@ -481,18 +475,12 @@ async function updateRun(options: PublishOptions, ctx: RunContext, change: (run:
       progressCommentId: ctx.request.issue?.progressCommentId,
       updatedAt: now,
     };
-    const next = { ...change(base), updatedAt: now };
-    if (!current) {
-      if (await putArtifactIfAbsent(store, keys.run, RunRecord, next)) return;
-    } else if (await putArtifactIfMatch(store, keys.run, RunRecord, next, current.etag)) return;
-  }
-  throw new Error('run.json kept changing under the publisher');
+    return { ...change(base), updatedAt: now };
+  });
 }
 
-/** Delete the issue's lock when it is this run's (another run's lock is never touched). */
+/** Release the issue's lock when it is this run's (another run's lock is never touched). */
 async function releaseLock(options: PublishOptions, ctx: RunContext): Promise<void> {
   if (!ctx.request.issue) return;
-  const key = lockKey(ctx.owner, ctx.repo, ctx.request.issue.number);
-  const lock = await readArtifactIfPresent(options.store, key, IssueLock).catch(() => undefined);
-  if (lock && lock.runId === ctx.request.runId) await options.store.delete(key);
+  await releaseIssueLock(options.store, { owner: ctx.owner, repo: ctx.repo, issue: ctx.request.issue.number }, { runId: ctx.request.runId, attempt: ctx.attempt });
 }

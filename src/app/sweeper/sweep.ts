@@ -1,10 +1,12 @@
-import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArtifactVersioned } from '../../core/artifacts/artifact-io.js';
+import { readArtifactIfPresent, readArtifactVersioned } from '../../core/artifacts/artifact-io.js';
 import { issueLatestKey, runKeys } from '../../core/artifacts/keys.js';
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
+import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
+import { IssueLatest, IssueLock } from '../../core/runs/run-state.js';
+import { updateRunRecord, withAttempt } from '../../core/runs/update-run-record.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { renderProgressComment } from '../github/progress-comment.js';
-import { IssueLatest, IssueLock } from '../webhook/trigger-service.js';
 
 /** Statuses of a run that is still supposed to be making progress. */
 const ACTIVE_STATUSES = new Set(['QUEUED', 'RUNNING']);
@@ -132,15 +134,16 @@ async function sweepLock(deps: SweepDeps, report: SweepReport, ref: LockRef, now
     }
   }
 
-  const current = await store.get(ref.key);
-  if (current && current.etag === lock.etag) {
-    await store.delete(ref.key);
+  if (await releaseIssueLock(store, ref, { runId: lock.value.runId, attempt: lock.value.attempt, etag: lock.etag })) {
     report.locksReleased.push(ref.key);
     deps.logger.info('issue lock released', { key: ref.key, runId: lock.value.runId, expired });
   }
 }
 
-/** FAILED/STUCK in run.json by compare-and-swap; undefined when the record changed meanwhile. */
+/**
+ * FAILED/STUCK in run.json; undefined when the record moved since the sweep read it (the run
+ * is alive after all, or another writer ended it).
+ */
 async function markFailed(
   deps: SweepDeps,
   input: {
@@ -155,26 +158,22 @@ async function markFailed(
   const at = new Date(input.now).toISOString();
   const attempt = Math.max(run?.value.attempt ?? 1, lock.attempt);
   const reason = 'STUCK';
-  const attempts = [...(run?.value.attempts ?? [])];
-  const index = attempts.findIndex((a) => a.n === attempt);
-  if (index >= 0) attempts[index] = { ...attempts[index], status: 'FAILED', reason, endedAt: at };
-  else attempts.push({ n: attempt, status: 'FAILED', reason, startedAt: lock.acquiredAt, endedAt: at });
-  attempts.sort((a, b) => a.n - b.n);
-  const next: RunRecord = {
-    schemaVersion: 1,
-    runId: lock.runId,
-    agentBranch: request?.agentBranch ?? '',
-    progressCommentId: request?.issue?.progressCommentId,
-    ...run?.value,
-    status: 'FAILED',
-    reason,
-    attempt,
-    attempts,
-    updatedAt: at,
-  };
-  const written = run
-    ? await putArtifactIfMatch(deps.store, keys.run, RunRecord, next, run.etag)
-    : await putArtifactIfAbsent(deps.store, keys.run, RunRecord, next);
+  const written = await updateRunRecord(deps.store, keys.run, (current) => {
+    if (current?.updatedAt !== run?.value.updatedAt || current?.status !== run?.value.status) return undefined;
+    const startedAt = current?.attempts.find((a) => a.n === attempt)?.startedAt ?? lock.acquiredAt;
+    return {
+      schemaVersion: 1,
+      runId: lock.runId,
+      agentBranch: request?.agentBranch ?? '',
+      progressCommentId: request?.issue?.progressCommentId,
+      ...current,
+      status: 'FAILED',
+      reason,
+      attempt,
+      attempts: withAttempt(current?.attempts ?? [], { ...current?.attempts.find((a) => a.n === attempt), n: attempt, status: 'FAILED', reason, startedAt, endedAt: at }),
+      updatedAt: at,
+    };
+  });
   return written ? { attempt } : undefined;
 }
 
