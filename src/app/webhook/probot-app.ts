@@ -19,7 +19,7 @@ export interface DraftsmanAppDeps {
 export function draftsmanApp(deps: DraftsmanAppDeps): ApplicationFunction {
   return (app) => {
     app.on('issues.labeled', async (context) => {
-      const outcome = await deps.triggers.onLabeled(IssuesLabeledPayload.parse(context.payload), context.id);
+      const outcome = await deps.triggers.onLabeled(IssuesLabeledPayload.parse(context.payload));
       deps.logger.info('issues.labeled handled', { delivery: context.id, outcome: outcome.kind });
     });
     app.on('issue_comment.created', async (context) => {
