@@ -2,6 +2,7 @@ import { readArtifactIfPresent, readArtifactVersioned } from '../../core/artifac
 import { issueLatestKey, runKeys } from '../../core/artifacts/keys.js';
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
 import { releaseIssueLock } from '../../core/runs/issue-lock.js';
+import { parseIssueKey } from '../../core/runs/run-key.js';
 import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
 import { IssueLatest, IssueLock } from '../../core/runs/run-state.js';
 import { updateRunRecord, withAttempt } from '../../core/runs/update-run-record.js';
@@ -10,8 +11,6 @@ import { renderProgressComment } from '../github/progress-comment.js';
 
 /** Statuses of a run that is still supposed to be making progress. */
 const ACTIVE_STATUSES = new Set(['QUEUED', 'RUNNING']);
-const LOCK_KEY = /^locks\/([^/]+)\/([^/]+)\/issues\/(\d+)\.json$/;
-const LATEST_KEY = /^issues\/([^/]+)\/([^/]+)\/\d+\/latest\.json$/;
 
 /** Default: a run whose record has not moved for 2 h 15 min (the lock's 2 h plus a sweep) is stuck. */
 export const DEFAULT_STUCK_AFTER_MS = 135 * 60 * 1000;
@@ -71,11 +70,11 @@ export async function sweep(deps: SweepDeps): Promise<SweepReport> {
   const report: SweepReport = { locksReleased: [], runsFailed: [], ciPolled: [], problems: [] };
   const now = deps.clock.now();
   for (const key of await deps.store.list('locks/')) {
-    const match = LOCK_KEY.exec(key);
-    if (!match) continue;
-    const [, owner, repo, issueText] = match;
+    const parsed = parseIssueKey(key);
+    if (parsed?.kind !== 'lock') continue;
+    const { owner, repo, issue } = parsed;
     try {
-      await sweepLock(deps, report, { key, owner, repo, issue: Number(issueText) }, now);
+      await sweepLock(deps, report, { key, owner, repo, issue }, now);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       report.problems.push({ key, message });
@@ -211,8 +210,8 @@ async function updateProgressComment(deps: SweepDeps, ref: LockRef, request: Run
 async function repositoriesWithRuns(store: ArtifactStore): Promise<{ owner: string; repo: string }[]> {
   const seen = new Map<string, { owner: string; repo: string }>();
   for (const key of await store.list('issues/')) {
-    const match = LATEST_KEY.exec(key);
-    if (match) seen.set(`${match[1]}/${match[2]}`, { owner: match[1], repo: match[2] });
+    const parsed = parseIssueKey(key);
+    if (parsed?.kind === 'latest') seen.set(`${parsed.owner}/${parsed.repo}`, { owner: parsed.owner, repo: parsed.repo });
   }
   return [...seen.keys()].sort().map((k) => seen.get(k)!);
 }

@@ -70,3 +70,14 @@ export function parseRunKey(key: string): ParsedRunKey | undefined {
   if (g.ci) return { ...base, kind: 'ci', ciId: g.ci };
   return undefined;
 }
+
+const ISSUE_KEY = new RegExp(`^(?:locks/(${OWNER})/(${REPO})/issues/(${N})\\.json|issues/(${OWNER})/(${REPO})/(${N})/latest\\.json)$`);
+
+/** `locks/<owner>/<repo>/issues/<n>.json` or `issues/<owner>/<repo>/<n>/latest.json`, read back; undefined for anything else. */
+export function parseIssueKey(key: string): { kind: 'lock' | 'latest'; owner: string; repo: string; issue: number } | undefined {
+  const m = ISSUE_KEY.exec(key);
+  if (!m) return undefined;
+  const [owner, repo, issue] = m[1] !== undefined ? [m[1], m[2], m[3]] : [m[4], m[5], m[6]];
+  if (repo === '.' || repo === '..') return undefined;
+  return { kind: m[1] !== undefined ? 'lock' : 'latest', owner, repo, issue: Number(issue) };
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runKeys } from '../../../src/core/artifacts/keys.js';
-import { parseRunKey } from '../../../src/core/runs/run-key.js';
+import { issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
+import { parseIssueKey, parseRunKey } from '../../../src/core/runs/run-key.js';
 import { shortId } from '../../../src/core/util/digest.js';
 
 /** parseRunKey reads back exactly what runKeys builds, and nothing else. */
@@ -55,5 +55,24 @@ describe('parseRunKey', () => {
     ['an empty key', ''],
   ])('%s is undefined', (_name, key) => {
     expect(parseRunKey(key)).toBeUndefined();
+  });
+});
+
+describe('parseIssueKey', () => {
+  it('reads back lock and issue pointer keys', () => {
+    expect(parseIssueKey(lockKey('acme', 'orders.js', 12))).toEqual({ kind: 'lock', owner: 'acme', repo: 'orders.js', issue: 12 });
+    expect(parseIssueKey(issueLatestKey('acme', 'orders.js', 3))).toEqual({ kind: 'latest', owner: 'acme', repo: 'orders.js', issue: 3 });
+  });
+
+  it.each([
+    'locks/acme/orders/issues/0.json',
+    'locks/acme/orders/issues/012.json',
+    'locks/acme/orders/issues/1.json.tmp',
+    'locks/acme/../issues/1.json',
+    'locks/acme/orders/pulls/1.json',
+    'issues/acme/orders/1/latest.json/x',
+    'issues/acme/orders/x/latest.json',
+  ])('%s is undefined', (key) => {
+    expect(parseIssueKey(key)).toBeUndefined();
   });
 });
