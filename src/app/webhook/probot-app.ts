@@ -14,7 +14,7 @@ export interface DraftsmanAppDeps {
 
 /**
  * The Probot app: routes the events the App subscribes to. Each handler only decides whether to
- * care and writes a request (STYLE 8); none runs the pipeline.
+ * care and writes a request; none runs the pipeline.
  */
 export function draftsmanApp(deps: DraftsmanAppDeps): ApplicationFunction {
   return (app) => {
