@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PHASE_CONTRACTS, PHASE_NAMES } from '../../src/core/phases/phase-contracts.js';
-import { MIGRATION_CHANGED_FILES, startAppHarness, type AppHarness, type DeliveryResult } from '../helpers/app-harness.js';
+import { ISSUE_ID_BASE, MIGRATION_CHANGED_FILES, startAppHarness, type AppHarness, type DeliveryResult } from '../helpers/app-harness.js';
 
 /**
  * Issues 6 and 7 end to end: a signed `issues.labeled` delivery -> webhook 202 -> worker over the
@@ -26,6 +26,7 @@ function lsTree(gitdir: string, ref: string): Map<string, string> {
 describe('a labelled issue becomes a draft pull request', () => {
   let h: AppHarness;
   let ack: DeliveryResult;
+  let labeled: { issue: { updated_at: string }; label: { id: number } };
   let runPrefix: string;
   let commentAfterWorker: string;
   let objectsAfterWorker: string[];
@@ -34,7 +35,8 @@ describe('a labelled issue becomes a draft pull request', () => {
 
   beforeAll(async () => {
     h = await startAppHarness();
-    ack = await h.deliver('issues', h.payloads.labeled(ISSUE));
+    labeled = h.payloads.labeled(ISSUE) as typeof labeled;
+    ack = await h.deliver('issues', labeled);
     const requestKey = h.pending().find((k) => k.endsWith('/request.json'))!;
     runPrefix = requestKey.replace(/request\.json$/, '');
     request = await h.json(requestKey);
@@ -52,7 +54,8 @@ describe('a labelled issue becomes a draft pull request', () => {
     expect(request).toMatchObject({
       owner: 'acme',
       repo: 'orders',
-      trigger: { kind: 'label', key: `label-${ack.deliveryId}`, sender: 'maya' },
+      // The trigger key is signed content (issue id, label id, the issue's updated_at), never the delivery header.
+      trigger: { kind: 'label', key: `label-${ISSUE_ID_BASE + ISSUE}-${labeled.label.id}-${labeled.issue.updated_at}`, sender: 'maya' },
       issue: { number: ISSUE, title: 'Migrate to Jakarta Persistence (1)' },
       agentBranch: `agent/i${ISSUE}/r${request.runId}`,
       source: { kind: 'github', repositoryId: h.repositoryId, installationId: h.installationId },

@@ -20,6 +20,7 @@ import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader
 import { createWebhookHandler } from '../../src/app/webhook/create-webhook-handler.js';
 import { createWorkerHandler, parseWorkerKey, type InvocationContext } from '../../src/app/worker/create-worker-handler.js';
 import type { ArtifactStore, IssuedToken, TokenBroker, TokenRole } from '../../src/core/ports.js';
+import { parseRunKey } from '../../src/core/runs/run-key.js';
 import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-service.js';
 import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
 import { DEMO_POLICY, MIGRATION_CHANGED_FILES, MIGRATION_TASK } from '../fixtures/migration-task.js';
@@ -58,6 +59,8 @@ export const HARNESS_REPOSITORY_ID = 4242;
 export const HARNESS_INSTALLATION_ID = 7;
 export const HARNESS_APP_ID = 31;
 export const HARNESS_BOT_LOGIN = 'draftsman[bot]';
+/** Issue n's GitHub id (not its number) in payloads: ISSUE_ID_BASE + n. */
+export const ISSUE_ID_BASE = 1_000_000;
 /** A collaborator with write permission (may start, approve, cancel). */
 export const MAINTAINER = 'maya';
 /** A collaborator with read permission (may not start anything). */
@@ -230,6 +233,7 @@ export interface AppHarness {
 }
 
 export interface HarnessPayloads {
+  /** Applies the label on the stand-in (the issue's updated_at moves to the harness clock), then builds the event. */
   labeled(issue: number, options?: { label?: string; sender?: string }): Record<string, unknown>;
   comment(issue: number, body: string, options?: { sender?: string; commentId?: number; senderType?: 'User' | 'Bot' }): Record<string, unknown>;
   closed(issue: number, options?: { sender?: string }): Record<string, unknown>;
@@ -259,13 +263,11 @@ function appPrivateKey(): string {
   return sharedKey;
 }
 
-const CANDIDATE_KEY = /^runs\/[^/]+\/[^/]+\/[^/]+\/candidate\/pr-candidate\.json$/;
-const CI_KEY = /^runs\/[^/]+\/[^/]+\/[^/]+\/ci\/[^/]+\.json$/;
-
 /** Which function an S3 ObjectCreated key triggers (serverless.yml's prefix/suffix rules). */
 export function functionForKey(key: string): HarnessFunction | 'none' {
   if (parseWorkerKey(key)) return 'worker';
-  if (CANDIDATE_KEY.test(key) || CI_KEY.test(key)) return 'publisher';
+  const kind = parseRunKey(key)?.kind;
+  if (kind === 'pr-candidate' || kind === 'ci') return 'publisher';
   return 'none';
 }
 
@@ -653,6 +655,7 @@ function buildPayloads(standin: GitHubStandin): HarnessPayloads {
     if (!state) throw new Error(`the stand-in has no issue #${number}`);
     const copy: Record<string, unknown> = {
       ...base,
+      id: ISSUE_ID_BASE + number,
       number,
       title: state.title,
       body: state.body,
@@ -669,11 +672,17 @@ function buildPayloads(standin: GitHubStandin): HarnessPayloads {
   };
   const installation = { id: HARNESS_INSTALLATION_ID, node_id: 'I_harness' };
   let commentIds = 70_000;
+  const labelIds = new Map<string, number>();
   return {
     labeled(number, o = {}) {
       const p = example('issues', 'labeled');
       const label = o.label ?? 'agent:run';
-      return { ...p, issue: issueJson(p.issue as Record<string, unknown>, number), label: { ...(p.label as object), name: label }, repository: repository(p.repository as Record<string, unknown>), sender: userJson(o.sender ?? MAINTAINER), installation };
+      if (!labelIds.has(label)) labelIds.set(label, 8_100 + labelIds.size);
+      // As on GitHub, applying the label updates the issue (its updated_at is part of the event).
+      const labels = standin.repo(HARNESS_FULL_NAME).issues.get(number)?.labels ?? [];
+      standin.setIssue(HARNESS_FULL_NAME, number, { labels: labels.includes(label) ? labels : [...labels, label] });
+      const labelJson = { ...(p.label as object), id: labelIds.get(label), name: label };
+      return { ...p, issue: issueJson(p.issue as Record<string, unknown>, number), label: labelJson, repository: repository(p.repository as Record<string, unknown>), sender: userJson(o.sender ?? MAINTAINER), installation };
     },
     comment(number, body, o = {}) {
       const p = example('issue_comment', 'created');

@@ -5,7 +5,7 @@ import { MAINTAINER, MIGRATION_ISSUE_BODY, startAppHarness, type AppHarness } fr
  * 200 webhook deliveries at once, with duplicates among them (issue 8, DESIGN §4): exactly one
  * run per distinct trigger key, one lock holder per issue, one progress comment per run.
  *
- * Issues 1-30 get one trigger each (a label delivery id or a comment id), delivered 5 times.
+ * Issues 1-30 get one trigger each (a label event or a comment id), delivered 5 times.
  * Issues 31-40 get two different triggers each (a label and a `/agent run` comment), each
  * delivered 2 or 3 times: only one of the two may start a run; the other gets the "already
  * active" reply. 30 x 5 + 10 x 5 = 200 deliveries, all in flight at once.
@@ -32,7 +32,8 @@ beforeAll(async () => {
   triggers = [];
   const label = (issue: number): Trigger => {
     const deliveryId = `10000000-0000-4000-8000-${String(issue).padStart(12, '0')}`;
-    return { issue, key: `label-${deliveryId}`, event: 'issues', payload: h.payloads.labeled(issue), deliveryId };
+    const payload = h.payloads.labeled(issue) as { issue: { id: number; updated_at: string }; label: { id: number } };
+    return { issue, key: `label-${payload.issue.id}-${payload.label.id}-${payload.issue.updated_at}`, event: 'issues', payload, deliveryId };
   };
   const comment = (issue: number): Trigger => {
     const commentId = 500_000 + issue;

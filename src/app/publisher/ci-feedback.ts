@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { readArtifactIfPresent, readArtifactVersioned, putArtifactIfMatch, writeArtifact } from '../../core/artifacts/artifact-io.js';
+import { readArtifactIfPresent, writeArtifact } from '../../core/artifacts/artifact-io.js';
 import { runKeys as keysOf, type RunKeys } from '../../core/artifacts/keys.js';
 import { renderVerificationSection, replaceVerificationSection } from '../../core/phases/run-report.js';
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
-import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
+import { RunRequest } from '../../core/runs/run-request.js';
+import { updateRunRecord } from '../../core/runs/update-run-record.js';
 import { CiEvent, parseAgentBranch, readCiSnapshot, type CiSnapshot } from '../webhook/ci-event.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { renderProgressComment } from '../github/progress-comment.js';
@@ -254,12 +255,8 @@ async function closeOut(options: PublishDeps & { runKeys: RunKeys }, api: GitHub
       }),
     });
   }
-  for (let i = 0; i < 5; i++) {
-    const current = await readArtifactVersioned(options.store, options.runKeys.run, RunRecord);
-    if (!current) break;
-    const next = { ...current.value, status: merged ? 'MERGED' : 'CLOSED', updatedAt: new Date(options.clock.now()).toISOString() };
-    if (await putArtifactIfMatch(options.store, options.runKeys.run, RunRecord, next, current.etag)) break;
-  }
+  const closedAt = new Date(options.clock.now()).toISOString();
+  await updateRunRecord(options.store, options.runKeys.run, (current) => current && { ...current, status: merged ? 'MERGED' : 'CLOSED', updatedAt: closedAt });
   options.logger.info('agent pull request closed out', { runId: record.runId, prNumber: record.prNumber, merged, branchDeleted });
   return { kind: 'closed', prNumber: record.prNumber, merged, branchDeleted };
 }

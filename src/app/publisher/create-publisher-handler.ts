@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { decodeS3EventKey } from '../aws/s3-artifact-store.js';
 import { runKeys } from '../../core/artifacts/keys.js';
+import { parseRunKey } from '../../core/runs/run-key.js';
 import { updateVerificationFromCi, type CiUpdateOutcome } from './ci-feedback.js';
 import { publishCandidate, type PublishDeps, type PublishOutcome } from './publish-candidate.js';
 
@@ -19,9 +20,6 @@ export type PublisherResult =
   | { key: string; kind: 'ci'; outcome: CiUpdateOutcome }
   | { key: string; kind: 'ignored' };
 
-const CANDIDATE = /^runs\/([^/]+)\/([^/]+)\/([^/]+)\/candidate\/pr-candidate\.json$/;
-const CI = /^runs\/([^/]+)\/([^/]+)\/([^/]+)\/ci\/[^/]+\.json$/;
-
 /**
  * The publisher function's body: one S3 `ObjectCreated` record at a time, `pr-candidate.json`
  * -> publishCandidate, `ci/*.json` -> updateVerificationFromCi (CI results, or a closed PR).
@@ -38,15 +36,14 @@ export function createPublisherHandler(deps: PublishDeps): (event: unknown) => P
         results.push({ key, kind: 'ignored' });
         continue;
       }
-      let m = CANDIDATE.exec(key);
-      if (m) {
-        const outcome = await publishCandidate({ ...deps, runKeys: runKeys(m[1], m[2], m[3]) });
+      const m = parseRunKey(key);
+      if (m?.kind === 'pr-candidate') {
+        const outcome = await publishCandidate({ ...deps, runKeys: runKeys(m.owner, m.repo, m.runId) });
         results.push({ key, kind: 'candidate', outcome });
         continue;
       }
-      m = CI.exec(key);
-      if (m) {
-        const outcome = await updateVerificationFromCi({ ...deps, runKeys: runKeys(m[1], m[2], m[3]), key });
+      if (m?.kind === 'ci') {
+        const outcome = await updateVerificationFromCi({ ...deps, runKeys: runKeys(m.owner, m.repo, m.runId), key });
         results.push({ key, kind: 'ci', outcome });
         continue;
       }

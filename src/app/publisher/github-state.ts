@@ -2,12 +2,10 @@ import { readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
 import type { RunKeys } from '../../core/artifacts/keys.js';
 import type { PrCandidate } from '../../core/git/pr-candidate.js';
 import type { BaseTreeFile } from '../../core/git/rebuild-tree.js';
-import { POLICY_FILE_NAME } from '../../core/policy/agent-policy.js';
-import { parsePolicy } from '../../core/policy/parse-policy.js';
-import { PolicyError } from '../../core/policy/policy-error.js';
 import type { ArtifactStore, IssuedToken } from '../../core/ports.js';
 import type { BaseState, PublicationTarget, TrustedPolicy } from '../../core/publish/publication.js';
-import { ApprovalMarker, CancelMarker } from '../webhook/trigger-service.js';
+import { ApprovalMarker, CancelMarker } from '../../core/runs/run-state.js';
+import { readTrustedPolicy as readDefaultBranchPolicy } from '../github/read-trusted-policy.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { orUndefinedOn404 } from './publisher-context.js';
 
@@ -26,21 +24,14 @@ export async function readGitHubTarget(r: Repo, issued: IssuedToken): Promise<{ 
   return { target, defaultBranch, defaultHead };
 }
 
-/** The trusted policy: the default branch's head, never the agent branch, a fork or a PR head. */
-export async function readTrustedPolicy(r: Repo, defaultBranch: string, defaultHead: string): Promise<TrustedPolicy> {
-  const { api, owner, repo } = r;
-  const policyText = await orUndefinedOn404(async () => {
-    const res = await api.rest.repos.getContent({ owner, repo, path: POLICY_FILE_NAME, ref: defaultHead });
-    const data = res.data as { content?: string; encoding?: string; type?: string };
-    return data.type === 'file' && typeof data.content === 'string' ? Buffer.from(data.content, 'base64') : undefined;
-  });
-  const ref = `${defaultBranch}@${defaultHead}`;
-  try {
-    return { ok: true, policy: parsePolicy({ text: policyText, file: POLICY_FILE_NAME }), ref };
-  } catch (error) {
-    if (!(error instanceof PolicyError)) throw error;
-    return { ok: false, ref, policyReason: error.reason, message: error.message };
-  }
+/**
+ * The trusted policy through the one reader the webhook and the worker use (default branch head,
+ * never the agent branch, a fork or a PR head), in the shape the publication plan takes.
+ */
+export async function readTrustedPolicy(r: Repo, defaultBranch: string): Promise<TrustedPolicy> {
+  const read = await readDefaultBranchPolicy(r.api, { owner: r.owner, repo: r.repo, defaultBranch });
+  const ref = `${defaultBranch}@${read.commitSha}`;
+  return read.ok ? { ok: true, policy: read.policy, ref } : { ok: false, ref, policyReason: read.error.reason, message: read.error.message };
 }
 
 /** The candidate's base as GitHub has it: the base commit's tree listed once, the changed paths' base bytes, the base branch head. */

@@ -70,7 +70,7 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
     candidate: raw,
     cancel: controls.cancel,
     target,
-    trustedPolicy: await readTrustedPolicy(repo, defaultBranch, defaultHead),
+    trustedPolicy: await readTrustedPolicy(repo, defaultBranch),
     base: await readGitHubBase(repo, candidate, defaultBranch, defaultHead),
     blobs: await readCandidateBlobs(store, keys, candidate),
     approvedGates: controls.approvedGates,

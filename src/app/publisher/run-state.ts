@@ -1,8 +1,10 @@
-import { putArtifactIfAbsent, readArtifactIfPresent, readArtifactVersioned, putArtifactIfMatch, writeArtifact } from '../../core/artifacts/artifact-io.js';
-import { issueLatestKey, lockKey } from '../../core/artifacts/keys.js';
+import { putArtifactIfAbsent, readArtifactIfPresent, writeArtifact } from '../../core/artifacts/artifact-io.js';
+import { issueLatestKey } from '../../core/artifacts/keys.js';
 import type { PublishError } from '../../core/publish/publish-error.js';
 import { AttemptRequest, RunRecord } from '../../core/runs/run-request.js';
-import { IssueLatest, IssueLock } from '../webhook/trigger-service.js';
+import { releaseIssueLock } from '../../core/runs/issue-lock.js';
+import { IssueLatest } from '../../core/runs/run-state.js';
+import { updateRunRecord } from '../../core/runs/update-run-record.js';
 import { parseProgressPhases, renderProgressComment } from '../github/progress-comment.js';
 import type { PublishOptions, PublishOutcome, RunContext } from './publisher-context.js';
 import { PublishRecord } from './publish-record.js';
@@ -88,13 +90,12 @@ async function updateProgress(
   });
 }
 
-/** Compare-and-swap on run.json (the webhook and the worker write it too); created when absent. */
+/** run.json through the one compare-and-swap writer; created when absent. */
 async function updateRun(options: PublishOptions, ctx: RunContext, change: (run: RunRecord) => RunRecord): Promise<void> {
   const { store, runKeys: keys, clock } = options;
-  for (let i = 0; i < 5; i++) {
-    const now = new Date(clock.now()).toISOString();
-    const current = await readArtifactVersioned(store, keys.run, RunRecord);
-    const base: RunRecord = current?.value ?? {
+  const now = new Date(clock.now()).toISOString();
+  await updateRunRecord(store, keys.run, (current) => {
+    const base: RunRecord = current ?? {
       schemaVersion: 1,
       runId: ctx.request.runId,
       status: 'QUEUED',
@@ -104,18 +105,12 @@ async function updateRun(options: PublishOptions, ctx: RunContext, change: (run:
       progressCommentId: ctx.request.issue?.progressCommentId,
       updatedAt: now,
     };
-    const next = { ...change(base), updatedAt: now };
-    if (!current) {
-      if (await putArtifactIfAbsent(store, keys.run, RunRecord, next)) return;
-    } else if (await putArtifactIfMatch(store, keys.run, RunRecord, next, current.etag)) return;
-  }
-  throw new Error('run.json kept changing under the publisher');
+    return { ...change(base), updatedAt: now };
+  });
 }
 
-/** Delete the issue's lock when it is this run's (another run's lock is never touched). */
+/** Release the issue's lock when it is this run's (another run's lock is never touched). */
 async function releaseLock(options: PublishOptions, ctx: RunContext): Promise<void> {
   if (!ctx.request.issue) return;
-  const key = lockKey(ctx.owner, ctx.repo, ctx.request.issue.number);
-  const lock = await readArtifactIfPresent(options.store, key, IssueLock).catch(() => undefined);
-  if (lock && lock.runId === ctx.request.runId) await options.store.delete(key);
+  await releaseIssueLock(options.store, { owner: ctx.owner, repo: ctx.repo, issue: ctx.request.issue.number }, { runId: ctx.request.runId, attempt: ctx.attempt });
 }

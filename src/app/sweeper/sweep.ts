@@ -1,15 +1,16 @@
-import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArtifactVersioned } from '../../core/artifacts/artifact-io.js';
+import { readArtifactIfPresent, readArtifactVersioned } from '../../core/artifacts/artifact-io.js';
 import { issueLatestKey, runKeys } from '../../core/artifacts/keys.js';
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
+import { releaseIssueLock } from '../../core/runs/issue-lock.js';
+import { parseIssueKey } from '../../core/runs/run-key.js';
 import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
+import { IssueLatest, IssueLock } from '../../core/runs/run-state.js';
+import { updateRunRecord, withAttempt } from '../../core/runs/update-run-record.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { renderProgressComment } from '../github/progress-comment.js';
-import { IssueLatest, IssueLock } from '../webhook/trigger-service.js';
 
 /** Statuses of a run that is still supposed to be making progress. */
 const ACTIVE_STATUSES = new Set(['QUEUED', 'RUNNING']);
-const LOCK_KEY = /^locks\/([^/]+)\/([^/]+)\/issues\/(\d+)\.json$/;
-const LATEST_KEY = /^issues\/([^/]+)\/([^/]+)\/\d+\/latest\.json$/;
 
 /** Default: a run whose record has not moved for 2 h 15 min (the lock's 2 h plus a sweep) is stuck. */
 export const DEFAULT_STUCK_AFTER_MS = 135 * 60 * 1000;
@@ -69,11 +70,11 @@ export async function sweep(deps: SweepDeps): Promise<SweepReport> {
   const report: SweepReport = { locksReleased: [], runsFailed: [], ciPolled: [], problems: [] };
   const now = deps.clock.now();
   for (const key of await deps.store.list('locks/')) {
-    const match = LOCK_KEY.exec(key);
-    if (!match) continue;
-    const [, owner, repo, issueText] = match;
+    const parsed = parseIssueKey(key);
+    if (parsed?.kind !== 'lock') continue;
+    const { owner, repo, issue } = parsed;
     try {
-      await sweepLock(deps, report, { key, owner, repo, issue: Number(issueText) }, now);
+      await sweepLock(deps, report, { key, owner, repo, issue }, now);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       report.problems.push({ key, message });
@@ -132,15 +133,16 @@ async function sweepLock(deps: SweepDeps, report: SweepReport, ref: LockRef, now
     }
   }
 
-  const current = await store.get(ref.key);
-  if (current && current.etag === lock.etag) {
-    await store.delete(ref.key);
+  if (await releaseIssueLock(store, ref, { runId: lock.value.runId, attempt: lock.value.attempt, etag: lock.etag })) {
     report.locksReleased.push(ref.key);
     deps.logger.info('issue lock released', { key: ref.key, runId: lock.value.runId, expired });
   }
 }
 
-/** FAILED/STUCK in run.json by compare-and-swap; undefined when the record changed meanwhile. */
+/**
+ * FAILED/STUCK in run.json; undefined when the record moved since the sweep read it (the run
+ * is alive after all, or another writer ended it).
+ */
 async function markFailed(
   deps: SweepDeps,
   input: {
@@ -155,26 +157,22 @@ async function markFailed(
   const at = new Date(input.now).toISOString();
   const attempt = Math.max(run?.value.attempt ?? 1, lock.attempt);
   const reason = 'STUCK';
-  const attempts = [...(run?.value.attempts ?? [])];
-  const index = attempts.findIndex((a) => a.n === attempt);
-  if (index >= 0) attempts[index] = { ...attempts[index], status: 'FAILED', reason, endedAt: at };
-  else attempts.push({ n: attempt, status: 'FAILED', reason, startedAt: lock.acquiredAt, endedAt: at });
-  attempts.sort((a, b) => a.n - b.n);
-  const next: RunRecord = {
-    schemaVersion: 1,
-    runId: lock.runId,
-    agentBranch: request?.agentBranch ?? '',
-    progressCommentId: request?.issue?.progressCommentId,
-    ...run?.value,
-    status: 'FAILED',
-    reason,
-    attempt,
-    attempts,
-    updatedAt: at,
-  };
-  const written = run
-    ? await putArtifactIfMatch(deps.store, keys.run, RunRecord, next, run.etag)
-    : await putArtifactIfAbsent(deps.store, keys.run, RunRecord, next);
+  const written = await updateRunRecord(deps.store, keys.run, (current) => {
+    if (current?.updatedAt !== run?.value.updatedAt || current?.status !== run?.value.status) return undefined;
+    const startedAt = current?.attempts.find((a) => a.n === attempt)?.startedAt ?? lock.acquiredAt;
+    return {
+      schemaVersion: 1,
+      runId: lock.runId,
+      agentBranch: request?.agentBranch ?? '',
+      progressCommentId: request?.issue?.progressCommentId,
+      ...current,
+      status: 'FAILED',
+      reason,
+      attempt,
+      attempts: withAttempt(current?.attempts ?? [], { ...current?.attempts.find((a) => a.n === attempt), n: attempt, status: 'FAILED', reason, startedAt, endedAt: at }),
+      updatedAt: at,
+    };
+  });
   return written ? { attempt } : undefined;
 }
 
@@ -212,8 +210,8 @@ async function updateProgressComment(deps: SweepDeps, ref: LockRef, request: Run
 async function repositoriesWithRuns(store: ArtifactStore): Promise<{ owner: string; repo: string }[]> {
   const seen = new Map<string, { owner: string; repo: string }>();
   for (const key of await store.list('issues/')) {
-    const match = LATEST_KEY.exec(key);
-    if (match) seen.set(`${match[1]}/${match[2]}`, { owner: match[1], repo: match[2] });
+    const parsed = parseIssueKey(key);
+    if (parsed?.kind === 'latest') seen.set(`${parsed.owner}/${parsed.repo}`, { owner: parsed.owner, repo: parsed.repo });
   }
   return [...seen.keys()].sort().map((k) => seen.get(k)!);
 }

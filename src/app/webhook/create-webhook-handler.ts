@@ -23,7 +23,7 @@ export interface WebhookHandlerDeps {
 
 /**
  * The webhook's testable core: Probot for routing and verification, the trigger service for
- * decisions. Probot gets no private key (only the token functions read it, DESIGN §2): its
+ * decisions. Probot gets no private key (only the token functions read it): its
  * own Octokit is never used, every API call goes through a token-read token.
  */
 export async function createWebhookHandler(deps: WebhookHandlerDeps): Promise<(event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>> {

@@ -14,12 +14,12 @@ export interface DraftsmanAppDeps {
 
 /**
  * The Probot app: routes the events the App subscribes to. Each handler only decides whether to
- * care and writes a request (STYLE 8); none runs the pipeline.
+ * care and writes a request; none runs the pipeline.
  */
 export function draftsmanApp(deps: DraftsmanAppDeps): ApplicationFunction {
   return (app) => {
     app.on('issues.labeled', async (context) => {
-      const outcome = await deps.triggers.onLabeled(IssuesLabeledPayload.parse(context.payload), context.id);
+      const outcome = await deps.triggers.onLabeled(IssuesLabeledPayload.parse(context.payload));
       deps.logger.info('issues.labeled handled', { delivery: context.id, outcome: outcome.kind });
     });
     app.on('issue_comment.created', async (context) => {

@@ -14,6 +14,7 @@ const Repository = z.object({
 });
 
 const Issue = z.object({
+  id: z.number().int(),
   number: z.number().int().positive(),
   title: z.string(),
   body: z.string().nullable().optional(),
@@ -28,7 +29,7 @@ const Installation = z.object({ id: z.number().int() });
 export const IssuesLabeledPayload = z.object({
   action: z.literal('labeled'),
   issue: Issue,
-  label: z.object({ name: z.string() }).optional(),
+  label: z.object({ id: z.number().int(), name: z.string() }).optional(),
   repository: Repository,
   sender: User,
   installation: Installation,
@@ -53,6 +54,5 @@ export const IssuesClosedPayload = z.object({
   installation: Installation,
 });
 export type IssuesClosedPayload = z.infer<typeof IssuesClosedPayload>;
-
 
 export type RepositoryPayload = z.infer<typeof Repository>;

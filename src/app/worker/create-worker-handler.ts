@@ -1,17 +1,22 @@
 import { z } from 'zod';
 import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArtifactVersioned, writeArtifact } from '../../core/artifacts/artifact-io.js';
-import { issueLatestKey, lockKey, runKeys, type RunKeys } from '../../core/artifacts/keys.js';
+import { issueLatestKey, runKeys, type RunKeys } from '../../core/artifacts/keys.js';
 import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
-import type { ArtifactStore, CiStatus, CiStatusReader, Clock, FsLike, Logger, ModelProvider } from '../../core/ports.js';
+import { POLICY_FILE_NAME } from '../../core/policy/agent-policy.js';
+import type { ArtifactStore, CiStatus, CiStatusReader, Clock, FsLike, Logger, ModelProvider, TokenBroker } from '../../core/ports.js';
 import { loadAttempt } from '../../core/runs/attempts.js';
+import { releaseIssueLock } from '../../core/runs/issue-lock.js';
+import { parseRunKey } from '../../core/runs/run-key.js';
 import type { RunRequest } from '../../core/runs/run-request.js';
+import { CancelMarker, IssueLatest } from '../../core/runs/run-state.js';
+import { updateRunRecord, withAttempt } from '../../core/runs/update-run-record.js';
 import type { TreeSyntaxService } from '../../core/syntax/create-syntax-service.js';
 import { WorkerInvocation } from '../dispatch/dispatch-record.js';
 import type { RunSession, RunSessionOpener } from '../dispatch/run-session-client.js';
 import { HttpRepoSource } from '../git/http-repo-source.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { IssueCommentReporter } from '../github/progress-comment.js';
-import { CancelMarker, IssueLatest } from '../webhook/trigger-service.js';
+import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { ProgressTracker } from './progress-tracker.js';
 
 export const MAX_CONTINUATIONS = 3;
@@ -59,15 +64,12 @@ export interface InvocationContext {
   getRemainingTimeInMillis?: () => number;
 }
 
-const REQUEST_KEY = /^runs\/([^/]+)\/([^/]+)\/([^/]+)\/(?:request\.json|attempts\/(\d+)\/(?:request\.json|continue-(\d+)\.json))$/;
-
 /** What an S3 key asks the worker to do, or undefined for keys it does not handle. */
 export function parseWorkerKey(key: string): { owner: string; repo: string; runId: string; attempt: number; continuation: number } | undefined {
-  const match = REQUEST_KEY.exec(key);
-  if (!match) return undefined;
-  const attempt = match[4] ? Number(match[4]) : 1;
-  if (!match[4] && key.includes('/attempts/')) return undefined;
-  return { owner: match[1], repo: match[2], runId: match[3], attempt, continuation: match[5] ? Number(match[5]) : 0 };
+  const parsed = parseRunKey(key);
+  if (!parsed || parsed.attempt === undefined) return undefined;
+  if (parsed.kind !== 'request' && parsed.kind !== 'attempt-request' && parsed.kind !== 'continuation') return undefined;
+  return { owner: parsed.owner, repo: parsed.repo, runId: parsed.runId, attempt: parsed.attempt, continuation: parsed.continuation ?? 0 };
 }
 
 /** The worker's dependencies once its run session is open. */
@@ -138,7 +140,12 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
   await tracker.report({ runId: request.runId, attempt: target.attempt, status: 'RUNNING', phases: [], message: target.continuation > 0 ? `continuing (${target.continuation}/${MAX_CONTINUATIONS})` : 'ingesting the repository' });
 
   const repoInfo = await api.rest.repos.get({ owner: request.owner, repo: request.repo });
-  const policyText = await trustedPolicyText(api, request.owner, request.repo, repoInfo.data.default_branch);
+  const trusted = await readTrustedPolicy(api, { owner: request.owner, repo: request.repo, defaultBranch: repoInfo.data.default_branch });
+  if (!trusted.ok) {
+    await stopAttempt(deps, keys, request, target.attempt, { status: 'BLOCKED', reason: trusted.error.reason, message: `${trusted.error.reason}: ${trusted.error.message}` }, tracker);
+    await tracker.flush();
+    return undefined;
+  }
   const repoSource = new HttpRepoSource({
     url: deps.cloneUrl?.(request) ?? source.cloneUrl,
     identity: { owner: request.owner, repo: request.repo },
@@ -170,7 +177,7 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
       owner: request.owner,
       repo: request.repo,
       attempt,
-      policy: { text: policyText, file: '.agent-policy.yaml' },
+      policy: { text: trusted.bytes, file: POLICY_FILE_NAME },
       stopAfter: 'run',
       taskId: () => request.issue?.url ?? `issue:${request.owner}/${request.repo}#${request.issue?.number ?? 0}`,
     },
@@ -179,7 +186,8 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
   if (result.status === 'SUSPENDED') {
     const next = target.continuation + 1;
     if (next > MAX_CONTINUATIONS) {
-      await failRun(deps, keys, request, target.attempt, `the attempt needed more than ${MAX_CONTINUATIONS} continuations`, tracker);
+      const reason = `the attempt needed more than ${MAX_CONTINUATIONS} continuations`;
+      await stopAttempt(deps, keys, request, target.attempt, { status: 'FAILED', reason, message: reason }, tracker);
     } else {
       await putArtifactIfAbsent(store, attemptKeys.continue(next), Continuation, { schemaVersion: 1, runId: request.runId, attempt: target.attempt, continuation: next, reason: result.reason ?? 'time', at: now() });
       await tracker.report({ runId: request.runId, attempt: target.attempt, status: 'RUNNING', phases: [], message: `paused to continue in a new invocation (${next}/${MAX_CONTINUATIONS})` });
@@ -189,7 +197,9 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
   }
 
   // Without a candidate nothing else will release the lock; with one, the publisher does.
-  if (!(result.status === 'COMPLETED' && result.headCommitSha)) await releaseLock(store, request, target.attempt);
+  if (!(result.status === 'COMPLETED' && result.headCommitSha) && request.issue) {
+    await releaseIssueLock(store, { owner: request.owner, repo: request.repo, issue: request.issue.number }, { runId: request.runId, attempt: target.attempt });
+  }
   if (request.issue) {
     await writeArtifact(store, issueLatestKey(request.owner, request.repo, request.issue.number), IssueLatest, {
       schemaVersion: 1,
@@ -227,40 +237,37 @@ function describeOutcome(result: PipelineResult): string {
   }
 }
 
-async function failRun(deps: RunDeps, keys: RunKeys, request: RunRequest, attempt: number, reason: string, tracker: ProgressTracker): Promise<void> {
+/**
+ * End the attempt without the pipeline's own record (the policy refused, or continuations ran
+ * out): run.json says so, the lock is released, the comment tells the maintainer.
+ */
+async function stopAttempt(
+  deps: RunDeps,
+  keys: RunKeys,
+  request: RunRequest,
+  attempt: number,
+  stop: { status: 'FAILED' | 'BLOCKED'; reason: string; message: string },
+  tracker: ProgressTracker,
+): Promise<void> {
   const { store, clock } = deps;
-  const existing = await store.get(keys.run);
   const now = new Date(clock.now()).toISOString();
-  const record = existing ? JSON.parse(new TextDecoder().decode(existing.body)) : { schemaVersion: 1, runId: request.runId, attempts: [], agentBranch: request.agentBranch };
-  record.status = 'FAILED';
-  record.reason = reason;
-  record.attempt = attempt;
-  record.updatedAt = now;
-  await store.put(keys.run, `${JSON.stringify(record, null, 2)}\n`);
-  await releaseLock(store, request, attempt);
-  await tracker.report({ runId: request.runId, attempt, status: 'FAILED', phases: [], message: reason });
-}
-
-async function releaseLock(store: ArtifactStore, request: RunRequest, attempt: number): Promise<void> {
-  if (!request.issue) return;
-  const key = lockKey(request.owner, request.repo, request.issue.number);
-  const lock = await store.get(key);
-  if (!lock) return;
-  const value = JSON.parse(new TextDecoder().decode(lock.body)) as { runId?: string; attempt?: number };
-  if (value.runId === request.runId && (value.attempt ?? 0) <= attempt) await store.delete(key);
-}
-
-/** `.agent-policy.yaml` from the default branch's head (never a fork or a PR head); undefined when absent. */
-async function trustedPolicyText(api: GitHubApi, owner: string, repo: string, defaultBranch: string): Promise<string | undefined> {
-  const branch = await api.rest.repos.getBranch({ owner, repo, branch: defaultBranch });
-  try {
-    const response = await api.rest.repos.getContent({ owner, repo, path: '.agent-policy.yaml', ref: branch.data.commit.sha });
-    const data = response.data as { content?: string; encoding?: string };
-    return Buffer.from(data.content ?? '', (data.encoding as BufferEncoding) ?? 'base64').toString('utf8');
-  } catch (error) {
-    if ((error as { status?: number }).status === 404) return undefined;
-    throw error;
-  }
+  await updateRunRecord(store, keys.run, (current) => {
+    const startedAt = current?.attempts.find((a) => a.n === attempt)?.startedAt ?? now;
+    return {
+      schemaVersion: 1,
+      runId: request.runId,
+      agentBranch: request.agentBranch,
+      progressCommentId: request.issue?.progressCommentId,
+      ...current,
+      status: stop.status,
+      reason: stop.reason,
+      attempt: Math.max(current?.attempt ?? attempt, attempt),
+      attempts: withAttempt(current?.attempts ?? [], { n: attempt, status: stop.status, reason: stop.reason, startedAt, endedAt: now }),
+      updatedAt: now,
+    };
+  });
+  if (request.issue) await releaseIssueLock(store, { owner: request.owner, repo: request.repo, issue: request.issue.number }, { runId: request.runId, attempt });
+  await tracker.report({ runId: request.runId, attempt, status: stop.status, phases: [], message: stop.message });
 }
 
 /** The CI state of a commit through the checks and statuses APIs (read scopes). */

@@ -1,7 +1,7 @@
 import { ArtifactError } from './artifact-error.js';
 
 /**
- * Every storage key of DESIGN §4, built in one place so writers, readers, IAM prefixes and the
+ * Every storage key (see docs/architecture.md), built in one place so writers, readers, IAM prefixes and the
  * local mirror agree. Identifiers that become one key segment (owner, repo, runId, phase, ...)
  * are validated: no `/`, no `\`, not `.`/`..`, no control characters, not empty. Sequence
  * numbers are zero-padded to SEQ_WIDTH digits so lexical order (what `list` returns) equals
@@ -94,7 +94,7 @@ export interface RunKeys {
   ci(checkSuiteId: string | number): string;
 }
 
-/** Keys of one run (DESIGN §4 `runs/<owner>/<repo>/<runId>/...`). */
+/** Keys of one run (`runs/<owner>/<repo>/<runId>/...`); `parseRunKey` in src/core/runs/run-key.ts reads them back. */
 export function runKeys(owner: string, repo: string, runId: string): RunKeys {
   const root = `runs/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${keySegment(runId, 'runId')}/`;
   const candidate = `${root}candidate/`;

@@ -1,4 +1,4 @@
-import { readArtifactIfPresent, writeArtifact } from '../artifacts/artifact-io.js';
+import { writeArtifact } from '../artifacts/artifact-io.js';
 import type { RunKeys } from '../artifacts/keys.js';
 import { AgentError, IngestionError } from '../errors.js';
 import { createAgentBranch } from '../git/create-agent-branch.js';
@@ -16,8 +16,8 @@ import { parsePolicy } from '../policy/parse-policy.js';
 import { PolicyError } from '../policy/policy-error.js';
 import type { ArtifactStore, CiStatusReader, Clock, FsLike, Logger, ModelProvider, RepoSource, RunReporter } from '../ports.js';
 import type { AttemptStart } from '../runs/attempts.js';
-import { RunRecord } from '../runs/run-request.js';
 import type { RunStatus } from '../runs/run-status.js';
+import { updateRunRecord, withAttempt } from '../runs/update-run-record.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import { parseTask } from '../task/parse-task.js';
 import type { TaskContract } from '../task/task-contract.js';
@@ -277,18 +277,15 @@ async function finish(deps: PipelineDeps, request: PipelineRequest, result: Pipe
   const { store, clock } = deps;
   const key = request.keys.run;
   const now = new Date(clock.now()).toISOString();
-  const previous = await readArtifactIfPresent(store, key, RunRecord).catch(() => undefined);
-  const attempts = (previous?.attempts ?? []).filter((a) => a.n !== request.attempt.attempt);
-  attempts.push({ n: request.attempt.attempt, status: result.status, reason: result.reason, startedAt: request.attempt.createdAt, endedAt: now });
-  attempts.sort((a, b) => a.n - b.n);
+  const entry = { n: request.attempt.attempt, status: result.status, reason: result.reason, startedAt: request.attempt.createdAt, endedAt: now };
   const gate = result.status === 'NEEDS_APPROVAL' ? (result.details?.gateId as string | undefined) : undefined;
-  await writeArtifact(store, key, RunRecord, {
+  await updateRunRecord(store, key, (previous) => ({
     schemaVersion: 1,
     runId: request.attempt.request.runId,
     status: result.status,
     reason: result.reason,
     attempt: request.attempt.attempt,
-    attempts,
+    attempts: withAttempt(previous?.attempts ?? [], entry),
     baseCommitSha: result.baseCommitSha,
     headCommitSha: result.headCommitSha,
     headTreeSha: result.headTreeSha,
@@ -297,7 +294,7 @@ async function finish(deps: PipelineDeps, request: PipelineRequest, result: Pipe
     pendingGate: gate,
     pullRequest: previous?.pullRequest,
     updatedAt: now,
-  });
+  }));
   result.artifacts['run.json'] = key;
   deps.logger.info('run attempt finished', { runId: request.attempt.request.runId, attempt: request.attempt.attempt, status: result.status, reason: result.reason });
   await deps.reporter

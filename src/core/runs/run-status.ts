@@ -1,4 +1,4 @@
-/** Every status a command or run can end in (DESIGN §8). */
+/** Every status a command or run can end in. */
 export const RUN_STATUSES = [
   'READY',
   'READY_WITH_WARNINGS',
@@ -11,7 +11,7 @@ export const RUN_STATUSES = [
 ] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-/** The exit code of DESIGN §8 for a final status. Usage errors are 2 and never reach here. */
+/** The CLI exit code for a final status. Usage errors are 2 and never reach here. */
 export function exitCodeFor(status: RunStatus): number {
   switch (status) {
     case 'READY':

@@ -3,6 +3,10 @@ import { formatIsoDate, parseIsoDate, typeOfMode, type Signature } from './git-o
 import type { IssueState, PullState, RepoPermission, RepoState, StandinUser } from './repo-state.js';
 import { buildTree, UnprocessableError, type TreeRequestEntry } from './tree-builder.js';
 
+/** The contents API inlines files up to 1 MB (GitHub's documented limit); larger files up to 100 MB come without content. */
+const CONTENTS_INLINE_MAX_BYTES = 1024 * 1024;
+const CONTENTS_MAX_BYTES = 100 * 1024 * 1024;
+
 export interface RouteResult {
   status: number;
   body?: unknown;
@@ -216,6 +220,10 @@ export async function handleRepoRoute(ctx: RouteContext): Promise<RouteResult> {
     if (entry.mode === '160000') return { status: 200, body: { type: 'submodule', name, path, sha: entry.sha } };
     const bytes = (await git.readRaw('blob', entry.sha)) as Buffer;
     if (entry.mode === '120000') return { status: 200, body: { type: 'symlink', name, path, sha: entry.sha, target: bytes.toString(), size: bytes.length } };
+    // GitHub's contents API: files over 1 MB come without content (`encoding: "none"`, `content: ""`);
+    // over 100 MB it refuses with 403 `too_large`.
+    if (bytes.length > CONTENTS_MAX_BYTES) return { status: 403, body: { message: 'This API returns blobs up to 100 MB in size. The requested blob is too large to fetch via the API.', errors: [{ resource: 'Blob', field: 'data', code: 'too_large' }] } };
+    if (bytes.length > CONTENTS_INLINE_MAX_BYTES) return { status: 200, body: { type: 'file', encoding: 'none', size: bytes.length, name, path, sha: entry.sha, content: '' } };
     return { status: 200, body: { type: 'file', encoding: 'base64', size: bytes.length, name, path, sha: entry.sha, content: base64Lines(bytes) } };
   }
 

@@ -74,7 +74,7 @@ async function decide(s: Scenario, from: { github: true } | { gitdir: string }):
   const common = { binding: storageBinding(s.keys.prefix), request, candidate: raw, target, blobs: await readCandidateBlobs(s.store, s.keys, candidate), ...controls };
   const decision =
     'github' in from
-      ? await planPublication({ ...common, trustedPolicy: await readTrustedPolicy(repo, defaultBranch, defaultHead), base: await readGitHubBase(repo, candidate, defaultBranch, defaultHead) })
+      ? await planPublication({ ...common, trustedPolicy: await readTrustedPolicy(repo, defaultBranch), base: await readGitHubBase(repo, candidate, defaultBranch, defaultHead) })
       : await planPublication({ ...common, trustedPolicy: await readLocalPolicy(nodeFs, from.gitdir, defaultHead), base: await readLocalBase(nodeFs, from.gitdir, candidate) });
   return { decision, api };
 }

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readArtifact, writeArtifact } from '../../../src/core/artifacts/artifact-io.js';
 import { AttemptRequest, RunRecord, RunRequest } from '../../../src/core/runs/run-request.js';
-import { ApprovalMarker } from '../../../src/app/webhook/trigger-service.js';
+import { ApprovalMarker } from '../../../src/core/runs/run-state.js';
 import type { PublisherResult } from '../../../src/app/publisher/create-publisher-handler.js';
 import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
 import { deliver, FULL, startScenario, writeCandidate, writesTo, type Scenario } from './publisher-fixture.js';

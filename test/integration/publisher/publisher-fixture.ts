@@ -20,8 +20,9 @@ import { buildPrCandidate, writePrCandidate } from '../../../src/core/git/write-
 import { renderVerificationSection, replaceVerificationSection } from '../../../src/core/phases/run-report.js';
 import type { FsLike } from '../../../src/core/ports.js';
 import { RunRecord, RunRequest } from '../../../src/core/runs/run-request.js';
+import { IssueLatest, IssueLock } from '../../../src/core/runs/run-state.js';
+import { shortId } from '../../../src/core/util/digest.js';
 import { openWorkspace, type FileMode } from '../../../src/core/workspace/workspace.js';
-import { IssueLatest, IssueLock } from '../../../src/app/webhook/trigger-service.js';
 import { startGitHubStandin, type GitHubStandin, type RecordedCall } from '../../helpers/github-standin/index.js';
 import type { S3TestServer } from '../../helpers/s3-server.js';
 import { fixedClock, testAppKey } from '../github/standin-fixture.js';
@@ -86,6 +87,8 @@ export async function startScenario(
   s3: S3TestServer,
   options: { runId: string; issue: number; policy?: 'rerun' | 'warn' | 'fail'; agentPolicy?: string[]; collaborators?: Record<string, 'write' | 'read'> },
 ): Promise<Scenario> {
+  // Runs get ids of the shape the webhook gives them (12 base32 characters); the publisher refuses other keys.
+  const runId = shortId('publisher-fixture', options.runId);
   const clock = fixedClock();
   const standin = await startGitHubStandin({
     appId: APP_ID,
@@ -112,8 +115,8 @@ export async function startScenario(
   const events: S3Event[] = [];
   const unsubscribe = s3.onEvent((e) => events.push(e));
 
-  const keys = runKeys(OWNER, REPO, options.runId);
-  const branch = `agent/i${options.issue}/r${options.runId}`;
+  const keys = runKeys(OWNER, REPO, runId);
+  const branch = `agent/i${options.issue}/r${runId}`;
   // The progress comment the webhook posted, put straight into the stand-in (no recorded call).
   const repoState = standin.repo(FULL);
   const progressCommentId = 5000 + options.issue;
@@ -122,18 +125,18 @@ export async function startScenario(
   const createdAt = new Date(clock.now()).toISOString();
   await writeArtifact(store, keys.request, RunRequest, {
     schemaVersion: 1,
-    runId: options.runId,
+    runId: runId,
     owner: OWNER,
     repo: REPO,
     source: { kind: 'github', repositoryId: REPO_ID, installationId: INSTALLATION_ID, cloneUrl: `${standin.url}/${FULL}.git`, apiUrl: standin.url },
-    trigger: { kind: 'label', key: `label-${options.runId}`, sender: 'alice' },
+    trigger: { kind: 'label', key: `label-${runId}`, sender: 'alice' },
     issue: { number: options.issue, title: 'Greet politely', body: 'Please make the greeting polite.', updatedAt: createdAt, progressCommentId },
     agentBranch: branch,
     createdAt,
   });
-  await writeArtifact(store, keys.run, RunRecord, { schemaVersion: 1, runId: options.runId, status: 'COMPLETED', attempt: 1, attempts: [{ n: 1, status: 'COMPLETED', startedAt: createdAt }], agentBranch: branch, progressCommentId, updatedAt: createdAt });
-  await writeArtifact(store, lockKey(OWNER, REPO, options.issue), IssueLock, { schemaVersion: 1, runId: options.runId, attempt: 1, acquiredAt: createdAt, expiresAt: new Date(clock.now() + 3_600_000).toISOString() });
-  await writeArtifact(store, issueLatestKey(OWNER, REPO, options.issue), IssueLatest, { schemaVersion: 1, runId: options.runId, attempt: 1, progressCommentId, updatedAt: createdAt });
+  await writeArtifact(store, keys.run, RunRecord, { schemaVersion: 1, runId: runId, status: 'COMPLETED', attempt: 1, attempts: [{ n: 1, status: 'COMPLETED', startedAt: createdAt }], agentBranch: branch, progressCommentId, updatedAt: createdAt });
+  await writeArtifact(store, lockKey(OWNER, REPO, options.issue), IssueLock, { schemaVersion: 1, runId: runId, attempt: 1, acquiredAt: createdAt, expiresAt: new Date(clock.now() + 3_600_000).toISOString() });
+  await writeArtifact(store, issueLatestKey(OWNER, REPO, options.issue), IssueLatest, { schemaVersion: 1, runId: runId, attempt: 1, progressCommentId, updatedAt: createdAt });
   return {
     standin,
     clock,
@@ -141,7 +144,7 @@ export async function startScenario(
     logger,
     handler,
     readDeps,
-    runId: options.runId,
+    runId: runId,
     issue: options.issue,
     keys,
     branch,

@@ -1,0 +1,42 @@
+import { readArtifactIfPresent, writeArtifact } from '../../../core/artifacts/artifact-io.js';
+import { issueLatestKey, runKeys } from '../../../core/artifacts/keys.js';
+import { releaseIssueLock } from '../../../core/runs/issue-lock.js';
+import { CancelMarker, IssueLatest } from '../../../core/runs/run-state.js';
+import { renderProgressComment } from '../../github/progress-comment.js';
+import { TEXTS } from '../texts.js';
+import type { TriggerOutcome } from '../trigger-outcome.js';
+import type { WebhookSession } from '../webhook-session.js';
+import type { CommandContext } from './command-context.js';
+
+/** `/agent cancel` (the comment's author was checked by the router). */
+export function cancelCommand({ session, payload }: CommandContext): Promise<TriggerOutcome> {
+  return cancelLatestRun(session, payload.issue.number, payload.sender.login, 'cancelled by /agent cancel');
+}
+
+/**
+ * Cancel the issue's latest run: the cancel marker (the worker stops at its next step, the
+ * publisher refuses), the lock released, the progress comment says so. Whoever asks must have
+ * passed the permission rule already (command or issue close).
+ */
+export async function cancelLatestRun(session: WebhookSession, issueNumber: number, sender: string, reason: string): Promise<TriggerOutcome> {
+  const { store, clock } = session.deps;
+  const latest = await readArtifactIfPresent(store, issueLatestKey(session.owner, session.repo, issueNumber), IssueLatest);
+  if (!latest) {
+    await session.reply(issueNumber, TEXTS.noRunTo('cancel'));
+    return { kind: 'replied', why: 'no run' };
+  }
+  const keys = runKeys(session.owner, session.repo, latest.runId);
+  const now = new Date(clock.now()).toISOString();
+  await writeArtifact(store, keys.cancel, CancelMarker, { schemaVersion: 1, runId: latest.runId, attempt: latest.attempt, by: sender, reason, at: now });
+  await releaseIssueLock(store, { ...session.ref, issue: issueNumber }, { runId: latest.runId, attempt: latest.attempt });
+  if (latest.progressCommentId) {
+    const api = await session.api();
+    await api.rest.issues.updateComment({
+      owner: session.owner,
+      repo: session.repo,
+      comment_id: latest.progressCommentId,
+      body: renderProgressComment({ runId: latest.runId, attempt: latest.attempt, status: 'CANCELLED', phases: [], message: `${reason} (@${sender}); the worker stops at its next step` }),
+    });
+  }
+  return { kind: 'cancelled', runId: latest.runId };
+}

@@ -1,0 +1,72 @@
+import { putArtifactIfAbsent, readArtifactIfPresent, writeArtifact } from '../../../core/artifacts/artifact-io.js';
+import { issueLatestKey, runKeys } from '../../../core/artifacts/keys.js';
+import { acquireIssueLock } from '../../../core/runs/issue-lock.js';
+import { AttemptRequest, RunRecord } from '../../../core/runs/run-request.js';
+import { ApprovalMarker, IssueLatest } from '../../../core/runs/run-state.js';
+import { renderProgressComment } from '../../github/progress-comment.js';
+import { TEXTS } from '../texts.js';
+import type { TriggerOutcome } from '../trigger-outcome.js';
+import { DEFAULT_LOCK_TTL_MS, type WebhookSession } from '../webhook-session.js';
+
+/** Statuses a run can be retried from. */
+const RETRYABLE = new Set(['FAILED', 'BLOCKED', 'BUDGET_EXCEEDED', 'CANCELLED', 'NEEDS_APPROVAL']);
+
+/**
+ * `/agent approve` and `/agent retry` do not make a new run: they start attempt n+1 of the
+ * issue's latest run (approve also passes the gate the run waits on). The lock is taken for the
+ * new attempt; `attempts/<n+1>/request.json` is written once, so a redelivery is a duplicate.
+ */
+export async function startNextAttempt(session: WebhookSession, issueNumber: number, sender: string, command: 'approve' | 'retry'): Promise<TriggerOutcome> {
+  const { store, clock } = session.deps;
+  const latestKey = issueLatestKey(session.owner, session.repo, issueNumber);
+  const latest = await readArtifactIfPresent(store, latestKey, IssueLatest);
+  if (!latest) {
+    await session.reply(issueNumber, TEXTS.noRunTo(command));
+    return { kind: 'replied', why: 'no run' };
+  }
+  const keys = runKeys(session.owner, session.repo, latest.runId);
+  const run = await readArtifactIfPresent(store, keys.run, RunRecord);
+  const status = run?.status ?? 'QUEUED';
+  if (command === 'approve' && (status !== 'NEEDS_APPROVAL' || !run?.pendingGate)) {
+    await session.reply(issueNumber, TEXTS.nothingToApprove(status));
+    return { kind: 'replied', why: 'nothing to approve' };
+  }
+  if (command === 'retry' && !RETRYABLE.has(status)) {
+    await session.reply(issueNumber, TEXTS.notRetryable(status));
+    return { kind: 'replied', why: 'not retryable' };
+  }
+  const now = clock.now();
+  const attempt = Math.max(latest.attempt, run?.attempt ?? 1) + 1;
+  const lock = await acquireIssueLock(store, { ...session.ref, issue: issueNumber }, { runId: latest.runId, attempt }, now, session.deps.lockTtlMs ?? DEFAULT_LOCK_TTL_MS);
+  if (lock === 'held') {
+    await session.reply(issueNumber, TEXTS.attemptActive);
+    return { kind: 'replied', why: 'a run is active' };
+  }
+  if (lock === 'same-run') return { kind: 'duplicate', runId: latest.runId };
+  const approvedGates = command === 'approve' && run?.pendingGate ? [run.pendingGate] : [];
+  const at = new Date(now).toISOString();
+  if (command === 'approve') {
+    await putArtifactIfAbsent(store, keys.approve(attempt), ApprovalMarker, { schemaVersion: 1, runId: latest.runId, attempt, by: sender, gateId: approvedGates[0] ?? '', at });
+  }
+  const created = await putArtifactIfAbsent(store, keys.attempt(attempt).request, AttemptRequest, {
+    schemaVersion: 1,
+    runId: latest.runId,
+    attempt,
+    reason: command,
+    sender,
+    approvedGates,
+    createdAt: at,
+  });
+  if (!created) return { kind: 'duplicate', runId: latest.runId };
+  await writeArtifact(store, latestKey, IssueLatest, { ...latest, attempt, updatedAt: at });
+  if (latest.progressCommentId) {
+    const api = await session.api();
+    await api.rest.issues.updateComment({
+      owner: session.owner,
+      repo: session.repo,
+      comment_id: latest.progressCommentId,
+      body: renderProgressComment({ runId: latest.runId, attempt, status: 'QUEUED', phases: [], message: `${command} by @${sender}; waiting for a worker` }),
+    });
+  }
+  return { kind: 'started', runId: latest.runId, attempt };
+}

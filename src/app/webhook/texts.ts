@@ -1,0 +1,60 @@
+import type { AgentPolicy } from '../../core/policy/agent-policy.js';
+import type { PolicyError } from '../../core/policy/policy-error.js';
+import { progressMarker } from '../github/progress-comment.js';
+
+/** Every sentence the webhook says on an issue, in one place. */
+export const TEXTS = {
+  disabled: 'draftsman is disabled in this repository (`agent.enabled: false` in `.agent-policy.yaml`).',
+  needsPermission: (login: string, needed: string, has: string) => `@${login} needs at least \`${needed}\` permission to do that (you have \`${has}\`).`,
+  modeNotAllowed: (modes: readonly string[]) => `This mode is not allowed by \`agent.allowedModes\` (${modes.join(', ')}).`,
+  runActive: 'A run is already active on this issue; `/agent cancel` stops it, `/agent status` shows it.',
+  attemptActive: 'A run is already active on this issue.',
+  runsPerHour: (limit: number) => `This repository reached its limit of ${limit} runs per hour (\`limits.runsPerHour\`); try again later.`,
+  openPullRequests: (open: number, limit: number) =>
+    `There are already ${open} open draft pull requests by draftsman (\`limits.maxOpenPullRequests\`: ${limit}); merge or close some first.`,
+  noRunTo: (what: string) => `There is no run on this issue to ${what}.`,
+  noRunYet: 'There is no run on this issue yet.',
+  nothingToApprove: (status: string) => `Nothing is waiting for approval (the latest run is ${status}).`,
+  notRetryable: (status: string) => `The latest run is ${status}; only a stopped run can be retried.`,
+  status: (runId: string, attempt: number, status: string, commentId: number | undefined) =>
+    `Run \`${runId}\`, attempt ${attempt}: ${status}.${commentId ? ` Progress: #issuecomment-${commentId}` : ''}`,
+} as const;
+
+/** Marks the one "Action Required" comment about the policy, so it is edited, not repeated. */
+export const POLICY_ERROR_MARKER = '<!-- draftsman:policy-error -->';
+
+/** Renovate-style "Action Required" comment for an invalid policy. */
+export function actionRequired(error: PolicyError): string {
+  const lines = [
+    '### ⚠️ Action Required: fix `.agent-policy.yaml`',
+    '',
+    'draftsman will not start runs in this repository until the policy file on the default branch is valid.',
+    '',
+    '| where | type | problem |',
+    '|---|---|---|',
+  ];
+  for (const p of error.data.problems.slice(0, 50)) {
+    lines.push(`| \`${p.file}:${p.line}:${p.column}\`${p.path ? ` (\`${p.path}\`)` : ''} | ${p.type} | ${p.message.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
+  }
+  if (error.data.problems.length > 50) lines.push(`| … | | ${error.data.problems.length - 50} more |`);
+  lines.push('', 'Check it locally with `npx draftsman policy check .agent-policy.yaml`.');
+  return lines.join('\n');
+}
+
+export function helpText(policy: AgentPolicy): string {
+  const p = policy.triggers.commandPrefix;
+  return [
+    `**draftsman commands** (label \`${policy.triggers.label}\` also starts a run):`,
+    '',
+    `- \`${p} run\`: start a run that ends in a draft pull request`,
+    `- \`${p} analyze\`: a plan and impact report, no changes`,
+    `- \`${p} status\`: where the latest run stands`,
+    `- \`${p} cancel\`: stop the active run`,
+    `- \`${p} approve\`: let a run waiting for approval go on`,
+    `- \`${p} retry\`: start the latest run again`,
+    '',
+    `Starting, approving, cancelling and retrying need at least \`${policy.triggers.minPermission}\` permission.`,
+    '',
+    '<sub>' + progressMarker('help').replace('progress', 'help') + '</sub>',
+  ].join('\n');
+}

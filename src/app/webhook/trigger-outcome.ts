@@ -1,0 +1,8 @@
+/** What the webhook did with one event; logged by the app, asserted by tests. */
+export type TriggerOutcome =
+  | { kind: 'ignored'; why: string }
+  | { kind: 'replied'; why: string }
+  | { kind: 'started'; runId: string; attempt: number }
+  | { kind: 'duplicate'; runId: string }
+  | { kind: 'cancelled'; runId: string }
+  | { kind: 'policy-invalid' };

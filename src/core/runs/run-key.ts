@@ -1,0 +1,83 @@
+/**
+ * Reading a storage key back into what it addresses. Keys are built by `runKeys` in
+ * src/core/artifacts/keys.ts; this is the one place that parses them, strictly: the owner and
+ * repository must be valid GitHub names, the run id must have the exact shape runs are given,
+ * numbers must be canonical (no sign, no leading zero). Anything else is undefined, so an object
+ * someone planted under a look-alike key never reaches a handler.
+ */
+
+/** A run id: the first 12 characters of a lower-case base32 sha256 digest. */
+export const RUN_ID_PATTERN = /^[a-z2-7]{12}$/;
+const OWNER = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})';
+const REPO = '[A-Za-z0-9._-]{1,100}';
+const RUN_ID = '[a-z2-7]{12}';
+const N = '[1-9][0-9]{0,5}';
+const CI_ID = '[A-Za-z0-9][A-Za-z0-9-]{0,99}';
+
+export type RunObjectKind = 'request' | 'run' | 'publish' | 'cancel' | 'approve' | 'attempt-request' | 'continuation' | 'pr-candidate' | 'ci';
+
+export interface ParsedRunKey {
+  owner: string;
+  repo: string;
+  runId: string;
+  kind: RunObjectKind;
+  /** The attempt the object belongs to (1 for `request.json`); absent for run-wide objects. */
+  attempt?: number;
+  /** `continue-<k>.json`: k. */
+  continuation?: number;
+  /** `ci/<id>.json`: id. */
+  ciId?: string;
+}
+
+const RUN_KEY = new RegExp(
+  `^runs/(${OWNER})/(${REPO})/(${RUN_ID})/(?:` +
+    [
+      '(?<request>request\\.json)',
+      '(?<run>run\\.json)',
+      '(?<publish>publish\\.json)',
+      '(?<cancel>control/cancel\\.json)',
+      `control/approve-(?<approve>${N})\\.json`,
+      `attempts/(?<attempt>${N})/(?:(?<attemptRequest>request\\.json)|continue-(?<continuation>${N})\\.json)`,
+      '(?<candidate>candidate/pr-candidate\\.json)',
+      `ci/(?<ci>${CI_ID})\\.json`,
+    ].join('|') +
+    ')$',
+);
+
+export function isRunId(value: string): boolean {
+  return RUN_ID_PATTERN.test(value);
+}
+
+/** What a run key addresses, or undefined for anything that is not exactly one of the known run objects. */
+export function parseRunKey(key: string): ParsedRunKey | undefined {
+  const match = RUN_KEY.exec(key);
+  if (!match?.groups) return undefined;
+  const [, owner, repo, runId] = match;
+  if (repo === '.' || repo === '..') return undefined;
+  const g = match.groups;
+  const base = { owner, repo, runId };
+  if (g.request) return { ...base, kind: 'request', attempt: 1 };
+  if (g.run) return { ...base, kind: 'run' };
+  if (g.publish) return { ...base, kind: 'publish' };
+  if (g.cancel) return { ...base, kind: 'cancel' };
+  if (g.approve) return { ...base, kind: 'approve', attempt: Number(g.approve) };
+  if (g.attempt) {
+    const attempt = Number(g.attempt);
+    if (g.attemptRequest) return attempt >= 2 ? { ...base, kind: 'attempt-request', attempt } : undefined;
+    return { ...base, kind: 'continuation', attempt, continuation: Number(g.continuation) };
+  }
+  if (g.candidate) return { ...base, kind: 'pr-candidate' };
+  if (g.ci) return { ...base, kind: 'ci', ciId: g.ci };
+  return undefined;
+}
+
+const ISSUE_KEY = new RegExp(`^(?:locks/(${OWNER})/(${REPO})/issues/(${N})\\.json|issues/(${OWNER})/(${REPO})/(${N})/latest\\.json)$`);
+
+/** `locks/<owner>/<repo>/issues/<n>.json` or `issues/<owner>/<repo>/<n>/latest.json`, read back; undefined for anything else. */
+export function parseIssueKey(key: string): { kind: 'lock' | 'latest'; owner: string; repo: string; issue: number } | undefined {
+  const m = ISSUE_KEY.exec(key);
+  if (!m) return undefined;
+  const [owner, repo, issue] = m[1] !== undefined ? [m[1], m[2], m[3]] : [m[4], m[5], m[6]];
+  if (repo === '.' || repo === '..') return undefined;
+  return { kind: m[1] !== undefined ? 'lock' : 'latest', owner, repo, issue: Number(issue) };
+}
