@@ -255,7 +255,7 @@ async function publishLocally(store: LocalArtifactStore, keys: ReturnType<typeof
   const baseText = policyText ?? (await gitShow(location, `${candidate.baseCommitSha}:.agent-policy.yaml`));
   const policy = parsePolicy({ text: baseText, file: '.agent-policy.yaml' });
   const views = policyViews(policy, result.task, paths);
-  const check = await revalidateCandidate(candidate, { policy: views.write, maxChangedFiles: views.limits.maxFiles, maxDiffLines: views.limits.maxLines }, readChange);
+  const check = await revalidateCandidate(candidate, { policy: views.rules, maxChangedFiles: views.limits.maxFiles, maxDiffLines: views.limits.maxLines }, readChange);
   if (!check.ok) return `refused: ${check.problems.map((p) => `${p.reason}${p.path ? ` ${p.path}` : ''}`).join(', ')}`;
   try {
     const written = await writeCandidateToRepository({

@@ -187,7 +187,7 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
     return Buffer.from(blob.data.content, 'base64');
   };
   const views = policyViews(policy, task);
-  const report = await revalidateCandidate(candidate, { policy: views.write, maxChangedFiles: views.limits.maxFiles, maxDiffLines: views.limits.maxLines }, readChange, readBase);
+  const report = await revalidateCandidate(candidate, { policy: views.rules, maxChangedFiles: views.limits.maxFiles, maxDiffLines: views.limits.maxLines }, readChange, readBase);
   if (!report.ok) {
     return refuse(
       options,

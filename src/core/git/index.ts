@@ -24,5 +24,4 @@ export * from './unified-patch.js';
 export * from './verification-report.js';
 export * from './virtual-index.js';
 export * from './write-candidate-to-repository.js';
-export * from './write-policy.js';
 export * from './write-pr-candidate.js';

@@ -5,7 +5,6 @@ export * from './hostile-entry.js';
 export * from './ingest-repository.js';
 export * from './ingestion-policy.js';
 export * from './pack-catalog.js';
-export * from './path-rules.js';
 export * from './policy-scan.js';
 export * from './scope.js';
 export * from './tree-entries.js';

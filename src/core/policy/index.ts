@@ -1,5 +1,4 @@
 export * from './agent-policy.js';
-export * from './compile-path-rules.js';
 export * from './did-you-mean.js';
 export * from './document-problem.js';
 export * from './generated-schema-files.js';

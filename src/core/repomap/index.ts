@@ -1,5 +1,4 @@
 export * from './repo-map-schema.js';
-export * from './path-rules.js';
 export * from './path-classes.js';
 export * from './evidence.js';
 export * from './language-table.js';

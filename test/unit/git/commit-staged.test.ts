@@ -6,10 +6,10 @@ import { gitStatus } from '../../../src/core/git/git-status.js';
 import type { LedgerEvent } from '../../../src/core/git/ledger-sink.js';
 import { stagePaths } from '../../../src/core/git/stage-paths.js';
 import { VirtualIndex } from '../../../src/core/git/virtual-index.js';
-import { createGlobWritePolicy } from '../../../src/core/git/write-policy.js';
+import { writePolicyFor } from '../../helpers/path-rules.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
 
-const open = createGlobWritePolicy();
+const open = writePolicyFor();
 const passed = { status: 'PASSED' as const, checks: [{ name: 'parse', status: 'PASSED' as const }], notRun: [] };
 const message = { type: 'fix' as const, summary: 's', task: 't', intent: 'i', risk: [], runId: 'run1', taskId: 'digest' };
 
@@ -58,7 +58,7 @@ describe('commitStaged', () => {
 
   it('refuses a denied path in the index (policy tightened after staging)', async () => {
     const { request } = await staged({ 'infra/x.tf': 'y\n' });
-    await expect(commitStaged({ ...request, policy: createGlobWritePolicy({ forbidden: ['infra/**'] }) })).rejects.toMatchObject({ reason: 'DENIED_PATH_STAGED' });
+    await expect(commitStaged({ ...request, policy: writePolicyFor({ forbidden: ['infra/**'] }) })).rejects.toMatchObject({ reason: 'DENIED_PATH_STAGED' });
   });
 
   it('refuses when the secret scan finds something, without the secret in the error', async () => {

@@ -1,3 +1,6 @@
+import { compileGlobs } from '../../paths/glob.js';
+import { DEFAULT_LOCKFILE_PATTERNS } from '../../policy/agent-policy.js';
+
 /** Dependency manifests bump-dependency edits, by file name. */
 export type ManifestKind = 'maven' | 'gradle' | 'gradle-catalog' | 'npm' | 'go-mod' | 'requirements' | 'pyproject' | 'cargo';
 
@@ -18,7 +21,10 @@ export function manifestKindForPath(path: string): ManifestKind | undefined {
   return undefined;
 }
 
-/** Lockfiles by name, with the command that refreshes them (`{pkg}` is the package being bumped). */
+/**
+ * The command that refreshes each lockfile (`{pkg}` is the package being bumped). Which files are
+ * lockfiles is decided by the policy's lockfile patterns, not by this table.
+ */
 export const LOCKFILES: Record<string, string> = {
   'package-lock.json': 'npm install',
   'npm-shrinkwrap.json': 'npm install',
@@ -47,7 +53,5 @@ export const LOCKFILES_FOR_KIND: Partial<Record<ManifestKind, string[]>> = {
   'gradle-catalog': ['gradle.lockfile'],
 };
 
-export function isLockfile(path: string): boolean {
-  const name = baseName(path);
-  return name in LOCKFILES || name.endsWith('.lockfile');
-}
+/** A lockfile by the default lockfile patterns. */
+export const isLockfile: (path: string) => boolean = compileGlobs(DEFAULT_LOCKFILE_PATTERNS);
