@@ -11,7 +11,7 @@ import {
 } from '../policy/agent-policy.js';
 import { extensionOf, isBinaryByName } from '../repomap/path-classes.js';
 import { normalizeRepoPath } from '../util/repo-path.js';
-import { compileGlobs } from './glob.js';
+import { compileGlobs, pathParts } from './glob.js';
 
 /** What a file of the repository is, decided from its path alone. */
 export const PATH_CLASSES = ['vendored', 'lockfile', 'generated', 'ci', 'test', 'history', 'infra', 'docs', 'binary', 'config', 'source', 'other'] as const;
@@ -50,6 +50,13 @@ export interface PathRules {
 }
 
 const LEVEL_ORDER = { LOW: 0, MEDIUM: 1, HIGH: 2 } as const;
+
+/** Anything `normalizeRepoPath` would change or refuse; other paths (nearly all) skip it. */
+const NEEDS_NORMALISING = /^$|^\/|^[A-Za-z]:|\/\/|\/$|\\|\u0000|(?:^|\/)\.{1,2}(?:\/|$)|(?:^|\/)\.git(?:\/|$)/i;
+
+function normalise(path: string): string {
+  return NEEDS_NORMALISING.test(path) ? normalizeRepoPath(path) : path;
+}
 
 const DOC_EXTENSIONS = new Set(['md', 'markdown', 'rst', 'adoc', 'asciidoc', 'txt']);
 const CONFIG_EXTENSIONS = new Set(['yml', 'yaml', 'json', 'jsonc', 'json5', 'toml', 'ini', 'cfg', 'conf', 'properties', 'xml', 'env', 'editorconfig', 'gitattributes', 'gitignore']);
@@ -100,7 +107,7 @@ export function compilePathRules(policy: AgentPolicy): PathRules {
   const allowLockfiles = policy.editRules.lockfiles.default === 'allowed';
   const allowGenerated = policy.editRules.generatedFiles.default === 'allowed';
 
-  const n = normalizeRepoPath;
+  const n = normalise;
   return {
     isForbidden: (path) => isForbidden(n(path)),
     isWorkflow: (path) => workflow(n(path)),
@@ -130,16 +137,16 @@ export function compilePathRules(policy: AgentPolicy): PathRules {
       return undefined;
     },
     classify: (path) => {
-      const p = n(path);
+      const p = pathParts(n(path));
       // First match wins, most specific first: a vendored lockfile is vendored, a test under CI config is CI.
-      if (vendored(p)) return 'vendored';
-      if (lockfile(p)) return 'lockfile';
-      if (generated(p)) return 'generated';
-      if (ci(p)) return 'ci';
-      if (test(p)) return 'test';
-      if (history(p)) return 'history';
-      if (infra(p)) return 'infra';
-      return extensionClass(p);
+      if (vendored.parts(p)) return 'vendored';
+      if (lockfile.parts(p)) return 'lockfile';
+      if (generated.parts(p)) return 'generated';
+      if (ci.parts(p)) return 'ci';
+      if (test.parts(p)) return 'test';
+      if (history.parts(p)) return 'history';
+      if (infra.parts(p)) return 'infra';
+      return extensionClass(p.path);
     },
     allowLockfiles,
     allowGenerated,
