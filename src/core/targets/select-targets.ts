@@ -1,9 +1,10 @@
+import { lockfileRefreshCommand } from '../engines/recipe/manifest-kind.js';
 import { compileGlobs } from '../paths/glob.js';
 import type { PathRules } from '../paths/path-rules.js';
 import { ownersFor } from '../repomap/codeowners.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
 import { FileContents } from '../repomap/file-contents.js';
-import { baseName, ignoredDirOf, isBinaryByName } from '../repomap/path-classes.js';
+import { ignoredDirOf, isBinaryByName } from '../repomap/path-classes.js';
 import type { RepoMap } from '../repomap/repo-map-schema.js';
 import { createRiskClassifier } from '../repomap/risk-rules.js';
 import type { SymbolIndex } from '../repomap/symbol-index.js';
@@ -27,17 +28,6 @@ export interface SelectTargetsInput {
   maxSelected?: number;
 }
 
-const LOCKFILE_COMMANDS: Record<string, string> = {
-  'package-lock.json': 'npm install --package-lock-only',
-  'pnpm-lock.yaml': 'pnpm install --lockfile-only',
-  'yarn.lock': 'yarn install --mode update-lockfile',
-  'go.sum': 'go mod tidy',
-  'Cargo.lock': 'cargo update -p <crate>',
-  'poetry.lock': 'poetry lock --no-update',
-  'uv.lock': 'uv lock',
-  'Gemfile.lock': 'bundle lock',
-  'composer.lock': 'composer update --lock',
-};
 
 function classify(path: string, map: RepoMap, rules: PathRules): FileClassification {
   const pathClass = rules.classify(path);
@@ -141,7 +131,7 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
       }
       if (step.recipe === 'bump-dependency') {
         for (const p of all.filter((x) => rules.isLockfile(x) && inScope(x))) {
-          const cmd = LOCKFILE_COMMANDS[baseName(p)] ?? 'the package manager';
+          const cmd = lockfileRefreshCommand(p, step.package) ?? 'the package manager';
           excluded.set(p, `lockfile: not edited; refresh with ${cmd}`);
           warnings.push({ code: 'LOCKFILE_NEEDS_REFRESH', message: `${p} must be refreshed with ${cmd}`, data: { path: p, command: cmd } });
         }

@@ -26,10 +26,10 @@ export function manifestKindForPath(path: string): ManifestKind | undefined {
  * lockfiles is decided by the policy's lockfile patterns, not by this table.
  */
 export const LOCKFILES: Record<string, string> = {
-  'package-lock.json': 'npm install',
-  'npm-shrinkwrap.json': 'npm install',
-  'pnpm-lock.yaml': 'pnpm install',
-  'yarn.lock': 'yarn install',
+  'package-lock.json': 'npm install --package-lock-only',
+  'npm-shrinkwrap.json': 'npm install --package-lock-only',
+  'pnpm-lock.yaml': 'pnpm install --lockfile-only',
+  'yarn.lock': 'yarn install --mode update-lockfile',
   'bun.lockb': 'bun install',
   'bun.lock': 'bun install',
   'go.sum': 'go mod tidy',
@@ -38,10 +38,18 @@ export const LOCKFILES: Record<string, string> = {
   'uv.lock': 'uv lock',
   'pdm.lock': 'pdm lock',
   'Pipfile.lock': 'pipenv lock',
+  'Gemfile.lock': 'bundle lock',
+  'composer.lock': 'composer update --lock',
+  'packages.lock.json': 'dotnet restore --force-evaluate',
   'gradle.lockfile': './gradlew dependencies --write-locks',
   'buildscript-gradle.lockfile': './gradlew dependencies --write-locks',
   'settings-gradle.lockfile': './gradlew dependencies --write-locks',
 };
+
+/** The command that refreshes the lockfile at `path` for `pkg`; undefined for an unknown lockfile name. */
+export function lockfileRefreshCommand(path: string, pkg: string): string | undefined {
+  return LOCKFILES[baseName(path)]?.replace('{pkg}', pkg);
+}
 
 /** Which lockfiles belong to which manifest kind. */
 export const LOCKFILES_FOR_KIND: Partial<Record<ManifestKind, string[]>> = {
