@@ -2,7 +2,7 @@ import picomatch from 'picomatch';
 import { normalizeRepoPath } from '../util/repo-path.js';
 
 // The one glob dialect of policies, task scopes and default path lists, decided once:
-// - `*`, `**`, `?`, `[...]` and `{a,b}` are glob syntax; nothing else is. `+`, `@`, `!`, `(` and
+// - `*`, `**`, `?`, `[...]` and `{a,b}` are glob syntax; nothing else is. `+`, `@`, `!`, `|`, `(` and
 //   `)` are literal, so `packages/@scope/pkg` and `src/a+b` name those directories (no extglob).
 // - A pattern with no glob syntax is a path: it matches itself and everything under it.
 //   `dir/` (trailing slash) means the same, and `./dir` is `dir`.
@@ -12,7 +12,7 @@ import { normalizeRepoPath } from '../util/repo-path.js';
 const PICOMATCH_OPTIONS = { dot: true, noextglob: true, nonegate: true } as const;
 
 const GLOB_SYNTAX = /[*?[\]{}]/;
-const LITERAL_IN_GLOB = /[()+@!]/g;
+const LITERAL_IN_GLOB = /[()+@!|]/g;
 
 export type PathMatcher = (path: string) => boolean;
 

@@ -1,10 +1,22 @@
+import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { PathError } from '../../../src/core/errors.js';
 import { compileGlobs, matchesAny, patternBase } from '../../../src/core/paths/glob.js';
 import { compilePathRules, defaultPathRules, type PathClass } from '../../../src/core/paths/path-rules.js';
 import { resolveSymlinkedPath, symlinkChain, symlinkLookup } from '../../../src/core/paths/symlinks.js';
+import { DEFAULT_RISK_RULES } from '../../../src/core/repomap/risk-rules.js';
 import { scopePathRules, writeDenial } from '../../../src/core/paths/write-rules.js';
-import { AgentPolicy, defaultPolicy } from '../../../src/core/policy/agent-policy.js';
+import {
+  AgentPolicy,
+  DEFAULT_CI_PATTERNS,
+  DEFAULT_GENERATED_PATTERNS,
+  DEFAULT_HISTORY_PATTERNS,
+  DEFAULT_INFRA_PATTERNS,
+  DEFAULT_LOCKFILE_PATTERNS,
+  DEFAULT_TEST_PATTERNS,
+  DEFAULT_VENDORED_PATTERNS,
+  defaultPolicy,
+} from '../../../src/core/policy/agent-policy.js';
 import { parsePolicy } from '../../../src/core/policy/parse-policy.js';
 
 /** Every (pattern, path) pair answered once, by the one glob compiler every caller uses. */
@@ -41,6 +53,10 @@ describe('compileGlobs: the one glob dialect', () => {
     ['src/@(a|b)/*', 'src/a/x.ts', false],
     ['lib(1)/**', 'lib(1)/x.ts', true],
     ['lib(1)/**', 'lib1/x.ts', false],
+    ['lib(1)/*.ts', 'lib(1)/x.ts', true],
+    ['lib(1)/*.ts', 'lib1/x.ts', false],
+    ['src/@(a|b)/*', 'src/@(a|b)/x.ts', true],
+    ['packages/@scope/*/src', 'packages/@scope/pkg/src/index.ts', false],
     ['src/a!b/*', 'src/a!b/c', true],
     // dot directories and dot files
     ['**/*.env', '.env', true],
@@ -82,6 +98,30 @@ describe('compileGlobs: the one glob dialect', () => {
     ['src/{a,b}/x', 'src'],
   ])('the literal base of %s is %j', (pattern, base) => {
     expect(patternBase(pattern)).toBe(base);
+  });
+
+  it('answers like picomatch (extglob off, dot on) for every glob of the default lists and the risk rules', () => {
+    const globs = [
+      ...[DEFAULT_LOCKFILE_PATTERNS, DEFAULT_GENERATED_PATTERNS, DEFAULT_VENDORED_PATTERNS, DEFAULT_TEST_PATTERNS, DEFAULT_HISTORY_PATTERNS, DEFAULT_CI_PATTERNS, DEFAULT_INFRA_PATTERNS].flat(),
+      ...DEFAULT_RISK_RULES.map((r) => r.pattern),
+      'src/**/*.ts',
+      '**/*_generated.*',
+      'a/{b,{c,d}}/**',
+    ];
+    const corpus = [
+      'go.sum', 'a/go.sum', 'go.sum.bak', 'x/go.sumx', 'package-lock.json', 'web/node_modules/x/package-lock.json', 'dist', 'dist/a.js', 'src/dist/a/b.js',
+      'distx/a.js', 'a.min.js', 'x/a.min.jsx', 'api/x.pb.go', 'models_generated.go', 'a/b.generated.ts', 'test/a.ts', 'src/test/A.java', 'tests', 'atest/a.ts',
+      'a/b.spec.tsx', 'a/b.spec.tsx.snap', 'FooTest.java', 'src/FooTests.kt', 'Testing.java', 'pkg/test_a.py', 'pkg/atest_a.py', 'conftest.py', 'x_test.go',
+      'CHANGELOG.md', 'CHANGELOG', 'docs/changelog.md', 'CHANGELOG-2.md', 'History.tsx', 'release-notes/1.0.md', '.github/workflows/ci.yml', '.github/actions/a/action.yml',
+      '.gitlab-ci.yml', 'sub/Jenkinsfile', 'Jenkinsfile.groovy', '.circleci/config.yml', 'azure-pipelines.yml', 'infra/main.tf', 'x/infra/main.tf', 'a/b.tfvars',
+      'Dockerfile', 'svc/Dockerfile.dev', 'db/migration/V1.sql', 'x/db/migrations/1.sql', 'src/auth/Login.java', 'src/AuthService.java', 'pom.xml', 'requirements-dev.txt',
+      'CODEOWNERS', 'docs/CODEOWNERS', 'src/a.ts', 'src/a/b.ts', 'a/c/x', 'a/d/x', 'a/b/x', 'a/e/x', '.venv/lib/a.py', 'vendor/a.go',
+    ];
+    for (const glob of globs) {
+      const reference = picomatch(glob, { dot: true, noextglob: true, nonegate: true });
+      const ours = compileGlobs([glob]);
+      for (const path of corpus) expect([glob, path, ours(path)]).toEqual([glob, path, reference(path)]);
+    }
   });
 
   it('normalises before matching: ./, duplicate slashes', () => {
