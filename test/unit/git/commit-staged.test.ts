@@ -1,3 +1,4 @@
+import git from 'isomorphic-git';
 import { describe, expect, it } from 'vitest';
 import { commitStaged, type CommitRequest } from '../../../src/core/git/commit-staged.js';
 import { createAgentBranch } from '../../../src/core/git/create-agent-branch.js';
@@ -34,6 +35,20 @@ async function staged(files: Record<string, string> = { 'src/a.ts': 'export cons
 }
 
 describe('commitStaged', () => {
+  it('judges a path under a symlinked directory of the base on where it lands (ci -> .github/workflows)', async () => {
+    const repo = await createMemoryRepo({ 'src/a.ts': 'export const a = 1;\n', '.github/workflows/ci.yml': 'on: push\n', ci: { symlink: '.github/workflows' } });
+    const index = await VirtualIndex.fromCommit(repo.fs, repo.gitdir, repo.commitSha);
+    await createAgentBranch({ workspace: repo.workspace, index, branch: 'agent/local/rrun1', runId: 'run1', ingestionBaseSha: repo.commitSha });
+    // Put the entry in the index directly, as a tampered or stale index would: staging refuses any path through a symlink.
+    const oid = await git.writeBlob({ fs: repo.fs, gitdir: repo.gitdir, blob: new TextEncoder().encode('on: pull_request\n') });
+    index.set({ path: 'ci/deploy.yml', mode: '100644', oid });
+    const request: CommitRequest = { workspace: repo.workspace, index, message, verification: passed, policy: open, identity: { name: 'bot', email: 'bot@example.invalid' }, createdAt: 1_783_073_700_000 };
+    await expect(commitStaged(request)).rejects.toMatchObject({
+      reason: 'DENIED_PATH_STAGED',
+      data: { denials: [expect.objectContaining({ path: 'ci/deploy.yml', reason: 'WORKFLOW_CHANGE_NOT_PERMITTED' })] },
+    });
+  });
+
   it('commits the index as a tree on the base, moves the branch, and leaves a clean status', async () => {
     const { repo, index, request, events } = await staged();
     const result = await commitStaged(request);

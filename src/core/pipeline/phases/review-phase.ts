@@ -40,7 +40,7 @@ export function reviewPhase(env: PipelineEnv): PhaseHandler {
       const views = viewsFor(env, task);
       await context.runtime.use('git.diff');
       const diff = await diffWorkspaceChanges(context.workspace, { isGenerated: (p) => views.rules.isGenerated(p) });
-      const scored = scoreRisk({ files: diff.summary.files.map((f) => ({ path: f.path, kind: f.kind })) });
+      const scored = scoreRisk({ files: diff.summary.files.map((f) => ({ path: f.path, kind: f.kind })), rules: views.rules });
       let level = scored.riskLevel;
       const reasons = [...scored.reasons];
       for (const file of diff.summary.files) {
