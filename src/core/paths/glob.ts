@@ -14,8 +14,6 @@ const PICOMATCH_OPTIONS = { dot: true, noextglob: true, nonegate: true } as cons
 const GLOB_SYNTAX = /[*?[\]{}]/;
 const LITERAL_IN_GLOB = /[()+@!|]/g;
 
-export type PathMatcher = (path: string) => boolean;
-
 /** True when the pattern has glob syntax; otherwise it is a plain path. */
 export function isGlobPattern(pattern: string): boolean {
   return GLOB_SYNTAX.test(pattern);
@@ -84,25 +82,23 @@ interface Plan {
   regexes: RegExp[];
 }
 
-const HAS_GLOB = /[*?[\]{}]/;
-
 function picomatchRe(pattern: string): RegExp {
   // Glob characters are kept; the punctuation picomatch would read as extglob or negation is escaped.
   return picomatch.makeRe(pattern.replace(LITERAL_IN_GLOB, (c) => `\\${c}`), PICOMATCH_OPTIONS);
 }
 
 function planOne(plan: Plan, pattern: string): void {
-  if (!HAS_GLOB.test(pattern)) {
+  if (!GLOB_SYNTAX.test(pattern)) {
     plan.exact.add(pattern);
     return;
   }
-  if (pattern.endsWith('/**') && !HAS_GLOB.test(pattern.slice(0, -3))) {
+  if (pattern.endsWith('/**') && !GLOB_SYNTAX.test(pattern.slice(0, -3))) {
     plan.under.push(pattern.slice(0, -3));
     return;
   }
   if (pattern.startsWith('**/')) {
     const rest = pattern.slice(3);
-    if (rest.endsWith('/**') && !HAS_GLOB.test(rest.slice(0, -3))) {
+    if (rest.endsWith('/**') && !GLOB_SYNTAX.test(rest.slice(0, -3))) {
       plan.dirs.push(`/${rest.slice(0, -3)}/`);
       return;
     }
@@ -110,7 +106,7 @@ function planOne(plan: Plan, pattern: string): void {
       const star = rest.indexOf('*');
       const tail = rest.slice(star + 1);
       if (star < 0) plan.names.add(rest);
-      else if (!HAS_GLOB.test(rest.slice(0, star)) && !HAS_GLOB.test(tail)) plan.affixes.push({ pre: rest.slice(0, star), suf: tail });
+      else if (!GLOB_SYNTAX.test(rest.slice(0, star)) && !GLOB_SYNTAX.test(tail)) plan.affixes.push({ pre: rest.slice(0, star), suf: tail });
       else plan.baseRegexes.push(picomatchRe(rest));
       return;
     }
