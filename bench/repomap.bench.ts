@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildRepoMap } from '../src/core/repomap/build-repo-map.js';
 import { FileContents } from '../src/core/repomap/file-contents.js';
-import { createGlobPathRules } from '../src/core/repomap/path-rules.js';
+import { defaultPathRules } from '../src/core/paths/path-rules.js';
 import { loadOrBuildRepoMap } from '../src/core/repomap/repo-map-cache.js';
 import { keywordSearch } from '../src/core/targets/keyword-search.js';
 import type { ArtifactStore } from '../src/core/ports.js';
@@ -103,7 +103,7 @@ const ms = (start: bigint): number => Number(process.hrtime.bigint() - start) / 
 
 export async function runRepoMapBench(): Promise<BenchRecord[]> {
   const records: BenchRecord[] = [];
-  const rules = createGlobPathRules({ forbidden: ['.github/workflows/**'] });
+  const rules = defaultPathRules();
   for (const size of (process.env.REPOMAP_BENCH_SIZES ?? "10000,100000").split(",").map(Number)) {
     const files = syntheticTree(size);
     const workspace = memoryWorkspace(files);

@@ -9,7 +9,7 @@ import { IngestionError } from '../../src/core/errors.js';
 import { redactSecrets } from '../../src/core/git/secret-scan.js';
 import { checkStagePath, policyDenial } from '../../src/core/git/stage-paths.js';
 import { VirtualIndex } from '../../src/core/git/virtual-index.js';
-import { createGlobWritePolicy } from '../../src/core/git/write-policy.js';
+import { writePolicyFor } from '../helpers/path-rules.js';
 import { ingestRepository } from '../../src/core/ingestion/ingest-repository.js';
 import { DEFAULT_INGESTION_POLICY } from '../../src/core/ingestion/ingestion-policy.js';
 import { HOSTILE_TREES, makeBareRepo, makeRawTreeRepo } from '../fixtures/make-repo.js';
@@ -170,7 +170,7 @@ describe('§9.6 bad signature 401 with no change; redelivery changes nothing; th
 });
 
 describe('§9.7 forbidden paths refused at stage, commit and publish; workflow changes never published (test/unit/git/stage-paths.test.ts, publish-candidate.test.ts)', () => {
-  const policy = createGlobWritePolicy({ forbidden: ['secrets/**'] });
+  const policy = writePolicyFor({ forbidden: ['secrets/**'] });
 
   it.each([
     ['.github/workflows/ci.yml', 'WORKFLOW_CHANGE_NOT_PERMITTED'],

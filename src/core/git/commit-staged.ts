@@ -1,4 +1,6 @@
 import git from 'isomorphic-git';
+import { collectSymlinks } from '../paths/symlinks.js';
+import type { WritePolicy } from '../paths/write-rules.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { formatCommitMessage, type CommitMessageInput } from './commit-message.js';
 import { GitBoundaryError, type GitBoundaryReason } from './git-boundary-error.js';
@@ -9,7 +11,6 @@ import { policyDenial, type StageDenial } from './stage-paths.js';
 import { commitSide, indexSide } from './tree-side.js';
 import type { VerificationReport } from './verification-report.js';
 import type { VirtualIndex } from './virtual-index.js';
-import type { WritePolicy } from './write-policy.js';
 
 export interface GitIdentity {
   name: string;
@@ -52,6 +53,8 @@ export function commitTimestamp(createdAt: string | number): number {
  * empty, a staged path is denied, the secret scan finds something, or verification failed.
  * The same index, message, identity and createdAt give the same commit SHA.
  */
+const decoder = new TextDecoder();
+
 export async function commitStaged(request: CommitRequest): Promise<CommitResult> {
   const { workspace, index, policy, ledger } = request;
   const { fs, gitdir } = workspace;
@@ -95,7 +98,9 @@ export async function commitStaged(request: CommitRequest): Promise<CommitResult
     throw error;
   }
 
-  const denials = files.map((f) => policyDenial(f.path, policy)).filter((d): d is StageDenial => d !== undefined);
+  // A path under a symlinked directory of the base is judged on where it lands as well.
+  const symlinks = await collectSymlinks(headSide.files, async (p) => decoder.decode(await headSide.read(p)));
+  const denials = files.map((f) => policyDenial(f.path, policy, symlinks)).filter((d): d is StageDenial => d !== undefined);
   if (denials.length > 0) return refuse('DENIED_PATH_STAGED', `denied path(s) staged: ${denials.map((d) => d.path).join(', ')}`, { denials });
 
   const findings: SecretFinding[] = scanChanges(

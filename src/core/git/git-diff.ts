@@ -1,3 +1,4 @@
+import { defaultPathRules } from '../paths/path-rules.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { binaryStringToBytes } from './binary-string.js';
 import { hashBlobBytes, readHead } from './git-objects.js';
@@ -5,7 +6,6 @@ import { fileRisk, fileRiskLevel, type RiskLevel } from './risk-score.js';
 import { commitSide, indexSide, workspaceSide, type SideFile, type TreeSide } from './tree-side.js';
 import { diffSides, formatNumstat, type FilePatch, type PatchKind } from './unified-patch.js';
 import type { VirtualIndex } from './virtual-index.js';
-import { isGeneratedPath } from './write-policy.js';
 
 export interface DiffLimits {
   maxFiles: number;
@@ -63,7 +63,7 @@ const decoder = new TextDecoder();
  */
 export function summarizeDiff(files: FilePatch[], baseCommitSha: string, headSha: string, options: DiffOptions = {}): DiffResult {
   const limits = { ...DEFAULT_DIFF_LIMITS, ...options.limits };
-  const generatedOf = options.isGenerated ?? isGeneratedPath;
+  const generatedOf = options.isGenerated ?? defaultPathRules().isGenerated;
   const warnings: string[] = [];
   let full = files.map((f) => f.text).join('');
   if (full.length > limits.maxPatchBytesAsArtifact) {

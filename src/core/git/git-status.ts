@@ -1,9 +1,10 @@
+import { defaultPathRules } from '../paths/path-rules.js';
+import { writeDenial, type WritePolicy } from '../paths/write-rules.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { compareBytes, isBinaryContent, readHead } from './git-objects.js';
 import { detectRenames } from './rename-detection.js';
 import { commitSide, indexSide, workspaceSide, type SideFile, type TreeSide } from './tree-side.js';
 import type { VirtualIndex } from './virtual-index.js';
-import { isGeneratedPath, isWorkflowPath, type WritePolicy } from './write-policy.js';
 
 export type GitChangeKind = 'ADDED' | 'MODIFIED' | 'DELETED' | 'RENAMED' | 'COPIED' | 'UNTRACKED' | 'TYPE_CHANGED';
 
@@ -103,7 +104,7 @@ export async function gitStatus(options: { workspace: Workspace; index: VirtualI
   const describe = async (path: string, kind: GitChangeKind, staged: boolean, side: TreeSide | undefined, origPath?: string) => {
     const file = side?.files.get(path);
     const binary = file && file.mode.startsWith('100') ? isBinaryContent(await side!.read(path)) : false;
-    const generated = policy ? policy.isGenerated(path) : isGeneratedPath(path);
+    const generated = (policy ?? defaultPathRules()).isGenerated(path);
     changes.push({ path, ...(origPath ? { origPath } : {}), kind, staged, generated, binary, allowedByPolicy: allowedByPolicy(path, policy) });
   };
   const kindOf = (c: string): GitChangeKind =>
@@ -136,12 +137,7 @@ export async function gitStatus(options: { workspace: Workspace; index: VirtualI
 
 /** Whether a change to `path` could ever be staged under `policy` (no policy: only workflows are refused). */
 export function allowedByPolicy(path: string, policy: WritePolicy | undefined): boolean {
-  if (isWorkflowPath(path)) return false;
-  if (!policy) return true;
-  if (policy.isForbidden(path) || !policy.isAllowed(path) || !policy.inTaskScope(path)) return false;
-  if (policy.isLockfile(path) && !policy.allowLockfiles) return false;
-  if (policy.isGenerated(path) && !policy.allowGenerated) return false;
-  return true;
+  return policy ? writeDenial(path, policy) === undefined : !defaultPathRules().isWorkflow(path);
 }
 
 /** `git status` shows an untracked file under its topmost directory that holds nothing tracked (`dir/`). */

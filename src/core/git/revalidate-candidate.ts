@@ -1,4 +1,5 @@
 import { AgentError } from '../errors.js';
+import type { WritePolicy } from '../paths/write-rules.js';
 import { normalizeRepoPath, resolveLinkTarget } from '../util/repo-path.js';
 import { assertAgentBranchName } from './branch-name.js';
 import type { GitBoundaryReason } from './git-boundary-error.js';
@@ -7,7 +8,6 @@ import type { ChangesReader } from './rebuild-tree.js';
 import { addedLines, scanChanges, type SecretFinding } from './secret-scan.js';
 import { policyDenial } from './stage-paths.js';
 import { blobSha } from './tree-hash.js';
-import type { WritePolicy } from './write-policy.js';
 
 export interface PublishRules {
   /** The TRUSTED policy (default branch head), not anything from the candidate. */

@@ -1,4 +1,4 @@
-import { isLockfilePath, isWorkflowPath } from './write-policy.js';
+import { defaultPathRules, type PathRules } from '../paths/path-rules.js';
 
 export type RiskLevel = 'LOW' | 'MEDIUM' | 'HIGH';
 export type RequiredGate = 'NONE' | 'HUMAN_REVIEW' | 'HUMAN_APPROVAL_BEFORE_PR';
@@ -16,6 +16,8 @@ export interface RiskInput {
   secretFindings?: number;
   /** Paths the policy denies. */
   deniedPaths?: string[];
+  /** The run's path rules; the defaults when absent. */
+  rules?: PathRules;
 }
 
 export interface RiskReport {
@@ -27,15 +29,13 @@ export interface RiskReport {
 
 const MANIFESTS = new Set(['package.json', 'pom.xml', 'build.gradle', 'build.gradle.kts', 'settings.gradle', 'go.mod', 'Cargo.toml', 'pyproject.toml', 'requirements.txt', 'setup.py', 'setup.cfg', 'Pipfile', 'Gemfile', 'composer.json']);
 const SOURCE_EXT = /\.(ts|tsx|js|jsx|mjs|cjs|java|kt|scala|py|go|rs|rb|php|cs|c|cc|cpp|h|hpp|swift)$/;
-const TEST_PATH = /(^|\/)(test|tests|__tests__|spec|src\/test)\/|\.(test|spec)\.[a-z]+$|_test\.go$|(^|\/)test_[^/]*\.py$/;
 const SENSITIVE = /(^|[/_.-])(auth|authn|authz|oauth|security|crypto|payment|payments|billing|login|session|password|permission)s?([/_.-]|$)/i;
 const MIGRATION = /(^|\/)(migrations?|db\/migrate|flyway|liquibase)\//i;
-const CI = /^(\.github\/workflows\/|\.gitlab-ci\.yml$|\.circleci\/|Jenkinsfile$|azure-pipelines\.yml$|\.buildkite\/)/;
 
 const name = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 
-/** The scored reasons for one file (seed §21 weights). */
-export function fileRisk(file: RiskFile): { score: number; reasons: string[] } {
+/** The scored reasons for one file; tests, CI and lockfiles are recognised by the path rules. */
+export function fileRisk(file: RiskFile, rules: PathRules = defaultPathRules()): { score: number; reasons: string[] } {
   const reasons: string[] = [];
   let score = 0;
   const add = (n: number, why: string) => {
@@ -43,14 +43,15 @@ export function fileRisk(file: RiskFile): { score: number; reasons: string[] } {
     reasons.push(why);
   };
   const p = file.path;
-  if (SOURCE_EXT.test(p) && !TEST_PATH.test(p)) add(1, 'production source file');
+  const test = rules.isTest(p);
+  if (SOURCE_EXT.test(p) && !test) add(1, 'production source file');
   if (SENSITIVE.test(p)) add(2, 'auth/security/payment path');
   if (MIGRATION.test(p)) add(2, 'migration file');
-  if (CI.test(p) || isWorkflowPath(p)) add(3, 'CI/CD workflow');
+  if (rules.isCi(p)) add(3, 'CI/CD workflow');
   if (MANIFESTS.has(name(p))) add(3, 'dependency manifest');
-  if (isLockfilePath(p)) add(3, 'lockfile');
+  if (rules.isLockfile(p)) add(3, 'lockfile');
   if (file.kind === 'DELETED') add(5, 'deleted file');
-  if (reasons.length === 0) reasons.push(TEST_PATH.test(p) ? 'test update' : 'non-source file');
+  if (reasons.length === 0) reasons.push(test ? 'test update' : 'non-source file');
   return { score, reasons };
 }
 
@@ -69,7 +70,7 @@ export function gateFor(level: RiskLevel): RequiredGate {
 }
 
 /**
- * The change-boundary risk score of seed §21: +1 production source, +2 auth/security/payment,
+ * The change-boundary risk score: +1 production source, +2 auth/security/payment,
  * +2 migration, +3 CI/CD, +3 manifest, +3 lockfile, +5 deleted, +5 public API change,
  * +8 secret-like pattern, +10 denied path. It routes review; it does not replace it.
  */
@@ -77,7 +78,7 @@ export function scoreRisk(input: RiskInput): RiskReport {
   let score = 0;
   const reasons: string[] = [];
   for (const file of input.files) {
-    const r = fileRisk(file);
+    const r = fileRisk(file, input.rules);
     if (r.score === 0) continue;
     score += r.score;
     for (const why of r.reasons) reasons.push(`${why}: ${file.path}`);

@@ -1,4 +1,6 @@
 import { diffArrays } from 'diff';
+import { compileGlobs } from '../paths/glob.js';
+import { DEFAULT_LOCKFILE_PATTERNS } from '../policy/agent-policy.js';
 import { isBinaryContent } from './git-objects.js';
 
 export type SecretRule =
@@ -57,9 +59,7 @@ export function shannonEntropy(text: string): number {
   return h;
 }
 
-function isLockfile(path: string): boolean {
-  return /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|Cargo\.lock|go\.sum|Gemfile\.lock|composer\.lock|uv\.lock|Pipfile\.lock)$/.test(path);
-}
+const isLockfile = compileGlobs(DEFAULT_LOCKFILE_PATTERNS);
 
 /** A long base64/hex-ish token that looks random (and is not a UUID, an integrity hash, or a SHA in a lockfile). */
 function highEntropy(token: string, path: string): boolean {

@@ -1,12 +1,13 @@
 import git from 'isomorphic-git';
 import { AgentError } from '../errors.js';
 import { normalizeRepoPath, resolveLinkTarget } from '../util/repo-path.js';
+import type { SymlinkLookup } from '../paths/symlinks.js';
+import { writeDenial, type WritePolicy } from '../paths/write-rules.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { GitBoundaryError, type GitBoundaryReason } from './git-boundary-error.js';
 import { hashBlobBytes } from './git-objects.js';
 import { GIT_ACTOR, type LedgerSink } from './ledger-sink.js';
 import type { VirtualIndex } from './virtual-index.js';
-import { isWorkflowPath, type WritePolicy } from './write-policy.js';
 
 export interface StageDenial {
   path: string;
@@ -30,16 +31,11 @@ export interface StageResult {
 
 /**
  * The write-policy rules alone (workflows, forbidden, allowlist, task scope, lockfiles,
- * generated files), shared by stage, commit and publish-side re-validation.
+ * generated files, judged on the symlink-resolved path too when the base tree's symlinks are
+ * given), shared by stage, commit and publish-side re-validation.
  */
-export function policyDenial(p: string, policy: WritePolicy): StageDenial | undefined {
-  if (isWorkflowPath(p)) return { path: p, reason: 'WORKFLOW_CHANGE_NOT_PERMITTED', message: 'workflow files cannot be changed: the App has no workflows permission' };
-  if (policy.isForbidden(p)) return { path: p, reason: 'FORBIDDEN_PATH', message: 'path is forbidden by the policy' };
-  if (!policy.isAllowed(p)) return { path: p, reason: 'NOT_ALLOWED_BY_POLICY', message: 'path is not in the policy write allowlist' };
-  if (!policy.inTaskScope(p)) return { path: p, reason: 'OUT_OF_SCOPE', message: 'path is outside the task scope' };
-  if (policy.isLockfile(p) && !policy.allowLockfiles) return { path: p, reason: 'LOCKFILE_NOT_ALLOWED', message: 'lockfile changes are not allowed by the policy' };
-  if (policy.isGenerated(p) && !policy.allowGenerated) return { path: p, reason: 'GENERATED_NOT_ALLOWED', message: 'generated file changes are not allowed by the policy' };
-  return undefined;
+export function policyDenial(p: string, policy: WritePolicy, symlinks?: SymlinkLookup): StageDenial | undefined {
+  return writeDenial(p, policy, symlinks);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { cleanPattern, pathMatcher, patternBase } from './path-rules.js';
+import { cleanPattern, compileGlobs, patternBase } from '../paths/glob.js';
+import { forbiddenMatcher } from '../paths/path-rules.js';
 
 export interface ScopeResult {
   patterns: string[];
@@ -14,8 +15,8 @@ export interface ScopeResult {
  * Apply the task's `paths` to the file list. A scope entry is forbidden when its literal base
  * is forbidden, when it tries to leave the repository, or when everything it selects is.
  */
-export function resolveScope(paths: string[] | undefined, files: string[], forbiddenPaths: string[]): ScopeResult {
-  const isForbidden = pathMatcher(forbiddenPaths);
+export function resolveScope(paths: string[] | undefined, files: string[], forbiddenPaths: readonly string[]): ScopeResult {
+  const isForbidden = forbiddenMatcher(forbiddenPaths);
   if (!paths || paths.length === 0) return { patterns: [], matched: files, missing: [], forbidden: [] };
   const missing: string[] = [];
   const forbidden: string[] = [];
@@ -27,7 +28,7 @@ export function resolveScope(paths: string[] | undefined, files: string[], forbi
       forbidden.push(raw);
       continue;
     }
-    const match = pathMatcher([pattern]);
+    const match = compileGlobs([pattern]);
     const hits = files.filter(match);
     if ((base !== '' && isForbidden(base)) || (hits.length > 0 && hits.every(isForbidden))) {
       forbidden.push(raw);

@@ -1,5 +1,7 @@
+import { defaultPathRules, type PathRules } from '../paths/path-rules.js';
+
 /**
- * "Green by cheating" detectors (seed Part 047 §19) over a git-style unified diff: skipped or
+ * "Green by cheating" detectors over a git-style unified diff: skipped or
  * disabled tests, deleted test files, assertions removed without replacement, skip flags added to
  * build files, CI configuration edits and a few tell-tale placeholders. They are a first line of
  * defence before a reviewer, not a proof: pattern-based, tuned so that close look-alikes
@@ -99,31 +101,19 @@ const ASSERTION =
   /(?:^|[^\w.$])assert\b(?!\s*=)|\bassert[A-Z_]\w*\s*\(|\.assert\w*\s*\(|\bexpect\s*\(|\brequire\.[A-Z]\w*\s*\(|\bassert\.\w+\s*\(/;
 const COMMENT_OR_IMPORT = /^\s*(?:\/\/|#|\*|\/\*|import\b|from\s+\S+\s+import\b)/;
 
-/** True for paths that hold tests by the usual conventions of Java, JS/TS, Python, Go, Ruby. */
-export function isTestPath(path: string): boolean {
-  return (
-    /(?:^|\/)(?:test|tests|__tests__|spec|specs|testing|e2e|it)\//i.test(path) ||
-    /\.(?:test|spec|e2e)\.[cm]?[jt]sx?$/i.test(path) ||
-    /(?:Test|Tests|IT|TestCase|Spec)\.(?:java|kt|kts|scala|groovy)$/.test(path) ||
-    /_test\.go$/.test(path) ||
-    /(?:^|\/)(?:test_[^/]*|[^/]*_test|conftest)\.py$/.test(path) ||
-    /_spec\.rb$/.test(path)
-  );
+/** The two path questions the detectors ask; a path the rules refuse to judge is neither. */
+function pathKinds(rules: PathRules): { isTest(path: string): boolean; isCi(path: string): boolean } {
+  const safe = (test: (path: string) => boolean) => (path: string) => {
+    try {
+      return test(path);
+    } catch {
+      return false;
+    }
+  };
+  return { isTest: safe(rules.isTest), isCi: safe(rules.isCi) };
 }
 
-/** CI configuration: changes here change what "green" means (and workflows cannot be published). */
-export function isCiPath(path: string): boolean {
-  return (
-    /^\.github\/(?:workflows|actions)\//.test(path) ||
-    /(?:^|\/)\.gitlab-ci\.ya?ml$/.test(path) ||
-    /(?:^|\/)Jenkinsfile(?:\.\w+)?$/.test(path) ||
-    /^\.circleci\//.test(path) ||
-    /^\.buildkite\//.test(path) ||
-    /^(?:azure-pipelines|bitbucket-pipelines|\.travis)\.ya?ml$/.test(path)
-  );
-}
-
-function isBuildPath(path: string): boolean {
+function isBuildPath(path: string, isCiPath: (path: string) => boolean): boolean {
   const base = path.slice(path.lastIndexOf('/') + 1);
   return (
     isCiPath(path) ||
@@ -134,8 +124,9 @@ function isBuildPath(path: string): boolean {
   );
 }
 
-/** Run every detector over a unified diff; findings come in diff order. */
-export function detectCheats(patch: string): CheatReport {
+/** Run every detector over a unified diff; findings come in diff order. Tests and CI are told apart by `rules`. */
+export function detectCheats(patch: string, rules: PathRules = defaultPathRules()): CheatReport {
+  const { isTest: isTestPath, isCi: isCiPath } = pathKinds(rules);
   const findings: CheatFinding[] = [];
   for (const file of parseUnifiedDiff(patch)) {
     const add = (rule: CheatRule, severity: CheatFinding['severity'], snippet: string, line?: number) => {
@@ -163,7 +154,7 @@ export function detectCheats(patch: string): CheatReport {
       return true;
     };
     const doc = DOC_FILE.test(file.path);
-    const build = isBuildPath(file.path);
+    const build = isBuildPath(file.path, isCiPath);
 
     for (const hunk of file.hunks) {
       for (const l of hunk) {

@@ -1,16 +1,8 @@
+import type { WritePolicy } from '../paths/write-rules.js';
 import { sha256Hex } from '../util/digest.js';
 
-/** What the scope guard needs to know about paths; the policy module provides it. */
-export interface ScopeRules {
-  isForbidden(path: string): boolean;
-  requiresApproval(path: string): boolean;
-  /** Inside the task's scope (`paths` of the task block, and the policy's allowedPaths). */
-  inTaskScope(path: string): boolean;
-  isLockfile(path: string): boolean;
-  isGenerated(path: string): boolean;
-  allowLockfiles: boolean;
-  allowGenerated: boolean;
-}
+/** What the scope guard asks about paths: the run's path rules, narrowed to the task scope. */
+export type ScopeRules = WritePolicy;
 
 export interface ScopedChange {
   path: string;
@@ -50,10 +42,8 @@ export interface ScopeVerdict {
   linesChanged: number;
 }
 
-const WORKFLOWS = /^\.github\/workflows\//;
-
 /**
- * The deterministic scope guard (seed Part 047 §9; DESIGN §5.8), run after every mutation.
+ * The deterministic scope guard, run after every mutation.
  * Order of severity: anything forbidden blocks; budgets stop the run with no candidate; out of
  * scope, `requireApprovalFor` and HIGH risk pause for approval unless this gate was approved.
  */
@@ -70,7 +60,7 @@ export function evaluateScope(input: {
   const approval: ScopeViolation[] = [];
   for (const change of changes) {
     const path = change.path;
-    if (WORKFLOWS.test(path)) {
+    if (rules.isWorkflow(path)) {
       blocked.push({ rule: 'WORKFLOW_CHANGE_NOT_PERMITTED', path, message: `changes under .github/workflows/ are refused (the App has no workflows permission): ${path}` });
     } else if (rules.isForbidden(path)) {
       blocked.push({ rule: 'FORBIDDEN_PATH', path, message: `forbidden by policy: ${path}` });
@@ -79,7 +69,7 @@ export function evaluateScope(input: {
     } else if (rules.isGenerated(path) && !rules.allowGenerated) {
       blocked.push({ rule: 'GENERATED_NOT_ALLOWED', path, message: `generated files are not edited (editRules.generatedFiles): ${path}` });
     } else {
-      if (!rules.inTaskScope(path)) approval.push({ rule: 'OUT_OF_SCOPE', path, message: `outside the task scope: ${path}` });
+      if (!rules.inTaskScope(path) || !rules.isAllowed(path)) approval.push({ rule: 'OUT_OF_SCOPE', path, message: `outside the task scope: ${path}` });
       if (rules.requiresApproval(path)) approval.push({ rule: 'REQUIRES_APPROVAL', path, message: `policy requires approval for: ${path}` });
     }
   }

@@ -19,7 +19,7 @@ export async function guardScope(
   const diff = await diffWorkspaceChanges(workspace, { isGenerated: (p) => views.rules.isGenerated(p) });
   const verdict = evaluateScope({
     changes: diff.summary.files.map((f) => ({ path: f.path, kind: f.kind, insertions: f.insertions, deletions: f.deletions })),
-    rules: views.scope,
+    rules: views.rules,
     limits: views.limits,
     riskLevel: risk?.level,
     riskReasons: risk?.reasons,

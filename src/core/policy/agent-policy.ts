@@ -11,34 +11,103 @@ export const MAX_POLICY_FILE_BYTES = 1024 * 1024;
 export const PERMISSION_LEVELS = ['read', 'triage', 'write', 'maintain', 'admin'] as const;
 export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
 
-export const DEFAULT_FORBIDDEN_PATHS = ['.github/workflows/**', '.agent-policy.yaml'];
+/**
+ * Forbidden whatever the policy's own `forbiddenPaths` says: a run must never edit the policy
+ * that governs it, and the App has no `workflows` permission. `PathRules` adds these itself.
+ */
+export const ALWAYS_FORBIDDEN_PATHS = ['.github/workflows/**', POLICY_FILE_NAME] as const;
 
+export const DEFAULT_FORBIDDEN_PATHS = [...ALWAYS_FORBIDDEN_PATHS];
+
+/** Every lockfile a package manager writes; edited only by that package manager. */
 export const DEFAULT_LOCKFILE_PATTERNS = [
   '**/package-lock.json',
   '**/npm-shrinkwrap.json',
   '**/yarn.lock',
   '**/pnpm-lock.yaml',
   '**/bun.lockb',
+  '**/bun.lock',
   '**/go.sum',
   '**/Cargo.lock',
   '**/poetry.lock',
   '**/Pipfile.lock',
   '**/uv.lock',
+  '**/pdm.lock',
   '**/Gemfile.lock',
   '**/composer.lock',
   '**/gradle.lockfile',
+  '**/*-gradle.lockfile',
+  '**/packages.lock.json',
 ];
 
 export const DEFAULT_GENERATED_PATTERNS = [
   '**/generated/**',
   '**/__generated__/**',
+  '**/generated-sources/**',
   '**/dist/**',
   '**/*.min.js',
   '**/*.min.css',
   '**/*.pb.go',
   '**/*_pb2.py',
+  '**/*_pb2_grpc.py',
   '**/*_generated.*',
   '**/*.generated.*',
+];
+
+/*
+ * The lists below are not policy keys: they name conventions (where tests, vendored code, history
+ * and CI live) that the repository map, target selection, risk score and anti-cheat all share.
+ */
+
+/** Third-party code checked in or installed into the tree: never source of this repository. */
+export const DEFAULT_VENDORED_PATTERNS = ['**/node_modules/**', '**/vendor/**', '**/third_party/**', '**/bower_components/**', '**/.venv/**', '**/venv/**'];
+
+/** Tests by the usual conventions of Java/Kotlin, JS/TS, Python, Go, Ruby, Swift and .NET. */
+export const DEFAULT_TEST_PATTERNS = [
+  '**/test/**',
+  '**/tests/**',
+  '**/Tests/**',
+  '**/__tests__/**',
+  '**/spec/**',
+  '**/specs/**',
+  '**/testing/**',
+  '**/e2e/**',
+  '**/src/it/**',
+  '**/*.{test,spec,e2e}.{js,jsx,ts,tsx,mjs,cjs,mts,cts}',
+  '**/*{Test,Tests,IT,TestCase,Spec}.{java,kt,kts,scala,groovy}',
+  '**/*_test.go',
+  '**/test_*.py',
+  '**/*_test.py',
+  '**/conftest.py',
+  '**/*_spec.rb',
+];
+
+/** Release history: past entries name old symbols on purpose, so recipes leave them alone. */
+export const DEFAULT_HISTORY_PATTERNS = [
+  '**/{CHANGELOG,Changelog,changelog,CHANGES,HISTORY,NEWS,RELEASE_NOTES,RELEASE-NOTES,RELEASENOTES}',
+  '**/{CHANGELOG,Changelog,changelog,CHANGES,Changes,HISTORY,History,history,NEWS,RELEASE_NOTES,RELEASE-NOTES,RELEASENOTES,release-notes,release_notes}.{md,markdown,rst,txt,adoc}',
+  '**/{CHANGELOG,HISTORY,RELEASE_NOTES}-*',
+  '**/{release-notes,changelogs,changelog.d}/**',
+];
+
+/** CI configuration: a change here changes what "green" means. */
+export const DEFAULT_CI_PATTERNS = [
+  '.github/workflows/**',
+  '.github/actions/**',
+  '.gitlab-ci.{yml,yaml}',
+  '**/Jenkinsfile',
+  '**/Jenkinsfile.*',
+  '.circleci/**',
+  '.buildkite/**',
+  '{azure-pipelines,bitbucket-pipelines,.travis}.{yml,yaml}',
+];
+
+/** Infrastructure and deployment definitions. */
+export const DEFAULT_INFRA_PATTERNS = [
+  '{infra,infrastructure,terraform,deploy,deployment,k8s,kubernetes,helm,charts,ops}/**',
+  '**/*.{tf,tfvars}',
+  '**/{Dockerfile,docker-compose.yml,docker-compose.yaml}',
+  '**/Dockerfile.*',
 ];
 
 const globs = (what: string) => z.array(RepoGlob).max(1000).describe(what);
@@ -75,7 +144,7 @@ export const AgentPolicy = z
           .describe('Modes a run may use: analysis (report only) and draft_pr (open a draft pull request).'),
         requireApprovalFor: globs('A change touching any of these paths stops in NEEDS_APPROVAL until a maintainer approves.').default([]),
         forbiddenPaths: globs(
-          'Paths never edited, checked at stage, commit and publish. `.github/workflows/**` is forbidden even when omitted here (the App has no workflows permission).',
+          'Paths never edited, checked at stage, commit and publish. `.github/workflows/**` and `.agent-policy.yaml` are forbidden even when omitted here (the App has no workflows permission, and a run never edits its own policy).',
         ).default(DEFAULT_FORBIDDEN_PATHS),
         allowedPaths: globs('When set, only these paths may be edited; absent means the whole repository.').optional(),
         maxChangedFiles: count(10_000).default(30).describe('Most files one run may change.'),

@@ -16,7 +16,7 @@ export function globProblem(glob: string): string | undefined {
   return undefined;
 }
 
-/** One repository-relative glob (picomatch syntax); a plain directory means `dir/**`. */
+/** One repository-relative glob, in the dialect of `src/core/paths/glob.ts`; a plain directory means `dir/**`. */
 export const RepoGlob = z
   .string()
   .min(1)

@@ -1,5 +1,5 @@
 import { scoreRisk, type RiskFile, type RiskLevel, type RiskReport } from '../git/risk-score.js';
-import type { RiskRule } from '../policy/agent-policy.js';
+import type { PathRules } from '../paths/path-rules.js';
 
 const LEVELS: readonly RiskLevel[] = ['LOW', 'MEDIUM', 'HIGH'];
 
@@ -8,12 +8,12 @@ const LEVELS: readonly RiskLevel[] = ['LOW', 'MEDIUM', 'HIGH'];
  * highest level wins). The review phase and the publisher both decide gates from this, so a
  * gate approved on one side is the same gate on the other.
  */
-export function changeRisk(files: readonly RiskFile[], riskFor: (path: string) => Pick<RiskRule, 'level' | 'reason'> | undefined): RiskReport {
-  const scored = scoreRisk({ files: [...files] });
+export function changeRisk(files: readonly RiskFile[], rules: PathRules): RiskReport {
+  const scored = scoreRisk({ files: [...files], rules });
   let level = scored.riskLevel;
   const reasons = [...scored.reasons];
   for (const file of files) {
-    const rule = riskFor(file.path);
+    const rule = rules.riskFor(file.path);
     if (!rule) continue;
     reasons.push(`${file.path}: ${rule.reason} (policy risk rule, ${rule.level})`);
     if (LEVELS.indexOf(rule.level) > LEVELS.indexOf(level)) level = rule.level;

@@ -12,10 +12,10 @@ import { PublishError } from './publish-error.js';
  */
 export function checkApproval(candidate: PrCandidate, views: PolicyViews, approvedGates: readonly string[]): PublishError | undefined {
   const files = candidate.files.map((f) => ({ path: f.path, kind: 'deleted' in f ? 'DELETED' : 'MODIFIED' }));
-  const risk = changeRisk(files, (p) => views.rules.riskFor(p));
+  const risk = changeRisk(files, views.rules);
   const verdict = evaluateScope({
     changes: files.map((f) => ({ ...f, insertions: 0, deletions: 0 })),
-    rules: views.scope,
+    rules: views.rules,
     limits: { maxFiles: Number.POSITIVE_INFINITY, maxLines: Number.POSITIVE_INFINITY },
     riskLevel: risk.riskLevel,
     riskReasons: risk.reasons,

@@ -35,7 +35,7 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
   if (!base.baseTreeSha) return refuse(new PublishError('BASE_NOT_FOUND', 'the base commit does not exist in the repository', { baseCommitSha: candidate.baseCommitSha }));
 
   const readChange = async (sha: string) => input.blobs.get(sha);
-  const report = await revalidateCandidate(candidate, { policy: trusted.views.write, maxChangedFiles: trusted.views.limits.maxFiles, maxDiffLines: trusted.views.limits.maxLines }, readChange, async (path) => base.baseBytes.get(path));
+  const report = await revalidateCandidate(candidate, { policy: trusted.views.rules, maxChangedFiles: trusted.views.limits.maxFiles, maxDiffLines: trusted.views.limits.maxLines }, readChange, async (path) => base.baseBytes.get(path));
   if (!report.ok) {
     const problems = report.problems.map((p) => ({ reason: p.reason, rule: p.rule ?? p.reason, path: p.path, line: p.line, message: p.message }));
     return refuse(new PublishError('REVALIDATION_FAILED', 'the candidate fails re-validation against the trusted policy', { problems }));

@@ -1,3 +1,4 @@
+import { defaultPathRules, PATH_CLASSES, type PathClass, type PathRules } from '../paths/path-rules.js';
 import { sha256Hex } from '../util/digest.js';
 import { resolveLinkTarget } from '../util/repo-path.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -10,15 +11,14 @@ import { languageForPath } from './language-table.js';
 import { manifestKindFor, parseManifest } from './manifest-parsers.js';
 import { buildNavigationHints } from './navigation-hints.js';
 import { ignoredDirOf, isBinaryByName } from './path-classes.js';
-import type { PathRules } from './path-rules.js';
-import { REPO_MAP_SCANNER_VERSION, RepoMap, type LanguageProfile, type ManifestRecord, type MapWarning, type OwnershipRule, type RiskPath } from './repo-map-schema.js';
+import { REPO_MAP_SCANNER_VERSION, RepoMap, type LanguageProfile, type PathClassification, type ManifestRecord, type MapWarning, type OwnershipRule, type RiskPath } from './repo-map-schema.js';
 import { createRiskClassifier } from './risk-rules.js';
 
 export interface BuildRepoMapInput {
   workspace: Workspace;
   owner: string;
   repo: string;
-  /** The policy's path rules; without them only the default risk rules apply. */
+  /** The policy's path rules; the defaults of a repository without a policy when absent. */
   rules?: PathRules;
   /** Digest of the policy the rules came from (part of the cache key). */
   policyDigest: string;
@@ -49,7 +49,8 @@ export async function workspaceDigest(workspace: Workspace): Promise<string> {
  * Deterministic: the same workspace, rules and scanner version give byte-identical JSON.
  */
 export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
-  const { workspace, rules } = input;
+  const { workspace } = input;
+  const rules = input.rules ?? defaultPathRules();
   const contents = input.contents ?? new FileContents(workspace);
   const evidence = new EvidenceCollector();
   const warnings: MapWarning[] = [];
@@ -68,8 +69,13 @@ export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
   const riskPaths: RiskPath[] = [];
   let riskTruncated = false;
   const ignoredSet = new Set<string>();
+  const classOf = new Map<string, PathClass>();
+  const classification = Object.fromEntries(PATH_CLASSES.map((c) => [c, [] as string[]])) as PathClassification;
 
   for (const path of paths) {
+    const pathClass = rules.classify(path);
+    classOf.set(path, pathClass);
+    classification[pathClass].push(path);
     const slash = path.indexOf('/');
     if (slash > 0) topLevel.add(path.slice(0, slash));
     const entry = workspace.entry(path);
@@ -95,7 +101,7 @@ export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
         langCounts.set(lang.language, cur);
       }
     }
-    const r = risk.classify(path);
+    const r = risk.classify(path, pathClass);
     if (r && r.level !== 'low') {
       if (riskPaths.length < MAX_RISK_PATHS) riskPaths.push({ path, level: r.level, reason: r.reason, ruleId: r.ruleId, isDirectory: false });
       else riskTruncated = true;
@@ -161,7 +167,7 @@ export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
   }
   const build = inferBuildProfiles(modules, manifests, tree);
 
-  const { hints, warnings: hintWarnings } = await buildNavigationHints({ paths, isIgnored: (p) => ignoredSet.has(p), manifests, modules, contents, evidence, rules });
+  const { hints, warnings: hintWarnings } = await buildNavigationHints({ paths, isIgnored: (p) => ignoredSet.has(p), classOf: (p) => classOf.get(p) ?? rules.classify(p), manifests, modules, contents, evidence });
   warnings.push(...hintWarnings);
 
   const symlinks: { path: string; target: string; withinWorkspace: boolean }[] = [];
@@ -214,12 +220,17 @@ export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
     build,
     ownership: { source: ownershipSource, rules: ownershipRules },
     dependencies: { modules: edges },
+    classification: Object.fromEntries(PATH_CLASSES.map((c) => [c, classification[c].sort(compareStrings)])) as PathClassification,
     risk: { rules: risk.rules, paths: riskPaths.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), truncated: riskTruncated },
     navigationHints: hints,
     evidence: evidence.list(),
     warnings,
   };
   return RepoMap.parse(map);
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function round(n: number): number {

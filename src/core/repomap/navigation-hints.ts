@@ -1,7 +1,7 @@
+import type { PathClass } from '../paths/path-rules.js';
 import type { EvidenceCollector } from './evidence.js';
 import type { FileContents } from './file-contents.js';
-import { baseName, dirName, extensionOf, isGeneratedByName, isTestPath } from './path-classes.js';
-import type { PathRules } from './path-rules.js';
+import { baseName, dirName, extensionOf } from './path-classes.js';
 import type { ManifestRecord, MapWarning, ModuleRecord, NavigationHint } from './repo-map-schema.js';
 
 /** At most this many hints of one kind go into the map (the rest are found by queries). */
@@ -58,7 +58,8 @@ export interface HintInput {
   modules: ModuleRecord[];
   contents: FileContents;
   evidence: EvidenceCollector;
-  rules?: PathRules;
+  /** Each path's class by the path rules. */
+  classOf: (path: string) => PathClass;
 }
 
 /**
@@ -84,7 +85,8 @@ export async function buildNavigationHints(input: HintInput): Promise<{ hints: N
   for (const path of input.paths) {
     if (input.isIgnored(path)) continue;
     const name = baseName(path);
-    if (input.rules?.isGenerated(path) || isGeneratedByName(path)) {
+    const pathClass = input.classOf(path);
+    if (pathClass === 'generated') {
       add({ kind: 'generated', path, confidence: 0.9, reason: 'generated-file naming rule', evidenceRefs: [evidence.fromPattern(path, 'hints/generated', 'generated')] });
       continue;
     }
@@ -92,7 +94,7 @@ export async function buildNavigationHints(input: HintInput): Promise<{ hints: N
       add({ kind: 'migration', path, confidence: 0.8, reason: /V\d+__/.test(name) ? 'Flyway-style migration path' : 'migration directory', evidenceRefs: [evidence.fromPattern(path, 'hints/migration', MIGRATION_PATH.source)] });
       continue;
     }
-    if (isTestPath(path) || underTestRoot(path)) {
+    if (pathClass === 'test' || underTestRoot(path)) {
       const byName = /(Test|Tests|IT|Spec)\.\w+$|\.(test|spec)\.\w+$|(^|\/)test_[^/]+\.py$|_test\.(go|py)$/.test(path);
       add({ kind: 'test', path, confidence: byName ? 0.86 : 0.7, reason: byName ? 'test naming convention' : 'under a test root', evidenceRefs: [evidence.fromPattern(path, 'hints/test', byName ? 'test-name' : 'test-root')] });
       continue;

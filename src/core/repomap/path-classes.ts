@@ -1,6 +1,6 @@
 /**
- * Path-only classification shared by the map and target selection: decided from the name, so
- * it costs nothing on 100k paths and never reads content.
+ * Name helpers and the map's skip list, decided from the name alone. What a file is (test,
+ * lockfile, generated, vendored...) is for the path rules (`src/core/paths`).
  */
 
 /** Directory names whose content is never source of this repository. */
@@ -73,22 +73,4 @@ export function looksBinary(bytes: Uint8Array): boolean {
   const n = Math.min(bytes.length, 8000);
   for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
   return false;
-}
-
-const GENERATED_PATTERNS = [/(^|\/)generated\//, /(^|\/)__generated__\//, /\.generated\.[^/]+$/, /\.pb\.go$/, /_pb2(_grpc)?\.py$/, /\.min\.(js|css)$/];
-
-export function isGeneratedByName(path: string): boolean {
-  return GENERATED_PATTERNS.some((re) => re.test(path));
-}
-
-const TEST_DIR = /(^|\/)(src\/test|src\/it|test|tests|__tests__|spec|testing)\//;
-const TEST_FILE = /(Test|Tests|IT|Spec)\.(java|kt|scala|groovy)$|\.(test|spec)\.[cm]?[jt]sx?$|(^|\/)test_[^/]+\.py$|_test\.(py|go)$|(^|\/)conftest\.py$/;
-
-export function isTestPath(path: string): boolean {
-  return TEST_FILE.test(path) || TEST_DIR.test(path);
-}
-
-const DOC_EXT = new Set(['md', 'markdown', 'rst', 'adoc', 'txt']);
-export function isDocPath(path: string): boolean {
-  return DOC_EXT.has(extensionOf(path)) || /(^|\/)docs?\//.test(path);
 }

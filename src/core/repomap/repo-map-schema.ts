@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { PATH_CLASSES } from '../paths/path-rules.js';
 
 /** Bumped whenever a layer's output can change for the same input; part of the cache key. */
-export const REPO_MAP_SCANNER_VERSION = 'repomap-1.0.0';
+export const REPO_MAP_SCANNER_VERSION = 'repomap-1.1.0';
 
 /** Where a fact came from: the file, what kind of fact, which extractor, and the digest of what was read. */
 export const EvidenceRecord = z.object({
@@ -130,6 +131,12 @@ export type NavigationHint = z.infer<typeof NavigationHint>;
 export const ModuleEdge = z.object({ from: z.string(), to: z.string(), via: z.string(), evidenceRef: z.string() });
 export type ModuleEdge = z.infer<typeof ModuleEdge>;
 
+export const PathClassSchema = z.enum(PATH_CLASSES);
+
+/** Every file of the repository by class (from the path rules), each list sorted. */
+export const PathClassification = z.record(PathClassSchema, z.array(z.string()));
+export type PathClassification = z.infer<typeof PathClassification>;
+
 export const RepoMapIdentity = z.object({
   owner: z.string(),
   repo: z.string(),
@@ -164,6 +171,7 @@ export const RepoMap = z.object({
     /** L0: module -> module from manifests. L1 (file imports) and L2 (symbols) are computed on demand. */
     modules: z.array(ModuleEdge),
   }),
+  classification: PathClassification,
   risk: z.object({ rules: z.array(RiskRule), paths: z.array(RiskPath), truncated: z.boolean() }),
   navigationHints: z.array(NavigationHint),
   evidence: z.array(EvidenceRecord),

@@ -1,10 +1,10 @@
-import picomatch from 'picomatch';
+import { compileGlobs } from '../paths/glob.js';
+import { defaultPathRules, type PathRules } from '../paths/path-rules.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { ownersFor } from './codeowners.js';
 import { moduleForPath } from './detect-modules.js';
 import type { FileContents } from './file-contents.js';
-import { baseName, dirName, extensionOf, ignoredDirOf, isGeneratedByName, isTestPath } from './path-classes.js';
-import type { PathRules } from './path-rules.js';
+import { baseName, dirName, extensionOf, ignoredDirOf } from './path-classes.js';
 import type { ManifestRecord, ModuleRecord, NavigationHint, RepoMap, RiskLevel } from './repo-map-schema.js';
 import { createRiskClassifier, type RiskClassifier } from './risk-rules.js';
 
@@ -42,18 +42,21 @@ const JAVA_LIKE = new Set(['java', 'kt', 'scala', 'groovy']);
  */
 export class RepoNavigator {
   private readonly risk: RiskClassifier;
+  private readonly rules: PathRules;
 
   constructor(
     readonly map: RepoMap,
     readonly workspace: Workspace,
     private readonly contents?: FileContents,
-    rules?: PathRules,
+    rules: PathRules = defaultPathRules(),
   ) {
+    this.rules = rules;
     this.risk = createRiskClassifier(rules);
   }
 
   findFilesByPattern(pattern: string, limit = 50): NavigationResponse<{ type: 'find_files_by_pattern'; pattern: string; limit: number }> {
-    const match = picomatch(pattern, { dot: true, basename: !pattern.includes('/') });
+    // A bare name (`*.java`, `pom.xml`) is looked for at any depth.
+    const match = compileGlobs([pattern.includes('/') ? pattern : `**/${pattern}`]);
     const results: NavigationResult[] = [];
     for (const path of this.workspace.paths()) {
       if (results.length >= limit) break;
@@ -84,7 +87,7 @@ export class RepoNavigator {
     const names = testNamesFor(stem, ext);
     const rel = mod ? relativeToRoots(path, mod.sourceRoots) : undefined;
     const scored = new Map<string, NavigationResult>();
-    const candidates = this.workspace.paths().filter((p) => p !== path && isTestPath(p) && !ignoredDirOf(p) && (!mod || moduleForPath(this.map.modules, p)?.id === mod.id));
+    const candidates = this.workspace.paths().filter((p) => p !== path && this.rules.isTest(p) && !ignoredDirOf(p) && (!mod || moduleForPath(this.map.modules, p)?.id === mod.id));
     for (const p of candidates) {
       if (!names.has(baseName(p))) continue;
       const samePackage = rel !== undefined && mod !== undefined && dirName(relativeToRoots(p, mod.testRoots) ?? '') === dirName(rel);
@@ -141,7 +144,7 @@ export class RepoNavigator {
     const owners = ownersFor(this.map.ownership.rules, path);
     const risk = this.findRiskyPaths([path]).results[0];
     const hints = this.map.navigationHints.filter((h) => h.path === path);
-    const role = roleOf(path, mod, this.map.manifests);
+    const role = roleOf(path, mod, this.map.manifests, this.rules);
     const evidence = [...new Set([...(mod?.evidenceRefs ?? []), ...(manifest?.evidence ?? []), ...hints.flatMap((h) => h.evidenceRefs)])].sort();
     return {
       path,
@@ -181,11 +184,11 @@ function relativeToRoots(path: string, roots: string[]): string | undefined {
   return undefined;
 }
 
-function roleOf(path: string, mod: ModuleRecord | undefined, manifests: ManifestRecord[]): PathExplanation['role'] {
+function roleOf(path: string, mod: ModuleRecord | undefined, manifests: ManifestRecord[], rules: PathRules): PathExplanation['role'] {
   if (ignoredDirOf(path)) return 'ignored';
-  if (isGeneratedByName(path)) return 'generated';
+  if (rules.isGenerated(path)) return 'generated';
   if (manifests.some((m) => m.path === path)) return 'manifest';
-  if (isTestPath(path) || mod?.testRoots.some((r) => r !== '.' && !mod.sourceRoots.includes(r) && path.startsWith(`${r}/`))) return 'test';
+  if (rules.isTest(path) || mod?.testRoots.some((r) => r !== '.' && !mod.sourceRoots.includes(r) && path.startsWith(`${r}/`))) return 'test';
   if (mod?.resourceRoots.some((r) => path.startsWith(`${r}/`))) return 'resource';
   if (/\.(ya?ml|properties|toml|ini|conf)$/.test(path)) return 'config';
   if (/\.(md|rst|adoc|txt)$/.test(path)) return 'docs';

@@ -1,6 +1,6 @@
-import picomatch from 'picomatch';
+import { compileGlobs } from '../paths/glob.js';
+import { defaultPathRules, type PathClass, type PathRules } from '../paths/path-rules.js';
 import { sha256Hex } from '../util/digest.js';
-import type { PathRules } from './path-rules.js';
 import type { RiskLevel, RiskPath, RiskRule } from './repo-map-schema.js';
 
 interface DefaultRule {
@@ -9,23 +9,25 @@ interface DefaultRule {
   reason: string;
 }
 
-/** The rules every repository gets; the policy's own rule for a path wins over these. */
+/**
+ * The rules every repository gets; the policy's own rule for a path wins over these. Lockfiles,
+ * generated files, CI and infrastructure are recognised by the path rules (see `CLASS_RISKS`).
+ */
 export const DEFAULT_RISK_RULES: readonly DefaultRule[] = [
   { pattern: '**/{db/migration,db/migrations,migrations,migrate,flyway,liquibase,alembic/versions}/**', level: 'high', reason: 'database migration' },
   { pattern: '**/{security,auth,authn,authz,crypto}/**', level: 'high', reason: 'security path' },
   { pattern: '**/*{Security,Auth,Crypto,Permission}*.*', level: 'high', reason: 'security path' },
-  { pattern: '.github/workflows/**', level: 'blocked', reason: 'CI workflow (the App has no workflows permission)' },
-  { pattern: '{.gitlab-ci.yml,Jenkinsfile,.circleci/**,azure-pipelines.yml,.buildkite/**,.github/actions/**}', level: 'high', reason: 'CI configuration' },
-  { pattern: '{infra,infrastructure,terraform,deploy,deployment,k8s,kubernetes,helm,charts,ops}/**', level: 'high', reason: 'infrastructure' },
-  { pattern: '**/*.{tf,tfvars}', level: 'high', reason: 'infrastructure' },
-  { pattern: '**/{package-lock.json,npm-shrinkwrap.json,yarn.lock,pnpm-lock.yaml,go.sum,Cargo.lock,poetry.lock,Pipfile.lock,uv.lock,Gemfile.lock,composer.lock,gradle.lockfile}', level: 'medium', reason: 'lockfile: regenerate with the package manager, never edit by hand' },
-  { pattern: '**/{generated,__generated__}/**', level: 'blocked', reason: 'generated file' },
-  { pattern: '**/*.{generated.*,pb.go,min.js}', level: 'blocked', reason: 'generated file' },
-  { pattern: '**/*_pb2.py', level: 'blocked', reason: 'generated file' },
   { pattern: '**/{pom.xml,build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,package.json,go.mod,Cargo.toml,pyproject.toml,requirements*.txt}', level: 'medium', reason: 'dependency/build config' },
-  { pattern: '**/{Dockerfile,docker-compose.yml,docker-compose.yaml}', level: 'medium', reason: 'container build' },
-  { pattern: '{.agent-policy.yaml,CODEOWNERS,.github/CODEOWNERS,docs/CODEOWNERS}', level: 'high', reason: 'governance file' },
+  { pattern: '{CODEOWNERS,.github/CODEOWNERS,docs/CODEOWNERS}', level: 'high', reason: 'governance file' },
 ];
+
+/** Risk by path class, from the path rules' own lists. */
+const CLASS_RISKS: Partial<Record<PathClass, DefaultRule>> = {
+  lockfile: { pattern: '(lockfile patterns)', level: 'medium', reason: 'lockfile: regenerate with the package manager, never edit by hand' },
+  generated: { pattern: '(generated patterns)', level: 'blocked', reason: 'generated file' },
+  ci: { pattern: '(CI patterns)', level: 'high', reason: 'CI configuration' },
+  infra: { pattern: '(infrastructure patterns)', level: 'high', reason: 'infrastructure' },
+};
 
 const LEVEL_ORDER: Record<RiskLevel, number> = { low: 0, medium: 1, high: 2, blocked: 3 };
 
@@ -35,36 +37,40 @@ export function higherRisk(a: RiskLevel, b: RiskLevel): RiskLevel {
 
 export interface RiskClassifier {
   rules: RiskRule[];
-  classify(path: string): { level: RiskLevel; reason: string; ruleId: string } | undefined;
+  classify(path: string, classOf?: PathClass): { level: RiskLevel; reason: string; ruleId: string } | undefined;
 }
 
+const POLICY_LEVEL: Record<'LOW' | 'MEDIUM' | 'HIGH', RiskLevel> = { LOW: 'low', MEDIUM: 'medium', HIGH: 'high' };
+
 /**
- * Risk for a path: the policy's `riskFor` first (it is authoritative), then forbidden and
- * approval paths, then the highest default rule that matches.
+ * Risk for a path: the policy's own risk rule first (it is authoritative), then forbidden
+ * paths (the policy's and the always-forbidden ones), then the highest of the default rules, the
+ * class rule and `requireApprovalFor`. `classOf` lets a caller that already classified the path
+ * (the map's single pass) avoid doing it twice.
  */
-export function createRiskClassifier(rules?: PathRules): RiskClassifier {
-  const compiled = DEFAULT_RISK_RULES.map((r, i) => ({
-    rule: { id: `default-${i + 1}-${sha256Hex(r.pattern).slice(0, 6)}`, pattern: r.pattern, level: r.level, reason: r.reason, source: 'default' as const },
-    match: picomatch(r.pattern, { dot: true }),
-  }));
+export function createRiskClassifier(rules: PathRules = defaultPathRules()): RiskClassifier {
+  const ruleOf = (id: string, r: DefaultRule, source: 'default' | 'policy'): RiskRule => ({ id, pattern: r.pattern, level: r.level, reason: r.reason, source });
+  const compiled = DEFAULT_RISK_RULES.map((r, i) => ({ rule: ruleOf(`default-${i + 1}-${sha256Hex(r.pattern).slice(0, 6)}`, r, 'default'), match: compileGlobs([r.pattern]) }));
+  const byClass = new Map(Object.entries(CLASS_RISKS).map(([cls, r]) => [cls, ruleOf(`class-${cls}`, r, 'default')]));
   const policyRules: RiskRule[] = [
-    { id: 'policy-risk', pattern: '(policy riskFor)', level: 'high', reason: 'policy risk rule', source: 'policy' },
+    { id: 'policy-risk', pattern: '(policy riskRules)', level: 'high', reason: 'policy risk rule', source: 'policy' },
     { id: 'policy-forbidden', pattern: '(policy forbidden paths)', level: 'blocked', reason: 'forbidden by policy', source: 'policy' },
     { id: 'policy-approval', pattern: '(policy requireApprovalFor)', level: 'high', reason: 'requires approval by policy', source: 'policy' },
   ];
   return {
-    rules: [...compiled.map((c) => c.rule), ...(rules ? policyRules : [])],
-    classify(path) {
-      if (rules) {
-        const own = rules.riskFor(path);
-        if (own) return { level: own.level, reason: own.reason, ruleId: 'policy-risk' };
-        if (rules.isForbidden(path)) return { level: 'blocked', reason: 'forbidden by policy', ruleId: 'policy-forbidden' };
-      }
+    rules: [...compiled.map((c) => c.rule), ...byClass.values(), ...policyRules],
+    classify(path, classOf) {
+      const own = rules.riskFor(path);
+      if (own) return { level: POLICY_LEVEL[own.level], reason: own.reason, ruleId: 'policy-risk' };
+      if (rules.isForbidden(path)) return { level: 'blocked', reason: 'forbidden by policy', ruleId: 'policy-forbidden' };
       let best: { level: RiskLevel; reason: string; ruleId: string } | undefined;
-      for (const c of compiled) {
-        if (c.match(path) && (!best || LEVEL_ORDER[c.rule.level] > LEVEL_ORDER[best.level])) best = { level: c.rule.level, reason: c.rule.reason, ruleId: c.rule.id };
-      }
-      if (rules?.requiresApproval(path) && (!best || LEVEL_ORDER[best.level] < LEVEL_ORDER.high)) return { level: 'high', reason: 'requires approval by policy', ruleId: 'policy-approval' };
+      const consider = (rule: RiskRule) => {
+        if (!best || LEVEL_ORDER[rule.level] > LEVEL_ORDER[best.level]) best = { level: rule.level, reason: rule.reason, ruleId: rule.id };
+      };
+      for (const c of compiled) if (c.match(path)) consider(c.rule);
+      const classRule = byClass.get(classOf ?? rules.classify(path));
+      if (classRule) consider(classRule);
+      if (rules.requiresApproval(path)) consider(policyRules[2]);
       return best;
     },
   };

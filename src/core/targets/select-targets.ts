@@ -1,8 +1,10 @@
+import { lockfileRefreshCommand } from '../engines/recipe/manifest-kind.js';
+import { compileGlobs } from '../paths/glob.js';
+import type { PathRules } from '../paths/path-rules.js';
 import { ownersFor } from '../repomap/codeowners.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
 import { FileContents } from '../repomap/file-contents.js';
-import { baseName, ignoredDirOf, isBinaryByName, isDocPath, isGeneratedByName, isTestPath } from '../repomap/path-classes.js';
-import { globMatcher, type PathRules } from '../repomap/path-rules.js';
+import { ignoredDirOf, isBinaryByName } from '../repomap/path-classes.js';
 import type { RepoMap } from '../repomap/repo-map-schema.js';
 import { createRiskClassifier } from '../repomap/risk-rules.js';
 import type { SymbolIndex } from '../repomap/symbol-index.js';
@@ -26,33 +28,29 @@ export interface SelectTargetsInput {
   maxSelected?: number;
 }
 
-const LOCKFILE_COMMANDS: Record<string, string> = {
-  'package-lock.json': 'npm install --package-lock-only',
-  'pnpm-lock.yaml': 'pnpm install --lockfile-only',
-  'yarn.lock': 'yarn install --mode update-lockfile',
-  'go.sum': 'go mod tidy',
-  'Cargo.lock': 'cargo update -p <crate>',
-  'poetry.lock': 'poetry lock --no-update',
-  'uv.lock': 'uv lock',
-  'Gemfile.lock': 'bundle lock',
-  'composer.lock': 'composer update --lock',
-};
 
 function classify(path: string, map: RepoMap, rules: PathRules): FileClassification {
-  if (rules.isLockfile(path)) return 'lockfile';
-  if (rules.isGenerated(path) || isGeneratedByName(path)) return 'generated';
-  if (map.manifests.some((m) => m.path === path)) return path.startsWith('.github/workflows/') ? 'ci' : 'manifest';
-  if (/^(\.github\/|\.gitlab-ci|Jenkinsfile|\.circleci\/)/.test(path)) return 'ci';
+  const pathClass = rules.classify(path);
+  if (pathClass === 'lockfile' || pathClass === 'generated' || pathClass === 'ci') return pathClass;
+  if (map.manifests.some((m) => m.path === path)) return 'manifest';
   if (/(^|\/)(db\/migrations?|migrations|alembic\/versions)\//.test(path)) return 'migration';
-  if (isTestPath(path)) return 'test';
-  if (isDocPath(path)) return 'docs';
-  if (/\.(ya?ml|properties|toml|ini|conf|json)$/.test(path)) return 'config';
-  if (/\.(java|kt|scala|groovy|[cm]?[jt]sx?|py|go|rs|rb|php|cs|c|cc|cpp|h|hpp|swift|m|sql|sh)$/.test(path)) return 'source';
-  return 'other';
+  switch (pathClass) {
+    case 'test':
+    case 'docs':
+    case 'config':
+    case 'source':
+      return pathClass;
+    case 'history':
+      return 'docs';
+    case 'infra':
+      return 'config';
+    default:
+      return 'other';
+  }
 }
 
 /**
- * Target selection (Part 018 §16-21): explicit scope, policy filter, keyword search, symbol
+ * Target selection: explicit scope, policy filter, keyword search, symbol
  * search, module awareness, risk filter, ranking, and a report with evidence for every
  * selected file and a reason for every excluded one. Recipe steps select exactly the files the
  * recipe can change. Deterministic: sorted output, no clock.
@@ -67,12 +65,12 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
 
   // 1. Explicit scope (task paths, narrowed by per-step paths when every step has them).
   const scopeGlobs = task.paths ?? [];
-  const inTaskScope = scopeGlobs.length ? globMatcher(scopeGlobs) : () => true;
+  const inTaskScope = scopeGlobs.length ? compileGlobs(scopeGlobs) : () => true;
   const stepGlobs = task.steps.length > 0 && task.steps.every((s) => s.paths) ? task.steps.flatMap((s) => s.paths!) : [];
-  const inStepScope = stepGlobs.length ? globMatcher(stepGlobs) : () => true;
+  const inStepScope = stepGlobs.length ? compileGlobs(stepGlobs) : () => true;
   const inScope = (p: string): boolean => inTaskScope(p) && inStepScope(p);
   for (const glob of scopeGlobs) {
-    const m = globMatcher([glob]);
+    const m = compileGlobs([glob]);
     const hits = all.filter((p) => m(p));
     if (hits.length === 0) warnings.push({ code: 'SCOPE_PATH_MISSING', message: `scope entry matches no file: ${glob}`, data: { glob } });
     const forbidden = hits.filter((p) => rules.isForbidden(p));
@@ -94,7 +92,7 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
       continue;
     }
     if (!rules.isAllowed(p)) continue;
-    if (rules.isGenerated(p) || isGeneratedByName(p)) continue;
+    if (rules.isGenerated(p)) continue;
     candidates.push(p);
   }
   // Forbidden files are reported when they would have matched, so a reviewer sees what was left out.
@@ -115,7 +113,7 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
     // Recipe steps: exactly the files each recipe can change.
     strategy = scopeGlobs.length ? 'explicit_scope_plus_recipe_candidates' : 'recipe_candidates';
     for (const step of task.steps) {
-      const ownScope = step.paths ? globMatcher(step.paths) : () => true;
+      const ownScope = step.paths ? compileGlobs(step.paths) : () => true;
       terms.push(step.recipe === 'replace' ? step.find : step.recipe === 'bump-dependency' ? step.package : step.from);
       for (const p of candidates) {
         if (!ownScope(p)) continue;
@@ -133,7 +131,7 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
       }
       if (step.recipe === 'bump-dependency') {
         for (const p of all.filter((x) => rules.isLockfile(x) && inScope(x))) {
-          const cmd = LOCKFILE_COMMANDS[baseName(p)] ?? 'the package manager';
+          const cmd = lockfileRefreshCommand(p, step.package) ?? 'the package manager';
           excluded.set(p, `lockfile: not edited; refresh with ${cmd}`);
           warnings.push({ code: 'LOCKFILE_NEEDS_REFRESH', message: `${p} must be refreshed with ${cmd}`, data: { path: p, command: cmd } });
         }

@@ -7,11 +7,11 @@ import { createAgentBranch } from '../../../src/core/git/create-agent-branch.js'
 import { diffBaseToHead, diffUnstaged } from '../../../src/core/git/git-diff.js';
 import { stagePaths } from '../../../src/core/git/stage-paths.js';
 import { VirtualIndex } from '../../../src/core/git/virtual-index.js';
-import { createGlobWritePolicy } from '../../../src/core/git/write-policy.js';
+import { writePolicyFor } from '../../helpers/path-rules.js';
 import { copyOut, materialize, nativeGit, removeDir } from '../../helpers/git-materialize.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
 
-const policy = createGlobWritePolicy({ allowGenerated: true, allowLockfiles: true });
+const policy = writePolicyFor({ allowGenerated: true, allowLockfiles: true });
 const identity = { name: 'draftsman[bot]', email: 'draftsman@example.invalid' };
 const createdAt = '2026-07-03T10:15:00.000Z';
 const verification = { status: 'PASSED' as const, checks: [{ name: 'parse changed files', status: 'PASSED' as const }], notRun: [{ name: 'build', why: 'build commands run in CI' }] };

@@ -15,13 +15,13 @@ import { blobSha } from '../../../src/core/git/tree-hash.js';
 import { VirtualIndex } from '../../../src/core/git/virtual-index.js';
 import { writeCandidateToRepository } from '../../../src/core/git/write-candidate-to-repository.js';
 import { buildPrCandidate, writePrCandidate } from '../../../src/core/git/write-pr-candidate.js';
-import { createGlobWritePolicy } from '../../../src/core/git/write-policy.js';
+import { writePolicyFor } from '../../helpers/path-rules.js';
 import { readTreeFiles } from '../../../src/core/workspace/workspace.js';
 import { RecordingArtifactStore } from '../../helpers/git-artifact-store.js';
 import { copyOut, makeTempDir, nativeGit, removeDir } from '../../helpers/git-materialize.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
 
-const policy = createGlobWritePolicy();
+const policy = writePolicyFor();
 const identity = { name: 'draftsman[bot]', email: 'draftsman@example.invalid' };
 const createdAt = '2026-07-03T10:15:00.000Z';
 const verification = { status: 'PASSED' as const, checks: [{ name: 'parse', status: 'PASSED' as const }], notRun: [] };
@@ -118,7 +118,7 @@ describe('PR candidate and publish-side helpers', () => {
         { path: 'src/link', mode: '120000', blobSha: blobSha(linkBytes) },
       ],
     };
-    const report = await revalidateCandidate(bad, { policy: createGlobWritePolicy({ forbidden: ['secret/**'] }), maxChangedFiles: 3 }, readMore);
+    const report = await revalidateCandidate(bad, { policy: writePolicyFor({ forbidden: ['secret/**'] }), maxChangedFiles: 3 }, readMore);
     expect(report.ok).toBe(false);
     expect(report.problems.map((p) => p.reason).sort()).toEqual(['BUDGET_EXCEEDED', 'FORBIDDEN_PATH', 'INVALID_BRANCH_NAME', 'PATH_THROUGH_SYMLINK', 'SECRET_DETECTED', 'SECRET_DETECTED', 'WORKFLOW_CHANGE_NOT_PERMITTED']);
     expect(JSON.stringify(report)).not.toContain(token);

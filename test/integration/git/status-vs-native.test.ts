@@ -4,11 +4,11 @@ import { formatPorcelainStatus } from '../../../src/core/git/format-porcelain-st
 import { gitStatus } from '../../../src/core/git/git-status.js';
 import { stagePaths } from '../../../src/core/git/stage-paths.js';
 import { VirtualIndex } from '../../../src/core/git/virtual-index.js';
-import { createGlobWritePolicy } from '../../../src/core/git/write-policy.js';
+import { writePolicyFor } from '../../helpers/path-rules.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
 import { materialize, nativeGit, removeDir } from '../../helpers/git-materialize.js';
 
-const open = createGlobWritePolicy({ allowGenerated: true, allowLockfiles: true });
+const open = writePolicyFor({ allowGenerated: true, allowLockfiles: true });
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach(removeDir));
 

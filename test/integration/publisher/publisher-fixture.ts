@@ -15,7 +15,7 @@ import { diffBaseToHead } from '../../../src/core/git/git-diff.js';
 import type { PrCandidate } from '../../../src/core/git/pr-candidate.js';
 import { stagePaths } from '../../../src/core/git/stage-paths.js';
 import { VirtualIndex } from '../../../src/core/git/virtual-index.js';
-import { createGlobWritePolicy } from '../../../src/core/git/write-policy.js';
+import { writePolicyFor } from '../../helpers/path-rules.js';
 import { buildPrCandidate, writePrCandidate } from '../../../src/core/git/write-pr-candidate.js';
 import { renderVerificationSection, replaceVerificationSection } from '../../../src/core/phases/run-report.js';
 import type { FsLike } from '../../../src/core/ports.js';
@@ -189,7 +189,7 @@ export async function writeCandidate(
     else if (typeof edit === 'string') await workspace.write(path, edit);
     else await workspace.write(path, edit.content, edit.mode);
   }
-  const policy = createGlobWritePolicy({ forbidden: options.forbidden ?? [] });
+  const policy = writePolicyFor({ forbidden: options.forbidden ?? [] });
   const index = await VirtualIndex.fromCommit(fs, gitdir, baseCommitSha);
   await stagePaths({ workspace, index, paths: Object.keys(edits), policy, runId: s.runId });
   const verification = { status: 'PASSED' as const, checks: [{ name: 'parse', status: 'PASSED' as const }], notRun: [{ name: 'npm test', why: 'draftsman never runs build commands; CI does' }] };

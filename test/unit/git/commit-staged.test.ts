@@ -1,3 +1,4 @@
+import git from 'isomorphic-git';
 import { describe, expect, it } from 'vitest';
 import { commitStaged, type CommitRequest } from '../../../src/core/git/commit-staged.js';
 import { createAgentBranch } from '../../../src/core/git/create-agent-branch.js';
@@ -6,10 +7,10 @@ import { gitStatus } from '../../../src/core/git/git-status.js';
 import type { LedgerEvent } from '../../../src/core/git/ledger-sink.js';
 import { stagePaths } from '../../../src/core/git/stage-paths.js';
 import { VirtualIndex } from '../../../src/core/git/virtual-index.js';
-import { createGlobWritePolicy } from '../../../src/core/git/write-policy.js';
+import { writePolicyFor } from '../../helpers/path-rules.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
 
-const open = createGlobWritePolicy();
+const open = writePolicyFor();
 const passed = { status: 'PASSED' as const, checks: [{ name: 'parse', status: 'PASSED' as const }], notRun: [] };
 const message = { type: 'fix' as const, summary: 's', task: 't', intent: 'i', risk: [], runId: 'run1', taskId: 'digest' };
 
@@ -34,6 +35,20 @@ async function staged(files: Record<string, string> = { 'src/a.ts': 'export cons
 }
 
 describe('commitStaged', () => {
+  it('judges a path under a symlinked directory of the base on where it lands (ci -> .github/workflows)', async () => {
+    const repo = await createMemoryRepo({ 'src/a.ts': 'export const a = 1;\n', '.github/workflows/ci.yml': 'on: push\n', ci: { symlink: '.github/workflows' } });
+    const index = await VirtualIndex.fromCommit(repo.fs, repo.gitdir, repo.commitSha);
+    await createAgentBranch({ workspace: repo.workspace, index, branch: 'agent/local/rrun1', runId: 'run1', ingestionBaseSha: repo.commitSha });
+    // Put the entry in the index directly, as a tampered or stale index would: staging refuses any path through a symlink.
+    const oid = await git.writeBlob({ fs: repo.fs, gitdir: repo.gitdir, blob: new TextEncoder().encode('on: pull_request\n') });
+    index.set({ path: 'ci/deploy.yml', mode: '100644', oid });
+    const request: CommitRequest = { workspace: repo.workspace, index, message, verification: passed, policy: open, identity: { name: 'bot', email: 'bot@example.invalid' }, createdAt: 1_783_073_700_000 };
+    await expect(commitStaged(request)).rejects.toMatchObject({
+      reason: 'DENIED_PATH_STAGED',
+      data: { denials: [expect.objectContaining({ path: 'ci/deploy.yml', reason: 'WORKFLOW_CHANGE_NOT_PERMITTED' })] },
+    });
+  });
+
   it('commits the index as a tree on the base, moves the branch, and leaves a clean status', async () => {
     const { repo, index, request, events } = await staged();
     const result = await commitStaged(request);
@@ -58,7 +73,7 @@ describe('commitStaged', () => {
 
   it('refuses a denied path in the index (policy tightened after staging)', async () => {
     const { request } = await staged({ 'infra/x.tf': 'y\n' });
-    await expect(commitStaged({ ...request, policy: createGlobWritePolicy({ forbidden: ['infra/**'] }) })).rejects.toMatchObject({ reason: 'DENIED_PATH_STAGED' });
+    await expect(commitStaged({ ...request, policy: writePolicyFor({ forbidden: ['infra/**'] }) })).rejects.toMatchObject({ reason: 'DENIED_PATH_STAGED' });
   });
 
   it('refuses when the secret scan finds something, without the secret in the error', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GitBoundaryError } from '../../../src/core/git/git-boundary-error.js';
 import { stagePaths } from '../../../src/core/git/stage-paths.js';
 import { VirtualIndex } from '../../../src/core/git/virtual-index.js';
-import { createGlobWritePolicy } from '../../../src/core/git/write-policy.js';
+import { writePolicyFor } from '../../helpers/path-rules.js';
 import type { LedgerEvent } from '../../../src/core/git/ledger-sink.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
 
@@ -26,7 +26,7 @@ async function setup() {
   await ws.write('escape', '../../etc/passwd', '120000');
   await ws.write('dist/app.js', 'y\n');
   const index = await VirtualIndex.fromCommit(repo.fs, repo.gitdir, repo.commitSha);
-  const policy = createGlobWritePolicy({ forbidden: ['infra/**'], scope: ['src', 'package-lock.json', '.github', 'escape', 'inner', 'dist', 'infra'] });
+  const policy = writePolicyFor({ forbidden: ['infra/**'], scope: ['src', 'package-lock.json', '.github', 'escape', 'inner', 'dist', 'infra'] });
   return { repo, ws, index, policy };
 }
 
@@ -66,7 +66,7 @@ describe('stagePaths policy table', () => {
 
   it('stages lockfiles and generated files when the policy allows them', async () => {
     const { ws, index } = await setup();
-    const policy = createGlobWritePolicy({ allowLockfiles: true, allowGenerated: true });
+    const policy = writePolicyFor({ allowLockfiles: true, allowGenerated: true });
     const result = await stagePaths({ workspace: ws, index, paths: ['package-lock.json', 'dist/app.js'], policy });
     expect(result.staged.map((s) => s.change)).toEqual(['MODIFIED', 'MODIFIED']);
   });

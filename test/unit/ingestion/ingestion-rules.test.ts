@@ -3,7 +3,6 @@ import { agentBranchName, isValidBranchName } from '../../../src/core/ingestion/
 import { hostileNameKind } from '../../../src/core/ingestion/hostile-entry.js';
 import { applyDelta } from '../../../src/core/ingestion/pack-catalog.js';
 import { parseGitmodules, scanAttributes } from '../../../src/core/ingestion/policy-scan.js';
-import { resolveScope } from '../../../src/core/ingestion/scope.js';
 import { parseTreeEntries } from '../../../src/core/ingestion/tree-entries.js';
 import { identityFromUrl } from '../../../src/app/git/repo-identity.js';
 
@@ -50,22 +49,6 @@ describe('raw tree parsing', () => {
       { mode: '100644', name: 'a\\b', oid: 'ab'.repeat(20) },
     ]);
     expect(() => parseTreeEntries(Buffer.from('100644 x\0ab'))).toThrow(/malformed/);
-  });
-});
-
-describe('scope', () => {
-  const files = ['.github/workflows/ci.yml', 'README.md', 'src/a.ts', 'src/b/c.ts', 'srcx/d.ts'];
-  it('a plain directory means everything under it, at a segment boundary', () => {
-    expect(resolveScope(['src'], files, []).matched).toEqual(['src/a.ts', 'src/b/c.ts']);
-    expect(resolveScope(['src/**/*.ts', 'README.md'], files, []).matched).toEqual(['README.md', 'src/a.ts', 'src/b/c.ts']);
-  });
-  it('reports missing and forbidden entries separately', () => {
-    const result = resolveScope(['src', 'nope', '.github/workflows', '../etc'], files, ['.github/workflows/**']);
-    expect(result.missing).toEqual(['nope']);
-    expect(result.forbidden).toEqual(['.github/workflows', '../etc']);
-  });
-  it('no scope selects every file', () => {
-    expect(resolveScope(undefined, files, ['.github/workflows/**']).matched).toEqual(files);
   });
 });
 

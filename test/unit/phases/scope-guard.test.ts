@@ -1,19 +1,18 @@
-import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { evaluateScope, type ScopeRules, type ScopedChange } from '../../../src/core/phases/scope-guard.js';
+import { writePolicyFor } from '../../helpers/path-rules.js';
 
 /** Rules as the policy views compile them, from plain globs, so each row says what it sets. */
 function rules(overrides: Partial<{ forbidden: string[]; approval: string[]; scope: string[]; lockfiles: string[]; generated: string[]; allowLockfiles: boolean; allowGenerated: boolean }> = {}): ScopeRules {
-  const match = (globs: string[] | undefined, fallback: boolean) => (globs ? picomatch(globs, { dot: true }) : () => fallback);
-  return {
-    isForbidden: match(overrides.forbidden ?? ['secrets/**'], false),
-    requiresApproval: match(overrides.approval ?? ['db/migration/**'], false),
-    inTaskScope: match(overrides.scope, true),
-    isLockfile: match(overrides.lockfiles ?? ['**/package-lock.json', '**/pnpm-lock.yaml'], false),
-    isGenerated: match(overrides.generated ?? ['**/*.pb.go'], false),
-    allowLockfiles: overrides.allowLockfiles ?? false,
-    allowGenerated: overrides.allowGenerated ?? false,
-  };
+  return writePolicyFor({
+    forbidden: overrides.forbidden ?? ['secrets/**'],
+    requireApproval: overrides.approval ?? ['db/migration/**'],
+    scope: overrides.scope,
+    lockfiles: overrides.lockfiles ?? ['**/package-lock.json', '**/pnpm-lock.yaml'],
+    generated: overrides.generated ?? ['**/*.pb.go'],
+    allowLockfiles: overrides.allowLockfiles,
+    allowGenerated: overrides.allowGenerated,
+  });
 }
 
 const change = (path: string, lines = 2): ScopedChange => ({ path, kind: 'MODIFIED', insertions: lines / 2, deletions: lines / 2 });

@@ -105,7 +105,7 @@ describe('applyRecipe', () => {
     expect(await repo.workspace.readText('package-lock.json')).toContain('"1.1.0"');
     expect(result.lockfilesToRefresh).toEqual([
       { lockfile: 'Cargo.lock', command: 'cargo update -p left-pad' },
-      { lockfile: 'package-lock.json', command: 'npm install' },
+      { lockfile: 'package-lock.json', command: 'npm install --package-lock-only' },
     ]);
   });
 

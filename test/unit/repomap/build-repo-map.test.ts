@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { buildRepoMap } from '../../../src/core/repomap/build-repo-map.js';
-import { createGlobPathRules } from '../../../src/core/repomap/path-rules.js';
-import type { RepoMap } from '../../../src/core/repomap/repo-map-schema.js';
+import { pathRulesFor } from '../../helpers/path-rules.js';
+import { REPO_MAP_SCANNER_VERSION, type RepoMap } from '../../../src/core/repomap/repo-map-schema.js';
 import { goNestedModuleRepo, mavenMultiModuleRepo, pnpmWorkspaceRepo, pythonPackageRepo } from '../../fixtures/realistic-repos.js';
 import { createMemoryRepo, type MemoryRepoFile } from '../../helpers/memory-repo.js';
 
-async function mapOf(files: Record<string, MemoryRepoFile>, rules = createGlobPathRules({ forbidden: ['.github/workflows/**'] })): Promise<RepoMap> {
+async function mapOf(files: Record<string, MemoryRepoFile>, rules = pathRulesFor({ forbidden: ['.github/workflows/**'] })): Promise<RepoMap> {
   const repo = await createMemoryRepo(files);
   return buildRepoMap({ workspace: repo.workspace, owner: 'acme', repo: 'demo', rules, policyDigest: 'p1' });
 }
@@ -79,7 +79,7 @@ describe('buildRepoMap on the Maven multi-module example', () => {
     const a = await mapOf(mavenMultiModuleRepo());
     const b = await mapOf(mavenMultiModuleRepo());
     expect(JSON.stringify(a)).toBe(JSON.stringify(b));
-    expect(a.identity).toMatchObject({ owner: 'acme', repo: 'demo', commit: a.baseCommitSha, scannerVersion: 'repomap-1.0.0', policyDigest: 'p1' });
+    expect(a.identity).toMatchObject({ owner: 'acme', repo: 'demo', commit: a.baseCommitSha, scannerVersion: REPO_MAP_SCANNER_VERSION, policyDigest: 'p1' });
     expect(a.identity.workspaceDigest).toMatch(/^tree:[0-9a-f]{40}$/);
   });
 
@@ -97,6 +97,48 @@ describe('buildRepoMap on the Maven multi-module example', () => {
       { path: 'config/current', target: 'prod', withinWorkspace: true },
       { path: 'escape', target: '../../etc/passwd', withinWorkspace: false },
     ]);
+  });
+});
+
+describe('buildRepoMap: classification of every file', () => {
+  it('classifies every path once, from the path rules, in sorted lists', async () => {
+    const map = await mapOf({
+      'src/app.ts': 'export {};\n',
+      'src/app.test.ts': 'test;\n',
+      'package.json': '{"name":"x"}\n',
+      'package-lock.json': '{}\n',
+      'dist/app.js': 'x\n',
+      'node_modules/left-pad/index.js': 'x\n',
+      '.github/workflows/ci.yml': 'on: push\n',
+      'infra/main.tf': 'x\n',
+      'README.md': '# x\n',
+      'CHANGELOG.md': '# 1.0\n',
+      'logo.png': 'png',
+      'LICENSE': 'MIT\n',
+      'src/a+b/@scope/x.ts': 'export {};\n',
+    });
+    expect(map.classification).toEqual({
+      vendored: ['node_modules/left-pad/index.js'],
+      lockfile: ['package-lock.json'],
+      generated: ['dist/app.js'],
+      ci: ['.github/workflows/ci.yml'],
+      test: ['src/app.test.ts'],
+      history: ['CHANGELOG.md'],
+      infra: ['infra/main.tf'],
+      docs: ['README.md'],
+      binary: ['logo.png'],
+      config: ['package.json'],
+      source: ['src/a+b/@scope/x.ts', 'src/app.ts'],
+      other: ['LICENSE'],
+    });
+    const total = Object.values(map.classification).reduce((n, list) => n + list.length, 0);
+    expect(total).toBe(map.filesystem.fileCount);
+  });
+
+  it('follows the policy: its own lockfile pattern, its forbidden paths in the risk list', async () => {
+    const map = await mapOf({ 'deps/my.lock': 'x\n', 'src/a.ts': 'x\n', 'secrets/key.txt': 'x\n' }, pathRulesFor({ forbidden: ['secrets'], lockfiles: ['**/my.lock'] }));
+    expect(map.classification.lockfile).toEqual(['deps/my.lock']);
+    expect(map.risk.paths.find((r) => r.path === 'secrets/key.txt')).toMatchObject({ level: 'blocked', ruleId: 'policy-forbidden' });
   });
 });
 

@@ -5,9 +5,10 @@ import { codeownersMatcher, ownersFor, parseCodeowners } from '../../../src/core
 import { FileContents } from '../../../src/core/repomap/file-contents.js';
 import { resolveFileImports } from '../../../src/core/repomap/file-imports.js';
 import { languageForPath } from '../../../src/core/repomap/language-table.js';
-import { createGlobPathRules } from '../../../src/core/repomap/path-rules.js';
+import { pathRulesFor } from '../../helpers/path-rules.js';
 import { estimateTokens, projectRepoMap } from '../../../src/core/repomap/project-repo-map.js';
 import { loadOrBuildRepoMap, repoMapCacheKey } from '../../../src/core/repomap/repo-map-cache.js';
+import { REPO_MAP_SCANNER_VERSION } from '../../../src/core/repomap/repo-map-schema.js';
 import { RepoNavigator } from '../../../src/core/repomap/repo-navigator.js';
 import { SymbolIndex } from '../../../src/core/repomap/symbol-index.js';
 import type { SyntaxService } from '../../../src/core/syntax/types.js';
@@ -15,7 +16,7 @@ import type { TaskContract } from '../../../src/core/task/task-contract.js';
 import { mavenMultiModuleRepo, pnpmWorkspaceRepo } from '../../fixtures/realistic-repos.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
 
-const rules = createGlobPathRules({ forbidden: ['.github/workflows/**'] });
+const rules = pathRulesFor({ forbidden: ['.github/workflows/**'] });
 
 async function maven() {
   const repo = await createMemoryRepo(mavenMultiModuleRepo());
@@ -90,14 +91,14 @@ describe('repo-map cache', () => {
     const repo = await createMemoryRepo(mavenMultiModuleRepo());
     const store = createLocalArtifactStoreForTest();
     let builds = 0;
-    const key = { owner: 'acme', repo: 'orders', commit: repo.commitSha, scannerVersion: 'repomap-1.0.0', policyDigest: 'p1' };
+    const key = { owner: 'acme', repo: 'orders', commit: repo.commitSha, scannerVersion: REPO_MAP_SCANNER_VERSION, policyDigest: 'p1' };
     const build = async () => {
       builds++;
       return buildRepoMap({ workspace: repo.workspace, owner: 'acme', repo: 'orders', rules, policyDigest: 'p1' });
     };
     const first = await loadOrBuildRepoMap({ store, key, build });
     expect(first.cacheHit).toBe(false);
-    expect(first.key).toBe(`maps/acme/orders/${repo.commitSha}/repomap-1.0.0-p1.json`);
+    expect(first.key).toBe(`maps/acme/orders/${repo.commitSha}/${REPO_MAP_SCANNER_VERSION}-p1.json`);
     const second = await loadOrBuildRepoMap({ store, key, build });
     expect(second.cacheHit).toBe(true);
     expect(second.map).toEqual(first.map);
@@ -111,7 +112,7 @@ describe('repo-map cache', () => {
   it('ignores a stored map whose identity does not match the key', async () => {
     const repo = await createMemoryRepo(mavenMultiModuleRepo());
     const store = createLocalArtifactStoreForTest();
-    const key = { owner: 'acme', repo: 'orders', commit: repo.commitSha, scannerVersion: 'repomap-1.0.0', policyDigest: 'p1' };
+    const key = { owner: 'acme', repo: 'orders', commit: repo.commitSha, scannerVersion: REPO_MAP_SCANNER_VERSION, policyDigest: 'p1' };
     const map = await buildRepoMap({ workspace: repo.workspace, owner: 'acme', repo: 'orders', rules, policyDigest: 'p1' });
     await store.put(repoMapCacheKey(key), JSON.stringify({ ...map, identity: { ...map.identity, commit: 'f'.repeat(40) } }));
     const res = await loadOrBuildRepoMap({ store, key, build: async () => map });

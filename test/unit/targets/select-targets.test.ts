@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
 import { buildRepoMap } from '../../../src/core/repomap/build-repo-map.js';
 import { FileContents } from '../../../src/core/repomap/file-contents.js';
-import { createGlobPathRules } from '../../../src/core/repomap/path-rules.js';
+import { pathRulesFor } from '../../helpers/path-rules.js';
 import type { RepoMap } from '../../../src/core/repomap/repo-map-schema.js';
 import { SymbolIndex } from '../../../src/core/repomap/symbol-index.js';
 import type { SyntaxService } from '../../../src/core/syntax/types.js';
@@ -13,7 +13,7 @@ import type { TaskContract } from '../../../src/core/task/task-contract.js';
 import { mavenMultiModuleRepo, pnpmWorkspaceRepo } from '../../fixtures/realistic-repos.js';
 import { createMemoryRepo, type MemoryRepo } from '../../helpers/memory-repo.js';
 
-const rules = createGlobPathRules({ forbidden: ['.github/workflows/**'], requireApproval: ['db/migration/**'] });
+const rules = pathRulesFor({ forbidden: ['.github/workflows/**'], requireApproval: ['db/migration/**'] });
 
 function task(partial: Partial<TaskContract>): TaskContract {
   return { schemaVersion: 1, title: 't', objective: 'o', mode: 'draft_pr', steps: [], budgets: {}, searchTerms: [], kind: 'specific', blockSource: 'none', digest: 'd', ...partial };

@@ -1,3 +1,6 @@
+import { compileGlobs } from '../../paths/glob.js';
+import { DEFAULT_LOCKFILE_PATTERNS } from '../../policy/agent-policy.js';
+
 /** Dependency manifests bump-dependency edits, by file name. */
 export type ManifestKind = 'maven' | 'gradle' | 'gradle-catalog' | 'npm' | 'go-mod' | 'requirements' | 'pyproject' | 'cargo';
 
@@ -18,12 +21,15 @@ export function manifestKindForPath(path: string): ManifestKind | undefined {
   return undefined;
 }
 
-/** Lockfiles by name, with the command that refreshes them (`{pkg}` is the package being bumped). */
+/**
+ * The command that refreshes each lockfile (`{pkg}` is the package being bumped). Which files are
+ * lockfiles is decided by the policy's lockfile patterns, not by this table.
+ */
 export const LOCKFILES: Record<string, string> = {
-  'package-lock.json': 'npm install',
-  'npm-shrinkwrap.json': 'npm install',
-  'pnpm-lock.yaml': 'pnpm install',
-  'yarn.lock': 'yarn install',
+  'package-lock.json': 'npm install --package-lock-only',
+  'npm-shrinkwrap.json': 'npm install --package-lock-only',
+  'pnpm-lock.yaml': 'pnpm install --lockfile-only',
+  'yarn.lock': 'yarn install --mode update-lockfile',
   'bun.lockb': 'bun install',
   'bun.lock': 'bun install',
   'go.sum': 'go mod tidy',
@@ -32,10 +38,18 @@ export const LOCKFILES: Record<string, string> = {
   'uv.lock': 'uv lock',
   'pdm.lock': 'pdm lock',
   'Pipfile.lock': 'pipenv lock',
+  'Gemfile.lock': 'bundle lock',
+  'composer.lock': 'composer update --lock',
+  'packages.lock.json': 'dotnet restore --force-evaluate',
   'gradle.lockfile': './gradlew dependencies --write-locks',
   'buildscript-gradle.lockfile': './gradlew dependencies --write-locks',
   'settings-gradle.lockfile': './gradlew dependencies --write-locks',
 };
+
+/** The command that refreshes the lockfile at `path` for `pkg`; undefined for an unknown lockfile name. */
+export function lockfileRefreshCommand(path: string, pkg: string): string | undefined {
+  return LOCKFILES[baseName(path)]?.replace('{pkg}', pkg);
+}
 
 /** Which lockfiles belong to which manifest kind. */
 export const LOCKFILES_FOR_KIND: Partial<Record<ManifestKind, string[]>> = {
@@ -47,7 +61,5 @@ export const LOCKFILES_FOR_KIND: Partial<Record<ManifestKind, string[]>> = {
   'gradle-catalog': ['gradle.lockfile'],
 };
 
-export function isLockfile(path: string): boolean {
-  const name = baseName(path);
-  return name in LOCKFILES || name.endsWith('.lockfile');
-}
+/** A lockfile by the default lockfile patterns. */
+export const isLockfile: (path: string) => boolean = compileGlobs(DEFAULT_LOCKFILE_PATTERNS);

@@ -82,7 +82,7 @@ async function recipeSegment(env: PipelineEnv, context: PhaseContext, task: Task
   const result = await applyRecipe(segment.step, context.workspace, {
     paths: segment.paths,
     syntax: env.syntax,
-    isEditable: (path) => views.inTaskScope(path) && !views.rules.editBlock(path),
+    isEditable: (path) => views.rules.isEditable(path),
   });
   return {
     id: segment.id,

@@ -47,12 +47,12 @@ export function discoveryPhase(env: PipelineEnv): PhaseHandler {
       const { map, cacheHit, key } = await loadOrBuildRepoMap({
         store: env.store,
         key: { owner: env.owner, repo: env.repo, commit: workspace.baseCommitSha, scannerVersion: REPO_MAP_SCANNER_VERSION, policyDigest: digest },
-        build: () => buildRepoMap({ workspace, owner: env.owner, repo: env.repo, rules: views.mapRules, policyDigest: digest, contents }),
+        build: () => buildRepoMap({ workspace, owner: env.owner, repo: env.repo, rules: views.rules, policyDigest: digest, contents }),
       });
       const attemptKeys = env.keys.attempt(env.attempt);
       await writeArtifact(env.store, attemptKeys.repoMap, RepoMap, map);
       await context.runtime.use('code_search.search');
-      const selection = await selectTargets({ workspace, task, map, rules: views.mapRules, contents, symbols: new SymbolIndex(env.syntax, contents) });
+      const selection = await selectTargets({ workspace, task, map, rules: views.rules, contents, symbols: new SymbolIndex(env.syntax, contents) });
       await writeArtifact(env.store, attemptKeys.targetSelection, TargetSelection, selection);
       const owners = reviewersFor(map, selection.selectedFiles.filter((f) => f.allowedToEdit).map((f) => f.path));
       const output: DiscoveryOutput = {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { recipeCandidates } from '../../engines/recipe/recipe-candidates.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';
-import { compileGlobs } from '../../policy/compile-path-rules.js';
+import { compileGlobs } from '../../paths/glob.js';
 import { RecipeStep } from '../../task/recipe-steps.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { discoveryOf } from './discovery-phase.js';
@@ -39,7 +39,7 @@ export function planningPhase(env: PipelineEnv): PhaseHandler {
       const task = taskOf(context.outputs);
       const discovery = discoveryOf(context.outputs);
       const views = viewsFor(env, task);
-      const editable = context.workspace.paths().filter((p) => views.inTaskScope(p) && !views.rules.editBlock(p) && isRegular(context.workspace.entry(p)?.mode));
+      const editable = context.workspace.paths().filter((p) => views.rules.isEditable(p) && isRegular(context.workspace.entry(p)?.mode));
       let plan: Plan;
       if (task.mode === 'analysis') {
         plan = { strategy: 'analysis', reason: 'the task asks for analysis only', segments: [] };

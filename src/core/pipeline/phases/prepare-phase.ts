@@ -49,7 +49,7 @@ export function preparePhase(env: PipelineEnv, artifactsFor: () => { name: strin
       const sink = ledgerSink(context.ledger, 'pr_preparation');
       const index = await VirtualIndex.fromCommit(ws.fs, ws.gitdir, ws.baseCommitSha);
       await context.runtime.use('git.stage');
-      await stagePaths({ workspace: ws, index, paths: ws.changes().map((c) => c.path), policy: views.write, runId: env.request.runId, ledger: sink });
+      await stagePaths({ workspace: ws, index, paths: ws.changes().map((c) => c.path), policy: views.rules, runId: env.request.runId, ledger: sink });
       const title = commitTitle(env, task, plan.segments.map((s) => s.step?.recipe ?? 'model'));
       await context.runtime.use('git.commit');
       const commit = await commitStaged({
@@ -66,7 +66,7 @@ export function preparePhase(env: PipelineEnv, artifactsFor: () => { name: strin
           taskId: env.taskId(task),
         },
         verification: verification.report,
-        policy: views.write,
+        policy: views.rules,
         identity: env.identity,
         createdAt: env.createdAt,
         ledger: sink,

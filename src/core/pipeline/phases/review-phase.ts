@@ -40,7 +40,7 @@ export function reviewPhase(env: PipelineEnv): PhaseHandler {
       const views = viewsFor(env, task);
       await context.runtime.use('git.diff');
       const diff = await diffWorkspaceChanges(context.workspace, { isGenerated: (p) => views.rules.isGenerated(p) });
-      const risk = changeRisk(diff.summary.files, (p) => views.rules.riskFor(p));
+      const risk = changeRisk(diff.summary.files, views.rules);
       const level = risk.riskLevel;
       const reasons = risk.reasons;
       const verdict = await guardScope(env, context, task, context.workspace, { level, reasons });

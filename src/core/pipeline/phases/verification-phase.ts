@@ -36,7 +36,7 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
       const { clusters, checked } = await parseClusters(ws, env.syntax, topLevelModule);
       await context.runtime.use('git.diff');
       const diff = await diffWorkspaceChanges(ws, { isGenerated: (p) => views.rules.isGenerated(p) });
-      const cheats = detectCheats(new TextDecoder().decode(diff.patch)).findings;
+      const cheats = detectCheats(new TextDecoder().decode(diff.patch), views.rules).findings;
       const scanned = [];
       for (const change of ws.changes()) {
         const base = ws.baseEntry(change.path);
