@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { readArtifact } from '../../core/artifacts/artifact-io.js';
 import { runKeys } from '../../core/artifacts/keys.js';
 import { AgentError } from '../../core/errors.js';
+import { agentBranchName, isBranchSafeRunId } from '../../core/git/branch-name.js';
 import { PrCandidate } from '../../core/git/pr-candidate.js';
 import { revalidateCandidate } from '../../core/git/revalidate-candidate.js';
 import { writeCandidateToRepository } from '../../core/git/write-candidate-to-repository.js';
@@ -111,7 +112,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
   if ((values.task || values['task-file']) && (command === 'ingest' || command === 'map')) throw new UsageError(`--task is for targets and run`);
   if (values.task && values['task-file']) throw new UsageError('give --task or --task-file, not both');
   if ((values.publish || values.approve) && command !== 'run') throw new UsageError('--publish and --approve are for run');
-  if (values['run-id'] && !/^[A-Za-z0-9_-]{1,64}$/.test(values['run-id'])) throw new UsageError('--run-id must be 1-64 letters, digits, _ or -');
+  if (values['run-id'] && !isBranchSafeRunId(values['run-id'])) throw new UsageError('--run-id must be 1-64 letters, digits, _ or -');
 
   const repoArg = positionals[0];
   const isUrl = /^https?:\/\//i.test(repoArg);
@@ -165,7 +166,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     task: { title, body: taskText },
     baseRef: values.ref,
     paths,
-    agentBranch: `agent/local/r${runId}`,
+    agentBranch: agentBranchName({ runId }),
     createdAt: now,
   };
   let approvedGates: string[] = [];

@@ -1,6 +1,7 @@
 import { putArtifactIfAbsent, readArtifactIfPresent, readArtifactVersioned, putArtifactIfMatch, writeArtifact } from '../../core/artifacts/artifact-io.js';
 import { issueLatestKey, lockKey, type RunKeys } from '../../core/artifacts/keys.js';
 import { GitBoundaryError } from '../../core/git/git-boundary-error.js';
+import { agentBranchName } from '../../core/git/branch-name.js';
 import { PrCandidate } from '../../core/git/pr-candidate.js';
 import { rebuildTree, type BaseTreeFile } from '../../core/git/rebuild-tree.js';
 import { revalidateCandidate } from '../../core/git/revalidate-candidate.js';
@@ -109,7 +110,7 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
   }
 
   if (request.source.kind !== 'github') return refuse(options, ctx, new PublishError('NOT_A_GITHUB_RUN', 'only GitHub runs are published by the publisher', { kind: request.source.kind }));
-  const expectedBranch = request.issue ? `agent/i${request.issue.number}/r${request.runId}` : request.agentBranch;
+  const expectedBranch = agentBranchName({ runId: request.runId, issue: request.issue?.number });
   if (candidate.runId !== request.runId || candidate.headBranch !== request.agentBranch || request.agentBranch !== expectedBranch) {
     return refuse(
       options,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { putArtifactIfAbsent, readArtifactIfPresent, readArtifactVersioned, writeArtifact, putArtifactIfMatch } from '../../core/artifacts/artifact-io.js';
 import { hourBucket, issueLatestKey, limitKey, limitPrefix, lockKey, runKeys } from '../../core/artifacts/keys.js';
+import { agentBranchName } from '../../core/git/branch-name.js';
 import { meetsPermission, type AgentPolicy } from '../../core/policy/agent-policy.js';
 import { parsePolicy } from '../../core/policy/parse-policy.js';
 import { PolicyError } from '../../core/policy/policy-error.js';
@@ -284,7 +285,7 @@ export class TriggerService {
       },
       comment: trigger.comment,
       forcedMode: trigger.forcedMode,
-      agentBranch: `agent/i${issueNumber}/r${runId}`,
+      agentBranch: agentBranchName({ runId, issue: issueNumber }),
       createdAt: new Date(now).toISOString(),
     };
     const created = await putArtifactIfAbsent(store, keys.request, RunRequest, request);

@@ -1,5 +1,4 @@
 export * from './artifacts.js';
-export * from './branch-name.js';
 export * from './clone-plan.js';
 export * from './hostile-entry.js';
 export * from './ingest-repository.js';

@@ -1,6 +1,7 @@
 import { readArtifactIfPresent, writeArtifact } from '../artifacts/artifact-io.js';
 import type { RunKeys } from '../artifacts/keys.js';
 import { AgentError, IngestionError } from '../errors.js';
+import { agentBranchName } from '../git/branch-name.js';
 import { createAgentBranch } from '../git/create-agent-branch.js';
 import type { GitIdentity } from '../git/commit-staged.js';
 import { VirtualIndex } from '../git/virtual-index.js';
@@ -94,7 +95,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
   const { store, clock, logger } = deps;
   const { keys, attempt } = request;
   const attemptKeys = keys.attempt(attempt.attempt);
-  const agentBranch = attempt.request.agentBranch;
+  const agentBranch = agentBranchName({ runId: attempt.request.runId, issue: attempt.request.issue?.number });
   const artifacts: Record<string, string> = {};
   const snapshot = attempt.request;
 
