@@ -1,5 +1,4 @@
 export * from './target-selection-schema.js';
 export * from './keyword-search.js';
-export * from './recipe-candidates.js';
 export * from './symbol-search.js';
 export * from './select-targets.js';
