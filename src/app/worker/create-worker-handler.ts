@@ -158,7 +158,6 @@ async function runOne(deps: WorkerDeps, target: NonNullable<ReturnType<typeof pa
         return Boolean(marker && marker.attempt >= target.attempt);
       },
       shouldYield: () => (context.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() < YIELD_MARGIN_MS : false),
-      onPhase: (e) => tracker.phase(e.phase, e.state),
     },
     {
       keys,

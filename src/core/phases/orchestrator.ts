@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ArtifactStore, Clock } from '../ports.js';
+import type { ArtifactStore, Clock, PhaseProgress, RunReporter } from '../ports.js';
 import { canonicalJson, sha256Hex } from '../util/digest.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { Ledger, seqLabel } from './ledger.js';
@@ -89,7 +89,8 @@ export interface OrchestratorOptions {
   writablePaths: (path: string, outputs: Readonly<Partial<Record<PhaseName, unknown>>>) => boolean;
   /** Asked between phases: true means stop now and continue in another invocation. */
   shouldYield?: () => boolean;
-  onPhase?: (event: { phase: PhaseName; state: 'running' | 'done' | 'skipped' | 'failed' | 'blocked'; summary?: string }) => void;
+  /** Told when each phase starts and ends. */
+  reporter?: RunReporter;
 }
 
 export interface OrchestratorResult {
@@ -153,7 +154,10 @@ export async function runOrchestrator(options: OrchestratorOptions): Promise<Orc
     }
     const contract = PHASE_CONTRACTS[handler.name];
     const runtime = new PhaseRuntime(contract, ledger, (path) => options.writablePaths(path, outputs));
-    options.onPhase?.({ phase: handler.name, state: 'running' });
+    const startedAt = clock.now();
+    const progress = (state: PhaseProgress['state'], summary?: string) =>
+      options.reporter?.phase?.({ phase: handler.name, state, summary, files: workspace.changes().length, elapsedMs: clock.now() - startedAt });
+    options.reporter?.phase?.({ phase: handler.name, state: 'running' });
     await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'PHASE_STARTED', payload: { goal: contract.goal } });
 
     const context: PhaseContext = {
@@ -182,7 +186,7 @@ export async function runOrchestrator(options: OrchestratorOptions): Promise<Orc
     } catch (error) {
       const reason = error instanceof PhaseContractError ? error.reason : 'PHASE_FAILED';
       await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'PHASE_FAILED', payload: { reason, message: (error as Error).message } });
-      options.onPhase?.({ phase: handler.name, state: 'failed', summary: (error as Error).message });
+      progress('failed', (error as Error).message);
       const state: TerminalState = error instanceof PhaseContractError ? 'BLOCKED' : 'FAILED';
       return { state, reason: `${handler.name}: ${(error as Error).message}`, details: { phase: handler.name, code: reason }, outputs, checkpoints, resumedFrom, ledger };
     }
@@ -218,11 +222,11 @@ export async function runOrchestrator(options: OrchestratorOptions): Promise<Orc
 
     if (outcome.stop) {
       const uiState = outcome.stop.state === 'COMPLETED' ? 'done' : outcome.stop.state === 'FAILED' ? 'failed' : 'blocked';
-      options.onPhase?.({ phase: handler.name, state: uiState, summary: outcome.summary });
+      progress(uiState, outcome.summary);
       await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'RUN_STOPPED', payload: { state: outcome.stop.state, reason: outcome.stop.reason } });
       return { state: outcome.stop.state, reason: outcome.stop.reason, details: outcome.stop.details, outputs, checkpoints, resumedFrom, ledger };
     }
-    options.onPhase?.({ phase: handler.name, state: 'done', summary: outcome.summary });
+    progress('done', outcome.summary);
   }
   return { state: 'COMPLETED', outputs, checkpoints, resumedFrom, ledger };
 }

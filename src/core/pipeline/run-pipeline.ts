@@ -50,7 +50,6 @@ export interface PipelineDeps {
   identity: GitIdentity;
   isCancelled: () => Promise<boolean>;
   shouldYield?: () => boolean;
-  onPhase?: (event: { phase: PhaseName; state: 'running' | 'done' | 'skipped' | 'failed' | 'blocked'; summary?: string }) => void;
 }
 
 export interface PipelineRequest {
@@ -223,7 +222,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
       return writable.paths.has(path);
     },
     shouldYield: deps.shouldYield,
-    onPhase: deps.onPhase,
+    reporter: deps.reporter,
   });
 
   const outputs = outcome.outputs;
