@@ -168,8 +168,8 @@ export interface PhaseProgress {
   phase: string;
   state: 'running' | 'done' | 'skipped' | 'failed' | 'blocked';
   summary?: string;
-  /** When ended: the files of the snapshot (ingestion) or the files the workspace has changed so far (phases). */
-  files?: number;
+  /** When ended: the files of the snapshot (ingestion), or the files the workspace has changed so far (phases). */
+  files?: { count: number; of: 'snapshot' | 'changed' };
   /** When ended: how long the stage took, by the run's clock. */
   elapsedMs?: number;
 }

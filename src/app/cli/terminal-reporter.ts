@@ -17,7 +17,7 @@ export class TerminalReporter implements RunReporter {
   phase(progress: PhaseProgress): void {
     if (!this.options.enabled || progress.state === 'running') return;
     const seconds = `${((progress.elapsedMs ?? 0) / 1000).toFixed(1)}s`;
-    const files = progress.files === undefined ? '' : `${progress.files} file${progress.files === 1 ? '' : 's'}`;
+    const files = progress.files === undefined ? '' : progress.files.of === 'changed' ? `${progress.files.count} changed` : `${progress.files.count} files`;
     this.options.write(`  ${ICON[progress.state]} ${progress.phase.padEnd(24)} ${files.padStart(11)} ${seconds.padStart(7)}  ${progress.summary ?? ''}\n`);
   }
 

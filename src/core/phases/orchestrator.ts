@@ -156,7 +156,7 @@ export async function runOrchestrator(options: OrchestratorOptions): Promise<Orc
     const runtime = new PhaseRuntime(contract, ledger, (path) => options.writablePaths(path, outputs));
     const startedAt = clock.now();
     const progress = (state: PhaseProgress['state'], summary?: string) =>
-      options.reporter?.phase?.({ phase: handler.name, state, summary, files: workspace.changes().length, elapsedMs: clock.now() - startedAt });
+      options.reporter?.phase?.({ phase: handler.name, state, summary, files: { count: workspace.changes().length, of: 'changed' }, elapsedMs: clock.now() - startedAt });
     options.reporter?.phase?.({ phase: handler.name, state: 'running' });
     await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'PHASE_STARTED', payload: { goal: contract.goal } });
 
