@@ -1,7 +1,7 @@
 import type { PhaseName } from '../phases/phase-contracts.js';
 import { PHASE_CONTRACTS, PHASE_NAMES } from '../phases/phase-contracts.js';
 import type { Checkpoint } from '../phases/orchestrator.js';
-import type { RunReportInput } from '../phases/run-report.js';
+import type { RunReportInput } from '../phases/run-report-schema.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { changeOf } from './phases/change-phase.js';
 import { discoveryOf } from './phases/discovery-phase.js';
