@@ -6,7 +6,6 @@ import { createGlobPathRules } from '../../../src/core/repomap/path-rules.js';
 import type { RepoMap } from '../../../src/core/repomap/repo-map-schema.js';
 import { SymbolIndex } from '../../../src/core/repomap/symbol-index.js';
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
-import { keywordSearch } from '../../../src/core/targets/keyword-search.js';
 import { selectTargets } from '../../../src/core/targets/select-targets.js';
 import { TargetSelection } from '../../../src/core/targets/target-selection-schema.js';
 import type { TaskContract } from '../../../src/core/task/task-contract.js';
@@ -135,14 +134,5 @@ describe('selectTargets: recipe steps', () => {
     expect(sel.selectedFiles.map((f) => f.path)).toEqual(['packages/web/package.json']);
     expect(sel.excludedFiles).toContainEqual({ path: 'pnpm-lock.yaml', reason: 'lockfile: not edited; refresh with pnpm install --lockfile-only' });
     expect(sel.warnings.map((w) => w.code)).toContain('LOCKFILE_NEEDS_REFRESH');
-  });
-});
-
-describe('keywordSearch', () => {
-  it('respects identifier boundaries and numbers lines', async () => {
-    const r = await createMemoryRepo({ 'a.ts': 'const fooBar = 1;\nfoo();\n// foo\n', 'b.bin': new Uint8Array([0, 1, 2, 102, 111, 111]) });
-    const { hits, searched } = await keywordSearch(new FileContents(r.workspace), ['a.ts', 'b.bin'], ['foo']);
-    expect(searched).toBe(1);
-    expect(hits.get('a.ts')!.map((h) => h.line)).toEqual([2, 3]);
   });
 });
