@@ -55,7 +55,7 @@ function classify(path: string, map: RepoMap, rules: PathRules): FileClassificat
 }
 
 /**
- * Target selection (Part 018 §16-21): explicit scope, policy filter, keyword search, symbol
+ * Target selection: explicit scope, policy filter, keyword search, symbol
  * search, module awareness, risk filter, ranking, and a report with evidence for every
  * selected file and a reason for every excluded one. Recipe steps select exactly the files the
  * recipe can change. Deterministic: sorted output, no clock.
