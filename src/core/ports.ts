@@ -163,8 +163,23 @@ export interface RunProgress {
   pullRequestUrl?: string;
 }
 
+/** One stage of a run started or ended: ingestion, or a phase under the orchestrator. */
+export interface PhaseProgress {
+  phase: string;
+  state: 'running' | 'done' | 'skipped' | 'failed' | 'blocked';
+  summary?: string;
+  /** When ended: the files of the snapshot (ingestion), or the files the workspace has changed so far (phases). */
+  files?: { count: number; of: 'snapshot' | 'changed' };
+  /** When ended: how long the stage took, by the run's clock. */
+  elapsedMs?: number;
+}
+
+/** Where a run shows its progress: the progress comment, or the terminal. */
 export interface RunReporter {
+  /** The whole picture of the run (status, base, artifacts); called at the start and the end of an attempt. */
   report(progress: RunProgress): Promise<void>;
+  /** One stage started or ended (reporters that show only the whole picture leave it out). Never awaited: showing progress must not slow or stop the run. */
+  phase?(progress: PhaseProgress): void;
 }
 
 /** The CI state of a commit. */

@@ -1,24 +1,28 @@
 import type { PipelineResult } from '../../core/pipeline/run-pipeline.js';
-import type { Clock } from '../../core/ports.js';
+import type { PhaseProgress, RunProgress, RunReporter } from '../../core/ports.js';
 
-const ICON: Record<string, string> = { running: '…', done: '✓', skipped: '-', failed: '✗', blocked: '■' };
+const ICON: Record<PhaseProgress['state'], string> = { running: '…', done: '✓', skipped: '-', failed: '✗', blocked: '■' };
 
-/** Progress on the terminal (stderr): one line per phase transition with the elapsed time. */
-export class TerminalReporter {
-  private startedAt = 0;
-
-  constructor(private readonly options: { write: (text: string) => void; enabled: boolean; clock: Clock }) {}
+/**
+ * The run's progress on the terminal (stderr): one line per finished stage with the files it
+ * saw or changed and how long it took; nothing at all when disabled (`--json`).
+ */
+export class TerminalReporter implements RunReporter {
+  constructor(private readonly options: { write: (text: string) => void; enabled: boolean }) {}
 
   start(title: string): void {
-    this.startedAt = this.options.clock.now();
     if (this.options.enabled) this.options.write(`draftsman: ${title}\n`);
   }
 
-  phase(phase: string, state: string, summary?: string): void {
-    if (!this.options.enabled || state === 'running') return;
-    const elapsed = ((this.options.clock.now() - this.startedAt) / 1000).toFixed(1);
-    this.options.write(`  ${ICON[state] ?? state} ${phase.padEnd(24)} ${elapsed.padStart(6)}s  ${summary ?? ''}\n`);
+  phase(progress: PhaseProgress): void {
+    if (!this.options.enabled || progress.state === 'running') return;
+    const seconds = `${((progress.elapsedMs ?? 0) / 1000).toFixed(1)}s`;
+    const files = progress.files === undefined ? '' : progress.files.of === 'changed' ? `${progress.files.count} changed` : `${progress.files.count} files`;
+    this.options.write(`  ${ICON[progress.state]} ${progress.phase.padEnd(24)} ${files.padStart(11)} ${seconds.padStart(7)}  ${progress.summary ?? ''}\n`);
   }
+
+  /** The whole picture is printed once, by `finish`, where the run directory is known. */
+  async report(_progress: RunProgress): Promise<void> {}
 
   finish(result: PipelineResult, runDir: string, publishNote?: string): void {
     if (!this.options.enabled) return;

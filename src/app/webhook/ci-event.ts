@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseAgentBranch as parseRunBranch } from '../../core/git/branch-name.js';
 import type { CiStatus } from '../../core/ports.js';
 import type { GitHubApi } from '../github/github-api.js';
 
@@ -71,6 +72,6 @@ export async function readCiSnapshot(api: GitHubApi, owner: string, repo: string
 
 /** `agent/i<issue>/r<runId>` -> its parts; undefined for any other branch. */
 export function parseAgentBranch(branch: string | null | undefined): { issue: number; runId: string } | undefined {
-  const m = /^agent\/i(\d+)\/r([A-Za-z0-9]+)$/.exec(branch ?? '');
-  return m ? { issue: Number(m[1]), runId: m[2] } : undefined;
+  const run = parseRunBranch(branch);
+  return run?.issue === undefined ? undefined : { issue: run.issue, runId: run.runId };
 }

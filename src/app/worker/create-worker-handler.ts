@@ -170,7 +170,6 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
         return Boolean(marker && marker.attempt >= target.attempt);
       },
       shouldYield: () => (context.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() < YIELD_MARGIN_MS : false),
-      onPhase: (e) => tracker.phase(e.phase, e.state),
     },
     {
       keys,

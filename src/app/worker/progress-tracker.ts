@@ -1,5 +1,5 @@
 import { PHASE_CONTRACTS, PHASE_NAMES, type PhaseName } from '../../core/phases/phase-contracts.js';
-import type { RunProgress, RunReporter } from '../../core/ports.js';
+import type { PhaseProgress, RunProgress, RunReporter } from '../../core/ports.js';
 
 type PhaseState = RunProgress['phases'][number]['state'];
 
@@ -14,13 +14,15 @@ export class ProgressTracker implements RunReporter {
   private chain: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly inner: RunReporter,
+    private readonly inner: Pick<RunReporter, 'report'>,
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  phase(name: PhaseName, state: PhaseState): void {
-    this.states.set(name, state);
-    if (this.last) void this.report({ ...this.last, phase: name, status: this.last.status === 'QUEUED' ? 'RUNNING' : this.last.status });
+  /** A phase of the checklist changed state; other stages (ingestion) are not on the checklist. */
+  phase(progress: PhaseProgress): void {
+    if (!isPhaseName(progress.phase)) return;
+    this.states.set(progress.phase, progress.state);
+    if (this.last) void this.report({ ...this.last, phase: progress.phase, status: this.last.status === 'QUEUED' ? 'RUNNING' : this.last.status });
   }
 
   report(progress: RunProgress): Promise<void> {
@@ -41,4 +43,8 @@ export class ProgressTracker implements RunReporter {
   flush(): Promise<void> {
     return this.chain;
   }
+}
+
+function isPhaseName(name: string): name is PhaseName {
+  return (PHASE_NAMES as readonly string[]).includes(name);
 }

@@ -1,15 +1,27 @@
 import { GitBoundaryError } from './git-boundary-error.js';
 
-/** Why a ref name fails `git check-ref-format`, or undefined when it passes. */
+/** Every agent branch lives under this prefix; nothing the agent writes is named outside it. */
+export const AGENT_BRANCH_PREFIX = 'agent/';
+const MAX_AGENT_BRANCH_LENGTH = 200;
+/** Run ids as they appear in branch names (and as `--run-id` accepts them). */
+const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+// Characters git refuses anywhere in a ref name: controls, space, DEL, ~ ^ : ? * [ and backslash.
+const BAD_CHARACTER = /[\u0000-\u0020\u007f~^:?*[\\]/;
+
+/**
+ * Why `refs/heads/<name>` is not a valid ref name under git's rules (as `git check-ref-format`
+ * applies them, without `--normalize`, `--allow-onelevel` or `--refspec-pattern`), or undefined
+ * when it is. Non-ASCII characters are allowed, as git allows them.
+ */
 export function refFormatProblem(name: string): string | undefined {
   if (name.length === 0) return 'empty';
-  if (name === '@') return 'is "@"';
   if (name.startsWith('/') || name.endsWith('/')) return 'begins or ends with "/"';
   if (name.includes('//')) return 'contains "//"';
   if (name.includes('..')) return 'contains ".."';
   if (name.includes('@{')) return 'contains "@{"';
   if (name.endsWith('.')) return 'ends with "."';
-  if (/[\u0000-\u0020\u007f~^:?*[\\]/.test(name)) return 'contains a control character, space, or one of ~ ^ : ? * [ \\';
+  if (BAD_CHARACTER.test(name)) return 'contains a control character, space, or one of ~ ^ : ? * [ \\';
   for (const component of name.split('/')) {
     if (component.startsWith('.')) return 'a component begins with "."';
     if (component.endsWith('.lock')) return 'a component ends with ".lock"';
@@ -17,8 +29,40 @@ export function refFormatProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** Agent branches: valid ref names under `agent/`, at most 200 characters (DESIGN §4). */
+/** True when `runId` can be part of a branch name: 1-64 letters, digits, `_` or `-`. */
+export function isBranchSafeRunId(runId: string): boolean {
+  return RUN_ID.test(runId);
+}
+
+/**
+ * The agent branch of a run: `agent/i<issue>/r<runId>` for an issue run, `agent/local/r<runId>`
+ * for a CLI run. Stable per run (every attempt reuses it), always under `agent/`.
+ */
+export function agentBranchName(run: { runId: string; issue?: number }): string {
+  if (!isBranchSafeRunId(run.runId)) throw invalid(`r${run.runId}`, 'the run id is not 1-64 letters, digits, _ or -');
+  if (run.issue !== undefined && (!Number.isSafeInteger(run.issue) || run.issue <= 0)) throw invalid(`i${run.issue}`, 'the issue number is not a positive integer');
+  const name = `${AGENT_BRANCH_PREFIX}${run.issue === undefined ? 'local' : `i${run.issue}`}/r${run.runId}`;
+  assertAgentBranchName(name);
+  return name;
+}
+
+/** The run an agent branch belongs to; undefined for any name `agentBranchName` does not produce. */
+export function parseAgentBranch(name: string | null | undefined): { runId: string; issue?: number } | undefined {
+  const match = /^agent\/(?:i([1-9]\d*)|local)\/r([A-Za-z0-9_-]{1,64})$/.exec(name ?? '');
+  if (!match) return undefined;
+  const issue = match[1] === undefined ? undefined : Number(match[1]);
+  if (issue !== undefined && !Number.isSafeInteger(issue)) return undefined;
+  return issue === undefined ? { runId: match[2] } : { runId: match[2], issue };
+}
+
+/** Agent branches: valid ref names under `agent/`, at most 200 characters. */
 export function assertAgentBranchName(name: string): void {
-  const problem = refFormatProblem(name) ?? (!name.startsWith('agent/') || name.length <= 'agent/'.length ? 'not under agent/' : name.length > 200 ? 'longer than 200 characters' : undefined);
-  if (problem) throw new GitBoundaryError('INVALID_BRANCH_NAME', `invalid agent branch name (${problem})`, { branch: name, problem });
+  const problem =
+    refFormatProblem(name) ??
+    (!name.startsWith(AGENT_BRANCH_PREFIX) || name.length <= AGENT_BRANCH_PREFIX.length ? 'not under agent/' : name.length > MAX_AGENT_BRANCH_LENGTH ? 'longer than 200 characters' : undefined);
+  if (problem) throw invalid(name, problem);
+}
+
+function invalid(branch: string, problem: string): GitBoundaryError {
+  return new GitBoundaryError('INVALID_BRANCH_NAME', `invalid agent branch name (${problem})`, { branch, problem });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ArtifactStore, Clock } from '../ports.js';
+import type { ArtifactStore, Clock, PhaseProgress, RunReporter } from '../ports.js';
 import { canonicalJson, sha256Hex } from '../util/digest.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { Ledger, seqLabel } from './ledger.js';
@@ -89,7 +89,8 @@ export interface OrchestratorOptions {
   writablePaths: (path: string, outputs: Readonly<Partial<Record<PhaseName, unknown>>>) => boolean;
   /** Asked between phases: true means stop now and continue in another invocation. */
   shouldYield?: () => boolean;
-  onPhase?: (event: { phase: PhaseName; state: 'running' | 'done' | 'skipped' | 'failed' | 'blocked'; summary?: string }) => void;
+  /** Told when each phase starts and ends. */
+  reporter?: RunReporter;
 }
 
 export interface OrchestratorResult {
@@ -105,19 +106,48 @@ export interface OrchestratorResult {
 const encoder = new TextEncoder();
 
 /**
- * The long-horizon orchestrator (seed Part 047 §22): phases in canonical order, each under its
+ * The long-horizon orchestrator: phases in canonical order, each under its
  * contract; a checkpoint after each; the patch stack after each segment. A resumed attempt
  * rebuilds the workspace from the base commit plus the patch stack of its last checkpoint and
  * continues with the next phase, so it ends exactly where an uninterrupted run would.
  */
 export async function runOrchestrator(options: OrchestratorOptions): Promise<OrchestratorResult> {
+  const attempt = await openAttempt(options);
+  const order = options.handlers.map((h) => h.name);
+  const last = attempt.checkpoints[attempt.checkpoints.length - 1];
+  const startIndex = last ? (last.nextPhase ? order.indexOf(last.nextPhase) : order.length) : 0;
+  for (let index = startIndex; index < options.handlers.length; index++) {
+    const handler = options.handlers[index];
+    const interruption = await interruptionBefore(options, attempt, handler.name, index > startIndex);
+    if (interruption) return interruption;
+    const ended = await runPhase(options, attempt, handler, order[index + 1] ?? null);
+    if (ended) return ended;
+  }
+  return { state: 'COMPLETED', ...resultParts(attempt) };
+}
+
+/** What one attempt has so far: its ledger, checkpoints, phase outputs and patch stack. */
+interface AttemptState {
+  ledger: Ledger;
+  checkpoints: Checkpoint[];
+  outputs: Partial<Record<PhaseName, unknown>>;
+  patchKeys: string[];
+  resumedFrom?: PhaseName;
+  /** Snapshot of the view at the last recorded segment, for the next patch. */
+  segmentBase: Map<string, FileSnapshot | null>;
+  segmentSeq: number;
+}
+
+function resultParts(attempt: AttemptState): Pick<OrchestratorResult, 'outputs' | 'checkpoints' | 'resumedFrom' | 'ledger'> {
+  return { outputs: attempt.outputs, checkpoints: attempt.checkpoints, resumedFrom: attempt.resumedFrom, ledger: attempt.ledger };
+}
+
+/** The attempt's state from its checkpoints; after a crash, the workspace rebuilt from the patch stack of the last one. */
+async function openAttempt(options: OrchestratorOptions): Promise<AttemptState> {
   const { store, attemptPrefix, workspace, clock } = options;
   const ledger = await Ledger.open(store, `${attemptPrefix}ledger/`, clock);
   const checkpoints = await loadCheckpoints(store, `${attemptPrefix}checkpoints/`);
-  const outputs: Partial<Record<PhaseName, unknown>> = {};
-  let patchKeys: string[] = [];
-  let resumedFrom: PhaseName | undefined;
-
+  const attempt: AttemptState = { ledger, checkpoints, outputs: {}, patchKeys: [], segmentBase: new Map(), segmentSeq: 0 };
   const last = checkpoints[checkpoints.length - 1];
   if (last) {
     workspace.reset();
@@ -128,103 +158,117 @@ export async function runOrchestrator(options: OrchestratorOptions): Promise<Orc
     }
     const rebuilt = await diffHash(workspace);
     if (rebuilt !== last.diffHash) throw new Error(`resume rebuilt a different workspace than checkpoint ${last.seq} recorded`);
-    for (const checkpoint of checkpoints) outputs[checkpoint.phase] = checkpoint.output;
-    patchKeys = [...last.patches];
-    resumedFrom = last.phase;
+    for (const checkpoint of checkpoints) attempt.outputs[checkpoint.phase] = checkpoint.output;
+    attempt.patchKeys = [...last.patches];
+    attempt.resumedFrom = last.phase;
     await ledger.append({ actor: 'orchestrator', phase: last.phase, type: 'RESUMED', payload: { fromCheckpoint: last.seq, patches: last.patches.length } });
   }
+  attempt.segmentBase = await snapshotChanges(workspace);
+  attempt.segmentSeq = attempt.patchKeys.length;
+  return attempt;
+}
 
-  // Snapshot of the view at the last recorded segment, for the next patch.
-  let segmentBase = await snapshotChanges(workspace);
-  let segmentSeq = patchKeys.length;
-
-  const order = options.handlers.map((h) => h.name);
-  const startIndex = last ? (last.nextPhase ? order.indexOf(last.nextPhase) : order.length) : 0;
-
-  for (let index = startIndex; index < options.handlers.length; index++) {
-    const handler = options.handlers[index];
-    if (await options.isCancelled()) {
-      await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'CANCELLED', payload: {} });
-      return { state: 'CANCELLED', reason: 'a cancel marker was found between phases', outputs, checkpoints, resumedFrom, ledger };
-    }
-    if (index > startIndex && options.shouldYield?.()) {
-      await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'SUSPENDED', payload: { nextPhase: handler.name } });
-      return { state: 'SUSPENDED', reason: 'time is running out; continuing in a new invocation', outputs, checkpoints, resumedFrom, ledger };
-    }
-    const contract = PHASE_CONTRACTS[handler.name];
-    const runtime = new PhaseRuntime(contract, ledger, (path) => options.writablePaths(path, outputs));
-    options.onPhase?.({ phase: handler.name, state: 'running' });
-    await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'PHASE_STARTED', payload: { goal: contract.goal } });
-
-    const context: PhaseContext = {
-      phase: handler.name,
-      runtime,
-      workspace: runtime.guard(workspace),
-      ledger,
-      outputs,
-      cancelled: options.isCancelled,
-      recordSegment: async (segment: string) => {
-        const touched = new Set<string>([...segmentBase.keys(), ...workspace.changes().map((c) => c.path)]);
-        const patch = await options.patches.create(workspace, segmentBase, [...touched].sort());
-        if (!patch) return undefined;
-        const key = `${attemptPrefix}patches/${seqLabel(segmentSeq++)}-${safeSegmentName(segment)}.diff`;
-        await store.put(key, patch);
-        patchKeys.push(key);
-        segmentBase = await snapshotChanges(workspace);
-        await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'SEGMENT_RECORDED', payload: { segment, bytes: encoder.encode(patch).length }, evidenceRefs: [key] });
-        return key;
-      },
-    };
-
-    let outcome: PhaseOutcome;
-    try {
-      outcome = await handler.run(context);
-    } catch (error) {
-      const reason = error instanceof PhaseContractError ? error.reason : 'PHASE_FAILED';
-      await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'PHASE_FAILED', payload: { reason, message: (error as Error).message } });
-      options.onPhase?.({ phase: handler.name, state: 'failed', summary: (error as Error).message });
-      const state: TerminalState = error instanceof PhaseContractError ? 'BLOCKED' : 'FAILED';
-      return { state, reason: `${handler.name}: ${(error as Error).message}`, details: { phase: handler.name, code: reason }, outputs, checkpoints, resumedFrom, ledger };
-    }
-
-    // Changes a phase left unrecorded become a segment of their own, so resume sees them.
-    if (workspace.changes().length > 0 || segmentBase.size > 0) await context.recordSegment(`${handler.name}-rest`);
-
-    outputs[handler.name] = outcome.output;
-    const seq = checkpoints.length === 0 ? 0 : checkpoints[checkpoints.length - 1].seq + 1;
-    const next = outcome.stop ? null : (order[index + 1] ?? null);
-    const checkpoint = Checkpoint.parse({
-      schemaVersion: 1,
-      runId: options.runId,
-      attempt: options.attempt,
-      seq,
-      phase: handler.name,
-      baseCommitSha: workspace.baseCommitSha,
-      diffHash: await diffHash(workspace),
-      summary: outcome.summary,
-      evidenceRefs: outcome.evidenceRefs ?? [],
-      decisions: outcome.decisions ?? [],
-      risks: outcome.risks ?? [],
-      nextPhase: next,
-      patches: [...patchKeys],
-      output: outcome.output ?? null,
-      stepsUsed: runtime.stepsUsed,
-      completedAt: new Date(clock.now()).toISOString(),
-    });
-    const checkpointKey = `${attemptPrefix}checkpoints/${seqLabel(seq)}-${handler.name}.json`;
-    await store.put(checkpointKey, `${JSON.stringify(checkpoint, null, 2)}\n`);
-    checkpoints.push(checkpoint);
-    await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'CHECKPOINT', payload: { seq, summary: outcome.summary }, evidenceRefs: [checkpointKey] });
-
-    if (outcome.stop) {
-      const uiState = outcome.stop.state === 'COMPLETED' ? 'done' : outcome.stop.state === 'FAILED' ? 'failed' : 'blocked';
-      options.onPhase?.({ phase: handler.name, state: uiState, summary: outcome.summary });
-      await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'RUN_STOPPED', payload: { state: outcome.stop.state, reason: outcome.stop.reason } });
-      return { state: outcome.stop.state, reason: outcome.stop.reason, details: outcome.stop.details, outputs, checkpoints, resumedFrom, ledger };
-    }
-    options.onPhase?.({ phase: handler.name, state: 'done', summary: outcome.summary });
+/** Between phases: a cancel marker ends the attempt CANCELLED; a request to yield (not before the first phase) SUSPENDED. */
+async function interruptionBefore(options: OrchestratorOptions, attempt: AttemptState, phase: PhaseName, mayYield: boolean): Promise<OrchestratorResult | undefined> {
+  if (await options.isCancelled()) {
+    await attempt.ledger.append({ actor: 'orchestrator', phase, type: 'CANCELLED', payload: {} });
+    return { state: 'CANCELLED', reason: 'a cancel marker was found between phases', ...resultParts(attempt) };
   }
-  return { state: 'COMPLETED', outputs, checkpoints, resumedFrom, ledger };
+  if (mayYield && options.shouldYield?.()) {
+    await attempt.ledger.append({ actor: 'orchestrator', phase, type: 'SUSPENDED', payload: { nextPhase: phase } });
+    return { state: 'SUSPENDED', reason: 'time is running out; continuing in a new invocation', ...resultParts(attempt) };
+  }
+  return undefined;
+}
+
+/** One phase under its contract, then its checkpoint; returns the result when the phase ends the attempt. */
+async function runPhase(options: OrchestratorOptions, attempt: AttemptState, handler: PhaseHandler, next: PhaseName | null): Promise<OrchestratorResult | undefined> {
+  const { workspace, clock } = options;
+  const { ledger } = attempt;
+  const contract = PHASE_CONTRACTS[handler.name];
+  const runtime = new PhaseRuntime(contract, ledger, (path) => options.writablePaths(path, attempt.outputs));
+  const startedAt = clock.now();
+  const progress = (state: PhaseProgress['state'], summary?: string) =>
+    options.reporter?.phase?.({ phase: handler.name, state, summary, files: { count: workspace.changes().length, of: 'changed' }, elapsedMs: clock.now() - startedAt });
+  options.reporter?.phase?.({ phase: handler.name, state: 'running' });
+  await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'PHASE_STARTED', payload: { goal: contract.goal } });
+
+  const context = phaseContext(options, attempt, handler.name, runtime);
+  let outcome: PhaseOutcome;
+  try {
+    outcome = await handler.run(context);
+  } catch (error) {
+    const reason = error instanceof PhaseContractError ? error.reason : 'PHASE_FAILED';
+    await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'PHASE_FAILED', payload: { reason, message: (error as Error).message } });
+    progress('failed', (error as Error).message);
+    const state: TerminalState = error instanceof PhaseContractError ? 'BLOCKED' : 'FAILED';
+    return { state, reason: `${handler.name}: ${(error as Error).message}`, details: { phase: handler.name, code: reason }, ...resultParts(attempt) };
+  }
+
+  // Changes a phase left unrecorded become a segment of their own, so resume sees them.
+  if (workspace.changes().length > 0 || attempt.segmentBase.size > 0) await context.recordSegment(`${handler.name}-rest`);
+  attempt.outputs[handler.name] = outcome.output;
+  await writeCheckpoint(options, attempt, handler.name, outcome, runtime.stepsUsed, outcome.stop ? null : next);
+
+  if (outcome.stop) {
+    progress(outcome.stop.state === 'COMPLETED' ? 'done' : outcome.stop.state === 'FAILED' ? 'failed' : 'blocked', outcome.summary);
+    await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'RUN_STOPPED', payload: { state: outcome.stop.state, reason: outcome.stop.reason } });
+    return { state: outcome.stop.state, reason: outcome.stop.reason, details: outcome.stop.details, ...resultParts(attempt) };
+  }
+  progress('done', outcome.summary);
+  return undefined;
+}
+
+/** What a phase handler sees: the guarded workspace, the ledger, earlier outputs, and the patch stack recorder. */
+function phaseContext(options: OrchestratorOptions, attempt: AttemptState, phase: PhaseName, runtime: PhaseRuntime): PhaseContext {
+  const { store, attemptPrefix, workspace } = options;
+  return {
+    phase,
+    runtime,
+    workspace: runtime.guard(workspace),
+    ledger: attempt.ledger,
+    outputs: attempt.outputs,
+    cancelled: options.isCancelled,
+    recordSegment: async (segment: string) => {
+      const touched = new Set<string>([...attempt.segmentBase.keys(), ...workspace.changes().map((c) => c.path)]);
+      const patch = await options.patches.create(workspace, attempt.segmentBase, [...touched].sort());
+      if (!patch) return undefined;
+      const key = `${attemptPrefix}patches/${seqLabel(attempt.segmentSeq++)}-${safeSegmentName(segment)}.diff`;
+      await store.put(key, patch);
+      attempt.patchKeys.push(key);
+      attempt.segmentBase = await snapshotChanges(workspace);
+      await attempt.ledger.append({ actor: 'orchestrator', phase, type: 'SEGMENT_RECORDED', payload: { segment, bytes: encoder.encode(patch).length }, evidenceRefs: [key] });
+      return key;
+    },
+  };
+}
+
+/** The checkpoint after a phase: enough to resume from it on a fresh workspace. */
+async function writeCheckpoint(options: OrchestratorOptions, attempt: AttemptState, phase: PhaseName, outcome: PhaseOutcome, stepsUsed: number, next: PhaseName | null): Promise<void> {
+  const { checkpoints } = attempt;
+  const seq = checkpoints.length === 0 ? 0 : checkpoints[checkpoints.length - 1].seq + 1;
+  const checkpoint = Checkpoint.parse({
+    schemaVersion: 1,
+    runId: options.runId,
+    attempt: options.attempt,
+    seq,
+    phase,
+    baseCommitSha: options.workspace.baseCommitSha,
+    diffHash: await diffHash(options.workspace),
+    summary: outcome.summary,
+    evidenceRefs: outcome.evidenceRefs ?? [],
+    decisions: outcome.decisions ?? [],
+    risks: outcome.risks ?? [],
+    nextPhase: next,
+    patches: [...attempt.patchKeys],
+    output: outcome.output ?? null,
+    stepsUsed,
+    completedAt: new Date(options.clock.now()).toISOString(),
+  });
+  const checkpointKey = `${options.attemptPrefix}checkpoints/${seqLabel(seq)}-${phase}.json`;
+  await options.store.put(checkpointKey, `${JSON.stringify(checkpoint, null, 2)}\n`);
+  checkpoints.push(checkpoint);
+  await attempt.ledger.append({ actor: 'orchestrator', phase, type: 'CHECKPOINT', payload: { seq, summary: outcome.summary }, evidenceRefs: [checkpointKey] });
 }
 
 async function loadCheckpoints(store: ArtifactStore, prefix: string): Promise<Checkpoint[]> {

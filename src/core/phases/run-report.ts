@@ -1,94 +1,15 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { attr, block, cell, clip, code, codeCell, details, fenced, firstLine, inline, mermaidText, plural, sum } from './report-markdown.js';
+import { RunReport, RunReportVerification, type RunReportInput, type Usage } from './run-report-schema.js';
 
 /**
- * The run report (seed Part 047 §21) rendered as the draft PR body: a five-row summary a
+ * The run report rendered as the draft PR body: a five-row summary a
  * reviewer reads in thirty seconds, details folded in `<details>`, and a Verification section
  * between markers that the publisher replaces with real CI results later. The body says only
  * what the report says ran: static checks are labelled as such, build and test commands are
  * listed as not run by draftsman. Deterministic: no clock, no locale; the only dates are those
  * passed in.
  */
-
-const Usage = z.strictObject({ used: z.number().int().nonnegative(), limit: z.number().int().nonnegative().optional() });
-const Severity = z.enum(['HIGH', 'MEDIUM']);
-const Level = z.enum(['LOW', 'MEDIUM', 'HIGH']);
-
-export const RunReportVerification = z
-  .strictObject({
-    /** Checks draftsman ran itself (static: parse, scope guard, secret scan, anti-cheat). */
-    checks: z.array(z.strictObject({ name: z.string().min(1), status: z.enum(['PASSED', 'FAILED', 'SKIPPED']), detail: z.string().optional() })),
-    /** What did not run, and why (build and test commands always land here). */
-    notRun: z.array(z.strictObject({ name: z.string().min(1), why: z.string().min(1) })),
-    /** The policy's `agent.build.commands`: what CI should run. */
-    ciCommands: z.array(z.string().min(1)),
-    /** The policy's `agent.build.defaultVerifier` (e.g. maven, npm). */
-    verifier: z.string().optional(),
-    /** Real CI results, once the publisher has them. */
-    ci: z
-      .strictObject({
-        state: z.enum(['unavailable', 'pending', 'success', 'failure', 'mixed']),
-        commitSha: z.string().optional(),
-        checks: z.array(z.strictObject({ name: z.string(), status: z.string(), conclusion: z.string().nullable(), url: z.string().optional() })),
-      })
-      .optional(),
-  })
-  .refine((v) => !v.checks.some((c) => v.notRun.some((n) => n.name === c.name)), {
-    message: 'a check cannot be both run and not run',
-    path: ['notRun'],
-  });
-export type RunReportVerification = z.infer<typeof RunReportVerification>;
-
-export const RunReport = z.strictObject({
-  schemaVersion: z.literal(1),
-  runId: z.string().min(1),
-  attempt: z.number().int().positive(),
-  /** Terminal state of the attempt (COMPLETED, NEEDS_APPROVAL, ...). */
-  status: z.string().min(1),
-  title: z.string(),
-  objective: z.string(),
-  mode: z.enum(['draft_pr', 'analysis']).optional(),
-  repository: z.string().optional(),
-  baseRef: z.string().optional(),
-  baseCommitSha: z.string().min(1),
-  headCommitSha: z.string().optional(),
-  agentBranch: z.string().optional(),
-  /** The attempt's `createdAt`, when the caller wants it shown. */
-  createdAt: z.string().optional(),
-  scope: z.strictObject({
-    /** Task scope globs; empty means the whole repository. */
-    paths: z.array(z.string()),
-    /** What the run deliberately left alone (e.g. "CI configuration", "lockfiles"). */
-    untouched: z.array(z.string()).default([]),
-  }),
-  strategy: z.strictObject({
-    engine: z.enum(['recipe', 'llm', 'hybrid', 'none']),
-    steps: z.array(z.string()),
-    notes: z.array(z.string()).default([]),
-  }),
-  targets: z.array(
-    z.strictObject({
-      path: z.string(),
-      change: z.string().optional(),
-      insertions: z.number().int().nonnegative().optional(),
-      deletions: z.number().int().nonnegative().optional(),
-      reasons: z.array(z.string()),
-    }),
-  ),
-  verification: RunReportVerification,
-  lockfiles: z.array(z.strictObject({ path: z.string(), command: z.string(), why: z.string().optional() })).default([]),
-  risk: z.strictObject({ level: Level, score: z.number(), reasons: z.array(z.string()), requiredGate: z.string().optional() }),
-  policyVerdicts: z.array(z.strictObject({ rule: z.string(), verdict: z.enum(['PASS', 'WARN', 'FAIL', 'APPROVED']), detail: z.string().optional() })).default([]),
-  antiCheat: z.array(z.strictObject({ rule: z.string(), path: z.string(), line: z.number().int().optional(), snippet: z.string(), severity: Severity })).default([]),
-  budget: z.strictObject({ steps: Usage, modelCalls: Usage, tokens: Usage, files: Usage, lines: Usage }),
-  phases: z.array(z.strictObject({ name: z.string(), state: z.enum(['pending', 'running', 'done', 'skipped', 'failed', 'blocked']) })).default([]),
-  /** Touched modules, drawn when there are no phases to draw. */
-  modules: z.array(z.strictObject({ name: z.string(), files: z.number().int().nonnegative() })).default([]),
-  artifacts: z.array(z.strictObject({ name: z.string(), url: z.string() })).default([]),
-  /** Things the reviewer must know first (base moved and policy is warn, partial result...). */
-  warnings: z.array(z.string()).default([]),
-});
-export type RunReport = z.infer<typeof RunReport>;
-export type RunReportInput = z.input<typeof RunReport>;
 
 export const VERIFICATION_START = '<!-- draftsman:verification:start -->';
 export const VERIFICATION_END = '<!-- draftsman:verification:end -->';
@@ -303,63 +224,7 @@ function runFacts(r: RunReport): string[] {
   return out;
 }
 
-// ---- formatting helpers: everything from the repository or the issue is treated as text ----
 
-function details(summary: string, body: string[]): string[] {
-  return ['<details>', `<summary>${summary}</summary>`, '', ...body, '', '</details>', ''];
-}
-
-/** Inline text: HTML neutralised (no comment markers, no tags), @mentions defused, one line. */
-function inline(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/@(?=[A-Za-z0-9])/g, '@&#8203;')
-    .replace(/([[\]])/g, '\\$1')
-    .replace(/\s*\r?\n\s*/g, ' ');
-}
-
-/** A paragraph block: like `inline` but keeps line breaks. */
-function block(text: string): string {
-  return text
-    .split(/\r?\n/)
-    .map((line) => inline(line))
-    .join('\n')
-    .trim();
-}
-
-function cell(text: string): string {
-  return inline(text).replace(/\|/g, '\\|');
-}
-
-/** A code span inside a table row: GFM reads `\\|` in a cell as a literal pipe, even in code. */
-function codeCell(text: string): string {
-  return code(text).replace(/\|/g, '\\|');
-}
-
-/** A code span that survives backticks and pipes in its content. */
-function code(text: string): string {
-  const flat = text.replace(/\s*\r?\n\s*/g, ' ');
-  const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(longest + 1);
-  const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : '';
-  return `${fence}${pad}${flat}${pad}${fence}`;
-}
-
-function fenced(info: string, text: string): string[] {
-  const longest = Math.max(0, ...(text.match(/`{3,}/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(Math.max(3, longest + 1));
-  return [`${fence}${info}`, text, fence];
-}
-
-function mermaidText(text: string): string {
-  return text.replace(/["<>\r\n`]/g, ' ').replace(/[[\]{}()]/g, ' ').trim();
-}
-
-function attr(text: string): string {
-  return text.replace(/[^A-Za-z0-9._:/-]/g, '_');
-}
 
 function statusMark(status: 'PASSED' | 'FAILED' | 'SKIPPED'): string {
   return status === 'PASSED' ? '✅ passed' : status === 'FAILED' ? '❌ failed' : '⏭️ skipped';
@@ -375,18 +240,3 @@ function usage(u: z.infer<typeof Usage>): string {
   return u.limit !== undefined ? `${u.used}/${u.limit}` : `${u.used}`;
 }
 
-function firstLine(text: string): string {
-  return text.split(/\r?\n/).map((l) => l.trim()).find((l) => l.length > 0) ?? '';
-}
-
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-function plural(n: number, word: string): string {
-  return n === 1 ? word : `${word}s`;
-}
-
-function sum(values: number[]): number {
-  return values.reduce((a, b) => a + b, 0);
-}

@@ -1,27 +1,22 @@
-import { writeArtifact } from '../artifacts/artifact-io.js';
 import type { RunKeys } from '../artifacts/keys.js';
-import { AgentError, IngestionError } from '../errors.js';
-import { createAgentBranch } from '../git/create-agent-branch.js';
+import { agentBranchName } from '../git/branch-name.js';
 import type { GitIdentity } from '../git/commit-staged.js';
+import { createAgentBranch } from '../git/create-agent-branch.js';
 import { VirtualIndex } from '../git/virtual-index.js';
-import { BaseRefArtifact, IngestionArtifact, PolicyScanArtifact } from '../ingestion/artifacts.js';
-import { ingestRepository } from '../ingestion/ingest-repository.js';
-import type { IngestionPolicy } from '../ingestion/ingestion-policy.js';
+import type { IngestResult } from '../ingestion/ingest-repository.js';
 import { Ledger } from '../phases/ledger.js';
 import { runOrchestrator, type OrchestratorResult, type PhaseHandler } from '../phases/orchestrator.js';
 import type { PhaseName } from '../phases/phase-contracts.js';
 import { renderRunReport } from '../phases/run-report.js';
-import type { AgentPolicy } from '../policy/agent-policy.js';
-import { parsePolicy } from '../policy/parse-policy.js';
-import { PolicyError } from '../policy/policy-error.js';
 import type { ArtifactStore, CiStatusReader, Clock, FsLike, Logger, ModelProvider, RepoSource, RunReporter } from '../ports.js';
 import type { AttemptStart } from '../runs/attempts.js';
 import type { RunStatus } from '../runs/run-status.js';
 import { updateRunRecord, withAttempt } from '../runs/update-run-record.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
-import { parseTask } from '../task/parse-task.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { buildRunReport } from './build-run-report.js';
+import { finishRun } from './finish-run.js';
+import { ingestStage } from './ingest-stage.js';
 import { gitPatchCodec } from './patch-codec.js';
 import type { PipelineEnv } from './pipeline-env.js';
 import { baselinePhase } from './phases/baseline-phase.js';
@@ -34,6 +29,8 @@ import { preparePhase, PrepareOutput } from './phases/prepare-phase.js';
 import { repairPhase } from './phases/repair-phase.js';
 import { reviewPhase } from './phases/review-phase.js';
 import { verificationPhase } from './phases/verification-phase.js';
+
+export { ingestionPolicy } from './ingest-stage.js';
 
 export interface PipelineDeps {
   store: ArtifactStore;
@@ -49,7 +46,6 @@ export interface PipelineDeps {
   identity: GitIdentity;
   isCancelled: () => Promise<boolean>;
   shouldYield?: () => boolean;
-  onPhase?: (event: { phase: PhaseName; state: 'running' | 'done' | 'skipped' | 'failed' | 'blocked'; summary?: string }) => void;
 }
 
 export interface PipelineRequest {
@@ -82,116 +78,89 @@ export interface PipelineResult {
   task?: TaskContract;
 }
 
-const GITDIR = '/repo/.git';
-const POLICY_FILE = '.agent-policy.yaml';
+/** Artifact names of the attempt so far, as the report lists them. */
+type ArtifactList = () => { name: string; url: string }[];
 
 /**
- * One attempt of a run: ingestion (base pinned first), the trusted policy, the agent branch,
- * then the phases under the orchestrator (resumed from the attempt's checkpoints when there are
- * any), then `run.json`. Every artifact goes through the ArtifactStore under DESIGN §4 keys.
+ * One attempt of a run: ingestion (base pinned first, with the trusted policy), the agent
+ * branch, then the phases under the orchestrator (resumed from the attempt's checkpoints when
+ * there are any), then `run.json`. Every artifact goes through the ArtifactStore under the run's keys.
  */
 export async function runPipeline(deps: PipelineDeps, request: PipelineRequest): Promise<PipelineResult> {
-  const { store, clock, logger } = deps;
-  const { keys, attempt } = request;
-  const attemptKeys = keys.attempt(attempt.attempt);
-  const agentBranch = attempt.request.agentBranch;
+  const snapshot = request.attempt.request;
+  const agentBranch = agentBranchName({ runId: snapshot.runId, issue: snapshot.issue?.number });
   const artifacts: Record<string, string> = {};
-  const snapshot = attempt.request;
-
-  // The base ref comes from the request, else the task block's `base:`, else HEAD.
-  const preTask = safeParseTask(snapshot);
-  const baseRefWanted = snapshot.baseRef ?? preTask?.base;
-
-  let policy: AgentPolicy | undefined;
-  try {
-    if (request.policy !== 'from-base') policy = parsePolicy({ text: request.policy.text, file: request.policy.file });
-  } catch (error) {
-    if (error instanceof PolicyError) return finish(deps, request, { status: 'BLOCKED', reason: error.reason, details: { problems: error.data.problems }, agentBranch, artifacts });
-    throw error;
-  }
-
-  const scoped = Boolean(snapshot.paths ?? preTask?.paths);
-  let ingested;
-  try {
-    ingested = await ingestRepository({
-      source: deps.source,
-      fs: deps.fs,
-      gitdir: GITDIR,
-      ref: baseRefWanted,
-      paths: snapshot.paths ?? preTask?.paths,
-      policy: ingestionPolicy(policy ?? parsePolicy({ text: undefined }), scoped),
-      // CLI default: the base commit's own policy decides the scan (a broken one stops here).
-      resolvePolicy: policy
-        ? undefined
-        : async (read) => {
-            policy = parsePolicy({ text: await read(POLICY_FILE), file: POLICY_FILE });
-            return ingestionPolicy(policy, scoped);
-          },
-      clock,
-      logger,
-    });
-  } catch (error) {
-    if (error instanceof PolicyError) return finish(deps, request, { status: 'BLOCKED', reason: error.reason, details: { problems: error.data.problems }, agentBranch, artifacts });
-    if (!(error instanceof IngestionError)) throw error;
-    const report = error.data.report;
-    if (report) {
-      await writeArtifact(store, attemptKeys.ingestion, IngestionArtifact, report as IngestionArtifact);
-      artifacts['ingestion.json'] = attemptKeys.ingestion;
-    }
-    if (error.data.policyScan) {
-      await writeArtifact(store, attemptKeys.policyScan, PolicyScanArtifact, error.data.policyScan as PolicyScanArtifact);
-      artifacts['policy-scan.json'] = attemptKeys.policyScan;
-    }
-    const status: RunStatus = (report as IngestionArtifact | undefined)?.status === 'BLOCKED' ? 'BLOCKED' : 'FAILED';
-    const failed = report as IngestionArtifact | undefined;
-    // The ref as resolved (e.g. refs/heads/main for HEAD) when ingestion got that far.
-    return finish(deps, request, { status, reason: error.reason, details: stripReport(error.data), agentBranch, artifacts, baseRef: failed?.baseRef ?? baseRefWanted, baseCommitSha: failed?.baseCommitSha ?? undefined });
-  }
-  await writeArtifact(store, attemptKeys.baseRef, BaseRefArtifact, ingested.baseRef);
-  await writeArtifact(store, attemptKeys.ingestion, IngestionArtifact, ingested.report);
-  await writeArtifact(store, attemptKeys.policyScan, PolicyScanArtifact, ingested.policyScan);
-  Object.assign(artifacts, { 'base-ref.json': attemptKeys.baseRef, 'ingestion.json': attemptKeys.ingestion, 'policy-scan.json': attemptKeys.policyScan });
-  const workspace = ingested.workspace;
-  const base = { baseRef: ingested.baseRef.baseRef, baseCommitSha: ingested.baseRef.baseCommitSha };
-
-  if (!policy) throw new Error('the policy was not resolved during ingestion');
+  const stage = await ingestStage(deps, request, artifacts);
+  if ('ended' in stage) return finishRun(deps, request, { ...stage.ended, agentBranch, artifacts });
+  const { ingested, base } = stage;
   if (request.stopAfter === 'ingest') {
-    return finish(deps, request, { status: ingested.status, agentBranch, artifacts, ...base, details: ingested.warnings.length ? { warnings: ingested.warnings } : undefined });
+    return finishRun(deps, request, { status: ingested.status, agentBranch, artifacts, ...base, details: ingested.warnings.length ? { warnings: ingested.warnings } : undefined });
   }
 
-  // The agent branch at the recorded base, before any change (the workspace is clean here).
-  const ledger = await Ledger.open(store, attemptKeys.ledgerPrefix, clock);
+  await checkoutAgentBranch(deps, request, ingested, agentBranch);
+  const env = pipelineEnv(deps, request, stage, agentBranch);
+  const artifactList: ArtifactList = () => Object.entries(artifacts).map(([name, url]) => ({ name, url }));
+  const outcome = await runPhases(deps, request, env, ingested, artifactList);
+  const outputs = outcome.outputs;
+  const attemptKeys = request.keys.attempt(request.attempt.attempt);
+  if (outputs.discovery) {
+    artifacts['repo-map.json'] = attemptKeys.repoMap;
+    artifacts['target-selection.json'] = attemptKeys.targetSelection;
+  }
+  if (outcome.state === 'SUSPENDED') return { status: 'SUSPENDED', reason: outcome.reason, agentBranch, artifacts, ...base };
+  const task = outputs.intake ? taskOf(outputs) : undefined;
+  if (request.stopAfter !== 'run') {
+    const status: RunStatus = outcome.state === 'COMPLETED' ? (hasWarnings(outputs) ? 'READY_WITH_WARNINGS' : 'READY') : outcome.state;
+    return finishRun(deps, request, { status, reason: outcome.reason, details: outcome.details, agentBranch, artifacts, task, ...base });
+  }
+  const { report, head } = await collectReport(env, outcome, task, artifacts, artifactList);
+  if (outcome.state === 'NEEDS_APPROVAL') artifacts['approval-request.json'] = attemptKeys.approvalRequest;
+  artifacts['ledger/'] = attemptKeys.ledgerPrefix;
+  artifacts['checkpoints/'] = attemptKeys.checkpointsPrefix;
+  return finishRun(deps, request, { status: outcome.state, reason: outcome.reason, details: outcome.details, agentBranch, artifacts, report, task, ...base, ...head });
+}
+
+/** The agent branch at the recorded base, before any change (the workspace is clean here). */
+async function checkoutAgentBranch(deps: PipelineDeps, request: PipelineRequest, ingested: IngestResult, agentBranch: string): Promise<void> {
+  const { workspace } = ingested;
+  const ledger = await Ledger.open(deps.store, request.keys.attempt(request.attempt.attempt).ledgerPrefix, deps.clock);
   await createAgentBranch({
     workspace,
     index: await VirtualIndex.fromCommit(workspace.fs, workspace.gitdir, workspace.baseCommitSha),
     branch: agentBranch,
-    runId: snapshot.runId,
+    runId: request.attempt.request.runId,
     ingestionBaseSha: ingested.baseRef.baseCommitSha,
     ledger: { append: async (event) => void (await ledger.append({ actor: event.actor, type: event.type, payload: event.payload, evidenceRefs: event.evidenceRefs })) },
   });
+}
 
-  const env: PipelineEnv = {
-    store,
-    clock,
-    logger,
+function pipelineEnv(deps: PipelineDeps, request: PipelineRequest, stage: { policy: PipelineEnv['policy']; base: { baseRef: string } }, agentBranch: string): PipelineEnv {
+  const { attempt } = request;
+  return {
+    store: deps.store,
+    clock: deps.clock,
+    logger: deps.logger,
     syntax: deps.syntax,
     ciStatus: deps.ciStatus,
     model: deps.model,
     reporter: deps.reporter,
     identity: deps.identity,
-    keys,
+    keys: request.keys,
     attempt: attempt.attempt,
     createdAt: attempt.createdAt,
     approvedGates: attempt.attemptRequest?.approvedGates ?? [],
-    request: snapshot,
-    policy,
-    baseRef: ingested.baseRef.baseRef,
+    request: attempt.request,
+    policy: stage.policy,
+    baseRef: stage.base.baseRef,
     agentBranch,
     taskId: request.taskId,
     owner: request.owner,
     repo: request.repo,
   };
-  const artifactList = () => Object.entries(artifacts).map(([name, url]) => ({ name, url }));
+}
+
+/** The phases the command goes through (intake and discovery only, unless it is `run`) under the orchestrator. */
+async function runPhases(deps: PipelineDeps, request: PipelineRequest, env: PipelineEnv, ingested: IngestResult, artifactList: ArtifactList): Promise<OrchestratorResult> {
   const all: PhaseHandler[] = [
     intakePhase(env),
     discoveryPhase(env),
@@ -204,17 +173,16 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
     judgePhase(env),
     preparePhase(env, artifactList),
   ];
-  const handlers = request.stopAfter === 'run' ? all : all.slice(0, 2);
   let writable: { plan: unknown; paths: Set<string> } | undefined;
-  const outcome: OrchestratorResult = await runOrchestrator({
-    runId: snapshot.runId,
-    attempt: attempt.attempt,
-    store,
-    attemptPrefix: attemptKeys.prefix,
-    workspace,
-    handlers,
+  return runOrchestrator({
+    runId: request.attempt.request.runId,
+    attempt: request.attempt.attempt,
+    store: deps.store,
+    attemptPrefix: request.keys.attempt(request.attempt.attempt).prefix,
+    workspace: ingested.workspace,
+    handlers: request.stopAfter === 'run' ? all : all.slice(0, 2),
     patches: gitPatchCodec,
-    clock,
+    clock: deps.clock,
     isCancelled: deps.isCancelled,
     writablePaths: (path, outputs) => {
       if (!outputs.planning) return false;
@@ -222,135 +190,30 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
       return writable.paths.has(path);
     },
     shouldYield: deps.shouldYield,
-    onPhase: deps.onPhase,
+    reporter: deps.reporter,
   });
+}
 
-  const outputs = outcome.outputs;
-  if (outputs.discovery) {
-    artifacts['repo-map.json'] = attemptKeys.repoMap;
-    artifacts['target-selection.json'] = attemptKeys.targetSelection;
-  }
-  if (outcome.state === 'SUSPENDED') return { status: 'SUSPENDED', reason: outcome.reason, agentBranch, artifacts, ...base };
-  const task = outputs.intake ? taskOf(outputs) : undefined;
-
-  if (request.stopAfter !== 'run') {
-    const status: RunStatus = outcome.state === 'COMPLETED' ? (hasWarnings(outputs) ? 'READY_WITH_WARNINGS' : 'READY') : (outcome.state as RunStatus);
-    return finish(deps, request, { status, reason: outcome.reason, details: outcome.details, agentBranch, artifacts, task, ...base });
-  }
-
-  let report: string | undefined;
-  let head: { headCommitSha?: string; headTreeSha?: string } = {};
-  if (outputs.pr_preparation) {
-    const prepared = PrepareOutput.parse(outputs.pr_preparation);
-    head = { headCommitSha: prepared.headCommitSha, headTreeSha: prepared.headTreeSha };
+/**
+ * The report of a `run`: the PR body of a prepared candidate (with its head commit), or, for an
+ * analysis or a run that stopped early, a run report of what was found and why it stopped.
+ */
+async function collectReport(env: PipelineEnv, outcome: OrchestratorResult, task: TaskContract | undefined, artifacts: Record<string, string>, artifactList: ArtifactList): Promise<{ report?: string; head: { headCommitSha?: string; headTreeSha?: string } }> {
+  const { store, keys } = env;
+  if (outcome.outputs.pr_preparation) {
+    const prepared = PrepareOutput.parse(outcome.outputs.pr_preparation);
     artifacts['pr-candidate.json'] = keys.candidate.prCandidate;
     artifacts['pr-body.md'] = keys.candidate.prBody;
     artifacts['diff-summary.json'] = keys.candidate.diffSummary;
     const body = await store.get(keys.candidate.prBody);
-    report = body ? new TextDecoder().decode(body.body) : undefined;
-  } else if (task) {
-    // Analysis, or a run that stopped early: the report says what was found and why it stopped.
-    const status = outcome.state === 'COMPLETED' ? 'COMPLETED' : outcome.state;
-    report = renderRunReport(buildRunReport(env, task, outputs, outcome.checkpoints, { status, artifacts: artifactList() }));
-    const reportKey = `${attemptKeys.prefix}run-report.md`;
-    await store.put(reportKey, report, { contentType: 'text/markdown; charset=utf-8' });
-    artifacts['run-report.md'] = reportKey;
+    return { report: body ? new TextDecoder().decode(body.body) : undefined, head: { headCommitSha: prepared.headCommitSha, headTreeSha: prepared.headTreeSha } };
   }
-  if (outcome.state === 'NEEDS_APPROVAL') artifacts['approval-request.json'] = attemptKeys.approvalRequest;
-  artifacts['ledger/'] = attemptKeys.ledgerPrefix;
-  artifacts['checkpoints/'] = attemptKeys.checkpointsPrefix;
-  return finish(deps, request, {
-    status: outcome.state as RunStatus,
-    reason: outcome.reason === 'ANALYSIS_ONLY' ? 'ANALYSIS_ONLY' : outcome.reason,
-    details: outcome.details,
-    agentBranch,
-    artifacts,
-    report,
-    task,
-    ...base,
-    ...head,
-  });
-}
-
-/** Write run.json (status, attempts) and return the result. */
-async function finish(deps: PipelineDeps, request: PipelineRequest, result: PipelineResult): Promise<PipelineResult> {
-  const { store, clock } = deps;
-  const key = request.keys.run;
-  const now = new Date(clock.now()).toISOString();
-  const entry = { n: request.attempt.attempt, status: result.status, reason: result.reason, startedAt: request.attempt.createdAt, endedAt: now };
-  const gate = result.status === 'NEEDS_APPROVAL' ? (result.details?.gateId as string | undefined) : undefined;
-  await updateRunRecord(store, key, (previous) => ({
-    schemaVersion: 1,
-    runId: request.attempt.request.runId,
-    status: result.status,
-    reason: result.reason,
-    attempt: request.attempt.attempt,
-    attempts: withAttempt(previous?.attempts ?? [], entry),
-    baseCommitSha: result.baseCommitSha,
-    headCommitSha: result.headCommitSha,
-    headTreeSha: result.headTreeSha,
-    agentBranch: result.agentBranch,
-    progressCommentId: request.attempt.request.issue?.progressCommentId,
-    pendingGate: gate,
-    pullRequest: previous?.pullRequest,
-    updatedAt: now,
-  }));
-  result.artifacts['run.json'] = key;
-  deps.logger.info('run attempt finished', { runId: request.attempt.request.runId, attempt: request.attempt.attempt, status: result.status, reason: result.reason });
-  await deps.reporter
-    ?.report({
-      runId: request.attempt.request.runId,
-      attempt: request.attempt.attempt,
-      status: result.status,
-      phases: [],
-      baseCommitSha: result.baseCommitSha,
-      message: result.reason ? nextStep(result.status, result.reason) : undefined,
-      artifacts: Object.fromEntries(Object.entries(result.artifacts).map(([k, v]) => [k, v])),
-    })
-    .catch((error: unknown) => deps.logger.warn('progress report failed', { error: error instanceof Error ? error.message : String(error) }));
-  return result;
-}
-
-function nextStep(status: PipelineStatus, reason: string): string {
-  switch (status) {
-    case 'NEEDS_APPROVAL':
-      return `${reason}: see approval-request.json; \`/agent approve\` lets the next attempt pass this gate`;
-    case 'BUDGET_EXCEEDED':
-      return `${reason}: narrow the task (paths, steps) or raise the budgets, then \`/agent retry\``;
-    case 'BLOCKED':
-      return `${reason}: the policy refused this; fix the task or the policy, then \`/agent retry\``;
-    case 'FAILED':
-      return `${reason}: see the ledger and checkpoints; \`/agent retry\` starts a new attempt`;
-    default:
-      return reason;
-  }
-}
-
-/** The ingestion limits of the policy; a missing scoped path is an error only when a scope was given. */
-export function ingestionPolicy(policy: AgentPolicy, scoped: boolean): IngestionPolicy {
-  const i = policy.ingestion;
-  return {
-    allowSubmodules: i.allowSubmodules,
-    allowLfs: i.allowLfs,
-    maxRepoSizeMb: i.maxRepoSizeMb,
-    maxFileSizeMb: i.maxFileSizeMb,
-    maxFileCount: i.maxFileCount,
-    maxPathDepth: i.maxPathDepth,
-    maxPathLength: i.maxPathLength,
-    forbiddenPaths: policy.agent.forbiddenPaths,
-    scopeMissing: scoped ? 'error' : 'warn',
-  };
-}
-
-function safeParseTask(snapshot: AttemptStart['request']): TaskContract | undefined {
-  const text = snapshot.issue ?? snapshot.task;
-  if (!text) return undefined;
-  try {
-    return parseTask({ title: text.title, body: text.body, comment: snapshot.comment?.body, forcedMode: snapshot.forcedMode, source: snapshot.issue ? 'github' : 'cli' });
-  } catch (error) {
-    if (error instanceof AgentError) return undefined;
-    throw error;
-  }
+  if (!task) return { head: {} };
+  const report = renderRunReport(buildRunReport(env, task, outcome.outputs, outcome.checkpoints, { status: outcome.state, artifacts: artifactList() }));
+  const reportKey = `${keys.attempt(env.attempt).prefix}run-report.md`;
+  await store.put(reportKey, report, { contentType: 'text/markdown; charset=utf-8' });
+  artifacts['run-report.md'] = reportKey;
+  return { report, head: {} };
 }
 
 function hasWarnings(outputs: Partial<Record<PhaseName, unknown>>): boolean {
@@ -358,7 +221,3 @@ function hasWarnings(outputs: Partial<Record<PhaseName, unknown>>): boolean {
   return Boolean(discovery?.warnings?.length);
 }
 
-function stripReport(data: Record<string, unknown>): Record<string, unknown> {
-  const { report: _r, policyScan: _p, ...rest } = data;
-  return rest;
-}

@@ -1,5 +1,5 @@
 import { PrCandidate } from '../git/pr-candidate.js';
-import { agentBranchName } from '../ingestion/branch-name.js';
+import { agentBranchName } from '../git/branch-name.js';
 import type { RunRequest } from '../runs/run-request.js';
 import type { PublicationInput, PublicationTarget, StorageBinding } from './publication.js';
 import { PublishError } from './publish-error.js';
@@ -12,7 +12,7 @@ import { PublishError } from './publish-error.js';
 export function expectedAgentBranch(request: RunRequest): string | undefined {
   try {
     if (request.source.kind === 'github') return request.issue ? agentBranchName({ issue: request.issue.number, runId: request.runId }) : undefined;
-    return agentBranchName({ local: true, runId: request.runId });
+    return agentBranchName({ runId: request.runId });
   } catch {
     return undefined;
   }

@@ -1,6 +1,7 @@
 import { lockfileRefreshCommand } from '../engines/recipe/manifest-kind.js';
 import { compileGlobs } from '../paths/glob.js';
 import type { PathRules } from '../paths/path-rules.js';
+import { recipeCandidates, recipeMatches } from '../engines/recipe/recipe-candidates.js';
 import { ownersFor } from '../repomap/codeowners.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
 import { FileContents } from '../repomap/file-contents.js';
@@ -8,10 +9,10 @@ import { ignoredDirOf, isBinaryByName } from '../repomap/path-classes.js';
 import type { RepoMap } from '../repomap/repo-map-schema.js';
 import { createRiskClassifier } from '../repomap/risk-rules.js';
 import type { SymbolIndex } from '../repomap/symbol-index.js';
+import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import type { TaskContract } from '../task/task-contract.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { keywordSearch, type KeywordHit } from './keyword-search.js';
-import { isDependencyManifest, recipeMatches } from './recipe-candidates.js';
 import { analyseSymbols, splitSymbolTerm, type SymbolFinding } from './symbol-search.js';
 import { TargetSelection, type FileClassification, type SelectedFile, type TargetEvidence, type TargetWarning } from './target-selection-schema.js';
 
@@ -22,6 +23,8 @@ export interface SelectTargetsInput {
   rules: PathRules;
   /** Shared with the map build so nothing is read twice. */
   contents?: FileContents;
+  /** The parser the recipe engine uses to find where a recipe step would change a file. */
+  syntax: TreeSyntaxService;
   /** Tree-sitter symbols; without it symbol search is textual and says so. */
   symbols?: SymbolIndex;
   /** At most this many files are reported as selected. */
@@ -115,14 +118,12 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
     for (const step of task.steps) {
       const ownScope = step.paths ? compileGlobs(step.paths) : () => true;
       terms.push(step.recipe === 'replace' ? step.find : step.recipe === 'bump-dependency' ? step.package : step.from);
-      for (const p of candidates) {
-        if (!ownScope(p)) continue;
-        if (step.recipe === 'bump-dependency' && !isDependencyManifest(p)) continue;
-        if (rules.isLockfile(p)) continue;
+      // The engine decides which files it could change and where, by applying the step in memory.
+      for (const p of recipeCandidates(step, candidates.filter((c) => ownScope(c) && !rules.isLockfile(c)))) {
         const text = await contents.text(p);
         filesSearched++;
         if (text === undefined) continue;
-        const matches = recipeMatches(step, p, text);
+        const matches = recipeMatches(step, { path: p, text }, { syntax: input.syntax });
         if (matches.length === 0) continue;
         const f = note(p);
         f.score = Math.max(f.score, 0.9);

@@ -1,29 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { agentBranchName, isValidBranchName } from '../../../src/core/ingestion/branch-name.js';
 import { hostileNameKind } from '../../../src/core/ingestion/hostile-entry.js';
 import { applyDelta } from '../../../src/core/ingestion/pack-catalog.js';
 import { parseGitmodules, scanAttributes } from '../../../src/core/ingestion/policy-scan.js';
 import { parseTreeEntries } from '../../../src/core/ingestion/tree-entries.js';
 import { identityFromUrl } from '../../../src/app/git/repo-identity.js';
-
-describe('agent branch names', () => {
-  it.each([
-    [{ issue: 42, runId: 'abc234def567' }, 'agent/i42/rabc234def567'],
-    [{ local: true as const, runId: 'abc234def567' }, 'agent/local/rabc234def567'],
-  ])('%o -> %s', (input, expected) => {
-    expect(agentBranchName(input)).toBe(expected);
-    expect(isValidBranchName(expected)).toBe(true);
-  });
-  it.each(['a..b', 'x y', '../up', 'a~1', 'a:b', 'bad.lock', ''])('refuses run id %j', (runId) => {
-    expect(() => agentBranchName({ local: true, runId })).toThrow();
-  });
-  it('refuses a non-positive issue number', () => {
-    expect(() => agentBranchName({ issue: 0, runId: 'abc' })).toThrow();
-  });
-  it.each(['agent/x/.hidden', 'agent/x.lock', 'a//b', 'a@{1}', 'a\\b'])('git ref rules refuse %s', (name) => {
-    expect(isValidBranchName(name)).toBe(false);
-  });
-});
 
 describe('hostile entry names', () => {
   it.each([

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { gitPatchCodec } from '../../../src/core/pipeline/patch-codec.js';
 import { runOrchestrator, type OrchestratorOptions, type PhaseHandler } from '../../../src/core/phases/orchestrator.js';
 import type { PhaseName } from '../../../src/core/phases/phase-contracts.js';
+import type { PhaseProgress } from '../../../src/core/ports.js';
 import { openWorkspace } from '../../../src/core/workspace/workspace.js';
 import { RecordingArtifactStore } from '../../helpers/git-artifact-store.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
@@ -60,6 +61,28 @@ describe('runOrchestrator', () => {
     ]);
     expect(result.checkpoints[3].patches).toEqual([`${PREFIX}patches/000000-edit-a.diff`]);
     expect(new TextDecoder().decode(store.objects.get(`${PREFIX}patches/000000-edit-a.diff`))).toContain('+export const a = 10;');
+  });
+
+  it('tells the reporter when each phase starts and ends, with the changed files and the elapsed time by its clock', async () => {
+    let now = 0;
+    const events: PhaseProgress[] = [];
+    const { options } = await setup(
+      { discovery: async () => ((now += 1500), { output: null, summary: 'mapped' }) },
+      { clock: { now: () => now }, reporter: { report: async () => undefined, phase: (p) => events.push(p) } },
+    );
+    await runOrchestrator(options);
+    const ended = (phase: string, summary: string, count: number, elapsedMs: number) => [
+      { phase, state: 'running' },
+      { phase, state: 'done', summary, files: { count, of: 'changed' }, elapsedMs },
+    ];
+    expect(events).toEqual([...ended('intake', 'ok', 0, 0), ...ended('discovery', 'mapped', 0, 1500), ...ended('planning', 'planned', 0, 0), ...ended('mechanical_change', 'edited', 1, 0)]);
+  });
+
+  it('reports a failed phase as failed with the error', async () => {
+    const events: PhaseProgress[] = [];
+    const { options } = await setup({ discovery: async () => { throw new Error('boom'); } }, { reporter: { report: async () => undefined, phase: (p) => events.push(p) } });
+    await runOrchestrator(options);
+    expect(events.at(-1)).toMatchObject({ phase: 'discovery', state: 'failed', summary: 'boom' });
   });
 
   it('a forbidden tool stops the run BLOCKED: TOOL_REFUSED and PHASE_FAILED are ledgered, no checkpoint for that phase', async () => {

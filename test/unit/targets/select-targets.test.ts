@@ -5,8 +5,7 @@ import { FileContents } from '../../../src/core/repomap/file-contents.js';
 import { pathRulesFor } from '../../helpers/path-rules.js';
 import type { RepoMap } from '../../../src/core/repomap/repo-map-schema.js';
 import { SymbolIndex } from '../../../src/core/repomap/symbol-index.js';
-import type { SyntaxService } from '../../../src/core/syntax/types.js';
-import { keywordSearch } from '../../../src/core/targets/keyword-search.js';
+import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
 import { selectTargets } from '../../../src/core/targets/select-targets.js';
 import { TargetSelection } from '../../../src/core/targets/target-selection-schema.js';
 import type { TaskContract } from '../../../src/core/task/task-contract.js';
@@ -24,7 +23,7 @@ const exchangeTask = task({
   searchTerms: [{ term: 'LegacyAuthClient.exchangeToken', kind: 'symbol', source: 'objective' }],
 });
 
-let syntax: SyntaxService;
+let syntax: TreeSyntaxService;
 let repo: MemoryRepo;
 let map: RepoMap;
 beforeAll(async () => {
@@ -45,7 +44,7 @@ describe('selectTargets: LegacyAuthClient.exchangeToken migration', () => {
   ])('ranks the real call site first and the unrelated local method below it (%s)', async (_label, withSyntax) => {
     const contents = new FileContents(repo.workspace);
     const symbols = withSyntax ? new SymbolIndex(syntax, contents) : undefined;
-    const sel = await selectTargets({ workspace: repo.workspace, task: exchangeTask, map, rules, contents, symbols });
+    const sel = await selectTargets({ workspace: repo.workspace, task: exchangeTask, map, rules, syntax, contents, symbols });
     expect(TargetSelection.parse(sel)).toEqual(sel);
     expect(sel.strategy).toBe('keyword_plus_symbol_search');
     expect(sel.selectedFiles[0].path).toBe(CALL_SITE);
@@ -62,8 +61,8 @@ describe('selectTargets: LegacyAuthClient.exchangeToken migration', () => {
   });
 
   it('is deterministic', async () => {
-    const a = await selectTargets({ workspace: repo.workspace, task: exchangeTask, map, rules });
-    const b = await selectTargets({ workspace: repo.workspace, task: exchangeTask, map, rules });
+    const a = await selectTargets({ workspace: repo.workspace, task: exchangeTask, map, rules, syntax });
+    const b = await selectTargets({ workspace: repo.workspace, task: exchangeTask, map, rules, syntax });
     expect(JSON.stringify(a)).toBe(JSON.stringify(b));
   });
 });
@@ -71,7 +70,7 @@ describe('selectTargets: LegacyAuthClient.exchangeToken migration', () => {
 describe('selectTargets: scope and policy', () => {
   it('excludes a forbidden path named in the scope with FORBIDDEN_PATH_IN_SCOPE', async () => {
     const t = task({ paths: ['order-service', '.github/workflows/ci.yml'], searchTerms: [{ term: 'exchangeToken', kind: 'quoted-identifier', source: 'objective' }] });
-    const sel = await selectTargets({ workspace: repo.workspace, task: t, map, rules });
+    const sel = await selectTargets({ workspace: repo.workspace, task: t, map, rules, syntax });
     expect(sel.excludedFiles).toContainEqual({ path: '.github/workflows/ci.yml', reason: 'FORBIDDEN_PATH_IN_SCOPE: forbidden by policy' });
     expect(sel.warnings.map((w) => w.code)).toContain('FORBIDDEN_PATH_IN_SCOPE');
     expect(sel.selectedFiles.every((f) => f.path.startsWith('order-service/'))).toBe(true);
@@ -81,7 +80,7 @@ describe('selectTargets: scope and policy', () => {
 
   it('reports forbidden files that match the search as excluded and never selects them', async () => {
     const t = task({ searchTerms: [{ term: 'actions/checkout', kind: 'path', source: 'objective' }] });
-    const sel = await selectTargets({ workspace: repo.workspace, task: t, map, rules });
+    const sel = await selectTargets({ workspace: repo.workspace, task: t, map, rules, syntax });
     expect(sel.selectedFiles).toEqual([]);
     expect(sel.excludedFiles).toContainEqual({ path: '.github/workflows/ci.yml', reason: 'forbidden path' });
     expect(sel).toMatchObject({ status: 'FAILED', reason: 'TARGET_SELECTION_EMPTY' });
@@ -89,16 +88,16 @@ describe('selectTargets: scope and policy', () => {
 
   it('TARGET_SELECTION_EMPTY fails a specific task and only warns for an exploratory one', async () => {
     const terms = [{ term: 'NoSuchThingAnywhere', kind: 'quoted-identifier' as const, source: 'objective' }];
-    const specific = await selectTargets({ workspace: repo.workspace, task: task({ searchTerms: terms }), map, rules });
+    const specific = await selectTargets({ workspace: repo.workspace, task: task({ searchTerms: terms }), map, rules, syntax });
     expect(specific.status).toBe('FAILED');
-    const exploratory = await selectTargets({ workspace: repo.workspace, task: task({ kind: 'exploratory', searchTerms: terms }), map, rules });
+    const exploratory = await selectTargets({ workspace: repo.workspace, task: task({ kind: 'exploratory', searchTerms: terms }), map, rules, syntax });
     expect(exploratory.status).toBe('READY_WITH_WARNINGS');
     expect(exploratory.warnings.map((w) => w.code)).toContain('TARGET_SELECTION_EMPTY');
   });
 
   it('marks paths needing approval as not editable and skips build output', async () => {
     const t = task({ searchTerms: [{ term: 'orders', kind: 'quoted-identifier', source: 'objective' }] });
-    const sel = await selectTargets({ workspace: repo.workspace, task: t, map, rules });
+    const sel = await selectTargets({ workspace: repo.workspace, task: t, map, rules, syntax });
     const migration = sel.selectedFiles.find((f) => f.path === 'db/migration/V001__init.sql')!;
     expect(migration).toMatchObject({ classification: 'migration', allowedToEdit: false });
     expect(migration.reasons).toContain('requires approval by policy');
@@ -109,15 +108,21 @@ describe('selectTargets: scope and policy', () => {
 describe('selectTargets: recipe steps', () => {
   it('migrate-import selects exactly the files with the import', async () => {
     const t = task({ steps: [{ recipe: 'migrate-import', from: 'javax.persistence', to: 'jakarta.persistence' }] });
-    const sel = await selectTargets({ workspace: repo.workspace, task: t, map, rules });
+    const sel = await selectTargets({ workspace: repo.workspace, task: t, map, rules, syntax });
     expect(sel.strategy).toBe('recipe_candidates');
     expect(sel.selectedFiles.map((f) => f.path).sort()).toEqual(['order-api/src/main/java/com/acme/order/api/OrderRequest.java', CALL_SITE]);
     expect(sel.selectedFiles.find((f) => f.path === CALL_SITE)!.evidence).toContainEqual(expect.objectContaining({ type: 'recipe', line: 5, snippet: 'import javax.persistence.EntityManager;' }));
   });
 
+  it('migrate-import selects what the engine would edit: a package clause alone is no import', async () => {
+    const t = task({ steps: [{ recipe: 'migrate-import', from: 'com.acme', to: 'org.acme' }] });
+    const sel = await selectTargets({ workspace: repo.workspace, task: t, map, rules, syntax });
+    expect(sel.selectedFiles.map((f) => f.path).sort()).toEqual([CALL_SITE, 'order-service/src/main/java/com/acme/order/api/OrderResource.java']);
+  });
+
   it('bump-dependency selects the manifest that declares the package, not mentions elsewhere', async () => {
     const t = task({ steps: [{ recipe: 'bump-dependency', package: 'org.springframework.boot:spring-boot-starter-parent', to: '3.2.0' }] });
-    const sel = await selectTargets({ workspace: repo.workspace, task: t, map, rules });
+    const sel = await selectTargets({ workspace: repo.workspace, task: t, map, rules, syntax });
     expect(sel.selectedFiles.map((f) => [f.path, f.classification])).toEqual([['pom.xml', 'manifest']]);
   });
 
@@ -125,18 +130,9 @@ describe('selectTargets: recipe steps', () => {
     const npm = await createMemoryRepo(pnpmWorkspaceRepo());
     const npmMap = await buildRepoMap({ workspace: npm.workspace, owner: 'acme', repo: 'mono', rules, policyDigest: 'p1' });
     const t = task({ steps: [{ recipe: 'bump-dependency', package: 'express', to: '^5.0.0' }] });
-    const sel = await selectTargets({ workspace: npm.workspace, task: t, map: npmMap, rules });
+    const sel = await selectTargets({ workspace: npm.workspace, task: t, map: npmMap, rules, syntax });
     expect(sel.selectedFiles.map((f) => f.path)).toEqual(['packages/web/package.json']);
     expect(sel.excludedFiles).toContainEqual({ path: 'pnpm-lock.yaml', reason: 'lockfile: not edited; refresh with pnpm install --lockfile-only' });
     expect(sel.warnings.map((w) => w.code)).toContain('LOCKFILE_NEEDS_REFRESH');
-  });
-});
-
-describe('keywordSearch', () => {
-  it('respects identifier boundaries and numbers lines', async () => {
-    const r = await createMemoryRepo({ 'a.ts': 'const fooBar = 1;\nfoo();\n// foo\n', 'b.bin': new Uint8Array([0, 1, 2, 102, 111, 111]) });
-    const { hits, searched } = await keywordSearch(new FileContents(r.workspace), ['a.ts', 'b.bin'], ['foo']);
-    expect(searched).toBe(1);
-    expect(hits.get('a.ts')!.map((h) => h.line)).toEqual([2, 3]);
   });
 });

@@ -1,5 +1,6 @@
 import { putArtifactIfAbsent, writeArtifact } from '../../../core/artifacts/artifact-io.js';
 import { issueLatestKey, limitKey, runKeys } from '../../../core/artifacts/keys.js';
+import { agentBranchName } from '../../../core/git/branch-name.js';
 import type { AgentPolicy } from '../../../core/policy/agent-policy.js';
 import { acquireIssueLock, releaseIssueLock } from '../../../core/runs/issue-lock.js';
 import { RunRequest } from '../../../core/runs/run-request.js';
@@ -79,7 +80,7 @@ export async function startRun(session: WebhookSession, policy: AgentPolicy, tri
     },
     comment: trigger.comment,
     forcedMode: trigger.forcedMode,
-    agentBranch: `agent/i${issueNumber}/r${runId}`,
+    agentBranch: agentBranchName({ issue: issueNumber, runId }),
     createdAt: new Date(now).toISOString(),
   };
   if (!(await putArtifactIfAbsent(store, keys.request, RunRequest, request))) {

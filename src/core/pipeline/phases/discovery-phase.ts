@@ -52,7 +52,7 @@ export function discoveryPhase(env: PipelineEnv): PhaseHandler {
       const attemptKeys = env.keys.attempt(env.attempt);
       await writeArtifact(env.store, attemptKeys.repoMap, RepoMap, map);
       await context.runtime.use('code_search.search');
-      const selection = await selectTargets({ workspace, task, map, rules: views.rules, contents, symbols: new SymbolIndex(env.syntax, contents) });
+      const selection = await selectTargets({ workspace, task, map, rules: views.rules, contents, syntax: env.syntax, symbols: new SymbolIndex(env.syntax, contents) });
       await writeArtifact(env.store, attemptKeys.targetSelection, TargetSelection, selection);
       const owners = reviewersFor(map, selection.selectedFiles.filter((f) => f.allowedToEdit).map((f) => f.path));
       const output: DiscoveryOutput = {

@@ -60,7 +60,7 @@ export function intakePhase(env: PipelineEnv): PhaseHandler {
   };
 }
 
-/** The parsed task, echoed back to the maintainer before work starts (DESIGN §6). */
+/** The parsed task, echoed back to the maintainer before work starts. */
 export function echoTask(task: TaskContract): string {
   const lines = [`mode: ${task.mode}`, `kind: ${task.kind}`];
   if (task.base) lines.push(`base: ${task.base}`);

@@ -6,8 +6,9 @@ import { stagePaths } from '../../git/stage-paths.js';
 import { JudgeVerdict } from '../../git/verification-report.js';
 import { VirtualIndex } from '../../git/virtual-index.js';
 import type { Ledger } from '../../phases/ledger.js';
-import type { PhaseHandler } from '../../phases/orchestrator.js';
+import type { PhaseContext, PhaseHandler } from '../../phases/orchestrator.js';
 import { renderRunReport } from '../../phases/run-report.js';
+import type { TaskContract } from '../../task/task-contract.js';
 import { buildRunReport } from '../build-run-report.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { discoveryOf } from './discovery-phase.js';
@@ -39,38 +40,13 @@ export function preparePhase(env: PipelineEnv, artifactsFor: () => { name: strin
     name: 'pr_preparation',
     async run(context) {
       const task = taskOf(context.outputs);
-      const views = viewsFor(env, task);
       const review = reviewOf(context.outputs);
       const verification = verificationOf(context.outputs);
       const judge = JudgeVerdict.parse(context.outputs.judge);
-      const plan = planOf(context.outputs);
       const discovery = discoveryOf(context.outputs);
       const ws = context.workspace;
       const sink = ledgerSink(context.ledger, 'pr_preparation');
-      const index = await VirtualIndex.fromCommit(ws.fs, ws.gitdir, ws.baseCommitSha);
-      await context.runtime.use('git.stage');
-      await stagePaths({ workspace: ws, index, paths: ws.changes().map((c) => c.path), policy: views.rules, runId: env.request.runId, ledger: sink });
-      const title = commitTitle(env, task, plan.segments.map((s) => s.step?.recipe ?? 'model'));
-      await context.runtime.use('git.commit');
-      const commit = await commitStaged({
-        workspace: ws,
-        index,
-        message: {
-          type: plan.segments.some((s) => s.step?.recipe === 'bump-dependency') && plan.segments.length === 1 ? 'build' : 'refactor',
-          scope: scopeOf(review.diffSummary.files.map((f) => f.path)),
-          summary: title,
-          task: env.request.issue?.title ?? env.request.task?.title ?? task.title ?? title,
-          intent: plan.reason,
-          risk: [`${review.risk.riskLevel} (${review.risk.riskScore})`, ...review.risk.reasons.slice(0, 5)],
-          runId: env.request.runId,
-          taskId: env.taskId(task),
-        },
-        verification: verification.report,
-        policy: views.rules,
-        identity: env.identity,
-        createdAt: env.createdAt,
-        ledger: sink,
-      });
+      const { commit, title } = await commitChanges(env, context, task, sink);
       const report = buildRunReport(env, task, context.outputs, [], { status: 'COMPLETED', headCommitSha: commit.commitSha, artifacts: artifactsFor(), current: 'pr_preparation' });
       // Phases recorded so far are all done when this one runs.
       report.phases = (report.phases ?? []).map((p) => ({ ...p, state: 'done' as const }));
@@ -105,6 +81,40 @@ export function preparePhase(env: PipelineEnv, artifactsFor: () => { name: strin
       return { output, summary: `commit ${commit.commitSha.slice(0, 12)} on ${env.agentBranch}; candidate written`, evidenceRefs: [keys.prCandidate, keys.prBody] };
     },
   };
+}
+
+/** Stage exactly the changed paths and commit them on the agent branch, dated by the attempt. */
+async function commitChanges(env: PipelineEnv, context: PhaseContext, task: TaskContract, sink: ReturnType<typeof ledgerSink>) {
+  const views = viewsFor(env, task);
+  const review = reviewOf(context.outputs);
+  const verification = verificationOf(context.outputs);
+  const plan = planOf(context.outputs);
+  const ws = context.workspace;
+  const index = await VirtualIndex.fromCommit(ws.fs, ws.gitdir, ws.baseCommitSha);
+  await context.runtime.use('git.stage');
+  await stagePaths({ workspace: ws, index, paths: ws.changes().map((c) => c.path), policy: views.rules, runId: env.request.runId, ledger: sink });
+  const title = commitTitle(env, task, plan.segments.map((s) => s.step?.recipe ?? 'model'));
+  await context.runtime.use('git.commit');
+  const commit = await commitStaged({
+    workspace: ws,
+    index,
+    message: {
+      type: plan.segments.some((s) => s.step?.recipe === 'bump-dependency') && plan.segments.length === 1 ? 'build' : 'refactor',
+      scope: scopeOf(review.diffSummary.files.map((f) => f.path)),
+      summary: title,
+      task: env.request.issue?.title ?? env.request.task?.title ?? task.title ?? title,
+      intent: plan.reason,
+      risk: [`${review.risk.riskLevel} (${review.risk.riskScore})`, ...review.risk.reasons.slice(0, 5)],
+      runId: env.request.runId,
+      taskId: env.taskId(task),
+    },
+    verification: verification.report,
+    policy: views.rules,
+    identity: env.identity,
+    createdAt: env.createdAt,
+    ledger: sink,
+  });
+  return { commit, title };
 }
 
 function commitTitle(env: PipelineEnv, task: { title: string; steps: { recipe: string; from?: string; to?: string; package?: string; find?: string }[] }, _recipes: string[]): string {

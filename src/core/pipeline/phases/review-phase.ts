@@ -28,7 +28,7 @@ export function reviewOf(outputs: Readonly<Record<string, unknown>>): ReviewOutp
 }
 
 /**
- * Diff-boundary review: the whole diff against scope, policy, budgets and risk (seed §21 score
+ * Diff-boundary review: the whole diff against scope, policy, budgets and risk (the risk score
  * raised by the policy's risk rules). HIGH risk, `requireApprovalFor` and out-of-scope paths
  * stop for approval unless this attempt carries the approval of that gate.
  */

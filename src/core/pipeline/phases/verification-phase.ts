@@ -21,7 +21,7 @@ export function verificationOf(outputs: Readonly<Record<string, unknown>>): Veri
 }
 
 /**
- * Regression verification, static by design (DESIGN §5.7): every changed file parses, the
+ * Regression verification, static by design: every changed file parses, the
  * secret scan finds nothing, the anti-cheat detectors find nothing. Build commands are never
  * run here; the report lists them as not run, with why, for CI to run.
  */

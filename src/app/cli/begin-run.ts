@@ -1,0 +1,90 @@
+import { readArtifact } from '../../core/artifacts/artifact-io.js';
+import { runKeys, type RunKeys } from '../../core/artifacts/keys.js';
+import { agentBranchName } from '../../core/git/branch-name.js';
+import type { Logger, RepoSource } from '../../core/ports.js';
+import { beginAttempt, type AttemptStart } from '../../core/runs/attempts.js';
+import { ApprovalRequest, type RunRequest } from '../../core/runs/run-request.js';
+import { parseTask } from '../../core/task/parse-task.js';
+import { sha256Hex, shortId } from '../../core/util/digest.js';
+import { HttpRepoSource } from '../git/http-repo-source.js';
+import { LocalRepoSource } from '../git/local-repo-source.js';
+import { LocalArtifactStore } from '../local/local-artifact-store.js';
+import { JsonLogger } from '../logger.js';
+import type { CliIo } from './cli-io.js';
+import type { StageArgs } from './stage-args.js';
+
+/** One attempt of a CLI run, ready for the pipeline: where it reads from and where it writes. */
+export interface CliRun {
+  args: StageArgs;
+  source: RepoSource;
+  store: LocalArtifactStore;
+  keys: RunKeys;
+  runId: string;
+  attempt: AttemptStart;
+  logger: Logger;
+}
+
+/**
+ * The run's identity and its next attempt. The same command again is the next attempt of the
+ * same run; the identity is the source, the base commit, the task digest, and the --paths and
+ * --ref that shape it (two refs naming one commit still target different base branches).
+ */
+export async function beginRun(args: StageArgs, io: CliIo): Promise<CliRun> {
+  const { identity } = args;
+  const logger = io.logger ?? new JsonLogger({ sink: (line) => io.stderr(`${line}\n`), level: 'warn', clock: io.clock, secrets: io.env.DRAFTSMAN_GIT_TOKEN ? [io.env.DRAFTSMAN_GIT_TOKEN] : [] });
+  const source: RepoSource = args.isUrl
+    ? new HttpRepoSource({ url: args.location, identity, token: async () => io.env.DRAFTSMAN_GIT_TOKEN })
+    : new LocalRepoSource(args.location);
+  const resolved = await source.resolveRef(args.ref);
+  const title = firstLine(args.taskText) || `${args.command} ${identity.repo}`;
+  const shaping = [...(args.paths ? ['paths', ...args.paths] : []), ...(args.ref ? ['ref', args.ref] : [])];
+  const runId = args.runId ?? shortId(`${identity.owner}/${identity.repo}`, resolved?.sha ?? args.ref ?? 'HEAD', args.command === 'run' || args.command === 'targets' ? taskDigestOf(args, title) : args.command, ...shaping);
+  const keys = runKeys(identity.owner, identity.repo, runId);
+  const store = new LocalArtifactStore(args.out);
+  const now = new Date(io.clock.now()).toISOString();
+  const request: RunRequest = {
+    schemaVersion: 1,
+    runId,
+    owner: identity.owner,
+    repo: identity.repo,
+    source: { kind: args.isUrl ? 'url' : 'local', location: args.isUrl ? new URL(args.location).toString() : args.location },
+    trigger: { kind: 'cli', key: `cli-${args.command}` },
+    task: { title, body: args.taskText },
+    baseRef: args.ref,
+    paths: args.paths,
+    agentBranch: agentBranchName({ runId }),
+    createdAt: now,
+  };
+  const approvedGates = args.approve ? await pendingGates(store, keys) : [];
+  const attempt = await beginAttempt(store, keys, request, { reason: args.approve ? 'approve' : 'cli', approvedGates, createdAt: now });
+  return { args, source, store, keys, runId, attempt, logger };
+}
+
+/** The task's identity: its parsed digest, or the text's digest when it does not parse (intake reports why). */
+function taskDigestOf(args: StageArgs, title: string): string {
+  if (!args.taskText) return sha256Hex(args.taskText);
+  try {
+    return parseTask({ title, body: args.taskText, source: 'cli', bodyName: args.taskFile ?? 'task' }).digest;
+  } catch {
+    return sha256Hex(args.taskText);
+  }
+}
+
+/** Gates waiting for approval in the run's latest NEEDS_APPROVAL attempt. */
+async function pendingGates(store: LocalArtifactStore, keys: RunKeys): Promise<string[]> {
+  const gates: string[] = [];
+  for (const key of await store.list(`${keys.prefix}attempts/`)) {
+    if (!key.endsWith('/approval-request.json')) continue;
+    gates.push((await readArtifact(store, key, ApprovalRequest)).gateId);
+  }
+  return [...new Set(gates)];
+}
+
+/** The task's title: its first line of text, without heading marks or code fences. */
+function firstLine(text: string): string {
+  for (const line of text.split('\n')) {
+    const trimmed = line.replace(/^#+\s*/, '').trim();
+    if (trimmed && !trimmed.startsWith('```')) return trimmed.slice(0, 200);
+  }
+  return '';
+}

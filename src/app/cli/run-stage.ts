@@ -1,0 +1,55 @@
+import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
+import type { ModelProvider } from '../../core/ports.js';
+import { createMemoryFs } from '../local/memfs-adapter.js';
+import { createNodeSyntaxService } from '../local/node-grammar-loader.js';
+import { OpenAiChatProvider } from '../model/openai-chat-provider.js';
+import { gitIdentityOf, type CliIo } from './cli-io.js';
+import type { CliRun } from './begin-run.js';
+import type { TerminalReporter } from './terminal-reporter.js';
+
+/**
+ * One attempt of the pipeline, as far as the command goes, with progress on the terminal.
+ * Ctrl-C (or a cancel marker in the run directory) cancels between phases.
+ */
+export async function runStage(run: CliRun, io: CliIo, reporter: TerminalReporter): Promise<PipelineResult> {
+  const { args, store, keys, attempt } = run;
+  reporter.start(`${args.command} ${args.identity.owner}/${args.identity.repo} run ${run.runId} attempt ${attempt.attempt}`);
+  const cancelled = { value: false };
+  const onSigint = () => {
+    cancelled.value = true;
+  };
+  process.once('SIGINT', onSigint);
+  try {
+    return await runPipeline(
+      {
+        store,
+        source: run.source,
+        fs: createMemoryFs(),
+        clock: io.clock,
+        logger: run.logger,
+        syntax: await createNodeSyntaxService({ wasmDir: io.env.DRAFTSMAN_WASM_DIR }),
+        ciStatus: { read: async () => ({ state: 'unavailable', checks: [] }) },
+        model: io.model ?? modelFromEnv(io.env),
+        reporter,
+        identity: gitIdentityOf(io.env),
+        isCancelled: async () => cancelled.value || Boolean(await store.get(keys.cancel)),
+      },
+      {
+        keys,
+        owner: args.identity.owner,
+        repo: args.identity.repo,
+        attempt,
+        policy: args.policy ? { text: args.policy.text, file: args.policy.file } : 'from-base',
+        stopAfter: args.command,
+        taskId: (task) => `sha256:${task.digest}`,
+      },
+    );
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+}
+
+function modelFromEnv(env: CliIo['env']): ModelProvider | undefined {
+  if (!env.DRAFTSMAN_MODEL_BASE_URL || !env.DRAFTSMAN_MODEL) return undefined;
+  return new OpenAiChatProvider({ baseUrl: env.DRAFTSMAN_MODEL_BASE_URL, model: env.DRAFTSMAN_MODEL, apiKey: env.DRAFTSMAN_MODEL_API_KEY });
+}

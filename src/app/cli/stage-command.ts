@@ -1,0 +1,20 @@
+import type { PipelineResult } from '../../core/pipeline/run-pipeline.js';
+import { beginRun, type CliRun } from './begin-run.js';
+import type { CliIo } from './cli-io.js';
+import { writeOutcome } from './cli-output.js';
+import { runStage } from './run-stage.js';
+import { parseStageArgs, type StageCommand } from './stage-args.js';
+import { TerminalReporter } from './terminal-reporter.js';
+
+/** Runs after the pipeline and before the output (run --publish); returns a note for the output. */
+export type AfterStage = (run: CliRun, result: PipelineResult) => Promise<string | undefined>;
+
+/** A pipeline command from its arguments to its exit code: parse, begin the attempt, run, print. */
+export async function stageCommand(command: StageCommand, argv: string[], io: CliIo, after?: AfterStage): Promise<number> {
+  const args = await parseStageArgs(command, argv, io);
+  const run = await beginRun(args, io);
+  const reporter = new TerminalReporter({ write: io.stderr, enabled: !args.json });
+  const result = await runStage(run, io, reporter);
+  const note = after ? await after(run, result) : undefined;
+  return writeOutcome(run, result, io, reporter, note);
+}

@@ -1,0 +1,73 @@
+// Markdown text for the run report: everything from the repository or the issue is treated as text.
+
+export function details(summary: string, body: string[]): string[] {
+  return ['<details>', `<summary>${summary}</summary>`, '', ...body, '', '</details>', ''];
+}
+
+/** Inline text: HTML neutralised (no comment markers, no tags), @mentions defused, one line. */
+export function inline(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/@(?=[A-Za-z0-9])/g, '@&#8203;')
+    .replace(/([[\]])/g, '\\$1')
+    .replace(/\s*\r?\n\s*/g, ' ');
+}
+
+/** A paragraph block: like `inline` but keeps line breaks. */
+export function block(text: string): string {
+  return text
+    .split(/\r?\n/)
+    .map((line) => inline(line))
+    .join('\n')
+    .trim();
+}
+
+export function cell(text: string): string {
+  return inline(text).replace(/\|/g, '\\|');
+}
+
+/** A code span inside a table row: GFM reads `\\|` in a cell as a literal pipe, even in code. */
+export function codeCell(text: string): string {
+  return code(text).replace(/\|/g, '\\|');
+}
+
+/** A code span that survives backticks and pipes in its content. */
+export function code(text: string): string {
+  const flat = text.replace(/\s*\r?\n\s*/g, ' ');
+  const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${flat}${pad}${fence}`;
+}
+
+export function fenced(info: string, text: string): string[] {
+  const longest = Math.max(0, ...(text.match(/`{3,}/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return [`${fence}${info}`, text, fence];
+}
+
+export function mermaidText(text: string): string {
+  return text.replace(/["<>\r\n`]/g, ' ').replace(/[[\]{}()]/g, ' ').trim();
+}
+
+export function attr(text: string): string {
+  return text.replace(/[^A-Za-z0-9._:/-]/g, '_');
+}
+
+export function firstLine(text: string): string {
+  return text.split(/\r?\n/).map((l) => l.trim()).find((l) => l.length > 0) ?? '';
+}
+
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+export function plural(n: number, word: string): string {
+  return n === 1 ? word : `${word}s`;
+}
+
+export function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}

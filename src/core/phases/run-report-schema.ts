@@ -1,0 +1,83 @@
+import { z } from 'zod';
+
+/** The facts a run report states; validated before it is rendered. */
+export const Usage = z.strictObject({ used: z.number().int().nonnegative(), limit: z.number().int().nonnegative().optional() });
+const Severity = z.enum(['HIGH', 'MEDIUM']);
+const Level = z.enum(['LOW', 'MEDIUM', 'HIGH']);
+
+export const RunReportVerification = z
+  .strictObject({
+    /** Checks draftsman ran itself (static: parse, scope guard, secret scan, anti-cheat). */
+    checks: z.array(z.strictObject({ name: z.string().min(1), status: z.enum(['PASSED', 'FAILED', 'SKIPPED']), detail: z.string().optional() })),
+    /** What did not run, and why (build and test commands always land here). */
+    notRun: z.array(z.strictObject({ name: z.string().min(1), why: z.string().min(1) })),
+    /** The policy's `agent.build.commands`: what CI should run. */
+    ciCommands: z.array(z.string().min(1)),
+    /** The policy's `agent.build.defaultVerifier` (e.g. maven, npm). */
+    verifier: z.string().optional(),
+    /** Real CI results, once the publisher has them. */
+    ci: z
+      .strictObject({
+        state: z.enum(['unavailable', 'pending', 'success', 'failure', 'mixed']),
+        commitSha: z.string().optional(),
+        checks: z.array(z.strictObject({ name: z.string(), status: z.string(), conclusion: z.string().nullable(), url: z.string().optional() })),
+      })
+      .optional(),
+  })
+  .refine((v) => !v.checks.some((c) => v.notRun.some((n) => n.name === c.name)), {
+    message: 'a check cannot be both run and not run',
+    path: ['notRun'],
+  });
+export type RunReportVerification = z.infer<typeof RunReportVerification>;
+
+export const RunReport = z.strictObject({
+  schemaVersion: z.literal(1),
+  runId: z.string().min(1),
+  attempt: z.number().int().positive(),
+  /** Terminal state of the attempt (COMPLETED, NEEDS_APPROVAL, ...). */
+  status: z.string().min(1),
+  title: z.string(),
+  objective: z.string(),
+  mode: z.enum(['draft_pr', 'analysis']).optional(),
+  repository: z.string().optional(),
+  baseRef: z.string().optional(),
+  baseCommitSha: z.string().min(1),
+  headCommitSha: z.string().optional(),
+  agentBranch: z.string().optional(),
+  /** The attempt's `createdAt`, when the caller wants it shown. */
+  createdAt: z.string().optional(),
+  scope: z.strictObject({
+    /** Task scope globs; empty means the whole repository. */
+    paths: z.array(z.string()),
+    /** What the run deliberately left alone (e.g. "CI configuration", "lockfiles"). */
+    untouched: z.array(z.string()).default([]),
+  }),
+  strategy: z.strictObject({
+    engine: z.enum(['recipe', 'llm', 'hybrid', 'none']),
+    steps: z.array(z.string()),
+    notes: z.array(z.string()).default([]),
+  }),
+  targets: z.array(
+    z.strictObject({
+      path: z.string(),
+      change: z.string().optional(),
+      insertions: z.number().int().nonnegative().optional(),
+      deletions: z.number().int().nonnegative().optional(),
+      reasons: z.array(z.string()),
+    }),
+  ),
+  verification: RunReportVerification,
+  lockfiles: z.array(z.strictObject({ path: z.string(), command: z.string(), why: z.string().optional() })).default([]),
+  risk: z.strictObject({ level: Level, score: z.number(), reasons: z.array(z.string()), requiredGate: z.string().optional() }),
+  policyVerdicts: z.array(z.strictObject({ rule: z.string(), verdict: z.enum(['PASS', 'WARN', 'FAIL', 'APPROVED']), detail: z.string().optional() })).default([]),
+  antiCheat: z.array(z.strictObject({ rule: z.string(), path: z.string(), line: z.number().int().optional(), snippet: z.string(), severity: Severity })).default([]),
+  budget: z.strictObject({ steps: Usage, modelCalls: Usage, tokens: Usage, files: Usage, lines: Usage }),
+  phases: z.array(z.strictObject({ name: z.string(), state: z.enum(['pending', 'running', 'done', 'skipped', 'failed', 'blocked']) })).default([]),
+  /** Touched modules, drawn when there are no phases to draw. */
+  modules: z.array(z.strictObject({ name: z.string(), files: z.number().int().nonnegative() })).default([]),
+  artifacts: z.array(z.strictObject({ name: z.string(), url: z.string() })).default([]),
+  /** Things the reviewer must know first (base moved and policy is warn, partial result...). */
+  warnings: z.array(z.string()).default([]),
+});
+export type RunReport = z.infer<typeof RunReport>;
+export type RunReportInput = z.input<typeof RunReport>;
