@@ -1,5 +1,6 @@
 import type { RecipeStep } from '../task/recipe-steps.js';
 import { extensionOf, baseName } from '../repomap/path-classes.js';
+import { compileUserRegex } from '../util/user-regex.js';
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -19,16 +20,15 @@ export interface RecipeMatch {
 export function recipeMatches(step: RecipeStep, path: string, text: string): RecipeMatch[] {
   const lines = text.split('\n');
   const out: RecipeMatch[] = [];
-  const scan = (re: RegExp, detail: string): void => {
+  const scan = (re: { test(text: string): boolean }, detail: string): void => {
     lines.forEach((l, i) => {
-      re.lastIndex = 0;
       if (re.test(l)) out.push({ line: i + 1, snippet: l.trim().slice(0, 200), detail });
     });
   };
   const ext = extensionOf(path);
   switch (step.recipe) {
     case 'replace': {
-      if (step.regex) scan(new RegExp(step.find, step.flags.replace(/[^imsu]/g, '')), 'regex match');
+      if (step.regex) scan(compileUserRegex(step.find, step.flags), 'regex match');
       else {
         const f = escape(step.find);
         const auto = step.wordBoundary === true || (step.wordBoundary === 'auto');
