@@ -1,5 +1,5 @@
-import { diffArrays } from 'diff';
 import { isBinaryContent } from './git-objects.js';
+import { diffLineArrays } from './line-diff.js';
 
 export type SecretRule =
   | 'aws-access-key-id'
@@ -140,14 +140,14 @@ export function isDotenvPath(path: string): boolean {
 
 const decoder = new TextDecoder();
 
-/** The added lines of a change, numbered as in the new file. */
+/** The added lines of a change, numbered as in the new file (the same bounded diff as the patch). */
 export function addedLines(oldBytes: Uint8Array | undefined, newBytes: Uint8Array): { line: number; text: string }[] {
   const split = (b: Uint8Array) => (b.length === 0 ? [] : decoder.decode(b).replace(/\n$/, '').split('\n'));
   const a = oldBytes ? split(oldBytes) : [];
   const b = split(newBytes);
   const out: { line: number; text: string }[] = [];
   let n = 0;
-  for (const change of diffArrays(a, b)) {
+  for (const change of diffLineArrays(a, b)) {
     if (change.removed) continue;
     for (const text of change.value) {
       n++;
