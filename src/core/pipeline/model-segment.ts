@@ -37,7 +37,8 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
       run: async ({ path }) => {
         const p = normalizeRepoPath(path);
         const bytes = await workspace.read(p);
-        return new TextDecoder().decode(bytes.slice(0, MAX_READ_BYTES));
+        // Redacted with the file's own path (config files have stricter rules) before the model sees it.
+        return redactSecrets(new TextDecoder().decode(bytes.slice(0, MAX_READ_BYTES)), p).text;
       },
     }),
     defineLlmTool({
@@ -55,7 +56,7 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
           if (bytes.includes(0) || bytes.length > MAX_READ_BYTES) continue;
           const lines = new TextDecoder().decode(bytes).split('\n');
           lines.forEach((line, i) => {
-            if (line.includes(query) && out.length < (maxResults ?? 50)) out.push(`${p}:${i + 1}: ${line.trim().slice(0, 200)}`);
+            if (line.includes(query) && out.length < (maxResults ?? 50)) out.push(`${p}:${i + 1}: ${redactSecrets(line, p).text.trim().slice(0, 200)}`);
           });
         }
         return out.join('\n') || 'no match';
