@@ -77,7 +77,7 @@ function flagBits(flags: string): number {
  */
 export function compileUserRegex(source: string, flags = '', options: { literal?: boolean } = {}): UserRegex {
   const bits = flagBits(flags);
-  if (options.literal) return wrap(RE2JS.compile(RE2JS.quote(source), bits));
+  if (options.literal) return wrap(RE2JS.compile(RE2JS.quote(source), bits), false);
   if (source.length > MAX_USER_REGEX_LENGTH) throw new UserRegexError('REGEX_TOO_COMPLEX', `regex is ${source.length} characters long, more than ${MAX_USER_REGEX_LENGTH}`, { length: source.length });
   const unsupported = unsupportedConstruct(source);
   if (unsupported) {
@@ -92,14 +92,15 @@ export function compileUserRegex(source: string, flags = '', options: { literal?
     throw new UserRegexError('REGEX_INVALID', `regex is not valid: ${detail}`, {}, { cause: error });
   }
   if (re.programSize() > MAX_USER_REGEX_PROGRAM) throw new UserRegexError('REGEX_TOO_COMPLEX', `regex compiles to ${re.programSize()} instructions, more than ${MAX_USER_REGEX_PROGRAM}`, { programSize: re.programSize() });
-  return wrap(re);
+  return wrap(re, true);
 }
 
-function wrap(re: RE2JS): UserRegex {
+/** `bounded`: apply the matching budget (a literal is searched by prefix, so it needs none). */
+function wrap(re: RE2JS, bounded: boolean): UserRegex {
   const count = re.groupCount();
   const size = re.programSize();
   const budget = (text: string): void => {
-    if (text.length * size > MAX_USER_REGEX_WORK) {
+    if (bounded && text.length * size > MAX_USER_REGEX_WORK) {
       throw new UserRegexError('REGEX_TOO_COMPLEX', `regex of ${size} instructions on ${text.length} characters exceeds the matching budget; simplify the pattern or narrow the paths`, { programSize: size, length: text.length });
     }
   };

@@ -72,3 +72,12 @@ describe('user regexes run in linear time', () => {
     expect([...big.matchAll('ab1 cd2')].map((m) => m.groups[0])).toEqual(['ab1', 'cd2']);
   });
 });
+
+describe('literal replacement on a large file', () => {
+  it('is not subject to the regex matching budget', () => {
+    const find = `${'x'.repeat(150)}_END`;
+    const text = `${'y'.repeat(1_000_000)} ${find}\n`;
+    const step = RecipeStep.parse({ recipe: 'replace', find, replace: 'done' }) as ReplaceStep;
+    expect(applyReplace(step, text)?.text).toBe(`${'y'.repeat(1_000_000)} done\n`);
+  });
+});
