@@ -84,7 +84,7 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
       name: 'git.diff',
       description: 'The change made so far, as a unified diff (truncated for size).',
       args: z.object({}),
-      run: async () => (await diffWorkspaceChanges(workspace, { isGenerated: (p) => views.rules.isGenerated(p) })).modelPatch,
+      run: async () => redactPatchByFile((await diffWorkspaceChanges(workspace, { isGenerated: (p) => views.rules.isGenerated(p) })).modelPatch),
     }),
   ];
 
@@ -119,4 +119,12 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
     lockfilesToRefresh: [],
     model: { calls: result.calls, tokens: result.tokens, status: result.status, summary: result.summary.slice(0, 2000) },
   };
+}
+
+/** Redact each file's section of a patch with that file's path, so rules that depend on the file type apply. */
+function redactPatchByFile(patch: string): string {
+  return patch
+    .split(/^(?=diff --git )/m)
+    .map((section) => redactSecrets(section, /^diff --git a\/.* b\/(.*)$/m.exec(section)?.[1] ?? '<text>').text)
+    .join('');
 }
