@@ -9,7 +9,7 @@ import { PhaseContractError } from '../phases/phase-runtime.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { normalizeRepoPath } from '../util/repo-path.js';
 import type { SegmentResult } from './phases/change-phase.js';
-import type { Segment } from './phases/planning-phase.js';
+import { maxEditableBytes, type Segment } from './phases/planning-phase.js';
 import { viewsFor, type PipelineEnv } from './pipeline-env.js';
 
 const MAX_READ_BYTES = 200_000;
@@ -75,6 +75,11 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
       run: async ({ path, content }) => {
         const p = normalizeRepoPath(path);
         if (!allowed.has(p)) throw new PhaseContractError('FILE_NOT_ALLOWED', `${p} is not one of the files this segment may change`, { path: p });
+        // The size limit holds for repair segments too, whose files do not come from planning.
+        const before = workspace.entry(p) ? (await workspace.read(p)).length : 0;
+        if (Math.max(before, new TextEncoder().encode(content).length) > maxEditableBytes(env.policy)) {
+          throw new PhaseContractError('FILE_NOT_ALLOWED', `${p} is over the ${env.policy.ingestion.maxFileSizeMb} MB file size limit`, { path: p });
+        }
         await workspace.write(p, content);
         written.set(p, (written.get(p) ?? 0) + 1);
         return `wrote ${p}`;

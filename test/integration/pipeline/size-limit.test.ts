@@ -1,9 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { OpenAiChatProvider } from '../../../src/app/model/openai-chat-provider.js';
 import { applyRecipe } from '../../../src/core/engines/recipe/apply-recipe.js';
 import { RecipeStep } from '../../../src/core/task/recipe-steps.js';
+import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
+import { answer, callTools, startScriptedModelServer } from '../../helpers/scripted-model-server.js';
+import { cli, makeWorkingCopy } from '../cli/cli-harness.js';
 import { LocalArtifactStore, MIGRATION_POLICY, makeMavenBare, removeRoot, runOnce, sharedSyntax, startRun, tempRoot } from './pipeline-harness.js';
 
 /** A file over the policy's `maxFileSizeMb` is never edited, even when a recipe would change it. */
@@ -50,4 +54,24 @@ describe('the file size limit holds wherever a file is read for editing', () => 
     expect(result.changedFiles.map((f) => f.path)).toEqual(['small.txt']);
     expect(result.skipped).toEqual([{ path: 'big.txt', reason: 'TOO_LARGE' }]);
   });
+
+  it('a model segment may not write a file past the limit: the write is refused and ledgered', async () => {
+    const root = tempRoot('size-limit-llm');
+    roots.push(root);
+    const repo = join(root, 'orders');
+    const service = 'order-service/src/main/java/com/acme/order/OrderService.java';
+    makeWorkingCopy(repo, { ...mavenMultiModuleRepo(), '.agent-policy.yaml': `${MIGRATION_POLICY}ingestion:\n  maxFileSizeMb: 1\n` });
+    const script = [callTools({ name: 'file_write', arguments: { path: service, content: `// ${'x'.repeat(1024 * 1024)}\n` } }), answer('done')];
+    const server = await startScriptedModelServer({ apiKey: 'k', script: (_body, index) => script[index] ?? answer('done') });
+    try {
+      const model = new OpenAiChatProvider({ baseUrl: server.baseUrl, model: 'scripted-1', apiKey: 'k', maxRetries: 0 });
+      const out = join(root, 'state');
+      const result = await cli(['run', repo, '--task', 'Guard the LegacyAuthClient.exchangeToken call in OrderService against surrounding whitespace', '--out', out, '--json'], { model });
+      const ledgerDir = join(result.json!.runDir, 'attempts', '1', 'ledger');
+      const refused = readdirSync(ledgerDir).map((f) => JSON.parse(readFileSync(join(ledgerDir, f), 'utf8'))).filter((e) => e.type === 'TOOL_REFUSED');
+      expect(refused.map((e) => [e.payload.tool, e.payload.reason, e.payload.message])).toEqual([['file.write', 'FILE_NOT_ALLOWED', `${service} is over the 1 MB file size limit`]]);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });
