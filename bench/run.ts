@@ -25,8 +25,8 @@ interface ModuleRecord {
   note?: string;
 }
 
-type Area = 'Ingestion' | 'Repository map and search' | 'Syntax' | 'Webhook' | 'End to end' | 'Hostile repositories' | 'Bundles' | 'Peak memory per benchmark';
-const AREAS: Area[] = ['Ingestion', 'Repository map and search', 'Syntax', 'Webhook', 'End to end', 'Hostile repositories', 'Bundles', 'Peak memory per benchmark'];
+type Area = 'Ingestion' | 'Repository map and search' | 'Syntax' | 'Webhook' | 'End to end' | 'Hostile repositories' | 'Diff' | 'Bundles' | 'Peak memory per benchmark';
+const AREAS: Area[] = ['Ingestion', 'Repository map and search', 'Syntax', 'Webhook', 'End to end', 'Hostile repositories', 'Diff', 'Bundles', 'Peak memory per benchmark'];
 
 /** One line of results.json. `met` is null where the issues set no goal for the row. */
 interface ResultRecord extends ModuleRecord {
@@ -83,6 +83,7 @@ const JOBS: Job[] = [
     what: '200k files and a 10k-deep chain, time to refusal',
     run: async (q) => (await import('./hostile.bench.js')).runHostileBench(q ? { files: 20_000, maxFileCount: 10_000, depth: 1000 } : { timeoutMs: 4 * MIN }),
   },
+  { id: 'diff', area: 'Diff', timeoutMs: 3 * MIN, what: 'line diff of a file with every line changed, 1 MB and 20 MB', run: async (q) => (await import('./diff.bench.js')).runDiffBench({ sizesMb: q ? [1] : [1, 20] }) },
   { id: 'bundle', area: 'Bundles', timeoutMs: 4 * MIN, what: 'bundle size of each handler', run: async () => (await import('./bundle.bench.js')).runBundleBench() },
 ];
 

@@ -40,8 +40,8 @@ export interface ScriptedModelServer {
 }
 
 export interface ScriptedModelServerOptions {
-  /** Replies in order, or a function of the parsed request body and its index. */
-  script: ScriptedReply[] | ((body: any, index: number) => ScriptedReply);
+  /** Replies in order, or a function of the parsed request body, its index and the recorded request (headers included). */
+  script: ScriptedReply[] | ((body: any, index: number, request: RecordedRequest) => ScriptedReply);
   /** When set, requests without `Authorization: Bearer <apiKey>` get 401. */
   apiKey?: string;
 }
@@ -84,7 +84,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     record.problems.push(...validateRequest(record.body));
     if (record.problems.length > 0) return send(400, JSON.stringify({ error: { message: record.problems.join('; ') } }));
 
-    const reply = typeof options.script === 'function' ? options.script(record.body, served) : options.script[served];
+    const reply = typeof options.script === 'function' ? options.script(record.body, served, record) : options.script[served];
     served += 1;
     if (reply?.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (res.destroyed) return;

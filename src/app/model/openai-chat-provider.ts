@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ChatMessage, ModelProvider, ModelResponse, ToolSpec } from '../../core/ports.js';
+import { redactSecrets } from '../../core/git/secret-scan.js';
 import { ModelProviderError, type ModelProviderReason } from './model-provider-error.js';
 
 export interface OpenAiChatProviderOptions {
@@ -73,6 +74,17 @@ export class OpenAiChatProvider implements ModelProvider {
   }
 
   async complete(request: { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number }): Promise<ModelResponse> {
+    try {
+      return await this.#complete(request);
+    } catch (error) {
+      // Every error leaves through here: a coded error with a scrubbed message and no cause
+      // (a cause such as a JSON SyntaxError quotes the body it choked on).
+      if (error instanceof ModelProviderError) throw new ModelProviderError(error.reason, this.#scrub(error.message), error.data);
+      throw new ModelProviderError('MODEL_NETWORK_ERROR', `model call failed: ${this.#excerpt(error instanceof Error ? error.message : String(error))}`, { model: this.model });
+    }
+  }
+
+  async #complete(request: { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number }): Promise<ModelResponse> {
     const body = JSON.stringify(this.#body(request));
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
@@ -82,10 +94,10 @@ export class OpenAiChatProvider implements ModelProvider {
       try {
         const response = await this.#fetch(this.#url, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.#timeoutMs) });
         const text = await response.text();
-        if (response.ok) return parseCompletion(text);
+        if (response.ok) return parseCompletion(text, (raw) => this.#excerpt(raw));
         failure = {
           reason: reasonForStatus(response.status),
-          message: `model endpoint answered HTTP ${response.status}: ${this.#scrub(excerpt(text))}`,
+          message: `model endpoint answered HTTP ${response.status}: ${this.#excerpt(text)}`,
           status: response.status,
           retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
         };
@@ -94,7 +106,7 @@ export class OpenAiChatProvider implements ModelProvider {
         const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
         failure = timedOut
           ? { reason: 'MODEL_TIMEOUT', message: `model call timed out after ${this.#timeoutMs} ms` }
-          : { reason: 'MODEL_NETWORK_ERROR', message: `model endpoint unreachable: ${error instanceof Error ? error.message : String(error)}` };
+          : { reason: 'MODEL_NETWORK_ERROR', message: `model endpoint unreachable: ${this.#excerpt(error instanceof Error ? error.message : String(error))}` };
       }
       const retryable = failure.reason === 'MODEL_RATE_LIMITED' || failure.reason === 'MODEL_SERVER_ERROR' || failure.reason === 'MODEL_TIMEOUT' || failure.reason === 'MODEL_NETWORK_ERROR';
       if (!retryable || attempt > this.#maxRetries) {
@@ -105,9 +117,19 @@ export class OpenAiChatProvider implements ModelProvider {
     }
   }
 
-  /** Some endpoints echo the key they refused; never let it into an error. */
+  /**
+   * Some endpoints echo the key or the whole request headers; redact by value (the key, and
+   * anything shaped like a credential) over the whole text before it is cut, so a key that
+   * straddles the cut cannot survive as a prefix.
+   */
   #scrub(text: string): string {
-    return this.#apiKey ? text.split(this.#apiKey).join('[REDACTED]') : text;
+    const byValue = this.#apiKey ? text.split(this.#apiKey).join('[REDACTED]') : text;
+    return redactSecrets(byValue.replace(/\b(authorization|proxy-authorization|x-api-key|api-key)(["']?\s*[:=]\s*["']?)(?:bearer\s+|basic\s+)?[^\s"',;]+/gi, '$1$2[REDACTED]')).text;
+  }
+
+  /** A bounded, redacted excerpt of a response body or error message. */
+  #excerpt(text: string): string {
+    return excerpt(this.#scrub(text.slice(0, 64 * 1024)));
   }
 
   #body(request: { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number }): Record<string, unknown> {
@@ -121,15 +143,15 @@ export class OpenAiChatProvider implements ModelProvider {
   }
 }
 
-function parseCompletion(text: string): ModelResponse {
+function parseCompletion(text: string, redactedExcerpt: (text: string) => string): ModelResponse {
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (error) {
-    throw new ModelProviderError('MODEL_RESPONSE_INVALID', `model endpoint returned non-JSON: ${excerpt(text)}`, {}, { cause: error });
+  } catch {
+    throw new ModelProviderError('MODEL_RESPONSE_INVALID', `model endpoint returned non-JSON: ${redactedExcerpt(text)}`);
   }
   const parsed = ChatCompletion.safeParse(json);
-  if (!parsed.success) throw new ModelProviderError('MODEL_RESPONSE_INVALID', `model endpoint returned an unexpected shape: ${z.prettifyError(parsed.error)}`, {}, { cause: parsed.error });
+  if (!parsed.success) throw new ModelProviderError('MODEL_RESPONSE_INVALID', `model endpoint returned an unexpected shape: ${redactedExcerpt(z.prettifyError(parsed.error))}`);
   const choice = parsed.data.choices[0];
   const toolCalls = choice.message.tool_calls ?? [];
   const message: ChatMessage = { role: 'assistant', content: choice.message.content ?? null };

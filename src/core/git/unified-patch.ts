@@ -1,6 +1,6 @@
-import { diffArrays } from 'diff';
 import { bytesToBinaryString, utf8ToBinaryString } from './binary-string.js';
 import { compareBytes, isBinaryContent, ZERO_OID } from './git-objects.js';
+import { diffLineArrays } from './line-diff.js';
 import { quoteGitPath } from './quote-path.js';
 import type { SideFile, TreeSide } from './tree-side.js';
 
@@ -36,61 +36,69 @@ function splitLines(text: string): string[] {
   return out;
 }
 
-type Op = { tag: ' ' | '-' | '+'; line: string; oldNo: number; newNo: number };
-
 /**
  * Unified hunks (3 lines of context, git's header format) between two binary strings, plus
- * counts. Lines without a final newline get git's `\ No newline at end of file` marker.
+ * counts. Lines without a final newline get git's `\ No newline at end of file` marker. The
+ * line diff is bounded (see `diffLineArrays`) and the hunks are built in one linear pass, so a
+ * file with every line changed stays fast.
  */
 export function buildHunks(oldText: string, newText: string): { hunks: string; insertions: number; deletions: number } {
   const a = splitLines(oldText);
   const b = splitLines(newText);
-  const ops: Op[] = [];
+  // One op per line: its tag and text, and the old/new line numbers before it.
+  const tags: string[] = [];
+  const lines: string[] = [];
+  const oldAt: number[] = [];
+  const newAt: number[] = [];
   let oldNo = 0;
   let newNo = 0;
-  for (const change of diffArrays(a, b)) {
+  for (const change of diffLineArrays(a, b)) {
+    const tag = change.removed ? '-' : change.added ? '+' : ' ';
     for (const line of change.value) {
-      if (change.removed) ops.push({ tag: '-', line, oldNo: oldNo++, newNo });
-      else if (change.added) ops.push({ tag: '+', line, oldNo, newNo: newNo++ });
-      else ops.push({ tag: ' ', line, oldNo: oldNo++, newNo: newNo++ });
+      tags.push(tag);
+      lines.push(line);
+      oldAt.push(oldNo);
+      newAt.push(newNo);
+      if (tag !== '+') oldNo++;
+      if (tag !== '-') newNo++;
     }
   }
+  const total = tags.length;
   let insertions = 0;
   let deletions = 0;
-  let hunks = '';
+  const out: string[] = [];
   let i = 0;
-  while (i < ops.length) {
-    while (i < ops.length && ops[i].tag === ' ') i++;
-    if (i >= ops.length) break;
+  while (i < total) {
+    while (i < total && tags[i] === ' ') i++;
+    if (i >= total) break;
     const start = Math.max(0, i - CONTEXT);
     let end = i;
     // Extend while the next change is within 2*CONTEXT unchanged lines.
     for (;;) {
-      while (end < ops.length && ops[end].tag !== ' ') end++;
+      while (end < total && tags[end] !== ' ') end++;
       let j = end;
-      while (j < ops.length && ops[j].tag === ' ') j++;
-      if (j < ops.length && j - end <= 2 * CONTEXT) end = j;
+      while (j < total && tags[j] === ' ') j++;
+      if (j < total && j - end <= 2 * CONTEXT) end = j;
       else {
-        end = Math.min(ops.length, end + CONTEXT);
+        end = Math.min(total, end + CONTEXT);
         break;
       }
     }
-    const slice = ops.slice(start, end);
-    const oldCount = slice.filter((o) => o.tag !== '+').length;
-    const newCount = slice.filter((o) => o.tag !== '-').length;
-    const oldStart = oldCount === 0 ? slice[0].oldNo : slice[0].oldNo + 1;
-    const newStart = newCount === 0 ? slice[0].newNo : slice[0].newNo + 1;
+    const oldCount = (end < total ? oldAt[end] : oldNo) - oldAt[start];
+    const newCount = (end < total ? newAt[end] : newNo) - newAt[start];
+    const oldStart = oldCount === 0 ? oldAt[start] : oldAt[start] + 1;
+    const newStart = newCount === 0 ? newAt[start] : newAt[start] + 1;
     const range = (s: number, n: number) => (n === 1 ? `${s}` : `${s},${n}`);
-    hunks += `@@ -${range(oldStart, oldCount)} +${range(newStart, newCount)} @@\n`;
-    for (const op of slice) {
-      if (op.tag === '+') insertions++;
-      if (op.tag === '-') deletions++;
-      hunks += op.tag + op.line;
-      if (!op.line.endsWith('\n')) hunks += '\n\\ No newline at end of file\n';
+    out.push(`@@ -${range(oldStart, oldCount)} +${range(newStart, newCount)} @@\n`);
+    for (let k = start; k < end; k++) {
+      if (tags[k] === '+') insertions++;
+      if (tags[k] === '-') deletions++;
+      out.push(tags[k], lines[k]);
+      if (lines[k].charCodeAt(lines[k].length - 1) !== 10) out.push('\n\\ No newline at end of file\n');
     }
     i = end;
   }
-  return { hunks, insertions, deletions };
+  return { hunks: out.join(''), insertions, deletions };
 }
 
 const label = (prefix: string, path: string) => {

@@ -9,7 +9,7 @@ import { PhaseContractError } from '../phases/phase-runtime.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { normalizeRepoPath } from '../util/repo-path.js';
 import type { SegmentResult } from './phases/change-phase.js';
-import type { Segment } from './phases/planning-phase.js';
+import { maxEditableBytes, type Segment } from './phases/planning-phase.js';
 import { viewsFor, type PipelineEnv } from './pipeline-env.js';
 
 const MAX_READ_BYTES = 200_000;
@@ -37,7 +37,8 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
       run: async ({ path }) => {
         const p = normalizeRepoPath(path);
         const bytes = await workspace.read(p);
-        return new TextDecoder().decode(bytes.slice(0, MAX_READ_BYTES));
+        // Redacted with the file's own path (config files have stricter rules) before the model sees it.
+        return redactSecrets(new TextDecoder().decode(bytes.slice(0, MAX_READ_BYTES)), p).text;
       },
     }),
     defineLlmTool({
@@ -55,7 +56,7 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
           if (bytes.includes(0) || bytes.length > MAX_READ_BYTES) continue;
           const lines = new TextDecoder().decode(bytes).split('\n');
           lines.forEach((line, i) => {
-            if (line.includes(query) && out.length < (maxResults ?? 50)) out.push(`${p}:${i + 1}: ${line.trim().slice(0, 200)}`);
+            if (line.includes(query) && out.length < (maxResults ?? 50)) out.push(`${p}:${i + 1}: ${redactSecrets(line, p).text.trim().slice(0, 200)}`);
           });
         }
         return out.join('\n') || 'no match';
@@ -74,6 +75,11 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
       run: async ({ path, content }) => {
         const p = normalizeRepoPath(path);
         if (!allowed.has(p)) throw new PhaseContractError('FILE_NOT_ALLOWED', `${p} is not one of the files this segment may change`, { path: p });
+        // The size limit holds for repair segments too, whose files do not come from planning.
+        const before = workspace.entry(p) ? (await workspace.read(p)).length : 0;
+        if (Math.max(before, new TextEncoder().encode(content).length) > maxEditableBytes(env.policy)) {
+          throw new PhaseContractError('FILE_NOT_ALLOWED', `${p} is over the ${env.policy.ingestion.maxFileSizeMb} MB file size limit`, { path: p });
+        }
         await workspace.write(p, content);
         written.set(p, (written.get(p) ?? 0) + 1);
         return `wrote ${p}`;
@@ -83,7 +89,7 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
       name: 'git.diff',
       description: 'The change made so far, as a unified diff (truncated for size).',
       args: z.object({}),
-      run: async () => (await diffWorkspaceChanges(workspace, { isGenerated: (p) => views.rules.isGenerated(p) })).modelPatch,
+      run: async () => redactPatchByFile((await diffWorkspaceChanges(workspace, { isGenerated: (p) => views.rules.isGenerated(p) })).modelPatch),
     }),
   ];
 
@@ -118,4 +124,12 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
     lockfilesToRefresh: [],
     model: { calls: result.calls, tokens: result.tokens, status: result.status, summary: result.summary.slice(0, 2000) },
   };
+}
+
+/** Redact each file's section of a patch with that file's path, so rules that depend on the file type apply. */
+function redactPatchByFile(patch: string): string {
+  return patch
+    .split(/^(?=diff --git )/m)
+    .map((section) => redactSecrets(section, /^diff --git a\/.* b\/(.*)$/m.exec(section)?.[1] ?? '<text>').text)
+    .join('');
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RepoGlob } from '../policy/repo-glob.js';
+import { userRegexProblem } from '../util/user-regex.js';
 
 /** Globs relative to the repository root; a plain directory means `dir/**`. */
 export const PathGlobs = z.array(RepoGlob).min(1).max(200).describe('Globs relative to the repository root; a plain directory means dir/**.');
@@ -12,6 +13,10 @@ export const ReplaceStep = z.strictObject({
   flags: z.string().regex(/^[imsu]*$/, 'flags may only contain i, m, s, u').default(''),
   wordBoundary: z.union([z.literal('auto'), z.boolean()]).default('auto'),
   paths: PathGlobs.optional(),
+}).superRefine((step, ctx) => {
+  // Refused up front, with the construct named, rather than when the recipe runs.
+  const problem = step.regex ? userRegexProblem(step.find, step.flags) : undefined;
+  if (problem) ctx.addIssue({ code: 'custom', path: ['find'], message: `${problem.reason}: ${problem.message}`, params: { reason: problem.reason } });
 });
 
 export const MigrateImportStep = z.strictObject({

@@ -16,6 +16,8 @@ export interface ApplyRecipeOptions {
   syntax: TreeSyntaxService;
   /** The policy's verdict: false for binary, generated, vendored and lock files (and anything else it refuses). */
   isEditable(path: string): boolean;
+  /** Files larger than this (the policy's size limit) are never edited. */
+  maxFileBytes?: number;
 }
 
 const encoder = new TextEncoder();
@@ -24,13 +26,14 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 type Readable = { text: string } | { reason: SkipReason };
 
 /** Read a file the recipes may edit: a regular file, not a lockfile, no NUL byte, valid UTF-8 (a BOM is kept as text). */
-async function readEditable(workspace: Workspace, path: string, isEditable: (path: string) => boolean): Promise<Readable> {
+async function readEditable(workspace: Workspace, path: string, isEditable: (path: string) => boolean, maxFileBytes = Infinity): Promise<Readable> {
   const entry = workspace.entry(path);
   if (!entry) return { reason: 'MISSING' };
   if (entry.mode !== '100644' && entry.mode !== '100755') return { reason: 'NOT_A_REGULAR_FILE' };
   if (isLockfile(path)) return { reason: 'LOCKFILE' };
   if (!isEditable(path)) return { reason: 'NOT_EDITABLE' };
   const bytes = await workspace.read(path);
+  if (bytes.length > maxFileBytes) return { reason: 'TOO_LARGE' };
   if (bytes.includes(0)) return { reason: 'BINARY' };
   try {
     return { text: decoder.decode(bytes) };
@@ -83,7 +86,7 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
 
   const pendingProperties: { pom: string; pending: PendingMavenProperty }[] = [];
   for (const path of candidates) {
-    const readable = await readEditable(workspace, path, options.isEditable);
+    const readable = await readEditable(workspace, path, options.isEditable, options.maxFileBytes);
     if ('reason' in readable) {
       result.skipped.push({ path, reason: readable.reason });
       continue;
@@ -112,7 +115,7 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
 /** True when a file in scope defines `name` with the given kind (the guard for `rename-symbol {kind}`). */
 async function definesSymbol(name: string, kind: string, candidates: string[], workspace: Workspace, options: ApplyRecipeOptions): Promise<boolean> {
   for (const path of candidates) {
-    const readable = await readEditable(workspace, path, () => true);
+    const readable = await readEditable(workspace, path, () => true, options.maxFileBytes);
     if (!('text' in readable) || !readable.text.includes(name)) continue;
     if (options.syntax.extractTags(path, readable.text).some((t) => t.kind === 'definition' && t.name === name && t.symbolKind === kind)) return true;
   }
@@ -141,7 +144,7 @@ async function resolveParentProperty(
     if (parent !== undefined && !/\.(xml|pom)$/.test(parent)) parent = parent ? `${parent}/pom.xml` : 'pom.xml';
     if (parent === undefined || seen.has(parent) || !workspace.entry(parent)) break;
     seen.add(parent);
-    const readable = await readEditable(workspace, parent, options.isEditable);
+    const readable = await readEditable(workspace, parent, options.isEditable, options.maxFileBytes);
     if ('reason' in readable) {
       result.skipped.push({ path: parent, reason: readable.reason });
       notes.add(`${pom}: the version property \${${pending.property}} may be defined in ${parent}, which cannot be edited`);

@@ -6,7 +6,7 @@ import { runModelSegment } from '../model-segment.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
 import { taskOf } from './intake-phase.js';
-import { planOf, type Segment } from './planning-phase.js';
+import { maxEditableBytes, planOf, type Segment } from './planning-phase.js';
 
 export const SegmentResult = z.object({
   id: z.string(),
@@ -83,6 +83,7 @@ async function recipeSegment(env: PipelineEnv, context: PhaseContext, task: Task
     paths: segment.paths,
     syntax: env.syntax,
     isEditable: (path) => views.rules.isEditable(path),
+    maxFileBytes: maxEditableBytes(env.policy),
   });
   return {
     id: segment.id,

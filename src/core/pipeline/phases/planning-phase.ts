@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { recipeCandidates } from '../../engines/recipe/recipe-candidates.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';
 import { compileGlobs } from '../../paths/glob.js';
+import type { AgentPolicy } from '../../policy/agent-policy.js';
 import { RecipeStep } from '../../task/recipe-steps.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { discoveryOf } from './discovery-phase.js';
@@ -40,29 +41,48 @@ export function planningPhase(env: PipelineEnv): PhaseHandler {
       const discovery = discoveryOf(context.outputs);
       const views = viewsFor(env, task);
       const editable = context.workspace.paths().filter((p) => views.rules.isEditable(p) && isRegular(context.workspace.entry(p)?.mode));
+      const tooLarge = new Set<string>();
+      const limit = maxEditableBytes(env.policy);
+      // A file over the policy's size limit is never edited, whichever segment would reach it.
+      const withinSize = async (paths: string[]): Promise<string[]> => {
+        const out: string[] = [];
+        for (const p of paths) {
+          if ((await context.workspace.read(p)).length > limit) tooLarge.add(p);
+          else out.push(p);
+        }
+        return out;
+      };
       let plan: Plan;
       if (task.mode === 'analysis') {
         plan = { strategy: 'analysis', reason: 'the task asks for analysis only', segments: [] };
       } else if (task.steps.length > 0) {
-        const segments = task.steps.map((step, index) => {
+        const segments: Segment[] = [];
+        for (const [index, step] of task.steps.entries()) {
           const stepScope = step.paths ? compileGlobs(step.paths) : () => true;
-          const paths = recipeCandidates(step, editable.filter((p) => stepScope(p)));
-          return { id: `step-${index + 1}-${step.recipe}`, engine: 'recipe' as const, step, paths };
-        });
+          const paths = await withinSize(recipeCandidates(step, editable.filter((p) => stepScope(p))));
+          segments.push({ id: `step-${index + 1}-${step.recipe}`, engine: 'recipe', step, paths });
+        }
         plan = { strategy: 'recipe', reason: `${segments.length} deterministic recipe step(s); no model is asked`, segments };
       } else if (env.model) {
-        const targets = discovery.targets.filter((t) => t.allowedToEdit).map((t) => t.path);
+        const targets = await withinSize(discovery.targets.filter((t) => t.allowedToEdit).map((t) => t.path));
         plan = { strategy: 'llm', reason: 'no recipe steps: the model makes the change within the selected targets', segments: [{ id: 'model-change', engine: 'llm', paths: targets }] };
       } else {
         plan = { strategy: 'analysis', reason: 'the task has no steps and no model is configured: analysis only', segments: [] };
       }
       await context.ledger.append({ actor: 'orchestrator', phase: 'planning', type: 'PLAN_MADE', payload: { strategy: plan.strategy, segments: plan.segments.map((s) => ({ id: s.id, files: s.paths.length })) } });
+      const decisions = [plan.reason];
+      if (tooLarge.size > 0) decisions.push(`not edited, over the ${env.policy.ingestion.maxFileSizeMb} MB file size limit: ${[...tooLarge].sort().join(', ')}`);
       if (plan.strategy === 'analysis') {
-        return { output: plan, summary: plan.reason, decisions: [plan.reason], stop: { state: 'COMPLETED', reason: 'ANALYSIS_ONLY' } };
+        return { output: plan, summary: plan.reason, decisions, stop: { state: 'COMPLETED', reason: 'ANALYSIS_ONLY' } };
       }
-      return { output: plan, summary: `${plan.segments.length} segment(s), strategy ${plan.strategy}`, decisions: [plan.reason] };
+      return { output: plan, summary: `${plan.segments.length} segment(s), strategy ${plan.strategy}`, decisions };
     },
   };
+}
+
+/** The policy's per-file size limit in bytes: larger files are never read for editing. */
+export function maxEditableBytes(policy: AgentPolicy): number {
+  return policy.ingestion.maxFileSizeMb * 1024 * 1024;
 }
 
 function isRegular(mode: string | undefined): boolean {
