@@ -101,11 +101,13 @@ export class HttpRepoSource implements RepoSource {
     if (this.options.protocolV2 !== false) try {
       const token = await this.options.token?.();
       const authorization = token ? `Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}` : undefined;
-      await fetchCommitV2({ http, url: this.url, fs, gitdir, commitSha, authorization });
+      await fetchCommitV2({ http, url: this.url, fs, gitdir, commitSha, authorization, limits: { maxTotalBytes: request.maxBytes } });
       if (await hasCommit(fs, gitdir, commitSha)) return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [] };
     } catch (error) {
       if (guard.tripped === 'BYTE_CAP') throw new IngestionError('REPO_TOO_LARGE', `transfer exceeded the ${request.maxBytes} byte cap`, { maxBytes: request.maxBytes, url: this.display });
       if (guard.tripped === 'TIMEOUT') throw new IngestionError('CLONE_TIMEOUT', 'fetch timed out', { url: this.display, timeoutMs: this.options.timeoutMs ?? 120_000 });
+      // A size refusal is final: the fallback would inflate the same objects without a cap.
+      if (error instanceof IngestionError) throw error;
       refusedWant = error instanceof FetchPackError && error.refusedWant;
     }
 

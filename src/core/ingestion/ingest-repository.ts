@@ -11,6 +11,7 @@ import {
   type IngestionWarning,
 } from './artifacts.js';
 import { planClone } from './clone-plan.js';
+import type { InflateLimits } from './inflate-budget.js';
 import type { IngestionPolicy } from './ingestion-policy.js';
 import { readPackCatalog, type CatalogEntry, type ObjectType } from './pack-catalog.js';
 import { scanTree, type Finding, type ObjectReader, type PolicyScanResult } from './policy-scan.js';
@@ -49,6 +50,7 @@ export interface IngestResult {
 /** Reasons that are a policy decision (BLOCKED) rather than a failure to ingest (FAILED). */
 const BLOCKING: ReadonlySet<IngestionReason> = new Set([
   'REPO_TOO_LARGE',
+  'FILE_TOO_LARGE',
   'SUBMODULE_BLOCKED',
   'LFS_BLOCKED',
   'FORBIDDEN_SYMLINK',
@@ -157,7 +159,7 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
     }
 
     const scanStart = clock.now();
-    const objects = await objectReader(fs, gitdir);
+    const objects = await objectReader(fs, gitdir, { maxTotalBytes: plan.maxBytes });
     const commit = await objects.entry(resolved.sha);
     if (commit.type !== 'commit' || !commit.content) throw fail('BASE_MOVED_DURING_FETCH', 'the base commit is not in the fetched objects', { expected: resolved.sha });
     treeSha = commitTree(commit.content);
@@ -225,8 +227,8 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
 }
 
 /** Objects from the pack catalog, with isomorphic-git as the fallback for anything else. */
-async function objectReader(fs: FsLike, gitdir: string): Promise<ObjectReader> {
-  const catalog = await readPackCatalog(fs, gitdir);
+async function objectReader(fs: FsLike, gitdir: string, limits: InflateLimits): Promise<ObjectReader> {
+  const catalog = await readPackCatalog(fs, gitdir, limits);
   const cache = {};
   const read = async (oid: string): Promise<{ type: ObjectType; content: Uint8Array }> => {
     const { type, object } = await git.readObject({ fs, gitdir, oid, format: 'content', cache });
