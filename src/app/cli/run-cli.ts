@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -25,6 +24,7 @@ import { sha256Hex, shortId } from '../../core/util/digest.js';
 import { HttpRepoSource } from '../git/http-repo-source.js';
 import { LocalRepoSource } from '../git/local-repo-source.js';
 import { identityFromLocalPath, identityFromUrl } from '../git/repo-identity.js';
+import { runGit } from '../git/run-git.js';
 import { LocalArtifactStore } from '../local/local-artifact-store.js';
 import { nodeFs } from '../local/node-fs.js';
 import { JsonLogger } from '../logger.js';
@@ -346,9 +346,7 @@ function firstLine(text: string): string {
 }
 
 function git(args: string[]): Promise<Buffer> {
-  return new Promise((resolvePromise, reject) => {
-    execFile('git', args, { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => (error ? reject(error) : resolvePromise(stdout)));
-  });
+  return runGit(args, { maxBuffer: 64 * 1024 * 1024 });
 }
 
 async function gitDir(location: string): Promise<string> {
@@ -357,7 +355,7 @@ async function gitDir(location: string): Promise<string> {
 
 async function gitShow(location: string, spec: string): Promise<Uint8Array | undefined> {
   try {
-    return await git(['-C', location, 'show', spec]);
+    return await git(['-C', location, 'cat-file', 'blob', spec]);
   } catch {
     return undefined;
   }

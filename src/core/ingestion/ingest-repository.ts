@@ -151,7 +151,8 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
 
     enter('CLONING');
     const fetchStart = clock.now();
-    const fetched = await source.fetch({ fs, gitdir, ref: resolved.ref, commitSha: resolved.sha, maxBytes: plan.maxBytes });
+    const limits = { maxFileCount: policy.maxFileCount, maxPathDepth: policy.maxPathDepth };
+    const fetched = await source.fetch({ fs, gitdir, ref: resolved.ref, commitSha: resolved.sha, maxBytes: plan.maxBytes, limits });
     fetchStats = { bytes: fetched.bytes ?? null, durationMs: clock.now() - fetchStart };
     warnings.push(...fetched.warnings);
     if (fetched.fetchedSha !== resolved.sha) {
