@@ -1,4 +1,5 @@
 import type { PipelineResult } from '../../core/pipeline/run-pipeline.js';
+import { escapeControls } from '../../core/git/quote-path.js';
 import type { Clock } from '../../core/ports.js';
 
 const ICON: Record<string, string> = { running: '…', done: '✓', skipped: '-', failed: '✗', blocked: '■' };
@@ -17,7 +18,7 @@ export class TerminalReporter {
   phase(phase: string, state: string, summary?: string): void {
     if (!this.options.enabled || state === 'running') return;
     const elapsed = ((this.options.clock.now() - this.startedAt) / 1000).toFixed(1);
-    this.options.write(`  ${ICON[state] ?? state} ${phase.padEnd(24)} ${elapsed.padStart(6)}s  ${summary ?? ''}\n`);
+    this.options.write(`  ${ICON[state] ?? state} ${phase.padEnd(24)} ${elapsed.padStart(6)}s  ${escapeControls(summary ?? '')}\n`);
   }
 
   finish(result: PipelineResult, runDir: string, publishNote?: string): void {
@@ -25,7 +26,8 @@ export class TerminalReporter {
     const lines = [`draftsman: ${result.status}${result.reason ? ` (${result.reason})` : ''}`];
     if (result.baseCommitSha) lines.push(`  base     ${result.baseRef ?? ''} ${result.baseCommitSha}`);
     if (result.headCommitSha) lines.push(`  commit   ${result.headCommitSha} on ${result.agentBranch}`);
-    if (publishNote) lines.push(`  publish  ${publishNote}`);
+    // Names from the repository can reach these lines; a terminal must show ESC, not obey it.
+    if (publishNote) lines.push(`  publish  ${escapeControls(publishNote)}`);
     lines.push(`  run dir  ${runDir}`);
     this.options.write(`${lines.join('\n')}\n`);
   }

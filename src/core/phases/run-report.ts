@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { escapeControls } from '../git/quote-path.js';
 
 /**
  * The run report (seed Part 047 §21) rendered as the draft PR body: a five-row summary a
@@ -311,7 +312,7 @@ function details(summary: string, body: string[]): string[] {
 
 /** Inline text: HTML neutralised (no comment markers, no tags), @mentions defused, one line. */
 function inline(text: string): string {
-  return text
+  return escapeControls(text)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -340,7 +341,7 @@ function codeCell(text: string): string {
 
 /** A code span that survives backticks and pipes in its content. */
 function code(text: string): string {
-  const flat = text.replace(/\s*\r?\n\s*/g, ' ');
+  const flat = escapeControls(text.replace(/\s*\r?\n\s*/g, ' '));
   const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(longest + 1);
   const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : '';
