@@ -16,6 +16,7 @@ import type { IngestionPolicy } from './ingestion-policy.js';
 import { readPackCatalog, type CatalogEntry, type ObjectType } from './pack-catalog.js';
 import { scanTree, type Finding, type ObjectReader, type PolicyScanResult } from './policy-scan.js';
 import { resolveScope, type ScopeResult } from './scope.js';
+import { parseTreeEntries } from './tree-entries.js';
 
 export interface IngestRequest {
   source: RepoSource;
@@ -165,7 +166,7 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
     if (commit.type !== 'commit' || !commit.content) throw fail('BASE_MOVED_DURING_FETCH', 'the base commit is not in the fetched objects', { expected: resolved.sha });
     treeSha = commitTree(commit.content);
     const baseTree = treeSha;
-    const effective = request.resolvePolicy ? await request.resolvePolicy((path) => readTreeFile(fs, gitdir, baseTree, path)) : policy;
+    const effective = request.resolvePolicy ? await request.resolvePolicy((path) => readTreeFile(objects, baseTree, path, policy.maxFileSizeMb * 1024 * 1024)) : policy;
     const scan = await scanTree({ treeOid: treeSha, policy: effective, objects });
     scope = resolveScope(request.paths, scan.files.map((f) => f.path), effective.forbiddenPaths);
     scanStats = { fileCount: scan.fileCount, totalBytes: scan.totalBytes, durationMs: clock.now() - scanStart };
@@ -247,14 +248,23 @@ async function objectReader(fs: FsLike, gitdir: string, limits: InflateLimits): 
   };
 }
 
-/** One file of a tree by path (a top-level `.agent-policy.yaml`, typically); undefined when absent or not a blob. */
-async function readTreeFile(fs: FsLike, gitdir: string, treeOid: string, path: string): Promise<Uint8Array | undefined> {
-  try {
-    const { blob } = await git.readBlob({ fs, gitdir, oid: treeOid, filepath: path });
-    return blob;
-  } catch {
-    return undefined;
+/**
+ * One file of a tree by path (a top-level `.agent-policy.yaml`, typically); undefined when
+ * absent or not a blob. Its size is checked before it is inflated: FILE_TOO_LARGE over `maxBytes`.
+ */
+async function readTreeFile(objects: ObjectReader, treeOid: string, path: string, maxBytes: number): Promise<Uint8Array | undefined> {
+  let oid = treeOid;
+  for (const name of path.split('/')) {
+    const tree = await objects.entry(oid);
+    if (tree.type !== 'tree' || !tree.content) return undefined;
+    const found = parseTreeEntries(tree.content).find((e) => e.name === name);
+    if (!found) return undefined;
+    oid = found.oid;
   }
+  const blob = await objects.entry(oid);
+  if (blob.type !== 'blob') return undefined;
+  if (blob.size > maxBytes) throw new IngestionError('FILE_TOO_LARGE', `${path} is ${blob.size} bytes, over the ${maxBytes} byte file limit`, { path, sizeBytes: blob.size, limitBytes: maxBytes });
+  return objects.blob(oid);
 }
 
 function commitTree(content: Uint8Array): string {

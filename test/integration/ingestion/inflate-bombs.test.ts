@@ -30,6 +30,11 @@ beforeAll(async () => {
   const b = writeLoose(two, 'blob', Buffer.alloc(3 * MIB, 1));
   commitTree(two, writeTree(two, [{ mode: '100644', name: 'a.bin', oid: a }, { mode: '100644', name: 'b.bin', oid: b }]).toString('hex'));
   git(['--git-dir', two, 'repack', '-a', '-d', '-q']);
+  // A policy file of 8 MiB of zeros: read before the scan, so it must be sized before it is inflated.
+  const policyBomb = join(root, 'policy-bomb.git');
+  initBare(policyBomb);
+  commitTree(policyBomb, writeTree(policyBomb, [{ mode: '100644', name: '.agent-policy.yaml', oid: writeLoose(policyBomb, 'blob', Buffer.alloc(8 * MIB, 0x20)) }]).toString('hex'));
+  git(['--git-dir', policyBomb, 'repack', '-a', '-d', '-q']);
   server = await startGitHttpServer({ root });
 }, 60_000);
 
@@ -74,5 +79,24 @@ describe.each(sources)('inflate bombs %s', (_, source) => {
     expect(result.policyScan.counts.FILE_TOO_LARGE).toBe(1);
     expect(result.policyScan.totalBytes).toBe(64 * MIB + '# fixture\n'.length);
     expect(result.policyScan.counts.BINARY_FILE).toBe(1);
+  });
+
+  it('a policy file over the file limit is refused before it is read', async () => {
+    let read: Uint8Array | undefined | 'not called' = 'not called';
+    const { run } = await ingest(source('policy-bomb.git'), {
+      policy: policy({ maxFileSizeMb: 1, maxRepoSizeMb: 64 }),
+      resolvePolicy: async (readFile) => {
+        read = await readFile('.agent-policy.yaml');
+        return policy();
+      },
+    });
+    const error = await run.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(IngestionError);
+    expect((error as IngestionError).reason).toBe('FILE_TOO_LARGE');
+    expect((error as IngestionError).data).toMatchObject({ path: '.agent-policy.yaml', sizeBytes: 8 * MIB });
+    expect(read).toBe('not called');
   });
 });
