@@ -84,6 +84,13 @@ const JOBS: Job[] = [
     run: async (q) => (await import('./hostile.bench.js')).runHostileBench(q ? { files: 20_000, maxFileCount: 10_000, depth: 1000 } : { timeoutMs: 4 * MIN }),
   },
   { id: 'diff', area: 'Diff', timeoutMs: 3 * MIN, what: 'line diff of a file with every line changed, 1 MB and 20 MB', run: async (q) => (await import('./diff.bench.js')).runDiffBench({ sizesMb: q ? [1] : [1, 20] }) },
+  {
+    id: 'bombs',
+    area: 'Hostile repositories',
+    timeoutMs: 10 * MIN,
+    what: 'a 1.5 GB zero-blob pack and a 10^7-path tree bomb, time to refusal',
+    run: async (q) => (await import('./bombs.bench.js')).runBombsBench(q ? { blobMb: 256, levels: 5 } : { timeoutMs: 4 * MIN }),
+  },
   { id: 'bundle', area: 'Bundles', timeoutMs: 4 * MIN, what: 'bundle size of each handler', run: async () => (await import('./bundle.bench.js')).runBundleBench() },
 ];
 

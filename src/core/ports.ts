@@ -89,6 +89,8 @@ export interface FetchRequest {
   commitSha: string;
   /** Byte cap for the transferred pack; exceeding it aborts with REPO_TOO_LARGE. */
   maxBytes?: number;
+  /** Path limits for any tree the source walks itself (a local working copy's HEAD, say). */
+  limits?: { maxFileCount: number; maxPathDepth: number };
   onProgress?: (event: { phase: string; loaded: number; total?: number }) => void;
 }
 

@@ -1,5 +1,6 @@
 import type { HttpClient } from 'isomorphic-git';
 import type { FsLike } from '../../core/ports.js';
+import type { InflateLimits } from '../../core/ingestion/inflate-budget.js';
 import { indexPack } from '../../core/ingestion/index-pack.js';
 
 export class FetchPackError extends Error {
@@ -36,6 +37,8 @@ export async function fetchCommitV2(options: {
   commitSha: string;
   /** `Basic ...` when a token is known; never logged, never stored. */
   authorization?: string;
+  /** Caps on the inflated size of the pack's objects (the byte cap only counts compressed bytes). */
+  limits?: InflateLimits;
 }): Promise<{ packBytes: number; objects: number }> {
   const { http, url, fs, gitdir, commitSha } = options;
   const body = [
@@ -94,7 +97,7 @@ export async function fetchCommitV2(options: {
   }
   if (section !== 'packfile' || pack.length === 0) throw new FetchPackError('no packfile section: not a protocol v2 answer');
   const packBytes = Buffer.concat(pack);
-  const { idx, oids, packSha } = indexPack(packBytes);
+  const { idx, oids, packSha } = await indexPack(packBytes, options.limits);
   if (!oids.includes(commitSha)) throw new FetchPackError('the pack does not hold the wanted commit');
   await fs.promises.mkdir(`${gitdir}/objects/pack`, { recursive: true });
   await fs.promises.writeFile(`${gitdir}/objects/pack/pack-${packSha}.pack`, packBytes);

@@ -5,6 +5,7 @@ import type { FetchRequest, FetchResult, RepoInfo, RepoSource } from '../../core
 import { FetchPackError, fetchCommitV2 } from './fetch-pack-v2.js';
 import { guardHttp } from './guarded-http.js';
 import { displayUrl, identityFromUrl, type RepoIdentity } from './repo-identity.js';
+import { isInsecureForCredentials, scopeCredentials } from './scoped-credentials.js';
 
 export interface HttpRepoSourceOptions {
   /** Smart-HTTP URL of the repository, without credentials. */
@@ -29,7 +30,8 @@ export interface HttpRepoSourceOptions {
  * RepoSource for any smart-HTTP remote (GitHub in production, `git http-backend` in tests),
  * through isomorphic-git. Credentials only ever travel through `onAuth` as basic auth
  * (`x-access-token:<token>`): never in a URL, the object store's config, a log line or an
- * error. A rejected token cancels instead of retrying.
+ * error; only after the server asked (401), only to the URL's own origin, and never over plain
+ * http except to loopback. A rejected token cancels instead of retrying.
  */
 export class HttpRepoSource implements RepoSource {
   private readonly url: string;
@@ -42,7 +44,16 @@ export class HttpRepoSource implements RepoSource {
     if (parsed.username || parsed.password) throw new Error('repository URL must not carry credentials; pass a token provider');
     this.url = options.url;
     this.display = displayUrl(options.url);
-    this.http = options.http ?? nodeHttp;
+    this.http = scopeCredentials(options.http ?? nodeHttp, options.url);
+  }
+
+  /** The token, refused (before any request is made) when it would travel over plain http. */
+  private async credential(): Promise<string | undefined> {
+    const token = await this.options.token?.();
+    if (token && isInsecureForCredentials(this.url)) {
+      throw new IngestionError('CLONE_AUTH_FAILED', `refusing to send a token over plain http to ${this.display}; use https (plain http is allowed for loopback only)`, { url: this.display, insecureTransport: true });
+    }
+    return token;
   }
 
   async info(): Promise<RepoInfo> {
@@ -68,6 +79,7 @@ export class HttpRepoSource implements RepoSource {
    */
   async fetch(request: FetchRequest): Promise<FetchResult> {
     const { fs, gitdir, commitSha } = request;
+    await this.credential();
     await git.init({ fs, gitdir, bare: true, defaultBranch: 'main' });
     // A refspec is needed by isomorphic-git's fetch; the URL itself is never written to config.
     await git.setConfig({ fs, gitdir, path: 'remote.origin.fetch', value: '+refs/heads/*:refs/remotes/origin/*' });
@@ -99,13 +111,21 @@ export class HttpRepoSource implements RepoSource {
     // v2 server that refused the SHA is not asked for it again: the branch path follows directly.
     let refusedWant = false;
     if (this.options.protocolV2 !== false) try {
-      const token = await this.options.token?.();
-      const authorization = token ? `Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}` : undefined;
-      await fetchCommitV2({ http, url: this.url, fs, gitdir, commitSha, authorization });
+      const v2 = (authorization?: string) => fetchCommitV2({ http, url: this.url, fs, gitdir, commitSha, authorization, limits: { maxTotalBytes: request.maxBytes } });
+      try {
+        await v2();
+      } catch (error) {
+        // Credentials only when challenged: the first request never carries them.
+        const token = error instanceof FetchPackError && error.statusCode === 401 ? await this.credential() : undefined;
+        if (!token) throw error;
+        await v2(`Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`);
+      }
       if (await hasCommit(fs, gitdir, commitSha)) return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [] };
     } catch (error) {
       if (guard.tripped === 'BYTE_CAP') throw new IngestionError('REPO_TOO_LARGE', `transfer exceeded the ${request.maxBytes} byte cap`, { maxBytes: request.maxBytes, url: this.display });
       if (guard.tripped === 'TIMEOUT') throw new IngestionError('CLONE_TIMEOUT', 'fetch timed out', { url: this.display, timeoutMs: this.options.timeoutMs ?? 120_000 });
+      // A size refusal is final: the fallback would inflate the same objects without a cap.
+      if (error instanceof IngestionError) throw error;
       refusedWant = error instanceof FetchPackError && error.refusedWant;
     }
 
@@ -131,7 +151,7 @@ export class HttpRepoSource implements RepoSource {
   private auth(): { onAuth: () => Promise<GitAuth>; onAuthFailure: () => GitAuth } {
     return {
       onAuth: async () => {
-        const token = await this.options.token?.();
+        const token = await this.credential();
         return token ? { username: 'x-access-token', password: token } : { cancel: true };
       },
       onAuthFailure: () => ({ cancel: true }),
@@ -139,6 +159,7 @@ export class HttpRepoSource implements RepoSource {
   }
 
   private async listRefs(): Promise<ServerRef[]> {
+    await this.credential();
     const { http, guard } = guardHttp(this.http, { timeoutMs: this.options.resolveTimeoutMs ?? 30_000 });
     try {
       return await git.listServerRefs({ http, url: this.url, protocolVersion: 1, symrefs: true, peelTags: true, ...this.auth() });

@@ -1,36 +1,24 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import git from 'isomorphic-git';
 import { IngestionError } from '../../core/errors.js';
 import type { FetchRequest, FetchResult, RepoInfo, RepoSource } from '../../core/ports.js';
+import { DEFAULT_INGESTION_POLICY } from '../../core/ingestion/ingestion-policy.js';
 import { identityFromLocalPath } from './repo-identity.js';
+import { runGit } from './run-git.js';
+import { checkTreeBounds } from './tree-bounds.js';
 
 const SHA = /^[0-9a-f]{40}$/;
-
-/** Run native git with no user or system config; resolves stdout as a Buffer. */
-function runGit(args: string[], options: { input?: Buffer | string } = {}): Promise<Buffer> {
-  return new Promise((resolvePromise, reject) => {
-    const child = execFile(
-      'git',
-      args,
-      { encoding: 'buffer', maxBuffer: 4 * 1024 * 1024 * 1024, env: { PATH: process.env.PATH, HOME: tmpdir(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LC_ALL: 'C' } },
-      (error, stdout, stderr) => {
-        if (error) reject(Object.assign(error, { stderr: stderr.toString('utf8') }));
-        else resolvePromise(stdout);
-      },
-    );
-    if (options.input !== undefined) child.stdin?.end(options.input);
-  });
-}
 
 /**
  * RepoSource for a local working copy or bare repository (the CLI). Objects are copied, so
  * every SHA is the source's own: native git packs exactly the base commit's objects
  * (`rev-list --objects --no-walk` -> `pack-objects --stdout` -> `index-pack` in a temp dir) and the pack
  * and its index are copied into the object store. Nothing is re-hashed in JavaScript, which is
- * what keeps 50k-file repositories fast. Uncommitted changes are ignored and reported.
+ * what keeps 50k-file repositories fast. Uncommitted changes are ignored and reported; every
+ * git command runs through `runGit`, so nothing the repository's own config names (fsmonitor,
+ * hooks, filters) is executed.
  */
 export class LocalRepoSource implements RepoSource {
   private readonly path: string;
@@ -111,7 +99,7 @@ export class LocalRepoSource implements RepoSource {
       }
       const name = pack.subarray(pack.byteLength - 20).toString('hex');
       await writeFile(join(temp, `pack-${name}.pack`), pack);
-      await runGit(['index-pack', join(temp, `pack-${name}.pack`)]);
+      await runGit(['index-pack', join(temp, `pack-${name}.pack`)], { cwd: temp });
       const idx = await readFile(join(temp, `pack-${name}.idx`));
       await git.init({ fs, gitdir: target, bare: true, defaultBranch: 'main' });
       await fs.promises.mkdir(`${target}/objects/pack`, { recursive: true });
@@ -121,7 +109,10 @@ export class LocalRepoSource implements RepoSource {
       if (request.ref.startsWith('refs/heads/')) await git.writeRef({ fs, gitdir: target, ref: `refs/remotes/origin/${request.ref.slice('refs/heads/'.length)}`, value: commitSha, force: true });
       const warnings: FetchResult['warnings'] = [];
       if (!bare) {
-        const status = (await runGit(['-C', this.path, 'status', '--porcelain=v1', '-z', '--untracked-files=normal'])).toString('utf8');
+        // `status` expands the whole HEAD tree against the index: a tree bomb at HEAD would
+        // list billions of paths, so HEAD is measured first, within the policy's limits.
+        if (await hasHead(gitdir)) await checkTreeBounds(gitdir, 'HEAD', request.limits ?? DEFAULT_INGESTION_POLICY);
+        const status = (await runGit(['-C', this.path, 'status', '--porcelain=v1', '-z', '--untracked-files=normal', '--no-renames', '--ignore-submodules=all'], { filtersOf: ['-C', this.path] })).toString('utf8');
         const paths = status.split('\u0000').filter((e) => e.length > 3).map((e) => e.slice(3));
         if (paths.length > 0) {
           warnings.push({ code: 'LOCAL_CHANGES_IGNORED', message: `${paths.length} uncommitted change(s) in the working copy are ignored; only the commit is used`, data: { count: paths.length, paths: paths.slice(0, 20) } });
@@ -132,5 +123,14 @@ export class LocalRepoSource implements RepoSource {
     } finally {
       await rm(temp, { recursive: true, force: true });
     }
+  }
+}
+
+async function hasHead(gitdir: string): Promise<boolean> {
+  try {
+    await runGit(['--git-dir', gitdir, 'rev-parse', '--verify', '--quiet', 'HEAD^{tree}']);
+    return true;
+  } catch {
+    return false;
   }
 }

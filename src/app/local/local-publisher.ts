@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
 import git from 'isomorphic-git';
+import { runGit } from '../git/run-git.js';
 import { readArtifact } from '../../core/artifacts/artifact-io.js';
 import type { RunKeys } from '../../core/artifacts/keys.js';
 import type { GitIdentity } from '../../core/git/commit-staged.js';
@@ -105,10 +105,8 @@ async function attemptOf(store: ArtifactStore, keys: RunKeys, request: RunReques
   return { createdAt: next.createdAt, approvedGates: next.approvedGates };
 }
 
-function gitDir(location: string): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    execFile('git', ['-C', location, 'rev-parse', '--absolute-git-dir'], { encoding: 'utf8' }, (error, stdout) => (error ? reject(error) : resolvePromise(stdout.trim())));
-  });
+async function gitDir(location: string): Promise<string> {
+  return (await runGit(['-C', location, 'rev-parse', '--absolute-git-dir'])).toString('utf8').trim();
 }
 
 function describe(error: PublishError): string {

@@ -42,3 +42,30 @@ export function unquoteGitPath(text: string): string {
   }
   return new TextDecoder().decode(new Uint8Array(bytes));
 }
+
+/** Characters a terminal or a renderer acts on: C0 controls but tab, DEL, C1, and bidirectional overrides. */
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const CONTROLS = new RegExp(CONTROL.source, 'g');
+
+/**
+ * A file name for display only (terminal, pull request body, comments): C-quoted the way git
+ * quotes it with core.quotePath off (`"a\033[31mb"`), so an ESC byte or a bidi override in a
+ * name is shown, never acted on; other names, UTF-8 included, are returned unchanged. Git and
+ * the object store always get the exact name, never this.
+ */
+export function displayPath(name: string): string {
+  if (!CONTROL.test(name) && !/["\\\t]/.test(name)) return name;
+  let out = '"';
+  for (const char of name) {
+    const code = char.codePointAt(0)!;
+    if (ESCAPES[code]) out += ESCAPES[code];
+    else if (CONTROL.test(char)) for (const b of encoder.encode(char)) out += `\\${b.toString(8).padStart(3, '0')}`;
+    else out += char;
+  }
+  return `${out}"`;
+}
+
+/** Free text for a terminal or Markdown: control characters (ESC included) replaced by their octal escapes. */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, (char) => [...encoder.encode(char)].map((b) => `\\${b.toString(8).padStart(3, '0')}`).join(''));
+}

@@ -1,5 +1,9 @@
-/** Why a tree entry is refused at ingestion (DESIGN §9.4). */
-export type HostileKind = 'DOT_GIT' | 'DOT_DOT' | 'BAD_CHARACTER' | 'CASE_COLLISION' | 'TOO_DEEP' | 'TOO_LONG';
+/**
+ * Why a tree entry is refused at ingestion. BAD_MODE: a mode spelling git never writes (git
+ * still reads it by its type bits, other readers may not). BAD_ENCODING: a name that is not
+ * valid UTF-8; paths are Unicode strings from here on, so it could not reach a commit unchanged.
+ */
+export type HostileKind = 'DOT_GIT' | 'DOT_DOT' | 'BAD_CHARACTER' | 'BAD_MODE' | 'BAD_ENCODING' | 'CASE_COLLISION' | 'TOO_DEEP' | 'TOO_LONG';
 
 /**
  * Classify one tree entry name on its own. `.git` in any case, and the spellings Windows and

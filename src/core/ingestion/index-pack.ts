@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { crc32, inflateSync } from 'node:zlib';
-import { applyDelta } from './pack-catalog.js';
+import { crc32 } from 'node:zlib';
+import { InflateBudget, InflateSizeError, STREAM_OBJECT_BYTES, inflateExact, inflateStreaming, type InflateLimits } from './inflate-budget.js';
+import { applyDelta, deltaTargetSize } from './pack-catalog.js';
 
 const TYPE_NAMES: Record<number, string> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
 const OFS_DELTA = 6;
@@ -14,10 +15,14 @@ interface Entry {
   dataAt: number;
   end: number;
   kind: number;
+  /** Inflated size declared by the object header (for deltas: of the delta itself). */
+  size: number;
   baseOffset?: number;
   baseOid?: string;
   oid?: string;
   type?: number;
+  /** A delta whose result size is already counted in the budget. */
+  admitted?: boolean;
 }
 
 /**
@@ -25,9 +30,12 @@ interface Entry {
  * version-2 `.idx`. Memory stays near the largest delta chain, not the repository: the first
  * pass hashes whole objects and keeps only offsets; deltas are then resolved with their bases
  * inflated again on demand and kept only while a later delta still needs them. A thin pack (a
- * delta whose base is not in the pack) is refused.
+ * delta whose base is not in the pack) is refused. Inflated sizes are bounded by `limits`
+ * from each object's declared size before it is inflated; a large object is hashed as a
+ * stream, so a pack of compressed zeros costs time proportional to the limit, not memory.
  */
-export function indexPack(pack: Uint8Array): { idx: Uint8Array; oids: string[]; packSha: string } {
+export async function indexPack(pack: Uint8Array, limits: InflateLimits = {}): Promise<{ idx: Uint8Array; oids: string[]; packSha: string }> {
+  const budget = new InflateBudget(limits);
   const view = new DataView(pack.buffer, pack.byteOffset, pack.byteLength);
   if (pack.byteLength < 32 || view.getUint32(0) !== 0x5041434b) throw new PackIndexError('not a pack');
   const version = view.getUint32(4);
@@ -44,8 +52,14 @@ export function indexPack(pack: Uint8Array): { idx: Uint8Array; oids: string[]; 
     const start = at;
     let byte = pack[at++];
     const kind = (byte >> 4) & 7;
-    while (byte & 0x80) byte = pack[at++];
-    const entry: Entry = { offset: start, dataAt: 0, end: 0, kind };
+    let size = byte & 15;
+    let scale = 16;
+    while (byte & 0x80) {
+      byte = pack[at++];
+      size += (byte & 0x7f) * scale;
+      scale *= 128;
+    }
+    const entry: Entry = { offset: start, dataAt: 0, end: 0, kind, size };
     if (kind === OFS_DELTA) {
       byte = pack[at++];
       let rel = byte & 0x7f;
@@ -60,12 +74,25 @@ export function indexPack(pack: Uint8Array): { idx: Uint8Array; oids: string[]; 
     } else if (!TYPE_NAMES[kind]) throw new PackIndexError(`unknown object type ${kind} at ${start}`);
     if (at >= trailer) throw new PackIndexError('truncated pack');
     entry.dataAt = at;
-    const inflated = inflateAt(pack, at, trailer);
-    if (kind !== OFS_DELTA && kind !== REF_DELTA) {
+    const isDelta = kind === OFS_DELTA || kind === REF_DELTA;
+    // Deltas count once resolved (their target size); their own instructions only per object.
+    if (isDelta) budget.object(size, `offset ${start}`);
+    else budget.admit(size, `offset ${start}`);
+    let consumed: number;
+    if (!isDelta && size > STREAM_OBJECT_BYTES) {
+      const hash = createHash('sha1').update(`${TYPE_NAMES[kind]} ${size}\0`);
+      consumed = (await guard(inflateStreaming(pack.subarray(at, trailer), size, (chunk) => void hash.update(chunk)))).consumed!;
       entry.type = kind;
-      entry.oid = objectId(kind, inflated.data);
+      entry.oid = hash.digest('hex');
+    } else {
+      const inflated = inflateAt(pack, at, trailer, size);
+      if (!isDelta) {
+        entry.type = kind;
+        entry.oid = objectId(kind, inflated.data);
+      }
+      consumed = inflated.consumed;
     }
-    at += inflated.consumed;
+    at += consumed;
     entry.end = at;
     entries.push(entry);
     byOffset.set(start, entry);
@@ -88,10 +115,15 @@ export function indexPack(pack: Uint8Array): { idx: Uint8Array; oids: string[]; 
     const cached = cache.get(entry);
     if (cached) return cached;
     if (depth > 10_000) throw new PackIndexError('delta chain too deep');
-    const raw = inflateAt(pack, entry.dataAt, trailer).data;
-    let data = raw;
+    const raw = inflateAt(pack, entry.dataAt, trailer, entry.size).data;
+    let data: Uint8Array = raw;
     if (entry.kind === OFS_DELTA || entry.kind === REF_DELTA) {
       const base = baseOf(entry);
+      // A delta's result is counted once, from the size its header declares, before it is built.
+      const target = deltaTargetSize(raw);
+      if (entry.admitted) budget.object(target, `offset ${entry.offset}`);
+      else budget.admit(target, `offset ${entry.offset}`);
+      entry.admitted = true;
       data = applyDelta(contentOf(base, depth + 1), raw);
       entry.type = base.type;
       release(base);
@@ -152,10 +184,21 @@ export function indexPack(pack: Uint8Array): { idx: Uint8Array; oids: string[]; 
   return { idx, oids: sorted.map((e) => e.oid!), packSha };
 }
 
-/** Inflate the zlib stream at `at`; `consumed` is how many compressed bytes it took. */
-function inflateAt(pack: Uint8Array, at: number, end: number): { data: Uint8Array; consumed: number } {
-  const result = inflateSync(pack.subarray(at, end), { info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
-  return { data: result.buffer, consumed: result.engine.bytesWritten };
+/** Inflate the zlib stream at `at` to its declared size; `consumed` is how many compressed bytes it took. */
+function inflateAt(pack: Uint8Array, at: number, end: number, size: number): { data: Uint8Array; consumed: number } {
+  try {
+    return inflateExact(pack.subarray(at, end), size);
+  } catch (error) {
+    throw error instanceof InflateSizeError ? new PackIndexError(`object at ${at}: ${error.message}`) : error;
+  }
+}
+
+async function guard<T>(promise: Promise<T>): Promise<T> {
+  try {
+    return await promise;
+  } catch (error) {
+    throw error instanceof InflateSizeError ? new PackIndexError(error.message) : error;
+  }
 }
 
 function objectId(kind: number, data: Uint8Array): string {

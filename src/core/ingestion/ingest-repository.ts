@@ -11,10 +11,12 @@ import {
   type IngestionWarning,
 } from './artifacts.js';
 import { planClone } from './clone-plan.js';
+import type { InflateLimits } from './inflate-budget.js';
 import type { IngestionPolicy } from './ingestion-policy.js';
 import { readPackCatalog, type CatalogEntry, type ObjectType } from './pack-catalog.js';
 import { scanTree, type Finding, type ObjectReader, type PolicyScanResult } from './policy-scan.js';
 import { resolveScope, type ScopeResult } from './scope.js';
+import { parseTreeEntries } from './tree-entries.js';
 
 export interface IngestRequest {
   source: RepoSource;
@@ -49,6 +51,7 @@ export interface IngestResult {
 /** Reasons that are a policy decision (BLOCKED) rather than a failure to ingest (FAILED). */
 const BLOCKING: ReadonlySet<IngestionReason> = new Set([
   'REPO_TOO_LARGE',
+  'FILE_TOO_LARGE',
   'SUBMODULE_BLOCKED',
   'LFS_BLOCKED',
   'FORBIDDEN_SYMLINK',
@@ -149,7 +152,8 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
 
     enter('CLONING');
     const fetchStart = clock.now();
-    const fetched = await source.fetch({ fs, gitdir, ref: resolved.ref, commitSha: resolved.sha, maxBytes: plan.maxBytes });
+    const limits = { maxFileCount: policy.maxFileCount, maxPathDepth: policy.maxPathDepth };
+    const fetched = await source.fetch({ fs, gitdir, ref: resolved.ref, commitSha: resolved.sha, maxBytes: plan.maxBytes, limits });
     fetchStats = { bytes: fetched.bytes ?? null, durationMs: clock.now() - fetchStart };
     warnings.push(...fetched.warnings);
     if (fetched.fetchedSha !== resolved.sha) {
@@ -157,12 +161,12 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
     }
 
     const scanStart = clock.now();
-    const objects = await objectReader(fs, gitdir);
+    const objects = await objectReader(fs, gitdir, { maxTotalBytes: plan.maxBytes });
     const commit = await objects.entry(resolved.sha);
     if (commit.type !== 'commit' || !commit.content) throw fail('BASE_MOVED_DURING_FETCH', 'the base commit is not in the fetched objects', { expected: resolved.sha });
     treeSha = commitTree(commit.content);
     const baseTree = treeSha;
-    const effective = request.resolvePolicy ? await request.resolvePolicy((path) => readTreeFile(fs, gitdir, baseTree, path)) : policy;
+    const effective = request.resolvePolicy ? await request.resolvePolicy((path) => readTreeFile(objects, baseTree, path, policy.maxFileSizeMb * 1024 * 1024)) : policy;
     const scan = await scanTree({ treeOid: treeSha, policy: effective, objects });
     scope = resolveScope(request.paths, scan.files.map((f) => f.path), effective.forbiddenPaths);
     scanStats = { fileCount: scan.fileCount, totalBytes: scan.totalBytes, durationMs: clock.now() - scanStart };
@@ -225,8 +229,8 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
 }
 
 /** Objects from the pack catalog, with isomorphic-git as the fallback for anything else. */
-async function objectReader(fs: FsLike, gitdir: string): Promise<ObjectReader> {
-  const catalog = await readPackCatalog(fs, gitdir);
+async function objectReader(fs: FsLike, gitdir: string, limits: InflateLimits): Promise<ObjectReader> {
+  const catalog = await readPackCatalog(fs, gitdir, limits);
   const cache = {};
   const read = async (oid: string): Promise<{ type: ObjectType; content: Uint8Array }> => {
     const { type, object } = await git.readObject({ fs, gitdir, oid, format: 'content', cache });
@@ -244,14 +248,23 @@ async function objectReader(fs: FsLike, gitdir: string): Promise<ObjectReader> {
   };
 }
 
-/** One file of a tree by path (a top-level `.agent-policy.yaml`, typically); undefined when absent or not a blob. */
-async function readTreeFile(fs: FsLike, gitdir: string, treeOid: string, path: string): Promise<Uint8Array | undefined> {
-  try {
-    const { blob } = await git.readBlob({ fs, gitdir, oid: treeOid, filepath: path });
-    return blob;
-  } catch {
-    return undefined;
+/**
+ * One file of a tree by path (a top-level `.agent-policy.yaml`, typically); undefined when
+ * absent or not a blob. Its size is checked before it is inflated: FILE_TOO_LARGE over `maxBytes`.
+ */
+async function readTreeFile(objects: ObjectReader, treeOid: string, path: string, maxBytes: number): Promise<Uint8Array | undefined> {
+  let oid = treeOid;
+  for (const name of path.split('/')) {
+    const tree = await objects.entry(oid);
+    if (tree.type !== 'tree' || !tree.content) return undefined;
+    const found = parseTreeEntries(tree.content).find((e) => e.name === name);
+    if (!found) return undefined;
+    oid = found.oid;
   }
+  const blob = await objects.entry(oid);
+  if (blob.type !== 'blob') return undefined;
+  if (blob.size > maxBytes) throw new IngestionError('FILE_TOO_LARGE', `${path} is ${blob.size} bytes, over the ${maxBytes} byte file limit`, { path, sizeBytes: blob.size, limitBytes: maxBytes });
+  return objects.blob(oid);
 }
 
 function commitTree(content: Uint8Array): string {

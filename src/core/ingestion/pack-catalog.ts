@@ -1,5 +1,5 @@
-import { inflateSync } from 'node:zlib';
 import type { FsLike } from '../ports.js';
+import { InflateBudget, STREAM_OBJECT_BYTES, inflateExact, inflateStreaming, type InflateLimits } from './inflate-budget.js';
 
 /** Git object types as they appear in a pack. */
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
@@ -27,10 +27,13 @@ const HEAD_BYTES = 1024;
  * reference-counted base cache. isomorphic-git resolves each packed object separately (a whole
  * delta chain per read, plus a loose-object probe that throws): for tens of thousands of files
  * that is the difference between seconds and a fraction of one. Objects outside packs are not
- * listed; callers fall back to isomorphic-git for them.
+ * listed; callers fall back to isomorphic-git for them. Inflated sizes are bounded by `limits`
+ * before anything is inflated, and a large blob nothing depends on is only probed (its first
+ * bytes), never inflated whole.
  */
-export async function readPackCatalog(fs: FsLike, gitdir: string): Promise<Map<string, CatalogEntry>> {
+export async function readPackCatalog(fs: FsLike, gitdir: string, limits: InflateLimits = {}): Promise<Map<string, CatalogEntry>> {
   const catalog = new Map<string, CatalogEntry>();
+  const budget = new InflateBudget(limits);
   const packDir = `${gitdir}/objects/pack`;
   let names: string[];
   try {
@@ -41,7 +44,7 @@ export async function readPackCatalog(fs: FsLike, gitdir: string): Promise<Map<s
   for (const name of names.filter((n) => n.endsWith('.idx')).sort()) {
     const idx = toBytes(await fs.promises.readFile(`${packDir}/${name}`));
     const pack = toBytes(await fs.promises.readFile(`${packDir}/${name.replace(/\.idx$/, '.pack')}`));
-    catalogPack(pack, parseIndex(idx), catalog);
+    await catalogPack(pack, parseIndex(idx), catalog, budget);
   }
   return catalog;
 }
@@ -81,7 +84,7 @@ interface RawHeader {
   baseOid?: string;
 }
 
-function catalogPack(pack: Uint8Array, index: PackIndex, catalog: Map<string, CatalogEntry>): void {
+async function catalogPack(pack: Uint8Array, index: PackIndex, catalog: Map<string, CatalogEntry>, budget: InflateBudget): Promise<void> {
   const order = index.offsets.map((offset, i) => ({ offset, oid: index.oids[i] })).sort((a, b) => a.offset - b.offset);
   const byOid = new Map(index.oids.map((oid, i) => [oid, index.offsets[i]]));
   const oidAt = new Map(order.map((o) => [o.offset, o.oid]));
@@ -93,18 +96,24 @@ function catalogPack(pack: Uint8Array, index: PackIndex, catalog: Map<string, Ca
     if (header.kind === REF_DELTA && header.baseOid !== undefined) header.baseOffset = byOid.get(header.baseOid);
     headers.set(header.offset, header);
     if (header.baseOffset !== undefined) refs.set(header.baseOffset, (refs.get(header.baseOffset) ?? 0) + 1);
+    if (header.kind === OFS_DELTA || header.kind === REF_DELTA) budget.object(header.size, `offset ${header.offset}`);
+    else budget.admit(header.size, `offset ${header.offset}`);
   }
+  const admitted = new Set<number>();
   const kept = new Map<number, { type: ObjectType; content: Uint8Array }>();
   const resolve = (offset: number): { type: ObjectType; content: Uint8Array } => {
     const cached = kept.get(offset);
     if (cached) return cached;
     const header = headers.get(offset);
     if (!header) throw new Error(`pack has no object at offset ${offset}`);
-    // Size the output buffer exactly: the default 16 KiB chunk per small object is most of the GC work.
-    const data = inflateSync(pack.subarray(header.dataAt, header.end), { chunkSize: Math.max(64, header.size) });
+    const data = inflateExact(pack.subarray(header.dataAt, header.end), header.size).data;
     let value: { type: ObjectType; content: Uint8Array };
     if (header.kind === OFS_DELTA || header.kind === REF_DELTA) {
       if (header.baseOffset === undefined) throw new Error(`delta base outside the pack: ${header.baseOid ?? header.offset}`);
+      const target = deltaTargetSize(data);
+      if (admitted.has(offset)) budget.object(target, `offset ${offset}`);
+      else budget.admit(target, `offset ${offset}`);
+      admitted.add(offset);
       const base = resolve(header.baseOffset);
       release(header.baseOffset);
       value = { type: base.type, content: applyDelta(base.content, data) };
@@ -124,12 +133,31 @@ function catalogPack(pack: Uint8Array, index: PackIndex, catalog: Map<string, Ca
   for (const { offset } of order) {
     const oid = oidAt.get(offset);
     if (!oid || catalog.has(oid)) continue;
+    const header = headers.get(offset)!;
+    if (TYPES[header.kind] === 'blob' && header.size > STREAM_OBJECT_BYTES && (refs.get(offset) ?? 0) <= 0) {
+      catalog.set(oid, { type: 'blob', size: header.size, ...(await probeBlob(pack.subarray(header.dataAt, header.end), header.size)) });
+      continue;
+    }
     const { type, content } = resolve(offset);
     if (type === 'blob') {
       const probe = content.subarray(0, BINARY_PROBE);
       catalog.set(oid, { type, size: content.byteLength, binary: probe.includes(0), head: Uint8Array.prototype.slice.call(content, 0, HEAD_BYTES) });
     } else catalog.set(oid, { type, size: content.byteLength, content });
   }
+}
+
+/** The first bytes of a large blob, inflated as a stream that stops once it has enough. */
+async function probeBlob(data: Uint8Array, size: number): Promise<{ binary: boolean; head: Uint8Array }> {
+  const want = Math.max(BINARY_PROBE, HEAD_BYTES);
+  const chunks: Buffer[] = [];
+  let have = 0;
+  await inflateStreaming(data, size, (chunk) => {
+    chunks.push(chunk);
+    have += chunk.byteLength;
+    return have < want;
+  });
+  const first = Buffer.concat(chunks).subarray(0, want);
+  return { binary: first.subarray(0, BINARY_PROBE).includes(0), head: Uint8Array.prototype.slice.call(first, 0, HEAD_BYTES) };
 }
 
 function readHeader(pack: Uint8Array, offset: number, end: number): RawHeader {
@@ -158,6 +186,24 @@ function readHeader(pack: Uint8Array, offset: number, end: number): RawHeader {
   }
   header.dataAt = at;
   return header;
+}
+
+/** The result size a delta declares (its second varint), read before building anything. */
+export function deltaTargetSize(delta: Uint8Array): number {
+  let at = 0;
+  for (let field = 0; field < 2; field++) {
+    let value = 0;
+    let scale = 1;
+    let byte: number;
+    do {
+      if (at >= delta.byteLength) throw new Error('truncated delta header');
+      byte = delta[at++];
+      value += (byte & 0x7f) * scale;
+      scale *= 128;
+    } while (byte & 0x80);
+    if (field === 1) return value;
+  }
+  return 0;
 }
 
 /** Apply a git delta (copy/insert instructions) to `base`. */

@@ -1,9 +1,9 @@
-import type { FileMode, TreeFile } from '../workspace/workspace.js';
+import type { TreeFile } from '../workspace/workspace.js';
 import { resolveLinkTarget } from '../util/repo-path.js';
 import { hostileNameKind, type HostileKind } from './hostile-entry.js';
 import type { IngestionPolicy } from './ingestion-policy.js';
 import type { CatalogEntry } from './pack-catalog.js';
-import { parseTreeEntries } from './tree-entries.js';
+import { isStandardModeSpelling, parseTreeEntries } from './tree-entries.js';
 
 export type FindingCode =
   | 'HOSTILE_TREE_ENTRY'
@@ -73,8 +73,8 @@ export async function scanTree(options: { treeOid: string; policy: IngestionPoli
     counts[finding.code] = (counts[finding.code] ?? 0) + 1;
     if ((counts[finding.code] ?? 0) <= MAX_FINDINGS_PER_CODE) findings.push(finding);
   };
-  const hostile = (path: string, kind: HostileKind, entry: string): void =>
-    add({ code: 'HOSTILE_TREE_ENTRY', severity: 'block', path, message: `refused tree entry (${kind})`, data: { entry, kind } });
+  const hostile = (path: string, kind: HostileKind, entry: string, mode?: string): void =>
+    add({ code: 'HOSTILE_TREE_ENTRY', severity: 'block', path, message: `refused tree entry (${kind})`, data: { entry, kind, ...(mode !== undefined ? { mode } : {}) } });
 
   const files: TreeFile[] = [];
   const symlinks: SymlinkInfo[] = [];
@@ -91,10 +91,16 @@ export async function scanTree(options: { treeOid: string; policy: IngestionPoli
     const seen = new Map<string, string>();
     for (const item of parseTreeEntries(tree.content)) {
       const path = prefix ? `${prefix}/${item.name}` : item.name;
-      const kind = hostileNameKind(item.name);
+      // Names first, with the type git gives the entry: `.git` is refused whatever its mode.
+      const kind = hostileNameKind(item.name) ?? (item.nameValid ? undefined : 'BAD_ENCODING');
       if (kind) {
-        hostile(path, kind, item.name);
+        hostile(path, kind, item.name, item.rawMode);
         continue;
+      }
+      if (!item.mode || !isStandardModeSpelling(item.rawMode)) {
+        hostile(path, 'BAD_MODE', item.name, item.rawMode);
+        // A directory is still walked, so what it hides is reported too.
+        if (item.mode !== '040000') continue;
       }
       const folded = item.name.toLowerCase();
       const other = seen.get(folded);
@@ -117,7 +123,7 @@ export async function scanTree(options: { treeOid: string; policy: IngestionPoli
       } else if (item.mode === '160000') {
         submodules.push({ path, oid: item.oid });
         files.push({ path, mode: '160000', oid: item.oid });
-      } else files.push({ path, mode: fileMode(item.mode), oid: item.oid });
+      } else files.push({ path, mode: item.mode ?? '100644', oid: item.oid });
       if (files.length > policy.maxFileCount || directories > policy.maxFileCount) {
         overLimit = true;
         break;
@@ -199,11 +205,6 @@ export async function scanTree(options: { treeOid: string; policy: IngestionPoli
     submodules,
     lfs: { attributeFiles, pointers },
   };
-}
-
-function fileMode(mode: string): FileMode {
-  if (mode === '100755' || mode === '120000') return mode;
-  return '100644';
 }
 
 /** Where a symlink lands inside the repository; undefined when outside it or inside `.git`. */

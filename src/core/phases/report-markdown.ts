@@ -1,3 +1,4 @@
+import { escapeControls } from '../git/quote-path.js';
 // Markdown text for the run report: everything from the repository or the issue is treated as text.
 
 export function details(summary: string, body: string[]): string[] {
@@ -6,7 +7,7 @@ export function details(summary: string, body: string[]): string[] {
 
 /** Inline text: HTML neutralised (no comment markers, no tags), @mentions defused, one line. */
 export function inline(text: string): string {
-  return text
+  return escapeControls(text)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -35,7 +36,7 @@ export function codeCell(text: string): string {
 
 /** A code span that survives backticks and pipes in its content. */
 export function code(text: string): string {
-  const flat = text.replace(/\s*\r?\n\s*/g, ' ');
+  const flat = escapeControls(text.replace(/\s*\r?\n\s*/g, ' '));
   const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(longest + 1);
   const pad = flat.startsWith('`') || flat.endsWith('`') ? ' ' : '';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { hostileNameKind } from '../../../src/core/ingestion/hostile-entry.js';
 import { applyDelta } from '../../../src/core/ingestion/pack-catalog.js';
 import { parseGitmodules, scanAttributes } from '../../../src/core/ingestion/policy-scan.js';
-import { parseTreeEntries } from '../../../src/core/ingestion/tree-entries.js';
+import { canonicalMode, isStandardModeSpelling, parseTreeEntries } from '../../../src/core/ingestion/tree-entries.js';
 import { identityFromUrl } from '../../../src/app/git/repo-identity.js';
 
 describe('hostile entry names', () => {
@@ -25,11 +25,41 @@ describe('raw tree parsing', () => {
     const oid = Buffer.alloc(20, 0xab);
     const content = Buffer.concat([Buffer.from('40000 ..\0'), oid, Buffer.from('100644 a\\b\0'), oid]);
     expect(parseTreeEntries(content)).toEqual([
-      { mode: '040000', name: '..', oid: 'ab'.repeat(20) },
-      { mode: '100644', name: 'a\\b', oid: 'ab'.repeat(20) },
+      { mode: '040000', rawMode: '40000', name: '..', nameValid: true, oid: 'ab'.repeat(20) },
+      { mode: '100644', rawMode: '100644', name: 'a\\b', nameValid: true, oid: 'ab'.repeat(20) },
     ]);
     expect(() => parseTreeEntries(Buffer.from('100644 x\0ab'))).toThrow(/malformed/);
   });
+
+  it('says when a name is not valid UTF-8 instead of decoding it silently', () => {
+    const content = Buffer.concat([Buffer.from('100644 caf'), Buffer.from([0xe9, 0]), Buffer.alloc(20, 1)]);
+    expect(parseTreeEntries(content)[0]).toMatchObject({ name: 'caf\ufffd', nameValid: false });
+  });
+
+  it.each([
+    ['40000', '040000'],
+    ['40755', '040000'],
+    ['0040000', '040000'],
+    ['120777', '120000'],
+    ['160644', '160000'],
+    ['170000', '160000'],
+    ['100664', '100644'],
+    ['100600', '100644'],
+    ['100544', '100755'],
+    ['0100755', '100755'],
+    ['10064x', undefined],
+    ['', undefined],
+  ])('mode %j reads as git reads it: %s', (raw, mode) => expect(canonicalMode(raw)).toBe(mode));
+
+  it.each([
+    ['40000', true],
+    ['100644', true],
+    ['100664', true],
+    ['040000', false],
+    ['40755', false],
+    ['120777', false],
+    ['0100644', false],
+  ])('mode spelling %j is one git writes: %s', (raw, standard) => expect(isStandardModeSpelling(raw)).toBe(standard));
 });
 
 describe('attributes, submodules, deltas, identities', () => {
