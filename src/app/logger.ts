@@ -1,7 +1,7 @@
 import type { Clock, Logger, LogLevel } from '../core/ports.js';
 
 /**
- * Structured JSON-lines logging that never leaks (DESIGN §9.1, STYLE 12). Each entry is one line:
+ * Structured JSON-lines logging that never leaks. Each entry is one line:
  * `{"level","time","msg",...bindings,...meta}`. Before anything is serialised, every string in the
  * message, bindings and metadata (deep, keys included) goes through redaction:
  * - registered secret values (constructor `secrets`, `logger.redact(value)`; shared with children)

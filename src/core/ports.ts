@@ -1,5 +1,5 @@
 /**
- * The interfaces core needs from the outside (DESIGN §3). `src/app` implements them; core
+ * The interfaces core needs from the outside. `src/app` implements them; core
  * never does I/O of its own, never reads the clock or the environment directly.
  */
 
@@ -50,7 +50,7 @@ export interface PutOptions {
 }
 
 /**
- * Durable storage for every artifact, keyed as DESIGN §4 says. Implementations: S3 (conditional
+ * Durable storage for every artifact, keyed as docs/architecture.md describes. Implementations: S3 (conditional
  * writes) and a local directory (atomic rename, `open(..., 'wx')`).
  */
 export interface ArtifactStore {
@@ -68,7 +68,7 @@ export interface ArtifactStore {
 
 /** What a repository source says about itself before anything is fetched. */
 export interface RepoInfo {
-  /** Identity used in storage keys (DESIGN §8). */
+  /** Identity used in storage keys. */
   owner: string;
   repo: string;
   /** The ref HEAD points at, when known (e.g. "refs/heads/main"). */

@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAINTAINER, MIGRATION_CHANGED_FILES, MODEL_API_KEY, READER, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
 /**
- * DESIGN §9 on the whole App (issue 6): token scopes per function, no secret anywhere a run
+ * The security invariants on the whole App: token scopes per function, no secret anywhere a run
  * leaves a trace, signatures, redeliveries, permissions, the issue snapshot, and cancel.
  * One harness; each scenario uses its own issue, so locks and runs never collide.
  */
 
 const CANARY = 'whsec_CANARY_6f1d0c9e2b7a4c38a5e1';
 
-/** token-read's fixed scopes (DESIGN §2), plus the metadata:read GitHub grants every token. */
+/** token-read's fixed scopes, plus the metadata:read GitHub grants every token. */
 const READ_SCOPES = { contents: 'read', metadata: 'read', issues: 'write', checks: 'read', statuses: 'read' };
 
 /** A task block that would change only README.md: what the edited issue asks for. */

@@ -95,4 +95,21 @@ describe('replayed deliveries and issue closes', () => {
     await h.drain();
     expect(await h.json(`runs/acme/orders/${runId}/run.json`)).toMatchObject({ status: 'CANCELLED' });
   }, SLOW);
+
+  it('a latest.json pointer rewritten to another issue\'s run (the worker can write it) is ignored by cancel, retry and status', async () => {
+    expect((await h.deliver('issues', h.payloads.labeled(7))).statusCode).toBe(202);
+    expect((await h.deliver('issues', h.payloads.labeled(8))).statusCode).toBe(202);
+    const victim = await latestRun(8);
+    const pointer = await h.json('issues/acme/orders/7/latest.json');
+    await h.store.put('issues/acme/orders/7/latest.json', `${JSON.stringify({ ...pointer, runId: victim })}\n`);
+    const comments = h.comments(7).length;
+    expect((await h.deliver('issue_comment', h.payloads.comment(7, '/agent cancel', { sender: MAINTAINER }))).statusCode).toBe(202);
+    expect((await h.deliver('issue_comment', h.payloads.comment(7, '/agent retry', { sender: MAINTAINER }))).statusCode).toBe(202);
+    expect(await h.store.get(`runs/acme/orders/${victim}/control/cancel.json`)).toBeUndefined();
+    expect(await h.store.get(`runs/acme/orders/${victim}/attempts/2/request.json`)).toBeUndefined();
+    expect(await h.json('locks/acme/orders/issues/8.json')).toMatchObject({ runId: victim });
+    expect(h.comments(7).length).toBe(comments + 2);
+    await h.drain();
+    expect(await h.json(`runs/acme/orders/${victim}/publish.json`)).toMatchObject({ runId: victim });
+  }, SLOW);
 });

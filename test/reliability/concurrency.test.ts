@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MAINTAINER, MIGRATION_ISSUE_BODY, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
 /**
- * 200 webhook deliveries at once, with duplicates among them (issue 8, DESIGN §4): exactly one
+ * 200 webhook deliveries at once, with duplicates among them (trigger identity, docs/architecture.md): exactly one
  * run per distinct trigger key, one lock holder per issue, one progress comment per run.
  *
  * Issues 1-30 get one trigger each (a label event or a comment id), delivered 5 times.

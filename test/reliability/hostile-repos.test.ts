@@ -19,7 +19,7 @@ import { removeRoot, tempRoot } from './temp-root.js';
 /**
  * Hostile repositories through ingestion (issue 8, scaled sizes; the full sizes are in
  * `npm run bench`): each is refused with its reason code, in bounded time and heap, and nothing
- * is written outside the in-memory object store (DESIGN §9.4).
+ * is written outside the in-memory object store.
  */
 let root: string;
 let repos: string;

@@ -18,7 +18,7 @@ import { treeSnapshot } from './bounds.js';
 import { removeRoot, tempRoot } from './temp-root.js';
 
 /**
- * DESIGN §9, one `describe` per invariant, each proven here directly and cheaply. Where a
+ * The security invariants of docs/architecture.md, one `describe` per invariant, each proven here directly and cheaply. Where a
  * heavier test proves the whole of an invariant, its path is named in the describe; the core
  * of it is re-proven here so every promise of §9 is visible in one file.
  */

@@ -3,7 +3,7 @@ import { MAX_WEBHOOK_BYTES } from '../../src/app/webhook/receive-webhook.js';
 import { startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
 /**
- * Webhook abuse (issue 8, DESIGN §9.6): a bad signature, missing headers, a wrong content type,
+ * Webhook abuse (invariant 6 in docs/architecture.md): a bad signature, missing headers, a wrong content type,
  * a body over 25 MB and an unknown event each get their status code, and leave no trace: no S3
  * object, no GitHub call, no token minted, nothing queued for a worker.
  */

@@ -113,7 +113,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /**
- * `ArtifactStore` on S3 (DESIGN §3/§4). `putIfAbsent` and `putIfMatch` are S3 conditional writes
+ * `ArtifactStore` on S3. `putIfAbsent` and `putIfMatch` are S3 conditional writes
  * (`If-None-Match: *`, `If-Match: <etag>`); a 412 means "someone else's object is there" and
  * returns false. Etags are S3's ETag header as S3 gives it (quoted); pass them back unchanged.
  *

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 
-/** Owner/repo used in storage keys (DESIGN §8). */
+/** Owner/repo used in storage keys. */
 export interface RepoIdentity {
   owner: string;
   repo: string;

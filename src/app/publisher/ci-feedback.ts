@@ -12,7 +12,7 @@ import type { PublishDeps } from './publish-candidate.js';
 import { PublishRecord } from './publish-record.js';
 
 /**
- * CI feedback for agent pull requests (DESIGN §2, §5.7): real CI results replace the PR
+ * CI feedback for agent pull requests: real CI results replace the PR
  * body's Verification section.
  *
  * Which webhook events (GitHub's "Webhook events and payloads", availability of each event):

@@ -6,7 +6,7 @@ import { POLICY_FILE_NAME } from '../../core/policy/agent-policy.js';
 import type { ArtifactStore, CiStatus, CiStatusReader, Clock, FsLike, Logger, ModelProvider, TokenBroker } from '../../core/ports.js';
 import { loadAttempt } from '../../core/runs/attempts.js';
 import { releaseIssueLock } from '../../core/runs/issue-lock.js';
-import { parseRunKey } from '../../core/runs/run-key.js';
+import { parseRunTrigger } from '../../core/runs/run-key.js';
 import type { RunRequest } from '../../core/runs/run-request.js';
 import { CancelMarker, IssueLatest } from '../../core/runs/run-state.js';
 import { updateRunRecord, withAttempt } from '../../core/runs/update-run-record.js';
@@ -64,13 +64,8 @@ export interface InvocationContext {
   getRemainingTimeInMillis?: () => number;
 }
 
-/** What an S3 key asks the worker to do, or undefined for keys it does not handle. */
-export function parseWorkerKey(key: string): { owner: string; repo: string; runId: string; attempt: number; continuation: number } | undefined {
-  const parsed = parseRunKey(key);
-  if (!parsed || parsed.attempt === undefined) return undefined;
-  if (parsed.kind !== 'request' && parsed.kind !== 'attempt-request' && parsed.kind !== 'continuation') return undefined;
-  return { owner: parsed.owner, repo: parsed.repo, runId: parsed.runId, attempt: parsed.attempt, continuation: parsed.continuation ?? 0 };
-}
+/** What a key asks the worker to do (the dispatcher's trigger keys), or undefined for keys it does not handle. */
+export const parseWorkerKey = parseRunTrigger;
 
 /** The worker's dependencies once its run session is open. */
 type RunDeps = Omit<WorkerDeps, 'session'> & RunSession;

@@ -3,7 +3,7 @@ import type { ArtifactStore } from '../ports.js';
 import { ArtifactError } from './artifact-error.js';
 
 /**
- * Typed artifact I/O (DESIGN §4: every JSON artifact is validated by a zod schema on write and
+ * Typed artifact I/O (every JSON artifact is validated by a zod schema on write and
  * on read). Writes serialise canonically, so equal values give byte-identical objects (and
  * equal etags/digests): keys sorted, 2-space indent, trailing newline. Nothing is added
  * implicitly: `schemaVersion`, `baseCommitSha` and timestamps are the caller's (and the

@@ -17,7 +17,7 @@ export interface RecoveryReport {
 /**
  * Decide whether a run can resume: replay the recorded patches on a scratch copy of the base
  * and find the prefix the workspace equals. Reads only; it never resets, so a mismatch keeps
- * its evidence for a human (seed §23).
+ * its evidence for a human.
  */
 export async function checkRecovery(workspace: Workspace, patches: (string | Uint8Array)[]): Promise<RecoveryReport> {
   const files = await readTreeFiles(workspace.fs, workspace.gitdir, workspace.baseTreeSha);

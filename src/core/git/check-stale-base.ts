@@ -9,7 +9,7 @@ export interface StaleBaseReport {
 }
 
 /**
- * Compare the recorded base SHA with the base ref's current head (seed §24). Reports only:
+ * Compare the recorded base SHA with the base ref's current head. Reports only:
  * the git boundary never rebases; the base-movement policy decides.
  */
 export async function checkStaleBase(source: Pick<RepoSource, 'currentHead'>, baseRef: string, originalBase: string): Promise<StaleBaseReport> {

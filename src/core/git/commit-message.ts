@@ -20,7 +20,7 @@ export interface CommitMessageInput {
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /**
- * The commit message contract of seed §11.1: `<type>(<scope>): <summary>`, then Task, Intent,
+ * The commit message contract: `<type>(<scope>): <summary>`, then Task, Intent,
  * Verification (only what really ran; `not run: <why>` otherwise), Risk, and the trailers
  * `Generated-by`, `Run-id`, `Task-id`. Ends with one newline, so the bytes are stable.
  */

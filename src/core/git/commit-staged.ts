@@ -23,7 +23,7 @@ export interface CommitRequest {
   message: Omit<CommitMessageInput, 'verification'>;
   verification: VerificationReport;
   policy: WritePolicy;
-  /** From configuration (DESIGN §4), never from the repository. */
+  /** From configuration, never from the repository. */
   identity: GitIdentity;
   /** The attempt's createdAt (ISO 8601 or epoch ms): author and committer date. */
   createdAt: string | number;

@@ -13,7 +13,7 @@ export interface DiffLimits {
   maxPatchBytesAsArtifact: number;
 }
 
-/** Seed §8.4 defaults. */
+/** Default options. */
 export const DEFAULT_DIFF_LIMITS: DiffLimits = { maxFiles: 100, maxPatchBytesForModel: 120_000, maxPatchBytesAsArtifact: 10_000_000 };
 
 export interface DiffSummaryFile {

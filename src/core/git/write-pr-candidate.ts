@@ -81,7 +81,7 @@ export async function buildPrCandidate(input: BuildCandidateInput): Promise<{ ca
   return { candidate, changes };
 }
 
-/** Storage keys for one candidate (DESIGN §4 `runs/<o>/<r>/<runId>/candidate/...`), given by the caller. */
+/** Storage keys for one candidate (`runs/<o>/<r>/<runId>/candidate/...`), given by the caller. */
 export interface CandidateKeys {
   candidate: string;
   body: string;

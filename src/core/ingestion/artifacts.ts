@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The three artifacts ingestion writes under `attempts/<n>/` (DESIGN §4), validated on write
+ * The three artifacts ingestion writes under `attempts/<n>/`, validated on write
  * and on read. Each carries `schemaVersion`; those bound to the base carry `baseCommitSha`.
  */
 

@@ -64,7 +64,7 @@ const BLOCKING: ReadonlySet<IngestionReason> = new Set([
 const BLOCK_ORDER: IngestionReason[] = ['HOSTILE_TREE_ENTRY', 'FORBIDDEN_SYMLINK', 'SUBMODULE_BLOCKED', 'LFS_BLOCKED', 'FILE_COUNT_EXCEEDED'];
 
 /**
- * Repository ingestion (DESIGN §5.2, seed Part 018): resolve the base ref to a SHA first, fetch
+ * Repository ingestion: resolve the base ref to a SHA first, fetch
  * exactly that commit (depth 1) into the injected object store, scan the trees against the
  * policy before anything is materialised, apply the scope, and open the object-backed
  * workspace. Returns the three artifacts; throws `IngestionError` (with `data.report`, and

@@ -60,7 +60,7 @@ const MIB = 1024 * 1024;
 const decoder = new TextDecoder('utf-8');
 
 /**
- * The policy scan of DESIGN §5.2, from tree objects, before anything is materialised: hostile
+ * The policy scan, from tree objects, before anything is materialised: hostile
  * entries, symlinks, submodules, LFS, attributes that would rewrite content, file sizes,
  * binaries, file count. Returns the file list for the workspace (empty when blocked by a
  * hostile entry, since such a tree must never be opened).

@@ -1,5 +1,5 @@
 /**
- * The ten canonical phases (seed Part 047 §6) as contracts. The runtime enforces them: a tool
+ * The ten canonical phases as contracts. The runtime enforces them: a tool
  * outside `allowedTools` is refused and ledgered, whatever the engine asks for.
  */
 export const PHASE_NAMES = [

@@ -2,7 +2,7 @@ import type { ParseProblem, SyntaxService } from '../syntax/types.js';
 import type { Workspace } from '../workspace/workspace.js';
 
 export interface ParseCluster {
-  /** file + module + error type: one repair segment each (DESIGN §5.7). */
+  /** file + module + error type: one repair segment each. */
   id: string;
   module: string;
   type: string;

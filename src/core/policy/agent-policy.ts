@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RepoGlob } from './repo-glob.js';
 
-/** The file name the App and the CLI look for on the default branch (DESIGN §2). */
+/** The file name the App and the CLI look for on the default branch. */
 export const POLICY_FILE_NAME = '.agent-policy.yaml';
 
 /** Larger files are refused before parsing: a policy is a page of settings, not data. */

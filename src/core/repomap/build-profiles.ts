@@ -5,7 +5,7 @@ const at = (cwd: string, ...argv: string[]): Command => ({ cwd, argv });
 
 /**
  * Build and test commands per module, inferred from manifests and wrapper files. They are
- * never run by draftsman (DESIGN §5.7); they are what CI and the PR body should say.
+ * never run by draftsman; they are what CI and the PR body should say.
  */
 export function inferBuildProfiles(modules: ModuleRecord[], manifests: ManifestRecord[], tree: TreeIndex): BuildProfile[] {
   const byPath = new Map(manifests.map((m) => [m.path, m]));

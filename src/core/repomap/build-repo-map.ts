@@ -44,7 +44,7 @@ export async function workspaceDigest(workspace: Workspace): Promise<string> {
 }
 
 /**
- * Build the repository map of DESIGN §5.3: one pass over the path list (no content), then
+ * Build the repository map: one pass over the path list (no content), then
  * reads of manifests, CODEOWNERS, symlink targets and a bounded set of hint candidates.
  * Deterministic: the same workspace, rules and scanner version give byte-identical JSON.
  */

@@ -28,7 +28,7 @@ export function taskProfile(task: TaskContract): TaskProfile {
 }
 
 /**
- * The slice of the map that matters for a task (Part 029 §8, §13), in priority order, within
+ * The slice of the map that matters for a task, in priority order, within
  * `tokenBudget` tokens as `estimateTokens` counts them: sections are added whole while they
  * fit; a list that does not fit is cut to the longest prefix that does; the rest is named in
  * `omitted`. The result's own estimate never exceeds the budget.

@@ -15,7 +15,7 @@ export interface RepoMapCacheKey {
   policyDigest: string;
 }
 
-/** `maps/<owner>/<repo>/<commit>/<scannerVersion>-<policyDigest>.json` (DESIGN §4). */
+/** `maps/<owner>/<repo>/<commit>/<scannerVersion>-<policyDigest>.json`. */
 export function repoMapCacheKey(key: RepoMapCacheKey): string {
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(key.commit)) {
     throw new RepoMapCacheError('CACHE_KEY_NOT_A_COMMIT', `repo-map cache needs a commit SHA, got ${key.commit}`, { commit: key.commit });

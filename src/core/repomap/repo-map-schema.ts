@@ -147,7 +147,7 @@ export const RepoMapIdentity = z.object({
 });
 export type RepoMapIdentity = z.infer<typeof RepoMapIdentity>;
 
-/** repo-map.json: deterministic layers with evidence, bound to one commit (DESIGN §5.3). */
+/** repo-map.json: deterministic layers with evidence, bound to one commit. */
 export const RepoMap = z.object({
   schemaVersion: z.literal(1),
   baseCommitSha: z.string(),

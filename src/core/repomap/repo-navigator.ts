@@ -36,7 +36,7 @@ export interface PathExplanation {
 const JAVA_LIKE = new Set(['java', 'kt', 'scala', 'groovy']);
 
 /**
- * The query API over a map (Part 029 §9): agents and the planner ask these instead of listing
+ * The query API over a map: agents and the planner ask these instead of listing
  * directories. Every answer has a score, a reason and evidence; content is read only when a
  * query needs it (related tests read a bounded set of test files of one module).
  */

@@ -8,6 +8,8 @@
 
 /** A run id: the first 12 characters of a lower-case base32 sha256 digest. */
 export const RUN_ID_PATTERN = /^[a-z2-7]{12}$/;
+/** GitHub logins: alphanumerics and single inner hyphens, at most 39 characters. */
+const OWNER_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
 const OWNER = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})';
 const REPO = '[A-Za-z0-9._-]{1,100}';
 const RUN_ID = '[a-z2-7]{12}';
@@ -48,6 +50,15 @@ export function isRunId(value: string): boolean {
   return RUN_ID_PATTERN.test(value);
 }
 
+export function isGitHubOwner(value: string): boolean {
+  return OWNER_NAME.test(value);
+}
+
+/** GitHub repository names: `[A-Za-z0-9._-]`, at most 100 characters, never `.` or `..`. */
+export function isGitHubRepo(value: string): boolean {
+  return new RegExp(`^${REPO}$`).test(value) && value !== '.' && value !== '..';
+}
+
 /** What a run key addresses, or undefined for anything that is not exactly one of the known run objects. */
 export function parseRunKey(key: string): ParsedRunKey | undefined {
   const match = RUN_KEY.exec(key);
@@ -80,4 +91,22 @@ export function parseIssueKey(key: string): { kind: 'lock' | 'latest'; owner: st
   const [owner, repo, issue] = m[1] !== undefined ? [m[1], m[2], m[3]] : [m[4], m[5], m[6]];
   if (repo === '.' || repo === '..') return undefined;
   return { kind: m[1] !== undefined ? 'lock' : 'latest', owner, repo, issue: Number(issue) };
+}
+
+/** A key that starts or continues a worker invocation: a run's request, an attempt's request (n >= 2), a continuation. */
+export interface RunTrigger {
+  owner: string;
+  repo: string;
+  runId: string;
+  attempt: number;
+  /** 0 = the attempt's first invocation. */
+  continuation: number;
+}
+
+/** The trigger an S3 key stands for, or undefined when the key is not exactly a trigger key (or names an owner GitHub would not accept). */
+export function parseRunTrigger(key: string): RunTrigger | undefined {
+  const parsed = parseRunKey(key);
+  if (!parsed || parsed.attempt === undefined || !isGitHubOwner(parsed.owner)) return undefined;
+  if (parsed.kind !== 'request' && parsed.kind !== 'attempt-request' && parsed.kind !== 'continuation') return undefined;
+  return { owner: parsed.owner, repo: parsed.repo, runId: parsed.runId, attempt: parsed.attempt, continuation: parsed.continuation ?? 0 };
 }

@@ -1,4 +1,4 @@
-/** Languages parsed with tree-sitter (DESIGN §5.3, §5.7). */
+/** Languages parsed with tree-sitter. */
 export type SyntaxLanguage = 'java' | 'typescript' | 'tsx' | 'javascript' | 'python' | 'go';
 
 /** A fact read from a syntax tree. Lines and columns are 1-based. */

@@ -29,7 +29,7 @@ export const TARGET_WARNING_CODES = ['SYMBOL_RESOLUTION_PARTIAL', 'TARGET_SELECT
 export const TargetWarning = z.object({ code: z.enum(TARGET_WARNING_CODES), message: z.string(), data: z.record(z.string(), z.unknown()).optional() });
 export type TargetWarning = z.infer<typeof TargetWarning>;
 
-/** target-selection.json (Part 018 §21). */
+/** target-selection.json. */
 export const TargetSelection = z.object({
   schemaVersion: z.literal(1),
   baseCommitSha: z.string(),

@@ -36,7 +36,7 @@ interface Located {
 }
 
 /**
- * Turn the request snapshot into a TaskContract (DESIGN §6). The first fenced block whose info
+ * Turn the request snapshot into a TaskContract. The first fenced block whose info
  * string is `agent` in the comment, else in the body, is YAML validated against TaskBlock;
  * everything outside `agent` blocks (and outside the slash-command line) is the objective.
  * Throws TaskError with every problem, lines relative to the document the block came from.

@@ -42,7 +42,7 @@ export const RenameSymbolStep = z.strictObject({
   paths: PathGlobs.optional(),
 });
 
-/** One step of the task block: a deterministic recipe (DESIGN §7). */
+/** One step of the task block: a deterministic recipe. */
 export const RecipeStep = z.discriminatedUnion('recipe', [ReplaceStep, MigrateImportStep, BumpDependencyStep, RenameSymbolStep]);
 export type RecipeStep = z.infer<typeof RecipeStep>;
 export type ReplaceStep = z.infer<typeof ReplaceStep>;

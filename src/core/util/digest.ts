@@ -24,7 +24,7 @@ export function base32(bytes: Uint8Array): string {
   return out;
 }
 
-/** First 12 characters of base32(sha256(parts joined by NUL)): the run id of DESIGN §4. */
+/** First 12 characters of base32(sha256(parts joined by NUL)): the run id. */
 export function shortId(...parts: (string | number)[]): string {
   const digest = createHash('sha256').update(parts.map(String).join('\u0000')).digest();
   return base32(digest).slice(0, 12);

@@ -34,7 +34,7 @@ export interface WorkspaceChange {
 }
 
 /**
- * The object-backed workspace of DESIGN §5.2: the base tree read lazily from the object store,
+ * The object-backed workspace: the base tree read lazily from the object store,
  * edits kept in an in-memory overlay. Nothing is checked out. The rest of core reads and writes
  * through this interface and never sees the object store or the overlay.
  */

@@ -13,7 +13,7 @@ let out: string;
 let work: string;
 let maven: string;
 
-/** The fields DESIGN §8 allows on the --json line (publish and details are extensions for run and failures). */
+/** The fields the CLI contract allows on the --json line (publish and details are extensions for run and failures). */
 const REQUIRED = ['runId', 'attempt', 'status', 'baseRef', 'baseCommitSha', 'agentBranch', 'runDir', 'artifacts'];
 const OPTIONAL = ['reason', 'headCommitSha', 'headTreeSha', 'publish', 'details'];
 
@@ -33,7 +33,7 @@ beforeAll(() => {
 afterAll(() => removeRoot(root));
 
 describe('draftsman ingest --json', () => {
-  it('a working copy: READY, baseCommitSha = git rev-parse HEAD, one JSON line with the DESIGN §8 fields', async () => {
+  it('a working copy: READY, baseCommitSha = git rev-parse HEAD, one JSON line with the documented fields', async () => {
     const result = await cli(['ingest', work, '--out', out, '--json']);
     expect(result.code).toBe(0);
     expect(result.stdout.trimEnd().split('\n')).toHaveLength(1);
@@ -73,7 +73,7 @@ describe('draftsman ingest --json', () => {
   ])('--ref %s pins the base to that commit', async (_what, ref, expectedRef, revision) => {
     const sha = git(['--git-dir', maven, 'rev-parse', revision]);
     expect(sha).not.toBe(git(['--git-dir', maven, 'rev-parse', 'main']));
-    // A state directory per row: refs naming the same commit share a run id (DESIGN §4: source, commit, task).
+    // A state directory per row: refs naming the same commit share a run id (source, commit, task).
     const result = await cli(['ingest', maven, '--out', join(root, `state-ref-${expectedRef.replace(/\W/g, '')}`), '--json', '--ref', ref === 'SHA' ? sha : ref]);
     expect(result.code).toBe(0);
     expect(result.json).toMatchObject({ baseRef: expectedRef === 'SHA' ? sha : expectedRef, baseCommitSha: sha });

@@ -7,7 +7,7 @@ import { cli, makeWorkingCopy } from '../cli/cli-harness.js';
 import { EXPECTED_CHANGED, MIGRATION_POLICY, MIGRATION_TASK, removeRoot, tempRoot } from './pipeline-harness.js';
 
 /**
- * The pipeline's stops through `draftsman run` (DESIGN §5.8, §8): approval gates, budgets,
+ * The pipeline's stops through `draftsman run`: approval gates, budgets,
  * analysis mode, cancel markers, forbidden scope and invalid task blocks, each with its exit code.
  */
 let root: string;

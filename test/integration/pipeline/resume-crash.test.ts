@@ -10,7 +10,7 @@ import {
 } from './pipeline-harness.js';
 
 /**
- * Resume by rebuild (DESIGN §5.5, issue 5): an attempt interrupted at any phase boundary, or
+ * Resume by rebuild : an attempt interrupted at any phase boundary, or
  * crashing in the middle of a phase, and continued by a fresh invocation (fresh memfs, same
  * store) ends with the same commit and a byte-identical candidate.
  */

@@ -3,7 +3,7 @@ import { ArtifactError } from '../../../src/core/artifacts/artifact-error.js';
 import type { ArtifactStore } from '../../../src/core/ports.js';
 
 /**
- * The behaviour every ArtifactStore must have (DESIGN §3), run against each adapter so the CLI's
+ * The behaviour every ArtifactStore must have, run against each adapter so the CLI's
  * local directory and production S3 cannot drift apart.
  */
 export interface ContractSubject {

@@ -16,7 +16,7 @@ const R = 'runs/octo/widgets/abcdefghijkl';
 const BLOB = 'a'.repeat(40);
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
 
-describe('storage keys (DESIGN §4, literally)', () => {
+describe('storage keys, exactly as docs/architecture.md lists them', () => {
   const run = runKeys('octo', 'widgets', 'abcdefghijkl');
   const attempt = run.attempt(2);
 
@@ -102,7 +102,7 @@ describe('storage keys (DESIGN §4, literally)', () => {
     }
   });
 
-  it('accepts local repository identities with spaces and unicode (DESIGN §8)', () => {
+  it('accepts local repository identities with spaces and unicode', () => {
     expect(runKeys('local', 'my repo-1a2b3c4d', 'r1').request).toBe('runs/local/my repo-1a2b3c4d/r1/request.json');
     expect(runKeys('local', 'café-1a2b3c4d', 'r1').run).toBe('runs/local/café-1a2b3c4d/r1/run.json');
   });

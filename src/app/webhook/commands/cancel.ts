@@ -1,12 +1,12 @@
-import { readArtifactIfPresent, writeArtifact } from '../../../core/artifacts/artifact-io.js';
-import { issueLatestKey, runKeys } from '../../../core/artifacts/keys.js';
+import { writeArtifact } from '../../../core/artifacts/artifact-io.js';
 import { releaseIssueLock } from '../../../core/runs/issue-lock.js';
-import { CancelMarker, IssueLatest } from '../../../core/runs/run-state.js';
+import { CancelMarker } from '../../../core/runs/run-state.js';
 import { renderProgressComment } from '../../github/progress-comment.js';
 import { TEXTS } from '../texts.js';
 import type { TriggerOutcome } from '../trigger-outcome.js';
 import type { WebhookSession } from '../webhook-session.js';
 import type { CommandContext } from './command-context.js';
+import { readLatestRun } from './latest-run.js';
 
 /** `/agent cancel` (the comment's author was checked by the router). */
 export function cancelCommand({ session, payload }: CommandContext): Promise<TriggerOutcome> {
@@ -20,21 +20,21 @@ export function cancelCommand({ session, payload }: CommandContext): Promise<Tri
  */
 export async function cancelLatestRun(session: WebhookSession, issueNumber: number, sender: string, reason: string): Promise<TriggerOutcome> {
   const { store, clock } = session.deps;
-  const latest = await readArtifactIfPresent(store, issueLatestKey(session.owner, session.repo, issueNumber), IssueLatest);
-  if (!latest) {
+  const found = await readLatestRun(session, issueNumber);
+  if (!found) {
     await session.reply(issueNumber, TEXTS.noRunTo('cancel'));
     return { kind: 'replied', why: 'no run' };
   }
-  const keys = runKeys(session.owner, session.repo, latest.runId);
+  const { latest, keys, progressCommentId } = found;
   const now = new Date(clock.now()).toISOString();
   await writeArtifact(store, keys.cancel, CancelMarker, { schemaVersion: 1, runId: latest.runId, attempt: latest.attempt, by: sender, reason, at: now });
   await releaseIssueLock(store, { ...session.ref, issue: issueNumber }, { runId: latest.runId, attempt: latest.attempt });
-  if (latest.progressCommentId) {
+  if (progressCommentId) {
     const api = await session.api();
     await api.rest.issues.updateComment({
       owner: session.owner,
       repo: session.repo,
-      comment_id: latest.progressCommentId,
+      comment_id: progressCommentId,
       body: renderProgressComment({ runId: latest.runId, attempt: latest.attempt, status: 'CANCELLED', phases: [], message: `${reason} (@${sender}); the worker stops at its next step` }),
     });
   }

@@ -1,10 +1,11 @@
 import { putArtifactIfAbsent, readArtifactIfPresent, writeArtifact } from '../../../core/artifacts/artifact-io.js';
-import { issueLatestKey, runKeys } from '../../../core/artifacts/keys.js';
+import { issueLatestKey } from '../../../core/artifacts/keys.js';
 import { acquireIssueLock } from '../../../core/runs/issue-lock.js';
 import { AttemptRequest, RunRecord } from '../../../core/runs/run-request.js';
 import { ApprovalMarker, IssueLatest } from '../../../core/runs/run-state.js';
 import { renderProgressComment } from '../../github/progress-comment.js';
 import { TEXTS } from '../texts.js';
+import { readLatestRun } from './latest-run.js';
 import type { TriggerOutcome } from '../trigger-outcome.js';
 import { DEFAULT_LOCK_TTL_MS, type WebhookSession } from '../webhook-session.js';
 
@@ -18,13 +19,12 @@ const RETRYABLE = new Set(['FAILED', 'BLOCKED', 'BUDGET_EXCEEDED', 'CANCELLED', 
  */
 export async function startNextAttempt(session: WebhookSession, issueNumber: number, sender: string, command: 'approve' | 'retry'): Promise<TriggerOutcome> {
   const { store, clock } = session.deps;
-  const latestKey = issueLatestKey(session.owner, session.repo, issueNumber);
-  const latest = await readArtifactIfPresent(store, latestKey, IssueLatest);
-  if (!latest) {
+  const found = await readLatestRun(session, issueNumber);
+  if (!found) {
     await session.reply(issueNumber, TEXTS.noRunTo(command));
     return { kind: 'replied', why: 'no run' };
   }
-  const keys = runKeys(session.owner, session.repo, latest.runId);
+  const { latest, keys, progressCommentId } = found;
   const run = await readArtifactIfPresent(store, keys.run, RunRecord);
   const status = run?.status ?? 'QUEUED';
   if (command === 'approve' && (status !== 'NEEDS_APPROVAL' || !run?.pendingGate)) {
@@ -58,13 +58,13 @@ export async function startNextAttempt(session: WebhookSession, issueNumber: num
     createdAt: at,
   });
   if (!created) return { kind: 'duplicate', runId: latest.runId };
-  await writeArtifact(store, latestKey, IssueLatest, { ...latest, attempt, updatedAt: at });
-  if (latest.progressCommentId) {
+  await writeArtifact(store, issueLatestKey(session.owner, session.repo, issueNumber), IssueLatest, { ...latest, progressCommentId, attempt, updatedAt: at });
+  if (progressCommentId) {
     const api = await session.api();
     await api.rest.issues.updateComment({
       owner: session.owner,
       repo: session.repo,
-      comment_id: latest.progressCommentId,
+      comment_id: progressCommentId,
       body: renderProgressComment({ runId: latest.runId, attempt, status: 'QUEUED', phases: [], message: `${command} by @${sender}; waiting for a worker` }),
     });
   }

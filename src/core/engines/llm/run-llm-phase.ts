@@ -95,7 +95,7 @@ const Budgets = z.object({
 });
 
 /**
- * Run one phase as a bounded tool-calling loop (seed Part 047 §23): ask the model, execute the
+ * Run one phase as a bounded tool-calling loop: ask the model, execute the
  * tool calls it makes (only the phase's tools, arguments validated), feed results back as
  * untrusted data, until it answers without tool calls (DONE), a budget runs out
  * (BUDGET_EXCEEDED) or the model fails (FAILED). Nothing the model says is trusted: refusals are
