@@ -1,5 +1,5 @@
 import type { ArtifactStore, IssuedToken, TokenBroker, TokenRole } from '../../core/ports.js';
-import { TokenError } from '../tokens/mint-installation-token.js';
+import { TokenError } from '../tokens/token-error.js';
 import { RunSessionError, type WorkerInvocation } from './dispatch-record.js';
 import { RunSessionResponse, type RunCredentials } from './create-run-session-handler.js';
 
