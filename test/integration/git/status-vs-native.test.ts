@@ -1,6 +1,6 @@
 import git from 'isomorphic-git';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatPorcelainStatus } from '../../../src/core/git/format-porcelain-status.js';
+import { formatPorcelainStatus } from '../../helpers/format-porcelain-status.js';
 import { gitStatus } from '../../../src/core/git/git-status.js';
 import { stagePaths } from '../../../src/core/git/stage-paths.js';
 import { VirtualIndex } from '../../../src/core/git/virtual-index.js';

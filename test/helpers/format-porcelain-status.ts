@@ -1,4 +1,4 @@
-import type { GitStatusReport } from './git-status.js';
+import type { GitStatusReport } from '../../src/core/git/git-status.js';
 
 const encoder = new TextEncoder();
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { checkStaleBase } from '../../../src/core/git/check-stale-base.js';
 import { diffWorkspaceToBase } from '../../../src/core/git/git-diff.js';
 import { quoteGitPath, unquoteGitPath } from '../../../src/core/git/quote-path.js';
 import { scoreRisk } from '../../../src/core/git/risk-score.js';
@@ -58,17 +57,6 @@ describe('risk score', () => {
     const report = scoreRisk({ files, ...extra });
     expect(report).toMatchObject({ riskScore: score, riskLevel: level, requiredGate: gate });
     expect(report.reasons.length).toBeGreaterThan(0);
-  });
-});
-
-describe('stale base', () => {
-  const source = (head: string | undefined) => ({ currentHead: async () => head });
-  const a = 'a'.repeat(40);
-  const b = 'b'.repeat(40);
-  it('reports no movement, movement, and a vanished ref, never acting on it', async () => {
-    expect(await checkStaleBase(source(a), 'refs/heads/main', a)).toEqual({ baseStale: false, originalBase: a, currentBase: a, recommendedAction: 'NONE' });
-    expect(await checkStaleBase(source(b), 'refs/heads/main', a)).toEqual({ baseStale: true, originalBase: a, currentBase: b, recommendedAction: 'RERUN_FROM_CURRENT_BASE' });
-    expect(await checkStaleBase(source(undefined), 'refs/heads/main', a)).toEqual({ baseStale: true, originalBase: a, recommendedAction: 'BASE_REF_GONE' });
   });
 });
 

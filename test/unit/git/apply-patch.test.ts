@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { applyPatch } from '../../../src/core/git/apply-patch.js';
-import { checkRecovery } from '../../../src/core/git/check-recovery.js';
 import { binaryStringToBytes } from '../../../src/core/git/binary-string.js';
 import { diffWorkspaceToBase } from '../../../src/core/git/git-diff.js';
 import { workspaceSide } from '../../../src/core/git/tree-side.js';
@@ -85,33 +84,3 @@ describe('applyPatch', () => {
   });
 });
 
-describe('checkRecovery', () => {
-  it('is RESUMABLE/CONTINUE when the workspace equals the recorded patches', async () => {
-    const { ws, patches } = await recordSegments();
-    expect(await checkRecovery(ws, patches)).toMatchObject({ status: 'RESUMABLE', action: 'CONTINUE', appliedPatches: 2 });
-  });
-
-  it('is RESUMABLE/APPLY_REMAINING when the overlay was lost, and applying them restores it', async () => {
-    const { patches } = await recordSegments();
-    const fresh = await createMemoryRepo(files);
-    const report = await checkRecovery(fresh.workspace, patches);
-    expect(report).toMatchObject({ status: 'RESUMABLE', action: 'APPLY_REMAINING', appliedPatches: 0 });
-    for (const p of patches.slice(report.appliedPatches)) await applyPatch(fresh.workspace, p);
-    expect(await checkRecovery(fresh.workspace, patches)).toMatchObject({ action: 'CONTINUE' });
-  });
-
-  it('finds the recorded prefix a crashed workspace reflects', async () => {
-    const { patches } = await recordSegments();
-    const fresh = await createMemoryRepo(files);
-    await applyPatch(fresh.workspace, patches[0]);
-    expect(await checkRecovery(fresh.workspace, patches)).toMatchObject({ status: 'RESUMABLE', action: 'APPLY_REMAINING', appliedPatches: 1 });
-  });
-
-  it('is NEEDS_RECONCILIATION when the workspace matches no recorded state, and keeps the evidence', async () => {
-    const { ws, patches } = await recordSegments();
-    await ws.write('unexpected.txt', 'who wrote this?\n');
-    const report = await checkRecovery(ws, patches);
-    expect(report).toMatchObject({ status: 'NEEDS_RECONCILIATION', action: 'RECONCILE', differingPaths: ['unexpected.txt'] });
-    expect(await ws.readText('unexpected.txt')).toBe('who wrote this?\n');
-  });
-});
