@@ -1,6 +1,17 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import type { GitHttpRequest, GitHttpResponse } from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRepoSource } from '../../src/app/git/local-repo-source.js';
+import { runGit } from '../../src/app/git/run-git.js';
+import { isInsecureForCredentials, scopeCredentials } from '../../src/app/git/scoped-credentials.js';
+import { applyReplace } from '../../src/core/engines/recipe/replace-recipe.js';
+import { diffLineArrays } from '../../src/core/git/line-diff.js';
+import { inflateExact, InflateBudget, InflateSizeError } from '../../src/core/ingestion/inflate-budget.js';
+import { RecipeStep, type ReplaceStep } from '../../src/core/task/recipe-steps.js';
+import { compileUserRegex, UserRegexError } from '../../src/core/util/user-regex.js';
 import { InProcessTokenBroker } from '../../src/app/tokens/in-process-token-broker.js';
 import { TOKEN_SCOPES } from '../../src/app/tokens/token-scopes.js';
 import { CapturingLogger, REDACTED } from '../../src/app/logger.js';
@@ -190,5 +201,65 @@ describe('§9.7 forbidden paths refused at stage, commit and publish; workflow c
     expect((await checkStagePath('.github/workflows/ci.yml', workspace, index, policy))?.reason).toBe('WORKFLOW_CHANGE_NOT_PERMITTED');
     expect((await checkStagePath('secrets/prod.env', workspace, index, policy))?.reason).toBe('FORBIDDEN_PATH');
     expect(await checkStagePath('README.md', workspace, index, policy)).toMatchObject({ path: 'README.md' }); // unchanged: nothing to stage
+  });
+});
+
+describe('§9.8 every input-driven cost is bounded before it is paid (test/unit/recipes/user-regex.test.ts, test/integration/ingestion/inflate-bombs.test.ts, local-git-safety.test.ts, test/integration/git/bounded-diff-vs-native.test.ts, test/integration/pipeline/size-limit.test.ts)', () => {
+  it('a catastrophic user regex runs in linear time: (a+)+$ on 50,000 a’s and a b finishes with no match', () => {
+    const step = RecipeStep.parse({ recipe: 'replace', find: '(a+)+$', replace: 'X', regex: true }) as ReplaceStep;
+    expect(applyReplace(step, `${'a'.repeat(50_000)}b\n`)).toBeUndefined();
+  });
+
+  it('a user regex with a backreference is refused by name before anything runs', () => {
+    expect(() => compileUserRegex('(a)\\1')).toThrow(UserRegexError);
+  });
+
+  it('an object declaring more than the limit is refused before it is inflated; an inflate never grows past the declared size', () => {
+    const budget = new InflateBudget({ maxObjectBytes: 1024 * 1024, maxTotalBytes: 8 * 1024 * 1024 });
+    expect(() => budget.admit(1_500_000_000, 'blob')).toThrow(expect.objectContaining({ reason: 'FILE_TOO_LARGE' }));
+    const zeros = deflateSync(Buffer.alloc(16 * 1024 * 1024));
+    expect(() => inflateExact(zeros, 1000)).toThrow(InflateSizeError);
+  });
+
+  it('a diff of two files with every line different stays linear and still reconstructs the new side', () => {
+    const a = Array.from({ length: 50_000 }, (_, i) => `old ${i}`);
+    const b = Array.from({ length: 50_000 }, (_, i) => `new ${i}`);
+    const runs = diffLineArrays(a, b);
+    expect(runs.filter((r) => !r.removed).flatMap((r) => r.value)).toEqual(b);
+    expect(runs.length).toBeLessThan(10);
+  });
+});
+
+describe('§9.9 local git never runs the repository’s configuration; credentials stay on the repository’s origin (local-git-safety.test.ts, http-credentials.test.ts)', () => {
+  it('core.fsmonitor of a checkout is not executed by git run through runGit', async () => {
+    const dir = join(root, 'fsmonitor-checkout');
+    const marker = join(root, 'fsmonitor-ran');
+    await runGit(['init', '-q', dir]);
+    writeFileSync(join(dir, 'a.txt'), 'a\n');
+    execFileSync('git', ['-C', dir, 'config', 'core.fsmonitor', `touch ${marker}; false`]);
+    await runGit(['-C', dir, 'status', '--porcelain']);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('tokens are refused over plain http except loopback', () => {
+    expect(isInsecureForCredentials('http://git.example.invalid/o/r.git')).toBe(true);
+    expect(isInsecureForCredentials('http://127.0.0.1:8080/o/r.git')).toBe(false);
+    expect(isInsecureForCredentials('https://git.example.invalid/o/r.git')).toBe(false);
+  });
+
+  it('a redirect to another origin loses the Authorization header', async () => {
+    const seen: { url: string; authorization?: string }[] = [];
+    const inner = {
+      request: async (req: GitHttpRequest): Promise<GitHttpResponse> => {
+        seen.push({ url: req.url, authorization: req.headers?.Authorization });
+        const redirect = req.url.startsWith('https://repo.example.invalid/');
+        return { url: req.url, method: req.method, statusCode: redirect ? 302 : 200, statusMessage: '', headers: redirect ? { location: 'https://other.example.invalid/o/r.git/info/refs' } : {}, body: undefined } as unknown as GitHttpResponse;
+      },
+    };
+    await scopeCredentials(inner, 'https://repo.example.invalid/o/r.git').request({ url: 'https://repo.example.invalid/o/r.git/info/refs', method: 'GET', headers: { Authorization: 'Basic c2VjcmV0' } } as GitHttpRequest);
+    expect(seen).toEqual([
+      { url: 'https://repo.example.invalid/o/r.git/info/refs', authorization: 'Basic c2VjcmV0' },
+      { url: 'https://other.example.invalid/o/r.git/info/refs', authorization: undefined },
+    ]);
   });
 });
