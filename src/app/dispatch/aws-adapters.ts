@@ -1,6 +1,6 @@
-import { InvokeCommand, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
+import { InvokeCommand } from '@aws-sdk/client-lambda';
 import { AssumeRoleCommand, type AssumeRoleCommandOutput } from '@aws-sdk/client-sts';
-import type { LambdaLike } from '../tokens/lambda-token-broker.js';
+import { invokeJson, type LambdaLike } from '../aws/invoke-json.js';
 import { RunSessionError, type WorkerInvocation } from './dispatch-record.js';
 import type { RunCredentials, RunCredentialsIssuer } from './create-run-session-handler.js';
 
@@ -14,29 +14,14 @@ export function lambdaWorkerInvoker(client: LambdaLike, functionName: string): (
 
 /** The worker's way to reach run-session: a synchronous invoke returning the session. */
 export function lambdaRunSessionInvoker(client: LambdaLike, functionName: string): (invocation: WorkerInvocation) => Promise<unknown> {
-  return async (invocation) => {
-    let out: InvokeCommandOutput;
-    try {
-      out = await client.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'RequestResponse', Payload: Buffer.from(JSON.stringify(invocation)) }));
-    } catch (error) {
-      throw new RunSessionError('SESSION_FUNCTION_FAILED', 'run-session could not be invoked', { functionName }, { cause: error });
-    }
-    const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';
-    if (out.FunctionError) {
-      let detail: { errorType?: string; errorMessage?: string } = {};
-      try {
-        detail = JSON.parse(text) as typeof detail;
-      } catch {
-        detail = {};
-      }
-      throw new RunSessionError('SESSION_FUNCTION_FAILED', 'run-session refused or failed', { functionName, errorType: detail.errorType, errorMessage: detail.errorMessage });
-    }
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      throw new RunSessionError('SESSION_RESPONSE_INVALID', 'run-session returned no JSON', { functionName });
-    }
-  };
+  return (invocation) =>
+    invokeJson(client, functionName, invocation, (failure) =>
+      failure.kind === 'not-invoked'
+        ? new RunSessionError('SESSION_FUNCTION_FAILED', 'run-session could not be invoked', { functionName }, { cause: failure.cause })
+        : failure.kind === 'function-error'
+          ? new RunSessionError('SESSION_FUNCTION_FAILED', 'run-session refused or failed', { functionName, errorType: failure.errorType, errorMessage: failure.errorMessage })
+          : new RunSessionError('SESSION_RESPONSE_INVALID', 'run-session returned no JSON', { functionName }),
+    );
 }
 
 export interface StsLike {

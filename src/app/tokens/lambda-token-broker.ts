@@ -1,12 +1,9 @@
-import { InvokeCommand, type InvokeCommandOutput } from '@aws-sdk/client-lambda';
 import { z } from 'zod';
 import type { IssuedToken, TokenBroker, TokenRole } from '../../core/ports.js';
+import { invokeJson, type LambdaLike } from '../aws/invoke-json.js';
 import { TokenError } from './token-error.js';
 
-/** The subset of LambdaClient the broker uses. */
-export interface LambdaLike {
-  send(command: InvokeCommand): Promise<InvokeCommandOutput>;
-}
+export type { LambdaLike } from '../aws/invoke-json.js';
 
 export const IssuedTokenSchema = z.object({
   token: z.string().min(1),
@@ -34,39 +31,14 @@ export class LambdaTokenBroker implements TokenBroker {
     if (request.role !== this.options.role) {
       throw new TokenError('ROLE_NOT_ALLOWED', `This broker mints ${this.options.role} tokens only`, { requested: request.role, allowed: this.options.role });
     }
-    let out: InvokeCommandOutput;
-    try {
-      out = await this.options.client.send(
-        new InvokeCommand({
-          FunctionName: this.options.functionName,
-          InvocationType: 'RequestResponse',
-          Payload: Buffer.from(JSON.stringify({ installationId: request.installationId, repositoryId: request.repositoryId })),
-        }),
-      );
-    } catch (error) {
-      throw new TokenError('TOKEN_FUNCTION_FAILED', 'The token function could not be invoked', { functionName: this.options.functionName }, { cause: error });
-    }
-    const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';
-    if (out.FunctionError) {
-      // Lambda's error payload is {errorType, errorMessage, trace}; our errors never carry secrets.
-      let detail: { errorType?: string; errorMessage?: string } = {};
-      try {
-        detail = JSON.parse(text) as typeof detail;
-      } catch {
-        detail = {};
-      }
-      throw new TokenError('TOKEN_FUNCTION_FAILED', 'The token function failed', {
-        functionName: this.options.functionName,
-        errorType: detail.errorType,
-        errorMessage: detail.errorMessage,
-      });
-    }
-    let payload: unknown;
-    try {
-      payload = JSON.parse(text);
-    } catch {
-      payload = undefined;
-    }
+    const { functionName } = this.options;
+    const payload = await invokeJson(this.options.client, functionName, { installationId: request.installationId, repositoryId: request.repositoryId }, (failure) =>
+      failure.kind === 'not-invoked'
+        ? new TokenError('TOKEN_FUNCTION_FAILED', 'The token function could not be invoked', { functionName }, { cause: failure.cause })
+        : failure.kind === 'function-error'
+          ? new TokenError('TOKEN_FUNCTION_FAILED', 'The token function failed', { functionName, errorType: failure.errorType, errorMessage: failure.errorMessage })
+          : new TokenError('TOKEN_FUNCTION_FAILED', 'The token function returned an unexpected payload', { functionName }),
+    );
     const parsed = IssuedTokenSchema.safeParse(payload);
     if (!parsed.success) throw new TokenError('TOKEN_FUNCTION_FAILED', 'The token function returned an unexpected payload', { functionName: this.options.functionName });
     if (parsed.data.repositoryIds.length !== 1 || parsed.data.repositoryIds[0] !== request.repositoryId) {

@@ -57,6 +57,13 @@ export class WebhookSession {
     await api.rest.issues.createComment({ owner: this.owner, repo: this.repo, issue_number: issueNumber, body });
   }
 
+  /** Edit a comment the App made (the run's progress comment); nothing when there is none. */
+  async editComment(commentId: number | undefined, body: string): Promise<void> {
+    if (commentId === undefined) return;
+    const api = await this.api();
+    await api.rest.issues.updateComment({ owner: this.owner, repo: this.repo, comment_id: commentId, body });
+  }
+
   /** Edit the App's comment carrying `marker`, or post one: a repeated problem never piles up comments. */
   async upsertMarkedComment(issueNumber: number, marker: string, body: string): Promise<void> {
     const api = await this.api();

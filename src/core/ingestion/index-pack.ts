@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { InflateBudget, InflateSizeError, STREAM_OBJECT_BYTES, inflateExact, inflateStreaming, type InflateLimits } from './inflate-budget.js';
-import { applyDelta, deltaTargetSize } from './pack-catalog.js';
+import { applyDelta, deltaTargetSize, readObjectHeader } from './pack-catalog.js';
 
 const TYPE_NAMES: Record<number, string> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
 const OFS_DELTA = 6;
@@ -50,28 +50,11 @@ export async function indexPack(pack: Uint8Array, limits: InflateLimits = {}): P
   let at = 12;
   for (let i = 0; i < count; i++) {
     const start = at;
-    let byte = pack[at++];
-    const kind = (byte >> 4) & 7;
-    let size = byte & 15;
-    let scale = 16;
-    while (byte & 0x80) {
-      byte = pack[at++];
-      size += (byte & 0x7f) * scale;
-      scale *= 128;
-    }
-    const entry: Entry = { offset: start, dataAt: 0, end: 0, kind, size };
-    if (kind === OFS_DELTA) {
-      byte = pack[at++];
-      let rel = byte & 0x7f;
-      while (byte & 0x80) {
-        byte = pack[at++];
-        rel = ((rel + 1) << 7) | (byte & 0x7f);
-      }
-      entry.baseOffset = start - rel;
-    } else if (kind === REF_DELTA) {
-      entry.baseOid = hex(pack.subarray(at, at + 20));
-      at += 20;
-    } else if (!TYPE_NAMES[kind]) throw new PackIndexError(`unknown object type ${kind} at ${start}`);
+    const header = readObjectHeader(pack, start);
+    const { kind, size } = header;
+    at = header.dataAt;
+    const entry: Entry = { offset: start, dataAt: 0, end: 0, kind, size, baseOffset: header.baseOffset, baseOid: header.baseOid };
+    if (kind !== OFS_DELTA && kind !== REF_DELTA && !TYPE_NAMES[kind]) throw new PackIndexError(`unknown object type ${kind} at ${start}`);
     if (at >= trailer) throw new PackIndexError('truncated pack');
     entry.dataAt = at;
     const isDelta = kind === OFS_DELTA || kind === REF_DELTA;

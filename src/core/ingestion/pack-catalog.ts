@@ -161,6 +161,15 @@ async function probeBlob(data: Uint8Array, size: number): Promise<{ binary: bool
 }
 
 function readHeader(pack: Uint8Array, offset: number, end: number): RawHeader {
+  return { ...readObjectHeader(pack, offset), end };
+}
+
+/**
+ * One pack object's header at `offset`: type, declared inflated size (of the delta itself for
+ * deltas), the delta base (an offset for OFS_DELTA, an object id for REF_DELTA), and where its
+ * zlib stream starts. The one parser of pack object headers (the catalog and the indexer).
+ */
+export function readObjectHeader(pack: Uint8Array, offset: number): { offset: number; kind: number; size: number; dataAt: number; baseOffset?: number; baseOid?: string } {
   let at = offset;
   let byte = pack[at++];
   const kind = (byte >> 4) & 7;
@@ -171,7 +180,7 @@ function readHeader(pack: Uint8Array, offset: number, end: number): RawHeader {
     size += (byte & 0x7f) * scale;
     scale *= 128;
   }
-  const header: RawHeader = { offset, end, kind, size, dataAt: at };
+  const header: { offset: number; kind: number; size: number; dataAt: number; baseOffset?: number; baseOid?: string } = { offset, kind, size, dataAt: at };
   if (kind === OFS_DELTA) {
     byte = pack[at++];
     let distance = byte & 0x7f;

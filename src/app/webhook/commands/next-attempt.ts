@@ -59,14 +59,6 @@ export async function startNextAttempt(session: WebhookSession, issueNumber: num
   });
   if (!created) return { kind: 'duplicate', runId: latest.runId };
   await writeArtifact(store, issueLatestKey(session.owner, session.repo, issueNumber), IssueLatest, { ...latest, progressCommentId, attempt, updatedAt: at });
-  if (progressCommentId) {
-    const api = await session.api();
-    await api.rest.issues.updateComment({
-      owner: session.owner,
-      repo: session.repo,
-      comment_id: progressCommentId,
-      body: renderProgressComment({ runId: latest.runId, attempt, status: 'QUEUED', phases: [], message: `${command} by @${sender}; waiting for a worker` }),
-    });
-  }
+  await session.editComment(progressCommentId, renderProgressComment({ runId: latest.runId, attempt, status: 'QUEUED', phases: [], message: `${command} by @${sender}; waiting for a worker` }));
   return { kind: 'started', runId: latest.runId, attempt };
 }
