@@ -1,3 +1,4 @@
+import { shortenAtWord } from '../util/shorten.js';
 import { GitBoundaryError } from './git-boundary-error.js';
 import type { VerificationReport } from './verification-report.js';
 
@@ -19,8 +20,14 @@ export interface CommitMessageInput {
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
+/** Longest subject line, as git tooling and hosting pages show it without wrapping. */
+export const MAX_SUBJECT = 72;
+/** A scope so long that the summary would vanish still leaves this much of it. */
+const MIN_SUMMARY = 24;
+
 /**
- * The commit message contract: `<type>(<scope>): <summary>`, then Task, Intent,
+ * The commit message contract: `<type>(<scope>): <summary>` (at most 72 characters: a long summary
+ * is shortened at a word boundary, never refused), then Task, Intent,
  * Verification (only what really ran; `not run: <why>` otherwise), Risk, and the trailers
  * `Generated-by`, `Run-id`, `Task-id`. Ends with one newline, so the bytes are stable.
  */
@@ -30,8 +37,8 @@ export function formatCommitMessage(input: CommitMessageInput): string {
   if (!COMMIT_TYPES.includes(input.type)) throw new GitBoundaryError('INVALID_COMMIT_MESSAGE', `unknown commit type: ${input.type}`, { type: input.type });
   const scope = input.scope ? oneLine(input.scope) : '';
   if (scope && !/^[A-Za-z0-9._/-]+$/.test(scope)) throw new GitBoundaryError('INVALID_COMMIT_MESSAGE', `invalid commit scope: ${scope}`, { scope });
-  const subject = `${input.type}${scope ? `(${scope})` : ''}: ${summary}`;
-  if (subject.length > 100) throw new GitBoundaryError('INVALID_COMMIT_MESSAGE', 'commit subject is longer than 100 characters', { length: subject.length });
+  const prefix = `${input.type}${scope ? `(${scope})` : ''}: `;
+  const subject = `${prefix}${shortenAtWord(summary, Math.max(MIN_SUMMARY, MAX_SUBJECT - prefix.length))}`;
   const verification: string[] = [];
   for (const c of input.verification.checks) {
     if (c.status === 'SKIPPED') continue;

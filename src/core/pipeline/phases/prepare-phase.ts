@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { commitStaged } from '../../git/commit-staged.js';
+import { MAX_SUBJECT } from '../../git/commit-message.js';
 import type { LedgerSink } from '../../git/ledger-sink.js';
 import { buildPrCandidate, writePrCandidate } from '../../git/write-pr-candidate.js';
 import { stagePaths } from '../../git/stage-paths.js';
@@ -8,6 +9,7 @@ import { VirtualIndex } from '../../git/virtual-index.js';
 import type { Ledger } from '../../phases/ledger.js';
 import type { PhaseContext, PhaseHandler } from '../../phases/orchestrator.js';
 import { renderRunReport } from '../../phases/run-report.js';
+import { shortenAtWord } from '../../util/shorten.js';
 import type { TaskContract } from '../../task/task-contract.js';
 import { buildRunReport } from '../build-run-report.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
@@ -126,7 +128,7 @@ function commitTitle(env: PipelineEnv, task: { title: string; steps: { recipe: s
     if (step.recipe === 'replace') return `replace ${JSON.stringify(step.find)}`;
   }
   const title = (env.request.issue?.title ?? env.request.task?.title ?? task.title).replace(/\s+/g, ' ').trim();
-  return (title || `apply ${task.steps.length} step(s)`).slice(0, 72);
+  return shortenAtWord(title || `apply ${task.steps.length} step(s)`, MAX_SUBJECT);
 }
 
 /** A conventional-commit scope: the one top-level directory every changed path shares, if any. */

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { formatCommitMessage, MAX_SUBJECT } from '../../../src/core/git/commit-message.js';
+
+const base = {
+  type: 'refactor' as const,
+  task: 'Move the persistence imports',
+  intent: 'mechanical import change',
+  verification: { checks: [], notRun: [] },
+  risk: [],
+  runId: 'k3j5h2m4n6p7',
+  taskId: 'sha256:abc',
+};
+
+describe('formatCommitMessage', () => {
+  it('a long summary is shortened at a word boundary to a 72-character subject, never refused', () => {
+    const summary = 'migrate imports from org.springframework.boot.autoconfigure.orm.jpa to org.springframework.boot.autoconfigure.data.jpa';
+    const subject = formatCommitMessage({ ...base, scope: 'order-service', summary }).split('\n')[0];
+    expect(subject.length).toBeLessThanOrEqual(MAX_SUBJECT);
+    expect(subject).toBe('refactor(order-service): migrate imports from…');
+  });
+
+  it('a summary that fits is kept byte for byte', () => {
+    expect(formatCommitMessage({ ...base, summary: 'rename total to sum' }).split('\n')[0]).toBe('refactor: rename total to sum');
+  });
+});
