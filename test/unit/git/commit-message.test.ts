@@ -5,7 +5,7 @@ const base = {
   type: 'refactor' as const,
   task: 'Move the persistence imports',
   intent: 'mechanical import change',
-  verification: { checks: [], notRun: [] },
+  verification: { status: 'NOT_RUN' as const, checks: [], notRun: [] },
   risk: [],
   runId: 'k3j5h2m4n6p7',
   taskId: 'sha256:abc',

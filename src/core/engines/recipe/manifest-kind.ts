@@ -22,44 +22,44 @@ export function manifestKindForPath(path: string): ManifestKind | undefined {
 }
 
 /**
- * The command that refreshes each lockfile (`{pkg}` is the package being bumped). Which files are
- * lockfiles is decided by the policy's lockfile patterns, not by this table.
+ * Each lockfile name this engine knows: the command that refreshes it (`{pkg}` is the package
+ * being bumped) and the manifest kinds it belongs to. Which files are lockfiles is decided by
+ * the policy's lockfile patterns, not by this table.
  */
-export const LOCKFILES: Record<string, string> = {
-  'package-lock.json': 'npm install --package-lock-only',
-  'npm-shrinkwrap.json': 'npm install --package-lock-only',
-  'pnpm-lock.yaml': 'pnpm install --lockfile-only',
-  'yarn.lock': 'yarn install --mode update-lockfile',
-  'bun.lockb': 'bun install',
-  'bun.lock': 'bun install',
-  'go.sum': 'go mod tidy',
-  'Cargo.lock': 'cargo update -p {pkg}',
-  'poetry.lock': 'poetry lock',
-  'uv.lock': 'uv lock',
-  'pdm.lock': 'pdm lock',
-  'Pipfile.lock': 'pipenv lock',
-  'Gemfile.lock': 'bundle lock',
-  'composer.lock': 'composer update --lock',
-  'packages.lock.json': 'dotnet restore --force-evaluate',
-  'gradle.lockfile': './gradlew dependencies --write-locks',
-  'buildscript-gradle.lockfile': './gradlew dependencies --write-locks',
-  'settings-gradle.lockfile': './gradlew dependencies --write-locks',
+const LOCKFILE_TABLE: Record<string, { command: string; kinds: ManifestKind[] }> = {
+  'package-lock.json': { command: 'npm install --package-lock-only', kinds: ['npm'] },
+  'npm-shrinkwrap.json': { command: 'npm install --package-lock-only', kinds: ['npm'] },
+  'pnpm-lock.yaml': { command: 'pnpm install --lockfile-only', kinds: ['npm'] },
+  'yarn.lock': { command: 'yarn install --mode update-lockfile', kinds: ['npm'] },
+  'bun.lockb': { command: 'bun install', kinds: ['npm'] },
+  'bun.lock': { command: 'bun install', kinds: ['npm'] },
+  'go.sum': { command: 'go mod tidy', kinds: ['go-mod'] },
+  'Cargo.lock': { command: 'cargo update -p {pkg}', kinds: ['cargo'] },
+  'poetry.lock': { command: 'poetry lock', kinds: ['pyproject'] },
+  'uv.lock': { command: 'uv lock', kinds: ['pyproject'] },
+  'pdm.lock': { command: 'pdm lock', kinds: ['pyproject'] },
+  'Pipfile.lock': { command: 'pipenv lock', kinds: [] },
+  'Gemfile.lock': { command: 'bundle lock', kinds: [] },
+  'composer.lock': { command: 'composer update --lock', kinds: [] },
+  'packages.lock.json': { command: 'dotnet restore --force-evaluate', kinds: [] },
+  'gradle.lockfile': { command: './gradlew dependencies --write-locks', kinds: ['gradle', 'gradle-catalog'] },
+  'buildscript-gradle.lockfile': { command: './gradlew dependencies --write-locks', kinds: ['gradle'] },
+  'settings-gradle.lockfile': { command: './gradlew dependencies --write-locks', kinds: ['gradle'] },
 };
+
+/** The refresh command of each known lockfile name. */
+export const LOCKFILES: Record<string, string> = Object.fromEntries(Object.entries(LOCKFILE_TABLE).map(([name, entry]) => [name, entry.command]));
 
 /** The command that refreshes the lockfile at `path` for `pkg`; undefined for an unknown lockfile name. */
 export function lockfileRefreshCommand(path: string, pkg: string): string | undefined {
   return LOCKFILES[baseName(path)]?.replace('{pkg}', pkg);
 }
 
-/** Which lockfiles belong to which manifest kind. */
-export const LOCKFILES_FOR_KIND: Partial<Record<ManifestKind, string[]>> = {
-  npm: ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lockb', 'bun.lock'],
-  'go-mod': ['go.sum'],
-  cargo: ['Cargo.lock'],
-  pyproject: ['poetry.lock', 'uv.lock', 'pdm.lock'],
-  gradle: ['gradle.lockfile', 'buildscript-gradle.lockfile', 'settings-gradle.lockfile'],
-  'gradle-catalog': ['gradle.lockfile'],
-};
+/** Which lockfiles belong to which manifest kind (from the same table). */
+export const LOCKFILES_FOR_KIND: Partial<Record<ManifestKind, string[]>> = {};
+for (const [name, entry] of Object.entries(LOCKFILE_TABLE)) {
+  for (const kind of entry.kinds) (LOCKFILES_FOR_KIND[kind] ??= []).push(name);
+}
 
 /** A lockfile by the default lockfile patterns. */
 export const isLockfile: (path: string) => boolean = compileGlobs(DEFAULT_LOCKFILE_PATTERNS);
