@@ -1,4 +1,5 @@
 import git from 'isomorphic-git';
+import { readBaseSymlinks } from '../../core/publish/base-symlinks.js';
 import { runGit } from '../git/run-git.js';
 import { readArtifact } from '../../core/artifacts/artifact-io.js';
 import type { RunKeys } from '../../core/artifacts/keys.js';
@@ -83,7 +84,8 @@ export async function readLocalBase(fs: FsLike, gitdir: string, candidate: PrCan
     if (!file || file.mode === '160000') continue;
     baseBytes.set(f.path, (await git.readBlob({ fs, gitdir, oid: file.oid })).blob);
   }
-  return { defaultBranch, baseTreeSha, baseFiles, baseBytes, baseHead };
+  const symlinks = await readBaseSymlinks(baseFiles, async (oid) => (await git.readBlob({ fs, gitdir, oid })).blob);
+  return { defaultBranch, baseTreeSha, baseFiles, baseBytes, baseHead, symlinks };
 }
 
 /** The CLI's trusted policy: `--policy` when given, else the base commit's `.agent-policy.yaml`. */

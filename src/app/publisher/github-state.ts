@@ -1,3 +1,4 @@
+import { readBaseSymlinks } from '../../core/publish/base-symlinks.js';
 import { readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
 import type { RunKeys } from '../../core/artifacts/keys.js';
 import type { PrCandidate } from '../../core/git/pr-candidate.js';
@@ -55,8 +56,9 @@ export async function readGitHubBase(r: Repo, candidate: PrCandidate, defaultBra
     const blob = await api.rest.git.getBlob({ owner, repo, file_sha: file.oid });
     baseBytes.set(f.path, Buffer.from(blob.data.content, 'base64'));
   }
+  const symlinks = await readBaseSymlinks([...files.values()], async (oid) => Buffer.from((await api.rest.git.getBlob({ owner, repo, file_sha: oid })).data.content, 'base64'));
   // A truncated listing cannot rebuild the tree locally; GitHub's tree SHA is checked instead.
-  return { defaultBranch, baseTreeSha, baseFiles: listing.data.truncated ? undefined : [...files.values()], baseBytes, baseHead };
+  return { defaultBranch, baseTreeSha, baseFiles: listing.data.truncated ? undefined : [...files.values()], baseBytes, baseHead, symlinks };
 }
 
 /** The candidate's blobs as stored (`candidate/changes/<sha>`); a missing or ill-named one is left out (re-validation names it). */

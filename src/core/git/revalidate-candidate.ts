@@ -1,3 +1,4 @@
+import type { SymlinkLookup } from '../paths/symlinks.js';
 import { AgentError } from '../errors.js';
 import type { WritePolicy } from '../paths/write-rules.js';
 import { normalizeRepoPath, resolveLinkTarget } from '../util/repo-path.js';
@@ -14,6 +15,8 @@ export interface PublishRules {
   policy: WritePolicy;
   maxChangedFiles?: number;
   maxDiffLines?: number;
+  /** The base tree's symlinks: a path is judged on where it lands through them as well. */
+  symlinks?: SymlinkLookup;
 }
 
 export interface CandidateProblem {
@@ -75,7 +78,7 @@ export async function revalidateCandidate(
       continue;
     }
     seen.add(path);
-    const denial = policyDenial(path, rules.policy);
+    const denial = policyDenial(path, rules.policy, rules.symlinks);
     if (denial) problems.push({ reason: denial.reason, path, message: denial.message });
     const oldBytes = readBase ? await readBase(path) : undefined;
     if ('deleted' in f) {

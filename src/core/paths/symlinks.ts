@@ -4,7 +4,10 @@ import { resolveLinkTarget } from '../util/repo-path.js';
  * The symlinks of the base tree, by path: the link's stored target (relative to the link's own
  * directory, as git stores it), or undefined when `path` is not a symlink.
  */
-export type SymlinkLookup = (path: string) => string | undefined;
+export type SymlinkLookup = ((path: string) => string | undefined) & {
+  /** Every link, when known: what `symlinkAliases` needs to find the links that point at a path. */
+  readonly entries?: readonly { path: string; target: string }[];
+};
 
 /** Links followed before a path counts as a loop, as the kernel's ELOOP limit. */
 const MAX_HOPS = 40;
@@ -12,7 +15,36 @@ const MAX_HOPS = 40;
 /** A lookup over `{ path, target }` entries (e.g. the repository map's `filesystem.symlinks`). */
 export function symlinkLookup(entries: readonly { path: string; target: string }[]): SymlinkLookup {
   const byPath = new Map(entries.map((e) => [e.path, e.target]));
-  return (path) => byPath.get(path);
+  return Object.assign((path: string) => byPath.get(path), { entries });
+}
+
+/** Aliases followed before giving up: a tree with more link aliases than this is refused. */
+const MAX_ALIASES = 64;
+
+/**
+ * The other names a file at `path` is reachable by through symlinked directories pointing at
+ * one of its parents: with `.github/workflows -> ../ci`, `ci/build.yml` is also
+ * `.github/workflows/build.yml`. Undefined when there are more than the bound allows.
+ */
+export function symlinkAliases(path: string, lookup: SymlinkLookup): string[] | undefined {
+  const links = (lookup.entries ?? []).flatMap((l) => {
+    const dir = resolveLinkTarget(l.path, l.target);
+    return dir === undefined ? [] : [{ link: l.path, dir }];
+  });
+  const found = new Set<string>();
+  const queue = [path];
+  while (queue.length > 0) {
+    const current = queue.shift()!;
+    for (const { link, dir } of links) {
+      if (dir !== '' && !current.startsWith(`${dir}/`)) continue;
+      const alias = dir === '' ? `${link}/${current}` : `${link}${current.slice(dir.length)}`;
+      if (alias === path || found.has(alias)) continue;
+      if (found.size >= MAX_ALIASES) return undefined;
+      found.add(alias);
+      queue.push(alias);
+    }
+  }
+  return [...found];
 }
 
 /**

@@ -1,6 +1,6 @@
 import { compileGlobs } from './glob.js';
 import type { PathRules } from './path-rules.js';
-import { symlinkChain, type SymlinkLookup } from './symlinks.js';
+import { symlinkAliases, symlinkChain, type SymlinkLookup } from './symlinks.js';
 
 /**
  * The path rules of one run: the policy's rules narrowed to the task's scope. It is what edit,
@@ -52,12 +52,15 @@ function denialOf(path: string, judged: string, policy: WritePolicy): Omit<Write
 /**
  * Why writing `path` is refused, or undefined when it may be written. With the base tree's
  * symlinks, a path under a symlinked directory is judged on every name it goes by until it
- * lands (`ci -> .github/workflows` makes `ci/x.yml` a workflow), and a path whose links leave
+ * lands (`ci -> .github/workflows` makes `ci/x.yml` a workflow) and on every name a link
+ * pointing at one of its parents gives it (`.github/workflows -> ../ci` does too), and a path whose links leave
  * the repository or loop is refused outright.
  */
 export function writeDenial(path: string, policy: WritePolicy, symlinks?: SymlinkLookup): WriteDenial | undefined {
-  const judged = symlinks ? symlinkChain(path, symlinks) : [path];
-  if (judged === undefined) return { path, reason: 'PATH_THROUGH_SYMLINK', message: 'a symlinked parent directory leads outside the repository, into .git, or loops' };
+  const chain = symlinks ? symlinkChain(path, symlinks) : [path];
+  const aliases = symlinks ? symlinkAliases(path, symlinks) : [];
+  if (chain === undefined || aliases === undefined) return { path, reason: 'PATH_THROUGH_SYMLINK', message: 'a symlinked parent directory leads outside the repository, into .git, or loops' };
+  const judged = [...chain, ...aliases];
   for (const p of judged) {
     const denial = denialOf(path, p, policy);
     if (denial) return { path, ...denial };

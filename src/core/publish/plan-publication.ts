@@ -2,6 +2,7 @@ import { GitBoundaryError } from '../git/git-boundary-error.js';
 import type { PrCandidate } from '../git/pr-candidate.js';
 import { rebuildTree, type BaseTreeFile } from '../git/rebuild-tree.js';
 import { revalidateCandidate } from '../git/revalidate-candidate.js';
+import { symlinkLookup } from '../paths/symlinks.js';
 import { policyViews, type PolicyViews } from '../pipeline/policy-views.js';
 import { POLICY_FILE_NAME, type AgentPolicy } from '../policy/agent-policy.js';
 import { parseTask } from '../task/parse-task.js';
@@ -33,9 +34,12 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
   if (trusted instanceof PublishError) return refuse(trusted);
   const { base } = input;
   if (!base.baseTreeSha) return refuse(new PublishError('BASE_NOT_FOUND', 'the base commit does not exist in the repository', { baseCommitSha: candidate.baseCommitSha }));
+  if (base.baseFiles && !base.symlinks) {
+    return refuse(new PublishError('REVALIDATION_FAILED', 'the base tree has more symlinks than publication resolves', { problems: [{ reason: 'PATH_THROUGH_SYMLINK', rule: 'PATH_THROUGH_SYMLINK', message: 'too many symlinks in the base tree' }] }));
+  }
 
   const readChange = async (sha: string) => input.blobs.get(sha);
-  const report = await revalidateCandidate(candidate, { policy: trusted.views.rules, maxChangedFiles: trusted.views.limits.maxFiles, maxDiffLines: trusted.views.limits.maxLines }, readChange, async (path) => base.baseBytes.get(path));
+  const report = await revalidateCandidate(candidate, { policy: trusted.views.rules, maxChangedFiles: trusted.views.limits.maxFiles, maxDiffLines: trusted.views.limits.maxLines, symlinks: symlinkLookup(base.symlinks ?? []) }, readChange, async (path) => base.baseBytes.get(path));
   if (!report.ok) {
     const problems = report.problems.map((p) => ({ reason: p.reason, rule: p.rule ?? p.reason, path: p.path, line: p.line, message: p.message }));
     return refuse(new PublishError('REVALIDATION_FAILED', 'the candidate fails re-validation against the trusted policy', { problems }));

@@ -40,6 +40,8 @@ export interface BaseState {
   baseBytes: ReadonlyMap<string, Uint8Array>;
   /** The current head of the candidate's base branch; undefined when the branch is gone. */
   baseHead: string | undefined;
+  /** The base tree's symlinks and their targets: path rules apply through them. */
+  symlinks?: readonly { path: string; target: string }[];
 }
 
 /** Everything a publication decision depends on; gathered by an adapter, decided by `planPublication`. */

@@ -139,6 +139,19 @@ describe('the GitHub and local publishers apply the same decision', () => {
       kind: 'refuse',
       reason: 'REVALIDATION_FAILED',
     },
+    {
+      name: 'an edit that reaches workflow content through a base symlink',
+      tamper: async (s: Scenario) => {
+        // `.github/workflows -> ../ci` on the base: a compromised worker's candidate edits ci/build.yml.
+        const { candidate } = await writeCandidate(s, { 'src/greet.ts': 'export const greet = () => "hi";\n' });
+        const bytes = new TextEncoder().encode('on: pull_request_target\n');
+        await s.store.put(s.keys.candidate.change(blobSha(bytes)), bytes);
+        const files = candidate.files.map((f) => (f.path === 'src/greet.ts' ? { ...f, path: 'ci/build.yml', blobSha: blobSha(bytes) } : f));
+        await s.store.put(s.keys.candidate.prCandidate, JSON.stringify({ ...candidate, files }));
+      },
+      kind: 'refuse',
+      reason: 'REVALIDATION_FAILED',
+    },
     { name: 'a path the trusted policy requires approval for', tamper: async (s: Scenario) => void (await writeCandidate(s, { 'src/polite.ts': 'export const polite = true;\n' })), kind: 'refuse', reason: 'APPROVAL_REQUIRED' },
     {
       name: 'a headTreeSha the files do not give',

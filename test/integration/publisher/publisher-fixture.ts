@@ -56,6 +56,9 @@ export const BASE_FILES: Record<string, string | { content: string; mode: '10064
   'src/old.ts': 'export const old = 1;\n',
   'scripts/run.sh': { content: '#!/bin/sh\necho run\n', mode: '100755' },
   'infra/main.tf': 'resource "x" "y" {}\n',
+  // The workflows directory is a link to ci/: ci/** is workflow content.
+  '.github/workflows': { content: '../ci', mode: '120000' },
+  'ci/build.yml': 'on: push\n',
   // Line 2 looks like a secret to a whole-file scan; only added lines may be refused.
   'config/schema.xml':
     '<?xml version="1.0" encoding="UTF-8"?>\n<project xmlns="http://maven.apache.org/POM/4.0.0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">\n  <version>1.0.0</version>\n</project>\n',

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PathError } from '../../../src/core/errors.js';
 import { compileGlobs, matchesAny, patternBase } from '../../../src/core/paths/glob.js';
 import { compilePathRules, defaultPathRules, type PathClass } from '../../../src/core/paths/path-rules.js';
-import { resolveSymlinkedPath, symlinkChain, symlinkLookup } from '../../../src/core/paths/symlinks.js';
+import { resolveSymlinkedPath, symlinkAliases, symlinkChain, symlinkLookup } from '../../../src/core/paths/symlinks.js';
 import { DEFAULT_RISK_RULES } from '../../../src/core/repomap/risk-rules.js';
 import { scopePathRules, writeDenial } from '../../../src/core/paths/write-rules.js';
 import {
@@ -351,6 +351,15 @@ describe('symlinked directories', () => {
     expect(writeDenial('docs/shared/a.md', write, links)?.reason).toBe('PATH_THROUGH_SYMLINK');
     expect(writeDenial('loop/a/x', write, links)?.reason).toBe('PATH_THROUGH_SYMLINK');
     expect(writeDenial('src/a.ts', write, links)).toBeUndefined();
+  });
+
+  it('judges a file on the names a link pointing at its directory gives it (.github/workflows -> ../ci)', () => {
+    const write = scopePathRules(compilePathRules(AgentPolicy.parse({ version: 1 })));
+    const workflowsLink = symlinkLookup([{ path: '.github/workflows', target: '../ci' }]);
+    expect(symlinkAliases('ci/build.yml', workflowsLink)).toEqual(['.github/workflows/build.yml']);
+    expect(writeDenial('ci/build.yml', write)).toBeUndefined();
+    expect(writeDenial('ci/build.yml', write, workflowsLink)?.reason).toBe('WORKFLOW_CHANGE_NOT_PERMITTED');
+    expect(writeDenial('cix/build.yml', write, workflowsLink)).toBeUndefined();
   });
 
   it('applies forbidden paths to the resolved target', () => {
