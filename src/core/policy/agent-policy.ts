@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_LOCKFILE_PATTERNS } from './lockfiles.js';
 import { RepoGlob } from './repo-glob.js';
 
 /** The file name the App and the CLI look for on the default branch. */
@@ -20,25 +21,7 @@ export const ALWAYS_FORBIDDEN_PATHS = ['.github/workflows/**', POLICY_FILE_NAME]
 export const DEFAULT_FORBIDDEN_PATHS = [...ALWAYS_FORBIDDEN_PATHS];
 
 /** Every lockfile a package manager writes; edited only by that package manager. */
-export const DEFAULT_LOCKFILE_PATTERNS = [
-  '**/package-lock.json',
-  '**/npm-shrinkwrap.json',
-  '**/yarn.lock',
-  '**/pnpm-lock.yaml',
-  '**/bun.lockb',
-  '**/bun.lock',
-  '**/go.sum',
-  '**/Cargo.lock',
-  '**/poetry.lock',
-  '**/Pipfile.lock',
-  '**/uv.lock',
-  '**/pdm.lock',
-  '**/Gemfile.lock',
-  '**/composer.lock',
-  '**/gradle.lockfile',
-  '**/*-gradle.lockfile',
-  '**/packages.lock.json',
-];
+export { DEFAULT_LOCKFILE_PATTERNS };
 
 export const DEFAULT_GENERATED_PATTERNS = [
   '**/generated/**',

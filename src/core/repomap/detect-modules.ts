@@ -1,3 +1,4 @@
+import { lockfileKindOf, lockfilesForManifest } from '../policy/lockfiles.js';
 import { dirName, isVendoredOrBuildOutput } from './path-classes.js';
 import type { BuildSystem, ManifestRecord, ModuleEdge, ModuleRecord } from './repo-map-schema.js';
 
@@ -39,8 +40,10 @@ export function resolveRelative(from: string, rel: string): string | undefined {
 /** Which JS package manager the repository uses, from its root files. */
 export function jsPackageManager(tree: TreeIndex, rootPackage?: ManifestRecord): 'pnpm' | 'yarn' | 'npm' {
   const pm = rootPackage?.facts?.packageManager ?? '';
-  if (tree.files.has('pnpm-lock.yaml') || tree.files.has('pnpm-workspace.yaml') || pm.startsWith('pnpm')) return 'pnpm';
-  if (tree.files.has('yarn.lock') || pm.startsWith('yarn')) return 'yarn';
+  // The tool behind each root lockfile is the first word of its refresh command.
+  const lockedBy = lockfilesForManifest('npm').filter((name) => tree.files.has(name)).map((name) => lockfileKindOf(name)!.refresh.split(' ')[0]);
+  if (lockedBy.includes('pnpm') || tree.files.has('pnpm-workspace.yaml') || pm.startsWith('pnpm')) return 'pnpm';
+  if (lockedBy.includes('yarn') || pm.startsWith('yarn')) return 'yarn';
   return 'npm';
 }
 

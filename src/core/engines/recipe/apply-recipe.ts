@@ -4,7 +4,8 @@ import type { Workspace } from '../../workspace/workspace.js';
 import { applyRecipeToFile } from './apply-recipe-to-file.js';
 import { applyBumpDependency } from './bump-dependency-recipe.js';
 import { bumpMavenProperty, scanPom } from './bump-maven.js';
-import { isLockfile, LOCKFILES, LOCKFILES_FOR_KIND, manifestKindForPath } from './manifest-kind.js';
+import { lockfilesForManifest } from '../../policy/lockfiles.js';
+import { isLockfile, lockfileRefreshCommand, manifestKindForPath } from './manifest-kind.js';
 import { recipeCandidates } from './recipe-candidates.js';
 import type { ApplyRecipeResult, FileRecipeResult, LineEdit, LockfileRefresh, PendingMavenProperty, SkipReason } from './recipe-types.js';
 import { RENAME_NOT_TYPE_AWARE_NOTE } from './rename-symbol-recipe.js';
@@ -176,14 +177,13 @@ function lockfilesFor(changedPaths: string[], workspace: Workspace, pkg: string)
   const out = new Map<string, LockfileRefresh>();
   for (const path of changedPaths) {
     const kind = manifestKindForPath(path);
-    const names = kind ? LOCKFILES_FOR_KIND[kind] : undefined;
-    if (!names) continue;
+    const names = kind ? lockfilesForManifest(kind) : [];
+    if (names.length === 0) continue;
     for (let dir: string | undefined = dirname(path); dir !== undefined; dir = dir === '' ? undefined : dirname(dir)) {
       const found = names.map((name) => (dir ? `${dir}/${name}` : name)).filter((p) => all.has(p));
       if (!found.length) continue;
       for (const lockfile of found) {
-        const name = lockfile.slice(lockfile.lastIndexOf('/') + 1);
-        const command = LOCKFILES[name].replace('{pkg}', pkg);
+        const command = lockfileRefreshCommand(lockfile, pkg)!;
         out.set(lockfile, { lockfile, command: dir ? `${command} (in ${dir})` : command });
       }
       break;
