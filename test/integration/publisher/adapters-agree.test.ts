@@ -1,6 +1,6 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createGitHubApi } from '../../../src/app/github/github-api.js';
 import { LocalPublisher, readLocalBase, readLocalPolicy } from '../../../src/app/local/local-publisher.js';
 import { nodeFs } from '../../../src/app/local/node-fs.js';
@@ -15,35 +15,24 @@ import { planPublication } from '../../../src/core/publish/plan-publication.js';
 import type { PublicationDecision, PublicationPlan } from '../../../src/core/publish/publication.js';
 import { RunRequest } from '../../../src/core/runs/run-request.js';
 import { makeTempDir, nativeGit, removeDir } from '../../helpers/git-materialize.js';
-import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
-import { APP_ID, BASE_FILES, FULL, keyPair, moveBase, OWNER, REPO, startScenario, writeCandidate, type Edit, type Scenario } from './publisher-fixture.js';
+import { APP_ID, BASE_FILES, FULL, keyPair, moveBase, OWNER, REPO, usePublisherScenarios, writeCandidate, type Edit, type Scenario } from './publisher-fixture.js';
 
 /**
  * The same candidate decided from the base as GitHub reports it and as a local copy of the same
  * repository has it, then applied by each adapter: the same plan, the same tree; a candidate one
  * side refuses, the other refuses with the same reason and evidence.
  */
-let s3: S3TestServer;
-let scenario: Scenario | undefined;
+const scenarios = usePublisherScenarios();
 let seq = 0;
 const dirs: string[] = [];
 
-beforeAll(async () => {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  s3 = await startS3Server();
-});
-afterAll(async () => {
-  await s3.stop();
-});
-afterEach(async () => {
-  await scenario?.stop();
-  scenario = undefined;
+afterEach(() => {
   dirs.splice(0).forEach(removeDir);
 });
 
 async function scenarioWith(policy: 'rerun' | 'warn' = 'rerun'): Promise<Scenario> {
   seq += 1;
-  scenario = await startScenario(s3, { runId: `agree${seq}run`, issue: 70 + seq, policy, agentPolicy: ['requireApprovalFor: ["src/polite.ts"]'] });
+  const scenario = await scenarios.start({ runId: `agree${seq}run`, issue: 70 + seq, policy, agentPolicy: ['requireApprovalFor: ["src/polite.ts"]'] });
   return scenario;
 }
 

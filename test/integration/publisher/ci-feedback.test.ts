@@ -1,34 +1,20 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { onPullRequestClosed, recordCheckSuite, sweepOpenAgentPullRequests } from '../../../src/app/publisher/ci-feedback.js';
 import { CiEvent } from '../../../src/app/webhook/ci-event.js';
 import { PublishRecord } from '../../../src/app/publisher/publish-record.js';
 import { readArtifact } from '../../../src/core/artifacts/artifact-io.js';
 import { RunRecord } from '../../../src/core/runs/run-request.js';
-import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
-import { deliver, FULL, OWNER, REPO, REPO_ID, startScenario, writeCandidate, type Scenario } from './publisher-fixture.js';
+import { deliver, FULL, OWNER, REPO, REPO_ID, usePublisherScenarios, writeCandidate, type Scenario } from './publisher-fixture.js';
 
-let s3: S3TestServer;
-let scenario: Scenario | undefined;
+const scenarios = usePublisherScenarios();
 let seq = 0;
-
-beforeAll(async () => {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  s3 = await startS3Server();
-});
-afterAll(async () => {
-  await s3.stop();
-});
-afterEach(async () => {
-  await scenario?.stop();
-  scenario = undefined;
-});
 
 const repository = { id: REPO_ID, name: REPO, full_name: FULL, owner: { login: OWNER } };
 
 /** A published run: the scenario, its PR number and head commit. */
 async function published(): Promise<{ s: Scenario; record: PublishRecord }> {
   seq += 1;
-  scenario = await startScenario(s3, { runId: `ci${seq}run`, issue: 80 + seq });
+  const scenario = await scenarios.start({ runId: `ci${seq}run`, issue: 80 + seq });
   const s = scenario;
   await writeCandidate(s, { 'src/greet.ts': 'export const greet = () => "good day";\n' });
   const [result] = await deliver(s, s.keys.candidate.prCandidate);

@@ -1,30 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readArtifact, readArtifactIfPresent } from '../../../src/core/artifacts/artifact-io.js';
 import { lockKey } from '../../../src/core/artifacts/keys.js';
 import { AttemptRequest, RunRecord } from '../../../src/core/runs/run-request.js';
 import { PublishRecord } from '../../../src/app/publisher/publish-record.js';
-import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
-import { deliver, FULL, moveBase, OWNER, REPO, startScenario, writeCandidate, writesTo, type Scenario } from './publisher-fixture.js';
+import { deliver, FULL, moveBase, OWNER, REPO, usePublisherScenarios, writeCandidate, writesTo, type Scenario } from './publisher-fixture.js';
 
-let s3: S3TestServer;
-let scenario: Scenario | undefined;
+const scenarios = usePublisherScenarios();
 let seq = 0;
-
-beforeAll(async () => {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  s3 = await startS3Server();
-});
-afterAll(async () => {
-  await s3.stop();
-});
-afterEach(async () => {
-  await scenario?.stop();
-  scenario = undefined;
-});
 
 async function scenarioWith(policy: 'rerun' | 'warn' | 'fail' = 'rerun'): Promise<Scenario> {
   seq += 1;
-  scenario = await startScenario(s3, { runId: `run${seq}abc`, issue: 40 + seq, policy });
+  const scenario = await scenarios.start({ runId: `run${seq}abc`, issue: 40 + seq, policy });
   return scenario;
 }
 

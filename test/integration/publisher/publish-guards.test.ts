@@ -1,35 +1,21 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readArtifact, writeArtifact } from '../../../src/core/artifacts/artifact-io.js';
 import { AttemptRequest, RunRecord, RunRequest } from '../../../src/core/runs/run-request.js';
 import { ApprovalMarker } from '../../../src/core/runs/run-state.js';
 import type { PublisherResult } from '../../../src/app/publisher/create-publisher-handler.js';
-import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
-import { deliver, FULL, startScenario, writeCandidate, writesTo, type Scenario } from './publisher-fixture.js';
+import { deliver, FULL, usePublisherScenarios, writeCandidate, writesTo, type Scenario } from './publisher-fixture.js';
 
 /**
  * What the publisher trusts: approval and risk from the trusted policy (not the candidate's own
  * risk report), and the repository, run and branch from the trigger-written request at the
  * run's own key (not from the candidate or anything the worker writes).
  */
-let s3: S3TestServer;
-let scenario: Scenario | undefined;
+const scenarios = usePublisherScenarios();
 let seq = 0;
-
-beforeAll(async () => {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-  s3 = await startS3Server();
-});
-afterAll(async () => {
-  await s3.stop();
-});
-afterEach(async () => {
-  await scenario?.stop();
-  scenario = undefined;
-});
 
 async function scenarioWith(agentPolicy: string[] = []): Promise<Scenario> {
   seq += 1;
-  scenario = await startScenario(s3, { runId: `guard${seq}run`, issue: 60 + seq, agentPolicy });
+  const scenario = await scenarios.start({ runId: `guard${seq}run`, issue: 60 + seq, agentPolicy });
   return scenario;
 }
 

@@ -1,3 +1,4 @@
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { S3Event } from 'aws-lambda';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,7 +25,7 @@ import { IssueLatest, IssueLock } from '../../../src/core/runs/run-state.js';
 import { shortId } from '../../../src/core/util/digest.js';
 import { openWorkspace, type FileMode } from '../../../src/core/workspace/workspace.js';
 import { startGitHubStandin, type GitHubStandin, type RecordedCall } from '../../helpers/github-standin/index.js';
-import type { S3TestServer } from '../../helpers/s3-server.js';
+import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
 import { fixedClock, testAppKey } from '../github/standin-fixture.js';
 
 export const OWNER = 'acme';
@@ -249,4 +250,30 @@ export async function moveBase(s: Scenario): Promise<string> {
   const next = await git.writeCommit({ tree: commit.tree, parents: [head], author: sig, committer: sig, message: 'unrelated change\n' });
   await git.updateRef('refs/heads/main', next, head);
   return next;
+}
+
+/**
+ * One S3-compatible server for a test file and one scenario at a time, stopped after each
+ * test: `start` takes the options of `startScenario`.
+ */
+export function usePublisherScenarios(): { start: (options: Parameters<typeof startScenario>[1]) => Promise<Scenario> } {
+  let s3: S3TestServer;
+  let current: Scenario | undefined;
+  beforeAll(async () => {
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+    s3 = await startS3Server();
+  });
+  afterAll(async () => {
+    await s3.stop();
+  });
+  afterEach(async () => {
+    await current?.stop();
+    current = undefined;
+  });
+  return {
+    start: async (options) => {
+      current = await startScenario(s3, options);
+      return current;
+    },
+  };
 }
