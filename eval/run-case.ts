@@ -70,7 +70,7 @@ export async function runCase(c: CorpusCase, root: string, clock: () => number =
     result.comparison = compareCase(c.before, c.after, changed, ours);
   }
   const expected = Object.values(c.manifest.refresh ?? {});
-  if (expected.length > 0) {
+  if (published && expected.length > 0) {
     const text = `${stringsOf(json).join('\n')}\n${prBody(json)}`;
     result.refreshMissing = expected.filter((cmd) => !text.includes(cmd));
   }
