@@ -76,12 +76,15 @@ function main(): void {
   const manifests = [...new Set(changed.flatMap(ancestorsOf))].flatMap((dir) => MANIFESTS.map((m) => (dir ? `${dir}/${m}` : m)));
   const candidates = [...new Set([...changed, ...mentioning, ...manifests, '.gitmodules'])].sort();
 
+  // One listing per side instead of a lookup per candidate: most candidate manifests do not exist.
+  const listing = (rev: string) => new Set(git(['ls-tree', '-r', '--name-only', '-z', rev]).toString().split('\0').filter(Boolean));
+  const [atParent, atCommit] = [listing(parent), listing(commit)];
   const out = resolve(values.out ?? join(tmpdir(), 'draftsman-corpus'), id);
   let bytes = 0;
   const kept: string[] = [];
   for (const path of candidates) {
-    const before = blobOrUndefined(git, parent, path);
-    const after = blobOrUndefined(git, commit, path);
+    const before = atParent.has(path) ? blobOrUndefined(git, parent, path) : undefined;
+    const after = atCommit.has(path) ? blobOrUndefined(git, commit, path) : undefined;
     if (!before && !after) continue;
     const size = (before?.length ?? 0) + (after?.length ?? 0);
     if (!changed.includes(path) && size > 2 * MAX_MENTION_BYTES) continue;
