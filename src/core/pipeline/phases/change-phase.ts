@@ -84,6 +84,7 @@ async function recipeSegment(env: PipelineEnv, context: PhaseContext, task: Task
     syntax: env.syntax,
     isEditable: (path) => views.rules.isEditable(path),
     maxFileBytes: maxEditableBytes(env.policy),
+    taskPaths: task.paths,
   });
   return {
     id: segment.id,
