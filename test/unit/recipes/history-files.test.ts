@@ -20,11 +20,11 @@ const files = {
 };
 const step = { recipe: 'replace', find: 'interface{}', replace: 'any' };
 
-async function run(stepInput: Record<string, unknown>, taskPaths?: string[]) {
+async function run(stepInput: Record<string, unknown>, taskPaths?: string[], editHistory?: boolean) {
   const repo = await createMemoryRepo(files);
   // The pipeline hands the recipe the paths already narrowed to the task's scope.
   const paths = repo.workspace.paths().filter((p) => !taskPaths || taskPaths.includes(p));
-  const result = await applyRecipe(RecipeStep.parse(stepInput), repo.workspace, { paths, syntax, isEditable: () => true, taskPaths });
+  const result = await applyRecipe(RecipeStep.parse(stepInput), repo.workspace, { paths, syntax, isEditable: () => true, taskPaths, editHistory });
   return { repo, result };
 }
 
@@ -53,6 +53,12 @@ describe('recipes leave release history alone', () => {
     const byStep = await run({ ...step, paths: ['**/release-notes/**'] });
     expect(byStep.result.changedFiles.map((f) => f.path)).toEqual(['README.md', 'cache.go', 'docs/release-notes/v1.md']);
     expect(byStep.result.skipped).toEqual([{ path: 'CHANGELOG.md', reason: 'HISTORY' }]);
+  });
+
+  it('the policy can let recipes edit history everywhere (editRules.historyFiles: edited)', async () => {
+    const { result } = await run(step, undefined, true);
+    expect(result.changedFiles.map((f) => f.path)).toEqual(['CHANGELOG.md', 'README.md', 'cache.go', 'docs/release-notes/v1.md']);
+    expect(result.skipped).toEqual([]);
   });
 
   it('rename-symbol leaves it too; a file without occurrences adds no note', async () => {

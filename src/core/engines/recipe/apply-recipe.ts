@@ -22,6 +22,8 @@ export interface ApplyRecipeOptions {
   maxFileBytes?: number;
   /** The task's own `paths`: naming a history file there lets the recipe edit it. */
   taskPaths?: readonly string[];
+  /** The policy lets recipes edit release history everywhere. */
+  editHistory?: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -78,7 +80,7 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
     if (out.edits.length) changed.set(path, [...(changed.get(path) ?? []), ...out.edits]);
   };
   const candidates = recipeCandidates(step, options.paths);
-  const leaveAlone = historyGuard(step, options.taskPaths);
+  const leaveAlone = options.editHistory ? () => false : historyGuard(step, options.taskPaths);
 
   if (step.recipe === 'rename-symbol') {
     notes.add(RENAME_NOT_TYPE_AWARE_NOTE);

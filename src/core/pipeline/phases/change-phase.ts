@@ -85,6 +85,7 @@ async function recipeSegment(env: PipelineEnv, context: PhaseContext, task: Task
     isEditable: (path) => views.rules.isEditable(path),
     maxFileBytes: maxEditableBytes(env.policy),
     taskPaths: task.paths,
+    editHistory: env.policy.editRules.historyFiles.default === 'edited',
   });
   return {
     id: segment.id,
