@@ -163,6 +163,15 @@ export const AgentPolicy = z
       .strictObject({
         generatedFiles: editRule('generated files'),
         lockfiles: editRule('lockfiles'),
+        historyFiles: z
+          .strictObject({
+            default: z
+              .enum(['left', 'edited'])
+              .default('left')
+              .describe("Whether recipes rewrite release history (changelogs, release notes): left alone by default unless the task's paths name the file; the PR body counts the occurrences left."),
+          })
+          .prefault({})
+          .describe('Edit rule for release history files.'),
         generatedPatterns: globs('Paths treated as generated files.').default(DEFAULT_GENERATED_PATTERNS),
         lockfilePatterns: globs('Paths treated as lockfiles.').default(DEFAULT_LOCKFILE_PATTERNS),
       })

@@ -133,7 +133,7 @@ describe('migrate-import', () => {
     const src = 'package main\n\nimport (\n\t"example.com/foo"\n\tf2 "example.com/foo/v2"\n\t"example.com/foobar"\n)\n\nvar s = "example.com/foo"\n';
     const result = run(s, 'main.go', src);
     expect(result?.text).toBe('package main\n\nimport (\n\t"example.com/bar"\n\tf2 "example.com/bar/v2"\n\t"example.com/foobar"\n)\n\nvar s = "example.com/foo"\n');
-    expect(result?.notes.join('\n')).toMatch(/now ends in "bar"/);
+    expect(result?.notes.join('\n')).toMatch(/package name is likely "bar"/);
   });
 
   it('keeps CRLF and a missing final newline', () => {

@@ -5,6 +5,7 @@ import { applyRecipeToFile } from './apply-recipe-to-file.js';
 import { applyBumpDependency } from './bump-dependency-recipe.js';
 import { bumpMavenProperty, scanPom } from './bump-maven.js';
 import { lockfilesForManifest } from '../../policy/lockfiles.js';
+import { historyGuard } from './history-files.js';
 import { isLockfile, lockfileRefreshCommand, manifestKindForPath } from './manifest-kind.js';
 import { recipeCandidates } from './recipe-candidates.js';
 import type { ApplyRecipeResult, FileRecipeResult, LineEdit, LockfileRefresh, PendingMavenProperty, SkipReason } from './recipe-types.js';
@@ -19,6 +20,10 @@ export interface ApplyRecipeOptions {
   isEditable(path: string): boolean;
   /** Files larger than this (the policy's size limit) are never edited. */
   maxFileBytes?: number;
+  /** The task's own `paths`: naming a history file there lets the recipe edit it. */
+  taskPaths?: readonly string[];
+  /** The policy lets recipes edit release history everywhere. */
+  editHistory?: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -75,6 +80,7 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
     if (out.edits.length) changed.set(path, [...(changed.get(path) ?? []), ...out.edits]);
   };
   const candidates = recipeCandidates(step, options.paths);
+  const leaveAlone = options.editHistory ? () => false : historyGuard(step, options.taskPaths);
 
   if (step.recipe === 'rename-symbol') {
     notes.add(RENAME_NOT_TYPE_AWARE_NOTE);
@@ -90,6 +96,10 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
     const readable = await readEditable(workspace, path, options.isEditable, options.maxFileBytes);
     if ('reason' in readable) {
       result.skipped.push({ path, reason: readable.reason });
+      continue;
+    }
+    if (leaveAlone(path)) {
+      leaveHistory(step, path, readable.text, options, result, notes);
       continue;
     }
     let out: FileRecipeResult | undefined;
@@ -111,6 +121,15 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
   result.changedFiles = [...changed.keys()].sort().map((path) => ({ path, edits: changed.get(path)! }));
   result.notes = [...notes];
   return result;
+}
+
+/** A history file the step would change is left as it is; the notes say how many occurrences remain. */
+function leaveHistory(step: RecipeStep, path: string, text: string, options: ApplyRecipeOptions, result: ApplyRecipeResult, notes: Set<string>): void {
+  const out = applyRecipeToFile(step, { path, text }, { syntax: options.syntax });
+  if (!out?.edits.length) return;
+  const count = out.occurrences ?? out.edits.length;
+  result.skipped.push({ path, reason: 'HISTORY' });
+  notes.add(`${path}: ${count} occurrence${count === 1 ? '' : 's'} left (history: name it in the task's paths to change it)`);
 }
 
 /** True when a file in scope defines `name` with the given kind (the guard for `rename-symbol {kind}`). */

@@ -2,6 +2,7 @@ import type { Node, Tree } from 'web-tree-sitter';
 import type { SyntaxLanguage } from '../../syntax/types.js';
 import type { MigrateImportStep } from '../../task/recipe-steps.js';
 import type { FileRecipeResult, RecipeContext, SpanEdit } from './recipe-types.js';
+import { withImportPlacement } from './import-placement/place-imports.js';
 import { applySpanEdits } from './span-edits.js';
 
 /** True when `name` is `prefix` or continues it after a `separator` (`a.b` matches `a.b.C`, never `a.bc`). */
@@ -105,8 +106,17 @@ function migratePython(tree: Tree, step: MigrateImportStep, out: Collector): voi
   }
 }
 
-function lastSegment(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1);
+/**
+ * The package name Go tools assume for an import path (goimports' rule): the last element that
+ * is not a major version (`github.com/x/y/v3` is `y`), without a `go-` prefix, cut at the first
+ * character that cannot be in an identifier (`gopkg.in/yaml.v3` is `yaml`).
+ */
+export function goPackageName(path: string): string {
+  const segments = path.split('/');
+  let name = segments[segments.length - 1];
+  if (/^v\d+$/.test(name) && segments.length > 1) name = segments[segments.length - 2];
+  name = name.replace(/^go-/, '');
+  return /^[\p{L}_][\p{L}\p{Nd}_]*/u.exec(name)?.[0] ?? name;
 }
 
 function migrateGo(tree: Tree, step: MigrateImportStep, out: Collector): void {
@@ -117,8 +127,9 @@ function migrateGo(tree: Tree, step: MigrateImportStep, out: Collector): void {
     const value = path.text.slice(1, -1);
     if (!rewritePrefix(out, value, path.startIndex + 1, step, '/')) continue;
     const renamed = step.to + value.slice(step.from.length);
-    if (!node.childForFieldName('name') && lastSegment(renamed) !== lastSegment(value)) {
-      out.notes.push(`import "${value}" now ends in "${lastSegment(renamed)}": code that names the package "${lastSegment(value)}" may need an import alias`);
+    const [before, after] = [goPackageName(value), goPackageName(renamed)];
+    if (!node.childForFieldName('name') && after !== before) {
+      out.notes.push(`import "${value}" becomes "${renamed}", whose package name is likely "${after}": code that names the package "${before}" may need an import alias`);
     }
   }
 }
@@ -135,14 +146,15 @@ const MIGRATORS: Record<SyntaxLanguage, (tree: Tree, step: MigrateImportStep, ou
 /**
  * Move imports (and, for Java, fully qualified names in code) from the `from` module prefix to
  * `to`, matching at segment boundaries (`.` for Java and Python, `/` for Go and JS/TS).
- * Strings and comments that are not imports are left alone.
+ * Strings and comments that are not imports are left alone. A rewritten import moves to the
+ * group and sorted position the file's own import blocks use.
  */
 export function applyMigrateImport(step: MigrateImportStep, file: { path: string; text: string }, ctx: RecipeContext): FileRecipeResult | undefined {
   const language = ctx.syntax.languageFor(file.path);
   if (!language) return undefined;
   const out: Collector = { spans: [], notes: [] };
   ctx.syntax.withTree(language, file.text, (tree) => MIGRATORS[language](tree, step, out));
-  return applySpanEdits(file.text, dedupe(out.spans), out.notes);
+  return applySpanEdits(file.text, withImportPlacement(language, file.text, dedupe(out.spans), ctx.syntax), out.notes);
 }
 
 function dedupe(spans: SpanEdit[]): SpanEdit[] {

@@ -18,6 +18,8 @@ export interface FileRecipeResult {
   text: string;
   edits: LineEdit[];
   notes: string[];
+  /** How many places changed (edits group them by line), when known. */
+  occurrences?: number;
 }
 
 /** A version in a Maven pom that is a `${property}` not defined in that pom: resolved against parent poms. */
@@ -43,4 +45,4 @@ export interface ApplyRecipeResult {
   lockfilesToRefresh: LockfileRefresh[];
 }
 
-export type SkipReason = 'NOT_EDITABLE' | 'TOO_LARGE' | 'BINARY' | 'NOT_UTF8' | 'NOT_A_REGULAR_FILE' | 'LOCKFILE' | 'MISSING' | 'PARSE_ERRORS_BEFORE';
+export type SkipReason = 'NOT_EDITABLE' | 'TOO_LARGE' | 'BINARY' | 'NOT_UTF8' | 'NOT_A_REGULAR_FILE' | 'LOCKFILE' | 'MISSING' | 'PARSE_ERRORS_BEFORE' | 'HISTORY';

@@ -18,7 +18,7 @@ export function applySpanEdits(text: string, spans: SpanEdit[], notes: string[] 
     last = span.end;
   }
   out += text.slice(last);
-  return { text: out, edits: lineEdits(text, sorted), notes };
+  return { text: out, edits: lineEdits(text, sorted), notes, occurrences: sorted.length };
 }
 
 /** Group spans into whole-line regions (regions sharing a line merge) and show each before and after. */

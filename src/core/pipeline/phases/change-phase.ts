@@ -84,6 +84,8 @@ async function recipeSegment(env: PipelineEnv, context: PhaseContext, task: Task
     syntax: env.syntax,
     isEditable: (path) => views.rules.isEditable(path),
     maxFileBytes: maxEditableBytes(env.policy),
+    taskPaths: task.paths,
+    editHistory: env.policy.editRules.historyFiles.default === 'edited',
   });
   return {
     id: segment.id,
