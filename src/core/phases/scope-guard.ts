@@ -1,4 +1,6 @@
+import { needsApproval } from '../git/risk-score.js';
 import type { WritePolicy } from '../paths/write-rules.js';
+import type { ApprovalMinRisk } from '../policy/agent-policy.js';
 import { sha256Hex } from '../util/digest.js';
 
 /** What the scope guard asks about paths: the run's path rules, narrowed to the task scope. */
@@ -24,6 +26,7 @@ export type ScopeRule =
   | 'OUT_OF_SCOPE'
   | 'REQUIRES_APPROVAL'
   | 'HIGH_RISK'
+  | 'MEDIUM_RISK'
   | 'FILE_BUDGET'
   | 'LINE_BUDGET';
 
@@ -45,7 +48,8 @@ export interface ScopeVerdict {
 /**
  * The deterministic scope guard, run after every mutation.
  * Order of severity: anything forbidden blocks; budgets stop the run with no candidate; out of
- * scope, `requireApprovalFor` and HIGH risk pause for approval unless this gate was approved.
+ * scope, `requireApprovalFor` and risk at or above the approval threshold pause for approval
+ * unless this gate was approved.
  */
 export function evaluateScope(input: {
   changes: ScopedChange[];
@@ -53,6 +57,8 @@ export function evaluateScope(input: {
   limits: ScopeLimits;
   riskLevel?: 'LOW' | 'MEDIUM' | 'HIGH';
   riskReasons?: string[];
+  /** `agent.approval.minRisk`: the lowest risk level that needs an approval (HIGH when absent). */
+  approvalMinRisk?: ApprovalMinRisk;
   approvedGates?: readonly string[];
 }): ScopeVerdict {
   const { changes, rules, limits } = input;
@@ -83,8 +89,8 @@ export function evaluateScope(input: {
   if (linesChanged > limits.maxLines) budget.push({ rule: 'LINE_BUDGET', message: `${linesChanged} lines changed, budget ${limits.maxLines}` });
   if (budget.length > 0) return { status: 'BUDGET_EXCEEDED', violations: budget, ...base };
 
-  if (input.riskLevel === 'HIGH') {
-    approval.push({ rule: 'HIGH_RISK', message: `risk is HIGH: ${(input.riskReasons ?? []).join('; ')}` });
+  if (input.riskLevel && needsApproval(input.riskLevel, input.approvalMinRisk)) {
+    approval.push({ rule: `${input.riskLevel as 'HIGH' | 'MEDIUM'}_RISK`, message: `risk is ${input.riskLevel}: ${(input.riskReasons ?? []).join('; ')}` });
   }
   if (approval.length > 0) {
     const gateId = `gate-${sha256Hex(approval.map((v) => `${v.rule}:${v.path ?? ''}`).sort().join('\n')).slice(0, 16)}`;

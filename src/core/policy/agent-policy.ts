@@ -103,9 +103,13 @@ const editRule = (what: string) =>
     .prefault({})
     .describe(`Edit rule for ${what}.`);
 
+/** The lowest risk level that needs an approval; `never` leaves approval to paths and scope. */
+export const ApprovalMinRisk = z.enum(['HIGH', 'MEDIUM', 'never']);
+export type ApprovalMinRisk = z.infer<typeof ApprovalMinRisk>;
+
 export const RiskRule = z.strictObject({
   glob: RepoGlob.describe('Paths this rule applies to.'),
-  level: z.enum(['LOW', 'MEDIUM', 'HIGH']).describe('Risk of a change under these paths; HIGH stops the run for approval.'),
+  level: z.enum(['LOW', 'MEDIUM', 'HIGH']).describe('Risk of a change under these paths; a level at or above `agent.approval.minRisk` (HIGH by default) stops the run for approval.'),
   reason: z.string().min(1).max(500).describe('Shown to reviewers and in approval requests.'),
 });
 export type RiskRule = z.infer<typeof RiskRule>;
@@ -144,6 +148,14 @@ export const AgentPolicy = z
           .prefault({})
           .describe('Build and test commands, for reviewers and CI only.'),
         riskRules: z.array(RiskRule).max(1000).default([]).describe('Extra risk levels by path; the highest matching level wins.'),
+        approval: z
+          .strictObject({
+            minRisk: ApprovalMinRisk.default('HIGH').describe(
+              'Lowest risk level of a change that stops in NEEDS_APPROVAL before a draft PR is opened: HIGH (default), MEDIUM, or never (risk alone never needs an approval; `requireApprovalFor` and out-of-scope paths still do). The risk level comes from the change-risk score raised by `riskRules`.',
+            ),
+          })
+          .prefault({})
+          .describe('When the risk of a change needs a maintainer approval.'),
       })
       .prefault({})
       .describe('What runs may do.'),
