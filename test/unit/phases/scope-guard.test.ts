@@ -55,6 +55,17 @@ describe('evaluateScope: the scope guard table', () => {
     expect(evaluateScope({ changes: [change('src/a.ts')], rules: rules(), limits: LIMITS, riskLevel: 'MEDIUM' }).status).toBe('PASS');
   });
 
+  it.each([
+    ['HIGH', 'MEDIUM', 'PASS'],
+    ['MEDIUM', 'MEDIUM', 'NEEDS_APPROVAL'],
+    ['MEDIUM', 'LOW', 'PASS'],
+    ['never', 'HIGH', 'PASS'],
+  ] as const)('agent.approval.minRisk %s with risk %s: %s', (approvalMinRisk, riskLevel, status) => {
+    const verdict = evaluateScope({ changes: [change('src/a.ts')], rules: rules(), limits: LIMITS, riskLevel, riskReasons: ['why'], approvalMinRisk });
+    expect(verdict.status).toBe(status);
+    if (status === 'NEEDS_APPROVAL') expect(verdict.violations).toEqual([{ rule: `${riskLevel}_RISK`, message: `risk is ${riskLevel}: why` }]);
+  });
+
   it('an approved gate passes, and only that gate', () => {
     const input = { changes: [change('db/migration/V2__x.sql')], rules: rules(), limits: LIMITS };
     const pending = evaluateScope(input);
