@@ -21,6 +21,7 @@ export interface ScopeLimits {
 export type ScopeRule =
   | 'FORBIDDEN_PATH'
   | 'WORKFLOW_CHANGE_NOT_PERMITTED'
+  | 'SUBMODULE_CHANGE_NOT_PERMITTED'
   | 'LOCKFILE_NOT_ALLOWED'
   | 'GENERATED_NOT_ALLOWED'
   | 'OUT_OF_SCOPE'
@@ -59,6 +60,8 @@ export function evaluateScope(input: {
   riskReasons?: string[];
   /** `agent.approval.minRisk`: the lowest risk level that needs an approval (HIGH when absent). */
   approvalMinRisk?: ApprovalMinRisk;
+  /** True for a gitlink path of the base tree: submodules are opaque, never edited. */
+  isGitlink?: (path: string) => boolean;
   approvedGates?: readonly string[];
 }): ScopeVerdict {
   const { changes, rules, limits } = input;
@@ -66,7 +69,10 @@ export function evaluateScope(input: {
   const approval: ScopeViolation[] = [];
   for (const change of changes) {
     const path = change.path;
-    if (rules.isWorkflow(path)) {
+    const gitlink = input.isGitlink && insideGitlink(path, input.isGitlink);
+    if (gitlink) {
+      blocked.push({ rule: 'SUBMODULE_CHANGE_NOT_PERMITTED', path, message: `submodule ${gitlink} is kept as it is, never edited: ${path}` });
+    } else if (rules.isWorkflow(path)) {
       blocked.push({ rule: 'WORKFLOW_CHANGE_NOT_PERMITTED', path, message: `changes under .github/workflows/ are refused (the App has no workflows permission): ${path}` });
     } else if (rules.isForbidden(path)) {
       blocked.push({ rule: 'FORBIDDEN_PATH', path, message: `forbidden by policy: ${path}` });
@@ -100,4 +106,14 @@ export function evaluateScope(input: {
     return { status: 'NEEDS_APPROVAL', violations: approval, gateId, ...base };
   }
   return { status: 'PASS', violations: [], ...base };
+}
+
+/** The gitlink a path is or lies under, if any. */
+function insideGitlink(path: string, isGitlink: (path: string) => boolean): string | undefined {
+  const parts = path.split('/');
+  for (let i = 1; i <= parts.length; i++) {
+    const prefix = parts.slice(0, i).join('/');
+    if (isGitlink(prefix)) return prefix;
+  }
+  return undefined;
 }

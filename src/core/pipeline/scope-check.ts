@@ -24,6 +24,7 @@ export async function guardScope(
     riskLevel: risk?.level,
     riskReasons: risk?.reasons,
     approvalMinRisk: views.policy.agent.approval.minRisk,
+    isGitlink: (path) => workspace.baseEntry(path)?.mode === '160000',
     approvedGates: env.approvedGates,
   });
   await context.ledger.append({
