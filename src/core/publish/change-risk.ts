@@ -6,7 +6,9 @@ import type { TaskContract } from '../task/task-contract.js';
 /**
  * Who makes the change, from the task alone: a task with recipe steps is planned as recipes and
  * no model is asked for the change. The publisher parses the same trusted task, so both sides
- * weigh the change alike without trusting anything the candidate says about itself.
+ * weigh the change alike without trusting anything the candidate says about itself. A model's
+ * repair of files a recipe left unparsable still counts as recipe edits (the publisher could not
+ * tell); only the production-file count weighs differently, every other signal is the same.
  */
 export function changeOriginOf(task: Pick<TaskContract, 'steps'>): ChangeOrigin {
   return task.steps.length > 0 ? { engine: 'recipe', recipes: task.steps.map((s) => s.recipe) } : { engine: 'model' };
