@@ -40,7 +40,8 @@ interface Case {
 
 const CASES: Record<string, Case> = {
   ...Object.fromEntries(Object.entries(HOSTILE_TREES).map(([name, spec]) => [name, { repo: name, expected: { reason: spec.reason, kind: spec.kind } }])),
-  submodule: { repo: 'submodule', expected: { reason: 'SUBMODULE_BLOCKED' } },
+  submodule: { repo: 'submodule', expected: { reason: 'SUBMODULE_BLOCKED' }, policy: { submodules: 'block' } },
+  submoduleInScope: { repo: 'submodule', expected: { reason: 'SUBMODULE_IN_SCOPE' }, paths: ['vendor/lib/**'] },
   lfs: { repo: 'lfs', expected: { reason: 'LFS_BLOCKED' } },
   identicalBlobs: { repo: 'identical', expected: { status: 'READY_WITH_WARNINGS', warning: 'FILE_TOO_LARGE' } },
   treeBomb: { repo: 'bomb', expected: { reason: 'FILE_COUNT_EXCEEDED' }, policy: { maxFileCount: SIZES.manyLimit } },
@@ -139,7 +140,7 @@ describe('the CLI on hostile repositories: exit 1, the reason in --json, writes 
   it.each([
     ['dotGit', 'HOSTILE_TREE_ENTRY', []],
     ['symlinkEtcPasswd', 'FORBIDDEN_SYMLINK', []],
-    ['submodule', 'SUBMODULE_BLOCKED', []],
+    ['submodule', 'SUBMODULE_IN_SCOPE', ['--paths', 'vendor/lib']],
     ['deep', 'HOSTILE_TREE_ENTRY', []],
     ['plain', 'FORBIDDEN_PATH_IN_SCOPE', ['--paths', '.github/workflows']],
   ] as const)('%s -> %s', async (repo, reason, extra) => {

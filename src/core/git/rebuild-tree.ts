@@ -20,6 +20,8 @@ export async function rebuildTree(baseFiles: Iterable<BaseTreeFile>, candidate: 
   const files = new Map<string, BaseTreeFile>();
   for (const f of baseFiles) files.set(f.path, { path: f.path, mode: f.mode, oid: f.oid });
   for (const f of candidate.files) {
+    // Submodules are opaque: a gitlink of the base is neither replaced nor deleted.
+    if (files.get(f.path)?.mode === '160000') throw new GitBoundaryError('SUBMODULE_CHANGE_NOT_PERMITTED', 'submodule pointers cannot change', { path: f.path });
     if ('deleted' in f) {
       if (!files.delete(f.path)) throw new GitBoundaryError('TREE_MISMATCH', 'the candidate deletes a path the base does not have', { path: f.path });
       continue;

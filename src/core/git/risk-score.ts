@@ -1,4 +1,6 @@
 import { defaultPathRules, type PathRules } from '../paths/path-rules.js';
+import type { ApprovalMinRisk } from '../policy/agent-policy.js';
+import { defaultRiskKinds } from '../repomap/risk-rules.js';
 
 export type RiskLevel = 'LOW' | 'MEDIUM' | 'HIGH';
 export type RequiredGate = 'NONE' | 'HUMAN_REVIEW' | 'HUMAN_APPROVAL_BEFORE_PR';
@@ -8,16 +10,26 @@ export interface RiskFile {
   kind: string;
 }
 
+/**
+ * Who made the change: deterministic recipes (named, e.g. `migrate-import`) or the model. Both
+ * the pipeline and the publisher derive it from the task (see `changeOriginOf`), so they agree.
+ */
+export type ChangeOrigin = { engine: 'recipe'; recipes: readonly string[] } | { engine: 'model' };
+
 export interface RiskInput {
   files: RiskFile[];
+  /** Who made the change; the model when absent (the heavier weighting). */
+  origin?: ChangeOrigin;
   /** Paths whose public API signature changed (from the syntax service, when known). */
   publicApiChanged?: string[];
   /** Number of secret-scan findings in the change. */
   secretFindings?: number;
-  /** Paths the policy denies. */
+  /** Paths the policy denies, besides those the rules forbid. */
   deniedPaths?: string[];
   /** The run's path rules; the defaults when absent. */
   rules?: PathRules;
+  /** The lowest level that needs an approval (`agent.approval.minRisk`); HIGH when absent. */
+  minRisk?: ApprovalMinRisk;
 }
 
 export interface RiskReport {
@@ -27,31 +39,68 @@ export interface RiskReport {
   requiredGate: RequiredGate;
 }
 
-const MANIFESTS = new Set(['package.json', 'pom.xml', 'build.gradle', 'build.gradle.kts', 'settings.gradle', 'go.mod', 'Cargo.toml', 'pyproject.toml', 'requirements.txt', 'setup.py', 'setup.cfg', 'Pipfile', 'Gemfile', 'composer.json']);
-const SOURCE_EXT = /\.(ts|tsx|js|jsx|mjs|cjs|java|kt|scala|py|go|rs|rb|php|cs|c|cc|cpp|h|hpp|swift)$/;
-const SENSITIVE = /(^|[/_.-])(auth|authn|authz|oauth|security|crypto|payment|payments|billing|login|session|password|permission)s?([/_.-]|$)/i;
-const MIGRATION = /(^|\/)(migrations?|db\/migrate|flyway|liquibase)\//i;
+/** A risk signal of a changed path; each one counts once per change, whatever the number of files. */
+type Signal = 'security' | 'migration' | 'ci' | 'manifest' | 'lockfile' | 'infra' | 'governance' | 'deleted' | 'denied';
 
-const name = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+const SIGNALS: Readonly<Record<Signal, { points: number; label: string }>> = {
+  denied: { points: 10, label: 'denied path' },
+  deleted: { points: 5, label: 'deleted file' },
+  ci: { points: 3, label: 'CI/CD configuration' },
+  manifest: { points: 3, label: 'dependency manifest' },
+  lockfile: { points: 3, label: 'lockfile' },
+  infra: { points: 3, label: 'infrastructure' },
+  governance: { points: 3, label: 'governance file' },
+  security: { points: 2, label: 'auth/security/payment path' },
+  migration: { points: 2, label: 'database migration' },
+};
+const PUBLIC_API_POINTS = 5;
+const SECRET_POINTS = 8;
 
-/** The scored reasons for one file; tests, CI and lockfiles are recognised by the path rules. */
-export function fileRisk(file: RiskFile, rules: PathRules = defaultPathRules()): { score: number; reasons: string[] } {
-  const reasons: string[] = [];
-  let score = 0;
-  const add = (n: number, why: string) => {
-    score += n;
-    reasons.push(why);
-  };
+/**
+ * Production files count, but capped so that the count alone raises a change by at most one
+ * level: a model's free edits weigh 1 a file (at most 5, MEDIUM); a recipe's mechanical edits
+ * 1 for every 5 files (at most 3, still LOW).
+ */
+const PRODUCTION = { model: { filesPerPoint: 1, cap: 5 }, recipe: { filesPerPoint: 5, cap: 3 } } as const;
+
+/** How a reviewer would name what each recipe does to production files. */
+const RECIPE_WORDS: Readonly<Record<string, string>> = {
+  'migrate-import': 'mechanical import change',
+  'rename-symbol': 'mechanical rename',
+  'bump-dependency': 'dependency version bump',
+  replace: 'mechanical text replacement',
+};
+
+const LEVELS: readonly RiskLevel[] = ['LOW', 'MEDIUM', 'HIGH'];
+const SOURCE_EXT = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs|java|kt|kts|scala|groovy|py|go|rs|rb|php|cs|c|cc|cpp|h|hpp|swift)$/;
+
+/** The risk signals of one path, and whether it is production source. */
+function signalsOf(file: RiskFile, rules: PathRules): { production: boolean; signals: Signal[] } {
   const p = file.path;
-  const test = rules.isTest(p);
-  if (SOURCE_EXT.test(p) && !test) add(1, 'production source file');
-  if (SENSITIVE.test(p)) add(2, 'auth/security/payment path');
-  if (MIGRATION.test(p)) add(2, 'migration file');
-  if (rules.isCi(p)) add(3, 'CI/CD workflow');
-  if (MANIFESTS.has(name(p))) add(3, 'dependency manifest');
-  if (rules.isLockfile(p)) add(3, 'lockfile');
-  if (file.kind === 'DELETED') add(5, 'deleted file');
-  if (reasons.length === 0) reasons.push(test ? 'test update' : 'non-source file');
+  const signals: Signal[] = [];
+  const kinds = defaultRiskKinds(p);
+  if (rules.isForbidden(p)) signals.push('denied');
+  if (file.kind === 'DELETED') signals.push('deleted');
+  if (rules.isCi(p)) signals.push('ci');
+  if (kinds.has('manifest')) signals.push('manifest');
+  if (rules.isLockfile(p)) signals.push('lockfile');
+  if (rules.isInfra(p)) signals.push('infra');
+  if (kinds.has('governance')) signals.push('governance');
+  if (kinds.has('security')) signals.push('security');
+  if (kinds.has('migration')) signals.push('migration');
+  return { production: SOURCE_EXT.test(p) && !rules.isTest(p), signals };
+}
+
+/** The scored reasons for one file, for the per-file column of the diff summary. */
+export function fileRisk(file: RiskFile, rules: PathRules = defaultPathRules()): { score: number; reasons: string[] } {
+  const { production, signals } = signalsOf(file, rules);
+  const reasons = signals.map((s) => SIGNALS[s].label);
+  let score = signals.reduce((n, s) => n + SIGNALS[s].points, 0);
+  if (production) {
+    score += 1;
+    reasons.unshift('production source file');
+  }
+  if (reasons.length === 0) reasons.push(rules.isTest(file.path) ? 'test update' : 'non-source file');
   return { score, reasons };
 }
 
@@ -65,36 +114,75 @@ export function riskLevelOf(score: number): RiskLevel {
   return score >= 10 ? 'HIGH' : score >= 5 ? 'MEDIUM' : 'LOW';
 }
 
-export function gateFor(level: RiskLevel): RequiredGate {
-  return level === 'HIGH' ? 'HUMAN_APPROVAL_BEFORE_PR' : level === 'MEDIUM' ? 'HUMAN_REVIEW' : 'NONE';
+export function higherLevel(a: RiskLevel, b: RiskLevel): RiskLevel {
+  return LEVELS.indexOf(a) >= LEVELS.indexOf(b) ? a : b;
+}
+
+/** Whether a change of this level stops for approval under `agent.approval.minRisk`. */
+export function needsApproval(level: RiskLevel, minRisk: ApprovalMinRisk = 'HIGH'): boolean {
+  return minRisk !== 'never' && LEVELS.indexOf(level) >= LEVELS.indexOf(minRisk);
+}
+
+export function gateFor(level: RiskLevel, minRisk: ApprovalMinRisk = 'HIGH'): RequiredGate {
+  if (needsApproval(level, minRisk)) return 'HUMAN_APPROVAL_BEFORE_PR';
+  return level === 'LOW' ? 'NONE' : 'HUMAN_REVIEW';
+}
+
+/** "a, b, c and 4 more": enough to find the files, not a second copy of the diff. */
+export function namePaths(paths: readonly string[], shown = 3): string {
+  const head = paths.slice(0, shown).join(', ');
+  return paths.length > shown ? `${head} and ${paths.length - shown} more` : head;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function productionReason(count: number, origin: ChangeOrigin): string {
+  if (origin.engine === 'model') return `${plural(count, 'production file')} edited by the model`;
+  const words = [...new Set(origin.recipes.map((r) => RECIPE_WORDS[r] ?? 'mechanical recipe change'))];
+  return `${plural(count, 'production file')}, ${words.join(' and ')}`;
 }
 
 /**
- * The change-boundary risk score: +1 production source, +2 auth/security/payment,
- * +2 migration, +3 CI/CD, +3 manifest, +3 lockfile, +5 deleted, +5 public API change,
- * +8 secret-like pattern, +10 denied path. It routes review; it does not replace it.
+ * The change-boundary risk score. Each signal counts once per change, and the reasons are
+ * grouped by signal: +10 denied path, +8 secret-like pattern, +5 deleted file, +5 public API
+ * signature change, +3 CI/CD, +3 manifest, +3 lockfile, +3 infrastructure, +3 governance file,
+ * +2 auth/security/payment path, +2 migration; production files by count, capped (see
+ * `PRODUCTION`). It routes review; it does not replace it.
  */
 export function scoreRisk(input: RiskInput): RiskReport {
-  let score = 0;
-  const reasons: string[] = [];
+  const rules = input.rules ?? defaultPathRules();
+  const origin = input.origin ?? { engine: 'model' };
+  const bySignal = new Map<Signal, string[]>();
+  const production: string[] = [];
   for (const file of input.files) {
-    const r = fileRisk(file, input.rules);
-    if (r.score === 0) continue;
-    score += r.score;
-    for (const why of r.reasons) reasons.push(`${why}: ${file.path}`);
-  }
-  for (const p of input.publicApiChanged ?? []) {
-    score += 5;
-    reasons.push(`public API signature changed: ${p}`);
-  }
-  if ((input.secretFindings ?? 0) > 0) {
-    score += 8;
-    reasons.push(`secret-like pattern (${input.secretFindings} finding(s))`);
+    const r = signalsOf(file, rules);
+    if (r.production) production.push(file.path);
+    for (const s of r.signals) bySignal.set(s, [...(bySignal.get(s) ?? []), file.path]);
   }
   for (const p of input.deniedPaths ?? []) {
-    score += 10;
-    reasons.push(`denied path: ${p}`);
+    const denied = bySignal.get('denied') ?? [];
+    if (!denied.includes(p)) bySignal.set('denied', [...denied, p]);
   }
+
+  let score = 0;
+  const reasons: string[] = [];
+  const add = (points: number, why: string) => {
+    score += points;
+    reasons.push(`${why} (+${points})`);
+  };
+  for (const signal of Object.keys(SIGNALS) as Signal[]) {
+    const paths = bySignal.get(signal);
+    if (paths) add(SIGNALS[signal].points, `${SIGNALS[signal].label} (${paths.length}): ${namePaths(paths)}`);
+  }
+  const publicApi = input.publicApiChanged ?? [];
+  if (publicApi.length > 0) add(PUBLIC_API_POINTS, `public API signature changed (${publicApi.length}): ${namePaths(publicApi)}`);
+  if ((input.secretFindings ?? 0) > 0) add(SECRET_POINTS, `secret-like pattern (${input.secretFindings} finding(s))`);
+  if (production.length > 0) {
+    const weight = PRODUCTION[origin.engine];
+    const points = Math.min(Math.ceil(production.length / weight.filesPerPoint), weight.cap);
+    add(points, productionReason(production.length, origin));
+  }
+  if (reasons.length === 0) reasons.push(`${plural(input.files.length, 'file')} with no risk signal (tests, documentation, configuration)`);
   const riskLevel = riskLevelOf(score);
-  return { riskScore: score, riskLevel, reasons, requiredGate: gateFor(riskLevel) };
+  return { riskScore: score, riskLevel, reasons, requiredGate: gateFor(riskLevel, input.minRisk) };
 }

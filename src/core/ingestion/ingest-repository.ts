@@ -15,7 +15,7 @@ import type { InflateLimits } from './inflate-budget.js';
 import type { IngestionPolicy } from './ingestion-policy.js';
 import { readPackCatalog, type CatalogEntry, type ObjectType } from './pack-catalog.js';
 import { scanTree, type Finding, type ObjectReader, type PolicyScanResult } from './policy-scan.js';
-import { resolveScope, type ScopeResult } from './scope.js';
+import { resolveScope, submodulesInScope, type ScopeResult } from './scope.js';
 import { parseTreeEntries } from './tree-entries.js';
 
 export interface IngestRequest {
@@ -27,6 +27,8 @@ export interface IngestRequest {
   ref?: string;
   /** Scope globs relative to the repository root; a plain directory means dir/**. */
   paths?: string[];
+  /** The task's step scopes: checked against submodules only (a step may not reach into one). */
+  stepPaths?: string[];
   policy: IngestionPolicy;
   /**
    * The limits to scan with, decided once the base commit's objects are present (the CLI reads
@@ -53,6 +55,7 @@ const BLOCKING: ReadonlySet<IngestionReason> = new Set([
   'REPO_TOO_LARGE',
   'FILE_TOO_LARGE',
   'SUBMODULE_BLOCKED',
+  'SUBMODULE_IN_SCOPE',
   'LFS_BLOCKED',
   'FORBIDDEN_SYMLINK',
   'HOSTILE_TREE_ENTRY',
@@ -190,6 +193,11 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
       const reason = BLOCK_ORDER.find((r) => scan.findings.some((f) => f.severity === 'block' && f.code === r)) ?? 'HOSTILE_TREE_ENTRY';
       const blocking = scan.findings.filter((f) => f.severity === 'block');
       throw fail(reason, `repository refused by the policy scan: ${blocking.length} blocking finding(s)`, { findings: blocking.slice(0, 50) });
+    }
+    const reached = submodulesInScope([...(request.paths ?? []), ...(request.stepPaths ?? [])], scan.submodules.filter((s) => s.oid).map((s) => s.path));
+    if (reached.length > 0) {
+      const named = reached.map((r) => `${r.pattern} (submodule ${r.submodule})`).join(', ');
+      throw fail('SUBMODULE_IN_SCOPE', `the task scope reaches into a submodule, which is never fetched or edited: ${named}`, { paths: reached });
     }
     if (scope.forbidden.length > 0) {
       throw fail('FORBIDDEN_PATH_IN_SCOPE', `the scope names forbidden paths: ${scope.forbidden.join(', ')}`, { paths: scope.forbidden });

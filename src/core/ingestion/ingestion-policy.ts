@@ -4,7 +4,8 @@
  * depend on the policy schema.
  */
 export interface IngestionPolicy {
-  allowSubmodules: boolean;
+  /** opaque: gitlinks kept as they are (never fetched or edited); block: refuse the repository. */
+  submodules: 'opaque' | 'block';
   allowLfs: boolean;
   maxRepoSizeMb: number;
   maxFileSizeMb: number;
@@ -19,7 +20,7 @@ export interface IngestionPolicy {
 
 /** Conservative defaults, used by tests and by callers without a policy file. */
 export const DEFAULT_INGESTION_POLICY: IngestionPolicy = {
-  allowSubmodules: false,
+  submodules: 'opaque',
   allowLfs: false,
   maxRepoSizeMb: 1024,
   maxFileSizeMb: 5,

@@ -181,10 +181,12 @@ export async function scanTree(options: { treeOid: string; policy: IngestionPoli
     const urls = gitmodules ? parseGitmodules(decoder.decode(await objects.blob(gitmodules.oid))) : new Map<string, string>();
     for (const sub of submodules) sub.url = urls.get(sub.path);
     for (const [path, url] of urls) if (!submodules.some((s) => s.path === path)) submodules.push({ path, url });
-    const code = policy.allowSubmodules ? 'SUBMODULE_PRESENT' : 'SUBMODULE_BLOCKED';
-    const severity = policy.allowSubmodules ? 'warn' : 'block';
+    const opaque = policy.submodules === 'opaque';
+    const code = opaque ? 'SUBMODULE_PRESENT' : 'SUBMODULE_BLOCKED';
+    const severity = opaque ? 'warn' : 'block';
     if (gitmodules) add({ code, severity, path: '.gitmodules', message: 'repository declares submodules; they are never fetched', data: { submodules: submodules.map((s) => s.path) } });
-    for (const sub of submodules.filter((s) => s.oid)) add({ code, severity, path: sub.path, message: 'gitlink entry (submodule commit)', data: { oid: sub.oid, url: sub.url } });
+    const gitlink = opaque ? 'gitlink kept as it is (submodule commit, never fetched or edited)' : 'gitlink entry (submodule commit)';
+    for (const sub of submodules.filter((s) => s.oid)) add({ code, severity, path: sub.path, message: gitlink, data: { oid: sub.oid, url: sub.url } });
   }
   if (attributeFiles.length > 0 || pointers.length > 0) {
     const code = policy.allowLfs ? 'LFS_POINTER' : 'LFS_BLOCKED';

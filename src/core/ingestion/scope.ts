@@ -12,6 +12,20 @@ export interface ScopeResult {
 }
 
 /**
+ * Scope entries that reach into a submodule: their literal base is a gitlink's path or lies
+ * under it. A wider entry (`libs/**` around `libs/vendored`) does not: the gitlink stays as it is.
+ */
+export function submodulesInScope(paths: readonly string[], submodules: readonly string[]): { pattern: string; submodule: string }[] {
+  const out: { pattern: string; submodule: string }[] = [];
+  for (const raw of paths) {
+    const base = patternBase(cleanPattern(raw));
+    const submodule = submodules.find((s) => base === s || base.startsWith(`${s}/`));
+    if (submodule !== undefined) out.push({ pattern: raw, submodule });
+  }
+  return out;
+}
+
+/**
  * Apply the task's `paths` to the file list. A scope entry is forbidden when its literal base
  * is forbidden, when it tries to leave the repository, or when everything it selects is.
  */

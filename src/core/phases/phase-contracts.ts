@@ -1,3 +1,5 @@
+import { MAX_TASK_STEPS } from '../task/task-contract.js';
+
 /**
  * The ten canonical phases as contracts. The runtime enforces them: a tool
  * outside `allowedTools` is refused and ledgered, whatever the engine asks for.
@@ -37,7 +39,10 @@ export const TOOL_NAMES = [
 export type ToolName = (typeof TOOL_NAMES)[number];
 
 export interface PhaseBudgets {
+  /** Steps of the phase whatever the plan; see `phaseStepBudget` for the ones that grow with it. */
   maxSteps: number;
+  /** Extra steps per planned segment, for phases that use a tool once per segment. */
+  stepsPerSegment?: number;
   maxTokens: number;
   maxWallClockMs: number;
 }
@@ -54,6 +59,16 @@ export interface PhaseContract {
   outputs: readonly string[];
   stopConditions: readonly string[];
   budgets: PhaseBudgets;
+}
+
+/**
+ * The step budget of a phase for a plan of `segments` segments: `maxSteps + stepsPerSegment ×
+ * segments`, the segments counted up to the task contract's limit on steps, so a grouped bump of
+ * ten dependencies gets the steps it needs and no input makes the budget unbounded.
+ */
+export function phaseStepBudget(contract: Pick<PhaseContract, 'budgets'>, segments: number): number {
+  const counted = Math.min(Math.max(0, Math.floor(Number.isFinite(segments) ? segments : 0)), MAX_TASK_STEPS);
+  return contract.budgets.maxSteps + (contract.budgets.stepsPerSegment ?? 0) * counted;
 }
 
 const READ_TOOLS: readonly ToolName[] = ['repo_map.query', 'code_search.search', 'file.read', 'git.status', 'git.diff'];
@@ -112,7 +127,7 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     allowedFiles: 'targets',
     outputs: ['patch_stack'],
     stopConditions: ['all segments applied', 'budget exhausted'],
-    budgets: { maxSteps: 60, maxTokens: 150_000, maxWallClockMs: 20 * MINUTE },
+    budgets: { maxSteps: 60, stepsPerSegment: 1, maxTokens: 150_000, maxWallClockMs: 20 * MINUTE },
   }),
   local_repair: contract({
     name: 'local_repair',
@@ -152,7 +167,7 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     allowedFiles: 'none',
     outputs: ['judge_verdict'],
     stopConditions: ['verdict given'],
-    budgets: { maxSteps: 5, maxTokens: 20_000, maxWallClockMs: 2 * MINUTE },
+    budgets: { maxSteps: 5, stepsPerSegment: 1, maxTokens: 20_000, maxWallClockMs: 2 * MINUTE },
   }),
   pr_preparation: contract({
     name: 'pr_preparation',

@@ -13,11 +13,17 @@ export class PhaseContractError extends AgentError<PhaseContractReason> {}
 export class PhaseRuntime {
   private steps = 0;
 
+  /** The step budget: the contract's, grown with the plan by `phaseStepBudget`. */
+  readonly maxSteps: number;
+
   constructor(
     readonly contract: PhaseContract,
     private readonly ledger: Ledger,
     private readonly writablePaths: (path: string) => boolean,
-  ) {}
+    maxSteps: number = contract.budgets.maxSteps,
+  ) {
+    this.maxSteps = maxSteps;
+  }
 
   get stepsUsed(): number {
     return this.steps;
@@ -35,9 +41,9 @@ export class PhaseRuntime {
   async use(tool: ToolName, detail: Record<string, unknown> = {}): Promise<void> {
     await this.allow(tool, detail);
     this.steps += 1;
-    if (this.steps > this.contract.budgets.maxSteps) {
-      await this.ledger.append({ actor: 'orchestrator', phase: this.contract.name, type: 'STEP_BUDGET_EXCEEDED', payload: { tool, steps: this.steps } });
-      throw new PhaseContractError('STEP_BUDGET_EXCEEDED', `phase ${this.contract.name} used more than ${this.contract.budgets.maxSteps} steps`, { phase: this.contract.name });
+    if (this.steps > this.maxSteps) {
+      await this.ledger.append({ actor: 'orchestrator', phase: this.contract.name, type: 'STEP_BUDGET_EXCEEDED', payload: { tool, steps: this.steps, maxSteps: this.maxSteps } });
+      throw new PhaseContractError('STEP_BUDGET_EXCEEDED', `phase ${this.contract.name} used more than ${this.maxSteps} steps`, { phase: this.contract.name, maxSteps: this.maxSteps });
     }
   }
 

@@ -1,4 +1,6 @@
+import { needsApproval } from '../git/risk-score.js';
 import type { WritePolicy } from '../paths/write-rules.js';
+import type { ApprovalMinRisk } from '../policy/agent-policy.js';
 import { sha256Hex } from '../util/digest.js';
 
 /** What the scope guard asks about paths: the run's path rules, narrowed to the task scope. */
@@ -19,11 +21,13 @@ export interface ScopeLimits {
 export type ScopeRule =
   | 'FORBIDDEN_PATH'
   | 'WORKFLOW_CHANGE_NOT_PERMITTED'
+  | 'SUBMODULE_CHANGE_NOT_PERMITTED'
   | 'LOCKFILE_NOT_ALLOWED'
   | 'GENERATED_NOT_ALLOWED'
   | 'OUT_OF_SCOPE'
   | 'REQUIRES_APPROVAL'
   | 'HIGH_RISK'
+  | 'MEDIUM_RISK'
   | 'FILE_BUDGET'
   | 'LINE_BUDGET';
 
@@ -45,7 +49,8 @@ export interface ScopeVerdict {
 /**
  * The deterministic scope guard, run after every mutation.
  * Order of severity: anything forbidden blocks; budgets stop the run with no candidate; out of
- * scope, `requireApprovalFor` and HIGH risk pause for approval unless this gate was approved.
+ * scope, `requireApprovalFor` and risk at or above the approval threshold pause for approval
+ * unless this gate was approved.
  */
 export function evaluateScope(input: {
   changes: ScopedChange[];
@@ -53,6 +58,10 @@ export function evaluateScope(input: {
   limits: ScopeLimits;
   riskLevel?: 'LOW' | 'MEDIUM' | 'HIGH';
   riskReasons?: string[];
+  /** `agent.approval.minRisk`: the lowest risk level that needs an approval (HIGH when absent). */
+  approvalMinRisk?: ApprovalMinRisk;
+  /** True for a gitlink path of the base tree: submodules are opaque, never edited. */
+  isGitlink?: (path: string) => boolean;
   approvedGates?: readonly string[];
 }): ScopeVerdict {
   const { changes, rules, limits } = input;
@@ -60,7 +69,10 @@ export function evaluateScope(input: {
   const approval: ScopeViolation[] = [];
   for (const change of changes) {
     const path = change.path;
-    if (rules.isWorkflow(path)) {
+    const gitlink = input.isGitlink && insideGitlink(path, input.isGitlink);
+    if (gitlink) {
+      blocked.push({ rule: 'SUBMODULE_CHANGE_NOT_PERMITTED', path, message: `submodule ${gitlink} is kept as it is, never edited: ${path}` });
+    } else if (rules.isWorkflow(path)) {
       blocked.push({ rule: 'WORKFLOW_CHANGE_NOT_PERMITTED', path, message: `changes under .github/workflows/ are refused (the App has no workflows permission): ${path}` });
     } else if (rules.isForbidden(path)) {
       blocked.push({ rule: 'FORBIDDEN_PATH', path, message: `forbidden by policy: ${path}` });
@@ -83,8 +95,8 @@ export function evaluateScope(input: {
   if (linesChanged > limits.maxLines) budget.push({ rule: 'LINE_BUDGET', message: `${linesChanged} lines changed, budget ${limits.maxLines}` });
   if (budget.length > 0) return { status: 'BUDGET_EXCEEDED', violations: budget, ...base };
 
-  if (input.riskLevel === 'HIGH') {
-    approval.push({ rule: 'HIGH_RISK', message: `risk is HIGH: ${(input.riskReasons ?? []).join('; ')}` });
+  if (input.riskLevel && needsApproval(input.riskLevel, input.approvalMinRisk)) {
+    approval.push({ rule: `${input.riskLevel as 'HIGH' | 'MEDIUM'}_RISK`, message: `risk is ${input.riskLevel}: ${(input.riskReasons ?? []).join('; ')}` });
   }
   if (approval.length > 0) {
     const gateId = `gate-${sha256Hex(approval.map((v) => `${v.rule}:${v.path ?? ''}`).sort().join('\n')).slice(0, 16)}`;
@@ -94,4 +106,14 @@ export function evaluateScope(input: {
     return { status: 'NEEDS_APPROVAL', violations: approval, gateId, ...base };
   }
   return { status: 'PASS', violations: [], ...base };
+}
+
+/** The gitlink a path is or lies under, if any. */
+function insideGitlink(path: string, isGitlink: (path: string) => boolean): string | undefined {
+  const parts = path.split('/');
+  for (let i = 1; i <= parts.length; i++) {
+    const prefix = parts.slice(0, i).join('/');
+    if (isGitlink(prefix)) return prefix;
+  }
+  return undefined;
 }

@@ -43,6 +43,7 @@ export async function ingestStage(deps: PipelineDeps, request: PipelineRequest, 
       gitdir: GITDIR,
       ref: baseRefWanted,
       paths: snapshot.paths ?? preTask?.paths,
+      stepPaths: preTask?.steps.flatMap((s) => s.paths ?? []),
       policy: ingestionPolicy(policy ?? parsePolicy({ text: undefined }), scoped),
       // CLI default: the base commit's own policy decides the scan (a broken one stops here).
       resolvePolicy: policy
@@ -93,7 +94,7 @@ async function keepFailedReport(deps: PipelineDeps, request: PipelineRequest, er
 export function ingestionPolicy(policy: AgentPolicy, scoped: boolean): IngestionPolicy {
   const i = policy.ingestion;
   return {
-    allowSubmodules: i.allowSubmodules,
+    submodules: i.submodules,
     allowLfs: i.allowLfs,
     maxRepoSizeMb: i.maxRepoSizeMb,
     maxFileSizeMb: i.maxFileSizeMb,

@@ -189,6 +189,7 @@ async function runPhases(deps: PipelineDeps, request: PipelineRequest, env: Pipe
       if (writable?.plan !== outputs.planning) writable = { plan: outputs.planning, paths: new Set(planOf(outputs).segments.flatMap((s) => s.paths)) };
       return writable.paths.has(path);
     },
+    segmentCount: (outputs) => (outputs.planning ? planOf(outputs).segments.length : 0),
     shouldYield: deps.shouldYield,
     reporter: deps.reporter,
   });

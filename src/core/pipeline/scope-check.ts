@@ -23,6 +23,8 @@ export async function guardScope(
     limits: views.limits,
     riskLevel: risk?.level,
     riskReasons: risk?.reasons,
+    approvalMinRisk: views.policy.agent.approval.minRisk,
+    isGitlink: (path) => workspace.baseEntry(path)?.mode === '160000',
     approvedGates: env.approvedGates,
   });
   await context.ledger.append({
@@ -56,7 +58,7 @@ export async function stopForScope(env: PipelineEnv, context: PhaseContext, verd
         { id: 'narrow', description: 'Edit the task block (paths, steps) so the change stays in scope, then retry.' },
         { id: 'cancel', description: 'Stop here; nothing is published.' },
       ],
-      recommended: verdict.violations.some((v) => v.rule === 'HIGH_RISK') ? 'narrow' : 'approve',
+      recommended: verdict.violations.some((v) => v.rule === 'HIGH_RISK' || v.rule === 'MEDIUM_RISK') ? 'narrow' : 'approve',
       evidence: [env.keys.attempt(env.attempt).ledgerPrefix],
     });
     return {

@@ -103,9 +103,13 @@ const editRule = (what: string) =>
     .prefault({})
     .describe(`Edit rule for ${what}.`);
 
+/** The lowest risk level that needs an approval; `never` leaves approval to paths and scope. */
+export const ApprovalMinRisk = z.enum(['HIGH', 'MEDIUM', 'never']);
+export type ApprovalMinRisk = z.infer<typeof ApprovalMinRisk>;
+
 export const RiskRule = z.strictObject({
   glob: RepoGlob.describe('Paths this rule applies to.'),
-  level: z.enum(['LOW', 'MEDIUM', 'HIGH']).describe('Risk of a change under these paths; HIGH stops the run for approval.'),
+  level: z.enum(['LOW', 'MEDIUM', 'HIGH']).describe('Risk of a change under these paths; a level at or above `agent.approval.minRisk` (HIGH by default) stops the run for approval.'),
   reason: z.string().min(1).max(500).describe('Shown to reviewers and in approval requests.'),
 });
 export type RiskRule = z.infer<typeof RiskRule>;
@@ -144,12 +148,25 @@ export const AgentPolicy = z
           .prefault({})
           .describe('Build and test commands, for reviewers and CI only.'),
         riskRules: z.array(RiskRule).max(1000).default([]).describe('Extra risk levels by path; the highest matching level wins.'),
+        approval: z
+          .strictObject({
+            minRisk: ApprovalMinRisk.default('HIGH').describe(
+              'Lowest risk level of a change that stops in NEEDS_APPROVAL before a draft PR is opened: HIGH (default), MEDIUM, or never (risk alone never needs an approval; `requireApprovalFor` and out-of-scope paths still do). The risk level comes from the change-risk score raised by `riskRules`.',
+            ),
+          })
+          .prefault({})
+          .describe('When the risk of a change needs a maintainer approval.'),
       })
       .prefault({})
       .describe('What runs may do.'),
     ingestion: z
       .strictObject({
-        allowSubmodules: z.boolean().default(false).describe('Whether a repository with submodules may be ingested (submodules are never fetched).'),
+        submodules: z
+          .enum(['opaque', 'block'])
+          .default('opaque')
+          .describe(
+            'Git submodules: opaque (default) ingests the repository with each gitlink kept as it is (never fetched, never edited, reported) and refuses only a task whose `paths` reach into a submodule; block refuses any repository with submodules.',
+          ),
         allowLfs: z.boolean().default(false).describe('Whether a repository using Git LFS may be ingested (LFS objects are never fetched).'),
         maxRepoSizeMb: count(100_000).default(500).describe('Repositories larger than this (as reported by the provider, and as fetched) are refused.'),
         maxFileSizeMb: count(1000).default(5).describe('Files larger than this are never read or edited.'),

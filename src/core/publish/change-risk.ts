@@ -1,23 +1,39 @@
-import { scoreRisk, type RiskFile, type RiskLevel, type RiskReport } from '../git/risk-score.js';
+import { gateFor, higherLevel, namePaths, scoreRisk, type ChangeOrigin, type RiskFile, type RiskReport } from '../git/risk-score.js';
 import type { PathRules } from '../paths/path-rules.js';
-
-const LEVELS: readonly RiskLevel[] = ['LOW', 'MEDIUM', 'HIGH'];
+import type { ApprovalMinRisk } from '../policy/agent-policy.js';
+import type { TaskContract } from '../task/task-contract.js';
 
 /**
- * The risk of a change under a policy: the file score, raised by the policy's risk rules (the
- * highest level wins). The review phase and the publisher both decide gates from this, so a
- * gate approved on one side is the same gate on the other.
+ * Who makes the change, from the task alone: a task with recipe steps is planned as recipes and
+ * no model is asked for the change. The publisher parses the same trusted task, so both sides
+ * weigh the change alike without trusting anything the candidate says about itself. A model's
+ * repair of files a recipe left unparsable still counts as recipe edits (the publisher could not
+ * tell); only the production-file count weighs differently, every other signal is the same.
  */
-export function changeRisk(files: readonly RiskFile[], rules: PathRules): RiskReport {
-  const scored = scoreRisk({ files: [...files], rules });
+export function changeOriginOf(task: Pick<TaskContract, 'steps'>): ChangeOrigin {
+  return task.steps.length > 0 ? { engine: 'recipe', recipes: task.steps.map((s) => s.recipe) } : { engine: 'model' };
+}
+
+/**
+ * The risk of a change under a policy: the score, raised by the policy's risk rules (the highest
+ * level wins), with the gate the policy's approval threshold gives that level. The review phase
+ * and the publisher both decide gates from this, so a gate approved on one side is the same gate
+ * on the other.
+ */
+export function changeRisk(files: readonly RiskFile[], rules: PathRules, options: { origin: ChangeOrigin; minRisk: ApprovalMinRisk }): RiskReport {
+  const scored = scoreRisk({ files: [...files], rules, origin: options.origin, minRisk: options.minRisk });
   let level = scored.riskLevel;
   const reasons = [...scored.reasons];
+  const byRule = new Map<string, { level: RiskReport['riskLevel']; reason: string; paths: string[] }>();
   for (const file of files) {
     const rule = rules.riskFor(file.path);
     if (!rule) continue;
-    reasons.push(`${file.path}: ${rule.reason} (policy risk rule, ${rule.level})`);
-    if (LEVELS.indexOf(rule.level) > LEVELS.indexOf(level)) level = rule.level;
+    const key = `${rule.glob}\n${rule.level}\n${rule.reason}`;
+    const group = byRule.get(key) ?? { level: rule.level, reason: rule.reason, paths: [] };
+    group.paths.push(file.path);
+    byRule.set(key, group);
+    level = higherLevel(level, rule.level);
   }
-  const requiredGate = level === 'HIGH' ? 'HUMAN_APPROVAL_BEFORE_PR' : level === 'MEDIUM' ? 'HUMAN_REVIEW' : scored.requiredGate;
-  return { ...scored, riskLevel: level, reasons, requiredGate };
+  for (const group of byRule.values()) reasons.push(`policy risk rule, ${group.level}: ${group.reason} (${group.paths.length}): ${namePaths(group.paths)}`);
+  return { ...scored, riskLevel: level, reasons, requiredGate: gateFor(level, options.minRisk) };
 }

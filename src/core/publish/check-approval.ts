@@ -1,24 +1,29 @@
 import type { PrCandidate } from '../git/pr-candidate.js';
+import type { RiskReport } from '../git/risk-score.js';
 import { evaluateScope } from '../phases/scope-guard.js';
 import type { PolicyViews } from '../pipeline/policy-views.js';
-import { changeRisk } from './change-risk.js';
+import type { TaskContract } from '../task/task-contract.js';
+import { changeOriginOf, changeRisk } from './change-risk.js';
 import { PublishError } from './publish-error.js';
 
 /**
  * Approval and risk recomputed from the TRUSTED policy and the changed paths, never from the
  * candidate's own risk report: `requireApprovalFor`, out-of-scope paths, the policy's risk rules
- * and HIGH risk need the approval of exactly this gate. Budgets are checked by re-validation
- * (from the blobs), so the scope guard runs here without them.
+ * and risk at or above `agent.approval.minRisk` need the approval of exactly this gate. The
+ * change's origin (recipes or model) comes from the trusted task, as in the review phase.
+ * Budgets are checked by re-validation (from the blobs), so the scope guard runs here without them.
  */
-export function checkApproval(candidate: PrCandidate, views: PolicyViews, approvedGates: readonly string[]): PublishError | undefined {
-  const files = candidate.files.map((f) => ({ path: f.path, kind: 'deleted' in f ? 'DELETED' : 'MODIFIED' }));
-  const risk = changeRisk(files, views.rules);
+export function checkApproval(candidate: PrCandidate, views: PolicyViews, task: Pick<TaskContract, 'steps'>, approvedGates: readonly string[]): PublishError | undefined {
+  const files = candidateRiskFiles(candidate);
+  const minRisk = views.policy.agent.approval.minRisk;
+  const risk = trustedChangeRisk(candidate, views, task);
   const verdict = evaluateScope({
     changes: files.map((f) => ({ ...f, insertions: 0, deletions: 0 })),
     rules: views.rules,
     limits: { maxFiles: Number.POSITIVE_INFINITY, maxLines: Number.POSITIVE_INFINITY },
     riskLevel: risk.riskLevel,
     riskReasons: risk.reasons,
+    approvalMinRisk: minRisk,
     approvedGates,
   });
   const problems = verdict.violations.map((v) => ({ reason: v.rule, rule: v.rule, path: v.path, message: v.message }));
@@ -27,4 +32,11 @@ export function checkApproval(candidate: PrCandidate, views: PolicyViews, approv
   }
   if (verdict.status !== 'PASS') return new PublishError('REVALIDATION_FAILED', 'the candidate fails the scope guard under the trusted policy', { problems });
   return undefined;
+}
+
+const candidateRiskFiles = (candidate: PrCandidate) => candidate.files.map((f) => ({ path: f.path, kind: 'deleted' in f ? 'DELETED' : 'MODIFIED' }));
+
+/** The risk the publisher recomputes: the candidate's paths under the trusted policy and task. */
+export function trustedChangeRisk(candidate: PrCandidate, views: PolicyViews, task: Pick<TaskContract, 'steps'>): RiskReport {
+  return changeRisk(candidateRiskFiles(candidate), views.rules, { origin: changeOriginOf(task), minRisk: views.policy.agent.approval.minRisk });
 }

@@ -44,7 +44,7 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
     const problems = report.problems.map((p) => ({ reason: p.reason, rule: p.rule ?? p.reason, path: p.path, line: p.line, message: p.message }));
     return refuse(new PublishError('REVALIDATION_FAILED', 'the candidate fails re-validation against the trusted policy', { problems }));
   }
-  const approval = checkApproval(candidate, trusted.views, input.approvedGates);
+  const approval = checkApproval(candidate, trusted.views, trusted.task, input.approvedGates);
   if (approval) return refuse(approval);
   let files: BaseTreeFile[] | undefined;
   if (base.baseFiles) {
@@ -61,7 +61,7 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
 }
 
 /** The trusted policy allows draft PRs, the snapshot's task is a draft PR on the base the candidate names. */
-function trustedRules(input: PublicationInput, candidate: PrCandidate): PublishError | { policy: AgentPolicy; views: PolicyViews } {
+function trustedRules(input: PublicationInput, candidate: PrCandidate): PublishError | { policy: AgentPolicy; views: PolicyViews; task: TaskContract } {
   const { trustedPolicy, request } = input;
   if (!trustedPolicy.ok) {
     return new PublishError('POLICY_REFUSED', `${POLICY_FILE_NAME} at ${trustedPolicy.ref} is invalid`, { policyReason: trustedPolicy.policyReason, ref: trustedPolicy.ref });
@@ -84,7 +84,7 @@ function trustedRules(input: PublicationInput, candidate: PrCandidate): PublishE
   if (candidate.baseBranch !== expectedBase) {
     return new PublishError('CANDIDATE_MISMATCH', 'the candidate targets another base branch', { candidateBase: candidate.baseBranch, expectedBase });
   }
-  return { policy, views: policyViews(policy, task, request.paths) };
+  return { policy, views: policyViews(policy, task, request.paths), task };
 }
 
 type Movement = { kind: 'publish'; warnings: string[]; baseMoved?: { from: string; to: string } } | Exclude<PublicationDecision, { kind: 'publish' }>;

@@ -3,23 +3,43 @@ import { defaultPathRules, type PathClass, type PathRules } from '../paths/path-
 import { sha256Hex } from '../util/digest.js';
 import type { RiskLevel, RiskPath, RiskRule } from './repo-map-schema.js';
 
+/** What a default rule recognises; the change-risk score weighs each kind once per change. */
+export type DefaultRiskKind = 'migration' | 'security' | 'manifest' | 'governance';
+
 interface DefaultRule {
   pattern: string;
   level: RiskLevel;
   reason: string;
+  kind?: DefaultRiskKind;
 }
 
 /**
  * The rules every repository gets; the policy's own rule for a path wins over these. Lockfiles,
  * generated files, CI and infrastructure are recognised by the path rules (see `CLASS_RISKS`).
+ * The map, target selection and the change-risk score all read this one list.
  */
 export const DEFAULT_RISK_RULES: readonly DefaultRule[] = [
-  { pattern: '**/{db/migration,db/migrations,migrations,migrate,flyway,liquibase,alembic/versions}/**', level: 'high', reason: 'database migration' },
-  { pattern: '**/{security,auth,authn,authz,crypto}/**', level: 'high', reason: 'security path' },
-  { pattern: '**/*{Security,Auth,Crypto,Permission}*.*', level: 'high', reason: 'security path' },
-  { pattern: '**/{pom.xml,build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,package.json,go.mod,Cargo.toml,pyproject.toml,requirements*.txt}', level: 'medium', reason: 'dependency/build config' },
-  { pattern: '{CODEOWNERS,.github/CODEOWNERS,docs/CODEOWNERS}', level: 'high', reason: 'governance file' },
+  { pattern: '**/{db/migration,db/migrations,migrations,migrate,flyway,liquibase,alembic/versions}/**', level: 'high', reason: 'database migration', kind: 'migration' },
+  { pattern: '**/{security,auth,authn,authz,oauth,crypto,payment,payments,billing}/**', level: 'high', reason: 'security path', kind: 'security' },
+  { pattern: '**/*{Security,Auth,Crypto,Permission}*.*', level: 'high', reason: 'security path', kind: 'security' },
+  {
+    pattern: '**/{pom.xml,build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,libs.versions.toml,package.json,go.mod,Cargo.toml,pyproject.toml,requirements*.txt,setup.py,setup.cfg,Pipfile,Gemfile,composer.json}',
+    level: 'medium',
+    reason: 'dependency/build config',
+    kind: 'manifest',
+  },
+  { pattern: '{CODEOWNERS,.github/CODEOWNERS,docs/CODEOWNERS}', level: 'high', reason: 'governance file', kind: 'governance' },
 ];
+
+let kindMatchers: { kind: DefaultRiskKind; match: (path: string) => boolean }[] | undefined;
+
+/** The kinds of default rule a path matches (compiled once). */
+export function defaultRiskKinds(path: string): Set<DefaultRiskKind> {
+  kindMatchers ??= DEFAULT_RISK_RULES.filter((r) => r.kind).map((r) => ({ kind: r.kind!, match: compileGlobs([r.pattern]) }));
+  const out = new Set<DefaultRiskKind>();
+  for (const m of kindMatchers) if (m.match(path)) out.add(m.kind);
+  return out;
+}
 
 /** Risk by path class, from the path rules' own lists. */
 const CLASS_RISKS: Partial<Record<PathClass, DefaultRule>> = {

@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import { PathGlobs, RecipeStep } from './recipe-steps.js';
 
+/** Most recipe steps one task may give; phase step budgets are bounded by it. */
+export const MAX_TASK_STEPS = 50;
+
 /** The keys of the ```agent block; unknown keys are errors. */
 export const TaskBlock = z
   .strictObject({
     mode: z.enum(['draft_pr', 'analysis']).optional().describe('draft_pr (default) opens a draft PR; analysis only reports. `/agent analyze` forces analysis.'),
     base: z.string().min(1).max(255).optional().describe("Base ref to start from; default: the repository's default branch."),
     paths: PathGlobs.optional().describe('Scope of the change: globs relative to the repository root; a plain directory means dir/**; absent = whole repository.'),
-    steps: z.array(RecipeStep).max(50).optional().describe('Deterministic recipes applied in order.'),
+    steps: z.array(RecipeStep).max(MAX_TASK_STEPS).optional().describe('Deterministic recipes applied in order.'),
     budgets: z
       .strictObject({
         maxFiles: z.number().int().positive().optional().describe('Most files to change; capped by the policy.'),

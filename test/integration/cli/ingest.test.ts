@@ -122,12 +122,15 @@ describe('drills through the CLI: reason and exit code', () => {
     expect(result.stderr).toContain('BLOCKED (HOSTILE_TREE_ENTRY)');
   });
 
-  it('a submodule -> 1 BLOCKED SUBMODULE_BLOCKED, and the credentials in .gitmodules are not echoed', async () => {
+  it('a submodule -> 0 READY_WITH_WARNINGS (kept opaque); a scope into it -> 1 BLOCKED SUBMODULE_IN_SCOPE; the credentials in .gitmodules are never echoed', async () => {
     const { gitdir } = makeSubmoduleRepo(join(root, 'submodule.git'));
     const result = await cli(['ingest', gitdir, '--out', out, '--json']);
-    expect(result.code).toBe(1);
-    expect(result.json).toMatchObject({ status: 'BLOCKED', reason: 'SUBMODULE_BLOCKED' });
-    expect(result.stdout + result.stderr).not.toContain('secret');
+    expect(result.code).toBe(0);
+    expect(result.json).toMatchObject({ status: 'READY_WITH_WARNINGS' });
+    const scoped = await cli(['ingest', gitdir, '--out', out, '--json', '--paths', 'vendor/lib']);
+    expect(scoped.code).toBe(1);
+    expect(scoped.json).toMatchObject({ status: 'BLOCKED', reason: 'SUBMODULE_IN_SCOPE' });
+    expect(result.stdout + result.stderr + scoped.stdout + scoped.stderr).not.toContain('secret');
   });
 
   it('a directory that is no repository -> 1 with the reason', async () => {

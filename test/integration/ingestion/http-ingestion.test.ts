@@ -145,19 +145,30 @@ describe('ingestion over smart HTTP (git http-backend)', () => {
     expect(error.data.maxBytes).toBe(200);
   });
 
-  it('drill 3: submodules are blocked unless the policy allows them, and never fetched', async () => {
+  it('drill 3: a submodule is ingested opaque (kept, reported, never fetched); blocked when the policy says so', async () => {
     const before = server.requests.length;
-    const error = await failure((await ingest(source('submodule.git'))).run);
-    expect(error.reason).toBe('SUBMODULE_BLOCKED');
+    const opaque = await (await ingest(source('submodule.git'))).run;
+    expect(opaque.status).toBe('READY_WITH_WARNINGS');
+    expect(opaque.warnings.find((w) => w.code === 'SUBMODULE_PRESENT')).toMatchObject({ data: { paths: ['.gitmodules', 'vendor/lib'] } });
+    expect(opaque.workspace.entry('vendor/lib')).toMatchObject({ path: 'vendor/lib', mode: '160000', oid: '0123456789abcdef0123456789abcdef01234567' });
+    expect(opaque.policyScan.submodules).toEqual([{ path: 'vendor/lib', oid: '0123456789abcdef0123456789abcdef01234567', url: 'https://example.test/lib.git' }]);
     expect(server.requests.slice(before).every((r) => r.path.startsWith('/submodule.git/'))).toBe(true);
+    expect(JSON.stringify(opaque.report)).not.toContain('secret');
+
+    const error = await failure((await ingest(source('submodule.git'), { policy: policy({ submodules: 'block' }) })).run);
+    expect(error.reason).toBe('SUBMODULE_BLOCKED');
     const scan = error.data.policyScan as PolicyScanArtifact;
     expect(scan.decision).toBe('BLOCKED');
-    expect(scan.submodules).toEqual([{ path: 'vendor/lib', oid: '0123456789abcdef0123456789abcdef01234567', url: 'https://example.test/lib.git' }]);
     expect(JSON.stringify(error)).not.toContain('secret');
+  });
 
-    const allowed = await (await ingest(source('submodule.git'), { policy: policy({ allowSubmodules: true }) })).run;
-    expect(allowed.status).toBe('READY_WITH_WARNINGS');
-    expect(allowed.warnings.map((w) => w.code)).toContain('SUBMODULE_PRESENT');
+  it('drill 3b: a scope reaching into a submodule is refused with the entry and the submodule named', async () => {
+    const error = await failure((await ingest(source('submodule.git'), { paths: ['README.md', 'vendor/lib/src'] })).run);
+    expect(error.reason).toBe('SUBMODULE_IN_SCOPE');
+    expect(error.message).toContain('vendor/lib/src (submodule vendor/lib)');
+    expect(error.data.paths).toEqual([{ pattern: 'vendor/lib/src', submodule: 'vendor/lib' }]);
+    // A scope around the submodule (not into it) is fine.
+    expect((await (await ingest(source('submodule.git'), { paths: ['vendor/**'] })).run).status).toBe('READY_WITH_WARNINGS');
   });
 
   it('LFS: blocked by default, a pointer warning when allowed', async () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffWorkspaceToBase } from '../../../src/core/git/git-diff.js';
 import { quoteGitPath, unquoteGitPath } from '../../../src/core/git/quote-path.js';
-import { scoreRisk } from '../../../src/core/git/risk-score.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
 
 const lines = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} ${i}\n`).join('');
@@ -41,22 +40,6 @@ describe('diff summary and limits', () => {
     expect(result.modelPatch).toContain('not shown');
     expect(new TextDecoder().decode(result.patch)).toContain('+B 199');
     expect(result.summary.warnings.some((w) => w.includes('truncated'))).toBe(true);
-  });
-});
-
-describe('risk score', () => {
-  it.each([
-    [[{ path: 'src/util.ts', kind: 'MODIFIED' }], {}, 1, 'LOW', 'NONE'],
-    [[{ path: 'pom.xml', kind: 'MODIFIED' }, { path: 'src/auth/Filter.java', kind: 'MODIFIED' }], {}, 6, 'MEDIUM', 'HUMAN_REVIEW'],
-    [[{ path: 'src/a.ts', kind: 'DELETED' }, { path: 'package-lock.json', kind: 'MODIFIED' }, { path: 'package.json', kind: 'MODIFIED' }], {}, 12, 'HIGH', 'HUMAN_APPROVAL_BEFORE_PR'],
-    [[{ path: 'test/a.test.ts', kind: 'MODIFIED' }], { secretFindings: 1 }, 8, 'MEDIUM', 'HUMAN_REVIEW'],
-    [[{ path: 'docs/x.md', kind: 'MODIFIED' }], { deniedPaths: ['infra/x.tf'] }, 10, 'HIGH', 'HUMAN_APPROVAL_BEFORE_PR'],
-    [[{ path: '.github/workflows/ci.yml', kind: 'MODIFIED' }, { path: 'db/migrations/001.sql', kind: 'ADDED' }], {}, 5, 'MEDIUM', 'HUMAN_REVIEW'],
-    [[{ path: 'src/Api.java', kind: 'MODIFIED' }], { publicApiChanged: ['src/Api.java'] }, 6, 'MEDIUM', 'HUMAN_REVIEW'],
-  ])('%j %j -> %i %s %s', (files, extra, score, level, gate) => {
-    const report = scoreRisk({ files, ...extra });
-    expect(report).toMatchObject({ riskScore: score, riskLevel: level, requiredGate: gate });
-    expect(report.reasons.length).toBeGreaterThan(0);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveScope } from '../../../src/core/ingestion/scope.js';
+import { resolveScope, submodulesInScope } from '../../../src/core/ingestion/scope.js';
 
 describe('resolveScope', () => {
   const files = ['.github/workflows/ci.yml', '.agent-policy.yaml', 'README.md', 'src/a.ts', 'src/b/c.ts', 'srcx/d.ts', 'packages/@scope/pkg/index.ts', 'src/a+b/x.ts'];
@@ -29,5 +29,16 @@ describe('resolveScope', () => {
 
   it('no scope selects every file', () => {
     expect(resolveScope(undefined, files, ['.github/workflows/**']).matched).toEqual(files);
+  });
+});
+
+describe('scope entries reaching into a submodule', () => {
+  it.each([
+    [['vendor/lib'], [{ pattern: 'vendor/lib', submodule: 'vendor/lib' }]],
+    [['vendor/lib/src/**/*.c'], [{ pattern: 'vendor/lib/src/**/*.c', submodule: 'vendor/lib' }]],
+    [['./vendor/lib/'], [{ pattern: './vendor/lib/', submodule: 'vendor/lib' }]],
+    [['vendor/**', '**/*.c', 'vendor/library', 'src'], []],
+  ])('%j -> %j', (paths, reached) => {
+    expect(submodulesInScope(paths, ['vendor/lib'])).toEqual(reached);
   });
 });

@@ -55,6 +55,28 @@ describe('evaluateScope: the scope guard table', () => {
     expect(evaluateScope({ changes: [change('src/a.ts')], rules: rules(), limits: LIMITS, riskLevel: 'MEDIUM' }).status).toBe('PASS');
   });
 
+  it.each([
+    ['HIGH', 'MEDIUM', 'PASS'],
+    ['MEDIUM', 'MEDIUM', 'NEEDS_APPROVAL'],
+    ['MEDIUM', 'LOW', 'PASS'],
+    ['never', 'HIGH', 'PASS'],
+  ] as const)('agent.approval.minRisk %s with risk %s: %s', (approvalMinRisk, riskLevel, status) => {
+    const verdict = evaluateScope({ changes: [change('src/a.ts')], rules: rules(), limits: LIMITS, riskLevel, riskReasons: ['why'], approvalMinRisk });
+    expect(verdict.status).toBe(status);
+    if (status === 'NEEDS_APPROVAL') expect(verdict.violations).toEqual([{ rule: `${riskLevel}_RISK`, message: `risk is ${riskLevel}: why` }]);
+  });
+
+  it('a change of a gitlink or under it is blocked: submodules are opaque', () => {
+    const isGitlink = (p: string) => p === 'libs/shared';
+    const verdict = evaluateScope({ changes: [change('libs/shared'), change('libs/shared/src/a.c'), change('libs/sharedx/a.c')], rules: rules(), limits: LIMITS, isGitlink });
+    expect(verdict.status).toBe('BLOCKED');
+    expect(verdict.violations).toEqual([
+      { rule: 'SUBMODULE_CHANGE_NOT_PERMITTED', path: 'libs/shared', message: 'submodule libs/shared is kept as it is, never edited: libs/shared' },
+      { rule: 'SUBMODULE_CHANGE_NOT_PERMITTED', path: 'libs/shared/src/a.c', message: 'submodule libs/shared is kept as it is, never edited: libs/shared/src/a.c' },
+    ]);
+    expect(evaluateScope({ changes: [change('libs/sharedx/a.c')], rules: rules(), limits: LIMITS, isGitlink }).status).toBe('PASS');
+  });
+
   it('an approved gate passes, and only that gate', () => {
     const input = { changes: [change('db/migration/V2__x.sql')], rules: rules(), limits: LIMITS };
     const pending = evaluateScope(input);

@@ -30,7 +30,7 @@ agent:
     commands: ["./mvnw -q test"]
   riskRules:
     - {glob: "src/auth/**", level: HIGH, reason: authentication}
-ingestion: {allowSubmodules: true, allowLfs: true, maxRepoSizeMb: 100, maxFileSizeMb: 2, maxFileCount: 5000, maxPathDepth: 20, maxPathLength: 300}
+ingestion: {submodules: block, allowLfs: true, maxRepoSizeMb: 100, maxFileSizeMb: 2, maxFileCount: 5000, maxPathDepth: 20, maxPathLength: 300}
 editRules:
   generatedFiles: {default: allowed}
   lockfiles: {default: blocked}
@@ -48,7 +48,7 @@ describe('parsePolicy: valid documents', () => {
     expect(policy.agent.enabled).toBe(true);
     expect(policy.agent.forbiddenPaths).toContain('.github/workflows/**');
     expect(policy.agent.allowedPaths).toBeUndefined();
-    expect(policy.ingestion).toEqual({ allowSubmodules: false, allowLfs: false, maxRepoSizeMb: 500, maxFileSizeMb: 5, maxFileCount: 100_000, maxPathDepth: 64, maxPathLength: 1024 });
+    expect(policy.ingestion).toEqual({ submodules: 'opaque', allowLfs: false, maxRepoSizeMb: 500, maxFileSizeMb: 5, maxFileCount: 100_000, maxPathDepth: 64, maxPathLength: 1024 });
     expect(policy.agent.maxChangedFiles).toBe(30);
     expect(policy.agent.maxDiffLines).toBe(1500);
     expect(policy.editRules.lockfiles.default).toBe('blocked');

@@ -60,7 +60,11 @@ export function discoveryPhase(env: PipelineEnv): PhaseHandler {
         mapCacheHit: cacheHit,
         targets: selection.selectedFiles.map((f) => ({ path: f.path, rank: f.rank, classification: f.classification, allowedToEdit: f.allowedToEdit, reasons: f.reasons })),
         excluded: selection.excludedFiles.length,
-        warnings: selection.warnings.map((w) => ({ code: w.code, message: w.message })),
+        warnings: [
+          ...selection.warnings.map((w) => ({ code: w.code, message: w.message })),
+          // A reviewer should know what draftsman did not look inside.
+          ...map.filesystem.submodules.map((path) => ({ code: 'SUBMODULE_OPAQUE', message: `submodule ${path} kept as it is: never fetched, read or edited` })),
+        ],
         strategy: selection.strategy,
         owners,
         modules: map.modules.map((m) => ({ path: m.path, name: m.name ?? m.path, buildSystem: m.buildSystem })),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { diffWorkspaceChanges } from '../../git/git-diff.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';
-import { changeRisk } from '../../publish/change-risk.js';
+import { changeOriginOf, changeRisk } from '../../publish/change-risk.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
 import { taskOf } from './intake-phase.js';
@@ -29,7 +29,8 @@ export function reviewOf(outputs: Readonly<Record<string, unknown>>): ReviewOutp
 
 /**
  * Diff-boundary review: the whole diff against scope, policy, budgets and risk (the risk score
- * raised by the policy's risk rules). HIGH risk, `requireApprovalFor` and out-of-scope paths
+ * raised by the policy's risk rules). Risk at or above `agent.approval.minRisk`,
+ * `requireApprovalFor` and out-of-scope paths
  * stop for approval unless this attempt carries the approval of that gate.
  */
 export function reviewPhase(env: PipelineEnv): PhaseHandler {
@@ -40,7 +41,7 @@ export function reviewPhase(env: PipelineEnv): PhaseHandler {
       const views = viewsFor(env, task);
       await context.runtime.use('git.diff');
       const diff = await diffWorkspaceChanges(context.workspace, { isGenerated: (p) => views.rules.isGenerated(p) });
-      const risk = changeRisk(diff.summary.files, views.rules);
+      const risk = changeRisk(diff.summary.files, views.rules, { origin: changeOriginOf(task), minRisk: views.policy.agent.approval.minRisk });
       const level = risk.riskLevel;
       const reasons = risk.reasons;
       const verdict = await guardScope(env, context, task, context.workspace, { level, reasons });

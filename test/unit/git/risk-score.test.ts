@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { gateFor, needsApproval, scoreRisk, type ChangeOrigin, type RiskFile } from '../../../src/core/git/risk-score.js';
+import { compilePathRules } from '../../../src/core/paths/path-rules.js';
+import { AgentPolicy } from '../../../src/core/policy/agent-policy.js';
+import { changeRisk } from '../../../src/core/publish/change-risk.js';
+
+const modified = (path: string): RiskFile => ({ path, kind: 'MODIFIED' });
+const javaFiles = (n: number) => Array.from({ length: n }, (_, i) => modified(`orders/src/main/java/com/acme/orders/Entity${String(i).padStart(2, '0')}.java`));
+const imports: ChangeOrigin = { engine: 'recipe', recipes: ['migrate-import'] };
+const model: ChangeOrigin = { engine: 'model' };
+
+describe('change risk score', () => {
+  it('a mechanical import change of 14 production files is LOW, explained by group, not file by file', () => {
+    const report = scoreRisk({ files: javaFiles(14), origin: imports });
+    expect(report).toEqual({ riskScore: 3, riskLevel: 'LOW', reasons: ['14 production files, mechanical import change (+3)'], requiredGate: 'NONE' });
+  });
+
+  it('the production-file count raises a change by one level at most: the model at MEDIUM, a recipe within LOW', () => {
+    for (const n of [5, 14, 200]) expect(scoreRisk({ files: javaFiles(n), origin: model })).toMatchObject({ riskScore: 5, riskLevel: 'MEDIUM', requiredGate: 'HUMAN_REVIEW' });
+    expect(scoreRisk({ files: javaFiles(4), origin: model })).toMatchObject({ riskScore: 4, riskLevel: 'LOW' });
+    expect(scoreRisk({ files: javaFiles(200), origin: imports })).toMatchObject({ riskScore: 3, riskLevel: 'LOW' });
+    expect(scoreRisk({ files: javaFiles(200), origin: model }).reasons).toEqual(['200 production files edited by the model (+5)']);
+  });
+
+  it('a model edit weighs more than the same recipe edit', () => {
+    const files = [...javaFiles(6), modified('pom.xml')];
+    expect(scoreRisk({ files, origin: model })).toMatchObject({ riskScore: 8, riskLevel: 'MEDIUM' });
+    expect(scoreRisk({ files, origin: { engine: 'recipe', recipes: ['bump-dependency', 'migrate-import'] } })).toMatchObject({
+      riskScore: 5,
+      reasons: ['dependency manifest (1): pom.xml (+3)', '6 production files, dependency version bump and mechanical import change (+2)'],
+    });
+  });
+
+  it('each signal counts once per change, its files named (the first three)', () => {
+    const poms = ['pom.xml', 'api/pom.xml', 'web/pom.xml', 'batch/pom.xml'].map(modified);
+    expect(scoreRisk({ files: poms, origin: { engine: 'recipe', recipes: ['bump-dependency'] } })).toEqual({
+      riskScore: 3,
+      riskLevel: 'LOW',
+      reasons: ['dependency manifest (4): pom.xml, api/pom.xml, web/pom.xml and 1 more (+3)'],
+      requiredGate: 'NONE',
+    });
+  });
+
+  it.each([
+    { name: 'deletion, lockfile and manifest', files: [{ path: 'src/a.ts', kind: 'DELETED' }, modified('package-lock.json'), modified('package.json')], extra: {}, score: 12, level: 'HIGH' },
+    { name: 'auth path', files: [modified('src/auth/Filter.java')], extra: {}, score: 3, level: 'LOW' },
+    { name: 'auth path and manifest', files: [modified('pom.xml'), modified('src/auth/Filter.java')], extra: {}, score: 6, level: 'MEDIUM' },
+    { name: 'a CI file and a migration', files: [modified('.gitlab-ci.yml'), { path: 'db/migrations/001.sql', kind: 'ADDED' }], extra: {}, score: 5, level: 'MEDIUM' },
+    { name: 'a workflow (CI and denied)', files: [modified('.github/workflows/ci.yml')], extra: {}, score: 13, level: 'HIGH' },
+    { name: 'infrastructure', files: [modified('infra/main.tf')], extra: {}, score: 3, level: 'LOW' },
+    { name: 'a secret finding', files: [modified('test/a.test.ts')], extra: { secretFindings: 1 }, score: 8, level: 'MEDIUM' },
+    { name: 'a denied path given by the caller', files: [modified('docs/x.md')], extra: { deniedPaths: ['infra/x.tf'] }, score: 10, level: 'HIGH' },
+    { name: 'a public API change', files: [modified('src/Api.java')], extra: { publicApiChanged: ['src/Api.java'] }, score: 6, level: 'MEDIUM' },
+  ])('$name -> $score $level', ({ files, extra, score, level }) => {
+    const report = scoreRisk({ files, origin: model, ...extra });
+    expect(report).toMatchObject({ riskScore: score, riskLevel: level });
+    expect(report.reasons.every((r) => /\(\+\d+\)$/.test(r))).toBe(true);
+  });
+
+  it('a change without risk signal says so', () => {
+    expect(scoreRisk({ files: [modified('README.md'), modified('test/a.test.ts')] }).reasons).toEqual(['2 files with no risk signal (tests, documentation, configuration)']);
+  });
+});
+
+describe('approval threshold (agent.approval.minRisk)', () => {
+  it.each([
+    ['HIGH', 'LOW', false, 'NONE'],
+    ['HIGH', 'MEDIUM', false, 'HUMAN_REVIEW'],
+    ['HIGH', 'HIGH', true, 'HUMAN_APPROVAL_BEFORE_PR'],
+    ['MEDIUM', 'LOW', false, 'NONE'],
+    ['MEDIUM', 'MEDIUM', true, 'HUMAN_APPROVAL_BEFORE_PR'],
+    ['MEDIUM', 'HIGH', true, 'HUMAN_APPROVAL_BEFORE_PR'],
+    ['never', 'MEDIUM', false, 'HUMAN_REVIEW'],
+    ['never', 'HIGH', false, 'HUMAN_REVIEW'],
+  ] as const)('minRisk %s, level %s: approval %s, gate %s', (minRisk, level, approval, gate) => {
+    expect(needsApproval(level, minRisk)).toBe(approval);
+    expect(gateFor(level, minRisk)).toBe(gate);
+  });
+
+  it('the policy risk rules raise the level, grouped per rule, and the gate follows the threshold', () => {
+    const policy = AgentPolicy.parse({ version: 1, agent: { riskRules: [{ glob: 'orders/**', level: 'MEDIUM', reason: 'order core' }], approval: { minRisk: 'MEDIUM' } } });
+    const report = changeRisk(javaFiles(4), compilePathRules(policy), { origin: imports, minRisk: policy.agent.approval.minRisk });
+    expect(report).toMatchObject({ riskScore: 1, riskLevel: 'MEDIUM', requiredGate: 'HUMAN_APPROVAL_BEFORE_PR' });
+    expect(report.reasons).toEqual([
+      '4 production files, mechanical import change (+1)',
+      'policy risk rule, MEDIUM: order core (4): orders/src/main/java/com/acme/orders/Entity00.java, orders/src/main/java/com/acme/orders/Entity01.java, orders/src/main/java/com/acme/orders/Entity02.java and 1 more',
+    ]);
+    expect(changeRisk(javaFiles(4), compilePathRules(policy), { origin: imports, minRisk: 'HIGH' }).requiredGate).toBe('HUMAN_REVIEW');
+  });
+});
