@@ -76,13 +76,18 @@ export function prText(input: PrTextInput): PrText {
   if (conventional) {
     // The maintainer's scope is kept unless git tooling could not read it back.
     const scope = conventional[2] && SCOPE.test(conventional[2]) ? conventional[2] : undefined;
-    return { title, type: conventional[1].toLowerCase() as CommitType, ...(scope ? { scope } : {}), breaking: conventional[3] === '!', summary: conventional[4] };
+    return { title, type: conventional[1].toLowerCase() as CommitType, ...(scope ? { scope } : {}), breaking: conventional[3] === '!', summary: subjectOf(conventional[4]) };
   }
   const type = commitTypeOf(input, written);
   const scope = type === 'build' && input.steps.some((s) => s.recipe === 'bump-dependency') ? 'deps' : moduleScope(input.changedPaths, input.modules);
   const bumps = input.steps.filter((s) => s.recipe === 'bump-dependency');
   const summary = isGeneric(written) && bumps.length > 0 && bumps.length === input.steps.length ? generated : written || generated;
-  return { title, type, ...(scope ? { scope } : {}), breaking: false, summary };
+  return { title, type, ...(scope ? { scope } : {}), breaking: false, summary: subjectOf(summary) };
+}
+
+/** A commit subject does not end with a full stop (the PR title keeps the maintainer's). */
+function subjectOf(text: string): string {
+  return text.replace(/(?<!\.)\.$/, '').trim() || text;
 }
 
 function isGeneric(title: string): boolean {

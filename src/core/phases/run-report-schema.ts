@@ -65,6 +65,8 @@ export const RunReport = z.strictObject({
       change: z.string().optional(),
       insertions: z.number().int().nonnegative().optional(),
       deletions: z.number().int().nonnegative().optional(),
+      /** What kind of edit changed the file (e.g. "mechanical import change"), said once per risk group. */
+      edit: z.string().optional(),
       reasons: z.array(z.string()),
     }),
   ),
@@ -75,8 +77,6 @@ export const RunReport = z.strictObject({
     score: z.number(),
     reasons: z.array(z.string()),
     requiredGate: z.string().optional(),
-    /** What kind of edit made the change (e.g. "mechanical import change"), said once beside the grouped files. */
-    change: z.string().optional(),
   }),
   policyVerdicts: z.array(z.strictObject({ rule: z.string(), verdict: z.enum(['PASS', 'WARN', 'FAIL', 'APPROVED']), detail: z.string().optional() })).default([]),
   antiCheat: z.array(z.strictObject({ rule: z.string(), path: z.string(), line: z.number().int().optional(), snippet: z.string(), severity: Severity })).default([]),

@@ -167,18 +167,19 @@ function targets(r: RunReport): string[] {
  * line per factor with a count (the files themselves are in Targets); other reasons stay as they are.
  */
 function risk(r: RunReport): string[] {
-  const changed = new Set(r.targets.map((t) => t.path));
+  const editOf = new Map(r.targets.map((t) => [t.path, t.edit]));
   const groups = new Map<string, string[]>();
   const other: string[] = [];
   for (const reason of r.risk.reasons) {
     const at = reason.indexOf(': ');
     const path = at > 0 ? reason.slice(at + 2) : '';
-    if (path && changed.has(path)) groups.set(reason.slice(0, at), [...(groups.get(reason.slice(0, at)) ?? []), path]);
+    if (path && editOf.has(path)) groups.set(reason.slice(0, at), [...(groups.get(reason.slice(0, at)) ?? []), path]);
     else other.push(reason);
   }
   const out: string[] = [];
-  const kind = r.risk.change ? `, ${inline(r.risk.change)}` : '';
   for (const [factor, paths] of groups) {
+    const edits = [...new Set(paths.map((p) => editOf.get(p)).filter((e): e is string => Boolean(e)))].sort();
+    const kind = edits.length > 0 ? `, ${inline(edits.join(' and '))}` : '';
     const shown = paths.length <= MAX_NAMED_FILES ? `: ${paths.map(code).join(', ')}` : '';
     out.push(`- ${inline(factor)}: ${paths.length} ${plural(paths.length, 'file')}${kind}${shown}`);
   }

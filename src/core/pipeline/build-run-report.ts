@@ -79,7 +79,7 @@ export function buildRunReport(
     verification: verificationSection(env, out, state.status),
     lockfiles,
     risk: review
-      ? { level: review.risk.riskLevel, score: review.risk.riskScore, reasons: review.risk.reasons, requiredGate: review.risk.requiredGate, change: changeKind(plan, change) }
+      ? { level: review.risk.riskLevel, score: review.risk.riskScore, reasons: review.risk.reasons, requiredGate: review.risk.requiredGate }
       : { level: 'LOW', score: 0, reasons: ['not assessed: the run stopped before the diff review'] },
     policyVerdicts: policyVerdicts(out, views.limits),
     antiCheat: (out.verification?.cheats ?? []).map((c) => ({ rule: c.rule, path: c.path, line: c.line, snippet: c.snippet, severity: c.severity === 'HIGH' ? 'HIGH' : 'MEDIUM' })),
@@ -93,10 +93,17 @@ export function buildRunReport(
 }
 
 /** The changed files (after the review) or the selected targets, with why each is there, and files per top-level module. */
-function targetsOf({ discovery, change, review }: Outputs): Pick<RunReportInput, 'targets' | 'modules'> {
+function targetsOf({ discovery, plan, change, review }: Outputs): Pick<RunReportInput, 'targets' | 'modules'> {
   const diffFiles = new Map((review?.diffSummary.files ?? []).map((f) => [f.path, f]));
   const changedBy = new Map<string, string[]>();
-  for (const segment of change?.segments ?? []) for (const f of segment.changedFiles) changedBy.set(f.path, [...(changedBy.get(f.path) ?? []), `${segment.id}: ${f.edits} edit(s)`]);
+  const edits = new Map<string, Set<string>>();
+  const planned = new Map((plan?.segments ?? []).map((s) => [s.id, s]));
+  for (const segment of change?.segments ?? []) {
+    for (const f of segment.changedFiles) {
+      changedBy.set(f.path, [...(changedBy.get(f.path) ?? []), `${segment.id}: ${f.edits} edit(s)`]);
+      edits.set(f.path, (edits.get(f.path) ?? new Set()).add(editKind(planned.get(segment.id))));
+    }
+  }
   const discovered = new Map((discovery?.targets ?? []).map((t) => [t.path, t.reasons]));
   const targetPaths = review ? [...diffFiles.keys()] : (discovery?.targets ?? []).map((t) => t.path).slice(0, 50);
   const moduleFiles = new Map<string, number>();
@@ -108,7 +115,8 @@ function targetsOf({ discovery, change, review }: Outputs): Pick<RunReportInput,
   return {
     targets: targetPaths.map((path) => {
       const f = diffFiles.get(path);
-      return { path, change: f?.kind, insertions: f?.insertions, deletions: f?.deletions, reasons: [...(changedBy.get(path) ?? []), ...(discovered.get(path) ?? []).slice(0, 3)] };
+      const edit = edits.has(path) ? [...edits.get(path)!].sort().join(' and ') : undefined;
+      return { path, change: f?.kind, insertions: f?.insertions, deletions: f?.deletions, ...(edit ? { edit } : {}), reasons: [...(changedBy.get(path) ?? []), ...(discovered.get(path) ?? []).slice(0, 3)] };
     }),
     modules: [...moduleFiles.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, files]) => ({ name, files })),
   };
@@ -180,15 +188,9 @@ const CHANGE_KINDS: Record<RecipeStep['recipe'], string> = {
   replace: 'mechanical text replacement',
 };
 
-/** The kind of edit behind the change, for the risk section (a recipe's edits weigh less than a model's). */
-function changeKind(plan: Outputs['plan'], change: Outputs['change']): string | undefined {
-  if (!plan) return undefined;
-  const kinds = new Set<string>();
-  for (const segment of plan.segments) {
-    if (change && !change.segments.some((c) => c.id === segment.id && c.changedFiles.length > 0)) continue;
-    kinds.add(segment.step ? CHANGE_KINDS[segment.step.recipe] : 'model-written change');
-  }
-  return kinds.size > 0 ? [...kinds].join(' and ') : undefined;
+/** The kind of edit a segment makes, for the risk section (a recipe's edits weigh less than a model's). */
+function editKind(segment: { step?: RecipeStep } | undefined): string {
+  return segment?.step ? CHANGE_KINDS[segment.step.recipe] : 'model-written change';
 }
 
 const VIOLATION_WORDS: Record<string, string> = {

@@ -46,6 +46,12 @@ describe('PR title', () => {
     expect(text.summary).toBe('Use any instead of interface{}');
   });
 
+  it('the commit subject drops a final full stop; the PR title keeps it', () => {
+    const text = prText(input({ title: 'Move to Jakarta Persistence.', changedPaths: javaFiles }));
+    expect(text.title).toBe('Move to Jakarta Persistence.');
+    expect(text.summary).toBe('Move to Jakarta Persistence');
+  });
+
   it('collapses whitespace and falls back to the steps in words only when no title was written', () => {
     expect(prText(input({ title: '  Move   to\tJakarta \n', changedPaths: javaFiles })).title).toBe('Move to Jakarta');
     const text = prText(input({ title: ' ', steps: [step({ recipe: 'rename-symbol', from: 'total', to: 'sum', kind: 'field' })], changedPaths: javaFiles }));
