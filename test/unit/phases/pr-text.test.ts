@@ -3,6 +3,7 @@ import { formatCommitMessage, MAX_SUBJECT } from '../../../src/core/git/commit-m
 import { MAX_TITLE, prText, shortModuleName, type PrTextInput } from '../../../src/core/git/pr-text.js';
 import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 import { RecipeStep } from '../../../src/core/task/recipe-steps.js';
+import { MAX_TASK_TITLE, taskTitleOf } from '../../../src/core/task/task-title.js';
 
 const rules = defaultPathRules();
 const step = (raw: unknown) => RecipeStep.parse(raw);
@@ -67,6 +68,23 @@ describe('PR title', () => {
     const line = subject({ title, steps: [step({ recipe: 'migrate-import', from: 'javax.persistence', to: 'jakarta.persistence' })], changedPaths: javaFiles });
     expect(line.length).toBeLessThanOrEqual(MAX_SUBJECT);
     expect(line).toBe('refactor(order-service): Migrate org.example.persistence.legacy…');
+  });
+});
+
+describe('CLI task title', () => {
+  it.each([
+    ['the first line', 'Use any instead of interface{}\n\nIn the generator.', 'Use any instead of interface{}'],
+    ['a Markdown heading without #', '\n## Migrate to Jakarta ##\n\nbody', 'Migrate to Jakarta'],
+    ['prose after an opening agent block', '```agent\nsteps:\n  - recipe: replace\n```\nReplace interface{} with any', 'Replace interface{} with any'],
+    ['nothing when there is only a block', '```agent\nsteps: []\n```\n', ''],
+  ])('is %s', (_name, text, title) => {
+    expect(taskTitleOf(text)).toBe(title);
+  });
+
+  it('a 300-character first line is shortened at a word boundary', () => {
+    const title = taskTitleOf(`Migrate ${'persistence '.repeat(30)}imports`);
+    expect(title.length).toBeLessThanOrEqual(MAX_TASK_TITLE);
+    expect(title.endsWith('persistence…')).toBe(true);
   });
 });
 
