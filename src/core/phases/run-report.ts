@@ -43,7 +43,8 @@ export function renderRunReport(input: RunReportInput): string {
     if (notes.length > MAX_FINDING_ROWS) out.push(`…and ${notes.length - MAX_FINDING_ROWS} more.`, '');
   }
 
-  out.push('### Objective', '', block(clip(report.objective, MAX_OBJECTIVE)) || '_No objective given._', '');
+  const objective = objectiveText(report);
+  if (objective || !report.title) out.push('### Objective', '', block(clip(objective, MAX_OBJECTIVE)) || '_No objective given._', '');
   out.push(...details('Scope and strategy', scopeAndStrategy(report)));
   out.push(...details(`Targets (${report.targets.length} ${plural(report.targets.length, 'file')})`, targets(report)));
   out.push(markedSection(renderVerificationSection(report.verification)), '');
@@ -127,7 +128,7 @@ function summaryTable(r: RunReport): string[] {
   const ci = r.verification.ci;
   const ciText = ci && ci.state !== 'unavailable' && ci.checks.length > 0 ? `CI ${ci.state}` : r.verification.ciCommands.length > 0 ? 'build/tests not run by draftsman, left to CI' : 'no build commands in policy';
   const high = r.antiCheat.filter((f) => f.severity === 'HIGH').length;
-  const objective = firstLine(r.objective) || firstLine(r.title);
+  const objective = firstLine(objectiveText(r)) || firstLine(r.title);
   return [
     '| | |',
     '|---|---|',
@@ -263,6 +264,15 @@ function runFacts(r: RunReport): string[] {
 }
 
 
+
+/** The objective without a first line that only repeats the title (a CLI task's heading is both). */
+function objectiveText(r: RunReport): string {
+  const lines = r.objective.split(/\r?\n/);
+  const first = lines.findIndex((l) => l.trim() !== '');
+  const bare = (text: string) => text.replace(/^\s{0,3}#+\s*/, '').replace(/\s+/g, ' ').trim();
+  if (first < 0 || !r.title || bare(lines[first]) !== bare(r.title)) return r.objective;
+  return lines.slice(first + 1).join('\n').trim();
+}
 
 /** The checks as shown: a secret scan with findings is failed, whatever the check recorded. */
 function checksShown(v: RunReportVerification): RunReportVerification['checks'] {
