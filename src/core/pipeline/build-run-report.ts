@@ -172,7 +172,8 @@ function untouched(env: PipelineEnv, lockfiles: number): string[] {
   const out: string[] = [];
   if (lockfiles > 0) out.push(`${lockfiles} ${lockfiles === 1 ? 'lockfile' : 'lockfiles'} (listed under Lockfiles to refresh, with the command)`);
   const forbidden = [...new Set(['.github/workflows/**', ...env.policy.agent.forbiddenPaths])];
-  out.push(`paths the policy forbids: ${forbidden.join(', ')}`);
+  // Code spans: a glob's `**` must not read as emphasis.
+  out.push(`paths the policy forbids: ${forbidden.map((p) => `\`${p}\``).join(', ')}`);
   return out;
 }
 

@@ -112,6 +112,7 @@ describe('the PR body of a five-step recipe run', () => {
   it('says lockfiles were left alone only when some are listed', () => {
     const scope = section(body(), 'Scope and strategy');
     expect(scope).not.toMatch(/lockfile/i);
+    expect(scope).toContain('- Did not change: paths the policy forbids: `.github/workflows/**`');
     const withLock = outputs();
     const change = withLock.mechanical_change as { segments: { lockfilesToRefresh: unknown[] }[] };
     change.segments[0].lockfilesToRefresh = [{ lockfile: 'package-lock.json', command: 'npm install --package-lock-only' }];
