@@ -37,7 +37,8 @@ export async function beginRun(args: StageArgs, io: CliIo): Promise<CliRun> {
     ? new HttpRepoSource({ url: args.location, identity, token: async () => io.env.DRAFTSMAN_GIT_TOKEN })
     : new LocalRepoSource(args.location);
   const resolved = await source.resolveRef(args.ref);
-  const title = taskTitleOf(args.taskText) || `${args.command} ${identity.repo}`;
+  // A task that is only an ```agent block has no title of its own; the PR text describes its steps.
+  const title = taskTitleOf(args.taskText) || (args.taskText.trim() ? '' : `${args.command} ${identity.repo}`);
   const shaping = [...(args.paths ? ['paths', ...args.paths] : []), ...(args.ref ? ['ref', args.ref] : [])];
   const runId = args.runId ?? shortId(`${identity.owner}/${identity.repo}`, resolved?.sha ?? args.ref ?? 'HEAD', args.command === 'run' || args.command === 'targets' ? taskDigestOf(args, title) : args.command, ...shaping);
   const keys = runKeys(identity.owner, identity.repo, runId);

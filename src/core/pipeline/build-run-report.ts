@@ -2,7 +2,7 @@ import type { PhaseName } from '../phases/phase-contracts.js';
 import { PHASE_CONTRACTS, PHASE_NAMES } from '../phases/phase-contracts.js';
 import type { Checkpoint } from '../phases/orchestrator.js';
 import type { RunReportInput } from '../phases/run-report-schema.js';
-import { describeStep, shortModuleName } from '../git/pr-text.js';
+import { describeStep, describeSteps, shortModuleName } from '../git/pr-text.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
 import type { RecipeStep } from '../task/recipe-steps.js';
 import type { TaskContract } from '../task/task-contract.js';
@@ -60,7 +60,7 @@ export function buildRunReport(
     runId: env.request.runId,
     attempt: env.attempt,
     status: state.status,
-    title: env.request.issue?.title ?? env.request.task?.title ?? task.title,
+    title: (env.request.issue?.title ?? env.request.task?.title ?? task.title).trim() || describeSteps(task.steps),
     objective: task.objective,
     mode: task.mode,
     repository: `${env.owner}/${env.repo}`,

@@ -148,6 +148,12 @@ describe('the PR body of a five-step recipe run', () => {
     expect(notes).toBe('### Notes\n\n- add `jakarta.persistence-api` to services/order/pom.xml\n- CHANGELOG.md: 3 occurrences left (history)\n\n');
   });
 
+  it('a task without a title (only an agent block) is headed by its steps in words', () => {
+    const untitled = { ...env, request: { runId: 'k3j5h2m4n6p7', task: { title: '', body: TASK_BODY } } } as unknown as PipelineEnv;
+    const report = buildRunReport(untitled, { ...task, title: '' }, outputs(), checkpoints, { status: 'COMPLETED', artifacts: [] });
+    expect(report.title).toBe('apply 5 recipe steps');
+  });
+
   it('draws touched modules by their module name', () => {
     const report = buildRunReport(env, task, outputs(), checkpoints, { status: 'COMPLETED', artifacts: [] });
     expect(report.modules).toEqual([{ name: 'order-service', files: 15 }]);
