@@ -5,6 +5,7 @@ import type { Logger, RepoSource } from '../../core/ports.js';
 import { beginAttempt, type AttemptStart } from '../../core/runs/attempts.js';
 import { ApprovalRequest, type RunRequest } from '../../core/runs/run-request.js';
 import { parseTask } from '../../core/task/parse-task.js';
+import { taskTitleOf } from '../../core/task/task-title.js';
 import { sha256Hex, shortId } from '../../core/util/digest.js';
 import { HttpRepoSource } from '../git/http-repo-source.js';
 import { LocalRepoSource } from '../git/local-repo-source.js';
@@ -36,7 +37,8 @@ export async function beginRun(args: StageArgs, io: CliIo): Promise<CliRun> {
     ? new HttpRepoSource({ url: args.location, identity, token: async () => io.env.DRAFTSMAN_GIT_TOKEN })
     : new LocalRepoSource(args.location);
   const resolved = await source.resolveRef(args.ref);
-  const title = firstLine(args.taskText) || `${args.command} ${identity.repo}`;
+  // A task that is only an ```agent block has no title of its own; the PR text describes its steps.
+  const title = taskTitleOf(args.taskText) || (args.taskText.trim() ? '' : `${args.command} ${identity.repo}`);
   const shaping = [...(args.paths ? ['paths', ...args.paths] : []), ...(args.ref ? ['ref', args.ref] : [])];
   const runId = args.runId ?? shortId(`${identity.owner}/${identity.repo}`, resolved?.sha ?? args.ref ?? 'HEAD', args.command === 'run' || args.command === 'targets' ? taskDigestOf(args, title) : args.command, ...shaping);
   const keys = runKeys(identity.owner, identity.repo, runId);
@@ -78,13 +80,4 @@ async function pendingGates(store: LocalArtifactStore, keys: RunKeys): Promise<s
     gates.push((await readArtifact(store, key, ApprovalRequest)).gateId);
   }
   return [...new Set(gates)];
-}
-
-/** The task's title: its first line of text, without heading marks or code fences. */
-function firstLine(text: string): string {
-  for (const line of text.split('\n')) {
-    const trimmed = line.replace(/^#+\s*/, '').trim();
-    if (trimmed && !trimmed.startsWith('```')) return trimmed.slice(0, 200);
-  }
-  return '';
 }

@@ -3,10 +3,13 @@ import { GitBoundaryError } from './git-boundary-error.js';
 import type { VerificationReport } from './verification-report.js';
 
 export const COMMIT_TYPES = ['feat', 'fix', 'chore', 'refactor', 'docs', 'test', 'build', 'ci', 'perf', 'style', 'revert'] as const;
+export type CommitType = (typeof COMMIT_TYPES)[number];
 
 export interface CommitMessageInput {
-  type: (typeof COMMIT_TYPES)[number];
+  type: CommitType;
   scope?: string;
+  /** A breaking change: `type(scope)!: …`. */
+  breaking?: boolean;
   summary: string;
   /** The task as a human reads it (the issue title, or the CLI task's first line). */
   task: string;
@@ -18,16 +21,20 @@ export interface CommitMessageInput {
   taskId: string;
 }
 
+/** What a scope may contain (`deps`, `order-service`, `api,core`): no spaces, no parentheses. */
+export const SCOPE = /^[A-Za-z0-9._/,-]+$/;
+
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /** Longest subject line, as git tooling and hosting pages show it without wrapping. */
 export const MAX_SUBJECT = 72;
-/** A scope so long that the summary would vanish still leaves this much of it. */
+/** The least room a scope may leave the summary; a longer scope is left out. */
 const MIN_SUMMARY = 24;
 
 /**
- * The commit message contract: `<type>(<scope>): <summary>` (at most 72 characters: a long summary
- * is shortened at a word boundary, never refused), then Task, Intent,
+ * The commit message contract: `<type>(<scope>)[!]: <summary>` (at most 72 characters: a long
+ * summary is shortened at a word boundary, a scope too long to leave room is left out; length is
+ * never an error), then Task, Intent,
  * Verification (only what really ran; `not run: <why>` otherwise), Risk, and the trailers
  * `Generated-by`, `Run-id`, `Task-id`. Ends with one newline, so the bytes are stable.
  */
@@ -36,9 +43,12 @@ export function formatCommitMessage(input: CommitMessageInput): string {
   if (!summary || !oneLine(input.intent ?? '') || !oneLine(input.task ?? '')) throw new GitBoundaryError('EMPTY_MESSAGE', 'commit summary, task and intent must not be empty', {});
   if (!COMMIT_TYPES.includes(input.type)) throw new GitBoundaryError('INVALID_COMMIT_MESSAGE', `unknown commit type: ${input.type}`, { type: input.type });
   const scope = input.scope ? oneLine(input.scope) : '';
-  if (scope && !/^[A-Za-z0-9._/-]+$/.test(scope)) throw new GitBoundaryError('INVALID_COMMIT_MESSAGE', `invalid commit scope: ${scope}`, { scope });
-  const prefix = `${input.type}${scope ? `(${scope})` : ''}: `;
-  const subject = `${prefix}${shortenAtWord(summary, Math.max(MIN_SUMMARY, MAX_SUBJECT - prefix.length))}`;
+  if (scope && !SCOPE.test(scope)) throw new GitBoundaryError('INVALID_COMMIT_MESSAGE', `invalid commit scope: ${scope}`, { scope });
+  const bang = input.breaking ? '!' : '';
+  // A scope so long that the summary would not fit is dropped: the subject never exceeds MAX_SUBJECT.
+  const scoped = `${input.type}${scope ? `(${scope})` : ''}${bang}: `;
+  const prefix = MAX_SUBJECT - scoped.length >= MIN_SUMMARY ? scoped : `${input.type}${bang}: `;
+  const subject = `${prefix}${shortenAtWord(summary, MAX_SUBJECT - prefix.length)}`;
   const verification: string[] = [];
   for (const c of input.verification.checks) {
     if (c.status === 'SKIPPED') continue;

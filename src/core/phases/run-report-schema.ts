@@ -11,6 +11,8 @@ export const RunReportVerification = z
     checks: z.array(z.strictObject({ name: z.string().min(1), status: z.enum(['PASSED', 'FAILED', 'SKIPPED']), detail: z.string().optional() })),
     /** What did not run, and why (build and test commands always land here). */
     notRun: z.array(z.strictObject({ name: z.string().min(1), why: z.string().min(1) })),
+    /** What the secret scan found in the added lines; a secret-scan check is never shown as passed while this has entries. */
+    secretFindings: z.array(z.strictObject({ rule: z.string().min(1), path: z.string(), line: z.number().int().nonnegative() })).default([]),
     /** The policy's `agent.build.commands`: what CI should run. */
     ciCommands: z.array(z.string().min(1)),
     /** The policy's `agent.build.defaultVerifier` (e.g. maven, npm). */
@@ -63,19 +65,29 @@ export const RunReport = z.strictObject({
       change: z.string().optional(),
       insertions: z.number().int().nonnegative().optional(),
       deletions: z.number().int().nonnegative().optional(),
+      /** What kind of edit changed the file (e.g. "mechanical import change"), said once per risk group. */
+      edit: z.string().optional(),
       reasons: z.array(z.string()),
     }),
   ),
   verification: RunReportVerification,
   lockfiles: z.array(z.strictObject({ path: z.string(), command: z.string(), why: z.string().optional() })).default([]),
-  risk: z.strictObject({ level: Level, score: z.number(), reasons: z.array(z.string()), requiredGate: z.string().optional() }),
+  risk: z.strictObject({
+    level: Level,
+    score: z.number(),
+    reasons: z.array(z.string()),
+    requiredGate: z.string().optional(),
+  }),
   policyVerdicts: z.array(z.strictObject({ rule: z.string(), verdict: z.enum(['PASS', 'WARN', 'FAIL', 'APPROVED']), detail: z.string().optional() })).default([]),
   antiCheat: z.array(z.strictObject({ rule: z.string(), path: z.string(), line: z.number().int().optional(), snippet: z.string(), severity: Severity })).default([]),
-  budget: z.strictObject({ steps: Usage, modelCalls: Usage, tokens: Usage, files: Usage, lines: Usage }),
+  /** Model rows are present only when a model ran. */
+  budget: z.strictObject({ steps: Usage, modelCalls: Usage.optional(), tokens: Usage.optional(), files: Usage, lines: Usage }),
   phases: z.array(z.strictObject({ name: z.string(), state: z.enum(['pending', 'running', 'done', 'skipped', 'failed', 'blocked']) })).default([]),
   /** Touched modules, drawn when there are no phases to draw. */
   modules: z.array(z.strictObject({ name: z.string(), files: z.number().int().nonnegative() })).default([]),
   artifacts: z.array(z.strictObject({ name: z.string(), url: z.string() })).default([]),
+  /** What the recipes left for a human (occurrences left in history files, a requirement to add...), shown once each. */
+  notes: z.array(z.string()).default([]),
   /** Things the reviewer must know first (base moved and policy is warn, partial result...). */
   warnings: z.array(z.string()).default([]),
 });

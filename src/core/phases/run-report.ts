@@ -17,6 +17,8 @@ export const VERIFICATION_END = '<!-- draftsman:verification:end -->';
 const MAX_TARGET_ROWS = 100;
 const MAX_FINDING_ROWS = 50;
 const MAX_OBJECTIVE = 4_000;
+/** A risk factor names its files only when they are this few; more are counted (Targets lists them). */
+const MAX_NAMED_FILES = 3;
 
 /** Render the PR body. The report is validated first; an invalid report throws the ZodError. */
 export function renderRunReport(input: RunReportInput): string {
@@ -35,7 +37,14 @@ export function renderRunReport(input: RunReportInput): string {
     out.push('');
   }
 
-  out.push('### Objective', '', block(clip(report.objective, MAX_OBJECTIVE)) || '_No objective given._', '');
+  const notes = [...new Set(report.notes.map((n) => n.replace(/\s+/g, ' ').trim()).filter(Boolean))];
+  if (notes.length > 0) {
+    out.push('### Notes', '', ...notes.slice(0, MAX_FINDING_ROWS).map((n) => `- ${inline(n)}`), '');
+    if (notes.length > MAX_FINDING_ROWS) out.push(`…and ${notes.length - MAX_FINDING_ROWS} more.`, '');
+  }
+
+  const objective = objectiveText(report);
+  if (objective || !report.title) out.push('### Objective', '', block(clip(objective, MAX_OBJECTIVE)) || '_No objective given._', '');
   out.push(...details('Scope and strategy', scopeAndStrategy(report)));
   out.push(...details(`Targets (${report.targets.length} ${plural(report.targets.length, 'file')})`, targets(report)));
   out.push(markedSection(renderVerificationSection(report.verification)), '');
@@ -57,11 +66,18 @@ export function renderRunReport(input: RunReportInput): string {
 export function renderVerificationSection(input: z.input<typeof RunReportVerification>): string {
   const v = RunReportVerification.parse(input);
   const out: string[] = ['## Verification', ''];
-  if (v.checks.length > 0) {
+  const checks = checksShown(v);
+  if (checks.length > 0) {
     out.push('**Checked by draftsman** (static checks; no build or test was run):', '', '| check | result | detail |', '|---|---|---|');
-    for (const c of v.checks) out.push(`| ${cell(c.name)} | ${statusMark(c.status)} | ${cell(c.detail ?? '')} |`);
+    for (const c of checks) out.push(`| ${cell(c.name)} | ${statusMark(c.status)} | ${cell(c.detail ?? '')} |`);
     out.push('');
   } else out.push('Draftsman ran no checks on this change.', '');
+  if (v.secretFindings.length > 0) {
+    out.push(`**Secret scan findings** (publication is refused until they are removed):`, '', '| rule | file | line |', '|---|---|---|');
+    for (const f of v.secretFindings.slice(0, MAX_FINDING_ROWS)) out.push(`| ${cell(f.rule)} | ${codeCell(f.path)} | ${f.line} |`);
+    if (v.secretFindings.length > MAX_FINDING_ROWS) out.push('', `…and ${v.secretFindings.length - MAX_FINDING_ROWS} more.`);
+    out.push('');
+  }
   if (v.notRun.length > 0) {
     out.push('**Not run by draftsman:**', '');
     for (const n of v.notRun) out.push(`- ${inline(n.name)}: ${inline(n.why)}`);
@@ -106,12 +122,13 @@ function markedSection(content: string): string {
 function summaryTable(r: RunReport): string[] {
   const added = sum(r.targets.map((t) => t.insertions ?? 0));
   const removed = sum(r.targets.map((t) => t.deletions ?? 0));
-  const passed = r.verification.checks.filter((c) => c.status === 'PASSED').length;
-  const failed = r.verification.checks.filter((c) => c.status === 'FAILED').length;
+  const checks = checksShown(r.verification);
+  const passed = checks.filter((c) => c.status === 'PASSED').length;
+  const failed = checks.filter((c) => c.status === 'FAILED').length;
   const ci = r.verification.ci;
   const ciText = ci && ci.state !== 'unavailable' && ci.checks.length > 0 ? `CI ${ci.state}` : r.verification.ciCommands.length > 0 ? 'build/tests not run by draftsman, left to CI' : 'no build commands in policy';
   const high = r.antiCheat.filter((f) => f.severity === 'HIGH').length;
-  const objective = firstLine(r.objective) || firstLine(r.title);
+  const objective = firstLine(objectiveText(r)) || firstLine(r.title);
   return [
     '| | |',
     '|---|---|',
@@ -119,7 +136,7 @@ function summaryTable(r: RunReport): string[] {
     `| **Change** | ${r.targets.length} ${plural(r.targets.length, 'file')} (+${added} / -${removed}) · engine: ${r.strategy.engine} |`,
     `| **Verification** | static checks: ${passed} passed, ${failed} failed · ${ciText} |`,
     `| **Risk** | ${r.risk.level} (score ${r.risk.score}) · anti-cheat: ${r.antiCheat.length === 0 ? 'no finding' : `${r.antiCheat.length} ${plural(r.antiCheat.length, 'finding')} (${high} high)`} |`,
-    `| **Run** | ${cell(r.status)} · base ${codeCell(r.baseCommitSha.slice(0, 12))}${r.baseRef ? ` (${cell(r.baseRef)})` : ''} · attempt ${r.attempt} · ${usage(r.budget.modelCalls)} model calls |`,
+    `| **Run** | ${cell(r.status)} · base ${codeCell(r.baseCommitSha.slice(0, 12))}${r.baseRef ? ` (${cell(r.baseRef)})` : ''} · attempt ${r.attempt}${r.budget.modelCalls ? ` · ${usage(r.budget.modelCalls)} model calls` : ''} |`,
   ];
 }
 
@@ -146,8 +163,29 @@ function targets(r: RunReport): string[] {
   return out;
 }
 
+/**
+ * Risk reasons grouped by factor: `<factor>: <path>` reasons about the changed files become one
+ * line per factor with a count (the files themselves are in Targets); other reasons stay as they are.
+ */
 function risk(r: RunReport): string[] {
-  const out = r.risk.reasons.length > 0 ? r.risk.reasons.map((reason) => `- ${inline(reason)}`) : ['- No risk factor found.'];
+  const editOf = new Map(r.targets.map((t) => [t.path, t.edit]));
+  const groups = new Map<string, string[]>();
+  const other: string[] = [];
+  for (const reason of r.risk.reasons) {
+    const at = reason.indexOf(': ');
+    const path = at > 0 ? reason.slice(at + 2) : '';
+    if (path && editOf.has(path)) groups.set(reason.slice(0, at), [...(groups.get(reason.slice(0, at)) ?? []), path]);
+    else other.push(reason);
+  }
+  const out: string[] = [];
+  for (const [factor, paths] of groups) {
+    const edits = [...new Set(paths.map((p) => editOf.get(p)).filter((e): e is string => Boolean(e)))].sort();
+    const kind = edits.length > 0 ? `, ${inline(edits.join(' and '))}` : '';
+    const shown = paths.length <= MAX_NAMED_FILES ? `: ${paths.map(code).join(', ')}` : '';
+    out.push(`- ${inline(factor)}: ${paths.length} ${plural(paths.length, 'file')}${kind}${shown}`);
+  }
+  for (const reason of other) out.push(`- ${inline(reason)}`);
+  if (out.length === 0) out.push('- No risk factor found.');
   if (r.risk.requiredGate) out.push('', `Required gate: ${code(r.risk.requiredGate)}`);
   return out;
 }
@@ -167,14 +205,15 @@ function antiCheat(r: RunReport): string[] {
 }
 
 function budget(r: RunReport): string[] {
-  const rows: [string, z.infer<typeof Usage>][] = [
+  const rows: [string, z.infer<typeof Usage> | undefined][] = [
     ['steps', r.budget.steps],
     ['model calls', r.budget.modelCalls],
     ['tokens', r.budget.tokens],
     ['files changed', r.budget.files],
     ['lines changed', r.budget.lines],
   ];
-  return ['| dimension | used | limit |', '|---|---|---|', ...rows.map(([name, u]) => `| ${name} | ${u.used} | ${u.limit ?? '-'} |`)];
+  const shown = rows.filter((row): row is [string, z.infer<typeof Usage>] => row[1] !== undefined);
+  return ['| dimension | used | limit |', '|---|---|---|', ...shown.map(([name, u]) => `| ${name} | ${u.used} | ${u.limit ?? '-'} |`)];
 }
 
 const STATE_LABEL: Record<RunReport['phases'][number]['state'], string> = {
@@ -225,6 +264,27 @@ function runFacts(r: RunReport): string[] {
 }
 
 
+
+/** The objective without a first line that only repeats the title (a CLI task's heading is both). */
+function objectiveText(r: RunReport): string {
+  const lines = r.objective.split(/\r?\n/);
+  const first = lines.findIndex((l) => l.trim() !== '');
+  const bare = (text: string) => text.replace(/^\s{0,3}#+\s*/, '').replace(/\s+/g, ' ').trim();
+  if (first < 0 || !r.title || bare(lines[first]) !== bare(r.title)) return r.objective;
+  return lines.slice(first + 1).join('\n').trim();
+}
+
+/** The checks as shown: a secret scan with findings is failed, whatever the check recorded. */
+function checksShown(v: RunReportVerification): RunReportVerification['checks'] {
+  if (v.secretFindings.length === 0) return v.checks;
+  const detail = `${v.secretFindings.length} ${plural(v.secretFindings.length, 'finding')}: ${v.secretFindings
+    .slice(0, MAX_NAMED_FILES)
+    .map((f) => `${f.rule} at ${f.path}:${f.line}`)
+    .join('; ')}${v.secretFindings.length > MAX_NAMED_FILES ? '; …' : ''}`;
+  const isScan = (name: string) => /secret/i.test(name);
+  const scan = { name: 'Secret scan of the change', status: 'FAILED' as const, detail };
+  return v.checks.some((c) => isScan(c.name)) ? v.checks.map((c) => (isScan(c.name) ? { ...c, status: 'FAILED' as const, detail } : c)) : [...v.checks, scan];
+}
 
 function statusMark(status: 'PASSED' | 'FAILED' | 'SKIPPED'): string {
   return status === 'PASSED' ? '✅ passed' : status === 'FAILED' ? '❌ failed' : '⏭️ skipped';

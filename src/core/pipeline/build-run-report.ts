@@ -2,6 +2,9 @@ import type { PhaseName } from '../phases/phase-contracts.js';
 import { PHASE_CONTRACTS, PHASE_NAMES } from '../phases/phase-contracts.js';
 import type { Checkpoint } from '../phases/orchestrator.js';
 import type { RunReportInput } from '../phases/run-report-schema.js';
+import { describeStep, describeSteps, shortModuleName } from '../git/pr-text.js';
+import { moduleForPath } from '../repomap/detect-modules.js';
+import type { RecipeStep } from '../task/recipe-steps.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { changeOf } from './phases/change-phase.js';
 import { discoveryOf } from './phases/discovery-phase.js';
@@ -39,19 +42,25 @@ export function buildRunReport(
   task: TaskContract,
   outputs: Readonly<Partial<Record<PhaseName, unknown>>>,
   checkpoints: readonly Checkpoint[],
-  state: { status: string; headCommitSha?: string; artifacts: { name: string; url: string }[]; current?: PhaseName },
+  state: { status: string; headCommitSha?: string; artifacts: { name: string; url: string }[]; current?: PhaseName; currentSteps?: number },
 ): RunReportInput {
   const views = viewsFor(env, task);
   const out = parsedOutputs(outputs);
   const { discovery, plan, change, review } = out;
   const done = new Set(checkpoints.map((c) => c.phase));
   const targets = targetsOf(out);
+  // One entry per lockfile: two steps touching one manifest ask for the same refresh.
+  const lockfiles = [...new Map((change?.segments ?? []).flatMap((s) => s.lockfilesToRefresh).map((l) => [`${l.lockfile}\n${l.command}`, l])).values()].map((l) => ({
+    path: l.lockfile,
+    command: l.command,
+    why: 'lockfiles are never edited by draftsman',
+  }));
   return {
     schemaVersion: 1,
     runId: env.request.runId,
     attempt: env.attempt,
     status: state.status,
-    title: env.request.issue?.title ?? env.request.task?.title ?? task.title,
+    title: (env.request.issue?.title ?? env.request.task?.title ?? task.title).trim() || describeSteps(task.steps),
     objective: task.objective,
     mode: task.mode,
     repository: `${env.owner}/${env.repo}`,
@@ -60,42 +69,54 @@ export function buildRunReport(
     headCommitSha: state.headCommitSha,
     agentBranch: env.agentBranch,
     createdAt: env.createdAt,
-    scope: { paths: task.paths ?? [], untouched: ['CI workflows (.github/workflows/)', 'lockfiles (listed below with their refresh command)', ...env.policy.agent.forbiddenPaths.filter((p) => p !== '.github/workflows/**').map((p) => `forbidden: ${p}`)] },
+    scope: { paths: task.paths ?? [], untouched: untouched(env, lockfiles.length) },
     strategy: {
       engine: plan ? (plan.strategy === 'analysis' ? 'none' : plan.strategy) : 'none',
-      steps: (plan?.segments ?? []).map((s) => (s.step ? `${s.id}: ${JSON.stringify(s.step)}` : `${s.id}: model within ${s.paths.length} file(s)`)),
-      notes: [...(plan ? [plan.reason] : []), ...(change?.segments.flatMap((s) => s.notes) ?? [])],
+      steps: (plan?.segments ?? []).map((s) => (s.step ? stepInWords(s.step) : `the model changes the selected files (${s.paths.length} ${s.paths.length === 1 ? 'file' : 'files'})`)),
+      notes: plan ? [plan.reason] : [],
     },
     targets: targets.targets,
     verification: verificationSection(env, out, state.status),
-    lockfiles: (change?.segments ?? []).flatMap((s) => s.lockfilesToRefresh).map((l) => ({ path: l.lockfile, command: l.command, why: 'lockfiles are never edited by draftsman' })),
-    risk: review ? { level: review.risk.riskLevel, score: review.risk.riskScore, reasons: review.risk.reasons, requiredGate: review.risk.requiredGate } : { level: 'LOW', score: 0, reasons: ['not assessed: the run stopped before the diff review'] },
+    lockfiles,
+    risk: review
+      ? { level: review.risk.riskLevel, score: review.risk.riskScore, reasons: review.risk.reasons, requiredGate: review.risk.requiredGate }
+      : { level: 'LOW', score: 0, reasons: ['not assessed: the run stopped before the diff review'] },
     policyVerdicts: policyVerdicts(out, views.limits),
     antiCheat: (out.verification?.cheats ?? []).map((c) => ({ rule: c.rule, path: c.path, line: c.line, snippet: c.snippet, severity: c.severity === 'HIGH' ? 'HIGH' : 'MEDIUM' })),
-    budget: budgetSection(out, checkpoints, views.limits),
+    budget: budgetSection(out, checkpoints, views.limits, state),
     phases: PHASE_NAMES.map((name) => ({ name: PHASE_CONTRACTS[name].title, state: done.has(name) ? 'done' : name === state.current ? 'running' : 'pending' })),
     modules: targets.modules,
     artifacts: state.artifacts,
+    notes: [...new Set(change?.segments.flatMap((s) => s.notes) ?? [])],
     warnings: (discovery?.warnings ?? []).map((w) => `${w.code}: ${w.message}`),
   };
 }
 
 /** The changed files (after the review) or the selected targets, with why each is there, and files per top-level module. */
-function targetsOf({ discovery, change, review }: Outputs): Pick<RunReportInput, 'targets' | 'modules'> {
+function targetsOf({ discovery, plan, change, review }: Outputs): Pick<RunReportInput, 'targets' | 'modules'> {
   const diffFiles = new Map((review?.diffSummary.files ?? []).map((f) => [f.path, f]));
   const changedBy = new Map<string, string[]>();
-  for (const segment of change?.segments ?? []) for (const f of segment.changedFiles) changedBy.set(f.path, [...(changedBy.get(f.path) ?? []), `${segment.id}: ${f.edits} edit(s)`]);
+  const edits = new Map<string, Set<string>>();
+  const planned = new Map((plan?.segments ?? []).map((s) => [s.id, s]));
+  for (const segment of change?.segments ?? []) {
+    for (const f of segment.changedFiles) {
+      changedBy.set(f.path, [...(changedBy.get(f.path) ?? []), `${segment.id}: ${f.edits} edit(s)`]);
+      edits.set(f.path, (edits.get(f.path) ?? new Set()).add(editKind(planned.get(segment.id))));
+    }
+  }
   const discovered = new Map((discovery?.targets ?? []).map((t) => [t.path, t.reasons]));
   const targetPaths = review ? [...diffFiles.keys()] : (discovery?.targets ?? []).map((t) => t.path).slice(0, 50);
   const moduleFiles = new Map<string, number>();
   for (const path of targetPaths) {
-    const name = path.includes('/') ? path.slice(0, path.indexOf('/')) : '.';
+    const owner = discovery ? moduleForPath(discovery.modules, path) : undefined;
+    const name = (owner && shortModuleName(owner)) ?? (path.includes('/') ? path.slice(0, path.indexOf('/')) : '.');
     moduleFiles.set(name, (moduleFiles.get(name) ?? 0) + 1);
   }
   return {
     targets: targetPaths.map((path) => {
       const f = diffFiles.get(path);
-      return { path, change: f?.kind, insertions: f?.insertions, deletions: f?.deletions, reasons: [...(changedBy.get(path) ?? []), ...(discovered.get(path) ?? []).slice(0, 3)] };
+      const edit = edits.has(path) ? [...edits.get(path)!].sort().join(' and ') : undefined;
+      return { path, change: f?.kind, insertions: f?.insertions, deletions: f?.deletions, ...(edit ? { edit } : {}), reasons: [...(changedBy.get(path) ?? []), ...(discovered.get(path) ?? []).slice(0, 3)] };
     }),
     modules: [...moduleFiles.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, files]) => ({ name, files })),
   };
@@ -103,9 +124,10 @@ function targetsOf({ discovery, change, review }: Outputs): Pick<RunReportInput,
 
 function verificationSection(env: PipelineEnv, { verification, review }: Outputs, status: string): RunReportInput['verification'] {
   const staticChecks = verification?.report.checks.map((c) => ({ name: c.name, status: c.status, detail: c.detail })) ?? [];
-  const scopeCheck = review ? [{ name: 'Scope guard (paths, policy, budgets)', status: review.scope.status === 'PASS' ? ('PASSED' as const) : ('FAILED' as const), detail: review.scope.violations.map((v) => v.message).join('; ') || 'every changed file is in scope' }] : [];
+  const scopeCheck = review ? [{ name: 'Scope guard (paths, policy, budgets)', status: review.scope.status === 'PASS' ? ('PASSED' as const) : ('FAILED' as const), detail: scopeDetail(review.scope) }] : [];
   return {
     checks: [...staticChecks, ...scopeCheck],
+    secretFindings: (verification?.secretFindings ?? []).map((f) => ({ rule: f.rule, path: f.path, line: f.line })),
     notRun: verification?.report.notRun ?? [{ name: 'required verification', why: `the run stopped before verification (${status})` }],
     ciCommands: env.policy.agent.build.commands,
     verifier: env.policy.agent.build.defaultVerifier,
@@ -124,12 +146,79 @@ function policyVerdicts({ review }: Outputs, limits: Limits): RunReportInput['po
   ];
 }
 
-function budgetSection({ change, review }: Outputs, checkpoints: readonly Checkpoint[], limits: Limits): RunReportInput['budget'] {
+/**
+ * Budget used: phase steps of every checkpointed phase (one checkpoint per phase: the last
+ * counts after a resume) plus the phase still running; model rows only when a model was asked.
+ */
+function budgetSection({ plan, change, review }: Outputs, checkpoints: readonly Checkpoint[], limits: Limits, state: { current?: PhaseName; currentSteps?: number }): RunReportInput['budget'] {
+  const perPhase = new Map(checkpoints.map((c) => [c.phase, c.stepsUsed]));
+  if (state.current && state.currentSteps !== undefined && !perPhase.has(state.current)) perPhase.set(state.current, state.currentSteps);
+  const modelRan = plan?.strategy === 'llm' || (change?.segments ?? []).some((s) => s.engine === 'llm' || s.model !== undefined);
   return {
-    steps: { used: checkpoints.reduce((n, c) => n + c.stepsUsed, 0) },
-    modelCalls: { used: change?.segments.reduce((n, s) => n + (s.model?.calls ?? 0), 0) ?? 0, limit: limits.maxModelCalls },
-    tokens: { used: change?.segments.reduce((n, s) => n + (s.model?.tokens ?? 0), 0) ?? 0 },
+    steps: { used: [...perPhase.values()].reduce((n, used) => n + used, 0) },
+    ...(modelRan
+      ? {
+          modelCalls: { used: change?.segments.reduce((n, s) => n + (s.model?.calls ?? 0), 0) ?? 0, limit: limits.maxModelCalls },
+          tokens: { used: change?.segments.reduce((n, s) => n + (s.model?.tokens ?? 0), 0) ?? 0 },
+        }
+      : {}),
     files: { used: review?.diffSummary.filesChanged ?? 0, limit: limits.maxFiles },
     lines: { used: (review?.diffSummary.insertions ?? 0) + (review?.diffSummary.deletions ?? 0), limit: limits.maxLines },
   };
+}
+
+/** What the run left alone by design: lockfiles only when some are listed, and the policy's forbidden paths. */
+function untouched(env: PipelineEnv, lockfiles: number): string[] {
+  const out: string[] = [];
+  if (lockfiles > 0) out.push(`${lockfiles} ${lockfiles === 1 ? 'lockfile' : 'lockfiles'} (listed under Lockfiles to refresh, with the command)`);
+  const forbidden = [...new Set(['.github/workflows/**', ...env.policy.agent.forbiddenPaths])];
+  // Code spans: a glob's `**` must not read as emphasis.
+  out.push(`paths the policy forbids: ${forbidden.map((p) => `\`${p}\``).join(', ')}`);
+  return out;
+}
+
+/** A step as the reviewer reads it: the recipe and what it does, with its own path scope. */
+function stepInWords(step: RecipeStep): string {
+  return `${step.recipe}: ${describeStep(step)}${step.paths ? ` (in ${step.paths.join(', ')})` : ''}`;
+}
+
+const CHANGE_KINDS: Record<RecipeStep['recipe'], string> = {
+  'migrate-import': 'mechanical import change',
+  'rename-symbol': 'mechanical rename',
+  'bump-dependency': 'dependency version change',
+  replace: 'mechanical text replacement',
+};
+
+/** The kind of edit a segment makes, for the risk section (a recipe's edits weigh less than a model's). */
+function editKind(segment: { step?: RecipeStep } | undefined): string {
+  return segment?.step ? CHANGE_KINDS[segment.step.recipe] : 'model-written change';
+}
+
+const VIOLATION_WORDS: Record<string, string> = {
+  OUT_OF_SCOPE: 'outside the task scope',
+  REQUIRES_APPROVAL: 'approval required by policy',
+  FORBIDDEN_PATH: 'forbidden by policy',
+  WORKFLOW_CHANGE_NOT_PERMITTED: 'workflow, not editable',
+  LOCKFILE_NOT_ALLOWED: 'lockfile, not editable',
+  GENERATED_NOT_ALLOWED: 'generated, not editable',
+};
+
+/**
+ * The scope guard's verdict in one cell: violations grouped by rule with a count and at most a
+ * few paths; a HIGH risk points to the Risk section instead of repeating its reasons.
+ */
+function scopeDetail(scope: ReturnType<typeof reviewOf>['scope']): string {
+  if (scope.violations.length === 0) return 'every changed file is in scope';
+  const parts: string[] = [];
+  const byRule = new Map<string, typeof scope.violations>();
+  for (const v of scope.violations) byRule.set(v.rule, [...(byRule.get(v.rule) ?? []), v]);
+  for (const [rule, list] of byRule) {
+    if (rule === 'HIGH_RISK') parts.push('risk is HIGH (see Risk)');
+    else if (VIOLATION_WORDS[rule]) {
+      const paths = list.flatMap((v) => (v.path ? [v.path] : []));
+      parts.push(`${VIOLATION_WORDS[rule]}: ${list.length} ${list.length === 1 ? 'file' : 'files'}${paths.length <= 3 ? ` (${paths.join(', ')})` : ''}`);
+    } else parts.push(...list.map((v) => v.message));
+  }
+  const approved = scope.status === 'PASS' ? `approved${scope.gateId ? ` (${scope.gateId})` : ''}: ` : '';
+  return `${approved}${parts.join('; ')}`;
 }

@@ -216,8 +216,8 @@ export function createModuleLocator(modules: readonly ModuleRecord[]): (path: st
 }
 
 /** The module owning a path: the one with the longest directory prefix. */
-export function moduleForPath(modules: readonly ModuleRecord[], path: string): ModuleRecord | undefined {
-  let best: ModuleRecord | undefined;
+export function moduleForPath<M extends Pick<ModuleRecord, 'path'>>(modules: readonly M[], path: string): M | undefined {
+  let best: M | undefined;
   for (const m of modules) {
     if (m.path === '.' || path === m.path || path.startsWith(`${m.path}/`)) {
       if (!best || (best.path === '.' ? 0 : best.path.length) < (m.path === '.' ? 0 : m.path.length)) best = m;

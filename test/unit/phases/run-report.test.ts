@@ -117,6 +117,17 @@ describe('renderRunReport', () => {
     expect(section).not.toContain('```sh');
   });
 
+  it('does not repeat the title as the objective (a CLI task whose first line is the title)', () => {
+    const title = 'Migrate javax.persistence to jakarta.persistence';
+    const body = renderRunReport(report({ title, objective: `# ${title}\n\nKeep behaviour unchanged.` }));
+    expect(body.split(title)).toHaveLength(2);
+    expect(body).toContain('| **Objective** | Keep behaviour unchanged. |');
+    expect(body).toContain('### Objective\n\nKeep behaviour unchanged.\n');
+    const only = renderRunReport(report({ title, objective: title }));
+    expect(only.split(title)).toHaveLength(3);
+    expect(only).not.toContain('### Objective');
+  });
+
   it('lists targets with their reasons and line counts', () => {
     const targets = detailsBlock(renderRunReport(report()), 'Targets (2 files)');
     expect(targets).toContain('| `src/main/java/shop/Order.java` | MODIFIED +3/-3 | imports javax.persistence.Entity; in task scope |');

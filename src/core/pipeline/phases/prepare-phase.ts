@@ -1,18 +1,19 @@
 import { z } from 'zod';
 import { commitStaged } from '../../git/commit-staged.js';
-import { MAX_SUBJECT } from '../../git/commit-message.js';
+import { readArtifactIfPresent } from '../../artifacts/artifact-io.js';
 import type { LedgerSink } from '../../git/ledger-sink.js';
+import { prText } from '../../git/pr-text.js';
 import { buildPrCandidate, writePrCandidate } from '../../git/write-pr-candidate.js';
 import { stagePaths } from '../../git/stage-paths.js';
 import { JudgeVerdict } from '../../git/verification-report.js';
 import { VirtualIndex } from '../../git/virtual-index.js';
 import type { Ledger } from '../../phases/ledger.js';
-import type { PhaseContext, PhaseHandler } from '../../phases/orchestrator.js';
+import { Checkpoint, type PhaseContext, type PhaseHandler } from '../../phases/orchestrator.js';
 import { renderRunReport } from '../../phases/run-report.js';
-import { shortenAtWord } from '../../util/shorten.js';
 import type { TaskContract } from '../../task/task-contract.js';
 import { buildRunReport } from '../build-run-report.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
+import { changeOf } from './change-phase.js';
 import { discoveryOf } from './discovery-phase.js';
 import { taskOf } from './intake-phase.js';
 import { planOf } from './planning-phase.js';
@@ -49,11 +50,12 @@ export function preparePhase(env: PipelineEnv, artifactsFor: () => { name: strin
       const ws = context.workspace;
       const sink = ledgerSink(context.ledger, 'pr_preparation');
       const { commit, title } = await commitChanges(env, context, task, sink);
-      const report = buildRunReport(env, task, context.outputs, [], { status: 'COMPLETED', headCommitSha: commit.commitSha, artifacts: artifactsFor(), current: 'pr_preparation' });
-      // Phases recorded so far are all done when this one runs.
-      report.phases = (report.phases ?? []).map((p) => ({ ...p, state: 'done' as const }));
-      const body = renderRunReport(report);
       await context.runtime.use('candidate.write');
+      const checkpoints = await checkpointsSoFar(env);
+      const report = buildRunReport(env, task, context.outputs, checkpoints, { status: 'COMPLETED', headCommitSha: commit.commitSha, artifacts: artifactsFor(), current: 'pr_preparation', currentSteps: context.runtime.stepsUsed });
+      // The body is written as this last phase completes.
+      report.phases = (report.phases ?? []).map((p) => (p.state === 'running' ? { ...p, state: 'done' as const } : p));
+      const body = renderRunReport(report);
       const { candidate, changes } = await buildPrCandidate({
         workspace: ws,
         headCommitSha: commit.commitSha,
@@ -95,16 +97,17 @@ async function commitChanges(env: PipelineEnv, context: PhaseContext, task: Task
   const index = await VirtualIndex.fromCommit(ws.fs, ws.gitdir, ws.baseCommitSha);
   await context.runtime.use('git.stage');
   await stagePaths({ workspace: ws, index, paths: ws.changes().map((c) => c.path), policy: views.rules, runId: env.request.runId, ledger: sink });
-  const title = commitTitle(env, task, plan.segments.map((s) => s.step?.recipe ?? 'model'));
+  const text = pullRequestText(env, task, context);
   await context.runtime.use('git.commit');
   const commit = await commitStaged({
     workspace: ws,
     index,
     message: {
-      type: plan.segments.some((s) => s.step?.recipe === 'bump-dependency') && plan.segments.length === 1 ? 'build' : 'refactor',
-      scope: scopeOf(review.diffSummary.files.map((f) => f.path)),
-      summary: title,
-      task: env.request.issue?.title ?? env.request.task?.title ?? task.title ?? title,
+      type: text.type,
+      scope: text.scope,
+      breaking: text.breaking,
+      summary: text.summary,
+      task: taskTitle(env, task) || text.title,
       intent: plan.reason,
       risk: [`${review.risk.riskLevel} (${review.risk.riskScore})`, ...review.risk.reasons.slice(0, 5)],
       runId: env.request.runId,
@@ -116,25 +119,38 @@ async function commitChanges(env: PipelineEnv, context: PhaseContext, task: Task
     createdAt: env.createdAt,
     ledger: sink,
   });
-  return { commit, title };
+  return { commit, title: text.title };
 }
 
-function commitTitle(env: PipelineEnv, task: { title: string; steps: { recipe: string; from?: string; to?: string; package?: string; find?: string }[] }, _recipes: string[]): string {
-  const step = task.steps[0];
-  if (task.steps.length === 1 && step) {
-    if (step.recipe === 'migrate-import') return `migrate imports from ${step.from} to ${step.to}`;
-    if (step.recipe === 'bump-dependency') return `bump ${step.package} to ${step.to}`;
-    if (step.recipe === 'rename-symbol') return `rename ${step.from} to ${step.to}`;
-    if (step.recipe === 'replace') return `replace ${JSON.stringify(step.find)}`;
+/** The issue title (App) or the CLI task's first line: the maintainer's words. */
+function taskTitle(env: PipelineEnv, task: TaskContract): string {
+  return (env.request.issue?.title ?? env.request.task?.title ?? task.title).replace(/\s+/g, ' ').trim();
+}
+
+/** PR title and commit type, scope and subject, from the task, the changed files and the modules. */
+function pullRequestText(env: PipelineEnv, task: TaskContract, context: PhaseContext) {
+  const review = reviewOf(context.outputs);
+  const plan = planOf(context.outputs);
+  const change = context.outputs.mechanical_change ? changeOf(context.outputs) : undefined;
+  const changedBy = new Map((change?.segments ?? []).map((s) => [s.id, s.changedFiles.map((f) => f.path)]));
+  const recipeSegments = plan.segments.filter((s) => s.step);
+  return prText({
+    title: taskTitle(env, task),
+    steps: recipeSegments.map((s) => s.step!),
+    stepPaths: change ? recipeSegments.map((s) => changedBy.get(s.id) ?? []) : undefined,
+    changedPaths: review.diffSummary.files.map((f) => f.path),
+    modules: discoveryOf(context.outputs).modules,
+    classify: viewsFor(env, task).rules.classify,
+  });
+}
+
+/** Steps used by the phases checkpointed so far in this attempt (the report counts them all). */
+async function checkpointsSoFar(env: PipelineEnv): Promise<Checkpoint[]> {
+  const keys = (await env.store.list(env.keys.attempt(env.attempt).checkpointsPrefix)).sort();
+  const out: Checkpoint[] = [];
+  for (const key of keys) {
+    const checkpoint = await readArtifactIfPresent(env.store, key, Checkpoint);
+    if (checkpoint) out.push(checkpoint);
   }
-  const title = (env.request.issue?.title ?? env.request.task?.title ?? task.title).replace(/\s+/g, ' ').trim();
-  return shortenAtWord(title || `apply ${task.steps.length} step(s)`, MAX_SUBJECT);
-}
-
-/** A conventional-commit scope: the one top-level directory every changed path shares, if any. */
-function scopeOf(paths: string[]): string | undefined {
-  const tops = new Set(paths.map((p) => (p.includes('/') ? p.slice(0, p.indexOf('/')) : '')));
-  if (tops.size !== 1) return undefined;
-  const top = [...tops][0];
-  return top && /^[A-Za-z0-9._-]+$/.test(top) ? top : undefined;
+  return out;
 }

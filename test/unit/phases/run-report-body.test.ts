@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import { buildRunReport } from '../../../src/core/pipeline/build-run-report.js';
+import type { PipelineEnv } from '../../../src/core/pipeline/pipeline-env.js';
+import { Checkpoint } from '../../../src/core/phases/orchestrator.js';
+import { PHASE_NAMES, type PhaseName } from '../../../src/core/phases/phase-contracts.js';
+import { renderRunReport } from '../../../src/core/phases/run-report.js';
+import { defaultPolicy } from '../../../src/core/policy/agent-policy.js';
+import { parseTask } from '../../../src/core/task/parse-task.js';
+
+// A body read as a reviewer reads it, built from real-shaped phase outputs rather than a hand-made report.
+
+const BASE = '0123456789abcdef0123456789abcdef01234567';
+const HEAD = 'fedcba9876543210fedcba9876543210fedcba98';
+const javaFiles = Array.from({ length: 14 }, (_, i) => `services/order/src/main/java/acme/Entity${String(i).padStart(2, '0')}.java`);
+
+const TASK_BODY = [
+  'Move the persistence imports to Jakarta and bump the API artifacts.',
+  '',
+  '```agent',
+  'steps:',
+  '  - recipe: bump-dependency',
+  '    package: jakarta.persistence:jakarta.persistence-api',
+  '    from: 3.0.0',
+  '    to: 3.1.0',
+  '  - recipe: bump-dependency',
+  '    package: jakarta.validation:jakarta.validation-api',
+  '    to: 3.0.2',
+  '  - recipe: migrate-import',
+  '    from: javax.persistence',
+  '    to: jakarta.persistence',
+  '  - recipe: rename-symbol',
+  '    from: total',
+  '    to: sum',
+  '    kind: field',
+  '  - recipe: replace',
+  '    find: "<javax>"',
+  '    replace: "<jakarta>"',
+  '    paths: [docs]',
+  '```',
+].join('\n');
+
+const task = parseTask({ title: 'Migrate order-service to Jakarta Persistence', body: TASK_BODY, source: 'github' });
+
+const env = {
+  request: { runId: 'k3j5h2m4n6p7', issue: { number: 13, title: task.title, body: TASK_BODY, updatedAt: '2026-11-29T10:00:00Z' } },
+  policy: defaultPolicy(),
+  attempt: 1,
+  owner: 'acme',
+  repo: 'shop',
+  baseRef: 'main',
+  agentBranch: 'agent/i13/rk3j5h2m4n6p7',
+  createdAt: '2026-11-29T10:00:00.000Z',
+} as unknown as PipelineEnv;
+
+const segments = task.steps.map((step, i) => ({ id: `step-${i + 1}-${step.recipe}`, engine: 'recipe' as const, step, paths: [] as string[] }));
+
+function outputs(overrides: Partial<Record<PhaseName, unknown>> = {}): Partial<Record<PhaseName, unknown>> {
+  const files = [...javaFiles, 'services/order/pom.xml'];
+  return {
+    intake: task,
+    discovery: { mapKey: 'm', mapCacheHit: false, targets: [], excluded: 0, warnings: [], strategy: 'recipe', owners: [], modules: [{ path: 'services/order', name: 'com.acme:order-service', buildSystem: 'maven' }] },
+    planning: { strategy: 'recipe', reason: '5 deterministic recipe step(s); no model is asked', segments },
+    mechanical_change: {
+      segments: segments.map((s, i) => ({
+        id: s.id,
+        engine: 'recipe',
+        changedFiles: i === 0 ? [{ path: 'services/order/pom.xml', edits: 1 }] : i === 2 ? javaFiles.map((path) => ({ path, edits: 1 })) : [],
+        skipped: [],
+        notes: i === 4 ? ['CHANGELOG.md: 3 occurrences left (history)'] : i === 2 ? ['add `jakarta.persistence-api` to services/order/pom.xml', 'CHANGELOG.md: 3 occurrences left (history)'] : [],
+        lockfilesToRefresh: [],
+      })),
+    },
+    regression_verification: {
+      report: { status: 'PASSED', checks: [{ name: 'Secret scan of the change', status: 'PASSED', detail: 'no finding' }], notRun: [{ name: 'mvn -q verify', why: 'draftsman never runs build commands' }] },
+      cheats: [],
+      secretFindings: [],
+    },
+    diff_boundary_review: {
+      diffSummary: { baseCommitSha: BASE, headSha: HEAD, filesChanged: files.length, insertions: 15, deletions: 15, files: files.map((path) => ({ path, kind: 'MODIFIED', insertions: 1, deletions: 1, risk: 'LOW', reason: 'x', generated: false, binary: false })), warnings: [] },
+      risk: { riskScore: 17, riskLevel: 'HIGH', reasons: [...javaFiles.map((p) => `production source file: ${p}`), 'dependency manifest: services/order/pom.xml'], requiredGate: 'HUMAN_APPROVAL_BEFORE_PR' },
+      scope: { status: 'PASS', gateId: 'gate-0123456789abcdef', violations: [{ rule: 'HIGH_RISK', message: `risk is HIGH: ${javaFiles.map((p) => `production source file: ${p}`).join('; ')}` }] },
+    },
+    ...overrides,
+  };
+}
+
+/** One checkpoint per phase, each with the steps it used. */
+const checkpoints = PHASE_NAMES.slice(0, 9).map((phase, seq) =>
+  Checkpoint.parse({ schemaVersion: 1, runId: 'k3j5h2m4n6p7', attempt: 1, seq, phase, baseCommitSha: BASE, diffHash: 'h', summary: '', evidenceRefs: [], decisions: [], risks: [], nextPhase: null, patches: [], output: null, stepsUsed: 2, completedAt: '2026-11-29T10:00:00.000Z' }),
+);
+
+function body(o = outputs()): string {
+  return renderRunReport(buildRunReport(env, task, o, checkpoints, { status: 'COMPLETED', headCommitSha: HEAD, artifacts: [], current: 'pr_preparation', currentSteps: 3 }));
+}
+
+function section(text: string, summary: string): string {
+  const start = text.indexOf(`<summary>${summary}`);
+  expect(start).toBeGreaterThanOrEqual(0);
+  return text.slice(start, text.indexOf('</details>', start));
+}
+
+describe('the PR body of a five-step recipe run', () => {
+  it('counts the steps every phase used, not 0', () => {
+    expect(section(body(), 'Budget used')).toContain('| steps | 21 | - |');
+  });
+
+  it('has no model rows and no model calls in the summary when no model ran', () => {
+    const text = body();
+    expect(text).not.toMatch(/model calls|tokens/);
+  });
+
+  it('says lockfiles were left alone only when some are listed', () => {
+    const scope = section(body(), 'Scope and strategy');
+    expect(scope).not.toMatch(/lockfile/i);
+    expect(scope).toContain('- Did not change: paths the policy forbids: `.github/workflows/**`');
+    const withLock = outputs();
+    const change = withLock.mechanical_change as { segments: { lockfilesToRefresh: unknown[] }[] };
+    change.segments[0].lockfilesToRefresh = [{ lockfile: 'package-lock.json', command: 'npm install --package-lock-only' }];
+    change.segments[1].lockfilesToRefresh = [{ lockfile: 'package-lock.json', command: 'npm install --package-lock-only' }];
+    const text = body(withLock);
+    expect(section(text, 'Scope and strategy')).toContain('- Did not change: 1 lockfile (listed under Lockfiles to refresh, with the command)');
+    expect(text.match(/- `package-lock.json`: run/g)).toHaveLength(1);
+  });
+
+  it('states the strategy in words, never as JSON', () => {
+    const scope = section(body(), 'Scope and strategy');
+    expect(scope).toContain('1. bump-dependency: bump jakarta.persistence:jakarta.persistence-api from 3.0.0 to 3.1.0');
+    expect(scope).toContain('3. migrate-import: move imports from javax.persistence to jakarta.persistence');
+    expect(scope).toContain('4. rename-symbol: rename field total to sum');
+    expect(scope).toContain('5. replace: replace "&lt;javax&gt;" with "&lt;jakarta&gt;" (in docs)');
+    expect(scope).not.toMatch(/[{]"recipe"|&quot;/);
+  });
+
+  it('explains risk by group, and the scope-guard row does not list the files again', () => {
+    const text = body();
+    const risk = section(text, 'Risk: HIGH (score 17)');
+    // Each group says which kind of edit touched its files: the imports moved in the sources, the bump in the pom.
+    expect(risk).toContain('- production source file: 14 files, mechanical import change\n');
+    expect(risk).toContain('- dependency manifest: 1 file, dependency version change: `services/order/pom.xml`');
+    expect(risk.match(/Entity/g)).toBeNull();
+    const scopeRow = text.split('\n').find((l) => l.startsWith('| Scope guard'));
+    expect(scopeRow).toBe('| Scope guard (paths, policy, budgets) | ✅ passed | approved (gate-0123456789abcdef): risk is HIGH (see Risk) |');
+  });
+
+  it('gathers the recipes’ notes once each in a Notes section', () => {
+    const text = body();
+    const notes = text.slice(text.indexOf('### Notes'), text.indexOf('### Objective'));
+    expect(notes).toBe('### Notes\n\n- add `jakarta.persistence-api` to services/order/pom.xml\n- CHANGELOG.md: 3 occurrences left (history)\n\n');
+  });
+
+  it('a task without a title (only an agent block) is headed by its steps in words', () => {
+    const untitled = { ...env, request: { runId: 'k3j5h2m4n6p7', task: { title: '', body: TASK_BODY } } } as unknown as PipelineEnv;
+    const report = buildRunReport(untitled, { ...task, title: '' }, outputs(), checkpoints, { status: 'COMPLETED', artifacts: [] });
+    expect(report.title).toBe('apply 5 recipe steps');
+  });
+
+  it('draws touched modules by their module name', () => {
+    const report = buildRunReport(env, task, outputs(), checkpoints, { status: 'COMPLETED', artifacts: [] });
+    expect(report.modules).toEqual([{ name: 'order-service', files: 15 }]);
+  });
+});
+
+describe('a secret finding in the body', () => {
+  it('is shown with rule, file and line, and the scan is never said to have passed', () => {
+    const o = outputs({
+      regression_verification: {
+        report: { status: 'PASSED', checks: [{ name: 'Secret scan of the change', status: 'PASSED', detail: 'no finding' }], notRun: [] },
+        cheats: [],
+        secretFindings: [{ path: 'services/order/src/main/resources/app.properties', line: 7, rule: 'aws-access-key-id', redactedPreview: 'AKIA****' }],
+      },
+    });
+    const text = body(o);
+    const row = text.split('\n').find((l) => l.startsWith('| Secret scan'));
+    expect(row).toBe('| Secret scan of the change | ❌ failed | 1 finding: aws-access-key-id at services/order/src/main/resources/app.properties:7 |');
+    expect(text).toContain('| aws-access-key-id | `services/order/src/main/resources/app.properties` | 7 |');
+    expect(text).not.toMatch(/Secret scan[^\n]*passed/);
+    expect(text).toContain('static checks: 1 passed, 1 failed');
+  });
+});
+
+describe('a model run', () => {
+  it('shows model calls and tokens used against the limit', () => {
+    const o = outputs({
+      planning: { strategy: 'llm', reason: 'no recipe steps: the model makes the change within the selected targets', segments: [{ id: 'model-change', engine: 'llm', paths: javaFiles }] },
+      mechanical_change: { segments: [{ id: 'model-change', engine: 'llm', changedFiles: javaFiles.map((path) => ({ path, edits: 1 })), skipped: [], notes: [], lockfilesToRefresh: [], model: { calls: 3, tokens: 1200, status: 'DONE', summary: 's' } }] },
+    });
+    const text = body(o);
+    expect(section(text, 'Budget used')).toContain('| model calls | 3 | 40 |');
+    expect(section(text, 'Budget used')).toContain('| tokens | 1200 | - |');
+    expect(text).toContain('· 3/40 model calls |');
+    expect(section(text, 'Scope and strategy')).toContain('1. the model changes the selected files (14 files)');
+  });
+});
