@@ -8,7 +8,7 @@ import { lockfilesForManifest } from '../../policy/lockfiles.js';
 import { isLockfile, lockfileRefreshCommand, manifestKindForPath } from './manifest-kind.js';
 import { recipeCandidates } from './recipe-candidates.js';
 import type { ApplyRecipeResult, FileRecipeResult, LineEdit, LockfileRefresh, PendingMavenProperty, SkipReason } from './recipe-types.js';
-import { RENAME_NOT_TYPE_AWARE_NOTE } from './rename-symbol-recipe.js';
+import { renameInWorkspace } from './rename-symbol-recipe.js';
 import { applySpanEdits } from './span-edits.js';
 
 export interface ApplyRecipeOptions {
@@ -77,12 +77,7 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
   const candidates = recipeCandidates(step, options.paths);
 
   if (step.recipe === 'rename-symbol') {
-    notes.add(RENAME_NOT_TYPE_AWARE_NOTE);
-    if (step.kind && !(await definesSymbol(step.from, step.kind, candidates, workspace, options))) {
-      notes.add(`no ${step.kind} named ${step.from} is defined in scope; nothing was renamed`);
-      result.notes = [...notes];
-      return result;
-    }
+    return renameInWorkspace(step, candidates, workspace, options.syntax, (path, forEditing) => readEditable(workspace, path, forEditing ? options.isEditable : () => true, options.maxFileBytes));
   }
 
   const pendingProperties: { pom: string; pending: PendingMavenProperty }[] = [];
@@ -111,16 +106,6 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
   result.changedFiles = [...changed.keys()].sort().map((path) => ({ path, edits: changed.get(path)! }));
   result.notes = [...notes];
   return result;
-}
-
-/** True when a file in scope defines `name` with the given kind (the guard for `rename-symbol {kind}`). */
-async function definesSymbol(name: string, kind: string, candidates: string[], workspace: Workspace, options: ApplyRecipeOptions): Promise<boolean> {
-  for (const path of candidates) {
-    const readable = await readEditable(workspace, path, () => true, options.maxFileBytes);
-    if (!('text' in readable) || !readable.text.includes(name)) continue;
-    if (options.syntax.extractTags(path, readable.text).some((t) => t.kind === 'definition' && t.name === name && t.symbolKind === kind)) return true;
-  }
-  return false;
 }
 
 /** Follow `<parent><relativePath>` (default `../pom.xml`) up the repository to the pom defining the property, and edit it there. */
