@@ -152,5 +152,7 @@ export function planFileRename(scan: FileScan, step: Pick<RenameSymbolStep, 'fro
 
 /** True when some file declares `from` as a symbol of `kind` (the guard for `rename-symbol {kind}`). */
 export function declaresKind(scans: FileScan[], kind: RenameKind): boolean {
-  return scans.some((scan) => scan.from.some((site) => site.role.role === 'declaration' && kindMatches(kind, site.role.kind)));
+  return scans.some((scan) =>
+    scan.from.some((site) => (site.role.role === 'declaration' && kindMatches(kind, site.role.kind)) || (kind === 'variable' && site.role.role === 'shorthand' && site.role.pattern)),
+  );
 }

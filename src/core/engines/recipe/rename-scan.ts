@@ -41,14 +41,10 @@ function escape(text: string): string {
   return text.replace(/[$]/g, '\\$');
 }
 
-/** The lexical scopes around `node`, innermost first; a scope its language hides from nested functions is skipped once one is crossed. */
+/** The lexical scopes around `node`, innermost first. */
 function scopeChain(node: Node, roles: LanguageRoles): string[] {
   const out: string[] = [];
-  let crossed = false;
-  for (let n = node.parent; n; n = n.parent) {
-    if (roles.scopes.has(n.type) && !(crossed && roles.opaqueFrom?.scope === n.type)) out.push(nodeKey(n));
-    if (roles.opaqueFrom?.across.has(n.type)) crossed = true;
-  }
+  for (let n = node.parent; n; n = n.parent) if (roles.scopes.has(n.type)) out.push(nodeKey(n));
   return out;
 }
 

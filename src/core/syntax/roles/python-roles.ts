@@ -96,6 +96,7 @@ function isDocstring(node: Node): boolean {
   return body.type === 'block' && FUNCTION_OR_CLASS.has(body.parent?.type ?? '') && body.namedChildren[0]?.id === statement.id;
 }
 
+/** Class attributes and methods are members (not `lexicalMember`): a method reaches them through `self`, never as bare names. */
 export const PYTHON_ROLES: LanguageRoles = {
   leafTypes: new Set(['identifier']),
   scopes: new Set(['module', 'function_definition', 'lambda', 'class_definition', 'list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression']),
@@ -103,7 +104,6 @@ export const PYTHON_ROLES: LanguageRoles = {
     const parent = node.parent;
     return parent ? identifierRole(node, parent) : { role: 'other' };
   },
-  opaqueFrom: { scope: 'class_definition', across: new Set(['function_definition', 'lambda']) },
   namespaceNames(node) {
     if (node.type !== 'import_statement') return [];
     return node.childrenForFieldName('name').flatMap((name) => {

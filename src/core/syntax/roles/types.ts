@@ -33,8 +33,6 @@ export interface LanguageRoles {
   roleOf(node: Node): SymbolRole;
   /** Members (fields, methods) that are also visible as bare names inside their type (Java fields). */
   lexicalMember?(kind: DeclKind): boolean;
-  /** Scopes that nested functions do not see (a Python class body). */
-  opaqueFrom?: { scope: string; across: ReadonlySet<string> };
   /** Names this node binds to a whole module or package (`import * as ns`, `import os`, a Go import). */
   namespaceNames?(node: Node): string[];
   /** Comment nodes, and strings that are docstrings. */
