@@ -101,6 +101,20 @@ describe('TypeScript', () => {
     );
   });
 
+  it('kind field on a constructor parameter property: the parameter, its uses in the constructor and this. accesses', async () => {
+    const src = lines(
+      'export class Worker {',
+      '  constructor(private readonly shouldDelegate: boolean, retries: number) {',
+      '    if (shouldDelegate) console.log(retries);',
+      '  }',
+      '  run() { return this.shouldDelegate; }',
+      '}',
+      '',
+    );
+    const { texts } = await rename({ 'w.ts': src }, { from: 'shouldDelegate', to: 'delegates', kind: 'field' });
+    expect(texts['w.ts']).toBe(src.replace(/shouldDelegate/g, 'delegates'));
+  });
+
   it('kind method: declarations and obj.m() calls, object-literal methods; a data key and a local of the same name stay', async () => {
     const src = lines(
       'class Queue {',

@@ -60,7 +60,7 @@ function siteOf(node: Node, roles: LanguageRoles, lines: LineIndex, root: string
   switch (role.role) {
     case 'declaration': {
       const member = role.kind === 'field' || role.kind === 'method';
-      const lexical = !member || (roles.lexicalMember?.(role.kind) ?? false);
+      const lexical = role.lexical ?? (!member || (roles.lexicalMember?.(role.kind) ?? false));
       return { ...base, role: { role: 'declaration', kind: role.kind, lexical, bindScope: bindScopeOf(role.binder, roles), container: role.container } };
     }
     case 'import':

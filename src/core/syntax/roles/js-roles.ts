@@ -1,9 +1,10 @@
 import type { Node } from 'web-tree-sitter';
-import { inField, nodeKey, type LanguageRoles, type SymbolRole } from './types.js';
+import { ancestor, inField, nodeKey, type LanguageRoles, type SymbolRole } from './types.js';
 
 const FUNCTION_VALUE = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
 const PARAMETER = new Set(['required_parameter', 'optional_parameter']);
 const PATTERN_BINDING = new Set(['pair_pattern', 'array_pattern', 'rest_pattern', 'assignment_pattern']);
+const CLASS_BODY = new Set(['class_body']);
 const MEMBER_FIELD = new Set(['property_signature', 'public_field_definition', 'field_definition']);
 const MEMBER_METHOD = new Set(['method_definition', 'method_signature', 'abstract_method_signature']);
 
@@ -67,7 +68,14 @@ function identifierRole(node: Node, parent: Node): SymbolRole {
     case 'continue_statement':
       return { role: 'other' };
   }
-  if (PARAMETER.has(parent.type)) return inField(node, 'pattern') ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' };
+  if (PARAMETER.has(parent.type)) {
+    if (!inField(node, 'pattern')) return { role: 'value' };
+    // `constructor(private readonly x: T)` declares a field, and a parameter the constructor body uses.
+    const property = parent.children.some((c) => c?.type === 'accessibility_modifier' || c?.type === 'readonly' || c?.type === 'override_modifier');
+    const body = property ? ancestor(parent, CLASS_BODY) : null;
+    if (body) return { role: 'declaration', kind: 'field', binder: node, container: nodeKey(body), lexical: true };
+    return { role: 'declaration', kind: 'variable', binder: node };
+  }
   if (PATTERN_BINDING.has(parent.type) && !(parent.type === 'assignment_pattern' && !inField(node, 'left')) && !(parent.type === 'pair_pattern' && !inField(node, 'value'))) {
     return { role: 'declaration', kind: 'variable', binder: node };
   }

@@ -9,8 +9,11 @@ export type DeclKind = 'class' | 'interface' | 'enum' | 'type' | 'function' | 'm
  * from a property access.
  */
 export type SymbolRole =
-  /** Introduces the name. `binder` is the node whose enclosing scope holds the binding; `container` names the type or object a member belongs to. */
-  | { role: 'declaration'; kind: DeclKind; binder: Node; container?: string }
+  /**
+   * Introduces the name. `binder` is the node whose enclosing scope holds the binding; `container`
+   * names the type or object a member belongs to; `lexical` says a member is also a bare name there.
+   */
+  | { role: 'declaration'; kind: DeclKind; binder: Node; container?: string; lexical?: boolean }
   /** Names an imported or re-exported symbol (`import { x }`, `from m import x`, the last segment of a Java import). */
   | { role: 'import' }
   /** A name in type position. */
