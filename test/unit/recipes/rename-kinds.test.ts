@@ -115,6 +115,16 @@ describe('TypeScript', () => {
     expect(texts['w.ts']).toBe(src.replace(/shouldDelegate/g, 'delegates'));
   });
 
+  it('kind field on a props type: JSX attributes and props accesses; the handler variable of the same name stays', async () => {
+    const dialog = lines('export type DialogProps = { onClose: () => void };', 'export function Dialog(props: DialogProps) {', '  return <button onClick={() => props.onClose()} />;', '}', '');
+    const page = lines("import { Dialog } from './dialog';", 'export function Page({ onClose }: { onClose: () => void }) {', '  return <Dialog onClose={onClose} />;', '}', '');
+    const { texts } = await rename({ 'dialog.tsx': dialog, 'page.tsx': page }, { from: 'onClose', to: 'onDismiss', kind: 'field' });
+    expect(texts['dialog.tsx']).toBe(dialog.replace(/onClose/g, 'onDismiss'));
+    expect(texts['page.tsx']).toBe(
+      lines("import { Dialog } from './dialog';", 'export function Page({ onDismiss: onClose }: { onDismiss: () => void }) {', '  return <Dialog onDismiss={onClose} />;', '}', ''),
+    );
+  });
+
   it('kind method: declarations and obj.m() calls, object-literal methods; a data key and a local of the same name stay', async () => {
     const src = lines(
       'class Queue {',

@@ -24,6 +24,8 @@ function propertyRole(node: Node, parent: Node): SymbolRole {
     const value = parent.childForFieldName('value');
     return { role: 'key', functionValue: !!value && FUNCTION_VALUE.has(value.type), container };
   }
+  // A JSX attribute sets a prop: a field of the component's props type.
+  if (parent.type === 'jsx_attribute') return { role: 'key', functionValue: false, container: parent.parent ? nodeKey(parent.parent) : '' };
   // Enum members are reached as `E.Member`, like fields.
   if (parent.type === 'enum_body') return { role: 'declaration', kind: 'field', binder: parent, container: nodeKey(parent) };
   if (parent.type === 'enum_assignment') return { role: 'declaration', kind: 'field', binder: parent, container };
