@@ -174,7 +174,7 @@ describe('Java', () => {
       '}',
       '',
     );
-    const use = lines('class Pager {', '  int last(Range r) {', '    int end = r.end();', '    return end - 1;', '  }', '}', '');
+    const use = lines('class Pager {', '  int last(Range r, Text t) {', '    int end = r.end();', '    return t.end(end - 1);', '  }', '}', '');
     const { texts } = await rename({ 'src/Range.java': range, 'src/Pager.java': use }, { from: 'end', to: 'endExclusive', kind: 'field' });
     expect(texts['src/Range.java']).toBe(
       lines(

@@ -84,7 +84,12 @@ function decide(site: RenameSite, kind: RenameKind | undefined, facts: RenameFac
       return refersTo(kind, resolve(site), scan) ? 'rename' : undefined;
     case 'member':
       if (role.object && scan.namespaces.has(role.object)) return MEMBER.has(kind) ? undefined : 'rename';
-      if (kind === 'field') return !role.implicit && (!role.called || !facts.declared.has('method') || facts.recordComponent) ? 'rename' : undefined;
+      if (kind === 'field') {
+        if (role.implicit) return undefined;
+        // A record component is read through its accessor, `r.name()`.
+        if (role.called && facts.recordComponent) return role.arguments === 0 ? 'rename' : undefined;
+        return !role.called || !facts.declared.has('method') ? 'rename' : undefined;
+      }
       if (kind === 'method') return role.called || role.implicit || !facts.declared.has('field') ? 'rename' : undefined;
       return undefined;
     case 'key':

@@ -18,7 +18,7 @@ export type SiteRole =
   | { role: 'import'; bindScope: string }
   | { role: 'type-ref' }
   | { role: 'value' }
-  | { role: 'member'; called: boolean; object?: string; implicit?: boolean }
+  | { role: 'member'; called: boolean; object?: string; implicit?: boolean; arguments?: number }
   | { role: 'key'; functionValue: boolean; container: string }
   | { role: 'shorthand'; pattern: boolean; bindScope: string; container: string }
   | { role: 'other' };

@@ -49,7 +49,8 @@ function identifierRole(node: Node, parent: Node): SymbolRole {
     case 'method_invocation': {
       if (!isName) return { role: 'value' };
       const object = parent.childForFieldName('object');
-      return object ? { role: 'member', called: true, object: objectName(parent) } : { role: 'member', called: true, implicit: true };
+      const count = parent.childForFieldName('arguments')?.namedChildCount ?? 0;
+      return object ? { role: 'member', called: true, object: objectName(parent), arguments: count } : { role: 'member', called: true, implicit: true, arguments: count };
     }
     case 'method_reference':
       return node.previousSibling?.type === '::' ? { role: 'member', called: true } : { role: 'value' };

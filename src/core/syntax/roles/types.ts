@@ -21,7 +21,7 @@ export type SymbolRole =
   /** A bare identifier in an expression. */
   | { role: 'value' }
   /** `obj.name` (or a Java call without a receiver, `implicit`); `object` is the receiver when it is a plain identifier. */
-  | { role: 'member'; called: boolean; object?: string; implicit?: boolean }
+  | { role: 'member'; called: boolean; object?: string; implicit?: boolean; arguments?: number }
   /** A key in an object literal, destructuring pattern or Go composite literal. */
   | { role: 'key'; functionValue: boolean; container: string }
   /** TS/JS `{ name }`: a key and a variable at once; `pattern` when it binds (`const { name } = o`). */
