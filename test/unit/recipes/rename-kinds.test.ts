@@ -71,7 +71,8 @@ describe('TypeScript', () => {
   });
 
   it('kind function: the declaration, its import and calls; object keys and property accesses stay', async () => {
-    const { texts } = await rename(files, { from: 'shouldDelegate', to: 'mustDelegate', kind: 'function' });
+    const { texts, result } = await rename(files, { from: 'shouldDelegate', to: 'mustDelegate', kind: 'function' });
+    expect(result.notes).toContain('rename-symbol left 6 line(s) where shouldDelegate names another kind of symbol than function: src/options.ts:2, src/options.ts:6, src/options.ts:9, src/report.ts:3, src/run.ts:5, src/run.ts:7');
     expect(texts['src/options.ts']).toBe(options.replace('function shouldDelegate(', 'function mustDelegate('));
     expect(texts['src/run.ts']).toBe(run.replace('{ defaults, shouldDelegate,', '{ defaults, mustDelegate,').replace('if (shouldDelegate(options))', 'if (mustDelegate(options))'));
     expect(texts['src/report.ts']).toBe(report);

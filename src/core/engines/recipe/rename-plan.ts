@@ -16,6 +16,8 @@ export interface FilePlan {
   spans: SpanEdit[];
   /** Lines of existing bindings of the new name that a renamed occurrence would meet. */
   clashes: { line: number; against: number }[];
+  /** Lines of occurrences of the old name left alone because they name another kind of symbol. */
+  left: number[];
 }
 
 const TYPE_LIKE = new Set<DeclKind>(['class', 'interface', 'type', 'enum']);
@@ -140,9 +142,13 @@ export function planFileRename(scan: FileScan, step: Pick<RenameSymbolStep, 'fro
   }
   const spans: SpanEdit[] = [];
   const clashes = new Map<string, { line: number; against: number }>();
+  const left = new Set<number>();
   for (const site of scan.from) {
     const decision = decide(site, step.kind, facts, scan, resolve);
-    if (!decision) continue;
+    if (!decision) {
+      left.add(site.line);
+      continue;
+    }
     const text = decision === 'key' ? `${step.to}: ${step.from}` : decision === 'value' ? `${step.from}: ${step.to}` : step.to;
     spans.push({ start: site.start, end: site.end, text });
     const effect = effects(site.role, decision);
@@ -152,7 +158,7 @@ export function planFileRename(scan: FileScan, step: Pick<RenameSymbolStep, 'fro
     for (const line of against) clashes.set(`${line}`, { line, against: site.line });
   }
   if (spans.length && step.comments) for (const mention of scan.mentions) spans.push({ ...mention, text: step.to });
-  return { spans, clashes: [...clashes.values()].sort((a, b) => a.line - b.line) };
+  return { spans, clashes: [...clashes.values()].sort((a, b) => a.line - b.line), left: [...left] };
 }
 
 /** True when some file declares `from` as a symbol of `kind` (the guard for `rename-symbol {kind}`). */

@@ -45,6 +45,16 @@ function clashNote(step: RenameSymbolStep, places: { path: string; line: number;
   return `rename-symbol refused: ${step.to} is already bound where ${step.from} would be renamed: ${list}; nothing was renamed`;
 }
 
+/** At most this many places are named in a note; the count says the rest. */
+const MAX_PLACES = 10;
+
+function leftNote(step: RenameSymbolStep, places: string[]): string | undefined {
+  if (!step.kind || places.length === 0) return undefined;
+  const shown = places.slice(0, MAX_PLACES).join(', ');
+  const more = places.length > MAX_PLACES ? ` and ${places.length - MAX_PLACES} more` : '';
+  return `rename-symbol left ${places.length} line(s) where ${step.from} names another kind of symbol than ${step.kind}: ${shown}${more}`;
+}
+
 function scanFile(step: RenameSymbolStep, path: string, text: string, syntax: TreeSyntaxService): FileScan | undefined {
   const language = syntax.languageFor(path);
   if (!language || !text.includes(step.from)) return undefined;
@@ -66,7 +76,8 @@ export function applyRenameSymbol(step: RenameSymbolStep, file: { path: string; 
   const plan = planFileRename(scan, step, renameFacts([scan]));
   if (plan.clashes.length) return { text: file.text, edits: [], notes: [clashNote(step, plan.clashes.map((c) => ({ path: file.path, ...c })))] };
   const java = plan.spans.length ? javaFileNote(step, file.path) : undefined;
-  return applySpanEdits(file.text, plan.spans, [renameNote(step), ...(java ? [java] : [])]);
+  const left = leftNote(step, plan.left.map((line) => `${file.path}:${line}`));
+  return applySpanEdits(file.text, plan.spans, [renameNote(step), ...(java ? [java] : []), ...(left ? [left] : [])]);
 }
 
 export type RenameReadable = { text: string } | { reason: SkipReason };
@@ -125,5 +136,7 @@ export async function renameInWorkspace(
     if (java) result.notes.push(java);
   }
   result.changedFiles = changed.sort((a, b) => (a.path < b.path ? -1 : 1));
+  const left = leftNote(step, plans.flatMap(({ path, plan }) => plan.left.map((line) => `${path}:${line}`)));
+  if (left) result.notes.push(left);
   return result;
 }
