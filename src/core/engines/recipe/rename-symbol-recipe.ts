@@ -35,9 +35,9 @@ export const RENAME_NOT_TYPE_AWARE_NOTE =
   'rename-symbol matches identifiers by name through the syntax tree: it is not type-aware, so every identifier with that name is renamed, whatever it refers to; strings and comments are left alone';
 
 function renameNote(step: RenameSymbolStep): string {
-  const comments = step.comments ? 'mentions in comments and docstrings of the edited files were updated too' : 'strings and comments are left alone';
+  const comments = step.comments ? 'mentions in comments and docstrings of the edited files are updated too' : 'strings and comments are left alone';
   if (!step.kind) return step.comments ? RENAME_NOT_TYPE_AWARE_NOTE.replace('strings and comments are left alone', comments) : RENAME_NOT_TYPE_AWARE_NOTE;
-  return `rename-symbol renamed the ${step.kind} ${step.from} by syntactic role (declarations, references, member accesses), not type-aware: an occurrence of the same name that is another kind of symbol was left alone; ${comments}`;
+  return `rename-symbol renames the ${step.kind} ${step.from} by syntactic role (declarations, references, member accesses), not type-aware: an occurrence of the same name that is another kind of symbol is left alone; ${comments}`;
 }
 
 function clashNote(step: RenameSymbolStep, places: { path: string; line: number; against: number }[]): string {
@@ -67,17 +67,18 @@ function javaFileNote(step: RenameSymbolStep, path: string): string | undefined 
 }
 
 /**
- * Rename `from` to `to` in one file (the rule per kind above), judging by this file alone. A
- * clash gives a result with no edits and the refusal in its notes.
+ * Rename `from` to `to` in one file (the rule per kind above), judging by this file alone: what
+ * target selection shows. A clash is named in the notes; `renameInWorkspace`, which writes,
+ * refuses it.
  */
 export function applyRenameSymbol(step: RenameSymbolStep, file: { path: string; text: string }, ctx: RecipeContext): FileRecipeResult | undefined {
   const scan = scanFile(step, file.path, file.text, ctx.syntax);
   if (!scan) return undefined;
   const plan = planFileRename(scan, step, renameFacts([scan]));
-  if (plan.clashes.length) return { text: file.text, edits: [], notes: [clashNote(step, plan.clashes.map((c) => ({ path: file.path, ...c })))] };
   const java = plan.spans.length ? javaFileNote(step, file.path) : undefined;
   const left = leftNote(step, plan.left.map((line) => `${file.path}:${line}`));
-  return applySpanEdits(file.text, plan.spans, [renameNote(step), ...(java ? [java] : []), ...(left ? [left] : [])]);
+  const clash = plan.clashes.length ? clashNote(step, plan.clashes.map((c) => ({ path: file.path, ...c }))) : undefined;
+  return applySpanEdits(file.text, plan.spans, [renameNote(step), ...[java, left, clash].filter((n): n is string => n !== undefined)]);
 }
 
 export type RenameReadable = { text: string } | { reason: SkipReason };
