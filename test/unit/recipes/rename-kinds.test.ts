@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
 import { applyRecipe } from '../../../src/core/engines/recipe/apply-recipe.js';
+import { recipeMatches } from '../../../src/core/engines/recipe/recipe-candidates.js';
+import { applyRenameSymbol } from '../../../src/core/engines/recipe/rename-symbol-recipe.js';
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
 import { RecipeStep } from '../../../src/core/task/recipe-steps.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
@@ -328,6 +330,14 @@ describe('clashes', () => {
     expect(result.changedFiles).toEqual([]);
     expect(texts['src/options.ts']).toBe(src);
     expect(result.notes.join('\n')).toMatch(/refused: delegate is already bound .*src\/options\.ts:3\b.*src\/options\.ts:5\b.*nothing was renamed/);
+  });
+
+  it('the per-file preview still shows where the rename would apply, and names the clash', () => {
+    const src = lines('type Options = {', '  shouldDelegate: boolean;', '  delegate: boolean;', '};', '');
+    const step = RecipeStep.parse({ recipe: 'rename-symbol', from: 'shouldDelegate', to: 'delegate', kind: 'field' });
+    expect(recipeMatches(step, { path: 'o.ts', text: src }, { syntax }).map((m) => m.line)).toEqual([2]);
+    if (step.recipe !== 'rename-symbol') throw new Error('not a rename');
+    expect(applyRenameSymbol(step, { path: 'o.ts', text: src }, { syntax })?.notes.join('\n')).toMatch(/refused: delegate is already bound .*o\.ts:3/);
   });
 
   it('refuses a variable rename onto a local of an enclosing scope, in whichever file it is', async () => {
