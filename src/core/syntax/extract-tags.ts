@@ -39,6 +39,14 @@ function member(kind: Kind): Handler {
   };
 }
 
+/** Members of a type literal or interface, wherever the type is written (a parameter's inline type too). */
+function signature(kind: Kind): Handler {
+  return ({ node, scope, emit }) => {
+    const name = nameOf(node);
+    if (name) emit({ kind: 'definition', symbolKind: kind, name: name.text, scope }, name);
+  };
+}
+
 /** A type reference, unless it is the declared name or a qualifier segment (`a` in `a.B`). */
 const typeReference: Handler = ({ node, field, emit }) => {
   if (field === 'name') return;
@@ -59,6 +67,11 @@ const JAVA: Record<string, Handler> = {
       const name = declarator && nameOf(declarator);
       if (name) emit({ kind: 'definition', symbolKind: 'field', name: name.text, scope }, name);
     }
+  },
+  formal_parameter: ({ node, scope, emit }) => {
+    // Record components are the record's fields.
+    const name = nameOf(node);
+    if (name && node.parent?.parent?.type === 'record_declaration') emit({ kind: 'definition', symbolKind: 'field', name: name.text, scope }, name);
   },
   type_identifier: typeReference,
   import_declaration: ({ node, emit }) => {
@@ -92,18 +105,23 @@ const JS_COMMON: Record<string, Handler> = {
   class: definition('class', true),
   interface_declaration: definition('interface', true),
   enum_declaration: definition('enum', false),
-  type_alias_declaration: definition('type', false),
+  // A type literal's members are fields of the alias (`type X = { a: boolean }`), not variables.
+  type_alias_declaration: definition('type', true),
   function_declaration: definition('function', false),
   generator_function_declaration: definition('function', false),
-  method_definition: member('method'),
-  method_signature: member('method'),
-  abstract_method_signature: member('method'),
+  method_definition: ({ node, scope, emit }) => {
+    const name = nameOf(node);
+    // A method of an object literal is a method too, even outside any class.
+    if (name) emit({ kind: 'definition', symbolKind: scope || node.parent?.type === 'object' ? 'method' : 'function', name: name.text, scope }, name);
+  },
+  method_signature: signature('method'),
+  abstract_method_signature: signature('method'),
   public_field_definition: member('field'),
   field_definition: ({ node, scope, emit }) => {
     const name = node.childForFieldName('property');
     if (name) emit({ kind: 'definition', symbolKind: 'field', name: name.text, scope }, name);
   },
-  property_signature: member('field'),
+  property_signature: signature('field'),
   variable_declarator: ({ node, scope, emit }) => {
     const name = nameOf(node);
     const value = node.childForFieldName('value');
@@ -154,6 +172,15 @@ const PYTHON: Record<string, Handler> = {
     // Class attributes: assignments directly in a class body.
     if (scope && left?.type === 'identifier' && node.parent?.parent?.parent?.type === 'class_definition') {
       emit({ kind: 'definition', symbolKind: 'field', name: left.text, scope }, left);
+    }
+    // Instance attributes, declared by assignment to `self.x` in `__init__`.
+    if (left?.type === 'attribute' && left.childForFieldName('object')?.text === 'self') {
+      let method = node.parent;
+      while (method && method.type !== 'function_definition' && method.type !== 'class_definition') method = method.parent;
+      const owner = method?.type === 'function_definition' && nameOf(method)?.text === '__init__' ? method.parent?.parent : undefined;
+      const attribute = left.childForFieldName('attribute');
+      const className = owner?.type === 'class_definition' ? nameOf(owner)?.text : undefined;
+      if (attribute && className) emit({ kind: 'definition', symbolKind: 'field', name: attribute.text, scope: className }, attribute);
     }
   },
   type: ({ node, emit }) => {

@@ -38,7 +38,11 @@ export const RenameSymbolStep = z.strictObject({
   recipe: z.literal('rename-symbol'),
   from: z.string().regex(/^[A-Za-z_$][A-Za-z0-9_$]*$/, 'must be an identifier'),
   to: z.string().regex(/^[A-Za-z_$][A-Za-z0-9_$]*$/, 'must be an identifier'),
-  kind: z.enum(['class', 'interface', 'function', 'method', 'field', 'variable', 'type']).optional(),
+  kind: z
+    .enum(['class', 'interface', 'function', 'method', 'field', 'variable', 'type'])
+    .optional()
+    .describe('Rename only occurrences that name a symbol of this kind (by syntactic role); without it, every identifier with the name.'),
+  comments: z.boolean().optional().describe('Also rename whole-word mentions of the old name in comments and docstrings of the edited files (default false).'),
   paths: PathGlobs.optional(),
 });
 

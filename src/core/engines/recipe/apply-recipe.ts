@@ -9,7 +9,7 @@ import { historyGuard } from './history-files.js';
 import { isLockfile, lockfileRefreshCommand, manifestKindForPath } from './manifest-kind.js';
 import { recipeCandidates } from './recipe-candidates.js';
 import type { ApplyRecipeResult, FileRecipeResult, LineEdit, LockfileRefresh, PendingMavenProperty, SkipReason } from './recipe-types.js';
-import { RENAME_NOT_TYPE_AWARE_NOTE } from './rename-symbol-recipe.js';
+import { renameInWorkspace } from './rename-symbol-recipe.js';
 import { applySpanEdits } from './span-edits.js';
 
 export interface ApplyRecipeOptions {
@@ -83,12 +83,7 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
   const leaveAlone = options.editHistory ? () => false : historyGuard(step, options.taskPaths);
 
   if (step.recipe === 'rename-symbol') {
-    notes.add(RENAME_NOT_TYPE_AWARE_NOTE);
-    if (step.kind && !(await definesSymbol(step.from, step.kind, candidates, workspace, options))) {
-      notes.add(`no ${step.kind} named ${step.from} is defined in scope; nothing was renamed`);
-      result.notes = [...notes];
-      return result;
-    }
+    return renameInWorkspace(step, candidates.filter((path) => !leaveAlone(path)), workspace, options.syntax, (path, forEditing) => readEditable(workspace, path, forEditing ? options.isEditable : () => true, options.maxFileBytes));
   }
 
   const pendingProperties: { pom: string; pending: PendingMavenProperty }[] = [];
@@ -130,16 +125,6 @@ function leaveHistory(step: RecipeStep, path: string, text: string, options: App
   const count = out.occurrences ?? out.edits.length;
   result.skipped.push({ path, reason: 'HISTORY' });
   notes.add(`${path}: ${count} occurrence${count === 1 ? '' : 's'} left (history: name it in the task's paths to change it)`);
-}
-
-/** True when a file in scope defines `name` with the given kind (the guard for `rename-symbol {kind}`). */
-async function definesSymbol(name: string, kind: string, candidates: string[], workspace: Workspace, options: ApplyRecipeOptions): Promise<boolean> {
-  for (const path of candidates) {
-    const readable = await readEditable(workspace, path, () => true, options.maxFileBytes);
-    if (!('text' in readable) || !readable.text.includes(name)) continue;
-    if (options.syntax.extractTags(path, readable.text).some((t) => t.kind === 'definition' && t.name === name && t.symbolKind === kind)) return true;
-  }
-  return false;
 }
 
 /** Follow `<parent><relativePath>` (default `../pom.xml`) up the repository to the pom defining the property, and edit it there. */

@@ -1,49 +1,143 @@
-import type { SyntaxLanguage } from '../../syntax/types.js';
+import type { Workspace } from '../../workspace/workspace.js';
+import type { TreeSyntaxService } from '../../syntax/create-syntax-service.js';
 import type { RenameSymbolStep } from '../../task/recipe-steps.js';
-import type { FileRecipeResult, RecipeContext, SpanEdit } from './recipe-types.js';
+import type { ApplyRecipeResult, FileRecipeResult, LineEdit, RecipeContext, SkipReason } from './recipe-types.js';
+import { scanRenameSites, type FileScan } from './rename-scan.js';
+import { declaresKind, planFileRename, renameFacts, type FilePlan } from './rename-plan.js';
 import { applySpanEdits } from './span-edits.js';
 
-/** Leaf node types that are identifiers in code (never string content or comments). */
-const IDENTIFIER_TYPES: Record<SyntaxLanguage, Set<string>> = {
-  java: new Set(['identifier', 'type_identifier']),
-  typescript: new Set(['identifier', 'type_identifier', 'property_identifier', 'shorthand_property_identifier', 'shorthand_property_identifier_pattern']),
-  tsx: new Set(['identifier', 'type_identifier', 'property_identifier', 'shorthand_property_identifier', 'shorthand_property_identifier_pattern']),
-  javascript: new Set(['identifier', 'property_identifier', 'shorthand_property_identifier', 'shorthand_property_identifier_pattern']),
-  python: new Set(['identifier']),
-  go: new Set(['identifier', 'type_identifier', 'field_identifier', 'package_identifier']),
-};
+/*
+ * rename-symbol renames by syntactic role, never by type. Without `kind`, every identifier with
+ * the name is renamed, whatever it refers to. With `kind`, an occurrence is renamed only when
+ * its role says it names a symbol of that kind:
+ * - class, interface, type (TS type aliases, Go named types, enums): the declaration, type
+ *   references, imports, and bare names that resolve to it (`new C()`, `C.of()`); TS/JS types and
+ *   interfaces are never values. Fields, methods and keys of the same name stay.
+ * - function: the declaration (`function f`, `const f = () => ...`, a Python `def` outside a
+ *   class, a Go `func`), imports, and bare names that resolve to it (calls included); object keys,
+ *   property accesses (`obj.f`) and methods stay, except through a namespace import (`ns.f()`).
+ * - method: method declarations (classes, interfaces, object literals, Go receivers and interface
+ *   methods, Python `def` in a class), `obj.m(...)` calls and Java calls without a receiver; an
+ *   uncalled `obj.m` too unless a field of that name is declared in scope.
+ * - field: property signatures (type literals, interfaces), class fields, Java fields, record
+ *   components (and their accessors), enum members, Go struct fields, Python `self.x = ...` and
+ *   class attributes; member accesses (`x.f`, except calls when a method of that name exists),
+ *   object and destructuring keys (`{ f }` becomes `{ g: f }`), Go keyed literal elements, Java
+ *   bare names that resolve to the field. Types and type references of the same name stay.
+ *   Python keyword arguments and TS `#private` names are not matched.
+ * - variable: declarations, parameters, destructuring, loop/with/except/comprehension/walrus
+ *   targets, and bare names that resolve to them (`{ v }` becomes `{ v: w }`).
+ * A rename whose new name meets an existing binding (a declaration in a scope around a renamed
+ * occurrence, or a member of the same type or object) is refused with the places named.
+ */
 
 export const RENAME_NOT_TYPE_AWARE_NOTE =
   'rename-symbol matches identifiers by name through the syntax tree: it is not type-aware, so every identifier with that name is renamed, whatever it refers to; strings and comments are left alone';
 
+function renameNote(step: RenameSymbolStep): string {
+  const comments = step.comments ? 'mentions in comments and docstrings of the edited files are updated too' : 'strings and comments are left alone';
+  if (!step.kind) return step.comments ? RENAME_NOT_TYPE_AWARE_NOTE.replace('strings and comments are left alone', comments) : RENAME_NOT_TYPE_AWARE_NOTE;
+  return `rename-symbol renames the ${step.kind} ${step.from} by syntactic role (declarations, references, member accesses), not type-aware: an occurrence of the same name that is another kind of symbol is left alone; ${comments}`;
+}
+
+function clashNote(step: RenameSymbolStep, places: { path: string; line: number; against: number }[]): string {
+  const list = places.map((p) => `${p.path}:${p.line} (meets ${step.from} at line ${p.against})`).join(', ');
+  return `rename-symbol refused: ${step.to} is already bound where ${step.from} would be renamed: ${list}; nothing was renamed`;
+}
+
+/** At most this many places are named in a note; the count says the rest. */
+const MAX_PLACES = 10;
+
+function leftNote(step: RenameSymbolStep, places: string[]): string | undefined {
+  if (!step.kind || places.length === 0) return undefined;
+  const shown = places.slice(0, MAX_PLACES).join(', ');
+  const more = places.length > MAX_PLACES ? ` and ${places.length - MAX_PLACES} more` : '';
+  return `rename-symbol left ${places.length} line(s) where ${step.from} names another kind of symbol than ${step.kind}: ${shown}${more}`;
+}
+
+function scanFile(step: RenameSymbolStep, path: string, text: string, syntax: TreeSyntaxService): FileScan | undefined {
+  const language = syntax.languageFor(path);
+  if (!language || !text.includes(step.from)) return undefined;
+  return syntax.withTree(language, text, (tree) => scanRenameSites(language, tree, text, step, step.comments ?? false));
+}
+
+function javaFileNote(step: RenameSymbolStep, path: string): string | undefined {
+  if (!path.endsWith('.java') || !(path.endsWith(`/${step.from}.java`) || path === `${step.from}.java`)) return undefined;
+  return `${path}: the file keeps its name; a public class renamed to ${step.to} must live in ${step.to}.java`;
+}
+
 /**
- * Rename every identifier named `from` to `to`. Identifiers only, found through tree-sitter;
- * not type-aware (said in the notes).
+ * Rename `from` to `to` in one file (the rule per kind above), judging by this file alone: what
+ * target selection shows. A clash is named in the notes; `renameInWorkspace`, which writes,
+ * refuses it.
  */
 export function applyRenameSymbol(step: RenameSymbolStep, file: { path: string; text: string }, ctx: RecipeContext): FileRecipeResult | undefined {
-  const language = ctx.syntax.languageFor(file.path);
-  if (!language || !file.text.includes(step.from)) return undefined;
-  const types = IDENTIFIER_TYPES[language];
-  const spans: SpanEdit[] = [];
-  ctx.syntax.withTree(language, file.text, (tree) => {
-    const cursor = tree.walk();
-    try {
-      for (;;) {
-        if (types.has(cursor.nodeType) && cursor.endIndex - cursor.startIndex === step.from.length) {
-          if (file.text.slice(cursor.startIndex, cursor.endIndex) === step.from) spans.push({ start: cursor.startIndex, end: cursor.endIndex, text: step.to });
-        }
-        if (cursor.gotoFirstChild()) continue;
-        let moved = false;
-        while (!(moved = cursor.gotoNextSibling())) if (!cursor.gotoParent()) break;
-        if (!moved) break;
-      }
-    } finally {
-      cursor.delete();
+  const scan = scanFile(step, file.path, file.text, ctx.syntax);
+  if (!scan) return undefined;
+  const plan = planFileRename(scan, step, renameFacts([scan]));
+  const java = plan.spans.length ? javaFileNote(step, file.path) : undefined;
+  const left = leftNote(step, plan.left.map((line) => `${file.path}:${line}`));
+  const clash = plan.clashes.length ? clashNote(step, plan.clashes.map((c) => ({ path: file.path, ...c }))) : undefined;
+  return applySpanEdits(file.text, plan.spans, [renameNote(step), ...[java, left, clash].filter((n): n is string => n !== undefined)]);
+}
+
+export type RenameReadable = { text: string } | { reason: SkipReason };
+
+/**
+ * Rename across the files in scope: every file is planned before any is written, so a kind
+ * that no file declares, or a clash in any file, leaves the workspace untouched (said in the
+ * notes). `read(path, forEditing)` reads a file, applying the policy only when `forEditing`:
+ * declarations in files that cannot be edited still count.
+ */
+export async function renameInWorkspace(
+  step: RenameSymbolStep,
+  candidates: string[],
+  workspace: Workspace,
+  syntax: TreeSyntaxService,
+  read: (path: string, forEditing: boolean) => Promise<RenameReadable>,
+): Promise<ApplyRecipeResult> {
+  const result: ApplyRecipeResult = { changedFiles: [], skipped: [], notes: [renameNote(step)], lockfilesToRefresh: [] };
+  const scans: FileScan[] = [];
+  const editable: { path: string; text: string; scan: FileScan }[] = [];
+  for (const path of candidates) {
+    let readable = await read(path, true);
+    if ('reason' in readable) {
+      result.skipped.push({ path, reason: readable.reason });
+      if (readable.reason !== 'NOT_EDITABLE') continue;
+      readable = await read(path, false);
+      if ('reason' in readable) continue;
+      const scan = scanFile(step, path, readable.text, syntax);
+      if (scan) scans.push(scan);
+      continue;
     }
-  });
-  const notes = [RENAME_NOT_TYPE_AWARE_NOTE];
-  if (language === 'java' && (file.path.endsWith(`/${step.from}.java`) || file.path === `${step.from}.java`) && spans.length > 0) {
-    notes.push(`${file.path}: the file keeps its name; a public class renamed to ${step.to} must live in ${step.to}.java`);
+    const scan = scanFile(step, path, readable.text, syntax);
+    if (!scan) continue;
+    scans.push(scan);
+    editable.push({ path, text: readable.text, scan });
   }
-  return applySpanEdits(file.text, spans, notes);
+  if (step.kind && !declaresKind(scans, step.kind)) {
+    result.notes.push(`no ${step.kind} named ${step.from} is defined in scope; nothing was renamed`);
+    return result;
+  }
+  const facts = renameFacts(scans);
+  const plans: { path: string; text: string; plan: FilePlan }[] = editable.map((file) => ({ ...file, plan: planFileRename(file.scan, step, facts) }));
+  const clashes = plans.flatMap(({ path, plan }) => plan.clashes.map((c) => ({ path, ...c })));
+  if (clashes.length) {
+    result.notes.push(clashNote(step, clashes));
+    return result;
+  }
+  const encoder = new TextEncoder();
+  const changed: { path: string; edits: LineEdit[] }[] = [];
+  for (const { path, text, plan } of plans) {
+    const out = applySpanEdits(text, plan.spans);
+    if (!out) continue;
+    await workspace.write(path, encoder.encode(out.text));
+    changed.push({ path, edits: out.edits });
+    const java = javaFileNote(step, path);
+    if (java) result.notes.push(java);
+  }
+  result.changedFiles = changed.sort((a, b) => (a.path < b.path ? -1 : 1));
+  const left = leftNote(step, plans.flatMap(({ path, plan }) => plan.left.map((line) => `${path}:${line}`)));
+  if (left) result.notes.push(left);
+  return result;
 }

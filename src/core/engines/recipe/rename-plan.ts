@@ -1,0 +1,169 @@
+import type { DeclKind } from '../../syntax/roles/symbol-roles.js';
+import type { RenameSymbolStep } from '../../task/recipe-steps.js';
+import type { SpanEdit } from './recipe-types.js';
+import type { FileScan, RenameSite, SiteRole } from './rename-scan.js';
+
+export type RenameKind = NonNullable<RenameSymbolStep['kind']>;
+
+/** What the files in scope declare under the old name, for the decisions that depend on other files. */
+export interface RenameFacts {
+  declared: Set<DeclKind>;
+  /** A Java record has a component with the old name: `r.name()` calls its accessor. */
+  recordComponent: boolean;
+}
+
+export interface FilePlan {
+  spans: SpanEdit[];
+  /** Lines of existing bindings of the new name that a renamed occurrence would meet. */
+  clashes: { line: number; against: number }[];
+  /** Lines of occurrences of the old name left alone because they name another kind of symbol. */
+  left: number[];
+}
+
+const TYPE_LIKE = new Set<DeclKind>(['class', 'interface', 'type', 'enum']);
+const MEMBER = new Set<DeclKind>(['field', 'method']);
+
+export function renameFacts(scans: FileScan[]): RenameFacts {
+  const declared = new Set<DeclKind>();
+  let recordComponent = false;
+  for (const scan of scans) {
+    for (const site of scan.from) {
+      if (site.role.role !== 'declaration') continue;
+      declared.add(site.role.kind);
+      if (scan.language === 'java' && site.role.kind === 'field' && site.role.container?.startsWith('record_declaration@')) recordComponent = true;
+    }
+  }
+  return { declared, recordComponent };
+}
+
+function kindMatches(kind: RenameKind, declared: DeclKind): boolean {
+  return kind === declared || (kind === 'type' && declared === 'enum');
+}
+
+/** A bare name resolves to the innermost scope around it that declares it (or an import at the top). */
+function resolver(scan: FileScan): (site: RenameSite) => DeclKind | 'import' | undefined {
+  const byScope = new Map<string, DeclKind | 'import'>();
+  for (const site of scan.from) {
+    const role = site.role;
+    if (role.role === 'declaration' && role.lexical && !byScope.has(role.bindScope)) byScope.set(role.bindScope, role.kind);
+    else if (role.role === 'import' && !byScope.has(role.bindScope)) byScope.set(role.bindScope, 'import');
+    else if (role.role === 'shorthand' && role.pattern && !byScope.has(role.bindScope)) byScope.set(role.bindScope, 'variable');
+  }
+  return (site) => {
+    for (const scope of site.chain) {
+      const kind = byScope.get(scope);
+      if (kind) return kind;
+    }
+    return undefined;
+  };
+}
+
+type Decision = 'rename' | 'key' | 'value' | undefined;
+
+/** Whether a reference that resolves to `resolved` (or to nothing in this file) names a symbol of `kind`. */
+function refersTo(kind: RenameKind, resolved: DeclKind | 'import' | undefined, scan: FileScan): boolean {
+  if (MEMBER.has(kind)) return resolved !== undefined && resolved !== 'import' && kindMatches(kind, resolved);
+  if (resolved === 'import') return true;
+  if (resolved) return kindMatches(kind, resolved);
+  // Not declared in this file: another module's symbol; TS/JS types and interfaces are never values.
+  const jsLike = scan.language === 'typescript' || scan.language === 'tsx' || scan.language === 'javascript';
+  return !(jsLike && (kind === 'type' || kind === 'interface'));
+}
+
+function decide(site: RenameSite, kind: RenameKind | undefined, facts: RenameFacts, scan: FileScan, resolve: ReturnType<typeof resolver>): Decision {
+  if (!kind) return 'rename';
+  const role = site.role;
+  switch (role.role) {
+    case 'declaration':
+      if (kindMatches(kind, role.kind)) return 'rename';
+      // A record's explicit accessor goes with its component.
+      return kind === 'field' && role.kind === 'method' && facts.recordComponent && role.container?.startsWith('record_declaration@') ? 'rename' : undefined;
+    case 'import':
+      return !MEMBER.has(kind) || scan.language === 'java' ? 'rename' : undefined;
+    case 'type-ref':
+      return TYPE_LIKE.has(kind) ? 'rename' : undefined;
+    case 'value':
+      return refersTo(kind, resolve(site), scan) ? 'rename' : undefined;
+    case 'member':
+      if (role.object && scan.namespaces.has(role.object)) return MEMBER.has(kind) ? undefined : 'rename';
+      if (kind === 'field') {
+        if (role.implicit) return undefined;
+        // A record component is read through its accessor, `r.name()`.
+        if (role.called && facts.recordComponent) return role.arguments === 0 ? 'rename' : undefined;
+        return !role.called || !facts.declared.has('method') ? 'rename' : undefined;
+      }
+      if (kind === 'method') return role.called || role.implicit || !facts.declared.has('field') ? 'rename' : undefined;
+      return undefined;
+    case 'key':
+      return kind === 'field' || (kind === 'method' && role.functionValue) ? 'rename' : undefined;
+    case 'shorthand':
+      if (kind === 'field') return 'key';
+      if (MEMBER.has(kind)) return undefined;
+      return role.pattern ? (kind === 'variable' ? 'value' : undefined) : refersTo(kind, resolve(site), scan) ? 'value' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Whether renaming this site binds the name in a lexical scope, and in which member container. */
+function effects(role: SiteRole, decision: Decision): { lexical: boolean; container?: string } {
+  switch (role.role) {
+    case 'declaration':
+      return { lexical: role.lexical, container: role.container };
+    case 'import':
+    case 'type-ref':
+    case 'value':
+      return { lexical: true };
+    case 'key':
+      return { lexical: false, container: role.container };
+    case 'shorthand':
+      return decision === 'key' ? { lexical: false, container: role.container } : decision === 'value' ? { lexical: true } : { lexical: true, container: role.container };
+    case 'member':
+      return { lexical: !!role.implicit };
+    default:
+      return { lexical: false };
+  }
+}
+
+/**
+ * The edits renaming `from` to `to` in one file, per the step's `kind` (see rename-symbol-recipe.ts
+ * for the rule per kind), and the existing bindings of `to` they would collide with.
+ */
+export function planFileRename(scan: FileScan, step: Pick<RenameSymbolStep, 'from' | 'to' | 'kind' | 'comments'>, facts: RenameFacts): FilePlan {
+  const resolve = resolver(scan);
+  const toLexical: { scope: string; line: number }[] = [];
+  const toMembers = new Map<string, number[]>();
+  for (const site of scan.to) {
+    const role = site.role;
+    if ((role.role === 'declaration' && role.lexical) || role.role === 'import') toLexical.push({ scope: role.bindScope, line: site.line });
+    if (role.role === 'shorthand' && role.pattern) toLexical.push({ scope: role.bindScope, line: site.line });
+    const container = role.role === 'declaration' || role.role === 'key' || role.role === 'shorthand' ? role.container : undefined;
+    if (container) toMembers.set(container, [...(toMembers.get(container) ?? []), site.line]);
+  }
+  const spans: SpanEdit[] = [];
+  const clashes = new Map<string, { line: number; against: number }>();
+  const left = new Set<number>();
+  for (const site of scan.from) {
+    const decision = decide(site, step.kind, facts, scan, resolve);
+    if (!decision) {
+      left.add(site.line);
+      continue;
+    }
+    const text = decision === 'key' ? `${step.to}: ${step.from}` : decision === 'value' ? `${step.from}: ${step.to}` : step.to;
+    spans.push({ start: site.start, end: site.end, text });
+    const effect = effects(site.role, decision);
+    const against: number[] = [];
+    if (effect.lexical) for (const binding of toLexical) if (site.chain.includes(binding.scope)) against.push(binding.line);
+    if (effect.container) against.push(...(toMembers.get(effect.container) ?? []));
+    for (const line of against) clashes.set(`${line}`, { line, against: site.line });
+  }
+  if (spans.length && step.comments) for (const mention of scan.mentions) spans.push({ ...mention, text: step.to });
+  return { spans, clashes: [...clashes.values()].sort((a, b) => a.line - b.line), left: [...left] };
+}
+
+/** True when some file declares `from` as a symbol of `kind` (the guard for `rename-symbol {kind}`). */
+export function declaresKind(scans: FileScan[], kind: RenameKind): boolean {
+  return scans.some((scan) =>
+    scan.from.some((site) => (site.role.role === 'declaration' && kindMatches(kind, site.role.kind)) || (kind === 'variable' && site.role.role === 'shorthand' && site.role.pattern)),
+  );
+}

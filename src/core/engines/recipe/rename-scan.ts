@@ -1,0 +1,122 @@
+import type { Node, Tree } from 'web-tree-sitter';
+import { LineIndex } from '../../syntax/line-index.js';
+import { SYMBOL_ROLES, type DeclKind, type LanguageRoles } from '../../syntax/roles/symbol-roles.js';
+import type { SyntaxLanguage } from '../../syntax/types.js';
+
+/** One occurrence of a name, with its role reduced to plain data (nodes do not outlive the tree). */
+export interface RenameSite {
+  start: number;
+  end: number;
+  line: number;
+  role: SiteRole;
+  /** Keys of the lexical scopes around the occurrence, innermost first (the ones its bare name can resolve in). */
+  chain: string[];
+}
+
+export type SiteRole =
+  | { role: 'declaration'; kind: DeclKind; lexical: boolean; bindScope: string; container?: string }
+  | { role: 'import'; bindScope: string }
+  | { role: 'type-ref' }
+  | { role: 'value' }
+  | { role: 'member'; called: boolean; object?: string; implicit?: boolean; arguments?: number }
+  | { role: 'key'; functionValue: boolean; container: string }
+  | { role: 'shorthand'; pattern: boolean; bindScope: string; container: string }
+  | { role: 'other' };
+
+export interface FileScan {
+  language: SyntaxLanguage;
+  from: RenameSite[];
+  to: RenameSite[];
+  /** Names bound to whole modules or packages in this file (`ns` in `ns.load()`). */
+  namespaces: Set<string>;
+  /** Word-bounded mentions of the old name inside comments and docstrings. */
+  mentions: { start: number; end: number }[];
+}
+
+const COMMENT_TYPES = new Set(['comment', 'line_comment', 'block_comment', 'string']);
+const NAMESPACE_TYPES = new Set(['namespace_import', 'import_statement', 'import_spec']);
+
+function escape(text: string): string {
+  return text.replace(/[$]/g, '\\$');
+}
+
+/** The open lexical scopes at the cursor, outermost first, with the depth of their node. */
+type ScopeStack = { depth: number; key: string }[];
+
+/** The scope holding a binding made by `binder`, an ancestor (or self) of the occurrence at `depth`: the innermost scope strictly above it. */
+function bindScopeOf(binder: Node, node: Node, depth: number, stack: ScopeStack): string {
+  let binderDepth = depth;
+  for (let n: Node | null = node; n && n.id !== binder.id; n = n.parent) binderDepth--;
+  for (let i = stack.length - 1; i >= 0; i--) if (stack[i].depth < binderDepth) return stack[i].key;
+  return stack[0]?.key ?? '';
+}
+
+function siteOf(node: Node, depth: number, stack: ScopeStack, roles: LanguageRoles, lines: LineIndex): RenameSite {
+  const role = roles.roleOf(node);
+  // The node's own scope (a function's name inside the function node) is excluded by depth.
+  const chain = stack.filter((s) => s.depth < depth).map((s) => s.key).reverse();
+  const base = { start: node.startIndex, end: node.endIndex, line: lines.lineOf(node.startIndex) + 1, chain };
+  switch (role.role) {
+    case 'declaration': {
+      const member = role.kind === 'field' || role.kind === 'method';
+      const lexical = role.lexical ?? (!member || (roles.lexicalMember?.(role.kind) ?? false));
+      return { ...base, role: { role: 'declaration', kind: role.kind, lexical, bindScope: bindScopeOf(role.binder, node, depth, stack), container: role.container } };
+    }
+    case 'import':
+      return { ...base, role: { role: 'import', bindScope: stack[0]?.key ?? '' } };
+    case 'shorthand':
+      return { ...base, role: { role: 'shorthand', pattern: role.pattern, bindScope: bindScopeOf(role.binder, node, depth, stack), container: role.container } };
+    default:
+      return { ...base, role };
+  }
+}
+
+/**
+ * Every occurrence of `from` and `to` as a symbol name in one parsed file, with its syntactic
+ * role and scopes; with `comments`, also the mentions of `from` in comments and docstrings.
+ */
+export function scanRenameSites(language: SyntaxLanguage, tree: Tree, source: string, names: { from: string; to: string }, comments: boolean): FileScan {
+  const roles = SYMBOL_ROLES[language];
+  const lines = new LineIndex(source);
+  const scan: FileScan = { language, from: [], to: [], namespaces: new Set(), mentions: [] };
+  const word = new RegExp(`(?<![A-Za-z0-9_$])${escape(names.from)}(?![A-Za-z0-9_$])`, 'g');
+  // Scopes are tracked along the walk: asking a node for its parent costs a walk from the root.
+  const stack: ScopeStack = [];
+  const cursor = tree.walk();
+  let depth = 0;
+  try {
+    for (;;) {
+      const type = cursor.nodeType;
+      const length = cursor.endIndex - cursor.startIndex;
+      let descend = true;
+      if (roles.leafTypes.has(type) && (length === names.from.length || length === names.to.length)) {
+        const text = source.slice(cursor.startIndex, cursor.endIndex);
+        if (text === names.from) scan.from.push(siteOf(cursor.currentNode, depth, stack, roles, lines));
+        else if (text === names.to) scan.to.push(siteOf(cursor.currentNode, depth, stack, roles, lines));
+      } else if (NAMESPACE_TYPES.has(type) && roles.namespaceNames) {
+        for (const name of roles.namespaceNames(cursor.currentNode)) scan.namespaces.add(name);
+      } else if (COMMENT_TYPES.has(type) && comments) {
+        const node = cursor.currentNode;
+        if (roles.isComment(node)) {
+          descend = false;
+          for (const match of node.text.matchAll(word)) scan.mentions.push({ start: node.startIndex + match.index, end: node.startIndex + match.index + names.from.length });
+        }
+      }
+      if (roles.scopes.has(type)) stack.push({ depth, key: `${type}@${cursor.startIndex}` });
+      if (descend && cursor.gotoFirstChild()) {
+        depth++;
+        continue;
+      }
+      let moved = false;
+      while (!(moved = cursor.gotoNextSibling())) {
+        if (!cursor.gotoParent()) break;
+        depth--;
+      }
+      if (!moved) break;
+      while (stack.length && stack[stack.length - 1].depth >= depth) stack.pop();
+    }
+  } finally {
+    cursor.delete();
+  }
+  return scan;
+}
