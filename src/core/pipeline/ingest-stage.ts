@@ -94,7 +94,7 @@ async function keepFailedReport(deps: PipelineDeps, request: PipelineRequest, er
 export function ingestionPolicy(policy: AgentPolicy, scoped: boolean): IngestionPolicy {
   const i = policy.ingestion;
   return {
-    submodules: i.submodules,
+    submodules: i.allowSubmodules === false ? 'block' : i.submodules,
     allowLfs: i.allowLfs,
     maxRepoSizeMb: i.maxRepoSizeMb,
     maxFileSizeMb: i.maxFileSizeMb,
