@@ -9,6 +9,7 @@ import { isLockfile, lockfileRefreshCommand, manifestKindForPath } from './manif
 import { recipeCandidates } from './recipe-candidates.js';
 import type { ApplyRecipeResult, FileRecipeResult, LineEdit, LockfileRefresh, PendingMavenProperty, SkipReason } from './recipe-types.js';
 import { RENAME_NOT_TYPE_AWARE_NOTE } from './rename-symbol-recipe.js';
+import { followThrough } from './manifests/follow-through.js';
 import { pinsLeft } from './manifests/pins-left.js';
 import { applySpanEdits } from './span-edits.js';
 
@@ -102,6 +103,26 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
     if (!out) continue;
     if (out.edits.length) await workspace.write(path, encoder.encode(out.text));
     record(path, out);
+  }
+
+  if (step.recipe === 'migrate-import' && changed.size) {
+    const follow = await followThrough(step, [...changed.keys()], {
+      paths: workspace.paths(),
+      read: async (path) => {
+        const readable = await readEditable(workspace, path, () => true, options.maxFileBytes);
+        return 'text' in readable ? readable.text : undefined;
+      },
+      cannotEdit: (path) => (!options.isEditable(path) ? 'the policy does not let recipes edit it' : !inScope.has(path) ? "it is outside the step's scope" : undefined),
+    });
+    for (const note of follow.notes) notes.add(note);
+    for (const edit of follow.edits) {
+      const readable = await readEditable(workspace, edit.path, options.isEditable, options.maxFileBytes);
+      const out = 'text' in readable ? applySpanEdits(readable.text, edit.spans) : undefined;
+      if (!out) continue;
+      await workspace.write(edit.path, encoder.encode(out.text));
+      record(edit.path, out);
+    }
+    if (follow.dependency) result.lockfilesToRefresh = lockfilesFor(follow.edits.map((e) => e.path), workspace, follow.dependency);
   }
 
   if (step.recipe === 'bump-dependency') {
