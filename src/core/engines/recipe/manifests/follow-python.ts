@@ -47,6 +47,35 @@ function addRequirementLine(text: string, dist: string, version: string): SpanEd
   return { start: text.length, end: text.length, text: `${text === '' || text.endsWith('\n') ? '' : eol}${entry}${eol}` };
 }
 
+/** A requirement string in pyproject's `[project] dependencies = [...]` (one entry per line), after its siblings or in order when they are sorted. */
+function addPyprojectDependency(text: string, dist: string, version: string): SpanEdit | undefined {
+  const project = /^\[project\][^\n]*\n/m.exec(text);
+  if (!project) return undefined;
+  const open = /^dependencies\s*=\s*\[[ \t]*\r?\n/m.exec(text.slice(project.index + project[0].length).split(/^\[/m)[0]);
+  if (!open) return undefined;
+  const eol = eolOf(text);
+  const start = project.index + project[0].length + open.index + open[0].length;
+  const entries: { name: string; offset: number; line: string }[] = [];
+  let offset = start;
+  for (const line of text.slice(start).split('\n')) {
+    if (/^\s*\]/.test(line)) break;
+    const m = /^\s*(["'])([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(line);
+    if (m) entries.push({ name: m[2], offset, line: line.replace(/\r$/, '') });
+    else if (line.trim() && !line.trim().startsWith('#')) return undefined;
+    offset += line.length + 1;
+  }
+  if (!entries.length) return undefined;
+  const [indent, quote] = [/^\s*/.exec(entries[0].line)![0], /^\s*(["'])/.exec(entries[0].line)![1]];
+  const operator = entries.filter((e) => e.line.includes('>=')).length >= entries.filter((e) => e.line.includes('==')).length ? '>=' : '==';
+  const entry = `${indent}${quote}${dist}${operator}${version}${quote},`;
+  const next = isSorted(entries, (e) => e.name) ? entries.find((e) => e.name.toLowerCase() > dist.toLowerCase()) : undefined;
+  if (next) return { start: next.offset, end: next.offset, text: `${entry}${eol}` };
+  const last = entries[entries.length - 1];
+  const comma = /,\s*(#.*)?$/.test(last.line) ? '' : ',';
+  const at = last.offset + last.line.replace(/\s*(#.*)?$/, '').length;
+  return { start: at, end: at, text: `${comma}${eol}${entry.replace(/,$/, comma ? '' : ',')}` };
+}
+
 /**
  * Python: the project owning each changed file (the nearest directory up the tree with
  * requirements files, pyproject.toml, setup.py or setup.cfg) must declare the distribution of
@@ -77,13 +106,16 @@ export async function followPython(step: FollowStep, changed: readonly string[],
     const declaring = (name: string) => [...texts].filter(([, t]) => declaredNames(t).has(normalizePythonName(name))).map(([p]) => p);
     if (oldDist) for (const p of declaring(oldDist)) out.notes.push(`${p} still declares ${oldDist}; remove it once nothing imports ${step.from}`);
     if (declaring(dist).length) continue;
-    const requirements = manifests.find((m) => /(^|\/)requirements\.txt$/.test(m)) ?? manifests.find((m) => manifestKindForPath(m) === 'requirements' && !m.endsWith('.in'));
-    const target = requirements ?? manifests[0];
+    // Runtime requirements only: a dev or test requirements file is not where a module's import is declared.
+    const requirements = manifests.find((m) => /(^|\/)requirements(\/(base|main|prod|production|common))?\.txt$/.test(m));
+    const pyproject = manifests.find((m) => m.endsWith('pyproject.toml'));
+    const target = requirements ?? pyproject ?? manifests[0];
     const why = step.version ? access.cannotEdit(target) : undefined;
-    if (step.version && requirements && !why) {
-      out.edits.push({ path: requirements, spans: [addRequirementLine(texts.get(requirements) ?? '', dist, step.version)] });
+    const span = !step.version || why ? undefined : requirements ? addRequirementLine(texts.get(requirements) ?? '', dist, step.version) : pyproject ? addPyprojectDependency(texts.get(pyproject) ?? '', dist, step.version) : undefined;
+    if (span) {
+      out.edits.push({ path: target, spans: [span] });
       out.dependency = dist;
-      out.notes.push(`${requirements}: added ${dist} ${step.version} for the new import ${step.to}`);
+      out.notes.push(`${target}: added ${dist} ${step.version} for the new import ${step.to}`);
     } else out.notes.push(`${manifests.join(', ')} ${manifests.length > 1 ? 'do' : 'does'} not declare ${dist}${why ? `; ${target} ${why}` : ''}; add "${dist}${step.version ? `==${step.version}` : ''}" to ${target}`);
   }
   return out;
