@@ -120,6 +120,26 @@ describe('bump-dependency: every Python manifest that pins the package', () => {
     expect(selection.selectedFiles.map((f) => f.path).sort()).toEqual(['requirements/base.in', 'requirements/base.txt', 'requirements/dev.txt']);
   });
 
+  it.each([
+    ['services/api', ['services/api/package.json', 'services/api/tools/package.json'], 'express'],
+    ['services/api/', ['services/api/package.json', 'services/api/tools/package.json'], 'express'],
+    ['core', ['core/pom.xml'], 'com.google.guava:guava'],
+  ])('a directory scope %s selects the nested manifests under it', async (scope, expected, pkg) => {
+    const npm = (deps: Record<string, string>) => JSON.stringify({ name: 'x', dependencies: deps }, null, 2);
+    const files = { ...jvmRepo(), 'services/api/package.json': npm({ express: '^4.19.2' }), 'services/api/tools/package.json': npm({ express: '4.19.2' }), 'services/web/package.json': npm({ express: '^4.19.2' }) };
+    files['core/pom.xml'] = child('core', '32.0.0-jre');
+    const repo = await createMemoryRepo(files);
+    const rules = pathRulesFor({});
+    const map = await buildRepoMap({ workspace: repo.workspace, owner: 'acme', repo: 'mono', rules, policyDigest: 'p' });
+    const task: TaskContract = {
+      ...{ schemaVersion: 1, title: 't', objective: 'o', mode: 'draft_pr', budgets: {}, searchTerms: [], kind: 'specific', blockSource: 'none', digest: 'd' },
+      paths: [scope],
+      steps: [RecipeStep.parse({ recipe: 'bump-dependency', package: pkg, to: '5.0.0' })],
+    };
+    const selection = await selectTargets({ workspace: repo.workspace, task, map, rules, syntax });
+    expect(selection.selectedFiles.map((f) => f.path).sort()).toEqual(expected);
+  });
+
   it('says when the policy refused a pinning manifest', async () => {
     const { changed, result } = await bump(pythonProject(), { package: 'requests', to: '2.32.3' }, undefined, (p) => p !== 'setup.py');
     expect(changed).not.toContain('setup.py');
