@@ -61,6 +61,8 @@ socks = requests[socks]==2.31.0
 addopts = --requests==2.31.0
 `;
 
+const COMPILED = 'requirements/base.txt is compiled from requirements/base.in: rerun `pip-compile requirements/base.in` to refresh its other pins';
+
 const PYPROJECT = '[project]\nname = "acme-billing"\ndependencies = [\n  "requests==2.31.0",\n  "click>=8.0",\n]\n';
 
 /** A Python project with a requirements/ directory (pip-tools inputs and compiled pins), setup.py, setup.cfg and pyproject.toml. */
@@ -84,14 +86,14 @@ describe('bump-dependency: every Python manifest that pins the package', () => {
     expect(await text('requirements/base.in')).toBe('requests>=2.32.3\nclick\n');
     expect(await text('requirements/dev.txt')).toBe('-r base.txt\npytest==8.0.0\nRequests==2.32.3\n');
     expect(await text('pyproject.toml')).toBe(PYPROJECT.replace('2.31.0', '2.32.3'));
-    expect(result.notes).toEqual([]);
+    expect(result.notes).toEqual([COMPILED]);
   });
 
   it('with from, leaves a pin at another version and says where', async () => {
     const { changed, result } = await bump(pythonProject(), { package: 'requests', from: '2.31.0', to: '2.32.3' });
     expect(changed).not.toContain('docs/requirements.txt');
     expect(changed).toContain('setup.py');
-    expect(result.notes).toEqual(['docs/requirements.txt:2 also pins requests (requests==2.30.0): not at 2.31.0; left as it is']);
+    expect(result.notes).toEqual(['docs/requirements.txt:2 also pins requests (requests==2.30.0): not at 2.31.0; left as it is', COMPILED]);
   });
 
   it('a requirements/ directory scope selects the pins under it and names those it left outside', async () => {
@@ -103,6 +105,7 @@ describe('bump-dependency: every Python manifest that pins the package', () => {
       'pyproject.toml:4 also pins requests ("requests==2.31.0",): outside the scope; left as it is',
       'setup.cfg:8 also pins requests (requests==2.31.0): outside the scope; left as it is',
       'setup.py:5 also pins requests ("requests==2.31.0",): outside the scope; left as it is',
+      COMPILED,
     ]);
   });
 
@@ -126,7 +129,7 @@ describe('bump-dependency: every Python manifest that pins the package', () => {
     ['core', ['core/pom.xml'], 'com.google.guava:guava'],
   ])('a directory scope %s selects the nested manifests under it', async (scope, expected, pkg) => {
     const npm = (deps: Record<string, string>) => JSON.stringify({ name: 'x', dependencies: deps }, null, 2);
-    const files = { ...jvmRepo(), 'services/api/package.json': npm({ express: '^4.19.2' }), 'services/api/tools/package.json': npm({ express: '4.19.2' }), 'services/web/package.json': npm({ express: '^4.19.2' }) };
+    const files: Record<string, string> = { ...jvmRepo(), 'services/api/package.json': npm({ express: '^4.19.2' }), 'services/api/tools/package.json': npm({ express: '4.19.2' }), 'services/web/package.json': npm({ express: '^4.19.2' }) };
     files['core/pom.xml'] = child('core', '32.0.0-jre');
     const repo = await createMemoryRepo(files);
     const rules = pathRulesFor({});
@@ -143,7 +146,7 @@ describe('bump-dependency: every Python manifest that pins the package', () => {
   it('says when the policy refused a pinning manifest', async () => {
     const { changed, result } = await bump(pythonProject(), { package: 'requests', to: '2.32.3' }, undefined, (p) => p !== 'setup.py');
     expect(changed).not.toContain('setup.py');
-    expect(result.notes).toEqual(['setup.py:5 also pins requests ("requests==2.31.0",): the policy does not let recipes edit it; left as it is']);
+    expect(result.notes).toEqual(['setup.py:5 also pins requests ("requests==2.31.0",): the policy does not let recipes edit it; left as it is', COMPILED]);
   });
 });
 

@@ -64,6 +64,10 @@ describe('migrate-import follow-through: Maven modules', () => {
     const java = 'package a;\n\nimport com.legacy.codec.Base32;\n\nclass A {}\n';
     const byGroup = await migrate({ 'pom.xml': servletPom(dep('io.acme.codec', 'codec-core', '1.0')), 'src/A.java': java }, { from: 'com.legacy.codec', to: 'io.acme.codec' });
     expect(byGroup.result.notes.filter((n) => n.includes('pom.xml'))).toEqual([]);
+    const jackson = 'package a;\n\nimport com.fasterxml.jackson.databind.util.StdDateFormat;\n\nclass A {}\n';
+    const sameProject = await migrate({ 'pom.xml': servletPom(dep('org.slf4j', 'slf4j-api', '2.0.13')), 'src/A.java': jackson }, { from: 'com.fasterxml.jackson.databind.util', to: 'com.fasterxml.jackson.core.util' });
+    expect(sameProject.changed).toEqual(['src/A.java']);
+    expect(sameProject.result.notes).toEqual([]);
     const unknown = await migrate({ 'pom.xml': servletPom(dep('org.slf4j', 'slf4j-api', '2.0.13')), 'src/A.java': java }, { from: 'com.legacy.codec', to: 'io.acme.codec' });
     expect(unknown.result.notes).toContain(
       'pom.xml declares no dependency whose groupId prefixes io.acme.codec, and the artifact is not known; if it does not come transitively, add the artifact that provides it (the step\'s `artifact` and `version` add it)',

@@ -10,7 +10,7 @@ import { recipeCandidates } from './recipe-candidates.js';
 import type { ApplyRecipeResult, FileRecipeResult, LineEdit, LockfileRefresh, PendingMavenProperty, SkipReason } from './recipe-types.js';
 import { RENAME_NOT_TYPE_AWARE_NOTE } from './rename-symbol-recipe.js';
 import { followThrough } from './manifests/follow-through.js';
-import { pinsLeft } from './manifests/pins-left.js';
+import { compiledRequirements, pinsLeft } from './manifests/pins-left.js';
 import { applySpanEdits } from './span-edits.js';
 
 export interface ApplyRecipeOptions {
@@ -131,6 +131,7 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
     const skipped = new Map(result.skipped.map((s) => [s.path, s.reason] as const));
     const left = await pinsLeft(step, workspace, { inScope, changed: new Set(changed.keys()), skipped, isEditable: options.isEditable, maxFileBytes: options.maxFileBytes });
     for (const note of left) notes.add(note);
+    for (const note of compiledRequirements([...changed.keys()], new Set(workspace.paths()))) notes.add(note);
   }
 
   result.changedFiles = [...changed.keys()].sort().map((path) => ({ path, edits: changed.get(path)! }));

@@ -83,6 +83,9 @@ export async function followJava(step: FollowStep, changed: readonly string[], a
   const paths = new Set(access.paths);
   const own = step.to.replace(/\./g, '/');
   if (access.paths.some((p) => p.endsWith('.java') && p.includes(`/${own}/`))) return out;
+  // A move inside one project's namespace (three shared segments, e.g. com.fasterxml.jackson) stays within its artifacts.
+  const [from, to] = [step.from.split('.'), step.to.split('.')];
+  if (from.length >= 3 && to.length >= 3 && from.slice(0, 3).join('.') === to.slice(0, 3).join('.')) return out;
   const texts = (await Promise.all(changed.map((p) => access.read(p)))).filter((t): t is string => t !== undefined);
   const needs = needsOf(step, texts);
   const edits = new Map<string, SpanEdit[]>();

@@ -56,3 +56,13 @@ export async function pinsLeft(step: BumpDependencyStep, workspace: Workspace, c
   }
   return notes;
 }
+
+/**
+ * A bumped `x.txt` beside an `x.in` is pip-compile output: its transitive pins are stale until
+ * it is compiled again, which a text edit cannot do.
+ */
+export function compiledRequirements(changed: readonly string[], paths: ReadonlySet<string>): string[] {
+  return changed
+    .filter((p) => p.endsWith('.txt') && paths.has(p.replace(/\.txt$/, '.in')))
+    .map((p) => `${p} is compiled from ${p.replace(/\.txt$/, '.in')}: rerun \`pip-compile ${p.replace(/\.txt$/, '.in')}\` to refresh its other pins`);
+}
