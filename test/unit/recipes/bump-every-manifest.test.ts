@@ -195,6 +195,16 @@ describe('bump-dependency: workspaces and nested modules', () => {
     expect(result.lockfilesToRefresh).toEqual([{ lockfile: 'pnpm-lock.yaml', command: 'pnpm install --lockfile-only' }]);
   });
 
+  it('names at most twenty pins left, and counts the rest', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 25; i++) files[`packages/p${String(i).padStart(2, '0')}/package.json`] = JSON.stringify({ dependencies: { express: '^4.19.2' } }, null, 2);
+    const { changed, result } = await bump(files, { package: 'express', to: '5.0.0' }, ['packages/p00']);
+    expect(changed).toEqual(['packages/p00/package.json']);
+    expect(result.notes).toHaveLength(21);
+    expect(result.notes[0]).toBe('packages/p01/package.json:3 also pins express ("express": "^4.19.2"): outside the scope; left as it is');
+    expect(result.notes[20]).toBe('… and 4 more like these');
+  });
+
   it('edits a nested Go module too, and refreshes each go.sum in its own module directory', async () => {
     const files = goNestedModuleRepo();
     files['tools/go.mod'] = 'module github.com/acme/svc/tools\n\ngo 1.22\n\nrequire github.com/google/uuid v1.6.0\n';

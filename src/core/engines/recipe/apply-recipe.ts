@@ -106,11 +106,12 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
   }
 
   if (step.recipe === 'migrate-import' && changed.size) {
+    const cache = new Map<string, Promise<string | undefined>>();
     const follow = await followThrough(step, [...changed.keys()], {
       paths: workspace.paths(),
-      read: async (path) => {
-        const readable = await readEditable(workspace, path, () => true, options.maxFileBytes);
-        return 'text' in readable ? readable.text : undefined;
+      read: (path) => {
+        if (!cache.has(path)) cache.set(path, readEditable(workspace, path, () => true, options.maxFileBytes).then((r) => ('text' in r ? r.text : undefined)));
+        return cache.get(path)!;
       },
       cannotEdit: (path) => (!options.isEditable(path) ? 'the policy does not let recipes edit it' : !inScope.has(path) ? "it is outside the step's scope" : undefined),
     });

@@ -4,7 +4,7 @@ import { followGo } from './follow-go.js';
 import { followJava } from './follow-java.js';
 import { followNpm } from './follow-npm.js';
 import { followPython } from './follow-python.js';
-import type { FollowStep, FollowThrough, ManifestAccess } from './follow-types.js';
+import { capNotes, type FollowStep, type FollowThrough, type ManifestAccess } from './follow-types.js';
 
 const BY_LANGUAGE: Record<SyntaxLanguage, (step: FollowStep, changed: readonly string[], access: ManifestAccess) => Promise<FollowThrough>> = {
   java: followJava,
@@ -14,6 +14,9 @@ const BY_LANGUAGE: Record<SyntaxLanguage, (step: FollowStep, changed: readonly s
   javascript: followNpm,
   python: followPython,
 };
+
+/** Notes kept per ecosystem; the rest are counted. */
+const MAX_NOTES = 20;
 
 /**
  * After a migrate-import step: the build owning each changed file must declare what the new
@@ -32,7 +35,7 @@ export async function followThrough(step: FollowStep, changed: readonly string[]
   for (const [follow, paths] of groups) {
     const one = await follow(step, paths, access);
     out.edits.push(...one.edits);
-    out.notes.push(...one.notes);
+    out.notes.push(...capNotes(one.notes, MAX_NOTES));
     out.dependency ??= one.dependency;
   }
   return out;

@@ -70,3 +70,9 @@ export function isSorted<T>(list: readonly T[], key: (item: T) => string): boole
   for (let i = 1; i < list.length; i++) if (key(list[i - 1]).toLowerCase() > key(list[i]).toLowerCase()) return false;
   return true;
 }
+
+/** At most `limit` notes; the rest are counted in one closing note, so a change across hundreds of manifests stays readable. */
+export function capNotes(notes: readonly string[], limit: number): string[] {
+  if (notes.length <= limit) return [...notes];
+  return [...notes.slice(0, limit), `… and ${notes.length - limit} more like these`];
+}

@@ -4,6 +4,7 @@ import type { Workspace } from '../../../workspace/workspace.js';
 import { applyBumpDependency, manifestKindsForPackage } from '../bump-dependency-recipe.js';
 import { isLockfile, manifestKindForPath } from '../manifest-kind.js';
 import type { SkipReason } from '../recipe-types.js';
+import { capNotes } from './follow-types.js';
 
 export interface PinsLeftContext {
   /** The paths the step could edit. */
@@ -54,7 +55,7 @@ export async function pinsLeft(step: BumpDependencyStep, workspace: Workspace, c
     else continue;
     notes.push(`${path}:${pin.line} also pins ${step.package} (${pin.before.trim().slice(0, 120)}): ${why}; left as it is`);
   }
-  return notes;
+  return capNotes(notes, 20);
 }
 
 /**
