@@ -23,6 +23,18 @@ export const MigrateImportStep = z.strictObject({
   recipe: z.literal('migrate-import'),
   from: z.string().min(1),
   to: z.string().min(1),
+  version: z
+    .string()
+    .regex(/^[A-Za-z0-9^~<>=!.+_-]+$/, 'a version such as 1.4.0, v1.4.0 or ^1.4.0')
+    .max(100)
+    .optional()
+    .describe('Version of the dependency that provides the new imports; when given, a build that does not declare it gets it added.'),
+  artifact: z
+    .string()
+    .regex(/^[A-Za-z0-9@][\w@./:~-]*$/, 'a dependency name: Maven groupId:artifactId, npm package, Python distribution or Go module path')
+    .max(200)
+    .optional()
+    .describe('The dependency that provides the new imports, when it cannot be told from the import path (Maven groupId:artifactId, npm package, Python distribution, Go module path).'),
   paths: PathGlobs.optional(),
 });
 

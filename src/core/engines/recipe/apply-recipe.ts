@@ -10,6 +10,8 @@ import { isLockfile, lockfileRefreshCommand, manifestKindForPath } from './manif
 import { recipeCandidates } from './recipe-candidates.js';
 import type { ApplyRecipeResult, FileRecipeResult, LineEdit, LockfileRefresh, PendingMavenProperty, SkipReason } from './recipe-types.js';
 import { renameInWorkspace } from './rename-symbol-recipe.js';
+import { followThrough } from './manifests/follow-through.js';
+import { compiledRequirements, pinsLeft } from './manifests/pins-left.js';
 import { applySpanEdits } from './span-edits.js';
 
 export interface ApplyRecipeOptions {
@@ -108,9 +110,34 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
     record(path, out);
   }
 
+  if (step.recipe === 'migrate-import' && changed.size) {
+    const cache = new Map<string, Promise<string | undefined>>();
+    const follow = await followThrough(step, [...changed.keys()], {
+      paths: workspace.paths(),
+      read: (path) => {
+        if (!cache.has(path)) cache.set(path, readEditable(workspace, path, () => true, options.maxFileBytes).then((r) => ('text' in r ? r.text : undefined)));
+        return cache.get(path)!;
+      },
+      cannotEdit: (path) => (!options.isEditable(path) ? 'the policy does not let recipes edit it' : !inScope.has(path) ? "it is outside the step's scope" : undefined),
+    });
+    for (const note of follow.notes) notes.add(note);
+    for (const edit of follow.edits) {
+      const readable = await readEditable(workspace, edit.path, options.isEditable, options.maxFileBytes);
+      const out = 'text' in readable ? applySpanEdits(readable.text, edit.spans) : undefined;
+      if (!out) continue;
+      await workspace.write(edit.path, encoder.encode(out.text));
+      record(edit.path, out);
+    }
+    if (follow.dependency) result.lockfilesToRefresh = lockfilesFor(follow.edits.map((e) => e.path), workspace, follow.dependency);
+  }
+
   if (step.recipe === 'bump-dependency') {
     for (const { pom, pending } of pendingProperties) await resolveParentProperty(pom, pending, step.to, workspace, options, inScope, result, record, notes);
     result.lockfilesToRefresh = lockfilesFor([...changed.keys()], workspace, step.package);
+    const skipped = new Map(result.skipped.map((s) => [s.path, s.reason] as const));
+    const left = await pinsLeft(step, workspace, { inScope, changed: new Set(changed.keys()), skipped, isEditable: options.isEditable, maxFileBytes: options.maxFileBytes });
+    for (const note of left) notes.add(note);
+    for (const note of compiledRequirements([...changed.keys()], new Set(workspace.paths()))) notes.add(note);
   }
 
   result.changedFiles = [...changed.keys()].sort().map((path) => ({ path, edits: changed.get(path)! }));
@@ -175,8 +202,12 @@ async function resolveParentProperty(
   notes.add(`${pom}: the version property \${${pending.property}} is not defined in this repository's poms; not edited`);
 }
 
-/** For each changed manifest, the lockfiles of its ecosystem in its directory or the nearest ancestor that has one. */
-function lockfilesFor(changedPaths: string[], workspace: Workspace, pkg: string): LockfileRefresh[] {
+/**
+ * For each changed manifest, the lockfiles of its ecosystem in its directory or the nearest
+ * ancestor that has one (npm, pnpm and Cargo workspaces lock at their root). A Go module's
+ * go.sum always sits beside its own go.mod, so a nested module is refreshed in its directory.
+ */
+export function lockfilesFor(changedPaths: string[], workspace: Workspace, pkg: string): LockfileRefresh[] {
   const all = new Set(workspace.paths());
   const out = new Map<string, LockfileRefresh>();
   for (const path of changedPaths) {
@@ -184,7 +215,8 @@ function lockfilesFor(changedPaths: string[], workspace: Workspace, pkg: string)
     const names = kind ? lockfilesForManifest(kind) : [];
     if (names.length === 0) continue;
     for (let dir: string | undefined = dirname(path); dir !== undefined; dir = dir === '' ? undefined : dirname(dir)) {
-      const found = names.map((name) => (dir ? `${dir}/${name}` : name)).filter((p) => all.has(p));
+      const here = names.map((name) => (dir ? `${dir}/${name}` : name));
+      const found = kind === 'go-mod' ? here : here.filter((p) => all.has(p));
       if (!found.length) continue;
       for (const lockfile of found) {
         const command = lockfileRefreshCommand(lockfile, pkg)!;

@@ -3,6 +3,7 @@ import { bumpCargo, bumpGoMod, bumpNpm, bumpPyproject, bumpRequirements } from '
 import { bumpGradle, bumpGradleCatalog, type TextBump } from './bump-gradle.js';
 import { bumpMaven } from './bump-maven.js';
 import { manifestKindForPath, type ManifestKind } from './manifest-kind.js';
+import { bumpSetupCfg, bumpSetupPy } from './manifests/python-setup.js';
 import type { FileRecipeResult, PendingMavenProperty } from './recipe-types.js';
 import { applySpanEdits } from './span-edits.js';
 
@@ -13,13 +14,15 @@ const BUMPERS: Record<Exclude<ManifestKind, 'maven'>, (text: string, step: BumpD
   'go-mod': bumpGoMod,
   requirements: bumpRequirements,
   pyproject: bumpPyproject,
+  'setup-py': bumpSetupPy,
+  'setup-cfg': bumpSetupCfg,
   cargo: bumpCargo,
 };
 
 /** Manifest kinds a package name can belong to: `g:a` is Maven/Gradle coordinates, anything else is not Maven. */
 export function manifestKindsForPackage(pkg: string): ManifestKind[] {
   if (/^[^:\s]+:[^:\s]+$/.test(pkg)) return ['maven', 'gradle', 'gradle-catalog'];
-  return ['gradle', 'gradle-catalog', 'npm', 'go-mod', 'requirements', 'pyproject', 'cargo'];
+  return ['gradle', 'gradle-catalog', 'npm', 'go-mod', 'requirements', 'pyproject', 'setup-py', 'setup-cfg', 'cargo'];
 }
 
 /**

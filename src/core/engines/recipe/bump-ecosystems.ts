@@ -61,7 +61,7 @@ export function normalizePythonName(name: string): string {
 const REQUIREMENT = /^(\s*)([A-Za-z0-9][A-Za-z0-9._-]*)(\s*\[[^\]]*\])?(\s*)((?:===|==|~=|>=|<=|!=|>|<)\s*)([^\s,;#\\"']+)([^;#"']*)/;
 
 /** One PEP 508 requirement string at `base`: edits the version when there is exactly one version clause. */
-function bumpRequirement(out: TextBump, requirement: string, base: number, step: BumpDependencyStep): void {
+export function bumpRequirement(out: TextBump, requirement: string, base: number, step: BumpDependencyStep): void {
   const m = REQUIREMENT.exec(requirement);
   if (!m || normalizePythonName(m[2]) !== normalizePythonName(step.package)) return;
   if (m[7].includes(',')) {

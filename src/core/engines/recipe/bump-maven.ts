@@ -14,15 +14,23 @@ interface Element {
   name: string;
   parent?: Element;
   leaves: Leaf[];
+  /** Offset of the opening tag. */
+  start: number;
 }
 
-interface Coordinates {
+export interface Coordinates {
   kind: string;
   groupId?: string;
   artifactId?: string;
   version?: Leaf;
+  /** The groupId and artifactId elements' text spans, when written. */
+  groupIdLeaf?: Leaf;
+  artifactIdLeaf?: Leaf;
   /** The enclosing element names, innermost first. */
   path: string[];
+  /** The element from its opening tag to the end of its closing tag. */
+  start: number;
+  end: number;
 }
 
 export interface PomFacts {
@@ -52,7 +60,7 @@ export function scanPom(text: string): PomFacts {
     const [whole, closing, name, selfClosing] = m;
     if (selfClosing) continue;
     if (!closing) {
-      current = { name, parent: current, leaves: [] };
+      current = { name, parent: current, leaves: [], start: m.index };
       open = { name, contentStart: m.index + whole.length };
       continue;
     }
@@ -67,7 +75,9 @@ export function scanPom(text: string): PomFacts {
       const path: string[] = [];
       for (let p = current.parent; p; p = p.parent) path.push(p.name);
       const groupId = get('groupId')?.text.trim() ?? (name === 'plugin' ? 'org.apache.maven.plugins' : undefined);
-      coordinates.push({ kind: name, groupId, artifactId: get('artifactId')?.text.trim(), version: get('version'), path });
+      const groupIdLeaf = get('groupId');
+      const artifactIdLeaf = get('artifactId');
+      coordinates.push({ kind: name, groupId, artifactId: artifactIdLeaf?.text.trim(), version: get('version'), groupIdLeaf, artifactIdLeaf, path, start: current.start, end: m.index + whole.length });
       if (name === 'parent' && path[0] === 'project') hasParent = true;
     }
     open = undefined;

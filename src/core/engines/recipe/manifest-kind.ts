@@ -2,7 +2,7 @@ import { compileGlobs } from '../../paths/glob.js';
 import { DEFAULT_LOCKFILE_PATTERNS, lockfileKindOf } from '../../policy/lockfiles.js';
 
 /** Dependency manifests bump-dependency edits, by file name. */
-export type ManifestKind = 'maven' | 'gradle' | 'gradle-catalog' | 'npm' | 'go-mod' | 'requirements' | 'pyproject' | 'cargo';
+export type ManifestKind = 'maven' | 'gradle' | 'gradle-catalog' | 'npm' | 'go-mod' | 'requirements' | 'pyproject' | 'setup-py' | 'setup-cfg' | 'cargo';
 
 function baseName(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
@@ -15,8 +15,11 @@ export function manifestKindForPath(path: string): ManifestKind | undefined {
   if (name.endsWith('.versions.toml')) return 'gradle-catalog';
   if (name === 'package.json') return 'npm';
   if (name === 'go.mod') return 'go-mod';
-  if (/^requirements.*\.(txt|in)$/.test(name) || (/\.txt$/.test(name) && /(^|\/)requirements\//.test(path))) return 'requirements';
+  // pip-tools keeps its inputs (`*.in`) beside the compiled `*.txt`; a `requirements/` directory holds either, by any name.
+  if (/^(requirements|constraints).*\.(txt|in)$/.test(name) || (/\.(txt|in)$/.test(name) && /(^|\/)requirements\//.test(path))) return 'requirements';
   if (name === 'pyproject.toml') return 'pyproject';
+  if (name === 'setup.py') return 'setup-py';
+  if (name === 'setup.cfg') return 'setup-cfg';
   if (name === 'Cargo.toml') return 'cargo';
   return undefined;
 }

@@ -16,6 +16,8 @@ export function recipeCandidates(step: RecipeStep, paths: string[]): string[] {
       case 'replace':
         return true;
       case 'migrate-import':
+        // With a version the step may also declare the new dependency in the owning build's manifest.
+        return languageForPath(path) !== undefined || (step.version !== undefined && manifestKindForPath(path) !== undefined);
       case 'rename-symbol':
         return languageForPath(path) !== undefined;
       case 'bump-dependency': {
