@@ -1,3 +1,4 @@
+import { describeFindings } from '../../core/git/secret-scan.js';
 import type { PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import { formatProblems, type DocumentProblem } from '../../core/policy/document-problem.js';
 import { exitCodeFor } from '../../core/runs/run-status.js';
@@ -17,6 +18,8 @@ export function writeOutcome(run: CliRun, result: PipelineResult, io: CliIo, rep
   reporter.finish(result, runDir, publishNote);
   const problems = documentProblems(result.details);
   if (problems.length > 0) io.stderr(`${formatProblems(problems)}\n`);
+  const findings = secretFindings(result.details);
+  if (findings.length > 0) io.stderr(`secret scan: ${describeFindings(findings, 20)} (values not shown)\n`);
   if (!args.json && result.report && args.command === 'run') io.stdout(`${result.report}\n`);
   const status = result.status === 'SUSPENDED' ? 'FAILED' : result.status;
   if (args.json) {
@@ -40,6 +43,13 @@ export function writeOutcome(run: CliRun, result: PipelineResult, io: CliIo, rep
   }
   if (publishNote?.startsWith('refused')) return 1;
   return exitCodeFor(status);
+}
+
+/** The secret-scan findings (rule, file, line) a SECRET_DETECTED stop carries in its details, if any. */
+function secretFindings(details: Record<string, unknown> | undefined): { rule: string; path: string; line: number }[] {
+  const findings = details?.findings;
+  if (!Array.isArray(findings)) return [];
+  return findings.filter((f): f is { rule: string; path: string; line: number } => typeof f === 'object' && f !== null && typeof f.rule === 'string' && typeof f.path === 'string' && typeof f.line === 'number');
 }
 
 /** The document problems (task block, policy) a result carries in its details, if any. */

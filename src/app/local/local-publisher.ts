@@ -15,7 +15,7 @@ import type { ArtifactStore, FsLike, Publisher } from '../../core/ports.js';
 import { storageBinding } from '../../core/publish/check-binding.js';
 import { planPublication } from '../../core/publish/plan-publication.js';
 import type { BaseState, PublicationApplied, PublicationPlan, TrustedPolicy } from '../../core/publish/publication.js';
-import { PublishError } from '../../core/publish/publish-error.js';
+import { describeRefusal, PublishError } from '../../core/publish/publish-error.js';
 import { AttemptRequest, RunRequest } from '../../core/runs/run-request.js';
 import { readTreeFiles } from '../../core/workspace/workspace.js';
 import { identityFromLocalPath } from '../git/repo-identity.js';
@@ -111,12 +111,6 @@ async function gitDir(location: string): Promise<string> {
   return (await runGit(['-C', location, 'rev-parse', '--absolute-git-dir'])).toString('utf8').trim();
 }
 
-function describe(error: PublishError): string {
-  const problems = Array.isArray(error.data.problems) ? (error.data.problems as { reason: string; path?: string; line?: number }[]) : [];
-  if (problems.length === 0) return `${error.reason}: ${error.message}`;
-  return `${error.reason}: ${problems.map((p) => `${p.reason}${p.path ? ` ${p.path}${p.line ? `:${p.line}` : ''}` : ''}`).join(', ')}`;
-}
-
 /**
  * `draftsman run --publish`: the same decision as the App's publisher (planPublication), from the
  * run's own store and the local repository, applied by LocalPublisher. Returns the note the CLI
@@ -153,13 +147,13 @@ export async function publishToLocalRepository(options: { fs: FsLike; store: Art
     blobs,
     approvedGates: attempt.approvedGates,
   });
-  if (decision.kind === 'refuse') return `refused: ${describe(decision.error)}`;
+  if (decision.kind === 'refuse') return `refused: ${describeRefusal(decision.error, 20)}`;
   if (decision.kind === 'rerun') return `refused: BASE_MOVED: ${raw.baseBranch} moved from ${decision.from} to ${decision.to}; run again on the new base`;
   try {
     const applied = await new LocalPublisher({ fs, gitdir, identity: options.identity, createdAt: attempt.createdAt }).apply(decision.plan);
     return applied.created ? `published ${applied.commitSha} to refs/heads/${applied.branch}` : `refs/heads/${applied.branch} is already at ${applied.commitSha}`;
   } catch (error) {
-    if (error instanceof PublishError) return `refused: ${describe(error)}`;
+    if (error instanceof PublishError) return `refused: ${describeRefusal(error, 20)}`;
     throw error;
   }
 }

@@ -35,6 +35,14 @@ export async function readTrustedPolicy(r: Repo, defaultBranch: string): Promise
   return read.ok ? { ok: true, policy: read.policy, ref } : { ok: false, ref, policyReason: read.error.reason, message: read.error.message };
 }
 
+/** One path of the base commit through the contents API (a file's blob SHA; a submodule's gitlink); undefined when absent. */
+async function baseFileAt(r: Repo, ref: string, path: string): Promise<BaseTreeFile | undefined> {
+  const found = await orUndefinedOn404(() => r.api.rest.repos.getContent({ owner: r.owner, repo: r.repo, path, ref }));
+  const data = found?.data;
+  if (!data || Array.isArray(data)) return undefined;
+  return { path, mode: data.type === 'submodule' ? '160000' : data.type === 'symlink' ? '120000' : '100644', oid: data.sha };
+}
+
 /** The candidate's base as GitHub has it: the base commit's tree listed once, the changed paths' base bytes, the base branch head. */
 export async function readGitHubBase(r: Repo, candidate: PrCandidate, defaultBranch: string, defaultHead: string): Promise<BaseState> {
   const { api, owner, repo } = r;
@@ -51,7 +59,10 @@ export async function readGitHubBase(r: Repo, candidate: PrCandidate, defaultBra
   }
   const baseBytes = new Map<string, Uint8Array>();
   for (const f of candidate.files) {
-    const file = files.get(f.path);
+    // A truncated listing (very large trees) may lack a changed path that the base has: without
+    // its base bytes the whole file would be scanned as added, and publication would refuse a
+    // line the worker's scan rightly left alone. Such a path is looked up at the base commit.
+    const file = files.get(f.path) ?? (listing.data.truncated ? await baseFileAt(r, candidate.baseCommitSha, f.path) : undefined);
     if (!file || file.mode === '160000') continue;
     const blob = await api.rest.git.getBlob({ owner, repo, file_sha: file.oid });
     baseBytes.set(f.path, Buffer.from(blob.data.content, 'base64'));

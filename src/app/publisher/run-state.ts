@@ -1,6 +1,6 @@
 import { putArtifactIfAbsent, readArtifactIfPresent, writeArtifact } from '../../core/artifacts/artifact-io.js';
 import { issueLatestKey } from '../../core/artifacts/keys.js';
-import type { PublishError } from '../../core/publish/publish-error.js';
+import { describeProblems, problemsOf, type PublishError } from '../../core/publish/publish-error.js';
 import { AttemptRequest, RunRecord } from '../../core/runs/run-request.js';
 import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { IssueLatest } from '../../core/runs/run-state.js';
@@ -43,8 +43,9 @@ export async function recordRerun(options: PublishOptions, ctx: RunContext, atte
 export async function recordRefusal(options: PublishOptions, ctx: RunContext, error: PublishError): Promise<PublishOutcome> {
   options.logger.warn('publication refused', { runId: ctx.request.runId, attempt: ctx.attempt, reason: error.reason, data: error.data });
   await updateRun(options, ctx, (run) => ({ ...run, status: 'BLOCKED', reason: error.reason }));
-  const problems = Array.isArray(error.data.problems) ? (error.data.problems as { reason: string; path?: string; line?: number }[]).map((p) => `${p.reason}${p.path ? ` (${p.path}${p.line ? `:${p.line}` : ''})` : ''}`) : [];
-  await updateProgress(options, ctx, { status: 'BLOCKED', message: `not published: ${error.reason}${problems.length > 0 ? ` — ${problems.slice(0, 5).join(', ')}` : ''}` }).catch((e: unknown) => {
+  const problems = problemsOf(error);
+  const detail = problems.length > 0 ? ` — ${describeProblems(problems)}` : '';
+  await updateProgress(options, ctx, { status: 'BLOCKED', message: `not published: ${error.reason}${detail}` }).catch((e: unknown) => {
     options.logger.warn('progress comment not updated', { error: e });
   });
   await releaseLock(options, ctx);

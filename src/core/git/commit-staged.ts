@@ -6,7 +6,7 @@ import { formatCommitMessage, type CommitMessageInput } from './commit-message.j
 import { GitBoundaryError, type GitBoundaryReason } from './git-boundary-error.js';
 import { readHead, writeTreeFromFiles } from './git-objects.js';
 import { GIT_ACTOR, type LedgerSink } from './ledger-sink.js';
-import { scanChanges, type SecretFinding } from './secret-scan.js';
+import { describeFindings, scanChanges, type SecretFinding } from './secret-scan.js';
 import { policyDenial, type StageDenial } from './stage-paths.js';
 import { commitSide, indexSide } from './tree-side.js';
 import type { VerificationReport } from './verification-report.js';
@@ -112,7 +112,7 @@ export async function commitStaged(request: CommitRequest): Promise<CommitResult
       })),
     ),
   );
-  if (findings.length > 0) return refuse('SECRET_DETECTED', `potential secret(s) in the staged diff: ${findings.length}`, { findings });
+  if (findings.length > 0) return refuse('SECRET_DETECTED', `potential secret(s) in the staged diff: ${describeFindings(findings)}`, { findings });
 
   if (request.verification.status === 'FAILED') {
     const failed = request.verification.checks.filter((c) => c.status === 'FAILED').map((c) => c.name);

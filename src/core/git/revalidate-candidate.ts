@@ -6,7 +6,7 @@ import { assertAgentBranchName } from './branch-name.js';
 import type { GitBoundaryReason } from './git-boundary-error.js';
 import { PrCandidate } from './pr-candidate.js';
 import type { ChangesReader } from './rebuild-tree.js';
-import { addedLines, scanChanges, type SecretFinding } from './secret-scan.js';
+import { addedLines, describeFinding, scanChanges, type SecretFinding } from './secret-scan.js';
 import { policyDenial } from './stage-paths.js';
 import { blobSha } from './tree-hash.js';
 
@@ -100,7 +100,7 @@ export async function revalidateCandidate(
     scanned.push({ path, oldBytes, newBytes: bytes });
   }
   const secretFindings = scanChanges(scanned);
-  for (const s of secretFindings) problems.push({ reason: 'SECRET_DETECTED', path: s.path, rule: s.rule, line: s.line, message: `${s.rule} at line ${s.line}` });
+  for (const s of secretFindings) problems.push({ reason: 'SECRET_DETECTED', path: s.path, rule: s.rule, line: s.line, message: describeFinding(s) });
   if (readBase) {
     for (const s of scanned) {
       const added = addedLines(s.oldBytes, s.newBytes!).length;

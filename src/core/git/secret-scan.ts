@@ -2,19 +2,22 @@ import { compileGlobs } from '../paths/glob.js';
 import { DEFAULT_LOCKFILE_PATTERNS } from '../policy/agent-policy.js';
 import { isBinaryContent } from './git-objects.js';
 import { diffLineArrays } from './line-diff.js';
+import {
+  blankNotSecret,
+  isDocumentation,
+  isDummyUrlPassword,
+  isDummyValue,
+  isTestPath,
+  mayBeRandomSecret,
+  PLACEHOLDER,
+  PUBLIC_BLOCK_BEGIN,
+  PUBLIC_BLOCK_END,
+} from './secret-rules/not-secret.js';
+import { PRIVATE_KEY_END, TOKEN_FORMATS, type TokenRule } from './secret-rules/token-formats.js';
 
 export type SecretRule =
-  | 'aws-access-key-id'
+  | TokenRule
   | 'aws-secret-access-key'
-  | 'github-token'
-  | 'private-key'
-  | 'slack-token'
-  | 'stripe-key'
-  | 'gitlab-token'
-  | 'digitalocean-token'
-  | 'mailgun-key'
-  | 'twilio-key'
-  | 'npm-auth'
   | 'url-credentials'
   | 'dotenv-file'
   | 'password-assignment'
@@ -36,44 +39,28 @@ interface Match {
   keep: number;
 }
 
-/** The first line of a private key block: PEM/OpenSSH, SSH2 (RFC 4716) and PuTTY key files. */
-const PRIVATE_KEY_BEGIN = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|-{4,5} ?BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ?-{4,5}|\bPuTTY-User-Key-File-\d+:/g;
-/** Where the secret part of such a block ends (PuTTY: the MAC line after the private lines). */
-const PRIVATE_KEY_END = /-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-{4,5}|^Private-MAC:/;
+/** Lines longer than this are scanned up to it: minified bundles and data lines are not where secrets are written. */
+export const MAX_SCANNED_LINE = 20_000;
+
 const TWILIO_TOKEN = /twilio[\w.-]{0,32}?(?:auth)?[_.-]?token["']?\s*[:=]\s*["']?([a-f0-9]{32})\b/dgi;
-/** `.npmrc` `_auth` (base64 of user:password) and `_password`, possibly scoped to a registry. */
-const NPM_AUTH = /(?:^|[\s:])_(?:auth|password)\s*=\s*["']?([A-Za-z0-9+/=]{8,})/dg;
+/** `.npmrc` `_auth` (base64 of user:password), `_authToken` and `_password`, possibly scoped to a registry. */
+const NPM_AUTH = /(?:^|[\s:])_(?:auth|authToken|password)\s*=\s*["']?([A-Za-z0-9+/=_.-]{8,512})/dg;
 /** A password inside a URL's userinfo (`scheme://user:password@host`); a URL with a user only has none. */
 const URL_CREDENTIALS = /\b[a-z][a-z0-9+.-]{0,31}:\/\/[^\s:@/"'<>]{0,256}:([^\s@/"'<>]{1,256})@[^\s/"'<>]/dgi;
 
-/** Token formats by their documented prefixes and lengths; `keep` characters stay visible in a preview. */
-const PATTERNS: { rule: SecretRule; re: RegExp; keep: number }[] = [
-  { rule: 'aws-access-key-id', re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, keep: 4 },
-  { rule: 'github-token', re: /\b(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{30,}\b/g, keep: 4 },
-  { rule: 'github-token', re: /\bgithub_pat_[A-Za-z0-9_]{22,}\b/g, keep: 11 },
-  { rule: 'private-key', re: PRIVATE_KEY_BEGIN, keep: 11 },
-  { rule: 'slack-token', re: /\bxox[baprs]-[A-Za-z0-9-]{10,}/g, keep: 5 },
-  { rule: 'stripe-key', re: /\b(?:sk|rk)_live_[A-Za-z0-9]{16,}\b/g, keep: 8 },
-  // GitLab personal/project/group access tokens: `glpat-` and 20 characters (longer in newer formats).
-  { rule: 'gitlab-token', re: /\bglpat-[A-Za-z0-9_-]{20,}/g, keep: 6 },
-  // DigitalOcean personal, OAuth and refresh tokens: a prefix and 64 hex digits.
-  { rule: 'digitalocean-token', re: /\bdo[opr]_v1_[a-f0-9]{64}\b/g, keep: 7 },
-  // Mailgun private API keys: `key-` and 32 characters.
-  { rule: 'mailgun-key', re: /\bkey-[0-9a-zA-Z]{32}\b/g, keep: 4 },
-  // Twilio API key SIDs (`SK` + 32 hex); an auth token is 32 hex next to the word twilio.
-  { rule: 'twilio-key', re: /\bSK[0-9a-fA-F]{32}\b/g, keep: 2 },
-];
-
 // Repetitions are bounded so that no pattern can cost more than linear time on a long line.
 const AWS_SECRET = /(?:aws|secret_access|secretaccess)[\w.-]{0,64}["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi;
-const PASSWORD_KEY = /(?:^|[^A-Za-z0-9_])((?:[A-Za-z0-9_]{0,64}[_.-])?(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?key))["']?\s*[:=]\s*(["']?)([^\s"'#,;]{4,})\2/gi;
+/**
+ * A secret-named key (`password`, `SECRET_KEY`, `jwtSecret`, `client_secret`, `MAPS_API_KEY`…)
+ * assigned a value: quoted (anything but the quote) or bare (up to a separator).
+ */
+const PASSWORD_KEY =
+  /(?:^|[^A-Za-z0-9_])([A-Za-z0-9_.-]{0,64}?(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?key)(?:[_-]?key)?)["']?\s*(?::=|[:=])\s*(?:"([^"\n]{4,512})"|'([^'\n]{4,512})'|([^\s"'#,;]{4,512}))/gi;
 const CONFIG_FILE = /\.(ya?ml|json|properties|env|ini|toml|conf|cfg|xml|tfvars)$|(^|\/)\.env(\.[^/]*)?$|(^|\/)\.npmrc$/i;
-const PLACEHOLDER = /^(\$\{.*\}|\$\(.*\)|\$[A-Z_]+|<.*>|\{\{.*\}\}|%\(.*\)s|x+|\*+|\.\.\.|changeme|change_me|example|placeholder|redacted|null|none|true|false|undefined|your[_-].*|process\.env\..*|os\.environ.*|env\(.*|secrets\..*)$/i;
-const TOKEN = /[A-Za-z0-9+/=_-]{20,}/g;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const INTEGRITY = /(?:sha1|sha256|sha384|sha512)-[A-Za-z0-9+/=]+/g;
-/** A URL up to its query: paths (XML namespaces, schema locations) are not secrets; a query may hold one. */
-const URL_PATH = /\b[a-z][a-z0-9+.-]{0,31}:\/\/[^\s"'<>?#]{0,2048}/gi;
+/** An environment-variable name or a bare word: what code assigns to a secret-named key when it names, not holds, the secret. */
+const NAME_NOT_VALUE = /^(?:[A-Z][A-Z0-9_]*|[A-Za-z]+)$/;
+/** A run of base64/base64url characters; `=` only as padding, so `key=value` splits. */
+const TOKEN = /[A-Za-z0-9+/_-]{20,}={0,2}/g;
 
 /** Shannon entropy of a string, in bits per character. */
 export function shannonEntropy(text: string): number {
@@ -89,50 +76,68 @@ export function shannonEntropy(text: string): number {
 
 const isLockfile = compileGlobs(DEFAULT_LOCKFILE_PATTERNS);
 
-/** A long base64/hex-ish token that looks random (and is not a UUID, an integrity hash, or a SHA in a lockfile). */
-function highEntropy(token: string, path: string): boolean {
-  if (UUID.test(token)) return false;
-  const hex = /^[0-9a-fA-F]+$/.test(token);
-  if (hex) {
-    if (isLockfile(path)) return false;
-    return token.length >= 32 && shannonEntropy(token) >= 3.5;
-  }
+/** A long base64-ish token that looks random: mixed case and digits, high entropy, not a digest or an id. */
+function highEntropy(token: string): boolean {
+  if (!mayBeRandomSecret(token)) return false;
   if (!/[0-9]/.test(token) || !/[a-z]/.test(token) || !/[A-Z]/.test(token)) return false;
   return shannonEntropy(token) >= 4.3;
 }
 
-function findInLine(line: string, path: string): Match[] {
+/**
+ * Where a private key that starts on this line ends: at its END marker when the block is written
+ * on one line (JSON's `\\n`-escaped service-account keys), else at the end of the line.
+ */
+function keyBlockEnd(line: string, from: number): number {
+  const end = PRIVATE_KEY_END.exec(line.slice(from));
+  return end ? from + end.index + end[0].length : line.length;
+}
+
+/**
+ * `publicBlock`: the line is inside a public key or certificate block, whose base64 is no secret.
+ * `examples`: documented example keys are not findings (the scan) or are hidden anyway (redaction).
+ */
+function findInLine(full: string, path: string, publicBlock = false, examples = true): Match[] {
+  const line = full.length > MAX_SCANNED_LINE ? full.slice(0, MAX_SCANNED_LINE) : full;
   const out: Match[] = [];
-  for (const p of PATTERNS) {
-    for (const m of line.matchAll(p.re)) out.push({ rule: p.rule, start: m.index!, end: m.index! + m[0].length, keep: p.keep });
+  for (const p of TOKEN_FORMATS) {
+    for (const m of line.matchAll(p.re)) {
+      if (p.rule !== 'private-key' && isDummyValue(m[0].slice(p.keep), examples)) continue;
+      out.push({ rule: p.rule, start: m.index!, end: p.rule === 'private-key' ? keyBlockEnd(line, m.index! + m[0].length) : m.index! + m[0].length, keep: p.keep });
+    }
   }
   for (const m of line.matchAll(AWS_SECRET)) {
+    if (isDummyValue(m[1], examples)) continue;
     const start = m.index! + m[0].length - m[1].length;
     out.push({ rule: 'aws-secret-access-key', start, end: start + m[1].length, keep: 0 });
   }
   // Patterns whose secret is group 1 (the `d` flag gives its exact span).
   for (const [rule, re] of [['twilio-key', TWILIO_TOKEN], ['npm-auth', NPM_AUTH], ['url-credentials', URL_CREDENTIALS]] as const) {
     for (const m of line.matchAll(re)) {
-      if (PLACEHOLDER.test(m[1])) continue;
+      if (rule === 'url-credentials' ? isDummyUrlPassword(m[1]) : isDummyValue(m[1])) continue;
       const [start, end] = m.indices![1]!;
       out.push({ rule, start, end, keep: 0 });
     }
   }
+  // Lockfiles are generated and documentation shows examples: only credential formats count there.
+  if (isLockfile(path) || isDocumentation(path) || publicBlock) return out.sort((a, b) => a.start - b.start);
   const config = CONFIG_FILE.test(path);
+  const test = isTestPath(path);
   for (const m of line.matchAll(PASSWORD_KEY)) {
-    const value = m[3];
-    const quoted = m[2] !== '';
-    if (PLACEHOLDER.test(value)) continue;
-    if (!config && !(quoted && value.length >= 6)) continue;
+    const value = m[2] ?? m[3] ?? m[4];
+    const quoted = m[4] === undefined;
+    if (isDummyValue(value) || PLACEHOLDER.test(value.trim())) continue;
+    // A name (`secret: config`, `password = "DB_PASSWORD"`) is not the secret; in config a long word may still be one.
+    const name = NAME_NOT_VALUE.test(value);
+    if (config ? name && value.length < 12 : !(quoted && value.length >= 6 && !/\s/.test(value) && !name)) continue;
+    if (test && !highEntropy(value)) continue;
     const start = m.index! + m[0].lastIndexOf(value);
     out.push({ rule: 'password-assignment', start, end: start + value.length, keep: 0 });
   }
-  const masked = line.replace(INTEGRITY, (s) => ' '.repeat(s.length)).replace(URL_PATH, (s) => ' '.repeat(s.length));
-  for (const m of masked.matchAll(TOKEN)) {
+  for (const m of blankNotSecret(line).matchAll(TOKEN)) {
     const start = m.index!;
     const end = start + m[0].length;
     if (out.some((o) => o.start < end && start < o.end)) continue;
-    if (highEntropy(m[0], path)) out.push({ rule: 'high-entropy-string', start, end, keep: 0 });
+    if (highEntropy(m[0])) out.push({ rule: 'high-entropy-string', start, end, keep: 0 });
   }
   return out.sort((a, b) => a.start - b.start);
 }
@@ -153,11 +158,29 @@ function preview(line: string, matches: Match[]): string {
   return redacted.length > 120 ? `${redacted.slice(0, 117)}...` : redacted;
 }
 
+/** A finding in words, the way every refusal names it: rule, file and line, never the value. */
+export function describeFinding(f: { rule: string; path?: string; line?: number }): string {
+  return f.path ? `${f.rule} at ${f.path}${f.line ? `:${f.line}` : ''}` : f.rule;
+}
+
+/** Up to `limit` findings in words, and how many more. */
+export function describeFindings(findings: readonly { rule: string; path?: string; line?: number }[], limit = 5): string {
+  const shown = findings.slice(0, limit).map(describeFinding).join(', ');
+  return findings.length > limit ? `${shown} and ${findings.length - limit} more` : shown;
+}
+
 /** Scan given lines (with their 1-based numbers) of one file. */
 export function scanLines(path: string, lines: { line: number; text: string }[]): SecretFinding[] {
   const findings: SecretFinding[] = [];
+  let inPublic = false;
+  let previous = 0;
   for (const { line, text } of lines) {
-    const matches = findInLine(text, path);
+    // A block is only followed through consecutive added lines.
+    if (line !== previous + 1) inPublic = false;
+    previous = line;
+    if (PUBLIC_BLOCK_BEGIN.test(text)) inPublic = true;
+    const matches = findInLine(text, path, inPublic);
+    if (PUBLIC_BLOCK_END.test(text)) inPublic = false;
     const rules = new Set<SecretRule>();
     for (const m of matches) {
       if (rules.has(m.rule)) continue;
@@ -226,11 +249,11 @@ export function redactSecrets(text: string, path = '<text>'): { text: string; fi
       if (PRIVATE_KEY_END.test(line)) inKey = false;
       return /^\s*$/.test(line) || !inKey ? line.replace(/^(Private-MAC:).*$/, '$1 ****') : '****';
     }
-    const matches = findInLine(line, path);
+    const matches = findInLine(line, path, false, false);
     if (matches.length === 0) return line;
     const rules = new Set<SecretRule>();
     for (const m of matches) {
-      if (m.rule === 'private-key') inKey = true;
+      if (m.rule === 'private-key' && !PRIVATE_KEY_END.test(line.slice(m.start))) inKey = true;
       if (rules.has(m.rule)) continue;
       rules.add(m.rule);
       findings.push({ path, line: i + 1, rule: m.rule, redactedPreview: preview(line, matches) });

@@ -50,3 +50,31 @@ export interface PublishProblem {
  * there are several), never a secret or token.
  */
 export class PublishError extends AgentError<PublishReason> {}
+
+/** The problems a refusal carries, if any. */
+export function problemsOf(error: PublishError): PublishProblem[] {
+  const problems = error.data.problems;
+  return Array.isArray(problems) ? (problems as PublishProblem[]).filter((p) => typeof p === 'object' && p !== null && typeof p.reason === 'string') : [];
+}
+
+/**
+ * One problem in words: the reason, the rule when it says more than the reason, and where
+ * (`file:line`). A secret-scan problem reads `SECRET_DETECTED github-token at src/a.ts:12`.
+ */
+export function describeProblem(p: PublishProblem): string {
+  const rule = p.rule && p.rule !== p.reason ? ` ${p.rule}` : '';
+  const where = p.path ? ` ${rule ? 'at ' : ''}${p.path}${p.line ? `:${p.line}` : ''}` : '';
+  return `${p.reason}${rule}${where}`;
+}
+
+/** Up to `limit` problems in words, and how many more. */
+export function describeProblems(problems: readonly PublishProblem[], limit = 5): string {
+  const shown = problems.slice(0, limit).map(describeProblem).join(', ');
+  return problems.length > limit ? `${shown} and ${problems.length - limit} more` : shown;
+}
+
+/** A refusal in one line: `REASON: problem, problem and N more`, or `REASON: message` without problems. */
+export function describeRefusal(error: PublishError, limit = 5): string {
+  const problems = problemsOf(error);
+  return `${error.reason}: ${problems.length === 0 ? error.message : describeProblems(problems, limit)}`;
+}

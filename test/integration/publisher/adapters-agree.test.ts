@@ -12,7 +12,7 @@ import { PrCandidate } from '../../../src/core/git/pr-candidate.js';
 import { blobSha } from '../../../src/core/git/tree-hash.js';
 import { storageBinding } from '../../../src/core/publish/check-binding.js';
 import { planPublication } from '../../../src/core/publish/plan-publication.js';
-import type { PublicationDecision, PublicationPlan } from '../../../src/core/publish/publication.js';
+import type { BaseState, PublicationDecision, PublicationPlan } from '../../../src/core/publish/publication.js';
 import { RunRequest } from '../../../src/core/runs/run-request.js';
 import { makeTempDir, nativeGit, removeDir } from '../../helpers/git-materialize.js';
 import { APP_ID, BASE_FILES, FULL, keyPair, moveBase, OWNER, REPO, usePublisherScenarios, writeCandidate, type Edit, type Scenario } from './publisher-fixture.js';
@@ -49,7 +49,7 @@ function localCopy(s: Scenario): string {
  * the local copy. The target (what the run is bound to) is GitHub's in both: only the source
  * of the base differs.
  */
-async function decide(s: Scenario, from: { github: true } | { gitdir: string }): Promise<{ decision: PublicationDecision; api: ReturnType<typeof createGitHubApi> }> {
+async function decide(s: Scenario, from: { github: true } | { gitdir: string }, options: { truncatedListingWithout?: string[] } = {}): Promise<{ decision: PublicationDecision; api: ReturnType<typeof createGitHubApi>; base?: BaseState }> {
   const request = await readArtifact(s.store, s.keys.request, RunRequest);
   const raw: unknown = JSON.parse(new TextDecoder().decode((await s.store.get(s.keys.candidate.prCandidate))!.body));
   const candidate = PrCandidate.parse(raw);
@@ -57,15 +57,24 @@ async function decide(s: Scenario, from: { github: true } | { gitdir: string }):
   const tokens = new InProcessTokenBroker({ appId: APP_ID, apiUrl: s.standin.url, clock: s.clock, loadPrivateKey: async () => keyPair.privateKeyPem, sleep: async () => {}, role: 'write' });
   const issued = await tokens.token({ installationId: request.source.installationId, repositoryId: request.source.repositoryId, role: 'write' });
   const api = createGitHubApi({ token: issued.token, baseUrl: s.standin.url, sleep: async () => {} });
+  const left = options.truncatedListingWithout;
+  if (left) {
+    // GitHub truncates the recursive listing of very large trees; here the named paths fall off it.
+    const getTree = api.rest.git.getTree;
+    api.rest.git.getTree = (async (params: Parameters<typeof getTree>[0]) => {
+      const res = await getTree(params);
+      return { ...res, data: { ...res.data, truncated: true, tree: res.data.tree.filter((e) => !left.includes(e.path ?? '')) } };
+    }) as typeof getTree;
+  }
   const repo = { api, owner: OWNER, repo: REPO };
   const { target, defaultBranch, defaultHead } = await readGitHubTarget(repo, issued);
   const controls = await readRunControls(s.store, s.keys, s.runId, candidate.attempt);
   const common = { binding: storageBinding(s.keys.prefix), request, candidate: raw, target, blobs: await readCandidateBlobs(s.store, s.keys, candidate), ...controls };
-  const decision =
-    'github' in from
-      ? await planPublication({ ...common, trustedPolicy: await readTrustedPolicy(repo, defaultBranch), base: await readGitHubBase(repo, candidate, defaultBranch, defaultHead) })
-      : await planPublication({ ...common, trustedPolicy: await readLocalPolicy(nodeFs, from.gitdir, defaultHead), base: await readLocalBase(nodeFs, from.gitdir, candidate) });
-  return { decision, api };
+  const base = 'github' in from ? await readGitHubBase(repo, candidate, defaultBranch, defaultHead) : undefined;
+  const decision = base
+    ? await planPublication({ ...common, trustedPolicy: await readTrustedPolicy(repo, defaultBranch), base })
+    : await planPublication({ ...common, trustedPolicy: await readLocalPolicy(nodeFs, (from as { gitdir: string }).gitdir, defaultHead), base: await readLocalBase(nodeFs, (from as { gitdir: string }).gitdir, candidate) });
+  return { decision, api, base };
 }
 
 function planOf(decision: PublicationDecision): PublicationPlan {
@@ -111,6 +120,19 @@ describe('the GitHub and local publishers apply the same decision', () => {
     expect(await new LocalPublisher({ fs: nodeFs, gitdir, identity: { name: 'draftsman', email: 'draftsman@example.invalid' }, createdAt: '2025-06-01T12:00:00Z' }).apply(localPlan)).toMatchObject({ created: false });
     expect(await new GitHubPublisher({ api: fromGitHub.api, owner: OWNER, repo: REPO, logger: s.logger }).apply(githubPlan)).toMatchObject({ created: false, commitSha: githubHead });
     expect(repo.pulls.size).toBe(1);
+  });
+
+  it('reads the base of a changed path that a truncated tree listing leaves out, so only added lines are scanned', async () => {
+    const s = await scenarioWith();
+    const schema = BASE_FILES['config/schema.xml'] as string;
+    await writeCandidate(s, { 'config/schema.xml': schema.replace('1.0.0', '1.1.0') });
+    const { decision: full, base: listed } = await decide(s, { github: true });
+    const { decision: truncated, base } = await decide(s, { github: true }, { truncatedListingWithout: ['config/schema.xml'] });
+    expect(base!.baseFiles).toBeUndefined();
+    expect(new TextDecoder().decode(base!.baseBytes.get('config/schema.xml'))).toBe(schema);
+    expect(base!.baseBytes).toEqual(listed!.baseBytes);
+    expect(truncated.kind).toBe('publish');
+    expect(full.kind).toBe('publish');
   });
 
   it.each([

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readArtifact, readArtifactIfPresent } from '../../../src/core/artifacts/artifact-io.js';
 import { lockKey } from '../../../src/core/artifacts/keys.js';
 import { AttemptRequest, RunRecord } from '../../../src/core/runs/run-request.js';
+import { blobSha } from '../../../src/core/git/tree-hash.js';
 import { PublishRecord } from '../../../src/app/publisher/publish-record.js';
 import { deliver, FULL, moveBase, OWNER, REPO, usePublisherScenarios, writeCandidate, writesTo, type Scenario } from './publisher-fixture.js';
 
@@ -94,6 +95,20 @@ describe('publishCandidate through the S3-triggered publisher', () => {
       problem: 'FORBIDDEN_PATH',
     },
     {
+      name: 'a token on an added line, named by rule, file and line in the issue comment',
+      tamper: async (s: Scenario) => {
+        // The worker's own scan stops this at commit; a compromised worker writes it anyway.
+        const { candidate } = await writeCandidate(s, { 'src/greet.ts': 'export const greet = () => "hi";\n' });
+        const bytes = new TextEncoder().encode('export const greet = () => "hi";\nexport const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";\n');
+        await s.store.put(s.keys.candidate.change(blobSha(bytes)), bytes);
+        const files = candidate.files.map((f) => (f.path === 'src/greet.ts' ? { ...f, blobSha: blobSha(bytes) } : f));
+        await s.store.put(s.keys.candidate.prCandidate, JSON.stringify({ ...candidate, files }));
+      },
+      reason: 'REVALIDATION_FAILED',
+      problem: 'SECRET_DETECTED',
+      comment: 'not published: REVALIDATION_FAILED — SECRET_DETECTED github-token at src/greet.ts:2',
+    },
+    {
       name: 'a blob changed after the scan',
       tamper: async (s: Scenario) => {
         const { candidate } = await writeCandidate(s, { 'src/greet.ts': 'export const greet = () => "hi";\n' });
@@ -114,7 +129,7 @@ describe('publishCandidate through the S3-triggered publisher', () => {
       reason: 'TREE_MISMATCH',
       problem: undefined,
     },
-  ])('refuses $name and writes nothing to the repository', async ({ tamper, reason, problem }) => {
+  ] as { name: string; tamper: (s: Scenario) => Promise<void>; reason: string; problem?: string; comment?: string }[])('refuses $name and writes nothing to the repository', async ({ tamper, reason, problem, comment }) => {
     const s = await scenarioWith();
     await tamper(s);
     const before = s.standin.calls.length;
@@ -133,6 +148,7 @@ describe('publishCandidate through the S3-triggered publisher', () => {
     expect(await repo.git.listRefs('refs/heads/agent/')).toEqual([]);
     expect(await readArtifact(s.store, s.keys.run, RunRecord)).toMatchObject({ status: 'BLOCKED', reason });
     expect(repo.comments.get(s.progressCommentId)?.body).toContain(`not published: ${reason}`);
+    if (comment) expect(repo.comments.get(s.progressCommentId)?.body).toContain(comment);
     expect(await s.store.get(lockKey(OWNER, REPO, s.issue))).toBeUndefined();
     expect(await s.store.get(s.keys.publish)).toBeUndefined();
     expect(s.logger.captured.text()).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');

@@ -3,8 +3,11 @@ import { redactSecrets, scanChanges, scanLines, shannonEntropy } from '../../../
 
 // Key-shaped strings are assembled at test time so that no literal secret is ever committed.
 const j = (...parts: string[]) => parts.join('');
-const AWS_ID = j('AKIA', 'IOSFODNN7', 'EXAMPLE');
-const AWS_SECRET = j('wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYEXAMPLEKEY');
+const AWS_ID = j('AKIA', 'Q3MZT7WBV', 'N2KD4PJ');
+const AWS_SECRET = j('q8Rk2Vn/Tz5Lw+Xb7Yc1Md', '9Pf4Hs6Gj3Ua0Ee8Ni');
+// The pair AWS publishes in its documentation as keys that never work.
+const AWS_DOC_ID = j('AKIA', 'IOSFODNN7', 'EXAMPLE');
+const AWS_DOC_SECRET = j('wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYEXAMPLEKEY');
 const GHP = j('ghp', '_', 'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5');
 const PAT = j('github', '_pat_', '11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz');
 const SLACK = j('xox', 'b-', '1234567890-abcdefghijklmn');
@@ -48,6 +51,9 @@ describe('secret scanner', () => {
     ['src/Db.java', 'String password = request.getParameter("password");'],
     ['README.md', 'Set the password in the settings page, then restart the service.'],
     ['src/a.ts', 'import { something } from "../../components/SomethingVeryLongName";'],
+    ['docs/aws.md', `export AWS_ACCESS_KEY_ID=${AWS_DOC_ID}`],
+    ['docs/aws.md', `aws_secret_access_key = ${AWS_DOC_SECRET}`],
+    ['README.md', 'GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'],
   ])('does not flag %s: %s', (path, text) => {
     expect(scan(path, text)).toEqual([]);
   });

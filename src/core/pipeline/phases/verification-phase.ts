@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { diffWorkspaceChanges } from '../../git/git-diff.js';
-import { scanChanges } from '../../git/secret-scan.js';
+import { describeFindings, scanChanges } from '../../git/secret-scan.js';
 import { VerificationReport } from '../../git/verification-report.js';
 import { detectCheats } from '../../phases/anti-cheat.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';
@@ -55,7 +55,7 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
           detail: clusters.length === 0 ? `${checked.length} file(s) parsed` : clusters.map((c) => c.id).join(', '),
           files: checked,
         },
-        { name: 'Secret scan of the change', status: secrets.length === 0 ? 'PASSED' : 'FAILED', detail: secrets.length === 0 ? 'no finding' : `${secrets.length} finding(s)` },
+        { name: 'Secret scan of the change', status: secrets.length === 0 ? 'PASSED' : 'FAILED', detail: secrets.length === 0 ? 'no finding' : `${secrets.length} finding(s): ${describeFindings(secrets, 10)}` },
         {
           name: 'Anti-cheat detectors (skipped tests, removed assertions, CI edits)',
           status: highCheats.length === 0 ? 'PASSED' : 'FAILED',
@@ -74,7 +74,7 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
         secretFindings: secrets.map((s) => ({ path: s.path, line: s.line, rule: s.rule, redactedPreview: s.redactedPreview })),
       };
       if (secrets.length > 0) {
-        return { output, summary: `secret scan: ${secrets.length} finding(s)`, stop: { state: 'BLOCKED', reason: 'SECRET_DETECTED', details: { findings: output.secretFindings } } };
+        return { output, summary: `secret scan: ${describeFindings(secrets)}`, stop: { state: 'BLOCKED', reason: 'SECRET_DETECTED', details: { findings: output.secretFindings } } };
       }
       if (failed) {
         return { output, summary: 'required verification failed', stop: { state: 'FAILED', reason: 'VERIFICATION_FAILED', details: { checks: checks.filter((c) => c.status === 'FAILED') } } };
