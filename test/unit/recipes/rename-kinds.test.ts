@@ -360,4 +360,32 @@ describe('clashes', () => {
     const { texts } = await rename({ 'a.ts': src }, { from: 'item', to: 'entry', kind: 'variable' });
     expect(texts['a.ts']).toBe(src.replace(/\bitem\b/g, 'entry'));
   });
+
+  const controller = lines(
+    'class OwnerController {',
+    '\tprivate final OwnerRepository owners;',
+    '',
+    '\tOwnerController(OwnerRepository clinicService) {',
+    '\t\tthis.owners = clinicService;',
+    '\t}',
+    '',
+    '\tvoid list(OwnerRepository clinicService) {',
+    '\t\tclinicService.findAll();',
+    '\t}',
+    '}',
+    '',
+  );
+
+  it('a Java parameter may take the name of the field it is assigned to (this.owners = owners)', async () => {
+    const { texts, result } = await rename({ 'OwnerController.java': controller }, { from: 'clinicService', to: 'owners', kind: 'variable' });
+    expect(result.notes.join('\n')).not.toMatch(/refused/);
+    expect(texts['OwnerController.java']).toBe(controller.replace(/\bclinicService\b/g, 'owners'));
+  });
+
+  it('refuses a Java parameter rename that would capture a bare use of the field', async () => {
+    const src = controller.replace('\t\tclinicService.findAll();', '\t\tclinicService.findAll();\n\t\towners.count();');
+    const { texts, result } = await rename({ 'OwnerController.java': src }, { from: 'clinicService', to: 'owners', kind: 'variable' });
+    expect(result.notes.join('\n')).toMatch(/refused: owners is already bound .*OwnerController\.java:2\b/);
+    expect(texts['OwnerController.java']).toBe(src);
+  });
 });

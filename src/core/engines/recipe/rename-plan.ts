@@ -131,34 +131,47 @@ function effects(role: SiteRole, decision: Decision): { lexical: boolean; contai
  */
 export function planFileRename(scan: FileScan, step: Pick<RenameSymbolStep, 'from' | 'to' | 'kind' | 'comments'>, facts: RenameFacts): FilePlan {
   const resolve = resolver(scan);
-  const toLexical: { scope: string; line: number }[] = [];
+  const toLexical: { scope: string; line: number; member: boolean }[] = [];
   const toMembers = new Map<string, number[]>();
   for (const site of scan.to) {
     const role = site.role;
-    if ((role.role === 'declaration' && role.lexical) || role.role === 'import') toLexical.push({ scope: role.bindScope, line: site.line });
-    if (role.role === 'shorthand' && role.pattern) toLexical.push({ scope: role.bindScope, line: site.line });
+    if ((role.role === 'declaration' && role.lexical) || role.role === 'import') toLexical.push({ scope: role.bindScope, line: site.line, member: role.role === 'declaration' && MEMBER.has(role.kind) });
+    if (role.role === 'shorthand' && role.pattern) toLexical.push({ scope: role.bindScope, line: site.line, member: false });
     const container = role.role === 'declaration' || role.role === 'key' || role.role === 'shorthand' ? role.container : undefined;
     if (container) toMembers.set(container, [...(toMembers.get(container) ?? []), site.line]);
   }
   const spans: SpanEdit[] = [];
   const clashes = new Map<string, { line: number; against: number }>();
   const left = new Set<number>();
-  for (const site of scan.from) {
-    const decision = decide(site, step.kind, facts, scan, resolve);
+  const decisions = scan.from.map((site) => decide(site, step.kind, facts, scan, resolve));
+  // A renamed local may shadow a member of the new name that is also a bare name (a Java field:
+  // `this.owners = owners` is the usual constructor). That is a clash only when a bare use of the
+  // new name inside the local's scope would now mean the local instead of the member.
+  const renamedScopes = new Set<string>();
+  scan.from.forEach((site, i) => {
+    if (decisions[i] && site.role.role === 'declaration' && site.role.lexical && !MEMBER.has(site.role.kind)) renamedScopes.add(site.role.bindScope);
+  });
+  const captured = scan.to.some((site) => site.role.role === 'value' && site.chain.some((scope) => renamedScopes.has(scope)));
+  scan.from.forEach((site, i) => {
+    const decision = decisions[i];
     if (!decision) {
       left.add(site.line);
-      continue;
+      return;
     }
     const text = decision === 'key' ? `${step.to}: ${step.from}` : decision === 'value' ? `${step.from}: ${step.to}` : step.to;
     spans.push({ start: site.start, end: site.end, text });
     const effect = effects(site.role, decision);
     const against: number[] = [];
-    if (effect.lexical) for (const binding of toLexical) if (site.chain.includes(binding.scope)) against.push(binding.line);
+    if (effect.lexical) for (const binding of toLexical) if (site.chain.includes(binding.scope) && (!binding.member || captured || isMemberDeclaration(site.role))) against.push(binding.line);
     if (effect.container) against.push(...(toMembers.get(effect.container) ?? []));
     for (const line of against) clashes.set(`${line}`, { line, against: site.line });
-  }
+  });
   if (spans.length && step.comments) for (const mention of scan.mentions) spans.push({ ...mention, text: step.to });
   return { spans, clashes: [...clashes.values()].sort((a, b) => a.line - b.line), left: [...left] };
+}
+
+function isMemberDeclaration(role: SiteRole): boolean {
+  return role.role === 'declaration' && MEMBER.has(role.kind);
 }
 
 /** True when some file declares `from` as a symbol of `kind` (the guard for `rename-symbol {kind}`). */
