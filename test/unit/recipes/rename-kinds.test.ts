@@ -259,6 +259,30 @@ describe('Go', () => {
   });
 });
 
+describe('Go scoping', () => {
+  it('kind variable: a local that shadows an imported package; uses of the package before the declaration stay', async () => {
+    const src = lines(
+      'package gin',
+      '',
+      'import (',
+      '\t"net/http"',
+      ')',
+      '',
+      'func TestH2c(t *testing.T) {',
+      '\tgo func() {',
+      '\t\t_ = http.Serve(ln, r.Handler())',
+      '\t}()',
+      '\thttp := http.Client{}',
+      '\tres, err := http.Get(url)',
+      '\t_ = res',
+      '}',
+      '',
+    );
+    const { texts } = await rename({ 'gin_test.go': src }, { from: 'http', to: 'httpClient', kind: 'variable' });
+    expect(texts['gin_test.go']).toBe(src.replace('\thttp := http.Client{}', '\thttpClient := http.Client{}').replace('http.Get(url)', 'httpClient.Get(url)'));
+  });
+});
+
 describe('Python', () => {
   const batch = lines(
     'class Batch:',

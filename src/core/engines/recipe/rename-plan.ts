@@ -42,17 +42,25 @@ function kindMatches(kind: RenameKind, declared: DeclKind): boolean {
 
 /** A bare name resolves to the innermost scope around it that declares it (or an import at the top). */
 function resolver(scan: FileScan): (site: RenameSite) => DeclKind | 'import' | undefined {
-  const byScope = new Map<string, DeclKind | 'import'>();
+  const byScope = new Map<string, { kind: DeclKind | 'import'; start: number }>();
+  const bind = (scope: string, kind: DeclKind | 'import', start: number) => {
+    if (!byScope.has(scope)) byScope.set(scope, { kind, start });
+  };
   for (const site of scan.from) {
     const role = site.role;
-    if (role.role === 'declaration' && role.lexical && !byScope.has(role.bindScope)) byScope.set(role.bindScope, role.kind);
-    else if (role.role === 'import' && !byScope.has(role.bindScope)) byScope.set(role.bindScope, 'import');
-    else if (role.role === 'shorthand' && role.pattern && !byScope.has(role.bindScope)) byScope.set(role.bindScope, 'variable');
+    if (role.role === 'declaration' && role.lexical) bind(role.bindScope, role.kind, site.start);
+    else if (role.role === 'import') bind(role.bindScope, 'import', site.start);
+    else if (role.role === 'shorthand' && role.pattern) bind(role.bindScope, 'variable', site.start);
   }
+  // In Go and Java a local variable is in scope from its declaration on: a use written before it
+  // (`http.Serve(...)` above `http := http.Client{...}`) names the outer binding.
+  const fromDeclarationOn = scan.language === 'go' || scan.language === 'java';
   return (site) => {
     for (const scope of site.chain) {
-      const kind = byScope.get(scope);
-      if (kind) return kind;
+      const binding = byScope.get(scope);
+      if (!binding) continue;
+      if (fromDeclarationOn && binding.kind === 'variable' && site.start < binding.start) continue;
+      return binding.kind;
     }
     return undefined;
   };
@@ -70,7 +78,7 @@ function refersTo(kind: RenameKind, resolved: DeclKind | 'import' | undefined, s
   return !(jsLike && (kind === 'type' || kind === 'interface'));
 }
 
-function decide(site: RenameSite, kind: RenameKind | undefined, facts: RenameFacts, scan: FileScan, resolve: ReturnType<typeof resolver>): Decision {
+function decide(site: RenameSite, name: string, kind: RenameKind | undefined, facts: RenameFacts, scan: FileScan, resolve: ReturnType<typeof resolver>): Decision {
   if (!kind) return 'rename';
   const role = site.role;
   switch (role.role) {
@@ -82,8 +90,12 @@ function decide(site: RenameSite, kind: RenameKind | undefined, facts: RenameFac
       return !MEMBER.has(kind) || scan.language === 'java' ? 'rename' : undefined;
     case 'type-ref':
       return TYPE_LIKE.has(kind) ? 'rename' : undefined;
-    case 'value':
-      return refersTo(kind, resolve(site), scan) ? 'rename' : undefined;
+    case 'value': {
+      const resolved = resolve(site);
+      // In Go an undeclared bare name that an import names is that package (`http.Serve`), not a variable.
+      if (resolved === undefined && scan.language === 'go' && scan.namespaces.has(name)) return undefined;
+      return refersTo(kind, resolved, scan) ? 'rename' : undefined;
+    }
     case 'member':
       if (role.object && scan.namespaces.has(role.object)) return MEMBER.has(kind) ? undefined : 'rename';
       if (kind === 'field') {
@@ -143,7 +155,7 @@ export function planFileRename(scan: FileScan, step: Pick<RenameSymbolStep, 'fro
   const spans: SpanEdit[] = [];
   const clashes = new Map<string, { line: number; against: number }>();
   const left = new Set<number>();
-  const decisions = scan.from.map((site) => decide(site, step.kind, facts, scan, resolve));
+  const decisions = scan.from.map((site) => decide(site, step.from, step.kind, facts, scan, resolve));
   // A renamed local may shadow a member of the new name that is also a bare name (a Java field:
   // `this.owners = owners` is the usual constructor). That is a clash only when a bare use of the
   // new name inside the local's scope would now mean the local instead of the member.
