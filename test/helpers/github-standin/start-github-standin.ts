@@ -9,6 +9,9 @@ import { formatIsoDate, parseIsoDate, type Signature, type TreeEntryMode } from 
 import type { CheckSuiteState, CommitStatusState, RepoPermission, RepoState, StandinUser } from './repo-state.js';
 import { handleRepoRoute, type RouteContext, type RouteResult } from './repo-routes.js';
 import { buildTree, UnprocessableError } from './tree-builder.js';
+import { checkExchange, formatViolation, type ContractViolation } from '../openapi/contract-check.js';
+import { contractFailure, liveStandins } from '../openapi/live-standins.js';
+import { permissionProblems } from '../openapi/github-permissions.js';
 
 export type SeedFile = string | Uint8Array | { content: string | Uint8Array; mode?: '100644' | '100755' | '120000' };
 
@@ -64,6 +67,8 @@ export interface RecordedCall {
   /** The parsed JSON request body, as sent (request bodies carry no credentials). */
   body: unknown;
   summary: string;
+  /** GitHub's operation id for the request (`git/create-ref`), when the description has one. */
+  operationId?: string;
 }
 
 export type FaultKind = '502' | 'secondary-rate-limit';
@@ -104,6 +109,12 @@ export interface GitHubStandin {
     users: Map<string, StandinUser>;
   };
   faults: { inject(rule: FaultRule): void; clear(): void; pending(): number };
+  /**
+   * Every request and answer is checked against GitHub's OpenAPI description. `violations()`
+   * lists all mismatches so far; `take()` returns the ones not yet taken, formatted (the shared
+   * test hook fails the test that caused them).
+   */
+  contract: { violations(): ContractViolation[]; take(): string[] };
   repo(fullName: string): RepoState;
   setPermission(fullName: string, login: string, permission: RepoPermission): void;
   setIssue(fullName: string, number: number, fields: { title?: string; body?: string | null; labels?: string[]; user?: string; state?: 'open' | 'closed' }): void;
@@ -222,6 +233,8 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
   }
 
   const calls: RecordedCall[] = [];
+  const violations: ContractViolation[] = [];
+  let reported = 0;
   let faultRules: FaultRule[] = [];
   let ids = 100;
   const nextId = () => ++ids;
@@ -309,8 +322,11 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
       }
     }
     const auth = registry.authenticate(req.headers.authorization);
-    const record = (status: number, tokenMinted?: MintedToken) => {
-      calls.push({
+    const record = (status: number, responseBody: unknown, tokenMinted?: MintedToken) => {
+      const check = checkExchange({ method, pathname: url.pathname, query: url.searchParams, requestBody: body, status, responseBody });
+      violations.push(...check.violations);
+      const call: RecordedCall = {
+        operationId: check.operation?.operationId,
         method,
         path: url.pathname,
         query: url.search,
@@ -319,7 +335,11 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
         status,
         body,
         summary: tokenMinted ? `${summarise(body)} -> ${tokenMinted.id}` : summarise(body),
-      });
+      };
+      calls.push(call);
+      for (const problem of permissionProblems(call)) {
+        violations.push({ operationId: call.operationId ?? '', method, route: check.operation?.template ?? url.pathname, where: 'permission', path: '$', problem });
+      }
     };
     const send = (result: RouteResult) => {
       const headers: Record<string, string> = {
@@ -332,8 +352,9 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
         ...(result.headers ?? {}),
       };
       res.writeHead(result.status, headers);
-      res.end(result.status === 204 || result.body === undefined ? undefined : JSON.stringify(result.body));
-      record(result.status, result.tokenMinted);
+      const responseBody = result.status === 204 ? undefined : result.body;
+      res.end(responseBody === undefined ? undefined : JSON.stringify(responseBody));
+      record(result.status, responseBody, result.tokenMinted);
     };
 
     const rule = faultRules.find((r) => r.count > 0 && r.match({ method, path: url.pathname }));
@@ -391,7 +412,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl.value = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  return {
+  const standin: GitHubStandin = {
     url: baseUrl.value,
     gitRoot: workdir,
     authorizeGit(token, fullName, access) {
@@ -409,6 +430,14 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
         faultRules = [];
       },
       pending: () => faultRules.reduce((n, r) => n + r.count, 0),
+    },
+    contract: {
+      violations: () => [...violations],
+      take() {
+        const fresh = violations.slice(reported).map(formatViolation);
+        reported = violations.length;
+        return fresh;
+      },
     },
     repo: getRepo,
     setPermission(fullName, login, permission) {
@@ -470,9 +499,15 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
       return entry && entry.mode !== '40000' && entry.mode !== '160000' ? git.readRaw('blob', entry.sha) : undefined;
     },
     async stop() {
+      liveStandins.delete(standin);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await rm(workdir, { recursive: true, force: true });
+      // Requests made after the last test (in afterAll) are not seen by the per-test hook.
+      const late = standin.contract.take();
+      if (late.length > 0) throw contractFailure(late);
     },
   };
+  liveStandins.add(standin);
+  return standin;
 }

@@ -10,7 +10,7 @@ export interface ContractViolation {
   method: string;
   /** The path template when an operation matched, else the request path. */
   route: string;
-  where: 'route' | 'path' | 'query' | 'request body' | 'status' | 'response body';
+  where: 'route' | 'path' | 'query' | 'request body' | 'status' | 'response body' | 'permission';
   /** JSON path into the checked value (`$.head.repo.id`). */
   path: string;
   problem: string;
@@ -151,7 +151,9 @@ export function checkExchange(x: Exchange): ExchangeCheck {
   let responseSchema: Record<string, unknown> | undefined;
   if (documented) {
     responseSchema = documented.content?.['application/json']?.schema;
-    if (!documented.content && x.responseBody !== undefined) add('response body', '$', `status ${x.status} is documented without a body`);
+    // GitHub documents some errors without a body but sends its usual error JSON with them.
+    if (!documented.content && x.status >= 400) responseSchema = description.document.components.schemas['basic-error'];
+    else if (!documented.content && x.responseBody !== undefined) add('response body', '$', `status ${x.status} is documented without a body`);
   } else if (GENERIC_ERROR_STATUSES.has(x.status)) {
     responseSchema = description.document.components.schemas['basic-error'];
   } else {
