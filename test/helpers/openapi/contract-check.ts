@@ -54,25 +54,51 @@ const GENERIC_ERROR_STATUSES = new Set([401, 403, 404, 500, 502, 503]);
 // ajv-formats is CommonJS with a default export; under ESM interop it can arrive wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
-function makeAjv(coerceTypes: boolean): Ajv {
-  const ajv = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes, validateSchema: false });
-  addFormats(ajv);
-  // GitHub's own format names carry no constraint ajv could check.
-  for (const name of ['int32', 'int64', 'double', 'binary', 'repo.nwo', 'timestamp']) ajv.addFormat(name, true);
-  return ajv;
+/**
+ * One ajv per kind of check, with GitHub's component schemas registered once by id and
+ * compiled on first use, so operations sharing `repository` or `pull-request` share their code.
+ */
+class SchemaCompiler {
+  private readonly ajv: Ajv;
+  private readonly registered = new Set<string>();
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(
+    private readonly mode: SchemaMode,
+    coerceTypes: boolean,
+  ) {
+    this.ajv = new Ajv({ strict: false, allErrors: true, logger: false, coerceTypes, validateSchema: false, inlineRefs: false });
+    addFormats(this.ajv);
+    // GitHub's own format names carry no constraint ajv could check.
+    for (const name of ['int32', 'int64', 'double', 'binary', 'repo.nwo', 'timestamp']) this.ajv.addFormat(name, true);
+  }
+
+  private readonly component = (name: string): string => {
+    const id = `urn:github:${this.mode}:${name}`;
+    if (!this.registered.has(id)) {
+      this.registered.add(id);
+      const document = githubDescription().document;
+      const schema = document.components.schemas[name];
+      if (!schema) throw new Error(`no component schema ${name}`);
+      this.ajv.addSchema({ ...toJsonSchema(schema, document, this.mode, this.component), $id: id });
+    }
+    return id;
+  };
+
+  validator(key: string, schema: () => Record<string, unknown>): ValidateFunction {
+    let fn = this.compiled.get(key);
+    if (!fn) {
+      fn = this.ajv.compile(toJsonSchema(schema(), githubDescription().document, this.mode, this.component));
+      this.compiled.set(key, fn);
+    }
+    return fn;
+  }
 }
 
-let ajvs: { body: Ajv; params: Ajv } | undefined;
-const compiled = new Map<string, ValidateFunction>();
-
-function validator(key: string, schema: () => Record<string, unknown>, params = false): ValidateFunction {
-  let fn = compiled.get(key);
-  if (!fn) {
-    ajvs ??= { body: makeAjv(false), params: makeAjv(true) };
-    fn = (params ? ajvs.params : ajvs.body).compile(schema());
-    compiled.set(key, fn);
-  }
-  return fn;
+let compilers: { strict: SchemaCompiler; lenient: SchemaCompiler; params: SchemaCompiler } | undefined;
+function compilersFor() {
+  compilers ??= { strict: new SchemaCompiler('strict', false), lenient: new SchemaCompiler('lenient', false), params: new SchemaCompiler('strict', true) };
+  return compilers;
 }
 
 function jsonPath(pointer: string): string {
@@ -120,7 +146,7 @@ export function checkExchange(x: Exchange): ExchangeCheck {
   const violations: ContractViolation[] = [];
   const add = (where: ContractViolation['where'], path: string, problem: string) =>
     violations.push({ operationId: operation.operationId, method, route: operation.template, where, path, problem });
-  const schemaOf = (s: Record<string, unknown>, mode: SchemaMode) => () => toJsonSchema(s, description.document, mode);
+  const c = compilersFor();
 
   // Path and query parameters: every one declared, required ones present, values of the declared type.
   for (const location of ['path', 'query'] as const) {
@@ -132,7 +158,7 @@ export function checkExchange(x: Exchange): ExchangeCheck {
       properties: Object.fromEntries(declared.map((p) => [p.name, p.schema ?? {}])),
       required: declared.filter((p) => p.required).map((p) => p.name),
     };
-    const fn = validator(`${operation.operationId} ${location}`, schemaOf(schema, 'strict'), true);
+    const fn = c.params.validator(`${operation.operationId} ${location}`, () => schema);
     if (!fn({ ...given })) for (const e of errorsOf(fn)) add(location, e.path, e.problem);
   }
 
@@ -141,7 +167,7 @@ export function checkExchange(x: Exchange): ExchangeCheck {
   if (x.requestBody !== undefined && !bodySchema) add('request body', '$', 'the operation takes no JSON body');
   if (x.requestBody === undefined && bodySchema && operation.requestBody?.required) add('request body', '$', 'the operation requires a JSON body');
   if (x.requestBody !== undefined && bodySchema) {
-    const fn = validator(`${operation.operationId} request`, schemaOf(bodySchema, 'strict'));
+    const fn = c.strict.validator(`${operation.operationId} request`, () => bodySchema);
     if (!fn(x.requestBody)) for (const e of errorsOf(fn)) add('request body', e.path, e.problem);
     for (const p of undeclaredFields(bodySchema, x.requestBody, description.resolve)) add('request body', p, 'field not declared by the operation');
   }
@@ -162,7 +188,8 @@ export function checkExchange(x: Exchange): ExchangeCheck {
   if (responseSchema) {
     if (x.responseBody === undefined) add('response body', '$', `status ${x.status} is documented with a JSON body, none was sent`);
     else {
-      const fn = validator(`${operation.operationId} response ${documented ? x.status : 'generic'}`, schemaOf(responseSchema, 'lenient'));
+      const schema = responseSchema;
+      const fn = c.lenient.validator(`${operation.operationId} response ${documented ? x.status : 'generic'}`, () => schema);
       if (!fn(x.responseBody)) for (const e of errorsOf(fn)) add('response body', e.path, e.problem);
       for (const p of undeclaredFields(responseSchema, x.responseBody, description.resolve)) add('response body', p, 'field not in the documented response');
     }

@@ -15,7 +15,13 @@ export type SchemaMode = 'strict' | 'lenient';
 const DROPPED = new Set(['example', 'examples', 'discriminator', 'readOnly', 'writeOnly', 'deprecated', 'xml', 'externalDocs', 'title', 'description']);
 const SCHEMA_PREFIX = '#/components/schemas/';
 
-export function toJsonSchema(schema: Json, document: { components: Record<string, Record<string, Json>> }, mode: SchemaMode): Json {
+export function toJsonSchema(
+  schema: Json,
+  document: { components: Record<string, Record<string, Json>> },
+  mode: SchemaMode,
+  /** When given, components are referenced by the id it returns (registered elsewhere, shared) instead of copied into `$defs`. */
+  external?: (component: string) => string,
+): Json {
   const defs: Record<string, Json> = {};
   const pending: string[] = [];
 
@@ -26,6 +32,7 @@ export function toJsonSchema(schema: Json, document: { components: Record<string
     if (typeof source.$ref === 'string') {
       if (!source.$ref.startsWith(SCHEMA_PREFIX)) throw new Error(`unexpected $ref ${source.$ref}`);
       const name = source.$ref.slice(SCHEMA_PREFIX.length);
+      if (external) return { $ref: external(name) };
       if (!(name in defs)) {
         defs[name] = {};
         pending.push(name);
