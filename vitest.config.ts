@@ -7,6 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     setupFiles: ['test/helpers/openapi/contract-hooks.ts'],
+    globalSetup: ['test/helpers/openapi/usage-report.ts'],
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

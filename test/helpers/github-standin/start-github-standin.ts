@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,8 +10,8 @@ import type { CheckSuiteState, CommitStatusState, RepoPermission, RepoState, Sta
 import { handleRepoRoute, type RouteContext, type RouteResult } from './repo-routes.js';
 import { buildTree, UnprocessableError } from './tree-builder.js';
 import { checkExchange, formatViolation, type ContractViolation } from '../openapi/contract-check.js';
-import { contractFailure, liveStandins } from '../openapi/live-standins.js';
-import { permissionProblems } from '../openapi/github-permissions.js';
+import { contractFailure, liveStandins, USAGE_DIR_ENV } from '../openapi/live-standins.js';
+import { permissionProblems, tokenLabel } from '../openapi/github-permissions.js';
 
 export type SeedFile = string | Uint8Array | { content: string | Uint8Array; mode?: '100644' | '100755' | '120000' };
 
@@ -500,6 +500,9 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
     },
     async stop() {
       liveStandins.delete(standin);
+      const usageDir = process.env[USAGE_DIR_ENV];
+      const usage = calls.filter((c) => c.operationId).map((c) => JSON.stringify({ operationId: c.operationId, token: tokenLabel(c) }));
+      if (usageDir && usage.length > 0) await appendFile(join(usageDir, `${process.pid}.jsonl`), `${usage.join('\n')}\n`);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await rm(workdir, { recursive: true, force: true });

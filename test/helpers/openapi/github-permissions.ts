@@ -1,3 +1,5 @@
+import { TOKEN_SCOPES } from '../../../src/app/tokens/token-scopes.js';
+
 /**
  * What each GitHub operation the stand-in serves needs from a GitHub App installation token,
  * written from GitHub's "Permissions required for GitHub Apps" reference (the OpenAPI
@@ -101,4 +103,16 @@ export function permissionGaps(
     }
   }
   return gaps;
+}
+
+/** Which token made a call: one of the App's roles (by its exact scope), the App JWT, another token, or none. */
+export function tokenLabel(call: { tokenId: string | null; tokenPermissions: Record<string, string> | null }): string {
+  if (call.tokenId?.startsWith('app-jwt:')) return 'app';
+  if (!call.tokenPermissions) return 'anonymous';
+  const have: Record<string, string> = { metadata: 'read', ...call.tokenPermissions };
+  for (const [role, scope] of Object.entries(TOKEN_SCOPES)) {
+    const want: Record<string, string> = { metadata: 'read', ...scope };
+    if (Object.keys(want).length === Object.keys(have).length && Object.entries(want).every(([k, v]) => have[k] === v)) return role;
+  }
+  return 'other token';
 }

@@ -3,6 +3,9 @@
  * whose requests broke GitHub's contract (no test has to opt in). Kept free of imports so that
  * test files that never start a stand-in pay nothing for it.
  */
+/** Set by the usage-report globalSetup: where each test process appends the operations it saw. */
+export const USAGE_DIR_ENV = 'GITHUB_STANDIN_USAGE_DIR';
+
 export interface ContractSubject {
   contract: { take(): string[] };
 }
