@@ -9,7 +9,8 @@ import { formatIsoDate, parseIsoDate, type Signature, type TreeEntryMode } from 
 import type { CheckSuiteState, CommitStatusState, RepoPermission, RepoState, StandinUser } from './repo-state.js';
 import { handleRepoRoute, type RouteContext, type RouteResult } from './repo-routes.js';
 import { buildTree, UnprocessableError } from './tree-builder.js';
-import { checkExchange, formatViolation, type ContractViolation } from '../openapi/contract-check.js';
+import { checkExchange, formatViolation, type ContractViolation, type ExchangeCheck } from '../openapi/contract-check.js';
+import { githubDescription } from '../openapi/github-description.js';
 import { contractFailure, liveStandins, USAGE_DIR_ENV } from '../openapi/live-standins.js';
 import { permissionProblems, tokenLabel } from '../openapi/github-permissions.js';
 
@@ -176,6 +177,8 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
   const installations = new Map<number, StandinInstallation>();
   for (const i of options.installations ?? [{ id: 1, account: options.repos[0]?.owner ?? 'owner' }]) installations.set(i.id, i);
 
+  // Parse GitHub's description now (once per process) rather than inside the first request.
+  githubDescription();
   const workdir = await mkdtemp(join(tmpdir(), 'github-standin-'));
   const repos = new Map<string, RepoState>();
   const seedTime = parseIsoDate(options.seedDate ?? '2024-01-01T00:00:00Z');
@@ -322,8 +325,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
       }
     }
     const auth = registry.authenticate(req.headers.authorization);
-    const record = (status: number, responseBody: unknown, tokenMinted?: MintedToken) => {
-      const check = checkExchange({ method, pathname: url.pathname, query: url.searchParams, requestBody: body, status, responseBody });
+    const record = (status: number, responseBody: unknown, check: ExchangeCheck, tokenMinted?: MintedToken) => {
       violations.push(...check.violations);
       const call: RecordedCall = {
         operationId: check.operation?.operationId,
@@ -353,8 +355,10 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
       };
       res.writeHead(result.status, headers);
       const responseBody = result.status === 204 ? undefined : result.body;
+      // Checked before answering: the time it takes is the request's, never a kept-alive socket's idle time.
+      const check = checkExchange({ method, pathname: url.pathname, query: url.searchParams, requestBody: body, status: result.status, responseBody });
       res.end(responseBody === undefined ? undefined : JSON.stringify(responseBody));
-      record(result.status, responseBody, result.tokenMinted);
+      record(result.status, responseBody, check, result.tokenMinted);
     };
 
     const rule = faultRules.find((r) => r.count > 0 && r.match({ method, path: url.pathname }));

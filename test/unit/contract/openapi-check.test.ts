@@ -38,7 +38,7 @@ describe('checking one exchange', () => {
 
   it('names the operation and JSON path of a response field of the wrong type or one GitHub does not document', () => {
     expect(problems(exchange({ method: 'PATCH', pathname: '/repos/acme/orders/git/refs/heads/x', requestBody: { sha: SHA }, responseBody: { ...ref('refs/heads/x'), object: { sha: 7, type: 'commit', url: 'http://127.0.0.1:1/c' }, merged: true } }))).toEqual([
-      'git/update-ref (PATCH /repos/{owner}/{repo}/git/refs/{ref}) response body $.object.sha: must be string',
+      'git/update-ref (PATCH /repos/{owner}/{repo}/git/refs/{ref}) response body $.object.sha: must be string, is integer',
       'git/update-ref (PATCH /repos/{owner}/{repo}/git/refs/{ref}) response body $.merged: field not in the documented response',
     ]);
   });
@@ -47,7 +47,7 @@ describe('checking one exchange', () => {
     const pull = { number: 1, title: 't', body: null, state: 'open', draft: true };
     expect(problems(exchange({ method: 'GET', pathname: '/repos/acme/orders/pulls/1', responseBody: pull }))).toEqual([]);
     expect(problems(exchange({ method: 'GET', pathname: '/repos/acme/orders/pulls/1', responseBody: { ...pull, title: null } }))).toEqual([
-      'pulls/get (GET /repos/{owner}/{repo}/pulls/{pull_number}) response body $.title: must be string',
+      'pulls/get (GET /repos/{owner}/{repo}/pulls/{pull_number}) response body $.title: must be string, is null',
     ]);
   });
 
@@ -57,7 +57,7 @@ describe('checking one exchange', () => {
     ]);
     expect(problems(exchange({ method: 'POST', pathname: '/repos/acme/orders/git/blobs', requestBody: { content: 'x' }, status: 403, responseBody: { message: 'Resource not accessible by integration' } }))).toEqual([]);
     expect(problems(exchange({ method: 'POST', pathname: '/repos/acme/orders/git/blobs', requestBody: { content: 'x' }, status: 502, responseBody: { message: 1 } }))).toEqual([
-      'git/create-blob (POST /repos/{owner}/{repo}/git/blobs) response body $.message: must be string',
+      'git/create-blob (POST /repos/{owner}/{repo}/git/blobs) response body $.message: must be string, is integer',
     ]);
   });
 
