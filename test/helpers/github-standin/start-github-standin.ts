@@ -131,6 +131,16 @@ export interface GitHubStandin {
   stop(): Promise<void>;
 }
 
+/** The contract check, whose own failure becomes a reported mismatch rather than an unanswered request. */
+function checkedExchange(x: Parameters<typeof checkExchange>[0]): ExchangeCheck {
+  try {
+    return checkExchange(x);
+  } catch (error) {
+    const problem = `the contract check failed: ${error instanceof Error ? error.message : String(error)}`;
+    return { violations: [{ operationId: '(check failed)', method: x.method, route: x.pathname, where: 'route', path: '$', problem }] };
+  }
+}
+
 function userFrom(users: Map<string, StandinUser>, login: string): StandinUser {
   let u = users.get(login.toLowerCase());
   if (!u) {
@@ -356,7 +366,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
       res.writeHead(result.status, headers);
       const responseBody = result.status === 204 ? undefined : result.body;
       // Checked before answering: the time it takes is the request's, never a kept-alive socket's idle time.
-      const check = checkExchange({ method, pathname: url.pathname, query: url.searchParams, requestBody: body, status: result.status, responseBody });
+      const check = checkedExchange({ method, pathname: url.pathname, query: url.searchParams, requestBody: body, status: result.status, responseBody });
       res.end(responseBody === undefined ? undefined : JSON.stringify(responseBody));
       record(result.status, responseBody, check, result.tokenMinted);
     };
