@@ -633,7 +633,7 @@ function interceptWrites(store: ArtifactStore, interceptors: Set<(key: string, w
   };
 }
 
-function buildPayloads(standin: GitHubStandin): HarnessPayloads {
+export function buildPayloads(standin: GitHubStandin): HarnessPayloads {
   const userJson = (login: string, type: 'User' | 'Bot' = 'User') => {
     const u = standin.state.users.get(login.toLowerCase());
     return { login, id: u?.id ?? 1, node_id: `U_${login}`, type: u?.type ?? type, site_admin: false };

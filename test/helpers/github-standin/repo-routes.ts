@@ -250,7 +250,7 @@ export async function handleRepoRoute(ctx: RouteContext): Promise<RouteResult> {
     const all = [
       ...[...repo.issues.values()].map((issue) => ({ issue, pull: undefined as PullState | undefined })),
       ...[...repo.pulls.values()].map((pull) => ({
-        issue: { number: pull.number, title: pull.title, body: pull.body, state: pull.state, user: pull.user, labels: [], createdAt: pull.createdAt, updatedAt: pull.updatedAt } as IssueState,
+        issue: { number: pull.number, title: pull.title, body: pull.body, state: pull.state, user: pull.user, labels: pull.labels ?? [], createdAt: pull.createdAt, updatedAt: pull.updatedAt } as IssueState,
         pull,
       })),
     ].filter(({ issue }) => (state === 'all' || issue.state === state) && (!creator || issue.user.login === creator));
@@ -264,7 +264,7 @@ export async function handleRepoRoute(ctx: RouteContext): Promise<RouteResult> {
     const pull = repo.pulls.get(number);
     const issue =
       repo.issues.get(number) ??
-      (pull ? { number, title: pull.title, body: pull.body, state: pull.state, user: pull.user, labels: [], createdAt: pull.createdAt, updatedAt: pull.updatedAt } : undefined);
+      (pull ? { number, title: pull.title, body: pull.body, state: pull.state, user: pull.user, labels: pull.labels ?? [], createdAt: pull.createdAt, updatedAt: pull.updatedAt } : undefined);
     const readDenied = need(ctx, ['issues', 'read'], ...(pull ? ([['pull_requests', 'read']] as [string, 'read'][]) : []));
     const writeDenied = need(ctx, ['issues', 'write'], ...(pull ? ([['pull_requests', 'write']] as [string, 'write'][]) : []));
     if (m[2] === undefined && method === 'GET') return readDenied ?? (issue ? { status: 200, body: issueJson(ctx, issue, pull) } : notFound);
@@ -287,12 +287,14 @@ export async function handleRepoRoute(ctx: RouteContext): Promise<RouteResult> {
     }
     if (m[2] === '/labels' && method === 'POST') {
       if (writeDenied) return writeDenied;
-      const stored = repo.issues.get(number);
+      // GitHub labels pull requests through the issues API too.
+      const stored = repo.issues.get(number) ?? (pull ? { labels: (pull.labels ??= []), updatedAt: pull.updatedAt } : undefined);
       if (!stored) return notFound;
       const labels = Array.isArray(ctx.body) ? ctx.body : Array.isArray(body.labels) ? body.labels : undefined;
       if (!labels || labels.some((l) => typeof l !== 'string')) return { status: 422, body: { message: 'labels must be strings' } };
       for (const l of labels as string[]) if (!stored.labels.includes(l)) stored.labels.push(l);
       stored.updatedAt = ctx.now();
+      if (pull && !repo.issues.has(number)) pull.updatedAt = stored.updatedAt;
       return { status: 200, body: stored.labels.map((name, i) => ({ id: i + 1, name, color: 'ededed', default: false })) };
     }
   }

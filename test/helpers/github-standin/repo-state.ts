@@ -39,6 +39,8 @@ export interface PullState {
   base: string;
   user: StandinUser;
   requestedReviewers: string[];
+  /** Labels, set through the issues API as on GitHub (a pull request is an issue). */
+  labels?: string[];
   createdAt: number;
   updatedAt: number;
 }

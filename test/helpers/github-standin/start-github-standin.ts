@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,10 @@ import { formatIsoDate, parseIsoDate, type Signature, type TreeEntryMode } from 
 import type { CheckSuiteState, CommitStatusState, RepoPermission, RepoState, StandinUser } from './repo-state.js';
 import { handleRepoRoute, type RouteContext, type RouteResult } from './repo-routes.js';
 import { buildTree, UnprocessableError } from './tree-builder.js';
+import { checkExchange, formatViolation, type ContractViolation, type ExchangeCheck } from '../openapi/contract-check.js';
+import { githubDescription } from '../openapi/github-description.js';
+import { contractFailure, liveStandins, USAGE_DIR_ENV } from '../openapi/live-standins.js';
+import { permissionProblems, tokenLabel } from '../openapi/github-permissions.js';
 
 export type SeedFile = string | Uint8Array | { content: string | Uint8Array; mode?: '100644' | '100755' | '120000' };
 
@@ -64,6 +68,8 @@ export interface RecordedCall {
   /** The parsed JSON request body, as sent (request bodies carry no credentials). */
   body: unknown;
   summary: string;
+  /** GitHub's operation id for the request (`git/create-ref`), when the description has one. */
+  operationId?: string;
 }
 
 export type FaultKind = '502' | 'secondary-rate-limit';
@@ -104,6 +110,12 @@ export interface GitHubStandin {
     users: Map<string, StandinUser>;
   };
   faults: { inject(rule: FaultRule): void; clear(): void; pending(): number };
+  /**
+   * Every request and answer is checked against GitHub's OpenAPI description. `violations()`
+   * lists all mismatches so far; `take()` returns the ones not yet taken, formatted (the shared
+   * test hook fails the test that caused them).
+   */
+  contract: { violations(): ContractViolation[]; take(): string[] };
   repo(fullName: string): RepoState;
   setPermission(fullName: string, login: string, permission: RepoPermission): void;
   setIssue(fullName: string, number: number, fields: { title?: string; body?: string | null; labels?: string[]; user?: string; state?: 'open' | 'closed' }): void;
@@ -117,6 +129,16 @@ export interface GitHubStandin {
   /** File content at a ref, or undefined. */
   readFile(fullName: string, ref: string, path: string): Promise<Buffer | undefined>;
   stop(): Promise<void>;
+}
+
+/** The contract check, whose own failure becomes a reported mismatch rather than an unanswered request. */
+function checkedExchange(x: Parameters<typeof checkExchange>[0]): ExchangeCheck {
+  try {
+    return checkExchange(x);
+  } catch (error) {
+    const problem = `the contract check failed: ${error instanceof Error ? error.message : String(error)}`;
+    return { violations: [{ operationId: '(check failed)', method: x.method, route: x.pathname, where: 'route', path: '$', problem }] };
+  }
 }
 
 function userFrom(users: Map<string, StandinUser>, login: string): StandinUser {
@@ -165,6 +187,8 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
   const installations = new Map<number, StandinInstallation>();
   for (const i of options.installations ?? [{ id: 1, account: options.repos[0]?.owner ?? 'owner' }]) installations.set(i.id, i);
 
+  // Parse GitHub's description now (once per process) rather than inside the first request.
+  githubDescription();
   const workdir = await mkdtemp(join(tmpdir(), 'github-standin-'));
   const repos = new Map<string, RepoState>();
   const seedTime = parseIsoDate(options.seedDate ?? '2024-01-01T00:00:00Z');
@@ -222,6 +246,8 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
   }
 
   const calls: RecordedCall[] = [];
+  const violations: ContractViolation[] = [];
+  let reported = 0;
   let faultRules: FaultRule[] = [];
   let ids = 100;
   const nextId = () => ++ids;
@@ -309,8 +335,10 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
       }
     }
     const auth = registry.authenticate(req.headers.authorization);
-    const record = (status: number, tokenMinted?: MintedToken) => {
-      calls.push({
+    const record = (status: number, responseBody: unknown, check: ExchangeCheck, tokenMinted?: MintedToken) => {
+      violations.push(...check.violations);
+      const call: RecordedCall = {
+        operationId: check.operation?.operationId,
         method,
         path: url.pathname,
         query: url.search,
@@ -319,7 +347,11 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
         status,
         body,
         summary: tokenMinted ? `${summarise(body)} -> ${tokenMinted.id}` : summarise(body),
-      });
+      };
+      calls.push(call);
+      for (const problem of permissionProblems(call)) {
+        violations.push({ operationId: call.operationId ?? '', method, route: check.operation?.template ?? url.pathname, where: 'permission', path: '$', problem });
+      }
     };
     const send = (result: RouteResult) => {
       const headers: Record<string, string> = {
@@ -332,8 +364,11 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
         ...(result.headers ?? {}),
       };
       res.writeHead(result.status, headers);
-      res.end(result.status === 204 || result.body === undefined ? undefined : JSON.stringify(result.body));
-      record(result.status, result.tokenMinted);
+      const responseBody = result.status === 204 ? undefined : result.body;
+      // Checked before answering: the time it takes is the request's, never a kept-alive socket's idle time.
+      const check = checkedExchange({ method, pathname: url.pathname, query: url.searchParams, requestBody: body, status: result.status, responseBody });
+      res.end(responseBody === undefined ? undefined : JSON.stringify(responseBody));
+      record(result.status, responseBody, check, result.tokenMinted);
     };
 
     const rule = faultRules.find((r) => r.count > 0 && r.match({ method, path: url.pathname }));
@@ -391,7 +426,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl.value = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  return {
+  const standin: GitHubStandin = {
     url: baseUrl.value,
     gitRoot: workdir,
     authorizeGit(token, fullName, access) {
@@ -409,6 +444,14 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
         faultRules = [];
       },
       pending: () => faultRules.reduce((n, r) => n + r.count, 0),
+    },
+    contract: {
+      violations: () => [...violations],
+      take() {
+        const fresh = violations.slice(reported).map(formatViolation);
+        reported = violations.length;
+        return fresh;
+      },
     },
     repo: getRepo,
     setPermission(fullName, login, permission) {
@@ -470,9 +513,18 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
       return entry && entry.mode !== '40000' && entry.mode !== '160000' ? git.readRaw('blob', entry.sha) : undefined;
     },
     async stop() {
+      liveStandins.delete(standin);
+      const usageDir = process.env[USAGE_DIR_ENV];
+      const usage = calls.filter((c) => c.operationId).map((c) => JSON.stringify({ operationId: c.operationId, token: tokenLabel(c) }));
+      if (usageDir && usage.length > 0) await appendFile(join(usageDir, `${process.pid}.jsonl`), `${usage.join('\n')}\n`);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await rm(workdir, { recursive: true, force: true });
+      // Requests made after the last test (in afterAll) are not seen by the per-test hook.
+      const late = standin.contract.take();
+      if (late.length > 0) throw contractFailure(late);
     },
   };
+  liveStandins.add(standin);
+  return standin;
 }
