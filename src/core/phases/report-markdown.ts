@@ -61,6 +61,15 @@ export function firstLine(text: string): string {
   return text.split(/\r?\n/).map((l) => l.trim()).find((l) => l.length > 0) ?? '';
 }
 
+/** The first paragraph as one line: the lines up to the first blank line, joined (a wrapped sentence stays whole). */
+export function firstParagraph(text: string): string {
+  const lines = text.split(/\r?\n/).map((l) => l.trim());
+  const start = lines.findIndex((l) => l.length > 0);
+  if (start < 0) return '';
+  const end = lines.indexOf('', start);
+  return lines.slice(start, end < 0 ? undefined : end).join(' ');
+}
+
 export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { attr, block, cell, clip, code, codeCell, details, fenced, firstLine, inline, mermaidText, plural, sum } from './report-markdown.js';
+import { shortenAtWord } from '../util/shorten.js';
+import { attr, block, cell, clip, code, codeCell, details, fenced, firstLine, firstParagraph, inline, mermaidText, plural, sum } from './report-markdown.js';
 import { RunReport, RunReportVerification, type RunReportInput, type Usage } from './run-report-schema.js';
 
 /**
@@ -128,11 +129,11 @@ function summaryTable(r: RunReport): string[] {
   const ci = r.verification.ci;
   const ciText = ci && ci.state !== 'unavailable' && ci.checks.length > 0 ? `CI ${ci.state}` : r.verification.ciCommands.length > 0 ? 'build/tests not run by draftsman, left to CI' : 'no build commands in policy';
   const high = r.antiCheat.filter((f) => f.severity === 'HIGH').length;
-  const objective = firstLine(objectiveText(r)) || firstLine(r.title);
+  const objective = firstParagraph(objectiveText(r)) || firstLine(r.title);
   return [
     '| | |',
     '|---|---|',
-    `| **Objective** | ${cell(clip(objective, 140))} |`,
+    `| **Objective** | ${cell(shortenAtWord(objective, 160))} |`,
     `| **Change** | ${r.targets.length} ${plural(r.targets.length, 'file')} (+${added} / -${removed}) · engine: ${r.strategy.engine} |`,
     `| **Verification** | static checks: ${passed} passed, ${failed} failed · ${ciText} |`,
     `| **Risk** | ${r.risk.level} (score ${r.risk.score}) · anti-cheat: ${r.antiCheat.length === 0 ? 'no finding' : `${r.antiCheat.length} ${plural(r.antiCheat.length, 'finding')} (${high} high)`} |`,

@@ -128,6 +128,15 @@ describe('renderRunReport', () => {
     expect(only).not.toContain('### Objective');
   });
 
+  it('summarises the objective by its first paragraph, whole sentences shortened at a word', () => {
+    const wrapped = 'Spring Boot 3 needs Jakarta EE 9+: move the persistence, validation and JAXB imports from\njavax.* to jakarta.*.\n\nSecond paragraph.';
+    expect(renderRunReport(report({ objective: wrapped }))).toContain('| **Objective** | Spring Boot 3 needs Jakarta EE 9+: move the persistence, validation and JAXB imports from javax.* to jakarta.*. |');
+    const long = `${'word '.repeat(60)}end`;
+    const row = renderRunReport(report({ objective: long })).split('\n').find((l) => l.startsWith('| **Objective**'))!;
+    expect(row).toMatch(/ word… \|$/);
+    expect(row.length).toBeLessThan(200);
+  });
+
   it('lists targets with their reasons and line counts', () => {
     const targets = detailsBlock(renderRunReport(report()), 'Targets (2 files)');
     expect(targets).toContain('| `src/main/java/shop/Order.java` | MODIFIED +3/-3 | imports javax.persistence.Entity; in task scope |');
