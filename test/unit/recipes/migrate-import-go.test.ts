@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
 import { applyRecipeToFile } from '../../../src/core/engines/recipe/apply-recipe-to-file.js';
-import { goPackageName } from '../../../src/core/engines/recipe/migrate-import-recipe.js';
+import { goPackageName } from '../../../src/core/syntax/go-package-name.js';
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
 import { RecipeStep } from '../../../src/core/task/recipe-steps.js';
 

@@ -4,6 +4,7 @@ import type { MigrateImportStep } from '../../task/recipe-steps.js';
 import type { FileRecipeResult, RecipeContext, SpanEdit } from './recipe-types.js';
 import { withImportPlacement } from './import-placement/place-imports.js';
 import { applySpanEdits } from './span-edits.js';
+import { goPackageName } from '../../syntax/go-package-name.js';
 
 /** True when `name` is `prefix` or continues it after a `separator` (`a.b` matches `a.b.C`, never `a.bc`). */
 export function matchesPrefix(name: string, prefix: string, separator: string): boolean {
@@ -104,19 +105,6 @@ function migratePython(tree: Tree, step: MigrateImportStep, out: Collector): voi
     const text = node.text;
     if (!/\s/.test(text) && text.startsWith(`${step.from}.`)) out.spans.push({ start: node.startIndex, end: node.startIndex + step.from.length, text: step.to });
   }
-}
-
-/**
- * The package name Go tools assume for an import path (goimports' rule): the last element that
- * is not a major version (`github.com/x/y/v3` is `y`), without a `go-` prefix, cut at the first
- * character that cannot be in an identifier (`gopkg.in/yaml.v3` is `yaml`).
- */
-export function goPackageName(path: string): string {
-  const segments = path.split('/');
-  let name = segments[segments.length - 1];
-  if (/^v\d+$/.test(name) && segments.length > 1) name = segments[segments.length - 2];
-  name = name.replace(/^go-/, '');
-  return /^[\p{L}_][\p{L}\p{Nd}_]*/u.exec(name)?.[0] ?? name;
 }
 
 function migrateGo(tree: Tree, step: MigrateImportStep, out: Collector): void {

@@ -1,4 +1,5 @@
 import type { Node } from 'web-tree-sitter';
+import { goPackageName } from '../go-package-name.js';
 import { ancestor, inField, type LanguageRoles, type SymbolRole } from './types.js';
 
 const TYPE_SPEC = new Set(['type_spec']);
@@ -91,11 +92,8 @@ export const GO_ROLES: LanguageRoles = {
     const alias = node.childForFieldName('name');
     if (alias) return alias.type === 'package_identifier' ? [alias.text] : [];
     const path = node.childForFieldName('path')?.text.replace(/^["`]|["`]$/g, '') ?? '';
-    const segments = path.split('/');
-    let last = segments.at(-1) ?? '';
-    // `example.com/lib/v3` is package `lib`.
-    if (/^v\d+$/.test(last) && segments.length > 1) last = segments.at(-2) ?? last;
-    return last ? [last.replace(/[.-]/g, '_')] : [];
+    const name = path ? goPackageName(path) : '';
+    return name ? [name] : [];
   },
   isComment: (node) => node.type === 'comment',
 };
