@@ -40,11 +40,14 @@ describe('migrate-import follow-through: Go modules', () => {
   it('with a version, adds the require to each owning go.mod (sorted into the block, or a line of its own) and refreshes each go.sum in its module', async () => {
     const { changed, text, result } = await migrate(goRepo(), { ...step, version: '1.34.2' });
     expect(changed).toEqual(['go.mod', 'internal/store/size.go', 'tools/go.mod', 'tools/size.go']);
-    expect(await text('go.mod')).toBe(goRepo()['go.mod'].replace('\tgithub.com/google/uuid v1.6.0\n', '\tgithub.com/google/uuid v1.6.0\n\tgoogle.golang.org/protobuf v1.34.2\n'));
+    // The old requirement goes as `go mod tidy` would drop it: nothing in the module imports it now.
+    expect(await text('go.mod')).toBe(
+      goRepo()['go.mod'].replace('\tgithub.com/golang/protobuf v1.5.4\n', '').replace('\tgithub.com/google/uuid v1.6.0\n', '\tgithub.com/google/uuid v1.6.0\n\tgoogle.golang.org/protobuf v1.34.2\n'),
+    );
     expect(await text('tools/go.mod')).toBe('module github.com/acme/svc/tools\n\ngo 1.22\n\nrequire google.golang.org/protobuf v1.34.2\n');
     expect(result.notes).toEqual(
       expect.arrayContaining([
-        'go.mod:7 still requires github.com/golang/protobuf v1.5.4; `go mod tidy` drops it once nothing imports it',
+        'go.mod: dropped require github.com/golang/protobuf v1.5.4; nothing in the module imports it any more',
         'go.mod: added require google.golang.org/protobuf v1.34.2 for the new import google.golang.org/protobuf',
       ]),
     );
@@ -52,6 +55,14 @@ describe('migrate-import follow-through: Go modules', () => {
       { lockfile: 'go.sum', command: 'go mod tidy' },
       { lockfile: 'tools/go.sum', command: 'go mod tidy (in tools)' },
     ]);
+  });
+
+  it('keeps the old requirement while a file of the module still imports from it (a step scoped to one package)', async () => {
+    const files = { ...goRepo(), 'cmd/svc/size.go': goFile('main') };
+    const { text, result } = await migrate(files, { ...step, version: '1.34.2', paths: ['internal', 'go.mod'] });
+    expect(await text('go.mod')).toContain('\tgithub.com/golang/protobuf v1.5.4\n');
+    expect(await text('go.mod')).toContain('\tgoogle.golang.org/protobuf v1.34.2\n');
+    expect(result.notes).toContain('go.mod:7 still requires github.com/golang/protobuf v1.5.4; `go mod tidy` drops it once nothing imports it');
   });
 
   it('without a version, names each go.mod and the requirement to add, and edits none', async () => {

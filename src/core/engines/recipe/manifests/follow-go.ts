@@ -64,6 +64,22 @@ export function goModuleOf(importPath: string): string {
   return segments.slice(0, /^v\d+$/.test(segments[3] ?? '') ? 4 : 3).join('/');
 }
 
+/** The span that removes one requirement's line. */
+function removeLine(text: string, require: GoRequire): SpanEdit {
+  const end = text.indexOf('\n', require.lineStart);
+  return { start: require.lineStart, end: end < 0 ? text.length : end + 1, text: '' };
+}
+
+/** Whether a Go file owned by `gomod` (not a nested module's) still names an import path under `module`. */
+async function moduleImports(module: string, gomod: string, paths: ReadonlySet<string>, access: ManifestAccess): Promise<boolean> {
+  for (const path of paths) {
+    if (!path.endsWith('.go') || nearest(path, 'go.mod', paths) !== gomod) continue;
+    const text = await access.read(path);
+    if (text === undefined || text.includes(`"${module}"`) || text.includes(`"${module}/`)) return true;
+  }
+  return false;
+}
+
 /** The span that adds `path version` to go.mod: into the first direct require block (sorted when it is), else as a line of its own. */
 function addRequire(text: string, mod: GoMod, path: string, version: string): SpanEdit {
   const eol = eolOf(text);
@@ -105,21 +121,37 @@ export async function followGo(step: FollowStep, changed: readonly string[], acc
     if (text === undefined) continue;
     const mod = readGoMod(text);
     if (mod.module && under(step.to, mod.module)) continue;
+    const spans: SpanEdit[] = [];
     const old = mod.requires.find((r) => under(step.from, r.path) && !under(step.to, r.path));
-    if (old) out.notes.push(`${gomod}:${old.line} still requires ${old.path} ${old.version}; \`go mod tidy\` drops it once nothing imports it`);
-    if (mod.requires.some((r) => under(step.to, r.path))) continue;
+    if (old) {
+      // With a version the go.mod is being edited anyway: drop the old requirement as `go mod tidy`
+      // would, when no Go file of this module still imports from it.
+      if (step.version && !access.cannotEdit(gomod) && !(await moduleImports(old.path, gomod, paths, access))) {
+        spans.push(removeLine(text, old));
+        out.notes.push(`${gomod}: dropped require ${old.path} ${old.version}; nothing in the module imports it any more`);
+      } else out.notes.push(`${gomod}:${old.line} still requires ${old.path} ${old.version}; \`go mod tidy\` drops it once nothing imports it`);
+    }
+    const flush = () => {
+      if (spans.length) out.edits.push({ path: gomod, spans });
+    };
+    if (mod.requires.some((r) => under(step.to, r.path))) {
+      flush();
+      continue;
+    }
     const module = step.artifact ?? goModuleOf(step.to);
     const dir = dirname(gomod);
     if (step.version) {
       const version = /^v/.test(step.version) ? step.version : `v${step.version}`;
       const why = access.cannotEdit(gomod);
       if (!why) {
-        out.edits.push({ path: gomod, spans: [addRequire(text, mod, module, version)] });
+        spans.push(addRequire(text, mod, module, version));
         out.dependency = module;
         out.notes.push(`${gomod}: added require ${module} ${version} for the new import ${step.to}`);
       } else out.notes.push(`${gomod} does not require ${module} and ${why}; add: require ${module} ${version}`);
+      flush();
       continue;
     }
+    flush();
     out.notes.push(`${gomod} does not require ${module}, so the change does not build: add \`require ${module} <version>\` (or run \`go get ${module}\`${dir ? ` in ${dir}` : ''})`);
   }
   return out;
