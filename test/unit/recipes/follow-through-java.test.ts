@@ -36,12 +36,11 @@ describe('migrate-import follow-through: Maven modules', () => {
   it('without a version, flags the old artifact and names the dependency to add, changing no pom', async () => {
     const { changed, result } = await migrate(mavenMultiModuleRepo(), { from: 'javax.persistence', to: 'jakarta.persistence' });
     expect(changed.filter((p) => p.endsWith('pom.xml'))).toEqual([]);
-    expect(result.notes).toEqual(
-      expect.arrayContaining([
-        'order-api/pom.xml:11 still depends on javax.persistence:javax.persistence-api, the artifact of javax.persistence; replace it with jakarta.persistence:jakarta.persistence-api',
-        'order-api/pom.xml declares no dependency that provides jakarta.persistence (it may come transitively); add <dependency><groupId>jakarta.persistence</groupId><artifactId>jakarta.persistence-api</artifactId><version>…</version></dependency>',
-      ]),
+    expect(result.notes).toContain(
+      'order-api/pom.xml:11 still depends on javax.persistence:javax.persistence-api, the artifact of javax.persistence; replace it with jakarta.persistence:jakarta.persistence-api',
     );
+    // The old artifact's note says what to do; no second note for the same pom asks to add one.
+    expect(result.notes.filter((n) => n.startsWith('order-api/pom.xml declares no dependency'))).toEqual([]);
   });
 
   const servletPom = (deps: string) =>

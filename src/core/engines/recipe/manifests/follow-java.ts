@@ -130,7 +130,8 @@ export async function followJava(step: FollowStep, changed: readonly string[], a
           out.notes.push(`${at}: replaced ${ga(c)} (the old namespace's API) with ${artifact}:${step.version}`);
         } else out.notes.push(`${at} still depends on ${ga(c)}, the artifact of ${step.from}; replace it with ${artifact ?? `the artifact that provides ${need.pkg}`}`);
       }
-      if (replaceable.length || viaSibling || poms.some((p) => p.coords.some((c) => isProjectDependency(c) && provides(c, need)))) continue;
+      // An old artifact named above already says what to do (replace it); no second note asks to add one.
+      if (olds.length || viaSibling || poms.some((p) => p.coords.some((c) => isProjectDependency(c) && provides(c, need)))) continue;
       const target = poms[0];
       if (!target) continue;
       const dependency = artifact ? `<dependency><groupId>${artifact.split(':')[0]}</groupId><artifactId>${artifact.split(':')[1]}</artifactId><version>${step.version ?? '…'}</version></dependency>` : undefined;
