@@ -8,7 +8,7 @@ import type { BenchRecord } from './bench-record.js';
 export type { BenchRecord };
 
 /** A generated source file of about 200 lines per class, with imports, fields, methods and calls. */
-const GENERATORS: Record<SyntaxLanguage, (i: number) => string> = {
+export const GENERATORS: Record<SyntaxLanguage, (i: number) => string> = {
   java: (i) => {
     let body = `package com.acme.gen${i};\n\nimport java.util.List;\nimport com.acme.legacy.LegacyAuthClient;\n\n@Service\npublic class Service${i} {\n  private final LegacyAuthClient client;\n`;
     for (let m = 0; m < 30; m++) body += `  public String method${m}(List<String> items, int n) {\n    String token = client.exchangeToken("code-${m}");\n    for (int k = 0; k < n; k++) { items.add(token + k); }\n    return LegacyAuthClient.normalize(token);\n  }\n`;
@@ -41,7 +41,7 @@ const GENERATORS: Record<SyntaxLanguage, (i: number) => string> = {
   },
 };
 
-const EXTENSION: Record<SyntaxLanguage, string> = { java: 'java', typescript: 'ts', tsx: 'tsx', javascript: 'js', python: 'py', go: 'go' };
+export const EXTENSION: Record<SyntaxLanguage, string> = { java: 'java', typescript: 'ts', tsx: 'tsx', javascript: 'js', python: 'py', go: 'go' };
 
 /** Symbol extraction throughput per language (parse + tag walk), on generated sources, one thread. */
 export async function runSyntaxBench(options: { files?: number } = {}): Promise<BenchRecord[]> {

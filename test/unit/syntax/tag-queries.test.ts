@@ -1,0 +1,79 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { GENERATORS } from '../../../bench/syntax.bench.js';
+import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
+import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
+import { extractTagsFromTree } from '../../../src/core/syntax/extract-tags.js';
+import type { SymbolTag, SyntaxLanguage } from '../../../src/core/syntax/types.js';
+import { extractTagsByWalk } from './reference-walker.js';
+
+let syntax: TreeSyntaxService;
+beforeAll(async () => {
+  syntax = await createNodeSyntaxService();
+});
+
+/** Tracked files of the repository (fixtures and its own sources), by extension. */
+const tracked = (pattern: RegExp): string[] =>
+  execFileSync('git', ['ls-files'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((p) => pattern.test(p));
+
+/** Hand-written sources for forms the repository has few files of. */
+const JS_EXTRA = [
+  "const { a } = require('./a');\nimport b, { c as d } from \"b\";\nexport * from './e';\nconst lazy = () => import('./lazy');\n",
+  'class A extends B {\n  #hidden = 1;\n  static count = 0;\n  @logged method() { return this.run(); }\n  *gen() {}\n}\nconst o = { load() {}, get x() { return 1; } };\nfunction* g() {}\nconst f = function () {}, h = async () => {};\nnew Thing(); new ns.Other();\n',
+  'export default class { m() {} }\nconst C = class Named { n() { const inner = () => 1; } };\n@decorate(1) class D {}\n@(x.y) class E {}\n',
+];
+const TSX_EXTRA = ['import React from "react";\nexport function View(props: { items: string[] }) {\n  const [s, setS] = useState<Item | null>(null);\n  return <ul>{props.items.map((x) => <li key={x}>{x.trim()}</li>)}</ul>;\n}\n'];
+const TS_EXTRA = [
+  'import x = require("legacy");\nabstract class Q<T extends Base> implements I { abstract run(): void; protected p?: Map<string, T>; }\nenum E { A, B }\nnamespace N { export type Z = ns.Inner.Deep; }\ntype Fn = { (a: number): string; new (): Q<number>; field: Array<{ nested: boolean }> };\n',
+];
+const PY_EXTRA = [
+  'import os.path as p, sys\nfrom . import sibling\n\n@app.route("/x")\n@cached\nclass K(Base):\n    x: Dict[str, List[Item]] = {}\n    def __init__(self, a: int):\n        self.a = a\n        def helper():\n            self.b = 2\n        for i in a:\n            self.c = i\n    @property\n    def __init__(self): self.d = 1\n\ndef top(x: "Q") -> Optional[K]:\n    class Local:\n        y = 1\n    return K(x).run()\n',
+];
+const GO_EXTRA = [
+  'package p\n\nimport (\n\tf "fmt"\n\t. "strings"\n)\n\ntype (\n\tList[T any] struct{ head, tail *T; pkg.Embedded }\n\tShape interface{ Area() float64; fmt.Stringer }\n)\n\nfunc (l *List[T]) Push(v T) { f.Println(v); l.head = &v }\nfunc (List[T]) Len() int { return len(x) }\nfunc Free[T comparable](a, b T) bool { return a == b }\n',
+];
+const JAVA_EXTRA = [
+  'package p;\nimport static java.util.Map.*;\nimport java.util. List;\n@Deprecated(since = "1")\npublic record Range<T extends Comparable<T>>(T start, @NonNull T end) implements java.io.Serializable {\n  Range { Objects.requireNonNull(start); }\n  @interface Marker { String value(); }\n  enum Side { LEFT, RIGHT; void flip() {} }\n  int a, b = 2;\n  static <U> List<U> of(Map.Entry<String, U> e) { return Collections.singletonList(e.getValue()); }\n}\n',
+];
+
+function sources(language: SyntaxLanguage): { path: string; source: string }[] {
+  const files = (pattern: RegExp) => tracked(pattern).map((path) => ({ path, source: readFileSync(path, 'utf8') }));
+  const extra = (list: string[]) => list.map((source, i) => ({ path: `extra-${i}`, source }));
+  const generated = [0, 1].map((i) => ({ path: `generated-${i}`, source: GENERATORS[language](i) }));
+  switch (language) {
+    case 'java':
+      return [...files(/\.java$/), ...extra(JAVA_EXTRA), ...generated];
+    case 'typescript':
+      return [...files(/\.ts$/), ...extra(TS_EXTRA), ...generated];
+    // TSX and JavaScript have few files here: the TypeScript sources exercise their grammars too (with error recovery where the syntax differs).
+    case 'tsx':
+      return [...files(/^test\/fixtures\/.*\.ts$/), ...extra([...TSX_EXTRA, ...TS_EXTRA]), ...generated];
+    case 'javascript':
+      return [...files(/\.(js|mjs|cjs)$/), ...files(/^test\/fixtures\/.*\.ts$/), ...extra(JS_EXTRA), ...generated];
+    case 'python':
+      return [...files(/\.py$/), ...extra(PY_EXTRA), ...generated];
+    case 'go':
+      return [...files(/\.go$/), ...extra(GO_EXTRA), ...generated];
+  }
+}
+
+const LANGUAGES: SyntaxLanguage[] = ['java', 'typescript', 'tsx', 'javascript', 'python', 'go'];
+
+describe('tag queries', () => {
+  it.each(LANGUAGES)('%s: the query extractor finds exactly the tags the node walker found', (language) => {
+    let compared = 0;
+    const kinds = new Set<string>();
+    for (const { path, source } of sources(language)) {
+      const [byQuery, byWalk] = syntax.withTree(language, source, (tree) => [extractTagsFromTree(language, tree, source), extractTagsByWalk(language, tree, source)] as SymbolTag[][]);
+      expect(byQuery, path).toEqual(byWalk);
+      compared += byWalk.length;
+      for (const t of byWalk) kinds.add(t.symbolKind ? `${t.kind}:${t.symbolKind}` : t.kind);
+    }
+    // The comparison is only worth something if the corpus exercises every kind of tag.
+    expect(compared).toBeGreaterThan(200);
+    for (const kind of ['definition', 'reference', 'import', 'call']) expect([...kinds].some((k) => k.startsWith(kind)), kind).toBe(true);
+  });
+});
