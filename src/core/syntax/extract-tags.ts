@@ -6,22 +6,64 @@ import type { SymbolTag, SyntaxLanguage } from './types.js';
 type Kind = NonNullable<SymbolTag['symbolKind']>;
 
 /**
- * Bounds on one file's query run, so that a hostile file (deep nesting, huge files) cannot hold
+ * Bounds on one file's query run, so that a hostile file (deep nesting, a huge file) cannot hold
  * the extractor: at most this many matches in progress at once (the oldest are dropped beyond
  * it), and a wall-clock budget after which the tags found so far are returned.
  */
 export const TAG_QUERY_LIMITS = { matchLimit: 2048, timeoutMicros: 2_000_000 } as const;
 
-/** Compiled once per grammar: compilation costs milliseconds, a run microseconds per tag. */
-const compiled = new WeakMap<Language, Query>();
+/** What a capture name means (see `tag-queries/vocabulary.ts`), parsed once per query. */
+type Role =
+  | { role: 'anchor' | 'scope' | 'scope.hidden' | 'at' | 'owner' | 'receiver' | 'skip' | 'init' | 'init.owner' | 'type.names' | 'ignored' }
+  | TagRole;
 
-function tagQuery(language: SyntaxLanguage, grammar: Language): Query {
-  let query = compiled.get(grammar);
-  if (!query) {
-    query = new Query(grammar, tagQuerySource(language, (type) => grammar.idForNodeType(type, true) !== null));
-    compiled.set(grammar, query);
+interface TagRole {
+  role: 'tag';
+  kind: SymbolTag['kind'];
+  symbolKind?: Kind;
+  scoping: Pending['scoping'];
+  fallback: boolean;
+  path: boolean;
+  wildcard: boolean;
+}
+
+interface CompiledTagQuery {
+  query: Query;
+  /** Role of each capture, by capture name. */
+  roles: Map<string, Role>;
+}
+
+const CONTEXT_ROLES = new Set(['anchor', 'scope', 'scope.hidden', 'at', 'owner', 'receiver', 'skip', 'init', 'init.owner', 'type.names']);
+const TAG_KINDS = new Set(['definition', 'reference', 'import', 'call', 'annotation']);
+const IGNORED: Role = { role: 'ignored' };
+
+function roleOf(name: string): Role {
+  if (CONTEXT_ROLES.has(name)) return { role: name } as Role;
+  const [kind, ...rest] = name.split('.');
+  if (!TAG_KINDS.has(kind)) return IGNORED;
+  const mods = new Set(kind === 'definition' ? rest.slice(1) : rest);
+  return {
+    role: 'tag',
+    kind: kind as SymbolTag['kind'],
+    symbolKind: kind === 'definition' ? (rest[0] as Kind) : undefined,
+    scoping: mods.has('member') ? 'member' : mods.has('init') ? 'init' : 'fixed',
+    fallback: mods.has('fallback'),
+    path: mods.has('path'),
+    wildcard: mods.has('wildcard'),
+  };
+}
+
+/** Compiled once per grammar: compilation takes milliseconds, a run microseconds per tag. */
+const compiled = new WeakMap<Language, CompiledTagQuery>();
+
+function tagQuery(language: SyntaxLanguage, grammar: Language): CompiledTagQuery {
+  let entry = compiled.get(grammar);
+  if (!entry) {
+    const query = new Query(grammar, tagQuerySource(language, (type) => grammar.idForNodeType(type, true) !== null));
+    entry = { query, roles: new Map(query.captureNames.map((name) => [name, roleOf(name)])) };
+    compiled.set(grammar, entry);
   }
-  return query;
+  return entry;
 }
 
 /** A tag before its scope is known. */
@@ -51,10 +93,12 @@ interface Scope {
   name: string;
 }
 
-const TAG_KINDS = new Set<string>(['definition', 'reference', 'import', 'call', 'annotation']);
-
 function unquote(text: string): string {
   return text.length >= 2 && /^["'`]/.test(text) && text[text.length - 1] === text[0] ? text.slice(1, -1) : text;
+}
+
+function pending(kind: SymbolTag['kind'], nameNode: Node, name: string, at: Node): Pending {
+  return { kind, scoping: 'fixed', fallback: false, name, nameId: nameNode.id, nameStart: nameNode.startIndex, at: at.startIndex, atId: at.id, anchorId: -1 };
 }
 
 /** Collected from the matches of one file. */
@@ -65,13 +109,14 @@ interface Collected {
   skipped: Set<number>;
   /** `__init__` method node id -> its class's name. */
   initOwners: Map<number, string>;
+  hasFallbacks: boolean;
 }
 
-function collect(matches: QueryMatch[], source: string): Collected {
+function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source: string): Collected {
   const text = (node: Node) => source.slice(node.startIndex, node.endIndex);
-  const out: Collected = { tags: [], scopes: new Map(), skipped: new Set(), initOwners: new Map() };
+  const out: Collected = { tags: [], scopes: new Map(), skipped: new Set(), initOwners: new Map(), hasFallbacks: false };
   for (const match of matches) {
-    let tagName: string | undefined;
+    let tagRole: TagRole | undefined;
     let tagNode: Node | undefined;
     let anchor: Node | undefined;
     let opens: 'named' | 'hidden' | undefined;
@@ -81,36 +126,54 @@ function collect(matches: QueryMatch[], source: string): Collected {
     let init: Node | undefined;
     let initOwner: Node | undefined;
     for (const { name, node } of match.captures) {
-      if (name === 'anchor') anchor = node;
-      else if (name === 'scope' || name === 'scope.hidden') {
-        anchor = node;
-        opens = name === 'scope' ? 'named' : 'hidden';
-      } else if (name === 'at') at = node;
-      else if (name === 'owner') owner = node;
-      else if (name === 'receiver') receiver = node;
-      else if (name === 'skip') out.skipped.add(node.id);
-      else if (name === 'init') init = node;
-      else if (name === 'init.owner') initOwner = node;
-      else if (name === 'type.names') {
-        // Every identifier in a type annotation, nested ones included (`Dict[str, Item]`).
-        for (const id of node.descendantsOfType('identifier')) if (id) out.tags.push(pending('reference', id, text(id), id));
-      } else if (TAG_KINDS.has(name.split('.', 1)[0])) {
-        tagName = name;
-        tagNode = node;
+      const role = roles.get(name) ?? IGNORED;
+      switch (role.role) {
+        case 'tag':
+          tagRole = role;
+          tagNode = node;
+          break;
+        case 'anchor':
+          anchor = node;
+          break;
+        case 'scope':
+        case 'scope.hidden':
+          anchor = node;
+          opens = role.role === 'scope' ? 'named' : 'hidden';
+          break;
+        case 'at':
+          at = node;
+          break;
+        case 'owner':
+          owner = node;
+          break;
+        case 'receiver':
+          receiver = node;
+          break;
+        case 'skip':
+          out.skipped.add(node.id);
+          break;
+        case 'init':
+          init = node;
+          break;
+        case 'init.owner':
+          initOwner = node;
+          break;
+        case 'type.names':
+          // Every identifier in a type annotation, nested ones included (`Dict[str, Item]`).
+          for (const id of node.descendantsOfType('identifier')) if (id) out.tags.push(pending('reference', id, text(id), id));
+          break;
+        default:
       }
     }
     if (init && initOwner) out.initOwners.set(init.id, text(initOwner));
-    if (!tagName || !tagNode) continue;
-    const [kind, ...rest] = tagName.split('.');
-    const mods = new Set(kind === 'definition' ? rest.slice(1) : rest);
+    if (!tagRole || !tagNode) continue;
     let name = text(tagNode);
-    if (kind === 'import') name = mods.has('path') ? name.replace(/\s+/g, '') + (mods.has('wildcard') ? '.*' : '') : unquote(name);
-    const tag = pending(kind as SymbolTag['kind'], tagNode, name, at ?? tagNode);
-    if (kind === 'definition') {
-      tag.symbolKind = rest[0] as Kind;
-      tag.scoping = mods.has('member') ? 'member' : mods.has('init') ? 'init' : 'fixed';
-    }
-    tag.fallback = mods.has('fallback');
+    if (tagRole.kind === 'import') name = tagRole.path ? name.replace(/\s+/g, '') + (tagRole.wildcard ? '.*' : '') : unquote(name);
+    const tag = pending(tagRole.kind, tagNode, name, at ?? tagNode);
+    if (tagRole.symbolKind) tag.symbolKind = tagRole.symbolKind;
+    tag.scoping = tagRole.scoping;
+    tag.fallback = tagRole.fallback;
+    out.hasFallbacks ||= tagRole.fallback;
     if (anchor) tag.anchorId = anchor.id;
     if (owner) tag.owner = text(owner);
     if (receiver) tag.receiver = text(receiver);
@@ -118,10 +181,6 @@ function collect(matches: QueryMatch[], source: string): Collected {
     if (opens && anchor && !out.scopes.has(anchor.id)) out.scopes.set(anchor.id, { id: anchor.id, start: anchor.startIndex, end: anchor.endIndex, name: opens === 'named' ? name : '' });
   }
   return out;
-}
-
-function pending(kind: SymbolTag['kind'], nameNode: Node, name: string, at: Node): Pending {
-  return { kind, scoping: 'fixed', fallback: false, name, nameId: nameNode.id, nameStart: nameNode.startIndex, at: at.startIndex, atId: at.id, anchorId: -1 };
 }
 
 /** Innermost enclosing scope of each definition (other than the one its own node opens), in one sweep. */
@@ -153,33 +212,41 @@ function resolveScopes(definitions: Pending[], scopes: Scope[], initOwners: Map<
   }
 }
 
+const KIND_INDEX: Record<SymbolTag['kind'], number> = { definition: 0, reference: 1, import: 2, call: 3, annotation: 4 };
+
 /**
  * Definitions, type references, imports, calls and annotations of one parsed file, in source
  * order. One run of the language's tag query (compiled once per grammar); the parser's query
  * engine visits the nodes, and only captured nodes reach JavaScript.
  */
 export function extractTagsFromTree(language: SyntaxLanguage, tree: Tree, source: string): SymbolTag[] {
-  const matches = tagQuery(language, tree.language).matches(tree.rootNode, TAG_QUERY_LIMITS);
-  const { tags, scopes, skipped, initOwners } = collect(matches, source);
-  const made = new Set<string>();
-  for (const tag of tags) if (!tag.fallback) made.add(`${tag.kind} ${tag.atId}`);
-  const kept = tags.filter((t) => !(t.kind === 'reference' && skipped.has(t.nameId)) && !(t.fallback && made.has(`${t.kind} ${t.atId}`)));
+  const compiledQuery = tagQuery(language, tree.language);
+  const matches = compiledQuery.query.matches(tree.rootNode, TAG_QUERY_LIMITS);
+  const { tags, scopes, skipped, initOwners, hasFallbacks } = collect(matches, compiledQuery.roles, source);
+  // A fallback pattern's tag stands only where no other pattern made one of its kind (node ids are below 2^32).
+  const made = new Set<number>();
+  if (hasFallbacks) for (const t of tags) if (!t.fallback) made.add(t.atId * 8 + KIND_INDEX[t.kind]);
+  const kept = tags.filter((t) => !(t.kind === 'reference' && skipped.has(t.nameId)) && !(t.fallback && made.has(t.atId * 8 + KIND_INDEX[t.kind])));
   resolveScopes(
     kept.filter((t) => t.kind === 'definition'),
     [...scopes.values()],
     initOwners,
   );
+  // Matches arrive by pattern progress, not strictly by position; report in source order (stable).
+  kept.sort((a, b) => a.at - b.at);
   const lines = new LineIndex(source);
-  const result: { at: number; tag: SymbolTag }[] = [];
+  const snippets = new Map<number, string>();
+  const result: SymbolTag[] = [];
   for (const t of kept) {
     if (t.dropped) continue;
     const { line, column } = lines.position(t.at);
-    const out: SymbolTag = { kind: t.kind, name: t.name, line, column, snippet: lines.snippet(line) };
+    let snippet = snippets.get(line);
+    if (snippet === undefined) snippets.set(line, (snippet = lines.snippet(line)));
+    const out: SymbolTag = { kind: t.kind, name: t.name, line, column, snippet };
     if (t.symbolKind) out.symbolKind = t.symbolKind;
     if (t.scope) out.scope = t.scope;
     if (t.receiver) out.receiver = t.receiver;
-    result.push({ at: t.at, tag: out });
+    result.push(out);
   }
-  // Matches arrive by pattern progress, not strictly by position; report in source order (stable).
-  return result.sort((a, b) => a.at - b.at).map((r) => r.tag);
+  return result;
 }
