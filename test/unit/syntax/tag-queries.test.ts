@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Query } from 'web-tree-sitter';
 import { GENERATORS } from '../../../bench/syntax.bench.js';
 import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
-import { extractTagsFromTree } from '../../../src/core/syntax/extract-tags.js';
+import { extractTagsFromTree, TAG_QUERY_LIMITS } from '../../../src/core/syntax/extract-tags.js';
 import type { SymbolTag, SyntaxLanguage } from '../../../src/core/syntax/types.js';
 import { extractTagsByWalk } from './reference-walker.js';
 
@@ -75,5 +76,35 @@ describe('tag queries', () => {
     // The comparison is only worth something if the corpus exercises every kind of tag.
     expect(compared).toBeGreaterThan(200);
     for (const kind of ['definition', 'reference', 'import', 'call']) expect([...kinds].some((k) => k.startsWith(kind)), kind).toBe(true);
+  });
+});
+
+describe('bounded query runs', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('every run carries a match limit and a time budget', () => {
+    const matches = vi.spyOn(Query.prototype, 'matches');
+    syntax.extractTags('a.go', 'package p\nfunc F() {}\n');
+    expect(matches).toHaveBeenCalledTimes(1);
+    const options = matches.mock.calls[0][1];
+    expect(options?.matchLimit).toBe(TAG_QUERY_LIMITS.matchLimit);
+    expect(options?.timeoutMicros).toBe(TAG_QUERY_LIMITS.timeoutMicros);
+    expect(TAG_QUERY_LIMITS.matchLimit).toBeLessThan(1e5);
+    expect(TAG_QUERY_LIMITS.timeoutMicros).toBeGreaterThan(0);
+  });
+
+  it('deeply nested declarations keep every tag the walk finds', () => {
+    const depth = 1500;
+    const cases: [SyntaxLanguage, string][] = [
+      ['typescript', Array.from({ length: depth }, (_, i) => `class C${i} { m${i}(a: T${i}) { `).join('\n') + '}}'.repeat(depth)],
+      ['java', Array.from({ length: depth }, (_, i) => `class C${i} { @A void m${i}(T${i} a) { x.go(); `).join('\n') + '}}'.repeat(depth)],
+    ];
+    for (const [language, source] of cases) {
+      const [byQuery, byWalk] = syntax.withTree(language, source, (tree) => [extractTagsFromTree(language, tree, source), extractTagsByWalk(language, tree, source)]);
+      expect(byQuery.filter((t) => t.kind === 'definition')).toHaveLength(2 * depth);
+      expect(byQuery, language).toEqual(byWalk);
+    }
   });
 });
