@@ -14,7 +14,7 @@ export const TAG_QUERY_LIMITS = { matchLimit: 2048, timeoutMicros: 2_000_000 } a
 
 /** What a capture name means (see `tag-queries/vocabulary.ts`), parsed once per query. */
 type Role =
-  | { role: 'anchor' | 'scope' | 'scope.hidden' | 'at' | 'owner' | 'receiver' | 'skip' | 'init' | 'init.owner' | 'type.names' | 'ignored' }
+  | { role: 'anchor' | 'scope' | 'scope.hidden' | 'at' | 'owner' | 'receiver' | 'skip' | 'init' | 'init.owner' | 'type.names' | 'type.simple' | 'ignored' }
   | TagRole;
 
 interface TagRole {
@@ -33,7 +33,7 @@ interface CompiledTagQuery {
   roles: Map<string, Role>;
 }
 
-const CONTEXT_ROLES = new Set(['anchor', 'scope', 'scope.hidden', 'at', 'owner', 'receiver', 'skip', 'init', 'init.owner', 'type.names']);
+const CONTEXT_ROLES = new Set(['anchor', 'scope', 'scope.hidden', 'at', 'owner', 'receiver', 'skip', 'init', 'init.owner', 'type.names', 'type.simple']);
 const TAG_KINDS = new Set(['definition', 'reference', 'import', 'call', 'annotation']);
 const IGNORED: Role = { role: 'ignored' };
 
@@ -115,6 +115,8 @@ interface Collected {
 function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source: string): Collected {
   const text = (node: Node) => source.slice(node.startIndex, node.endIndex);
   const out: Collected = { tags: [], scopes: new Map(), skipped: new Set(), initOwners: new Map(), hasFallbacks: false };
+  const compound = new Map<number, Node>();
+  const simple = new Set<number>();
   for (const match of matches) {
     let tagRole: TagRole | undefined;
     let tagNode: Node | undefined;
@@ -159,8 +161,10 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
           initOwner = node;
           break;
         case 'type.names':
-          // Every identifier in a type annotation, nested ones included (`Dict[str, Item]`).
-          for (const id of node.descendantsOfType('identifier')) if (id) out.tags.push(pending('reference', id, text(id), id));
+          compound.set(node.id, node);
+          break;
+        case 'type.simple':
+          simple.add(node.id);
           break;
         default:
       }
@@ -179,6 +183,12 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
     if (receiver) tag.receiver = text(receiver);
     out.tags.push(tag);
     if (opens && anchor && !out.scopes.has(anchor.id)) out.scopes.set(anchor.id, { id: anchor.id, start: anchor.startIndex, end: anchor.endIndex, name: opens === 'named' ? name : '' });
+  }
+  // Every identifier in a compound type annotation, nested ones included (`Dict[str, Item]`): a name
+  // inside a nested type is reported once per enclosing type, as the node walk did.
+  for (const [id, node] of compound) {
+    if (simple.has(id)) continue;
+    for (const name of node.descendantsOfType('identifier')) if (name) out.tags.push(pending('reference', name, text(name), name));
   }
   return out;
 }

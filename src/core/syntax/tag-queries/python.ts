@@ -8,6 +8,8 @@ export function pythonTagPatterns(): string[] {
     // Instance attributes, declared by assignment to `self.x` in `__init__`.
     '(assignment left: (attribute object: (identifier) @_self attribute: (identifier) @definition.field.init) (#eq? @_self "self")) @anchor',
     '(class_definition name: (_) @init.owner body: (block (function_definition name: (identifier) @_init) @init) (#eq? @_init "__init__"))',
+    // A type that is one name is a reference; any other type is expanded by `type.names` in JavaScript.
+    '(type (identifier) @reference) @type.simple',
     '(type) @type.names',
     '(import_statement name: (dotted_name) @import)',
     '(import_statement name: (aliased_import name: (_) @import))',

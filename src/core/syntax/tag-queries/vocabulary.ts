@@ -17,7 +17,8 @@
  * - `at`: the tag's position, when it is not the name's (an annotation starts at its `@`);
  * - `receiver`: a call's receiver text;
  * - `skip`: this type name is not a reference (it is being declared);
- * - `type.names`: every identifier below this node is a type reference;
+ * - `type.names`: every identifier below this node is a type reference, unless the node is also
+ *   captured as `type.simple` (a type that is a single name, whose reference the same match makes);
  * - `init` with `init.owner`: an `__init__` method and its class's name.
  * Captures whose name starts with `_` only feed predicates.
  */
