@@ -56,7 +56,8 @@ function roleOf(name: string): Role {
 /** Compiled once per grammar: compilation takes milliseconds, a run microseconds per tag. */
 const compiled = new WeakMap<Language, CompiledTagQuery>();
 
-function tagQuery(language: SyntaxLanguage, grammar: Language): CompiledTagQuery {
+/** The tag query of a language for its loaded grammar; throws the runtime's QueryError when they do not fit. */
+export function compileTagQuery(language: SyntaxLanguage, grammar: Language): CompiledTagQuery {
   let entry = compiled.get(grammar);
   if (!entry) {
     const query = new Query(grammar, tagQuerySource(language, (type) => grammar.idForNodeType(type, true) !== null));
@@ -230,7 +231,7 @@ const KIND_INDEX: Record<SymbolTag['kind'], number> = { definition: 0, reference
  * engine visits the nodes, and only captured nodes reach JavaScript.
  */
 export function extractTagsFromTree(language: SyntaxLanguage, tree: Tree, source: string): SymbolTag[] {
-  const compiledQuery = tagQuery(language, tree.language);
+  const compiledQuery = compileTagQuery(language, tree.language);
   const matches = compiledQuery.query.matches(tree.rootNode, TAG_QUERY_LIMITS);
   const { tags, scopes, skipped, initOwners, hasFallbacks } = collect(matches, compiledQuery.roles, source);
   // A fallback pattern's tag stands only where no other pattern made one of its kind (node ids are below 2^32).

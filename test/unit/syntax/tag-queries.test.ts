@@ -108,3 +108,14 @@ describe('bounded query runs', () => {
     }
   });
 });
+
+describe('tag query compilation', () => {
+  it('a grammar that does not fit its language tag query fails the service load with a typed error', async () => {
+    const { createSyntaxService } = await import('../../../src/core/syntax/create-syntax-service.js');
+    const { createNodeGrammarLoader } = await import('../../../src/app/local/node-grammar-loader.js');
+    const base = createNodeGrammarLoader();
+    // The Python grammar where the Java one is expected: the Java patterns name node types Python lacks.
+    const mismatched = createSyntaxService((name) => base(name === 'java' ? 'python' : name), { languages: ['java'] });
+    await expect(mismatched).rejects.toMatchObject({ name: 'SyntaxServiceError', reason: 'TAG_QUERY_INVALID', data: { language: 'java', grammar: 'java' } });
+  });
+});
