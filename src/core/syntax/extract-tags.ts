@@ -14,7 +14,7 @@ export const TAG_QUERY_LIMITS = { matchLimit: 2048, timeoutMicros: 2_000_000 } a
 
 /** What a capture name means (see `tag-queries/vocabulary.ts`), parsed once per query. */
 type Role =
-  | { role: 'anchor' | 'scope' | 'scope.hidden' | 'at' | 'owner' | 'receiver' | 'skip' | 'init' | 'init.owner' | 'type.names' | 'type.simple' | 'ignored' }
+  | { role: 'scope' | 'scope.hidden' | 'at' | 'owner' | 'receiver' | 'skip' | 'init' | 'init.owner' | 'type.names' | 'type.simple' | 'ignored' }
   | TagRole;
 
 interface TagRole {
@@ -33,7 +33,7 @@ interface CompiledTagQuery {
   roles: Map<string, Role>;
 }
 
-const CONTEXT_ROLES = new Set(['anchor', 'scope', 'scope.hidden', 'at', 'owner', 'receiver', 'skip', 'init', 'init.owner', 'type.names', 'type.simple']);
+const CONTEXT_ROLES = new Set(['scope', 'scope.hidden', 'at', 'owner', 'receiver', 'skip', 'init', 'init.owner', 'type.names', 'type.simple']);
 const TAG_KINDS = new Set(['definition', 'reference', 'import', 'call', 'annotation']);
 const IGNORED: Role = { role: 'ignored' };
 
@@ -79,6 +79,7 @@ interface Pending {
   nameStart: number;
   at: number;
   atId: number;
+  /** The declaring node, when it opens a scope: the definition itself is outside that scope. */
   anchorId: number;
   owner?: string;
   receiver?: string;
@@ -134,9 +135,6 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
         case 'tag':
           tagRole = role;
           tagNode = node;
-          break;
-        case 'anchor':
-          anchor = node;
           break;
         case 'scope':
         case 'scope.hidden':

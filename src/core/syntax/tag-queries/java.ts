@@ -11,11 +11,11 @@ export function javaTagPatterns(has: HasNodeType): string[] {
   ];
   return [
     ...types.filter(([node]) => has(node)).map(([node, kind]) => `(${node} name: (_) @definition.${kind}) @scope`),
-    '(method_declaration name: (_) @definition.method.member) @anchor',
-    '(constructor_declaration name: (_) @definition.method.member) @anchor',
-    '(field_declaration declarator: (variable_declarator name: (_) @definition.field)) @anchor',
+    '(method_declaration name: (_) @definition.method.member)',
+    '(constructor_declaration name: (_) @definition.method.member)',
+    '(field_declaration declarator: (variable_declarator name: (_) @definition.field))',
     // Record components are the record's fields.
-    '(record_declaration parameters: (formal_parameters (formal_parameter name: (_) @definition.field) @anchor))',
+    '(record_declaration parameters: (formal_parameters (formal_parameter name: (_) @definition.field)))',
     '(type_identifier) @reference',
     '(_ name: (type_identifier) @skip)',
     '(scoped_type_identifier (type_identifier) @skip . ".")',

@@ -10,8 +10,8 @@
  * `.fallback` (dropped when another tag of the same kind was made at the same position).
  *
  * Context captures:
- * - `anchor`: the declaring node (a definition is not scoped by itself);
- * - `scope`: as `anchor`, and the node opens a scope named after the definition for its descendants;
+ * - `scope`: the declaring node opens a scope named after the definition for its descendants (and
+ *   the definition itself is scoped by the scope around it);
  * - `scope.hidden`: opens a scope without a name (a nested function is not a method);
  * - `owner`: an explicit scope (a Go method's receiver type);
  * - `at`: the tag's position, when it is not the name's (an annotation starts at its `@`);
