@@ -7,10 +7,10 @@ type Kind = NonNullable<SymbolTag['symbolKind']>;
 
 /**
  * Bounds on one file's query run, so that a hostile file (deep nesting, a huge file) cannot hold
- * the extractor: at most this many matches in progress at once (the oldest are dropped beyond
- * it), and a wall-clock budget after which the tags found so far are returned.
+ * the extractor: at most this many matches in progress at once (beyond it the earliest started
+ * are dropped), and a wall-clock budget after which the run stops and the file yields no tags.
  */
-export const TAG_QUERY_LIMITS = { matchLimit: 2048, timeoutMicros: 2_000_000 } as const;
+export const TAG_QUERY_LIMITS = { matchLimit: 2048, timeoutMicros: 5_000_000 } as const;
 
 /** What a capture name means (see `tag-queries/vocabulary.ts`), parsed once per query. */
 type Role =
