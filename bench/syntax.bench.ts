@@ -49,12 +49,12 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.le
  * Symbol extraction throughput per language (parse + tags), on generated sources, one thread,
  * side by side with the parser alone on the same sources (the limit extraction can reach).
  * The first pass over the corpus, right after loading (unoptimised code, query compilation), is
- * reported apart; the headline figure is the median of three passes after it, which is what a
+ * reported apart; the headline figure is the median of five passes after it, which is what a
  * repository of thousands of files sees.
  */
 export async function runSyntaxBench(options: { files?: number; passes?: number } = {}): Promise<BenchRecord[]> {
   const files = options.files ?? 40;
-  const passes = options.passes ?? 3;
+  const passes = options.passes ?? 5;
   const started = performance.now();
   const syntax = await createNodeSyntaxService();
   // Throughput is CPU-bound: the load average says how contended the machine was.
