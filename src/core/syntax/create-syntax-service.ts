@@ -1,7 +1,7 @@
 import { Language, Parser, type Tree } from 'web-tree-sitter';
 import { codeParseProblems } from './code-parse-problems.js';
 import { dataParseProblems } from './data-parse-problems.js';
-import { extractTagsFromTree } from './extract-tags.js';
+import { compileTagQuery, extractTagsFromTree } from './extract-tags.js';
 import { dataFormatForPath, GRAMMAR_FOR_LANGUAGE, languageForPath, SYNTAX_LANGUAGES } from './language-for-path.js';
 import { SyntaxServiceError } from './syntax-error.js';
 import type { GrammarLoader, ParseProblem, SymbolTag, SyntaxLanguage, SyntaxService } from './types.js';
@@ -52,6 +52,12 @@ export async function createSyntaxService(loadGrammar: GrammarLoader, options: {
       byGrammar.set(grammar, loaded);
     }
     parsers.set(language, new Parser().setLanguage(loaded));
+    try {
+      // Compiled now, so that a grammar that does not fit its tag query fails the load, not a later file.
+      compileTagQuery(language, loaded);
+    } catch (cause) {
+      throw new SyntaxServiceError('TAG_QUERY_INVALID', `the ${language} tag query does not fit the ${grammar} grammar`, { language, grammar }, { cause });
+    }
   }
 
   const withTree = <T>(language: SyntaxLanguage, source: string, fn: (tree: Tree) => T): T => {

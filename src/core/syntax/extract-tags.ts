@@ -1,307 +1,261 @@
-import type { Node, Tree } from 'web-tree-sitter';
+import { Query, type Language, type Node, type QueryMatch, type Tree } from 'web-tree-sitter';
 import { LineIndex } from './line-index.js';
+import { tagQuerySource } from './tag-queries/index.js';
 import type { SymbolTag, SyntaxLanguage } from './types.js';
 
 type Kind = NonNullable<SymbolTag['symbolKind']>;
 
-/** What a handler sees: the node, its field name in the parent, and the innermost enclosing type. */
-interface Visit {
-  node: Node;
-  field: string | null;
-  scope: string | undefined;
-  emit: (tag: Omit<SymbolTag, 'line' | 'column' | 'snippet'>, at: Node) => void;
+/**
+ * Bounds on one file's query run, so that a hostile file (deep nesting, a huge file) cannot hold
+ * the extractor: at most this many matches in progress at once (beyond it the earliest started
+ * are dropped), and a wall-clock budget after which the run stops and the file yields no tags.
+ */
+export const TAG_QUERY_LIMITS = { matchLimit: 2048, timeoutMicros: 5_000_000 } as const;
+
+/** What a capture name means (see `tag-queries/vocabulary.ts`), parsed once per query. */
+type Role =
+  | { role: 'scope' | 'scope.hidden' | 'at' | 'owner' | 'receiver' | 'skip' | 'init' | 'init.owner' | 'type.names' | 'type.simple' | 'ignored' }
+  | TagRole;
+
+interface TagRole {
+  role: 'tag';
+  kind: SymbolTag['kind'];
+  symbolKind?: Kind;
+  scoping: Pending['scoping'];
+  fallback: boolean;
+  path: boolean;
+  wildcard: boolean;
 }
 
-/** A handler returns a type name when the node opens a scope for its descendants. */
-type Handler = (visit: Visit) => string | undefined | void;
+interface CompiledTagQuery {
+  query: Query;
+  /** Role of each capture, by capture name. */
+  roles: Map<string, Role>;
+}
 
-function nameOf(node: Node, field = 'name'): Node | null {
-  return node.childForFieldName(field);
+const CONTEXT_ROLES = new Set(['scope', 'scope.hidden', 'at', 'owner', 'receiver', 'skip', 'init', 'init.owner', 'type.names', 'type.simple']);
+const TAG_KINDS = new Set(['definition', 'reference', 'import', 'call', 'annotation']);
+const IGNORED: Role = { role: 'ignored' };
+
+function roleOf(name: string): Role {
+  if (CONTEXT_ROLES.has(name)) return { role: name } as Role;
+  const [kind, ...rest] = name.split('.');
+  if (!TAG_KINDS.has(kind)) return IGNORED;
+  const mods = new Set(kind === 'definition' ? rest.slice(1) : rest);
+  return {
+    role: 'tag',
+    kind: kind as SymbolTag['kind'],
+    symbolKind: kind === 'definition' ? (rest[0] as Kind) : undefined,
+    scoping: mods.has('member') ? 'member' : mods.has('init') ? 'init' : 'fixed',
+    fallback: mods.has('fallback'),
+    path: mods.has('path'),
+    wildcard: mods.has('wildcard'),
+  };
+}
+
+/** Compiled once per grammar: compilation takes milliseconds, a run microseconds per tag. */
+const compiled = new WeakMap<Language, CompiledTagQuery>();
+
+/** The tag query of a language for its loaded grammar; throws the runtime's QueryError when they do not fit. */
+export function compileTagQuery(language: SyntaxLanguage, grammar: Language): CompiledTagQuery {
+  let entry = compiled.get(grammar);
+  if (!entry) {
+    const query = new Query(grammar, tagQuerySource(language, (type) => grammar.idForNodeType(type, true) !== null));
+    entry = { query, roles: new Map(query.captureNames.map((name) => [name, roleOf(name)])) };
+    compiled.set(grammar, entry);
+  }
+  return entry;
+}
+
+/** A tag before its scope is known. */
+interface Pending {
+  kind: SymbolTag['kind'];
+  symbolKind?: Kind;
+  /** `member`: the kind only inside a type; `init`: scoped by the class of the enclosing `__init__`. */
+  scoping: 'fixed' | 'member' | 'init';
+  fallback: boolean;
+  name: string;
+  nameId: number;
+  nameStart: number;
+  at: number;
+  atId: number;
+  /** The declaring node, when it opens a scope: the definition itself is outside that scope. */
+  anchorId: number;
+  owner?: string;
+  receiver?: string;
+  scope?: string;
+  dropped?: boolean;
+}
+
+interface Scope {
+  id: number;
+  start: number;
+  end: number;
+  /** Empty for a scope that hides the enclosing type (a function in Python). */
+  name: string;
 }
 
 function unquote(text: string): string {
   return text.length >= 2 && /^["'`]/.test(text) && text[text.length - 1] === text[0] ? text.slice(1, -1) : text;
 }
 
-function definition(kind: Kind, opensScope: boolean): Handler {
-  return ({ node, scope, emit }) => {
-    const name = nameOf(node);
-    if (!name) return;
-    emit({ kind: 'definition', symbolKind: kind, name: name.text, scope }, name);
-    return opensScope ? name.text : undefined;
-  };
+function pending(kind: SymbolTag['kind'], nameNode: Node, name: string, at: Node): Pending {
+  return { kind, scoping: 'fixed', fallback: false, name, nameId: nameNode.id, nameStart: nameNode.startIndex, at: at.startIndex, atId: at.id, anchorId: -1 };
 }
 
-function member(kind: Kind): Handler {
-  return ({ node, scope, emit }) => {
-    const name = nameOf(node);
-    if (name) emit({ kind: 'definition', symbolKind: scope ? kind : kind === 'method' ? 'function' : 'variable', name: name.text, scope }, name);
-  };
+/** Collected from the matches of one file. */
+interface Collected {
+  tags: Pending[];
+  scopes: Map<number, Scope>;
+  /** Type names that are being declared, not referenced. */
+  skipped: Set<number>;
+  /** `__init__` method node id -> its class's name. */
+  initOwners: Map<number, string>;
+  hasFallbacks: boolean;
 }
 
-/** Members of a type literal or interface, wherever the type is written (a parameter's inline type too). */
-function signature(kind: Kind): Handler {
-  return ({ node, scope, emit }) => {
-    const name = nameOf(node);
-    if (name) emit({ kind: 'definition', symbolKind: kind, name: name.text, scope }, name);
-  };
+function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source: string): Collected {
+  const text = (node: Node) => source.slice(node.startIndex, node.endIndex);
+  const out: Collected = { tags: [], scopes: new Map(), skipped: new Set(), initOwners: new Map(), hasFallbacks: false };
+  const compound = new Map<number, Node>();
+  const simple = new Set<number>();
+  for (const match of matches) {
+    let tagRole: TagRole | undefined;
+    let tagNode: Node | undefined;
+    let anchor: Node | undefined;
+    let opens: 'named' | 'hidden' | undefined;
+    let at: Node | undefined;
+    let owner: Node | undefined;
+    let receiver: Node | undefined;
+    let init: Node | undefined;
+    let initOwner: Node | undefined;
+    for (const { name, node } of match.captures) {
+      const role = roles.get(name) ?? IGNORED;
+      switch (role.role) {
+        case 'tag':
+          tagRole = role;
+          tagNode = node;
+          break;
+        case 'scope':
+        case 'scope.hidden':
+          anchor = node;
+          opens = role.role === 'scope' ? 'named' : 'hidden';
+          break;
+        case 'at':
+          at = node;
+          break;
+        case 'owner':
+          owner = node;
+          break;
+        case 'receiver':
+          receiver = node;
+          break;
+        case 'skip':
+          out.skipped.add(node.id);
+          break;
+        case 'init':
+          init = node;
+          break;
+        case 'init.owner':
+          initOwner = node;
+          break;
+        case 'type.names':
+          compound.set(node.id, node);
+          break;
+        case 'type.simple':
+          simple.add(node.id);
+          break;
+        default:
+      }
+    }
+    if (init && initOwner) out.initOwners.set(init.id, text(initOwner));
+    if (!tagRole || !tagNode) continue;
+    let name = text(tagNode);
+    if (tagRole.kind === 'import') name = tagRole.path ? name.replace(/\s+/g, '') + (tagRole.wildcard ? '.*' : '') : unquote(name);
+    const tag = pending(tagRole.kind, tagNode, name, at ?? tagNode);
+    if (tagRole.symbolKind) tag.symbolKind = tagRole.symbolKind;
+    tag.scoping = tagRole.scoping;
+    tag.fallback = tagRole.fallback;
+    out.hasFallbacks ||= tagRole.fallback;
+    if (anchor) tag.anchorId = anchor.id;
+    if (owner) tag.owner = text(owner);
+    if (receiver) tag.receiver = text(receiver);
+    out.tags.push(tag);
+    if (opens && anchor && !out.scopes.has(anchor.id)) out.scopes.set(anchor.id, { id: anchor.id, start: anchor.startIndex, end: anchor.endIndex, name: opens === 'named' ? name : '' });
+  }
+  // Every identifier in a compound type annotation, nested ones included (`Dict[str, Item]`): a name
+  // inside a nested type is reported once per enclosing type, as the node walk did.
+  for (const [id, node] of compound) {
+    if (simple.has(id)) continue;
+    for (const name of node.descendantsOfType('identifier')) if (name) out.tags.push(pending('reference', name, text(name), name));
+  }
+  return out;
 }
 
-/** A type reference, unless it is the declared name or a qualifier segment (`a` in `a.B`). */
-const typeReference: Handler = ({ node, field, emit }) => {
-  if (field === 'name') return;
-  if (node.nextSibling?.type === '.') return;
-  emit({ kind: 'reference', name: node.text }, node);
-};
-
-const JAVA: Record<string, Handler> = {
-  class_declaration: definition('class', true),
-  record_declaration: definition('class', true),
-  interface_declaration: definition('interface', true),
-  annotation_type_declaration: definition('interface', true),
-  enum_declaration: definition('enum', true),
-  method_declaration: member('method'),
-  constructor_declaration: member('method'),
-  field_declaration: ({ node, scope, emit }) => {
-    for (const declarator of node.childrenForFieldName('declarator')) {
-      const name = declarator && nameOf(declarator);
-      if (name) emit({ kind: 'definition', symbolKind: 'field', name: name.text, scope }, name);
+/** Innermost enclosing scope of each definition (other than the one its own node opens), in one sweep. */
+function resolveScopes(definitions: Pending[], scopes: Scope[], initOwners: Map<number, string>): void {
+  scopes.sort((a, b) => a.start - b.start || b.end - a.end);
+  definitions.sort((a, b) => a.nameStart - b.nameStart);
+  const open: Scope[] = [];
+  let next = 0;
+  for (const tag of definitions) {
+    const p = tag.nameStart;
+    while (next < scopes.length && scopes[next].start <= p) {
+      const scope = scopes[next++];
+      while (open.length && open[open.length - 1].end <= scope.start) open.pop();
+      open.push(scope);
     }
-  },
-  formal_parameter: ({ node, scope, emit }) => {
-    // Record components are the record's fields.
-    const name = nameOf(node);
-    if (name && node.parent?.parent?.type === 'record_declaration') emit({ kind: 'definition', symbolKind: 'field', name: name.text, scope }, name);
-  },
-  type_identifier: typeReference,
-  import_declaration: ({ node, emit }) => {
-    const path = node.namedChildren.find((c) => c?.type === 'scoped_identifier' || c?.type === 'identifier');
-    if (!path) return;
-    const wildcard = node.namedChildren.some((c) => c?.type === 'asterisk');
-    emit({ kind: 'import', name: path.text.replace(/\s+/g, '') + (wildcard ? '.*' : '') }, path);
-  },
-  method_invocation: ({ node, emit }) => {
-    const name = nameOf(node);
-    const object = node.childForFieldName('object');
-    if (!name) return;
-    emit({ kind: 'call', name: name.text, receiver: object?.text }, name);
-    if (object?.type === 'identifier' && /^[A-Z]/.test(object.text)) emit({ kind: 'reference', name: object.text }, object);
-  },
-  marker_annotation: ({ node, emit }) => {
-    const name = nameOf(node);
-    if (name) emit({ kind: 'annotation', name: name.text }, node);
-  },
-};
-JAVA.annotation = JAVA.marker_annotation;
-
-function jsImportSource(node: Node, emit: Visit['emit']): void {
-  const source = node.childForFieldName('source');
-  if (source) emit({ kind: 'import', name: unquote(source.text) }, source);
+    while (open.length && open[open.length - 1].end <= p) open.pop();
+    let i = open.length - 1;
+    if (i >= 0 && open[i].id === tag.anchorId) i--;
+    const scope = i >= 0 ? open[i] : undefined;
+    if (tag.owner !== undefined) tag.scope = tag.owner;
+    else if (tag.scoping === 'init') {
+      const owner = scope && initOwners.get(scope.id);
+      if (owner) tag.scope = owner;
+      else tag.dropped = true;
+    } else {
+      tag.scope = scope?.name || undefined;
+      if (tag.scoping === 'member' && !tag.scope) tag.symbolKind = tag.symbolKind === 'method' ? 'function' : 'variable';
+    }
+  }
 }
 
-const JS_COMMON: Record<string, Handler> = {
-  class_declaration: definition('class', true),
-  abstract_class_declaration: definition('class', true),
-  class: definition('class', true),
-  interface_declaration: definition('interface', true),
-  enum_declaration: definition('enum', false),
-  // A type literal's members are fields of the alias (`type X = { a: boolean }`), not variables.
-  type_alias_declaration: definition('type', true),
-  function_declaration: definition('function', false),
-  generator_function_declaration: definition('function', false),
-  method_definition: ({ node, scope, emit }) => {
-    const name = nameOf(node);
-    // A method of an object literal is a method too, even outside any class.
-    if (name) emit({ kind: 'definition', symbolKind: scope || node.parent?.type === 'object' ? 'method' : 'function', name: name.text, scope }, name);
-  },
-  method_signature: signature('method'),
-  abstract_method_signature: signature('method'),
-  public_field_definition: member('field'),
-  field_definition: ({ node, scope, emit }) => {
-    const name = node.childForFieldName('property');
-    if (name) emit({ kind: 'definition', symbolKind: 'field', name: name.text, scope }, name);
-  },
-  property_signature: signature('field'),
-  variable_declarator: ({ node, scope, emit }) => {
-    const name = nameOf(node);
-    const value = node.childForFieldName('value');
-    if (name?.type === 'identifier' && value && /^(arrow_function|function_expression|function|generator_function)$/.test(value.type)) {
-      emit({ kind: 'definition', symbolKind: 'function', name: name.text, scope }, name);
-    }
-  },
-  type_identifier: typeReference,
-  import_statement: ({ node, emit }) => jsImportSource(node, emit),
-  export_statement: ({ node, emit }) => jsImportSource(node, emit),
-  import_require_clause: ({ node, emit }) => jsImportSource(node, emit),
-  call_expression: ({ node, emit }) => {
-    const fn = node.childForFieldName('function');
-    if (!fn) return;
-    if (fn.type === 'import' || (fn.type === 'identifier' && fn.text === 'require')) {
-      const first = node.childForFieldName('arguments')?.namedChildren[0];
-      if (first?.type === 'string') emit({ kind: 'import', name: unquote(first.text) }, first);
-      return;
-    }
-    if (fn.type === 'identifier') emit({ kind: 'call', name: fn.text }, fn);
-    else if (fn.type === 'member_expression') {
-      const property = fn.childForFieldName('property');
-      if (property) emit({ kind: 'call', name: property.text, receiver: fn.childForFieldName('object')?.text }, property);
-    }
-  },
-  new_expression: ({ node, emit }) => {
-    const ctor = node.childForFieldName('constructor');
-    if (ctor?.type === 'identifier') emit({ kind: 'reference', name: ctor.text }, ctor);
-  },
-  decorator: ({ node, emit }) => {
-    const inner = node.namedChildren[0];
-    if (!inner) return;
-    const target = inner.type === 'call_expression' ? inner.childForFieldName('function') : inner;
-    if (target) emit({ kind: 'annotation', name: target.text }, node);
-  },
-};
-
-const PYTHON: Record<string, Handler> = {
-  class_definition: definition('class', true),
-  function_definition: ({ node, scope, emit }) => {
-    const name = nameOf(node);
-    if (name) emit({ kind: 'definition', symbolKind: scope ? 'method' : 'function', name: name.text, scope }, name);
-    // A nested function is not a method of the class around its parent.
-    return name ? '' : undefined;
-  },
-  assignment: ({ node, scope, emit }) => {
-    const left = node.childForFieldName('left');
-    // Class attributes: assignments directly in a class body.
-    if (scope && left?.type === 'identifier' && node.parent?.parent?.parent?.type === 'class_definition') {
-      emit({ kind: 'definition', symbolKind: 'field', name: left.text, scope }, left);
-    }
-    // Instance attributes, declared by assignment to `self.x` in `__init__`.
-    if (left?.type === 'attribute' && left.childForFieldName('object')?.text === 'self') {
-      let method = node.parent;
-      while (method && method.type !== 'function_definition' && method.type !== 'class_definition') method = method.parent;
-      const owner = method?.type === 'function_definition' && nameOf(method)?.text === '__init__' ? method.parent?.parent : undefined;
-      const attribute = left.childForFieldName('attribute');
-      const className = owner?.type === 'class_definition' ? nameOf(owner)?.text : undefined;
-      if (attribute && className) emit({ kind: 'definition', symbolKind: 'field', name: attribute.text, scope: className }, attribute);
-    }
-  },
-  type: ({ node, emit }) => {
-    for (const id of node.descendantsOfType('identifier')) if (id) emit({ kind: 'reference', name: id.text }, id);
-  },
-  import_statement: ({ node, emit }) => {
-    for (const name of node.childrenForFieldName('name')) {
-      const dotted = name?.type === 'aliased_import' ? name.childForFieldName('name') : name;
-      if (dotted) emit({ kind: 'import', name: dotted.text }, dotted);
-    }
-  },
-  import_from_statement: ({ node, emit }) => {
-    const module = node.childForFieldName('module_name');
-    if (module) emit({ kind: 'import', name: module.text }, module);
-  },
-  call: ({ node, emit }) => {
-    const fn = node.childForFieldName('function');
-    if (fn?.type === 'identifier') emit({ kind: 'call', name: fn.text }, fn);
-    else if (fn?.type === 'attribute') {
-      const attribute = fn.childForFieldName('attribute');
-      if (attribute) emit({ kind: 'call', name: attribute.text, receiver: fn.childForFieldName('object')?.text }, attribute);
-    }
-  },
-  decorator: ({ node, emit }) => {
-    const inner = node.namedChildren[0];
-    const target = inner?.type === 'call' ? inner.childForFieldName('function') : inner;
-    if (target) emit({ kind: 'annotation', name: target.text }, node);
-  },
-};
-
-function goReceiverType(node: Node): string | undefined {
-  const receiver = node.childForFieldName('receiver');
-  const type = receiver?.namedChildren[0]?.childForFieldName('type');
-  if (!type) return undefined;
-  const id = type.type === 'type_identifier' ? type : type.descendantsOfType('type_identifier')[0];
-  return id?.text;
-}
-
-const GO: Record<string, Handler> = {
-  type_spec: ({ node, emit }) => {
-    const name = nameOf(node);
-    const type = node.childForFieldName('type');
-    if (!name) return;
-    emit({ kind: 'definition', symbolKind: type?.type === 'interface_type' ? 'interface' : 'type', name: name.text }, name);
-    return name.text;
-  },
-  field_declaration: ({ node, scope, emit }) => {
-    for (const name of node.childrenForFieldName('name')) if (name) emit({ kind: 'definition', symbolKind: 'field', name: name.text, scope }, name);
-  },
-  method_spec: member('method'),
-  function_declaration: definition('function', false),
-  method_declaration: ({ node, emit }) => {
-    const name = nameOf(node);
-    if (name) emit({ kind: 'definition', symbolKind: 'method', name: name.text, scope: goReceiverType(node) }, name);
-  },
-  type_identifier: typeReference,
-  import_spec: ({ node, emit }) => {
-    const path = node.childForFieldName('path');
-    if (path) emit({ kind: 'import', name: unquote(path.text) }, path);
-  },
-  call_expression: ({ node, emit }) => {
-    const fn = node.childForFieldName('function');
-    if (fn?.type === 'identifier') emit({ kind: 'call', name: fn.text }, fn);
-    else if (fn?.type === 'selector_expression') {
-      const field = fn.childForFieldName('field');
-      if (field) emit({ kind: 'call', name: field.text, receiver: fn.childForFieldName('operand')?.text }, field);
-    }
-  },
-};
-
-const HANDLERS: Record<SyntaxLanguage, Record<string, Handler>> = {
-  java: JAVA,
-  typescript: JS_COMMON,
-  tsx: JS_COMMON,
-  javascript: JS_COMMON,
-  python: PYTHON,
-  go: GO,
-};
+const KIND_INDEX: Record<SymbolTag['kind'], number> = { definition: 0, reference: 1, import: 2, call: 3, annotation: 4 };
 
 /**
  * Definitions, type references, imports, calls and annotations of one parsed file, in source
- * order. One cursor walk; a node is materialised only when its type has a handler.
+ * order. One run of the language's tag query (compiled once per grammar); the parser's query
+ * engine visits the nodes, and only captured nodes reach JavaScript.
  */
 export function extractTagsFromTree(language: SyntaxLanguage, tree: Tree, source: string): SymbolTag[] {
-  const handlers = HANDLERS[language];
+  const compiledQuery = compileTagQuery(language, tree.language);
+  const matches = compiledQuery.query.matches(tree.rootNode, TAG_QUERY_LIMITS);
+  const { tags, scopes, skipped, initOwners, hasFallbacks } = collect(matches, compiledQuery.roles, source);
+  // A fallback pattern's tag stands only where no other pattern made one of its kind (node ids are below 2^32).
+  const made = new Set<number>();
+  if (hasFallbacks) for (const t of tags) if (!t.fallback) made.add(t.atId * 8 + KIND_INDEX[t.kind]);
+  const kept = tags.filter((t) => !(t.kind === 'reference' && skipped.has(t.nameId)) && !(t.fallback && made.has(t.atId * 8 + KIND_INDEX[t.kind])));
+  resolveScopes(
+    kept.filter((t) => t.kind === 'definition'),
+    [...scopes.values()],
+    initOwners,
+  );
+  // Matches arrive by pattern progress, not strictly by position; report in source order (stable).
+  kept.sort((a, b) => a.at - b.at);
   const lines = new LineIndex(source);
-  const tags: SymbolTag[] = [];
-  const emit: Visit['emit'] = (tag, at) => {
-    const { line, column } = lines.position(at.startIndex);
-    const out: SymbolTag = { kind: tag.kind, name: tag.name, line, column, snippet: lines.snippet(line) };
-    if (tag.symbolKind) out.symbolKind = tag.symbolKind;
-    if (tag.scope) out.scope = tag.scope;
-    if (tag.receiver) out.receiver = tag.receiver;
-    tags.push(out);
-  };
-  const scopes: { depth: number; name: string }[] = [];
-  const cursor = tree.walk();
-  let depth = 0;
-  try {
-    for (;;) {
-      const handler = handlers[cursor.nodeType];
-      if (handler) {
-        const scope = scopes.length ? scopes[scopes.length - 1].name : undefined;
-        const opened = handler({ node: cursor.currentNode, field: cursor.currentFieldName, scope: scope || undefined, emit });
-        if (typeof opened === 'string') scopes.push({ depth, name: opened });
-      }
-      if (cursor.gotoFirstChild()) {
-        depth++;
-        continue;
-      }
-      let moved = false;
-      while (!(moved = cursor.gotoNextSibling())) {
-        if (!cursor.gotoParent()) break;
-        depth--;
-      }
-      if (!moved) break;
-      while (scopes.length && scopes[scopes.length - 1].depth >= depth) scopes.pop();
-    }
-  } finally {
-    cursor.delete();
+  const snippets = new Map<number, string>();
+  const result: SymbolTag[] = [];
+  for (const t of kept) {
+    if (t.dropped) continue;
+    const { line, column } = lines.position(t.at);
+    let snippet = snippets.get(line);
+    if (snippet === undefined) snippets.set(line, (snippet = lines.snippet(line)));
+    const out: SymbolTag = { kind: t.kind, name: t.name, line, column, snippet };
+    if (t.symbolKind) out.symbolKind = t.symbolKind;
+    if (t.scope) out.scope = t.scope;
+    if (t.receiver) out.receiver = t.receiver;
+    result.push(out);
   }
-  // Handlers emit a declaration before its modifiers; report in source order (stable).
-  return tags.sort((a, b) => a.line - b.line || a.column - b.column);
+  return result;
 }

@@ -1,0 +1,21 @@
+import type { HasNodeType } from './vocabulary.js';
+
+/** Tag patterns for Go. */
+export function goTagPatterns(has: HasNodeType): string[] {
+  const receiver = '[(type_identifier) @owner (pointer_type (type_identifier) @owner) (generic_type type: (type_identifier) @owner) (pointer_type (generic_type type: (type_identifier) @owner))]';
+  return [
+    '(type_spec name: (_) @definition.interface type: (interface_type)) @scope',
+    '(type_spec name: (_) @definition.type.fallback) @scope',
+    '(field_declaration name: (_) @definition.field)',
+    ...(has('method_spec') ? ['(method_spec name: (_) @definition.method.member)'] : []),
+    '(function_declaration name: (_) @definition.function)',
+    `(method_declaration receiver: (parameter_list . (parameter_declaration type: ${receiver})) name: (_) @definition.method)`,
+    '(method_declaration name: (_) @definition.method.fallback)',
+    '(type_identifier) @reference',
+    '(_ name: (type_identifier) @skip)',
+    '((type_identifier) @skip . ".")',
+    '(import_spec path: (_) @import)',
+    '(call_expression function: (identifier) @call)',
+    '(call_expression function: (selector_expression operand: (_) @receiver field: (field_identifier) @call))',
+  ];
+}

@@ -1,0 +1,22 @@
+/** Tag patterns for Python. */
+export function pythonTagPatterns(): string[] {
+  return [
+    '(class_definition name: (_) @definition.class) @scope',
+    '(function_definition name: (_) @definition.method.member) @scope.hidden',
+    // Class attributes: assignments directly in a class body.
+    '(class_definition body: (block (expression_statement (assignment left: (identifier) @definition.field))))',
+    // Instance attributes, declared by assignment to `self.x` in `__init__`.
+    '(assignment left: (attribute object: (identifier) @_self attribute: (identifier) @definition.field.init) (#eq? @_self "self"))',
+    '(class_definition name: (_) @init.owner body: (block (function_definition name: (identifier) @_init) @init) (#eq? @_init "__init__"))',
+    // A type that is one name is a reference; any other type is expanded by `type.names` in JavaScript.
+    '(type (identifier) @reference) @type.simple',
+    '(type) @type.names',
+    '(import_statement name: (dotted_name) @import)',
+    '(import_statement name: (aliased_import name: (_) @import))',
+    '(import_from_statement module_name: (_) @import)',
+    '(call function: (identifier) @call)',
+    '(call function: (attribute object: (_) @receiver attribute: (identifier) @call))',
+    '(decorator . (call function: (_) @annotation)) @at',
+    '(decorator . [(identifier) (attribute) (subscript) (parenthesized_expression)] @annotation) @at',
+  ];
+}

@@ -1,0 +1,33 @@
+/**
+ * The capture names the tag queries use, read by `extract-tags.ts`. One match makes at most one tag.
+ *
+ * Tag captures (the captured node's text is the tag's name, and its start the tag's position):
+ * - `definition.<symbolKind>`: a definition of that kind, scoped by the innermost enclosing type;
+ * - `definition.<kind>.member`: that kind inside a type, else a function (for `method`) or a variable;
+ * - `definition.field.init`: a `self.x` assignment, a field of the class whose `__init__` encloses it;
+ * - `reference`, `call`, `import`, `annotation`: the other tag kinds.
+ * Modifiers after the kind: `.path` (a dotted path; whitespace removed), `.wildcard` (append `.*`),
+ * `.fallback` (dropped when another tag of the same kind was made at the same position).
+ *
+ * Context captures:
+ * - `scope`: the declaring node opens a scope named after the definition for its descendants (and
+ *   the definition itself is scoped by the scope around it);
+ * - `scope.hidden`: opens a scope without a name (a nested function is not a method);
+ * - `owner`: an explicit scope (a Go method's receiver type);
+ * - `at`: the tag's position, when it is not the name's (an annotation starts at its `@`);
+ * - `receiver`: a call's receiver text;
+ * - `skip`: this type name is not a reference (it is being declared);
+ * - `type.names`: every identifier below this node is a type reference, unless the node is also
+ *   captured as `type.simple` (a type that is a single name, whose reference the same match makes);
+ * - `init` with `init.owner`: an `__init__` method and its class's name.
+ * Captures whose name starts with `_` only feed predicates.
+ */
+export type HasNodeType = (type: string) => boolean;
+
+/** `[(a) (b)]` over the node types the grammar has, or undefined when it has none of them. */
+export function anyOf(has: HasNodeType, types: readonly string[], capture = ''): string | undefined {
+  const known = types.filter(has);
+  if (!known.length) return undefined;
+  const body = known.length === 1 ? `(${known[0]})` : `[${known.map((t) => `(${t})`).join(' ')}]`;
+  return capture ? `${body} @${capture}` : body;
+}
