@@ -337,7 +337,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   };
   const api = (logger: CapturingLogger) => (token: string) => {
     logger.redact(token);
-    return createGitHubApi({ token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY });
+    return createGitHubApi({ token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY, logger });
   };
 
   const webhook = await createWebhookHandler({
@@ -398,7 +398,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       },
       redact: (value) => loggers.worker.redact(value),
     }),
-    github: (token) => createGitHubApi({ token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY }),
+    github: (token) => createGitHubApi({ token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY, logger: loggers.worker }),
     clock,
     logger: loggers.worker,
     syntax: syntaxService,
