@@ -178,7 +178,7 @@ export async function runWebhookBench(options: { deliveries?: number } = {}): Pr
   try {
     const logger = new CapturingLogger({ level: 'info' });
     const store = new S3ArtifactStore({ client: createTestS3Client(s3.endpoint, { maxAttempts: 1 }), bucket: s3.bucket, sleep: async () => {} });
-    const tokenOptions = { appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, sleep: async () => {} };
+    const tokenOptions = { appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, policy: STANDIN_GITHUB_POLICY };
     const build = (tokens: TokenBroker) =>
       createWebhookHandler({
         store,

@@ -323,7 +323,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   const loggerFor = (fn: HarnessFunction) => new CapturingLogger({ clock, bindings: { fn } }, logs);
   const loggers = { webhook: loggerFor('webhook'), worker: loggerFor('worker'), publisher: loggerFor('publisher') };
   const issued: IssuedTokenRecord[] = [];
-  const tokenOptions = { appId: HARNESS_APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => privateKeyPem, sleep: async () => {} };
+  const tokenOptions = { appId: HARNESS_APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => privateKeyPem, policy: STANDIN_GITHUB_POLICY };
   const broker = (fn: HarnessFunction, role: TokenRole): TokenBroker => {
     const inner = new InProcessTokenBroker({ ...tokenOptions, role });
     return {

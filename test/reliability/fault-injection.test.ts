@@ -93,7 +93,7 @@ describe('S3 returns 500 and 503 for a while, then recovers', () => {
 describe('GitHub returns 502 and secondary rate limits, then recovers', () => {
   it('retry-after is honoured and 5xx back off', async () => {
     const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
-    const broker = new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, sleep: async () => {}, role: 'read' });
+    const broker = new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, policy: STANDIN_GITHUB_POLICY, role: 'read' });
     const { token } = await broker.token({ installationId: h.installationId, repositoryId: h.repositoryId, role: 'read' });
     const limits: Record<string, unknown>[] = [];
     const logger = { debug() {}, info() {}, error() {}, warn: (_message: string, meta?: Record<string, unknown>) => void limits.push(meta ?? {}) };

@@ -31,7 +31,7 @@ function workerWith(store: ArtifactStore) {
   const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
   return createWorkerHandler({
     // The run session is fixed here: this test is about resuming, not about the trust chain.
-    session: async () => ({ store, tokens: new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, sleep: async () => {}, role: 'read' }) }),
+    session: async () => ({ store, tokens: new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, policy: STANDIN_GITHUB_POLICY, role: 'read' }) }),
     github: (token) => createGitHubApi({ token, baseUrl: h.standin.url, policy: STANDIN_GITHUB_POLICY }),
     clock: h.clock,
     logger: new CapturingLogger({ clock: h.clock }),

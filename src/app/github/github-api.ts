@@ -31,7 +31,8 @@ export const DEFAULT_GITHUB_RETRY_POLICY: Readonly<GitHubRetryPolicy> = Object.f
 });
 
 export interface GitHubApiOptions {
-  token: string;
+  /** The installation token; without one the client is unauthenticated (auth-app signs its own requests with it). */
+  token?: string;
   baseUrl: string;
   userAgent?: string;
   /** Each throttling event is logged with its route (the template, never an identifier or token). */
@@ -39,6 +40,7 @@ export interface GitHubApiOptions {
   policy?: Partial<GitHubRetryPolicy>;
   /** Clock for the `retryAt` of a rate-limit error after a `retry-after`. */
   now?: () => number;
+  fetch?: typeof globalThis.fetch;
 }
 
 const DraftsmanOctokit = Octokit.plugin(retry, throttling);
@@ -73,10 +75,10 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
   const toDebug = (detail: string) => options.logger?.debug('GitHub request detail', { detail });
   const spacing = (seconds: number) => new Bottleneck.Group({ maxConcurrent: 1, minTime: seconds * policy.msPerSecond });
   const octokit = new DraftsmanOctokit({
-    auth: options.token,
-    baseUrl: options.baseUrl,
+    ...(options.token === undefined ? {} : { auth: options.token }),
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
     userAgent: options.userAgent ?? 'draftsman',
-    request: { fetch: fetchWithTimeout(policy.requestTimeoutMs) },
+    request: { fetch: fetchWithTimeout(options.fetch ?? globalThis.fetch, policy.requestTimeoutMs) },
     // Octokit logs every failed attempt; those lines are detail (the caller logs what is thrown).
     log: { debug: quiet, info: quiet, warn: toDebug, error: toDebug },
     retry: { retries: policy.retries, doNotRetry: NEVER_RETRIED, retryAfterBaseValue: policy.msPerSecond },
@@ -104,7 +106,7 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
 }
 
 /** A fresh deadline per attempt, so a retry gets its own time. */
-function fetchWithTimeout(timeoutMs: number): typeof fetch {
+function fetchWithTimeout(fetch: typeof globalThis.fetch, timeoutMs: number): typeof globalThis.fetch {
   return (input, init) => {
     const deadline = AbortSignal.timeout(timeoutMs);
     return fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });

@@ -25,7 +25,7 @@ let token: string;
 
 beforeAll(async () => {
   standin = await startGitHubStandin({ appId: APP_ID, privateKeyPem: keys.privateKeyPem, clock, repos: [{ owner: 'acme', name: 'orders', id: 411, files: { 'README.md': '# orders\n' } }] });
-  const broker = new InProcessTokenBroker({ role: 'read', appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, sleep: async () => undefined });
+  const broker = new InProcessTokenBroker({ role: 'read', appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, policy: STANDIN_GITHUB_POLICY });
   token = (await broker.token({ installationId: standin.repo('acme/orders').installationId, repositoryId: 411, role: 'read' })).token;
 }, 30_000);
 

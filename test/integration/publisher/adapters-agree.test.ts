@@ -55,7 +55,7 @@ async function decide(s: Scenario, from: { github: true } | { gitdir: string }, 
   const raw: unknown = JSON.parse(new TextDecoder().decode((await s.store.get(s.keys.candidate.prCandidate))!.body));
   const candidate = PrCandidate.parse(raw);
   if (request.source.kind !== 'github') throw new Error('GitHub run expected');
-  const tokens = new InProcessTokenBroker({ appId: APP_ID, apiUrl: s.standin.url, clock: s.clock, loadPrivateKey: async () => keyPair.privateKeyPem, sleep: async () => {}, role: 'write' });
+  const tokens = new InProcessTokenBroker({ appId: APP_ID, apiUrl: s.standin.url, clock: s.clock, loadPrivateKey: async () => keyPair.privateKeyPem, policy: STANDIN_GITHUB_POLICY, role: 'write' });
   const issued = await tokens.token({ installationId: request.source.installationId, repositoryId: request.source.repositoryId, role: 'write' });
   const api = createGitHubApi({ token: issued.token, baseUrl: s.standin.url, policy: STANDIN_GITHUB_POLICY });
   const left = options.truncatedListingWithout;

@@ -113,7 +113,7 @@ export async function startScenario(
   const store = new S3ArtifactStore({ client: s3.client, bucket: s3.bucket, sleep: async () => {} });
   const logger = new CapturingLogger();
   const github = (token: string) => createGitHubApi({ token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY });
-  const tokenOptions = { appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keyPair.privateKeyPem, sleep: async () => {} };
+  const tokenOptions = { appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keyPair.privateKeyPem, policy: STANDIN_GITHUB_POLICY };
   const handler = createPublisherHandler({ store, tokens: new InProcessTokenBroker({ ...tokenOptions, role: 'write' }), github, clock, logger });
   const readDeps: CiRecorderDeps = { store, tokens: new InProcessTokenBroker({ ...tokenOptions, role: 'read' }), github, clock, logger };
   const events: S3Event[] = [];

@@ -25,7 +25,7 @@ let deps: SweepDeps;
 let logger: CapturingLogger;
 const clock = fixedClock(NOW);
 const tokens = () =>
-  new InProcessTokenBroker({ role: 'read', appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, sleep: async () => undefined });
+  new InProcessTokenBroker({ role: 'read', appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, policy: STANDIN_GITHUB_POLICY });
 const github = (token: string) => createGitHubApi({ token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY });
 
 /** A run the way the webhook leaves it: request.json, the issue pointer, the lock, a progress comment. */
