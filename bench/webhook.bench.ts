@@ -17,7 +17,7 @@ import { scopesFor } from '../src/app/tokens/token-scopes.js';
 import { CapturingLogger } from '../src/app/logger.js';
 import { createWebhookHandler } from '../src/app/webhook/create-webhook-handler.js';
 import type { TokenBroker } from '../src/core/ports.js';
-import { startGitHubStandin } from '../test/helpers/github-standin/index.js';
+import { STANDIN_GITHUB_POLICY, startGitHubStandin } from '../test/helpers/github-standin/index.js';
 import { createTestS3Client, startS3Server } from '../test/helpers/s3-server.js';
 import { fixedClock, testAppKey } from '../test/integration/github/standin-fixture.js';
 import type { BenchRecord } from './bench-record.js';
@@ -178,12 +178,12 @@ export async function runWebhookBench(options: { deliveries?: number } = {}): Pr
   try {
     const logger = new CapturingLogger({ level: 'info' });
     const store = new S3ArtifactStore({ client: createTestS3Client(s3.endpoint, { maxAttempts: 1 }), bucket: s3.bucket, sleep: async () => {} });
-    const tokenOptions = { appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, sleep: async () => {} };
+    const tokenOptions = { appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, policy: STANDIN_GITHUB_POLICY };
     const build = (tokens: TokenBroker) =>
       createWebhookHandler({
         store,
         tokens,
-        github: (token) => createGitHubApi({ token, baseUrl: standin.url, sleep: async () => {} }),
+        github: (token) => createGitHubApi({ token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY }),
         clock,
         logger,
         secret: SECRET,

@@ -25,7 +25,7 @@ export const handler = createPublisherHandler({
   tokens: new LambdaTokenBroker({ client: new LambdaClient({}), functionName: config.TOKEN_WRITE_FUNCTION, role: 'write' }),
   github: (token) => {
     logger.redact(token);
-    return createGitHubApi({ token, baseUrl: config.GITHUB_API_URL });
+    return createGitHubApi({ token, baseUrl: config.GITHUB_API_URL, logger });
   },
   clock,
   logger,

@@ -18,7 +18,7 @@ const clock = { now: () => Date.now() };
 const logger = new JsonLogger({ level: config.LOG_LEVEL, bindings: { fn: 'sweeper' } });
 const store = new S3ArtifactStore({ client: new S3Client({ maxAttempts: 1 }), bucket: config.ARTIFACT_BUCKET });
 const tokens = new LambdaTokenBroker({ client: new LambdaClient({}), functionName: config.TOKEN_READ_FUNCTION, role: 'read' });
-const github = (token: string) => createGitHubApi({ token, baseUrl: config.GITHUB_API_URL });
+const github = (token: string) => createGitHubApi({ token, baseUrl: config.GITHUB_API_URL, logger });
 
 export const handler = async (): Promise<Omit<SweepReport, 'problems'> & { problems: number }> => {
   const report = await sweep({

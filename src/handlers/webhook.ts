@@ -23,7 +23,7 @@ const handle = await createWebhookHandler({
   tokens: new LambdaTokenBroker({ client: new LambdaClient({}), functionName: config.TOKEN_READ_FUNCTION, role: 'read' }),
   github: (token) => {
     logger.redact(token);
-    return createGitHubApi({ token, baseUrl: config.GITHUB_API_URL });
+    return createGitHubApi({ token, baseUrl: config.GITHUB_API_URL, logger });
   },
   clock: { now: () => Date.now() },
   logger,

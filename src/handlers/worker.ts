@@ -38,7 +38,7 @@ const handle = createWorkerHandler({
       }),
     redact: (value) => logger.redact(value),
   }),
-  github: (token) => createGitHubApi({ token, baseUrl: config.GITHUB_API_URL }),
+  github: (token) => createGitHubApi({ token, baseUrl: config.GITHUB_API_URL, logger }),
   clock: { now: () => Date.now() },
   logger,
   syntax: () => (syntax ??= createNodeSyntaxService({ wasmDir: process.env.DRAFTSMAN_WASM_DIR })),

@@ -27,7 +27,7 @@ import { DEMO_POLICY, MIGRATION_CHANGED_FILES, MIGRATION_TASK } from '../fixture
 import { startGitHttpServer, type GitHttpServer } from './git-http-server.js';
 import { policyScopedStore } from './iam-policy.js';
 import { roleStatements } from './stack-roles.js';
-import { startGitHubStandin, type GitHubStandin, type RepoPermission, type SeedFile, type StandinRepoSeed } from './github-standin/index.js';
+import { STANDIN_GITHUB_POLICY, startGitHubStandin, type GitHubStandin, type RepoPermission, type SeedFile, type StandinRepoSeed } from './github-standin/index.js';
 import { encodeS3EventKey, startS3Server, type S3TestServer } from './s3-server.js';
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedModelServerOptions } from './scripted-model-server.js';
 
@@ -323,7 +323,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   const loggerFor = (fn: HarnessFunction) => new CapturingLogger({ clock, bindings: { fn } }, logs);
   const loggers = { webhook: loggerFor('webhook'), worker: loggerFor('worker'), publisher: loggerFor('publisher') };
   const issued: IssuedTokenRecord[] = [];
-  const tokenOptions = { appId: HARNESS_APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => privateKeyPem, sleep: async () => {} };
+  const tokenOptions = { appId: HARNESS_APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => privateKeyPem, policy: STANDIN_GITHUB_POLICY };
   const broker = (fn: HarnessFunction, role: TokenRole): TokenBroker => {
     const inner = new InProcessTokenBroker({ ...tokenOptions, role });
     return {
@@ -337,7 +337,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   };
   const api = (logger: CapturingLogger) => (token: string) => {
     logger.redact(token);
-    return createGitHubApi({ token, baseUrl: standin.url, sleep: async () => {} });
+    return createGitHubApi({ token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY, logger });
   };
 
   const webhook = await createWebhookHandler({
@@ -398,7 +398,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       },
       redact: (value) => loggers.worker.redact(value),
     }),
-    github: (token) => createGitHubApi({ token, baseUrl: standin.url, sleep: async () => {} }),
+    github: (token) => createGitHubApi({ token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY, logger: loggers.worker }),
     clock,
     logger: loggers.worker,
     syntax: syntaxService,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubApi } from '../../src/app/github/github-api.js';
+import { STANDIN_GITHUB_POLICY } from '../helpers/github-standin/index.js';
 import { InProcessTokenBroker } from '../../src/app/tokens/in-process-token-broker.js';
 import { HARNESS_APP_ID, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
@@ -92,16 +93,19 @@ describe('S3 returns 500 and 503 for a while, then recovers', () => {
 describe('GitHub returns 502 and secondary rate limits, then recovers', () => {
   it('retry-after is honoured and 5xx back off', async () => {
     const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
-    const broker = new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, sleep: async () => {}, role: 'read' });
+    const broker = new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, policy: STANDIN_GITHUB_POLICY, role: 'read' });
     const { token } = await broker.token({ installationId: h.installationId, repositoryId: h.repositoryId, role: 'read' });
-    const waits: number[] = [];
-    const api = createGitHubApi({ token, baseUrl: h.standin.url, sleep: async (ms) => void waits.push(ms) });
+    const limits: Record<string, unknown>[] = [];
+    const logger = { debug() {}, info() {}, error() {}, warn: (_message: string, meta?: Record<string, unknown>) => void limits.push(meta ?? {}) };
+    const api = createGitHubApi({ token, baseUrl: h.standin.url, policy: STANDIN_GITHUB_POLICY, logger });
     h.standin.faults.inject({ kind: 'secondary-rate-limit', count: 2, retryAfter: 7, match: (r) => r.method === 'GET' && r.path === '/repos/acme/orders' });
     h.standin.faults.inject({ kind: '502', count: 2, match: (r) => r.method === 'GET' && r.path === '/repos/acme/orders' });
+    const callsBefore = h.standin.calls.length;
     const repo = await api.rest.repos.get({ owner: 'acme', repo: 'orders' });
     expect(repo.status).toBe(200);
-    // Rules match in the order injected: two rate limits (7 s each, as told), then two 502s (backoff).
-    expect(waits).toEqual([7000, 7000, 2000, 4000]);
+    // Rules match in the order injected: two rate limits (7 s each, as told), then two 502s (the retry plugin's backoff).
+    expect(limits).toEqual([0, 1].map((retryCount) => ({ limit: 'secondary', route: 'GET /repos/{owner}/{repo}', retryAfterSeconds: 7, retryCount, retrying: true })));
+    expect(h.standin.calls.slice(callsBefore).map((c) => c.status)).toEqual([403, 403, 502, 502, 200]);
   });
 
   it('a whole run under 502s and rate limits on the webhook, worker and publisher calls: one comment, one ref, one PR', async () => {
@@ -134,8 +138,8 @@ describe('GitHub returns 502 and secondary rate limits, then recovers', () => {
 
 describe('the publisher killed after creating the ref, before opening the PR', () => {
   it('the retry opens exactly one PR on the same commit', async () => {
-    // Every attempt to open the PR in the first invocation fails (1 + 4 retries): it dies there.
-    h.standin.faults.inject({ kind: '502', count: 5, match: (r) => r.method === 'POST' && r.path === '/repos/acme/orders/pulls' });
+    // Every attempt to open the PR in the first invocation fails (1 + 3 retries): it dies there.
+    h.standin.faults.inject({ kind: '502', count: 4, match: (r) => r.method === 'POST' && r.path === '/repos/acme/orders/pulls' });
     const callsBefore = h.standin.calls.length;
     expect((await h.deliver('issues', h.payloads.labeled(4))).statusCode).toBe(202);
     const dispatched = await h.drain({ retries: 2 });

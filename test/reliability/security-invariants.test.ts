@@ -25,6 +25,7 @@ import { ingestRepository } from '../../src/core/ingestion/ingest-repository.js'
 import { DEFAULT_INGESTION_POLICY } from '../../src/core/ingestion/ingestion-policy.js';
 import { HOSTILE_TREES, makeBareRepo, makeRawTreeRepo } from '../fixtures/make-repo.js';
 import { HARNESS_APP_ID, MAINTAINER, READER, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
+import { STANDIN_GITHUB_POLICY } from '../helpers/github-standin/index.js';
 import { treeSnapshot } from './bounds.js';
 import { removeRoot, tempRoot } from './temp-root.js';
 
@@ -145,7 +146,7 @@ describe('§9.5 the worker cannot obtain a write token; the publisher publishes 
     expect(TOKEN_SCOPES.read).not.toHaveProperty('pull_requests');
     expect(TOKEN_SCOPES.read.contents).toBe('read');
     const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
-    const broker = new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, sleep: async () => {}, role: 'read' });
+    const broker = new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, policy: STANDIN_GITHUB_POLICY, role: 'read' });
     await expect(broker.token({ installationId: h.installationId, repositoryId: h.repositoryId, role: 'write' })).rejects.toMatchObject({ reason: 'ROLE_NOT_ALLOWED' });
     const issued = await broker.token({ installationId: h.installationId, repositoryId: h.repositoryId, role: 'read' });
     const minted = h.standin.state.tokens()[h.standin.state.tokenValues().indexOf(issued.token)];

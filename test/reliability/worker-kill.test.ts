@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubApi } from '../../src/app/github/github-api.js';
+import { STANDIN_GITHUB_POLICY } from '../helpers/github-standin/index.js';
 import { InProcessTokenBroker } from '../../src/app/tokens/in-process-token-broker.js';
 import { CapturingLogger } from '../../src/app/logger.js';
 import { createMemoryFs } from '../../src/app/local/memfs-adapter.js';
@@ -30,8 +31,8 @@ function workerWith(store: ArtifactStore) {
   const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
   return createWorkerHandler({
     // The run session is fixed here: this test is about resuming, not about the trust chain.
-    session: async () => ({ store, tokens: new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, sleep: async () => {}, role: 'read' }) }),
-    github: (token) => createGitHubApi({ token, baseUrl: h.standin.url, sleep: async () => {} }),
+    session: async () => ({ store, tokens: new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, policy: STANDIN_GITHUB_POLICY, role: 'read' }) }),
+    github: (token) => createGitHubApi({ token, baseUrl: h.standin.url, policy: STANDIN_GITHUB_POLICY }),
     clock: h.clock,
     logger: new CapturingLogger({ clock: h.clock }),
     syntax: () => createNodeSyntaxService(),

@@ -2,6 +2,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { GetParameterCommand, type GetParameterCommandOutput } from '@aws-sdk/client-ssm';
 import { z } from 'zod';
 import type { Clock, IssuedToken, Logger, TokenRole } from '../../core/ports.js';
+import type { GitHubRetryPolicy } from '../github/github-api.js';
 import { mintInstallationToken, TokenError } from './mint-installation-token.js';
 import { scopesFor } from './token-scopes.js';
 
@@ -30,7 +31,7 @@ export interface TokenHandlerOptions {
   apiUrl: string;
   clock: Clock;
   fetch?: typeof globalThis.fetch;
-  sleep?: (ms: number) => Promise<void>;
+  policy?: Partial<GitHubRetryPolicy>;
   logger?: Logger;
 }
 
@@ -77,7 +78,7 @@ export function createTokenHandler(options: TokenHandlerOptions): (event: unknow
       permissions: scopesFor(options.role),
       clock: options.clock,
       fetch: options.fetch,
-      sleep: options.sleep,
+      policy: options.policy,
       logger: options.logger,
     });
   };

@@ -9,6 +9,7 @@ import { formatIsoDate, parseIsoDate, type Signature, type TreeEntryMode } from 
 import type { CheckSuiteState, CommitStatusState, RepoPermission, RepoState, StandinUser } from './repo-state.js';
 import { handleRepoRoute, type RouteContext, type RouteResult } from './repo-routes.js';
 import { buildTree, UnprocessableError } from './tree-builder.js';
+import type { GitHubRetryPolicy } from '../../../src/app/github/github-api.js';
 import { checkExchange, formatViolation, type ContractViolation, type ExchangeCheck } from '../openapi/contract-check.js';
 import { githubDescription } from '../openapi/github-description.js';
 import { contractFailure, liveStandins, USAGE_DIR_ENV } from '../openapi/live-standins.js';
@@ -72,15 +73,28 @@ export interface RecordedCall {
   operationId?: string;
 }
 
-export type FaultKind = '502' | 'secondary-rate-limit';
+/**
+ * `502`: a server error. `secondary-rate-limit`: 403 with `retry-after` (GitHub's secondary
+ * limit); `secondary-rate-limit-429` the same as 429. `primary-rate-limit`: 403 with
+ * `x-ratelimit-remaining: 0` and `x-ratelimit-reset`, the quota exhausted.
+ */
+export type FaultKind = '502' | 'secondary-rate-limit' | 'secondary-rate-limit-429' | 'primary-rate-limit';
 export interface FaultRule {
   kind: FaultKind;
   /** How many matching requests get the fault. */
   count: number;
   match: (request: { method: string; path: string }) => boolean;
-  /** `retry-after` seconds for rate limits; default 1. */
+  /** `retry-after` seconds for secondary rate limits; default 1. */
   retryAfter?: number;
+  /** `x-ratelimit-reset` (epoch seconds) for a primary rate limit; default an hour after the stand-in's clock. */
+  resetAt?: number;
 }
+
+/**
+ * The App's GitHub client policy for talking to the stand-in: every wait (retry-after, backoff,
+ * write spacing) lasts a thousandth of GitHub's, so the same decisions are made without sleeping.
+ */
+export const STANDIN_GITHUB_POLICY: Partial<GitHubRetryPolicy> = Object.freeze({ msPerSecond: 1 });
 
 export const DEFAULT_INSTALLATION_PERMISSIONS: Record<string, string> = {
   contents: 'write',
@@ -374,15 +388,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
     const rule = faultRules.find((r) => r.count > 0 && r.match({ method, path: url.pathname }));
     if (rule) {
       rule.count -= 1;
-      if (rule.kind === '502') return send({ status: 502, body: { message: 'Server Error' } });
-      return send({
-        status: 403,
-        headers: { 'retry-after': String(rule.retryAfter ?? 1), 'x-ratelimit-remaining': '4990' },
-        body: {
-          message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
-          documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
-        },
-      });
+      return send(faultAnswer(rule, Math.floor(clock.now() / 1000)));
     }
     if (auth.kind === 'invalid') return send({ status: 401, body: { message: auth.message } });
 
@@ -527,4 +533,27 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
   };
   liveStandins.add(standin);
   return standin;
+}
+
+/** The answer GitHub gives for each fault, headers and documented error body included. */
+function faultAnswer(rule: FaultRule, nowSeconds: number): RouteResult {
+  if (rule.kind === '502') return { status: 502, body: { message: 'Server Error' } };
+  if (rule.kind === 'primary-rate-limit') {
+    return {
+      status: 403,
+      headers: { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-used': '5000', 'x-ratelimit-reset': String(rule.resetAt ?? nowSeconds + 3600) },
+      body: {
+        message: 'API rate limit exceeded for installation ID 1.',
+        documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-the-primary-rate-limit',
+      },
+    };
+  }
+  return {
+    status: rule.kind === 'secondary-rate-limit-429' ? 429 : 403,
+    headers: { 'retry-after': String(rule.retryAfter ?? 1), 'x-ratelimit-remaining': '4990' },
+    body: {
+      message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+      documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
+    },
+  };
 }

@@ -47,10 +47,10 @@ export const NON_REST_ROUTES: readonly { method: string; pattern: RegExp; why: s
 
 /**
  * Statuses GitHub may answer on any operation without listing them for it: bad credentials,
- * rate limits and "Resource not accessible by integration" (401/403), a repository the token
- * cannot see (404), and server errors. Their bodies must still be GitHub's `basic-error`.
+ * rate limits and "Resource not accessible by integration" (401/403), secondary rate limits
+ * (429), a repository the token cannot see (404), and server errors. Their bodies must still be GitHub's `basic-error`.
  */
-const GENERIC_ERROR_STATUSES = new Set([401, 403, 404, 500, 502, 503]);
+const GENERIC_ERROR_STATUSES = new Set([401, 403, 404, 429, 500, 502, 503]);
 
 // ajv-formats is CommonJS with a default export; under ESM interop it can arrive wrapped.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;

@@ -10,7 +10,7 @@ import { InProcessTokenBroker } from '../../../src/app/tokens/in-process-token-b
 import { writeArtifact } from '../../../src/core/artifacts/artifact-io.js';
 import { runKeys } from '../../../src/core/artifacts/keys.js';
 import { RunRequest } from '../../../src/core/runs/run-request.js';
-import { startGitHubStandin, type GitHubStandin } from '../../helpers/github-standin/index.js';
+import { STANDIN_GITHUB_POLICY, startGitHubStandin, type GitHubStandin } from '../../helpers/github-standin/index.js';
 import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
 
 /**
@@ -97,7 +97,7 @@ beforeAll(async () => {
         return { accessKeyId: `ASIA${issued.length}`, secretAccessKey: 'secret', sessionToken: 'session', expiration: new Date(now + 1_200_000).toISOString() };
       },
     },
-    tokens: new InProcessTokenBroker({ role: 'read', appId: 31, apiUrl: standin.url, clock, loadPrivateKey: async () => privateKeyPem, sleep: async () => {} }),
+    tokens: new InProcessTokenBroker({ role: 'read', appId: 31, apiUrl: standin.url, clock, loadPrivateKey: async () => privateKeyPem, policy: STANDIN_GITHUB_POLICY }),
   });
 }, 60_000);
 

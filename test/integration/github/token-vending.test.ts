@@ -4,7 +4,7 @@ import { mintInstallationToken, TokenError } from '../../../src/app/tokens/mint-
 import { createTokenHandler } from '../../../src/app/tokens/token-handler.js';
 import { scopesFor, TOKEN_SCOPES } from '../../../src/app/tokens/token-scopes.js';
 import type { Logger } from '../../../src/core/ports.js';
-import { startGitHubStandin, type GitHubStandin } from '../../helpers/github-standin/index.js';
+import { STANDIN_GITHUB_POLICY, startGitHubStandin, type GitHubStandin } from '../../helpers/github-standin/index.js';
 import { api, fixedClock, testAppKey } from './standin-fixture.js';
 
 const clock = fixedClock();
@@ -27,7 +27,7 @@ function mint(role: 'read' | 'write', repositoryId = 11, extra: Partial<Paramete
     repositoryId,
     permissions: scopesFor(role),
     clock,
-    sleep: async () => undefined,
+    policy: STANDIN_GITHUB_POLICY,
     ...extra,
   });
 }
@@ -151,31 +151,33 @@ describe('what a token may do on the stand-in', () => {
   });
 });
 
-describe('retries', () => {
-  it('retries 502 with backoff and succeeds', async () => {
-    const sleeps: number[] = [];
+describe('retries (the App\'s GitHub client)', () => {
+  it('retries 502 and succeeds', async () => {
     standin.faults.inject({ kind: '502', count: 2, match: (r) => r.path.endsWith('/access_tokens') });
-    const issued = await mint('read', 11, { sleep: async (ms) => void sleeps.push(ms) });
+    const issued = await mint('read', 11);
     expect(issued.repositoryIds).toEqual([11]);
-    expect(sleeps).toEqual([1000, 2000]);
     expect(standin.calls.slice(-3).map((c) => c.status)).toEqual([502, 502, 201]);
   });
 
-  it('honours retry-after on a secondary rate limit', async () => {
-    const sleeps: number[] = [];
+  it('sits out a short retry-after on a secondary rate limit, and logs it', async () => {
+    const logger = capturingLogger();
     standin.faults.inject({ kind: 'secondary-rate-limit', count: 1, retryAfter: 3, match: (r) => r.method === 'POST' });
-    await mint('write', 11, { sleep: async (ms) => void sleeps.push(ms) });
-    expect(sleeps).toEqual([3000]);
+    await mint('write', 11, { logger });
+    expect(standin.calls.slice(-2).map((c) => c.status)).toEqual([403, 201]);
+    expect(logger.lines.map((l) => JSON.parse(l) as { meta?: { retryAfterSeconds?: number } }).filter((l) => l.meta?.retryAfterSeconds === 3)).toHaveLength(1);
   });
 
-  it('gives up with a coded error after the last attempt', async () => {
+  it('gives up with a coded error after the last retry, or at once on a long rate limit', async () => {
     standin.faults.inject({ kind: '502', count: 10, match: () => true });
-    const error = await caught(mint('read', 11, { maxAttempts: 3 }));
+    const before = standin.calls.length;
+    const error = await caught(mint('read', 11, { policy: { ...STANDIN_GITHUB_POLICY, retries: 2 } }));
     expect(error.reason).toBe('GITHUB_UNAVAILABLE');
-    expect(error.data.attempts).toBe(3);
+    expect(standin.calls.length - before).toBe(3);
     standin.faults.clear();
     standin.faults.inject({ kind: 'secondary-rate-limit', count: 1, retryAfter: 120, match: () => true });
-    expect((await caught(mint('read'))).reason).toBe('RATE_LIMITED');
+    const limited = await caught(mint('read'));
+    expect(limited.reason).toBe('RATE_LIMITED');
+    expect(limited.data).toMatchObject({ retryAfterMs: 120_000, retryAt: new Date(clock.now() + 120_000).toISOString() });
   });
 });
 

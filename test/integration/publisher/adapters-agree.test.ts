@@ -2,6 +2,7 @@ import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitHubApi } from '../../../src/app/github/github-api.js';
+import { STANDIN_GITHUB_POLICY } from '../../helpers/github-standin/index.js';
 import { LocalPublisher, readLocalBase, readLocalPolicy } from '../../../src/app/local/local-publisher.js';
 import { nodeFs } from '../../../src/app/local/node-fs.js';
 import { GitHubPublisher } from '../../../src/app/publisher/github-publisher.js';
@@ -54,9 +55,9 @@ async function decide(s: Scenario, from: { github: true } | { gitdir: string }, 
   const raw: unknown = JSON.parse(new TextDecoder().decode((await s.store.get(s.keys.candidate.prCandidate))!.body));
   const candidate = PrCandidate.parse(raw);
   if (request.source.kind !== 'github') throw new Error('GitHub run expected');
-  const tokens = new InProcessTokenBroker({ appId: APP_ID, apiUrl: s.standin.url, clock: s.clock, loadPrivateKey: async () => keyPair.privateKeyPem, sleep: async () => {}, role: 'write' });
+  const tokens = new InProcessTokenBroker({ appId: APP_ID, apiUrl: s.standin.url, clock: s.clock, loadPrivateKey: async () => keyPair.privateKeyPem, policy: STANDIN_GITHUB_POLICY, role: 'write' });
   const issued = await tokens.token({ installationId: request.source.installationId, repositoryId: request.source.repositoryId, role: 'write' });
-  const api = createGitHubApi({ token: issued.token, baseUrl: s.standin.url, sleep: async () => {} });
+  const api = createGitHubApi({ token: issued.token, baseUrl: s.standin.url, policy: STANDIN_GITHUB_POLICY });
   const left = options.truncatedListingWithout;
   if (left) {
     // GitHub truncates the recursive listing of very large trees; here the named paths fall off it.

@@ -24,7 +24,7 @@ import { RunRecord, RunRequest } from '../../../src/core/runs/run-request.js';
 import { IssueLatest, IssueLock } from '../../../src/core/runs/run-state.js';
 import { shortId } from '../../../src/core/util/digest.js';
 import { openWorkspace, type FileMode } from '../../../src/core/workspace/workspace.js';
-import { startGitHubStandin, type GitHubStandin, type RecordedCall } from '../../helpers/github-standin/index.js';
+import { STANDIN_GITHUB_POLICY, startGitHubStandin, type GitHubStandin, type RecordedCall } from '../../helpers/github-standin/index.js';
 import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
 import { fixedClock, testAppKey } from '../github/standin-fixture.js';
 
@@ -112,8 +112,8 @@ export async function startScenario(
   });
   const store = new S3ArtifactStore({ client: s3.client, bucket: s3.bucket, sleep: async () => {} });
   const logger = new CapturingLogger();
-  const github = (token: string) => createGitHubApi({ token, baseUrl: standin.url, sleep: async () => {} });
-  const tokenOptions = { appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keyPair.privateKeyPem, sleep: async () => {} };
+  const github = (token: string) => createGitHubApi({ token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY });
+  const tokenOptions = { appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keyPair.privateKeyPem, policy: STANDIN_GITHUB_POLICY };
   const handler = createPublisherHandler({ store, tokens: new InProcessTokenBroker({ ...tokenOptions, role: 'write' }), github, clock, logger });
   const readDeps: CiRecorderDeps = { store, tokens: new InProcessTokenBroker({ ...tokenOptions, role: 'read' }), github, clock, logger };
   const events: S3Event[] = [];

@@ -8,7 +8,7 @@ import { readArtifactIfPresent, writeArtifact } from '../../../src/core/artifact
 import { issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
 import { RunRecord, RunRequest } from '../../../src/core/runs/run-request.js';
 import { IssueLatest, IssueLock } from '../../../src/core/runs/run-state.js';
-import { startGitHubStandin, type GitHubStandin } from '../../helpers/github-standin/index.js';
+import { STANDIN_GITHUB_POLICY, startGitHubStandin, type GitHubStandin } from '../../helpers/github-standin/index.js';
 import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
 import { fixedClock, testAppKey } from '../github/standin-fixture.js';
 
@@ -25,8 +25,8 @@ let deps: SweepDeps;
 let logger: CapturingLogger;
 const clock = fixedClock(NOW);
 const tokens = () =>
-  new InProcessTokenBroker({ role: 'read', appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, sleep: async () => undefined });
-const github = (token: string) => createGitHubApi({ token, baseUrl: standin.url, sleep: async () => undefined });
+  new InProcessTokenBroker({ role: 'read', appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, policy: STANDIN_GITHUB_POLICY });
+const github = (token: string) => createGitHubApi({ token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY });
 
 /** A run the way the webhook leaves it: request.json, the issue pointer, the lock, a progress comment. */
 async function seedRun(input: {
