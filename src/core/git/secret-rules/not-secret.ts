@@ -7,7 +7,7 @@
 
 /**
  * Values that stand for a secret instead of being one: references (`${VAR}`, `{{ secrets.X }}`,
- * `process.env.X`), template holes (`<your-token>`), fillers (`xxx`, `***`, `...`) and words.
+ * environment lookups in code), template holes (`<your-token>`), fillers (`xxx`, `***`, `...`) and words.
  */
 export const PLACEHOLDER =
   /^(\$\{.*\}|\$\(.*\)|\$[A-Za-z_]\w*|<.*>|\{\{.*\}\}|%\(.*\)s|%[sv]|x+|X+|\*+|\.\.\.|…|changeme|change_me|example|placeholder|redacted|null|nil|none|true|false|undefined|your[_-].*|process\.env\..*|os\.environ.*|os\.getenv.*|env\(.*|secrets\..*|vault:.*)$/i;
