@@ -1,7 +1,8 @@
 import { XMLParser } from 'fast-xml-parser';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
-import { baseName, dirName } from './path-classes.js';
+import { isRequirementsFile } from '../paths/requirements-file.js';
+import { baseName } from './path-classes.js';
 import type { ManifestDependency, ManifestKind, ManifestRecord } from './repo-map-schema.js';
 
 /** What a parser extracts; path and evidence are added by the caller. */
@@ -19,7 +20,7 @@ export function manifestKindFor(path: string): ManifestKind | undefined {
   if (name === 'go.work') return 'go.work';
   if (name === 'Cargo.toml') return 'cargo';
   if (name === 'pyproject.toml') return 'pyproject';
-  if (/^requirements([-_.][\w.-]*)?\.txt$/.test(name) || (/\.txt$/.test(name) && baseName(dirName(path)) === 'requirements')) return 'requirements';
+  if (isRequirementsFile(path)) return 'requirements';
   if (name === 'Gemfile') return 'gemfile';
   if (name === 'composer.json') return 'composer';
   if (name.endsWith('.csproj')) return 'csproj';

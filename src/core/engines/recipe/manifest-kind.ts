@@ -1,4 +1,5 @@
 import { compileGlobs } from '../../paths/glob.js';
+import { isRequirementsFile } from '../../paths/requirements-file.js';
 import { DEFAULT_LOCKFILE_PATTERNS, lockfileKindOf } from '../../policy/lockfiles.js';
 
 /** Dependency manifests bump-dependency edits, by file name. */
@@ -15,8 +16,7 @@ export function manifestKindForPath(path: string): ManifestKind | undefined {
   if (name.endsWith('.versions.toml')) return 'gradle-catalog';
   if (name === 'package.json') return 'npm';
   if (name === 'go.mod') return 'go-mod';
-  // pip-tools keeps its inputs (`*.in`) beside the compiled `*.txt`; a `requirements/` directory holds either, by any name.
-  if (/^(requirements|constraints).*\.(txt|in)$/.test(name) || (/\.(txt|in)$/.test(name) && /(^|\/)requirements\//.test(path))) return 'requirements';
+  if (isRequirementsFile(path)) return 'requirements';
   if (name === 'pyproject.toml') return 'pyproject';
   if (name === 'setup.py') return 'setup-py';
   if (name === 'setup.cfg') return 'setup-cfg';

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { manifestKindForPath } from '../../../src/core/engines/recipe/manifest-kind.js';
+import { isRequirementsFile } from '../../../src/core/paths/requirements-file.js';
+import { manifestKindFor } from '../../../src/core/repomap/manifest-parsers.js';
+
+describe('isRequirementsFile: one rule for the repository map and the bump recipe', () => {
+  it.each([
+    ['requirements.txt', true],
+    ['requirements-dev.txt', true],
+    ['services/api/requirements_test.txt', true],
+    ['constraints.txt', true],
+    ['requirements/base.in', true],
+    ['requirements/tests-pallets-min.in', true],
+    ['requirements/ci/docs.txt', true],
+    ['docs/requirements.md', false],
+    ['notes.txt', false],
+    ['src/requirements.py', false],
+  ] as const)('%s -> %s', (path, expected) => {
+    expect(isRequirementsFile(path)).toBe(expected);
+    expect(manifestKindFor(path) === 'requirements').toBe(expected);
+    expect(manifestKindForPath(path) === 'requirements').toBe(expected);
+  });
+});
