@@ -1,8 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
-import { applyRecipe } from '../../../src/core/engines/recipe/apply-recipe.js';
-import { recipeCandidates } from '../../../src/core/engines/recipe/recipe-candidates.js';
-import { compileGlobs } from '../../../src/core/paths/glob.js';
 import { buildRepoMap } from '../../../src/core/repomap/build-repo-map.js';
 import { selectTargets } from '../../../src/core/targets/select-targets.js';
 import type { TaskContract } from '../../../src/core/task/task-contract.js';
@@ -11,22 +8,15 @@ import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-s
 import { RecipeStep } from '../../../src/core/task/recipe-steps.js';
 import { goNestedModuleRepo, pnpmWorkspaceRepo } from '../../fixtures/realistic-repos.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
+import { runRecipeStep } from '../../helpers/run-recipe.js';
 
 let syntax: TreeSyntaxService;
 beforeAll(async () => {
   syntax = await createNodeSyntaxService();
 });
 
-/** As the planning phase does: the step's candidates among the files in scope, then the engine. */
-async function bump(files: Record<string, string>, step: Record<string, unknown>, scope?: string[], isEditable: (p: string) => boolean = () => true) {
-  const repo = await createMemoryRepo(files);
-  const parsed = RecipeStep.parse({ recipe: 'bump-dependency', ...step });
-  const inScope = scope ? compileGlobs(scope) : () => true;
-  const paths = recipeCandidates(parsed, repo.workspace.paths().filter((p) => inScope(p) && isEditable(p)));
-  const result = await applyRecipe(parsed, repo.workspace, { paths, syntax, isEditable });
-  const text = (path: string) => repo.workspace.readText(path);
-  return { result, text, paths, changed: result.changedFiles.map((f) => f.path) };
-}
+const bump = (files: Record<string, string>, step: Record<string, unknown>, scope?: string[], isEditable?: (p: string) => boolean) =>
+  runRecipeStep(syntax, files, { recipe: 'bump-dependency', ...step }, { scope, isEditable });
 
 const SETUP_PY = `from setuptools import setup, find_packages
 

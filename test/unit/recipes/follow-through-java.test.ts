@@ -1,24 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
-import { applyRecipe } from '../../../src/core/engines/recipe/apply-recipe.js';
-import { recipeCandidates } from '../../../src/core/engines/recipe/recipe-candidates.js';
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
-import { RecipeStep } from '../../../src/core/task/recipe-steps.js';
 import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
-import { createMemoryRepo } from '../../helpers/memory-repo.js';
+import { runRecipeStep } from '../../helpers/run-recipe.js';
 
 let syntax: TreeSyntaxService;
 beforeAll(async () => {
   syntax = await createNodeSyntaxService();
 });
 
-/** As the planning phase does: the step's candidates, then the engine. */
-async function migrate(files: Record<string, string>, step: Record<string, unknown>) {
-  const repo = await createMemoryRepo(files);
-  const parsed = RecipeStep.parse({ recipe: 'migrate-import', ...step });
-  const result = await applyRecipe(parsed, repo.workspace, { paths: recipeCandidates(parsed, repo.workspace.paths()), syntax, isEditable: () => true });
-  return { result, text: (path: string) => repo.workspace.readText(path), changed: result.changedFiles.map((f) => f.path), files };
-}
+const migrate = (files: Record<string, string>, step: Record<string, unknown>) => runRecipeStep(syntax, files, { recipe: 'migrate-import', ...step });
 
 const PERSISTENCE_OLD = '    <dependency>\n      <groupId>javax.persistence</groupId>\n      <artifactId>javax.persistence-api</artifactId>\n      <version>2.2</version>\n    </dependency>';
 const PERSISTENCE_NEW = '    <dependency>\n      <groupId>jakarta.persistence</groupId>\n      <artifactId>jakarta.persistence-api</artifactId>\n      <version>3.1.0</version>\n    </dependency>';

@@ -1,27 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
-import { applyRecipe } from '../../../src/core/engines/recipe/apply-recipe.js';
-import { recipeCandidates } from '../../../src/core/engines/recipe/recipe-candidates.js';
-import { compileGlobs } from '../../../src/core/paths/glob.js';
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
-import { RecipeStep } from '../../../src/core/task/recipe-steps.js';
 import { goNestedModuleRepo, pythonPackageRepo } from '../../fixtures/realistic-repos.js';
-import { createMemoryRepo } from '../../helpers/memory-repo.js';
+import { runRecipeStep } from '../../helpers/run-recipe.js';
 
 let syntax: TreeSyntaxService;
 beforeAll(async () => {
   syntax = await createNodeSyntaxService();
 });
 
-/** As the planning phase does: the step's candidates in its scope, then the engine. */
-async function migrate(files: Record<string, string>, step: Record<string, unknown>) {
-  const repo = await createMemoryRepo(files);
-  const parsed = RecipeStep.parse({ recipe: 'migrate-import', ...step });
-  const scope = parsed.paths ? compileGlobs(parsed.paths) : () => true;
-  const paths = recipeCandidates(parsed, repo.workspace.paths().filter(scope));
-  const result = await applyRecipe(parsed, repo.workspace, { paths, syntax, isEditable: () => true });
-  return { result, text: (path: string) => repo.workspace.readText(path), changed: result.changedFiles.map((f) => f.path) };
-}
+const migrate = (files: Record<string, string>, step: Record<string, unknown>) => runRecipeStep(syntax, files, { recipe: 'migrate-import', ...step });
 
 const goFile = (pkg: string) => `package ${pkg}\n\nimport (\n\t"fmt"\n\n\t"github.com/golang/protobuf/proto"\n)\n\nfunc Size(m proto.Message) string { return fmt.Sprint(proto.Size(m)) }\n`;
 
