@@ -15,8 +15,6 @@ export interface WriteToRepositoryResult {
   treeSha: string;
   /** False when the branch already pointed at this commit (a no-op). */
   created: boolean;
-  /** The earlier attempt's commit the branch was moved off, when it was moved. */
-  movedFrom?: string;
 }
 
 /**
@@ -92,7 +90,7 @@ export async function pointBranch(fs: FsLike, gitdir: string, branch: string, co
  * Publish a re-validated candidate into a local repository: rebuild its tree on the base, write
  * the objects and the commit (parent = base, message from the candidate, identity and createdAt
  * given), then `refs/heads/<headBranch>`. An existing branch at the same commit is a no-op; at
- * an earlier attempt's commit of the run, moved when `move` allows it; at another commit, a refusal.
+ * another commit, a refusal.
  */
 export async function writeCandidateToRepository(options: {
   fs: FsLike;
@@ -102,7 +100,6 @@ export async function writeCandidateToRepository(options: {
   identity: GitIdentity;
   createdAt: string | number;
   ledger?: LedgerSink;
-  move?: BranchMove;
 }): Promise<WriteToRepositoryResult> {
   const { fs, gitdir, candidate, ledger } = options;
   const baseTree = await commitTree(fs, gitdir, candidate.baseCommitSha);
@@ -121,7 +118,7 @@ export async function writeCandidateToRepository(options: {
     identity: options.identity,
     createdAt: options.createdAt,
   });
-  const { created, movedFrom } = await pointBranch(fs, gitdir, candidate.headBranch, commitSha, options.move);
-  if (created) await ledger?.append({ actor: GIT_ACTOR, type: 'git.candidate.published-locally', payload: { runId: candidate.runId, branch: candidate.headBranch, commitSha, treeSha, ...(movedFrom ? { movedFrom } : {}) } });
-  return { branch: candidate.headBranch, commitSha, treeSha, created, ...(movedFrom ? { movedFrom } : {}) };
+  const { created } = await pointBranch(fs, gitdir, candidate.headBranch, commitSha);
+  if (created) await ledger?.append({ actor: GIT_ACTOR, type: 'git.candidate.published-locally', payload: { runId: candidate.runId, branch: candidate.headBranch, commitSha, treeSha } });
+  return { branch: candidate.headBranch, commitSha, treeSha, created };
 }
