@@ -115,15 +115,18 @@ async function attemptOf(store: ArtifactStore, keys: RunKeys, request: RunReques
 
 /**
  * The commits earlier attempts of this run made (head -> the base it stands on), from their
- * pr_preparation checkpoints: what the run recorded, not what the branch is called.
+ * pr_preparation checkpoints: what the run recorded, not what the branch is called. A record
+ * that does not parse vouches for nothing.
  */
 export async function earlierAttemptCommits(store: ArtifactStore, keys: RunKeys, runId: string, attempt: number): Promise<Map<string, string>> {
   const commits = new Map<string, string>();
-  for (const key of await store.list(`${keys.prefix}attempts/`)) {
-    if (!/\/checkpoints\/[^/]*-pr_preparation\.json$/.test(key)) continue;
-    const checkpoint = await readArtifact(store, key, Checkpoint);
-    if (checkpoint.runId !== runId || checkpoint.attempt >= attempt || !key.startsWith(keys.attempt(checkpoint.attempt).checkpointsPrefix)) continue;
-    commits.set(PrepareOutput.parse(checkpoint.output).headCommitSha, checkpoint.baseCommitSha);
+  for (let n = 1; n < attempt; n++) {
+    for (const key of await store.list(keys.attempt(n).checkpointsPrefix)) {
+      if (!key.endsWith('-pr_preparation.json')) continue;
+      const checkpoint = await readArtifact(store, key, Checkpoint).catch(() => undefined);
+      const output = PrepareOutput.safeParse(checkpoint?.output);
+      if (checkpoint?.runId === runId && checkpoint.attempt === n && output.success) commits.set(output.data.headCommitSha, checkpoint.baseCommitSha);
+    }
   }
   return commits;
 }

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commitTree, git } from '../../fixtures/make-repo.js';
@@ -127,6 +127,22 @@ describe('draftsman run --publish again: a rerun updates its agent/local branch'
     expect(again.json).toMatchObject({ status: 'COMPLETED', attempt: 2 });
     expect(again.json!.publish).toMatch(/^refused: BRANCH_NOT_OURS: /);
     expect(headOf(repo, branch)).toBe(foreign);
+  }, 120_000);
+
+  it('without the earlier attempt record (checkpoint unreadable) the rerun is refused: trailer and parent alone do not vouch', async () => {
+    const { repo, argv } = setup();
+    const first = await cli(argv);
+    const branch = first.json!.agentBranch as string;
+    const old = first.json!.headCommitSha as string;
+    const checkpoints = join(first.json!.runDir as string, 'attempts', '1', 'checkpoints');
+    const record = readdirSync(checkpoints).find((name) => name.endsWith('-pr_preparation.json'));
+    expect(record).toBeDefined();
+    writeFileSync(join(checkpoints, record!), '{"schemaVersion": 1, "not": "a checkpoint"}\n');
+
+    const second = await cli(argv, { now: CLI_NOW + DAY_MS });
+    expect(second.json).toMatchObject({ status: 'COMPLETED', attempt: 2 });
+    expect(second.json!.publish).toMatch(/^refused: BRANCH_NOT_OURS: /);
+    expect(headOf(repo, branch)).toBe(old);
   }, 120_000);
 
   it('the same input twice gives the same commit: attempt 2 at the same instant leaves the branch where it is', async () => {
