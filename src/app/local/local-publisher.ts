@@ -7,7 +7,9 @@ import type { GitIdentity } from '../../core/git/commit-staged.js';
 import { GitBoundaryError } from '../../core/git/git-boundary-error.js';
 import { commitTree } from '../../core/git/git-objects.js';
 import { PrCandidate } from '../../core/git/pr-candidate.js';
-import { pointBranch, writeCommitObjects } from '../../core/git/write-candidate-to-repository.js';
+import { pointBranch, writeCommitObjects, type BranchMove } from '../../core/git/write-candidate-to-repository.js';
+import { Checkpoint } from '../../core/phases/orchestrator.js';
+import { PrepareOutput } from '../../core/pipeline/phases/prepare-phase.js';
 import { POLICY_FILE_NAME } from '../../core/policy/agent-policy.js';
 import { parsePolicy } from '../../core/policy/parse-policy.js';
 import { PolicyError } from '../../core/policy/policy-error.js';
@@ -20,16 +22,20 @@ import { AttemptRequest, RunRequest } from '../../core/runs/run-request.js';
 import { readTreeFiles } from '../../core/workspace/workspace.js';
 import { identityFromLocalPath } from '../git/repo-identity.js';
 
+/** A local publication; `movedFrom` is the earlier attempt's commit the branch was moved off. */
+export type LocalPublicationApplied = PublicationApplied & { movedFrom?: string };
+
 /**
  * Applies a plan to a local repository (`draftsman run --publish`): the blobs, trees and the
  * commit (identity and date of the attempt, so it is the candidate's own commit), then
  * `refs/heads/<agentBranch>` only; never HEAD, the index or the working tree. The branch already
- * at that commit is a no-op; at another commit, BRANCH_NOT_OURS.
+ * at that commit is a no-op; at an earlier attempt's commit of this run (`move`), moved with a
+ * compare-and-swap; at any other commit, BRANCH_NOT_OURS.
  */
 export class LocalPublisher implements Publisher {
-  constructor(private readonly options: { fs: FsLike; gitdir: string; identity: GitIdentity; createdAt: string | number }) {}
+  constructor(private readonly options: { fs: FsLike; gitdir: string; identity: GitIdentity; createdAt: string | number; move?: BranchMove }) {}
 
-  async apply(plan: PublicationPlan): Promise<PublicationApplied> {
+  async apply(plan: PublicationPlan): Promise<LocalPublicationApplied> {
     const { fs, gitdir } = this.options;
     if (!plan.tree.files) throw new PublishError('TREE_MISMATCH', 'the plan has no complete tree to write', { expected: plan.expectedTreeSha });
     try {
@@ -49,8 +55,8 @@ export class LocalPublisher implements Publisher {
       if (commitSha !== plan.commit.candidateCommitSha) {
         throw new PublishError('OBJECT_MISMATCH', `the rebuilt commit ${commitSha} differs from the candidate's ${plan.commit.candidateCommitSha}`, { commitSha, expected: plan.commit.candidateCommitSha });
       }
-      const created = await pointBranch(fs, gitdir, plan.ref.branch, commitSha);
-      return { branch: plan.ref.branch, commitSha, treeSha: plan.expectedTreeSha, created, warnings: [] };
+      const { created, movedFrom } = await pointBranch(fs, gitdir, plan.ref.branch, commitSha, this.options.move);
+      return { branch: plan.ref.branch, commitSha, treeSha: plan.expectedTreeSha, created, ...(movedFrom ? { movedFrom } : {}), warnings: [] };
     } catch (error) {
       if (!(error instanceof GitBoundaryError)) throw error;
       const reason = error.reason === 'BRANCH_EXISTS_AT_OTHER_COMMIT' ? 'BRANCH_NOT_OURS' : 'TREE_MISMATCH';
@@ -107,6 +113,51 @@ async function attemptOf(store: ArtifactStore, keys: RunKeys, request: RunReques
   return { createdAt: next.createdAt, approvedGates: next.approvedGates };
 }
 
+/**
+ * The commits earlier attempts of this run made (head -> the base it stands on), from their
+ * pr_preparation checkpoints: what the run recorded, not what the branch is called. A record
+ * that does not parse vouches for nothing.
+ */
+export async function earlierAttemptCommits(store: ArtifactStore, keys: RunKeys, runId: string, attempt: number): Promise<Map<string, string>> {
+  const commits = new Map<string, string>();
+  for (let n = 1; n < attempt; n++) {
+    for (const key of await store.list(keys.attempt(n).checkpointsPrefix)) {
+      if (!key.endsWith('-pr_preparation.json')) continue;
+      const checkpoint = await readArtifact(store, key, Checkpoint).catch(() => undefined);
+      const output = PrepareOutput.safeParse(checkpoint?.output);
+      if (checkpoint?.runId === runId && checkpoint.attempt === n && output.success) commits.set(output.data.headCommitSha, checkpoint.baseCommitSha);
+    }
+  }
+  return commits;
+}
+
+/**
+ * Moves a local agent branch off an earlier attempt's commit: the commit must be one the run
+ * recorded, and the repository must agree (its only parent is the base that attempt recorded, its
+ * message carries this run's `Run-id:` trailer). The move is `git update-ref <ref> <new> <old>`,
+ * which rewrites the ref under git's own lock only while it still holds the old commit.
+ */
+export function localBranchMove(options: { fs: FsLike; gitdir: string; runId: string; earlier: ReadonlyMap<string, string>; message: string }): BranchMove {
+  const { fs, gitdir, runId, earlier } = options;
+  return {
+    async isEarlierAttemptCommit(commitSha) {
+      const base = earlier.get(commitSha);
+      if (base === undefined) return false;
+      const commit = await git.readCommit({ fs, gitdir, oid: commitSha }).then((c) => c.commit, () => undefined);
+      if (!commit || commit.parent.length !== 1 || commit.parent[0] !== base) return false;
+      return commit.message.split('\n').some((line) => line === `Run-id: ${runId}`);
+    },
+    async swap(ref, next, expected) {
+      try {
+        await runGit(['--git-dir', gitdir, 'update-ref', '-m', options.message, ref, next, expected]);
+      } catch (error) {
+        const existing = await git.resolveRef({ fs, gitdir, ref }).catch(() => undefined);
+        throw new GitBoundaryError('BRANCH_EXISTS_AT_OTHER_COMMIT', 'the branch moved while it was being updated', { branch: ref.replace(/^refs\/heads\//, ''), existing, expected, commitSha: next }, { cause: error });
+      }
+    },
+  };
+}
+
 async function gitDir(location: string): Promise<string> {
   return (await runGit(['-C', location, 'rev-parse', '--absolute-git-dir'])).toString('utf8').trim();
 }
@@ -114,7 +165,9 @@ async function gitDir(location: string): Promise<string> {
 /**
  * `draftsman run --publish`: the same decision as the App's publisher (planPublication), from the
  * run's own store and the local repository, applied by LocalPublisher. Returns the note the CLI
- * prints: `published ...`, `refs/heads/... is already at ...`, or `refused: REASON: ...`.
+ * prints: `published ...`, `updated refs/heads/... from <old> to <new>` (a rerun moving the
+ * branch off an earlier attempt's commit), `refs/heads/... is already at ...`, or
+ * `refused: REASON: ...`.
  */
 export async function publishToLocalRepository(options: { fs: FsLike; store: ArtifactStore; keys: RunKeys; location: string; identity: GitIdentity; policy?: { text: Uint8Array; file: string } }): Promise<string> {
   const { fs, store, keys, location } = options;
@@ -150,7 +203,10 @@ export async function publishToLocalRepository(options: { fs: FsLike; store: Art
   if (decision.kind === 'refuse') return `refused: ${describeRefusal(decision.error, 20)}`;
   if (decision.kind === 'rerun') return `refused: BASE_MOVED: ${raw.baseBranch} moved from ${decision.from} to ${decision.to}; run again on the new base`;
   try {
-    const applied = await new LocalPublisher({ fs, gitdir, identity: options.identity, createdAt: attempt.createdAt }).apply(decision.plan);
+    const earlier = await earlierAttemptCommits(store, keys, request.runId, raw.attempt);
+    const move = localBranchMove({ fs, gitdir, runId: request.runId, earlier, message: `draftsman: run ${request.runId} attempt ${raw.attempt}` });
+    const applied = await new LocalPublisher({ fs, gitdir, identity: options.identity, createdAt: attempt.createdAt, move }).apply(decision.plan);
+    if (applied.movedFrom) return `updated refs/heads/${applied.branch} from ${applied.movedFrom} to ${applied.commitSha}`;
     return applied.created ? `published ${applied.commitSha} to refs/heads/${applied.branch}` : `refs/heads/${applied.branch} is already at ${applied.commitSha}`;
   } catch (error) {
     if (error instanceof PublishError) return `refused: ${describeRefusal(error, 20)}`;

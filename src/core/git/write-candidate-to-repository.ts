@@ -43,10 +43,32 @@ export async function writeCommitObjects(options: {
 }
 
 /**
- * Point `refs/heads/<branch>` at `commitSha`, and nothing else (never HEAD, the index or the
- * working tree). Already there: a no-op (`false`); at another commit: BRANCH_EXISTS_AT_OTHER_COMMIT.
+ * How a branch already at another commit may be moved: only off a commit an earlier attempt of
+ * the same run made, and only while the ref still holds it.
  */
-export async function pointBranch(fs: FsLike, gitdir: string, branch: string, commitSha: string): Promise<boolean> {
+export interface BranchMove {
+  /** True when `commitSha` is a commit an earlier attempt of this run made (from what the run recorded, never the branch name). */
+  isEarlierAttemptCommit(commitSha: string): Promise<boolean>;
+  /**
+   * Compare-and-swap: point `ref` at `next` only if it still holds `expected`, atomically;
+   * otherwise leave it and throw BRANCH_EXISTS_AT_OTHER_COMMIT.
+   */
+  swap(ref: string, next: string, expected: string): Promise<void>;
+}
+
+export interface PointedBranch {
+  /** False when the branch already pointed at this commit (a no-op). */
+  created: boolean;
+  /** The earlier attempt's commit the branch was moved off, when it was moved. */
+  movedFrom?: string;
+}
+
+/**
+ * Point `refs/heads/<branch>` at `commitSha`, and nothing else (never HEAD, the index or the
+ * working tree). Already there: a no-op. At an earlier attempt's commit of this run (`move`):
+ * moved with a compare-and-swap. At any other commit: BRANCH_EXISTS_AT_OTHER_COMMIT, left as is.
+ */
+export async function pointBranch(fs: FsLike, gitdir: string, branch: string, commitSha: string, move?: BranchMove): Promise<PointedBranch> {
   const ref = `refs/heads/${branch}`;
   let existing: string | undefined;
   try {
@@ -54,10 +76,14 @@ export async function pointBranch(fs: FsLike, gitdir: string, branch: string, co
   } catch {
     existing = undefined;
   }
-  if (existing === commitSha) return false;
-  if (existing !== undefined) throw new GitBoundaryError('BRANCH_EXISTS_AT_OTHER_COMMIT', 'the branch exists at another commit', { branch, existing, commitSha });
+  if (existing === commitSha) return { created: false };
+  if (existing !== undefined) {
+    if (!move || !(await move.isEarlierAttemptCommit(existing))) throw new GitBoundaryError('BRANCH_EXISTS_AT_OTHER_COMMIT', 'the branch exists at another commit', { branch, existing, commitSha });
+    await move.swap(ref, commitSha, existing);
+    return { created: true, movedFrom: existing };
+  }
   await git.writeRef({ fs, gitdir, ref, value: commitSha, force: false });
-  return true;
+  return { created: true };
 }
 
 /**
@@ -92,7 +118,7 @@ export async function writeCandidateToRepository(options: {
     identity: options.identity,
     createdAt: options.createdAt,
   });
-  const created = await pointBranch(fs, gitdir, candidate.headBranch, commitSha);
+  const { created } = await pointBranch(fs, gitdir, candidate.headBranch, commitSha);
   if (created) await ledger?.append({ actor: GIT_ACTOR, type: 'git.candidate.published-locally', payload: { runId: candidate.runId, branch: candidate.headBranch, commitSha, treeSha } });
   return { branch: candidate.headBranch, commitSha, treeSha, created };
 }
