@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_POLICY_FILE_BYTES } from '../../src/core/policy/agent-policy.js';
 import { startAppHarness, type AppHarness } from '../helpers/app-harness.js';
+import { pushCommit } from '../helpers/push-commit.js';
 
 /**
  * A `.agent-policy.yaml` over 1 MiB on the default branch, which GitHub's contents API answers
@@ -12,21 +11,6 @@ import { startAppHarness, type AppHarness } from '../helpers/app-harness.js';
  * and the publisher meet it too.
  */
 const OVERSIZED = `version: 1\n#${'x'.repeat(MAX_POLICY_FILE_BYTES)}\n`;
-
-/** Commit one file on `main` of the stand-in's bare repository with git plumbing. */
-function commitOnMain(h: AppHarness, path: string, content: string): void {
-  const gitdir = join(h.standin.gitRoot, h.owner, `${h.repo}.git`);
-  const index = join(gitdir, 'test-index');
-  const env = { ...process.env, GIT_DIR: gitdir, GIT_INDEX_FILE: index, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'm', GIT_AUTHOR_EMAIL: 'm@example.com', GIT_COMMITTER_NAME: 'm', GIT_COMMITTER_EMAIL: 'm@example.com', GIT_AUTHOR_DATE: '2026-02-03T05:00:00Z', GIT_COMMITTER_DATE: '2026-02-03T05:00:00Z' };
-  const git = (args: string[], input?: string) => execFileSync('git', args, { env, input, maxBuffer: 64 * 1024 * 1024 }).toString().trim();
-  const parent = git(['rev-parse', 'refs/heads/main']);
-  git(['read-tree', parent]);
-  const blob = git(['hash-object', '-w', '--stdin'], content);
-  git(['update-index', '--add', '--cacheinfo', `100644,${blob},${path}`]);
-  const tree = git(['write-tree']);
-  const commit = git(['commit-tree', tree, '-p', parent, '-m', 'grow the policy']);
-  git(['update-ref', 'refs/heads/main', commit, parent]);
-}
 
 describe('a policy file over 1 MiB', () => {
   let h: AppHarness;
@@ -40,7 +24,7 @@ describe('a policy file over 1 MiB', () => {
     publishedRun = (await h.json('issues/acme/orders/1/latest.json')).runId;
     expect((await h.deliver('issues', h.payloads.labeled(2))).statusCode).toBe(202);
     workerRun = (await h.json('issues/acme/orders/2/latest.json')).runId;
-    commitOnMain(h, '.agent-policy.yaml', OVERSIZED);
+    pushCommit(h.standin, h.fullName, 'main', { '.agent-policy.yaml': OVERSIZED }, { message: 'grow the policy' });
     // Queue order: the publisher for issue 1's candidate, then the worker for issue 2.
     await h.drain();
   }, 300_000);

@@ -238,12 +238,15 @@ export interface HarnessPayloads {
   comment(issue: number, body: string, options?: { sender?: string; commentId?: number; senderType?: 'User' | 'Bot' }): Record<string, unknown>;
   closed(issue: number, options?: { sender?: string }): Record<string, unknown>;
   checkSuiteCompleted(suite: { id: number; headSha: string; headBranch: string | null; conclusion?: string | null; app?: { id: number; slug: string } }): Record<string, unknown>;
+  /** A `push` of `before..after` to `refs/heads/<branch>` (see test/helpers/push-commit.ts to make the commit). */
+  push(branch: string, commits: { before: string; after: string }, options?: { sender?: string }): Record<string, unknown>;
 }
 
 const require = createRequire(import.meta.url);
 const EXAMPLES = require('@octokit/webhooks-examples') as { name: string; examples: Record<string, unknown>[] }[];
 
-function example(event: string, action: string): Record<string, unknown> {
+/** An example payload of `event` with `action` (undefined: an event without actions, such as push). */
+function example(event: string, action: string | undefined): Record<string, unknown> {
   const found = EXAMPLES.find((g) => g.name === event)?.examples.find((e) => e.action === action);
   if (!found) throw new Error(`no @octokit/webhooks-examples payload for ${event}.${action}`);
   return structuredClone(found);
@@ -713,6 +716,27 @@ export function buildPayloads(standin: GitHubStandin): HarnessPayloads {
         pull_requests: [],
       };
       return { ...p, check_suite, repository: repository(p.repository as Record<string, unknown>), sender: userJson(MAINTAINER), installation };
+    },
+    push(branch, commits, o = {}) {
+      const p = example('push', undefined);
+      const sender = userJson(o.sender ?? MAINTAINER);
+      return {
+        ...p,
+        ref: `refs/heads/${branch}`,
+        before: commits.before,
+        after: commits.after,
+        created: false,
+        deleted: false,
+        forced: false,
+        base_ref: null,
+        compare: `https://github.com/${HARNESS_FULL_NAME}/compare/${commits.before.slice(0, 12)}...${commits.after.slice(0, 12)}`,
+        commits: [],
+        head_commit: null,
+        repository: repository(p.repository as Record<string, unknown>),
+        pusher: { name: sender.login, email: `${sender.login}@example.com` },
+        sender,
+        installation,
+      };
     },
   };
 }

@@ -3,6 +3,7 @@ import { Probot, ProbotOctokit } from 'probot';
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
 import { onPullRequestClosed, recordCheckSuite, recordCommitStatus } from '../publisher/ci-feedback.js';
 import type { GitHubApi } from '../github/github-api.js';
+import { onBasePush, PushPayload } from './keep-current.js';
 import { draftsmanApp } from './probot-app.js';
 import { TriggerService } from './trigger-service.js';
 import { receiveWebhook } from './receive-webhook.js';
@@ -47,6 +48,10 @@ export async function createWebhookHandler(deps: WebhookHandlerDeps): Promise<(e
       onCheckSuiteCompleted: async (payload) => void (await recordCheckSuite(ci, payload)),
       onCommitStatus: async (payload) => void (await recordCommitStatus(ci, payload)),
       onPullRequestClosed: async (payload) => void (await onPullRequestClosed(ci, payload)),
+      onPush: async (payload, delivery) => {
+        const outcomes = await onBasePush({ ...ci, botLogin: deps.botLogin, apiUrl: deps.apiUrl }, PushPayload.parse(payload));
+        if (outcomes.length > 0) deps.logger.info('push handled', { delivery, outcomes: outcomes.map((o) => `${o.runId}:${o.decision}:${o.outcome.kind}`) });
+      },
     }),
   );
   await probot.ready();

@@ -10,6 +10,8 @@ export interface DraftsmanAppDeps {
   onCheckSuiteCompleted?: (payload: unknown, deliveryId: string) => Promise<void>;
   onPullRequestClosed?: (payload: unknown, deliveryId: string) => Promise<void>;
   onCommitStatus?: (payload: unknown, deliveryId: string) => Promise<void>;
+  /** A push: when it moves the base of open agent pull requests, they are kept current. */
+  onPush?: (payload: unknown, deliveryId: string) => Promise<void>;
 }
 
 /**
@@ -41,6 +43,9 @@ export function draftsmanApp(deps: DraftsmanAppDeps): ApplicationFunction {
     });
     app.on('pull_request.closed', async (context) => {
       await deps.onPullRequestClosed?.(context.payload, context.id);
+    });
+    app.on('push', async (context) => {
+      await deps.onPush?.(context.payload, context.id);
     });
   };
 }

@@ -14,6 +14,9 @@ export const TEXTS = {
     `There are already ${open} open draft pull requests by draftsman (\`limits.maxOpenPullRequests\`: ${limit}); merge or close some first.`,
   noRunTo: (what: string) => `There is no run on this issue to ${what}.`,
   noRunYet: 'There is no run on this issue yet.',
+  noOpenPullRequest: 'There is no open draft pull request of draftsman for this issue to rebase.',
+  notRebuilt: (why: string) => `Not rebuilt: ${why}.`,
+  upToDate: (base: string) => `The pull request is already built on the head of \`${base}\`.`,
   nothingToApprove: (status: string) => `Nothing is waiting for approval (the latest run is ${status}).`,
   notRetryable: (status: string) => `The latest run is ${status}; only a stopped run can be retried.`,
   status: (runId: string, attempt: number, status: string, commentId: number | undefined) =>
@@ -52,8 +55,9 @@ export function helpText(policy: AgentPolicy): string {
     `- \`${p} cancel\`: stop the active run`,
     `- \`${p} approve\`: let a run waiting for approval go on`,
     `- \`${p} retry\`: start the latest run again`,
+    `- \`${p} rebase\`: rebuild the open draft pull request on the head of its base branch`,
     '',
-    `Starting, approving, cancelling and retrying need at least \`${policy.triggers.minPermission}\` permission.`,
+    `Starting, approving, cancelling, retrying and rebasing need at least \`${policy.triggers.minPermission}\` permission.`,
     '',
     '<sub>' + progressMarker('help').replace('progress', 'help') + '</sub>',
   ].join('\n');

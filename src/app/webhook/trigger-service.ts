@@ -8,6 +8,7 @@ import { approveCommand } from './commands/approve.js';
 import { cancelCommand, cancelLatestRun } from './commands/cancel.js';
 import type { CommandContext } from './commands/command-context.js';
 import { helpCommand } from './commands/help.js';
+import { rebaseCommand } from './commands/rebase.js';
 import { retryCommand } from './commands/retry.js';
 import { runCommand, runFromLabel } from './commands/run.js';
 import { statusCommand } from './commands/status.js';
@@ -27,6 +28,7 @@ const COMMANDS: Record<SlashCommandName, { handle: (ctx: CommandContext) => Prom
   cancel: { handle: cancelCommand, needsPermission: true },
   approve: { handle: approveCommand, needsPermission: true },
   retry: { handle: retryCommand, needsPermission: true },
+  rebase: { handle: rebaseCommand, needsPermission: true },
   status: { handle: statusCommand, needsPermission: false },
   help: { handle: helpCommand, needsPermission: false },
 };

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /** The subsets of GitHub webhook payloads the App reads (zod at the boundary; extra fields pass). */
-const User = z.object({ login: z.string(), type: z.string().default('User'), id: z.number().optional() });
+export const User = z.object({ login: z.string(), type: z.string().default('User'), id: z.number().optional() });
 
-const Repository = z.object({
+export const Repository = z.object({
   id: z.number().int(),
   name: z.string(),
   full_name: z.string(),
@@ -24,7 +24,7 @@ const Issue = z.object({
   pull_request: z.unknown().optional(),
 });
 
-const Installation = z.object({ id: z.number().int() });
+export const Installation = z.object({ id: z.number().int() });
 
 export const IssuesLabeledPayload = z.object({
   action: z.literal('labeled'),

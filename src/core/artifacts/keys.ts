@@ -90,6 +90,8 @@ export interface RunKeys {
   attempt(n: number): AttemptKeys;
   candidate: CandidateKeys;
   publish: string;
+  /** `control/rebuild-<base sha>.json`: the rebuild on that base head was requested (once). */
+  rebuildMarker(baseSha: string): string;
   ciPrefix: string;
   ci(checkSuiteId: string | number): string;
 }
@@ -114,6 +116,7 @@ export function runKeys(owner: string, repo: string, runId: string): RunKeys {
       change: (blobSha) => `${candidate}changes/${objectId(blobSha, 'blob sha')}`,
     },
     publish: `${root}publish.json`,
+    rebuildMarker: (baseSha) => `${root}control/rebuild-${objectId(baseSha, 'base sha')}.json`,
     ciPrefix: `${root}ci/`,
     ci: (id) => `${root}ci/${keySegment(id, 'check suite id')}.json`,
   };

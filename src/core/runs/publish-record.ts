@@ -20,6 +20,12 @@ export const PublishRecord = z.object({
   prUrl: z.string(),
   branch: z.string().min(1),
   baseBranch: z.string().min(1),
+  /**
+   * The base-branch commit the published change is built on (the parent of a first publication;
+   * a follow-up commit on the branch keeps its predecessor's). Absent in records written before it
+   * existed: `baseCommitSha` then.
+   */
+  builtOn: Sha.optional(),
   /** Set when the base branch had moved and the policy said `warn`. */
   baseMoved: z.object({ from: Sha, to: Sha }).optional(),
   warnings: z.array(z.string()),

@@ -47,7 +47,7 @@ export const AttemptRequest = z.object({
   schemaVersion: z.literal(1),
   runId: z.string(),
   attempt: z.number().int().min(2),
-  reason: z.enum(['retry', 'approve', 'rerun-base-moved', 'cli']),
+  reason: z.enum(['retry', 'approve', 'rerun-base-moved', 'rebase', 'cli']),
   sender: z.string().optional(),
   /** Gates approved for this attempt (from the previous attempt's approval-request.json). */
   approvedGates: z.array(z.string()).default([]),

@@ -5,7 +5,7 @@ import { AttemptRequest, RunRecord } from '../../../core/runs/run-request.js';
 import { ApprovalMarker, IssueLatest } from '../../../core/runs/run-state.js';
 import { renderProgressComment } from '../../github/progress-comment.js';
 import { TEXTS } from '../texts.js';
-import { readLatestRun } from './latest-run.js';
+import { readLatestRun, type LatestRun } from './latest-run.js';
 import type { TriggerOutcome } from '../trigger-outcome.js';
 import { DEFAULT_LOCK_TTL_MS, type WebhookSession } from '../webhook-session.js';
 
@@ -18,14 +18,13 @@ const RETRYABLE = new Set(['FAILED', 'BLOCKED', 'BUDGET_EXCEEDED', 'CANCELLED', 
  * new attempt; `attempts/<n+1>/request.json` is written once, so a redelivery is a duplicate.
  */
 export async function startNextAttempt(session: WebhookSession, issueNumber: number, sender: string, command: 'approve' | 'retry'): Promise<TriggerOutcome> {
-  const { store, clock } = session.deps;
+  const { store } = session.deps;
   const found = await readLatestRun(session, issueNumber);
   if (!found) {
     await session.reply(issueNumber, TEXTS.noRunTo(command));
     return { kind: 'replied', why: 'no run' };
   }
-  const { latest, keys, progressCommentId } = found;
-  const run = await readArtifactIfPresent(store, keys.run, RunRecord);
+  const run = await readArtifactIfPresent(store, found.keys.run, RunRecord);
   const status = run?.status ?? 'QUEUED';
   if (command === 'approve' && (status !== 'NEEDS_APPROVAL' || !run?.pendingGate)) {
     await session.reply(issueNumber, TEXTS.nothingToApprove(status));
@@ -35,6 +34,26 @@ export async function startNextAttempt(session: WebhookSession, issueNumber: num
     await session.reply(issueNumber, TEXTS.notRetryable(status));
     return { kind: 'replied', why: 'not retryable' };
   }
+  const approvedGates = command === 'approve' && run?.pendingGate ? [run.pendingGate] : [];
+  return queueNextAttempt(session, found, issueNumber, { reason: command, sender, approvedGates, message: `${command} by @${sender}; waiting for a worker` }, run);
+}
+
+export interface NextAttempt {
+  reason: AttemptRequest['reason'];
+  sender?: string;
+  approvedGates: string[];
+  /** The progress comment's line while the attempt waits for a worker. */
+  message: string;
+}
+
+/**
+ * Attempt n+1 of a stopped run under the issue lock: `attempts/<n+1>/request.json` is written once
+ * (a redelivery is a duplicate), then the issue pointer and the progress comment. A gate passed by
+ * `/agent approve` is recorded in `control/approve-<n+1>.json` first, where only the webhook writes.
+ */
+export async function queueNextAttempt(session: WebhookSession, found: LatestRun, issueNumber: number, next: NextAttempt, run?: RunRecord): Promise<TriggerOutcome> {
+  const { store, clock } = session.deps;
+  const { latest, keys, progressCommentId } = found;
   const now = clock.now();
   const attempt = Math.max(latest.attempt, run?.attempt ?? 1) + 1;
   const lock = await acquireIssueLock(store, { ...session.ref, issue: issueNumber }, { runId: latest.runId, attempt }, now, session.deps.lockTtlMs ?? DEFAULT_LOCK_TTL_MS);
@@ -43,22 +62,21 @@ export async function startNextAttempt(session: WebhookSession, issueNumber: num
     return { kind: 'replied', why: 'a run is active' };
   }
   if (lock === 'same-run') return { kind: 'duplicate', runId: latest.runId };
-  const approvedGates = command === 'approve' && run?.pendingGate ? [run.pendingGate] : [];
   const at = new Date(now).toISOString();
-  if (command === 'approve') {
-    await putArtifactIfAbsent(store, keys.approve(attempt), ApprovalMarker, { schemaVersion: 1, runId: latest.runId, attempt, by: sender, gateId: approvedGates[0] ?? '', at });
+  if (next.reason === 'approve') {
+    await putArtifactIfAbsent(store, keys.approve(attempt), ApprovalMarker, { schemaVersion: 1, runId: latest.runId, attempt, by: next.sender ?? '', gateId: next.approvedGates[0] ?? '', at });
   }
   const created = await putArtifactIfAbsent(store, keys.attempt(attempt).request, AttemptRequest, {
     schemaVersion: 1,
     runId: latest.runId,
     attempt,
-    reason: command,
-    sender,
-    approvedGates,
+    reason: next.reason,
+    sender: next.sender,
+    approvedGates: next.approvedGates,
     createdAt: at,
   });
   if (!created) return { kind: 'duplicate', runId: latest.runId };
   await writeArtifact(store, issueLatestKey(session.owner, session.repo, issueNumber), IssueLatest, { ...latest, progressCommentId, attempt, updatedAt: at });
-  await session.editComment(progressCommentId, renderProgressComment({ runId: latest.runId, attempt, status: 'QUEUED', phases: [], message: `${command} by @${sender}; waiting for a worker` }));
+  await session.editComment(progressCommentId, renderProgressComment({ runId: latest.runId, attempt, status: 'QUEUED', phases: [], message: next.message }));
   return { kind: 'started', runId: latest.runId, attempt };
 }
