@@ -146,41 +146,54 @@ function optionalField<K extends string>(key: K, value: string | undefined): Par
   return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }
 
+/** What adding `key: value` to a JSON object costs, separator included (an upper bound). */
+function fieldBytes(key: string, value: unknown): number {
+  return jsonBytes(key) + jsonBytes(value) + 2;
+}
+
 /**
  * Bring failures as read from GitHub within every bound: fields cut to their limits, annotation
  * paths normalised (a path that could leave the repository is dropped), at most
  * MAX_ANNOTATIONS_PER_RUN annotations per run and MAX_CI_FAILURES failures, and the whole report
- * under MAX_CI_REPORT_BYTES (later failures lose their output text, then annotations, then their
- * place). `truncated` is true when anything was cut or left out, or when `readTruncated` says
- * the reader already stopped early.
+ * under MAX_CI_REPORT_BYTES. The budget is spent in passes so that every failure is named before
+ * any gets detail: names, conclusions and titles first, then summaries, then annotations, then
+ * output texts, each pass in failure order. `truncated` is true when anything was cut or left
+ * out, or when `readTruncated` says the reader already stopped early.
  */
 export function boundCiFailureReport(headSha: string, failures: readonly UnboundedCiFailure[], readTruncated = false): CiFailureReport {
   let truncated = readTruncated || failures.length > MAX_CI_FAILURES;
-  const kept: CiFailure[] = [];
+  const full = failures.slice(0, MAX_CI_FAILURES).map((raw) => {
+    const bounded = boundFailure(raw);
+    truncated ||= bounded.truncated;
+    return bounded.failure;
+  });
   let used = jsonBytes({ headSha, failures: [], truncated: true });
-  for (const raw of failures.slice(0, MAX_CI_FAILURES)) {
-    const { failure, truncated: cutHere } = boundFailure(raw);
-    truncated ||= cutHere;
-    const size = jsonBytes(failure) + 1;
-    if (used + size <= MAX_CI_REPORT_BYTES) {
-      kept.push(failure);
-      used += size;
-      continue;
-    }
-    truncated = true;
-    const slim: CiFailure = { ...failure, annotations: [] };
-    delete slim.text;
-    let slimSize = jsonBytes(slim) + 1;
-    if (used + slimSize > MAX_CI_REPORT_BYTES) break;
-    for (const a of failure.annotations) {
-      const more = jsonBytes(a) + 1;
-      if (used + slimSize + more > MAX_CI_REPORT_BYTES) break;
-      slim.annotations.push(a);
-      slimSize += more;
-    }
+  const fits = (cost: number) => {
+    if (used + cost > MAX_CI_REPORT_BYTES) return false;
+    used += cost;
+    return true;
+  };
+  const kept: CiFailure[] = [];
+  for (const f of full) {
+    const { summary: _summary, text: _text, annotations: _annotations, ...essentials } = f;
+    const slim: CiFailure = { ...essentials, annotations: [] };
+    if (!fits(jsonBytes(slim) + 1)) break;
     kept.push(slim);
-    used += slimSize;
   }
+  const sources = full.slice(0, kept.length);
+  sources.forEach((f, i) => {
+    if (f.summary !== undefined && fits(fieldBytes('summary', f.summary))) kept[i].summary = f.summary;
+  });
+  sources.forEach((f, i) => {
+    for (const a of f.annotations) {
+      if (!fits(jsonBytes(a) + 1)) break;
+      kept[i].annotations.push(a);
+    }
+  });
+  sources.forEach((f, i) => {
+    if (f.text !== undefined && fits(fieldBytes('text', f.text))) kept[i].text = f.text;
+  });
+  truncated ||= kept.some((k, i) => k.summary !== full[i].summary || k.text !== full[i].text || k.annotations.length !== full[i].annotations.length) || kept.length < full.length;
   return CiFailureReport.parse({ headSha, failures: kept, truncated });
 }
 
@@ -199,6 +212,11 @@ function neutralise(text: string): string {
     .join('\n');
 }
 
+/** Inline text on one line: a multi-line message reads as one sentence, not as escaped newlines. */
+function oneLine(text: string): string {
+  return inline(text.replace(/\s*(?:\r\n|\r|\n)\s*/g, ' ').trim());
+}
+
 function lines(a: CiAnnotation): string {
   return a.endLine > a.startLine ? `lines ${a.startLine}–${a.endLine}` : `line ${a.startLine}`;
 }
@@ -212,14 +230,14 @@ function renderFailure(f: CiFailure, index: number): string[] {
   const out = [`#### ${index + 1}. ${what} ${code(f.name)}: ${inline(f.conclusion)}`, ''];
   const url = safeUrl(f.url);
   if (url) out.push(`Details: <${url}>`, '');
-  if (f.title) out.push(`${f.kind === 'status' ? 'Description' : 'Title'}: ${inline(f.title)}`, '');
+  if (f.title) out.push(`${f.kind === 'status' ? 'Description' : 'Title'}: ${oneLine(f.title)}`, '');
   if (f.summary) out.push('Summary:', '', ...fenced('text', neutralise(f.summary)), '');
   if (f.text) out.push('Output:', '', ...fenced('text', neutralise(f.text)), '');
   if (f.annotations.length > 0) {
     out.push(`Annotations (${f.annotations.length}):`, '');
     for (const a of f.annotations) {
-      const title = a.title ? ` ${inline(a.title)}:` : '';
-      out.push(`- ${code(a.path)} ${lines(a)} (${a.level}):${title} ${inline(a.message)}`);
+      const title = a.title ? ` ${oneLine(a.title)}:` : '';
+      out.push(`- ${code(a.path)} ${lines(a)} (${a.level}):${title} ${oneLine(a.message)}`);
     }
     out.push('');
   }
