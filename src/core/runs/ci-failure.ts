@@ -79,7 +79,6 @@ export type CiFailureReport = z.infer<typeof CiFailureReport>;
 /** A failure as read, before any bound: same shape, any sizes, any paths. */
 export type UnboundedCiFailure = Omit<CiFailure, 'annotations'> & { annotations: CiAnnotation[] };
 
-const LEVEL_ORDER = { failure: 0, warning: 1, notice: 2 } as const;
 const MAX_PATH_BYTES = defaultPolicy().ingestion.maxPathLength;
 const encoder = new TextEncoder();
 
@@ -110,12 +109,20 @@ function jsonBytes(value: unknown): number {
 }
 
 function boundFailure(failure: UnboundedCiFailure): { failure: CiFailure; truncated: boolean } {
-  const valid: CiAnnotation[] = [];
+  // Failures first: when only some fit, the ones that broke the build are kept. A level whose
+  // bucket is full skips its annotations unread, so the cost stays linear in what is kept.
+  const buckets: Record<CiAnnotation['level'], CiAnnotation[]> = { failure: [], warning: [], notice: [] };
+  let skipped = false;
   for (const a of failure.annotations) {
+    const bucket = buckets[a.level];
+    if (bucket.length >= MAX_ANNOTATIONS_PER_RUN) {
+      skipped = true;
+      continue;
+    }
     const path = safeAnnotationPath(a.path);
     if (path === undefined) continue;
     const startLine = Math.max(1, Math.trunc(a.startLine));
-    valid.push({
+    bucket.push({
       path,
       startLine,
       endLine: Math.max(startLine, Math.trunc(a.endLine)),
@@ -124,8 +131,7 @@ function boundFailure(failure: UnboundedCiFailure): { failure: CiFailure; trunca
       ...(a.title ? { title: cut(a.title, MAX_CI_MESSAGE_CHARS) } : {}),
     });
   }
-  // Failures first: when only some fit, the ones that broke the build are kept.
-  const annotations = valid.map((a, i) => ({ a, i })).sort((x, y) => LEVEL_ORDER[x.a.level] - LEVEL_ORDER[y.a.level] || x.i - y.i).map(({ a }) => a);
+  const ordered = [...buckets.failure, ...buckets.warning, ...buckets.notice];
   const url = failure.url !== undefined && failure.url.length <= MAX_CI_URL_CHARS ? failure.url : undefined;
   const bounded: CiFailure = {
     kind: failure.kind,
@@ -135,10 +141,10 @@ function boundFailure(failure: UnboundedCiFailure): { failure: CiFailure; trunca
     ...optionalField('title', optionalCut(failure.title, MAX_CI_MESSAGE_CHARS)),
     ...optionalField('summary', optionalCut(failure.summary, MAX_CI_OUTPUT_CHARS)),
     ...optionalField('text', optionalCut(failure.text, MAX_CI_OUTPUT_CHARS)),
-    annotations: annotations.slice(0, MAX_ANNOTATIONS_PER_RUN),
+    annotations: ordered.slice(0, MAX_ANNOTATIONS_PER_RUN),
   };
   const cutText = (raw: string | undefined, kept: string | undefined) => raw !== undefined && raw !== '' && raw !== kept;
-  const truncated = valid.length > MAX_ANNOTATIONS_PER_RUN || cutText(failure.summary, bounded.summary) || cutText(failure.text, bounded.text);
+  const truncated = skipped || ordered.length > MAX_ANNOTATIONS_PER_RUN || cutText(failure.summary, bounded.summary) || cutText(failure.text, bounded.text);
   return { failure: bounded, truncated };
 }
 
