@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCiFailures } from '../../../src/app/github/ci-failures.js';
+import { MAX_CHECK_RUN_PAGES, readCiFailures } from '../../../src/app/github/ci-failures.js';
 import { createGitHubApi, type GitHubApi } from '../../../src/app/github/github-api.js';
 import { InProcessTokenBroker } from '../../../src/app/tokens/in-process-token-broker.js';
 import { CiFailureReport, MAX_ANNOTATIONS_PER_RUN } from '../../../src/core/runs/ci-failure.js';
@@ -13,6 +13,7 @@ const keys = testAppKey();
 let standin: GitHubStandin;
 let api: GitHubApi;
 let gadgetsApi: GitHubApi;
+let gizmosApi: GitHubApi;
 let head: string;
 
 beforeAll(async () => {
@@ -23,6 +24,7 @@ beforeAll(async () => {
     repos: [
       { owner: 'acme', name: 'widgets', id: 11, files: { 'src/app.ts': 'export const v = 1;\n' } },
       { owner: 'acme', name: 'gadgets', id: 12, files: { 'src/b.ts': 'b\n' } },
+      { owner: 'acme', name: 'gizmos', id: 13, files: { 'src/c.ts': 'c\n' } },
     ],
   });
   const broker = new InProcessTokenBroker({ role: 'read', appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, policy: STANDIN_GITHUB_POLICY });
@@ -30,6 +32,7 @@ beforeAll(async () => {
     createGitHubApi({ token: (await broker.token({ installationId: 1, repositoryId, role: 'read' })).token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY });
   api = await readApi(11);
   gadgetsApi = await readApi(12);
+  gizmosApi = await readApi(13);
   head = (await standin.resolve(FULL, 'main'))!;
 });
 afterAll(async () => {
@@ -111,6 +114,19 @@ describe('ci repair: reading failing CI with the read token', () => {
     expect(calls.filter((c) => c.path.endsWith('/check-runs')).map((c) => new URLSearchParams(c.query).get('page'))).toEqual(['1', '2']);
     const annotationCalls = calls.filter((c) => c.path.endsWith('/annotations'));
     expect(annotationCalls.map((c) => new URLSearchParams(c.query).get('per_page'))).toEqual([String(MAX_ANNOTATIONS_PER_RUN)]);
+    expect(standin.contract.violations()).toEqual([]);
+  });
+
+  it('stops listing check runs after its page budget and says the report is incomplete', async () => {
+    const sha = (await standin.resolve('acme/gizmos', 'main'))!;
+    const passing = Array.from({ length: MAX_CHECK_RUN_PAGES * 100 + 20 }, (_, i) => ({ name: `pass-${String(i).padStart(4, '0')}` }));
+    standin.addCheckSuite('acme/gizmos', { headSha: sha, conclusion: 'failure', runs: [...passing, { name: 'zz-late', conclusion: 'failure' }] });
+    const before = standin.calls.length;
+
+    const report = await readCiFailures(gizmosApi, 'acme', 'gizmos', sha);
+
+    expect(report).toEqual({ headSha: sha, failures: [], truncated: true });
+    expect(standin.calls.slice(before).filter((c) => c.path.endsWith('/check-runs'))).toHaveLength(MAX_CHECK_RUN_PAGES);
     expect(standin.contract.violations()).toEqual([]);
   });
 });
