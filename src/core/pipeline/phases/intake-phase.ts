@@ -1,5 +1,6 @@
 import type { PhaseHandler } from '../../phases/orchestrator.js';
 import { TaskError } from '../../task/task-error.js';
+import { taskWithFollowUp } from '../../task/follow-up-task.js';
 import { parseTask } from '../../task/parse-task.js';
 import { TaskContract } from '../../task/task-contract.js';
 import type { PipelineEnv } from '../pipeline-env.js';
@@ -37,6 +38,7 @@ export function intakePhase(env: PipelineEnv): PhaseHandler {
       }
       // The CLI's `--paths` is the task's scope when the task block names none (and narrows it otherwise, see policyViews).
       if (request.paths && request.paths.length > 0 && !(task.paths && task.paths.length > 0)) task = { ...task, paths: [...request.paths] };
+      if (env.followUp) task = taskWithFollowUp(task, env.followUp);
       if (!env.policy.agent.allowedModes.includes(task.mode)) {
         return {
           output: task,
