@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseAgentBranch as parseRunBranch } from '../../core/git/branch-name.js';
 import type { CiStatus } from '../../core/ports.js';
+import { isFailingConclusion } from '../../core/runs/ci-failure.js';
 import type { GitHubApi } from '../github/github-api.js';
 
 const Sha = z.string().regex(/^[0-9a-f]{40}$/);
@@ -36,13 +37,11 @@ export const CiEvent = z.object({
 });
 export type CiEvent = z.infer<typeof CiEvent>;
 
-const FAILING = new Set(['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure', 'stale', 'error']);
-
 /** Overall state: pending while anything runs, else success / failure / mixed. */
 export function ciState(checks: readonly { status: string; conclusion: string | null }[]): CiStatus['state'] {
   if (checks.length === 0) return 'pending';
   if (checks.some((c) => c.status !== 'completed' || c.conclusion === null)) return 'pending';
-  const failing = checks.filter((c) => FAILING.has(c.conclusion ?? '')).length;
+  const failing = checks.filter((c) => isFailingConclusion(c.conclusion)).length;
   if (failing === 0) return 'success';
   return failing === checks.length ? 'failure' : 'mixed';
 }

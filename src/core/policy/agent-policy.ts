@@ -156,6 +156,20 @@ export const AgentPolicy = z
           })
           .prefault({})
           .describe('When the risk of a change needs a maintainer approval.'),
+        ciRepair: z
+          .strictObject({
+            maxAttempts: z
+              .number()
+              .int()
+              .min(0)
+              .max(5)
+              .default(1)
+              .describe(
+                "Most repair attempts one agent PR gets when its head's checks fail (each for a different head commit, never twice for the same one); 0 turns repair from CI off. The attempt reads the failing checks' output and annotations as untrusted data.",
+              ),
+          })
+          .prefault({})
+          .describe('Repairing an agent PR whose CI failed.'),
       })
       .prefault({})
       .describe('What runs may do.'),

@@ -476,11 +476,13 @@ export async function handleRepoRoute(ctx: RouteContext): Promise<RouteResult> {
       const name = ctx.query.get('check_name');
       const status = ctx.query.get('status');
       const runs = suites.flatMap((s) => s.runs.map((r) => ({ s, r }))).filter(({ r }) => (!name || r.name === name) && (!status || r.status === status));
+      const perPage = Math.min(100, Number(ctx.query.get('per_page') ?? 30));
+      const start = (Number(ctx.query.get('page') ?? 1) - 1) * perPage;
       return {
         status: 200,
         body: {
           total_count: runs.length,
-          check_runs: runs.map(({ s, r }) => ({
+          check_runs: runs.slice(start, start + perPage).map(({ s, r }) => ({
             id: r.id,
             name: r.name,
             head_sha: s.headSha,
@@ -490,6 +492,11 @@ export async function handleRepoRoute(ctx: RouteContext): Promise<RouteResult> {
             html_url: `${ctx.baseUrl}/${repo.fullName}/runs/${r.id}`,
             app: s.app,
             check_suite: { id: s.id },
+            output: {
+              ...r.output,
+              annotations_count: r.annotations.length,
+              annotations_url: `${ctx.baseUrl}/repos/${repo.fullName}/check-runs/${r.id}/annotations`,
+            },
           })),
         },
       };
@@ -513,6 +520,30 @@ export async function handleRepoRoute(ctx: RouteContext): Promise<RouteResult> {
         statuses: values.map((s) => ({ context: s.context, state: s.state, description: s.description, target_url: s.targetUrl, created_at: iso(s.createdAt) })),
         repository: { id: repo.id, full_name: repo.fullName },
       },
+    };
+  }
+  if ((m = /^\/check-runs\/(\d+)\/annotations$/.exec(rest)) && method === 'GET') {
+    const denied = need(ctx, ['checks', 'read']);
+    if (denied) return denied;
+    const id = Number(m[1]);
+    const run = repo.checkSuites.flatMap((s) => s.runs).find((r) => r.id === id);
+    if (!run) return notFound;
+    const perPage = Math.min(100, Number(ctx.query.get('per_page') ?? 30));
+    const start = (Number(ctx.query.get('page') ?? 1) - 1) * perPage;
+    return {
+      status: 200,
+      body: run.annotations.slice(start, start + perPage).map((a) => ({
+        path: a.path,
+        blob_href: `${ctx.baseUrl}/${repo.fullName}/blob/HEAD/${a.path}`,
+        start_line: a.startLine,
+        end_line: a.endLine,
+        start_column: null,
+        end_column: null,
+        annotation_level: a.level,
+        title: a.title ?? null,
+        message: a.message,
+        raw_details: null,
+      })),
     };
   }
   if ((m = /^\/commits\/([^/]+)$/.exec(rest)) && method === 'GET') {

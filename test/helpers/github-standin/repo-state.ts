@@ -63,6 +63,24 @@ export interface CheckRunState {
   status: 'queued' | 'in_progress' | 'completed';
   conclusion: string | null;
   detailsUrl?: string;
+  output: CheckRunOutputState;
+  annotations: CheckAnnotationState[];
+}
+
+/** What a check run reports besides its conclusion (GitHub's `output`, without the annotations). */
+export interface CheckRunOutputState {
+  title: string | null;
+  summary: string | null;
+  text: string | null;
+}
+
+export interface CheckAnnotationState {
+  path: string;
+  startLine: number;
+  endLine: number;
+  level: 'notice' | 'warning' | 'failure';
+  message: string;
+  title?: string;
 }
 
 export interface CheckSuiteState {

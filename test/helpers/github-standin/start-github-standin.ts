@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { grants, TokenRegistry, type AuthResult, type MintedToken } from './auth.js';
 import { GitStore } from './git-store.js';
 import { formatIsoDate, parseIsoDate, type Signature, type TreeEntryMode } from './git-objects.js';
-import type { CheckSuiteState, CommitStatusState, RepoPermission, RepoState, ReviewState, StandinUser } from './repo-state.js';
+import type { CheckAnnotationState, CheckRunOutputState, CheckSuiteState, CommitStatusState, RepoPermission, RepoState, ReviewState, StandinUser } from './repo-state.js';
 import { handleRepoRoute, type RouteContext, type RouteResult } from './repo-routes.js';
 import { buildTree, UnprocessableError } from './tree-builder.js';
 import type { GitHubRetryPolicy } from '../../../src/app/github/github-api.js';
@@ -105,6 +105,16 @@ export const DEFAULT_INSTALLATION_PERMISSIONS: Record<string, string> = {
   statuses: 'read',
 };
 
+/** One check run of a suite added by a test; `output` and `annotations` are what CI reported. */
+export interface StandinCheckRun {
+  name: string;
+  status?: CheckSuiteState['status'];
+  conclusion?: string | null;
+  detailsUrl?: string;
+  output?: Partial<CheckRunOutputState>;
+  annotations?: CheckAnnotationState[];
+}
+
 export interface GitHubStandin {
   url: string;
   /**
@@ -135,7 +145,7 @@ export interface GitHubStandin {
   setIssue(fullName: string, number: number, fields: { title?: string; body?: string | null; labels?: string[]; user?: string; state?: 'open' | 'closed' }): void;
   addCheckSuite(
     fullName: string,
-    suite: { headSha: string; headBranch?: string | null; status?: CheckSuiteState['status']; conclusion?: string | null; app?: { id: number; slug: string }; runs?: { name: string; status?: CheckSuiteState['status']; conclusion?: string | null; detailsUrl?: string }[] },
+    suite: { headSha: string; headBranch?: string | null; status?: CheckSuiteState['status']; conclusion?: string | null; app?: { id: number; slug: string }; runs?: StandinCheckRun[] },
   ): CheckSuiteState;
   /** A submitted review on a pull request, with inline comments; returns its id (for the webhook payload). */
   addReview(fullName: string, pull: number, review: { user: string; body: string; commitId: string; comments?: { path: string; line: number; startLine?: number; body: string }[] }): ReviewState;
@@ -512,6 +522,8 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
           status: r.status ?? 'completed',
           conclusion: r.conclusion === undefined ? ((r.status ?? 'completed') === 'completed' ? 'success' : null) : r.conclusion,
           detailsUrl: r.detailsUrl,
+          output: { title: r.output?.title ?? null, summary: r.output?.summary ?? null, text: r.output?.text ?? null },
+          annotations: r.annotations ?? [],
         })),
         createdAt: clock.now(),
       };

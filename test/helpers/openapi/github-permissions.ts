@@ -25,6 +25,7 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, PermissionNeeds>> = 
   'repos/get-combined-status-for-ref': read('statuses'),
   'repos/list-commit-statuses-for-ref': read('statuses'),
   'checks/list-for-ref': read('checks'),
+  'checks/list-annotations': read('checks'),
   'checks/list-suites-for-ref': read('checks'),
   'issues/get': issueOrPull('read'),
   'issues/list-for-repo': read('issues'),
