@@ -1,9 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAINTAINER, READER, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
+import { parentsOf, pushHumanCommit } from '../helpers/push-human-commit.js';
 
 /**
  * After the draft PR: `/agent revise` in a PR comment, or a submitted review, adds one commit
@@ -14,16 +11,6 @@ import { MAINTAINER, READER, startAppHarness, type AppHarness } from '../helpers
 
 const ISSUE = 1;
 const bump = (version: string) => `\`\`\`agent\nsteps:\n  - recipe: bump-dependency\n    package: org.springframework.boot:spring-boot-starter-parent\n    to: ${version}\n\`\`\``;
-
-function git(cwd: string, ...args: string[]): string {
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'Hana Human', GIT_AUTHOR_EMAIL: 'hana@example.com', GIT_COMMITTER_NAME: 'Hana Human', GIT_COMMITTER_EMAIL: 'hana@example.com', GIT_AUTHOR_DATE: '2026-02-03T06:00:00Z', GIT_COMMITTER_DATE: '2026-02-03T06:00:00Z' };
-  return execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim();
-}
-
-/** The commit's parents, read with native git from the stand-in's bare repository. */
-function parentsOf(h: AppHarness, sha: string): string[] {
-  return git(h.standin.gitRoot, '--git-dir', join(h.standin.gitRoot, 'acme/orders.git'), 'rev-list', '--parents', '-n', '1', sha).split(' ').slice(1);
-}
 
 describe('revise: follow-ups on the draft pull request', () => {
   let h: AppHarness;
@@ -88,18 +75,7 @@ describe('revise: follow-ups on the draft pull request', () => {
   });
 
   it('human commit: a human commit on the branch is kept by the next revision, asked in a review with inline comments', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'human-commit-'));
-    try {
-      git(work, 'clone', '-q', '--branch', branch, join(h.standin.gitRoot, 'acme/orders.git'), 'repo');
-      const repo = join(work, 'repo');
-      writeFileSync(join(repo, 'NOTES.md'), 'Migration notes by a human.\n');
-      git(repo, 'add', 'NOTES.md');
-      git(repo, 'commit', '-q', '-m', 'Add migration notes');
-      git(repo, 'push', '-q', 'origin', `HEAD:refs/heads/${branch}`);
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
-    const humanHead = (await h.standin.resolve(h.fullName, branch))!;
+    const humanHead = await pushHumanCommit(h, branch, { 'NOTES.md': 'Migration notes by a human.\n' }, 'Add migration notes');
     expect(parentsOf(h, humanHead)).toEqual([(await h.json(`${prefix}publish.json`)).publishedCommitSha]);
 
     const review = h.standin.addReview(h.fullName, prNumber, {

@@ -68,4 +68,19 @@ export const PullRequestReviewSubmittedPayload = z.object({
 });
 export type PullRequestReviewSubmittedPayload = z.infer<typeof PullRequestReviewSubmittedPayload>;
 
+/** `check_suite.completed` as the CI repair trigger reads it (the CI feedback recorder has its own subset). */
+export const CheckSuiteCompletedEvent = z.object({
+  action: z.literal('completed'),
+  check_suite: z.object({
+    id: z.number().int(),
+    head_branch: z.string().nullable(),
+    head_sha: z.string(),
+    conclusion: z.string().nullable(),
+    app: z.object({ slug: z.string().optional(), name: z.string().optional() }).nullable().optional(),
+  }),
+  repository: Repository,
+  installation: Installation,
+});
+export type CheckSuiteCompletedEvent = z.infer<typeof CheckSuiteCompletedEvent>;
+
 export type RepositoryPayload = z.infer<typeof Repository>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CiFailureReport } from './ci-failure.js';
 
 /** Bounds on what a follow-up carries into the task (the model sees all of it). */
 export const FOLLOW_UP_LIMITS = {
@@ -34,7 +35,7 @@ export const FollowUp = z.object({
   instructions: z.string().max(FOLLOW_UP_LIMITS.instructionsChars),
   reviewComments: z.array(ReviewComment).max(FOLLOW_UP_LIMITS.reviewComments).default([]),
   /** The failing checks, as read with the read token (untrusted text). */
-  ciFailures: z.unknown().optional(),
+  ciFailures: CiFailureReport.optional(),
   onto: z.object({ branch: z.string().min(1), headSha: Sha, baseBranch: z.string().min(1), pullRequest: z.number().int().positive() }),
 });
 export type FollowUp = z.infer<typeof FollowUp>;

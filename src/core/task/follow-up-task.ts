@@ -1,4 +1,5 @@
 import { frameUntrusted } from '../engines/llm/untrusted-content.js';
+import { frameCiFailures } from '../runs/ci-failure.js';
 import type { FollowUp } from '../runs/follow-up.js';
 import { findFencedBlocks, splitLines } from './fenced-blocks.js';
 import { parseTask, taskDigest } from './parse-task.js';
@@ -37,7 +38,7 @@ export function followUpInstructions(body: string, prefix: string, command = 're
  * untrusted content: they come from people and tools outside the trust boundary, like the issue
  * text, and say what to change, never what the agent may do.
  */
-export function taskWithFollowUp(task: TaskContract, followUp: FollowUp, renderedCiFailures?: string): TaskContract {
+export function taskWithFollowUp(task: TaskContract, followUp: FollowUp): TaskContract {
   const revised = parseTask({ title: task.title, body: '', comment: followUp.instructions, source: 'github' });
   const steps = revised.blockSource === 'comment' && revised.steps.length > 0 ? revised.steps : task.steps;
   const parts = [task.objective];
@@ -48,7 +49,7 @@ export function taskWithFollowUp(task: TaskContract, followUp: FollowUp, rendere
     const where = `${c.path}${c.line ? `:${c.startLine && c.startLine !== c.line ? `${c.startLine}-` : ''}${c.line}` : ''}`;
     parts.push(frameUntrusted(`review comment by @${c.author} on ${where}`, c.body));
   }
-  if (renderedCiFailures) parts.push(frameUntrusted('failing CI checks', renderedCiFailures));
+  if (followUp.ciFailures) parts.push(frameCiFailures(followUp.ciFailures));
   const objective = parts.filter((p) => p.trim() !== '').join('\n\n');
   const searchTerms = deriveSearchTerms({ title: task.title, objective, steps });
   const kind = steps.length > 0 || searchTerms.some((t) => t.kind === 'symbol') ? 'specific' : 'exploratory';
