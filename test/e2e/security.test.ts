@@ -10,7 +10,7 @@ import { MAINTAINER, MIGRATION_CHANGED_FILES, MODEL_API_KEY, READER, startAppHar
 const CANARY = 'whsec_CANARY_6f1d0c9e2b7a4c38a5e1';
 
 /** token-read's fixed scopes, plus the metadata:read GitHub grants every token. */
-const READ_SCOPES = { contents: 'read', metadata: 'read', issues: 'write', checks: 'read', statuses: 'read' };
+const READ_SCOPES = { contents: 'read', metadata: 'read', issues: 'write', checks: 'read', statuses: 'read', pull_requests: 'read' };
 
 /** A task block that would change only README.md: what the edited issue asks for. */
 const EDITED_BODY = `Please reword the README instead.

@@ -237,6 +237,10 @@ export interface HarnessPayloads {
   labeled(issue: number, options?: { label?: string; sender?: string }): Record<string, unknown>;
   comment(issue: number, body: string, options?: { sender?: string; commentId?: number; senderType?: 'User' | 'Bot' }): Record<string, unknown>;
   closed(issue: number, options?: { sender?: string }): Record<string, unknown>;
+  /** `issue_comment.created` on pull request `number` (a PR is an issue; `issue.pull_request` is set). */
+  prComment(number: number, body: string, options?: { sender?: string; commentId?: number; senderType?: 'User' | 'Bot' }): Record<string, unknown>;
+  /** `pull_request_review.submitted` for a review added with `standin.addReview`. */
+  reviewSubmitted(number: number, review: { id: number; body: string; sender?: string; commitId: string }): Promise<Record<string, unknown>>;
   checkSuiteCompleted(suite: { id: number; headSha: string; headBranch: string | null; conclusion?: string | null; app?: { id: number; slug: string } }): Record<string, unknown>;
   /** A `push` of `before..after` to `refs/heads/<branch>` (see test/helpers/push-commit.ts to make the commit). */
   push(branch: string, commits: { before: string; after: string }, options?: { sender?: string }): Record<string, unknown>;
@@ -699,6 +703,40 @@ export function buildPayloads(standin: GitHubStandin): HarnessPayloads {
       const p = example('issues', 'reopened');
       const issue = { ...issueJson(p.issue as Record<string, unknown>, number), state: 'closed', closed_at: '2026-02-03T05:00:00Z' };
       return { ...p, action: 'closed', issue, repository: repository(p.repository as Record<string, unknown>), sender: userJson(o.sender ?? MAINTAINER), installation };
+    },
+    prComment(number, body, o = {}) {
+      const p = example('issue_comment', 'created');
+      const pull = standin.repo(HARNESS_FULL_NAME).pulls.get(number);
+      if (!pull) throw new Error(`the stand-in has no pull request #${number}`);
+      const user = userJson(o.sender ?? MAINTAINER, o.senderType);
+      if (o.senderType) user.type = o.senderType;
+      const base = p.issue as Record<string, unknown>;
+      const issue = {
+        ...base,
+        id: ISSUE_ID_BASE + number,
+        number,
+        title: pull.title,
+        body: pull.body,
+        state: pull.state,
+        user: userJson(pull.user.login),
+        labels: [],
+        updated_at: new Date(pull.updatedAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        html_url: `https://github.com/${HARNESS_FULL_NAME}/pull/${number}`,
+        url: `https://api.github.com/repos/${HARNESS_FULL_NAME}/issues/${number}`,
+        pull_request: { url: `https://api.github.com/repos/${HARNESS_FULL_NAME}/pulls/${number}`, html_url: `https://github.com/${HARNESS_FULL_NAME}/pull/${number}` },
+      };
+      const comment = { ...(p.comment as object), id: o.commentId ?? ++commentIds, body, user, performed_via_github_app: null };
+      return { ...p, issue, comment, repository: repository(p.repository as Record<string, unknown>), sender: user, installation };
+    },
+    async reviewSubmitted(number, review) {
+      const p = example('pull_request_review', 'submitted');
+      const pull = standin.repo(HARNESS_FULL_NAME).pulls.get(number);
+      if (!pull) throw new Error(`the stand-in has no pull request #${number}`);
+      const user = userJson(review.sender ?? MAINTAINER);
+      const ref = async (name: string) => ({ ref: name, sha: await standin.resolve(HARNESS_FULL_NAME, name), repo: repository(undefined) });
+      const pull_request = { ...(p.pull_request as object), number, state: pull.state, head: await ref(pull.head), base: await ref(pull.base) };
+      const reviewJson = { ...(p.review as object), id: review.id, body: review.body, user, commit_id: review.commitId, state: 'commented' };
+      return { ...p, review: reviewJson, pull_request, repository: repository(p.repository as Record<string, unknown>), sender: user, installation };
     },
     checkSuiteCompleted(suite) {
       const p = example('check_suite', 'completed');

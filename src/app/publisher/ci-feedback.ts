@@ -5,7 +5,8 @@ import { renderVerificationSection, replaceVerificationSection } from '../../cor
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
 import { RunRequest } from '../../core/runs/run-request.js';
 import { updateRunRecord } from '../../core/runs/update-run-record.js';
-import { CiEvent, parseAgentBranch, readCiSnapshot, type CiSnapshot } from '../webhook/ci-event.js';
+import { findAgentRun } from '../webhook/agent-run.js';
+import { CiEvent, readCiSnapshot, type CiSnapshot } from '../webhook/ci-event.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { renderProgressComment } from '../github/progress-comment.js';
 import type { PublishDeps } from './publish-candidate.js';
@@ -81,15 +82,8 @@ export const PullRequestClosedPayload = z.object({
   repository: RepositoryPayload,
 });
 
-/** The run an agent branch belongs to, when the snapshot agrees on repository and branch. */
-async function findRun(store: ArtifactStore, repository: z.infer<typeof RepositoryPayload>, branch: string | null) {
-  const parsed = parseAgentBranch(branch);
-  if (!parsed) return undefined;
-  const keys = keysOf(repository.owner.login, repository.name, parsed.runId);
-  const request = await readArtifactIfPresent(store, keys.request, RunRequest);
-  if (!request || request.source.kind !== 'github' || request.source.repositoryId !== repository.id || request.agentBranch !== branch) return undefined;
-  return { keys, request, source: request.source };
-}
+/** The run an agent branch belongs to (one rule, shared with the PR commands). */
+const findRun = findAgentRun;
 
 async function snapshotFor(deps: CiRecorderDeps, source: { installationId: number; repositoryId: number }, owner: string, repo: string, sha: string): Promise<CiSnapshot> {
   const issued = await deps.tokens.token({ installationId: source.installationId, repositoryId: source.repositoryId, role: 'read' });

@@ -74,6 +74,7 @@ export class GitHubPublisher implements Publisher {
    * it is moved; anything else is a human's and refused.
    */
   private async placeBranch(plan: PublicationPlan): Promise<{ sha: string; created: boolean }> {
+    if (plan.placement.mode === 'on-top') return this.addOnTop(plan, plan.placement.expectedHead);
     const { api, owner, repo } = this.options;
     const ref = `heads/${plan.ref.branch}`;
     let current = await this.inspectBranch(plan);
@@ -100,6 +101,39 @@ export class GitHubPublisher implements Publisher {
       if (current?.ours === 'same') return { sha: current.sha, created: false };
       throw new PublishError('BRANCH_NOT_OURS', 'the agent branch appeared at a commit this run did not make', { branch: plan.ref.branch, head: current?.sha });
     }
+  }
+
+  /**
+   * A follow-up's commit on the branch head it built on. The ref moves by fast-forward only
+   * (`force: false`: GitHub refuses anything else), so a commit someone pushed meanwhile is
+   * never lost; a head already at our commit is a re-invocation.
+   */
+  private async addOnTop(plan: PublicationPlan, expectedHead: string): Promise<{ sha: string; created: boolean }> {
+    const { api, owner, repo } = this.options;
+    const ref = `heads/${plan.ref.branch}`;
+    const moved = (head: string | undefined) => new PublishError('BRANCH_MOVED', 'the agent branch moved since the revision started', { branch: plan.ref.branch, expected: expectedHead, actual: head ?? null });
+    const current = await orUndefinedOn404(() => api.rest.git.getRef({ owner, repo, ref }));
+    const head = current?.data.object.sha;
+    if (head !== expectedHead) {
+      if (head) {
+        const commit = await api.rest.git.getCommit({ owner, repo, commit_sha: head });
+        const parents = commit.data.parents.map((p) => p.sha);
+        if (parents.length === 1 && parents[0] === expectedHead && commit.data.tree.sha === plan.expectedTreeSha) return { sha: head, created: false };
+      }
+      throw moved(head);
+    }
+    const created = await api.rest.git.createCommit({ owner, repo, message: plan.commit.message, tree: plan.expectedTreeSha, parents: [expectedHead] });
+    const parents = created.data.parents.map((p) => p.sha);
+    if (created.data.tree.sha !== plan.expectedTreeSha || parents.length !== 1 || parents[0] !== expectedHead) {
+      throw new PublishError('OBJECT_MISMATCH', 'GitHub returned a commit with another tree or parent', { tree: created.data.tree.sha, parents });
+    }
+    try {
+      await api.rest.git.updateRef({ owner, repo, ref, sha: created.data.sha, force: false });
+    } catch (error) {
+      if (statusOf(error) !== 422) throw error;
+      throw moved(undefined);
+    }
+    return { sha: created.data.sha, created: true };
   }
 
   /** The open PR for the head branch, found before one is created (and after a 422 race). */

@@ -5,6 +5,7 @@ import { planPublication } from '../../core/publish/plan-publication.js';
 import type { PublicationApplied, PublicationPlan } from '../../core/publish/publication.js';
 import { PublishError } from '../../core/publish/publish-error.js';
 import { RunRequest } from '../../core/runs/run-request.js';
+import { readBranchHead, readFollowUp, revisionEntry, updateRevisions } from './follow-up-publication.js';
 import { GitHubPublisher } from './github-publisher.js';
 import { readCandidateBlobs, readGitHubBase, readGitHubTarget, readRunControls, readTrustedPolicy } from './github-state.js';
 import type { PublishOptions, PublishOutcome, RunContext } from './publisher-context.js';
@@ -45,9 +46,10 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
   const ctx: RunContext = { request, owner: binding.owner, repo: binding.repo, attempt: 1 };
   const raw = rawCandidate ? decodeJson(rawCandidate.body) : undefined;
   const parsed = PrCandidate.safeParse(raw);
+  let existing: PublishRecord | undefined;
   if (parsed.success) {
     ctx.attempt = parsed.data.attempt;
-    const existing = await readArtifactIfPresent(store, keys.publish, PublishRecord);
+    existing = await readArtifactIfPresent(store, keys.publish, PublishRecord);
     if (existing && existing.attempt >= parsed.data.attempt) {
       logger.info('candidate already published', { runId: request.runId, attempt: parsed.data.attempt, prNumber: existing.prNumber });
       return { kind: 'already-published', record: existing };
@@ -64,6 +66,9 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
   ctx.api = api;
   const repo = { api, owner: ctx.owner, repo: ctx.repo };
   const { target, defaultBranch, defaultHead } = await readGitHubTarget(repo, issued);
+  const followUp = await readFollowUp(store, keys, candidate.attempt);
+  const base = await readGitHubBase(repo, candidate, defaultBranch, defaultHead);
+  if (followUp) base.branchHead = await readBranchHead(api, ctx.owner, ctx.repo, candidate.headBranch);
   const decision = await planPublication({
     binding,
     request,
@@ -71,9 +76,10 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
     cancel: controls.cancel,
     target,
     trustedPolicy: await readTrustedPolicy(repo, defaultBranch),
-    base: await readGitHubBase(repo, candidate, defaultBranch, defaultHead),
+    base,
     blobs: await readCandidateBlobs(store, keys, candidate),
     approvedGates: controls.approvedGates,
+    followUp,
   });
   if (decision.kind === 'refuse') return recordRefusal(options, ctx, decision.error);
   if (decision.kind === 'rerun') return recordRerun(options, ctx, candidate.attempt, decision);
@@ -84,7 +90,11 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
     if (error instanceof PublishError) return recordRefusal(options, ctx, error);
     throw error;
   }
-  return recordPublished(options, ctx, publishRecord(decision.plan, applied, new Date(options.clock.now()).toISOString()));
+  const record = publishRecord(decision.plan, applied, new Date(options.clock.now()).toISOString());
+  if (followUp && applied.pullRequest) {
+    record.revisions = await updateRevisions(api, ctx.owner, ctx.repo, applied.pullRequest.number, existing, revisionEntry(followUp, candidate, decision.plan, applied.commitSha));
+  }
+  return recordPublished(options, ctx, record, { replace: followUp !== undefined });
 }
 
 function publishRecord(plan: PublicationPlan, applied: PublicationApplied, now: string): PublishRecord {

@@ -53,11 +53,14 @@ export async function recordRefusal(options: PublishOptions, ctx: RunContext, er
 }
 
 /** Record a publication: the progress comment, publish.json (once), run.json PUBLISHED, the lock released. */
-export async function recordPublished(options: PublishOptions, ctx: RunContext, record: PublishRecord): Promise<PublishOutcome> {
+export async function recordPublished(options: PublishOptions, ctx: RunContext, record: PublishRecord, how: { replace?: boolean } = {}): Promise<PublishOutcome> {
   const { store, runKeys: keys } = options;
   const n = record.warnings.length;
-  await updateProgress(options, ctx, { status: 'PUBLISHED', message: n > 0 ? `draft pull request opened, with ${n} warning(s)` : 'draft pull request opened', pullRequestUrl: record.prUrl, baseCommitSha: record.baseCommitSha });
-  await putArtifactIfAbsent(store, keys.publish, PublishRecord, record);
+  const what = how.replace ? `revision committed on the pull request (\`${record.publishedCommitSha.slice(0, 12)}\`)` : 'draft pull request opened';
+  await updateProgress(options, ctx, { status: 'PUBLISHED', message: n > 0 ? `${what}, with ${n} warning(s)` : what, pullRequestUrl: record.prUrl, baseCommitSha: record.baseCommitSha });
+  // A follow-up replaces the record (it holds the latest published attempt, and every revision); attempt 1 writes it once.
+  if (how.replace) await writeArtifact(store, keys.publish, PublishRecord, record);
+  else await putArtifactIfAbsent(store, keys.publish, PublishRecord, record);
   await updateRun(options, ctx, (run) => ({
     ...run,
     status: 'PUBLISHED',

@@ -5,7 +5,7 @@ import type { TokenRole } from '../../core/ports.js';
  * inputs: no caller of token-read or token-write can widen them.
  */
 export const TOKEN_SCOPES: Readonly<Record<TokenRole, Readonly<Record<string, 'read' | 'write'>>>> = Object.freeze({
-  read: Object.freeze({ contents: 'read', metadata: 'read', issues: 'write', checks: 'read', statuses: 'read' }),
+  read: Object.freeze({ contents: 'read', metadata: 'read', issues: 'write', checks: 'read', statuses: 'read', pull_requests: 'read' }),
   write: Object.freeze({ contents: 'write', pull_requests: 'write', issues: 'write' }),
 });
 

@@ -4,6 +4,7 @@ import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports
 import { onPullRequestClosed, recordCheckSuite, recordCommitStatus } from '../publisher/ci-feedback.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { onBasePush, PushPayload } from './keep-current.js';
+import { startRepairFromCheckSuite } from './ci-repair.js';
 import { draftsmanApp } from './probot-app.js';
 import { TriggerService } from './trigger-service.js';
 import { receiveWebhook } from './receive-webhook.js';
@@ -39,17 +40,22 @@ export async function createWebhookHandler(deps: WebhookHandlerDeps): Promise<(e
       retry: { enabled: false },
     })),
   });
-  const triggers = new TriggerService({ store: deps.store, tokens: deps.tokens, github: deps.github, clock: deps.clock, logger: deps.logger, botLogin: deps.botLogin, apiUrl: deps.apiUrl });
+  const triggerDeps = { store: deps.store, tokens: deps.tokens, github: deps.github, clock: deps.clock, logger: deps.logger, botLogin: deps.botLogin, apiUrl: deps.apiUrl };
+  const triggers = new TriggerService(triggerDeps);
   const ci = { store: deps.store, tokens: deps.tokens, github: deps.github, clock: deps.clock, logger: deps.logger };
   await probot.load(
     draftsmanApp({
       triggers,
       logger: deps.logger,
-      onCheckSuiteCompleted: async (payload) => void (await recordCheckSuite(ci, payload)),
+      onCheckSuiteCompleted: async (payload) => {
+        await recordCheckSuite(ci, payload);
+        // After the verification record: a failing suite on an agent PR head may start a repair.
+        await startRepairFromCheckSuite(triggerDeps, payload);
+      },
       onCommitStatus: async (payload) => void (await recordCommitStatus(ci, payload)),
       onPullRequestClosed: async (payload) => void (await onPullRequestClosed(ci, payload)),
       onPush: async (payload, delivery) => {
-        const outcomes = await onBasePush({ ...ci, botLogin: deps.botLogin, apiUrl: deps.apiUrl }, PushPayload.parse(payload));
+        const outcomes = await onBasePush(triggerDeps, PushPayload.parse(payload));
         if (outcomes.length > 0) deps.logger.info('push handled', { delivery, outcomes: outcomes.map((o) => `${o.runId}:${o.decision}:${o.outcome.kind}`) });
       },
     }),

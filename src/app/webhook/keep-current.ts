@@ -78,7 +78,7 @@ export async function keepCurrent(session: WebhookSession, policy: AgentPolicy, 
     baseHead: trigger.baseHead,
     branchHead: ref?.data.object.sha,
     lastCommit: record.publishedCommitSha,
-    hasFollowUps: false // FIXME-MERGE: record.revisions after the revise branch lands,
+    hasFollowUps: record.revisions.length > 0,
   });
   const result = (outcome: KeepCurrentOutcome['outcome']): KeepCurrentOutcome => ({ runId: request.runId, decision: decision.kind, outcome });
   logger.info('keep current', { runId: request.runId, prNumber: record.prNumber, decision: decision.kind, trigger: trigger.kind });

@@ -1,7 +1,7 @@
 import type { ApplicationFunction } from 'probot';
 import type { Logger } from '../../core/ports.js';
 import type { TriggerService } from './trigger-service.js';
-import { IssueCommentCreatedPayload, IssuesClosedPayload, IssuesLabeledPayload } from './webhook-payloads.js';
+import { IssueCommentCreatedPayload, IssuesClosedPayload, IssuesLabeledPayload, PullRequestReviewSubmittedPayload } from './webhook-payloads.js';
 
 export interface DraftsmanAppDeps {
   triggers: TriggerService;
@@ -27,6 +27,10 @@ export function draftsmanApp(deps: DraftsmanAppDeps): ApplicationFunction {
     app.on('issue_comment.created', async (context) => {
       const outcome = await deps.triggers.onComment(IssueCommentCreatedPayload.parse(context.payload));
       deps.logger.info('issue_comment.created handled', { delivery: context.id, outcome: outcome.kind });
+    });
+    app.on('pull_request_review.submitted', async (context) => {
+      const outcome = await deps.triggers.onReview(PullRequestReviewSubmittedPayload.parse(context.payload));
+      deps.logger.info('pull_request_review.submitted handled', { delivery: context.id, outcome: outcome.kind });
     });
     app.on('issues.closed', async (context) => {
       const outcome = await deps.triggers.onClosed(IssuesClosedPayload.parse(context.payload));

@@ -19,6 +19,9 @@ export const TEXTS = {
   upToDate: (base: string) => `The pull request is already built on the head of \`${base}\`.`,
   nothingToApprove: (status: string) => `Nothing is waiting for approval (the latest run is ${status}).`,
   notRetryable: (status: string) => `The latest run is ${status}; only a stopped run can be retried.`,
+  nothingToRevise: 'This pull request has no published change of draftsman to revise yet.',
+  reviseOnPullRequest: (prefix: string) => `\`${prefix} revise <instructions>\` works in a comment or review on the draft pull request of a run.`,
+  notOnPullRequest: (prefix: string) => `\`${prefix} run\` and \`${prefix} analyze\` start from an issue; in a pull request, \`${prefix} revise <instructions>\` asks for a change.`,
   status: (runId: string, attempt: number, status: string, commentId: number | undefined) =>
     `Run \`${runId}\`, attempt ${attempt}: ${status}.${commentId ? ` Progress: #issuecomment-${commentId}` : ''}`,
 } as const;
@@ -56,8 +59,9 @@ export function helpText(policy: AgentPolicy): string {
     `- \`${p} approve\`: let a run waiting for approval go on`,
     `- \`${p} retry\`: start the latest run again`,
     `- \`${p} rebase\`: rebuild the open draft pull request on the head of its base branch`,
+    `- \`${p} revise <instructions>\`: in the draft pull request (a comment, or a review with inline comments), one more commit on the branch`,
     '',
-    `Starting, approving, cancelling, retrying and rebasing need at least \`${policy.triggers.minPermission}\` permission.`,
+    `Starting, approving, cancelling, retrying, rebasing and revising need at least \`${policy.triggers.minPermission}\` permission.`,
     '',
     '<sub>' + progressMarker('help').replace('progress', 'help') + '</sub>',
   ].join('\n');

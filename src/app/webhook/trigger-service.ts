@@ -15,7 +15,9 @@ import { statusCommand } from './commands/status.js';
 import { hasMinPermission, isBotOrSelf } from './permissions.js';
 import { policyForTrigger } from './policy-gate.js';
 import type { TriggerOutcome } from './trigger-outcome.js';
-import type { IssueCommentCreatedPayload, IssuesClosedPayload, IssuesLabeledPayload } from './webhook-payloads.js';
+import { onReviewSubmitted, routePullRequestComment } from './pr-triggers.js';
+import { TEXTS } from './texts.js';
+import type { IssueCommentCreatedPayload, IssuesClosedPayload, IssuesLabeledPayload, PullRequestReviewSubmittedPayload } from './webhook-payloads.js';
 import { WebhookSession, type TriggerDeps } from './webhook-session.js';
 
 export type { TriggerOutcome } from './trigger-outcome.js';
@@ -31,7 +33,14 @@ const COMMANDS: Record<SlashCommandName, { handle: (ctx: CommandContext) => Prom
   rebase: { handle: rebaseCommand, needsPermission: true },
   status: { handle: statusCommand, needsPermission: false },
   help: { handle: helpCommand, needsPermission: false },
+  // On an issue, `revise` is only pointed at the pull request (a PR routes it before this table).
+  revise: { handle: reviseOnIssue, needsPermission: false },
 };
+
+async function reviseOnIssue({ session, policy, payload }: CommandContext): Promise<TriggerOutcome> {
+  await session.reply(payload.issue.number, TEXTS.reviseOnPullRequest(policy.triggers.commandPrefix));
+  return { kind: 'replied', why: 'revise works on the pull request' };
+}
 
 /**
  * What the webhook does with a trigger: decide whether to care, then write the request. It
@@ -53,11 +62,11 @@ export class TriggerService {
     return runFromLabel(session, policy, payload, label);
   }
 
-  async onComment(payload: IssueCommentCreatedPayload): Promise<TriggerOutcome> {
+  async onComment(event: IssueCommentCreatedPayload): Promise<TriggerOutcome> {
+    let payload = event;
     if (isBotOrSelf(payload.sender, this.deps.botLogin) || isBotOrSelf(payload.comment.user, this.deps.botLogin) || payload.comment.performed_via_github_app) {
       return { kind: 'ignored', why: 'comment by a bot or the App' };
     }
-    if (payload.issue.pull_request) return { kind: 'ignored', why: 'comments on pull requests do not trigger runs' };
     // Cheap check before any API call: only comments that start with a slash can matter.
     if (!/^\s*\//m.test(payload.comment.body)) return { kind: 'ignored', why: 'not a command' };
     const session = new WebhookSession(this.deps, payload.repository, payload.installation.id);
@@ -65,11 +74,29 @@ export class TriggerService {
     if (!policy) return { kind: 'policy-invalid' };
     const parsed = parseSlashCommand(payload.comment.body, policy.triggers.commandPrefix);
     if (!parsed) return { kind: 'ignored', why: 'no command with the policy prefix' };
+    if (payload.issue.pull_request) {
+      const routed = await routePullRequestComment(session, policy, payload, parsed);
+      if ('outcome' in routed) return routed.outcome;
+      payload = routed.payload;
+    }
     const command = COMMANDS[parsed.command];
     if (command.needsPermission && !(await hasMinPermission(session, payload.issue.number, payload.sender.login, policy))) {
       return { kind: 'replied', why: 'insufficient permission' };
     }
     return command.handle({ session, policy, payload });
+  }
+
+  /** A submitted review on an agent pull request: `/agent revise` in its body starts a revision with its inline comments. */
+  async onReview(payload: PullRequestReviewSubmittedPayload): Promise<TriggerOutcome> {
+    if (isBotOrSelf(payload.sender, this.deps.botLogin) || isBotOrSelf(payload.review.user, this.deps.botLogin)) return { kind: 'ignored', why: 'review by a bot or the App' };
+    const body = payload.review.body ?? '';
+    if (!/^\s*\//m.test(body)) return { kind: 'ignored', why: 'not a command' };
+    const session = new WebhookSession(this.deps, payload.repository, payload.installation.id);
+    const policy = await policyForTrigger(session, payload.pull_request.number);
+    if (!policy) return { kind: 'policy-invalid' };
+    const parsed = parseSlashCommand(body, policy.triggers.commandPrefix);
+    if (!parsed) return { kind: 'ignored', why: 'no command with the policy prefix' };
+    return onReviewSubmitted(session, policy, payload, parsed);
   }
 
   /**

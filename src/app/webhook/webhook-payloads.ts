@@ -55,4 +55,32 @@ export const IssuesClosedPayload = z.object({
 });
 export type IssuesClosedPayload = z.infer<typeof IssuesClosedPayload>;
 
+const PullRequestRef = z.object({ ref: z.string(), sha: z.string(), repo: z.object({ id: z.number().int() }).nullable().optional() });
+
+/** `pull_request_review.submitted`: a review whose body may hold `/agent revise ...`. */
+export const PullRequestReviewSubmittedPayload = z.object({
+  action: z.literal('submitted'),
+  review: z.object({ id: z.number().int(), body: z.string().nullable(), user: User, html_url: z.string().optional(), commit_id: z.string().optional() }),
+  pull_request: z.object({ number: z.number().int().positive(), head: PullRequestRef, base: PullRequestRef }),
+  repository: Repository,
+  sender: User,
+  installation: Installation,
+});
+export type PullRequestReviewSubmittedPayload = z.infer<typeof PullRequestReviewSubmittedPayload>;
+
+/** `check_suite.completed` as the CI repair trigger reads it (the CI feedback recorder has its own subset). */
+export const CheckSuiteCompletedEvent = z.object({
+  action: z.literal('completed'),
+  check_suite: z.object({
+    id: z.number().int(),
+    head_branch: z.string().nullable(),
+    head_sha: z.string(),
+    conclusion: z.string().nullable(),
+    app: z.object({ slug: z.string().optional(), name: z.string().optional() }).nullable().optional(),
+  }),
+  repository: Repository,
+  installation: Installation,
+});
+export type CheckSuiteCompletedEvent = z.infer<typeof CheckSuiteCompletedEvent>;
+
 export type RepositoryPayload = z.infer<typeof Repository>;

@@ -17,6 +17,7 @@ import { HttpRepoSource } from '../git/http-repo-source.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { IssueCommentReporter } from '../github/progress-comment.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
+import { noteUnchangedFollowUp } from './follow-up-note.js';
 import { ProgressTracker } from './progress-tracker.js';
 
 export const MAX_CONTINUATIONS = 3;
@@ -190,6 +191,7 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
     return result;
   }
 
+  await noteUnchangedFollowUp(api, { owner: request.owner, repo: request.repo, runId: request.runId, attempt: target.attempt }, attempt.attemptRequest?.followUp, result);
   // Without a candidate nothing else will release the lock; with one, the publisher does.
   if (!(result.status === 'COMPLETED' && result.headCommitSha) && request.issue) {
     await releaseIssueLock(store, { owner: request.owner, repo: request.repo, issue: request.issue.number }, { runId: request.runId, attempt: target.attempt });

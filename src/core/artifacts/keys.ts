@@ -87,6 +87,8 @@ export interface RunKeys {
   run: string;
   cancel: string;
   approve(n: number): string;
+  /** `control/follow-up-<source>.json`: a revision or repair starts once per comment, review or head SHA. */
+  followUp(source: string): string;
   attempt(n: number): AttemptKeys;
   candidate: CandidateKeys;
   publish: string;
@@ -106,6 +108,7 @@ export function runKeys(owner: string, repo: string, runId: string): RunKeys {
     run: `${root}run.json`,
     cancel: `${root}control/cancel.json`,
     approve: (n) => `${root}control/approve-${positiveInt(n, 'attempt number')}.json`,
+    followUp: (source) => `${root}control/follow-up-${keySegment(source, 'follow-up source')}.json`,
     attempt: (n) => attemptKeys(`${root}attempts/${positiveInt(n, 'attempt number')}/`),
     candidate: {
       prefix: candidate,

@@ -30,7 +30,10 @@ export async function ingestStage(deps: PipelineDeps, request: PipelineRequest, 
   const snapshot = request.attempt.request;
   // The base ref comes from the request, else the task block's `base:`, else HEAD.
   const preTask = safeParseTask(snapshot);
-  const baseRefWanted = snapshot.baseRef ?? preTask?.base;
+  // A follow-up (revision, CI repair) builds on the agent branch head, human commits included;
+  // the policy still comes from the trusted default branch (or is given).
+  const onto = request.attempt.attemptRequest?.followUp?.onto;
+  const baseRefWanted = onto ? `refs/heads/${onto.branch}` : (snapshot.baseRef ?? preTask?.base);
   const scoped = Boolean(snapshot.paths ?? preTask?.paths);
   let policy: AgentPolicy | undefined;
   let ingested: IngestResult;

@@ -2,6 +2,7 @@ import type { RunKeys } from '../artifacts/keys.js';
 import type { GitIdentity } from '../git/commit-staged.js';
 import type { AgentPolicy } from '../policy/agent-policy.js';
 import type { ArtifactStore, CiStatusReader, Clock, Logger, ModelProvider, RunReporter } from '../ports.js';
+import type { FollowUp } from '../runs/follow-up.js';
 import type { RunRequest } from '../runs/run-request.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import type { TaskContract } from '../task/task-contract.js';
@@ -24,8 +25,11 @@ export interface PipelineEnv {
   approvedGates: readonly string[];
   request: RunRequest;
   policy: AgentPolicy;
+  /** The pull request's base ref (for a follow-up too, whose parent is the agent branch head). */
   baseRef: string;
   agentBranch: string;
+  /** A revision or CI repair: what it adds to the task (written by the webhook). */
+  followUp?: FollowUp;
   /** A read-only identity of the task for the commit trailer (issue URL or CLI task digest). */
   taskId(task: TaskContract): string;
   /** Repository identity for the map cache keys. */

@@ -136,6 +136,7 @@ async function checkoutAgentBranch(deps: PipelineDeps, request: PipelineRequest,
 
 function pipelineEnv(deps: PipelineDeps, request: PipelineRequest, stage: { policy: PipelineEnv['policy']; base: { baseRef: string } }, agentBranch: string): PipelineEnv {
   const { attempt } = request;
+  const followUp = attempt.attemptRequest?.followUp;
   return {
     store: deps.store,
     clock: deps.clock,
@@ -151,7 +152,9 @@ function pipelineEnv(deps: PipelineDeps, request: PipelineRequest, stage: { poli
     approvedGates: attempt.attemptRequest?.approvedGates ?? [],
     request: attempt.request,
     policy: stage.policy,
-    baseRef: stage.base.baseRef,
+    // A follow-up ingests the agent branch head as its parent; the pull request's base is unchanged.
+    baseRef: followUp ? `refs/heads/${followUp.onto.baseBranch}` : stage.base.baseRef,
+    followUp,
     agentBranch,
     taskId: request.taskId,
     owner: request.owner,

@@ -55,7 +55,7 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
       return refuse(new PublishError('TREE_MISMATCH', 'the candidate files on the base tree do not give headTreeSha', { detail: error.reason, ...error.data }, { cause: error }));
     }
   }
-  const movement = baseMovement(candidate, trusted.policy, base.baseHead);
+  const movement = input.followUp ? branchMovement(candidate, input.followUp.onto.branch, base.branchHead) : baseMovement(candidate, trusted.policy, base.baseHead);
   if (movement.kind !== 'publish') return movement;
   return { kind: 'publish', plan: buildPlan(input, candidate, branch, trusted.policy, { baseTreeSha: base.baseTreeSha, files, ...movement }) };
 }
@@ -85,6 +85,15 @@ function trustedRules(input: PublicationInput, candidate: PrCandidate): PublishE
     return new PublishError('CANDIDATE_MISMATCH', 'the candidate targets another base branch', { candidateBase: candidate.baseBranch, expectedBase });
   }
   return { policy, views: policyViews(policy, task, request.paths), task };
+}
+
+/**
+ * A follow-up builds on the agent branch head it ingested (the App's commit or a human's): the
+ * branch must still be there, else someone pushed meanwhile and nothing is overwritten.
+ */
+function branchMovement(candidate: PrCandidate, branch: string, branchHead: string | undefined): Movement {
+  if (branchHead === candidate.baseCommitSha) return { kind: 'publish', warnings: [] };
+  return refuse(new PublishError('BRANCH_MOVED', `${branch} moved since the revision started; run it again on the new head`, { branch, expected: candidate.baseCommitSha, actual: branchHead ?? null }));
 }
 
 type Movement = { kind: 'publish'; warnings: string[]; baseMoved?: { from: string; to: string } } | Exclude<PublicationDecision, { kind: 'publish' }>;
@@ -127,6 +136,7 @@ function buildPlan(
     parent: candidate.baseCommitSha,
     commit: { message: candidate.commitMessage, candidateCommitSha: candidate.headCommitSha },
     ref: { branch, name: `refs/heads/${branch}` },
+    placement: input.followUp ? { mode: 'on-top', expectedHead: candidate.baseCommitSha } : { mode: 'new-branch' },
     pullRequest: { base: candidate.baseBranch, title: candidate.title, body, labels: candidate.labels, reviewers: candidate.reviewers },
     warnings,
     baseMoved: tree.baseMoved,

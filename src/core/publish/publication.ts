@@ -1,5 +1,6 @@
 import type { BaseTreeFile } from '../git/rebuild-tree.js';
 import type { AgentPolicy } from '../policy/agent-policy.js';
+import type { FollowUp } from '../runs/follow-up.js';
 import type { RunRequest } from '../runs/run-request.js';
 import type { PublishError } from './publish-error.js';
 
@@ -40,6 +41,8 @@ export interface BaseState {
   baseBytes: ReadonlyMap<string, Uint8Array>;
   /** The current head of the candidate's base branch; undefined when the branch is gone. */
   baseHead: string | undefined;
+  /** For a follow-up: the agent branch's current head (undefined when the branch is gone). */
+  branchHead?: string;
   /** The base tree's symlinks and their targets: path rules apply through them. */
   symlinks?: readonly { path: string; target: string }[];
 }
@@ -60,7 +63,17 @@ export interface PublicationInput {
   blobs: ReadonlyMap<string, Uint8Array>;
   /** Gates a maintainer approved for this attempt, from what only the trigger writes. */
   approvedGates: readonly string[];
+  /** The attempt's follow-up (revision, CI repair), from the attempt request only the trigger writes. */
+  followUp?: FollowUp;
 }
+
+/**
+ * Where the commit goes. `new-branch`: the agent branch is created (or moved from an earlier
+ * attempt's commit of this run) at a commit on the base. `on-top`: a follow-up's commit is
+ * added on the branch head it built on, by fast-forward only (a head that moved is refused,
+ * never overwritten).
+ */
+export type BranchPlacement = { mode: 'new-branch' } | { mode: 'on-top'; expectedHead: string };
 
 export interface PlannedTreeEntry {
   path: string;
@@ -89,6 +102,7 @@ export interface PublicationPlan {
   parent: string;
   commit: { message: string; candidateCommitSha: string };
   ref: { branch: string; name: string };
+  placement: BranchPlacement;
   pullRequest: { base: string; title: string; body: string; labels: string[]; reviewers: string[] };
   warnings: string[];
   baseMoved?: { from: string; to: string };

@@ -33,6 +33,8 @@ export const PUBLISH_REASONS = [
   'BASE_NOT_FOUND',
   /** The agent branch exists at a commit this run did not make (a human's, or another attempt's). */
   'BRANCH_NOT_OURS',
+  /** A follow-up's agent branch is no longer at the head it built on (someone pushed meanwhile); nothing is forced. */
+  'BRANCH_MOVED',
 ] as const;
 export type PublishReason = (typeof PUBLISH_REASONS)[number];
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RevisionEntry } from '../publish/revisions.js';
 
 const Sha = z.string().regex(/^[0-9a-f]{40}$/);
 
@@ -37,6 +38,8 @@ export const PublishRecord = z.object({
       verifier: z.string().optional(),
     })
     .optional(),
+  /** Every follow-up attempt published on this PR so far (the body's Revisions section is re-rendered from it). */
+  revisions: z.array(RevisionEntry).default([]),
   publishedAt: z.string(),
 });
 export type PublishRecord = z.infer<typeof PublishRecord>;

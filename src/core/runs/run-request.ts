@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FollowUp } from './follow-up.js';
 
 /**
  * `request.json`: the snapshot a run works from, written once (putIfAbsent). The issue text is
@@ -47,8 +48,10 @@ export const AttemptRequest = z.object({
   schemaVersion: z.literal(1),
   runId: z.string(),
   attempt: z.number().int().min(2),
-  reason: z.enum(['retry', 'approve', 'rerun-base-moved', 'rebase', 'cli']),
+  reason: z.enum(['retry', 'approve', 'rerun-base-moved', 'rebase', 'cli', 'revise', 'ci-repair']),
   sender: z.string().optional(),
+  /** A revision or a CI repair: what it adds to the task and which branch head it builds on. */
+  followUp: FollowUp.optional(),
   /** Gates approved for this attempt (from the previous attempt's approval-request.json). */
   approvedGates: z.array(z.string()).default([]),
   createdAt: z.string(),

@@ -1,6 +1,6 @@
 import { grants, type MintedToken } from './auth.js';
 import { formatIsoDate, parseIsoDate, typeOfMode, type Signature } from './git-objects.js';
-import type { IssueState, PullState, RepoPermission, RepoState, StandinUser } from './repo-state.js';
+import type { IssueState, PullState, RepoPermission, RepoState, ReviewState, StandinUser } from './repo-state.js';
 import { buildTree, UnprocessableError, type TreeRequestEntry } from './tree-builder.js';
 
 /** The contents API inlines files up to 1 MB (GitHub's documented limit); larger files up to 100 MB come without content. */
@@ -115,6 +115,39 @@ async function pullJson(ctx: RouteContext, p: PullState) {
     requested_reviewers: p.requestedReviewers.map((l) => userJson(ctx.user(l))),
     created_at: iso(p.createdAt),
     updated_at: iso(p.updatedAt),
+  };
+}
+
+function reviewCommentJson(ctx: RouteContext, number: number, review: ReviewState, c: ReviewState['comments'][number]) {
+  const url = `${ctx.baseUrl}/repos/${ctx.repo.fullName}/pulls/comments/${c.id}`;
+  const pullUrl = `${ctx.baseUrl}/repos/${ctx.repo.fullName}/pulls/${number}`;
+  const html = `${ctx.baseUrl}/${ctx.repo.fullName}/pull/${number}#discussion_r${c.id}`;
+  return {
+    url,
+    pull_request_review_id: review.id,
+    id: c.id,
+    node_id: `PRRC_${c.id}`,
+    diff_hunk: '@@ -1 +1 @@',
+    path: c.path,
+    position: c.line,
+    original_position: c.line,
+    commit_id: review.commitId,
+    original_commit_id: review.commitId,
+    user: userJson(c.user),
+    body: c.body,
+    created_at: iso(review.submittedAt),
+    updated_at: iso(review.submittedAt),
+    html_url: html,
+    pull_request_url: pullUrl,
+    author_association: 'COLLABORATOR',
+    _links: { self: { href: url }, html: { href: html }, pull_request: { href: pullUrl } },
+    side: 'RIGHT',
+    line: c.line,
+    original_line: c.line,
+    start_line: c.startLine ?? null,
+    original_start_line: c.startLine ?? null,
+    start_side: c.startLine ? 'RIGHT' : null,
+    subject_type: 'line',
   };
 }
 
@@ -581,6 +614,15 @@ export async function handleRepoRoute(ctx: RouteContext): Promise<RouteResult> {
       return !baseFilter || p.base === baseFilter;
     });
     return { status: 200, body: await Promise.all(list.sort((a, b) => b.number - a.number).map((p) => pullJson(ctx, p))) };
+  }
+  if ((m = /^\/pulls\/(\d+)\/reviews\/(\d+)\/comments$/.exec(rest)) && method === 'GET') {
+    const denied = need(ctx, ['pull_requests', 'read']);
+    if (denied) return denied;
+    const [number, reviewId] = [Number(m[1]), Number(m[2])];
+    const review = repo.pulls.get(number)?.reviews?.find((r) => r.id === reviewId);
+    if (!review) return notFound;
+    const perPage = Math.min(100, Number(ctx.query.get('per_page') ?? 30));
+    return { status: 200, body: review.comments.slice(0, perPage).map((c) => reviewCommentJson(ctx, number, review, c)) };
   }
   if ((m = /^\/pulls\/(\d+)(\/requested_reviewers)?$/.exec(rest))) {
     const pull = repo.pulls.get(Number(m[1]));

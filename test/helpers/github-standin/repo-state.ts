@@ -41,8 +41,20 @@ export interface PullState {
   requestedReviewers: string[];
   /** Labels, set through the issues API as on GitHub (a pull request is an issue). */
   labels?: string[];
+  /** Submitted reviews, with their inline comments (`addReview`). */
+  reviews?: ReviewState[];
   createdAt: number;
   updatedAt: number;
+}
+
+/** One submitted review and its inline comments. */
+export interface ReviewState {
+  id: number;
+  body: string;
+  user: StandinUser;
+  commitId: string;
+  comments: { id: number; path: string; line: number; startLine?: number; body: string; user: StandinUser }[];
+  submittedAt: number;
 }
 
 export interface CheckRunState {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { grants, TokenRegistry, type AuthResult, type MintedToken } from './auth.js';
 import { GitStore } from './git-store.js';
 import { formatIsoDate, parseIsoDate, type Signature, type TreeEntryMode } from './git-objects.js';
-import type { CheckAnnotationState, CheckRunOutputState, CheckSuiteState, CommitStatusState, RepoPermission, RepoState, StandinUser } from './repo-state.js';
+import type { CheckAnnotationState, CheckRunOutputState, CheckSuiteState, CommitStatusState, RepoPermission, RepoState, ReviewState, StandinUser } from './repo-state.js';
 import { handleRepoRoute, type RouteContext, type RouteResult } from './repo-routes.js';
 import { buildTree, UnprocessableError } from './tree-builder.js';
 import type { GitHubRetryPolicy } from '../../../src/app/github/github-api.js';
@@ -147,6 +147,8 @@ export interface GitHubStandin {
     fullName: string,
     suite: { headSha: string; headBranch?: string | null; status?: CheckSuiteState['status']; conclusion?: string | null; app?: { id: number; slug: string }; runs?: StandinCheckRun[] },
   ): CheckSuiteState;
+  /** A submitted review on a pull request, with inline comments; returns its id (for the webhook payload). */
+  addReview(fullName: string, pull: number, review: { user: string; body: string; commitId: string; comments?: { path: string; line: number; startLine?: number; body: string }[] }): ReviewState;
   addStatus(fullName: string, sha: string, status: { context: string; state: CommitStatusState['state']; description?: string; targetUrl?: string }): void;
   /** Resolves a branch/ref/SHA with native git. */
   resolve(fullName: string, ref: string): Promise<string | undefined>;
@@ -489,6 +491,21 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
         updatedAt: now,
       });
       repo.nextNumber = Math.max(repo.nextNumber, number + 1);
+    },
+    addReview(fullName, number, review) {
+      const pull = getRepo(fullName).pulls.get(number);
+      if (!pull) throw new Error(`the stand-in has no pull request #${number}`);
+      const user = userFrom(users, review.user);
+      const created: ReviewState = {
+        id: nextId(),
+        body: review.body,
+        user,
+        commitId: review.commitId,
+        comments: (review.comments ?? []).map((c) => ({ ...c, id: nextId(), user })),
+        submittedAt: clock.now(),
+      };
+      (pull.reviews ??= []).push(created);
+      return created;
     },
     addCheckSuite(fullName, suite) {
       const repo = getRepo(fullName);

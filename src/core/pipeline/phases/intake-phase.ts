@@ -1,5 +1,6 @@
 import type { PhaseHandler } from '../../phases/orchestrator.js';
 import { TaskError } from '../../task/task-error.js';
+import { taskWithFollowUp } from '../../task/follow-up-task.js';
 import { parseTask } from '../../task/parse-task.js';
 import { TaskContract } from '../../task/task-contract.js';
 import type { PipelineEnv } from '../pipeline-env.js';
@@ -37,6 +38,16 @@ export function intakePhase(env: PipelineEnv): PhaseHandler {
       }
       // The CLI's `--paths` is the task's scope when the task block names none (and narrows it otherwise, see policyViews).
       if (request.paths && request.paths.length > 0 && !(task.paths && task.paths.length > 0)) task = { ...task, paths: [...request.paths] };
+      if (env.followUp) {
+        const f = env.followUp;
+        task = taskWithFollowUp(task, f);
+        await context.ledger.append({
+          actor: 'orchestrator',
+          phase: 'intake',
+          type: 'FOLLOW_UP',
+          payload: { kind: f.kind, sender: f.sender, source: f.source, onto: f.onto, instructions: f.instructions, reviewComments: f.reviewComments.length, ciFailures: f.ciFailures?.failures.map((x) => x.name) ?? [] },
+        });
+      }
       if (!env.policy.agent.allowedModes.includes(task.mode)) {
         return {
           output: task,

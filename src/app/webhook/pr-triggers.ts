@@ -1,0 +1,91 @@
+import type { AgentPolicy } from '../../core/policy/agent-policy.js';
+import { bounded, FOLLOW_UP_LIMITS, type ReviewComment } from '../../core/runs/follow-up.js';
+import { followUpInstructions } from '../../core/task/follow-up-task.js';
+import type { SlashCommand } from '../../core/task/slash-command.js';
+import { findAgentRun, type AgentRun } from './agent-run.js';
+import { startFollowUp } from './commands/follow-up.js';
+import { hasMinPermission } from './permissions.js';
+import { TEXTS } from './texts.js';
+import type { TriggerOutcome } from './trigger-outcome.js';
+import type { IssueCommentCreatedPayload, PullRequestReviewSubmittedPayload } from './webhook-payloads.js';
+import type { WebhookSession } from './webhook-session.js';
+
+/** An open agent pull request of this repository as GitHub reports it now, and its run. */
+interface AgentPull {
+  run: AgentRun;
+  onto: { branch: string; headSha: string; baseBranch: string; pullRequest: number };
+}
+
+/**
+ * The run behind pull request `number`: its head must be an agent branch in this repository
+ * whose run's `request.json` agrees (the rule CI feedback uses), and it must be open.
+ */
+export async function agentPullRequest(session: WebhookSession, number: number): Promise<AgentPull | undefined> {
+  const api = await session.api();
+  const pull = (await api.rest.pulls.get({ owner: session.owner, repo: session.repo, pull_number: number })).data;
+  if (pull.state !== 'open' || pull.head.repo?.id !== session.repositoryId) return undefined;
+  const run = await findAgentRun(session.deps.store, { id: session.repositoryId, name: session.repo, owner: { login: session.owner } }, pull.head.ref);
+  if (!run) return undefined;
+  return { run, onto: { branch: pull.head.ref, headSha: pull.head.sha, baseBranch: pull.base.ref, pullRequest: number } };
+}
+
+export type PullCommentRoute = { outcome: TriggerOutcome } | { payload: IssueCommentCreatedPayload };
+
+/**
+ * A command in a comment on a pull request. On an agent PR: `revise` starts a revision;
+ * `status`, `help`, `cancel`, `retry` and `approve` address the PR's run (they are routed as
+ * if written on the run's issue, where the run's progress comment lives); `run` and `analyze`
+ * get a short reply. Comments on other pull requests are ignored.
+ */
+export async function routePullRequestComment(session: WebhookSession, policy: AgentPolicy, payload: IssueCommentCreatedPayload, parsed: SlashCommand): Promise<PullCommentRoute> {
+  const number = payload.issue.number;
+  const found = await agentPullRequest(session, number);
+  if (!found) return { outcome: { kind: 'ignored', why: 'not an open agent pull request' } };
+  if (parsed.command === 'run' || parsed.command === 'analyze') {
+    await session.reply(number, TEXTS.notOnPullRequest(policy.triggers.commandPrefix));
+    return { outcome: { kind: 'replied', why: 'run and analyze start from an issue' } };
+  }
+  if (parsed.command === 'revise') {
+    if (!(await hasMinPermission(session, number, payload.sender.login, policy))) return { outcome: { kind: 'replied', why: 'insufficient permission' } };
+    const instructions = bounded(followUpInstructions(payload.comment.body, policy.triggers.commandPrefix), FOLLOW_UP_LIMITS.instructionsChars);
+    const outcome = await startFollowUp(session, found.run, { kind: 'revise', sender: payload.sender.login, source: `comment-${payload.comment.id}`, instructions, reviewComments: [], onto: found.onto }, number);
+    return { outcome };
+  }
+  return { payload: { ...payload, issue: { ...payload.issue, number: found.run.issue, pull_request: undefined } } };
+}
+
+/**
+ * A submitted review whose body holds `<prefix> revise ...` starts a revision carrying the
+ * review's inline comments (file, line range, text). Only the explicit `revise` command counts
+ * in a review: a review is mostly prose, and a bare prefix in it is more likely a quote than a
+ * request. Same permission rule as `run`; bots and the App are ignored by the caller.
+ */
+export async function onReviewSubmitted(session: WebhookSession, policy: AgentPolicy, payload: PullRequestReviewSubmittedPayload, parsed: SlashCommand): Promise<TriggerOutcome> {
+  const number = payload.pull_request.number;
+  if (parsed.command !== 'revise') return { kind: 'ignored', why: 'only revise counts in a review' };
+  const found = await agentPullRequest(session, number);
+  if (!found) return { kind: 'ignored', why: 'not an open agent pull request' };
+  if (!(await hasMinPermission(session, number, payload.sender.login, policy))) return { kind: 'replied', why: 'insufficient permission' };
+  const body = payload.review.body ?? '';
+  const instructions = bounded(followUpInstructions(body, policy.triggers.commandPrefix), FOLLOW_UP_LIMITS.instructionsChars);
+  const reviewComments = await readReviewComments(session, number, payload.review.id);
+  return startFollowUp(session, found.run, { kind: 'revise', sender: payload.sender.login, source: `review-${payload.review.id}`, instructions, reviewComments, onto: found.onto }, number);
+}
+
+/** The review's inline comments with the read token (pull_requests: read), bounded in count and size. */
+async function readReviewComments(session: WebhookSession, number: number, reviewId: number): Promise<ReviewComment[]> {
+  const api = await session.api();
+  const res = await api.rest.pulls.listCommentsForReview({ owner: session.owner, repo: session.repo, pull_number: number, review_id: reviewId, per_page: FOLLOW_UP_LIMITS.reviewComments });
+  return res.data.slice(0, FOLLOW_UP_LIMITS.reviewComments).map((c) => {
+    const raw = c as { start_line?: number | null; line?: number | null; original_line?: number | null };
+    const line = raw.line ?? raw.original_line ?? undefined;
+    return {
+      path: c.path,
+      startLine: raw.start_line ?? undefined,
+      line,
+      body: bounded(c.body, FOLLOW_UP_LIMITS.reviewCommentChars),
+      author: c.user?.login ?? 'unknown',
+      url: c.html_url,
+    };
+  });
+}

@@ -1,0 +1,30 @@
+import type { PipelineResult } from '../../core/pipeline/run-pipeline.js';
+import type { FollowUp } from '../../core/runs/follow-up.js';
+import type { GitHubApi } from '../github/github-api.js';
+
+/** How an attempt ends when it found nothing to change: no target left, or no diff from its segments. */
+const UNCHANGED = new Set(['NO_CHANGES', 'TARGET_SELECTION_EMPTY']);
+
+/** Marks the one note per attempt, so a retried invocation does not say it twice. */
+const noteMarker = (runId: string, attempt: number) => `<!-- draftsman:follow-up-note ${runId}/${attempt} -->`;
+
+/**
+ * A follow-up that changed nothing says so on the pull request, once: a revision whose
+ * instructions led to no change, or a CI repair of a recipe-only run (re-running the recipe on
+ * the branch head changes nothing: the failure is not one the recipe can fix).
+ */
+export async function noteUnchangedFollowUp(api: GitHubApi, where: { owner: string; repo: string; runId: string; attempt: number }, followUp: FollowUp | undefined, result: PipelineResult): Promise<boolean> {
+  if (!followUp || result.status !== 'FAILED' || !UNCHANGED.has(result.reason ?? '')) return false;
+  const { owner, repo, runId, attempt } = where;
+  const issue_number = followUp.onto.pullRequest;
+  const marker = noteMarker(runId, attempt);
+  const comments = await api.paginate(api.rest.issues.listComments, { owner, repo, issue_number, per_page: 100 });
+  if (comments.some((c) => c.body?.includes(marker))) return false;
+  const head = `\`${followUp.onto.headSha.slice(0, 12)}\``;
+  const text =
+    followUp.kind === 'ci-repair'
+      ? `CI failed on ${head}: ${(followUp.ciFailures?.failures ?? []).map((f) => `\`${f.name.replace(/`/g, "'")}\``).join(', ') || 'the checks'}; the recipe has nothing more to change (attempt ${attempt}). A maintainer's fix, or \`/agent revise <instructions>\`, is needed.`
+      : `The revision asked by @${followUp.sender} changed nothing on ${head} (attempt ${attempt}); no commit was added.`;
+  await api.rest.issues.createComment({ owner, repo, issue_number, body: `${marker}\n${text}` });
+  return true;
+}
