@@ -28,6 +28,8 @@ export class GitHubPublisher implements Publisher {
     await this.writeObjects(plan);
     const head = await this.placeBranch(plan);
     const pull = await this.openDraftPullRequest(plan);
+    // A rebuilt change replaces the open pull request's description: its evidence is the new run's.
+    if (plan.placement.mode === 'rebuild') await this.describe(pull.number, plan);
     const warnings: string[] = [];
     const labelWarning = await this.addLabels(pull.number, plan.pullRequest.labels);
     if (labelWarning) warnings.push(labelWarning);
@@ -74,7 +76,8 @@ export class GitHubPublisher implements Publisher {
    * it is moved; anything else is a human's and refused.
    */
   private async placeBranch(plan: PublicationPlan): Promise<{ sha: string; created: boolean }> {
-    if (plan.placement.mode === 'on-top') return this.addOnTop(plan, plan.placement.expectedHead);
+    if (plan.placement.mode === 'on-top') return this.fastForward(plan, plan.placement.expectedHead, [plan.placement.expectedHead]);
+    if (plan.placement.mode === 'rebuild') return this.fastForward(plan, plan.placement.previousHead, [plan.placement.previousHead, plan.parent]);
     const { api, owner, repo } = this.options;
     const ref = `heads/${plan.ref.branch}`;
     let current = await this.inspectBranch(plan);
@@ -104,28 +107,28 @@ export class GitHubPublisher implements Publisher {
   }
 
   /**
-   * A follow-up's commit on the branch head it built on. The ref moves by fast-forward only
-   * (`force: false`: GitHub refuses anything else), so a commit someone pushed meanwhile is
-   * never lost; a head already at our commit is a re-invocation.
+   * A commit with `parents` (its first one the branch head we expect) placed by fast-forward only
+   * (`force: false`: GitHub refuses anything else), so a commit someone pushed meanwhile is never
+   * lost: a follow-up's commit on the head it built on, or a rebuild's with the new base as second
+   * parent. A head already at such a commit of our tree is a re-invocation.
    */
-  private async addOnTop(plan: PublicationPlan, expectedHead: string): Promise<{ sha: string; created: boolean }> {
+  private async fastForward(plan: PublicationPlan, expectedHead: string, parents: string[]): Promise<{ sha: string; created: boolean }> {
     const { api, owner, repo } = this.options;
     const ref = `heads/${plan.ref.branch}`;
-    const moved = (head: string | undefined) => new PublishError('BRANCH_MOVED', 'the agent branch moved since the revision started', { branch: plan.ref.branch, expected: expectedHead, actual: head ?? null });
+    const sameParents = (actual: string[]) => actual.length === parents.length && actual.every((p, i) => p === parents[i]);
+    const moved = (head: string | undefined) => new PublishError('BRANCH_MOVED', 'the agent branch moved since this attempt started', { branch: plan.ref.branch, expected: expectedHead, actual: head ?? null });
     const current = await orUndefinedOn404(() => api.rest.git.getRef({ owner, repo, ref }));
     const head = current?.data.object.sha;
     if (head !== expectedHead) {
       if (head) {
         const commit = await api.rest.git.getCommit({ owner, repo, commit_sha: head });
-        const parents = commit.data.parents.map((p) => p.sha);
-        if (parents.length === 1 && parents[0] === expectedHead && commit.data.tree.sha === plan.expectedTreeSha) return { sha: head, created: false };
+        if (sameParents(commit.data.parents.map((p) => p.sha)) && commit.data.tree.sha === plan.expectedTreeSha) return { sha: head, created: false };
       }
       throw moved(head);
     }
-    const created = await api.rest.git.createCommit({ owner, repo, message: plan.commit.message, tree: plan.expectedTreeSha, parents: [expectedHead] });
-    const parents = created.data.parents.map((p) => p.sha);
-    if (created.data.tree.sha !== plan.expectedTreeSha || parents.length !== 1 || parents[0] !== expectedHead) {
-      throw new PublishError('OBJECT_MISMATCH', 'GitHub returned a commit with another tree or parent', { tree: created.data.tree.sha, parents });
+    const created = await api.rest.git.createCommit({ owner, repo, message: plan.commit.message, tree: plan.expectedTreeSha, parents });
+    if (created.data.tree.sha !== plan.expectedTreeSha || !sameParents(created.data.parents.map((p) => p.sha))) {
+      throw new PublishError('OBJECT_MISMATCH', 'GitHub returned a commit with another tree or parent', { tree: created.data.tree.sha, parents: created.data.parents.map((p) => p.sha) });
     }
     try {
       await api.rest.git.updateRef({ owner, repo, ref, sha: created.data.sha, force: false });
@@ -134,6 +137,11 @@ export class GitHubPublisher implements Publisher {
       throw moved(undefined);
     }
     return { sha: created.data.sha, created: true };
+  }
+
+  private async describe(number: number, plan: PublicationPlan): Promise<void> {
+    const { api, owner, repo } = this.options;
+    await api.rest.pulls.update({ owner, repo, pull_number: number, title: plan.pullRequest.title, body: plan.pullRequest.body });
   }
 
   /** The open PR for the head branch, found before one is created (and after a 422 race). */

@@ -68,7 +68,8 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
   const { target, defaultBranch, defaultHead } = await readGitHubTarget(repo, issued);
   const followUp = await readFollowUp(store, keys, candidate.attempt);
   const base = await readGitHubBase(repo, candidate, defaultBranch, defaultHead);
-  if (followUp) base.branchHead = await readBranchHead(api, ctx.owner, ctx.repo, candidate.headBranch);
+  // A follow-up must find the branch where it built; a rebuild, where the run last published.
+  if (followUp || existing) base.branchHead = await readBranchHead(api, ctx.owner, ctx.repo, candidate.headBranch);
   const decision = await planPublication({
     binding,
     request,
@@ -80,6 +81,7 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
     blobs: await readCandidateBlobs(store, keys, candidate),
     approvedGates: controls.approvedGates,
     followUp,
+    lastPublishedCommit: existing?.publishedCommitSha,
   });
   if (decision.kind === 'refuse') return recordRefusal(options, ctx, decision.error);
   if (decision.kind === 'rerun') return recordRerun(options, ctx, candidate.attempt, decision);
@@ -90,14 +92,16 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
     if (error instanceof PublishError) return recordRefusal(options, ctx, error);
     throw error;
   }
-  const record = publishRecord(decision.plan, applied, new Date(options.clock.now()).toISOString());
+  // A follow-up's commit is built on what its parent was built on; anything else on its parent.
+  const builtOn = followUp ? (existing?.builtOn ?? existing?.baseCommitSha) : decision.plan.parent;
+  const record = publishRecord(decision.plan, applied, new Date(options.clock.now()).toISOString(), builtOn);
   if (followUp && applied.pullRequest) {
     record.revisions = await updateRevisions(api, ctx.owner, ctx.repo, applied.pullRequest.number, existing, revisionEntry(followUp, candidate, decision.plan, applied.commitSha));
   }
-  return recordPublished(options, ctx, record, { replace: followUp !== undefined });
+  return recordPublished(options, ctx, record, { replace: followUp !== undefined || decision.plan.placement.mode === 'rebuild' });
 }
 
-function publishRecord(plan: PublicationPlan, applied: PublicationApplied, now: string): PublishRecord {
+function publishRecord(plan: PublicationPlan, applied: PublicationApplied, now: string, builtOn: string | undefined): PublishRecord {
   return PublishRecord.parse({
     schemaVersion: 1,
     runId: plan.runId,
@@ -107,6 +111,7 @@ function publishRecord(plan: PublicationPlan, applied: PublicationApplied, now: 
     publishedCommitSha: applied.commitSha,
     treeSha: applied.treeSha,
     baseCommitSha: plan.parent,
+    builtOn,
     prNumber: applied.pullRequest!.number,
     prUrl: applied.pullRequest!.url,
     branch: applied.branch,

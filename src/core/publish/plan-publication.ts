@@ -96,6 +96,17 @@ function branchMovement(candidate: PrCandidate, branch: string, branchHead: stri
   return refuse(new PublishError('BRANCH_MOVED', `${branch} moved since the revision started; run it again on the new head`, { branch, expected: candidate.baseCommitSha, actual: branchHead ?? null }));
 }
 
+/**
+ * A follow-up goes on the branch head it built on; a run that published before and whose branch
+ * is still at that commit is rebuilt over it (base moved); anything else places a new branch.
+ */
+function placementOf(input: PublicationInput, candidate: PrCandidate): PublicationPlan['placement'] {
+  if (input.followUp) return { mode: 'on-top', expectedHead: candidate.baseCommitSha };
+  const previous = input.lastPublishedCommit;
+  if (previous && input.base.branchHead === previous) return { mode: 'rebuild', previousHead: previous };
+  return { mode: 'new-branch' };
+}
+
 type Movement = { kind: 'publish'; warnings: string[]; baseMoved?: { from: string; to: string } } | Exclude<PublicationDecision, { kind: 'publish' }>;
 
 /** The base branch moved since the candidate was made: rerun, warn (publish on the old base), or fail. */
@@ -136,7 +147,7 @@ function buildPlan(
     parent: candidate.baseCommitSha,
     commit: { message: candidate.commitMessage, candidateCommitSha: candidate.headCommitSha },
     ref: { branch, name: `refs/heads/${branch}` },
-    placement: input.followUp ? { mode: 'on-top', expectedHead: candidate.baseCommitSha } : { mode: 'new-branch' },
+    placement: placementOf(input, candidate),
     pullRequest: { base: candidate.baseBranch, title: candidate.title, body, labels: candidate.labels, reviewers: candidate.reviewers },
     warnings,
     baseMoved: tree.baseMoved,

@@ -65,15 +65,19 @@ export interface PublicationInput {
   approvedGates: readonly string[];
   /** The attempt's follow-up (revision, CI repair), from the attempt request only the trigger writes. */
   followUp?: FollowUp;
+  /** The commit this run last published (from its publish record), when it published before. */
+  lastPublishedCommit?: string;
 }
 
 /**
  * Where the commit goes. `new-branch`: the agent branch is created (or moved from an earlier
  * attempt's commit of this run) at a commit on the base. `on-top`: a follow-up's commit is
  * added on the branch head it built on, by fast-forward only (a head that moved is refused,
- * never overwritten).
+ * never overwritten). `rebuild`: the change made again on a moved base replaces the branch's
+ * content through a commit whose parents are the App's last commit (still the head) and the new
+ * base, so the branch also moves by fast-forward only and keeps its history.
  */
-export type BranchPlacement = { mode: 'new-branch' } | { mode: 'on-top'; expectedHead: string };
+export type BranchPlacement = { mode: 'new-branch' } | { mode: 'on-top'; expectedHead: string } | { mode: 'rebuild'; previousHead: string };
 
 export interface PlannedTreeEntry {
   path: string;
