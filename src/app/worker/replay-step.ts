@@ -113,7 +113,7 @@ async function replayWorker(store: ArtifactStore, keys: RunKeys, request: RunReq
   const entry = run?.attempts.find((a) => a.n === attempt);
   const status = entry?.status ?? (run && run.attempt === attempt ? run.status : undefined);
   if ((status && !UNFINISHED.has(status)) || entry?.endedAt) {
-    throw new ReplayError('ATTEMPT_ENDED', `attempt ${attempt} of run ${runId} already ended (${run?.status ?? status})`, { runId, attempt, status: run?.status ?? status });
+    throw new ReplayError('ATTEMPT_ENDED', `attempt ${attempt} of run ${runId} already ended (${status ?? 'ended'})`, { runId, attempt, status });
   }
   if (request.issue) {
     const lock = await readArtifactIfPresent(store, lockKey(request.owner, request.repo, request.issue.number), IssueLock);
