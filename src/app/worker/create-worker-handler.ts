@@ -100,7 +100,9 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
     commentId ? new IssueCommentReporter(api, { owner: request.owner, repo: request.repo, commentId }) : { report: async () => undefined },
     (error) => logger.warn('progress comment update failed', { error: error instanceof Error ? error.message : String(error) }),
   );
-  await tracker.report({ runId: request.runId, attempt: target.attempt, status: 'RUNNING', phases: [], message: target.continuation > 0 ? `continuing (${target.continuation}/${MAX_CONTINUATIONS})` : 'ingesting the repository' });
+  // Continuations an operator replayed do not count against the limit.
+  const replays = await countReplays(store, attemptKeys, target.continuation);
+  await tracker.report({ runId: request.runId, attempt: target.attempt, status: 'RUNNING', phases: [], message: target.continuation > 0 ? `continuing (${target.continuation - replays}/${MAX_CONTINUATIONS})` : 'ingesting the repository' });
 
   const repoInfo = await api.rest.repos.get({ owner: request.owner, repo: request.repo });
   const trusted = await readTrustedPolicy(api, { owner: request.owner, repo: request.repo, defaultBranch: repoInfo.data.default_branch });
@@ -147,7 +149,7 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
 
   if (result.status === 'SUSPENDED') {
     const next = target.continuation + 1;
-    const used = next - (await countReplays(store, attemptKeys, target.continuation));
+    const used = next - replays;
     if (used > MAX_CONTINUATIONS) {
       const reason = `the attempt needed more than ${MAX_CONTINUATIONS} continuations`;
       await stopAttempt(deps, keys, request, target.attempt, { status: 'FAILED', reason, message: reason }, tracker);

@@ -12,11 +12,13 @@ import { MAINTAINER, startAppHarness, type AppHarness } from '../../helpers/app-
 const SLOW = 240_000;
 const MINUTE = 60_000;
 let h: AppHarness;
+/** While true the worker's invocations are always short of time: each stops after one phase and continues. */
+let short = false;
 
 class Killed extends Error {}
 
 beforeAll(async () => {
-  h = await startAppHarness();
+  h = await startAppHarness({ remainingTimeMs: () => (short ? 30_000 : 15 * 60_000) });
 }, SLOW);
 
 afterAll(async () => h?.stop());
@@ -151,6 +153,44 @@ describe('replaying a worker step whose invocation died', () => {
     expect(published.json).toMatchObject({ reason: 'ALREADY_PUBLISHED' });
     expect(h.pending()).toEqual([]);
   });
+});
+
+describe('replays and the continuation limit', () => {
+  it(
+    'a replayed continuation does not count: after it the attempt may still continue for lack of time, and completes',
+    async () => {
+      short = true;
+      expect((await h.deliver('issues', h.payloads.labeled(4))).statusCode).toBe(202);
+      const prefix = `runs/acme/orders/${(await h.json('issues/acme/orders/4/latest.json')).runId}/`;
+      let phase: 'before' | 'armed' | 'killed' = 'before';
+      const stop = h.interceptWorkerWrites((key) => {
+        if (!key.startsWith(prefix)) return;
+        // The invocation of continuation 2 dies at its first checkpoint.
+        if (phase === 'before' && key.endsWith('/continue-2.json')) phase = 'armed';
+        else if (phase === 'armed' && key.includes('/checkpoints/')) {
+          phase = 'killed';
+          throw new Killed(`killed before writing ${key}`);
+        }
+        // From the fourth continuation on there is time enough.
+        if (key.endsWith('/continue-4.json')) short = false;
+      });
+      try {
+        await h.drain({ throwOnError: false });
+        expect(phase).toBe('killed');
+        expect(await h.json(`${prefix}attempts/1/lease.json`)).toMatchObject({ continuation: 2 });
+        h.clock.advance(20 * MINUTE);
+        expect((await replay(`${prefix}attempts/1/continue-2.json`, '--json')).json).toMatchObject({ status: 'REPLAYED', continuation: 3 });
+        await h.drain();
+      } finally {
+        stop();
+        short = false;
+      }
+      const replayed = await Promise.all([1, 2, 3, 4].map(async (k) => (await h.json(`${prefix}attempts/1/continue-${k}.json`))?.reason === 'replay'));
+      expect(replayed).toEqual([false, false, true, false]);
+      expect(await h.json(`${prefix}run.json`)).toMatchObject({ status: 'PUBLISHED', attempt: 1 });
+    },
+    SLOW,
+  );
 });
 
 describe('what replay refuses', () => {
