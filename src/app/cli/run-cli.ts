@@ -10,6 +10,7 @@ import { ingestCommand } from './ingest-command.js';
 import { mapCommand } from './map-command.js';
 import { policyCheckCommand } from './policy-check-command.js';
 import { policySchemaCommand } from './policy-schema-command.js';
+import { replayCommand } from './replay-command.js';
 import { runCommand } from './run-command.js';
 import { targetsCommand } from './targets-command.js';
 
@@ -47,6 +48,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       return targetsCommand(rest, io);
     case 'run':
       return runCommand(rest, io, (run) => publishLocally(run.store, run.keys, run.args.location, io, run.args.policy));
+    case 'replay':
+      return replayCommand(rest, io);
     case 'policy': {
       const [sub, ...args] = rest;
       if (sub === 'schema') return policySchemaCommand(args, io);

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArtifactVersioned, writeArtifact } from '../../core/artifacts/artifact-io.js';
+import { putArtifactIfAbsent, readArtifactIfPresent, writeArtifact } from '../../core/artifacts/artifact-io.js';
 import { issueLatestKey, runKeys, type RunKeys } from '../../core/artifacts/keys.js';
 import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import { POLICY_FILE_NAME } from '../../core/policy/agent-policy.js';
@@ -18,30 +17,13 @@ import type { GitHubApi } from '../github/github-api.js';
 import { IssueCommentReporter } from '../github/progress-comment.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { noteUnchangedFollowUp } from './follow-up-note.js';
+import { Continuation, countReplays, MAX_CONTINUATIONS, takeLease, type Lease } from './lease.js';
 import { ProgressTracker } from './progress-tracker.js';
 
-export const MAX_CONTINUATIONS = 3;
+export { MAX_CONTINUATIONS } from './lease.js';
+
 /** Stop starting new phases when less than this is left of the invocation. */
 const YIELD_MARGIN_MS = 90_000;
-
-const Lease = z.object({
-  schemaVersion: z.literal(1),
-  runId: z.string(),
-  attempt: z.number().int().positive(),
-  /** The continuation this lease is held for (0 = the attempt's first invocation). */
-  continuation: z.number().int().nonnegative(),
-  holder: z.string(),
-  at: z.string(),
-});
-
-const Continuation = z.object({
-  schemaVersion: z.literal(1),
-  runId: z.string(),
-  attempt: z.number().int().positive(),
-  continuation: z.number().int().positive(),
-  reason: z.string(),
-  at: z.string(),
-});
 
 export interface WorkerDeps {
   /**
@@ -97,28 +79,14 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
   const holder = context.awsRequestId ?? `local-${clock.now()}`;
   const now = () => new Date(clock.now()).toISOString();
 
-  // The lease: one worker per attempt; a continuation takes it over by compare-and-swap.
-  // Lambda retries a failed (crashed, timed-out) async invocation with the same request id:
-  // a lease held by this very invocation is a retry of it, which resumes from the checkpoints.
-  const lease = { schemaVersion: 1 as const, runId: target.runId, attempt: target.attempt, continuation: target.continuation, holder, at: now() };
-  const isOwnRetry = (current: z.infer<typeof Lease>) => context.awsRequestId !== undefined && current.holder === holder && current.continuation === target.continuation;
-  if (target.continuation === 0) {
-    if (!(await putArtifactIfAbsent(store, attemptKeys.lease, Lease, lease))) {
-      const current = await readArtifactVersioned(store, attemptKeys.lease, Lease);
-      if (!current || !isOwnRetry(current.value)) {
-        logger.info('duplicate delivery: the attempt is already leased', { runId: target.runId, attempt: target.attempt });
-        return undefined;
-      }
-      logger.info('retry of a failed invocation: resuming the attempt', { runId: target.runId, attempt: target.attempt });
-    }
-  } else {
-    const current = await readArtifactVersioned(store, attemptKeys.lease, Lease);
-    const retry = current !== undefined && isOwnRetry(current.value);
-    if (!retry && (!current || current.value.continuation >= target.continuation || !(await putArtifactIfMatch(store, attemptKeys.lease, Lease, lease, current.etag)))) {
-      logger.info('duplicate continuation delivery', { runId: target.runId, attempt: target.attempt, continuation: target.continuation });
-      return undefined;
-    }
+  // One worker per attempt (see takeLease): a duplicate delivery exits quietly.
+  const lease: Lease = { schemaVersion: 1, runId: target.runId, attempt: target.attempt, continuation: target.continuation, holder, at: now() };
+  const leased = await takeLease(store, attemptKeys, lease, context.awsRequestId);
+  if (leased === 'duplicate') {
+    logger.info('duplicate delivery: the attempt is leased by another invocation', { runId: target.runId, attempt: target.attempt, continuation: target.continuation });
+    return undefined;
   }
+  if (leased === 'resumed') logger.info('retry of a failed invocation: resuming the attempt', { runId: target.runId, attempt: target.attempt, continuation: target.continuation });
 
   const attempt = await loadAttempt(store, keys, target.attempt);
   const request = attempt.request;
@@ -133,7 +101,9 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
     commentId ? new IssueCommentReporter(api, { owner: request.owner, repo: request.repo, commentId }) : { report: async () => undefined },
     (error) => logger.warn('progress comment update failed', { error: error instanceof Error ? error.message : String(error) }),
   );
-  await tracker.report({ runId: request.runId, attempt: target.attempt, status: 'RUNNING', phases: [], message: target.continuation > 0 ? `continuing (${target.continuation}/${MAX_CONTINUATIONS})` : 'ingesting the repository' });
+  // Continuations an operator replayed do not count against the limit.
+  const replays = await countReplays(store, attemptKeys, target.continuation);
+  await tracker.report({ runId: request.runId, attempt: target.attempt, status: 'RUNNING', phases: [], message: target.continuation > 0 ? `continuing (${target.continuation - replays}/${MAX_CONTINUATIONS})` : 'ingesting the repository' });
 
   const repoInfo = await api.rest.repos.get({ owner: request.owner, repo: request.repo });
   const trusted = await readTrustedPolicy(api, { owner: request.owner, repo: request.repo, defaultBranch: repoInfo.data.default_branch });
@@ -180,12 +150,13 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
 
   if (result.status === 'SUSPENDED') {
     const next = target.continuation + 1;
-    if (next > MAX_CONTINUATIONS) {
+    const used = next - replays;
+    if (used > MAX_CONTINUATIONS) {
       const reason = `the attempt needed more than ${MAX_CONTINUATIONS} continuations`;
       await stopAttempt(deps, keys, request, target.attempt, { status: 'FAILED', reason, message: reason }, tracker);
     } else {
       await putArtifactIfAbsent(store, attemptKeys.continue(next), Continuation, { schemaVersion: 1, runId: request.runId, attempt: target.attempt, continuation: next, reason: result.reason ?? 'time', at: now() });
-      await tracker.report({ runId: request.runId, attempt: target.attempt, status: 'RUNNING', phases: [], message: `paused to continue in a new invocation (${next}/${MAX_CONTINUATIONS})` });
+      await tracker.report({ runId: request.runId, attempt: target.attempt, status: 'RUNNING', phases: [], message: `paused to continue in a new invocation (${used}/${MAX_CONTINUATIONS})` });
     }
     await tracker.flush();
     return result;

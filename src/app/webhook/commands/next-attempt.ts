@@ -1,8 +1,8 @@
 import { putArtifactIfAbsent, readArtifactIfPresent, writeArtifact } from '../../../core/artifacts/artifact-io.js';
-import { issueLatestKey } from '../../../core/artifacts/keys.js';
+import { issueLatestKey, lockKey } from '../../../core/artifacts/keys.js';
 import { acquireIssueLock } from '../../../core/runs/issue-lock.js';
 import { AttemptRequest, RunRecord } from '../../../core/runs/run-request.js';
-import { ApprovalMarker, IssueLatest } from '../../../core/runs/run-state.js';
+import { ApprovalMarker, IssueLatest, IssueLock } from '../../../core/runs/run-state.js';
 import { renderProgressComment } from '../../github/progress-comment.js';
 import { TEXTS } from '../texts.js';
 import { readLatestRun, type LatestRun } from './latest-run.js';
@@ -55,6 +55,13 @@ export async function queueNextAttempt(session: WebhookSession, found: LatestRun
   const { store, clock } = session.deps;
   const { latest, keys, progressCommentId } = found;
   const now = clock.now();
+  // run.json speaks for the last attempt a worker started; one asked for and not started yet
+  // shows only as this run's lock, which acquiring for n+1 would otherwise take over.
+  const held = await readArtifactIfPresent(store, lockKey(session.owner, session.repo, issueNumber), IssueLock);
+  if (held?.runId === latest.runId && Date.parse(held.expiresAt) > now) {
+    await session.reply(issueNumber, TEXTS.attemptActive);
+    return { kind: 'replied', why: 'a run is active' };
+  }
   const attempt = Math.max(latest.attempt, run?.attempt ?? 1) + 1;
   const lock = await acquireIssueLock(store, { ...session.ref, issue: issueNumber }, { runId: latest.runId, attempt }, now, session.deps.lockTtlMs ?? DEFAULT_LOCK_TTL_MS);
   if (lock === 'held') {
