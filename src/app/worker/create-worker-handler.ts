@@ -6,7 +6,7 @@ import type { ArtifactStore, CiStatus, CiStatusReader, Clock, FsLike, Logger, Mo
 import { loadAttempt } from '../../core/runs/attempts.js';
 import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { parseRunTrigger } from '../../core/runs/run-key.js';
-import type { RunRequest } from '../../core/runs/run-request.js';
+import { RunRecord, type RunRequest } from '../../core/runs/run-request.js';
 import { CancelMarker, IssueLatest } from '../../core/runs/run-state.js';
 import { updateRunRecord, withAttempt } from '../../core/runs/update-run-record.js';
 import type { TreeSyntaxService } from '../../core/syntax/create-syntax-service.js';
@@ -16,7 +16,7 @@ import { HttpRepoSource } from '../git/http-repo-source.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { IssueCommentReporter } from '../github/progress-comment.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
-import { noteUnchangedFollowUp } from './follow-up-note.js';
+import { noteFailedRebuild, noteUnchangedFollowUp } from './follow-up-note.js';
 import { Continuation, countReplays, MAX_CONTINUATIONS, takeLease, type Lease } from './lease.js';
 import { ProgressTracker } from './progress-tracker.js';
 
@@ -163,6 +163,8 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
   }
 
   await noteUnchangedFollowUp(api, { owner: request.owner, repo: request.repo, runId: request.runId, attempt: target.attempt }, attempt.attemptRequest?.followUp, result);
+  const pullRequest = (await readArtifactIfPresent(store, keys.run, RunRecord))?.pullRequest?.number;
+  await noteFailedRebuild(api, { owner: request.owner, repo: request.repo, runId: request.runId, attempt: target.attempt, pullRequest }, attempt.attemptRequest, result);
   // Without a candidate nothing else will release the lock; with one, the publisher does.
   if (!(result.status === 'COMPLETED' && result.headCommitSha) && request.issue) {
     await releaseIssueLock(store, { owner: request.owner, repo: request.repo, issue: request.issue.number }, { runId: request.runId, attempt: target.attempt });

@@ -1,5 +1,6 @@
 import type { PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import type { FollowUp } from '../../core/runs/follow-up.js';
+import type { AttemptRequest } from '../../core/runs/run-request.js';
 import type { GitHubApi } from '../github/github-api.js';
 
 /** How an attempt ends when it found nothing to change: no target left, or no diff from its segments. */
@@ -25,6 +26,34 @@ export async function noteUnchangedFollowUp(api: GitHubApi, where: { owner: stri
     followUp.kind === 'ci-repair'
       ? `CI failed on ${head}: ${(followUp.ciFailures?.failures ?? []).map((f) => `\`${f.name.replace(/`/g, "'")}\``).join(', ') || 'the checks'}; the recipe has nothing more to change (attempt ${attempt}). A maintainer's fix, or \`/agent revise <instructions>\`, is needed.`
       : `The revision asked by @${followUp.sender} changed nothing on ${head} (attempt ${attempt}); no commit was added.`;
+  await api.rest.issues.createComment({ owner, repo, issue_number, body: `${marker}\n${text}` });
+  return true;
+}
+
+/** Attempts that rebuild an open pull request's change on a moved base. */
+const REBUILDS = new Set<AttemptRequest['reason']>(['rebase', 'rerun-base-moved']);
+
+/**
+ * A rebuild on a moved base that could not make the change again (the new base conflicts with
+ * it, or the run stopped) says so on the pull request, once; the branch stays as it was, and
+ * nothing is forced.
+ */
+export async function noteFailedRebuild(
+  api: GitHubApi,
+  where: { owner: string; repo: string; runId: string; attempt: number; pullRequest: number | undefined },
+  attemptRequest: AttemptRequest | undefined,
+  result: PipelineResult,
+): Promise<boolean> {
+  if (!attemptRequest || !REBUILDS.has(attemptRequest.reason) || where.pullRequest === undefined) return false;
+  if (result.status === 'COMPLETED' || result.status === 'SUSPENDED') return false;
+  const { owner, repo, runId, attempt } = where;
+  const issue_number = where.pullRequest;
+  const marker = noteMarker(runId, attempt);
+  const comments = await api.paginate(api.rest.issues.listComments, { owner, repo, issue_number, per_page: 100 });
+  if (comments.some((c) => c.body?.includes(marker))) return false;
+  const base = result.baseCommitSha ? ` on \`${result.baseCommitSha.slice(0, 12)}\`` : '';
+  const why = `${result.status}${result.reason ? ` (${result.reason.replace(/`/g, "'")})` : ''}`;
+  const text = `Rebuilding this change on the moved base${base} did not succeed: ${why}, attempt ${attempt}. The branch is left as it was; merge the base into it yourself, or \`/agent retry\` on the issue after a fix.`;
   await api.rest.issues.createComment({ owner, repo, issue_number, body: `${marker}\n${text}` });
   return true;
 }
