@@ -14,6 +14,7 @@ import type { RunStatus } from '../runs/run-status.js';
 import { updateRunRecord, withAttempt } from '../runs/update-run-record.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import type { TaskContract } from '../task/task-contract.js';
+import { storeAnalysisReport } from './build-analysis-report.js';
 import { buildRunReport } from './build-run-report.js';
 import { finishRun } from './finish-run.js';
 import { ingestStage } from './ingest-stage.js';
@@ -210,6 +211,11 @@ async function collectReport(env: PipelineEnv, outcome: OrchestratorResult, task
     return { report: body ? new TextDecoder().decode(body.body) : undefined, head: { headCommitSha: prepared.headCommitSha, headTreeSha: prepared.headTreeSha } };
   }
   if (!task) return { head: {} };
+  if (task.mode === 'analysis') {
+    const analysis = await storeAnalysisReport(env, task, outcome.outputs, { status: outcome.state, baseCommitSha: outcome.checkpoints[0]?.baseCommitSha, artifacts: artifactList() });
+    artifacts['run-report.md'] = analysis.key;
+    return { report: analysis.report, head: {} };
+  }
   const report = renderRunReport(buildRunReport(env, task, outcome.outputs, outcome.checkpoints, { status: outcome.state, artifacts: artifactList() }));
   const reportKey = `${keys.attempt(env.attempt).prefix}run-report.md`;
   await store.put(reportKey, report, { contentType: 'text/markdown; charset=utf-8' });
