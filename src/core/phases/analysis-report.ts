@@ -66,7 +66,14 @@ export type AnalysisReportInput = z.input<typeof AnalysisReport>;
 
 /** The first line of every rendered report: the worker finds its own comment by it. */
 export function analysisReportMarker(runId: string, attempt: number): string {
-  return `<!-- draftsman:analysis-report run=${attr(runId)} attempt=${attempt} -->`;
+  return `${MARKER_PREFIX}run=${attr(runId)} attempt=${attempt} -->`;
+}
+
+const MARKER_PREFIX = '<!-- draftsman:analysis-report ';
+
+/** Whether a rendered report is an analysis report (the worker posts those on the issue). */
+export function isAnalysisReport(text: string): boolean {
+  return text.startsWith(MARKER_PREFIX);
 }
 
 /** Row and text caps, loosest first; the first that fits the limit is used. */
@@ -152,7 +159,7 @@ function render(r: AnalysisReport, caps: Caps): string {
   out.push('### Risk (forecast)', '');
   if (!r.risk) out.push('No file would change, so there is no risk to forecast.', '');
   else {
-    out.push(`If the ${r.risk.files} ${plural(r.risk.files, 'file')} above were changed, the risk would be **${r.risk.level}** (score ${r.risk.score}); the gate would be ${code(r.risk.requiredGate)}.`, '');
+    out.push(`If the ${r.risk.files} ${plural(r.risk.files, 'file')} above were changed, the risk would be **${r.risk.level}** (score ${r.risk.score}); ${r.risk.requiredGate === 'NONE' ? 'no approval gate would apply' : `the gate would be ${code(r.risk.requiredGate)}`}.`, '');
     const reasons = r.risk.reasons.slice(0, caps.rows);
     for (const reason of reasons) out.push(`- ${inline(text(reason))}`);
     out.push('', ...more(reasons.length, r.risk.reasons.length, plural(r.risk.reasons.length - reasons.length, 'reason')));

@@ -136,6 +136,12 @@ function agentBlockOf(task: TaskContract): TaskBlock {
   };
 }
 
+/** An analysis: asked for (`mode: analysis`, `/agent analyze`), or planned as one (no steps and no model). */
+export function isAnalysisRun(task: TaskContract, outputs: Readonly<Partial<Record<PhaseName, unknown>>>): boolean {
+  const o = outputs as Record<string, unknown>;
+  return task.mode === 'analysis' || (o.planning !== undefined && planOf(o).strategy === 'analysis');
+}
+
 /**
  * Render and store an analysis run's report: the full text as the attempt's `run-report.md`, and
  * the text bounded to a GitHub comment, which is what the worker posts and the CLI prints.

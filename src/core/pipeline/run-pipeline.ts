@@ -14,7 +14,7 @@ import type { RunStatus } from '../runs/run-status.js';
 import { updateRunRecord, withAttempt } from '../runs/update-run-record.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import type { TaskContract } from '../task/task-contract.js';
-import { storeAnalysisReport } from './build-analysis-report.js';
+import { isAnalysisRun, storeAnalysisReport } from './build-analysis-report.js';
 import { buildRunReport } from './build-run-report.js';
 import { finishRun } from './finish-run.js';
 import { ingestStage } from './ingest-stage.js';
@@ -211,7 +211,7 @@ async function collectReport(env: PipelineEnv, outcome: OrchestratorResult, task
     return { report: body ? new TextDecoder().decode(body.body) : undefined, head: { headCommitSha: prepared.headCommitSha, headTreeSha: prepared.headTreeSha } };
   }
   if (!task) return { head: {} };
-  if (task.mode === 'analysis') {
+  if (isAnalysisRun(task, outcome.outputs)) {
     const analysis = await storeAnalysisReport(env, task, outcome.outputs, { status: outcome.state, baseCommitSha: outcome.checkpoints[0]?.baseCommitSha, artifacts: artifactList() });
     artifacts['run-report.md'] = analysis.key;
     return { report: analysis.report, head: {} };
