@@ -91,3 +91,29 @@ describe('analysis report: /agent analyze posts the report on the issue', () => 
     expect(h.comments(ISSUE).filter((c) => c.body.includes('draftsman:analysis-report'))).toHaveLength(1);
   });
 });
+
+describe('analysis report: a labelled issue without steps and without a model', () => {
+  let h: AppHarness;
+  let report: string | undefined;
+
+  beforeAll(async () => {
+    h = await startAppHarness();
+    h.standin.setIssue(h.fullName, 5, { title: 'Rename the class `OrderService` to `OrderManager`', body: 'The name no longer fits what it does.' });
+    expect((await h.deliver('issues', h.payloads.labeled(5))).statusCode).toBe(202);
+    await h.drain();
+    report = h.comments(5).find((c) => c.user === h.botLogin && c.body.startsWith('<!-- draftsman:analysis-report '))?.body;
+  }, 90_000);
+
+  afterAll(async () => h?.stop());
+
+  it('analysis report: is posted, changes nothing, and suggests the recipe its words name', () => {
+    expect(report, 'the report comment').toBeDefined();
+    expect(report).toContain('The task has no recipe steps and no model is configured, so a draft PR would have nothing to apply');
+    expect(report).toContain('its words name a recipe. This block is a suggestion read from them');
+    expect(report).toContain('order-service/src/main/java/com/acme/order/OrderService.java');
+    expect(report).not.toMatch(/\bChanged \d+ files?\b/i);
+    expect(h.standin.repo(h.fullName).pulls.size).toBe(0);
+    const pasted = parseTask({ title: 't', body: '', comment: `/agent run\n${report}`, source: 'github' });
+    expect(pasted.steps).toEqual([{ recipe: 'rename-symbol', from: 'OrderService', to: 'OrderManager', kind: 'class' }]);
+  });
+});

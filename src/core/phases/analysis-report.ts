@@ -59,6 +59,8 @@ export const AnalysisReport = z.object({
   questions: z.array(z.string()),
   /** A task block that would run this plan as a draft PR, when the change fits a recipe. */
   agentBlock: TaskBlock.optional(),
+  /** `task`: the task's own steps; `suggested`: steps read from the task's words, to be checked. */
+  agentBlockSource: z.enum(['task', 'suggested']).default('task'),
   artifacts: z.array(z.object({ name: z.string(), url: z.string() })),
 });
 export type AnalysisReport = z.infer<typeof AnalysisReport>;
@@ -176,7 +178,11 @@ function render(r: AnalysisReport, caps: Caps): string {
   if (r.agentBlock) {
     out.push('### Ready-to-paste task', '');
     if (caps.block) {
-      out.push('To open a draft PR with this plan, comment `/agent run` with this block (or put it in the issue body):', '', ...renderAgentBlock(r.agentBlock), '');
+      const intro =
+        r.agentBlockSource === 'suggested'
+          ? 'The task has no steps, but its words name a recipe. This block is a suggestion read from them: check the names, then comment `/agent run` with it to open a draft PR:'
+          : 'To open a draft PR with this plan, comment `/agent run` with this block (or put it in the issue body):';
+      out.push(intro, '', ...renderAgentBlock(r.agentBlock), '');
     } else out.push(`The task block is too long for a comment; it is in the ${code(ANALYSIS_REPORT_ARTIFACT)} artifact.`, '');
   }
 

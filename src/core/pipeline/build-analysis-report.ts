@@ -11,6 +11,7 @@ import type { TaskBlock, TaskContract } from '../task/task-contract.js';
 import { discoveryOf, reviewersFor, type DiscoveryOutput } from './phases/discovery-phase.js';
 import { planOf } from './phases/planning-phase.js';
 import { viewsFor, type PipelineEnv } from './pipeline-env.js';
+import { suggestRecipeSteps } from './suggest-recipe.js';
 
 /** Below this rank a target is a guess worth confirming. */
 const LOW_CONFIDENCE_RANK = 0.5;
@@ -46,6 +47,7 @@ export async function buildAnalysisReport(
   const steps = task.steps.map((step) => ({ text: `${step.recipe}: ${describeStep(step)}${step.paths ? ` (in ${step.paths.join(', ')})` : ''}`, files: filesFor(step, targets) }));
   // The files a draft PR would change: a recipe's own matches, or every editable target for the model.
   const wouldChange = task.steps.length > 0 ? [...new Set(steps.flatMap((s) => s.files))].sort() : env.model ? targets.filter((t) => t.editable).map((t) => t.path) : [];
+  const suggested = task.steps.length > 0 ? [] : suggestRecipeSteps(task);
   const views = viewsFor(env, task);
   const risk = wouldChange.length > 0 ? changeRisk(wouldChange.map((path) => ({ path, kind: 'MODIFIED' })), views.rules, { origin: changeOriginOf(task), minRisk: env.policy.agent.approval.minRisk }) : undefined;
   return {
@@ -62,8 +64,8 @@ export async function buildAnalysisReport(
     targets,
     modules: modulesOf(targets, ownersOf),
     ...(risk ? { risk: { level: risk.riskLevel, score: risk.riskScore, reasons: risk.reasons, requiredGate: risk.requiredGate, files: wouldChange.length } } : {}),
-    questions: openQuestions(task, env, discovery, steps, risk?.requiredGate),
-    ...(task.steps.length > 0 ? { agentBlock: agentBlockOf(task) } : {}),
+    questions: openQuestions(task, env, discovery, steps, risk?.requiredGate, suggested),
+    ...(task.steps.length > 0 ? { agentBlock: agentBlockOf(task, task.steps) } : suggested.length > 0 ? { agentBlock: agentBlockOf(task, suggested), agentBlockSource: 'suggested' as const } : {}),
     artifacts: state.artifacts,
   };
 }
@@ -102,7 +104,14 @@ const WARNING_QUESTIONS: Record<string, string> = {
 };
 
 /** What a maintainer should settle before a draft PR: ambiguities the intake and target selection noticed. */
-function openQuestions(task: TaskContract, env: PipelineEnv, discovery: DiscoveryOutput | undefined, steps: readonly { text: string; files: string[] }[], gate: string | undefined): string[] {
+function openQuestions(
+  task: TaskContract,
+  env: PipelineEnv,
+  discovery: DiscoveryOutput | undefined,
+  steps: readonly { text: string; files: string[] }[],
+  gate: string | undefined,
+  suggested: readonly RecipeStep[],
+): string[] {
   const out: string[] = [];
   if (!discovery) out.push('The analysis stopped before target selection, so no file was looked at; see the progress comment for why.');
   if (task.kind === 'exploratory') out.push('The task names no symbol, file or recipe step, so the targets come from keyword search only: which files or symbols should change?');
@@ -115,7 +124,8 @@ function openQuestions(task: TaskContract, env: PipelineEnv, discovery: Discover
   if (low.length > 0) out.push(`${low.length} ${low.length === 1 ? 'target has' : 'targets have'} low confidence (rank below ${LOW_CONFIDENCE_RANK}): ${names(low.map((t) => t.path))}. Do they belong in the change?`);
   const locked = (discovery?.targets ?? []).filter((t) => !t.allowedToEdit);
   if (locked.length > 0) out.push(`${locked.length} matching ${locked.length === 1 ? 'file' : 'files'} would not be edited (policy, generated or lockfile): ${names(locked.map((t) => t.path))}. Should someone change them by hand?`);
-  if (task.steps.length === 0 && !env.model) out.push('Does a recipe (replace, migrate-import, bump-dependency, rename-symbol) fit this change? Without steps or a model, a run can only analyse.');
+  if (suggested.length > 0) out.push(`The words of the task suggest ${suggested.map((s) => `${s.recipe} (${describeStep(s)})`).join(', then ')}: is that the change? See the ready-to-paste task.`);
+  else if (task.steps.length === 0 && !env.model) out.push('Does a recipe (replace, migrate-import, bump-dependency, rename-symbol) fit this change? Without steps or a model, a run can only analyse.');
   if (gate === 'HUMAN_APPROVAL_BEFORE_PR') out.push('At this risk the policy asks for approval before a pull request: a maintainer would need to `/agent approve` the run.');
   return out;
 }
@@ -125,13 +135,13 @@ function names(paths: readonly string[]): string {
   return `${shown.join(', ')}${paths.length > shown.length ? `, and ${paths.length - shown.length} more` : ''}`;
 }
 
-/** The task as a block that runs it as a draft PR: the same steps, scope and budgets, no mode (draft_pr is the default). */
-function agentBlockOf(task: TaskContract): TaskBlock {
+/** A block that runs the steps as a draft PR with the task's scope and budgets, no mode (draft_pr is the default). */
+function agentBlockOf(task: TaskContract, steps: RecipeStep[]): TaskBlock {
   const budgets = Object.fromEntries(Object.entries(task.budgets).filter(([, v]) => v !== undefined));
   return {
     ...(task.base ? { base: task.base } : {}),
     ...(task.paths && task.paths.length > 0 ? { paths: task.paths } : {}),
-    steps: task.steps,
+    steps,
     ...(Object.keys(budgets).length > 0 ? { budgets } : {}),
   };
 }
