@@ -1,9 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubApi } from '../../src/app/github/github-api.js';
+import { createMemoryFs } from '../../src/app/local/memfs-adapter.js';
+import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
+import { CapturingLogger } from '../../src/app/logger.js';
+import { InProcessTokenBroker } from '../../src/app/tokens/in-process-token-broker.js';
 import { postAnalysisReport } from '../../src/app/worker/analysis-comment.js';
+import { createWorkerHandler } from '../../src/app/worker/create-worker-handler.js';
+import type { ArtifactStore } from '../../src/core/ports.js';
 import { analysisReportMarker, GITHUB_COMMENT_LIMIT } from '../../src/core/phases/analysis-report.js';
 import { parseTask } from '../../src/core/task/parse-task.js';
-import { MIGRATION_CHANGED_FILES, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
+import { HARNESS_APP_ID, MIGRATION_CHANGED_FILES, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
+import { STANDIN_GITHUB_POLICY } from '../helpers/github-standin/index.js';
 
 /**
  * `/agent analyze` end to end: a signed issue_comment delivery -> webhook -> worker over the git
@@ -13,12 +20,48 @@ import { MIGRATION_CHANGED_FILES, startAppHarness, type AppHarness } from '../he
 
 const ISSUE = 3;
 
+/**
+ * A worker wired like the harness's (stand-in, git proxy, read-only tokens) but invoked directly,
+ * so a retry can carry the request id of the invocation it retries, as Lambda's async retries do.
+ */
+function workerWith(h: AppHarness, store: ArtifactStore) {
+  const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
+  return createWorkerHandler({
+    session: async () => ({ store, tokens: new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, policy: STANDIN_GITHUB_POLICY, role: 'read' }) }),
+    github: (token) => createGitHubApi({ token, baseUrl: h.standin.url, policy: STANDIN_GITHUB_POLICY }),
+    clock: h.clock,
+    logger: new CapturingLogger({ clock: h.clock }),
+    syntax: () => createNodeSyntaxService(),
+    newFs: createMemoryFs,
+    identity: { name: h.botLogin, email: `${h.botLogin}@users.noreply.github.com` },
+    cloneUrl: (request) => `${h.gitUrl}/${request.owner}/${request.repo}.git`,
+  });
+}
+
+/** A store whose process "dies" on the first write of a key matching `at` (and every write after). */
+function dyingAt(inner: ArtifactStore, at: RegExp): ArtifactStore {
+  let dead = false;
+  const check = (key: string) => {
+    if (!dead && at.test(key)) dead = true;
+    if (dead) throw new Error(`died before writing ${key}`);
+  };
+  return {
+    get: (key) => inner.get(key),
+    list: (prefix) => inner.list(prefix),
+    delete: async (key) => (check(key), inner.delete(key)),
+    put: async (key, body, options) => (check(key), inner.put(key, body, options)),
+    putIfAbsent: async (key, body, options) => (check(key), inner.putIfAbsent(key, body, options)),
+    putIfMatch: async (key, body, etag, options) => (check(key), inner.putIfMatch(key, body, etag, options)),
+  };
+}
+
 describe('analysis report: /agent analyze posts the report on the issue', () => {
   let h: AppHarness;
   let runPrefix: string;
   let request: { runId: string; agentBranch: string };
   let report: { id: number; body: string; user: string };
   let progress: string;
+  let postedBeforeRetry: number;
 
   beforeAll(async () => {
     h = await startAppHarness();
@@ -27,7 +70,12 @@ describe('analysis report: /agent analyze posts the report on the issue', () => 
     const requestKey = h.pending().find((k) => k.endsWith('/request.json'))!;
     runPrefix = requestKey.replace(/request\.json$/, '');
     request = (await h.json(requestKey))!;
-    await h.drain();
+    // The first invocation dies after posting the report (its next write fails); Lambda retries
+    // the same event with the same request id, and the retry resumes the attempt.
+    const context = { awsRequestId: 'analysis-1', getRemainingTimeInMillis: () => 900_000 };
+    await expect(workerWith(h, dyingAt(h.store, /\/latest\.json$/))({ key: requestKey, capability: 'c'.repeat(43) }, context)).rejects.toThrow('died before writing');
+    postedBeforeRetry = h.comments(ISSUE).filter((c) => c.body.includes('draftsman:analysis-report')).length;
+    await workerWith(h, h.store)({ key: requestKey, capability: 'c'.repeat(43) }, context);
     const bot = h.comments(ISSUE).filter((c) => c.user === h.botLogin);
     report = bot.find((c) => c.body.startsWith(analysisReportMarker(request.runId, 1)))!;
     progress = bot.find((c) => c.body.includes('draftsman:progress'))!.body;
@@ -35,7 +83,8 @@ describe('analysis report: /agent analyze posts the report on the issue', () => 
 
   afterAll(async () => h?.stop());
 
-  it('analysis report: posted once on the issue with every section, within the comment limit', () => {
+  it('analysis report: posted once on the issue with every section, within the comment limit, though the worker was retried', () => {
+    expect(postedBeforeRetry).toBe(1);
     expect(report, 'the report comment').toBeDefined();
     expect(h.comments(ISSUE).filter((c) => c.body.includes('draftsman:analysis-report'))).toHaveLength(1);
     expect(report.body.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
@@ -74,9 +123,8 @@ describe('analysis report: /agent analyze posts the report on the issue', () => 
   });
 
   it('analysis report: posting again for the same attempt edits the one comment, never adds one', async () => {
-    // The worker's own read token (issues:write), as a retried invocation would hold it.
-    const tokenId = h.issued.filter((t) => t.fn === 'worker').at(-1)!.tokenId;
-    const token = h.secrets().find((s) => s.label === `token:${tokenId}`)!.value;
+    // The last token minted: the worker's read token (issues:write), as a retried invocation holds it.
+    const token = h.secrets().filter((s) => s.label.startsWith('token:')).at(-1)!.value;
     const api = createGitHubApi({ token, baseUrl: h.standin.url, policy: { retries: 0, msPerSecond: 1 } });
     const target = { owner: h.owner, repo: h.repo, issue: ISSUE, runId: request.runId, attempt: 1 };
     await postAnalysisReport(api, target, report.body);

@@ -192,6 +192,7 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
     return result;
   }
 
+  const reportUrl = await postAnalysisOutcome(api, request, target.attempt, result);
   // Without a candidate nothing else will release the lock; with one, the publisher does.
   if (!(result.status === 'COMPLETED' && result.headCommitSha) && request.issue) {
     await releaseIssueLock(store, { owner: request.owner, repo: request.repo, issue: request.issue.number }, { runId: request.runId, attempt: target.attempt });
@@ -205,7 +206,6 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
       updatedAt: now(),
     });
   }
-  const reportUrl = await postAnalysisOutcome(api, request, target.attempt, result);
   await tracker.report({
     runId: request.runId,
     attempt: target.attempt,

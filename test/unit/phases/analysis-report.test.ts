@@ -63,7 +63,12 @@ describe('renderAnalysisReport (analysis report)', () => {
     expect(sectionOf(text, 'Modules and owners')).toContain('| shop | 1 | `alice` `acme/persistence` |');
     expect(sectionOf(text, 'Risk (forecast)')).toContain('If the 2 files above were changed, the risk would be **MEDIUM** (score 5); the gate would be `HUMAN_REVIEW`.');
     expect(sectionOf(text, 'Open questions')).toContain('- No scope (`paths`) was given');
+    expect(sectionOf(text, 'Ready-to-paste task')).toContain('To open a draft PR with this plan, comment `/agent run` with this block');
     expect(sectionOf(text, 'Ready-to-paste task')).toContain('```agent\n');
+    // Steps read from the task's words are offered as a suggestion to check, not as the task.
+    const suggested = renderAnalysisReport(report({ agentBlockSource: 'suggested' }));
+    expect(sectionOf(suggested, 'Ready-to-paste task')).toContain('This block is a suggestion read from them: check the names');
+    expect(renderAnalysisReport(report({ agentBlock: undefined }))).not.toContain('### Ready-to-paste task');
   });
 
   it('never claims a change: no changed files, commit or pull request, and says so', () => {
