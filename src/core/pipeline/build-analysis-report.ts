@@ -1,14 +1,16 @@
 import { z } from 'zod';
 import { readArtifactIfPresent } from '../artifacts/artifact-io.js';
-import { describeStep, shortModuleName } from '../git/pr-text.js';
+import { shortModuleName } from '../git/pr-text.js';
 import type { PhaseName } from '../phases/phase-contracts.js';
 import { GITHUB_COMMENT_LIMIT, renderAnalysisReport, type AnalysisReportInput } from '../phases/analysis-report.js';
 import { changeOriginOf, changeRisk } from '../publish/change-risk.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
 import { RepoMap } from '../repomap/repo-map-schema.js';
+import type { TARGET_WARNING_CODES } from '../targets/target-selection-schema.js';
 import type { RecipeStep } from '../task/recipe-steps.js';
 import type { TaskBlock, TaskContract } from '../task/task-contract.js';
 import { discoveryOf, reviewersFor, type DiscoveryOutput } from './phases/discovery-phase.js';
+import { stepInWords } from './build-run-report.js';
 import { planOf } from './phases/planning-phase.js';
 import { viewsFor, type PipelineEnv } from './pipeline-env.js';
 import { suggestRecipeSteps } from './suggest-recipe.js';
@@ -44,7 +46,7 @@ export async function buildAnalysisReport(
     owners: ownersOf([t.path]),
     reasons: t.reasons,
   }));
-  const steps = task.steps.map((step) => ({ text: `${step.recipe}: ${describeStep(step)}${step.paths ? ` (in ${step.paths.join(', ')})` : ''}`, files: filesFor(step, targets) }));
+  const steps = task.steps.map((step) => ({ text: stepInWords(step), files: filesFor(step, targets) }));
   // The files a draft PR would change: a recipe's own matches, or every editable target for the model.
   const wouldChange = task.steps.length > 0 ? [...new Set(steps.flatMap((s) => s.files))].sort() : env.model ? targets.filter((t) => t.editable).map((t) => t.path) : [];
   const suggested = task.steps.length > 0 ? [] : suggestRecipeSteps(task);
@@ -96,7 +98,7 @@ function planSummary(task: TaskContract, env: PipelineEnv, files: number, planRe
   return `The task has no recipe steps and no model is configured, so a draft PR would have nothing to apply; the targets below are where the change would go. This run changed nothing${why}.`;
 }
 
-const WARNING_QUESTIONS: Record<string, string> = {
+const WARNING_QUESTIONS: Partial<Record<(typeof TARGET_WARNING_CODES)[number], string>> = {
   SYMBOL_RESOLUTION_PARTIAL: 'Some names could not be resolved to a definition; are they spelled as in the code?',
   TARGET_SELECTION_EMPTY: 'No file matched the task; which files or symbols should change?',
   SCOPE_PATH_MISSING: 'A path of the task scope does not exist at this commit; is the scope right?',
@@ -116,7 +118,7 @@ function openQuestions(
   if (!discovery) out.push('The analysis stopped before target selection, so no file was looked at; see the progress comment for why.');
   if (task.kind === 'exploratory') out.push('The task names no symbol, file or recipe step, so the targets come from keyword search only: which files or symbols should change?');
   if (!task.paths || task.paths.length === 0) out.push('No scope (`paths`) was given, so the whole repository was searched: should the change stay inside one directory or module?');
-  for (const w of discovery?.warnings ?? []) out.push(`${WARNING_QUESTIONS[w.code] ?? 'Target selection noted:'} (${w.code}: ${w.message})`);
+  for (const w of discovery?.warnings ?? []) out.push(`${WARNING_QUESTIONS[w.code as keyof typeof WARNING_QUESTIONS] ?? 'Target selection noted:'} (${w.code}: ${w.message})`);
   steps.forEach((s, i) => {
     if (s.files.length === 0) out.push(`Step ${i + 1} (${s.text}) would change no file in scope: is the name right, or is it already done?`);
   });
@@ -124,7 +126,7 @@ function openQuestions(
   if (low.length > 0) out.push(`${low.length} ${low.length === 1 ? 'target has' : 'targets have'} low confidence (rank below ${LOW_CONFIDENCE_RANK}): ${names(low.map((t) => t.path))}. Do they belong in the change?`);
   const locked = (discovery?.targets ?? []).filter((t) => !t.allowedToEdit);
   if (locked.length > 0) out.push(`${locked.length} matching ${locked.length === 1 ? 'file' : 'files'} would not be edited (policy, generated or lockfile): ${names(locked.map((t) => t.path))}. Should someone change them by hand?`);
-  if (suggested.length > 0) out.push(`The words of the task suggest ${suggested.map((s) => `${s.recipe} (${describeStep(s)})`).join(', then ')}: is that the change? See the ready-to-paste task.`);
+  if (suggested.length > 0) out.push(`The words of the task suggest ${suggested.map(stepInWords).join(', then ')}: is that the change? See the ready-to-paste task.`);
   else if (task.steps.length === 0 && !env.model) out.push('Does a recipe (replace, migrate-import, bump-dependency, rename-symbol) fit this change? Without steps or a model, a run can only analyse.');
   if (gate === 'HUMAN_APPROVAL_BEFORE_PR') out.push('At this risk the policy asks for approval before a pull request: a maintainer would need to `/agent approve` the run.');
   return out;
