@@ -64,7 +64,7 @@ export async function buildAnalysisReport(
     baseCommitSha: state.baseCommitSha ?? 'unknown',
     plan: { summary: planSummary(task, env, wouldChange.length, plan?.reason), steps },
     targets,
-    modules: modulesOf(targets, ownersOf),
+    modules: modulesOf(targets),
     ...(risk ? { risk: { level: risk.riskLevel, score: risk.riskScore, reasons: risk.reasons, requiredGate: risk.requiredGate, files: wouldChange.length } } : {}),
     questions: openQuestions(task, env, discovery, steps, risk?.requiredGate, suggested),
     ...(task.steps.length > 0 ? { agentBlock: agentBlockOf(task, task.steps) } : suggested.length > 0 ? { agentBlock: agentBlockOf(task, suggested), agentBlockSource: 'suggested' as const } : {}),
@@ -83,10 +83,16 @@ function filesFor(step: RecipeStep, targets: readonly { path: string; editable: 
   return targets.filter((t) => t.editable && t.reasons.some((r) => r.startsWith(marker))).map((t) => t.path);
 }
 
-function modulesOf(targets: readonly { path: string; module?: string }[], ownersOf: (paths: readonly string[]) => string[]): AnalysisReportInput['modules'] {
-  const byModule = new Map<string, string[]>();
-  for (const t of targets) byModule.set(t.module ?? '.', [...(byModule.get(t.module ?? '.') ?? []), t.path]);
-  return [...byModule.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, paths]) => ({ name, files: paths.length, owners: ownersOf(paths) }));
+/** Targets per module, with the union of their owners (each target's owners are computed once, above). */
+function modulesOf(targets: readonly { module?: string; owners: string[] }[]): AnalysisReportInput['modules'] {
+  const byModule = new Map<string, { files: number; owners: Set<string> }>();
+  for (const t of targets) {
+    const entry = byModule.get(t.module ?? '.') ?? { files: 0, owners: new Set<string>() };
+    entry.files += 1;
+    for (const owner of t.owners) entry.owners.add(owner);
+    byModule.set(t.module ?? '.', entry);
+  }
+  return [...byModule.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, m]) => ({ name, files: m.files, owners: [...m.owners].sort() }));
 }
 
 function planSummary(task: TaskContract, env: PipelineEnv, files: number, planReason: string | undefined): string {
