@@ -54,6 +54,7 @@ export async function beginRun(args: StageArgs, io: CliIo): Promise<CliRun> {
     task: { title, body: args.taskText },
     baseRef: args.ref,
     paths: args.paths,
+    ...(args.mode ? { forcedMode: args.mode } : {}),
     agentBranch: agentBranchName({ runId }),
     createdAt: now,
   };
@@ -64,9 +65,9 @@ export async function beginRun(args: StageArgs, io: CliIo): Promise<CliRun> {
 
 /** The task's identity: its parsed digest, or the text's digest when it does not parse (intake reports why). */
 function taskDigestOf(args: StageArgs, title: string): string {
-  if (!args.taskText) return sha256Hex(args.taskText);
+  if (!args.taskText) return sha256Hex(args.mode ? `mode:${args.mode}` : args.taskText);
   try {
-    return parseTask({ title, body: args.taskText, source: 'cli', bodyName: args.taskFile ?? 'task' }).digest;
+    return parseTask({ title, body: args.taskText, source: 'cli', bodyName: args.taskFile ?? 'task', forcedMode: args.mode }).digest;
   } catch {
     return sha256Hex(args.taskText);
   }

@@ -23,7 +23,7 @@ commands:
   ingest <repo>              ingestion only                       [--paths a,b]
   map <repo>                 ingestion + repository map
   targets <repo>             + target selection                   [--task TEXT | --task-file FILE] [--paths a,b]
-  run <repo>                 the whole pipeline                   [--task | --task-file] [--paths] [--publish] [--approve]
+  run <repo>                 the whole pipeline                   [--task | --task-file] [--paths] [--publish] [--approve] [--mode analysis]
   policy check [FILE]        validate a policy (file:line:col: message)
   policy schema              print the policy's JSON Schema
   replay <bucket> <key>      re-drive a dead-lettered worker or publisher step (operators)

@@ -28,6 +28,8 @@ export interface StageArgs {
   taskFile?: string;
   publish: boolean;
   approve: boolean;
+  /** `--mode analysis`: report only, whatever the task block says (as `/agent analyze` does). */
+  mode?: 'analysis' | 'draft_pr';
 }
 
 const OPTIONS = {
@@ -41,6 +43,7 @@ const OPTIONS = {
   'task-file': { type: 'string' },
   publish: { type: 'boolean', default: false },
   approve: { type: 'boolean', default: false },
+  mode: { type: 'string' },
 } as const;
 
 /** Parse `<command> <repo> [options]`; every mistake is a UsageError (exit 2). */
@@ -50,6 +53,8 @@ export async function parseStageArgs(command: StageCommand, args: string[], io: 
   if ((values.task || values['task-file']) && (command === 'ingest' || command === 'map')) throw new UsageError(`--task is for targets and run`);
   if (values.task && values['task-file']) throw new UsageError('give --task or --task-file, not both');
   if ((values.publish || values.approve) && command !== 'run') throw new UsageError('--publish and --approve are for run');
+  if (values.mode !== undefined && command !== 'run') throw new UsageError('--mode is for run');
+  if (values.mode !== undefined && values.mode !== 'analysis' && values.mode !== 'draft_pr') throw new UsageError('--mode must be analysis or draft_pr');
   if (values['run-id'] && !isBranchSafeRunId(values['run-id'])) throw new UsageError('--run-id must be 1-64 letters, digits, _ or -');
 
   const repo = await repositoryOf(positionals[0], io.cwd, values.publish);
@@ -66,6 +71,7 @@ export async function parseStageArgs(command: StageCommand, args: string[], io: 
     runId: values['run-id'],
     publish: values.publish,
     approve: values.approve,
+    ...(values.mode === 'analysis' || values.mode === 'draft_pr' ? { mode: values.mode } : {}),
   };
 }
 

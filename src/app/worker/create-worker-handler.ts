@@ -1,5 +1,6 @@
 import { putArtifactIfAbsent, readArtifactIfPresent, writeArtifact } from '../../core/artifacts/artifact-io.js';
 import { issueLatestKey, runKeys, type RunKeys } from '../../core/artifacts/keys.js';
+import { isAnalysisReport } from '../../core/phases/analysis-report.js';
 import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import { POLICY_FILE_NAME } from '../../core/policy/agent-policy.js';
 import type { ArtifactStore, CiStatus, CiStatusReader, Clock, FsLike, Logger, ModelProvider, TokenBroker } from '../../core/ports.js';
@@ -18,6 +19,7 @@ import { IssueCommentReporter } from '../github/progress-comment.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { noteFailedRebuild, noteUnchangedFollowUp } from './follow-up-note.js';
 import { Continuation, countReplays, MAX_CONTINUATIONS, takeLease, type Lease } from './lease.js';
+import { postAnalysisReport } from './analysis-comment.js';
 import { ProgressTracker } from './progress-tracker.js';
 
 export { MAX_CONTINUATIONS } from './lease.js';
@@ -165,6 +167,7 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
   await noteUnchangedFollowUp(api, { owner: request.owner, repo: request.repo, runId: request.runId, attempt: target.attempt }, attempt.attemptRequest?.followUp, result);
   const pullRequest = (await readArtifactIfPresent(store, keys.run, RunRecord))?.pullRequest?.number;
   await noteFailedRebuild(api, { owner: request.owner, repo: request.repo, runId: request.runId, attempt: target.attempt, pullRequest }, attempt.attemptRequest, result);
+  const reportUrl = await postAnalysisOutcome(api, request, target.attempt, result);
   // Without a candidate nothing else will release the lock; with one, the publisher does.
   if (!(result.status === 'COMPLETED' && result.headCommitSha) && request.issue) {
     await releaseIssueLock(store, { owner: request.owner, repo: request.repo, issue: request.issue.number }, { runId: request.runId, attempt: target.attempt });
@@ -184,16 +187,22 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
     status: result.status === 'COMPLETED' && result.headCommitSha ? 'PUBLISHING' : result.status,
     phases: [],
     baseCommitSha: result.baseCommitSha,
-    message: describeOutcome(result),
+    message: describeOutcome(result, reportUrl),
     artifacts: Object.fromEntries(Object.entries(result.artifacts).filter(([name]) => !name.endsWith('/'))),
   });
   await tracker.flush();
   return result;
 }
 
-function describeOutcome(result: PipelineResult): string {
+/** An analysis that completed posts its report on the issue; the URL of that comment, if posted. */
+async function postAnalysisOutcome(api: GitHubApi, request: RunRequest, attempt: number, result: PipelineResult): Promise<string | undefined> {
+  if (result.status !== 'COMPLETED' || result.headCommitSha || !result.report || !isAnalysisReport(result.report) || !request.issue) return undefined;
+  return postAnalysisReport(api, { owner: request.owner, repo: request.repo, issue: request.issue.number, runId: request.runId, attempt }, result.report);
+}
+
+function describeOutcome(result: PipelineResult, reportUrl?: string): string {
   if (result.status === 'COMPLETED' && result.headCommitSha) return `commit ${result.headCommitSha.slice(0, 12)} is ready; the publisher opens the draft pull request`;
-  if (result.status === 'COMPLETED') return 'analysis finished: see run-report.md';
+  if (result.status === 'COMPLETED') return reportUrl ? `analysis finished: the report is posted on this issue (${reportUrl})` : 'analysis finished; nothing was changed';
   switch (result.status) {
     case 'NEEDS_APPROVAL':
       return `${result.reason}: a maintainer can \`/agent approve\` to let the next attempt pass this gate`;

@@ -47,7 +47,7 @@ export function renderRunReport(input: RunReportInput): string {
   const objective = objectiveText(report);
   if (objective || !report.title) out.push('### Objective', '', block(clip(objective, MAX_OBJECTIVE)) || '_No objective given._', '');
   out.push(...details('Scope and strategy', scopeAndStrategy(report)));
-  out.push(...details(`Targets (${report.targets.length} ${plural(report.targets.length, 'file')})`, targets(report)));
+  out.push(...details(`${changedAny(report) ? 'Targets' : 'Candidate targets, not changed'} (${report.targets.length} ${plural(report.targets.length, 'file')})`, targets(report)));
   out.push(markedSection(renderVerificationSection(report.verification)), '');
   out.push(...details(`Risk: ${report.risk.level} (score ${report.risk.score})`, risk(report)));
   if (report.policyVerdicts.length > 0) out.push(...details(`Policy verdicts (${verdictCounts(report)})`, policyVerdicts(report)));
@@ -134,7 +134,7 @@ function summaryTable(r: RunReport): string[] {
     '| | |',
     '|---|---|',
     `| **Objective** | ${cell(shortenAtWord(objective, 160))} |`,
-    `| **Change** | ${r.targets.length} ${plural(r.targets.length, 'file')} (+${added} / -${removed}) · engine: ${r.strategy.engine} |`,
+    `| **Change** | ${changedAny(r) ? `${r.targets.length} ${plural(r.targets.length, 'file')} (+${added} / -${removed})` : 'none'} · engine: ${r.strategy.engine} |`,
     `| **Verification** | static checks: ${passed} passed, ${failed} failed · ${ciText} |`,
     `| **Risk** | ${r.risk.level} (score ${r.risk.score}) · anti-cheat: ${r.antiCheat.length === 0 ? 'no finding' : `${r.antiCheat.length} ${plural(r.antiCheat.length, 'finding')} (${high} high)`} |`,
     `| **Run** | ${cell(r.status)} · base ${codeCell(r.baseCommitSha.slice(0, 12))}${r.baseRef ? ` (${cell(r.baseRef)})` : ''} · attempt ${r.attempt}${r.budget.modelCalls ? ` · ${usage(r.budget.modelCalls)} model calls` : ''} |`,
@@ -144,13 +144,18 @@ function summaryTable(r: RunReport): string[] {
 function scopeAndStrategy(r: RunReport): string[] {
   const out = ['**Scope**', ''];
   out.push(r.scope.paths.length > 0 ? `- Task scope: ${r.scope.paths.map(code).join(', ')}` : '- Task scope: the whole repository');
-  out.push(`- Changed ${r.targets.length} ${plural(r.targets.length, 'file')}.`);
+  out.push(changedAny(r) ? `- Changed ${r.targets.length} ${plural(r.targets.length, 'file')}.` : `- Changed no file; ${r.targets.length} candidate ${plural(r.targets.length, 'file')} selected.`);
   for (const u of r.scope.untouched) out.push(`- Did not change: ${inline(u)}`);
   out.push('', `**Strategy** (engine: ${r.strategy.engine})`, '');
   if (r.strategy.steps.length === 0) out.push('- No change steps.');
   r.strategy.steps.forEach((s, i) => out.push(`${i + 1}. ${inline(s)}`));
   for (const n of r.strategy.notes) out.push(`- ${inline(n)}`);
   return out;
+}
+
+/** Whether the targets are changed files: an analysis changes none, its targets are only candidates. */
+function changedAny(r: RunReport): boolean {
+  return r.mode !== 'analysis';
 }
 
 function targets(r: RunReport): string[] {

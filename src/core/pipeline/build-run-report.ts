@@ -178,7 +178,7 @@ function untouched(env: PipelineEnv, lockfiles: number): string[] {
 }
 
 /** A step as the reviewer reads it: the recipe and what it does, with its own path scope. */
-function stepInWords(step: RecipeStep): string {
+export function stepInWords(step: RecipeStep): string {
   return `${step.recipe}: ${describeStep(step)}${step.paths ? ` (in ${step.paths.join(', ')})` : ''}`;
 }
 

@@ -14,6 +14,7 @@ import type { RunStatus } from '../runs/run-status.js';
 import { updateRunRecord, withAttempt } from '../runs/update-run-record.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import type { TaskContract } from '../task/task-contract.js';
+import { isAnalysisRun, storeAnalysisReport } from './build-analysis-report.js';
 import { buildRunReport } from './build-run-report.js';
 import { finishRun } from './finish-run.js';
 import { ingestStage } from './ingest-stage.js';
@@ -213,6 +214,11 @@ async function collectReport(env: PipelineEnv, outcome: OrchestratorResult, task
     return { report: body ? new TextDecoder().decode(body.body) : undefined, head: { headCommitSha: prepared.headCommitSha, headTreeSha: prepared.headTreeSha } };
   }
   if (!task) return { head: {} };
+  if (isAnalysisRun(task, outcome.outputs)) {
+    const analysis = await storeAnalysisReport(env, task, outcome.outputs, { status: outcome.state, baseCommitSha: outcome.checkpoints[0]?.baseCommitSha, artifacts: artifactList() });
+    artifacts['run-report.md'] = analysis.key;
+    return { report: analysis.report, head: {} };
+  }
   const report = renderRunReport(buildRunReport(env, task, outcome.outputs, outcome.checkpoints, { status: outcome.state, artifacts: artifactList() }));
   const reportKey = `${keys.attempt(env.attempt).prefix}run-report.md`;
   await store.put(reportKey, report, { contentType: 'text/markdown; charset=utf-8' });

@@ -88,7 +88,7 @@ export function discoveryPhase(env: PipelineEnv): PhaseHandler {
 }
 
 /** CODEOWNERS owners of the given paths, GitHub's last-match-wins rule, as reviewer logins. */
-function reviewersFor(map: RepoMap, paths: string[]): string[] {
+export function reviewersFor(map: Pick<RepoMap, 'ownership'>, paths: readonly string[]): string[] {
   const owners = new Set<string>();
   for (const path of paths) for (const owner of ownersFor(map.ownership?.rules ?? [], path).owners) owners.add(owner.replace(/^@/, ''));
   return [...owners].sort();
