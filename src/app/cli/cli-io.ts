@@ -26,6 +26,7 @@ commands:
   run <repo>                 the whole pipeline                   [--task | --task-file] [--paths] [--publish] [--approve]
   policy check [FILE]        validate a policy (file:line:col: message)
   policy schema              print the policy's JSON Schema
+  serve                      the whole App in one process          [--dir DIR] [--port N] [--host H] [--env-file FILE]
 
 options: --ref REF  --out DIR  --policy FILE  --json  --run-id ID
 exit codes: 0 ready/completed, 1 failed/blocked, 2 usage, 3 needs approval/budget exceeded, 130 cancelled`;

@@ -11,6 +11,7 @@ import { mapCommand } from './map-command.js';
 import { policyCheckCommand } from './policy-check-command.js';
 import { policySchemaCommand } from './policy-schema-command.js';
 import { runCommand } from './run-command.js';
+import { serveCommand } from '../serve/serve-command.js';
 import { targetsCommand } from './targets-command.js';
 
 export type { CliIo } from './cli-io.js';
@@ -47,6 +48,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       return targetsCommand(rest, io);
     case 'run':
       return runCommand(rest, io, (run) => publishLocally(run.store, run.keys, run.args.location, io, run.args.policy));
+    case 'serve':
+      return serveCommand(rest, io);
     case 'policy': {
       const [sub, ...args] = rest;
       if (sub === 'schema') return policySchemaCommand(args, io);
