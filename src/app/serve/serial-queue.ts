@@ -19,6 +19,7 @@ export class SerialQueue {
   private readonly tasks: { label: string; run: () => Promise<void> }[] = [];
   private readonly finished: TaskRecord[] = [];
   private running: Promise<void> | undefined;
+  private busy = false;
   private waiters: (() => void)[] = [];
 
   constructor(private readonly logger: Logger) {}
@@ -30,7 +31,7 @@ export class SerialQueue {
 
   /** Tasks waiting or running. */
   get size(): number {
-    return this.tasks.length + (this.running ? 1 : 0);
+    return this.tasks.length + (this.busy ? 1 : 0);
   }
 
   /** The most recent finished tasks, oldest first. */
@@ -48,6 +49,7 @@ export class SerialQueue {
     // Let the caller that queued the first task finish its own step before the task starts.
     await Promise.resolve();
     for (let task = this.tasks.shift(); task; task = this.tasks.shift()) {
+      this.busy = true;
       try {
         await task.run();
         this.remember({ label: task.label, ok: true });
@@ -55,6 +57,8 @@ export class SerialQueue {
         const message = error instanceof Error ? error.message : String(error);
         this.logger.error('task failed; the queue goes on', { task: task.label, error });
         this.remember({ label: task.label, ok: false, error: message });
+      } finally {
+        this.busy = false;
       }
     }
     this.running = undefined;
