@@ -1,14 +1,17 @@
 import { sign } from '@octokit/webhooks-methods';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/app/cli/cli-io.js';
+import { CapturingLogger } from '../../src/app/logger.js';
+import { readServeSettings } from '../../src/app/serve/serve-settings.js';
 import { serveCommand } from '../../src/app/serve/serve-command.js';
-import { ONE_PROCESS_NOTICE, type ServeHandle } from '../../src/app/serve/start-serve.js';
+import { ONE_PROCESS_NOTICE, startServe, type ServeHandle } from '../../src/app/serve/start-serve.js';
 import { TOKEN_SCOPES } from '../../src/app/tokens/token-scopes.js';
 import { buildPayloads, DEFAULT_POLICY, HARNESS_APP_ID, HARNESS_FULL_NAME, HARNESS_INSTALLATION_ID, HARNESS_OWNER, HARNESS_REPO, HARNESS_REPOSITORY_ID, HARNESS_START, MAINTAINER, MIGRATION_CHANGED_FILES, MIGRATION_ISSUE_BODY, READER } from '../helpers/app-harness.js';
 import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
@@ -223,5 +226,64 @@ describe('draftsman serve: the App in one process', () => {
     expect(ran[0]).toEqual({ label: 'sweeper', ok: true });
     // The CI poll of the open agent pull request is a ci/ record: the publisher takes it, as the bucket notification would.
     expect(ran.slice(1).map((t) => [t.label.replace(/\/[^/]+\.json$/, ''), t.ok])).toEqual([[expect.stringMatching(/^publisher runs\/acme\/orders\/[a-z2-7]{12}\/ci$/), true]]);
+  });
+});
+
+/** A webhook proxy channel as smee.io serves it: Server-Sent Events, one per delivery, headers and body in `data`. */
+async function startProxyChannel(): Promise<{ url: string; send(data: Record<string, unknown>): void; stop(): Promise<void> }> {
+  const listeners = new Set<ServerResponse>();
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.write('event: ready\ndata: {}\n\n');
+    listeners.add(res);
+    req.on('close', () => listeners.delete(res));
+  });
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/channel`,
+    send: (data) => {
+      for (const res of listeners) res.write(`data: ${JSON.stringify(data)}\n\n`);
+    },
+    stop: async () => {
+      for (const res of listeners) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+    },
+  };
+}
+
+describe('draftsman serve behind a webhook proxy channel (smee-client)', () => {
+  it('serve receives a signed delivery relayed by the proxy channel, and still refuses a forged one', async () => {
+    const channel = await startProxyChannel();
+    const logger = new CapturingLogger({ clock: { now: () => HARNESS_START } });
+    const cwd = mkdtempSync(join(tmpdir(), 'draftsman-serve-proxy-'));
+    const privateKey = generateKeyPairSync('rsa', { modulusLength: 1024, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+    // Nothing here reaches GitHub: an installation event is only logged.
+    const settings = readServeSettings({ APP_ID: String(HARNESS_APP_ID), WEBHOOK_SECRET: SECRET, PRIVATE_KEY: privateKey, GITHUB_API_URL: 'http://127.0.0.1:9', PORT: '0', WEBHOOK_PROXY_URL: channel.url }, cwd);
+    const handle = await startServe({ settings, dir: join(cwd, 'store'), logger, sweepEveryMs: 0, clock: { now: () => HARNESS_START } });
+    try {
+      const examples = createRequire(import.meta.url)('@octokit/webhooks-examples') as { name: string; examples: Record<string, unknown>[] }[];
+      const payload = examples.find((g) => g.name === 'installation')!.examples.find((e) => e.action === 'created')!;
+      const relay = async (id: string, secret: string) =>
+        channel.send({ 'x-github-event': 'installation', 'x-github-delivery': id, 'x-hub-signature-256': await sign(secret, JSON.stringify(payload)), 'content-type': 'application/json', host: 'smee.io', body: payload });
+      const seen = () => logger.entries().filter((e) => e.msg === 'installation event' || e.msg === 'webhook signature rejected');
+      const until = async (count: number) => {
+        for (let i = 0; i < 200 && seen().length < count; i++) await new Promise((r) => setTimeout(r, 25));
+      };
+      // One at a time: the client forwards each event as it arrives, so two in flight could land in either order.
+      await relay('proxy-forged', `${SECRET}-wrong`);
+      await until(1);
+      await relay('proxy-signed', SECRET);
+      await until(2);
+      expect(seen().map((e) => [e.msg, e.delivery])).toEqual([
+        ['webhook signature rejected', 'proxy-forged'],
+        ['installation event', 'proxy-signed'],
+      ]);
+      expect(logger.entries().find((e) => e.fn === 'smee' && String(e.msg).startsWith('Connected to'))).toBeDefined();
+    } finally {
+      await handle.stop();
+      await channel.stop();
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });
