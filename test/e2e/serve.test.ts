@@ -287,3 +287,31 @@ describe('draftsman serve behind a webhook proxy channel (smee-client)', () => {
     }
   });
 });
+
+describe('draftsman serve when a function fails', () => {
+  it('serve retries a failing worker as the deployment would, logs the failure and keeps serving what comes next', async () => {
+    const logger = new CapturingLogger({ clock: { now: () => HARNESS_START } });
+    const cwd = mkdtempSync(join(tmpdir(), 'draftsman-serve-fail-'));
+    const privateKey = generateKeyPairSync('rsa', { modulusLength: 1024, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+    const settings = readServeSettings({ APP_ID: String(HARNESS_APP_ID), WEBHOOK_SECRET: SECRET, PRIVATE_KEY: privateKey, GITHUB_API_URL: 'http://127.0.0.1:9', PORT: '0' }, cwd);
+    const handle = await startServe({ settings, dir: join(cwd, 'store'), logger, sweepEveryMs: 0, clock: { now: () => HARNESS_START } });
+    try {
+      // A trigger whose request.json is not a run request: the worker's session refuses it every time.
+      await handle.store.put('runs/acme/orders/abcdefghijkl/request.json', '{"not":"a request"}');
+      await handle.store.put('runs/acme/orders/abcdefghijkl/run.json', '{}');
+      await handle.idle();
+      handle.sweep();
+      await handle.idle();
+      expect(handle.queue.history().map((t) => [t.label, t.ok])).toEqual([
+        ['worker runs/acme/orders/abcdefghijkl/request.json', false],
+        ['sweeper', true],
+      ]);
+      const retries = logger.entries().filter((e) => e.msg === 'invocation failed; retrying as the deployment would');
+      expect(retries.map((e) => [e.function, e.retry])).toEqual([['worker', 1]]);
+      expect(logger.entries().filter((e) => e.level === 'error' && e.task === 'worker runs/acme/orders/abcdefghijkl/request.json')).toHaveLength(1);
+    } finally {
+      await handle.stop();
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});

@@ -30,6 +30,13 @@ export const ONE_PROCESS_NOTICE =
   'The least-privilege split of the Lambda deployment (separate token-read and token-write functions, run-scoped ' +
   'worker sessions, one IAM role per function) does NOT apply here. Use it to try and develop the App, not to run it for others.';
 
+/**
+ * Re-runs after a failed invocation, as the deployment's asynchronous invocation settings have
+ * them (serverless.yml `maximumRetryAttempts`; a test keeps the two in step). A worker retry
+ * keeps its invocation id, so the attempt's lease lets it resume from its checkpoints.
+ */
+export const SERVE_RETRIES = Object.freeze({ worker: 1, publisher: 2, sweeper: 0 });
+
 /** The sweeper's schedule in the deployment. */
 export const DEFAULT_SWEEP_EVERY_MS = 15 * 60 * 1000;
 /** What a worker invocation may use before it hands over to a continuation, as on Lambda. */
@@ -80,8 +87,8 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const disk = new LocalArtifactStore(resolve(options.dir));
   const store: ArtifactStore = new NotifyingStore(disk, (key) => {
     const fn = functionForKey(key);
-    if (fn === 'worker') queue.push(`worker ${key}`, () => runWorker(key));
-    if (fn === 'publisher') queue.push(`publisher ${key}`, () => runPublisher(key));
+    if (fn === 'worker') queue.push(`worker ${key}`, runWorker(key));
+    if (fn === 'publisher') queue.push(`publisher ${key}`, retrying('publisher', key, () => runPublisher(key)));
   });
 
   const brokers: Record<TokenRole, InProcessTokenBroker> = {
@@ -124,9 +131,26 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   });
   let invocations = 0;
   const budget = options.workerBudgetMs ?? DEFAULT_WORKER_BUDGET_MS;
-  async function runWorker(key: string): Promise<void> {
-    const started = clock.now();
-    await worker({ key, capability: newCapability() }, { awsRequestId: `serve-${++invocations}`, getRemainingTimeInMillis: () => budget - (clock.now() - started) });
+  function runWorker(key: string): () => Promise<void> {
+    const awsRequestId = `serve-${++invocations}`;
+    return retrying('worker', key, async () => {
+      const started = clock.now();
+      await worker({ key, capability: newCapability() }, { awsRequestId, getRemainingTimeInMillis: () => budget - (clock.now() - started) });
+    });
+  }
+
+  /** The invocation, re-run after a failure as often as the deployment would; the last failure goes to the queue's log. */
+  function retrying(fn: keyof typeof SERVE_RETRIES, key: string, invoke: () => Promise<void>): () => Promise<void> {
+    return async () => {
+      for (let retry = 0; ; retry++) {
+        try {
+          return await invoke();
+        } catch (error) {
+          if (retry >= SERVE_RETRIES[fn]) throw error;
+          root.warn('invocation failed; retrying as the deployment would', { function: fn, key, retry: retry + 1, error });
+        }
+      }
+    };
   }
 
   const publisherLogger = loggerOf('publisher');

@@ -1,14 +1,16 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { runKeys } from '../../../src/core/artifacts/keys.js';
 import { CapturingLogger } from '../../../src/app/logger.js';
 import { LocalArtifactStore } from '../../../src/app/local/local-artifact-store.js';
 import { NotifyingStore } from '../../../src/app/serve/notifying-store.js';
 import { SerialQueue } from '../../../src/app/serve/serial-queue.js';
 import { loadDotEnv, readServeSettings, ServeError } from '../../../src/app/serve/serve-settings.js';
+import { SERVE_RETRIES } from '../../../src/app/serve/start-serve.js';
 import { functionForKey } from '../../../src/app/serve/trigger-route.js';
 
 const PEM = generateKeyPairSync('rsa', { modulusLength: 1024, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
@@ -133,5 +135,18 @@ describe('serve queue', () => {
     expect(logger.entries().filter((e) => e.level === 'error').map((e) => e.task)).toEqual(['b']);
     expect(queue.size).toBe(0);
     await queue.idle();
+  });
+});
+
+describe('serve retries', () => {
+  it('serve re-runs a failed worker, publisher or sweeper as often as the deployment does (serverless.yml)', () => {
+    // CloudFormation tags (!Sub, !GetAtt) are irrelevant here: read them as plain values.
+    const tags = ['Sub', 'GetAtt', 'Ref', 'If', 'Equals', 'Not', 'Join', 'Select', 'Split', 'ImportValue'].flatMap((name) => [
+      { tag: `!${name}`, resolve: (v: unknown) => v },
+      { tag: `!${name}`, collection: 'seq' as const, resolve: (v: unknown) => v },
+      { tag: `!${name}`, collection: 'map' as const, resolve: (v: unknown) => v },
+    ]);
+    const functions = (parse(readFileSync('serverless.yml', 'utf8'), { customTags: tags, logLevel: 'silent' }) as { functions: Record<string, { maximumRetryAttempts?: number }> }).functions;
+    expect(SERVE_RETRIES).toEqual({ worker: functions.worker.maximumRetryAttempts, publisher: functions.publisher.maximumRetryAttempts, sweeper: functions.sweeper.maximumRetryAttempts });
   });
 });
