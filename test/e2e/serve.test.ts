@@ -13,6 +13,7 @@ import { readServeSettings } from '../../src/app/serve/serve-settings.js';
 import { serveCommand } from '../../src/app/serve/serve-command.js';
 import { ONE_PROCESS_NOTICE, startServe, type ServeHandle } from '../../src/app/serve/start-serve.js';
 import { TOKEN_SCOPES } from '../../src/app/tokens/token-scopes.js';
+import { MAX_WEBHOOK_BYTES } from '../../src/app/webhook/receive-webhook.js';
 import { buildPayloads, DEFAULT_POLICY, HARNESS_APP_ID, HARNESS_FULL_NAME, HARNESS_INSTALLATION_ID, HARNESS_OWNER, HARNESS_REPO, HARNESS_REPOSITORY_ID, HARNESS_START, MAINTAINER, MIGRATION_CHANGED_FILES, MIGRATION_ISSUE_BODY, READER } from '../helpers/app-harness.js';
 import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
@@ -289,7 +290,7 @@ describe('draftsman serve behind a webhook proxy channel (smee-client)', () => {
 });
 
 describe('draftsman serve when a function fails', () => {
-  it('serve retries a failing worker as the deployment would, logs the failure and keeps serving what comes next', async () => {
+  it('serve retries a failing worker as the deployment would, logs the failure and keeps serving what comes next, and turns away what is no delivery', async () => {
     const logger = new CapturingLogger({ clock: { now: () => HARNESS_START } });
     const cwd = mkdtempSync(join(tmpdir(), 'draftsman-serve-fail-'));
     const privateKey = generateKeyPairSync('rsa', { modulusLength: 1024, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
@@ -309,6 +310,11 @@ describe('draftsman serve when a function fails', () => {
       const retries = logger.entries().filter((e) => e.msg === 'invocation failed; retrying as the deployment would');
       expect(retries.map((e) => [e.function, e.retry])).toEqual([['worker', 1]]);
       expect(logger.entries().filter((e) => e.level === 'error' && e.task === 'worker runs/acme/orders/abcdefghijkl/request.json')).toHaveLength(1);
+
+      // What no GitHub delivery looks like is answered at the door.
+      expect((await fetch(handle.webhookUrl)).status).toBe(405);
+      const oversized = await fetch(handle.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(MAX_WEBHOOK_BYTES + 1, 0x20) });
+      expect(oversized.status).toBe(413);
     } finally {
       await handle.stop();
       rmSync(cwd, { recursive: true, force: true });
