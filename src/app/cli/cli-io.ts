@@ -28,6 +28,7 @@ commands:
   policy schema              print the policy's JSON Schema
   replay <bucket> <key>      re-drive a dead-lettered worker or publisher step (operators)
                                                                   [--endpoint URL] [--min-idle-minutes N]
+  serve                      the whole App in one process          [--dir DIR] [--port N] [--host H] [--env-file FILE]
 
 options: --ref REF  --out DIR  --policy FILE  --json  --run-id ID
 exit codes: 0 ready/completed, 1 failed/blocked, 2 usage, 3 needs approval/budget exceeded, 130 cancelled`;

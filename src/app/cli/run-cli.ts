@@ -12,6 +12,7 @@ import { policyCheckCommand } from './policy-check-command.js';
 import { policySchemaCommand } from './policy-schema-command.js';
 import { replayCommand } from './replay-command.js';
 import { runCommand } from './run-command.js';
+import { serveCommand } from '../serve/serve-command.js';
 import { targetsCommand } from './targets-command.js';
 
 export type { CliIo } from './cli-io.js';
@@ -50,6 +51,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       return runCommand(rest, io, (run) => publishLocally(run.store, run.keys, run.args.location, io, run.args.policy));
     case 'replay':
       return replayCommand(rest, io);
+    case 'serve':
+      return serveCommand(rest, io);
     case 'policy': {
       const [sub, ...args] = rest;
       if (sub === 'schema') return policySchemaCommand(args, io);
