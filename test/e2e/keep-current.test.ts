@@ -79,4 +79,23 @@ describe('base moved: a push to main keeps open agent pull requests current', ()
     expect(after).toBe(before);
     expect(h.comments(human.prNumber).filter((c) => c.body.includes(behindMarker(human.runId)))).toHaveLength(1);
   });
+
+  it('base moved: /agent rebase on the pull request rebuilds it on demand, again by fast-forward', async () => {
+    const before = await headOf(h, ours.branch);
+    // main moves again, and this time nobody delivers the push: the maintainer asks.
+    const again = pushCommit(h.standin, h.fullName, 'main', { 'docs/changelog.md': '# Changes\n\n- one\n' }, { message: 'Changelog entry' });
+    expect((await h.deliver('issue_comment', h.payloads.prComment(ours.prNumber, '/agent rebase'))).statusCode).toBe(202);
+    await h.drain();
+    const head = await headOf(h, ours.branch);
+    expect(git(h, ['rev-list', '--parents', '-n', '1', head]).split(' ').slice(1)).toEqual([before, again.after]);
+    expect(await h.json(`runs/${h.owner}/${h.repo}/${ours.runId}/attempts/3/request.json`)).toMatchObject({ reason: 'rebase', sender: 'maya' });
+    expect(await h.json(`runs/${h.owner}/${h.repo}/${ours.runId}/publish.json`)).toMatchObject({ attempt: 3, builtOn: again.after });
+  });
+
+  it('base moved: /agent rebase by a reader is refused and starts nothing', async () => {
+    pushCommit(h.standin, h.fullName, 'main', { 'docs/changelog.md': '# Changes\n\n- two\n' }, { message: 'Another entry' });
+    expect((await h.deliver('issue_comment', h.payloads.prComment(ours.prNumber, '/agent rebase', { sender: 'rick' }))).statusCode).toBe(202);
+    await h.drain();
+    expect(await h.json(`runs/${h.owner}/${h.repo}/${ours.runId}/attempts/4/request.json`)).toBeUndefined();
+  });
 });
