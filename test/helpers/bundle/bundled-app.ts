@@ -1,0 +1,234 @@
+import { sign } from '@octokit/webhooks-methods';
+import type { APIGatewayProxyEventV2, S3EventRecord } from 'aws-lambda';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeS3EventKey } from '../../../src/app/aws/s3-artifact-store.js';
+import {
+  buildPayloads,
+  DEFAULT_POLICY,
+  functionForKey,
+  HARNESS_APP_ID,
+  HARNESS_FULL_NAME,
+  HARNESS_INSTALLATION_ID,
+  HARNESS_OWNER,
+  HARNESS_REPO,
+  HARNESS_REPOSITORY_ID,
+  MAINTAINER,
+  MIGRATION_ISSUE_BODY,
+  READER,
+  type HarnessPayloads,
+} from '../app-harness.js';
+import { startGitHttpServer, type GitHttpServer } from '../git-http-server.js';
+import { startGitHubStandin, type GitHubStandin } from '../github-standin/index.js';
+import { startS3Server, type S3TestServer } from '../s3-server.js';
+import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
+import { startLambdaStandin, startSsmStandin, startStsStandin, type InvokeOutcome } from './aws-standins.js';
+import { buildLambdaBundles, type BuiltFunction } from './build-lambda-bundles.js';
+import { startLambdaProcess, type LambdaProcess } from './lambda-process.js';
+
+/**
+ * The packaged App on loopback: every function of serverless.yml built as `osls package` builds
+ * it and started in its own Node process, talking to s3rver, the GitHub stand-in (with a git
+ * http-backend for clones) and the SSM, STS and Lambda stand-ins only through the AWS SDK's
+ * endpoint variables and the configured GitHub API URL. Nothing of src/ is loaded in process
+ * except pure helpers to read keys.
+ */
+
+export const STAGE = 'test';
+const PREFIX = `draftsman-${STAGE}`;
+const PARAMETERS = { appPrivateKey: `/draftsman/${STAGE}/app-private-key`, webhookSecret: `/draftsman/${STAGE}/webhook-secret` };
+/** The keys s3rver accepts; STS vends them too, so a worker session reaches the bucket. */
+const S3_KEYS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+export const WEBHOOK_SECRET = 'bundle-webhook-secret-0123456789abcdef';
+
+/** Deployed name of a function: serverless.yml's explicit names, else `<service>-<stage>-<key>`. */
+export const functionName = (key: string) => `${PREFIX}-${key}`;
+
+export interface BundledApp {
+  functions: Record<string, BuiltFunction>;
+  processes: Record<string, LambdaProcess>;
+  s3: S3TestServer;
+  standin: GitHubStandin;
+  git: GitHttpServer;
+  ssm: Awaited<ReturnType<typeof startSsmStandin>>;
+  sts: Awaited<ReturnType<typeof startStsStandin>>;
+  lambda: Awaited<ReturnType<typeof startLambdaStandin>>;
+  payloads: HarnessPayloads;
+  privateKeyPem: string;
+  /** An API Gateway HTTP API (payload 2.0) event for a signed delivery, as GitHub sends it through the route in serverless.yml. */
+  webhookEvent(eventName: string, payload: unknown, options?: { secret?: string; deliveryId?: string }): Promise<APIGatewayProxyEventV2>;
+  /** Forward queued S3 notifications and queued async invocations to the functions until none is left; returns what ran. */
+  drain(): Promise<{ fn: string; key?: string; outcome: InvokeOutcome }[]>;
+  stop(): Promise<void>;
+}
+
+export async function startBundledApp(): Promise<BundledApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'draftsman-bundles-'));
+  const privateKeyPem = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+  const users = { [MAINTAINER]: 'write', [READER]: 'read' } as const;
+  const [functions, s3, standin, ssm, sts] = await Promise.all([
+    buildLambdaBundles(dir),
+    startS3Server(),
+    startGitHubStandin({
+      appId: HARNESS_APP_ID,
+      privateKeyPem,
+      users: Object.keys(users),
+      installations: [{ id: HARNESS_INSTALLATION_ID, account: HARNESS_OWNER }],
+      repos: [
+        {
+          owner: HARNESS_OWNER,
+          name: HARNESS_REPO,
+          id: HARNESS_REPOSITORY_ID,
+          installationId: HARNESS_INSTALLATION_ID,
+          files: { ...mavenMultiModuleRepo(), '.agent-policy.yaml': DEFAULT_POLICY },
+          collaborators: users,
+          issues: [{ number: 1, title: 'Migrate to Jakarta Persistence (1)', body: MIGRATION_ISSUE_BODY, user: MAINTAINER }],
+        },
+      ],
+    }),
+    startSsmStandin({ [PARAMETERS.webhookSecret]: WEBHOOK_SECRET, [PARAMETERS.appPrivateKey]: privateKeyPem }),
+    startStsStandin({ credentials: S3_KEYS, now: () => Date.now() }),
+  ]);
+  const git = await startGitHttpServer({ root: standin.gitRoot });
+  const invokers: Record<string, (payload: unknown) => Promise<InvokeOutcome>> = {};
+  const lambda = await startLambdaStandin(invokers);
+
+  const s3Events: S3EventRecord[] = [];
+  const unsubscribe = s3.onEvent((event) => s3Events.push(...event.Records));
+
+  // Each function gets exactly the variables serverless.yml gives it, with values for this stage.
+  const values: Record<string, (fn: BuiltFunction) => string | undefined> = {
+    ARTIFACT_BUCKET: () => s3.bucket,
+    GITHUB_APP_ID: () => String(HARNESS_APP_ID),
+    GITHUB_APP_SLUG: () => 'draftsman',
+    GITHUB_API_URL: () => standin.url,
+    WEBHOOK_SECRET_PARAMETER: () => PARAMETERS.webhookSecret,
+    APP_PRIVATE_KEY_PARAMETER: () => PARAMETERS.appPrivateKey,
+    TOKEN_READ_FUNCTION: () => functionName('tokenRead'),
+    TOKEN_WRITE_FUNCTION: () => functionName('tokenWrite'),
+    WORKER_FUNCTION: () => functionName('worker'),
+    RUN_SESSION_FUNCTION: () => functionName('runSession'),
+    RUN_WORKER_ROLE_ARN: () => `arn:aws:iam::123456789012:role/${PREFIX}-runWorker-us-east-1`,
+    DRAFTSMAN_WASM_DIR: (fn) => join(fn.taskRoot, 'wasm'),
+    LOG_LEVEL: () => 'info',
+    // Set only when a model is configured (CloudFormation !If): no model here.
+    MODEL_BASE_URL: () => undefined,
+    MODEL_NAME: () => undefined,
+    MODEL_API_KEY_PARAMETER: () => undefined,
+  };
+  const environmentOf = (fn: BuiltFunction): Record<string, string> => {
+    const env: Record<string, string> = {
+      AWS_ACCESS_KEY_ID: S3_KEYS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: S3_KEYS.secretAccessKey,
+      AWS_SESSION_TOKEN: `execution-role-session-${fn.key}`,
+      AWS_ENDPOINT_URL_S3: s3.endpoint,
+      AWS_ENDPOINT_URL_SSM: ssm.url,
+      AWS_ENDPOINT_URL_STS: sts.url,
+      AWS_ENDPOINT_URL_LAMBDA: lambda.url,
+    };
+    for (const name of Object.keys(fn.environment)) {
+      const value = values[name];
+      if (!value) throw new Error(`serverless.yml gives ${fn.key} ${name}, which the bundle test does not know how to set`);
+      const resolved = value(fn);
+      if (resolved !== undefined) env[name] = resolved;
+    }
+    return env;
+  };
+
+  const processes: Record<string, LambdaProcess> = {};
+  const started = await Promise.allSettled(
+    Object.values(functions).map(async (fn) => {
+      const p = await startLambdaProcess({ name: functionName(fn.key), taskRoot: fn.taskRoot, handler: fn.handler, environment: environmentOf(fn), memorySize: fn.memorySize, timeoutSeconds: fn.timeout });
+      processes[fn.key] = p;
+      invokers[functionName(fn.key)] = (payload) => p.invoke(payload);
+    }),
+  );
+
+  const stop = async () => {
+    unsubscribe();
+    await Promise.all(Object.values(processes).map((p) => p.stop()));
+    await Promise.all([lambda.stop(), ssm.stop(), sts.stop(), git.stop(), standin.stop(), s3.stop()]);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const failed = started.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed.length > 0) {
+    await stop();
+    throw new AggregateError(
+      failed.map((f) => f.reason),
+      failed.map((f) => (f.reason instanceof Error ? f.reason.message : String(f.reason))).join('\n'),
+    );
+  }
+
+  const payloads = buildPayloads(standin);
+  const cloneUrl = `${git.url}/${HARNESS_FULL_NAME}.git`;
+  let deliveries = 0;
+  const webhookEvent = async (eventName: string, payload: unknown, options: { secret?: string; deliveryId?: string } = {}): Promise<APIGatewayProxyEventV2> => {
+    deliveries += 1;
+    // The worker clones what the delivery names; here that is the git server over the stand-in's repositories.
+    const withClone = payload && typeof payload === 'object' && 'repository' in payload ? { ...payload, repository: { ...(payload.repository as object), clone_url: cloneUrl } } : payload;
+    const body = JSON.stringify(withClone);
+    const headers: Record<string, string> = {
+      accept: '*/*',
+      'content-length': String(Buffer.byteLength(body)),
+      'content-type': 'application/json',
+      host: 'abc123.execute-api.us-east-1.amazonaws.com',
+      'user-agent': 'GitHub-Hookshot/044aadd',
+      'x-github-delivery': options.deliveryId ?? `00000000-0000-4000-8000-${String(deliveries).padStart(12, '0')}`,
+      'x-github-event': eventName,
+      'x-github-hook-id': '1',
+      'x-github-hook-installation-target-id': String(HARNESS_APP_ID),
+      'x-github-hook-installation-target-type': 'integration',
+      'x-hub-signature-256': await sign(options.secret ?? WEBHOOK_SECRET, body),
+    };
+    const now = new Date();
+    return {
+      version: '2.0',
+      routeKey: 'POST /api/github/webhooks',
+      rawPath: '/api/github/webhooks',
+      rawQueryString: '',
+      headers,
+      requestContext: {
+        accountId: '123456789012',
+        apiId: 'abc123',
+        domainName: headers.host,
+        domainPrefix: 'abc123',
+        http: { method: 'POST', path: '/api/github/webhooks', protocol: 'HTTP/1.1', sourceIp: '140.82.115.1', userAgent: headers['user-agent'] },
+        requestId: `api-request-${deliveries}`,
+        routeKey: 'POST /api/github/webhooks',
+        stage: '$default',
+        time: now.toUTCString(),
+        timeEpoch: now.getTime(),
+      },
+      body,
+      isBase64Encoded: false,
+    };
+  };
+
+  const drain = async () => {
+    const ran: { fn: string; key?: string; outcome: InvokeOutcome }[] = [];
+    while (ran.length < 50) {
+      // s3rver emits its event after answering the PUT: give it a moment.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const record = s3Events.shift();
+      if (record) {
+        if (!record.eventName.startsWith('ObjectCreated')) continue;
+        const key = decodeS3EventKey(record.s3.object.key);
+        // The bucket's notification rules send request.json to the dispatcher (which starts the worker).
+        const target = { worker: 'dispatcher', publisher: 'publisher', none: undefined }[functionForKey(key)];
+        if (!target) continue;
+        ran.push({ fn: target, key, outcome: await processes[target].invoke({ Records: [record] }) });
+        continue;
+      }
+      const queued = lambda.queued.shift();
+      if (!queued) return ran;
+      const key = Object.entries(functions).find(([k]) => functionName(k) === queued.functionName)?.[0];
+      if (!key) throw new Error(`async invocation of unknown function ${queued.functionName}`);
+      ran.push({ fn: key, outcome: await processes[key].invoke(queued.payload) });
+    }
+    throw new Error(`drain: more than 50 invocations: ${ran.slice(0, 6).map((r) => `${r.fn} ${r.key ?? ''} ${JSON.stringify(r.outcome).slice(0, 300)}`).join('\n')}`);
+  };
+
+  return { functions, processes, s3, standin, git, ssm, sts, lambda, payloads, privateKeyPem, webhookEvent, drain, stop };
+}
