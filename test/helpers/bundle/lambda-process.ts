@@ -35,6 +35,8 @@ export interface StartLambdaProcessOptions {
   environment: Record<string, string>;
   memorySize?: number;
   timeoutSeconds?: number;
+  /** Waits of 0.2 to 5 s run this many times faster (see lambda-runner.mjs); default 1. */
+  timeScale?: number;
 }
 
 /**
@@ -59,7 +61,7 @@ export async function startLambdaProcess(options: StartLambdaProcessOptions): Pr
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     ...options.environment,
   };
-  const child: ChildProcess = fork(RUNNER, [options.taskRoot, options.handler], { cwd: options.taskRoot, env, execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const child: ChildProcess = fork(RUNNER, [options.taskRoot, options.handler, String(options.timeScale ?? 1)], { cwd: options.taskRoot, env, execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const collect = (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
