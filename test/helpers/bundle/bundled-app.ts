@@ -8,7 +8,6 @@ import { decodeS3EventKey } from '../../../src/app/aws/s3-artifact-store.js';
 import {
   buildPayloads,
   DEFAULT_POLICY,
-  functionForKey,
   HARNESS_APP_ID,
   HARNESS_FULL_NAME,
   HARNESS_INSTALLATION_ID,
@@ -25,6 +24,7 @@ import { startGitHubStandin, type GitHubStandin } from '../github-standin/index.
 import { startS3Server, type S3TestServer } from '../s3-server.js';
 import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { startLambdaStandin, startSsmStandin, startStsStandin, type InvokeOutcome } from './aws-standins.js';
+import { bucketRouting } from './bucket-routing.js';
 import { buildLambdaBundles, type BuiltFunction } from './build-lambda-bundles.js';
 import { startLambdaProcess, type LambdaProcess } from './lambda-process.js';
 
@@ -48,6 +48,15 @@ export const WEBHOOK_SECRET = 'bundle-webhook-secret-0123456789abcdef';
 /** Deployed name of a function: serverless.yml's explicit names, else `<service>-<stage>-<key>`. */
 export const functionName = (key: string) => `${PREFIX}-${key}`;
 
+/** One invocation `drain()` made: which function, how it was triggered, what it answered. */
+export interface Invocation {
+  fn: string;
+  via: 's3' | 'eventbridge' | 'lambda-event';
+  key?: string;
+  outcome: InvokeOutcome;
+  ms: number;
+}
+
 export interface BundledApp {
   /** How long building the bundles, and building plus all cold starts, took. */
   timings: { buildMs: number; startMs: number };
@@ -64,7 +73,7 @@ export interface BundledApp {
   /** An API Gateway HTTP API (payload 2.0) event for a signed delivery, as GitHub sends it through the route in serverless.yml. */
   webhookEvent(eventName: string, payload: unknown, options?: { secret?: string; deliveryId?: string }): Promise<APIGatewayProxyEventV2>;
   /** Forward queued S3 notifications and queued async invocations to the functions until none is left; returns what ran. */
-  drain(): Promise<{ fn: string; key?: string; outcome: InvokeOutcome; ms: number }[]>;
+  drain(): Promise<Invocation[]>;
   stop(): Promise<void>;
 }
 
@@ -213,32 +222,29 @@ export async function startBundledApp(): Promise<BundledApp> {
     };
   };
 
+  const route = bucketRouting();
   const drain = async () => {
-    const ran: { fn: string; key?: string; outcome: InvokeOutcome; ms: number }[] = [];
+    const ran: Invocation[] = [];
+    const run = async (fn: string, event: unknown, via: Invocation['via'], key?: string) => {
+      const started = Date.now();
+      const outcome = await processes[fn].invoke(event);
+      ran.push({ fn, via, key, outcome, ms: Date.now() - started });
+    };
     while (ran.length < 50) {
       // s3rver emits its event after answering the PUT: give it a moment.
       await new Promise((resolve) => setTimeout(resolve, 20));
       const record = s3Events.shift();
       if (record) {
-        if (!record.eventName.startsWith('ObjectCreated')) continue;
-        const key = decodeS3EventKey(record.s3.object.key);
-        // The bucket's notification rules send request.json to the dispatcher (which starts the worker).
-        const target = { worker: 'dispatcher', publisher: 'publisher', none: undefined }[functionForKey(key)];
-        if (!target) continue;
-        const started = Date.now();
-        const outcome = await processes[target].invoke({ Records: [record] });
-        ran.push({ fn: target, key, outcome, ms: Date.now() - started });
+        for (const d of route(record)) await run(d.fn, d.event, d.via, decodeS3EventKey(record.s3.object.key));
         continue;
       }
       const queued = lambda.queued.shift();
       if (!queued) return ran;
-      const key = Object.entries(functions).find(([k]) => functionName(k) === queued.functionName)?.[0];
+      const key = Object.keys(functions).find((k) => functionName(k) === queued.functionName);
       if (!key) throw new Error(`async invocation of unknown function ${queued.functionName}`);
-      const started = Date.now();
-      const outcome = await processes[key].invoke(queued.payload);
-      ran.push({ fn: key, outcome, ms: Date.now() - started });
+      await run(key, queued.payload, 'lambda-event');
     }
-    throw new Error(`drain: more than 50 invocations: ${ran.slice(0, 6).map((r) => `${r.fn} ${r.key ?? ''} ${JSON.stringify(r.outcome).slice(0, 300)}`).join('\n')}`);
+    throw new Error(`drain: more than 50 invocations: ${ran.map((r) => `${r.fn} ${r.key ?? ''}`).join(', ')}`);
   };
 
   return { timings, functions, processes, s3, standin, git, ssm, sts, lambda, payloads, privateKeyPem, webhookEvent, drain, stop };
