@@ -1,6 +1,7 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HARNESS_FULL_NAME, HARNESS_INSTALLATION_ID, HARNESS_REPOSITORY_ID, scopesOf } from '../../helpers/app-harness.js';
+import { LambdaInitError, startLambdaProcess } from '../../helpers/bundle/lambda-process.js';
 import { functionName, startBundledApp, WEBHOOK_SECRET, type BundledApp, type Invocation } from '../../helpers/bundle/bundled-app.js';
 
 /**
@@ -17,6 +18,7 @@ let app: BundledApp;
 let ack: { ok: boolean; result?: any };
 let chain: Invocation[];
 let runId: string;
+const outcomeOf = (i: Invocation) => (i.outcome.ok ? true : `${i.outcome.errorType}: ${i.outcome.errorMessage}`);
 const lambdaCalls = () => app.lambda.calls.map((c) => `${c.type === 'Event' ? 'async' : 'sync'} ${c.functionName}`);
 
 beforeAll(async () => {
@@ -40,7 +42,8 @@ describe('the packaged Lambda bundles', () => {
 
   it('bundle: a signed issues.labeled delivery runs webhook -> dispatcher -> worker -> publisher through the bundles to a draft pull request', () => {
     expect(ack).toMatchObject({ ok: true, result: { statusCode: 202 } });
-    expect(chain.map((c) => [c.fn, c.via, c.outcome.ok])).toEqual([
+    // A failed invocation shows its error (errorType: errorMessage) instead of `true`.
+    expect(chain.map((c) => [c.fn, c.via, outcomeOf(c)])).toEqual([
       ['dispatcher', 's3', true],
       ['worker', 'lambda-event', true],
       ['publisher', 's3', true],
@@ -88,7 +91,7 @@ describe('the packaged Lambda bundles', () => {
     const res = await app.processes.webhook.invoke(await app.webhookEvent('check_suite', app.payloads.checkSuiteCompleted({ id: suite.id, headSha: head, headBranch: pr.head, conclusion: 'failure' })));
     expect(res).toMatchObject({ ok: true, result: { statusCode: 202 } });
     const ran = await app.drain();
-    expect(ran.map((r) => [r.fn, r.via, r.key, r.outcome.ok])).toEqual([['publisher', 'eventbridge', `runs/acme/orders/${runId}/ci/${suite.id}.json`, true]]);
+    expect(ran.map((r) => [r.fn, r.via, r.key, outcomeOf(r)])).toEqual([['publisher', 'eventbridge', `runs/acme/orders/${runId}/ci/${suite.id}.json`, true]]);
     expect(app.standin.repo(HARNESS_FULL_NAME).pulls.get(pr.number)!.body).toMatch(/\| \[integration-tests\]\(https:\/\/ci\.example\/it\/1\) \| completed \| failure \|/);
   });
 
@@ -129,5 +132,12 @@ describe('the packaged Lambda bundles', () => {
     const wider = await invoke('tokenWrite', { ...request, permissions: { administration: 'write' } });
     expect(wider).toMatchObject({ error: 'Unhandled', body: { errorType: 'TokenError', errorMessage: expect.stringContaining('exactly installationId and repositoryId') } });
     client.destroy();
+  });
+
+  it('bundle: a function started without the configuration it needs fails at cold start, as Lambda reports an init error', async () => {
+    const publisher = app.functions.publisher;
+    const started = startLambdaProcess({ name: 'draftsman-test-misconfigured', taskRoot: publisher.taskRoot, handler: publisher.handler, environment: { ARTIFACT_BUCKET: app.s3.bucket, GITHUB_APP_ID: '31' } });
+    await expect(started).rejects.toThrow(LambdaInitError);
+    await expect(started).rejects.toThrow(/TOKEN_WRITE_FUNCTION is required by the publisher/);
   });
 });
