@@ -30,6 +30,8 @@ export interface FunctionSpec {
   key: string;
   /** `src/handlers/token-read.handler`. */
   handler: string;
+  /** The execution role's logical id in infra/roles.yml. */
+  role: string;
   /** The `environment` block, CloudFormation intrinsics left as they are. */
   environment: Record<string, unknown>;
   memorySize?: number;
@@ -45,7 +47,7 @@ export interface BuiltFunction extends FunctionSpec {
 
 interface ServerlessYml {
   custom: { esbuild: Record<string, unknown> };
-  functions: Record<string, { handler: string; environment?: Record<string, unknown>; memorySize?: number; timeout?: number }>;
+  functions: Record<string, { handler: string; role: string; environment?: Record<string, unknown>; memorySize?: number; timeout?: number }>;
 }
 
 /** serverless.yml, with CloudFormation tags kept as `{tag, value}` (only the esbuild block and handlers matter here). */
@@ -57,7 +59,7 @@ export function readServerlessYml(): ServerlessYml {
 }
 
 export function functionSpecs(yml = readServerlessYml()): FunctionSpec[] {
-  return Object.entries(yml.functions).map(([key, f]) => ({ key, handler: f.handler, environment: f.environment ?? {}, memorySize: f.memorySize, timeout: f.timeout }));
+  return Object.entries(yml.functions).map(([key, f]) => ({ key, handler: f.handler, role: f.role, environment: f.environment ?? {}, memorySize: f.memorySize, timeout: f.timeout }));
 }
 
 /** The esbuild options serverless-esbuild derives from `custom.esbuild`, for one entry. */

@@ -24,7 +24,10 @@ import { startGitHubStandin, type GitHubStandin } from '../github-standin/index.
 import { startS3Server, type S3TestServer } from '../s3-server.js';
 import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { startLambdaStandin, startSsmStandin, startStsStandin, type InvokeOutcome } from './aws-standins.js';
+import { roleStatements } from '../stack-roles.js';
+import type { Statement } from '../iam-policy.js';
 import { bucketRouting } from './bucket-routing.js';
+import { startIamS3Proxy, type Principal } from './iam-s3-proxy.js';
 import { buildLambdaBundles, type BuiltFunction } from './build-lambda-bundles.js';
 import { startLambdaProcess, type LambdaProcess } from './lambda-process.js';
 
@@ -45,6 +48,9 @@ const S3_KEYS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const TIME_SCALE = 50;
 export const WEBHOOK_SECRET = 'bundle-webhook-secret-0123456789abcdef';
 
+/** The session token of a function's execution-role credentials (how S3 tells the callers apart). */
+export const executionSession = (key: string) => `execution-role-session-${key}`;
+
 /** Deployed name of a function: serverless.yml's explicit names, else `<service>-<stage>-<key>`. */
 export const functionName = (key: string) => `${PREFIX}-${key}`;
 
@@ -63,6 +69,8 @@ export interface BundledApp {
   functions: Record<string, BuiltFunction>;
   processes: Record<string, LambdaProcess>;
   s3: S3TestServer;
+  /** The IAM check in front of S3 (every function's S3 endpoint), with its decisions. */
+  iam: Awaited<ReturnType<typeof startIamS3Proxy>>;
   standin: GitHubStandin;
   git: GitHttpServer;
   ssm: Awaited<ReturnType<typeof startSsmStandin>>;
@@ -107,6 +115,26 @@ export async function startBundledApp(): Promise<BundledApp> {
     startStsStandin({ credentials: S3_KEYS, now: () => Date.now() }),
   ]);
   const git = await startGitHttpServer({ root: standin.gitRoot });
+  // Each function's S3 requests are authorised as IAM would: its execution role, or for a
+  // worker session RunWorkerRole with run-session's session policy and tags.
+  const rolesOf = (role: string) => {
+    try {
+      return roleStatements(role, { bucket: s3.bucket, prefix: PREFIX });
+    } catch {
+      return []; // a role without inline policies grants nothing
+    }
+  };
+  const runWorkerRole = rolesOf('RunWorkerRole');
+  const principalOf = (sessionToken: string | undefined): Principal | undefined => {
+    const fn = Object.values(functions).find((f) => sessionToken === executionSession(f.key));
+    if (fn) return { name: fn.key, layers: [rolesOf(fn.role)] };
+    const vended = /^standin-session-token-(\d+)$/.exec(sessionToken ?? '');
+    const session = vended ? sts.calls[Number(vended[1]) - 1] : undefined;
+    if (!session) return undefined;
+    const policy = (session.policy as { Statement?: Statement[] } | undefined)?.Statement;
+    return { name: `worker session ${vended![1]}`, layers: policy ? [runWorkerRole, policy] : [runWorkerRole], tags: session.tags };
+  };
+  const iam = await startIamS3Proxy({ target: s3.endpoint, bucket: s3.bucket, principalOf });
   const invokers: Record<string, (payload: unknown) => Promise<InvokeOutcome>> = {};
   const lambda = await startLambdaStandin(invokers);
 
@@ -137,8 +165,8 @@ export async function startBundledApp(): Promise<BundledApp> {
     const env: Record<string, string> = {
       AWS_ACCESS_KEY_ID: S3_KEYS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: S3_KEYS.secretAccessKey,
-      AWS_SESSION_TOKEN: `execution-role-session-${fn.key}`,
-      AWS_ENDPOINT_URL_S3: s3.endpoint,
+      AWS_SESSION_TOKEN: executionSession(fn.key),
+      AWS_ENDPOINT_URL_S3: iam.url,
       AWS_ENDPOINT_URL_SSM: ssm.url,
       AWS_ENDPOINT_URL_STS: sts.url,
       AWS_ENDPOINT_URL_LAMBDA: lambda.url,
@@ -165,7 +193,7 @@ export async function startBundledApp(): Promise<BundledApp> {
   const stop = async () => {
     unsubscribe();
     await Promise.all(Object.values(processes).map((p) => p.stop()));
-    await Promise.all([lambda.stop(), ssm.stop(), sts.stop(), git.stop(), standin.stop(), s3.stop()]);
+    await Promise.all([iam.stop(), lambda.stop(), ssm.stop(), sts.stop(), git.stop(), standin.stop(), s3.stop()]);
     rmSync(dir, { recursive: true, force: true });
   };
   const failed = started.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -247,5 +275,5 @@ export async function startBundledApp(): Promise<BundledApp> {
     throw new Error(`drain: more than 50 invocations: ${ran.map((r) => `${r.fn} ${r.key ?? ''}`).join(', ')}`);
   };
 
-  return { timings, functions, processes, s3, standin, git, ssm, sts, lambda, payloads, privateKeyPem, webhookEvent, drain, stop };
+  return { timings, functions, processes, s3, iam, standin, git, ssm, sts, lambda, payloads, privateKeyPem, webhookEvent, drain, stop };
 }

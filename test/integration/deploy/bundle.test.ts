@@ -1,8 +1,9 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HARNESS_FULL_NAME, HARNESS_INSTALLATION_ID, HARNESS_REPOSITORY_ID, scopesOf } from '../../helpers/app-harness.js';
 import { LambdaInitError, startLambdaProcess } from '../../helpers/bundle/lambda-process.js';
-import { functionName, startBundledApp, WEBHOOK_SECRET, type BundledApp, type Invocation } from '../../helpers/bundle/bundled-app.js';
+import { executionSession, functionName, startBundledApp, WEBHOOK_SECRET, type BundledApp, type Invocation } from '../../helpers/bundle/bundled-app.js';
 
 /**
  * What ships, run: every function of serverless.yml built with its esbuild configuration and
@@ -67,8 +68,30 @@ describe('the packaged Lambda bundles', () => {
     expect(app.sts.calls).toHaveLength(1);
     expect(app.sts.calls[0]).toMatchObject({ roleArn: expect.stringMatching(/:role\/draftsman-test-runWorker-us-east-1$/), tags: { owner: 'acme', repo: 'orders', runId } });
     expect(app.sts.calls[0].policy).toMatchObject({ Version: '2012-10-17' });
+    // Every S3 request of every bundle was within its role (and the worker's within its session).
+    expect(app.iam.log.filter((d) => d.decision !== 'allow')).toEqual([]);
+    const principals = new Set(app.iam.log.map((d) => d.principal));
+    expect([...principals].sort()).toEqual(['dispatcher', 'publisher', 'runSession', 'webhook', 'worker session 1']);
     const minted = app.standin.state.tokens().map((t) => t.permissions);
     expect(minted).toEqual([scopesOf('read'), scopesOf('read'), scopesOf('write')]);
+  });
+
+  it('bundle: S3 refuses the worker its own execution role and another run; the IAM check in front of S3 is live', async () => {
+    const asSession = (sessionToken: string) => new S3Client({ endpoint: app.iam.url, region: 'us-east-1', forcePathStyle: true, maxAttempts: 1, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', sessionToken } });
+    const read = async (client: S3Client, key: string) => {
+      try {
+        await client.send(new GetObjectCommand({ Bucket: app.s3.bucket, Key: key }));
+        return 'read';
+      } catch (error) {
+        return (error as { name?: string }).name;
+      } finally {
+        client.destroy();
+      }
+    };
+    const request = `runs/acme/orders/${runId}/request.json`;
+    expect(await read(asSession(executionSession('worker')), request)).toBe('AccessDenied');
+    expect(await read(asSession('standin-session-token-1'), request)).toBe('read');
+    expect(await read(asSession('standin-session-token-1'), 'runs/acme/orders/other-run/request.json')).toBe('AccessDenied');
   });
 
   it('bundle: every log line is JSON naming its function, and no secret reaches a log', () => {
