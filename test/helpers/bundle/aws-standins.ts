@@ -132,6 +132,8 @@ export interface LambdaInvocation {
   type: 'RequestResponse' | 'Event';
   payload: unknown;
   accessKeyId: string | undefined;
+  /** The caller's session token (which credentials, hence which function, made the call). */
+  sessionToken: string | undefined;
 }
 
 /**
@@ -165,7 +167,7 @@ export async function startLambdaStandin(functions: Record<string, (payload: unk
     } catch {
       return error(400, 'InvalidRequestContentException', 'Could not parse request body into json');
     }
-    const invocation: LambdaInvocation = { functionName, type: typeHeader, payload, accessKeyId };
+    const invocation: LambdaInvocation = { functionName, type: typeHeader, payload, accessKeyId, sessionToken: req.headers['x-amz-security-token'] as string | undefined };
     calls.push(invocation);
     if (typeHeader === 'Event') {
       queued.push(invocation);

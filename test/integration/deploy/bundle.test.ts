@@ -20,7 +20,6 @@ let ack: { ok: boolean; result?: any };
 let chain: Invocation[];
 let runId: string;
 const outcomeOf = (i: Invocation) => (i.outcome.ok ? true : `${i.outcome.errorType}: ${i.outcome.errorMessage}`);
-const lambdaCalls = () => app.lambda.calls.map((c) => `${c.type === 'Event' ? 'async' : 'sync'} ${c.functionName}`);
 
 beforeAll(async () => {
   app = await startBundledApp();
@@ -57,12 +56,13 @@ describe('the packaged Lambda bundles', () => {
   });
 
   it('bundle: each function reaches only the functions the trust chain allows, with the scopes of its role', () => {
-    expect(lambdaCalls()).toEqual([
-      `sync ${functionName('tokenRead')}`, // webhook: read the issue and the policy
-      `async ${functionName('worker')}`, // dispatcher
-      `sync ${functionName('runSession')}`, // worker
-      `sync ${functionName('tokenRead')}`, // run-session, for the worker
-      `sync ${functionName('tokenWrite')}`, // publisher
+    const caller = (token: string | undefined) => Object.keys(app.functions).find((k) => executionSession(k) === token) ?? 'test';
+    expect(app.lambda.calls.map((c) => `${caller(c.sessionToken)} -> ${c.type === 'Event' ? 'async' : 'sync'} ${c.functionName}`)).toEqual([
+      `webhook -> sync ${functionName('tokenRead')}`,
+      `dispatcher -> async ${functionName('worker')}`,
+      `worker -> sync ${functionName('runSession')}`,
+      `runSession -> sync ${functionName('tokenRead')}`,
+      `publisher -> sync ${functionName('tokenWrite')}`,
     ]);
     // run-session asked STS for RunWorkerRole, limited by the run's tags and a session policy.
     expect(app.sts.calls).toHaveLength(1);
