@@ -28,19 +28,23 @@ function wasmAssets(serviceDir) {
     name: 'draftsman-wasm-assets',
     setup(build) {
       const entries = build.initialOptions.entryPoints ?? [];
-      const entry = (Array.isArray(entries) ? entries : Object.values(entries)).map(String)[0];
-      if (!entry) return;
-      const relative = path.relative(serviceDir, path.resolve(serviceDir, entry)).split(path.sep).join('/');
-      const functionAlias = WASM_FUNCTIONS[relative];
-      if (!functionAlias) return;
+      // serverless-esbuild builds one entry per function; a build of several entries (the bundle
+      // test builds all handlers at once) gets the files of every function among them.
+      const aliases = (Array.isArray(entries) ? entries : Object.values(entries))
+        .map((entry) => path.relative(serviceDir, path.resolve(serviceDir, String(entry))).split(path.sep).join('/'))
+        .filter((relative) => WASM_FUNCTIONS[relative])
+        .map((relative) => ({ relative, functionAlias: WASM_FUNCTIONS[relative] }));
+      if (aliases.length === 0) return;
       build.onEnd((result) => {
         if (result.errors.length > 0) return;
-        // serverless-esbuild sets outdir = <build dir>/<dirname(entry)>.
-        const outdir = build.initialOptions.outdir;
-        const buildDir = path.resolve(outdir, path.relative(path.dirname(relative), '.'));
-        const target = path.join(buildDir, `__only_${functionAlias}`, 'wasm');
-        fs.mkdirSync(target, { recursive: true });
-        for (const source of wasmSources(serviceDir)) fs.copyFileSync(source, path.join(target, path.basename(source)));
+        for (const { relative, functionAlias } of aliases) {
+          // serverless-esbuild sets outdir = <build dir>/<dirname(entry)>.
+          const outdir = build.initialOptions.outdir;
+          const buildDir = path.resolve(outdir, path.relative(path.dirname(relative), '.'));
+          const target = path.join(buildDir, `__only_${functionAlias}`, 'wasm');
+          fs.mkdirSync(target, { recursive: true });
+          for (const source of wasmSources(serviceDir)) fs.copyFileSync(source, path.join(target, path.basename(source)));
+        }
       });
     },
   };

@@ -1,0 +1,166 @@
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HARNESS_FULL_NAME, HARNESS_INSTALLATION_ID, HARNESS_REPOSITORY_ID, scopesOf } from '../../helpers/app-harness.js';
+import { LambdaInitError, startLambdaProcess } from '../../helpers/bundle/lambda-process.js';
+import { executionSession, functionName, startBundledApp, WEBHOOK_SECRET, type BundledApp, type Invocation } from '../../helpers/bundle/bundled-app.js';
+
+/**
+ * What ships, run: every function of serverless.yml built with its esbuild configuration and
+ * plugins (test/helpers/bundle/build-lambda-bundles.ts), each started in a fresh Node process
+ * from a task root outside the repository, configured only through its serverless.yml
+ * environment and the AWS SDK endpoint variables, and driven with the events AWS sends:
+ * API Gateway HTTP API v2 for the webhook, the bucket's S3 notifications and EventBridge rules
+ * (infra/bucket.yml) for dispatcher and publisher, Lambda async and sync invokes for the
+ * worker, run-session and the token functions, an EventBridge schedule for the sweeper.
+ */
+
+let app: BundledApp;
+let ack: { ok: boolean; result?: any };
+let chain: Invocation[];
+let runId: string;
+const outcomeOf = (i: Invocation) => (i.outcome.ok ? true : `${i.outcome.errorType}: ${i.outcome.errorMessage}`);
+
+beforeAll(async () => {
+  app = await startBundledApp();
+  const labeled = app.payloads.labeled(1);
+  ack = await app.processes.webhook.invoke(await app.webhookEvent('issues', labeled));
+  chain = await app.drain();
+  runId = /^runs\/acme\/orders\/([^/]+)\//.exec(chain[0]?.key ?? '')?.[1] ?? '';
+}, 150_000);
+
+afterAll(async () => app?.stop());
+
+describe('the packaged Lambda bundles', () => {
+  it('bundle: every function of serverless.yml starts cold in its own process, outside the repository', () => {
+    expect(Object.keys(app.processes).sort()).toEqual(['dispatcher', 'publisher', 'runSession', 'sweeper', 'tokenRead', 'tokenWrite', 'webhook', 'worker']);
+    for (const fn of Object.values(app.functions)) expect(fn.taskRoot.startsWith(process.cwd())).toBe(false);
+    // The cold starts read their secrets from SSM, decrypted: the webhook its secret (before the first event), the token functions the App key on first use.
+    expect(app.ssm.calls.filter((c) => c.name.endsWith('/webhook-secret'))).toEqual([{ name: '/draftsman/test/webhook-secret', withDecryption: true, accessKeyId: 'S3RVER' }]);
+    console.log(`bundle build ${app.timings.buildMs} ms, build + 8 cold starts ${app.timings.startMs} ms; ${Object.values(app.functions).map((f) => `${f.key} ${(f.bytes / 1024).toFixed(0)} KiB`).join(', ')}`);
+  });
+
+  it('bundle: a signed issues.labeled delivery runs webhook -> dispatcher -> worker -> publisher through the bundles to a draft pull request', () => {
+    expect(ack).toMatchObject({ ok: true, result: { statusCode: 202 } });
+    // A failed invocation shows its error (errorType: errorMessage) instead of `true`.
+    expect(chain.map((c) => [c.fn, c.via, outcomeOf(c)])).toEqual([
+      ['dispatcher', 's3', true],
+      ['worker', 'lambda-event', true],
+      ['publisher', 's3', true],
+    ]);
+    expect(chain[2].key).toBe(`runs/acme/orders/${runId}/candidate/pr-candidate.json`);
+    const pulls = [...app.standin.repo(HARNESS_FULL_NAME).pulls.values()];
+    expect(pulls).toHaveLength(1);
+    expect(pulls[0]).toMatchObject({ draft: true, state: 'open', head: `agent/i1/r${runId}`, base: 'main' });
+    expect(chain[2].outcome).toMatchObject({ ok: true, result: [{ outcome: { kind: 'published', record: { prNumber: pulls[0].number, branch: `agent/i1/r${runId}` } } }] });
+  });
+
+  it('bundle: each function reaches only the functions the trust chain allows, with the scopes of its role', () => {
+    const caller = (token: string | undefined) => Object.keys(app.functions).find((k) => executionSession(k) === token) ?? 'test';
+    expect(app.lambda.calls.map((c) => `${caller(c.sessionToken)} -> ${c.type === 'Event' ? 'async' : 'sync'} ${c.functionName}`)).toEqual([
+      `webhook -> sync ${functionName('tokenRead')}`,
+      `dispatcher -> async ${functionName('worker')}`,
+      `worker -> sync ${functionName('runSession')}`,
+      `runSession -> sync ${functionName('tokenRead')}`,
+      `publisher -> sync ${functionName('tokenWrite')}`,
+    ]);
+    // run-session asked STS for RunWorkerRole, limited by the run's tags and a session policy.
+    expect(app.sts.calls).toHaveLength(1);
+    expect(app.sts.calls[0]).toMatchObject({ roleArn: expect.stringMatching(/:role\/draftsman-test-runWorker-us-east-1$/), tags: { owner: 'acme', repo: 'orders', runId } });
+    expect(app.sts.calls[0].policy).toMatchObject({ Version: '2012-10-17' });
+    // Every S3 request of every bundle was within its role (and the worker's within its session).
+    expect(app.iam.log.filter((d) => d.decision !== 'allow')).toEqual([]);
+    const principals = new Set(app.iam.log.map((d) => d.principal));
+    expect([...principals].sort()).toEqual(['dispatcher', 'publisher', 'runSession', 'webhook', 'worker session 1']);
+    const minted = app.standin.state.tokens().map((t) => t.permissions);
+    expect(minted).toEqual([scopesOf('read'), scopesOf('read'), scopesOf('write')]);
+  });
+
+  it('bundle: S3 refuses the worker its own execution role and another run; the IAM check in front of S3 is live', async () => {
+    const asSession = (sessionToken: string) => new S3Client({ endpoint: app.iam.url, region: 'us-east-1', forcePathStyle: true, maxAttempts: 1, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', sessionToken } });
+    const read = async (client: S3Client, key: string) => {
+      try {
+        await client.send(new GetObjectCommand({ Bucket: app.s3.bucket, Key: key }));
+        return 'read';
+      } catch (error) {
+        return (error as { name?: string }).name;
+      } finally {
+        client.destroy();
+      }
+    };
+    const request = `runs/acme/orders/${runId}/request.json`;
+    expect(await read(asSession(executionSession('worker')), request)).toBe('AccessDenied');
+    expect(await read(asSession('standin-session-token-1'), request)).toBe('read');
+    expect(await read(asSession('standin-session-token-1'), 'runs/acme/orders/other-run/request.json')).toBe('AccessDenied');
+  });
+
+  it('bundle: every log line is JSON naming its function, and no secret reaches a log', () => {
+    const secrets = [WEBHOOK_SECRET, ...app.standin.state.tokenValues(), ...app.privateKeyPem.split('\n').filter((l) => l.length >= 40)];
+    for (const [key, p] of Object.entries(app.processes)) {
+      for (const line of p.logs) {
+        for (const secret of secrets) expect(line, `${key} logged a secret`).not.toContain(secret);
+      }
+      // The token functions log nothing; the others only JSON lines.
+      if (key.startsWith('token') || key === 'sweeper') continue;
+      expect(p.logs.length, key).toBeGreaterThan(0);
+      for (const line of p.logs) expect(JSON.parse(line), `${key}: ${line}`).toMatchObject({ fn: key, level: expect.any(String), msg: expect.any(String) });
+    }
+  });
+
+  it('bundle: a completed check suite reaches the publisher bundle through the EventBridge rule and updates the Verification section', async () => {
+    const [pr] = [...app.standin.repo(HARNESS_FULL_NAME).pulls.values()];
+    const head = (await app.standin.resolve(HARNESS_FULL_NAME, `refs/heads/${pr.head}`))!;
+    const suite = app.standin.addCheckSuite(HARNESS_FULL_NAME, { headSha: head, headBranch: pr.head, conclusion: 'failure', runs: [{ name: 'integration-tests', conclusion: 'failure', detailsUrl: 'https://ci.example/it/1' }] });
+    const res = await app.processes.webhook.invoke(await app.webhookEvent('check_suite', app.payloads.checkSuiteCompleted({ id: suite.id, headSha: head, headBranch: pr.head, conclusion: 'failure' })));
+    expect(res).toMatchObject({ ok: true, result: { statusCode: 202 } });
+    const ran = await app.drain();
+    expect(ran.map((r) => [r.fn, r.via, r.key, outcomeOf(r)])).toEqual([['publisher', 'eventbridge', `runs/acme/orders/${runId}/ci/${suite.id}.json`, true]]);
+    expect(app.standin.repo(HARNESS_FULL_NAME).pulls.get(pr.number)!.body).toMatch(/\| \[integration-tests\]\(https:\/\/ci\.example\/it\/1\) \| completed \| failure \|/);
+  });
+
+  it('bundle: the webhook bundle refuses a delivery signed with another secret', async () => {
+    const res = await app.processes.webhook.invoke(await app.webhookEvent('issues', app.payloads.labeled(1), { secret: 'not-the-secret' }));
+    expect(res).toMatchObject({ ok: true, result: { statusCode: 401 } });
+  });
+
+  it('bundle: the sweeper bundle answers its EventBridge schedule', async () => {
+    const scheduled = {
+      version: '0',
+      id: '5d0f4b5e-0d6c-4c5a-9b1e-000000000001',
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      account: '123456789012',
+      time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      region: 'us-east-1',
+      resources: ['arn:aws:events:us-east-1:123456789012:rule/draftsman-test-SweeperEventsRuleSchedule1'],
+      detail: {},
+    };
+    const res = await app.processes.sweeper.invoke(scheduled);
+    expect(res).toMatchObject({ ok: true, result: { locksReleased: [], runsFailed: [], problems: 0 } });
+  });
+
+  it('bundle: the token functions answer a direct Lambda invocation with their fixed scopes, and refuse anything else', async () => {
+    const client = new LambdaClient({ endpoint: app.lambda.url, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    const invoke = async (fn: string, payload: unknown) => {
+      const out = await client.send(new InvokeCommand({ FunctionName: functionName(fn), Payload: Buffer.from(JSON.stringify(payload)) }));
+      return { error: out.FunctionError, body: JSON.parse(Buffer.from(out.Payload!).toString('utf8')) };
+    };
+    const request = { installationId: HARNESS_INSTALLATION_ID, repositoryId: HARNESS_REPOSITORY_ID };
+    const write = await invoke('tokenWrite', request);
+    expect(write.error).toBeUndefined();
+    expect(write.body).toMatchObject({ token: expect.any(String), permissions: scopesOf('write'), repositoryIds: [HARNESS_REPOSITORY_ID] });
+    const read = await invoke('tokenRead', request);
+    expect(read.body).toMatchObject({ permissions: scopesOf('read'), repositoryIds: [HARNESS_REPOSITORY_ID] });
+    // A wider request is refused by the bundle's own validation, with the typed error's name.
+    const wider = await invoke('tokenWrite', { ...request, permissions: { administration: 'write' } });
+    expect(wider).toMatchObject({ error: 'Unhandled', body: { errorType: 'TokenError', errorMessage: expect.stringContaining('exactly installationId and repositoryId') } });
+    client.destroy();
+  });
+
+  it('bundle: a function started without the configuration it needs fails at cold start, as Lambda reports an init error', async () => {
+    const publisher = app.functions.publisher;
+    const started = startLambdaProcess({ name: 'draftsman-test-misconfigured', taskRoot: publisher.taskRoot, handler: publisher.handler, environment: { ARTIFACT_BUCKET: app.s3.bucket, GITHUB_APP_ID: '31' } });
+    await expect(started).rejects.toThrow(LambdaInitError);
+    await expect(started).rejects.toThrow(/TOKEN_WRITE_FUNCTION is required by the publisher/);
+  });
+});
