@@ -1,16 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubApi } from '../../src/app/github/github-api.js';
-import { createMemoryFs } from '../../src/app/local/memfs-adapter.js';
-import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
-import { CapturingLogger } from '../../src/app/logger.js';
-import { InProcessTokenBroker } from '../../src/app/tokens/in-process-token-broker.js';
 import { postAnalysisReport } from '../../src/app/worker/analysis-comment.js';
-import { createWorkerHandler } from '../../src/app/worker/create-worker-handler.js';
 import type { ArtifactStore } from '../../src/core/ports.js';
 import { analysisReportMarker, GITHUB_COMMENT_LIMIT } from '../../src/core/phases/analysis-report.js';
 import { parseTask } from '../../src/core/task/parse-task.js';
-import { HARNESS_APP_ID, MIGRATION_CHANGED_FILES, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
-import { STANDIN_GITHUB_POLICY } from '../helpers/github-standin/index.js';
+import { MIGRATION_CHANGED_FILES, directWorkerHandler, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
 /**
  * `/agent analyze` end to end: a signed issue_comment delivery -> webhook -> worker over the git
@@ -20,23 +14,7 @@ import { STANDIN_GITHUB_POLICY } from '../helpers/github-standin/index.js';
 
 const ISSUE = 3;
 
-/**
- * A worker wired like the harness's (stand-in, git proxy, read-only tokens) but invoked directly,
- * so a retry can carry the request id of the invocation it retries, as Lambda's async retries do.
- */
-function workerWith(h: AppHarness, store: ArtifactStore) {
-  const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
-  return createWorkerHandler({
-    session: async () => ({ store, tokens: new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, policy: STANDIN_GITHUB_POLICY, role: 'read' }) }),
-    github: (token) => createGitHubApi({ token, baseUrl: h.standin.url, policy: STANDIN_GITHUB_POLICY }),
-    clock: h.clock,
-    logger: new CapturingLogger({ clock: h.clock }),
-    syntax: () => createNodeSyntaxService(),
-    newFs: createMemoryFs,
-    identity: { name: h.botLogin, email: `${h.botLogin}@users.noreply.github.com` },
-    cloneUrl: (request) => `${h.gitUrl}/${request.owner}/${request.repo}.git`,
-  });
-}
+const workerWith = (h: AppHarness, store: ArtifactStore) => directWorkerHandler(h, store);
 
 /** A store whose process "dies" on the first write of a key matching `at` (and every write after). */
 function dyingAt(inner: ArtifactStore, at: RegExp): ArtifactStore {

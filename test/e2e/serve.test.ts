@@ -14,8 +14,7 @@ import { serveCommand } from '../../src/app/serve/serve-command.js';
 import { ONE_PROCESS_NOTICE, startServe, type ServeHandle } from '../../src/app/serve/start-serve.js';
 import { TOKEN_SCOPES } from '../../src/app/tokens/token-scopes.js';
 import { MAX_WEBHOOK_BYTES } from '../../src/app/webhook/receive-webhook.js';
-import { buildPayloads, DEFAULT_POLICY, HARNESS_APP_ID, HARNESS_FULL_NAME, HARNESS_INSTALLATION_ID, HARNESS_OWNER, HARNESS_REPO, HARNESS_REPOSITORY_ID, HARNESS_START, MAINTAINER, MIGRATION_CHANGED_FILES, MIGRATION_ISSUE_BODY, READER } from '../helpers/app-harness.js';
-import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
+import { buildPayloads, harnessStandinOptions, HARNESS_APP_ID, HARNESS_FULL_NAME, HARNESS_REPOSITORY_ID, HARNESS_START, MAINTAINER, MIGRATION_CHANGED_FILES, MIGRATION_ISSUE_BODY, READER } from '../helpers/app-harness.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { startGitHubStandin, type GitHubStandin } from '../helpers/github-standin/index.js';
 
@@ -104,24 +103,7 @@ describe('draftsman serve: the App in one process', () => {
   beforeAll(async () => {
     const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
     const users = { [MAINTAINER]: 'write', [READER]: 'read' } as const;
-    standin = await startGitHubStandin({
-      appId: HARNESS_APP_ID,
-      privateKeyPem: privateKey,
-      clock,
-      users: Object.keys(users),
-      installations: [{ id: HARNESS_INSTALLATION_ID, account: HARNESS_OWNER }],
-      repos: [
-        {
-          owner: HARNESS_OWNER,
-          name: HARNESS_REPO,
-          id: HARNESS_REPOSITORY_ID,
-          installationId: HARNESS_INSTALLATION_ID,
-          files: { ...mavenMultiModuleRepo(), '.agent-policy.yaml': DEFAULT_POLICY },
-          collaborators: users,
-          issues: [{ number: ISSUE, title: 'Migrate to Jakarta Persistence', body: MIGRATION_ISSUE_BODY, user: MAINTAINER }],
-        },
-      ],
-    });
+    standin = await startGitHubStandin(harnessStandinOptions({ privateKeyPem: privateKey, clock, users, issues: [{ number: ISSUE, title: 'Migrate to Jakarta Persistence', body: MIGRATION_ISSUE_BODY, user: MAINTAINER }] }));
     backend = await startGitHttpServer({ root: standin.gitRoot });
     proxy = await startGitAuthProxy(standin, backend.url);
 

@@ -27,7 +27,7 @@ import { DEMO_POLICY, MIGRATION_CHANGED_FILES, MIGRATION_TASK } from '../fixture
 import { startGitHttpServer, type GitHttpServer } from './git-http-server.js';
 import { policyScopedStore } from './iam-policy.js';
 import { roleStatements } from './stack-roles.js';
-import { STANDIN_GITHUB_POLICY, startGitHubStandin, type GitHubStandin, type RepoPermission, type SeedFile, type StandinRepoSeed } from './github-standin/index.js';
+import { STANDIN_GITHUB_POLICY, startGitHubStandin, type GitHubStandin, type RepoPermission, type SeedFile, type StandinOptions, type StandinRepoSeed } from './github-standin/index.js';
 import { encodeS3EventKey, startS3Server, type S3TestServer } from './s3-server.js';
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedModelServerOptions } from './scripted-model-server.js';
 
@@ -278,6 +278,51 @@ export function functionForKey(key: string): HarnessFunction | 'none' {
   return 'none';
 }
 
+/**
+ * The stand-in as every App-level test seeds it: the App, its installation, and `acme/orders`
+ * with the Maven multi-module tree, the default policy, the maintainer and the reader, and
+ * migration issues (what the harness, `draftsman serve`'s test and the bundle test all start from).
+ */
+export function harnessStandinOptions(o: {
+  privateKeyPem: string;
+  clock?: StandinOptions['clock'];
+  users?: Record<string, RepoPermission>;
+  files?: Record<string, SeedFile>;
+  issues?: NonNullable<StandinRepoSeed['issues']>;
+}): StandinOptions {
+  const users = o.users ?? { [MAINTAINER]: 'write', [READER]: 'read' };
+  const files = o.files ?? { ...mavenMultiModuleRepo(), '.agent-policy.yaml': DEFAULT_POLICY };
+  const issues = o.issues ?? [{ number: 1, title: 'Migrate to Jakarta Persistence (1)', body: MIGRATION_ISSUE_BODY, user: MAINTAINER }];
+  return {
+    appId: HARNESS_APP_ID,
+    privateKeyPem: o.privateKeyPem,
+    clock: o.clock,
+    users: Object.keys(users),
+    installations: [{ id: HARNESS_INSTALLATION_ID, account: HARNESS_OWNER }],
+    repos: [{ owner: HARNESS_OWNER, name: HARNESS_REPO, id: HARNESS_REPOSITORY_ID, installationId: HARNESS_INSTALLATION_ID, files, collaborators: users, issues }],
+  };
+}
+
+/**
+ * A worker wired like the harness's (stand-in, git proxy, read-only tokens) over `store`, for
+ * tests that invoke it directly: a retry can carry the request id of the invocation it retries,
+ * as Lambda's async retries do. The run session is fixed: these tests are about resuming, not
+ * about the trust chain.
+ */
+export function directWorkerHandler(h: AppHarness, store: ArtifactStore): ReturnType<typeof createWorkerHandler> {
+  const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
+  return createWorkerHandler({
+    session: async () => ({ store, tokens: new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, policy: STANDIN_GITHUB_POLICY, role: 'read' }) }),
+    github: (token) => createGitHubApi({ token, baseUrl: h.standin.url, policy: STANDIN_GITHUB_POLICY }),
+    clock: h.clock,
+    logger: new CapturingLogger({ clock: h.clock }),
+    syntax: () => createNodeSyntaxService(),
+    newFs: createMemoryFs,
+    identity: { name: h.botLogin, email: `${h.botLogin}@users.noreply.github.com` },
+    cloneUrl: (request) => `${h.gitUrl}/${request.owner}/${request.repo}.git`,
+  });
+}
+
 /** Start everything on loopback; `stop()` tears it all down. */
 export async function startAppHarness(options: AppHarnessOptions = {}): Promise<AppHarness> {
   let now = HARNESS_START;
@@ -293,14 +338,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   const s3 = await startS3Server();
   const queue: S3EventRecord[] = [];
   const unsubscribe = s3.onEvent((event) => queue.push(...event.Records));
-  const standin = await startGitHubStandin({
-    appId: HARNESS_APP_ID,
-    privateKeyPem,
-    clock,
-    users: Object.keys(users),
-    installations: [{ id: HARNESS_INSTALLATION_ID, account: HARNESS_OWNER }],
-    repos: [{ owner: HARNESS_OWNER, name: HARNESS_REPO, id: HARNESS_REPOSITORY_ID, installationId: HARNESS_INSTALLATION_ID, files, collaborators: users, issues }],
-  });
+  const standin = await startGitHubStandin(harnessStandinOptions({ privateKeyPem, clock, users, files, issues }));
   const gitBackend = await startGitHttpServer({ root: standin.gitRoot });
   const modelServer = options.model ? await startScriptedModelServer({ ...options.model, apiKey: MODEL_API_KEY }) : undefined;
 

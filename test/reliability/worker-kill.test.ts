@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGitHubApi } from '../../src/app/github/github-api.js';
-import { STANDIN_GITHUB_POLICY } from '../helpers/github-standin/index.js';
-import { InProcessTokenBroker } from '../../src/app/tokens/in-process-token-broker.js';
-import { CapturingLogger } from '../../src/app/logger.js';
-import { createMemoryFs } from '../../src/app/local/memfs-adapter.js';
-import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
-import { createWorkerHandler } from '../../src/app/worker/create-worker-handler.js';
 import { PHASE_NAMES } from '../../src/core/phases/phase-contracts.js';
 import type { ArtifactStore } from '../../src/core/ports.js';
-import { HARNESS_APP_ID, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
+import { directWorkerHandler, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
 /**
  * The worker killed at every phase boundary (issue 8): the invocation dies while writing the
@@ -27,20 +20,7 @@ let reference: Map<string, string>;
 
 class Killed extends Error {}
 
-function workerWith(store: ArtifactStore) {
-  const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
-  return createWorkerHandler({
-    // The run session is fixed here: this test is about resuming, not about the trust chain.
-    session: async () => ({ store, tokens: new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, policy: STANDIN_GITHUB_POLICY, role: 'read' }) }),
-    github: (token) => createGitHubApi({ token, baseUrl: h.standin.url, policy: STANDIN_GITHUB_POLICY }),
-    clock: h.clock,
-    logger: new CapturingLogger({ clock: h.clock }),
-    syntax: () => createNodeSyntaxService(),
-    newFs: createMemoryFs,
-    identity: { name: h.botLogin, email: `${h.botLogin}@users.noreply.github.com` },
-    cloneUrl: (request) => `${h.gitUrl}/${request.owner}/${request.repo}.git`,
-  });
-}
+const workerWith = (store: ArtifactStore) => directWorkerHandler(h, store);
 
 /** A store that throws (the process "dies") instead of writing the first key matching `at`. */
 function killingStore(inner: ArtifactStore, at: RegExp): ArtifactStore & { killed: () => boolean } {

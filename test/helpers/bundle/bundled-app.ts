@@ -7,22 +7,16 @@ import { join } from 'node:path';
 import { decodeS3EventKey } from '../../../src/app/aws/s3-artifact-store.js';
 import {
   buildPayloads,
-  DEFAULT_POLICY,
+  harnessStandinOptions,
   HARNESS_APP_ID,
   HARNESS_FULL_NAME,
-  HARNESS_INSTALLATION_ID,
-  HARNESS_OWNER,
-  HARNESS_REPO,
-  HARNESS_REPOSITORY_ID,
   MAINTAINER,
-  MIGRATION_ISSUE_BODY,
   READER,
   type HarnessPayloads,
 } from '../app-harness.js';
 import { startGitHttpServer, type GitHttpServer } from '../git-http-server.js';
 import { startGitHubStandin, type GitHubStandin } from '../github-standin/index.js';
 import { startS3Server, type S3TestServer } from '../s3-server.js';
-import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { startLambdaStandin, startSsmStandin, startStsStandin, type InvokeOutcome } from './aws-standins.js';
 import { roleStatements } from '../stack-roles.js';
 import type { Statement } from '../iam-policy.js';
@@ -94,23 +88,7 @@ export async function startBundledApp(): Promise<BundledApp> {
   const [functions, s3, standin, ssm, sts] = await Promise.all([
     buildLambdaBundles(dir).then((f) => ((timings.buildMs = Date.now() - t0), f)),
     startS3Server(),
-    startGitHubStandin({
-      appId: HARNESS_APP_ID,
-      privateKeyPem,
-      users: Object.keys(users),
-      installations: [{ id: HARNESS_INSTALLATION_ID, account: HARNESS_OWNER }],
-      repos: [
-        {
-          owner: HARNESS_OWNER,
-          name: HARNESS_REPO,
-          id: HARNESS_REPOSITORY_ID,
-          installationId: HARNESS_INSTALLATION_ID,
-          files: { ...mavenMultiModuleRepo(), '.agent-policy.yaml': DEFAULT_POLICY },
-          collaborators: users,
-          issues: [{ number: 1, title: 'Migrate to Jakarta Persistence (1)', body: MIGRATION_ISSUE_BODY, user: MAINTAINER }],
-        },
-      ],
-    }),
+    startGitHubStandin(harnessStandinOptions({ privateKeyPem, users })),
     startSsmStandin({ [PARAMETERS.webhookSecret]: WEBHOOK_SECRET, [PARAMETERS.appPrivateKey]: privateKeyPem }),
     startStsStandin({ credentials: S3_KEYS, now: () => Date.now() }),
   ]);

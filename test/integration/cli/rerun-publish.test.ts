@@ -9,33 +9,10 @@ import { localBranchMove } from '../../../src/app/local/local-publisher.js';
 import { pointBranch } from '../../../src/core/git/write-candidate-to-repository.js';
 import { removeRoot, tempRoot } from '../pipeline/pipeline-harness.js';
 import { CLI_NOW, cli, makeWorkingCopy } from './cli-harness.js';
+import { SPRING_BOOT_BUMP_TASK, springBootParentPom } from '../../fixtures/spring-boot-bump.js';
 
-const POM = `<?xml version="1.0" encoding="UTF-8"?>
-<project>
-  <modelVersion>4.0.0</modelVersion>
-  <parent>
-    <groupId>org.springframework.boot</groupId>
-    <artifactId>spring-boot-starter-parent</artifactId>
-    <version>3.1.5</version>
-    <relativePath/>
-  </parent>
-  <groupId>com.acme</groupId>
-  <artifactId>order-parent</artifactId>
-  <version>1.0.0-SNAPSHOT</version>
-  <packaging>pom</packaging>
-</project>
-`;
-
-const BUMP_TASK = `Move to Spring Boot 3.2.5.
-
-\`\`\`agent
-mode: draft_pr
-steps:
-  - recipe: bump-dependency
-    package: org.springframework.boot:spring-boot-starter-parent
-    to: 3.2.5
-\`\`\`
-`;
+const POM = springBootParentPom();
+const BUMP_TASK = SPRING_BOOT_BUMP_TASK;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -6,34 +6,13 @@ import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { DEMO_POLICY } from '../../fixtures/migration-task.js';
 import { cli, makeWorkingCopy } from '../cli/cli-harness.js';
 import { removeRoot, tempRoot } from '../pipeline/pipeline-harness.js';
+import { SPRING_BOOT_BUMP_TASK, springBootParentPom } from '../../fixtures/spring-boot-bump.js';
 
 /** Line 2 of every standard pom.xml: two URLs and a long schema location. */
-const STANDARD_POM = `<?xml version="1.0" encoding="UTF-8"?>
-<project xmlns="http://maven.apache.org/POM/4.0.0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">
-  <modelVersion>4.0.0</modelVersion>
-  <parent>
-    <groupId>org.springframework.boot</groupId>
-    <artifactId>spring-boot-starter-parent</artifactId>
-    <version>3.1.5</version>
-    <relativePath/>
-  </parent>
-  <groupId>com.acme</groupId>
-  <artifactId>order-parent</artifactId>
-  <version>1.0.0-SNAPSHOT</version>
-  <packaging>pom</packaging>
-</project>
-`;
-
-const BUMP_TASK = `Move to Spring Boot 3.2.5.
-
-\`\`\`agent
-mode: draft_pr
-steps:
-  - recipe: bump-dependency
-    package: org.springframework.boot:spring-boot-starter-parent
-    to: 3.2.5
-\`\`\`
-`;
+const STANDARD_POM = springBootParentPom(
+  '<project xmlns="http://maven.apache.org/POM/4.0.0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">',
+);
+const BUMP_TASK = SPRING_BOOT_BUMP_TASK;
 
 const roots: string[] = [];
 afterAll(() => roots.forEach(removeRoot));
