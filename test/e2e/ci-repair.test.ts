@@ -49,7 +49,7 @@ describe('ci repair: failing checks on an agent PR', () => {
   let run: Awaited<ReturnType<typeof publishRun>>;
 
   beforeAll(async () => {
-    h = await startAppHarness({ policy: withRepairs(2) });
+    h = await startAppHarness({ policy: withRepairs(3) });
     run = await publishRun(h);
   }, 60_000);
 
@@ -61,6 +61,9 @@ describe('ci repair: failing checks on an agent PR', () => {
     const request = await h.json(`${run.prefix}attempts/2/request.json`);
     expect(request).toMatchObject({ attempt: 2, reason: 'ci-repair', followUp: { kind: 'ci-repair', source: `repair-${humanHead}`, onto: { headSha: humanHead, branch: run.branch } } });
     expect(request.followUp.ciFailures.failures).toMatchObject([{ name: 'build', conclusion: 'failure', title: 'Compilation failed', annotations: [{ path: LEGACY, startLine: 3 }] }]);
+    // While the repair is queued, a revision waits (one attempt at a time).
+    await h.deliver('issue_comment', h.payloads.prComment(run.prNumber, '/agent revise also tidy up'));
+    expect(h.comments(run.prNumber).at(-1)?.body).toContain('already active');
     // A second failing suite on the same head, and a redelivery, start nothing more.
     await failSuite(h, humanHead, run.branch, 'lint');
     await h.deliver('check_suite', first);
@@ -80,6 +83,9 @@ describe('ci repair: failing checks on an agent PR', () => {
     // The attempt's ledger records the follow-up it worked from.
     const ledger = (await h.objects()).filter((o) => o.key.startsWith(`${run.prefix}attempts/2/ledger/`)).map((o) => o.text).join('\n');
     expect(ledger).toContain('Make the failing checks pass');
+    // Once the repair is done, the same head's suite delivered again still starts nothing.
+    await h.deliver('check_suite', first);
+    expect(await h.store.get(`${run.prefix}attempts/3/request.json`)).toBeUndefined();
   }, 90_000);
 
   it('ci repair: on a head the recipe cannot improve, the repair says so on the PR once; the policy bounds the attempts', async () => {
@@ -91,13 +97,17 @@ describe('ci repair: failing checks on an agent PR', () => {
     const notes = h.comments(run.prNumber).filter((c) => c.body.includes('the recipe has nothing more to change'));
     expect(notes).toHaveLength(1);
     expect(notes[0].body).toContain(`CI failed on \`${repairHead.slice(0, 12)}\``);
+    // The same head's suite again: its marker stops it (two of three repairs are used).
     await h.deliver('check_suite', suite);
+    expect(await h.store.get(`${run.prefix}attempts/4/request.json`)).toBeUndefined();
     expect(h.comments(run.prNumber).filter((c) => c.body.includes('the recipe has nothing more to change'))).toHaveLength(1);
 
-    // maxAttempts: 2 are used up: a failure on a new head starts nothing.
-    const later = await pushHumanCommit(h, run.branch, { 'NOTES.md': 'more\n' }, 'Notes');
-    await failSuite(h, later, run.branch);
-    expect(await h.store.get(`${run.prefix}attempts/4/request.json`)).toBeUndefined();
+    // The third repair (a new head) uses up maxAttempts: 3; a failure on a later head starts nothing.
+    await failSuite(h, await pushHumanCommit(h, run.branch, { 'NOTES.md': 'more\n' }, 'Notes'), run.branch);
+    expect(await h.json(`${run.prefix}attempts/4/request.json`)).toMatchObject({ reason: 'ci-repair' });
+    await h.drain();
+    await failSuite(h, await pushHumanCommit(h, run.branch, { 'NOTES.md': 'even more\n' }, 'More notes'), run.branch);
+    expect(await h.store.get(`${run.prefix}attempts/5/request.json`)).toBeUndefined();
     expect(h.pending().filter((k) => k.includes('/attempts/'))).toEqual([]);
   }, 90_000);
 });

@@ -102,4 +102,26 @@ describe('revise: follow-ups on the draft pull request', () => {
     expect(await h.json(`${prefix}run.json`)).toMatchObject({ status: 'PUBLISHED', attempt: 3 });
     expect(await h.store.get(`locks/acme/orders/issues/${ISSUE}.json`)).toBeUndefined();
   }, 60_000);
+
+  it('human commit: a branch that moved while a revision ran is never forced; /agent retry on the PR builds on the new head', async () => {
+    const before = (await h.standin.resolve(h.fullName, branch))!;
+    await h.deliver('issue_comment', h.payloads.prComment(prNumber, `/agent revise go to 3.3.2\n\n${bump('3.3.2')}`));
+    await h.drain({ only: ['worker'] });
+    const humanHead = await pushHumanCommit(h, branch, { 'NOTES.md': 'Pushed while the revision ran.\n' }, 'Notes while running');
+    await h.drain();
+    expect(await h.standin.resolve(h.fullName, branch)).toBe(humanHead);
+    expect(parentsOf(h, humanHead)).toEqual([before]);
+    expect(await h.json(`${prefix}run.json`)).toMatchObject({ status: 'BLOCKED', reason: 'BRANCH_MOVED', attempt: 4 });
+    expect(h.comments(prNumber).at(-1)?.body).toContain('BRANCH_MOVED');
+    expect((await h.json(`${prefix}publish.json`)).attempt).toBe(3);
+
+    // `/agent retry` written on the PR addresses the PR's run: attempt 5 repeats the revision on the human's head.
+    await h.deliver('issue_comment', h.payloads.prComment(prNumber, '/agent retry'));
+    expect(await h.json(`${prefix}attempts/5/request.json`)).toMatchObject({ reason: 'retry', followUp: { kind: 'revise', instructions: expect.stringContaining('go to 3.3.2') } });
+    await h.drain();
+    const head = (await h.standin.resolve(h.fullName, branch))!;
+    expect(await h.json(`${prefix}publish.json`)).toMatchObject({ attempt: 5, publishedCommitSha: head });
+    expect(parentsOf(h, head)).toEqual([humanHead]);
+    expect((await h.standin.readFile(h.fullName, branch, 'pom.xml'))!.toString()).toContain('3.3.2');
+  }, 90_000);
 });

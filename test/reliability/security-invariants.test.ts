@@ -143,7 +143,8 @@ describe('§9.4 nothing written outside the workspace; hostile entries refused a
 
 describe('§9.5 the worker cannot obtain a write token; the publisher publishes only what it re-validated (test/integration/publisher/publish-candidate.test.ts)', () => {
   it('token-read scopes write no code, and a read broker refuses to mint a write token', async () => {
-    expect(TOKEN_SCOPES.read).not.toHaveProperty('pull_requests');
+    // pull_requests:read lets the webhook read review comments; nothing in token-read may write code or PRs.
+    expect(TOKEN_SCOPES.read.pull_requests).toBe('read');
     expect(TOKEN_SCOPES.read.contents).toBe('read');
     const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
     const broker = new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, policy: STANDIN_GITHUB_POLICY, role: 'read' });
@@ -151,7 +152,7 @@ describe('§9.5 the worker cannot obtain a write token; the publisher publishes 
     const issued = await broker.token({ installationId: h.installationId, repositoryId: h.repositoryId, role: 'read' });
     const minted = h.standin.state.tokens()[h.standin.state.tokenValues().indexOf(issued.token)];
     expect(minted.permissions).toMatchObject({ contents: 'read' });
-    expect(minted.permissions).not.toHaveProperty('pull_requests');
+    expect(minted.permissions).toMatchObject({ pull_requests: 'read' });
   });
 });
 

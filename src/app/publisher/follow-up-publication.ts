@@ -2,6 +2,7 @@ import { readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
 import type { RunKeys } from '../../core/artifacts/keys.js';
 import type { PrCandidate } from '../../core/git/pr-candidate.js';
 import type { PublicationPlan } from '../../core/publish/publication.js';
+import { describeRefusal, type PublishError } from '../../core/publish/publish-error.js';
 import { replaceRevisionsSection, type RevisionEntry } from '../../core/publish/revisions.js';
 import type { ArtifactStore } from '../../core/ports.js';
 import type { FollowUp } from '../../core/runs/follow-up.js';
@@ -48,4 +49,14 @@ export async function updateRevisions(api: GitHubApi, owner: string, repo: strin
   const body = replaceRevisionsSection(pull.data.body ?? '', revisions);
   if (body !== (pull.data.body ?? '')) await api.rest.pulls.update({ owner, repo, pull_number: prNumber, body });
   return revisions;
+}
+
+/**
+ * A follow-up that could not be published is said on its pull request too (the progress
+ * comment on the issue says it as for any refusal). A branch that moved is never forced: the
+ * maintainer asks again on the new head.
+ */
+export async function noteRefusedFollowUp(api: GitHubApi, owner: string, repo: string, followUp: FollowUp, error: PublishError): Promise<void> {
+  const hint = error.reason === 'BRANCH_MOVED' ? ' Someone pushed to the branch meanwhile; nothing was overwritten. Ask again to build on the new head.' : '';
+  await api.rest.issues.createComment({ owner, repo, issue_number: followUp.onto.pullRequest, body: `The ${followUp.kind === 'revise' ? 'revision' : 'CI repair'} was not published: ${describeRefusal(error)}.${hint}` });
 }

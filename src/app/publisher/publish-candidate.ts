@@ -5,7 +5,7 @@ import { planPublication } from '../../core/publish/plan-publication.js';
 import type { PublicationApplied, PublicationPlan } from '../../core/publish/publication.js';
 import { PublishError } from '../../core/publish/publish-error.js';
 import { RunRequest } from '../../core/runs/run-request.js';
-import { readBranchHead, readFollowUp, revisionEntry, updateRevisions } from './follow-up-publication.js';
+import { noteRefusedFollowUp, readBranchHead, readFollowUp, revisionEntry, updateRevisions } from './follow-up-publication.js';
 import { GitHubPublisher } from './github-publisher.js';
 import { readCandidateBlobs, readGitHubBase, readGitHubTarget, readRunControls, readTrustedPolicy } from './github-state.js';
 import type { PublishOptions, PublishOutcome, RunContext } from './publisher-context.js';
@@ -83,14 +83,18 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
     followUp,
     lastPublishedCommit: existing?.publishedCommitSha,
   });
-  if (decision.kind === 'refuse') return recordRefusal(options, ctx, decision.error);
+  if (decision.kind === 'refuse') {
+    if (followUp) await noteRefusedFollowUp(api, ctx.owner, ctx.repo, followUp, decision.error);
+    return recordRefusal(options, ctx, decision.error);
+  }
   if (decision.kind === 'rerun') return recordRerun(options, ctx, candidate.attempt, decision);
   let applied: PublicationApplied;
   try {
     applied = await new GitHubPublisher({ ...repo, logger }).apply(decision.plan);
   } catch (error) {
-    if (error instanceof PublishError) return recordRefusal(options, ctx, error);
-    throw error;
+    if (!(error instanceof PublishError)) throw error;
+    if (followUp) await noteRefusedFollowUp(api, ctx.owner, ctx.repo, followUp, error);
+    return recordRefusal(options, ctx, error);
   }
   // A follow-up's commit is built on what its parent was built on; anything else on its parent.
   const builtOn = followUp ? (existing?.builtOn ?? existing?.baseCommitSha) : decision.plan.parent;

@@ -47,10 +47,10 @@ interface Grants {
 /** What each role may do. S3 patterns are object-key patterns under the bucket, as in the ARNs. */
 const ALLOWED: Record<string, Grants> = {
   WebhookRole: {
-    get: ['runs/*/run.json', 'runs/*/request.json', 'locks/*', 'limits/*', 'issues/*', 'runs/*/publish.json'],
+    get: ['runs/*/run.json', 'runs/*/request.json', 'runs/*/control/*', 'locks/*', 'limits/*', 'issues/*', 'runs/*/publish.json'],
     put: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/ci/*', 'locks/*', 'limits/*', 'issues/*'],
     del: ['locks/*'],
-    list: ['limits/*', 'locks/*', 'issues/*', 'runs/*/ci/*'],
+    list: ['limits/*', 'locks/*', 'issues/*', 'runs/*/ci/*', 'runs/*/control/follow-up-repair-*'],
     invoke: ['tokenRead'],
     secrets: ['webhook-secret'],
     dlq: false,

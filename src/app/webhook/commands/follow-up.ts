@@ -1,9 +1,9 @@
 import { putArtifactIfAbsent, readArtifactIfPresent, writeArtifact } from '../../../core/artifacts/artifact-io.js';
-import { issueLatestKey } from '../../../core/artifacts/keys.js';
+import { issueLatestKey, lockKey } from '../../../core/artifacts/keys.js';
 import { FollowUp, FollowUpMarker } from '../../../core/runs/follow-up.js';
 import { acquireIssueLock } from '../../../core/runs/issue-lock.js';
 import { AttemptRequest, RunRecord } from '../../../core/runs/run-request.js';
-import { IssueLatest } from '../../../core/runs/run-state.js';
+import { IssueLatest, IssueLock } from '../../../core/runs/run-state.js';
 import { renderProgressComment } from '../../github/progress-comment.js';
 import type { AgentRun } from '../agent-run.js';
 import { TEXTS } from '../texts.js';
@@ -36,6 +36,13 @@ export async function startFollowUp(session: WebhookSession, run: AgentRun, foll
   }
   const latest = await readArtifactIfPresent(store, issueLatestKey(session.owner, session.repo, run.issue), IssueLatest);
   const now = clock.now();
+  // run.json moves only when a worker starts: a queued follow-up or retry shows in the issue's
+  // lock, which every attempt holds until it ends; a live one means wait.
+  const held = await readArtifactIfPresent(store, lockKey(session.owner, session.repo, run.issue), IssueLock).catch(() => undefined);
+  if (held && Date.parse(held.expiresAt) > now) {
+    if (replyTo !== undefined) await session.reply(replyTo, TEXTS.attemptActive);
+    return { kind: 'replied', why: 'an attempt is active' };
+  }
   const at = new Date(now).toISOString();
   const attempt = Math.max(latest?.runId === runId ? latest.attempt : 0, record.attempt) + 1;
   const lock = await acquireIssueLock(store, { ...session.ref, issue: run.issue }, { runId, attempt }, now, session.deps.lockTtlMs ?? DEFAULT_LOCK_TTL_MS);

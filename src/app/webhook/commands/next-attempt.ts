@@ -73,6 +73,9 @@ export async function queueNextAttempt(session: WebhookSession, found: LatestRun
   if (next.reason === 'approve') {
     await putArtifactIfAbsent(store, keys.approve(attempt), ApprovalMarker, { schemaVersion: 1, runId: latest.runId, attempt, by: next.sender ?? '', gateId: next.approvedGates[0] ?? '', at });
   }
+  // A retry of a revision or repair is one too: it builds on the agent branch head (a human's
+  // commit included) and adds a commit on top, never a branch rebuilt on the base.
+  const previous = await readArtifactIfPresent(store, keys.attempt(attempt - 1).request, AttemptRequest).catch(() => undefined);
   const created = await putArtifactIfAbsent(store, keys.attempt(attempt).request, AttemptRequest, {
     schemaVersion: 1,
     runId: latest.runId,
@@ -80,6 +83,7 @@ export async function queueNextAttempt(session: WebhookSession, found: LatestRun
     reason: next.reason,
     sender: next.sender,
     approvedGates: next.approvedGates,
+    followUp: (next.reason === 'retry' || next.reason === 'approve') && attempt - 1 >= 2 ? previous?.followUp : undefined,
     createdAt: at,
   });
   if (!created) return { kind: 'duplicate', runId: latest.runId };
