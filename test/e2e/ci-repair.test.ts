@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_POLICY, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
-import { parentsOf, pushHumanCommit } from '../helpers/push-human-commit.js';
+import { parentsOf, pushHumanCommit } from '../helpers/push-commit.js';
 
 /**
  * A failing check suite on an agent PR's head starts one `ci-repair` attempt per head SHA, with

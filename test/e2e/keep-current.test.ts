@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { behindMarker } from '../../src/app/webhook/keep-current.js';
 import { startAppHarness, type AppHarness } from '../helpers/app-harness.js';
-import { pushCommit } from '../helpers/push-commit.js';
+import { parentsOf, pushCommit } from '../helpers/push-commit.js';
 
 /**
  * Keeping open agent pull requests current: a push that moves `main` under them. A branch that
@@ -36,7 +36,7 @@ describe('base moved: a push to main keeps open agent pull requests current', ()
     h = await startAppHarness();
     ours = await publish(h, 1);
     human = await publish(h, 2);
-    humanCommit = pushCommit(h.standin, h.fullName, human.branch, { 'NOTES.md': 'a reviewer note\n' }, { author: 'maya', message: 'Add a note' }).after;
+    humanCommit = pushCommit(h.standin, h.fullName, human.branch, { 'NOTES.md': 'a reviewer note\n' }, { message: 'Add a note' }).after;
     moved = pushCommit(h.standin, h.fullName, 'main', { 'docs/changelog.md': '# Changes\n' }, { message: 'Start a changelog' });
     expect((await h.deliver('push', h.payloads.push('main', moved))).statusCode).toBe(202);
     await h.drain();
@@ -49,7 +49,7 @@ describe('base moved: a push to main keeps open agent pull requests current', ()
     expect(head).not.toBe(ours.head);
     // The old head stays in the branch's history: nothing was force-pushed.
     expect(git(h, ['merge-base', '--is-ancestor', ours.head, head]) === '').toBe(true);
-    const parents = git(h, ['rev-list', '--parents', '-n', '1', head]).split(' ').slice(1);
+    const parents = parentsOf(h, head);
     expect(parents).toEqual([ours.head, moved.after]);
     // The new base's file is there, and the change is still made.
     expect((await h.standin.readFile(h.fullName, head, 'docs/changelog.md'))?.toString()).toBe('# Changes\n');
@@ -87,7 +87,7 @@ describe('base moved: a push to main keeps open agent pull requests current', ()
     expect((await h.deliver('issue_comment', h.payloads.prComment(ours.prNumber, '/agent rebase'))).statusCode).toBe(202);
     await h.drain();
     const head = await headOf(h, ours.branch);
-    expect(git(h, ['rev-list', '--parents', '-n', '1', head]).split(' ').slice(1)).toEqual([before, again.after]);
+    expect(parentsOf(h, head)).toEqual([before, again.after]);
     expect(await h.json(`runs/${h.owner}/${h.repo}/${ours.runId}/attempts/3/request.json`)).toMatchObject({ reason: 'rebase', sender: 'maya' });
     expect(await h.json(`runs/${h.owner}/${h.repo}/${ours.runId}/publish.json`)).toMatchObject({ attempt: 3, builtOn: again.after });
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAINTAINER, READER, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
-import { parentsOf, pushHumanCommit } from '../helpers/push-human-commit.js';
+import { parentsOf, pushHumanCommit } from '../helpers/push-commit.js';
 
 /**
  * After the draft PR: `/agent revise` in a PR comment, or a submitted review, adds one commit

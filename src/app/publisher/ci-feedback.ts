@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { readArtifactIfPresent, writeArtifact } from '../../core/artifacts/artifact-io.js';
-import { runKeys as keysOf, type RunKeys } from '../../core/artifacts/keys.js';
+import type { RunKeys } from '../../core/artifacts/keys.js';
 import { renderVerificationSection, replaceVerificationSection } from '../../core/phases/run-report.js';
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
 import { RunRequest } from '../../core/runs/run-request.js';
+import { listOpenAgentRuns } from '../../core/runs/open-runs.js';
 import { updateRunRecord } from '../../core/runs/update-run-record.js';
 import { findAgentRun } from '../webhook/agent-run.js';
 import { CiEvent, readCiSnapshot, type CiSnapshot } from '../webhook/ci-event.js';
@@ -255,6 +256,9 @@ async function closeOut(options: PublishDeps & { runKeys: RunKeys }, api: GitHub
   return { kind: 'closed', prNumber: record.prNumber, merged, branchDeleted };
 }
 
+/** At most this many open agent pull requests are polled per repository and sweep. */
+export const SWEEP_MAX_OPEN_RUNS = 200;
+
 /**
  * Scheduled sweeper: for every published, not-closed run of the given repositories, read the
  * agent branch head's CI with token-read and write `ci/poll-<sha>.json` when it differs from
@@ -264,20 +268,9 @@ async function closeOut(options: PublishDeps & { runKeys: RunKeys }, api: GitHub
 export async function sweepOpenAgentPullRequests(deps: CiRecorderDeps, repositories: { owner: string; repo: string }[]): Promise<string[]> {
   const written: string[] = [];
   for (const { owner, repo } of repositories) {
-    const runIds = new Set<string>();
-    for (const key of await deps.store.list(`issues/${owner}/${repo}/`)) {
-      if (!key.endsWith('/latest.json')) continue;
-      const latest = await readArtifactIfPresent(deps.store, key, z.object({ runId: z.string() }).loose()).catch(() => undefined);
-      if (latest) runIds.add(latest.runId);
-    }
-    for (const runId of [...runIds].sort()) {
-      const keys = keysOf(owner, repo, runId);
-      const record = await readArtifactIfPresent(deps.store, keys.publish, PublishRecord);
-      if (!record) continue;
-      const ciKeys = await deps.store.list(keys.ciPrefix);
-      if (ciKeys.some((k) => /\/ci\/pr-closed-\d+\.json$/.test(k))) continue;
-      const request = await readArtifactIfPresent(deps.store, keys.request, RunRequest);
-      if (!request || request.source.kind !== 'github') continue;
+    for (const { keys, record, request } of await listOpenAgentRuns(deps.store, owner, repo, SWEEP_MAX_OPEN_RUNS)) {
+      if (request.source.kind !== 'github') continue;
+      const runId = request.runId;
       const issued = await deps.tokens.token({ installationId: request.source.installationId, repositoryId: request.source.repositoryId, role: 'read' });
       const api = deps.github(issued.token);
       const branch = await api.rest.repos.getBranch({ owner, repo, branch: record.branch }).catch((error: unknown) => {
