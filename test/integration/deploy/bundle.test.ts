@@ -107,14 +107,19 @@ describe('the packaged Lambda bundles', () => {
     }
   });
 
-  it('bundle: a completed check suite reaches the publisher bundle through the EventBridge rule and updates the Verification section', async () => {
+  it('bundle: a failing check suite reaches the publisher bundle through the EventBridge rule (Verification section) and starts one CI repair through the dispatcher and the worker', async () => {
     const [pr] = [...app.standin.repo(HARNESS_FULL_NAME).pulls.values()];
     const head = (await app.standin.resolve(HARNESS_FULL_NAME, `refs/heads/${pr.head}`))!;
     const suite = app.standin.addCheckSuite(HARNESS_FULL_NAME, { headSha: head, headBranch: pr.head, conclusion: 'failure', runs: [{ name: 'integration-tests', conclusion: 'failure', detailsUrl: 'https://ci.example/it/1' }] });
     const res = await app.processes.webhook.invoke(await app.webhookEvent('check_suite', app.payloads.checkSuiteCompleted({ id: suite.id, headSha: head, headBranch: pr.head, conclusion: 'failure' })));
     expect(res).toMatchObject({ ok: true, result: { statusCode: 202 } });
     const ran = await app.drain();
-    expect(ran.map((r) => [r.fn, r.via, r.key, outcomeOf(r)])).toEqual([['publisher', 'eventbridge', `runs/acme/orders/${runId}/ci/${suite.id}.json`, true]]);
+    expect(ran.map((r) => [r.fn, r.via, r.key, outcomeOf(r)])).toEqual([
+      ['publisher', 'eventbridge', `runs/acme/orders/${runId}/ci/${suite.id}.json`, true],
+      // agent.ciRepair.maxAttempts defaults to 1: the webhook asked for a repair attempt.
+      ['dispatcher', 's3', `runs/acme/orders/${runId}/attempts/2/request.json`, true],
+      ['worker', 'lambda-event', undefined, true],
+    ]);
     expect(app.standin.repo(HARNESS_FULL_NAME).pulls.get(pr.number)!.body).toMatch(/\| \[integration-tests\]\(https:\/\/ci\.example\/it\/1\) \| completed \| failure \|/);
   });
 
