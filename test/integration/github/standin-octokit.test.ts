@@ -65,8 +65,10 @@ describe('Octokit against the stand-in: the publisher path', () => {
     const pr = await writeKit.pulls.create({ ...repo, head: 'agent/i5/rabc', base: 'main', title: 'Bump v', body: 'evidence', draft: true });
     expect(pr.data).toMatchObject({ number: 6, draft: true, state: 'open', head: { ref: 'agent/i5/rabc', sha: commit.data.sha }, base: { ref: 'main', sha: baseSha } });
     await expect(writeKit.pulls.create({ ...repo, head: 'agent/i5/rabc', base: 'main', title: 'again' })).rejects.toMatchObject({ status: 422 });
-    const found = await readKit.request('GET /repos/{owner}/{repo}/pulls', { ...repo, head: 'acme:agent/i5/rabc', state: 'open' }).catch((e: { status: number }) => e);
-    expect(found).toMatchObject({ status: 403 });
+    // The read token holds pull_requests: read (a review's inline comments), never write.
+    const found = await readKit.request('GET /repos/{owner}/{repo}/pulls', { ...repo, head: 'acme:agent/i5/rabc', state: 'open' });
+    expect(found.data.map((p) => p.number)).toEqual([6]);
+    await expect(readKit.pulls.update({ ...repo, pull_number: 6, body: 'rewritten' })).rejects.toMatchObject({ status: 403 });
     const listed = await writeKit.pulls.list({ ...repo, head: 'acme:agent/i5/rabc', state: 'open' });
     expect(listed.data.map((p) => p.number)).toEqual([6]);
     await writeKit.pulls.update({ ...repo, pull_number: 6, body: 'evidence, updated' });

@@ -122,13 +122,18 @@ describe('draftsman run --publish on the Maven fixture', () => {
     expect(sourceState()).toEqual(refsBefore);
   }, 30_000);
 
-  it('a later run makes another commit (new attempt, new date): publishing it is refused and the branch stays', async () => {
+  it('a later run makes another commit (new attempt, new date): publishing moves the branch off the earlier attempt\'s commit, and nothing else changes', async () => {
     const refsBefore = sourceState();
     const later = await cli(['run', repo, '--task-file', taskFile, '--out', out, '--json', '--publish'], { now: CLI_NOW + 86_400_000 });
     expect(later.json!.status).toBe('COMPLETED');
-    expect(later.json!.headCommitSha).not.toBe(first.json!.headCommitSha);
-    expect(later.code).toBe(1);
-    expect(later.json!.publish).toMatch(/^refused: /);
-    expect(sourceState()).toEqual(refsBefore);
+    const previous = first.json!.headCommitSha!;
+    const next = later.json!.headCommitSha!;
+    expect(next).not.toBe(previous);
+    expect(later.code).toBe(0);
+    expect(later.json!.publish).toBe(`updated refs/heads/${first.json!.agentBranch} from ${previous} to ${next}`);
+    const after = sourceState();
+    // HEAD, the index and the working tree are untouched; only the agent branch moved.
+    expect({ ...after, refs: undefined }).toEqual({ ...refsBefore, refs: undefined });
+    expect(after.refs).toBe(refsBefore.refs.replace(`refs/heads/${first.json!.agentBranch} ${previous}`, `refs/heads/${first.json!.agentBranch} ${next}`));
   }, 30_000);
 });
