@@ -60,3 +60,17 @@ export function publishMetric(
     properties: { runId: ctx.runId, attempt: ctx.attempt, ...(result.outcome === 'published' ? { prNumber: result.prNumber } : {}) },
   };
 }
+
+/** One line per sweep: runs marked FAILED/STUCK, locks released, CI events written, problems. */
+export function sweepMetric(report: { locksReleased: unknown[]; runsFailed: unknown[]; ciPolled: unknown[]; problems: unknown[] }, timestamp: number): MetricSpec {
+  return {
+    timestamp,
+    dimensions: { fn: 'sweeper' },
+    metrics: [
+      { name: 'runsStuck', unit: 'Count', value: report.runsFailed.length },
+      { name: 'locksReleased', unit: 'Count', value: report.locksReleased.length },
+      { name: 'ciPolled', unit: 'Count', value: report.ciPolled.length },
+      { name: 'sweepProblems', unit: 'Count', value: report.problems.length },
+    ],
+  };
+}
