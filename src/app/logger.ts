@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock, Logger, LogLevel } from '../core/ports.js';
 
 /**
@@ -37,7 +38,8 @@ const PATTERNS: RegExp[] = [
   /(?<=[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)[^\s/@]+(?=@)/gi,
 ];
 
-function isCredentialKey(key: string): boolean {
+/** A key whose value the logger replaces whole (metric and dimension names must avoid these). */
+export function isCredentialKey(key: string): boolean {
   const k = key.toLowerCase().replace(/[-_]/g, '');
   return (
     k === 'authorization' ||
@@ -125,6 +127,31 @@ export class Redactor {
   }
 }
 
+/**
+ * Fields of the current invocation (request id, cold start, then run, repository, installation),
+ * added to every line any logger writes inside `withLogScope`. Ambient rather than passed, so
+ * clients built once per container (the GitHub API, the store) log them too, and concurrent
+ * invocations in one process (serve) keep theirs apart.
+ */
+const scope = new AsyncLocalStorage<Record<string, unknown>>();
+
+/** Run `body` with `bindings` added to the enclosing scope's; a nested scope is a child. */
+export function withLogScope<T>(bindings: Record<string, unknown>, body: () => T): T {
+  return scope.run({ ...scope.getStore(), ...definedOnly(bindings) }, body);
+}
+
+/** Add fields to the current scope once they are known (the run's installation); false outside a scope. */
+export function bindLogScope(bindings: Record<string, unknown>): boolean {
+  const store = scope.getStore();
+  if (!store) return false;
+  Object.assign(store, definedOnly(bindings));
+  return true;
+}
+
+function definedOnly(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+}
+
 export interface JsonLoggerOptions {
   sink?: LogSink;
   /** Entries below this level are dropped. Default `info`. */
@@ -186,9 +213,21 @@ export class JsonLogger implements Logger {
     return (Object.keys(LEVELS) as LogLevel[]).find((l) => LEVELS[l] === this.threshold) ?? 'info';
   }
 
+  /**
+   * One CloudWatch Embedded Metric Format document as its own line (`msg: "metric"`), with the
+   * bindings and redaction of any entry. Written whatever the level: alarms must not depend on it.
+   */
+  metric(document: Record<string, unknown>): void {
+    this.emit('info', 'metric', document);
+  }
+
   private write(level: LogLevel, message: string, meta?: Record<string, unknown>): void {
     if (LEVELS[level] < this.threshold) return;
-    const fields = this.redactor.value({ ...this.bindings, ...(meta ?? {}) }) as Record<string, unknown>;
+    this.emit(level, message, meta);
+  }
+
+  private emit(level: LogLevel, message: string, meta?: Record<string, unknown>): void {
+    const fields = this.redactor.value({ ...scope.getStore(), ...this.bindings, ...(meta ?? {}) }) as Record<string, unknown>;
     const entry: Record<string, unknown> = {
       level,
       time: new Date(this.clock.now()).toISOString(),

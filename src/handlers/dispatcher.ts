@@ -1,5 +1,7 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
+import { withInvocationLogging } from '../app/aws/lambda-logging.js';
+import type { Context } from 'aws-lambda';
 import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
 import { readConfig } from '../app/config.js';
 import { lambdaWorkerInvoker } from '../app/dispatch/aws-adapters.js';
@@ -22,6 +24,6 @@ const handle = createDispatcherHandler({
   invokeWorker: lambdaWorkerInvoker(new LambdaClient({}), config.WORKER_FUNCTION),
 });
 
-export const handler = async (event: unknown): Promise<void> => {
+export const handler = withInvocationLogging(async (event: unknown, _context: Context): Promise<void> => {
   await handle(event);
-};
+});

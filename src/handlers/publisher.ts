@@ -1,5 +1,7 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
+import { withInvocationLogging } from '../app/aws/lambda-logging.js';
+import type { Context } from 'aws-lambda';
 import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
 import { readConfig } from '../app/config.js';
 import { createGitHubApi } from '../app/github/github-api.js';
@@ -16,7 +18,7 @@ if (!config.TOKEN_WRITE_FUNCTION) throw new Error('invalid configuration: TOKEN_
 const clock = { now: () => Date.now() };
 const logger = new JsonLogger({ level: config.LOG_LEVEL, clock, bindings: { fn: 'publisher' } });
 
-export const handler = createPublisherHandler({
+const handle = createPublisherHandler({
   store: new S3ArtifactStore({
     client: new S3Client({ maxAttempts: 1 }),
     bucket: config.ARTIFACT_BUCKET,
@@ -30,3 +32,5 @@ export const handler = createPublisherHandler({
   clock,
   logger,
 });
+
+export const handler = withInvocationLogging((event: unknown, _context: Context) => handle(event));

@@ -1,6 +1,8 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { STSClient } from '@aws-sdk/client-sts';
+import { withInvocationLogging } from '../app/aws/lambda-logging.js';
+import type { Context } from 'aws-lambda';
 import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
 import { readConfig } from '../app/config.js';
 import { StsRunCredentialsIssuer } from '../app/dispatch/aws-adapters.js';
@@ -28,4 +30,4 @@ const handle = createRunSessionHandler({
   partition: config.RUN_WORKER_ROLE_ARN.split(':')[1],
 });
 
-export const handler = (event: unknown): Promise<RunSessionResponse> => handle(event);
+export const handler = withInvocationLogging((event: unknown, _context: Context): Promise<RunSessionResponse> => handle(event));

@@ -1,5 +1,7 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
+import { withInvocationLogging } from '../app/aws/lambda-logging.js';
+import type { Context } from 'aws-lambda';
 import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
 import { readConfig } from '../app/config.js';
 import { sweepOpenAgentPullRequests } from '../app/publisher/ci-feedback.js';
@@ -20,7 +22,7 @@ const store = new S3ArtifactStore({ client: new S3Client({ maxAttempts: 1 }), bu
 const tokens = new LambdaTokenBroker({ client: new LambdaClient({}), functionName: config.TOKEN_READ_FUNCTION, role: 'read' });
 const github = (token: string) => createGitHubApi({ token, baseUrl: config.GITHUB_API_URL, logger });
 
-export const handler = async (): Promise<Omit<SweepReport, 'problems'> & { problems: number }> => {
+export const handler = withInvocationLogging(async (_event: unknown, _context: Context): Promise<Omit<SweepReport, 'problems'> & { problems: number }> => {
   const report = await sweep({
     store,
     tokens,
@@ -30,4 +32,4 @@ export const handler = async (): Promise<Omit<SweepReport, 'problems'> & { probl
     pollCi: (repositories) => sweepOpenAgentPullRequests({ store, tokens, github, clock, logger }, repositories),
   });
   return { ...report, problems: report.problems.length };
-};
+});

@@ -1,7 +1,8 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { withInvocationLogging } from '../app/aws/lambda-logging.js';
 import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
 import { readSecureParameter } from '../app/aws/ssm-secret.js';
 import { readConfig } from '../app/config.js';
@@ -33,4 +34,4 @@ const handle = await createWebhookHandler({
   apiUrl: config.GITHUB_API_URL,
 });
 
-export const handler = (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => handle(event);
+export const handler = withInvocationLogging((event: APIGatewayProxyEventV2, _context: Context): Promise<APIGatewayProxyStructuredResultV2> => handle(event));

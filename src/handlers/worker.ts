@@ -4,6 +4,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import type { Context } from 'aws-lambda';
 import { lambdaRunSessionInvoker } from '../app/dispatch/aws-adapters.js';
 import { runSessionOpener } from '../app/dispatch/run-session-client.js';
+import { withInvocationLogging } from '../app/aws/lambda-logging.js';
 import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
 import { readSecureParameter } from '../app/aws/ssm-secret.js';
 import { readConfig } from '../app/config.js';
@@ -47,4 +48,4 @@ const handle = createWorkerHandler({
   identity: { name: `${config.GITHUB_APP_SLUG}[bot]`, email: `${config.GITHUB_APP_SLUG}[bot]@users.noreply.github.com` },
 });
 
-export const handler = (event: unknown, context: Context): Promise<void> => handle(event, context);
+export const handler = withInvocationLogging((event: unknown, context: Context): Promise<void> => handle(event, context));

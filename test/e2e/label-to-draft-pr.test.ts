@@ -32,6 +32,7 @@ describe('a labelled issue becomes a draft pull request', () => {
   let objectsAfterWorker: string[];
   let candidate: any;
   let request: any;
+  let linesOfTheRun: Record<string, unknown>[];
 
   beforeAll(async () => {
     h = await startAppHarness();
@@ -45,6 +46,7 @@ describe('a labelled issue becomes a draft pull request', () => {
     commentAfterWorker = h.comments(ISSUE).find((c) => c.user === h.botLogin)!.body;
     candidate = await h.json(`${runPrefix}candidate/pr-candidate.json`);
     await h.drain();
+    linesOfTheRun = h.logs.entries();
   }, 60_000);
 
   afterAll(async () => h?.stop());
@@ -85,6 +87,38 @@ describe('a labelled issue becomes a draft pull request', () => {
     expect(body).toContain('**Status:** PUBLISHED');
     expect(body).toContain(`/pull/${pr.number}`);
     for (const n of PHASE_NAMES) expect(body).toContain(`- ✅ ${PHASE_CONTRACTS[n].title}\n`);
+  });
+
+  it('the run wrote one EMF line per stage that ran and one for the publication, each with the run, repository and installation', () => {
+    const metrics = linesOfTheRun.filter((e) => e.msg === 'metric');
+    const phases = metrics.filter((e) => e.fn === 'worker');
+    expect(phases.map((e) => e.phase)).toEqual(['ingestion', ...PHASE_NAMES]);
+    for (const e of phases) {
+      expect(e).toMatchObject({ state: 'done', phaseFailed: 0, runId: request.runId, repository: h.fullName, installationId: h.installationId });
+      expect(typeof e.phaseMs).toBe('number');
+      expect(e._aws).toMatchObject({ CloudWatchMetrics: [{ Namespace: 'draftsman', Dimensions: [['fn', 'phase']] }] });
+    }
+    const pr = [...h.standin.repo(h.fullName).pulls.values()][0];
+    const publications = metrics.filter((e) => e.fn === 'publisher');
+    expect(publications).toEqual([
+      expect.objectContaining({
+        outcome: 'published',
+        prNumber: pr.number,
+        publishCount: 1,
+        publishFiles: MIGRATION_CHANGED_FILES.length,
+        publishLines: candidate.diffSummary.insertions + candidate.diffSummary.deletions,
+        runId: request.runId,
+        repository: h.fullName,
+        installationId: h.installationId,
+      }),
+    ]);
+    expect(metrics).toHaveLength(phases.length + publications.length);
+    // Every line about the run, not only the metrics, names it.
+    for (const e of linesOfTheRun.filter((l) => l.fn !== 'webhook')) expect(e.runId, String(e.msg)).toBe(request.runId);
+    // The webhook's lines name the signed delivery's repository and installation.
+    const webhook = linesOfTheRun.filter((l) => l.fn === 'webhook');
+    expect(webhook.length).toBeGreaterThan(0);
+    for (const e of webhook) expect(e, String(e.msg)).toMatchObject({ delivery: expect.any(String), repository: h.fullName, installationId: h.installationId });
   });
 
   it('the candidate holds the migrated sources and the bumped parent', async () => {

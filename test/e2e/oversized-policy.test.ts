@@ -39,6 +39,15 @@ describe('a policy file over 1 MiB', () => {
     expect(await h.store.get('locks/acme/orders/issues/1.json')).toBeUndefined();
   });
 
+  it('the refusal writes one EMF line with the reason as a dimension; the blocked attempt ran no stage, so it writes none', () => {
+    const metrics = h.logs.entries().filter((e) => e.msg === 'metric');
+    expect(metrics.filter((e) => e.fn === 'publisher')).toEqual([
+      expect.objectContaining({ outcome: 'refused', reason: 'POLICY_REFUSED', publishCount: 1, runId: publishedRun, repository: h.fullName, installationId: h.installationId }),
+    ]);
+    expect(metrics.find((e) => e.fn === 'publisher')?._aws).toMatchObject({ CloudWatchMetrics: [{ Dimensions: [['fn', 'outcome'], ['fn', 'outcome', 'reason']] }] });
+    expect(metrics.filter((e) => e.runId === workerRun)).toEqual([]);
+  });
+
   it('the worker ends the attempt BLOCKED with POLICY_FILE_TOO_LARGE instead of throwing, and releases the lock', async () => {
     const worker = h.dispatched.find((d) => d.fn === 'worker' && d.key.includes(workerRun));
     expect(worker?.error).toBeUndefined();

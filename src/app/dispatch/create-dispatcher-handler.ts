@@ -5,6 +5,7 @@ import type { ArtifactStore, Clock, Logger } from '../../core/ports.js';
 import { RunRequest } from '../../core/runs/run-request.js';
 import { decodeS3EventKey } from '../aws/s3-artifact-store.js';
 import { CAPABILITY_TTL_MS, DispatchRecord, dispatchKey, newCapability, RunSessionError, type WorkerInvocation } from './dispatch-record.js';
+import { withLogScope } from '../logger.js';
 import { parseRunTrigger, type RunTrigger } from './run-key.js';
 
 /** The S3 notification shape (also what the EventBridge rule's input transformer renders). */
@@ -43,7 +44,7 @@ export function createDispatcherHandler(deps: DispatcherDeps) {
         outcomes.push({ key, dispatched: false, reason: 'not a trigger key' });
         continue;
       }
-      outcomes.push(await dispatchOne(deps, key, trigger));
+      outcomes.push(await withLogScope({ runId: trigger.runId, repository: `${trigger.owner}/${trigger.repo}` }, () => dispatchOne(deps, key, trigger)));
     }
     return outcomes;
   };

@@ -4,6 +4,7 @@ import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports
 import { IssuedTokenSchema } from '../tokens/lambda-token-broker.js';
 import { readTrustedRequest } from './create-dispatcher-handler.js';
 import { DispatchRecord, dispatchKey, RunSessionError, WorkerInvocation } from './dispatch-record.js';
+import { bindLogScope } from '../logger.js';
 import { parseRunTrigger } from './run-key.js';
 import { buildSessionPolicy, sessionTags, type PolicyDocument } from './session-policy.js';
 
@@ -64,6 +65,7 @@ export function createRunSessionHandler(deps: RunSessionDeps) {
     const { key, capability } = invocation.data;
     const trigger = parseRunTrigger(key);
     if (!trigger) throw new RunSessionError('TRIGGER_KEY_INVALID', 'The key is not a run trigger key', { key: key.slice(0, 300) });
+    bindLogScope({ runId: trigger.runId, repository: `${trigger.owner}/${trigger.repo}` });
 
     const record = await readArtifactIfPresent(deps.store, dispatchKey(trigger, capability), DispatchRecord);
     if (!record || record.key !== key) throw new RunSessionError('CAPABILITY_INVALID', 'No dispatch of this key vouches for the capability', { key });

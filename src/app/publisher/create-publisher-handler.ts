@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { decodeS3EventKey } from '../aws/s3-artifact-store.js';
 import { runKeys } from '../../core/artifacts/keys.js';
 import { parseRunKey } from '../../core/runs/run-key.js';
+import { withLogScope } from '../logger.js';
 import { updateVerificationFromCi, type CiUpdateOutcome } from './ci-feedback.js';
 import { publishCandidate, type PublishDeps, type PublishOutcome } from './publish-candidate.js';
 
@@ -37,13 +38,15 @@ export function createPublisherHandler(deps: PublishDeps): (event: unknown) => P
         continue;
       }
       const m = parseRunKey(key);
+      // Lines about one run carry its id and repository, whichever client writes them.
+      const scope = m ? { runId: m.runId, repository: `${m.owner}/${m.repo}` } : {};
       if (m?.kind === 'pr-candidate') {
-        const outcome = await publishCandidate({ ...deps, runKeys: runKeys(m.owner, m.repo, m.runId) });
+        const outcome = await withLogScope(scope, () => publishCandidate({ ...deps, runKeys: runKeys(m.owner, m.repo, m.runId) }));
         results.push({ key, kind: 'candidate', outcome });
         continue;
       }
       if (m?.kind === 'ci') {
-        const outcome = await updateVerificationFromCi({ ...deps, runKeys: runKeys(m.owner, m.repo, m.runId), key });
+        const outcome = await withLogScope(scope, () => updateVerificationFromCi({ ...deps, runKeys: runKeys(m.owner, m.repo, m.runId), key }));
         results.push({ key, kind: 'ci', outcome });
         continue;
       }

@@ -5,6 +5,7 @@ import { planPublication } from '../../core/publish/plan-publication.js';
 import type { PublicationApplied, PublicationPlan } from '../../core/publish/publication.js';
 import { PublishError } from '../../core/publish/publish-error.js';
 import { RunRequest } from '../../core/runs/run-request.js';
+import { bindLogScope } from '../logger.js';
 import { noteRefusedFollowUp, readBranchHead, readFollowUp, revisionEntry, updateRevisions } from './follow-up-publication.js';
 import { GitHubPublisher } from './github-publisher.js';
 import { readCandidateBlobs, readGitHubBase, readGitHubTarget, readRunControls, readTrustedPolicy } from './github-state.js';
@@ -38,12 +39,14 @@ function decodeJson(bytes: Uint8Array): unknown {
  */
 export async function publishCandidate(options: PublishOptions): Promise<PublishOutcome> {
   const { store, runKeys: keys, logger } = options;
+  const startedAt = options.clock.now();
   const rawCandidate = await store.get(keys.candidate.prCandidate);
   const request = await readArtifactIfPresent(store, keys.request, RunRequest);
   if (!request) throw new PublishError('CANDIDATE_INVALID', 'the run has no request.json', { key: keys.request });
+  if (request.source.kind === 'github') bindLogScope({ installationId: request.source.installationId });
   // Owner and repository from the key the event named: a forged request cannot point the records elsewhere.
   const binding = storageBinding(keys.prefix);
-  const ctx: RunContext = { request, owner: binding.owner, repo: binding.repo, attempt: 1 };
+  const ctx: RunContext = { request, owner: binding.owner, repo: binding.repo, attempt: 1, startedAt };
   const raw = rawCandidate ? decodeJson(rawCandidate.body) : undefined;
   const parsed = PrCandidate.safeParse(raw);
   let existing: PublishRecord | undefined;
@@ -60,6 +63,7 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
   if (pre instanceof PublishError) return recordRefusal(options, ctx, pre);
   if (request.source.kind !== 'github') throw new Error('checkRun admits GitHub runs only');
   const { candidate } = pre;
+  ctx.diff = { files: candidate.diffSummary.filesChanged, lines: candidate.diffSummary.insertions + candidate.diffSummary.deletions };
 
   const issued = await options.tokens.token({ installationId: request.source.installationId, repositoryId: request.source.repositoryId, role: 'write' });
   const api = options.github(issued.token);

@@ -31,6 +31,10 @@ export interface RunContext {
   repo: string;
   api?: GitHubApi;
   attempt: number;
+  /** When the publication started, by the clock (the duration metric). */
+  startedAt?: number;
+  /** The candidate's size, once it is known (the metrics). */
+  diff?: { files: number; lines: number };
 }
 
 export function statusOf(error: unknown): number | undefined {

@@ -6,6 +6,7 @@ import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { IssueLatest } from '../../core/runs/run-state.js';
 import { updateRunRecord } from '../../core/runs/update-run-record.js';
 import { parseProgressPhases, renderProgressComment } from '../github/progress-comment.js';
+import { emitMetric, publishMetric, type PublishMetricOutcome } from '../metrics/run-metrics.js';
 import type { PublishOptions, PublishOutcome, RunContext } from './publisher-context.js';
 import { PublishRecord } from './publish-record.js';
 
@@ -36,6 +37,7 @@ export async function recordRerun(options: PublishOptions, ctx: RunContext, atte
   await updateRun(options, ctx, (run) => ({ ...run, status: 'QUEUED', reason: 'BASE_MOVED', attempt: Math.max(run.attempt, next) }));
   await updateProgress(options, ctx, { status: 'QUEUED', attempt: next, message: `the base moved from ${moved.from.slice(0, 12)} to ${moved.to.slice(0, 12)}; attempt ${next} runs on the new base` });
   options.logger.info('base moved; next attempt requested', { runId: ctx.request.runId, attempt: next, created, ...moved });
+  recordMetric(options, ctx, { outcome: 'rerun' });
   return { kind: 'rerun', attempt: next, ...moved };
 }
 
@@ -49,6 +51,7 @@ export async function recordRefusal(options: PublishOptions, ctx: RunContext, er
     options.logger.warn('progress comment not updated', { error: e });
   });
   await releaseLock(options, ctx);
+  recordMetric(options, ctx, { outcome: 'refused', reason: error.reason });
   return { kind: 'refused', reason: error.reason, error };
 }
 
@@ -73,7 +76,17 @@ export async function recordPublished(options: PublishOptions, ctx: RunContext, 
   }));
   await releaseLock(options, ctx);
   options.logger.info('draft pull request published', { runId: record.runId, attempt: record.attempt, prNumber: record.prNumber, commit: record.publishedCommitSha, warnings: n });
+  recordMetric(options, ctx, { outcome: 'published', prNumber: record.prNumber });
   return { kind: 'published', record };
+}
+
+/** The publication's metric line: its outcome, how long it took, and the candidate's size when known. */
+function recordMetric(options: PublishOptions, ctx: RunContext, result: PublishMetricOutcome): void {
+  const now = options.clock.now();
+  emitMetric(
+    options.logger,
+    publishMetric(result, { fn: 'publisher', runId: ctx.request.runId, attempt: ctx.attempt, timestamp: now, durationMs: ctx.startedAt === undefined ? undefined : now - ctx.startedAt, diff: ctx.diff }),
+  );
 }
 
 async function updateProgress(

@@ -8,6 +8,7 @@ import { IssueLatest, IssueLock } from '../../core/runs/run-state.js';
 import { updateRunRecord, withAttempt } from '../../core/runs/update-run-record.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { renderProgressComment } from '../github/progress-comment.js';
+import { emitMetric, sweepMetric } from '../metrics/run-metrics.js';
 
 /** Statuses of a run that is still supposed to be making progress. */
 const ACTIVE_STATUSES = new Set(['QUEUED', 'RUNNING']);
@@ -97,6 +98,7 @@ export async function sweep(deps: SweepDeps): Promise<SweepReport> {
     ciPolled: report.ciPolled.length,
     problems: report.problems.length,
   });
+  emitMetric(deps.logger, sweepMetric(report, deps.clock.now()));
   return report;
 }
 

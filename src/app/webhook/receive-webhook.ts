@@ -3,6 +3,7 @@ import { verify } from '@octokit/webhooks-methods';
 import type { Probot } from 'probot';
 import { ZodError } from 'zod';
 import type { Logger } from '../../core/ports.js';
+import { withLogScope } from '../logger.js';
 
 /** GitHub caps webhook payloads at 25 MB; anything larger is not from GitHub. */
 export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
@@ -39,7 +40,7 @@ export async function receiveWebhook(probot: Probot, secret: string, event: APIG
   // Every GitHub event is an object; anything else would only make the handlers throw.
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return respond(400, 'payload is not a JSON object');
   try {
-    await probot.receive({ id, name: name as never, payload: parsed as never });
+    await withLogScope(deliveryFields(id, parsed), () => probot.receive({ id, name: name as never, payload: parsed as never }));
   } catch (error) {
     // A payload that fails the zod subset is the sender's fault, not ours: 400, not a retried 500.
     if (isSchemaError(error)) {
@@ -50,6 +51,16 @@ export async function receiveWebhook(probot: Probot, secret: string, event: APIG
     return respond(500, 'internal error');
   }
   return respond(202, 'accepted');
+}
+
+/** What every line about a signed delivery carries: its id, repository and installation when the payload names them. */
+function deliveryFields(delivery: string, payload: object): Record<string, unknown> {
+  const p = payload as { repository?: { full_name?: unknown }; installation?: { id?: unknown } };
+  return {
+    delivery,
+    repository: typeof p.repository?.full_name === 'string' ? p.repository.full_name : undefined,
+    installationId: typeof p.installation?.id === 'number' ? p.installation.id : undefined,
+  };
 }
 
 /** A ZodError, alone or as every error Probot aggregated from the handlers. */

@@ -15,6 +15,8 @@ import { WorkerInvocation } from '../dispatch/dispatch-record.js';
 import type { RunSession, RunSessionOpener } from '../dispatch/run-session-client.js';
 import { HttpRepoSource } from '../git/http-repo-source.js';
 import type { GitHubApi } from '../github/github-api.js';
+import { bindLogScope, withLogScope } from '../logger.js';
+import { emitMetric, phaseMetric, type MetricLogger } from '../metrics/run-metrics.js';
 import { IssueCommentReporter } from '../github/progress-comment.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { noteFailedRebuild, noteUnchangedFollowUp } from './follow-up-note.js';
@@ -35,7 +37,7 @@ export interface WorkerDeps {
   session: RunSessionOpener;
   github: (token: string) => GitHubApi;
   clock: Clock;
-  logger: Logger & { redact?: (value: string) => void };
+  logger: MetricLogger & { redact?: (value: string) => void };
   syntax: () => Promise<TreeSyntaxService>;
   newFs: () => FsLike;
   model?: ModelProvider;
@@ -70,7 +72,10 @@ export function createWorkerHandler(deps: WorkerDeps) {
       return;
     }
     const { session, ...rest } = deps;
-    await runOne({ ...rest, ...(await session(invocation)) }, target, context);
+    // Every line of this run carries its id and repository, whichever client writes it.
+    await withLogScope({ runId: target.runId, repository: `${target.owner}/${target.repo}` }, async () => {
+      await runOne({ ...rest, ...(await session(invocation)) }, target, context);
+    });
   };
 }
 
@@ -94,6 +99,7 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
   const request = attempt.request;
   if (request.source.kind !== 'github') throw new Error(`worker runs GitHub requests only, not ${request.source.kind}`);
   const source = request.source;
+  bindLogScope({ installationId: source.installationId });
   const issued = await deps.tokens.token({ installationId: source.installationId, repositoryId: source.repositoryId, role: 'read' });
   deps.logger.redact?.(issued.token);
   const api = deps.github(issued.token);
@@ -102,6 +108,9 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
   const tracker = new ProgressTracker(
     commentId ? new IssueCommentReporter(api, { owner: request.owner, repo: request.repo, commentId }) : { report: async () => undefined },
     (error) => logger.warn('progress comment update failed', { error: error instanceof Error ? error.message : String(error) }),
+    (progress) => {
+      if (progress.state !== 'running') emitMetric(logger, phaseMetric(progress, { fn: 'worker', runId: request.runId, attempt: target.attempt, timestamp: clock.now() }));
+    },
   );
   // Continuations an operator replayed do not count against the limit.
   const replays = await countReplays(store, attemptKeys, target.continuation);

@@ -16,10 +16,13 @@ export class ProgressTracker implements RunReporter {
   constructor(
     private readonly inner: Pick<RunReporter, 'report'>,
     private readonly onError: (error: unknown) => void,
+    /** Sees every stage event, ingestion included (the metrics). */
+    private readonly observe?: (progress: PhaseProgress) => void,
   ) {}
 
   /** A phase of the checklist changed state; other stages (ingestion) are not on the checklist. */
   phase(progress: PhaseProgress): void {
+    this.observe?.(progress);
     if (!isPhaseName(progress.phase)) return;
     this.states.set(progress.phase, progress.state);
     if (this.last) void this.report({ ...this.last, phase: progress.phase, status: this.last.status === 'QUEUED' ? 'RUNNING' : this.last.status });

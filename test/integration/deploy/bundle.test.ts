@@ -104,6 +104,11 @@ describe('the packaged Lambda bundles', () => {
       if (key.startsWith('token') || key === 'sweeper') continue;
       expect(p.logs.length, key).toBeGreaterThan(0);
       for (const line of p.logs) expect(JSON.parse(line), `${key}: ${line}`).toMatchObject({ fn: key, level: expect.any(String), msg: expect.any(String) });
+      // Each line names its invocation; only the container's first invocation is a cold start.
+      const entries = p.logs.map((line) => JSON.parse(line) as { awsRequestId?: unknown; coldStart?: unknown });
+      for (const e of entries) expect(e, key).toMatchObject({ awsRequestId: expect.any(String), coldStart: expect.any(Boolean) });
+      expect(entries[0].coldStart, key).toBe(true);
+      expect(new Set(entries.filter((e) => e.coldStart).map((e) => e.awsRequestId)).size, key).toBe(1);
     }
   });
 
@@ -167,5 +172,14 @@ describe('the packaged Lambda bundles', () => {
     const started = startLambdaProcess({ name: 'draftsman-test-misconfigured', taskRoot: publisher.taskRoot, handler: publisher.handler, environment: { ARTIFACT_BUCKET: app.s3.bucket, GITHUB_APP_ID: '31' } });
     await expect(started).rejects.toThrow(LambdaInitError);
     await expect(started).rejects.toThrow(/TOKEN_WRITE_FUNCTION is required by the publisher/);
+  });
+
+  it('bundle: a container invoked again is warm: its later invocations log coldStart false under their own request ids', () => {
+    for (const key of ['webhook', 'publisher'] as const) {
+      const entries = app.processes[key].logs.map((line) => JSON.parse(line) as { awsRequestId: string; coldStart: boolean });
+      const ids = [...new Set(entries.map((e) => e.awsRequestId))];
+      expect(ids.length, key).toBeGreaterThan(1);
+      for (const e of entries) expect(e.coldStart, `${key} ${e.awsRequestId}`).toBe(e.awsRequestId === ids[0]);
+    }
   });
 });

@@ -1,0 +1,76 @@
+import type { Logger, PhaseProgress } from '../../core/ports.js';
+import { buildEmf, type EmfDocument, type MetricSpec } from './emf.js';
+
+/** A logger that can write an EMF line whatever its level (JsonLogger); others get it as an info entry. */
+export type MetricLogger = Logger & { metric?(document: EmfDocument): void };
+
+/** Write one metric line. A metric that cannot be built is logged and dropped: metrics never stop a run. */
+export function emitMetric(logger: MetricLogger, spec: MetricSpec): void {
+  let document: EmfDocument;
+  try {
+    document = buildEmf(spec);
+  } catch (error) {
+    logger.warn('metric not written', { error });
+    return;
+  }
+  if (logger.metric) logger.metric(document);
+  else logger.info('metric', document);
+}
+
+export interface RunMetricContext {
+  /** The function the line belongs to: the `fn` dimension. */
+  fn: string;
+  runId: string;
+  attempt: number;
+  timestamp: number;
+}
+
+/** One line per stage that ended (ingestion or a phase): dimensions fn and phase. */
+export function phaseMetric(progress: PhaseProgress, ctx: RunMetricContext): MetricSpec {
+  const metrics: MetricSpec['metrics'] = [{ name: 'phaseFailed', unit: 'Count', value: progress.state === 'failed' || progress.state === 'blocked' ? 1 : 0 }];
+  if (progress.elapsedMs !== undefined) metrics.push({ name: 'phaseMs', unit: 'Milliseconds', value: progress.elapsedMs });
+  if (progress.files) metrics.push({ name: 'phaseFiles', unit: 'Count', value: progress.files.count });
+  return {
+    timestamp: ctx.timestamp,
+    dimensions: { fn: ctx.fn, phase: progress.phase },
+    metrics,
+    properties: { runId: ctx.runId, attempt: ctx.attempt, state: progress.state, ...(progress.files ? { filesOf: progress.files.of } : {}) },
+  };
+}
+
+export type PublishMetricOutcome = { outcome: 'published'; prNumber: number } | { outcome: 'refused'; reason: string } | { outcome: 'rerun' };
+
+/**
+ * One line per publication decision: dimensions fn and outcome, and fn, outcome and reason for
+ * refusals (reason codes are a closed set, so the cardinality stays low).
+ */
+export function publishMetric(
+  result: PublishMetricOutcome,
+  ctx: RunMetricContext & { durationMs?: number; diff?: { files: number; lines: number } },
+): MetricSpec {
+  const metrics: MetricSpec['metrics'] = [{ name: 'publishCount', unit: 'Count', value: 1 }];
+  if (ctx.durationMs !== undefined) metrics.push({ name: 'publishMs', unit: 'Milliseconds', value: ctx.durationMs });
+  if (ctx.diff) metrics.push({ name: 'publishFiles', unit: 'Count', value: ctx.diff.files }, { name: 'publishLines', unit: 'Count', value: ctx.diff.lines });
+  const refused = result.outcome === 'refused';
+  return {
+    timestamp: ctx.timestamp,
+    dimensions: { fn: ctx.fn, outcome: result.outcome, ...(refused ? { reason: result.reason } : {}) },
+    dimensionSets: refused ? [['fn', 'outcome'], ['fn', 'outcome', 'reason']] : [['fn', 'outcome']],
+    metrics,
+    properties: { runId: ctx.runId, attempt: ctx.attempt, ...(result.outcome === 'published' ? { prNumber: result.prNumber } : {}) },
+  };
+}
+
+/** One line per sweep: runs marked FAILED/STUCK, locks released, CI events written, problems. */
+export function sweepMetric(report: { locksReleased: unknown[]; runsFailed: unknown[]; ciPolled: unknown[]; problems: unknown[] }, timestamp: number): MetricSpec {
+  return {
+    timestamp,
+    dimensions: { fn: 'sweeper' },
+    metrics: [
+      { name: 'runsStuck', unit: 'Count', value: report.runsFailed.length },
+      { name: 'locksReleased', unit: 'Count', value: report.locksReleased.length },
+      { name: 'ciPolled', unit: 'Count', value: report.ciPolled.length },
+      { name: 'sweepProblems', unit: 'Count', value: report.problems.length },
+    ],
+  };
+}
