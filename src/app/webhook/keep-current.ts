@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { putArtifactIfAbsent } from '../../core/artifacts/artifact-io.js';
+import { putArtifactIfAbsent, readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
 import { lockKey } from '../../core/artifacts/keys.js';
 import { parseAgentBranch } from '../../core/git/branch-name.js';
 import type { AgentPolicy } from '../../core/policy/agent-policy.js';
 import { decideKeepCurrent, type KeepCurrentDecision } from '../../core/runs/keep-current.js';
 import { listOpenAgentRuns, type OpenAgentRun } from '../../core/runs/open-runs.js';
-import { readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
 import { IssueLock } from '../../core/runs/run-state.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { orUndefinedOn404 } from '../publisher/publisher-context.js';

@@ -4,6 +4,7 @@
  */
 import type { Node, Tree } from 'web-tree-sitter';
 import { LineIndex } from '../../../src/core/syntax/line-index.js';
+import { walkTree } from '../../../src/core/syntax/walk-tree.js';
 import type { SymbolTag, SyntaxLanguage } from '../../../src/core/syntax/types.js';
 
 type Kind = NonNullable<SymbolTag['symbolKind']>;
@@ -281,31 +282,15 @@ export function extractTagsByWalk(language: SyntaxLanguage, tree: Tree, source: 
     tags.push(out);
   };
   const scopes: { depth: number; name: string }[] = [];
-  const cursor = tree.walk();
-  let depth = 0;
-  try {
-    for (;;) {
-      const handler = handlers[cursor.nodeType];
-      if (handler) {
-        const scope = scopes.length ? scopes[scopes.length - 1].name : undefined;
-        const opened = handler({ node: cursor.currentNode, field: cursor.currentFieldName, scope: scope || undefined, emit });
-        if (typeof opened === 'string') scopes.push({ depth, name: opened });
-      }
-      if (cursor.gotoFirstChild()) {
-        depth++;
-        continue;
-      }
-      let moved = false;
-      while (!(moved = cursor.gotoNextSibling())) {
-        if (!cursor.gotoParent()) break;
-        depth--;
-      }
-      if (!moved) break;
-      while (scopes.length && scopes[scopes.length - 1].depth >= depth) scopes.pop();
+  walkTree(tree, scopes, (cursor, depth) => {
+    const handler = handlers[cursor.nodeType];
+    if (handler) {
+      const scope = scopes.length ? scopes[scopes.length - 1].name : undefined;
+      const opened = handler({ node: cursor.currentNode, field: cursor.currentFieldName, scope: scope || undefined, emit });
+      if (typeof opened === 'string') scopes.push({ depth, name: opened });
     }
-  } finally {
-    cursor.delete();
-  }
+    return true;
+  });
   // Handlers emit a declaration before its modifiers; report in source order (stable).
   return tags.sort((a, b) => a.line - b.line || a.column - b.column);
 }

@@ -1,5 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { LineIndex } from '../../syntax/line-index.js';
+import { walkTree } from '../../syntax/walk-tree.js';
 import { SYMBOL_ROLES, type DeclKind, type LanguageRoles } from '../../syntax/roles/symbol-roles.js';
 import type { SyntaxLanguage } from '../../syntax/types.js';
 
@@ -80,43 +81,26 @@ export function scanRenameSites(language: SyntaxLanguage, tree: Tree, source: st
   const lines = new LineIndex(source);
   const scan: FileScan = { language, from: [], to: [], namespaces: new Set(), mentions: [] };
   const word = new RegExp(`(?<![A-Za-z0-9_$])${escape(names.from)}(?![A-Za-z0-9_$])`, 'g');
-  // Scopes are tracked along the walk: asking a node for its parent costs a walk from the root.
   const stack: ScopeStack = [];
-  const cursor = tree.walk();
-  let depth = 0;
-  try {
-    for (;;) {
-      const type = cursor.nodeType;
-      const length = cursor.endIndex - cursor.startIndex;
-      let descend = true;
-      if (roles.leafTypes.has(type) && (length === names.from.length || length === names.to.length)) {
-        const text = source.slice(cursor.startIndex, cursor.endIndex);
-        if (text === names.from) scan.from.push(siteOf(cursor.currentNode, depth, stack, roles, lines));
-        else if (text === names.to) scan.to.push(siteOf(cursor.currentNode, depth, stack, roles, lines));
-      } else if (NAMESPACE_TYPES.has(type) && roles.namespaceNames) {
-        for (const name of roles.namespaceNames(cursor.currentNode)) scan.namespaces.add(name);
-      } else if (COMMENT_TYPES.has(type) && comments) {
-        const node = cursor.currentNode;
-        if (roles.isComment(node)) {
-          descend = false;
-          for (const match of node.text.matchAll(word)) scan.mentions.push({ start: node.startIndex + match.index, end: node.startIndex + match.index + names.from.length });
-        }
+  walkTree(tree, stack, (cursor, depth) => {
+    const type = cursor.nodeType;
+    const length = cursor.endIndex - cursor.startIndex;
+    let descend = true;
+    if (roles.leafTypes.has(type) && (length === names.from.length || length === names.to.length)) {
+      const text = source.slice(cursor.startIndex, cursor.endIndex);
+      if (text === names.from) scan.from.push(siteOf(cursor.currentNode, depth, stack, roles, lines));
+      else if (text === names.to) scan.to.push(siteOf(cursor.currentNode, depth, stack, roles, lines));
+    } else if (NAMESPACE_TYPES.has(type) && roles.namespaceNames) {
+      for (const name of roles.namespaceNames(cursor.currentNode)) scan.namespaces.add(name);
+    } else if (COMMENT_TYPES.has(type) && comments) {
+      const node = cursor.currentNode;
+      if (roles.isComment(node)) {
+        descend = false;
+        for (const match of node.text.matchAll(word)) scan.mentions.push({ start: node.startIndex + match.index, end: node.startIndex + match.index + names.from.length });
       }
-      if (roles.scopes.has(type)) stack.push({ depth, key: `${type}@${cursor.startIndex}` });
-      if (descend && cursor.gotoFirstChild()) {
-        depth++;
-        continue;
-      }
-      let moved = false;
-      while (!(moved = cursor.gotoNextSibling())) {
-        if (!cursor.gotoParent()) break;
-        depth--;
-      }
-      if (!moved) break;
-      while (stack.length && stack[stack.length - 1].depth >= depth) stack.pop();
     }
-  } finally {
-    cursor.delete();
-  }
+    if (roles.scopes.has(type)) stack.push({ depth, key: `${type}@${cursor.startIndex}` });
+    return descend;
+  });
   return scan;
 }
