@@ -209,12 +209,28 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
+/**
+ * Why the model stopped, the same for every provider: `end_turn` (answered), `tool_use` (asked for
+ * tools), `max_tokens` (the completion was cut at the cap), `refusal` (the model or the provider's
+ * safety filter declined), `other` (anything a provider adds later). The provider's own word stays
+ * in `finishReason`.
+ */
+export type ModelStopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'other';
+
 export interface ModelResponse {
   message: ChatMessage;
   usage?: { promptTokens: number; completionTokens: number };
+  /** The provider's own stop reason, as it sent it. */
   finishReason?: string;
+  stopReason?: ModelStopReason;
 }
 
+/**
+ * One model behind one port, whatever its wire protocol (OpenAI chat completions, Bedrock Converse,
+ * Anthropic Messages). Messages and tools are given in the chat-completions shape; each provider
+ * translates. Failures throw an `AgentError` whose reason is one of the `MODEL_*` reasons of
+ * `src/app/model/model-provider-error.ts` (rate limited, context overflow, auth, ...).
+ */
 export interface ModelProvider {
   readonly model: string;
   complete(request: { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number }): Promise<ModelResponse>;

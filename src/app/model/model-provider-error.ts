@@ -8,6 +8,8 @@ export const MODEL_PROVIDER_REASONS = [
   'MODEL_TIMEOUT',
   'MODEL_NETWORK_ERROR',
   'MODEL_RESPONSE_INVALID',
+  /** The request is longer than the model's context window; retrying the same request cannot help. */
+  'MODEL_CONTEXT_OVERFLOW',
 ] as const;
 export type ModelProviderReason = (typeof MODEL_PROVIDER_REASONS)[number];
 

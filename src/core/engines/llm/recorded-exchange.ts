@@ -20,6 +20,7 @@ export const RecordedModelResponse = z.object({
   message: RecordedChatMessage,
   usage: z.object({ promptTokens: z.number().int().nonnegative(), completionTokens: z.number().int().nonnegative() }).optional(),
   finishReason: z.string().optional(),
+  stopReason: z.enum(['end_turn', 'tool_use', 'max_tokens', 'refusal', 'other']).optional(),
 });
 
 /**
