@@ -22,6 +22,7 @@ function sharedSyntax(): Promise<TreeSyntaxService> {
 
 export interface ToolBench {
   repo: MemoryRepo;
+  env: PipelineEnv;
   ledger: Ledger;
   written: Map<string, number>;
   tools: Map<string, LlmTool<any>>;
@@ -56,6 +57,7 @@ export async function toolBench(files: Record<string, MemoryRepoFile>, options: 
   const tools = new Map(list.map((t) => [t.spec.name, t]));
   return {
     repo,
+    env,
     ledger,
     written,
     tools,
