@@ -28,6 +28,7 @@ export function editTools(ctx: ModelToolContext): LlmTool<any>[] {
   // A new file may sit beside one of the segment's files (a new test next to its subject).
   const allowedDirs = new Set(ctx.segment.paths.map((p) => p.slice(0, Math.max(0, p.lastIndexOf('/')))));
   const limit = maxEditableBytes(ctx.env.policy);
+  let edits = 0;
 
   const gate = async (raw: string, kind: EditKind): Promise<string> => {
     const path = normalizeRepoPath(raw);
@@ -53,12 +54,12 @@ export function editTools(ctx: ModelToolContext): LlmTool<any>[] {
     if (bytes === undefined) await ctx.workspace.delete(path);
     else await ctx.workspace.write(path, bytes);
     ctx.written.set(path, (ctx.written.get(path) ?? 0) + 1);
-    await ctx.context.ledger.append({
-      actor: 'model',
-      phase: ctx.context.phase,
-      type: 'EDIT_APPLIED',
-      payload: { segment: ctx.segment.id, tool: kind, path, bytesBefore: before?.length ?? 0, bytesAfter: bytes?.length ?? 0, sha256After: bytes ? sha256Hex(bytes) : null },
-    });
+    const payload = { segment: ctx.segment.id, edit: ++edits, tool: kind, path, bytesBefore: before?.length ?? 0, bytesAfter: bytes?.length ?? 0, sha256After: bytes ? sha256Hex(bytes) : null };
+    // A resumed segment replays its recorded tool calls: an edit already ledgered is not ledgered twice.
+    const ledgered = ctx.context.ledger
+      .entries()
+      .some((e) => e.type === 'EDIT_APPLIED' && e.phase === ctx.context.phase && e.payload.segment === payload.segment && e.payload.edit === payload.edit && e.payload.sha256After === payload.sha256After);
+    if (!ledgered) await ctx.context.ledger.append({ actor: 'model', phase: ctx.context.phase, type: 'EDIT_APPLIED', payload });
     return after === undefined ? summary : `${summary}\n${parseReport(ctx, path, after, before)}`;
   };
 

@@ -46,7 +46,7 @@ describe('file.edit', () => {
     expect(b.written.get('src/invoice.py')).toBe(1);
     const edits = b.ledger.entries().filter((e) => e.type === 'EDIT_APPLIED');
     expect(edits.map((e) => e.payload)).toEqual([
-      { segment: 'seg-1', tool: 'file.edit', path: 'src/invoice.py', bytesBefore: INVOICE.length, bytesAfter: after.length, sha256After: sha256Hex(after) },
+      { segment: 'seg-1', edit: 1, tool: 'file.edit', path: 'src/invoice.py', bytesBefore: INVOICE.length, bytesAfter: after.length, sha256After: sha256Hex(after) },
     ]);
   });
 
@@ -87,6 +87,20 @@ describe('file.edit', () => {
   it('refuses an edit that changes nothing', async () => {
     const b = await bench();
     expect(await reasonOf(b.call('file.edit', { path: 'src/util.py', oldText: 'return 1', newText: 'return 1' }))).toBe('EDIT_NO_CHANGE');
+  });
+});
+
+describe('the edit ledger', () => {
+  it('a resumed segment replaying its edits does not ledger them twice; a different edit is ledgered', async () => {
+    const first = await bench();
+    await first.call('file.edit', { path: 'src/util.py', oldText: 'return 1', newText: 'return 2' });
+    const resumed = await toolBench(files, { segmentPaths, taskPaths: ['src/**', 'ci/**'], ledger: first.ledger });
+    await resumed.call('file.edit', { path: 'src/util.py', oldText: 'return 1', newText: 'return 2' });
+    await resumed.call('file.edit', { path: 'src/util.py', oldText: 'return 2', newText: 'return 3' });
+    expect(first.ledger.entries().map((e) => [e.payload.edit, e.payload.sha256After])).toEqual([
+      [1, sha256Hex('def helper():\n    return 2\n')],
+      [2, sha256Hex('def helper():\n    return 3\n')],
+    ]);
   });
 });
 

@@ -34,10 +34,10 @@ export interface ToolBench {
  * The segment tools over an in-memory repository: a real workspace, ledger, artifact store and
  * syntax service; the pipeline's other ports are not reached by the tools.
  */
-export async function toolBench(files: Record<string, MemoryRepoFile>, options: { segmentPaths: string[]; policy?: Record<string, unknown>; taskPaths?: string[] }): Promise<ToolBench> {
+export async function toolBench(files: Record<string, MemoryRepoFile>, options: { segmentPaths: string[]; policy?: Record<string, unknown>; taskPaths?: string[]; ledger?: Ledger }): Promise<ToolBench> {
   const repo = await createMemoryRepo(files);
   const store = createLocalArtifactStoreForTest();
-  const ledger = await Ledger.open(store, 'ledger/', clock);
+  const ledger = options.ledger ?? (await Ledger.open(store, 'ledger/', clock));
   const policy = AgentPolicy.parse({ version: 1, ...(options.policy ?? {}) });
   const env = {
     store,
