@@ -163,12 +163,21 @@ export class RepoNavigator {
     const lower = member.toLowerCase();
     const candidates = this.workspace
       .paths()
-      .filter((p) => symbols.supports(p) && !ignoredDirOf(p))
+      .filter((p) => !ignoredDirOf(p) && (symbols.supports(p) || this.rules.classify(p) === 'source'))
       .sort((a, b) => Number(stemOf(b).toLowerCase() === lower) - Number(stemOf(a).toLowerCase() === lower));
     const { files, truncated } = await this.readBounded(candidates, (text) => word.test(text));
     const definitions: NavigationResult[] = [];
     const references: NavigationResult[] = [];
-    for (const { path, tag } of await symbols.definitions(member, files)) {
+    // Languages without a parser: a definition keyword before the name, ranked below parsed ones.
+    const declared = new RegExp(`\\b(?:def|function|func|fn|class|struct|interface|enum|trait|type|module|sub|object|record)\\s+(?:[\\w$]+\\.)?${member.replace(/\$/g, '\\$')}(?![\\w$])`);
+    for (const path of files.filter((p) => !symbols.supports(p))) {
+      const lines = ((await this.text.text(path)) ?? '').split('\n');
+      lines.forEach((line, i) => {
+        if (!declared.test(line)) return;
+        definitions.push({ path, score: this.rules.isTest(path) ? 0.6 : 0.7, reason: `looks like a definition at line ${i + 1} (no parser for this language): ${line.trim().slice(0, 200)}`, evidence: [`${path}:${i + 1}`, 'text_pattern:definition'] });
+      });
+    }
+    for (const { path, tag } of await symbols.definitions(member, files.filter((p) => symbols.supports(p)))) {
       if (scope && tag.scope !== scope) continue;
       const test = this.rules.isTest(path);
       definitions.push({
@@ -179,7 +188,7 @@ export class RepoNavigator {
       });
     }
     if (definitions.length < limit) {
-      for (const { path, tag } of await symbols.references(member, files)) {
+      for (const { path, tag } of await symbols.references(member, files.filter((p) => symbols.supports(p)))) {
         if (scope && tag.kind !== 'import' && tag.receiver !== undefined && tag.receiver !== scope) continue;
         references.push({ path, score: 0.4, reason: `${tag.kind} at line ${tag.line}: ${tag.snippet}`, evidence: [`${path}:${tag.line}`, `symbol_index:${tag.kind}`] });
       }

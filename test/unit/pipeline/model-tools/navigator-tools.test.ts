@@ -62,6 +62,22 @@ describe('navigator tools', () => {
     expect(narrowed.results.filter((r: { score: number }) => r.score === 1).map((r: { evidence: string[] }) => r.evidence[0])).toEqual(['src/other/cart.ts:2']);
   });
 
+  it('find_definition without a parser for the language: a definition keyword before the name, ranked below parsed definitions', async () => {
+    const b = await toolBench(
+      {
+        'lib/invoice.rb': 'class Invoice\n  def self.total(items)\n    items.sum(&:price)\n  end\nend\n',
+        'app/checkout.rb': 'class Checkout\n  def run\n    Invoice.total(@items)\n  end\nend\n',
+        'src/total.py': 'def total(items):\n    return 0\n',
+      },
+      { segmentPaths: [] },
+    );
+    const res = await ask(b, 'repo_map.find_definition', { name: 'total' });
+    expect(res.results.map((r: { path: string; score: number; evidence: string[] }) => [r.path, r.score, r.evidence])).toEqual([
+      ['src/total.py', 1, ['src/total.py:1', 'symbol_index:definition']],
+      ['lib/invoice.rb', 0.7, ['lib/invoice.rb:2', 'text_pattern:definition']],
+    ]);
+  });
+
   it('find_importers: files that import the module, not those that only mention it', async () => {
     const b = await bench();
     const res = await ask(b, 'repo_map.find_importers', { path: 'src/billing/total.ts' });
