@@ -24,8 +24,8 @@ export interface NavigationResponse<Q> {
   truncated?: string;
 }
 
-/** What a content query may read: files tagged or scanned, and bytes of text. */
-export const NAVIGATION_READ_LIMITS = { files: 400, bytes: 16 * 1024 * 1024 } as const;
+/** What a content query may do: bytes of text read, and files that match (parsed next). */
+export const NAVIGATION_READ_LIMITS = { bytes: 32 * 1024 * 1024, matches: 200 } as const;
 
 export interface PathExplanation {
   path: string;
@@ -234,20 +234,20 @@ export class RepoNavigator {
     return { query: { type: 'find_owners', path }, results, owners };
   }
 
-  /** The candidates whose text passes `keep`, reading at most the navigation limits. */
+  /**
+   * The candidates whose text passes `keep`, in order: reading stops at the byte bound, and
+   * keeping stops at the match bound (what is kept is parsed next, the costly part).
+   */
   private async readBounded(candidates: readonly string[], keep: (text: string) => boolean): Promise<{ files: string[]; truncated?: string }> {
     const files: string[] = [];
     let bytes = 0;
-    let read = 0;
-    for (const p of candidates) {
-      if (read >= NAVIGATION_READ_LIMITS.files || bytes >= NAVIGATION_READ_LIMITS.bytes) {
-        return { files, truncated: `stopped after reading ${read} of ${candidates.length} files (${bytes} bytes); narrow the query` };
-      }
-      const text = await this.text.text(p);
-      read++;
+    for (let i = 0; i < candidates.length; i++) {
+      if (bytes >= NAVIGATION_READ_LIMITS.bytes) return { files, truncated: `stopped after reading ${i} of ${candidates.length} files (${bytes} bytes); narrow the query` };
+      if (files.length >= NAVIGATION_READ_LIMITS.matches) return { files, truncated: `more than ${NAVIGATION_READ_LIMITS.matches} files mention it; only the first were examined` };
+      const text = await this.text.text(candidates[i]);
       if (text === undefined) continue;
       bytes += text.length;
-      if (keep(text)) files.push(p);
+      if (keep(text)) files.push(candidates[i]);
     }
     return { files };
   }
