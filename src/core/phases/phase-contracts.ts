@@ -21,8 +21,16 @@ export type PhaseName = (typeof PHASE_NAMES)[number];
 export const TOOL_NAMES = [
   'task.parse',
   'repo_map.query',
+  'repo_map.find_definition',
+  'repo_map.find_importers',
+  'repo_map.find_tests',
+  'repo_map.owners',
+  'repo_map.explain_path',
+  'repo_map.find_files',
   'code_search.search',
   'file.read',
+  'file.edit',
+  'file.create',
   'file.write',
   'file.delete',
   'recipe.apply',
@@ -71,7 +79,9 @@ export function phaseStepBudget(contract: Pick<PhaseContract, 'budgets'>, segmen
   return contract.budgets.maxSteps + (contract.budgets.stepsPerSegment ?? 0) * counted;
 }
 
-const READ_TOOLS: readonly ToolName[] = ['repo_map.query', 'code_search.search', 'file.read', 'git.status', 'git.diff'];
+/** The navigator's queries; `repo_map.query` is building and reading the map itself. */
+const NAVIGATION_TOOLS: readonly ToolName[] = ['repo_map.find_definition', 'repo_map.find_importers', 'repo_map.find_tests', 'repo_map.owners', 'repo_map.explain_path', 'repo_map.find_files'];
+const READ_TOOLS: readonly ToolName[] = ['repo_map.query', ...NAVIGATION_TOOLS, 'code_search.search', 'file.read', 'git.status', 'git.diff'];
 const MINUTE = 60_000;
 
 function contract(c: Omit<PhaseContract, 'forbiddenTools'>): PhaseContract {
@@ -123,7 +133,7 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     name: 'mechanical_change',
     title: 'Change',
     goal: 'Make the main change, one segment at a time, deterministic where the rule is clear.',
-    allowedTools: [...READ_TOOLS, 'file.write', 'file.delete', 'recipe.apply', 'model.call'],
+    allowedTools: [...READ_TOOLS, 'file.edit', 'file.create', 'file.write', 'file.delete', 'recipe.apply', 'model.call'],
     allowedFiles: 'targets',
     outputs: ['patch_stack'],
     stopConditions: ['all segments applied', 'budget exhausted'],
@@ -133,7 +143,7 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     name: 'local_repair',
     title: 'Repair',
     goal: 'Repair what the change broke (files that no longer parse), cluster by cluster.',
-    allowedTools: [...READ_TOOLS, 'file.write', 'verify.parse', 'model.call'],
+    allowedTools: [...READ_TOOLS, 'file.edit', 'file.create', 'file.write', 'verify.parse', 'model.call'],
     allowedFiles: 'targets',
     outputs: ['repair_segments'],
     stopConditions: ['every changed file parses', 'repair budget exhausted'],

@@ -3,10 +3,12 @@ import { defaultPathRules, type PathRules } from '../paths/path-rules.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { ownersFor } from './codeowners.js';
 import { moduleForPath } from './detect-modules.js';
-import type { FileContents } from './file-contents.js';
+import { FileContents } from './file-contents.js';
+import { resolveFileImports } from './file-imports.js';
 import { baseName, dirName, extensionOf, ignoredDirOf } from './path-classes.js';
 import type { ManifestRecord, ModuleRecord, NavigationHint, RepoMap, RiskLevel } from './repo-map-schema.js';
 import { createRiskClassifier, type RiskClassifier } from './risk-rules.js';
+import type { SymbolIndex } from './symbol-index.js';
 
 export interface NavigationResult {
   path: string;
@@ -18,7 +20,12 @@ export interface NavigationResult {
 export interface NavigationResponse<Q> {
   query: Q;
   results: NavigationResult[];
+  /** Set when a bound (files or bytes read) stopped the query before it looked everywhere. */
+  truncated?: string;
 }
+
+/** What a content query may do: bytes of text read, and files that match (parsed next). */
+export const NAVIGATION_READ_LIMITS = { bytes: 32 * 1024 * 1024, matches: 200 } as const;
 
 export interface PathExplanation {
   path: string;
@@ -52,7 +59,10 @@ export class RepoNavigator {
   ) {
     this.rules = rules;
     this.risk = createRiskClassifier(rules);
+    this.text = contents ?? new FileContents(workspace);
   }
+
+  private readonly text: FileContents;
 
   findFilesByPattern(pattern: string, limit = 50): NavigationResponse<{ type: 'find_files_by_pattern'; pattern: string; limit: number }> {
     // A bare name (`*.java`, `pom.xml`) is looked for at any depth.
@@ -138,6 +148,110 @@ export class RepoNavigator {
     return { query: { type: 'find_risky_paths', changedPaths }, results };
   }
 
+  /**
+   * Where `name` is defined (`Type.member` narrows to members of `Type`): files whose text names
+   * it are tagged, in a bounded set, files named after it first; definitions rank above the
+   * references that follow them. Evidence is `path:line` of each tag.
+   */
+  async findDefinitions(name: string, symbols: SymbolIndex, limit = 20): Promise<NavigationResponse<{ type: 'find_definition'; name: string; limit: number }>> {
+    const query = { type: 'find_definition' as const, name, limit };
+    const dot = name.lastIndexOf('.');
+    const [scope, member] = dot > 0 ? [name.slice(0, dot).split('.').pop()!, name.slice(dot + 1)] : [undefined, name];
+    if (!/^[\w$]+$/.test(member)) return { query, results: [] };
+    // `member` is word characters and `$` only, so `$` is the one character to escape.
+    const word = new RegExp(`(?<![\\w$])${member.replace(/\$/g, '\\$')}(?![\\w$])`);
+    const lower = member.toLowerCase();
+    const candidates = this.workspace
+      .paths()
+      .filter((p) => !ignoredDirOf(p) && (symbols.supports(p) || this.rules.classify(p) === 'source'))
+      .sort((a, b) => Number(stemOf(b).toLowerCase() === lower) - Number(stemOf(a).toLowerCase() === lower));
+    const { files, truncated } = await this.readBounded(candidates, (text) => word.test(text));
+    const definitions: NavigationResult[] = [];
+    const references: NavigationResult[] = [];
+    // Languages without a parser: a definition keyword before the name, ranked below parsed ones.
+    const declared = new RegExp(`\\b(?:def|function|func|fn|class|struct|interface|enum|trait|type|module|sub|object|record)\\s+(?:[\\w$]+\\.)?${member.replace(/\$/g, '\\$')}(?![\\w$])`);
+    for (const path of files.filter((p) => !symbols.supports(p))) {
+      const lines = ((await this.text.text(path)) ?? '').split('\n');
+      lines.forEach((line, i) => {
+        if (!declared.test(line)) return;
+        definitions.push({ path, score: this.rules.isTest(path) ? 0.6 : 0.7, reason: `looks like a definition at line ${i + 1} (no parser for this language): ${line.trim().slice(0, 200)}`, evidence: [`${path}:${i + 1}`, 'text_pattern:definition'] });
+      });
+    }
+    for (const { path, tag } of await symbols.definitions(member, files.filter((p) => symbols.supports(p)))) {
+      if (scope && tag.scope !== scope) continue;
+      const test = this.rules.isTest(path);
+      definitions.push({
+        path,
+        score: test ? 0.8 : 1,
+        reason: `${tag.symbolKind ?? 'symbol'} ${tag.scope ? `${tag.scope}.` : ''}${tag.name} defined at line ${tag.line}: ${tag.snippet}`,
+        evidence: [`${path}:${tag.line}`, 'symbol_index:definition'],
+      });
+    }
+    if (definitions.length < limit) {
+      for (const { path, tag } of await symbols.references(member, files.filter((p) => symbols.supports(p)))) {
+        if (scope && tag.kind !== 'import' && tag.receiver !== undefined && tag.receiver !== scope) continue;
+        references.push({ path, score: 0.4, reason: `${tag.kind} at line ${tag.line}: ${tag.snippet}`, evidence: [`${path}:${tag.line}`, `symbol_index:${tag.kind}`] });
+      }
+    }
+    const results = [...definitions.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1)), ...references].slice(0, limit);
+    return { query, results, ...(truncated ? { truncated } : {}) };
+  }
+
+  /**
+   * Files that import `path` (relative JS/TS specifiers, Java/Kotlin classes, Python modules, Go
+   * packages), resolved as the map resolves imports; files that do not mention the module's
+   * name are not parsed. Evidence is the importing line.
+   */
+  async findImporters(path: string, limit = 20): Promise<NavigationResponse<{ type: 'find_importers'; path: string; limit: number }>> {
+    const query = { type: 'find_importers' as const, path, limit };
+    const family = importFamily(path);
+    if (!family || this.workspace.entry(path) === undefined) return { query, results: [] };
+    const stem = stemOf(path);
+    const needle = family === 'go' || stem === 'index' || stem === '__init__' ? baseName(dirName(path)) : stem;
+    const all = this.workspace.paths();
+    const files = new Set(all);
+    const candidates = all.filter((p) => p !== path && importFamily(p) === family && !ignoredDirOf(p));
+    const { files: mentioning, truncated } = await this.readBounded(candidates, (text) => needle !== '' && text.includes(needle));
+    const results: NavigationResult[] = [];
+    for (const p of mentioning) {
+      if (results.length >= limit) break;
+      const text = (await this.text.text(p)) ?? '';
+      if (!resolveFileImports(p, text, files, this.map.modules).includes(path)) continue;
+      const lines = text.split('\n');
+      const at = lines.findIndex((l) => l.includes(needle) && /\b(import|from|require|export)\b/.test(l));
+      const line = at >= 0 ? at + 1 : 1;
+      results.push({ path: p, score: 1, reason: `imports it at line ${line}: ${(lines[line - 1] ?? '').trim().slice(0, 200)}`, evidence: [`${p}:${line}`, 'file_imports'] });
+    }
+    return { query, results, ...(truncated ? { truncated } : {}) };
+  }
+
+  /** Owners of a path by CODEOWNERS (the last matching rule wins); evidence is the rule's file and line. */
+  findOwners(path: string): NavigationResponse<{ type: 'find_owners'; path: string }> & { owners: string[] } {
+    const { owners, rule } = ownersFor(this.map.ownership.rules, path);
+    const results = rule
+      ? [{ path, score: 1, reason: owners.length > 0 ? `owned by ${owners.join(' ')} (rule ${rule.pattern}, the last match)` : `explicitly unowned (rule ${rule.pattern})`, evidence: [`${rule.source}:${rule.line}`] }]
+      : [];
+    return { query: { type: 'find_owners', path }, results, owners };
+  }
+
+  /**
+   * The candidates whose text passes `keep`, in order: reading stops at the byte bound, and
+   * keeping stops at the match bound (what is kept is parsed next, the costly part).
+   */
+  private async readBounded(candidates: readonly string[], keep: (text: string) => boolean): Promise<{ files: string[]; truncated?: string }> {
+    const files: string[] = [];
+    let bytes = 0;
+    for (let i = 0; i < candidates.length; i++) {
+      if (bytes >= NAVIGATION_READ_LIMITS.bytes) return { files, truncated: `stopped after reading ${i} of ${candidates.length} files (${bytes} bytes); narrow the query` };
+      if (files.length >= NAVIGATION_READ_LIMITS.matches) return { files, truncated: `more than ${NAVIGATION_READ_LIMITS.matches} files mention it; only the first were examined` };
+      const text = await this.text.text(candidates[i]);
+      if (text === undefined) continue;
+      bytes += text.length;
+      if (keep(text)) files.push(candidates[i]);
+    }
+    return { files };
+  }
+
   explainPath(path: string): PathExplanation {
     const mod = moduleForPath(this.map.modules, path);
     const manifest = this.findManifestForPath(path).results[0];
@@ -159,6 +273,16 @@ export class RepoNavigator {
       evidence,
     };
   }
+}
+
+/** Languages whose imports `resolveFileImports` resolves, grouped by what may import what. */
+function importFamily(path: string): 'js' | 'jvm' | 'py' | 'go' | undefined {
+  const ext = extensionOf(path);
+  if (/^[cm]?[jt]sx?$/.test(ext)) return 'js';
+  if (ext === 'java' || ext === 'kt') return 'jvm';
+  if (ext === 'py') return 'py';
+  if (ext === 'go') return 'go';
+  return undefined;
 }
 
 function isBuildManifest(m: ManifestRecord): boolean {

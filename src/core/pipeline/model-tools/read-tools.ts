@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { defineLlmTool, type LlmTool } from '../../engines/llm/index.js';
+import { redactSecrets } from '../../git/secret-scan.js';
+import { compileGlobs } from '../../paths/glob.js';
+import { compileUserRegex } from '../../util/user-regex.js';
+import { ModelToolError, type ModelToolContext } from './tool-context.js';
+
+/** Lines one `file.read` returns at most; a longer file is read in ranges. */
+export const MAX_READ_LINES = 400;
+/** Characters one `file.read` returns at most, whatever the line count. */
+export const MAX_READ_CHARS = 60_000;
+/** Bytes of text one search reads before it stops and says so. */
+export const MAX_SEARCH_SCAN_BYTES = 32 * 1024 * 1024;
+/** A matching line is shown up to this many characters. */
+const MAX_LINE_CHARS = 200;
+
+/** `file.read` (whole file or a line range, numbered) and `code_search.search` (literal or regex, path globs). */
+export function readTools(ctx: ModelToolContext): LlmTool<any>[] {
+  return [
+    defineLlmTool({
+      name: 'file.read',
+      description: `Read a text file of the repository as numbered lines (1-based). Use startLine/endLine for a range; at most ${MAX_READ_LINES} lines per call.`,
+      args: z.object({
+        path: z.string(),
+        startLine: z.number().int().positive().optional(),
+        endLine: z.number().int().positive().optional(),
+      }),
+      run: async ({ path, startLine, endLine }) => {
+        const file = await ctx.readText(path);
+        // Redacted with the file's own path (config files have stricter rules) before the model sees it.
+        const lines = redactSecrets(file.text, file.path).text.split('\n');
+        if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+        const total = lines.length;
+        const from = startLine ?? 1;
+        if (from > Math.max(total, 1)) throw new ModelToolError('LINE_RANGE_INVALID', `${file.path} has ${total} lines; startLine ${from} is past the end`, { path: file.path, total });
+        if (endLine !== undefined && endLine < from) throw new ModelToolError('LINE_RANGE_INVALID', `endLine ${endLine} is before startLine ${from}`, { path: file.path });
+        const to = Math.min(endLine ?? total, total, from + MAX_READ_LINES - 1);
+        const width = String(to).length;
+        const out: string[] = [];
+        let chars = 0;
+        let last = from - 1;
+        for (let n = from; n <= to; n++) {
+          const line = `${String(n).padStart(width)}| ${lines[n - 1]}`;
+          if (chars + line.length > MAX_READ_CHARS && out.length > 0) break;
+          out.push(line);
+          chars += line.length + 1;
+          last = n;
+        }
+        const more = last < total ? `; continue with startLine ${last + 1}` : '';
+        return `${file.path} lines ${from}-${last} of ${total}${more}\n${out.join('\n')}`;
+      },
+    }),
+    defineLlmTool({
+      name: 'code_search.search',
+      description:
+        'Search text files for a literal string, or a regular expression with regex: true (RE2 syntax: no lookaround or backreferences), line by line. ' +
+        'paths narrows the search with globs (`src/**/*.ts`; `*.py` matches at the root only, `**/*.py` at any depth). Returns path:line: text.',
+      args: z.object({
+        query: z.string().min(2).max(500),
+        regex: z.boolean().optional(),
+        caseSensitive: z.boolean().optional(),
+        paths: z.array(z.string().min(1)).max(20).optional(),
+        maxResults: z.number().int().positive().max(200).optional(),
+      }),
+      run: async ({ query, regex, caseSensitive, paths, maxResults }) => {
+        const pattern = compileUserRegex(query, caseSensitive === false ? 'i' : '', { literal: regex !== true });
+        const inPaths = paths && paths.length > 0 ? compileGlobs(paths) : () => true;
+        const limit = maxResults ?? 50;
+        const out: string[] = [];
+        let scanned = 0;
+        let stopped = '';
+        for (const p of ctx.workspace.paths()) {
+          if (out.length >= limit) break;
+          if (!inPaths(p) || ctx.views.rules.isGenerated(p)) continue;
+          const entry = ctx.workspace.entry(p);
+          if (entry?.mode !== '100644' && entry?.mode !== '100755') continue;
+          if (scanned >= MAX_SEARCH_SCAN_BYTES) {
+            stopped = `\n[search stopped after ${scanned} bytes; narrow it with paths]`;
+            break;
+          }
+          const text = await ctx.contents.text(p);
+          if (text === undefined) continue;
+          scanned += text.length;
+          const lines = text.split('\n');
+          // Redacted as a whole file (a key block spans lines), once, when something matched.
+          let shown: string[] | undefined;
+          for (let i = 0; i < lines.length && out.length < limit; i++) {
+            if (!pattern.test(lines[i])) continue;
+            shown ??= redactSecrets(text, p).text.split('\n');
+            out.push(`${p}:${i + 1}: ${(shown[i] ?? '').trim().slice(0, MAX_LINE_CHARS)}`);
+          }
+        }
+        const more = out.length >= limit ? `\n[first ${limit} matches shown; narrow the query or raise maxResults]` : '';
+        return (out.join('\n') || 'no match') + more + stopped;
+      },
+    }),
+  ];
+}
