@@ -1,4 +1,5 @@
 import type { TaskContract } from '../task/task-contract.js';
+import { ownersFor } from './codeowners.js';
 import type { RepoMap } from './repo-map-schema.js';
 
 /** Documented estimate: one token per 4 characters of the JSON rendering. */
@@ -20,6 +21,19 @@ export interface RepoMapProjection {
   omitted: string[];
 }
 
+/** A selected target as target selection ranked it, with why. */
+export interface ProjectionTarget {
+  path: string;
+  rank: number;
+  allowedToEdit: boolean;
+  reasons: readonly string[];
+}
+
+/** What the projection adds beyond the map itself: the task's selected targets. */
+export interface ProjectionFocus {
+  targets?: readonly ProjectionTarget[];
+}
+
 export function taskProfile(task: TaskContract): TaskProfile {
   if (task.steps.some((s) => s.recipe === 'bump-dependency')) return 'dependency-upgrade';
   if (task.steps.some((s) => s.recipe === 'migrate-import')) return 'import-migration';
@@ -33,7 +47,7 @@ export function taskProfile(task: TaskContract): TaskProfile {
  * fit; a list that does not fit is cut to the longest prefix that does; the rest is named in
  * `omitted`. The result's own estimate never exceeds the budget.
  */
-export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: number): RepoMapProjection {
+export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: number, focus: ProjectionFocus = {}): RepoMapProjection {
   const profile = taskProfile(task);
   const packages = task.steps.flatMap((s) => (s.recipe === 'bump-dependency' ? [s.package] : []));
   const modules = map.modules.map((m) => ({ id: m.id, path: m.path, name: m.name, buildSystem: m.buildSystem, language: m.language, sourceRoots: m.sourceRoots, testRoots: m.testRoots, dependsOn: m.dependsOn }));
@@ -41,6 +55,16 @@ export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: nu
   const highRisk = map.risk.paths.filter((r) => r.level === 'high' || r.level === 'blocked').map((r) => `${r.path}${r.isDirectory ? '/**' : ''} (${r.level}: ${r.reason})`);
   const hints = (kinds: string[]): unknown[] => map.navigationHints.filter((h) => kinds.includes(h.kind)).map((h) => ({ kind: h.kind, path: h.path, reason: h.reason }));
   const ordered: [string, unknown][] = [['identity', { commit: map.baseCommitSha, languages: map.languages.slice(0, 5).map((l) => `${l.language} (${l.files})`) }]];
+  // The selected targets come right after the identity whatever the profile: they are what the task is about.
+  if (focus.targets?.length) {
+    const targets = [...focus.targets]
+      .sort((a, b) => a.rank - b.rank || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+      .map((t) => {
+        const owners = ownersFor(map.ownership.rules, t.path).owners;
+        return { path: t.path, rank: t.rank, allowedToEdit: t.allowedToEdit, reasons: [...t.reasons], ...(owners.length ? { owners } : {}) };
+      });
+    ordered.push(['targets', targets]);
+  }
   if (profile === 'dependency-upgrade') {
     const locations = map.manifests
       .filter((m) => m.dependencies.some((d) => packages.some((p) => d.name === p || d.name.endsWith(`:${p}`) || p.endsWith(`:${d.name.split(':').pop()}`))))
