@@ -21,6 +21,12 @@ export interface RepoMapProjection {
   omitted: string[];
 }
 
+/**
+ * Most items a list section shows however large the budget: past these, a long list would
+ * crowd out the sections after it (modules, build commands) for little gain.
+ */
+export const SECTION_ITEM_CAPS: Readonly<Record<string, number>> = { targets: 30 };
+
 /** A selected target as target selection ranked it, with why. */
 export interface ProjectionTarget {
   path: string;
@@ -45,7 +51,8 @@ export function taskProfile(task: TaskContract): TaskProfile {
  * The slice of the map that matters for a task, in priority order, within
  * `tokenBudget` tokens as `estimateTokens` counts them: sections are added whole while they
  * fit; a list that does not fit is cut to the longest prefix that does; the rest is named in
- * `omitted`. The result's own estimate never exceeds the budget.
+ * `omitted`. The result's own estimate never exceeds the budget once the budget covers the
+ * skeleton (commit, profile and the names of the omitted sections: about 70 tokens).
  */
 export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: number, focus: ProjectionFocus = {}): RepoMapProjection {
   const profile = taskProfile(task);
@@ -78,30 +85,40 @@ export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: nu
 
   const sections: Record<string, unknown> = {};
   const omitted: string[] = [];
-  const base = { baseCommitSha: map.baseCommitSha, profile, tokenBudget, estimatedTokens: 0, sections, omitted: [] as string[] };
-  const used = (): number => estimateTokens({ ...base, sections, omitted: [...omitted, 'x'.repeat(40)] });
-  for (const [name, value] of ordered) {
+  // While filling, the estimate field holds the budget: the final estimate has no more digits.
+  const base = { baseCommitSha: map.baseCommitSha, profile, tokenBudget, estimatedTokens: tokenBudget, sections, omitted: [] as string[] };
+  // Room is kept for naming every section not yet placed as omitted, so a long list early on
+  // cannot take the room the names of the later sections need.
+  const reserve = ordered.map(([name, value]) => (Array.isArray(value) ? `${name}: ${value.length} of ${value.length} items` : name));
+  const used = (next: number): number => estimateTokens({ ...base, sections, omitted: [...omitted, ...reserve.slice(next)] });
+  ordered.forEach(([name, whole], i) => {
+    const cap = SECTION_ITEM_CAPS[name];
+    const value = Array.isArray(whole) && cap !== undefined && whole.length > cap ? whole.slice(0, cap) : whole;
+    const total = Array.isArray(whole) ? whole.length : 0;
     sections[name] = value;
-    if (used() <= tokenBudget) continue;
+    if (used(i + 1) <= tokenBudget) {
+      if (value !== whole) omitted.push(`${name}: ${total - cap!} of ${total} items`);
+      return;
+    }
     if (Array.isArray(value)) {
       let lo = 0;
       let hi = value.length;
       while (lo < hi) {
         const mid = Math.ceil((lo + hi) / 2);
         sections[name] = value.slice(0, mid);
-        if (used() <= tokenBudget) lo = mid;
+        if (used(i + 1) <= tokenBudget) lo = mid;
         else hi = mid - 1;
       }
       if (lo > 0) {
         sections[name] = value.slice(0, lo);
-        omitted.push(`${name}: ${value.length - lo} of ${value.length} items`);
-        continue;
+        omitted.push(`${name}: ${total - lo} of ${total} items`);
+        return;
       }
     }
     delete sections[name];
     omitted.push(name);
-  }
-  const result: RepoMapProjection = { ...base, sections, omitted };
+  });
+  const result: RepoMapProjection = { ...base, estimatedTokens: 0, sections, omitted };
   // Names of omitted sections take room too: drop the lowest-priority section until it all fits.
   const settle = (): number => {
     for (let i = 0; i < 4; i++) {
