@@ -23,7 +23,7 @@ export interface InstructionLimits {
   maxTotalChars: number;
   /** A file larger than this is not instructions a person wrote for an agent: skipped unread past it. */
   maxFileBytes: number;
-  /** Nested `AGENTS.md` files considered (nearest first). */
+  /** Nested `AGENTS.md` files shown (nearest first); further ones are skipped with a note. */
   maxNested: number;
 }
 
@@ -45,28 +45,31 @@ export interface InstructionFile {
   redactions: number;
 }
 
-export type InstructionSkipReason = 'symlink' | 'not a regular file' | 'binary' | 'oversized' | 'unreadable' | 'total bound reached';
+export type InstructionSkipReason = 'symlink' | 'not a regular file' | 'binary' | 'oversized' | 'unreadable' | 'nested bound reached' | 'total bound reached';
 
 export interface InstructionFiles {
   files: InstructionFile[];
   skipped: { path: string; reason: InstructionSkipReason }[];
 }
 
+/** Changed paths whose directories are searched for nested `AGENTS.md` files. */
+const MAX_PATHS_SEARCHED = 64;
+
 /**
  * Where instruction files may sit for changes to `paths`: each nested `AGENTS.md` on the
- * way from a path's directory up to the root (nearest first, deduplicated, at most
- * `maxNested`), then the root files in their fixed order.
+ * way from a path's directory up to the root (nearest first, deduplicated; directories of the
+ * first `MAX_PATHS_SEARCHED` paths), then the root files in their fixed order.
  */
-export function instructionFileCandidates(paths: readonly string[], maxNested: number): string[] {
+export function instructionFileCandidates(paths: readonly string[]): string[] {
   const nested: string[] = [];
-  for (const path of paths) {
+  for (const path of paths.slice(0, MAX_PATHS_SEARCHED)) {
     const parts = path.split('/').slice(0, -1);
     for (let i = parts.length; i > 0; i--) {
       const candidate = `${parts.slice(0, i).join('/')}/${NESTED_INSTRUCTION_FILE}`;
       if (!nested.includes(candidate)) nested.push(candidate);
     }
   }
-  return [...nested.slice(0, maxNested), ...ROOT_INSTRUCTION_FILES];
+  return [...nested, ...ROOT_INSTRUCTION_FILES];
 }
 
 const decoder = new TextDecoder('utf-8');
@@ -80,9 +83,14 @@ const decoder = new TextDecoder('utf-8');
 export async function loadInstructionFiles(workspace: Workspace, paths: readonly string[], limits: InstructionLimits = DEFAULT_INSTRUCTION_LIMITS): Promise<InstructionFiles> {
   const out: InstructionFiles = { files: [], skipped: [] };
   let total = 0;
-  for (const path of instructionFileCandidates(paths, limits.maxNested)) {
+  let nested = 0;
+  for (const path of instructionFileCandidates(paths)) {
     const entry = workspace.baseEntry(path);
     if (!entry) continue;
+    if (!(ROOT_INSTRUCTION_FILES as readonly string[]).includes(path) && ++nested > limits.maxNested) {
+      out.skipped.push({ path, reason: 'nested bound reached' });
+      continue;
+    }
     if (entry.mode === '120000') {
       out.skipped.push({ path, reason: 'symlink' });
       continue;

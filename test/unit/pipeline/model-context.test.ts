@@ -131,8 +131,15 @@ describe('instruction files in the system prompt', () => {
     expect(map.filesystem.importantFiles).toEqual(['.github/CODEOWNERS', '.github/copilot-instructions.md', 'AGENTS.md', 'CLAUDE.md', 'package.json']);
     expect(['AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md', 'a/b/AGENTS.md'].every(isInstructionFile)).toBe(true);
     expect(isInstructionFile('a/CLAUDE.md')).toBe(false);
-    expect(instructionFileCandidates(['a/b/c.ts', 'a/d.ts'], 2)).toEqual(['a/b/AGENTS.md', 'a/AGENTS.md', 'AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md']);
-    expect(instructionFileCandidates(['a/b/c.ts', 'x/y/z.ts'], 2)).toEqual(['a/b/AGENTS.md', 'a/AGENTS.md', 'AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md']);
+    expect(instructionFileCandidates(['a/b/c.ts', 'a/d.ts', 'x/y.ts'])).toEqual(['a/b/AGENTS.md', 'a/AGENTS.md', 'x/AGENTS.md', 'AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md']);
+  });
+
+  it('finds a nested file however deep the changed path, and bounds how many nested files are shown', async () => {
+    const deep = 'src/billing/a/b/c/d/e/deep.ts';
+    const repo = await createMemoryRepo(files({ [deep]: 'export {};\n', 'src/billing/a/b/AGENTS.md': 'b rules\n', 'src/billing/a/AGENTS.md': 'a rules\n' }));
+    const found = await loadInstructionFiles(repo.workspace, [deep], { ...DEFAULT_INSTRUCTION_LIMITS, maxNested: 2 });
+    expect(found.files.map((f) => f.path)).toEqual(['src/billing/a/b/AGENTS.md', 'src/billing/a/AGENTS.md', 'AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md']);
+    expect(found.skipped).toEqual([{ path: 'src/billing/AGENTS.md', reason: 'nested bound reached' }]);
   });
 
   it('bounds the total over files with small limits, later files skipped by name', async () => {
