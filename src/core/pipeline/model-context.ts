@@ -2,7 +2,7 @@ import { readArtifactIfPresent } from '../artifacts/artifact-io.js';
 import { frameUntrusted } from '../engines/llm/untrusted-content.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { PHASE_CONTRACTS } from '../phases/phase-contracts.js';
-import { loadInstructionFiles, type InstructionFiles } from '../repomap/instruction-files.js';
+import { DEFAULT_INSTRUCTION_LIMITS, loadInstructionFiles, type InstructionFiles } from '../repomap/instruction-files.js';
 import { projectRepoMap, type RepoMapProjection } from '../repomap/project-repo-map.js';
 import { RepoMap } from '../repomap/repo-map-schema.js';
 import type { TaskContract } from '../task/task-contract.js';
@@ -42,7 +42,8 @@ export async function segmentPrompt({ env, context, task, segment }: SegmentProm
   const allowed = [...new Set(segment.paths)];
   const discovery = context.outputs.discovery === undefined ? undefined : discoveryOf(context.outputs);
   const map = discovery ? await storedMap(env, discovery) : undefined;
-  const instructions = await loadInstructionFiles(context.workspace, allowed);
+  const largeFiles = new Map(map?.filesystem.largeFiles.map((f) => [f.path, f.sizeBytes]));
+  const instructions = await loadInstructionFiles(context.workspace, allowed, DEFAULT_INSTRUCTION_LIMITS, (path) => largeFiles.get(path));
   const budget = projectionTokenBudget(PHASE_CONTRACTS[context.phase].budgets.maxTokens);
   const projection = map ? projectRepoMap(map, task, budget, { targets: discovery?.targets }) : undefined;
   return { system: systemText(allowed, instructions), context: contextText(allowed, projection, budget) };

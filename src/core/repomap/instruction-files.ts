@@ -80,7 +80,13 @@ const decoder = new TextDecoder('utf-8');
  * model. A symlink, a gitlink, a binary or oversized file is skipped with its reason and never
  * followed; text is redacted, each file is cut to its bound and the total is bounded.
  */
-export async function loadInstructionFiles(workspace: Workspace, paths: readonly string[], limits: InstructionLimits = DEFAULT_INSTRUCTION_LIMITS): Promise<InstructionFiles> {
+export async function loadInstructionFiles(
+  workspace: Workspace,
+  paths: readonly string[],
+  limits: InstructionLimits = DEFAULT_INSTRUCTION_LIMITS,
+  /** Sizes known without reading (e.g. the map's large files): an oversized file is then never read. */
+  knownSize: (path: string) => number | undefined = () => undefined,
+): Promise<InstructionFiles> {
   const out: InstructionFiles = { files: [], skipped: [] };
   let total = 0;
   let nested = 0;
@@ -101,6 +107,10 @@ export async function loadInstructionFiles(workspace: Workspace, paths: readonly
     }
     if (total >= limits.maxTotalChars) {
       out.skipped.push({ path, reason: 'total bound reached' });
+      continue;
+    }
+    if ((knownSize(path) ?? 0) > limits.maxFileBytes) {
+      out.skipped.push({ path, reason: 'oversized' });
       continue;
     }
     let bytes: Uint8Array;
