@@ -34,7 +34,7 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
     model,
     phase: { name: context.phase, goal: contract.goal, allowedTools: [...contract.allowedTools] },
     tools,
-    ...segmentPrompt({ env, context, task, segment }),
+    ...(await segmentPrompt({ env, context, task, segment })),
     task: { title: env.request.issue?.title ?? env.request.task?.title ?? '', objective: task.objective },
     budgets: { maxModelCalls: views.limits.maxModelCalls, maxTokens: contract.budgets.maxTokens, maxSteps: contract.budgets.maxSteps },
     redact,

@@ -7,6 +7,7 @@ import { CODEOWNERS_LOCATIONS, parseCodeowners } from './codeowners.js';
 import { buildTreeIndex, createModuleLocator, detectModules } from './detect-modules.js';
 import { EvidenceCollector } from './evidence.js';
 import { FileContents } from './file-contents.js';
+import { ROOT_INSTRUCTION_FILES } from './instruction-files.js';
 import { languageForPath } from './language-table.js';
 import { manifestKindFor, parseManifest } from './manifest-parsers.js';
 import { buildNavigationHints } from './navigation-hints.js';
@@ -32,7 +33,7 @@ export interface BuildRepoMapInput {
 /** Risk entries kept in the map; beyond this the list is truncated (queries still classify any path). */
 export const MAX_RISK_PATHS = 5000;
 
-const IMPORTANT_ROOT = /^(README|LICENSE|CONTRIBUTING|SECURITY|CHANGELOG|AGENTS|CLAUDE|NOTICE)(\.\w+)?$|^\.agent-policy\.yaml$|^Makefile$|^mvnw$|^gradlew$|^\.editorconfig$|^\.gitattributes$|^\.gitignore$|^\.nvmrc$|^\.tool-versions$|^docker-compose\.ya?ml$/;
+const IMPORTANT_ROOT = /^(README|LICENSE|CONTRIBUTING|SECURITY|CHANGELOG|NOTICE)(\.\w+)?$|^\.agent-policy\.yaml$|^Makefile$|^mvnw$|^gradlew$|^\.editorconfig$|^\.gitattributes$|^\.gitignore$|^\.nvmrc$|^\.tool-versions$|^docker-compose\.ya?ml$/;
 
 /** A digest of the workspace view: the base tree plus every overlay change (path, mode, content). */
 export async function workspaceDigest(workspace: Workspace): Promise<string> {
@@ -89,7 +90,7 @@ export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
       else ignored.set(ign.dir, { reason: ign.reason, files: 1 });
       continue;
     }
-    if (slash < 0 && IMPORTANT_ROOT.test(path)) importantFiles.push(path);
+    if ((slash < 0 && IMPORTANT_ROOT.test(path)) || (ROOT_INSTRUCTION_FILES as readonly string[]).includes(path)) importantFiles.push(path);
     if (manifestKindFor(path)) manifestPaths.push(path);
     if (isBinaryByName(path)) binaryFiles.push(path);
     else if (entry?.mode !== '120000' && entry?.mode !== '160000') {

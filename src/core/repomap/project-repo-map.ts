@@ -1,4 +1,5 @@
 import type { TaskContract } from '../task/task-contract.js';
+import { ownersFor } from './codeowners.js';
 import type { RepoMap } from './repo-map-schema.js';
 
 /** Documented estimate: one token per 4 characters of the JSON rendering. */
@@ -20,6 +21,25 @@ export interface RepoMapProjection {
   omitted: string[];
 }
 
+/**
+ * Most items a list section shows however large the budget: past these, a long list would
+ * crowd out the sections after it (modules, build commands) for little gain.
+ */
+export const SECTION_ITEM_CAPS: Readonly<Record<string, number>> = { targets: 30 };
+
+/** A selected target as target selection ranked it, with why. */
+export interface ProjectionTarget {
+  path: string;
+  rank: number;
+  allowedToEdit: boolean;
+  reasons: readonly string[];
+}
+
+/** What the projection adds beyond the map itself: the task's selected targets. */
+export interface ProjectionFocus {
+  targets?: readonly ProjectionTarget[];
+}
+
 export function taskProfile(task: TaskContract): TaskProfile {
   if (task.steps.some((s) => s.recipe === 'bump-dependency')) return 'dependency-upgrade';
   if (task.steps.some((s) => s.recipe === 'migrate-import')) return 'import-migration';
@@ -31,9 +51,10 @@ export function taskProfile(task: TaskContract): TaskProfile {
  * The slice of the map that matters for a task, in priority order, within
  * `tokenBudget` tokens as `estimateTokens` counts them: sections are added whole while they
  * fit; a list that does not fit is cut to the longest prefix that does; the rest is named in
- * `omitted`. The result's own estimate never exceeds the budget.
+ * `omitted`. The result's own estimate never exceeds the budget once the budget covers the
+ * skeleton (commit, profile and the names of the omitted sections: about 70 tokens).
  */
-export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: number): RepoMapProjection {
+export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: number, focus: ProjectionFocus = {}): RepoMapProjection {
   const profile = taskProfile(task);
   const packages = task.steps.flatMap((s) => (s.recipe === 'bump-dependency' ? [s.package] : []));
   const modules = map.modules.map((m) => ({ id: m.id, path: m.path, name: m.name, buildSystem: m.buildSystem, language: m.language, sourceRoots: m.sourceRoots, testRoots: m.testRoots, dependsOn: m.dependsOn }));
@@ -41,6 +62,16 @@ export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: nu
   const highRisk = map.risk.paths.filter((r) => r.level === 'high' || r.level === 'blocked').map((r) => `${r.path}${r.isDirectory ? '/**' : ''} (${r.level}: ${r.reason})`);
   const hints = (kinds: string[]): unknown[] => map.navigationHints.filter((h) => kinds.includes(h.kind)).map((h) => ({ kind: h.kind, path: h.path, reason: h.reason }));
   const ordered: [string, unknown][] = [['identity', { commit: map.baseCommitSha, languages: map.languages.slice(0, 5).map((l) => `${l.language} (${l.files})`) }]];
+  // The selected targets come right after the identity whatever the profile: they are what the task is about.
+  if (focus.targets?.length) {
+    const targets = [...focus.targets]
+      .sort((a, b) => a.rank - b.rank || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+      .map((t) => {
+        const owners = ownersFor(map.ownership.rules, t.path).owners;
+        return { path: t.path, rank: t.rank, allowedToEdit: t.allowedToEdit, reasons: [...t.reasons], ...(owners.length ? { owners } : {}) };
+      });
+    ordered.push(['targets', targets]);
+  }
   if (profile === 'dependency-upgrade') {
     const locations = map.manifests
       .filter((m) => m.dependencies.some((d) => packages.some((p) => d.name === p || d.name.endsWith(`:${p}`) || p.endsWith(`:${d.name.split(':').pop()}`))))
@@ -54,30 +85,40 @@ export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: nu
 
   const sections: Record<string, unknown> = {};
   const omitted: string[] = [];
-  const base = { baseCommitSha: map.baseCommitSha, profile, tokenBudget, estimatedTokens: 0, sections, omitted: [] as string[] };
-  const used = (): number => estimateTokens({ ...base, sections, omitted: [...omitted, 'x'.repeat(40)] });
-  for (const [name, value] of ordered) {
+  // While filling, the estimate field holds the budget: the final estimate has no more digits.
+  const base = { baseCommitSha: map.baseCommitSha, profile, tokenBudget, estimatedTokens: tokenBudget, sections, omitted: [] as string[] };
+  // Room is kept for naming every section not yet placed as omitted, so a long list early on
+  // cannot take the room the names of the later sections need.
+  const reserve = ordered.map(([name, value]) => (Array.isArray(value) ? `${name}: ${value.length} of ${value.length} items` : name));
+  const used = (next: number): number => estimateTokens({ ...base, sections, omitted: [...omitted, ...reserve.slice(next)] });
+  ordered.forEach(([name, whole], i) => {
+    const cap = SECTION_ITEM_CAPS[name];
+    const value = Array.isArray(whole) && cap !== undefined && whole.length > cap ? whole.slice(0, cap) : whole;
+    const total = Array.isArray(whole) ? whole.length : 0;
     sections[name] = value;
-    if (used() <= tokenBudget) continue;
+    if (used(i + 1) <= tokenBudget) {
+      if (value !== whole) omitted.push(`${name}: ${total - cap!} of ${total} items`);
+      return;
+    }
     if (Array.isArray(value)) {
       let lo = 0;
       let hi = value.length;
       while (lo < hi) {
         const mid = Math.ceil((lo + hi) / 2);
         sections[name] = value.slice(0, mid);
-        if (used() <= tokenBudget) lo = mid;
+        if (used(i + 1) <= tokenBudget) lo = mid;
         else hi = mid - 1;
       }
       if (lo > 0) {
         sections[name] = value.slice(0, lo);
-        omitted.push(`${name}: ${value.length - lo} of ${value.length} items`);
-        continue;
+        omitted.push(`${name}: ${total - lo} of ${total} items`);
+        return;
       }
     }
     delete sections[name];
     omitted.push(name);
-  }
-  const result: RepoMapProjection = { ...base, sections, omitted };
+  });
+  const result: RepoMapProjection = { ...base, estimatedTokens: 0, sections, omitted };
   // Names of omitted sections take room too: drop the lowest-priority section until it all fits.
   const settle = (): number => {
     for (let i = 0; i < 4; i++) {
