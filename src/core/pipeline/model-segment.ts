@@ -38,6 +38,8 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
     task: { title: env.request.issue?.title ?? env.request.task?.title ?? '', objective: task.objective },
     budgets: { maxModelCalls: views.limits.maxModelCalls, maxTokens: contract.budgets.maxTokens, maxSteps: contract.budgets.maxSteps },
     redact,
+    // Any edit is progress: a repeated read after it may answer differently.
+    progress: () => [...written.values()].reduce((sum, n) => sum + n, 0),
     replay,
     record: async (exchange) => {
       await context.ledger.append({ actor: 'model', phase: context.phase, type: 'MODEL_EXCHANGE', payload: { segment: segment.id, exchange } });
@@ -53,6 +55,6 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
     skipped: [],
     notes: [`model ${model.model}: ${result.status} (${result.reason})`],
     lockfilesToRefresh: [],
-    model: { calls: result.calls, tokens: result.tokens, status: result.status, summary: result.summary.slice(0, 2000) },
+    model: { calls: result.calls, tokens: result.tokens, status: result.status, reason: result.reason, summary: result.summary.slice(0, 2000) },
   };
 }
