@@ -219,6 +219,28 @@ describe('robustness of the LLM engine against real model behaviour', () => {
     expect(await again.repo.workspace.readText('src/app.ts')).toBe('export const greeting = "hi";\n');
     expect(again.recorded.map((e) => e.seq)).toEqual([2, 3]);
   });
+
+  it('a retry carrying an earlier attempt\'s exchanges: replayed and recorded again; where the conversation departs, the model is asked instead of failing', async () => {
+    const edit = callTools({ name: 'file_write', arguments: { path: 'src/app.ts', content: 'export const greeting = "hi";\n' } });
+    const first = await setup([callTools({ name: 'file_read', arguments: { path: 'src/app.ts' } }), edit, { status: 500 }]);
+    await runLlmPhase({ ...first.input, model: new OpenAiChatProvider({ baseUrl: first.server.baseUrl, model: 'scripted-1', maxRetries: 0 }) });
+    expect(first.recorded).toHaveLength(2);
+
+    const carried = await setup([answer('Changed the greeting.')]);
+    const result = await runLlmPhase({ ...carried.input, replay: first.recorded, replayFrom: 'earlier-attempt' });
+    expect(result).toMatchObject({ status: 'DONE', replayed: 2, calls: 3 });
+    expect(carried.recorded.map((e) => e.seq)).toEqual([0, 1, 2]);
+    expect(carried.recorded.slice(0, 2)).toEqual(first.recorded);
+
+    // The same recording against a different context: the first request already differs, so nothing replays.
+    const departed = await setup([answer('Looked again.')], { context: 'a newer map projection' });
+    const fresh = await runLlmPhase({ ...departed.input, replay: first.recorded, replayFrom: 'earlier-attempt' });
+    expect(fresh).toMatchObject({ status: 'DONE', replayed: 0, calls: 1 });
+    expect(departed.server.requests).toHaveLength(1);
+    // From this attempt's own record, the same departure is an error.
+    const strict = await setup([answer('unused')], { context: 'a newer map projection' });
+    expect(await runLlmPhase({ ...strict.input, replay: first.recorded })).toMatchObject({ status: 'FAILED', reason: 'REPLAY_DIVERGED' });
+  });
 });
 
 // GitHub-token shaped, assembled at run time so no token-like literal sits in the source.

@@ -39,6 +39,13 @@ export interface RunLlmPhaseInput {
   replay?: RecordedExchange[];
   /** Called with each new exchange (not replayed ones) before the loop goes on, so the caller can ledger it. */
   record: (exchange: RecordedExchange) => Promise<void>;
+  /**
+   * Where `replay` comes from. `attempt` (default): this attempt's own record, and a request that
+   * differs from it fails the phase (REPLAY_DIVERGED). `earlier-attempt`: a retry picking up a
+   * conversation a provider error cut; the replay ends where the conversation departs from it,
+   * and each replayed exchange is recorded again, so this attempt's own record is complete.
+   */
+  replayFrom?: 'attempt' | 'earlier-attempt';
   /** Longest tool output fed back to the model; longer output is cut with a note. Default 24,000. */
   maxToolOutputChars?: number;
   /** Cap of the completion tokens asked for per call. Default 4,096. */
@@ -171,13 +178,17 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
     const requestDigest = digestModelRequest(request);
 
     let response: ModelResponse;
-    if (calls < replay.length) {
-      const exchange = replay[calls];
-      if (exchange.requestDigest !== requestDigest) {
+    if (calls < replay.length && replay[calls].requestDigest !== requestDigest) {
+      if (input.replayFrom !== 'earlier-attempt') {
         return finish('FAILED', 'REPLAY_DIVERGED', `Replay diverged at model call ${calls}: the request differs from the recorded one, so the recorded answer cannot be reused.`);
       }
+      replay.length = calls;
+    }
+    if (calls < replay.length) {
+      const exchange = replay[calls];
       response = exchange.response;
       replayed += 1;
+      if (input.replayFrom === 'earlier-attempt') await input.record(exchange);
     } else {
       let raw: ModelResponse;
       try {
