@@ -200,6 +200,15 @@ describe('robustness of the LLM engine against real model behaviour', () => {
     expect(repo.workspace.changes()).toEqual([]);
   });
 
+  it('a refusal on the wire (message.refusal, or finish_reason content_filter) fails with MODEL_REFUSED; the model is not asked again', async () => {
+    const { server, input } = await setup([{ refusal: 'I can’t help with that request.' }, answer('never asked')]);
+    expect(await runLlmPhase(input)).toMatchObject({ status: 'FAILED', reason: 'MODEL_REFUSED', calls: 1, summary: 'The model refused: I can’t help with that request.' });
+    expect(server.requests).toHaveLength(1);
+
+    const filtered = await setup([{ content: null, finishReason: 'content_filter' }, answer('never asked')]);
+    expect(await runLlmPhase(filtered.input)).toMatchObject({ status: 'FAILED', reason: 'MODEL_REFUSED', calls: 1 });
+  });
+
   it('a provider error mid-run (HTTP 500 after retries): FAILED MODEL_ERROR; the resume replays the recorded exchanges and asks only the rest', async () => {
     const edit = callTools({ name: 'file_write', arguments: { path: 'src/app.ts', content: 'export const greeting = "hi";\n' } });
     const broken = await setup([callTools({ name: 'file_read', arguments: { path: 'src/app.ts' } }), edit, { status: 500 }, { status: 502 }, { status: 503 }]);
