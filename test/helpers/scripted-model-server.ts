@@ -7,6 +7,8 @@ export interface ScriptedMessage {
   toolCalls?: { id?: string; name: string; arguments: unknown }[];
   usage?: { promptTokens: number; completionTokens: number };
   finishReason?: string;
+  /** A structured-output refusal: sent as `message.refusal` (content stays null unless given). */
+  refusal?: string;
   /** Wait this long before answering (timeouts). */
   delayMs?: number;
 }
@@ -132,7 +134,12 @@ function completion(reply: ScriptedMessage, index: number, model: string) {
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: reply.content ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        message: {
+          role: 'assistant',
+          content: reply.content ?? null,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+          ...(reply.refusal !== undefined ? { refusal: reply.refusal } : {}),
+        },
         finish_reason: reply.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
       },
     ],

@@ -1,10 +1,10 @@
 import { runLlmPhase } from '../engines/llm/index.js';
-import { RecordedExchange } from '../engines/llm/recorded-exchange.js';
 import { redactSecrets } from '../git/secret-scan.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { PHASE_CONTRACTS } from '../phases/phase-contracts.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { segmentPrompt } from './model-context.js';
+import { segmentReplay } from './model-replay.js';
 import { segmentTools } from './model-tools/segment-tools.js';
 import type { SegmentResult } from './phases/change-phase.js';
 import type { Segment } from './phases/planning-phase.js';
@@ -25,10 +25,7 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
 
   const tools = segmentTools({ env, context, task, segment, written });
 
-  const replay = context.ledger
-    .entries()
-    .filter((e) => e.type === 'MODEL_EXCHANGE' && e.phase === context.phase && e.payload.segment === segment.id)
-    .map((e) => RecordedExchange.parse(e.payload.exchange));
+  const replay = await segmentReplay(env, context, segment.id);
   const contract = PHASE_CONTRACTS[context.phase];
   const result = await runLlmPhase({
     model,
@@ -38,7 +35,10 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
     task: { title: env.request.issue?.title ?? env.request.task?.title ?? '', objective: task.objective },
     budgets: { maxModelCalls: views.limits.maxModelCalls, maxTokens: contract.budgets.maxTokens, maxSteps: contract.budgets.maxSteps },
     redact,
-    replay,
+    // Any edit is progress: a repeated read after it may answer differently.
+    progress: () => [...written.values()].reduce((sum, n) => sum + n, 0),
+    replay: replay.exchanges,
+    replayFrom: replay.from,
     record: async (exchange) => {
       await context.ledger.append({ actor: 'model', phase: context.phase, type: 'MODEL_EXCHANGE', payload: { segment: segment.id, exchange } });
     },
@@ -53,6 +53,6 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
     skipped: [],
     notes: [`model ${model.model}: ${result.status} (${result.reason})`],
     lockfilesToRefresh: [],
-    model: { calls: result.calls, tokens: result.tokens, status: result.status, summary: result.summary.slice(0, 2000) },
+    model: { calls: result.calls, tokens: result.tokens, status: result.status, reason: result.reason, summary: result.summary.slice(0, 2000) },
   };
 }

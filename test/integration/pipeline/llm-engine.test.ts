@@ -130,7 +130,8 @@ describe('the LLM engine in the pipeline', () => {
   }, 30_000);
 
   it('a model that never finishes is stopped by the model-call budget: BUDGET_EXCEEDED, exit 3, no candidate', async () => {
-    const { server, model } = await modelFor(() => callTools({ name: 'git_diff', arguments: {} }));
+    // Always a different file, so loop detection (identical calls) does not stop it first.
+    const { server, model } = await modelFor((_body, index) => callTools({ name: 'file_read', arguments: { path: [SERVICE, CONFIG, 'pom.xml'][index % 3] } }));
     const out = join(root, 'state-budget');
     const task = `${TASK}\n\n\`\`\`agent\nmode: draft_pr\nbudgets: {maxModelCalls: 3}\n\`\`\`\n`;
     const result = await cli(['run', repo, '--task', task, '--out', out, '--json'], { model });

@@ -4,6 +4,7 @@ import type { ChatMessage, ModelProvider, ModelResponse } from '../../ports.js';
 import { canonicalJson, sha256Hex } from '../../util/digest.js';
 import { LlmEngineError } from './llm-engine-error.js';
 import type { LlmTool } from './llm-tool.js';
+import { LoopDetector } from './loop-detector.js';
 import { RecordedExchange, RecordedModelResponse, digestModelRequest } from './recorded-exchange.js';
 import { UNTRUSTED_CONTENT_RULE, frameUntrusted } from './untrusted-content.js';
 
@@ -38,10 +39,24 @@ export interface RunLlmPhaseInput {
   replay?: RecordedExchange[];
   /** Called with each new exchange (not replayed ones) before the loop goes on, so the caller can ledger it. */
   record: (exchange: RecordedExchange) => Promise<void>;
+  /**
+   * Where `replay` comes from. `attempt` (default): this attempt's own record, and a request that
+   * differs from it fails the phase (REPLAY_DIVERGED). `earlier-attempt`: a retry picking up a
+   * conversation a provider error cut; the replay ends where the conversation departs from it,
+   * and each replayed exchange is recorded again, so this attempt's own record is complete.
+   */
+  replayFrom?: 'attempt' | 'earlier-attempt';
   /** Longest tool output fed back to the model; longer output is cut with a note. Default 24,000. */
   maxToolOutputChars?: number;
   /** Cap of the completion tokens asked for per call. Default 4,096. */
   maxCompletionTokens?: number;
+  /**
+   * A marker that changes whenever the phase changes something (e.g. a count of files written).
+   * Identical tool calls count as a loop only while it stands still; without it, never reset.
+   */
+  progress?: () => unknown;
+  /** Identical tool calls without progress that stop the phase (MODEL_LOOP). Default 3. */
+  maxRepeatedCalls?: number;
 }
 
 /**
@@ -71,7 +86,13 @@ export type LlmStopReason =
   | 'MAX_STEPS'
   | 'MODEL_ERROR'
   | 'MODEL_RESPONSE_INVALID'
-  | 'REPLAY_DIVERGED';
+  | 'REPLAY_DIVERGED'
+  /** The same tool call repeated without progress after the model was told once. FAILED: more budget would not help. */
+  | 'MODEL_LOOP'
+  /** The provider reported a refusal; the summary carries the model's text. */
+  | 'MODEL_REFUSED'
+  /** No text and no tool call, twice (the first time the model is asked again once). */
+  | 'MODEL_EMPTY_ANSWER';
 
 export interface LlmPhaseResult {
   status: 'DONE' | 'BUDGET_EXCEEDED' | 'FAILED';
@@ -127,6 +148,8 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
   let steps = 0;
   let replayed = 0;
   let lastContent = '';
+  const loops = new LoopDetector({ maxRepeats: input.maxRepeatedCalls });
+  let nudged = false;
 
   const finish = (status: LlmPhaseResult['status'], reason: LlmStopReason, summary: string): LlmPhaseResult => ({
     status,
@@ -155,13 +178,17 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
     const requestDigest = digestModelRequest(request);
 
     let response: ModelResponse;
-    if (calls < replay.length) {
-      const exchange = replay[calls];
-      if (exchange.requestDigest !== requestDigest) {
+    if (calls < replay.length && replay[calls].requestDigest !== requestDigest) {
+      if (input.replayFrom !== 'earlier-attempt') {
         return finish('FAILED', 'REPLAY_DIVERGED', `Replay diverged at model call ${calls}: the request differs from the recorded one, so the recorded answer cannot be reused.`);
       }
+      replay.length = calls;
+    }
+    if (calls < replay.length) {
+      const exchange = replay[calls];
       response = exchange.response;
       replayed += 1;
+      if (input.replayFrom === 'earlier-attempt') await input.record(exchange);
     } else {
       let raw: ModelResponse;
       try {
@@ -180,19 +207,32 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
 
     const toolCalls = response.message.tool_calls ?? [];
     lastContent = (response.message.content ?? '').trim();
+    if (response.stopReason === 'refusal') return finish('FAILED', 'MODEL_REFUSED', `The model refused: ${lastContent || '(no text given)'}`);
+    if (toolCalls.length === 0 && lastContent === '') {
+      // An empty turn is not sent back (providers reject empty assistant messages); one nudge, then FAILED.
+      if (nudged) return finish('FAILED', 'MODEL_EMPTY_ANSWER', `The model answered with neither text nor a tool call, twice (${calls} model calls).`);
+      nudged = true;
+      messages.push({ role: 'user', content: EMPTY_ANSWER_NUDGE });
+      continue;
+    }
     messages.push({ role: 'assistant', content: response.message.content ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) });
     if (tokens > budgets.data.maxTokens) return exhausted('MAX_TOKENS', `token budget of ${budgets.data.maxTokens} exceeded`);
     if (toolCalls.length === 0) return finish('DONE', 'MODEL_FINISHED', lastContent);
 
     for (const call of toolCalls) {
       if (steps >= budgets.data.maxSteps) return exhausted('MAX_STEPS', `tool call budget of ${budgets.data.maxSteps} used up`);
+      loops.progress(input.progress?.());
+      const loop = loops.call(call.function.name, call.function.arguments);
+      if (loop.action === 'stop') return finish('FAILED', 'MODEL_LOOP', `Stopped: ${loop.message}.`);
       steps += 1;
       const { record, content } = await executeToolCall(call, { step: steps, modelCall: calls, phase, offeredByName, known, redact, maxOutput });
       toolResults.push(record);
-      messages.push({ role: 'tool', tool_call_id: call.id, content });
+      messages.push({ role: 'tool', tool_call_id: call.id, content: loop.action === 'warn' ? `${content}\n${redact(loop.note)}` : content });
     }
   }
 }
+
+const EMPTY_ANSWER_NUDGE = 'Your last reply was empty: no text and no tool call. Call one of the tools, or reply with your final summary.';
 
 interface ExecuteContext {
   step: number;

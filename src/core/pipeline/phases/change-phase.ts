@@ -16,7 +16,7 @@ export const SegmentResult = z.object({
   notes: z.array(z.string()),
   lockfilesToRefresh: z.array(z.object({ lockfile: z.string(), command: z.string() })),
   patchKey: z.string().optional(),
-  model: z.object({ calls: z.number().int(), tokens: z.number().int(), status: z.string(), summary: z.string() }).optional(),
+  model: z.object({ calls: z.number().int(), tokens: z.number().int(), status: z.string(), reason: z.string().optional(), summary: z.string() }).optional(),
 });
 export type SegmentResult = z.infer<typeof SegmentResult>;
 
@@ -55,6 +55,11 @@ export function changePhase(env: PipelineEnv): PhaseHandler {
         });
         if (result.model && result.model.status === 'BUDGET_EXCEEDED') {
           return { output: { segments: results }, summary: `model budget exhausted in ${segment.id}`, stop: { state: 'BUDGET_EXCEEDED', reason: 'MODEL_BUDGET_EXCEEDED' } };
+        }
+        // A model that failed (provider error, refusal, loop) leaves its change half done: nothing of it is published.
+        if (result.model && result.model.status === 'FAILED') {
+          const reason = result.model.reason ?? 'MODEL_ERROR';
+          return { output: { segments: results }, summary: `model failed in ${segment.id}: ${reason}`, stop: { state: 'FAILED', reason, details: { segment: segment.id, summary: result.model.summary } } };
         }
         const verdict = await guardScope(env, context, task, context.workspace);
         const stop = await stopForScope(env, context, verdict, { segments: results });
