@@ -1,0 +1,60 @@
+import type { PathRules } from '../paths/path-rules.js';
+import type { FileContents } from '../repomap/file-contents.js';
+import { resolveFileImports } from '../repomap/file-imports.js';
+import type { RepoMap } from '../repomap/repo-map-schema.js';
+import { RepoNavigator } from '../repomap/repo-navigator.js';
+import type { Workspace } from '../workspace/workspace.js';
+import type { TargetEvidence } from './target-selection-schema.js';
+
+export interface RelationFinding {
+  path: string;
+  score: number;
+  reason: string;
+  evidence: TargetEvidence;
+}
+
+/** Anchors whose relations are followed, tests per anchor, and files read to find importers: bounds, not tuning. */
+export const MAX_RELATION_ANCHORS = 3;
+export const MAX_TESTS_PER_ANCHOR = 3;
+export const MAX_IMPORTER_SCANS = 300;
+/** Relations are context for a change, never above the evidence that selected their anchor. */
+const TEST_WEIGHT = 0.3;
+const IMPORTER_SCORE = 0.2;
+
+/**
+ * The navigator's relations of the best-evidenced files: the tests that cover them and the
+ * files that import them. Importers are looked for among `scan` (files the text search already
+ * found), so the repository is not read twice.
+ */
+export async function findRelations(input: {
+  anchors: readonly string[];
+  scan: readonly string[];
+  map: RepoMap;
+  workspace: Workspace;
+  contents: FileContents;
+  rules: PathRules;
+  allowed: (path: string) => boolean;
+}): Promise<RelationFinding[]> {
+  const out: RelationFinding[] = [];
+  const anchors = input.anchors.slice(0, MAX_RELATION_ANCHORS);
+  if (anchors.length === 0) return out;
+  const navigator = new RepoNavigator(input.map, input.workspace, input.contents, input.rules);
+  for (const anchor of anchors) {
+    for (const t of (await navigator.findRelatedTests(anchor, MAX_TESTS_PER_ANCHOR)).results) {
+      if (!input.allowed(t.path)) continue;
+      out.push({ path: t.path, score: Math.round(TEST_WEIGHT * t.score * 100) / 100, reason: `test covering ${anchor}: ${t.reason}`, evidence: { type: 'scope', detail: `related test of ${anchor} (${t.evidence.join(', ')})` } });
+    }
+  }
+  const files = new Set(input.workspace.paths());
+  const wanted = new Set(anchors);
+  for (const p of input.scan.slice(0, MAX_IMPORTER_SCANS)) {
+    if (wanted.has(p) || !input.allowed(p)) continue;
+    const text = await input.contents.text(p);
+    if (text === undefined) continue;
+    for (const target of resolveFileImports(p, text, files, input.map.modules)) {
+      if (!wanted.has(target)) continue;
+      out.push({ path: p, score: IMPORTER_SCORE, reason: `imports ${target}`, evidence: { type: 'scope', detail: `importer of ${target}` } });
+    }
+  }
+  return out;
+}
