@@ -234,7 +234,7 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
     // 5a. The navigator's relations of the best-evidenced source files, as lower-ranked context.
     const anchors = [...found].filter(([p, f]) => f.tier === 'strong' && !rules.isTest(p)).sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1)).map(([p]) => p);
     const candidateSet = new Set(candidates);
-    const relations = await findRelations({ anchors, scan: [...new Set([...hits.keys(), ...[...filesWith.values()].flat()])].sort(), map, workspace, contents, rules, allowed: (p) => candidateSet.has(p) });
+    const relations = await findRelations({ anchors, scan: candidates, map, workspace, contents, rules, allowed: (p) => candidateSet.has(p) });
     for (const r of relations) {
       const f = note(r.path);
       f.score += r.score;

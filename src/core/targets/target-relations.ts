@@ -4,7 +4,11 @@ import { resolveFileImports } from '../repomap/file-imports.js';
 import type { RepoMap } from '../repomap/repo-map-schema.js';
 import { RepoNavigator } from '../repomap/repo-navigator.js';
 import type { Workspace } from '../workspace/workspace.js';
+import { baseName } from '../repomap/path-classes.js';
+import { filesContaining } from './keyword-search.js';
 import type { TargetEvidence } from './target-selection-schema.js';
+
+const stemOf = (path: string): string => baseName(path).replace(/\.[^.]*$/, '');
 
 export interface RelationFinding {
   path: string;
@@ -23,8 +27,8 @@ const IMPORTER_SCORE = 0.2;
 
 /**
  * The navigator's relations of the best-evidenced files: the tests that cover them and the
- * files that import them. Importers are looked for among `scan` (files the text search already
- * found), so the repository is not read twice.
+ * files that import them. Importers are looked for among the files of `scan` that mention an
+ * anchor's file stem, a bounded number of them.
  */
 export async function findRelations(input: {
   anchors: readonly string[];
@@ -47,7 +51,11 @@ export async function findRelations(input: {
   }
   const files = new Set(input.workspace.paths());
   const wanted = new Set(anchors);
-  for (const p of input.scan.slice(0, MAX_IMPORTER_SCANS)) {
+  // An importer names the module it imports: only files that mention an anchor's stem are parsed for imports.
+  const stems = [...new Set(anchors.map(stemOf).filter((s) => s.length > 1))];
+  const mentions = await filesContaining(input.contents, input.scan, stems);
+  const scan = [...new Set([...mentions.values()].flat())].sort();
+  for (const p of scan.slice(0, MAX_IMPORTER_SCANS)) {
     if (wanted.has(p) || !input.allowed(p)) continue;
     const text = await input.contents.text(p);
     if (text === undefined) continue;
