@@ -15,7 +15,7 @@ import type { Workspace } from '../workspace/workspace.js';
 import { filesContaining, keywordSearch, type KeywordHit } from './keyword-search.js';
 import { findNamedPaths, namedDirectories } from './named-paths.js';
 import { findRelations } from './target-relations.js';
-import { findWordDefinitions, wordSpellings } from './word-definitions.js';
+import { findWordDefinitions, wordFileStems, wordSpellings } from './word-definitions.js';
 import { taskWords } from '../task/search-terms.js';
 import { analyseSymbols, splitSymbolTerm, type SymbolFinding } from './symbol-search.js';
 import { TargetSelection, type FileClassification, type SelectedFile, type TargetEvidence, type TargetWarning } from './target-selection-schema.js';
@@ -203,7 +203,7 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
     const known = new Set(uniqueTerms.map((t) => t.toLowerCase()));
     const words = taskWords(task).filter((w) => !known.has(w.word));
     const symbolNames = [...new Set(symbolTerms.flatMap((t) => splitSymbolTerm(t.term).parts))];
-    const pathFindings = findNamedPaths({ candidates, pathTerms: task.searchTerms.filter((t) => t.kind === 'path').map((t) => t.term), symbolNames, words: words.map((w) => w.word), isTest: (p) => rules.isTest(p) });
+    const pathFindings = findNamedPaths({ candidates, pathTerms: task.searchTerms.filter((t) => t.kind === 'path').map((t) => t.term), symbolNames, words: words.flatMap(wordFileStems), isTest: (p) => rules.isTest(p) });
     for (const hit of pathFindings) {
       const f = note(hit.path);
       f.score += hit.score;
@@ -212,7 +212,7 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
       if (hit.score >= 0.9) f.tier = 'strong';
       else f.tier ??= 'reference';
     }
-    const filesWith = await filesContaining(contents, candidates, words.flatMap((w) => wordSpellings(w.word)));
+    const filesWith = await filesContaining(contents, candidates, words.flatMap(wordSpellings));
     const wordDefs = await findWordDefinitions({ words, filesWith: (sp) => filesWith.get(sp) ?? [], contents, symbols: input.symbols, isTest: (p) => rules.isTest(p) });
     filesParsed += wordDefs.filesParsed;
     for (const d of wordDefs.findings) {
@@ -224,7 +224,7 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
       terms.push(d.evidence.term!);
     }
     if (wordDefs.tooCommon.length) warnings.push({ code: 'TASK_WORDS_TOO_COMMON', message: `words found in too many files to single out a definition: ${wordDefs.tooCommon.join(', ')}`, data: { words: wordDefs.tooCommon } });
-    for (const [dir, name] of namedDirectories(candidates, [...symbolNames, ...words.map((w) => w.word)])) {
+    for (const [dir, name] of namedDirectories(candidates, [...symbolNames, ...words.flatMap(wordFileStems)])) {
       for (const [p, f] of found) {
         if (!p.startsWith(`${dir}/`) || f.reasons.some((r) => r.startsWith('inside directory'))) continue;
         f.score += 0.1;
@@ -305,7 +305,9 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
     scored.push({ file: { path: p, rank: 0, classification, allowedToEdit, module: mod?.id, reasons, evidence: f.evidence }, score, tier: f.tier });
   }
   // Sorted on the raw score: several strong signals may add up past 1, and their order still counts.
-  scored.sort((a, b) => b.score - a.score || (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
+  // Strong evidence first whatever the counts: a test that calls a function and covers its file must not outrank the definition.
+  const strongFirst = (s: { tier?: EvidenceTier }): number => (task.steps.length === 0 && s.tier === 'strong' ? 0 : 1);
+  scored.sort((a, b) => strongFirst(a) - strongFirst(b) || b.score - a.score || (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
   const top = Math.max(1, scored[0]?.score ?? 0);
   const selected = (task.steps.length > 0 ? scored : capWeakEvidence(scored, warnings)).map((s) => ({ ...s.file, rank: Math.round(Math.max(0, Math.min(1, s.score / top)) * 100) / 100 }));
   const maxSelected = input.maxSelected ?? 200;
@@ -341,6 +343,8 @@ export const MAX_REFERENCES_WITH_STRONG = 5;
 export const MAX_KEYWORD_ONLY_WITH_STRONG = 3;
 /** Without such evidence, keyword matches are all there is; still, a common word must not select the repository. */
 export const MAX_KEYWORD_ONLY = 25;
+/** Tests and importers of the strongest files kept as context (importers of a core type can be hundreds). */
+export const MAX_RELATED = 4;
 
 /**
  * Precision: files found only by a keyword or a reference are capped (best first), more tightly
@@ -348,21 +352,21 @@ export const MAX_KEYWORD_ONLY = 25;
  */
 function capWeakEvidence<T extends { file: SelectedFile; tier?: EvidenceTier }>(sorted: T[], warnings: TargetWarning[]): T[] {
   const strong = sorted.some((s) => s.tier === 'strong');
-  const limits = { reference: strong ? MAX_REFERENCES_WITH_STRONG : Infinity, keyword: strong ? MAX_KEYWORD_ONLY_WITH_STRONG : MAX_KEYWORD_ONLY };
-  const kept = { reference: 0, keyword: 0 };
-  const dropped = { reference: 0, keyword: 0 };
+  const limits = { related: MAX_RELATED, reference: strong ? MAX_REFERENCES_WITH_STRONG : Infinity, keyword: strong ? MAX_KEYWORD_ONLY_WITH_STRONG : MAX_KEYWORD_ONLY };
+  const kept = { related: 0, reference: 0, keyword: 0 };
+  const dropped = { related: 0, reference: 0, keyword: 0 };
   const out = sorted.filter((s) => {
-    const kind = s.tier === 'reference' ? 'reference' : s.tier === undefined ? 'keyword' : undefined;
+    const kind = s.tier === 'strong' ? undefined : (s.tier ?? 'keyword');
     if (!kind) return true;
     if (kept[kind] < limits[kind]) return ++kept[kind] > 0;
     dropped[kind]++;
     return false;
   });
-  if (dropped.reference + dropped.keyword > 0) {
+  if (dropped.related + dropped.reference + dropped.keyword > 0) {
     warnings.push({
       code: 'SELECTION_CAPPED',
-      message: `${dropped.keyword} keyword-only and ${dropped.reference} reference-only file(s) left out: ${strong ? 'a file named in the task or defining a named symbol was found; the best matches are kept as context' : `only the ${MAX_KEYWORD_ONLY} best keyword matches are kept`}`,
-      data: { keywordOnlyDropped: dropped.keyword, referenceOnlyDropped: dropped.reference, strongEvidence: strong },
+      message: `${dropped.keyword} keyword-only, ${dropped.reference} reference-only and ${dropped.related} related file(s) left out: ${strong ? 'a file named in the task or defining a named symbol was found; the best matches are kept as context' : `only the ${MAX_KEYWORD_ONLY} best keyword matches are kept`}`,
+      data: { keywordOnlyDropped: dropped.keyword, referenceOnlyDropped: dropped.reference, relatedDropped: dropped.related, strongEvidence: strong },
     });
   }
   return out;

@@ -64,7 +64,8 @@ export async function analyseSymbols(terms: string[], paths: string[], contents:
       const defs = tags
         ? tags.filter((t) => t.kind === 'definition').map((t) => ({ name: t.name, scope: t.scope, line: t.line, kind: t.symbolKind }))
         : textDefinitions(text);
-      const definesType = type !== undefined && defs.some((d) => d.name === type && (d.kind === 'class' || d.kind === 'interface' || d.kind === 'type' || d.kind === undefined));
+      // A capitalised name alone may be a function too (Go exports, C# methods): any definition of it counts.
+      const definesType = type !== undefined && defs.some((d) => d.name === type && (d.kind === 'class' || d.kind === 'interface' || d.kind === 'type' || d.kind === 'enum' || d.kind === undefined || (!member && (d.kind === 'function' || d.kind === 'method'))));
       const localMember = member !== undefined && defs.some((d) => d.name === member && (d.kind === 'method' || d.kind === 'function' || d.kind === undefined) && (!type || (d.scope !== undefined && d.scope !== type) || (d.scope === undefined && !definesType)));
       if (definesType) {
         finding.definesTarget = true;

@@ -17,9 +17,16 @@ export const MAX_WORD_DEFINITION_FILES = 200;
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** The spellings a plain word may have as a name: `total`, and for a type `Total`. */
-export function wordSpellings(word: string): string[] {
-  return [word, word[0].toUpperCase() + word.slice(1)];
+/** The spellings a task word may have as a name: `total`, `Total`, `ETA`; `register_user`, `registerUser`, `RegisterUser`. */
+export function wordSpellings(w: TaskWord): string[] {
+  const cap = (x: string): string => x[0].toUpperCase() + x.slice(1);
+  if (w.parts) return [w.word, `${w.parts[0]}${cap(w.parts[1])}`, `${cap(w.parts[0])}${cap(w.parts[1])}`];
+  return [w.word, cap(w.word), ...(w.word.length <= 4 ? [w.word.toUpperCase()] : [])];
+}
+
+/** The same, lower case and without separators, for comparing with file names (`ReminderJob.java`, `reminder_job.py`). */
+export function wordFileStems(w: TaskWord): string[] {
+  return w.parts ? [w.word, w.parts.join('')] : [w.word];
 }
 
 /** A cheap textual test that `name` may be defined in the text, before anything is parsed. */
@@ -48,8 +55,8 @@ export async function findWordDefinitions(input: {
   const findings: WordDefinition[] = [];
   const tooCommon: string[] = [];
   let filesParsed = 0;
-  for (const { word, hinted } of input.words) {
-    const spellings = wordSpellings(word);
+  for (const { word, hinted, parts } of input.words) {
+    const spellings = wordSpellings({ word, hinted, parts });
     const files = [...new Set(spellings.flatMap((s) => input.filesWith(s)))].filter((p) => !input.isTest(p)).sort();
     if (files.length > MAX_WORD_DEFINITION_FILES) {
       tooCommon.push(word);
@@ -64,7 +71,7 @@ export async function findWordDefinitions(input: {
       const found = tags
         ? tags.filter((t) => t.kind === 'definition' && spellings.includes(t.name)).map((t) => ({ name: t.name, line: t.line, kind: t.symbolKind as string | undefined }))
         : textDefinitions(text).filter((d) => spellings.includes(d.name));
-      const first = found.find((d) => d.name === word) ?? found[0];
+      const first = found.find((d) => d.name === spellings[0]) ?? found[0];
       if (first) defs.push({ path, line: first.line, snippet: (text.split('\n')[first.line - 1] ?? '').trim().slice(0, 200), name: first.name, kind: first.kind });
     }
     const ambiguous = defs.length > AMBIGUOUS_NAME_FILES;

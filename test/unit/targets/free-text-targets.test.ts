@@ -84,19 +84,21 @@ describe('selectTargets on free text', () => {
     const sel = await select('compute_tax rounds the wrong way');
     const keywordOnly = sel.selectedFiles.filter((f) => f.path.startsWith('shop/pages/'));
     expect(keywordOnly).toHaveLength(MAX_KEYWORD_ONLY_WITH_STRONG);
-    expect(sel.warnings).toContainEqual(expect.objectContaining({ code: 'SELECTION_CAPPED', data: { keywordOnlyDropped: 8 - MAX_KEYWORD_ONLY_WITH_STRONG, referenceOnlyDropped: 0, strongEvidence: true } }));
+    expect(sel.warnings).toContainEqual(expect.objectContaining({ code: 'SELECTION_CAPPED', data: { keywordOnlyDropped: 8 - MAX_KEYWORD_ONLY_WITH_STRONG, referenceOnlyDropped: 0, relatedDropped: 0, strongEvidence: true } }));
     expect(sel.selectedFiles.slice(0, 2).map((f) => f.path)).toEqual(['shop/billing/invoice.py', 'shop/billing/report.py']);
   });
 });
 
 describe('taskWords', () => {
-  it('keeps words that may name code, marks the ones written as code, drops prose and dotted names', () => {
-    expect(taskWords({ title: 'fix the total function in invoice.py', objective: 'Calling discount() twice breaks Service.apply' })).toEqual([
+  it('keeps words that may name code, marks the ones written as code, pairs adjacent words, drops prose and dotted names', () => {
+    expect(taskWords({ title: 'fix the total function in invoice.py', objective: 'The ETA of register user() breaks Service.apply' })).toEqual([
       { word: 'total', hinted: true },
-      { word: 'calling', hinted: false },
-      { word: 'discount', hinted: true },
-      { word: 'twice', hinted: false },
+      { word: 'eta', hinted: false },
+      { word: 'register', hinted: false },
+      { word: 'user', hinted: true },
+      { word: 'register_user', hinted: true, parts: ['register', 'user'] },
       { word: 'breaks', hinted: false },
+      { word: 'user_breaks', hinted: true, parts: ['user', 'breaks'] },
     ]);
   });
 });
