@@ -21,7 +21,10 @@ const py = (lines: string[]): string => `${lines.join('\n')}\n`;
 
 function shopRepo(): GeneratedRepo {
   const pages = Object.fromEntries(
-    ['home', 'orders', 'account', 'checkout', 'search', 'wishlist'].map((p) => [`shop/pages/${p}.py`, py([`def render_${p}(request):`, `    # shows the order total, tax and discount for ${p}`, `    return {"page": "${p}", "total": request.total}`])]),
+    ['home', 'orders', 'account', 'checkout', 'search', 'wishlist'].map((p) => [
+      `shop/pages/${p}.py`,
+      py(['from shop.billing.invoice import compute_tax, total', '', '', `def render_${p}(request):`, `    # shows the order total, tax and discount for ${p}`, '    tax = compute_tax(total(request.lines))', `    return {"page": "${p}", "total": total(request.lines), "tax": tax, "net": total(request.lines) - compute_tax(total(request.lines))}`]),
+    ]),
   );
   return {
     name: 'shop-py-ts',

@@ -75,7 +75,27 @@ export function findNamedPaths(input: {
       });
     }
   }
+  // A file name made of several task words ("fish shell completion" -> fish_completions.go).
+  const wordSet = new Set(input.words.flatMap((w) => [w, `${w}s`, w.replace(/s$/, '')]));
+  const stemsDone = new Set(stems.flatMap(([, m]) => m ?? []));
+  for (const [stem, paths] of byStem) {
+    const tokens = stemTokens(stem);
+    if (tokens.length < 2 || !tokens.every((t) => wordSet.has(t)) || paths.length > AMBIGUOUS_NAME_FILES) continue;
+    for (const p of paths) {
+      if (stemsDone.has(p)) continue;
+      out.push({ path: p, score: 0.3, reason: `file name ${stem} is made of words of the task (${tokens.join(', ')})`, evidence: { type: 'scope', term: tokens.join(' '), detail: 'file name words' } });
+    }
+  }
   return out;
+}
+
+/** `fish_completions` -> fish, completions; `ReminderJob` -> reminder, job. */
+function stemTokens(stem: string): string[] {
+  return stem
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[\s_\-]+/)
+    .filter(Boolean)
+    .map((t) => t.toLowerCase());
 }
 
 /** Directories whose name is a named symbol or task word (`billing`): evidence for files found inside them, never a selection on its own. */

@@ -191,7 +191,8 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
         f.score += finding.score;
         f.reasons.push(...finding.reasons);
         f.evidence.push(...finding.evidence);
-        if (finding.definesTarget || finding.reasons.some((r) => r.startsWith('exact method invocation'))) f.tier = 'strong';
+        // A test that defines or calls the symbol shows how it is used; the fix is rarely there.
+        if (!rules.isTest(p) && (finding.definesTarget || finding.reasons.some((r) => r.startsWith('exact method invocation')))) f.tier = 'strong';
         else if (finding.score > 0) f.tier = f.tier === 'strong' ? 'strong' : 'reference';
       }
       warnings.push({
@@ -220,7 +221,8 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
       f.score += d.score;
       f.reasons.push(d.reason);
       f.evidence.push(d.evidence);
-      f.tier = d.score >= 0.35 ? 'strong' : (f.tier ?? 'reference');
+      // Only a word written as code is strong; a prose word that happens to name a definition is a hint.
+      f.tier = d.strong ? 'strong' : (f.tier ?? 'reference');
       terms.push(d.evidence.term!);
     }
     if (wordDefs.tooCommon.length) warnings.push({ code: 'TASK_WORDS_TOO_COMMON', message: `words found in too many files to single out a definition: ${wordDefs.tooCommon.join(', ')}`, data: { words: wordDefs.tooCommon } });

@@ -8,6 +8,8 @@ import type { TargetEvidence } from './target-selection-schema.js';
 export interface WordDefinition {
   path: string;
   score: number;
+  /** The word was written as code and its definition is unambiguous. */
+  strong: boolean;
   reason: string;
   evidence: TargetEvidence;
 }
@@ -79,6 +81,7 @@ export async function findWordDefinitions(input: {
       findings.push({
         path: d.path,
         score: ambiguous ? 0.1 : hinted ? DEFINITION_SCORE : 0.35,
+        strong: hinted && !ambiguous,
         reason: ambiguous ? `defines ${d.name}, one of ${defs.length} definitions of the task word "${word}"` : `defines ${d.name} (${hinted ? 'named as code in the task' : 'a word of the task'})`,
         evidence: { type: 'symbol', line: d.line, snippet: d.snippet, term: word, detail: 'definition' },
       });
