@@ -53,3 +53,22 @@ export async function keywordSearch(contents: FileContents, paths: readonly stri
   }
   return { hits, searched };
 }
+
+/** For each term, the files in which it occurs at least once (identifier boundaries as in `termsPattern`). */
+export async function filesContaining(contents: FileContents, paths: readonly string[], terms: readonly string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>(terms.map((t) => [t, []]));
+  const any = termsPattern([...terms]);
+  if (!any) return out;
+  const each = terms.map((t) => [t, termsPattern([t])!] as const);
+  for (const path of paths) {
+    const text = await contents.text(path);
+    if (text === undefined) continue;
+    any.lastIndex = 0;
+    if (!any.test(text)) continue;
+    for (const [t, re] of each) {
+      re.lastIndex = 0;
+      if (re.test(text)) out.get(t)!.push(path);
+    }
+  }
+  return out;
+}

@@ -12,9 +12,28 @@ import type { SymbolIndex } from '../repomap/symbol-index.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import type { TaskContract } from '../task/task-contract.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { keywordSearch, type KeywordHit } from './keyword-search.js';
+import { filesContaining, keywordSearch, type KeywordHit } from './keyword-search.js';
+import { findNamedPaths, namedDirectories } from './named-paths.js';
+import { findRelations } from './target-relations.js';
+import { findWordDefinitions, wordFileStems, wordSpellings } from './word-definitions.js';
+import { taskWords } from '../task/search-terms.js';
 import { analyseSymbols, splitSymbolTerm, type SymbolFinding } from './symbol-search.js';
 import { TargetSelection, type FileClassification, type SelectedFile, type TargetEvidence, type TargetWarning } from './target-selection-schema.js';
+
+/**
+ * How a file was found, strongest first: named in the text or defining a named symbol; related
+ * to such a file (its tests, its importers); referencing a named symbol; keyword only (no tier).
+ */
+type EvidenceTier = 'strong' | 'related' | 'reference';
+
+interface Found {
+  hits: KeywordHit[];
+  evidence: TargetEvidence[];
+  reasons: string[];
+  score: number;
+  symbol?: SymbolFinding;
+  tier?: EvidenceTier;
+}
 
 export interface SelectTargetsInput {
   workspace: Workspace;
@@ -101,8 +120,8 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
   // Forbidden files are reported when they would have matched, so a reviewer sees what was left out.
   const forbiddenInScope = all.filter((p) => inScope(p) && rules.isForbidden(p) && !ignoredDirOf(p) && !isBinaryByName(p));
 
-  const found = new Map<string, { hits: KeywordHit[]; evidence: TargetEvidence[]; reasons: string[]; score: number; symbol?: SymbolFinding }>();
-  const note = (p: string): { hits: KeywordHit[]; evidence: TargetEvidence[]; reasons: string[]; score: number; symbol?: SymbolFinding } => {
+  const found = new Map<string, Found>();
+  const note = (p: string): Found => {
     let f = found.get(p);
     if (!f) found.set(p, (f = { hits: [], evidence: [], reasons: [], score: 0 }));
     return f;
@@ -160,7 +179,9 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
       f.reasons.push(`${list.length} keyword occurrence${list.length === 1 ? '' : 's'} (${[...new Set(list.map((h) => h.term))].join(', ')})`);
       for (const h of list.slice(0, 10)) f.evidence.push({ type: 'keyword', line: h.line, snippet: h.snippet, term: h.term });
     }
-    const symbolTerms = task.searchTerms.filter((t) => t.kind === 'symbol' || t.kind === 'quoted-identifier');
+    // A member segment split off `Type.member` is searched, but only the qualified form is resolved.
+    const qualifiedMembers = new Set(task.searchTerms.filter((t) => t.kind === 'symbol').flatMap((t) => (splitSymbolTerm(t.term).parts.length > 1 && splitSymbolTerm(t.term).type ? [splitSymbolTerm(t.term).member] : [])));
+    const symbolTerms = task.searchTerms.filter((t) => (t.kind === 'symbol' || t.kind === 'quoted-identifier') && !qualifiedMembers.has(t.term));
     if (symbolTerms.length > 0) {
       const analysis = await analyseSymbols(symbolTerms.map((t) => t.term), [...found.keys()].sort(), contents, input.symbols);
       filesParsed = analysis.filesParsed;
@@ -170,14 +191,63 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
         f.score += finding.score;
         f.reasons.push(...finding.reasons);
         f.evidence.push(...finding.evidence);
+        // A test that defines or calls the symbol shows how it is used; the fix is rarely there.
+        if (!rules.isTest(p) && (finding.definesTarget || finding.reasons.some((r) => r.startsWith('exact method invocation')))) f.tier = 'strong';
+        else if (finding.score > 0) f.tier = f.tier === 'strong' ? 'strong' : 'reference';
       }
       warnings.push({
         code: 'SYMBOL_RESOLUTION_PARTIAL',
         message: input.symbols ? 'symbol search is syntactic (tree-sitter tags); receivers are typed from declarations in the same file, the classpath is not resolved' : 'no syntax service: symbol search is textual (declarations and call shapes), not parsed',
       });
     }
-    strategy = `${scopeGlobs.length ? 'explicit_scope_plus_' : ''}${symbolTerms.length ? 'keyword_plus_symbol_search' : task.searchTerms.length ? 'keyword_search' : 'map_hints'}`;
-    if (task.searchTerms.length === 0 && task.kind === 'exploratory') {
+    // Files named in the text, and plain words of the text that are names of definitions.
+    const known = new Set(uniqueTerms.map((t) => t.toLowerCase()));
+    const words = taskWords(task).filter((w) => !known.has(w.word));
+    const symbolNames = [...new Set(symbolTerms.flatMap((t) => splitSymbolTerm(t.term).parts))];
+    const pathFindings = findNamedPaths({ candidates, pathTerms: task.searchTerms.filter((t) => t.kind === 'path').map((t) => t.term), symbolNames, words: words.flatMap(wordFileStems), isTest: (p) => rules.isTest(p) });
+    for (const hit of pathFindings) {
+      const f = note(hit.path);
+      f.score += hit.score;
+      f.reasons.push(hit.reason);
+      f.evidence.push(hit.evidence);
+      if (hit.score >= 0.9) f.tier = 'strong';
+      else f.tier ??= 'reference';
+    }
+    const filesWith = await filesContaining(contents, candidates, words.flatMap(wordSpellings));
+    const wordDefs = await findWordDefinitions({ words, filesWith: (sp) => filesWith.get(sp) ?? [], contents, symbols: input.symbols, isTest: (p) => rules.isTest(p) });
+    filesParsed += wordDefs.filesParsed;
+    for (const d of wordDefs.findings) {
+      const f = note(d.path);
+      f.score += d.score;
+      f.reasons.push(d.reason);
+      f.evidence.push(d.evidence);
+      // Only a word written as code is strong; a prose word that happens to name a definition is a hint.
+      f.tier = d.strong ? 'strong' : (f.tier ?? 'reference');
+      terms.push(d.evidence.term!);
+    }
+    if (wordDefs.tooCommon.length) warnings.push({ code: 'TASK_WORDS_TOO_COMMON', message: `words found in too many files to single out a definition: ${wordDefs.tooCommon.join(', ')}`, data: { words: wordDefs.tooCommon } });
+    for (const [dir, name] of namedDirectories(candidates, [...symbolNames, ...words.flatMap(wordFileStems)])) {
+      for (const [p, f] of found) {
+        if (!p.startsWith(`${dir}/`) || f.reasons.some((r) => r.startsWith('inside directory'))) continue;
+        f.score += 0.1;
+        f.reasons.push(`inside directory ${dir} named in the task (${name})`);
+      }
+    }
+    // 5a. The navigator's relations of the best-evidenced source files, as lower-ranked context.
+    const anchors = [...found].filter(([p, f]) => f.tier === 'strong' && !rules.isTest(p)).sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1)).map(([p]) => p);
+    const candidateSet = new Set(candidates);
+    const relations = await findRelations({ anchors, scan: candidates, map, workspace, contents, rules, allowed: (p) => candidateSet.has(p) });
+    for (const r of relations) {
+      const f = note(r.path);
+      f.score += r.score;
+      f.reasons.push(r.reason);
+      f.evidence.push(r.evidence);
+      if (f.tier !== 'strong') f.tier = 'related';
+    }
+    const namedFiles = pathFindings.some((h) => h.score >= 0.9) ? '_plus_named_files' : '';
+    const wordDefinitions = wordDefs.findings.length ? '_plus_word_definitions' : '';
+    strategy = `${scopeGlobs.length ? 'explicit_scope_plus_' : ''}${symbolTerms.length ? 'keyword_plus_symbol_search' : task.searchTerms.length ? 'keyword_search' : 'map_hints'}${namedFiles}${wordDefinitions}`;
+    if (task.searchTerms.length === 0 && task.kind === 'exploratory' && found.size === 0) {
       // Nothing to search for: start from the map's entrypoints and APIs.
       for (const h of map.navigationHints.filter((x) => (x.kind === 'entrypoint' || x.kind === 'api') && candidates.includes(x.path))) {
         const f = note(h.path);
@@ -195,7 +265,7 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
   for (const m of map.modules) if (m.dependsOn.some((d) => definingModules.has(d))) relevantModules.add(m.id);
 
   // 6. Risk filter and 7. ranking.
-  const selected: SelectedFile[] = [];
+  const scored: { file: SelectedFile; score: number; tier?: EvidenceTier }[] = [];
   for (const [p, f] of found) {
     const classification = classify(p, map, rules);
     const mod = moduleForPath(map.modules, p);
@@ -234,9 +304,14 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
       allowedToEdit = false;
       reasons.push(`blocked: ${r.reason}`);
     } else if (r && r.level !== 'low') reasons.push(`risk ${r.level}: ${r.reason}`);
-    selected.push({ path: p, rank: Math.round(Math.max(0, Math.min(1, score)) * 100) / 100, classification, allowedToEdit, module: mod?.id, reasons, evidence: f.evidence });
+    scored.push({ file: { path: p, rank: 0, classification, allowedToEdit, module: mod?.id, reasons, evidence: f.evidence }, score, tier: f.tier });
   }
-  selected.sort((a, b) => b.rank - a.rank || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // Sorted on the raw score: several strong signals may add up past 1, and their order still counts.
+  // Strong evidence first whatever the counts: a test that calls a function and covers its file must not outrank the definition.
+  const strongFirst = (s: { tier?: EvidenceTier }): number => (task.steps.length === 0 && s.tier === 'strong' ? 0 : 1);
+  scored.sort((a, b) => strongFirst(a) - strongFirst(b) || b.score - a.score || (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
+  const top = Math.max(1, scored[0]?.score ?? 0);
+  const selected = (task.steps.length > 0 ? scored : capWeakEvidence(scored, warnings)).map((s) => ({ ...s.file, rank: Math.round(Math.max(0, Math.min(1, s.score / top)) * 100) / 100 }));
   const maxSelected = input.maxSelected ?? 200;
   if (selected.length > maxSelected) warnings.push({ code: 'SEARCH_TRUNCATED', message: `${selected.length} files matched; the first ${maxSelected} are reported` });
   const selectedFiles = selected.slice(0, maxSelected);
@@ -263,4 +338,38 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
     searchTerms: [...new Set(terms)].sort(),
     stats: { filesConsidered: candidates.length, filesSearched, filesParsed },
   });
+}
+
+/** With a file named or a definition found, this many reference-only and keyword-only files are kept as context. */
+export const MAX_REFERENCES_WITH_STRONG = 5;
+export const MAX_KEYWORD_ONLY_WITH_STRONG = 3;
+/** Without such evidence, keyword matches are all there is; still, a common word must not select the repository. */
+export const MAX_KEYWORD_ONLY = 25;
+/** Tests and importers of the strongest files kept as context (importers of a core type can be hundreds). */
+export const MAX_RELATED = 4;
+
+/**
+ * Precision: files found only by a keyword or a reference are capped (best first), more tightly
+ * when stronger evidence exists, and the cap is reported with what it left out.
+ */
+function capWeakEvidence<T extends { file: SelectedFile; tier?: EvidenceTier }>(sorted: T[], warnings: TargetWarning[]): T[] {
+  const strong = sorted.some((s) => s.tier === 'strong');
+  const limits = { related: MAX_RELATED, reference: strong ? MAX_REFERENCES_WITH_STRONG : Infinity, keyword: strong ? MAX_KEYWORD_ONLY_WITH_STRONG : MAX_KEYWORD_ONLY };
+  const kept = { related: 0, reference: 0, keyword: 0 };
+  const dropped = { related: 0, reference: 0, keyword: 0 };
+  const out = sorted.filter((s) => {
+    const kind = s.tier === 'strong' ? undefined : (s.tier ?? 'keyword');
+    if (!kind) return true;
+    if (kept[kind] < limits[kind]) return ++kept[kind] > 0;
+    dropped[kind]++;
+    return false;
+  });
+  if (dropped.related + dropped.reference + dropped.keyword > 0) {
+    warnings.push({
+      code: 'SELECTION_CAPPED',
+      message: `${dropped.keyword} keyword-only, ${dropped.reference} reference-only and ${dropped.related} related file(s) left out: ${strong ? 'a file named in the task or defining a named symbol was found; the best matches are kept as context' : `only the ${MAX_KEYWORD_ONLY} best keyword matches are kept`}`,
+      data: { keywordOnlyDropped: dropped.keyword, referenceOnlyDropped: dropped.reference, relatedDropped: dropped.related, strongEvidence: strong },
+    });
+  }
+  return out;
 }

@@ -22,6 +22,10 @@ export function splitSymbolTerm(term: string): { type?: string; member?: string;
   return /^[A-Z]/.test(term) ? { type: term, parts: [term] } : { member: term, parts: [term] };
 }
 
+/** What a definition of a named symbol adds to a file's score; a call of a bare name adds less, so definitions rank first. */
+export const DEFINITION_SCORE = 0.6;
+export const REFERENCE_SCORE = 0.25;
+
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Variables and fields declared with `type` in this file (Java/TS/Go declaration shapes). */
@@ -60,17 +64,23 @@ export async function analyseSymbols(terms: string[], paths: string[], contents:
       const defs = tags
         ? tags.filter((t) => t.kind === 'definition').map((t) => ({ name: t.name, scope: t.scope, line: t.line, kind: t.symbolKind }))
         : textDefinitions(text);
-      const definesType = type !== undefined && defs.some((d) => d.name === type && (d.kind === 'class' || d.kind === 'interface' || d.kind === 'type' || d.kind === undefined));
+      // A capitalised name alone may be a function too (Go exports, C# methods): any definition of it counts.
+      const definesType = type !== undefined && defs.some((d) => d.name === type && (d.kind === 'class' || d.kind === 'interface' || d.kind === 'type' || d.kind === 'enum' || d.kind === undefined || (!member && (d.kind === 'function' || d.kind === 'method'))));
       const localMember = member !== undefined && defs.some((d) => d.name === member && (d.kind === 'method' || d.kind === 'function' || d.kind === undefined) && (!type || (d.scope !== undefined && d.scope !== type) || (d.scope === undefined && !definesType)));
       if (definesType) {
         finding.definesTarget = true;
-        finding.score += 0.3;
+        // A type named alone is the subject of the task; next to a member it is where the member lives.
+        finding.score += member ? 0.3 : DEFINITION_SCORE;
         const d = defs.find((x) => x.name === type)!;
         finding.reasons.push(`defines ${type}`);
         finding.evidence.push({ type: 'symbol', line: d.line, snippet: snippetAt(text, d.line), term, detail: 'definition' });
       } else if (!type && member && defs.some((d) => d.name === member)) {
+        // A bare name: the file that defines it is where a fix starts, above the files that call it.
         finding.definesTarget = true;
-        finding.score += 0.3;
+        finding.score += DEFINITION_SCORE;
+        const d = defs.find((x) => x.name === member)!;
+        finding.reasons.push(`defines ${member}`);
+        finding.evidence.push({ type: 'symbol', line: d.line, snippet: snippetAt(text, d.line), term, detail: 'definition' });
       }
       const calls = tags
         ? tags.filter((t) => t.kind === 'call' && t.name === member).map((t) => ({ line: t.line, receiver: t.receiver }))
@@ -87,10 +97,15 @@ export async function analyseSymbols(terms: string[], paths: string[], contents:
           finding.evidence.push({ type: 'symbol', line: c.line, snippet: snippetAt(text, c.line), term, detail: `method invocation on ${recv} (${type})` });
         } else if (!type && member) exact++;
       }
-      if (exact > 0) {
+      if (exact > 0 && type) {
         finding.score += 0.45;
-        finding.reasons.push(`exact method invocation: ${type ? `${type}.` : ''}${member}`);
-      } else if (localMember) {
+        finding.reasons.push(`exact method invocation: ${type}.${member}`);
+      } else if (exact > 0) {
+        finding.score += REFERENCE_SCORE;
+        finding.reasons.push(`calls ${member}`);
+        const c = calls[0];
+        finding.evidence.push({ type: 'symbol', line: c.line, snippet: snippetAt(text, c.line), term, detail: 'call' });
+      } else if (localMember && type) {
         finding.score -= 0.25;
         finding.reasons.push(`defines its own ${member}: same name, unrelated to ${type ?? 'the target'}`);
       }
@@ -114,7 +129,7 @@ export async function analyseSymbols(terms: string[], paths: string[], contents:
 }
 
 /** Textual definitions when no syntax service is available: classes, interfaces, methods, functions. */
-function textDefinitions(text: string): { name: string; scope?: string; line: number; kind?: SymbolTag['symbolKind'] }[] {
+export function textDefinitions(text: string): { name: string; scope?: string; line: number; kind?: SymbolTag['symbolKind'] }[] {
   const out: { name: string; scope?: string; line: number; kind?: SymbolTag['symbolKind'] }[] = [];
   let currentType: string | undefined;
   text.split('\n').forEach((l, i) => {

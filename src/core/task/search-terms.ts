@@ -159,3 +159,69 @@ function trimPunctuation(token: string): string {
   while (end > start && '.:'.includes(token[end - 1])) end--;
   return token.slice(start, end);
 }
+
+/** A plain word of the task that may name a function, type or module in the repository. */
+export interface TaskWord {
+  /** Lower case; for two adjacent words, joined with `_` (`register_user`). */
+  word: string;
+  /** Written as a call (`total()`), next to a code noun ("the total function", "class invoice"), or two words that may be one name. */
+  hinted: boolean;
+  /** For two adjacent words: both, lower case. */
+  parts?: [string, string];
+}
+
+/** Most plain words kept; issue prose is short and later words add little. */
+export const MAX_TASK_WORDS = 24;
+/** Nouns that say the neighbouring word is a name in the code. */
+const CODE_NOUNS = new Set(['function', 'functions', 'method', 'methods', 'func', 'def', 'class', 'classes', 'helper', 'constructor', 'struct', 'interface', 'type', 'module', 'handler', 'endpoint', 'field', 'property']);
+/** Prose words of issues that never single out a definition. */
+const STOP_WORDS = new Set(
+  (
+    'the and for with that this these those from into onto when while should would could can cannot will shall must may might not but are was were been being has have had ' +
+    'does did doing done its they them their there then than which what where who why how after before because only all any some none one two three new old ' +
+    'fix fixes fixed fixing bug bugs error errors wrong broken issue issues problem please make makes add adds added remove removes removed use uses used using ' +
+    'update updates updated change changes changed instead also just like very more most less such same other each every both either neither about above below ' +
+    'over under again still even yet get gets got set sets see seen look looks return returns returned value values result results work works working case cases ' +
+    'code file files line lines call calls called test tests true false null none nil undefined empty number string list data thing things way ways time without ' +
+    'function functions method methods func def class classes helper constructor struct interface type module handler endpoint field property expected actual ' +
+    'currently correctly correct incorrect properly proper right left want wants need needs here now out off your our you we it is in on at by to of an or as be do if so no up'
+  ).split(' '),
+);
+/** Words, with a dotted chain kept whole so that `Service.exchange` yields no plain word. */
+const WORD = /[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?/g;
+
+/**
+ * Plain words of the title and objective that may still name code: `total` in "fix the total
+ * function in invoice.py", `ETA`, and two adjacent words that may be one name ("register user"
+ * -> `register_user`, `registerUser`). They are not search terms (most prose words name
+ * nothing); target selection matches them only against definitions and file names. Names that
+ * already have a code shape are search terms and are left out here.
+ */
+export function taskWords(input: { title: string; objective: string }): TaskWord[] {
+  const out = new Map<string, TaskWord>();
+  const keep = (w: TaskWord): void => {
+    const seen = out.get(w.word);
+    if (seen) seen.hinted ||= w.hinted;
+    else if (out.size < MAX_TASK_WORDS) out.set(w.word, w);
+  };
+  for (const text of [input.title, input.objective]) {
+    const tokens = [...text.slice(0, 64 * 1024).matchAll(WORD)].map((m) => m[0]);
+    let previous: string | undefined;
+    tokens.forEach((token, i) => {
+      const call = token.endsWith('()');
+      const word = call ? token.slice(0, -2) : token;
+      // Lower case, Capitalised at a sentence start, or a short acronym (`ETA`); other shapes are search terms already.
+      const plain = word.length >= 3 && word.length <= 64 && /^[a-z][a-z0-9]*$/i.test(word) && !isNameLike(word) && (word === word.toLowerCase() || /^[A-Z][a-z0-9]*$/.test(word) || /^[A-Z]{3,4}$/.test(word));
+      const lower = word.toLowerCase();
+      if (!plain || STOP_WORDS.has(lower)) {
+        previous = undefined;
+        return;
+      }
+      const near = (k: number): boolean => CODE_NOUNS.has((tokens[k] ?? '').toLowerCase());
+      keep({ word: lower, hinted: call || near(i - 1) || near(i + 1) });
+      if (previous) keep({ word: `${previous}_${lower}`, hinted: true, parts: [previous, lower] });
+      previous = lower;
+    });
+  }
+  return [...out.values()];
+}

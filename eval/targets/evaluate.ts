@@ -1,0 +1,108 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { nodeFs } from '../../src/app/local/node-fs.js';
+import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
+import { defaultPathRules } from '../../src/core/paths/path-rules.js';
+import { buildRepoMap } from '../../src/core/repomap/build-repo-map.js';
+import { FileContents } from '../../src/core/repomap/file-contents.js';
+import type { RepoMap } from '../../src/core/repomap/repo-map-schema.js';
+import { SymbolIndex } from '../../src/core/repomap/symbol-index.js';
+import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-service.js';
+import { selectTargets } from '../../src/core/targets/select-targets.js';
+import { parseTask } from '../../src/core/task/parse-task.js';
+import { openWorkspace, type Workspace } from '../../src/core/workspace/workspace.js';
+import { createMemoryRepo } from '../../test/helpers/memory-repo.js';
+import { generatedRepos } from './generated-repos.js';
+import { REAL_TASKS } from './real-tasks.js';
+
+/** The cut-off of the recall measure: the files a reader (or a model's opening context) looks at first. */
+export const TOP_K = 5;
+
+export interface TargetResult {
+  set: 'generated' | 'real';
+  repo: string;
+  id: string;
+  text: string;
+  expected: string;
+  /** 1-based position of the expected file in the selection; 0 when not selected. */
+  position: number;
+  selected: number;
+  /** Fraction of the selected files that are the expected one (one expected file per task). */
+  precision: number;
+  strategy: string;
+  top: string[];
+}
+
+export interface TargetTotals {
+  tasks: number;
+  recallAtK: number;
+  recallAt1: number;
+  precision: number;
+  meanSelected: number;
+}
+
+const rules = defaultPathRules();
+
+/** Selects targets for one task text exactly as a run does: task parsing, map, symbols, selection. */
+export async function evaluateTask(input: { workspace: Workspace; map: RepoMap; syntax: TreeSyntaxService; contents: FileContents; text: string; expected: string }): Promise<Omit<TargetResult, 'set' | 'repo' | 'id'>> {
+  const task = parseTask({ title: input.text, body: '', source: 'github' });
+  const sel = await selectTargets({ workspace: input.workspace, task, map: input.map, rules, syntax: input.syntax, contents: input.contents, symbols: new SymbolIndex(input.syntax, input.contents) });
+  const paths = sel.selectedFiles.map((f) => f.path);
+  const position = paths.indexOf(input.expected) + 1;
+  return { text: input.text, expected: input.expected, position, selected: paths.length, precision: position > 0 ? 1 / paths.length : 0, strategy: sel.strategy, top: paths.slice(0, TOP_K) };
+}
+
+export async function runGenerated(syntax: TreeSyntaxService): Promise<TargetResult[]> {
+  const out: TargetResult[] = [];
+  for (const repo of generatedRepos()) {
+    const memory = await createMemoryRepo(repo.files);
+    const contents = new FileContents(memory.workspace);
+    const map = await buildRepoMap({ workspace: memory.workspace, owner: 'eval', repo: repo.name, rules, policyDigest: 'eval', contents });
+    for (const t of repo.tasks) out.push({ set: 'generated', repo: repo.name, id: t.id, ...(await evaluateTask({ workspace: memory.workspace, map, syntax, contents, text: t.text, expected: t.expected })) });
+  }
+  return out;
+}
+
+/** The real-repository tasks whose mirror is present under `mirrors`; the others are returned as skipped. */
+export async function runReal(syntax: TreeSyntaxService, mirrors: string): Promise<{ results: TargetResult[]; skipped: string[] }> {
+  const results: TargetResult[] = [];
+  const skipped: string[] = [];
+  for (const t of REAL_TASKS) {
+    const gitdir = join(mirrors, t.repo.replace('/', '+'), 'repo');
+    if (!existsSync(gitdir)) {
+      skipped.push(t.id);
+      continue;
+    }
+    const workspace = await openWorkspace({ fs: nodeFs, gitdir, commitSha: t.commit });
+    const contents = new FileContents(workspace);
+    const map = await buildRepoMap({ workspace, owner: t.repo.split('/')[0], repo: t.repo.split('/')[1], rules, policyDigest: 'eval', contents });
+    results.push({ set: 'real', repo: t.repo, id: t.id, ...(await evaluateTask({ workspace, map, syntax, contents, text: t.text, expected: t.expected })) });
+  }
+  return { results, skipped };
+}
+
+export function totalsOf(results: readonly TargetResult[]): TargetTotals {
+  const n = results.length || 1;
+  const round = (x: number): number => Math.round(x * 1000) / 1000;
+  return {
+    tasks: results.length,
+    recallAtK: round(results.filter((r) => r.position > 0 && r.position <= TOP_K).length / n),
+    recallAt1: round(results.filter((r) => r.position === 1).length / n),
+    precision: round(results.reduce((s, r) => s + r.precision, 0) / n),
+    meanSelected: round(results.reduce((s, r) => s + r.selected, 0) / n),
+  };
+}
+
+export function formatTable(results: readonly TargetResult[]): string {
+  const rows = results.map((r) => [r.set, r.id, r.position ? String(r.position) : '-', r.position > 0 && r.position <= TOP_K ? 'yes' : 'no', String(r.selected), r.precision.toFixed(2), r.expected]);
+  const head = ['set', 'task', 'pos', `top${TOP_K}`, 'selected', 'precision', 'expected file'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+export function formatTotals(label: string, t: TargetTotals): string {
+  return `${label}: ${t.tasks} tasks, recall@${TOP_K} ${t.recallAtK.toFixed(3)}, recall@1 ${t.recallAt1.toFixed(3)}, precision ${t.precision.toFixed(3)}, mean selected ${t.meanSelected.toFixed(1)}`;
+}
+
+export { createNodeSyntaxService };
