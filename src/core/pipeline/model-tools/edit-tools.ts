@@ -14,6 +14,9 @@ export const MAX_WHOLE_WRITE_BYTES = 8 * 1024;
 /** Parse problems listed in one tool result. */
 const MAX_PROBLEMS_SHOWN = 10;
 
+/** The `  12| ` prefix `file.read` puts before each line. */
+const NUMBERED = /^\s*\d+\| /;
+
 type EditKind = 'file.edit' | 'file.create' | 'file.delete' | 'file.write';
 
 const encoder = new TextEncoder();
@@ -79,7 +82,8 @@ export function editTools(ctx: ModelToolContext): LlmTool<any>[] {
         if (located.matches.length === 0) {
           const near = closestLines(text, oldText);
           const hint = near.length > 0 ? `; closest lines:\n${near.map((l) => `${l.line}| ${l.text}`).join('\n')}` : '';
-          throw new ModelToolError('EDIT_NO_MATCH', `oldText does not occur in ${p}${located.whitespaceOnly ? ' (it does when whitespace is ignored: copy indentation exactly)' : ''}${hint}`, { path: p });
+          const why = located.whitespaceOnly ? ' (it does when whitespace is ignored: copy indentation exactly)' : NUMBERED.test(oldText) ? ' (it starts with a line number from file.read: leave the numbers out)' : '';
+          throw new ModelToolError('EDIT_NO_MATCH', `oldText does not occur in ${p}${why}${hint}`, { path: p });
         }
         if (located.matches.length > 1 && replaceAll !== true) {
           throw new ModelToolError('EDIT_AMBIGUOUS', `oldText occurs ${located.matches.length} times in ${p}, at lines ${located.matches.map((m) => m.line).join(', ')}; add surrounding lines to make it unique, or set replaceAll`, { path: p, lines: located.matches.map((m) => m.line) });

@@ -76,7 +76,8 @@ export function modelToolContext(input: SegmentToolsInput): ModelToolContext {
         const map = stored ?? (await buildRepoMap({ workspace, owner: env.owner, repo: env.repo, rules: views.rules, policyDigest: policyDigest(env.policy), contents }));
         return new RepoNavigator(map, workspace, contents, views.rules);
       })()),
-    symlinks: () => (symlinks ??= collectSymlinks(workspace.paths().flatMap((p) => { const e = workspace.entry(p); return e ? [[p, e] as [string, { mode: string }]] : []; }), (p) => workspace.readText(p))),
+    // The tree's symlinks, read once: edits are judged on every name a path goes by through them.
+    symlinks: () => (symlinks ??= collectSymlinks(entriesOf(workspace), (p) => workspace.readText(p))),
     readText: async (raw) => {
       const path = normalizeRepoPath(raw);
       const entry = workspace.entry(path);
@@ -88,6 +89,13 @@ export function modelToolContext(input: SegmentToolsInput): ModelToolContext {
       return { path, bytes, text: new TextDecoder().decode(bytes) };
     },
   };
+}
+
+function* entriesOf(workspace: Workspace): Generator<[string, { mode: string }]> {
+  for (const path of workspace.paths()) {
+    const entry = workspace.entry(path);
+    if (entry) yield [path, entry];
+  }
 }
 
 /** ", did you mean …" with up to five existing files of the same name. */

@@ -64,6 +64,8 @@ describe('file.edit', () => {
     expect(message).toContain('closest lines:\n4|         result += item.price');
     const indented = await messageOf(b.call('file.edit', { path: 'src/invoice.py', oldText: 'result = 0\n  for item in items:', newText: 'x' }));
     expect(indented).toContain('it does when whitespace is ignored');
+    const numbered = await messageOf(b.call('file.edit', { path: 'src/invoice.py', oldText: '2|     result = 0\n3|     for item in items:', newText: 'x' }));
+    expect(numbered).toContain('it starts with a line number from file.read: leave the numbers out');
     expect(b.ledger.entries()).toEqual([]);
     expect(await b.repo.workspace.readText('src/invoice.py')).toBe(INVOICE);
   });
