@@ -12,7 +12,7 @@ import { viewsFor, type PipelineEnv } from './pipeline-env.js';
 
 /**
  * One model segment: a bounded tool-calling loop whose tools are projections of core services
- * (read, search, list, write within the segment's files, diff). Every write goes through the
+ * (read, search, navigate the map, precise edits within the segment's files, diff). Every write goes through the
  * phase runtime (contract and allowed files); file content is redacted before any request.
  * Exchanges are ledgered, and a resumed attempt replays them instead of asking again.
  */
