@@ -49,11 +49,22 @@ export async function segmentPrompt({ env, context, task, segment }: SegmentProm
   return { system: systemText(allowed, instructions), context: contextText(allowed, projection, budget) };
 }
 
+/** Maps read per attempt environment: every segment of an attempt shares one read and parse. */
+const mapsRead = new WeakMap<PipelineEnv, Map<string, Promise<RepoMap | undefined>>>();
+
 /**
  * The map discovery built: from the map cache key it names (valid whatever attempt ran
- * discovery), else this attempt's copy. Undefined when neither is there.
+ * discovery), else this attempt's copy. Undefined when neither is there. Read once per attempt.
  */
-async function storedMap(env: PipelineEnv, discovery: DiscoveryOutput): Promise<RepoMap | undefined> {
+function storedMap(env: PipelineEnv, discovery: DiscoveryOutput): Promise<RepoMap | undefined> {
+  let byKey = mapsRead.get(env);
+  if (!byKey) mapsRead.set(env, (byKey = new Map()));
+  let map = byKey.get(discovery.mapKey);
+  if (!map) byKey.set(discovery.mapKey, (map = readMap(env, discovery)));
+  return map;
+}
+
+async function readMap(env: PipelineEnv, discovery: DiscoveryOutput): Promise<RepoMap | undefined> {
   for (const key of [discovery.mapKey, env.keys.attempt(env.attempt).repoMap]) {
     // An invalid entry is passed over, as the map cache itself does.
     const map = await readArtifactIfPresent(env.store, key, RepoMap).catch(() => undefined);

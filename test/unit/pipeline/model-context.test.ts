@@ -229,6 +229,18 @@ describe('the map projection in the context', () => {
     expect(b).toEqual(a);
   });
 
+  it('reads the map once per attempt, however many segments ask', async () => {
+    const { store, prompt } = await setup();
+    const gets: string[] = [];
+    const get = store.get.bind(store);
+    store.get = async (key) => (gets.push(key), get(key));
+    const a = await prompt();
+    const b = await prompt(['src/billing/tax.ts']);
+    expect(gets.filter((k) => k.startsWith('maps/'))).toHaveLength(1);
+    expect(b.context).toContain('"path":"src/billing/invoice.ts","rank":1');
+    expect(a.context).not.toBe(b.context);
+  });
+
   it('reads the attempt copy of the map when the cache entry is gone, and says so when there is no map', async () => {
     const fromAttempt = await (await setup({ storeAt: 'attempt' })).prompt();
     expect(fromAttempt.context).toContain('"reasons":["defines symbol total","file named in the task"]');
