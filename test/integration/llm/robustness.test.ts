@@ -164,10 +164,10 @@ describe('robustness of the LLM engine against real model behaviour', () => {
 
   it('an identical assistant turn repeated (several calls each) is stopped the same way', async () => {
     const turn = () => callTools({ name: 'git_status', arguments: {} }, { name: 'file_read', arguments: { path: 'README.md' } });
-    const { server, input } = await setup(() => turn(), { maxRepeatedCalls: 2 });
+    const { server, input } = await setup(() => turn());
     const result = await runLlmPhase(input);
-    expect(result).toMatchObject({ status: 'FAILED', reason: 'MODEL_LOOP', calls: 2 });
-    expect(server.requests).toHaveLength(2);
+    expect(result).toMatchObject({ status: 'FAILED', reason: 'MODEL_LOOP', calls: 3, steps: 4 });
+    expect(server.requests).toHaveLength(3);
   });
 
   it('an empty answer: one nudge; a second empty answer fails with MODEL_EMPTY_ANSWER', async () => {

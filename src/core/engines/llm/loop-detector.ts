@@ -8,7 +8,7 @@ export type LoopVerdict =
   | { action: 'stop'; message: string };
 
 export interface LoopDetectorOptions {
-  /** Identical tool calls without progress that stop the phase. Default 3, at least 2. */
+  /** Identical tool calls without progress that stop the phase. Default 3, at least 3 (one answered, one warned). */
   maxRepeats?: number;
 }
 
@@ -27,7 +27,7 @@ export class LoopDetector {
   #progress: unknown;
 
   constructor(options: LoopDetectorOptions = {}) {
-    this.maxRepeats = Math.max(2, options.maxRepeats ?? 3);
+    this.maxRepeats = Math.max(3, options.maxRepeats ?? 3);
   }
 
   /** Record the caller's progress marker; a new value forgets every repeat seen so far. */

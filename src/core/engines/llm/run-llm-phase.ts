@@ -37,7 +37,7 @@ export interface RunLlmPhaseInput {
   redact: (text: string) => string;
   /** Exchanges recorded by an earlier attempt of this phase, replayed in order instead of calling the model. */
   replay?: RecordedExchange[];
-  /** Called with each new exchange (not replayed ones) before the loop goes on, so the caller can ledger it. */
+  /** Called with each new exchange (replayed ones only when they come from an earlier attempt) before the loop goes on, so the caller can ledger it. */
   record: (exchange: RecordedExchange) => Promise<void>;
   /**
    * Where `replay` comes from. `attempt` (default): this attempt's own record, and a request that
