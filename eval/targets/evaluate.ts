@@ -31,6 +31,8 @@ export interface TargetResult {
   precision: number;
   strategy: string;
   top: string[];
+  /** Wall time of the selection alone (the map is built before), milliseconds. */
+  selectMs: number;
 }
 
 export interface TargetTotals {
@@ -46,10 +48,12 @@ const rules = defaultPathRules();
 /** Selects targets for one task text exactly as a run does: task parsing, map, symbols, selection. */
 export async function evaluateTask(input: { workspace: Workspace; map: RepoMap; syntax: TreeSyntaxService; contents: FileContents; text: string; expected: string }): Promise<Omit<TargetResult, 'set' | 'repo' | 'id'>> {
   const task = parseTask({ title: input.text, body: '', source: 'github' });
+  const started = performance.now();
   const sel = await selectTargets({ workspace: input.workspace, task, map: input.map, rules, syntax: input.syntax, contents: input.contents, symbols: new SymbolIndex(input.syntax, input.contents) });
+  const selectMs = Math.round(performance.now() - started);
   const paths = sel.selectedFiles.map((f) => f.path);
   const position = paths.indexOf(input.expected) + 1;
-  return { text: input.text, expected: input.expected, position, selected: paths.length, precision: position > 0 ? 1 / paths.length : 0, strategy: sel.strategy, top: paths.slice(0, TOP_K) };
+  return { text: input.text, expected: input.expected, position, selected: paths.length, precision: position > 0 ? 1 / paths.length : 0, strategy: sel.strategy, top: paths.slice(0, TOP_K), selectMs };
 }
 
 export async function runGenerated(syntax: TreeSyntaxService): Promise<TargetResult[]> {
@@ -94,8 +98,8 @@ export function totalsOf(results: readonly TargetResult[]): TargetTotals {
 }
 
 export function formatTable(results: readonly TargetResult[]): string {
-  const rows = results.map((r) => [r.set, r.id, r.position ? String(r.position) : '-', r.position > 0 && r.position <= TOP_K ? 'yes' : 'no', String(r.selected), r.precision.toFixed(2), r.expected]);
-  const head = ['set', 'task', 'pos', `top${TOP_K}`, 'selected', 'precision', 'expected file'];
+  const rows = results.map((r) => [r.set, r.id, r.position ? String(r.position) : '-', r.position > 0 && r.position <= TOP_K ? 'yes' : 'no', String(r.selected), r.precision.toFixed(2), String(r.selectMs), r.expected]);
+  const head = ['set', 'task', 'pos', `top${TOP_K}`, 'selected', 'precision', 'ms', 'expected file'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');

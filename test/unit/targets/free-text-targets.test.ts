@@ -23,6 +23,8 @@ const FILES: Record<string, string> = {
   'shop/cart.py': 'from shop.billing.invoice import total\n\n\nclass Cart:\n    def checkout(self):\n        return total(self.lines) + total(self.extra) + total(self.fees)\n',
   'shop/views.py': 'def render(order):\n    # show the total and tax of the order\n    return f"total: {order.total} tax: {order.tax}"\n',
   'tests/test_invoice.py': 'from shop.billing.invoice import total\n\n\ndef test_total():\n    assert total([]) == 0\n',
+  // A stub in a test defines the name too, and mentions it more often: still not where the fix goes.
+  'tests/conftest.py': 'def compute_tax(amount):\n    return 0\n\n\ndef fake_rates():\n    return [compute_tax(1), compute_tax(2), compute_tax(3), compute_tax(4)]\n',
   'docs/billing.md': 'The total of an invoice is the sum of its lines. The total includes tax.\n',
   ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`shop/pages/page${i}.py`, `def page${i}(order):\n    # the order total is shown here; compute_tax ran upstream\n    return order\n`])),
 };
@@ -85,7 +87,20 @@ describe('selectTargets on free text', () => {
     const keywordOnly = sel.selectedFiles.filter((f) => f.path.startsWith('shop/pages/'));
     expect(keywordOnly).toHaveLength(MAX_KEYWORD_ONLY_WITH_STRONG);
     expect(sel.warnings).toContainEqual(expect.objectContaining({ code: 'SELECTION_CAPPED', data: { keywordOnlyDropped: 8 - MAX_KEYWORD_ONLY_WITH_STRONG, referenceOnlyDropped: 0, relatedDropped: 0, strongEvidence: true } }));
-    expect(sel.selectedFiles.slice(0, 2).map((f) => f.path)).toEqual(['shop/billing/invoice.py', 'shop/billing/report.py']);
+    expect(sel.selectedFiles[0].path).toBe('shop/billing/invoice.py');
+    expect(sel.selectedFiles.map((f) => f.path)).toContain('shop/billing/report.py');
+  });
+});
+
+describe('selectTargets: words too common to single out', () => {
+  it('reports TASK_WORDS_TOO_COMMON and selects nothing for a word defined or used everywhere', async () => {
+    const files = Object.fromEntries(Array.from({ length: 205 }, (_, i) => [`w/m${i}.py`, `def widget_${i}():\n    return widget\n`]));
+    const many = await createMemoryRepo({ ...files, 'w/core.py': 'def widget():\n    return 1\n' });
+    const manyMap = await buildRepoMap({ workspace: many.workspace, owner: 'acme', repo: 'w', rules, policyDigest: 'p1' });
+    const task = parseTask({ title: 'the widget function is slow', body: '', source: 'github' });
+    const sel = await selectTargets({ workspace: many.workspace, task, map: manyMap, rules, syntax });
+    expect(sel.warnings).toContainEqual(expect.objectContaining({ code: 'TASK_WORDS_TOO_COMMON', data: { words: ['widget'] } }));
+    expect(sel.selectedFiles.map((f) => f.path)).not.toContain('w/core.py');
   });
 });
 
