@@ -50,6 +50,9 @@ export function describeExhaustion(e: Exhaustion): string {
   return `${e.dimension} (${e.scope}): ${amount(e.used)} used of ${amount(e.limit)}${next}`;
 }
 
+/** The ledger entry type that records which budget stopped a run (payload: an Exhaustion, with where). */
+export const BUDGET_EXHAUSTED = 'BUDGET_EXHAUSTED';
+
 /** A point on the run clock after which no new model or tool call starts; `limitMs` is the time it allowed in all. */
 export interface Deadline {
   scope: 'run' | 'phase';
