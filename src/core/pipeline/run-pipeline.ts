@@ -226,7 +226,7 @@ async function collectReport(env: PipelineEnv, outcome: OrchestratorResult, task
     artifacts['run-report.md'] = analysis.key;
     return { report: analysis.report, head: {} };
   }
-  const report = renderRunReport(buildRunReport(env, task, outcome.outputs, outcome.checkpoints, { status: outcome.state, artifacts: artifactList() }));
+  const report = renderRunReport(buildRunReport(env, task, outcome.outputs, outcome.checkpoints, { status: outcome.state, artifacts: artifactList(), ledger: outcome.ledger.entries() }));
   const reportKey = `${keys.attempt(env.attempt).prefix}run-report.md`;
   await store.put(reportKey, report, { contentType: 'text/markdown; charset=utf-8' });
   artifacts['run-report.md'] = reportKey;
