@@ -140,6 +140,8 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
     sizeKb: async () => repoInfo.data.size,
   });
 
+  // One reading of the invocation's end: yielding between phases and the model's deadline agree on it.
+  const endsAt = context.getRemainingTimeInMillis ? clock.now() + context.getRemainingTimeInMillis() : undefined;
   const result = await runPipeline(
     {
       store,
@@ -151,14 +153,14 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
       ciStatus: githubCiStatus(api, request.owner, request.repo),
       model: deps.model,
       prices: deps.prices,
-      deadline: context.getRemainingTimeInMillis ? clock.now() + context.getRemainingTimeInMillis() - DEADLINE_RESERVE_MS : undefined,
+      deadline: endsAt === undefined ? undefined : endsAt - DEADLINE_RESERVE_MS,
       reporter: tracker,
       identity: deps.identity,
       isCancelled: async () => {
         const marker = await readArtifactIfPresent(store, keys.cancel, CancelMarker);
         return Boolean(marker && marker.attempt >= target.attempt);
       },
-      shouldYield: () => (context.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() < YIELD_MARGIN_MS : false),
+      shouldYield: () => (endsAt === undefined ? false : endsAt - clock.now() < YIELD_MARGIN_MS),
     },
     {
       keys,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BUDGET_EXHAUSTED, type Deadline, type Exhaustion } from '../engines/llm/budget.js';
+import type { Deadline } from '../engines/llm/budget.js';
 import type { ArtifactStore, Clock, PhaseProgress, RunReporter } from '../ports.js';
 import { canonicalJson, sha256Hex } from '../util/digest.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -96,7 +96,10 @@ export interface OrchestratorOptions {
   segmentCount?: (outputs: Readonly<Partial<Record<PhaseName, unknown>>>) => number;
   /** Asked between phases: true means stop now and continue in another invocation. */
   shouldYield?: () => boolean;
-  /** No phase starts, and no model or tool call within one, at or after this time on `clock`. */
+  /**
+   * No model or tool call starts at or after this time on `clock`. Between phases, running out
+   * of time is `shouldYield`'s to handle (the run continues in a new invocation).
+   */
   deadline?: number;
   /** Told when each phase starts and ends. */
   reporter?: RunReporter;
@@ -190,13 +193,6 @@ async function interruptionBefore(options: OrchestratorOptions, attempt: Attempt
   if (mayYield && options.shouldYield?.()) {
     await attempt.ledger.append({ actor: 'orchestrator', phase, type: 'SUSPENDED', payload: { nextPhase: phase } });
     return { state: 'SUSPENDED', reason: 'time is running out; continuing in a new invocation', ...resultParts(attempt) };
-  }
-  const deadline = attempt.runDeadline;
-  if (deadline && options.clock.now() >= deadline.at) {
-    const exhausted: Exhaustion = { dimension: 'wall_clock', scope: 'run', limit: deadline.limitMs, used: deadline.limitMs + (options.clock.now() - deadline.at) };
-    await attempt.ledger.append({ actor: 'orchestrator', phase, type: BUDGET_EXHAUSTED, payload: { ...exhausted, phase } });
-    await attempt.ledger.append({ actor: 'orchestrator', phase, type: 'RUN_STOPPED', payload: { state: 'BUDGET_EXCEEDED', reason: 'WALL_CLOCK_EXHAUSTED' } });
-    return { state: 'BUDGET_EXCEEDED', reason: 'WALL_CLOCK_EXHAUSTED', details: { exhausted, nextPhase: phase }, ...resultParts(attempt) };
   }
   return undefined;
 }
