@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PriceTableJson } from '../core/engines/llm/cost.js';
 
 /**
  * The Lambda functions' configuration, read once at the composition root through one schema.
@@ -23,6 +24,8 @@ export const AppConfig = z.object({
   MODEL_NAME: z.string().optional(),
   /** SSM SecureString parameter holding the model API key (read by the worker only). */
   MODEL_API_KEY_PARAMETER: z.string().optional(),
+  /** Model prices, JSON `{"<model id>": {"inputPerMTokUsd": n, "outputPerMTokUsd": n}}`: cost in reports, and the policy's cost cap. */
+  MODEL_PRICES: PriceTableJson.optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 export type AppConfig = z.infer<typeof AppConfig>;

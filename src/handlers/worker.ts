@@ -45,6 +45,7 @@ const handle = createWorkerHandler({
   syntax: () => (syntax ??= createNodeSyntaxService({ wasmDir: process.env.DRAFTSMAN_WASM_DIR })),
   newFs: createMemoryFs,
   model: config.MODEL_BASE_URL && config.MODEL_NAME ? new OpenAiChatProvider({ baseUrl: config.MODEL_BASE_URL, model: config.MODEL_NAME, apiKey: modelKey }) : undefined,
+  prices: config.MODEL_PRICES,
   identity: { name: `${config.GITHUB_APP_SLUG}[bot]`, email: `${config.GITHUB_APP_SLUG}[bot]@users.noreply.github.com` },
 });
 

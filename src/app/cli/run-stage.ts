@@ -1,3 +1,4 @@
+import { parsePriceTable } from '../../core/engines/llm/cost.js';
 import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import type { ModelProvider } from '../../core/ports.js';
 import { createMemoryFs } from '../local/memfs-adapter.js';
@@ -30,6 +31,7 @@ export async function runStage(run: CliRun, io: CliIo, reporter: TerminalReporte
         syntax: await createNodeSyntaxService({ wasmDir: io.env.DRAFTSMAN_WASM_DIR }),
         ciStatus: { read: async () => ({ state: 'unavailable', checks: [] }) },
         model: io.model ?? modelFromEnv(io.env),
+        prices: parsePriceTable(io.env.DRAFTSMAN_MODEL_PRICES, 'DRAFTSMAN_MODEL_PRICES'),
         reporter,
         identity: gitIdentityOf(io.env),
         isCancelled: async () => cancelled.value || Boolean(await store.get(keys.cancel)),

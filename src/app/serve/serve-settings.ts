@@ -36,6 +36,7 @@ export const ServeEnv = z.object({
   MODEL_NAME: AppConfig.shape.MODEL_NAME,
   /** The key itself: in one process there is no parameter store to hold it. */
   MODEL_API_KEY: z.string().min(1).optional(),
+  MODEL_PRICES: AppConfig.shape.MODEL_PRICES,
   LOG_LEVEL: AppConfig.shape.LOG_LEVEL,
   DRAFTSMAN_WASM_DIR: z.string().min(1).optional(),
 });

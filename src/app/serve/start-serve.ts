@@ -127,6 +127,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     syntax,
     newFs: createMemoryFs,
     model: settings.MODEL_BASE_URL && settings.MODEL_NAME ? new OpenAiChatProvider({ baseUrl: settings.MODEL_BASE_URL, model: settings.MODEL_NAME, apiKey: settings.MODEL_API_KEY }) : undefined,
+    prices: settings.MODEL_PRICES,
     identity: { name: botLogin, email: `${botLogin}@users.noreply.github.com` },
   });
   let invocations = 0;

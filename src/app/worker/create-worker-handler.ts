@@ -1,6 +1,7 @@
 import { putArtifactIfAbsent, readArtifactIfPresent, writeArtifact } from '../../core/artifacts/artifact-io.js';
 import { issueLatestKey, runKeys, type RunKeys } from '../../core/artifacts/keys.js';
 import { isAnalysisReport } from '../../core/phases/analysis-report.js';
+import type { PriceTable } from '../../core/engines/llm/cost.js';
 import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import { POLICY_FILE_NAME } from '../../core/policy/agent-policy.js';
 import type { ArtifactStore, CiStatus, CiStatusReader, Clock, FsLike, Logger, ModelProvider, TokenBroker } from '../../core/ports.js';
@@ -29,6 +30,13 @@ export { MAX_CONTINUATIONS } from './lease.js';
 /** Stop starting new phases when less than this is left of the invocation. */
 const YIELD_MARGIN_MS = 90_000;
 
+/**
+ * Model and tool calls stop this long before the invocation ends, leaving time for the
+ * checkpoint, the partial report and run.json. Below the yield margin, so that between phases
+ * the run suspends (and continues in a new invocation) before this deadline can stop it.
+ */
+export const DEADLINE_RESERVE_MS = 60_000;
+
 export interface WorkerDeps {
   /**
    * Trades the dispatcher's capability for the run's store and read token: the worker holds
@@ -41,6 +49,8 @@ export interface WorkerDeps {
   syntax: () => Promise<TreeSyntaxService>;
   newFs: () => FsLike;
   model?: ModelProvider;
+  /** Model prices (MODEL_PRICES): cost in the report, and what a policy cost cap is checked against. */
+  prices?: PriceTable;
   identity: { name: string; email: string };
   /** The repository source; default smart HTTP with the token-read token (tests may point it at a loopback server). */
   cloneUrl?: (request: RunRequest) => string;
@@ -130,6 +140,8 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
     sizeKb: async () => repoInfo.data.size,
   });
 
+  // One reading of the invocation's end: yielding between phases and the model's deadline agree on it.
+  const endsAt = context.getRemainingTimeInMillis ? clock.now() + context.getRemainingTimeInMillis() : undefined;
   const result = await runPipeline(
     {
       store,
@@ -140,13 +152,15 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
       syntax: await deps.syntax(),
       ciStatus: githubCiStatus(api, request.owner, request.repo),
       model: deps.model,
+      prices: deps.prices,
+      deadline: endsAt === undefined ? undefined : endsAt - DEADLINE_RESERVE_MS,
       reporter: tracker,
       identity: deps.identity,
       isCancelled: async () => {
         const marker = await readArtifactIfPresent(store, keys.cancel, CancelMarker);
         return Boolean(marker && marker.attempt >= target.attempt);
       },
-      shouldYield: () => (context.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() < YIELD_MARGIN_MS : false),
+      shouldYield: () => (endsAt === undefined ? false : endsAt - clock.now() < YIELD_MARGIN_MS),
     },
     {
       keys,

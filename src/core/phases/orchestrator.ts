@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Deadline } from '../engines/llm/budget.js';
 import type { ArtifactStore, Clock, PhaseProgress, RunReporter } from '../ports.js';
 import { canonicalJson, sha256Hex } from '../util/digest.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -41,6 +42,8 @@ export const Checkpoint = z.object({
   /** The phase's serialisable output, handed to later phases (also after a resume). */
   output: z.unknown(),
   stepsUsed: z.number().int().nonnegative(),
+  /** When the phase started in the invocation that completed it (its wall clock is completedAt - startedAt). */
+  startedAt: z.string().optional(),
   completedAt: z.string(),
 });
 export type Checkpoint = z.infer<typeof Checkpoint>;
@@ -67,6 +70,8 @@ export interface PhaseContext {
   recordSegment(segment: string): Promise<string | undefined>;
   /** True when a cancel marker exists; phases check it between steps. */
   cancelled(): Promise<boolean>;
+  /** The phase's wall-clock limit (from its contract) and the run's deadline, on the orchestrator's clock. */
+  deadlines: readonly Deadline[];
 }
 
 export interface PhaseHandler {
@@ -91,6 +96,11 @@ export interface OrchestratorOptions {
   segmentCount?: (outputs: Readonly<Partial<Record<PhaseName, unknown>>>) => number;
   /** Asked between phases: true means stop now and continue in another invocation. */
   shouldYield?: () => boolean;
+  /**
+   * No model or tool call starts at or after this time on `clock`. Between phases, running out
+   * of time is `shouldYield`'s to handle (the run continues in a new invocation).
+   */
+  deadline?: number;
   /** Told when each phase starts and ends. */
   reporter?: RunReporter;
 }
@@ -114,7 +124,9 @@ const encoder = new TextEncoder();
  * continues with the next phase, so it ends exactly where an uninterrupted run would.
  */
 export async function runOrchestrator(options: OrchestratorOptions): Promise<OrchestratorResult> {
+  const invokedAt = options.clock.now();
   const attempt = await openAttempt(options);
+  if (options.deadline !== undefined) attempt.runDeadline = { scope: 'run', at: options.deadline, limitMs: Math.max(0, options.deadline - invokedAt) };
   const order = options.handlers.map((h) => h.name);
   const last = attempt.checkpoints[attempt.checkpoints.length - 1];
   const startIndex = last ? (last.nextPhase ? order.indexOf(last.nextPhase) : order.length) : 0;
@@ -138,6 +150,8 @@ interface AttemptState {
   /** Snapshot of the view at the last recorded segment, for the next patch. */
   segmentBase: Map<string, FileSnapshot | null>;
   segmentSeq: number;
+  /** This invocation's deadline, if it has one. */
+  runDeadline?: Deadline;
 }
 
 function resultParts(attempt: AttemptState): Pick<OrchestratorResult, 'outputs' | 'checkpoints' | 'resumedFrom' | 'ledger'> {
@@ -195,7 +209,8 @@ async function runPhase(options: OrchestratorOptions, attempt: AttemptState, han
   options.reporter?.phase?.({ phase: handler.name, state: 'running' });
   await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'PHASE_STARTED', payload: { goal: contract.goal } });
 
-  const context = phaseContext(options, attempt, handler.name, runtime);
+  const phaseDeadline: Deadline = { scope: 'phase', at: startedAt + contract.budgets.maxWallClockMs, limitMs: contract.budgets.maxWallClockMs };
+  const context = phaseContext(options, attempt, handler.name, runtime, [phaseDeadline, ...(attempt.runDeadline ? [attempt.runDeadline] : [])]);
   let outcome: PhaseOutcome;
   try {
     outcome = await handler.run(context);
@@ -210,7 +225,7 @@ async function runPhase(options: OrchestratorOptions, attempt: AttemptState, han
   // Changes a phase left unrecorded become a segment of their own, so resume sees them.
   if (workspace.changes().length > 0 || attempt.segmentBase.size > 0) await context.recordSegment(`${handler.name}-rest`);
   attempt.outputs[handler.name] = outcome.output;
-  await writeCheckpoint(options, attempt, handler.name, outcome, runtime.stepsUsed, outcome.stop ? null : next);
+  await writeCheckpoint(options, attempt, handler.name, outcome, { stepsUsed: runtime.stepsUsed, startedAt }, outcome.stop ? null : next);
 
   if (outcome.stop) {
     progress(outcome.stop.state === 'COMPLETED' ? 'done' : outcome.stop.state === 'FAILED' ? 'failed' : 'blocked', outcome.summary);
@@ -222,7 +237,7 @@ async function runPhase(options: OrchestratorOptions, attempt: AttemptState, han
 }
 
 /** What a phase handler sees: the guarded workspace, the ledger, earlier outputs, and the patch stack recorder. */
-function phaseContext(options: OrchestratorOptions, attempt: AttemptState, phase: PhaseName, runtime: PhaseRuntime): PhaseContext {
+function phaseContext(options: OrchestratorOptions, attempt: AttemptState, phase: PhaseName, runtime: PhaseRuntime, deadlines: Deadline[]): PhaseContext {
   const { store, attemptPrefix, workspace } = options;
   return {
     phase,
@@ -231,6 +246,7 @@ function phaseContext(options: OrchestratorOptions, attempt: AttemptState, phase
     ledger: attempt.ledger,
     outputs: attempt.outputs,
     cancelled: options.isCancelled,
+    deadlines,
     recordSegment: async (segment: string) => {
       const touched = new Set<string>([...attempt.segmentBase.keys(), ...workspace.changes().map((c) => c.path)]);
       const patch = await options.patches.create(workspace, attempt.segmentBase, [...touched].sort());
@@ -246,7 +262,7 @@ function phaseContext(options: OrchestratorOptions, attempt: AttemptState, phase
 }
 
 /** The checkpoint after a phase: enough to resume from it on a fresh workspace. */
-async function writeCheckpoint(options: OrchestratorOptions, attempt: AttemptState, phase: PhaseName, outcome: PhaseOutcome, stepsUsed: number, next: PhaseName | null): Promise<void> {
+async function writeCheckpoint(options: OrchestratorOptions, attempt: AttemptState, phase: PhaseName, outcome: PhaseOutcome, run: { stepsUsed: number; startedAt: number }, next: PhaseName | null): Promise<void> {
   const { checkpoints } = attempt;
   const seq = checkpoints.length === 0 ? 0 : checkpoints[checkpoints.length - 1].seq + 1;
   const checkpoint = Checkpoint.parse({
@@ -264,7 +280,8 @@ async function writeCheckpoint(options: OrchestratorOptions, attempt: AttemptSta
     nextPhase: next,
     patches: [...attempt.patchKeys],
     output: outcome.output ?? null,
-    stepsUsed,
+    stepsUsed: run.stepsUsed,
+    startedAt: new Date(run.startedAt).toISOString(),
     completedAt: new Date(options.clock.now()).toISOString(),
   });
   const checkpointKey = `${options.attemptPrefix}checkpoints/${seqLabel(seq)}-${phase}.json`;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Exhaustion } from '../engines/llm/budget.js';
 
 /** The facts a run report states; validated before it is rendered. */
 export const Usage = z.strictObject({ used: z.number().int().nonnegative(), limit: z.number().int().nonnegative().optional() });
@@ -81,7 +82,37 @@ export const RunReport = z.strictObject({
   policyVerdicts: z.array(z.strictObject({ rule: z.string(), verdict: z.enum(['PASS', 'WARN', 'FAIL', 'APPROVED']), detail: z.string().optional() })).default([]),
   antiCheat: z.array(z.strictObject({ rule: z.string(), path: z.string(), line: z.number().int().optional(), snippet: z.string(), severity: Severity })).default([]),
   /** Model rows are present only when a model ran. */
-  budget: z.strictObject({ steps: Usage, modelCalls: Usage.optional(), tokens: Usage.optional(), files: Usage, lines: Usage }),
+  budget: z.strictObject({
+    steps: Usage,
+    modelCalls: Usage.optional(),
+    toolCalls: Usage.optional(),
+    /** Prompt plus completion tokens, when they are not known apart. */
+    tokens: Usage.optional(),
+    tokensIn: Usage.optional(),
+    tokensOut: Usage.optional(),
+    /** In micro-dollars; `used` is null when the deployment has no price for the model. */
+    cost: z.strictObject({ used: z.number().int().nonnegative().nullable(), limit: z.number().int().nonnegative().optional() }).optional(),
+    /** The phases' wall clock added up (each from its start to its checkpoint). */
+    wallClockMs: z.number().int().nonnegative().optional(),
+    files: Usage,
+    lines: Usage,
+    /** Model work per phase, for the phases that asked the model. */
+    phases: z
+      .array(
+        z.strictObject({
+          phase: z.string().min(1),
+          modelCalls: z.number().int().nonnegative(),
+          toolCalls: z.number().int().nonnegative(),
+          tokensIn: z.number().int().nonnegative(),
+          tokensOut: z.number().int().nonnegative(),
+          costMicroUsd: z.number().int().nonnegative().nullable(),
+          wallClockMs: z.number().int().nonnegative().optional(),
+        }),
+      )
+      .default([]),
+    /** The budget that stopped the run, when one did. */
+    exhausted: Exhaustion.extend({ phase: z.string().optional(), segment: z.string().optional() }).optional(),
+  }),
   phases: z.array(z.strictObject({ name: z.string(), state: z.enum(['pending', 'running', 'done', 'skipped', 'failed', 'blocked']) })).default([]),
   /** Touched modules, drawn when there are no phases to draw. */
   modules: z.array(z.strictObject({ name: z.string(), files: z.number().int().nonnegative() })).default([]),

@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import { describeExhaustion } from '../engines/llm/budget.js';
+import { formatUsd } from '../engines/llm/cost.js';
 import { shortenAtWord } from '../util/shorten.js';
 import { attr, block, cell, clip, code, codeCell, details, fenced, firstLine, firstParagraph, inline, mermaidText, plural, sum } from './report-markdown.js';
 import { RunReport, RunReportVerification, type RunReportInput, type Usage } from './run-report-schema.js';
@@ -138,7 +140,24 @@ function summaryTable(r: RunReport): string[] {
     `| **Verification** | static checks: ${passed} passed, ${failed} failed · ${ciText} |`,
     `| **Risk** | ${r.risk.level} (score ${r.risk.score}) · anti-cheat: ${r.antiCheat.length === 0 ? 'no finding' : `${r.antiCheat.length} ${plural(r.antiCheat.length, 'finding')} (${high} high)`} |`,
     `| **Run** | ${cell(r.status)} · base ${codeCell(r.baseCommitSha.slice(0, 12))}${r.baseRef ? ` (${cell(r.baseRef)})` : ''} · attempt ${r.attempt}${r.budget.modelCalls ? ` · ${usage(r.budget.modelCalls)} model calls` : ''} |`,
+    ...budgetLine(r),
   ];
+}
+
+/**
+ * The summary's Budget row, when the model's usage is known: calls, tokens each way and cost in
+ * dollars (`n/a` when the deployment has no price for the model), and what stopped the run.
+ */
+function budgetLine(r: RunReport): string[] {
+  const b = r.budget;
+  if (!b.modelCalls || !b.tokensIn || !b.tokensOut) return [];
+  const stopped = b.exhausted ? ` · **stopped: ${b.exhausted.dimension}**` : '';
+  return [`| **Budget** | ${b.modelCalls.used} model calls · tokens ${b.tokensIn.used} in / ${b.tokensOut.used} out · cost ${costText(b.cost)}${stopped} |`];
+}
+
+function costText(cost: RunReport['budget']['cost']): string {
+  if (!cost || cost.used === null) return 'n/a';
+  return cost.limit !== undefined ? `${formatUsd(cost.used)} of ${formatUsd(cost.limit)}` : formatUsd(cost.used);
 }
 
 function scopeAndStrategy(r: RunReport): string[] {
@@ -211,15 +230,33 @@ function antiCheat(r: RunReport): string[] {
 }
 
 function budget(r: RunReport): string[] {
+  const b = r.budget;
   const rows: [string, z.infer<typeof Usage> | undefined][] = [
-    ['steps', r.budget.steps],
-    ['model calls', r.budget.modelCalls],
-    ['tokens', r.budget.tokens],
-    ['files changed', r.budget.files],
-    ['lines changed', r.budget.lines],
+    ['steps', b.steps],
+    ['model calls', b.modelCalls],
+    ['tool calls', b.toolCalls],
+    ['tokens', b.tokens],
+    ['tokens in', b.tokensIn],
+    ['tokens out', b.tokensOut],
+    ['files changed', b.files],
+    ['lines changed', b.lines],
   ];
   const shown = rows.filter((row): row is [string, z.infer<typeof Usage>] => row[1] !== undefined);
-  return ['| dimension | used | limit |', '|---|---|---|', ...shown.map(([name, u]) => `| ${name} | ${u.used} | ${u.limit ?? '-'} |`)];
+  const out = ['| dimension | used | limit |', '|---|---|---|', ...shown.map(([name, u]) => `| ${name} | ${u.used} | ${u.limit ?? '-'} |`)];
+  if (b.cost) out.push(`| cost (USD) | ${b.cost.used === null ? 'n/a (no price for the model)' : formatUsd(b.cost.used)} | ${b.cost.limit !== undefined ? formatUsd(b.cost.limit) : '-'} |`);
+  if (b.wallClockMs !== undefined) out.push(`| wall clock | ${seconds(b.wallClockMs)} | - |`);
+  if (b.phases.length > 0) {
+    out.push('', '| phase | model calls | tool calls | tokens in | tokens out | cost (USD) | wall clock |', '|---|---|---|---|---|---|---|');
+    for (const p of b.phases) {
+      out.push(`| ${cell(p.phase)} | ${p.modelCalls} | ${p.toolCalls} | ${p.tokensIn} | ${p.tokensOut} | ${p.costMicroUsd === null ? 'n/a' : formatUsd(p.costMicroUsd)} | ${p.wallClockMs === undefined ? '-' : seconds(p.wallClockMs)} |`);
+    }
+  }
+  if (b.exhausted) out.push('', `**Stopped by a budget:** ${inline(describeExhaustion(b.exhausted))}${b.exhausted.phase ? ` in ${inline(b.exhausted.phase)}${b.exhausted.segment ? ` (${inline(b.exhausted.segment)})` : ''}` : ''}.`);
+  return out;
+}
+
+function seconds(ms: number): string {
+  return `${(Math.round(ms / 100) / 10).toFixed(1)} s`;
 }
 
 const STATE_LABEL: Record<RunReport['phases'][number]['state'], string> = {

@@ -1,3 +1,5 @@
+import { describeExhaustion } from '../engines/llm/budget.js';
+import type { LedgerEntry } from '../phases/ledger.js';
 import type { PhaseName } from '../phases/phase-contracts.js';
 import { PHASE_CONTRACTS, PHASE_NAMES } from '../phases/phase-contracts.js';
 import type { Checkpoint } from '../phases/orchestrator.js';
@@ -6,6 +8,7 @@ import { describeStep, describeSteps, shortModuleName } from '../git/pr-text.js'
 import { moduleForPath } from '../repomap/detect-modules.js';
 import type { RecipeStep } from '../task/recipe-steps.js';
 import type { TaskContract } from '../task/task-contract.js';
+import { lastExhaustion, modelUsage, runLimits } from './model-budget.js';
 import { changeOf } from './phases/change-phase.js';
 import { discoveryOf } from './phases/discovery-phase.js';
 import { planOf } from './phases/planning-phase.js';
@@ -42,7 +45,15 @@ export function buildRunReport(
   task: TaskContract,
   outputs: Readonly<Partial<Record<PhaseName, unknown>>>,
   checkpoints: readonly Checkpoint[],
-  state: { status: string; headCommitSha?: string; artifacts: { name: string; url: string }[]; current?: PhaseName; currentSteps?: number },
+  state: {
+    status: string;
+    headCommitSha?: string;
+    artifacts: { name: string; url: string }[];
+    current?: PhaseName;
+    currentSteps?: number;
+    /** The attempt's ledger: model usage per phase and the budget that stopped the run come from it. */
+    ledger?: readonly LedgerEntry[];
+  },
 ): RunReportInput {
   const views = viewsFor(env, task);
   const out = parsedOutputs(outputs);
@@ -83,12 +94,12 @@ export function buildRunReport(
       : { level: 'LOW', score: 0, reasons: ['not assessed: the run stopped before the diff review'] },
     policyVerdicts: policyVerdicts(out, views.limits),
     antiCheat: (out.verification?.cheats ?? []).map((c) => ({ rule: c.rule, path: c.path, line: c.line, snippet: c.snippet, severity: c.severity === 'HIGH' ? 'HIGH' : 'MEDIUM' })),
-    budget: budgetSection(out, checkpoints, views.limits, state),
+    budget: budgetSection(env, task, out, checkpoints, state),
     phases: PHASE_NAMES.map((name) => ({ name: PHASE_CONTRACTS[name].title, state: done.has(name) ? 'done' : name === state.current ? 'running' : 'pending' })),
     modules: targets.modules,
     artifacts: state.artifacts,
     notes: [...new Set(change?.segments.flatMap((s) => s.notes) ?? [])],
-    warnings: (discovery?.warnings ?? []).map((w) => `${w.code}: ${w.message}`),
+    warnings: [...budgetWarning(out, state.ledger), ...(discovery?.warnings ?? []).map((w) => `${w.code}: ${w.message}`)],
   };
 }
 
@@ -150,21 +161,67 @@ function policyVerdicts({ review }: Outputs, limits: Limits): RunReportInput['po
  * Budget used: phase steps of every checkpointed phase (one checkpoint per phase: the last
  * counts after a resume) plus the phase still running; model rows only when a model was asked.
  */
-function budgetSection({ plan, change, review }: Outputs, checkpoints: readonly Checkpoint[], limits: Limits, state: { current?: PhaseName; currentSteps?: number }): RunReportInput['budget'] {
+function budgetSection(
+  env: PipelineEnv,
+  task: TaskContract,
+  { plan, change, review }: Outputs,
+  checkpoints: readonly Checkpoint[],
+  state: { current?: PhaseName; currentSteps?: number; ledger?: readonly LedgerEntry[] },
+): RunReportInput['budget'] {
+  const limits = viewsFor(env, task).limits;
   const perPhase = new Map(checkpoints.map((c) => [c.phase, c.stepsUsed]));
   if (state.current && state.currentSteps !== undefined && !perPhase.has(state.current)) perPhase.set(state.current, state.currentSteps);
   const modelRan = plan?.strategy === 'llm' || (change?.segments ?? []).some((s) => s.engine === 'llm' || s.model !== undefined);
+  const elapsed = new Map(checkpoints.flatMap((c) => (c.startedAt ? [[c.phase, Math.max(0, Date.parse(c.completedAt) - Date.parse(c.startedAt))] as const] : [])));
   return {
     steps: { used: [...perPhase.values()].reduce((n, used) => n + used, 0) },
-    ...(modelRan
-      ? {
-          modelCalls: { used: change?.segments.reduce((n, s) => n + (s.model?.calls ?? 0), 0) ?? 0, limit: limits.maxModelCalls },
-          tokens: { used: change?.segments.reduce((n, s) => n + (s.model?.tokens ?? 0), 0) ?? 0 },
-        }
-      : {}),
+    ...(modelRan ? (state.ledger ? modelRows(env, task, state.ledger, elapsed) : segmentRows(change, limits)) : {}),
+    ...(elapsed.size > 0 ? { wallClockMs: [...elapsed.values()].reduce((n, ms) => n + ms, 0) } : {}),
     files: { used: review?.diffSummary.filesChanged ?? 0, limit: limits.maxFiles },
     lines: { used: (review?.diffSummary.insertions ?? 0) + (review?.diffSummary.deletions ?? 0), limit: limits.maxLines },
   };
+}
+
+/** The model rows from the ledger: calls, tool calls, tokens each way and cost against the run's limits, and per phase. */
+function modelRows(env: PipelineEnv, task: TaskContract, ledger: readonly LedgerEntry[], elapsed: ReadonlyMap<PhaseName, number>): Partial<RunReportInput['budget']> {
+  const { total, byPhase } = modelUsage(ledger);
+  const limits = runLimits(env, task);
+  const exhausted = lastExhaustion(ledger);
+  return {
+    modelCalls: { used: total.modelCalls, limit: limits.modelCalls },
+    toolCalls: { used: total.toolCalls, limit: limits.toolCalls },
+    tokensIn: { used: total.tokensIn, limit: limits.tokensIn },
+    tokensOut: { used: total.tokensOut, limit: limits.tokensOut },
+    cost: { used: total.costMicroUsd, limit: limits.costMicroUsd },
+    phases: PHASE_NAMES.flatMap((phase) => {
+      const u = byPhase.get(phase);
+      return u ? [{ phase: PHASE_CONTRACTS[phase].title, ...u, wallClockMs: elapsed.get(phase) }] : [];
+    }),
+    ...(exhausted ? { exhausted } : {}),
+  };
+}
+
+/** Without a ledger: what the change phase's segments recorded. */
+function segmentRows(change: Outputs['change'], limits: Limits): Partial<RunReportInput['budget']> {
+  return {
+    modelCalls: { used: change?.segments.reduce((n, s) => n + (s.model?.calls ?? 0), 0) ?? 0, limit: limits.maxModelCalls },
+    tokens: { used: change?.segments.reduce((n, s) => n + (s.model?.tokens ?? 0), 0) ?? 0 },
+  };
+}
+
+/**
+ * The partial report's first line when a budget stopped the run: which one, its limit and use,
+ * and what was done before the stop (the checkpoint keeps it for a retry).
+ */
+function budgetWarning({ change }: Outputs, ledger: readonly LedgerEntry[] | undefined): string[] {
+  const exhausted = ledger ? lastExhaustion(ledger) : undefined;
+  if (!exhausted) return [];
+  const segments = change?.segments ?? [];
+  const finished = segments.filter((s) => s.model?.status !== 'BUDGET_EXCEEDED').length;
+  const files = [...new Set(segments.flatMap((s) => s.changedFiles.map((f) => f.path)))].sort();
+  const where = `${PHASE_CONTRACTS[exhausted.phase].title}${exhausted.segment ? `, ${exhausted.segment}` : ''}`;
+  const done = `${finished} ${finished === 1 ? 'segment' : 'segments'} completed, ${files.length} ${files.length === 1 ? 'file' : 'files'} changed${files.length > 0 && files.length <= 5 ? ` (${files.join(', ')})` : ''}`;
+  return [`Budget exhausted in ${where}: ${describeExhaustion(exhausted)}. Done before the stop: ${done}. The checkpoint is kept: raise the limit or narrow the task, then retry.`];
 }
 
 /** What the run left alone by design: lockfiles only when some are listed, and the policy's forbidden paths. */

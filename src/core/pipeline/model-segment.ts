@@ -3,12 +3,13 @@ import { redactSecrets } from '../git/secret-scan.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { PHASE_CONTRACTS } from '../phases/phase-contracts.js';
 import type { TaskContract } from '../task/task-contract.js';
+import { noteExhaustion, segmentBudget } from './model-budget.js';
 import { segmentPrompt } from './model-context.js';
 import { segmentReplay } from './model-replay.js';
 import { segmentTools } from './model-tools/segment-tools.js';
 import type { SegmentResult } from './phases/change-phase.js';
 import type { Segment } from './phases/planning-phase.js';
-import { viewsFor, type PipelineEnv } from './pipeline-env.js';
+import type { PipelineEnv } from './pipeline-env.js';
 
 /**
  * One model segment: a bounded tool-calling loop whose tools are projections of core services
@@ -19,7 +20,6 @@ import { viewsFor, type PipelineEnv } from './pipeline-env.js';
 export async function runModelSegment(env: PipelineEnv, context: PhaseContext, task: TaskContract, segment: Segment): Promise<SegmentResult> {
   const model = env.model;
   if (!model) throw new Error('no model is configured');
-  const views = viewsFor(env, task);
   const written = new Map<string, number>();
   const redact = (text: string) => redactSecrets(text).text;
 
@@ -33,16 +33,17 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
     tools,
     ...(await segmentPrompt({ env, context, task, segment })),
     task: { title: env.request.issue?.title ?? env.request.task?.title ?? '', objective: task.objective },
-    budgets: { maxModelCalls: views.limits.maxModelCalls, maxTokens: contract.budgets.maxTokens, maxSteps: contract.budgets.maxSteps },
+    ...segmentBudget(env, context, task, segment),
     redact,
     // Any edit is progress: a repeated read after it may answer differently.
     progress: () => [...written.values()].reduce((sum, n) => sum + n, 0),
     replay: replay.exchanges,
     replayFrom: replay.from,
-    record: async (exchange) => {
-      await context.ledger.append({ actor: 'model', phase: context.phase, type: 'MODEL_EXCHANGE', payload: { segment: segment.id, exchange } });
+    record: async (exchange, usage) => {
+      await context.ledger.append({ actor: 'model', phase: context.phase, type: 'MODEL_EXCHANGE', payload: { segment: segment.id, exchange, usage } });
     },
   });
+  await noteExhaustion(context, segment, result);
   for (const refusal of result.refusals) {
     await context.ledger.append({ actor: 'orchestrator', phase: context.phase, type: 'TOOL_REFUSED', payload: { tool: refusal.tool, reason: refusal.reason ?? '', message: refusal.message ?? '' } });
   }
@@ -53,6 +54,6 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
     skipped: [],
     notes: [`model ${model.model}: ${result.status} (${result.reason})`],
     lockfilesToRefresh: [],
-    model: { calls: result.calls, tokens: result.tokens, status: result.status, reason: result.reason, summary: result.summary.slice(0, 2000) },
+    model: { calls: result.calls, tokens: result.tokens, status: result.status, reason: result.reason, summary: result.summary.slice(0, 2000), usage: result.usage, ...(result.exhausted ? { exhausted: result.exhausted } : {}) },
   };
 }

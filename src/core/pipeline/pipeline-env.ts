@@ -1,4 +1,5 @@
 import type { RunKeys } from '../artifacts/keys.js';
+import type { PriceTable } from '../engines/llm/cost.js';
 import type { GitIdentity } from '../git/commit-staged.js';
 import type { AgentPolicy } from '../policy/agent-policy.js';
 import type { ArtifactStore, CiStatusReader, Clock, Logger, ModelProvider, RunReporter } from '../ports.js';
@@ -16,6 +17,10 @@ export interface PipelineEnv {
   syntax: TreeSyntaxService;
   ciStatus: CiStatusReader;
   model?: ModelProvider;
+  /** Model prices from the deployment configuration; without one, cost is "n/a" and a policy cost cap refuses the model. */
+  prices?: PriceTable;
+  /** When model work must stop on `clock` (the worker's remaining time less a reserve for the checkpoint and report); none in the CLI. */
+  deadline?: number;
   reporter?: RunReporter;
   identity: GitIdentity;
   keys: RunKeys;

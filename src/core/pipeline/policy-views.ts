@@ -22,7 +22,7 @@ export function policyViews(policy: AgentPolicy, task?: Pick<TaskContract, 'path
   const limits = {
     maxFiles: Math.min(budgets.maxFiles ?? policy.agent.maxChangedFiles, policy.agent.maxChangedFiles),
     maxLines: Math.min(budgets.maxLines ?? policy.agent.maxDiffLines, policy.agent.maxDiffLines),
-    maxModelCalls: budgets.maxModelCalls ?? 40,
+    maxModelCalls: Math.min(budgets.maxModelCalls ?? policy.agent.budgets.maxModelCalls, policy.agent.budgets.maxModelCalls),
   };
   return { policy, rules, limits };
 }

@@ -1,4 +1,5 @@
 import type { RunKeys } from '../artifacts/keys.js';
+import type { PriceTable } from '../engines/llm/cost.js';
 import { agentBranchName } from '../git/branch-name.js';
 import type { GitIdentity } from '../git/commit-staged.js';
 import { createAgentBranch } from '../git/create-agent-branch.js';
@@ -43,6 +44,9 @@ export interface PipelineDeps {
   syntax: TreeSyntaxService;
   ciStatus: CiStatusReader;
   model?: ModelProvider;
+  /** Model prices (deployment configuration) and the run's deadline on `clock`, when there is one. */
+  prices?: PriceTable;
+  deadline?: number;
   reporter?: RunReporter;
   identity: GitIdentity;
   isCancelled: () => Promise<boolean>;
@@ -145,6 +149,8 @@ function pipelineEnv(deps: PipelineDeps, request: PipelineRequest, stage: { poli
     syntax: deps.syntax,
     ciStatus: deps.ciStatus,
     model: deps.model,
+    prices: deps.prices,
+    deadline: deps.deadline,
     reporter: deps.reporter,
     identity: deps.identity,
     keys: request.keys,
@@ -195,6 +201,7 @@ async function runPhases(deps: PipelineDeps, request: PipelineRequest, env: Pipe
     },
     segmentCount: (outputs) => (outputs.planning ? planOf(outputs).segments.length : 0),
     shouldYield: deps.shouldYield,
+    deadline: deps.deadline,
     reporter: deps.reporter,
   });
 }
@@ -219,7 +226,7 @@ async function collectReport(env: PipelineEnv, outcome: OrchestratorResult, task
     artifacts['run-report.md'] = analysis.key;
     return { report: analysis.report, head: {} };
   }
-  const report = renderRunReport(buildRunReport(env, task, outcome.outputs, outcome.checkpoints, { status: outcome.state, artifacts: artifactList() }));
+  const report = renderRunReport(buildRunReport(env, task, outcome.outputs, outcome.checkpoints, { status: outcome.state, artifacts: artifactList(), ledger: outcome.ledger.entries() }));
   const reportKey = `${keys.attempt(env.attempt).prefix}run-report.md`;
   await store.put(reportKey, report, { contentType: 'text/markdown; charset=utf-8' });
   artifacts['run-report.md'] = reportKey;

@@ -170,6 +170,23 @@ export const AgentPolicy = z
           })
           .prefault({})
           .describe('Repairing an agent PR whose CI failed.'),
+        budgets: z
+          .strictObject({
+            maxCostUsd: z
+              .number()
+              .positive()
+              .max(100_000)
+              .optional()
+              .describe(
+                "Most one run may spend on model calls, in US dollars, priced by the deployment's price table (MODEL_PRICES). Each call is checked before it is sent against its worst case (prompt estimate plus completion cap), so the cap is never exceeded. A run whose model has no price in the table is refused before its first model call.",
+              ),
+            maxModelCalls: z.number().int().nonnegative().max(10_000).default(40).describe("Most model calls one run may make; a task's `budgets.maxModelCalls` can only lower it. 0 means recipes only."),
+            maxToolCalls: count(100_000).optional().describe('Most tool calls the model may make in one run (each phase has its own limit too).'),
+            maxInputTokens: count(1_000_000_000).optional().describe('Most prompt (input) tokens one run may send.'),
+            maxOutputTokens: count(1_000_000_000).optional().describe('Most completion (output) tokens one run may receive.'),
+          })
+          .prefault({})
+          .describe('What the model work of one run may use. On exhaustion the run stops with a partial report naming the dimension (tokens_in, tokens_out, model_calls, tool_calls, wall_clock, cost_usd), its limit and what was used; its checkpoint is kept.'),
       })
       .prefault({})
       .describe('What runs may do.'),

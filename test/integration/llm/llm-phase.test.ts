@@ -170,15 +170,20 @@ describe('runLlmPhase against an OpenAI-compatible server', () => {
     expect(s.requests).toHaveLength(2);
   });
 
-  it('stops with BUDGET_EXCEEDED when the token budget is spent, without running that turn’s tools', async () => {
+  it('stops with BUDGET_EXCEEDED before a call whose prompt no longer fits the token budget; the cap sent leaves room for the prompt', async () => {
     const heavy = () => ({ ...callTools({ name: 'file_write', arguments: { path: 'src/app.ts', content: 'changed' } }), usage: { promptTokens: 500, completionTokens: 100 } });
     const { repo, server: s, input } = await setup({ script: () => heavy() }, EDIT_PHASE, { budgets: { maxModelCalls: 10, maxTokens: 1_000, maxSteps: 50 } });
     const result = await runLlmPhase(input);
 
-    expect(result).toMatchObject({ status: 'BUDGET_EXCEEDED', reason: 'MAX_TOKENS', calls: 2, tokens: 1_200, steps: 1 });
-    expect(s.requests).toHaveLength(2);
-    // The completion cap sent shrinks with what is left of the budget.
-    expect(s.requests.map((r) => r.body.max_tokens)).toEqual([1_000, 400]);
+    // The second prompt is at least the first prompt and answer as counted (600) plus the tool result: over the 400 left.
+    expect(result).toMatchObject({ status: 'BUDGET_EXCEEDED', reason: 'MAX_TOKENS', calls: 1, tokens: 600, steps: 1 });
+    expect(result.exhausted).toMatchObject({ dimension: 'tokens_in', scope: 'phase', limit: 1_000, used: 600 });
+    expect(result.exhausted!.needed).toBeGreaterThan(400);
+    expect(s.requests).toHaveLength(1);
+    // The completion cap is what is left of the budget once the prompt estimate is taken off.
+    const cap = s.requests[0].body.max_tokens as number;
+    expect(cap).toBeGreaterThan(0);
+    expect(cap).toBeLessThan(1_000 - s.requests[0].raw.length / 6);
     expect(await repo.workspace.readText('src/app.ts')).toBe('changed');
   });
 

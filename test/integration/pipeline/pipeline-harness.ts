@@ -60,6 +60,9 @@ export interface PipelineRunOptions {
   syntax?: TreeSyntaxService;
   /** Default: the fixed clock. A resumed invocation runs later in real life. */
   clock?: Clock;
+  /** Model prices and the run deadline, as the worker passes them. */
+  prices?: PipelineDeps['prices'];
+  deadline?: number;
 }
 
 /** One runPipeline call with a FRESH memfs, like a new worker invocation. */
@@ -73,6 +76,8 @@ export async function runOnce(options: PipelineRunOptions): Promise<PipelineResu
     syntax: options.syntax ?? (await sharedSyntax()),
     ciStatus: { read: async () => ({ state: 'unavailable', checks: [] }) },
     model: options.model,
+    prices: options.prices,
+    deadline: options.deadline,
     identity: { name: 'draftsman', email: 'draftsman@localhost' },
     isCancelled: options.isCancelled ?? (async () => false),
     shouldYield: options.shouldYield,

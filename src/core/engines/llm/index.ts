@@ -1,3 +1,5 @@
+export * from './budget.js';
+export * from './cost.js';
 export * from './llm-engine-error.js';
 export * from './llm-tool.js';
 export * from './recorded-exchange.js';

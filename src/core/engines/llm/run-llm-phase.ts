@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { AgentError } from '../../errors.js';
-import type { ChatMessage, ModelProvider, ModelResponse } from '../../ports.js';
+import type { ChatMessage, ModelProvider, ModelResponse, ToolSpec } from '../../ports.js';
 import { canonicalJson, sha256Hex } from '../../util/digest.js';
+import { BudgetMeter, describeExhaustion, type BudgetDimension, type BudgetUsage, type Deadline, type Exhaustion, type RunLimits } from './budget.js';
+import type { ModelPrice } from './cost.js';
 import { LlmEngineError } from './llm-engine-error.js';
 import type { LlmTool } from './llm-tool.js';
 import { LoopDetector } from './loop-detector.js';
@@ -23,6 +25,15 @@ export interface LlmBudgets {
   maxSteps: number;
 }
 
+/** What one model call used, as counted against the budgets; ledgered with its exchange so a later phase can add it up. */
+export interface LlmCallUsage {
+  tokensIn: number;
+  tokensOut: number;
+  /** Null when the model has no price. */
+  costMicroUsd: number | null;
+  toolCalls: number;
+}
+
 export interface RunLlmPhaseInput {
   model: ModelProvider;
   phase: LlmPhase;
@@ -33,12 +44,22 @@ export interface RunLlmPhaseInput {
   /** Repository context (map projection, targets); framed as untrusted data. */
   context: string;
   budgets: LlmBudgets;
+  /** The run's limits and what earlier phases and segments of the run spent; absent: the phase's budgets only. */
+  run?: { limits: RunLimits; spent: BudgetUsage };
+  /** The model's price (cost is counted only with one); a run cost limit without it is refused. */
+  price?: ModelPrice;
+  /** Wall-clock limits (the phase's, the run's) on `now`'s clock; checked before every live call. */
+  deadlines?: readonly Deadline[];
+  now?: () => number;
   /** Applied to every message content and tool-call argument before it is sent, and to every tool result. */
   redact: (text: string) => string;
   /** Exchanges recorded by an earlier attempt of this phase, replayed in order instead of calling the model. */
   replay?: RecordedExchange[];
-  /** Called with each new exchange (replayed ones only when they come from an earlier attempt) before the loop goes on, so the caller can ledger it. */
-  record: (exchange: RecordedExchange) => Promise<void>;
+  /**
+   * Called with each new exchange and what it used, before the loop goes on, so the caller can
+   * ledger it; replayed exchanges only when they come from an earlier attempt.
+   */
+  record: (exchange: RecordedExchange, usage: LlmCallUsage) => Promise<void>;
   /**
    * Where `replay` comes from. `attempt` (default): this attempt's own record, and a request that
    * differs from it fails the phase (REPLAY_DIVERGED). `earlier-attempt`: a retry picking up a
@@ -84,6 +105,8 @@ export type LlmStopReason =
   | 'MAX_MODEL_CALLS'
   | 'MAX_TOKENS'
   | 'MAX_STEPS'
+  | 'MAX_COST'
+  | 'MAX_WALL_CLOCK'
   | 'MODEL_ERROR'
   | 'MODEL_RESPONSE_INVALID'
   | 'REPLAY_DIVERGED'
@@ -100,8 +123,13 @@ export interface LlmPhaseResult {
   /** The model's final answer (DONE) or what stopped the phase; redacted. */
   summary: string;
   calls: number;
+  /** Prompt plus completion tokens (`usage` has them apart). */
   tokens: number;
   steps: number;
+  /** This phase's calls, tool calls, tokens in and out, and cost. */
+  usage: BudgetUsage;
+  /** With BUDGET_EXCEEDED: which budget ran out, its limit and what was used. */
+  exhausted?: Exhaustion;
   /** Model calls answered from `replay`. */
   replayed: number;
   toolResults: LlmToolCallRecord[];
@@ -127,10 +155,14 @@ const Budgets = z.object({
 export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResult> {
   const budgets = Budgets.safeParse(input.budgets);
   if (!budgets.success) throw new LlmEngineError('INVALID_BUDGETS', 'budgets must be non-negative integers', { budgets: input.budgets }, { cause: budgets.error });
+  if (input.run?.limits.costMicroUsd !== undefined && !input.price) {
+    throw new LlmEngineError('PRICE_UNKNOWN', `a cost limit is set but the price table has no price for model "${input.model.model}"`, { model: input.model.model });
+  }
   const replay = parseReplay(input.replay ?? [], input.phase.name);
   const { redact, phase } = input;
   const maxOutput = input.maxToolOutputChars ?? 24_000;
   const completionCap = input.maxCompletionTokens ?? 4_096;
+  const meter = new BudgetMeter({ phase: budgets.data, run: input.run, deadlines: input.deadlines, now: input.now, price: input.price });
 
   const allowed = new Set(phase.allowedTools);
   const offered = input.tools.filter((tool) => allowed.has(tool.spec.name));
@@ -143,38 +175,46 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
     { role: 'user', content: userPrompt(input) },
   ];
   const toolResults: LlmToolCallRecord[] = [];
-  let calls = 0;
-  let tokens = 0;
-  let steps = 0;
   let replayed = 0;
   let lastContent = '';
   const loops = new LoopDetector({ maxRepeats: input.maxRepeatedCalls });
   let nudged = false;
+  let previous: { promptTokens: number; completionTokens: number; messages: number } | undefined;
 
-  const finish = (status: LlmPhaseResult['status'], reason: LlmStopReason, summary: string): LlmPhaseResult => ({
-    status,
-    reason,
-    summary: redact(summary),
-    calls,
-    tokens,
-    steps,
-    replayed,
-    toolResults,
-    refusals: toolResults.filter((r) => r.status === 'refused'),
-  });
-  const exhausted = (reason: LlmStopReason, what: string): LlmPhaseResult =>
-    finish('BUDGET_EXCEEDED', reason, `Stopped: ${what} (${calls} model calls, ${steps} tool calls, ${tokens} tokens).${lastContent ? ` Last model note: ${lastContent}` : ''}`);
+  const finish = (status: LlmPhaseResult['status'], reason: LlmStopReason, summary: string, exhausted?: Exhaustion): LlmPhaseResult => {
+    const usage = meter.used;
+    return {
+      status,
+      reason,
+      summary: redact(summary),
+      calls: usage.modelCalls,
+      tokens: usage.tokensIn + usage.tokensOut,
+      steps: usage.toolCalls,
+      usage,
+      ...(exhausted ? { exhausted } : {}),
+      replayed,
+      toolResults,
+      refusals: toolResults.filter((r) => r.status === 'refused'),
+    };
+  };
+  const exhausted = (e: Exhaustion): LlmPhaseResult => {
+    const u = meter.used;
+    const counts = `${u.modelCalls} model calls, ${u.toolCalls} tool calls, ${u.tokensIn} tokens in, ${u.tokensOut} tokens out in this phase`;
+    return finish('BUDGET_EXCEEDED', STOP_REASON[e.dimension], `Stopped: ${describeExhaustion(e)} (${counts}).${lastContent ? ` Last model note: ${lastContent}` : ''}`, e);
+  };
 
   for (;;) {
-    if (calls >= budgets.data.maxModelCalls) return exhausted('MAX_MODEL_CALLS', `model call budget of ${budgets.data.maxModelCalls} used up`);
-    if (tokens >= budgets.data.maxTokens) return exhausted('MAX_TOKENS', `token budget of ${budgets.data.maxTokens} used up`);
-
+    const calls = meter.used.modelCalls;
+    let live = calls >= replay.length;
     const request = {
       model: input.model.model,
       messages: messages.map((message) => redactMessage(message, redact)),
       tools: offered.map((tool) => ({ ...tool.spec, name: wireToolName(tool.spec.name) })),
-      maxTokens: Math.max(1, Math.min(completionCap, budgets.data.maxTokens - tokens)),
+      maxTokens: 0,
     };
+    const check = meter.beforeModelCall(promptEstimate(request.messages, request.tools, previous), completionCap, live);
+    if ('exhausted' in check) return exhausted(check.exhausted);
+    request.maxTokens = check.maxTokens;
     const requestDigest = digestModelRequest(request);
 
     let response: ModelResponse;
@@ -183,12 +223,14 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
         return finish('FAILED', 'REPLAY_DIVERGED', `Replay diverged at model call ${calls}: the request differs from the recorded one, so the recorded answer cannot be reused.`);
       }
       replay.length = calls;
+      live = true;
+      // The call is live after all: the checks only live calls get (deadlines) apply.
+      const again = meter.beforeModelCall(promptEstimate(request.messages, request.tools, previous), completionCap, true);
+      if ('exhausted' in again) return exhausted(again.exhausted);
     }
-    if (calls < replay.length) {
-      const exchange = replay[calls];
-      response = exchange.response;
+    if (!live) {
+      response = replay[calls].response;
       replayed += 1;
-      if (input.replayFrom === 'earlier-attempt') await input.record(exchange);
     } else {
       let raw: ModelResponse;
       try {
@@ -200,12 +242,17 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
       const parsed = RecordedModelResponse.safeParse(raw);
       if (!parsed.success) return finish('FAILED', 'MODEL_RESPONSE_INVALID', `The model returned a malformed response: ${z.prettifyError(parsed.error)}`);
       response = parsed.data as ModelResponse;
-      await input.record({ schemaVersion: 1, seq: calls, phase: phase.name, model: input.model.model, requestDigest, response: parsed.data });
     }
-    calls += 1;
-    tokens += response.usage ? response.usage.promptTokens + response.usage.completionTokens : estimateTokens(request.messages, response);
-
     const toolCalls = response.message.tool_calls ?? [];
+    const used = response.usage ?? estimateTokens(request.messages, response);
+    const costMicroUsd = meter.afterModelCall(used.promptTokens, used.completionTokens);
+    // Replayed exchanges of an earlier attempt are recorded again, so this attempt's record is whole.
+    if (live || input.replayFrom === 'earlier-attempt') {
+      const usage: LlmCallUsage = { tokensIn: used.promptTokens, tokensOut: used.completionTokens, costMicroUsd, toolCalls: toolCalls.length };
+      await input.record({ schemaVersion: 1, seq: calls, phase: phase.name, model: input.model.model, requestDigest, response: response as RecordedExchange['response'] }, usage);
+    }
+    previous = response.usage ? { ...response.usage, messages: messages.length } : undefined;
+
     lastContent = (response.message.content ?? '').trim();
     if (response.stopReason === 'refusal') return finish('FAILED', 'MODEL_REFUSED', `The model refused: ${lastContent || '(no text given)'}`);
     if (toolCalls.length === 0 && lastContent === '') {
@@ -216,16 +263,18 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
       continue;
     }
     messages.push({ role: 'assistant', content: response.message.content ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) });
-    if (tokens > budgets.data.maxTokens) return exhausted('MAX_TOKENS', `token budget of ${budgets.data.maxTokens} exceeded`);
+    const overrun = meter.afterCallOverrun();
+    if (overrun) return exhausted(overrun);
     if (toolCalls.length === 0) return finish('DONE', 'MODEL_FINISHED', lastContent);
 
     for (const call of toolCalls) {
-      if (steps >= budgets.data.maxSteps) return exhausted('MAX_STEPS', `tool call budget of ${budgets.data.maxSteps} used up`);
+      const stop = meter.beforeToolCall(live);
+      if (stop) return exhausted(stop);
       loops.progress(input.progress?.());
       const loop = loops.call(call.function.name, call.function.arguments);
       if (loop.action === 'stop') return finish('FAILED', 'MODEL_LOOP', `Stopped: ${loop.message}.`);
-      steps += 1;
-      const { record, content } = await executeToolCall(call, { step: steps, modelCall: calls, phase, offeredByName, known, redact, maxOutput });
+      const step = meter.used.toolCalls;
+      const { record, content } = await executeToolCall(call, { step, modelCall: calls + 1, phase, offeredByName, known, redact, maxOutput });
       toolResults.push(record);
       messages.push({ role: 'tool', tool_call_id: call.id, content: loop.action === 'warn' ? `${content}\n${redact(loop.note)}` : content });
     }
@@ -233,6 +282,27 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
 }
 
 const EMPTY_ANSWER_NUDGE = 'Your last reply was empty: no text and no tool call. Call one of the tools, or reply with your final summary.';
+
+const STOP_REASON: Record<BudgetDimension, LlmStopReason> = {
+  model_calls: 'MAX_MODEL_CALLS',
+  tool_calls: 'MAX_STEPS',
+  tokens_in: 'MAX_TOKENS',
+  tokens_out: 'MAX_TOKENS',
+  cost_usd: 'MAX_COST',
+  wall_clock: 'MAX_WALL_CLOCK',
+};
+
+/**
+ * Worst-case prompt tokens of the next request, for the checks before it is sent: one token per
+ * three bytes of the request's JSON (denser than real text, so rarely low), and never less than
+ * the provider's own count of the previous prompt plus its answer plus what was added since.
+ */
+function promptEstimate(messages: ChatMessage[], tools: ToolSpec[], previous?: { promptTokens: number; completionTokens: number; messages: number }): number {
+  const bytes = (value: unknown) => Math.ceil(new TextEncoder().encode(canonicalJson(value)).length / 3);
+  const whole = bytes({ messages, tools });
+  if (!previous) return whole;
+  return Math.max(whole, previous.promptTokens + previous.completionTokens + bytes(messages.slice(previous.messages + 1)));
+}
 
 interface ExecuteContext {
   step: number;
@@ -330,8 +400,8 @@ function redactMessage(message: ChatMessage, redact: (text: string) => string): 
 }
 
 /** When a provider reports no usage: about four characters per token, deterministic. */
-function estimateTokens(messages: ChatMessage[], response: ModelResponse): number {
-  return Math.ceil((canonicalJson(messages).length + canonicalJson(response.message).length) / 4);
+function estimateTokens(messages: ChatMessage[], response: ModelResponse): { promptTokens: number; completionTokens: number } {
+  return { promptTokens: Math.ceil(canonicalJson(messages).length / 4), completionTokens: Math.ceil(canonicalJson(response.message).length / 4) };
 }
 
 function parseReplay(replay: RecordedExchange[], phase: string): RecordedExchange[] {

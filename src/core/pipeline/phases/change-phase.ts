@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BudgetUsage, Exhaustion } from '../../engines/llm/budget.js';
 import { applyRecipe } from '../../engines/recipe/apply-recipe.js';
 import type { PhaseContext, PhaseHandler, PhaseOutcome } from '../../phases/orchestrator.js';
 import type { TaskContract } from '../../task/task-contract.js';
@@ -16,7 +17,9 @@ export const SegmentResult = z.object({
   notes: z.array(z.string()),
   lockfilesToRefresh: z.array(z.object({ lockfile: z.string(), command: z.string() })),
   patchKey: z.string().optional(),
-  model: z.object({ calls: z.number().int(), tokens: z.number().int(), status: z.string(), reason: z.string().optional(), summary: z.string() }).optional(),
+  model: z
+    .object({ calls: z.number().int(), tokens: z.number().int(), status: z.string(), reason: z.string().optional(), summary: z.string(), usage: BudgetUsage.optional(), exhausted: Exhaustion.optional() })
+    .optional(),
 });
 export type SegmentResult = z.infer<typeof SegmentResult>;
 
@@ -54,7 +57,9 @@ export function changePhase(env: PipelineEnv): PhaseHandler {
           evidenceRefs: result.patchKey ? [result.patchKey] : [],
         });
         if (result.model && result.model.status === 'BUDGET_EXCEEDED') {
-          return { output: { segments: results }, summary: `model budget exhausted in ${segment.id}`, stop: { state: 'BUDGET_EXCEEDED', reason: 'MODEL_BUDGET_EXCEEDED' } };
+          const done = { segmentsApplied: results.length - 1, filesChanged: context.workspace.changes().map((c) => c.path).sort() };
+          const details = { ...(result.model.exhausted ? { exhausted: result.model.exhausted } : {}), done };
+          return { output: { segments: results }, summary: `model budget exhausted in ${segment.id}`, stop: { state: 'BUDGET_EXCEEDED', reason: 'MODEL_BUDGET_EXCEEDED', details } };
         }
         // A model that failed (provider error, refusal, loop) leaves its change half done: nothing of it is published.
         if (result.model && result.model.status === 'FAILED') {

@@ -52,7 +52,7 @@ export function preparePhase(env: PipelineEnv, artifactsFor: () => { name: strin
       const { commit, title } = await commitChanges(env, context, task, sink);
       await context.runtime.use('candidate.write');
       const checkpoints = await checkpointsSoFar(env);
-      const report = buildRunReport(env, task, context.outputs, checkpoints, { status: 'COMPLETED', headCommitSha: commit.commitSha, artifacts: artifactsFor(), current: 'pr_preparation', currentSteps: context.runtime.stepsUsed });
+      const report = buildRunReport(env, task, context.outputs, checkpoints, { status: 'COMPLETED', headCommitSha: commit.commitSha, artifacts: artifactsFor(), current: 'pr_preparation', currentSteps: context.runtime.stepsUsed, ledger: context.ledger.entries() });
       // The body is written as this last phase completes.
       report.phases = (report.phases ?? []).map((p) => (p.state === 'running' ? { ...p, state: 'done' as const } : p));
       const body = renderRunReport(report);
