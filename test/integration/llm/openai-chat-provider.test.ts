@@ -50,6 +50,7 @@ describe('OpenAiChatProvider', () => {
       message: { role: 'assistant', content: null, tool_calls: [{ id: 'a1', type: 'function', function: { name: 'file_read', arguments: '{"path":"x"}' } }] },
       usage: { promptTokens: 11, completionTokens: 7 },
       finishReason: 'tool_calls',
+      stopReason: 'tool_use',
     });
     expect(server.problems()).toEqual([]);
     const [request] = server.requests;
