@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ModelProviderName } from './model/model-settings.js';
 
 /**
  * The Lambda functions' configuration, read once at the composition root through one schema.
@@ -19,8 +20,14 @@ export const AppConfig = z.object({
   RUN_SESSION_FUNCTION: z.string().min(1).optional(),
   /** RunWorkerRole, which run-session assumes for a worker's run-scoped S3 credentials. */
   RUN_WORKER_ROLE_ARN: z.string().startsWith('arn:').optional(),
+  /** openai | bedrock | anthropic; unset with MODEL_BASE_URL set means openai. */
+  MODEL_PROVIDER: ModelProviderName.optional(),
+  /** openai: the endpoint; anthropic: optional API root; bedrock: optional endpoint override. */
   MODEL_BASE_URL: z.string().url().optional(),
+  /** The model id (bedrock: a model or inference profile id). */
   MODEL_NAME: z.string().optional(),
+  /** bedrock: the region to call when it is not the function's own. */
+  MODEL_REGION: z.string().min(1).optional(),
   /** SSM SecureString parameter holding the model API key (read by the worker only). */
   MODEL_API_KEY_PARAMETER: z.string().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),

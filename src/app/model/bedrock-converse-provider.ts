@@ -8,7 +8,8 @@ import { guardModelCall, retryPolicyOf, SecretScrubber, transportFailure, withRe
 export interface BedrockConverseProviderOptions extends ProviderCallOptions {
   /** A model id or inference profile id, e.g. `anthropic.claude-sonnet-4-20250514-v1:0`. */
   model: string;
-  region: string;
+  /** Default: the SDK's region chain (AWS_REGION on Lambda). */
+  region?: string;
   /** Endpoint override (a VPC endpoint, or a loopback server in tests). */
   endpoint?: string;
   /** Default: the SDK's default chain (on Lambda, the function's role). Never an API key. */
