@@ -65,6 +65,8 @@ function bedrockProtocol(options: BedrockServerOptions): WireProtocol {
       for (const key of Object.keys(body)) if (!['messages', 'system', 'inferenceConfig', 'toolConfig', 'additionalModelRequestFields', 'guardrailConfig'].includes(key)) problems.push(`unknown field ${key}`);
       if (!Array.isArray(body.messages)) return { request: { model: model ?? '', system, turns: [], tools, maxTokens: undefined }, problems };
       const turns = body.messages.map((m: any) => ({ role: m?.role, blocks: Array.isArray(m?.content) ? m.content.map(neutralBlock) : [] }));
+      const usesTools = turns.some((t: { blocks: NeutralBlock[] }) => t.blocks.some((b) => b.kind === 'tool_use' || b.kind === 'tool_result'));
+      if (usesTools && body.toolConfig === undefined) problems.push('The toolConfig field must be defined when using toolUse and toolResult content blocks.');
       return { request: { model: model ?? '', system, turns, tools, maxTokens: body.inferenceConfig?.maxTokens }, problems };
     },
     rejection: (problems) => bedrockError(400, 'ValidationException', problems.join('; ')),
