@@ -125,6 +125,8 @@ export function bedrockReason(name: string, message: string, status: number | un
   if (name === 'ValidationException' && CONTEXT_OVERFLOW.test(message)) return 'MODEL_CONTEXT_OVERFLOW';
   const known = BEDROCK_ERRORS[name];
   if (known) return known;
+  // A 2xx the SDK could not deserialize.
+  if (status !== undefined && status >= 200 && status < 300) return 'MODEL_RESPONSE_INVALID';
   if (status === 401 || status === 403) return 'MODEL_AUTH_FAILED';
   if (status === 429) return 'MODEL_RATE_LIMITED';
   if (status !== undefined && status >= 500) return 'MODEL_SERVER_ERROR';

@@ -241,3 +241,28 @@ describe.each(PROTOCOLS)('$name provider conformance', (protocol) => {
     for (const r of s.requests) expect(r.raw).not.toContain(protocol.secret);
   });
 });
+
+describe('Bedrock Converse specifics', () => {
+  it('reports a body the SDK cannot read as MODEL_RESPONSE_INVALID, not retried', async () => {
+    const server = await startBedrockServer({ script: [{ status: 200, body: '<html>captive portal</html>' }, answer('unreachable')] });
+    open.push({ ...server, provider: undefined as never });
+    const sleeps: number[] = [];
+    const provider = new BedrockConverseProvider({ model: 'm', region: 'us-east-1', endpoint: server.baseUrl, credentials: BEDROCK_TEST_CREDENTIALS, sleep: async (ms) => void sleeps.push(ms) });
+
+    const error = await failure(provider.complete({ messages: MESSAGES, tools: [] }));
+
+    expect(error.reason).toBe('MODEL_RESPONSE_INVALID');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('omits toolConfig without tools and inferenceConfig without a cap', async () => {
+    const server = await startBedrockServer({ script: [answer('ok')] });
+    open.push({ ...server, provider: undefined as never });
+    const provider = new BedrockConverseProvider({ model: 'm', region: 'us-east-1', endpoint: server.baseUrl, credentials: BEDROCK_TEST_CREDENTIALS });
+
+    await provider.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
+
+    expect(server.problems()).toEqual([]);
+    expect(server.requests[0].body).toEqual({ messages: [{ role: 'user', content: [{ text: 'hi' }] }] });
+  });
+});

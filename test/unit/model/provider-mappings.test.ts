@@ -46,6 +46,7 @@ describe('errors', () => {
     ['ModelTimeoutException', 'Model has timed out', 408, 'MODEL_TIMEOUT'],
     ['InternalServerException', 'boom', 500, 'MODEL_SERVER_ERROR'],
     ['SomethingNew', 'x', 503, 'MODEL_SERVER_ERROR'],
+    ['SyntaxError', 'Unexpected token < in JSON', 200, 'MODEL_RESPONSE_INVALID'],
   ] as const)('Bedrock %s (%s) -> %s', (name, message, status, reason) => expect(bedrockReason(name, message, status)).toBe(reason));
 
   const anthropicBody = (type: string, message: string) => JSON.stringify({ type: 'error', error: { type, message } });
