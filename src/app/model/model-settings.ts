@@ -9,8 +9,11 @@ export const MODEL_PROVIDERS = ['openai', 'bedrock', 'anthropic'] as const;
 export const ModelProviderName = z.enum(MODEL_PROVIDERS);
 export type ModelProviderName = z.infer<typeof ModelProviderName>;
 
+export const MODEL_CONFIG_REASONS = ['MODEL_CONFIG_INVALID'] as const;
+export type ModelConfigReason = (typeof MODEL_CONFIG_REASONS)[number];
+
 /** The model cannot be built as configured. `data.variables` names settings, never their values. */
-export class ModelConfigError extends AgentError<'MODEL_CONFIG_INVALID'> {}
+export class ModelConfigError extends AgentError<ModelConfigReason> {}
 
 /**
  * The deployment's model, whatever the root reads it from (Lambda environment, `serve`'s
