@@ -255,6 +255,19 @@ describe('Bedrock Converse specifics', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('reports a role without bedrock:InvokeModel on the model as MODEL_AUTH_FAILED, not retried', async () => {
+    const server = await startBedrockServer({ script: [failureFixture('converse-access-denied-error'), answer('unreachable')] });
+    open.push({ ...server, provider: undefined as never });
+    const sleeps: number[] = [];
+    const provider = new BedrockConverseProvider({ model: 'm', region: 'us-east-1', endpoint: server.baseUrl, credentials: BEDROCK_TEST_CREDENTIALS, sleep: async (ms) => void sleeps.push(ms) });
+
+    const error = await failure(provider.complete({ messages: MESSAGES, tools: [] }));
+
+    expect(error.reason).toBe('MODEL_AUTH_FAILED');
+    expect(error.message).toContain('AccessDeniedException');
+    expect(sleeps).toEqual([]);
+  });
+
   it('omits toolConfig without tools and inferenceConfig without a cap', async () => {
     const server = await startBedrockServer({ script: [answer('ok')] });
     open.push({ ...server, provider: undefined as never });
