@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PriceTableJson } from '../core/engines/llm/cost.js';
+import { ModelProviderName } from './model/model-settings.js';
 
 /**
  * The Lambda functions' configuration, read once at the composition root through one schema.
@@ -20,8 +21,14 @@ export const AppConfig = z.object({
   RUN_SESSION_FUNCTION: z.string().min(1).optional(),
   /** RunWorkerRole, which run-session assumes for a worker's run-scoped S3 credentials. */
   RUN_WORKER_ROLE_ARN: z.string().startsWith('arn:').optional(),
+  /** openai | bedrock | anthropic; unset with MODEL_BASE_URL set means openai. */
+  MODEL_PROVIDER: ModelProviderName.optional(),
+  /** openai: the endpoint; anthropic: optional API root; bedrock: optional endpoint override. */
   MODEL_BASE_URL: z.string().url().optional(),
+  /** The model id (bedrock: a model or inference profile id). */
   MODEL_NAME: z.string().optional(),
+  /** bedrock: the region to call when it is not the function's own. */
+  MODEL_REGION: z.string().min(1).optional(),
   /** SSM SecureString parameter holding the model API key (read by the worker only). */
   MODEL_API_KEY_PARAMETER: z.string().optional(),
   /** Model prices, JSON `{"<model id>": {"inputPerMTokUsd": n, "outputPerMTokUsd": n}}`: cost in reports, and the policy's cost cap. */

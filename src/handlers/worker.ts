@@ -11,7 +11,7 @@ import { readConfig } from '../app/config.js';
 import { createGitHubApi } from '../app/github/github-api.js';
 import { JsonLogger } from '../app/logger.js';
 import { createMemoryFs } from '../app/local/memfs-adapter.js';
-import { OpenAiChatProvider } from '../app/model/openai-chat-provider.js';
+import { createModelProvider } from '../app/model/create-model-provider.js';
 import { createNodeSyntaxService } from '../app/local/node-grammar-loader.js';
 import { createWorkerHandler } from '../app/worker/create-worker-handler.js';
 
@@ -44,7 +44,8 @@ const handle = createWorkerHandler({
   logger,
   syntax: () => (syntax ??= createNodeSyntaxService({ wasmDir: process.env.DRAFTSMAN_WASM_DIR })),
   newFs: createMemoryFs,
-  model: config.MODEL_BASE_URL && config.MODEL_NAME ? new OpenAiChatProvider({ baseUrl: config.MODEL_BASE_URL, model: config.MODEL_NAME, apiKey: modelKey }) : undefined,
+  // Bedrock signs with this function's role; the others use the key read above.
+  model: createModelProvider({ provider: config.MODEL_PROVIDER, model: config.MODEL_NAME, baseUrl: config.MODEL_BASE_URL, region: config.MODEL_REGION, apiKey: modelKey }),
   prices: config.MODEL_PRICES,
   identity: { name: `${config.GITHUB_APP_SLUG}[bot]`, email: `${config.GITHUB_APP_SLUG}[bot]@users.noreply.github.com` },
 });

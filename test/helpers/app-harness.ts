@@ -15,7 +15,10 @@ import { createPublisherHandler, type PublisherResult } from '../../src/app/publ
 import { TOKEN_SCOPES } from '../../src/app/tokens/token-scopes.js';
 import { CapturingLogger, CapturingSink } from '../../src/app/logger.js';
 import { createMemoryFs } from '../../src/app/local/memfs-adapter.js';
-import { OpenAiChatProvider } from '../../src/app/model/openai-chat-provider.js';
+import { createModelProvider } from '../../src/app/model/create-model-provider.js';
+import type { ModelProvider } from '../../src/core/ports.js';
+import type { BlockModelServer } from './block-model-server.js';
+import { BEDROCK_TEST_CREDENTIALS, startBedrockServer } from './bedrock-server.js';
 import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
 import { createWebhookHandler } from '../../src/app/webhook/create-webhook-handler.js';
 import { createWorkerHandler, parseWorkerKey, type InvocationContext } from '../../src/app/worker/create-worker-handler.js';
@@ -103,7 +106,16 @@ export interface AppHarnessOptions {
    * MODEL_API_KEY, itself a secret for `leaks()`). Without it the worker has no model.
    */
   model?: ScriptedModelServerOptions;
+  /**
+   * Which wire protocol the worker's model speaks, through the same factory the worker handler
+   * uses: `openai` (default, the scripted server) or `bedrock` (the loopback Bedrock runtime,
+   * signed with BEDROCK_TEST_CREDENTIALS, running the same `model.script`).
+   */
+  modelProvider?: 'openai' | 'bedrock';
 }
+
+/** The model id the harness's Bedrock provider asks for. */
+export const HARNESS_BEDROCK_MODEL = 'anthropic.claude-harness-v1:0';
 
 /** The model API key the worker sends when `model` is set. */
 export const MODEL_API_KEY = 'sk-harness-model-key-0123456789abcdef';
@@ -192,8 +204,10 @@ export interface AppHarness {
   gitUrl: string;
   /** Every request the git proxy saw, oldest first. */
   gitAccess: GitAccess[];
-  /** The scripted model server, when `model` was given. */
+  /** The scripted model server, when `model` was given (and the provider is openai). */
   model?: ScriptedModelServer;
+  /** The loopback Bedrock runtime, when `model` was given with `modelProvider: 'bedrock'`. */
+  bedrock?: BlockModelServer;
   /** Every token a function's broker handed out, oldest first. */
   issued: IssuedTokenRecord[];
   /** The store every function uses (s3rver through the S3 adapter). */
@@ -340,7 +354,15 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   const unsubscribe = s3.onEvent((event) => queue.push(...event.Records));
   const standin = await startGitHubStandin(harnessStandinOptions({ privateKeyPem, clock, users, files, issues }));
   const gitBackend = await startGitHttpServer({ root: standin.gitRoot });
-  const modelServer = options.model ? await startScriptedModelServer({ ...options.model, apiKey: MODEL_API_KEY }) : undefined;
+  const useBedrock = options.model !== undefined && options.modelProvider === 'bedrock';
+  const modelServer = options.model && !useBedrock ? await startScriptedModelServer({ ...options.model, apiKey: MODEL_API_KEY }) : undefined;
+  const bedrockServer = options.model && useBedrock ? await startBedrockServer({ script: options.model.script, accessKeyId: BEDROCK_TEST_CREDENTIALS.accessKeyId, region: 'us-east-1' }) : undefined;
+  const noRetries = { maxRetries: 0, sleep: async () => {} };
+  const workerModel: ModelProvider | undefined = bedrockServer
+    ? createModelProvider({ provider: 'bedrock', model: HARNESS_BEDROCK_MODEL, baseUrl: bedrockServer.baseUrl, region: 'us-east-1' }, { ...noRetries, awsCredentials: BEDROCK_TEST_CREDENTIALS })
+    : modelServer
+      ? createModelProvider({ provider: 'openai', model: 'scripted', baseUrl: modelServer.baseUrl, apiKey: MODEL_API_KEY }, noRetries)
+      : undefined;
 
   const tokenId = (token: string): string | undefined => {
     const values = standin.state.tokenValues();
@@ -448,7 +470,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     logger: loggers.worker,
     syntax: syntaxService,
     newFs: createMemoryFs,
-    model: modelServer ? new OpenAiChatProvider({ baseUrl: modelServer.baseUrl, model: 'scripted', apiKey: MODEL_API_KEY, maxRetries: 0, sleep: async () => {} }) : undefined,
+    model: workerModel,
     identity: { name: HARNESS_BOT_LOGIN, email: `${HARNESS_BOT_LOGIN}@users.noreply.github.com` },
     cloneUrl: (request) => `${proxy.url}/${request.owner}/${request.repo}.git`,
   });
@@ -555,6 +577,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     out.push({ label: 'canary', value: secret });
     for (const value of sessionSecrets) out.push({ label: 'run-session', value });
     if (modelServer) out.push({ label: 'model-api-key', value: MODEL_API_KEY });
+    if (bedrockServer) out.push({ label: 'aws-secret-access-key', value: BEDROCK_TEST_CREDENTIALS.secretAccessKey });
     return out;
   };
 
@@ -582,6 +605,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     for (const c of repo.comments.values()) scan(c.body, `github:comment:${c.id}`);
     for (const p of repo.pulls.values()) scan(JSON.stringify(p), `github:pull:${p.number}`);
     modelServer?.requests.forEach((r) => scan(r.raw, `model:request:${r.index}`));
+    bedrockServer?.requests.forEach((r) => scan(r.raw, `model:request:${r.index}`));
     standin.calls.forEach((c, i) => {
       if (c.body !== undefined && !c.path.endsWith('/access_tokens')) scan(JSON.stringify(c.body), `github:call:${i}`);
     });
@@ -604,6 +628,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     gitUrl: proxy.url,
     gitAccess,
     model: modelServer,
+    bedrock: bedrockServer,
     issued,
     store,
     logs,
@@ -641,6 +666,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     async stop() {
       unsubscribe();
       await modelServer?.close();
+      await bedrockServer?.close();
       await proxy.stop();
       await gitBackend.stop();
       await standin.stop();

@@ -3,7 +3,7 @@ import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeli
 import type { ModelProvider } from '../../core/ports.js';
 import { createMemoryFs } from '../local/memfs-adapter.js';
 import { createNodeSyntaxService } from '../local/node-grammar-loader.js';
-import { OpenAiChatProvider } from '../model/openai-chat-provider.js';
+import { createModelProvider } from '../model/create-model-provider.js';
 import { gitIdentityOf, type CliIo } from './cli-io.js';
 import type { CliRun } from './begin-run.js';
 import type { TerminalReporter } from './terminal-reporter.js';
@@ -52,6 +52,11 @@ export async function runStage(run: CliRun, io: CliIo, reporter: TerminalReporte
 }
 
 function modelFromEnv(env: CliIo['env']): ModelProvider | undefined {
-  if (!env.DRAFTSMAN_MODEL_BASE_URL || !env.DRAFTSMAN_MODEL) return undefined;
-  return new OpenAiChatProvider({ baseUrl: env.DRAFTSMAN_MODEL_BASE_URL, model: env.DRAFTSMAN_MODEL, apiKey: env.DRAFTSMAN_MODEL_API_KEY });
+  return createModelProvider({
+    provider: env.DRAFTSMAN_MODEL_PROVIDER,
+    model: env.DRAFTSMAN_MODEL,
+    baseUrl: env.DRAFTSMAN_MODEL_BASE_URL,
+    region: env.DRAFTSMAN_MODEL_REGION,
+    apiKey: env.DRAFTSMAN_MODEL_API_KEY,
+  });
 }

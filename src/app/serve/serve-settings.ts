@@ -32,8 +32,10 @@ export const ServeEnv = z.object({
   WEBHOOK_PATH: z.string().startsWith('/').default(DEFAULT_WEBHOOK_PATH),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
+  MODEL_PROVIDER: AppConfig.shape.MODEL_PROVIDER,
   MODEL_BASE_URL: AppConfig.shape.MODEL_BASE_URL,
   MODEL_NAME: AppConfig.shape.MODEL_NAME,
+  MODEL_REGION: AppConfig.shape.MODEL_REGION,
   /** The key itself: in one process there is no parameter store to hold it. */
   MODEL_API_KEY: z.string().min(1).optional(),
   MODEL_PRICES: AppConfig.shape.MODEL_PRICES,

@@ -9,7 +9,7 @@ import { LocalArtifactStore } from '../local/local-artifact-store.js';
 import { createMemoryFs } from '../local/memfs-adapter.js';
 import { createNodeSyntaxService } from '../local/node-grammar-loader.js';
 import { JsonLogger } from '../logger.js';
-import { OpenAiChatProvider } from '../model/openai-chat-provider.js';
+import { createModelProvider } from '../model/create-model-provider.js';
 import { sweepOpenAgentPullRequests } from '../publisher/ci-feedback.js';
 import { createPublisherHandler } from '../publisher/create-publisher-handler.js';
 import { sweep } from '../sweeper/sweep.js';
@@ -126,7 +126,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     logger: workerLogger,
     syntax,
     newFs: createMemoryFs,
-    model: settings.MODEL_BASE_URL && settings.MODEL_NAME ? new OpenAiChatProvider({ baseUrl: settings.MODEL_BASE_URL, model: settings.MODEL_NAME, apiKey: settings.MODEL_API_KEY }) : undefined,
+    model: createModelProvider({ provider: settings.MODEL_PROVIDER, model: settings.MODEL_NAME, baseUrl: settings.MODEL_BASE_URL, region: settings.MODEL_REGION, apiKey: settings.MODEL_API_KEY }),
     prices: settings.MODEL_PRICES,
     identity: { name: botLogin, email: `${botLogin}@users.noreply.github.com` },
   });

@@ -135,6 +135,7 @@ export async function startBundledApp(): Promise<BundledApp> {
     DRAFTSMAN_WASM_DIR: (fn) => join(fn.taskRoot, 'wasm'),
     LOG_LEVEL: () => 'info',
     // Set only when a model is configured (CloudFormation !If): no model here.
+    MODEL_PROVIDER: () => undefined,
     MODEL_BASE_URL: () => undefined,
     MODEL_NAME: () => undefined,
     MODEL_API_KEY_PARAMETER: () => undefined,

@@ -50,6 +50,7 @@ describe('OpenAiChatProvider', () => {
       message: { role: 'assistant', content: null, tool_calls: [{ id: 'a1', type: 'function', function: { name: 'file_read', arguments: '{"path":"x"}' } }] },
       usage: { promptTokens: 11, completionTokens: 7 },
       finishReason: 'tool_calls',
+      stopReason: 'tool_use',
     });
     expect(server.problems()).toEqual([]);
     const [request] = server.requests;
@@ -127,6 +128,27 @@ describe('OpenAiChatProvider', () => {
     const error = await failure(p.complete({ messages: MESSAGES, tools: [] }));
 
     expect(error.reason).toBe('MODEL_TIMEOUT');
+  });
+
+  it('reports message.refusal as a refusal stop with the refusal as content', async () => {
+    const body = { choices: [{ message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' }, finish_reason: 'stop' }] };
+    const { provider: p } = await provider({ script: [{ status: 200, body: JSON.stringify(body) }] });
+
+    const response = await p.complete({ messages: MESSAGES, tools: [] });
+
+    expect(response.stopReason).toBe('refusal');
+    expect(response.message.content).toBe('I cannot help with that.');
+  });
+
+  it('reports context_length_exceeded as MODEL_CONTEXT_OVERFLOW without retrying', async () => {
+    const body = { error: { message: "This model's maximum context length is 8192 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' } };
+    const { server, provider: p, sleeps } = await provider({ script: [{ status: 400, body: JSON.stringify(body) }, answer('unreachable')] });
+
+    const error = await failure(p.complete({ messages: MESSAGES, tools: [] }));
+
+    expect(error.reason).toBe('MODEL_CONTEXT_OVERFLOW');
+    expect(server.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
   });
 
   it('rejects a response without choices as MODEL_RESPONSE_INVALID', async () => {

@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import type { ChatMessage, ModelProvider, ModelResponse, ModelStopReason, ToolSpec } from '../../core/ports.js';
+import { toBlockConversation, type TurnBlock } from './content-block-turns.js';
+import { ModelProviderError, type ModelProviderReason } from './model-provider-error.js';
+import { guardModelCall, parseJsonBody, postOnce, reasonForStatus, retryPolicyOf, SecretScrubber, withRetries, type ProviderCallOptions, type RetryPolicy } from './provider-call.js';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+export interface AnthropicMessagesProviderOptions extends ProviderCallOptions {
+  /** Default `https://api.anthropic.com`; `/v1/messages` is appended. */
+  baseUrl?: string;
+  model: string;
+  /** Sent only as `x-api-key`. */
+  apiKey: string;
+  /** The API requires `max_tokens`; used when a request sets none. Default 4096. */
+  defaultMaxTokens?: number;
+  fetch?: typeof fetch;
+}
+
+const TextBlock = z.object({ type: z.literal('text'), text: z.string() });
+const ToolUseBlock = z.object({ type: z.literal('tool_use'), id: z.string().min(1), name: z.string().min(1), input: z.unknown() });
+const ResponseBlock = z.union([
+  TextBlock,
+  ToolUseBlock,
+  // thinking, redacted_thinking, server tool blocks ...: not ours to interpret.
+  z.looseObject({ type: z.string().refine((t) => t !== 'text' && t !== 'tool_use') }),
+]);
+
+const MessagesResponse = z.object({
+  type: z.literal('message'),
+  role: z.literal('assistant'),
+  content: z.array(ResponseBlock),
+  stop_reason: z.string().nullable(),
+  usage: z.object({ input_tokens: z.number().int().nonnegative(), output_tokens: z.number().int().nonnegative() }).optional(),
+});
+
+const ErrorBody = z.object({ error: z.object({ type: z.string(), message: z.string().default('') }) });
+
+/**
+ * `ModelProvider` over the Anthropic Messages API (`POST {baseUrl}/v1/messages`). Rate limits
+ * (429) and overload (529) are retried by the shared loop; a prompt longer than the context
+ * window is MODEL_CONTEXT_OVERFLOW and is not. The key travels only in `x-api-key`.
+ */
+export class AnthropicMessagesProvider implements ModelProvider {
+  readonly model: string;
+  readonly #url: string;
+  readonly #apiKey: string;
+  readonly #defaultMaxTokens: number;
+  readonly #policy: RetryPolicy;
+  readonly #scrubber: SecretScrubber;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: AnthropicMessagesProviderOptions) {
+    this.model = options.model;
+    this.#url = `${(options.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '')}/v1/messages`;
+    this.#apiKey = options.apiKey;
+    this.#defaultMaxTokens = options.defaultMaxTokens ?? 4096;
+    this.#policy = retryPolicyOf(options);
+    this.#scrubber = new SecretScrubber([options.apiKey]);
+    this.#fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  complete(request: { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number }): Promise<ModelResponse> {
+    return guardModelCall(this.model, this.#scrubber, async () => {
+      const body = JSON.stringify(this.#body(request));
+      const headers = { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': this.#apiKey, 'anthropic-version': ANTHROPIC_VERSION };
+      const text = await withRetries(this.#policy, this.model, () =>
+        postOnce({ fetch: this.#fetch, url: this.#url, headers, body, timeoutMs: this.#policy.timeoutMs, scrubber: this.#scrubber, classify: anthropicReason }),
+      );
+      return this.#response(parseJsonBody(text, this.#scrubber));
+    });
+  }
+
+  #body(request: { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number }): Record<string, unknown> {
+    const { system, turns } = toBlockConversation(request.messages);
+    const body: Record<string, unknown> = {
+      model: this.model,
+      max_tokens: request.maxTokens ?? this.#defaultMaxTokens,
+      messages: turns.map((turn) => ({ role: turn.role, content: turn.blocks.map(toAnthropicBlock) })),
+    };
+    if (system.length > 0) body.system = system.join('\n\n');
+    if (request.tools.length > 0) {
+      body.tools = request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters }));
+      body.tool_choice = { type: 'auto' };
+    }
+    return body;
+  }
+
+  #response(json: unknown): ModelResponse {
+    const parsed = MessagesResponse.safeParse(json);
+    if (!parsed.success) throw new ModelProviderError('MODEL_RESPONSE_INVALID', `model endpoint returned an unexpected shape: ${this.#scrubber.excerpt(z.prettifyError(parsed.error))}`);
+    const text: string[] = [];
+    const toolCalls: NonNullable<ChatMessage['tool_calls']> = [];
+    for (const block of parsed.data.content) {
+      const asText = TextBlock.safeParse(block);
+      if (asText.success) text.push(asText.data.text);
+      const asTool = ToolUseBlock.safeParse(block);
+      if (asTool.success) toolCalls.push({ id: asTool.data.id, type: 'function', function: { name: asTool.data.name, arguments: JSON.stringify(asTool.data.input ?? {}) } });
+    }
+    const joined = text.join('');
+    const message: ChatMessage = { role: 'assistant', content: joined.length > 0 ? joined : null };
+    if (toolCalls.length > 0) message.tool_calls = toolCalls;
+    const response: ModelResponse = { message };
+    if (parsed.data.stop_reason) {
+      response.finishReason = parsed.data.stop_reason;
+      response.stopReason = anthropicStopReason(parsed.data.stop_reason);
+    }
+    if (parsed.data.usage) response.usage = { promptTokens: parsed.data.usage.input_tokens, completionTokens: parsed.data.usage.output_tokens };
+    return response;
+  }
+}
+
+/** By `error.type` first (the documented contract), by status when the body is not the API's. */
+export function anthropicReason(status: number, text: string): ModelProviderReason {
+  let type: string | undefined;
+  let message = '';
+  try {
+    const parsed = ErrorBody.safeParse(JSON.parse(text));
+    if (parsed.success) ({ type, message } = parsed.data.error);
+  } catch {
+    // not JSON: a proxy's page
+  }
+  if (type === 'invalid_request_error' && /prompt is too long|context window|too many tokens/i.test(message)) return 'MODEL_CONTEXT_OVERFLOW';
+  switch (type) {
+    case 'authentication_error':
+    case 'permission_error':
+      return 'MODEL_AUTH_FAILED';
+    case 'rate_limit_error':
+      return 'MODEL_RATE_LIMITED';
+    case 'overloaded_error':
+    case 'api_error':
+      return 'MODEL_SERVER_ERROR';
+    case 'request_too_large':
+      return 'MODEL_CONTEXT_OVERFLOW';
+    case 'timeout_error':
+      return 'MODEL_TIMEOUT';
+    default:
+      return status === 529 ? 'MODEL_SERVER_ERROR' : reasonForStatus(status);
+  }
+}
+
+export function anthropicStopReason(reason: string): ModelStopReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'end_turn';
+    case 'tool_use':
+      return 'tool_use';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'max_tokens';
+    case 'refusal':
+      return 'refusal';
+    default:
+      return 'other';
+  }
+}
+
+function toAnthropicBlock(block: TurnBlock): Record<string, unknown> {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'tool_use':
+      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+    case 'tool_result':
+      return { type: 'tool_result', tool_use_id: block.id, content: block.text };
+  }
+}
