@@ -31,6 +31,8 @@ export const TOOL_NAMES = [
   'ci.read',
   'git.status',
   'git.diff',
+  'git.log',
+  'git.blame',
   'git.branch',
   'git.stage',
   'git.commit',
@@ -71,7 +73,7 @@ export function phaseStepBudget(contract: Pick<PhaseContract, 'budgets'>, segmen
   return contract.budgets.maxSteps + (contract.budgets.stepsPerSegment ?? 0) * counted;
 }
 
-const READ_TOOLS: readonly ToolName[] = ['repo_map.query', 'code_search.search', 'file.read', 'git.status', 'git.diff'];
+const READ_TOOLS: readonly ToolName[] = ['repo_map.query', 'code_search.search', 'file.read', 'git.status', 'git.diff', 'git.log', 'git.blame'];
 const MINUTE = 60_000;
 
 function contract(c: Omit<PhaseContract, 'forbiddenTools'>): PhaseContract {

@@ -7,6 +7,7 @@ import { PhaseContractError } from '../../phases/phase-runtime.js';
 import type { TaskContract } from '../../task/task-contract.js';
 import { normalizeRepoPath } from '../../util/repo-path.js';
 import { maxEditableBytes, type Segment } from '../phases/planning-phase.js';
+import { historyTools } from './history-tools.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 
 const MAX_READ_BYTES = 200_000;
@@ -91,6 +92,7 @@ export function segmentTools({ env, context, task, segment, written }: SegmentTo
       args: z.object({}),
       run: async () => redactPatchByFile((await diffWorkspaceChanges(workspace, { isGenerated: (p) => views.rules.isGenerated(p) })).modelPatch),
     }),
+    ...historyTools({ workspace, ledger: context.ledger, phase: context.phase }),
   ];
 }
 
