@@ -278,7 +278,8 @@ async function objectReader(fs: FsLike, gitdir: string, limits: InflateLimits, f
     entry: async (oid: string): Promise<CatalogEntry> => {
       const known = catalog.get(oid);
       if (known) return known;
-      if (fetchBlobs && !(await hasObject(fs, gitdir, oid, cache))) return { type: 'blob', size: 0, absent: true };
+      // Every commit and tree of a blob:none fetch is in its pack, so anything else is a blob left out.
+      if (fetchBlobs) return { type: 'blob', size: 0, absent: true };
       const { type, content } = await read(oid);
       if (type !== 'blob') return { type, size: content.byteLength, content };
       return { type, size: content.byteLength, binary: content.subarray(0, 8000).includes(0), head: content.slice(0, 1024) };
@@ -304,15 +305,6 @@ async function readTreeFile(objects: ObjectReader, treeOid: string, path: string
   if (blob.type !== 'blob') return undefined;
   if (blob.size > maxBytes) throw new IngestionError('FILE_TOO_LARGE', `${path} is ${blob.size} bytes, over the ${maxBytes} byte file limit`, { path, sizeBytes: blob.size, limitBytes: maxBytes });
   return objects.blob(oid);
-}
-
-async function hasObject(fs: FsLike, gitdir: string, oid: string, cache: object): Promise<boolean> {
-  try {
-    await git.readObject({ fs, gitdir, oid, format: 'deflated', cache });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function countAbsent(objects: ObjectReader, files: { mode: string; oid: string }[]): Promise<number> {
