@@ -8,6 +8,9 @@ import { HttpRepoSource } from '../src/app/git/http-repo-source.js';
 import { createMemoryFs } from '../src/app/local/memfs-adapter.js';
 import { ingestRepository } from '../src/core/ingestion/ingest-repository.js';
 import { DEFAULT_INGESTION_POLICY } from '../src/core/ingestion/ingestion-policy.js';
+import { parseIndex } from '../src/core/ingestion/pack-catalog.js';
+import type { FsLike } from '../src/core/ports.js';
+import { generateHistoryRepo } from '../test/fixtures/history-repo.js';
 import { generateLargeRepo, gitEnv } from '../test/fixtures/make-repo.js';
 import { startGitHttpServer } from '../test/helpers/git-http-server.js';
 import type { BenchRecord } from './bench-record.js';
@@ -111,6 +114,87 @@ export async function runIngestionBench(sizes = [1000, 10000, 50000]): Promise<B
   return records;
 }
 
+/** Objects in the object store's packs (each pack's index lists them). */
+async function countObjects(fs: FsLike, gitdir: string): Promise<number> {
+  const dir = `${gitdir}/objects/pack`;
+  let count = 0;
+  for (const name of (await fs.promises.readdir(dir)).filter((n) => n.endsWith('.idx'))) {
+    count += parseIndex((await fs.promises.readFile(`${dir}/${name}`)) as Uint8Array).oids.length;
+  }
+  return count;
+}
+
+/**
+ * Each clone strategy on the same generated repository (history, source files, one large
+ * asset) served by one `git http-backend` with `uploadpack.allowFilter`: time to READY, bytes
+ * transferred and objects stored, side by side; then what the later on-demand fetches cost
+ * (blobless: reading files; shallow: deepening for a history question).
+ */
+export async function runStrategyBench(options: { files?: number; commits?: number; assetBytes?: number } = {}): Promise<BenchRecord[]> {
+  const files = options.files ?? 2000;
+  const commits = options.commits ?? 100;
+  const assetBytes = options.assetBytes ?? 4 * 1024 * 1024;
+  const size = `${files} files, ${commits} commits, ${Math.round(assetBytes / 1048576)} MiB asset`;
+  const root = mkdtempSync(join(tmpdir(), 'bench-strategies-'));
+  const records: BenchRecord[] = [];
+  try {
+    generateHistoryRepo(join(root, 'repo.git'), { commits, files, binaryBytes: assetBytes });
+    const logger = { debug() {}, info() {}, warn() {}, error() {} };
+    // One server per run: an idle keep-alive socket from an earlier run must not be reused.
+    const run = async (taskText: string, sizeKb?: number, later?: (result: Awaited<ReturnType<typeof ingestRepository>>, fs: FsLike) => Promise<void>) => {
+      const server = await startGitHttpServer({ root, config: { 'uploadpack.allowFilter': 'true' } });
+      try {
+        const url = `${server.url}/repo.git`;
+        await timeGit(['ls-remote', url]);
+        const fs = createMemoryFs();
+        const start = performance.now();
+        const result = await ingestRepository({
+          source: new HttpRepoSource({ url, ...(sizeKb !== undefined ? { sizeKb: async () => sizeKb } : {}) }),
+          fs,
+          gitdir: '/repo/.git',
+          taskText,
+          policy: { ...DEFAULT_INGESTION_POLICY, maxFileCount: 1_000_000, maxRepoSizeMb: 10_000, bloblessOverMb: 1 },
+          clock: { now: () => Math.round(performance.now()) },
+          logger,
+        });
+        const measured = { ms: performance.now() - start, bytes: result.report.fetch?.bytes ?? 0, objects: await countObjects(fs, '/repo/.git') };
+        await later?.(result, fs);
+        return measured;
+      } finally {
+        await server.stop();
+      }
+    };
+    const later: BenchRecord[] = [];
+    const shallow = await run('Rename value3 to valueThree', undefined, async (result) => {
+      // A history question after a shallow fetch: deepen on demand to 50 commits.
+      const start = performance.now();
+      const deepened = await result.workspace.missing?.deepen?.(50);
+      later.push({ name: 'shallow: deepen on demand to 50 commits', size, value: round(performance.now() - start), unit: 'ms', note: `${round((deepened?.bytes ?? 0) / 1024)} KiB transferred` });
+    });
+    const rows: [string, Awaited<ReturnType<typeof run>>][] = [
+      ['shallow-object-backed (depth 1)', shallow],
+      ['deepened (deepen 50)', await run('Fix the regression in calc')],
+      ['deepened (deepen-since, half the history)', await run(`broken since ${new Date(Date.UTC(2024, 0, 1) + Math.floor(commits / 2) * 86_400_000).toISOString().slice(0, 10)}`)],
+      [
+        'blobless (filter blob:none, depth 1)',
+        await run('Rename value3 to valueThree', 2048, async (result, fs) => {
+          const before = await countObjects(fs, '/repo/.git');
+          const start = performance.now();
+          for (const p of result.workspace.paths().filter((q) => q.endsWith('.ts')).slice(0, 20)) await result.workspace.read(p);
+          later.push({ name: 'blobless: 20 files read on demand', size, value: round(performance.now() - start), unit: 'ms', note: `${(await countObjects(fs, '/repo/.git')) - before} blobs fetched, one request each` });
+        }),
+      ],
+    ];
+    for (const [name, r] of rows) {
+      records.push({ name: `strategy ${name}`, size, value: round(r.ms), unit: 'ms', baseline: round(shallow.ms), ratio: round(r.ms / shallow.ms, 2), note: `${round(r.bytes / 1024)} KiB transferred (${round(r.bytes / Math.max(shallow.bytes, 1), 2)}x shallow), ${r.objects} objects` });
+    }
+    records.push(...later);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  return records;
+}
+
 function printTable(records: BenchRecord[]): void {
   const rows = records.map((r) => [r.name, String(r.size), `${r.value} ${r.unit}`, r.baseline === undefined ? '' : String(r.baseline), r.ratio === undefined ? '' : `${r.ratio}x`, r.note ?? '']);
   const head = ['benchmark', 'files', 'value', 'baseline', 'ratio', 'note'];
@@ -121,6 +205,7 @@ function printTable(records: BenchRecord[]): void {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   if (process.argv[2] === '--child') await childMain(process.argv[3]);
+  else if (process.argv[2] === '--strategies') printTable(await runStrategyBench());
   else {
     const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
     printTable(await runIngestionBench(sizes.length > 0 ? sizes : undefined));

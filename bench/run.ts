@@ -58,6 +58,13 @@ const JOBS: Job[] = [
     run: async (q) => (await import('./ingestion.bench.js')).runIngestionBench([q ? quick : full]),
   })),
   {
+    id: 'ingestion-strategies',
+    area: 'Ingestion',
+    timeoutMs: 6 * MIN,
+    what: 'clone strategies side by side: shallow, deepened, deepen-since, blobless',
+    run: async (q) => (await import('./ingestion.bench.js')).runStrategyBench(q ? { files: 1000, commits: 50, assetBytes: 1024 * 1024 } : {}),
+  },
+  {
     id: 'repomap',
     area: 'Repository map and search',
     timeoutMs: 6 * MIN,

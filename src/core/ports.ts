@@ -92,6 +92,42 @@ export interface FetchRequest {
   /** Path limits for any tree the source walks itself (a local working copy's HEAD, say). */
   limits?: { maxFileCount: number; maxPathDepth: number };
   onProgress?: (event: { phase: string; loaded: number; total?: number }) => void;
+  /** Commits of history to fetch, the base included (default 1). */
+  depth?: number;
+  /** Fetch every commit after this ISO time instead of a fixed depth (protocol v2 `deepen-since`). */
+  deepenSince?: string;
+  /** `blob:none`: commits and trees only; blobs come later through `fetchBlobs`. */
+  filter?: 'blob:none';
+}
+
+/** What a fetch actually did when the source could not honour the whole request, and why. */
+export interface FetchApplied {
+  depth: number;
+  deepenSince?: string;
+  filter?: 'blob:none';
+  /** Set when the source fell back (a capability the server lacks, say). */
+  fallback?: string;
+}
+
+export interface BlobFetchRequest {
+  fs: FsLike;
+  gitdir: string;
+  oids: string[];
+  /** Byte cap for this transfer. */
+  maxBytes: number;
+  /** Largest inflated blob accepted. */
+  maxObjectBytes: number;
+}
+
+export interface DeepenRequest {
+  fs: FsLike;
+  gitdir: string;
+  ref: string;
+  commitSha: string;
+  /** Total commits wanted from the base commit, the base included. */
+  depth: number;
+  filter?: 'blob:none';
+  maxBytes: number;
 }
 
 export interface FetchResult {
@@ -100,6 +136,8 @@ export interface FetchResult {
   /** Bytes received (pack size), when known. */
   bytes?: number;
   warnings: { code: string; message: string; data?: Record<string, unknown> }[];
+  /** History and filter as fetched; absent means depth 1, no filter, as asked. */
+  applied?: FetchApplied;
 }
 
 /**
@@ -114,6 +152,10 @@ export interface RepoSource {
   fetch(request: FetchRequest): Promise<FetchResult>;
   /** The ref's current head, for stale-base checks. */
   currentHead(ref: string): Promise<string | undefined>;
+  /** Blobs missing from a `blob:none` fetch, by id, into the same object store. */
+  fetchBlobs?(request: BlobFetchRequest): Promise<{ bytes: number; objects: number }>;
+  /** More history for a commit already fetched; returns the depth now present. */
+  deepen?(request: DeepenRequest): Promise<{ depth: number; bytes: number }>;
 }
 
 export type TokenRole = 'read' | 'write';

@@ -38,6 +38,8 @@ export interface GitHttpServerOptions {
   /** With tokens set, still serve requests that carry no credentials. */
   anonymous?: boolean;
   onRequest?: GitHttpHook;
+  /** Extra git config for the backend, e.g. `uploadpack.allowFilter` for partial clones. */
+  config?: Record<string, string>;
 }
 
 const BACKEND = '/usr/lib/git-core/git-http-backend';
@@ -52,6 +54,7 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
   const denied = new Set(options.deniedTokens ?? []);
   const requireAuth = tokens.size + denied.size > 0 && !options.anonymous;
   const requests: GitHttpRequestRecord[] = [];
+  const extraConfig = Object.entries(options.config ?? {});
   const sockets = new Set<import('node:net').Socket>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -96,9 +99,10 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
       HOME: options.root,
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_CONFIG_GLOBAL: '/dev/null',
-      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_COUNT: String(1 + extraConfig.length),
       GIT_CONFIG_KEY_0: 'http.receivepack',
       GIT_CONFIG_VALUE_0: 'true',
+      ...Object.fromEntries(extraConfig.flatMap(([key, value], i) => [[`GIT_CONFIG_KEY_${i + 1}`, key], [`GIT_CONFIG_VALUE_${i + 1}`, value]])),
       GIT_PROJECT_ROOT: options.root,
       GIT_HTTP_EXPORT_ALL: '1',
       REQUEST_METHOD: record.method,

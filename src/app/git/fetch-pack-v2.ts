@@ -22,52 +22,106 @@ function pktLine(text: string): Uint8Array {
   return encoder.encode((body.length + 4).toString(16).padStart(4, '0') + text);
 }
 
+const HEADERS = { 'git-protocol': 'version=2', 'user-agent': 'git/draftsman' };
+
+function baseUrl(url: string): string {
+  return url.replace(/\/$/, '');
+}
+
+async function readAll(body: AsyncIterableIterator<Uint8Array> | undefined): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of body ?? []) {
+    chunks.push(chunk);
+    total += chunk.byteLength;
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** Text pkt-lines of a response, flush and delimiter packets skipped. */
+function pktLines(raw: Buffer): string[] {
+  const out: string[] = [];
+  let at = 0;
+  while (at + 4 <= raw.length) {
+    const length = parseInt(raw.subarray(at, at + 4).toString('latin1'), 16);
+    if (Number.isNaN(length)) throw new FetchPackError('malformed pkt-line');
+    if (length < 4) {
+      at += 4;
+      continue;
+    }
+    out.push(raw.subarray(at + 4, at + length).toString('utf8').replace(/\n$/, ''));
+    at += length;
+  }
+  return out;
+}
+
 /**
- * Fetch exactly one commit with depth 1 over smart HTTP, protocol v2 (`command=fetch`, `want
- * <sha>`, `deepen 1`), and index the pack natively (`indexPack`) instead of in JavaScript
- * inflate-and-hash: the pack is stored with its `.idx` and the `shallow` file, nothing else.
- * Throws FetchPackError when the server does not answer as protocol v2 does; the caller then
- * falls back to isomorphic-git's fetch.
+ * The features of the server's protocol v2 `fetch` command (`shallow`, `filter`, ...), from its
+ * capability advertisement. Throws FetchPackError when the server does not speak v2.
  */
-export async function fetchCommitV2(options: {
+export async function fetchFeaturesV2(options: { http: HttpClient; url: string; authorization?: string }): Promise<Set<string>> {
+  const headers: Record<string, string> = { ...HEADERS };
+  if (options.authorization) headers.authorization = options.authorization;
+  const response = await options.http.request({ url: `${baseUrl(options.url)}/info/refs?service=git-upload-pack`, method: 'GET', headers });
+  const raw = await readAll(response.body);
+  if (response.statusCode !== 200) throw new FetchPackError(`capability advertisement answered ${response.statusCode}`, response.statusCode);
+  const lines = pktLines(raw);
+  if (!lines.includes('version 2')) throw new FetchPackError('the server does not advertise protocol v2');
+  const fetch = lines.find((l) => l === 'fetch' || l.startsWith('fetch='));
+  if (fetch === undefined) throw new FetchPackError('the server advertises no fetch command');
+  return new Set(fetch.startsWith('fetch=') ? fetch.slice('fetch='.length).split(' ').filter((f) => f !== '') : []);
+}
+
+export interface FetchPackV2Options {
   http: HttpClient;
   url: string;
   fs: FsLike;
   gitdir: string;
-  commitSha: string;
+  /** Objects wanted: one commit, or the blobs a blob:none fetch left out. */
+  wants: string[];
+  /** `deepen <n>`: commits of history from each wanted commit. */
+  depth?: number;
+  /** `deepen-since <seconds>`: every commit after this time. */
+  deepenSince?: number;
+  /** `filter blob:none`: commits and trees only. */
+  filter?: 'blob:none';
   /** `Basic ...` when a token is known; never logged, never stored. */
   authorization?: string;
   /** Caps on the inflated size of the pack's objects (the byte cap only counts compressed bytes). */
   limits?: InflateLimits;
-}): Promise<{ packBytes: number; objects: number }> {
-  const { http, url, fs, gitdir, commitSha } = options;
+}
+
+/**
+ * One protocol v2 `command=fetch` over smart HTTP (`want`s, optional `deepen`/`deepen-since`
+ * and `filter`), the pack indexed natively (`indexPack`) instead of in JavaScript
+ * inflate-and-hash and stored with its `.idx`; the server's `shallow-info` replaces the
+ * `shallow` file. Throws FetchPackError when the server does not answer as protocol v2 does or
+ * the pack lacks a wanted object.
+ */
+export async function fetchPackV2(options: FetchPackV2Options): Promise<{ packBytes: number; objects: number; shallow: string[] }> {
+  const { http, url, fs, gitdir, wants } = options;
   const body = [
     pktLine('command=fetch\n'),
     pktLine('object-format=sha1\n'),
     encoder.encode('0001'),
     pktLine('no-progress\n'),
     pktLine('ofs-delta\n'),
-    pktLine(`want ${commitSha}\n`),
-    pktLine('deepen 1\n'),
+    ...wants.map((w) => pktLine(`want ${w}\n`)),
+    ...(options.depth !== undefined ? [pktLine(`deepen ${options.depth}\n`)] : []),
+    ...(options.deepenSince !== undefined ? [pktLine(`deepen-since ${options.deepenSince}\n`)] : []),
+    ...(options.filter ? [pktLine(`filter ${options.filter}\n`)] : []),
     pktLine('done\n'),
     encoder.encode('0000'),
   ];
   const headers: Record<string, string> = {
+    ...HEADERS,
     'content-type': 'application/x-git-upload-pack-request',
     accept: 'application/x-git-upload-pack-result',
-    'git-protocol': 'version=2',
-    'user-agent': 'git/draftsman',
   };
   if (options.authorization) headers.authorization = options.authorization;
-  const response = await http.request({ url: `${url.replace(/\/$/, '')}/git-upload-pack`, method: 'POST', headers, body: (async function* () { yield* body; })() });
+  const response = await http.request({ url: `${baseUrl(url)}/git-upload-pack`, method: 'POST', headers, body: (async function* () { yield* body; })() });
   if (response.statusCode !== 200) throw new FetchPackError(`upload-pack answered ${response.statusCode}`, response.statusCode);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of response.body ?? []) {
-    chunks.push(chunk);
-    total += chunk.byteLength;
-  }
-  const raw = Buffer.concat(chunks, total);
+  const raw = await readAll(response.body);
 
   // Sections: optional acknowledgments, shallow-info, then packfile (side-band 1 = data).
   const pack: Uint8Array[] = [];
@@ -93,15 +147,16 @@ export async function fetchCommitV2(options: {
     if (line === 'shallow-info' || line === 'packfile' || line === 'acknowledgments' || line === 'wanted-refs') section = line;
     else if (line.startsWith('ERR ')) throw new FetchPackError(`server error: ${line.slice(4, 200)}`, 200, /not our ref|want/i.test(line));
     else if (section === 'shallow-info' && line.startsWith('shallow ')) shallow.push(line.slice(8));
-    else if (section === '' && !line) continue;
   }
   if (section !== 'packfile' || pack.length === 0) throw new FetchPackError('no packfile section: not a protocol v2 answer');
   const packBytes = Buffer.concat(pack);
   const { idx, oids, packSha } = await indexPack(packBytes, options.limits);
-  if (!oids.includes(commitSha)) throw new FetchPackError('the pack does not hold the wanted commit');
+  const present = new Set(oids);
+  if (!wants.every((w) => present.has(w))) throw new FetchPackError('the pack does not hold every wanted object');
   await fs.promises.mkdir(`${gitdir}/objects/pack`, { recursive: true });
   await fs.promises.writeFile(`${gitdir}/objects/pack/pack-${packSha}.pack`, packBytes);
   await fs.promises.writeFile(`${gitdir}/objects/pack/pack-${packSha}.idx`, idx);
   if (shallow.length > 0) await fs.promises.writeFile(`${gitdir}/shallow`, `${shallow.sort().join('\n')}\n`);
-  return { packBytes: packBytes.byteLength, objects: oids.length };
+  else if (options.depth !== undefined || options.deepenSince !== undefined) await fs.promises.unlink(`${gitdir}/shallow`).catch(() => undefined);
+  return { packBytes: packBytes.byteLength, objects: oids.length, shallow };
 }

@@ -1,8 +1,8 @@
 import git, { type GitAuth, type HttpClient, type ServerRef } from 'isomorphic-git';
 import nodeHttp from 'isomorphic-git/http/node';
 import { IngestionError, type IngestionReason } from '../../core/errors.js';
-import type { FetchRequest, FetchResult, RepoInfo, RepoSource } from '../../core/ports.js';
-import { FetchPackError, fetchCommitV2 } from './fetch-pack-v2.js';
+import type { BlobFetchRequest, DeepenRequest, FetchApplied, FetchRequest, FetchResult, RepoInfo, RepoSource } from '../../core/ports.js';
+import { FetchPackError, fetchFeaturesV2, fetchPackV2, type FetchPackV2Options } from './fetch-pack-v2.js';
 import { guardHttp } from './guarded-http.js';
 import { displayUrl, identityFromUrl, type RepoIdentity } from './repo-identity.js';
 import { isInsecureForCredentials, scopeCredentials } from './scoped-credentials.js';
@@ -37,6 +37,8 @@ export class HttpRepoSource implements RepoSource {
   private readonly url: string;
   private readonly display: string;
   private readonly http: HttpClient;
+  /** Basic credentials once a server challenge was answered; reused by later on-demand fetches. */
+  private authorization?: string;
 
   constructor(private readonly options: HttpRepoSourceOptions) {
     const parsed = new URL(options.url);
@@ -73,9 +75,13 @@ export class HttpRepoSource implements RepoSource {
   }
 
   /**
-   * Fetch exactly `commitSha` with depth 1: first by SHA (servers allow a reachable SHA in a
+   * Fetch exactly `commitSha` with the requested history (depth, or `deepen-since`) and filter:
+   * first by SHA (servers allow a reachable SHA in a
    * stateless `want`), then, if the server refuses, by branch, checking the tip equals the
-   * resolved SHA, retried once; a tip that still differs is BASE_MOVED_DURING_FETCH.
+   * resolved SHA, retried once; a tip that still differs is BASE_MOVED_DURING_FETCH. History
+   * and `blob:none` need the server to advertise `shallow` and `filter` in its v2 `fetch`
+   * capabilities; without them the fetch falls back (depth 1, whole commit) and `applied`
+   * says why. isomorphic-git, the last resort, honours depth and since but has no filter.
    */
   async fetch(request: FetchRequest): Promise<FetchResult> {
     const { fs, gitdir, commitSha } = request;
@@ -93,7 +99,8 @@ export class HttpRepoSource implements RepoSource {
           url: this.url,
           ref,
           singleBranch: true,
-          depth: 1,
+          depth: since ? undefined : depth,
+          ...(since ? { since: new Date(since) } : {}),
           tags: false,
           ...this.auth(),
           onProgress: request.onProgress ? (p) => request.onProgress?.({ phase: p.phase, loaded: p.loaded, total: p.total }) : undefined,
@@ -109,24 +116,51 @@ export class HttpRepoSource implements RepoSource {
     // Fast path: protocol v2 `want <sha>` with the pack indexed natively; any answer it does not
     // understand falls back to isomorphic-git's fetch, which also maps errors to reason codes. A
     // v2 server that refused the SHA is not asked for it again: the branch path follows directly.
+    let depth = request.depth ?? 1;
+    let since = request.deepenSince;
+    let filter = request.filter;
+    const fallbacks: string[] = [];
+    const applied = (): FetchApplied => ({ depth, ...(since ? { deepenSince: since } : {}), ...(filter ? { filter } : {}), ...(fallbacks.length > 0 ? { fallback: fallbacks.join('; ') } : {}) });
     let refusedWant = false;
     if (this.options.protocolV2 !== false) try {
-      const v2 = (authorization?: string) => fetchCommitV2({ http, url: this.url, fs, gitdir, commitSha, authorization, limits: { maxTotalBytes: request.maxBytes } });
-      try {
-        await v2();
-      } catch (error) {
-        // Credentials only when challenged: the first request never carries them.
-        const token = error instanceof FetchPackError && error.statusCode === 401 ? await this.credential() : undefined;
-        if (!token) throw error;
-        await v2(`Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`);
+      if (depth > 1 || since !== undefined || filter !== undefined) {
+        const features = await this.withAuth((authorization) => fetchFeaturesV2({ http, url: this.url, authorization }));
+        if ((depth > 1 || since !== undefined) && !features.has('shallow')) {
+          fallbacks.push('the server does not advertise shallow in its v2 fetch capabilities: depth 1');
+          depth = 1;
+          since = undefined;
+        }
+        if (filter !== undefined && !features.has('filter')) {
+          fallbacks.push('the server does not advertise filter in its v2 fetch capabilities: blobs fetched with the commit');
+          filter = undefined;
+        }
       }
-      if (await hasCommit(fs, gitdir, commitSha)) return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [] };
+      const base: FetchPackV2Options = { http, url: this.url, fs, gitdir, wants: [commitSha], filter, limits: { maxTotalBytes: request.maxBytes } };
+      const v2 = (extra: Partial<FetchPackV2Options>) => this.withAuth((authorization) => fetchPackV2({ ...base, ...extra, authorization }));
+      if (since !== undefined) {
+        try {
+          await v2({ deepenSince: Math.floor(Date.parse(since) / 1000) });
+        } catch (error) {
+          // No commit after the date (the base itself is older): fall back to the plan's depth.
+          if (guard.tripped || !(error instanceof FetchPackError)) throw error;
+          fallbacks.push(`deepen-since ${since} refused (${error.message}): depth ${depth}`);
+          since = undefined;
+          await v2({ depth });
+        }
+      } else {
+        await v2({ depth });
+      }
+      if (await hasCommit(fs, gitdir, commitSha)) return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [], applied: applied() };
     } catch (error) {
       if (guard.tripped === 'BYTE_CAP') throw new IngestionError('REPO_TOO_LARGE', `transfer exceeded the ${request.maxBytes} byte cap`, { maxBytes: request.maxBytes, url: this.display });
       if (guard.tripped === 'TIMEOUT') throw new IngestionError('CLONE_TIMEOUT', 'fetch timed out', { url: this.display, timeoutMs: this.options.timeoutMs ?? 120_000 });
       // A size refusal is final: the fallback would inflate the same objects without a cap.
       if (error instanceof IngestionError) throw error;
       refusedWant = error instanceof FetchPackError && error.refusedWant;
+    }
+    if (filter !== undefined) {
+      fallbacks.push('protocol v2 fetch failed: isomorphic-git has no partial clone, blobs fetched with the commit');
+      filter = undefined;
     }
 
     let pinned = false;
@@ -145,7 +179,62 @@ export class HttpRepoSource implements RepoSource {
       }
       if (!pinned) throw new IngestionError('BASE_MOVED_DURING_FETCH', `${branch} moved while fetching`, { expected: commitSha, fetched: tip, ref: branch, url: this.display });
     }
-    return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [] };
+    return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [], applied: applied() };
+  }
+
+  /**
+   * Blobs a `blob:none` fetch left out, by id (protocol v2 `want <blob>`, no filter), within the
+   * caller's byte cap and per-object inflate limit.
+   */
+  async fetchBlobs(request: BlobFetchRequest): Promise<{ bytes: number; objects: number }> {
+    const { fs, gitdir, oids, maxBytes, maxObjectBytes } = request;
+    const result = await this.guarded(maxBytes, (http) => this.withAuth((authorization) => fetchPackV2({ http, url: this.url, fs, gitdir, wants: oids, authorization, limits: { maxTotalBytes: maxBytes, maxObjectBytes } })));
+    return { bytes: result.bytes, objects: result.value.objects };
+  }
+
+  /** More history for a commit already present: a new fetch at the larger depth (no haves, so bounded by the cap). */
+  async deepen(request: DeepenRequest): Promise<{ depth: number; bytes: number }> {
+    const { fs, gitdir, commitSha, depth, filter, maxBytes } = request;
+    const result = await this.guarded(maxBytes, async (http) => {
+      const features = await this.withAuth((authorization) => fetchFeaturesV2({ http, url: this.url, authorization }));
+      if (!features.has('shallow')) throw new IngestionError('REPOSITORY_NOT_FOUND', 'the server does not advertise shallow in its v2 fetch capabilities; history cannot be deepened', { url: this.display, stage: 'deepen' });
+      const usable = filter !== undefined && features.has('filter') ? filter : undefined;
+      return this.withAuth((authorization) => fetchPackV2({ http, url: this.url, fs, gitdir, wants: [commitSha], depth, filter: usable, authorization, limits: { maxTotalBytes: maxBytes } }));
+    });
+    return { depth, bytes: result.bytes };
+  }
+
+  /** One on-demand transfer under a byte cap and the fetch deadline, errors mapped to reason codes. */
+  private async guarded<T>(maxBytes: number, run: (http: HttpClient) => Promise<T>): Promise<{ value: T; bytes: number }> {
+    await this.credential();
+    const timeoutMs = this.options.timeoutMs ?? 120_000;
+    const { http, guard } = guardHttp(this.http, { maxBytes, timeoutMs });
+    try {
+      const value = await run(http);
+      return { value, bytes: guard.bytes };
+    } catch (error) {
+      if (guard.tripped === 'BYTE_CAP') throw new IngestionError('REPO_TOO_LARGE', `transfer exceeded the ${maxBytes} byte cap`, { maxBytes, url: this.display });
+      if (guard.tripped === 'TIMEOUT') throw new IngestionError('CLONE_TIMEOUT', 'fetch timed out', { url: this.display, timeoutMs });
+      if (error instanceof IngestionError) throw error;
+      if (error instanceof FetchPackError && error.statusCode === 401) throw new IngestionError('CLONE_AUTH_FAILED', `authentication failed for ${this.display}`, { url: this.display });
+      throw new IngestionError('REPOSITORY_NOT_FOUND', `on-demand fetch failed for ${this.display}`, { url: this.display, stage: 'on-demand' });
+    }
+  }
+
+  /**
+   * A v2 request, first without credentials (or with the last ones); on a challenge (401) the
+   * token is asked again, once: installation tokens are short-lived and a run outlives one.
+   */
+  private async withAuth<T>(call: (authorization?: string) => Promise<T>): Promise<T> {
+    try {
+      return await call(this.authorization);
+    } catch (error) {
+      if (!(error instanceof FetchPackError) || error.statusCode !== 401) throw error;
+      const token = await this.credential();
+      if (!token) throw error;
+      this.authorization = `Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`;
+      return call(this.authorization);
+    }
   }
 
   private auth(): { onAuth: () => Promise<GitAuth>; onAuthFailure: () => GitAuth } {

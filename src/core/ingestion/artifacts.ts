@@ -22,13 +22,28 @@ export const BaseRefArtifact = z.object({
 });
 export type BaseRefArtifact = z.infer<typeof BaseRefArtifact>;
 
+export const CLONE_STRATEGIES = ['shallow-object-backed', 'deepened', 'blobless'] as const;
+
+/**
+ * How the base commit is fetched and why. Artifacts written before `deepened` and `blobless`
+ * existed (depth 1, no filter, no history fields) still parse.
+ */
 export const ClonePlanSchema = z.object({
-  strategy: z.literal('shallow-object-backed'),
-  depth: z.literal(1),
+  strategy: z.enum(CLONE_STRATEGIES),
+  /** Commits of history, the base included. */
+  depth: z.number().int().positive(),
+  /** ISO time: every commit after it (protocol v2 `deepen-since`), when the task names a date. */
+  deepenSince: z.string().optional(),
+  /** `blob:none`: blobs are fetched on demand, for the files actually read. */
+  filter: z.literal('blob:none').optional(),
   checkout: z.literal('none'),
   maxBytes: z.number().int().positive(),
   readScope: z.object({ mode: z.enum(['all', 'paths']), patterns: z.array(z.string()) }),
+  /** What in the task asked for history (trigger names), when anything did. */
+  historyTriggers: z.array(z.string()).optional(),
   reasons: z.array(z.string()),
+  /** What the fetch did when it could not follow the plan (a server without `filter`, say). */
+  applied: z.object({ depth: z.number().int().positive(), deepenSince: z.string().optional(), filter: z.literal('blob:none').optional(), fallback: z.string().optional() }).optional(),
 });
 export type ClonePlan = z.infer<typeof ClonePlanSchema>;
 

@@ -11,6 +11,7 @@ import {
   type IngestionWarning,
 } from './artifacts.js';
 import { planClone } from './clone-plan.js';
+import { onDemandObjects } from './on-demand.js';
 import type { InflateLimits } from './inflate-budget.js';
 import type { IngestionPolicy } from './ingestion-policy.js';
 import { readPackCatalog, type CatalogEntry, type ObjectType } from './pack-catalog.js';
@@ -27,6 +28,8 @@ export interface IngestRequest {
   ref?: string;
   /** Scope globs relative to the repository root; a plain directory means dir/**. */
   paths?: string[];
+  /** The task's text (title and body): the clone plan deepens history when it asks for it. */
+  taskText?: string;
   /** The task's step scopes: checked against submodules only (a step may not reach into one). */
   stepPaths?: string[];
   policy: IngestionPolicy;
@@ -151,20 +154,32 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
     resolved = await source.resolveRef(request.ref);
     if (!resolved) throw fail('BASE_REF_NOT_FOUND', `base ref not found: ${request.ref ?? 'HEAD'}`, { ref: request.ref ?? 'HEAD' });
     const resolvedAt = iso(clock.now());
-    plan = planClone({ info, policy, paths: request.paths });
+    plan = planClone({ info, policy, paths: request.paths, taskText: request.taskText });
 
     enter('CLONING');
     const fetchStart = clock.now();
     const limits = { maxFileCount: policy.maxFileCount, maxPathDepth: policy.maxPathDepth };
-    const fetched = await source.fetch({ fs, gitdir, ref: resolved.ref, commitSha: resolved.sha, maxBytes: plan.maxBytes, limits });
+    const history = { depth: plan.depth, ...(plan.deepenSince ? { deepenSince: plan.deepenSince } : {}), ...(plan.filter ? { filter: plan.filter } : {}) };
+    const fetched = await source.fetch({ fs, gitdir, ref: resolved.ref, commitSha: resolved.sha, maxBytes: plan.maxBytes, limits, ...history });
     fetchStats = { bytes: fetched.bytes ?? null, durationMs: clock.now() - fetchStart };
     warnings.push(...fetched.warnings);
+    // What the source did; a source that does not say fetched depth 1 without a filter.
+    const applied = fetched.applied ?? { depth: 1, fallback: 'the source fetches the base commit only' };
+    if (plan.strategy !== 'shallow-object-backed' || fetched.applied) plan = { ...plan, applied };
+    if (applied.fallback && plan.strategy !== 'shallow-object-backed') {
+      warnings.push({ code: 'CLONE_PLAN_FALLBACK', message: `${plan.strategy} fetch not possible: ${applied.fallback}`, data: { strategy: plan.strategy, applied } });
+    }
+    const blobless = applied.filter === 'blob:none';
+    const missing = onDemandObjects({
+      source, fs, gitdir, ref: resolved.ref, commitSha: resolved.sha, maxBytes: plan.maxBytes, usedBytes: fetched.bytes ?? 0,
+      maxObjectBytes: Math.floor(policy.maxFileSizeMb * 1024 * 1024), blobless, depth: applied.depth,
+    });
     if (fetched.fetchedSha !== resolved.sha) {
       throw fail('BASE_MOVED_DURING_FETCH', 'the fetched commit is not the resolved base commit', { expected: resolved.sha, fetched: fetched.fetchedSha });
     }
 
     const scanStart = clock.now();
-    const objects = await objectReader(fs, gitdir, { maxTotalBytes: plan.maxBytes });
+    const objects = await objectReader(fs, gitdir, { maxTotalBytes: plan.maxBytes }, blobless ? missing.blobs : undefined);
     const commit = await objects.entry(resolved.sha);
     if (commit.type !== 'commit' || !commit.content) throw fail('BASE_MOVED_DURING_FETCH', 'the base commit is not in the fetched objects', { expected: resolved.sha });
     treeSha = commitTree(commit.content);
@@ -209,7 +224,11 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
 
     // HEAD at the pinned base, as a clone leaves it: status and branches start from there.
     await git.writeRef({ fs, gitdir, ref: 'HEAD', value: resolved.sha, force: true });
-    const workspace = await openWorkspace({ fs, gitdir, commitSha: resolved.sha, files: scan.files });
+    if (blobless) {
+      const absent = await countAbsent(objects, scan.files);
+      plan = { ...plan, reasons: [...plan.reasons, `${absent} blob(s) not fetched: each is fetched when its file is read, within the byte cap and the file size limit; their binary and LFS-pointer checks are skipped`] };
+    }
+    const workspace = await openWorkspace({ fs, gitdir, commitSha: resolved.sha, files: scan.files, missing });
     if (workspace.baseTreeSha !== treeSha || workspace.changes().length > 0 || workspace.paths().length !== scan.files.length) {
       throw fail('WORKSPACE_NOT_CLEAN', 'the initial workspace view differs from the base tree', { changes: workspace.changes().slice(0, 50) });
     }
@@ -236,18 +255,31 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
   }
 }
 
-/** Objects from the pack catalog, with isomorphic-git as the fallback for anything else. */
-async function objectReader(fs: FsLike, gitdir: string, limits: InflateLimits): Promise<ObjectReader> {
+/**
+ * Objects from the pack catalog, with isomorphic-git as the fallback for anything else. After a
+ * blob:none fetch (`fetchBlobs` given) an object that is not there is a blob: its entry says
+ * `absent`, and its content is fetched only when asked for (symlink targets, .gitmodules).
+ */
+async function objectReader(fs: FsLike, gitdir: string, limits: InflateLimits, fetchBlobs?: (oids: string[]) => Promise<void>): Promise<ObjectReader> {
   const catalog = await readPackCatalog(fs, gitdir, limits);
   const cache = {};
   const read = async (oid: string): Promise<{ type: ObjectType; content: Uint8Array }> => {
-    const { type, object } = await git.readObject({ fs, gitdir, oid, format: 'content', cache });
-    return { type: type as ObjectType, content: object as Uint8Array };
+    try {
+      const { type, object } = await git.readObject({ fs, gitdir, oid, format: 'content', cache });
+      return { type: type as ObjectType, content: object as Uint8Array };
+    } catch (error) {
+      if (!fetchBlobs || (error as { code?: string }).code !== 'NotFoundError') throw error;
+      await fetchBlobs([oid]);
+      const { type, object } = await git.readObject({ fs, gitdir, oid, format: 'content', cache: {} });
+      return { type: type as ObjectType, content: object as Uint8Array };
+    }
   };
   return {
     entry: async (oid: string): Promise<CatalogEntry> => {
       const known = catalog.get(oid);
       if (known) return known;
+      // Every commit and tree of a blob:none fetch is in its pack, so anything else is a blob left out.
+      if (fetchBlobs) return { type: 'blob', size: 0, absent: true };
       const { type, content } = await read(oid);
       if (type !== 'blob') return { type, size: content.byteLength, content };
       return { type, size: content.byteLength, binary: content.subarray(0, 8000).includes(0), head: content.slice(0, 1024) };
@@ -273,6 +305,12 @@ async function readTreeFile(objects: ObjectReader, treeOid: string, path: string
   if (blob.type !== 'blob') return undefined;
   if (blob.size > maxBytes) throw new IngestionError('FILE_TOO_LARGE', `${path} is ${blob.size} bytes, over the ${maxBytes} byte file limit`, { path, sizeBytes: blob.size, limitBytes: maxBytes });
   return objects.blob(oid);
+}
+
+async function countAbsent(objects: ObjectReader, files: { mode: string; oid: string }[]): Promise<number> {
+  let absent = 0;
+  for (const file of files) if (file.mode !== '160000' && (await objects.entry(file.oid)).absent) absent++;
+  return absent;
 }
 
 function commitTree(content: Uint8Array): string {

@@ -16,6 +16,8 @@ export interface IngestionPolicy {
   forbiddenPaths: string[];
   /** A scoped path that matches nothing: fail, or continue with a warning. */
   scopeMissing: 'error' | 'warn';
+  /** Repositories reported over this size are fetched without blobs; default `BLOBLESS_OVER_MB`. */
+  bloblessOverMb?: number;
 }
 
 /** Conservative defaults, used by tests and by callers without a policy file. */

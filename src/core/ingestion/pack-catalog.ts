@@ -14,6 +14,8 @@ export interface CatalogEntry {
   binary?: boolean;
   /** Blobs: the first bytes (up to 1 KiB), enough for LFS pointers and symlink targets. */
   head?: Uint8Array;
+  /** Blobs a blob:none fetch left out: size unknown (0), content fetched only when read. */
+  absent?: boolean;
 }
 
 const TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };

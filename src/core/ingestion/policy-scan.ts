@@ -153,7 +153,7 @@ export async function scanTree(options: { treeOid: string; policy: IngestionPoli
       const blob = await objects.entry(file.oid);
       totalBytes += blob.size;
       if (file.mode === '120000') {
-        const target = decoder.decode(blob.size <= (blob.head?.byteLength ?? 0) ? blob.head : await objects.blob(file.oid));
+        const target = decoder.decode(blob.head && blob.size <= blob.head.byteLength ? blob.head : await objects.blob(file.oid));
         const resolved = symlinkDestination(file.path, target);
         symlinks.push({ path: file.path, target, resolved: resolved ?? null, allowed: resolved !== undefined });
         if (resolved === undefined) add({ code: 'FORBIDDEN_SYMLINK', severity: 'block', path: file.path, message: 'symlink points outside the workspace', data: { target } });

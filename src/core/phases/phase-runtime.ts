@@ -69,6 +69,7 @@ export class PhaseRuntime {
       gitdir: workspace.gitdir,
       baseCommitSha: workspace.baseCommitSha,
       baseTreeSha: workspace.baseTreeSha,
+      missing: workspace.missing,
       paths: () => workspace.paths(),
       entry: (p) => workspace.entry(p),
       baseEntry: (p) => workspace.baseEntry(p),

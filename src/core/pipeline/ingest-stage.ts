@@ -47,6 +47,7 @@ export async function ingestStage(deps: PipelineDeps, request: PipelineRequest, 
       ref: baseRefWanted,
       paths: snapshot.paths ?? preTask?.paths,
       stepPaths: preTask?.steps.flatMap((s) => s.paths ?? []),
+      taskText: taskText(snapshot),
       policy: ingestionPolicy(policy ?? parsePolicy({ text: undefined }), scoped),
       // CLI default: the base commit's own policy decides the scan (a broken one stops here).
       resolvePolicy: policy
@@ -107,6 +108,12 @@ export function ingestionPolicy(policy: AgentPolicy, scoped: boolean): Ingestion
     forbiddenPaths: policy.agent.forbiddenPaths,
     scopeMissing: scoped ? 'error' : 'warn',
   };
+}
+
+/** The words the clone plan reads for history triggers: title, body and the triggering comment. */
+function taskText(snapshot: AttemptStart['request']): string {
+  const text = snapshot.issue ?? snapshot.task;
+  return [text?.title, text?.body, snapshot.comment?.body].filter((t): t is string => typeof t === 'string').join('\n');
 }
 
 function safeParseTask(snapshot: AttemptStart['request']): TaskContract | undefined {

@@ -51,12 +51,26 @@ export interface Workspace {
   read(path: string): Promise<Uint8Array>;
   readText(path: string): Promise<string>;
   readBase(path: string): Promise<Uint8Array>;
+  /** What the fetch left out and how to get it, when it was partial. */
+  readonly missing?: MissingObjects;
   write(path: string, content: Uint8Array | string, mode?: FileMode): Promise<void>;
   delete(path: string): Promise<void>;
   /** Paths whose view differs from the base tree, sorted. */
   changes(): WorkspaceChange[];
   /** Drop every overlay edit: the view equals the base tree again. */
   reset(): void;
+}
+
+/**
+ * Objects a partial fetch left out, fetched when needed: blobs of a `blob:none` fetch, and
+ * deeper history. Absent when the fetch was complete for the base commit.
+ */
+export interface MissingObjects {
+  /** Commits of history fetched from the base (the base included). */
+  historyDepth(): number;
+  blobs?(oids: string[]): Promise<void>;
+  /** Fetch history down to `depth` commits; `refused` says why nothing was fetched. */
+  deepen?(depth: number): Promise<{ depth: number; bytes: number; refused?: string }>;
 }
 
 type OverlayValue = { content: Uint8Array; mode: FileMode } | null;
@@ -82,11 +96,11 @@ export async function readTreeFiles(fs: FsLike, gitdir: string, treeOid: string)
 }
 
 /** Build a workspace over a commit already present in `gitdir`. */
-export async function openWorkspace(options: { fs: FsLike; gitdir: string; commitSha: string; files?: TreeFile[] }): Promise<ObjectWorkspace> {
+export async function openWorkspace(options: { fs: FsLike; gitdir: string; commitSha: string; files?: TreeFile[]; missing?: MissingObjects }): Promise<ObjectWorkspace> {
   const { fs, gitdir, commitSha } = options;
   const { commit } = await git.readCommit({ fs, gitdir, oid: commitSha });
   const files = options.files ?? (await readTreeFiles(fs, gitdir, commit.tree));
-  return new ObjectWorkspace(fs, gitdir, commitSha, commit.tree, files);
+  return new ObjectWorkspace(fs, gitdir, commitSha, commit.tree, files, options.missing);
 }
 
 export class ObjectWorkspace implements Workspace {
@@ -102,6 +116,7 @@ export class ObjectWorkspace implements Workspace {
     readonly baseCommitSha: string,
     readonly baseTreeSha: string,
     files: TreeFile[],
+    readonly missing?: MissingObjects,
   ) {
     for (const file of files) this.base.set(file.path, file);
   }
@@ -144,8 +159,14 @@ export class ObjectWorkspace implements Workspace {
   async readBase(path: string): Promise<Uint8Array> {
     const base = this.base.get(path);
     if (!base || base.mode === '160000') throw new WorkspaceError('FILE_NOT_FOUND', `no such file in the base tree: ${path}`, { path });
-    const { blob } = await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid: base.oid, cache: this.objectCache });
-    return blob;
+    try {
+      return (await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid: base.oid, cache: this.objectCache })).blob;
+    } catch (error) {
+      // A blob:none fetch: the blob is fetched the first time its file is read.
+      if (!this.missing?.blobs || (error as { code?: string }).code !== 'NotFoundError') throw error;
+      await this.missing.blobs([base.oid]);
+      return (await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid: base.oid, cache: this.objectCache })).blob;
+    }
   }
 
   async write(path: string, content: Uint8Array | string, mode?: FileMode): Promise<void> {

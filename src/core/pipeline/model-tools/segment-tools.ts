@@ -3,6 +3,7 @@ import { defineLlmTool, type LlmTool } from '../../engines/llm/index.js';
 import { diffWorkspaceChanges } from '../../git/git-diff.js';
 import { redactSecrets } from '../../git/secret-scan.js';
 import { editTools } from './edit-tools.js';
+import { historyTools } from './history-tools.js';
 import { navigatorTools } from './navigator-tools.js';
 import { readTools } from './read-tools.js';
 import { modelToolContext, type ModelToolContext, type SegmentToolsInput } from './tool-context.js';
@@ -17,7 +18,7 @@ export type { SegmentToolsInput } from './tool-context.js';
  */
 export function segmentTools(input: SegmentToolsInput): LlmTool<any>[] {
   const ctx = modelToolContext(input);
-  return [...readTools(ctx), ...navigatorTools(ctx), ...editTools(ctx), ...diffTools(ctx)];
+  return [...readTools(ctx), ...navigatorTools(ctx), ...editTools(ctx), ...diffTools(ctx), ...historyTools({ workspace: ctx.workspace, ledger: input.context.ledger, phase: input.context.phase })];
 }
 
 function diffTools(ctx: ModelToolContext): LlmTool<any>[] {
