@@ -12,6 +12,7 @@ import { planOf } from './phases/planning-phase.js';
 import { reviewOf } from './phases/review-phase.js';
 import { verificationOf } from './phases/verification-phase.js';
 import { viewsFor, type PipelineEnv } from './pipeline-env.js';
+import type { PlanRevision } from './plan-revision.js';
 
 /** The outputs of the phases that ran, parsed. */
 interface Outputs {
@@ -42,7 +43,7 @@ export function buildRunReport(
   task: TaskContract,
   outputs: Readonly<Partial<Record<PhaseName, unknown>>>,
   checkpoints: readonly Checkpoint[],
-  state: { status: string; headCommitSha?: string; artifacts: { name: string; url: string }[]; current?: PhaseName; currentSteps?: number },
+  state: { status: string; headCommitSha?: string; artifacts: { name: string; url: string }[]; current?: PhaseName; currentSteps?: number; planRevisions?: readonly PlanRevision[] },
 ): RunReportInput {
   const views = viewsFor(env, task);
   const out = parsedOutputs(outputs);
@@ -88,6 +89,7 @@ export function buildRunReport(
     modules: targets.modules,
     artifacts: state.artifacts,
     notes: [...new Set(change?.segments.flatMap((s) => s.notes) ?? [])],
+    planRevisions: (state.planRevisions ?? []).map((r) => ({ reason: r.reason, added: r.added, dropped: r.dropped })),
     warnings: (discovery?.warnings ?? []).map((w) => `${w.code}: ${w.message}`),
   };
 }

@@ -86,7 +86,7 @@ describe('the LLM engine in the pipeline', () => {
     expect(result.json).toMatchObject({ status: 'COMPLETED' });
 
     // The model was offered exactly the change phase's projected tools.
-    expect(server.requests[0].body.tools.map((t: any) => t.function.name).sort()).toEqual(['code_search_search', 'file_read', 'file_write', 'git_diff', 'repo_map_query']);
+    expect(server.requests[0].body.tools.map((t: any) => t.function.name).sort()).toEqual(['code_search_search', 'file_read', 'file_write', 'git_diff', 'plan_revise', 'repo_map_query']);
     // It saw the file it asked for...
     expect(server.requests[1].raw).toContain('legacyAuthClient.exchangeToken(code)');
     expect(server.requests[1].raw).toContain('jdbc:postgresql://localhost/orders');

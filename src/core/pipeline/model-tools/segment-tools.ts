@@ -8,6 +8,7 @@ import type { TaskContract } from '../../task/task-contract.js';
 import { normalizeRepoPath } from '../../util/repo-path.js';
 import { maxEditableBytes, type Segment } from '../phases/planning-phase.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
+import { planTools } from './plan-tools.js';
 
 const MAX_READ_BYTES = 200_000;
 
@@ -91,6 +92,7 @@ export function segmentTools({ env, context, task, segment, written }: SegmentTo
       args: z.object({}),
       run: async () => redactPatchByFile((await diffWorkspaceChanges(workspace, { isGenerated: (p) => views.rules.isGenerated(p) })).modelPatch),
     }),
+    ...planTools({ env, context, task, segment, allowed }),
   ];
 }
 

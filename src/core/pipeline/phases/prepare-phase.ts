@@ -19,6 +19,7 @@ import { taskOf } from './intake-phase.js';
 import { planOf } from './planning-phase.js';
 import { reviewOf } from './review-phase.js';
 import { verificationOf } from './verification-phase.js';
+import { planRevisions } from '../plan-revision.js';
 
 export const PrepareOutput = z.object({
   headCommitSha: z.string(),
@@ -52,7 +53,7 @@ export function preparePhase(env: PipelineEnv, artifactsFor: () => { name: strin
       const { commit, title } = await commitChanges(env, context, task, sink);
       await context.runtime.use('candidate.write');
       const checkpoints = await checkpointsSoFar(env);
-      const report = buildRunReport(env, task, context.outputs, checkpoints, { status: 'COMPLETED', headCommitSha: commit.commitSha, artifacts: artifactsFor(), current: 'pr_preparation', currentSteps: context.runtime.stepsUsed });
+      const report = buildRunReport(env, task, context.outputs, checkpoints, { status: 'COMPLETED', headCommitSha: commit.commitSha, artifacts: artifactsFor(), current: 'pr_preparation', currentSteps: context.runtime.stepsUsed, planRevisions: planRevisions(context.ledger.entries()) });
       // The body is written as this last phase completes.
       report.phases = (report.phases ?? []).map((p) => (p.state === 'running' ? { ...p, state: 'done' as const } : p));
       const body = renderRunReport(report);
