@@ -6,7 +6,7 @@ import { MAX_PLAN_REVISIONS } from '../../../src/core/pipeline/plan-revision.js'
 import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { answer, callTools, startScriptedModelServer, type ScriptedModelServer, type ScriptedReply } from '../../helpers/scripted-model-server.js';
 import { cli, makeWorkingCopy } from '../cli/cli-harness.js';
-import { MIGRATION_POLICY, removeRoot, tempRoot } from './pipeline-harness.js';
+import { LocalArtifactStore, MIGRATION_POLICY, dyingStore, loadAttempt, makeMavenBare, removeRoot, runOnce, startRun, tempRoot } from './pipeline-harness.js';
 
 /**
  * Plan revision through the whole pipeline: the model adds a file to its segment with a reason
@@ -124,4 +124,44 @@ describe('plan.revise', () => {
     expect(entries.filter((e) => e.type === 'PLAN_REVISED')).toEqual([]);
     expect(readFileSync(result.json!.artifacts['pr-body.md'], 'utf8')).not.toContain('Plan revised');
   }, 30_000);
+
+  it('a crash after a revision resumes by replaying it: ledgered once, the same commit as an uninterrupted run', async () => {
+    const bare = join(root, 'orders.git');
+    makeMavenBare(bare);
+    const app = mavenMultiModuleRepo()[EXTRA];
+    const edited = app.replace('public static void main', 'public static void main /* guarded */');
+    const script: ScriptedReply[] = [
+      callTools({ name: 'file_write', arguments: { path: EXTRA, content: edited } }),
+      callTools({ name: 'plan_revise', arguments: { reason: 'OrderApplication starts the exchange too', addFiles: [EXTRA] } }),
+      callTools({ name: 'file_write', arguments: { path: EXTRA, content: edited } }),
+      answer('Guarded OrderApplication.'),
+    ];
+    const start = async (dir: string, from: number, crashAfterExchanges?: number) => {
+      const server = await startScriptedModelServer({ script: (_body, index) => script[from + index] ?? answer('done') });
+      servers.push(server);
+      const model = new OpenAiChatProvider({ baseUrl: server.baseUrl, model: 'scripted-1', apiKey: 'k', maxRetries: 0 });
+      const store = new LocalArtifactStore(dir);
+      const started = await startRun(store, bare, 'planrevresume1', TASK);
+      let exchanges = 0;
+      const crashing = crashAfterExchanges === undefined ? store : dyingStore(store, (_key, body) => body.includes('"MODEL_EXCHANGE"') && ++exchanges > crashAfterExchanges);
+      const result = await runOnce({ store: crashing, source: bare, model, ...started }).catch((error: unknown) => error as Error);
+      return { server, store, started, result, dir };
+    };
+    const reference = await start(join(root, 'revise-reference'), 0);
+    expect(reference.result).toMatchObject({ status: 'COMPLETED' });
+
+    const crashed = await start(join(root, 'revise-crash'), 0, 2);
+    expect(crashed.result).toBeInstanceOf(Error);
+    expect(ledger(join(crashed.dir, crashed.started.keys.prefix)).filter((e) => e.type === 'PLAN_REVISED')).toHaveLength(1);
+
+    const server = await startScriptedModelServer({ script: (_body, index) => script[2 + index] ?? answer('done') });
+    servers.push(server);
+    const model = new OpenAiChatProvider({ baseUrl: server.baseUrl, model: 'scripted-1', apiKey: 'k', maxRetries: 0 });
+    const resumed = await runOnce({ store: crashed.store, source: bare, model, keys: crashed.started.keys, attempt: await loadAttempt(crashed.store, crashed.started.keys, 1) });
+    expect(resumed).toMatchObject({ status: 'COMPLETED', headCommitSha: (reference.result as { headCommitSha: string }).headCommitSha });
+    expect(server.requests).toHaveLength(2);
+    expect(server.problems()).toEqual([]);
+    const revisions = ledger(join(crashed.dir, crashed.started.keys.prefix)).filter((e) => e.type === 'PLAN_REVISED');
+    expect(revisions.map((e) => e.payload.revision)).toEqual([1]);
+  }, 60_000);
 });

@@ -43,6 +43,9 @@ const RevisionArgs = z.object({
  * PlanRevisionError whose reason the model is told. The scope guard still judges every write.
  */
 export function planTools({ env, context, task, segment, allowed }: PlanToolsInput): LlmTool<any>[] {
+  // A resumed segment replays its recorded exchanges, tools included: a revision the ledger
+  // already holds for this segment is applied again, not ledgered (or counted) twice.
+  let replayed = 0;
   return [
     defineLlmTool({
       name: 'plan.revise',
@@ -51,12 +54,30 @@ export function planTools({ env, context, task, segment, allowed }: PlanToolsInp
         `Give the reason; it is shown to reviewers. At most ${MAX_PLAN_REVISIONS} revisions per run; added files must be editable under the repository policy and the task scope.`,
       args: RevisionArgs,
       run: async (args) => {
-        const revision = await revise({ env, context, task, segment, allowed }, args);
+        const recorded = planRevisions(context.ledger.entries()).filter((r) => r.segment === segment.id)[replayed];
+        const revision = recorded && sameRevision(recorded, args) ? reapply(recorded, allowed) : await revise({ env, context, task, segment, allowed }, args);
+        replayed += 1;
         const files = revision.after.length > 0 ? revision.after.join(', ') : '(none)';
         return `plan revised (${revision.revision} of at most ${MAX_PLAN_REVISIONS}); the files you may change are now: ${files}`;
       },
     }),
   ];
+}
+
+function clean(text: string): string {
+  return redactSecrets(text).text.slice(0, MAX_REVISION_TEXT);
+}
+
+/** Whether `args` ask for the revision the ledger recorded (a replayed call). */
+function sameRevision(recorded: PlanRevision, args: z.infer<typeof RevisionArgs>): boolean {
+  const asked = new Set([...(args.addFiles ?? []), ...(args.dropFiles ?? [])].map((p) => normalizeRepoPath(p)));
+  return recorded.reason === clean(args.reason) && [...recorded.added, ...recorded.dropped].every((p) => asked.has(p));
+}
+
+function reapply(recorded: PlanRevision, allowed: Set<string>): PlanRevision {
+  for (const p of recorded.added) allowed.add(p);
+  for (const p of recorded.dropped) allowed.delete(p);
+  return recorded;
 }
 
 async function revise({ env, context, task, segment, allowed }: PlanToolsInput, args: z.infer<typeof RevisionArgs>): Promise<PlanRevision> {
@@ -99,10 +120,10 @@ async function revise({ env, context, task, segment, allowed }: PlanToolsInput, 
     segment: segment.id,
     revision: done + 1,
     // Model text reaches the PR body: no secret may ride along.
-    reason: redactSecrets(args.reason).text.slice(0, MAX_REVISION_TEXT),
+    reason: clean(args.reason),
     added,
     dropped,
-    steps: steps.map((s) => redactSecrets(s).text.slice(0, MAX_REVISION_TEXT)),
+    steps: steps.map(clean),
     before,
     after: [...allowed].sort(),
   };
