@@ -3,7 +3,7 @@ import type { Deadline } from '../engines/llm/budget.js';
 import type { ArtifactStore, Clock, PhaseProgress, RunReporter } from '../ports.js';
 import { canonicalJson, sha256Hex } from '../util/digest.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { Ledger, seqLabel } from './ledger.js';
+import { Ledger, seqLabel, type LedgerEntry } from './ledger.js';
 import { PHASE_CONTRACTS, PHASE_NAMES, phaseStepBudget, type PhaseName } from './phase-contracts.js';
 import { PhaseContractError, PhaseRuntime } from './phase-runtime.js';
 
@@ -90,8 +90,8 @@ export interface OrchestratorOptions {
   patches: PatchCodec;
   clock: Clock;
   isCancelled: () => Promise<boolean>;
-  /** Paths a writing phase may touch (the planned segments' files), given the outputs so far. */
-  writablePaths: (path: string, outputs: Readonly<Partial<Record<PhaseName, unknown>>>) => boolean;
+  /** Paths a writing phase may touch (the planned segments' files), given the outputs and the ledger so far (plan revisions). */
+  writablePaths: (path: string, outputs: Readonly<Partial<Record<PhaseName, unknown>>>, ledger: readonly LedgerEntry[]) => boolean;
   /** Segments planned so far (0 before planning): per-segment step budgets grow with them. */
   segmentCount?: (outputs: Readonly<Partial<Record<PhaseName, unknown>>>) => number;
   /** Asked between phases: true means stop now and continue in another invocation. */
@@ -202,7 +202,7 @@ async function runPhase(options: OrchestratorOptions, attempt: AttemptState, han
   const { workspace, clock } = options;
   const { ledger } = attempt;
   const contract = PHASE_CONTRACTS[handler.name];
-  const runtime = new PhaseRuntime(contract, ledger, (path) => options.writablePaths(path, attempt.outputs), phaseStepBudget(contract, options.segmentCount?.(attempt.outputs) ?? 0));
+  const runtime = new PhaseRuntime(contract, ledger, (path) => options.writablePaths(path, attempt.outputs, attempt.ledger.entries()), phaseStepBudget(contract, options.segmentCount?.(attempt.outputs) ?? 0));
   const startedAt = clock.now();
   const progress = (state: PhaseProgress['state'], summary?: string) =>
     options.reporter?.phase?.({ phase: handler.name, state, summary, files: { count: workspace.changes().length, of: 'changed' }, elapsedMs: clock.now() - startedAt });

@@ -45,6 +45,7 @@ export const TOOL_NAMES = [
   'git.stage',
   'git.commit',
   'candidate.write',
+  'plan.revise',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
@@ -135,7 +136,7 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     name: 'mechanical_change',
     title: 'Change',
     goal: 'Make the main change, one segment at a time, deterministic where the rule is clear.',
-    allowedTools: [...READ_TOOLS, 'file.edit', 'file.create', 'file.write', 'file.delete', 'recipe.apply', 'model.call'],
+    allowedTools: [...READ_TOOLS, 'file.edit', 'file.create', 'file.write', 'file.delete', 'recipe.apply', 'model.call', 'plan.revise'],
     allowedFiles: 'targets',
     outputs: ['patch_stack'],
     stopConditions: ['all segments applied', 'budget exhausted'],

@@ -119,6 +119,8 @@ export const RunReport = z.strictObject({
   artifacts: z.array(z.strictObject({ name: z.string(), url: z.string() })).default([]),
   /** What the recipes left for a human (occurrences left in history files, a requirement to add...), shown once each. */
   notes: z.array(z.string()).default([]),
+  /** Plan revisions the model made, with its reason and the files each added or dropped. */
+  planRevisions: z.array(z.strictObject({ reason: z.string(), added: z.array(z.string()), dropped: z.array(z.string()) })).default([]),
   /** Things the reviewer must know first (base moved and policy is warn, partial result...). */
   warnings: z.array(z.string()).default([]),
 });

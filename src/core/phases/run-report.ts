@@ -46,6 +46,8 @@ export function renderRunReport(input: RunReportInput): string {
     if (notes.length > MAX_FINDING_ROWS) out.push(`…and ${notes.length - MAX_FINDING_ROWS} more.`, '');
   }
 
+  if (report.planRevisions.length > 0) out.push(...planRevised(report), '');
+
   const objective = objectiveText(report);
   if (objective || !report.title) out.push('### Objective', '', block(clip(objective, MAX_OBJECTIVE)) || '_No objective given._', '');
   out.push(...details('Scope and strategy', scopeAndStrategy(report)));
@@ -59,6 +61,18 @@ export function renderRunReport(input: RunReportInput): string {
   if (diagram.length > 0) out.push(...details(report.phases.length > 0 ? 'Phases' : 'Touched modules', diagram));
   out.push(...details('Run', runFacts(report)));
   return `${out.join('\n').trimEnd()}\n`;
+}
+
+/** "Plan revised N×" and each revision: the model's reason (inline, defused) and the files it added or dropped. */
+function planRevised(report: RunReport): string[] {
+  const changes = (r: RunReport['planRevisions'][number]) =>
+    [r.added.length > 0 ? `added ${r.added.map(code).join(', ')}` : '', r.dropped.length > 0 ? `dropped ${r.dropped.map(code).join(', ')}` : ''].filter(Boolean).join('; ');
+  const [first, ...rest] = report.planRevisions;
+  if (rest.length === 0) {
+    const what = changes(first);
+    return [`### Plan revised 1×: ${inline(first.reason)}`, ...(what ? ['', `The model ${what}.`] : [])];
+  }
+  return [`### Plan revised ${report.planRevisions.length}×`, '', ...report.planRevisions.map((r) => `- ${inline(r.reason)}${changes(r) ? ` (${changes(r)})` : ''}`)];
 }
 
 /**

@@ -15,6 +15,7 @@ import { planOf } from './phases/planning-phase.js';
 import { reviewOf } from './phases/review-phase.js';
 import { verificationOf } from './phases/verification-phase.js';
 import { viewsFor, type PipelineEnv } from './pipeline-env.js';
+import { planRevisions } from './plan-revision.js';
 
 /** The outputs of the phases that ran, parsed. */
 interface Outputs {
@@ -99,6 +100,7 @@ export function buildRunReport(
     modules: targets.modules,
     artifacts: state.artifacts,
     notes: [...new Set(change?.segments.flatMap((s) => s.notes) ?? [])],
+    planRevisions: planRevisions(state.ledger ?? []).map((r) => ({ reason: r.reason, added: r.added, dropped: r.dropped })),
     warnings: [...budgetWarning(out, state.ledger), ...(discovery?.warnings ?? []).map((w) => `${w.code}: ${w.message}`)],
   };
 }

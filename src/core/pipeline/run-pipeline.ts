@@ -26,7 +26,8 @@ import { changePhase } from './phases/change-phase.js';
 import { discoveryPhase } from './phases/discovery-phase.js';
 import { intakePhase, taskOf } from './phases/intake-phase.js';
 import { judgePhase } from './phases/judge-phase.js';
-import { planOf, planningPhase } from './phases/planning-phase.js';
+import { plannedPaths, planOf, planningPhase } from './phases/planning-phase.js';
+import { planRevisions, revisedPaths } from './plan-revision.js';
 import { preparePhase, PrepareOutput } from './phases/prepare-phase.js';
 import { repairPhase } from './phases/repair-phase.js';
 import { reviewPhase } from './phases/review-phase.js';
@@ -194,10 +195,10 @@ async function runPhases(deps: PipelineDeps, request: PipelineRequest, env: Pipe
     patches: gitPatchCodec,
     clock: deps.clock,
     isCancelled: deps.isCancelled,
-    writablePaths: (path, outputs) => {
+    writablePaths: (path, outputs, ledger) => {
       if (!outputs.planning) return false;
-      if (writable?.plan !== outputs.planning) writable = { plan: outputs.planning, paths: new Set(planOf(outputs).segments.flatMap((s) => s.paths)) };
-      return writable.paths.has(path);
+      if (writable?.plan !== outputs.planning) writable = { plan: outputs.planning, paths: plannedPaths(planOf(outputs)) };
+      return writable.paths.has(path) || revisedPaths(ledger).has(path);
     },
     segmentCount: (outputs) => (outputs.planning ? planOf(outputs).segments.length : 0),
     shouldYield: deps.shouldYield,

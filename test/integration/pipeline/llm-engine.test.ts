@@ -96,6 +96,7 @@ describe('the LLM engine in the pipeline', () => {
       'git_blame',
       'git_diff',
       'git_log',
+      'plan_revise',
       'repo_map_explain_path',
       'repo_map_find_definition',
       'repo_map_find_files',

@@ -27,9 +27,9 @@ const encoder = new TextEncoder();
  * ledgered as EDIT_APPLIED, and answers with the file's parse problems so the model can fix them.
  */
 export function editTools(ctx: ModelToolContext): LlmTool<any>[] {
-  const allowed = new Set(ctx.segment.paths);
+  const allowed = ctx.allowed;
   // A new file may sit beside one of the segment's files (a new test next to its subject).
-  const allowedDirs = new Set(ctx.segment.paths.map((p) => p.slice(0, Math.max(0, p.lastIndexOf('/')))));
+  const besideAllowed = (dir: string): boolean => [...allowed].some((p) => p.slice(0, Math.max(0, p.lastIndexOf('/'))) === dir);
   const limit = maxEditableBytes(ctx.env.policy);
   let edits = 0;
 
@@ -37,7 +37,7 @@ export function editTools(ctx: ModelToolContext): LlmTool<any>[] {
     const path = normalizeRepoPath(raw);
     const dir = path.slice(0, Math.max(0, path.lastIndexOf('/')));
     const creating = ctx.workspace.entry(path) === undefined;
-    if (!allowed.has(path) && !(creating && kind !== 'file.edit' && allowedDirs.has(dir))) {
+    if (!allowed.has(path) && !(creating && kind !== 'file.edit' && besideAllowed(dir))) {
       throw new PhaseContractError('FILE_NOT_ALLOWED', `${path} is not one of the files this segment may change`, { path });
     }
     const denial = writeDenial(path, ctx.views.rules, await ctx.symlinks());

@@ -5,6 +5,7 @@ import { redactSecrets } from '../../git/secret-scan.js';
 import { editTools } from './edit-tools.js';
 import { historyTools } from './history-tools.js';
 import { navigatorTools } from './navigator-tools.js';
+import { planTools } from './plan-tools.js';
 import { readTools } from './read-tools.js';
 import { modelToolContext, type ModelToolContext, type SegmentToolsInput } from './tool-context.js';
 
@@ -18,7 +19,14 @@ export type { SegmentToolsInput } from './tool-context.js';
  */
 export function segmentTools(input: SegmentToolsInput): LlmTool<any>[] {
   const ctx = modelToolContext(input);
-  return [...readTools(ctx), ...navigatorTools(ctx), ...editTools(ctx), ...diffTools(ctx), ...historyTools({ workspace: ctx.workspace, ledger: input.context.ledger, phase: input.context.phase })];
+  return [
+    ...readTools(ctx),
+    ...navigatorTools(ctx),
+    ...editTools(ctx),
+    ...diffTools(ctx),
+    ...historyTools({ workspace: ctx.workspace, ledger: input.context.ledger, phase: input.context.phase }),
+    ...planTools({ ...input, allowed: ctx.allowed }),
+  ];
 }
 
 function diffTools(ctx: ModelToolContext): LlmTool<any>[] {

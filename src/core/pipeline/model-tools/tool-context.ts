@@ -49,6 +49,8 @@ export interface ModelToolContext extends SegmentToolsInput {
   workspace: Workspace;
   contents: FileContents;
   symbols: SymbolIndex;
+  /** The files the segment may change; an accepted plan revision changes it in place, for every tool. */
+  allowed: Set<string>;
   navigator(): Promise<RepoNavigator>;
   symlinks(): Promise<SymlinkLookup>;
   /** The path normalised, an existing regular text file of the workspace: its bytes. */
@@ -69,6 +71,7 @@ export function modelToolContext(input: SegmentToolsInput): ModelToolContext {
     workspace,
     contents,
     symbols,
+    allowed: new Set(input.segment.paths),
     navigator: () =>
       (navigator ??= (async () => {
         // Discovery stored the attempt's map; a segment that runs without it builds one the same way.

@@ -2,6 +2,7 @@ import { applyRecipeToFile } from '../../engines/recipe/apply-recipe-to-file.js'
 import type { JudgeVerdict } from '../../git/verification-report.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';
 import type { PipelineEnv } from '../pipeline-env.js';
+import { revisedPlanPaths } from '../plan-revision.js';
 import { changeOf } from './change-phase.js';
 import { planOf } from './planning-phase.js';
 import { verificationOf } from './verification-phase.js';
@@ -20,7 +21,7 @@ export function judgePhase(env: PipelineEnv): PhaseHandler {
       const verification = verificationOf(context.outputs);
       const reasons: string[] = [];
       let verdict: JudgeVerdict['verdict'] = 'ACCEPT';
-      const planned = new Set(plan.segments.flatMap((s) => s.paths));
+      const planned = revisedPlanPaths(plan, context.ledger.entries());
       const changed = context.workspace.changes().map((c) => c.path);
       const overreach = changed.filter((p) => !planned.has(p));
       if (overreach.length > 0) {

@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { recipeCandidates } from '../../engines/recipe/recipe-candidates.js';
-import type { PhaseHandler } from '../../phases/orchestrator.js';
+import type { PhaseContext, PhaseHandler } from '../../phases/orchestrator.js';
 import { compileGlobs } from '../../paths/glob.js';
+import { writeDenial, type WritePolicy } from '../../paths/write-rules.js';
 import type { AgentPolicy } from '../../policy/agent-policy.js';
 import { RecipeStep } from '../../task/recipe-steps.js';
+import { annotatedPaths, CiCluster, ciClusters } from '../ci-clusters.js';
+import { topLevelModule } from '../parse-clusters.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { discoveryOf } from './discovery-phase.js';
 import { taskOf } from './intake-phase.js';
@@ -21,8 +24,15 @@ export const Plan = z.object({
   strategy: z.enum(['recipe', 'llm', 'analysis']),
   reason: z.string(),
   segments: z.array(Segment),
+  /** CI failures of a repair follow-up, clustered: the repair phase works on these after the change. */
+  repairs: z.array(CiCluster).default([]),
 });
 export type Plan = z.infer<typeof Plan>;
+
+/** Every file the plan lets a writing phase touch: the segments' files and the CI repair clusters' files. */
+export function plannedPaths(plan: Plan): Set<string> {
+  return new Set([...plan.segments.flatMap((s) => s.paths), ...plan.repairs.flatMap((c) => c.files.map((f) => f.path))]);
+}
 
 export function planOf(outputs: Readonly<Record<string, unknown>>): Plan {
   return Plan.parse(outputs.planning);
@@ -54,7 +64,7 @@ export function planningPhase(env: PipelineEnv): PhaseHandler {
       };
       let plan: Plan;
       if (task.mode === 'analysis') {
-        plan = { strategy: 'analysis', reason: 'the task asks for analysis only', segments: [] };
+        plan = { strategy: 'analysis', reason: 'the task asks for analysis only', segments: [], repairs: [] };
       } else if (task.steps.length > 0) {
         const segments: Segment[] = [];
         for (const [index, step] of task.steps.entries()) {
@@ -62,15 +72,26 @@ export function planningPhase(env: PipelineEnv): PhaseHandler {
           const paths = await withinSize(recipeCandidates(step, editable.filter((p) => stepScope(p))));
           segments.push({ id: `step-${index + 1}-${step.recipe}`, engine: 'recipe', step, paths });
         }
-        plan = { strategy: 'recipe', reason: `${segments.length} deterministic recipe step(s); no model is asked`, segments };
+        plan = { strategy: 'recipe', reason: `${segments.length} deterministic recipe step(s); no model is asked`, segments, repairs: [] };
       } else if (env.model) {
         const targets = await withinSize(discovery.targets.filter((t) => t.allowedToEdit).map((t) => t.path));
-        plan = { strategy: 'llm', reason: 'no recipe steps: the model makes the change within the selected targets', segments: [{ id: 'model-change', engine: 'llm', paths: targets }] };
+        plan = { strategy: 'llm', reason: 'no recipe steps: the model makes the change within the selected targets', segments: [{ id: 'model-change', engine: 'llm', paths: targets }], repairs: [] };
       } else {
-        plan = { strategy: 'analysis', reason: 'the task has no steps and no model is configured: analysis only', segments: [] };
+        plan = { strategy: 'analysis', reason: 'the task has no steps and no model is configured: analysis only', segments: [], repairs: [] };
       }
-      await context.ledger.append({ actor: 'orchestrator', phase: 'planning', type: 'PLAN_MADE', payload: { strategy: plan.strategy, segments: plan.segments.map((s) => ({ id: s.id, files: s.paths.length })) } });
+      const ci = plan.strategy !== 'analysis' && env.model ? await ciRepairs(env, context, views.rules) : undefined;
+      if (ci) plan.repairs = ci.clusters;
+      await context.ledger.append({
+        actor: 'orchestrator',
+        phase: 'planning',
+        type: 'PLAN_MADE',
+        payload: { strategy: plan.strategy, segments: plan.segments.map((s) => ({ id: s.id, files: s.paths.length })), repairs: plan.repairs.map((c) => ({ id: c.id, files: c.files.length })) },
+      });
       const decisions = [plan.reason];
+      if (ci && (ci.clusters.length > 0 || ci.skipped.length > 0)) {
+        const files = ci.clusters.reduce((n, c) => n + c.files.length, 0);
+        decisions.push(`CI failures: ${files} annotated file(s) in ${ci.clusters.length} repair cluster(s)${ci.skipped.length > 0 ? `; not repaired: ${ci.skipped.map((x) => `${x.path} (${x.why})`).join(', ')}` : ''}`);
+      }
       if (tooLarge.size > 0) decisions.push(`not edited, over the ${env.policy.ingestion.maxFileSizeMb} MB file size limit: ${[...tooLarge].sort().join(', ')}`);
       if (plan.strategy === 'analysis') {
         return { output: plan, summary: plan.reason, decisions, stop: { state: 'COMPLETED', reason: 'ANALYSIS_ONLY' } };
@@ -78,6 +99,23 @@ export function planningPhase(env: PipelineEnv): PhaseHandler {
       return { output: plan, summary: `${plan.segments.length} segment(s), strategy ${plan.strategy}`, decisions };
     },
   };
+}
+
+/**
+ * The CI repair clusters of a CI repair follow-up: annotated files that exist as regular files,
+ * are editable under the policy and the task scope, and are within the size limit.
+ */
+async function ciRepairs(env: PipelineEnv, context: PhaseContext, rules: WritePolicy) {
+  const report = env.followUp?.kind === 'ci-repair' ? env.followUp.ciFailures : undefined;
+  if (!report) return undefined;
+  const refused = new Map<string, string | undefined>();
+  for (const p of annotatedPaths(report)) {
+    const entry = context.workspace.entry(p);
+    if (!isRegular(entry?.mode)) refused.set(p, 'not a file of the repository');
+    else if (writeDenial(p, rules) || !rules.isEditable(p)) refused.set(p, writeDenial(p, rules)?.message ?? 'not editable under the policy or the task scope');
+    else if ((await context.workspace.read(p)).length > maxEditableBytes(env.policy)) refused.set(p, `over the ${env.policy.ingestion.maxFileSizeMb} MB file size limit`);
+  }
+  return ciClusters(report, topLevelModule, (p) => refused.get(p));
 }
 
 /** The policy's per-file size limit in bytes: larger files are never read for editing. */

@@ -6,12 +6,15 @@ import type { PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
 import { baselineOf } from './baseline-phase.js';
 import { taskOf } from './intake-phase.js';
+import { planOf } from './planning-phase.js';
 
 export const RepairOutput = z.object({
   clustersFound: z.number().int(),
   repaired: z.array(z.string()),
   remaining: z.array(z.object({ id: z.string(), files: z.array(z.string()), first: z.string() })),
   iterations: z.number().int(),
+  /** CI repair clusters of a CI follow-up worked on (each once: CI runs again on the pushed change, not here). */
+  ciClusters: z.array(z.object({ id: z.string(), files: z.array(z.string()) })).default([]),
 });
 export type RepairOutput = z.infer<typeof RepairOutput>;
 
@@ -29,10 +32,21 @@ export function repairPhase(env: PipelineEnv): PhaseHandler {
       await context.runtime.use('verify.parse');
       const task = taskOf(context.outputs);
       const baseline = baselineOf(context.outputs);
+      const ci = env.model ? planOf(context.outputs).repairs : [];
+      let iterations = 0;
+      // CI clusters first: their edits are parsed with everything else below.
+      for (const cluster of ci) {
+        if (await context.cancelled()) return { output: null, summary: 'cancelled', stop: { state: 'CANCELLED', reason: 'CANCELLED' } };
+        iterations += 1;
+        const id = `repair-${cluster.id}`;
+        await runModelSegment(env, context, task, { id, engine: 'llm', paths: cluster.files.map((f) => f.path) });
+        await context.recordSegment(id);
+        const stop = await stopForScope(env, context, await guardScope(env, context, task, context.workspace), null);
+        if (stop) return stop;
+      }
       let { clusters } = await parseClusters(context.workspace, env.syntax, topLevelModule);
       const found = clusters.length;
       const repaired: string[] = [];
-      let iterations = 0;
       if (env.model) {
         for (let round = 0; round < MAX_REPAIR_ITERATIONS && clusters.length > 0; round++) {
           for (const cluster of clusters) {
@@ -54,6 +68,7 @@ export function repairPhase(env: PipelineEnv): PhaseHandler {
         repaired: repaired.sort(),
         remaining: clusters.map((c) => ({ id: c.id, files: c.files.map((f) => f.path), first: `${c.files[0].path}:${c.files[0].problems[0].line}:${c.files[0].problems[0].column}: ${c.files[0].problems[0].message}` })),
         iterations,
+        ciClusters: ci.map((c) => ({ id: c.id, files: c.files.map((f) => f.path) })),
       };
       if (clusters.length > 0) {
         return {
@@ -62,7 +77,8 @@ export function repairPhase(env: PipelineEnv): PhaseHandler {
           stop: { state: 'FAILED', reason: 'CHANGED_FILES_DO_NOT_PARSE', details: { remaining: output.remaining } },
         };
       }
-      return { output, summary: found === 0 ? 'every changed file parses; nothing to repair' : `repaired ${repaired.length} cluster(s) in ${iterations} iteration(s)` };
+      const ciNote = ci.length > 0 ? `; worked on ${ci.length} CI failure cluster(s)` : '';
+      return { output, summary: `${found === 0 ? 'every changed file parses; nothing to repair' : `repaired ${repaired.length} parse cluster(s)`}${ciNote}; ${iterations} iteration(s)` };
     },
   };
 }

@@ -1,0 +1,162 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
+import { OpenAiChatProvider } from '../../src/app/model/openai-chat-provider.js';
+import type { ModelProvider } from '../../src/core/ports.js';
+import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-service.js';
+import { cli, CLI_NOW, makeWorkingCopy } from '../../test/integration/cli/cli-harness.js';
+import { MODEL_EVAL_TASKS, type ModelEvalTask } from './tasks.js';
+
+/**
+ * `npm run eval:model [-- --json] [--task ID ...] [--keep]`: runs each free-text task of
+ * tasks.ts through the same pipeline as `draftsman run` (no recipe block: the model makes the
+ * change) against the model configured by DRAFTSMAN_MODEL_* and checks the result: the run
+ * completed, exactly the expected files changed, each passes its predicate and parses. Prints
+ * pass/fail per task with model calls and tokens; exits 1 when a task fails.
+ */
+
+export interface ModelTaskResult {
+  id: string;
+  pass: boolean;
+  status: string;
+  reason?: string;
+  /** What is wrong with the result; empty when it passes. */
+  failures: string[];
+  changed: string[];
+  calls: number;
+  tokens: { prompt: number; completion: number };
+}
+
+/** A provider that counts the calls and tokens going through it. */
+export function countingModel(inner: ModelProvider): { model: ModelProvider; take(): Pick<ModelTaskResult, 'calls' | 'tokens'> } {
+  let calls = 0;
+  let prompt = 0;
+  let completion = 0;
+  return {
+    model: {
+      model: inner.model,
+      complete: async (request) => {
+        calls += 1;
+        const response = await inner.complete(request);
+        prompt += response.usage?.promptTokens ?? 0;
+        completion += response.usage?.completionTokens ?? 0;
+        return response;
+      },
+    },
+    take: () => {
+      const out = { calls, tokens: { prompt, completion } };
+      calls = prompt = completion = 0;
+      return out;
+    },
+  };
+}
+
+/** The candidate's changed files and their content (undefined for a deletion), from a run's `--json` output. */
+function candidateFiles(json: Record<string, any>): Map<string, string | undefined> {
+  const out = new Map<string, string | undefined>();
+  const key = json.artifacts?.['pr-candidate.json'];
+  if (typeof key !== 'string' || !existsSync(key)) return out;
+  const candidate = JSON.parse(readFileSync(key, 'utf8')) as { files: { path: string; blobSha?: string }[] };
+  for (const f of candidate.files) {
+    out.set(f.path, f.blobSha ? readFileSync(join(json.runDir, 'candidate', 'changes', f.blobSha), 'utf8') : undefined);
+  }
+  return out;
+}
+
+/** Why the result of `task` is wrong; empty when it is right. */
+export function checkResult(task: ModelEvalTask, status: string, files: Map<string, string | undefined>, syntax: TreeSyntaxService): string[] {
+  const failures: string[] = [];
+  if (status !== 'COMPLETED') failures.push(`the run ended ${status}`);
+  const changed = [...files.keys()].sort();
+  const missing = task.changes.filter((p) => !files.has(p));
+  const extra = changed.filter((p) => !task.changes.includes(p));
+  if (missing.length > 0) failures.push(`not changed: ${missing.join(', ')}`);
+  if (extra.length > 0) failures.push(`changed but should not be: ${extra.join(', ')}`);
+  for (const [path, content] of files) {
+    if (!task.changes.includes(path)) continue;
+    if (content === undefined) {
+      failures.push(`${path} was deleted`);
+      continue;
+    }
+    const wrong = task.check(path, content);
+    if (wrong) failures.push(`${path}: ${wrong}`);
+    const problems = syntax.parseProblems(path, content);
+    if (problems.length > 0) failures.push(`${path} does not parse: line ${problems[0].line}: ${problems[0].message}`);
+  }
+  return failures;
+}
+
+/** One task end to end: its repository committed in a fresh working copy, `draftsman run` in-process, the candidate checked. */
+export async function runModelTask(task: ModelEvalTask, root: string, counted: ReturnType<typeof countingModel>, syntax: TreeSyntaxService): Promise<ModelTaskResult> {
+  const dir = join(root, task.id);
+  const repo = join(dir, 'repo');
+  mkdirSync(repo, { recursive: true });
+  makeWorkingCopy(repo, task.files);
+  counted.take();
+  const run = await cli(['run', repo, '--task', task.task, '--out', join(dir, 'state'), '--json', '--run-id', `model-${task.id}`], { model: counted.model, now: CLI_NOW });
+  const usage = counted.take();
+  const json = run.json ?? {};
+  const status = typeof json.status === 'string' ? json.status : `exit ${run.code}`;
+  const files = candidateFiles(json);
+  const failures = checkResult(task, status, files, syntax);
+  return { id: task.id, pass: failures.length === 0, status, reason: typeof json.reason === 'string' ? json.reason : undefined, failures, changed: [...files.keys()].sort(), ...usage };
+}
+
+/** Every task (or those in `only`), one after the other, against `model`. */
+export async function runModelEval(model: ModelProvider, options: { only?: readonly string[]; keep?: boolean } = {}): Promise<{ results: ModelTaskResult[]; root: string }> {
+  const unknown = (options.only ?? []).filter((id) => !MODEL_EVAL_TASKS.some((t) => t.id === id));
+  if (unknown.length > 0) throw new Error(`unknown task(s): ${unknown.join(', ')}`);
+  const tasks = MODEL_EVAL_TASKS.filter((t) => !options.only?.length || options.only.includes(t.id));
+  const root = mkdtempSync(join(tmpdir(), 'draftsman-eval-model-'));
+  const syntax = await createNodeSyntaxService();
+  const counted = countingModel(model);
+  try {
+    const results: ModelTaskResult[] = [];
+    for (const task of tasks) results.push(await runModelTask(task, root, counted, syntax));
+    return { results, root };
+  } finally {
+    if (!options.keep) rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** The results as a plain-text table with totals. */
+export function formatModelEval(model: string, results: readonly ModelTaskResult[]): string {
+  const lines = [`model ${model}: ${results.filter((r) => r.pass).length}/${results.length} tasks pass`, ''];
+  const width = Math.max(4, ...results.map((r) => r.id.length));
+  lines.push(`${'task'.padEnd(width)}  result  calls  tokens in/out  status`);
+  for (const r of results) {
+    lines.push(`${r.id.padEnd(width)}  ${(r.pass ? 'pass' : 'FAIL').padEnd(6)}  ${String(r.calls).padStart(5)}  ${`${r.tokens.prompt}/${r.tokens.completion}`.padStart(13)}  ${r.status}${r.reason ? ` (${r.reason})` : ''}`);
+    for (const f of r.failures) lines.push(`${' '.repeat(width)}    - ${f}`);
+  }
+  const sum = (f: (r: ModelTaskResult) => number) => results.reduce((n, r) => n + f(r), 0);
+  lines.push('', `total: ${sum((r) => r.calls)} calls, ${sum((r) => r.tokens.prompt)} tokens in, ${sum((r) => r.tokens.completion)} tokens out`);
+  return lines.join('\n');
+}
+
+/** The model the CLI would use, from DRAFTSMAN_MODEL_* (base URL, model, API key, provider). */
+export function modelFromEnv(env: NodeJS.ProcessEnv): ModelProvider {
+  const { DRAFTSMAN_MODEL: model, DRAFTSMAN_MODEL_BASE_URL: baseUrl, DRAFTSMAN_MODEL_PROVIDER: provider = 'openai' } = env;
+  if (!model || !baseUrl) throw new Error('set DRAFTSMAN_MODEL and DRAFTSMAN_MODEL_BASE_URL (and DRAFTSMAN_MODEL_API_KEY if the endpoint needs one)');
+  // Once createModelProvider (src/app/model/create-model-provider.ts) is on main, this becomes: return createModelProvider({ provider, model, baseUrl, region: env.DRAFTSMAN_MODEL_REGION, apiKey: env.DRAFTSMAN_MODEL_API_KEY })!;
+  if (provider !== 'openai') throw new Error(`DRAFTSMAN_MODEL_PROVIDER=${provider} is not wired into the model eval yet; use an OpenAI-compatible endpoint`);
+  return new OpenAiChatProvider({ baseUrl, model, apiKey: env.DRAFTSMAN_MODEL_API_KEY });
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { json: { type: 'boolean' }, task: { type: 'string', multiple: true }, keep: { type: 'boolean' } } });
+  const model = modelFromEnv(process.env);
+  const { results, root } = await runModelEval(model, { only: values.task, keep: values.keep });
+  process.stdout.write(values.json ? `${JSON.stringify({ model: model.model, results })}\n` : `${formatModelEval(model.model, results)}\n`);
+  if (values.keep) process.stderr.write(`kept ${root}\n`);
+  process.exitCode = results.every((r) => r.pass) ? 0 : 1;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 2;
+  });
+}
