@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
-import { OpenAiChatProvider } from '../../src/app/model/openai-chat-provider.js';
+import { modelFromEnv as cliModelFromEnv } from '../../src/app/cli/run-stage.js';
 import type { ModelProvider } from '../../src/core/ports.js';
 import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-service.js';
 import { cli, CLI_NOW, makeWorkingCopy } from '../../test/integration/cli/cli-harness.js';
@@ -136,13 +136,11 @@ export function formatModelEval(model: string, results: readonly ModelTaskResult
   return lines.join('\n');
 }
 
-/** The model the CLI would use, from DRAFTSMAN_MODEL_* (base URL, model, API key, provider). */
+/** The model the CLI would use, from DRAFTSMAN_MODEL_* (provider, model, base URL, region, API key). */
 export function modelFromEnv(env: NodeJS.ProcessEnv): ModelProvider {
-  const { DRAFTSMAN_MODEL: model, DRAFTSMAN_MODEL_BASE_URL: baseUrl, DRAFTSMAN_MODEL_PROVIDER: provider = 'openai' } = env;
-  if (!model || !baseUrl) throw new Error('set DRAFTSMAN_MODEL and DRAFTSMAN_MODEL_BASE_URL (and DRAFTSMAN_MODEL_API_KEY if the endpoint needs one)');
-  // Once createModelProvider (src/app/model/create-model-provider.ts) is on main, this becomes: return createModelProvider({ provider, model, baseUrl, region: env.DRAFTSMAN_MODEL_REGION, apiKey: env.DRAFTSMAN_MODEL_API_KEY })!;
-  if (provider !== 'openai') throw new Error(`DRAFTSMAN_MODEL_PROVIDER=${provider} is not wired into the model eval yet; use an OpenAI-compatible endpoint`);
-  return new OpenAiChatProvider({ baseUrl, model, apiKey: env.DRAFTSMAN_MODEL_API_KEY });
+  const model = cliModelFromEnv(env);
+  if (!model) throw new Error('set DRAFTSMAN_MODEL and DRAFTSMAN_MODEL_BASE_URL (or DRAFTSMAN_MODEL_PROVIDER=bedrock with DRAFTSMAN_MODEL), and DRAFTSMAN_MODEL_API_KEY if the endpoint needs one');
+  return model;
 }
 
 async function main(): Promise<void> {

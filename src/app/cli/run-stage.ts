@@ -51,7 +51,8 @@ export async function runStage(run: CliRun, io: CliIo, reporter: TerminalReporte
   }
 }
 
-function modelFromEnv(env: CliIo['env']): ModelProvider | undefined {
+/** The model the CLI uses, from the DRAFTSMAN_MODEL_* variables; undefined when none is configured. */
+export function modelFromEnv(env: CliIo['env']): ModelProvider | undefined {
   return createModelProvider({
     provider: env.DRAFTSMAN_MODEL_PROVIDER,
     model: env.DRAFTSMAN_MODEL,
