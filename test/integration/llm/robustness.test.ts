@@ -338,12 +338,14 @@ describe('robustness through the pipeline: scope and secrets', () => {
     ]);
     const reads = JSON.parse(server.requests[3].raw).messages.filter((m: any) => m.role === 'tool').slice(-3);
     expect(reads[0].content).toMatch(/^error: PATH_DOT_DOT:/);
-    // A symlink is read as what git stores (its target), never followed out of the tree.
+    // A symlink is refused with what git stores (its target) named, never followed out of the tree.
+    expect(reads[1].content).toMatch(/^error: READ_OUTSIDE_SCOPE:/);
     expect(reads[1].content).toContain('../.github/workflows/ci.yml');
     expect(reads[1].content).not.toContain('runs-on');
     expect(reads[2].content).toMatch(/^error: FILE_NOT_FOUND:/);
     const refusals = ledger(result.json!.runDir).filter((e) => e.type === 'TOOL_REFUSED');
-    expect(refusals).toHaveLength(escapes.length + 2);
+    // The escapes, the `..` read and the symlink read.
+    expect(refusals).toHaveLength(escapes.length + 3);
 
     // Only the allowed change is in the candidate; the workflow is untouched.
     const candidate = JSON.parse(readFileSync(result.json!.artifacts['pr-candidate.json'], 'utf8'));

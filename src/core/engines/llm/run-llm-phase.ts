@@ -268,11 +268,11 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
     if (toolCalls.length === 0) return finish('DONE', 'MODEL_FINISHED', lastContent);
 
     for (const call of toolCalls) {
-      const stop = meter.beforeToolCall(live);
-      if (stop) return exhausted(stop);
       loops.progress(input.progress?.());
       const loop = loops.call(call.function.name, call.function.arguments);
       if (loop.action === 'stop') return finish('FAILED', 'MODEL_LOOP', `Stopped: ${loop.message}.`);
+      const stop = meter.beforeToolCall(live);
+      if (stop) return exhausted(stop);
       const step = meter.used.toolCalls;
       const { record, content } = await executeToolCall(call, { step, modelCall: calls + 1, phase, offeredByName, known, redact, maxOutput });
       toolResults.push(record);

@@ -85,7 +85,11 @@ export function modelToolContext(input: SegmentToolsInput): ModelToolContext {
       const path = normalizeRepoPath(raw);
       const entry = workspace.entry(path);
       if (!entry) throw new ModelToolError('FILE_NOT_FOUND', `no such file: ${path}${suggest(workspace, path)}`, { path });
-      if (entry.mode === '120000') throw new ModelToolError('READ_OUTSIDE_SCOPE', `${path} is a symlink; read the file it points to instead`, { path });
+      if (entry.mode === '120000') {
+        // The link is named with what git stores (its target), never followed: the target may lie outside the scope or the repository.
+        const target = (await workspace.readText(path)).slice(0, 300);
+        throw new ModelToolError('READ_OUTSIDE_SCOPE', `${path} is a symlink to ${JSON.stringify(target)}; it is not followed, read the file it points to if it is in the repository`, { path });
+      }
       if (entry.mode === '160000') throw new ModelToolError('READ_OUTSIDE_SCOPE', `${path} is a submodule, which is never read`, { path });
       const bytes = await workspace.read(path);
       if (looksBinary(bytes)) throw new ModelToolError('NOT_A_TEXT_FILE', `${path} is a binary file (${bytes.length} bytes)`, { path });
