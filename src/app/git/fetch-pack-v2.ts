@@ -38,9 +38,8 @@ async function readAll(body: AsyncIterableIterator<Uint8Array> | undefined): Pro
   return Buffer.concat(chunks, total);
 }
 
-/** Text pkt-lines of a response, flush and delimiter packets skipped. */
-function pktLines(raw: Buffer): string[] {
-  const out: string[] = [];
+/** The payloads of a response's pkt-lines, flush and delimiter packets skipped. */
+function* pktPayloads(raw: Buffer): Generator<Buffer> {
   let at = 0;
   while (at + 4 <= raw.length) {
     const length = parseInt(raw.subarray(at, at + 4).toString('latin1'), 16);
@@ -49,10 +48,14 @@ function pktLines(raw: Buffer): string[] {
       at += 4;
       continue;
     }
-    out.push(raw.subarray(at + 4, at + length).toString('utf8').replace(/\n$/, ''));
+    yield raw.subarray(at + 4, at + length);
     at += length;
   }
-  return out;
+}
+
+/** Text pkt-lines of a response, flush and delimiter packets skipped. */
+function pktLines(raw: Buffer): string[] {
+  return [...pktPayloads(raw)].map((payload) => payload.toString('utf8').replace(/\n$/, ''));
 }
 
 /**
@@ -127,16 +130,7 @@ export async function fetchPackV2(options: FetchPackV2Options): Promise<{ packBy
   const pack: Uint8Array[] = [];
   const shallow: string[] = [];
   let section = '';
-  let at = 0;
-  while (at + 4 <= raw.length) {
-    const length = parseInt(raw.subarray(at, at + 4).toString('latin1'), 16);
-    if (Number.isNaN(length)) throw new FetchPackError('malformed pkt-line');
-    if (length < 4) {
-      at += 4;
-      continue;
-    }
-    const payload = raw.subarray(at + 4, at + length);
-    at += length;
+  for (const payload of pktPayloads(raw)) {
     if (section === 'packfile') {
       const band = payload[0];
       if (band === 1) pack.push(payload.subarray(1));

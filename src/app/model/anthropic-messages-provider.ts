@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { ChatMessage, ModelProvider, ModelResponse, ModelStopReason, ToolSpec } from '../../core/ports.js';
-import { toBlockConversation, type TurnBlock } from './content-block-turns.js';
+import type { ChatMessage, ModelProvider, ModelResponse, ToolSpec } from '../../core/ports.js';
+import { blockStopReason, toBlockConversation, type TurnBlock } from './content-block-turns.js';
 import { ModelProviderError, type ModelProviderReason } from './model-provider-error.js';
 import { guardModelCall, parseJsonBody, postOnce, reasonForStatus, retryPolicyOf, SecretScrubber, withRetries, type ProviderCallOptions, type RetryPolicy } from './provider-call.js';
 
@@ -139,22 +139,8 @@ export function anthropicReason(status: number, text: string): ModelProviderReas
   }
 }
 
-export function anthropicStopReason(reason: string): ModelStopReason {
-  switch (reason) {
-    case 'end_turn':
-    case 'stop_sequence':
-      return 'end_turn';
-    case 'tool_use':
-      return 'tool_use';
-    case 'max_tokens':
-    case 'model_context_window_exceeded':
-      return 'max_tokens';
-    case 'refusal':
-      return 'refusal';
-    default:
-      return 'other';
-  }
-}
+/** Anthropic Messages `stop_reason` in the internal vocabulary. */
+export const anthropicStopReason = blockStopReason;
 
 function toAnthropicBlock(block: TurnBlock): Record<string, unknown> {
   switch (block.type) {

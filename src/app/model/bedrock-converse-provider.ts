@@ -1,9 +1,9 @@
 import { BedrockRuntimeClient, ConverseCommand, type BedrockRuntimeClientConfig, type ContentBlock, type ConverseCommandInput, type Message } from '@aws-sdk/client-bedrock-runtime';
 import { z } from 'zod';
-import type { ChatMessage, ModelProvider, ModelResponse, ModelStopReason, ToolSpec } from '../../core/ports.js';
-import { toBlockConversation, type TurnBlock } from './content-block-turns.js';
+import type { ChatMessage, ModelProvider, ModelResponse, ToolSpec } from '../../core/ports.js';
+import { blockStopReason, toBlockConversation, type TurnBlock } from './content-block-turns.js';
 import { ModelProviderError, type ModelProviderReason } from './model-provider-error.js';
-import { guardModelCall, retryPolicyOf, SecretScrubber, transportFailure, withRetries, type AttemptResult, type ProviderCallOptions, type RetryPolicy } from './provider-call.js';
+import { guardModelCall, reasonForStatus, retryPolicyOf, SecretScrubber, transportFailure, withRetries, type AttemptResult, type ProviderCallOptions, type RetryPolicy } from './provider-call.js';
 
 export interface BedrockConverseProviderOptions extends ProviderCallOptions {
   /** A model id or inference profile id, e.g. `anthropic.claude-sonnet-4-20250514-v1:0`. */
@@ -127,29 +127,11 @@ export function bedrockReason(name: string, message: string, status: number | un
   if (known) return known;
   // A 2xx the SDK could not deserialize.
   if (status !== undefined && status >= 200 && status < 300) return 'MODEL_RESPONSE_INVALID';
-  if (status === 401 || status === 403) return 'MODEL_AUTH_FAILED';
-  if (status === 429) return 'MODEL_RATE_LIMITED';
-  if (status !== undefined && status >= 500) return 'MODEL_SERVER_ERROR';
-  return 'MODEL_REQUEST_REJECTED';
+  return status === undefined ? 'MODEL_REQUEST_REJECTED' : reasonForStatus(status);
 }
 
-export function bedrockStopReason(reason: string): ModelStopReason {
-  switch (reason) {
-    case 'end_turn':
-    case 'stop_sequence':
-      return 'end_turn';
-    case 'tool_use':
-      return 'tool_use';
-    case 'max_tokens':
-    case 'model_context_window_exceeded':
-      return 'max_tokens';
-    case 'guardrail_intervened':
-    case 'content_filtered':
-      return 'refusal';
-    default:
-      return 'other';
-  }
-}
+/** Bedrock Converse `stopReason` in the internal vocabulary. */
+export const bedrockStopReason = blockStopReason;
 
 function toBedrockBlock(block: TurnBlock): ContentBlock {
   switch (block.type) {

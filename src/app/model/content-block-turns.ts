@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../core/ports.js';
+import type { ChatMessage, ModelStopReason } from '../../core/ports.js';
 
 /**
  * The chat-completions history the engine keeps, regrouped the way block-based APIs (Bedrock
@@ -70,4 +70,24 @@ function toolInput(argumentsText: string): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+/**
+ * The stop reasons of the two content-block APIs (Bedrock Converse and Anthropic Messages share
+ * most of them) in the one internal vocabulary. Each API's refusal words are listed: Anthropic's
+ * `refusal`, Bedrock's guardrail and content filter.
+ */
+const BLOCK_STOP_REASONS: Readonly<Record<string, ModelStopReason>> = {
+  end_turn: 'end_turn',
+  stop_sequence: 'end_turn',
+  tool_use: 'tool_use',
+  max_tokens: 'max_tokens',
+  model_context_window_exceeded: 'max_tokens',
+  refusal: 'refusal',
+  guardrail_intervened: 'refusal',
+  content_filtered: 'refusal',
+};
+
+export function blockStopReason(reason: string): ModelStopReason {
+  return Object.hasOwn(BLOCK_STOP_REASONS, reason) ? BLOCK_STOP_REASONS[reason] : 'other';
 }

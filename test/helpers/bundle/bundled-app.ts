@@ -138,6 +138,7 @@ export async function startBundledApp(): Promise<BundledApp> {
     MODEL_PROVIDER: () => undefined,
     MODEL_BASE_URL: () => undefined,
     MODEL_NAME: () => undefined,
+    MODEL_PRICES: () => undefined,
     MODEL_API_KEY_PARAMETER: () => undefined,
   };
   const environmentOf = (fn: BuiltFunction): Record<string, string> => {

@@ -152,14 +152,25 @@ export class BudgetMeter {
 
   /** Before a tool call: the exhausted dimension, if any; otherwise the call is counted. */
   beforeToolCall(live: boolean): Exhaustion | undefined {
+    const stop = this.toolCallExhaustion(live);
+    if (!stop) this.countToolCall();
+    return stop;
+  }
+
+  /** What the next tool call would exhaust, if anything; counts nothing. */
+  toolCallExhaustion(live: boolean): Exhaustion | undefined {
     const clock = live ? this.pastDeadline() : undefined;
     if (clock) return clock;
     const runTools = this.options.run?.limits.toolCalls;
     const spent = this.options.run?.spent.toolCalls ?? 0;
     if (runTools !== undefined && spent + this.usage.toolCalls + 1 > runTools) return { dimension: 'tool_calls', scope: 'run', limit: runTools, used: spent + this.usage.toolCalls, needed: 1 };
     if (this.usage.toolCalls + 1 > this.options.phase.maxSteps) return { dimension: 'tool_calls', scope: 'phase', limit: this.options.phase.maxSteps, used: this.usage.toolCalls, needed: 1 };
-    this.usage = { ...this.usage, toolCalls: this.usage.toolCalls + 1 };
     return undefined;
+  }
+
+  /** One tool call made (after `toolCallExhaustion` found room for it). */
+  countToolCall(): void {
+    this.usage = { ...this.usage, toolCalls: this.usage.toolCalls + 1 };
   }
 
   private pastDeadline(): Exhaustion | undefined {

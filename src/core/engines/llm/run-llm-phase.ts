@@ -268,11 +268,13 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
     if (toolCalls.length === 0) return finish('DONE', 'MODEL_FINISHED', lastContent);
 
     for (const call of toolCalls) {
+      // A spent budget is named before a loop: it is what stopped the phase either way.
+      const stop = meter.toolCallExhaustion(live);
+      if (stop) return exhausted(stop);
       loops.progress(input.progress?.());
       const loop = loops.call(call.function.name, call.function.arguments);
       if (loop.action === 'stop') return finish('FAILED', 'MODEL_LOOP', `Stopped: ${loop.message}.`);
-      const stop = meter.beforeToolCall(live);
-      if (stop) return exhausted(stop);
+      meter.countToolCall();
       const step = meter.used.toolCalls;
       const { record, content } = await executeToolCall(call, { step, modelCall: calls + 1, phase, offeredByName, known, redact, maxOutput });
       toolResults.push(record);
