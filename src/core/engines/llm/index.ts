@@ -1,5 +1,6 @@
 export * from './budget.js';
 export * from './cost.js';
+export { wireToolName } from './execute-tool-call.js';
 export * from './llm-engine-error.js';
 export * from './llm-tool.js';
 export * from './recorded-exchange.js';

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { AgentError } from '../../errors.js';
 import type { ChatMessage, ModelProvider, ModelResponse, ToolSpec } from '../../ports.js';
-import { canonicalJson, sha256Hex } from '../../util/digest.js';
+import { canonicalJson } from '../../util/digest.js';
 import { BudgetMeter, describeExhaustion, type BudgetDimension, type BudgetUsage, type Deadline, type Exhaustion, type RunLimits } from './budget.js';
 import type { ModelPrice } from './cost.js';
 import { LlmEngineError } from './llm-engine-error.js';
 import type { LlmTool } from './llm-tool.js';
 import { LoopDetector } from './loop-detector.js';
+import { executeToolCall, wireToolName } from './execute-tool-call.js';
 import { RecordedExchange, RecordedModelResponse, digestModelRequest } from './recorded-exchange.js';
 import { UNTRUSTED_CONTENT_RULE, frameUntrusted } from './untrusted-content.js';
 
@@ -304,67 +305,6 @@ function promptEstimate(messages: ChatMessage[], tools: ToolSpec[], previous?: {
   const whole = bytes({ messages, tools });
   if (!previous) return whole;
   return Math.max(whole, previous.promptTokens + previous.completionTokens + bytes(messages.slice(previous.messages + 1)));
-}
-
-interface ExecuteContext {
-  step: number;
-  modelCall: number;
-  phase: LlmPhase;
-  offeredByName: Map<string, LlmTool<any>>;
-  /** Wire or contract name -> contract name, for every tool the caller has. */
-  known: Map<string, string>;
-  redact: (text: string) => string;
-  maxOutput: number;
-}
-
-async function executeToolCall(
-  call: { id: string; function: { name: string; arguments: string } },
-  ctx: ExecuteContext,
-): Promise<{ record: LlmToolCallRecord; content: string }> {
-  const tool = ctx.offeredByName.get(call.function.name);
-  const name = tool?.spec.name ?? ctx.known.get(call.function.name) ?? call.function.name;
-  const base = { step: ctx.step, modelCall: ctx.modelCall, callId: call.id, tool: name, arguments: ctx.redact(call.function.arguments) };
-  const fail = (status: LlmToolCallRecord['status'], reason: string, message: string) => {
-    const safe = ctx.redact(message);
-    return { record: { ...base, status, reason, message: safe }, content: `error: ${reason}: ${safe}` };
-  };
-
-  if (!tool) {
-    const allowedList = [...new Set([...ctx.offeredByName.values()].map((t) => wireToolName(t.spec.name)))].join(', ') || 'none';
-    const reason = ctx.known.has(name) ? 'TOOL_NOT_ALLOWED' : 'UNKNOWN_TOOL';
-    return fail('refused', reason, `tool "${name}" is not allowed in phase "${ctx.phase.name}"; allowed tools: ${allowedList}`);
-  }
-
-  let json: unknown;
-  try {
-    json = call.function.arguments.trim() === '' ? {} : JSON.parse(call.function.arguments);
-  } catch {
-    return fail('invalid_arguments', 'ARGUMENTS_NOT_JSON', `the arguments of "${name}" are not valid JSON`);
-  }
-  const args = tool.args.safeParse(json);
-  if (!args.success) return fail('invalid_arguments', 'ARGUMENTS_INVALID', `invalid arguments for "${name}": ${z.prettifyError(args.error)}`);
-
-  let output: string;
-  try {
-    output = await tool.run(args.data);
-  } catch (error) {
-    if (error instanceof AgentError) return fail('refused', error.reason, error.message);
-    return fail('error', 'TOOL_FAILED', error instanceof Error ? error.message : String(error));
-  }
-  const redacted = ctx.redact(output);
-  const shown = redacted.length > ctx.maxOutput ? `${redacted.slice(0, ctx.maxOutput)}\n[... ${redacted.length - ctx.maxOutput} more characters cut]` : redacted;
-  return {
-    record: { ...base, status: 'ok', outputChars: redacted.length, outputDigest: sha256Hex(redacted) },
-    content: frameUntrusted(`tool ${name}`, shown),
-  };
-}
-
-/**
- * Function names on the chat-completions wire allow only `[A-Za-z0-9_-]{1,64}`; contract tool
- * names such as `file.read` are sent as `file_read` and mapped back.
- */
-export function wireToolName(name: string): string {
-  return name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
 }
 
 function systemPrompt(input: RunLlmPhaseInput, offered: LlmTool<any>[]): string {
