@@ -1,12 +1,11 @@
-import { readArtifactIfPresent } from '../artifacts/artifact-io.js';
 import { frameUntrusted } from '../engines/llm/untrusted-content.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { PHASE_CONTRACTS } from '../phases/phase-contracts.js';
 import { DEFAULT_INSTRUCTION_LIMITS, loadInstructionFiles, type InstructionFiles } from '../repomap/instruction-files.js';
 import { projectRepoMap, type RepoMapProjection } from '../repomap/project-repo-map.js';
-import { RepoMap } from '../repomap/repo-map-schema.js';
 import type { TaskContract } from '../task/task-contract.js';
-import { discoveryOf, type DiscoveryOutput } from './phases/discovery-phase.js';
+import { discoveredMap } from './discovered-map.js';
+import { discoveryOf } from './phases/discovery-phase.js';
 import type { Segment } from './phases/planning-phase.js';
 import type { PipelineEnv } from './pipeline-env.js';
 
@@ -41,36 +40,12 @@ export function projectionTokenBudget(phaseMaxTokens: number): number {
 export async function segmentPrompt({ env, context, task, segment }: SegmentPromptInput): Promise<{ system: string; context: string }> {
   const allowed = [...new Set(segment.paths)];
   const discovery = context.outputs.discovery === undefined ? undefined : discoveryOf(context.outputs);
-  const map = discovery ? await storedMap(env, discovery) : undefined;
+  const map = discovery ? await discoveredMap(env, discovery) : undefined;
   const largeFiles = new Map(map?.filesystem.largeFiles.map((f) => [f.path, f.sizeBytes]));
   const instructions = await loadInstructionFiles(context.workspace, allowed, DEFAULT_INSTRUCTION_LIMITS, (path) => largeFiles.get(path));
   const budget = projectionTokenBudget(PHASE_CONTRACTS[context.phase].budgets.maxTokens);
   const projection = map ? projectRepoMap(map, task, budget, { targets: discovery?.targets }) : undefined;
   return { system: systemText(allowed, instructions), context: contextText(allowed, projection, budget) };
-}
-
-/** Maps read per attempt environment: every segment of an attempt shares one read and parse. */
-const mapsRead = new WeakMap<PipelineEnv, Map<string, Promise<RepoMap | undefined>>>();
-
-/**
- * The map discovery built: from the map cache key it names (valid whatever attempt ran
- * discovery), else this attempt's copy. Undefined when neither is there. Read once per attempt.
- */
-function storedMap(env: PipelineEnv, discovery: DiscoveryOutput): Promise<RepoMap | undefined> {
-  let byKey = mapsRead.get(env);
-  if (!byKey) mapsRead.set(env, (byKey = new Map()));
-  let map = byKey.get(discovery.mapKey);
-  if (!map) byKey.set(discovery.mapKey, (map = readMap(env, discovery)));
-  return map;
-}
-
-async function readMap(env: PipelineEnv, discovery: DiscoveryOutput): Promise<RepoMap | undefined> {
-  for (const key of [discovery.mapKey, env.keys.attempt(env.attempt).repoMap]) {
-    // An invalid entry is passed over, as the map cache itself does.
-    const map = await readArtifactIfPresent(env.store, key, RepoMap).catch(() => undefined);
-    if (map) return map;
-  }
-  return undefined;
 }
 
 function systemText(allowed: string[], instructions: InstructionFiles): string {

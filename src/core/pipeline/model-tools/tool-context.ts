@@ -1,4 +1,3 @@
-import { readArtifactIfPresent } from '../../artifacts/artifact-io.js';
 import { AgentError } from '../../errors.js';
 import type { PhaseContext } from '../../phases/orchestrator.js';
 import { collectSymlinks, type SymlinkLookup } from '../../paths/symlinks.js';
@@ -7,12 +6,13 @@ import { policyDigest } from '../../policy/policy-digest.js';
 import { buildRepoMap } from '../../repomap/build-repo-map.js';
 import { FileContents } from '../../repomap/file-contents.js';
 import { looksBinary } from '../../repomap/path-classes.js';
-import { RepoMap } from '../../repomap/repo-map-schema.js';
 import { RepoNavigator } from '../../repomap/repo-navigator.js';
 import { SymbolIndex } from '../../repomap/symbol-index.js';
 import type { TaskContract } from '../../task/task-contract.js';
 import { normalizeRepoPath } from '../../util/repo-path.js';
 import type { Workspace } from '../../workspace/workspace.js';
+import { discoveredMap } from '../discovered-map.js';
+import { discoveryOf } from '../phases/discovery-phase.js';
 import type { Segment } from '../phases/planning-phase.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import type { PolicyViews } from '../policy-views.js';
@@ -74,8 +74,9 @@ export function modelToolContext(input: SegmentToolsInput): ModelToolContext {
     allowed: new Set(input.segment.paths),
     navigator: () =>
       (navigator ??= (async () => {
-        // Discovery stored the attempt's map; a segment that runs without it builds one the same way.
-        const stored = await readArtifactIfPresent(env.store, env.keys.attempt(env.attempt).repoMap, RepoMap);
+        // The map discovery stored, read once per attempt; a segment that runs without it builds one the same way.
+        const outputs = context.outputs ?? {};
+        const stored = await discoveredMap(env, outputs.discovery === undefined ? undefined : discoveryOf(outputs));
         const map = stored ?? (await buildRepoMap({ workspace, owner: env.owner, repo: env.repo, rules: views.rules, policyDigest: policyDigest(env.policy), contents }));
         return new RepoNavigator(map, workspace, contents, views.rules);
       })()),
