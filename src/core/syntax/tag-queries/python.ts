@@ -6,8 +6,8 @@ export function pythonTagPatterns(): string[] {
     // Class attributes: assignments directly in a class body.
     '(class_definition body: (block (expression_statement (assignment left: (identifier) @definition.field))))',
     // Instance attributes, declared by assignment to `self.x` in `__init__`.
-    '(assignment left: (attribute object: (identifier) @_self attribute: (identifier) @definition.field.init) (#eq? @_self "self"))',
-    '(class_definition name: (_) @init.owner body: (block (function_definition name: (identifier) @_init) @init) (#eq? @_init "__init__"))',
+    '(assignment left: (attribute object: (identifier) @_is.self attribute: (identifier) @definition.field.init))',
+    '(class_definition name: (_) @init.owner body: (block (function_definition name: (identifier) @_is.__init__) @init))',
     // A type that is one name is a reference; any other type is expanded by `type.names` in JavaScript.
     '(type (identifier) @reference) @type.simple',
     '(type) @type.names',
