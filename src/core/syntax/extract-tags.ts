@@ -14,7 +14,7 @@ export const TAG_QUERY_LIMITS = { matchLimit: 2048, timeoutMicros: 5_000_000 } a
 
 /** What a capture name means (see `tag-queries/vocabulary.ts`), parsed once per query. */
 type Role =
-  | { role: 'scope' | 'scope.hidden' | 'at' | 'owner' | 'receiver' | 'skip' | 'init' | 'init.owner' | 'type.names' | 'type.simple' | 'ignored' }
+  | { role: 'scope' | 'scope.hidden' | 'at' | 'owner' | 'receiver' | 'skip' | 'init' | 'init.owner' | 'type.names' | 'ignored' }
   | { role: 'filter'; text: string; negated: boolean }
   | { role: 'capitalized' }
   | TagRole;
@@ -35,7 +35,7 @@ interface CompiledTagQuery {
   roles: Map<string, Role>;
 }
 
-const CONTEXT_ROLES = new Set(['scope', 'scope.hidden', 'at', 'owner', 'receiver', 'skip', 'init', 'init.owner', 'type.names', 'type.simple']);
+const CONTEXT_ROLES = new Set(['scope', 'scope.hidden', 'at', 'owner', 'receiver', 'skip', 'init', 'init.owner', 'type.names']);
 const TAG_KINDS = new Set(['definition', 'reference', 'import', 'call', 'annotation']);
 const IGNORED: Role = { role: 'ignored' };
 
@@ -137,7 +137,6 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
   const text = (node: Node) => source.slice(node.startIndex, node.endIndex);
   const out: Collected = { tags: [], scopes: new Map(), skipped: new Set(), initOwners: new Map(), hasFallbacks: false };
   const compound = new Map<number, Node>();
-  const simple = new Set<number>();
   for (const match of matches) {
     let tagRole: TagRole | undefined;
     let tagNode: Node | undefined;
@@ -150,7 +149,6 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
     let initOwner: Node | undefined;
     let skip: Node | undefined;
     let names: Node | undefined;
-    let single: Node | undefined;
     let rejected = false;
     for (const { name, node } of match.captures) {
       const role = roles.get(name) ?? IGNORED;
@@ -191,16 +189,12 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
         case 'type.names':
           names = node;
           break;
-        case 'type.simple':
-          single = node;
-          break;
         default:
       }
     }
     if (rejected) continue;
     if (skip) out.skipped.add(skip.id);
     if (names) compound.set(names.id, names);
-    if (single) simple.add(single.id);
     if (init && initOwner) out.initOwners.set(init.id, text(initOwner));
     if (!tagRole || !tagNode) continue;
     let name = text(tagNode);
@@ -218,8 +212,7 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
   }
   // Every identifier in a compound type annotation, nested ones included (`Dict[str, Item]`): a name
   // inside a nested type is reported once per enclosing type, as the node walk did.
-  for (const [id, node] of compound) {
-    if (simple.has(id)) continue;
+  for (const node of compound.values()) {
     for (const name of node.descendantsOfType('identifier')) if (name) out.tags.push(pending('reference', name, text(name), name));
   }
   return out;

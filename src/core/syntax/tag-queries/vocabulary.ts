@@ -17,8 +17,8 @@
  * - `at`: the tag's position, when it is not the name's (an annotation starts at its `@`);
  * - `receiver`: a call's receiver text;
  * - `skip`: this type name is not a reference (it is being declared);
- * - `type.names`: every identifier below this node is a type reference, unless the node is also
- *   captured as `type.simple` (a type that is a single name, whose reference the same match makes);
+ * - `type.names`: every identifier below this node is a type reference (its pattern leaves out a
+ *   type that is a single name, which a pattern of its own makes a reference);
  * - `init` with `init.owner`: an `__init__` method and its class's name.
  * Filters, read in JavaScript from the source (the query engine's text predicates copy the text of
  * every candidate; these compare in place):
