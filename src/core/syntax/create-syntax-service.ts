@@ -40,7 +40,8 @@ export interface SyntaxServiceOptions {
    * while; the lexers of the TypeScript, TSX and JavaScript grammars (100-190 KB functions) take
    * seconds of CPU to optimise and parse about 1.5x slower until then. Warming starts that work
    * at load, so that it overlaps the caller's I/O (an ingestion) rather than its first files.
-   * Worth it before a whole-repository map; wasted CPU for a handful of files.
+   * Worth it before a whole-repository map, with `languages` limited to those the repository
+   * has; wasted background CPU (seconds per big lexer) for a handful of files.
    */
   warm?: boolean;
 }
