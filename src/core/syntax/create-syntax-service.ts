@@ -5,6 +5,7 @@ import { compileTagQuery, extractTagsFromTree } from './extract-tags.js';
 import { dataFormatForPath, GRAMMAR_FOR_LANGUAGE, languageForPath, SYNTAX_LANGUAGES } from './language-for-path.js';
 import { SyntaxServiceError } from './syntax-error.js';
 import type { GrammarLoader, ParseProblem, SymbolTag, SyntaxLanguage, SyntaxService } from './types.js';
+import { WARM_UP_RUNS, WARM_UP_SAMPLES } from './warm-up-samples.js';
 
 /** Syntax services that also lend out a parsed tree, for the recipes that edit by syntax node. */
 export interface TreeSyntaxService extends SyntaxService {
@@ -30,12 +31,27 @@ function initRuntime(loadGrammar: GrammarLoader): Promise<void> {
   return runtimeReady;
 }
 
+export interface SyntaxServiceOptions {
+  /** Default: all six. */
+  languages?: readonly SyntaxLanguage[];
+  /**
+   * Tag a short sample per language at load. The engine runs a grammar's wasm with its baseline
+   * compiler first and optimises a hot function in the background only after it has run for a
+   * while; the lexers of the TypeScript, TSX and JavaScript grammars (100-190 KB functions) take
+   * seconds of CPU to optimise and parse about 1.5x slower until then. Warming starts that work
+   * at load, so that it overlaps the caller's I/O (an ingestion) rather than its first files.
+   * Worth it before a whole-repository map, with `languages` limited to those the repository
+   * has; wasted background CPU (seconds per big lexer) for a handful of files.
+   */
+  warm?: boolean;
+}
+
 /**
- * Load the tree-sitter runtime and the grammars of `languages` (default: all six) through
- * `loadGrammar`, which supplies the wasm bytes (core reads no files). Parsing is synchronous
- * afterwards, and one parser per language is reused.
+ * Load the tree-sitter runtime and the grammars of `languages` through `loadGrammar`, which
+ * supplies the wasm bytes (core reads no files). Parsing is synchronous afterwards, and one
+ * parser per language is reused.
  */
-export async function createSyntaxService(loadGrammar: GrammarLoader, options: { languages?: readonly SyntaxLanguage[] } = {}): Promise<TreeSyntaxService> {
+export async function createSyntaxService(loadGrammar: GrammarLoader, options: SyntaxServiceOptions = {}): Promise<TreeSyntaxService> {
   await initRuntime(loadGrammar);
   const wanted = options.languages ?? SYNTAX_LANGUAGES;
   const parsers = new Map<SyntaxLanguage, Parser>();
@@ -78,13 +94,16 @@ export async function createSyntaxService(loadGrammar: GrammarLoader, options: {
     return language && parsers.has(language) ? language : undefined;
   };
 
+  const tagsOf = (language: SyntaxLanguage, source: string): SymbolTag[] => withTree(language, source, (tree) => extractTagsFromTree(language, tree, source));
+  if (options.warm) for (const language of parsers.keys()) for (let run = 0; run < WARM_UP_RUNS; run++) tagsOf(language, WARM_UP_SAMPLES[language]);
+
   return {
     languages: [...parsers.keys()],
     languageFor,
     withTree,
     extractTags(path: string, source: string): SymbolTag[] {
       const language = languageFor(path);
-      return language ? withTree(language, source, (tree) => extractTagsFromTree(language, tree, source)) : [];
+      return language ? tagsOf(language, source) : [];
     },
     parseProblems(path: string, source: string): ParseProblem[] {
       const language = languageFor(path);

@@ -14,7 +14,9 @@ export const TAG_QUERY_LIMITS = { matchLimit: 2048, timeoutMicros: 5_000_000 } a
 
 /** What a capture name means (see `tag-queries/vocabulary.ts`), parsed once per query. */
 type Role =
-  | { role: 'scope' | 'scope.hidden' | 'at' | 'owner' | 'receiver' | 'skip' | 'init' | 'init.owner' | 'type.names' | 'type.simple' | 'ignored' }
+  | { role: 'scope' | 'scope.hidden' | 'at' | 'owner' | 'receiver' | 'skip' | 'init' | 'init.owner' | 'type.names' | 'ignored' }
+  | { role: 'filter'; text: string; negated: boolean }
+  | { role: 'capitalized' }
   | TagRole;
 
 interface TagRole {
@@ -33,12 +35,15 @@ interface CompiledTagQuery {
   roles: Map<string, Role>;
 }
 
-const CONTEXT_ROLES = new Set(['scope', 'scope.hidden', 'at', 'owner', 'receiver', 'skip', 'init', 'init.owner', 'type.names', 'type.simple']);
+const CONTEXT_ROLES = new Set(['scope', 'scope.hidden', 'at', 'owner', 'receiver', 'skip', 'init', 'init.owner', 'type.names']);
 const TAG_KINDS = new Set(['definition', 'reference', 'import', 'call', 'annotation']);
 const IGNORED: Role = { role: 'ignored' };
 
 function roleOf(name: string): Role {
   if (CONTEXT_ROLES.has(name)) return { role: name } as Role;
+  if (name === '_capitalized') return { role: 'capitalized' };
+  const filter = /^_(is|not)\.(.+)$/.exec(name);
+  if (filter) return { role: 'filter', text: filter[2], negated: filter[1] === 'not' };
   const [kind, ...rest] = name.split('.');
   if (!TAG_KINDS.has(kind)) return IGNORED;
   const mods = new Set(kind === 'definition' ? rest.slice(1) : rest);
@@ -114,11 +119,24 @@ interface Collected {
   hasFallbacks: boolean;
 }
 
+/**
+ * Whether a node's text is `text`. Read from the source, so the engine's end offset (a call into
+ * wasm) is asked only when the start already fits; cheaper than a query predicate, which copies
+ * the text of every candidate.
+ */
+function hasText(source: string, node: Node, text: string): boolean {
+  return source.startsWith(text, node.startIndex) && node.endIndex - node.startIndex === text.length;
+}
+
+function isCapitalized(source: string, node: Node): boolean {
+  const c = source.charCodeAt(node.startIndex);
+  return c >= 65 && c <= 90;
+}
+
 function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source: string): Collected {
   const text = (node: Node) => source.slice(node.startIndex, node.endIndex);
   const out: Collected = { tags: [], scopes: new Map(), skipped: new Set(), initOwners: new Map(), hasFallbacks: false };
   const compound = new Map<number, Node>();
-  const simple = new Set<number>();
   for (const match of matches) {
     let tagRole: TagRole | undefined;
     let tagNode: Node | undefined;
@@ -129,9 +147,18 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
     let receiver: Node | undefined;
     let init: Node | undefined;
     let initOwner: Node | undefined;
+    let skip: Node | undefined;
+    let names: Node | undefined;
+    let rejected = false;
     for (const { name, node } of match.captures) {
       const role = roles.get(name) ?? IGNORED;
       switch (role.role) {
+        case 'filter':
+          if (hasText(source, node, role.text) === role.negated) rejected = true;
+          break;
+        case 'capitalized':
+          if (!isCapitalized(source, node)) rejected = true;
+          break;
         case 'tag':
           tagRole = role;
           tagNode = node;
@@ -151,7 +178,7 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
           receiver = node;
           break;
         case 'skip':
-          out.skipped.add(node.id);
+          skip = node;
           break;
         case 'init':
           init = node;
@@ -160,14 +187,14 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
           initOwner = node;
           break;
         case 'type.names':
-          compound.set(node.id, node);
-          break;
-        case 'type.simple':
-          simple.add(node.id);
+          names = node;
           break;
         default:
       }
     }
+    if (rejected) continue;
+    if (skip) out.skipped.add(skip.id);
+    if (names) compound.set(names.id, names);
     if (init && initOwner) out.initOwners.set(init.id, text(initOwner));
     if (!tagRole || !tagNode) continue;
     let name = text(tagNode);
@@ -185,8 +212,7 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
   }
   // Every identifier in a compound type annotation, nested ones included (`Dict[str, Item]`): a name
   // inside a nested type is reported once per enclosing type, as the node walk did.
-  for (const [id, node] of compound) {
-    if (simple.has(id)) continue;
+  for (const node of compound.values()) {
     for (const name of node.descendantsOfType('identifier')) if (name) out.tags.push(pending('reference', name, text(name), name));
   }
   return out;

@@ -31,7 +31,7 @@ const TS_EXTRA = [
   'import x = require("legacy");\nabstract class Q<T extends Base> implements I { abstract run(): void; protected p?: Map<string, T>; }\nenum E { A, B }\nnamespace N { export type Z = ns.Inner.Deep; }\ntype Fn = { (a: number): string; new (): Q<number>; field: Array<{ nested: boolean }> };\n',
 ];
 const PY_EXTRA = [
-  'import os.path as p, sys\nfrom . import sibling\n\n@app.route("/x")\n@cached\nclass K(Base):\n    x: Dict[str, List[Item]] = {}\n    def __init__(self, a: int):\n        self.a = a\n        def helper():\n            self.b = 2\n        for i in a:\n            self.c = i\n    @property\n    def __init__(self): self.d = 1\n\ndef top(x: "Q") -> Optional[K]:\n    class Local:\n        y = 1\n    return K(x).run()\n',
+  'import os.path as p, sys\nfrom . import sibling\n\n@app.route("/x")\n@cached\nclass K(Base):\n    x: Dict[str, List[Item]] = {}\n    def __init__(self, a: int):\n        self.a = a\n        def helper():\n            self.b = 2\n        for i in a:\n            self.c = i\n    @property\n    def __init__(self): self.d = 1\n    def reset(self):\n        self.e = 0\n        self.a = None\n\ndef top(x: "Q") -> Optional[K]:\n    class Local:\n        y = 1\n    return K(x).run()\n',
 ];
 const GO_EXTRA = [
   'package p\n\nimport (\n\tf "fmt"\n\t. "strings"\n)\n\ntype (\n\tList[T any] struct{ head, tail *T; pkg.Embedded }\n\tShape interface{ Area() float64; fmt.Stringer }\n)\n\nfunc (l *List[T]) Push(v T) { f.Println(v); l.head = &v }\nfunc (List[T]) Len() int { return len(x) }\nfunc Free[T comparable](a, b T) bool { return a == b }\n',

@@ -6,11 +6,12 @@ export function pythonTagPatterns(): string[] {
     // Class attributes: assignments directly in a class body.
     '(class_definition body: (block (expression_statement (assignment left: (identifier) @definition.field))))',
     // Instance attributes, declared by assignment to `self.x` in `__init__`.
-    '(assignment left: (attribute object: (identifier) @_self attribute: (identifier) @definition.field.init) (#eq? @_self "self"))',
-    '(class_definition name: (_) @init.owner body: (block (function_definition name: (identifier) @_init) @init) (#eq? @_init "__init__"))',
-    // A type that is one name is a reference; any other type is expanded by `type.names` in JavaScript.
-    '(type (identifier) @reference) @type.simple',
-    '(type) @type.names',
+    '(assignment left: (attribute object: (identifier) @_is.self attribute: (identifier) @definition.field.init))',
+    '(class_definition name: (_) @init.owner body: (block (function_definition name: (identifier) @_is.__init__) @init))',
+    // A type that is one name is a reference; a type whose node has inner nodes is expanded by
+    // `type.names` in JavaScript (anchored to first children: one match per type, not per inner node).
+    '(type (identifier) @reference)',
+    '(type . (_ . (_))) @type.names',
     '(import_statement name: (dotted_name) @import)',
     '(import_statement name: (aliased_import name: (_) @import))',
     '(import_from_statement module_name: (_) @import)',

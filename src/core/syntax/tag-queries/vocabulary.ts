@@ -17,10 +17,14 @@
  * - `at`: the tag's position, when it is not the name's (an annotation starts at its `@`);
  * - `receiver`: a call's receiver text;
  * - `skip`: this type name is not a reference (it is being declared);
- * - `type.names`: every identifier below this node is a type reference, unless the node is also
- *   captured as `type.simple` (a type that is a single name, whose reference the same match makes);
+ * - `type.names`: every identifier below this node is a type reference (its pattern leaves out a
+ *   type that is a single name, which a pattern of its own makes a reference);
  * - `init` with `init.owner`: an `__init__` method and its class's name.
- * Captures whose name starts with `_` only feed predicates.
+ * Filters, read in JavaScript from the source (the query engine's text predicates copy the text of
+ * every candidate; these compare in place):
+ * - `_is.<text>` / `_not.<text>`: the match stands only if the node's text is / is not `<text>`;
+ * - `_capitalized`: the match stands only if the node's text starts with an ASCII capital.
+ * A node can carry a filter besides its own capture (`@call @_not.require`).
  */
 export type HasNodeType = (type: string) => boolean;
 
