@@ -8,7 +8,7 @@ import { HttpRepoSource } from '../src/app/git/http-repo-source.js';
 import { createMemoryFs } from '../src/app/local/memfs-adapter.js';
 import { ingestRepository } from '../src/core/ingestion/ingest-repository.js';
 import { DEFAULT_INGESTION_POLICY } from '../src/core/ingestion/ingestion-policy.js';
-import { parseIndex } from '../src/core/ingestion/pack-catalog.js';
+import { parseIndex } from '../src/core/ingestion/pack-idx.js';
 import type { FsLike } from '../src/core/ports.js';
 import { generateHistoryRepo } from '../test/fixtures/history-repo.js';
 import { generateLargeRepo, gitEnv } from '../test/fixtures/make-repo.js';

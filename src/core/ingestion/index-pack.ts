@@ -2,7 +2,8 @@ import { createHash, hash as digest, type Hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { InflateBudget, InflateSizeError, InflateTruncatedError, STREAM_OBJECT_BYTES, inflateStreaming, type InflateLimits } from './inflate-budget.js';
 import { ObjectInflater } from './object-inflater.js';
-import { PackCatalog, applyDelta, deltaTargetSize, readObjectHeader, type ObjectType } from './pack-catalog.js';
+import { writePackIndex } from './pack-idx.js';
+import { BaseCache, PackCatalog, applyDelta, deltaTargetSize, readObjectHeader, type ObjectType } from './pack-catalog.js';
 
 const TYPE_NAMES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
 const OFS_DELTA = 6;
@@ -10,6 +11,8 @@ const REF_DELTA = 7;
 /** Longest object header: type and size varint (10 bytes) plus a REF_DELTA base (20 bytes). */
 const MAX_HEADER = 32;
 const MAX_CHAIN = 10_000;
+/** Inflated delta bases kept while indexing, by bytes. */
+const BASE_CACHE_BYTES = 8 * 1024 * 1024;
 
 export class PackIndexError extends Error {}
 
@@ -25,6 +28,8 @@ interface Entry {
   baseOid?: string;
   oid?: string;
   type?: ObjectType;
+  /** CRC-32 of the object's bytes in the pack, taken when it is complete (while the rest downloads). */
+  crc: number;
 }
 
 export interface IndexedPack {
@@ -69,6 +74,8 @@ export class PackIndexer {
   private scratch = Buffer.allocUnsafe(64 * 1024);
   private readonly budget: InflateBudget;
   private readonly packNumber: number;
+  private readonly bases = new BaseCache<number>(BASE_CACHE_BYTES);
+  private byOid?: Map<string, Entry>;
 
   constructor(
     limits: InflateLimits | InflateBudget = {},
@@ -76,7 +83,7 @@ export class PackIndexer {
     whole?: Uint8Array,
   ) {
     this.budget = limits instanceof InflateBudget ? limits : new InflateBudget(limits);
-    this.buffer = whole ? Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength) : Buffer.allocUnsafe(1024 * 1024);
+    this.buffer = whole ? Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength) : Buffer.allocUnsafe(4 * 1024 * 1024);
     this.length = whole ? whole.byteLength : 0;
     this.packNumber = catalog.addPack(() => this.buffer.subarray(0, this.length));
   }
@@ -84,7 +91,9 @@ export class PackIndexer {
   /** Append bytes as they arrive and index every object they complete. */
   push(chunk: Uint8Array): void {
     if (this.length + chunk.byteLength > this.buffer.byteLength) {
-      const grown = Buffer.allocUnsafe(Math.max(this.length + chunk.byteLength, Math.floor(this.buffer.byteLength * 1.5)));
+      // Pages of a buffer are resident only once written: a generous capacity costs no memory,
+      // while every growth copies (and touches) everything so far.
+      const grown = Buffer.allocUnsafe(Math.max(this.length + chunk.byteLength, this.buffer.byteLength * 4));
       this.buffer.copy(grown, 0, 0, this.length);
       this.buffer = grown;
     }
@@ -104,9 +113,11 @@ export class PackIndexer {
     if (this.packHash.digest('hex') !== packSha) throw new PackIndexError('pack checksum mismatch');
     while (!this.drain(true)) await this.streamLarge();
     if (this.at !== trailer) throw new PackIndexError('pack has trailing data');
-    this.resolveDeltas(pack, trailer);
+    this.resolveRest();
     this.scratch = Buffer.alloc(0);
-    return { ...this.writeIdx(pack, trailer, packSha), pack, catalog: this.catalog };
+    this.bases.clear();
+    const { idx, oids } = writePackIndex(this.entries, pack.subarray(trailer));
+    return { idx, oids, packSha, pack, catalog: this.catalog };
   }
 
   private readPackHeader(): void {
@@ -167,6 +178,7 @@ export class PackIndexer {
       }
       if (!isDelta) this.record(entry, entry.type!, out, header.length);
       this.complete(entry, entry.dataAt + consumed);
+      if (isDelta) this.resolveInStream(entry, out.subarray(0, entry.size));
     }
     return true;
   }
@@ -176,7 +188,7 @@ export class PackIndexer {
     const { kind, size } = header;
     if (kind !== OFS_DELTA && kind !== REF_DELTA && !TYPE_NAMES[kind]) throw new PackIndexError(`unknown object type ${kind} at ${start}`);
     if (header.dataAt >= limit) throw new PackIndexError('truncated pack');
-    const entry: Entry = { offset: start, dataAt: header.dataAt, end: 0, kind, size, baseOffset: header.baseOffset, baseOid: header.baseOid, type: TYPE_NAMES[kind] };
+    const entry: Entry = { offset: start, dataAt: header.dataAt, end: 0, kind, size, baseOffset: header.baseOffset, baseOid: header.baseOid, type: TYPE_NAMES[kind], crc: 0 };
     // Deltas count once resolved (their target size); their own instructions only per object.
     if (kind === OFS_DELTA || kind === REF_DELTA) this.budget.object(size, `offset ${start}`);
     else this.budget.admit(size, `offset ${start}`);
@@ -187,6 +199,7 @@ export class PackIndexer {
 
   private complete(entry: Entry, end: number): void {
     entry.end = end;
+    entry.crc = crc32(this.buffer.subarray(entry.offset, end)) >>> 0;
     this.at = end;
     this.entries.push(entry);
     this.current = undefined;
@@ -238,74 +251,104 @@ export class PackIndexer {
     else this.catalog.add(oid, type, content, this.packNumber, entry.offset);
   }
 
-  /** Depth first from every base: each base is inflated once, each delta applied once. */
-  private resolveDeltas(pack: Buffer, trailer: number): void {
-    if (this.ofsChildren.size === 0 && this.refChildren.size === 0) return;
-    const childrenOf = (entry: Entry): Entry[] => [...(this.ofsChildren.get(entry.offset) ?? []), ...(this.refChildren.get(entry.oid!) ?? [])];
-    const inflate = (entry: Entry, into: Buffer = Buffer.allocUnsafe(entry.size + 1)): Buffer => {
-      try {
-        this.inflater.inflateInto(pack, entry.dataAt, trailer, entry.size, into, 0);
-        return into.subarray(0, entry.size);
-      } catch (error) {
-        throw error instanceof InflateSizeError ? new PackIndexError(`object at ${entry.offset}: ${error.message}`) : error;
-      }
-    };
-    for (const root of this.entries) {
-      if (root.kind === OFS_DELTA || root.kind === REF_DELTA) continue;
-      const children = childrenOf(root);
+  /**
+   * Resolve an OFS_DELTA as soon as it is complete (its base is earlier in the pack, so already
+   * named): the work overlaps the download. Others wait for `resolveRest`.
+   */
+  private resolveInStream(entry: Entry, delta: Uint8Array): void {
+    if (entry.kind !== OFS_DELTA) return;
+    const base = this.entryAt(entry.baseOffset!);
+    if (base?.oid === undefined) return;
+    this.resolve(entry, base, delta, this.contentOf(base, 1));
+  }
+
+  /** Apply a delta to its base's content, name and catalog the result, and keep it while it may be a base. */
+  private resolve(entry: Entry, base: Entry, delta: Uint8Array, baseContent: Uint8Array): Uint8Array {
+    // A delta's result is counted once, from the size its header declares, before it is built.
+    const target = deltaTargetSize(delta);
+    this.budget.admit(target, `offset ${entry.offset}`);
+    const header = `${base.type} ${target}\0`;
+    let framed: Buffer;
+    try {
+      framed = applyDelta(baseContent, delta, header.length);
+    } catch (error) {
+      throw new PackIndexError(`delta at ${entry.offset}: ${(error as Error).message}`);
+    }
+    framed.write(header, 0, 'latin1');
+    this.record(entry, base.type!, framed, header.length);
+    const content = framed.subarray(header.length);
+    this.bases.set(entry.offset, content);
+    return content;
+  }
+
+  /** The object starting at `offset`, by binary search: entries are in pack order. */
+  private entryAt(offset: number): Entry | undefined {
+    let lo = 0;
+    let hi = this.entries.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = this.entries[mid].offset;
+      if (at === offset) return this.entries[mid];
+      if (at < offset) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  }
+
+  /** A named object's content: kept (commit, tree, tag), cached, or inflated (and its chain applied) again. */
+  private contentOf(entry: Entry, depth: number): Uint8Array {
+    const kept = this.catalog.get(entry.oid!)?.content;
+    if (kept) return kept;
+    const cached = this.bases.get(entry.offset);
+    if (cached) return cached;
+    if (depth > MAX_CHAIN) throw new PackIndexError('delta chain too deep');
+    const raw = this.inflateFresh(entry);
+    if (entry.kind !== OFS_DELTA && entry.kind !== REF_DELTA) {
+      this.bases.set(entry.offset, raw);
+      return raw;
+    }
+    const base = entry.kind === OFS_DELTA ? this.entryAt(entry.baseOffset!) : this.byOid?.get(entry.baseOid!);
+    if (base?.oid === undefined) throw new PackIndexError('delta base not in the pack (thin pack)');
+    const content = applyDelta(this.contentOf(base, depth + 1), raw);
+    this.bases.set(entry.offset, content);
+    return content;
+  }
+
+  private inflateFresh(entry: Entry): Buffer {
+    const into = Buffer.allocUnsafe(entry.size + 1);
+    try {
+      this.inflater.inflateInto(this.buffer, entry.dataAt, this.length, entry.size, into, 0);
+      return into.subarray(0, entry.size);
+    } catch (error) {
+      throw error instanceof InflateSizeError ? new PackIndexError(`object at ${entry.offset}: ${error.message}`) : error;
+    }
+  }
+
+  /**
+   * Deltas not resolved while streaming (REF_DELTA, or a base that was itself waiting): depth
+   * first from every named object with unnamed children, so each base is built once.
+   */
+  private resolveRest(): void {
+    if (this.entries.every((e) => e.oid !== undefined)) return;
+    this.byOid = new Map(this.entries.filter((e) => e.oid !== undefined).map((e) => [e.oid!, e]));
+    const waiting = (entry: Entry): Entry[] => [...(this.ofsChildren.get(entry.offset) ?? []), ...(this.refChildren.get(entry.oid!) ?? [])].filter((c) => c.oid === undefined);
+    for (let i = 0; i < this.entries.length; i++) {
+      const root = this.entries[i];
+      if (root.oid === undefined) continue;
+      const children = waiting(root);
       if (children.length === 0) continue;
-      const rootContent = this.catalog.get(root.oid!)?.content ?? inflate(root);
-      const stack = children.map((entry) => ({ entry, base: rootContent as Uint8Array, depth: 1 }));
+      const rootContent = this.contentOf(root, 1);
+      const stack = children.map((entry) => ({ entry, base: root, content: rootContent, depth: 1 }));
       while (stack.length > 0) {
-        const { entry, base, depth } = stack.pop()!;
+        const { entry, base, content, depth } = stack.pop()!;
         if (depth > MAX_CHAIN) throw new PackIndexError('delta chain too deep');
-        const delta = inflate(entry, this.scratchFor(entry.size + 1));
-        // A delta's result is counted once, from the size its header declares, before it is built.
-        const target = deltaTargetSize(delta);
-        this.budget.admit(target, `offset ${entry.offset}`);
-        const header = `${root.type} ${target}\0`;
-        const framed = applyDelta(base, delta, header.length);
-        framed.write(header, 0, 'latin1');
-        this.record(entry, root.type!, framed, header.length);
-        for (const child of childrenOf(entry)) stack.push({ entry: child, base: framed.subarray(header.length), depth: depth + 1 });
+        if (entry.oid !== undefined) continue;
+        const result = this.resolve(entry, base, this.inflateFresh(entry), content);
+        this.byOid.set(entry.oid!, entry);
+        for (const child of waiting(entry)) stack.push({ entry: child, base: entry, content: result, depth: depth + 1 });
       }
     }
     if (this.entries.some((e) => e.oid === undefined)) throw new PackIndexError('delta base not in the pack (thin pack)');
-  }
-
-  private writeIdx(pack: Buffer, trailer: number, packSha: string): { idx: Uint8Array; oids: string[]; packSha: string } {
-    const count = this.entries.length;
-    const sorted = [...this.entries].sort((a, b) => (a.oid! < b.oid! ? -1 : a.oid! > b.oid! ? 1 : 0));
-    const large = sorted.filter((e) => e.offset >= 0x80000000);
-    const size = 8 + 256 * 4 + count * (20 + 4 + 4) + large.length * 8 + 40;
-    const idx = Buffer.alloc(size);
-    idx.writeUInt32BE(0xff744f63, 0);
-    idx.writeUInt32BE(2, 4);
-    const fanout = new Uint32Array(256);
-    for (const e of sorted) fanout[parseInt(e.oid!.slice(0, 2), 16)]++;
-    let running = 0;
-    for (let b = 0; b < 256; b++) {
-      running += fanout[b];
-      idx.writeUInt32BE(running, 8 + b * 4);
-    }
-    let p = 8 + 256 * 4;
-    for (const e of sorted) p += idx.write(e.oid!, p, 'hex');
-    for (const e of sorted) p = idx.writeUInt32BE(crc32(pack.subarray(e.offset, e.end)) >>> 0, p);
-    let largeIndex = 0;
-    const largeAt = p + count * 4;
-    for (const e of sorted) {
-      if (e.offset >= 0x80000000) {
-        idx.writeUInt32BE((0x80000000 | largeIndex) >>> 0, p);
-        idx.writeBigUInt64BE(BigInt(e.offset), largeAt + largeIndex * 8);
-        largeIndex++;
-      } else idx.writeUInt32BE(e.offset, p);
-      p += 4;
-    }
-    p = largeAt + large.length * 8;
-    pack.copy(idx, p, trailer);
-    p += 20;
-    createHash('sha1').update(idx.subarray(0, p)).digest().copy(idx, p);
-    return { idx, oids: sorted.map((e) => e.oid!), packSha };
   }
 }
 

@@ -41,6 +41,40 @@ function startsLikeLfs(bytes: Uint8Array): boolean {
   return true;
 }
 
+/** Inflated contents that may be delta bases, most recently used last, bounded by bytes. */
+export class BaseCache<K> {
+  private readonly items = new Map<K, Uint8Array>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: K): Uint8Array | undefined {
+    const found = this.items.get(key);
+    if (found) {
+      this.items.delete(key);
+      this.items.set(key, found);
+    }
+    return found;
+  }
+
+  /** Keep `content` (not one over a quarter of the bound), dropping the least recently used. */
+  set(key: K, content: Uint8Array): void {
+    if (content.byteLength > this.maxBytes / 4 || this.items.has(key)) return;
+    this.items.set(key, content);
+    this.bytes += content.byteLength;
+    for (const [oldest, kept] of this.items) {
+      if (this.bytes <= this.maxBytes) break;
+      this.items.delete(oldest);
+      this.bytes -= kept.byteLength;
+    }
+  }
+
+  clear(): void {
+    this.items.clear();
+    this.bytes = 0;
+  }
+}
+
 interface Located extends CatalogEntry {
   pack: number;
   offset: number;
@@ -54,8 +88,7 @@ interface Located extends CatalogEntry {
 export class PackCatalog {
   private readonly entries = new Map<string, Located>();
   private readonly packs: (() => Uint8Array)[] = [];
-  private readonly bases = new Map<string, Uint8Array>();
-  private baseBytes = 0;
+  private readonly bases = new BaseCache<string>(BASE_CACHE_BYTES);
 
   /** A pack the catalog reads from; `bytes` is asked for when a blob is read. */
   addPack(bytes: () => Uint8Array): number {
@@ -100,12 +133,7 @@ export class PackCatalog {
   private contentAt(packNumber: number, offset: number, depth: number): Uint8Array {
     const key = `${packNumber}:${offset}`;
     const cached = this.bases.get(key);
-    if (cached) {
-      // Most recently used last: the oldest base is the first dropped.
-      this.bases.delete(key);
-      this.bases.set(key, cached);
-      return cached;
-    }
+    if (cached) return cached;
     if (depth > 10_000) throw new Error('delta chain too deep');
     const pack = this.packs[packNumber]();
     const header = readObjectHeader(pack, offset);
@@ -117,20 +145,10 @@ export class PackCatalog {
     const at = header.kind === OFS_DELTA ? { pack: packNumber, offset: header.baseOffset! } : this.entries.get(header.baseOid!);
     if (!at) throw new Error(`delta base outside the packs: ${header.baseOid}`);
     const base = this.contentAt(at.pack, at.offset, depth + 1);
-    this.remember(`${at.pack}:${at.offset}`, base);
+    this.bases.set(`${at.pack}:${at.offset}`, base);
     return applyDelta(base, raw);
   }
 
-  private remember(key: string, base: Uint8Array): void {
-    if (this.bases.has(key) || base.byteLength > BASE_CACHE_BYTES / 4) return;
-    this.bases.set(key, base);
-    this.baseBytes += base.byteLength;
-    for (const [oldest, bytes] of this.bases) {
-      if (this.baseBytes <= BASE_CACHE_BYTES) break;
-      this.bases.delete(oldest);
-      this.baseBytes -= bytes.byteLength;
-    }
-  }
 }
 
 /**
@@ -155,30 +173,6 @@ export async function readPackCatalog(fs: FsLike, gitdir: string, limits: Inflat
     await indexPack(toBytes(pack), budget, catalog);
   }
   return catalog;
-}
-
-interface PackIndex {
-  oids: string[];
-  offsets: number[];
-}
-
-/** Parse a version-2 pack index: sorted names, then CRCs, then 31-bit or 64-bit offsets. */
-export function parseIndex(idx: Uint8Array): PackIndex {
-  const view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
-  if (view.getUint32(0) !== 0xff744f63 || view.getUint32(4) !== 2) throw new Error('unsupported pack index version');
-  const count = view.getUint32(8 + 255 * 4);
-  const namesAt = 8 + 256 * 4;
-  const offsetsAt = namesAt + count * 20 + count * 4;
-  const largeAt = offsetsAt + count * 4;
-  const oids: string[] = new Array(count);
-  const offsets: number[] = new Array(count);
-  const hex = Buffer.from(idx.buffer, idx.byteOffset, idx.byteLength);
-  for (let i = 0; i < count; i++) {
-    oids[i] = hex.toString('hex', namesAt + i * 20, namesAt + i * 20 + 20);
-    const raw = view.getUint32(offsetsAt + i * 4);
-    offsets[i] = raw & 0x80000000 ? Number(view.getBigUint64(largeAt + (raw & 0x7fffffff) * 8)) : raw;
-  }
-  return { oids, offsets };
 }
 
 /**
