@@ -11,6 +11,12 @@ const REF_DELTA = 7;
 /** Longest object header: type and size varint (10 bytes) plus a REF_DELTA base (20 bytes). */
 const MAX_HEADER = 32;
 const MAX_CHAIN = 10_000;
+/**
+ * Room reserved for a pack before its size is known. Pages of a buffer become resident only
+ * once written, so reserving costs no memory, while every growth copies (and touches) all
+ * bytes so far: on a machine where touching fresh memory is slow that copy is most of the cost.
+ */
+const INITIAL_CAPACITY = 32 * 1024 * 1024;
 /** Inflated delta bases kept while indexing, by bytes. */
 const BASE_CACHE_BYTES = 8 * 1024 * 1024;
 
@@ -83,7 +89,7 @@ export class PackIndexer {
     whole?: Uint8Array,
   ) {
     this.budget = limits instanceof InflateBudget ? limits : new InflateBudget(limits);
-    this.buffer = whole ? Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength) : Buffer.allocUnsafe(4 * 1024 * 1024);
+    this.buffer = whole ? Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength) : Buffer.allocUnsafe(INITIAL_CAPACITY);
     this.length = whole ? whole.byteLength : 0;
     this.packNumber = catalog.addPack(() => this.buffer.subarray(0, this.length));
   }
@@ -91,8 +97,6 @@ export class PackIndexer {
   /** Append bytes as they arrive and index every object they complete. */
   push(chunk: Uint8Array): void {
     if (this.length + chunk.byteLength > this.buffer.byteLength) {
-      // Pages of a buffer are resident only once written: a generous capacity costs no memory,
-      // while every growth copies (and touches) everything so far.
       const grown = Buffer.allocUnsafe(Math.max(this.length + chunk.byteLength, this.buffer.byteLength * 4));
       this.buffer.copy(grown, 0, 0, this.length);
       this.buffer = grown;
@@ -114,9 +118,14 @@ export class PackIndexer {
     while (!this.drain(true)) await this.streamLarge();
     if (this.at !== trailer) throw new PackIndexError('pack has trailing data');
     this.resolveRest();
+    const { idx, oids } = writePackIndex(this.entries, pack.subarray(trailer));
+    // The catalog reads the pack through this indexer: keep nothing else of it alive.
     this.scratch = Buffer.alloc(0);
     this.bases.clear();
-    const { idx, oids } = writePackIndex(this.entries, pack.subarray(trailer));
+    this.entries.length = 0;
+    this.ofsChildren.clear();
+    this.refChildren.clear();
+    this.byOid = undefined;
     return { idx, oids, packSha, pack, catalog: this.catalog };
   }
 
@@ -160,7 +169,9 @@ export class PackIndexer {
       const isDelta = entry.kind === OFS_DELTA || entry.kind === REF_DELTA;
       if (!isDelta && entry.size > STREAM_OBJECT_BYTES) return false;
       const available = limit - entry.dataAt;
-      if (!final && available < this.retryAt) return false;
+      // A stream is rarely longer than its content plus a few bytes: waiting until that much is
+      // in (up to 64 KiB, then doubling) spares inflating what is certainly cut short.
+      if (!final && available < Math.max(this.retryAt, Math.min(entry.size + 64, 64 * 1024))) return false;
       // The object's git header goes in front of its content, so one call names it.
       const header = isDelta ? '' : `${entry.type} ${entry.size}\0`;
       const room = header.length + entry.size + 1;
