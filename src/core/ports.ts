@@ -3,6 +3,8 @@
  * never does I/O of its own, never reads the clock or the environment directly.
  */
 
+import type { PackCatalog } from './ingestion/pack-catalog.js';
+
 /** Node-style stat result, the subset isomorphic-git and core use. */
 export interface FsStat {
   isFile(): boolean;
@@ -138,6 +140,8 @@ export interface FetchResult {
   warnings: { code: string; message: string; data?: Record<string, unknown> }[];
   /** History and filter as fetched; absent means depth 1, no filter, as asked. */
   applied?: FetchApplied;
+  /** The fetched pack's objects, catalogued while it was indexed; absent: read from the store. */
+  catalog?: PackCatalog;
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { HttpClient } from 'isomorphic-git';
 import type { FsLike } from '../../core/ports.js';
 import type { InflateLimits } from '../../core/ingestion/inflate-budget.js';
-import { indexPack } from '../../core/ingestion/index-pack.js';
+import { PackIndexer } from '../../core/ingestion/index-pack.js';
+import type { PackCatalog } from '../../core/ingestion/pack-catalog.js';
 
 export class FetchPackError extends Error {
   constructor(
@@ -42,8 +43,7 @@ async function readAll(body: AsyncIterableIterator<Uint8Array> | undefined): Pro
 function* pktPayloads(raw: Buffer): Generator<Buffer> {
   let at = 0;
   while (at + 4 <= raw.length) {
-    const length = parseInt(raw.subarray(at, at + 4).toString('latin1'), 16);
-    if (Number.isNaN(length)) throw new FetchPackError('malformed pkt-line');
+    const length = pktLength(raw, at);
     if (length < 4) {
       at += 4;
       continue;
@@ -51,6 +51,50 @@ function* pktPayloads(raw: Buffer): Generator<Buffer> {
     yield raw.subarray(at + 4, at + length);
     at += length;
   }
+}
+
+function pktLength(raw: Buffer, at: number): number {
+  const length = parseInt(raw.toString('latin1', at, at + 4), 16);
+  if (Number.isNaN(length)) throw new FetchPackError('malformed pkt-line');
+  return length;
+}
+
+/**
+ * The same payloads as they arrive, so the pack can be indexed while it downloads. Only a
+ * partial pkt-line (at most 64 KiB) is carried over between chunks.
+ */
+async function* pktPayloadStream(body: AsyncIterableIterator<Uint8Array> | undefined): AsyncGenerator<Buffer> {
+  let parts: Buffer[] = [];
+  let have = 0;
+  // Bytes the next pkt-line needs before it can be cut: chunks are joined only then.
+  let need = 4;
+  for await (const chunk of body ?? []) {
+    parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    have += chunk.byteLength;
+    if (have < need) continue;
+    const raw = parts.length === 1 ? parts[0] : Buffer.concat(parts, have);
+    let at = 0;
+    for (;;) {
+      if (raw.length - at < 4) {
+        need = 4;
+        break;
+      }
+      const length = pktLength(raw, at);
+      if (length < 4) {
+        at += 4;
+        continue;
+      }
+      if (raw.length - at < length) {
+        need = length;
+        break;
+      }
+      yield raw.subarray(at + 4, at + length);
+      at += length;
+    }
+    parts = at < raw.length ? [raw.subarray(at)] : [];
+    have = raw.length - at;
+  }
+  if (have > 0) throw new FetchPackError('truncated pkt-line');
 }
 
 /** Text pkt-lines of a response, flush and delimiter packets skipped. */
@@ -96,12 +140,12 @@ export interface FetchPackV2Options {
 
 /**
  * One protocol v2 `command=fetch` over smart HTTP (`want`s, optional `deepen`/`deepen-since`
- * and `filter`), the pack indexed natively (`indexPack`) instead of in JavaScript
- * inflate-and-hash and stored with its `.idx`; the server's `shallow-info` replaces the
+ * and `filter`), the pack indexed and catalogued while it downloads (`PackIndexer`), then
+ * stored with its `.idx`; the server's `shallow-info` replaces the
  * `shallow` file. Throws FetchPackError when the server does not answer as protocol v2 does or
  * the pack lacks a wanted object.
  */
-export async function fetchPackV2(options: FetchPackV2Options): Promise<{ packBytes: number; objects: number; shallow: string[] }> {
+export async function fetchPackV2(options: FetchPackV2Options): Promise<{ packBytes: number; objects: number; shallow: string[]; catalog: PackCatalog }> {
   const { http, url, fs, gitdir, wants } = options;
   const body = [
     pktLine('command=fetch\n'),
@@ -124,17 +168,28 @@ export async function fetchPackV2(options: FetchPackV2Options): Promise<{ packBy
   if (options.authorization) headers.authorization = options.authorization;
   const response = await http.request({ url: `${baseUrl(url)}/git-upload-pack`, method: 'POST', headers, body: (async function* () { yield* body; })() });
   if (response.statusCode !== 200) throw new FetchPackError(`upload-pack answered ${response.statusCode}`, response.statusCode);
-  const raw = await readAll(response.body);
 
-  // Sections: optional acknowledgments, shallow-info, then packfile (side-band 1 = data).
-  const pack: Uint8Array[] = [];
+  // Sections: optional acknowledgments, shallow-info, then packfile (side-band 1 = data),
+  // indexed as it streams in.
+  const indexer = new PackIndexer(options.limits);
+  let packChunks = 0;
+  // A refusal while indexing waits for the end of the transfer: the byte cap, when the transfer
+  // passes it, is the reason given (as when the pack was read whole before indexing).
+  let refused: { error: unknown } | undefined;
   const shallow: string[] = [];
   let section = '';
-  for (const payload of pktPayloads(raw)) {
+  for await (const payload of pktPayloadStream(response.body)) {
     if (section === 'packfile') {
       const band = payload[0];
-      if (band === 1) pack.push(payload.subarray(1));
-      else if (band === 3) throw new FetchPackError(`server error: ${payload.subarray(1).toString('utf8').trim().slice(0, 200)}`, 200, true);
+      if (band === 1) {
+        packChunks++;
+        if (refused) continue;
+        try {
+          indexer.push(payload.subarray(1));
+        } catch (error) {
+          refused = { error };
+        }
+      } else if (band === 3) throw new FetchPackError(`server error: ${payload.subarray(1).toString('utf8').trim().slice(0, 200)}`, 200, true);
       continue;
     }
     const line = payload.toString('utf8').replace(/\n$/, '');
@@ -142,15 +197,14 @@ export async function fetchPackV2(options: FetchPackV2Options): Promise<{ packBy
     else if (line.startsWith('ERR ')) throw new FetchPackError(`server error: ${line.slice(4, 200)}`, 200, /not our ref|want/i.test(line));
     else if (section === 'shallow-info' && line.startsWith('shallow ')) shallow.push(line.slice(8));
   }
-  if (section !== 'packfile' || pack.length === 0) throw new FetchPackError('no packfile section: not a protocol v2 answer');
-  const packBytes = Buffer.concat(pack);
-  const { idx, oids, packSha } = await indexPack(packBytes, options.limits);
-  const present = new Set(oids);
-  if (!wants.every((w) => present.has(w))) throw new FetchPackError('the pack does not hold every wanted object');
+  if (refused) throw refused.error;
+  if (section !== 'packfile' || packChunks === 0) throw new FetchPackError('no packfile section: not a protocol v2 answer');
+  const { idx, oids, packSha, pack, catalog } = await indexer.finish();
+  if (!wants.every((w) => catalog.has(w))) throw new FetchPackError('the pack does not hold every wanted object');
   await fs.promises.mkdir(`${gitdir}/objects/pack`, { recursive: true });
-  await fs.promises.writeFile(`${gitdir}/objects/pack/pack-${packSha}.pack`, packBytes);
+  await fs.promises.writeFile(`${gitdir}/objects/pack/pack-${packSha}.pack`, pack);
   await fs.promises.writeFile(`${gitdir}/objects/pack/pack-${packSha}.idx`, idx);
   if (shallow.length > 0) await fs.promises.writeFile(`${gitdir}/shallow`, `${shallow.sort().join('\n')}\n`);
   else if (options.depth !== undefined || options.deepenSince !== undefined) await fs.promises.unlink(`${gitdir}/shallow`).catch(() => undefined);
-  return { packBytes: packBytes.byteLength, objects: oids.length, shallow };
+  return { packBytes: pack.byteLength, objects: oids.length, shallow, catalog };
 }

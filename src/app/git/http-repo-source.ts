@@ -137,20 +137,22 @@ export class HttpRepoSource implements RepoSource {
       }
       const base: FetchPackV2Options = { http, url: this.url, fs, gitdir, wants: [commitSha], filter, limits: { maxTotalBytes: request.maxBytes } };
       const v2 = (extra: Partial<FetchPackV2Options>) => this.withAuth((authorization) => fetchPackV2({ ...base, ...extra, authorization }));
+      let fetched: Awaited<ReturnType<typeof fetchPackV2>>;
       if (since !== undefined) {
         try {
-          await v2({ deepenSince: Math.floor(Date.parse(since) / 1000) });
+          fetched = await v2({ deepenSince: Math.floor(Date.parse(since) / 1000) });
         } catch (error) {
           // No commit after the date (the base itself is older): fall back to the plan's depth.
           if (guard.tripped || !(error instanceof FetchPackError)) throw error;
           fallbacks.push(`deepen-since ${since} refused (${error.message}): depth ${depth}`);
           since = undefined;
-          await v2({ depth });
+          fetched = await v2({ depth });
         }
       } else {
-        await v2({ depth });
+        fetched = await v2({ depth });
       }
-      if (await hasCommit(fs, gitdir, commitSha)) return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [], applied: applied() };
+      const { catalog } = fetched;
+      if (catalog.get(commitSha)?.type === 'commit') return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [], applied: applied(), catalog };
     } catch (error) {
       if (guard.tripped === 'BYTE_CAP') throw new IngestionError('REPO_TOO_LARGE', `transfer exceeded the ${request.maxBytes} byte cap`, { maxBytes: request.maxBytes, url: this.display });
       if (guard.tripped === 'TIMEOUT') throw new IngestionError('CLONE_TIMEOUT', 'fetch timed out', { url: this.display, timeoutMs: this.options.timeoutMs ?? 120_000 });

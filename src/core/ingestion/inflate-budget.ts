@@ -1,5 +1,6 @@
-import { createInflate, inflateSync } from 'node:zlib';
+import { createInflate } from 'node:zlib';
 import { IngestionError } from '../errors.js';
+import { InflateSizeError, ObjectInflater } from './object-inflater.js';
 
 /** Caps on inflated bytes while reading a pack: one object, and all objects together. */
 export interface InflateLimits {
@@ -49,22 +50,17 @@ export class InflateBudget {
   }
 }
 
-export class InflateSizeError extends Error {}
+export { InflateSizeError, InflateTruncatedError } from './object-inflater.js';
+
+const shared = new ObjectInflater();
 
 /**
- * Inflate the zlib stream starting at `input[0]` to exactly `size` bytes: output beyond the
- * declared size stops the inflater instead of growing a buffer. `consumed` is how many
- * compressed bytes the stream took.
+ * Inflate the zlib stream starting at `input[0]` to exactly `size` bytes into a new buffer:
+ * output beyond the declared size stops the inflater instead of growing a buffer. `consumed`
+ * is how many compressed bytes the stream took.
  */
 export function inflateExact(input: Uint8Array, size: number): { data: Buffer; consumed: number } {
-  let result: { buffer: Buffer; engine: { bytesWritten: number } };
-  try {
-    result = inflateSync(input, { info: true, maxOutputLength: Math.max(1, size) }) as unknown as typeof result;
-  } catch (error) {
-    throw new InflateSizeError(`object inflates past its declared ${size} bytes`, { cause: error });
-  }
-  if (result.buffer.byteLength !== size) throw new InflateSizeError(`object inflates to ${result.buffer.byteLength} bytes, declared ${size}`);
-  return { data: result.buffer, consumed: result.engine.bytesWritten };
+  return shared.inflate(input, size);
 }
 
 /**

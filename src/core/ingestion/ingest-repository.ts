@@ -12,9 +12,8 @@ import {
 } from './artifacts.js';
 import { planClone } from './clone-plan.js';
 import { onDemandObjects } from './on-demand.js';
-import type { InflateLimits } from './inflate-budget.js';
 import type { IngestionPolicy } from './ingestion-policy.js';
-import { readPackCatalog, type CatalogEntry, type ObjectType } from './pack-catalog.js';
+import { blobFacts, readPackCatalog, type CatalogEntry, type ObjectType, type PackCatalog } from './pack-catalog.js';
 import { scanTree, type Finding, type ObjectReader, type PolicyScanResult } from './policy-scan.js';
 import { resolveScope, submodulesInScope, type ScopeResult } from './scope.js';
 import { parseTreeEntries } from './tree-entries.js';
@@ -179,7 +178,8 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
     }
 
     const scanStart = clock.now();
-    const objects = await objectReader(fs, gitdir, { maxTotalBytes: plan.maxBytes }, blobless ? missing.blobs : undefined);
+    const catalog = fetched.catalog ?? (await readPackCatalog(fs, gitdir, { maxTotalBytes: plan.maxBytes }));
+    const objects = objectReader(fs, gitdir, catalog, blobless ? missing.blobs : undefined);
     const commit = await objects.entry(resolved.sha);
     if (commit.type !== 'commit' || !commit.content) throw fail('BASE_MOVED_DURING_FETCH', 'the base commit is not in the fetched objects', { expected: resolved.sha });
     treeSha = commitTree(commit.content);
@@ -228,7 +228,7 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
       const absent = await countAbsent(objects, scan.files);
       plan = { ...plan, reasons: [...plan.reasons, `${absent} blob(s) not fetched: each is fetched when its file is read, within the byte cap and the file size limit; their binary and LFS-pointer checks are skipped`] };
     }
-    const workspace = await openWorkspace({ fs, gitdir, commitSha: resolved.sha, files: scan.files, missing });
+    const workspace = await openWorkspace({ fs, gitdir, commitSha: resolved.sha, treeSha, files: scan.files, missing, packed: catalog });
     if (workspace.baseTreeSha !== treeSha || workspace.changes().length > 0 || workspace.paths().length !== scan.files.length) {
       throw fail('WORKSPACE_NOT_CLEAN', 'the initial workspace view differs from the base tree', { changes: workspace.changes().slice(0, 50) });
     }
@@ -260,10 +260,11 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
  * blob:none fetch (`fetchBlobs` given) an object that is not there is a blob: its entry says
  * `absent`, and its content is fetched only when asked for (symlink targets, .gitmodules).
  */
-async function objectReader(fs: FsLike, gitdir: string, limits: InflateLimits, fetchBlobs?: (oids: string[]) => Promise<void>): Promise<ObjectReader> {
-  const catalog = await readPackCatalog(fs, gitdir, limits);
+function objectReader(fs: FsLike, gitdir: string, catalog: PackCatalog, fetchBlobs?: (oids: string[]) => Promise<void>): ObjectReader {
   const cache = {};
   const read = async (oid: string): Promise<{ type: ObjectType; content: Uint8Array }> => {
+    const packed = catalog.read(oid);
+    if (packed) return packed;
     try {
       const { type, object } = await git.readObject({ fs, gitdir, oid, format: 'content', cache });
       return { type: type as ObjectType, content: object as Uint8Array };
@@ -282,7 +283,7 @@ async function objectReader(fs: FsLike, gitdir: string, limits: InflateLimits, f
       if (fetchBlobs) return { type: 'blob', size: 0, absent: true };
       const { type, content } = await read(oid);
       if (type !== 'blob') return { type, size: content.byteLength, content };
-      return { type, size: content.byteLength, binary: content.subarray(0, 8000).includes(0), head: content.slice(0, 1024) };
+      return { type, size: content.byteLength, ...blobFacts(content) };
     },
     blob: async (oid: string): Promise<Uint8Array> => (await read(oid)).content,
   };

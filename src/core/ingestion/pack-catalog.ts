@@ -1,5 +1,6 @@
 import type { FsLike } from '../ports.js';
-import { InflateBudget, STREAM_OBJECT_BYTES, inflateExact, inflateStreaming, type InflateLimits } from './inflate-budget.js';
+import { InflateBudget, inflateExact, type InflateLimits } from './inflate-budget.js';
+import { indexPack } from './index-pack.js';
 
 /** Git object types as they appear in a pack. */
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
@@ -12,7 +13,7 @@ export interface CatalogEntry {
   content?: Uint8Array;
   /** Blobs: a NUL byte in the first 8000 bytes (git's own binary heuristic). */
   binary?: boolean;
-  /** Blobs: the first bytes (up to 1 KiB), enough for LFS pointers and symlink targets. */
+  /** Blobs that start like an LFS pointer: their first bytes (up to 1 KiB); absent otherwise. */
   head?: Uint8Array;
   /** Blobs a blob:none fetch left out: size unknown (0), content fetched only when read. */
   absent?: boolean;
@@ -23,18 +24,142 @@ const OFS_DELTA = 6;
 const REF_DELTA = 7;
 const BINARY_PROBE = 8000;
 const HEAD_BYTES = 1024;
+const LFS_PREFIX = Buffer.from('version https://git-lfs');
+/** Inflated delta bases kept for lazy reads, by bytes (a chain's bases are reused by its siblings). */
+const BASE_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** A blob's facts from its first bytes: binary (git's heuristic), and the head of a possible LFS pointer. */
+export function blobFacts(first: Uint8Array): { binary: boolean; head?: Uint8Array } {
+  const nul = first.indexOf(0);
+  const binary = nul !== -1 && nul < BINARY_PROBE;
+  return startsLikeLfs(first) ? { binary, head: Uint8Array.prototype.slice.call(first, 0, HEAD_BYTES) } : { binary };
+}
+
+function startsLikeLfs(bytes: Uint8Array): boolean {
+  if (bytes.byteLength < LFS_PREFIX.byteLength) return false;
+  for (let i = 0; i < LFS_PREFIX.byteLength; i++) if (bytes[i] !== LFS_PREFIX[i]) return false;
+  return true;
+}
+
+/** Inflated contents that may be delta bases, most recently used last, bounded by bytes. */
+export class BaseCache<K> {
+  private readonly items = new Map<K, Uint8Array>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: K): Uint8Array | undefined {
+    const found = this.items.get(key);
+    if (found) {
+      this.items.delete(key);
+      this.items.set(key, found);
+    }
+    return found;
+  }
+
+  /** Keep `content` (not one over a quarter of the bound), dropping the least recently used. */
+  set(key: K, content: Uint8Array): void {
+    if (content.byteLength > this.maxBytes / 4 || this.items.has(key)) return;
+    this.items.set(key, content);
+    this.bytes += content.byteLength;
+    for (const [oldest, kept] of this.items) {
+      if (this.bytes <= this.maxBytes) break;
+      this.items.delete(oldest);
+      this.bytes -= kept.byteLength;
+    }
+  }
+
+  clear(): void {
+    this.items.clear();
+    this.bytes = 0;
+  }
+}
+
+interface Located extends CatalogEntry {
+  pack: number;
+  offset: number;
+}
 
 /**
- * Read every object of every pack in `gitdir` once, in pack order, resolving deltas with a
- * reference-counted base cache. isomorphic-git resolves each packed object separately (a whole
- * delta chain per read, plus a loose-object probe that throws): for tens of thousands of files
- * that is the difference between seconds and a fraction of one. Objects outside packs are not
- * listed; callers fall back to isomorphic-git for them. Inflated sizes are bounded by `limits`
- * before anything is inflated, and a large blob nothing depends on is only probed (its first
- * bytes), never inflated whole.
+ * Every object of the object store's packs, by id, as the indexer saw it (see `PackIndexer`):
+ * commits, trees and tags inflated, blobs as facts plus where they are. Blob contents are
+ * inflated from the pack when read, deltas resolved through a cache of bases bounded by bytes.
  */
-export async function readPackCatalog(fs: FsLike, gitdir: string, limits: InflateLimits = {}): Promise<Map<string, CatalogEntry>> {
-  const catalog = new Map<string, CatalogEntry>();
+export class PackCatalog {
+  private readonly entries = new Map<string, Located>();
+  private readonly packs: (() => Uint8Array)[] = [];
+  private readonly bases = new BaseCache<string>(BASE_CACHE_BYTES);
+
+  /** A pack the catalog reads from; `bytes` is asked for when a blob is read. */
+  addPack(bytes: () => Uint8Array): number {
+    this.packs.push(bytes);
+    return this.packs.length - 1;
+  }
+
+  /** A commit, tree or tag with its content (`size` defaults to the content's). */
+  add(oid: string, type: ObjectType, content: Uint8Array, pack: number, offset: number): void {
+    // One object shape for every entry: the scan reads tens of thousands of them.
+    if (!this.entries.has(oid)) this.entries.set(oid, { type, size: content.byteLength, content, binary: undefined, head: undefined, pack, offset });
+  }
+
+  /** A blob, from its content or (a large one) its first bytes and declared size. */
+  addBlob(oid: string, first: Uint8Array, pack: number, offset: number, size = first.byteLength): void {
+    if (this.entries.has(oid)) return;
+    const nul = first.indexOf(0);
+    const head = startsLikeLfs(first) ? Uint8Array.prototype.slice.call(first, 0, HEAD_BYTES) : undefined;
+    this.entries.set(oid, { type: 'blob', size, content: undefined, binary: nul !== -1 && nul < BINARY_PROBE, head, pack, offset });
+  }
+
+  get(oid: string): CatalogEntry | undefined {
+    return this.entries.get(oid);
+  }
+
+  has(oid: string): boolean {
+    return this.entries.has(oid);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** An object's full content (a blob inflated from its pack now); undefined when not catalogued. */
+  read(oid: string): { type: ObjectType; content: Uint8Array } | undefined {
+    const entry = this.entries.get(oid);
+    if (!entry) return undefined;
+    if (entry.content) return { type: entry.type, content: entry.content };
+    return { type: entry.type, content: this.contentAt(entry.pack, entry.offset, 0) };
+  }
+
+  private contentAt(packNumber: number, offset: number, depth: number): Uint8Array {
+    const key = `${packNumber}:${offset}`;
+    const cached = this.bases.get(key);
+    if (cached) return cached;
+    if (depth > 10_000) throw new Error('delta chain too deep');
+    const pack = this.packs[packNumber]();
+    const header = readObjectHeader(pack, offset);
+    const raw = inflateExact(pack.subarray(header.dataAt, pack.byteLength - 20), header.size).data;
+    if (header.kind !== OFS_DELTA && header.kind !== REF_DELTA) {
+      if (!TYPES[header.kind]) throw new Error(`unknown pack object type ${header.kind}`);
+      return raw;
+    }
+    const at = header.kind === OFS_DELTA ? { pack: packNumber, offset: header.baseOffset! } : this.entries.get(header.baseOid!);
+    if (!at) throw new Error(`delta base outside the packs: ${header.baseOid}`);
+    const base = this.contentAt(at.pack, at.offset, depth + 1);
+    this.bases.set(`${at.pack}:${at.offset}`, base);
+    return applyDelta(base, raw);
+  }
+
+}
+
+/**
+ * Catalog every pack in `gitdir` (one indexing pass each, see `PackIndexer`). isomorphic-git
+ * resolves each packed object separately (a whole delta chain per read, plus a loose-object
+ * probe that throws): for tens of thousands of files that is the difference between seconds
+ * and a fraction of one. Objects outside packs are not listed; callers fall back to
+ * isomorphic-git for them. Inflated sizes are bounded by `limits` before anything is inflated.
+ */
+export async function readPackCatalog(fs: FsLike, gitdir: string, limits: InflateLimits = {}): Promise<PackCatalog> {
+  const catalog = new PackCatalog();
   const budget = new InflateBudget(limits);
   const packDir = `${gitdir}/objects/pack`;
   let names: string[];
@@ -44,126 +169,10 @@ export async function readPackCatalog(fs: FsLike, gitdir: string, limits: Inflat
     return catalog;
   }
   for (const name of names.filter((n) => n.endsWith('.idx')).sort()) {
-    const idx = toBytes(await fs.promises.readFile(`${packDir}/${name}`));
-    const pack = toBytes(await fs.promises.readFile(`${packDir}/${name.replace(/\.idx$/, '.pack')}`));
-    await catalogPack(pack, parseIndex(idx), catalog, budget);
+    const pack = await fs.promises.readFile(`${packDir}/${name.replace(/\.idx$/, '.pack')}`);
+    await indexPack(toBytes(pack), budget, catalog);
   }
   return catalog;
-}
-
-interface PackIndex {
-  oids: string[];
-  offsets: number[];
-}
-
-/** Parse a version-2 pack index: sorted names, then CRCs, then 31-bit or 64-bit offsets. */
-export function parseIndex(idx: Uint8Array): PackIndex {
-  const view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
-  if (view.getUint32(0) !== 0xff744f63 || view.getUint32(4) !== 2) throw new Error('unsupported pack index version');
-  const count = view.getUint32(8 + 255 * 4);
-  const namesAt = 8 + 256 * 4;
-  const offsetsAt = namesAt + count * 20 + count * 4;
-  const largeAt = offsetsAt + count * 4;
-  const oids: string[] = new Array(count);
-  const offsets: number[] = new Array(count);
-  const hex = Buffer.from(idx.buffer, idx.byteOffset, idx.byteLength);
-  for (let i = 0; i < count; i++) {
-    oids[i] = hex.toString('hex', namesAt + i * 20, namesAt + i * 20 + 20);
-    const raw = view.getUint32(offsetsAt + i * 4);
-    offsets[i] = raw & 0x80000000 ? Number(view.getBigUint64(largeAt + (raw & 0x7fffffff) * 8)) : raw;
-  }
-  return { oids, offsets };
-}
-
-interface RawHeader {
-  offset: number;
-  end: number;
-  kind: number;
-  /** Inflated size of the object data (for deltas: of the delta itself). */
-  size: number;
-  dataAt: number;
-  baseOffset?: number;
-  baseOid?: string;
-}
-
-async function catalogPack(pack: Uint8Array, index: PackIndex, catalog: Map<string, CatalogEntry>, budget: InflateBudget): Promise<void> {
-  const order = index.offsets.map((offset, i) => ({ offset, oid: index.oids[i] })).sort((a, b) => a.offset - b.offset);
-  const byOid = new Map(index.oids.map((oid, i) => [oid, index.offsets[i]]));
-  const oidAt = new Map(order.map((o) => [o.offset, o.oid]));
-  const packEnd = pack.byteLength - 20;
-  const headers = new Map<number, RawHeader>();
-  const refs = new Map<number, number>();
-  for (let i = 0; i < order.length; i++) {
-    const header = readHeader(pack, order[i].offset, i + 1 < order.length ? order[i + 1].offset : packEnd);
-    if (header.kind === REF_DELTA && header.baseOid !== undefined) header.baseOffset = byOid.get(header.baseOid);
-    headers.set(header.offset, header);
-    if (header.baseOffset !== undefined) refs.set(header.baseOffset, (refs.get(header.baseOffset) ?? 0) + 1);
-    if (header.kind === OFS_DELTA || header.kind === REF_DELTA) budget.object(header.size, `offset ${header.offset}`);
-    else budget.admit(header.size, `offset ${header.offset}`);
-  }
-  const admitted = new Set<number>();
-  const kept = new Map<number, { type: ObjectType; content: Uint8Array }>();
-  const resolve = (offset: number): { type: ObjectType; content: Uint8Array } => {
-    const cached = kept.get(offset);
-    if (cached) return cached;
-    const header = headers.get(offset);
-    if (!header) throw new Error(`pack has no object at offset ${offset}`);
-    const data = inflateExact(pack.subarray(header.dataAt, header.end), header.size).data;
-    let value: { type: ObjectType; content: Uint8Array };
-    if (header.kind === OFS_DELTA || header.kind === REF_DELTA) {
-      if (header.baseOffset === undefined) throw new Error(`delta base outside the pack: ${header.baseOid ?? header.offset}`);
-      const target = deltaTargetSize(data);
-      if (admitted.has(offset)) budget.object(target, `offset ${offset}`);
-      else budget.admit(target, `offset ${offset}`);
-      admitted.add(offset);
-      const base = resolve(header.baseOffset);
-      release(header.baseOffset);
-      value = { type: base.type, content: applyDelta(base.content, data) };
-    } else {
-      const type = TYPES[header.kind];
-      if (!type) throw new Error(`unknown pack object type ${header.kind}`);
-      value = { type, content: data };
-    }
-    if ((refs.get(offset) ?? 0) > 0) kept.set(offset, value);
-    return value;
-  };
-  const release = (offset: number): void => {
-    const left = (refs.get(offset) ?? 0) - 1;
-    refs.set(offset, left);
-    if (left <= 0) kept.delete(offset);
-  };
-  for (const { offset } of order) {
-    const oid = oidAt.get(offset);
-    if (!oid || catalog.has(oid)) continue;
-    const header = headers.get(offset)!;
-    if (TYPES[header.kind] === 'blob' && header.size > STREAM_OBJECT_BYTES && (refs.get(offset) ?? 0) <= 0) {
-      catalog.set(oid, { type: 'blob', size: header.size, ...(await probeBlob(pack.subarray(header.dataAt, header.end), header.size)) });
-      continue;
-    }
-    const { type, content } = resolve(offset);
-    if (type === 'blob') {
-      const probe = content.subarray(0, BINARY_PROBE);
-      catalog.set(oid, { type, size: content.byteLength, binary: probe.includes(0), head: Uint8Array.prototype.slice.call(content, 0, HEAD_BYTES) });
-    } else catalog.set(oid, { type, size: content.byteLength, content });
-  }
-}
-
-/** The first bytes of a large blob, inflated as a stream that stops once it has enough. */
-async function probeBlob(data: Uint8Array, size: number): Promise<{ binary: boolean; head: Uint8Array }> {
-  const want = Math.max(BINARY_PROBE, HEAD_BYTES);
-  const chunks: Buffer[] = [];
-  let have = 0;
-  await inflateStreaming(data, size, (chunk) => {
-    chunks.push(chunk);
-    have += chunk.byteLength;
-    return have < want;
-  });
-  const first = Buffer.concat(chunks).subarray(0, want);
-  return { binary: first.subarray(0, BINARY_PROBE).includes(0), head: Uint8Array.prototype.slice.call(first, 0, HEAD_BYTES) };
-}
-
-function readHeader(pack: Uint8Array, offset: number, end: number): RawHeader {
-  return { ...readObjectHeader(pack, offset), end };
 }
 
 /**
@@ -217,8 +226,8 @@ export function deltaTargetSize(delta: Uint8Array): number {
   return 0;
 }
 
-/** Apply a git delta (copy/insert instructions) to `base`. */
-export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
+/** Apply a git delta (copy/insert instructions) to `base`; the result starts `room` bytes into the buffer returned. */
+export function applyDelta(base: Uint8Array, delta: Uint8Array, room = 0): Buffer {
   let at = 0;
   const varint = (): number => {
     let value = 0;
@@ -233,8 +242,8 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
   };
   const sourceSize = varint();
   if (sourceSize !== base.byteLength) throw new Error('delta base size mismatch');
-  const out = new Uint8Array(varint());
-  let written = 0;
+  const out = Buffer.allocUnsafe(room + varint());
+  let written = room;
   while (at < delta.byteLength) {
     const op = delta[at++];
     if (op & 0x80) {
@@ -248,16 +257,25 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array): Uint8Array {
       if (op & 0x20) size |= delta[at++] << 8;
       if (op & 0x40) size |= delta[at++] << 16;
       if (size === 0) size = 0x10000;
-      out.set(base.subarray(offset, offset + size), written);
+      // Checked, not clamped: a short copy would leave uninitialised bytes in the result.
+      if (offset + size > base.byteLength || written + size > out.byteLength || at > delta.byteLength) throw new Error('delta copies outside its base or result');
+      copyBytes(base, offset, size, out, written);
       written += size;
     } else if (op > 0) {
-      out.set(delta.subarray(at, at + op), written);
+      if (at + op > delta.byteLength || written + op > out.byteLength) throw new Error('delta inserts past its end');
+      copyBytes(delta, at, op, out, written);
       at += op;
       written += op;
     } else throw new Error('invalid delta opcode 0');
   }
   if (written !== out.byteLength) throw new Error('delta result size mismatch');
   return out;
+}
+
+/** Short copies byte by byte: most delta instructions move a few bytes, and a view costs more. */
+function copyBytes(from: Uint8Array, at: number, size: number, to: Uint8Array, into: number): void {
+  if (size > 64) to.set(from.subarray(at, at + size), into);
+  else for (let i = 0; i < size; i++) to[into + i] = from[at + i];
 }
 
 function toBytes(data: Uint8Array | string): Uint8Array {

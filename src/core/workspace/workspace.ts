@@ -95,12 +95,20 @@ export async function readTreeFiles(fs: FsLike, gitdir: string, treeOid: string)
   return files;
 }
 
-/** Build a workspace over a commit already present in `gitdir`. */
-export async function openWorkspace(options: { fs: FsLike; gitdir: string; commitSha: string; files?: TreeFile[]; missing?: MissingObjects }): Promise<ObjectWorkspace> {
+/** Base-tree blobs already catalogued in memory (the ingested pack); undefined: not there. */
+export interface PackedObjects {
+  read(oid: string): { type: string; content: Uint8Array } | undefined;
+}
+
+/**
+ * Build a workspace over a commit already present in `gitdir`. Ingestion passes what it already
+ * knows (the tree, its files, the catalogued pack) so nothing is read twice.
+ */
+export async function openWorkspace(options: { fs: FsLike; gitdir: string; commitSha: string; treeSha?: string; files?: TreeFile[]; missing?: MissingObjects; packed?: PackedObjects }): Promise<ObjectWorkspace> {
   const { fs, gitdir, commitSha } = options;
-  const { commit } = await git.readCommit({ fs, gitdir, oid: commitSha });
-  const files = options.files ?? (await readTreeFiles(fs, gitdir, commit.tree));
-  return new ObjectWorkspace(fs, gitdir, commitSha, commit.tree, files, options.missing);
+  const tree = options.treeSha ?? (await git.readCommit({ fs, gitdir, oid: commitSha })).commit.tree;
+  const files = options.files ?? (await readTreeFiles(fs, gitdir, tree));
+  return new ObjectWorkspace(fs, gitdir, commitSha, tree, files, options.missing, options.packed);
 }
 
 export class ObjectWorkspace implements Workspace {
@@ -117,6 +125,7 @@ export class ObjectWorkspace implements Workspace {
     readonly baseTreeSha: string,
     files: TreeFile[],
     readonly missing?: MissingObjects,
+    private readonly packed?: PackedObjects,
   ) {
     for (const file of files) this.base.set(file.path, file);
   }
@@ -159,6 +168,8 @@ export class ObjectWorkspace implements Workspace {
   async readBase(path: string): Promise<Uint8Array> {
     const base = this.base.get(path);
     if (!base || base.mode === '160000') throw new WorkspaceError('FILE_NOT_FOUND', `no such file in the base tree: ${path}`, { path });
+    const packed = this.packed?.read(base.oid);
+    if (packed?.type === 'blob') return packed.content;
     try {
       return (await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid: base.oid, cache: this.objectCache })).blob;
     } catch (error) {

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { indexPack, PackIndexError } from '../../../src/core/ingestion/index-pack.js';
+import { indexPack, PackIndexer, PackIndexError } from '../../../src/core/ingestion/index-pack.js';
+import { applyDelta } from '../../../src/core/ingestion/pack-catalog.js';
 
 const git = (cwd: string, args: string[], input?: Buffer) =>
   execFileSync('git', args, { cwd, input, env: { ...process.env, GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' }, maxBuffer: 64 * 1024 * 1024 });
@@ -50,6 +51,60 @@ describe('indexPack', () => {
     expect(Buffer.from(idx).equals(readFileSync(join(root, 'large.idx')))).toBe(true);
     await expect(indexPack(pack, { maxTotalBytes: 1024 * 1024 })).rejects.toMatchObject({ reason: 'FILE_TOO_LARGE', data: { sizeBytes: 24 * 1024 * 1024 } });
     await expect(indexPack(pack, { maxObjectBytes: 1024 * 1024, maxTotalBytes: 32 * 1024 * 1024 })).rejects.toMatchObject({ reason: 'FILE_TOO_LARGE' });
+  });
+
+  it('indexes a pack pushed in small pieces, as it downloads, to the same bytes', async () => {
+    const pack = readFileSync(join(root, 'p.pack'));
+    for (const piece of [7, 1000, 65_536]) {
+      const indexer = new PackIndexer();
+      for (let at = 0; at < pack.byteLength; at += piece) indexer.push(pack.subarray(at, at + piece));
+      const { idx, pack: kept } = await indexer.finish();
+      expect(Buffer.from(idx).equals(readFileSync(join(root, 'p.idx')))).toBe(true);
+      expect(kept.equals(pack)).toBe(true);
+    }
+  });
+
+  it('catalogs every object in the same pass: what git cat-file says, deltas resolved', async () => {
+    const repo = join(root, 'repo');
+    const pack = readFileSync(join(root, 'p.pack'));
+    const { catalog, oids } = await indexPack(pack);
+    const verify = git(root, ['verify-pack', '-v', join(root, 'p.idx')]).toString();
+    // Rows of deltified objects name their base: check every one of them, and some others.
+    const deltified = verify.split('\n').filter((l) => /^[0-9a-f]{40} \w+ +\d+ \d+ \d+ \d+ [0-9a-f]{40}$/.test(l)).map((l) => l.slice(0, 40));
+    expect(deltified.length).toBeGreaterThan(10);
+    const checked = [...deltified, ...oids.slice(0, 40)];
+    const batch = git(repo, ['cat-file', '--batch'], Buffer.from(`${checked.join('\n')}\n`));
+    let at = 0;
+    for (const oid of checked) {
+      const line = batch.subarray(at, batch.indexOf(10, at)).toString();
+      const [, type, size] = line.split(' ');
+      at += line.length + 1;
+      const content = batch.subarray(at, at + Number(size));
+      at += Number(size) + 1;
+      const entry = catalog.get(oid)!;
+      expect(entry).toMatchObject({ type, size: content.byteLength });
+      if (type === 'blob') {
+        expect(entry.content).toBeUndefined();
+        expect(entry.binary).toBe(false);
+      } else expect(Buffer.from(entry.content!).equals(content)).toBe(true);
+      expect(Buffer.from(catalog.read(oid)!.content).equals(content)).toBe(true);
+    }
+  });
+
+  it('refuses a pack cut short, whether it arrives whole or in pieces', async () => {
+    const pack = readFileSync(join(root, 'p.pack'));
+    const cut = pack.subarray(0, Math.floor(pack.byteLength / 2));
+    await expect(indexPack(cut)).rejects.toThrow(PackIndexError);
+    const indexer = new PackIndexer();
+    for (let at = 0; at < cut.byteLength; at += 4096) indexer.push(cut.subarray(at, at + 4096));
+    await expect(indexer.finish()).rejects.toThrow(PackIndexError);
+  });
+
+  it('refuses a delta that copies outside its base instead of leaving bytes unwritten', () => {
+    const base = Buffer.from('0123456789');
+    // source size 10, target size 8, copy offset 6 size 8 (past the base's end).
+    expect(() => applyDelta(base, Buffer.from([10, 8, 0x80 | 0x01 | 0x10, 6, 8]))).toThrow(/outside/);
+    expect(applyDelta(base, Buffer.from([10, 4, 0x80 | 0x01 | 0x10, 6, 4])).toString()).toBe('6789');
   });
 
   it('refuses a corrupted pack', async () => {
