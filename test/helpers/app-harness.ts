@@ -365,7 +365,16 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
 
   const s3 = await startS3Server();
   const queue: S3EventRecord[] = [];
-  const unsubscribe = s3.onEvent((event) => queue.push(...event.Records));
+  // `deliver` waits for the notification of the delivery it stored: handed over as it arrives.
+  const notificationWaiters = new Map<string, ((record: S3EventRecord) => void)[]>();
+  const unsubscribe = s3.onEvent((event) => {
+    for (const record of event.Records) {
+      const waiting = record.eventName.startsWith('ObjectCreated') ? notificationWaiters.get(decodeS3EventKey(record.s3.object.key)) : undefined;
+      const take = waiting?.shift();
+      if (take) take(record);
+      else queue.push(record);
+    }
+  });
   const standin = await startGitHubStandin(harnessStandinOptions({ privateKeyPem, clock, users, files, issues }));
   const gitBackend = await startGitHttpServer({ root: standin.gitRoot });
   const useBedrock = options.model !== undefined && options.modelProvider === 'bedrock';
@@ -543,7 +552,8 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     const writtenBefore = storedByWebhook.length;
     const result: APIGatewayProxyStructuredResultV2 = await webhook(event);
     const callsBeforeAnswer = standin.calls.length - callsBefore;
-    const stored = storedByWebhook.slice(writtenBefore).find((key) => functionForKey(key) === 'intake');
+    // This delivery's own object (deliveries run side by side in some tests).
+    const stored = storedByWebhook.slice(writtenBefore).find((key) => parseDeliveryKey(key) === deliveryId);
     const answered = { statusCode: result.statusCode ?? 0, body: typeof result.body === 'string' ? result.body : '', deliveryId, stored, callsBeforeAnswer };
     if (!stored || opts.intake === false) return answered;
     // The bucket's notification for the stored delivery, as the intake function receives it.
@@ -563,12 +573,20 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
 
   /** Wait for s3rver's ObjectCreated notification of `key` (it comes after the PUT's answer) and take it off the queue. */
   const takeNotification = async (key: string): Promise<S3EventRecord> => {
-    for (let waited = 0; waited < 5_000; waited += 2) {
-      const index = queue.findIndex((r) => r.eventName.startsWith('ObjectCreated') && decodeS3EventKey(r.s3.object.key) === key);
-      if (index >= 0) return queue.splice(index, 1)[0];
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-    throw new Error(`no ObjectCreated notification for ${key}`);
+    const index = queue.findIndex((r) => r.eventName.startsWith('ObjectCreated') && decodeS3EventKey(r.s3.object.key) === key);
+    if (index >= 0) return queue.splice(index, 1)[0];
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const list = notificationWaiters.get(key) ?? [];
+        list.splice(list.indexOf(take), 1);
+        reject(new Error(`no ObjectCreated notification for ${key}`));
+      }, 60_000);
+      const take = (record: S3EventRecord) => {
+        clearTimeout(timer);
+        resolve(record);
+      };
+      notificationWaiters.set(key, [...(notificationWaiters.get(key) ?? []), take]);
+    });
   };
 
   const settle = () => new Promise((resolve) => setTimeout(resolve, 15));
