@@ -114,11 +114,13 @@ describe('a labelled issue becomes a draft pull request', () => {
     ]);
     expect(metrics).toHaveLength(phases.length + publications.length);
     // Every line about the run, not only the metrics, names it.
-    for (const e of linesOfTheRun.filter((l) => l.fn !== 'webhook')) expect(e.runId, String(e.msg)).toBe(request.runId);
-    // The webhook's lines name the signed delivery's repository and installation.
-    const webhook = linesOfTheRun.filter((l) => l.fn === 'webhook');
-    expect(webhook.length).toBeGreaterThan(0);
-    for (const e of webhook) expect(e, String(e.msg)).toMatchObject({ delivery: expect.any(String), repository: h.fullName, installationId: h.installationId });
+    for (const e of linesOfTheRun.filter((l) => l.fn !== 'webhook' && l.fn !== 'intake')) expect(e.runId, String(e.msg)).toBe(request.runId);
+    // The webhook's and the intake's lines name the signed delivery, its repository and installation.
+    for (const fn of ['webhook', 'intake']) {
+      const delivery = linesOfTheRun.filter((l) => l.fn === fn);
+      expect(delivery.length, fn).toBeGreaterThan(0);
+      for (const e of delivery) expect(e, String(e.msg)).toMatchObject({ delivery: expect.any(String), repository: h.fullName, installationId: h.installationId });
+    }
   });
 
   it('the candidate holds the migrated sources and the bumped parent', async () => {

@@ -27,8 +27,9 @@ describe('an invalid policy on the default branch', () => {
     expect(comments[0].body).toContain('Action Required');
     expect(comments[0].body).toMatch(/`\.agent-policy\.yaml:3:\d+`/);
     expect(comments[0].body).toContain('agent.maxChangedFiles');
+    // Only the stored delivery: no run, no lock, no limit counter.
     const keys = (await h.objects()).map((o) => o.key);
-    expect(keys).toEqual([]);
+    expect(keys).toEqual(['deliveries/00000000-0000-4000-8000-000000000001.json']);
     expect(h.pending()).toEqual([]);
   });
 
@@ -38,8 +39,8 @@ describe('an invalid policy on the default branch', () => {
     const comments = h.comments(1);
     expect(comments).toHaveLength(1);
     expect(comments[0].id).toBe(first.id);
-    expect((await h.objects()).map((o) => o.key)).toEqual([]);
-    // Only the webhook ever obtained a token: neither the worker nor the publisher was involved.
-    expect(new Set(h.issued.map((t) => t.fn))).toEqual(new Set(['webhook']));
+    expect((await h.objects()).map((o) => o.key).filter((k) => !k.startsWith('deliveries/'))).toEqual([]);
+    // Only the intake ever obtained a token: neither the worker nor the publisher was involved.
+    expect(new Set(h.issued.map((t) => t.fn))).toEqual(new Set(['intake']));
   });
 });

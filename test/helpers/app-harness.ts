@@ -20,7 +20,9 @@ import type { ModelProvider } from '../../src/core/ports.js';
 import type { BlockModelServer } from './block-model-server.js';
 import { BEDROCK_TEST_CREDENTIALS, startBedrockServer } from './bedrock-server.js';
 import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
+import { createIntakeHandler, type IntakeOutcome } from '../../src/app/webhook/create-intake-handler.js';
 import { createWebhookHandler } from '../../src/app/webhook/create-webhook-handler.js';
+import { parseDeliveryKey } from '../../src/core/artifacts/keys.js';
 import { createWorkerHandler, parseWorkerKey, type InvocationContext } from '../../src/app/worker/create-worker-handler.js';
 import type { ArtifactStore, IssuedToken, TokenBroker, TokenRole } from '../../src/core/ports.js';
 import { parseRunKey } from '../../src/core/runs/run-key.js';
@@ -83,7 +85,7 @@ export const MIGRATION_ISSUE_BODY = MIGRATION_TASK;
 /** Files the migration task changes in the Maven fixture. */
 export { MIGRATION_CHANGED_FILES };
 
-export type HarnessFunction = 'webhook' | 'worker' | 'publisher';
+export type HarnessFunction = 'webhook' | 'intake' | 'worker' | 'publisher';
 
 export interface AppHarnessOptions {
   /** Files of the seed commit on `main`; default the Maven multi-module fixture. */
@@ -129,12 +131,23 @@ export interface DeliverOptions {
   headers?: Record<string, string>;
   /** Body encoding as API Gateway sends it; default alternates (every second delivery is base64). */
   base64?: boolean;
+  /**
+   * Run the intake for the delivery the webhook stored, from the bucket's notification, before
+   * `deliver` returns (default true). false leaves the notification queued for `drain()`.
+   */
+  intake?: boolean;
 }
 
 export interface DeliveryResult {
   statusCode: number;
   body: string;
   deliveryId: string;
+  /** The key the webhook stored the delivery under, when it stored it. */
+  stored?: string;
+  /** GitHub API calls the stand-in received while the webhook ran (before its answer). */
+  callsBeforeAnswer: number;
+  /** What the intake did with the stored delivery, when it ran. */
+  intake?: IntakeOutcome[];
 }
 
 /** One S3 notification the harness forwarded (or chose not to). */
@@ -286,6 +299,7 @@ function appPrivateKey(): string {
 
 /** Which function an S3 ObjectCreated key triggers (serverless.yml's prefix/suffix rules). */
 export function functionForKey(key: string): HarnessFunction | 'none' {
+  if (parseDeliveryKey(key) !== undefined) return 'intake';
   if (parseWorkerKey(key)) return 'worker';
   const kind = parseRunKey(key)?.kind;
   if (kind === 'pr-candidate' || kind === 'ci') return 'publisher';
@@ -351,7 +365,16 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
 
   const s3 = await startS3Server();
   const queue: S3EventRecord[] = [];
-  const unsubscribe = s3.onEvent((event) => queue.push(...event.Records));
+  // `deliver` waits for the notification of the delivery it stored: handed over as it arrives.
+  const notificationWaiters = new Map<string, ((record: S3EventRecord) => void)[]>();
+  const unsubscribe = s3.onEvent((event) => {
+    for (const record of event.Records) {
+      const waiting = record.eventName.startsWith('ObjectCreated') ? notificationWaiters.get(decodeS3EventKey(record.s3.object.key)) : undefined;
+      const take = waiting?.shift();
+      if (take) take(record);
+      else queue.push(record);
+    }
+  });
   const standin = await startGitHubStandin(harnessStandinOptions({ privateKeyPem, clock, users, files, issues }));
   const gitBackend = await startGitHttpServer({ root: standin.gitRoot });
   const useBedrock = options.model !== undefined && options.modelProvider === 'bedrock';
@@ -388,7 +411,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   const store = new S3ArtifactStore({ client: s3.client, bucket: s3.bucket, sleep: async () => {} });
   const logs = new CapturingSink();
   const loggerFor = (fn: HarnessFunction) => new CapturingLogger({ clock, bindings: { fn } }, logs);
-  const loggers = { webhook: loggerFor('webhook'), worker: loggerFor('worker'), publisher: loggerFor('publisher') };
+  const loggers = { webhook: loggerFor('webhook'), intake: loggerFor('intake'), worker: loggerFor('worker'), publisher: loggerFor('publisher') };
   const issued: IssuedTokenRecord[] = [];
   const tokenOptions = { appId: HARNESS_APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => privateKeyPem, policy: STANDIN_GITHUB_POLICY };
   const broker = (fn: HarnessFunction, role: TokenRole): TokenBroker => {
@@ -407,13 +430,30 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     return createGitHubApi({ token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY, logger });
   };
 
-  const webhook = await createWebhookHandler({
-    store,
-    tokens: broker('webhook', 'read'),
-    github: api(loggers.webhook),
+  // The webhook and the intake see the bucket through their roles in infra/roles.yml; the
+  // webhook's store also notes what it wrote, so `deliver` runs the intake for exactly that.
+  const roleStore = (role: string) => policyScopedStore(store, s3.bucket, [roleStatements(role, { bucket: s3.bucket })], {});
+  const webhookRoleStore = roleStore('WebhookRole');
+  const storedByWebhook: string[] = [];
+  const webhookStore: ArtifactStore = {
+    get: (key) => webhookRoleStore.get(key),
+    list: (prefix) => webhookRoleStore.list(prefix),
+    delete: (key) => webhookRoleStore.delete(key),
+    putIfAbsent: (key, body, o) => webhookRoleStore.putIfAbsent(key, body, o),
+    putIfMatch: (key, body, etag, o) => webhookRoleStore.putIfMatch(key, body, etag, o),
+    async put(key, body, o) {
+      const etag = await webhookRoleStore.put(key, body, o);
+      storedByWebhook.push(key);
+      return etag;
+    },
+  };
+  const webhook = createWebhookHandler({ store: webhookStore, clock, logger: loggers.webhook, secret, botLogin: HARNESS_BOT_LOGIN });
+  const intake = await createIntakeHandler({
+    store: roleStore('IntakeRole'),
+    tokens: broker('intake', 'read'),
+    github: api(loggers.intake),
     clock,
-    logger: loggers.webhook,
-    secret,
+    logger: loggers.intake,
     appId: HARNESS_APP_ID,
     botLogin: HARNESS_BOT_LOGIN,
     apiUrl: standin.url,
@@ -508,8 +548,45 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       body: base64 ? Buffer.from(body, 'utf8').toString('base64') : body,
       isBase64Encoded: base64,
     } as unknown as APIGatewayProxyEventV2;
+    const callsBefore = standin.calls.length;
+    const writtenBefore = storedByWebhook.length;
     const result: APIGatewayProxyStructuredResultV2 = await webhook(event);
-    return { statusCode: result.statusCode ?? 0, body: typeof result.body === 'string' ? result.body : '', deliveryId };
+    const callsBeforeAnswer = standin.calls.length - callsBefore;
+    // This delivery's own object (deliveries run side by side in some tests).
+    const stored = storedByWebhook.slice(writtenBefore).find((key) => parseDeliveryKey(key) === deliveryId);
+    const answered = { statusCode: result.statusCode ?? 0, body: typeof result.body === 'string' ? result.body : '', deliveryId, stored, callsBeforeAnswer };
+    if (!stored || opts.intake === false) return answered;
+    // The bucket's notification for the stored delivery, as the intake function receives it.
+    const record = await takeNotification(stored);
+    invocations += 1;
+    const invocation = (invocationsByKey.get(stored) ?? 0) + 1;
+    invocationsByKey.set(stored, invocation);
+    const dispatch: Dispatch = { key: stored, fn: 'intake', invocation };
+    dispatched.push(dispatch);
+    try {
+      return { ...answered, intake: await intake.handle({ Records: [record] }) };
+    } catch (error) {
+      dispatch.error = error;
+      throw error;
+    }
+  };
+
+  /** Wait for s3rver's ObjectCreated notification of `key` (it comes after the PUT's answer) and take it off the queue. */
+  const takeNotification = async (key: string): Promise<S3EventRecord> => {
+    const index = queue.findIndex((r) => r.eventName.startsWith('ObjectCreated') && decodeS3EventKey(r.s3.object.key) === key);
+    if (index >= 0) return queue.splice(index, 1)[0];
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const list = notificationWaiters.get(key) ?? [];
+        list.splice(list.indexOf(take), 1);
+        reject(new Error(`no ObjectCreated notification for ${key}`));
+      }, 60_000);
+      const take = (record: S3EventRecord) => {
+        clearTimeout(timer);
+        resolve(record);
+      };
+      notificationWaiters.set(key, [...(notificationWaiters.get(key) ?? []), take]);
+    });
   };
 
   const settle = () => new Promise((resolve) => setTimeout(resolve, 15));
@@ -540,7 +617,9 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
         const dispatch: Dispatch = { key, fn, invocation };
         const event: S3Event = { Records: [record] };
         try {
-          if (fn === 'worker') {
+          if (fn === 'intake') {
+            await intake.handle(event);
+          } else if (fn === 'worker') {
             const context: InvocationContext = { awsRequestId: `worker-${invocations}`, getRemainingTimeInMillis: options.remainingTimeMs ?? (() => 15 * 60_000) };
             await dispatcherFor(context)(event);
           } else {

@@ -124,19 +124,19 @@ describe('architecture: only the token functions bundle key handling', () => {
     }
   });
 
-  it('no other function bundles key handling (the webhook only through Probot, which gets no key)', () => {
+  it('no other function bundles key handling (the intake only through Probot, which gets no key)', () => {
     const others = [...inputs.keys()].filter((name) => !TOKEN_FUNCTIONS.includes(name));
     // `draftsman serve` is the App in one process on a developer's machine and mints its own
     // tokens; every other CLI command must reach no key handling.
     const cliWithoutServe = reachable('src/handlers/cli.ts', 'src/app/serve/');
-    expect(others).toEqual(expect.arrayContaining(['worker', 'publisher', 'webhook', 'sweeper', 'cli']));
+    expect(others).toEqual(expect.arrayContaining(['worker', 'publisher', 'webhook', 'intake', 'sweeper', 'cli']));
     const found = others.flatMap((name) =>
       inputs
         .get(name)!
         .filter((input) => KEY_HANDLING.some((pattern) => pattern.test(input.path)))
-        // Probot's own auth strategy (octokit-auth-probot) always imports auth-app; the webhook
-        // gives Probot no private key, so that code never signs anything.
-        .filter((input) => !(name === 'webhook' && input.importers.every((p) => /node_modules\/(octokit-auth-probot|@octokit\/auth-app|universal-github-app-jwt)\//.test(p))))
+        // Probot's own auth strategy (octokit-auth-probot) always imports auth-app; the intake
+        // gives Probot no private key, so that code never signs anything. The webhook has no Probot.
+        .filter((input) => !(name === 'intake' && input.importers.every((p) => /node_modules\/(octokit-auth-probot|@octokit\/auth-app|universal-github-app-jwt)\//.test(p))))
         .filter((input) => !(name === 'cli' && !cliWithoutServe.has(input.path)))
         .map((input) => `${name}: ${input.path} (imported by ${input.importers.join(', ')})`),
     );

@@ -14,6 +14,7 @@ import { sweepOpenAgentPullRequests } from '../publisher/ci-feedback.js';
 import { createPublisherHandler } from '../publisher/create-publisher-handler.js';
 import { sweep } from '../sweeper/sweep.js';
 import { InProcessTokenBroker } from '../tokens/in-process-token-broker.js';
+import { createIntakeHandler } from '../webhook/create-intake-handler.js';
 import { createWebhookHandler } from '../webhook/create-webhook-handler.js';
 import { createWorkerHandler } from '../worker/create-worker-handler.js';
 import { toApiGatewayEvent, writeJson, writeResult } from './http-webhook-adapter.js';
@@ -35,7 +36,7 @@ export const ONE_PROCESS_NOTICE =
  * them (serverless.yml `maximumRetryAttempts`; a test keeps the two in step). A worker retry
  * keeps its invocation id, so the attempt's lease lets it resume from its checkpoints.
  */
-export const SERVE_RETRIES = Object.freeze({ worker: 1, publisher: 2, sweeper: 0 });
+export const SERVE_RETRIES = Object.freeze({ intake: 2, worker: 1, publisher: 2, sweeper: 0 });
 
 /** The sweeper's schedule in the deployment. */
 export const DEFAULT_SWEEP_EVERY_MS = 15 * 60 * 1000;
@@ -84,9 +85,13 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   root.warn(ONE_PROCESS_NOTICE);
 
   const queue = new SerialQueue(loggerOf('queue'));
+  // Deliveries get their own queue: a long worker run does not hold back the next trigger's
+  // decision and progress comment, as the intake function does not wait for the worker's.
+  const intakes = new SerialQueue(loggerOf('queue'));
   const disk = new LocalArtifactStore(resolve(options.dir));
   const store: ArtifactStore = new NotifyingStore(disk, (key) => {
     const fn = functionForKey(key);
+    if (fn === 'intake') intakes.push(`intake ${key}`, retrying('intake', key, async () => void (await intake().then((i) => i.receive(key)))));
     if (fn === 'worker') queue.push(`worker ${key}`, runWorker(key));
     if (fn === 'publisher') queue.push(`publisher ${key}`, retrying('publisher', key, () => runPublisher(key)));
   });
@@ -105,17 +110,11 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const botLogin = `${settings.GITHUB_APP_SLUG}[bot]`;
 
   const webhookLogger = loggerOf('webhook');
-  const webhook = await createWebhookHandler({
-    store,
-    tokens: brokers.read,
-    github: githubFor(webhookLogger),
-    clock,
-    logger: webhookLogger,
-    secret: settings.WEBHOOK_SECRET,
-    appId: settings.APP_ID,
-    botLogin,
-    apiUrl: settings.apiUrl,
-  });
+  const webhook = createWebhookHandler({ store, clock, logger: webhookLogger, secret: settings.WEBHOOK_SECRET, botLogin });
+  // The intake runs in process after the answer, from the delivery the webhook stored.
+  const intakeLogger = loggerOf('intake');
+  const intake = createLazy(() => createIntakeHandler({ store, tokens: brokers.read, github: githubFor(intakeLogger), clock, logger: intakeLogger, appId: settings.APP_ID, botLogin, apiUrl: settings.apiUrl }));
+  await intake();
 
   const workerLogger = loggerOf('worker');
   const syntax = createLazy(() => createNodeSyntaxService({ wasmDir: settings.DRAFTSMAN_WASM_DIR }));
@@ -179,7 +178,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   });
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (req.method === 'GET' && path === '/ping') return writeJson(res, 200, { status: 'ok', queued: queue.size });
+    if (req.method === 'GET' && path === '/ping') return writeJson(res, 200, { status: 'ok', queued: queue.size + intakes.size });
     if (path !== settings.WEBHOOK_PATH) return writeJson(res, 404, { message: 'not found' });
     if (req.method !== 'POST') return writeJson(res, 405, { message: 'method not allowed' });
     const event = await toApiGatewayEvent(req, path, `serve-${++requests}`, clock.now());
@@ -211,7 +210,13 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     webhookUrl,
     store,
     queue,
-    idle: () => queue.idle(),
+    async idle() {
+      // An intake may queue a worker, whose publisher may in turn write a delivery-free key: wait until both are still.
+      do {
+        await intakes.idle();
+        await queue.idle();
+      } while (intakes.size > 0 || queue.size > 0);
+    },
     sweep: queueSweep,
     async stop() {
       if (timer) clearInterval(timer);
@@ -220,6 +225,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
         server.close(() => done());
         server.closeAllConnections();
       });
+      await intakes.idle();
       await queue.idle();
     },
   };

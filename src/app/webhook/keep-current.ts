@@ -12,23 +12,16 @@ import { queueNextAttempt } from './commands/next-attempt.js';
 import { readLatestRun } from './commands/latest-run.js';
 import { isBotOrSelf } from './permissions.js';
 import type { TriggerOutcome } from './trigger-outcome.js';
-import { Installation, Repository, User } from './webhook-payloads.js';
+import { PushPayload } from './webhook-payloads.js';
 import { WebhookSession, type TriggerDeps } from './webhook-session.js';
+
+export { PushPayload };
 
 /** At most this many open agent pull requests are looked at per push: one push's work is bounded. */
 export const KEEP_CURRENT_MAX_RUNS = 20;
 
 const Sha = z.string().regex(/^[0-9a-f]{40}$/);
 
-export const PushPayload = z.object({
-  ref: z.string(),
-  after: Sha,
-  deleted: z.boolean().optional(),
-  repository: Repository,
-  sender: User,
-  installation: Installation,
-});
-export type PushPayload = z.infer<typeof PushPayload>;
 
 /** The rebuild marker's body: which base head it was requested for, by what. */
 const RebuildMarker = z.object({ schemaVersion: z.literal(1), runId: z.string(), baseSha: Sha, trigger: z.enum(['push', 'command']), by: z.string(), at: z.string() });

@@ -1,19 +1,34 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { verify } from '@octokit/webhooks-methods';
-import type { Probot } from 'probot';
-import { ZodError } from 'zod';
-import type { Logger } from '../../core/ports.js';
+import { writeArtifact } from '../../core/artifacts/artifact-io.js';
+import { ArtifactError } from '../../core/artifacts/artifact-error.js';
+import { deliveryKey } from '../../core/artifacts/keys.js';
+import type { ArtifactStore, Clock, Logger } from '../../core/ports.js';
 import { withLogScope } from '../logger.js';
+import { screenDelivery } from './event-filter.js';
+import { StoredDelivery } from './stored-delivery.js';
 
 /** GitHub caps webhook payloads at 25 MB; anything larger is not from GitHub. */
 export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
 
+export interface ReceiveDeps {
+  /** Where the verified delivery is left for the intake (`deliveries/<id>.json`). */
+  store: ArtifactStore;
+  clock: Clock;
+  logger: Logger;
+  secret: string;
+  /** `<slug>[bot]`: the App's own comments are ignored before anything is stored. */
+  botLogin: string;
+}
+
 /**
- * API Gateway HTTP API (payload v2) -> signature verification -> the app. About twenty lines on
- * purpose (PLATFORM-NOTES): lower-cased headers, base64 bodies decoded, a bad signature is 401
- * and nothing else happens.
+ * API Gateway HTTP API (payload v2) -> signature verification -> screening -> one object -> 202.
+ * No GitHub call happens before the answer: whether a run starts (policy, permission, limits,
+ * lock, reply) is the intake's work, triggered by the object written here. Lower-cased headers,
+ * base64 bodies decoded; a bad signature is 401 and nothing else happens.
  */
-export async function receiveWebhook(probot: Probot, secret: string, event: APIGatewayProxyEventV2, logger: Logger): Promise<APIGatewayProxyStructuredResultV2> {
+export async function receiveWebhook(deps: ReceiveDeps, event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+  const { logger } = deps;
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
   const id = headers['x-github-delivery'];
@@ -26,7 +41,7 @@ export async function receiveWebhook(probot: Probot, secret: string, event: APIG
   const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
   if (bytes.byteLength > MAX_WEBHOOK_BYTES) return respond(413, 'payload too large');
   const payload = bytes.toString('utf8');
-  const valid = await verify(secret, payload, signature).catch(() => false);
+  const valid = await verify(deps.secret, payload, signature).catch(() => false);
   if (!valid) {
     logger.warn('webhook signature rejected', { delivery: id, event: name });
     return respond(401, 'signature does not match');
@@ -39,22 +54,39 @@ export async function receiveWebhook(probot: Probot, secret: string, event: APIG
   }
   // Every GitHub event is an object; anything else would only make the handlers throw.
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return respond(400, 'payload is not a JSON object');
-  try {
-    await withLogScope(deliveryFields(id, parsed), () => probot.receive({ id, name: name as never, payload: parsed as never }));
-  } catch (error) {
+  const body = parsed as Record<string, unknown>;
+  return withLogScope(deliveryFields(id, body), async () => {
+    const screened = screenDelivery(name, body, deps.botLogin);
     // A payload that fails the zod subset is the sender's fault, not ours: 400, not a retried 500.
-    if (isSchemaError(error)) {
-      logger.warn('webhook payload rejected', { delivery: id, event: name, error: describe(error) });
+    if (screened.verdict === 'invalid') {
+      logger.warn('webhook payload rejected', { delivery: id, event: screened.kind, error: describe(screened.error) });
       return respond(400, 'payload does not match the event schema');
     }
-    logger.error('webhook handling failed', { delivery: id, event: name, error: describe(error) });
-    return respond(500, 'internal error');
-  }
-  return respond(202, 'accepted');
+    if (screened.verdict === 'ignore') {
+      logger.info('webhook delivery ignored', { delivery: id, event: screened.kind, why: screened.why });
+      return respond(202, 'accepted');
+    }
+    let key: string;
+    try {
+      key = deliveryKey(id);
+    } catch (error) {
+      if (error instanceof ArtifactError) return respond(400, 'invalid delivery id');
+      throw error;
+    }
+    try {
+      // A redelivery overwrites the object and runs the intake again; trigger keys make that harmless.
+      await writeArtifact(deps.store, key, StoredDelivery, { schemaVersion: 1, id, name, receivedAt: new Date(deps.clock.now()).toISOString(), payload: body });
+    } catch (error) {
+      logger.error('webhook delivery not stored', { delivery: id, event: screened.kind, error: describe(error) });
+      return respond(500, 'internal error');
+    }
+    logger.info('webhook delivery accepted', { delivery: id, event: screened.kind });
+    return respond(202, 'accepted');
+  });
 }
 
 /** What every line about a signed delivery carries: its id, repository and installation when the payload names them. */
-function deliveryFields(delivery: string, payload: object): Record<string, unknown> {
+export function deliveryFields(delivery: string, payload: object): Record<string, unknown> {
   const p = payload as { repository?: { full_name?: unknown }; installation?: { id?: unknown } };
   return {
     delivery,
@@ -63,14 +95,7 @@ function deliveryFields(delivery: string, payload: object): Record<string, unkno
   };
 }
 
-/** A ZodError, alone or as every error Probot aggregated from the handlers. */
-function isSchemaError(error: unknown): boolean {
-  const inner = (error as { errors?: unknown[] } | undefined)?.errors;
-  const all = Array.isArray(inner) && inner.length > 0 ? inner : [error];
-  return all.every((e) => e instanceof ZodError);
-}
-
-function describe(error: unknown): string {
+export function describe(error: unknown): string {
   if (error instanceof Error) {
     const inner = (error as Error & { errors?: unknown[] }).errors;
     return inner ? `${error.message}: ${inner.map((e) => (e instanceof Error ? e.message : String(e))).join('; ')}` : error.message;

@@ -12,7 +12,8 @@ import { rebaseCommand } from './commands/rebase.js';
 import { retryCommand } from './commands/retry.js';
 import { runCommand, runFromLabel } from './commands/run.js';
 import { statusCommand } from './commands/status.js';
-import { hasMinPermission, isBotOrSelf } from './permissions.js';
+import { closedSkip, commentSkip, labeledSkip, reviewSkip } from './event-filter.js';
+import { hasMinPermission } from './permissions.js';
 import { policyForTrigger } from './policy-gate.js';
 import type { TriggerOutcome } from './trigger-outcome.js';
 import { onReviewSubmitted, routePullRequestComment } from './pr-triggers.js';
@@ -51,10 +52,9 @@ export class TriggerService {
   constructor(private readonly deps: TriggerDeps) {}
 
   async onLabeled(payload: IssuesLabeledPayload): Promise<TriggerOutcome> {
-    if (isBotOrSelf(payload.sender, this.deps.botLogin)) return { kind: 'ignored', why: 'sender is a bot' };
-    if (payload.issue.pull_request) return { kind: 'ignored', why: 'labels on pull requests do not trigger runs' };
+    const skip = labeledSkip(payload, this.deps.botLogin);
     const label = payload.label;
-    if (!label) return { kind: 'ignored', why: 'no label in the event' };
+    if (skip !== undefined || !label) return { kind: 'ignored', why: skip ?? 'no label in the event' };
     const session = new WebhookSession(this.deps, payload.repository, payload.installation.id);
     const policy = await policyForTrigger(session, payload.issue.number);
     if (!policy) return { kind: 'policy-invalid' };
@@ -64,11 +64,9 @@ export class TriggerService {
 
   async onComment(event: IssueCommentCreatedPayload): Promise<TriggerOutcome> {
     let payload = event;
-    if (isBotOrSelf(payload.sender, this.deps.botLogin) || isBotOrSelf(payload.comment.user, this.deps.botLogin) || payload.comment.performed_via_github_app) {
-      return { kind: 'ignored', why: 'comment by a bot or the App' };
-    }
-    // Cheap check before any API call: only comments that start with a slash can matter.
-    if (!/^\s*\//m.test(payload.comment.body)) return { kind: 'ignored', why: 'not a command' };
+    // Cheap checks before any API call (the webhook ran them too before it answered).
+    const skip = commentSkip(payload, this.deps.botLogin);
+    if (skip !== undefined) return { kind: 'ignored', why: skip };
     const session = new WebhookSession(this.deps, payload.repository, payload.installation.id);
     const policy = await policyForTrigger(session, payload.issue.number);
     if (!policy) return { kind: 'policy-invalid' };
@@ -88,9 +86,9 @@ export class TriggerService {
 
   /** A submitted review on an agent pull request: `/agent revise` in its body starts a revision with its inline comments. */
   async onReview(payload: PullRequestReviewSubmittedPayload): Promise<TriggerOutcome> {
-    if (isBotOrSelf(payload.sender, this.deps.botLogin) || isBotOrSelf(payload.review.user, this.deps.botLogin)) return { kind: 'ignored', why: 'review by a bot or the App' };
+    const skip = reviewSkip(payload, this.deps.botLogin);
+    if (skip !== undefined) return { kind: 'ignored', why: skip };
     const body = payload.review.body ?? '';
-    if (!/^\s*\//m.test(body)) return { kind: 'ignored', why: 'not a command' };
     const session = new WebhookSession(this.deps, payload.repository, payload.installation.id);
     const policy = await policyForTrigger(session, payload.pull_request.number);
     if (!policy) return { kind: 'policy-invalid' };
@@ -105,7 +103,8 @@ export class TriggerService {
    * is said on the issue when the closer may not cancel: closing is not a request to the App.
    */
   async onClosed(payload: IssuesClosedPayload): Promise<TriggerOutcome> {
-    if (isBotOrSelf(payload.sender, this.deps.botLogin)) return { kind: 'ignored', why: 'closed by a bot' };
+    const skip = closedSkip(payload, this.deps.botLogin);
+    if (skip !== undefined) return { kind: 'ignored', why: skip };
     const session = new WebhookSession(this.deps, payload.repository, payload.installation.id);
     const { store } = this.deps;
     const issueNumber = payload.issue.number;

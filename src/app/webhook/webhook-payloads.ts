@@ -83,4 +83,15 @@ export const CheckSuiteCompletedEvent = z.object({
 });
 export type CheckSuiteCompletedEvent = z.infer<typeof CheckSuiteCompletedEvent>;
 
+/** `push`: a branch moved (keep-current looks for agent pull requests on that base). */
+export const PushPayload = z.object({
+  ref: z.string(),
+  after: z.string().regex(/^[0-9a-f]{40}$/),
+  deleted: z.boolean().optional(),
+  repository: Repository,
+  sender: User,
+  installation: Installation,
+});
+export type PushPayload = z.infer<typeof PushPayload>;
+
 export type RepositoryPayload = z.infer<typeof Repository>;

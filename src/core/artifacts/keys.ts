@@ -186,3 +186,17 @@ export function limitKey(owner: string, repo: string, hour: string | number, run
 export function mapKey(owner: string, repo: string, commit: string, scannerVersion: string, policyDigest: string): string {
   return `maps/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${objectId(commit, 'commit sha')}/${keySegment(scannerVersion, 'scanner version')}-${keySegment(policyDigest, 'policy digest')}.json`;
 }
+
+/** `deliveries/`: verified webhook deliveries waiting for the intake (the bucket triggers it on this prefix). */
+export const DELIVERIES_PREFIX = 'deliveries/';
+
+/** `deliveries/<X-GitHub-Delivery>.json`: one verified delivery; a redelivery overwrites it (the trigger keys dedupe). */
+export function deliveryKey(deliveryId: string): string {
+  return `${DELIVERIES_PREFIX}${keySegment(deliveryId, 'delivery id')}.json`;
+}
+
+/** The delivery id of a `deliveries/<id>.json` key, or undefined for any other key. */
+export function parseDeliveryKey(key: string): string | undefined {
+  const match = /^deliveries\/([^/]+)\.json$/.exec(key);
+  return match ? match[1] : undefined;
+}

@@ -56,6 +56,11 @@ export interface StandinOptions {
   clock?: { now(): number };
   /** Author and committer date of seed commits (default 2024-01-01T00:00:00Z), for stable SHAs. */
   seedDate?: string;
+  /**
+   * Wait this long before answering each API request (default 0): real GitHub takes 100-300 ms
+   * a call, which is what decides whether calls may sit on a latency-bound path.
+   */
+  latencyMs?: number;
 }
 
 /** One request the stand-in answered. Holds a token id, never a token or a JWT. */
@@ -349,6 +354,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
+    if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
     const raw = Buffer.concat(chunks).toString('utf8');
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = (req.method ?? 'GET').toUpperCase();

@@ -11,7 +11,7 @@ import { executionSession, functionName, startBundledApp, WEBHOOK_SECRET, type B
  * from a task root outside the repository, configured only through its serverless.yml
  * environment and the AWS SDK endpoint variables, and driven with the events AWS sends:
  * API Gateway HTTP API v2 for the webhook, the bucket's S3 notifications and EventBridge rules
- * (infra/bucket.yml) for dispatcher and publisher, Lambda async and sync invokes for the
+ * (infra/bucket.yml) for intake, dispatcher and publisher, Lambda async and sync invokes for the
  * worker, run-session and the token functions, an EventBridge schedule for the sweeper.
  */
 
@@ -26,39 +26,41 @@ beforeAll(async () => {
   const labeled = app.payloads.labeled(1);
   ack = await app.processes.webhook.invoke(await app.webhookEvent('issues', labeled));
   chain = await app.drain();
-  runId = /^runs\/acme\/orders\/([^/]+)\//.exec(chain[0]?.key ?? '')?.[1] ?? '';
+  runId = /^runs\/acme\/orders\/([^/]+)\//.exec(chain.find((c) => c.key?.startsWith('runs/'))?.key ?? '')?.[1] ?? '';
 }, 150_000);
 
 afterAll(async () => app?.stop());
 
 describe('the packaged Lambda bundles', () => {
   it('bundle: every function of serverless.yml starts cold in its own process, outside the repository', () => {
-    expect(Object.keys(app.processes).sort()).toEqual(['dispatcher', 'publisher', 'runSession', 'sweeper', 'tokenRead', 'tokenWrite', 'webhook', 'worker']);
+    expect(Object.keys(app.processes).sort()).toEqual(['dispatcher', 'intake', 'publisher', 'runSession', 'sweeper', 'tokenRead', 'tokenWrite', 'webhook', 'worker']);
     for (const fn of Object.values(app.functions)) expect(fn.taskRoot.startsWith(process.cwd())).toBe(false);
     // The cold starts read their secrets from SSM, decrypted: the webhook its secret (before the first event), the token functions the App key on first use.
     expect(app.ssm.calls.filter((c) => c.name.endsWith('/webhook-secret'))).toEqual([{ name: '/draftsman/test/webhook-secret', withDecryption: true, accessKeyId: 'S3RVER' }]);
-    console.log(`bundle build ${app.timings.buildMs} ms, build + 8 cold starts ${app.timings.startMs} ms; ${Object.values(app.functions).map((f) => `${f.key} ${(f.bytes / 1024).toFixed(0)} KiB`).join(', ')}`);
+    console.log(`bundle build ${app.timings.buildMs} ms, build + 9 cold starts ${app.timings.startMs} ms; ${Object.values(app.functions).map((f) => `${f.key} ${(f.bytes / 1024).toFixed(0)} KiB`).join(', ')}`);
   });
 
-  it('bundle: a signed issues.labeled delivery runs webhook -> dispatcher -> worker -> publisher through the bundles to a draft pull request', () => {
+  it('bundle: a signed issues.labeled delivery runs webhook -> intake -> dispatcher -> worker -> publisher through the bundles to a draft pull request', () => {
     expect(ack).toMatchObject({ ok: true, result: { statusCode: 202 } });
     // A failed invocation shows its error (errorType: errorMessage) instead of `true`.
     expect(chain.map((c) => [c.fn, c.via, outcomeOf(c)])).toEqual([
+      ['intake', 's3', true],
       ['dispatcher', 's3', true],
       ['worker', 'lambda-event', true],
       ['publisher', 's3', true],
     ]);
-    expect(chain[2].key).toBe(`runs/acme/orders/${runId}/candidate/pr-candidate.json`);
+    expect(chain[0].key).toMatch(/^deliveries\/[0-9a-f-]+\.json$/);
+    expect(chain[3].key).toBe(`runs/acme/orders/${runId}/candidate/pr-candidate.json`);
     const pulls = [...app.standin.repo(HARNESS_FULL_NAME).pulls.values()];
     expect(pulls).toHaveLength(1);
     expect(pulls[0]).toMatchObject({ draft: true, state: 'open', head: `agent/i1/r${runId}`, base: 'main' });
-    expect(chain[2].outcome).toMatchObject({ ok: true, result: [{ outcome: { kind: 'published', record: { prNumber: pulls[0].number, branch: `agent/i1/r${runId}` } } }] });
+    expect(chain[3].outcome).toMatchObject({ ok: true, result: [{ outcome: { kind: 'published', record: { prNumber: pulls[0].number, branch: `agent/i1/r${runId}` } } }] });
   });
 
   it('bundle: each function reaches only the functions the trust chain allows, with the scopes of its role', () => {
     const caller = (token: string | undefined) => Object.keys(app.functions).find((k) => executionSession(k) === token) ?? 'test';
     expect(app.lambda.calls.map((c) => `${caller(c.sessionToken)} -> ${c.type === 'Event' ? 'async' : 'sync'} ${c.functionName}`)).toEqual([
-      `webhook -> sync ${functionName('tokenRead')}`,
+      `intake -> sync ${functionName('tokenRead')}`,
       `dispatcher -> async ${functionName('worker')}`,
       `worker -> sync ${functionName('runSession')}`,
       `runSession -> sync ${functionName('tokenRead')}`,
@@ -71,7 +73,9 @@ describe('the packaged Lambda bundles', () => {
     // Every S3 request of every bundle was within its role (and the worker's within its session).
     expect(app.iam.log.filter((d) => d.decision !== 'allow')).toEqual([]);
     const principals = new Set(app.iam.log.map((d) => d.principal));
-    expect([...principals].sort()).toEqual(['dispatcher', 'publisher', 'runSession', 'webhook', 'worker session 1']);
+    expect([...principals].sort()).toEqual(['dispatcher', 'intake', 'publisher', 'runSession', 'webhook', 'worker session 1']);
+    // The webhook only wrote its delivery.
+    expect(app.iam.log.filter((d) => d.principal === 'webhook').map((d) => d.action)).toEqual(['s3:PutObject']);
     const minted = app.standin.state.tokens().map((t) => t.permissions);
     expect(minted).toEqual([scopesOf('read'), scopesOf('read'), scopesOf('write')]);
   });
@@ -120,8 +124,9 @@ describe('the packaged Lambda bundles', () => {
     expect(res).toMatchObject({ ok: true, result: { statusCode: 202 } });
     const ran = await app.drain();
     expect(ran.map((r) => [r.fn, r.via, r.key, outcomeOf(r)])).toEqual([
+      ['intake', 's3', expect.stringMatching(/^deliveries\//), true],
       ['publisher', 'eventbridge', `runs/acme/orders/${runId}/ci/${suite.id}.json`, true],
-      // agent.ciRepair.maxAttempts defaults to 1: the webhook asked for a repair attempt.
+      // agent.ciRepair.maxAttempts defaults to 1: the intake asked for a repair attempt.
       ['dispatcher', 's3', `runs/acme/orders/${runId}/attempts/2/request.json`, true],
       ['worker', 'lambda-event', undefined, true],
     ]);

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublisherS3Event } from '../../../src/app/publisher/create-publisher-handler.js';
 import { buildSessionPolicy, sessionTags, type RunScope } from '../../../src/app/dispatch/session-policy.js';
-import { issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
+import { deliveryKey, issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
 import { applyConditions, conditionEvaluator } from '../../helpers/cfn-conditions.js';
 import { evaluate, type Decision, type Statement } from '../../helpers/iam-policy.js';
 
@@ -47,14 +47,16 @@ interface Grants {
 
 /** What each role may do. S3 patterns are object-key patterns under the bucket, as in the ARNs. */
 const ALLOWED: Record<string, Grants> = {
-  WebhookRole: {
-    get: ['runs/*/run.json', 'runs/*/request.json', 'runs/*/control/*', 'locks/*', 'limits/*', 'issues/*', 'runs/*/publish.json'],
+  // The webhook verifies and stores the delivery, nothing else.
+  WebhookRole: { get: [], put: ['deliveries/*'], del: [], list: [], invoke: [], secrets: ['webhook-secret'], dlq: false },
+  IntakeRole: {
+    get: ['deliveries/*', 'runs/*/run.json', 'runs/*/request.json', 'runs/*/control/*', 'locks/*', 'limits/*', 'issues/*', 'runs/*/publish.json'],
     put: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/ci/*', 'locks/*', 'limits/*', 'issues/*'],
     del: ['locks/*'],
     list: ['limits/*', 'locks/*', 'issues/*', 'runs/*/ci/*', 'runs/*/control/follow-up-repair-*'],
     invoke: ['tokenRead'],
-    secrets: ['webhook-secret'],
-    dlq: false,
+    secrets: [],
+    dlq: true,
   },
   DispatcherRole: { get: ['runs/*/request.json'], put: ['runs/*/dispatch/*'], del: [], list: ['runs/*/dispatch/*'], invoke: ['worker'], secrets: [], dlq: true },
   RunSessionRole: {
@@ -104,6 +106,7 @@ const ALLOWED: Record<string, Grants> = {
 
 const FUNCTIONS: Record<string, { role: string; handler: string }> = {
   WebhookLambdaFunction: { role: 'WebhookRole', handler: 'src/handlers/webhook.handler' },
+  IntakeLambdaFunction: { role: 'IntakeRole', handler: 'src/handlers/intake.handler' },
   DispatcherLambdaFunction: { role: 'DispatcherRole', handler: 'src/handlers/dispatcher.handler' },
   RunSessionLambdaFunction: { role: 'RunSessionRole', handler: 'src/handlers/run-session.handler' },
   WorkerLambdaFunction: { role: 'WorkerRole', handler: 'src/handlers/worker.handler' },
@@ -211,7 +214,7 @@ describe('osls package', () => {
     expect(packagingMs).toBeLessThan(170_000);
   });
 
-  it('defines the eight functions on nodejs22.x, each with its own role, timeouts and reserved concurrency', () => {
+  it('defines the nine functions on nodejs22.x, each with its own role, timeouts and reserved concurrency', () => {
     const functions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
     expect(functions.map(([id]) => id).sort()).toEqual(Object.keys(FUNCTIONS).sort());
     for (const [id, fn] of functions) {
@@ -226,18 +229,20 @@ describe('osls package', () => {
     expect(worker.Environment.Variables.DRAFTSMAN_WASM_DIR).toBe('/var/task/wasm');
     expect(resources.WebhookLambdaFunction.Properties.Timeout).toBeLessThan(30);
     // Every role is used by exactly one function.
-    expect(new Set(functions.map(([, f]) => f.Properties.Role['Fn::GetAtt'][0])).size).toBe(8);
+    expect(new Set(functions.map(([, f]) => f.Properties.Role['Fn::GetAtt'][0])).size).toBe(9);
   });
 
   it('gives each function only the configuration it needs: parameter names, never values', () => {
     const env = (id: string) => Object.keys(resources[id].Properties.Environment?.Variables ?? {}).sort();
     expect(env('TokenReadLambdaFunction')).toEqual(['APP_PRIVATE_KEY_PARAMETER', 'GITHUB_API_URL', 'GITHUB_APP_ID']);
     expect(env('TokenWriteLambdaFunction')).toEqual(['APP_PRIVATE_KEY_PARAMETER', 'GITHUB_API_URL', 'GITHUB_APP_ID']);
-    for (const id of ['WebhookLambdaFunction', 'DispatcherLambdaFunction', 'RunSessionLambdaFunction', 'WorkerLambdaFunction', 'PublisherLambdaFunction', 'SweeperLambdaFunction']) {
+    for (const id of ['WebhookLambdaFunction', 'IntakeLambdaFunction', 'DispatcherLambdaFunction', 'RunSessionLambdaFunction', 'WorkerLambdaFunction', 'PublisherLambdaFunction', 'SweeperLambdaFunction']) {
       expect(env(id)).not.toContain('APP_PRIVATE_KEY_PARAMETER');
       expect(env(id)).not.toContain(id === 'PublisherLambdaFunction' ? 'TOKEN_READ_FUNCTION' : 'TOKEN_WRITE_FUNCTION');
     }
-    expect(env('WebhookLambdaFunction')).toContain('WEBHOOK_SECRET_PARAMETER');
+    expect(env('WebhookLambdaFunction')).toEqual(['ARTIFACT_BUCKET', 'GITHUB_APP_ID', 'GITHUB_APP_SLUG', 'LOG_LEVEL', 'WEBHOOK_SECRET_PARAMETER']);
+    expect(env('IntakeLambdaFunction')).not.toContain('WEBHOOK_SECRET_PARAMETER');
+    expect(resources.IntakeLambdaFunction.Properties.Environment.Variables.TOKEN_READ_FUNCTION).toBe(`draftsman-${STAGE}-tokenRead`);
     // The worker reads the model key at cold start: without a model the variable must be absent.
     expect(resources.WorkerLambdaFunction.Properties.Environment.Variables.MODEL_API_KEY_PARAMETER).toEqual({
       'Fn::If': ['UsesModelKey', `/draftsman/${STAGE}/model-api-key`, { Ref: 'AWS::NoValue' }],
@@ -259,11 +264,12 @@ describe('osls package', () => {
     expect(schedules.map((r: Json) => [r.Properties.ScheduleExpression, r.Properties.Targets[0].Arn['Fn::GetAtt'][0]])).toEqual([['rate(15 minutes)', 'SweeperLambdaFunction']]);
   });
 
-  it('triggers the dispatcher and the publisher on exactly their keys, and nothing else', () => {
+  it('triggers the intake, the dispatcher and the publisher on exactly their keys, and nothing else', () => {
     const k = runKeys('acme', 'widgets', 'abcdefghijkl');
     const ci = runKeys('acme', 'ci', 'abcdefghijkl'); // a repository named "ci" must not confuse the ci rule
     const sha = 'a'.repeat(40);
     const expected: [string, string[]][] = [
+      [deliveryKey('72d3162e-cc78-11e3-81ab-4c9367dc0958'), ['IntakeLambdaFunction']],
       [k.request, ['DispatcherLambdaFunction']],
       [k.attempt(2).request, ['DispatcherLambdaFunction']],
       [k.attempt(3).continue(1), ['DispatcherLambdaFunction']],
@@ -281,6 +287,7 @@ describe('osls package', () => {
       ci.run, ci.attempt(1).ledger(7), ci.attempt(2).checkpoint(1, 'change'),
       'issues/acme/widgets/4/latest.json', 'locks/acme/widgets/issues/4.json', 'limits/acme/widgets/2025-06-01T12/abcdefghijkl',
       `maps/acme/widgets/${sha}/v1-abc.json`,
+      'deliveries/72d3162e-cc78-11e3-81ab-4c9367dc0958.txt',
     ];
     for (const [key, fns] of expected) expect([key, triggered(key)]).toEqual([key, fns]);
     for (const key of silent) expect([key, triggered(key)]).toEqual([key, []]);
@@ -299,8 +306,9 @@ describe('osls package', () => {
     }
     // Every function the bucket or EventBridge invokes has a permission for exactly that source.
     const permissions = Object.values(resources).filter((r: Json) => r.Type === 'AWS::Lambda::Permission').map((r: Json) => resolve(r.Properties));
-    for (const fn of ['DispatcherLambdaFunction', 'PublisherLambdaFunction']) {
+    for (const fn of ['IntakeLambdaFunction', 'DispatcherLambdaFunction', 'PublisherLambdaFunction']) {
       expect(permissions.filter((p) => p.FunctionName === `GETATT:${fn}.Arn` && p.Principal === 's3.amazonaws.com').map((p) => p.SourceArn)).toEqual([BUCKET_ARN]);
+      if (fn === 'IntakeLambdaFunction') continue;
       expect(permissions.filter((p) => p.FunctionName === `GETATT:${fn}.Arn` && p.Principal === 'events.amazonaws.com')).toHaveLength(1);
     }
   });
@@ -337,7 +345,8 @@ describe('osls package', () => {
     expect(config('Publisher')).toMatchObject({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 });
     expect(config('Dispatcher')).toMatchObject({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 7200 });
     expect(config('Sweeper')).toMatchObject({ MaximumRetryAttempts: 0 });
-    for (const fn of ['Dispatcher', 'Worker', 'Publisher', 'Sweeper']) {
+    expect(config('Intake')).toMatchObject({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 });
+    for (const fn of ['Intake', 'Dispatcher', 'Worker', 'Publisher', 'Sweeper']) {
       expect(config(fn).DestinationConfig.OnFailure.Destination).toEqual({ 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] });
     }
     const alarm = resources.DeadLetterAlarm.Properties;
@@ -355,6 +364,7 @@ describe('osls package', () => {
     const expiry = (prefix: string) => bucket.LifecycleConfiguration.Rules.find((r: Json) => r.Prefix === prefix)?.ExpirationInDays;
     expect(expiry('runs/')).toBe(90);
     expect(expiry('limits/')).toBe(2);
+    expect(expiry('deliveries/')).toBe(2);
     expect(expiry('locks/')).toBeUndefined();
   });
 
@@ -454,7 +464,7 @@ describe('osls package', () => {
     expect(holders(parameterArn('app-private-key'))).toEqual(['TokenReadRole', 'TokenWriteRole']);
     expect(holders(parameterArn('webhook-secret'))).toEqual(['WebhookRole']);
     expect(holders(parameterArn('model-api-key'))).toEqual(['WorkerRole']);
-    expect(holders(functionArn('tokenRead'))).toEqual(['RunSessionRole', 'SweeperRole', 'WebhookRole']);
+    expect(holders(functionArn('tokenRead'))).toEqual(['IntakeRole', 'RunSessionRole', 'SweeperRole']);
     expect(holders(functionArn('runSession'))).toEqual(['WorkerRole']);
     expect(holders(functionArn('worker'))).toEqual(['DispatcherRole']);
     expect(holders(functionArn('tokenWrite'))).toEqual(['PublisherRole']);
@@ -468,7 +478,7 @@ describe('osls package', () => {
     const worker = listing('worker.zip');
     expect(worker).toContain('src/handlers/worker.mjs');
     for (const file of WASM) expect(worker).toContain(`wasm/${file}`);
-    for (const zip of ['webhook.zip', 'dispatcher.zip', 'runSession.zip', 'publisher.zip', 'tokenRead.zip', 'tokenWrite.zip', 'sweeper.zip']) expect(listing(zip)).not.toContain('tree-sitter.wasm');
+    for (const zip of ['webhook.zip', 'intake.zip', 'dispatcher.zip', 'runSession.zip', 'publisher.zip', 'tokenRead.zip', 'tokenWrite.zip', 'sweeper.zip']) expect(listing(zip)).not.toContain('tree-sitter.wasm');
   });
 });
 
@@ -517,6 +527,8 @@ describe('IAM: a worker reaches its own run only', () => {
     ['s3:DeleteObject', lockKey('acme', 'widgets', 5)],
     ['s3:PutObject', lockKey('acme', 'widgets', 4)],
     ['s3:PutObject', 'limits/acme/widgets/2026-01-01T00/abcdefghijkl'],
+    // A stored delivery is trusted as signed: only the webhook may write one.
+    ['s3:PutObject', deliveryKey('72d3162e-cc78-11e3-81ab-4c9367dc0958')],
     ['s3:GetObject', other.request],
     ['s3:GetObject', other.candidate.prCandidate],
     ['s3:ListBucket', 'runs/'],

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { runKeys } from '../../../src/core/artifacts/keys.js';
+import { deliveryKey, runKeys } from '../../../src/core/artifacts/keys.js';
 import { CapturingLogger } from '../../../src/app/logger.js';
 import { LocalArtifactStore } from '../../../src/app/local/local-artifact-store.js';
 import { NotifyingStore } from '../../../src/app/serve/notifying-store.js';
@@ -76,7 +76,9 @@ describe('serve settings, read the way Probot reads them', () => {
 
 describe('serve routing of written keys', () => {
   const keys = runKeys('acme', 'orders', 'abcdefghijkl');
-  it('serve sends run triggers to the worker, candidates and CI records to the publisher, the rest nowhere', () => {
+  it('serve sends stored deliveries to the intake, run triggers to the worker, candidates and CI records to the publisher, the rest nowhere', () => {
+    expect(functionForKey(deliveryKey('72d3162e-cc78-11e3-81ab-4c9367dc0958'))).toBe('intake');
+    expect(functionForKey('deliveries/nested/x.json')).toBeUndefined();
     expect(functionForKey(keys.request)).toBe('worker');
     expect(functionForKey(keys.attempt(2).request)).toBe('worker');
     expect(functionForKey(keys.attempt(1).continue(1))).toBe('worker');
@@ -139,7 +141,7 @@ describe('serve queue', () => {
 });
 
 describe('serve retries', () => {
-  it('serve re-runs a failed worker, publisher or sweeper as often as the deployment does (serverless.yml)', () => {
+  it('serve re-runs a failed intake, worker, publisher or sweeper as often as the deployment does (serverless.yml)', () => {
     // CloudFormation tags (!Sub, !GetAtt) are irrelevant here: read them as plain values.
     const tags = ['Sub', 'GetAtt', 'Ref', 'If', 'Equals', 'Not', 'Join', 'Select', 'Split', 'ImportValue'].flatMap((name) => [
       { tag: `!${name}`, resolve: (v: unknown) => v },
@@ -147,6 +149,6 @@ describe('serve retries', () => {
       { tag: `!${name}`, collection: 'map' as const, resolve: (v: unknown) => v },
     ]);
     const functions = (parse(readFileSync('serverless.yml', 'utf8'), { customTags: tags, logLevel: 'silent' }) as { functions: Record<string, { maximumRetryAttempts?: number }> }).functions;
-    expect(SERVE_RETRIES).toEqual({ worker: functions.worker.maximumRetryAttempts, publisher: functions.publisher.maximumRetryAttempts, sweeper: functions.sweeper.maximumRetryAttempts });
+    expect(SERVE_RETRIES).toEqual({ intake: functions.intake.maximumRetryAttempts, worker: functions.worker.maximumRetryAttempts, publisher: functions.publisher.maximumRetryAttempts, sweeper: functions.sweeper.maximumRetryAttempts });
   });
 });

@@ -1,0 +1,36 @@
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
+import type { Context } from 'aws-lambda';
+import { withInvocationLogging } from '../app/aws/lambda-logging.js';
+import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
+import { readConfig } from '../app/config.js';
+import { createGitHubApi } from '../app/github/github-api.js';
+import { JsonLogger } from '../app/logger.js';
+import { LambdaTokenBroker } from '../app/tokens/lambda-token-broker.js';
+import { createIntakeHandler } from '../app/webhook/create-intake-handler.js';
+
+/**
+ * intake: S3 ObjectCreated for deliveries/<id>.json (written by the webhook) -> the trigger
+ * decisions (policy, permission, limits, lock, progress comment) -> request.json. Asynchronous,
+ * after the webhook's 202; it may invoke token-read only.
+ */
+const config = readConfig(process.env);
+if (!config.TOKEN_READ_FUNCTION) throw new Error('TOKEN_READ_FUNCTION is required');
+const logger = new JsonLogger({ level: config.LOG_LEVEL, bindings: { fn: 'intake' } });
+const intake = await createIntakeHandler({
+  store: new S3ArtifactStore({ client: new S3Client({ maxAttempts: 1 }), bucket: config.ARTIFACT_BUCKET, sse: config.ARTIFACT_KMS_KEY_ID ? { type: 'aws:kms', kmsKeyId: config.ARTIFACT_KMS_KEY_ID } : { type: 'AES256' } }),
+  tokens: new LambdaTokenBroker({ client: new LambdaClient({}), functionName: config.TOKEN_READ_FUNCTION, role: 'read' }),
+  github: (token) => {
+    logger.redact(token);
+    return createGitHubApi({ token, baseUrl: config.GITHUB_API_URL, logger });
+  },
+  clock: { now: () => Date.now() },
+  logger,
+  appId: config.GITHUB_APP_ID,
+  botLogin: `${config.GITHUB_APP_SLUG}[bot]`,
+  apiUrl: config.GITHUB_API_URL,
+});
+
+export const handler = withInvocationLogging(async (event: unknown, _context: Context): Promise<void> => {
+  await intake.handle(event);
+});
