@@ -1,12 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { judge } from '../../../bench/goals.js';
+import { GOALS, judge } from '../../../bench/goals.js';
 
 const rec = (name: string, size: number | string, value: number, extra: { ratio?: number; note?: string } = {}) => ({ name, size, value, ...extra });
 
 describe('benchmark goals', () => {
   it.each([
-    ['ingestion at 10k within 1.5x', rec('ingestion to READY (fetch + scan)', 10_000, 3000, { ratio: 1.4 }), true],
-    ['ingestion at 10k over 1.5x', rec('ingestion to READY (fetch + scan)', 10_000, 3000, { ratio: 1.6 }), false],
+    ['ingestion at 10k within 1.5x of a no-checkout clone', rec('ingestion vs no-checkout clone', 10_000, 600, { ratio: 1.5 }), true],
+    ['ingestion at 50k over 1.5x of a no-checkout clone', rec('ingestion vs no-checkout clone', 50_000, 3000, { ratio: 1.6 }), false],
+    ['ingestion memory at 10k within 4x the pack', rec('ingestion peak RSS above baseline vs pack size', 10_000, 9, { ratio: 3.9 }), true],
+    ['ingestion memory at 50k over 4x the pack', rec('ingestion peak RSS above baseline vs pack size', 50_000, 60, { ratio: 5.7 }), false],
+    ['tsx tags under 3 MB/s', rec('syntax.extractTags.tsx', '40 files', 2.9), false],
+    ['go tags at 3 MB/s', rec('syntax.extractTags.go', '40 files', 3), true],
+    ['ack p99 of one kind over 50 ms', rec('webhook.ack.label-start.p99', 400, 51), false],
+    ['ack p99 of all deliveries within 50 ms', rec('webhook.ack.p99', 1000, 50), true],
+    ['e2e within 3x ingestion + map', rec('e2e.run.generated.wall', 10_000, 5000, { ratio: 2.9, note: 'exit 0, COMPLETED' }), true],
+    ['e2e over 3x ingestion + map', rec('e2e.run.generated.wall', 10_000, 9000, { ratio: 3.1, note: 'exit 0, COMPLETED' }), false],
+    ['real map slower than ingestion', rec('real.spring-framework.map', 11_404, 2000, { ratio: 1.2 }), false],
+    ['real CLI ingest within 1.5x native', rec('real.pnpm.cliIngest', 5903, 1000, { ratio: 1.4 }), true],
     ['map at 100k under 10 s', rec('repomap.build.noSymbols', 100_000, 9_999), true],
     ['map at 100k over 10 s', rec('repomap.build.noSymbols', 100_000, 10_000), false],
     ['map heap at 100k over 1.5 GB', rec('repomap.build.peakHeap', 100_000, 1600), false],
@@ -17,7 +27,6 @@ describe('benchmark goals', () => {
     ['hostile not refused', rec('hostile.deepChain.timeToRefusal', 10_000, 5000, { note: 'UNEXPECTED: READY' }), false],
     ['e2e failed run', rec('e2e.run.generated.wall', 10_000, NaN, { note: 'FAILED: timed out' }), false],
     ['e2e completed', rec('e2e.run.demo.wall', 19, 3000, { note: 'demo; exit 0, COMPLETED; ...' }), true],
-    ['webhook p99 over 10 s', rec('webhook.ack.p99', 1000, 12_000), false],
   ])('%s', (_label, record, met) => {
     const verdict = judge(record);
     expect(verdict.goal).not.toBeNull();
@@ -26,7 +35,14 @@ describe('benchmark goals', () => {
 
   it('rows the issues set no goal for get none, including the map at other sizes', () => {
     expect(judge(rec('repomap.build.noSymbols', 10_000, 50_000))).toEqual({ goal: null, met: null });
-    expect(judge(rec('ingestion to READY (fetch + scan)', 1000, 9000, { ratio: 9 }))).toEqual({ goal: null, met: null });
+    expect(judge(rec('ingestion vs no-checkout clone', 1000, 9000, { ratio: 9 }))).toEqual({ goal: null, met: null });
+    expect(judge(rec('syntax.extractTags.tsx.firstPass', '40 files', 1))).toEqual({ goal: null, met: null });
+    expect(judge(rec('webhook.intake.label-start.p50', 100, 6000))).toEqual({ goal: null, met: null });
     expect(judge(rec('bundle.webhook', 1, 4000))).toEqual({ goal: null, met: null });
+  });
+
+  it('every goal has a distinct id and names what it expects', () => {
+    expect(new Set(GOALS.map((g) => g.id)).size).toBe(GOALS.length);
+    for (const g of GOALS) expect(g.expected.length).toBeGreaterThan(0);
   });
 });
