@@ -29,7 +29,8 @@ export const IGNORED_DIR_NAMES: Readonly<Record<string, string>> = {
 export function ignoredDirOf(path: string): { dir: string; reason: string } | undefined {
   const segments = path.split('/');
   for (let i = 0; i < segments.length - 1; i++) {
-    const reason = IGNORED_DIR_NAMES[segments[i]];
+    // Own keys only: a directory named `constructor` or `toString` (spring-framework has one) is not in the list.
+    const reason = Object.hasOwn(IGNORED_DIR_NAMES, segments[i]) ? IGNORED_DIR_NAMES[segments[i]] : undefined;
     // `.mvn` only holds the wrapper: it is reported, but `build`, `out` under src/ are real code dirs in some repos.
     if (reason && !(i > 0 && (segments[i] === 'build' || segments[i] === 'out') && segments.slice(0, i).includes('src'))) {
       return { dir: segments.slice(0, i + 1).join('/'), reason };

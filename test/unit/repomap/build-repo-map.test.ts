@@ -91,6 +91,13 @@ describe('buildRepoMap on the Maven multi-module example', () => {
     expect(mod(map, 'maven:order-service')).toBeDefined();
   });
 
+  it('treats directories named like object properties (constructor, toString) as ordinary code', async () => {
+    // spring-framework has .../mockito/constructor/...: a prototype lookup once took it for an ignored dir and crashed the map.
+    const map = await mapOf({ 'src/main/java/a/constructor/Foo.java': 'class Foo {}\n', 'lib/toString/x.js': 'export {};\n', 'node_modules/p/index.js': '' });
+    expect(map.filesystem.ignoredDirs).toEqual([{ path: 'node_modules', reason: 'installed dependencies', files: 1 }]);
+    expect(map.languages.map((l) => [l.language, l.files])).toEqual([['Java', 1], ['JavaScript', 1]]);
+  });
+
   it('reports symlinks with withinWorkspace', async () => {
     const map = await mapOf({ 'config/prod/app.yml': 'a: 1\n', 'config/current': { symlink: 'prod' }, 'escape': { symlink: '../../etc/passwd' } });
     expect(map.filesystem.symlinks).toEqual([
