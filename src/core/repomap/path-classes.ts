@@ -39,6 +39,20 @@ export function ignoredDirOf(path: string): { dir: string; reason: string } | un
   return undefined;
 }
 
+/**
+ * Directories of test inputs: a manifest there describes a fixture (pnpm keeps hundreds of
+ * fixture packages, prometheus a 240 KB golden OpenAPI file), not a module of the repository,
+ * and the go tool itself skips `testdata`.
+ */
+const FIXTURE_DIR_NAMES = new Set(['fixtures', '__fixtures__', 'fixture', 'test-fixtures', 'testdata', 'test-data']);
+
+/** True when a directory on the path is a fixture directory. */
+export function isUnderFixtureDir(path: string): boolean {
+  const segments = path.split('/');
+  for (let i = 0; i < segments.length - 1; i++) if (FIXTURE_DIR_NAMES.has(segments[i])) return true;
+  return false;
+}
+
 export function isVendoredOrBuildOutput(path: string): boolean {
   return ignoredDirOf(path) !== undefined;
 }

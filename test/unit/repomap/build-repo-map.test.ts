@@ -167,6 +167,21 @@ describe('buildRepoMap on other ecosystems', () => {
     expect(map.ownership.source).toBe('CODEOWNERS');
   });
 
+  it('does not read manifests of test fixtures (fixtures, __fixtures__, testdata): counted in a warning, not modules', async () => {
+    const files = {
+      ...pnpmWorkspaceRepo(),
+      'packages/core/test/fixtures/broken-project/package.json': '{ "name": ',
+      'packages/web/__fixtures__/app/package.json': '{ "name": "fixture-app", "dependencies": { "@acme/core": "workspace:*" } }',
+      'testdata/openapi.yaml': 'openapi: 3.1.0\ninfo: { title: Golden, version: "1" }\npaths: {}\n',
+    };
+    const map = await mapOf(files);
+    expect(map.modules.map((m) => m.id)).toEqual(['pnpm:.', 'pnpm:apps/cli', 'pnpm:packages/core', 'pnpm:packages/web']);
+    expect(map.manifests.filter((m) => /fixtures|testdata/.test(m.path))).toEqual([]);
+    expect(map.warnings.filter((w) => w.code !== 'FIXTURE_MANIFESTS_SKIPPED').map((w) => w.code)).not.toContain('MANIFEST_PARSE_ERROR');
+    expect(map.warnings.find((w) => w.code === 'FIXTURE_MANIFESTS_SKIPPED')?.message).toMatch(/^3 manifest\(s\)/);
+    expect((await mapOf(pnpmWorkspaceRepo())).warnings.map((w) => w.code)).not.toContain('FIXTURE_MANIFESTS_SKIPPED');
+  });
+
   it('Go: a nested module is its own module and the root depends on it through require + replace', async () => {
     const map = await mapOf(goNestedModuleRepo());
     expect(map.modules.map((m) => [m.id, m.name])).toEqual([
