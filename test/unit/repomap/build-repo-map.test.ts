@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildRepoMap } from '../../../src/core/repomap/build-repo-map.js';
+import { FileContents } from '../../../src/core/repomap/file-contents.js';
 import { pathRulesFor } from '../../helpers/path-rules.js';
 import { REPO_MAP_SCANNER_VERSION, type RepoMap } from '../../../src/core/repomap/repo-map-schema.js';
 import { goNestedModuleRepo, mavenMultiModuleRepo, pnpmWorkspaceRepo, pythonPackageRepo } from '../../fixtures/realistic-repos.js';
@@ -180,6 +181,18 @@ describe('buildRepoMap on other ecosystems', () => {
     expect(map.warnings.filter((w) => w.code !== 'FIXTURE_MANIFESTS_SKIPPED').map((w) => w.code)).not.toContain('MANIFEST_PARSE_ERROR');
     expect(map.warnings.find((w) => w.code === 'FIXTURE_MANIFESTS_SKIPPED')?.message).toMatch(/^3 manifest\(s\)/);
     expect((await mapOf(pnpmWorkspaceRepo())).warnings.map((w) => w.code)).not.toContain('FIXTURE_MANIFESTS_SKIPPED');
+  });
+
+  it('gives a JavaScript/TypeScript entry file its hint from the path, without reading it', async () => {
+    const repo = await createMemoryRepo(pnpmWorkspaceRepo());
+    const contents = new FileContents(repo.workspace);
+    const map = await buildRepoMap({ workspace: repo.workspace, owner: 'acme', repo: 'demo', rules: pathRulesFor({}), policyDigest: 'p1', contents });
+    const entries = map.navigationHints.filter((h) => h.kind === 'entrypoint' && /\.[cm]?[jt]s$/.test(h.path));
+    expect(entries.length).toBeGreaterThan(0);
+    for (const h of entries) {
+      expect(h).toMatchObject({ confidence: 0.6, reason: 'conventional JavaScript/TypeScript entry file' });
+      if (!map.navigationHints.some((o) => o.path === h.path && o.kind === 'api')) expect(contents.sizeOf(h.path), h.path).toBeUndefined();
+    }
   });
 
   it('Go: a nested module is its own module and the root depends on it through require + replace', async () => {
