@@ -60,8 +60,9 @@ const ManifestEntry = z.object({ name: z.string(), commit: z.string(), pinned: z
 
 export const SKIPPED_NOTE = 'skipped: not prepared (scripts/prepare-bench-repos.sh)';
 
-export function realRepos(): RealRepo[] {
-  return z.array(RealRepo).parse(JSON.parse(readFileSync(join(root, 'bench', 'real-repos.json'), 'utf8')));
+/** The repositories of the benchmark: bench/real-repos.json, or BENCH_REPOS_LIST (as for the script). */
+export function realRepos(env: NodeJS.ProcessEnv = process.env): RealRepo[] {
+  return z.array(RealRepo).parse(JSON.parse(readFileSync(env.BENCH_REPOS_LIST ?? join(root, 'bench', 'real-repos.json'), 'utf8')));
 }
 
 export function reposDir(env: NodeJS.ProcessEnv = process.env): string {

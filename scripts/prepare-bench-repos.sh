@@ -10,6 +10,7 @@
 # BENCH_REPOS_DIR     where to put them (default bench/.repos, git-ignored)
 # BENCH_REPOS_SOURCE  a directory of local bare repositories named <owner>+<name>/repo to clone
 #                     from instead of https://github.com/<owner>/<name>.git (offline machines)
+# BENCH_REPOS_LIST    another list than bench/real-repos.json (the benchmark reads it too)
 #
 # The pinned commit is fetched when the source still has it, else the default branch's tip;
 # the manifest says which.
@@ -24,7 +25,7 @@ mkdir -p "$dir"
 # name owner/repo commit, one line per repository, from the one list the benchmark reads too.
 mapfile -t entries < <(node -e '
   for (const r of JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))) console.log(`${r.name} ${r.repo} ${r.commit}`);
-' "$root/bench/real-repos.json")
+' "${BENCH_REPOS_LIST:-$root/bench/real-repos.json}")
 
 # A local copy may be partial (a promisor pack without its largest blobs): upload-pack then
 # cannot send the tip. Commit the same tree minus the missing blobs, with the tip's author,
@@ -44,7 +45,7 @@ rewrite_without_missing_blobs() {
   printf '%s\n' "$missing_paths" | GIT_INDEX_FILE=$index git -C "$part" --work-tree="$part" update-index --force-remove --stdin
   tree=$(GIT_INDEX_FILE=$index git -C "$part" write-tree)
   rm -f "$index"
-  tip=$(git -C "$part" log -1 --format=%B "$source_tip" |
+  tip=$(git -C "$part" cat-file commit "$source_tip" | sed '1,/^$/d' |
     GIT_AUTHOR_NAME=$(git -C "$part" log -1 --format=%an "$source_tip") GIT_AUTHOR_EMAIL=$(git -C "$part" log -1 --format=%ae "$source_tip") GIT_AUTHOR_DATE=$(git -C "$part" log -1 --format=%aI "$source_tip") \
     GIT_COMMITTER_NAME=$(git -C "$part" log -1 --format=%cn "$source_tip") GIT_COMMITTER_EMAIL=$(git -C "$part" log -1 --format=%ce "$source_tip") GIT_COMMITTER_DATE=$(git -C "$part" log -1 --format=%cI "$source_tip") \
     git -C "$part" commit-tree "$tree")
