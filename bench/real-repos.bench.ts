@@ -108,6 +108,10 @@ interface MapChildResult extends MemoryPeak {
   targetsMs: number;
   targets: number;
   strategy: string;
+  /** Files the map read, then files target selection read and parsed with tree-sitter (after the map). */
+  mapReads: number;
+  targetReads: number;
+  targetParsed: number;
   /** sha256 of the map's JSON: the same input must give the same map. */
   mapDigest: string;
 }
@@ -197,7 +201,9 @@ async function mapChild(url: string, name: string, profileDir: string | undefine
   const contents = new FileContents(workspace);
   const map = await profiled(profileDir && join(profileDir, `${name}-map.cpuprofile`), () => buildRepoMap({ workspace, owner: 'local', repo: name, rules, policyDigest: policyDigest(policy), contents }));
   const t2 = performance.now();
-  const selection = await profiled(profileDir && join(profileDir, `${name}-targets.cpuprofile`), () => selectTargets({ workspace, task, map, rules, contents, syntax, symbols: new SymbolIndex(syntax, contents) }));
+  const mapReads = contents.readsFromStore;
+  const symbols = new SymbolIndex(syntax, contents);
+  const selection = await profiled(profileDir && join(profileDir, `${name}-targets.cpuprofile`), () => selectTargets({ workspace, task, map, rules, contents, syntax, symbols }));
   const t3 = performance.now();
   const result: MapChildResult = {
     files: workspace.paths().length,
@@ -206,6 +212,9 @@ async function mapChild(url: string, name: string, profileDir: string | undefine
     targetsMs: t3 - t2,
     targets: selection.selectedFiles.length,
     strategy: selection.strategy,
+    mapReads,
+    targetReads: contents.readsFromStore - mapReads,
+    targetParsed: symbols.extracted,
     mapDigest: sha256Hex(JSON.stringify(map)),
     ...sampler.stop(),
   };
@@ -286,9 +295,9 @@ export async function runRealReposBench(options: { runs?: number; timeoutMs?: nu
             unit: 'ms',
             baseline: round(mapIngestMs),
             ratio: round(mapMs / mapIngestMs, 2),
-            note: `map build after ingestion in the same process (baseline: that ingestion), medians of ${runs}; ${digests.size === 1 ? 'same map every run' : `**${digests.size} different maps**`} (sha256 ${[...digests][0].slice(0, 12)}); maxRSS ${median(maps.map((x) => x.maxRssMb))} MB`,
+            note: `map build after ingestion in the same process (baseline: that ingestion), medians of ${runs}; ${digests.size === 1 ? 'same map every run' : `**${digests.size} different maps**`} (sha256 ${[...digests][0].slice(0, 12)}); ${maps[0].mapReads} files read; maxRSS ${median(maps.map((x) => x.maxRssMb))} MB`,
           },
-          { name: `real.${r.name}.targets`, size, value: round(median(maps.map((x) => x.targetsMs))), unit: 'ms', note: `target selection after the map, median of ${runs}: ${maps[0].targets} target(s) (${maps[0].strategy}) for "${r.targetsTask.slice(0, 60)}…"` },
+          { name: `real.${r.name}.targets`, size, value: round(median(maps.map((x) => x.targetsMs))), unit: 'ms', note: `target selection after the map, median of ${runs}: ${maps[0].targets} target(s) (${maps[0].strategy}), ${maps[0].targetReads} more files read, ${maps[0].targetParsed} parsed for symbols, for "${r.targetsTask.slice(0, 60)}…"` },
         );
         const map = await cli(['map', url]);
         records.push({ name: `real.${r.name}.cliMap`, size, value: round(map.ms), unit: 'ms', note: `draftsman map in a fresh process: exit ${map.code}, ${map.status ?? 'no status'}${map.reason ? ` (${map.reason})` : ''}; ingestion ${map.ingestMs ?? '?'} ms, discovery (map + targets) ${map.discoveryMs ?? '?'} ms` });
