@@ -84,6 +84,13 @@ const JOBS: Job[] = [
     run: async (q) => (await import('./e2e.bench.js')).runE2eBench({ files: q ? 1000 : 10_000, timeoutMs: 10 * MIN }),
   },
   {
+    id: 'real',
+    area: 'End to end',
+    timeoutMs: 20 * MIN,
+    what: 'real repositories (scripts/prepare-bench-repos.sh): CLI ingest vs native, map vs ingestion, targets, a replace run',
+    run: async (q) => (await import('./real-repos.bench.js')).runRealReposBench({ runs: q ? 1 : 3 }),
+  },
+  {
     id: 'hostile',
     area: 'Hostile repositories',
     timeoutMs: 10 * MIN,

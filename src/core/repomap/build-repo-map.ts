@@ -11,7 +11,7 @@ import { ROOT_INSTRUCTION_FILES } from './instruction-files.js';
 import { languageForPath } from './language-table.js';
 import { manifestKindFor, parseManifest } from './manifest-parsers.js';
 import { buildNavigationHints } from './navigation-hints.js';
-import { ignoredDirOf, isBinaryByName } from './path-classes.js';
+import { ignoredDirOf, isBinaryByName, isUnderFixtureDir } from './path-classes.js';
 import { REPO_MAP_SCANNER_VERSION, RepoMap, type LanguageProfile, type PathClassification, type ManifestRecord, type MapWarning, type OwnershipRule, type RiskPath } from './repo-map-schema.js';
 import { createRiskClassifier } from './risk-rules.js';
 
@@ -69,6 +69,7 @@ export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
   const langCounts = new Map<string, { type: string; files: number; confidence: number }>();
   const riskPaths: RiskPath[] = [];
   let riskTruncated = false;
+  let fixtureManifests = 0;
   const ignoredSet = new Set<string>();
   const classOf = new Map<string, PathClass>();
   const classification = Object.fromEntries(PATH_CLASSES.map((c) => [c, [] as string[]])) as PathClassification;
@@ -91,7 +92,10 @@ export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
       continue;
     }
     if ((slash < 0 && IMPORTANT_ROOT.test(path)) || (ROOT_INSTRUCTION_FILES as readonly string[]).includes(path)) importantFiles.push(path);
-    if (manifestKindFor(path)) manifestPaths.push(path);
+    if (manifestKindFor(path)) {
+      if (isUnderFixtureDir(path)) fixtureManifests++;
+      else manifestPaths.push(path);
+    }
     if (isBinaryByName(path)) binaryFiles.push(path);
     else if (entry?.mode !== '120000' && entry?.mode !== '160000') {
       const lang = languageForPath(path);
@@ -114,7 +118,8 @@ export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
     }
   }
 
-  // Manifests: read and parse, never executed.
+  // Manifests: read and parse, never executed. Those of test fixtures are counted, not read.
+  if (fixtureManifests > 0) warnings.push({ code: 'FIXTURE_MANIFESTS_SKIPPED', message: `${fixtureManifests} manifest(s) under test fixture directories (fixtures, testdata...) not parsed: test inputs, not modules` });
   const manifests: ManifestRecord[] = [];
   for (const path of manifestPaths) {
     const kind = manifestKindFor(path)!;

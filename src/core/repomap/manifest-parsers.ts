@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { isRequirementsFile } from '../paths/requirements-file.js';
 import { baseName } from './path-classes.js';
 import type { ManifestDependency, ManifestKind, ManifestRecord } from './repo-map-schema.js';
+import { outlineWorkflow } from './workflow-outline.js';
 
 /** What a parser extracts; path and evidence are added by the caller. */
 export type ParsedManifest = Omit<ManifestRecord, 'path' | 'evidenceRef' | 'kind'>;
@@ -317,14 +318,24 @@ function parseOpenApi(text: string): ParsedManifest {
   return { name: str(info.title), version: str(info.version), dependencies: [], facts: { specVersion: version, paths: String(Object.keys(record(doc.paths)).length) } };
 }
 
+const actionDependency = (uses: string): ManifestDependency => ({ name: uses.split('@')[0], version: uses.split('@')[1], kind: 'dependency' });
+
+/** A workflow from its line outline when it has the plain shape, else from the full YAML parse (same result). */
 function parseWorkflow(text: string): ParsedManifest {
+  const outline = outlineWorkflow(text);
+  if (!outline) return parseWorkflowDocument(text);
+  return { name: outline.name, dependencies: outline.uses.filter((u) => u !== '').map(actionDependency), facts: { jobs: [...outline.jobs].sort().join(',') } };
+}
+
+/** The full parse of a workflow: the reference the outline must agree with. */
+export function parseWorkflowDocument(text: string): ParsedManifest {
   const doc = record(parseYaml(text));
   const jobs = record(doc.jobs);
   const dependencies: ManifestDependency[] = [];
   for (const job of Object.values(jobs)) {
     for (const step of asArray(record(job).steps as unknown[])) {
       const uses = str(record(step).uses);
-      if (uses) dependencies.push({ name: uses.split('@')[0], version: uses.split('@')[1], kind: 'dependency' });
+      if (uses) dependencies.push(actionDependency(uses));
     }
   }
   return { name: str(doc.name), dependencies, facts: { jobs: Object.keys(jobs).sort().join(',') } };

@@ -136,9 +136,14 @@ export async function buildNavigationHints(input: HintInput): Promise<{ hints: N
     if (signal) add({ kind: 'api', path: c.path, confidence: 0.92, reason: signal.reason, framework: signal.framework, evidenceRefs: [evidence.fromBlob(c.path, 'parsed_symbol', `hints/api/${signal.framework}`, oid(c.path))] });
   }
   for (const path of entryCandidates) {
+    const ext = extensionOf(path);
+    // A JavaScript/TypeScript entry is known by its path alone: no read (pnpm has ~400 index.ts).
+    if (/^[cm]?[jt]s$/.test(ext)) {
+      if (/(^|\/)(src\/)?(main|index|server)\.[cm]?[jt]s$/.test(path)) add({ kind: 'entrypoint', path, confidence: 0.6, reason: 'conventional JavaScript/TypeScript entry file', evidenceRefs: [evidence.fromBlob(path, 'parsed_symbol', 'hints/entrypoint', oid(path))] });
+      continue;
+    }
     const text = await contents.text(path);
     if (text === undefined) continue;
-    const ext = extensionOf(path);
     let reason: string | undefined;
     let confidence = 0.6;
     if (ext === 'go' && /^package main\b/m.test(text) && /\bfunc main\s*\(/.test(text)) [reason, confidence] = ['Go package main with func main()', 0.95];
@@ -146,7 +151,6 @@ export async function buildNavigationHints(input: HintInput): Promise<{ hints: N
     else if (ext === 'java' && /public\s+static\s+void\s+main\s*\(/.test(text)) [reason, confidence] = ['Java main method', 0.9];
     else if (ext === 'py' && /__name__\s*==\s*['"]__main__['"]/.test(text)) [reason, confidence] = ['Python __main__ guard', 0.85];
     else if (baseName(path) === '__main__.py' || baseName(path) === 'manage.py') [reason, confidence] = ['Python module entrypoint by name', 0.8];
-    else if (/^[cm]?[jt]s$/.test(ext) && /(^|\/)(src\/)?(main|index|server)\.[cm]?[jt]s$/.test(path)) [reason, confidence] = ['conventional JavaScript/TypeScript entry file', 0.6];
     if (reason) add({ kind: 'entrypoint', path, confidence, reason, evidenceRefs: [evidence.fromBlob(path, 'parsed_symbol', 'hints/entrypoint', oid(path))] });
   }
 

@@ -29,13 +29,28 @@ export const IGNORED_DIR_NAMES: Readonly<Record<string, string>> = {
 export function ignoredDirOf(path: string): { dir: string; reason: string } | undefined {
   const segments = path.split('/');
   for (let i = 0; i < segments.length - 1; i++) {
-    const reason = IGNORED_DIR_NAMES[segments[i]];
+    // Own keys only: a directory named `constructor` or `toString` (spring-framework has one) is not in the list.
+    const reason = Object.hasOwn(IGNORED_DIR_NAMES, segments[i]) ? IGNORED_DIR_NAMES[segments[i]] : undefined;
     // `.mvn` only holds the wrapper: it is reported, but `build`, `out` under src/ are real code dirs in some repos.
     if (reason && !(i > 0 && (segments[i] === 'build' || segments[i] === 'out') && segments.slice(0, i).includes('src'))) {
       return { dir: segments.slice(0, i + 1).join('/'), reason };
     }
   }
   return undefined;
+}
+
+/**
+ * Directories of test inputs: a manifest there describes a fixture (pnpm keeps hundreds of
+ * fixture packages, prometheus a 240 KB golden OpenAPI file), not a module of the repository,
+ * and the go tool itself skips `testdata`.
+ */
+const FIXTURE_DIR_NAMES = new Set(['fixtures', '__fixtures__', 'fixture', 'test-fixtures', 'testdata', 'test-data']);
+
+/** True when a directory on the path is a fixture directory. */
+export function isUnderFixtureDir(path: string): boolean {
+  const segments = path.split('/');
+  for (let i = 0; i < segments.length - 1; i++) if (FIXTURE_DIR_NAMES.has(segments[i])) return true;
+  return false;
 }
 
 export function isVendoredOrBuildOutput(path: string): boolean {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PATH_CLASSES } from '../paths/path-rules.js';
 
 /** Bumped whenever a layer's output can change for the same input; part of the cache key. */
-export const REPO_MAP_SCANNER_VERSION = 'repomap-1.2.1';
+export const REPO_MAP_SCANNER_VERSION = 'repomap-1.3.0';
 
 /** Where a fact came from: the file, what kind of fact, which extractor, and the digest of what was read. */
 export const EvidenceRecord = z.object({

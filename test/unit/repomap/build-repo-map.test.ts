@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildRepoMap } from '../../../src/core/repomap/build-repo-map.js';
+import { FileContents } from '../../../src/core/repomap/file-contents.js';
 import { pathRulesFor } from '../../helpers/path-rules.js';
 import { REPO_MAP_SCANNER_VERSION, type RepoMap } from '../../../src/core/repomap/repo-map-schema.js';
 import { goNestedModuleRepo, mavenMultiModuleRepo, pnpmWorkspaceRepo, pythonPackageRepo } from '../../fixtures/realistic-repos.js';
@@ -91,6 +92,13 @@ describe('buildRepoMap on the Maven multi-module example', () => {
     expect(mod(map, 'maven:order-service')).toBeDefined();
   });
 
+  it('treats directories named like object properties (constructor, toString) as ordinary code', async () => {
+    // spring-framework has .../mockito/constructor/...: a prototype lookup once took it for an ignored dir and crashed the map.
+    const map = await mapOf({ 'src/main/java/a/constructor/Foo.java': 'class Foo {}\n', 'lib/toString/x.js': 'export {};\n', 'node_modules/p/index.js': '' });
+    expect(map.filesystem.ignoredDirs).toEqual([{ path: 'node_modules', reason: 'installed dependencies', files: 1 }]);
+    expect(map.languages.map((l) => [l.language, l.files])).toEqual([['Java', 1], ['JavaScript', 1]]);
+  });
+
   it('reports symlinks with withinWorkspace', async () => {
     const map = await mapOf({ 'config/prod/app.yml': 'a: 1\n', 'config/current': { symlink: 'prod' }, 'escape': { symlink: '../../etc/passwd' } });
     expect(map.filesystem.symlinks).toEqual([
@@ -158,6 +166,33 @@ describe('buildRepoMap on other ecosystems', () => {
     expect(hint(map, 'api', 'packages/web/src/server.ts')?.framework).toBe('express');
     expect(hint(map, 'test', 'packages/web/src/routes/users.test.ts')).toBeDefined();
     expect(map.ownership.source).toBe('CODEOWNERS');
+  });
+
+  it('does not read manifests of test fixtures (fixtures, __fixtures__, testdata): counted in a warning, not modules', async () => {
+    const files = {
+      ...pnpmWorkspaceRepo(),
+      'packages/core/test/fixtures/broken-project/package.json': '{ "name": ',
+      'packages/web/__fixtures__/app/package.json': '{ "name": "fixture-app", "dependencies": { "@acme/core": "workspace:*" } }',
+      'testdata/openapi.yaml': 'openapi: 3.1.0\ninfo: { title: Golden, version: "1" }\npaths: {}\n',
+    };
+    const map = await mapOf(files);
+    expect(map.modules.map((m) => m.id)).toEqual(['pnpm:.', 'pnpm:apps/cli', 'pnpm:packages/core', 'pnpm:packages/web']);
+    expect(map.manifests.filter((m) => /fixtures|testdata/.test(m.path))).toEqual([]);
+    expect(map.warnings.filter((w) => w.code !== 'FIXTURE_MANIFESTS_SKIPPED').map((w) => w.code)).not.toContain('MANIFEST_PARSE_ERROR');
+    expect(map.warnings.find((w) => w.code === 'FIXTURE_MANIFESTS_SKIPPED')?.message).toMatch(/^3 manifest\(s\)/);
+    expect((await mapOf(pnpmWorkspaceRepo())).warnings.map((w) => w.code)).not.toContain('FIXTURE_MANIFESTS_SKIPPED');
+  });
+
+  it('gives a JavaScript/TypeScript entry file its hint from the path, without reading it', async () => {
+    const repo = await createMemoryRepo(pnpmWorkspaceRepo());
+    const contents = new FileContents(repo.workspace);
+    const map = await buildRepoMap({ workspace: repo.workspace, owner: 'acme', repo: 'demo', rules: pathRulesFor({}), policyDigest: 'p1', contents });
+    const entries = map.navigationHints.filter((h) => h.kind === 'entrypoint' && /\.[cm]?[jt]s$/.test(h.path));
+    expect(entries.length).toBeGreaterThan(0);
+    for (const h of entries) {
+      expect(h).toMatchObject({ confidence: 0.6, reason: 'conventional JavaScript/TypeScript entry file' });
+      if (!map.navigationHints.some((o) => o.path === h.path && o.kind === 'api')) expect(contents.sizeOf(h.path), h.path).toBeUndefined();
+    }
   });
 
   it('Go: a nested module is its own module and the root depends on it through require + replace', async () => {
