@@ -2,7 +2,10 @@
  * End to end `draftsman run --publish` through the CLI entry (`runCli`), each run in its own
  * process so its wall time and peak memory are its own: on the demo repository (the generated
  * Maven service of `npm run demo`, same task) and on a generated 10k-file repository with a
- * one-file `replace` task. Runnable alone:
+ * one-file `replace` task. On the generated repository the peer is `draftsman map` (ingestion +
+ * repository map) of the same repository, in a fresh process the same way, just before the run;
+ * the run's own stage timings (`phases` of its --json output) give one record per stage.
+ * Runnable alone:
  *   node --import tsx bench/e2e.bench.ts [--json] [--files N]
  */
 import { execFileSync } from 'node:child_process';
@@ -43,17 +46,23 @@ interface ChildResult extends MemoryPeak {
   status?: string;
   reason?: string;
   changedFiles?: number;
+  phases?: { phase: string; state: string; ms: number }[];
 }
 
-/** In the child: one `draftsman run --publish --json`, timed, with its memory peak. */
-async function childMain(repo: string, taskFile: string, out: string): Promise<void> {
+/** The child's command line: `run --publish` with the task, or `map` (ingestion + repository map). */
+function cliArgs(command: 'run' | 'map', repo: string, taskFile: string, out: string): string[] {
+  return command === 'run' ? ['run', repo, '--task-file', taskFile, '--out', out, '--publish', '--json'] : ['map', repo, '--out', out, '--json'];
+}
+
+/** In the child: one `draftsman run --publish --json` (or `map --json`), timed, with its memory peak. */
+async function childMain(command: 'run' | 'map', repo: string, taskFile: string, out: string): Promise<void> {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('DRAFTSMAN_')) delete env[key];
   let stdout = '';
   let stderr = '';
   const sampler = startHeapSampler();
   const start = performance.now();
-  const code = await runCli(['run', repo, '--task-file', taskFile, '--out', out, '--publish', '--json'], {
+  const code = await runCli(cliArgs(command, repo, taskFile, out), {
     stdout: (text) => void (stdout += text),
     stderr: (text) => void (stderr += text.slice(0, 4000)),
     env,
@@ -64,13 +73,13 @@ async function childMain(repo: string, taskFile: string, out: string): Promise<v
   const ms = performance.now() - start;
   const peak = sampler.stop();
   const last = stdout.trim().split('\n').pop() ?? '';
-  let summary: { status?: string; reason?: string; artifacts?: Record<string, string> } = {};
+  let summary: { status?: string; reason?: string; artifacts?: Record<string, string>; phases?: ChildResult['phases'] } = {};
   try {
     summary = JSON.parse(last) as typeof summary;
   } catch {
     summary = { reason: stderr.trim().split('\n').pop()?.slice(0, 200) };
   }
-  process.stdout.write(`${JSON.stringify({ ms, code, status: summary.status, reason: summary.reason, ...peak } satisfies ChildResult)}\n`);
+  process.stdout.write(`${JSON.stringify({ ms, code, status: summary.status, reason: summary.reason, phases: summary.phases, ...peak } satisfies ChildResult)}\n`);
 }
 
 function commitWorkingTree(dir: string, files: Record<string, string>): void {
@@ -98,18 +107,38 @@ export async function runE2eBench(options: { files?: number; timeoutMs?: number 
     generateLargeRepo(join(root, 'large.git'), files);
     writeFileSync(join(root, 'large-task.md'), largeRepoTask(files));
     const cases = [
-      { name: 'e2e.run.demo', size: Object.keys(demoFiles).length, repo: join(root, 'order-service'), task: join(root, 'demo-task.md'), what: 'demo Maven service, migrate-import + bump-dependency' },
-      { name: 'e2e.run.generated', size: files, repo: join(root, 'large.git'), task: join(root, 'large-task.md'), what: 'generated repository, one replace step' },
+      { name: 'e2e.run.demo', size: Object.keys(demoFiles).length, repo: join(root, 'order-service'), task: join(root, 'demo-task.md'), what: 'demo Maven service, migrate-import + bump-dependency', peer: false },
+      { name: 'e2e.run.generated', size: files, repo: join(root, 'large.git'), task: join(root, 'large-task.md'), what: 'generated repository, one replace step', peer: true },
     ];
+    const child = (command: 'run' | 'map', c: (typeof cases)[number]) =>
+      runNodeChild<ChildResult>(self, ['--child', command, c.repo, c.task, join(root, `state-${c.name}-${command}`)], { timeoutMs: options.timeoutMs ?? 10 * 60_000 });
     for (const c of cases) {
+      let peer: ChildResult | undefined;
+      if (c.peer) {
+        try {
+          // Before the run: publishing adds a branch, and the map reads HEAD either way.
+          peer = await child('map', c);
+          records.push({ name: `${c.name}.ingestAndMap`, size: c.size, value: round(peer.ms), unit: 'ms', note: `draftsman map --json in a fresh process (imports excluded); exit ${peer.code}, ${peer.status ?? 'no status'}; the peer of ${c.name}.wall` });
+          if (peer.code !== 0) peer = undefined;
+        } catch (error) {
+          records.push({ name: `${c.name}.ingestAndMap`, size: c.size, value: NaN, unit: 'ms', note: `FAILED: ${(error as Error).message}` });
+        }
+      }
       try {
-        const r = await runNodeChild<ChildResult>(self, ['--child', c.repo, c.task, join(root, `state-${c.name}`)], { timeoutMs: options.timeoutMs ?? 10 * 60_000 });
+        const r = await child('run', c);
         const outcome = `exit ${r.code}, ${r.status ?? 'no status'}${r.reason ? ` (${r.reason})` : ''}`;
+        const vsPeer = peer ? { baseline: round(peer.ms), ratio: round(r.ms / peer.ms, 2) } : {};
+        const peerNote = peer ? `; baseline = draftsman map (ingestion + map) of the same repository, fresh process, just before` : '';
         records.push(
-          { name: `${c.name}.wall`, size: c.size, value: round(r.ms), unit: 'ms', note: `${c.what}; ${outcome}; run --publish --json in a fresh process (imports excluded)` },
+          { name: `${c.name}.wall`, size: c.size, value: round(r.ms), unit: 'ms', ...vsPeer, note: `${c.what}; ${outcome}; run --publish --json in a fresh process (imports excluded)${peerNote}` },
           { name: `${c.name}.peakRss`, size: c.size, value: r.maxRssMb, unit: 'MB', note: 'maxRSS of the CLI process' },
           { name: `${c.name}.peakHeap`, size: c.size, value: r.peakHeapMb, unit: 'MB', note: 'heapUsed sampled every 10 ms' },
         );
+        if (c.peer) {
+          const staged = (r.phases ?? []).reduce((n, p) => n + p.ms, 0);
+          for (const p of r.phases ?? []) records.push({ name: `${c.name}.phase.${p.phase}`, size: c.size, value: p.ms, unit: 'ms', note: `stage timing from the run's --json output (${p.state})` });
+          records.push({ name: `${c.name}.phase.outsideStages`, size: c.size, value: round(r.ms - staged), unit: 'ms', note: 'wall time not inside any stage: run set-up (ref resolution, attempt records, grammars), agent branch, output' });
+        }
       } catch (error) {
         records.push({ name: `${c.name}.wall`, size: c.size, value: NaN, unit: 'ms', note: `FAILED: ${(error as Error).message}` });
       }
@@ -121,11 +150,11 @@ export async function runE2eBench(options: { files?: number; timeoutMs?: number 
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  if (process.argv[2] === '--child') await childMain(process.argv[3], process.argv[4], process.argv[5]);
+  if (process.argv[2] === '--child') await childMain(process.argv[3] === 'map' ? 'map' : 'run', process.argv[4], process.argv[5], process.argv[6]);
   else {
     const i = process.argv.indexOf('--files');
     const records = await runE2eBench({ files: i >= 0 ? Number(process.argv[i + 1]) : undefined });
     if (process.argv.includes('--json')) for (const r of records) console.log(JSON.stringify(r));
-    else for (const r of records) console.log(`${r.name.padEnd(28)} ${String(r.value).padStart(8)} ${r.unit.padEnd(3)} n=${r.size}${r.note ? `  (${r.note})` : ''}`);
+    else for (const r of records) console.log(`${r.name.padEnd(44)} ${String(r.value).padStart(8)} ${r.unit.padEnd(3)} n=${r.size}${r.ratio !== undefined ? ` ratio=${r.ratio}` : ''}${r.note ? `  (${r.note})` : ''}`);
   }
 }

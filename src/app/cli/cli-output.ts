@@ -23,6 +23,7 @@ export function writeOutcome(run: CliRun, result: PipelineResult, io: CliIo, rep
   if (!args.json && result.report && args.command === 'run') io.stdout(`${result.report}\n`);
   const status = result.status === 'SUSPENDED' ? 'FAILED' : result.status;
   if (args.json) {
+    const timings = reporter.timings();
     io.stdout(
       `${JSON.stringify({
         runId: run.runId,
@@ -38,6 +39,7 @@ export function writeOutcome(run: CliRun, result: PipelineResult, io: CliIo, rep
         artifacts,
         ...(publishNote ? { publish: publishNote } : {}),
         ...(result.details ? { details: result.details } : {}),
+        ...(timings.length ? { phases: timings } : {}),
       })}\n`,
     );
   }

@@ -15,6 +15,14 @@ export async function stageCommand(command: StageCommand, argv: string[], io: Cl
   const run = await beginRun(args, io);
   const reporter = new TerminalReporter({ write: io.stderr, enabled: !args.json });
   const result = await runStage(run, io, reporter);
-  const note = after ? await after(run, result) : undefined;
+  const note = after ? await timedAfter(run, result, io, reporter, after) : undefined;
   return writeOutcome(run, result, io, reporter, note);
+}
+
+/** The step after the pipeline (publication) is a stage of the command: its time is reported like the phases'. */
+async function timedAfter(run: CliRun, result: PipelineResult, io: CliIo, reporter: TerminalReporter, after: AfterStage): Promise<string | undefined> {
+  const started = io.clock.now();
+  const note = await after(run, result);
+  if (note !== undefined) reporter.phase({ phase: 'publish', state: note.startsWith('refused') ? 'failed' : 'done', summary: note, elapsedMs: io.clock.now() - started });
+  return note;
 }

@@ -4,19 +4,36 @@ import type { PhaseProgress, RunProgress, RunReporter } from '../../core/ports.j
 
 const ICON: Record<PhaseProgress['state'], string> = { running: '…', done: '✓', skipped: '-', failed: '✗', blocked: '■' };
 
+/** One finished stage and how long it took by the run's clock, as `--json` lists it. */
+export interface StageTiming {
+  phase: string;
+  state: PhaseProgress['state'];
+  ms: number;
+}
+
 /**
  * The run's progress on the terminal (stderr): one line per finished stage with the files it
- * saw or changed and how long it took; nothing at all when disabled (`--json`).
+ * saw or changed and how long it took; nothing at all when disabled (`--json`). The stages'
+ * durations are kept either way, for the `--json` output.
  */
 export class TerminalReporter implements RunReporter {
+  private readonly finished: StageTiming[] = [];
+
   constructor(private readonly options: { write: (text: string) => void; enabled: boolean }) {}
+
+  /** The stages that ended so far, in order, with their durations. */
+  timings(): StageTiming[] {
+    return this.finished.map((t) => ({ ...t }));
+  }
 
   start(title: string): void {
     if (this.options.enabled) this.options.write(`draftsman: ${title}\n`);
   }
 
   phase(progress: PhaseProgress): void {
-    if (!this.options.enabled || progress.state === 'running') return;
+    if (progress.state === 'running') return;
+    if (progress.elapsedMs !== undefined) this.finished.push({ phase: progress.phase, state: progress.state, ms: progress.elapsedMs });
+    if (!this.options.enabled) return;
     const seconds = `${((progress.elapsedMs ?? 0) / 1000).toFixed(1)}s`;
     const files = progress.files === undefined ? '' : progress.files.of === 'changed' ? `${progress.files.count} changed` : `${progress.files.count} files`;
     this.options.write(`  ${ICON[progress.state]} ${progress.phase.padEnd(24)} ${files.padStart(11)} ${seconds.padStart(7)}  ${escapeControls(progress.summary ?? '')}\n`);

@@ -1,5 +1,6 @@
 import { Volume } from 'memfs';
 import type { FsLike } from '../../core/ports.js';
+import { answeringProbe } from './fs-probe.js';
 
 /**
  * A fresh in-memory file system typed as core's `FsLike` (which isomorphic-git accepts as its
@@ -7,6 +8,5 @@ import type { FsLike } from '../../core/ports.js';
  */
 export function createMemoryFs(): FsLike & { volume: InstanceType<typeof Volume> } {
   const volume = new Volume();
-  const promises = volume.promises as unknown as FsLike['promises'];
-  return { promises, volume };
+  return { promises: answeringProbe(volume.promises as unknown as FsLike['promises']), volume };
 }

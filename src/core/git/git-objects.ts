@@ -1,4 +1,5 @@
 import git from 'isomorphic-git';
+import { rememberTreeFiles } from './tree-files.js';
 import { treeEntriesSha } from './tree-hash.js';
 import type { FsLike } from '../ports.js';
 import type { FileMode, TreeFile } from '../workspace/workspace.js';
@@ -55,8 +56,9 @@ export async function writeTreeFromFiles(fs: FsLike, gitdir: string, files: Iter
       for (let i = 1; i < segments.length; i++) touched.add(segments.slice(0, i).join('/'));
     }
   }
+  const list = [...files];
   const root: DirNode = { dirs: new Map(), files: new Map() };
-  for (const file of files) {
+  for (const file of list) {
     const segments = file.path.split('/');
     let node = root;
     for (const segment of segments.slice(0, -1)) {
@@ -77,7 +79,9 @@ export async function writeTreeFromFiles(fs: FsLike, gitdir: string, files: Iter
     if (touched && !touched.has(dir)) return treeEntriesSha(entries.map((e) => ({ key: e.key, name: e.path, mode: e.mode, oid: e.oid })));
     return git.writeTree({ fs, gitdir, tree: entries.map(({ key: _key, ...e }) => e) });
   };
-  return write(root, '');
+  const treeSha = await write(root, '');
+  rememberTreeFiles(fs, treeSha, list);
+  return treeSha;
 }
 
 /** What HEAD of the in-memory gitdir says: a branch (symbolic) or a detached commit. */

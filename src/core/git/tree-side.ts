@@ -1,7 +1,8 @@
 import git from 'isomorphic-git';
 import type { FsLike } from '../ports.js';
-import { readTreeFiles, type FileMode, type Workspace } from '../workspace/workspace.js';
+import type { FileMode, Workspace } from '../workspace/workspace.js';
 import { commitTree, hashBlobBytes } from './git-objects.js';
+import { treeFiles } from './tree-files.js';
 import type { VirtualIndex } from './virtual-index.js';
 
 /** One file on one side of a comparison. */
@@ -27,7 +28,7 @@ export async function commitSide(fs: FsLike, gitdir: string, commitSha: string):
 /** A tree as a side. */
 export async function treeSide(fs: FsLike, gitdir: string, treeSha: string): Promise<TreeSide> {
   const files = new Map<string, SideFile>();
-  for (const f of await readTreeFiles(fs, gitdir, treeSha)) files.set(f.path, { mode: f.mode, oid: f.oid });
+  for (const f of await treeFiles(fs, gitdir, treeSha)) files.set(f.path, { mode: f.mode, oid: f.oid });
   return objectSide(fs, gitdir, files);
 }
 

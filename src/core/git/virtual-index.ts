@@ -1,6 +1,7 @@
 import type { FsLike } from '../ports.js';
-import { readTreeFiles, type TreeFile } from '../workspace/workspace.js';
+import type { TreeFile } from '../workspace/workspace.js';
 import { commitTree, compareBytes } from './git-objects.js';
+import { treeFiles } from './tree-files.js';
 
 /**
  * The staging area of the object-backed workspace: path -> (mode, blob id), starting as HEAD's
@@ -16,7 +17,7 @@ export class VirtualIndex {
 
   /** The index as HEAD's tree: nothing staged. */
   static async fromCommit(fs: FsLike, gitdir: string, commitSha: string): Promise<VirtualIndex> {
-    return new VirtualIndex(await readTreeFiles(fs, gitdir, await commitTree(fs, gitdir, commitSha)));
+    return new VirtualIndex(await treeFiles(fs, gitdir, await commitTree(fs, gitdir, commitSha)));
   }
 
   get(path: string): TreeFile | undefined {

@@ -1,6 +1,6 @@
 import git from 'isomorphic-git';
 import type { FsLike } from '../ports.js';
-import { readTreeFiles } from '../workspace/workspace.js';
+import { treeFiles } from './tree-files.js';
 import type { GitIdentity } from './commit-staged.js';
 import { commitTimestamp } from './commit-staged.js';
 import { GitBoundaryError } from './git-boundary-error.js';
@@ -103,7 +103,7 @@ export async function writeCandidateToRepository(options: {
 }): Promise<WriteToRepositoryResult> {
   const { fs, gitdir, candidate, ledger } = options;
   const baseTree = await commitTree(fs, gitdir, candidate.baseCommitSha);
-  const { files, treeSha } = await rebuildTree(await readTreeFiles(fs, gitdir, baseTree), candidate, options.changes);
+  const { files, treeSha } = await rebuildTree(await treeFiles(fs, gitdir, baseTree), candidate, options.changes);
   const blobs: Uint8Array[] = [];
   for (const f of candidate.files) if (!('deleted' in f)) blobs.push((await options.changes(f.blobSha))!);
   const commitSha = await writeCommitObjects({

@@ -3,6 +3,7 @@ import type { PriceTable } from '../engines/llm/cost.js';
 import { agentBranchName } from '../git/branch-name.js';
 import type { GitIdentity } from '../git/commit-staged.js';
 import { createAgentBranch } from '../git/create-agent-branch.js';
+import { rememberBaseTree } from '../git/tree-files.js';
 import { VirtualIndex } from '../git/virtual-index.js';
 import type { IngestResult } from '../ingestion/ingest-repository.js';
 import { Ledger } from '../phases/ledger.js';
@@ -17,6 +18,7 @@ import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { isAnalysisRun, storeAnalysisReport } from './build-analysis-report.js';
 import { buildRunReport } from './build-run-report.js';
+import { CachedWorkspace } from './cached-workspace.js';
 import { finishRun } from './finish-run.js';
 import { ingestStage } from './ingest-stage.js';
 import { gitPatchCodec } from './patch-codec.js';
@@ -129,6 +131,8 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
 /** The agent branch at the recorded base, before any change (the workspace is clean here). */
 async function checkoutAgentBranch(deps: PipelineDeps, request: PipelineRequest, ingested: IngestResult, agentBranch: string): Promise<void> {
   const { workspace } = ingested;
+  // Ingestion listed the base tree already; the branch, staging and the candidate reuse that listing.
+  rememberBaseTree(workspace);
   const ledger = await Ledger.open(deps.store, request.keys.attempt(request.attempt.attempt).ledgerPrefix, deps.clock);
   await createAgentBranch({
     workspace,
@@ -190,7 +194,7 @@ async function runPhases(deps: PipelineDeps, request: PipelineRequest, env: Pipe
     attempt: request.attempt.attempt,
     store: deps.store,
     attemptPrefix: request.keys.attempt(request.attempt.attempt).prefix,
-    workspace: ingested.workspace,
+    workspace: new CachedWorkspace(ingested.workspace),
     handlers: request.stopAfter === 'run' ? all : all.slice(0, 2),
     patches: gitPatchCodec,
     clock: deps.clock,

@@ -15,7 +15,7 @@ let maven: string;
 
 /** The fields the CLI contract allows on the --json line (publish and details are extensions for run and failures). */
 const REQUIRED = ['runId', 'attempt', 'status', 'baseRef', 'baseCommitSha', 'agentBranch', 'runDir', 'artifacts'];
-const OPTIONAL = ['reason', 'headCommitSha', 'headTreeSha', 'publish', 'details'];
+const OPTIONAL = ['reason', 'headCommitSha', 'headTreeSha', 'publish', 'details', 'phases'];
 
 beforeAll(() => {
   root = tempRoot('cli-ingest');

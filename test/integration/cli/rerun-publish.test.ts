@@ -38,6 +38,10 @@ describe('draftsman run --publish again: a rerun updates its agent/local branch'
     const { repo, base, argv } = setup();
     const first = await cli(argv);
     expect(first.json).toMatchObject({ status: 'COMPLETED', attempt: 1 });
+    // Every stage the run went through, publication included, with its duration on the run's (fixed) clock.
+    expect(first.json!.phases).toEqual(
+      ['ingestion', 'intake', 'discovery', 'planning', 'baseline', 'mechanical_change', 'local_repair', 'regression_verification', 'diff_boundary_review', 'judge', 'pr_preparation', 'publish'].map((phase) => ({ phase, state: 'done', ms: 0 })),
+    );
     const branch = first.json!.agentBranch as string;
     const old = first.json!.headCommitSha as string;
     expect(headOf(repo, branch)).toBe(old);

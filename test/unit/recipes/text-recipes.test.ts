@@ -24,6 +24,14 @@ describe('replace', () => {
     expect(textOf({ recipe: 'replace', find: 'a.b', replace: 'c', wordBoundary: false }, 'x.txt', 'a.b axb xa.b')).toBe('c axb xc');
   });
 
+  it('matches a literal with the i flag whatever its case, and one step serves many files', () => {
+    const step = { recipe: 'replace', find: 'OldName', replace: 'newName', flags: 'i' };
+    expect(textOf(step, 'a.txt', 'oldname OLDNAME')).toBe('newName newName');
+    const parsed = RecipeStep.parse({ recipe: 'replace', find: 'pkg5', replace: 'pkg5-renamed' });
+    const texts = ['{"name": "pkg5"}', '{"name": "pkg4"}', 'pkg5 pkg55'];
+    expect(texts.map((text) => applyRecipeToFile(parsed, { path: 'p.json', text }, { syntax })?.text)).toEqual(['{"name": "pkg5-renamed"}', undefined, 'pkg5-renamed pkg55']);
+  });
+
   it('applies a global regex with flags and $1 groups', () => {
     const step = { recipe: 'replace', find: '^version: (\\d+)\\.(\\d+)$', replace: 'version: $1.$2.0', regex: true, flags: 'mi' };
     expect(textOf(step, 'v.yaml', 'VERSION: 1.2\nversion: 3.4\nx: 1\n')).toBe('version: 1.2.0\nversion: 3.4.0\nx: 1\n');

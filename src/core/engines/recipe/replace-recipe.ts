@@ -1,9 +1,18 @@
 import type { ReplaceStep } from '../../task/recipe-steps.js';
-import { compileUserRegex, expandReplacement } from '../../util/user-regex.js';
+import { compileUserRegex, expandReplacement, type UserRegex } from '../../util/user-regex.js';
 import type { FileRecipeResult, SpanEdit } from './recipe-types.js';
 import { applySpanEdits } from './span-edits.js';
 
 const IDENT = /[A-Za-z0-9_$]/;
+
+/** A step is applied to every candidate file of a repository: its pattern is compiled once. */
+const compiled = new WeakMap<ReplaceStep, UserRegex>();
+
+function patternOf(step: ReplaceStep): UserRegex {
+  let pattern = compiled.get(step);
+  if (!pattern) compiled.set(step, (pattern = compileUserRegex(step.find, step.flags ?? '', { literal: !step.regex })));
+  return pattern;
+}
 
 /**
  * A text replacement over the whole file (strings and comments included). Literal by default;
@@ -14,7 +23,9 @@ const IDENT = /[A-Za-z0-9_$]/;
  */
 export function applyReplace(step: ReplaceStep, text: string): FileRecipeResult | undefined {
   const regex = step.regex ?? false;
-  const pattern = compileUserRegex(step.find, step.flags ?? '', { literal: !regex });
+  // A case-sensitive literal absent from the text cannot match: most files are ruled out here.
+  if (!regex && !(step.flags ?? '').includes('i') && !text.includes(step.find)) return undefined;
+  const pattern = patternOf(step);
   const boundary = !regex && (step.wordBoundary ?? 'auto') !== false;
   const guardStart = boundary && IDENT.test(step.find[0]);
   const guardEnd = boundary && IDENT.test(step.find[step.find.length - 1]);
