@@ -28,7 +28,7 @@ export async function runStage(run: CliRun, io: CliIo, reporter: TerminalReporte
         fs: createMemoryFs(),
         clock: io.clock,
         logger: run.logger,
-        syntax: await createNodeSyntaxService({ wasmDir: io.env.DRAFTSMAN_WASM_DIR }),
+        syntax: () => createNodeSyntaxService({ wasmDir: io.env.DRAFTSMAN_WASM_DIR }),
         ciStatus: { read: async () => ({ state: 'unavailable', checks: [] }) },
         model: io.model ?? modelFromEnv(io.env),
         prices: parsePriceTable(io.env.DRAFTSMAN_MODEL_PRICES, 'DRAFTSMAN_MODEL_PRICES'),

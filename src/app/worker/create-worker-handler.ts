@@ -149,7 +149,7 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
       fs: deps.newFs(),
       clock,
       logger,
-      syntax: await deps.syntax(),
+      syntax: deps.syntax,
       ciStatus: githubCiStatus(api, request.owner, request.repo),
       model: deps.model,
       prices: deps.prices,

@@ -44,7 +44,11 @@ export interface PipelineDeps {
   fs: FsLike;
   clock: Clock;
   logger: Logger;
-  syntax: TreeSyntaxService;
+  /**
+   * Loads the tree-sitter grammars (the caller memoises it): called once a stage after ingestion
+   * needs them, so a command that stops after ingestion never pays for loading them.
+   */
+  syntax: () => Promise<TreeSyntaxService>;
   ciStatus: CiStatusReader;
   model?: ModelProvider;
   /** Model prices (deployment configuration) and the run's deadline on `clock`, when there is one. */
@@ -106,7 +110,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
   }
 
   await checkoutAgentBranch(deps, request, ingested, agentBranch);
-  const env = pipelineEnv(deps, request, stage, agentBranch);
+  const env = pipelineEnv(deps, request, stage, agentBranch, await deps.syntax());
   const artifactList: ArtifactList = () => Object.entries(artifacts).map(([name, url]) => ({ name, url }));
   const outcome = await runPhases(deps, request, env, ingested, artifactList);
   const outputs = outcome.outputs;
@@ -144,14 +148,14 @@ async function checkoutAgentBranch(deps: PipelineDeps, request: PipelineRequest,
   });
 }
 
-function pipelineEnv(deps: PipelineDeps, request: PipelineRequest, stage: { policy: PipelineEnv['policy']; base: { baseRef: string } }, agentBranch: string): PipelineEnv {
+function pipelineEnv(deps: PipelineDeps, request: PipelineRequest, stage: { policy: PipelineEnv['policy']; base: { baseRef: string } }, agentBranch: string, syntax: TreeSyntaxService): PipelineEnv {
   const { attempt } = request;
   const followUp = attempt.attemptRequest?.followUp;
   return {
     store: deps.store,
     clock: deps.clock,
     logger: deps.logger,
-    syntax: deps.syntax,
+    syntax,
     ciStatus: deps.ciStatus,
     model: deps.model,
     prices: deps.prices,

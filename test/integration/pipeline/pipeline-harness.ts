@@ -73,7 +73,7 @@ export async function runOnce(options: PipelineRunOptions): Promise<PipelineResu
     fs: createMemoryFs(),
     clock: options.clock ?? fixedClock,
     logger: silentLogger,
-    syntax: options.syntax ?? (await sharedSyntax()),
+    syntax: options.syntax ? () => Promise.resolve(options.syntax as TreeSyntaxService) : sharedSyntax,
     ciStatus: { read: async () => ({ state: 'unavailable', checks: [] }) },
     model: options.model,
     prices: options.prices,
