@@ -13,11 +13,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { runCli } from '../src/app/cli/run-cli.js';
 import { generateLargeRepo, gitEnv } from '../test/fixtures/make-repo.js';
 import { mavenMultiModuleRepo } from '../test/fixtures/realistic-repos.js';
 import { DEMO_POLICY, MIGRATION_TASK as DEMO_TASK } from '../test/fixtures/migration-task.js';
-import { runNodeChild, startHeapSampler, type MemoryPeak } from './child-process.js';
+import { runNodeChild, type MemoryPeak } from './child-process.js';
+import { runCliTimed } from './cli-child.js';
 import type { BenchRecord } from './bench-record.js';
 
 export type { BenchRecord };
@@ -56,29 +56,7 @@ function cliArgs(command: 'run' | 'map', repo: string, taskFile: string, out: st
 
 /** In the child: one `draftsman run --publish --json` (or `map --json`), timed, with its memory peak. */
 async function childMain(command: 'run' | 'map', repo: string, taskFile: string, out: string): Promise<void> {
-  const env: Record<string, string | undefined> = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('DRAFTSMAN_')) delete env[key];
-  let stdout = '';
-  let stderr = '';
-  const sampler = startHeapSampler();
-  const start = performance.now();
-  const code = await runCli(cliArgs(command, repo, taskFile, out), {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text.slice(0, 4000)),
-    env,
-    cwd: process.cwd(),
-    clock: { now: () => Date.now() },
-    isTty: false,
-  });
-  const ms = performance.now() - start;
-  const peak = sampler.stop();
-  const last = stdout.trim().split('\n').pop() ?? '';
-  let summary: { status?: string; reason?: string; artifacts?: Record<string, string>; phases?: ChildResult['phases'] } = {};
-  try {
-    summary = JSON.parse(last) as typeof summary;
-  } catch {
-    summary = { reason: stderr.trim().split('\n').pop()?.slice(0, 200) };
-  }
+  const { ms, code, summary, ...peak } = await runCliTimed(cliArgs(command, repo, taskFile, out));
   process.stdout.write(`${JSON.stringify({ ms, code, status: summary.status, reason: summary.reason, phases: summary.phases, ...peak } satisfies ChildResult)}\n`);
 }
 

@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { z } from 'zod';
-import { runCli } from '../src/app/cli/run-cli.js';
+import { runCliTimed } from './cli-child.js';
 import { HttpRepoSource } from '../src/app/git/http-repo-source.js';
 import { createMemoryFs } from '../src/app/local/memfs-adapter.js';
 import { createNodeSyntaxService } from '../src/app/local/node-grammar-loader.js';
@@ -130,29 +130,7 @@ function discoveryMsOf(attemptDir: string): number | undefined {
 
 /** In the child: one CLI command (`ingest`, `map`, `run --task-file`), timed after the imports. */
 async function cliChild(args: string[]): Promise<void> {
-  const env: Record<string, string | undefined> = { ...process.env };
-  for (const key of Object.keys(env)) if (key.startsWith('DRAFTSMAN_')) delete env[key];
-  let stdout = '';
-  let stderr = '';
-  const sampler = startHeapSampler();
-  const start = performance.now();
-  const code = await runCli([...args, '--json'], {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text.slice(0, 4000)),
-    env,
-    cwd: process.cwd(),
-    clock: { now: () => Date.now() },
-    isTty: false,
-  });
-  const ms = performance.now() - start;
-  const peak = sampler.stop();
-  const Summary = z.object({ status: z.string().optional(), reason: z.string().optional(), artifacts: z.record(z.string(), z.string()).optional() });
-  let summary: z.infer<typeof Summary> = {};
-  try {
-    summary = Summary.parse(JSON.parse(stdout.trim().split('\n').pop() ?? ''));
-  } catch {
-    summary = { reason: stderr.trim().split('\n').pop()?.slice(0, 200) };
-  }
+  const { ms, code, summary, ...peak } = await runCliTimed(args);
   const ingestion = summary.artifacts?.['ingestion.json'];
   const ingestMs = ingestion ? z.object({ durationMs: z.number() }).safeParse(JSON.parse(readFileSync(ingestion, 'utf8'))).data?.durationMs : undefined;
   const discoveryMs = ingestion ? discoveryMsOf(dirname(ingestion)) : undefined;
