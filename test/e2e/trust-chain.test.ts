@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliveryKey, parseDeliveryKey } from '../../src/core/artifacts/keys.js';
 import { AccessDenied } from '../helpers/iam-policy.js';
 import { startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
@@ -13,10 +14,14 @@ describe('a compromised worker reaches its own run only', () => {
   let h: AppHarness;
   const outcomes: [string, string][] = [];
   let own = '';
+  /** The one object the webhook stored for the intake: the only dispatch outside the run's own keys. */
+  let webhookDelivery = '';
 
   beforeAll(async () => {
     h = await startAppHarness();
-    expect((await h.deliver('issues', h.payloads.labeled(1))).statusCode).toBe(202);
+    const delivered = await h.deliver('issues', h.payloads.labeled(1));
+    expect(delivered.statusCode).toBe(202);
+    webhookDelivery = deliveryKey(delivered.deliveryId);
     const stop = h.interceptWorkerWrites(async (key, store) => {
       if (own) return;
       own = /^runs\/acme\/orders\/([^/]+)\//.exec(key)![1];
@@ -57,7 +62,8 @@ describe('a compromised worker reaches its own run only', () => {
     const keys = (await h.objects()).map((o) => o.key);
     expect(keys).not.toContain('runs/acme/orders/attempts/request.json');
     expect(keys.filter((k) => k.startsWith('runs/evil/') || k.startsWith('runs/acme/orders/zzzzzzzzzzzz/'))).toEqual([]);
-    expect(h.dispatched.map((d) => d.key).filter((k) => !k.startsWith(`runs/acme/orders/${own}/`))).toEqual([]);
+    expect(h.dispatched.map((d) => d.key).filter((k) => !k.startsWith(`runs/acme/orders/${own}/`))).toEqual([webhookDelivery]);
+    expect(keys.filter((k) => parseDeliveryKey(k) !== undefined)).toEqual([webhookDelivery]);
     expect(h.standin.repo(h.fullName).pulls.size).toBe(1);
     expect(await h.json(`runs/acme/orders/${own}/publish.json`)).toMatchObject({ prNumber: expect.any(Number) });
   });
