@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliveryKey, parseDeliveryKey } from '../../src/core/artifacts/keys.js';
 import { DEFAULT_POLICY, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
 /** `agent.enabled: false` on the default branch: every trigger gets one short reply and nothing runs. */
@@ -19,12 +20,16 @@ describe('a repository whose policy disables the App', () => {
     ['a label', 1, (x: AppHarness) => x.deliver('issues', x.payloads.labeled(1))],
     ['/agent run', 2, (x: AppHarness) => x.deliver('issue_comment', x.payloads.comment(2, '/agent run'))],
   ])('%s gets one short reply and starts nothing', async (_what, issue, deliver) => {
-    expect((await deliver(h)).statusCode).toBe(202);
+    const delivered = await deliver(h);
+    expect(delivered.statusCode).toBe(202);
     const comments = h.comments(issue);
     expect(comments).toHaveLength(1);
     expect(comments[0].body).toContain('agent.enabled: false');
     expect(comments[0].body.length).toBeLessThan(200);
-    expect((await h.objects()).map((o) => o.key)).toEqual([]);
+    // Only the deliveries the webhook stored for the intake: no run, no lock, no request.
+    const keys = (await h.objects()).map((o) => o.key);
+    expect(keys).toContain(deliveryKey(delivered.deliveryId));
+    expect(keys.filter((k) => parseDeliveryKey(k) === undefined)).toEqual([]);
     expect(h.pending()).toEqual([]);
   });
 });
