@@ -96,7 +96,7 @@ interface CliChildResult extends MemoryPeak {
   code: number;
   status?: string;
   reason?: string;
-  /** Phase durations from the run's artifacts: ingestion.json and the ledger's discovery entries. */
+  /** Stage durations from the command's `--json` phases. */
   ingestMs?: number;
   discoveryMs?: number;
 }
@@ -116,24 +116,13 @@ interface MapChildResult extends MemoryPeak {
   mapDigest: string;
 }
 
-const LedgerEntry = z.object({ at: z.string(), phase: z.string().optional(), type: z.string() });
-
-/** Discovery's duration from the attempt's ledger (PHASE_STARTED to its CHECKPOINT). */
-function discoveryMsOf(attemptDir: string): number | undefined {
-  const dir = join(attemptDir, 'ledger');
-  if (!existsSync(dir)) return undefined;
-  const entries = readdirSync(dir).map((f) => LedgerEntry.safeParse(JSON.parse(readFileSync(join(dir, f), 'utf8')))).flatMap((r) => (r.success ? [r.data] : []));
-  const started = entries.find((e) => e.phase === 'discovery' && e.type === 'PHASE_STARTED');
-  const done = entries.find((e) => e.phase === 'discovery' && e.type === 'CHECKPOINT');
-  return started && done ? Date.parse(done.at) - Date.parse(started.at) : undefined;
-}
-
 /** In the child: one CLI command (`ingest`, `map`, `run --task-file`), timed after the imports. */
 async function cliChild(args: string[]): Promise<void> {
   const { ms, code, summary, ...peak } = await runCliTimed(args);
-  const ingestion = summary.artifacts?.['ingestion.json'];
-  const ingestMs = ingestion ? z.object({ durationMs: z.number() }).safeParse(JSON.parse(readFileSync(ingestion, 'utf8'))).data?.durationMs : undefined;
-  const discoveryMs = ingestion ? discoveryMsOf(dirname(ingestion)) : undefined;
+  // The run's own stage timings (`--json` phases), the same figures the e2e benchmark reports.
+  const phaseMs = (phase: string) => summary.phases?.find((p) => p.phase === phase)?.ms;
+  const ingestMs = phaseMs('ingestion');
+  const discoveryMs = phaseMs('discovery');
   process.stdout.write(`${JSON.stringify({ ms, code, status: summary.status, reason: summary.reason, ingestMs, discoveryMs, ...peak } satisfies CliChildResult)}\n`);
 }
 

@@ -20,11 +20,12 @@ import { scopesFor } from '../src/app/tokens/token-scopes.js';
 import { CapturingLogger } from '../src/app/logger.js';
 import { createIntakeHandler } from '../src/app/webhook/create-intake-handler.js';
 import { createWebhookHandler } from '../src/app/webhook/create-webhook-handler.js';
-import type { ArtifactStore, TokenBroker } from '../src/core/ports.js';
+import type { TokenBroker } from '../src/core/ports.js';
 import { STANDIN_GITHUB_POLICY, startGitHubStandin } from '../test/helpers/github-standin/index.js';
 import { createTestS3Client, startS3Server } from '../test/helpers/s3-server.js';
 import { fixedClock, testAppKey } from '../test/integration/github/standin-fixture.js';
 import type { BenchRecord } from './bench-record.js';
+import { recordingPuts } from '../test/helpers/recording-store.js';
 
 export type { BenchRecord };
 
@@ -203,20 +204,10 @@ export async function runWebhookBench(options: { deliveries?: number; latencyMs?
     const stored: string[] = [];
     /** How long each of those writes took (the S3 PUT inside the acknowledgement). */
     const putMs: number[] = [];
-    const webhookStore: ArtifactStore = {
-      get: (key) => store.get(key),
-      list: (prefix) => store.list(prefix),
-      delete: (key) => store.delete(key),
-      putIfAbsent: (key, body, o) => store.putIfAbsent(key, body, o),
-      putIfMatch: (key, body, etag, o) => store.putIfMatch(key, body, etag, o),
-      put: async (key, body, o) => {
-        const start = performance.now();
-        const etag = await store.put(key, body, o);
-        putMs.push(performance.now() - start);
-        stored.push(key);
-        return etag;
-      },
-    };
+    const webhookStore = recordingPuts(store, (key, ms) => {
+      putMs.push(ms);
+      stored.push(key);
+    });
     const handler = createWebhookHandler({ store: webhookStore, clock, logger, secret: SECRET, botLogin: BOT });
     const tokenOptions = { appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, policy: STANDIN_GITHUB_POLICY };
     const build = (tokens: TokenBroker) =>

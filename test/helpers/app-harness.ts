@@ -35,6 +35,7 @@ import { roleStatements } from './stack-roles.js';
 import { STANDIN_GITHUB_POLICY, startGitHubStandin, type GitHubStandin, type RepoPermission, type SeedFile, type StandinOptions, type StandinRepoSeed } from './github-standin/index.js';
 import { encodeS3EventKey, startS3Server, type S3TestServer } from './s3-server.js';
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedModelServerOptions } from './scripted-model-server.js';
+import { recordingPuts } from './recording-store.js';
 
 /**
  * The whole App on loopback, for end-to-end, security and reliability tests (issues 6 and 7):
@@ -435,18 +436,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   const roleStore = (role: string) => policyScopedStore(store, s3.bucket, [roleStatements(role, { bucket: s3.bucket })], {});
   const webhookRoleStore = roleStore('WebhookRole');
   const storedByWebhook: string[] = [];
-  const webhookStore: ArtifactStore = {
-    get: (key) => webhookRoleStore.get(key),
-    list: (prefix) => webhookRoleStore.list(prefix),
-    delete: (key) => webhookRoleStore.delete(key),
-    putIfAbsent: (key, body, o) => webhookRoleStore.putIfAbsent(key, body, o),
-    putIfMatch: (key, body, etag, o) => webhookRoleStore.putIfMatch(key, body, etag, o),
-    async put(key, body, o) {
-      const etag = await webhookRoleStore.put(key, body, o);
-      storedByWebhook.push(key);
-      return etag;
-    },
-  };
+  const webhookStore = recordingPuts(webhookRoleStore, (key) => storedByWebhook.push(key));
   const webhook = createWebhookHandler({ store: webhookStore, clock, logger: loggers.webhook, secret, botLogin: HARNESS_BOT_LOGIN });
   const intake = await createIntakeHandler({
     store: roleStore('IntakeRole'),
