@@ -19,7 +19,8 @@ import type { Readable } from 'node:stream';
  * 2. the conditional-write shim s3rver lacks (PLATFORM-NOTES): a PUT with `If-None-Match: *` on
  *    an existing key, or with an `If-Match` that is not the current ETag (or on a missing key),
  *    gets 412 PreconditionFailed. Every PUT/DELETE on a key is serialised with its check, so
- *    concurrent conditional writes have exactly one winner.
+ *    concurrent conditional writes have exactly one winner; GET/HEAD take the same turn, so a read
+ *    never sees an object half rewritten (S3 PUTs are atomic, s3rver's file writes are not).
  *
  * s3rver's `'event'` records are normalised to the AWS S3 notification shape (`S3Event` of
  * @types/aws-lambda): key URL-encoded as AWS does (space as `+`, `/` kept), eTag unquoted.
@@ -240,6 +241,19 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
 
   const conditionalWrites: Middleware = async (ctx, next) => {
     const key = objectKeyOf(ctx.path);
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && key !== '') {
+      // S3 writes are atomic: a read sees the whole old or the whole new object. s3rver rewrites
+      // the file in place, so a read beside an overwrite can see a truncated body. Reads take the
+      // key's turn and are buffered inside it (Koa would stream the file after the turn ends).
+      return withKeyLock(key, async () => {
+        await next();
+        if (ctx.body && typeof (ctx.body as Readable).pipe === 'function') {
+          const chunks: Buffer[] = [];
+          for await (const chunk of ctx.body as Readable) chunks.push(Buffer.from(chunk as Uint8Array));
+          ctx.body = Buffer.concat(chunks);
+        }
+      });
+    }
     const isObjectWrite = (ctx.method === 'PUT' || ctx.method === 'DELETE') && key !== '' && !ctx.get('x-amz-copy-source');
     if (!isObjectWrite) return next();
     return withKeyLock(key, async () => {
