@@ -15,41 +15,93 @@ export interface IndexedObject {
  */
 export function writePackIndex(objects: readonly IndexedObject[], packTrailer: Uint8Array): { idx: Buffer; oids: string[] } {
   const count = objects.length;
-  // Names as bytes, sorted on their first four bytes as numbers (ties, rare, byte by byte).
-  const names = Buffer.allocUnsafe(count * 20);
-  objects.forEach((e, i) => names.write(e.oid!, i * 20, 'hex'));
-  const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => names.readUInt32BE(a * 20) - names.readUInt32BE(b * 20) || names.compare(names, a * 20, a * 20 + 20, b * 20, b * 20 + 20));
-  const sorted = order.map((i) => objects[i]);
-  const large = sorted.filter((e) => e.offset >= 0x80000000);
-  const size = 8 + 256 * 4 + count * (20 + 4 + 4) + large.length * 8 + 40;
+  const names = new Uint8Array(count * 20);
+  for (let i = 0; i < count; i++) hexInto(objects[i].oid!, names, i * 20);
+  const order = sortedOrder(names, count);
+  let large = 0;
+  for (const e of objects) if (e.offset >= 0x80000000) large++;
+  const size = 8 + 256 * 4 + count * (20 + 4 + 4) + large * 8 + 40;
   const idx = Buffer.alloc(size);
-  idx.writeUInt32BE(0xff744f63, 0);
-  idx.writeUInt32BE(2, 4);
+  const view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
+  view.setUint32(0, 0xff744f63);
+  view.setUint32(4, 2);
+  const namesAt = 8 + 256 * 4;
+  const crcsAt = namesAt + count * 20;
+  const offsetsAt = crcsAt + count * 4;
+  const largeAt = offsetsAt + count * 4;
+  const oids: string[] = new Array(count);
   const fanout = new Uint32Array(256);
-  for (const i of order) fanout[names[i * 20]]++;
-  let running = 0;
-  for (let b = 0; b < 256; b++) {
-    running += fanout[b];
-    idx.writeUInt32BE(running, 8 + b * 4);
-  }
-  let p = 8 + 256 * 4;
-  for (const i of order) p += names.copy(idx, p, i * 20, i * 20 + 20);
-  for (const e of sorted) p = idx.writeUInt32BE(e.crc, p);
   let largeIndex = 0;
-  const largeAt = p + count * 4;
-  for (const e of sorted) {
+  for (let i = 0; i < count; i++) {
+    const from = order[i];
+    const e = objects[from];
+    oids[i] = e.oid!;
+    const at = namesAt + i * 20;
+    for (let k = 0; k < 20; k++) idx[at + k] = names[from * 20 + k];
+    fanout[names[from * 20]]++;
+    view.setUint32(crcsAt + i * 4, e.crc);
     if (e.offset >= 0x80000000) {
-      idx.writeUInt32BE((0x80000000 | largeIndex) >>> 0, p);
-      idx.writeBigUInt64BE(BigInt(e.offset), largeAt + largeIndex * 8);
+      view.setUint32(offsetsAt + i * 4, (0x80000000 | largeIndex) >>> 0);
+      view.setBigUint64(largeAt + largeIndex * 8, BigInt(e.offset));
       largeIndex++;
-    } else idx.writeUInt32BE(e.offset, p);
-    p += 4;
+    } else view.setUint32(offsetsAt + i * 4, e.offset);
   }
-  p = largeAt + large.length * 8;
+  let running = 0;
+  for (let b = 0; b < 256; b++) view.setUint32(8 + b * 4, (running += fanout[b]));
+  let p = largeAt + large * 8;
   idx.set(packTrailer, p);
   p += 20;
   createHash('sha1').update(idx.subarray(0, p)).digest().copy(idx, p);
-  return { idx, oids: sorted.map((e) => e.oid!) };
+  return { idx, oids };
+}
+
+const HEX = new Int8Array(128).fill(-1);
+for (let c = 0; c < 16; c++) {
+  HEX['0123456789abcdef'.charCodeAt(c)] = c;
+  HEX['0123456789ABCDEF'.charCodeAt(c)] = c;
+}
+
+/** A 40-digit hex object name as 20 bytes at `at`. */
+function hexInto(oid: string, out: Uint8Array, at: number): void {
+  if (oid.length !== 40) throw new Error(`not an object name: ${oid.slice(0, 50)}`);
+  for (let k = 0; k < 20; k++) {
+    const hi = HEX[oid.charCodeAt(2 * k) & 127];
+    const lo = HEX[oid.charCodeAt(2 * k + 1) & 127];
+    if (hi < 0 || lo < 0) throw new Error(`not an object name: ${oid}`);
+    out[at + k] = (hi << 4) | lo;
+  }
+}
+
+/** Positions 0..count-1 ordered by their 20-byte names in `names`, as `git index-pack` sorts them. */
+function sortedOrder(names: Uint8Array, count: number): Uint32Array {
+  const order = new Uint32Array(count);
+  const prefix = (i: number) => ((names[i * 20] << 24) | (names[i * 20 + 1] << 16) | (names[i * 20 + 2] << 8) | names[i * 20 + 3]) >>> 0;
+  const compareNames = (a: number, b: number): number => {
+    for (let k = 0; k < 20; k++) {
+      const d = names[a * 20 + k] - names[b * 20 + k];
+      if (d !== 0) return d;
+    }
+    return 0;
+  };
+  if (count >= 1 << 21) {
+    for (let i = 0; i < count; i++) order[i] = i;
+    return order.sort(compareNames);
+  }
+  // Each key is the name's first four bytes and its position, exact in a double (32 + 21 bits):
+  // a native numeric sort, no comparator call per step.
+  const keys = new Float64Array(count);
+  for (let i = 0; i < count; i++) keys[i] = prefix(i) * 2097152 + i;
+  keys.sort();
+  for (let i = 0; i < count; i++) order[i] = keys[i] % 2097152;
+  // Names sharing their first four bytes (rare) are ordered on the rest.
+  for (let i = 1; i < count; i++) {
+    if (prefix(order[i]) !== prefix(order[i - 1])) continue;
+    let j = i;
+    while (j < count && prefix(order[j]) === prefix(order[i - 1])) j++;
+    order.subarray(i - 1, j).sort(compareNames);
+    i = j - 1;
+  }
+  return order;
 }
 
 interface PackIndex {
