@@ -38,6 +38,12 @@ export interface FsLike {
     symlink(target: string, path: string): Promise<void>;
     chmod(path: string, mode: number): Promise<void>;
   };
+  /**
+   * Store `data` as the file's content without copying it, where the file system can: the caller
+   * hands the bytes over and never changes them afterwards. For a pack of tens of megabytes a copy
+   * is that much fresh memory touched; absent, callers write the file as usual.
+   */
+  keepFile?(path: string, data: Uint8Array): Promise<void>;
 }
 
 /** A stored object: its bytes and an opaque version tag for compare-and-swap. */

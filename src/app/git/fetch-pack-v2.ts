@@ -39,67 +39,89 @@ async function readAll(body: AsyncIterableIterator<Uint8Array> | undefined): Pro
   return Buffer.concat(chunks, total);
 }
 
-/** The payloads of a response's pkt-lines, flush and delimiter packets skipped. */
-function* pktPayloads(raw: Buffer): Generator<Buffer> {
-  let at = 0;
-  while (at + 4 <= raw.length) {
-    const length = pktLength(raw, at);
-    if (length < 4) {
-      at += 4;
-      continue;
-    }
-    yield raw.subarray(at + 4, at + length);
-    at += length;
-  }
-}
-
-function pktLength(raw: Buffer, at: number): number {
-  const length = parseInt(raw.toString('latin1', at, at + 4), 16);
-  if (Number.isNaN(length)) throw new FetchPackError('malformed pkt-line');
-  return length;
-}
-
 /**
- * The same payloads as they arrive, so the pack can be indexed while it downloads. Only a
- * partial pkt-line (at most 64 KiB) is carried over between chunks.
+ * pkt-lines cut from a response as its bytes arrive. Inside the packfile section, the data of
+ * side band 1 goes to `onPackData` in the pieces the network delivered, neither joined nor copied
+ * (the indexer copies them once, into the pack); any other payload (text lines, progress, errors)
+ * is joined and handed to `onPayload` whole. Flush and delimiter packets are skipped.
  */
-async function* pktPayloadStream(body: AsyncIterableIterator<Uint8Array> | undefined): AsyncGenerator<Buffer> {
-  let parts: Buffer[] = [];
-  let have = 0;
-  // Bytes the next pkt-line needs before it can be cut: chunks are joined only then.
-  let need = 4;
-  for await (const chunk of body ?? []) {
-    parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-    have += chunk.byteLength;
-    if (have < need) continue;
-    const raw = parts.length === 1 ? parts[0] : Buffer.concat(parts, have);
+export class PktLineReader {
+  private readonly header = Buffer.alloc(4);
+  private headerHave = 0;
+  /** Payload bytes of the current pkt-line still to come. */
+  private left = 0;
+  /** What the current payload is, decided at its first byte. */
+  private mode: 'pack' | 'whole' | undefined;
+  private parts: Buffer[] = [];
+
+  constructor(
+    private readonly inPackfile: () => boolean,
+    private readonly onPackData: (piece: Buffer) => void,
+    private readonly onPayload: (payload: Buffer) => void,
+  ) {}
+
+  push(chunk: Buffer): void {
     let at = 0;
-    for (;;) {
-      if (raw.length - at < 4) {
-        need = 4;
-        break;
-      }
-      const length = pktLength(raw, at);
-      if (length < 4) {
-        at += 4;
+    while (at < chunk.length) {
+      if (this.left === 0) {
+        const take = Math.min(4 - this.headerHave, chunk.length - at);
+        chunk.copy(this.header, this.headerHave, at, at + take);
+        this.headerHave += take;
+        at += take;
+        if (this.headerHave < 4) return;
+        this.headerHave = 0;
+        const text = this.header.toString('latin1');
+        if (!/^[0-9a-f]{4}$/i.test(text)) throw new FetchPackError('malformed pkt-line');
+        const length = parseInt(text, 16);
+        if (length < 4) continue;
+        this.left = length - 4;
+        this.mode = undefined;
+        if (this.left === 0) this.onPayload(Buffer.alloc(0));
         continue;
       }
-      if (raw.length - at < length) {
-        need = length;
-        break;
+      if (this.mode === undefined) {
+        this.mode = this.inPackfile() && chunk[at] === 1 ? 'pack' : 'whole';
+        if (this.mode === 'pack') {
+          at += 1;
+          this.left -= 1;
+          if (this.left === 0) this.mode = undefined;
+          continue;
+        }
       }
-      yield raw.subarray(at + 4, at + length);
-      at += length;
+      const take = Math.min(this.left, chunk.length - at);
+      const piece = chunk.subarray(at, at + take);
+      at += take;
+      this.left -= take;
+      if (this.mode === 'pack') this.onPackData(piece);
+      else this.parts.push(piece);
+      if (this.left === 0) {
+        if (this.mode === 'whole') {
+          const parts = this.parts;
+          this.parts = [];
+          this.onPayload(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+        }
+        this.mode = undefined;
+      }
     }
-    parts = at < raw.length ? [raw.subarray(at)] : [];
-    have = raw.length - at;
   }
-  if (have > 0) throw new FetchPackError('truncated pkt-line');
+
+  /** The response ended: nothing may be left half read. */
+  end(): void {
+    if (this.left > 0 || this.headerHave > 0) throw new FetchPackError('truncated pkt-line');
+  }
 }
 
-/** Text pkt-lines of a response, flush and delimiter packets skipped. */
+/** Text pkt-lines of a whole response, flush and delimiter packets skipped. */
 function pktLines(raw: Buffer): string[] {
-  return [...pktPayloads(raw)].map((payload) => payload.toString('utf8').replace(/\n$/, ''));
+  const lines: string[] = [];
+  const reader = new PktLineReader(
+    () => false,
+    () => undefined,
+    (payload) => lines.push(payload.toString('utf8').replace(/\n$/, '')),
+  );
+  reader.push(raw);
+  reader.end();
+  return lines;
 }
 
 /**
@@ -178,31 +200,39 @@ export async function fetchPackV2(options: FetchPackV2Options): Promise<{ packBy
   let refused: { error: unknown } | undefined;
   const shallow: string[] = [];
   let section = '';
-  for await (const payload of pktPayloadStream(response.body)) {
-    if (section === 'packfile') {
-      const band = payload[0];
-      if (band === 1) {
-        packChunks++;
-        if (refused) continue;
-        try {
-          indexer.push(payload.subarray(1));
-        } catch (error) {
-          refused = { error };
-        }
-      } else if (band === 3) throw new FetchPackError(`server error: ${payload.subarray(1).toString('utf8').trim().slice(0, 200)}`, 200, true);
-      continue;
-    }
-    const line = payload.toString('utf8').replace(/\n$/, '');
-    if (line === 'shallow-info' || line === 'packfile' || line === 'acknowledgments' || line === 'wanted-refs') section = line;
-    else if (line.startsWith('ERR ')) throw new FetchPackError(`server error: ${line.slice(4, 200)}`, 200, /not our ref|want/i.test(line));
-    else if (section === 'shallow-info' && line.startsWith('shallow ')) shallow.push(line.slice(8));
-  }
+  const reader = new PktLineReader(
+    () => section === 'packfile',
+    (piece) => {
+      packChunks++;
+      if (refused) return;
+      try {
+        indexer.push(piece);
+      } catch (error) {
+        refused = { error };
+      }
+    },
+    (payload) => {
+      if (section === 'packfile') {
+        // Side band 2 is progress (asked not to come); 3 is a fatal error.
+        if (payload[0] === 3) throw new FetchPackError(`server error: ${payload.subarray(1).toString('utf8').trim().slice(0, 200)}`, 200, true);
+        return;
+      }
+      const line = payload.toString('utf8').replace(/\n$/, '');
+      if (line === 'shallow-info' || line === 'packfile' || line === 'acknowledgments' || line === 'wanted-refs') section = line;
+      else if (line.startsWith('ERR ')) throw new FetchPackError(`server error: ${line.slice(4, 200)}`, 200, /not our ref|want/i.test(line));
+      else if (section === 'shallow-info' && line.startsWith('shallow ')) shallow.push(line.slice(8));
+    },
+  );
+  for await (const chunk of response.body ?? []) reader.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  reader.end();
   if (refused) throw refused.error;
   if (section !== 'packfile' || packChunks === 0) throw new FetchPackError('no packfile section: not a protocol v2 answer');
   const { idx, oids, packSha, pack, catalog } = await indexer.finish();
   if (!wants.every((w) => catalog.has(w))) throw new FetchPackError('the pack does not hold every wanted object');
   await fs.promises.mkdir(`${gitdir}/objects/pack`, { recursive: true });
-  await fs.promises.writeFile(`${gitdir}/objects/pack/pack-${packSha}.pack`, pack);
+  // The catalog keeps reading `pack`: the file system may keep it too rather than a copy.
+  const packPath = `${gitdir}/objects/pack/pack-${packSha}.pack`;
+  await (fs.keepFile ? fs.keepFile(packPath, pack) : fs.promises.writeFile(packPath, pack));
   await fs.promises.writeFile(`${gitdir}/objects/pack/pack-${packSha}.idx`, idx);
   if (shallow.length > 0) await fs.promises.writeFile(`${gitdir}/shallow`, `${shallow.sort().join('\n')}\n`);
   else if (options.depth !== undefined || options.deepenSince !== undefined) await fs.promises.unlink(`${gitdir}/shallow`).catch(() => undefined);

@@ -24,4 +24,25 @@ describe('createMemoryFs', () => {
     const oid = await git.writeBlob({ fs, gitdir: '/r/.git', blob: new TextEncoder().encode('x\n') });
     expect(new TextDecoder().decode((await git.readBlob({ fs, gitdir: '/r/.git', oid })).blob)).toBe('x\n');
   });
+
+  it('keeps a file\'s bytes without copying them: same content, no new backing memory (writeFile copies)', async () => {
+    const fs = createMemoryFs();
+    await fs.promises.mkdir('/p', { recursive: true } as never);
+    const size = 16 * 1024 * 1024;
+    const data = Buffer.alloc(size, 7);
+    data.write('pack', 0);
+    const before = process.memoryUsage().arrayBuffers;
+    await fs.keepFile!('/p/kept.pack', data);
+    const kept = process.memoryUsage().arrayBuffers - before;
+    // The same bytes through writeFile: memfs takes a copy.
+    const beforeWrite = process.memoryUsage().arrayBuffers;
+    await fs.promises.writeFile('/p/copied.pack', data);
+    const copied = process.memoryUsage().arrayBuffers - beforeWrite;
+    expect(kept).toBeLessThan(size / 4);
+    expect(copied).toBeGreaterThanOrEqual(size);
+    const read = (await fs.promises.readFile('/p/kept.pack')) as Uint8Array;
+    expect(Buffer.from(read).equals(data)).toBe(true);
+    expect((await fs.promises.stat('/p/kept.pack')).size).toBe(size);
+  });
 });
+
