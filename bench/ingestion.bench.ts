@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { HttpRepoSource } from '../src/app/git/http-repo-source.js';
 import { createMemoryFs } from '../src/app/local/memfs-adapter.js';
+import { keepYoungGenerationSize } from '../src/app/runtime/young-generation.js';
 import { ingestRepository } from '../src/core/ingestion/ingest-repository.js';
 import { DEFAULT_INGESTION_POLICY } from '../src/core/ingestion/ingestion-policy.js';
 import { parseIndex } from '../src/core/ingestion/pack-idx.js';
@@ -51,6 +52,8 @@ function ingestInChild(url: string): Promise<ChildResult> {
 }
 
 async function childMain(url: string): Promise<void> {
+  // As the composition roots that ingest (the CLI, the worker) do at start.
+  keepYoungGenerationSize();
   const rssAfterImportMb = process.memoryUsage().rss / 1048576;
   const lines: Record<string, unknown>[] = [];
   const logger = { debug() {}, info: (_m: string, meta?: Record<string, unknown>) => void lines.push(meta ?? {}), warn() {}, error() {} };
