@@ -227,7 +227,7 @@ export async function fetchPackV2(options: FetchPackV2Options): Promise<{ packBy
   reader.end();
   if (refused) throw refused.error;
   if (section !== 'packfile' || packChunks === 0) throw new FetchPackError('no packfile section: not a protocol v2 answer');
-  const { idx, oids, packSha, pack, catalog } = await indexer.finish();
+  const { idx, objects, packSha, pack, catalog } = await indexer.finish();
   if (!wants.every((w) => catalog.has(w))) throw new FetchPackError('the pack does not hold every wanted object');
   await fs.promises.mkdir(`${gitdir}/objects/pack`, { recursive: true });
   // The catalog keeps reading `pack`: the file system may keep it too rather than a copy.
@@ -236,5 +236,5 @@ export async function fetchPackV2(options: FetchPackV2Options): Promise<{ packBy
   await fs.promises.writeFile(`${gitdir}/objects/pack/pack-${packSha}.idx`, idx);
   if (shallow.length > 0) await fs.promises.writeFile(`${gitdir}/shallow`, `${shallow.sort().join('\n')}\n`);
   else if (options.depth !== undefined || options.deepenSince !== undefined) await fs.promises.unlink(`${gitdir}/shallow`).catch(() => undefined);
-  return { packBytes: pack.byteLength, objects: oids.length, shallow, catalog };
+  return { packBytes: pack.byteLength, objects, shallow, catalog };
 }

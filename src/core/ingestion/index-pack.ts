@@ -2,12 +2,11 @@ import { createHash, hash as digest, type Hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { InflateBudget, InflateSizeError, InflateTruncatedError, STREAM_OBJECT_BYTES, inflateStreaming, type InflateLimits } from './inflate-budget.js';
 import { ObjectInflater } from './object-inflater.js';
+import { ObjectSlots } from './object-slots.js';
 import { writePackIndex } from './pack-idx.js';
-import { BaseCache, PackCatalog, applyDelta, deltaTargetSize, readObjectHeader, type ObjectType } from './pack-catalog.js';
+import { applyDelta, deltaTargetSize } from './git-delta.js';
+import { BaseCache, OFS_DELTA, PACK_OBJECT_TYPES as TYPE_NAMES, PackCatalog, REF_DELTA, readObjectHeader } from './pack-catalog.js';
 
-const TYPE_NAMES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
-const OFS_DELTA = 6;
-const REF_DELTA = 7;
 /** Longest object header: type and size varint (10 bytes) plus a REF_DELTA base (20 bytes). */
 const MAX_HEADER = 32;
 const MAX_CHAIN = 10_000;
@@ -22,27 +21,11 @@ const BASE_CACHE_BYTES = 8 * 1024 * 1024;
 
 export class PackIndexError extends Error {}
 
-interface Entry {
-  offset: number;
-  /** Where the zlib stream starts. */
-  dataAt: number;
-  end: number;
-  kind: number;
-  /** Inflated size declared by the object header (for deltas: of the delta itself). */
-  size: number;
-  baseOffset?: number;
-  baseOid?: string;
-  oid?: string;
-  type?: ObjectType;
-  /** CRC-32 of the object's bytes in the pack, taken when it is complete (while the rest downloads). */
-  crc: number;
-}
-
 export interface IndexedPack {
   /** The version-2 `.idx`, byte for byte what `git index-pack` writes. */
   idx: Uint8Array;
-  /** Object ids in index (sorted) order. */
-  oids: string[];
+  /** How many objects the pack holds. */
+  objects: number;
   packSha: string;
   /** The whole pack, one buffer (the indexer's own, not a copy). */
   pack: Buffer;
@@ -68,10 +51,12 @@ export class PackIndexer {
   private length = 0;
   private count = -1;
   private at = 12;
-  private readonly entries: Entry[] = [];
-  private readonly ofsChildren = new Map<number, Entry[]>();
-  private readonly refChildren = new Map<string, Entry[]>();
-  private current?: Entry;
+  private readonly slots = new ObjectSlots();
+  /** Deltas by their base: OFS_DELTA by the base's offset, REF_DELTA by its id. */
+  private readonly ofsChildren = new Map<number, number[]>();
+  private readonly refChildren = new Map<string, number[]>();
+  /** The slot whose header is read and whose stream is not complete yet; -1 for none. */
+  private current = -1;
   /** Input needed before a truncated object is tried again (doubling, so retries cost O(size)). */
   private retryAt = 0;
   private hashed = 0;
@@ -81,7 +66,7 @@ export class PackIndexer {
   private readonly budget: InflateBudget;
   private readonly packNumber: number;
   private readonly bases = new BaseCache<number>(BASE_CACHE_BYTES);
-  private byOid?: Map<string, Entry>;
+  private byOid?: Map<string, number>;
 
   constructor(
     limits: InflateLimits | InflateBudget = {},
@@ -118,15 +103,14 @@ export class PackIndexer {
     while (!this.drain(true)) await this.streamLarge();
     if (this.at !== trailer) throw new PackIndexError('pack has trailing data');
     this.resolveRest();
-    const { idx, oids } = writePackIndex(this.entries, pack.subarray(trailer));
+    const { idx } = writePackIndex(this.slots, pack.subarray(trailer));
     // The catalog reads the pack through this indexer: keep nothing else of it alive.
     this.scratch = Buffer.alloc(0);
     this.bases.clear();
-    this.entries.length = 0;
     this.ofsChildren.clear();
     this.refChildren.clear();
     this.byOid = undefined;
-    return { idx, oids, packSha, pack, catalog: this.catalog };
+    return { idx, objects: this.slots.count, packSha, pack, catalog: this.catalog };
   }
 
   private readPackHeader(): void {
@@ -158,74 +142,93 @@ export class PackIndexer {
     // The trailer is only known at the end; until then the last 20 bytes may be it.
     const limit = final ? this.length - 20 : this.length;
     if (!final) this.hashUpTo(this.length - 20);
-    while (this.entries.length < this.count) {
-      if (!this.current) {
+    const slots = this.slots;
+    while (slots.count < this.count) {
+      if (this.current < 0) {
         if (!final && this.length - this.at < MAX_HEADER) return false;
         if (this.at >= limit) throw new PackIndexError('truncated pack');
         this.current = this.readHeader(this.at, limit);
         this.retryAt = 0;
       }
-      const entry = this.current;
-      const isDelta = entry.kind === OFS_DELTA || entry.kind === REF_DELTA;
-      if (!isDelta && entry.size > STREAM_OBJECT_BYTES) return false;
-      const available = limit - entry.dataAt;
+      const slot = this.current;
+      const isDelta = slots.isDelta(slot);
+      const size = slots.size[slot];
+      const dataAt = slots.dataAt[slot];
+      if (!isDelta && size > STREAM_OBJECT_BYTES) return false;
+      const available = limit - dataAt;
       // A stream is rarely longer than its content plus a few bytes: waiting until that much is
       // in (up to 64 KiB, then doubling) spares inflating what is certainly cut short.
-      if (!final && available < Math.max(this.retryAt, Math.min(entry.size + 64, 64 * 1024))) return false;
+      if (!final && available < Math.max(this.retryAt, Math.min(size + 64, 64 * 1024))) return false;
       // The object's git header goes in front of its content, so one call names it.
-      const header = isDelta ? '' : `${entry.type} ${entry.size}\0`;
-      const room = header.length + entry.size + 1;
-      const out = isDelta || entry.kind === 3 ? this.scratchFor(room) : Buffer.allocUnsafe(room);
+      const header = isDelta ? '' : `${TYPE_NAMES[slots.kind[slot]]} ${size}\0`;
+      const room = header.length + size + 1;
+      const out = isDelta || slots.kind[slot] === 3 ? this.scratchFor(room) : Buffer.allocUnsafe(room);
       let consumed: number;
       try {
-        consumed = this.inflater.inflateInto(this.buffer, entry.dataAt, limit, entry.size, out, out.write(header, 0, 'latin1'));
+        consumed = this.inflater.inflateInto(this.buffer, dataAt, limit, size, out, out.write(header, 0, 'latin1'));
       } catch (error) {
         if (!(error instanceof InflateSizeError)) throw error;
         if (error instanceof InflateTruncatedError && !final) {
           this.retryAt = available * 2;
           return false;
         }
-        throw new PackIndexError(`object at ${entry.offset}: ${error instanceof InflateTruncatedError ? 'truncated pack' : error.message}`);
+        throw new PackIndexError(`object at ${slots.offset[slot]}: ${error instanceof InflateTruncatedError ? 'truncated pack' : error.message}`);
       }
-      if (!isDelta) this.record(entry, entry.type!, out, header.length);
-      this.complete(entry, entry.dataAt + consumed);
-      if (isDelta) this.resolveInStream(entry, out.subarray(0, entry.size));
+      if (!isDelta) this.record(slot, slots.kind[slot], out, header.length, header.length + size);
+      this.complete(slot, dataAt + consumed);
+      if (isDelta) this.resolveInStream(slot, out.subarray(0, size));
     }
     return true;
   }
 
-  private readHeader(start: number, limit: number): Entry {
+  private readHeader(start: number, limit: number): number {
     const header = readObjectHeader(this.buffer, start);
     const { kind, size } = header;
     if (kind !== OFS_DELTA && kind !== REF_DELTA && !TYPE_NAMES[kind]) throw new PackIndexError(`unknown object type ${kind} at ${start}`);
     if (header.dataAt >= limit) throw new PackIndexError('truncated pack');
-    const entry: Entry = { offset: start, dataAt: header.dataAt, end: 0, kind, size, baseOffset: header.baseOffset, baseOid: header.baseOid, type: TYPE_NAMES[kind], crc: 0 };
+    const slots = this.slots;
+    const slot = slots.count;
+    slots.reserve(slot);
+    slots.offset[slot] = start;
+    slots.dataAt[slot] = header.dataAt;
+    slots.size[slot] = size;
+    slots.kind[slot] = kind;
+    slots.type[slot] = 0;
     // Deltas count once resolved (their target size); their own instructions only per object.
     if (kind === OFS_DELTA || kind === REF_DELTA) this.budget.object(size, `offset ${start}`);
     else this.budget.admit(size, `offset ${start}`);
-    if (kind === OFS_DELTA) push(this.ofsChildren, header.baseOffset!, entry);
-    if (kind === REF_DELTA) push(this.refChildren, header.baseOid!, entry);
-    return entry;
+    if (kind === OFS_DELTA) {
+      slots.baseOffset[slot] = header.baseOffset!;
+      push(this.ofsChildren, header.baseOffset!, slot);
+    }
+    if (kind === REF_DELTA) {
+      slots.baseOid.set(slot, header.baseOid!);
+      push(this.refChildren, header.baseOid!, slot);
+    }
+    return slot;
   }
 
-  private complete(entry: Entry, end: number): void {
-    entry.end = end;
-    entry.crc = crc32(this.buffer.subarray(entry.offset, end)) >>> 0;
+  private complete(slot: number, end: number): void {
+    const start = this.slots.offset[slot];
+    this.slots.crc[slot] = crc32(this.buffer.subarray(start, end)) >>> 0;
     this.at = end;
-    this.entries.push(entry);
-    this.current = undefined;
+    this.slots.count++;
+    this.current = -1;
   }
 
   /** The current object is too large to hold: hash it (and probe its first bytes) as a stream. */
   private async streamLarge(): Promise<void> {
-    const entry = this.current!;
-    const type = entry.type!;
-    const hash = createHash('sha1').update(`${type} ${entry.size}\0`);
+    const slot = this.current;
+    const slots = this.slots;
+    const kind = slots.kind[slot];
+    const size = slots.size[slot];
+    const dataAt = slots.dataAt[slot];
+    const hash = createHash('sha1').update(`${TYPE_NAMES[kind]} ${size}\0`);
     const head: Buffer[] = [];
     let headBytes = 0;
     let consumed: number;
     try {
-      consumed = (await inflateStreaming(this.buffer.subarray(entry.dataAt, this.length - 20), entry.size, (chunk) => {
+      consumed = (await inflateStreaming(this.buffer.subarray(dataAt, this.length - 20), size, (chunk) => {
         hash.update(chunk);
         if (headBytes < 8000) {
           head.push(chunk.subarray(0, 8000 - headBytes));
@@ -233,13 +236,15 @@ export class PackIndexer {
         }
       })).consumed!;
     } catch (error) {
-      throw error instanceof InflateSizeError ? new PackIndexError(`object at ${entry.offset}: ${error.message}`) : error;
+      throw error instanceof InflateSizeError ? new PackIndexError(`object at ${slots.offset[slot]}: ${error.message}`) : error;
     }
-    entry.oid = hash.digest('hex');
+    const name = hash.digest();
+    slots.names.set(name, slot * 20);
+    slots.type[slot] = kind;
     const first = Buffer.concat(head);
-    if (type === 'blob') this.catalog.addBlob(entry.oid, first, this.packNumber, entry.offset, entry.size);
-    else this.catalog.add(entry.oid, type, this.inflater.inflate(this.buffer.subarray(entry.dataAt, this.length - 20), entry.size).data, this.packNumber, entry.offset);
-    this.complete(entry, entry.dataAt + consumed);
+    if (kind === 3) this.catalog.addBlob(name, first, this.packNumber, slots.offset[slot], size);
+    else this.catalog.add(name, TYPE_NAMES[kind], this.inflater.inflate(this.buffer.subarray(dataAt, this.length - 20), size).data, this.packNumber, slots.offset[slot]);
+    this.complete(slot, dataAt + consumed);
   }
 
   private scratchFor(size: number): Buffer {
@@ -249,89 +254,94 @@ export class PackIndexer {
 
   /**
    * Name an object and catalog it: commits, trees and tags with their content, blobs as facts.
-   * `framed` holds the object's git header (`headerLength` bytes) then its content.
+   * `framed` holds the object's git header (`headerLength` bytes) then its content, up to `end`.
    */
-  private record(entry: Entry, type: ObjectType, framed: Buffer, headerLength: number): void {
-    const end = headerLength + (entry.kind === OFS_DELTA || entry.kind === REF_DELTA ? framed.byteLength - headerLength : entry.size);
-    const oid = digest('sha1', framed.subarray(0, end), 'hex');
-    entry.oid = oid;
-    entry.type = type;
+  private record(slot: number, type: number, framed: Buffer, headerLength: number, end: number): void {
+    const name = digest('sha1', framed.subarray(0, end), 'buffer') as unknown as Buffer;
+    this.slots.names.set(name, slot * 20);
+    this.slots.type[slot] = type;
     const content = framed.subarray(headerLength, end);
     // Blob contents may sit in the scratch buffer; only their facts are kept.
-    if (type === 'blob') this.catalog.addBlob(oid, content, this.packNumber, entry.offset);
-    else this.catalog.add(oid, type, content, this.packNumber, entry.offset);
+    if (type === 3) this.catalog.addBlob(name, content, this.packNumber, this.slots.offset[slot]);
+    else this.catalog.add(name, TYPE_NAMES[type], content, this.packNumber, this.slots.offset[slot]);
   }
 
   /**
    * Resolve an OFS_DELTA as soon as it is complete (its base is earlier in the pack, so already
    * named): the work overlaps the download. Others wait for `resolveRest`.
    */
-  private resolveInStream(entry: Entry, delta: Uint8Array): void {
-    if (entry.kind !== OFS_DELTA) return;
-    const base = this.entryAt(entry.baseOffset!);
-    if (base?.oid === undefined) return;
-    this.resolve(entry, base, delta, this.contentOf(base, 1));
+  private resolveInStream(slot: number, delta: Uint8Array): void {
+    if (this.slots.kind[slot] !== OFS_DELTA) return;
+    const base = this.slotAt(this.slots.baseOffset[slot]);
+    if (base < 0 || this.slots.type[base] === 0) return;
+    this.resolve(slot, base, delta, this.contentOf(base, 1));
   }
 
   /** Apply a delta to its base's content, name and catalog the result, and keep it while it may be a base. */
-  private resolve(entry: Entry, base: Entry, delta: Uint8Array, baseContent: Uint8Array): Uint8Array {
+  private resolve(slot: number, base: number, delta: Uint8Array, baseContent: Uint8Array): Uint8Array {
+    const offset = this.slots.offset[slot];
     // A delta's result is counted once, from the size its header declares, before it is built.
     const target = deltaTargetSize(delta);
-    this.budget.admit(target, `offset ${entry.offset}`);
-    const header = `${base.type} ${target}\0`;
+    this.budget.admit(target, `offset ${offset}`);
+    const type = this.slots.type[base];
+    const header = `${TYPE_NAMES[type]} ${target}\0`;
     let framed: Buffer;
     try {
       framed = applyDelta(baseContent, delta, header.length);
     } catch (error) {
-      throw new PackIndexError(`delta at ${entry.offset}: ${(error as Error).message}`);
+      throw new PackIndexError(`delta at ${offset}: ${(error as Error).message}`);
     }
     framed.write(header, 0, 'latin1');
-    this.record(entry, base.type!, framed, header.length);
+    this.record(slot, type, framed, header.length, framed.byteLength);
     const content = framed.subarray(header.length);
-    this.bases.set(entry.offset, content);
+    this.bases.set(offset, content);
     return content;
   }
 
-  /** The object starting at `offset`, by binary search: entries are in pack order. */
-  private entryAt(offset: number): Entry | undefined {
+  /** The slot of the object starting at `offset`, by binary search (slots are in pack order); -1 when none. */
+  private slotAt(offset: number): number {
+    const offsets = this.slots.offset;
     let lo = 0;
-    let hi = this.entries.length - 1;
+    let hi = this.slots.count - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const at = this.entries[mid].offset;
-      if (at === offset) return this.entries[mid];
+      const at = offsets[mid];
+      if (at === offset) return mid;
       if (at < offset) lo = mid + 1;
       else hi = mid - 1;
     }
-    return undefined;
+    return -1;
   }
 
   /** A named object's content: kept (commit, tree, tag), cached, or inflated (and its chain applied) again. */
-  private contentOf(entry: Entry, depth: number): Uint8Array {
-    const kept = this.catalog.get(entry.oid!)?.content;
+  private contentOf(slot: number, depth: number): Uint8Array {
+    const slots = this.slots;
+    const kept = this.catalog.contentByName(slots.names, slot * 20);
     if (kept) return kept;
-    const cached = this.bases.get(entry.offset);
+    const offset = slots.offset[slot];
+    const cached = this.bases.get(offset);
     if (cached) return cached;
     if (depth > MAX_CHAIN) throw new PackIndexError('delta chain too deep');
-    const raw = this.inflateFresh(entry);
-    if (entry.kind !== OFS_DELTA && entry.kind !== REF_DELTA) {
-      this.bases.set(entry.offset, raw);
+    const raw = this.inflateFresh(slot);
+    if (!slots.isDelta(slot)) {
+      this.bases.set(offset, raw);
       return raw;
     }
-    const base = entry.kind === OFS_DELTA ? this.entryAt(entry.baseOffset!) : this.byOid?.get(entry.baseOid!);
-    if (base?.oid === undefined) throw new PackIndexError('delta base not in the pack (thin pack)');
+    const base = slots.kind[slot] === OFS_DELTA ? this.slotAt(slots.baseOffset[slot]) : (this.byOid?.get(slots.baseOid.get(slot)!) ?? -1);
+    if (base < 0 || slots.type[base] === 0) throw new PackIndexError('delta base not in the pack (thin pack)');
     const content = applyDelta(this.contentOf(base, depth + 1), raw);
-    this.bases.set(entry.offset, content);
+    this.bases.set(offset, content);
     return content;
   }
 
-  private inflateFresh(entry: Entry): Buffer {
-    const into = Buffer.allocUnsafe(entry.size + 1);
+  private inflateFresh(slot: number): Buffer {
+    const size = this.slots.size[slot];
+    const into = Buffer.allocUnsafe(size + 1);
     try {
-      this.inflater.inflateInto(this.buffer, entry.dataAt, this.length, entry.size, into, 0);
-      return into.subarray(0, entry.size);
+      this.inflater.inflateInto(this.buffer, this.slots.dataAt[slot], this.length, size, into, 0);
+      return into.subarray(0, size);
     } catch (error) {
-      throw error instanceof InflateSizeError ? new PackIndexError(`object at ${entry.offset}: ${error.message}`) : error;
+      throw error instanceof InflateSizeError ? new PackIndexError(`object at ${this.slots.offset[slot]}: ${error.message}`) : error;
     }
   }
 
@@ -340,26 +350,34 @@ export class PackIndexer {
    * first from every named object with unnamed children, so each base is built once.
    */
   private resolveRest(): void {
-    if (this.entries.every((e) => e.oid !== undefined)) return;
-    this.byOid = new Map(this.entries.filter((e) => e.oid !== undefined).map((e) => [e.oid!, e]));
-    const waiting = (entry: Entry): Entry[] => [...(this.ofsChildren.get(entry.offset) ?? []), ...(this.refChildren.get(entry.oid!) ?? [])].filter((c) => c.oid === undefined);
-    for (let i = 0; i < this.entries.length; i++) {
-      const root = this.entries[i];
-      if (root.oid === undefined) continue;
+    const slots = this.slots;
+    const named = (slot: number) => slots.type[slot] !== 0;
+    let unnamed = 0;
+    for (let slot = 0; slot < slots.count; slot++) if (!named(slot)) unnamed++;
+    if (unnamed === 0) return;
+    this.byOid = new Map();
+    for (let slot = 0; slot < slots.count; slot++) if (named(slot)) this.byOid.set(slots.hex(slot), slot);
+    const waiting = (slot: number): number[] => {
+      const children = [...(this.ofsChildren.get(slots.offset[slot]) ?? [])];
+      if (this.refChildren.size > 0) children.push(...(this.refChildren.get(slots.hex(slot)) ?? []));
+      return children.filter((c) => !named(c));
+    };
+    for (let root = 0; root < slots.count; root++) {
+      if (!named(root)) continue;
       const children = waiting(root);
       if (children.length === 0) continue;
       const rootContent = this.contentOf(root, 1);
-      const stack = children.map((entry) => ({ entry, base: root, content: rootContent, depth: 1 }));
+      const stack = children.map((slot) => ({ slot, base: root, content: rootContent, depth: 1 }));
       while (stack.length > 0) {
-        const { entry, base, content, depth } = stack.pop()!;
+        const { slot, base, content, depth } = stack.pop()!;
         if (depth > MAX_CHAIN) throw new PackIndexError('delta chain too deep');
-        if (entry.oid !== undefined) continue;
-        const result = this.resolve(entry, base, this.inflateFresh(entry), content);
-        this.byOid.set(entry.oid!, entry);
-        for (const child of waiting(entry)) stack.push({ entry: child, base: entry, content: result, depth: depth + 1 });
+        if (named(slot)) continue;
+        const result = this.resolve(slot, base, this.inflateFresh(slot), content);
+        this.byOid.set(slots.hex(slot), slot);
+        for (const child of waiting(slot)) stack.push({ slot: child, base: slot, content: result, depth: depth + 1 });
       }
     }
-    if (this.entries.some((e) => e.oid === undefined)) throw new PackIndexError('delta base not in the pack (thin pack)');
+    for (let slot = 0; slot < slots.count; slot++) if (!named(slot)) throw new PackIndexError('delta base not in the pack (thin pack)');
   }
 }
 
@@ -368,8 +386,8 @@ export async function indexPack(pack: Uint8Array, limits: InflateLimits | Inflat
   return new PackIndexer(limits, catalog, pack).finish();
 }
 
-function push<K>(map: Map<K, Entry[]>, key: K, entry: Entry): void {
+function push<K>(map: Map<K, number[]>, key: K, slot: number): void {
   const list = map.get(key);
-  if (list) list.push(entry);
-  else map.set(key, [entry]);
+  if (list) list.push(slot);
+  else map.set(key, [slot]);
 }

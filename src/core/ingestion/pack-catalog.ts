@@ -1,5 +1,6 @@
 import type { FsLike } from '../ports.js';
 import { InflateBudget, inflateExact, type InflateLimits } from './inflate-budget.js';
+import { applyDelta } from './git-delta.js';
 import { indexPack } from './index-pack.js';
 
 /** Git object types as they appear in a pack. */
@@ -19,9 +20,10 @@ export interface CatalogEntry {
   absent?: boolean;
 }
 
-const TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
-const OFS_DELTA = 6;
-const REF_DELTA = 7;
+/** Object types by their code in a pack's object headers (and deltas, 6 and 7). */
+export const PACK_OBJECT_TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
+export const OFS_DELTA = 6;
+export const REF_DELTA = 7;
 const BINARY_PROBE = 8000;
 const HEAD_BYTES = 1024;
 const LFS_PREFIX = Buffer.from('version https://git-lfs');
@@ -75,59 +77,172 @@ export class BaseCache<K> {
   }
 }
 
-interface Located extends CatalogEntry {
-  pack: number;
-  offset: number;
+const TYPE_CODES = Object.fromEntries(Object.entries(PACK_OBJECT_TYPES).map(([code, type]) => [type, Number(code)])) as Record<ObjectType, number>;
+const HEX = new Int8Array(128).fill(-1);
+for (let c = 0; c < 16; c++) {
+  HEX['0123456789abcdef'.charCodeAt(c)] = c;
+  HEX['0123456789ABCDEF'.charCodeAt(c)] = c;
+}
+
+/** A 40-digit hex object id as 20 bytes at `at`; false (and `out` unspecified) when it is not one. */
+export function hexToName(oid: string, out: Uint8Array, at = 0): boolean {
+  if (oid.length !== 40) return false;
+  for (let k = 0; k < 20; k++) {
+    const hi = HEX[oid.charCodeAt(2 * k) & 127];
+    const lo = HEX[oid.charCodeAt(2 * k + 1) & 127];
+    if (hi < 0 || lo < 0 || oid.charCodeAt(2 * k) > 127 || oid.charCodeAt(2 * k + 1) > 127) return false;
+    out[at + k] = (hi << 4) | lo;
+  }
+  return true;
 }
 
 /**
  * Every object of the object store's packs, by id, as the indexer saw it (see `PackIndexer`):
  * commits, trees and tags inflated, blobs as facts plus where they are. Blob contents are
  * inflated from the pack when read, deltas resolved through a cache of bases bounded by bytes.
+ *
+ * Tens of thousands of objects are held in typed arrays (names as 20 bytes, an open-addressing
+ * table over them), not as one JavaScript object and id string each: those would all survive the
+ * young generation's collections while the pack streams in, which is most of what ingesting a
+ * large repository would otherwise cost in memory and collection time. `get` builds the entry
+ * it returns.
  */
 export class PackCatalog {
-  private readonly entries = new Map<string, Located>();
+  private count = 0;
+  private names = new Uint8Array(0);
+  private types = new Uint8Array(0);
+  private sizes = new Float64Array(0);
+  private packOf = new Uint16Array(0);
+  private offsets = new Float64Array(0);
+  private binary = new Uint8Array(0);
+  /** Contents of commits, trees and tags, by record (blobs keep none). */
+  private readonly contents: (Uint8Array | undefined)[] = [];
+  /** First bytes of blobs that start like an LFS pointer (few), by record. */
+  private readonly heads = new Map<number, Uint8Array>();
+  /** Open addressing over `names`: record + 1, 0 for an empty slot; at most half full. */
+  private slots = new Int32Array(1024);
+  private readonly lookup = new Uint8Array(20);
   private readonly packs: (() => Uint8Array)[] = [];
   private readonly bases = new BaseCache<string>(BASE_CACHE_BYTES);
 
   /** A pack the catalog reads from; `bytes` is asked for when a blob is read. */
   addPack(bytes: () => Uint8Array): number {
+    if (this.packs.length >= 0xffff) throw new Error('too many packs');
     this.packs.push(bytes);
     return this.packs.length - 1;
   }
 
-  /** A commit, tree or tag with its content (`size` defaults to the content's). */
-  add(oid: string, type: ObjectType, content: Uint8Array, pack: number, offset: number): void {
-    // One object shape for every entry: the scan reads tens of thousands of them.
-    if (!this.entries.has(oid)) this.entries.set(oid, { type, size: content.byteLength, content, binary: undefined, head: undefined, pack, offset });
+  /** A commit, tree or tag with its content (`size` defaults to the content's). `oid` is hex or 20 bytes. */
+  add(oid: string | Uint8Array, type: ObjectType, content: Uint8Array, pack: number, offset: number): void {
+    const record = this.insert(oid);
+    if (record < 0) return;
+    this.fill(record, TYPE_CODES[type], content.byteLength, pack, offset, false);
+    this.contents[record] = content;
   }
 
-  /** A blob, from its content or (a large one) its first bytes and declared size. */
-  addBlob(oid: string, first: Uint8Array, pack: number, offset: number, size = first.byteLength): void {
-    if (this.entries.has(oid)) return;
+  /** A blob, from its content or (a large one) its first bytes and declared size. `oid` is hex or 20 bytes. */
+  addBlob(oid: string | Uint8Array, first: Uint8Array, pack: number, offset: number, size = first.byteLength): void {
+    const record = this.insert(oid);
+    if (record < 0) return;
     const nul = first.indexOf(0);
-    const head = startsLikeLfs(first) ? Uint8Array.prototype.slice.call(first, 0, HEAD_BYTES) : undefined;
-    this.entries.set(oid, { type: 'blob', size, content: undefined, binary: nul !== -1 && nul < BINARY_PROBE, head, pack, offset });
+    this.fill(record, TYPE_CODES.blob, size, pack, offset, nul !== -1 && nul < BINARY_PROBE);
+    if (startsLikeLfs(first)) this.heads.set(record, Uint8Array.prototype.slice.call(first, 0, HEAD_BYTES));
   }
 
   get(oid: string): CatalogEntry | undefined {
-    return this.entries.get(oid);
+    const record = this.find(oid);
+    if (record < 0) return undefined;
+    const type = PACK_OBJECT_TYPES[this.types[record]];
+    if (type !== 'blob') return { type, size: this.sizes[record], content: this.contents[record] };
+    const entry: CatalogEntry = { type, size: this.sizes[record], binary: this.binary[record] === 1 };
+    const head = this.heads.get(record);
+    if (head) entry.head = head;
+    return entry;
   }
 
   has(oid: string): boolean {
-    return this.entries.has(oid);
+    return this.find(oid) >= 0;
+  }
+
+  /** The kept content (commit, tree, tag) of the object named by the 20 bytes at `at`; undefined for a blob or an unknown name. */
+  contentByName(name: Uint8Array, at = 0): Uint8Array | undefined {
+    const record = this.findName(name, at);
+    return record < 0 ? undefined : this.contents[record];
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.count;
   }
 
   /** An object's full content (a blob inflated from its pack now); undefined when not catalogued. */
   read(oid: string): { type: ObjectType; content: Uint8Array } | undefined {
-    const entry = this.entries.get(oid);
-    if (!entry) return undefined;
-    if (entry.content) return { type: entry.type, content: entry.content };
-    return { type: entry.type, content: this.contentAt(entry.pack, entry.offset, 0) };
+    const record = this.find(oid);
+    if (record < 0) return undefined;
+    const type = PACK_OBJECT_TYPES[this.types[record]];
+    const kept = this.contents[record];
+    if (kept) return { type, content: kept };
+    return { type, content: this.contentAt(this.packOf[record], this.offsets[record], 0) };
+  }
+
+  private find(oid: string): number {
+    return hexToName(oid, this.lookup) ? this.findName(this.lookup, 0) : -1;
+  }
+
+  private findName(name: Uint8Array, at: number): number {
+    const mask = this.slots.length - 1;
+    for (let slot = slotOf(name, at) & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.slots[slot];
+      if (entry === 0) return -1;
+      if (sameName(this.names, (entry - 1) * 20, name, at)) return entry - 1;
+    }
+  }
+
+  /** A new record for `oid`, or -1 when it is already catalogued (the first pack that has it wins). */
+  private insert(oid: string | Uint8Array): number {
+    let name: Uint8Array;
+    if (typeof oid === 'string') {
+      if (!hexToName(oid, this.lookup)) throw new Error(`not an object id: ${oid.slice(0, 50)}`);
+      name = this.lookup;
+    } else name = oid;
+    if (this.findName(name, 0) >= 0) return -1;
+    if ((this.count + 1) * 2 > this.slots.length) this.rehash(this.slots.length * 2);
+    const record = this.count++;
+    if (record >= this.types.length) this.grow(Math.max(1024, this.types.length * 2));
+    this.names.set(name.subarray(0, 20), record * 20);
+    const mask = this.slots.length - 1;
+    let slot = slotOf(name, 0) & mask;
+    while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
+    this.slots[slot] = record + 1;
+    return record;
+  }
+
+  private fill(record: number, type: number, size: number, pack: number, offset: number, binary: boolean): void {
+    this.types[record] = type;
+    this.sizes[record] = size;
+    this.packOf[record] = pack;
+    this.offsets[record] = offset;
+    this.binary[record] = binary ? 1 : 0;
+  }
+
+  private grow(capacity: number): void {
+    const names = new Uint8Array(capacity * 20);
+    names.set(this.names);
+    this.names = names;
+    this.types = grown(this.types, new Uint8Array(capacity));
+    this.sizes = grown(this.sizes, new Float64Array(capacity));
+    this.packOf = grown(this.packOf, new Uint16Array(capacity));
+    this.offsets = grown(this.offsets, new Float64Array(capacity));
+    this.binary = grown(this.binary, new Uint8Array(capacity));
+  }
+
+  private rehash(size: number): void {
+    this.slots = new Int32Array(size);
+    const mask = size - 1;
+    for (let record = 0; record < this.count; record++) {
+      let slot = slotOf(this.names, record * 20) & mask;
+      while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
+      this.slots[slot] = record + 1;
+    }
   }
 
   private contentAt(packNumber: number, offset: number, depth: number): Uint8Array {
@@ -139,16 +254,35 @@ export class PackCatalog {
     const header = readObjectHeader(pack, offset);
     const raw = inflateExact(pack.subarray(header.dataAt, pack.byteLength - 20), header.size).data;
     if (header.kind !== OFS_DELTA && header.kind !== REF_DELTA) {
-      if (!TYPES[header.kind]) throw new Error(`unknown pack object type ${header.kind}`);
+      if (!PACK_OBJECT_TYPES[header.kind]) throw new Error(`unknown pack object type ${header.kind}`);
       return raw;
     }
-    const at = header.kind === OFS_DELTA ? { pack: packNumber, offset: header.baseOffset! } : this.entries.get(header.baseOid!);
+    let at: { pack: number; offset: number } | undefined;
+    if (header.kind === OFS_DELTA) at = { pack: packNumber, offset: header.baseOffset! };
+    else {
+      const base = this.find(header.baseOid!);
+      if (base >= 0) at = { pack: this.packOf[base], offset: this.offsets[base] };
+    }
     if (!at) throw new Error(`delta base outside the packs: ${header.baseOid}`);
     const base = this.contentAt(at.pack, at.offset, depth + 1);
     this.bases.set(`${at.pack}:${at.offset}`, base);
     return applyDelta(base, raw);
   }
+}
 
+/** A name's hash slot: SHA-1 names are uniform, so four of their bytes will do. */
+function slotOf(name: Uint8Array, at: number): number {
+  return ((name[at + 4] << 24) | (name[at + 5] << 16) | (name[at + 6] << 8) | name[at + 7]) >>> 0;
+}
+
+function sameName(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number): boolean {
+  for (let k = 0; k < 20; k++) if (a[aAt + k] !== b[bAt + k]) return false;
+  return true;
+}
+
+function grown<T extends Uint8Array | Uint16Array | Float64Array>(from: T, to: T): T {
+  to.set(from as never);
+  return to;
 }
 
 /**
@@ -206,76 +340,6 @@ export function readObjectHeader(pack: Uint8Array, offset: number): { offset: nu
   }
   header.dataAt = at;
   return header;
-}
-
-/** The result size a delta declares (its second varint), read before building anything. */
-export function deltaTargetSize(delta: Uint8Array): number {
-  let at = 0;
-  for (let field = 0; field < 2; field++) {
-    let value = 0;
-    let scale = 1;
-    let byte: number;
-    do {
-      if (at >= delta.byteLength) throw new Error('truncated delta header');
-      byte = delta[at++];
-      value += (byte & 0x7f) * scale;
-      scale *= 128;
-    } while (byte & 0x80);
-    if (field === 1) return value;
-  }
-  return 0;
-}
-
-/** Apply a git delta (copy/insert instructions) to `base`; the result starts `room` bytes into the buffer returned. */
-export function applyDelta(base: Uint8Array, delta: Uint8Array, room = 0): Buffer {
-  let at = 0;
-  const varint = (): number => {
-    let value = 0;
-    let scale = 1;
-    let byte: number;
-    do {
-      byte = delta[at++];
-      value += (byte & 0x7f) * scale;
-      scale *= 128;
-    } while (byte & 0x80);
-    return value;
-  };
-  const sourceSize = varint();
-  if (sourceSize !== base.byteLength) throw new Error('delta base size mismatch');
-  const out = Buffer.allocUnsafe(room + varint());
-  let written = room;
-  while (at < delta.byteLength) {
-    const op = delta[at++];
-    if (op & 0x80) {
-      let offset = 0;
-      let size = 0;
-      if (op & 0x01) offset |= delta[at++];
-      if (op & 0x02) offset |= delta[at++] << 8;
-      if (op & 0x04) offset |= delta[at++] << 16;
-      if (op & 0x08) offset += delta[at++] * 0x1000000;
-      if (op & 0x10) size |= delta[at++];
-      if (op & 0x20) size |= delta[at++] << 8;
-      if (op & 0x40) size |= delta[at++] << 16;
-      if (size === 0) size = 0x10000;
-      // Checked, not clamped: a short copy would leave uninitialised bytes in the result.
-      if (offset + size > base.byteLength || written + size > out.byteLength || at > delta.byteLength) throw new Error('delta copies outside its base or result');
-      copyBytes(base, offset, size, out, written);
-      written += size;
-    } else if (op > 0) {
-      if (at + op > delta.byteLength || written + op > out.byteLength) throw new Error('delta inserts past its end');
-      copyBytes(delta, at, op, out, written);
-      at += op;
-      written += op;
-    } else throw new Error('invalid delta opcode 0');
-  }
-  if (written !== out.byteLength) throw new Error('delta result size mismatch');
-  return out;
-}
-
-/** Short copies byte by byte: most delta instructions move a few bytes, and a view costs more. */
-function copyBytes(from: Uint8Array, at: number, size: number, to: Uint8Array, into: number): void {
-  if (size > 64) to.set(from.subarray(at, at + size), into);
-  else for (let i = 0; i < size; i++) to[into + i] = from[at + i];
 }
 
 function toBytes(data: Uint8Array | string): Uint8Array {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 
-/** What the `.idx` records of one object. */
-export interface IndexedObject {
-  oid?: string;
-  offset: number;
-  /** CRC-32 of the object's bytes in the pack. */
-  crc: number;
+/** What the `.idx` records of a pack's objects, one slot each: names as 20 bytes, CRC-32s, offsets. */
+export interface IndexedObjects {
+  count: number;
+  names: Uint8Array;
+  crc: ArrayLike<number>;
+  offset: ArrayLike<number>;
 }
 
 /**
@@ -13,13 +13,11 @@ export interface IndexedObject {
  * fan-out, sorted names, CRCs, 31-bit offsets with 64-bit ones after them, the pack's
  * checksum (`packTrailer`), then the index's own.
  */
-export function writePackIndex(objects: readonly IndexedObject[], packTrailer: Uint8Array): { idx: Buffer; oids: string[] } {
-  const count = objects.length;
-  const names = new Uint8Array(count * 20);
-  for (let i = 0; i < count; i++) hexInto(objects[i].oid!, names, i * 20);
+export function writePackIndex(objects: IndexedObjects, packTrailer: Uint8Array): { idx: Buffer } {
+  const { count, names } = objects;
   const order = sortedOrder(names, count);
   let large = 0;
-  for (const e of objects) if (e.offset >= 0x80000000) large++;
+  for (let i = 0; i < count; i++) if (objects.offset[i] >= 0x80000000) large++;
   const size = 8 + 256 * 4 + count * (20 + 4 + 4) + large * 8 + 40;
   const idx = Buffer.alloc(size);
   const view = new DataView(idx.buffer, idx.byteOffset, idx.byteLength);
@@ -29,22 +27,20 @@ export function writePackIndex(objects: readonly IndexedObject[], packTrailer: U
   const crcsAt = namesAt + count * 20;
   const offsetsAt = crcsAt + count * 4;
   const largeAt = offsetsAt + count * 4;
-  const oids: string[] = new Array(count);
   const fanout = new Uint32Array(256);
   let largeIndex = 0;
   for (let i = 0; i < count; i++) {
     const from = order[i];
-    const e = objects[from];
-    oids[i] = e.oid!;
     const at = namesAt + i * 20;
     for (let k = 0; k < 20; k++) idx[at + k] = names[from * 20 + k];
     fanout[names[from * 20]]++;
-    view.setUint32(crcsAt + i * 4, e.crc);
-    if (e.offset >= 0x80000000) {
+    view.setUint32(crcsAt + i * 4, objects.crc[from]);
+    const offset = objects.offset[from];
+    if (offset >= 0x80000000) {
       view.setUint32(offsetsAt + i * 4, (0x80000000 | largeIndex) >>> 0);
-      view.setBigUint64(largeAt + largeIndex * 8, BigInt(e.offset));
+      view.setBigUint64(largeAt + largeIndex * 8, BigInt(offset));
       largeIndex++;
-    } else view.setUint32(offsetsAt + i * 4, e.offset);
+    } else view.setUint32(offsetsAt + i * 4, offset);
   }
   let running = 0;
   for (let b = 0; b < 256; b++) view.setUint32(8 + b * 4, (running += fanout[b]));
@@ -52,24 +48,7 @@ export function writePackIndex(objects: readonly IndexedObject[], packTrailer: U
   idx.set(packTrailer, p);
   p += 20;
   createHash('sha1').update(idx.subarray(0, p)).digest().copy(idx, p);
-  return { idx, oids };
-}
-
-const HEX = new Int8Array(128).fill(-1);
-for (let c = 0; c < 16; c++) {
-  HEX['0123456789abcdef'.charCodeAt(c)] = c;
-  HEX['0123456789ABCDEF'.charCodeAt(c)] = c;
-}
-
-/** A 40-digit hex object name as 20 bytes at `at`. */
-function hexInto(oid: string, out: Uint8Array, at: number): void {
-  if (oid.length !== 40) throw new Error(`not an object name: ${oid.slice(0, 50)}`);
-  for (let k = 0; k < 20; k++) {
-    const hi = HEX[oid.charCodeAt(2 * k) & 127];
-    const lo = HEX[oid.charCodeAt(2 * k + 1) & 127];
-    if (hi < 0 || lo < 0) throw new Error(`not an object name: ${oid}`);
-    out[at + k] = (hi << 4) | lo;
-  }
+  return { idx };
 }
 
 /** Positions 0..count-1 ordered by their 20-byte names in `names`, as `git index-pack` sorts them. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hostileNameKind } from '../../../src/core/ingestion/hostile-entry.js';
-import { applyDelta } from '../../../src/core/ingestion/pack-catalog.js';
+import { applyDelta } from '../../../src/core/ingestion/git-delta.js';
 import { parseGitmodules, scanAttributes } from '../../../src/core/ingestion/policy-scan.js';
 import { canonicalMode, isStandardModeSpelling, parseTreeEntries } from '../../../src/core/ingestion/tree-entries.js';
 import { identityFromUrl } from '../../../src/app/git/repo-identity.js';

@@ -18,7 +18,8 @@ describe('writePackIndex', () => {
   const oids = names();
   const objects = oids.map((oid, i) => ({ oid, offset: i === 3 ? 0x1_2345_6789 : 12 + i * 97, crc: (i * 2654435761) >>> 0 }));
   const trailer = createHash('sha1').update('pack').digest();
-  const { idx, oids: sorted } = writePackIndex(objects, trailer);
+  const { idx } = writePackIndex({ count: oids.length, names: Buffer.from(oids.join(''), 'hex'), crc: objects.map((o) => o.crc), offset: objects.map((o) => o.offset) }, trailer);
+  const sorted = parseIndex(idx).oids;
 
   it('lists names in byte order, ties on the first four bytes included', () => {
     const expected = [...oids].sort();
@@ -43,10 +44,5 @@ describe('writePackIndex', () => {
     const end = idx.byteLength;
     expect(idx.subarray(end - 40, end - 20).equals(trailer)).toBe(true);
     expect(idx.subarray(end - 20).equals(createHash('sha1').update(idx.subarray(0, end - 20)).digest())).toBe(true);
-  });
-
-  it('refuses a name that is not 40 hex digits', () => {
-    expect(() => writePackIndex([{ oid: 'xyz', offset: 12, crc: 0 }], trailer)).toThrow(/not an object name/);
-    expect(() => writePackIndex([{ oid: 'g'.repeat(40), offset: 12, crc: 0 }], trailer)).toThrow(/not an object name/);
   });
 });

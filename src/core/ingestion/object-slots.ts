@@ -1,0 +1,47 @@
+import { OFS_DELTA, REF_DELTA } from './pack-catalog.js';
+
+/**
+ * What the indexer knows of each object, one slot per object in pack order, in typed arrays:
+ * tens of thousands of objects would otherwise be as many long-lived JavaScript objects and id
+ * strings (see `PackCatalog`). A slot is filled when its header is read and counted once its
+ * zlib stream is complete.
+ */
+export class ObjectSlots {
+  count = 0;
+  offset = new Float64Array(0);
+  dataAt = new Float64Array(0);
+  /** Inflated size declared by the object header (for deltas: of the delta itself). */
+  size = new Float64Array(0);
+  baseOffset = new Float64Array(0);
+  /** CRC-32 of the object's bytes in the pack, taken when it is complete (while the rest downloads). */
+  crc = new Uint32Array(0);
+  kind = new Uint8Array(0);
+  /** Object type code (1 commit, 2 tree, 3 blob, 4 tag) once named; 0 before. */
+  type = new Uint8Array(0);
+  names = new Uint8Array(0);
+  /** REF_DELTA bases by slot (rare: git sends OFS_DELTA when asked). */
+  readonly baseOid = new Map<number, string>();
+
+  /** Room for slot `slot`. */
+  reserve(slot: number): void {
+    if (slot < this.kind.length) return;
+    const capacity = Math.max(1024, this.kind.length * 2, slot + 1);
+    const grow = <T extends Float64Array | Uint32Array | Uint8Array>(from: T, to: T): T => (to.set(from as never), to);
+    this.offset = grow(this.offset, new Float64Array(capacity));
+    this.dataAt = grow(this.dataAt, new Float64Array(capacity));
+    this.size = grow(this.size, new Float64Array(capacity));
+    this.baseOffset = grow(this.baseOffset, new Float64Array(capacity));
+    this.crc = grow(this.crc, new Uint32Array(capacity));
+    this.kind = grow(this.kind, new Uint8Array(capacity));
+    this.type = grow(this.type, new Uint8Array(capacity));
+    this.names = grow(this.names, new Uint8Array(capacity * 20));
+  }
+
+  isDelta(slot: number): boolean {
+    return this.kind[slot] === OFS_DELTA || this.kind[slot] === REF_DELTA;
+  }
+
+  hex(slot: number): string {
+    return Buffer.from(this.names.buffer, this.names.byteOffset + slot * 20, 20).toString('hex');
+  }
+}
