@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WorkspaceError, PathError } from '../../../src/core/errors.js';
+import { ObjectWorkspace } from '../../../src/core/workspace/workspace.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
 
 describe('ObjectWorkspace', () => {
@@ -16,6 +17,13 @@ describe('ObjectWorkspace', () => {
     expect(workspace.paths()).toEqual(['docs/readme.md', 'link', 'src/a.ts', 'src/b.ts']);
     expect(await workspace.readText('src/a.ts')).toBe('export const a = 1;\n');
     expect(workspace.entry('link')?.mode).toBe('120000');
+  });
+
+  it('lists paths sorted whatever order its files come in', async () => {
+    const { workspace } = await createMemoryRepo(files);
+    const entries = ['src/b.ts', 'link', 'src/a.ts', 'docs/readme.md'].map((path) => ({ path, mode: workspace.entry(path)!.mode, oid: workspace.entry(path)!.oid! }));
+    const shuffled = new ObjectWorkspace(workspace.fs, workspace.gitdir, workspace.baseCommitSha, workspace.baseTreeSha, entries);
+    expect(shuffled.paths()).toEqual(['docs/readme.md', 'link', 'src/a.ts', 'src/b.ts']);
   });
 
   it('records edits, additions and deletions in the overlay and nowhere else', async () => {
