@@ -276,6 +276,7 @@ function objectReader(fs: FsLike, gitdir: string, catalog: PackCatalog, fetchBlo
     }
   };
   return {
+    known: (oid: string) => catalog.get(oid),
     entry: async (oid: string): Promise<CatalogEntry> => {
       const known = catalog.get(oid);
       if (known) return known;

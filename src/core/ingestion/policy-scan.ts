@@ -50,6 +50,8 @@ export interface PolicyScanResult {
 /** How the scan reads objects: the pack catalog first, isomorphic-git for the rest. */
 export interface ObjectReader {
   entry(oid: string): Promise<CatalogEntry>;
+  /** The entry when it is at hand without waiting (the pack catalog's objects); tens of thousands of awaits are not free. */
+  known?(oid: string): CatalogEntry | undefined;
   /** Full blob content, for the few small files the scan must parse. */
   blob(oid: string): Promise<Uint8Array>;
 }
@@ -86,7 +88,7 @@ export async function scanTree(options: { treeOid: string; policy: IngestionPoli
   let overLimit = false;
   while (stack.length > 0 && !overLimit) {
     const { oid, prefix, depth } = stack.pop()!;
-    const tree = await objects.entry(oid);
+    const tree = objects.known?.(oid) ?? (await objects.entry(oid));
     if (tree.type !== 'tree' || !tree.content) throw new Error(`expected a tree object at ${prefix || '/'}: ${oid}`);
     const seen = new Map<string, string>();
     for (const item of parseTreeEntries(tree.content)) {
@@ -150,7 +152,7 @@ export async function scanTree(options: { treeOid: string; policy: IngestionPoli
   if (!counts.FILE_COUNT_EXCEEDED) {
     for (const file of files) {
       if (file.mode === '160000') continue;
-      const blob = await objects.entry(file.oid);
+      const blob = objects.known?.(file.oid) ?? (await objects.entry(file.oid));
       totalBytes += blob.size;
       if (file.mode === '120000') {
         const target = decoder.decode(blob.head && blob.size <= blob.head.byteLength ? blob.head : await objects.blob(file.oid));
