@@ -195,8 +195,8 @@ export class PackIndexer {
     slots.kind[slot] = kind;
     slots.type[slot] = 0;
     // Deltas count once resolved (their target size); their own instructions only per object.
-    if (kind === OFS_DELTA || kind === REF_DELTA) this.budget.object(size, `offset ${start}`);
-    else this.budget.admit(size, `offset ${start}`);
+    if (kind === OFS_DELTA || kind === REF_DELTA) this.budget.object(size, start);
+    else this.budget.admit(size, start);
     if (kind === OFS_DELTA) {
       slots.baseOffset[slot] = header.baseOffset!;
       push(this.ofsChildren, header.baseOffset!, slot);
@@ -282,7 +282,7 @@ export class PackIndexer {
     const offset = this.slots.offset[slot];
     // A delta's result is counted once, from the size its header declares, before it is built.
     const target = deltaTargetSize(delta);
-    this.budget.admit(target, `offset ${offset}`);
+    this.budget.admit(target, offset);
     const type = this.slots.type[base];
     const header = `${TYPE_NAMES[type]} ${target}\0`;
     let framed: Buffer;

@@ -33,21 +33,29 @@ export class InflateBudget {
     return this.total;
   }
 
-  /** One object's declared size, checked on its own (a delta's own instructions, say). */
-  object(size: number, where: string): void {
+  /**
+   * One object's declared size, checked on its own (a delta's own instructions, say). `where` is
+   * a pack offset (named `offset <n>` in the error) or a description.
+   */
+  object(size: number, where: number | string): void {
     if (size > this.maxObject) {
-      throw new IngestionError('FILE_TOO_LARGE', `an object declares ${size} bytes inflated, over the ${this.maxObject} byte limit`, { sizeBytes: size, limitBytes: this.maxObject, at: where });
+      throw new IngestionError('FILE_TOO_LARGE', `an object declares ${size} bytes inflated, over the ${this.maxObject} byte limit`, { sizeBytes: size, limitBytes: this.maxObject, at: describe(where) });
     }
   }
 
   /** One object's declared size, checked on its own and counted towards the total. */
-  admit(size: number, where: string): void {
+  admit(size: number, where: number | string): void {
     this.object(size, where);
     this.total += size;
     if (this.total > this.maxTotal) {
-      throw new IngestionError('REPO_TOO_LARGE', `the pack inflates to more than ${this.maxTotal} bytes`, { inflatedBytes: this.total, limitBytes: this.maxTotal, at: where });
+      throw new IngestionError('REPO_TOO_LARGE', `the pack inflates to more than ${this.maxTotal} bytes`, { inflatedBytes: this.total, limitBytes: this.maxTotal, at: describe(where) });
     }
   }
+}
+
+/** Offsets are formatted only when a refusal names one: tens of thousands of objects pass. */
+function describe(where: number | string): string {
+  return typeof where === 'number' ? `offset ${where}` : where;
 }
 
 export { InflateSizeError, InflateTruncatedError } from './object-inflater.js';
