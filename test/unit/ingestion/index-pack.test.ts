@@ -52,7 +52,7 @@ describe('indexPack', () => {
     git(root, ['index-pack', '-o', join(root, 'large.idx'), join(root, 'large.pack')]);
     const { idx } = await indexPack(pack, { maxTotalBytes: 32 * 1024 * 1024 });
     expect(Buffer.from(idx).equals(readFileSync(join(root, 'large.idx')))).toBe(true);
-    await expect(indexPack(pack, { maxTotalBytes: 1024 * 1024 })).rejects.toMatchObject({ reason: 'FILE_TOO_LARGE', data: { sizeBytes: 24 * 1024 * 1024 } });
+    await expect(indexPack(pack, { maxTotalBytes: 1024 * 1024 })).rejects.toMatchObject({ reason: 'FILE_TOO_LARGE', data: { sizeBytes: 24 * 1024 * 1024, at: expect.stringMatching(/^offset \d+$/) } });
     await expect(indexPack(pack, { maxObjectBytes: 1024 * 1024, maxTotalBytes: 32 * 1024 * 1024 })).rejects.toMatchObject({ reason: 'FILE_TOO_LARGE' });
   });
 
