@@ -3,6 +3,7 @@ import { crc32 } from 'node:zlib';
 import { InflateBudget, InflateSizeError, InflateTruncatedError, STREAM_OBJECT_BYTES, inflateStreaming, type InflateLimits } from './inflate-budget.js';
 import { ObjectInflater } from './object-inflater.js';
 import { ObjectSlots } from './object-slots.js';
+import { reservedRecords } from './typed-arrays.js';
 import { writePackIndex } from './pack-idx.js';
 import { applyDelta, deltaTargetSize } from './git-delta.js';
 import { BaseCache, OFS_DELTA, PACK_OBJECT_TYPES as TYPE_NAMES, PackCatalog, REF_DELTA, readObjectHeader } from './pack-catalog.js';
@@ -120,6 +121,10 @@ export class PackIndexer {
     const version = pack.readUInt32BE(4);
     if (version !== 2 && version !== 3) throw new PackIndexError(`unsupported pack version ${version}`);
     this.count = pack.readUInt32BE(8);
+    // The header says how many objects follow: room for them all at once, within a bound.
+    const expected = reservedRecords(this.count);
+    this.slots.reserve(0, expected);
+    this.catalog.reserve(expected);
   }
 
   private hashUpTo(end: number): void {

@@ -1,4 +1,5 @@
 import { OFS_DELTA, REF_DELTA } from './pack-catalog.js';
+import { regrown } from './typed-arrays.js';
 
 /**
  * What the indexer knows of each object, one slot per object in pack order, in typed arrays:
@@ -22,19 +23,19 @@ export class ObjectSlots {
   /** REF_DELTA bases by slot (rare: git sends OFS_DELTA when asked). */
   readonly baseOid = new Map<number, string>();
 
-  /** Room for slot `slot`. */
-  reserve(slot: number): void {
-    if (slot < this.kind.length) return;
-    const capacity = Math.max(1024, this.kind.length * 2, slot + 1);
-    const grow = <T extends Float64Array | Uint32Array | Uint8Array>(from: T, to: T): T => (to.set(from as never), to);
-    this.offset = grow(this.offset, new Float64Array(capacity));
-    this.dataAt = grow(this.dataAt, new Float64Array(capacity));
-    this.size = grow(this.size, new Float64Array(capacity));
-    this.baseOffset = grow(this.baseOffset, new Float64Array(capacity));
-    this.crc = grow(this.crc, new Uint32Array(capacity));
-    this.kind = grow(this.kind, new Uint8Array(capacity));
-    this.type = grow(this.type, new Uint8Array(capacity));
-    this.names = grow(this.names, new Uint8Array(capacity * 20));
+  /** Room for slot `slot`, or for `slot + 1` objects at once when the pack header has said how many. */
+  reserve(slot: number, exactly?: number): void {
+    if (slot < this.kind.length && exactly === undefined) return;
+    const capacity = exactly ?? Math.max(1024, this.kind.length * 2, slot + 1);
+    if (capacity <= this.kind.length) return;
+    this.offset = regrown(this.offset, Float64Array, capacity);
+    this.dataAt = regrown(this.dataAt, Float64Array, capacity);
+    this.size = regrown(this.size, Float64Array, capacity);
+    this.baseOffset = regrown(this.baseOffset, Float64Array, capacity);
+    this.crc = regrown(this.crc, Uint32Array, capacity);
+    this.kind = regrown(this.kind, Uint8Array, capacity);
+    this.type = regrown(this.type, Uint8Array, capacity);
+    this.names = regrown(this.names, Uint8Array, capacity * 20);
   }
 
   isDelta(slot: number): boolean {

@@ -2,6 +2,7 @@ import type { FsLike } from '../ports.js';
 import { InflateBudget, inflateExact, type InflateLimits } from './inflate-budget.js';
 import { applyDelta } from './git-delta.js';
 import { indexPack } from './index-pack.js';
+import { regrown } from './typed-arrays.js';
 
 /** Git object types as they appear in a pack. */
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
@@ -208,7 +209,7 @@ export class PackCatalog {
     if ((this.count + 1) * 2 > this.slots.length) this.rehash(this.slots.length * 2);
     const record = this.count++;
     if (record >= this.types.length) this.grow(Math.max(1024, this.types.length * 2));
-    this.names.set(name.subarray(0, 20), record * 20);
+    for (let k = 0; k < 20; k++) this.names[record * 20 + k] = name[k];
     const mask = this.slots.length - 1;
     let slot = slotOf(name, 0) & mask;
     while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
@@ -224,15 +225,22 @@ export class PackCatalog {
     this.binary[record] = binary ? 1 : 0;
   }
 
+  /** Room for `more` records beyond those held (the pack header says how many are coming). */
+  reserve(more: number): void {
+    const wanted = this.count + more;
+    if (wanted > this.types.length) this.grow(wanted);
+    let size = this.slots.length;
+    while (wanted * 2 > size) size *= 2;
+    if (size > this.slots.length) this.rehash(size);
+  }
+
   private grow(capacity: number): void {
-    const names = new Uint8Array(capacity * 20);
-    names.set(this.names);
-    this.names = names;
-    this.types = grown(this.types, new Uint8Array(capacity));
-    this.sizes = grown(this.sizes, new Float64Array(capacity));
-    this.packOf = grown(this.packOf, new Uint16Array(capacity));
-    this.offsets = grown(this.offsets, new Float64Array(capacity));
-    this.binary = grown(this.binary, new Uint8Array(capacity));
+    this.names = regrown(this.names, Uint8Array, capacity * 20);
+    this.types = regrown(this.types, Uint8Array, capacity);
+    this.sizes = regrown(this.sizes, Float64Array, capacity);
+    this.packOf = regrown(this.packOf, Uint16Array, capacity);
+    this.offsets = regrown(this.offsets, Float64Array, capacity);
+    this.binary = regrown(this.binary, Uint8Array, capacity);
   }
 
   private rehash(size: number): void {
@@ -280,10 +288,6 @@ function sameName(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number): boole
   return true;
 }
 
-function grown<T extends Uint8Array | Uint16Array | Float64Array>(from: T, to: T): T {
-  to.set(from as never);
-  return to;
-}
 
 /**
  * Catalog every pack in `gitdir` (one indexing pass each, see `PackIndexer`). isomorphic-git
