@@ -3,7 +3,7 @@ import { resolveLinkTarget } from '../util/repo-path.js';
 import { hostileNameKind, type HostileKind } from './hostile-entry.js';
 import type { IngestionPolicy } from './ingestion-policy.js';
 import type { CatalogEntry } from './pack-catalog.js';
-import { isStandardModeSpelling, parseTreeEntries } from './tree-entries.js';
+import { isStandardModeSpelling, parseTreeEntries, type RawTreeEntry } from './tree-entries.js';
 
 export type FindingCode =
   | 'HOSTILE_TREE_ENTRY'
@@ -81,58 +81,74 @@ export async function scanTree(options: { treeOid: string; policy: IngestionPoli
   const files: TreeFile[] = [];
   const symlinks: SymlinkInfo[] = [];
   const submodules: PolicyScanResult['submodules'] = [];
-  const stack: { oid: string; prefix: string; depth: number }[] = [{ oid: options.treeOid, prefix: '', depth: 0 }];
+  // Depth first, each tree's entries in their stored order: git sorts a tree's entries by name
+  // (a directory as `name/`), so the files come out in path order and need no sort afterwards
+  // (checked, since JavaScript orders strings by UTF-16 units rather than bytes).
+  interface Frame {
+    entries: RawTreeEntry[];
+    next: number;
+    prefix: string;
+    depth: number;
+    seen: Map<string, string>;
+  }
+  const open = async (oid: string, prefix: string, depth: number): Promise<Frame> => {
+    const tree = objects.known?.(oid) ?? (await objects.entry(oid));
+    if (tree.type !== 'tree' || !tree.content) throw new Error(`expected a tree object at ${prefix || '/'}: ${oid}`);
+    return { entries: parseTreeEntries(tree.content), next: 0, prefix, depth, seen: new Map() };
+  };
+  const stack: Frame[] = [await open(options.treeOid, '', 0)];
   // Trees can share subtrees, so a few objects can spell billions of paths (a "tree bomb"):
   // enumeration stops as soon as the count limit is passed, for files and directories alike.
   let directories = 0;
   let overLimit = false;
   while (stack.length > 0 && !overLimit) {
-    const { oid, prefix, depth } = stack.pop()!;
-    const tree = objects.known?.(oid) ?? (await objects.entry(oid));
-    if (tree.type !== 'tree' || !tree.content) throw new Error(`expected a tree object at ${prefix || '/'}: ${oid}`);
-    const seen = new Map<string, string>();
-    for (const item of parseTreeEntries(tree.content)) {
-      const path = prefix ? `${prefix}/${item.name}` : item.name;
-      // Names first, with the type git gives the entry: `.git` is refused whatever its mode.
-      const kind = hostileNameKind(item.name) ?? (item.nameValid ? undefined : 'BAD_ENCODING');
-      if (kind) {
-        hostile(path, kind, item.name, item.rawMode);
-        continue;
-      }
-      if (!item.mode || !isStandardModeSpelling(item.rawMode)) {
-        hostile(path, 'BAD_MODE', item.name, item.rawMode);
-        // A directory is still walked, so what it hides is reported too.
-        if (item.mode !== '040000') continue;
-      }
-      const folded = item.name.toLowerCase();
-      const other = seen.get(folded);
-      if (other !== undefined) {
-        hostile(path, 'CASE_COLLISION', item.name);
-        continue;
-      }
-      seen.set(folded, item.name);
-      if (depth + 1 > policy.maxPathDepth) {
-        hostile(path, 'TOO_DEEP', item.name);
-        continue;
-      }
-      if (path.length > policy.maxPathLength) {
-        hostile(path, 'TOO_LONG', item.name);
-        continue;
-      }
-      if (item.mode === '040000') {
-        stack.push({ oid: item.oid, prefix: path, depth: depth + 1 });
-        directories += 1;
-      } else if (item.mode === '160000') {
-        submodules.push({ path, oid: item.oid });
-        files.push({ path, mode: '160000', oid: item.oid });
-      } else files.push({ path, mode: item.mode ?? '100644', oid: item.oid });
-      if (files.length > policy.maxFileCount || directories > policy.maxFileCount) {
-        overLimit = true;
-        break;
-      }
+    const frame = stack[stack.length - 1];
+    if (frame.next >= frame.entries.length) {
+      stack.pop();
+      continue;
     }
+    const item = frame.entries[frame.next++];
+    const { prefix, depth, seen } = frame;
+    const path = prefix ? `${prefix}/${item.name}` : item.name;
+    // Names first, with the type git gives the entry: `.git` is refused whatever its mode.
+    const kind = hostileNameKind(item.name) ?? (item.nameValid ? undefined : 'BAD_ENCODING');
+    if (kind) {
+      hostile(path, kind, item.name, item.rawMode);
+      continue;
+    }
+    if (!item.mode || !isStandardModeSpelling(item.rawMode)) {
+      hostile(path, 'BAD_MODE', item.name, item.rawMode);
+      // A directory is still walked, so what it hides is reported too.
+      if (item.mode !== '040000') continue;
+    }
+    const folded = item.name.toLowerCase();
+    const other = seen.get(folded);
+    if (other !== undefined) {
+      hostile(path, 'CASE_COLLISION', item.name);
+      continue;
+    }
+    seen.set(folded, item.name);
+    if (depth + 1 > policy.maxPathDepth) {
+      hostile(path, 'TOO_DEEP', item.name);
+      continue;
+    }
+    if (path.length > policy.maxPathLength) {
+      hostile(path, 'TOO_LONG', item.name);
+      continue;
+    }
+    if (item.mode === '040000') {
+      directories += 1;
+      if (directories > policy.maxFileCount) overLimit = true;
+      else stack.push(await open(item.oid, path, depth + 1));
+      continue;
+    }
+    if (item.mode === '160000') {
+      submodules.push({ path, oid: item.oid });
+      files.push({ path, mode: '160000', oid: item.oid });
+    } else files.push({ path, mode: item.mode ?? '100644', oid: item.oid });
+    if (files.length > policy.maxFileCount) overLimit = true;
   }
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  if (!isSortedByPath(files)) files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
   if (overLimit) {
     const what = files.length > policy.maxFileCount ? 'files' : 'directories';
@@ -260,4 +276,9 @@ export function parseGitmodules(text: string): Map<string, string> {
 
 function stripCredentials(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
+}
+
+function isSortedByPath(files: readonly TreeFile[]): boolean {
+  for (let i = 1; i < files.length; i++) if (files[i - 1].path >= files[i].path) return false;
+  return true;
 }
