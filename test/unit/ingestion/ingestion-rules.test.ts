@@ -16,8 +16,12 @@ describe('hostile entry names', () => {
     ['a\\b', 'BAD_CHARACTER'],
     ['a/b', 'BAD_CHARACTER'],
     ['', 'BAD_CHARACTER'],
+    ['\u200c.git', 'DOT_GIT'],
+    ['.g\u200dit', 'DOT_GIT'],
+    ['\ufeffgit~1', 'DOT_GIT'],
+    ['Git~1', 'DOT_GIT'],
   ])('%j is %s', (name, kind) => expect(hostileNameKind(name)).toBe(kind));
-  it.each(['.gitignore', '.github', 'git', 'README'])('%j is fine', (name) => expect(hostileNameKind(name)).toBeUndefined());
+  it.each(['.gitignore', '.github', 'git', 'README', 'git~2', 'x.git', 'gît'])('%j is fine', (name) => expect(hostileNameKind(name)).toBeUndefined());
 });
 
 describe('raw tree parsing', () => {
