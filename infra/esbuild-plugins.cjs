@@ -1,7 +1,7 @@
 // esbuild plugins for serverless-esbuild (custom.esbuild.plugins points here).
 //
 // The tree-sitter runtime and grammars are .wasm files that esbuild does not bundle, and they
-// live in two packages (web-tree-sitter, tree-sitter-wasms). The worker reads them from ONE
+// live in two packages (web-tree-sitter, @vscode/tree-sitter-wasm). The worker reads them from ONE
 // directory named by DRAFTSMAN_WASM_DIR (src/app/local/node-grammar-loader.ts), so after the
 // worker's bundle is built this copies them into `<build dir>/__only_worker/wasm/`:
 // serverless-esbuild puts files under `__only_<function>/` into that function's zip only, with
@@ -19,7 +19,7 @@ function wasmSources(serviceDir) {
   const modules = path.join(serviceDir, 'node_modules');
   return [
     path.join(modules, 'web-tree-sitter', 'tree-sitter.wasm'),
-    ...GRAMMARS.map((g) => path.join(modules, 'tree-sitter-wasms', 'out', `tree-sitter-${g}.wasm`)),
+    ...GRAMMARS.map((g) => path.join(modules, '@vscode', 'tree-sitter-wasm', 'wasm', `tree-sitter-${g}.wasm`)),
   ];
 }
 

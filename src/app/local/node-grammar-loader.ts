@@ -17,9 +17,16 @@ export interface NodeGrammarLoaderOptions {
 const GRAMMAR_NAME = /^[a-z][a-z0-9_]*$/;
 
 /**
- * Reads the tree-sitter runtime and grammar wasm files: from `wasmDir` when given, else from
- * the installed `web-tree-sitter` and `tree-sitter-wasms` packages.
+ * Where the installed packages keep each file: the runtime comes with its JavaScript glue
+ * (`web-tree-sitter`), the grammars from `@vscode/tree-sitter-wasm`, whose builds are the grammar
+ * projects' own releases (newer and faster than the `tree-sitter-wasms` builds; see
+ * docs/architecture.md). The Lambda packaging copies the same files (infra/esbuild-plugins.cjs).
  */
+export function installedWasmPath(name: string): string {
+  return name === 'tree-sitter' ? 'web-tree-sitter/tree-sitter.wasm' : `@vscode/tree-sitter-wasm/wasm/tree-sitter-${name}.wasm`;
+}
+
+/** Reads the tree-sitter runtime and grammar wasm files: from `wasmDir` when given, else from the installed packages. */
 export function createNodeGrammarLoader(options: NodeGrammarLoaderOptions = {}): GrammarLoader {
   const require = createRequire(import.meta.url);
   return async (name: string) => {
@@ -27,8 +34,7 @@ export function createNodeGrammarLoader(options: NodeGrammarLoaderOptions = {}):
     const fileName = name === 'tree-sitter' ? 'tree-sitter.wasm' : `tree-sitter-${name}.wasm`;
     let path: string;
     if (options.wasmDir) path = join(options.wasmDir, fileName);
-    else if (name === 'tree-sitter') path = require.resolve('web-tree-sitter/tree-sitter.wasm');
-    else path = require.resolve(`tree-sitter-wasms/out/${fileName}`);
+    else path = require.resolve(installedWasmPath(name));
     return new Uint8Array(await readFile(path));
   };
 }
