@@ -13,11 +13,9 @@ type Kind = NonNullable<SymbolTag['symbolKind']>;
 export const TAG_QUERY_LIMITS = { matchLimit: 2048, timeoutMicros: 5_000_000 } as const;
 
 /** What a capture name means (see `tag-queries/vocabulary.ts`), parsed once per query. */
-type Role =
-  | { role: 'scope' | 'scope.hidden' | 'at' | 'owner' | 'receiver' | 'skip' | 'type.names' | 'ignored' }
-  | { role: 'filter'; text: string; negated: boolean }
-  | { role: 'capitalized' }
-  | TagRole;
+type Role = { role: 'scope' | 'scope.hidden' | 'at' | 'owner' | 'receiver' | 'skip' | 'type.names' | 'ignored' } | Filter | TagRole;
+
+type Filter = { role: 'filter'; text: string; negated: boolean } | { role: 'capitalized' };
 
 interface TagRole {
   role: 'tag';
@@ -27,6 +25,8 @@ interface TagRole {
   fallback: boolean;
   path: boolean;
   wildcard: boolean;
+  /** A filter on the tag's own node, carried by its capture. */
+  filter?: Filter;
 }
 
 interface CompiledTagQuery {
@@ -39,12 +39,22 @@ const CONTEXT_ROLES = new Set(['scope', 'scope.hidden', 'at', 'owner', 'receiver
 const TAG_KINDS = new Set(['definition', 'reference', 'import', 'call', 'annotation']);
 const IGNORED: Role = { role: 'ignored' };
 
-function roleOf(name: string): Role {
-  if (CONTEXT_ROLES.has(name)) return { role: name } as Role;
+function filterOf(name: string): Filter | undefined {
   if (name === '_capitalized') return { role: 'capitalized' };
   const filter = /^_(is|not)\.(.+)$/.exec(name);
-  if (filter) return { role: 'filter', text: filter[2], negated: filter[1] === 'not' };
-  const [kind, ...rest] = name.split('.');
+  return filter ? { role: 'filter', text: filter[2], negated: filter[1] === 'not' } : undefined;
+}
+
+function roleOf(name: string): Role {
+  if (CONTEXT_ROLES.has(name)) return { role: name } as Role;
+  const standalone = filterOf(name);
+  if (standalone) return standalone;
+  // `call._not.require`: the tag and a filter on the same node in one capture, so the runtime
+  // hands over one node, not two.
+  const split = name.indexOf('._');
+  const filter = split < 0 ? undefined : filterOf(name.slice(split + 1));
+  if (split >= 0 && !filter) throw new Error(`unknown filter in capture @${name}`);
+  const [kind, ...rest] = (split < 0 ? name : name.slice(0, split)).split('.');
   if (!TAG_KINDS.has(kind)) return IGNORED;
   const mods = new Set(kind === 'definition' ? rest.slice(1) : rest);
   return {
@@ -55,6 +65,7 @@ function roleOf(name: string): Role {
     fallback: mods.has('fallback'),
     path: mods.has('path'),
     wildcard: mods.has('wildcard'),
+    filter,
   };
 }
 
@@ -136,6 +147,10 @@ function isCapitalized(source: string, node: Node): boolean {
   return c >= 65 && c <= 90;
 }
 
+function passes(source: string, node: Node, filter: Filter): boolean {
+  return filter.role === 'capitalized' ? isCapitalized(source, node) : hasText(source, node, filter.text) !== filter.negated;
+}
+
 function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source: string): Collected {
   const text = (node: Node) => source.slice(node.startIndex, node.endIndex);
   const out: Collected = { tags: [], scopes: new Map(), skipped: new Set(), hasFallbacks: false };
@@ -155,12 +170,11 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
       const role = roles.get(name) ?? IGNORED;
       switch (role.role) {
         case 'filter':
-          if (hasText(source, node, role.text) === role.negated) rejected = true;
-          break;
         case 'capitalized':
-          if (!isCapitalized(source, node)) rejected = true;
+          if (!passes(source, node, role)) rejected = true;
           break;
         case 'tag':
+          if (role.filter && !passes(source, node, role.filter)) rejected = true;
           tagRole = role;
           tagNode = node;
           break;

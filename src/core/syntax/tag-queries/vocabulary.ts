@@ -24,7 +24,8 @@
  * every candidate; these compare in place):
  * - `_is.<text>` / `_not.<text>`: the match stands only if the node's text is / is not `<text>`;
  * - `_capitalized`: the match stands only if the node's text starts with an ASCII capital.
- * A node can carry a filter besides its own capture (`@call @_not.require`).
+ * A filter on the tag's own node is written after the tag capture's name, in the same capture
+ * (`@call._not.require`): the runtime then hands over one node, not one per capture.
  */
 export type HasNodeType = (type: string) => boolean;
 
