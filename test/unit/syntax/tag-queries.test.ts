@@ -37,6 +37,8 @@ const PY_EXTRA = [
 ];
 const GO_EXTRA = [
   'package p\n\nimport (\n\tf "fmt"\n\t. "strings"\n)\n\ntype (\n\tList[T any] struct{ head, tail *T; pkg.Embedded }\n\tShape interface{ Area() float64; fmt.Stringer }\n)\n\nfunc (l *List[T]) Push(v T) { f.Println(v); l.head = &v }\nfunc (List[T]) Len() int { return len(x) }\nfunc Free[T comparable](a, b T) bool { return a == b }\n',
+  // A receiver type with no type name: still a method, without an owner.
+  'package p\n\nfunc (s *struct{}) Odd() {}\n',
 ];
 const JAVA_EXTRA = [
   'package p;\nimport static java.util.Map.*;\nimport java.util. List;\n@Deprecated(since = "1")\npublic record Range<T extends Comparable<T>>(T start, @NonNull T end) implements java.io.Serializable {\n  Range { Objects.requireNonNull(start); }\n  @interface Marker { String value(); }\n  enum Side { LEFT, RIGHT; void flip() {} }\n  int a, b = 2;\n  static <U> List<U> of(Map.Entry<String, U> e) { return Collections.singletonList(e.getValue()); }\n}\n',
