@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createSyntaxService, type TreeSyntaxService } from '../../core/syntax/create-syntax-service.js';
 import type { GrammarLoader, SyntaxLanguage } from '../../core/syntax/types.js';
+import WASM_FILES from './wasm-files.json' with { type: 'json' };
 
 export interface NodeGrammarLoaderOptions {
   /**
@@ -17,13 +18,17 @@ export interface NodeGrammarLoaderOptions {
 const GRAMMAR_NAME = /^[a-z][a-z0-9_]*$/;
 
 /**
- * Where the installed packages keep each file: the runtime comes with its JavaScript glue
- * (`web-tree-sitter`), the grammars from `@vscode/tree-sitter-wasm`, whose builds are the grammar
- * projects' own releases (newer and faster than the `tree-sitter-wasms` builds; see
- * docs/architecture.md). The Lambda packaging copies the same files (infra/esbuild-plugins.cjs).
+ * The installed file that serves the runtime and each grammar (`wasm-files.json`, which the
+ * Lambda packaging reads too: infra/esbuild-plugins.cjs). The runtime comes with its JavaScript
+ * glue (`web-tree-sitter`); each grammar comes from the build that tags it fastest on this
+ * runtime: the grammar projects' own releases (`@vscode/tree-sitter-wasm`) for TypeScript, TSX,
+ * JavaScript and Python, the older `tree-sitter-wasms` builds for Java and Go, whose current
+ * releases parse 5-10 % slower (see docs/architecture.md).
  */
 export function installedWasmPath(name: string): string {
-  return name === 'tree-sitter' ? 'web-tree-sitter/tree-sitter.wasm' : `@vscode/tree-sitter-wasm/wasm/tree-sitter-${name}.wasm`;
+  const path = (WASM_FILES as Record<string, string | undefined>)[name];
+  if (!path) throw new Error(`no wasm file for ${name}`);
+  return path;
 }
 
 /** Reads the tree-sitter runtime and grammar wasm files: from `wasmDir` when given, else from the installed packages. */
