@@ -154,9 +154,7 @@ function valueSpecStream(source: string, spec: Node, keepType: boolean, comment:
   return stream;
 }
 
-// Current Go grammar releases put a block's statements in a `statement_list` and a `var (...)`
-// group's specs in a `var_spec_list`; older builds had neither.
-const GENERIC_CONTAINERS = new Set(['source_file', 'block', 'statement_list', 'import_spec_list', 'interface_type']);
+const GENERIC_CONTAINERS = new Set(['source_file', 'block', 'import_spec_list', 'interface_type']);
 /** Case clauses hold statements after their `case x:` line. */
 const CASE_CLAUSES = new Set(['expression_case', 'default_case', 'type_case', 'communication_case']);
 
@@ -232,12 +230,11 @@ function sectionsOf(tree: Tree, lines: LineIndex): CellLine[][] {
   const visit = (container: Node) => {
     const kind = container.type;
     const isStruct = kind === 'field_declaration_list';
-    const isGroup = kind === 'var_spec_list' || ((kind === 'const_declaration' || kind === 'var_declaration') && container.children.some((c) => c?.type === '('));
-    const clause = CASE_CLAUSES.has(kind) ? container : kind === 'statement_list' && container.parent && CASE_CLAUSES.has(container.parent.type) ? container.parent : undefined;
-    const isCase = clause !== undefined;
+    const isGroup = (kind === 'const_declaration' || kind === 'var_declaration') && container.children.some((c) => c?.type === '(');
+    const isCase = CASE_CLAUSES.has(kind);
     if (kind === 'literal_value' && container.endPosition.row > container.startPosition.row) literalSections(container, lines, sections);
     else if (isStruct || isGroup || isCase || GENERIC_CONTAINERS.has(kind)) {
-      const items = container.namedChildren.filter((c): c is Node => c !== null && c.type !== 'comment' && (!clause || c.startPosition.row > clause.startPosition.row));
+      const items = container.namedChildren.filter((c): c is Node => c !== null && c.type !== 'comment' && (!isCase || c.startPosition.row > container.startPosition.row));
       const fields = items.filter((c) => c.type === 'field_declaration');
       const sep = fields.length > 1 ? SOFT : ' ';
       const keep = isGroup ? keepTypeColumn(items) : [];
