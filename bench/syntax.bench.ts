@@ -88,14 +88,22 @@ export async function runSyntaxBench(options: { files?: number; passes?: number;
     for (const warmUntil = performance.now() + warmUpMs; performance.now() < warmUntil; ) timed((source) => syntax.extractTags(path, source));
     const extract: number[] = [];
     const parse: number[] = [];
+    // The process's CPU time over the measured passes, against their wall time: well below 1, the
+    // machine's other work took the CPU away (the usual cause of a low median on a shared
+    // machine, not the extractor); above 1, this process's background threads (the engine's
+    // optimising compiler, the GC) were busy beside it.
+    const cpuBefore = process.cpuUsage();
+    const wallBefore = performance.now();
     for (let p = 0; p < passes; p++) {
       parse.push(timed((source) => syntax.withTree(language, source, (tree) => tree.rootNode.endIndex), least.parse));
       extract.push(timed((source) => syntax.extractTags(path, source), least.extract));
     }
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuShare = ((cpu.user + cpu.system) / 1e3 / (performance.now() - wallBefore)).toFixed(2);
     const size = `${files} files, ${(bytes / 1024).toFixed(0)} KiB`;
     const value = mbps(median(extract));
     const baseline = mbps(median(parse));
-    const note = `${tags} tags; parser alone ${baseline} MB/s; first pass ${mbps(firstPass)} MB/s; median of ${passes} passes after ${warmUpMs} ms of warm-up; least time per file over the passes ${mbps(sum(least.extract))} MB/s (parser ${mbps(sum(least.parse))}); ${load()}`;
+    const note = `${tags} tags; parser alone ${baseline} MB/s; first pass ${mbps(firstPass)} MB/s; median of ${passes} passes after ${warmUpMs} ms of warm-up; least time per file over the passes ${mbps(sum(least.extract))} MB/s (parser ${mbps(sum(least.parse))}); process CPU ${cpuShare} of the measured wall time; ${load()}`;
     records.push({ name: `syntax.extractTags.${language}`, size, value, unit: 'MB/s', baseline, ratio: Number((value / baseline).toFixed(2)), note });
     records.push({ name: `syntax.extractTags.${language}.files`, size, value: Math.round(files / (median(extract) / 1000)), unit: 'files/s' });
     records.push({ name: `syntax.extractTags.${language}.firstPass`, size, value: mbps(firstPass), unit: 'MB/s' });

@@ -1,9 +1,9 @@
 // esbuild plugins for serverless-esbuild (custom.esbuild.plugins points here).
 //
 // The tree-sitter runtime and grammars are .wasm files that esbuild does not bundle, and they
-// live in two packages (web-tree-sitter, tree-sitter-wasms). The worker reads them from ONE
-// directory named by DRAFTSMAN_WASM_DIR (src/app/local/node-grammar-loader.ts), so after the
-// worker's bundle is built this copies them into `<build dir>/__only_worker/wasm/`:
+// live in packages (src/app/local/wasm-files.json says which file serves what). The worker
+// reads them from ONE directory named by DRAFTSMAN_WASM_DIR (src/app/local/node-grammar-loader.ts),
+// so after the worker's bundle is built this copies them into `<build dir>/__only_worker/wasm/`:
 // serverless-esbuild puts files under `__only_<function>/` into that function's zip only, with
 // the prefix stripped, so they land at `/var/task/wasm/` in the worker and nowhere else.
 'use strict';
@@ -13,13 +13,14 @@ const path = require('node:path');
 
 /** The grammars the syntax service loads (src/core/syntax/language-for-path.ts GRAMMAR_FOR_LANGUAGE). */
 const GRAMMARS = ['java', 'typescript', 'tsx', 'javascript', 'python', 'go'];
+const WASM_FILES = require('../src/app/local/wasm-files.json');
 const WASM_FUNCTIONS = { 'src/handlers/worker.ts': 'worker' };
 
 function wasmSources(serviceDir) {
   const modules = path.join(serviceDir, 'node_modules');
   return [
-    path.join(modules, 'web-tree-sitter', 'tree-sitter.wasm'),
-    ...GRAMMARS.map((g) => path.join(modules, 'tree-sitter-wasms', 'out', `tree-sitter-${g}.wasm`)),
+    path.join(modules, WASM_FILES['tree-sitter']),
+    ...GRAMMARS.map((g) => path.join(modules, WASM_FILES[g])),
   ];
 }
 

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { createSyntaxService, type TreeSyntaxService } from '../../core/syntax/create-syntax-service.js';
 import type { GrammarLoader, SyntaxLanguage } from '../../core/syntax/types.js';
+import WASM_FILES from './wasm-files.json' with { type: 'json' };
 
 export interface NodeGrammarLoaderOptions {
   /**
@@ -17,9 +18,20 @@ export interface NodeGrammarLoaderOptions {
 const GRAMMAR_NAME = /^[a-z][a-z0-9_]*$/;
 
 /**
- * Reads the tree-sitter runtime and grammar wasm files: from `wasmDir` when given, else from
- * the installed `web-tree-sitter` and `tree-sitter-wasms` packages.
+ * The installed file that serves the runtime and each grammar (`wasm-files.json`, which the
+ * Lambda packaging reads too: infra/esbuild-plugins.cjs). The runtime comes with its JavaScript
+ * glue (`web-tree-sitter`); each grammar comes from the build that tags it fastest on this
+ * runtime: the grammar projects' own releases (`@vscode/tree-sitter-wasm`) for TypeScript, TSX,
+ * JavaScript and Python, the older `tree-sitter-wasms` builds for Java and Go, whose current
+ * releases parse 5-10 % slower (see docs/architecture.md).
  */
+export function installedWasmPath(name: string): string {
+  const path = (WASM_FILES as Record<string, string | undefined>)[name];
+  if (!path) throw new Error(`no wasm file for ${name}`);
+  return path;
+}
+
+/** Reads the tree-sitter runtime and grammar wasm files: from `wasmDir` when given, else from the installed packages. */
 export function createNodeGrammarLoader(options: NodeGrammarLoaderOptions = {}): GrammarLoader {
   const require = createRequire(import.meta.url);
   return async (name: string) => {
@@ -27,8 +39,7 @@ export function createNodeGrammarLoader(options: NodeGrammarLoaderOptions = {}):
     const fileName = name === 'tree-sitter' ? 'tree-sitter.wasm' : `tree-sitter-${name}.wasm`;
     let path: string;
     if (options.wasmDir) path = join(options.wasmDir, fileName);
-    else if (name === 'tree-sitter') path = require.resolve('web-tree-sitter/tree-sitter.wasm');
-    else path = require.resolve(`tree-sitter-wasms/out/${fileName}`);
+    else path = require.resolve(installedWasmPath(name));
     return new Uint8Array(await readFile(path));
   };
 }

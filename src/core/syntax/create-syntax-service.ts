@@ -37,11 +37,10 @@ export interface SyntaxServiceOptions {
   /**
    * Tag a short sample per language at load. The engine runs a grammar's wasm with its baseline
    * compiler first and optimises a hot function in the background only after it has run for a
-   * while; the lexers of the TypeScript, TSX and JavaScript grammars (100-190 KB functions) take
-   * seconds of CPU to optimise and parse about 1.5x slower until then. Warming starts that work
-   * at load, so that it overlaps the caller's I/O (an ingestion) rather than its first files.
-   * Worth it before a whole-repository map, with `languages` limited to those the repository
-   * has; wasted background CPU (seconds per big lexer) for a handful of files.
+   * while; warming starts that work at load, so that it overlaps the caller's I/O (an ingestion)
+   * rather than its first files. Worth it before a whole-repository map, with `languages`
+   * limited to those the repository has; for a handful of files the first passes are slower
+   * anyway, and the warm-up is wasted (see docs/architecture.md for the figures).
    */
   warm?: boolean;
 }

@@ -13,11 +13,9 @@ type Kind = NonNullable<SymbolTag['symbolKind']>;
 export const TAG_QUERY_LIMITS = { matchLimit: 2048, timeoutMicros: 5_000_000 } as const;
 
 /** What a capture name means (see `tag-queries/vocabulary.ts`), parsed once per query. */
-type Role =
-  | { role: 'scope' | 'scope.hidden' | 'at' | 'owner' | 'receiver' | 'skip' | 'init' | 'init.owner' | 'type.names' | 'ignored' }
-  | { role: 'filter'; text: string; negated: boolean }
-  | { role: 'capitalized' }
-  | TagRole;
+type Role = { role: 'scope' | 'scope.hidden' | 'at' | 'owner' | 'receiver' | 'skip' | 'type.names' | 'ignored' } | Filter | TagRole;
+
+type Filter = { role: 'filter'; text: string; negated: boolean } | { role: 'capitalized' };
 
 interface TagRole {
   role: 'tag';
@@ -27,6 +25,8 @@ interface TagRole {
   fallback: boolean;
   path: boolean;
   wildcard: boolean;
+  /** A filter on the tag's own node, carried by its capture. */
+  filter?: Filter;
 }
 
 interface CompiledTagQuery {
@@ -35,16 +35,26 @@ interface CompiledTagQuery {
   roles: Map<string, Role>;
 }
 
-const CONTEXT_ROLES = new Set(['scope', 'scope.hidden', 'at', 'owner', 'receiver', 'skip', 'init', 'init.owner', 'type.names']);
+const CONTEXT_ROLES = new Set(['scope', 'scope.hidden', 'at', 'owner', 'receiver', 'skip', 'type.names']);
 const TAG_KINDS = new Set(['definition', 'reference', 'import', 'call', 'annotation']);
 const IGNORED: Role = { role: 'ignored' };
 
-function roleOf(name: string): Role {
-  if (CONTEXT_ROLES.has(name)) return { role: name } as Role;
+function filterOf(name: string): Filter | undefined {
   if (name === '_capitalized') return { role: 'capitalized' };
   const filter = /^_(is|not)\.(.+)$/.exec(name);
-  if (filter) return { role: 'filter', text: filter[2], negated: filter[1] === 'not' };
-  const [kind, ...rest] = name.split('.');
+  return filter ? { role: 'filter', text: filter[2], negated: filter[1] === 'not' } : undefined;
+}
+
+function roleOf(name: string): Role {
+  if (CONTEXT_ROLES.has(name)) return { role: name } as Role;
+  const standalone = filterOf(name);
+  if (standalone) return standalone;
+  // `call._not.require`: the tag and a filter on the same node in one capture, so the runtime
+  // hands over one node, not two.
+  const split = name.indexOf('._');
+  const filter = split < 0 ? undefined : filterOf(name.slice(split + 1));
+  if (split >= 0 && !filter) throw new Error(`unknown filter in capture @${name}`);
+  const [kind, ...rest] = (split < 0 ? name : name.slice(0, split)).split('.');
   if (!TAG_KINDS.has(kind)) return IGNORED;
   const mods = new Set(kind === 'definition' ? rest.slice(1) : rest);
   return {
@@ -55,6 +65,7 @@ function roleOf(name: string): Role {
     fallback: mods.has('fallback'),
     path: mods.has('path'),
     wildcard: mods.has('wildcard'),
+    filter,
   };
 }
 
@@ -76,7 +87,7 @@ export function compileTagQuery(language: SyntaxLanguage, grammar: Language): Co
 interface Pending {
   kind: SymbolTag['kind'];
   symbolKind?: Kind;
-  /** `member`: the kind only inside a type; `init`: scoped by the class of the enclosing `__init__`. */
+  /** `member`: the kind only inside a type; `init`: scoped by the class whose `__init__` encloses it. */
   scoping: 'fixed' | 'member' | 'init';
   fallback: boolean;
   name: string;
@@ -98,6 +109,11 @@ interface Scope {
   end: number;
   /** Empty for a scope that hides the enclosing type (a function in Python). */
   name: string;
+  /** The name of the definition that opens it, hidden or not. */
+  definedName: string;
+  node: Node;
+  /** For an `__init__`: the class it initialises, once asked (null: none). */
+  initOf?: string | null;
 }
 
 function unquote(text: string): string {
@@ -114,8 +130,6 @@ interface Collected {
   scopes: Map<number, Scope>;
   /** Type names that are being declared, not referenced. */
   skipped: Set<number>;
-  /** `__init__` method node id -> its class's name. */
-  initOwners: Map<number, string>;
   hasFallbacks: boolean;
 }
 
@@ -133,9 +147,13 @@ function isCapitalized(source: string, node: Node): boolean {
   return c >= 65 && c <= 90;
 }
 
+function passes(source: string, node: Node, filter: Filter): boolean {
+  return filter.role === 'capitalized' ? isCapitalized(source, node) : hasText(source, node, filter.text) !== filter.negated;
+}
+
 function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source: string): Collected {
   const text = (node: Node) => source.slice(node.startIndex, node.endIndex);
-  const out: Collected = { tags: [], scopes: new Map(), skipped: new Set(), initOwners: new Map(), hasFallbacks: false };
+  const out: Collected = { tags: [], scopes: new Map(), skipped: new Set(), hasFallbacks: false };
   const compound = new Map<number, Node>();
   for (const match of matches) {
     let tagRole: TagRole | undefined;
@@ -145,8 +163,6 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
     let at: Node | undefined;
     let owner: Node | undefined;
     let receiver: Node | undefined;
-    let init: Node | undefined;
-    let initOwner: Node | undefined;
     let skip: Node | undefined;
     let names: Node | undefined;
     let rejected = false;
@@ -154,12 +170,11 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
       const role = roles.get(name) ?? IGNORED;
       switch (role.role) {
         case 'filter':
-          if (hasText(source, node, role.text) === role.negated) rejected = true;
-          break;
         case 'capitalized':
-          if (!isCapitalized(source, node)) rejected = true;
+          if (!passes(source, node, role)) rejected = true;
           break;
         case 'tag':
+          if (role.filter && !passes(source, node, role.filter)) rejected = true;
           tagRole = role;
           tagNode = node;
           break;
@@ -180,12 +195,6 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
         case 'skip':
           skip = node;
           break;
-        case 'init':
-          init = node;
-          break;
-        case 'init.owner':
-          initOwner = node;
-          break;
         case 'type.names':
           names = node;
           break;
@@ -195,7 +204,6 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
     if (rejected) continue;
     if (skip) out.skipped.add(skip.id);
     if (names) compound.set(names.id, names);
-    if (init && initOwner) out.initOwners.set(init.id, text(initOwner));
     if (!tagRole || !tagNode) continue;
     let name = text(tagNode);
     if (tagRole.kind === 'import') name = tagRole.path ? name.replace(/\s+/g, '') + (tagRole.wildcard ? '.*' : '') : unquote(name);
@@ -208,7 +216,7 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
     if (owner) tag.owner = text(owner);
     if (receiver) tag.receiver = text(receiver);
     out.tags.push(tag);
-    if (opens && anchor && !out.scopes.has(anchor.id)) out.scopes.set(anchor.id, { id: anchor.id, start: anchor.startIndex, end: anchor.endIndex, name: opens === 'named' ? name : '' });
+    if (opens && anchor && !out.scopes.has(anchor.id)) out.scopes.set(anchor.id, { id: anchor.id, start: anchor.startIndex, end: anchor.endIndex, name: opens === 'named' ? name : '', definedName: name, node: anchor });
   }
   // Every identifier in a compound type annotation, nested ones included (`Dict[str, Item]`): a name
   // inside a nested type is reported once per enclosing type, as the node walk did.
@@ -218,8 +226,22 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
   return out;
 }
 
+/**
+ * The class a method initialises: the method is `__init__` and sits directly in the body of the
+ * named scope around it (not under a decorator, a condition or another function). Asked only for
+ * the scope of an `init` tag, so the two steps up the tree (calls into the engine) are taken once
+ * per `__init__` rather than a pattern matching every method of every class.
+ */
+function initialisedClass(method: Scope, around: Scope | undefined): string | undefined {
+  if (method.initOf === undefined) {
+    const inClassBody = method.name === '' && method.definedName === '__init__' && around !== undefined && around.name !== '' && method.node.parent?.parent?.id === around.id;
+    method.initOf = inClassBody ? around.name : null;
+  }
+  return method.initOf ?? undefined;
+}
+
 /** Innermost enclosing scope of each definition (other than the one its own node opens), in one sweep. */
-function resolveScopes(definitions: Pending[], scopes: Scope[], initOwners: Map<number, string>): void {
+function resolveScopes(definitions: Pending[], scopes: Scope[]): void {
   scopes.sort((a, b) => a.start - b.start || b.end - a.end);
   definitions.sort((a, b) => a.nameStart - b.nameStart);
   const open: Scope[] = [];
@@ -237,7 +259,7 @@ function resolveScopes(definitions: Pending[], scopes: Scope[], initOwners: Map<
     const scope = i >= 0 ? open[i] : undefined;
     if (tag.owner !== undefined) tag.scope = tag.owner;
     else if (tag.scoping === 'init') {
-      const owner = scope && initOwners.get(scope.id);
+      const owner = scope && initialisedClass(scope, open[i - 1]);
       if (owner) tag.scope = owner;
       else tag.dropped = true;
     } else {
@@ -257,7 +279,7 @@ const KIND_INDEX: Record<SymbolTag['kind'], number> = { definition: 0, reference
 export function extractTagsFromTree(language: SyntaxLanguage, tree: Tree, source: string): SymbolTag[] {
   const compiledQuery = compileTagQuery(language, tree.language);
   const matches = compiledQuery.query.matches(tree.rootNode, TAG_QUERY_LIMITS);
-  const { tags, scopes, skipped, initOwners, hasFallbacks } = collect(matches, compiledQuery.roles, source);
+  const { tags, scopes, skipped, hasFallbacks } = collect(matches, compiledQuery.roles, source);
   // A fallback pattern's tag stands only where no other pattern made one of its kind (node ids are below 2^32).
   const made = new Set<number>();
   if (hasFallbacks) for (const t of tags) if (!t.fallback) made.add(t.atId * 8 + KIND_INDEX[t.kind]);
@@ -265,7 +287,6 @@ export function extractTagsFromTree(language: SyntaxLanguage, tree: Tree, source
   resolveScopes(
     kept.filter((t) => t.kind === 'definition'),
     [...scopes.values()],
-    initOwners,
   );
   // Matches arrive by pattern progress, not strictly by position; report in source order (stable).
   kept.sort((a, b) => a.at - b.at);

@@ -18,7 +18,7 @@ const CODE_EXTENSIONS: Record<string, SyntaxLanguage> = {
   go: 'go',
 };
 
-/** The tree-sitter grammar (tree-sitter-wasms file name) that parses each language; JSX is part of the javascript grammar. */
+/** The tree-sitter grammar (`tree-sitter-<name>.wasm`) that parses each language; JSX is part of the javascript grammar. */
 export const GRAMMAR_FOR_LANGUAGE: Record<SyntaxLanguage, string> = {
   java: 'java',
   typescript: 'typescript',

@@ -236,6 +236,7 @@ const GO: Record<string, Handler> = {
     for (const name of node.childrenForFieldName('name')) if (name) emit({ kind: 'definition', symbolKind: 'field', name: name.text, scope }, name);
   },
   method_spec: member('method'),
+  method_elem: member('method'),
   function_declaration: definition('function', false),
   method_declaration: ({ node, emit }) => {
     const name = nameOf(node);

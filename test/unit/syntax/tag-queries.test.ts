@@ -32,9 +32,13 @@ const TS_EXTRA = [
 ];
 const PY_EXTRA = [
   'import os.path as p, sys\nfrom . import sibling\n\n@app.route("/x")\n@cached\nclass K(Base):\n    x: Dict[str, List[Item]] = {}\n    def __init__(self, a: int):\n        self.a = a\n        def helper():\n            self.b = 2\n        for i in a:\n            self.c = i\n    @property\n    def __init__(self): self.d = 1\n    def reset(self):\n        self.e = 0\n        self.a = None\n\ndef top(x: "Q") -> Optional[K]:\n    class Local:\n        y = 1\n    return K(x).run()\n',
+  // `__init__` under a condition in a class body, in a nested class, and at module level: only a method directly in a class body initialises it.
+  'class A:\n    if FLAG:\n        def __init__(self): self.u = 1\n    class B:\n        def __init__(self):\n            self.v = 2\n    def __init__(self): self.w = 3\n\ndef __init__(self):\n    self.x = 4\n',
 ];
 const GO_EXTRA = [
   'package p\n\nimport (\n\tf "fmt"\n\t. "strings"\n)\n\ntype (\n\tList[T any] struct{ head, tail *T; pkg.Embedded }\n\tShape interface{ Area() float64; fmt.Stringer }\n)\n\nfunc (l *List[T]) Push(v T) { f.Println(v); l.head = &v }\nfunc (List[T]) Len() int { return len(x) }\nfunc Free[T comparable](a, b T) bool { return a == b }\n',
+  // A receiver type with no type name: still a method, without an owner.
+  'package p\n\nfunc (s *struct{}) Odd() {}\n',
 ];
 const JAVA_EXTRA = [
   'package p;\nimport static java.util.Map.*;\nimport java.util. List;\n@Deprecated(since = "1")\npublic record Range<T extends Comparable<T>>(T start, @NonNull T end) implements java.io.Serializable {\n  Range { Objects.requireNonNull(start); }\n  @interface Marker { String value(); }\n  enum Side { LEFT, RIGHT; void flip() {} }\n  int a, b = 2;\n  static <U> List<U> of(Map.Entry<String, U> e) { return Collections.singletonList(e.getValue()); }\n}\n',

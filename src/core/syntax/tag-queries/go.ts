@@ -7,10 +7,12 @@ export function goTagPatterns(has: HasNodeType): string[] {
     '(type_spec name: (_) @definition.interface type: (interface_type)) @scope',
     '(type_spec name: (_) @definition.type.fallback) @scope',
     '(field_declaration name: (_) @definition.field)',
-    ...(has('method_spec') ? ['(method_spec name: (_) @definition.method.member)'] : []),
+    // An interface's method: `method_spec` in older grammar builds, `method_elem` in current releases.
+    ...['method_spec', 'method_elem'].filter(has).map((type) => `(${type} name: (_) @definition.method.member)`),
     '(function_declaration name: (_) @definition.function)',
-    `(method_declaration receiver: (parameter_list . (parameter_declaration type: ${receiver})) name: (_) @definition.method)`,
-    '(method_declaration name: (_) @definition.method.fallback)',
+    // One match per method: the receiver's type name when it has one of these shapes, else none
+    // (a parenthesized receiver type, rare, has none: the method is then scoped as a function would be).
+    `(method_declaration receiver: (parameter_list . (parameter_declaration type: ${receiver})?) name: (_) @definition.method)`,
     '(type_identifier) @reference',
     '(_ name: (type_identifier) @skip)',
     '((type_identifier) @skip . ".")',

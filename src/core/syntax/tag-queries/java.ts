@@ -23,7 +23,7 @@ export function javaTagPatterns(has: HasNodeType): string[] {
     '(import_declaration [(scoped_identifier) (identifier)] @import.path.fallback)',
     '(method_invocation object: (_) @receiver name: (identifier) @call)',
     '(method_invocation !object name: (identifier) @call)',
-    '(method_invocation object: (identifier) @reference @_capitalized)',
+    '(method_invocation object: (identifier) @reference._capitalized)',
     '[(marker_annotation name: (_) @annotation) (annotation name: (_) @annotation)] @at',
   ];
 }

@@ -35,7 +35,7 @@ export function javascriptTagPatterns(has: HasNodeType): string[] {
     has('import_require_clause') && '(import_require_clause source: (_) @import)',
     '(call_expression function: (import) arguments: (arguments . (string) @import))',
     '(call_expression function: (identifier) @_is.require arguments: (arguments . (string) @import))',
-    '(call_expression function: (identifier) @call @_not.require)',
+    '(call_expression function: (identifier) @call._not.require)',
     '(call_expression function: (member_expression object: (_) @receiver property: (_) @call))',
     '(new_expression constructor: (identifier) @reference)',
     '(decorator . (call_expression function: (_) @annotation)) @at',

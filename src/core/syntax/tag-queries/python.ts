@@ -5,9 +5,9 @@ export function pythonTagPatterns(): string[] {
     '(function_definition name: (_) @definition.method.member) @scope.hidden',
     // Class attributes: assignments directly in a class body.
     '(class_definition body: (block (expression_statement (assignment left: (identifier) @definition.field))))',
-    // Instance attributes, declared by assignment to `self.x` in `__init__`.
+    // Instance attributes, declared by assignment to `self.x` in `__init__` (the class is found
+    // from the scopes, for these tags only, rather than by a pattern matching every method).
     '(assignment left: (attribute object: (identifier) @_is.self attribute: (identifier) @definition.field.init))',
-    '(class_definition name: (_) @init.owner body: (block (function_definition name: (identifier) @_is.__init__) @init))',
     // A type that is one name is a reference; a type whose node has inner nodes is expanded by
     // `type.names` in JavaScript (anchored to first children: one match per type, not per inner node).
     '(type (identifier) @reference)',

@@ -4,7 +4,8 @@
  * Tag captures (the captured node's text is the tag's name, and its start the tag's position):
  * - `definition.<symbolKind>`: a definition of that kind, scoped by the innermost enclosing type;
  * - `definition.<kind>.member`: that kind inside a type, else a function (for `method`) or a variable;
- * - `definition.field.init`: a `self.x` assignment, a field of the class whose `__init__` encloses it;
+ * - `definition.field.init`: a `self.x` assignment, a field of the class whose `__init__` encloses it
+ *   (the innermost enclosing scope is a hidden one defined as `__init__`, directly in a class body);
  * - `reference`, `call`, `import`, `annotation`: the other tag kinds.
  * Modifiers after the kind: `.path` (a dotted path; whitespace removed), `.wildcard` (append `.*`),
  * `.fallback` (dropped when another tag of the same kind was made at the same position).
@@ -18,13 +19,13 @@
  * - `receiver`: a call's receiver text;
  * - `skip`: this type name is not a reference (it is being declared);
  * - `type.names`: every identifier below this node is a type reference (its pattern leaves out a
- *   type that is a single name, which a pattern of its own makes a reference);
- * - `init` with `init.owner`: an `__init__` method and its class's name.
+ *   type that is a single name, which a pattern of its own makes a reference).
  * Filters, read in JavaScript from the source (the query engine's text predicates copy the text of
  * every candidate; these compare in place):
  * - `_is.<text>` / `_not.<text>`: the match stands only if the node's text is / is not `<text>`;
  * - `_capitalized`: the match stands only if the node's text starts with an ASCII capital.
- * A node can carry a filter besides its own capture (`@call @_not.require`).
+ * A filter on the tag's own node is written after the tag capture's name, in the same capture
+ * (`@call._not.require`): the runtime then hands over one node, not one per capture.
  */
 export type HasNodeType = (type: string) => boolean;
 
