@@ -89,9 +89,11 @@ for (let c = 0; c < 16; c++) {
 export function hexToName(oid: string, out: Uint8Array, at = 0): boolean {
   if (oid.length !== 40) return false;
   for (let k = 0; k < 20; k++) {
-    const hi = HEX[oid.charCodeAt(2 * k) & 127];
-    const lo = HEX[oid.charCodeAt(2 * k + 1) & 127];
-    if (hi < 0 || lo < 0 || oid.charCodeAt(2 * k) > 127 || oid.charCodeAt(2 * k + 1) > 127) return false;
+    const a = oid.charCodeAt(2 * k);
+    const b = oid.charCodeAt(2 * k + 1);
+    const hi = a < 128 ? HEX[a] : -1;
+    const lo = b < 128 ? HEX[b] : -1;
+    if (hi < 0 || lo < 0) return false;
     out[at + k] = (hi << 4) | lo;
   }
   return true;
@@ -287,7 +289,6 @@ function sameName(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number): boole
   for (let k = 0; k < 20; k++) if (a[aAt + k] !== b[bAt + k]) return false;
   return true;
 }
-
 
 /**
  * Catalog every pack in `gitdir` (one indexing pass each, see `PackIndexer`). isomorphic-git
