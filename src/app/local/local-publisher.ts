@@ -21,6 +21,7 @@ import { describeRefusal, PublishError } from '../../core/publish/publish-error.
 import { AttemptRequest, RunRequest } from '../../core/runs/run-request.js';
 import type { FileMode, TreeFile } from '../../core/workspace/workspace.js';
 import { identityFromLocalPath } from '../git/repo-identity.js';
+import { sortByPath } from '../../core/util/path-order.js';
 
 /** A local publication; `movedFrom` is the earlier attempt's commit the branch was moved off. */
 export type LocalPublicationApplied = PublicationApplied & { movedFrom?: string };
@@ -108,7 +109,7 @@ export async function listTree(gitdir: string, treeSha: string): Promise<TreeFil
     const [mode, , oid] = line.slice(0, tab).split(' ');
     files.push({ path: line.slice(tab + 1), mode: mode as FileMode, oid });
   }
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return sortByPath(files, (f) => f.path);
 }
 
 /** The CLI's trusted policy: `--policy` when given, else the base commit's `.agent-policy.yaml`. */

@@ -15,14 +15,9 @@ export async function hashBlobBytes(bytes: Uint8Array): Promise<string> {
 
 /** Git's own heuristic: a NUL byte in the first 8000 bytes makes a file binary. */
 export function isBinaryContent(bytes: Uint8Array): boolean {
-  const end = Math.min(bytes.length, 8000);
-  for (let i = 0; i < end; i++) if (bytes[i] === 0) return true;
-  return false;
-}
-
-/** Code-unit order, which is git's byte order for the ASCII-compatible paths we compare. */
-export function comparePaths(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  // The engine's own search (ingestion asks this of every blob in a pack), not a loop in JavaScript.
+  const nul = bytes.indexOf(0);
+  return nul !== -1 && nul < 8000;
 }
 
 /** Byte-wise comparison of UTF-8 paths (git sorts index entries and status output by bytes). */

@@ -1,5 +1,6 @@
 import type { FsLike } from '../ports.js';
 import { readTreeFiles, type TreeFile, type Workspace } from '../workspace/workspace.js';
+import { sortByPath } from '../util/path-order.js';
 
 /**
  * Flat listings of whole trees, by tree id, per object store. A tree id names its content, so
@@ -27,7 +28,7 @@ export async function treeFiles(fs: FsLike, gitdir: string, treeOid: string): Pr
 /** Record the listing of a tree the caller built or read from exactly these files. */
 export function rememberTreeFiles(fs: FsLike, treeOid: string, files: Iterable<TreeFile>): void {
   const copy = [...files].map((f) => Object.freeze({ path: f.path, mode: f.mode, oid: f.oid }));
-  copy.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  sortByPath(copy, (f) => f.path);
   listingsOf(fs).set(treeOid, copy);
 }
 

@@ -123,7 +123,7 @@ export class PackIndexer {
     this.count = pack.readUInt32BE(8);
     // The header says how many objects follow: room for them all at once, within a bound.
     const expected = reservedRecords(this.count);
-    this.slots.reserve(0, expected);
+    this.slots.reserve(expected);
     this.catalog.reserve(expected);
   }
 
@@ -193,7 +193,7 @@ export class PackIndexer {
     if (header.dataAt >= limit) throw new PackIndexError('truncated pack');
     const slots = this.slots;
     const slot = slots.count;
-    slots.reserve(slot);
+    slots.reserve(slot + 1);
     slots.offset[slot] = start;
     slots.dataAt[slot] = header.dataAt;
     slots.size[slot] = size;

@@ -23,11 +23,10 @@ export class ObjectSlots {
   /** REF_DELTA bases by slot (rare: git sends OFS_DELTA when asked). */
   readonly baseOid = new Map<number, string>();
 
-  /** Room for slot `slot`, or for `slot + 1` objects at once when the pack header has said how many. */
-  reserve(slot: number, exactly?: number): void {
-    if (slot < this.kind.length && exactly === undefined) return;
-    const capacity = exactly ?? Math.max(1024, this.kind.length * 2, slot + 1);
-    if (capacity <= this.kind.length) return;
+  /** Room for `count` slots: exactly that many when first reserved (the pack header's count), doubling after. */
+  reserve(count: number): void {
+    if (count <= this.kind.length) return;
+    const capacity = Math.max(1024, count, this.kind.length * 2);
     this.offset = regrown(this.offset, Float64Array, capacity);
     this.dataAt = regrown(this.dataAt, Float64Array, capacity);
     this.size = regrown(this.size, Float64Array, capacity);

@@ -1,5 +1,6 @@
 import type { FsLike } from '../ports.js';
 import { InflateBudget, inflateExact, type InflateLimits } from './inflate-budget.js';
+import { isBinaryContent } from '../git/git-objects.js';
 import { applyDelta } from './git-delta.js';
 import { indexPack } from './index-pack.js';
 import { regrown } from './typed-arrays.js';
@@ -25,7 +26,6 @@ export interface CatalogEntry {
 export const PACK_OBJECT_TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
 export const OFS_DELTA = 6;
 export const REF_DELTA = 7;
-const BINARY_PROBE = 8000;
 const HEAD_BYTES = 1024;
 const LFS_PREFIX = Buffer.from('version https://git-lfs');
 /** Inflated delta bases kept for lazy reads, by bytes (a chain's bases are reused by its siblings). */
@@ -33,8 +33,7 @@ const BASE_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** A blob's facts from its first bytes: binary (git's heuristic), and the head of a possible LFS pointer. */
 export function blobFacts(first: Uint8Array): { binary: boolean; head?: Uint8Array } {
-  const nul = first.indexOf(0);
-  const binary = nul !== -1 && nul < BINARY_PROBE;
+  const binary = isBinaryContent(first);
   return startsLikeLfs(first) ? { binary, head: Uint8Array.prototype.slice.call(first, 0, HEAD_BYTES) } : { binary };
 }
 
@@ -147,8 +146,7 @@ export class PackCatalog {
   addBlob(oid: string | Uint8Array, first: Uint8Array, pack: number, offset: number, size = first.byteLength): void {
     const record = this.insert(oid);
     if (record < 0) return;
-    const nul = first.indexOf(0);
-    this.fill(record, TYPE_CODES.blob, size, pack, offset, nul !== -1 && nul < BINARY_PROBE);
+    this.fill(record, TYPE_CODES.blob, size, pack, offset, isBinaryContent(first));
     if (startsLikeLfs(first)) this.heads.set(record, Uint8Array.prototype.slice.call(first, 0, HEAD_BYTES));
   }
 

@@ -4,6 +4,7 @@ import { hostileNameKind, type HostileKind } from './hostile-entry.js';
 import type { IngestionPolicy } from './ingestion-policy.js';
 import type { CatalogEntry } from './pack-catalog.js';
 import { isStandardModeSpelling, parseTreeEntries, type RawTreeEntry } from './tree-entries.js';
+import { sortByPath } from '../util/path-order.js';
 
 export type FindingCode =
   | 'HOSTILE_TREE_ENTRY'
@@ -148,7 +149,7 @@ export async function scanTree(options: { treeOid: string; policy: IngestionPoli
     } else files.push({ path, mode: item.mode ?? '100644', oid: item.oid });
     if (files.length > policy.maxFileCount) overLimit = true;
   }
-  if (!isSortedByPath(files)) files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  sortByPath(files, (f) => f.path);
 
   if (overLimit) {
     const what = files.length > policy.maxFileCount ? 'files' : 'directories';
@@ -276,9 +277,4 @@ export function parseGitmodules(text: string): Map<string, string> {
 
 function stripCredentials(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
-}
-
-function isSortedByPath(files: readonly TreeFile[]): boolean {
-  for (let i = 1; i < files.length; i++) if (files[i - 1].path >= files[i].path) return false;
-  return true;
 }

@@ -6,7 +6,7 @@
  */
 type Ctor<T> = { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; BYTES_PER_ELEMENT: number };
 
-export function uninitialised<T extends ArrayBufferView>(type: Ctor<T>, length: number): T {
+function uninitialised<T extends ArrayBufferView>(type: Ctor<T>, length: number): T {
   const bytes = Buffer.allocUnsafeSlow(length * type.BYTES_PER_ELEMENT);
   return new type(bytes.buffer as ArrayBuffer, bytes.byteOffset, length);
 }

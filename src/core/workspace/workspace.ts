@@ -2,6 +2,7 @@ import git from 'isomorphic-git';
 import { WorkspaceError } from '../errors.js';
 import type { FsLike } from '../ports.js';
 import { normalizeRepoPath } from '../util/repo-path.js';
+import { comparePaths, sortByPath } from '../util/path-order.js';
 
 /** Git file modes as they appear in tree objects. */
 export type FileMode = '100644' | '100755' | '120000' | '160000';
@@ -91,7 +92,7 @@ export async function readTreeFiles(fs: FsLike, gitdir: string, treeOid: string)
     }
   };
   await visit(treeOid, '');
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  sortByPath(files, (f) => f.path);
   return files;
 }
 
@@ -142,8 +143,7 @@ export class ObjectWorkspace implements Workspace {
         }
         all = [...set];
       }
-      // The scan hands files over sorted: checking costs one pass, sorting tens of thousands of paths far more.
-      this.sortedCache = isSorted(all) ? all : all.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      this.sortedCache = sortByPath(all, (path) => path);
     }
     return this.sortedCache;
   }
@@ -210,7 +210,7 @@ export class ObjectWorkspace implements Workspace {
 
   changes(): WorkspaceChange[] {
     const out: WorkspaceChange[] = [];
-    for (const path of [...this.overlay.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const path of [...this.overlay.keys()].sort(comparePaths)) {
       const over = this.overlay.get(path);
       const base = this.base.get(path);
       if (over === null) {
@@ -262,9 +262,4 @@ export class ObjectWorkspace implements Workspace {
 async function sameBlob(bytes: Uint8Array, oid: string): Promise<boolean> {
   const { oid: computed } = await git.hashBlob({ object: bytes });
   return computed === oid;
-}
-
-function isSorted(paths: readonly string[]): boolean {
-  for (let i = 1; i < paths.length; i++) if (paths[i - 1] >= paths[i]) return false;
-  return true;
 }
