@@ -1,10 +1,17 @@
 /**
  * Measuring a piece of work in its own process, so peak RSS and heap belong to that work alone:
- * the parent spawns `node --import tsx <script> ...args` and reads the child's last stdout line
+ * the parent spawns `node <CHILD_NODE_ARGS> <script> ...args` and reads the child's last stdout line
  * as JSON; the child samples its heap while it works.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+
+/**
+ * How a child process starts: TypeScript through tsx, then, before the script's own modules,
+ * what the composition roots that ingest import first (src/handlers/cli.ts, worker.ts), so the
+ * child's runtime is configured as the CLI's and the worker's are.
+ */
+export const CHILD_NODE_ARGS = ['--import', 'tsx', '--import', new URL('../src/app/runtime/keep-young-generation.ts', import.meta.url).href];
 
 /** Peak memory of this process: sampled `heapUsed` plus the kernel's `maxRSS` (a true peak). */
 export interface MemoryPeak {
@@ -32,7 +39,7 @@ export function startHeapSampler(intervalMs = 10): { stop(): MemoryPeak } {
 }
 
 /**
- * Run `node --import tsx script ...args` and parse its last stdout line as JSON. Stderr is
+ * Run `node <CHILD_NODE_ARGS> script ...args` and parse its last stdout line as JSON. Stderr is
  * kept (the tail goes into the error). The whole process group is killed at `timeoutMs`.
  */
 export function runNodeChild<T>(
@@ -41,7 +48,7 @@ export function runNodeChild<T>(
   options: { timeoutMs: number; env?: NodeJS.ProcessEnv; nodeArgs?: string[]; /** Read the result from this file instead of stdout. */ resultFile?: string },
 ): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', script, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...CHILD_NODE_ARGS, script, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: options.env ?? process.env,
       detached: true,

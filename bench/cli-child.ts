@@ -5,7 +5,6 @@
  */
 import { z } from 'zod';
 import { runCli } from '../src/app/cli/run-cli.js';
-import { keepYoungGenerationSize } from '../src/app/runtime/young-generation.js';
 import { startHeapSampler, type MemoryPeak } from './child-process.js';
 
 const CliSummary = z.object({
@@ -29,8 +28,6 @@ export async function runCliTimed(args: string[]): Promise<TimedCli> {
   for (const key of Object.keys(env)) if (key.startsWith('DRAFTSMAN_')) delete env[key];
   let stdout = '';
   let stderr = '';
-  // As the CLI's composition root (src/handlers/cli.ts) does before running a command.
-  keepYoungGenerationSize();
   const sampler = startHeapSampler();
   const start = performance.now();
   const code = await runCli(args.includes('--json') ? args : [...args, '--json'], {

@@ -6,7 +6,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { HttpRepoSource } from '../src/app/git/http-repo-source.js';
 import { createMemoryFs } from '../src/app/local/memfs-adapter.js';
-import { keepYoungGenerationSize } from '../src/app/runtime/young-generation.js';
 import { ingestRepository } from '../src/core/ingestion/ingest-repository.js';
 import { DEFAULT_INGESTION_POLICY } from '../src/core/ingestion/ingestion-policy.js';
 import { parseIndex } from '../src/core/ingestion/pack-idx.js';
@@ -15,6 +14,7 @@ import { generateHistoryRepo } from '../test/fixtures/history-repo.js';
 import { generateLargeRepo, gitEnv } from '../test/fixtures/make-repo.js';
 import { startGitHttpServer } from '../test/helpers/git-http-server.js';
 import type { BenchRecord } from './bench-record.js';
+import { CHILD_NODE_ARGS } from './child-process.js';
 
 export type { BenchRecord };
 
@@ -41,7 +41,7 @@ interface ChildResult {
 /** Ingestion to READY in a child process, so its peak RSS is its own. */
 function ingestInChild(url: string): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', self, '--child', url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...CHILD_NODE_ARGS, self, '--child', url], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     child.on('close', (code) => {
@@ -52,8 +52,6 @@ function ingestInChild(url: string): Promise<ChildResult> {
 }
 
 async function childMain(url: string): Promise<void> {
-  // As the composition roots that ingest (the CLI, the worker) do at start.
-  keepYoungGenerationSize();
   const rssAfterImportMb = process.memoryUsage().rss / 1048576;
   const lines: Record<string, unknown>[] = [];
   const logger = { debug() {}, info: (_m: string, meta?: Record<string, unknown>) => void lines.push(meta ?? {}), warn() {}, error() {} };

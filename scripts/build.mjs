@@ -5,16 +5,23 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// Options: --quiet; --only <name,name> (some handlers); --outdir <dir> (instead of dist/).
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const entries = ['cli', 'webhook', 'worker', 'publisher', 'token-read', 'token-write', 'sweeper'];
+const option = (name) => {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+};
+const only = option('--only')?.split(',');
+const entries = ['cli', 'webhook', 'worker', 'publisher', 'token-read', 'token-write', 'sweeper'].filter((name) => !only || only.includes(name));
 const banner = "import {createRequire as __cr} from 'node:module'; const require = __cr(import.meta.url);";
 
-mkdirSync(join(root, 'dist'), { recursive: true });
+const outdir = option('--outdir') ?? join(root, 'dist');
+mkdirSync(outdir, { recursive: true });
 const quiet = process.argv.includes('--quiet');
 for (const name of entries) {
   const entry = join(root, 'src', 'handlers', `${name}.ts`);
   if (!existsSync(entry)) continue;
-  const outfile = join(root, 'dist', `${name}.mjs`);
+  const outfile = join(outdir, `${name}.mjs`);
   await build({
     entryPoints: [entry],
     outfile,
@@ -29,5 +36,5 @@ for (const name of entries) {
     // The grammars are loaded from files at run time; the deployment copies them.
     external: ['web-tree-sitter/tree-sitter.wasm'],
   });
-  if (!quiet) console.log(`dist/${name}.mjs ${(statSync(outfile).size / 1024).toFixed(0)} KiB`);
+  if (!quiet) console.log(`${outfile} ${(statSync(outfile).size / 1024).toFixed(0)} KiB`);
 }

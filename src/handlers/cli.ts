@@ -1,9 +1,9 @@
+// First, before any other module allocates (app/runtime/young-generation.ts).
+import '../app/runtime/keep-young-generation.js';
 import { runCli } from '../app/cli/run-cli.js';
-import { keepYoungGenerationSize } from '../app/runtime/young-generation.js';
 
 /** The CLI's composition root: real clock, streams and environment. */
 export async function main(argv: string[]): Promise<number> {
-  keepYoungGenerationSize();
   return runCli(argv, {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),

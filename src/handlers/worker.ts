@@ -1,3 +1,5 @@
+// First, before any other module allocates (app/runtime/young-generation.ts).
+import '../app/runtime/keep-young-generation.js';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -14,14 +16,12 @@ import { createMemoryFs } from '../app/local/memfs-adapter.js';
 import { createModelProvider } from '../app/model/create-model-provider.js';
 import { createNodeSyntaxService } from '../app/local/node-grammar-loader.js';
 import { createWorkerHandler } from '../app/worker/create-worker-handler.js';
-import { keepYoungGenerationSize } from '../app/runtime/young-generation.js';
 
 /**
  * worker: invoked by the dispatcher with `{key, capability}` -> run-session (S3 credentials
  * for this run only, a read token for the run's repository) -> lease -> the pipeline in
  * memory -> the candidate. Its own role has no S3 rights and may invoke run-session only.
  */
-keepYoungGenerationSize();
 const config = readConfig(process.env);
 if (!config.RUN_SESSION_FUNCTION) throw new Error('RUN_SESSION_FUNCTION is required');
 const logger = new JsonLogger({ level: config.LOG_LEVEL, bindings: { fn: 'worker' } });

@@ -18,8 +18,12 @@ export function deltaTargetSize(delta: Uint8Array): number {
   return 0;
 }
 
-/** Apply a git delta (copy/insert instructions) to `base`; the result starts `room` bytes into the buffer returned. */
-export function applyDelta(base: Uint8Array, delta: Uint8Array, room = 0): Buffer {
+/**
+ * Apply a git delta (copy/insert instructions) to `base`. The buffer returned holds `room` bytes
+ * then the result, exactly; it is a view of the buffer `into` gives for that size (a reused
+ * scratch buffer will do), by default a new one.
+ */
+export function applyDelta(base: Uint8Array, delta: Uint8Array, room = 0, into: (size: number) => Buffer = Buffer.allocUnsafe): Buffer {
   let at = 0;
   const varint = (): number => {
     let value = 0;
@@ -34,7 +38,10 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, room = 0): Buffe
   };
   const sourceSize = varint();
   if (sourceSize !== base.byteLength) throw new Error('delta base size mismatch');
-  const out = Buffer.allocUnsafe(room + varint());
+  const end = room + varint();
+  const provided = into(end);
+  if (provided.byteLength < end) throw new RangeError('delta output buffer too small');
+  const out = provided.byteLength === end ? provided : provided.subarray(0, end);
   let written = room;
   while (at < delta.byteLength) {
     const op = delta[at++];

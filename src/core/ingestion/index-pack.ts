@@ -52,7 +52,7 @@ export class PackIndexer {
   private length = 0;
   private count = -1;
   private at = 12;
-  private readonly slots = new ObjectSlots();
+  private slots = new ObjectSlots();
   /** Deltas by their base: OFS_DELTA by the base's offset, REF_DELTA by its id. */
   private readonly ofsChildren = new Map<number, number[]>();
   private readonly refChildren = new Map<string, number[]>();
@@ -63,7 +63,15 @@ export class PackIndexer {
   private hashed = 0;
   private readonly packHash: Hash = createHash('sha1');
   private readonly inflater = new ObjectInflater();
-  private scratch = Buffer.allocUnsafe(64 * 1024);
+  /**
+   * Reused buffers, so indexing makes no per-object garbage: `scratch` takes what streams in
+   * (blobs, trees and commits before the catalog copies them, deltas), `deltas` the deltas
+   * inflated again to rebuild a base or resolved at the end, `results` what deltas resolve to.
+   * Only delta bases asked for again are kept, in `bases`.
+   */
+  private scratch: Buffer = Buffer.allocUnsafe(64 * 1024);
+  private deltas: Buffer = Buffer.alloc(0);
+  private results: Buffer = Buffer.alloc(0);
   private readonly budget: InflateBudget;
   private readonly packNumber: number;
   private readonly bases = new BaseCache<number>(BASE_CACHE_BYTES);
@@ -105,13 +113,16 @@ export class PackIndexer {
     if (this.at !== trailer) throw new PackIndexError('pack has trailing data');
     this.resolveRest();
     const { idx } = writePackIndex(this.slots, pack.subarray(trailer));
-    // The catalog reads the pack through this indexer: keep nothing else of it alive.
-    this.scratch = Buffer.alloc(0);
+    const objects = this.slots.count;
+    // The catalog reads the pack through this indexer: keep nothing else of it alive (the
+    // per-object records are in the `.idx` and the catalog now).
+    this.scratch = this.deltas = this.results = Buffer.alloc(0);
+    this.slots = new ObjectSlots();
     this.bases.clear();
     this.ofsChildren.clear();
     this.refChildren.clear();
     this.byOid = undefined;
-    return { idx, objects: this.slots.count, packSha, pack, catalog: this.catalog };
+    return { idx, objects, packSha, pack, catalog: this.catalog };
   }
 
   private readPackHeader(): void {
@@ -167,7 +178,7 @@ export class PackIndexer {
       // The object's git header goes in front of its content, so one call names it.
       const header = isDelta ? '' : `${TYPE_NAMES[slots.kind[slot]]} ${size}\0`;
       const room = header.length + size + 1;
-      const out = isDelta || slots.kind[slot] === 3 ? this.scratchFor(room) : Buffer.allocUnsafe(room);
+      const out = this.scratchFor(room);
       let consumed: number;
       try {
         consumed = this.inflater.inflateInto(this.buffer, dataAt, limit, size, out, out.write(header, 0, 'latin1'));
@@ -253,8 +264,7 @@ export class PackIndexer {
   }
 
   private scratchFor(size: number): Buffer {
-    if (this.scratch.byteLength < size) this.scratch = Buffer.allocUnsafe(Math.max(size, this.scratch.byteLength * 2));
-    return this.scratch;
+    return (this.scratch = roomFor(this.scratch, size));
   }
 
   /**
@@ -266,7 +276,7 @@ export class PackIndexer {
     this.slots.names.set(name, slot * 20);
     this.slots.type[slot] = type;
     const content = framed.subarray(headerLength, end);
-    // Blob contents may sit in the scratch buffer; only their facts are kept.
+    // `framed` is a scratch buffer: blobs leave their facts, the catalog copies other contents.
     if (type === 3) this.catalog.addBlob(name, content, this.packNumber, this.slots.offset[slot]);
     else this.catalog.add(name, TYPE_NAMES[type], content, this.packNumber, this.slots.offset[slot]);
   }
@@ -282,7 +292,11 @@ export class PackIndexer {
     this.resolve(slot, base, delta, this.contentOf(base, 1));
   }
 
-  /** Apply a delta to its base's content, name and catalog the result, and keep it while it may be a base. */
+  /**
+   * Apply a delta to its base's content, name and catalog the result. The content returned is
+   * in a scratch buffer, valid until the next call: it is not cached, as most results are never
+   * a base; one that is will be rebuilt once by `contentOf` and cached there.
+   */
   private resolve(slot: number, base: number, delta: Uint8Array, baseContent: Uint8Array): Uint8Array {
     const offset = this.slots.offset[slot];
     // A delta's result is counted once, from the size its header declares, before it is built.
@@ -292,15 +306,13 @@ export class PackIndexer {
     const header = `${TYPE_NAMES[type]} ${target}\0`;
     let framed: Buffer;
     try {
-      framed = applyDelta(baseContent, delta, header.length);
+      framed = applyDelta(baseContent, delta, header.length, (size) => (this.results = roomFor(this.results, size)));
     } catch (error) {
       throw new PackIndexError(`delta at ${offset}: ${(error as Error).message}`);
     }
     framed.write(header, 0, 'latin1');
     this.record(slot, type, framed, header.length, framed.byteLength);
-    const content = framed.subarray(header.length);
-    this.bases.set(offset, content);
-    return content;
+    return framed.subarray(header.length);
   }
 
   /** The slot of the object starting at `offset`, by binary search (slots are in pack order); -1 when none. */
@@ -318,7 +330,10 @@ export class PackIndexer {
     return -1;
   }
 
-  /** A named object's content: kept (commit, tree, tag), cached, or inflated (and its chain applied) again. */
+  /**
+   * A named object's content as a delta base: kept (commit, tree, tag), cached, or inflated (and
+   * its chain applied) again, then cached in memory of its own.
+   */
   private contentOf(slot: number, depth: number): Uint8Array {
     const slots = this.slots;
     const kept = this.catalog.contentByName(slots.names, slot * 20);
@@ -327,21 +342,27 @@ export class PackIndexer {
     const cached = this.bases.get(offset);
     if (cached) return cached;
     if (depth > MAX_CHAIN) throw new PackIndexError('delta chain too deep');
-    const raw = this.inflateFresh(slot);
-    if (!slots.isDelta(slot)) {
-      this.bases.set(offset, raw);
-      return raw;
+    let content: Buffer;
+    if (!slots.isDelta(slot)) content = this.inflateSlot(slot, Buffer.allocUnsafeSlow(slots.size[slot] + 1));
+    else {
+      const base = slots.kind[slot] === OFS_DELTA ? this.slotAt(slots.baseOffset[slot]) : (this.byOid?.get(slots.baseOid.get(slot)!) ?? -1);
+      if (base < 0 || slots.type[base] === 0) throw new PackIndexError('delta base not in the pack (thin pack)');
+      // The base first: its chain is done with the delta buffer when this delta goes there.
+      const baseContent = this.contentOf(base, depth + 1);
+      content = applyDelta(baseContent, this.inflateDelta(slot), 0, ownBytes);
     }
-    const base = slots.kind[slot] === OFS_DELTA ? this.slotAt(slots.baseOffset[slot]) : (this.byOid?.get(slots.baseOid.get(slot)!) ?? -1);
-    if (base < 0 || slots.type[base] === 0) throw new PackIndexError('delta base not in the pack (thin pack)');
-    const content = applyDelta(this.contentOf(base, depth + 1), raw);
     this.bases.set(offset, content);
     return content;
   }
 
-  private inflateFresh(slot: number): Buffer {
+  /** A delta's instructions, in the delta buffer (valid until the next call). */
+  private inflateDelta(slot: number): Buffer {
+    return this.inflateSlot(slot, (this.deltas = roomFor(this.deltas, this.slots.size[slot] + 1)));
+  }
+
+  /** Inflate an object's stream into `into` (its size plus one byte of room); its content is returned as a view. */
+  private inflateSlot(slot: number, into: Buffer): Buffer {
     const size = this.slots.size[slot];
-    const into = Buffer.allocUnsafe(size + 1);
     try {
       this.inflater.inflateInto(this.buffer, this.slots.dataAt[slot], this.length, size, into, 0);
       return into.subarray(0, size);
@@ -377,9 +398,14 @@ export class PackIndexer {
         const { slot, base, content, depth } = stack.pop()!;
         if (depth > MAX_CHAIN) throw new PackIndexError('delta chain too deep');
         if (named(slot)) continue;
-        const result = this.resolve(slot, base, this.inflateFresh(slot), content);
+        const result = this.resolve(slot, base, this.inflateDelta(slot), content);
         this.byOid.set(slots.hex(slot), slot);
-        for (const child of waiting(slot)) stack.push({ slot: child, base: slot, content: result, depth: depth + 1 });
+        const next = waiting(slot);
+        if (next.length === 0) continue;
+        // The result is in the results buffer, which the next delta overwrites: its children get a copy.
+        const own = ownBytes(result.byteLength);
+        own.set(result);
+        for (const child of next) stack.push({ slot: child, base: slot, content: own, depth: depth + 1 });
       }
     }
     for (let slot = 0; slot < slots.count; slot++) if (!named(slot)) throw new PackIndexError('delta base not in the pack (thin pack)');
@@ -389,6 +415,19 @@ export class PackIndexer {
 /** Index a whole pack already in memory (no copy of it is made). */
 export async function indexPack(pack: Uint8Array, limits: InflateLimits | InflateBudget = {}, catalog?: PackCatalog): Promise<IndexedPack> {
   return new PackIndexer(limits, catalog, pack).finish();
+}
+
+/** `buffer` when it holds `size` bytes, else a larger one (at least double, so growth costs O(size)); contents are not kept. */
+function roomFor(buffer: Buffer, size: number): Buffer {
+  return buffer.byteLength >= size ? buffer : Buffer.allocUnsafe(Math.max(size, buffer.byteLength * 2));
+}
+
+/**
+ * Memory of its own for content that outlives the call (a cached delta base): not a slice of
+ * the shared small-buffer pool, whose chunks one kept slice would keep alive with all else in them.
+ */
+function ownBytes(size: number): Buffer {
+  return Buffer.allocUnsafeSlow(size);
 }
 
 function push<K>(map: Map<K, number[]>, key: K, slot: number): void {

@@ -4,6 +4,7 @@ import { isBinaryContent } from '../git/git-objects.js';
 import { applyDelta } from './git-delta.js';
 import { indexPack } from './index-pack.js';
 import { regrown } from './typed-arrays.js';
+import { ByteArena } from './byte-arena.js';
 
 /** Git object types as they appear in a pack. */
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
@@ -119,6 +120,7 @@ export class PackCatalog {
   private binary = new Uint8Array(0);
   /** Contents of commits, trees and tags, by record (blobs keep none). */
   private readonly contents: (Uint8Array | undefined)[] = [];
+  private readonly arena = new ByteArena();
   /** First bytes of blobs that start like an LFS pointer (few), by record. */
   private readonly heads = new Map<number, Uint8Array>();
   /** Open addressing over `names`: record + 1, 0 for an empty slot; at most half full. */
@@ -134,12 +136,12 @@ export class PackCatalog {
     return this.packs.length - 1;
   }
 
-  /** A commit, tree or tag with its content (`size` defaults to the content's). `oid` is hex or 20 bytes. */
+  /** A commit, tree or tag with its content, which is copied (the caller may reuse its buffer). `oid` is hex or 20 bytes. */
   add(oid: string | Uint8Array, type: ObjectType, content: Uint8Array, pack: number, offset: number): void {
     const record = this.insert(oid);
     if (record < 0) return;
     this.fill(record, TYPE_CODES[type], content.byteLength, pack, offset, false);
-    this.contents[record] = content;
+    this.contents[record] = this.arena.keep(content);
   }
 
   /** A blob, from its content or (a large one) its first bytes and declared size. `oid` is hex or 20 bytes. */

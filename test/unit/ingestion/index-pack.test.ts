@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { indexPack, PackIndexer, PackIndexError } from '../../../src/core/ingestion/index-pack.js';
 import { applyDelta } from '../../../src/core/ingestion/git-delta.js';
 import { parseIndex } from '../../../src/core/ingestion/pack-idx.js';
+import type { PackCatalog } from '../../../src/core/ingestion/pack-catalog.js';
 
 const git = (cwd: string, args: string[], input?: Buffer) =>
   execFileSync('git', args, { cwd, input, env: { ...process.env, GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' }, maxBuffer: 64 * 1024 * 1024 });
@@ -93,6 +94,61 @@ describe('indexPack', () => {
       } else expect(Buffer.from(entry.content!).equals(content)).toBe(true);
       expect(Buffer.from(catalog.read(oid)!.content).equals(content)).toBe(true);
     }
+  });
+
+  /** Every object of `oids` read through the catalog equals what `git cat-file` gives. */
+  function expectCatalogMatchesGit(repo: string, catalog: PackCatalog, oids: string[]): void {
+    const batch = git(repo, ['cat-file', '--batch'], Buffer.from(`${oids.join('\n')}\n`));
+    let at = 0;
+    for (const oid of oids) {
+      const line = batch.subarray(at, batch.indexOf(10, at)).toString();
+      const size = Number(line.split(' ')[2]);
+      at += line.length + 1;
+      expect(Buffer.from(catalog.read(oid)!.content).equals(batch.subarray(at, at + size)), oid).toBe(true);
+      at += size + 1;
+    }
+  }
+
+  it('resolves long delta chains, by offset while streaming and by id at the end, to the same .idx and contents', async () => {
+    const repo = join(root, 'chains');
+    mkdirSync(join(repo, 'src'), { recursive: true });
+    git(repo, ['init', '-q']);
+    // Thirty versions of the same files (and of their tree): deltas on deltas.
+    const lines = Array.from({ length: 300 }, (_, n) => `line ${n}: ${'x'.repeat(n % 50)}`);
+    for (let version = 0; version < 30; version++) {
+      lines[(version * 37) % lines.length] = `changed in version ${version}`;
+      for (let f = 0; f < 4; f++) writeFileSync(join(repo, 'src', `f${f}.txt`), `${f}\n${lines.join('\n')}\n`);
+      git(repo, ['add', '-A']);
+      git(repo, ['commit', '-qm', `v${version}`]);
+    }
+    for (const [name, flags] of [['ofs', ['--delta-base-offset']], ['ref', []]] as const) {
+      const pack = git(repo, ['pack-objects', '--revs', '--stdout', '--depth=50', '--window=50', ...flags], Buffer.from('HEAD\n'));
+      writeFileSync(join(root, `${name}.pack`), pack);
+      git(root, ['index-pack', '-o', join(root, `${name}.idx`), join(root, `${name}.pack`)]);
+      const verify = git(root, ['verify-pack', '-v', join(root, `${name}.idx`)]).toString();
+      expect(Math.max(...[...verify.matchAll(/chain length = (\d+):/g)].map((m) => Number(m[1]))), name).toBeGreaterThanOrEqual(10);
+      for (const piece of [pack.byteLength, 4096]) {
+        const indexer = new PackIndexer();
+        for (let at = 0; at < pack.byteLength; at += piece) indexer.push(pack.subarray(at, at + piece));
+        const { idx, catalog } = await indexer.finish();
+        expect(Buffer.from(idx).equals(readFileSync(join(root, `${name}.idx`))), name).toBe(true);
+        expectCatalogMatchesGit(repo, catalog, parseIndex(idx).oids);
+      }
+    }
+  });
+
+  it('keeps commits, trees and tags in memory the catalog owns, not in slices of the shared small-buffer pool', async () => {
+    const pack = readFileSync(join(root, 'p.pack'));
+    const { catalog, idx } = await indexPack(pack);
+    let kept = 0;
+    for (const oid of parseIndex(idx).oids) {
+      const content = catalog.get(oid)?.content;
+      if (!content) continue;
+      kept++;
+      // A pool slice would keep its whole pool chunk, and whatever else is in it, alive.
+      expect(content.buffer.byteLength).not.toBe(Buffer.poolSize);
+    }
+    expect(kept).toBeGreaterThan(10);
   });
 
   it('refuses a pack cut short, whether it arrives whole or in pieces', async () => {

@@ -1,5 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const moduleUrl = new URL('../../../src/app/runtime/young-generation.ts', import.meta.url).href;
@@ -24,5 +27,36 @@ describe('keepYoungGenerationSize', () => {
     expect(kept.after).toBeLessThanOrEqual(kept.before);
     const grown = youngGeneration(false);
     expect(grown.after).toBeGreaterThan(grown.before);
+  });
+});
+
+describe('the composition roots that ingest', () => {
+  const root = fileURLToPath(new URL('../../..', import.meta.url));
+
+  /** New-space size (MB) of a fresh process at start and once the handler's bundle is imported. */
+  function afterImport(bundle: string): { before: number; after: number } {
+    const script = `
+      const { getHeapSpaceStatistics } = await import('node:v8');
+      const newSpace = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576;
+      const before = newSpace();
+      await import(${JSON.stringify(pathToFileURL(bundle).href)}).catch(() => undefined);
+      console.log(JSON.stringify({ before, after: newSpace() }));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH } });
+    return JSON.parse(out.trim().split('\n').pop()!);
+  }
+
+  it('keep the young generation at its start-up size from their first module on: loading the bundle does not grow it', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'young-generation-'));
+    try {
+      execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--quiet', '--only', 'cli,worker', '--outdir', outdir], { cwd: root });
+      for (const name of ['cli', 'worker']) {
+        const { before, after } = afterImport(join(outdir, `${name}.mjs`));
+        // Compiling the bundle, before any of its code runs, may double the semi-spaces once (and
+        // commit both); unchecked, loading the AWS SDK and the rest grows them to 8 MiB each.
+        expect(after, name).toBeLessThanOrEqual(before * 4);
+      }
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
   });
 });
