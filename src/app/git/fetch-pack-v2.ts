@@ -33,7 +33,8 @@ async function readAll(body: AsyncIterableIterator<Uint8Array> | undefined): Pro
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of body ?? []) {
-    chunks.push(chunk);
+    // Copied: a chunk may be borrowed, valid only until the next (`borrowingHttp`).
+    chunks.push(Uint8Array.prototype.slice.call(chunk));
     total += chunk.byteLength;
   }
   return Buffer.concat(chunks, total);
@@ -43,7 +44,9 @@ async function readAll(body: AsyncIterableIterator<Uint8Array> | undefined): Pro
  * pkt-lines cut from a response as its bytes arrive. Inside the packfile section, the data of
  * side band 1 goes to `onPackData` in the pieces the network delivered, neither joined nor copied
  * (the indexer copies them once, into the pack); any other payload (text lines, progress, errors)
- * is joined and handed to `onPayload` whole. Flush and delimiter packets are skipped.
+ * is joined and handed to `onPayload` whole. Flush and delimiter packets are skipped. Nothing of
+ * a chunk is kept after `push` returns (a payload cut across chunks is copied), so chunks may be
+ * borrowed buffers that the next read overwrites.
  */
 export class PktLineReader {
   private readonly header = Buffer.alloc(4);
@@ -93,12 +96,12 @@ export class PktLineReader {
       at += take;
       this.left -= take;
       if (this.mode === 'pack') this.onPackData(piece);
-      else this.parts.push(piece);
+      else if (this.left > 0 || this.parts.length > 0) this.parts.push(Buffer.from(piece));
       if (this.left === 0) {
         if (this.mode === 'whole') {
           const parts = this.parts;
           this.parts = [];
-          this.onPayload(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+          this.onPayload(parts.length === 0 ? piece : parts.length === 1 ? parts[0] : Buffer.concat(parts));
         }
         this.mode = undefined;
       }
@@ -132,8 +135,11 @@ export async function fetchFeaturesV2(options: { http: HttpClient; url: string; 
   const headers: Record<string, string> = { ...HEADERS };
   if (options.authorization) headers.authorization = options.authorization;
   const response = await options.http.request({ url: `${baseUrl(options.url)}/info/refs?service=git-upload-pack`, method: 'GET', headers });
+  if (response.statusCode !== 200) {
+    await response.body?.return?.();
+    throw new FetchPackError(`capability advertisement answered ${response.statusCode}`, response.statusCode);
+  }
   const raw = await readAll(response.body);
-  if (response.statusCode !== 200) throw new FetchPackError(`capability advertisement answered ${response.statusCode}`, response.statusCode);
   const lines = pktLines(raw);
   if (!lines.includes('version 2')) throw new FetchPackError('the server does not advertise protocol v2');
   const fetch = lines.find((l) => l === 'fetch' || l.startsWith('fetch='));
@@ -189,7 +195,11 @@ export async function fetchPackV2(options: FetchPackV2Options): Promise<{ packBy
   };
   if (options.authorization) headers.authorization = options.authorization;
   const response = await http.request({ url: `${baseUrl(url)}/git-upload-pack`, method: 'POST', headers, body: (async function* () { yield* body; })() });
-  if (response.statusCode !== 200) throw new FetchPackError(`upload-pack answered ${response.statusCode}`, response.statusCode);
+  if (response.statusCode !== 200) {
+    // The answer is not read: its connection is let go now rather than when the server closes it.
+    await response.body?.return?.();
+    throw new FetchPackError(`upload-pack answered ${response.statusCode}`, response.statusCode);
+  }
 
   // Sections: optional acknowledgments, shallow-info, then packfile (side-band 1 = data),
   // indexed as it streams in.
@@ -230,10 +240,11 @@ export async function fetchPackV2(options: FetchPackV2Options): Promise<{ packBy
   const { idx, objects, packSha, pack, catalog } = await indexer.finish();
   if (!wants.every((w) => catalog.has(w))) throw new FetchPackError('the pack does not hold every wanted object');
   await fs.promises.mkdir(`${gitdir}/objects/pack`, { recursive: true });
-  // The catalog keeps reading `pack`: the file system may keep it too rather than a copy.
-  const packPath = `${gitdir}/objects/pack/pack-${packSha}.pack`;
-  await (fs.keepFile ? fs.keepFile(packPath, pack) : fs.promises.writeFile(packPath, pack));
-  await fs.promises.writeFile(`${gitdir}/objects/pack/pack-${packSha}.idx`, idx);
+  // The catalog keeps reading `pack`, and nothing else holds `idx`: the file system may keep
+  // both rather than copies.
+  const keep = (path: string, data: Uint8Array) => (fs.keepFile ? fs.keepFile(path, data) : fs.promises.writeFile(path, data));
+  await keep(`${gitdir}/objects/pack/pack-${packSha}.pack`, pack);
+  await keep(`${gitdir}/objects/pack/pack-${packSha}.idx`, idx);
   if (shallow.length > 0) await fs.promises.writeFile(`${gitdir}/shallow`, `${shallow.sort().join('\n')}\n`);
   else if (options.depth !== undefined || options.deepenSince !== undefined) await fs.promises.unlink(`${gitdir}/shallow`).catch(() => undefined);
   return { packBytes: pack.byteLength, objects, shallow, catalog };

@@ -19,7 +19,7 @@ class TransferStopped extends Error {
  * hook of its own, so the wrapper throws from the body stream and records why, and the caller
  * maps that onto REPO_TOO_LARGE or CLONE_TIMEOUT.
  */
-export function guardHttp(inner: HttpClient, options: { maxBytes?: number; timeoutMs?: number }): { http: HttpClient; guard: TransferGuard } {
+export function guardHttp(inner: HttpClient, options: { maxBytes?: number; timeoutMs?: number }): { http: HttpClient; guard: TransferGuard; also: (other: HttpClient) => HttpClient } {
   const state: { bytes: number; tripped?: 'BYTE_CAP' | 'TIMEOUT'; deadline?: number } = { bytes: 0 };
   const remaining = (): number => {
     if (options.timeoutMs === undefined) return Number.POSITIVE_INFINITY;
@@ -47,9 +47,10 @@ export function guardHttp(inner: HttpClient, options: { maxBytes?: number; timeo
       clearTimeout(timer);
     }
   };
-  const http: HttpClient = {
+  // Any client wrapped here shares the count and the deadline: one transfer, several clients.
+  const wrap = (client: HttpClient): HttpClient => ({
     request: async (request: GitHttpRequest): Promise<GitHttpResponse> => {
-      const response = await withDeadline(inner.request(request));
+      const response = await withDeadline(client.request(request));
       const body = response.body;
       if (!body) return response;
       const iterator = body[Symbol.asyncIterator]();
@@ -72,9 +73,10 @@ export function guardHttp(inner: HttpClient, options: { maxBytes?: number; timeo
       };
       return { ...response, body: counted };
     },
-  };
+  });
   return {
-    http,
+    http: wrap(inner),
+    also: wrap,
     guard: {
       get bytes() {
         return state.bytes;

@@ -3,6 +3,7 @@ import nodeHttp from 'isomorphic-git/http/node';
 import { IngestionError, type IngestionReason } from '../../core/errors.js';
 import type { BlobFetchRequest, DeepenRequest, FetchApplied, FetchRequest, FetchResult, RepoInfo, RepoSource } from '../../core/ports.js';
 import { FetchPackError, fetchFeaturesV2, fetchPackV2, type FetchPackV2Options } from './fetch-pack-v2.js';
+import { borrowingHttp } from './borrowing-http.js';
 import { guardHttp } from './guarded-http.js';
 import { displayUrl, identityFromUrl, type RepoIdentity } from './repo-identity.js';
 import { isInsecureForCredentials, scopeCredentials } from './scoped-credentials.js';
@@ -20,7 +21,11 @@ export interface HttpRepoSourceOptions {
   timeoutMs?: number;
   /** Deadline for resolving refs. Default 30 s. */
   resolveTimeoutMs?: number;
-  /** The HTTP client; default isomorphic-git's Node client. */
+  /**
+   * The HTTP client for every request; default isomorphic-git's Node client, and for the
+   * protocol v2 fetch (whose body chunks are copied as they come) `borrowingHttp`, which reads
+   * the socket into one reused buffer.
+   */
   http?: HttpClient;
   /** Try protocol v2 with native pack indexing first (default true); false uses isomorphic-git only. */
   protocolV2?: boolean;
@@ -37,6 +42,8 @@ export class HttpRepoSource implements RepoSource {
   private readonly url: string;
   private readonly display: string;
   private readonly http: HttpClient;
+  /** For `fetchPackV2` and `fetchFeaturesV2`, which never keep a body chunk past the next. */
+  private readonly packHttp: HttpClient;
   /** Basic credentials once a server challenge was answered; reused by later on-demand fetches. */
   private authorization?: string;
 
@@ -47,6 +54,7 @@ export class HttpRepoSource implements RepoSource {
     this.url = options.url;
     this.display = displayUrl(options.url);
     this.http = scopeCredentials(options.http ?? nodeHttp, options.url);
+    this.packHttp = scopeCredentials(options.http ?? borrowingHttp, options.url);
   }
 
   /** The token, refused (before any request is made) when it would travel over plain http. */
@@ -89,7 +97,8 @@ export class HttpRepoSource implements RepoSource {
     await git.init({ fs, gitdir, bare: true, defaultBranch: 'main' });
     // A refspec is needed by isomorphic-git's fetch; the URL itself is never written to config.
     await git.setConfig({ fs, gitdir, path: 'remote.origin.fetch', value: '+refs/heads/*:refs/remotes/origin/*' });
-    const { http, guard } = guardHttp(this.http, { maxBytes: request.maxBytes, timeoutMs: this.options.timeoutMs ?? 120_000 });
+    const { http, guard, also } = guardHttp(this.http, { maxBytes: request.maxBytes, timeoutMs: this.options.timeoutMs ?? 120_000 });
+    const packHttp = also(this.packHttp);
     const attempt = async (ref: string): Promise<string | undefined> => {
       try {
         const result = await git.fetch({
@@ -124,7 +133,7 @@ export class HttpRepoSource implements RepoSource {
     let refusedWant = false;
     if (this.options.protocolV2 !== false) try {
       if (depth > 1 || since !== undefined || filter !== undefined) {
-        const features = await this.withAuth((authorization) => fetchFeaturesV2({ http, url: this.url, authorization }));
+        const features = await this.withAuth((authorization) => fetchFeaturesV2({ http: packHttp, url: this.url, authorization }));
         if ((depth > 1 || since !== undefined) && !features.has('shallow')) {
           fallbacks.push('the server does not advertise shallow in its v2 fetch capabilities: depth 1');
           depth = 1;
@@ -135,7 +144,7 @@ export class HttpRepoSource implements RepoSource {
           filter = undefined;
         }
       }
-      const base: FetchPackV2Options = { http, url: this.url, fs, gitdir, wants: [commitSha], filter, limits: { maxTotalBytes: request.maxBytes } };
+      const base: FetchPackV2Options = { http: packHttp, url: this.url, fs, gitdir, wants: [commitSha], filter, limits: { maxTotalBytes: request.maxBytes } };
       const v2 = (extra: Partial<FetchPackV2Options>) => this.withAuth((authorization) => fetchPackV2({ ...base, ...extra, authorization }));
       let fetched: Awaited<ReturnType<typeof fetchPackV2>>;
       if (since !== undefined) {
@@ -210,9 +219,9 @@ export class HttpRepoSource implements RepoSource {
   private async guarded<T>(maxBytes: number, run: (http: HttpClient) => Promise<T>): Promise<{ value: T; bytes: number }> {
     await this.credential();
     const timeoutMs = this.options.timeoutMs ?? 120_000;
-    const { http, guard } = guardHttp(this.http, { maxBytes, timeoutMs });
+    const { guard, also } = guardHttp(this.http, { maxBytes, timeoutMs });
     try {
-      const value = await run(http);
+      const value = await run(also(this.packHttp));
       return { value, bytes: guard.bytes };
     } catch (error) {
       if (guard.tripped === 'BYTE_CAP') throw new IngestionError('REPO_TOO_LARGE', `transfer exceeded the ${maxBytes} byte cap`, { maxBytes, url: this.display });

@@ -1,35 +1,50 @@
 /**
  * Copies of many small byte strings that all live as long as their owner (the contents of a
- * pack's commits, trees and tags), packed into a few large chunks.
+ * pack's commits, trees and tags), packed into a few large chunks and named by a number.
  *
  * Each small `Buffer.allocUnsafe` is a slice of a shared 8 KiB pool: one kept slice keeps its
  * whole pool chunk alive, along with whatever short-lived data (inflated blobs, delta results)
  * shared it. Indexing a pack makes tens of thousands of such buffers, and kept trees pinning
- * pool chunks was a third of ingestion's peak memory on a 50k-file repository. Chunks here are
- * reserved uninitialised, so only the bytes written become resident.
+ * pool chunks was a third of ingestion's peak memory on a 50k-file repository. A kept view is
+ * an object of its own too (about 100 bytes, a tree's worth of names for small trees): the
+ * owner keeps the number `keep` returns, in a typed array, and asks for a view when it reads.
+ * Chunks are reserved uninitialised, so only the bytes written become resident.
  */
 export class ByteArena {
-  private chunk: Buffer = Buffer.alloc(0);
+  private readonly chunks: Buffer[] = [];
   private used = 0;
+  /** Contents too large for a chunk, each in its own allocation. */
+  private readonly large: Buffer[] = [];
 
   constructor(private readonly chunkBytes = 256 * 1024) {}
 
-  /** A copy of `bytes` that lives as long as the arena. */
-  keep(bytes: Uint8Array): Uint8Array {
+  /** Copy `bytes` in; the number returned names them for `view`. */
+  keep(bytes: Uint8Array): number {
     const size = bytes.byteLength;
-    // Large contents get their own allocation: a chunk would waste its unused tail on them.
+    // A chunk would waste its unused tail on large contents.
     if (size > this.chunkBytes / 4) {
       const own = Buffer.allocUnsafeSlow(size);
       own.set(bytes);
-      return own;
+      this.large.push(own);
+      return -this.large.length;
     }
-    if (this.used + size > this.chunk.byteLength) {
-      this.chunk = Buffer.allocUnsafeSlow(this.chunkBytes);
+    let chunk = this.chunks[this.chunks.length - 1];
+    if (!chunk || this.used + size > this.chunkBytes) {
+      chunk = Buffer.allocUnsafeSlow(this.chunkBytes);
+      this.chunks.push(chunk);
       this.used = 0;
     }
     const at = this.used;
-    this.chunk.set(bytes, at);
+    chunk.set(bytes, at);
     this.used += size;
-    return this.chunk.subarray(at, at + size);
+    return (this.chunks.length - 1) * this.chunkBytes + at;
+  }
+
+  /** The `length` bytes kept under `handle`. */
+  view(handle: number, length: number): Uint8Array {
+    if (handle < 0) return this.large[-handle - 1];
+    const chunk = this.chunks[Math.floor(handle / this.chunkBytes)];
+    const at = handle % this.chunkBytes;
+    return chunk.subarray(at, at + length);
   }
 }

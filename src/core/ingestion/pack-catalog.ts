@@ -119,8 +119,9 @@ export class PackCatalog {
   private offsets = new Float64Array(0);
   private binary = new Uint8Array(0);
   /** Contents of commits, trees and tags, by record (blobs keep none). */
-  private readonly contents: (Uint8Array | undefined)[] = [];
   private readonly arena = new ByteArena();
+  /** Where the arena keeps each commit's, tree's and tag's content (blobs keep none). */
+  private keptAt = new Float64Array(0);
   /** First bytes of blobs that start like an LFS pointer (few), by record. */
   private readonly heads = new Map<number, Uint8Array>();
   /** Open addressing over `names`: record + 1, 0 for an empty slot; at most half full. */
@@ -141,7 +142,7 @@ export class PackCatalog {
     const record = this.insert(oid);
     if (record < 0) return;
     this.fill(record, TYPE_CODES[type], content.byteLength, pack, offset, false);
-    this.contents[record] = this.arena.keep(content);
+    this.keptAt[record] = this.arena.keep(content);
   }
 
   /** A blob, from its content or (a large one) its first bytes and declared size. `oid` is hex or 20 bytes. */
@@ -156,7 +157,7 @@ export class PackCatalog {
     const record = this.find(oid);
     if (record < 0) return undefined;
     const type = PACK_OBJECT_TYPES[this.types[record]];
-    if (type !== 'blob') return { type, size: this.sizes[record], content: this.contents[record] };
+    if (type !== 'blob') return { type, size: this.sizes[record], content: this.contentOf(record) };
     const entry: CatalogEntry = { type, size: this.sizes[record], binary: this.binary[record] === 1 };
     const head = this.heads.get(record);
     if (head) entry.head = head;
@@ -170,7 +171,7 @@ export class PackCatalog {
   /** The kept content (commit, tree, tag) of the object named by the 20 bytes at `at`; undefined for a blob or an unknown name. */
   contentByName(name: Uint8Array, at = 0): Uint8Array | undefined {
     const record = this.findName(name, at);
-    return record < 0 ? undefined : this.contents[record];
+    return record < 0 ? undefined : this.contentOf(record);
   }
 
   get size(): number {
@@ -182,9 +183,13 @@ export class PackCatalog {
     const record = this.find(oid);
     if (record < 0) return undefined;
     const type = PACK_OBJECT_TYPES[this.types[record]];
-    const kept = this.contents[record];
+    const kept = this.contentOf(record);
     if (kept) return { type, content: kept };
     return { type, content: this.contentAt(this.packOf[record], this.offsets[record], 0) };
+  }
+
+  private contentOf(record: number): Uint8Array | undefined {
+    return this.types[record] === TYPE_CODES.blob ? undefined : this.arena.view(this.keptAt[record], this.sizes[record]);
   }
 
   private find(oid: string): number {
@@ -243,6 +248,7 @@ export class PackCatalog {
     this.packOf = regrown(this.packOf, Uint16Array, capacity);
     this.offsets = regrown(this.offsets, Float64Array, capacity);
     this.binary = regrown(this.binary, Uint8Array, capacity);
+    this.keptAt = regrown(this.keptAt, Float64Array, capacity);
   }
 
   private rehash(size: number): void {
