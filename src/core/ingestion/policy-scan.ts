@@ -5,6 +5,7 @@ import type { IngestionPolicy } from './ingestion-policy.js';
 import type { CatalogEntry } from './pack-catalog.js';
 import { isStandardModeSpelling, parseTreeEntries, type RawTreeEntry } from './tree-entries.js';
 import { sortByPath } from '../util/path-order.js';
+import { flatString } from '../util/flat-string.js';
 
 export type FindingCode =
   | 'HOSTILE_TREE_ENTRY'
@@ -89,13 +90,15 @@ export async function scanTree(options: { treeOid: string; policy: IngestionPoli
     entries: RawTreeEntry[];
     next: number;
     prefix: string;
+    /** `prefix/`, made once per directory. */
+    base: string;
     depth: number;
     seen: Map<string, string>;
   }
   const open = async (oid: string, prefix: string, depth: number): Promise<Frame> => {
     const tree = objects.known?.(oid) ?? (await objects.entry(oid));
     if (tree.type !== 'tree' || !tree.content) throw new Error(`expected a tree object at ${prefix || '/'}: ${oid}`);
-    return { entries: parseTreeEntries(tree.content), next: 0, prefix, depth, seen: new Map() };
+    return { entries: parseTreeEntries(tree.content), next: 0, prefix, base: prefix ? `${prefix}/` : '', depth, seen: new Map() };
   };
   const stack: Frame[] = [await open(options.treeOid, '', 0)];
   // Trees can share subtrees, so a few objects can spell billions of paths (a "tree bomb"):
@@ -109,8 +112,9 @@ export async function scanTree(options: { treeOid: string; policy: IngestionPoli
       continue;
     }
     const item = frame.entries[frame.next++];
-    const { prefix, depth, seen } = frame;
-    const path = prefix ? `${prefix}/${item.name}` : item.name;
+    const { depth, seen } = frame;
+    // Flat from the start: the workspace keeps a path for every file (core/util/flat-string.ts).
+    const path = flatString(frame.base + item.name);
     // Names first, with the type git gives the entry: `.git` is refused whatever its mode.
     const kind = hostileNameKind(item.name) ?? (item.nameValid ? undefined : 'BAD_ENCODING');
     if (kind) {

@@ -1,0 +1,69 @@
+/**
+ * The indexer's cache of delta bases: contents copied into one ring of memory, oldest first out,
+ * keyed by pack offset. A content returned by `get` or `set` stays valid until the next `set`.
+ *
+ * A cache of separately allocated buffers costs more than its bound: every dropped base is
+ * garbage until the next collection, and a download allocates too little else to cause one, so
+ * on a 50k-object pack the dropped bases (6,000 of them, 6 MB) were all still resident when
+ * indexing ended, whatever the bound. Here the memory is the bound, reserved once and reused.
+ */
+export class BaseRing {
+  private ring: Buffer = Buffer.alloc(0);
+  private at = 0;
+  /** Offsets kept, oldest first from `head`, with where each content is in the ring. */
+  private readonly order: number[] = [];
+  private head = 0;
+  private readonly where = new Map<number, { start: number; length: number }>();
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: number): Uint8Array | undefined {
+    const found = this.where.get(key);
+    return found ? this.ring.subarray(found.start, found.start + found.length) : undefined;
+  }
+
+  /**
+   * Keep a copy of `content` under `key` and return it; contents over a quarter of the bound
+   * are not kept (`content` itself is returned).
+   */
+  set(key: number, content: Uint8Array): Uint8Array {
+    const length = content.byteLength;
+    if (length > this.maxBytes / 4) return content;
+    const known = this.get(key);
+    if (known) return known;
+    // The ring grows (doubling) until it reaches its bound: a small pack never touches all of it.
+    if (this.at + length > this.ring.byteLength && this.ring.byteLength < this.maxBytes) {
+      const grown = Buffer.allocUnsafeSlow(Math.min(this.maxBytes, Math.max(64 * 1024, this.ring.byteLength * 2, this.at + length)));
+      this.ring.copy(grown, 0, 0, this.at);
+      this.ring = grown;
+    }
+    if (this.at + length > this.ring.byteLength) this.at = 0;
+    const start = this.at;
+    const end = start + length;
+    // Drop, oldest first, what the new content overwrites.
+    while (this.head < this.order.length) {
+      const oldest = this.order[this.head];
+      const kept = this.where.get(oldest)!;
+      if (kept.start >= end || kept.start + kept.length <= start) break;
+      this.where.delete(oldest);
+      this.head++;
+    }
+    if (this.head > 1024 && this.head * 2 > this.order.length) {
+      this.order.splice(0, this.head);
+      this.head = 0;
+    }
+    this.ring.set(content, start);
+    this.at = end;
+    this.order.push(key);
+    this.where.set(key, { start, length });
+    return this.ring.subarray(start, end);
+  }
+
+  clear(): void {
+    this.ring = Buffer.alloc(0);
+    this.at = 0;
+    this.order.length = 0;
+    this.head = 0;
+    this.where.clear();
+  }
+}
