@@ -55,16 +55,17 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.le
  * and the headline figure is the median of five passes after that: what a repository of
  * thousands of files sees.
  */
-export async function runSyntaxBench(options: { files?: number; passes?: number; warmUpMs?: number } = {}): Promise<BenchRecord[]> {
+export async function runSyntaxBench(options: { files?: number; passes?: number; warmUpMs?: number; languages?: readonly SyntaxLanguage[] } = {}): Promise<BenchRecord[]> {
   const files = options.files ?? 40;
   const passes = options.passes ?? 5;
   const warmUpMs = options.warmUpMs ?? 1500;
   const started = performance.now();
-  const syntax = await createSyntaxService(createNodeGrammarLoader(), { warm: true });
+  const languages = options.languages ?? (Object.keys(GENERATORS) as SyntaxLanguage[]);
+  const syntax = await createSyntaxService(createNodeGrammarLoader(), { warm: true, languages });
   // Throughput is CPU-bound: the load average says how contended the machine was.
   const load = () => `load average ${loadavg()[0].toFixed(1)}`;
-  const records: BenchRecord[] = [{ name: 'syntax.init', size: '6 grammars', value: Math.round(performance.now() - started), unit: 'ms', note: `warm; ${load()}` }];
-  for (const language of Object.keys(GENERATORS) as SyntaxLanguage[]) {
+  const records: BenchRecord[] = [{ name: 'syntax.init', size: `${languages.length} grammars`, value: Math.round(performance.now() - started), unit: 'ms', note: `warm; ${load()}` }];
+  for (const language of languages) {
     const sources = Array.from({ length: files }, (_, i) => GENERATORS[language](i));
     const bytes = sources.reduce((n, s) => n + Buffer.byteLength(s), 0);
     const path = `gen/file.${EXTENSION[language]}`;
@@ -111,6 +112,10 @@ export async function runSyntaxBench(options: { files?: number; passes?: number;
   return records;
 }
 
+// `node --import tsx bench/syntax.bench.ts [language...]`: all six languages when none is named.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  for (const r of await runSyntaxBench()) console.log(`${r.name.padEnd(40)} ${String(r.value).padStart(8)} ${r.unit.padEnd(8)} ${r.size}${r.ratio ? ` x${r.ratio} of the parser` : ''}${r.note ? `  (${r.note})` : ''}`);
+  const named = process.argv.slice(2);
+  const unknown = named.filter((l) => !(l in GENERATORS));
+  if (unknown.length) throw new Error(`unknown language: ${unknown.join(', ')} (one of ${Object.keys(GENERATORS).join(', ')})`);
+  for (const r of await runSyntaxBench({ languages: named.length ? (named as SyntaxLanguage[]) : undefined })) console.log(`${r.name.padEnd(40)} ${String(r.value).padStart(8)} ${r.unit.padEnd(8)} ${r.size}${r.ratio ? ` x${r.ratio} of the parser` : ''}${r.note ? `  (${r.note})` : ''}`);
 }

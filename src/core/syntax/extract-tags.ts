@@ -1,5 +1,6 @@
 import { Query, type Language, type Node, type QueryMatch, type Tree } from 'web-tree-sitter';
 import { LineIndex } from './line-index.js';
+import { identifierEnd, receiverEnd } from './source-ends.js';
 import { tagQuerySource } from './tag-queries/index.js';
 import type { SymbolTag, SyntaxLanguage } from './types.js';
 
@@ -33,6 +34,8 @@ interface CompiledTagQuery {
   query: Query;
   /** Role of each capture, by capture name. */
   roles: Map<string, Role>;
+  /** Whether the language's identifiers may contain `$`. */
+  dollar: boolean;
 }
 
 const CONTEXT_ROLES = new Set(['scope', 'scope.hidden', 'at', 'owner', 'receiver', 'skip', 'type.names']);
@@ -69,6 +72,8 @@ function roleOf(name: string): Role {
   };
 }
 
+const DOLLAR_IDENTIFIERS = new Set<SyntaxLanguage>(['java', 'typescript', 'tsx', 'javascript']);
+
 /** Compiled once per grammar: compilation takes milliseconds, a run microseconds per tag. */
 const compiled = new WeakMap<Language, CompiledTagQuery>();
 
@@ -77,7 +82,7 @@ export function compileTagQuery(language: SyntaxLanguage, grammar: Language): Co
   let entry = compiled.get(grammar);
   if (!entry) {
     const query = new Query(grammar, tagQuerySource(language, (type) => grammar.idForNodeType(type, true) !== null));
-    entry = { query, roles: new Map(query.captureNames.map((name) => [name, roleOf(name)])) };
+    entry = { query, roles: new Map(query.captureNames.map((name) => [name, roleOf(name)])), dollar: DOLLAR_IDENTIFIERS.has(language) };
     compiled.set(grammar, entry);
   }
   return entry;
@@ -151,7 +156,12 @@ function passes(source: string, node: Node, filter: Filter): boolean {
   return filter.role === 'capitalized' ? isCapitalized(source, node) : hasText(source, node, filter.text) !== filter.negated;
 }
 
-function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source: string): Collected {
+/**
+ * `exact`: the tree has no errors, so a call's name and receiver can be read from the source
+ * (`source-ends.ts`); otherwise every text is cut at the end offset the engine gives.
+ */
+function collect(matches: QueryMatch[], compiledQuery: CompiledTagQuery, source: string, exact: boolean): Collected {
+  const { roles, dollar } = compiledQuery;
   const text = (node: Node) => source.slice(node.startIndex, node.endIndex);
   const out: Collected = { tags: [], scopes: new Map(), skipped: new Set(), hasFallbacks: false };
   const compound = new Map<number, Node>();
@@ -205,7 +215,8 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
     if (skip) out.skipped.add(skip.id);
     if (names) compound.set(names.id, names);
     if (!tagRole || !tagNode) continue;
-    let name = text(tagNode);
+    const nameEnd = exact && tagRole.kind === 'call' ? identifierEnd(source, tagNode.startIndex, dollar) : -1;
+    let name = nameEnd < 0 ? text(tagNode) : source.slice(tagNode.startIndex, nameEnd);
     if (tagRole.kind === 'import') name = tagRole.path ? name.replace(/\s+/g, '') + (tagRole.wildcard ? '.*' : '') : unquote(name);
     const tag = pending(tagRole.kind, tagNode, name, at ?? tagNode);
     if (tagRole.symbolKind) tag.symbolKind = tagRole.symbolKind;
@@ -214,7 +225,10 @@ function collect(matches: QueryMatch[], roles: CompiledTagQuery['roles'], source
     out.hasFallbacks ||= tagRole.fallback;
     if (anchor) tag.anchorId = anchor.id;
     if (owner) tag.owner = text(owner);
-    if (receiver) tag.receiver = text(receiver);
+    if (receiver) {
+      const end = exact ? receiverEnd(source, receiver.startIndex, tagNode.startIndex) : -1;
+      tag.receiver = end < 0 ? text(receiver) : source.slice(receiver.startIndex, end);
+    }
     out.tags.push(tag);
     if (opens && anchor && !out.scopes.has(anchor.id)) out.scopes.set(anchor.id, { id: anchor.id, start: anchor.startIndex, end: anchor.endIndex, name: opens === 'named' ? name : '', definedName: name, node: anchor });
   }
@@ -278,8 +292,9 @@ const KIND_INDEX: Record<SymbolTag['kind'], number> = { definition: 0, reference
  */
 export function extractTagsFromTree(language: SyntaxLanguage, tree: Tree, source: string): SymbolTag[] {
   const compiledQuery = compileTagQuery(language, tree.language);
-  const matches = compiledQuery.query.matches(tree.rootNode, TAG_QUERY_LIMITS);
-  const { tags, scopes, skipped, hasFallbacks } = collect(matches, compiledQuery.roles, source);
+  const root = tree.rootNode;
+  const matches = compiledQuery.query.matches(root, TAG_QUERY_LIMITS);
+  const { tags, scopes, skipped, hasFallbacks } = collect(matches, compiledQuery, source, !root.hasError);
   // A fallback pattern's tag stands only where no other pattern made one of its kind (node ids are below 2^32).
   const made = new Set<number>();
   if (hasFallbacks) for (const t of tags) if (!t.fallback) made.add(t.atId * 8 + KIND_INDEX[t.kind]);

@@ -16,7 +16,8 @@
  * - `scope.hidden`: opens a scope without a name (a nested function is not a method);
  * - `owner`: an explicit scope (a Go method's receiver type);
  * - `at`: the tag's position, when it is not the name's (an annotation starts at its `@`);
- * - `receiver`: a call's receiver text;
+ * - `receiver`: a call's receiver text: the object of the member access whose name is the `call`
+ *   capture, separated from it by a `.` (its end is then read from the source, see `source-ends.ts`);
  * - `skip`: this type name is not a reference (it is being declared);
  * - `type.names`: every identifier below this node is a type reference (its pattern leaves out a
  *   type that is a single name, which a pattern of its own makes a reference).
