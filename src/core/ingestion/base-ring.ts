@@ -5,17 +5,24 @@
  * A cache of separately allocated buffers costs more than its bound: every dropped base is
  * garbage until the next collection, and a download allocates too little else to cause one, so
  * on a 50k-object pack the dropped bases (6,000 of them, 6 MB) were all still resident when
- * indexing ended, whatever the bound. Here the memory is the bound, reserved once and reused.
+ * indexing ended, whatever the bound. Here the memory is the ring, reserved as it fills and
+ * reused. The ring starts small and is widened (`widen`) only when a base it dropped is asked
+ * for again: in many packs each base serves deltas that follow it closely and is never needed
+ * after, and a ring that only ever fills would be resident memory for nothing.
  */
 export class BaseRing {
   private ring: Buffer = Buffer.alloc(0);
   private at = 0;
+  /** The ring's size for now: doubled by `widen`, up to `maxBytes`. */
+  private limit: number;
   /** Offsets kept, oldest first from `head`, with where each content is in the ring. */
   private readonly order: number[] = [];
   private head = 0;
   private readonly where = new Map<number, { start: number; length: number }>();
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(private readonly maxBytes: number) {
+    this.limit = Math.min(64 * 1024, maxBytes);
+  }
 
   get(key: number): Uint8Array | undefined {
     const found = this.where.get(key);
@@ -31,9 +38,10 @@ export class BaseRing {
     if (length > this.maxBytes / 4) return content;
     const known = this.get(key);
     if (known) return known;
-    // The ring grows (doubling) until it reaches its bound: a small pack never touches all of it.
-    if (this.at + length > this.ring.byteLength && this.ring.byteLength < this.maxBytes) {
-      const grown = Buffer.allocUnsafeSlow(Math.min(this.maxBytes, Math.max(64 * 1024, this.ring.byteLength * 2, this.at + length)));
+    while (length > this.limit) this.widen();
+    // The ring grows (doubling) up to its limit as it fills.
+    if (this.at + length > this.ring.byteLength && this.ring.byteLength < this.limit) {
+      const grown = Buffer.allocUnsafeSlow(Math.min(this.limit, Math.max(64 * 1024, this.ring.byteLength * 2, this.at + length)));
       this.ring.copy(grown, 0, 0, this.at);
       this.ring = grown;
     }
@@ -57,6 +65,11 @@ export class BaseRing {
     this.order.push(key);
     this.where.set(key, { start, length });
     return this.ring.subarray(start, end);
+  }
+
+  /** A dropped base was needed again: let the ring hold more (up to its bound). */
+  widen(): void {
+    this.limit = Math.min(this.maxBytes, this.limit * 2);
   }
 
   clear(): void {

@@ -29,8 +29,12 @@ describe('BaseRing', () => {
     expect(ring.get(1)).toBeUndefined();
   });
 
-  it('grows as it fills, up to its bound, keeping what it holds', () => {
+  it('holds 64 KiB until it is widened, then grows as it fills, up to its bound, keeping what it holds', () => {
     const ring = new BaseRing(1 << 20);
+    for (let key = 0; key < 100; key++) ring.set(key, bytes(10_000, key % 250));
+    // Six 10 kB contents fit in 64 KiB: the rest were dropped as the ring came round.
+    expect(Array.from({ length: 100 }, (_, key) => ring.get(key)).filter(Boolean)).toHaveLength(6);
+    for (let widen = 0; widen < 10; widen++) ring.widen();
     for (let key = 0; key < 100; key++) ring.set(key, bytes(10_000, key % 250));
     for (let key = 0; key < 100; key++) expect(ring.get(key)?.[9_999], String(key)).toBe(key % 250);
   });
