@@ -42,19 +42,24 @@ export class BaseRing {
     // The ring grows (doubling) up to its limit as it fills.
     if (this.at + length > this.ring.byteLength && this.ring.byteLength < this.limit) {
       const grown = Buffer.allocUnsafeSlow(Math.min(this.limit, Math.max(64 * 1024, this.ring.byteLength * 2, this.at + length)));
-      this.ring.copy(grown, 0, 0, this.at);
+      // All of it: after a wrap, the oldest contents lie past `at`.
+      this.ring.copy(grown, 0, 0, this.ring.byteLength);
       this.ring = grown;
     }
-    if (this.at + length > this.ring.byteLength) this.at = 0;
+    if (this.at + length > this.ring.byteLength) {
+      // Back to the start. What is left of the last round past `at` is the oldest: dropped now,
+      // or it would stand first in line while newer contents at the start were overwritten.
+      while (this.head < this.order.length && this.where.get(this.order[this.head])!.start >= this.at) this.drop();
+      this.at = 0;
+    }
     const start = this.at;
     const end = start + length;
-    // Drop, oldest first, what the new content overwrites.
+    // Drop, oldest first, what the new content overwrites: contents lie in the ring in the order
+    // they came, so those it overlaps are the oldest.
     while (this.head < this.order.length) {
-      const oldest = this.order[this.head];
-      const kept = this.where.get(oldest)!;
+      const kept = this.where.get(this.order[this.head])!;
       if (kept.start >= end || kept.start + kept.length <= start) break;
-      this.where.delete(oldest);
-      this.head++;
+      this.drop();
     }
     if (this.head > 1024 && this.head * 2 > this.order.length) {
       this.order.splice(0, this.head);
@@ -65,6 +70,11 @@ export class BaseRing {
     this.order.push(key);
     this.where.set(key, { start, length });
     return this.ring.subarray(start, end);
+  }
+
+  private drop(): void {
+    this.where.delete(this.order[this.head]);
+    this.head++;
   }
 
   /** A dropped base was needed again: let the ring hold more (up to its bound). */

@@ -38,4 +38,30 @@ describe('BaseRing', () => {
     for (let key = 0; key < 100; key++) ring.set(key, bytes(10_000, key % 250));
     for (let key = 0; key < 100; key++) expect(ring.get(key)?.[9_999], String(key)).toBe(key % 250);
   });
+
+  it('never hands back wrong bytes, whatever the order of contents, sizes and widenings', () => {
+    // A reference model: what each key was set to. The ring may forget a key, never corrupt it.
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const ring = new BaseRing(1 << 20);
+    const model = new Map<number, number>();
+    for (let step = 0; step < 5000; step++) {
+      if (random(50) === 0) ring.widen();
+      const key = step;
+      const fill = random(256);
+      const content = bytes(1 + random(random(10) === 0 ? 200_000 : 20_000), fill);
+      const kept = ring.set(key, content);
+      expect(kept.byteLength).toBe(content.byteLength);
+      model.set(key, fill);
+      if (step % 97 === 0) {
+        for (const [known, value] of model) {
+          const got = ring.get(known);
+          if (got) expect(got.every((b) => b === value), `key ${known} at step ${step}`).toBe(true);
+        }
+      }
+    }
+  });
 });
