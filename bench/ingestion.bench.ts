@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { HttpRepoSource } from '../src/app/git/http-repo-source.js';
 import { createMemoryFs } from '../src/app/local/memfs-adapter.js';
+import { WORKER_PROCESS_ENVIRONMENT } from '../src/app/runtime/worker-environment.js';
 import { ingestRepository } from '../src/core/ingestion/ingest-repository.js';
 import { DEFAULT_INGESTION_POLICY } from '../src/core/ingestion/ingestion-policy.js';
 import { parseIndex } from '../src/core/ingestion/pack-idx.js';
@@ -41,7 +42,8 @@ interface ChildResult {
 /** Ingestion to READY in a child process, so its peak RSS is its own. */
 function ingestInChild(url: string): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CHILD_NODE_ARGS, self, '--child', url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // The process environment the worker is deployed with (glibc reads it at start).
+    const child = spawn(process.execPath, [...CHILD_NODE_ARGS, self, '--child', url], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...WORKER_PROCESS_ENVIRONMENT } });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     child.on('close', (code) => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WORKER_PROCESS_ENVIRONMENT } from '../../../src/app/runtime/worker-environment.js';
 import { applyConditions, conditionEvaluator } from '../../helpers/cfn-conditions.js';
 import { evaluate, type Statement } from '../../helpers/iam-policy.js';
 
@@ -73,6 +74,10 @@ describe('a deployment with the Bedrock provider', () => {
     const roles = Object.entries(config.resources.Resources as Record<string, Json>).filter(([, r]) => r.Type === 'AWS::IAM::Role');
     const holders = roles.filter(([, r]) => JSON.stringify(applyConditions(r.Properties, condition())).includes('bedrock:')).map(([id]) => id);
     expect(holders).toEqual(['WorkerRole']);
+  });
+
+  it('starts the worker with the process environment its memory was measured with', () => {
+    expect(applyConditions(config.functions.worker.environment, condition())).toMatchObject(WORKER_PROCESS_ENVIRONMENT);
   });
 
   it('configures the worker for Bedrock without a key parameter to read', () => {
