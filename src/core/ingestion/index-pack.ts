@@ -1,9 +1,9 @@
 import { createHash, hash as digest, type Hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { InflateBudget, InflateSizeError, InflateTruncatedError, STREAM_OBJECT_BYTES, inflateStreaming, type InflateLimits } from './inflate-budget.js';
+import { InflateBudget, InflateSizeError, InflateTruncatedError, STREAM_OBJECT_BYTES, nameStreaming, type InflateLimits } from './inflate-budget.js';
 import { ObjectInflater } from './object-inflater.js';
 import { ObjectSlots } from './object-slots.js';
-import { reservedRecords } from './typed-arrays.js';
+import { ownBytes, reservedRecords, roomFor } from './typed-arrays.js';
 import { writePackIndex } from './pack-idx.js';
 import { applyDelta, deltaTargetSize } from './git-delta.js';
 import { BaseRing } from './base-ring.js';
@@ -249,25 +249,15 @@ export class PackIndexer {
     const kind = slots.kind[slot];
     const size = slots.size[slot];
     const dataAt = slots.dataAt[slot];
-    const hash = createHash('sha1').update(`${TYPE_NAMES[kind]} ${size}\0`);
-    const head: Buffer[] = [];
-    let headBytes = 0;
-    let consumed: number;
+    let named: Awaited<ReturnType<typeof nameStreaming>>;
     try {
-      consumed = (await inflateStreaming(this.buffer.subarray(dataAt, this.length - 20), size, (chunk) => {
-        hash.update(chunk);
-        if (headBytes < 8000) {
-          head.push(chunk.subarray(0, 8000 - headBytes));
-          headBytes += Math.min(chunk.byteLength, 8000 - headBytes);
-        }
-      })).consumed!;
+      named = await nameStreaming(this.buffer.subarray(dataAt, this.length - 20), TYPE_NAMES[kind], size);
     } catch (error) {
       throw error instanceof InflateSizeError ? new PackIndexError(`object at ${slots.offset[slot]}: ${error.message}`) : error;
     }
-    const name = hash.digest();
+    const { name, first, consumed } = named;
     slots.names.set(name, slot * 20);
     slots.type[slot] = kind;
-    const first = Buffer.concat(head);
     if (kind === 3) this.catalog.addBlob(name, first, this.packNumber, slots.offset[slot], size);
     else this.catalog.add(name, TYPE_NAMES[kind], this.inflater.inflate(this.buffer.subarray(dataAt, this.length - 20), size).data, this.packNumber, slots.offset[slot]);
     this.complete(slot, dataAt + consumed);
@@ -297,7 +287,7 @@ export class PackIndexer {
    */
   private resolveInStream(slot: number, delta: Uint8Array): void {
     if (this.slots.kind[slot] !== OFS_DELTA) return;
-    const base = this.slotAt(this.slots.baseOffset[slot]);
+    const base = this.slots.at(this.slots.baseOffset[slot]);
     if (base < 0 || this.slots.type[base] === 0) return;
     this.resolve(slot, base, delta, this.contentOf(base, 1));
   }
@@ -325,21 +315,6 @@ export class PackIndexer {
     return framed.subarray(header.length);
   }
 
-  /** The slot of the object starting at `offset`, by binary search (slots are in pack order); -1 when none. */
-  private slotAt(offset: number): number {
-    const offsets = this.slots.offset;
-    let lo = 0;
-    let hi = this.slots.count - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const at = offsets[mid];
-      if (at === offset) return mid;
-      if (at < offset) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
-  }
-
   /**
    * A named object's content as a delta base: kept (commit, tree, tag), cached, or inflated (and
    * its chain applied) again, then cached. Valid until the next call.
@@ -358,7 +333,7 @@ export class PackIndexer {
     let content: Buffer;
     if (!slots.isDelta(slot)) content = this.inflateSlot(slot, this.roomToBuild(slots.size[slot] + 1));
     else {
-      const base = slots.kind[slot] === OFS_DELTA ? this.slotAt(slots.baseOffset[slot]) : (this.byOid?.get(slots.baseOid.get(slot)!) ?? -1);
+      const base = slots.kind[slot] === OFS_DELTA ? this.slots.at(slots.baseOffset[slot]) : (this.byOid?.get(slots.baseOid.get(slot)!) ?? -1);
       if (base < 0 || slots.type[base] === 0) throw new PackIndexError('delta base not in the pack (thin pack)');
       // The base first: its chain is done with the delta and building buffers when this delta
       // goes there; what it returns is in the ring (or, too large for it, its own memory).
@@ -434,20 +409,6 @@ export class PackIndexer {
 /** Index a whole pack already in memory (no copy of it is made). */
 export async function indexPack(pack: Uint8Array, limits: InflateLimits | InflateBudget = {}, catalog?: PackCatalog): Promise<IndexedPack> {
   return new PackIndexer(limits, catalog, pack).finish();
-}
-
-/** `buffer` when it holds `size` bytes, else a larger one (at least double, so growth costs O(size)); contents are not kept. */
-function roomFor(buffer: Buffer, size: number): Buffer {
-  return buffer.byteLength >= size ? buffer : Buffer.allocUnsafe(Math.max(size, buffer.byteLength * 2));
-}
-
-/**
- * Memory of its own for content that outlives the call (a base too large for the ring, a base
- * of the deltas resolved at the end): not a slice of the shared small-buffer pool, whose chunks
- * one kept slice would keep alive with all else in them.
- */
-function ownBytes(size: number): Buffer {
-  return Buffer.allocUnsafeSlow(size);
 }
 
 function push<K>(map: Map<K, number[]>, key: K, slot: number): void {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createInflate } from 'node:zlib';
 import { IngestionError } from '../errors.js';
 import { InflateSizeError, ObjectInflater } from './object-inflater.js';
@@ -102,4 +103,22 @@ export function inflateStreaming(input: Uint8Array, size: number, onChunk: (chun
     inflater.on('end', () => (seen === size ? finish(undefined, inflater.bytesWritten) : finish(new InflateSizeError(`object inflates to ${seen} bytes, declared ${size}`))));
     inflater.end(input);
   });
+}
+
+/**
+ * The git name of an object too large to hold, and its first `headBytes` bytes (enough for the
+ * binary and LFS checks), inflating `input` as a stream: memory stays bounded by the chunk size.
+ */
+export async function nameStreaming(input: Uint8Array, type: string, size: number, headBytes = 8000): Promise<{ name: Buffer; first: Buffer; consumed: number }> {
+  const hash = createHash('sha1').update(`${type} ${size}\0`);
+  const head: Buffer[] = [];
+  let kept = 0;
+  const { consumed } = await inflateStreaming(input, size, (chunk) => {
+    hash.update(chunk);
+    if (kept < headBytes) {
+      head.push(chunk.subarray(0, headBytes - kept));
+      kept += Math.min(chunk.byteLength, headBytes - kept);
+    }
+  });
+  return { name: hash.digest(), first: Buffer.concat(head), consumed: consumed! };
 }

@@ -37,6 +37,20 @@ export class ObjectSlots {
     this.names = regrown(this.names, Uint8Array, capacity * 20);
   }
 
+  /** The slot of the object starting at `offset`, by binary search (slots are in pack order); -1 when none. */
+  at(offset: number): number {
+    let lo = 0;
+    let hi = this.count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const start = this.offset[mid];
+      if (start === offset) return mid;
+      if (start < offset) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
   isDelta(slot: number): boolean {
     return this.kind[slot] === OFS_DELTA || this.kind[slot] === REF_DELTA;
   }

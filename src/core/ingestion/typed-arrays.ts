@@ -22,3 +22,17 @@ export function regrown<T extends Uint8Array | Uint16Array | Uint32Array | Float
 export function reservedRecords(count: number): number {
   return Math.max(1024, Math.min(count, 1 << 20));
 }
+
+/** `buffer` when it holds `size` bytes, else a larger one (at least double, so growth costs O(size)); contents are not kept. */
+export function roomFor(buffer: Buffer, size: number): Buffer {
+  return buffer.byteLength >= size ? buffer : Buffer.allocUnsafe(Math.max(size, buffer.byteLength * 2));
+}
+
+/**
+ * Memory of its own for content that outlives the call (a delta base too large for the ring, a
+ * base of the deltas resolved at the end): not a slice of the shared small-buffer pool, whose
+ * chunks one kept slice would keep alive with all else in them.
+ */
+export function ownBytes(size: number): Buffer {
+  return Buffer.allocUnsafeSlow(size);
+}
