@@ -134,6 +134,8 @@ export async function startBundledApp(): Promise<BundledApp> {
     RUN_WORKER_ROLE_ARN: () => `arn:aws:iam::123456789012:role/${PREFIX}-runWorker-us-east-1`,
     DRAFTSMAN_WASM_DIR: (fn) => join(fn.taskRoot, 'wasm'),
     LOG_LEVEL: () => 'info',
+    // Process tuning, set as deployed (src/app/runtime/worker-environment.ts).
+    MALLOC_ARENA_MAX: (fn) => String(fn.environment.MALLOC_ARENA_MAX),
     // Set only when a model is configured (CloudFormation !If): no model here.
     MODEL_PROVIDER: () => undefined,
     MODEL_BASE_URL: () => undefined,
