@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
+import { collect } from './scoped-credentials.js';
 
 const READ_BUFFER_BYTES = 64 * 1024;
 const MAX_HEAD_BYTES = 64 * 1024;
@@ -176,16 +177,14 @@ class Exchange {
         return;
       }
       if (framing.kind === 'length') {
-        const take = Math.min(framing.left, data.byteLength - at);
-        this.pieces.push(data.subarray(at, at + take));
+        const take = this.lend(data, at, framing.left);
         at += take;
         framing.left -= take;
         if (framing.left === 0) this.finish();
         continue;
       }
       if (this.chunkState === 'data') {
-        const take = Math.min(this.chunkLeft, data.byteLength - at);
-        this.pieces.push(data.subarray(at, at + take));
+        const take = this.lend(data, at, this.chunkLeft);
         at += take;
         this.chunkLeft -= take;
         if (this.chunkLeft === 0) this.chunkState = 'data-end';
@@ -211,6 +210,13 @@ class Exchange {
         this.chunkState = 'size';
       } else if (line === '') this.finish();
     }
+  }
+
+  /** Queue up to `left` body bytes of `data` from `at` for the consumer; how many were taken. */
+  private lend(data: Buffer, at: number, left: number): number {
+    const take = Math.min(left, data.byteLength - at);
+    this.pieces.push(data.subarray(at, at + take));
+    return take;
   }
 
   /** The message is complete: nothing more is read. */
@@ -292,10 +298,4 @@ function framingOf(method: string, statusCode: number, headers: Record<string, s
     return left === 0 ? { kind: 'none' } : { kind: 'length', left };
   }
   return { kind: 'close' };
-}
-
-async function collect(body: AsyncIterableIterator<Uint8Array> | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of body as AsyncIterable<Uint8Array>) chunks.push(chunk);
-  return Buffer.concat(chunks);
 }

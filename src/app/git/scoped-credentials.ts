@@ -50,7 +50,8 @@ function withoutCredentials(headers: Record<string, string>): Record<string, str
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !['authorization', 'cookie', 'proxy-authorization'].includes(name.toLowerCase())));
 }
 
-async function collect(body: AsyncIterableIterator<Uint8Array> | Uint8Array[] | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+/** A request body (isomorphic-git gives arrays or async iterators) as one buffer. */
+export async function collect(body: AsyncIterableIterator<Uint8Array> | Uint8Array[] | Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   for await (const chunk of body as AsyncIterable<Uint8Array>) chunks.push(chunk);
   return Buffer.concat(chunks);
