@@ -23,6 +23,7 @@ import { HttpRepoSource } from '../src/app/git/http-repo-source.js';
 import { createMemoryFs } from '../src/app/local/memfs-adapter.js';
 import { createNodeSyntaxService } from '../src/app/local/node-grammar-loader.js';
 import { ingestRepository } from '../src/core/ingestion/ingest-repository.js';
+import { youngGenerationDuringIngestion } from '../src/app/runtime/young-generation.js';
 import { DEFAULT_INGESTION_POLICY } from '../src/core/ingestion/ingestion-policy.js';
 import { policyViews } from '../src/core/pipeline/policy-views.js';
 import { parsePolicy } from '../src/core/policy/parse-policy.js';
@@ -153,6 +154,8 @@ async function mapChild(url: string, name: string, profileDir: string | undefine
   const syntax = await createNodeSyntaxService();
   const sampler = startHeapSampler();
   const t0 = performance.now();
+  // Bracketed as the pipeline brackets it for the CLI and the worker (PipelineDeps.ingestionMemory).
+  youngGenerationDuringIngestion.enter();
   const { workspace } = await ingestRepository({
     source: new HttpRepoSource({ url }),
     fs: createMemoryFs(),
@@ -161,6 +164,7 @@ async function mapChild(url: string, name: string, profileDir: string | undefine
     clock: { now: () => Date.now() },
     logger,
   });
+  youngGenerationDuringIngestion.leave();
   const t1 = performance.now();
   const policy = parsePolicy({ text: undefined });
   const task = parseTask({ title: repo.targetsTask, body: repo.targetsTask, source: 'cli' });

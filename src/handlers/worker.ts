@@ -15,6 +15,7 @@ import { JsonLogger } from '../app/logger.js';
 import { createMemoryFs } from '../app/local/memfs-adapter.js';
 import { createModelProvider } from '../app/model/create-model-provider.js';
 import { createNodeSyntaxService } from '../app/local/node-grammar-loader.js';
+import { youngGenerationDuringIngestion } from '../app/runtime/young-generation.js';
 import { createWorkerHandler } from '../app/worker/create-worker-handler.js';
 
 /**
@@ -49,6 +50,7 @@ const handle = createWorkerHandler({
   // Bedrock signs with this function's role; the others use the key read above.
   model: createModelProvider({ provider: config.MODEL_PROVIDER, model: config.MODEL_NAME, baseUrl: config.MODEL_BASE_URL, region: config.MODEL_REGION, apiKey: modelKey }),
   prices: config.MODEL_PRICES,
+  ingestionMemory: youngGenerationDuringIngestion,
   identity: { name: `${config.GITHUB_APP_SLUG}[bot]`, email: `${config.GITHUB_APP_SLUG}[bot]@users.noreply.github.com` },
 });
 

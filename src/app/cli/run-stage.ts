@@ -3,6 +3,7 @@ import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeli
 import type { ModelProvider } from '../../core/ports.js';
 import { createMemoryFs } from '../local/memfs-adapter.js';
 import { createNodeSyntaxService } from '../local/node-grammar-loader.js';
+import { youngGenerationDuringIngestion } from '../runtime/young-generation.js';
 import { createModelProvider } from '../model/create-model-provider.js';
 import { gitIdentityOf, type CliIo } from './cli-io.js';
 import type { CliRun } from './begin-run.js';
@@ -33,6 +34,7 @@ export async function runStage(run: CliRun, io: CliIo, reporter: TerminalReporte
         model: io.model ?? modelFromEnv(io.env),
         prices: parsePriceTable(io.env.DRAFTSMAN_MODEL_PRICES, 'DRAFTSMAN_MODEL_PRICES'),
         reporter,
+        ingestionMemory: youngGenerationDuringIngestion,
         identity: gitIdentityOf(io.env),
         isCancelled: async () => cancelled.value || Boolean(await store.get(keys.cancel)),
       },

@@ -2,7 +2,7 @@ import { putArtifactIfAbsent, readArtifactIfPresent, writeArtifact } from '../..
 import { issueLatestKey, runKeys, type RunKeys } from '../../core/artifacts/keys.js';
 import { isAnalysisReport } from '../../core/phases/analysis-report.js';
 import type { PriceTable } from '../../core/engines/llm/cost.js';
-import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
+import { runPipeline, type PipelineDeps, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import { POLICY_FILE_NAME } from '../../core/policy/agent-policy.js';
 import type { ArtifactStore, CiStatus, CiStatusReader, Clock, FsLike, Logger, ModelProvider, TokenBroker } from '../../core/ports.js';
 import { loadAttempt } from '../../core/runs/attempts.js';
@@ -52,6 +52,8 @@ export interface WorkerDeps {
   /** Model prices (MODEL_PRICES): cost in the report, and what a policy cost cap is checked against. */
   prices?: PriceTable;
   identity: { name: string; email: string };
+  /** Around each ingestion (`PipelineDeps.ingestionMemory`): the young generation kept at its size. */
+  ingestionMemory?: PipelineDeps['ingestionMemory'];
   /** The repository source; default smart HTTP with the token-read token (tests may point it at a loopback server). */
   cloneUrl?: (request: RunRequest) => string;
 }
@@ -155,6 +157,7 @@ async function runOne(deps: RunDeps, target: NonNullable<ReturnType<typeof parse
       prices: deps.prices,
       deadline: endsAt === undefined ? undefined : endsAt - DEADLINE_RESERVE_MS,
       reporter: tracker,
+      ingestionMemory: deps.ingestionMemory,
       identity: deps.identity,
       isCancelled: async () => {
         const marker = await readArtifactIfPresent(store, keys.cancel, CancelMarker);

@@ -40,25 +40,30 @@ export async function ingestStage(deps: PipelineDeps, request: PipelineRequest, 
   try {
     if (request.policy !== 'from-base') policy = parsePolicy({ text: request.policy.text, file: request.policy.file });
     deps.reporter?.phase?.({ phase: 'ingestion', state: 'running' });
-    ingested = await ingestRepository({
-      source: deps.source,
-      fs: deps.fs,
-      gitdir: GITDIR,
-      ref: baseRefWanted,
-      paths: snapshot.paths ?? preTask?.paths,
-      stepPaths: preTask?.steps.flatMap((s) => s.paths ?? []),
-      taskText: taskText(snapshot),
-      policy: ingestionPolicy(policy ?? parsePolicy({ text: undefined }), scoped),
-      // CLI default: the base commit's own policy decides the scan (a broken one stops here).
-      resolvePolicy: policy
-        ? undefined
-        : async (read) => {
-            policy = parsePolicy({ text: await read(POLICY_FILE), file: POLICY_FILE });
-            return ingestionPolicy(policy, scoped);
-          },
-      clock: deps.clock,
-      logger: deps.logger,
-    });
+    deps.ingestionMemory?.enter();
+    try {
+      ingested = await ingestRepository({
+        source: deps.source,
+        fs: deps.fs,
+        gitdir: GITDIR,
+        ref: baseRefWanted,
+        paths: snapshot.paths ?? preTask?.paths,
+        stepPaths: preTask?.steps.flatMap((s) => s.paths ?? []),
+        taskText: taskText(snapshot),
+        policy: ingestionPolicy(policy ?? parsePolicy({ text: undefined }), scoped),
+        // CLI default: the base commit's own policy decides the scan (a broken one stops here).
+        resolvePolicy: policy
+          ? undefined
+          : async (read) => {
+              policy = parsePolicy({ text: await read(POLICY_FILE), file: POLICY_FILE });
+              return ingestionPolicy(policy, scoped);
+            },
+        clock: deps.clock,
+        logger: deps.logger,
+      });
+    } finally {
+      deps.ingestionMemory?.leave();
+    }
   } catch (error) {
     if (error instanceof PolicyError) return { ended: { status: 'BLOCKED', reason: error.reason, details: { problems: error.data.problems } } };
     if (!(error instanceof IngestionError)) throw error;

@@ -55,6 +55,12 @@ export interface PipelineDeps {
   prices?: PriceTable;
   deadline?: number;
   reporter?: RunReporter;
+  /**
+   * Called as ingestion starts and once it has ended, whatever the outcome: the composition roots
+   * that ingest keep the runtime's young generation at its size in between (docs/architecture.md,
+   * "Ingestion").
+   */
+  ingestionMemory?: { enter(): void; leave(): void };
   identity: GitIdentity;
   isCancelled: () => Promise<boolean>;
   shouldYield?: () => boolean;

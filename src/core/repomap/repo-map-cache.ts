@@ -1,10 +1,7 @@
-import { AgentError } from '../errors.js';
+import { mapKey } from '../artifacts/keys.js';
 import type { ArtifactStore } from '../ports.js';
 import { canonicalJson } from '../util/digest.js';
 import { RepoMap } from './repo-map-schema.js';
-
-export type RepoMapCacheReason = 'CACHE_KEY_NOT_A_COMMIT' | 'CACHED_MAP_INVALID';
-export class RepoMapCacheError extends AgentError<RepoMapCacheReason> {}
 
 export interface RepoMapCacheKey {
   owner: string;
@@ -15,12 +12,9 @@ export interface RepoMapCacheKey {
   policyDigest: string;
 }
 
-/** `maps/<owner>/<repo>/<commit>/<scannerVersion>-<policyDigest>.json`. */
+/** `maps/<owner>/<repo>/<commit>/<scannerVersion>-<policyDigest>.json` (`mapKey`); anything but a commit SHA is refused. */
 export function repoMapCacheKey(key: RepoMapCacheKey): string {
-  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(key.commit)) {
-    throw new RepoMapCacheError('CACHE_KEY_NOT_A_COMMIT', `repo-map cache needs a commit SHA, got ${key.commit}`, { commit: key.commit });
-  }
-  return `maps/${key.owner}/${key.repo}/${key.commit}/${key.scannerVersion}-${key.policyDigest}.json`;
+  return mapKey(key.owner, key.repo, key.commit, key.scannerVersion, key.policyDigest);
 }
 
 /**

@@ -8,7 +8,7 @@ import { createMemoryFs } from '../../../src/app/local/memfs-adapter.js';
 import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
 import { runKeys, type RunKeys } from '../../../src/core/artifacts/keys.js';
 import { runPipeline, type PipelineDeps, type PipelineRequest, type PipelineResult } from '../../../src/core/pipeline/run-pipeline.js';
-import type { ArtifactStore, Clock, Logger, ModelProvider } from '../../../src/core/ports.js';
+import type { ArtifactStore, Clock, Logger, ModelProvider, RepoSource } from '../../../src/core/ports.js';
 import { beginAttempt, loadAttempt, type AttemptStart } from '../../../src/core/runs/attempts.js';
 import type { RunRequest } from '../../../src/core/runs/run-request.js';
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
@@ -63,13 +63,16 @@ export interface PipelineRunOptions {
   /** Model prices and the run deadline, as the worker passes them. */
   prices?: PipelineDeps['prices'];
   deadline?: number;
+  ingestionMemory?: PipelineDeps['ingestionMemory'];
+  /** Wraps the local source of `source` (to watch or break what ingestion asks of it). */
+  wrapSource?: (source: RepoSource) => RepoSource;
 }
 
 /** One runPipeline call with a FRESH memfs, like a new worker invocation. */
 export async function runOnce(options: PipelineRunOptions): Promise<PipelineResult> {
   const deps: PipelineDeps = {
     store: options.store,
-    source: new LocalRepoSource(options.source),
+    source: (options.wrapSource ?? ((source) => source))(new LocalRepoSource(options.source)),
     fs: createMemoryFs(),
     clock: options.clock ?? fixedClock,
     logger: silentLogger,
@@ -78,6 +81,7 @@ export async function runOnce(options: PipelineRunOptions): Promise<PipelineResu
     model: options.model,
     prices: options.prices,
     deadline: options.deadline,
+    ingestionMemory: options.ingestionMemory,
     identity: { name: 'draftsman', email: 'draftsman@localhost' },
     isCancelled: options.isCancelled ?? (async () => false),
     shouldYield: options.shouldYield,

@@ -106,7 +106,8 @@ describe('repo-map cache', () => {
     // Another policy digest is another key.
     const other = await loadOrBuildRepoMap({ store, key: { ...key, policyDigest: 'p2' }, build });
     expect(other.cacheHit).toBe(false);
-    expect(() => repoMapCacheKey({ ...key, commit: 'main' })).toThrowError(expect.objectContaining({ reason: 'CACHE_KEY_NOT_A_COMMIT' }));
+    expect(() => repoMapCacheKey({ ...key, commit: 'main' })).toThrowError(expect.objectContaining({ reason: 'ARTIFACT_KEY_INVALID' }));
+    expect(() => repoMapCacheKey({ ...key, repo: '../other' })).toThrowError(expect.objectContaining({ reason: 'ARTIFACT_KEY_INVALID' }));
   });
 
   it('ignores a stored map whose identity does not match the key', async () => {

@@ -7,12 +7,17 @@ import { describe, expect, it } from 'vitest';
 
 const moduleUrl = new URL('../../../src/app/runtime/young-generation.ts', import.meta.url).href;
 
-/** New-space size (MB) of a fresh process before and after keeping 200k small records alive. */
-function youngGeneration(keep: boolean): { before: number; after: number } {
+/**
+ * New-space size (MB) of a fresh process before and after keeping 200k small records alive:
+ * with the size kept, with it kept then released (as after ingestion), or untouched.
+ */
+function youngGeneration(mode: 'keep' | 'keep-then-release' | 'none'): { before: number; after: number } {
   const script = `
     const { getHeapSpaceStatistics } = await import('node:v8');
     const newSpace = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576;
-    if (${keep}) (await import(${JSON.stringify(moduleUrl)})).keepYoungGenerationSize();
+    const runtime = await import(${JSON.stringify(moduleUrl)});
+    if (${JSON.stringify(mode)} !== 'none') runtime.youngGenerationDuringIngestion.enter();
+    if (${JSON.stringify(mode)} === 'keep-then-release') runtime.youngGenerationDuringIngestion.leave();
     const before = newSpace();
     const kept = [];
     for (let i = 0; i < 200000; i++) kept.push({ oid: 'a'.repeat(40) + i, size: i, offset: i * 7 });
@@ -23,10 +28,15 @@ function youngGeneration(keep: boolean): { before: number; after: number } {
 
 describe('keepYoungGenerationSize', () => {
   it('keeps the young generation at its size while many records stay alive; without it the young generation grows', () => {
-    const kept = youngGeneration(true);
+    const kept = youngGeneration('keep');
     expect(kept.after).toBeLessThanOrEqual(kept.before);
-    const grown = youngGeneration(false);
+    const grown = youngGeneration('none');
     expect(grown.after).toBeGreaterThan(grown.before);
+  });
+
+  it('grows again once released, as after ingestion', () => {
+    const released = youngGeneration('keep-then-release');
+    expect(released.after).toBeGreaterThan(released.before);
   });
 });
 
