@@ -6,26 +6,19 @@ import { ObjectSlots } from './object-slots.js';
 import { ownBytes, reservedRecords, roomFor } from './typed-arrays.js';
 import { writePackIndex } from './pack-idx.js';
 import { applyDelta, deltaTargetSize } from './git-delta.js';
-import { BaseRing } from './base-ring.js';
+import { DeltaBases, MAX_CHAIN, PackIndexError } from './delta-bases.js';
 import { OFS_DELTA, PACK_OBJECT_TYPES as TYPE_NAMES, PackCatalog, REF_DELTA, readObjectHeader } from './pack-catalog.js';
 
 /** Longest object header: type and size varint (10 bytes) plus a REF_DELTA base (20 bytes). */
 const MAX_HEADER = 32;
-const MAX_CHAIN = 10_000;
 /**
  * Room reserved for a pack before its size is known. Pages of a buffer become resident only
  * once written, so reserving costs no memory, while every growth copies (and touches) all
  * bytes so far: on a machine where touching fresh memory is slow that copy is most of the cost.
  */
 const INITIAL_CAPACITY = 32 * 1024 * 1024;
-/**
- * The most inflated delta bases kept while indexing, by bytes (`BaseRing`, which only widens
- * towards it when bases it dropped are needed again). A fixed 8 MiB cache added 12 MB to the
- * peak memory of ingesting a generated 50k-file repository, for no time saved.
- */
-const BASE_CACHE_BYTES = 2 * 1024 * 1024;
 
-export class PackIndexError extends Error {}
+export { PackIndexError };
 
 export interface IndexedPack {
   /** The version-2 `.idx`, byte for byte what `git index-pack` writes. */
@@ -55,9 +48,11 @@ export interface IndexedPack {
 export class PackIndexer {
   private buffer: Buffer;
   private length = 0;
+  private slots = new ObjectSlots();
+  private readonly inflater = new ObjectInflater();
+  private byOid?: Map<string, number>;
   private count = -1;
   private at = 12;
-  private slots = new ObjectSlots();
   /** Deltas by their base: OFS_DELTA by the base's offset, REF_DELTA by its id. */
   private readonly ofsChildren = new Map<number, number[]>();
   private readonly refChildren = new Map<string, number[]>();
@@ -67,24 +62,16 @@ export class PackIndexer {
   private retryAt = 0;
   private hashed = 0;
   private readonly packHash: Hash = createHash('sha1');
-  private readonly inflater = new ObjectInflater();
   /**
    * Reused buffers, so indexing makes no per-object garbage: `scratch` takes what streams in
-   * (blobs, trees and commits before the catalog copies them, deltas), `deltas` the deltas
-   * inflated again to rebuild a base or resolved at the end, `results` what deltas resolve to.
-   * Only delta bases asked for again are kept, in `bases`.
+   * (blobs, trees and commits before the catalog copies them, deltas), `results` what deltas
+   * resolve to; delta bases and deltas inflated again are built by `bases`.
    */
   private scratch: Buffer = Buffer.allocUnsafe(64 * 1024);
-  private deltas: Buffer = Buffer.alloc(0);
   private results: Buffer = Buffer.alloc(0);
   private readonly budget: InflateBudget;
   private readonly packNumber: number;
-  /** Bases built by `contentOf`, by pack offset, and the offsets of every base ever kept there. */
-  private readonly bases = new BaseRing(BASE_CACHE_BYTES);
-  private readonly basesKept = new Set<number>();
-  /** Where `contentOf` builds a base before the ring copies it. */
-  private building: Buffer = Buffer.alloc(0);
-  private byOid?: Map<string, number>;
+  private readonly bases: DeltaBases;
 
   constructor(
     limits: InflateLimits | InflateBudget = {},
@@ -95,6 +82,24 @@ export class PackIndexer {
     this.buffer = whole ? Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength) : Buffer.allocUnsafe(INITIAL_CAPACITY);
     this.length = whole ? whole.byteLength : 0;
     this.packNumber = catalog.addPack(() => this.buffer.subarray(0, this.length));
+    // Read at each call: the pack buffer is replaced as it grows, the slots once indexing ends.
+    const indexer = this;
+    this.bases = new DeltaBases({
+      get slots() {
+        return indexer.slots;
+      },
+      get buffer() {
+        return indexer.buffer;
+      },
+      get length() {
+        return indexer.length;
+      },
+      get byOid() {
+        return indexer.byOid;
+      },
+      catalog,
+      inflater: this.inflater,
+    });
   }
 
   /** Append bytes as they arrive and index every object they complete. */
@@ -125,10 +130,9 @@ export class PackIndexer {
     const objects = this.slots.count;
     // The catalog reads the pack through this indexer: keep nothing else of it alive (the
     // per-object records are in the `.idx` and the catalog now).
-    this.scratch = this.deltas = this.results = this.building = Buffer.alloc(0);
+    this.scratch = this.results = Buffer.alloc(0);
     this.slots = new ObjectSlots();
     this.bases.clear();
-    this.basesKept.clear();
     this.ofsChildren.clear();
     this.refChildren.clear();
     this.byOid = undefined;
@@ -289,13 +293,13 @@ export class PackIndexer {
     if (this.slots.kind[slot] !== OFS_DELTA) return;
     const base = this.slots.at(this.slots.baseOffset[slot]);
     if (base < 0 || this.slots.type[base] === 0) return;
-    this.resolve(slot, base, delta, this.contentOf(base, 1));
+    this.resolve(slot, base, delta, this.bases.content(base, 1));
   }
 
   /**
    * Apply a delta to its base's content, name and catalog the result. The content returned is
    * in a scratch buffer, valid until the next call: it is not cached, as most results are never
-   * a base; one that is will be rebuilt once by `contentOf` and cached there.
+   * a base; one that is will be rebuilt once by `bases` and cached there.
    */
   private resolve(slot: number, base: number, delta: Uint8Array, baseContent: Uint8Array): Uint8Array {
     const offset = this.slots.offset[slot];
@@ -313,56 +317,6 @@ export class PackIndexer {
     framed.write(header, 0, 'latin1');
     this.record(slot, type, framed, header.length, framed.byteLength);
     return framed.subarray(header.length);
-  }
-
-  /**
-   * A named object's content as a delta base: kept (commit, tree, tag), cached, or inflated (and
-   * its chain applied) again, then cached. Valid until the next call.
-   */
-  private contentOf(slot: number, depth: number): Uint8Array {
-    const slots = this.slots;
-    const kept = this.catalog.contentByName(slots.names, slot * 20);
-    if (kept) return kept;
-    const offset = slots.offset[slot];
-    const cached = this.bases.get(offset);
-    if (cached) return cached;
-    if (depth > MAX_CHAIN) throw new PackIndexError('delta chain too deep');
-    // Built again after the ring dropped it: a wider ring would have saved that.
-    if (this.basesKept.has(offset)) this.bases.widen();
-    else this.basesKept.add(offset);
-    let content: Buffer;
-    if (!slots.isDelta(slot)) content = this.inflateSlot(slot, this.roomToBuild(slots.size[slot] + 1));
-    else {
-      const base = slots.kind[slot] === OFS_DELTA ? this.slots.at(slots.baseOffset[slot]) : (this.byOid?.get(slots.baseOid.get(slot)!) ?? -1);
-      if (base < 0 || slots.type[base] === 0) throw new PackIndexError('delta base not in the pack (thin pack)');
-      // The base first: its chain is done with the delta and building buffers when this delta
-      // goes there; what it returns is in the ring (or, too large for it, its own memory).
-      const baseContent = this.contentOf(base, depth + 1);
-      content = applyDelta(baseContent, this.inflateDelta(slot), 0, (size) => this.roomToBuild(size));
-    }
-    return this.bases.set(offset, content);
-  }
-
-  /** The building buffer, or for a base too large for the ring (which keeps no copy) memory of its own. */
-  private roomToBuild(size: number): Buffer {
-    if (size > BASE_CACHE_BYTES / 4) return ownBytes(size);
-    return (this.building = roomFor(this.building, size));
-  }
-
-  /** A delta's instructions, in the delta buffer (valid until the next call). */
-  private inflateDelta(slot: number): Buffer {
-    return this.inflateSlot(slot, (this.deltas = roomFor(this.deltas, this.slots.size[slot] + 1)));
-  }
-
-  /** Inflate an object's stream into `into` (its size plus one byte of room); its content is returned as a view. */
-  private inflateSlot(slot: number, into: Buffer): Buffer {
-    const size = this.slots.size[slot];
-    try {
-      this.inflater.inflateInto(this.buffer, this.slots.dataAt[slot], this.length, size, into, 0);
-      return into.subarray(0, size);
-    } catch (error) {
-      throw error instanceof InflateSizeError ? new PackIndexError(`object at ${this.slots.offset[slot]}: ${error.message}`) : error;
-    }
   }
 
   /**
@@ -386,13 +340,13 @@ export class PackIndexer {
       if (!named(root)) continue;
       const children = waiting(root);
       if (children.length === 0) continue;
-      const rootContent = this.contentOf(root, 1);
+      const rootContent = this.bases.content(root, 1);
       const stack = children.map((slot) => ({ slot, base: root, content: rootContent, depth: 1 }));
       while (stack.length > 0) {
         const { slot, base, content, depth } = stack.pop()!;
         if (depth > MAX_CHAIN) throw new PackIndexError('delta chain too deep');
         if (named(slot)) continue;
-        const result = this.resolve(slot, base, this.inflateDelta(slot), content);
+        const result = this.resolve(slot, base, this.bases.delta(slot), content);
         this.byOid.set(slots.hex(slot), slot);
         const next = waiting(slot);
         if (next.length === 0) continue;
