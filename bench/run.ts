@@ -7,7 +7,7 @@
  * the exit code is 0 whatever the numbers.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -191,6 +191,9 @@ async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
   const onlyIndex = process.argv.indexOf('--only');
   const only = onlyIndex >= 0 ? new Set(process.argv[onlyIndex + 1].split(',')) : undefined;
+  // Made before the benchmarks run, so that a directory that cannot be made fails at once, not after them.
+  const outDir = process.env.BENCH_OUT_DIR ?? join(root, 'bench');
+  mkdirSync(outDir, { recursive: true });
   const startedAt = new Date();
   const loadAtStart = loadavg().map((n) => Number(n.toFixed(2)));
   const ripgrep = ensureRipgrep();
@@ -238,7 +241,6 @@ async function main(): Promise<void> {
     jobs: JOBS.filter((j) => !only || only.has(j.id)).map((j) => ({ id: j.id, area: j.area, timeoutMs: j.timeoutMs })),
   };
   const json = { meta, records: records.map((r) => ({ ...r, value: Number.isFinite(r.value) ? r.value : null })) };
-  const outDir = process.env.BENCH_OUT_DIR ?? join(root, 'bench');
   writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(json, null, 2)}\n`);
   writeFileSync(join(outDir, 'results.md'), markdown(meta, records));
   process.stderr.write(`bench: wrote ${join(outDir, 'results.md')} and results.json (${records.length} records)\n`);
