@@ -27,18 +27,24 @@ function watched(events: string[]) {
   return { memory, wrapSource, store };
 }
 
+/** A Maven repository, a store that logs its writes into `events`, and attempt 1 of a run over it. */
+async function setUp(name: string, runId: string) {
+  const root = tempRoot(name);
+  roots.push(root);
+  const bare = join(root, 'orders.git');
+  makeMavenBare(bare);
+  const events: string[] = [];
+  const w = watched(events);
+  const store = w.store(new LocalArtifactStore(join(root, 'store')));
+  const run = await startRun(store, bare, runId, MIGRATION_TASK);
+  events.length = 0;
+  return { events, w, options: { store, source: bare, ...run, policy: MIGRATION_POLICY, ingestionMemory: w.memory } };
+}
+
 describe('ingestion memory bracket', () => {
   it('is entered before the source is read and left before the ingestion artifacts are written, once per attempt', async () => {
-    const root = tempRoot('ingestion-memory');
-    roots.push(root);
-    const bare = join(root, 'orders.git');
-    makeMavenBare(bare);
-    const events: string[] = [];
-    const w = watched(events);
-    const store = w.store(new LocalArtifactStore(join(root, 'store')));
-    const run = await startRun(store, bare, 'memory000001', MIGRATION_TASK);
-    events.length = 0;
-    const result = await runOnce({ store, source: bare, ...run, policy: MIGRATION_POLICY, ingestionMemory: w.memory, wrapSource: (s) => w.wrapSource(s) });
+    const { events, w, options } = await setUp('ingestion-memory', 'memory000001');
+    const result = await runOnce({ ...options, wrapSource: (s) => w.wrapSource(s) });
     expect(result.status).toBe('COMPLETED');
     expect(events.filter((e) => e === 'enter' || e === 'leave')).toEqual(['enter', 'leave']);
     const enter = events.indexOf('enter');
@@ -50,15 +56,8 @@ describe('ingestion memory bracket', () => {
   }, 60_000);
 
   it('is left when ingestion is refused or fails', async () => {
-    const root = tempRoot('ingestion-memory-fail');
-    roots.push(root);
-    const bare = join(root, 'orders.git');
-    makeMavenBare(bare);
-    const events: string[] = [];
-    const w = watched(events);
-    const store = new LocalArtifactStore(join(root, 'store'));
-    const run = await startRun(store, bare, 'memory000002', MIGRATION_TASK);
-    await expect(runOnce({ store, source: bare, ...run, policy: MIGRATION_POLICY, ingestionMemory: w.memory, wrapSource: (s) => w.wrapSource(s, new Error('connection reset')) })).rejects.toThrow('connection reset');
+    const { events, w, options } = await setUp('ingestion-memory-fail', 'memory000002');
+    await expect(runOnce({ ...options, wrapSource: (s) => w.wrapSource(s, new Error('connection reset')) })).rejects.toThrow('connection reset');
     expect(events.filter((e) => e === 'enter' || e === 'leave')).toEqual(['enter', 'leave']);
     expect(events.indexOf('leave')).toBeGreaterThan(events.indexOf('source.fetch'));
   }, 60_000);
