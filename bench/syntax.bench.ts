@@ -49,15 +49,19 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.le
 /**
  * Symbol extraction throughput per language (parse + tags), on generated sources, one thread,
  * side by side with the parser alone on the same sources (the limit extraction can reach).
- * The service is created warm, as a whole-repository map creates it. The first pass over the
- * corpus (unoptimised code) is reported apart; then passes run for `warmUpMs` (the engine
- * finishes optimising the grammars' lexers in the background, seconds for TypeScript and TSX),
- * and the headline figure is the median of five passes after that: what a repository of
- * thousands of files sees.
+ * The service is created warm, as a whole-repository map creates it. The first pass over each
+ * corpus (unoptimised code) is reported apart; then passes run for `warmUpMs` per language (the
+ * engine finishes optimising the grammars' lexers in the background, seconds for TypeScript and
+ * TSX). The measured passes come last, in rounds: each round times one parse pass and one
+ * extraction pass of every language in turn, so that each language's passes are spread over the
+ * whole measurement rather than taken within half a second, and the headline figure is the
+ * median over the rounds: what a repository of thousands of files sees. On the shared machine
+ * the speed of every language drops by a third for seconds at a time (docs/architecture.md,
+ * "Symbols"); back-to-back passes all fell in such a spell.
  */
 export async function runSyntaxBench(options: { files?: number; passes?: number; warmUpMs?: number; languages?: readonly SyntaxLanguage[] } = {}): Promise<BenchRecord[]> {
   const files = options.files ?? 40;
-  const passes = options.passes ?? 5;
+  const rounds = options.passes ?? 15;
   const warmUpMs = options.warmUpMs ?? 1500;
   const started = performance.now();
   const languages = options.languages ?? (Object.keys(GENERATORS) as SyntaxLanguage[]);
@@ -65,13 +69,12 @@ export async function runSyntaxBench(options: { files?: number; passes?: number;
   // Throughput is CPU-bound: the load average says how contended the machine was.
   const load = () => `load average ${loadavg()[0].toFixed(1)}`;
   const records: BenchRecord[] = [{ name: 'syntax.init', size: `${languages.length} grammars`, value: Math.round(performance.now() - started), unit: 'ms', note: `warm; ${load()}` }];
-  for (const language of languages) {
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  const corpora = languages.map((language) => {
     const sources = Array.from({ length: files }, (_, i) => GENERATORS[language](i));
-    const bytes = sources.reduce((n, s) => n + Buffer.byteLength(s), 0);
     const path = `gen/file.${EXTENSION[language]}`;
-    const mbps = (ms: number) => Number((bytes / 1e3 / ms).toFixed(2));
     // Each file's least time over the measured passes, too: a pass the machine's other work
-    // preempted says little about the extractor, and on a shared machine most passes are.
+    // preempted says little about the extractor, and on a shared machine many passes are.
     const least = { parse: sources.map(() => Infinity), extract: sources.map(() => Infinity) };
     const timed = (fn: (source: string) => void, fastest?: number[]) => {
       const t0 = performance.now();
@@ -82,32 +85,36 @@ export async function runSyntaxBench(options: { files?: number; passes?: number;
       }
       return performance.now() - t0;
     };
-    const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
-    let tags = 0;
-    syntax.extractTags(path, sources[0]);
-    const firstPass = timed((source) => (tags += syntax.extractTags(path, source).length));
-    for (const warmUntil = performance.now() + warmUpMs; performance.now() < warmUntil; ) timed((source) => syntax.extractTags(path, source));
-    const extract: number[] = [];
-    const parse: number[] = [];
-    // The process's CPU time over the measured passes, against their wall time: well below 1, the
-    // machine's other work took the CPU away (the usual cause of a low median on a shared
-    // machine, not the extractor); above 1, this process's background threads (the engine's
-    // optimising compiler, the GC) were busy beside it.
-    const cpuBefore = process.cpuUsage();
-    const wallBefore = performance.now();
-    for (let p = 0; p < passes; p++) {
-      parse.push(timed((source) => syntax.withTree(language, source, (tree) => tree.rootNode.endIndex), least.parse));
-      extract.push(timed((source) => syntax.extractTags(path, source), least.extract));
+    return { language, sources, path, bytes: sources.reduce((n, s) => n + Buffer.byteLength(s), 0), least, timed, tags: 0, firstPass: 0, parse: [] as number[], extract: [] as number[] };
+  });
+  for (const c of corpora) {
+    syntax.extractTags(c.path, c.sources[0]);
+    c.firstPass = c.timed((source) => (c.tags += syntax.extractTags(c.path, source).length));
+    for (const warmUntil = performance.now() + warmUpMs; performance.now() < warmUntil; ) c.timed((source) => syntax.extractTags(c.path, source));
+  }
+  // The process's CPU time over the measured rounds, against their wall time: well below 1, the
+  // machine's other work took the CPU away; above 1, this process's background threads (the
+  // engine's optimising compiler, the GC) were busy beside it.
+  const cpuBefore = process.cpuUsage();
+  const wallBefore = performance.now();
+  for (let round = 0; round < rounds; round++) {
+    for (const c of corpora) {
+      c.parse.push(c.timed((source) => syntax.withTree(c.language, source, (tree) => tree.rootNode.endIndex), c.least.parse));
+      c.extract.push(c.timed((source) => syntax.extractTags(c.path, source), c.least.extract));
     }
-    const cpu = process.cpuUsage(cpuBefore);
-    const cpuShare = ((cpu.user + cpu.system) / 1e3 / (performance.now() - wallBefore)).toFixed(2);
-    const size = `${files} files, ${(bytes / 1024).toFixed(0)} KiB`;
-    const value = mbps(median(extract));
-    const baseline = mbps(median(parse));
-    const note = `${tags} tags; parser alone ${baseline} MB/s; first pass ${mbps(firstPass)} MB/s; median of ${passes} passes after ${warmUpMs} ms of warm-up; least time per file over the passes ${mbps(sum(least.extract))} MB/s (parser ${mbps(sum(least.parse))}); process CPU ${cpuShare} of the measured wall time; ${load()}`;
-    records.push({ name: `syntax.extractTags.${language}`, size, value, unit: 'MB/s', baseline, ratio: Number((value / baseline).toFixed(2)), note });
-    records.push({ name: `syntax.extractTags.${language}.files`, size, value: Math.round(files / (median(extract) / 1000)), unit: 'files/s' });
-    records.push({ name: `syntax.extractTags.${language}.firstPass`, size, value: mbps(firstPass), unit: 'MB/s' });
+  }
+  const cpu = process.cpuUsage(cpuBefore);
+  const measuredMs = performance.now() - wallBefore;
+  const cpuShare = ((cpu.user + cpu.system) / 1e3 / measuredMs).toFixed(2);
+  for (const c of corpora) {
+    const mbps = (ms: number) => Number((c.bytes / 1e3 / ms).toFixed(2));
+    const size = `${files} files, ${(c.bytes / 1024).toFixed(0)} KiB`;
+    const value = mbps(median(c.extract));
+    const baseline = mbps(median(c.parse));
+    const note = `${c.tags} tags; parser alone ${baseline} MB/s; first pass ${mbps(c.firstPass)} MB/s; median of ${rounds} passes taken in rounds over ${(measuredMs / 1000).toFixed(1)} s with the other languages, after ${warmUpMs} ms of warm-up; fastest and slowest pass ${mbps(Math.min(...c.extract))} and ${mbps(Math.max(...c.extract))} MB/s; least time per file over the passes ${mbps(sum(c.least.extract))} MB/s (parser ${mbps(sum(c.least.parse))}); process CPU ${cpuShare} of the measured wall time; ${load()}`;
+    records.push({ name: `syntax.extractTags.${c.language}`, size, value, unit: 'MB/s', baseline, ratio: Number((value / baseline).toFixed(2)), note });
+    records.push({ name: `syntax.extractTags.${c.language}.files`, size, value: Math.round(files / (median(c.extract) / 1000)), unit: 'files/s' });
+    records.push({ name: `syntax.extractTags.${c.language}.firstPass`, size, value: mbps(c.firstPass), unit: 'MB/s' });
   }
   return records;
 }
