@@ -69,6 +69,8 @@ describe('a labelled issue becomes a draft pull request', () => {
     for (const name of ['pr-candidate.json', 'pr-body.md', 'diff-summary.json']) expect(objectsAfterWorker).toContain(`${runPrefix}candidate/${name}`);
     expect(candidate.files.map((f: { path: string }) => f.path).sort()).toEqual(MIGRATION_CHANGED_FILES);
     for (const f of candidate.files) expect(objectsAfterWorker).toContain(`${runPrefix}candidate/changes/${f.blobSha}`);
+    // The worker passed its ingestion bracket to the pipeline: entered and left once.
+    expect(h.ingestionMemoryCalls).toEqual(['enter', 'leave']);
     expect(candidate.baseCommitSha).toBe(await h.standin.resolve(h.fullName, 'refs/heads/main'));
     expect(candidate).toMatchObject({ runId: request.runId, attempt: 1, headBranch: request.agentBranch, baseBranch: 'main', draft: true });
   });

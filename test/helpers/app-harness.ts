@@ -249,6 +249,8 @@ export interface AppHarness {
   json<T = any>(key: string): Promise<T | undefined>;
   /** Run `fn` before each of the worker's store writes (put, putIfAbsent, putIfMatch) completes, with the worker's own store (its run session's view); returns an unsubscribe. */
   interceptWorkerWrites(fn: (key: string, workerStore: ArtifactStore) => void | Promise<void>): () => void;
+  /** What the worker's pipelines called of `ingestionMemory`, in order ('enter', 'leave'). */
+  ingestionMemoryCalls: string[];
   /** The values a leak scan looks for: minted tokens, the App private key (and its lines), the canary. */
   secrets(): { label: string; value: string }[];
   /** Where any secret occurs: S3 objects, log lines, comments and PR bodies, request bodies sent to GitHub or the model. */
@@ -484,6 +486,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
         await worker(invocation, context);
       },
     });
+  const ingestionMemoryCalls: string[] = [];
   const worker = createWorkerHandler({
     session: runSessionOpener({
       invoke: (invocation) => runSession(invocation),
@@ -501,6 +504,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     syntax: syntaxService,
     newFs: createMemoryFs,
     model: workerModel,
+    ingestionMemory: { enter: () => void ingestionMemoryCalls.push('enter'), leave: () => void ingestionMemoryCalls.push('leave') },
     identity: { name: HARNESS_BOT_LOGIN, email: `${HARNESS_BOT_LOGIN}@users.noreply.github.com` },
     cloneUrl: (request) => `${proxy.url}/${request.owner}/${request.repo}.git`,
   });
@@ -724,6 +728,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       const object = await store.get(key);
       return object ? JSON.parse(Buffer.from(object.body).toString('utf8')) : undefined;
     },
+    ingestionMemoryCalls,
     interceptWorkerWrites(fn) {
       interceptors.add(fn);
       return () => interceptors.delete(fn);

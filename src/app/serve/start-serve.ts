@@ -18,6 +18,7 @@ import { createIntakeHandler } from '../webhook/create-intake-handler.js';
 import { createWebhookHandler } from '../webhook/create-webhook-handler.js';
 import { createWorkerHandler } from '../worker/create-worker-handler.js';
 import { toApiGatewayEvent, writeJson, writeResult } from './http-webhook-adapter.js';
+import { youngGenerationDuringIngestion } from '../runtime/young-generation.js';
 import { localRunSession } from './local-run-session.js';
 import { NotifyingStore } from './notifying-store.js';
 import { SerialQueue } from './serial-queue.js';
@@ -127,6 +128,8 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     newFs: createMemoryFs,
     model: createModelProvider({ provider: settings.MODEL_PROVIDER, model: settings.MODEL_NAME, baseUrl: settings.MODEL_BASE_URL, region: settings.MODEL_REGION, apiKey: settings.MODEL_API_KEY }),
     prices: settings.MODEL_PRICES,
+    // The CLI's root capped the young generation at start-up; runs release it after ingestion, as the worker's do.
+    ingestionMemory: youngGenerationDuringIngestion,
     identity: { name: botLogin, email: `${botLogin}@users.noreply.github.com` },
   });
   let invocations = 0;
