@@ -23,7 +23,7 @@ export function keepYoungGenerationSize(): void {
  * young generation saves more scavenges than its memory costs (a cached 100k-file map parsed
  * about 20 % faster in the repository-map benchmark).
  */
-export function releaseYoungGenerationSize(): void {
+function releaseYoungGenerationSize(): void {
   setFlagsFromString('--semi-space-growth-factor=2');
 }
 

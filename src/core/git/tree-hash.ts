@@ -3,8 +3,13 @@ import { compareBytes } from './git-objects.js';
 
 const encoder = new TextEncoder();
 
+/** The header git hashes in front of an object's content to name it: `<type> <size>\0`. */
+export function objectHeader(type: string, size: number): string {
+  return `${type} ${size}\0`;
+}
+
 function hashObject(type: string, body: Uint8Array): string {
-  return createHash('sha1').update(encoder.encode(`${type} ${body.length}\0`)).update(body).digest('hex');
+  return createHash('sha1').update(encoder.encode(objectHeader(type, body.length))).update(body).digest('hex');
 }
 
 /** Git's blob id of `bytes`, computed without any object store. */

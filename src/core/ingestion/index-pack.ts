@@ -5,6 +5,7 @@ import { ObjectInflater } from './object-inflater.js';
 import { ObjectSlots } from './object-slots.js';
 import { ownBytes, reservedRecords, roomFor } from './typed-arrays.js';
 import { writePackIndex } from './pack-idx.js';
+import { objectHeader } from '../git/tree-hash.js';
 import { applyDelta, deltaTargetSize } from './git-delta.js';
 import { DeltaBases, MAX_CHAIN, PackIndexError } from './delta-bases.js';
 import { OFS_DELTA, PACK_OBJECT_TYPES as TYPE_NAMES, PackCatalog, REF_DELTA, readObjectHeader } from './pack-catalog.js';
@@ -190,7 +191,7 @@ export class PackIndexer {
       // in (up to 64 KiB, then doubling) spares inflating what is certainly cut short.
       if (!final && available < Math.max(this.retryAt, Math.min(size + 64, 64 * 1024))) return false;
       // The object's git header goes in front of its content, so one call names it.
-      const header = isDelta ? '' : `${TYPE_NAMES[slots.kind[slot]]} ${size}\0`;
+      const header = isDelta ? '' : objectHeader(TYPE_NAMES[slots.kind[slot]], size);
       const room = header.length + size + 1;
       const out = this.scratchFor(room);
       let consumed: number;
@@ -307,7 +308,7 @@ export class PackIndexer {
     const target = deltaTargetSize(delta);
     this.budget.admit(target, offset);
     const type = this.slots.type[base];
-    const header = `${TYPE_NAMES[type]} ${target}\0`;
+    const header = objectHeader(TYPE_NAMES[type], target);
     let framed: Buffer;
     try {
       framed = applyDelta(baseContent, delta, header.length, (size) => (this.results = roomFor(this.results, size)));

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createInflate } from 'node:zlib';
 import { IngestionError } from '../errors.js';
+import { objectHeader } from '../git/tree-hash.js';
 import { InflateSizeError, ObjectInflater } from './object-inflater.js';
 
 /** Caps on inflated bytes while reading a pack: one object, and all objects together. */
@@ -110,7 +111,7 @@ export function inflateStreaming(input: Uint8Array, size: number, onChunk: (chun
  * binary and LFS checks), inflating `input` as a stream: memory stays bounded by the chunk size.
  */
 export async function nameStreaming(input: Uint8Array, type: string, size: number, headBytes = 8000): Promise<{ name: Buffer; first: Buffer; consumed: number }> {
-  const hash = createHash('sha1').update(`${type} ${size}\0`);
+  const hash = createHash('sha1').update(objectHeader(type, size));
   const head: Buffer[] = [];
   let kept = 0;
   const { consumed } = await inflateStreaming(input, size, (chunk) => {
