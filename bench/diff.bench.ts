@@ -5,7 +5,7 @@
  *   node --import tsx bench/diff.bench.ts [--sizes 1,20]
  */
 import { pathToFileURL } from 'node:url';
-import { addedLines } from '../src/core/git/secret-scan.js';
+import { addedLines } from '../src/core/secrets/secret-scan.js';
 import { buildHunks } from '../src/core/git/unified-patch.js';
 import type { BenchRecord } from './bench-record.js';
 

@@ -25,7 +25,7 @@ import { createNodeSyntaxService } from '../src/app/local/node-grammar-loader.js
 import { ingestRepository } from '../src/core/ingestion/ingest-repository.js';
 import { youngGenerationDuringIngestion } from '../src/app/runtime/young-generation.js';
 import { DEFAULT_INGESTION_POLICY } from '../src/core/ingestion/ingestion-policy.js';
-import { policyViews } from '../src/core/pipeline/policy-views.js';
+import { policyViews } from '../src/core/paths/policy-views.js';
 import { parsePolicy } from '../src/core/policy/parse-policy.js';
 import { policyDigest } from '../src/core/policy/policy-digest.js';
 import { buildRepoMap } from '../src/core/repomap/build-repo-map.js';

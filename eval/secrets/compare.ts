@@ -9,7 +9,7 @@
  */
 import { lintSource } from '@secretlint/core';
 import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
-import { scanChanges, scanLines } from '../../src/core/git/secret-scan.js';
+import { scanChanges, scanLines } from '../../src/core/secrets/secret-scan.js';
 import { CANARY_FILES } from '../../test/fixtures/secret-corpus/canaries.js';
 import { hasRealCorpus, loadRealCorpus, realCommitCount, type AddedFile } from '../../test/fixtures/secret-corpus/corpus.js';
 

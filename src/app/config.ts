@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PriceTableJson } from '../core/engines/llm/cost.js';
+import { PriceTableJson } from '../core/budget/cost.js';
 import { ModelProviderName } from './model/model-settings.js';
 
 /**

@@ -9,7 +9,7 @@ import { IngestionError } from '../../src/core/errors.js';
 import type { IngestionArtifact, PolicyScanArtifact } from '../../src/core/ingestion/artifacts.js';
 import { ingestRepository, type IngestResult } from '../../src/core/ingestion/ingest-repository.js';
 import { DEFAULT_INGESTION_POLICY, type IngestionPolicy } from '../../src/core/ingestion/ingestion-policy.js';
-import type { RepoSource } from '../../src/core/ports.js';
+import type { RepoSource } from '../../src/core/ingestion/repo-source.js';
 import { HOSTILE_TREES, makeBareRepo, makeLfsRepo, makeRawTreeRepo, makeSubmoduleRepo } from '../fixtures/make-repo.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { MAX_HOSTILE_HEAP_MB, MAX_HOSTILE_MS, measure, treeSnapshot } from './bounds.js';

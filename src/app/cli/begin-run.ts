@@ -1,7 +1,8 @@
 import { readArtifact } from '../../core/artifacts/artifact-io.js';
 import { runKeys, type RunKeys } from '../../core/artifacts/keys.js';
 import { agentBranchName } from '../../core/git/branch-name.js';
-import type { Logger, RepoSource } from '../../core/ports.js';
+import type { Logger } from '../../core/ports.js';
+import type { RepoSource } from '../../core/ingestion/repo-source.js';
 import { beginAttempt, type AttemptStart } from '../../core/runs/attempts.js';
 import { ApprovalRequest, type RunRequest } from '../../core/runs/run-request.js';
 import { parseTask } from '../../core/task/parse-task.js';

@@ -1,4 +1,4 @@
-import { describeFindings } from '../../core/git/secret-scan.js';
+import { describeFindings } from '../../core/secrets/secret-scan.js';
 import type { PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import { formatProblems, type DocumentProblem } from '../../core/policy/document-problem.js';
 import { exitCodeFor } from '../../core/runs/run-status.js';

@@ -1,4 +1,4 @@
-import { parsePriceTable } from '../../core/engines/llm/cost.js';
+import { parsePriceTable } from '../../core/budget/cost.js';
 import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import type { ModelProvider } from '../../core/ports.js';
 import { createMemoryFs } from '../local/memfs-adapter.js';

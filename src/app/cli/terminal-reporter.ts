@@ -1,5 +1,5 @@
 import type { PipelineResult } from '../../core/pipeline/run-pipeline.js';
-import { escapeControls } from '../../core/git/quote-path.js';
+import { escapeControls } from '../../core/text/quote-path.js';
 import type { PhaseProgress, RunProgress, RunReporter } from '../../core/ports.js';
 
 const ICON: Record<PhaseProgress['state'], string> = { running: '…', done: '✓', skipped: '-', failed: '✗', blocked: '■' };

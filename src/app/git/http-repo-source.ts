@@ -1,7 +1,7 @@
 import git, { type GitAuth, type HttpClient, type ServerRef } from 'isomorphic-git';
 import nodeHttp from 'isomorphic-git/http/node';
 import { IngestionError, type IngestionReason } from '../../core/errors.js';
-import type { BlobFetchRequest, DeepenRequest, FetchApplied, FetchRequest, FetchResult, RepoInfo, RepoSource } from '../../core/ports.js';
+import type { BlobFetchRequest, DeepenRequest, FetchApplied, FetchRequest, FetchResult, RepoInfo, RepoSource } from '../../core/ingestion/repo-source.js';
 import { FetchPackError, fetchFeaturesV2, fetchPackV2, type FetchPackV2Options } from './fetch-pack-v2.js';
 import { borrowingHttp } from './borrowing-http.js';
 import { guardHttp } from './guarded-http.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import git from 'isomorphic-git';
 import { IngestionError } from '../../core/errors.js';
-import type { DeepenRequest, FetchApplied, FetchRequest, FetchResult, RepoInfo, RepoSource } from '../../core/ports.js';
+import type { DeepenRequest, FetchApplied, FetchRequest, FetchResult, RepoInfo, RepoSource } from '../../core/ingestion/repo-source.js';
 import { DEFAULT_INGESTION_POLICY } from '../../core/ingestion/ingestion-policy.js';
 import { identityFromLocalPath } from './repo-identity.js';
 import { runGit } from './run-git.js';

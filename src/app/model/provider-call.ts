@@ -1,4 +1,4 @@
-import { redactSecrets } from '../../core/git/secret-scan.js';
+import { redactSecrets } from '../../core/secrets/secret-scan.js';
 import { ModelProviderError, type ModelProviderReason } from './model-provider-error.js';
 
 /**

@@ -3,7 +3,7 @@ import type { RunKeys } from '../../core/artifacts/keys.js';
 import type { PrCandidate } from '../../core/git/pr-candidate.js';
 import type { PublicationPlan } from '../../core/publish/publication.js';
 import { describeRefusal, type PublishError } from '../../core/publish/publish-error.js';
-import { replaceRevisionsSection, type RevisionEntry } from '../../core/publish/revisions.js';
+import { replaceRevisionsSection, type RevisionEntry } from '../../core/runs/revisions.js';
 import type { ArtifactStore } from '../../core/ports.js';
 import type { FollowUp } from '../../core/runs/follow-up.js';
 import { AttemptRequest } from '../../core/runs/run-request.js';

@@ -1,4 +1,5 @@
-import type { Logger, Publisher } from '../../core/ports.js';
+import type { Logger } from '../../core/ports.js';
+import type { Publisher } from '../../core/publish/publication.js';
 import type { PublicationApplied, PublicationPlan } from '../../core/publish/publication.js';
 import { PublishError } from '../../core/publish/publish-error.js';
 import type { GitHubApi } from '../github/github-api.js';

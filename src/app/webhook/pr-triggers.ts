@@ -1,6 +1,6 @@
 import type { AgentPolicy } from '../../core/policy/agent-policy.js';
 import { bounded, FOLLOW_UP_LIMITS, type ReviewComment } from '../../core/runs/follow-up.js';
-import { followUpInstructions } from '../../core/task/follow-up-task.js';
+import { followUpInstructions } from '../../core/runs/follow-up-task.js';
 import type { SlashCommand } from '../../core/task/slash-command.js';
 import { findAgentRun, type AgentRun } from './agent-run.js';
 import { startFollowUp } from './commands/follow-up.js';

@@ -1,7 +1,7 @@
 import { putArtifactIfAbsent, readArtifactIfPresent, writeArtifact } from '../../core/artifacts/artifact-io.js';
 import { issueLatestKey, runKeys, type RunKeys } from '../../core/artifacts/keys.js';
 import { isAnalysisReport } from '../../core/phases/analysis-report.js';
-import type { PriceTable } from '../../core/engines/llm/cost.js';
+import type { PriceTable } from '../../core/budget/cost.js';
 import { runPipeline, type PipelineDeps, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import { POLICY_FILE_NAME } from '../../core/policy/agent-policy.js';
 import type { ArtifactStore, CiStatus, CiStatusReader, Clock, FsLike, Logger, ModelProvider, TokenBroker } from '../../core/ports.js';

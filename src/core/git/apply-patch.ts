@@ -2,8 +2,9 @@ import git from 'isomorphic-git';
 import type { FileMode, Workspace } from '../workspace/workspace.js';
 import { binaryStringToBytes, bytesToBinaryString } from './binary-string.js';
 import { GitBoundaryError } from './git-boundary-error.js';
-import { ZERO_OID, hashBlobBytes } from './git-objects.js';
-import { unquoteGitPath } from './quote-path.js';
+import { hashBlobBytes } from './git-objects.js';
+import { ZERO_OID } from '../objects/object-format.js';
+import { unquoteGitPath } from '../text/quote-path.js';
 
 interface Section {
   path: string;

@@ -6,7 +6,7 @@ import { formatCommitMessage, type CommitMessageInput } from './commit-message.j
 import { GitBoundaryError, type GitBoundaryReason } from './git-boundary-error.js';
 import { readHead, writeTreeFromFiles } from './git-objects.js';
 import { GIT_ACTOR, type LedgerSink } from './ledger-sink.js';
-import { describeFindings, scanChanges, type SecretFinding } from './secret-scan.js';
+import { describeFindings, scanChanges, type SecretFinding } from '../secrets/secret-scan.js';
 import { policyDenial, type StageDenial } from './stage-paths.js';
 import { commitSide, indexSide } from './tree-side.js';
 import type { VerificationReport } from './verification-report.js';

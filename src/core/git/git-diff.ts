@@ -2,7 +2,7 @@ import { defaultPathRules } from '../paths/path-rules.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { binaryStringToBytes } from './binary-string.js';
 import { hashBlobBytes, readHead } from './git-objects.js';
-import { fileRisk, fileRiskLevel, type RiskLevel } from './risk-score.js';
+import { fileRisk, fileRiskLevel, type RiskLevel } from '../risk/risk-score.js';
 import { commitSide, indexSide, workspaceSide, type SideFile, type TreeSide } from './tree-side.js';
 import { diffSides, formatNumstat, type FilePatch, type PatchKind } from './unified-patch.js';
 import type { VirtualIndex } from './virtual-index.js';

@@ -1,7 +1,8 @@
 import { defaultPathRules } from '../paths/path-rules.js';
 import { writeDenial, type WritePolicy } from '../paths/write-rules.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { compareBytes, isBinaryContent, readHead } from './git-objects.js';
+import { readHead } from './git-objects.js';
+import { compareBytes, isBinaryContent } from '../objects/object-format.js';
 import { detectRenames } from './rename-detection.js';
 import { commitSide, indexSide, workspaceSide, type SideFile, type TreeSide } from './tree-side.js';
 import type { VirtualIndex } from './virtual-index.js';

@@ -1,6 +1,6 @@
 import { GitBoundaryError } from './git-boundary-error.js';
 import type { PrCandidate } from './pr-candidate.js';
-import { blobSha, computeTreeSha } from './tree-hash.js';
+import { blobSha, computeTreeSha } from '../objects/tree-hash.js';
 
 export interface BaseTreeFile {
   path: string;

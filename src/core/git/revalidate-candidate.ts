@@ -6,9 +6,9 @@ import { assertAgentBranchName } from './branch-name.js';
 import type { GitBoundaryReason } from './git-boundary-error.js';
 import { PrCandidate } from './pr-candidate.js';
 import type { ChangesReader } from './rebuild-tree.js';
-import { addedLines, describeFinding, scanChanges, type SecretFinding } from './secret-scan.js';
+import { addedLines, describeFinding, scanChanges, type SecretFinding } from '../secrets/secret-scan.js';
 import { policyDenial } from './stage-paths.js';
-import { blobSha } from './tree-hash.js';
+import { blobSha } from '../objects/tree-hash.js';
 
 export interface PublishRules {
   /** The TRUSTED policy (default branch head), not anything from the candidate. */

@@ -1,7 +1,7 @@
 import { bytesToBinaryString, utf8ToBinaryString } from './binary-string.js';
-import { compareBytes, isBinaryContent, ZERO_OID } from './git-objects.js';
-import { diffLineArrays } from './line-diff.js';
-import { quoteGitPath } from './quote-path.js';
+import { compareBytes, isBinaryContent, ZERO_OID } from '../objects/object-format.js';
+import { diffLineArrays } from '../text/line-diff.js';
+import { quoteGitPath } from '../text/quote-path.js';
 import type { SideFile, TreeSide } from './tree-side.js';
 
 export type PatchKind = 'ADDED' | 'MODIFIED' | 'DELETED' | 'TYPE_CHANGED';

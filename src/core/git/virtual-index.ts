@@ -1,6 +1,7 @@
 import type { FsLike } from '../ports.js';
 import type { TreeFile } from '../workspace/workspace.js';
-import { commitTree, compareBytes } from './git-objects.js';
+import { commitTree } from './git-objects.js';
+import { compareBytes } from '../objects/object-format.js';
 import { treeFiles } from './tree-files.js';
 
 /**

@@ -6,8 +6,8 @@ import { GitBoundaryError } from './git-boundary-error.js';
 import { commitTree } from './git-objects.js';
 import { GIT_ACTOR, type LedgerSink } from './ledger-sink.js';
 import { PrCandidate, DiffSummarySchema, type CandidateFile } from './pr-candidate.js';
-import type { RiskReport } from './risk-score.js';
-import { blobSha } from './tree-hash.js';
+import type { RiskReport } from '../risk/risk-score.js';
+import { blobSha } from '../objects/tree-hash.js';
 import { treeSide } from './tree-side.js';
 import type { JudgeVerdict, VerificationReport } from './verification-report.js';
 

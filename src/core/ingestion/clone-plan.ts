@@ -1,4 +1,4 @@
-import type { RepoInfo } from '../ports.js';
+import type { RepoInfo } from './repo-source.js';
 import type { ClonePlan } from './artifacts.js';
 import type { IngestionPolicy } from './ingestion-policy.js';
 

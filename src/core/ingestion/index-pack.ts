@@ -5,7 +5,7 @@ import { ObjectInflater } from './object-inflater.js';
 import { ObjectSlots } from './object-slots.js';
 import { ownBytes, reservedRecords, roomFor } from './typed-arrays.js';
 import { writePackIndex } from './pack-idx.js';
-import { objectHeader } from '../git/tree-hash.js';
+import { objectHeader } from '../objects/tree-hash.js';
 import { applyDelta, deltaTargetSize } from './git-delta.js';
 import { DeltaBases, MAX_CHAIN, PackIndexError } from './delta-bases.js';
 import { OFS_DELTA, PACK_OBJECT_TYPES as TYPE_NAMES, PackCatalog, REF_DELTA, readObjectHeader } from './pack-catalog.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createInflate } from 'node:zlib';
 import { IngestionError } from '../errors.js';
-import { objectHeader } from '../git/tree-hash.js';
+import { objectHeader } from '../objects/tree-hash.js';
 import { InflateSizeError, ObjectInflater } from './object-inflater.js';
 
 /** Caps on inflated bytes while reading a pack: one object, and all objects together. */

@@ -1,6 +1,7 @@
 import git from 'isomorphic-git';
 import { IngestionError, type IngestionReason } from '../errors.js';
-import type { Clock, FsLike, Logger, RepoInfo, RepoSource } from '../ports.js';
+import type { Clock, FsLike, Logger } from '../ports.js';
+import type { RepoInfo, RepoSource } from './repo-source.js';
 import { openWorkspace, type ObjectWorkspace } from '../workspace/workspace.js';
 import {
   BaseRefArtifact,

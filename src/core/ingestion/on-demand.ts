@@ -1,5 +1,6 @@
 import { IngestionError } from '../errors.js';
-import type { FsLike, RepoSource } from '../ports.js';
+import type { FsLike } from '../ports.js';
+import type { RepoSource } from './repo-source.js';
 import type { MissingObjects } from '../workspace/workspace.js';
 
 /** The deepest history a run may ask for, whatever the model wants. */

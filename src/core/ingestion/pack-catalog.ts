@@ -1,6 +1,6 @@
 import type { FsLike } from '../ports.js';
 import { InflateBudget, inflateExact, type InflateLimits } from './inflate-budget.js';
-import { isBinaryContent } from '../git/git-objects.js';
+import { isBinaryContent } from '../objects/object-format.js';
 import { applyDelta } from './git-delta.js';
 import { indexPack } from './index-pack.js';
 import { regrown } from './typed-arrays.js';

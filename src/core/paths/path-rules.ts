@@ -9,7 +9,7 @@ import {
   type AgentPolicy,
   type RiskRule,
 } from '../policy/agent-policy.js';
-import { extensionOf, isBinaryByName } from '../repomap/path-classes.js';
+import { extensionOf, isBinaryByName } from './path-classes.js';
 import { normalizeRepoPath } from '../util/repo-path.js';
 import { compileGlobs, pathParts } from './glob.js';
 

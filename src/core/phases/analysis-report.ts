@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
 import { z } from 'zod';
 import { TaskBlock } from '../task/task-contract.js';
-import { attr, block, cell, clip, code, codeCell, fenced, inline, plural } from './report-markdown.js';
+import { attr, block, cell, clip, code, codeCell, fenced, inline, plural } from '../text/report-markdown.js';
 
 /**
  * The analysis report: what a draft PR for the task would do, posted on the issue and printed by

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deadline } from '../engines/llm/budget.js';
+import type { Deadline } from '../budget/budget.js';
 import type { ArtifactStore, Clock, PhaseProgress, RunReporter } from '../ports.js';
 import { canonicalJson, sha256Hex } from '../util/digest.js';
 import type { Workspace } from '../workspace/workspace.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Exhaustion } from '../engines/llm/budget.js';
+import { Exhaustion } from '../budget/budget.js';
 
 /** The facts a run report states; validated before it is rendered. */
 export const Usage = z.strictObject({ used: z.number().int().nonnegative(), limit: z.number().int().nonnegative().optional() });

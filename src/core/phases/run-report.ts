@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { describeExhaustion } from '../engines/llm/budget.js';
-import { formatUsd } from '../engines/llm/cost.js';
+import { describeExhaustion } from '../budget/budget.js';
+import { formatUsd } from '../budget/cost.js';
 import { shortenAtWord } from '../util/shorten.js';
-import { attr, block, cell, clip, code, codeCell, details, fenced, firstLine, firstParagraph, inline, mermaidText, plural, sum } from './report-markdown.js';
+import { attr, block, cell, clip, code, codeCell, details, fenced, firstLine, firstParagraph, inline, mermaidText, plural, sum } from '../text/report-markdown.js';
 import { RunReport, RunReportVerification, type RunReportInput, type Usage } from './run-report-schema.js';
 
 /**

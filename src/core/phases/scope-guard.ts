@@ -1,4 +1,4 @@
-import { needsApproval } from '../git/risk-score.js';
+import { needsApproval } from '../risk/risk-score.js';
 import type { WritePolicy } from '../paths/write-rules.js';
 import type { ApprovalMinRisk } from '../policy/agent-policy.js';
 import { sha256Hex } from '../util/digest.js';

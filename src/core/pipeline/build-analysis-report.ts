@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { readArtifactIfPresent } from '../artifacts/artifact-io.js';
-import { shortModuleName } from '../git/pr-text.js';
+import { shortModuleName } from '../publish/pr-text.js';
 import type { PhaseName } from '../phases/phase-contracts.js';
 import { GITHUB_COMMENT_LIMIT, renderAnalysisReport, type AnalysisReportInput } from '../phases/analysis-report.js';
-import { changeOriginOf, changeRisk } from '../publish/change-risk.js';
+import { changeOriginOf, changeRisk } from '../risk/change-risk.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
 import { RepoMap } from '../repomap/repo-map-schema.js';
 import type { TARGET_WARNING_CODES } from '../targets/target-selection-schema.js';

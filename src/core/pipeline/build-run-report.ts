@@ -1,10 +1,10 @@
-import { describeExhaustion } from '../engines/llm/budget.js';
+import { describeExhaustion } from '../budget/budget.js';
 import type { LedgerEntry } from '../phases/ledger.js';
 import type { PhaseName } from '../phases/phase-contracts.js';
 import { PHASE_CONTRACTS, PHASE_NAMES } from '../phases/phase-contracts.js';
 import type { Checkpoint } from '../phases/orchestrator.js';
 import type { RunReportInput } from '../phases/run-report-schema.js';
-import { describeStep, describeSteps, shortModuleName } from '../git/pr-text.js';
+import { describeStep, describeSteps, shortModuleName } from '../publish/pr-text.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
 import type { RecipeStep } from '../task/recipe-steps.js';
 import type { TaskContract } from '../task/task-contract.js';

@@ -1,4 +1,4 @@
-import { frameUntrusted } from '../engines/llm/untrusted-content.js';
+import { frameUntrusted } from '../text/untrusted-content.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { PHASE_CONTRACTS } from '../phases/phase-contracts.js';
 import { DEFAULT_INSTRUCTION_LIMITS, loadInstructionFiles, type InstructionFiles } from '../repomap/instruction-files.js';

@@ -1,5 +1,5 @@
 import { runLlmPhase } from '../engines/llm/index.js';
-import { redactSecrets } from '../git/secret-scan.js';
+import { redactSecrets } from '../secrets/secret-scan.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { PHASE_CONTRACTS } from '../phases/phase-contracts.js';
 import type { TaskContract } from '../task/task-contract.js';

@@ -1,5 +1,5 @@
 import type { RunKeys } from '../artifacts/keys.js';
-import type { PriceTable } from '../engines/llm/cost.js';
+import type { PriceTable } from '../budget/cost.js';
 import type { GitIdentity } from '../git/commit-staged.js';
 import type { AgentPolicy } from '../policy/agent-policy.js';
 import type { ArtifactStore, CiStatusReader, Clock, Logger, ModelProvider, RunReporter } from '../ports.js';
@@ -7,7 +7,7 @@ import type { FollowUp } from '../runs/follow-up.js';
 import type { RunRequest } from '../runs/run-request.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import type { TaskContract } from '../task/task-contract.js';
-import { policyViews, type PolicyViews } from './policy-views.js';
+import { policyViews, type PolicyViews } from '../paths/policy-views.js';
 
 /** Everything the phase handlers of one attempt share: ports, identities and the trusted policy. */
 export interface PipelineEnv {

@@ -1,5 +1,5 @@
 import type { RunKeys } from '../artifacts/keys.js';
-import type { PriceTable } from '../engines/llm/cost.js';
+import type { PriceTable } from '../budget/cost.js';
 import { agentBranchName } from '../git/branch-name.js';
 import type { GitIdentity } from '../git/commit-staged.js';
 import { createAgentBranch } from '../git/create-agent-branch.js';
@@ -10,7 +10,8 @@ import { Ledger } from '../phases/ledger.js';
 import { runOrchestrator, type OrchestratorResult, type PhaseHandler } from '../phases/orchestrator.js';
 import type { PhaseName } from '../phases/phase-contracts.js';
 import { renderRunReport } from '../phases/run-report.js';
-import type { ArtifactStore, CiStatusReader, Clock, FsLike, Logger, ModelProvider, RepoSource, RunReporter } from '../ports.js';
+import type { ArtifactStore, CiStatusReader, Clock, FsLike, Logger, ModelProvider, RunReporter } from '../ports.js';
+import type { RepoSource } from '../ingestion/repo-source.js';
 import type { AttemptStart } from '../runs/attempts.js';
 import type { RunStatus } from '../runs/run-status.js';
 import { updateRunRecord, withAttempt } from '../runs/update-run-record.js';

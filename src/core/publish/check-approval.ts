@@ -1,9 +1,9 @@
 import type { PrCandidate } from '../git/pr-candidate.js';
-import type { RiskReport } from '../git/risk-score.js';
+import type { RiskReport } from '../risk/risk-score.js';
 import { evaluateScope } from '../phases/scope-guard.js';
-import type { PolicyViews } from '../pipeline/policy-views.js';
+import type { PolicyViews } from '../paths/policy-views.js';
 import type { TaskContract } from '../task/task-contract.js';
-import { changeOriginOf, changeRisk } from './change-risk.js';
+import { changeOriginOf, changeRisk } from '../risk/change-risk.js';
 import { PublishError } from './publish-error.js';
 
 /**

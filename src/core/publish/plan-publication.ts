@@ -3,7 +3,7 @@ import type { PrCandidate } from '../git/pr-candidate.js';
 import { rebuildTree, type BaseTreeFile } from '../git/rebuild-tree.js';
 import { revalidateCandidate } from '../git/revalidate-candidate.js';
 import { symlinkLookup } from '../paths/symlinks.js';
-import { policyViews, type PolicyViews } from '../pipeline/policy-views.js';
+import { policyViews, type PolicyViews } from '../paths/policy-views.js';
 import { POLICY_FILE_NAME, type AgentPolicy } from '../policy/agent-policy.js';
 import { parseTask } from '../task/parse-task.js';
 import type { TaskContract } from '../task/task-contract.js';

@@ -134,3 +134,13 @@ export interface PublicationApplied {
   /** Courtesies that failed without failing the publication (labels). */
   warnings: string[];
 }
+
+/**
+ * Applies a publication plan that `planPublication` decided: the objects, the agent branch and,
+ * where the host has them, the draft pull request. Idempotent: applying the same plan again
+ * finds what the first application wrote. What only writing reveals (the branch holds a commit
+ * this run did not make, the host stored an object under another id) is thrown as a `PublishError`.
+ */
+export interface Publisher {
+  apply(plan: PublicationPlan): Promise<PublicationApplied>;
+}

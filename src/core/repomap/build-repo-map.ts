@@ -11,9 +11,10 @@ import { ROOT_INSTRUCTION_FILES } from './instruction-files.js';
 import { languageForPath } from './language-table.js';
 import { manifestKindFor, parseManifest } from './manifest-parsers.js';
 import { buildNavigationHints } from './navigation-hints.js';
-import { ignoredDirOf, isBinaryByName, isUnderFixtureDir } from './path-classes.js';
-import { REPO_MAP_SCANNER_VERSION, RepoMap, type LanguageProfile, type PathClassification, type ManifestRecord, type MapWarning, type OwnershipRule, type RiskPath } from './repo-map-schema.js';
-import { createRiskClassifier } from './risk-rules.js';
+import { ignoredDirOf, isBinaryByName, isUnderFixtureDir } from '../paths/path-classes.js';
+import { REPO_MAP_SCANNER_VERSION, RepoMap, type LanguageProfile, type PathClassification, type ManifestRecord, type MapWarning, type OwnershipRule } from './repo-map-schema.js';
+import { type RiskPath } from '../risk/risk-schema.js';
+import { createRiskClassifier } from '../risk/risk-rules.js';
 
 export interface BuildRepoMapInput {
   workspace: Workspace;

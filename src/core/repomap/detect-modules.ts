@@ -1,5 +1,5 @@
 import { lockfileKindOf, lockfilesForManifest } from '../policy/lockfiles.js';
-import { dirName, isVendoredOrBuildOutput } from './path-classes.js';
+import { dirName, isVendoredOrBuildOutput } from '../paths/path-classes.js';
 import type { BuildSystem, ManifestRecord, ModuleEdge, ModuleRecord } from './repo-map-schema.js';
 
 /** What module detection needs to know about the tree, computed once. */

@@ -1,6 +1,6 @@
 import { sha256Hex } from '../util/digest.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { looksBinary } from './path-classes.js';
+import { looksBinary } from '../paths/path-classes.js';
 
 const decoder = new TextDecoder('utf-8');
 

@@ -1,4 +1,4 @@
-import { extensionOf, dirName } from './path-classes.js';
+import { extensionOf, dirName } from '../paths/path-classes.js';
 import type { ModuleRecord } from './repo-map-schema.js';
 import { resolveRelative } from './detect-modules.js';
 

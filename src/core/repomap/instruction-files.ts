@@ -1,6 +1,6 @@
-import { redactSecrets } from '../git/secret-scan.js';
+import { redactSecrets } from '../secrets/secret-scan.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { looksBinary } from './path-classes.js';
+import { looksBinary } from '../paths/path-classes.js';
 
 /**
  * The files a repository keeps for coding agents, at the root, in the order they are shown. The

@@ -1,5 +1,5 @@
 import * as linguist from 'linguist-languages';
-import { baseName, extensionOf } from './path-classes.js';
+import { baseName, extensionOf } from '../paths/path-classes.js';
 
 export interface LanguageGuess {
   language: string;

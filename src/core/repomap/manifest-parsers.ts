@@ -2,7 +2,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { isRequirementsFile } from '../paths/requirements-file.js';
-import { baseName } from './path-classes.js';
+import { baseName } from '../paths/path-classes.js';
 import type { ManifestDependency, ManifestKind, ManifestRecord } from './repo-map-schema.js';
 import { outlineWorkflow } from './workflow-outline.js';
 

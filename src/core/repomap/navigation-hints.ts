@@ -1,7 +1,7 @@
 import type { PathClass } from '../paths/path-rules.js';
 import type { EvidenceCollector } from './evidence.js';
 import type { FileContents } from './file-contents.js';
-import { baseName, dirName, extensionOf } from './path-classes.js';
+import { baseName, dirName, extensionOf } from '../paths/path-classes.js';
 import type { ManifestRecord, MapWarning, ModuleRecord, NavigationHint } from './repo-map-schema.js';
 
 /** At most this many hints of one kind go into the map (the rest are found by queries). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PATH_CLASSES } from '../paths/path-rules.js';
+import { RiskPath, RiskRule } from '../risk/risk-schema.js';
 
 /** Bumped whenever a layer's output can change for the same input; part of the cache key. */
 export const REPO_MAP_SCANNER_VERSION = 'repomap-1.3.0';
@@ -106,14 +107,6 @@ export type BuildProfile = z.infer<typeof BuildProfile>;
 export const OwnershipRule = z.object({ pattern: z.string(), owners: z.array(z.string()), source: z.string(), line: z.number().int() });
 export type OwnershipRule = z.infer<typeof OwnershipRule>;
 
-export const RiskLevel = z.enum(['low', 'medium', 'high', 'blocked']);
-export type RiskLevel = z.infer<typeof RiskLevel>;
-
-export const RiskRule = z.object({ id: z.string(), pattern: z.string(), level: RiskLevel, reason: z.string(), source: z.enum(['default', 'policy']) });
-export type RiskRule = z.infer<typeof RiskRule>;
-
-export const RiskPath = z.object({ path: z.string(), level: RiskLevel, reason: z.string(), ruleId: z.string(), isDirectory: z.boolean() });
-export type RiskPath = z.infer<typeof RiskPath>;
 
 export const HINT_KINDS = ['entrypoint', 'api', 'config', 'test', 'schema', 'migration', 'generated'] as const;
 export const NavigationHint = z.object({

@@ -5,9 +5,10 @@ import { ownersFor } from './codeowners.js';
 import { moduleForPath } from './detect-modules.js';
 import { FileContents } from './file-contents.js';
 import { resolveFileImports } from './file-imports.js';
-import { baseName, dirName, extensionOf, ignoredDirOf } from './path-classes.js';
-import type { ManifestRecord, ModuleRecord, NavigationHint, RepoMap, RiskLevel } from './repo-map-schema.js';
-import { createRiskClassifier, type RiskClassifier } from './risk-rules.js';
+import { baseName, dirName, extensionOf, ignoredDirOf } from '../paths/path-classes.js';
+import type { ManifestRecord, ModuleRecord, NavigationHint, RepoMap } from './repo-map-schema.js';
+import type { RiskLevel } from '../risk/risk-schema.js';
+import { createRiskClassifier, type RiskClassifier } from '../risk/risk-rules.js';
 import type { SymbolIndex } from './symbol-index.js';
 
 export interface NavigationResult {

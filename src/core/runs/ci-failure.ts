@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { frameUntrusted } from '../engines/llm/untrusted-content.js';
-import { escapeControls } from '../git/quote-path.js';
-import { code, fenced, inline } from '../phases/report-markdown.js';
+import { frameUntrusted } from '../text/untrusted-content.js';
+import { escapeControls } from '../text/quote-path.js';
+import { code, fenced, inline } from '../text/report-markdown.js';
 import { defaultPolicy } from '../policy/agent-policy.js';
 import { normalizeRepoPath } from '../util/repo-path.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RevisionEntry } from '../publish/revisions.js';
+import { RevisionEntry } from './revisions.js';
 
 const Sha = z.string().regex(/^[0-9a-f]{40}$/);
 

@@ -1,4 +1,4 @@
-import { baseName } from '../repomap/path-classes.js';
+import { baseName } from '../paths/path-classes.js';
 import type { TargetEvidence } from './target-selection-schema.js';
 
 export interface PathFinding {

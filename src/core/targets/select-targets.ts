@@ -5,9 +5,9 @@ import { recipeCandidates, recipeMatches } from '../engines/recipe/recipe-candid
 import { ownersFor } from '../repomap/codeowners.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
 import { FileContents } from '../repomap/file-contents.js';
-import { ignoredDirOf, isBinaryByName } from '../repomap/path-classes.js';
+import { ignoredDirOf, isBinaryByName } from '../paths/path-classes.js';
 import type { RepoMap } from '../repomap/repo-map-schema.js';
-import { createRiskClassifier } from '../repomap/risk-rules.js';
+import { createRiskClassifier } from '../risk/risk-rules.js';
 import type { SymbolIndex } from '../repomap/symbol-index.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import type { TaskContract } from '../task/task-contract.js';

@@ -4,7 +4,7 @@ import { resolveFileImports } from '../repomap/file-imports.js';
 import type { RepoMap } from '../repomap/repo-map-schema.js';
 import { RepoNavigator } from '../repomap/repo-navigator.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { baseName } from '../repomap/path-classes.js';
+import { baseName } from '../paths/path-classes.js';
 import { filesContaining } from './keyword-search.js';
 import type { TargetEvidence } from './target-selection-schema.js';
 

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { diffLineArrays, MAX_EDIT_LENGTH } from '../../../src/core/git/line-diff.js';
-import { addedLines, scanChanges } from '../../../src/core/git/secret-scan.js';
+import { diffLineArrays, MAX_EDIT_LENGTH } from '../../../src/core/text/line-diff.js';
+import { addedLines, scanChanges } from '../../../src/core/secrets/secret-scan.js';
 import { buildHunks } from '../../../src/core/git/unified-patch.js';
 import { makeTempDir, nativeGit, removeDir } from '../../helpers/git-materialize.js';
 

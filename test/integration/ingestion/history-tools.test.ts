@@ -3,7 +3,7 @@ import { HttpRepoSource } from '../../../src/app/git/http-repo-source.js';
 import { LocalRepoSource } from '../../../src/app/git/local-repo-source.js';
 import type { LlmTool } from '../../../src/core/engines/llm/index.js';
 import type { Ledger } from '../../../src/core/phases/ledger.js';
-import type { RepoSource } from '../../../src/core/ports.js';
+import type { RepoSource } from '../../../src/core/ingestion/repo-source.js';
 import { historyTools } from '../../../src/core/pipeline/model-tools/history-tools.js';
 import { generateHistoryRepo, type HistoryRepo } from '../../fixtures/history-repo.js';
 import { startGitHttpServer, type GitHttpServer } from '../../helpers/git-http-server.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpRepoSource } from '../../../src/app/git/http-repo-source.js';
 import { LocalRepoSource } from '../../../src/app/git/local-repo-source.js';
 import { IngestionError } from '../../../src/core/errors.js';
-import type { RepoSource } from '../../../src/core/ports.js';
+import type { RepoSource } from '../../../src/core/ingestion/repo-source.js';
 import { initBare } from '../../fixtures/make-repo.js';
 import { startGitHttpServer, type GitHttpServer } from '../../helpers/git-http-server.js';
 import { makeIdenticalBlobsRepo, writeLoose, writeTree } from '../../reliability/hostile-fixtures.js';

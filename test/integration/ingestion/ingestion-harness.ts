@@ -2,7 +2,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMemoryFs } from '../../../src/app/local/memfs-adapter.js';
-import type { Logger, RepoSource } from '../../../src/core/ports.js';
+import type { Logger } from '../../../src/core/ports.js';
+import type { RepoSource } from '../../../src/core/ingestion/repo-source.js';
 import { ingestRepository, type IngestRequest } from '../../../src/core/ingestion/ingest-repository.js';
 import { DEFAULT_INGESTION_POLICY, type IngestionPolicy } from '../../../src/core/ingestion/ingestion-policy.js';
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAiChatProvider } from '../../../src/app/model/openai-chat-provider.js';
-import { costMicroUsd, formatUsd } from '../../../src/core/engines/llm/cost.js';
+import { costMicroUsd, formatUsd } from '../../../src/core/budget/cost.js';
 import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { answer, callTools, startScriptedModelServer, type ScriptedModelServer, type ScriptedReply } from '../../helpers/scripted-model-server.js';
 import { cli, makeWorkingCopy } from '../cli/cli-harness.js';

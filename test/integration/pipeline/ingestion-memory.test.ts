@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ArtifactStore, RepoSource } from '../../../src/core/ports.js';
+import type { ArtifactStore } from '../../../src/core/ports.js';
+import type { RepoSource } from '../../../src/core/ingestion/repo-source.js';
 import { LocalArtifactStore, MIGRATION_POLICY, MIGRATION_TASK, makeMavenBare, removeRoot, runOnce, startRun, tempRoot } from './pipeline-harness.js';
 
 /**

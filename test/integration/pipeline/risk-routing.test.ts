@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PrCandidate } from '../../../src/core/git/pr-candidate.js';
-import { policyViews } from '../../../src/core/pipeline/policy-views.js';
+import { policyViews } from '../../../src/core/paths/policy-views.js';
 import { parsePolicy } from '../../../src/core/policy/parse-policy.js';
 import { checkApproval, trustedChangeRisk } from '../../../src/core/publish/check-approval.js';
 import { parseTask } from '../../../src/core/task/parse-task.js';

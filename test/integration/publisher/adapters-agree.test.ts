@@ -10,7 +10,7 @@ import { readCandidateBlobs, readGitHubBase, readGitHubTarget, readRunControls, 
 import { InProcessTokenBroker } from '../../../src/app/tokens/in-process-token-broker.js';
 import { readArtifact } from '../../../src/core/artifacts/artifact-io.js';
 import { PrCandidate } from '../../../src/core/git/pr-candidate.js';
-import { blobSha } from '../../../src/core/git/tree-hash.js';
+import { blobSha } from '../../../src/core/objects/tree-hash.js';
 import { storageBinding } from '../../../src/core/publish/check-binding.js';
 import { planPublication } from '../../../src/core/publish/plan-publication.js';
 import type { BaseState, PublicationDecision, PublicationPlan } from '../../../src/core/publish/publication.js';

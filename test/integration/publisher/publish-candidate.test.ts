@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readArtifact, readArtifactIfPresent } from '../../../src/core/artifacts/artifact-io.js';
 import { lockKey } from '../../../src/core/artifacts/keys.js';
 import { AttemptRequest, RunRecord } from '../../../src/core/runs/run-request.js';
-import { blobSha } from '../../../src/core/git/tree-hash.js';
+import { blobSha } from '../../../src/core/objects/tree-hash.js';
 import { PublishRecord } from '../../../src/app/publisher/publish-record.js';
 import { deliver, FULL, moveBase, OWNER, REPO, usePublisherScenarios, writeCandidate, writesTo, type Scenario } from './publisher-fixture.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffWorkspaceToBase } from '../../../src/core/git/git-diff.js';
-import { quoteGitPath, unquoteGitPath } from '../../../src/core/git/quote-path.js';
+import { quoteGitPath, unquoteGitPath } from '../../../src/core/text/quote-path.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
 
 const lines = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} ${i}\n`).join('');

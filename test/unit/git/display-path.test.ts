@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TerminalReporter } from '../../../src/app/cli/terminal-reporter.js';
 import { renderRunReport } from '../../../src/core/phases/run-report.js';
 import type { RunReportInput } from '../../../src/core/phases/run-report-schema.js';
-import { displayPath, escapeControls, quoteGitPath } from '../../../src/core/git/quote-path.js';
+import { displayPath, escapeControls, quoteGitPath } from '../../../src/core/text/quote-path.js';
 
 describe('file names for display', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rebuildTree } from '../../../src/core/git/rebuild-tree.js';
-import { blobSha, computeTreeSha } from '../../../src/core/git/tree-hash.js';
+import { blobSha, computeTreeSha } from '../../../src/core/objects/tree-hash.js';
 
 /** The publisher's tree rebuild keeps a gitlink of the base as it is and refuses to change it. */
 const GITLINK = { path: 'libs/shared', mode: '160000', oid: '0123456789abcdef0123456789abcdef01234567' };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { IngestionError } from '../../../src/core/errors.js';
 import { MAX_DEEPENS, MAX_HISTORY_DEPTH, onDemandObjects } from '../../../src/core/ingestion/on-demand.js';
-import type { BlobFetchRequest, DeepenRequest, RepoSource } from '../../../src/core/ports.js';
+import type { BlobFetchRequest, DeepenRequest, RepoSource } from '../../../src/core/ingestion/repo-source.js';
 
 /** A source that records what it was asked and charges fixed bytes per transfer. */
 function recordingSource(bytesPerCall: number) {

@@ -4,7 +4,7 @@ import { PathError } from '../../../src/core/errors.js';
 import { compileGlobs, matchesAny, patternBase } from '../../../src/core/paths/glob.js';
 import { compilePathRules, defaultPathRules, type PathClass } from '../../../src/core/paths/path-rules.js';
 import { resolveSymlinkedPath, symlinkAliases, symlinkChain, symlinkLookup } from '../../../src/core/paths/symlinks.js';
-import { DEFAULT_RISK_RULES } from '../../../src/core/repomap/risk-rules.js';
+import { DEFAULT_RISK_RULES } from '../../../src/core/risk/risk-rules.js';
 import { scopePathRules, writeDenial } from '../../../src/core/paths/write-rules.js';
 import {
   AgentPolicy,

@@ -3,7 +3,7 @@ import { AgentError } from '../../errors.js';
 import { sha256Hex } from '../../util/digest.js';
 import type { LlmTool } from './llm-tool.js';
 import type { LlmPhase, LlmToolCallRecord } from './run-llm-phase.js';
-import { frameUntrusted } from './untrusted-content.js';
+import { frameUntrusted } from '../../text/untrusted-content.js';
 
 export interface ExecuteContext {
   step: number;

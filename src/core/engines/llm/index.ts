@@ -1,8 +1,8 @@
-export * from './budget.js';
-export * from './cost.js';
+export * from '../../budget/budget.js';
+export * from '../../budget/cost.js';
 export { wireToolName } from './execute-tool-call.js';
 export * from './llm-engine-error.js';
 export * from './llm-tool.js';
 export * from './recorded-exchange.js';
 export * from './run-llm-phase.js';
-export * from './untrusted-content.js';
+export * from '../../text/untrusted-content.js';

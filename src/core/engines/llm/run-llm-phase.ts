@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { AgentError } from '../../errors.js';
 import type { ChatMessage, ModelProvider, ModelResponse, ToolSpec } from '../../ports.js';
 import { canonicalJson } from '../../util/digest.js';
-import { BudgetMeter, describeExhaustion, type BudgetDimension, type BudgetUsage, type Deadline, type Exhaustion, type RunLimits } from './budget.js';
-import type { ModelPrice } from './cost.js';
+import { BudgetMeter, describeExhaustion, type BudgetDimension, type BudgetUsage, type Deadline, type Exhaustion, type RunLimits } from '../../budget/budget.js';
+import type { ModelPrice } from '../../budget/cost.js';
 import { LlmEngineError } from './llm-engine-error.js';
 import type { LlmTool } from './llm-tool.js';
 import { LoopDetector } from './loop-detector.js';
 import { executeToolCall, wireToolName } from './execute-tool-call.js';
 import { RecordedExchange, RecordedModelResponse, digestModelRequest } from './recorded-exchange.js';
-import { UNTRUSTED_CONTENT_RULE, frameUntrusted } from './untrusted-content.js';
+import { UNTRUSTED_CONTENT_RULE, frameUntrusted } from '../../text/untrusted-content.js';
 
 /** The part of a phase contract the engine enforces: its goal and the tools it may use. */
 export interface LlmPhase {

@@ -1,8 +1,8 @@
 import git from 'isomorphic-git';
 import { z } from 'zod';
 import { defineLlmTool, type LlmTool } from '../../engines/llm/index.js';
-import { diffLineArrays } from '../../git/line-diff.js';
-import { redactSecrets } from '../../git/secret-scan.js';
+import { diffLineArrays } from '../../text/line-diff.js';
+import { redactSecrets } from '../../secrets/secret-scan.js';
 import type { PhaseContext } from '../../phases/orchestrator.js';
 import { normalizeRepoPath } from '../../util/repo-path.js';
 import type { Workspace } from '../../workspace/workspace.js';

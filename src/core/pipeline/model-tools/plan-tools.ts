@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineLlmTool, type LlmTool } from '../../engines/llm/index.js';
-import { redactSecrets } from '../../git/secret-scan.js';
+import { redactSecrets } from '../../secrets/secret-scan.js';
 import type { PhaseContext } from '../../phases/orchestrator.js';
 import { writeDenial } from '../../paths/write-rules.js';
 import type { TaskContract } from '../../task/task-contract.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineLlmTool, type LlmTool } from '../../engines/llm/index.js';
-import { redactSecrets } from '../../git/secret-scan.js';
+import { redactSecrets } from '../../secrets/secret-scan.js';
 import { compileGlobs } from '../../paths/glob.js';
 import { compileUserRegex } from '../../util/user-regex.js';
 import { ModelToolError, type ModelToolContext } from './tool-context.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineLlmTool, type LlmTool } from '../../engines/llm/index.js';
 import { diffWorkspaceChanges } from '../../git/git-diff.js';
-import { redactSecrets } from '../../git/secret-scan.js';
+import { redactSecrets } from '../../secrets/secret-scan.js';
 import { editTools } from './edit-tools.js';
 import { historyTools } from './history-tools.js';
 import { navigatorTools } from './navigator-tools.js';

@@ -5,7 +5,7 @@ import type { WriteDenialReason } from '../../paths/write-rules.js';
 import { policyDigest } from '../../policy/policy-digest.js';
 import { buildRepoMap } from '../../repomap/build-repo-map.js';
 import { FileContents } from '../../repomap/file-contents.js';
-import { looksBinary } from '../../repomap/path-classes.js';
+import { looksBinary } from '../../paths/path-classes.js';
 import { RepoNavigator } from '../../repomap/repo-navigator.js';
 import { SymbolIndex } from '../../repomap/symbol-index.js';
 import type { TaskContract } from '../../task/task-contract.js';
@@ -15,7 +15,7 @@ import { discoveredMap } from '../discovered-map.js';
 import { discoveryOf } from '../phases/discovery-phase.js';
 import type { Segment } from '../phases/planning-phase.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
-import type { PolicyViews } from '../policy-views.js';
+import type { PolicyViews } from '../../paths/policy-views.js';
 
 export const MODEL_TOOL_REASONS = [
   'FILE_NOT_FOUND',

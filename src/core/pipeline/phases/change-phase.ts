@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BudgetUsage, Exhaustion } from '../../engines/llm/budget.js';
+import { BudgetUsage, Exhaustion } from '../../budget/budget.js';
 import { applyRecipe } from '../../engines/recipe/apply-recipe.js';
 import type { PhaseContext, PhaseHandler, PhaseOutcome } from '../../phases/orchestrator.js';
 import type { TaskContract } from '../../task/task-contract.js';

@@ -1,6 +1,6 @@
 import type { PhaseHandler } from '../../phases/orchestrator.js';
 import { TaskError } from '../../task/task-error.js';
-import { taskWithFollowUp } from '../../task/follow-up-task.js';
+import { taskWithFollowUp } from '../../runs/follow-up-task.js';
 import { parseTask } from '../../task/parse-task.js';
 import { TaskContract } from '../../task/task-contract.js';
 import type { PipelineEnv } from '../pipeline-env.js';

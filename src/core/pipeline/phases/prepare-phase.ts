@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { commitStaged } from '../../git/commit-staged.js';
 import { readArtifactIfPresent } from '../../artifacts/artifact-io.js';
 import type { LedgerSink } from '../../git/ledger-sink.js';
-import { prText } from '../../git/pr-text.js';
+import { prText } from '../../publish/pr-text.js';
 import { buildPrCandidate, writePrCandidate } from '../../git/write-pr-candidate.js';
 import { stagePaths } from '../../git/stage-paths.js';
 import { JudgeVerdict } from '../../git/verification-report.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { diffWorkspaceChanges } from '../../git/git-diff.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';
-import { changeOriginOf, changeRisk } from '../../publish/change-risk.js';
+import { changeOriginOf, changeRisk } from '../../risk/change-risk.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
 import { taskOf } from './intake-phase.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { diffWorkspaceChanges } from '../../git/git-diff.js';
-import { describeFindings, scanChanges } from '../../git/secret-scan.js';
+import { describeFindings, scanChanges } from '../../secrets/secret-scan.js';
 import { VerificationReport } from '../../git/verification-report.js';
 import { detectCheats } from '../../phases/anti-cheat.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';

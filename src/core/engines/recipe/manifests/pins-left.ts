@@ -1,4 +1,4 @@
-import { ignoredDirOf } from '../../../repomap/path-classes.js';
+import { ignoredDirOf } from '../../../paths/path-classes.js';
 import type { BumpDependencyStep } from '../../../task/recipe-steps.js';
 import type { Workspace } from '../../../workspace/workspace.js';
 import { applyBumpDependency, manifestKindsForPackage } from '../bump-dependency-recipe.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentError } from '../../errors.js';
+import { AgentError } from '../errors.js';
 
 /**
  * What one model costs, in US dollars per million tokens, as the provider's price list says.

@@ -1,4 +1,4 @@
-import { gateFor, higherLevel, namePaths, scoreRisk, type ChangeOrigin, type RiskFile, type RiskReport } from '../git/risk-score.js';
+import { gateFor, higherLevel, namePaths, scoreRisk, type ChangeOrigin, type RiskFile, type RiskReport } from './risk-score.js';
 import type { PathRules } from '../paths/path-rules.js';
 import type { ApprovalMinRisk } from '../policy/agent-policy.js';
 import type { TaskContract } from '../task/task-contract.js';

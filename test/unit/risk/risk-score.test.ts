@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { gateFor, needsApproval, scoreRisk, type ChangeOrigin, type RiskFile } from '../../../src/core/git/risk-score.js';
+import { gateFor, needsApproval, scoreRisk, type ChangeOrigin, type RiskFile } from '../../../src/core/risk/risk-score.js';
 import { compilePathRules } from '../../../src/core/paths/path-rules.js';
 import { AgentPolicy } from '../../../src/core/policy/agent-policy.js';
-import { changeRisk } from '../../../src/core/publish/change-risk.js';
+import { changeRisk } from '../../../src/core/risk/change-risk.js';
 
 const modified = (path: string): RiskFile => ({ path, kind: 'MODIFIED' });
 const javaFiles = (n: number) => Array.from({ length: n }, (_, i) => modified(`orders/src/main/java/com/acme/orders/Entity${String(i).padStart(2, '0')}.java`));

@@ -1,6 +1,6 @@
-import { taskJsonSchema } from '../task/task-json-schema.js';
-import { policyJsonSchema } from './policy-json-schema.js';
-import { renderPolicyReference } from './render-policy-reference.js';
+import { taskJsonSchema } from './task-json-schema.js';
+import { policyJsonSchema } from '../policy/policy-json-schema.js';
+import { renderPolicyReference } from '../policy/render-policy-reference.js';
 
 /**
  * The committed files generated from the zod schemas, by repository path: the generator script

@@ -1,10 +1,10 @@
-import { frameUntrusted } from '../engines/llm/untrusted-content.js';
-import { frameCiFailures } from '../runs/ci-failure.js';
-import type { FollowUp } from '../runs/follow-up.js';
-import { findFencedBlocks, splitLines } from './fenced-blocks.js';
-import { parseTask, taskDigest } from './parse-task.js';
-import { deriveSearchTerms } from './search-terms.js';
-import type { TaskContract } from './task-contract.js';
+import { frameUntrusted } from '../text/untrusted-content.js';
+import { frameCiFailures } from './ci-failure.js';
+import type { FollowUp } from './follow-up.js';
+import { findFencedBlocks, splitLines } from '../task/fenced-blocks.js';
+import { parseTask, taskDigest } from '../task/parse-task.js';
+import { deriveSearchTerms } from '../task/search-terms.js';
+import type { TaskContract } from '../task/task-contract.js';
 
 /**
  * The instructions of a `/agent revise <text>` comment or review: the text after the command

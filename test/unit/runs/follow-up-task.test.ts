@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FollowUp } from '../../../src/core/runs/follow-up.js';
-import { followUpInstructions, taskWithFollowUp } from '../../../src/core/task/follow-up-task.js';
+import { followUpInstructions, taskWithFollowUp } from '../../../src/core/runs/follow-up-task.js';
 import { parseTask } from '../../../src/core/task/parse-task.js';
 
 const SHA = 'a'.repeat(40);

@@ -2,7 +2,7 @@ import type { PathClass } from '../paths/path-rules.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
 import type { RecipeStep } from '../task/recipe-steps.js';
 import { shortenAtWord } from '../util/shorten.js';
-import { COMMIT_TYPES, SCOPE, type CommitType } from './commit-message.js';
+import { COMMIT_TYPES, SCOPE, type CommitType } from '../git/commit-message.js';
 
 /** GitHub refuses a pull request title longer than this. */
 export const MAX_TITLE = 256;

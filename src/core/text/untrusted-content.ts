@@ -1,4 +1,4 @@
-import { sha256Hex } from '../../util/digest.js';
+import { sha256Hex } from '../util/digest.js';
 
 /**
  * Repository content (files, search hits, map projections) is data, never instructions. Every

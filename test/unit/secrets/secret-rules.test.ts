@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactSecrets, scanLines } from '../../../src/core/git/secret-scan.js';
+import { redactSecrets, scanLines } from '../../../src/core/secrets/secret-scan.js';
 import { CANARIES, canaryFile, KEY_BODY } from '../../fixtures/secret-canaries.js';
 
 describe('secret rules for connection URLs, GitLab, DigitalOcean, Mailgun, Twilio, SSH2/PuTTY keys and .npmrc', () => {

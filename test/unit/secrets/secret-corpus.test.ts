@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactSecrets, scanChanges, scanLines } from '../../../src/core/git/secret-scan.js';
+import { redactSecrets, scanChanges, scanLines } from '../../../src/core/secrets/secret-scan.js';
 import { CANARY_FILES } from '../../fixtures/secret-corpus/canaries.js';
 import { hasRealCorpus, loadRealCorpus, realCommitCount } from '../../fixtures/secret-corpus/corpus.js';
 

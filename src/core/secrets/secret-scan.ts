@@ -1,7 +1,7 @@
 import { compileGlobs } from '../paths/glob.js';
 import { DEFAULT_LOCKFILE_PATTERNS } from '../policy/agent-policy.js';
-import { isBinaryContent } from './git-objects.js';
-import { diffLineArrays } from './line-diff.js';
+import { isBinaryContent } from '../objects/object-format.js';
+import { diffLineArrays } from '../text/line-diff.js';
 import {
   blankNotSecret,
   isDocumentation,

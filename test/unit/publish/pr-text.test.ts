@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatCommitMessage, MAX_SUBJECT } from '../../../src/core/git/commit-message.js';
-import { MAX_TITLE, prText, shortModuleName, type PrTextInput } from '../../../src/core/git/pr-text.js';
+import { MAX_TITLE, prText, shortModuleName, type PrTextInput } from '../../../src/core/publish/pr-text.js';
 import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 import { RecipeStep } from '../../../src/core/task/recipe-steps.js';
 import { MAX_TASK_TITLE, taskTitleOf } from '../../../src/core/task/task-title.js';

@@ -1,4 +1,4 @@
-import { escapeControls } from '../git/quote-path.js';
+import { escapeControls } from './quote-path.js';
 // Markdown text for the run report: everything from the repository or the issue is treated as text.
 
 export function details(summary: string, body: string[]): string[] {

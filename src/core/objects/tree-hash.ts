@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { compareBytes } from './git-objects.js';
+import { compareBytes } from './object-format.js';
 
 const encoder = new TextEncoder();
 

@@ -1,6 +1,6 @@
 import type { AgentPolicy } from '../policy/agent-policy.js';
-import { compilePathRules } from '../paths/path-rules.js';
-import { scopePathRules, type WritePolicy } from '../paths/write-rules.js';
+import { compilePathRules } from './path-rules.js';
+import { scopePathRules, type WritePolicy } from './write-rules.js';
 import type { TaskContract } from '../task/task-contract.js';
 
 /** The policy and the task scope as the pipeline's parts ask for them, compiled once. */

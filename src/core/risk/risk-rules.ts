@@ -1,7 +1,7 @@
 import { compileGlobs } from '../paths/glob.js';
 import { defaultPathRules, type PathClass, type PathRules } from '../paths/path-rules.js';
 import { sha256Hex } from '../util/digest.js';
-import type { RiskLevel, RiskPath, RiskRule } from './repo-map-schema.js';
+import type { RiskLevel, RiskPath, RiskRule } from './risk-schema.js';
 
 /** What a default rule recognises; the change-risk score weighs each kind once per change. */
 export type DefaultRiskKind = 'migration' | 'security' | 'manifest' | 'governance';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactSecrets, scanChanges, scanLines, shannonEntropy } from '../../../src/core/git/secret-scan.js';
+import { redactSecrets, scanChanges, scanLines, shannonEntropy } from '../../../src/core/secrets/secret-scan.js';
 
 // Key-shaped strings are assembled at test time so that no literal secret is ever committed.
 const j = (...parts: string[]) => parts.join('');

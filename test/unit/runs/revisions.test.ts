@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { replaceVerificationSection } from '../../../src/core/phases/run-report.js';
-import { replaceRevisionsSection, type RevisionEntry } from '../../../src/core/publish/revisions.js';
+import { replaceRevisionsSection, type RevisionEntry } from '../../../src/core/runs/revisions.js';
 
 const entry = (attempt: number, fields: Partial<RevisionEntry> = {}): RevisionEntry => ({
   attempt,

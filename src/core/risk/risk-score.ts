@@ -1,6 +1,6 @@
 import { defaultPathRules, type PathRules } from '../paths/path-rules.js';
 import type { ApprovalMinRisk } from '../policy/agent-policy.js';
-import { defaultRiskKinds } from '../repomap/risk-rules.js';
+import { defaultRiskKinds } from './risk-rules.js';
 
 export type RiskLevel = 'LOW' | 'MEDIUM' | 'HIGH';
 export type RequiredGate = 'NONE' | 'HUMAN_REVIEW' | 'HUMAN_APPROVAL_BEFORE_PR';
