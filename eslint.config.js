@@ -1,6 +1,7 @@
 import { builtinModules } from 'node:module';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 // The dependency rule (docs/architecture.md): handlers -> app -> core, never back. One rule
@@ -33,6 +34,46 @@ const LAYERS = [
   { folder: 'src/app', forbidden: ['src/handlers'], pure: false },
 ];
 
+/**
+ * The floor plan of src/core (docs/architecture.md, "Floor plan"), bottom up. A folder imports
+ * only folders on a lower floor; folders on one floor never import each other. `errors` and
+ * `ports` are the two files at the root of src/core.
+ */
+const CORE_FLOORS = [
+  ['errors'],
+  ['ports'],
+  ['objects', 'util'],
+  ['artifacts', 'budget', 'syntax', 'text'],
+  ['policy', 'workspace'],
+  ['task'],
+  ['paths'],
+  ['runs', 'secrets', 'risk'],
+  ['ingestion', 'engines'],
+  ['git', 'repomap', 'phases'],
+  ['targets', 'publish'],
+  ['pipeline'],
+];
+
+/** The src/core folder a repository path lies in (a root file counts as a folder of its own name). */
+function coreFolder(path) {
+  const rest = path.slice('src/core/'.length).split('/');
+  return rest.length === 1 ? rest[0].replace(/\.(ts|js)$/, '') : rest[0];
+}
+
+/** Why an import from one src/core path to another breaks the floor plan; undefined when it does not. */
+function floorViolation(from, target, floorOf) {
+  if (!within(from, 'src/core') || !within(target, 'src/core')) return undefined;
+  const a = coreFolder(from);
+  const b = coreFolder(target);
+  if (a === b) return undefined;
+  for (const folder of [a, b]) {
+    if (!floorOf.has(folder)) return `src/core/${folder} has no floor: add it to the floors in eslint.config.js (docs/architecture.md, "Floor plan").`;
+  }
+  if (floorOf.get(b) < floorOf.get(a)) return undefined;
+  const where = floorOf.get(b) === floorOf.get(a) ? 'the same floor' : 'a higher floor';
+  return `src/core/${a} (floor ${floorOf.get(a)}) must not import src/core/${b} (${where}, ${floorOf.get(b)}): imports go down the floor plan only.`;
+}
+
 const within = (path, folder) => path === folder || path.startsWith(`${folder}/`);
 const repoPath = (absolute) => relative(ROOT, absolute).split(sep).join('/');
 
@@ -42,14 +83,15 @@ function matchesPackage(specifier, pattern) {
 }
 
 /** Why `specifier`, imported from `file`, breaks the dependency rule; undefined when it does not. */
-function violation(file, specifier) {
+function violation(file, specifier, floorOf) {
   const from = repoPath(file);
   const layer = LAYERS.find((l) => within(from, l.folder));
   if (!layer) return undefined;
   if (specifier.startsWith('.')) {
     const target = repoPath(resolve(dirname(file), specifier));
     const reached = layer.forbidden.find((folder) => within(target, folder));
-    return reached ? `${layer.folder} must not import ${reached} ('${specifier}'): dependencies point handlers -> app -> core.` : undefined;
+    if (reached) return `${layer.folder} must not import ${reached} ('${specifier}'): dependencies point handlers -> app -> core.`;
+    return floorViolation(from, target, floorOf);
   }
   if (!layer.pure) return undefined;
   const isNode = specifier.startsWith('node:') || NODE_BUILTINS.has(specifier.split('/')[0]);
@@ -75,10 +117,13 @@ const layerBoundaries = {
   meta: {
     type: 'problem',
     docs: { description: 'Enforce the dependency rule between src/core, src/app and src/handlers.' },
-    schema: [],
+    // The floors of src/core, bottom up (arrays of folder names).
+    schema: [{ type: 'object', properties: { coreFloors: { type: 'array', items: { type: 'array', items: { type: 'string' } } } }, additionalProperties: false }],
   },
   create(context) {
     const file = context.filename;
+    const floors = context.options[0]?.coreFloors ?? [];
+    const floorOf = new Map(floors.flatMap((folders, floor) => folders.map((folder) => [folder, floor])));
     const check = (node, source) => {
       const specifier = literalSpecifier(source);
       if (specifier === null) {
@@ -86,7 +131,7 @@ const layerBoundaries = {
         if (within(from, 'src/core')) context.report({ node, message: 'src/core must not import a computed module name: the dependency rule cannot check it.' });
         return;
       }
-      const message = violation(file, specifier);
+      const message = violation(file, specifier, floorOf);
       if (message) context.report({ node, message });
     };
     return {
@@ -109,7 +154,19 @@ export default tseslint.config(
       '@typescript-eslint': tseslint.plugin,
       draftsman: { rules: { 'layer-boundaries': layerBoundaries } },
     },
-    rules: { 'draftsman/layer-boundaries': 'error' },
+    rules: { 'draftsman/layer-boundaries': ['error', { coreFloors: CORE_FLOORS }] },
+  },
+  {
+    // No module imports itself through others: within a core folder (where the floor plan does
+    // not look) and across src. Type-only imports count, as they tie the files together too.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.mjs', '.json'], extensionAlias: { '.js': ['.ts', '.js'] } })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     // Ambient inputs make core non-deterministic: the clock, ids and configuration are ports.

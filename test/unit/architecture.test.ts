@@ -1,7 +1,8 @@
 import { build } from 'esbuild';
 import { ESLint } from 'eslint';
-import { readdir } from 'node:fs/promises';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // The dependency rule (docs/architecture.md) is enforced by eslint.config.js; these tests keep
 // the rule itself honest: each probe breaks it once, in a file placed in the layer it targets.
@@ -49,6 +50,64 @@ describe('architecture: the linter refuses imports that break the dependency rul
     const found = results.flatMap((r) => r.messages.filter((m) => [RULE, ...AMBIENT_RULES].includes(m.ruleId ?? '') || m.fatal).map((m) => `${r.filePath}:${m.line}: ${m.message}`));
     expect(found).toEqual([]);
     expect(results.length).toBeGreaterThan(100);
+  });
+});
+
+describe('architecture: src/core keeps its floor plan', () => {
+  // Each probe is placed in the folder it names and imports one folder: down is allowed, up or
+  // across a floor is refused, and a folder the plan does not know is refused until it is given a floor.
+  it.each([
+    ['ports -> ingestion (up)', 'src/core/probe.ts', "import type { PackCatalog } from './ingestion/pack-catalog.js';"],
+    ['util -> objects (same floor)', 'src/core/util/probe.ts', "import { ZERO_OID } from '../objects/object-format.js';"],
+    ['paths -> repomap (up)', 'src/core/paths/probe.ts', "import type { RepoMap } from '../repomap/repo-map-schema.js';"],
+    ['git -> phases (same floor)', 'src/core/git/probe.ts', "import { evaluateScope } from '../phases/scope-guard.js';"],
+    ['publish -> pipeline (up, type only)', 'src/core/publish/probe.ts', "import type { PipelineDeps } from '../pipeline/run-pipeline.js';"],
+    ['task -> runs (up, dynamic)', 'src/core/task/probe.ts', "export const load = () => import('../runs/run-status.js');"],
+    ['a folder with no floor', 'src/core/newfolder/probe.ts', "import { AgentError } from '../errors.js';"],
+  ])('%s is refused', async (_rule, filePath, source) => {
+    expect(await problems(source, filePath)).toHaveLength(1);
+  });
+
+  it.each([
+    ['pipeline -> publish (down)', 'src/core/pipeline/probe.ts', "import type { Publisher } from '../publish/publication.js';"],
+    ['risk -> paths (down)', 'src/core/risk/probe.ts', "import { defaultPathRules } from '../paths/path-rules.js';"],
+    ['within a folder', 'src/core/git/probe.ts', "import { commitTree } from './git-objects.js';"],
+    ['any floor -> errors', 'src/core/objects/probe.ts', "import { AgentError } from '../errors.js';"],
+  ])('%s is allowed', async (_rule, filePath, source) => {
+    expect(await problems(source, filePath)).toEqual([]);
+  });
+
+  it('every folder of src/core has exactly one floor', async () => {
+    const entries = await readdir('src/core', { withFileTypes: true });
+    const folders = entries.map((e) => (e.isDirectory() ? e.name : e.name.replace(/\.ts$/, ''))).sort();
+    const config = await eslint.calculateConfigForFile('src/core/probe.ts');
+    const floors = (config.rules[RULE] as [string, { coreFloors: string[][] }])[1].coreFloors;
+    expect(floors.flat().sort()).toEqual(folders);
+  });
+});
+
+describe('architecture: no import cycle', () => {
+  // Two modules on disk that import each other at run time: the cycle rule must see it.
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join('src', 'core', 'util', 'cycle-probe-'));
+    await writeFile(join(dir, 'a.ts'), "import { b } from './b.js';\nexport const a = () => b();\n");
+    await writeFile(join(dir, 'b.ts'), "import { a } from './a.js';\nexport const b = (): unknown => a;\n");
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a runtime cycle between two modules is refused', async () => {
+    const [result] = await eslint.lintFiles([join(dir, 'a.ts')]);
+    expect(result.messages.filter((m) => m.ruleId === 'import-x/no-cycle')).toHaveLength(1);
+  });
+
+  it('a module imported one way only passes', async () => {
+    await writeFile(join(dir, 'b.ts'), 'export const b = (): unknown => 1;\n');
+    const [result] = await eslint.lintFiles([join(dir, 'a.ts')]);
+    expect(result.messages.filter((m) => m.ruleId === 'import-x/no-cycle')).toEqual([]);
+    expect(relative('src/core/util', dir)).toMatch(/^cycle-probe-/);
   });
 });
 

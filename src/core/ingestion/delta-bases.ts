@@ -3,7 +3,8 @@ import { applyDelta } from './git-delta.js';
 import { InflateSizeError } from './inflate-budget.js';
 import type { ObjectInflater } from './object-inflater.js';
 import type { ObjectSlots } from './object-slots.js';
-import { OFS_DELTA, type PackCatalog } from './pack-catalog.js';
+import { type PackCatalog } from './pack-catalog.js';
+import { OFS_DELTA } from './pack-format.js';
 import { ownBytes, roomFor } from './typed-arrays.js';
 
 export class PackIndexError extends Error {}

@@ -8,7 +8,8 @@ import { writePackIndex } from './pack-idx.js';
 import { objectHeader } from '../objects/tree-hash.js';
 import { applyDelta, deltaTargetSize } from './git-delta.js';
 import { DeltaBases, MAX_CHAIN, PackIndexError } from './delta-bases.js';
-import { OFS_DELTA, PACK_OBJECT_TYPES as TYPE_NAMES, PackCatalog, REF_DELTA, readObjectHeader } from './pack-catalog.js';
+import { PackCatalog } from './pack-catalog.js';
+import { OFS_DELTA, PACK_OBJECT_TYPES as TYPE_NAMES, REF_DELTA, readObjectHeader } from './pack-format.js';
 
 /** Longest object header: type and size varint (10 bytes) plus a REF_DELTA base (20 bytes). */
 const MAX_HEADER = 32;

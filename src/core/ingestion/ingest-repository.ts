@@ -14,7 +14,9 @@ import {
 import { planClone } from './clone-plan.js';
 import { onDemandObjects } from './on-demand.js';
 import type { IngestionPolicy } from './ingestion-policy.js';
-import { blobFacts, readPackCatalog, type CatalogEntry, type ObjectType, type PackCatalog } from './pack-catalog.js';
+import { blobFacts, type CatalogEntry, type PackCatalog } from './pack-catalog.js';
+import { readPackCatalog } from './read-pack-catalog.js';
+import { type ObjectType } from './pack-format.js';
 import { scanTree, type Finding, type ObjectReader, type PolicyScanResult } from './policy-scan.js';
 import { resolveScope, submodulesInScope, type ScopeResult } from './scope.js';
 import { parseTreeEntries } from './tree-entries.js';

@@ -1,4 +1,4 @@
-import { OFS_DELTA, REF_DELTA } from './pack-catalog.js';
+import { OFS_DELTA, REF_DELTA } from './pack-format.js';
 import { regrown } from './typed-arrays.js';
 
 /**

@@ -1,13 +1,10 @@
 import type { FsLike } from '../ports.js';
-import { InflateBudget, inflateExact, type InflateLimits } from './inflate-budget.js';
+import { inflateExact } from './inflate-budget.js';
 import { isBinaryContent } from '../objects/object-format.js';
 import { applyDelta } from './git-delta.js';
-import { indexPack } from './index-pack.js';
+import { OFS_DELTA, PACK_OBJECT_TYPES, REF_DELTA, readObjectHeader, type ObjectType } from './pack-format.js';
 import { regrown } from './typed-arrays.js';
 import { ByteArena } from './byte-arena.js';
-
-/** Git object types as they appear in a pack. */
-export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 
 /** What the scan needs to know about one object without keeping blob contents around. */
 export interface CatalogEntry {
@@ -23,10 +20,6 @@ export interface CatalogEntry {
   absent?: boolean;
 }
 
-/** Object types by their code in a pack's object headers (and deltas, 6 and 7). */
-export const PACK_OBJECT_TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
-export const OFS_DELTA = 6;
-export const REF_DELTA = 7;
 const HEAD_BYTES = 1024;
 const LFS_PREFIX = Buffer.from('version https://git-lfs');
 /** Inflated delta bases kept for lazy reads, by bytes (a chain's bases are reused by its siblings). */
@@ -296,63 +289,3 @@ function sameName(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number): boole
   return true;
 }
 
-/**
- * Catalog every pack in `gitdir` (one indexing pass each, see `PackIndexer`). isomorphic-git
- * resolves each packed object separately (a whole delta chain per read, plus a loose-object
- * probe that throws): for tens of thousands of files that is the difference between seconds
- * and a fraction of one. Objects outside packs are not listed; callers fall back to
- * isomorphic-git for them. Inflated sizes are bounded by `limits` before anything is inflated.
- */
-export async function readPackCatalog(fs: FsLike, gitdir: string, limits: InflateLimits = {}): Promise<PackCatalog> {
-  const catalog = new PackCatalog();
-  const budget = new InflateBudget(limits);
-  const packDir = `${gitdir}/objects/pack`;
-  let names: string[];
-  try {
-    names = await fs.promises.readdir(packDir);
-  } catch {
-    return catalog;
-  }
-  for (const name of names.filter((n) => n.endsWith('.idx')).sort()) {
-    const pack = await fs.promises.readFile(`${packDir}/${name.replace(/\.idx$/, '.pack')}`);
-    await indexPack(toBytes(pack), budget, catalog);
-  }
-  return catalog;
-}
-
-/**
- * One pack object's header at `offset`: type, declared inflated size (of the delta itself for
- * deltas), the delta base (an offset for OFS_DELTA, an object id for REF_DELTA), and where its
- * zlib stream starts. The one parser of pack object headers (the catalog and the indexer).
- */
-export function readObjectHeader(pack: Uint8Array, offset: number): { offset: number; kind: number; size: number; dataAt: number; baseOffset?: number; baseOid?: string } {
-  let at = offset;
-  let byte = pack[at++];
-  const kind = (byte >> 4) & 7;
-  let size = byte & 15;
-  let scale = 16;
-  while (byte & 0x80) {
-    byte = pack[at++];
-    size += (byte & 0x7f) * scale;
-    scale *= 128;
-  }
-  const header: { offset: number; kind: number; size: number; dataAt: number; baseOffset?: number; baseOid?: string } = { offset, kind, size, dataAt: at };
-  if (kind === OFS_DELTA) {
-    byte = pack[at++];
-    let distance = byte & 0x7f;
-    while (byte & 0x80) {
-      byte = pack[at++];
-      distance = (distance + 1) * 128 + (byte & 0x7f);
-    }
-    header.baseOffset = offset - distance;
-  } else if (kind === REF_DELTA) {
-    header.baseOid = Buffer.from(pack.buffer, pack.byteOffset + at, 20).toString('hex');
-    at += 20;
-  }
-  header.dataAt = at;
-  return header;
-}
-
-function toBytes(data: Uint8Array | string): Uint8Array {
-  return typeof data === 'string' ? new TextEncoder().encode(data) : data;
-}
