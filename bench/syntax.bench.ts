@@ -56,8 +56,8 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.le
  * extraction pass of every language in turn, so that each language's passes are spread over the
  * whole measurement rather than taken within half a second, and the headline figure is the
  * median over the rounds: what a repository of thousands of files sees. On the shared machine
- * the speed of every language drops by a third for seconds at a time (docs/architecture.md,
- * "Symbols"); back-to-back passes all fell in such a spell.
+ * the speed of every language drops by a third for seconds at a time (bench/README.md,
+ * "Performance notes"); back-to-back passes all fell in such a spell.
  */
 export async function runSyntaxBench(options: { files?: number; passes?: number; warmUpMs?: number; languages?: readonly SyntaxLanguage[] } = {}): Promise<BenchRecord[]> {
   const files = options.files ?? 40;

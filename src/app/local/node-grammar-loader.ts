@@ -23,7 +23,7 @@ const GRAMMAR_NAME = /^[a-z][a-z0-9_]*$/;
  * glue (`web-tree-sitter`); each grammar comes from the build that tags it fastest on this
  * runtime: the grammar projects' own releases (`@vscode/tree-sitter-wasm`) for TypeScript, TSX,
  * JavaScript and Python, the older `tree-sitter-wasms` builds for Java and Go, whose current
- * releases parse 5-10 % slower (see docs/architecture.md).
+ * releases parse 5-10 % slower (see bench/README.md, "Performance notes").
  */
 export function installedWasmPath(name: string): string {
   const path = (WASM_FILES as Record<string, string | undefined>)[name];

@@ -40,7 +40,7 @@ export interface SyntaxServiceOptions {
    * while; warming starts that work at load, so that it overlaps the caller's I/O (an ingestion)
    * rather than its first files. Worth it before a whole-repository map, with `languages`
    * limited to those the repository has; for a handful of files the first passes are slower
-   * anyway, and the warm-up is wasted (see docs/architecture.md for the figures).
+   * anyway, and the warm-up is wasted (see bench/README.md, "Performance notes", for the figures).
    */
   warm?: boolean;
 }
