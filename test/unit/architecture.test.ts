@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // the rule itself honest: each probe breaks it once, in a file placed in the layer it targets.
 const RULE = 'draftsman/layer-boundaries';
 const AMBIENT_RULES = ['no-restricted-globals', 'no-restricted-syntax'];
-const eslint = new ESLint({ cwd: process.cwd() });
+// The project's own configuration, without the type-aware rules: probes are files that do not
+// exist on disk, which a type-aware parse cannot place in the project (npm run lint runs those).
+const eslint = new ESLint({
+  cwd: process.cwd(),
+  overrideConfig: {
+    languageOptions: { parserOptions: { projectService: false } },
+    rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/switch-exhaustiveness-check': 'off' },
+  },
+});
 
 async function problems(source: string, filePath: string, rules: string[] = [RULE]): Promise<string[]> {
   const [result] = await eslint.lintText(`${source}\nexport const probe = 1;\n`, { filePath });
