@@ -46,16 +46,10 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, room = 0, into: 
   while (at < delta.byteLength) {
     const op = delta[at++];
     if (op & 0x80) {
-      let offset = 0;
-      let size = 0;
-      if (op & 0x01) offset |= delta[at++];
-      if (op & 0x02) offset |= delta[at++] << 8;
-      if (op & 0x04) offset |= delta[at++] << 16;
-      if (op & 0x08) offset += delta[at++] * 0x1000000;
-      if (op & 0x10) size |= delta[at++];
-      if (op & 0x20) size |= delta[at++] << 8;
-      if (op & 0x40) size |= delta[at++] << 16;
-      if (size === 0) size = 0x10000;
+      const offset = copyOffset(op, delta, at);
+      at += FIELD_BYTES[op & 0x0f];
+      const size = copySize(op, delta, at);
+      at += FIELD_BYTES[(op >> 4) & 0x07];
       // Checked, not clamped: a short copy would leave uninitialised bytes in the result.
       if (offset + size > base.byteLength || written + size > out.byteLength || at > delta.byteLength) throw new Error('delta copies outside its base or result');
       copyBytes(base, offset, size, out, written);
@@ -69,6 +63,28 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, room = 0, into: 
   }
   if (written !== out.byteLength) throw new Error('delta result size mismatch');
   return out;
+}
+
+/** How many bytes a copy instruction's offset (or size) takes, by the 4 (or 3) bits of its opcode that say which are present. */
+const FIELD_BYTES = Uint8Array.from({ length: 16 }, (_, bits) => (bits & 1) + ((bits >> 1) & 1) + ((bits >> 2) & 1) + ((bits >> 3) & 1));
+
+/** A copy instruction's offset: the bytes its opcode's low 4 bits say are present, little-endian, from `at`. */
+function copyOffset(op: number, delta: Uint8Array, at: number): number {
+  let offset = 0;
+  if (op & 0x01) offset |= delta[at++];
+  if (op & 0x02) offset |= delta[at++] << 8;
+  if (op & 0x04) offset |= delta[at++] << 16;
+  if (op & 0x08) offset += delta[at++] * 0x1000000;
+  return offset;
+}
+
+/** A copy instruction's size (bits 4 to 6 of its opcode), from `at`, just past its offset; 0 means 64 KiB. */
+function copySize(op: number, delta: Uint8Array, at: number): number {
+  let size = 0;
+  if (op & 0x10) size |= delta[at++];
+  if (op & 0x20) size |= delta[at++] << 8;
+  if (op & 0x40) size |= delta[at++] << 16;
+  return size === 0 ? 0x10000 : size;
 }
 
 /** Short copies byte by byte: most delta instructions move a few bytes, and a view costs more. */

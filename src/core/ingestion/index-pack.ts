@@ -176,13 +176,8 @@ export class PackIndexer {
     if (!final) this.hashUpTo(this.length - 20);
     const slots = this.slots;
     while (slots.count < this.count) {
-      if (this.current < 0) {
-        if (!final && this.length - this.at < MAX_HEADER) return false;
-        if (this.at >= limit) throw new PackIndexError('truncated pack');
-        this.current = this.readHeader(this.at, limit);
-        this.retryAt = 0;
-      }
-      const slot = this.current;
+      const slot = this.nextSlot(final, limit);
+      if (slot < 0) return false;
       const isDelta = slots.isDelta(slot);
       const size = slots.size[slot];
       const dataAt = slots.dataAt[slot];
@@ -211,6 +206,16 @@ export class PackIndexer {
       if (isDelta) this.resolveInStream(slot, out.subarray(0, size));
     }
     return true;
+  }
+
+  /** The slot of the object being indexed, its header read first if need be; -1 until enough bytes are in for the header. */
+  private nextSlot(final: boolean, limit: number): number {
+    if (this.current >= 0) return this.current;
+    if (!final && this.length - this.at < MAX_HEADER) return -1;
+    if (this.at >= limit) throw new PackIndexError('truncated pack');
+    this.current = this.readHeader(this.at, limit);
+    this.retryAt = 0;
+    return this.current;
   }
 
   private readHeader(start: number, limit: number): number {

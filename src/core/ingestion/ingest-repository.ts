@@ -1,17 +1,11 @@
 import git from 'isomorphic-git';
 import { IngestionError, type IngestionReason } from '../errors.js';
 import type { Clock, FsLike, Logger } from '../ports.js';
-import type { RepoInfo, RepoSource } from './repo-source.js';
-import { openWorkspace, type ObjectWorkspace } from '../workspace/workspace.js';
-import {
-  BaseRefArtifact,
-  IngestionArtifact,
-  PolicyScanArtifact,
-  type ClonePlan,
-  type IngestionStatus,
-  type IngestionWarning,
-} from './artifacts.js';
+import type { FetchApplied, FetchResult, RepoInfo, RepoSource } from './repo-source.js';
+import { openWorkspace, type MissingObjects, type ObjectWorkspace } from '../workspace/workspace.js';
+import { BaseRefArtifact, PolicyScanArtifact, type ClonePlan, type IngestionArtifact, type IngestionStatus, type IngestionWarning } from './artifacts.js';
 import { planClone } from './clone-plan.js';
+import { IngestionRun } from './ingestion-run.js';
 import { onDemandObjects } from './on-demand.js';
 import type { IngestionPolicy } from './ingestion-policy.js';
 import { blobFacts, type CatalogEntry, type PackCatalog } from './pack-catalog.js';
@@ -55,21 +49,147 @@ export interface IngestResult {
   scopedPaths: string[];
 }
 
-/** Reasons that are a policy decision (BLOCKED) rather than a failure to ingest (FAILED). */
-const BLOCKING: ReadonlySet<IngestionReason> = new Set([
-  'REPO_TOO_LARGE',
-  'FILE_TOO_LARGE',
-  'SUBMODULE_BLOCKED',
-  'SUBMODULE_IN_SCOPE',
-  'LFS_BLOCKED',
-  'FORBIDDEN_SYMLINK',
-  'HOSTILE_TREE_ENTRY',
-  'FILE_COUNT_EXCEEDED',
-  'FORBIDDEN_PATH_IN_SCOPE',
-]);
-
 /** When a tree is blocked for several reasons, the most dangerous one names the failure. */
 const BLOCK_ORDER: IngestionReason[] = ['HOSTILE_TREE_ENTRY', 'FORBIDDEN_SYMLINK', 'SUBMODULE_BLOCKED', 'LFS_BLOCKED', 'FILE_COUNT_EXCEEDED'];
+
+type ResolvedBase = { ref: string; sha: string };
+
+/** Repository facts against the size limit, then the base ref to a SHA, and the clone plan. Returns when the ref was resolved. */
+async function authorize(request: IngestRequest, run: IngestionRun): Promise<{ info: RepoInfo; resolved: ResolvedBase; resolvedAt: string }> {
+  const { source, policy } = request;
+  run.enter('AUTHORIZING');
+  const info = (run.info = await source.info());
+  if (info.sizeKb !== undefined && info.sizeKb > policy.maxRepoSizeMb * 1024) {
+    throw run.fail('REPO_TOO_LARGE', `repository reports ${info.sizeKb} KiB, over the ${policy.maxRepoSizeMb} MiB limit`, { sizeKb: info.sizeKb, limitMb: policy.maxRepoSizeMb });
+  }
+  const resolved = (run.resolved = await source.resolveRef(request.ref));
+  if (!resolved) throw run.fail('BASE_REF_NOT_FOUND', `base ref not found: ${request.ref ?? 'HEAD'}`, { ref: request.ref ?? 'HEAD' });
+  const resolvedAt = run.now();
+  run.plan = planClone({ info, policy, paths: request.paths, taskText: request.taskText });
+  return { info, resolved, resolvedAt };
+}
+
+/** What the fetch brought: its result, whether blobs were left out, and how missing objects are fetched later. */
+interface FetchedBase {
+  fetched: FetchResult;
+  plan: ClonePlan;
+  blobless: boolean;
+  missing: MissingObjects;
+}
+
+/** The plan as the source applied it; a fallback from the planned history is a warning. */
+function appliedPlan(run: IngestionRun, plan: ClonePlan, fetched: FetchResult): { plan: ClonePlan; applied: FetchApplied } {
+  // What the source did; a source that does not say fetched depth 1 without a filter.
+  const applied = fetched.applied ?? { depth: 1, fallback: 'the source fetches the base commit only' };
+  const shallow = plan.strategy === 'shallow-object-backed';
+  const actual = !shallow || fetched.applied ? { ...plan, applied } : plan;
+  if (applied.fallback && !shallow) {
+    run.warnings.push({ code: 'CLONE_PLAN_FALLBACK', message: `${actual.strategy} fetch not possible: ${applied.fallback}`, data: { strategy: actual.strategy, applied } });
+  }
+  return { plan: actual, applied };
+}
+
+/** Fetches exactly the resolved commit (with the history the plan asks for) into the object store. */
+async function fetchBase(request: IngestRequest, run: IngestionRun, resolved: ResolvedBase, planned: ClonePlan): Promise<FetchedBase> {
+  const { source, fs, gitdir, policy, clock } = request;
+  run.enter('CLONING');
+  const fetchStart = clock.now();
+  const limits = { maxFileCount: policy.maxFileCount, maxPathDepth: policy.maxPathDepth };
+  const history = { depth: planned.depth, ...(planned.deepenSince ? { deepenSince: planned.deepenSince } : {}), ...(planned.filter ? { filter: planned.filter } : {}) };
+  const fetched = await source.fetch({ fs, gitdir, ref: resolved.ref, commitSha: resolved.sha, maxBytes: planned.maxBytes, limits, ...history });
+  run.fetchStats = { bytes: fetched.bytes ?? null, durationMs: clock.now() - fetchStart };
+  run.warnings.push(...fetched.warnings);
+  const { plan, applied } = appliedPlan(run, planned, fetched);
+  run.plan = plan;
+  const blobless = applied.filter === 'blob:none';
+  const missing = onDemandObjects({
+    source, fs, gitdir, ref: resolved.ref, commitSha: resolved.sha, maxBytes: plan.maxBytes, usedBytes: fetched.bytes ?? 0,
+    maxObjectBytes: Math.floor(policy.maxFileSizeMb * 1024 * 1024), blobless, depth: applied.depth,
+  });
+  if (fetched.fetchedSha !== resolved.sha) {
+    throw run.fail('BASE_MOVED_DURING_FETCH', 'the fetched commit is not the resolved base commit', { expected: resolved.sha, fetched: fetched.fetchedSha });
+  }
+  return { fetched, plan, blobless, missing };
+}
+
+/** The base commit's trees scanned against the (possibly repository-given) policy, and the scope applied. */
+interface ScannedBase {
+  catalog: PackCatalog;
+  objects: ObjectReader;
+  treeSha: string;
+  scan: PolicyScanResult;
+  scope: ScopeResult;
+  effective: IngestionPolicy;
+  policyScan: PolicyScanArtifact;
+}
+
+async function scanBase(request: IngestRequest, run: IngestionRun, resolved: ResolvedBase, base: FetchedBase): Promise<ScannedBase> {
+  const { fs, gitdir, policy, clock } = request;
+  const scanStart = clock.now();
+  const catalog = base.fetched.catalog ?? (await readPackCatalog(fs, gitdir, { maxTotalBytes: base.plan.maxBytes }));
+  const objects = objectReader(fs, gitdir, catalog, base.blobless ? base.missing.blobs : undefined);
+  const commit = await objects.entry(resolved.sha);
+  if (commit.type !== 'commit' || !commit.content) throw run.fail('BASE_MOVED_DURING_FETCH', 'the base commit is not in the fetched objects', { expected: resolved.sha });
+  const treeSha = (run.treeSha = commitTree(commit.content));
+  const effective = request.resolvePolicy ? await request.resolvePolicy((path) => readTreeFile(objects, treeSha, path, policy.maxFileSizeMb * 1024 * 1024)) : policy;
+  const scan = await scanTree({ treeOid: treeSha, policy: effective, objects });
+  const scope = (run.scope = resolveScope(request.paths, scan.files.map((f) => f.path), effective.forbiddenPaths));
+  run.scanStats = { fileCount: scan.fileCount, totalBytes: scan.totalBytes, durationMs: clock.now() - scanStart };
+  const policyScan = (run.policyScan = PolicyScanArtifact.parse({
+    schemaVersion: 1,
+    baseCommitSha: resolved.sha,
+    baseTreeSha: treeSha,
+    decision: scan.blocked || scope.forbidden.length > 0 ? 'BLOCKED' : 'ALLOWED',
+    fileCount: scan.fileCount,
+    totalBytes: scan.totalBytes,
+    counts: scan.counts,
+    findings: scan.findings,
+    symlinks: scan.symlinks,
+    submodules: scan.submodules,
+    lfs: scan.lfs,
+    scope: { patterns: scope.patterns, missing: scope.missing, forbidden: scope.forbidden },
+  }));
+  run.warnings.push(...summariseWarnings(scan));
+  return { catalog, objects, treeSha, scan, scope, effective, policyScan };
+}
+
+/** Refuses a blocked tree, a scope that reaches into a submodule or names forbidden paths, and (if the policy says so) a scope that matches nothing. */
+function checkScan(request: IngestRequest, run: IngestionRun, { scan, scope, effective }: ScannedBase): void {
+  if (scan.blocked) {
+    const reason = BLOCK_ORDER.find((r) => scan.findings.some((f) => f.severity === 'block' && f.code === r)) ?? 'HOSTILE_TREE_ENTRY';
+    const blocking = scan.findings.filter((f) => f.severity === 'block');
+    throw run.fail(reason, `repository refused by the policy scan: ${blocking.length} blocking finding(s)`, { findings: blocking.slice(0, 50) });
+  }
+  const reached = submodulesInScope([...(request.paths ?? []), ...(request.stepPaths ?? [])], scan.submodules.filter((s) => s.oid).map((s) => s.path));
+  if (reached.length > 0) {
+    const named = reached.map((r) => `${r.pattern} (submodule ${r.submodule})`).join(', ');
+    throw run.fail('SUBMODULE_IN_SCOPE', `the task scope reaches into a submodule, which is never fetched or edited: ${named}`, { paths: reached });
+  }
+  if (scope.forbidden.length > 0) {
+    throw run.fail('FORBIDDEN_PATH_IN_SCOPE', `the scope names forbidden paths: ${scope.forbidden.join(', ')}`, { paths: scope.forbidden });
+  }
+  if (scope.missing.length > 0) {
+    if (effective.scopeMissing === 'error') throw run.fail('SCOPE_PATH_MISSING', `scoped paths match nothing: ${scope.missing.join(', ')}`, { paths: scope.missing });
+    run.warnings.push({ code: 'SCOPE_PATH_MISSING', message: `scoped paths match nothing: ${scope.missing.join(', ')}`, data: { paths: scope.missing } });
+  }
+}
+
+/** HEAD at the pinned base, as a clone leaves it (status and branches start from there), and the workspace over the base tree, checked clean. */
+async function openBase(request: IngestRequest, run: IngestionRun, resolved: ResolvedBase, base: FetchedBase, scanned: ScannedBase): Promise<ObjectWorkspace> {
+  const { fs, gitdir } = request;
+  const { scan, treeSha } = scanned;
+  await git.writeRef({ fs, gitdir, ref: 'HEAD', value: resolved.sha, force: true });
+  if (base.blobless) {
+    const absent = await countAbsent(scanned.objects, scan.files);
+    const plan = base.plan;
+    run.plan = { ...plan, reasons: [...plan.reasons, `${absent} blob(s) not fetched: each is fetched when its file is read, within the byte cap and the file size limit; their binary and LFS-pointer checks are skipped`] };
+  }
+  const workspace = await openWorkspace({ fs, gitdir, commitSha: resolved.sha, treeSha, files: scan.files, missing: base.missing, packed: scanned.catalog });
+  if (workspace.baseTreeSha !== treeSha || workspace.changes().length > 0 || workspace.paths().length !== scan.files.length) {
+    throw run.fail('WORKSPACE_NOT_CLEAN', 'the initial workspace view differs from the base tree', { changes: workspace.changes().slice(0, 50) });
+  }
+  return workspace;
+}
 
 /**
  * Repository ingestion: resolve the base ref to a SHA first, fetch
@@ -80,165 +200,19 @@ const BLOCK_ORDER: IngestionReason[] = ['HOSTILE_TREE_ENTRY', 'FORBIDDEN_SYMLINK
  * log line per ingestion either way.
  */
 export async function ingestRepository(request: IngestRequest): Promise<IngestResult> {
-  const { source, fs, gitdir, policy, clock, logger } = request;
-  const startedMs = clock.now();
-  const iso = (ms: number): string => new Date(ms).toISOString();
-  const history: { status: IngestionStatus; at: string }[] = [];
-  const enter = (status: IngestionStatus): void => {
-    history.push({ status, at: iso(clock.now()) });
-  };
-  let info: RepoInfo | undefined;
-  let resolved: { ref: string; sha: string } | undefined;
-  let treeSha: string | null = null;
-  let plan: ClonePlan | null = null;
-  let fetchStats: { bytes: number | null; durationMs: number } | null = null;
-  let scanStats: { fileCount: number; totalBytes: number; durationMs: number } | null = null;
-  let scope: ScopeResult | undefined;
-  let policyScan: PolicyScanArtifact | undefined;
-  const warnings: IngestionWarning[] = [];
-
-  const buildReport = (status: IngestionStatus, error?: { reason: string; message: string }): IngestionArtifact => {
-    const completedMs = clock.now();
-    return IngestionArtifact.parse({
-      schemaVersion: 1,
-      status,
-      statusHistory: history,
-      repository: { owner: info?.owner ?? 'unknown', repo: info?.repo ?? 'unknown', displayUrl: info?.displayUrl ?? 'unknown', ...(info?.sizeKb !== undefined ? { sizeKb: info.sizeKb } : {}) },
-      baseRef: resolved?.ref ?? request.ref ?? null,
-      baseCommitSha: resolved?.sha ?? null,
-      baseTreeSha: treeSha,
-      clonePlan: plan,
-      fetch: fetchStats,
-      scan: scanStats,
-      scope: scope ? { patterns: scope.patterns, matchedFileCount: scope.matched.length, missing: scope.missing } : null,
-      warnings,
-      ...(error ? { error } : {}),
-      startedAt: iso(startedMs),
-      completedAt: iso(completedMs),
-      durationMs: completedMs - startedMs,
-    });
-  };
-  const metrics = (status: IngestionStatus, reason?: string): Record<string, unknown> => ({
-    event: status === 'READY' || status === 'READY_WITH_WARNINGS' ? 'repository_ingestion_completed' : 'repository_ingestion_failed',
-    status,
-    ...(reason ? { reason } : {}),
-    repository: info ? `${info.owner}/${info.repo}` : undefined,
-    baseRef: resolved?.ref ?? request.ref,
-    baseCommitSha: resolved?.sha,
-    strategy: plan?.strategy,
-    durationMs: clock.now() - startedMs,
-    fetchDurationMs: fetchStats?.durationMs,
-    fetchBytes: fetchStats?.bytes ?? undefined,
-    scanDurationMs: scanStats?.durationMs,
-    fileCount: scanStats?.fileCount,
-    totalBytes: scanStats?.totalBytes,
-    repoSizeKb: info?.sizeKb,
-    largeFileCount: policyScan?.counts.FILE_TOO_LARGE ?? 0,
-    policyBlockCount: policyScan?.findings.filter((f) => f.severity === 'block').length ?? 0,
-    scopedFileCount: scope?.matched.length,
-    warningCount: warnings.length,
-  });
-  const fail = (reason: IngestionReason, message: string, data: Record<string, unknown> = {}, cause?: unknown): IngestionError => {
-    const status: IngestionStatus = BLOCKING.has(reason) ? 'BLOCKED' : 'FAILED';
-    enter(status);
-    const report = buildReport(status, { reason, message });
-    logger.warn('repository ingestion failed', metrics(status, reason));
-    return new IngestionError(reason, message, { ...data, report, ...(policyScan ? { policyScan } : {}) }, cause === undefined ? undefined : { cause });
-  };
-
-  enter('REQUESTED');
+  const { logger } = request;
+  const run = new IngestionRun(request);
+  run.enter('REQUESTED');
   try {
-    enter('AUTHORIZING');
-    info = await source.info();
-    if (info.sizeKb !== undefined && info.sizeKb > policy.maxRepoSizeMb * 1024) {
-      throw fail('REPO_TOO_LARGE', `repository reports ${info.sizeKb} KiB, over the ${policy.maxRepoSizeMb} MiB limit`, { sizeKb: info.sizeKb, limitMb: policy.maxRepoSizeMb });
-    }
-    resolved = await source.resolveRef(request.ref);
-    if (!resolved) throw fail('BASE_REF_NOT_FOUND', `base ref not found: ${request.ref ?? 'HEAD'}`, { ref: request.ref ?? 'HEAD' });
-    const resolvedAt = iso(clock.now());
-    plan = planClone({ info, policy, paths: request.paths, taskText: request.taskText });
-
-    enter('CLONING');
-    const fetchStart = clock.now();
-    const limits = { maxFileCount: policy.maxFileCount, maxPathDepth: policy.maxPathDepth };
-    const history = { depth: plan.depth, ...(plan.deepenSince ? { deepenSince: plan.deepenSince } : {}), ...(plan.filter ? { filter: plan.filter } : {}) };
-    const fetched = await source.fetch({ fs, gitdir, ref: resolved.ref, commitSha: resolved.sha, maxBytes: plan.maxBytes, limits, ...history });
-    fetchStats = { bytes: fetched.bytes ?? null, durationMs: clock.now() - fetchStart };
-    warnings.push(...fetched.warnings);
-    // What the source did; a source that does not say fetched depth 1 without a filter.
-    const applied = fetched.applied ?? { depth: 1, fallback: 'the source fetches the base commit only' };
-    if (plan.strategy !== 'shallow-object-backed' || fetched.applied) plan = { ...plan, applied };
-    if (applied.fallback && plan.strategy !== 'shallow-object-backed') {
-      warnings.push({ code: 'CLONE_PLAN_FALLBACK', message: `${plan.strategy} fetch not possible: ${applied.fallback}`, data: { strategy: plan.strategy, applied } });
-    }
-    const blobless = applied.filter === 'blob:none';
-    const missing = onDemandObjects({
-      source, fs, gitdir, ref: resolved.ref, commitSha: resolved.sha, maxBytes: plan.maxBytes, usedBytes: fetched.bytes ?? 0,
-      maxObjectBytes: Math.floor(policy.maxFileSizeMb * 1024 * 1024), blobless, depth: applied.depth,
-    });
-    if (fetched.fetchedSha !== resolved.sha) {
-      throw fail('BASE_MOVED_DURING_FETCH', 'the fetched commit is not the resolved base commit', { expected: resolved.sha, fetched: fetched.fetchedSha });
-    }
-
-    const scanStart = clock.now();
-    const catalog = fetched.catalog ?? (await readPackCatalog(fs, gitdir, { maxTotalBytes: plan.maxBytes }));
-    const objects = objectReader(fs, gitdir, catalog, blobless ? missing.blobs : undefined);
-    const commit = await objects.entry(resolved.sha);
-    if (commit.type !== 'commit' || !commit.content) throw fail('BASE_MOVED_DURING_FETCH', 'the base commit is not in the fetched objects', { expected: resolved.sha });
-    treeSha = commitTree(commit.content);
-    const baseTree = treeSha;
-    const effective = request.resolvePolicy ? await request.resolvePolicy((path) => readTreeFile(objects, baseTree, path, policy.maxFileSizeMb * 1024 * 1024)) : policy;
-    const scan = await scanTree({ treeOid: treeSha, policy: effective, objects });
-    scope = resolveScope(request.paths, scan.files.map((f) => f.path), effective.forbiddenPaths);
-    scanStats = { fileCount: scan.fileCount, totalBytes: scan.totalBytes, durationMs: clock.now() - scanStart };
-    policyScan = PolicyScanArtifact.parse({
-      schemaVersion: 1,
-      baseCommitSha: resolved.sha,
-      baseTreeSha: treeSha,
-      decision: scan.blocked || scope.forbidden.length > 0 ? 'BLOCKED' : 'ALLOWED',
-      fileCount: scan.fileCount,
-      totalBytes: scan.totalBytes,
-      counts: scan.counts,
-      findings: scan.findings,
-      symlinks: scan.symlinks,
-      submodules: scan.submodules,
-      lfs: scan.lfs,
-      scope: { patterns: scope.patterns, missing: scope.missing, forbidden: scope.forbidden },
-    });
-    warnings.push(...summariseWarnings(scan));
-
-    if (scan.blocked) {
-      const reason = BLOCK_ORDER.find((r) => scan.findings.some((f) => f.severity === 'block' && f.code === r)) ?? 'HOSTILE_TREE_ENTRY';
-      const blocking = scan.findings.filter((f) => f.severity === 'block');
-      throw fail(reason, `repository refused by the policy scan: ${blocking.length} blocking finding(s)`, { findings: blocking.slice(0, 50) });
-    }
-    const reached = submodulesInScope([...(request.paths ?? []), ...(request.stepPaths ?? [])], scan.submodules.filter((s) => s.oid).map((s) => s.path));
-    if (reached.length > 0) {
-      const named = reached.map((r) => `${r.pattern} (submodule ${r.submodule})`).join(', ');
-      throw fail('SUBMODULE_IN_SCOPE', `the task scope reaches into a submodule, which is never fetched or edited: ${named}`, { paths: reached });
-    }
-    if (scope.forbidden.length > 0) {
-      throw fail('FORBIDDEN_PATH_IN_SCOPE', `the scope names forbidden paths: ${scope.forbidden.join(', ')}`, { paths: scope.forbidden });
-    }
-    if (scope.missing.length > 0) {
-      if (effective.scopeMissing === 'error') throw fail('SCOPE_PATH_MISSING', `scoped paths match nothing: ${scope.missing.join(', ')}`, { paths: scope.missing });
-      warnings.push({ code: 'SCOPE_PATH_MISSING', message: `scoped paths match nothing: ${scope.missing.join(', ')}`, data: { paths: scope.missing } });
-    }
-
-    // HEAD at the pinned base, as a clone leaves it: status and branches start from there.
-    await git.writeRef({ fs, gitdir, ref: 'HEAD', value: resolved.sha, force: true });
-    if (blobless) {
-      const absent = await countAbsent(objects, scan.files);
-      plan = { ...plan, reasons: [...plan.reasons, `${absent} blob(s) not fetched: each is fetched when its file is read, within the byte cap and the file size limit; their binary and LFS-pointer checks are skipped`] };
-    }
-    const workspace = await openWorkspace({ fs, gitdir, commitSha: resolved.sha, treeSha, files: scan.files, missing, packed: catalog });
-    if (workspace.baseTreeSha !== treeSha || workspace.changes().length > 0 || workspace.paths().length !== scan.files.length) {
-      throw fail('WORKSPACE_NOT_CLEAN', 'the initial workspace view differs from the base tree', { changes: workspace.changes().slice(0, 50) });
-    }
-
+    const { info, resolved, resolvedAt } = await authorize(request, run);
+    const fetched = await fetchBase(request, run, resolved, run.plan!);
+    const scanned = await scanBase(request, run, resolved, fetched);
+    checkScan(request, run, scanned);
+    const workspace = await openBase(request, run, resolved, fetched, scanned);
+    const warnings = run.warnings;
     const status: 'READY' | 'READY_WITH_WARNINGS' = warnings.length > 0 ? 'READY_WITH_WARNINGS' : 'READY';
-    enter(status);
-    const report = buildReport(status);
+    run.enter(status);
+    const report = run.report(status);
     const baseRef = BaseRefArtifact.parse({
       schemaVersion: 1,
       repository: { owner: info.owner, repo: info.repo, displayUrl: info.displayUrl },
@@ -246,14 +220,14 @@ export async function ingestRepository(request: IngestRequest): Promise<IngestRe
       baseCommitSha: resolved.sha,
       resolvedAt,
     });
-    logger.info('repository ingestion completed', metrics(status));
-    return { status, workspace, baseRef, report, policyScan, warnings, scopedPaths: scope.matched };
+    logger.info('repository ingestion completed', run.metrics(status));
+    return { status, workspace, baseRef, report, policyScan: scanned.policyScan, warnings, scopedPaths: scanned.scope.matched };
   } catch (error) {
     if (error instanceof IngestionError && error.data.report) throw error;
-    if (error instanceof IngestionError) throw fail(error.reason, error.message, error.data, error);
+    if (error instanceof IngestionError) throw run.fail(error.reason, error.message, error.data, error);
     const status: IngestionStatus = 'FAILED';
-    enter(status);
-    logger.error('repository ingestion failed', { ...metrics(status), error: error instanceof Error ? error.name : 'unknown' });
+    run.enter(status);
+    logger.error('repository ingestion failed', { ...run.metrics(status), error: error instanceof Error ? error.name : 'unknown' });
     throw error;
   }
 }

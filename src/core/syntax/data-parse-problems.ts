@@ -49,6 +49,27 @@ function jsonProblems(parsed: string, original: string): ParseProblem[] {
   }
 }
 
+/** The index just past the JSON string that opens at `i`. */
+function stringEnd(text: string, i: number): number {
+  let j = i + 1;
+  while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+  return j + 1;
+}
+
+/** Blanks the comment that opens at `i`, if one does, and returns the index past it (`i` when none). */
+function blankComment(text: string, out: string[], i: number): number {
+  if (text[i] !== '/') return i;
+  if (text[i + 1] === '/') {
+    while (i < text.length && text[i] !== '\n') out[i++] = ' ';
+    return i;
+  }
+  if (text[i + 1] !== '*') return i;
+  const end = text.indexOf('*/', i + 2);
+  const stop = end < 0 ? text.length : end + 2;
+  for (; i < stop; i++) if (text[i] !== '\n' && text[i] !== '\r') out[i] = ' ';
+  return i;
+}
+
 /**
  * Blank out comments and trailing commas (same length, newlines kept) so JSON.parse can check
  * a JSON-with-comments file and its positions still point into the original text.
@@ -60,21 +81,13 @@ export function stripJsonComments(text: string): string {
   while (i < text.length) {
     const ch = text[i];
     if (ch === '"') {
-      const start = i;
-      i++;
-      while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-      i++;
-      lastSignificant = start;
+      lastSignificant = i;
+      i = stringEnd(text, i);
       continue;
     }
-    if (ch === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') out[i++] = ' ';
-      continue;
-    }
-    if (ch === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      const stop = end < 0 ? text.length : end + 2;
-      for (; i < stop; i++) if (text[i] !== '\n' && text[i] !== '\r') out[i] = ' ';
+    const past = blankComment(text, out, i);
+    if (past !== i) {
+      i = past;
       continue;
     }
     if ((ch === '}' || ch === ']') && lastSignificant >= 0 && text[lastSignificant] === ',') out[lastSignificant] = ' ';

@@ -157,85 +157,130 @@ function passes(source: string, node: Node, filter: Filter): boolean {
 }
 
 /**
+ * The captures of one match, by role. One instance per file, reset for each match, so that reading
+ * a match allocates nothing.
+ */
+interface MatchCaptures {
+  tagRole: TagRole | undefined;
+  tagNode: Node | undefined;
+  anchor: Node | undefined;
+  opens: 'named' | 'hidden' | undefined;
+  at: Node | undefined;
+  owner: Node | undefined;
+  receiver: Node | undefined;
+  skip: Node | undefined;
+  names: Node | undefined;
+  rejected: boolean;
+}
+
+function emptyCaptures(): MatchCaptures {
+  return { tagRole: undefined, tagNode: undefined, anchor: undefined, opens: undefined, at: undefined, owner: undefined, receiver: undefined, skip: undefined, names: undefined, rejected: false };
+}
+
+function resetCaptures(c: MatchCaptures): void {
+  c.tagRole = c.tagNode = c.anchor = c.at = c.owner = c.receiver = c.skip = c.names = c.opens = undefined;
+  c.rejected = false;
+}
+
+/** Files one capture of a match under its role. */
+function readCapture(c: MatchCaptures, role: Role, node: Node, source: string): void {
+  switch (role.role) {
+    case 'filter':
+    case 'capitalized':
+      if (!passes(source, node, role)) c.rejected = true;
+      break;
+    case 'tag':
+      if (role.filter && !passes(source, node, role.filter)) c.rejected = true;
+      c.tagRole = role;
+      c.tagNode = node;
+      break;
+    case 'scope':
+    case 'scope.hidden':
+      c.anchor = node;
+      c.opens = role.role === 'scope' ? 'named' : 'hidden';
+      break;
+    case 'at':
+      c.at = node;
+      break;
+    case 'owner':
+      c.owner = node;
+      break;
+    case 'receiver':
+      c.receiver = node;
+      break;
+    case 'skip':
+      c.skip = node;
+      break;
+    case 'type.names':
+      c.names = node;
+      break;
+    default:
+  }
+}
+
+function readMatch(c: MatchCaptures, match: QueryMatch, roles: Map<string, Role>, source: string): void {
+  resetCaptures(c);
+  for (const { name, node } of match.captures) readCapture(c, roles.get(name) ?? IGNORED, node, source);
+}
+
+function textOf(source: string, node: Node): string {
+  return source.slice(node.startIndex, node.endIndex);
+}
+
+/** The name a tag reports: a call's name read from the source when `exact`, an import's path normalised. */
+function tagName(role: TagRole, node: Node, source: string, dollar: boolean, exact: boolean): string {
+  const nameEnd = exact && role.kind === 'call' ? identifierEnd(source, node.startIndex, dollar) : -1;
+  const name = nameEnd < 0 ? textOf(source, node) : source.slice(node.startIndex, nameEnd);
+  if (role.kind !== 'import') return name;
+  return role.path ? name.replace(/\s+/g, '') + (role.wildcard ? '.*' : '') : unquote(name);
+}
+
+/** The pending tag of a match whose captures hold a tag. */
+function tagOfMatch(c: MatchCaptures, role: TagRole, node: Node, source: string, dollar: boolean, exact: boolean): Pending {
+  const tag = pending(role.kind, node, tagName(role, node, source, dollar, exact), c.at ?? node);
+  if (role.symbolKind) tag.symbolKind = role.symbolKind;
+  tag.scoping = role.scoping;
+  tag.fallback = role.fallback;
+  if (c.anchor) tag.anchorId = c.anchor.id;
+  if (c.owner) tag.owner = textOf(source, c.owner);
+  if (c.receiver) {
+    const end = exact ? receiverEnd(source, c.receiver.startIndex, node.startIndex) : -1;
+    tag.receiver = end < 0 ? textOf(source, c.receiver) : source.slice(c.receiver.startIndex, end);
+  }
+  return tag;
+}
+
+/** The scope a match's anchor opens, named for the tag (hidden: unnamed), once per anchor. */
+function openScope(out: Collected, c: MatchCaptures, name: string): void {
+  const anchor = c.anchor;
+  if (!c.opens || !anchor || out.scopes.has(anchor.id)) return;
+  out.scopes.set(anchor.id, { id: anchor.id, start: anchor.startIndex, end: anchor.endIndex, name: c.opens === 'named' ? name : '', definedName: name, node: anchor });
+}
+
+/**
  * `exact`: the tree has no errors, so a call's name and receiver can be read from the source
  * (`source-ends.ts`); otherwise every text is cut at the end offset the engine gives.
  */
 function collect(matches: QueryMatch[], compiledQuery: CompiledTagQuery, source: string, exact: boolean): Collected {
   const { roles, dollar } = compiledQuery;
-  const text = (node: Node) => source.slice(node.startIndex, node.endIndex);
   const out: Collected = { tags: [], scopes: new Map(), skipped: new Set(), hasFallbacks: false };
   const compound = new Map<number, Node>();
+  const c = emptyCaptures();
   for (const match of matches) {
-    let tagRole: TagRole | undefined;
-    let tagNode: Node | undefined;
-    let anchor: Node | undefined;
-    let opens: 'named' | 'hidden' | undefined;
-    let at: Node | undefined;
-    let owner: Node | undefined;
-    let receiver: Node | undefined;
-    let skip: Node | undefined;
-    let names: Node | undefined;
-    let rejected = false;
-    for (const { name, node } of match.captures) {
-      const role = roles.get(name) ?? IGNORED;
-      switch (role.role) {
-        case 'filter':
-        case 'capitalized':
-          if (!passes(source, node, role)) rejected = true;
-          break;
-        case 'tag':
-          if (role.filter && !passes(source, node, role.filter)) rejected = true;
-          tagRole = role;
-          tagNode = node;
-          break;
-        case 'scope':
-        case 'scope.hidden':
-          anchor = node;
-          opens = role.role === 'scope' ? 'named' : 'hidden';
-          break;
-        case 'at':
-          at = node;
-          break;
-        case 'owner':
-          owner = node;
-          break;
-        case 'receiver':
-          receiver = node;
-          break;
-        case 'skip':
-          skip = node;
-          break;
-        case 'type.names':
-          names = node;
-          break;
-        default:
-      }
-    }
-    if (rejected) continue;
-    if (skip) out.skipped.add(skip.id);
-    if (names) compound.set(names.id, names);
-    if (!tagRole || !tagNode) continue;
-    const nameEnd = exact && tagRole.kind === 'call' ? identifierEnd(source, tagNode.startIndex, dollar) : -1;
-    let name = nameEnd < 0 ? text(tagNode) : source.slice(tagNode.startIndex, nameEnd);
-    if (tagRole.kind === 'import') name = tagRole.path ? name.replace(/\s+/g, '') + (tagRole.wildcard ? '.*' : '') : unquote(name);
-    const tag = pending(tagRole.kind, tagNode, name, at ?? tagNode);
-    if (tagRole.symbolKind) tag.symbolKind = tagRole.symbolKind;
-    tag.scoping = tagRole.scoping;
-    tag.fallback = tagRole.fallback;
-    out.hasFallbacks ||= tagRole.fallback;
-    if (anchor) tag.anchorId = anchor.id;
-    if (owner) tag.owner = text(owner);
-    if (receiver) {
-      const end = exact ? receiverEnd(source, receiver.startIndex, tagNode.startIndex) : -1;
-      tag.receiver = end < 0 ? text(receiver) : source.slice(receiver.startIndex, end);
-    }
+    readMatch(c, match, roles, source);
+    if (c.rejected) continue;
+    if (c.skip) out.skipped.add(c.skip.id);
+    if (c.names) compound.set(c.names.id, c.names);
+    if (!c.tagRole || !c.tagNode) continue;
+    const tag = tagOfMatch(c, c.tagRole, c.tagNode, source, dollar, exact);
+    out.hasFallbacks ||= tag.fallback;
     out.tags.push(tag);
-    if (opens && anchor && !out.scopes.has(anchor.id)) out.scopes.set(anchor.id, { id: anchor.id, start: anchor.startIndex, end: anchor.endIndex, name: opens === 'named' ? name : '', definedName: name, node: anchor });
+    openScope(out, c, tag.name);
   }
   // Every identifier in a compound type annotation, nested ones included (`Dict[str, Item]`): a name
   // inside a nested type is reported once per enclosing type, as the node walk did.
   for (const node of compound.values()) {
-    for (const name of node.descendantsOfType('identifier')) if (name) out.tags.push(pending('reference', name, text(name), name));
+    for (const name of node.descendantsOfType('identifier')) if (name) out.tags.push(pending('reference', name, textOf(source, name), name));
   }
   return out;
 }

@@ -49,15 +49,24 @@ export function languageForPath(path: string): SyntaxLanguage | undefined {
 /** JSON files that by convention allow comments and trailing commas (so a comment is not a parse problem). */
 const JSONC_NAMES = /^(tsconfig.*|jsconfig.*|\.eslintrc|devcontainer|\.devcontainer|settings|launch|tasks|extensions|\.babelrc|api-extractor|tslint|typedoc)\.json$/i;
 
+/** Data formats by extension (pom.xml and *.pom are XML); `json` is decided by name. */
+const FORMAT_BY_EXTENSION = new Map<string, DataFormat>([
+  ['jsonc', 'jsonc'], ['json5', 'jsonc'],
+  ['yaml', 'yaml'], ['yml', 'yaml'],
+  ['toml', 'toml'],
+  ...['xml', 'pom', 'xsd', 'xsl', 'xslt', 'svg', 'plist', 'csproj', 'props'].map((ext) => [ext, 'xml'] as [string, DataFormat]),
+]);
+
+/** Data formats of names whatever their extension. */
+const FORMAT_BY_NAME = new Map<string, DataFormat>([
+  ['.babelrc', 'jsonc'], ['.eslintrc', 'jsonc'],
+  ['Cargo.lock', 'toml'], ['poetry.lock', 'toml'], ['uv.lock', 'toml'],
+]);
+
 /** The data format of a path, by name and extension (pom.xml and *.pom are XML). */
 export function dataFormatForPath(path: string): DataFormat | undefined {
   const name = baseName(path);
   const ext = extension(path);
-  if (ext === 'jsonc' || ext === 'json5') return 'jsonc';
   if (ext === 'json') return JSONC_NAMES.test(name) || path.includes('.vscode/') ? 'jsonc' : 'json';
-  if (name === '.babelrc' || name === '.eslintrc') return 'jsonc';
-  if (ext === 'yaml' || ext === 'yml') return 'yaml';
-  if (ext === 'toml' || name === 'Cargo.lock' || name === 'poetry.lock' || name === 'uv.lock') return 'toml';
-  if (ext === 'xml' || ext === 'pom' || ext === 'xsd' || ext === 'xsl' || ext === 'xslt' || ext === 'svg' || ext === 'plist' || ext === 'csproj' || ext === 'props') return 'xml';
-  return undefined;
+  return FORMAT_BY_EXTENSION.get(ext) ?? FORMAT_BY_NAME.get(name);
 }

@@ -17,6 +17,74 @@ const stemOf = (path: string): string => {
   return dot > 0 ? name.slice(0, dot) : name;
 };
 
+/** Candidates by file name and by name stem (tests left out of the stems, exact and lower-case). */
+interface NameIndex {
+  candidates: readonly string[];
+  candidateSet: Set<string>;
+  byBase: Map<string, string[]>;
+  byStem: Map<string, string[]>;
+  byStemLower: Map<string, string[]>;
+}
+
+function nameIndex(candidates: readonly string[], isTest: (path: string) => boolean): NameIndex {
+  const byBase = new Map<string, string[]>();
+  const byStem = new Map<string, string[]>();
+  for (const p of candidates) {
+    push(byBase, baseName(p), p);
+    if (!isTest(p)) push(byStem, stemOf(p), p);
+  }
+  const byStemLower = new Map<string, string[]>();
+  for (const [stem, paths] of byStem) for (const p of paths) push(byStemLower, stem.toLowerCase(), p);
+  return { candidates, candidateSet: new Set(candidates), byBase, byStem, byStemLower };
+}
+
+/** A path term: an exact path, else a path suffix or a bare file name at any depth. */
+function pathTermFindings(raw: string, index: NameIndex, out: PathFinding[]): void {
+  const term = raw.replace(/^\.?\//, '');
+  if (index.candidateSet.has(term)) {
+    out.push({ path: term, score: 1, reason: `named in the task: ${term}`, evidence: { type: 'scope', term: raw, detail: 'exact path' } });
+    return;
+  }
+  const suffix = term.includes('/');
+  const matches = suffix ? index.candidates.filter((p) => p.endsWith(`/${term}`)) : (index.byBase.get(term) ?? []);
+  const ambiguous = matches.length > AMBIGUOUS_NAME_FILES;
+  for (const p of matches) {
+    out.push({
+      path: p,
+      score: ambiguous ? 0.3 : suffix ? 0.95 : 0.9,
+      reason: ambiguous ? `one of ${matches.length} files named ${term}` : `file named in the task: ${term}`,
+      evidence: { type: 'scope', term: raw, detail: suffix ? 'path suffix' : 'file name at any depth' },
+    });
+  }
+}
+
+/** Files whose name stem is a named symbol (`symbol`) or a task word. */
+function stemFindings(name: string, matches: string[] | undefined, symbol: boolean, out: PathFinding[]): void {
+  if (!matches) return;
+  const ambiguous = matches.length > AMBIGUOUS_NAME_FILES;
+  for (const p of matches) {
+    out.push({
+      path: p,
+      score: ambiguous ? 0.05 : symbol ? 0.35 : 0.25,
+      reason: ambiguous ? `file name ${stemOf(p)} is shared by ${matches.length} files` : `file name matches ${name}`,
+      evidence: { type: 'scope', term: name, detail: 'file name stem' },
+    });
+  }
+}
+
+/** A file name made of several task words ("fish shell completion" -> fish_completions.go), unless its stem already matched. */
+function wordComboFindings(words: readonly string[], byStem: Map<string, string[]>, stemsDone: Set<string>, out: PathFinding[]): void {
+  const wordSet = new Set(words.flatMap((w) => [w, `${w}s`, w.replace(/s$/, '')]));
+  for (const [stem, paths] of byStem) {
+    const tokens = stemTokens(stem);
+    if (tokens.length < 2 || !tokens.every((t) => wordSet.has(t)) || paths.length > AMBIGUOUS_NAME_FILES) continue;
+    for (const p of paths) {
+      if (stemsDone.has(p)) continue;
+      out.push({ path: p, score: 0.3, reason: `file name ${stem} is made of words of the task (${tokens.join(', ')})`, evidence: { type: 'scope', term: tokens.join(' '), detail: 'file name words' } });
+    }
+  }
+}
+
 /**
  * Files the task names: an exact path, a path suffix (`billing/invoice.py`), a bare file name at
  * any depth (`invoice.py`), or a file whose name stem is a named symbol or task word
@@ -32,60 +100,14 @@ export function findNamedPaths(input: {
   isTest: (path: string) => boolean;
 }): PathFinding[] {
   const out: PathFinding[] = [];
-  const byBase = new Map<string, string[]>();
-  const byStem = new Map<string, string[]>();
-  for (const p of input.candidates) {
-    push(byBase, baseName(p), p);
-    if (!input.isTest(p)) push(byStem, stemOf(p), p);
-  }
-  const byStemLower = new Map<string, string[]>();
-  for (const [stem, paths] of byStem) for (const p of paths) push(byStemLower, stem.toLowerCase(), p);
-  const candidateSet = new Set(input.candidates);
-
-  for (const raw of input.pathTerms) {
-    const term = raw.replace(/^\.?\//, '');
-    if (candidateSet.has(term)) {
-      out.push({ path: term, score: 1, reason: `named in the task: ${term}`, evidence: { type: 'scope', term: raw, detail: 'exact path' } });
-      continue;
-    }
-    const matches = term.includes('/') ? input.candidates.filter((p) => p.endsWith(`/${term}`)) : (byBase.get(term) ?? []);
-    const ambiguous = matches.length > AMBIGUOUS_NAME_FILES;
-    for (const p of matches) {
-      out.push({
-        path: p,
-        score: ambiguous ? 0.3 : term.includes('/') ? 0.95 : 0.9,
-        reason: ambiguous ? `one of ${matches.length} files named ${term}` : `file named in the task: ${term}`,
-        evidence: { type: 'scope', term: raw, detail: term.includes('/') ? 'path suffix' : 'file name at any depth' },
-      });
-    }
-  }
+  const index = nameIndex(input.candidates, input.isTest);
+  for (const raw of input.pathTerms) pathTermFindings(raw, index, out);
   const stems: [string, string[] | undefined, boolean][] = [
-    ...input.symbolNames.map((n): [string, string[] | undefined, boolean] => [n, byStem.get(n), true]),
-    ...input.words.map((w): [string, string[] | undefined, boolean] => [w, byStemLower.get(w), false]),
+    ...input.symbolNames.map((n): [string, string[] | undefined, boolean] => [n, index.byStem.get(n), true]),
+    ...input.words.map((w): [string, string[] | undefined, boolean] => [w, index.byStemLower.get(w), false]),
   ];
-  for (const [name, matches, symbol] of stems) {
-    if (!matches) continue;
-    const ambiguous = matches.length > AMBIGUOUS_NAME_FILES;
-    for (const p of matches) {
-      out.push({
-        path: p,
-        score: ambiguous ? 0.05 : symbol ? 0.35 : 0.25,
-        reason: ambiguous ? `file name ${stemOf(p)} is shared by ${matches.length} files` : `file name matches ${name}`,
-        evidence: { type: 'scope', term: name, detail: 'file name stem' },
-      });
-    }
-  }
-  // A file name made of several task words ("fish shell completion" -> fish_completions.go).
-  const wordSet = new Set(input.words.flatMap((w) => [w, `${w}s`, w.replace(/s$/, '')]));
-  const stemsDone = new Set(stems.flatMap(([, m]) => m ?? []));
-  for (const [stem, paths] of byStem) {
-    const tokens = stemTokens(stem);
-    if (tokens.length < 2 || !tokens.every((t) => wordSet.has(t)) || paths.length > AMBIGUOUS_NAME_FILES) continue;
-    for (const p of paths) {
-      if (stemsDone.has(p)) continue;
-      out.push({ path: p, score: 0.3, reason: `file name ${stem} is made of words of the task (${tokens.join(', ')})`, evidence: { type: 'scope', term: tokens.join(' '), detail: 'file name words' } });
-    }
-  }
+  for (const [name, matches, symbol] of stems) stemFindings(name, matches, symbol, out);
+  wordComboFindings(input.words, index.byStem, new Set(stems.flatMap(([, m]) => m ?? [])), out);
   return out;
 }
 

@@ -41,6 +41,115 @@ function typedNames(text: string, type: string): Set<string> {
 const lineOf = (text: string, index: number): number => text.slice(0, index).split('\n').length;
 const snippetAt = (text: string, line: number): string => (text.split('\n')[line - 1] ?? '').trim().slice(0, 200);
 
+type Definition = { name: string; scope?: string; line: number; kind?: SymbolTag['symbolKind'] };
+type Call = { line: number; receiver?: string };
+
+/** One file being analysed: its text, its tags when parsed, and the finding so far. */
+interface FileAnalysis {
+  text: string;
+  tags: SymbolTag[] | undefined;
+  finding: SymbolFinding;
+}
+
+const TYPE_KINDS = new Set<Definition['kind']>(['class', 'interface', 'type', 'enum', undefined]);
+const CALLABLE_KINDS = new Set<Definition['kind']>(['method', 'function', undefined]);
+
+function definitionsOf(file: FileAnalysis): Definition[] {
+  return file.tags ? file.tags.filter((t) => t.kind === 'definition').map((t) => ({ name: t.name, scope: t.scope, line: t.line, kind: t.symbolKind })) : textDefinitions(file.text);
+}
+
+/** A capitalised name alone may be a function too (Go exports, C# methods): any definition of it counts. */
+function definesType(defs: Definition[], type: string | undefined, member: string | undefined): boolean {
+  return type !== undefined && defs.some((d) => d.name === type && (TYPE_KINDS.has(d.kind) || (!member && (d.kind === 'function' || d.kind === 'method'))));
+}
+
+/** The file defines its own callable named `member`, outside the target type. */
+function definesLocalMember(defs: Definition[], type: string | undefined, member: string | undefined, typeDefined: boolean): boolean {
+  return member !== undefined && defs.some((d) => d.name === member && CALLABLE_KINDS.has(d.kind) && (!type || (d.scope !== undefined && d.scope !== type) || (d.scope === undefined && !typeDefined)));
+}
+
+function noteDefinition(file: FileAnalysis, term: string, name: string, score: number, defs: Definition[]): void {
+  const { finding, text } = file;
+  finding.definesTarget = true;
+  finding.score += score;
+  const d = defs.find((x) => x.name === name)!;
+  finding.reasons.push(`defines ${name}`);
+  finding.evidence.push({ type: 'symbol', line: d.line, snippet: snippetAt(text, d.line), term, detail: 'definition' });
+}
+
+/** Calls of `member`: from the tags, or textually (a declaration is not a call unless it has a receiver). */
+function callsOf(file: FileAnalysis, member: string | undefined): Call[] {
+  const { tags, text } = file;
+  if (tags) return tags.filter((t) => t.kind === 'call' && t.name === member).map((t) => ({ line: t.line, receiver: t.receiver }));
+  if (!member) return [];
+  return [...text.matchAll(new RegExp(`(?:([A-Za-z_$][\\w$]*)\\s*\\.\\s*)?(?<![\\w$])${escape(member)}\\s*\\(`, 'g'))]
+    .filter((m) => !/\b(public|private|protected|static|void|String|func|def|function)\s+$/.test(text.slice(Math.max(0, m.index! - 40), m.index!)) || m[1])
+    .map((m) => ({ line: lineOf(text, m.index!), receiver: m[1] }));
+}
+
+/** Calls on a receiver of the target type (with a type), or any call of the bare name; evidence for the former. */
+function countExactCalls(file: FileAnalysis, term: string, calls: Call[], type: string | undefined, member: string | undefined, receivers: Set<string>): number {
+  let exact = 0;
+  for (const c of calls) {
+    const recv = c.receiver?.replace(/^this\./, '');
+    if (type && recv && receivers.has(recv)) {
+      exact++;
+      file.finding.evidence.push({ type: 'symbol', line: c.line, snippet: snippetAt(file.text, c.line), term, detail: `method invocation on ${recv} (${type})` });
+    } else if (!type && member) exact++;
+  }
+  return exact;
+}
+
+function noteCalls(file: FileAnalysis, term: string, calls: Call[], exact: number, type: string | undefined, member: string | undefined, localMember: boolean): void {
+  const { finding, text } = file;
+  if (exact > 0 && type) {
+    finding.score += 0.45;
+    finding.reasons.push(`exact method invocation: ${type}.${member}`);
+  } else if (exact > 0) {
+    finding.score += REFERENCE_SCORE;
+    finding.reasons.push(`calls ${member}`);
+    const c = calls[0];
+    finding.evidence.push({ type: 'symbol', line: c.line, snippet: snippetAt(text, c.line), term, detail: 'call' });
+  } else if (localMember && type) {
+    finding.score -= 0.25;
+    finding.reasons.push(`defines its own ${member}: same name, unrelated to ${type ?? 'the target'}`);
+  }
+}
+
+/** A file that uses the target type without defining it: its imports of the type and the names declared with it. */
+function noteTypeUse(file: FileAnalysis, term: string, type: string): void {
+  const { finding, text, tags } = file;
+  const imports = tags ? tags.filter((t) => t.kind === 'import' && (t.name === type || t.name.endsWith(`.${type}`) || t.name.endsWith(`/${type}`))) : [...text.matchAll(new RegExp(`^[ \\t]*import\\s+[\\w.]*\\b${escape(type)}\\s*;|import\\s*\\{[^}]*\\b${escape(type)}\\b[^}]*\\}`, 'gm'))].map((m) => ({ line: lineOf(text, m.index!) }));
+  if (imports.length > 0) {
+    finding.score += 0.1;
+    finding.reasons.push(`imports ${type}`);
+    finding.evidence.push({ type: 'symbol', line: imports[0].line, snippet: snippetAt(text, imports[0].line), term, detail: 'import' });
+  }
+  const typed = typedNames(text, type);
+  if (typed.size > 0) {
+    finding.score += 0.05;
+    finding.reasons.push(`type reference: ${type} ${[...typed].sort().join(', ')}`);
+  }
+}
+
+/** What one file says about one term: definitions, calls, imports and typed names. */
+function analyseTerm(file: FileAnalysis, term: string): void {
+  const { type, member } = splitSymbolTerm(term);
+  const receivers = type ? typedNames(file.text, type) : new Set<string>();
+  if (type) receivers.add(type);
+  const defs = definitionsOf(file);
+  const typeDefined = definesType(defs, type, member);
+  const localMember = definesLocalMember(defs, type, member, typeDefined);
+  // A type named alone is the subject of the task; next to a member it is where the member lives.
+  if (typeDefined) noteDefinition(file, term, type!, member ? 0.3 : DEFINITION_SCORE, defs);
+  // A bare name: the file that defines it is where a fix starts, above the files that call it.
+  else if (!type && member && defs.some((d) => d.name === member)) noteDefinition(file, term, member, DEFINITION_SCORE, defs);
+  const calls = callsOf(file, member);
+  const exact = countExactCalls(file, term, calls, type, member, receivers);
+  noteCalls(file, term, calls, exact, type, member, localMember);
+  if (type && !typeDefined) noteTypeUse(file, term, type);
+}
+
 /**
  * Symbol search over the files the keyword search found: definitions, invocations, imports and
  * type references of the named symbols. A call of `member` counts as the target only when its
@@ -56,74 +165,9 @@ export async function analyseSymbols(terms: string[], paths: string[], contents:
     if (text === undefined) continue;
     const tags: SymbolTag[] | undefined = symbols?.supports(path) ? await symbols.tags(path) : undefined;
     if (tags) filesParsed++;
-    const finding: SymbolFinding = { score: 0, reasons: [], evidence: [], definesTarget: false };
-    for (const term of terms) {
-      const { type, member } = splitSymbolTerm(term);
-      const receivers = type ? typedNames(text, type) : new Set<string>();
-      if (type) receivers.add(type);
-      const defs = tags
-        ? tags.filter((t) => t.kind === 'definition').map((t) => ({ name: t.name, scope: t.scope, line: t.line, kind: t.symbolKind }))
-        : textDefinitions(text);
-      // A capitalised name alone may be a function too (Go exports, C# methods): any definition of it counts.
-      const definesType = type !== undefined && defs.some((d) => d.name === type && (d.kind === 'class' || d.kind === 'interface' || d.kind === 'type' || d.kind === 'enum' || d.kind === undefined || (!member && (d.kind === 'function' || d.kind === 'method'))));
-      const localMember = member !== undefined && defs.some((d) => d.name === member && (d.kind === 'method' || d.kind === 'function' || d.kind === undefined) && (!type || (d.scope !== undefined && d.scope !== type) || (d.scope === undefined && !definesType)));
-      if (definesType) {
-        finding.definesTarget = true;
-        // A type named alone is the subject of the task; next to a member it is where the member lives.
-        finding.score += member ? 0.3 : DEFINITION_SCORE;
-        const d = defs.find((x) => x.name === type)!;
-        finding.reasons.push(`defines ${type}`);
-        finding.evidence.push({ type: 'symbol', line: d.line, snippet: snippetAt(text, d.line), term, detail: 'definition' });
-      } else if (!type && member && defs.some((d) => d.name === member)) {
-        // A bare name: the file that defines it is where a fix starts, above the files that call it.
-        finding.definesTarget = true;
-        finding.score += DEFINITION_SCORE;
-        const d = defs.find((x) => x.name === member)!;
-        finding.reasons.push(`defines ${member}`);
-        finding.evidence.push({ type: 'symbol', line: d.line, snippet: snippetAt(text, d.line), term, detail: 'definition' });
-      }
-      const calls = tags
-        ? tags.filter((t) => t.kind === 'call' && t.name === member).map((t) => ({ line: t.line, receiver: t.receiver }))
-        : member
-          ? [...text.matchAll(new RegExp(`(?:([A-Za-z_$][\\w$]*)\\s*\\.\\s*)?(?<![\\w$])${escape(member)}\\s*\\(`, 'g'))]
-              .filter((m) => !/\b(public|private|protected|static|void|String|func|def|function)\s+$/.test(text.slice(Math.max(0, m.index! - 40), m.index!)) || m[1])
-              .map((m) => ({ line: lineOf(text, m.index!), receiver: m[1] }))
-          : [];
-      let exact = 0;
-      for (const c of calls) {
-        const recv = c.receiver?.replace(/^this\./, '');
-        if (type && recv && receivers.has(recv)) {
-          exact++;
-          finding.evidence.push({ type: 'symbol', line: c.line, snippet: snippetAt(text, c.line), term, detail: `method invocation on ${recv} (${type})` });
-        } else if (!type && member) exact++;
-      }
-      if (exact > 0 && type) {
-        finding.score += 0.45;
-        finding.reasons.push(`exact method invocation: ${type}.${member}`);
-      } else if (exact > 0) {
-        finding.score += REFERENCE_SCORE;
-        finding.reasons.push(`calls ${member}`);
-        const c = calls[0];
-        finding.evidence.push({ type: 'symbol', line: c.line, snippet: snippetAt(text, c.line), term, detail: 'call' });
-      } else if (localMember && type) {
-        finding.score -= 0.25;
-        finding.reasons.push(`defines its own ${member}: same name, unrelated to ${type ?? 'the target'}`);
-      }
-      if (type && !definesType) {
-        const imports = tags ? tags.filter((t) => t.kind === 'import' && (t.name === type || t.name.endsWith(`.${type}`) || t.name.endsWith(`/${type}`))) : [...text.matchAll(new RegExp(`^[ \\t]*import\\s+[\\w.]*\\b${escape(type)}\\s*;|import\\s*\\{[^}]*\\b${escape(type)}\\b[^}]*\\}`, 'gm'))].map((m) => ({ line: lineOf(text, m.index!) }));
-        if (imports.length > 0) {
-          finding.score += 0.1;
-          finding.reasons.push(`imports ${type}`);
-          finding.evidence.push({ type: 'symbol', line: imports[0].line, snippet: snippetAt(text, imports[0].line), term, detail: 'import' });
-        }
-        const typed = typedNames(text, type);
-        if (typed.size > 0) {
-          finding.score += 0.05;
-          finding.reasons.push(`type reference: ${type} ${[...typed].sort().join(', ')}`);
-        }
-      }
-    }
-    if (finding.reasons.length > 0) findings.set(path, finding);
+    const file: FileAnalysis = { text, tags, finding: { score: 0, reasons: [], evidence: [], definesTarget: false } };
+    for (const term of terms) analyseTerm(file, term);
+    if (file.finding.reasons.length > 0) findings.set(path, file.finding);
   }
   return { findings, filesParsed };
 }

@@ -35,6 +35,23 @@ function fieldIdentifierRole(node: Node, parent: Node): SymbolRole {
   return { role: 'other' };
 }
 
+/** `T{Name: v}`: the key of a keyed element names a struct field (a map literal's key is a value). */
+function literalElementRole(parent: Node): SymbolRole {
+  const keyed = parent.parent;
+  const literal = keyed?.parent?.parent;
+  if (keyed?.type !== 'keyed_element' || keyed.namedChildren[0]?.id !== parent.id || literal?.type !== 'composite_literal') return { role: 'value' };
+  const type = literal.childForFieldName('type');
+  if (type && type.type !== 'map_type') return { role: 'key', functionValue: false, container: typeContainerOfLiteral(type) };
+  return { role: 'value' };
+}
+
+/** The left side of `:=` (or of a `range` clause with `:=`) declares variables. */
+function expressionListRole(node: Node, parent: Node): SymbolRole {
+  const holder = parent.parent;
+  const declares = (holder?.type === 'short_var_declaration' || (holder?.type === 'range_clause' && holder.children.some((c) => c?.type === ':='))) && inField(parent, 'left');
+  return declares ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' };
+}
+
 function identifierRole(node: Node, parent: Node): SymbolRole {
   switch (parent.type) {
     case 'function_declaration':
@@ -47,21 +64,10 @@ function identifierRole(node: Node, parent: Node): SymbolRole {
     case 'label_name':
     case 'labeled_statement':
       return { role: 'other' };
-    case 'literal_element': {
-      // `T{Name: v}`: the key of a keyed element names a struct field (a map literal's key is a value).
-      const keyed = parent.parent;
-      const literal = keyed?.parent?.parent;
-      if (keyed?.type === 'keyed_element' && keyed.namedChildren[0]?.id === parent.id && literal?.type === 'composite_literal') {
-        const type = literal.childForFieldName('type');
-        if (type && type.type !== 'map_type') return { role: 'key', functionValue: false, container: typeContainerOfLiteral(type) };
-      }
-      return { role: 'value' };
-    }
-    case 'expression_list': {
-      const holder = parent.parent;
-      const declares = (holder?.type === 'short_var_declaration' || (holder?.type === 'range_clause' && holder.children.some((c) => c?.type === ':='))) && inField(parent, 'left');
-      return declares ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' };
-    }
+    case 'literal_element':
+      return literalElementRole(parent);
+    case 'expression_list':
+      return expressionListRole(node, parent);
   }
   return { role: 'value' };
 }

@@ -16,58 +16,79 @@ function containerOf(node: Node): string {
   return type ? nodeKey(type) : '';
 }
 
+type RoleRule = (node: Node, parent: Node) => SymbolRole;
+
+function fieldRole(node: Node, parent: Node): SymbolRole {
+  return inField(node, 'name') ? { role: 'declaration', kind: 'field', binder: parent, container: containerOf(parent) } : { role: 'value' };
+}
+
+function methodRole(node: Node, parent: Node): SymbolRole {
+  return inField(node, 'name') ? { role: 'declaration', kind: 'method', binder: parent, container: containerOf(parent) } : { role: 'value' };
+}
+
+/** A constructor is named for its class. */
+function constructorRole(node: Node): SymbolRole {
+  return inField(node, 'name') ? { role: 'type-ref' } : { role: 'value' };
+}
+
+function variableRole(node: Node, parent: Node): SymbolRole {
+  if (!inField(node, 'name')) return { role: 'value' };
+  const holder = parent.parent?.type;
+  if (holder === 'field_declaration' || holder === 'constant_declaration') {
+    return { role: 'declaration', kind: 'field', binder: parent.parent!, container: containerOf(parent) };
+  }
+  return { role: 'declaration', kind: 'variable', binder: parent };
+}
+
+function parameterRole(node: Node, parent: Node): SymbolRole {
+  if (!inField(node, 'name')) return { role: 'value' };
+  // Record components are the record's fields (and name its accessors).
+  const owner = parent.parent?.parent;
+  if (owner?.type === 'record_declaration') return { role: 'declaration', kind: 'field', binder: parent, container: nodeKey(owner) };
+  return { role: 'declaration', kind: 'variable', binder: node };
+}
+
+function invocationRole(node: Node, parent: Node): SymbolRole {
+  if (!inField(node, 'name')) return { role: 'value' };
+  const object = parent.childForFieldName('object');
+  const count = parent.childForFieldName('arguments')?.namedChildCount ?? 0;
+  return object ? { role: 'member', called: true, object: objectName(parent), arguments: count } : { role: 'member', called: true, implicit: true, arguments: count };
+}
+
+const typeRef: RoleRule = () => ({ role: 'type-ref' });
+const other: RoleRule = () => ({ role: 'other' });
+
+/** The role of an identifier by its parent's type, for the parents that decide it alone. */
+const BY_PARENT = new Map<string, RoleRule>([
+  ['method_declaration', methodRole],
+  ['constructor_declaration', constructorRole],
+  ['compact_constructor_declaration', constructorRole],
+  ['variable_declarator', variableRole],
+  ['formal_parameter', parameterRole],
+  ['enum_constant', fieldRole],
+  ['field_access', (node, parent) => (inField(node, 'field') ? { role: 'member', called: false, object: objectName(parent) } : { role: 'value' })],
+  ['method_invocation', invocationRole],
+  ['method_reference', (node) => (node.previousSibling?.type === '::' ? { role: 'member', called: true } : { role: 'value' })],
+  ['marker_annotation', typeRef],
+  ['annotation', typeRef],
+  ['scoped_identifier', scopedRole],
+  ['labeled_statement', other],
+  ['break_statement', other],
+  ['continue_statement', other],
+]);
+
+/** Whether an identifier under a local binder (a lambda, a catch, a resource...) is the name it binds. */
+function bindsLocally(node: Node, parent: Node): boolean {
+  if (parent.type === 'inferred_parameters') return true;
+  return parent.type === 'lambda_expression' ? inField(node, 'parameters') : inField(node, 'name');
+}
+
 function identifierRole(node: Node, parent: Node): SymbolRole {
-  const isName = inField(node, 'name');
   const kind = TYPE_DECLARATIONS[parent.type];
-  if (kind) return isName ? { role: 'declaration', kind, binder: parent } : { role: 'value' };
-  switch (parent.type) {
-    case 'method_declaration':
-      return isName ? { role: 'declaration', kind: 'method', binder: parent, container: containerOf(parent) } : { role: 'value' };
-    case 'constructor_declaration':
-    case 'compact_constructor_declaration':
-      // A constructor is named for its class.
-      return isName ? { role: 'type-ref' } : { role: 'value' };
-    case 'variable_declarator': {
-      if (!isName) return { role: 'value' };
-      const holder = parent.parent?.type;
-      if (holder === 'field_declaration' || holder === 'constant_declaration') {
-        return { role: 'declaration', kind: 'field', binder: parent.parent!, container: containerOf(parent) };
-      }
-      return { role: 'declaration', kind: 'variable', binder: parent };
-    }
-    case 'formal_parameter': {
-      if (!isName) return { role: 'value' };
-      // Record components are the record's fields (and name its accessors).
-      const owner = parent.parent?.parent;
-      if (owner?.type === 'record_declaration') return { role: 'declaration', kind: 'field', binder: parent, container: nodeKey(owner) };
-      return { role: 'declaration', kind: 'variable', binder: node };
-    }
-    case 'enum_constant':
-      return isName ? { role: 'declaration', kind: 'field', binder: parent, container: containerOf(parent) } : { role: 'value' };
-    case 'field_access':
-      return inField(node, 'field') ? { role: 'member', called: false, object: objectName(parent) } : { role: 'value' };
-    case 'method_invocation': {
-      if (!isName) return { role: 'value' };
-      const object = parent.childForFieldName('object');
-      const count = parent.childForFieldName('arguments')?.namedChildCount ?? 0;
-      return object ? { role: 'member', called: true, object: objectName(parent), arguments: count } : { role: 'member', called: true, implicit: true, arguments: count };
-    }
-    case 'method_reference':
-      return node.previousSibling?.type === '::' ? { role: 'member', called: true } : { role: 'value' };
-    case 'marker_annotation':
-    case 'annotation':
-      return { role: 'type-ref' };
-    case 'scoped_identifier':
-      return scopedRole(node, parent);
-    case 'labeled_statement':
-    case 'break_statement':
-    case 'continue_statement':
-      return { role: 'other' };
-  }
-  if (LOCAL_BINDERS.has(parent.type)) {
-    const binds = parent.type === 'inferred_parameters' || (parent.type === 'lambda_expression' ? inField(node, 'parameters') : isName);
-    if (binds) return { role: 'declaration', kind: 'variable', binder: node };
-  }
+  if (kind) return inField(node, 'name') ? { role: 'declaration', kind, binder: parent } : { role: 'value' };
+  const rule = BY_PARENT.get(parent.type);
+  if (rule) return rule(node, parent);
+  if (LOCAL_BINDERS.has(parent.type) && bindsLocally(node, parent)) return { role: 'declaration', kind: 'variable', binder: node };
   if (parent.type === 'import_declaration') return { role: 'import' };
   return { role: 'value' };
 }

@@ -1,5 +1,5 @@
 import type { Node } from 'web-tree-sitter';
-import { ancestor, inField, nodeKey, type LanguageRoles, type SymbolRole } from './types.js';
+import { ancestor, inField, nodeKey, type DeclKind, type LanguageRoles, type SymbolRole } from './types.js';
 
 const FUNCTION_VALUE = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
 const PARAMETER = new Set(['required_parameter', 'optional_parameter']);
@@ -32,55 +32,70 @@ function propertyRole(node: Node, parent: Node): SymbolRole {
   return { role: 'other' };
 }
 
+type RoleRule = (node: Node, parent: Node) => SymbolRole;
+
+/** A declaration of `kind` bound at `binder` when the identifier is the parent's name, else a value. */
+function namedDeclaration(kind: DeclKind, binder: 'parent' | 'node'): RoleRule {
+  return (node, parent) => (inField(node, 'name') ? { role: 'declaration', kind, binder: binder === 'parent' ? parent : node } : { role: 'value' });
+}
+
+function variableRole(node: Node, parent: Node): SymbolRole {
+  if (!inField(node, 'name')) return { role: 'value' };
+  const value = parent.childForFieldName('value');
+  return { role: 'declaration', kind: value && FUNCTION_VALUE.has(value.type) ? 'function' : 'variable', binder: parent };
+}
+
+const bindsNode: RoleRule = (node) => ({ role: 'declaration', kind: 'variable', binder: node });
+const importName: RoleRule = () => ({ role: 'import' });
+const other: RoleRule = () => ({ role: 'other' });
+
+/** The role of an identifier by its parent's type, for the parents that decide it alone. */
+const BY_PARENT = new Map<string, RoleRule>([
+  ['function_declaration', namedDeclaration('function', 'parent')],
+  ['generator_function_declaration', namedDeclaration('function', 'parent')],
+  ['function_signature', namedDeclaration('function', 'parent')],
+  ['function_expression', namedDeclaration('function', 'node')],
+  ['function', namedDeclaration('function', 'node')],
+  ['generator_function', namedDeclaration('function', 'node')],
+  ['class_declaration', namedDeclaration('class', 'parent')],
+  ['class', namedDeclaration('class', 'parent')],
+  ['enum_declaration', namedDeclaration('enum', 'parent')],
+  ['variable_declarator', variableRole],
+  ['import_specifier', importName],
+  ['export_specifier', importName],
+  ['import_clause', importName],
+  ['namespace_import', importName],
+  ['formal_parameters', bindsNode],
+  ['catch_clause', bindsNode],
+  ['arrow_function', (node) => (inField(node, 'parameter') ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' })],
+  ['for_in_statement', (node, parent) => (inField(node, 'left') && parent.childForFieldName('kind') ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' })],
+  ['labeled_statement', other],
+  ['break_statement', other],
+  ['continue_statement', other],
+]);
+
+function parameterRole(node: Node, parent: Node): SymbolRole {
+  if (!inField(node, 'pattern')) return { role: 'value' };
+  // `constructor(private readonly x: T)` declares a field, and a parameter the constructor body uses.
+  const property = parent.children.some((c) => c?.type === 'accessibility_modifier' || c?.type === 'readonly' || c?.type === 'override_modifier');
+  const body = property ? ancestor(parent, CLASS_BODY) : null;
+  if (body) return { role: 'declaration', kind: 'field', binder: node, container: nodeKey(body), lexical: true };
+  return { role: 'declaration', kind: 'variable', binder: node };
+}
+
+/** Whether an identifier in a destructuring pattern is a name it binds (not a default value or a key). */
+function bindsInPattern(node: Node, parent: Node): boolean {
+  if (!PATTERN_BINDING.has(parent.type)) return false;
+  if (parent.type === 'assignment_pattern') return inField(node, 'left');
+  if (parent.type === 'pair_pattern') return inField(node, 'value');
+  return true;
+}
+
 function identifierRole(node: Node, parent: Node): SymbolRole {
-  const isName = inField(node, 'name');
-  switch (parent.type) {
-    case 'function_declaration':
-    case 'generator_function_declaration':
-    case 'function_signature':
-      return isName ? { role: 'declaration', kind: 'function', binder: parent } : { role: 'value' };
-    case 'function_expression':
-    case 'function':
-    case 'generator_function':
-      return isName ? { role: 'declaration', kind: 'function', binder: node } : { role: 'value' };
-    case 'class_declaration':
-    case 'class':
-      return isName ? { role: 'declaration', kind: 'class', binder: parent } : { role: 'value' };
-    case 'enum_declaration':
-      return isName ? { role: 'declaration', kind: 'enum', binder: parent } : { role: 'value' };
-    case 'variable_declarator': {
-      if (!isName) return { role: 'value' };
-      const value = parent.childForFieldName('value');
-      return { role: 'declaration', kind: value && FUNCTION_VALUE.has(value.type) ? 'function' : 'variable', binder: parent };
-    }
-    case 'import_specifier':
-    case 'export_specifier':
-    case 'import_clause':
-    case 'namespace_import':
-      return { role: 'import' };
-    case 'formal_parameters':
-    case 'catch_clause':
-      return { role: 'declaration', kind: 'variable', binder: node };
-    case 'arrow_function':
-      return inField(node, 'parameter') ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' };
-    case 'for_in_statement':
-      return inField(node, 'left') && parent.childForFieldName('kind') ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' };
-    case 'labeled_statement':
-    case 'break_statement':
-    case 'continue_statement':
-      return { role: 'other' };
-  }
-  if (PARAMETER.has(parent.type)) {
-    if (!inField(node, 'pattern')) return { role: 'value' };
-    // `constructor(private readonly x: T)` declares a field, and a parameter the constructor body uses.
-    const property = parent.children.some((c) => c?.type === 'accessibility_modifier' || c?.type === 'readonly' || c?.type === 'override_modifier');
-    const body = property ? ancestor(parent, CLASS_BODY) : null;
-    if (body) return { role: 'declaration', kind: 'field', binder: node, container: nodeKey(body), lexical: true };
-    return { role: 'declaration', kind: 'variable', binder: node };
-  }
-  if (PATTERN_BINDING.has(parent.type) && !(parent.type === 'assignment_pattern' && !inField(node, 'left')) && !(parent.type === 'pair_pattern' && !inField(node, 'value'))) {
-    return { role: 'declaration', kind: 'variable', binder: node };
-  }
+  const rule = BY_PARENT.get(parent.type);
+  if (rule) return rule(node, parent);
+  if (PARAMETER.has(parent.type)) return parameterRole(node, parent);
+  if (bindsInPattern(node, parent)) return { role: 'declaration', kind: 'variable', binder: node };
   return { role: 'value' };
 }
 

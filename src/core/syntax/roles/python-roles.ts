@@ -19,61 +19,74 @@ function isClassBodyStatement(statement: Node): boolean {
   return statement.parent?.type === 'expression_statement' && statement.parent.parent?.type === 'block' && statement.parent.parent.parent?.type === 'class_definition';
 }
 
-function identifierRole(node: Node, parent: Node): SymbolRole {
-  switch (parent.type) {
-    case 'class_definition':
-      return inField(node, 'name') ? { role: 'declaration', kind: 'class', binder: parent } : { role: 'value' };
-    case 'function_definition': {
-      if (!inField(node, 'name')) return { role: 'value' };
-      const owner = ancestor(parent, FUNCTION_OR_CLASS);
-      if (owner?.type === 'class_definition') return { role: 'declaration', kind: 'method', binder: parent, container: nodeKey(owner) };
-      return { role: 'declaration', kind: 'function', binder: parent };
-    }
-    case 'attribute': {
-      if (!inField(node, 'attribute')) return { role: 'value' };
-      const object = parent.childForFieldName('object');
-      const objectName = object?.type === 'identifier' ? object.text : undefined;
-      const target = targetHolder(parent);
-      // `self.x = ...` in a method declares the attribute on the class.
-      if ((objectName === 'self' || objectName === 'cls') && target?.field && target.holder.type === 'assignment') {
-        const owner = ancestor(parent, CLASS);
-        if (owner) return { role: 'declaration', kind: 'field', binder: parent, container: nodeKey(owner) };
-      }
-      const call = parent.parent;
-      const called = call?.type === 'call' && call.childForFieldName('function')?.id === parent.id;
-      return { role: 'member', called, object: objectName };
-    }
-    case 'keyword_argument':
-      return inField(node, 'name') ? { role: 'other' } : { role: 'value' };
-    case 'as_pattern_target':
-    case 'named_expression':
-      return parent.type === 'named_expression' && !inField(node, 'name') ? { role: 'value' } : { role: 'declaration', kind: 'variable', binder: node };
-    case 'dotted_name':
-    case 'aliased_import':
-      return importRole(node, parent);
-    case 'global_statement':
-    case 'nonlocal_statement':
-      return { role: 'value' };
+type RoleRule = (node: Node, parent: Node) => SymbolRole;
+
+function functionRole(node: Node, parent: Node): SymbolRole {
+  if (!inField(node, 'name')) return { role: 'value' };
+  const owner = ancestor(parent, FUNCTION_OR_CLASS);
+  if (owner?.type === 'class_definition') return { role: 'declaration', kind: 'method', binder: parent, container: nodeKey(owner) };
+  return { role: 'declaration', kind: 'function', binder: parent };
+}
+
+function attributeRole(node: Node, parent: Node): SymbolRole {
+  if (!inField(node, 'attribute')) return { role: 'value' };
+  const object = parent.childForFieldName('object');
+  const objectName = object?.type === 'identifier' ? object.text : undefined;
+  const target = targetHolder(parent);
+  // `self.x = ...` in a method declares the attribute on the class.
+  if ((objectName === 'self' || objectName === 'cls') && target?.field && target.holder.type === 'assignment') {
+    const owner = ancestor(parent, CLASS);
+    if (owner) return { role: 'declaration', kind: 'field', binder: parent, container: nodeKey(owner) };
   }
-  if (PARAMETER.has(parent.type)) {
-    if (parent.type.startsWith('default') || parent.type === 'typed_default_parameter') return inField(node, 'name') ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' };
-    if (parent.type === 'typed_parameter') return parent.namedChildren[0]?.id === node.id ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' };
-    return { role: 'declaration', kind: 'variable', binder: node };
-  }
-  if (ancestor(node, new Set(['type']))) return { role: 'type-ref' };
+  const call = parent.parent;
+  const called = call?.type === 'call' && call.childForFieldName('function')?.id === parent.id;
+  return { role: 'member', called, object: objectName };
+}
+
+const bindsNode: RoleRule = (node) => ({ role: 'declaration', kind: 'variable', binder: node });
+const value: RoleRule = () => ({ role: 'value' });
+
+/** The role of an identifier by its parent's type, for the parents that decide it alone. */
+const BY_PARENT = new Map<string, RoleRule>([
+  ['class_definition', (node, parent) => (inField(node, 'name') ? { role: 'declaration', kind: 'class', binder: parent } : { role: 'value' })],
+  ['function_definition', functionRole],
+  ['attribute', attributeRole],
+  ['keyword_argument', (node) => (inField(node, 'name') ? { role: 'other' } : { role: 'value' })],
+  ['as_pattern_target', bindsNode],
+  ['named_expression', (node) => (inField(node, 'name') ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' })],
+  ['dotted_name', importRole],
+  ['aliased_import', importRole],
+  ['global_statement', value],
+  ['nonlocal_statement', value],
+]);
+
+function parameterRole(node: Node, parent: Node): SymbolRole {
+  if (parent.type.startsWith('default') || parent.type === 'typed_default_parameter') return inField(node, 'name') ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' };
+  if (parent.type === 'typed_parameter') return parent.namedChildren[0]?.id === node.id ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' };
+  return { role: 'declaration', kind: 'variable', binder: node };
+}
+
+/** A name assigned to or looped over: a variable, or a class attribute when assigned directly in a class body. */
+function targetRole(node: Node): SymbolRole {
   const target = targetHolder(node);
-  if (target?.field) {
-    switch (target.holder.type) {
-      case 'assignment':
-        // Assignments directly in a class body are class attributes.
-        if (isClassBodyStatement(target.holder)) return { role: 'declaration', kind: 'field', binder: node, container: nodeKey(target.holder.parent!.parent!.parent!) };
-        return { role: 'declaration', kind: 'variable', binder: node };
-      case 'for_statement':
-      case 'for_in_clause':
-        return { role: 'declaration', kind: 'variable', binder: node };
-    }
+  if (!target?.field) return { role: 'value' };
+  switch (target.holder.type) {
+    case 'assignment':
+      if (isClassBodyStatement(target.holder)) return { role: 'declaration', kind: 'field', binder: node, container: nodeKey(target.holder.parent!.parent!.parent!) };
+      return { role: 'declaration', kind: 'variable', binder: node };
+    case 'for_statement':
+    case 'for_in_clause':
+      return { role: 'declaration', kind: 'variable', binder: node };
   }
   return { role: 'value' };
+}
+
+function identifierRole(node: Node, parent: Node): SymbolRole {
+  const rule = BY_PARENT.get(parent.type);
+  if (rule) return rule(node, parent);
+  if (PARAMETER.has(parent.type)) return parameterRole(node, parent);
+  if (ancestor(node, new Set(['type']))) return { role: 'type-ref' };
+  return targetRole(node);
 }
 
 function importRole(node: Node, parent: Node): SymbolRole {

@@ -1,0 +1,46 @@
+import { lockfileRefreshCommand } from '../engines/recipe/manifest-kind.js';
+import { recipeCandidates, recipeMatches } from '../engines/recipe/recipe-candidates.js';
+import { compileGlobs } from '../paths/glob.js';
+import type { RecipeStep } from '../task/recipe-steps.js';
+import { noteFound, type SelectionContext } from './selection-context.js';
+
+/** The term a step searches for, reported with the selection. */
+function stepTerm(step: RecipeStep): string {
+  return step.recipe === 'replace' ? step.find : step.recipe === 'bump-dependency' ? step.package : step.from;
+}
+
+/** The engine decides which files it could change and where, by applying the step in memory. */
+async function noteRecipeMatches(ctx: SelectionContext, step: RecipeStep, term: string): Promise<void> {
+  const ownScope = step.paths ? compileGlobs(step.paths) : () => true;
+  for (const p of recipeCandidates(step, ctx.candidates.filter((c) => ownScope(c) && !ctx.rules.isLockfile(c)))) {
+    const text = await ctx.contents.text(p);
+    ctx.filesSearched++;
+    if (text === undefined) continue;
+    const matches = recipeMatches(step, { path: p, text }, { syntax: ctx.syntax });
+    if (matches.length === 0) continue;
+    const f = noteFound(ctx, p);
+    f.score = Math.max(f.score, 0.9);
+    f.reasons.push(`${step.recipe} can change this file (${matches[0].detail})`);
+    for (const m of matches.slice(0, 10)) f.evidence.push({ type: 'recipe', line: m.line, snippet: m.snippet, term, detail: `${step.recipe}: ${m.detail}` });
+  }
+}
+
+/** A dependency bump leaves lockfiles alone: each one in scope is excluded with the command that refreshes it. */
+function excludeLockfiles(ctx: SelectionContext, pkg: string): void {
+  for (const p of ctx.all.filter((x) => ctx.rules.isLockfile(x) && ctx.inScope(x))) {
+    const cmd = lockfileRefreshCommand(p, pkg) ?? 'the package manager';
+    ctx.excluded.set(p, `lockfile: not edited; refresh with ${cmd}`);
+    ctx.warnings.push({ code: 'LOCKFILE_NEEDS_REFRESH', message: `${p} must be refreshed with ${cmd}`, data: { path: p, command: cmd } });
+  }
+}
+
+/** Recipe steps select exactly the files each recipe can change. Returns the strategy's name. */
+export async function findRecipeTargets(ctx: SelectionContext): Promise<string> {
+  for (const step of ctx.task.steps) {
+    const term = stepTerm(step);
+    ctx.terms.push(term);
+    await noteRecipeMatches(ctx, step, term);
+    if (step.recipe === 'bump-dependency') excludeLockfiles(ctx, step.package);
+  }
+  return ctx.scopeGlobs.length ? 'explicit_scope_plus_recipe_candidates' : 'recipe_candidates';
+}

@@ -1,0 +1,166 @@
+import { taskWords, type TaskWord } from '../task/search-terms.js';
+import type { SearchTerm } from '../task/task-contract.js';
+import { filesContaining, keywordSearch, type KeywordHit } from './keyword-search.js';
+import { findNamedPaths, namedDirectories, type PathFinding } from './named-paths.js';
+import { noteFound, type SelectionContext } from './selection-context.js';
+import { analyseSymbols, splitSymbolTerm, type SymbolFinding } from './symbol-search.js';
+import { findRelations } from './target-relations.js';
+import { findWordDefinitions, wordFileStems, wordSpellings, type WordDefinition } from './word-definitions.js';
+
+/** The task's search terms, with the parts of each symbol (`Type.member` -> `Type`, `member`), each once. */
+function searchTermsOf(ctx: SelectionContext): string[] {
+  for (const t of ctx.task.searchTerms) {
+    ctx.terms.push(t.term);
+    if (t.kind === 'symbol') ctx.terms.push(...splitSymbolTerm(t.term).parts);
+  }
+  return [...new Set(ctx.terms)];
+}
+
+function noteKeywordHits(ctx: SelectionContext, path: string, list: KeywordHit[]): void {
+  const f = noteFound(ctx, path);
+  f.hits = list;
+  const exact = list.filter((h) => ctx.task.searchTerms.some((t) => t.term === h.term)).length;
+  f.score += Math.min(0.15, 0.03 * list.length) + (exact > 0 ? 0.1 : 0);
+  f.reasons.push(`${list.length} keyword occurrence${list.length === 1 ? '' : 's'} (${[...new Set(list.map((h) => h.term))].join(', ')})`);
+  for (const h of list.slice(0, 10)) f.evidence.push({ type: 'keyword', line: h.line, snippet: h.snippet, term: h.term });
+}
+
+/** Keyword search over the candidates and the forbidden files in scope (a hit in one of those excludes it). */
+async function keywordStage(ctx: SelectionContext, terms: string[]): Promise<void> {
+  const { hits, searched } = await keywordSearch(ctx.contents, [...ctx.candidates, ...ctx.forbiddenInScope], terms);
+  ctx.filesSearched = searched;
+  for (const [p, list] of hits) {
+    if (ctx.excluded.has(p) || ctx.rules.isForbidden(p)) {
+      ctx.excluded.set(p, ctx.excluded.get(p) ?? 'forbidden path');
+      continue;
+    }
+    noteKeywordHits(ctx, p, list);
+  }
+}
+
+/** Symbol terms to resolve: a member segment split off `Type.member` is searched, but only the qualified form is resolved. */
+function symbolTermsOf(searchTerms: readonly SearchTerm[]): SearchTerm[] {
+  const qualifiedMembers = new Set(searchTerms.filter((t) => t.kind === 'symbol').flatMap((t) => (splitSymbolTerm(t.term).parts.length > 1 && splitSymbolTerm(t.term).type ? [splitSymbolTerm(t.term).member] : [])));
+  return searchTerms.filter((t) => (t.kind === 'symbol' || t.kind === 'quoted-identifier') && !qualifiedMembers.has(t.term));
+}
+
+function noteSymbolFinding(ctx: SelectionContext, path: string, finding: SymbolFinding): void {
+  const f = noteFound(ctx, path);
+  f.symbol = finding;
+  f.score += finding.score;
+  f.reasons.push(...finding.reasons);
+  f.evidence.push(...finding.evidence);
+  // A test that defines or calls the symbol shows how it is used; the fix is rarely there.
+  if (!ctx.rules.isTest(path) && (finding.definesTarget || finding.reasons.some((r) => r.startsWith('exact method invocation')))) f.tier = 'strong';
+  else if (finding.score > 0) f.tier = f.tier === 'strong' ? 'strong' : 'reference';
+}
+
+/** Symbol search over the files the keyword search found. */
+async function symbolStage(ctx: SelectionContext, symbolTerms: SearchTerm[]): Promise<void> {
+  if (symbolTerms.length === 0) return;
+  const analysis = await analyseSymbols(symbolTerms.map((t) => t.term), [...ctx.found.keys()].sort(), ctx.contents, ctx.symbols);
+  ctx.filesParsed = analysis.filesParsed;
+  for (const [p, finding] of analysis.findings) noteSymbolFinding(ctx, p, finding);
+  ctx.warnings.push({
+    code: 'SYMBOL_RESOLUTION_PARTIAL',
+    message: ctx.symbols ? 'symbol search is syntactic (tree-sitter tags); receivers are typed from declarations in the same file, the classpath is not resolved' : 'no syntax service: symbol search is textual (declarations and call shapes), not parsed',
+  });
+}
+
+/** Files named in the text (by path, by a symbol's name, by a word's file stem). */
+function namedPathStage(ctx: SelectionContext, symbolNames: string[], words: TaskWord[]): PathFinding[] {
+  const pathTerms = ctx.task.searchTerms.filter((t) => t.kind === 'path').map((t) => t.term);
+  const pathFindings = findNamedPaths({ candidates: ctx.candidates, pathTerms, symbolNames, words: words.flatMap(wordFileStems), isTest: (p) => ctx.rules.isTest(p) });
+  for (const hit of pathFindings) {
+    const f = noteFound(ctx, hit.path);
+    f.score += hit.score;
+    f.reasons.push(hit.reason);
+    f.evidence.push(hit.evidence);
+    if (hit.score >= 0.9) f.tier = 'strong';
+    else f.tier ??= 'reference';
+  }
+  return pathFindings;
+}
+
+/** Plain words of the text that are names of definitions. */
+async function wordStage(ctx: SelectionContext, words: TaskWord[]): Promise<WordDefinition[]> {
+  const filesWith = await filesContaining(ctx.contents, ctx.candidates, words.flatMap(wordSpellings));
+  const wordDefs = await findWordDefinitions({ words, filesWith: (sp) => filesWith.get(sp) ?? [], contents: ctx.contents, symbols: ctx.symbols, isTest: (p) => ctx.rules.isTest(p) });
+  ctx.filesParsed += wordDefs.filesParsed;
+  for (const d of wordDefs.findings) {
+    const f = noteFound(ctx, d.path);
+    f.score += d.score;
+    f.reasons.push(d.reason);
+    f.evidence.push(d.evidence);
+    // Only a word written as code is strong; a prose word that happens to name a definition is a hint.
+    f.tier = d.strong ? 'strong' : (f.tier ?? 'reference');
+    ctx.terms.push(d.evidence.term!);
+  }
+  if (wordDefs.tooCommon.length) ctx.warnings.push({ code: 'TASK_WORDS_TOO_COMMON', message: `words found in too many files to single out a definition: ${wordDefs.tooCommon.join(', ')}`, data: { words: wordDefs.tooCommon } });
+  return wordDefs.findings;
+}
+
+/** Files already found inside a directory the task names score a little more (once). */
+function directoryStage(ctx: SelectionContext, names: string[]): void {
+  for (const [dir, name] of namedDirectories(ctx.candidates, names)) {
+    for (const [p, f] of ctx.found) {
+      if (!p.startsWith(`${dir}/`) || f.reasons.some((r) => r.startsWith('inside directory'))) continue;
+      f.score += 0.1;
+      f.reasons.push(`inside directory ${dir} named in the task (${name})`);
+    }
+  }
+}
+
+/** The navigator's relations of the best-evidenced source files, as lower-ranked context. */
+async function relationStage(ctx: SelectionContext): Promise<void> {
+  const anchors = [...ctx.found].filter(([p, f]) => f.tier === 'strong' && !ctx.rules.isTest(p)).sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1)).map(([p]) => p);
+  const candidateSet = new Set(ctx.candidates);
+  const { map, workspace, contents, rules } = ctx;
+  const relations = await findRelations({ anchors, scan: ctx.candidates, map, workspace, contents, rules, allowed: (p) => candidateSet.has(p) });
+  for (const r of relations) {
+    const f = noteFound(ctx, r.path);
+    f.score += r.score;
+    f.reasons.push(r.reason);
+    f.evidence.push(r.evidence);
+    if (f.tier !== 'strong') f.tier = 'related';
+  }
+}
+
+/** Nothing to search for: start from the map's entrypoints and APIs. */
+function mapHintStage(ctx: SelectionContext): void {
+  for (const h of ctx.map.navigationHints.filter((x) => (x.kind === 'entrypoint' || x.kind === 'api') && ctx.candidates.includes(x.path))) {
+    const f = noteFound(ctx, h.path);
+    f.score = Math.max(f.score, h.confidence * 0.5);
+    f.reasons.push(`map hint: ${h.reason}`);
+    f.evidence.push({ type: 'scope', detail: `navigation hint ${h.kind} (${h.evidenceRefs.join(', ')})` });
+  }
+}
+
+function strategyOf(ctx: SelectionContext, symbolTerms: SearchTerm[], pathFindings: PathFinding[], wordDefinitions: WordDefinition[]): string {
+  const scope = ctx.scopeGlobs.length ? 'explicit_scope_plus_' : '';
+  const search = symbolTerms.length ? 'keyword_plus_symbol_search' : ctx.task.searchTerms.length ? 'keyword_search' : 'map_hints';
+  const named = pathFindings.some((h) => h.score >= 0.9) ? '_plus_named_files' : '';
+  const words = wordDefinitions.length ? '_plus_word_definitions' : '';
+  return `${scope}${search}${named}${words}`;
+}
+
+/**
+ * A task without recipe steps: keyword search, symbol search, files and directories named in the
+ * text, words naming definitions, then the relations of the strongest files. Returns the strategy's name.
+ */
+export async function findSearchTargets(ctx: SelectionContext): Promise<string> {
+  const uniqueTerms = searchTermsOf(ctx);
+  await keywordStage(ctx, uniqueTerms);
+  const symbolTerms = symbolTermsOf(ctx.task.searchTerms);
+  await symbolStage(ctx, symbolTerms);
+  const known = new Set(uniqueTerms.map((t) => t.toLowerCase()));
+  const words = taskWords(ctx.task).filter((w) => !known.has(w.word));
+  const symbolNames = [...new Set(symbolTerms.flatMap((t) => splitSymbolTerm(t.term).parts))];
+  const pathFindings = namedPathStage(ctx, symbolNames, words);
+  const wordDefinitions = await wordStage(ctx, words);
+  directoryStage(ctx, [...symbolNames, ...words.flatMap(wordFileStems)]);
+  await relationStage(ctx);
+  const strategy = strategyOf(ctx, symbolTerms, pathFindings, wordDefinitions);
+  if (ctx.task.searchTerms.length === 0 && ctx.task.kind === 'exploratory' && ctx.found.size === 0) mapHintStage(ctx);
+  return strategy;
+}
