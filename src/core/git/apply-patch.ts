@@ -39,6 +39,67 @@ function headerPath(rest: string): string {
   return stripPrefix(rest.slice(0, half));
 }
 
+/** Header lines of a section after `diff --git`, each with what it records. */
+const HEADER_RULES: [RegExp, (section: Section, m: RegExpMatchArray) => void][] = [
+  [/^new file mode (\d+)$/, (s, m) => {
+    s.created = true;
+    s.newMode = m[1];
+  }],
+  [/^deleted file mode (\d+)$/, (s, m) => {
+    s.deleted = true;
+    s.oldMode = m[1];
+  }],
+  [/^old mode (\d+)$/, (s, m) => { s.oldMode = m[1]; }],
+  [/^new mode (\d+)$/, (s, m) => { s.newMode = m[1]; }],
+  [/^index ([0-9a-f]+)\.\.([0-9a-f]+)(?: (\d+))?$/, (s, m) => {
+    s.oldOid = m[1];
+    s.newOid = m[2];
+    if (m[3]) s.oldMode = s.newMode = m[3];
+  }],
+  // Paths come from the diff --git header; nothing else to take.
+  [/^(?:---|\+\+\+) /, () => {}],
+  [/^Binary files /, (s) => { s.binary = true; }],
+];
+
+const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
+
+/** Read the body of the hunk whose header `m` matched at lines[i - 1]; returns the index after it. */
+function readHunk(lines: string[], i: number, m: RegExpMatchArray, current: Section): number {
+  const oldCount = m[2] === undefined ? 1 : Number(m[2]);
+  const newCount = m[4] === undefined ? 1 : Number(m[4]);
+  const hunk = { oldStart: Number(m[1]), lines: [] as string[] };
+  let seenOld = 0;
+  let seenNew = 0;
+  while (i < lines.length && (seenOld < oldCount || seenNew < newCount || lines[i].startsWith('\\'))) {
+    const l = lines[i];
+    if (l.startsWith('\\')) {
+      if (hunk.lines.length === 0) throw invalid('misplaced no-newline marker');
+      hunk.lines[hunk.lines.length - 1] = hunk.lines[hunk.lines.length - 1].replace(/\n$/, '');
+    } else {
+      const tag = l[0];
+      if (tag === ' ' || tag === '-') seenOld++;
+      if (tag === ' ' || tag === '+') seenNew++;
+      if (tag !== ' ' && tag !== '-' && tag !== '+') throw invalid('bad hunk line', { path: current.path });
+      hunk.lines.push(`${l}\n`);
+    }
+    i++;
+  }
+  if (seenOld !== oldCount || seenNew !== newCount) throw invalid('hunk is shorter than its header says', { path: current.path });
+  current.hunks.push(hunk);
+  return i;
+}
+
+/** Record one header line of `current`; false when no header rule knows the line. */
+function readHeaderLine(line: string, current: Section): boolean {
+  for (const [pattern, take] of HEADER_RULES) {
+    const m = line.match(pattern);
+    if (!m) continue;
+    take(current, m);
+    return true;
+  }
+  return false;
+}
+
 /** Parse a git-style patch (binary string) into sections. */
 function parsePatch(text: string): Section[] {
   const lines = text.split('\n');
@@ -48,55 +109,17 @@ function parsePatch(text: string): Section[] {
   let i = 0;
   while (i < lines.length) {
     const line = lines[i];
+    i++;
     if (line.startsWith('diff --git ')) {
       current = { path: headerPath(line.slice('diff --git '.length)), created: false, deleted: false, binary: false, hunks: [] };
       sections.push(current);
-      i++;
       continue;
     }
     if (!current) throw invalid('patch does not start with a diff --git header');
-    let m: RegExpMatchArray | null;
-    if ((m = line.match(/^new file mode (\d+)$/))) {
-      current.created = true;
-      current.newMode = m[1];
-    } else if ((m = line.match(/^deleted file mode (\d+)$/))) {
-      current.deleted = true;
-      current.oldMode = m[1];
-    } else if ((m = line.match(/^old mode (\d+)$/))) current.oldMode = m[1];
-    else if ((m = line.match(/^new mode (\d+)$/))) current.newMode = m[1];
-    else if ((m = line.match(/^index ([0-9a-f]+)\.\.([0-9a-f]+)(?: (\d+))?$/))) {
-      current.oldOid = m[1];
-      current.newOid = m[2];
-      if (m[3]) current.oldMode = current.newMode = m[3];
-    } else if (line.startsWith('--- ') || line.startsWith('+++ ')) {
-      // Paths come from the diff --git header; nothing else to take.
-    } else if (line.startsWith('Binary files ')) current.binary = true;
-    else if ((m = line.match(/^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/))) {
-      const oldCount = m[2] === undefined ? 1 : Number(m[2]);
-      const newCount = m[4] === undefined ? 1 : Number(m[4]);
-      const hunk = { oldStart: Number(m[1]), lines: [] as string[] };
-      let seenOld = 0;
-      let seenNew = 0;
-      i++;
-      while (i < lines.length && (seenOld < oldCount || seenNew < newCount || lines[i].startsWith('\\'))) {
-        const l = lines[i];
-        if (l.startsWith('\\')) {
-          if (hunk.lines.length === 0) throw invalid('misplaced no-newline marker');
-          hunk.lines[hunk.lines.length - 1] = hunk.lines[hunk.lines.length - 1].replace(/\n$/, '');
-        } else {
-          const tag = l[0];
-          if (tag === ' ' || tag === '-') seenOld++;
-          if (tag === ' ' || tag === '+') seenNew++;
-          if (tag !== ' ' && tag !== '-' && tag !== '+') throw invalid('bad hunk line', { path: current.path });
-          hunk.lines.push(`${l}\n`);
-        }
-        i++;
-      }
-      if (seenOld !== oldCount || seenNew !== newCount) throw invalid('hunk is shorter than its header says', { path: current.path });
-      current.hunks.push(hunk);
-      continue;
-    } else throw invalid('unexpected line in patch', { path: current.path, line: line.slice(0, 80) });
-    i++;
+    if (readHeaderLine(line, current)) continue;
+    const m = line.match(HUNK_HEADER);
+    if (!m) throw invalid('unexpected line in patch', { path: current.path, line: line.slice(0, 80) });
+    i = readHunk(lines, i, m, current);
   }
   return sections;
 }
@@ -138,6 +161,41 @@ function applyHunks(path: string, before: string, hunks: Section['hunks']): stri
   return out.join('');
 }
 
+const isFullOid = (oid: string | undefined): oid is string => oid !== undefined && oid.length === 40;
+
+/** Throw PATCH_MISMATCH unless the file's state before the section is what the section expects. */
+async function checkPreImage(s: Section, before: State): Promise<void> {
+  if (s.created) {
+    if (before) throw mismatch('the patch creates a file that exists', { path: s.path });
+    return;
+  }
+  if (!before) throw mismatch('the patch changes a file that does not exist', { path: s.path });
+  if (s.oldMode && before.mode !== s.oldMode) throw mismatch('the file mode differs from the patch', { path: s.path, mode: before.mode, expected: s.oldMode });
+  if (isFullOid(s.oldOid) && s.oldOid !== ZERO_OID && (await hashBlobBytes(before.content)) !== s.oldOid) {
+    throw mismatch('the file content differs from the patch pre-image', { path: s.path });
+  }
+}
+
+/** The content a binary section restores: its full post-image id, read from the object store. */
+async function binaryPostImage(workspace: Workspace, s: Section): Promise<Uint8Array> {
+  if (!isFullOid(s.newOid)) throw invalid('a binary change needs a full index line', { path: s.path });
+  try {
+    return (await git.readBlob({ fs: workspace.fs, gitdir: workspace.gitdir, oid: s.newOid })).blob;
+  } catch (error) {
+    throw new GitBoundaryError('BLOB_MISSING', 'the binary post-image is not in the object store', { path: s.path, oid: s.newOid }, { cause: error });
+  }
+}
+
+/** The file's state after a section that does not delete it. */
+async function postImage(workspace: Workspace, s: Section, before: State): Promise<State> {
+  const mode = (s.newMode ?? before?.mode ?? '100644') as FileMode;
+  const content = s.binary
+    ? await binaryPostImage(workspace, s)
+    : binaryStringToBytes(applyHunks(s.path, before ? bytesToBinaryString(before.content) : '', s.hunks));
+  if (isFullOid(s.newOid) && (await hashBlobBytes(content)) !== s.newOid) throw mismatch('the result does not hash to the patch post-image', { path: s.path });
+  return { content, mode };
+}
+
 /**
  * Apply one of our own git-style patches to the workspace (used by resume). Strict: every
  * pre-image must match exactly (full `index` ids, context lines, modes); on any mismatch
@@ -155,31 +213,8 @@ export async function applyPatch(workspace: Workspace, patch: string | Uint8Arra
   };
   for (const s of sections) {
     const before = await current(s.path);
-    if (s.created) {
-      if (before) throw mismatch('the patch creates a file that exists', { path: s.path });
-    } else {
-      if (!before) throw mismatch('the patch changes a file that does not exist', { path: s.path });
-      if (s.oldMode && before.mode !== s.oldMode) throw mismatch('the file mode differs from the patch', { path: s.path, mode: before.mode, expected: s.oldMode });
-      if (s.oldOid && s.oldOid.length === 40 && s.oldOid !== ZERO_OID && (await hashBlobBytes(before.content)) !== s.oldOid) {
-        throw mismatch('the file content differs from the patch pre-image', { path: s.path });
-      }
-    }
-    if (s.deleted) {
-      pending.set(s.path, null);
-      continue;
-    }
-    const mode = (s.newMode ?? before?.mode ?? '100644') as FileMode;
-    let content: Uint8Array;
-    if (s.binary) {
-      if (!s.newOid || s.newOid.length !== 40) throw invalid('a binary change needs a full index line', { path: s.path });
-      try {
-        content = (await git.readBlob({ fs: workspace.fs, gitdir: workspace.gitdir, oid: s.newOid })).blob;
-      } catch (error) {
-        throw new GitBoundaryError('BLOB_MISSING', 'the binary post-image is not in the object store', { path: s.path, oid: s.newOid }, { cause: error });
-      }
-    } else content = binaryStringToBytes(applyHunks(s.path, before ? bytesToBinaryString(before.content) : '', s.hunks));
-    if (s.newOid && s.newOid.length === 40 && (await hashBlobBytes(content)) !== s.newOid) throw mismatch('the result does not hash to the patch post-image', { path: s.path });
-    pending.set(s.path, { content, mode });
+    await checkPreImage(s, before);
+    pending.set(s.path, s.deleted ? null : await postImage(workspace, s, before));
   }
   for (const [path, state] of pending) {
     if (state === null) await workspace.delete(path);

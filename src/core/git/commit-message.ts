@@ -31,6 +31,30 @@ export const MAX_SUBJECT = 72;
 /** The least room a scope may leave the summary; a longer scope is left out. */
 const MIN_SUMMARY = 24;
 
+/** `<type>(<scope>)[!]: <summary>`, shortened to MAX_SUBJECT; refuses an unknown type or a bad scope. */
+function subjectLine(input: CommitMessageInput, summary: string): string {
+  if (!COMMIT_TYPES.includes(input.type)) throw new GitBoundaryError('INVALID_COMMIT_MESSAGE', `unknown commit type: ${input.type}`, { type: input.type });
+  const scope = input.scope ? oneLine(input.scope) : '';
+  if (scope && !SCOPE.test(scope)) throw new GitBoundaryError('INVALID_COMMIT_MESSAGE', `invalid commit scope: ${scope}`, { scope });
+  const bang = input.breaking ? '!' : '';
+  // A scope so long that the summary would not fit is dropped: the subject never exceeds MAX_SUBJECT.
+  const scoped = `${input.type}${scope ? `(${scope})` : ''}${bang}: `;
+  const prefix = MAX_SUBJECT - scoped.length >= MIN_SUMMARY ? scoped : `${input.type}${bang}: `;
+  return `${prefix}${shortenAtWord(summary, MAX_SUBJECT - prefix.length)}`;
+}
+
+/** The Verification lines: what ran and how it ended, then what did not run and why. */
+function verificationLines(report: VerificationReport): string[] {
+  const lines: string[] = [];
+  for (const c of report.checks) {
+    if (c.status === 'SKIPPED') continue;
+    lines.push(`- ${oneLine(c.name)}: ${c.status === 'PASSED' ? 'passed' : 'failed'}${c.detail ? ` (${oneLine(c.detail)})` : ''}`);
+  }
+  for (const n of report.notRun) lines.push(`- not run: ${oneLine(n.name)}: ${oneLine(n.why)}`);
+  if (lines.length === 0) lines.push('- not run: no verification was recorded');
+  return lines;
+}
+
 /**
  * The commit message contract: `<type>(<scope>)[!]: <summary>` (at most 72 characters: a long
  * summary is shortened at a word boundary, a scope too long to leave room is left out; length is
@@ -41,21 +65,7 @@ const MIN_SUMMARY = 24;
 export function formatCommitMessage(input: CommitMessageInput): string {
   const summary = oneLine(input.summary ?? '');
   if (!summary || !oneLine(input.intent ?? '') || !oneLine(input.task ?? '')) throw new GitBoundaryError('EMPTY_MESSAGE', 'commit summary, task and intent must not be empty', {});
-  if (!COMMIT_TYPES.includes(input.type)) throw new GitBoundaryError('INVALID_COMMIT_MESSAGE', `unknown commit type: ${input.type}`, { type: input.type });
-  const scope = input.scope ? oneLine(input.scope) : '';
-  if (scope && !SCOPE.test(scope)) throw new GitBoundaryError('INVALID_COMMIT_MESSAGE', `invalid commit scope: ${scope}`, { scope });
-  const bang = input.breaking ? '!' : '';
-  // A scope so long that the summary would not fit is dropped: the subject never exceeds MAX_SUBJECT.
-  const scoped = `${input.type}${scope ? `(${scope})` : ''}${bang}: `;
-  const prefix = MAX_SUBJECT - scoped.length >= MIN_SUMMARY ? scoped : `${input.type}${bang}: `;
-  const subject = `${prefix}${shortenAtWord(summary, MAX_SUBJECT - prefix.length)}`;
-  const verification: string[] = [];
-  for (const c of input.verification.checks) {
-    if (c.status === 'SKIPPED') continue;
-    verification.push(`- ${oneLine(c.name)}: ${c.status === 'PASSED' ? 'passed' : 'failed'}${c.detail ? ` (${oneLine(c.detail)})` : ''}`);
-  }
-  for (const n of input.verification.notRun) verification.push(`- not run: ${oneLine(n.name)}: ${oneLine(n.why)}`);
-  if (verification.length === 0) verification.push('- not run: no verification was recorded');
+  const subject = subjectLine(input, summary);
   const risk = input.risk.length > 0 ? input.risk.map((r) => `- ${oneLine(r)}`) : ['- none identified'];
   return [
     subject,
@@ -63,7 +73,7 @@ export function formatCommitMessage(input: CommitMessageInput): string {
     `Task: ${oneLine(input.task)}`,
     `Intent: ${oneLine(input.intent)}`,
     'Verification:',
-    ...verification,
+    ...verificationLines(input.verification),
     'Risk:',
     ...risk,
     '',

@@ -8,7 +8,7 @@ import { readHead, writeTreeFromFiles } from './git-objects.js';
 import { GIT_ACTOR, type LedgerSink } from './ledger-sink.js';
 import { describeFindings, scanChanges, type SecretFinding } from '../secrets/secret-scan.js';
 import { policyDenial, type StageDenial } from './stage-paths.js';
-import { commitSide, indexSide } from './tree-side.js';
+import { commitSide, indexSide, type TreeSide } from './tree-side.js';
 import type { VerificationReport } from './verification-report.js';
 import type { VirtualIndex } from './virtual-index.js';
 
@@ -46,6 +46,33 @@ export function commitTimestamp(createdAt: string | number): number {
   return Math.floor(ms / 1000);
 }
 
+/** The files that differ between two sides, `to` being the staged one. */
+function changedFiles(from: TreeSide, to: TreeSide): CommitResult['files'] {
+  const files: CommitResult['files'] = [];
+  for (const path of new Set([...from.files.keys(), ...to.files.keys()])) {
+    const f = from.files.get(path);
+    const t = to.files.get(path);
+    if (f && t && f.oid === t.oid && f.mode === t.mode) continue;
+    files.push(t ? { path, change: f ? 'MODIFIED' : 'ADDED', mode: t.mode, oid: t.oid } : { path, change: 'DELETED' });
+  }
+  return files;
+}
+
+/** Secrets the change adds: each changed file's bytes before and after (submodules have none). */
+async function scanStaged(files: CommitResult['files'], before: TreeSide, after: TreeSide): Promise<SecretFinding[]> {
+  return scanChanges(
+    await Promise.all(
+      files.map(async (f) => ({
+        path: f.path,
+        oldBytes: before.files.has(f.path) && before.files.get(f.path)!.mode !== '160000' ? await before.read(f.path) : undefined,
+        newBytes: f.oid && f.mode !== '160000' ? await after.read(f.path) : undefined,
+      })),
+    ),
+  );
+}
+
+const decoder = new TextDecoder();
+
 /**
  * Commit the virtual index on the agent branch, built from trees (writeTree -> writeCommit;
  * never isomorphic-git's index). The parent is the base commit, so a run's change is always
@@ -53,8 +80,6 @@ export function commitTimestamp(createdAt: string | number): number {
  * empty, a staged path is denied, the secret scan finds something, or verification failed.
  * The same index, message, identity and createdAt give the same commit SHA.
  */
-const decoder = new TextDecoder();
-
 export async function commitStaged(request: CommitRequest): Promise<CommitResult> {
   const { workspace, index, policy, ledger } = request;
   const { fs, gitdir } = workspace;
@@ -65,28 +90,14 @@ export async function commitStaged(request: CommitRequest): Promise<CommitResult
 
   const head = await readHead(fs, gitdir, workspace.baseCommitSha);
   const headSha = head.sha ?? workspace.baseCommitSha;
-  const headSide = await commitSide(fs, gitdir, headSha);
   const idx = indexSide(fs, gitdir, index);
-  const files: CommitResult['files'] = [];
-  for (const path of new Set([...headSide.files.keys(), ...idx.files.keys()])) {
-    const h = headSide.files.get(path);
-    const i = idx.files.get(path);
-    if (h && i && h.oid === i.oid && h.mode === i.mode) continue;
-    files.push(i ? { path, change: h ? 'MODIFIED' : 'ADDED', mode: i.mode, oid: i.oid } : { path, change: 'DELETED' });
-  }
+  let before = await commitSide(fs, gitdir, headSha);
+  let files = changedFiles(before, idx);
   if (files.length === 0) return refuse('NOTHING_STAGED', 'nothing is staged', {});
   // The commit's parent is the base: report, check and scan the whole change against it.
   if (headSha !== workspace.baseCommitSha) {
-    const baseSide = await commitSide(fs, gitdir, workspace.baseCommitSha);
-    files.length = 0;
-    for (const path of new Set([...baseSide.files.keys(), ...idx.files.keys()])) {
-      const b = baseSide.files.get(path);
-      const i = idx.files.get(path);
-      if (b && i && b.oid === i.oid && b.mode === i.mode) continue;
-      files.push(i ? { path, change: b ? 'MODIFIED' : 'ADDED', mode: i.mode, oid: i.oid } : { path, change: 'DELETED' });
-    }
-    headSide.files = baseSide.files;
-    headSide.read = baseSide.read;
+    before = await commitSide(fs, gitdir, workspace.baseCommitSha);
+    files = changedFiles(before, idx);
   }
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
 
@@ -99,19 +110,11 @@ export async function commitStaged(request: CommitRequest): Promise<CommitResult
   }
 
   // A path under a symlinked directory of the base is judged on where it lands as well.
-  const symlinks = await collectSymlinks(headSide.files, async (p) => decoder.decode(await headSide.read(p)));
+  const symlinks = await collectSymlinks(before.files, async (p) => decoder.decode(await before.read(p)));
   const denials = files.map((f) => policyDenial(f.path, policy, symlinks)).filter((d): d is StageDenial => d !== undefined);
   if (denials.length > 0) return refuse('DENIED_PATH_STAGED', `denied path(s) staged: ${denials.map((d) => d.path).join(', ')}`, { denials });
 
-  const findings: SecretFinding[] = scanChanges(
-    await Promise.all(
-      files.map(async (f) => ({
-        path: f.path,
-        oldBytes: headSide.files.has(f.path) && headSide.files.get(f.path)!.mode !== '160000' ? await headSide.read(f.path) : undefined,
-        newBytes: f.oid && f.mode !== '160000' ? await idx.read(f.path) : undefined,
-      })),
-    ),
-  );
+  const findings = await scanStaged(files, before, idx);
   if (findings.length > 0) return refuse('SECRET_DETECTED', `potential secret(s) in the staged diff: ${describeFindings(findings)}`, { findings });
 
   if (request.verification.status === 'FAILED') {
@@ -124,8 +127,7 @@ export async function commitStaged(request: CommitRequest): Promise<CommitResult
   const person = { name: request.identity.name, email: request.identity.email, ...when };
   const parentSha = workspace.baseCommitSha;
   const commitSha = await git.writeCommit({ fs, gitdir, commit: { message, tree: treeSha, parent: [parentSha], author: person, committer: person } });
-  if (head.branch) await git.writeRef({ fs, gitdir, ref: `refs/heads/${head.branch}`, value: commitSha, force: true });
-  else await git.writeRef({ fs, gitdir, ref: 'HEAD', value: commitSha, force: true });
+  await git.writeRef({ fs, gitdir, ref: head.branch ? `refs/heads/${head.branch}` : 'HEAD', value: commitSha, force: true });
 
   await ledger?.append({
     actor: GIT_ACTOR,

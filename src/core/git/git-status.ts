@@ -50,6 +50,82 @@ const letter = (a: SideFile | undefined, b: SideFile | undefined): string => {
   return a.oid !== b.oid || a.mode !== b.mode ? 'M' : ' ';
 };
 
+/** Porcelain lines for tracked paths (HEAD vs index in X, index vs workspace in Y), renames paired. */
+async function trackedEntries(headSide: TreeSide, idx: TreeSide, work: TreeSide): Promise<PorcelainEntry[]> {
+  const all = new Set<string>([...headSide.files.keys(), ...idx.files.keys()]);
+  const deletedFromIndex: string[] = [];
+  const addedToIndex: string[] = [];
+  for (const path of all) {
+    const h = headSide.files.get(path);
+    const i = idx.files.get(path);
+    if (h && !i) deletedFromIndex.push(path);
+    if (!h && i) addedToIndex.push(path);
+  }
+  const renames = await detectRenames(deletedFromIndex.sort(compareBytes), addedToIndex.sort(compareBytes), headSide, idx);
+  const renamedFrom = new Set(renames.map((r) => r.from));
+  const renamedTo = new Map(renames.map((r) => [r.to, r.from]));
+
+  const tracked: PorcelainEntry[] = [];
+  for (const path of all) {
+    if (renamedFrom.has(path)) continue;
+    const i = idx.files.get(path);
+    const orig = renamedTo.get(path);
+    const x = orig ? 'R' : letter(headSide.files.get(path), i);
+    const y = i ? letter(i, work.files.get(path)) : ' ';
+    if (x === ' ' && y === ' ') continue;
+    tracked.push(orig ? { x, y, path, origPath: orig } : { x, y, path });
+  }
+  return tracked.sort((a, b) => compareBytes(a.path, b.path));
+}
+
+/** Porcelain lines for untracked paths, each shown once under its topmost untracked directory. */
+function untrackedEntries(work: TreeSide, idx: TreeSide, index: VirtualIndex): PorcelainEntry[] {
+  const untracked: PorcelainEntry[] = [];
+  const shown = new Set<string>();
+  for (const path of [...work.files.keys()].sort(compareBytes)) {
+    if (idx.files.has(path)) continue;
+    const shownAs = untrackedDisplay(path, index);
+    if (shown.has(shownAs)) continue;
+    shown.add(shownAs);
+    untracked.push({ x: '?', y: '?', path: shownAs });
+  }
+  return untracked;
+}
+
+const KINDS: Record<string, GitChangeKind> = { A: 'ADDED', D: 'DELETED', R: 'RENAMED', C: 'COPIED', T: 'TYPE_CHANGED' };
+const kindOf = (c: string): GitChangeKind => KINDS[c] ?? 'MODIFIED';
+
+/** One change per porcelain column that is not blank, then one per untracked file. */
+async function describeChanges(sides: { headSide: TreeSide; idx: TreeSide; work: TreeSide }, tracked: PorcelainEntry[], policy: WritePolicy | undefined): Promise<GitFileChange[]> {
+  const { headSide, idx, work } = sides;
+  const changes: GitFileChange[] = [];
+  const describe = async (path: string, kind: GitChangeKind, staged: boolean, side: TreeSide | undefined, origPath?: string) => {
+    const file = side?.files.get(path);
+    const binary = file && file.mode.startsWith('100') ? isBinaryContent(await side!.read(path)) : false;
+    const generated = (policy ?? defaultPathRules()).isGenerated(path);
+    changes.push({ path, ...(origPath ? { origPath } : {}), kind, staged, generated, binary, allowedByPolicy: allowedByPolicy(path, policy) });
+  };
+  for (const e of tracked) {
+    if (e.x !== ' ') await describe(e.path, kindOf(e.x), true, e.x === 'D' ? headSide : idx, e.origPath);
+    if (e.y !== ' ') await describe(e.path, kindOf(e.y), false, e.y === 'D' ? idx : work);
+  }
+  for (const path of [...work.files.keys()].sort(compareBytes)) {
+    if (!idx.files.has(path)) await describe(path, 'UNTRACKED', false, work);
+  }
+  return changes;
+}
+
+function statusWarnings(head: { detached: boolean; sha?: string }, changes: GitFileChange[]): string[] {
+  const warnings: string[] = [];
+  if (head.detached) warnings.push('HEAD is detached');
+  if (!head.sha) warnings.push('HEAD has no commit yet');
+  for (const c of changes) {
+    if (!c.allowedByPolicy) warnings.push(`change not allowed by policy: ${c.path}`);
+    else if (c.generated) warnings.push(`generated file changed: ${c.path}`);
+  }
+  return warnings;
+}
+
 /**
  * The status of the object-backed workspace with `git status --porcelain=v1` semantics: HEAD
  * (from the in-memory gitdir, else the base commit) vs the virtual index vs the workspace view.
@@ -63,68 +139,9 @@ export async function gitStatus(options: { workspace: Workspace; index: VirtualI
   const idx = indexSide(fs, gitdir, index);
   const work = await workspaceSide(workspace);
 
-  const all = new Set<string>([...headSide.files.keys(), ...idx.files.keys()]);
-  const tracked: PorcelainEntry[] = [];
-  const deletedFromIndex: string[] = [];
-  const addedToIndex: string[] = [];
-  for (const path of all) {
-    const h = headSide.files.get(path);
-    const i = idx.files.get(path);
-    if (h && !i) deletedFromIndex.push(path);
-    if (!h && i) addedToIndex.push(path);
-  }
-  const renames = await detectRenames(deletedFromIndex.sort(compareBytes), addedToIndex.sort(compareBytes), headSide, idx);
-  const renamedFrom = new Set(renames.map((r) => r.from));
-  const renamedTo = new Map(renames.map((r) => [r.to, r.from]));
-
-  for (const path of all) {
-    if (renamedFrom.has(path)) continue;
-    const h = headSide.files.get(path);
-    const i = idx.files.get(path);
-    const w = work.files.get(path);
-    const orig = renamedTo.get(path);
-    const x = orig ? 'R' : letter(h, i);
-    const y = i ? letter(i, w) : ' ';
-    if (x === ' ' && y === ' ') continue;
-    tracked.push(orig ? { x, y, path, origPath: orig } : { x, y, path });
-  }
-  tracked.sort((a, b) => compareBytes(a.path, b.path));
-
-  const untracked: PorcelainEntry[] = [];
-  const shown = new Set<string>();
-  for (const path of [...work.files.keys()].sort(compareBytes)) {
-    if (idx.files.has(path)) continue;
-    const shownAs = untrackedDisplay(path, index);
-    if (shown.has(shownAs)) continue;
-    shown.add(shownAs);
-    untracked.push({ x: '?', y: '?', path: shownAs });
-  }
-  const entries = [...tracked, ...untracked];
-
-  const changes: GitFileChange[] = [];
-  const describe = async (path: string, kind: GitChangeKind, staged: boolean, side: TreeSide | undefined, origPath?: string) => {
-    const file = side?.files.get(path);
-    const binary = file && file.mode.startsWith('100') ? isBinaryContent(await side!.read(path)) : false;
-    const generated = (policy ?? defaultPathRules()).isGenerated(path);
-    changes.push({ path, ...(origPath ? { origPath } : {}), kind, staged, generated, binary, allowedByPolicy: allowedByPolicy(path, policy) });
-  };
-  const kindOf = (c: string): GitChangeKind =>
-    c === 'A' ? 'ADDED' : c === 'D' ? 'DELETED' : c === 'R' ? 'RENAMED' : c === 'C' ? 'COPIED' : c === 'T' ? 'TYPE_CHANGED' : 'MODIFIED';
-  for (const e of tracked) {
-    if (e.x !== ' ') await describe(e.path, kindOf(e.x), true, e.x === 'D' ? headSide : idx, e.origPath);
-    if (e.y !== ' ') await describe(e.path, kindOf(e.y), false, e.y === 'D' ? idx : work);
-  }
-  for (const path of [...work.files.keys()].sort(compareBytes)) {
-    if (!idx.files.has(path)) await describe(path, 'UNTRACKED', false, work);
-  }
-
-  const warnings: string[] = [];
-  if (head.detached) warnings.push('HEAD is detached');
-  if (!head.sha) warnings.push('HEAD has no commit yet');
-  for (const c of changes) {
-    if (!c.allowedByPolicy) warnings.push(`change not allowed by policy: ${c.path}`);
-    else if (c.generated) warnings.push(`generated file changed: ${c.path}`);
-  }
+  const tracked = await trackedEntries(headSide, idx, work);
+  const entries = [...tracked, ...untrackedEntries(work, idx, index)];
+  const changes = await describeChanges({ headSide, idx, work }, tracked, policy);
   return {
     ...(head.branch ? { branch: head.branch } : {}),
     ...(head.sha ? { headSha: head.sha } : {}),
@@ -132,7 +149,7 @@ export async function gitStatus(options: { workspace: Workspace; index: VirtualI
     clean: entries.length === 0,
     changes,
     entries,
-    warnings,
+    warnings: statusWarnings(head, changes),
   };
 }
 

@@ -38,6 +38,34 @@ export function policyDenial(p: string, policy: WritePolicy, symlinks?: SymlinkL
   return writeDenial(p, policy, symlinks);
 }
 
+/** The denial for a path that goes through a symlinked directory, or is a symlink leaving the workspace. */
+async function symlinkDenial(p: string, workspace: Workspace, index: VirtualIndex): Promise<StageDenial | undefined> {
+  const segments = p.split('/');
+  for (let i = 1; i < segments.length; i++) {
+    const parent = segments.slice(0, i).join('/');
+    if (workspace.entry(parent)?.mode === '120000' || index.get(parent)?.mode === '120000') {
+      return { path: p, reason: 'PATH_THROUGH_SYMLINK', message: `path goes through the symlink ${parent}` };
+    }
+  }
+  if (workspace.entry(p)?.mode !== '120000') return undefined;
+  const target = await workspace.readText(p);
+  if (resolveLinkTarget(p, target) === undefined) return { path: p, reason: 'PATH_THROUGH_SYMLINK', message: 'symlink points outside the workspace' };
+  return undefined;
+}
+
+/** The denial for a submodule pointer, or a path with nothing to stage (absent, or equal to the index). */
+async function changeDenial(p: string, workspace: Workspace, index: VirtualIndex): Promise<StageDenial | undefined> {
+  const entry = workspace.entry(p);
+  const staged = index.get(p);
+  if (entry?.mode === '160000' || staged?.mode === '160000') return { path: p, reason: 'SUBMODULE_CHANGE_NOT_PERMITTED', message: 'submodule pointers are read-only' };
+  if (!entry && !staged) return { path: p, reason: 'PATH_NOT_CHANGED', message: 'no such file in the workspace or the index' };
+  if (entry && staged && entry.mode === staged.mode) {
+    const oid = entry.oid && !entry.changed ? entry.oid : await hashBlobBytes(await workspace.read(p));
+    if (oid === staged.oid) return { path: p, reason: 'PATH_NOT_CHANGED', message: 'the workspace file equals the staged one' };
+  }
+  return undefined;
+}
+
 /**
  * Check one path against the stage preconditions (inside the workspace, not through or to an
  * escaping symlink, allowed by the write policy and the task scope, lockfile/generated rules,
@@ -51,28 +79,7 @@ export async function checkStagePath(path: string, workspace: Workspace, index: 
     const code = error instanceof AgentError ? error.reason : 'PATH_INVALID';
     return { path, reason: 'PATH_OUTSIDE_WORKSPACE', message: `path is not inside the workspace (${code})` };
   }
-  const segments = p.split('/');
-  for (let i = 1; i < segments.length; i++) {
-    const parent = segments.slice(0, i).join('/');
-    if (workspace.entry(parent)?.mode === '120000' || index.get(parent)?.mode === '120000') {
-      return { path: p, reason: 'PATH_THROUGH_SYMLINK', message: `path goes through the symlink ${parent}` };
-    }
-  }
-  const entry = workspace.entry(p);
-  if (entry?.mode === '120000') {
-    const target = await workspace.readText(p);
-    if (resolveLinkTarget(p, target) === undefined) return { path: p, reason: 'PATH_THROUGH_SYMLINK', message: 'symlink points outside the workspace' };
-  }
-  const denied = policyDenial(p, policy);
-  if (denied) return denied;
-  const staged = index.get(p);
-  if (entry?.mode === '160000' || staged?.mode === '160000') return { path: p, reason: 'SUBMODULE_CHANGE_NOT_PERMITTED', message: 'submodule pointers are read-only' };
-  if (!entry && !staged) return { path: p, reason: 'PATH_NOT_CHANGED', message: 'no such file in the workspace or the index' };
-  if (entry && staged && entry.mode === staged.mode) {
-    const oid = entry.oid && !entry.changed ? entry.oid : await hashBlobBytes(await workspace.read(p));
-    if (oid === staged.oid) return { path: p, reason: 'PATH_NOT_CHANGED', message: 'the workspace file equals the staged one' };
-  }
-  return undefined;
+  return (await symlinkDenial(p, workspace, index)) ?? policyDenial(p, policy) ?? (await changeDenial(p, workspace, index));
 }
 
 /**

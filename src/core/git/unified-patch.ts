@@ -36,6 +36,58 @@ function splitLines(text: string): string[] {
   return out;
 }
 
+/** One op per line of a diff: its tag and text, and the old/new line numbers before it. */
+interface LineOps {
+  tags: string[];
+  lines: string[];
+  oldAt: number[];
+  newAt: number[];
+  /** Old and new line counts after the last op. */
+  oldNo: number;
+  newNo: number;
+}
+
+function lineOps(a: string[], b: string[]): LineOps {
+  const ops: LineOps = { tags: [], lines: [], oldAt: [], newAt: [], oldNo: 0, newNo: 0 };
+  for (const change of diffLineArrays(a, b)) {
+    const tag = change.removed ? '-' : change.added ? '+' : ' ';
+    for (const line of change.value) {
+      ops.tags.push(tag);
+      ops.lines.push(line);
+      ops.oldAt.push(ops.oldNo);
+      ops.newAt.push(ops.newNo);
+      if (tag !== '+') ops.oldNo++;
+      if (tag !== '-') ops.newNo++;
+    }
+  }
+  return ops;
+}
+
+/** Where the hunk whose first change is at `i` ends: later changes within 2*CONTEXT unchanged lines join it. */
+function hunkEnd(tags: string[], i: number): number {
+  const total = tags.length;
+  let end = i;
+  for (;;) {
+    while (end < total && tags[end] !== ' ') end++;
+    let j = end;
+    while (j < total && tags[j] === ' ') j++;
+    if (j < total && j - end <= 2 * CONTEXT) end = j;
+    else return Math.min(total, end + CONTEXT);
+  }
+}
+
+const range = (s: number, n: number) => (n === 1 ? `${s}` : `${s},${n}`);
+
+/** The `@@` header of the hunk over ops [start, end). */
+function hunkHeader(ops: LineOps, start: number, end: number): string {
+  const total = ops.tags.length;
+  const oldCount = (end < total ? ops.oldAt[end] : ops.oldNo) - ops.oldAt[start];
+  const newCount = (end < total ? ops.newAt[end] : ops.newNo) - ops.newAt[start];
+  const oldStart = oldCount === 0 ? ops.oldAt[start] : ops.oldAt[start] + 1;
+  const newStart = newCount === 0 ? ops.newAt[start] : ops.newAt[start] + 1;
+  return `@@ -${range(oldStart, oldCount)} +${range(newStart, newCount)} @@\n`;
+}
+
 /**
  * Unified hunks (3 lines of context, git's header format) between two binary strings, plus
  * counts. Lines without a final newline get git's `\ No newline at end of file` marker. The
@@ -43,26 +95,8 @@ function splitLines(text: string): string[] {
  * file with every line changed stays fast.
  */
 export function buildHunks(oldText: string, newText: string): { hunks: string; insertions: number; deletions: number } {
-  const a = splitLines(oldText);
-  const b = splitLines(newText);
-  // One op per line: its tag and text, and the old/new line numbers before it.
-  const tags: string[] = [];
-  const lines: string[] = [];
-  const oldAt: number[] = [];
-  const newAt: number[] = [];
-  let oldNo = 0;
-  let newNo = 0;
-  for (const change of diffLineArrays(a, b)) {
-    const tag = change.removed ? '-' : change.added ? '+' : ' ';
-    for (const line of change.value) {
-      tags.push(tag);
-      lines.push(line);
-      oldAt.push(oldNo);
-      newAt.push(newNo);
-      if (tag !== '+') oldNo++;
-      if (tag !== '-') newNo++;
-    }
-  }
+  const ops = lineOps(splitLines(oldText), splitLines(newText));
+  const { tags, lines } = ops;
   const total = tags.length;
   let insertions = 0;
   let deletions = 0;
@@ -72,24 +106,8 @@ export function buildHunks(oldText: string, newText: string): { hunks: string; i
     while (i < total && tags[i] === ' ') i++;
     if (i >= total) break;
     const start = Math.max(0, i - CONTEXT);
-    let end = i;
-    // Extend while the next change is within 2*CONTEXT unchanged lines.
-    for (;;) {
-      while (end < total && tags[end] !== ' ') end++;
-      let j = end;
-      while (j < total && tags[j] === ' ') j++;
-      if (j < total && j - end <= 2 * CONTEXT) end = j;
-      else {
-        end = Math.min(total, end + CONTEXT);
-        break;
-      }
-    }
-    const oldCount = (end < total ? oldAt[end] : oldNo) - oldAt[start];
-    const newCount = (end < total ? newAt[end] : newNo) - newAt[start];
-    const oldStart = oldCount === 0 ? oldAt[start] : oldAt[start] + 1;
-    const newStart = newCount === 0 ? newAt[start] : newAt[start] + 1;
-    const range = (s: number, n: number) => (n === 1 ? `${s}` : `${s},${n}`);
-    out.push(`@@ -${range(oldStart, oldCount)} +${range(newStart, newCount)} @@\n`);
+    const end = hunkEnd(tags, i);
+    out.push(hunkHeader(ops, start, end));
     for (let k = start; k < end; k++) {
       if (tags[k] === '+') insertions++;
       if (tags[k] === '-') deletions++;
@@ -115,29 +133,34 @@ async function content(side: TreeSide, path: string, file: SideFile): Promise<Ui
   return side.read(path);
 }
 
+/** The extended header lines of a section: creation, deletion, mode change, `index`. */
+function extendedHeader(a: SideFile | undefined, b: SideFile | undefined): string {
+  if (!a && b) return `new file mode ${b.mode}\nindex ${ZERO_OID}..${b.oid}\n`;
+  if (a && !b) return `deleted file mode ${a.mode}\nindex ${a.oid}..${ZERO_OID}\n`;
+  if (!a || !b) return '';
+  let head = '';
+  if (a.mode !== b.mode) head += `old mode ${a.mode}\nnew mode ${b.mode}\n`;
+  if (a.oid !== b.oid) head += a.mode === b.mode ? `index ${a.oid}..${b.oid} ${a.mode}\n` : `index ${a.oid}..${b.oid}\n`;
+  return head;
+}
+
+/** A side's name of `path` in a `---`/`+++` or `Binary files` line; /dev/null when the side has no file. */
+const sideName = (file: SideFile | undefined, name: string) => (file ? utf8ToBinaryString(name) : '/dev/null');
+
 /** One `diff --git` section (an add, a delete, or a same-type change). */
 async function section(path: string, from: TreeSide, to: TreeSide, a: SideFile | undefined, b: SideFile | undefined): Promise<Omit<FilePatch, 'kind' | 'path'>> {
   const oldBytes = a ? await content(from, path, a) : new Uint8Array();
   const newBytes = b ? await content(to, path, b) : new Uint8Array();
   const binary = isBinaryContent(oldBytes) || isBinaryContent(newBytes);
-  let head = utf8ToBinaryString(`diff --git ${label('a/', path)} ${label('b/', path)}\n`);
-  if (!a && b) head += `new file mode ${b.mode}\nindex ${ZERO_OID}..${b.oid}\n`;
-  else if (a && !b) head += `deleted file mode ${a.mode}\nindex ${a.oid}..${ZERO_OID}\n`;
-  else if (a && b) {
-    if (a.mode !== b.mode) head += `old mode ${a.mode}\nnew mode ${b.mode}\n`;
-    if (a.oid !== b.oid) head += a.mode === b.mode ? `index ${a.oid}..${b.oid} ${a.mode}\n` : `index ${a.oid}..${b.oid}\n`;
-  }
-  const from_ = a ? utf8ToBinaryString(fileLine('a/', path)) : '/dev/null';
-  const to_ = b ? utf8ToBinaryString(fileLine('b/', path)) : '/dev/null';
+  const head = utf8ToBinaryString(`diff --git ${label('a/', path)} ${label('b/', path)}\n`) + extendedHeader(a, b);
   const meta = { oldMode: a?.mode, newMode: b?.mode, oldOid: a?.oid, newOid: b?.oid };
   if (a?.oid === b?.oid) return { ...meta, binary, insertions: 0, deletions: 0, text: head };
   if (binary) {
-    const an = a ? utf8ToBinaryString(label('a/', path)) : '/dev/null';
-    const bn = b ? utf8ToBinaryString(label('b/', path)) : '/dev/null';
-    return { ...meta, binary, insertions: 0, deletions: 0, text: `${head}Binary files ${an} and ${bn} differ\n` };
+    const text = `${head}Binary files ${sideName(a, label('a/', path))} and ${sideName(b, label('b/', path))} differ\n`;
+    return { ...meta, binary, insertions: 0, deletions: 0, text };
   }
   const { hunks, insertions, deletions } = buildHunks(bytesToBinaryString(oldBytes), bytesToBinaryString(newBytes));
-  const text = hunks ? `${head}--- ${from_}\n+++ ${to_}\n${hunks}` : head;
+  const text = hunks ? `${head}--- ${sideName(a, fileLine('a/', path))}\n+++ ${sideName(b, fileLine('b/', path))}\n${hunks}` : head;
   return { ...meta, binary, insertions, deletions, text };
 }
 

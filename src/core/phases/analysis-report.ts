@@ -119,8 +119,30 @@ interface Caps {
   block: boolean;
 }
 
+type More = (shown: number, total: number, what: string) => string[];
+
+/** The risk forecast's lines: level, score and gate, then its reasons (at most `rows`). */
+function riskLines(risk: AnalysisReport['risk'], rows: number, text: (t: string) => string, more: More): string[] {
+  if (!risk) return ['No file would change, so there is no risk to forecast.', ''];
+  const out = [`If the ${risk.files} ${plural(risk.files, 'file')} above were changed, the risk would be **${risk.level}** (score ${risk.score}); ${risk.requiredGate === 'NONE' ? 'no approval gate would apply' : `the gate would be ${code(risk.requiredGate)}`}.`, ''];
+  const reasons = risk.reasons.slice(0, rows);
+  for (const reason of reasons) out.push(`- ${inline(text(reason))}`);
+  out.push('', ...more(reasons.length, risk.reasons.length, plural(risk.reasons.length - reasons.length, 'reason')));
+  return out;
+}
+
+/** The ready-to-paste task block with how to use it, or a pointer to the artifact when it does not fit. */
+function agentBlockLines(agentBlock: NonNullable<AnalysisReport['agentBlock']>, source: AnalysisReport['agentBlockSource'], fits: boolean): string[] {
+  if (!fits) return [`The task block is too long for a comment; it is in the ${code(ANALYSIS_REPORT_ARTIFACT)} artifact.`, ''];
+  const intro =
+    source === 'suggested'
+      ? 'The task has no steps, but its words name a recipe. This block is a suggestion read from them: check the names, then comment `/agent run` with it to open a draft PR:'
+      : 'To open a draft PR with this plan, comment `/agent run` with this block (or put it in the issue body):';
+  return [intro, '', ...renderAgentBlock(agentBlock), ''];
+}
+
 function render(r: AnalysisReport, caps: Caps): string {
-  const more = (shown: number, total: number, what: string): string[] =>
+  const more: More = (shown, total, what) =>
     total > shown ? [`…and ${total - shown} more ${what}; the full list is in the ${code(ANALYSIS_REPORT_ARTIFACT)} artifact.`, ''] : [];
   const text = (t: string) => (t.length > caps.text ? `${clip(t, caps.text)} (cut; see ${ANALYSIS_REPORT_ARTIFACT})` : t);
   const out: string[] = [analysisReportMarker(r.runId, r.attempt), `## Analysis: ${inline(text(r.title) || 'untitled task')}`, ''];
@@ -158,14 +180,7 @@ function render(r: AnalysisReport, caps: Caps): string {
     out.push('', ...more(modules.length, r.modules.length, plural(r.modules.length - modules.length, 'module')));
   }
 
-  out.push('### Risk (forecast)', '');
-  if (!r.risk) out.push('No file would change, so there is no risk to forecast.', '');
-  else {
-    out.push(`If the ${r.risk.files} ${plural(r.risk.files, 'file')} above were changed, the risk would be **${r.risk.level}** (score ${r.risk.score}); ${r.risk.requiredGate === 'NONE' ? 'no approval gate would apply' : `the gate would be ${code(r.risk.requiredGate)}`}.`, '');
-    const reasons = r.risk.reasons.slice(0, caps.rows);
-    for (const reason of reasons) out.push(`- ${inline(text(reason))}`);
-    out.push('', ...more(reasons.length, r.risk.reasons.length, plural(r.risk.reasons.length - reasons.length, 'reason')));
-  }
+  out.push('### Risk (forecast)', '', ...riskLines(r.risk, caps.rows, text, more));
 
   out.push('### Open questions', '');
   if (r.questions.length === 0) out.push('None found.', '');
@@ -175,16 +190,7 @@ function render(r: AnalysisReport, caps: Caps): string {
     out.push('', ...more(questions.length, r.questions.length, plural(r.questions.length - questions.length, 'question')));
   }
 
-  if (r.agentBlock) {
-    out.push('### Ready-to-paste task', '');
-    if (caps.block) {
-      const intro =
-        r.agentBlockSource === 'suggested'
-          ? 'The task has no steps, but its words name a recipe. This block is a suggestion read from them: check the names, then comment `/agent run` with it to open a draft PR:'
-          : 'To open a draft PR with this plan, comment `/agent run` with this block (or put it in the issue body):';
-      out.push(intro, '', ...renderAgentBlock(r.agentBlock), '');
-    } else out.push(`The task block is too long for a comment; it is in the ${code(ANALYSIS_REPORT_ARTIFACT)} artifact.`, '');
-  }
+  if (r.agentBlock) out.push('### Ready-to-paste task', '', ...agentBlockLines(r.agentBlock, r.agentBlockSource, caps.block));
 
   const facts = [`run ${code(r.runId)}`, `attempt ${r.attempt}`, `base ${code(r.baseCommitSha.slice(0, 12))}${r.baseRef ? ` (${code(r.baseRef)})` : ''}`];
   if (r.repository) facts.push(code(r.repository));

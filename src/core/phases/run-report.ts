@@ -75,6 +75,19 @@ function planRevised(report: RunReport): string[] {
   return [`### Plan revised ${report.planRevisions.length}×`, '', ...report.planRevisions.map((r) => `- ${inline(r.reason)}${changes(r) ? ` (${changes(r)})` : ''}`)];
 }
 
+/** CI's results as a table once any check reported; otherwise why there are none yet. */
+function ciResultLines(ci: RunReportVerification['ci']): string[] {
+  if (!ci || ci.state === 'unavailable' || (ci.state === 'pending' && ci.checks.length === 0)) {
+    return [ci?.state === 'unavailable' ? '**CI results:** unavailable for this commit.' : '**CI results:** not yet known; this section is updated when CI reports.'];
+  }
+  const out = [`**CI results** (${ci.state}${ci.commitSha ? ` on ${code(ci.commitSha.slice(0, 12))}` : ''}):`, '', '| check | status | conclusion |', '|---|---|---|'];
+  for (const c of ci.checks) {
+    const name = c.url && /^https?:\/\//.test(c.url) ? `[${cell(c.name)}](${c.url.replace(/[()\s]/g, encodeURIComponent)})` : cell(c.name);
+    out.push(`| ${name} | ${cell(c.status)} | ${cell(c.conclusion ?? 'pending')} |`);
+  }
+  return out;
+}
+
 /**
  * The Verification section's content (without markers): static checks draftsman ran, what it
  * did not run, what CI should run, and CI results when known. The publisher calls this again
@@ -105,15 +118,7 @@ export function renderVerificationSection(input: z.input<typeof RunReportVerific
     out.push(...fenced('sh', v.ciCommands.join('\n')), '');
   } else out.push('The policy lists no `agent.build.commands`; CI results are the only test evidence.', '');
 
-  if (!v.ci || v.ci.state === 'unavailable' || (v.ci.state === 'pending' && v.ci.checks.length === 0)) {
-    out.push(v.ci?.state === 'unavailable' ? '**CI results:** unavailable for this commit.' : '**CI results:** not yet known; this section is updated when CI reports.');
-  } else {
-    out.push(`**CI results** (${v.ci.state}${v.ci.commitSha ? ` on ${code(v.ci.commitSha.slice(0, 12))}` : ''}):`, '', '| check | status | conclusion |', '|---|---|---|');
-    for (const c of v.ci.checks) {
-      const name = c.url && /^https?:\/\//.test(c.url) ? `[${cell(c.name)}](${c.url.replace(/[()\s]/g, encodeURIComponent)})` : cell(c.name);
-      out.push(`| ${name} | ${cell(c.status)} | ${cell(c.conclusion ?? 'pending')} |`);
-    }
-  }
+  out.push(...ciResultLines(v.ci));
   return out.join('\n').trimEnd();
 }
 

@@ -128,13 +128,20 @@ function openQuestions(
   steps.forEach((s, i) => {
     if (s.files.length === 0) out.push(`Step ${i + 1} (${s.text}) would change no file in scope: is the name right, or is it already done?`);
   });
-  const low = (discovery?.targets ?? []).filter((t) => t.allowedToEdit && t.rank < LOW_CONFIDENCE_RANK);
-  if (low.length > 0) out.push(`${low.length} ${low.length === 1 ? 'target has' : 'targets have'} low confidence (rank below ${LOW_CONFIDENCE_RANK}): ${names(low.map((t) => t.path))}. Do they belong in the change?`);
-  const locked = (discovery?.targets ?? []).filter((t) => !t.allowedToEdit);
-  if (locked.length > 0) out.push(`${locked.length} matching ${locked.length === 1 ? 'file' : 'files'} would not be edited (policy, generated or lockfile): ${names(locked.map((t) => t.path))}. Should someone change them by hand?`);
+  out.push(...targetQuestions(discovery?.targets ?? []));
   if (suggested.length > 0) out.push(`The words of the task suggest ${suggested.map(stepInWords).join(', then ')}: is that the change? See the ready-to-paste task.`);
   else if (task.steps.length === 0 && !env.model) out.push('Does a recipe (replace, migrate-import, bump-dependency, rename-symbol) fit this change? Without steps or a model, a run can only analyse.');
   if (gate === 'HUMAN_APPROVAL_BEFORE_PR') out.push('At this risk the policy asks for approval before a pull request: a maintainer would need to `/agent approve` the run.');
+  return out;
+}
+
+/** Questions about the selected targets: those of low confidence, and those that would not be edited. */
+function targetQuestions(targets: DiscoveryOutput['targets']): string[] {
+  const out: string[] = [];
+  const low = targets.filter((t) => t.allowedToEdit && t.rank < LOW_CONFIDENCE_RANK);
+  if (low.length > 0) out.push(`${low.length} ${low.length === 1 ? 'target has' : 'targets have'} low confidence (rank below ${LOW_CONFIDENCE_RANK}): ${names(low.map((t) => t.path))}. Do they belong in the change?`);
+  const locked = targets.filter((t) => !t.allowedToEdit);
+  if (locked.length > 0) out.push(`${locked.length} matching ${locked.length === 1 ? 'file' : 'files'} would not be edited (policy, generated or lockfile): ${names(locked.map((t) => t.path))}. Should someone change them by hand?`);
   return out;
 }
 

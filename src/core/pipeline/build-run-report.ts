@@ -59,14 +59,8 @@ export function buildRunReport(
   const views = viewsFor(env, task);
   const out = parsedOutputs(outputs);
   const { discovery, plan, change, review } = out;
-  const done = new Set(checkpoints.map((c) => c.phase));
   const targets = targetsOf(out);
-  // One entry per lockfile: two steps touching one manifest ask for the same refresh.
-  const lockfiles = [...new Map((change?.segments ?? []).flatMap((s) => s.lockfilesToRefresh).map((l) => [`${l.lockfile}\n${l.command}`, l])).values()].map((l) => ({
-    path: l.lockfile,
-    command: l.command,
-    why: 'lockfiles are never edited by draftsman',
-  }));
+  const lockfiles = lockfilesOf(change);
   return {
     schemaVersion: 1,
     runId: env.request.runId,
@@ -82,21 +76,15 @@ export function buildRunReport(
     agentBranch: env.agentBranch,
     createdAt: env.createdAt,
     scope: { paths: task.paths ?? [], untouched: untouched(env, lockfiles.length) },
-    strategy: {
-      engine: plan ? (plan.strategy === 'analysis' ? 'none' : plan.strategy) : 'none',
-      steps: (plan?.segments ?? []).map((s) => (s.step ? stepInWords(s.step) : `the model changes the selected files (${s.paths.length} ${s.paths.length === 1 ? 'file' : 'files'})`)),
-      notes: plan ? [plan.reason] : [],
-    },
+    strategy: strategyOf(plan),
     targets: targets.targets,
     verification: verificationSection(env, out, state.status),
     lockfiles,
-    risk: review
-      ? { level: review.risk.riskLevel, score: review.risk.riskScore, reasons: review.risk.reasons, requiredGate: review.risk.requiredGate }
-      : { level: 'LOW', score: 0, reasons: ['not assessed: the run stopped before the diff review'] },
+    risk: riskOf(review),
     policyVerdicts: policyVerdicts(out, views.limits),
     antiCheat: (out.verification?.cheats ?? []).map((c) => ({ rule: c.rule, path: c.path, line: c.line, snippet: c.snippet, severity: c.severity === 'HIGH' ? 'HIGH' : 'MEDIUM' })),
     budget: budgetSection(env, task, out, checkpoints, state),
-    phases: PHASE_NAMES.map((name) => ({ name: PHASE_CONTRACTS[name].title, state: done.has(name) ? 'done' : name === state.current ? 'running' : 'pending' })),
+    phases: phasesOf(checkpoints, state.current),
     modules: targets.modules,
     artifacts: state.artifacts,
     notes: [...new Set(change?.segments.flatMap((s) => s.notes) ?? [])],
@@ -105,9 +93,34 @@ export function buildRunReport(
   };
 }
 
-/** The changed files (after the review) or the selected targets, with why each is there, and files per top-level module. */
-function targetsOf({ discovery, plan, change, review }: Outputs): Pick<RunReportInput, 'targets' | 'modules'> {
-  const diffFiles = new Map((review?.diffSummary.files ?? []).map((f) => [f.path, f]));
+/** One entry per lockfile: two steps touching one manifest ask for the same refresh. */
+function lockfilesOf(change: Outputs['change']): NonNullable<RunReportInput['lockfiles']> {
+  const unique = new Map((change?.segments ?? []).flatMap((s) => s.lockfilesToRefresh).map((l) => [`${l.lockfile}\n${l.command}`, l]));
+  return [...unique.values()].map((l) => ({ path: l.lockfile, command: l.command, why: 'lockfiles are never edited by draftsman' }));
+}
+
+function strategyOf(plan: Outputs['plan']): RunReportInput['strategy'] {
+  return {
+    engine: plan ? (plan.strategy === 'analysis' ? 'none' : plan.strategy) : 'none',
+    steps: (plan?.segments ?? []).map((s) => (s.step ? stepInWords(s.step) : `the model changes the selected files (${s.paths.length} ${s.paths.length === 1 ? 'file' : 'files'})`)),
+    notes: plan ? [plan.reason] : [],
+  };
+}
+
+function riskOf(review: Outputs['review']): RunReportInput['risk'] {
+  return review
+    ? { level: review.risk.riskLevel, score: review.risk.riskScore, reasons: review.risk.reasons, requiredGate: review.risk.requiredGate }
+    : { level: 'LOW', score: 0, reasons: ['not assessed: the run stopped before the diff review'] };
+}
+
+/** Every phase, done (checkpointed), running or pending. */
+function phasesOf(checkpoints: readonly Checkpoint[], current: PhaseName | undefined): RunReportInput['phases'] {
+  const done = new Set(checkpoints.map((c) => c.phase));
+  return PHASE_NAMES.map((name) => ({ name: PHASE_CONTRACTS[name].title, state: done.has(name) ? 'done' : name === current ? 'running' : 'pending' }));
+}
+
+/** Per changed file: which segments changed it (with their edit counts) and the kinds of edit. */
+function changesByFile(plan: Outputs['plan'], change: Outputs['change']): { changedBy: Map<string, string[]>; edits: Map<string, Set<string>> } {
   const changedBy = new Map<string, string[]>();
   const edits = new Map<string, Set<string>>();
   const planned = new Map((plan?.segments ?? []).map((s) => [s.id, s]));
@@ -117,21 +130,33 @@ function targetsOf({ discovery, plan, change, review }: Outputs): Pick<RunReport
       edits.set(f.path, (edits.get(f.path) ?? new Set()).add(editKind(planned.get(segment.id))));
     }
   }
-  const discovered = new Map((discovery?.targets ?? []).map((t) => [t.path, t.reasons]));
-  const targetPaths = review ? [...diffFiles.keys()] : (discovery?.targets ?? []).map((t) => t.path).slice(0, 50);
+  return { changedBy, edits };
+}
+
+/** Files per top-level module (the detected module's short name, else the first path segment), by name. */
+function moduleCounts(discovery: Outputs['discovery'], paths: readonly string[]): RunReportInput['modules'] {
   const moduleFiles = new Map<string, number>();
-  for (const path of targetPaths) {
+  for (const path of paths) {
     const owner = discovery ? moduleForPath(discovery.modules, path) : undefined;
     const name = (owner && shortModuleName(owner)) ?? (path.includes('/') ? path.slice(0, path.indexOf('/')) : '.');
     moduleFiles.set(name, (moduleFiles.get(name) ?? 0) + 1);
   }
+  return [...moduleFiles.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, files]) => ({ name, files }));
+}
+
+/** The changed files (after the review) or the selected targets, with why each is there, and files per top-level module. */
+function targetsOf({ discovery, plan, change, review }: Outputs): Pick<RunReportInput, 'targets' | 'modules'> {
+  const diffFiles = new Map((review?.diffSummary.files ?? []).map((f) => [f.path, f]));
+  const { changedBy, edits } = changesByFile(plan, change);
+  const discovered = new Map((discovery?.targets ?? []).map((t) => [t.path, t.reasons]));
+  const targetPaths = review ? [...diffFiles.keys()] : (discovery?.targets ?? []).map((t) => t.path).slice(0, 50);
   return {
     targets: targetPaths.map((path) => {
       const f = diffFiles.get(path);
       const edit = edits.has(path) ? [...edits.get(path)!].sort().join(' and ') : undefined;
       return { path, change: f?.kind, insertions: f?.insertions, deletions: f?.deletions, ...(edit ? { edit } : {}), reasons: [...(changedBy.get(path) ?? []), ...(discovered.get(path) ?? []).slice(0, 3)] };
     }),
-    modules: [...moduleFiles.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, files]) => ({ name, files })),
+    modules: moduleCounts(discovery, targetPaths),
   };
 }
 
