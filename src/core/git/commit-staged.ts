@@ -111,6 +111,7 @@ export async function commitStaged(request: CommitRequest): Promise<CommitResult
         newBytes: f.oid && f.mode !== '160000' ? await idx.read(f.path) : undefined,
       })),
     ),
+    policy,
   );
   if (findings.length > 0) return refuse('SECRET_DETECTED', `potential secret(s) in the staged diff: ${describeFindings(findings)}`, { findings });
 

@@ -99,7 +99,7 @@ export async function revalidateCandidate(
     }
     scanned.push({ path, oldBytes, newBytes: bytes });
   }
-  const secretFindings = scanChanges(scanned);
+  const secretFindings = scanChanges(scanned, rules.policy);
   for (const s of secretFindings) problems.push({ reason: 'SECRET_DETECTED', path: s.path, rule: s.rule, line: s.line, message: describeFinding(s) });
   if (readBase) {
     for (const s of scanned) {

@@ -138,11 +138,11 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
       const ownScope = step.paths ? compileGlobs(step.paths) : () => true;
       terms.push(step.recipe === 'replace' ? step.find : step.recipe === 'bump-dependency' ? step.package : step.from);
       // The engine decides which files it could change and where, by applying the step in memory.
-      for (const p of recipeCandidates(step, candidates.filter((c) => ownScope(c) && !rules.isLockfile(c)))) {
+      for (const p of recipeCandidates(step, candidates.filter((c) => ownScope(c) && !rules.isLockfile(c)), rules.isLockfile)) {
         const text = await contents.text(p);
         filesSearched++;
         if (text === undefined) continue;
-        const matches = recipeMatches(step, { path: p, text }, { syntax: input.syntax });
+        const matches = recipeMatches(step, { path: p, text }, { syntax: input.syntax }, rules.isLockfile);
         if (matches.length === 0) continue;
         const f = note(p);
         f.score = Math.max(f.score, 0.9);
