@@ -9,6 +9,7 @@
  */
 import { lintSource } from '@secretlint/core';
 import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
+import { defaultPathRules } from '../../src/core/paths/path-rules.js';
 import { scanChanges, scanLines } from '../../src/core/secrets/secret-scan.js';
 import { CANARY_FILES } from '../../test/fixtures/secret-corpus/canaries.js';
 import { hasRealCorpus, loadRealCorpus, realCommitCount, type AddedFile } from '../../test/fixtures/secret-corpus/corpus.js';
@@ -25,11 +26,13 @@ interface Scanner {
 }
 
 const encoder = new TextEncoder();
+/** The corpus repositories carry no policy: the default rules say what kind each file is. */
+const rules = defaultPathRules();
 
 const ours: Scanner = {
   name: 'draftsman',
-  real: async (f) => scanLines(f.path, f.lines).map((s) => ({ where: `${f.repo}@${f.commit.slice(0, 10)} ${s.path}:${s.line}`, rule: s.rule })),
-  canary: async (path, content) => scanChanges([{ path, newBytes: encoder.encode(content) }]).map((s) => ({ where: `${s.path}:${s.line}`, rule: s.rule })),
+  real: async (f) => scanLines(f.path, f.lines, rules).map((s) => ({ where: `${f.repo}@${f.commit.slice(0, 10)} ${s.path}:${s.line}`, rule: s.rule })),
+  canary: async (path, content) => scanChanges([{ path, newBytes: encoder.encode(content) }], rules).map((s) => ({ where: `${s.path}:${s.line}`, rule: s.rule })),
 };
 
 async function secretlint(path: string, content: string): Promise<{ line: number; rule: string }[]> {

@@ -4,6 +4,7 @@ import { compileGlobs } from '../../src/core/paths/glob.js';
 import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-service.js';
 import { RecipeStep } from '../../src/core/task/recipe-steps.js';
 import { createMemoryRepo } from './memory-repo.js';
+import { defaultPathRules } from '../../src/core/paths/path-rules.js';
 
 /**
  * Run one recipe step on in-memory files as the planning phase does: the step's candidates among
@@ -21,7 +22,7 @@ export async function runRecipeStep(
   const globs = options.scope ?? step.paths;
   const inScope = globs ? compileGlobs(globs) : () => true;
   const isEditable = options.isEditable ?? (() => true);
-  const paths = recipeCandidates(step, repo.workspace.paths().filter((p) => inScope(p) && isEditable(p)));
-  const result = await applyRecipe(step, repo.workspace, { paths, syntax, isEditable });
+  const paths = recipeCandidates(step, repo.workspace.paths().filter((p) => inScope(p) && isEditable(p)), defaultPathRules().isLockfile);
+  const result = await applyRecipe(step, repo.workspace, { paths, syntax, isEditable, rules: defaultPathRules() });
   return { result, paths, files, text: (path: string) => repo.workspace.readText(path), changed: result.changedFiles.map((f) => f.path) };
 }

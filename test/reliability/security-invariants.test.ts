@@ -28,6 +28,7 @@ import { HARNESS_APP_ID, MAINTAINER, READER, startAppHarness, type AppHarness } 
 import { STANDIN_GITHUB_POLICY } from '../helpers/github-standin/index.js';
 import { treeSnapshot } from './bounds.js';
 import { removeRoot, tempRoot } from './temp-root.js';
+import { defaultPathRules } from '../../src/core/paths/path-rules.js';
 
 /**
  * The security invariants of docs/architecture.md, one `describe` per invariant, each proven here directly and cheaply. Where a
@@ -70,7 +71,7 @@ describe('§9.1 no token, key or secret in artifacts, logs, model requests or co
 
   it('secrets in file content are redacted before anything is framed for a model', () => {
     const content = `const key = "AKIAIOSFODNN7EXAMPLE";\nconst token = "ghp_${'x9Y8z7W6'.repeat(5)}";\nexport const ok = 1;\n`;
-    const { text, findings } = redactSecrets(content, 'src/config.ts');
+    const { text, findings } = redactSecrets(content, { path: 'src/config.ts', rules: defaultPathRules() });
     expect(findings.length).toBeGreaterThanOrEqual(2);
     expect(text).not.toContain('AKIAIOSFODNN7EXAMPLE');
     expect(text).not.toContain('x9Y8z7W6x9Y8z7W6');

@@ -59,7 +59,7 @@ function changedFiles(from: TreeSide, to: TreeSide): CommitResult['files'] {
 }
 
 /** Secrets the change adds: each changed file's bytes before and after (submodules have none). */
-async function scanStaged(files: CommitResult['files'], before: TreeSide, after: TreeSide): Promise<SecretFinding[]> {
+async function scanStaged(files: CommitResult['files'], before: TreeSide, after: TreeSide, policy: WritePolicy): Promise<SecretFinding[]> {
   return scanChanges(
     await Promise.all(
       files.map(async (f) => ({
@@ -68,6 +68,7 @@ async function scanStaged(files: CommitResult['files'], before: TreeSide, after:
         newBytes: f.oid && f.mode !== '160000' ? await after.read(f.path) : undefined,
       })),
     ),
+    policy,
   );
 }
 
@@ -114,7 +115,7 @@ export async function commitStaged(request: CommitRequest): Promise<CommitResult
   const denials = files.map((f) => policyDenial(f.path, policy, symlinks)).filter((d): d is StageDenial => d !== undefined);
   if (denials.length > 0) return refuse('DENIED_PATH_STAGED', `denied path(s) staged: ${denials.map((d) => d.path).join(', ')}`, { denials });
 
-  const findings = await scanStaged(files, before, idx);
+  const findings = await scanStaged(files, before, idx, policy);
   if (findings.length > 0) return refuse('SECRET_DETECTED', `potential secret(s) in the staged diff: ${describeFindings(findings)}`, { findings });
 
   if (request.verification.status === 'FAILED') {

@@ -1,5 +1,6 @@
 import git from 'isomorphic-git';
 import type { FsLike } from '../ports.js';
+import type { WritePolicy } from '../paths/write-rules.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { assertAgentBranchName } from './branch-name.js';
 import { GitBoundaryError } from './git-boundary-error.js';
@@ -30,6 +31,8 @@ export interface CreateBranchRequest {
   runId: string;
   /** The base SHA the ingestion recorded; the workspace must be on exactly this commit. */
   ingestionBaseSha: string;
+  /** The run's path rules, for the status the branch is created from. */
+  policy: WritePolicy;
   ledger?: LedgerSink;
 }
 
@@ -54,7 +57,7 @@ export async function createAgentBranch(request: CreateBranchRequest): Promise<C
   if (workspace.baseCommitSha !== request.ingestionBaseSha) {
     throw new GitBoundaryError('BASE_MISMATCH', 'the workspace base is not the ingested base commit', { workspaceBase: workspace.baseCommitSha, ingestionBase: request.ingestionBaseSha });
   }
-  const status = await gitStatus({ workspace, index: request.index });
+  const status = await gitStatus({ workspace, index: request.index, policy: request.policy });
   if (!status.clean) throw new GitBoundaryError('WORKSPACE_NOT_CLEAN', 'the workspace has changes; a branch is created on a clean workspace', { changes: status.entries.length });
 
   const ref = `refs/heads/${branch}`;

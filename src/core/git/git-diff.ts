@@ -1,8 +1,9 @@
-import { defaultPathRules } from '../paths/path-rules.js';
+import type { PathRules } from '../paths/path-rules.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { binaryStringToBytes } from './binary-string.js';
 import { hashBlobBytes, readHead } from './git-objects.js';
-import { fileRisk, fileRiskLevel, type RiskLevel } from '../risk/risk-score.js';
+import { fileChangeRisk } from '../risk/change-risk.js';
+import type { RiskLevel } from '../risk/risk-score.js';
 import { commitSide, indexSide, workspaceSide, type SideFile, type TreeSide } from './tree-side.js';
 import { diffSides, formatNumstat, type FilePatch, type PatchKind } from './unified-patch.js';
 import type { VirtualIndex } from './virtual-index.js';
@@ -51,7 +52,8 @@ export interface DiffResult {
 export interface DiffOptions {
   limits?: Partial<DiffLimits>;
   paths?: string[];
-  isGenerated?: (path: string) => boolean;
+  /** The run's path rules (the policy's): which files are generated, and each file's risk. */
+  rules: PathRules;
 }
 
 const decoder = new TextDecoder();
@@ -61,9 +63,9 @@ const decoder = new TextDecoder();
  * view never holds binary or generated files and ends with an explicit truncation notice
  * when anything was left out.
  */
-export function summarizeDiff(files: FilePatch[], baseCommitSha: string, headSha: string, options: DiffOptions = {}): DiffResult {
+export function summarizeDiff(files: FilePatch[], baseCommitSha: string, headSha: string, options: DiffOptions): DiffResult {
   const limits = { ...DEFAULT_DIFF_LIMITS, ...options.limits };
-  const generatedOf = options.isGenerated ?? defaultPathRules().isGenerated;
+  const { rules } = options;
   const warnings: string[] = [];
   let full = files.map((f) => f.text).join('');
   if (full.length > limits.maxPatchBytesAsArtifact) {
@@ -76,7 +78,7 @@ export function summarizeDiff(files: FilePatch[], baseCommitSha: string, headSha
   const omitted: string[] = [];
   let truncated = false;
   files.forEach((f, i) => {
-    const generated = generatedOf(f.path);
+    const generated = rules.isGenerated(f.path);
     if (f.binary || generated) {
       omitted.push(f.path);
       warnings.push(`Diff omitted for ${f.binary ? 'binary' : 'generated'} file ${f.path}`);
@@ -99,8 +101,8 @@ export function summarizeDiff(files: FilePatch[], baseCommitSha: string, headSha
   if (omitted.length > 0) model += `\n[draftsman: this patch is incomplete; ${omitted.length} file(s) not shown: ${omitted.join(', ')}. The full patch is stored as an artifact.]\n`;
 
   const summaryFiles: DiffSummaryFile[] = files.map((f) => {
-    const r = fileRisk({ path: f.path, kind: f.kind });
-    return { path: f.path, kind: f.kind, insertions: f.insertions, deletions: f.deletions, risk: fileRiskLevel(r.score), reason: r.reasons.join(', '), generated: generatedOf(f.path), binary: f.binary };
+    const r = fileChangeRisk({ path: f.path, kind: f.kind }, rules);
+    return { path: f.path, kind: f.kind, insertions: f.insertions, deletions: f.deletions, risk: r.level, reason: r.reasons.join(', '), generated: rules.isGenerated(f.path), binary: f.binary };
   });
   return {
     patch: binaryStringToBytes(full),
@@ -127,7 +129,7 @@ async function headSideOf(workspace: Workspace): Promise<{ sha: string; side: Tr
 }
 
 /** `git diff`: workspace view vs the virtual index (unstaged changes to tracked files). */
-export async function diffUnstaged(workspace: Workspace, index: VirtualIndex, options: DiffOptions = {}): Promise<DiffResult> {
+export async function diffUnstaged(workspace: Workspace, index: VirtualIndex, options: DiffOptions): Promise<DiffResult> {
   const { sha } = await headSideOf(workspace);
   const work = await workspaceSide(workspace);
   // Untracked files are not part of `git diff`.
@@ -137,14 +139,14 @@ export async function diffUnstaged(workspace: Workspace, index: VirtualIndex, op
 }
 
 /** `git diff --cached`: virtual index vs HEAD (what a commit would contain). */
-export async function diffStaged(workspace: Workspace, index: VirtualIndex, options: DiffOptions = {}): Promise<DiffResult> {
+export async function diffStaged(workspace: Workspace, index: VirtualIndex, options: DiffOptions): Promise<DiffResult> {
   const { sha, side } = await headSideOf(workspace);
   const files = await diffSides(side, indexSide(workspace.fs, workspace.gitdir, index), options);
   return summarizeDiff(files, workspace.baseCommitSha, sha, options);
 }
 
 /** `git diff <base>...HEAD`: the committed change of the run (the base is HEAD's merge base by construction). */
-export async function diffBaseToHead(workspace: Workspace, options: DiffOptions = {}): Promise<DiffResult> {
+export async function diffBaseToHead(workspace: Workspace, options: DiffOptions): Promise<DiffResult> {
   const { sha, side } = await headSideOf(workspace);
   const base = await commitSide(workspace.fs, workspace.gitdir, workspace.baseCommitSha);
   return summarizeDiff(await diffSides(base, side, options), workspace.baseCommitSha, sha, options);
@@ -154,7 +156,7 @@ export async function diffBaseToHead(workspace: Workspace, options: DiffOptions 
  * The same diff as `diffWorkspaceToBase`, reading only the paths the overlay changed: the
  * base tree is not walked, so the cost follows the size of the change, not of the repository.
  */
-export async function diffWorkspaceChanges(workspace: Workspace, options: DiffOptions = {}): Promise<DiffResult> {
+export async function diffWorkspaceChanges(workspace: Workspace, options: DiffOptions): Promise<DiffResult> {
   const changed = workspace.changes().map((c) => c.path);
   const base = new Map<string, SideFile>();
   const view = new Map<string, SideFile>();
@@ -170,7 +172,7 @@ export async function diffWorkspaceChanges(workspace: Workspace, options: DiffOp
 }
 
 /** Workspace view vs the base commit: everything the run changed, committed or not. */
-export async function diffWorkspaceToBase(workspace: Workspace, options: DiffOptions = {}): Promise<DiffResult> {
+export async function diffWorkspaceToBase(workspace: Workspace, options: DiffOptions): Promise<DiffResult> {
   const base = await commitSide(workspace.fs, workspace.gitdir, workspace.baseCommitSha);
   return summarizeDiff(await diffSides(base, await workspaceSide(workspace), options), workspace.baseCommitSha, workspace.baseCommitSha, options);
 }

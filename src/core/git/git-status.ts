@@ -1,4 +1,3 @@
-import { defaultPathRules } from '../paths/path-rules.js';
 import { writeDenial, type WritePolicy } from '../paths/write-rules.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { readHead } from './git-objects.js';
@@ -96,13 +95,13 @@ const KINDS: Record<string, GitChangeKind> = { A: 'ADDED', D: 'DELETED', R: 'REN
 const kindOf = (c: string): GitChangeKind => KINDS[c] ?? 'MODIFIED';
 
 /** One change per porcelain column that is not blank, then one per untracked file. */
-async function describeChanges(sides: { headSide: TreeSide; idx: TreeSide; work: TreeSide }, tracked: PorcelainEntry[], policy: WritePolicy | undefined): Promise<GitFileChange[]> {
+async function describeChanges(sides: { headSide: TreeSide; idx: TreeSide; work: TreeSide }, tracked: PorcelainEntry[], policy: WritePolicy): Promise<GitFileChange[]> {
   const { headSide, idx, work } = sides;
   const changes: GitFileChange[] = [];
   const describe = async (path: string, kind: GitChangeKind, staged: boolean, side: TreeSide | undefined, origPath?: string) => {
     const file = side?.files.get(path);
     const binary = file && file.mode.startsWith('100') ? isBinaryContent(await side!.read(path)) : false;
-    const generated = (policy ?? defaultPathRules()).isGenerated(path);
+    const generated = policy.isGenerated(path);
     changes.push({ path, ...(origPath ? { origPath } : {}), kind, staged, generated, binary, allowedByPolicy: allowedByPolicy(path, policy) });
   };
   for (const e of tracked) {
@@ -131,7 +130,7 @@ function statusWarnings(head: { detached: boolean; sha?: string }, changes: GitF
  * (from the in-memory gitdir, else the base commit) vs the virtual index vs the workspace view.
  * Reads only; nothing is written to the object store, the refs or the overlay.
  */
-export async function gitStatus(options: { workspace: Workspace; index: VirtualIndex; policy?: WritePolicy }): Promise<GitStatusReport> {
+export async function gitStatus(options: { workspace: Workspace; index: VirtualIndex; policy: WritePolicy }): Promise<GitStatusReport> {
   const { workspace, index, policy } = options;
   const { fs, gitdir } = workspace;
   const head = await readHead(fs, gitdir, workspace.baseCommitSha);
@@ -153,9 +152,9 @@ export async function gitStatus(options: { workspace: Workspace; index: VirtualI
   };
 }
 
-/** Whether a change to `path` could ever be staged under `policy` (no policy: only workflows are refused). */
-export function allowedByPolicy(path: string, policy: WritePolicy | undefined): boolean {
-  return policy ? writeDenial(path, policy) === undefined : !defaultPathRules().isWorkflow(path);
+/** Whether a change to `path` could ever be staged under `policy`. */
+export function allowedByPolicy(path: string, policy: WritePolicy): boolean {
+  return writeDenial(path, policy) === undefined;
 }
 
 /** `git status` shows an untracked file under its topmost directory that holds nothing tracked (`dir/`). */

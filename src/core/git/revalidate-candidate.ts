@@ -131,7 +131,7 @@ export async function revalidateCandidate(input: unknown, rules: PublishRules, r
     const bytes = await checkedBytes(f, path, readChange, problems);
     if (bytes) scanned.push({ path, oldBytes, newBytes: bytes });
   }
-  const secretFindings = scanChanges(scanned);
+  const secretFindings = scanChanges(scanned, rules.policy);
   for (const s of secretFindings) problems.push({ reason: 'SECRET_DETECTED', path: s.path, rule: s.rule, line: s.line, message: describeFinding(s) });
   const diffLines = readBase ? recomputedDiffLines(scanned, deletedLines) : candidate.diffSummary.insertions + candidate.diffSummary.deletions;
   problems.push(...budgetProblems(candidate.files.length, diffLines, rules));

@@ -40,6 +40,12 @@ export interface PathRules {
   isHistory(path: string): boolean;
   isCi(path: string): boolean;
   isInfra(path: string): boolean;
+  /** Prose written to be read: documentation extensions (`.md`, `.rst`, `.txt`...) or under a `doc/`, `docs/` directory. */
+  isDoc(path: string): boolean;
+  /** Configuration by extension or well-known name (`.yml`, `.properties`, `.env*`, `Makefile`, `.npmrc`...). */
+  isConfig(path: string): boolean;
+  /** Source code by extension, whatever else the path is (a test, generated, vendored). */
+  isSource(path: string): boolean;
   /** The highest-level policy risk rule matching the path (the first of equals), if any. */
   riskFor(path: string): RiskRule | undefined;
   /** Why an edit of `path` is refused, or undefined when it may be edited. */
@@ -58,22 +64,27 @@ function normalise(path: string): string {
   return NEEDS_NORMALISING.test(path) ? normalizeRepoPath(path) : path;
 }
 
-const DOC_EXTENSIONS = new Set(['md', 'markdown', 'rst', 'adoc', 'asciidoc', 'txt']);
-const CONFIG_EXTENSIONS = new Set(['yml', 'yaml', 'json', 'jsonc', 'json5', 'toml', 'ini', 'cfg', 'conf', 'properties', 'xml', 'env', 'editorconfig', 'gitattributes', 'gitignore']);
+const DOC_EXTENSIONS = new Set(['md', 'markdown', 'mdx', 'rst', 'adoc', 'asciidoc', 'txt']);
+const CONFIG_EXTENSIONS = new Set(['yml', 'yaml', 'json', 'jsonc', 'json5', 'toml', 'ini', 'cfg', 'conf', 'properties', 'xml', 'env', 'tfvars', 'editorconfig', 'gitattributes', 'gitignore']);
 const SOURCE_EXTENSIONS = new Set([
   'java', 'kt', 'kts', 'scala', 'groovy', 'js', 'jsx', 'mjs', 'cjs', 'ts', 'tsx', 'mts', 'cts', 'py', 'go', 'rs', 'rb', 'php', 'cs', 'fs', 'c', 'cc',
   'cpp', 'cxx', 'h', 'hh', 'hpp', 'swift', 'm', 'mm', 'sql', 'sh', 'bash', 'ps1', 'lua', 'pl', 'r', 'dart', 'ex', 'exs', 'erl', 'clj', 'vue', 'svelte',
   'css', 'scss', 'sass', 'less', 'html', 'htm', 'proto', 'graphql', 'gql',
 ]);
-const DOC_DIR = /(^|\/)docs?\//;
-const CONFIG_NAME = /(^|\/)(Makefile|GNUmakefile|Rakefile|Gemfile|Pipfile|Procfile|Brewfile|mvnw|gradlew|\.[\w.-]*rc|\.tool-versions|\.(git|docker|npm|eslint|prettier)ignore|\.gitattributes|\.gitmodules|\.editorconfig|CODEOWNERS)$/;
+const DOC_DIR = /(^|\/)docs?\//i;
+/** Well-known configuration names, `.env` files (`.env.local`, `.env.production`) among them. */
+const CONFIG_NAME = /(^|\/)(Makefile|GNUmakefile|Rakefile|Gemfile|Pipfile|Procfile|Brewfile|mvnw|gradlew|\.[\w.-]*rc|\.env(\.[^/]*)?|\.tool-versions|\.(git|docker|npm|eslint|prettier)ignore|\.gitattributes|\.gitmodules|\.editorconfig|CODEOWNERS)$/;
+
+/** The name-only kinds, over an already normalised path. */
+const isDocName = (path: string) => DOC_EXTENSIONS.has(extensionOf(path)) || DOC_DIR.test(path);
+const isConfigName = (path: string) => CONFIG_EXTENSIONS.has(extensionOf(path)) || CONFIG_NAME.test(path);
+const isSourceName = (path: string) => SOURCE_EXTENSIONS.has(extensionOf(path));
 
 function extensionClass(path: string): PathClass {
-  const ext = extensionOf(path);
-  if (DOC_EXTENSIONS.has(ext) || DOC_DIR.test(path)) return 'docs';
+  if (isDocName(path)) return 'docs';
   if (isBinaryByName(path)) return 'binary';
-  if (CONFIG_EXTENSIONS.has(ext) || CONFIG_NAME.test(path)) return 'config';
-  if (SOURCE_EXTENSIONS.has(ext)) return 'source';
+  if (isConfigName(path)) return 'config';
+  if (isSourceName(path)) return 'source';
   return 'other';
 }
 
@@ -120,6 +131,9 @@ export function compilePathRules(policy: AgentPolicy): PathRules {
     isHistory: (path) => history(n(path)),
     isCi: (path) => ci(n(path)),
     isInfra: (path) => infra(n(path)),
+    isDoc: (path) => isDocName(n(path)),
+    isConfig: (path) => isConfigName(n(path)),
+    isSource: (path) => isSourceName(n(path)),
     riskFor: (path) => {
       const p = n(path);
       let best: RiskRule | undefined;

@@ -1,4 +1,4 @@
-import { defaultPathRules, type PathRules } from '../paths/path-rules.js';
+import type { PathRules } from '../paths/path-rules.js';
 
 /**
  * "Green by cheating" detectors over a git-style unified diff: skipped or
@@ -44,7 +44,6 @@ interface FileDiff {
 }
 
 const SNIPPET_MAX = 160;
-const DOC_FILE = /\.(md|markdown|rst|txt|adoc|asciidoc)$/i;
 
 const SKIP_PATTERNS: { pattern: RegExp; severity: CheatFinding['severity'] }[] = [
   // Java / Kotlin (JUnit 4 and 5, TestNG via enabled=false)
@@ -101,8 +100,15 @@ const ASSERTION =
   /(?:^|[^\w.$])assert\b(?!\s*=)|\bassert[A-Z_]\w*\s*\(|\.assert\w*\s*\(|\bexpect\s*\(|\brequire\.[A-Z]\w*\s*\(|\bassert\.\w+\s*\(/;
 const COMMENT_OR_IMPORT = /^\s*(?:\/\/|#|\*|\/\*|import\b|from\s+\S+\s+import\b)/;
 
-/** The two path questions the detectors ask; a path the rules refuse to judge is neither. */
-function pathKinds(rules: PathRules): { isTest(path: string): boolean; isCi(path: string): boolean } {
+/** The path questions the detectors ask of the run's path rules. */
+interface PathKinds {
+  isTest(path: string): boolean;
+  isCi(path: string): boolean;
+  isDoc(path: string): boolean;
+}
+
+/** The path kinds, asked of `rules`; a path the rules refuse to judge is none of them. */
+function pathKinds(rules: PathRules): PathKinds {
   const safe = (test: (path: string) => boolean) => (path: string) => {
     try {
       return test(path);
@@ -110,7 +116,7 @@ function pathKinds(rules: PathRules): { isTest(path: string): boolean; isCi(path
       return false;
     }
   };
-  return { isTest: safe(rules.isTest), isCi: safe(rules.isCi) };
+  return { isTest: safe(rules.isTest), isCi: safe(rules.isCi), isDoc: safe(rules.isDoc) };
 }
 
 function isBuildPath(path: string, isCiPath: (path: string) => boolean): boolean {
@@ -124,57 +130,67 @@ function isBuildPath(path: string, isCiPath: (path: string) => boolean): boolean
   );
 }
 
-/** Run every detector over a unified diff; findings come in diff order. Tests and CI are told apart by `rules`. */
-export function detectCheats(patch: string, rules: PathRules = defaultPathRules()): CheatReport {
-  const { isTest: isTestPath, isCi: isCiPath } = pathKinds(rules);
+type AddFinding = (rule: CheatRule, severity: CheatFinding['severity'], snippet: string, line?: number) => void;
+
+/** Run every detector over a unified diff; findings come in diff order. Tests, CI and docs are told apart by `rules`. */
+export function detectCheats(patch: string, rules: PathRules): CheatReport {
+  const kinds = pathKinds(rules);
   const findings: CheatFinding[] = [];
   for (const file of parseUnifiedDiff(patch)) {
-    const add = (rule: CheatRule, severity: CheatFinding['severity'], snippet: string, line?: number) => {
+    const add: AddFinding = (rule, severity, snippet, line) => {
       findings.push({ rule, path: file.path, ...(line !== undefined ? { line } : {}), snippet: clip(snippet), severity });
     };
-
-    if (isCiPath(file.path) || (file.oldPath !== undefined && isCiPath(file.oldPath))) {
-      add('ci-config-changed', 'HIGH', file.deleted ? 'CI configuration deleted' : 'CI configuration changed');
-    }
-    if (file.deleted && isTestPath(file.path)) {
-      add('test-file-deleted', 'HIGH', 'test file deleted');
-      continue;
-    }
-
-    const removedTexts = new Map<string, number>();
-    for (const hunk of file.hunks) for (const l of hunk) if (l.kind === '-') bump(removedTexts, l.text.trim());
-    /** An added line that only moved (same text removed elsewhere in the file) is not new. */
-    const isNew = (l: DiffLine) => {
-      const key = l.text.trim();
-      const left = removedTexts.get(key) ?? 0;
-      if (left > 0) {
-        removedTexts.set(key, left - 1);
-        return false;
-      }
-      return true;
-    };
-    const doc = DOC_FILE.test(file.path);
-    const build = isBuildPath(file.path, isCiPath);
-
-    for (const hunk of file.hunks) {
-      for (const l of hunk) {
-        if (l.kind !== '+' || doc || !isNew(l)) continue;
-        const skip = SKIP_PATTERNS.find(({ pattern }) => pattern.test(l.text));
-        if (skip) add('test-disabled', skip.severity, l.text, l.newLine);
-        if (build && (BUILD_SKIP_PATTERNS.some((p) => p.test(l.text)) || (OR_TRUE.test(l.text) && TEST_WORD.test(l.text)))) {
-          add('test-skip-flag', 'HIGH', l.text, l.newLine);
-        }
-        if (SUSPICIOUS_PATTERNS.some((p) => p.test(l.text))) add('suspicious-change', 'MEDIUM', l.text, l.newLine);
-      }
-      if (isTestPath(file.path) && !doc) {
-        const isAssertion = (l: DiffLine) => !COMMENT_OR_IMPORT.test(l.text) && ASSERTION.test(l.text);
-        const removed = hunk.filter((l) => l.kind === '-' && isAssertion(l));
-        const added = hunk.filter((l) => l.kind === '+' && isAssertion(l)).length;
-        for (const l of removed.slice(added)) add('assertion-removed', 'HIGH', l.text, l.oldLine);
-      }
-    }
+    fileCheats(file, kinds, add);
   }
   return { findings };
+}
+
+function fileCheats(file: FileDiff, kinds: PathKinds, add: AddFinding): void {
+  if (kinds.isCi(file.path) || (file.oldPath !== undefined && kinds.isCi(file.oldPath))) {
+    add('ci-config-changed', 'HIGH', file.deleted ? 'CI configuration deleted' : 'CI configuration changed');
+  }
+  if (file.deleted && kinds.isTest(file.path)) {
+    add('test-file-deleted', 'HIGH', 'test file deleted');
+    return;
+  }
+  const doc = kinds.isDoc(file.path);
+  const build = isBuildPath(file.path, kinds.isCi);
+  const testFile = kinds.isTest(file.path) && !doc;
+  const isNew = newLineFilter(file);
+  for (const hunk of file.hunks) {
+    if (!doc) for (const l of hunk) if (l.kind === '+' && isNew(l)) addedLineCheats(l, build, add);
+    if (testFile) removedAssertions(hunk, add);
+  }
+}
+
+/** An added line that only moved (same text removed elsewhere in the file) is not new. */
+function newLineFilter(file: FileDiff): (l: DiffLine) => boolean {
+  const removedTexts = new Map<string, number>();
+  for (const hunk of file.hunks) for (const l of hunk) if (l.kind === '-') bump(removedTexts, l.text.trim());
+  return (l) => {
+    const key = l.text.trim();
+    const left = removedTexts.get(key) ?? 0;
+    if (left === 0) return true;
+    removedTexts.set(key, left - 1);
+    return false;
+  };
+}
+
+function addedLineCheats(l: DiffLine, build: boolean, add: AddFinding): void {
+  const skip = SKIP_PATTERNS.find(({ pattern }) => pattern.test(l.text));
+  if (skip) add('test-disabled', skip.severity, l.text, l.newLine);
+  if (build && (BUILD_SKIP_PATTERNS.some((p) => p.test(l.text)) || (OR_TRUE.test(l.text) && TEST_WORD.test(l.text)))) {
+    add('test-skip-flag', 'HIGH', l.text, l.newLine);
+  }
+  if (SUSPICIOUS_PATTERNS.some((p) => p.test(l.text))) add('suspicious-change', 'MEDIUM', l.text, l.newLine);
+}
+
+/** Assertions a hunk removes beyond those it adds. */
+function removedAssertions(hunk: DiffLine[], add: AddFinding): void {
+  const isAssertion = (l: DiffLine) => !COMMENT_OR_IMPORT.test(l.text) && ASSERTION.test(l.text);
+  const removed = hunk.filter((l) => l.kind === '-' && isAssertion(l));
+  const added = hunk.filter((l) => l.kind === '+' && isAssertion(l)).length;
+  for (const l of removed.slice(added)) add('assertion-removed', 'HIGH', l.text, l.oldLine);
 }
 
 function bump(map: Map<string, number>, key: string): void {
@@ -186,85 +202,101 @@ function clip(text: string): string {
   return trimmed.length > SNIPPET_MAX ? `${trimmed.slice(0, SNIPPET_MAX - 3)}...` : trimmed;
 }
 
+const GIT_HEADER = /^diff --git (?:"?a\/(.*?)"?) (?:"?b\/(.*?)"?)$/;
+const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
+
+/** The parser's state: the files so far, the current file and hunk, and the hunk's line counts left. */
+class DiffReader {
+  readonly files: FileDiff[] = [];
+  private file: FileDiff | undefined;
+  private hunk: DiffLine[] | undefined;
+  private oldLeft = 0;
+  private newLeft = 0;
+  private oldNo = 0;
+  private newNo = 0;
+
+  start(path: string, oldPath?: string): void {
+    this.file = { path, ...(oldPath !== undefined && oldPath !== path ? { oldPath } : {}), deleted: false, hunks: [] };
+    this.files.push(this.file);
+    this.hunk = undefined;
+  }
+
+  /** Take a line of the open hunk while its counts last; false when the line is not one. */
+  hunkLine(line: string): boolean {
+    const hunk = this.hunk;
+    if (!hunk || (this.oldLeft <= 0 && this.newLeft <= 0)) return false;
+    const kind = line[0];
+    if (kind === '\\') return true;
+    if (kind === '+') {
+      hunk.push({ kind: '+', text: line.slice(1), newLine: this.newNo++ });
+      this.newLeft -= 1;
+    } else if (kind === '-') {
+      hunk.push({ kind: '-', text: line.slice(1), oldLine: this.oldNo++ });
+      this.oldLeft -= 1;
+    } else if (kind === ' ' || line === '') {
+      hunk.push({ kind: ' ', text: line.slice(1), oldLine: this.oldNo++, newLine: this.newNo++ });
+      this.oldLeft -= 1;
+      this.newLeft -= 1;
+    } else {
+      this.hunk = undefined; // malformed counts: the line is read as a header
+      return false;
+    }
+    return true;
+  }
+
+  /** A `---`/`+++` pair: a new file unless it names the one a `diff --git` header opened. */
+  headerPair(oldText: string, newText: string): void {
+    const oldPath = headerPath(oldText);
+    const newPath = headerPath(newText);
+    if (!this.file || this.file.hunks.length > 0) this.start(newPath ?? oldPath ?? '', oldPath);
+    const file = this.file!;
+    if (newPath === undefined && oldPath !== undefined) {
+      file.deleted = true;
+      file.path = oldPath;
+    } else if (newPath !== undefined) file.path = newPath;
+  }
+
+  /** Extended header lines and hunk headers of the current file. */
+  fileLine(line: string): void {
+    const file = this.file;
+    if (!file) return;
+    if (line.startsWith('deleted file mode')) file.deleted = true;
+    else if (line.startsWith('rename from ')) file.oldPath = unquote(line.slice('rename from '.length));
+    else if (line.startsWith('rename to ')) file.path = unquote(line.slice('rename to '.length));
+    else this.hunkHeader(line, file);
+  }
+
+  private hunkHeader(line: string, file: FileDiff): void {
+    const h = HUNK_HEADER.exec(line);
+    if (!h) return;
+    this.oldNo = Number(h[1]);
+    this.oldLeft = h[2] === undefined ? 1 : Number(h[2]);
+    this.newNo = Number(h[3]);
+    this.newLeft = h[4] === undefined ? 1 : Number(h[4]);
+    this.hunk = [];
+    file.hunks.push(this.hunk);
+  }
+}
+
 /**
  * A tolerant parser of git-style unified diffs: `diff --git` headers (new, deleted, renamed,
  * binary files) or bare `---`/`+++` pairs, and hunks read by their line counts, so a removed line
  * that starts with `--` is not taken for a header.
  */
 export function parseUnifiedDiff(patch: string): FileDiff[] {
-  const files: FileDiff[] = [];
+  const reader = new DiffReader();
   const lines = patch.replace(/\r\n/g, '\n').split('\n');
-  let file: FileDiff | undefined;
-  let oldLeft = 0;
-  let newLeft = 0;
-  let oldNo = 0;
-  let newNo = 0;
-  let hunk: DiffLine[] | undefined;
-
-  const start = (path: string, oldPath?: string) => {
-    file = { path, ...(oldPath !== undefined && oldPath !== path ? { oldPath } : {}), deleted: false, hunks: [] };
-    files.push(file);
-    hunk = undefined;
-  };
-
   for (let i = 0; i < lines.length; i += 1) {
     const line = lines[i];
-    if (hunk && (oldLeft > 0 || newLeft > 0)) {
-      const kind = line[0];
-      if (kind === '\\') continue;
-      if (kind === '+') {
-        hunk.push({ kind: '+', text: line.slice(1), newLine: newNo++ });
-        newLeft -= 1;
-        continue;
-      }
-      if (kind === '-') {
-        hunk.push({ kind: '-', text: line.slice(1), oldLine: oldNo++ });
-        oldLeft -= 1;
-        continue;
-      }
-      if (kind === ' ' || line === '') {
-        hunk.push({ kind: ' ', text: line.slice(1), oldLine: oldNo++, newLine: newNo++ });
-        oldLeft -= 1;
-        newLeft -= 1;
-        continue;
-      }
-      hunk = undefined; // malformed counts: fall through to header parsing
-    }
-    const git = /^diff --git (?:"?a\/(.*?)"?) (?:"?b\/(.*?)"?)$/.exec(line);
-    if (git) {
-      start(unquote(git[2]), unquote(git[1]));
-      continue;
-    }
-    if (line.startsWith('--- ') && lines[i + 1]?.startsWith('+++ ')) {
-      const oldPath = headerPath(line.slice(4));
-      const newPath = headerPath(lines[i + 1].slice(4));
-      if (!file || file.hunks.length > 0) start(newPath ?? oldPath ?? '', oldPath);
-      if (file) {
-        if (newPath === undefined && oldPath !== undefined) {
-          file.deleted = true;
-          file.path = oldPath;
-        } else if (newPath !== undefined) file.path = newPath;
-      }
+    if (reader.hunkLine(line)) continue;
+    const git = GIT_HEADER.exec(line);
+    if (git) reader.start(unquote(git[2]), unquote(git[1]));
+    else if (line.startsWith('--- ') && lines[i + 1]?.startsWith('+++ ')) {
+      reader.headerPair(line.slice(4), lines[i + 1].slice(4));
       i += 1;
-      continue;
-    }
-    if (!file) continue;
-    if (line.startsWith('deleted file mode')) file.deleted = true;
-    else if (line.startsWith('rename from ')) file.oldPath = unquote(line.slice('rename from '.length));
-    else if (line.startsWith('rename to ')) file.path = unquote(line.slice('rename to '.length));
-    else {
-      const h = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
-      if (h) {
-        oldNo = Number(h[1]);
-        oldLeft = h[2] === undefined ? 1 : Number(h[2]);
-        newNo = Number(h[3]);
-        newLeft = h[4] === undefined ? 1 : Number(h[4]);
-        hunk = [];
-        file.hunks.push(hunk);
-      }
-    }
+    } else reader.fileLine(line);
   }
-  return files;
+  return reader.files;
 }
 
 function headerPath(text: string): string | undefined {

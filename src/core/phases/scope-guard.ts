@@ -46,13 +46,7 @@ export interface ScopeVerdict {
   linesChanged: number;
 }
 
-/**
- * The deterministic scope guard, run after every mutation.
- * Order of severity: anything forbidden blocks; budgets stop the run with no candidate; out of
- * scope, `requireApprovalFor` and risk at or above the approval threshold pause for approval
- * unless this gate was approved.
- */
-export function evaluateScope(input: {
+export interface ScopeInput {
   changes: ScopedChange[];
   rules: ScopeRules;
   limits: ScopeLimits;
@@ -63,49 +57,63 @@ export function evaluateScope(input: {
   /** True for a gitlink path of the base tree: submodules are opaque, never edited. */
   isGitlink?: (path: string) => boolean;
   approvedGates?: readonly string[];
-}): ScopeVerdict {
+}
+
+/** Why a change of `path` is refused outright, first reason first; undefined when it is not. */
+function blockOf(path: string, rules: ScopeRules, isGitlink: ((path: string) => boolean) | undefined): ScopeViolation | undefined {
+  const gitlink = isGitlink && insideGitlink(path, isGitlink);
+  if (gitlink) return { rule: 'SUBMODULE_CHANGE_NOT_PERMITTED', path, message: `submodule ${gitlink} is kept as it is, never edited: ${path}` };
+  if (rules.isWorkflow(path)) return { rule: 'WORKFLOW_CHANGE_NOT_PERMITTED', path, message: `changes under .github/workflows/ are refused (the App has no workflows permission): ${path}` };
+  if (rules.isForbidden(path)) return { rule: 'FORBIDDEN_PATH', path, message: `forbidden by policy: ${path}` };
+  if (rules.isLockfile(path) && !rules.allowLockfiles) return { rule: 'LOCKFILE_NOT_ALLOWED', path, message: `lockfiles are not edited (editRules.lockfiles): ${path}` };
+  if (rules.isGenerated(path) && !rules.allowGenerated) return { rule: 'GENERATED_NOT_ALLOWED', path, message: `generated files are not edited (editRules.generatedFiles): ${path}` };
+  return undefined;
+}
+
+/** Why a change of `path` (not refused) pauses for approval: outside the scope, named by `requireApprovalFor`. */
+function approvalsOf(path: string, rules: ScopeRules): ScopeViolation[] {
+  const out: ScopeViolation[] = [];
+  if (!rules.inTaskScope(path) || !rules.isAllowed(path)) out.push({ rule: 'OUT_OF_SCOPE', path, message: `outside the task scope: ${path}` });
+  if (rules.requiresApproval(path)) out.push({ rule: 'REQUIRES_APPROVAL', path, message: `policy requires approval for: ${path}` });
+  return out;
+}
+
+function budgetViolations(filesChanged: number, linesChanged: number, limits: ScopeLimits): ScopeViolation[] {
+  const budget: ScopeViolation[] = [];
+  if (filesChanged > limits.maxFiles) budget.push({ rule: 'FILE_BUDGET', message: `${filesChanged} files changed, budget ${limits.maxFiles}` });
+  if (linesChanged > limits.maxLines) budget.push({ rule: 'LINE_BUDGET', message: `${linesChanged} lines changed, budget ${limits.maxLines}` });
+  return budget;
+}
+
+/**
+ * The deterministic scope guard, run after every mutation.
+ * Order of severity: anything forbidden blocks; budgets stop the run with no candidate; out of
+ * scope, `requireApprovalFor` and risk at or above the approval threshold pause for approval
+ * unless this gate was approved.
+ */
+export function evaluateScope(input: ScopeInput): ScopeVerdict {
   const { changes, rules, limits } = input;
   const blocked: ScopeViolation[] = [];
   const approval: ScopeViolation[] = [];
   for (const change of changes) {
-    const path = change.path;
-    const gitlink = input.isGitlink && insideGitlink(path, input.isGitlink);
-    if (gitlink) {
-      blocked.push({ rule: 'SUBMODULE_CHANGE_NOT_PERMITTED', path, message: `submodule ${gitlink} is kept as it is, never edited: ${path}` });
-    } else if (rules.isWorkflow(path)) {
-      blocked.push({ rule: 'WORKFLOW_CHANGE_NOT_PERMITTED', path, message: `changes under .github/workflows/ are refused (the App has no workflows permission): ${path}` });
-    } else if (rules.isForbidden(path)) {
-      blocked.push({ rule: 'FORBIDDEN_PATH', path, message: `forbidden by policy: ${path}` });
-    } else if (rules.isLockfile(path) && !rules.allowLockfiles) {
-      blocked.push({ rule: 'LOCKFILE_NOT_ALLOWED', path, message: `lockfiles are not edited (editRules.lockfiles): ${path}` });
-    } else if (rules.isGenerated(path) && !rules.allowGenerated) {
-      blocked.push({ rule: 'GENERATED_NOT_ALLOWED', path, message: `generated files are not edited (editRules.generatedFiles): ${path}` });
-    } else {
-      if (!rules.inTaskScope(path) || !rules.isAllowed(path)) approval.push({ rule: 'OUT_OF_SCOPE', path, message: `outside the task scope: ${path}` });
-      if (rules.requiresApproval(path)) approval.push({ rule: 'REQUIRES_APPROVAL', path, message: `policy requires approval for: ${path}` });
-    }
+    const block = blockOf(change.path, rules, input.isGitlink);
+    if (block) blocked.push(block);
+    else approval.push(...approvalsOf(change.path, rules));
   }
   const filesChanged = changes.length;
   const linesChanged = changes.reduce((sum, c) => sum + c.insertions + c.deletions, 0);
   const base = { filesChanged, linesChanged };
   if (blocked.length > 0) return { status: 'BLOCKED', violations: blocked, ...base };
 
-  const budget: ScopeViolation[] = [];
-  if (filesChanged > limits.maxFiles) budget.push({ rule: 'FILE_BUDGET', message: `${filesChanged} files changed, budget ${limits.maxFiles}` });
-  if (linesChanged > limits.maxLines) budget.push({ rule: 'LINE_BUDGET', message: `${linesChanged} lines changed, budget ${limits.maxLines}` });
+  const budget = budgetViolations(filesChanged, linesChanged, limits);
   if (budget.length > 0) return { status: 'BUDGET_EXCEEDED', violations: budget, ...base };
 
   if (input.riskLevel && needsApproval(input.riskLevel, input.approvalMinRisk)) {
     approval.push({ rule: `${input.riskLevel as 'HIGH' | 'MEDIUM'}_RISK`, message: `risk is ${input.riskLevel}: ${(input.riskReasons ?? []).join('; ')}` });
   }
-  if (approval.length > 0) {
-    const gateId = `gate-${sha256Hex(approval.map((v) => `${v.rule}:${v.path ?? ''}`).sort().join('\n')).slice(0, 16)}`;
-    if (input.approvedGates?.includes(gateId)) {
-      return { status: 'PASS', violations: approval, gateId, ...base };
-    }
-    return { status: 'NEEDS_APPROVAL', violations: approval, gateId, ...base };
-  }
-  return { status: 'PASS', violations: [], ...base };
+  if (approval.length === 0) return { status: 'PASS', violations: [], ...base };
+  const gateId = `gate-${sha256Hex(approval.map((v) => `${v.rule}:${v.path ?? ''}`).sort().join('\n')).slice(0, 16)}`;
+  return { status: input.approvedGates?.includes(gateId) ? 'PASS' : 'NEEDS_APPROVAL', violations: approval, gateId, ...base };
 }
 
 /** The gitlink a path is or lies under, if any. */

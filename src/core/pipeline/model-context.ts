@@ -7,7 +7,7 @@ import type { TaskContract } from '../task/task-contract.js';
 import { discoveredMap } from './discovered-map.js';
 import { discoveryOf } from './phases/discovery-phase.js';
 import type { Segment } from './phases/planning-phase.js';
-import type { PipelineEnv } from './pipeline-env.js';
+import { viewsFor, type PipelineEnv } from './pipeline-env.js';
 
 export interface SegmentPromptInput {
   env: PipelineEnv;
@@ -42,7 +42,7 @@ export async function segmentPrompt({ env, context, task, segment }: SegmentProm
   const discovery = context.outputs.discovery === undefined ? undefined : discoveryOf(context.outputs);
   const map = discovery ? await discoveredMap(env, discovery) : undefined;
   const largeFiles = new Map(map?.filesystem.largeFiles.map((f) => [f.path, f.sizeBytes]));
-  const instructions = await loadInstructionFiles(context.workspace, allowed, DEFAULT_INSTRUCTION_LIMITS, (path) => largeFiles.get(path));
+  const instructions = await loadInstructionFiles(context.workspace, allowed, viewsFor(env, task).rules, DEFAULT_INSTRUCTION_LIMITS, (path) => largeFiles.get(path));
   const budget = projectionTokenBudget(PHASE_CONTRACTS[context.phase].budgets.maxTokens);
   const projection = map ? projectRepoMap(map, task, budget, { targets: discovery?.targets }) : undefined;
   return { system: systemText(allowed, instructions), context: contextText(allowed, projection, budget) };

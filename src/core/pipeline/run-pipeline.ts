@@ -7,6 +7,7 @@ import { rememberBaseTree } from '../git/tree-files.js';
 import { VirtualIndex } from '../git/virtual-index.js';
 import type { IngestResult } from '../ingestion/ingest-repository.js';
 import { Ledger } from '../phases/ledger.js';
+import { policyViews } from '../paths/policy-views.js';
 import { runOrchestrator, type OrchestratorResult, type PhaseHandler } from '../phases/orchestrator.js';
 import type { PhaseName } from '../phases/phase-contracts.js';
 import { renderRunReport } from '../phases/run-report.js';
@@ -116,7 +117,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
     return finishRun(deps, request, { status: ingested.status, agentBranch, artifacts, ...base, details: ingested.warnings.length ? { warnings: ingested.warnings } : undefined });
   }
 
-  await checkoutAgentBranch(deps, request, ingested, agentBranch);
+  await checkoutAgentBranch(deps, request, ingested, agentBranch, stage.policy);
   const env = pipelineEnv(deps, request, stage, agentBranch, await deps.syntax());
   const artifactList: ArtifactList = () => Object.entries(artifacts).map(([name, url]) => ({ name, url }));
   const outcome = await runPhases(deps, request, env, ingested, artifactList);
@@ -140,7 +141,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
 }
 
 /** The agent branch at the recorded base, before any change (the workspace is clean here). */
-async function checkoutAgentBranch(deps: PipelineDeps, request: PipelineRequest, ingested: IngestResult, agentBranch: string): Promise<void> {
+async function checkoutAgentBranch(deps: PipelineDeps, request: PipelineRequest, ingested: IngestResult, agentBranch: string, policy: PipelineEnv['policy']): Promise<void> {
   const { workspace } = ingested;
   // Ingestion listed the base tree already; the branch, staging and the candidate reuse that listing.
   rememberBaseTree(workspace);
@@ -151,6 +152,7 @@ async function checkoutAgentBranch(deps: PipelineDeps, request: PipelineRequest,
     branch: agentBranch,
     runId: request.attempt.request.runId,
     ingestionBaseSha: ingested.baseRef.baseCommitSha,
+    policy: policyViews(policy).rules,
     ledger: { append: async (event) => void (await ledger.append({ actor: event.actor, type: event.type, payload: event.payload, evidenceRefs: event.evidenceRefs })) },
   });
 }

@@ -16,7 +16,7 @@ export async function guardScope(
   risk?: { level: 'LOW' | 'MEDIUM' | 'HIGH'; reasons: string[] },
 ): Promise<ScopeVerdict> {
   const views = viewsFor(env, task);
-  const diff = await diffWorkspaceChanges(workspace, { isGenerated: (p) => views.rules.isGenerated(p) });
+  const diff = await diffWorkspaceChanges(workspace, { rules: views.rules });
   const verdict = evaluateScope({
     changes: diff.summary.files.map((f) => ({ path: f.path, kind: f.kind, insertions: f.insertions, deletions: f.deletions })),
     rules: views.rules,

@@ -45,7 +45,7 @@ export const DEFAULT_GENERATED_PATTERNS = [
 /** Third-party code checked in or installed into the tree: never source of this repository. */
 export const DEFAULT_VENDORED_PATTERNS = ['**/node_modules/**', '**/vendor/**', '**/third_party/**', '**/bower_components/**', '**/.venv/**', '**/venv/**'];
 
-/** Tests by the usual conventions of Java/Kotlin, JS/TS, Python, Go, Ruby, Swift and .NET. */
+/** Tests and their fixtures by the usual conventions of Java/Kotlin, JS/TS, Python, Go, Ruby, Swift and .NET. */
 export const DEFAULT_TEST_PATTERNS = [
   '**/test/**',
   '**/tests/**',
@@ -56,12 +56,14 @@ export const DEFAULT_TEST_PATTERNS = [
   '**/testing/**',
   '**/e2e/**',
   '**/src/it/**',
+  '**/{fixtures,__fixtures__,fixture,test-fixtures,testdata,test-data}/**',
   '**/*.{test,spec,e2e}.{js,jsx,ts,tsx,mjs,cjs,mts,cts}',
   '**/*{Test,Tests,IT,TestCase,Spec}.{java,kt,kts,scala,groovy}',
+  '**/*{Test,Tests}.cs',
   '**/*_test.go',
   '**/test_*.py',
   '**/*_test.py',
-  '**/conftest.py',
+  '**/{test,tests,conftest}.py',
   '**/*_spec.rb',
 ];
 

@@ -1,4 +1,4 @@
-import { defaultPathRules, PATH_CLASSES, type PathClass, type PathRules } from '../paths/path-rules.js';
+import { PATH_CLASSES, type PathClass, type PathRules } from '../paths/path-rules.js';
 import { sha256Hex } from '../util/digest.js';
 import { resolveLinkTarget } from '../util/repo-path.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -20,8 +20,8 @@ export interface BuildRepoMapInput {
   workspace: Workspace;
   owner: string;
   repo: string;
-  /** The policy's path rules; the defaults of a repository without a policy when absent. */
-  rules?: PathRules;
+  /** The policy's path rules (the defaults' for a repository without a policy). */
+  rules: PathRules;
   /** Digest of the policy the rules came from (part of the cache key). */
   policyDigest: string;
   /** Shared content cache (target selection reuses what the map read). */
@@ -52,7 +52,7 @@ export async function workspaceDigest(workspace: Workspace): Promise<string> {
  */
 export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
   const { workspace } = input;
-  const rules = input.rules ?? defaultPathRules();
+  const { rules } = input;
   const contents = input.contents ?? new FileContents(workspace);
   const evidence = new EvidenceCollector();
   const warnings: MapWarning[] = [];

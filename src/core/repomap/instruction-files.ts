@@ -1,4 +1,4 @@
-import { redactSecrets } from '../secrets/secret-scan.js';
+import { redactSecrets, type SecretPathRules } from '../secrets/secret-scan.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { looksBinary } from '../paths/path-classes.js';
 
@@ -83,6 +83,8 @@ const decoder = new TextDecoder('utf-8');
 export async function loadInstructionFiles(
   workspace: Workspace,
   paths: readonly string[],
+  /** The run's path rules: each file is redacted as the kind of file it is. */
+  rules: SecretPathRules,
   limits: InstructionLimits = DEFAULT_INSTRUCTION_LIMITS,
   /** Sizes known without reading (e.g. the map's large files): an oversized file is then never read. */
   knownSize: (path: string) => number | undefined = () => undefined,
@@ -131,7 +133,7 @@ export async function loadInstructionFiles(
     const room = Math.min(limits.maxCharsPerFile, limits.maxTotalChars - total);
     const whole = decoder.decode(bytes);
     // Redact before cutting, so a cut never splits a secret into a shape the rules miss.
-    const redacted = redactSecrets(whole, path);
+    const redacted = redactSecrets(whole, { path, rules });
     const truncated = redacted.text.length > room;
     const text = truncated ? redacted.text.slice(0, room) : redacted.text;
     total += text.length;

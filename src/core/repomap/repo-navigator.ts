@@ -1,5 +1,5 @@
 import { compileGlobs } from '../paths/glob.js';
-import { defaultPathRules, type PathRules } from '../paths/path-rules.js';
+import type { PathRules } from '../paths/path-rules.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { ownersFor } from './codeowners.js';
 import { moduleForPath } from './detect-modules.js';
@@ -55,8 +55,8 @@ export class RepoNavigator {
   constructor(
     readonly map: RepoMap,
     readonly workspace: Workspace,
-    private readonly contents?: FileContents,
-    rules: PathRules = defaultPathRules(),
+    private readonly contents: FileContents | undefined,
+    rules: PathRules,
   ) {
     this.rules = rules;
     this.risk = createRiskClassifier(rules);

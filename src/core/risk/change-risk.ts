@@ -1,4 +1,4 @@
-import { gateFor, higherLevel, namePaths, scoreRisk, type ChangeOrigin, type RiskFile, type RiskReport } from './risk-score.js';
+import { fileRisk, fileRiskLevel, gateFor, higherLevel, namePaths, scoreRisk, type ChangeOrigin, type RiskFile, type RiskLevel, type RiskReport } from './risk-score.js';
 import type { PathRules } from '../paths/path-rules.js';
 import type { ApprovalMinRisk } from '../policy/agent-policy.js';
 import type { TaskContract } from '../task/task-contract.js';
@@ -36,4 +36,16 @@ export function changeRisk(files: readonly RiskFile[], rules: PathRules, options
   }
   for (const group of byRule.values()) reasons.push(`policy risk rule, ${group.level}: ${group.reason} (${group.paths.length}): ${namePaths(group.paths)}`);
   return { ...scored, riskLevel: level, reasons, requiredGate: gateFor(level, options.minRisk) };
+}
+
+/**
+ * The risk of one changed file under a policy, for the diff summary: the file's scored level,
+ * raised by the policy's risk rule for it as `changeRisk` raises the change's.
+ */
+export function fileChangeRisk(file: RiskFile, rules: PathRules): { level: RiskLevel; reasons: string[] } {
+  const scored = fileRisk(file, rules);
+  const level = fileRiskLevel(scored.score);
+  const rule = rules.riskFor(file.path);
+  if (!rule) return { level, reasons: scored.reasons };
+  return { level: higherLevel(level, rule.level), reasons: [...scored.reasons, `policy risk rule, ${rule.level}: ${rule.reason}`] };
 }

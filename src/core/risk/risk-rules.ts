@@ -1,5 +1,5 @@
 import { compileGlobs } from '../paths/glob.js';
-import { defaultPathRules, type PathClass, type PathRules } from '../paths/path-rules.js';
+import type { PathClass, PathRules } from '../paths/path-rules.js';
 import { sha256Hex } from '../util/digest.js';
 import type { RiskLevel, RiskPath, RiskRule } from './risk-schema.js';
 
@@ -68,7 +68,7 @@ const POLICY_LEVEL: Record<'LOW' | 'MEDIUM' | 'HIGH', RiskLevel> = { LOW: 'low',
  * class rule and `requireApprovalFor`. `classOf` lets a caller that already classified the path
  * (the map's single pass) avoid doing it twice.
  */
-export function createRiskClassifier(rules: PathRules = defaultPathRules()): RiskClassifier {
+export function createRiskClassifier(rules: PathRules): RiskClassifier {
   const ruleOf = (id: string, r: DefaultRule, source: 'default' | 'policy'): RiskRule => ({ id, pattern: r.pattern, level: r.level, reason: r.reason, source });
   const compiled = DEFAULT_RISK_RULES.map((r, i) => ({ rule: ruleOf(`default-${i + 1}-${sha256Hex(r.pattern).slice(0, 6)}`, r, 'default'), match: compileGlobs([r.pattern]) }));
   const byClass = new Map(Object.entries(CLASS_RISKS).map(([cls, r]) => [cls, ruleOf(`class-${cls}`, r, 'default')]));

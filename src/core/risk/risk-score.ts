@@ -1,4 +1,4 @@
-import { defaultPathRules, type PathRules } from '../paths/path-rules.js';
+import type { PathRules } from '../paths/path-rules.js';
 import type { ApprovalMinRisk } from '../policy/agent-policy.js';
 import { defaultRiskKinds } from './risk-rules.js';
 
@@ -26,8 +26,8 @@ export interface RiskInput {
   secretFindings?: number;
   /** Paths the policy denies, besides those the rules forbid. */
   deniedPaths?: string[];
-  /** The run's path rules; the defaults when absent. */
-  rules?: PathRules;
+  /** The run's path rules (the policy's): what kind each file is. */
+  rules: PathRules;
   /** The lowest level that needs an approval (`agent.approval.minRisk`); HIGH when absent. */
   minRisk?: ApprovalMinRisk;
 }
@@ -72,7 +72,6 @@ const RECIPE_WORDS: Readonly<Record<string, string>> = {
 };
 
 const LEVELS: readonly RiskLevel[] = ['LOW', 'MEDIUM', 'HIGH'];
-const SOURCE_EXT = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs|java|kt|kts|scala|groovy|py|go|rs|rb|php|cs|c|cc|cpp|h|hpp|swift)$/;
 
 /** The risk signals of one path, and whether it is production source. */
 function signalsOf(file: RiskFile, rules: PathRules): { production: boolean; signals: Signal[] } {
@@ -88,11 +87,12 @@ function signalsOf(file: RiskFile, rules: PathRules): { production: boolean; sig
   if (kinds.has('governance')) signals.push('governance');
   if (kinds.has('security')) signals.push('security');
   if (kinds.has('migration')) signals.push('migration');
-  return { production: SOURCE_EXT.test(p) && !rules.isTest(p), signals };
+  // Source by the path rules; a migration is weighed by its own signal, not as production code too.
+  return { production: rules.isSource(p) && !rules.isTest(p) && !kinds.has('migration'), signals };
 }
 
 /** The scored reasons for one file, for the per-file column of the diff summary. */
-export function fileRisk(file: RiskFile, rules: PathRules = defaultPathRules()): { score: number; reasons: string[] } {
+export function fileRisk(file: RiskFile, rules: PathRules): { score: number; reasons: string[] } {
   const { production, signals } = signalsOf(file, rules);
   const reasons = signals.map((s) => SIGNALS[s].label);
   let score = signals.reduce((n, s) => n + SIGNALS[s].points, 0);
@@ -150,7 +150,7 @@ function productionReason(count: number, origin: ChangeOrigin): string {
  * `PRODUCTION`). It routes review; it does not replace it.
  */
 export function scoreRisk(input: RiskInput): RiskReport {
-  const rules = input.rules ?? defaultPathRules();
+  const rules = input.rules;
   const origin = input.origin ?? { engine: 'model' };
   const bySignal = new Map<Signal, string[]>();
   const production: string[] = [];

@@ -1,13 +1,10 @@
-import { compileGlobs } from '../paths/glob.js';
-import { DEFAULT_LOCKFILE_PATTERNS } from '../policy/agent-policy.js';
+import type { PathRules } from '../paths/path-rules.js';
 import { isBinaryContent } from '../objects/object-format.js';
 import { diffLineArrays } from '../text/line-diff.js';
 import {
   blankNotSecret,
-  isDocumentation,
   isDummyUrlPassword,
   isDummyValue,
-  isTestPath,
   mayBeRandomSecret,
   PLACEHOLDER,
   PUBLIC_BLOCK_BEGIN,
@@ -56,7 +53,6 @@ const AWS_SECRET = /(?:aws|secret_access|secretaccess)[\w.-]{0,64}["']?\s*[:=]\s
  */
 const PASSWORD_KEY =
   /(?:^|[^A-Za-z0-9_])([A-Za-z0-9_.-]{0,64}?(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?key)(?:[_-]?key)?)["']?\s*(?::=|[:=])\s*(?:"([^"\n]{4,512})"|'([^'\n]{4,512})'|([^\s"'#,;]{4,512}))/gi;
-const CONFIG_FILE = /\.(ya?ml|json|properties|env|ini|toml|conf|cfg|xml|tfvars)$|(^|\/)\.env(\.[^/]*)?$|(^|\/)\.npmrc$/i;
 /** An environment-variable name or a bare word: what code assigns to a secret-named key when it names, not holds, the secret. */
 const NAME_NOT_VALUE = /^(?:[A-Z][A-Z0-9_]*|[A-Za-z]+)$/;
 /** A run of base64/base64url characters; `=` only as padding, so `key=value` splits. */
@@ -74,7 +70,31 @@ export function shannonEntropy(text: string): number {
   return h;
 }
 
-const isLockfile = compileGlobs(DEFAULT_LOCKFILE_PATTERNS);
+/** What the scan asks the run's path rules about a file. */
+export type SecretPathRules = Pick<PathRules, 'isLockfile' | 'isDoc' | 'isTest' | 'isConfig'>;
+
+/**
+ * How the scan weighs a file's lines. `quiet`: lockfiles are generated and documentation shows
+ * examples, so only credential formats count there. `config`: a bare value can be the secret.
+ * `test`: a secret-named key holds a fixed test value unless the value looks random.
+ */
+export interface SecretFileKinds {
+  quiet: boolean;
+  config: boolean;
+  test: boolean;
+}
+
+/** A text that is no file of the repository (a prompt, a log): every rule applies as to source. */
+const PLAIN_TEXT: SecretFileKinds = { quiet: false, config: false, test: false };
+
+/** The file kinds of `path`, asked of the path rules; a path they refuse to judge is plain text. */
+export function secretFileKinds(path: string, rules: SecretPathRules): SecretFileKinds {
+  try {
+    return { quiet: rules.isLockfile(path) || rules.isDoc(path), config: rules.isConfig(path), test: rules.isTest(path) };
+  } catch {
+    return PLAIN_TEXT;
+  }
+}
 
 /** A long base64-ish token that looks random: mixed case and digits, high entropy, not a digest or an id. */
 function highEntropy(token: string): boolean {
@@ -92,22 +112,17 @@ function keyBlockEnd(line: string, from: number): number {
   return end ? from + end.index + end[0].length : line.length;
 }
 
-/**
- * `publicBlock`: the line is inside a public key or certificate block, whose base64 is no secret.
- * `examples`: documented example keys are not findings (the scan) or are hidden anyway (redaction).
- */
-function findInLine(full: string, path: string, publicBlock = false, examples = true): Match[] {
-  const line = full.length > MAX_SCANNED_LINE ? full.slice(0, MAX_SCANNED_LINE) : full;
+function tokenFormatMatches(line: string, examples: boolean): Match[] {
   const out: Match[] = [];
   for (const p of TOKEN_FORMATS) {
     for (const m of line.matchAll(p.re)) {
       if (p.rule !== 'private-key' && isDummyValue(m[0].slice(p.keep), examples)) continue;
-      out.push({ rule: p.rule, start: m.index!, end: p.rule === 'private-key' ? keyBlockEnd(line, m.index! + m[0].length) : m.index! + m[0].length, keep: p.keep });
+      out.push({ rule: p.rule, start: m.index, end: p.rule === 'private-key' ? keyBlockEnd(line, m.index + m[0].length) : m.index + m[0].length, keep: p.keep });
     }
   }
   for (const m of line.matchAll(AWS_SECRET)) {
     if (isDummyValue(m[1], examples)) continue;
-    const start = m.index! + m[0].length - m[1].length;
+    const start = m.index + m[0].length - m[1].length;
     out.push({ rule: 'aws-secret-access-key', start, end: start + m[1].length, keep: 0 });
   }
   // Patterns whose secret is group 1 (the `d` flag gives its exact span).
@@ -118,26 +133,51 @@ function findInLine(full: string, path: string, publicBlock = false, examples = 
       out.push({ rule, start, end, keep: 0 });
     }
   }
-  // Lockfiles are generated and documentation shows examples: only credential formats count there.
-  if (isLockfile(path) || isDocumentation(path) || publicBlock) return out.sort((a, b) => a.start - b.start);
-  const config = CONFIG_FILE.test(path);
-  const test = isTestPath(path);
+  return out;
+}
+
+/** Whether a value assigned to a secret-named key is taken for the secret itself. */
+function isAssignedSecret(value: string, quoted: boolean, kinds: SecretFileKinds): boolean {
+  if (isDummyValue(value) || PLACEHOLDER.test(value.trim())) return false;
+  // A name (`secret: config`, `password = "DB_PASSWORD"`) is not the secret; in config a long word may still be one.
+  const name = NAME_NOT_VALUE.test(value);
+  if (kinds.config ? name && value.length < 12 : !(quoted && value.length >= 6 && !/\s/.test(value) && !name)) return false;
+  return !kinds.test || highEntropy(value);
+}
+
+function passwordMatches(line: string, kinds: SecretFileKinds): Match[] {
+  const out: Match[] = [];
   for (const m of line.matchAll(PASSWORD_KEY)) {
     const value = m[2] ?? m[3] ?? m[4];
-    const quoted = m[4] === undefined;
-    if (isDummyValue(value) || PLACEHOLDER.test(value.trim())) continue;
-    // A name (`secret: config`, `password = "DB_PASSWORD"`) is not the secret; in config a long word may still be one.
-    const name = NAME_NOT_VALUE.test(value);
-    if (config ? name && value.length < 12 : !(quoted && value.length >= 6 && !/\s/.test(value) && !name)) continue;
-    if (test && !highEntropy(value)) continue;
-    const start = m.index! + m[0].lastIndexOf(value);
+    if (!isAssignedSecret(value, m[4] === undefined, kinds)) continue;
+    const start = m.index + m[0].lastIndexOf(value);
     out.push({ rule: 'password-assignment', start, end: start + value.length, keep: 0 });
   }
+  return out;
+}
+
+/** Random-looking tokens no other match covers. */
+function entropyMatches(line: string, found: readonly Match[]): Match[] {
+  const out: Match[] = [];
   for (const m of blankNotSecret(line).matchAll(TOKEN)) {
-    const start = m.index!;
+    const start = m.index;
     const end = start + m[0].length;
-    if (out.some((o) => o.start < end && start < o.end)) continue;
+    if (found.some((o) => o.start < end && start < o.end)) continue;
     if (highEntropy(m[0])) out.push({ rule: 'high-entropy-string', start, end, keep: 0 });
+  }
+  return out;
+}
+
+/**
+ * `publicBlock`: the line is inside a public key or certificate block, whose base64 is no secret.
+ * `examples`: documented example keys are not findings (the scan) or are hidden anyway (redaction).
+ */
+function findInLine(full: string, kinds: SecretFileKinds, publicBlock = false, examples = true): Match[] {
+  const line = full.length > MAX_SCANNED_LINE ? full.slice(0, MAX_SCANNED_LINE) : full;
+  const out = tokenFormatMatches(line, examples);
+  if (!kinds.quiet && !publicBlock) {
+    out.push(...passwordMatches(line, kinds));
+    out.push(...entropyMatches(line, out));
   }
   return out.sort((a, b) => a.start - b.start);
 }
@@ -169,8 +209,9 @@ export function describeFindings(findings: readonly { rule: string; path?: strin
   return findings.length > limit ? `${shown} and ${findings.length - limit} more` : shown;
 }
 
-/** Scan given lines (with their 1-based numbers) of one file. */
-export function scanLines(path: string, lines: { line: number; text: string }[]): SecretFinding[] {
+/** Scan given lines (with their 1-based numbers) of one file; `rules` say what kind of file it is. */
+export function scanLines(path: string, lines: { line: number; text: string }[], rules: SecretPathRules): SecretFinding[] {
+  const kinds = secretFileKinds(path, rules);
   const findings: SecretFinding[] = [];
   let inPublic = false;
   let previous = 0;
@@ -179,7 +220,7 @@ export function scanLines(path: string, lines: { line: number; text: string }[])
     if (line !== previous + 1) inPublic = false;
     previous = line;
     if (PUBLIC_BLOCK_BEGIN.test(text)) inPublic = true;
-    const matches = findInLine(text, path, inPublic);
+    const matches = findInLine(text, kinds, inPublic);
     if (PUBLIC_BLOCK_END.test(text)) inPublic = false;
     const rules = new Set<SecretRule>();
     for (const m of matches) {
@@ -225,13 +266,13 @@ export interface ScannedChange {
 }
 
 /** Scan the added lines of a set of changes; an added `.env` file is a finding by itself. */
-export function scanChanges(changes: ScannedChange[]): SecretFinding[] {
+export function scanChanges(changes: ScannedChange[], rules: SecretPathRules): SecretFinding[] {
   const findings: SecretFinding[] = [];
   for (const c of changes) {
     if (!c.newBytes) continue;
     if (isDotenvPath(c.path) && !c.oldBytes) findings.push({ path: c.path, line: 1, rule: 'dotenv-file', redactedPreview: `${c.path} added` });
     if (isBinaryContent(c.newBytes)) continue;
-    findings.push(...scanLines(c.path, addedLines(c.oldBytes, c.newBytes)));
+    findings.push(...scanLines(c.path, addedLines(c.oldBytes, c.newBytes), rules));
   }
   return findings;
 }
@@ -239,8 +280,11 @@ export function scanChanges(changes: ScannedChange[]): SecretFinding[] {
 /**
  * Replace every secret-looking span in `text` with a redaction (`ghp_****`) before the text
  * goes anywhere a secret must not (model requests, logs). Findings name line and rule only.
+ * `file`: the repository file the text is, weighed by its kind; absent, the text is no file.
  */
-export function redactSecrets(text: string, path = '<text>'): { text: string; findings: SecretFinding[] } {
+export function redactSecrets(text: string, file?: { path: string; rules: SecretPathRules }): { text: string; findings: SecretFinding[] } {
+  const path = file?.path ?? '<text>';
+  const kinds = file ? secretFileKinds(file.path, file.rules) : PLAIN_TEXT;
   const findings: SecretFinding[] = [];
   // Inside a private key block every line is key material, whatever it looks like.
   let inKey = false;
@@ -249,7 +293,7 @@ export function redactSecrets(text: string, path = '<text>'): { text: string; fi
       if (PRIVATE_KEY_END.test(line)) inKey = false;
       return /^\s*$/.test(line) || !inKey ? line.replace(/^(Private-MAC:).*$/, '$1 ****') : '****';
     }
-    const matches = findInLine(line, path, false, false);
+    const matches = findInLine(line, kinds, false, false);
     if (matches.length === 0) return line;
     const rules = new Set<SecretRule>();
     for (const m of matches) {

@@ -12,11 +12,11 @@ function stepTerm(step: RecipeStep): string {
 /** The engine decides which files it could change and where, by applying the step in memory. */
 async function noteRecipeMatches(ctx: SelectionContext, step: RecipeStep, term: string): Promise<void> {
   const ownScope = step.paths ? compileGlobs(step.paths) : () => true;
-  for (const p of recipeCandidates(step, ctx.candidates.filter((c) => ownScope(c) && !ctx.rules.isLockfile(c)))) {
+  for (const p of recipeCandidates(step, ctx.candidates.filter((c) => ownScope(c) && !ctx.rules.isLockfile(c)), ctx.rules.isLockfile)) {
     const text = await ctx.contents.text(p);
     ctx.filesSearched++;
     if (text === undefined) continue;
-    const matches = recipeMatches(step, { path: p, text }, { syntax: ctx.syntax });
+    const matches = recipeMatches(step, { path: p, text }, { syntax: ctx.syntax }, ctx.rules.isLockfile);
     if (matches.length === 0) continue;
     const f = noteFound(ctx, p);
     f.score = Math.max(f.score, 0.9);

@@ -5,6 +5,7 @@ import { diffLineArrays, MAX_EDIT_LENGTH } from '../../../src/core/text/line-dif
 import { addedLines, scanChanges } from '../../../src/core/secrets/secret-scan.js';
 import { buildHunks } from '../../../src/core/git/unified-patch.js';
 import { makeTempDir, nativeGit, removeDir } from '../../helpers/git-materialize.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach(removeDir));
@@ -69,7 +70,7 @@ describe('the line diff is bounded and its patch still applies', () => {
     const after = lines.join('\n');
     const enc = new TextEncoder();
     expect(addedLines(enc.encode(before), enc.encode(after))).toHaveLength(countLines(after));
-    const findings = scanChanges([{ path: 'f.txt', oldBytes: enc.encode(before), newBytes: enc.encode(after) }]);
+    const findings = scanChanges([{ path: 'f.txt', oldBytes: enc.encode(before), newBytes: enc.encode(after) }], defaultPathRules());
     expect(findings.filter((f) => f.rule === 'github-token').map((f) => f.line)).toEqual([20_001]);
   }, 60_000);
 });

@@ -10,6 +10,7 @@ import { VirtualIndex } from '../../../src/core/git/virtual-index.js';
 import { writePolicyFor } from '../../helpers/path-rules.js';
 import { copyOut, materialize, nativeGit, removeDir } from '../../helpers/git-materialize.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 const policy = writePolicyFor({ allowGenerated: true, allowLockfiles: true });
 const identity = { name: 'draftsman[bot]', email: 'draftsman@example.invalid' };
@@ -33,7 +34,7 @@ async function scenario() {
   });
   const ws = repo.workspace;
   const index = await VirtualIndex.fromCommit(repo.fs, repo.gitdir, repo.commitSha);
-  await createAgentBranch({ workspace: ws, index, branch: 'agent/local/rabcdefghijkl', runId: 'abcdefghijkl', ingestionBaseSha: repo.commitSha });
+  await createAgentBranch({ workspace: ws, index, branch: 'agent/local/rabcdefghijkl', runId: 'abcdefghijkl', ingestionBaseSha: repo.commitSha, policy: writePolicyFor() });
   await ws.write('nums.txt', numbered(40).replace('  5\n', '  five\n').replace('  30\n', '').concat('  end'));
   await ws.write('with space.txt', '  a\n  c\n');
   await ws.write('ünï.txt', '  y\n');
@@ -51,7 +52,7 @@ const allPaths = ['nums.txt', 'with space.txt', 'ünï.txt', 'gone.txt', 'run.sh
 describe('patches and commits against native git', () => {
   it('our unstaged patch is byte-identical to native git diff --full-index --no-renames', async () => {
     const { ws, index } = await scenario();
-    const ours = await diffUnstaged(ws, index);
+    const ours = await diffUnstaged(ws, index, { rules: defaultPathRules() });
     const dir = await materialize(ws, index);
     dirs.push(dir);
     const native = nativeGit(dir, ['diff', '--full-index', '--no-renames', '--no-ext-diff']);
@@ -65,7 +66,7 @@ describe('patches and commits against native git', () => {
     await stagePaths({ workspace: ws, index, paths: allPaths, policy });
     const result = await commitStaged({ workspace: ws, index, message, verification, policy, identity, createdAt });
     expect(result.parentSha).toBe(repo.commitSha);
-    const diff = await diffBaseToHead(ws);
+    const diff = await diffBaseToHead(ws, { rules: defaultPathRules() });
     expect(diff.summary.filesChanged).toBe(10);
 
     const dir = mkdtempSync(join(tmpdir(), 'draftsman-apply-'));

@@ -20,6 +20,7 @@ import { readTreeFiles } from '../../../src/core/workspace/workspace.js';
 import { RecordingArtifactStore } from '../../helpers/git-artifact-store.js';
 import { copyOut, makeTempDir, nativeGit, removeDir } from '../../helpers/git-materialize.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 const policy = writePolicyFor();
 const identity = { name: 'draftsman[bot]', email: 'draftsman@example.invalid' };
@@ -36,13 +37,13 @@ async function produce() {
   const index = await VirtualIndex.fromCommit(repo.fs, repo.gitdir, repo.commitSha);
   const events: LedgerEvent[] = [];
   const ledger = { append: async (e: LedgerEvent) => void events.push(e) };
-  await createAgentBranch({ workspace: ws, index, branch: 'agent/local/rrun1', runId: 'run1', ingestionBaseSha: repo.commitSha, ledger });
+  await createAgentBranch({ workspace: ws, index, branch: 'agent/local/rrun1', runId: 'run1', ingestionBaseSha: repo.commitSha, policy: writePolicyFor(), ledger });
   await ws.write('src/a.ts', 'export const a = 2;\n');
   await ws.delete('src/b.ts');
   await ws.write('src/new/c.ts', 'export const c = 3;\n');
   await stagePaths({ workspace: ws, index, paths: ['src/a.ts', 'src/b.ts', 'src/new/c.ts'], policy, ledger });
   const commit = await commitStaged({ workspace: ws, index, message: { type: 'feat', scope: 'src', summary: 'add c', task: 'Add c', intent: 'Add c and drop b.', risk: [], runId: 'run1', taskId: 'digest' }, verification, policy, identity, createdAt, ledger });
-  const diff = await diffBaseToHead(ws);
+  const diff = await diffBaseToHead(ws, { rules: defaultPathRules() });
   const { candidate, changes } = await buildPrCandidate({
     workspace: ws,
     headCommitSha: commit.commitSha,
@@ -56,7 +57,7 @@ async function produce() {
     diffSummary: diff.summary,
     verification,
     judge: { verdict: 'ACCEPT', reasons: ['in scope'] },
-    risk: scoreRisk({ files: diff.summary.files }),
+    risk: scoreRisk({ files: diff.summary.files, rules: defaultPathRules() }),
     runId: 'run1',
     attempt: 1,
   });

@@ -15,7 +15,7 @@ afterEach(() => dirs.splice(0).forEach(removeDir));
 const lines = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} line ${i}\n`).join('');
 
 async function compare(repo: Awaited<ReturnType<typeof createMemoryRepo>>, index: VirtualIndex) {
-  const ours = await gitStatus({ workspace: repo.workspace, index });
+  const ours = await gitStatus({ workspace: repo.workspace, index, policy: writePolicyFor() });
   const dir = await materialize(repo.workspace, index);
   dirs.push(dir);
   const native = nativeGit(dir, ['status', '--porcelain=v1', '-z', '--branch']);

@@ -8,6 +8,7 @@ import { historyTools } from '../../../src/core/pipeline/model-tools/history-too
 import { generateHistoryRepo, type HistoryRepo } from '../../fixtures/history-repo.js';
 import { startGitHttpServer, type GitHttpServer } from '../../helpers/git-http-server.js';
 import { ingest, removeRoot, tempRoot } from './ingestion-harness.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 let root: string;
 let repo: HistoryRepo;
@@ -30,7 +31,7 @@ async function toolsFor(source: RepoSource, taskText?: string) {
   const ledger: { type: string; payload: Record<string, unknown> }[] = [];
   const result = await (await ingest(source, { taskText })).run;
   const fake = { append: async (e: { type: string; payload: Record<string, unknown> }) => void ledger.push(e) } as unknown as Ledger;
-  const tools = historyTools({ workspace: result.workspace, ledger: fake, phase: 'mechanical_change' });
+  const tools = historyTools({ workspace: result.workspace, ledger: fake, phase: 'mechanical_change', rules: defaultPathRules() });
   const tool = (name: string) => tools.find((t) => t.spec.name === name) as LlmTool<any>;
   return { log: (args: object) => tool('git.log').run(args), blame: (args: object) => tool('git.blame').run(args), ledger, result };
 }
@@ -81,7 +82,7 @@ describe('git.log and git.blame over the fetched history', () => {
 
   it('bounds its arguments', async () => {
     const { result } = await toolsFor(new LocalRepoSource(`${root}/hist.git`));
-    const tools = historyTools({ workspace: result.workspace, ledger: { append: async () => undefined } as unknown as Ledger, phase: 'mechanical_change' });
+    const tools = historyTools({ workspace: result.workspace, ledger: { append: async () => undefined } as unknown as Ledger, phase: 'mechanical_change', rules: defaultPathRules() });
     expect(tools.find((t) => t.spec.name === 'git.log')?.args.safeParse({ maxCount: 1000 }).success).toBe(false);
     const blame = tools.find((t) => t.spec.name === 'git.blame') as LlmTool<any>;
     await expect(blame.run({ path: 'src/calc.ts', startLine: 5, endLine: 2 })).rejects.toThrow(/endLine is before startLine/);

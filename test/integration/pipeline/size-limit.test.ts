@@ -9,6 +9,7 @@ import { createMemoryRepo } from '../../helpers/memory-repo.js';
 import { answer, callTools, startScriptedModelServer } from '../../helpers/scripted-model-server.js';
 import { cli, makeWorkingCopy } from '../cli/cli-harness.js';
 import { LocalArtifactStore, MIGRATION_POLICY, makeMavenBare, removeRoot, runOnce, sharedSyntax, startRun, tempRoot } from './pipeline-harness.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 /** A file over the policy's `maxFileSizeMb` is never edited, even when a recipe would change it. */
 const roots: string[] = [];
@@ -50,7 +51,7 @@ describe('the file size limit holds wherever a file is read for editing', () => 
   it('the recipe engine refuses an oversized file itself (TOO_LARGE), whatever the plan says', async () => {
     const repo = await createMemoryRepo({ 'big.txt': BIG, 'small.txt': 'OLD_NAME\n' });
     const step = RecipeStep.parse({ recipe: 'replace', find: 'OLD_NAME', replace: 'NEW_NAME' });
-    const result = await applyRecipe(step, repo.workspace, { paths: ['big.txt', 'small.txt'], syntax: await sharedSyntax(), isEditable: () => true, maxFileBytes: 1024 * 1024 });
+    const result = await applyRecipe(step, repo.workspace, { paths: ['big.txt', 'small.txt'], syntax: await sharedSyntax(), isEditable: () => true, maxFileBytes: 1024 * 1024, rules: defaultPathRules() });
     expect(result.changedFiles.map((f) => f.path)).toEqual(['small.txt']);
     expect(result.skipped).toEqual([{ path: 'big.txt', reason: 'TOO_LARGE' }]);
   });

@@ -27,6 +27,7 @@ import { openWorkspace, type FileMode } from '../../../src/core/workspace/worksp
 import { STANDIN_GITHUB_POLICY, startGitHubStandin, type GitHubStandin, type RecordedCall } from '../../helpers/github-standin/index.js';
 import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
 import { fixedClock, testAppKey } from '../github/standin-fixture.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 export const OWNER = 'acme';
 export const REPO = 'widgets';
@@ -206,7 +207,7 @@ export async function writeCandidate(
     identity: { name: 'draftsman', email: 'draftsman@example.invalid' },
     createdAt: '2025-06-01T12:00:00Z',
   });
-  const diff = await diffBaseToHead(workspace);
+  const diff = await diffBaseToHead(workspace, { rules: defaultPathRules() });
   const section = renderVerificationSection({ checks: [{ name: 'parse', status: 'PASSED' }], notRun: verification.notRun, ciCommands: ['npm test'], verifier: 'npm' });
   const body = replaceVerificationSection('# Make the greeting polite\n\nSummary of the change.\n', section);
   const { candidate, changes } = await buildPrCandidate({

@@ -7,6 +7,7 @@ import { diffSides } from '../../../src/core/git/unified-patch.js';
 import { openWorkspace } from '../../../src/core/workspace/workspace.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
 import git from 'isomorphic-git';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 const files = {
   'a.txt': Array.from({ length: 30 }, (_, i) => `line ${i}\n`).join(''),
@@ -54,7 +55,7 @@ describe('applyPatch', () => {
     await ws.write('new/bin.dat', new Uint8Array([0, 1, 2]));
     await git.writeBlob({ fs: repo.fs, gitdir: repo.gitdir, blob: new Uint8Array([0, 1, 2]) });
     await ws.write('empty.txt', '');
-    const { patch } = await diffWorkspaceToBase(ws);
+    const { patch } = await diffWorkspaceToBase(ws, { rules: defaultPathRules() });
 
     // A fresh view of the same base; the binary post-image comes from the shared object store.
     const replay = await openWorkspace({ fs: repo.fs, gitdir: repo.gitdir, commitSha: repo.commitSha });
@@ -70,7 +71,7 @@ describe('applyPatch', () => {
     const repo = await createMemoryRepo(files);
     await repo.workspace.write('a.txt', files['a.txt'].replace('line 3\n', 'LINE THREE\n'));
     await repo.workspace.write('run.sh', 'echo hi\n');
-    const { patch } = await diffWorkspaceToBase(repo.workspace);
+    const { patch } = await diffWorkspaceToBase(repo.workspace, { rules: defaultPathRules() });
     const other = await createMemoryRepo(files);
     await other.workspace.write('a.txt', files['a.txt'].replace('line 4\n', 'changed by someone\n'));
     await expect(applyPatch(other.workspace, patch)).rejects.toMatchObject({ reason: 'PATCH_MISMATCH' });

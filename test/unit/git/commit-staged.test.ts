@@ -9,6 +9,7 @@ import { stagePaths } from '../../../src/core/git/stage-paths.js';
 import { VirtualIndex } from '../../../src/core/git/virtual-index.js';
 import { writePolicyFor } from '../../helpers/path-rules.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 const open = writePolicyFor();
 const passed = { status: 'PASSED' as const, checks: [{ name: 'parse', status: 'PASSED' as const }], notRun: [] };
@@ -17,7 +18,7 @@ const message = { type: 'fix' as const, summary: 's', task: 't', intent: 'i', ri
 async function staged(files: Record<string, string> = { 'src/a.ts': 'export const a = 2;\n' }) {
   const repo = await createMemoryRepo({ 'src/a.ts': 'export const a = 1;\n', 'infra/x.tf': 'x\n' });
   const index = await VirtualIndex.fromCommit(repo.fs, repo.gitdir, repo.commitSha);
-  await createAgentBranch({ workspace: repo.workspace, index, branch: 'agent/local/rrun1', runId: 'run1', ingestionBaseSha: repo.commitSha });
+  await createAgentBranch({ workspace: repo.workspace, index, branch: 'agent/local/rrun1', runId: 'run1', ingestionBaseSha: repo.commitSha, policy: writePolicyFor() });
   for (const [p, c] of Object.entries(files)) await repo.workspace.write(p, c);
   if (Object.keys(files).length > 0) await stagePaths({ workspace: repo.workspace, index, paths: Object.keys(files), policy: open });
   const events: LedgerEvent[] = [];
@@ -38,7 +39,7 @@ describe('commitStaged', () => {
   it('judges a path under a symlinked directory of the base on where it lands (ci -> .github/workflows)', async () => {
     const repo = await createMemoryRepo({ 'src/a.ts': 'export const a = 1;\n', '.github/workflows/ci.yml': 'on: push\n', ci: { symlink: '.github/workflows' } });
     const index = await VirtualIndex.fromCommit(repo.fs, repo.gitdir, repo.commitSha);
-    await createAgentBranch({ workspace: repo.workspace, index, branch: 'agent/local/rrun1', runId: 'run1', ingestionBaseSha: repo.commitSha });
+    await createAgentBranch({ workspace: repo.workspace, index, branch: 'agent/local/rrun1', runId: 'run1', ingestionBaseSha: repo.commitSha, policy: writePolicyFor() });
     // Put the entry in the index directly, as a tampered or stale index would: staging refuses any path through a symlink.
     const oid = await git.writeBlob({ fs: repo.fs, gitdir: repo.gitdir, blob: new TextEncoder().encode('on: pull_request\n') });
     index.set({ path: 'ci/deploy.yml', mode: '100644', oid });
@@ -55,7 +56,7 @@ describe('commitStaged', () => {
     expect(result.parentSha).toBe(repo.commitSha);
     expect(result.branch).toBe('agent/local/rrun1');
     expect(result.files).toEqual([expect.objectContaining({ path: 'src/a.ts', change: 'MODIFIED' })]);
-    const status = await gitStatus({ workspace: repo.workspace, index });
+    const status = await gitStatus({ workspace: repo.workspace, index, policy: writePolicyFor() });
     expect(status).toMatchObject({ clean: true, headSha: result.commitSha, branch: 'agent/local/rrun1' });
     expect(events.map((e) => e.type)).toEqual(['git.commit.created']);
   });
@@ -102,9 +103,9 @@ describe('commitStaged', () => {
     const { repo, index, request } = await staged();
     await repo.workspace.write('src/a.ts', 'export const a = 3;\n');
     await repo.workspace.write('src/untracked.ts', 'u\n');
-    expect((await diffStaged(repo.workspace, index)).summary.files.map((f) => f.path)).toEqual(['src/a.ts']);
-    expect(new TextDecoder().decode((await diffStaged(repo.workspace, index)).patch)).toContain('+export const a = 2;');
-    const unstaged = await diffUnstaged(repo.workspace, index);
+    expect((await diffStaged(repo.workspace, index, { rules: defaultPathRules() })).summary.files.map((f) => f.path)).toEqual(['src/a.ts']);
+    expect(new TextDecoder().decode((await diffStaged(repo.workspace, index, { rules: defaultPathRules() })).patch)).toContain('+export const a = 2;');
+    const unstaged = await diffUnstaged(repo.workspace, index, { rules: defaultPathRules() });
     expect(unstaged.summary.files.map((f) => f.path)).toEqual(['src/a.ts']);
     expect(new TextDecoder().decode(unstaged.patch)).toContain('-export const a = 2;\n+export const a = 3;');
     const first = await commitStaged(request);

@@ -3,11 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { branchOwner, createAgentBranch } from '../../../src/core/git/create-agent-branch.js';
 import { VirtualIndex } from '../../../src/core/git/virtual-index.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
+import { writePolicyFor } from '../../helpers/path-rules.js';
 
 async function setup() {
   const repo = await createMemoryRepo({ 'a.txt': 'a\n' });
   const index = await VirtualIndex.fromCommit(repo.fs, repo.gitdir, repo.commitSha);
-  return { repo, index, base: { workspace: repo.workspace, index, ingestionBaseSha: repo.commitSha } };
+  return { repo, index, base: { workspace: repo.workspace, index, ingestionBaseSha: repo.commitSha, policy: writePolicyFor() } };
 }
 
 describe('createAgentBranch', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { diffWorkspaceToBase } from '../../../src/core/git/git-diff.js';
 import { quoteGitPath, unquoteGitPath } from '../../../src/core/text/quote-path.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 const lines = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag} ${i}\n`).join('');
 
@@ -13,7 +14,7 @@ describe('diff summary and limits', () => {
     await ws.write('pom.xml', '<project><v>2</v></project>\n');
     await ws.write('dist/out.js', 'y\n');
     await ws.write('img.png', new Uint8Array([0, 2]));
-    const result = await diffWorkspaceToBase(ws);
+    const result = await diffWorkspaceToBase(ws, { rules: defaultPathRules() });
     expect(result.summary).toMatchObject({ baseCommitSha: repo.commitSha, filesChanged: 4, insertions: 4, deletions: 3 });
     expect(result.summary.files.map((f) => [f.path, f.kind, f.insertions, f.deletions, f.risk, f.generated, f.binary])).toEqual([
       ['dist/out.js', 'MODIFIED', 1, 1, 'LOW', true, false],
@@ -34,7 +35,7 @@ describe('diff summary and limits', () => {
     const repo = await createMemoryRepo({ 'a.txt': lines(200, 'a'), 'b.txt': lines(200, 'b') });
     await repo.workspace.write('a.txt', lines(200, 'A'));
     await repo.workspace.write('b.txt', lines(200, 'B'));
-    const result = await diffWorkspaceToBase(repo.workspace, { limits: { maxPatchBytesForModel: 4000 } });
+    const result = await diffWorkspaceToBase(repo.workspace, { limits: { maxPatchBytesForModel: 4000 }, rules: defaultPathRules() });
     expect(result.modelTruncated).toBe(true);
     expect(result.modelPatch.length).toBeLessThan(4200);
     expect(result.modelPatch).toContain('not shown');

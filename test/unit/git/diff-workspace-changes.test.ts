@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { diffWorkspaceChanges, diffWorkspaceToBase } from '../../../src/core/git/git-diff.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 describe('diffWorkspaceChanges', () => {
   it('gives byte for byte the diff of the whole tree walk, reading only changed paths', async () => {
@@ -18,8 +19,8 @@ describe('diffWorkspaceChanges', () => {
     await workspace.delete('d/gone.txt');
     await workspace.write('e/no-newline.txt', 'last line');
     await workspace.write('f/new.bin', new Uint8Array([0, 1, 2, 3]));
-    const fast = await diffWorkspaceChanges(workspace);
-    const full = await diffWorkspaceToBase(workspace);
+    const fast = await diffWorkspaceChanges(workspace, { rules: defaultPathRules() });
+    const full = await diffWorkspaceToBase(workspace, { rules: defaultPathRules() });
     expect(new TextDecoder().decode(fast.patch)).toBe(new TextDecoder().decode(full.patch));
     expect(fast.summary).toEqual(full.summary);
     expect(fast.numstat).toBe(full.numstat);

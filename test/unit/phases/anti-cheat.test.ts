@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detectCheats, parseUnifiedDiff } from '../../../src/core/phases/anti-cheat.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 /** A git-style modification of `path`: one hunk, context line first, then removed and added lines. */
 function edit(path: string, removed: string[], added: string[], context = 'class Context {'): string {
@@ -20,7 +21,7 @@ function addition(path: string, lines: string[]): string {
   return `diff --git a/${path} b/${path}\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/${path}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}\n`).join('')}`;
 }
 
-const rules = (patch: string) => detectCheats(patch).findings.map((f) => f.rule);
+const rules = (patch: string) => detectCheats(patch, defaultPathRules()).findings.map((f) => f.rule);
 
 describe('detectCheats: test-disabled', () => {
   it.each([
@@ -41,7 +42,7 @@ describe('detectCheats: test-disabled', () => {
     ['go t.Skip', 'pkg/foo_test.go', '\tt.Skip("flaky")'],
     ['rust #[ignore]', 'tests/it.rs', '#[ignore]'],
   ])('fires on %s', (_name, path, line) => {
-    const { findings } = detectCheats(edit(path, [], [line]));
+    const { findings } = detectCheats(edit(path, [], [line]), defaultPathRules());
     expect(findings).toEqual([expect.objectContaining({ rule: 'test-disabled', path, line: 11, severity: 'HIGH', snippet: line.trim() })]);
   });
 
@@ -61,7 +62,7 @@ describe('detectCheats: test-disabled', () => {
   });
 
   it('rates a conditional @DisabledOnOs as MEDIUM, not HIGH', () => {
-    const { findings } = detectCheats(edit('src/test/java/FooTest.java', [], ['  @DisabledOnOs(OS.WINDOWS)']));
+    const { findings } = detectCheats(edit('src/test/java/FooTest.java', [], ['  @DisabledOnOs(OS.WINDOWS)']), defaultPathRules());
     expect(findings.map((f) => [f.rule, f.severity])).toEqual([['test-disabled', 'MEDIUM']]);
   });
 
@@ -82,7 +83,7 @@ describe('detectCheats: test-file-deleted', () => {
     'pkg/math/math_test.go',
     '__tests__/math.js',
   ])('fires when %s is deleted', (path) => {
-    const { findings } = detectCheats(deletion(path, ['assertEquals(2, add(1, 1));', '}']));
+    const { findings } = detectCheats(deletion(path, ['assertEquals(2, add(1, 1));', '}']), defaultPathRules());
     expect(findings).toEqual([{ rule: 'test-file-deleted', path, snippet: 'test file deleted', severity: 'HIGH' }]);
   });
 
@@ -102,7 +103,7 @@ describe('detectCheats: assertion-removed', () => {
     ['Go testify require', 'pkg/math_test.go', '\trequire.Equal(t, 3, Add(1, 2))'],
     ['node assert.equal', 'test/math.js', '  assert.equal(add(1, 2), 3);'],
   ])('fires when a %s is removed without replacement', (_name, path, line) => {
-    const { findings } = detectCheats(edit(path, [line], []));
+    const { findings } = detectCheats(edit(path, [line], []), defaultPathRules());
     expect(findings).toEqual([expect.objectContaining({ rule: 'assertion-removed', path, line: 11, severity: 'HIGH', snippet: line.trim() })]);
   });
 
@@ -112,7 +113,7 @@ describe('detectCheats: assertion-removed', () => {
 
   it('counts: two assertions removed, one added back, gives one finding', () => {
     const patch = edit('src/math.test.ts', ['  expect(a).toBe(1);', '  expect(b).toBe(2);'], ['  expect(a).toEqual(1);']);
-    expect(detectCheats(patch).findings.map((f) => [f.rule, f.line])).toEqual([['assertion-removed', 12]]);
+    expect(detectCheats(patch, defaultPathRules()).findings.map((f) => [f.rule, f.line])).toEqual([['assertion-removed', 12]]);
   });
 
   it.each([
@@ -137,7 +138,7 @@ describe('detectCheats: test-skip-flag in build files', () => {
     ['|| true on the test script', 'package.json', '    "test": "vitest run || true",'],
     ['passWithNoTests in jest config', 'jest.config.js', '  passWithNoTests: true,'],
   ])('fires on %s', (_name, path, line) => {
-    const { findings } = detectCheats(edit(path, [], [line]));
+    const { findings } = detectCheats(edit(path, [], [line]), defaultPathRules());
     expect(findings.map((f) => [f.rule, f.path, f.severity])).toContainEqual(['test-skip-flag', path, 'HIGH']);
   });
 
@@ -154,7 +155,7 @@ describe('detectCheats: test-skip-flag in build files', () => {
 
 describe('detectCheats: ci-config-changed', () => {
   it.each(['.github/workflows/ci.yml', '.gitlab-ci.yml', 'Jenkinsfile', '.circleci/config.yml'])('fires on an edit of %s', (path) => {
-    const { findings } = detectCheats(edit(path, ['    run: npm test'], ['    run: npm run build']));
+    const { findings } = detectCheats(edit(path, ['    run: npm test'], ['    run: npm run build']), defaultPathRules());
     expect(findings).toContainEqual({ rule: 'ci-config-changed', path, snippet: 'CI configuration changed', severity: 'HIGH' });
   });
 
@@ -175,7 +176,7 @@ describe('detectCheats: suspicious-change', () => {
     ['except: pass', 'app/foo.py', '    except Exception: pass'],
     ['TODO fix later', 'src/main/java/Foo.java', '    // TODO fix later'],
   ])('flags %s as MEDIUM', (_name, path, line) => {
-    const { findings } = detectCheats(edit(path, [], [line]));
+    const { findings } = detectCheats(edit(path, [], [line]), defaultPathRules());
     expect(findings.map((f) => [f.rule, f.severity])).toEqual([['suspicious-change', 'MEDIUM']]);
   });
 
@@ -230,10 +231,10 @@ describe('parseUnifiedDiff', () => {
     const patch = edit('src/math.test.ts', ['  expect(a).toBe(1);'], ['  expect(a).toBe(2);']).replace('toBe(1);\n', 'toBe(1);\n\\ No newline at end of file\n');
 
     expect(parseUnifiedDiff(patch)[0].hunks[0].map((l) => l.kind)).toEqual([' ', '-', '+']);
-    expect(detectCheats(patch).findings).toEqual([]);
+    expect(detectCheats(patch, defaultPathRules()).findings).toEqual([]);
   });
 
   it('reports nothing for an empty patch', () => {
-    expect(detectCheats('')).toEqual({ findings: [] });
+    expect(detectCheats('', defaultPathRules())).toEqual({ findings: [] });
   });
 });

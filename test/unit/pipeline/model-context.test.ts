@@ -13,6 +13,7 @@ import type { TaskContract } from '../../../src/core/task/task-contract.js';
 import { createMemoryRepo, type MemoryRepoFile } from '../../helpers/memory-repo.js';
 import { pathRulesFor } from '../../helpers/path-rules.js';
 import { createLocalArtifactStoreForTest } from '../repomap/store.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 // GitHub-token shaped, assembled at run time so no token-like literal sits in the source.
 const PLANTED = ['gh', 'p_'].join('') + 'R7k'.repeat(12);
@@ -123,7 +124,7 @@ describe('instruction files in the system prompt', () => {
     const counting = new Proxy(repo.workspace, {
       get: (target, key) => (key === 'readBase' ? (path: string) => (path === 'AGENTS.md' && reads++, target.readBase(path)) : Reflect.get(target, key)),
     });
-    const found = await loadInstructionFiles(counting, [], DEFAULT_INSTRUCTION_LIMITS, (path) => (path === 'AGENTS.md' ? 5_000_000 : undefined));
+    const found = await loadInstructionFiles(counting, [], defaultPathRules(), DEFAULT_INSTRUCTION_LIMITS, (path) => (path === 'AGENTS.md' ? 5_000_000 : undefined));
     expect(found.skipped).toEqual([{ path: 'AGENTS.md', reason: 'oversized' }]);
     expect(reads).toBe(0);
     expect(found.files.map((f) => f.path)).toEqual(['CLAUDE.md', '.github/copilot-instructions.md']);
@@ -149,14 +150,14 @@ describe('instruction files in the system prompt', () => {
   it('finds a nested file however deep the changed path, and bounds how many nested files are shown', async () => {
     const deep = 'src/billing/a/b/c/d/e/deep.ts';
     const repo = await createMemoryRepo(files({ [deep]: 'export {};\n', 'src/billing/a/b/AGENTS.md': 'b rules\n', 'src/billing/a/AGENTS.md': 'a rules\n' }));
-    const found = await loadInstructionFiles(repo.workspace, [deep], { ...DEFAULT_INSTRUCTION_LIMITS, maxNested: 2 });
+    const found = await loadInstructionFiles(repo.workspace, [deep], defaultPathRules(), { ...DEFAULT_INSTRUCTION_LIMITS, maxNested: 2 });
     expect(found.files.map((f) => f.path)).toEqual(['src/billing/a/b/AGENTS.md', 'src/billing/a/AGENTS.md', 'AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md']);
     expect(found.skipped).toEqual([{ path: 'src/billing/AGENTS.md', reason: 'nested bound reached' }]);
   });
 
   it('bounds the total over files with small limits, later files skipped by name', async () => {
     const repo = await createMemoryRepo(files());
-    const found = await loadInstructionFiles(repo.workspace, [INVOICE], { maxCharsPerFile: 30, maxTotalChars: 60, maxFileBytes: 1000, maxNested: 4 });
+    const found = await loadInstructionFiles(repo.workspace, [INVOICE], defaultPathRules(), { maxCharsPerFile: 30, maxTotalChars: 60, maxFileBytes: 1000, maxNested: 4 });
     expect(found.files.map((f) => [f.path, f.text.length, f.truncated])).toEqual([
       ['src/billing/AGENTS.md', 30, true],
       ['AGENTS.md', 30, true],

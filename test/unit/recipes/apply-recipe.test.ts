@@ -5,6 +5,7 @@ import { recipeCandidates } from '../../../src/core/engines/recipe/recipe-candid
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
 import { RecipeStep } from '../../../src/core/task/recipe-steps.js';
 import { createMemoryRepo, type MemoryRepoFile } from '../../helpers/memory-repo.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 let syntax: TreeSyntaxService;
 beforeAll(async () => {
@@ -16,7 +17,7 @@ const decode = (bytes: Uint8Array) => new TextDecoder('utf-8', { ignoreBOM: true
 async function runOn(files: Record<string, MemoryRepoFile>, step: Record<string, unknown>, isEditable: (p: string) => boolean = () => true) {
   const repo = await createMemoryRepo(files);
   const paths = repo.workspace.paths();
-  const result = await applyRecipe(RecipeStep.parse(step), repo.workspace, { paths, syntax, isEditable });
+  const result = await applyRecipe(RecipeStep.parse(step), repo.workspace, { paths, syntax, isEditable, rules: defaultPathRules() });
   return { repo, result };
 }
 
@@ -65,7 +66,7 @@ describe('applyRecipe', () => {
       { path: 'latin1.txt', reason: 'NOT_UTF8' },
       { path: 'link.txt', reason: 'NOT_A_REGULAR_FILE' },
     ]);
-    expect(recipeCandidates(RecipeStep.parse({ recipe: 'replace', find: 'foo', replace: 'bar' }), ['package-lock.json', 'a.txt'])).toEqual(['a.txt']);
+    expect(recipeCandidates(RecipeStep.parse({ recipe: 'replace', find: 'foo', replace: 'bar' }), ['package-lock.json', 'a.txt'], defaultPathRules().isLockfile)).toEqual(['a.txt']);
     expect(await repo.workspace.readText('gen/out.txt')).toBe('foo\n');
   });
 
@@ -84,7 +85,7 @@ describe('applyRecipe', () => {
       'pom.xml': '<project><properties><a.version>1</a.version></properties></project>',
       'core/pom.xml': '<project><parent><groupId>g</groupId><artifactId>r</artifactId></parent><dependencies><dependency><groupId>g</groupId><artifactId>a</artifactId><version>${a.version}</version></dependency></dependencies></project>',
     });
-    const result = await applyRecipe(RecipeStep.parse({ recipe: 'bump-dependency', package: 'g:a', to: '2' }), repo.workspace, { paths: ['core/pom.xml'], syntax, isEditable: () => true });
+    const result = await applyRecipe(RecipeStep.parse({ recipe: 'bump-dependency', package: 'g:a', to: '2' }), repo.workspace, { paths: ['core/pom.xml'], syntax, isEditable: () => true, rules: defaultPathRules() });
     expect(result.changedFiles).toEqual([]);
     expect(result.notes.join('\n')).toMatch(/defined in pom.xml, outside the scope/);
   });
@@ -141,8 +142,8 @@ describe('applyRecipe', () => {
 
   it('selects candidates by language and manifest type', () => {
     const paths = ['pom.xml', 'build.gradle.kts', 'package.json', 'go.mod', 'requirements.txt', 'Cargo.toml', 'src/A.java', 'src/b.ts', 'README.md', 'yarn.lock'];
-    expect(recipeCandidates(RecipeStep.parse({ recipe: 'bump-dependency', package: 'g:a', to: '1' }), paths)).toEqual(['build.gradle.kts', 'pom.xml']);
-    expect(recipeCandidates(RecipeStep.parse({ recipe: 'bump-dependency', package: 'lodash', to: '1' }), paths)).toEqual(['Cargo.toml', 'build.gradle.kts', 'go.mod', 'package.json', 'requirements.txt']);
-    expect(recipeCandidates(RecipeStep.parse({ recipe: 'migrate-import', from: 'a', to: 'b' }), paths)).toEqual(['src/A.java', 'src/b.ts']);
+    expect(recipeCandidates(RecipeStep.parse({ recipe: 'bump-dependency', package: 'g:a', to: '1' }), paths, defaultPathRules().isLockfile)).toEqual(['build.gradle.kts', 'pom.xml']);
+    expect(recipeCandidates(RecipeStep.parse({ recipe: 'bump-dependency', package: 'lodash', to: '1' }), paths, defaultPathRules().isLockfile)).toEqual(['Cargo.toml', 'build.gradle.kts', 'go.mod', 'package.json', 'requirements.txt']);
+    expect(recipeCandidates(RecipeStep.parse({ recipe: 'migrate-import', from: 'a', to: 'b' }), paths, defaultPathRules().isLockfile)).toEqual(['src/A.java', 'src/b.ts']);
   });
 });

@@ -5,6 +5,7 @@ import { historyGuard } from '../../../src/core/engines/recipe/history-files.js'
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
 import { RecipeStep } from '../../../src/core/task/recipe-steps.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 let syntax: TreeSyntaxService;
 beforeAll(async () => {
@@ -24,7 +25,7 @@ async function run(stepInput: Record<string, unknown>, taskPaths?: string[], edi
   const repo = await createMemoryRepo(files);
   // The pipeline hands the recipe the paths already narrowed to the task's scope.
   const paths = repo.workspace.paths().filter((p) => !taskPaths || taskPaths.includes(p));
-  const result = await applyRecipe(RecipeStep.parse(stepInput), repo.workspace, { paths, syntax, isEditable: () => true, taskPaths, editHistory });
+  const result = await applyRecipe(RecipeStep.parse(stepInput), repo.workspace, { paths, syntax, isEditable: () => true, taskPaths, editHistory, rules: defaultPathRules() });
   return { repo, result };
 }
 
@@ -76,11 +77,11 @@ describe('recipes leave release history alone', () => {
     ['**/*.md', 'CHANGELOG.md', false],
     ['packages/a', 'packages/a/CHANGELOG.md', false],
   ])('the glob %s names %s: %s', (glob, path, named) => {
-    const leave = historyGuard(RecipeStep.parse({ ...step, paths: [glob] }));
+    const leave = historyGuard(RecipeStep.parse({ ...step, paths: [glob] }), [], defaultPathRules().isHistory);
     expect(leave(path)).toBe(!named);
   });
 
   it('bump-dependency is not concerned (manifests are not history)', () => {
-    expect(historyGuard(RecipeStep.parse({ recipe: 'bump-dependency', package: 'x', to: '2.0.0' }))('CHANGELOG.md')).toBe(false);
+    expect(historyGuard(RecipeStep.parse({ recipe: 'bump-dependency', package: 'x', to: '2.0.0' }), [], defaultPathRules().isHistory)('CHANGELOG.md')).toBe(false);
   });
 });

@@ -3,13 +3,14 @@ import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loa
 import { recipeMatches } from '../../../src/core/engines/recipe/recipe-candidates.js';
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
 import { RecipeStep } from '../../../src/core/task/recipe-steps.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 let syntax: TreeSyntaxService;
 beforeAll(async () => {
   syntax = await createNodeSyntaxService();
 });
 
-const matches = (step: Record<string, unknown>, path: string, text: string) => recipeMatches(RecipeStep.parse(step), { path, text }, { syntax });
+const matches = (step: Record<string, unknown>, path: string, text: string) => recipeMatches(RecipeStep.parse(step), { path, text }, { syntax }, defaultPathRules().isLockfile);
 
 describe('recipeMatches: where the engine would edit, without writing', () => {
   it('migrate-import matches the import and the qualified use, not the package clause or a comment', () => {

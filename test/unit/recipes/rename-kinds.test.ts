@@ -6,6 +6,7 @@ import { applyRenameSymbol } from '../../../src/core/engines/recipe/rename-symbo
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
 import { RecipeStep } from '../../../src/core/task/recipe-steps.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 let syntax: TreeSyntaxService;
 beforeAll(async () => {
@@ -17,7 +18,7 @@ const lines = (...l: string[]) => l.join('\n');
 /** Apply one rename step to the files; returns every file's text afterwards, and the result. */
 async function rename(files: Record<string, string>, step: Record<string, unknown>) {
   const repo = await createMemoryRepo(files);
-  const result = await applyRecipe(RecipeStep.parse({ recipe: 'rename-symbol', ...step }), repo.workspace, { paths: repo.workspace.paths(), syntax, isEditable: () => true });
+  const result = await applyRecipe(RecipeStep.parse({ recipe: 'rename-symbol', ...step }), repo.workspace, { paths: repo.workspace.paths(), syntax, isEditable: () => true, rules: defaultPathRules() });
   const texts: Record<string, string> = {};
   for (const path of Object.keys(files)) texts[path] = await repo.workspace.readText(path);
   return { texts, result, changed: result.changedFiles.map((f) => f.path) };
@@ -359,7 +360,7 @@ describe('clashes', () => {
   it('the per-file preview still shows where the rename would apply, and names the clash', () => {
     const src = lines('type Options = {', '  shouldDelegate: boolean;', '  delegate: boolean;', '};', '');
     const step = RecipeStep.parse({ recipe: 'rename-symbol', from: 'shouldDelegate', to: 'delegate', kind: 'field' });
-    expect(recipeMatches(step, { path: 'o.ts', text: src }, { syntax }).map((m) => m.line)).toEqual([2]);
+    expect(recipeMatches(step, { path: 'o.ts', text: src }, { syntax }, defaultPathRules().isLockfile).map((m) => m.line)).toEqual([2]);
     if (step.recipe !== 'rename-symbol') throw new Error('not a rename');
     expect(applyRenameSymbol(step, { path: 'o.ts', text: src }, { syntax })?.notes.join('\n')).toMatch(/refused: delegate is already bound .*o\.ts:3/);
   });

@@ -4,6 +4,7 @@ import { recipeMatches } from '../../../src/core/engines/recipe/recipe-candidate
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
 import { RecipeStep, type ReplaceStep } from '../../../src/core/task/recipe-steps.js';
 import { compileUserRegex, UserRegexError, type UserRegexReason } from '../../../src/core/util/user-regex.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 // `replace` never parses: it needs no syntax service.
 const noSyntax = { syntax: {} as TreeSyntaxService };
@@ -15,7 +16,7 @@ describe('user regexes run in linear time', () => {
     const text = `${'a'.repeat(50_000)}b\n`;
     expect(applyReplace(replace('(a+)+$', 'X'), text)).toBeUndefined();
     expect(applyReplace(replace('(a+)+b', '[$1]'), text)?.text).toBe(`[${'a'.repeat(50_000)}]\n`);
-    expect(recipeMatches(replace('(a+)+$', 'X'), { path: 'f.txt', text }, noSyntax)).toEqual([]);
+    expect(recipeMatches(replace('(a+)+$', 'X'), { path: 'f.txt', text }, noSyntax, defaultPathRules().isLockfile)).toEqual([]);
   }, 10_000);
 
   it('supports the i, m, s and u flags, global replacement and $n / $& / $$ in the replacement', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gateFor, needsApproval, scoreRisk, type ChangeOrigin, type RiskFile } from '../../../src/core/risk/risk-score.js';
-import { compilePathRules } from '../../../src/core/paths/path-rules.js';
+import { compilePathRules, defaultPathRules } from '../../../src/core/paths/path-rules.js';
 import { AgentPolicy } from '../../../src/core/policy/agent-policy.js';
 import { changeRisk } from '../../../src/core/risk/change-risk.js';
 
@@ -11,21 +11,21 @@ const model: ChangeOrigin = { engine: 'model' };
 
 describe('change risk score', () => {
   it('a mechanical import change of 14 production files is LOW, explained by group, not file by file', () => {
-    const report = scoreRisk({ files: javaFiles(14), origin: imports });
+    const report = scoreRisk({ files: javaFiles(14), origin: imports, rules: defaultPathRules() });
     expect(report).toEqual({ riskScore: 3, riskLevel: 'LOW', reasons: ['14 production files, mechanical import change (+3)'], requiredGate: 'NONE' });
   });
 
   it('the production-file count raises a change by one level at most: the model at MEDIUM, a recipe within LOW', () => {
-    for (const n of [5, 14, 200]) expect(scoreRisk({ files: javaFiles(n), origin: model })).toMatchObject({ riskScore: 5, riskLevel: 'MEDIUM', requiredGate: 'HUMAN_REVIEW' });
-    expect(scoreRisk({ files: javaFiles(4), origin: model })).toMatchObject({ riskScore: 4, riskLevel: 'LOW' });
-    expect(scoreRisk({ files: javaFiles(200), origin: imports })).toMatchObject({ riskScore: 3, riskLevel: 'LOW' });
-    expect(scoreRisk({ files: javaFiles(200), origin: model }).reasons).toEqual(['200 production files edited by the model (+5)']);
+    for (const n of [5, 14, 200]) expect(scoreRisk({ files: javaFiles(n), origin: model, rules: defaultPathRules() })).toMatchObject({ riskScore: 5, riskLevel: 'MEDIUM', requiredGate: 'HUMAN_REVIEW' });
+    expect(scoreRisk({ files: javaFiles(4), origin: model, rules: defaultPathRules() })).toMatchObject({ riskScore: 4, riskLevel: 'LOW' });
+    expect(scoreRisk({ files: javaFiles(200), origin: imports, rules: defaultPathRules() })).toMatchObject({ riskScore: 3, riskLevel: 'LOW' });
+    expect(scoreRisk({ files: javaFiles(200), origin: model, rules: defaultPathRules() }).reasons).toEqual(['200 production files edited by the model (+5)']);
   });
 
   it('a model edit weighs more than the same recipe edit', () => {
     const files = [...javaFiles(6), modified('pom.xml')];
-    expect(scoreRisk({ files, origin: model })).toMatchObject({ riskScore: 8, riskLevel: 'MEDIUM' });
-    expect(scoreRisk({ files, origin: { engine: 'recipe', recipes: ['bump-dependency', 'migrate-import'] } })).toMatchObject({
+    expect(scoreRisk({ files, origin: model, rules: defaultPathRules() })).toMatchObject({ riskScore: 8, riskLevel: 'MEDIUM' });
+    expect(scoreRisk({ files, origin: { engine: 'recipe', recipes: ['bump-dependency', 'migrate-import'] }, rules: defaultPathRules() })).toMatchObject({
       riskScore: 5,
       reasons: ['dependency manifest (1): pom.xml (+3)', '6 production files, dependency version bump and mechanical import change (+2)'],
     });
@@ -33,7 +33,7 @@ describe('change risk score', () => {
 
   it('each signal counts once per change, its files named (the first three)', () => {
     const poms = ['pom.xml', 'api/pom.xml', 'web/pom.xml', 'batch/pom.xml'].map(modified);
-    expect(scoreRisk({ files: poms, origin: { engine: 'recipe', recipes: ['bump-dependency'] } })).toEqual({
+    expect(scoreRisk({ files: poms, origin: { engine: 'recipe', recipes: ['bump-dependency'] }, rules: defaultPathRules() })).toEqual({
       riskScore: 3,
       riskLevel: 'LOW',
       reasons: ['dependency manifest (4): pom.xml, api/pom.xml, web/pom.xml and 1 more (+3)'],
@@ -52,13 +52,13 @@ describe('change risk score', () => {
     { name: 'a denied path given by the caller', files: [modified('docs/x.md')], extra: { deniedPaths: ['infra/x.tf'] }, score: 10, level: 'HIGH' },
     { name: 'a public API change', files: [modified('src/Api.java')], extra: { publicApiChanged: ['src/Api.java'] }, score: 6, level: 'MEDIUM' },
   ])('$name -> $score $level', ({ files, extra, score, level }) => {
-    const report = scoreRisk({ files, origin: model, ...extra });
+    const report = scoreRisk({ files, origin: model, ...extra, rules: defaultPathRules() });
     expect(report).toMatchObject({ riskScore: score, riskLevel: level });
     expect(report.reasons.every((r) => /\(\+\d+\)$/.test(r))).toBe(true);
   });
 
   it('a change without risk signal says so', () => {
-    expect(scoreRisk({ files: [modified('README.md'), modified('test/a.test.ts')] }).reasons).toEqual(['2 files with no risk signal (tests, documentation, configuration)']);
+    expect(scoreRisk({ files: [modified('README.md'), modified('test/a.test.ts')], rules: defaultPathRules() }).reasons).toEqual(['2 files with no risk signal (tests, documentation, configuration)']);
   });
 });
 

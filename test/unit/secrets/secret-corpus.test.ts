@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { redactSecrets, scanChanges, scanLines } from '../../../src/core/secrets/secret-scan.js';
 import { CANARY_FILES } from '../../fixtures/secret-corpus/canaries.js';
 import { hasRealCorpus, loadRealCorpus, realCommitCount } from '../../fixtures/secret-corpus/corpus.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 const encoder = new TextEncoder();
 
@@ -20,14 +21,14 @@ describe.runIf(hasRealCorpus())('secret scan on real commits (local sample)', ()
   });
 
   it('finds nothing in the added lines of real commits of public repositories', () => {
-    const findings = real.flatMap((f) => scanLines(f.path, f.lines).map((s) => `${f.repo}@${f.commit.slice(0, 10)} ${s.path}:${s.line} ${s.rule}`));
+    const findings = real.flatMap((f) => scanLines(f.path, f.lines, defaultPathRules()).map((s) => `${f.repo}@${f.commit.slice(0, 10)} ${s.path}:${s.line} ${s.rule}`));
     expect(findings).toEqual([]);
   });
 });
 
 describe('secret scan on canaries', () => {
   it.each(CANARY_FILES.map((c) => [c.id, c] as const))('finds canary %s with its rule, naming file and line, never the secret', (_id, canary) => {
-    const findings = scanChanges([{ path: canary.path, newBytes: encoder.encode(canary.content) }]);
+    const findings = scanChanges([{ path: canary.path, newBytes: encoder.encode(canary.content) }], defaultPathRules());
     expect(findings.map((f) => f.rule).filter((r) => canary.rules.includes(r))).not.toEqual([]);
     const lines = canary.content.split('\n');
     for (const f of findings) {
@@ -38,6 +39,6 @@ describe('secret scan on canaries', () => {
   });
 
   it('redacts every canary before text leaves for a model', () => {
-    for (const c of CANARY_FILES) expect(redactSecrets(c.content, c.path).text).not.toContain(c.value);
+    for (const c of CANARY_FILES) expect(redactSecrets(c.content, { path: c.path, rules: defaultPathRules() }).text).not.toContain(c.value);
   });
 });

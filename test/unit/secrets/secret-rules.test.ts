@@ -1,21 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { redactSecrets, scanLines } from '../../../src/core/secrets/secret-scan.js';
 import { CANARIES, canaryFile, KEY_BODY } from '../../fixtures/secret-canaries.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
+
+const rules = defaultPathRules();
 
 describe('secret rules for connection URLs, GitLab, DigitalOcean, Mailgun, Twilio, SSH2/PuTTY keys and .npmrc', () => {
   it.each(CANARIES.map((c) => [c.rule, c.line, c] as const))('finds %s in %s', (rule, _line, canary) => {
-    const findings = scanLines(canary.path, [{ line: 3, text: canary.line }]);
+    const findings = scanLines(canary.path, [{ line: 3, text: canary.line }], rules);
     expect(findings.map((f) => f.rule)).toContain(rule);
     for (const f of findings) expect(f.redactedPreview).not.toContain(canary.value);
-    expect(redactSecrets(canary.line, canary.path).text).not.toContain(canary.value);
+    expect(redactSecrets(canary.line, { path: canary.path, rules }).text).not.toContain(canary.value);
   });
 
   it('redacts a URL password only, keeping scheme, user and host readable', () => {
-    expect(redactSecrets(CANARIES[0].line, 'config/app.yml').text).toBe('url: postgres://orders:****@db.internal:5432/orders');
+    expect(redactSecrets(CANARIES[0].line, { path: 'config/app.yml', rules }).text).toBe('url: postgres://orders:****@db.internal:5432/orders');
   });
 
   it('redacts the body of SSH2 and PuTTY key blocks, not only their first line', () => {
-    const { text } = redactSecrets(canaryFile(), 'notes.txt');
+    const { text } = redactSecrets(canaryFile(), { path: 'notes.txt', rules });
     for (const c of CANARIES) expect(text).not.toContain(c.value);
     for (const line of KEY_BODY) expect(text).not.toContain(line);
     expect(text).toContain('Private-MAC: ****');
@@ -36,12 +39,12 @@ describe('secret rules for connection URLs, GitLab, DigitalOcean, Mailgun, Twili
     ['an npm auth from the environment', '.npmrc', '//npm.internal/:_auth=${NPM_AUTH}'],
     ['a word that starts like a key', 'src/a.ts', 'const key-value-store-configuration-name = 1;'],
   ])('does not flag %s', (_name, path, text) => {
-    expect(scanLines(path, [{ line: 1, text }])).toEqual([]);
+    expect(scanLines(path, [{ line: 1, text }], rules)).toEqual([]);
   });
 
   it('stays linear on long adversarial lines', () => {
     const lines = ['a.'.repeat(200_000), `x://${':'.repeat(200_000)}`, `${'password'.repeat(30_000)}`, `twilio${'-'.repeat(200_000)}`];
-    for (const text of lines) expect(scanLines('a.env', [{ line: 1, text }]).every((f) => f.rule === 'high-entropy-string' || f.rule === 'password-assignment')).toBe(true);
+    for (const text of lines) expect(scanLines('a.env', [{ line: 1, text }], rules).every((f) => f.rule === 'high-entropy-string' || f.rule === 'password-assignment')).toBe(true);
   }, 20_000);
 });
 
@@ -69,7 +72,7 @@ describe('what real repositories are full of is not a secret; real credentials s
     ['a fixed secret key in a test', 'tests.py', "        secret_key = 'predictable-key'"],
     ['an example token output in a README', 'README.rst', '    # eyJpZCI6NSwibmFtZSI6Iml0c2Rhbmdlcm91cyJ9.AmSPrPa_iZ6q-ERXXdQxt6ce8NEqt'],
   ])('does not flag %s', (_name, path, text) => {
-    expect(scanLines(path, [{ line: 1, text }])).toEqual([]);
+    expect(scanLines(path, [{ line: 1, text }], rules)).toEqual([]);
   });
 
   it.each([
@@ -81,21 +84,21 @@ describe('what real repositories are full of is not a secret; real credentials s
     ['a signed URL query', 'src/blob.ts', 'const url = "https://acme.blob.core.windows.net/c/f?sv=2022&sig=Zq8Xv2Lm9Tr4Kp7Wn3Bs6Yh1Gd5Fj0";', 'high-entropy-string'],
     ['a one-line service-account key', 'sa.json', j('  "private_key": "-----BEGIN ', 'PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----\\n",'), 'private-key'],
   ])('finds %s', (_name, path, text, rule) => {
-    const findings = scanLines(path, [{ line: 1, text }]);
+    const findings = scanLines(path, [{ line: 1, text }], rules);
     expect(findings.map((f) => f.rule)).toContain(rule);
   });
 
   it('leaves the body of a public key block alone, and follows a block only through consecutive lines', () => {
     const body = ['MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEApqREcFDt5vV21JVe2QNB', 'Edvzk6w36aNFhVGWN5toNJRjRJ6m4hIuG4KaXtDWVLjnvct6MYMfqhC79HAGwyF+'];
     const block = ['const key = `-----BEGIN PUBLIC KEY-----', ...body, '-----END PUBLIC KEY-----`;'].map((text, i) => ({ line: 10 + i, text }));
-    expect(scanLines('src/hex.ts', block)).toEqual([]);
+    expect(scanLines('src/hex.ts', block, rules)).toEqual([]);
     const gap = [block[0], { line: 20, text: body[0] }];
-    expect(scanLines('src/hex.ts', gap).map((f) => f.rule)).toEqual(['high-entropy-string']);
+    expect(scanLines('src/hex.ts', gap, rules).map((f) => f.rule)).toEqual(['high-entropy-string']);
   });
 
   it('redacts a one-line private key up to its END marker, and the next line stays readable', () => {
     const key = j('"private_key": "-----BEGIN ', 'PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----\\n",');
-    const { text } = redactSecrets(`${key}\n"client_email": "a@b.iam.gserviceaccount.com"\n`, 'sa.json');
+    const { text } = redactSecrets(`${key}\n"client_email": "a@b.iam.gserviceaccount.com"\n`, { path: 'sa.json', rules });
     expect(text).not.toContain('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC');
     expect(text).toContain('"client_email": "a@b.iam.gserviceaccount.com"');
   });

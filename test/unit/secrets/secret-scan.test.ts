@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { redactSecrets, scanChanges, scanLines, shannonEntropy } from '../../../src/core/secrets/secret-scan.js';
+import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 // Key-shaped strings are assembled at test time so that no literal secret is ever committed.
 const j = (...parts: string[]) => parts.join('');
@@ -14,7 +15,7 @@ const SLACK = j('xox', 'b-', '1234567890-abcdefghijklmn');
 const STRIPE = j('sk', '_live_', '4eC39HqLyjWDarjtT1zdp7dc');
 const RANDOM = j('Zq8Xv2Lm', '9Tr4Kp7Wn3', 'Bs6Yh1Gd5Fj0');
 
-const scan = (path: string, text: string) => scanLines(path, [{ line: 7, text }]);
+const scan = (path: string, text: string) => scanLines(path, [{ line: 7, text }], defaultPathRules());
 
 describe('secret scanner', () => {
   it.each([
@@ -61,11 +62,11 @@ describe('secret scanner', () => {
   it('scans only added lines and flags an added .env file', () => {
     const enc = (s: string) => new TextEncoder().encode(s);
     const old = enc(`a\nconst t = "${GHP}";\n`);
-    expect(scanChanges([{ path: 'src/a.ts', oldBytes: old, newBytes: enc(`a\nb\nconst t = "${GHP}";\n`) }])).toEqual([]);
-    const added = scanChanges([{ path: 'src/a.ts', oldBytes: enc('a\n'), newBytes: enc(`a\nconst t = "${GHP}";\n`) }]);
+    expect(scanChanges([{ path: 'src/a.ts', oldBytes: old, newBytes: enc(`a\nb\nconst t = "${GHP}";\n`) }], defaultPathRules())).toEqual([]);
+    const added = scanChanges([{ path: 'src/a.ts', oldBytes: enc('a\n'), newBytes: enc(`a\nconst t = "${GHP}";\n`) }], defaultPathRules());
     expect(added).toEqual([{ path: 'src/a.ts', line: 2, rule: 'github-token', redactedPreview: 'const t = "ghp_****";' }]);
-    expect(scanChanges([{ path: '.env', newBytes: enc('DEBUG=1\n') }]).map((f) => f.rule)).toEqual(['dotenv-file']);
-    expect(scanChanges([{ path: '.env.example', newBytes: enc('DEBUG=1\n') }])).toEqual([]);
+    expect(scanChanges([{ path: '.env', newBytes: enc('DEBUG=1\n') }], defaultPathRules()).map((f) => f.rule)).toEqual(['dotenv-file']);
+    expect(scanChanges([{ path: '.env.example', newBytes: enc('DEBUG=1\n') }], defaultPathRules())).toEqual([]);
   });
 
   it('redacts secrets from text before it goes to a model', () => {

@@ -6,7 +6,8 @@ import { applyBumpDependency } from './bump-dependency-recipe.js';
 import { bumpMavenProperty, scanPom } from './bump-maven.js';
 import { lockfilesForManifest } from '../../policy/lockfiles.js';
 import { historyGuard } from './history-files.js';
-import { isLockfile, lockfileRefreshCommand, manifestKindForPath } from './manifest-kind.js';
+import { lockfileRefreshCommand, manifestKindForPath } from './manifest-kind.js';
+import type { PathRules } from '../../paths/path-rules.js';
 import { recipeCandidates } from './recipe-candidates.js';
 import type { ApplyRecipeResult, FileRecipeResult, LineEdit, LockfileRefresh, PendingMavenProperty, SkipReason } from './recipe-types.js';
 import { renameInWorkspace } from './rename-symbol-recipe.js';
@@ -26,6 +27,8 @@ export interface ApplyRecipeOptions {
   taskPaths?: readonly string[];
   /** The policy lets recipes edit release history everywhere. */
   editHistory?: boolean;
+  /** The run's path rules: which files are lockfiles (never edited) and release history. */
+  rules: Pick<PathRules, 'isLockfile' | 'isHistory'>;
 }
 
 const encoder = new TextEncoder();
@@ -34,7 +37,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 type Readable = { text: string } | { reason: SkipReason };
 
 /** Read a file the recipes may edit: a regular file, not a lockfile, no NUL byte, valid UTF-8 (a BOM is kept as text). */
-async function readEditable(workspace: Workspace, path: string, isEditable: (path: string) => boolean, maxFileBytes = Infinity): Promise<Readable> {
+async function readEditable(workspace: Workspace, path: string, isEditable: (path: string) => boolean, maxFileBytes = Infinity, isLockfile: (path: string) => boolean): Promise<Readable> {
   const entry = workspace.entry(path);
   if (!entry) return { reason: 'MISSING' };
   if (entry.mode !== '100644' && entry.mode !== '100755') return { reason: 'NOT_A_REGULAR_FILE' };
@@ -81,16 +84,16 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
     for (const note of out.notes) notes.add(note);
     if (out.edits.length) changed.set(path, [...(changed.get(path) ?? []), ...out.edits]);
   };
-  const candidates = recipeCandidates(step, options.paths);
-  const leaveAlone = options.editHistory ? () => false : historyGuard(step, options.taskPaths);
+  const candidates = recipeCandidates(step, options.paths, options.rules.isLockfile);
+  const leaveAlone = options.editHistory ? () => false : historyGuard(step, options.taskPaths, options.rules.isHistory);
 
   if (step.recipe === 'rename-symbol') {
-    return renameInWorkspace(step, candidates.filter((path) => !leaveAlone(path)), workspace, options.syntax, (path, forEditing) => readEditable(workspace, path, forEditing ? options.isEditable : () => true, options.maxFileBytes));
+    return renameInWorkspace(step, candidates.filter((path) => !leaveAlone(path)), workspace, options.syntax, (path, forEditing) => readEditable(workspace, path, forEditing ? options.isEditable : () => true, options.maxFileBytes, options.rules.isLockfile));
   }
 
   const pendingProperties: { pom: string; pending: PendingMavenProperty }[] = [];
   for (const path of candidates) {
-    const readable = await readEditable(workspace, path, options.isEditable, options.maxFileBytes);
+    const readable = await readEditable(workspace, path, options.isEditable, options.maxFileBytes, options.rules.isLockfile);
     if ('reason' in readable) {
       result.skipped.push({ path, reason: readable.reason });
       continue;
@@ -115,14 +118,14 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
     const follow = await followThrough(step, [...changed.keys()], {
       paths: workspace.paths(),
       read: (path) => {
-        if (!cache.has(path)) cache.set(path, readEditable(workspace, path, () => true, options.maxFileBytes).then((r) => ('text' in r ? r.text : undefined)));
+        if (!cache.has(path)) cache.set(path, readEditable(workspace, path, () => true, options.maxFileBytes, options.rules.isLockfile).then((r) => ('text' in r ? r.text : undefined)));
         return cache.get(path)!;
       },
       cannotEdit: (path) => (!options.isEditable(path) ? 'the policy does not let recipes edit it' : !inScope.has(path) ? "it is outside the step's scope" : undefined),
     });
     for (const note of follow.notes) notes.add(note);
     for (const edit of follow.edits) {
-      const readable = await readEditable(workspace, edit.path, options.isEditable, options.maxFileBytes);
+      const readable = await readEditable(workspace, edit.path, options.isEditable, options.maxFileBytes, options.rules.isLockfile);
       const out = 'text' in readable ? applySpanEdits(readable.text, edit.spans) : undefined;
       if (!out) continue;
       await workspace.write(edit.path, encoder.encode(out.text));
@@ -135,7 +138,7 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
     for (const { pom, pending } of pendingProperties) await resolveParentProperty(pom, pending, step.to, workspace, options, inScope, result, record, notes);
     result.lockfilesToRefresh = lockfilesFor([...changed.keys()], workspace, step.package);
     const skipped = new Map(result.skipped.map((s) => [s.path, s.reason] as const));
-    const left = await pinsLeft(step, workspace, { inScope, changed: new Set(changed.keys()), skipped, isEditable: options.isEditable, maxFileBytes: options.maxFileBytes });
+    const left = await pinsLeft(step, workspace, { inScope, changed: new Set(changed.keys()), skipped, isEditable: options.isEditable, maxFileBytes: options.maxFileBytes, isLockfile: options.rules.isLockfile });
     for (const note of left) notes.add(note);
     for (const note of compiledRequirements([...changed.keys()], new Set(workspace.paths()))) notes.add(note);
   }
@@ -176,7 +179,7 @@ async function resolveParentProperty(
     if (parent !== undefined && !/\.(xml|pom)$/.test(parent)) parent = parent ? `${parent}/pom.xml` : 'pom.xml';
     if (parent === undefined || seen.has(parent) || !workspace.entry(parent)) break;
     seen.add(parent);
-    const readable = await readEditable(workspace, parent, options.isEditable, options.maxFileBytes);
+    const readable = await readEditable(workspace, parent, options.isEditable, options.maxFileBytes, options.rules.isLockfile);
     if ('reason' in readable) {
       result.skipped.push({ path: parent, reason: readable.reason });
       notes.add(`${pom}: the version property \${${pending.property}} may be defined in ${parent}, which cannot be edited`);

@@ -1,5 +1,4 @@
 import { compileGlobs } from '../../paths/glob.js';
-import { defaultPathRules } from '../../paths/path-rules.js';
 import type { RecipeStep } from '../../task/recipe-steps.js';
 
 const PROBE = 'zz-probe';
@@ -21,7 +20,7 @@ function probes(path: string): string[] {
  * but matches no ordinary file in its place (`CHANGELOG.md` or `**\/CHANGELOG*` do; `docs/**`
  * or `**\/*.md` do not).
  */
-export function historyGuard(step: RecipeStep, taskPaths: readonly string[] = [], isHistory: (path: string) => boolean = (p) => defaultPathRules().isHistory(p)): (path: string) => boolean {
+export function historyGuard(step: RecipeStep, taskPaths: readonly string[] = [], isHistory: (path: string) => boolean): (path: string) => boolean {
   if (step.recipe === 'bump-dependency') return () => false;
   const globs = [...taskPaths, ...(step.paths ?? [])].map((glob) => compileGlobs([glob]));
   const named = (path: string) => globs.some((glob) => glob(path) && probes(path).every((probe) => isHistory(probe) || !glob(probe)));

@@ -1,6 +1,5 @@
-import { compileGlobs } from '../../paths/glob.js';
 import { isRequirementsFile } from '../../paths/requirements-file.js';
-import { DEFAULT_LOCKFILE_PATTERNS, lockfileKindOf } from '../../policy/lockfiles.js';
+import { lockfileKindOf } from '../../policy/lockfiles.js';
 
 /** Dependency manifests bump-dependency edits, by file name. */
 export type ManifestKind = 'maven' | 'gradle' | 'gradle-catalog' | 'npm' | 'go-mod' | 'requirements' | 'pyproject' | 'setup-py' | 'setup-cfg' | 'cargo';
@@ -28,6 +27,3 @@ export function manifestKindForPath(path: string): ManifestKind | undefined {
 export function lockfileRefreshCommand(path: string, pkg: string): string | undefined {
   return lockfileKindOf(baseName(path))?.refresh.replace('{pkg}', pkg);
 }
-
-/** A lockfile by the default lockfile patterns. */
-export const isLockfile: (path: string) => boolean = compileGlobs(DEFAULT_LOCKFILE_PATTERNS);

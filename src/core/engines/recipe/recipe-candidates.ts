@@ -2,14 +2,14 @@ import { languageForPath } from '../../syntax/language-for-path.js';
 import type { RecipeStep } from '../../task/recipe-steps.js';
 import { applyRecipeToFile } from './apply-recipe-to-file.js';
 import { applyBumpDependency, manifestKindsForPackage } from './bump-dependency-recipe.js';
-import { isLockfile, manifestKindForPath } from './manifest-kind.js';
+import { manifestKindForPath } from './manifest-kind.js';
 import type { RecipeContext } from './recipe-types.js';
 
 /**
  * The paths a recipe can possibly change, by language or manifest type (content is not read):
  * target selection reports exactly these. Lockfiles are never candidates.
  */
-export function recipeCandidates(step: RecipeStep, paths: string[]): string[] {
+export function recipeCandidates(step: RecipeStep, paths: string[], isLockfile: (path: string) => boolean): string[] {
   const out = paths.filter((path) => {
     if (isLockfile(path)) return false;
     switch (step.recipe) {
@@ -44,7 +44,7 @@ export interface RecipeMatch {
  * is a property defined in a parent pom matches at the property's use, since the engine edits
  * the parent for it. Empty when the recipe leaves the file as it is.
  */
-export function recipeMatches(step: RecipeStep, file: { path: string; text: string }, ctx: RecipeContext): RecipeMatch[] {
+export function recipeMatches(step: RecipeStep, file: { path: string; text: string }, ctx: RecipeContext, isLockfile: (path: string) => boolean): RecipeMatch[] {
   if (isLockfile(file.path)) return [];
   const bump = step.recipe === 'bump-dependency' ? applyBumpDependency(step, file) : undefined;
   const result = step.recipe === 'bump-dependency' ? bump : applyRecipeToFile(step, file, ctx);

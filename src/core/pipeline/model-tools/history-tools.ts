@@ -2,7 +2,7 @@ import git from 'isomorphic-git';
 import { z } from 'zod';
 import { defineLlmTool, type LlmTool } from '../../engines/llm/index.js';
 import { diffLineArrays } from '../../text/line-diff.js';
-import { redactSecrets } from '../../secrets/secret-scan.js';
+import { redactSecrets, type SecretPathRules } from '../../secrets/secret-scan.js';
 import type { PhaseContext } from '../../phases/orchestrator.js';
 import { normalizeRepoPath } from '../../util/repo-path.js';
 import type { Workspace } from '../../workspace/workspace.js';
@@ -33,7 +33,7 @@ interface CommitInfo {
  * asking for more history than that deepens it once per call, within the ingestion's byte cap
  * and depth bound (recorded in the ledger). Output is redacted before the model sees it.
  */
-export function historyTools({ workspace, ledger, phase }: { workspace: Workspace; ledger: PhaseContext['ledger']; phase: PhaseContext['phase'] }): LlmTool<any>[] {
+export function historyTools({ workspace, ledger, phase, rules }: { workspace: Workspace; ledger: PhaseContext['ledger']; phase: PhaseContext['phase']; rules: SecretPathRules }): LlmTool<any>[] {
   const { fs, gitdir } = workspace;
   const cache = {};
 
@@ -204,7 +204,7 @@ export function historyTools({ workspace, ledger, phase }: { workspace: Workspac
           out.push(`${c.boundary ? '^' : ''}${c.oid.slice(0, 12)} ${c.date} ${c.author} L${n}: ${result.finalLines[n - 1].slice(0, 200)}`);
         }
         if (result.shallowAt !== undefined && [...result.owner.values()].some((c) => c.boundary)) out.push(shallowNote(result.shallowAt) + (refused ? ` (not deepened: ${refused})` : ''));
-        return redactSecrets(out.join('\n'), p).text;
+        return redactSecrets(out.join('\n'), { path: p, rules }).text;
       },
     }),
   ];

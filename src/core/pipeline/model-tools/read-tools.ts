@@ -28,7 +28,7 @@ export function readTools(ctx: ModelToolContext): LlmTool<any>[] {
       run: async ({ path, startLine, endLine }) => {
         const file = await ctx.readText(path);
         // Redacted with the file's own path (config files have stricter rules) before the model sees it.
-        const lines = redactSecrets(file.text, file.path).text.split('\n');
+        const lines = redactSecrets(file.text, { path: file.path, rules: ctx.views.rules }).text.split('\n');
         if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
         const total = lines.length;
         const from = startLine ?? 1;
@@ -86,7 +86,7 @@ export function readTools(ctx: ModelToolContext): LlmTool<any>[] {
           let shown: string[] | undefined;
           for (let i = 0; i < lines.length && out.length < limit; i++) {
             if (!pattern.test(lines[i])) continue;
-            shown ??= redactSecrets(text, p).text.split('\n');
+            shown ??= redactSecrets(text, { path: p, rules: ctx.views.rules }).text.split('\n');
             out.push(`${p}:${i + 1}: ${(shown[i] ?? '').trim().slice(0, MAX_LINE_CHARS)}`);
           }
         }

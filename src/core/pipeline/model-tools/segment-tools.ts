@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineLlmTool, type LlmTool } from '../../engines/llm/index.js';
 import { diffWorkspaceChanges } from '../../git/git-diff.js';
-import { redactSecrets } from '../../secrets/secret-scan.js';
+import { redactSecrets, type SecretPathRules } from '../../secrets/secret-scan.js';
 import { editTools } from './edit-tools.js';
 import { historyTools } from './history-tools.js';
 import { navigatorTools } from './navigator-tools.js';
@@ -24,7 +24,7 @@ export function segmentTools(input: SegmentToolsInput): LlmTool<any>[] {
     ...navigatorTools(ctx),
     ...editTools(ctx),
     ...diffTools(ctx),
-    ...historyTools({ workspace: ctx.workspace, ledger: input.context.ledger, phase: input.context.phase }),
+    ...historyTools({ workspace: ctx.workspace, ledger: input.context.ledger, phase: input.context.phase, rules: ctx.views.rules }),
     ...planTools({ ...input, allowed: ctx.allowed }),
   ];
 }
@@ -35,15 +35,18 @@ function diffTools(ctx: ModelToolContext): LlmTool<any>[] {
       name: 'git.diff',
       description: 'The change made so far, as a unified diff (truncated for size).',
       args: z.object({}),
-      run: async () => redactPatchByFile((await diffWorkspaceChanges(ctx.workspace, { isGenerated: (p) => ctx.views.rules.isGenerated(p) })).modelPatch),
+      run: async () => redactPatchByFile((await diffWorkspaceChanges(ctx.workspace, { rules: ctx.views.rules })).modelPatch, ctx.views.rules),
     }),
   ];
 }
 
 /** Redact each file's section of a patch with that file's path, so rules that depend on the file type apply. */
-function redactPatchByFile(patch: string): string {
+function redactPatchByFile(patch: string, rules: SecretPathRules): string {
   return patch
     .split(/^(?=diff --git )/m)
-    .map((section) => redactSecrets(section, /^diff --git a\/.* b\/(.*)$/m.exec(section)?.[1] ?? '<text>').text)
+    .map((section) => {
+      const path = /^diff --git a\/.* b\/(.*)$/m.exec(section)?.[1];
+      return redactSecrets(section, path === undefined ? undefined : { path, rules }).text;
+    })
     .join('');
 }

@@ -96,6 +96,7 @@ async function recipeSegment(env: PipelineEnv, context: PhaseContext, task: Task
     maxFileBytes: maxEditableBytes(env.policy),
     taskPaths: task.paths,
     editHistory: env.policy.editRules.historyFiles.default === 'edited',
+    rules: views.rules,
   });
   return {
     id: segment.id,

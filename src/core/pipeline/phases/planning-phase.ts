@@ -69,7 +69,7 @@ export function planningPhase(env: PipelineEnv): PhaseHandler {
         const segments: Segment[] = [];
         for (const [index, step] of task.steps.entries()) {
           const stepScope = step.paths ? compileGlobs(step.paths) : () => true;
-          const paths = await withinSize(recipeCandidates(step, editable.filter((p) => stepScope(p))));
+          const paths = await withinSize(recipeCandidates(step, editable.filter((p) => stepScope(p)), views.rules.isLockfile));
           segments.push({ id: `step-${index + 1}-${step.recipe}`, engine: 'recipe', step, paths });
         }
         plan = { strategy: 'recipe', reason: `${segments.length} deterministic recipe step(s); no model is asked`, segments, repairs: [] };

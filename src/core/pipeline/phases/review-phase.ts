@@ -40,7 +40,7 @@ export function reviewPhase(env: PipelineEnv): PhaseHandler {
       const task = taskOf(context.outputs);
       const views = viewsFor(env, task);
       await context.runtime.use('git.diff');
-      const diff = await diffWorkspaceChanges(context.workspace, { isGenerated: (p) => views.rules.isGenerated(p) });
+      const diff = await diffWorkspaceChanges(context.workspace, { rules: views.rules });
       const risk = changeRisk(diff.summary.files, views.rules, { origin: changeOriginOf(task), minRisk: views.policy.agent.approval.minRisk });
       const level = risk.riskLevel;
       const reasons = risk.reasons;

@@ -35,7 +35,7 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
       await context.runtime.use('verify.parse');
       const { clusters, checked } = await parseClusters(ws, env.syntax, topLevelModule);
       await context.runtime.use('git.diff');
-      const diff = await diffWorkspaceChanges(ws, { isGenerated: (p) => views.rules.isGenerated(p) });
+      const diff = await diffWorkspaceChanges(ws, { rules: views.rules });
       const cheats = detectCheats(new TextDecoder().decode(diff.patch), views.rules).findings;
       const scanned = [];
       for (const change of ws.changes()) {
@@ -46,7 +46,7 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
           newBytes: change.kind === 'DELETED' ? undefined : await ws.read(change.path),
         });
       }
-      const secrets = scanChanges(scanned);
+      const secrets = scanChanges(scanned, views.rules);
       const highCheats = cheats.filter((c) => c.severity === 'HIGH');
       const checks: VerificationReport['checks'] = [
         {

@@ -82,20 +82,3 @@ const MIXED_ALPHABETS = /\/.*[-_]|[-_].*\//;
 /** The first and last lines of blocks that are public by design (public keys, certificates). */
 export const PUBLIC_BLOCK_BEGIN = /-----BEGIN (?:[A-Z0-9]+ )*(?:PUBLIC KEY(?: BLOCK)?|CERTIFICATE)-----/;
 export const PUBLIC_BLOCK_END = /-----END (?:[A-Z0-9]+ )*(?:PUBLIC KEY(?: BLOCK)?|CERTIFICATE)-----/;
-
-/**
- * Documentation: prose and examples written to be read (`README.md`, `*.rst`, `docs/**`). Only
- * credential formats count there; key names and entropy flag sample configs and example outputs.
- */
-const DOC_FILE = /\.(md|markdown|mdx|rst|adoc|asciidoc|txt)$|(^|\/)docs?\//i;
-
-export function isDocumentation(path: string): boolean {
-  return DOC_FILE.test(path);
-}
-
-/** Test code and fixtures: a secret-named key there holds a fixed test value unless the value looks random. */
-const TEST_FILE = /(^|\/)(tests?|spec|specs|__tests__|testdata|fixtures?)\/|[._-](test|spec)\.[A-Za-z]+$|(^|\/)(tests?|conftest)\.py$|_test\.go$|Tests?\.(java|kt|cs)$/;
-
-export function isTestPath(path: string): boolean {
-  return TEST_FILE.test(path);
-}

@@ -4,6 +4,7 @@ import { buildRepoMap } from '../../../../src/core/repomap/build-repo-map.js';
 import { RepoMap } from '../../../../src/core/repomap/repo-map-schema.js';
 import { NAVIGATION_READ_LIMITS } from '../../../../src/core/repomap/repo-navigator.js';
 import { toolBench } from './tool-fixture.js';
+import { defaultPathRules } from '../../../../src/core/paths/path-rules.js';
 
 const TOTAL = [
   'export interface Line { price: number }',
@@ -103,7 +104,7 @@ describe('navigator tools', () => {
 
   it('answers from the map discovery stored for the attempt', async () => {
     const b = await bench();
-    const map = await buildRepoMap({ workspace: b.repo.workspace, owner: 'acme', repo: 'shop', policyDigest: 'p' });
+    const map = await buildRepoMap({ workspace: b.repo.workspace, owner: 'acme', repo: 'shop', policyDigest: 'p', rules: defaultPathRules() });
     map.ownership.rules = [{ pattern: 'src/', owners: ['@acme/stored'], source: 'CODEOWNERS', line: 7 }];
     await writeArtifact(b.env.store, b.env.keys.attempt(1).repoMap, RepoMap, map);
     expect(await ask(b, 'repo_map.owners', { path: 'src/app.ts' })).toMatchObject({ owners: ['@acme/stored'], results: [{ evidence: ['CODEOWNERS:7'] }] });

@@ -2,7 +2,7 @@ import { ignoredDirOf } from '../../../paths/path-classes.js';
 import type { BumpDependencyStep } from '../../../task/recipe-steps.js';
 import type { Workspace } from '../../../workspace/workspace.js';
 import { applyBumpDependency, manifestKindsForPackage } from '../bump-dependency-recipe.js';
-import { isLockfile, manifestKindForPath } from '../manifest-kind.js';
+import { manifestKindForPath } from '../manifest-kind.js';
 import type { SkipReason } from '../recipe-types.js';
 import { capNotes } from './follow-types.js';
 
@@ -15,6 +15,8 @@ export interface PinsLeftContext {
   skipped: ReadonlyMap<string, SkipReason>;
   isEditable(path: string): boolean;
   maxFileBytes?: number;
+  /** The run's lockfiles (never pins to bump). */
+  isLockfile(path: string): boolean;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -42,7 +44,7 @@ export async function pinsLeft(step: BumpDependencyStep, workspace: Workspace, c
   const notes: string[] = [];
   for (const path of workspace.paths()) {
     const kind = manifestKindForPath(path);
-    if (!kind || !kinds.includes(kind) || ctx.changed.has(path) || isLockfile(path) || ignoredDirOf(path)) continue;
+    if (!kind || !kinds.includes(kind) || ctx.changed.has(path) || ctx.isLockfile(path) || ignoredDirOf(path)) continue;
     const text = await textOf(workspace, path);
     if (text === undefined) continue;
     const pin = applyBumpDependency(anyVersion, { path, text })?.edits[0];
