@@ -208,12 +208,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
   const appSlug = options.appSlug ?? 'draftsman';
   const botUser: StandinUser = { login: `${appSlug}[bot]`, id: 9_000_000 + Number(appId || 0), type: 'Bot' };
   const registry = new TokenRegistry(appId, options.privateKeyPem, () => clock.now());
-  const users = new Map<string, StandinUser>();
-  for (const u of options.users ?? []) {
-    const o = typeof u === 'string' ? { login: u } : u;
-    users.set(o.login.toLowerCase(), { login: o.login, id: o.id ?? 1000 + users.size, type: o.type ?? 'User' });
-  }
-  users.set(botUser.login.toLowerCase(), botUser);
+  const users = seedUsers(options.users ?? [], botUser);
 
   const installations = new Map<number, StandinInstallation>();
   for (const i of options.installations ?? [{ id: 1, account: options.repos[0]?.owner ?? 'owner' }]) installations.set(i.id, i);
@@ -224,55 +219,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
   const repos = new Map<string, RepoState>();
   const seedTime = parseIsoDate(options.seedDate ?? '2024-01-01T00:00:00Z');
   for (const seed of options.repos) {
-    const defaultBranch = seed.defaultBranch ?? 'main';
-    const git = seed.gitdir ? new GitStore(seed.gitdir) : await GitStore.init(join(workdir, seed.owner, `${seed.name}.git`), defaultBranch);
-    if (!seed.gitdir && seed.files) {
-      git.direct = true;
-      const entries = [] as { path: string; mode: string; sha: string }[];
-      for (const [path, file] of Object.entries(seed.files)) {
-        const content = typeof file === 'string' || file instanceof Uint8Array ? file : file.content;
-        const mode: TreeEntryMode = typeof file === 'object' && !(file instanceof Uint8Array) ? (file.mode ?? '100644') : '100644';
-        entries.push({ path, mode, sha: await git.writeBlob(typeof content === 'string' ? Buffer.from(content) : content) });
-      }
-      const tree = await buildTree(git, undefined, entries, { trustShas: true });
-      const sig: Signature = { name: 'Seed', email: 'seed@example.invalid', ...seedTime };
-      const commit = await git.writeCommit({ tree, parents: [], author: sig, committer: sig, message: 'Initial commit\n' });
-      git.direct = false;
-      await git.updateRef(`refs/heads/${defaultBranch}`, commit);
-    }
-    const repo: RepoState = {
-      id: seed.id,
-      owner: seed.owner,
-      name: seed.name,
-      fullName: `${seed.owner}/${seed.name}`,
-      private: seed.private ?? true,
-      defaultBranch,
-      installationId: seed.installationId ?? 1,
-      sizeKb: seed.sizeKb,
-      git,
-      collaborators: new Map(Object.entries(seed.collaborators ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
-      issues: new Map(),
-      comments: new Map(),
-      pulls: new Map(),
-      checkSuites: [],
-      statuses: [],
-      createdCommits: [],
-      nextNumber: 1,
-    };
-    for (const login of Object.keys(seed.collaborators ?? {})) userFrom(users, login);
-    for (const issue of seed.issues ?? []) {
-      repo.issues.set(issue.number, {
-        number: issue.number,
-        title: issue.title,
-        body: issue.body ?? null,
-        state: issue.state ?? 'open',
-        user: userFrom(users, issue.user ?? 'octocat'),
-        labels: issue.labels ?? [],
-        createdAt: seedTime.timestamp * 1000,
-        updatedAt: seedTime.timestamp * 1000,
-      });
-      repo.nextNumber = Math.max(repo.nextNumber, issue.number + 1);
-    }
+    const repo = await seedRepo(seed, workdir, seedTime, users);
     repos.set(repo.fullName.toLowerCase(), repo);
   }
 
@@ -295,49 +242,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
     }
     const installation = installations.get(installationId);
     if (!installation) return { status: 404, body: { message: 'Not Found' } };
-    const b = (body ?? {}) as { repository_ids?: unknown; repositories?: unknown; permissions?: unknown };
-    const granted = installation.permissions ?? DEFAULT_INSTALLATION_PERMISSIONS;
-    const installed = [...repos.values()].filter((r) => r.installationId === installationId);
-    let selected = installed;
-    if (b.repository_ids !== undefined || b.repositories !== undefined) {
-      const byId = Array.isArray(b.repository_ids) ? b.repository_ids : [];
-      const byName = Array.isArray(b.repositories) ? b.repositories : [];
-      selected = [];
-      for (const id of byId) {
-        const r = installed.find((x) => x.id === id);
-        if (!r) return { status: 422, body: { message: 'There is at least one repository that does not exist or is not accessible to the parent installation.' } };
-        selected.push(r);
-      }
-      for (const name of byName) {
-        const r = installed.find((x) => x.name.toLowerCase() === String(name).toLowerCase());
-        if (!r) return { status: 422, body: { message: 'There is at least one repository that does not exist or is not accessible to the parent installation.' } };
-        if (!selected.includes(r)) selected.push(r);
-      }
-    }
-    let permissions: Record<string, string> = { ...granted };
-    if (b.permissions !== undefined) {
-      if (!b.permissions || typeof b.permissions !== 'object') return { status: 422, body: { message: 'Invalid request.' } };
-      permissions = {};
-      for (const [k, v] of Object.entries(b.permissions as Record<string, unknown>)) {
-        if (v !== 'read' && v !== 'write') return { status: 422, body: { message: `Invalid permission level for ${k}` } };
-        if (!grants(granted, k, v)) return { status: 422, body: { message: 'The permissions requested are not granted to this installation.' } };
-        permissions[k] = v;
-      }
-      // GitHub grants metadata:read to every installation token.
-      permissions.metadata ??= 'read';
-    }
-    const { value, token } = registry.mint(installationId, permissions, selected.map((r) => r.id));
-    return {
-      status: 201,
-      tokenMinted: token,
-      body: {
-        token: value,
-        expires_at: formatIsoDate(Math.floor(token.expiresAt / 1000)),
-        permissions,
-        repository_selection: 'selected',
-        repositories: selected.map((r) => ({ id: r.id, name: r.name, full_name: r.fullName, private: r.private, owner: { login: r.owner } })),
-      },
-    };
+    return mintAccessToken(registry, installation, [...repos.values()].filter((r) => r.installationId === installationId), body);
   };
 
   const server = createServer((req, res) => {
@@ -358,14 +263,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
     const raw = Buffer.concat(chunks).toString('utf8');
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const method = (req.method ?? 'GET').toUpperCase();
-    let body: unknown;
-    if (raw.length > 0) {
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        body = undefined;
-      }
-    }
+    const body = parseJsonBody(raw);
     const auth = registry.authenticate(req.headers.authorization);
     const record = (status: number, responseBody: unknown, check: ExchangeCheck, tokenMinted?: MintedToken) => {
       violations.push(...check.violations);
@@ -408,20 +306,25 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
       rule.count -= 1;
       return send(faultAnswer(rule, Math.floor(clock.now() / 1000)));
     }
-    if (auth.kind === 'invalid') return send({ status: 401, body: { message: auth.message } });
+    return send(await answer(method, url, body, auth));
+  }
+
+  /** What the stand-in answers a request that no fault rule took: a token mint or a repository route. */
+  async function answer(method: string, url: URL, body: unknown, auth: AuthResult): Promise<RouteResult> {
+    if (auth.kind === 'invalid') return { status: 401, body: { message: auth.message } };
 
     const mint = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(url.pathname);
-    if (mint && method === 'POST') return send(mintRoute(Number(mint[1]), auth, body));
+    if (mint && method === 'POST') return mintRoute(Number(mint[1]), auth, body);
 
     const repoMatch = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(url.pathname);
-    if (!repoMatch) return send({ status: 404, body: { message: 'Not Found' } });
+    if (!repoMatch) return { status: 404, body: { message: 'Not Found' } };
     const repo = repos.get(`${decodeURIComponent(repoMatch[1])}/${decodeURIComponent(repoMatch[2])}`.toLowerCase());
-    if (!repo) return send({ status: 404, body: { message: 'Not Found' } });
-    if (auth.kind === 'app') return send({ status: 403, body: { message: 'Resource not accessible by integration' } });
+    if (!repo) return { status: 404, body: { message: 'Not Found' } };
+    if (auth.kind === 'app') return { status: 403, body: { message: 'Resource not accessible by integration' } };
     if (auth.kind === 'installation' && !auth.token.repositoryIds.includes(repo.id)) {
-      return send({ status: 404, body: { message: 'Not Found' } });
+      return { status: 404, body: { message: 'Not Found' } };
     }
-    if (auth.kind === 'none' && repo.private) return send({ status: 404, body: { message: 'Not Found' } });
+    if (auth.kind === 'none' && repo.private) return { status: 404, body: { message: 'Not Found' } };
 
     const ctx: RouteContext = {
       method,
@@ -440,9 +343,9 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
       anonymous: auth.kind === 'none',
     };
     try {
-      return send(await handleRepoRoute(ctx));
+      return await handleRepoRoute(ctx);
     } catch (error) {
-      if (error instanceof UnprocessableError) return send({ status: 422, body: { message: error.message } });
+      if (error instanceof UnprocessableError) return { status: 422, body: { message: error.message } };
       throw error;
     }
   }
@@ -568,6 +471,142 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
   };
   liveStandins.add(standin);
   return standin;
+}
+
+/** The known users by lower-case login: the listed ones (ids from 1000 on) and the App's bot. */
+function seedUsers(list: NonNullable<StandinOptions['users']>, botUser: StandinUser): Map<string, StandinUser> {
+  const users = new Map<string, StandinUser>();
+  for (const u of list) {
+    const o = typeof u === 'string' ? { login: u } : u;
+    users.set(o.login.toLowerCase(), { login: o.login, id: o.id ?? 1000 + users.size, type: o.type ?? 'User' });
+  }
+  users.set(botUser.login.toLowerCase(), botUser);
+  return users;
+}
+
+/** One seed commit on `branch` holding `files`, written straight into the object store. */
+async function seedCommit(git: GitStore, branch: string, files: Record<string, SeedFile>, seedTime: { timestamp: number; tz: string }): Promise<void> {
+  git.direct = true;
+  const entries = [] as { path: string; mode: string; sha: string }[];
+  for (const [path, file] of Object.entries(files)) {
+    const content = typeof file === 'string' || file instanceof Uint8Array ? file : file.content;
+    const mode: TreeEntryMode = typeof file === 'object' && !(file instanceof Uint8Array) ? (file.mode ?? '100644') : '100644';
+    entries.push({ path, mode, sha: await git.writeBlob(typeof content === 'string' ? Buffer.from(content) : content) });
+  }
+  const tree = await buildTree(git, undefined, entries, { trustShas: true });
+  const sig: Signature = { name: 'Seed', email: 'seed@example.invalid', ...seedTime };
+  const commit = await git.writeCommit({ tree, parents: [], author: sig, committer: sig, message: 'Initial commit\n' });
+  git.direct = false;
+  await git.updateRef(`refs/heads/${branch}`, commit);
+}
+
+/** A repository's state from its seed: its git store (seeded or used in place), collaborators and issues. */
+async function seedRepo(seed: StandinRepoSeed, workdir: string, seedTime: { timestamp: number; tz: string }, users: Map<string, StandinUser>): Promise<RepoState> {
+  const defaultBranch = seed.defaultBranch ?? 'main';
+  const git = seed.gitdir ? new GitStore(seed.gitdir) : await GitStore.init(join(workdir, seed.owner, `${seed.name}.git`), defaultBranch);
+  if (!seed.gitdir && seed.files) await seedCommit(git, defaultBranch, seed.files, seedTime);
+  const repo: RepoState = {
+    id: seed.id,
+    owner: seed.owner,
+    name: seed.name,
+    fullName: `${seed.owner}/${seed.name}`,
+    private: seed.private ?? true,
+    defaultBranch,
+    installationId: seed.installationId ?? 1,
+    sizeKb: seed.sizeKb,
+    git,
+    collaborators: new Map(Object.entries(seed.collaborators ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+    issues: new Map(),
+    comments: new Map(),
+    pulls: new Map(),
+    checkSuites: [],
+    statuses: [],
+    createdCommits: [],
+    nextNumber: 1,
+  };
+  for (const login of Object.keys(seed.collaborators ?? {})) userFrom(users, login);
+  for (const issue of seed.issues ?? []) {
+    repo.issues.set(issue.number, {
+      number: issue.number,
+      title: issue.title,
+      body: issue.body ?? null,
+      state: issue.state ?? 'open',
+      user: userFrom(users, issue.user ?? 'octocat'),
+      labels: issue.labels ?? [],
+      createdAt: seedTime.timestamp * 1000,
+      updatedAt: seedTime.timestamp * 1000,
+    });
+    repo.nextNumber = Math.max(repo.nextNumber, issue.number + 1);
+  }
+  return repo;
+}
+
+const NOT_ACCESSIBLE: RouteResult = { status: 422, body: { message: 'There is at least one repository that does not exist or is not accessible to the parent installation.' } };
+
+/** The repositories a token request selects (`repository_ids`, `repositories`); all installed ones when it names none. */
+function selectRepositories(installed: RepoState[], b: { repository_ids?: unknown; repositories?: unknown }): RepoState[] | RouteResult {
+  if (b.repository_ids === undefined && b.repositories === undefined) return installed;
+  const byId = Array.isArray(b.repository_ids) ? b.repository_ids : [];
+  const byName = Array.isArray(b.repositories) ? b.repositories : [];
+  const selected: RepoState[] = [];
+  for (const id of byId) {
+    const r = installed.find((x) => x.id === id);
+    if (!r) return NOT_ACCESSIBLE;
+    selected.push(r);
+  }
+  for (const name of byName) {
+    const r = installed.find((x) => x.name.toLowerCase() === String(name).toLowerCase());
+    if (!r) return NOT_ACCESSIBLE;
+    if (!selected.includes(r)) selected.push(r);
+  }
+  return selected;
+}
+
+/** The permissions a token request asks for, each within what the installation was granted; all of them when it asks for none. */
+function requestedPermissions(granted: Record<string, string>, requested: unknown): { permissions: Record<string, string> } | { refused: RouteResult } {
+  if (requested === undefined) return { permissions: { ...granted } };
+  if (!requested || typeof requested !== 'object') return { refused: { status: 422, body: { message: 'Invalid request.' } } };
+  const permissions: Record<string, string> = {};
+  for (const [k, v] of Object.entries(requested as Record<string, unknown>)) {
+    if (v !== 'read' && v !== 'write') return { refused: { status: 422, body: { message: `Invalid permission level for ${k}` } } };
+    if (!grants(granted, k, v)) return { refused: { status: 422, body: { message: 'The permissions requested are not granted to this installation.' } } };
+    permissions[k] = v;
+  }
+  // GitHub grants metadata:read to every installation token.
+  permissions.metadata ??= 'read';
+  return { permissions };
+}
+
+/** `POST /app/installations/{id}/access_tokens` for an authenticated App: mints an installation token. */
+function mintAccessToken(registry: TokenRegistry, installation: StandinInstallation, installed: RepoState[], body: unknown): RouteResult {
+  const b = (body ?? {}) as { repository_ids?: unknown; repositories?: unknown; permissions?: unknown };
+  const selected = selectRepositories(installed, b);
+  if (!Array.isArray(selected)) return selected;
+  const requested = requestedPermissions(installation.permissions ?? DEFAULT_INSTALLATION_PERMISSIONS, b.permissions);
+  if ('refused' in requested) return requested.refused;
+  const { permissions } = requested;
+  const { value, token } = registry.mint(installation.id, permissions, selected.map((r) => r.id));
+  return {
+    status: 201,
+    tokenMinted: token,
+    body: {
+      token: value,
+      expires_at: formatIsoDate(Math.floor(token.expiresAt / 1000)),
+      permissions,
+      repository_selection: 'selected',
+      repositories: selected.map((r) => ({ id: r.id, name: r.name, full_name: r.fullName, private: r.private, owner: { login: r.owner } })),
+    },
+  };
+}
+
+/** A request's JSON body; undefined when it is empty or not JSON. */
+function parseJsonBody(raw: string): unknown {
+  if (raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The answer GitHub gives for each fault, headers and documented error body included. */

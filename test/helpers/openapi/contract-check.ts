@@ -134,6 +134,69 @@ function errorsOf(fn: ValidateFunction): { path: string; problem: string }[] {
   return out.slice(0, 6);
 }
 
+type Add = (where: ContractViolation['where'], path: string, problem: string) => void;
+type Description = ReturnType<typeof githubDescription>;
+
+/** Path and query parameters: every one declared, required ones present, values of the declared type. */
+function checkParameters(operation: OpenApiOperation, pathParams: Record<string, string>, query: URLSearchParams, add: Add): void {
+  const c = compilersFor();
+  for (const location of ['path', 'query'] as const) {
+    const declared = operation.parameters.filter((p) => p.in === location);
+    const given: Record<string, string> = location === 'path' ? { ...pathParams } : Object.fromEntries(query.entries());
+    for (const name of Object.keys(given)) if (!declared.some((p) => p.name === name)) add(location, `$.${name}`, 'parameter not declared by the operation');
+    const schema = {
+      type: 'object',
+      properties: Object.fromEntries(declared.map((p) => [p.name, p.schema ?? {}])),
+      required: declared.filter((p) => p.required).map((p) => p.name),
+    };
+    const fn = c.params.validator(`${operation.operationId} ${location}`, () => schema);
+    if (!fn({ ...given })) for (const e of errorsOf(fn)) add(location, e.path, e.problem);
+  }
+}
+
+/** The JSON request body: present when required, valid against the operation's schema, no undeclared field. */
+function checkRequestBody(operation: OpenApiOperation, requestBody: unknown, description: Description, add: Add): void {
+  const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
+  if (requestBody !== undefined && !bodySchema) add('request body', '$', 'the operation takes no JSON body');
+  if (requestBody === undefined && bodySchema && operation.requestBody?.required) add('request body', '$', 'the operation requires a JSON body');
+  if (requestBody !== undefined && bodySchema) {
+    const fn = compilersFor().strict.validator(`${operation.operationId} request`, () => bodySchema);
+    if (!fn(requestBody)) for (const e of errorsOf(fn)) add('request body', e.path, e.problem);
+    for (const p of undeclaredFields(bodySchema, requestBody, description.resolve)) add('request body', p, 'field not declared by the operation');
+  }
+}
+
+/** The schema the response body must have for `status`; undefined (after reporting why, if it is a problem) when none. */
+function responseSchemaFor(operation: OpenApiOperation, x: Exchange, description: Description, add: Add): Record<string, unknown> | undefined {
+  const documented = operation.responses[String(x.status)];
+  if (!documented) {
+    if (GENERIC_ERROR_STATUSES.has(x.status)) return description.document.components.schemas['basic-error'];
+    add('status', '$', `status ${x.status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`);
+    return undefined;
+  }
+  if (documented.content) return documented.content['application/json']?.schema;
+  // GitHub documents some errors without a body but sends its usual error JSON with them.
+  if (x.status >= 400) return description.document.components.schemas['basic-error'];
+  if (x.responseBody !== undefined) add('response body', '$', `status ${x.status} is documented without a body`);
+  return undefined;
+}
+
+/** The status is documented, and the response body has the documented shape with no undocumented field. */
+function checkResponse(operation: OpenApiOperation, x: Exchange, description: Description, add: Add): void {
+  const responseSchema = responseSchemaFor(operation, x, description, add);
+  if (!responseSchema) return;
+  if (x.responseBody === undefined) {
+    add('response body', '$', `status ${x.status} is documented with a JSON body, none was sent`);
+    return;
+  }
+  const seen = new Set<string>();
+  for (const e of shapeProblems(responseSchema, x.responseBody, description.resolve)) {
+    if (!seen.has(`${e.path} ${e.problem}`)) add('response body', e.path, e.problem);
+    seen.add(`${e.path} ${e.problem}`);
+  }
+  for (const p of undeclaredFields(responseSchema, x.responseBody, description.resolve)) add('response body', p, 'field not in the documented response');
+}
+
 /** Checks one request and the stand-in's answer against the operation GitHub documents for it. */
 export function checkExchange(x: Exchange): ExchangeCheck {
   const method = x.method.toUpperCase();
@@ -145,57 +208,9 @@ export function checkExchange(x: Exchange): ExchangeCheck {
   }
   const { operation, pathParams } = found;
   const violations: ContractViolation[] = [];
-  const add = (where: ContractViolation['where'], path: string, problem: string) =>
-    violations.push({ operationId: operation.operationId, method, route: operation.template, where, path, problem });
-  const c = compilersFor();
-
-  // Path and query parameters: every one declared, required ones present, values of the declared type.
-  for (const location of ['path', 'query'] as const) {
-    const declared = operation.parameters.filter((p) => p.in === location);
-    const given: Record<string, string> = location === 'path' ? { ...pathParams } : Object.fromEntries(x.query.entries());
-    for (const name of Object.keys(given)) if (!declared.some((p) => p.name === name)) add(location, `$.${name}`, 'parameter not declared by the operation');
-    const schema = {
-      type: 'object',
-      properties: Object.fromEntries(declared.map((p) => [p.name, p.schema ?? {}])),
-      required: declared.filter((p) => p.required).map((p) => p.name),
-    };
-    const fn = c.params.validator(`${operation.operationId} ${location}`, () => schema);
-    if (!fn({ ...given })) for (const e of errorsOf(fn)) add(location, e.path, e.problem);
-  }
-
-  // Request body.
-  const bodySchema = operation.requestBody?.content?.['application/json']?.schema;
-  if (x.requestBody !== undefined && !bodySchema) add('request body', '$', 'the operation takes no JSON body');
-  if (x.requestBody === undefined && bodySchema && operation.requestBody?.required) add('request body', '$', 'the operation requires a JSON body');
-  if (x.requestBody !== undefined && bodySchema) {
-    const fn = c.strict.validator(`${operation.operationId} request`, () => bodySchema);
-    if (!fn(x.requestBody)) for (const e of errorsOf(fn)) add('request body', e.path, e.problem);
-    for (const p of undeclaredFields(bodySchema, x.requestBody, description.resolve)) add('request body', p, 'field not declared by the operation');
-  }
-
-  // Status and response body.
-  const documented = operation.responses[String(x.status)];
-  let responseSchema: Record<string, unknown> | undefined;
-  if (documented) {
-    responseSchema = documented.content?.['application/json']?.schema;
-    // GitHub documents some errors without a body but sends its usual error JSON with them.
-    if (!documented.content && x.status >= 400) responseSchema = description.document.components.schemas['basic-error'];
-    else if (!documented.content && x.responseBody !== undefined) add('response body', '$', `status ${x.status} is documented without a body`);
-  } else if (GENERIC_ERROR_STATUSES.has(x.status)) {
-    responseSchema = description.document.components.schemas['basic-error'];
-  } else {
-    add('status', '$', `status ${x.status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`);
-  }
-  if (responseSchema) {
-    if (x.responseBody === undefined) add('response body', '$', `status ${x.status} is documented with a JSON body, none was sent`);
-    else {
-      const seen = new Set<string>();
-      for (const e of shapeProblems(responseSchema, x.responseBody, description.resolve)) {
-        if (!seen.has(`${e.path} ${e.problem}`)) add('response body', e.path, e.problem);
-        seen.add(`${e.path} ${e.problem}`);
-      }
-      for (const p of undeclaredFields(responseSchema, x.responseBody, description.resolve)) add('response body', p, 'field not in the documented response');
-    }
-  }
+  const add: Add = (where, path, problem) => violations.push({ operationId: operation.operationId, method, route: operation.template, where, path, problem });
+  checkParameters(operation, pathParams, x.query, add);
+  checkRequestBody(operation, x.requestBody, description, add);
+  checkResponse(operation, x, description, add);
   return { operation, violations };
 }

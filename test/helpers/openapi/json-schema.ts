@@ -41,17 +41,7 @@ export function toJsonSchema(
     }
     const out: Json = {};
     for (const [key, value] of Object.entries(source)) {
-      if (DROPPED.has(key) || key.startsWith('x-') || key === 'nullable') continue;
-      if (key === 'required' && mode === 'lenient') continue;
-      if (key === 'properties' || key === 'patternProperties') {
-        out[key] = Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, convert(v)]));
-      } else if (key === 'allOf' || key === 'anyOf' || key === 'oneOf') {
-        out[key === 'oneOf' && mode === 'lenient' ? 'anyOf' : key] = (value as unknown[]).map(convert);
-      } else if (key === 'items' || key === 'additionalProperties' || key === 'not') {
-        out[key] = convert(value);
-      } else {
-        out[key] = value;
-      }
+      if (!dropped(key, mode)) convertKeyword(out, key, value, mode, convert);
     }
     if (source.nullable === true) return nullable(out);
     return out;
@@ -65,6 +55,24 @@ export function toJsonSchema(
     defs[name] = convert(component) as Json;
   }
   return Object.keys(defs).length > 0 ? { ...root, $defs: defs } : root;
+}
+
+/** Keywords JSON Schema has no use for (annotations, extensions, `nullable`, and `required` when lenient). */
+function dropped(key: string, mode: SchemaMode): boolean {
+  return DROPPED.has(key) || key.startsWith('x-') || key === 'nullable' || (key === 'required' && mode === 'lenient');
+}
+
+/** Copies one keyword into `out`, converting the schemas it holds. */
+function convertKeyword(out: Json, key: string, value: unknown, mode: SchemaMode, convert: (node: unknown) => unknown): void {
+  if (key === 'properties' || key === 'patternProperties') {
+    out[key] = Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, convert(v)]));
+  } else if (key === 'allOf' || key === 'anyOf' || key === 'oneOf') {
+    out[key === 'oneOf' && mode === 'lenient' ? 'anyOf' : key] = (value as unknown[]).map(convert);
+  } else if (key === 'items' || key === 'additionalProperties' || key === 'not') {
+    out[key] = convert(value);
+  } else {
+    out[key] = value;
+  }
 }
 
 function nullable(schema: Json): Json {
