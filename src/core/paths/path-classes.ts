@@ -1,3 +1,5 @@
+import { FIXTURE_DIR_NAMES } from '../policy/agent-policy.js';
+
 /**
  * Name helpers and the map's skip list, decided from the name alone. What a file is (test,
  * lockfile, generated, vendored...) is for the path rules (`src/core/paths`).
@@ -39,17 +41,13 @@ export function ignoredDirOf(path: string): { dir: string; reason: string } | un
   return undefined;
 }
 
-/**
- * Directories of test inputs: a manifest there describes a fixture (pnpm keeps hundreds of
- * fixture packages, prometheus a 240 KB golden OpenAPI file), not a module of the repository,
- * and the go tool itself skips `testdata`.
- */
-const FIXTURE_DIR_NAMES = new Set(['fixtures', '__fixtures__', 'fixture', 'test-fixtures', 'testdata', 'test-data']);
+/** Directories of test inputs (`FIXTURE_DIR_NAMES`, also part of the default test patterns). */
+const FIXTURE_DIRS = new Set<string>(FIXTURE_DIR_NAMES);
 
 /** True when a directory on the path is a fixture directory. */
 export function isUnderFixtureDir(path: string): boolean {
   const segments = path.split('/');
-  for (let i = 0; i < segments.length - 1; i++) if (FIXTURE_DIR_NAMES.has(segments[i])) return true;
+  for (let i = 0; i < segments.length - 1; i++) if (FIXTURE_DIRS.has(segments[i])) return true;
   return false;
 }
 

@@ -45,6 +45,13 @@ export const DEFAULT_GENERATED_PATTERNS = [
 /** Third-party code checked in or installed into the tree: never source of this repository. */
 export const DEFAULT_VENDORED_PATTERNS = ['**/node_modules/**', '**/vendor/**', '**/third_party/**', '**/bower_components/**', '**/.venv/**', '**/venv/**'];
 
+/**
+ * Directories of test inputs: a manifest there describes a fixture (pnpm keeps hundreds of
+ * fixture packages, prometheus a 240 KB golden OpenAPI file), not a module of the repository,
+ * and the go tool itself skips `testdata`. Everything under them is test material.
+ */
+export const FIXTURE_DIR_NAMES = ['fixtures', '__fixtures__', 'fixture', 'test-fixtures', 'testdata', 'test-data'] as const;
+
 /** Tests and their fixtures by the usual conventions of Java/Kotlin, JS/TS, Python, Go, Ruby, Swift and .NET. */
 export const DEFAULT_TEST_PATTERNS = [
   '**/test/**',
@@ -56,7 +63,7 @@ export const DEFAULT_TEST_PATTERNS = [
   '**/testing/**',
   '**/e2e/**',
   '**/src/it/**',
-  '**/{fixtures,__fixtures__,fixture,test-fixtures,testdata,test-data}/**',
+  `**/{${FIXTURE_DIR_NAMES.join(',')}}/**`,
   '**/*.{test,spec,e2e}.{js,jsx,ts,tsx,mjs,cjs,mts,cts}',
   '**/*{Test,Tests,IT,TestCase,Spec}.{java,kt,kts,scala,groovy}',
   '**/*{Test,Tests}.cs',

@@ -14,6 +14,7 @@ import { createMemoryRepo, type MemoryRepoFile } from '../../helpers/memory-repo
 import { pathRulesFor } from '../../helpers/path-rules.js';
 import { createLocalArtifactStoreForTest } from '../repomap/store.js';
 import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
+import { defaultPolicy } from '../../../src/core/policy/agent-policy.js';
 
 // GitHub-token shaped, assembled at run time so no token-like literal sits in the source.
 const PLANTED = ['gh', 'p_'].join('') + 'R7k'.repeat(12);
@@ -56,7 +57,7 @@ async function setup(options: { extra?: Record<string, MemoryRepoFile>; targets?
   if (storeAt === 'cache') mapKey = (await loadOrBuildRepoMap({ store, key: { owner: 'acme', repo: 'billing', commit: repo.commitSha, scannerVersion: REPO_MAP_SCANNER_VERSION, policyDigest: 'p1' }, build })).key;
   if (storeAt === 'attempt') await store.put(keys.attempt(1).repoMap, JSON.stringify(await build()));
   const discovery: DiscoveryOutput = { mapKey, mapCacheHit: false, targets: options.targets ?? TARGETS, excluded: 0, warnings: [], strategy: 'symbols', owners: [], modules: [] };
-  const env = { store, keys, attempt: 1 } as unknown as PipelineEnv;
+  const env = { store, keys, attempt: 1, policy: defaultPolicy(), request: {} } as unknown as PipelineEnv;
   const context = { phase: options.phase ?? 'mechanical_change', workspace: repo.workspace, outputs: options.discovery === false ? {} : { discovery } } as unknown as PhaseContext;
   const prompt = (paths: string[] = [INVOICE], t: TaskContract = task()) => segmentPrompt({ env, context, task: t, segment: { id: 's1', engine: 'llm', paths } });
   return { repo, store, prompt };
