@@ -1,4 +1,4 @@
-import { PATH_CLASSES, type PathClass, type PathRules } from '../paths/path-rules.js';
+import { PATH_CLASSES, type PathRules } from '../paths/path-rules.js';
 import { sha256Hex } from '../util/digest.js';
 import { resolveLinkTarget } from '../util/repo-path.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -7,14 +7,14 @@ import { CODEOWNERS_LOCATIONS, parseCodeowners } from './codeowners.js';
 import { buildTreeIndex, createModuleLocator, detectModules } from './detect-modules.js';
 import { EvidenceCollector } from './evidence.js';
 import { FileContents } from './file-contents.js';
-import { ROOT_INSTRUCTION_FILES } from './instruction-files.js';
 import { languageForPath } from './language-table.js';
 import { manifestKindFor, parseManifest } from './manifest-parsers.js';
 import { buildNavigationHints } from './navigation-hints.js';
-import { ignoredDirOf, isBinaryByName, isUnderFixtureDir } from '../paths/path-classes.js';
-import { REPO_MAP_SCANNER_VERSION, RepoMap, type LanguageProfile, type PathClassification, type ManifestRecord, type MapWarning, type OwnershipRule } from './repo-map-schema.js';
-import { type RiskPath } from '../risk/risk-schema.js';
+import { MAX_RISK_PATHS, takePathCensus, type PathCensus } from './path-census.js';
+import { REPO_MAP_SCANNER_VERSION, RepoMap, type LanguageProfile, type ManifestRecord, type MapWarning, type ModuleRecord, type OwnershipRule, type PathClassification } from './repo-map-schema.js';
 import { createRiskClassifier } from '../risk/risk-rules.js';
+
+export { MAX_RISK_PATHS };
 
 export interface BuildRepoMapInput {
   workspace: Workspace;
@@ -31,11 +31,6 @@ export interface BuildRepoMapInput {
   largeFileBytes?: number;
 }
 
-/** Risk entries kept in the map; beyond this the list is truncated (queries still classify any path). */
-export const MAX_RISK_PATHS = 5000;
-
-const IMPORTANT_ROOT = /^(README|LICENSE|CONTRIBUTING|SECURITY|CHANGELOG|NOTICE)(\.\w+)?$|^\.agent-policy\.yaml$|^Makefile$|^mvnw$|^gradlew$|^\.editorconfig$|^\.gitattributes$|^\.gitignore$|^\.nvmrc$|^\.tool-versions$|^docker-compose\.ya?ml$/;
-
 /** A digest of the workspace view: the base tree plus every overlay change (path, mode, content). */
 export async function workspaceDigest(workspace: Workspace): Promise<string> {
   const changes = workspace.changes();
@@ -45,82 +40,8 @@ export async function workspaceDigest(workspace: Workspace): Promise<string> {
   return `sha256:${sha256Hex(parts.join('\n'))}`;
 }
 
-/**
- * Build the repository map: one pass over the path list (no content), then
- * reads of manifests, CODEOWNERS, symlink targets and a bounded set of hint candidates.
- * Deterministic: the same workspace, rules and scanner version give byte-identical JSON.
- */
-export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
-  const { workspace } = input;
-  const { rules } = input;
-  const contents = input.contents ?? new FileContents(workspace);
-  const evidence = new EvidenceCollector();
-  const warnings: MapWarning[] = [];
-  const paths = workspace.paths();
-  const largeLimit = input.largeFileBytes ?? 1024 * 1024;
-  const risk = createRiskClassifier(rules);
-
-  const topLevel = new Set<string>();
-  const ignored = new Map<string, { reason: string; files: number }>();
-  const binaryFiles: string[] = [];
-  const symlinkPaths: string[] = [];
-  const submodules: string[] = [];
-  const manifestPaths: string[] = [];
-  const importantFiles: string[] = [];
-  const langCounts = new Map<string, { type: string; files: number; confidence: number }>();
-  const riskPaths: RiskPath[] = [];
-  let riskTruncated = false;
-  let fixtureManifests = 0;
-  const ignoredSet = new Set<string>();
-  const classOf = new Map<string, PathClass>();
-  const classification = Object.fromEntries(PATH_CLASSES.map((c) => [c, [] as string[]])) as PathClassification;
-
-  for (const path of paths) {
-    const pathClass = rules.classify(path);
-    classOf.set(path, pathClass);
-    classification[pathClass].push(path);
-    const slash = path.indexOf('/');
-    if (slash > 0) topLevel.add(path.slice(0, slash));
-    const entry = workspace.entry(path);
-    if (entry?.mode === '120000') symlinkPaths.push(path);
-    if (entry?.mode === '160000') submodules.push(path);
-    const ign = ignoredDirOf(path);
-    if (ign) {
-      ignoredSet.add(path);
-      const cur = ignored.get(ign.dir);
-      if (cur) cur.files++;
-      else ignored.set(ign.dir, { reason: ign.reason, files: 1 });
-      continue;
-    }
-    if ((slash < 0 && IMPORTANT_ROOT.test(path)) || (ROOT_INSTRUCTION_FILES as readonly string[]).includes(path)) importantFiles.push(path);
-    if (manifestKindFor(path)) {
-      if (isUnderFixtureDir(path)) fixtureManifests++;
-      else manifestPaths.push(path);
-    }
-    if (isBinaryByName(path)) binaryFiles.push(path);
-    else if (entry?.mode !== '120000' && entry?.mode !== '160000') {
-      const lang = languageForPath(path);
-      if (lang) {
-        const cur = langCounts.get(lang.language) ?? { type: lang.type, files: 0, confidence: 0 };
-        cur.files++;
-        cur.confidence += lang.confidence;
-        langCounts.set(lang.language, cur);
-      }
-    }
-    const r = risk.classify(path, pathClass);
-    if (r && r.level !== 'low') {
-      if (riskPaths.length < MAX_RISK_PATHS) riskPaths.push({ path, level: r.level, reason: r.reason, ruleId: r.ruleId, isDirectory: false });
-      else riskTruncated = true;
-    }
-  }
-  for (const [dir, info] of ignored) {
-    if (info.reason === 'build output' || info.reason.includes('dependencies')) {
-      riskPaths.push({ path: dir, level: 'blocked', reason: info.reason, ruleId: 'default-ignored-dir', isDirectory: true });
-    }
-  }
-
-  // Manifests: read and parse, never executed. Those of test fixtures are counted, not read.
-  if (fixtureManifests > 0) warnings.push({ code: 'FIXTURE_MANIFESTS_SKIPPED', message: `${fixtureManifests} manifest(s) under test fixture directories (fixtures, testdata...) not parsed: test inputs, not modules` });
+/** Manifests: read and parse, never executed. A root manifest is an important file. */
+async function readManifests(manifestPaths: string[], workspace: Workspace, contents: FileContents, evidence: EvidenceCollector, importantFiles: string[], warnings: MapWarning[]): Promise<ManifestRecord[]> {
   const manifests: ManifestRecord[] = [];
   for (const path of manifestPaths) {
     const kind = manifestKindFor(path)!;
@@ -136,48 +57,46 @@ export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
     if (parsed.parseError) warnings.push({ code: 'MANIFEST_PARSE_ERROR', message: `${path}: ${parsed.parseError}`, path });
     if (path.indexOf('/') < 0 && !importantFiles.includes(path)) importantFiles.push(path);
   }
+  return manifests;
+}
 
-  // Ownership: the first CODEOWNERS GitHub would use.
-  let ownershipSource: string | undefined;
-  let ownershipRules: OwnershipRule[] = [];
+/** Ownership: the first CODEOWNERS GitHub would use. */
+async function readOwnership(workspace: Workspace, contents: FileContents, evidence: EvidenceCollector, importantFiles: string[]): Promise<RepoMap['ownership']> {
   for (const loc of CODEOWNERS_LOCATIONS) {
     if (!workspace.entry(loc)) continue;
     const text = await contents.text(loc);
     if (text === undefined) continue;
-    ownershipSource = loc;
-    ownershipRules = parseCodeowners(text, loc);
+    const rules: OwnershipRule[] = parseCodeowners(text, loc);
     evidence.fromBlob(loc, 'ownership', 'codeowners', workspace.entry(loc)?.oid);
     if (!importantFiles.includes(loc)) importantFiles.push(loc);
-    break;
+    return { source: loc, rules };
   }
+  return { source: undefined, rules: [] };
+}
 
-  const tree = buildTreeIndex(paths);
-  const { modules, edges } = detectModules(manifests, tree);
-  // Module language: the most common programming language among the files it owns.
-  if (modules.length > 0) {
-    const perModule = new Map<string, Map<string, number>>();
-    const moduleForPath = createModuleLocator(modules);
-    for (const path of paths) {
-      if (ignoredSet.has(path)) continue;
-      const lang = languageForPath(path);
-      if (!lang || lang.type !== 'programming') continue;
-      const mod = moduleForPath(path);
-      if (!mod) continue;
-      const counts = perModule.get(mod.id) ?? new Map<string, number>();
-      counts.set(lang.language, (counts.get(lang.language) ?? 0) + 1);
-      perModule.set(mod.id, counts);
-    }
-    for (const mod of modules) {
-      const counts = [...(perModule.get(mod.id) ?? new Map<string, number>())].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-      if (counts.length) mod.language = counts[0][0];
-    }
+/** Module language: the most common programming language among the files it owns. */
+function setModuleLanguages(modules: ModuleRecord[], paths: readonly string[], ignoredSet: Set<string>): void {
+  if (modules.length === 0) return;
+  const perModule = new Map<string, Map<string, number>>();
+  const moduleForPath = createModuleLocator(modules);
+  for (const path of paths) {
+    if (ignoredSet.has(path)) continue;
+    const lang = languageForPath(path);
+    if (!lang || lang.type !== 'programming') continue;
+    const mod = moduleForPath(path);
+    if (!mod) continue;
+    const counts = perModule.get(mod.id) ?? new Map<string, number>();
+    counts.set(lang.language, (counts.get(lang.language) ?? 0) + 1);
+    perModule.set(mod.id, counts);
   }
-  const build = inferBuildProfiles(modules, manifests, tree);
+  for (const mod of modules) {
+    const counts = [...(perModule.get(mod.id) ?? new Map<string, number>())].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    if (counts.length) mod.language = counts[0][0];
+  }
+}
 
-  const { hints, warnings: hintWarnings } = await buildNavigationHints({ paths, isIgnored: (p) => ignoredSet.has(p), classOf: (p) => classOf.get(p) ?? rules.classify(p), manifests, modules, contents, evidence });
-  warnings.push(...hintWarnings);
-
-  const symlinks: { path: string; target: string; withinWorkspace: boolean }[] = [];
+async function readSymlinks(symlinkPaths: string[], workspace: Workspace, warnings: MapWarning[]): Promise<RepoMap['filesystem']['symlinks']> {
+  const symlinks: RepoMap['filesystem']['symlinks'] = [];
   for (const path of symlinkPaths) {
     let target = '';
     try {
@@ -187,17 +106,71 @@ export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
     }
     symlinks.push({ path, target, withinWorkspace: target !== '' && resolveLinkTarget(path, target) !== undefined });
   }
+  return symlinks;
+}
 
+function largeFilesOf(paths: readonly string[], input: BuildRepoMapInput, contents: FileContents): { path: string; sizeBytes: number }[] {
+  const largeLimit = input.largeFileBytes ?? 1024 * 1024;
   const largeFiles: { path: string; sizeBytes: number }[] = [];
   for (const path of paths) {
     const size = input.sizeOf?.(path) ?? contents.sizeOf(path);
     if (size !== undefined && size > largeLimit) largeFiles.push({ path, sizeBytes: size });
   }
+  return largeFiles;
+}
 
+function languageProfiles(langCounts: PathCensus['langCounts']): LanguageProfile[] {
   const total = [...langCounts.values()].reduce((n, l) => n + l.files, 0);
-  const languages: LanguageProfile[] = [...langCounts]
+  return [...langCounts]
     .map(([language, l]) => ({ language, type: l.type, files: l.files, share: round(l.files / Math.max(1, total)), confidence: round(l.confidence / l.files) }))
     .sort((a, b) => b.files - a.files || (a.language < b.language ? -1 : 1));
+}
+
+function filesystemOf(paths: readonly string[], census: PathCensus, largeFiles: RepoMap['filesystem']['largeFiles'], symlinks: RepoMap['filesystem']['symlinks']): RepoMap['filesystem'] {
+  return {
+    fileCount: paths.length,
+    topLevelDirs: [...census.topLevel].sort(),
+    importantFiles: census.importantFiles.sort(),
+    ignoredDirs: [...census.ignored].map(([path, i]) => ({ path, reason: i.reason, files: i.files })).sort((a, b) => (a.path < b.path ? -1 : 1)),
+    largeFiles,
+    binaryFiles: census.binaryFiles,
+    symlinks,
+    submodules: census.submodules,
+  };
+}
+
+/**
+ * Build the repository map: one pass over the path list (no content), then
+ * reads of manifests, CODEOWNERS, symlink targets and a bounded set of hint candidates.
+ * Deterministic: the same workspace, rules and scanner version give byte-identical JSON.
+ */
+export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
+  const { workspace } = input;
+  const rules = input.rules;
+  const contents = input.contents ?? new FileContents(workspace);
+  const evidence = new EvidenceCollector();
+  const warnings: MapWarning[] = [];
+  const paths = workspace.paths();
+  const risk = createRiskClassifier(rules);
+  const census = takePathCensus(paths, workspace, rules, risk);
+  const { importantFiles, ignoredSet, classOf, classification, riskPaths, riskTruncated } = census;
+
+  // Manifests of test fixtures are counted, not read.
+  if (census.fixtureManifests > 0) warnings.push({ code: 'FIXTURE_MANIFESTS_SKIPPED', message: `${census.fixtureManifests} manifest(s) under test fixture directories (fixtures, testdata...) not parsed: test inputs, not modules` });
+  const manifests = await readManifests(census.manifestPaths, workspace, contents, evidence, importantFiles, warnings);
+  const ownership = await readOwnership(workspace, contents, evidence, importantFiles);
+
+  const tree = buildTreeIndex(paths);
+  const { modules, edges } = detectModules(manifests, tree);
+  setModuleLanguages(modules, paths, ignoredSet);
+  const build = inferBuildProfiles(modules, manifests, tree);
+
+  const { hints, warnings: hintWarnings } = await buildNavigationHints({ paths, isIgnored: (p) => ignoredSet.has(p), classOf: (p) => classOf.get(p) ?? rules.classify(p), manifests, modules, contents, evidence });
+  warnings.push(...hintWarnings);
+
+  const symlinks = await readSymlinks(census.symlinkPaths, workspace, warnings);
+  const largeFiles = largeFilesOf(paths, input, contents);
+  const languages = languageProfiles(census.langCounts);
   if (riskTruncated) warnings.push({ code: 'RISK_PATHS_TRUNCATED', message: `more than ${MAX_RISK_PATHS} risky paths; queries classify the rest` });
 
   const map: RepoMap = {
@@ -211,21 +184,12 @@ export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
       policyDigest: input.policyDigest,
       workspaceDigest: await workspaceDigest(workspace),
     },
-    filesystem: {
-      fileCount: paths.length,
-      topLevelDirs: [...topLevel].sort(),
-      importantFiles: importantFiles.sort(),
-      ignoredDirs: [...ignored].map(([path, i]) => ({ path, reason: i.reason, files: i.files })).sort((a, b) => (a.path < b.path ? -1 : 1)),
-      largeFiles,
-      binaryFiles,
-      symlinks,
-      submodules,
-    },
+    filesystem: filesystemOf(paths, census, largeFiles, symlinks),
     manifests,
     modules,
     languages,
     build,
-    ownership: { source: ownershipSource, rules: ownershipRules },
+    ownership,
     dependencies: { modules: edges },
     classification: Object.fromEntries(PATH_CLASSES.map((c) => [c, classification[c].sort(compareStrings)])) as PathClassification,
     risk: { rules: risk.rules, paths: riskPaths.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), truncated: riskTruncated },

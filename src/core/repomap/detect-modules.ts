@@ -112,45 +112,40 @@ function conventionalRoots(tree: TreeIndex, dir: string, system: BuildSystem): P
   }
 }
 
+type ModuleDraft = { system: BuildSystem; manifests: ManifestRecord[] };
+
 /**
- * Modules from manifests: one per directory (the highest-priority build system wins, the other
- * manifests of the directory are listed with it), with conventional roots that exist in the
- * tree and `dependsOn` edges read from the manifests (never from running a build).
+ * The module directories: each manifest with a build system opens (or joins) its directory's
+ * module, the highest-priority system wins; manifests without a build system (Dockerfile,
+ * openapi...) attach to the module of their directory when there is one.
  */
-export function detectModules(manifests: ManifestRecord[], tree: TreeIndex): { modules: ModuleRecord[]; edges: ModuleEdge[] } {
-  const usable = manifests.filter((m) => !isVendoredOrBuildOutput(m.path) && !m.parseError);
-  const rootPackage = usable.find((m) => m.path === 'package.json');
-  const jsPm = jsPackageManager(tree, rootPackage);
-  const byDir = new Map<string, { system: BuildSystem; manifests: ManifestRecord[] }>();
+function moduleDrafts(usable: ManifestRecord[], jsPm: ReturnType<typeof jsPackageManager>): Map<string, ModuleDraft> {
+  const byDir = new Map<string, ModuleDraft>();
   for (const m of usable) {
     const system = buildSystemFor(m, jsPm);
     const dir = moduleDir(m.path);
     const current = byDir.get(dir);
-    if (!system) {
-      if (current) current.manifests.push(m);
-      continue;
-    }
-    if (!current) byDir.set(dir, { system, manifests: [m] });
+    if (!system) current?.manifests.push(m);
+    else if (!current) byDir.set(dir, { system, manifests: [m] });
     else {
       current.manifests.push(m);
       if (PRIORITY.indexOf(system) < PRIORITY.indexOf(current.system)) current.system = system;
     }
   }
-  // Manifests without a build system (Dockerfile, openapi...) attach to the module of their directory when there is one.
   for (const m of usable) {
     if (buildSystemFor(m, jsPm)) continue;
     const entry = byDir.get(moduleDir(m.path));
     if (entry && !entry.manifests.includes(m)) entry.manifests.push(m);
   }
+  return byDir;
+}
 
+function moduleRecords(byDir: Map<string, ModuleDraft>, tree: TreeIndex, jsPm: ReturnType<typeof jsPackageManager>): ModuleRecord[] {
   const modules: ModuleRecord[] = [];
-  const primaryOf = new Map<string, ManifestRecord>();
   for (const [dir, entry] of [...byDir].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const primary = entry.manifests.find((m) => buildSystemFor(m, jsPm) === entry.system)!;
-    const id = `${entry.system}:${dir}`;
-    primaryOf.set(id, primary);
     modules.push({
-      id,
+      id: `${entry.system}:${dir}`,
       path: dir,
       name: primary.name,
       buildSystem: entry.system,
@@ -160,34 +155,62 @@ export function detectModules(manifests: ManifestRecord[], tree: TreeIndex): { m
       evidenceRefs: [...new Set(entry.manifests.map((m) => m.evidenceRef))].sort(),
     });
   }
+  return modules;
+}
 
-  const byName = new Map<string, ModuleRecord>();
-  const byPath = new Map<string, ModuleRecord>();
+/** Modules by `family:name` and by directory, for resolving dependencies. */
+interface ModuleLookup {
+  byName: Map<string, ModuleRecord>;
+  byPath: Map<string, ModuleRecord>;
+}
+
+type Dependency = ManifestRecord['dependencies'][number];
+
+/** The module a dependency names: by path for path and project dependencies, else by name within the build family. */
+function dependencyTarget(dep: Dependency, mod: ModuleRecord, lookup: ModuleLookup): ModuleRecord | undefined {
+  if ((dep.kind === 'path' || dep.kind === 'project') && dep.target !== undefined) {
+    const resolved = dep.kind === 'project' ? dep.target || '.' : resolveRelative(mod.path, dep.target.replace(/\/[^/]+\.csproj$/, ''));
+    return resolved ? lookup.byPath.get(resolved) : undefined;
+  }
+  return lookup.byName.get(`${family(mod.buildSystem)}:${dep.name}`);
+}
+
+const VIA: Partial<Record<string, string>> = { workspace: 'workspace protocol', project: 'gradle project dependency', path: 'path dependency' };
+
+/** `dependsOn` edges read from each module's manifests; parents and plugins are not dependencies. */
+function moduleEdges(modules: ModuleRecord[], usable: ManifestRecord[]): ModuleEdge[] {
+  const lookup: ModuleLookup = { byName: new Map(), byPath: new Map() };
   for (const mod of modules) {
-    if (mod.name) byName.set(`${family(mod.buildSystem)}:${mod.name}`, mod);
-    byPath.set(mod.path, mod);
+    if (mod.name) lookup.byName.set(`${family(mod.buildSystem)}:${mod.name}`, mod);
+    lookup.byPath.set(mod.path, mod);
   }
   const edges: ModuleEdge[] = [];
   for (const mod of modules) {
-    const primary = primaryOf.get(mod.id)!;
-    const fam = family(mod.buildSystem);
     for (const m of mod.manifests.map((p) => usable.find((u) => u.path === p)!)) {
       for (const dep of m.dependencies) {
         if (dep.kind === 'parent' || dep.kind === 'plugin') continue;
-        let target: ModuleRecord | undefined;
-        if ((dep.kind === 'path' || dep.kind === 'project') && dep.target !== undefined) {
-          const resolved = dep.kind === 'project' ? dep.target || '.' : resolveRelative(mod.path, dep.target.replace(/\/[^/]+\.csproj$/, ''));
-          target = resolved ? byPath.get(resolved) : undefined;
-        } else target = byName.get(`${fam}:${dep.name}`);
+        const target = dependencyTarget(dep, mod, lookup);
         if (!target || target.id === mod.id) continue;
-        const via = dep.kind === 'workspace' ? 'workspace protocol' : dep.kind === 'project' ? 'gradle project dependency' : dep.kind === 'path' ? 'path dependency' : `${m.kind} dependency`;
+        const via = VIA[dep.kind] ?? `${m.kind} dependency`;
         edges.push({ from: mod.id, to: target.id, via: `${via}: ${dep.name}`, evidenceRef: m.evidenceRef });
       }
     }
-    void primary;
   }
+  return edges;
+}
+
+/**
+ * Modules from manifests: one per directory (the highest-priority build system wins, the other
+ * manifests of the directory are listed with it), with conventional roots that exist in the
+ * tree and `dependsOn` edges read from the manifests (never from running a build).
+ */
+export function detectModules(manifests: ManifestRecord[], tree: TreeIndex): { modules: ModuleRecord[]; edges: ModuleEdge[] } {
+  const usable = manifests.filter((m) => !isVendoredOrBuildOutput(m.path) && !m.parseError);
+  const rootPackage = usable.find((m) => m.path === 'package.json');
+  const jsPm = jsPackageManager(tree, rootPackage);
+  const modules = moduleRecords(moduleDrafts(usable, jsPm), tree, jsPm);
   const unique = new Map<string, ModuleEdge>();
-  for (const e of edges) if (!unique.has(`${e.from}>${e.to}`)) unique.set(`${e.from}>${e.to}`, e);
+  for (const e of moduleEdges(modules, usable)) if (!unique.has(`${e.from}>${e.to}`)) unique.set(`${e.from}>${e.to}`, e);
   const sortedEdges = [...unique.values()].sort((a, b) => (a.from + a.to < b.from + b.to ? -1 : 1));
   for (const mod of modules) mod.dependsOn = sortedEdges.filter((e) => e.from === mod.id).map((e) => e.to).sort();
   return { modules, edges: sortedEdges };

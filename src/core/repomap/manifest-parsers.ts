@@ -9,23 +9,32 @@ import { outlineWorkflow } from './workflow-outline.js';
 /** What a parser extracts; path and evidence are added by the caller. */
 export type ParsedManifest = Omit<ManifestRecord, 'path' | 'evidenceRef' | 'kind'>;
 
+/** Manifest kinds by exact file name. */
+const KIND_BY_NAME = new Map<string, ManifestKind>([
+  ['package.json', 'package.json'],
+  ['pnpm-workspace.yaml', 'pnpm-workspace'],
+  ['pom.xml', 'maven'],
+  ['build.gradle', 'gradle-build'],
+  ['build.gradle.kts', 'gradle-build'],
+  ['settings.gradle', 'gradle-settings'],
+  ['settings.gradle.kts', 'gradle-settings'],
+  ['go.mod', 'go.mod'],
+  ['go.work', 'go.work'],
+  ['Cargo.toml', 'cargo'],
+  ['pyproject.toml', 'pyproject'],
+  ['Gemfile', 'gemfile'],
+  ['composer.json', 'composer'],
+  ['Dockerfile', 'dockerfile'],
+]);
+
 /** The manifest kind a path names, from its name alone (content is never sniffed for this). */
 export function manifestKindFor(path: string): ManifestKind | undefined {
   const name = baseName(path);
-  if (name === 'package.json') return 'package.json';
-  if (name === 'pnpm-workspace.yaml') return 'pnpm-workspace';
-  if (name === 'pom.xml') return 'maven';
-  if (name === 'build.gradle' || name === 'build.gradle.kts') return 'gradle-build';
-  if (name === 'settings.gradle' || name === 'settings.gradle.kts') return 'gradle-settings';
-  if (name === 'go.mod') return 'go.mod';
-  if (name === 'go.work') return 'go.work';
-  if (name === 'Cargo.toml') return 'cargo';
-  if (name === 'pyproject.toml') return 'pyproject';
+  const byName = KIND_BY_NAME.get(name);
+  if (byName) return byName;
   if (isRequirementsFile(path)) return 'requirements';
-  if (name === 'Gemfile') return 'gemfile';
-  if (name === 'composer.json') return 'composer';
   if (name.endsWith('.csproj')) return 'csproj';
-  if (name === 'Dockerfile' || /^Dockerfile\.[\w-]+$/.test(name) || name.endsWith('.dockerfile')) return 'dockerfile';
+  if (/^Dockerfile\.[\w-]+$/.test(name) || name.endsWith('.dockerfile')) return 'dockerfile';
   if (/^(openapi|swagger)([-_.][\w.-]*)?\.(ya?ml|json)$/i.test(name)) return 'openapi';
   if (/^\.github\/workflows\/[^/]+\.ya?ml$/.test(path)) return 'github-workflow';
   return undefined;

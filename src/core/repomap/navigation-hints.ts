@@ -62,100 +62,116 @@ export interface HintInput {
   classOf: (path: string) => PathClass;
 }
 
-/**
- * Deterministic navigation hints: from the path alone where that suffices (tests, configs,
- * schemas, migrations, generated files), and from a bounded read of a few candidates where a
- * framework signal is needed (APIs, entrypoints). Every hint carries its evidence.
- */
-export async function buildNavigationHints(input: HintInput): Promise<{ hints: NavigationHint[]; warnings: MapWarning[] }> {
-  const { evidence, contents } = input;
-  const hints: NavigationHint[] = [];
-  const add = (h: Omit<NavigationHint, 'origin'>): void => {
-    hints.push({ ...h, origin: 'detected' });
-  };
-  const oid = (p: string): string | undefined => contents.workspace.entry(p)?.oid;
-  const testRoots = new Set(input.modules.flatMap((m) => m.testRoots.filter((r) => !m.sourceRoots.includes(r))));
-  const underTestRoot = (path: string): boolean => {
+type DetectedHint = Omit<NavigationHint, 'origin'>;
+
+const TEST_NAME = /(Test|Tests|IT|Spec)\.\w+$|\.(test|spec)\.\w+$|(^|\/)test_[^/]+\.py$|_test\.(go|py)$/;
+const RESOURCE_CONFIG = /(^|\/)src\/main\/resources\/[^/]+\.(ya?ml|properties)$/;
+const ENTRY_NAME = /^(main\.go|__main__\.py|manage\.py|main\.py|app\.py|main\.[cm]?[jt]s|index\.[cm]?[jt]s|server\.[cm]?[jt]s)$/;
+const JVM_ENTRY_NAME = /(Application|Main|App)\.(java|kt)$/;
+
+/** What the path alone says (generated, migration, test, schema, config), in that order of precedence. */
+function pathHint(path: string, name: string, pathClass: PathClass, underTestRoot: (path: string) => boolean, evidence: EvidenceCollector): DetectedHint | undefined {
+  if (pathClass === 'generated') return { kind: 'generated', path, confidence: 0.9, reason: 'generated-file naming rule', evidenceRefs: [evidence.fromPattern(path, 'hints/generated', 'generated')] };
+  if (MIGRATION_PATH.test(path)) {
+    return { kind: 'migration', path, confidence: 0.8, reason: /V\d+__/.test(name) ? 'Flyway-style migration path' : 'migration directory', evidenceRefs: [evidence.fromPattern(path, 'hints/migration', MIGRATION_PATH.source)] };
+  }
+  if (pathClass === 'test' || underTestRoot(path)) {
+    const byName = TEST_NAME.test(path);
+    return { kind: 'test', path, confidence: byName ? 0.86 : 0.7, reason: byName ? 'test naming convention' : 'under a test root', evidenceRefs: [evidence.fromPattern(path, 'hints/test', byName ? 'test-name' : 'test-root')] };
+  }
+  if (SCHEMA_NAME.test(path)) return { kind: 'schema', path, confidence: 0.8, reason: `schema file (.${extensionOf(path)})`, evidenceRefs: [evidence.fromPattern(path, 'hints/schema', SCHEMA_NAME.source)] };
+  if (CONFIG_NAME.test(name) || RESOURCE_CONFIG.test(path)) return { kind: 'config', path, confidence: 0.74, reason: 'service runtime configuration', evidenceRefs: [evidence.fromPattern(path, 'hints/config', CONFIG_NAME.source)] };
+  return undefined;
+}
+
+/** Whether a path is under a module's test root that is not also a source root. */
+function testRootMatcher(modules: ModuleRecord[]): (path: string) => boolean {
+  const testRoots = new Set(modules.flatMap((m) => m.testRoots.filter((r) => !m.sourceRoots.includes(r))));
+  return (path) => {
     for (let d = dirName(path); d !== ''; d = dirName(d)) if (testRoots.has(d)) return true;
     return false;
   };
+}
+
+/** Hints from paths alone; files an API or an entrypoint might be in are returned to be read. */
+function pathHints(input: HintInput, add: (h: DetectedHint) => void): { apiCandidates: { path: string; family: keyof typeof API_SIGNALS }[]; entryCandidates: string[] } {
+  const underTestRoot = testRootMatcher(input.modules);
   const apiCandidates: { path: string; family: keyof typeof API_SIGNALS }[] = [];
   const entryCandidates: string[] = [];
-
   for (const path of input.paths) {
     if (input.isIgnored(path)) continue;
     const name = baseName(path);
-    const pathClass = input.classOf(path);
-    if (pathClass === 'generated') {
-      add({ kind: 'generated', path, confidence: 0.9, reason: 'generated-file naming rule', evidenceRefs: [evidence.fromPattern(path, 'hints/generated', 'generated')] });
-      continue;
-    }
-    if (MIGRATION_PATH.test(path)) {
-      add({ kind: 'migration', path, confidence: 0.8, reason: /V\d+__/.test(name) ? 'Flyway-style migration path' : 'migration directory', evidenceRefs: [evidence.fromPattern(path, 'hints/migration', MIGRATION_PATH.source)] });
-      continue;
-    }
-    if (pathClass === 'test' || underTestRoot(path)) {
-      const byName = /(Test|Tests|IT|Spec)\.\w+$|\.(test|spec)\.\w+$|(^|\/)test_[^/]+\.py$|_test\.(go|py)$/.test(path);
-      add({ kind: 'test', path, confidence: byName ? 0.86 : 0.7, reason: byName ? 'test naming convention' : 'under a test root', evidenceRefs: [evidence.fromPattern(path, 'hints/test', byName ? 'test-name' : 'test-root')] });
-      continue;
-    }
-    if (SCHEMA_NAME.test(path)) {
-      add({ kind: 'schema', path, confidence: 0.8, reason: `schema file (.${extensionOf(path)})`, evidenceRefs: [evidence.fromPattern(path, 'hints/schema', SCHEMA_NAME.source)] });
-      continue;
-    }
-    if (CONFIG_NAME.test(name) || /(^|\/)src\/main\/resources\/[^/]+\.(ya?ml|properties)$/.test(path)) {
-      add({ kind: 'config', path, confidence: 0.74, reason: 'service runtime configuration', evidenceRefs: [evidence.fromPattern(path, 'hints/config', CONFIG_NAME.source)] });
+    const hint = pathHint(path, name, input.classOf(path), underTestRoot, input.evidence);
+    if (hint) {
+      add(hint);
       continue;
     }
     const family = apiFamily(path);
     if (family) apiCandidates.push({ path, family });
-    if (/^(main\.go|__main__\.py|manage\.py|main\.py|app\.py|main\.[cm]?[jt]s|index\.[cm]?[jt]s|server\.[cm]?[jt]s)$/.test(name) || /(Application|Main|App)\.(java|kt)$/.test(name)) entryCandidates.push(path);
+    if (ENTRY_NAME.test(name) || JVM_ENTRY_NAME.test(name)) entryCandidates.push(path);
   }
+  return { apiCandidates, entryCandidates };
+}
 
-  for (const m of input.manifests) {
+/** A package.json's `main` and `bin`: entrypoints when the file is in the tree (not build output). */
+function packageEntrypoints(m: ManifestRecord, contents: FileContents, add: (h: DetectedHint) => void): void {
+  for (const key of ['main', 'bin'] as const) {
+    const target = m.facts?.[key];
+    if (!target) continue;
+    const resolved = [dirName(m.path), target.replace(/^\.\//, '')].filter(Boolean).join('/');
+    if (!contents.workspace.entry(resolved)) continue;
+    add({ kind: 'entrypoint', path: resolved, confidence: 0.9, reason: `package.json "${key}" field`, evidenceRefs: [m.evidenceRef] });
+  }
+}
+
+function manifestHints(manifests: ManifestRecord[], contents: FileContents, add: (h: DetectedHint) => void): void {
+  for (const m of manifests) {
     if (m.kind === 'openapi' && !m.parseError) add({ kind: 'schema', path: m.path, confidence: 0.9, reason: `OpenAPI ${m.facts?.specVersion ?? ''} document`.trim(), evidenceRefs: [m.evidenceRef] });
-    if (m.kind === 'package.json') {
-      for (const key of ['main', 'bin'] as const) {
-        const target = m.facts?.[key];
-        if (!target) continue;
-        const dir = dirName(m.path);
-        const resolved = [dir, target.replace(/^\.\//, '')].filter(Boolean).join('/');
-        // A main/bin that points at build output is not in the tree: no hint for a file that is not there.
-        if (!contents.workspace.entry(resolved)) continue;
-        add({ kind: 'entrypoint', path: resolved, confidence: 0.9, reason: `package.json "${key}" field`, evidenceRefs: [m.evidenceRef] });
-      }
-    }
+    if (m.kind === 'package.json') packageEntrypoints(m, contents, add);
   }
+}
 
+/** API candidates confirmed by a framework signal in their text (at most MAX_API_READS read). */
+async function apiHints(candidates: { path: string; family: keyof typeof API_SIGNALS }[], input: HintInput, add: (h: DetectedHint) => void): Promise<void> {
+  const { contents, evidence } = input;
   let reads = 0;
-  for (const c of apiCandidates) {
+  for (const c of candidates) {
     if (reads++ >= MAX_API_READS) break;
     const text = await contents.text(c.path);
     if (text === undefined) continue;
     const signal = API_SIGNALS[c.family].find((s) => s.pattern.test(text));
-    if (signal) add({ kind: 'api', path: c.path, confidence: 0.92, reason: signal.reason, framework: signal.framework, evidenceRefs: [evidence.fromBlob(c.path, 'parsed_symbol', `hints/api/${signal.framework}`, oid(c.path))] });
+    if (signal) add({ kind: 'api', path: c.path, confidence: 0.92, reason: signal.reason, framework: signal.framework, evidenceRefs: [evidence.fromBlob(c.path, 'parsed_symbol', `hints/api/${signal.framework}`, contents.workspace.entry(c.path)?.oid)] });
   }
-  for (const path of entryCandidates) {
+}
+
+/** Entry signals in a file's text, by extension, first match wins: the reason and the confidence. */
+const ENTRY_SIGNALS: { applies: (ext: string, path: string) => boolean; test: (text: string) => boolean; reason: string; confidence: number }[] = [
+  { applies: (ext) => ext === 'go', test: (text) => /^package main\b/m.test(text) && /\bfunc main\s*\(/.test(text), reason: 'Go package main with func main()', confidence: 0.95 },
+  { applies: (ext) => ext === 'java' || ext === 'kt', test: (text) => /@SpringBootApplication\b/.test(text), reason: 'Spring Boot application (@SpringBootApplication)', confidence: 0.95 },
+  { applies: (ext) => ext === 'java', test: (text) => /public\s+static\s+void\s+main\s*\(/.test(text), reason: 'Java main method', confidence: 0.9 },
+  { applies: (ext) => ext === 'py', test: (text) => /__name__\s*==\s*['"]__main__['"]/.test(text), reason: 'Python __main__ guard', confidence: 0.85 },
+  { applies: (_, path) => baseName(path) === '__main__.py' || baseName(path) === 'manage.py', test: () => true, reason: 'Python module entrypoint by name', confidence: 0.8 },
+];
+
+async function entryHints(candidates: string[], input: HintInput, add: (h: DetectedHint) => void): Promise<void> {
+  const { contents, evidence } = input;
+  const refs = (path: string): string[] => [evidence.fromBlob(path, 'parsed_symbol', 'hints/entrypoint', contents.workspace.entry(path)?.oid)];
+  for (const path of candidates) {
     const ext = extensionOf(path);
     // A JavaScript/TypeScript entry is known by its path alone: no read (pnpm has ~400 index.ts).
     if (/^[cm]?[jt]s$/.test(ext)) {
-      if (/(^|\/)(src\/)?(main|index|server)\.[cm]?[jt]s$/.test(path)) add({ kind: 'entrypoint', path, confidence: 0.6, reason: 'conventional JavaScript/TypeScript entry file', evidenceRefs: [evidence.fromBlob(path, 'parsed_symbol', 'hints/entrypoint', oid(path))] });
+      if (/(^|\/)(src\/)?(main|index|server)\.[cm]?[jt]s$/.test(path)) add({ kind: 'entrypoint', path, confidence: 0.6, reason: 'conventional JavaScript/TypeScript entry file', evidenceRefs: refs(path) });
       continue;
     }
     const text = await contents.text(path);
     if (text === undefined) continue;
-    let reason: string | undefined;
-    let confidence = 0.6;
-    if (ext === 'go' && /^package main\b/m.test(text) && /\bfunc main\s*\(/.test(text)) [reason, confidence] = ['Go package main with func main()', 0.95];
-    else if ((ext === 'java' || ext === 'kt') && /@SpringBootApplication\b/.test(text)) [reason, confidence] = ['Spring Boot application (@SpringBootApplication)', 0.95];
-    else if (ext === 'java' && /public\s+static\s+void\s+main\s*\(/.test(text)) [reason, confidence] = ['Java main method', 0.9];
-    else if (ext === 'py' && /__name__\s*==\s*['"]__main__['"]/.test(text)) [reason, confidence] = ['Python __main__ guard', 0.85];
-    else if (baseName(path) === '__main__.py' || baseName(path) === 'manage.py') [reason, confidence] = ['Python module entrypoint by name', 0.8];
-    if (reason) add({ kind: 'entrypoint', path, confidence, reason, evidenceRefs: [evidence.fromBlob(path, 'parsed_symbol', 'hints/entrypoint', oid(path))] });
+    const signal = ENTRY_SIGNALS.find((s) => s.applies(ext, path) && s.test(text));
+    if (signal) add({ kind: 'entrypoint', path, confidence: signal.confidence, reason: signal.reason, evidenceRefs: refs(path) });
   }
+}
 
-  const warnings: MapWarning[] = [];
-  if (apiCandidates.length > MAX_API_READS) warnings.push({ code: 'API_CANDIDATES_TRUNCATED', message: `only the first ${MAX_API_READS} of ${apiCandidates.length} API candidates were read` });
+/** One hint per kind and path (the first), best first within a kind, at most MAX_HINTS_PER_KIND each; kinds in order. */
+function rankHints(hints: NavigationHint[], warnings: MapWarning[]): NavigationHint[] {
   const byKind = new Map<string, NavigationHint[]>();
   const seen = new Set<string>();
   for (const h of hints) {
@@ -172,5 +188,24 @@ export async function buildNavigationHints(input: HintInput): Promise<{ hints: N
     if (list.length > MAX_HINTS_PER_KIND) warnings.push({ code: 'HINTS_TRUNCATED', message: `${list.length} ${kind} hints, the first ${MAX_HINTS_PER_KIND} are kept` });
     out.push(...list.slice(0, MAX_HINTS_PER_KIND));
   }
-  return { hints: out, warnings };
+  return out;
+}
+
+/**
+ * Deterministic navigation hints: from the path alone where that suffices (tests, configs,
+ * schemas, migrations, generated files), and from a bounded read of a few candidates where a
+ * framework signal is needed (APIs, entrypoints). Every hint carries its evidence.
+ */
+export async function buildNavigationHints(input: HintInput): Promise<{ hints: NavigationHint[]; warnings: MapWarning[] }> {
+  const hints: NavigationHint[] = [];
+  const add = (h: DetectedHint): void => {
+    hints.push({ ...h, origin: 'detected' });
+  };
+  const { apiCandidates, entryCandidates } = pathHints(input, add);
+  manifestHints(input.manifests, input.contents, add);
+  await apiHints(apiCandidates, input, add);
+  await entryHints(entryCandidates, input, add);
+  const warnings: MapWarning[] = [];
+  if (apiCandidates.length > MAX_API_READS) warnings.push({ code: 'API_CANDIDATES_TRUNCATED', message: `only the first ${MAX_API_READS} of ${apiCandidates.length} API candidates were read` });
+  return { hints: rankHints(hints, warnings), warnings };
 }

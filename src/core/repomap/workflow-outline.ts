@@ -53,9 +53,11 @@ function significantLines(text: string): Line[] | undefined {
   return lines;
 }
 
-export function outlineWorkflow(text: string): WorkflowOutline | undefined {
-  const lines = significantLines(text);
-  if (!lines) return undefined;
+/** A cursor result meaning the outline cannot vouch for the document (the caller parses it in full). */
+const GIVE_UP = -1;
+
+/** The top-level keys: each a simple key, once; the workflow's name (a plain string) and where `jobs:` is. */
+function topLevel(lines: Line[]): { name: string | undefined; jobsAt: number } | undefined {
   let name: string | undefined;
   let jobsAt = -1;
   const seenTop = new Set<string>();
@@ -75,56 +77,92 @@ export function outlineWorkflow(text: string): WorkflowOutline | undefined {
       jobsAt = i;
     }
   }
-  if (jobsAt < 0) return { name, jobs: [], uses: [] };
+  return { name, jobsAt };
+}
 
+/** The keys of one step, each once; its `uses` when it is a plain string. */
+class StepKeys {
+  private readonly keys = new Set<string>();
+  uses: string | undefined;
+
+  /** Takes one `key: value` line of the step; false when the outline cannot vouch for it. */
+  take(text: string): boolean {
+    const s = KEY.exec(text);
+    if (!s || this.keys.has(s[1])) return false;
+    this.keys.add(s[1]);
+    if (s[1] === 'uses') this.uses = plainString(s[2]);
+    return s[1] !== 'uses' || this.uses !== undefined;
+  }
+}
+
+/** One step: `- key: value` at `seqIndent`, its other keys at its content column. Returns the line after it. */
+function readStep(lines: Line[], i: number, seqIndent: number, uses: string[]): number {
+  const dash = /^-(\s+)(.*)$/.exec(lines[i].text);
+  if (lines[i].indent !== seqIndent || !dash) return GIVE_UP;
+  const contentAt = seqIndent + 1 + dash[1].length;
+  const step = new StepKeys();
+  if (!step.take(dash[2])) return GIVE_UP;
+  i++;
+  for (; i < lines.length && lines[i].indent > seqIndent; i++) {
+    if (lines[i].indent < contentAt || (lines[i].indent === contentAt && !step.take(lines[i].text))) return GIVE_UP;
+  }
+  if (step.uses !== undefined) uses.push(step.uses);
+  return i;
+}
+
+/**
+ * A job's `steps:` block, from the line after it. Items are `- key: value` lines at one column
+ * (that of `steps` or deeper); a step's other keys sit at its content column.
+ */
+function readSteps(lines: Line[], i: number, keyIndent: number, value: string | undefined, uses: string[]): number {
+  if (!opensBlock(value) || !lines[i] || lines[i].indent < keyIndent || !/^-\s/.test(lines[i].text)) return GIVE_UP;
+  const seqIndent = lines[i].indent;
+  while (i < lines.length && (lines[i].indent > keyIndent || (lines[i].indent === seqIndent && lines[i].text.startsWith('-')))) {
+    i = readStep(lines, i, seqIndent, uses);
+    if (i === GIVE_UP) return GIVE_UP;
+  }
+  return i;
+}
+
+/** One job, from its `id:` line: its keys each once, the `uses` of its steps. Returns the line after it. */
+function readJob(lines: Line[], i: number, jobIndent: number, jobs: string[], uses: string[]): number {
+  const head = KEY.exec(lines[i].text);
+  if (lines[i].indent !== jobIndent || !head || !opensBlock(head[2]) || jobs.includes(head[1])) return GIVE_UP;
+  jobs.push(head[1]);
+  i++;
+  const keyIndent = lines[i]?.indent ?? 0;
+  if (keyIndent <= jobIndent) return GIVE_UP; // an empty job is null: leave it to the full parse
+  const jobKeys = new Set<string>();
+  while (i < lines.length && lines[i].indent > jobIndent) {
+    const l = lines[i];
+    if (l.indent > keyIndent) {
+      i++;
+      continue;
+    }
+    const k = KEY.exec(l.text);
+    if (l.indent < keyIndent || !k || jobKeys.has(k[1])) return GIVE_UP;
+    jobKeys.add(k[1]);
+    i++;
+    if (k[1] === 'steps') i = readSteps(lines, i, keyIndent, k[2], uses);
+    if (i === GIVE_UP) return GIVE_UP;
+  }
+  return i;
+}
+
+export function outlineWorkflow(text: string): WorkflowOutline | undefined {
+  const lines = significantLines(text);
+  const top = lines && topLevel(lines);
+  if (!lines || !top) return undefined;
+  const { name, jobsAt } = top;
+  if (jobsAt < 0) return { name, jobs: [], uses: [] };
   const jobs: string[] = [];
   const uses: string[] = [];
   let i = jobsAt + 1;
   const jobIndent = lines[i]?.indent ?? 0;
   if (jobIndent === 0) return undefined; // `jobs:` with nothing under it is null, not a map
   while (i < lines.length && lines[i].indent > 0) {
-    const head = KEY.exec(lines[i].text);
-    if (lines[i].indent !== jobIndent || !head || !opensBlock(head[2]) || jobs.includes(head[1])) return undefined;
-    jobs.push(head[1]);
-    i++;
-    const keyIndent = lines[i]?.indent ?? 0;
-    if (keyIndent <= jobIndent) return undefined; // an empty job is null: leave it to the full parse
-    const jobKeys = new Set<string>();
-    while (i < lines.length && lines[i].indent > jobIndent) {
-      const l = lines[i];
-      if (l.indent > keyIndent) {
-        i++;
-        continue;
-      }
-      const k = KEY.exec(l.text);
-      if (l.indent < keyIndent || !k || jobKeys.has(k[1])) return undefined;
-      jobKeys.add(k[1]);
-      i++;
-      if (k[1] !== 'steps') continue;
-      if (!opensBlock(k[2]) || !lines[i] || lines[i].indent < keyIndent || !/^-\s/.test(lines[i].text)) return undefined;
-      // Items are `- key: value` lines at one column (that of `steps` or deeper); a step's other keys sit at its content column.
-      const seqIndent = lines[i].indent;
-      while (i < lines.length && (lines[i].indent > keyIndent || (lines[i].indent === seqIndent && lines[i].text.startsWith('-')))) {
-        const dash = /^-(\s+)(.*)$/.exec(lines[i].text);
-        if (lines[i].indent !== seqIndent || !dash) return undefined;
-        const contentAt = seqIndent + 1 + dash[1].length;
-        const stepKeys = new Set<string>();
-        let stepUses: string | undefined;
-        const take = (t: string): boolean => {
-          const s = KEY.exec(t);
-          if (!s || stepKeys.has(s[1])) return false;
-          stepKeys.add(s[1]);
-          if (s[1] === 'uses') stepUses = plainString(s[2]);
-          return s[1] !== 'uses' || stepUses !== undefined;
-        };
-        if (!take(dash[2])) return undefined;
-        i++;
-        for (; i < lines.length && lines[i].indent > seqIndent; i++) {
-          if (lines[i].indent < contentAt || (lines[i].indent === contentAt && !take(lines[i].text))) return undefined;
-        }
-        if (stepUses !== undefined) uses.push(stepUses);
-      }
-    }
+    i = readJob(lines, i, jobIndent, jobs, uses);
+    if (i === GIVE_UP) return undefined;
   }
   return { name, jobs, uses };
 }
