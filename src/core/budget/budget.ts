@@ -106,34 +106,52 @@ export class BudgetMeter {
   beforeModelCall(promptTokens: number, wantedCap: number, live: boolean): { maxTokens: number } | { exhausted: Exhaustion } {
     const clock = live ? this.pastDeadline() : undefined;
     if (clock) return { exhausted: clock };
+    const stop = this.callOrPromptLimit(promptTokens);
+    if (stop) return stop;
+    const cap = this.completionCap(promptTokens, wantedCap);
+    if (typeof cap !== 'number') return cap;
+    return this.costLimit(promptTokens, cap) ?? { maxTokens: Math.max(1, cap) };
+  }
+
+  private get runSpent(): BudgetUsage {
+    return this.options.run?.spent ?? NO_USAGE;
+  }
+
+  /** The model-call count, then the prompt's tokens, each against the run's limit and then the phase's. */
+  private callOrPromptLimit(promptTokens: number): { exhausted: Exhaustion } | undefined {
     const u = this.usage;
-    const run = this.options.run;
-    const spent = run?.spent ?? NO_USAGE;
+    const limits = this.options.run?.limits;
+    const spent = this.runSpent;
     const { phase } = this.options;
-    const runCalls = run?.limits.modelCalls;
+    const runCalls = limits?.modelCalls;
     if (runCalls !== undefined && spent.modelCalls + u.modelCalls + 1 > runCalls) return this.out('model_calls', 'run', runCalls, spent.modelCalls + u.modelCalls, 1);
     if (u.modelCalls + 1 > phase.maxModelCalls) return this.out('model_calls', 'phase', phase.maxModelCalls, u.modelCalls, 1);
-
-    const runIn = run?.limits.tokensIn;
+    const runIn = limits?.tokensIn;
     if (runIn !== undefined && spent.tokensIn + u.tokensIn + promptTokens > runIn) return this.out('tokens_in', 'run', runIn, spent.tokensIn + u.tokensIn, promptTokens);
     const phaseUsed = u.tokensIn + u.tokensOut;
     if (phaseUsed + promptTokens + 1 > phase.maxTokens) return this.out('tokens_in', 'phase', phase.maxTokens, phaseUsed, promptTokens + 1);
+    return undefined;
+  }
 
-    let cap = Math.min(wantedCap, phase.maxTokens - phaseUsed - promptTokens);
-    const runOut = run?.limits.tokensOut;
-    if (runOut !== undefined) {
-      const left = runOut - spent.tokensOut - u.tokensOut;
-      if (left < 1) return this.out('tokens_out', 'run', runOut, spent.tokensOut + u.tokensOut, 1);
-      cap = Math.min(cap, left);
-    }
+  /** The wanted completion cap, lowered to what the phase's tokens and the run's output tokens leave. */
+  private completionCap(promptTokens: number, wantedCap: number): number | { exhausted: Exhaustion } {
+    const u = this.usage;
+    const cap = Math.min(wantedCap, this.options.phase.maxTokens - (u.tokensIn + u.tokensOut) - promptTokens);
+    const runOut = this.options.run?.limits.tokensOut;
+    if (runOut === undefined) return cap;
+    const spentOut = this.runSpent.tokensOut + u.tokensOut;
+    const left = runOut - spentOut;
+    if (left < 1) return this.out('tokens_out', 'run', runOut, spentOut, 1);
+    return Math.min(cap, left);
+  }
 
-    const runCost = run?.limits.costMicroUsd;
-    if (runCost !== undefined && this.options.price) {
-      const worst = costMicroUsd(this.options.price, promptTokens, cap);
-      const used = (spent.costMicroUsd ?? 0) + (u.costMicroUsd ?? 0);
-      if (used + worst > runCost) return this.out('cost_usd', 'run', runCost, used, worst);
-    }
-    return { maxTokens: Math.max(1, cap) };
+  /** The run's cost limit against the call's worst case (the prompt plus the full completion cap). */
+  private costLimit(promptTokens: number, cap: number): { exhausted: Exhaustion } | undefined {
+    const runCost = this.options.run?.limits.costMicroUsd;
+    if (runCost === undefined || !this.options.price) return undefined;
+    const worst = costMicroUsd(this.options.price, promptTokens, cap);
+    const used = (this.runSpent.costMicroUsd ?? 0) + (this.usage.costMicroUsd ?? 0);
+    return used + worst > runCost ? this.out('cost_usd', 'run', runCost, used, worst) : undefined;
   }
 
   /** After a model call: count it with the tokens it used; returns the call's cost (null without a price). */

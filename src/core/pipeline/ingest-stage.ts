@@ -34,50 +34,65 @@ export async function ingestStage(deps: PipelineDeps, request: PipelineRequest, 
   // the policy still comes from the trusted default branch (or is given).
   const onto = request.attempt.attemptRequest?.followUp?.onto;
   const baseRefWanted = onto ? `refs/heads/${onto.branch}` : (snapshot.baseRef ?? preTask?.base);
-  const scoped = Boolean(snapshot.paths ?? preTask?.paths);
-  let policy: AgentPolicy | undefined;
-  let ingested: IngestResult;
+  let outcome: { ingested: IngestResult; policy?: AgentPolicy };
   try {
-    if (request.policy !== 'from-base') policy = parsePolicy({ text: request.policy.text, file: request.policy.file });
-    deps.reporter?.phase?.({ phase: 'ingestion', state: 'running' });
-    deps.ingestionMemory?.enter();
-    try {
-      ingested = await ingestRepository({
-        source: deps.source,
-        fs: deps.fs,
-        gitdir: GITDIR,
-        ref: baseRefWanted,
-        paths: snapshot.paths ?? preTask?.paths,
-        stepPaths: preTask?.steps.flatMap((s) => s.paths ?? []),
-        taskText: taskText(snapshot),
-        policy: ingestionPolicy(policy ?? parsePolicy({ text: undefined }), scoped),
-        // CLI default: the base commit's own policy decides the scan (a broken one stops here).
-        resolvePolicy: policy
-          ? undefined
-          : async (read) => {
-              policy = parsePolicy({ text: await read(POLICY_FILE), file: POLICY_FILE });
-              return ingestionPolicy(policy, scoped);
-            },
-        clock: deps.clock,
-        logger: deps.logger,
-      });
-    } finally {
-      deps.ingestionMemory?.leave();
-    }
+    outcome = await ingestWithPolicy(deps, request, preTask, baseRefWanted);
   } catch (error) {
     if (error instanceof PolicyError) return { ended: { status: 'BLOCKED', reason: error.reason, details: { problems: error.data.problems } } };
     if (!(error instanceof IngestionError)) throw error;
     return { ended: await keepFailedReport(deps, request, error, artifacts, baseRefWanted) };
   }
+  const { ingested, policy } = outcome;
+  await keepIngestionArtifacts(deps, request, ingested, artifacts);
+  if (!policy) throw new Error('the policy was not resolved during ingestion');
+  const files = ingested.report.scan ? { count: ingested.report.scan.fileCount, of: 'snapshot' as const } : undefined;
+  deps.reporter?.phase?.({ phase: 'ingestion', state: 'done', summary: `${ingested.baseRef.baseRef} at ${ingested.baseRef.baseCommitSha.slice(0, 12)}`, files, elapsedMs: ingested.report.durationMs });
+  return { ingested, policy, base: { baseRef: ingested.baseRef.baseRef, baseCommitSha: ingested.baseRef.baseCommitSha } };
+}
+
+/**
+ * The snapshot and the policy that governed its scan: the given one, or (CLI default) the base
+ * commit's own, read during ingestion (a broken one stops here). Throws PolicyError or IngestionError.
+ */
+async function ingestWithPolicy(deps: PipelineDeps, request: PipelineRequest, preTask: TaskContract | undefined, ref: string | undefined): Promise<{ ingested: IngestResult; policy?: AgentPolicy }> {
+  const snapshot = request.attempt.request;
+  const scoped = Boolean(snapshot.paths ?? preTask?.paths);
+  let policy: AgentPolicy | undefined;
+  if (request.policy !== 'from-base') policy = parsePolicy({ text: request.policy.text, file: request.policy.file });
+  deps.reporter?.phase?.({ phase: 'ingestion', state: 'running' });
+  deps.ingestionMemory?.enter();
+  try {
+    const ingested = await ingestRepository({
+      source: deps.source,
+      fs: deps.fs,
+      gitdir: GITDIR,
+      ref,
+      paths: snapshot.paths ?? preTask?.paths,
+      stepPaths: preTask?.steps.flatMap((s) => s.paths ?? []),
+      taskText: taskText(snapshot),
+      policy: ingestionPolicy(policy ?? parsePolicy({ text: undefined }), scoped),
+      resolvePolicy: policy
+        ? undefined
+        : async (read) => {
+            policy = parsePolicy({ text: await read(POLICY_FILE), file: POLICY_FILE });
+            return ingestionPolicy(policy, scoped);
+          },
+      clock: deps.clock,
+      logger: deps.logger,
+    });
+    return { ingested, policy };
+  } finally {
+    deps.ingestionMemory?.leave();
+  }
+}
+
+/** The base-ref, ingestion and policy-scan artifacts of a finished ingestion, written and named. */
+async function keepIngestionArtifacts(deps: PipelineDeps, request: PipelineRequest, ingested: IngestResult, artifacts: Record<string, string>): Promise<void> {
   const attemptKeys = request.keys.attempt(request.attempt.attempt);
   await writeArtifact(deps.store, attemptKeys.baseRef, BaseRefArtifact, ingested.baseRef);
   await writeArtifact(deps.store, attemptKeys.ingestion, IngestionArtifact, ingested.report);
   await writeArtifact(deps.store, attemptKeys.policyScan, PolicyScanArtifact, ingested.policyScan);
   Object.assign(artifacts, { 'base-ref.json': attemptKeys.baseRef, 'ingestion.json': attemptKeys.ingestion, 'policy-scan.json': attemptKeys.policyScan });
-  if (!policy) throw new Error('the policy was not resolved during ingestion');
-  const files = ingested.report.scan ? { count: ingested.report.scan.fileCount, of: 'snapshot' as const } : undefined;
-  deps.reporter?.phase?.({ phase: 'ingestion', state: 'done', summary: `${ingested.baseRef.baseRef} at ${ingested.baseRef.baseCommitSha.slice(0, 12)}`, files, elapsedMs: ingested.report.durationMs });
-  return { ingested, policy, base: { baseRef: ingested.baseRef.baseRef, baseCommitSha: ingested.baseRef.baseCommitSha } };
 }
 
 /** A refused ingestion: its report and policy scan are kept as artifacts, and the attempt ends FAILED or BLOCKED. */

@@ -74,27 +74,43 @@ function firstLine(message: string): string {
   return message.split('\n')[0].trim();
 }
 
+/** The union's options, when the issue is an invalid union that lists them. */
+function unionOptions(issue: z.core.$ZodIssue): unknown[] | undefined {
+  return issue.code === 'invalid_union' && 'options' in issue && Array.isArray(issue.options) ? issue.options : undefined;
+}
+
+/** "missing required key" for an issue about a key its mapping lacks; undefined otherwise. */
+function missingKeyMessage(issue: z.core.$ZodIssue, data: unknown, path: readonly PropertyKey[], value: unknown): string | undefined {
+  const parentIsObject = path.length > 0 && isRecord(valueAt(data, path.slice(0, -1)));
+  if (value !== undefined || !parentIsObject) return undefined;
+  const key = String(path[path.length - 1]);
+  const options = unionOptions(issue);
+  if (options) return `missing required key "${key}" (one of: ${options.join(', ')})`;
+  if (issue.code === 'invalid_type' || issue.code === 'invalid_value') return `missing required key "${key}"`;
+  return undefined;
+}
+
+/** A string that is not one of the allowed values, with the nearest one suggested; undefined when no string option applies. */
+function notAllowedMessage(issue: z.core.$ZodIssueInvalidValue, value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const options = issue.values.filter((v): v is string => typeof v === 'string');
+  if (options.length === 0) return undefined;
+  const suggestion = didYouMean(value, options);
+  return `${JSON.stringify(value)} is not allowed${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; expected one of: ${options.join(', ')}`;
+}
+
 function humanMessage(issue: z.core.$ZodIssue, data: unknown, path: readonly PropertyKey[]): string {
   const value = valueAt(data, path);
-  const parentIsObject = path.length > 0 && isRecord(valueAt(data, path.slice(0, -1)));
-  if (value === undefined && parentIsObject) {
-    if (issue.code === 'invalid_union' && 'options' in issue && Array.isArray(issue.options)) {
-      return `missing required key "${String(path[path.length - 1])}" (one of: ${issue.options.join(', ')})`;
-    }
-    if (issue.code === 'invalid_type' || issue.code === 'invalid_value') return `missing required key "${String(path[path.length - 1])}"`;
-  }
+  const missing = missingKeyMessage(issue, data, path, value);
+  if (missing) return missing;
   if (issue.code === 'invalid_type' && path.length === 0) return `expected a mapping (key: value) at the top level, found ${describe(value)}`;
-  if (issue.code === 'invalid_union' && 'options' in issue && Array.isArray(issue.options)) {
-    const options = issue.options.map(String);
+  const union = unionOptions(issue);
+  if (union) {
+    const options = union.map(String);
     const suggestion = typeof value === 'string' ? didYouMean(value, options) : undefined;
     return `unknown ${String(path[path.length - 1] ?? 'value')} ${JSON.stringify(value)}${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; expected one of: ${options.join(', ')}`;
   }
-  if (issue.code === 'invalid_value' && typeof value === 'string') {
-    const options = issue.values.filter((v): v is string => typeof v === 'string');
-    const suggestion = didYouMean(value, options);
-    if (options.length > 0) return `${JSON.stringify(value)} is not allowed${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; expected one of: ${options.join(', ')}`;
-  }
-  if (issue.code === 'invalid_value') return `must be ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}, found ${describe(value)}`;
+  if (issue.code === 'invalid_value') return notAllowedMessage(issue, value) ?? `must be ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}, found ${describe(value)}`;
   if (issue.code === 'invalid_type') return `expected ${expectedName(issue.expected)}, found ${describe(value)}`;
   if (issue.code === 'too_small' || issue.code === 'too_big') return sizeMessage(issue);
   return issue.message;

@@ -44,14 +44,7 @@ interface Located {
  * never silently cut; a block over 64 KiB is TASK_BLOCK_TOO_LARGE.
  */
 export function parseTask(input: ParseTaskInput): TaskContract {
-  const bodyName = input.bodyName ?? (input.source === 'cli' ? 'task' : 'issue');
-  checkSize(input.title, 'title');
-  checkSize(input.body, bodyName);
-  if (input.comment !== undefined) checkSize(input.comment, 'comment');
-
-  const body = locate(input.body, bodyName);
-  const comment = input.comment !== undefined ? locate(input.comment, 'comment') : undefined;
-  const chosen = comment?.block ? comment : body.block ? body : undefined;
+  const { body, comment, chosen } = locateDocuments(input);
 
   let block: TaskBlock = {};
   if (chosen?.block) block = readBlock(chosen as Located & { block: FencedBlock });
@@ -72,9 +65,27 @@ export function parseTask(input: ParseTaskInput): TaskContract {
     budgets: block.budgets ?? {},
     searchTerms,
     kind: steps.length > 0 || searchTerms.some((t) => t.kind === 'symbol') ? 'specific' : 'exploratory',
-    blockSource: !chosen ? 'none' : chosen === comment ? 'comment' : input.source === 'cli' ? 'cli' : 'issue',
+    blockSource: blockSourceOf(chosen, comment, input.source),
   };
   return { ...task, digest: taskDigest(task) };
+}
+
+/** The body and the comment, size-checked and located, and the one whose `agent` block counts (the comment's first). */
+function locateDocuments(input: ParseTaskInput): { body: Located; comment: Located | undefined; chosen: Located | undefined } {
+  const bodyName = input.bodyName ?? (input.source === 'cli' ? 'task' : 'issue');
+  checkSize(input.title, 'title');
+  checkSize(input.body, bodyName);
+  if (input.comment !== undefined) checkSize(input.comment, 'comment');
+  const body = locate(input.body, bodyName);
+  const comment = input.comment !== undefined ? locate(input.comment, 'comment') : undefined;
+  const chosen = comment?.block ? comment : body.block ? body : undefined;
+  return { body, comment, chosen };
+}
+
+function blockSourceOf(chosen: Located | undefined, comment: Located | undefined, source: ParseTaskInput['source']): TaskContract['blockSource'] {
+  if (!chosen) return 'none';
+  if (chosen === comment) return 'comment';
+  return source === 'cli' ? 'cli' : 'issue';
 }
 
 /** sha256 of the canonical JSON of the task without its digest: the CLI's task identity. */

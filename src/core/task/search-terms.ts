@@ -115,20 +115,22 @@ function classify(token: string, explicit: boolean, source: string, add: Add): v
     return;
   }
   if (FILE_NAME.test(token) && hasFileExtension(token)) return add(token, 'path', source);
-  if (QUALIFIED.test(token)) {
-    const segments = token.split(/\.|::/);
-    if (token.includes('.') && segments.every((s) => LOWER_SEGMENT.test(s))) {
-      if (explicit || segments.length >= 3 || PACKAGE_ROOTS.has(segments[0])) add(token, 'package', source);
-      return;
-    }
-    // Prose never has `::`; a dotted word counts when a part is name-like or it reads Class.member.
-    const classMember = segments.every((seg) => seg.length >= 2) && /^[A-Z]/.test(segments[0]);
-    if (!explicit && !token.includes('::') && !classMember && !segments.some(isNameLike)) return;
-    add(token, 'symbol', source);
-    for (const segment of segments) if (isNameLike(segment) && !PROSE_NAMES.has(segment)) add(segment, 'symbol', source);
+  if (QUALIFIED.test(token)) return classifyQualified(token, explicit, source, add);
+  if (IDENTIFIER.test(token) && (explicit || (isNameLike(token) && !PROSE_NAMES.has(token)))) add(token, 'symbol', source);
+}
+
+/** A dotted or `::` name: a package (all lower-case dotted parts), or a symbol and its name-like parts. */
+function classifyQualified(token: string, explicit: boolean, source: string, add: Add): void {
+  const segments = token.split(/\.|::/);
+  if (token.includes('.') && segments.every((s) => LOWER_SEGMENT.test(s))) {
+    if (explicit || segments.length >= 3 || PACKAGE_ROOTS.has(segments[0])) add(token, 'package', source);
     return;
   }
-  if (IDENTIFIER.test(token) && (explicit || (isNameLike(token) && !PROSE_NAMES.has(token)))) add(token, 'symbol', source);
+  // Prose never has `::`; a dotted word counts when a part is name-like or it reads Class.member.
+  const classMember = segments.every((seg) => seg.length >= 2) && /^[A-Z]/.test(segments[0]);
+  if (!explicit && !token.includes('::') && !classMember && !segments.some(isNameLike)) return;
+  add(token, 'symbol', source);
+  for (const segment of segments) if (isNameLike(segment) && !PROSE_NAMES.has(segment)) add(segment, 'symbol', source);
 }
 
 /** CamelCase (two humps), camelCase, snake_case or SCREAMING_SNAKE: shapes prose words lack. */

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { AgentError } from '../../errors.js';
 import type { ChatMessage, ModelProvider, ModelResponse, ToolSpec } from '../../ports.js';
-import { canonicalJson } from '../../util/digest.js';
 import { BudgetMeter, describeExhaustion, type BudgetDimension, type BudgetUsage, type Deadline, type Exhaustion, type RunLimits } from '../../budget/budget.js';
 import type { ModelPrice } from '../../budget/cost.js';
 import { LlmEngineError } from './llm-engine-error.js';
 import type { LlmTool } from './llm-tool.js';
 import { LoopDetector } from './loop-detector.js';
+import { parseReplay } from './parse-replay.js';
+import { estimateTokens, promptEstimate, redactMessage, type PreviousCall } from './model-request.js';
 import { executeToolCall, wireToolName } from './execute-tool-call.js';
 import { RecordedExchange, RecordedModelResponse, digestModelRequest } from './recorded-exchange.js';
 import { UNTRUSTED_CONTENT_RULE, frameUntrusted } from '../../text/untrusted-content.js';
@@ -154,134 +155,208 @@ const Budgets = z.object({
  * asked only past the end of the replay.
  */
 export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResult> {
+  const state = startLoop(input);
+  for (;;) {
+    const calls = state.meter.used.modelCalls;
+    const request: ModelRequest = {
+      model: input.model.model,
+      messages: state.messages.map((message) => redactMessage(message, input.redact)),
+      tools: state.offered.map((tool) => ({ ...tool.spec, name: wireToolName(tool.spec.name) })),
+      maxTokens: 0,
+    };
+    const answer = await answerOf(state, request, calls);
+    if ('stop' in answer) return answer.stop;
+    const toolCalls = await countAnswer(state, request, answer, calls);
+    const turn = takeTurn(state, answer.response, toolCalls, calls);
+    if (turn === 'again') continue;
+    if (turn) return turn;
+    const stopped = await runToolCalls(state, toolCalls, calls, answer.live);
+    if (stopped) return stopped;
+  }
+}
+
+type ModelRequest = { model: string; messages: ChatMessage[]; tools: ToolSpec[]; maxTokens: number };
+type ToolCall = NonNullable<ChatMessage['tool_calls']>[number];
+type Answer = { response: ModelResponse; live: boolean; requestDigest: string };
+
+/** The loop's state: the conversation so far, what ran, and the meter that bounds it. */
+interface LoopState {
+  input: RunLlmPhaseInput;
+  meter: BudgetMeter;
+  replay: RecordedExchange[];
+  completionCap: number;
+  maxOutput: number;
+  offered: LlmTool<any>[];
+  /** Lookup by the name sent to the model and by the contract name, which may contain dots. */
+  offeredByName: Map<string, LlmTool<any>>;
+  known: Map<string, string>;
+  messages: ChatMessage[];
+  toolResults: LlmToolCallRecord[];
+  loops: LoopDetector;
+  replayed: number;
+  lastContent: string;
+  nudged: boolean;
+  previous?: PreviousCall;
+}
+
+/** The input checked (budgets, a price for a cost limit, the replay) and the loop's first state. */
+function startLoop(input: RunLlmPhaseInput): LoopState {
   const budgets = Budgets.safeParse(input.budgets);
   if (!budgets.success) throw new LlmEngineError('INVALID_BUDGETS', 'budgets must be non-negative integers', { budgets: input.budgets }, { cause: budgets.error });
   if (input.run?.limits.costMicroUsd !== undefined && !input.price) {
     throw new LlmEngineError('PRICE_UNKNOWN', `a cost limit is set but the price table has no price for model "${input.model.model}"`, { model: input.model.model });
   }
-  const replay = parseReplay(input.replay ?? [], input.phase.name);
-  const { redact, phase } = input;
-  const maxOutput = input.maxToolOutputChars ?? 24_000;
-  const completionCap = input.maxCompletionTokens ?? 4_096;
-  const meter = new BudgetMeter({ phase: budgets.data, run: input.run, deadlines: input.deadlines, now: input.now, price: input.price });
-
-  const allowed = new Set(phase.allowedTools);
+  const allowed = new Set(input.phase.allowedTools);
   const offered = input.tools.filter((tool) => allowed.has(tool.spec.name));
-  // Lookup by the name sent to the model and by the contract name, which may contain dots.
-  const offeredByName = new Map(offered.flatMap((tool) => [[wireToolName(tool.spec.name), tool], [tool.spec.name, tool]] as const));
-  const known = new Map(input.tools.flatMap((tool) => [[wireToolName(tool.spec.name), tool.spec.name], [tool.spec.name, tool.spec.name]] as const));
-
-  const messages: ChatMessage[] = [
-    { role: 'system', content: systemPrompt(input, offered) },
-    { role: 'user', content: userPrompt(input) },
-  ];
-  const toolResults: LlmToolCallRecord[] = [];
-  let replayed = 0;
-  let lastContent = '';
-  const loops = new LoopDetector({ maxRepeats: input.maxRepeatedCalls });
-  let nudged = false;
-  let previous: { promptTokens: number; completionTokens: number; messages: number } | undefined;
-
-  const finish = (status: LlmPhaseResult['status'], reason: LlmStopReason, summary: string, exhausted?: Exhaustion): LlmPhaseResult => {
-    const usage = meter.used;
-    return {
-      status,
-      reason,
-      summary: redact(summary),
-      calls: usage.modelCalls,
-      tokens: usage.tokensIn + usage.tokensOut,
-      steps: usage.toolCalls,
-      usage,
-      ...(exhausted ? { exhausted } : {}),
-      replayed,
-      toolResults,
-      refusals: toolResults.filter((r) => r.status === 'refused'),
-    };
+  return {
+    input,
+    meter: new BudgetMeter({ phase: budgets.data, run: input.run, deadlines: input.deadlines, now: input.now, price: input.price }),
+    replay: parseReplay(input.replay ?? [], input.phase.name),
+    completionCap: input.maxCompletionTokens ?? 4_096,
+    maxOutput: input.maxToolOutputChars ?? 24_000,
+    offered,
+    offeredByName: new Map(offered.flatMap((tool) => [[wireToolName(tool.spec.name), tool], [tool.spec.name, tool]] as const)),
+    known: new Map(input.tools.flatMap((tool) => [[wireToolName(tool.spec.name), tool.spec.name], [tool.spec.name, tool.spec.name]] as const)),
+    messages: [
+      { role: 'system', content: systemPrompt(input, offered) },
+      { role: 'user', content: userPrompt(input) },
+    ],
+    toolResults: [],
+    loops: new LoopDetector({ maxRepeats: input.maxRepeatedCalls }),
+    replayed: 0,
+    lastContent: '',
+    nudged: false,
   };
-  const exhausted = (e: Exhaustion): LlmPhaseResult => {
-    const u = meter.used;
-    const counts = `${u.modelCalls} model calls, ${u.toolCalls} tool calls, ${u.tokensIn} tokens in, ${u.tokensOut} tokens out in this phase`;
-    return finish('BUDGET_EXCEEDED', STOP_REASON[e.dimension], `Stopped: ${describeExhaustion(e)} (${counts}).${lastContent ? ` Last model note: ${lastContent}` : ''}`, e);
+}
+
+function finish(state: LoopState, status: LlmPhaseResult['status'], reason: LlmStopReason, summary: string, exhausted?: Exhaustion): LlmPhaseResult {
+  const usage = state.meter.used;
+  return {
+    status,
+    reason,
+    summary: state.input.redact(summary),
+    calls: usage.modelCalls,
+    tokens: usage.tokensIn + usage.tokensOut,
+    steps: usage.toolCalls,
+    usage,
+    ...(exhausted ? { exhausted } : {}),
+    replayed: state.replayed,
+    toolResults: state.toolResults,
+    refusals: state.toolResults.filter((r) => r.status === 'refused'),
   };
+}
 
-  for (;;) {
-    const calls = meter.used.modelCalls;
-    let live = calls >= replay.length;
-    const request = {
-      model: input.model.model,
-      messages: messages.map((message) => redactMessage(message, redact)),
-      tools: offered.map((tool) => ({ ...tool.spec, name: wireToolName(tool.spec.name) })),
-      maxTokens: 0,
-    };
-    const check = meter.beforeModelCall(promptEstimate(request.messages, request.tools, previous), completionCap, live);
-    if ('exhausted' in check) return exhausted(check.exhausted);
-    request.maxTokens = check.maxTokens;
-    const requestDigest = digestModelRequest(request);
+function exhausted(state: LoopState, e: Exhaustion): LlmPhaseResult {
+  const u = state.meter.used;
+  const counts = `${u.modelCalls} model calls, ${u.toolCalls} tool calls, ${u.tokensIn} tokens in, ${u.tokensOut} tokens out in this phase`;
+  const note = state.lastContent ? ` Last model note: ${state.lastContent}` : '';
+  return finish(state, 'BUDGET_EXCEEDED', STOP_REASON[e.dimension], `Stopped: ${describeExhaustion(e)} (${counts}).${note}`, e);
+}
 
-    let response: ModelResponse;
-    if (calls < replay.length && replay[calls].requestDigest !== requestDigest) {
-      if (input.replayFrom !== 'earlier-attempt') {
-        return finish('FAILED', 'REPLAY_DIVERGED', `Replay diverged at model call ${calls}: the request differs from the recorded one, so the recorded answer cannot be reused.`);
-      }
-      replay.length = calls;
-      live = true;
-      // The call is live after all: the checks only live calls get (deadlines) apply.
-      const again = meter.beforeModelCall(promptEstimate(request.messages, request.tools, previous), completionCap, true);
-      if ('exhausted' in again) return exhausted(again.exhausted);
-    }
-    if (!live) {
-      response = replay[calls].response;
-      replayed += 1;
-    } else {
-      let raw: ModelResponse;
-      try {
-        raw = await input.model.complete({ messages: request.messages, tools: request.tools, maxTokens: request.maxTokens });
-      } catch (error) {
-        const reason = error instanceof AgentError ? `${error.reason}: ` : '';
-        return finish('FAILED', 'MODEL_ERROR', `The model call failed: ${reason}${error instanceof Error ? error.message : String(error)}`);
-      }
-      const parsed = RecordedModelResponse.safeParse(raw);
-      if (!parsed.success) return finish('FAILED', 'MODEL_RESPONSE_INVALID', `The model returned a malformed response: ${z.prettifyError(parsed.error)}`);
-      response = parsed.data as ModelResponse;
-    }
-    const toolCalls = response.message.tool_calls ?? [];
-    const used = response.usage ?? estimateTokens(request.messages, response);
-    const costMicroUsd = meter.afterModelCall(used.promptTokens, used.completionTokens);
-    // Replayed exchanges of an earlier attempt are recorded again, so this attempt's record is whole.
-    if (live || input.replayFrom === 'earlier-attempt') {
-      const usage: LlmCallUsage = { tokensIn: used.promptTokens, tokensOut: used.completionTokens, costMicroUsd, toolCalls: toolCalls.length };
-      await input.record({ schemaVersion: 1, seq: calls, phase: phase.name, model: input.model.model, requestDigest, response: response as RecordedExchange['response'] }, usage);
-    }
-    previous = response.usage ? { ...response.usage, messages: messages.length } : undefined;
+/** Room for the call in every budget: the completion cap is set on `request`, or the phase stops. */
+function admit(state: LoopState, request: ModelRequest, live: boolean): { stop: LlmPhaseResult } | undefined {
+  const check = state.meter.beforeModelCall(promptEstimate(request.messages, request.tools, state.previous), state.completionCap, live);
+  if ('exhausted' in check) return { stop: exhausted(state, check.exhausted) };
+  request.maxTokens = check.maxTokens;
+  return undefined;
+}
 
-    lastContent = (response.message.content ?? '').trim();
-    if (response.stopReason === 'refusal') return finish('FAILED', 'MODEL_REFUSED', `The model refused: ${lastContent || '(no text given)'}`);
-    if (toolCalls.length === 0 && lastContent === '') {
-      // An empty turn is not sent back (providers reject empty assistant messages); one nudge, then FAILED.
-      if (nudged) return finish('FAILED', 'MODEL_EMPTY_ANSWER', `The model answered with neither text nor a tool call, twice (${calls} model calls).`);
-      nudged = true;
-      messages.push({ role: 'user', content: EMPTY_ANSWER_NUDGE });
-      continue;
+/** The model's answer to `request`: the recorded one while the replay matches, else a live call. */
+async function answerOf(state: LoopState, request: ModelRequest, calls: number): Promise<Answer | { stop: LlmPhaseResult }> {
+  const { replay } = state;
+  let live = calls >= replay.length;
+  const refused = admit(state, request, live);
+  if (refused) return refused;
+  const requestDigest = digestModelRequest(request);
+  if (calls < replay.length && replay[calls].requestDigest !== requestDigest) {
+    if (state.input.replayFrom !== 'earlier-attempt') {
+      return { stop: finish(state, 'FAILED', 'REPLAY_DIVERGED', `Replay diverged at model call ${calls}: the request differs from the recorded one, so the recorded answer cannot be reused.`) };
     }
-    messages.push({ role: 'assistant', content: response.message.content ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) });
-    const overrun = meter.afterCallOverrun();
-    if (overrun) return exhausted(overrun);
-    if (toolCalls.length === 0) return finish('DONE', 'MODEL_FINISHED', lastContent);
-
-    for (const call of toolCalls) {
-      // A spent budget is named before a loop: it is what stopped the phase either way.
-      const stop = meter.toolCallExhaustion(live);
-      if (stop) return exhausted(stop);
-      loops.progress(input.progress?.());
-      const loop = loops.call(call.function.name, call.function.arguments);
-      if (loop.action === 'stop') return finish('FAILED', 'MODEL_LOOP', `Stopped: ${loop.message}.`);
-      meter.countToolCall();
-      const step = meter.used.toolCalls;
-      const { record, content } = await executeToolCall(call, { step, modelCall: calls + 1, phase, offeredByName, known, redact, maxOutput });
-      toolResults.push(record);
-      messages.push({ role: 'tool', tool_call_id: call.id, content: loop.action === 'warn' ? `${content}\n${redact(loop.note)}` : content });
-    }
+    replay.length = calls;
+    live = true;
+    // The call is live after all: the checks only live calls get (deadlines) apply.
+    const again = admit(state, request, true);
+    if (again) return again;
   }
+  if (!live) {
+    state.replayed += 1;
+    return { response: replay[calls].response, live, requestDigest };
+  }
+  const response = await callModel(state, request);
+  return 'stop' in response ? response : { response: response.ok, live, requestDigest };
+}
+
+/** A live model call, its response validated; a failure or a malformed response stops the phase. */
+async function callModel(state: LoopState, request: ModelRequest): Promise<{ ok: ModelResponse } | { stop: LlmPhaseResult }> {
+  let raw: ModelResponse;
+  try {
+    raw = await state.input.model.complete({ messages: request.messages, tools: request.tools, maxTokens: request.maxTokens });
+  } catch (error) {
+    const reason = error instanceof AgentError ? `${error.reason}: ` : '';
+    return { stop: finish(state, 'FAILED', 'MODEL_ERROR', `The model call failed: ${reason}${error instanceof Error ? error.message : String(error)}`) };
+  }
+  const parsed = RecordedModelResponse.safeParse(raw);
+  if (!parsed.success) return { stop: finish(state, 'FAILED', 'MODEL_RESPONSE_INVALID', `The model returned a malformed response: ${z.prettifyError(parsed.error)}`) };
+  return { ok: parsed.data as ModelResponse };
+}
+
+/** Count the answer against the budgets and record the exchange; returns the tool calls it asks for. */
+async function countAnswer(state: LoopState, request: ModelRequest, answer: Answer, calls: number): Promise<ToolCall[]> {
+  const { input, meter } = state;
+  const { response } = answer;
+  const toolCalls = response.message.tool_calls ?? [];
+  const used = response.usage ?? estimateTokens(request.messages, response);
+  const costMicroUsd = meter.afterModelCall(used.promptTokens, used.completionTokens);
+  // Replayed exchanges of an earlier attempt are recorded again, so this attempt's record is whole.
+  if (answer.live || input.replayFrom === 'earlier-attempt') {
+    const usage: LlmCallUsage = { tokensIn: used.promptTokens, tokensOut: used.completionTokens, costMicroUsd, toolCalls: toolCalls.length };
+    const exchange = { schemaVersion: 1 as const, seq: calls, phase: input.phase.name, model: input.model.model, requestDigest: answer.requestDigest, response: response as RecordedExchange['response'] };
+    await input.record(exchange, usage);
+  }
+  state.previous = response.usage ? { ...response.usage, messages: state.messages.length } : undefined;
+  return toolCalls;
+}
+
+/**
+ * The answer taken into the conversation. Returns how the phase ends (a refusal, a second empty
+ * answer, a budget overrun, or the final answer), 'again' after nudging an empty answer, or
+ * undefined when the tool calls are to run.
+ */
+function takeTurn(state: LoopState, response: ModelResponse, toolCalls: ToolCall[], calls: number): LlmPhaseResult | 'again' | undefined {
+  state.lastContent = (response.message.content ?? '').trim();
+  const { lastContent } = state;
+  if (response.stopReason === 'refusal') return finish(state, 'FAILED', 'MODEL_REFUSED', `The model refused: ${lastContent || '(no text given)'}`);
+  if (toolCalls.length === 0 && lastContent === '') {
+    // An empty turn is not sent back (providers reject empty assistant messages); one nudge, then FAILED.
+    if (state.nudged) return finish(state, 'FAILED', 'MODEL_EMPTY_ANSWER', `The model answered with neither text nor a tool call, twice (${calls} model calls).`);
+    state.nudged = true;
+    state.messages.push({ role: 'user', content: EMPTY_ANSWER_NUDGE });
+    return 'again';
+  }
+  state.messages.push({ role: 'assistant', content: response.message.content ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) });
+  const overrun = state.meter.afterCallOverrun();
+  if (overrun) return exhausted(state, overrun);
+  if (toolCalls.length === 0) return finish(state, 'DONE', 'MODEL_FINISHED', lastContent);
+  return undefined;
+}
+
+/** Run the answer's tool calls in order, feeding each result back; a spent budget or a loop stops the phase. */
+async function runToolCalls(state: LoopState, toolCalls: ToolCall[], calls: number, live: boolean): Promise<LlmPhaseResult | undefined> {
+  const { input, meter, loops } = state;
+  for (const call of toolCalls) {
+    // A spent budget is named before a loop: it is what stopped the phase either way.
+    const stop = meter.toolCallExhaustion(live);
+    if (stop) return exhausted(state, stop);
+    loops.progress(input.progress?.());
+    const loop = loops.call(call.function.name, call.function.arguments);
+    if (loop.action === 'stop') return finish(state, 'FAILED', 'MODEL_LOOP', `Stopped: ${loop.message}.`);
+    meter.countToolCall();
+    const context = { step: meter.used.toolCalls, modelCall: calls + 1, phase: input.phase, offeredByName: state.offeredByName, known: state.known, redact: input.redact, maxOutput: state.maxOutput };
+    const { record, content } = await executeToolCall(call, context);
+    state.toolResults.push(record);
+    state.messages.push({ role: 'tool', tool_call_id: call.id, content: loop.action === 'warn' ? `${content}\n${input.redact(loop.note)}` : content });
+  }
+  return undefined;
 }
 
 const EMPTY_ANSWER_NUDGE = 'Your last reply was empty: no text and no tool call. Call one of the tools, or reply with your final summary.';
@@ -294,18 +369,6 @@ const STOP_REASON: Record<BudgetDimension, LlmStopReason> = {
   cost_usd: 'MAX_COST',
   wall_clock: 'MAX_WALL_CLOCK',
 };
-
-/**
- * Worst-case prompt tokens of the next request, for the checks before it is sent: one token per
- * three bytes of the request's JSON (denser than real text, so rarely low), and never less than
- * the provider's own count of the previous prompt plus its answer plus what was added since.
- */
-function promptEstimate(messages: ChatMessage[], tools: ToolSpec[], previous?: { promptTokens: number; completionTokens: number; messages: number }): number {
-  const bytes = (value: unknown) => Math.ceil(new TextEncoder().encode(canonicalJson(value)).length / 3);
-  const whole = bytes({ messages, tools });
-  if (!previous) return whole;
-  return Math.max(whole, previous.promptTokens + previous.completionTokens + bytes(messages.slice(previous.messages + 1)));
-}
 
 function systemPrompt(input: RunLlmPhaseInput, offered: LlmTool<any>[]): string {
   const names = offered.map((tool) => wireToolName(tool.spec.name)).join(', ') || 'none';
@@ -325,34 +388,4 @@ function systemPrompt(input: RunLlmPhaseInput, offered: LlmTool<any>[]): string 
 
 function userPrompt(input: RunLlmPhaseInput): string {
   return [`Task: ${input.task.title}`, '', 'Objective:', input.task.objective, '', 'Repository context:', frameUntrusted('repository context', input.context)].join('\n');
-}
-
-function redactMessage(message: ChatMessage, redact: (text: string) => string): ChatMessage {
-  const out: ChatMessage = { role: message.role, content: message.content === null ? null : redact(message.content) };
-  if (message.tool_calls) {
-    out.tool_calls = message.tool_calls.map((call) => ({
-      id: call.id,
-      type: call.type,
-      function: { name: call.function.name, arguments: redact(call.function.arguments) },
-    }));
-  }
-  if (message.tool_call_id !== undefined) out.tool_call_id = message.tool_call_id;
-  if (message.name !== undefined) out.name = message.name;
-  return out;
-}
-
-/** When a provider reports no usage: about four characters per token, deterministic. */
-function estimateTokens(messages: ChatMessage[], response: ModelResponse): { promptTokens: number; completionTokens: number } {
-  return { promptTokens: Math.ceil(canonicalJson(messages).length / 4), completionTokens: Math.ceil(canonicalJson(response.message).length / 4) };
-}
-
-function parseReplay(replay: RecordedExchange[], phase: string): RecordedExchange[] {
-  return replay.map((entry, index) => {
-    const parsed = RecordedExchange.safeParse(entry);
-    if (!parsed.success) throw new LlmEngineError('INVALID_REPLAY', `recorded exchange ${index} is malformed`, { index }, { cause: parsed.error });
-    if (parsed.data.seq !== index || parsed.data.phase !== phase) {
-      throw new LlmEngineError('INVALID_REPLAY', `recorded exchange ${index} is out of order or from another phase`, { index, seq: parsed.data.seq, phase: parsed.data.phase });
-    }
-    return parsed.data;
-  });
 }

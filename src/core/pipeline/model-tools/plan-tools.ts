@@ -80,6 +80,20 @@ function reapply(recorded: PlanRevision, allowed: Set<string>): PlanRevision {
   return recorded;
 }
 
+/** Refuse (PlanRevisionError) a file the plan may not take on: not editable, not a regular file, or too large. */
+async function assertAddable(p: string, env: PipelineEnv, rules: ReturnType<typeof viewsFor>['rules'], workspace: PhaseContext['workspace']): Promise<void> {
+  const denial = writeDenial(p, rules);
+  if (denial || !rules.isEditable(p)) {
+    throw new PlanRevisionError('PATH_NOT_EDITABLE', `${p} cannot be added: ${denial?.message ?? 'the policy does not let the agent edit it'}`, { path: p, rule: denial?.reason });
+  }
+  const entry = workspace.entry(p);
+  if (!entry) return;
+  if (entry.mode !== '100644' && entry.mode !== '100755') throw new PlanRevisionError('NOT_A_FILE', `${p} is not a regular file`, { path: p, mode: entry.mode });
+  if ((await workspace.read(p)).length > maxEditableBytes(env.policy)) {
+    throw new PlanRevisionError('FILE_TOO_LARGE', `${p} is over the ${env.policy.ingestion.maxFileSizeMb} MB file size limit`, { path: p });
+  }
+}
+
 async function revise({ env, context, task, segment, allowed }: PlanToolsInput, args: z.infer<typeof RevisionArgs>): Promise<PlanRevision> {
   const done = planRevisions(context.ledger.entries()).length;
   if (done >= MAX_PLAN_REVISIONS) {
@@ -93,17 +107,7 @@ async function revise({ env, context, task, segment, allowed }: PlanToolsInput, 
   if (added.length === 0 && dropped.length === 0 && steps.length === 0) {
     throw new PlanRevisionError('EMPTY_REVISION', 'the revision changes nothing: name files to add or drop, or restate the steps', {});
   }
-  for (const p of added) {
-    const denial = writeDenial(p, views.rules);
-    if (denial || !views.rules.isEditable(p)) {
-      throw new PlanRevisionError('PATH_NOT_EDITABLE', `${p} cannot be added: ${denial?.message ?? 'the policy does not let the agent edit it'}`, { path: p, rule: denial?.reason });
-    }
-    const entry = workspace.entry(p);
-    if (entry && entry.mode !== '100644' && entry.mode !== '100755') throw new PlanRevisionError('NOT_A_FILE', `${p} is not a regular file`, { path: p, mode: entry.mode });
-    if (entry && (await workspace.read(p)).length > maxEditableBytes(env.policy)) {
-      throw new PlanRevisionError('FILE_TOO_LARGE', `${p} is over the ${env.policy.ingestion.maxFileSizeMb} MB file size limit`, { path: p });
-    }
-  }
+  for (const p of added) await assertAddable(p, env, views.rules, workspace);
   const changed = new Set(workspace.changes().map((c) => c.path));
   const stillChanged = dropped.filter((p) => changed.has(p));
   if (stillChanged.length > 0) {

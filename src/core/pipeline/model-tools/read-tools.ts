@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineLlmTool, type LlmTool } from '../../engines/llm/index.js';
-import { redactSecrets } from '../../secrets/secret-scan.js';
+import { redactSecrets, type SecretPathRules } from '../../secrets/secret-scan.js';
 import { compileGlobs } from '../../paths/glob.js';
-import { compileUserRegex } from '../../util/user-regex.js';
+import { compileUserRegex, type UserRegex } from '../../util/user-regex.js';
 import { ModelToolError, type ModelToolContext } from './tool-context.js';
 
 /** Lines one `file.read` returns at most; a longer file is read in ranges. */
@@ -13,6 +13,21 @@ export const MAX_READ_CHARS = 60_000;
 export const MAX_SEARCH_SCAN_BYTES = 32 * 1024 * 1024;
 /** A matching line is shown up to this many characters. */
 const MAX_LINE_CHARS = 200;
+
+/** `path:line: text` for the first `room` lines of `text` that match, shown redacted. */
+function matchingLines(file: { path: string; rules: SecretPathRules }, text: string, pattern: UserRegex, room: number): string[] {
+  const { path } = file;
+  const out: string[] = [];
+  const lines = text.split('\n');
+  // Redacted as a whole file (a key block spans lines), once, when something matched.
+  let shown: string[] | undefined;
+  for (let i = 0; i < lines.length && out.length < room; i++) {
+    if (!pattern.test(lines[i])) continue;
+    shown ??= redactSecrets(text, file).text.split('\n');
+    out.push(`${path}:${i + 1}: ${(shown[i] ?? '').trim().slice(0, MAX_LINE_CHARS)}`);
+  }
+  return out;
+}
 
 /** `file.read` (whole file or a line range, numbered) and `code_search.search` (literal or regex, path globs). */
 export function readTools(ctx: ModelToolContext): LlmTool<any>[] {
@@ -81,14 +96,7 @@ export function readTools(ctx: ModelToolContext): LlmTool<any>[] {
           const text = await ctx.contents.text(p);
           if (text === undefined) continue;
           scanned += text.length;
-          const lines = text.split('\n');
-          // Redacted as a whole file (a key block spans lines), once, when something matched.
-          let shown: string[] | undefined;
-          for (let i = 0; i < lines.length && out.length < limit; i++) {
-            if (!pattern.test(lines[i])) continue;
-            shown ??= redactSecrets(text, { path: p, rules: ctx.views.rules }).text.split('\n');
-            out.push(`${p}:${i + 1}: ${(shown[i] ?? '').trim().slice(0, MAX_LINE_CHARS)}`);
-          }
+          out.push(...matchingLines({ path: p, rules: ctx.views.rules }, text, pattern, limit - out.length));
         }
         const more = out.length >= limit ? `\n[first ${limit} matches shown; narrow the query or raise maxResults]` : '';
         return (out.join('\n') || 'no match') + more + stopped;
