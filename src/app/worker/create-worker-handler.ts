@@ -10,7 +10,8 @@ import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { parseRunTrigger } from '../../core/runs/run-key.js';
 import { RunRecord, type RunRequest } from '../../core/runs/run-request.js';
 import { CancelMarker, IssueLatest } from '../../core/runs/run-state.js';
-import { updateRunRecord, withAttempt } from '../../core/runs/update-run-record.js';
+import { withAttempt } from '../../core/runs/update-run-record.js';
+import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import type { TreeSyntaxService } from '../../core/syntax/create-syntax-service.js';
 import { WorkerInvocation } from '../dispatch/dispatch-record.js';
 import type { RunSession, RunSessionOpener } from '../dispatch/run-session-client.js';
@@ -255,7 +256,7 @@ async function stopAttempt(
 ): Promise<void> {
   const { store, clock } = deps;
   const now = new Date(clock.now()).toISOString();
-  await updateRunRecord(store, keys.run, (current) => {
+  await writeRunTransition(store, keys.run, 'worker', (current) => {
     const startedAt = current?.attempts.find((a) => a.n === attempt)?.startedAt ?? now;
     return {
       schemaVersion: 1,

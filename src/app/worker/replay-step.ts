@@ -8,6 +8,7 @@ import { PublishRecord } from '../../core/runs/publish-record.js';
 import { parseRunKey, type ParsedRunKey } from '../../core/runs/run-key.js';
 import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
 import { CancelMarker, IssueLock } from '../../core/runs/run-state.js';
+import { ACTIVE_RUN_STATUSES } from '../../core/runs/run-status.js';
 import { Continuation, Lease, REPLAY_HOLDER, REPLAY_REASON } from './lease.js';
 
 export const REPLAY_REASONS = [
@@ -33,9 +34,6 @@ export class ReplayError extends AgentError<ReplayReason> {}
  * live invocation.
  */
 export const DEFAULT_MIN_IDLE_MS = 16 * 60_000;
-
-/** Statuses of an attempt a worker still has to finish. */
-const UNFINISHED = new Set(['QUEUED', 'RUNNING']);
 
 export interface ReplayOptions {
   clock: Clock;
@@ -112,7 +110,7 @@ async function replayWorker(store: ArtifactStore, keys: RunKeys, request: RunReq
   const run = await readArtifactIfPresent(store, keys.run, RunRecord);
   const entry = run?.attempts.find((a) => a.n === attempt);
   const status = entry?.status ?? (run && run.attempt === attempt ? run.status : undefined);
-  if ((status && !UNFINISHED.has(status)) || entry?.endedAt) {
+  if ((status && !ACTIVE_RUN_STATUSES.has(status)) || entry?.endedAt) {
     throw new ReplayError('ATTEMPT_ENDED', `attempt ${attempt} of run ${runId} already ended (${status ?? 'ended'})`, { runId, attempt, status });
   }
   if (request.issue) {
