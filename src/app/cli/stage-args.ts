@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { isBranchSafeRunId } from '../../core/git/branch-name.js';
+import { isBranchSafeRunId } from '../../core/runs/run-branch.js';
 import { identityFromLocalPath, identityFromUrl, type RepoIdentity } from '../git/repo-identity.js';
 import { UsageError, type CliIo } from './cli-io.js';
 

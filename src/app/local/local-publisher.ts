@@ -19,6 +19,7 @@ import { storageBinding } from '../../core/publish/check-binding.js';
 import { planPublication } from '../../core/publish/plan-publication.js';
 import type { BaseState, PublicationApplied, PublicationPlan, TrustedPolicy } from '../../core/publish/publication.js';
 import { describeRefusal, PublishError } from '../../core/publish/publish-error.js';
+import { hasRunIdTrailer } from '../../core/runs/run-branch.js';
 import { AttemptRequest, RunRequest } from '../../core/runs/run-request.js';
 import type { FileMode, TreeFile } from '../../core/workspace/workspace.js';
 import { identityFromLocalPath } from '../git/repo-identity.js';
@@ -164,7 +165,7 @@ export function localBranchMove(options: { fs: FsLike; gitdir: string; runId: st
       if (base === undefined) return false;
       const commit = await git.readCommit({ fs, gitdir, oid: commitSha }).then((c) => c.commit, () => undefined);
       if (!commit || commit.parent.length !== 1 || commit.parent[0] !== base) return false;
-      return commit.message.split('\n').some((line) => line === `Run-id: ${runId}`);
+      return hasRunIdTrailer(commit.message, runId);
     },
     async swap(ref, next, expected) {
       try {

@@ -5,7 +5,7 @@ import { renderVerificationSection, replaceVerificationSection } from '../../cor
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
 import { RunRequest } from '../../core/runs/run-request.js';
 import { listOpenAgentRuns } from '../../core/runs/open-runs.js';
-import { updateRunRecord } from '../../core/runs/update-run-record.js';
+import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import { findAgentRun } from '../webhook/agent-run.js';
 import { CiEvent, readCiSnapshot, type CiSnapshot } from '../webhook/ci-event.js';
 import type { GitHubApi } from '../github/github-api.js';
@@ -251,7 +251,7 @@ async function closeOut(options: PublishDeps & { runKeys: RunKeys }, api: GitHub
     });
   }
   const closedAt = new Date(options.clock.now()).toISOString();
-  await updateRunRecord(options.store, options.runKeys.run, (current) => current && { ...current, status: merged ? 'MERGED' : 'CLOSED', updatedAt: closedAt });
+  await writeRunTransition(options.store, options.runKeys.run, 'ci-feedback', (current) => current && { ...current, status: merged ? 'MERGED' : 'CLOSED', updatedAt: closedAt });
   options.logger.info('agent pull request closed out', { runId: record.runId, prNumber: record.prNumber, merged, branchDeleted });
   return { kind: 'closed', prNumber: record.prNumber, merged, branchDeleted };
 }

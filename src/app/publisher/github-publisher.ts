@@ -2,6 +2,7 @@ import type { Logger } from '../../core/ports.js';
 import type { Publisher } from '../../core/publish/publication.js';
 import type { PublicationApplied, PublicationPlan } from '../../core/publish/publication.js';
 import { PublishError } from '../../core/publish/publish-error.js';
+import { hasRunIdTrailer } from '../../core/runs/run-branch.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { orUndefinedOn404, statusOf } from './publisher-context.js';
 
@@ -66,9 +67,8 @@ export class GitHubPublisher implements Publisher {
     const parents = commit.data.parents.map((p) => p.sha);
     const onBase = parents.length === 1;
     if (onBase && parents[0] === plan.parent && commit.data.tree.sha === plan.expectedTreeSha) return { sha, ours: 'same' };
-    const runTrailer = new RegExp(`^Run-id: ${plan.runId.replace(/[^A-Za-z0-9]/g, '')}$`, 'm');
     const signedByGitHub = (commit.data as { verification?: { verified?: boolean } }).verification?.verified === true;
-    return { sha, ours: onBase && signedByGitHub && runTrailer.test(commit.data.message) ? 'earlier' : 'foreign' };
+    return { sha, ours: onBase && signedByGitHub && hasRunIdTrailer(commit.data.message, plan.runId) ? 'earlier' : 'foreign' };
   }
 
   /**

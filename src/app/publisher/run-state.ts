@@ -4,7 +4,7 @@ import { describeProblems, problemsOf, type PublishError } from '../../core/publ
 import { AttemptRequest, RunRecord } from '../../core/runs/run-request.js';
 import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { IssueLatest } from '../../core/runs/run-state.js';
-import { updateRunRecord } from '../../core/runs/update-run-record.js';
+import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import { parseProgressPhases, renderProgressComment } from '../github/progress-comment.js';
 import { emitMetric, publishMetric, type PublishMetricOutcome } from '../metrics/run-metrics.js';
 import type { PublishOptions, PublishOutcome, RunContext } from './publisher-context.js';
@@ -107,11 +107,11 @@ async function updateProgress(
   });
 }
 
-/** run.json through the one compare-and-swap writer; created when absent. */
+/** run.json through the run's state machine and its one compare-and-swap writer; created when absent. */
 async function updateRun(options: PublishOptions, ctx: RunContext, change: (run: RunRecord) => RunRecord): Promise<void> {
   const { store, runKeys: keys, clock } = options;
   const now = new Date(clock.now()).toISOString();
-  await updateRunRecord(store, keys.run, (current) => {
+  await writeRunTransition(store, keys.run, 'publisher', (current) => {
     const base: RunRecord = current ?? {
       schemaVersion: 1,
       runId: ctx.request.runId,

@@ -5,13 +5,12 @@ import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { parseIssueKey } from '../../core/runs/run-key.js';
 import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
 import { IssueLatest, IssueLock } from '../../core/runs/run-state.js';
-import { updateRunRecord, withAttempt } from '../../core/runs/update-run-record.js';
+import { ACTIVE_RUN_STATUSES } from '../../core/runs/run-status.js';
+import { withAttempt } from '../../core/runs/update-run-record.js';
+import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { renderProgressComment } from '../github/progress-comment.js';
 import { emitMetric, sweepMetric } from '../metrics/run-metrics.js';
-
-/** Statuses of a run that is still supposed to be making progress. */
-const ACTIVE_STATUSES = new Set(['QUEUED', 'RUNNING']);
 
 /** Default: a run whose record has not moved for 2 h 15 min (the lock's 2 h plus a sweep) is stuck. */
 export const DEFAULT_STUCK_AFTER_MS = 135 * 60 * 1000;
@@ -118,7 +117,7 @@ async function sweepLock(deps: SweepDeps, report: SweepReport, ref: LockRef, now
   const status = run?.value.status ?? 'QUEUED';
   const expired = Date.parse(lock.value.expiresAt) <= now;
   const lastMove = Date.parse(run?.value.updatedAt ?? lock.value.acquiredAt);
-  const active = ACTIVE_STATUSES.has(status);
+  const active = ACTIVE_RUN_STATUSES.has(status);
   const stuck = active && (expired || now - lastMove > (deps.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS));
   if (!stuck && !expired) return;
 
@@ -159,7 +158,7 @@ async function markFailed(
   const at = new Date(input.now).toISOString();
   const attempt = Math.max(run?.value.attempt ?? 1, lock.attempt);
   const reason = 'STUCK';
-  const written = await updateRunRecord(deps.store, keys.run, (current) => {
+  const written = await writeRunTransition(deps.store, keys.run, 'sweeper', (current) => {
     if (current?.updatedAt !== run?.value.updatedAt || current?.status !== run?.value.status) return undefined;
     const startedAt = current?.attempts.find((a) => a.n === attempt)?.startedAt ?? lock.acquiredAt;
     return {

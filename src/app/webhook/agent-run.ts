@@ -1,6 +1,6 @@
 import { readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
 import { runKeys, type RunKeys } from '../../core/artifacts/keys.js';
-import { parseAgentBranch } from '../../core/git/branch-name.js';
+import { parseAgentBranch } from '../../core/runs/run-branch.js';
 import type { ArtifactStore } from '../../core/ports.js';
 import { RunRequest } from '../../core/runs/run-request.js';
 

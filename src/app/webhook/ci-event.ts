@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { parseAgentBranch as parseRunBranch } from '../../core/git/branch-name.js';
 import type { CiStatus } from '../../core/ports.js';
 import { isFailingConclusion } from '../../core/runs/ci-failure.js';
 import type { GitHubApi } from '../github/github-api.js';
@@ -69,8 +68,3 @@ export async function readCiSnapshot(api: GitHubApi, owner: string, repo: string
   return { state: ciState(checks), checks };
 }
 
-/** `agent/i<issue>/r<runId>` -> its parts; undefined for any other branch. */
-export function parseAgentBranch(branch: string | null | undefined): { issue: number; runId: string } | undefined {
-  const run = parseRunBranch(branch);
-  return run?.issue === undefined ? undefined : { issue: run.issue, runId: run.runId };
-}

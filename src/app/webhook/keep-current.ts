@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { putArtifactIfAbsent, readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
 import { lockKey } from '../../core/artifacts/keys.js';
-import { parseAgentBranch } from '../../core/git/branch-name.js';
+import { parseAgentBranch } from '../../core/runs/run-branch.js';
 import type { AgentPolicy } from '../../core/policy/agent-policy.js';
 import { decideKeepCurrent, type KeepCurrentDecision } from '../../core/runs/keep-current.js';
 import { listOpenAgentRuns, type OpenAgentRun } from '../../core/runs/open-runs.js';

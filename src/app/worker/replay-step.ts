@@ -1,5 +1,5 @@
 import { putArtifactIfAbsent, putArtifactIfMatch, readArtifact, readArtifactIfPresent, readArtifactVersioned } from '../../core/artifacts/artifact-io.js';
-import { lockKey, runKeys, type RunKeys } from '../../core/artifacts/keys.js';
+import { lockKey, runKeys, type AttemptKeys, type RunKeys } from '../../core/artifacts/keys.js';
 import { AgentError } from '../../core/errors.js';
 import { PrCandidate } from '../../core/git/pr-candidate.js';
 import type { ArtifactStore, Clock } from '../../core/ports.js';
@@ -8,6 +8,7 @@ import { PublishRecord } from '../../core/runs/publish-record.js';
 import { parseRunKey, type ParsedRunKey } from '../../core/runs/run-key.js';
 import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
 import { CancelMarker, IssueLock } from '../../core/runs/run-state.js';
+import { ACTIVE_RUN_STATUSES } from '../../core/runs/run-status.js';
 import { Continuation, Lease, REPLAY_HOLDER, REPLAY_REASON } from './lease.js';
 
 export const REPLAY_REASONS = [
@@ -33,9 +34,6 @@ export class ReplayError extends AgentError<ReplayReason> {}
  * live invocation.
  */
 export const DEFAULT_MIN_IDLE_MS = 16 * 60_000;
-
-/** Statuses of an attempt a worker still has to finish. */
-const UNFINISHED = new Set(['QUEUED', 'RUNNING']);
 
 export interface ReplayOptions {
   clock: Clock;
@@ -94,6 +92,9 @@ export async function replayStep(store: ArtifactStore, key: string, options: Rep
   }
 }
 
+/** A lease as read, with the etag a compare-and-swap on it needs. */
+type VersionedLease = { value: Lease; etag: string };
+
 async function assertNotCancelled(store: ArtifactStore, keys: RunKeys, attempt: number): Promise<void> {
   const cancel = await readArtifactIfPresent(store, keys.cancel, CancelMarker);
   if (cancel && cancel.attempt >= attempt) {
@@ -105,32 +106,60 @@ async function replayWorker(store: ArtifactStore, keys: RunKeys, request: RunReq
   const { attempt } = parsed;
   const runId = request.runId;
   await assertNotCancelled(store, keys, attempt);
+  await assertLatestAttempt(store, keys, runId, attempt);
+  const run = await readArtifactIfPresent(store, keys.run, RunRecord);
+  assertAttemptUnfinished(run, runId, attempt);
+  await assertLockHeld(store, request, attempt);
+  const idle = await assertAttemptIdle(store, keys.attempt(attempt), run, { runId, attempt }, options);
+  // No invocation ever leased the attempt: deliver its request again, as it was written.
+  if (!idle.lease) return renotifyRequest(store, keys, runId, attempt);
+  return reserveContinuation(store, keys.attempt(attempt), { runId, attempt }, idle.lease, idle.continuations, idle.now);
+}
+
+/** Only the run's latest attempt is replayed: an earlier one was superseded, a later one never requested. */
+async function assertLatestAttempt(store: ArtifactStore, keys: RunKeys, runId: string, attempt: number): Promise<void> {
   const latest = await latestAttempt(store, keys);
   if (attempt < latest) throw new ReplayError('ATTEMPT_SUPERSEDED', `attempt ${attempt} of run ${runId} was followed by attempt ${latest}`, { runId, attempt, latest });
   if (attempt > latest) throw new ReplayError('OBJECT_NOT_FOUND', `attempt ${attempt} of run ${runId} was never requested`, { runId, attempt });
+}
 
-  const run = await readArtifactIfPresent(store, keys.run, RunRecord);
+/** An attempt run.json says ended (its own entry, or the run's status while it is the run's attempt) is not replayed. */
+function assertAttemptUnfinished(run: RunRecord | undefined, runId: string, attempt: number): void {
   const entry = run?.attempts.find((a) => a.n === attempt);
   const status = entry?.status ?? (run && run.attempt === attempt ? run.status : undefined);
-  if ((status && !UNFINISHED.has(status)) || entry?.endedAt) {
+  if ((status && !ACTIVE_RUN_STATUSES.has(status)) || entry?.endedAt) {
     throw new ReplayError('ATTEMPT_ENDED', `attempt ${attempt} of run ${runId} already ended (${status ?? 'ended'})`, { runId, attempt, status });
   }
-  if (request.issue) {
-    const lock = await readArtifactIfPresent(store, lockKey(request.owner, request.repo, request.issue.number), IssueLock);
-    if (lock?.runId !== runId || lock.attempt !== attempt) {
-      throw new ReplayError('LOCK_NOT_HELD', `the lock of issue #${request.issue.number} is no longer held by attempt ${attempt} of run ${runId}; \`/agent retry\` starts a new attempt`, {
-        runId,
-        attempt,
-        issue: request.issue.number,
-      });
-    }
-  }
+}
 
-  const attemptKeys = keys.attempt(attempt);
+/** An issue run's attempt still holds its issue's lock (the sweeper released a stuck one's). */
+async function assertLockHeld(store: ArtifactStore, request: RunRequest, attempt: number): Promise<void> {
+  if (!request.issue) return;
+  const runId = request.runId;
+  const lock = await readArtifactIfPresent(store, lockKey(request.owner, request.repo, request.issue.number), IssueLock);
+  if (lock?.runId !== runId || lock.attempt !== attempt) {
+    throw new ReplayError('LOCK_NOT_HELD', `the lock of issue #${request.issue.number} is no longer held by attempt ${attempt} of run ${runId}; \`/agent retry\` starts a new attempt`, {
+      runId,
+      attempt,
+      issue: request.issue.number,
+    });
+  }
+}
+
+/**
+ * The attempt has not moved (lease, run.json, continuations) for `minIdleMs`: a live invocation
+ * took or refreshed the lease when it started, at most one worker timeout ago.
+ */
+async function assertAttemptIdle(
+  store: ArtifactStore,
+  attemptKeys: AttemptKeys,
+  run: RunRecord | undefined,
+  { runId, attempt }: { runId: string; attempt: number },
+  options: ReplayOptions,
+): Promise<{ lease: VersionedLease | undefined; continuations: Continuation[]; now: number }> {
   const lease = await readArtifactVersioned(store, attemptKeys.lease, Lease);
   const continuations = await writtenContinuations(store, attemptKeys.prefix);
   const now = options.clock.now();
-  // A live invocation took or refreshed the lease when it started, at most one worker timeout ago.
   const moved = [lease?.value.at, run?.attempt === attempt ? run.updatedAt : undefined, ...continuations.map((c) => c.at)].filter((at): at is string => at !== undefined).map((at) => Date.parse(at));
   const lastMove = Math.max(...moved, Number.NEGATIVE_INFINITY);
   const minIdleMs = options.minIdleMs ?? DEFAULT_MIN_IDLE_MS;
@@ -142,21 +171,32 @@ async function replayWorker(store: ArtifactStore, keys: RunKeys, request: RunReq
       minIdleMs,
     });
   }
+  return { lease, continuations, now };
+}
 
-  if (!lease) {
-    // No invocation ever leased the attempt: deliver its request again, as it was written.
-    // Whichever invocation creates the lease first works; the others are duplicates.
-    const triggerKey = attempt === 1 ? keys.request : attemptKeys.request;
-    const object = await store.get(triggerKey);
-    if (!object) throw new ReplayError('OBJECT_NOT_FOUND', `${triggerKey} is missing`, { key: triggerKey });
-    await store.put(triggerKey, object.body, { contentType: 'application/json' });
-    return { step: 'worker', action: 'renotify', runId, attempt, wrote: triggerKey };
-  }
+/** The attempt's request put again unchanged: whichever invocation creates the lease first works; the others are duplicates. */
+async function renotifyRequest(store: ArtifactStore, keys: RunKeys, runId: string, attempt: number): Promise<ReplayOutcome> {
+  const triggerKey = attempt === 1 ? keys.request : keys.attempt(attempt).request;
+  const object = await store.get(triggerKey);
+  if (!object) throw new ReplayError('OBJECT_NOT_FOUND', `${triggerKey} is missing`, { key: triggerKey });
+  await store.put(triggerKey, object.body, { contentType: 'application/json' });
+  return { step: 'worker', action: 'renotify', runId, attempt, wrote: triggerKey };
+}
 
-  // Reserve the lease for the next continuation first (compare-and-swap against the lease just
-  // read): a Lambda retry of the dead invocation can no longer refresh it, a second replay's
-  // swap fails, and only the worker of that continuation may take it over. A reservation left
-  // by an earlier replay whose notification was lost is renewed for the same continuation.
+/**
+ * Reserve the lease for the next continuation first (compare-and-swap against the lease just
+ * read): a Lambda retry of the dead invocation can no longer refresh it, a second replay's
+ * swap fails, and only the worker of that continuation may take it over. A reservation left
+ * by an earlier replay whose notification was lost is renewed for the same continuation.
+ */
+async function reserveContinuation(
+  store: ArtifactStore,
+  attemptKeys: AttemptKeys,
+  { runId, attempt }: { runId: string; attempt: number },
+  lease: VersionedLease,
+  continuations: Continuation[],
+  now: number,
+): Promise<ReplayOutcome> {
   const previous = lease.value;
   const next = previous.holder === REPLAY_HOLDER ? previous.continuation : Math.max(previous.continuation, ...continuations.map((c) => c.continuation)) + 1;
   const at = new Date(now).toISOString();

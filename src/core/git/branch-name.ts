@@ -1,10 +1,7 @@
+import { AGENT_BRANCH_PREFIX, formatAgentBranch, isBranchSafeRunId } from '../runs/run-branch.js';
 import { GitBoundaryError } from './git-boundary-error.js';
 
-/** Every agent branch lives under this prefix; nothing the agent writes is named outside it. */
-export const AGENT_BRANCH_PREFIX = 'agent/';
 const MAX_AGENT_BRANCH_LENGTH = 200;
-/** Run ids as they appear in branch names (and as `--run-id` accepts them). */
-const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 // Characters git refuses anywhere in a ref name: controls, space, DEL, ~ ^ : ? * [ and backslash.
 const BAD_CHARACTER = /[\u0000-\u0020\u007f~^:?*[\\]/;
@@ -29,11 +26,6 @@ export function refFormatProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** True when `runId` can be part of a branch name: 1-64 letters, digits, `_` or `-`. */
-export function isBranchSafeRunId(runId: string): boolean {
-  return RUN_ID.test(runId);
-}
-
 /**
  * The agent branch of a run: `agent/i<issue>/r<runId>` for an issue run, `agent/local/r<runId>`
  * for a CLI run. Stable per run (every attempt reuses it), always under `agent/`.
@@ -41,18 +33,9 @@ export function isBranchSafeRunId(runId: string): boolean {
 export function agentBranchName(run: { runId: string; issue?: number }): string {
   if (!isBranchSafeRunId(run.runId)) throw invalid(`r${run.runId}`, 'the run id is not 1-64 letters, digits, _ or -');
   if (run.issue !== undefined && (!Number.isSafeInteger(run.issue) || run.issue <= 0)) throw invalid(`i${run.issue}`, 'the issue number is not a positive integer');
-  const name = `${AGENT_BRANCH_PREFIX}${run.issue === undefined ? 'local' : `i${run.issue}`}/r${run.runId}`;
+  const name = formatAgentBranch(run);
   assertAgentBranchName(name);
   return name;
-}
-
-/** The run an agent branch belongs to; undefined for any name `agentBranchName` does not produce. */
-export function parseAgentBranch(name: string | null | undefined): { runId: string; issue?: number } | undefined {
-  const match = /^agent\/(?:i([1-9]\d*)|local)\/r([A-Za-z0-9_-]{1,64})$/.exec(name ?? '');
-  if (!match) return undefined;
-  const issue = match[1] === undefined ? undefined : Number(match[1]);
-  if (issue !== undefined && !Number.isSafeInteger(issue)) return undefined;
-  return issue === undefined ? { runId: match[2] } : { runId: match[2], issue };
 }
 
 /** Agent branches: valid ref names under `agent/`, at most 200 characters. */

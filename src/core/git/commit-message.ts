@@ -1,3 +1,4 @@
+import { runIdTrailer } from '../runs/run-branch.js';
 import { shortenAtWord } from '../util/shorten.js';
 import { GitBoundaryError } from './git-boundary-error.js';
 import type { VerificationReport } from './verification-report.js';
@@ -78,7 +79,7 @@ export function formatCommitMessage(input: CommitMessageInput): string {
     ...risk,
     '',
     'Generated-by: draftsman',
-    `Run-id: ${oneLine(input.runId)}`,
+    runIdTrailer(oneLine(input.runId)),
     `Task-id: ${oneLine(input.taskId)}`,
     '',
   ].join('\n');

@@ -1,14 +1,16 @@
-import { updateRunRecord, withAttempt } from '../runs/update-run-record.js';
+import { withAttempt } from '../runs/update-run-record.js';
+import { writeRunTransition } from '../runs/write-run-transition.js';
+import type { RunStatus } from '../runs/run-status.js';
 import type { PipelineDeps, PipelineRequest, PipelineResult, PipelineStatus } from './run-pipeline.js';
 
 /** The end of an attempt: `run.json` (status, attempts) written, the reporter told, the result returned. */
-export async function finishRun(deps: PipelineDeps, request: PipelineRequest, result: PipelineResult): Promise<PipelineResult> {
+export async function finishRun(deps: PipelineDeps, request: PipelineRequest, result: PipelineResult & { status: RunStatus }): Promise<PipelineResult> {
   const { store, clock } = deps;
   const key = request.keys.run;
   const now = new Date(clock.now()).toISOString();
   const entry = { n: request.attempt.attempt, status: result.status, reason: result.reason, startedAt: request.attempt.createdAt, endedAt: now };
   const gate = result.status === 'NEEDS_APPROVAL' ? (result.details?.gateId as string | undefined) : undefined;
-  await updateRunRecord(store, key, (previous) => ({
+  await writeRunTransition(store, key, 'worker', (previous) => ({
     schemaVersion: 1,
     runId: request.attempt.request.runId,
     status: result.status,

@@ -8,7 +8,7 @@ import { parsePolicy } from '../policy/parse-policy.js';
 import { PolicyError } from '../policy/policy-error.js';
 import type { AttemptStart } from '../runs/attempts.js';
 import type { RunStatus } from '../runs/run-status.js';
-import { parseTask } from '../task/parse-task.js';
+import { taskFromSnapshot } from '../runs/snapshot-task.js';
 import type { TaskContract } from '../task/task-contract.js';
 import type { PipelineDeps, PipelineRequest, PipelineResult } from './run-pipeline.js';
 
@@ -16,7 +16,7 @@ const GITDIR = '/repo/.git';
 const POLICY_FILE = '.agent-policy.yaml';
 
 /** A result that ends the attempt during ingestion (the caller adds the branch and artifacts). */
-type EndedResult = Omit<PipelineResult, 'agentBranch' | 'artifacts'>;
+type EndedResult = Omit<PipelineResult, 'agentBranch' | 'artifacts' | 'status'> & { status: RunStatus };
 
 /** How ingestion ended: the snapshot and the trusted policy, or a result that ends the attempt here. */
 export type IngestStageOutcome = { ingested: IngestResult; policy: AgentPolicy; base: { baseRef: string; baseCommitSha: string } } | { ended: EndedResult };
@@ -137,10 +137,9 @@ function taskText(snapshot: AttemptStart['request']): string {
 }
 
 function safeParseTask(snapshot: AttemptStart['request']): TaskContract | undefined {
-  const text = snapshot.issue ?? snapshot.task;
-  if (!text) return undefined;
+  if (!snapshot.issue && !snapshot.task) return undefined;
   try {
-    return parseTask({ title: text.title, body: text.body, comment: snapshot.comment?.body, forcedMode: snapshot.forcedMode, source: snapshot.issue ? 'github' : 'cli' });
+    return taskFromSnapshot(snapshot);
   } catch (error) {
     if (error instanceof AgentError) return undefined;
     throw error;

@@ -5,7 +5,7 @@ import { revalidateCandidate } from '../git/revalidate-candidate.js';
 import { symlinkLookup } from '../paths/symlinks.js';
 import { policyViews, type PolicyViews } from '../paths/policy-views.js';
 import { POLICY_FILE_NAME, type AgentPolicy } from '../policy/agent-policy.js';
-import { parseTask } from '../task/parse-task.js';
+import { taskFromSnapshot } from '../runs/snapshot-task.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { TaskError } from '../task/task-error.js';
 import { checkApproval } from './check-approval.js';
@@ -72,9 +72,7 @@ function trustedRules(input: PublicationInput, candidate: PrCandidate): PublishE
   }
   let task: TaskContract;
   try {
-    const text = request.issue ?? request.task ?? { title: '', body: '' };
-    const source = request.source.kind === 'github' ? 'github' : 'cli';
-    task = parseTask({ title: text.title, body: text.body, comment: request.comment?.body, forcedMode: request.forcedMode, source, commandPrefix: policy.triggers.commandPrefix });
+    task = taskFromSnapshot(request, policy.triggers.commandPrefix);
   } catch (error) {
     if (!(error instanceof TaskError)) throw error;
     return new PublishError('TASK_INVALID', 'the task block of the snapshot does not parse', { taskReason: error.reason }, { cause: error });

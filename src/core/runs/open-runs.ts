@@ -5,9 +5,8 @@ import { PublishRecord } from './publish-record.js';
 import { RunRecord, RunRequest } from './run-request.js';
 import { parseIssueKey } from './run-key.js';
 import { IssueLatest } from './run-state.js';
+import { CLOSED_RUN_STATUSES } from './run-status.js';
 
-/** Runs whose pull request closed (from `run.json`): nothing keeps them current or polls them. */
-const CLOSED = new Set(['MERGED', 'CLOSED']);
 
 export interface OpenAgentRun {
   keys: RunKeys;
@@ -42,7 +41,7 @@ export async function readOpenAgentRun(store: ArtifactStore, keys: RunKeys): Pro
   const record = await readArtifactIfPresent(store, keys.publish, PublishRecord).catch(() => undefined);
   if (!record) return undefined;
   const run = await readArtifactIfPresent(store, keys.run, RunRecord).catch(() => undefined);
-  if (run && CLOSED.has(run.status)) return undefined;
+  if (run && CLOSED_RUN_STATUSES.has(run.status)) return undefined;
   if ((await store.list(keys.ciPrefix)).some((k) => /\/ci\/pr-closed-\d+\.json$/.test(k))) return undefined;
   const request = await readArtifactIfPresent(store, keys.request, RunRequest).catch(() => undefined);
   if (!request || request.source.kind !== 'github') return undefined;

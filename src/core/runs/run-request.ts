@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FollowUp } from './follow-up.js';
+import { AttemptStatus, RunRecordStatus } from './run-status.js';
 
 /**
  * `request.json`: the snapshot a run works from, written once (putIfAbsent). The issue text is
@@ -58,16 +59,18 @@ export const AttemptRequest = z.object({
 });
 export type AttemptRequest = z.infer<typeof AttemptRequest>;
 
-/** `run.json`: where a run stands. */
+/** One attempt as `run.json` lists it. */
+export const RunAttempt = z.object({ n: z.number().int().positive(), status: AttemptStatus, reason: z.string().optional(), startedAt: z.string(), endedAt: z.string().optional() });
+export type RunAttempt = z.infer<typeof RunAttempt>;
+
+/** `run.json`: where a run stands. Its status only moves as `RUN_TRANSITIONS` allows (run-transitions.ts). */
 export const RunRecord = z.object({
   schemaVersion: z.literal(1),
   runId: z.string(),
-  status: z.string(),
+  status: RunRecordStatus,
   reason: z.string().optional(),
   attempt: z.number().int().positive(),
-  attempts: z.array(
-    z.object({ n: z.number().int().positive(), status: z.string(), reason: z.string().optional(), startedAt: z.string(), endedAt: z.string().optional() }),
-  ),
+  attempts: z.array(RunAttempt),
   baseCommitSha: z.string().optional(),
   headCommitSha: z.string().optional(),
   headTreeSha: z.string().optional(),

@@ -8,6 +8,7 @@ import { readArtifactIfPresent, writeArtifact } from '../../../src/core/artifact
 import { issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
 import { RunRecord, RunRequest } from '../../../src/core/runs/run-request.js';
 import { IssueLatest, IssueLock } from '../../../src/core/runs/run-state.js';
+import type { AttemptStatus } from '../../../src/core/runs/run-status.js';
 import { STANDIN_GITHUB_POLICY, startGitHubStandin, type GitHubStandin } from '../../helpers/github-standin/index.js';
 import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
 import { fixedClock, testAppKey } from '../github/standin-fixture.js';
@@ -33,7 +34,7 @@ async function seedRun(input: {
   issue: number;
   runId: string;
   lock: { acquiredAt: number; expiresAt: number; attempt?: number };
-  run?: { status: string; updatedAt: number };
+  run?: { status: AttemptStatus; updatedAt: number };
   commentIn?: 'request' | 'latest';
 }): Promise<{ commentId: number }> {
   const broker = tokens();

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { agentBranchName, assertAgentBranchName, isBranchSafeRunId, parseAgentBranch, refFormatProblem } from '../../../src/core/git/branch-name.js';
+import { agentBranchName, assertAgentBranchName, refFormatProblem } from '../../../src/core/git/branch-name.js';
+import { isBranchSafeRunId, parseAgentBranch } from '../../../src/core/runs/run-branch.js';
 
 /** Native git's verdict on `refs/heads/<name>`. */
 function gitAccepts(name: string): boolean {

@@ -4,14 +4,12 @@ import { FollowUp, FollowUpMarker } from '../../../core/runs/follow-up.js';
 import { acquireIssueLock } from '../../../core/runs/issue-lock.js';
 import { AttemptRequest, RunRecord } from '../../../core/runs/run-request.js';
 import { IssueLatest, IssueLock } from '../../../core/runs/run-state.js';
+import { ACTIVE_RUN_STATUSES } from '../../../core/runs/run-status.js';
 import { renderProgressComment } from '../../github/progress-comment.js';
 import type { AgentRun } from '../agent-run.js';
 import { TEXTS } from '../texts.js';
 import type { TriggerOutcome } from '../trigger-outcome.js';
 import { DEFAULT_LOCK_TTL_MS, type WebhookSession } from '../webhook-session.js';
-
-/** Statuses in which an attempt is still queued or working: a follow-up waits for it. */
-const ACTIVE = new Set(['QUEUED', 'RUNNING']);
 
 /**
  * Start a follow-up (a revision, or a CI repair) as attempt n+1 of the run: under the issue's
@@ -30,7 +28,8 @@ export async function startFollowUp(session: WebhookSession, run: AgentRun, foll
     if (replyTo !== undefined) await session.reply(replyTo, TEXTS.nothingToRevise);
     return { kind: 'replied', why: 'nothing published to revise' };
   }
-  if (ACTIVE.has(record.status)) {
+  // An attempt still queued or working: the follow-up waits for it.
+  if (ACTIVE_RUN_STATUSES.has(record.status)) {
     if (replyTo !== undefined) await session.reply(replyTo, TEXTS.attemptActive);
     return { kind: 'replied', why: 'an attempt is active' };
   }

@@ -1,7 +1,7 @@
 import type { PhaseHandler } from '../../phases/orchestrator.js';
 import { TaskError } from '../../task/task-error.js';
 import { taskWithFollowUp } from '../../runs/follow-up-task.js';
-import { parseTask } from '../../task/parse-task.js';
+import { taskFromSnapshot } from '../../runs/snapshot-task.js';
 import { TaskContract } from '../../task/task-contract.js';
 import type { PipelineEnv } from '../pipeline-env.js';
 
@@ -17,17 +17,9 @@ export function intakePhase(env: PipelineEnv): PhaseHandler {
     async run(context) {
       await context.runtime.use('task.parse');
       const { request } = env;
-      const text = request.issue ?? request.task ?? { title: '', body: '' };
       let task: TaskContract;
       try {
-        task = parseTask({
-          title: text.title,
-          body: text.body,
-          comment: request.comment?.body,
-          forcedMode: request.forcedMode,
-          source: request.issue ? 'github' : 'cli',
-          commandPrefix: env.policy.triggers.commandPrefix,
-        });
+        task = taskFromSnapshot(request, env.policy.triggers.commandPrefix);
       } catch (error) {
         if (!(error instanceof TaskError)) throw error;
         return {

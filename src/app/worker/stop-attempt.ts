@@ -1,0 +1,32 @@
+import { releaseIssueLock } from '../../core/runs/issue-lock.js';
+import { withAttempt } from '../../core/runs/update-run-record.js';
+import { writeRunTransition } from '../../core/runs/write-run-transition.js';
+import type { OpenAttempt } from './open-attempt.js';
+
+/**
+ * End the attempt without the pipeline's own record (the policy refused, or continuations ran
+ * out): run.json says so, the lock is released, the comment tells the maintainer.
+ */
+export async function stopAttempt(run: OpenAttempt, stop: { status: 'FAILED' | 'BLOCKED'; reason: string; message: string }): Promise<void> {
+  const { deps, request, keys, tracker } = run;
+  const { store, clock } = deps;
+  const attempt = run.target.attempt;
+  const now = new Date(clock.now()).toISOString();
+  await writeRunTransition(store, keys.run, 'worker', (current) => {
+    const startedAt = current?.attempts.find((a) => a.n === attempt)?.startedAt ?? now;
+    return {
+      schemaVersion: 1,
+      runId: request.runId,
+      agentBranch: request.agentBranch,
+      progressCommentId: request.issue?.progressCommentId,
+      ...current,
+      status: stop.status,
+      reason: stop.reason,
+      attempt: Math.max(current?.attempt ?? attempt, attempt),
+      attempts: withAttempt(current?.attempts ?? [], { n: attempt, status: stop.status, reason: stop.reason, startedAt, endedAt: now }),
+      updatedAt: now,
+    };
+  });
+  if (request.issue) await releaseIssueLock(store, { owner: request.owner, repo: request.repo, issue: request.issue.number }, { runId: request.runId, attempt });
+  await tracker.report({ runId: request.runId, attempt, status: stop.status, phases: [], message: stop.message });
+}
