@@ -80,25 +80,33 @@ export class Redactor {
 
   /** A JSON-safe, redacted deep copy: errors as objects, bytes as a length, cycles cut. */
   value(input: unknown, seen = new WeakSet<object>(), depth = 0): unknown {
-    if (typeof input === 'string') return this.string(input);
-    if (input === null || typeof input === 'number' || typeof input === 'boolean') return input;
-    if (typeof input === 'bigint') return input.toString();
-    if (input === undefined || typeof input === 'function' || typeof input === 'symbol') return undefined;
-    if (typeof input !== 'object') return undefined;
+    if (typeof input !== 'object' || input === null) return this.scalar(input);
     if (seen.has(input)) return '[Circular]';
     if (depth >= MAX_DEPTH) return '[Truncated]';
     seen.add(input);
     try {
-      if (input instanceof Uint8Array) return `[${input.byteLength} bytes]`;
-      if (input instanceof Date) return Number.isNaN(input.getTime()) ? 'Invalid Date' : input.toISOString();
-      if (input instanceof Error) return this.error(input, seen, depth);
-      if (Array.isArray(input)) return input.map((v) => this.value(v, seen, depth + 1) ?? null);
-      if (input instanceof Map) return this.object(Object.fromEntries(input), seen, depth);
-      if (input instanceof Set) return [...input].map((v) => this.value(v, seen, depth + 1) ?? null);
-      return this.object(input as Record<string, unknown>, seen, depth);
+      return this.composite(input, seen, depth);
     } finally {
       seen.delete(input);
     }
+  }
+
+  /** A value that is not an object: strings redacted, bigints as text; functions and symbols dropped. */
+  private scalar(input: unknown): unknown {
+    if (typeof input === 'string') return this.string(input);
+    if (input === null || typeof input === 'number' || typeof input === 'boolean') return input;
+    if (typeof input === 'bigint') return input.toString();
+    return undefined;
+  }
+
+  private composite(input: object, seen: WeakSet<object>, depth: number): unknown {
+    if (input instanceof Uint8Array) return `[${input.byteLength} bytes]`;
+    if (input instanceof Date) return Number.isNaN(input.getTime()) ? 'Invalid Date' : input.toISOString();
+    if (input instanceof Error) return this.error(input, seen, depth);
+    if (Array.isArray(input)) return input.map((v) => this.value(v, seen, depth + 1) ?? null);
+    if (input instanceof Map) return this.object(Object.fromEntries(input), seen, depth);
+    if (input instanceof Set) return [...input].map((v) => this.value(v, seen, depth + 1) ?? null);
+    return this.object(input as Record<string, unknown>, seen, depth);
   }
 
   private object(input: Record<string, unknown>, seen: WeakSet<object>, depth: number): Record<string, unknown> {

@@ -49,20 +49,14 @@ const OPTIONS = {
 /** Parse `<command> <repo> [options]`; every mistake is a UsageError (exit 2). */
 export async function parseStageArgs(command: StageCommand, args: string[], io: CliIo): Promise<StageArgs> {
   const { values, positionals } = parseOrUsage(args);
-  if (positionals.length !== 1) throw new UsageError(`${command} takes exactly one <repo>`);
-  if ((values.task || values['task-file']) && (command === 'ingest' || command === 'map')) throw new UsageError(`--task is for targets and run`);
-  if (values.task && values['task-file']) throw new UsageError('give --task or --task-file, not both');
-  if ((values.publish || values.approve) && command !== 'run') throw new UsageError('--publish and --approve are for run');
-  if (values.mode !== undefined && command !== 'run') throw new UsageError('--mode is for run');
-  if (values.mode !== undefined && values.mode !== 'analysis' && values.mode !== 'draft_pr') throw new UsageError('--mode must be analysis or draft_pr');
-  if (values['run-id'] && !isBranchSafeRunId(values['run-id'])) throw new UsageError('--run-id must be 1-64 letters, digits, _ or -');
+  checkOptions(command, values, positionals);
 
   const repo = await repositoryOf(positionals[0], io.cwd, values.publish);
   return {
     command,
     ...repo,
     ref: values.ref,
-    taskText: values['task-file'] ? (await readOrUsage(resolve(io.cwd, values['task-file']), `--task-file ${values['task-file']}`)).toString('utf8') : (values.task ?? ''),
+    taskText: await taskTextOf(values, io.cwd),
     taskFile: values['task-file'],
     paths: values.paths ? values.paths.split(',').map((p) => p.trim()).filter(Boolean) : undefined,
     policy: values.policy ? { text: await readOrUsage(resolve(io.cwd, values.policy), `--policy ${values.policy}`), file: values.policy } : undefined,
@@ -73,6 +67,26 @@ export async function parseStageArgs(command: StageCommand, args: string[], io: 
     approve: values.approve,
     ...(values.mode === 'analysis' || values.mode === 'draft_pr' ? { mode: values.mode } : {}),
   };
+}
+
+type ParsedValues = ReturnType<typeof parseOrUsage>['values'];
+
+/** Options that do not go together, or not with this command: each a UsageError. */
+function checkOptions(command: StageCommand, values: ParsedValues, positionals: string[]): void {
+  if (positionals.length !== 1) throw new UsageError(`${command} takes exactly one <repo>`);
+  if ((values.task || values['task-file']) && (command === 'ingest' || command === 'map')) throw new UsageError(`--task is for targets and run`);
+  if (values.task && values['task-file']) throw new UsageError('give --task or --task-file, not both');
+  if ((values.publish || values.approve) && command !== 'run') throw new UsageError('--publish and --approve are for run');
+  if (values.mode !== undefined && command !== 'run') throw new UsageError('--mode is for run');
+  if (values.mode !== undefined && values.mode !== 'analysis' && values.mode !== 'draft_pr') throw new UsageError('--mode must be analysis or draft_pr');
+  if (values['run-id'] && !isBranchSafeRunId(values['run-id'])) throw new UsageError('--run-id must be 1-64 letters, digits, _ or -');
+}
+
+/** The task: the `--task-file`'s text, else `--task`, else empty. */
+async function taskTextOf(values: ParsedValues, cwd: string): Promise<string> {
+  const file = values['task-file'];
+  if (!file) return values.task ?? '';
+  return (await readOrUsage(resolve(cwd, file), `--task-file ${file}`)).toString('utf8');
 }
 
 function parseOrUsage(args: string[]) {

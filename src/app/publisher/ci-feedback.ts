@@ -199,14 +199,7 @@ export async function updateVerificationFromCi(options: PublishDeps & { runKeys:
   if (pull.data.state !== 'open') return { kind: 'skipped', why: 'the pull request is closed' };
   const headSha = pull.data.head.sha;
   if (event.headSha !== headSha) return { kind: 'skipped', why: 'the ci object is about an older head' };
-  // The newest snapshot of this head among every ci object, so event order does not matter.
-  let newest: CiEvent | undefined;
-  for (const key of await store.list(keys.ciPrefix)) {
-    if (!key.endsWith('.json')) continue;
-    const e = key === options.key ? event : await readArtifactIfPresent(store, key, CiEvent).catch(() => undefined);
-    if (!e?.snapshot || e.headSha !== headSha) continue;
-    if (!newest || e.recordedAt >= newest.recordedAt) newest = e;
-  }
+  const newest = await newestSnapshot(store, keys.ciPrefix, { key: options.key, event }, headSha);
   if (!newest?.snapshot) return { kind: 'skipped', why: 'no CI snapshot for the head' };
   const v = record.verification ?? { checks: [], notRun: [], ciCommands: [] };
   const section = renderVerificationSection({ ...v, ci: { state: newest.snapshot.state, commitSha: headSha, checks: newest.snapshot.checks } });
@@ -215,6 +208,18 @@ export async function updateVerificationFromCi(options: PublishDeps & { runKeys:
   await api.rest.pulls.update({ owner, repo, pull_number: record.prNumber, body });
   logger.info('verification section updated from CI', { runId: record.runId, prNumber: record.prNumber, state: newest.snapshot.state, checks: newest.snapshot.checks.length });
   return { kind: 'updated', prNumber: record.prNumber, state: newest.snapshot.state };
+}
+
+/** The newest snapshot of `headSha` among every ci object (the one just read counts as read), so event order does not matter. */
+async function newestSnapshot(store: PublishDeps['store'], prefix: string, current: { key: string; event: CiEvent }, headSha: string): Promise<CiEvent | undefined> {
+  let newest: CiEvent | undefined;
+  for (const key of await store.list(prefix)) {
+    if (!key.endsWith('.json')) continue;
+    const e = key === current.key ? current.event : await readArtifactIfPresent(store, key, CiEvent).catch(() => undefined);
+    if (!e?.snapshot || e.headSha !== headSha) continue;
+    if (!newest || e.recordedAt >= newest.recordedAt) newest = e;
+  }
+  return newest;
 }
 
 /** A closed agent PR: progress comment and run.json say so; an unmerged branch still at our commit is deleted. */

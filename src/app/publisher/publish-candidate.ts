@@ -1,5 +1,6 @@
 import { readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
 import { PrCandidate } from '../../core/git/pr-candidate.js';
+import type { GitHubApi } from '../github/github-api.js';
 import { checkRun, storageBinding } from '../../core/publish/check-binding.js';
 import { planPublication } from '../../core/publish/plan-publication.js';
 import type { PublicationApplied, PublicationPlan } from '../../core/publish/publication.js';
@@ -92,21 +93,34 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
     return recordRefusal(options, ctx, decision.error);
   }
   if (decision.kind === 'rerun') return recordRerun(options, ctx, candidate.attempt, decision);
+  return publishPlan(options, ctx, { plan: decision.plan, candidate, followUp, existing, repo });
+}
+
+type FollowUp = Awaited<ReturnType<typeof readFollowUp>>;
+
+/** Apply the plan and record it; a PublishError from GitHub is a refusal (told on the follow-up's PR too). */
+async function publishPlan(
+  options: PublishOptions,
+  ctx: RunContext,
+  args: { plan: PublicationPlan; candidate: PrCandidate; followUp: FollowUp; existing: PublishRecord | undefined; repo: { api: GitHubApi; owner: string; repo: string } },
+): Promise<PublishOutcome> {
+  const { plan, candidate, followUp, existing, repo } = args;
+  const { api } = repo;
   let applied: PublicationApplied;
   try {
-    applied = await new GitHubPublisher({ ...repo, logger }).apply(decision.plan);
+    applied = await new GitHubPublisher({ ...repo, logger: options.logger }).apply(plan);
   } catch (error) {
     if (!(error instanceof PublishError)) throw error;
     if (followUp) await noteRefusedFollowUp(api, ctx.owner, ctx.repo, followUp, error);
     return recordRefusal(options, ctx, error);
   }
   // A follow-up's commit is built on what its parent was built on; anything else on its parent.
-  const builtOn = followUp ? (existing?.builtOn ?? existing?.baseCommitSha) : decision.plan.parent;
-  const record = publishRecord(decision.plan, applied, new Date(options.clock.now()).toISOString(), builtOn);
+  const builtOn = followUp ? (existing?.builtOn ?? existing?.baseCommitSha) : plan.parent;
+  const record = publishRecord(plan, applied, new Date(options.clock.now()).toISOString(), builtOn);
   if (followUp && applied.pullRequest) {
-    record.revisions = await updateRevisions(api, ctx.owner, ctx.repo, applied.pullRequest.number, existing, revisionEntry(followUp, candidate, decision.plan, applied.commitSha));
+    record.revisions = await updateRevisions(api, ctx.owner, ctx.repo, applied.pullRequest.number, existing, revisionEntry(followUp, candidate, plan, applied.commitSha));
   }
-  return recordPublished(options, ctx, record, { replace: followUp !== undefined || decision.plan.placement.mode === 'rebuild' });
+  return recordPublished(options, ctx, record, { replace: followUp !== undefined || plan.placement.mode === 'rebuild' });
 }
 
 function publishRecord(plan: PublicationPlan, applied: PublicationApplied, now: string, builtOn: string | undefined): PublishRecord {
