@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { scriptedInput, startBlockModelServer, type BlockModelServer, type BlockScript, type NeutralBlock, type WireProtocol } from './block-model-server.js';
+import { scriptedInput, startBlockModelServer, type BlockModelServer, type BlockScript, type NeutralBlock, type NeutralRequest, type WireProtocol } from './block-model-server.js';
 import type { ScriptedFailure } from './scripted-model-server.js';
 
 /**
@@ -54,15 +54,9 @@ function bedrockProtocol(options: BedrockServerOptions): WireProtocol {
       const problems: string[] = [];
       if (!String(headers['content-type'] ?? '').startsWith('application/json')) problems.push('content-type must be application/json');
       if (body.modelId !== undefined) problems.push('modelId belongs in the path, not the body');
-      const system: string[] = [];
-      if (body.system !== undefined) {
-        if (!Array.isArray(body.system)) problems.push('system must be an array of blocks');
-        else for (const block of body.system) typeof block?.text === 'string' && block.text.trim() ? system.push(block.text) : problems.push('system blocks must be non-empty text');
-      }
-      const tools = (body.toolConfig?.tools ?? []).map((tool: any) => ({ name: tool?.toolSpec?.name, description: tool?.toolSpec?.description, schema: tool?.toolSpec?.inputSchema?.json }));
-      if (body.toolConfig !== undefined && tools.length === 0) problems.push('toolConfig.tools must not be empty');
-      if (body.toolConfig?.toolChoice !== undefined && !['auto', 'any', 'tool'].some((k) => k in body.toolConfig.toolChoice)) problems.push('toolConfig.toolChoice invalid');
-      for (const key of Object.keys(body)) if (!['messages', 'system', 'inferenceConfig', 'toolConfig', 'additionalModelRequestFields', 'guardrailConfig'].includes(key)) problems.push(`unknown field ${key}`);
+      const system = systemBlocks(body.system, problems);
+      const tools = converseTools(body.toolConfig, problems);
+      for (const key of Object.keys(body)) if (!CONVERSE_FIELDS.includes(key)) problems.push(`unknown field ${key}`);
       if (!Array.isArray(body.messages)) return { request: { model: model ?? '', system, turns: [], tools, maxTokens: undefined }, problems };
       const turns = body.messages.map((m: any) => ({ role: m?.role, blocks: Array.isArray(m?.content) ? m.content.map(neutralBlock) : [] }));
       const usesTools = turns.some((t: { blocks: NeutralBlock[] }) => t.blocks.some((b) => b.kind === 'tool_use' || b.kind === 'tool_result'));
@@ -91,6 +85,26 @@ function bedrockProtocol(options: BedrockServerOptions): WireProtocol {
     stopReasons: { stop: 'end_turn', tool_calls: 'tool_use', length: 'max_tokens', content_filter: 'content_filtered' },
     toolResultsFirst: false,
   };
+}
+
+/** The top-level fields of a Converse request. */
+const CONVERSE_FIELDS = ['messages', 'system', 'inferenceConfig', 'toolConfig', 'additionalModelRequestFields', 'guardrailConfig'];
+
+/** The texts of `system` (an array of non-empty text blocks when present); what is wrong goes to `problems`. */
+function systemBlocks(blocks: any, problems: string[]): string[] {
+  const system: string[] = [];
+  if (blocks === undefined) return system;
+  if (!Array.isArray(blocks)) problems.push('system must be an array of blocks');
+  else for (const block of blocks) typeof block?.text === 'string' && block.text.trim() ? system.push(block.text) : problems.push('system blocks must be non-empty text');
+  return system;
+}
+
+/** The tools of `toolConfig` (not empty when present, with a valid `toolChoice`); what is wrong goes to `problems`. */
+function converseTools(toolConfig: any, problems: string[]): NeutralRequest['tools'] {
+  const tools = (toolConfig?.tools ?? []).map((tool: any) => ({ name: tool?.toolSpec?.name, description: tool?.toolSpec?.description, schema: tool?.toolSpec?.inputSchema?.json }));
+  if (toolConfig !== undefined && tools.length === 0) problems.push('toolConfig.tools must not be empty');
+  if (toolConfig?.toolChoice !== undefined && !['auto', 'any', 'tool'].some((k) => k in toolConfig.toolChoice)) problems.push('toolConfig.toolChoice invalid');
+  return tools;
 }
 
 function neutralBlock(block: any): NeutralBlock {

@@ -138,13 +138,10 @@ export async function startBlockModelServer(protocol: WireProtocol, script: Bloc
   };
 }
 
-/** The checks both block APIs make: alternation, tool use / tool result pairing, non-empty text, object tool schemas. */
-export function validateTurns(request: NeutralRequest, toolResultsFirst: boolean): string[] {
+/** Declared tools: valid, distinct names, string descriptions, object input schemas. Adds the names to `names`. */
+function declaredToolProblems(tools: NeutralRequest['tools'], names: Set<string>): string[] {
   const problems: string[] = [];
-  if (request.turns.length === 0) return ['messages missing or empty'];
-  if (request.turns[0].role !== 'user') problems.push('first message must have role user');
-  const names = new Set<string>();
-  for (const [i, tool] of request.tools.entries()) {
+  for (const [i, tool] of tools.entries()) {
     if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) problems.push(`tools[${i}].name invalid: ${String(tool.name)}`);
     else if (names.has(tool.name)) problems.push(`tools[${i}].name duplicated: ${tool.name}`);
     else names.add(tool.name);
@@ -152,49 +149,88 @@ export function validateTurns(request: NeutralRequest, toolResultsFirst: boolean
     const schema = tool.schema as { type?: unknown } | undefined;
     if (!schema || typeof schema !== 'object' || schema.type !== 'object') problems.push(`tools[${i}] input schema must be a JSON object schema`);
   }
+  return problems;
+}
+
+type Block = NeutralTurn['blocks'][number];
+
+/** What the checks of one turn's blocks share: the turn, the declared tools, the pending tool uses, and what the turn answered. */
+interface TurnScan {
+  i: number;
+  role: string;
+  names: Set<string>;
+  anyTools: boolean;
+  toolResultsFirst: boolean;
+  pending: string[];
+  answered: Set<string>;
+  seenOther: boolean;
+}
+
+function toolUseProblems(block: Extract<Block, { kind: 'tool_use' }>, t: TurnScan): string[] {
+  const problems: string[] = [];
+  if (t.role !== 'assistant') problems.push(`messages[${t.i}]: tool use outside an assistant turn`);
+  if (typeof block.id !== 'string' || block.id === '' || typeof block.name !== 'string') problems.push(`messages[${t.i}]: malformed tool use`);
+  if (!block.input || typeof block.input !== 'object' || Array.isArray(block.input)) problems.push(`messages[${t.i}]: tool use input must be an object`);
+  if (typeof block.name === 'string' && !t.names.has(block.name) && t.anyTools) problems.push(`messages[${t.i}]: tool use of undeclared tool ${block.name}`);
+  return problems;
+}
+
+function toolResultProblems(block: Extract<Block, { kind: 'tool_result' }>, t: TurnScan): string[] {
+  const problems: string[] = [];
+  if (t.role !== 'user') problems.push(`messages[${t.i}]: tool result outside a user turn`);
+  if (t.toolResultsFirst && t.seenOther) problems.push(`messages[${t.i}]: tool results must come first in the turn`);
+  if (typeof block.text !== 'string') problems.push(`messages[${t.i}]: tool result content must be text`);
+  if (typeof block.id !== 'string' || !t.pending.includes(block.id)) problems.push(`messages[${t.i}]: tool result for unknown tool use ${String(block.id)}`);
+  else t.answered.add(block.id);
+  return problems;
+}
+
+function blockProblems(block: Block, t: TurnScan): string[] {
+  switch (block.kind) {
+    case 'unknown':
+      return [`messages[${t.i}]: unknown content block ${block.what}`];
+    case 'text':
+      t.seenOther = true;
+      return typeof block.text !== 'string' || block.text.trim() === '' ? [`messages[${t.i}]: text block must be a non-empty string`] : [];
+    case 'tool_use':
+      t.seenOther = true;
+      return toolUseProblems(block, t);
+    case 'tool_result':
+      return toolResultProblems(block, t);
+  }
+  return [];
+}
+
+/** One turn's checks; returns the tool uses still pending after it. */
+function turnProblems(request: NeutralRequest, i: number, t: Omit<TurnScan, 'i' | 'role' | 'answered' | 'seenOther'>, problems: string[]): string[] {
+  const turn = request.turns[i];
+  if (i > 0 && request.turns[i - 1].role === turn.role) problems.push(`messages[${i}]: two ${turn.role} turns in a row`);
+  if (turn.blocks.length === 0) problems.push(`messages[${i}].content is empty`);
+  const scan: TurnScan = { ...t, i, role: turn.role as string, answered: new Set<string>(), seenOther: false };
+  for (const block of turn.blocks) problems.push(...blockProblems(block, scan));
+  if (turn.role === 'user') {
+    const missing = t.pending.filter((id) => !scan.answered.has(id));
+    if (missing.length > 0) problems.push(`messages[${i}]: tool uses ${missing.join(', ')} have no tool result`);
+    return [];
+  }
+  if (t.pending.length > 0) problems.push(`messages[${i}]: tool uses ${t.pending.join(', ')} have no tool result`);
+  return turn.blocks.flatMap((b) => (b.kind === 'tool_use' && typeof b.id === 'string' ? [b.id] : []));
+}
+
+/** The checks both block APIs make: alternation, tool use / tool result pairing, non-empty text, object tool schemas. */
+export function validateTurns(request: NeutralRequest, toolResultsFirst: boolean): string[] {
+  const problems: string[] = [];
+  if (request.turns.length === 0) return ['messages missing or empty'];
+  if (request.turns[0].role !== 'user') problems.push('first message must have role user');
+  const names = new Set<string>();
+  problems.push(...declaredToolProblems(request.tools, names));
   let pending: string[] = [];
   for (const [i, turn] of request.turns.entries()) {
     if (turn.role !== 'user' && turn.role !== 'assistant') {
       problems.push(`messages[${i}].role invalid: ${String(turn.role)}`);
       continue;
     }
-    if (i > 0 && request.turns[i - 1].role === turn.role) problems.push(`messages[${i}]: two ${turn.role} turns in a row`);
-    if (turn.blocks.length === 0) problems.push(`messages[${i}].content is empty`);
-    const answered = new Set<string>();
-    let seenOther = false;
-    for (const block of turn.blocks) {
-      switch (block.kind) {
-        case 'unknown':
-          problems.push(`messages[${i}]: unknown content block ${block.what}`);
-          break;
-        case 'text':
-          if (typeof block.text !== 'string' || block.text.trim() === '') problems.push(`messages[${i}]: text block must be a non-empty string`);
-          seenOther = true;
-          break;
-        case 'tool_use':
-          if (turn.role !== 'assistant') problems.push(`messages[${i}]: tool use outside an assistant turn`);
-          if (typeof block.id !== 'string' || block.id === '' || typeof block.name !== 'string') problems.push(`messages[${i}]: malformed tool use`);
-          if (!block.input || typeof block.input !== 'object' || Array.isArray(block.input)) problems.push(`messages[${i}]: tool use input must be an object`);
-          if (typeof block.name === 'string' && !names.has(block.name) && request.tools.length > 0) problems.push(`messages[${i}]: tool use of undeclared tool ${block.name}`);
-          seenOther = true;
-          break;
-        case 'tool_result':
-          if (turn.role !== 'user') problems.push(`messages[${i}]: tool result outside a user turn`);
-          if (toolResultsFirst && seenOther) problems.push(`messages[${i}]: tool results must come first in the turn`);
-          if (typeof block.text !== 'string') problems.push(`messages[${i}]: tool result content must be text`);
-          if (typeof block.id !== 'string' || !pending.includes(block.id)) problems.push(`messages[${i}]: tool result for unknown tool use ${String(block.id)}`);
-          else answered.add(block.id);
-          break;
-      }
-    }
-    if (turn.role === 'user') {
-      const missing = pending.filter((id) => !answered.has(id));
-      if (missing.length > 0) problems.push(`messages[${i}]: tool uses ${missing.join(', ')} have no tool result`);
-      pending = [];
-    } else {
-      if (pending.length > 0) problems.push(`messages[${i}]: tool uses ${pending.join(', ')} have no tool result`);
-      pending = turn.blocks.flatMap((b) => (b.kind === 'tool_use' && typeof b.id === 'string' ? [b.id] : []));
-    }
+    pending = turnProblems(request, i, { names, anyTools: request.tools.length > 0, toolResultsFirst, pending }, problems);
   }
   if (pending.length > 0) problems.push(`last tool uses ${pending.join(', ')} have no tool result`);
   if (request.maxTokens !== undefined && (!Number.isInteger(request.maxTokens) || request.maxTokens < 1)) problems.push('max tokens must be a positive integer');

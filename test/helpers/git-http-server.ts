@@ -57,6 +57,26 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
   const extraConfig = Object.entries(options.config ?? {});
   const sockets = new Set<import('node:net').Socket>();
 
+  /** The credential's user (none when anonymous is allowed); `answered` when a 401 or 403 was sent instead. */
+  const authenticate = (header: string | undefined, record: GitHttpRequestRecord, res: ServerResponse): { user?: string } | 'answered' => {
+    if (header === undefined) {
+      if (!requireAuth) return {};
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="git"', 'content-type': 'text/plain' }).end('authentication required\n');
+      return 'answered';
+    }
+    const credential = parseBasic(header);
+    if (credential && credential.user === 'x-access-token' && denied.has(credential.password)) {
+      res.writeHead(403, { 'content-type': 'text/plain' }).end('forbidden\n');
+      return 'answered';
+    }
+    if (!credential || credential.user !== 'x-access-token' || !tokens.has(credential.password)) {
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="git"', 'content-type': 'text/plain' }).end('bad credentials\n');
+      return 'answered';
+    }
+    record.authorized = true;
+    return { user: credential.user };
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const parsed = new URL(req.url ?? '/', 'http://127.0.0.1');
     const header = req.headers.authorization;
@@ -73,23 +93,9 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
       record.status = res.statusCode;
     });
 
-    let user: string | undefined;
-    if (header !== undefined) {
-      const credential = parseBasic(header);
-      if (credential && credential.user === 'x-access-token' && denied.has(credential.password)) {
-        res.writeHead(403, { 'content-type': 'text/plain' }).end('forbidden\n');
-        return;
-      }
-      if (!credential || credential.user !== 'x-access-token' || !tokens.has(credential.password)) {
-        res.writeHead(401, { 'www-authenticate': 'Basic realm="git"', 'content-type': 'text/plain' }).end('bad credentials\n');
-        return;
-      }
-      user = credential.user;
-      record.authorized = true;
-    } else if (requireAuth) {
-      res.writeHead(401, { 'www-authenticate': 'Basic realm="git"', 'content-type': 'text/plain' }).end('authentication required\n');
-      return;
-    }
+    const access = authenticate(header, record, res);
+    if (access === 'answered') return;
+    const user = access.user;
 
     const hook = server.onRequest;
     if (hook && (await hook(record, res)) === true) return;

@@ -147,54 +147,71 @@ function completion(reply: ScriptedMessage, index: number, model: string) {
   };
 }
 
+/** `tools`: a non-empty array of functions with valid, distinct names and object parameter schemas. */
+function toolProblems(tools: any): string[] {
+  if (tools === undefined) return [];
+  if (!Array.isArray(tools) || tools.length === 0) return ['tools must be a non-empty array when present'];
+  const problems: string[] = [];
+  const toolNames = new Set<string>();
+  for (const [i, tool] of tools.entries()) {
+    if (tool?.type !== 'function') problems.push(`tools[${i}].type must be "function"`);
+    const fn = tool?.function;
+    if (typeof fn?.name !== 'string' || !FUNCTION_NAME.test(fn.name)) problems.push(`tools[${i}].function.name invalid: ${String(fn?.name)}`);
+    else if (toolNames.has(fn.name)) problems.push(`tools[${i}].function.name duplicated: ${fn.name}`);
+    else toolNames.add(fn.name);
+    if (fn?.description !== undefined && typeof fn.description !== 'string') problems.push(`tools[${i}].function.description must be a string`);
+    if (fn?.parameters?.type !== 'object') problems.push(`tools[${i}].function.parameters must be an object schema`);
+  }
+  return problems;
+}
+
+/** `tool_choice` (only with tools) and `max_tokens`. */
+function optionProblems(body: any): string[] {
+  const problems: string[] = [];
+  if (body.tool_choice !== undefined) {
+    if (body.tools === undefined) problems.push('tool_choice without tools');
+    if (!['auto', 'none', 'required'].includes(body.tool_choice) && typeof body.tool_choice !== 'object') problems.push('tool_choice invalid');
+  }
+  if (body.max_tokens !== undefined && (!Number.isInteger(body.max_tokens) || body.max_tokens < 1)) problems.push('max_tokens must be a positive integer');
+  return problems;
+}
+
+/** An assistant message: string or null content, content or tool calls, well-formed tool calls (whose ids become pending). */
+function assistantProblems(m: any, i: number, pending: Set<string>): string[] {
+  const problems: string[] = [];
+  if (m.content !== null && m.content !== undefined && typeof m.content !== 'string') problems.push(`messages[${i}].content must be a string or null`);
+  if ((m.content === null || m.content === undefined) && !m.tool_calls?.length) problems.push(`messages[${i}]: assistant message without content or tool calls`);
+  for (const call of m.tool_calls ?? []) {
+    if (typeof call?.id !== 'string' || call.type !== 'function' || typeof call.function?.name !== 'string' || typeof call.function?.arguments !== 'string') {
+      problems.push(`messages[${i}]: malformed tool call`);
+    } else pending.add(call.id);
+  }
+  return problems;
+}
+
+/** One message, given the tool calls still waiting for their tool message (updated). */
+function messageProblems(m: any, i: number, pending: Set<string>): string[] {
+  if (!ROLES.has(m?.role)) return [`messages[${i}].role invalid: ${String(m?.role)}`];
+  const problems: string[] = [];
+  if (m.role !== 'tool' && pending.size > 0) problems.push(`messages[${i}]: tool calls ${[...pending].join(', ')} have no tool message`);
+  if (m.role !== 'tool') pending.clear();
+  if (m.role === 'assistant') problems.push(...assistantProblems(m, i, pending));
+  else if (m.role === 'tool') {
+    if (typeof m.content !== 'string') problems.push(`messages[${i}].content must be a string`);
+    if (!pending.delete(m.tool_call_id)) problems.push(`messages[${i}]: tool message answers unknown call ${String(m.tool_call_id)}`);
+  } else if (typeof m.content !== 'string') problems.push(`messages[${i}].content must be a string`);
+  return problems;
+}
+
 /** The checks a strict chat-completions endpoint makes. */
 export function validateRequest(body: any): string[] {
   const problems: string[] = [];
   if (!body || typeof body !== 'object') return ['body is not an object'];
   if (typeof body.model !== 'string' || body.model === '') problems.push('model missing');
   if (!Array.isArray(body.messages) || body.messages.length === 0) return [...problems, 'messages missing or empty'];
-
-  const toolNames = new Set<string>();
-  if (body.tools !== undefined) {
-    if (!Array.isArray(body.tools) || body.tools.length === 0) problems.push('tools must be a non-empty array when present');
-    else
-      for (const [i, tool] of body.tools.entries()) {
-        if (tool?.type !== 'function') problems.push(`tools[${i}].type must be "function"`);
-        const fn = tool?.function;
-        if (typeof fn?.name !== 'string' || !FUNCTION_NAME.test(fn.name)) problems.push(`tools[${i}].function.name invalid: ${String(fn?.name)}`);
-        else if (toolNames.has(fn.name)) problems.push(`tools[${i}].function.name duplicated: ${fn.name}`);
-        else toolNames.add(fn.name);
-        if (fn?.description !== undefined && typeof fn.description !== 'string') problems.push(`tools[${i}].function.description must be a string`);
-        if (fn?.parameters?.type !== 'object') problems.push(`tools[${i}].function.parameters must be an object schema`);
-      }
-  }
-  if (body.tool_choice !== undefined) {
-    if (body.tools === undefined) problems.push('tool_choice without tools');
-    if (!['auto', 'none', 'required'].includes(body.tool_choice) && typeof body.tool_choice !== 'object') problems.push('tool_choice invalid');
-  }
-  if (body.max_tokens !== undefined && (!Number.isInteger(body.max_tokens) || body.max_tokens < 1)) problems.push('max_tokens must be a positive integer');
-
+  problems.push(...toolProblems(body.tools), ...optionProblems(body));
   const pending = new Set<string>();
-  for (const [i, m] of body.messages.entries()) {
-    if (!ROLES.has(m?.role)) {
-      problems.push(`messages[${i}].role invalid: ${String(m?.role)}`);
-      continue;
-    }
-    if (m.role !== 'tool' && pending.size > 0) problems.push(`messages[${i}]: tool calls ${[...pending].join(', ')} have no tool message`);
-    if (m.role !== 'tool') pending.clear();
-    if (m.role === 'assistant') {
-      if (m.content !== null && m.content !== undefined && typeof m.content !== 'string') problems.push(`messages[${i}].content must be a string or null`);
-      if ((m.content === null || m.content === undefined) && !m.tool_calls?.length) problems.push(`messages[${i}]: assistant message without content or tool calls`);
-      for (const call of m.tool_calls ?? []) {
-        if (typeof call?.id !== 'string' || call.type !== 'function' || typeof call.function?.name !== 'string' || typeof call.function?.arguments !== 'string') {
-          problems.push(`messages[${i}]: malformed tool call`);
-        } else pending.add(call.id);
-      }
-    } else if (m.role === 'tool') {
-      if (typeof m.content !== 'string') problems.push(`messages[${i}].content must be a string`);
-      if (!pending.delete(m.tool_call_id)) problems.push(`messages[${i}]: tool message answers unknown call ${String(m.tool_call_id)}`);
-    } else if (typeof m.content !== 'string') problems.push(`messages[${i}].content must be a string`);
-  }
+  for (const [i, m] of body.messages.entries()) problems.push(...messageProblems(m, i, pending));
   if (pending.size > 0) problems.push(`last tool calls ${[...pending].join(', ')} have no tool message`);
   if (body.messages[0]?.role !== 'system' && body.messages[0]?.role !== 'user') problems.push('first message must be system or user');
   return problems;
