@@ -1,4 +1,3 @@
-import type { FsLike } from '../ports.js';
 import { inflateExact } from './inflate-budget.js';
 import { isBinaryContent } from '../objects/object-format.js';
 import { applyDelta } from './git-delta.js';

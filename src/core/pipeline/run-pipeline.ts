@@ -15,7 +15,6 @@ import type { ArtifactStore, CiStatusReader, Clock, FsLike, Logger, ModelProvide
 import type { RepoSource } from '../ingestion/repo-source.js';
 import type { AttemptStart } from '../runs/attempts.js';
 import type { RunStatus } from '../runs/run-status.js';
-import { updateRunRecord, withAttempt } from '../runs/update-run-record.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { isAnalysisRun, storeAnalysisReport } from './build-analysis-report.js';
@@ -31,7 +30,7 @@ import { discoveryPhase } from './phases/discovery-phase.js';
 import { intakePhase, taskOf } from './phases/intake-phase.js';
 import { judgePhase } from './phases/judge-phase.js';
 import { plannedPaths, planOf, planningPhase } from './phases/planning-phase.js';
-import { planRevisions, revisedPaths } from './plan-revision.js';
+import { revisedPaths } from './plan-revision.js';
 import { preparePhase, PrepareOutput } from './phases/prepare-phase.js';
 import { repairPhase } from './phases/repair-phase.js';
 import { reviewPhase } from './phases/review-phase.js';

@@ -17,31 +17,6 @@ const files = {
   'link': { symlink: 'a.txt' },
 };
 
-/** Record patches the way the phases do: one per segment, each relative to the previous state. */
-async function recordSegments() {
-  const repo = await createMemoryRepo(files);
-  const ws = repo.workspace;
-  const patches: Uint8Array[] = [];
-  let before = await workspaceSide(await openWorkspace({ fs: repo.fs, gitdir: repo.gitdir, commitSha: repo.commitSha }));
-  const segment = async (edit: () => Promise<void>) => {
-    await edit();
-    const after = await workspaceSide(ws);
-    patches.push(binaryStringToBytes((await diffSides(before, after)).map((f) => f.text).join('')));
-    // Freeze this state's bytes for the next segment's "before".
-    const frozen = new Map<string, Uint8Array>();
-    for (const p of after.files.keys()) frozen.set(p, await ws.read(p));
-    before = { files: new Map(after.files), read: async (p) => frozen.get(p)! };
-  };
-  await segment(async () => {
-    await ws.write('a.txt', files['a.txt'].replace('line 3\n', 'LINE THREE\n').replace('line 25\n', ''));
-    await ws.write('with space/ünï "q".txt', 'x\ny\n');
-  });
-  await segment(async () => {
-    await ws.write('a.txt', (await ws.readText('a.txt')).replace('line 10\n', 'line ten\n'));
-    await ws.delete('gone.txt');
-  });
-  return { repo, ws, patches };
-}
 
 describe('applyPatch', () => {
   it('replays our patch onto a fresh workspace and reproduces the exact view', async () => {

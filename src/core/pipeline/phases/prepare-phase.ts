@@ -19,7 +19,6 @@ import { taskOf } from './intake-phase.js';
 import { planOf } from './planning-phase.js';
 import { reviewOf } from './review-phase.js';
 import { verificationOf } from './verification-phase.js';
-import { planRevisions } from '../plan-revision.js';
 
 export const PrepareOutput = z.object({
   headCommitSha: z.string(),

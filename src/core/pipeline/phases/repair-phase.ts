@@ -31,7 +31,6 @@ export function repairPhase(env: PipelineEnv): PhaseHandler {
     async run(context) {
       await context.runtime.use('verify.parse');
       const task = taskOf(context.outputs);
-      const baseline = baselineOf(context.outputs);
       const ci = env.model ? planOf(context.outputs).repairs : [];
       let iterations = 0;
       // CI clusters first: their edits are parsed with everything else below.

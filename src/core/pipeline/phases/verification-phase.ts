@@ -6,7 +6,6 @@ import { detectCheats } from '../../phases/anti-cheat.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';
 import { parseClusters, topLevelModule } from '../parse-clusters.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
-import { baselineOf } from './baseline-phase.js';
 import { taskOf } from './intake-phase.js';
 
 export const VerificationOutput = z.object({
