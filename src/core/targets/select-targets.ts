@@ -2,6 +2,7 @@ import { lockfileRefreshCommand } from '../engines/recipe/manifest-kind.js';
 import { compileGlobs } from '../paths/glob.js';
 import type { PathRules } from '../paths/path-rules.js';
 import { recipeCandidates, recipeMatches } from '../engines/recipe/recipe-candidates.js';
+import { recipeFor } from '../engines/recipe/registry.js';
 import { ownersFor } from '../repomap/codeowners.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
 import { FileContents } from '../repomap/file-contents.js';
@@ -136,7 +137,8 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
     strategy = scopeGlobs.length ? 'explicit_scope_plus_recipe_candidates' : 'recipe_candidates';
     for (const step of task.steps) {
       const ownScope = step.paths ? compileGlobs(step.paths) : () => true;
-      terms.push(step.recipe === 'replace' ? step.find : step.recipe === 'bump-dependency' ? step.package : step.from);
+      const recipe = recipeFor(step);
+      terms.push(recipe.targetTerm(step));
       // The engine decides which files it could change and where, by applying the step in memory.
       for (const p of recipeCandidates(step, candidates.filter((c) => ownScope(c) && !rules.isLockfile(c)))) {
         const text = await contents.text(p);
@@ -149,9 +151,10 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
         f.reasons.push(`${step.recipe} can change this file (${matches[0].detail})`);
         for (const m of matches.slice(0, 10)) f.evidence.push({ type: 'recipe', line: m.line, snippet: m.snippet, term: terms[terms.length - 1], detail: `${step.recipe}: ${m.detail}` });
       }
-      if (step.recipe === 'bump-dependency') {
+      const dependency = recipe.dependency(step);
+      if (dependency !== undefined) {
         for (const p of all.filter((x) => rules.isLockfile(x) && inScope(x))) {
-          const cmd = lockfileRefreshCommand(p, step.package) ?? 'the package manager';
+          const cmd = lockfileRefreshCommand(p, dependency) ?? 'the package manager';
           excluded.set(p, `lockfile: not edited; refresh with ${cmd}`);
           warnings.push({ code: 'LOCKFILE_NEEDS_REFRESH', message: `${p} must be refreshed with ${cmd}`, data: { path: p, command: cmd } });
         }
