@@ -58,13 +58,24 @@ export const RenameSymbolStep = z.strictObject({
   paths: PathGlobs.optional(),
 });
 
+export const RemoveDependencyStep = z.strictObject({
+  recipe: z.literal('remove-dependency'),
+  package: z
+    .string()
+    .regex(/^[A-Za-z0-9@][\w@./~-]*$/, 'a dependency name: npm package, Python distribution or Go module path')
+    .max(200)
+    .describe('The dependency to drop from the manifests that declare it (package.json, requirements files, go.mod); lockfiles get the refresh command.'),
+  paths: PathGlobs.optional(),
+});
+
 /** One step of the task block: a deterministic recipe. Each recipe's engine side is in core/engines/recipe's registry. */
-export const RecipeStep = z.discriminatedUnion('recipe', [ReplaceStep, MigrateImportStep, BumpDependencyStep, RenameSymbolStep]);
+export const RecipeStep = z.discriminatedUnion('recipe', [ReplaceStep, MigrateImportStep, BumpDependencyStep, RenameSymbolStep, RemoveDependencyStep]);
 export type RecipeStep = z.infer<typeof RecipeStep>;
 export type ReplaceStep = z.infer<typeof ReplaceStep>;
 export type MigrateImportStep = z.infer<typeof MigrateImportStep>;
 export type BumpDependencyStep = z.infer<typeof BumpDependencyStep>;
 export type RenameSymbolStep = z.infer<typeof RenameSymbolStep>;
+export type RemoveDependencyStep = z.infer<typeof RemoveDependencyStep>;
 
 export type RecipeName = RecipeStep['recipe'];
 /** The step of one recipe. */
@@ -96,6 +107,7 @@ export const RECIPE_STEPS: { readonly [N in RecipeName]: RecipeStepEntry<N> } = 
   'migrate-import': { schema: MigrateImportStep, searchParameters: fromTo },
   'bump-dependency': { schema: BumpDependencyStep, searchParameters: (step) => [{ key: 'package', value: step.package }] },
   'rename-symbol': { schema: RenameSymbolStep, searchParameters: fromTo },
+  'remove-dependency': { schema: RemoveDependencyStep, searchParameters: (step) => [{ key: 'package', value: step.package }] },
 };
 
 /** The parameters of a step the target search looks for, in order. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAP_PROFILES, type Recipe } from '../../../src/core/engines/recipe/recipe.js';
-import { RECIPES, recipeFor } from '../../../src/core/engines/recipe/registry.js';
+import { allRecipes, RECIPES, recipeFor } from '../../../src/core/engines/recipe/registry.js';
 import { RECIPE_NAMES, RECIPE_STEPS, RecipeStep } from '../../../src/core/task/recipe-steps.js';
 import { COMMIT_TYPES } from '../../../src/core/text/commit-types.js';
 
@@ -32,7 +32,7 @@ describe('the recipe registry', () => {
     expect(sorted(RecipeStep.options.map((option) => option.shape.recipe.value))).toEqual(sorted(RECIPE_NAMES));
   });
 
-  it.each(Object.entries(RECIPES))('%s provides every member', (name, recipe: Recipe) => {
+  it.each(allRecipes().map((recipe) => [recipe.name, recipe] as const))('%s provides every member', (name, recipe) => {
     for (const [member, type] of Object.entries(MEMBERS)) expect({ member, type: typeof recipe[member as keyof Recipe] }).toEqual({ member, type });
     expect(recipe.name).toBe(name);
     expect(recipe.step).toBe(RECIPE_STEPS[recipe.name]);

@@ -23,7 +23,7 @@ export interface RecipeWording<S> {
 }
 
 /**
- * Everything that differs from one recipe to another (see docs/architecture.md, "Recipes").
+ * Everything that differs from one recipe to another (docs/architecture.md, `engines/`).
  * A recipe is a folder under `recipes/` exporting one of these, plus its step schema in
  * core/task/recipe-steps.ts; the registry lists it in one line.
  */

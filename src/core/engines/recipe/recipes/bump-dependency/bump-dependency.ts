@@ -1,6 +1,7 @@
 import { RECIPE_STEPS, type BumpDependencyStep } from '../../../../task/recipe-steps.js';
 import { applyBumpDependency, manifestKindsForPackage } from '../../bump-dependency-recipe.js';
 import { withGoAlignment } from '../../go-alignment.js';
+import { listWords } from '../../list-words.js';
 import { lockfilesFor } from '../../lockfiles-to-refresh.js';
 import { manifestKindForPath } from '../../manifest-kind.js';
 import { compiledRequirements, pinsLeft } from '../../manifests/pins-left.js';
@@ -75,7 +76,3 @@ export const bumpDependencyRecipe: Recipe<'bump-dependency'> = {
   commitType: 'build',
   mapProfile: 'dependency-upgrade',
 };
-
-function listWords(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
-}
