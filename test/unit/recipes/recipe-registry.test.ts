@@ -20,6 +20,7 @@ const MEMBERS: Record<keyof Recipe, 'string' | 'function' | 'boolean' | 'object'
   wording: 'object',
   commitType: 'string',
   mapProfile: 'string',
+  suggestions: 'object',
 };
 
 const sorted = (names: readonly string[]) => [...names].sort();

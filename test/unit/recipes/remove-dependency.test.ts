@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
 import { recipeCandidates } from '../../../src/core/engines/recipe/recipe-candidates.js';
 import { recipeFor } from '../../../src/core/engines/recipe/registry.js';
+import { suggestRecipeSteps } from '../../../src/core/pipeline/suggest-recipe.js';
 import { describeSteps } from '../../../src/core/publish/pr-text.js';
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
 import { deriveSearchTerms } from '../../../src/core/task/search-terms.js';
@@ -64,5 +65,12 @@ describe('remove-dependency', () => {
     expect(describeSteps([step, RecipeStep.parse(remove('is-odd'))])).toBe('remove left-pad and is-odd');
     expect(recipeFor(step).commitType).toBe('build');
     expect(deriveSearchTerms({ title: '', objective: '', steps: [step] })).toEqual([{ term: 'left-pad', kind: 'recipe-parameter', source: 'steps[0].package' }]);
+  });
+
+  it('is suggested when a task without steps asks to drop a named dependency', () => {
+    expect(suggestRecipeSteps({ title: 'Remove the dependency `left-pad`', objective: 'Also drop the unused package is-odd. Remove the dependency on it.' })).toEqual([
+      { recipe: 'remove-dependency', package: 'left-pad' },
+      { recipe: 'remove-dependency', package: 'is-odd' },
+    ]);
   });
 });

@@ -3,6 +3,7 @@ import type { RecipeName, RecipeStepEntry, StepOf } from '../../task/recipe-step
 import type { CommitType } from '../../text/commit-types.js';
 import type { RecipeMatch } from './recipe-match.js';
 import type { RecipeRun } from './recipe-run.js';
+import type { RecipeSuggestion } from './suggestion.js';
 import type { ApplyRecipeResult, FileRecipeResult, RecipeContext } from './recipe-types.js';
 
 /**
@@ -54,5 +55,7 @@ export interface Recipe<N extends RecipeName = RecipeName> {
   commitType: CommitType | 'by-paths';
   /** The map projection the step's task needs. */
   mapProfile: MapProfile;
+  /** How a task without steps may name this recipe in its words (the analysis report suggests the step). */
+  suggestions: readonly RecipeSuggestion[];
 }
 

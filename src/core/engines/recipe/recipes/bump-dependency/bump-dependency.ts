@@ -9,6 +9,7 @@ import type { Recipe } from '../../recipe.js';
 import { clip, editMatches, type RecipeMatch } from '../../recipe-match.js';
 import { editEachFile, finishRun, type RecipeRun } from '../../recipe-run.js';
 import type { FileRecipeResult, PendingMavenProperty, RecipeContext } from '../../recipe-types.js';
+import { NOT_A_PACKAGE } from '../../suggestion.js';
 import { resolveParentProperty } from './parent-poms.js';
 
 const applyToFile = withGoAlignment((step: BumpDependencyStep, file: { path: string; text: string }, _ctx: RecipeContext): FileRecipeResult | undefined => {
@@ -75,4 +76,10 @@ export const bumpDependencyRecipe: Recipe<'bump-dependency'> = {
   },
   commitType: 'build',
   mapProfile: 'dependency-upgrade',
+  suggestions: [
+    {
+      pattern: /\b(?:bump|upgrade|update)\s+`?([@\w][\w@./:-]*)`?\s+(?:from\s+`?v?[\w.^~+-]+`?\s+)?to\s+`?v?(\d[\w.+-]*)`?/gi,
+      step: (m) => (NOT_A_PACKAGE.has(m[1].toLowerCase()) ? undefined : { recipe: 'bump-dependency', package: m[1], to: m[2].replace(/\.$/, '') }),
+    },
+  ],
 };

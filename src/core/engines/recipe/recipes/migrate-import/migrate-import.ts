@@ -7,6 +7,7 @@ import { followThrough } from '../../manifests/follow-through.js';
 import { applyMigrateImport } from '../../migrate-import-recipe.js';
 import type { Recipe } from '../../recipe.js';
 import { editMatches } from '../../recipe-match.js';
+import { MODULE } from '../../suggestion.js';
 import { editEachFile, finishRun, type RecipeRun } from '../../recipe-run.js';
 import { applySpanEdits } from '../../span-edits.js';
 
@@ -58,4 +59,10 @@ export const migrateImportRecipe: Recipe<'migrate-import'> = {
   },
   commitType: 'refactor',
   mapProfile: 'import-migration',
+  suggestions: [
+    {
+      pattern: new RegExp(`\\bmigrate\\s+(?:the\\s+)?(?:imports?\\s+)?(?:from\\s+)?\`?(${MODULE})\`?\\s+to\\s+\`?(${MODULE})\`?`, 'gi'),
+      step: (m) => ({ recipe: 'migrate-import', from: m[1], to: m[2] }),
+    },
+  ],
 };

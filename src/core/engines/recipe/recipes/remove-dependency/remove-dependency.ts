@@ -8,6 +8,7 @@ import { editMatches } from '../../recipe-match.js';
 import { editEachFile, finishRun } from '../../recipe-run.js';
 import type { FileRecipeResult } from '../../recipe-types.js';
 import { applySpanEdits } from '../../span-edits.js';
+import { NOT_A_PACKAGE } from '../../suggestion.js';
 import { removeGoMod, removeNpm, removeRequirements } from './remove-declarations.js';
 
 /** The manifests a declaration is removed from, by kind. */
@@ -61,4 +62,13 @@ export const removeDependencyRecipe: Recipe<'remove-dependency'> = {
   },
   commitType: 'build',
   mapProfile: 'dependency-upgrade',
+  suggestions: [
+    {
+      pattern: /\b(?:remove|drop)\s+(?:the\s+)?(?:unused\s+)?(?:dependency|package)\s+(?:on\s+)?`?([@\w][\w@./-]*)`?/gi,
+      step: (m) => {
+        const pkg = m[1].replace(/\.$/, '');
+        return NOT_A_PACKAGE.has(pkg.toLowerCase()) ? undefined : { recipe: 'remove-dependency', package: pkg };
+      },
+    },
+  ],
 };

@@ -3,6 +3,7 @@ import { RECIPE_STEPS } from '../../../../task/recipe-steps.js';
 import { withGoAlignment } from '../../go-alignment.js';
 import type { Recipe } from '../../recipe.js';
 import { editMatches } from '../../recipe-match.js';
+import { IDENT } from '../../suggestion.js';
 import { applyRenameSymbol, renameInWorkspace } from '../../rename-symbol-recipe.js';
 
 const applyToFile = withGoAlignment(applyRenameSymbol);
@@ -34,4 +35,10 @@ export const renameSymbolRecipe: Recipe<'rename-symbol'> = {
   },
   commitType: 'refactor',
   mapProfile: 'symbol-change',
+  suggestions: [
+    {
+      pattern: new RegExp(`\\brename\\s+(?:the\\s+)?(?:(class|interface|function|method|field|variable|type)\\s+)?\`?(${IDENT})\`?\\s+(?:to|into|as)\\s+\`?(${IDENT})\`?`, 'gi'),
+      step: (m) => ({ recipe: 'rename-symbol', from: m[2], to: m[3], ...(m[1] ? { kind: m[1].toLowerCase() } : {}) }),
+    },
+  ],
 };

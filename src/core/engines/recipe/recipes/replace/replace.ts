@@ -32,4 +32,5 @@ export const replaceRecipe: Recipe<'replace'> = {
   },
   commitType: 'by-paths',
   mapProfile: 'general',
+  suggestions: [{ pattern: /\breplace\s+`([^`\n]+)`\s+(?:with|by)\s+`([^`\n]*)`/gi, step: (m) => ({ recipe: 'replace', find: m[1], replace: m[2] }) }],
 };
