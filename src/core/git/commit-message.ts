@@ -2,9 +2,9 @@ import { runIdTrailer } from '../runs/run-branch.js';
 import { shortenAtWord } from '../util/shorten.js';
 import { GitBoundaryError } from './git-boundary-error.js';
 import type { VerificationReport } from './verification-report.js';
+import { COMMIT_TYPES, type CommitType } from '../text/commit-types.js';
 
-export const COMMIT_TYPES = ['feat', 'fix', 'chore', 'refactor', 'docs', 'test', 'build', 'ci', 'perf', 'style', 'revert'] as const;
-export type CommitType = (typeof COMMIT_TYPES)[number];
+export { COMMIT_TYPES, type CommitType };
 
 export interface CommitMessageInput {
   type: CommitType;

@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
 import { z } from 'zod';
+import { recipeFor } from '../engines/recipe/registry.js';
 import { TaskBlock } from '../task/task-contract.js';
 import { attr, block, cell, clip, code, codeCell, fenced, inline, plural } from '../text/report-markdown.js';
 
@@ -108,7 +109,7 @@ export function renderAnalysisReport(input: AnalysisReportInput, options: { maxC
 export function renderAgentBlock(taskBlock: z.input<typeof TaskBlock>): string[] {
   const parsed = TaskBlock.parse(taskBlock);
   // Defaults the parser fills in again are left out, so the block reads as a maintainer would write it.
-  const steps = parsed.steps?.map((s) => (s.recipe === 'replace' ? { ...s, ...(s.regex ? {} : { regex: undefined }), ...(s.flags ? {} : { flags: undefined }), ...(s.wordBoundary === 'auto' ? { wordBoundary: undefined } : {}) } : s));
+  const steps = parsed.steps?.map((s) => recipeFor(s).asWritten(s));
   const yaml = stringify({ ...parsed, ...(steps ? { steps } : {}) }, { lineWidth: 0 }).trimEnd();
   return fenced('agent', yaml);
 }

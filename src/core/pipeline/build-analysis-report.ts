@@ -7,7 +7,7 @@ import { changeOriginOf, changeRisk } from '../risk/change-risk.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
 import { RepoMap } from '../repomap/repo-map-schema.js';
 import type { TARGET_WARNING_CODES } from '../targets/target-selection-schema.js';
-import type { RecipeStep } from '../task/recipe-steps.js';
+import { RECIPE_NAMES, type RecipeStep } from '../task/recipe-steps.js';
 import type { TaskBlock, TaskContract } from '../task/task-contract.js';
 import { discoveryOf, reviewersFor, type DiscoveryOutput } from './phases/discovery-phase.js';
 import { stepInWords } from './build-run-report.js';
@@ -130,7 +130,7 @@ function openQuestions(
   });
   out.push(...targetQuestions(discovery?.targets ?? []));
   if (suggested.length > 0) out.push(`The words of the task suggest ${suggested.map(stepInWords).join(', then ')}: is that the change? See the ready-to-paste task.`);
-  else if (task.steps.length === 0 && !env.model) out.push('Does a recipe (replace, migrate-import, bump-dependency, rename-symbol) fit this change? Without steps or a model, a run can only analyse.');
+  else if (task.steps.length === 0 && !env.model) out.push(`Does a recipe (${RECIPE_NAMES.join(', ')}) fit this change? Without steps or a model, a run can only analyse.`);
   if (gate === 'HUMAN_APPROVAL_BEFORE_PR') out.push('At this risk the policy asks for approval before a pull request: a maintainer would need to `/agent approve` the run.');
   return out;
 }

@@ -4,6 +4,7 @@ import type { PhaseName } from '../phases/phase-contracts.js';
 import { PHASE_CONTRACTS, PHASE_NAMES } from '../phases/phase-contracts.js';
 import type { Checkpoint } from '../phases/orchestrator.js';
 import type { RunReportInput } from '../phases/run-report-schema.js';
+import { recipeFor } from '../engines/recipe/registry.js';
 import { describeStep, describeSteps, shortModuleName } from '../publish/pr-text.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
 import type { RecipeStep } from '../task/recipe-steps.js';
@@ -266,16 +267,9 @@ export function stepInWords(step: RecipeStep): string {
   return `${step.recipe}: ${describeStep(step)}${step.paths ? ` (in ${step.paths.join(', ')})` : ''}`;
 }
 
-const CHANGE_KINDS: Record<RecipeStep['recipe'], string> = {
-  'migrate-import': 'mechanical import change',
-  'rename-symbol': 'mechanical rename',
-  'bump-dependency': 'dependency version change',
-  replace: 'mechanical text replacement',
-};
-
 /** The kind of edit a segment makes, for the risk section (a recipe's edits weigh less than a model's). */
 function editKind(segment: { step?: RecipeStep } | undefined): string {
-  return segment?.step ? CHANGE_KINDS[segment.step.recipe] : 'model-written change';
+  return segment?.step ? recipeFor(segment.step).wording.changeKind : 'model-written change';
 }
 
 const VIOLATION_WORDS: Record<string, string> = {

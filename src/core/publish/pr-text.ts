@@ -1,5 +1,6 @@
 import type { PathClass } from '../paths/path-rules.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
+import { recipeFor } from '../engines/recipe/registry.js';
 import type { RecipeStep } from '../task/recipe-steps.js';
 import { shortenAtWord } from '../util/shorten.js';
 import { COMMIT_TYPES, SCOPE, type CommitType } from '../git/commit-message.js';
@@ -58,7 +59,7 @@ const TITLE_TYPES: [RegExp, CommitType][] = [
  * The PR title and the commit's type, scope and subject, by one rule for the App and the CLI:
  * - The title is the maintainer's (for recipe tasks too); a title that already starts with a
  *   conventional prefix (`refactor(x): …`, `fix!: …`) is used as is, its type and scope adopted.
- * - Type by change kind: dependency bumps `build(deps)` as Dependabot and Renovate write them,
+ * - Type by change kind (each recipe's commit type): dependency bumps `build(deps)` as Dependabot and Renovate write them,
  *   renames and import moves `refactor`, text replacements by what they touch (docs, ci, test,
  *   else `refactor` for source and `chore` otherwise), the model's change by the files it touched
  *   and then the title's words, `chore` when nothing says more. Mixed steps: the kind that changed
@@ -79,9 +80,9 @@ export function prText(input: PrTextInput): PrText {
     return { title, type: conventional[1].toLowerCase() as CommitType, ...(scope ? { scope } : {}), breaking: conventional[3] === '!', summary: subjectOf(conventional[4]) };
   }
   const type = commitTypeOf(input, written);
-  const scope = type === 'build' && input.steps.some((s) => s.recipe === 'bump-dependency') ? 'deps' : moduleScope(input.changedPaths, input.modules);
-  const bumps = input.steps.filter((s) => s.recipe === 'bump-dependency');
-  const summary = isGeneric(written) && bumps.length > 0 && bumps.length === input.steps.length ? generated : written || generated;
+  const dependencySteps = input.steps.filter((s) => recipeFor(s).dependency(s) !== undefined);
+  const scope = type === 'build' && dependencySteps.length > 0 ? 'deps' : moduleScope(input.changedPaths, input.modules);
+  const summary = isGeneric(written) && dependencySteps.length > 0 && dependencySteps.length === input.steps.length ? generated : written || generated;
   return { title, type, ...(scope ? { scope } : {}), breaking: false, summary: subjectOf(summary) };
 }
 
@@ -109,15 +110,9 @@ function commitTypeOf(input: PrTextInput, title: string): CommitType {
 }
 
 function stepType(step: RecipeStep, paths: readonly string[], classify: PrTextInput['classify']): CommitType {
-  switch (step.recipe) {
-    case 'bump-dependency':
-      return 'build';
-    case 'rename-symbol':
-    case 'migrate-import':
-      return 'refactor';
-    case 'replace':
-      return pathType(paths, classify) ?? (paths.some((p) => classify(p) === 'source') ? 'refactor' : 'chore');
-  }
+  const type = recipeFor(step).commitType;
+  if (type !== 'by-paths') return type;
+  return pathType(paths, classify) ?? (paths.some((p) => classify(p) === 'source') ? 'refactor' : 'chore');
 }
 
 /** `docs`, `ci` or `test` when every path is of that one class. */
@@ -164,32 +159,12 @@ export function shortModuleName(module: ModuleName): string | undefined {
 export function describeSteps(steps: readonly RecipeStep[]): string {
   const [first] = steps;
   if (!first) return 'apply the requested change';
-  if (steps.every((s) => s.recipe === 'bump-dependency')) {
-    if (steps.length === 1 && first.recipe === 'bump-dependency') return `bump ${first.package}${first.from ? ` from ${first.from}` : ''} to ${first.to}`;
-    return `bump ${listWords(steps.map((s) => (s.recipe === 'bump-dependency' ? s.package : '')))}`;
-  }
   if (steps.length === 1) return describeStep(first);
-  return `apply ${steps.length} recipe steps`;
+  const several = steps.every((s) => s.recipe === first.recipe) ? recipeFor(first).wording.several(steps) : undefined;
+  return several ?? `apply ${steps.length} recipe steps`;
 }
 
 /** One step in words, as a reviewer reads it (no JSON). */
 export function describeStep(step: RecipeStep): string {
-  switch (step.recipe) {
-    case 'bump-dependency':
-      return `bump ${step.package}${step.from ? ` from ${step.from}` : ''} to ${step.to}`;
-    case 'migrate-import':
-      return `move imports from ${step.from} to ${step.to}`;
-    case 'rename-symbol':
-      return `rename ${step.kind ? `${step.kind} ` : ''}${step.from} to ${step.to}`;
-    case 'replace':
-      return `replace ${step.regex ? 'the pattern ' : ''}${quote(step.find)} with ${quote(step.replace)}`;
-  }
-}
-
-function quote(text: string): string {
-  return `"${text.replace(/\s+/g, ' ')}"`;
-}
-
-function listWords(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+  return recipeFor(step).wording.step(step);
 }

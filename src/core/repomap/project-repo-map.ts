@@ -1,3 +1,5 @@
+import { MAP_PROFILES, type MapProfile } from '../engines/recipe/recipe.js';
+import { recipeFor } from '../engines/recipe/registry.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { ownersFor } from './codeowners.js';
 import type { RepoMap } from './repo-map-schema.js';
@@ -9,7 +11,8 @@ export function estimateTokens(value: unknown): number {
   return Math.ceil(JSON.stringify(value).length / CHARS_PER_TOKEN);
 }
 
-export type TaskProfile = 'dependency-upgrade' | 'import-migration' | 'symbol-change' | 'general';
+/** The map's focus for a task: the recipes name theirs. */
+export type TaskProfile = MapProfile;
 
 export interface RepoMapProjection {
   baseCommitSha: string;
@@ -40,11 +43,11 @@ export interface ProjectionFocus {
   targets?: readonly ProjectionTarget[];
 }
 
+/** The most specific profile a step asks for (MAP_PROFILES is in that order); a task naming symbols is a symbol change. */
 export function taskProfile(task: TaskContract): TaskProfile {
-  if (task.steps.some((s) => s.recipe === 'bump-dependency')) return 'dependency-upgrade';
-  if (task.steps.some((s) => s.recipe === 'migrate-import')) return 'import-migration';
-  if (task.steps.some((s) => s.recipe === 'rename-symbol') || task.searchTerms.some((t) => t.kind === 'symbol')) return 'symbol-change';
-  return 'general';
+  const asked = new Set<TaskProfile>(task.steps.map((s) => recipeFor(s).mapProfile));
+  if (task.searchTerms.some((t) => t.kind === 'symbol')) asked.add('symbol-change');
+  return MAP_PROFILES.find((profile) => asked.has(profile)) ?? 'general';
 }
 
 /**
@@ -56,7 +59,7 @@ export function taskProfile(task: TaskContract): TaskProfile {
  */
 export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: number, focus: ProjectionFocus = {}): RepoMapProjection {
   const profile = taskProfile(task);
-  const packages = task.steps.flatMap((s) => (s.recipe === 'bump-dependency' ? [s.package] : []));
+  const packages = task.steps.flatMap((s) => recipeFor(s).dependency(s) ?? []);
   const modules = map.modules.map((m) => ({ id: m.id, path: m.path, name: m.name, buildSystem: m.buildSystem, language: m.language, sourceRoots: m.sourceRoots, testRoots: m.testRoots, dependsOn: m.dependsOn }));
   const build = map.build.map((b) => ({ module: b.moduleId, compile: b.compile?.argv.join(' '), test: b.unitTest?.argv.join(' '), focused: b.focusedTestTemplate?.argv.join(' '), needsNetwork: b.needsNetwork }));
   const highRisk = map.risk.paths.filter((r) => r.level === 'high' || r.level === 'blocked').map((r) => `${r.path}${r.isDirectory ? '/**' : ''} (${r.level}: ${r.reason})`);

@@ -1,13 +1,9 @@
 import { lockfileRefreshCommand } from '../engines/recipe/manifest-kind.js';
 import { recipeCandidates, recipeMatches } from '../engines/recipe/recipe-candidates.js';
+import { recipeFor } from '../engines/recipe/registry.js';
 import { compileGlobs } from '../paths/glob.js';
 import type { RecipeStep } from '../task/recipe-steps.js';
 import { noteFound, type SelectionContext } from './selection-context.js';
-
-/** The term a step searches for, reported with the selection. */
-function stepTerm(step: RecipeStep): string {
-  return step.recipe === 'replace' ? step.find : step.recipe === 'bump-dependency' ? step.package : step.from;
-}
 
 /** The engine decides which files it could change and where, by applying the step in memory. */
 async function noteRecipeMatches(ctx: SelectionContext, step: RecipeStep, term: string): Promise<void> {
@@ -25,7 +21,7 @@ async function noteRecipeMatches(ctx: SelectionContext, step: RecipeStep, term: 
   }
 }
 
-/** A dependency bump leaves lockfiles alone: each one in scope is excluded with the command that refreshes it. */
+/** A recipe that changes a dependency leaves lockfiles alone: each one in scope is excluded with the command that refreshes it. */
 function excludeLockfiles(ctx: SelectionContext, pkg: string): void {
   for (const p of ctx.all.filter((x) => ctx.rules.isLockfile(x) && ctx.inScope(x))) {
     const cmd = lockfileRefreshCommand(p, pkg) ?? 'the package manager';
@@ -37,10 +33,12 @@ function excludeLockfiles(ctx: SelectionContext, pkg: string): void {
 /** Recipe steps select exactly the files each recipe can change. Returns the strategy's name. */
 export async function findRecipeTargets(ctx: SelectionContext): Promise<string> {
   for (const step of ctx.task.steps) {
-    const term = stepTerm(step);
+    const recipe = recipeFor(step);
+    const term = recipe.targetTerm(step);
     ctx.terms.push(term);
     await noteRecipeMatches(ctx, step, term);
-    if (step.recipe === 'bump-dependency') excludeLockfiles(ctx, step.package);
+    const dependency = recipe.dependency(step);
+    if (dependency !== undefined) excludeLockfiles(ctx, dependency);
   }
   return ctx.scopeGlobs.length ? 'explicit_scope_plus_recipe_candidates' : 'recipe_candidates';
 }

@@ -58,11 +58,59 @@ export const RenameSymbolStep = z.strictObject({
   paths: PathGlobs.optional(),
 });
 
-/** One step of the task block: a deterministic recipe. */
-export const RecipeStep = z.discriminatedUnion('recipe', [ReplaceStep, MigrateImportStep, BumpDependencyStep, RenameSymbolStep]);
+export const RemoveDependencyStep = z.strictObject({
+  recipe: z.literal('remove-dependency'),
+  package: z
+    .string()
+    .regex(/^[A-Za-z0-9@][\w@./~-]*$/, 'a dependency name: npm package, Python distribution or Go module path')
+    .max(200)
+    .describe('The dependency to drop from the manifests that declare it (package.json, requirements files, go.mod); lockfiles get the refresh command.'),
+  paths: PathGlobs.optional(),
+});
+
+/** One step of the task block: a deterministic recipe. Each recipe's engine side is in core/engines/recipe's registry. */
+export const RecipeStep = z.discriminatedUnion('recipe', [ReplaceStep, MigrateImportStep, BumpDependencyStep, RenameSymbolStep, RemoveDependencyStep]);
 export type RecipeStep = z.infer<typeof RecipeStep>;
 export type ReplaceStep = z.infer<typeof ReplaceStep>;
 export type MigrateImportStep = z.infer<typeof MigrateImportStep>;
 export type BumpDependencyStep = z.infer<typeof BumpDependencyStep>;
 export type RenameSymbolStep = z.infer<typeof RenameSymbolStep>;
-export const RECIPE_NAMES = ['replace', 'migrate-import', 'bump-dependency', 'rename-symbol'] as const;
+export type RemoveDependencyStep = z.infer<typeof RemoveDependencyStep>;
+
+export type RecipeName = RecipeStep['recipe'];
+/** The step of one recipe. */
+export type StepOf<N extends RecipeName> = Extract<RecipeStep, { recipe: N }>;
+
+/** The recipe names the task block accepts, read from the schema (the registry test checks they are the registered ones). */
+export const RECIPE_NAMES: readonly RecipeName[] = RecipeStep.options.map((option) => option.shape.recipe.value);
+
+/** A step parameter the target search looks for, by its key in the step. */
+export interface SearchParameter {
+  key: string;
+  value: string;
+}
+
+/** What the task layer knows of a recipe: its step schema and which of its parameters name things to search for. */
+export interface RecipeStepEntry<N extends RecipeName> {
+  schema: z.ZodType<StepOf<N>, unknown>;
+  searchParameters(step: StepOf<N>): SearchParameter[];
+}
+
+const fromTo = (step: { from: string; to: string }): SearchParameter[] => [
+  { key: 'from', value: step.from },
+  { key: 'to', value: step.to },
+];
+
+/** Each recipe's step entry; the registry in core/engines/recipe refers to these. */
+export const RECIPE_STEPS: { readonly [N in RecipeName]: RecipeStepEntry<N> } = {
+  replace: { schema: ReplaceStep, searchParameters: (step) => (step.regex ? [] : [{ key: 'find', value: step.find }]) },
+  'migrate-import': { schema: MigrateImportStep, searchParameters: fromTo },
+  'bump-dependency': { schema: BumpDependencyStep, searchParameters: (step) => [{ key: 'package', value: step.package }] },
+  'rename-symbol': { schema: RenameSymbolStep, searchParameters: fromTo },
+  'remove-dependency': { schema: RemoveDependencyStep, searchParameters: (step) => [{ key: 'package', value: step.package }] },
+};
+
+/** The parameters of a step the target search looks for, in order. */
+export function stepSearchParameters<N extends RecipeName>(step: StepOf<N>): SearchParameter[] {
+  return (RECIPE_STEPS[step.recipe as N] as RecipeStepEntry<N>).searchParameters(step);
+}

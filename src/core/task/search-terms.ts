@@ -1,5 +1,5 @@
 import type { SearchTerm } from './task-contract.js';
-import type { RecipeStep } from './recipe-steps.js';
+import { stepSearchParameters, type RecipeStep } from './recipe-steps.js';
 
 /** Enough for target search; more would only dilute the ranking. */
 export const MAX_SEARCH_TERMS = 64;
@@ -52,19 +52,7 @@ export function deriveSearchTerms(input: SearchTermInput): SearchTerm[] {
 
   input.steps.forEach((step, i) => {
     const at = (key: string) => `steps[${i}].${key}`;
-    switch (step.recipe) {
-      case 'replace':
-        if (!step.regex) add(step.find, 'recipe-parameter', at('find'));
-        break;
-      case 'migrate-import':
-      case 'rename-symbol':
-        add(step.from, 'recipe-parameter', at('from'));
-        add(step.to, 'recipe-parameter', at('to'));
-        break;
-      case 'bump-dependency':
-        add(step.package, 'recipe-parameter', at('package'));
-        break;
-    }
+    for (const { key, value } of stepSearchParameters(step)) add(value, 'recipe-parameter', at(key));
   });
 
   const texts = [

@@ -55,34 +55,17 @@ export function bumpGradle(text: string, step: BumpDependencyStep): TextBump {
  */
 export function bumpGradleCatalog(text: string, step: BumpDependencyStep): TextBump {
   const out: TextBump = { spans: [], notes: [] };
-  const lines = text.split('\n');
   const refs = new Set<string>();
   const versions = new Map<string, { value: string; start: number }>();
-  const [group, name] = step.package.split(':');
   let section = '';
   let offset = 0;
-  for (const line of lines) {
+  for (const line of text.split('\n')) {
     const header = /^\s*\[([^\]]+)\]/.exec(line);
     if (header) section = header[1].trim();
     else if (section === 'versions') {
       const m = /^\s*([\w.-]+)\s*=\s*"([^"]*)"/.exec(line);
       if (m) versions.set(m[1], { value: m[2], start: offset + line.indexOf('"', line.indexOf('=')) + 1 });
-    } else if (section === 'libraries' || section === 'plugins') {
-      const matches =
-        section === 'plugins'
-          ? !step.package.includes(':') && new RegExp(`\\bid\\s*=\\s*"${escapeRegExp(step.package)}"`).test(line)
-          : step.package.includes(':') &&
-            (new RegExp(`\\bmodule\\s*=\\s*"${escapeRegExp(step.package)}"`).test(line) ||
-              (new RegExp(`\\bgroup\\s*=\\s*"${escapeRegExp(group)}"`).test(line) && new RegExp(`\\bname\\s*=\\s*"${escapeRegExp(name ?? '')}"`).test(line)));
-      const short = section === 'libraries' && new RegExp(`=\\s*"${escapeRegExp(step.package)}:([^"]+)"`).exec(line);
-      if (short) pushVersion(out, short[1], offset + short.index + short[0].length - 1 - short[1].length, step);
-      else if (matches) {
-        const ref = /\bversion\.ref\s*=\s*"([^"]+)"/.exec(line) ?? /\bversion\s*=\s*\{\s*ref\s*=\s*"([^"]+)"/.exec(line);
-        const literal = /\bversion\s*=\s*"([^"]+)"/.exec(line);
-        if (ref) refs.add(ref[1]);
-        else if (literal) pushVersion(out, literal[1], offset + literal.index + literal[0].length - 1 - literal[1].length, step);
-      }
-    }
+    } else if (section === 'libraries' || section === 'plugins') bumpCatalogEntry(out, refs, section, line, offset, step);
     offset += line.length + 1;
   }
   for (const ref of refs) {
@@ -91,4 +74,26 @@ export function bumpGradleCatalog(text: string, step: BumpDependencyStep): TextB
     else out.notes.push(`${step.package}: version.ref "${ref}" is not in [versions]`);
   }
   return out;
+}
+
+/** Whether a `[libraries]` line (by `module`, or `group` and `name`) or a `[plugins]` line (by `id`) is the package's. */
+function catalogEntryNames(section: 'libraries' | 'plugins', line: string, pkg: string): boolean {
+  if (section === 'plugins') return !pkg.includes(':') && new RegExp(`\\bid\\s*=\\s*"${escapeRegExp(pkg)}"`).test(line);
+  if (!pkg.includes(':')) return false;
+  const [group, name] = pkg.split(':');
+  return (
+    new RegExp(`\\bmodule\\s*=\\s*"${escapeRegExp(pkg)}"`).test(line) ||
+    (new RegExp(`\\bgroup\\s*=\\s*"${escapeRegExp(group)}"`).test(line) && new RegExp(`\\bname\\s*=\\s*"${escapeRegExp(name ?? '')}"`).test(line))
+  );
+}
+
+/** One catalog entry line: a `"g:n:v"` string or a literal version is edited in place; a `version.ref` is collected. */
+function bumpCatalogEntry(out: TextBump, refs: Set<string>, section: 'libraries' | 'plugins', line: string, offset: number, step: BumpDependencyStep): void {
+  const short = section === 'libraries' && new RegExp(`=\\s*"${escapeRegExp(step.package)}:([^"]+)"`).exec(line);
+  if (short) return pushVersion(out, short[1], offset + short.index + short[0].length - 1 - short[1].length, step);
+  if (!catalogEntryNames(section, line, step.package)) return;
+  const ref = /\bversion\.ref\s*=\s*"([^"]+)"/.exec(line) ?? /\bversion\s*=\s*\{\s*ref\s*=\s*"([^"]+)"/.exec(line);
+  const literal = /\bversion\s*=\s*"([^"]+)"/.exec(line);
+  if (ref) refs.add(ref[1]);
+  else if (literal) pushVersion(out, literal[1], offset + literal.index + literal[0].length - 1 - literal[1].length, step);
 }

@@ -48,10 +48,7 @@ const COORDINATE_ELEMENTS = new Set(['dependency', 'plugin', 'parent', 'extensio
  * text-level reading that lets edits keep the file's formatting (no XML re-serialisation).
  */
 export function scanPom(text: string): PomFacts {
-  const coordinates: Coordinates[] = [];
-  const properties = new Map<string, Leaf>();
-  let parentRelativePath: string | undefined;
-  let hasParent = false;
+  const facts: PomFacts = { coordinates: [], properties: new Map<string, Leaf>(), hasParent: false };
   const tag = /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?[\s\S]*?\?>|<!DOCTYPE[^>]*>|<(\/?)([A-Za-z_][\w.:-]*)[^>]*?(\/?)>/g;
   let current: Element | undefined;
   let open: { name: string; contentStart: number } | undefined;
@@ -65,25 +62,31 @@ export function scanPom(text: string): PomFacts {
       continue;
     }
     if (!current) continue;
-    if (open && open.name === name) {
-      const leaf: Leaf = { name, text: text.slice(open.contentStart, m.index), start: open.contentStart, end: m.index };
-      current.parent?.leaves.push(leaf);
-      if (current.parent?.name === 'properties') properties.set(name, leaf);
-      if (name === 'relativePath' && current.parent?.name === 'parent') parentRelativePath = leaf.text.trim();
-    } else if (COORDINATE_ELEMENTS.has(name)) {
-      const get = (n: string) => current!.leaves.find((l) => l.name === n);
-      const path: string[] = [];
-      for (let p = current.parent; p; p = p.parent) path.push(p.name);
-      const groupId = get('groupId')?.text.trim() ?? (name === 'plugin' ? 'org.apache.maven.plugins' : undefined);
-      const groupIdLeaf = get('groupId');
-      const artifactIdLeaf = get('artifactId');
-      coordinates.push({ kind: name, groupId, artifactId: artifactIdLeaf?.text.trim(), version: get('version'), groupIdLeaf, artifactIdLeaf, path, start: current.start, end: m.index + whole.length });
-      if (name === 'parent' && path[0] === 'project') hasParent = true;
-    }
+    if (open && open.name === name) closeLeaf(facts, current, { name, text: text.slice(open.contentStart, m.index), start: open.contentStart, end: m.index });
+    else if (COORDINATE_ELEMENTS.has(name)) closeCoordinates(facts, current, name, m.index + whole.length);
     open = undefined;
     current = current.parent;
   }
-  return { coordinates, properties, parentRelativePath, hasParent };
+  return facts;
+}
+
+/** A leaf element closes: it belongs to its parent; under `<properties>` it defines a property. */
+function closeLeaf(facts: PomFacts, current: Element, leaf: Leaf): void {
+  current.parent?.leaves.push(leaf);
+  if (current.parent?.name === 'properties') facts.properties.set(leaf.name, leaf);
+  if (leaf.name === 'relativePath' && current.parent?.name === 'parent') facts.parentRelativePath = leaf.text.trim();
+}
+
+/** A dependency, plugin, parent or extension element closes: its coordinates, from the leaves read inside it. */
+function closeCoordinates(facts: PomFacts, current: Element, kind: string, end: number): void {
+  const get = (n: string) => current.leaves.find((l) => l.name === n);
+  const path: string[] = [];
+  for (let p = current.parent; p; p = p.parent) path.push(p.name);
+  const groupId = get('groupId')?.text.trim() ?? (kind === 'plugin' ? 'org.apache.maven.plugins' : undefined);
+  const groupIdLeaf = get('groupId');
+  const artifactIdLeaf = get('artifactId');
+  facts.coordinates.push({ kind, groupId, artifactId: artifactIdLeaf?.text.trim(), version: get('version'), groupIdLeaf, artifactIdLeaf, path, start: current.start, end });
+  if (kind === 'parent' && path[0] === 'project') facts.hasParent = true;
 }
 
 export interface MavenBump {

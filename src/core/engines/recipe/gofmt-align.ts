@@ -158,6 +158,35 @@ const GENERIC_CONTAINERS = new Set(['source_file', 'block', 'import_spec_list', 
 /** Case clauses hold statements after their `case x:` line. */
 const CASE_CLAUSES = new Set(['expression_case', 'default_case', 'type_case', 'communication_case']);
 
+/** The printer's ratio rule: whether an element's key size breaks the alignment section (a form feed). */
+function breaksSection(prevSize: number, size: number, lnsum: number, count: number): boolean {
+  if (prevSize <= 0 || size <= 0) return true;
+  if (count === 0 || (prevSize <= 40 && size <= 40)) return false;
+  const ratio = size / Math.exp(lnsum / count);
+  return 2.5 * ratio <= 1 || 2.5 <= ratio;
+}
+
+/**
+ * An element that starts its line, as the writer sees it: its cells when only indentation
+ * precedes it (`key:` in a column when `keyed`), and whether the writer is flushed after it
+ * (another element on the same line, or the element spans lines).
+ */
+function elementLine(x: Node, pair: { key: Node; value: Node } | undefined, keyed: boolean, lines: LineIndex): { cells?: CellLine; flush: boolean } {
+  const source = lines.text;
+  const line = x.startPosition.row;
+  const indent = source.slice(lines.lineStart(line), x.startIndex);
+  const comma = x.nextSibling?.type === ',' ? ',' : '';
+  const after = x.nextSibling?.type === ',' ? x.nextSibling : x;
+  const comment = after.nextSibling?.type === 'comment' && after.nextSibling.startPosition.row === after.endPosition.row ? after.nextSibling : undefined;
+  const rest = comment ? HARD + comment.text : '';
+  const stream = pair && keyed ? `${pair.key.text}:${SOFT}${source.slice(pair.value.startIndex, x.endIndex)}${comma}${rest}` : `${x.text}${comma}${rest}`;
+  const tail = source.slice(after.endIndex, lines.lineEnd(after.endPosition.row));
+  // Another element on the same line: the writer is flushed after this line.
+  const crowded = !comment && tail.trim() !== '';
+  const cells = /^[\t ]*$/.test(indent) ? toCells(line, indent, firstLine(crowded ? stream + tail : stream)) : undefined;
+  return { cells, flush: crowded || x.endPosition.row !== line };
+}
+
 /**
  * The elements of a multi-line composite literal, the way the printer's expression list sees
  * them: a `key: value` alone on its line puts `key:` in a column, unless its key size differs
@@ -182,16 +211,8 @@ function literalSections(literal: Node, lines: LineIndex, sections: CellLine[][]
     const pair = x.type === 'keyed_element' && x.namedChildren.length === 2 ? { key: x.namedChildren[0]!, value: x.namedChildren[1]! } : undefined;
     const prevSize = size;
     size = x.endPosition.row === line ? width(pair ? pair.key.text : x.text) : 0;
-    let useFF = true;
-    if (prevSize > 0 && size > 0) {
-      if (count === 0 || (prevSize <= 40 && size <= 40)) useFF = false;
-      else {
-        const ratio = size / Math.exp(lnsum / count);
-        useFF = 2.5 * ratio <= 1 || 2.5 <= ratio;
-      }
-    }
-    const needsLinebreak = prevLine < line;
-    if (needsLinebreak) {
+    const useFF = breaksSection(prevSize, size, lnsum, count);
+    if (prevLine < line) {
       const breaks = Math.min(line - prevEnd, 2);
       // A comment line between elements flushes the writer too.
       const commentBetween = source.slice(lines.lineStart(prevEnd + 1), lines.lineStart(line)).trim() !== '';
@@ -201,17 +222,9 @@ function literalSections(literal: Node, lines: LineIndex, sections: CellLine[][]
         count = 0;
       }
       prevBreak = i;
-      const indent = source.slice(lines.lineStart(line), x.startIndex);
-      const comma = x.nextSibling?.type === ',' ? ',' : '';
-      const after = x.nextSibling?.type === ',' ? x.nextSibling : x;
-      const comment = after.nextSibling?.type === 'comment' && after.nextSibling.startPosition.row === after.endPosition.row ? after.nextSibling : undefined;
-      const rest = comment ? HARD + comment.text : '';
-      const stream = pair && size > 0 && elements.length > 1 ? `${pair.key.text}:${SOFT}${source.slice(pair.value.startIndex, x.endIndex)}${comma}${rest}` : `${x.text}${comma}${rest}`;
-      const tail = source.slice(after.endIndex + (comment ? 0 : 0), lines.lineEnd(after.endPosition.row));
-      // Another element on the same line: the writer is flushed after this line.
-      const crowded = !comment && tail.trim() !== '';
-      if (/^[\t ]*$/.test(indent)) section.push(toCells(line, indent, firstLine(crowded ? stream + tail : stream)));
-      if (crowded || x.endPosition.row !== line) flush();
+      const written = elementLine(x, pair, size > 0 && elements.length > 1, lines);
+      if (written.cells) section.push(written.cells);
+      if (written.flush) flush();
     }
     if (size > 0) {
       lnsum += Math.log(size);

@@ -1,5 +1,6 @@
 import { compileGlobs } from '../../paths/glob.js';
 import type { RecipeStep } from '../../task/recipe-steps.js';
+import { recipeFor } from './registry.js';
 
 const PROBE = 'zz-probe';
 
@@ -21,7 +22,7 @@ function probes(path: string): string[] {
  * or `**\/*.md` do not).
  */
 export function historyGuard(step: RecipeStep, taskPaths: readonly string[] = [], isHistory: (path: string) => boolean): (path: string) => boolean {
-  if (step.recipe === 'bump-dependency') return () => false;
+  if (recipeFor(step).editsHistory) return () => false;
   const globs = [...taskPaths, ...(step.paths ?? [])].map((glob) => compileGlobs([glob]));
   const named = (path: string) => globs.some((glob) => glob(path) && probes(path).every((probe) => isHistory(probe) || !glob(probe)));
   return (path) => isHistory(path) && !named(path);

@@ -86,19 +86,28 @@ function migrateJs(tree: Tree, step: MigrateImportStep, out: Collector): void {
 function migratePython(tree: Tree, step: MigrateImportStep, out: Collector): void {
   let plainImport = false;
   for (const node of nodes(tree.rootNode)) {
-    if (node.type === 'import_statement') {
-      for (const name of node.childrenForFieldName('name')) {
-        const aliased = name?.type === 'aliased_import';
-        const dotted = aliased ? name.childForFieldName('name') : name;
-        if (dotted && !/\s/.test(dotted.text) && rewritePrefix(out, dotted.text, dotted.startIndex, step, '.') && !aliased) plainImport = true;
-      }
-    } else if (node.type === 'import_from_statement') {
+    if (node.type === 'import_statement') plainImport = migratePythonImport(node, step, out) || plainImport;
+    else if (node.type === 'import_from_statement') {
       const module = node.childForFieldName('module_name');
       if (module?.type === 'dotted_name' && !/\s/.test(module.text)) rewritePrefix(out, module.text, module.startIndex, step, '.');
     }
   }
   // After `import a.b`, code names the module by its dotted path (`a.b.f()`): those uses move too.
-  if (!plainImport || !step.from.includes('.')) return;
+  if (plainImport && step.from.includes('.')) migratePythonDottedUses(tree, step, out);
+}
+
+/** `import a.b [as c], …`: each moved name; true when one moved without an alias (code then names it by its dotted path). */
+function migratePythonImport(node: Node, step: MigrateImportStep, out: Collector): boolean {
+  let plainImport = false;
+  for (const name of node.childrenForFieldName('name')) {
+    const aliased = name?.type === 'aliased_import';
+    const dotted = aliased ? name.childForFieldName('name') : name;
+    if (dotted && !/\s/.test(dotted.text) && rewritePrefix(out, dotted.text, dotted.startIndex, step, '.') && !aliased) plainImport = true;
+  }
+  return plainImport;
+}
+
+function migratePythonDottedUses(tree: Tree, step: MigrateImportStep, out: Collector): void {
   for (const node of nodes(tree.rootNode)) {
     if (node.type !== 'attribute' || node.parent?.type === 'attribute') continue;
     if (hasAncestor(node, ['import_statement', 'import_from_statement'])) continue;

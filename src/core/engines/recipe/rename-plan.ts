@@ -78,43 +78,62 @@ function refersTo(kind: RenameKind, resolved: DeclKind | 'import' | undefined, s
   return !(jsLike && (kind === 'type' || kind === 'interface'));
 }
 
+type RoleOf<R extends SiteRole['role']> = Extract<SiteRole, { role: R }>;
+
 function decide(site: RenameSite, name: string, kind: RenameKind | undefined, facts: RenameFacts, scan: FileScan, resolve: ReturnType<typeof resolver>): Decision {
   if (!kind) return 'rename';
   const role = site.role;
   switch (role.role) {
     case 'declaration':
-      if (kindMatches(kind, role.kind)) return 'rename';
-      // A record's explicit accessor goes with its component.
-      return kind === 'field' && role.kind === 'method' && facts.recordComponent && role.container?.startsWith('record_declaration@') ? 'rename' : undefined;
+      return decideDeclaration(role, kind, facts);
     case 'import':
       return !MEMBER.has(kind) || scan.language === 'java' ? 'rename' : undefined;
     case 'type-ref':
       return TYPE_LIKE.has(kind) ? 'rename' : undefined;
-    case 'value': {
-      const resolved = resolve(site);
-      // In Go an undeclared bare name that an import names is that package (`http.Serve`), not a variable.
-      if (resolved === undefined && scan.language === 'go' && scan.namespaces.has(name)) return undefined;
-      return refersTo(kind, resolved, scan) ? 'rename' : undefined;
-    }
+    case 'value':
+      return decideValue(resolve(site), name, kind, scan);
     case 'member':
-      if (role.object && scan.namespaces.has(role.object)) return MEMBER.has(kind) ? undefined : 'rename';
-      if (kind === 'field') {
-        if (role.implicit) return undefined;
-        // A record component is read through its accessor, `r.name()`.
-        if (role.called && facts.recordComponent) return role.arguments === 0 ? 'rename' : undefined;
-        return !role.called || !facts.declared.has('method') ? 'rename' : undefined;
-      }
-      if (kind === 'method') return role.called || role.implicit || !facts.declared.has('field') ? 'rename' : undefined;
-      return undefined;
+      return decideMember(role, kind, facts, scan);
     case 'key':
       return kind === 'field' || (kind === 'method' && role.functionValue) ? 'rename' : undefined;
     case 'shorthand':
-      if (kind === 'field') return 'key';
-      if (MEMBER.has(kind)) return undefined;
-      return role.pattern ? (kind === 'variable' ? 'value' : undefined) : refersTo(kind, resolve(site), scan) ? 'value' : undefined;
+      return decideShorthand(role, kind, () => resolve(site), scan);
     default:
       return undefined;
   }
+}
+
+function decideValue(resolved: DeclKind | 'import' | undefined, name: string, kind: RenameKind, scan: FileScan): Decision {
+  // In Go an undeclared bare name that an import names is that package (`http.Serve`), not a variable.
+  if (resolved === undefined && scan.language === 'go' && scan.namespaces.has(name)) return undefined;
+  return refersTo(kind, resolved, scan) ? 'rename' : undefined;
+}
+
+/** `{ name }`: a field renames as a key (`{ to: name }`), a variable or bound name as a value (`{ name: to }`). */
+function decideShorthand(role: RoleOf<'shorthand'>, kind: RenameKind, resolve: () => DeclKind | 'import' | undefined, scan: FileScan): Decision {
+  if (kind === 'field') return 'key';
+  if (MEMBER.has(kind)) return undefined;
+  if (role.pattern) return kind === 'variable' ? 'value' : undefined;
+  return refersTo(kind, resolve(), scan) ? 'value' : undefined;
+}
+
+function decideDeclaration(role: RoleOf<'declaration'>, kind: RenameKind, facts: RenameFacts): Decision {
+  if (kindMatches(kind, role.kind)) return 'rename';
+  // A record's explicit accessor goes with its component.
+  return kind === 'field' && role.kind === 'method' && facts.recordComponent && role.container?.startsWith('record_declaration@') ? 'rename' : undefined;
+}
+
+/** `x.name`: through a namespace import it is a module's symbol; otherwise a field or a method, told by the call and what is declared. */
+function decideMember(role: RoleOf<'member'>, kind: RenameKind, facts: RenameFacts, scan: FileScan): Decision {
+  if (role.object && scan.namespaces.has(role.object)) return MEMBER.has(kind) ? undefined : 'rename';
+  if (kind === 'field') {
+    if (role.implicit) return undefined;
+    // A record component is read through its accessor, `r.name()`.
+    if (role.called && facts.recordComponent) return role.arguments === 0 ? 'rename' : undefined;
+    return !role.called || !facts.declared.has('method') ? 'rename' : undefined;
+  }
+  if (kind === 'method') return role.called || role.implicit || !facts.declared.has('field') ? 'rename' : undefined;
+  return undefined;
 }
 
 /** Whether renaming this site binds the name in a lexical scope, and in which member container. */

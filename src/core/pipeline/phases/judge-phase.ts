@@ -1,4 +1,5 @@
 import { applyRecipeToFile } from '../../engines/recipe/apply-recipe-to-file.js';
+import { recipeFor } from '../../engines/recipe/registry.js';
 import type { JudgeVerdict } from '../../git/verification-report.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';
 import type { PipelineEnv } from '../pipeline-env.js';
@@ -40,7 +41,7 @@ export function judgePhase(env: PipelineEnv): PhaseHandler {
           continue;
         }
         const step = segment.step;
-        if (!step || step.recipe === 'replace') continue;
+        if (!step || !recipeFor(step).converges) continue;
         await context.runtime.use('file.read', { segment: segment.id });
         const unfinished: string[] = [];
         for (const path of segment.paths) {

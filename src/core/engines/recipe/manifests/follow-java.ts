@@ -80,72 +80,117 @@ function pomChain(path: string, paths: ReadonlySet<string>): string[] {
  */
 export async function followJava(step: FollowStep, changed: readonly string[], access: ManifestAccess): Promise<FollowThrough> {
   const out: FollowThrough = { edits: [], notes: [] };
-  const paths = new Set(access.paths);
-  const own = step.to.replace(/\./g, '/');
-  if (access.paths.some((p) => p.endsWith('.java') && p.includes(`/${own}/`))) return out;
-  // A move inside one project's namespace (three shared segments, e.g. com.fasterxml.jackson) stays within its artifacts.
-  const [from, to] = [step.from.split('.'), step.to.split('.')];
-  if (from.length >= 3 && to.length >= 3 && from.slice(0, 3).join('.') === to.slice(0, 3).join('.')) return out;
+  if (staysInProject(step, access)) return out;
   const texts = (await Promise.all(changed.map((p) => access.read(p)))).filter((t): t is string => t !== undefined);
   const needs = needsOf(step, texts);
   const edits = new Map<string, SpanEdit[]>();
+  for (const [owner, chain] of ownerChains(changed, new Set(access.paths))) {
+    if (!owner) out.notes.push(`no pom.xml or Gradle build owns the changed Java files; the dependency for ${step.to} was not checked`);
+    else if (!chain.length) await followGradle(step, owner, needs, access, out, edits);
+    else {
+      const poms = await readPoms(chain, access);
+      const build: PomBuild = { step, access, out, edits, poms, siblings: await siblingDependencies(poms, chain, access) };
+      for (const need of needs) followPomNeed(build, need);
+    }
+  }
+  for (const [path, spans] of edits) out.edits.push({ path, spans });
+  return out;
+}
+
+/** The new namespace is this repository's own, or a move inside one project's namespace (three shared segments, e.g. com.fasterxml.jackson) that stays within its artifacts. */
+function staysInProject(step: FollowStep, access: ManifestAccess): boolean {
+  const own = step.to.replace(/\./g, '/');
+  if (access.paths.some((p) => p.endsWith('.java') && p.includes(`/${own}/`))) return true;
+  const [from, to] = [step.from.split('.'), step.to.split('.')];
+  return from.length >= 3 && to.length >= 3 && from.slice(0, 3).join('.') === to.slice(0, 3).join('.');
+}
+
+/** The build owning each changed file (its nearest pom, else its nearest Gradle build; '' for none) with the pom chain up to the root, by owner. */
+function ownerChains(changed: readonly string[], paths: ReadonlySet<string>): [string, string[]][] {
   const chains = new Map<string, string[]>();
   for (const path of changed) {
     const chain = pomChain(path, paths);
     const key = chain[0] ?? nearest(path, 'build.gradle', paths) ?? nearest(path, 'build.gradle.kts', paths) ?? '';
     if (!chains.has(key)) chains.set(key, chain);
   }
-  for (const [owner, chain] of [...chains].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (!owner) {
-      out.notes.push(`no pom.xml or Gradle build owns the changed Java files; the dependency for ${step.to} was not checked`);
-      continue;
-    }
-    if (!chain.length) {
-      await followGradle(step, owner, needs, access, out, edits);
-      continue;
-    }
-    const poms: { path: string; text: string; coords: Coordinates[] }[] = [];
-    for (const pom of chain) {
-      const text = await access.read(pom);
-      if (text !== undefined) poms.push({ path: pom, text, coords: scanPom(text).coordinates });
-    }
-    // A dependency on another module of this repository brings that module's dependencies (compile scope is transitive).
-    const siblings: Coordinates[] = [];
-    for (const c of poms[0]?.coords.filter(isProjectDependency) ?? []) {
-      const module = access.paths.find((p) => c.artifactId && (p === `${c.artifactId}/pom.xml` || p.endsWith(`/${c.artifactId}/pom.xml`)));
-      const text = module && !chain.includes(module) ? await access.read(module) : undefined;
-      if (text !== undefined) siblings.push(...scanPom(text).coordinates.filter(isProjectDependency));
-    }
-    for (const need of needs) {
-      const artifact = need.artifacts[0];
-      const replacedThere = (c: Coordinates) => !!(step.version && artifact && need.old.includes(ga(c)));
-      const viaSibling = siblings.some((c) => provides(c, need) || replacedThere(c));
-      const olds = poms.flatMap((p) => p.coords.filter((c) => c.kind === 'dependency' && need.old.includes(ga(c))).map((c) => ({ pom: p, c })));
-      const replaceable = step.version && artifact ? olds.filter(({ pom }) => !access.cannotEdit(pom.path)) : [];
-      for (const { pom, c } of olds) {
-        const at = `${pom.path}:${lineAt(pom.text, c.start)}`;
-        if (replaceable.some((r) => r.c === c) && artifact && step.version) {
-          if (edits.get(pom.path)?.some((s) => s.start === c.groupIdLeaf?.start)) continue;
-          edits.set(pom.path, [...(edits.get(pom.path) ?? []), ...replaceDependency(c, artifact, step.version)]);
-          out.notes.push(`${at}: replaced ${ga(c)} (the old namespace's API) with ${artifact}:${step.version}`);
-        } else out.notes.push(`${at} still depends on ${ga(c)}, the artifact of ${step.from}; replace it with ${artifact ?? `the artifact that provides ${need.pkg}`}`);
-      }
-      // An old artifact named above already says what to do (replace it); no second note asks to add one.
-      if (olds.length || viaSibling || poms.some((p) => p.coords.some((c) => isProjectDependency(c) && provides(c, need)))) continue;
-      const target = poms[0];
-      if (!target) continue;
-      const dependency = artifact ? `<dependency><groupId>${artifact.split(':')[0]}</groupId><artifactId>${artifact.split(':')[1]}</artifactId><version>${step.version ?? '…'}</version></dependency>` : undefined;
-      const why = step.version ? access.cannotEdit(target.path) : undefined;
-      const insert = step.version && artifact && !why ? insertDependency(target.text, target.coords.filter(isProjectDependency), artifact, step.version) : undefined;
-      if (insert) {
-        edits.set(target.path, [...(edits.get(target.path) ?? []), insert]);
-        out.notes.push(`${target.path}: added the dependency ${artifact}:${step.version} for ${need.pkg}`);
-      } else if (dependency) out.notes.push(`${target.path} declares no dependency that provides ${need.pkg} (it may come transitively); ${why ? `${why}; ` : ''}add ${dependency}`);
-      else out.notes.push(`${target.path} declares no dependency whose groupId prefixes ${need.pkg}, and the artifact is not known; if it does not come transitively, add the artifact that provides it (the step's \`artifact\` and \`version\` add it)`);
-    }
+  return [...chains].sort(([a], [b]) => (a < b ? -1 : 1));
+}
+
+interface Pom {
+  path: string;
+  text: string;
+  coords: Coordinates[];
+}
+
+/** One Maven build being checked: its pom chain, the project dependencies its sibling modules bring, and where edits and notes go. */
+interface PomBuild {
+  step: FollowStep;
+  access: ManifestAccess;
+  out: FollowThrough;
+  edits: Map<string, SpanEdit[]>;
+  poms: Pom[];
+  siblings: Coordinates[];
+}
+
+async function readPoms(chain: readonly string[], access: ManifestAccess): Promise<Pom[]> {
+  const poms: Pom[] = [];
+  for (const pom of chain) {
+    const text = await access.read(pom);
+    if (text !== undefined) poms.push({ path: pom, text, coords: scanPom(text).coordinates });
   }
-  for (const [path, spans] of edits) out.edits.push({ path, spans });
-  return out;
+  return poms;
+}
+
+/** A dependency on another module of this repository brings that module's dependencies (compile scope is transitive). */
+async function siblingDependencies(poms: readonly Pom[], chain: readonly string[], access: ManifestAccess): Promise<Coordinates[]> {
+  const siblings: Coordinates[] = [];
+  for (const c of poms[0]?.coords.filter(isProjectDependency) ?? []) {
+    const module = access.paths.find((p) => c.artifactId && (p === `${c.artifactId}/pom.xml` || p.endsWith(`/${c.artifactId}/pom.xml`)));
+    const text = module && !chain.includes(module) ? await access.read(module) : undefined;
+    if (text !== undefined) siblings.push(...scanPom(text).coordinates.filter(isProjectDependency));
+  }
+  return siblings;
+}
+
+/** One needed package in a Maven build: old artifacts replaced (or flagged), else the providing artifact added (or asked for). */
+function followPomNeed(build: PomBuild, need: Need): void {
+  const { step, poms, siblings } = build;
+  const artifact = need.artifacts[0];
+  const replacedThere = (c: Coordinates) => !!(step.version && artifact && need.old.includes(ga(c)));
+  const viaSibling = siblings.some((c) => provides(c, need) || replacedThere(c));
+  const olds = poms.flatMap((p) => p.coords.filter((c) => c.kind === 'dependency' && need.old.includes(ga(c))).map((c) => ({ pom: p, c })));
+  replaceOldArtifacts(build, need, olds);
+  // An old artifact named above already says what to do (replace it); no second note asks to add one.
+  if (olds.length || viaSibling || poms.some((p) => p.coords.some((c) => isProjectDependency(c) && provides(c, need)))) return;
+  if (poms[0]) declareNeed(build, need, poms[0]);
+}
+
+function replaceOldArtifacts(build: PomBuild, need: Need, olds: { pom: Pom; c: Coordinates }[]): void {
+  const { step, access, out, edits } = build;
+  const artifact = need.artifacts[0];
+  const replaceable = step.version && artifact ? olds.filter(({ pom }) => !access.cannotEdit(pom.path)) : [];
+  for (const { pom, c } of olds) {
+    const at = `${pom.path}:${lineAt(pom.text, c.start)}`;
+    if (replaceable.some((r) => r.c === c) && artifact && step.version) {
+      if (edits.get(pom.path)?.some((s) => s.start === c.groupIdLeaf?.start)) continue;
+      edits.set(pom.path, [...(edits.get(pom.path) ?? []), ...replaceDependency(c, artifact, step.version)]);
+      out.notes.push(`${at}: replaced ${ga(c)} (the old namespace's API) with ${artifact}:${step.version}`);
+    } else out.notes.push(`${at} still depends on ${ga(c)}, the artifact of ${step.from}; replace it with ${artifact ?? `the artifact that provides ${need.pkg}`}`);
+  }
+}
+
+/** The build declares nothing that provides the package: add the artifact with `version`, else say what to add. */
+function declareNeed(build: PomBuild, need: Need, target: Pom): void {
+  const { step, access, out, edits } = build;
+  const artifact = need.artifacts[0];
+  const dependency = artifact ? `<dependency><groupId>${artifact.split(':')[0]}</groupId><artifactId>${artifact.split(':')[1]}</artifactId><version>${step.version ?? '…'}</version></dependency>` : undefined;
+  const why = step.version ? access.cannotEdit(target.path) : undefined;
+  const insert = step.version && artifact && !why ? insertDependency(target.text, target.coords.filter(isProjectDependency), artifact, step.version) : undefined;
+  if (insert) {
+    edits.set(target.path, [...(edits.get(target.path) ?? []), insert]);
+    out.notes.push(`${target.path}: added the dependency ${artifact}:${step.version} for ${need.pkg}`);
+  } else if (dependency) out.notes.push(`${target.path} declares no dependency that provides ${need.pkg} (it may come transitively); ${why ? `${why}; ` : ''}add ${dependency}`);
+  else out.notes.push(`${target.path} declares no dependency whose groupId prefixes ${need.pkg}, and the artifact is not known; if it does not come transitively, add the artifact that provides it (the step's \`artifact\` and \`version\` add it)`);
 }
 
 const GRADLE_COORDINATE = /(["'])([\w.-]+):([\w.-]+)(?::([^"'\s$]+))?\1/g;

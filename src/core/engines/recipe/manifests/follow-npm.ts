@@ -47,30 +47,38 @@ export async function followNpm(step: FollowStep, changed: readonly string[], ac
   const paths = new Set(access.paths);
   const owners = new Set(changed.map((p) => nearest(p, 'package.json', paths) ?? ''));
   for (const manifest of [...owners].sort()) {
-    if (!manifest) {
-      out.notes.push(`no package.json owns the changed files; the dependency on ${pkg} was not checked`);
-      continue;
-    }
-    const text = await access.read(manifest);
-    const values = text === undefined ? undefined : jsonStringValues(text);
-    if (text === undefined || !values) continue;
-    const old = values.find((v) => v.path.length === 2 && SECTIONS.includes(v.path[0]) && v.path[1] === oldPkg);
-    if (old) out.notes.push(`${manifest}:${lineAt(text, old.start)} still declares ${oldPkg}; remove it once nothing imports it`);
-    let declared = false;
-    for (const dir of ancestors(manifest)) {
-      const above = dir === ancestors(manifest)[0] ? text : await access.read(inDir(dir, 'package.json'));
-      const found = above === undefined ? undefined : jsonStringValues(above);
-      if (found?.some((v) => (v.path.length === 2 && SECTIONS.includes(v.path[0]) && v.path[1] === pkg) || (v.path.length === 1 && v.path[0] === 'name' && v.value === pkg))) declared = true;
-    }
-    if (declared) continue;
-    const section = old?.path[0] ?? 'dependencies';
-    const why = step.version ? access.cannotEdit(manifest) : undefined;
-    const span = step.version && !why ? addEntry(text, entriesOf(values, section), pkg, step.version, oldPkg) : undefined;
-    if (span) {
-      out.edits.push({ path: manifest, spans: [span] });
-      out.dependency = pkg;
-      out.notes.push(`${manifest}: added "${pkg}": "${step.version}" to ${section}`);
-    } else out.notes.push(`${manifest} does not declare ${pkg}${why ? ` and ${why}` : ''}; add "${pkg}": "${step.version ?? '<version>'}" to ${section}`);
+    if (!manifest) out.notes.push(`no package.json owns the changed files; the dependency on ${pkg} was not checked`);
+    else await followManifest(step, manifest, { pkg, oldPkg }, access, out);
   }
   return out;
+}
+
+/** One owning package.json: the old package flagged, the new one added with `version` unless it or a workspace root above declares it. */
+async function followManifest(step: FollowStep, manifest: string, names: { pkg: string; oldPkg: string | undefined }, access: ManifestAccess, out: FollowThrough): Promise<void> {
+  const { pkg, oldPkg } = names;
+  const text = await access.read(manifest);
+  const values = text === undefined ? undefined : jsonStringValues(text);
+  if (text === undefined || !values) return;
+  const old = values.find((v) => v.path.length === 2 && SECTIONS.includes(v.path[0]) && v.path[1] === oldPkg);
+  if (old) out.notes.push(`${manifest}:${lineAt(text, old.start)} still declares ${oldPkg}; remove it once nothing imports it`);
+  if (await declaredAbove(manifest, text, pkg, access)) return;
+  const section = old?.path[0] ?? 'dependencies';
+  const why = step.version ? access.cannotEdit(manifest) : undefined;
+  const span = step.version && !why ? addEntry(text, entriesOf(values, section), pkg, step.version, oldPkg) : undefined;
+  if (span) {
+    out.edits.push({ path: manifest, spans: [span] });
+    out.dependency = pkg;
+    out.notes.push(`${manifest}: added "${pkg}": "${step.version}" to ${section}`);
+  } else out.notes.push(`${manifest} does not declare ${pkg}${why ? ` and ${why}` : ''}; add "${pkg}": "${step.version ?? '<version>'}" to ${section}`);
+}
+
+/** The manifest or a package.json above it (a workspace root) declares the package, or is it. */
+async function declaredAbove(manifest: string, text: string, pkg: string, access: ManifestAccess): Promise<boolean> {
+  let declared = false;
+  for (const dir of ancestors(manifest)) {
+    const above = dir === ancestors(manifest)[0] ? text : await access.read(inDir(dir, 'package.json'));
+    const found = above === undefined ? undefined : jsonStringValues(above);
+    if (found?.some((v) => (v.path.length === 2 && SECTIONS.includes(v.path[0]) && v.path[1] === pkg) || (v.path.length === 1 && v.path[0] === 'name' && v.value === pkg))) declared = true;
+  }
+  return declared;
 }

@@ -89,34 +89,43 @@ export async function followPython(step: FollowStep, changed: readonly string[],
   if (!dist || (oldDist && normalizePythonName(dist) === normalizePythonName(oldDist))) return out;
   const top = step.to.split('.')[0];
   if (access.paths.some((p) => p === `${top}/__init__.py` || p.endsWith(`/${top}/__init__.py`) || p === `${top}.py`)) return out;
-  const manifestsIn = (dir: string) =>
-    access.paths.filter((p) => PYTHON_KINDS.has(manifestKindForPath(p) ?? '') && (dirname(p) === dir || dirname(p) === (dir ? `${dir}/requirements` : 'requirements')));
+  const projects = owningProjects(changed, access.paths);
+  if (!projects.size) out.notes.push(`no requirements file, pyproject.toml, setup.py or setup.cfg owns the changed files; ${dist} was not checked`);
+  for (const manifests of projects.values()) await followProject(step, manifests, { dist, oldDist }, access, out);
+  return out;
+}
+
+/** The project of each changed file (the nearest directory with Python manifests, or a `requirements/` directory of them), with its manifests. */
+function owningProjects(changed: readonly string[], paths: readonly string[]): Map<string, string[]> {
+  const manifestsIn = (dir: string) => paths.filter((p) => PYTHON_KINDS.has(manifestKindForPath(p) ?? '') && (dirname(p) === dir || dirname(p) === (dir ? `${dir}/requirements` : 'requirements')));
   const projects = new Map<string, string[]>();
   for (const path of changed) {
     const dir = ancestors(path).find((d) => manifestsIn(d).length > 0);
     if (dir !== undefined && !projects.has(dir)) projects.set(dir, manifestsIn(dir).sort());
   }
-  if (!projects.size) out.notes.push(`no requirements file, pyproject.toml, setup.py or setup.cfg owns the changed files; ${dist} was not checked`);
-  for (const manifests of projects.values()) {
-    const texts = new Map<string, string>();
-    for (const m of manifests) {
-      const text = await access.read(m);
-      if (text !== undefined) texts.set(m, text);
-    }
-    const declaring = (name: string) => [...texts].filter(([, t]) => declaredNames(t).has(normalizePythonName(name))).map(([p]) => p);
-    if (oldDist) for (const p of declaring(oldDist)) out.notes.push(`${p} still declares ${oldDist}; remove it once nothing imports ${step.from}`);
-    if (declaring(dist).length) continue;
-    // Runtime requirements only: a dev or test requirements file is not where a module's import is declared.
-    const requirements = manifests.find((m) => /(^|\/)requirements(\/(base|main|prod|production|common))?\.txt$/.test(m));
-    const pyproject = manifests.find((m) => m.endsWith('pyproject.toml'));
-    const target = requirements ?? pyproject ?? manifests[0];
-    const why = step.version ? access.cannotEdit(target) : undefined;
-    const span = !step.version || why ? undefined : requirements ? addRequirementLine(texts.get(requirements) ?? '', dist, step.version) : pyproject ? addPyprojectDependency(texts.get(pyproject) ?? '', dist, step.version) : undefined;
-    if (span) {
-      out.edits.push({ path: target, spans: [span] });
-      out.dependency = dist;
-      out.notes.push(`${target}: added ${dist} ${step.version} for the new import ${step.to}`);
-    } else out.notes.push(`${manifests.join(', ')} ${manifests.length > 1 ? 'do' : 'does'} not declare ${dist}${why ? `; ${target} ${why}` : ''}; add "${dist}${step.version ? `==${step.version}` : ''}" to ${target}`);
+  return projects;
+}
+
+/** One project: the old distribution flagged; unless declared, the new one added with `version` (requirements.txt, else pyproject.toml) or asked for. */
+async function followProject(step: FollowStep, manifests: string[], names: { dist: string; oldDist: string | undefined }, access: ManifestAccess, out: FollowThrough): Promise<void> {
+  const { dist, oldDist } = names;
+  const texts = new Map<string, string>();
+  for (const m of manifests) {
+    const text = await access.read(m);
+    if (text !== undefined) texts.set(m, text);
   }
-  return out;
+  const declaring = (name: string) => [...texts].filter(([, t]) => declaredNames(t).has(normalizePythonName(name))).map(([p]) => p);
+  if (oldDist) for (const p of declaring(oldDist)) out.notes.push(`${p} still declares ${oldDist}; remove it once nothing imports ${step.from}`);
+  if (declaring(dist).length) return;
+  // Runtime requirements only: a dev or test requirements file is not where a module's import is declared.
+  const requirements = manifests.find((m) => /(^|\/)requirements(\/(base|main|prod|production|common))?\.txt$/.test(m));
+  const pyproject = manifests.find((m) => m.endsWith('pyproject.toml'));
+  const target = requirements ?? pyproject ?? manifests[0];
+  const why = step.version ? access.cannotEdit(target) : undefined;
+  const span = !step.version || why ? undefined : requirements ? addRequirementLine(texts.get(requirements) ?? '', dist, step.version) : pyproject ? addPyprojectDependency(texts.get(pyproject) ?? '', dist, step.version) : undefined;
+  if (span) {
+    out.edits.push({ path: target, spans: [span] });
+    out.dependency = dist;
+    out.notes.push(`${target}: added ${dist} ${step.version} for the new import ${step.to}`);
+  } else out.notes.push(`${manifests.join(', ')} ${manifests.length > 1 ? 'do' : 'does'} not declare ${dist}${why ? `; ${target} ${why}` : ''}; add "${dist}${step.version ? `==${step.version}` : ''}" to ${target}`);
 }

@@ -1,0 +1,59 @@
+import { bumpMavenProperty, scanPom } from '../../bump-maven.js';
+import { dirname } from '../../manifests/follow-types.js';
+import type { PendingMavenProperty } from '../../recipe-types.js';
+import type { RecipeRun } from '../../recipe-run.js';
+import { applySpanEdits } from '../../span-edits.js';
+
+function joinPath(dir: string, relative: string): string | undefined {
+  const parts = dir ? dir.split('/') : [];
+  for (const segment of relative.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (!parts.length) return undefined;
+      parts.pop();
+    } else parts.push(segment);
+  }
+  return parts.join('/');
+}
+
+/** The parent pom `<parent><relativePath>` (default `../pom.xml`) names, when it is in the workspace and not seen yet. */
+async function parentPom(run: RecipeRun, current: string, seen: Set<string>): Promise<string | undefined> {
+  const facts = scanPom(await run.workspace.readText(current));
+  if (!facts.hasParent) return undefined;
+  const relative = facts.parentRelativePath || '../pom.xml';
+  let parent = joinPath(dirname(current), relative);
+  if (parent !== undefined && !/\.(xml|pom)$/.test(parent)) parent = parent ? `${parent}/pom.xml` : 'pom.xml';
+  if (parent === undefined || seen.has(parent) || !run.workspace.entry(parent)) return undefined;
+  seen.add(parent);
+  return parent;
+}
+
+/** Follow the parents up the repository to the pom defining the property, and edit it there. */
+export async function resolveParentProperty(run: RecipeRun, pom: string, pending: PendingMavenProperty, to: string): Promise<void> {
+  let current = pom;
+  const seen = new Set<string>([pom]);
+  for (let depth = 0; depth < 20; depth++) {
+    const parent = await parentPom(run, current, seen);
+    if (parent === undefined) break;
+    const readable = await run.read(parent);
+    if ('reason' in readable) {
+      run.result.skipped.push({ path: parent, reason: readable.reason });
+      run.notes.add(`${pom}: the version property \${${pending.property}} may be defined in ${parent}, which cannot be edited`);
+      return;
+    }
+    const bump = bumpMavenProperty(readable.text, pending, to);
+    if (!bump.defined) {
+      current = parent;
+      continue;
+    }
+    if (!run.inScope.has(parent)) {
+      run.result.skipped.push({ path: parent, reason: 'NOT_EDITABLE' });
+      run.notes.add(`${pom}: the version property \${${pending.property}} is defined in ${parent}, outside the scope; not edited`);
+      return;
+    }
+    const out = applySpanEdits(readable.text, bump.spans);
+    if (out) await run.write(parent, out);
+    return;
+  }
+  run.notes.add(`${pom}: the version property \${${pending.property}} is not defined in this repository's poms; not edited`);
+}

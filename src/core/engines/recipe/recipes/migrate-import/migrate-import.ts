@@ -1,0 +1,68 @@
+import { languageForPath } from '../../../../syntax/language-for-path.js';
+import { RECIPE_STEPS, type MigrateImportStep } from '../../../../task/recipe-steps.js';
+import { withGoAlignment } from '../../go-alignment.js';
+import { lockfilesFor } from '../../lockfiles-to-refresh.js';
+import { manifestKindForPath } from '../../manifest-kind.js';
+import { followThrough } from '../../manifests/follow-through.js';
+import { applyMigrateImport } from '../../migrate-import-recipe.js';
+import type { Recipe } from '../../recipe.js';
+import { editMatches } from '../../recipe-match.js';
+import { MODULE } from '../../suggestion.js';
+import { editEachFile, finishRun, type RecipeRun } from '../../recipe-run.js';
+import { applySpanEdits } from '../../span-edits.js';
+
+const applyToFile = withGoAlignment(applyMigrateImport);
+
+/** The builds owning the changed files declare what the new imports need (edits with `version`, notes otherwise). */
+async function declareDependencies(step: MigrateImportStep, run: RecipeRun): Promise<void> {
+  const cache = new Map<string, Promise<string | undefined>>();
+  const { options, inScope } = run;
+  const follow = await followThrough(step, [...run.changed.keys()], {
+    paths: run.workspace.paths(),
+    read: (path) => {
+      if (!cache.has(path)) cache.set(path, run.read(path, false).then((r) => ('text' in r ? r.text : undefined)));
+      return cache.get(path)!;
+    },
+    cannotEdit: (path) => (!options.isEditable(path) ? 'the policy does not let recipes edit it' : !inScope.has(path) ? "it is outside the step's scope" : undefined),
+  });
+  for (const note of follow.notes) run.notes.add(note);
+  for (const edit of follow.edits) {
+    const readable = await run.read(edit.path);
+    const out = 'text' in readable ? applySpanEdits(readable.text, edit.spans) : undefined;
+    if (out) await run.write(edit.path, out);
+  }
+  if (follow.dependency) run.result.lockfilesToRefresh = lockfilesFor(follow.edits.map((e) => e.path), run.workspace, follow.dependency);
+}
+
+/** Imports moved from one package or module to another; with a version, the new dependency is declared too. */
+export const migrateImportRecipe: Recipe<'migrate-import'> = {
+  name: 'migrate-import',
+  step: RECIPE_STEPS['migrate-import'],
+  // With a version the step may also declare the new dependency in the owning build's manifest.
+  isCandidate: (step, path) => languageForPath(path) !== undefined || (step.version !== undefined && manifestKindForPath(path) !== undefined),
+  applyToFile,
+  matches: (step, file, ctx) => editMatches(applyToFile(step, file, ctx)),
+  apply: async (step, run) => {
+    await editEachFile(run, run.editFile);
+    if (run.changed.size) await declareDependencies(step, run);
+    return finishRun(run);
+  },
+  editsHistory: false,
+  converges: true,
+  dependency: () => undefined,
+  targetTerm: (step) => step.from,
+  asWritten: (step) => step,
+  wording: {
+    step: (step) => `move imports from ${step.from} to ${step.to}`,
+    several: () => undefined,
+    changeKind: 'mechanical import change',
+  },
+  commitType: 'refactor',
+  mapProfile: 'import-migration',
+  suggestions: [
+    {
+      pattern: new RegExp(`\\bmigrate\\s+(?:the\\s+)?(?:imports?\\s+)?(?:from\\s+)?\`?(${MODULE})\`?\\s+to\\s+\`?(${MODULE})\`?`, 'gi'),
+      step: (m) => ({ recipe: 'migrate-import', from: m[1], to: m[2] }),
+    },
+  ],
+};

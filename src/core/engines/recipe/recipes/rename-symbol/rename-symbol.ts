@@ -1,0 +1,44 @@
+import { languageForPath } from '../../../../syntax/language-for-path.js';
+import { RECIPE_STEPS } from '../../../../task/recipe-steps.js';
+import { withGoAlignment } from '../../go-alignment.js';
+import type { Recipe } from '../../recipe.js';
+import { editMatches } from '../../recipe-match.js';
+import { IDENT } from '../../suggestion.js';
+import { applyRenameSymbol, renameInWorkspace } from '../../rename-symbol-recipe.js';
+
+const applyToFile = withGoAlignment(applyRenameSymbol);
+
+/** An identifier renamed through the syntax tree; the whole workspace is planned at once (a clash anywhere refuses it). */
+export const renameSymbolRecipe: Recipe<'rename-symbol'> = {
+  name: 'rename-symbol',
+  step: RECIPE_STEPS['rename-symbol'],
+  isCandidate: (_step, path) => languageForPath(path) !== undefined,
+  applyToFile,
+  matches: (step, file, ctx) => editMatches(applyToFile(step, file, ctx)),
+  apply: (step, run) =>
+    renameInWorkspace(
+      step,
+      run.candidates.filter((path) => !run.leaveAlone(path)),
+      run.workspace,
+      run.options.syntax,
+      (path, forEditing) => run.read(path, forEditing),
+    ),
+  editsHistory: false,
+  converges: true,
+  dependency: () => undefined,
+  targetTerm: (step) => step.from,
+  asWritten: (step) => step,
+  wording: {
+    step: (step) => `rename ${step.kind ? `${step.kind} ` : ''}${step.from} to ${step.to}`,
+    several: () => undefined,
+    changeKind: 'mechanical rename',
+  },
+  commitType: 'refactor',
+  mapProfile: 'symbol-change',
+  suggestions: [
+    {
+      pattern: new RegExp(`\\brename\\s+(?:the\\s+)?(?:(class|interface|function|method|field|variable|type)\\s+)?\`?(${IDENT})\`?\\s+(?:to|into|as)\\s+\`?(${IDENT})\`?`, 'gi'),
+      step: (m) => ({ recipe: 'rename-symbol', from: m[2], to: m[3], ...(m[1] ? { kind: m[1].toLowerCase() } : {}) }),
+    },
+  ],
+};
