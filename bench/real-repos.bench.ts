@@ -199,6 +199,64 @@ function prepared(dir: string): boolean {
   return existsSync(join(dir, 'HEAD')) && existsSync(join(dir, 'objects'));
 }
 
+/** Milliseconds of `runs` native shallow clones (no checkout) of `url`. */
+async function nativeClones(url: string, scratch: string, runs: number): Promise<number[]> {
+  const native: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const into = join(scratch, `clone-${i}`);
+    const start = performance.now();
+    await exec('git', ['clone', '-q', '--depth', '1', '--no-checkout', url, into], { env: gitEnv(), maxBuffer: 64 * 1024 * 1024 });
+    native.push(performance.now() - start);
+    rmSync(into, { recursive: true, force: true });
+  }
+  return native;
+}
+
+/** The commit measured, as the row notes name it (a trimmed tree says what it left out). */
+function commitLabel(m: z.infer<typeof ManifestEntry> | undefined): string {
+  if (!m) return 'commit unknown';
+  return `${m.commit.slice(0, 12)}${m.omitted ? ` (tree of ${m.upstreamCommit?.slice(0, 12)} without ${m.omitted})` : ''}`;
+}
+
+/** The timing rows of one repository: native clone, CLI ingest, map build and target selection, medians of `runs`. */
+function timingRecords(
+  r: ReturnType<typeof realRepos>[number],
+  size: BenchRecord['size'],
+  commit: string,
+  runs: number,
+  measured: { native: number[]; ingests: CliChildResult[]; maps: MapChildResult[] },
+): BenchRecord[] {
+  const { native, ingests, maps } = measured;
+  const nativeMs = median(native);
+  const cliIngestMs = median(ingests.map((x) => x.ms));
+  const mapMs = median(maps.map((x) => x.mapMs));
+  const mapIngestMs = median(maps.map((x) => x.ingestMs));
+  const digests = new Set(maps.map((x) => x.mapDigest));
+  const okIngest = ingests.every((x) => x.code === 0);
+  return [
+    { name: `real.${r.name}.native`, size, value: round(nativeMs), unit: 'ms', note: `git clone --depth 1 --no-checkout, median of ${runs}; ${r.repo} at ${commit}` },
+    {
+      name: `real.${r.name}.cliIngest`,
+      size,
+      value: okIngest ? round(cliIngestMs) : NaN,
+      unit: 'ms',
+      baseline: round(nativeMs),
+      ratio: okIngest ? round(cliIngestMs / nativeMs, 2) : undefined,
+      note: `${okIngest ? '' : `FAILED: ${ingests.find((x) => x.code !== 0)?.reason}; `}draftsman ingest in a fresh process (imports excluded), median of ${runs}; ingestion itself ${round(median(ingests.map((x) => x.ingestMs ?? NaN)))} ms; maxRSS ${median(ingests.map((x) => x.maxRssMb))} MB`,
+    },
+    {
+      name: `real.${r.name}.map`,
+      size,
+      value: round(mapMs),
+      unit: 'ms',
+      baseline: round(mapIngestMs),
+      ratio: round(mapMs / mapIngestMs, 2),
+      note: `map build after ingestion in the same process (baseline: that ingestion), medians of ${runs}; ${digests.size === 1 ? 'same map every run' : `**${digests.size} different maps**`} (sha256 ${[...digests][0].slice(0, 12)}); ${maps[0].mapReads} files read; maxRSS ${median(maps.map((x) => x.maxRssMb))} MB`,
+    },
+    { name: `real.${r.name}.targets`, size, value: round(median(maps.map((x) => x.targetsMs))), unit: 'ms', note: `target selection after the map, median of ${runs}: ${maps[0].targets} target(s) (${maps[0].strategy}), ${maps[0].targetReads} more files read, ${maps[0].targetParsed} parsed for symbols, for "${r.targetsTask.slice(0, 60)}…"` },
+  ];
+}
+
 /**
  * Every repository of bench/real-repos.json: the prepared ones measured, the others one
  * skipped row each. Never throws for a missing repository.
@@ -224,52 +282,18 @@ export async function runRealReposBench(options: { runs?: number; timeoutMs?: nu
       const url = `${server.url}/${r.name}.git`;
       const m = manifest.get(r.name);
       const size = m?.files ?? r.shape;
-      const commit = m ? `${m.commit.slice(0, 12)}${m.omitted ? ` (tree of ${m.upstreamCommit?.slice(0, 12)} without ${m.omitted})` : ''}` : 'commit unknown';
+      const commit = commitLabel(m);
       const child = <T>(args: string[]) => runNodeChild<T>(self, args, { timeoutMs });
       // A fresh artifact root per command: a stored map of an earlier command would be a cache hit.
       const cli = (args: string[]) => child<CliChildResult>(['--child', 'cli', ...args, '--out', join(scratch, `state-${++outs}`)]);
       try {
         await exec('git', ['ls-remote', url], { env: gitEnv() }); // warm the server path and the page cache
-        const native: number[] = [];
-        for (let i = 0; i < runs; i++) {
-          const into = join(scratch, `clone-${i}`);
-          const start = performance.now();
-          await exec('git', ['clone', '-q', '--depth', '1', '--no-checkout', url, into], { env: gitEnv(), maxBuffer: 64 * 1024 * 1024 });
-          native.push(performance.now() - start);
-          rmSync(into, { recursive: true, force: true });
-        }
+        const native = await nativeClones(url, scratch, runs);
         const ingests: CliChildResult[] = [];
         for (let i = 0; i < runs; i++) ingests.push(await cli(['ingest', url]));
         const maps: MapChildResult[] = [];
         for (let i = 0; i < runs; i++) maps.push(await child<MapChildResult>(['--child', 'map', url, r.name, ...(options.profileDir ? [options.profileDir] : [])]));
-        const nativeMs = median(native);
-        const cliIngestMs = median(ingests.map((x) => x.ms));
-        const mapMs = median(maps.map((x) => x.mapMs));
-        const mapIngestMs = median(maps.map((x) => x.ingestMs));
-        const digests = new Set(maps.map((x) => x.mapDigest));
-        const okIngest = ingests.every((x) => x.code === 0);
-        records.push(
-          { name: `real.${r.name}.native`, size, value: round(nativeMs), unit: 'ms', note: `git clone --depth 1 --no-checkout, median of ${runs}; ${r.repo} at ${commit}` },
-          {
-            name: `real.${r.name}.cliIngest`,
-            size,
-            value: okIngest ? round(cliIngestMs) : NaN,
-            unit: 'ms',
-            baseline: round(nativeMs),
-            ratio: okIngest ? round(cliIngestMs / nativeMs, 2) : undefined,
-            note: `${okIngest ? '' : `FAILED: ${ingests.find((x) => x.code !== 0)?.reason}; `}draftsman ingest in a fresh process (imports excluded), median of ${runs}; ingestion itself ${round(median(ingests.map((x) => x.ingestMs ?? NaN)))} ms; maxRSS ${median(ingests.map((x) => x.maxRssMb))} MB`,
-          },
-          {
-            name: `real.${r.name}.map`,
-            size,
-            value: round(mapMs),
-            unit: 'ms',
-            baseline: round(mapIngestMs),
-            ratio: round(mapMs / mapIngestMs, 2),
-            note: `map build after ingestion in the same process (baseline: that ingestion), medians of ${runs}; ${digests.size === 1 ? 'same map every run' : `**${digests.size} different maps**`} (sha256 ${[...digests][0].slice(0, 12)}); ${maps[0].mapReads} files read; maxRSS ${median(maps.map((x) => x.maxRssMb))} MB`,
-          },
-          { name: `real.${r.name}.targets`, size, value: round(median(maps.map((x) => x.targetsMs))), unit: 'ms', note: `target selection after the map, median of ${runs}: ${maps[0].targets} target(s) (${maps[0].strategy}), ${maps[0].targetReads} more files read, ${maps[0].targetParsed} parsed for symbols, for "${r.targetsTask.slice(0, 60)}…"` },
-        );
+        records.push(...timingRecords(r, size, commit, runs, { native, ingests, maps }));
         const map = await cli(['map', url]);
         records.push({ name: `real.${r.name}.cliMap`, size, value: round(map.ms), unit: 'ms', note: `draftsman map in a fresh process: exit ${map.code}, ${map.status ?? 'no status'}${map.reason ? ` (${map.reason})` : ''}; ingestion ${map.ingestMs ?? '?'} ms, discovery (map + targets) ${map.discoveryMs ?? '?'} ms` });
         const taskFile = join(scratch, `${r.name}-task.md`);

@@ -156,6 +156,17 @@ function percentile(sorted: number[], p: number): number {
 
 const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
 
+/** `total` delivery kinds in MIX's shares (the remainder labeled starts), interleaved deterministically. */
+function deliveryOrder(total: number): Kind[] {
+  const plan: Kind[] = [];
+  for (const m of MIX) for (let i = 0; i < Math.floor(total * m.share); i++) plan.push(m.kind);
+  while (plan.length < total) plan.push('label-start');
+  // Interleave deterministically (a fixed stride over the list) so kinds are spread out.
+  const order = plan.map((_, i) => plan[(i * 7919) % plan.length]);
+  if (new Set(plan.map((_, i) => (i * 7919) % plan.length)).size !== plan.length) order.splice(0, order.length, ...plan);
+  return order;
+}
+
 /**
  * p50/p99 of the webhook's acknowledgement (handler call to its 202) over `deliveries` signed
  * deliveries, one at a time as a Lambda container takes them; then the intake of every stored
@@ -165,12 +176,7 @@ const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
 export async function runWebhookBench(options: { deliveries?: number; latencyMs?: number } = {}): Promise<BenchRecord[]> {
   const total = options.deliveries ?? 1000;
   const latencyMs = options.latencyMs ?? 150;
-  const plan: Kind[] = [];
-  for (const m of MIX) for (let i = 0; i < Math.floor(total * m.share); i++) plan.push(m.kind);
-  while (plan.length < total) plan.push('label-start');
-  // Interleave deterministically (a fixed stride over the list) so kinds are spread out.
-  const order = plan.map((_, i) => plan[(i * 7919) % plan.length]);
-  if (new Set(plan.map((_, i) => (i * 7919) % plan.length)).size !== plan.length) order.splice(0, order.length, ...plan);
+  const order = deliveryOrder(total);
 
   const issues = order.length + 2;
   const keys = testAppKey();

@@ -54,18 +54,11 @@ function ancestorsOf(path: string): string[] {
   return dirs;
 }
 
-function main(): void {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { like: { type: 'string' }, mention: { type: 'string', multiple: true }, out: { type: 'string' }, repository: { type: 'string' } } });
-  const [gitDirArg, sha, id] = positionals;
-  if (!gitDirArg || !sha || !id) throw new Error('usage: add-case.ts <git-dir> <sha> <id> [--like CASE_DIR] [--mention TEXT ...] [--out DIR] [--repository owner/name]');
-  const gitDir = execFileSync('git', ['-C', resolve(gitDirArg), 'rev-parse', '--absolute-git-dir']).toString().trim();
-  const git = gitIn(gitDir);
-  const commit = git(['rev-parse', `${sha}^{commit}`]).toString().trim();
-  const parent = git(['rev-parse', `${commit}^`]).toString().trim();
-  const like = values.like ? loadCase(resolve(values.like)).manifest : undefined;
+type Git = ReturnType<typeof gitIn>;
+type Like = ReturnType<typeof loadCase>['manifest'] | undefined;
 
-  const changed = git(['diff-tree', '-r', '--no-renames', '--name-only', '-z', parent, commit]).toString().split('\0').filter(Boolean);
-  const names = [...taskNames(like?.task ?? ''), ...(values.mention ?? [])];
+/** Every path a case may need: the changed files, files at the parent that mention `names`, nearby manifests, .gitmodules. */
+function candidatesOf(git: Git, parent: string, changed: string[], names: string[]): string[] {
   const mentioning = names.flatMap((name) => {
     try {
       return git(['grep', '-l', '-z', '-F', '-e', name, parent]).toString().split('\0').filter(Boolean).map((hit) => hit.slice(parent.length + 1));
@@ -74,17 +67,19 @@ function main(): void {
     }
   });
   const manifests = [...new Set(changed.flatMap(ancestorsOf))].flatMap((dir) => MANIFESTS.map((m) => (dir ? `${dir}/${m}` : m)));
-  const candidates = [...new Set([...changed, ...mentioning, ...manifests, '.gitmodules'])].sort();
+  return [...new Set([...changed, ...mentioning, ...manifests, '.gitmodules'])].sort();
+}
 
+/** Write each candidate's before/after fixtures under `out` (a large unchanged file is left out); returns what was kept. */
+function writeFixtures(git: Git, revs: { parent: string; commit: string }, candidates: string[], changed: string[], out: string): { bytes: number; kept: string[] } {
   // One listing per side instead of a lookup per candidate: most candidate manifests do not exist.
   const listing = (rev: string) => new Set(git(['ls-tree', '-r', '--name-only', '-z', rev]).toString().split('\0').filter(Boolean));
-  const [atParent, atCommit] = [listing(parent), listing(commit)];
-  const out = resolve(values.out ?? join(tmpdir(), 'draftsman-corpus'), id);
+  const [atParent, atCommit] = [listing(revs.parent), listing(revs.commit)];
   let bytes = 0;
   const kept: string[] = [];
   for (const path of candidates) {
-    const before = atParent.has(path) ? blobOrUndefined(git, parent, path) : undefined;
-    const after = atCommit.has(path) ? blobOrUndefined(git, commit, path) : undefined;
+    const before = atParent.has(path) ? blobOrUndefined(git, revs.parent, path) : undefined;
+    const after = atCommit.has(path) ? blobOrUndefined(git, revs.commit, path) : undefined;
     if (!before && !after) continue;
     const size = (before?.length ?? 0) + (after?.length ?? 0);
     if (!changed.includes(path) && size > 2 * MAX_MENTION_BYTES) continue;
@@ -96,9 +91,13 @@ function main(): void {
     bytes += size;
     kept.push(path);
   }
+  return { bytes, kept };
+}
 
-  const repository = values.repository ?? like?.repository ?? basename(dirname(gitDir)).replace('+', '/');
-  const manifest: CaseManifest = {
+/** The case manifest: what `like` says, else a skeleton to fill in. */
+function manifestOf(git: Git, ids: { id: string; repository: string; commit: string; parent: string }, like: Like): CaseManifest {
+  const { id, repository, commit, parent } = ids;
+  return {
     id,
     repository,
     url: `https://github.com/${repository}/commit/${commit}`,
@@ -112,6 +111,25 @@ function main(): void {
     ...(like?.notes ? { notes: like.notes } : {}),
     task: like?.task ?? `${git(['log', '-1', '--format=%s', commit]).toString().trim()}\n\n\`\`\`agent\nmode: draft_pr\nsteps: []\n\`\`\`\n`,
   };
+}
+
+function main(): void {
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { like: { type: 'string' }, mention: { type: 'string', multiple: true }, out: { type: 'string' }, repository: { type: 'string' } } });
+  const [gitDirArg, sha, id] = positionals;
+  if (!gitDirArg || !sha || !id) throw new Error('usage: add-case.ts <git-dir> <sha> <id> [--like CASE_DIR] [--mention TEXT ...] [--out DIR] [--repository owner/name]');
+  const gitDir = execFileSync('git', ['-C', resolve(gitDirArg), 'rev-parse', '--absolute-git-dir']).toString().trim();
+  const git = gitIn(gitDir);
+  const commit = git(['rev-parse', `${sha}^{commit}`]).toString().trim();
+  const parent = git(['rev-parse', `${commit}^`]).toString().trim();
+  const like = values.like ? loadCase(resolve(values.like)).manifest : undefined;
+
+  const changed = git(['diff-tree', '-r', '--no-renames', '--name-only', '-z', parent, commit]).toString().split('\0').filter(Boolean);
+  const candidates = candidatesOf(git, parent, changed, [...taskNames(like?.task ?? ''), ...(values.mention ?? [])]);
+  const out = resolve(values.out ?? join(tmpdir(), 'draftsman-corpus'), id);
+  const { bytes, kept } = writeFixtures(git, { parent, commit }, candidates, changed, out);
+
+  const repository = values.repository ?? like?.repository ?? basename(dirname(gitDir)).replace('+', '/');
+  const manifest = manifestOf(git, { id, repository, commit, parent }, like);
   writeFileSync(join(out, 'case.yaml'), stringifyYaml(CaseManifest.parse(manifest), { lineWidth: 0 }));
   process.stdout.write(`${out}: ${kept.length} files (${changed.length} changed), ${Math.round(bytes / 1024)} KB${bytes > CASE_BUDGET_BYTES ? ' — over the 200 KB budget, trim it' : ''}\n`);
   if (!like) process.stdout.write('case.yaml is a skeleton: set language, recipes, license and the task.\n');

@@ -1,10 +1,11 @@
 import git, { type GitAuth, type HttpClient, type ServerRef } from 'isomorphic-git';
 import nodeHttp from 'isomorphic-git/http/node';
 import { IngestionError, type IngestionReason } from '../../core/errors.js';
+import type { PackCatalog } from '../../core/ingestion/pack-catalog.js';
 import type { BlobFetchRequest, DeepenRequest, FetchApplied, FetchRequest, FetchResult, RepoInfo, RepoSource } from '../../core/ingestion/repo-source.js';
 import { FetchPackError, fetchFeaturesV2, fetchPackV2, type FetchPackV2Options } from './fetch-pack-v2.js';
 import { borrowingHttp } from './borrowing-http.js';
-import { guardHttp } from './guarded-http.js';
+import { guardHttp, type TransferGuard } from './guarded-http.js';
 import { displayUrl, identityFromUrl, type RepoIdentity } from './repo-identity.js';
 import { isInsecureForCredentials, scopeCredentials } from './scoped-credentials.js';
 
@@ -98,7 +99,7 @@ export class HttpRepoSource implements RepoSource {
     // A refspec is needed by isomorphic-git's fetch; the URL itself is never written to config.
     await git.setConfig({ fs, gitdir, path: 'remote.origin.fetch', value: '+refs/heads/*:refs/remotes/origin/*' });
     const { http, guard, also } = guardHttp(this.http, { maxBytes: request.maxBytes, timeoutMs: this.options.timeoutMs ?? 120_000 });
-    const packHttp = also(this.packHttp);
+    const plan: FetchPlan = { depth: request.depth ?? 1, since: request.deepenSince, filter: request.filter, fallbacks: [] };
     const attempt = async (ref: string): Promise<string | undefined> => {
       try {
         const result = await git.fetch({
@@ -108,89 +109,93 @@ export class HttpRepoSource implements RepoSource {
           url: this.url,
           ref,
           singleBranch: true,
-          depth: since ? undefined : depth,
-          ...(since ? { since: new Date(since) } : {}),
+          depth: plan.since ? undefined : plan.depth,
+          ...(plan.since ? { since: new Date(plan.since) } : {}),
           tags: false,
           ...this.auth(),
           onProgress: request.onProgress ? (p) => request.onProgress?.({ phase: p.phase, loaded: p.loaded, total: p.total }) : undefined,
         });
         return result.fetchHead ?? undefined;
       } catch (error) {
-        if (guard.tripped === 'BYTE_CAP') throw new IngestionError('REPO_TOO_LARGE', `transfer exceeded the ${request.maxBytes} byte cap`, { maxBytes: request.maxBytes, url: this.display });
-        if (guard.tripped === 'TIMEOUT') throw new IngestionError('CLONE_TIMEOUT', 'fetch timed out', { url: this.display, timeoutMs: this.options.timeoutMs ?? 120_000 });
-        throw this.translate(error, 'fetch');
+        throw this.trippedError(guard, request.maxBytes) ?? this.translate(error, 'fetch');
       }
     };
 
     // Fast path: protocol v2 `want <sha>` with the pack indexed natively; any answer it does not
     // understand falls back to isomorphic-git's fetch, which also maps errors to reason codes. A
     // v2 server that refused the SHA is not asked for it again: the branch path follows directly.
-    let depth = request.depth ?? 1;
-    let since = request.deepenSince;
-    let filter = request.filter;
-    const fallbacks: string[] = [];
-    const applied = (): FetchApplied => ({ depth, ...(since ? { deepenSince: since } : {}), ...(filter ? { filter } : {}), ...(fallbacks.length > 0 ? { fallback: fallbacks.join('; ') } : {}) });
     let refusedWant = false;
     if (this.options.protocolV2 !== false) try {
-      if (depth > 1 || since !== undefined || filter !== undefined) {
-        const features = await this.withAuth((authorization) => fetchFeaturesV2({ http: packHttp, url: this.url, authorization }));
-        if ((depth > 1 || since !== undefined) && !features.has('shallow')) {
-          fallbacks.push('the server does not advertise shallow in its v2 fetch capabilities: depth 1');
-          depth = 1;
-          since = undefined;
-        }
-        if (filter !== undefined && !features.has('filter')) {
-          fallbacks.push('the server does not advertise filter in its v2 fetch capabilities: blobs fetched with the commit');
-          filter = undefined;
-        }
-      }
-      const base: FetchPackV2Options = { http: packHttp, url: this.url, fs, gitdir, wants: [commitSha], filter, limits: { maxTotalBytes: request.maxBytes } };
-      const v2 = (extra: Partial<FetchPackV2Options>) => this.withAuth((authorization) => fetchPackV2({ ...base, ...extra, authorization }));
-      let fetched: Awaited<ReturnType<typeof fetchPackV2>>;
-      if (since !== undefined) {
-        try {
-          fetched = await v2({ deepenSince: Math.floor(Date.parse(since) / 1000) });
-        } catch (error) {
-          // No commit after the date (the base itself is older): fall back to the plan's depth.
-          if (guard.tripped || !(error instanceof FetchPackError)) throw error;
-          fallbacks.push(`deepen-since ${since} refused (${error.message}): depth ${depth}`);
-          since = undefined;
-          fetched = await v2({ depth });
-        }
-      } else {
-        fetched = await v2({ depth });
-      }
-      const { catalog } = fetched;
-      if (catalog.get(commitSha)?.type === 'commit') return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [], applied: applied(), catalog };
+      const catalog = await this.fetchV2(request, also(this.packHttp), guard, plan);
+      if (catalog.get(commitSha)?.type === 'commit') return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [], applied: appliedOf(plan), catalog };
     } catch (error) {
-      if (guard.tripped === 'BYTE_CAP') throw new IngestionError('REPO_TOO_LARGE', `transfer exceeded the ${request.maxBytes} byte cap`, { maxBytes: request.maxBytes, url: this.display });
-      if (guard.tripped === 'TIMEOUT') throw new IngestionError('CLONE_TIMEOUT', 'fetch timed out', { url: this.display, timeoutMs: this.options.timeoutMs ?? 120_000 });
+      const tripped = this.trippedError(guard, request.maxBytes);
+      if (tripped) throw tripped;
       // A size refusal is final: the fallback would inflate the same objects without a cap.
       if (error instanceof IngestionError) throw error;
       refusedWant = error instanceof FetchPackError && error.refusedWant;
     }
-    if (filter !== undefined) {
-      fallbacks.push('protocol v2 fetch failed: isomorphic-git has no partial clone, blobs fetched with the commit');
-      filter = undefined;
+    if (plan.filter !== undefined) {
+      plan.fallbacks.push('protocol v2 fetch failed: isomorphic-git has no partial clone, blobs fetched with the commit');
+      plan.filter = undefined;
     }
+    await this.pinByFetch(request, attempt, refusedWant);
+    return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [], applied: appliedOf(plan) };
+  }
 
+  /** The error a tripped transfer guard means (byte cap, deadline); undefined when it did not trip. */
+  private trippedError(guard: TransferGuard, maxBytes: number | undefined): IngestionError | undefined {
+    if (guard.tripped === 'BYTE_CAP') return new IngestionError('REPO_TOO_LARGE', `transfer exceeded the ${maxBytes} byte cap`, { maxBytes, url: this.display });
+    if (guard.tripped === 'TIMEOUT') return new IngestionError('CLONE_TIMEOUT', 'fetch timed out', { url: this.display, timeoutMs: this.options.timeoutMs ?? 120_000 });
+    return undefined;
+  }
+
+  /**
+   * The protocol v2 fetch of the commit: history and filter as the server's capabilities allow
+   * (what it cannot do is dropped and noted in `plan`); a refused `deepen-since` falls back to depth.
+   */
+  private async fetchV2(request: FetchRequest, packHttp: HttpClient, guard: TransferGuard, plan: FetchPlan): Promise<PackCatalog> {
+    if (plan.depth > 1 || plan.since !== undefined || plan.filter !== undefined) {
+      const features = await this.withAuth((authorization) => fetchFeaturesV2({ http: packHttp, url: this.url, authorization }));
+      dropUnsupported(plan, features);
+    }
+    const { fs, gitdir, commitSha } = request;
+    const base: FetchPackV2Options = { http: packHttp, url: this.url, fs, gitdir, wants: [commitSha], filter: plan.filter, limits: { maxTotalBytes: request.maxBytes } };
+    const v2 = async (extra: Partial<FetchPackV2Options>) => (await this.withAuth((authorization) => fetchPackV2({ ...base, ...extra, authorization }))).catalog;
+    const since = plan.since;
+    if (since === undefined) return v2({ depth: plan.depth });
+    try {
+      return await v2({ deepenSince: Math.floor(Date.parse(since) / 1000) });
+    } catch (error) {
+      // No commit after the date (the base itself is older): fall back to the plan's depth.
+      if (guard.tripped || !(error instanceof FetchPackError)) throw error;
+      plan.fallbacks.push(`deepen-since ${since} refused (${error.message}): depth ${plan.depth}`);
+      plan.since = undefined;
+      return v2({ depth: plan.depth });
+    }
+  }
+
+  /**
+   * isomorphic-git's fetch of the commit by SHA (unless the server refused that want), else of
+   * the branch, whose tip must be the commit (retried once): BASE_MOVED_DURING_FETCH otherwise.
+   */
+  private async pinByFetch(request: FetchRequest, attempt: (ref: string) => Promise<string | undefined>, refusedWant: boolean): Promise<void> {
+    const { fs, gitdir, commitSha } = request;
     let pinned = false;
     try {
       if (!refusedWant) pinned = (await attempt(commitSha)) === commitSha && (await hasCommit(fs, gitdir, commitSha));
     } catch (error) {
       if (!(error instanceof IngestionError) || !isRefusedWant(error)) throw error;
     }
-    if (!pinned) {
-      const branch = request.ref;
-      if (/^[0-9a-f]{40}$/.test(branch)) throw new IngestionError('BASE_MOVED_DURING_FETCH', 'the server refused the base commit', { expected: commitSha, url: this.display });
-      let tip: string | undefined;
-      for (let tries = 0; tries < 2 && !pinned; tries++) {
-        tip = await attempt(branch);
-        pinned = tip === commitSha && (await hasCommit(fs, gitdir, commitSha));
-      }
-      if (!pinned) throw new IngestionError('BASE_MOVED_DURING_FETCH', `${branch} moved while fetching`, { expected: commitSha, fetched: tip, ref: branch, url: this.display });
+    if (pinned) return;
+    const branch = request.ref;
+    if (/^[0-9a-f]{40}$/.test(branch)) throw new IngestionError('BASE_MOVED_DURING_FETCH', 'the server refused the base commit', { expected: commitSha, url: this.display });
+    let tip: string | undefined;
+    for (let tries = 0; tries < 2 && !pinned; tries++) {
+      tip = await attempt(branch);
+      pinned = tip === commitSha && (await hasCommit(fs, gitdir, commitSha));
     }
-    return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [], applied: applied() };
+    if (!pinned) throw new IngestionError('BASE_MOVED_DURING_FETCH', `${branch} moved while fetching`, { expected: commitSha, fetched: tip, ref: branch, url: this.display });
   }
 
   /**
@@ -323,4 +328,30 @@ export function pickRef(refs: ServerRef[], ref: string | undefined): { ref: stri
     if (found) return { ref: candidate, sha: peeled(found) };
   }
   return undefined;
+}
+
+/** The history and filter a fetch asks for, lowered as the server's capabilities demand, with why. */
+interface FetchPlan {
+  depth: number;
+  since?: string;
+  filter?: FetchRequest['filter'];
+  fallbacks: string[];
+}
+
+/** History needs `shallow` and a filter `filter` among the server's v2 fetch capabilities; without them they are dropped. */
+function dropUnsupported(plan: FetchPlan, features: Set<string>): void {
+  if ((plan.depth > 1 || plan.since !== undefined) && !features.has('shallow')) {
+    plan.fallbacks.push('the server does not advertise shallow in its v2 fetch capabilities: depth 1');
+    plan.depth = 1;
+    plan.since = undefined;
+  }
+  if (plan.filter !== undefined && !features.has('filter')) {
+    plan.fallbacks.push('the server does not advertise filter in its v2 fetch capabilities: blobs fetched with the commit');
+    plan.filter = undefined;
+  }
+}
+
+function appliedOf(plan: FetchPlan): FetchApplied {
+  const { depth, since, filter, fallbacks } = plan;
+  return { depth, ...(since ? { deepenSince: since } : {}), ...(filter ? { filter } : {}), ...(fallbacks.length > 0 ? { fallback: fallbacks.join('; ') } : {}) };
 }

@@ -164,6 +164,16 @@ const JS_COMMON: Record<string, Handler> = {
   },
 };
 
+/** `self.x = …` inside a class's `__init__`: a field `x` of that class. */
+function selfAttribute(node: Node, left: Node, emit: Visit['emit']): void {
+  let method = node.parent;
+  while (method && method.type !== 'function_definition' && method.type !== 'class_definition') method = method.parent;
+  const owner = method?.type === 'function_definition' && nameOf(method)?.text === '__init__' ? method.parent?.parent : undefined;
+  const attribute = left.childForFieldName('attribute');
+  const className = owner?.type === 'class_definition' ? nameOf(owner)?.text : undefined;
+  if (attribute && className) emit({ kind: 'definition', symbolKind: 'field', name: attribute.text, scope: className }, attribute);
+}
+
 const PYTHON: Record<string, Handler> = {
   class_definition: definition('class', true),
   function_definition: ({ node, scope, emit }) => {
@@ -179,14 +189,7 @@ const PYTHON: Record<string, Handler> = {
       emit({ kind: 'definition', symbolKind: 'field', name: left.text, scope }, left);
     }
     // Instance attributes, declared by assignment to `self.x` in `__init__`.
-    if (left?.type === 'attribute' && left.childForFieldName('object')?.text === 'self') {
-      let method = node.parent;
-      while (method && method.type !== 'function_definition' && method.type !== 'class_definition') method = method.parent;
-      const owner = method?.type === 'function_definition' && nameOf(method)?.text === '__init__' ? method.parent?.parent : undefined;
-      const attribute = left.childForFieldName('attribute');
-      const className = owner?.type === 'class_definition' ? nameOf(owner)?.text : undefined;
-      if (attribute && className) emit({ kind: 'definition', symbolKind: 'field', name: attribute.text, scope: className }, attribute);
-    }
+    if (left?.type === 'attribute' && left.childForFieldName('object')?.text === 'self') selfAttribute(node, left, emit);
   },
   type: ({ node, emit }) => {
     for (const id of node.descendantsOfType('identifier')) if (id) emit({ kind: 'reference', name: id.text }, id);
