@@ -148,6 +148,73 @@ const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Arra
 const functionArn = (name: string) => `arn:aws:lambda:${REGION}:${ACCOUNT}:function:draftsman-${STAGE}-${name}`;
 const parameterArn = (name: string) => `arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/draftsman/${STAGE}/${name}`;
 
+/** What a role's statements grant, gathered action by action for comparison with its table. */
+interface SeenGrants {
+  get: string[];
+  put: string[];
+  del: string[];
+  list: string[];
+  invoke: string[];
+  secrets: string[];
+  decrypt: string[];
+  dlq: boolean;
+  assume: string[];
+  tag: string[];
+  deny: string[];
+}
+
+/** Checks the allowed action (`actions[0]`; the log actions come in pairs) of `role`'s statement `s` and records what it grants in `seen`. */
+function recordAction(role: string, actions: string[], s: Json, resourcesOf: string[], objectKeys: () => string[], seen: SeenGrants): void {
+  const action = actions[0];
+  switch (action) {
+    case 'logs:CreateLogStream':
+    case 'logs:PutLogEvents':
+      expect(actions.sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+      expect(resourcesOf).toHaveLength(1);
+      expect(resourcesOf[0]).toMatch(new RegExp(`^arn:aws:logs:${REGION}:${ACCOUNT}:log-group:/aws/lambda/draftsman-${STAGE}-[A-Za-z]+:\\*$`));
+      break;
+    case 's3:GetObject':
+      seen.get.push(...objectKeys());
+      break;
+    case 's3:PutObject':
+      seen.put.push(...objectKeys());
+      break;
+    case 's3:DeleteObject':
+      seen.del.push(...objectKeys());
+      break;
+    case 's3:ListBucket':
+      expect(resourcesOf).toEqual([BUCKET_ARN]);
+      expect(Object.keys(s.Condition)).toEqual(['StringLikeIfExists']);
+      seen.list.push(...asArray<string>(s.Condition.StringLikeIfExists['s3:prefix']));
+      break;
+    case 'lambda:InvokeFunction':
+      seen.invoke.push(...resourcesOf);
+      break;
+    case 'ssm:GetParameter':
+      seen.secrets.push(...resourcesOf);
+      break;
+    case 'kms:Decrypt':
+      expect(resourcesOf).toEqual(['GETATT:SecretsKey.Arn']);
+      expect(s.Condition.StringEquals['kms:ViaService']).toBe(`ssm.${REGION}.amazonaws.com`);
+      seen.decrypt.push(...asArray<string>(s.Condition.StringLike['kms:EncryptionContext:PARAMETER_ARN']));
+      break;
+    case 'sts:AssumeRole':
+      seen.assume.push(...resourcesOf);
+      break;
+    case 'sts:TagSession':
+      seen.tag.push(...resourcesOf);
+      break;
+    case 'bedrock:InvokeModel':
+      throw new Error(`${role}: bedrock:InvokeModel granted although no Bedrock model is configured`);
+    case 'sqs:SendMessage':
+      expect(resourcesOf).toEqual(['GETATT:DeadLetterQueue.Arn']);
+      seen.dlq = true;
+      break;
+    default:
+      throw new Error(`${role}: unexpected action ${action}`);
+  }
+}
+
 function statementsOf(role: string): Json[] {
   // Conditional statements (the Bedrock grant) as this deployment, with no model, creates them.
   const props = resolve(applyConditions(resources[role].Properties, conditionEvaluator(template.Conditions)));
@@ -371,7 +438,7 @@ describe('osls package', () => {
   it.each(Object.keys(ALLOWED))('%s grants exactly its table and nothing more', (role) => {
     const allowed = ALLOWED[role];
     const statements = statementsOf(role);
-    const seen = { get: [] as string[], put: [] as string[], del: [] as string[], list: [] as string[], invoke: [] as string[], secrets: [] as string[], decrypt: [] as string[], dlq: false, assume: [] as string[], tag: [] as string[], deny: [] as string[] };
+    const seen: SeenGrants = { get: [], put: [], del: [], list: [], invoke: [], secrets: [], decrypt: [], dlq: false, assume: [], tag: [], deny: [] };
     for (const s of statements) {
       if (s.Effect === 'Deny') {
         const [resource] = asArray<string>(s.Resource);
@@ -387,59 +454,12 @@ describe('osls package', () => {
       for (const action of actions) expect(action).not.toContain('*');
       for (const r of resourcesOf) expect(r).not.toBe('*');
       expect(actions).toHaveLength(actions[0].startsWith('logs:') ? 2 : 1);
-      const action = actions[0];
       const objectKeys = () =>
         resourcesOf.map((r) => {
           expect(r.startsWith(`${BUCKET_ARN}/`)).toBe(true);
           return r.slice(BUCKET_ARN.length + 1);
         });
-      switch (action) {
-        case 'logs:CreateLogStream':
-        case 'logs:PutLogEvents':
-          expect(actions.sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
-          expect(resourcesOf).toHaveLength(1);
-          expect(resourcesOf[0]).toMatch(new RegExp(`^arn:aws:logs:${REGION}:${ACCOUNT}:log-group:/aws/lambda/draftsman-${STAGE}-[A-Za-z]+:\\*$`));
-          break;
-        case 's3:GetObject':
-          seen.get.push(...objectKeys());
-          break;
-        case 's3:PutObject':
-          seen.put.push(...objectKeys());
-          break;
-        case 's3:DeleteObject':
-          seen.del.push(...objectKeys());
-          break;
-        case 's3:ListBucket':
-          expect(resourcesOf).toEqual([BUCKET_ARN]);
-          expect(Object.keys(s.Condition)).toEqual(['StringLikeIfExists']);
-          seen.list.push(...asArray<string>(s.Condition.StringLikeIfExists['s3:prefix']));
-          break;
-        case 'lambda:InvokeFunction':
-          seen.invoke.push(...resourcesOf);
-          break;
-        case 'ssm:GetParameter':
-          seen.secrets.push(...resourcesOf);
-          break;
-        case 'kms:Decrypt':
-          expect(resourcesOf).toEqual(['GETATT:SecretsKey.Arn']);
-          expect(s.Condition.StringEquals['kms:ViaService']).toBe(`ssm.${REGION}.amazonaws.com`);
-          seen.decrypt.push(...asArray<string>(s.Condition.StringLike['kms:EncryptionContext:PARAMETER_ARN']));
-          break;
-        case 'sts:AssumeRole':
-          seen.assume.push(...resourcesOf);
-          break;
-        case 'sts:TagSession':
-          seen.tag.push(...resourcesOf);
-          break;
-        case 'bedrock:InvokeModel':
-          throw new Error(`${role}: bedrock:InvokeModel granted although no Bedrock model is configured`);
-        case 'sqs:SendMessage':
-          expect(resourcesOf).toEqual(['GETATT:DeadLetterQueue.Arn']);
-          seen.dlq = true;
-          break;
-        default:
-          throw new Error(`${role}: unexpected action ${action}`);
-      }
+      recordAction(role, actions, s, resourcesOf, objectKeys, seen);
     }
     const sorted = (xs: string[]) => [...xs].sort();
     expect(sorted(seen.get)).toEqual(sorted(allowed.get));
