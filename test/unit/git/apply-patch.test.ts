@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyPatch } from '../../../src/core/git/apply-patch.js';
-import { binaryStringToBytes } from '../../../src/core/git/binary-string.js';
 import { diffWorkspaceToBase } from '../../../src/core/git/git-diff.js';
-import { workspaceSide } from '../../../src/core/git/tree-side.js';
-import { diffSides } from '../../../src/core/git/unified-patch.js';
 import { openWorkspace } from '../../../src/core/workspace/workspace.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
 import git from 'isomorphic-git';

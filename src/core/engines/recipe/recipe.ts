@@ -1,4 +1,3 @@
-import type { PathClass } from '../../paths/path-rules.js';
 import type { RecipeName, RecipeStepEntry, StepOf } from '../../task/recipe-steps.js';
 import type { CommitType } from '../../text/commit-types.js';
 import type { RecipeMatch } from './recipe-match.js';

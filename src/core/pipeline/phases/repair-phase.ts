@@ -4,7 +4,6 @@ import { runModelSegment } from '../model-segment.js';
 import { parseClusters, topLevelModule } from '../parse-clusters.js';
 import type { PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
-import { baselineOf } from './baseline-phase.js';
 import { taskOf } from './intake-phase.js';
 import { planOf } from './planning-phase.js';
 
