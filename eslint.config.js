@@ -15,18 +15,7 @@ const CORE_NODE_ALLOWED = new Set(['crypto', 'zlib']);
 const NODE_BUILTINS = new Set(builtinModules.map((name) => name.split('/')[0]));
 
 /** Packages that talk to the outside world; src/core receives them through a port. */
-const ADAPTER_PACKAGES = [
-  'probot',
-  '@probot/*',
-  '@octokit/*',
-  '@aws-sdk/*',
-  '@smithy/*',
-  'memfs',
-  'isomorphic-git/http/*',
-  'smee-client',
-  's3rver',
-  'undici',
-];
+const ADAPTER_PACKAGES = ['probot', '@probot/*', '@octokit/*', '@aws-sdk/*', '@smithy/*', 'memfs', 'isomorphic-git/http/*', 'smee-client', 's3rver', 'undici'];
 
 /** Folders (relative to the repository root) each layer must not import from. */
 const LAYERS = [
@@ -118,7 +107,9 @@ const layerBoundaries = {
     type: 'problem',
     docs: { description: 'Enforce the dependency rule between src/core, src/app and src/handlers.' },
     // The floors of src/core, bottom up (arrays of folder names).
-    schema: [{ type: 'object', properties: { coreFloors: { type: 'array', items: { type: 'array', items: { type: 'string' } } } }, additionalProperties: false }],
+    schema: [
+      { type: 'object', properties: { coreFloors: { type: 'array', items: { type: 'array', items: { type: 'string' } } } }, additionalProperties: false },
+    ],
   },
   create(context) {
     const file = context.filename;
@@ -128,7 +119,8 @@ const layerBoundaries = {
       const specifier = literalSpecifier(source);
       if (specifier === null) {
         const from = repoPath(file);
-        if (within(from, 'src/core')) context.report({ node, message: 'src/core must not import a computed module name: the dependency rule cannot check it.' });
+        if (within(from, 'src/core'))
+          context.report({ node, message: 'src/core must not import a computed module name: the dependency rule cannot check it.' });
         return;
       }
       const message = violation(file, specifier, floorOf);

@@ -31,7 +31,9 @@ const round = (n: number, digits = 0): number => Number(n.toFixed(digits));
 /** One blob of `mb` MiB of zeros, streamed into git (never held in this process). */
 function makeZeroBlobRepo(gitdir: string, mb: number): void {
   initBare(gitdir);
-  const blob = execFileSync('sh', ['-c', `head -c ${mb * 1024 * 1024} /dev/zero | git --git-dir "$0" hash-object -w --stdin`, gitdir], { env: gitEnv() }).toString('utf8').trim();
+  const blob = execFileSync('sh', ['-c', `head -c ${mb * 1024 * 1024} /dev/zero | git --git-dir "$0" hash-object -w --stdin`, gitdir], { env: gitEnv() })
+    .toString('utf8')
+    .trim();
   const tree = git(['--git-dir', gitdir, 'mktree'], { input: `100644 blob ${blob}\tzeros.bin\n` });
   commitTree(gitdir, tree);
   git(['--git-dir', gitdir, 'repack', '-a', '-d', '-q']);
@@ -61,7 +63,15 @@ async function childMain(kind: string, location: string): Promise<void> {
   const source = kind === 'local' ? new LocalRepoSource(location) : new HttpRepoSource({ url: location });
   let outcome: string;
   try {
-    const result = await ingestRepository({ source, fs: createMemoryFs(), gitdir: '/repo/.git', ref: kind === 'local' ? 'main' : undefined, policy: DEFAULT_INGESTION_POLICY, clock: { now: () => Math.round(performance.now()) }, logger });
+    const result = await ingestRepository({
+      source,
+      fs: createMemoryFs(),
+      gitdir: '/repo/.git',
+      ref: kind === 'local' ? 'main' : undefined,
+      policy: DEFAULT_INGESTION_POLICY,
+      clock: { now: () => Math.round(performance.now()) },
+      logger,
+    });
     outcome = result.status;
   } catch (error) {
     if (!(error instanceof IngestionError)) throw error;
@@ -89,16 +99,43 @@ export async function runBombsBench(options: { blobMb?: number; levels?: number;
     try {
       const cases = [
         // Over the repository limit: refused from the object header. Under it: hashed as a stream, so READY with a FILE_TOO_LARGE warning, in bounded memory.
-        { name: 'bombs.pack', kind: 'http', location: `${server.url}/zeros.git`, size: `${blobMb} MiB of zeros`, expect: blobMb > DEFAULT_INGESTION_POLICY.maxRepoSizeMb ? 'FILE_TOO_LARGE' : 'READY_WITH_WARNINGS', buildMs: buildPack },
-        { name: 'bombs.treeAtLocalHead', kind: 'local', location: join(root, 'checkout'), size: `${paths} paths`, expect: 'FILE_COUNT_EXCEEDED', buildMs: buildTree },
-        { name: 'bombs.treeOverHttp', kind: 'http', location: `${server.url}/bomb.git`, size: `${paths} paths`, expect: 'FILE_COUNT_EXCEEDED', buildMs: buildTree },
+        {
+          name: 'bombs.pack',
+          kind: 'http',
+          location: `${server.url}/zeros.git`,
+          size: `${blobMb} MiB of zeros`,
+          expect: blobMb > DEFAULT_INGESTION_POLICY.maxRepoSizeMb ? 'FILE_TOO_LARGE' : 'READY_WITH_WARNINGS',
+          buildMs: buildPack,
+        },
+        {
+          name: 'bombs.treeAtLocalHead',
+          kind: 'local',
+          location: join(root, 'checkout'),
+          size: `${paths} paths`,
+          expect: 'FILE_COUNT_EXCEEDED',
+          buildMs: buildTree,
+        },
+        {
+          name: 'bombs.treeOverHttp',
+          kind: 'http',
+          location: `${server.url}/bomb.git`,
+          size: `${paths} paths`,
+          expect: 'FILE_COUNT_EXCEEDED',
+          buildMs: buildTree,
+        },
       ];
       for (const c of cases) {
         try {
           const r = await runNodeChild<ChildResult>(self, ['--child', c.kind, c.location], { timeoutMs: options.timeoutMs ?? 5 * 60_000 });
           const verdict = r.outcome !== c.expect ? 'UNEXPECTED' : r.outcome.startsWith('READY') ? 'accepted' : 'refused';
           records.push(
-            { name: `${c.name}.timeToRefusal`, size: c.size, value: round(r.ms), unit: 'ms', note: `${verdict}: ${r.outcome} (expected ${c.expect}); default policy; fixture built in ${round(c.buildMs / 1000, 1)} s` },
+            {
+              name: `${c.name}.timeToRefusal`,
+              size: c.size,
+              value: round(r.ms),
+              unit: 'ms',
+              note: `${verdict}: ${r.outcome} (expected ${c.expect}); default policy; fixture built in ${round(c.buildMs / 1000, 1)} s`,
+            },
             { name: `${c.name}.peakRss`, size: c.size, value: r.maxRssMb, unit: 'MB', note: 'maxRSS of the ingesting process' },
           );
         } catch (error) {
@@ -124,6 +161,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   else {
     const records = await runBombsBench({ blobMb: flag('--blob-mb'), levels: flag('--levels') });
     if (process.argv.includes('--json')) for (const r of records) console.log(JSON.stringify(r));
-    else for (const r of records) console.log(`${r.name.padEnd(34)} ${String(r.value).padStart(8)} ${r.unit.padEnd(3)} n=${r.size}${r.note ? `  (${r.note})` : ''}`);
+    else
+      for (const r of records)
+        console.log(`${r.name.padEnd(34)} ${String(r.value).padStart(8)} ${r.unit.padEnd(3)} n=${r.size}${r.note ? `  (${r.note})` : ''}`);
   }
 }

@@ -44,10 +44,22 @@ export async function runBundleBench(): Promise<BenchRecord[]> {
       continue;
     }
     const bytes = readFileSync(file);
-    records.push({ name: `bundle.${name}`, size: 1, value: kib(bytes.length), unit: 'KiB', note: `dist/${name}.mjs; gzip ${kib(gzipSync(bytes, { level: 9 }).length)} KiB` });
+    records.push({
+      name: `bundle.${name}`,
+      size: 1,
+      value: kib(bytes.length),
+      unit: 'KiB',
+      note: `dist/${name}.mjs; gzip ${kib(gzipSync(bytes, { level: 9 }).length)} KiB`,
+    });
   }
   const others = built.filter((f) => !HANDLERS.includes(f.replace(/\.mjs$/, '')));
-  records.push({ name: 'bundle.build', size: HANDLERS.length, value: buildMs, unit: 'ms', note: `node scripts/build.mjs --quiet${buildError ? `; FAILED: ${buildError}` : ''}${others.length ? `; also in dist: ${others.join(', ')}` : ''}` });
+  records.push({
+    name: 'bundle.build',
+    size: HANDLERS.length,
+    value: buildMs,
+    unit: 'ms',
+    note: `node scripts/build.mjs --quiet${buildError ? `; FAILED: ${buildError}` : ''}${others.length ? `; also in dist: ${others.join(', ')}` : ''}`,
+  });
   return records;
 }
 

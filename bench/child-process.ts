@@ -93,7 +93,10 @@ function killGroup(pid: number | undefined): void {
 }
 
 function tail(text: string): string {
-  const lines = text.trim().split('\n').filter((l) => l.trim() !== '');
+  const lines = text
+    .trim()
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return lines.slice(-3).join(' | ').slice(0, 400);
 }
 

@@ -43,21 +43,40 @@ export async function runDiffBench(options: { sizesMb?: number[] } = {}): Promis
     const patch = time(() => {
       changed = buildHunks(before, after).insertions;
     });
-    records.push({ name: 'diff.allLinesChanged.unifiedPatch', size: `${mb} MB`, value: round(patch.ms), unit: 'ms', note: `${changed} lines changed; CPU ${round(patch.cpuMs)} ms` });
+    records.push({
+      name: 'diff.allLinesChanged.unifiedPatch',
+      size: `${mb} MB`,
+      value: round(patch.ms),
+      unit: 'ms',
+      note: `${changed} lines changed; CPU ${round(patch.cpuMs)} ms`,
+    });
     const scan = time(() => {
       addedLines(encoder.encode(before), encoder.encode(after));
     });
-    records.push({ name: 'diff.allLinesChanged.secretScanAddedLines', size: `${mb} MB`, value: round(scan.ms), unit: 'ms', note: `CPU ${round(scan.cpuMs)} ms` });
+    records.push({
+      name: 'diff.allLinesChanged.secretScanAddedLines',
+      size: `${mb} MB`,
+      value: round(scan.ms),
+      unit: 'ms',
+      note: `CPU ${round(scan.cpuMs)} ms`,
+    });
   }
   const base = textOf(MB, 'aaaa', 1);
   const scattered = textOf(MB, 'aaaa', 1).replace(/line (\d{5}000) aaaa/g, 'line $1 edit');
   const exact = time(() => buildHunks(base, scattered));
-  records.push({ name: 'diff.scatteredEdits.unifiedPatch', size: '1 MB', value: round(exact.ms), unit: 'ms', note: `one line in 1000 changed; CPU ${round(exact.cpuMs)} ms` });
+  records.push({
+    name: 'diff.scatteredEdits.unifiedPatch',
+    size: '1 MB',
+    value: round(exact.ms),
+    unit: 'ms',
+    note: `one line in 1000 changed; CPU ${round(exact.cpuMs)} ms`,
+  });
   return records;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const i = process.argv.indexOf('--sizes');
   const sizesMb = i >= 0 ? process.argv[i + 1].split(',').map(Number) : undefined;
-  for (const r of await runDiffBench({ sizesMb })) console.log(`${r.name.padEnd(45)} ${String(r.value).padStart(8)} ${r.unit} ${r.size}${r.note ? `  (${r.note})` : ''}`);
+  for (const r of await runDiffBench({ sizesMb }))
+    console.log(`${r.name.padEnd(45)} ${String(r.value).padStart(8)} ${r.unit} ${r.size}${r.note ? `  (${r.note})` : ''}`);
 }

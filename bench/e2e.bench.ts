@@ -57,7 +57,9 @@ function cliArgs(command: 'run' | 'map', repo: string, taskFile: string, out: st
 /** In the child: one `draftsman run --publish --json` (or `map --json`), timed, with its memory peak. */
 async function childMain(command: 'run' | 'map', repo: string, taskFile: string, out: string): Promise<void> {
   const { ms, code, summary, ...peak } = await runCliTimed(cliArgs(command, repo, taskFile, out));
-  process.stdout.write(`${JSON.stringify({ ms, code, status: summary.status, reason: summary.reason, phases: summary.phases, ...peak } satisfies ChildResult)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ms, code, status: summary.status, reason: summary.reason, phases: summary.phases, ...peak } satisfies ChildResult)}\n`,
+  );
 }
 
 function commitWorkingTree(dir: string, files: Record<string, string>): void {
@@ -85,18 +87,40 @@ export async function runE2eBench(options: { files?: number; timeoutMs?: number 
     generateLargeRepo(join(root, 'large.git'), files);
     writeFileSync(join(root, 'large-task.md'), largeRepoTask(files));
     const cases = [
-      { name: 'e2e.run.demo', size: Object.keys(demoFiles).length, repo: join(root, 'order-service'), task: join(root, 'demo-task.md'), what: 'demo Maven service, migrate-import + bump-dependency', peer: false },
-      { name: 'e2e.run.generated', size: files, repo: join(root, 'large.git'), task: join(root, 'large-task.md'), what: 'generated repository, one replace step', peer: true },
+      {
+        name: 'e2e.run.demo',
+        size: Object.keys(demoFiles).length,
+        repo: join(root, 'order-service'),
+        task: join(root, 'demo-task.md'),
+        what: 'demo Maven service, migrate-import + bump-dependency',
+        peer: false,
+      },
+      {
+        name: 'e2e.run.generated',
+        size: files,
+        repo: join(root, 'large.git'),
+        task: join(root, 'large-task.md'),
+        what: 'generated repository, one replace step',
+        peer: true,
+      },
     ];
     const child = (command: 'run' | 'map', c: (typeof cases)[number]) =>
-      runNodeChild<ChildResult>(self, ['--child', command, c.repo, c.task, join(root, `state-${c.name}-${command}`)], { timeoutMs: options.timeoutMs ?? 10 * 60_000 });
+      runNodeChild<ChildResult>(self, ['--child', command, c.repo, c.task, join(root, `state-${c.name}-${command}`)], {
+        timeoutMs: options.timeoutMs ?? 10 * 60_000,
+      });
     for (const c of cases) {
       let peer: ChildResult | undefined;
       if (c.peer) {
         try {
           // Before the run: publishing adds a branch, and the map reads HEAD either way.
           peer = await child('map', c);
-          records.push({ name: `${c.name}.ingestAndMap`, size: c.size, value: round(peer.ms), unit: 'ms', note: `draftsman map --json in a fresh process (imports excluded); exit ${peer.code}, ${peer.status ?? 'no status'}; the peer of ${c.name}.wall` });
+          records.push({
+            name: `${c.name}.ingestAndMap`,
+            size: c.size,
+            value: round(peer.ms),
+            unit: 'ms',
+            note: `draftsman map --json in a fresh process (imports excluded); exit ${peer.code}, ${peer.status ?? 'no status'}; the peer of ${c.name}.wall`,
+          });
           if (peer.code !== 0) peer = undefined;
         } catch (error) {
           records.push({ name: `${c.name}.ingestAndMap`, size: c.size, value: NaN, unit: 'ms', note: `FAILED: ${(error as Error).message}` });
@@ -108,14 +132,34 @@ export async function runE2eBench(options: { files?: number; timeoutMs?: number 
         const vsPeer = peer ? { baseline: round(peer.ms), ratio: round(r.ms / peer.ms, 2) } : {};
         const peerNote = peer ? `; baseline = draftsman map (ingestion + map) of the same repository, fresh process, just before` : '';
         records.push(
-          { name: `${c.name}.wall`, size: c.size, value: round(r.ms), unit: 'ms', ...vsPeer, note: `${c.what}; ${outcome}; run --publish --json in a fresh process (imports excluded)${peerNote}` },
+          {
+            name: `${c.name}.wall`,
+            size: c.size,
+            value: round(r.ms),
+            unit: 'ms',
+            ...vsPeer,
+            note: `${c.what}; ${outcome}; run --publish --json in a fresh process (imports excluded)${peerNote}`,
+          },
           { name: `${c.name}.peakRss`, size: c.size, value: r.maxRssMb, unit: 'MB', note: 'maxRSS of the CLI process' },
           { name: `${c.name}.peakHeap`, size: c.size, value: r.peakHeapMb, unit: 'MB', note: 'heapUsed sampled every 10 ms' },
         );
         if (c.peer) {
           const staged = (r.phases ?? []).reduce((n, p) => n + p.ms, 0);
-          for (const p of r.phases ?? []) records.push({ name: `${c.name}.phase.${p.phase}`, size: c.size, value: p.ms, unit: 'ms', note: `stage timing from the run's --json output (${p.state})` });
-          records.push({ name: `${c.name}.phase.outsideStages`, size: c.size, value: round(r.ms - staged), unit: 'ms', note: 'wall time not inside any stage: run set-up (ref resolution, attempt records, grammars), agent branch, output' });
+          for (const p of r.phases ?? [])
+            records.push({
+              name: `${c.name}.phase.${p.phase}`,
+              size: c.size,
+              value: p.ms,
+              unit: 'ms',
+              note: `stage timing from the run's --json output (${p.state})`,
+            });
+          records.push({
+            name: `${c.name}.phase.outsideStages`,
+            size: c.size,
+            value: round(r.ms - staged),
+            unit: 'ms',
+            note: 'wall time not inside any stage: run set-up (ref resolution, attempt records, grammars), agent branch, output',
+          });
         }
       } catch (error) {
         records.push({ name: `${c.name}.wall`, size: c.size, value: NaN, unit: 'ms', note: `FAILED: ${(error as Error).message}` });
@@ -133,6 +177,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     const i = process.argv.indexOf('--files');
     const records = await runE2eBench({ files: i >= 0 ? Number(process.argv[i + 1]) : undefined });
     if (process.argv.includes('--json')) for (const r of records) console.log(JSON.stringify(r));
-    else for (const r of records) console.log(`${r.name.padEnd(44)} ${String(r.value).padStart(8)} ${r.unit.padEnd(3)} n=${r.size}${r.ratio !== undefined ? ` ratio=${r.ratio}` : ''}${r.note ? `  (${r.note})` : ''}`);
+    else
+      for (const r of records)
+        console.log(
+          `${r.name.padEnd(44)} ${String(r.value).padStart(8)} ${r.unit.padEnd(3)} n=${r.size}${r.ratio !== undefined ? ` ratio=${r.ratio}` : ''}${r.note ? `  (${r.note})` : ''}`,
+        );
   }
 }

@@ -36,28 +36,118 @@ const GRAMMARS = ['java', 'typescript', 'tsx', 'javascript', 'python', 'go'];
 
 export const GOALS: Goal[] = [
   // Ingestion (issue 17): the peer is native `git clone --depth 1 --no-checkout` from the same server.
-  { id: 'ingest-10k', match: (r) => r.name === 'ingestion vs no-checkout clone' && r.size === 10_000, goal: '≤ 1.5x native `git clone --depth 1 --no-checkout` (issue 17)', met: ratioAtMost(1.5), expected: 'ingestion vs no-checkout clone at 10000 files' },
-  { id: 'ingest-50k', match: (r) => r.name === 'ingestion vs no-checkout clone' && r.size === 50_000, goal: '≤ 1.5x native `git clone --depth 1 --no-checkout` (issue 17)', met: ratioAtMost(1.5), expected: 'ingestion vs no-checkout clone at 50000 files' },
-  { id: 'ingest-rss-10k', match: (r) => r.name === 'ingestion peak RSS above baseline vs pack size' && r.size === 10_000, goal: 'peak RSS ≤ 4x pack size + runtime baseline (issue 17)', met: ratioAtMost(4), expected: 'ingestion peak RSS above baseline vs pack size at 10000 files' },
-  { id: 'ingest-rss-50k', match: (r) => r.name === 'ingestion peak RSS above baseline vs pack size' && r.size === 50_000, goal: 'peak RSS ≤ 4x pack size + runtime baseline (issue 17)', met: ratioAtMost(4), expected: 'ingestion peak RSS above baseline vs pack size at 50000 files' },
+  {
+    id: 'ingest-10k',
+    match: (r) => r.name === 'ingestion vs no-checkout clone' && r.size === 10_000,
+    goal: '≤ 1.5x native `git clone --depth 1 --no-checkout` (issue 17)',
+    met: ratioAtMost(1.5),
+    expected: 'ingestion vs no-checkout clone at 10000 files',
+  },
+  {
+    id: 'ingest-50k',
+    match: (r) => r.name === 'ingestion vs no-checkout clone' && r.size === 50_000,
+    goal: '≤ 1.5x native `git clone --depth 1 --no-checkout` (issue 17)',
+    met: ratioAtMost(1.5),
+    expected: 'ingestion vs no-checkout clone at 50000 files',
+  },
+  {
+    id: 'ingest-rss-10k',
+    match: (r) => r.name === 'ingestion peak RSS above baseline vs pack size' && r.size === 10_000,
+    goal: 'peak RSS ≤ 4x pack size + runtime baseline (issue 17)',
+    met: ratioAtMost(4),
+    expected: 'ingestion peak RSS above baseline vs pack size at 10000 files',
+  },
+  {
+    id: 'ingest-rss-50k',
+    match: (r) => r.name === 'ingestion peak RSS above baseline vs pack size' && r.size === 50_000,
+    goal: 'peak RSS ≤ 4x pack size + runtime baseline (issue 17)',
+    met: ratioAtMost(4),
+    expected: 'ingestion peak RSS above baseline vs pack size at 50000 files',
+  },
   // Symbols (issue 17): an absolute throughput, the same corpus for every grammar.
-  ...GRAMMARS.map((g): Goal => ({ id: `tags-${g}`, match: (r) => r.name === `syntax.extractTags.${g}`, goal: '≥ 3 MB/s (issue 17)', met: (r) => (finite(r.value) ? r.value >= 3 : null), expected: `syntax.extractTags.${g}` })),
+  ...GRAMMARS.map((g): Goal => ({
+    id: `tags-${g}`,
+    match: (r) => r.name === `syntax.extractTags.${g}`,
+    goal: '≥ 3 MB/s (issue 17)',
+    met: (r) => (finite(r.value) ? r.value >= 3 : null),
+    expected: `syntax.extractTags.${g}`,
+  })),
   // Webhook acknowledgement (issue 17): the stand-in answers each GitHub call after a realistic latency.
-  { id: 'ack-p99', match: (r) => /^webhook\.ack\.([a-z-]+\.)?p99$/.test(r.name), goal: 'p99 ≤ 50 ms with GitHub calls at a realistic latency (issue 17)', met: valueAtMost(50), expected: 'webhook.ack.p99 and webhook.ack.<kind>.p99 for every event kind' },
+  {
+    id: 'ack-p99',
+    match: (r) => /^webhook\.ack\.([a-z-]+\.)?p99$/.test(r.name),
+    goal: 'p99 ≤ 50 ms with GitHub calls at a realistic latency (issue 17)',
+    met: valueAtMost(50),
+    expected: 'webhook.ack.p99 and webhook.ack.<kind>.p99 for every event kind',
+  },
   // End to end (issue 17): the peer is ingestion + map of the same repository in the same run.
-  { id: 'e2e-10k', match: (r) => r.name === 'e2e.run.generated.wall', goal: '≤ 3x ingestion + map of the same repository (issue 17)', met: (r) => (/exit 0, COMPLETED/.test(r.note ?? '') ? ratioAtMost(3)(r) : false), expected: 'e2e.run.generated.wall' },
-  { id: 'e2e-demo', match: (r) => r.name === 'e2e.run.demo.wall', goal: 'run --publish completes (issue 8 reports the time)', met: (r) => (finite(r.value) ? /exit 0, COMPLETED/.test(r.note ?? '') : false), expected: 'e2e.run.demo.wall' },
+  {
+    id: 'e2e-10k',
+    match: (r) => r.name === 'e2e.run.generated.wall',
+    goal: '≤ 3x ingestion + map of the same repository (issue 17)',
+    met: (r) => (/exit 0, COMPLETED/.test(r.note ?? '') ? ratioAtMost(3)(r) : false),
+    expected: 'e2e.run.generated.wall',
+  },
+  {
+    id: 'e2e-demo',
+    match: (r) => r.name === 'e2e.run.demo.wall',
+    goal: 'run --publish completes (issue 8 reports the time)',
+    met: (r) => (finite(r.value) ? /exit 0, COMPLETED/.test(r.note ?? '') : false),
+    expected: 'e2e.run.demo.wall',
+  },
   // Real repositories (issue 17): skipped, never failed, when they have not been prepared.
-  { id: 'real-map', match: (r) => /^real\.[\w.-]+\.map$/.test(r.name), goal: 'map ≤ 1x ingestion of the same repository (issue 17)', met: ratioAtMost(1), expected: 'real.<repository>.map for each prepared repository' },
-  { id: 'real-ingest', match: (r) => /^real\.[\w.-]+\.cliIngest$/.test(r.name), goal: 'CLI `ingest` ≤ 1.5x native `git clone --depth 1 --no-checkout` (issue 17)', met: ratioAtMost(1.5), expected: 'real.<repository>.cliIngest for each prepared repository' },
+  {
+    id: 'real-map',
+    match: (r) => /^real\.[\w.-]+\.map$/.test(r.name),
+    goal: 'map ≤ 1x ingestion of the same repository (issue 17)',
+    met: ratioAtMost(1),
+    expected: 'real.<repository>.map for each prepared repository',
+  },
+  {
+    id: 'real-ingest',
+    match: (r) => /^real\.[\w.-]+\.cliIngest$/.test(r.name),
+    goal: 'CLI `ingest` ≤ 1.5x native `git clone --depth 1 --no-checkout` (issue 17)',
+    met: ratioAtMost(1.5),
+    expected: 'real.<repository>.cliIngest for each prepared repository',
+  },
   // Repository map and search (issue 3).
-  { id: 'map-100k', match: (r) => r.name === 'repomap.build.noSymbols' && r.size === 100_000, goal: '< 10 s at 100k files (issue 3)', met: (r) => (finite(r.value) ? r.value < 10_000 : null), expected: 'repomap.build.noSymbols at 100000 files' },
-  { id: 'map-heap-100k', match: (r) => r.name === 'repomap.build.peakHeap' && r.size === 100_000, goal: '≤ 1.5 GB heap at 100k files (issue 3)', met: valueAtMost(1536), expected: 'repomap.build.peakHeap at 100000 files' },
-  { id: 'map-cache', match: (r) => r.name === 'repomap.cache.hit', goal: 'cached reuse < 200 ms (issue 3)', met: (r) => (finite(r.value) ? r.value < 200 : null), expected: 'repomap.cache.hit' },
+  {
+    id: 'map-100k',
+    match: (r) => r.name === 'repomap.build.noSymbols' && r.size === 100_000,
+    goal: '< 10 s at 100k files (issue 3)',
+    met: (r) => (finite(r.value) ? r.value < 10_000 : null),
+    expected: 'repomap.build.noSymbols at 100000 files',
+  },
+  {
+    id: 'map-heap-100k',
+    match: (r) => r.name === 'repomap.build.peakHeap' && r.size === 100_000,
+    goal: '≤ 1.5 GB heap at 100k files (issue 3)',
+    met: valueAtMost(1536),
+    expected: 'repomap.build.peakHeap at 100000 files',
+  },
+  {
+    id: 'map-cache',
+    match: (r) => r.name === 'repomap.cache.hit',
+    goal: 'cached reuse < 200 ms (issue 3)',
+    met: (r) => (finite(r.value) ? r.value < 200 : null),
+    expected: 'repomap.cache.hit',
+  },
   { id: 'search', match: (r) => r.name === 'targets.keywordSearch', goal: '≤ 2x ripgrep (issue 3)', met: ratioAtMost(2), expected: 'targets.keywordSearch' },
   // Hostile input (issue 8): refused, with the expected reason.
-  { id: 'hostile-files', match: (r) => r.name === 'hostile.manyFiles.timeToRefusal', goal: 'refused: FILE_COUNT_EXCEEDED (issue 8)', met: refused, expected: 'hostile.manyFiles.timeToRefusal' },
-  { id: 'hostile-depth', match: (r) => r.name === 'hostile.deepChain.timeToRefusal', goal: 'refused: HOSTILE_TREE_ENTRY TOO_DEEP (issue 8)', met: refused, expected: 'hostile.deepChain.timeToRefusal' },
+  {
+    id: 'hostile-files',
+    match: (r) => r.name === 'hostile.manyFiles.timeToRefusal',
+    goal: 'refused: FILE_COUNT_EXCEEDED (issue 8)',
+    met: refused,
+    expected: 'hostile.manyFiles.timeToRefusal',
+  },
+  {
+    id: 'hostile-depth',
+    match: (r) => r.name === 'hostile.deepChain.timeToRefusal',
+    goal: 'refused: HOSTILE_TREE_ENTRY TOO_DEEP (issue 8)',
+    met: refused,
+    expected: 'hostile.deepChain.timeToRefusal',
+  },
 ];
 
 export function judge(r: JudgedRecord): { goal: string | null; met: boolean | null } {

@@ -85,7 +85,14 @@ async function childMain(url: string, maxFileCount: number): Promise<void> {
   const start = performance.now();
   let result: Omit<ChildResult, keyof MemoryPeak>;
   try {
-    await ingestRepository({ source: new HttpRepoSource({ url }), fs: createMemoryFs(), gitdir: '/repo/.git', policy: { ...DEFAULT_INGESTION_POLICY, maxFileCount }, clock: { now: () => Math.round(performance.now()) }, logger });
+    await ingestRepository({
+      source: new HttpRepoSource({ url }),
+      fs: createMemoryFs(),
+      gitdir: '/repo/.git',
+      policy: { ...DEFAULT_INGESTION_POLICY, maxFileCount },
+      clock: { now: () => Math.round(performance.now()) },
+      logger,
+    });
     result = { ms: performance.now() - start, outcome: 'READY (not refused)' };
   } catch (error) {
     const ms = performance.now() - start;
@@ -123,17 +130,37 @@ export async function runHostileBench(options: { files?: number; depth?: number;
     const server = await startGitHttpServer({ root });
     try {
       const cases = [
-        { repo: 'many', size: files, expect: 'FILE_COUNT_EXCEEDED', label: `${files} files vs maxFileCount ${maxFileCount}${maxFileCount === DEFAULT_INGESTION_POLICY.maxFileCount ? ' (default)' : ''}`, buildMs: buildMany },
-        { repo: 'deep', size: depth, expect: 'HOSTILE_TREE_ENTRY/TOO_DEEP', label: `chain ${depth} directories deep vs maxPathDepth ${DEFAULT_INGESTION_POLICY.maxPathDepth}`, buildMs: buildDeep },
+        {
+          repo: 'many',
+          size: files,
+          expect: 'FILE_COUNT_EXCEEDED',
+          label: `${files} files vs maxFileCount ${maxFileCount}${maxFileCount === DEFAULT_INGESTION_POLICY.maxFileCount ? ' (default)' : ''}`,
+          buildMs: buildMany,
+        },
+        {
+          repo: 'deep',
+          size: depth,
+          expect: 'HOSTILE_TREE_ENTRY/TOO_DEEP',
+          label: `chain ${depth} directories deep vs maxPathDepth ${DEFAULT_INGESTION_POLICY.maxPathDepth}`,
+          buildMs: buildDeep,
+        },
       ];
       for (const c of cases) {
         const name = c.repo === 'many' ? 'hostile.manyFiles' : 'hostile.deepChain';
         try {
-          const r = await runNodeChild<ChildResult>(self, ['--child', `${server.url}/${c.repo}.git`, String(maxFileCount)], { timeoutMs: options.timeoutMs ?? 10 * 60_000 });
+          const r = await runNodeChild<ChildResult>(self, ['--child', `${server.url}/${c.repo}.git`, String(maxFileCount)], {
+            timeoutMs: options.timeoutMs ?? 10 * 60_000,
+          });
           const got = r.kind ? `${r.outcome}/${r.kind}` : r.outcome;
           const fetch = r.fetchMs === undefined ? '' : `; fetch ${r.fetchMs} ms${r.fetchBytes ? `, ${round(r.fetchBytes / 1048576, 1)} MB pack` : ''}`;
           records.push(
-            { name: `${name}.timeToRefusal`, size: c.size, value: round(r.ms), unit: 'ms', note: `${got === c.expect ? 'refused' : 'UNEXPECTED'}: ${got} (expected ${c.expect}); ${c.label}${fetch}; fixture built in ${round(c.buildMs / 1000, 1)} s` },
+            {
+              name: `${name}.timeToRefusal`,
+              size: c.size,
+              value: round(r.ms),
+              unit: 'ms',
+              note: `${got === c.expect ? 'refused' : 'UNEXPECTED'}: ${got} (expected ${c.expect}); ${c.label}${fetch}; fixture built in ${round(c.buildMs / 1000, 1)} s`,
+            },
             { name: `${name}.peakRss`, size: c.size, value: r.maxRssMb, unit: 'MB', note: 'maxRSS of the ingesting process' },
             { name: `${name}.peakHeap`, size: c.size, value: r.peakHeapMb, unit: 'MB', note: 'heapUsed sampled every 10 ms' },
           );
@@ -160,6 +187,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   else {
     const records = await runHostileBench({ files: flag('--files'), depth: flag('--depth'), maxFileCount: flag('--max-files') });
     if (process.argv.includes('--json')) for (const r of records) console.log(JSON.stringify(r));
-    else for (const r of records) console.log(`${r.name.padEnd(30)} ${String(r.value).padStart(8)} ${r.unit.padEnd(3)} n=${r.size}${r.note ? `  (${r.note})` : ''}`);
+    else
+      for (const r of records)
+        console.log(`${r.name.padEnd(30)} ${String(r.value).padStart(8)} ${r.unit.padEnd(3)} n=${r.size}${r.note ? `  (${r.note})` : ''}`);
   }
 }

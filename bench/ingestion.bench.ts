@@ -43,7 +43,10 @@ interface ChildResult {
 function ingestInChild(url: string): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
     // The process environment the worker is deployed with (glibc reads it at start).
-    const child = spawn(process.execPath, [...CHILD_NODE_ARGS, self, '--child', url], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...WORKER_PROCESS_ENVIRONMENT } });
+    const child = spawn(process.execPath, [...CHILD_NODE_ARGS, self, '--child', url], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...WORKER_PROCESS_ENVIRONMENT },
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     child.on('close', (code) => {
@@ -114,11 +117,43 @@ export async function runIngestionBench(sizes = [1000, 10000, 50000]): Promise<B
         records.push(
           { name: 'native git clone --depth 1', size, value: round(checkout), unit: 'ms' },
           { name: 'native git clone --depth 1 --no-checkout', size, value: round(noCheckout), unit: 'ms' },
-          { name: 'ingestion to READY (fetch + scan)', size, value: round(ours.ms), unit: 'ms', baseline: round(checkout), ratio: round(ours.ms / checkout, 2), note: `vs checkout clone; fetch ${ours.fetchMs} ms, scan ${ours.scanMs} ms` },
-          { name: 'ingestion vs no-checkout clone', size, value: round(ours.ms), unit: 'ms', baseline: round(noCheckout), ratio: round(ours.ms / noCheckout, 2), note: `medians of ${RUNS}: ours ${runs.map((r) => round(r.ms)).join('/')} ms, native ${natives.map((n) => round(n)).join('/')} ms` },
-          { name: 'ingestion peak RSS vs pack size', size, value: round(ours.maxRssMb, 1), unit: 'MB', baseline: round(packMb, 2), ratio: round(ours.maxRssMb / Math.max(packMb, 0.01), 1), note: `RSS after imports ${round(ours.rssAfterImportMb)} MB; ${ours.files} files` },
+          {
+            name: 'ingestion to READY (fetch + scan)',
+            size,
+            value: round(ours.ms),
+            unit: 'ms',
+            baseline: round(checkout),
+            ratio: round(ours.ms / checkout, 2),
+            note: `vs checkout clone; fetch ${ours.fetchMs} ms, scan ${ours.scanMs} ms`,
+          },
+          {
+            name: 'ingestion vs no-checkout clone',
+            size,
+            value: round(ours.ms),
+            unit: 'ms',
+            baseline: round(noCheckout),
+            ratio: round(ours.ms / noCheckout, 2),
+            note: `medians of ${RUNS}: ours ${runs.map((r) => round(r.ms)).join('/')} ms, native ${natives.map((n) => round(n)).join('/')} ms`,
+          },
+          {
+            name: 'ingestion peak RSS vs pack size',
+            size,
+            value: round(ours.maxRssMb, 1),
+            unit: 'MB',
+            baseline: round(packMb, 2),
+            ratio: round(ours.maxRssMb / Math.max(packMb, 0.01), 1),
+            note: `RSS after imports ${round(ours.rssAfterImportMb)} MB; ${ours.files} files`,
+          },
           // Peak minus the child's own RSS just before ingestion (after imports): what ingesting costs.
-          { name: 'ingestion peak RSS above baseline vs pack size', size, value: round(peakAbove, 1), unit: 'MB', baseline: round(packMb, 2), ratio: round(peakAbove / Math.max(packMb, 0.01), 2), note: `worst of ${RUNS}; peaks ${runs.map((r) => round(r.maxRssMb)).join('/')} MB over baselines ${runs.map((r) => round(r.rssAfterImportMb)).join('/')} MB` },
+          {
+            name: 'ingestion peak RSS above baseline vs pack size',
+            size,
+            value: round(peakAbove, 1),
+            unit: 'MB',
+            baseline: round(packMb, 2),
+            ratio: round(peakAbove / Math.max(packMb, 0.01), 2),
+            note: `worst of ${RUNS}; peaks ${runs.map((r) => round(r.maxRssMb)).join('/')} MB over baselines ${runs.map((r) => round(r.rssAfterImportMb)).join('/')} MB`,
+          },
         );
       } finally {
         await server.stop();
@@ -185,24 +220,51 @@ export async function runStrategyBench(options: { files?: number; commits?: numb
       // A history question after a shallow fetch: deepen on demand to 50 commits.
       const start = performance.now();
       const deepened = await result.workspace.missing?.deepen?.(50);
-      later.push({ name: 'shallow: deepen on demand to 50 commits', size, value: round(performance.now() - start), unit: 'ms', note: `${round((deepened?.bytes ?? 0) / 1024)} KiB transferred` });
+      later.push({
+        name: 'shallow: deepen on demand to 50 commits',
+        size,
+        value: round(performance.now() - start),
+        unit: 'ms',
+        note: `${round((deepened?.bytes ?? 0) / 1024)} KiB transferred`,
+      });
     });
     const rows: [string, Awaited<ReturnType<typeof run>>][] = [
       ['shallow-object-backed (depth 1)', shallow],
       ['deepened (deepen 50)', await run('Fix the regression in calc')],
-      ['deepened (deepen-since, half the history)', await run(`broken since ${new Date(Date.UTC(2024, 0, 1) + Math.floor(commits / 2) * 86_400_000).toISOString().slice(0, 10)}`)],
+      [
+        'deepened (deepen-since, half the history)',
+        await run(`broken since ${new Date(Date.UTC(2024, 0, 1) + Math.floor(commits / 2) * 86_400_000).toISOString().slice(0, 10)}`),
+      ],
       [
         'blobless (filter blob:none, depth 1)',
         await run('Rename value3 to valueThree', 2048, async (result, fs) => {
           const before = await countObjects(fs, '/repo/.git');
           const start = performance.now();
-          for (const p of result.workspace.paths().filter((q) => q.endsWith('.ts')).slice(0, 20)) await result.workspace.read(p);
-          later.push({ name: 'blobless: 20 files read on demand', size, value: round(performance.now() - start), unit: 'ms', note: `${(await countObjects(fs, '/repo/.git')) - before} blobs fetched, one request each` });
+          for (const p of result.workspace
+            .paths()
+            .filter((q) => q.endsWith('.ts'))
+            .slice(0, 20))
+            await result.workspace.read(p);
+          later.push({
+            name: 'blobless: 20 files read on demand',
+            size,
+            value: round(performance.now() - start),
+            unit: 'ms',
+            note: `${(await countObjects(fs, '/repo/.git')) - before} blobs fetched, one request each`,
+          });
         }),
       ],
     ];
     for (const [name, r] of rows) {
-      records.push({ name: `strategy ${name}`, size, value: round(r.ms), unit: 'ms', baseline: round(shallow.ms), ratio: round(r.ms / shallow.ms, 2), note: `${round(r.bytes / 1024)} KiB transferred (${round(r.bytes / Math.max(shallow.bytes, 1), 2)}x shallow), ${r.objects} objects` });
+      records.push({
+        name: `strategy ${name}`,
+        size,
+        value: round(r.ms),
+        unit: 'ms',
+        baseline: round(shallow.ms),
+        ratio: round(r.ms / shallow.ms, 2),
+        note: `${round(r.bytes / 1024)} KiB transferred (${round(r.bytes / Math.max(shallow.bytes, 1), 2)}x shallow), ${r.objects} objects`,
+      });
     }
     records.push(...later);
   } finally {
@@ -212,7 +274,14 @@ export async function runStrategyBench(options: { files?: number; commits?: numb
 }
 
 function printTable(records: BenchRecord[]): void {
-  const rows = records.map((r) => [r.name, String(r.size), `${r.value} ${r.unit}`, r.baseline === undefined ? '' : String(r.baseline), r.ratio === undefined ? '' : `${r.ratio}x`, r.note ?? '']);
+  const rows = records.map((r) => [
+    r.name,
+    String(r.size),
+    `${r.value} ${r.unit}`,
+    r.baseline === undefined ? '' : String(r.baseline),
+    r.ratio === undefined ? '' : `${r.ratio}x`,
+    r.note ?? '',
+  ]);
   const head = ['benchmark', 'files', 'value', 'baseline', 'ratio', 'note'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
@@ -223,7 +292,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   if (process.argv[2] === '--child') await childMain(process.argv[3]);
   else if (process.argv[2] === '--strategies') printTable(await runStrategyBench());
   else {
-    const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+    const sizes = process.argv
+      .slice(2)
+      .map(Number)
+      .filter((n) => n > 0);
     printTable(await runIngestionBench(sizes.length > 0 ? sizes : undefined));
   }
 }

@@ -57,7 +57,14 @@ const RealRepo = z.object({
 type RealRepo = z.infer<typeof RealRepo>;
 
 /** What scripts/prepare-bench-repos.sh recorded about each prepared repository. */
-const ManifestEntry = z.object({ name: z.string(), commit: z.string(), pinned: z.boolean(), files: z.number(), upstreamCommit: z.string().optional(), omitted: z.string().optional() });
+const ManifestEntry = z.object({
+  name: z.string(),
+  commit: z.string(),
+  pinned: z.boolean(),
+  files: z.number(),
+  upstreamCommit: z.string().optional(),
+  omitted: z.string().optional(),
+});
 
 export const SKIPPED_NOTE = 'skipped: not prepared (scripts/prepare-bench-repos.sh)';
 
@@ -72,7 +79,12 @@ export function reposDir(env: NodeJS.ProcessEnv = process.env): string {
 
 function readManifest(dir: string): Map<string, z.infer<typeof ManifestEntry>> {
   try {
-    return new Map(z.array(ManifestEntry).parse(JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))).map((e) => [e.name, e]));
+    return new Map(
+      z
+        .array(ManifestEntry)
+        .parse(JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')))
+        .map((e) => [e.name, e]),
+    );
   } catch {
     return new Map();
   }
@@ -124,7 +136,9 @@ async function cliChild(args: string[]): Promise<void> {
   const phaseMs = (phase: string) => summary.phases?.find((p) => p.phase === phase)?.ms;
   const ingestMs = phaseMs('ingestion');
   const discoveryMs = phaseMs('discovery');
-  process.stdout.write(`${JSON.stringify({ ms, code, status: summary.status, reason: summary.reason, ingestMs, discoveryMs, ...peak } satisfies CliChildResult)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ms, code, status: summary.status, reason: summary.reason, ingestMs, discoveryMs, ...peak } satisfies CliChildResult)}\n`,
+  );
 }
 
 /** Runs `work` under the inspector's CPU profiler and writes the profile to `file`. */
@@ -170,11 +184,15 @@ async function mapChild(url: string, name: string, profileDir: string | undefine
   const task = parseTask({ title: repo.targetsTask, body: repo.targetsTask, source: 'cli' });
   const { rules } = policyViews(policy, task);
   const contents = new FileContents(workspace);
-  const map = await profiled(profileDir && join(profileDir, `${name}-map.cpuprofile`), () => buildRepoMap({ workspace, owner: 'local', repo: name, rules, policyDigest: policyDigest(policy), contents }));
+  const map = await profiled(profileDir && join(profileDir, `${name}-map.cpuprofile`), () =>
+    buildRepoMap({ workspace, owner: 'local', repo: name, rules, policyDigest: policyDigest(policy), contents }),
+  );
   const t2 = performance.now();
   const mapReads = contents.readsFromStore;
   const symbols = new SymbolIndex(syntax, contents);
-  const selection = await profiled(profileDir && join(profileDir, `${name}-targets.cpuprofile`), () => selectTargets({ workspace, task, map, rules, contents, syntax, symbols }));
+  const selection = await profiled(profileDir && join(profileDir, `${name}-targets.cpuprofile`), () =>
+    selectTargets({ workspace, task, map, rules, contents, syntax, symbols }),
+  );
   const t3 = performance.now();
   const result: MapChildResult = {
     files: workspace.paths().length,
@@ -234,7 +252,13 @@ function timingRecords(
   const digests = new Set(maps.map((x) => x.mapDigest));
   const okIngest = ingests.every((x) => x.code === 0);
   return [
-    { name: `real.${r.name}.native`, size, value: round(nativeMs), unit: 'ms', note: `git clone --depth 1 --no-checkout, median of ${runs}; ${r.repo} at ${commit}` },
+    {
+      name: `real.${r.name}.native`,
+      size,
+      value: round(nativeMs),
+      unit: 'ms',
+      note: `git clone --depth 1 --no-checkout, median of ${runs}; ${r.repo} at ${commit}`,
+    },
     {
       name: `real.${r.name}.cliIngest`,
       size,
@@ -253,7 +277,13 @@ function timingRecords(
       ratio: round(mapMs / mapIngestMs, 2),
       note: `map build after ingestion in the same process (baseline: that ingestion), medians of ${runs}; ${digests.size === 1 ? 'same map every run' : `**${digests.size} different maps**`} (sha256 ${[...digests][0].slice(0, 12)}); ${maps[0].mapReads} files read; maxRSS ${median(maps.map((x) => x.maxRssMb))} MB`,
     },
-    { name: `real.${r.name}.targets`, size, value: round(median(maps.map((x) => x.targetsMs))), unit: 'ms', note: `target selection after the map, median of ${runs}: ${maps[0].targets} target(s) (${maps[0].strategy}), ${maps[0].targetReads} more files read, ${maps[0].targetParsed} parsed for symbols, for "${r.targetsTask.slice(0, 60)}…"` },
+    {
+      name: `real.${r.name}.targets`,
+      size,
+      value: round(median(maps.map((x) => x.targetsMs))),
+      unit: 'ms',
+      note: `target selection after the map, median of ${runs}: ${maps[0].targets} target(s) (${maps[0].strategy}), ${maps[0].targetReads} more files read, ${maps[0].targetParsed} parsed for symbols, for "${r.targetsTask.slice(0, 60)}…"`,
+    },
   ];
 }
 
@@ -292,14 +322,27 @@ export async function runRealReposBench(options: { runs?: number; timeoutMs?: nu
         const ingests: CliChildResult[] = [];
         for (let i = 0; i < runs; i++) ingests.push(await cli(['ingest', url]));
         const maps: MapChildResult[] = [];
-        for (let i = 0; i < runs; i++) maps.push(await child<MapChildResult>(['--child', 'map', url, r.name, ...(options.profileDir ? [options.profileDir] : [])]));
+        for (let i = 0; i < runs; i++)
+          maps.push(await child<MapChildResult>(['--child', 'map', url, r.name, ...(options.profileDir ? [options.profileDir] : [])]));
         records.push(...timingRecords(r, size, commit, runs, { native, ingests, maps }));
         const map = await cli(['map', url]);
-        records.push({ name: `real.${r.name}.cliMap`, size, value: round(map.ms), unit: 'ms', note: `draftsman map in a fresh process: exit ${map.code}, ${map.status ?? 'no status'}${map.reason ? ` (${map.reason})` : ''}; ingestion ${map.ingestMs ?? '?'} ms, discovery (map + targets) ${map.discoveryMs ?? '?'} ms` });
+        records.push({
+          name: `real.${r.name}.cliMap`,
+          size,
+          value: round(map.ms),
+          unit: 'ms',
+          note: `draftsman map in a fresh process: exit ${map.code}, ${map.status ?? 'no status'}${map.reason ? ` (${map.reason})` : ''}; ingestion ${map.ingestMs ?? '?'} ms, discovery (map + targets) ${map.discoveryMs ?? '?'} ms`,
+        });
         const taskFile = join(scratch, `${r.name}-task.md`);
         writeFileSync(taskFile, recipeTask(r));
         const run = await cli(['run', url, '--task-file', taskFile]);
-        records.push({ name: `real.${r.name}.recipe`, size, value: round(run.ms), unit: 'ms', note: `draftsman run, one replace step on ${r.recipe.path}: exit ${run.code}, ${run.status ?? 'no status'}${run.reason ? ` (${run.reason})` : ''}; ingestion ${run.ingestMs ?? '?'} ms, discovery ${run.discoveryMs ?? '?'} ms; maxRSS ${run.maxRssMb} MB` });
+        records.push({
+          name: `real.${r.name}.recipe`,
+          size,
+          value: round(run.ms),
+          unit: 'ms',
+          note: `draftsman run, one replace step on ${r.recipe.path}: exit ${run.code}, ${run.status ?? 'no status'}${run.reason ? ` (${run.reason})` : ''}; ingestion ${run.ingestMs ?? '?'} ms, discovery ${run.discoveryMs ?? '?'} ms; maxRSS ${run.maxRssMb} MB`,
+        });
       } catch (error) {
         records.push({ name: `real.${r.name}`, size, value: NaN, unit: 'ms', note: `FAILED: ${(error as Error).message}` });
       }
@@ -319,6 +362,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     const profileDir = flag('--profile');
     if (profileDir) mkdirSync(profileDir, { recursive: true });
     const records = await runRealReposBench({ runs: flag('--runs') ? Number(flag('--runs')) : undefined, profileDir, only: flag('--only')?.split(',') });
-    for (const r of records) console.log(`${r.name.padEnd(30)} ${String(r.value).padStart(8)} ${r.unit.padEnd(3)} ${r.ratio === undefined ? '' : `${r.ratio}x `}n=${r.size}${r.note ? `  (${r.note})` : ''}`);
+    for (const r of records)
+      console.log(
+        `${r.name.padEnd(30)} ${String(r.value).padStart(8)} ${r.unit.padEnd(3)} ${r.ratio === undefined ? '' : `${r.ratio}x `}n=${r.size}${r.note ? `  (${r.note})` : ''}`,
+      );
   }
 }

@@ -43,9 +43,17 @@ export function syntheticTree(files: number): Record<string, string> {
   };
   while (count < files) {
     const mod = `svc-${Math.floor(i / 400)}`;
-    if (i % 400 === 0) put(`${mod}/pom.xml`, `<project><groupId>g</groupId><artifactId>${mod}</artifactId><dependencies><dependency><groupId>g</groupId><artifactId>svc-0</artifactId></dependency></dependencies></project>`);
+    if (i % 400 === 0)
+      put(
+        `${mod}/pom.xml`,
+        `<project><groupId>g</groupId><artifactId>${mod}</artifactId><dependencies><dependency><groupId>g</groupId><artifactId>svc-0</artifactId></dependency></dependencies></project>`,
+      );
     const kind = i % 10;
-    if (kind < 6) put(`${mod}/src/main/java/com/acme/p${i % 7}/C${i}.java`, `package com.acme;\n\npublic class C${i} {\n  int v${i}() { return ${i}; }\n  void call() { helper${i % 13}(); }\n}\n`);
+    if (kind < 6)
+      put(
+        `${mod}/src/main/java/com/acme/p${i % 7}/C${i}.java`,
+        `package com.acme;\n\npublic class C${i} {\n  int v${i}() { return ${i}; }\n  void call() { helper${i % 13}(); }\n}\n`,
+      );
     else if (kind < 8) put(`${mod}/src/test/java/com/acme/p${i % 7}/C${i}Test.java`, `class C${i}Test { void t() {} }\n`);
     else if (kind === 8) put(`web/app${i % 5}/src/f${i}.ts`, `export const f${i} = ${i};\nimport { x } from './g${i}';\n`);
     else put(`node_modules/dep${i % 50}/lib/m${i}.js`, `module.exports = ${i};\n`);
@@ -109,7 +117,7 @@ export async function runRepoMapBench(): Promise<BenchRecord[]> {
   // the worker do, with it kept (CHILD_NODE_ARGS).
   youngGenerationDuringIngestion.leave();
   const rules = defaultPathRules();
-  for (const size of (process.env.REPOMAP_BENCH_SIZES ?? "10000,100000").split(",").map(Number)) {
+  for (const size of (process.env.REPOMAP_BENCH_SIZES ?? '10000,100000').split(',').map(Number)) {
     const files = syntheticTree(size);
     const workspace = memoryWorkspace(files);
     global.gc?.();
@@ -121,9 +129,23 @@ export async function runRepoMapBench(): Promise<BenchRecord[]> {
     const elapsed = ms(start);
     clearInterval(timer);
     peak = Math.max(peak, process.memoryUsage().heapUsed);
-    records.push({ name: 'repomap.build.noSymbols', size, value: Math.round(elapsed), unit: 'ms', baseline: 10_000 * (size / 100_000), ratio: round(elapsed / (10_000 * (size / 100_000))), note: `${map.modules.length} modules, goal < 10 s at 100k` });
+    records.push({
+      name: 'repomap.build.noSymbols',
+      size,
+      value: Math.round(elapsed),
+      unit: 'ms',
+      baseline: 10_000 * (size / 100_000),
+      ratio: round(elapsed / (10_000 * (size / 100_000))),
+      note: `${map.modules.length} modules, goal < 10 s at 100k`,
+    });
     records.push({ name: 'repomap.build.filesPerSecond', size, value: Math.round(size / (elapsed / 1000)), unit: 'files/s' });
-    records.push({ name: 'repomap.build.peakHeap', size, value: Math.round(peak / 1024 / 1024), unit: 'MB', note: 'heapUsed sampled every 5 ms; includes the synthetic tree itself; goal <= 1536 MB' });
+    records.push({
+      name: 'repomap.build.peakHeap',
+      size,
+      value: Math.round(peak / 1024 / 1024),
+      unit: 'MB',
+      note: 'heapUsed sampled every 5 ms; includes the synthetic tree itself; goal <= 1536 MB',
+    });
 
     const store = memoryStore();
     const key = { owner: 'bench', repo: `r${size}`, commit: workspace.baseCommitSha, scannerVersion: map.identity.scannerVersion, policyDigest: 'p' };
@@ -131,7 +153,15 @@ export async function runRepoMapBench(): Promise<BenchRecord[]> {
     const hitStart = process.hrtime.bigint();
     const hit = await loadOrBuildRepoMap({ store, key, build: async () => map });
     const hitMs = ms(hitStart);
-    records.push({ name: 'repomap.cache.hit', size, value: round(hitMs), unit: 'ms', baseline: 200, ratio: round(hitMs / 200), note: hit.cacheHit ? 'key lookup + parse + schema check' : 'MISS (unexpected)' });
+    records.push({
+      name: 'repomap.cache.hit',
+      size,
+      value: round(hitMs),
+      unit: 'ms',
+      baseline: 200,
+      ratio: round(hitMs / 200),
+      note: hit.cacheHit ? 'key lookup + parse + schema check' : 'MISS (unexpected)',
+    });
   }
 
   // Keyword search vs ripgrep over the same 10k-file tree.
@@ -161,7 +191,15 @@ export async function runRepoMapBench(): Promise<BenchRecord[]> {
         execFileSync(rg, args);
         best = Math.min(best, ms(t));
       }
-      records.push({ name: 'targets.keywordSearch', size, value: round(ours), unit: 'ms', baseline: round(best), ratio: round(ours / best), note: `${hits.size} files hit; in-memory workspace vs rg over a warm temp dir; goal ratio <= 2` });
+      records.push({
+        name: 'targets.keywordSearch',
+        size,
+        value: round(ours),
+        unit: 'ms',
+        baseline: round(best),
+        ratio: round(ours / best),
+        note: `${hits.size} files hit; in-memory workspace vs rg over a warm temp dir; goal ratio <= 2`,
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

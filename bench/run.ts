@@ -25,8 +25,19 @@ interface ModuleRecord {
   note?: string;
 }
 
-type Area = 'Ingestion' | 'Repository map and search' | 'Syntax' | 'Webhook' | 'End to end' | 'Hostile repositories' | 'Diff' | 'Bundles' | 'Peak memory per benchmark';
-const AREAS: Area[] = ['Ingestion', 'Repository map and search', 'Syntax', 'Webhook', 'End to end', 'Hostile repositories', 'Diff', 'Bundles', 'Peak memory per benchmark'];
+type Area =
+  'Ingestion' | 'Repository map and search' | 'Syntax' | 'Webhook' | 'End to end' | 'Hostile repositories' | 'Diff' | 'Bundles' | 'Peak memory per benchmark';
+const AREAS: Area[] = [
+  'Ingestion',
+  'Repository map and search',
+  'Syntax',
+  'Webhook',
+  'End to end',
+  'Hostile repositories',
+  'Diff',
+  'Bundles',
+  'Peak memory per benchmark',
+];
 
 /** One line of results.json. `met` is null where the issues set no goal for the row. */
 interface ResultRecord extends ModuleRecord {
@@ -74,8 +85,20 @@ const JOBS: Job[] = [
       return (await import('./repomap.bench.js')).runRepoMapBench();
     },
   },
-  { id: 'syntax', area: 'Syntax', timeoutMs: 3 * MIN, what: 'symbol extraction throughput', run: async (q) => (await import('./syntax.bench.js')).runSyntaxBench({ files: q ? 10 : 40 }) },
-  { id: 'webhook', area: 'Webhook', timeoutMs: 6 * MIN, what: 'acknowledgement latency', run: async (q) => (await import('./webhook.bench.js')).runWebhookBench({ deliveries: q ? 100 : 1000 }) },
+  {
+    id: 'syntax',
+    area: 'Syntax',
+    timeoutMs: 3 * MIN,
+    what: 'symbol extraction throughput',
+    run: async (q) => (await import('./syntax.bench.js')).runSyntaxBench({ files: q ? 10 : 40 }),
+  },
+  {
+    id: 'webhook',
+    area: 'Webhook',
+    timeoutMs: 6 * MIN,
+    what: 'acknowledgement latency',
+    run: async (q) => (await import('./webhook.bench.js')).runWebhookBench({ deliveries: q ? 100 : 1000 }),
+  },
   {
     id: 'e2e',
     area: 'End to end',
@@ -97,7 +120,13 @@ const JOBS: Job[] = [
     what: '200k files and a 10k-deep chain, time to refusal',
     run: async (q) => (await import('./hostile.bench.js')).runHostileBench(q ? { files: 20_000, maxFileCount: 10_000, depth: 1000 } : { timeoutMs: 4 * MIN }),
   },
-  { id: 'diff', area: 'Diff', timeoutMs: 3 * MIN, what: 'line diff of a file with every line changed, 1 MB and 20 MB', run: async (q) => (await import('./diff.bench.js')).runDiffBench({ sizesMb: q ? [1] : [1, 20] }) },
+  {
+    id: 'diff',
+    area: 'Diff',
+    timeoutMs: 3 * MIN,
+    what: 'line diff of a file with every line changed, 1 MB and 20 MB',
+    run: async (q) => (await import('./diff.bench.js')).runDiffBench({ sizesMb: q ? [1] : [1, 20] }),
+  },
   {
     id: 'bombs',
     area: 'Hostile repositories',
@@ -105,7 +134,13 @@ const JOBS: Job[] = [
     what: 'a 1.5 GB zero-blob pack and a 10^7-path tree bomb, time to refusal',
     run: async (q) => (await import('./bombs.bench.js')).runBombsBench(q ? { blobMb: 256, levels: 5 } : { timeoutMs: 4 * MIN }),
   },
-  { id: 'bundle', area: 'Bundles', timeoutMs: 4 * MIN, what: 'bundle size of each handler', run: async () => (await import('./bundle.bench.js')).runBundleBench() },
+  {
+    id: 'bundle',
+    area: 'Bundles',
+    timeoutMs: 4 * MIN,
+    what: 'bundle size of each handler',
+    run: async () => (await import('./bundle.bench.js')).runBundleBench(),
+  },
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -126,7 +161,9 @@ async function childMain(id: string, quick: boolean, resultFile: string): Promis
 
 function sh(command: string, args: string[]): string | undefined {
   try {
-    return execFileSync(command, args, { stdio: ['ignore', 'pipe', 'ignore'], timeout: 10 * MIN }).toString('utf8').trim();
+    return execFileSync(command, args, { stdio: ['ignore', 'pipe', 'ignore'], timeout: 10 * MIN })
+      .toString('utf8')
+      .trim();
   } catch {
     return undefined;
   }
@@ -178,7 +215,9 @@ function markdown(meta: Record<string, unknown>, records: ResultRecord[]): strin
     const rows = records.filter((r) => r.area === area);
     rows.forEach((r, i) => {
       const met = r.met === null ? '' : r.met ? 'yes' : '**no**';
-      lines.push(`| ${i === 0 ? `**${area}**` : ''} | ${cell(r.name)} | ${cell(String(r.size))} | ${fmt(r.value)} ${r.unit} | ${fmt(r.baseline)} | ${r.ratio === undefined ? '' : `${fmt(r.ratio)}x`} | ${cell(r.goal ?? '')} | ${met} | ${cell(r.note ?? '')} |`);
+      lines.push(
+        `| ${i === 0 ? `**${area}**` : ''} | ${cell(r.name)} | ${cell(String(r.size))} | ${fmt(r.value)} ${r.unit} | ${fmt(r.baseline)} | ${r.ratio === undefined ? '' : `${fmt(r.ratio)}x`} | ${cell(r.goal ?? '')} | ${met} | ${cell(r.note ?? '')} |`,
+      );
     });
   }
   const goals = records.filter((r) => r.met !== null);
@@ -208,13 +247,27 @@ async function main(): Promise<void> {
       const resultFile = join(scratch, `${job.id}.json`);
       const t = performance.now();
       try {
-        const result = await runNodeChild<{ records: ModuleRecord[]; ms: number; peakHeapMb: number; maxRssMb: number }>(self, ['--child', job.id, quick ? '1' : '0', resultFile], {
-          timeoutMs: job.timeoutMs,
-          env,
-          resultFile,
-        });
+        const result = await runNodeChild<{ records: ModuleRecord[]; ms: number; peakHeapMb: number; maxRssMb: number }>(
+          self,
+          ['--child', job.id, quick ? '1' : '0', resultFile],
+          {
+            timeoutMs: job.timeoutMs,
+            env,
+            resultFile,
+          },
+        );
         for (const r of result.records) push(job, r);
-        push(job, { name: `${job.id}: benchmark process peak heap`, size: job.what, value: result.peakHeapMb, unit: 'MB', note: `maxRSS ${result.maxRssMb} MB; heapUsed sampled every 20 ms; ${Math.round(result.ms / 1000)} s (children such as the ingesting or CLI process report their own peaks above)` }, 'Peak memory per benchmark');
+        push(
+          job,
+          {
+            name: `${job.id}: benchmark process peak heap`,
+            size: job.what,
+            value: result.peakHeapMb,
+            unit: 'MB',
+            note: `maxRSS ${result.maxRssMb} MB; heapUsed sampled every 20 ms; ${Math.round(result.ms / 1000)} s (children such as the ingesting or CLI process report their own peaks above)`,
+          },
+          'Peak memory per benchmark',
+        );
         process.stderr.write(` ${Math.round((performance.now() - t) / 1000)} s\n`);
       } catch (error) {
         const message = (error as Error).message;

@@ -12,12 +12,14 @@ export type { BenchRecord };
 export const GENERATORS: Record<SyntaxLanguage, (i: number) => string> = {
   java: (i) => {
     let body = `package com.acme.gen${i};\n\nimport java.util.List;\nimport com.acme.legacy.LegacyAuthClient;\n\n@Service\npublic class Service${i} {\n  private final LegacyAuthClient client;\n`;
-    for (let m = 0; m < 30; m++) body += `  public String method${m}(List<String> items, int n) {\n    String token = client.exchangeToken("code-${m}");\n    for (int k = 0; k < n; k++) { items.add(token + k); }\n    return LegacyAuthClient.normalize(token);\n  }\n`;
+    for (let m = 0; m < 30; m++)
+      body += `  public String method${m}(List<String> items, int n) {\n    String token = client.exchangeToken("code-${m}");\n    for (int k = 0; k < n; k++) { items.add(token + k); }\n    return LegacyAuthClient.normalize(token);\n  }\n`;
     return `${body}}\n`;
   },
   typescript: (i) => {
     let body = `import { Client } from '@acme/client';\nimport type { Token } from './token';\n\nexport class Service${i} {\n  private client: Client = new Client();\n`;
-    for (let m = 0; m < 30; m++) body += `  async method${m}(items: string[], n: number): Promise<Token> {\n    const token = await this.client.exchangeToken('code-${m}');\n    for (let k = 0; k < n; k++) items.push(token.value + k);\n    return token;\n  }\n`;
+    for (let m = 0; m < 30; m++)
+      body += `  async method${m}(items: string[], n: number): Promise<Token> {\n    const token = await this.client.exchangeToken('code-${m}');\n    for (let k = 0; k < n; k++) items.push(token.value + k);\n    return token;\n  }\n`;
     return `${body}}\n`;
   },
   tsx: (i) => {
@@ -27,17 +29,20 @@ export const GENERATORS: Record<SyntaxLanguage, (i: number) => string> = {
   },
   javascript: (i) => {
     let body = `const { Client } = require('@acme/client');\n\nclass Service${i} {\n  constructor() { this.client = new Client(); }\n`;
-    for (let m = 0; m < 30; m++) body += `  async method${m}(items, n) {\n    const token = await this.client.exchangeToken('code-${m}');\n    for (let k = 0; k < n; k++) items.push(token.value + k);\n    return token;\n  }\n`;
+    for (let m = 0; m < 30; m++)
+      body += `  async method${m}(items, n) {\n    const token = await this.client.exchangeToken('code-${m}');\n    for (let k = 0; k < n; k++) items.push(token.value + k);\n    return token;\n  }\n`;
     return `${body}}\nmodule.exports = { Service${i} };\n`;
   },
   python: (i) => {
     let body = `import os\nfrom acme.legacy import LegacyAuthClient\n\n\nclass Service${i}:\n    limit: int = 3\n\n`;
-    for (let m = 0; m < 30; m++) body += `    def method${m}(self, items: list, n: int) -> str:\n        token = self.client.exchange_token("code-${m}")\n        for k in range(n):\n            items.append(token + str(k))\n        return os.path.join(token, "x")\n\n`;
+    for (let m = 0; m < 30; m++)
+      body += `    def method${m}(self, items: list, n: int) -> str:\n        token = self.client.exchange_token("code-${m}")\n        for k in range(n):\n            items.append(token + str(k))\n        return os.path.join(token, "x")\n\n`;
     return body;
   },
   go: (i) => {
     let body = `package gen${i}\n\nimport (\n\t"fmt"\n\t"example.com/acme/legacy"\n)\n\ntype Service${i} struct {\n\tClient *legacy.Client\n}\n\n`;
-    for (let m = 0; m < 30; m++) body += `func (s *Service${i}) Method${m}(items []string, n int) string {\n\ttoken := s.Client.ExchangeToken("code-${m}")\n\tfor k := 0; k < n; k++ {\n\t\titems = append(items, fmt.Sprint(token, k))\n\t}\n\treturn token\n}\n\n`;
+    for (let m = 0; m < 30; m++)
+      body += `func (s *Service${i}) Method${m}(items []string, n int) string {\n\ttoken := s.Client.ExchangeToken("code-${m}")\n\tfor k := 0; k < n; k++ {\n\t\titems = append(items, fmt.Sprint(token, k))\n\t}\n\treturn token\n}\n\n`;
     return body;
   },
 };
@@ -59,7 +64,9 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.le
  * the speed of every language drops by a third for seconds at a time (bench/README.md,
  * "Performance notes"); back-to-back passes all fell in such a spell.
  */
-export async function runSyntaxBench(options: { files?: number; passes?: number; warmUpMs?: number; languages?: readonly SyntaxLanguage[] } = {}): Promise<BenchRecord[]> {
+export async function runSyntaxBench(
+  options: { files?: number; passes?: number; warmUpMs?: number; languages?: readonly SyntaxLanguage[] } = {},
+): Promise<BenchRecord[]> {
   const files = options.files ?? 40;
   const rounds = options.passes ?? 15;
   const warmUpMs = options.warmUpMs ?? 1500;
@@ -68,7 +75,9 @@ export async function runSyntaxBench(options: { files?: number; passes?: number;
   const syntax = await createSyntaxService(createNodeGrammarLoader(), { warm: true, languages });
   // Throughput is CPU-bound: the load average says how contended the machine was.
   const load = () => `load average ${loadavg()[0].toFixed(1)}`;
-  const records: BenchRecord[] = [{ name: 'syntax.init', size: `${languages.length} grammars`, value: Math.round(performance.now() - started), unit: 'ms', note: `warm; ${load()}` }];
+  const records: BenchRecord[] = [
+    { name: 'syntax.init', size: `${languages.length} grammars`, value: Math.round(performance.now() - started), unit: 'ms', note: `warm; ${load()}` },
+  ];
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
   const corpora = languages.map((language) => {
     const sources = Array.from({ length: files }, (_, i) => GENERATORS[language](i));
@@ -85,12 +94,23 @@ export async function runSyntaxBench(options: { files?: number; passes?: number;
       }
       return performance.now() - t0;
     };
-    return { language, sources, path, bytes: sources.reduce((n, s) => n + Buffer.byteLength(s), 0), least, timed, tags: 0, firstPass: 0, parse: [] as number[], extract: [] as number[] };
+    return {
+      language,
+      sources,
+      path,
+      bytes: sources.reduce((n, s) => n + Buffer.byteLength(s), 0),
+      least,
+      timed,
+      tags: 0,
+      firstPass: 0,
+      parse: [] as number[],
+      extract: [] as number[],
+    };
   });
   for (const c of corpora) {
     syntax.extractTags(c.path, c.sources[0]);
     c.firstPass = c.timed((source) => (c.tags += syntax.extractTags(c.path, source).length));
-    for (const warmUntil = performance.now() + warmUpMs; performance.now() < warmUntil; ) c.timed((source) => syntax.extractTags(c.path, source));
+    for (const warmUntil = performance.now() + warmUpMs; performance.now() < warmUntil;) c.timed((source) => syntax.extractTags(c.path, source));
   }
   // The process's CPU time over the measured rounds, against their wall time: well below 1, the
   // machine's other work took the CPU away; above 1, this process's background threads (the
@@ -124,5 +144,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const named = process.argv.slice(2);
   const unknown = named.filter((l) => !(l in GENERATORS));
   if (unknown.length) throw new Error(`unknown language: ${unknown.join(', ')} (one of ${Object.keys(GENERATORS).join(', ')})`);
-  for (const r of await runSyntaxBench({ languages: named.length ? (named as SyntaxLanguage[]) : undefined })) console.log(`${r.name.padEnd(40)} ${String(r.value).padStart(8)} ${r.unit.padEnd(8)} ${r.size}${r.ratio ? ` x${r.ratio} of the parser` : ''}${r.note ? `  (${r.note})` : ''}`);
+  for (const r of await runSyntaxBench({ languages: named.length ? (named as SyntaxLanguage[]) : undefined }))
+    console.log(
+      `${r.name.padEnd(40)} ${String(r.value).padStart(8)} ${r.unit.padEnd(8)} ${r.size}${r.ratio ? ` x${r.ratio} of the parser` : ''}${r.note ? `  (${r.note})` : ''}`,
+    );
 }

@@ -108,7 +108,13 @@ function delivery(kind: Kind, n: number, issue: number): { event: string; payloa
       Object.assign(i, { number: issue });
       delete i.pull_request;
       const user = kind === 'comment-bot' ? bot : human;
-      p.comment = { ...(p.comment as object), id: 900_000 + n, body: kind === 'comment-bot' ? '/agent run' : 'Thanks, looks good to me.', user, performed_via_github_app: null };
+      p.comment = {
+        ...(p.comment as object),
+        id: 900_000 + n,
+        body: kind === 'comment-bot' ? '/agent run' : 'Thanks, looks good to me.',
+        user,
+        performed_via_github_app: null,
+      };
       p.sender = user;
       return { event: 'issue_comment', payload: p };
     }
@@ -246,11 +252,19 @@ export async function runWebhookBench(options: { deliveries?: number; latencyMs?
       const denied = standin.calls.filter((c) => c.status === 403).map((c) => `${c.method} ${c.path.split('?')[0]}`);
       const widened: TokenBroker = {
         token: (request) =>
-          mintInstallationToken({ ...tokenOptions, privateKey: keys.privateKeyPem, installationId: request.installationId, repositoryId: request.repositoryId, permissions: { ...scopesFor('read'), pull_requests: 'read' } }),
+          mintInstallationToken({
+            ...tokenOptions,
+            privateKey: keys.privateKeyPem,
+            installationId: request.installationId,
+            repositoryId: request.repositoryId,
+            permissions: { ...scopesFor('read'), pull_requests: 'read' },
+          }),
       };
       intake = await build(widened);
       const retry = await probeOnce(-2, 'probe-2');
-      caveats.push(`the token-read scopes gave "${probe}" on a start (403 on ${[...new Set(denied)].join(', ') || 'nothing'}); measured with pull_requests:read added (probe then ${retry})`);
+      caveats.push(
+        `the token-read scopes gave "${probe}" on a start (403 on ${[...new Set(denied)].join(', ') || 'nothing'}); measured with pull_requests:read added (probe then ${retry})`,
+      );
     }
     // One unmeasured delivery of each kind: the measured ones find the container warm, as all but a cold start's first do.
     for (const [i, m] of MIX.entries()) {
@@ -307,15 +321,28 @@ export async function runWebhookBench(options: { deliveries?: number; latencyMs?
     const intakeWallMs = performance.now() - intakeStart;
 
     const outcomes = new Map<string, number>();
-    for (const entry of logger.entries().slice(probeLogLines)) if (typeof entry.outcome === 'string') outcomes.set(entry.outcome, (outcomes.get(entry.outcome) ?? 0) + 1);
+    for (const entry of logger.entries().slice(probeLogLines))
+      if (typeof entry.outcome === 'string') outcomes.set(entry.outcome, (outcomes.get(entry.outcome) ?? 0) + 1);
     const requests = (await store.list(`runs/${OWNER}/${REPO}/`)).filter((k) => k.endsWith('/request.json')).length - probeRuns;
     const statusText = [...statuses].map(([c, k]) => `${k}x${c}`).join(', ');
     const outcomeText = [...outcomes].map(([o, k]) => `${o} ${k}`).join(', ');
 
     const sorted = [...all].sort((a, b) => a - b);
     const records: BenchRecord[] = [
-      { name: 'webhook.ack.p50', size: all.length, value: round(percentile(sorted, 50)), unit: 'ms', note: `all deliveries; statuses ${statusText}; ${work.length} stored for the intake; GitHub calls before the answers: ${callsDuringAcks}` },
-      { name: 'webhook.ack.p99', size: all.length, value: round(percentile(sorted, 99)), unit: 'ms', note: `max ${round(sorted[sorted.length - 1])} ms; stand-in latency ${latencyMs} ms a call` },
+      {
+        name: 'webhook.ack.p50',
+        size: all.length,
+        value: round(percentile(sorted, 50)),
+        unit: 'ms',
+        note: `all deliveries; statuses ${statusText}; ${work.length} stored for the intake; GitHub calls before the answers: ${callsDuringAcks}`,
+      },
+      {
+        name: 'webhook.ack.p99',
+        size: all.length,
+        value: round(percentile(sorted, 99)),
+        unit: 'ms',
+        note: `max ${round(sorted[sorted.length - 1])} ms; stand-in latency ${latencyMs} ms a call`,
+      },
     ];
     for (const m of MIX) {
       const xs = [...latencies.get(m.kind)!].sort((a, b) => a - b);
@@ -326,11 +353,23 @@ export async function runWebhookBench(options: { deliveries?: number; latencyMs?
       );
     }
     const puts = [...putMs].sort((a, b) => a - b);
-    records.push({ name: 'webhook.storePut.p50', size: puts.length, value: round(percentile(puts, 50)), unit: 'ms', note: `the one S3 PUT (s3rver, in this process) inside each storing acknowledgement; p99 ${round(percentile(puts, 99))} ms` });
+    records.push({
+      name: 'webhook.storePut.p50',
+      size: puts.length,
+      value: round(percentile(puts, 50)),
+      unit: 'ms',
+      note: `the one S3 PUT (s3rver, in this process) inside each storing acknowledgement; p99 ${round(percentile(puts, 99))} ms`,
+    });
     for (const m of MIX) {
       const xs = [...intakeMs.get(m.kind)!].sort((a, b) => a - b);
       if (xs.length === 0) continue;
-      records.push({ name: `webhook.intake.${m.kind}.p50`, size: xs.length, value: round(percentile(xs, 50)), unit: 'ms', note: `after the 202; p99 ${round(percentile(xs, 99))} ms; stand-in latency ${latencyMs} ms a call` });
+      records.push({
+        name: `webhook.intake.${m.kind}.p50`,
+        size: xs.length,
+        value: round(percentile(xs, 50)),
+        unit: 'ms',
+        note: `after the 202; p99 ${round(percentile(xs, 99))} ms; stand-in latency ${latencyMs} ms a call`,
+      });
     }
     records.push({
       name: 'webhook.intake.all',
@@ -340,8 +379,19 @@ export async function runWebhookBench(options: { deliveries?: number; latencyMs?
       note: `${sample.length} of ${work.length} stored deliveries, ${INTAKE_CONCURRENCY} at a time; ${failures} failed; ${requests} request.json written; outcomes: ${outcomeText}`,
     });
     if (caveats.length > 0) records[0].note = `${records[0].note}; NOTE: ${caveats.join('; ')}`;
-    records.push({ name: 'webhook.serialiseAndSign (sender side, not in the ack)', size: all.length, value: round(signMs / all.length, 3), unit: 'ms/delivery' });
-    records.push({ name: 'webhook.calls.perStart', size: requests, value: round(standin.calls.length / Math.max(1, requests), 1), unit: 'GitHub calls', note: `${standin.calls.length} stand-in calls, all in the intake (${standin.calls.filter((c) => c.status >= 400).length} answered >= 400), ${s3.requests.length} S3 requests in total` });
+    records.push({
+      name: 'webhook.serialiseAndSign (sender side, not in the ack)',
+      size: all.length,
+      value: round(signMs / all.length, 3),
+      unit: 'ms/delivery',
+    });
+    records.push({
+      name: 'webhook.calls.perStart',
+      size: requests,
+      value: round(standin.calls.length / Math.max(1, requests), 1),
+      unit: 'GitHub calls',
+      note: `${standin.calls.length} stand-in calls, all in the intake (${standin.calls.filter((c) => c.status >= 400).length} answered >= 400), ${s3.requests.length} S3 requests in total`,
+    });
     return records;
   } finally {
     await standin.stop();
@@ -350,9 +400,14 @@ export async function runWebhookBench(options: { deliveries?: number; latencyMs?
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const count = process.argv.slice(2).map(Number).find((n) => n > 0);
+  const count = process.argv
+    .slice(2)
+    .map(Number)
+    .find((n) => n > 0);
   const latency = process.argv.find((a) => a.startsWith('--latency='));
   const records = await runWebhookBench({ deliveries: count, latencyMs: latency ? Number(latency.slice('--latency='.length)) : undefined });
   if (process.argv.includes('--json')) for (const r of records) console.log(JSON.stringify(r));
-  else for (const r of records) console.log(`${r.name.padEnd(44)} ${String(r.value).padStart(9)} ${r.unit.padEnd(12)} n=${r.size}${r.note ? `  (${r.note})` : ''}`);
+  else
+    for (const r of records)
+      console.log(`${r.name.padEnd(44)} ${String(r.value).padStart(9)} ${r.unit.padEnd(12)} n=${r.size}${r.note ? `  (${r.note})` : ''}`);
 }

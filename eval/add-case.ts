@@ -19,7 +19,21 @@ import { CaseManifest, loadCase } from './corpus-case.js';
  */
 
 /** Build files whose presence on a path to the root decides what a recipe may touch. */
-const MANIFESTS = ['pom.xml', 'build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts', 'gradle/libs.versions.toml', 'package.json', 'go.mod', 'go.work', 'pyproject.toml', 'setup.py', 'setup.cfg', 'Cargo.toml'];
+const MANIFESTS = [
+  'pom.xml',
+  'build.gradle',
+  'build.gradle.kts',
+  'settings.gradle',
+  'settings.gradle.kts',
+  'gradle/libs.versions.toml',
+  'package.json',
+  'go.mod',
+  'go.work',
+  'pyproject.toml',
+  'setup.py',
+  'setup.cfg',
+  'Cargo.toml',
+];
 /** A mentioning file larger than this is left out (the changed files are always kept). */
 const MAX_MENTION_BYTES = 64 * 1024;
 const CASE_BUDGET_BYTES = 200 * 1024;
@@ -42,7 +56,9 @@ function taskNames(task: string): string[] {
   const block = findFencedBlocks(lines).find((b) => b.infoWord === 'agent');
   if (!block) return [];
   const parsed = parseYaml(blockContent(lines, block).join('\n')) as { steps?: Record<string, unknown>[] } | null;
-  return (parsed?.steps ?? []).flatMap((s) => [s.from, s.package, s.find].filter((v): v is string => typeof v === 'string' && v.length > 0)).map((name) => (name.includes(':') && !name.includes('/') ? name.split(':')[1] : name));
+  return (parsed?.steps ?? [])
+    .flatMap((s) => [s.from, s.package, s.find].filter((v): v is string => typeof v === 'string' && v.length > 0))
+    .map((name) => (name.includes(':') && !name.includes('/') ? name.split(':')[1] : name));
 }
 
 function ancestorsOf(path: string): string[] {
@@ -61,7 +77,11 @@ type Like = ReturnType<typeof loadCase>['manifest'] | undefined;
 function candidatesOf(git: Git, parent: string, changed: string[], names: string[]): string[] {
   const mentioning = names.flatMap((name) => {
     try {
-      return git(['grep', '-l', '-z', '-F', '-e', name, parent]).toString().split('\0').filter(Boolean).map((hit) => hit.slice(parent.length + 1));
+      return git(['grep', '-l', '-z', '-F', '-e', name, parent])
+        .toString()
+        .split('\0')
+        .filter(Boolean)
+        .map((hit) => hit.slice(parent.length + 1));
     } catch {
       return []; // git grep exits 1 when nothing matches
     }
@@ -71,7 +91,13 @@ function candidatesOf(git: Git, parent: string, changed: string[], names: string
 }
 
 /** Write each candidate's before/after fixtures under `out` (a large unchanged file is left out); returns what was kept. */
-function writeFixtures(git: Git, revs: { parent: string; commit: string }, candidates: string[], changed: string[], out: string): { bytes: number; kept: string[] } {
+function writeFixtures(
+  git: Git,
+  revs: { parent: string; commit: string },
+  candidates: string[],
+  changed: string[],
+  out: string,
+): { bytes: number; kept: string[] } {
   // One listing per side instead of a lookup per candidate: most candidate manifests do not exist.
   const listing = (rev: string) => new Set(git(['ls-tree', '-r', '--name-only', '-z', rev]).toString().split('\0').filter(Boolean));
   const [atParent, atCommit] = [listing(revs.parent), listing(revs.commit)];
@@ -83,7 +109,10 @@ function writeFixtures(git: Git, revs: { parent: string; commit: string }, candi
     if (!before && !after) continue;
     const size = (before?.length ?? 0) + (after?.length ?? 0);
     if (!changed.includes(path) && size > 2 * MAX_MENTION_BYTES) continue;
-    for (const [side, content] of [['before', before], ['after', after]] as const) {
+    for (const [side, content] of [
+      ['before', before],
+      ['after', after],
+    ] as const) {
       if (!content) continue;
       mkdirSync(dirname(join(out, side, path)), { recursive: true });
       writeFileSync(join(out, side, path), content);
@@ -114,13 +143,23 @@ function manifestOf(git: Git, ids: { id: string; repository: string; commit: str
 }
 
 function main(): void {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { like: { type: 'string' }, mention: { type: 'string', multiple: true }, out: { type: 'string' }, repository: { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { like: { type: 'string' }, mention: { type: 'string', multiple: true }, out: { type: 'string' }, repository: { type: 'string' } },
+  });
   const [gitDirArg, sha, id] = positionals;
-  if (!gitDirArg || !sha || !id) throw new Error('usage: add-case.ts <git-dir> <sha> <id> [--like CASE_DIR] [--mention TEXT ...] [--out DIR] [--repository owner/name]');
-  const gitDir = execFileSync('git', ['-C', resolve(gitDirArg), 'rev-parse', '--absolute-git-dir']).toString().trim();
+  if (!gitDirArg || !sha || !id)
+    throw new Error('usage: add-case.ts <git-dir> <sha> <id> [--like CASE_DIR] [--mention TEXT ...] [--out DIR] [--repository owner/name]');
+  const gitDir = execFileSync('git', ['-C', resolve(gitDirArg), 'rev-parse', '--absolute-git-dir'])
+    .toString()
+    .trim();
   const git = gitIn(gitDir);
-  const commit = git(['rev-parse', `${sha}^{commit}`]).toString().trim();
-  const parent = git(['rev-parse', `${commit}^`]).toString().trim();
+  const commit = git(['rev-parse', `${sha}^{commit}`])
+    .toString()
+    .trim();
+  const parent = git(['rev-parse', `${commit}^`])
+    .toString()
+    .trim();
   const like = values.like ? loadCase(resolve(values.like)).manifest : undefined;
 
   const changed = git(['diff-tree', '-r', '--no-renames', '--name-only', '-z', parent, commit]).toString().split('\0').filter(Boolean);
@@ -131,7 +170,9 @@ function main(): void {
   const repository = values.repository ?? like?.repository ?? basename(dirname(gitDir)).replace('+', '/');
   const manifest = manifestOf(git, { id, repository, commit, parent }, like);
   writeFileSync(join(out, 'case.yaml'), stringifyYaml(CaseManifest.parse(manifest), { lineWidth: 0 }));
-  process.stdout.write(`${out}: ${kept.length} files (${changed.length} changed), ${Math.round(bytes / 1024)} KB${bytes > CASE_BUDGET_BYTES ? ' — over the 200 KB budget, trim it' : ''}\n`);
+  process.stdout.write(
+    `${out}: ${kept.length} files (${changed.length} changed), ${Math.round(bytes / 1024)} KB${bytes > CASE_BUDGET_BYTES ? ' — over the 200 KB budget, trim it' : ''}\n`,
+  );
   if (!like) process.stdout.write('case.yaml is a skeleton: set language, recipes, license and the task.\n');
 }
 

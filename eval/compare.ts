@@ -42,7 +42,12 @@ export function shortDiff(path: string, ours: Buffer | undefined, human: Buffer 
  * changed (undefined: deleted); lockfiles count for precision but never for recall, because a
  * recipe reports the lockfile's refresh command instead of editing it.
  */
-export function compareCase(before: ReadonlyMap<string, Buffer>, after: ReadonlyMap<string, Buffer>, ourChanged: readonly string[], ours: ReadonlyMap<string, Buffer | undefined>): CaseComparison {
+export function compareCase(
+  before: ReadonlyMap<string, Buffer>,
+  after: ReadonlyMap<string, Buffer>,
+  ourChanged: readonly string[],
+  ours: ReadonlyMap<string, Buffer | undefined>,
+): CaseComparison {
   const humanChanged = changedPaths(before, after);
   const human = new Set(humanChanged);
   const humanNeeded = humanChanged.filter((p) => !isLockfile(p));

@@ -17,7 +17,10 @@ export function totalsOf(results: readonly CaseResult[]): EvalTotals {
     published: results.filter((r) => r.published).length,
     recall: { hit: sum((r) => r.comparison?.recall.hit ?? 0), of: sum((r) => r.comparison?.recall.of ?? 0) },
     precision: { hit: sum((r) => r.comparison?.precision.hit ?? 0), of: sum((r) => r.comparison?.precision.of ?? 0) },
-    identical: { hit: sum((r) => r.comparison?.identical.length ?? 0), of: sum((r) => (r.comparison ? r.comparison.identical.length + r.comparison.different.length : 0)) },
+    identical: {
+      hit: sum((r) => r.comparison?.identical.length ?? 0),
+      of: sum((r) => (r.comparison ? r.comparison.identical.length + r.comparison.different.length : 0)),
+    },
     wrongExtra: sum((r) => r.comparison?.wrongExtra.length ?? 0),
   };
 }
@@ -50,10 +53,16 @@ export function formatReport(results: readonly CaseResult[], options: { timings?
   ]);
   const header = ['case', 'published', 'recall', 'precision', 'extra', 'identical', ...(options.timings ? ['time'] : [])];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   const t = totalsOf(results);
   const out = [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), ''];
-  out.push(`published ${t.published}/${t.cases}  recall ${pct(t.recall)} (${ratio(t.recall)})  precision ${pct(t.precision)} (${ratio(t.precision)})  wrong extra files ${t.wrongExtra}  byte-identical ${ratio(t.identical)} (${pct(t.identical)})`);
+  out.push(
+    `published ${t.published}/${t.cases}  recall ${pct(t.recall)} (${ratio(t.recall)})  precision ${pct(t.precision)} (${ratio(t.precision)})  wrong extra files ${t.wrongExtra}  byte-identical ${ratio(t.identical)} (${pct(t.identical)})`,
+  );
   for (const r of results) {
     const problems = caseFailures(r);
     if (problems.length === 0) continue;

@@ -59,13 +59,23 @@ export async function runCase(c: CorpusCase, root: string, clock: () => number =
   const taskFile = join(dir, 'task.md');
   writeFileSync(taskFile, c.manifest.task);
   // A fixed run id per case: with the fixed clock and identity, the published commit is the same on every run.
-  const run = await cli(['run', repo, '--task-file', taskFile, '--out', join(dir, 'state'), '--json', '--publish', '--run-id', `eval-${c.manifest.id}`], { now: CLI_NOW });
+  const run = await cli(['run', repo, '--task-file', taskFile, '--out', join(dir, 'state'), '--json', '--publish', '--run-id', `eval-${c.manifest.id}`], {
+    now: CLI_NOW,
+  });
   const json = run.json ?? {};
   const status = typeof json.status === 'string' ? json.status : `exit ${run.code}`;
   const note = typeof json.publish === 'string' ? json.publish : run.stderr.trim().split('\n').pop() || undefined;
   const branch = typeof json.agentBranch === 'string' ? json.agentBranch : undefined;
   const published = status === 'COMPLETED' && !!branch && /^published /.test(note ?? '');
-  const result: CaseResult = { id: c.manifest.id, published, status, reason: typeof json.reason === 'string' ? json.reason : undefined, note, refreshMissing: [], elapsedMs: 0 };
+  const result: CaseResult = {
+    id: c.manifest.id,
+    published,
+    status,
+    reason: typeof json.reason === 'string' ? json.reason : undefined,
+    note,
+    refreshMissing: [],
+    elapsedMs: 0,
+  };
   if (published && branch) {
     const { changed, ours } = publishedChanges(repo, base, branch);
     result.comparison = compareCase(c.before, c.after, changed, ours);

@@ -26,7 +26,11 @@ export interface CorpusRunOptions {
 }
 
 /** Runs the cases, one after the other in this process or round-robin over `jobs` child processes; results in corpus order. */
-export async function runCorpus(corpus: string, only: readonly string[] = [], options: CorpusRunOptions = {}): Promise<{ results: CaseResult[]; root: string }> {
+export async function runCorpus(
+  corpus: string,
+  only: readonly string[] = [],
+  options: CorpusRunOptions = {},
+): Promise<{ results: CaseResult[]; root: string }> {
   const cases = loadCorpus(corpus, only);
   const root = mkdtempSync(join(tmpdir(), 'draftsman-eval-'));
   try {
@@ -48,7 +52,17 @@ export async function runCorpus(corpus: string, only: readonly string[] = [], op
 /** One child process running some cases and writing their results to a file. */
 function runShard(corpus: string, ids: string[], dir: string, options: CorpusRunOptions): Promise<CaseResult[]> {
   const out = `${dir}.json`;
-  const args = ['--import', 'tsx', join(here, 'run.ts'), '--corpus', corpus, '--results', out, ...ids.flatMap((id) => ['--case', id]), ...(options.clock ? ['--timings'] : [])];
+  const args = [
+    '--import',
+    'tsx',
+    join(here, 'run.ts'),
+    '--corpus',
+    corpus,
+    '--results',
+    out,
+    ...ids.flatMap((id) => ['--case', id]),
+    ...(options.clock ? ['--timings'] : []),
+  ];
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
     let stderr = '';
@@ -75,7 +89,11 @@ async function main(): Promise<void> {
   });
   const jobs = values.jobs ? Number.parseInt(values.jobs, 10) : 1;
   if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`--jobs must be a positive integer, got ${values.jobs}`);
-  const { results, root } = await runCorpus(resolve(values.corpus ?? DEFAULT_CORPUS), values.case ?? [], { jobs, keep: values.keep, clock: values.timings ? () => performance.now() : undefined });
+  const { results, root } = await runCorpus(resolve(values.corpus ?? DEFAULT_CORPUS), values.case ?? [], {
+    jobs,
+    keep: values.keep,
+    clock: values.timings ? () => performance.now() : undefined,
+  });
   // A shard of a parallel run: the parent reads the results and prints the report.
   if (values.results) {
     writeFileSync(values.results, JSON.stringify(results));

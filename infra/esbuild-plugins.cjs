@@ -18,10 +18,7 @@ const WASM_FUNCTIONS = { 'src/handlers/worker.ts': 'worker' };
 
 function wasmSources(serviceDir) {
   const modules = path.join(serviceDir, 'node_modules');
-  return [
-    path.join(modules, WASM_FILES['tree-sitter']),
-    ...GRAMMARS.map((g) => path.join(modules, WASM_FILES[g])),
-  ];
+  return [path.join(modules, WASM_FILES['tree-sitter']), ...GRAMMARS.map((g) => path.join(modules, WASM_FILES[g]))];
 }
 
 function wasmAssets(serviceDir) {
@@ -32,7 +29,12 @@ function wasmAssets(serviceDir) {
       // serverless-esbuild builds one entry per function; a build of several entries (the bundle
       // test builds all handlers at once) gets the files of every function among them.
       const aliases = (Array.isArray(entries) ? entries : Object.values(entries))
-        .map((entry) => path.relative(serviceDir, path.resolve(serviceDir, String(entry))).split(path.sep).join('/'))
+        .map((entry) =>
+          path
+            .relative(serviceDir, path.resolve(serviceDir, String(entry)))
+            .split(path.sep)
+            .join('/'),
+        )
         .filter((relative) => WASM_FUNCTIONS[relative])
         .map((relative) => ({ relative, functionAlias: WASM_FUNCTIONS[relative] }));
       if (aliases.length === 0) return;

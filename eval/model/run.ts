@@ -90,23 +90,42 @@ export function checkResult(task: ModelEvalTask, status: string, files: Map<stri
 }
 
 /** One task end to end: its repository committed in a fresh working copy, `draftsman run` in-process, the candidate checked. */
-export async function runModelTask(task: ModelEvalTask, root: string, counted: ReturnType<typeof countingModel>, syntax: TreeSyntaxService): Promise<ModelTaskResult> {
+export async function runModelTask(
+  task: ModelEvalTask,
+  root: string,
+  counted: ReturnType<typeof countingModel>,
+  syntax: TreeSyntaxService,
+): Promise<ModelTaskResult> {
   const dir = join(root, task.id);
   const repo = join(dir, 'repo');
   mkdirSync(repo, { recursive: true });
   makeWorkingCopy(repo, task.files);
   counted.take();
-  const run = await cli(['run', repo, '--task', task.task, '--out', join(dir, 'state'), '--json', '--run-id', `model-${task.id}`], { model: counted.model, now: CLI_NOW });
+  const run = await cli(['run', repo, '--task', task.task, '--out', join(dir, 'state'), '--json', '--run-id', `model-${task.id}`], {
+    model: counted.model,
+    now: CLI_NOW,
+  });
   const usage = counted.take();
   const json = run.json ?? {};
   const status = typeof json.status === 'string' ? json.status : `exit ${run.code}`;
   const files = candidateFiles(json);
   const failures = checkResult(task, status, files, syntax);
-  return { id: task.id, pass: failures.length === 0, status, reason: typeof json.reason === 'string' ? json.reason : undefined, failures, changed: [...files.keys()].sort(), ...usage };
+  return {
+    id: task.id,
+    pass: failures.length === 0,
+    status,
+    reason: typeof json.reason === 'string' ? json.reason : undefined,
+    failures,
+    changed: [...files.keys()].sort(),
+    ...usage,
+  };
 }
 
 /** Every task (or those in `only`), one after the other, against `model`. */
-export async function runModelEval(model: ModelProvider, options: { only?: readonly string[]; keep?: boolean } = {}): Promise<{ results: ModelTaskResult[]; root: string }> {
+export async function runModelEval(
+  model: ModelProvider,
+  options: { only?: readonly string[]; keep?: boolean } = {},
+): Promise<{ results: ModelTaskResult[]; root: string }> {
   const unknown = (options.only ?? []).filter((id) => !MODEL_EVAL_TASKS.some((t) => t.id === id));
   if (unknown.length > 0) throw new Error(`unknown task(s): ${unknown.join(', ')}`);
   const tasks = MODEL_EVAL_TASKS.filter((t) => !options.only?.length || options.only.includes(t.id));
@@ -128,7 +147,9 @@ export function formatModelEval(model: string, results: readonly ModelTaskResult
   const width = Math.max(4, ...results.map((r) => r.id.length));
   lines.push(`${'task'.padEnd(width)}  result  calls  tokens in/out  status`);
   for (const r of results) {
-    lines.push(`${r.id.padEnd(width)}  ${(r.pass ? 'pass' : 'FAIL').padEnd(6)}  ${String(r.calls).padStart(5)}  ${`${r.tokens.prompt}/${r.tokens.completion}`.padStart(13)}  ${r.status}${r.reason ? ` (${r.reason})` : ''}`);
+    lines.push(
+      `${r.id.padEnd(width)}  ${(r.pass ? 'pass' : 'FAIL').padEnd(6)}  ${String(r.calls).padStart(5)}  ${`${r.tokens.prompt}/${r.tokens.completion}`.padStart(13)}  ${r.status}${r.reason ? ` (${r.reason})` : ''}`,
+    );
     for (const f of r.failures) lines.push(`${' '.repeat(width)}    - ${f}`);
   }
   const sum = (f: (r: ModelTaskResult) => number) => results.reduce((n, r) => n + f(r), 0);
@@ -139,7 +160,10 @@ export function formatModelEval(model: string, results: readonly ModelTaskResult
 /** The model the CLI would use, from DRAFTSMAN_MODEL_* (provider, model, base URL, region, API key). */
 export function modelFromEnv(env: NodeJS.ProcessEnv): ModelProvider {
   const model = cliModelFromEnv(env);
-  if (!model) throw new Error('set DRAFTSMAN_MODEL and DRAFTSMAN_MODEL_BASE_URL (or DRAFTSMAN_MODEL_PROVIDER=bedrock with DRAFTSMAN_MODEL), and DRAFTSMAN_MODEL_API_KEY if the endpoint needs one');
+  if (!model)
+    throw new Error(
+      'set DRAFTSMAN_MODEL and DRAFTSMAN_MODEL_BASE_URL (or DRAFTSMAN_MODEL_PROVIDER=bedrock with DRAFTSMAN_MODEL), and DRAFTSMAN_MODEL_API_KEY if the endpoint needs one',
+    );
   return model;
 }
 

@@ -36,14 +36,16 @@ export const MODEL_EVAL_TASKS: readonly ModelEvalTask[] = [
       'tests/test_invoice.py': 'from billing.invoice import Item, total\n\n\ndef test_total():\n    assert total([Item(2, 3), Item(1, 1)]) == 7\n',
     }),
     changes: ['billing/invoice.py'],
-    check: (_path, content) => must(/def total\(/.test(content) && !/\bitems\[/.test(content) && /\bin items\s*\)/.test(content), 'total still skips the first item'),
+    check: (_path, content) =>
+      must(/def total\(/.test(content) && !/\bitems\[/.test(content) && /\bin items\s*\)/.test(content), 'total still skips the first item'),
   },
   {
     id: 'rename-parameter',
     task: 'Rename the parameter `n` of `fib` in mathutil/sequences.py to `count`; the body must use the new name.',
     files: withDistractors({
       'mathutil/__init__.py': '',
-      'mathutil/sequences.py': 'def fib(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n\n\ndef squares(n):\n    return [i * i for i in range(n)]\n',
+      'mathutil/sequences.py':
+        'def fib(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n\n\ndef squares(n):\n    return [i * i for i in range(n)]\n',
     }),
     changes: ['mathutil/sequences.py'],
     check: (_path, content) => {
@@ -62,14 +64,15 @@ export const MODEL_EVAL_TASKS: readonly ModelEvalTask[] = [
       'src/index.ts': "export { displayName } from './user';\n",
     }),
     changes: ['src/user.ts'],
-    check: (_path, content) => must(/user\s*===?\s*null|!user\b|user\s*\?\?|user\?\./.test(content) && content.includes('displayName'), 'no null check in displayName'),
+    check: (_path, content) =>
+      must(/user\s*===?\s*null|!user\b|user\s*\?\?|user\?\./.test(content) && content.includes('displayName'), 'no null check in displayName'),
   },
   {
     id: 'comparison-boundary',
     task: 'isAdult in lib/age.js says 18-year-olds are not adults. Fix the comparison so that 18 counts as adult.',
     files: withDistractors({
       'lib/age.js': 'function isAdult(age) {\n  return age > 18;\n}\n\nmodule.exports = { isAdult };\n',
-      'lib/format.js': "function years(n) {\n  return `${n} years`;\n}\n\nmodule.exports = { years };\n",
+      'lib/format.js': 'function years(n) {\n  return `${n} years`;\n}\n\nmodule.exports = { years };\n',
     }),
     changes: ['lib/age.js'],
     check: (_path, content) => must(/age\s*>=\s*18|18\s*<=\s*age|age\s*>\s*17\b/.test(content) && !/age\s*>\s*18\b/.test(content), 'isAdult still excludes 18'),
@@ -78,9 +81,12 @@ export const MODEL_EVAL_TASKS: readonly ModelEvalTask[] = [
     id: 'greeting-text',
     task: 'Greeter.greet in src/main/java/demo/Greeter.java should say "Hello, <name>!" with a capital H and an exclamation mark.',
     files: withDistractors({
-      'pom.xml': '<project>\n  <modelVersion>4.0.0</modelVersion>\n  <groupId>demo</groupId>\n  <artifactId>greeter</artifactId>\n  <version>1.0</version>\n</project>\n',
-      'src/main/java/demo/Greeter.java': 'package demo;\n\npublic class Greeter {\n    public String greet(String name) {\n        return "hello, " + name;\n    }\n}\n',
-      'src/main/java/demo/Main.java': 'package demo;\n\npublic class Main {\n    public static void main(String[] args) {\n        System.out.println(new Greeter().greet("world"));\n    }\n}\n',
+      'pom.xml':
+        '<project>\n  <modelVersion>4.0.0</modelVersion>\n  <groupId>demo</groupId>\n  <artifactId>greeter</artifactId>\n  <version>1.0</version>\n</project>\n',
+      'src/main/java/demo/Greeter.java':
+        'package demo;\n\npublic class Greeter {\n    public String greet(String name) {\n        return "hello, " + name;\n    }\n}\n',
+      'src/main/java/demo/Main.java':
+        'package demo;\n\npublic class Main {\n    public static void main(String[] args) {\n        System.out.println(new Greeter().greet("world"));\n    }\n}\n',
     }),
     changes: ['src/main/java/demo/Greeter.java'],
     check: (_path, content) => must(content.includes('"Hello, "') && /name\s*\+\s*"!"/.test(content), 'greet does not return "Hello, <name>!"'),
@@ -91,9 +97,11 @@ export const MODEL_EVAL_TASKS: readonly ModelEvalTask[] = [
     files: withDistractors({
       'service/__init__.py': '',
       'service/config.py': 'TIMEOUT_SECONDS = 5\nRETRIES = 3\n',
-      'service/client.py': 'from service.config import RETRIES, TIMEOUT_SECONDS\n\n\ndef settings():\n    return {"timeout": TIMEOUT_SECONDS, "retries": RETRIES}\n',
+      'service/client.py':
+        'from service.config import RETRIES, TIMEOUT_SECONDS\n\n\ndef settings():\n    return {"timeout": TIMEOUT_SECONDS, "retries": RETRIES}\n',
     }),
     changes: ['service/config.py'],
-    check: (_path, content) => must(/^TIMEOUT_SECONDS\s*=\s*30\s*$/m.test(content) && /^RETRIES\s*=\s*3\s*$/m.test(content), 'TIMEOUT_SECONDS is not 30 (or RETRIES changed)'),
+    check: (_path, content) =>
+      must(/^TIMEOUT_SECONDS\s*=\s*30\s*$/m.test(content) && /^RETRIES\s*=\s*3\s*$/m.test(content), 'TIMEOUT_SECONDS is not 30 (or RETRIES changed)'),
   },
 ];

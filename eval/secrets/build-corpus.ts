@@ -23,7 +23,21 @@ const SKIP = Number(option('--skip') ?? 0);
 const OUT = option('--out') ?? join(import.meta.dirname, '../../test/fixtures/secret-corpus/real');
 const RECENT = 40;
 /** Extra commits touching files where false positives live (manifests, lockfiles, XML, docs). */
-const INTERESTING = ['go.sum', 'go.mod', 'pom.xml', 'package.json', 'pnpm-lock.yaml', 'package-lock.json', 'yarn.lock', '*.xml', '*.md', 'requirements*.txt', 'pyproject.toml', '*.gradle', '*.lock'];
+const INTERESTING = [
+  'go.sum',
+  'go.mod',
+  'pom.xml',
+  'package.json',
+  'pnpm-lock.yaml',
+  'package-lock.json',
+  'yarn.lock',
+  '*.xml',
+  '*.md',
+  'requirements*.txt',
+  'pyproject.toml',
+  '*.gradle',
+  '*.lock',
+];
 const PER_PATTERN = 2;
 const MAX_FILE_BYTES = 3000;
 const MAX_COMMIT_BYTES = 9000;
@@ -32,9 +46,15 @@ const MAX_LINE = 400;
 const git = (gitdir: string, args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 
 function commitsOf(gitdir: string): string[] {
-  const shas = new Set(git(gitdir, ['log', '--no-merges', '--format=%H', `--skip=${SKIP}`, '-n', String(RECENT), 'HEAD']).split('\n').filter(Boolean));
+  const shas = new Set(
+    git(gitdir, ['log', '--no-merges', '--format=%H', `--skip=${SKIP}`, '-n', String(RECENT), 'HEAD'])
+      .split('\n')
+      .filter(Boolean),
+  );
   for (const p of INTERESTING) {
-    const found = git(gitdir, ['log', '--no-merges', '--format=%H', `--skip=${SKIP}`, '-n', String(PER_PATTERN), 'HEAD', '--', `:(glob)**/${p}`]).split('\n').filter(Boolean);
+    const found = git(gitdir, ['log', '--no-merges', '--format=%H', `--skip=${SKIP}`, '-n', String(PER_PATTERN), 'HEAD', '--', `:(glob)**/${p}`])
+      .split('\n')
+      .filter(Boolean);
     for (const s of found) shas.add(s);
   }
   return [...shas];

@@ -32,7 +32,8 @@ const rules = defaultPathRules();
 const ours: Scanner = {
   name: 'draftsman',
   real: async (f) => scanLines(f.path, f.lines, rules).map((s) => ({ where: `${f.repo}@${f.commit.slice(0, 10)} ${s.path}:${s.line}`, rule: s.rule })),
-  canary: async (path, content) => scanChanges([{ path, newBytes: encoder.encode(content) }], rules).map((s) => ({ where: `${s.path}:${s.line}`, rule: s.rule })),
+  canary: async (path, content) =>
+    scanChanges([{ path, newBytes: encoder.encode(content) }], rules).map((s) => ({ where: `${s.path}:${s.line}`, rule: s.rule })),
 };
 
 async function secretlint(path: string, content: string): Promise<{ line: number; rule: string }[]> {
@@ -46,7 +47,10 @@ async function secretlint(path: string, content: string): Promise<{ line: number
 const secretlintScanner: Scanner = {
   name: 'secretlint recommended 13.1',
   real: async (f) =>
-    (await secretlint(f.path, f.lines.map((l) => l.text).join('\n'))).map((m) => ({ where: `${f.repo}@${f.commit.slice(0, 10)} ${f.path}:${f.lines[m.line - 1]?.line ?? '?'}`, rule: m.rule })),
+    (await secretlint(f.path, f.lines.map((l) => l.text).join('\n'))).map((m) => ({
+      where: `${f.repo}@${f.commit.slice(0, 10)} ${f.path}:${f.lines[m.line - 1]?.line ?? '?'}`,
+      rule: m.rule,
+    })),
   canary: async (path, content) => (await secretlint(path, content)).map((m) => ({ where: `${path}:${m.line}`, rule: m.rule })),
 };
 
@@ -91,7 +95,8 @@ async function main() {
   console.log(`real corpus: ${first.commits} commits, ${first.addedLines} added lines; canaries: ${first.canaries} files\n`);
   console.log('| scanner | findings on real commits (false positives) | canaries found | recall |');
   console.log('|---|---:|---:|---:|');
-  for (const r of results) console.log(`| ${r.scanner} | ${r.falsePositives.length} | ${r.canariesFound}/${r.canaries} | ${((100 * r.canariesFound) / r.canaries).toFixed(1)}% |`);
+  for (const r of results)
+    console.log(`| ${r.scanner} | ${r.falsePositives.length} | ${r.canariesFound}/${r.canaries} | ${((100 * r.canariesFound) / r.canaries).toFixed(1)}% |`);
   for (const r of results) {
     if (r.missed.length > 0) console.log(`\n${r.scanner} missed: ${r.missed.join(', ')}`);
     if (r.falsePositives.length === 0) continue;

@@ -46,14 +46,38 @@ export interface TargetTotals {
 const rules = defaultPathRules();
 
 /** Selects targets for one task text exactly as a run does: task parsing, map, symbols, selection. */
-export async function evaluateTask(input: { workspace: Workspace; map: RepoMap; syntax: TreeSyntaxService; contents: FileContents; text: string; expected: string }): Promise<Omit<TargetResult, 'set' | 'repo' | 'id'>> {
+export async function evaluateTask(input: {
+  workspace: Workspace;
+  map: RepoMap;
+  syntax: TreeSyntaxService;
+  contents: FileContents;
+  text: string;
+  expected: string;
+}): Promise<Omit<TargetResult, 'set' | 'repo' | 'id'>> {
   const task = parseTask({ title: input.text, body: '', source: 'github' });
   const started = performance.now();
-  const sel = await selectTargets({ workspace: input.workspace, task, map: input.map, rules, syntax: input.syntax, contents: input.contents, symbols: new SymbolIndex(input.syntax, input.contents) });
+  const sel = await selectTargets({
+    workspace: input.workspace,
+    task,
+    map: input.map,
+    rules,
+    syntax: input.syntax,
+    contents: input.contents,
+    symbols: new SymbolIndex(input.syntax, input.contents),
+  });
   const selectMs = Math.round(performance.now() - started);
   const paths = sel.selectedFiles.map((f) => f.path);
   const position = paths.indexOf(input.expected) + 1;
-  return { text: input.text, expected: input.expected, position, selected: paths.length, precision: position > 0 ? 1 / paths.length : 0, strategy: sel.strategy, top: paths.slice(0, TOP_K), selectMs };
+  return {
+    text: input.text,
+    expected: input.expected,
+    position,
+    selected: paths.length,
+    precision: position > 0 ? 1 / paths.length : 0,
+    strategy: sel.strategy,
+    top: paths.slice(0, TOP_K),
+    selectMs,
+  };
 }
 
 export async function runGenerated(syntax: TreeSyntaxService): Promise<TargetResult[]> {
@@ -62,7 +86,13 @@ export async function runGenerated(syntax: TreeSyntaxService): Promise<TargetRes
     const memory = await createMemoryRepo(repo.files);
     const contents = new FileContents(memory.workspace);
     const map = await buildRepoMap({ workspace: memory.workspace, owner: 'eval', repo: repo.name, rules, policyDigest: 'eval', contents });
-    for (const t of repo.tasks) out.push({ set: 'generated', repo: repo.name, id: t.id, ...(await evaluateTask({ workspace: memory.workspace, map, syntax, contents, text: t.text, expected: t.expected })) });
+    for (const t of repo.tasks)
+      out.push({
+        set: 'generated',
+        repo: repo.name,
+        id: t.id,
+        ...(await evaluateTask({ workspace: memory.workspace, map, syntax, contents, text: t.text, expected: t.expected })),
+      });
   }
   return out;
 }
@@ -98,10 +128,23 @@ export function totalsOf(results: readonly TargetResult[]): TargetTotals {
 }
 
 export function formatTable(results: readonly TargetResult[]): string {
-  const rows = results.map((r) => [r.set, r.id, r.position ? String(r.position) : '-', r.position > 0 && r.position <= TOP_K ? 'yes' : 'no', String(r.selected), r.precision.toFixed(2), String(r.selectMs), r.expected]);
+  const rows = results.map((r) => [
+    r.set,
+    r.id,
+    r.position ? String(r.position) : '-',
+    r.position > 0 && r.position <= TOP_K ? 'yes' : 'no',
+    String(r.selected),
+    r.precision.toFixed(2),
+    String(r.selectMs),
+    r.expected,
+  ]);
   const head = ['set', 'task', 'pos', `top${TOP_K}`, 'selected', 'precision', 'ms', 'expected file'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 

@@ -9,10 +9,14 @@ import { createNodeSyntaxService, formatTable, formatTotals, runGenerated, runRe
 const { values } = parseArgs({ options: { 'generated-only': { type: 'boolean' }, mirrors: { type: 'string' }, json: { type: 'boolean' } } });
 const syntax = await createNodeSyntaxService();
 const generated = await runGenerated(syntax);
-const real = values['generated-only'] ? { results: [] as TargetResult[], skipped: [] as string[] } : await runReal(syntax, values.mirrors ?? process.env.DRAFTSMAN_MIRRORS ?? '/work/.mirror');
+const real = values['generated-only']
+  ? { results: [] as TargetResult[], skipped: [] as string[] }
+  : await runReal(syntax, values.mirrors ?? process.env.DRAFTSMAN_MIRRORS ?? '/work/.mirror');
 const all = [...generated, ...real.results];
 if (values.json) {
-  process.stdout.write(`${JSON.stringify({ results: all, skipped: real.skipped, totals: { generated: totalsOf(generated), real: totalsOf(real.results), all: totalsOf(all) } }, null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ results: all, skipped: real.skipped, totals: { generated: totalsOf(generated), real: totalsOf(real.results), all: totalsOf(all) } }, null, 2)}\n`,
+  );
 } else {
   const lines = [formatTable(all), '', formatTotals('generated', totalsOf(generated))];
   if (real.results.length) lines.push(formatTotals('real', totalsOf(real.results)), formatTotals('all', totalsOf(all)));

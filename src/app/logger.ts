@@ -195,10 +195,7 @@ export class JsonLogger implements Logger {
 
   /** A logger whose entries carry `bindings` too; shares the sink, level and secrets. */
   child(bindings: Record<string, unknown>): JsonLogger {
-    return new JsonLogger(
-      { sink: this.sink, level: this.levelName(), clock: this.clock, bindings: { ...this.bindings, ...bindings } },
-      this.redactor,
-    );
+    return new JsonLogger({ sink: this.sink, level: this.levelName(), clock: this.clock, bindings: { ...this.bindings, ...bindings } }, this.redactor);
   }
 
   debug(message: string, meta?: Record<string, unknown>): void {

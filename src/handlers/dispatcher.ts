@@ -18,7 +18,11 @@ if (!config.WORKER_FUNCTION) throw new Error('WORKER_FUNCTION is required');
 const logger = new JsonLogger({ level: config.LOG_LEVEL, bindings: { fn: 'dispatcher' } });
 
 const handle = createDispatcherHandler({
-  store: new S3ArtifactStore({ client: new S3Client({ maxAttempts: 1 }), bucket: config.ARTIFACT_BUCKET, sse: config.ARTIFACT_KMS_KEY_ID ? { type: 'aws:kms', kmsKeyId: config.ARTIFACT_KMS_KEY_ID } : { type: 'AES256' } }),
+  store: new S3ArtifactStore({
+    client: new S3Client({ maxAttempts: 1 }),
+    bucket: config.ARTIFACT_BUCKET,
+    sse: config.ARTIFACT_KMS_KEY_ID ? { type: 'aws:kms', kmsKeyId: config.ARTIFACT_KMS_KEY_ID } : { type: 'AES256' },
+  }),
   clock: { now: () => Date.now() },
   logger,
   invokeWorker: lambdaWorkerInvoker(new LambdaClient({}), config.WORKER_FUNCTION),

@@ -18,7 +18,11 @@ const config = readConfig(process.env);
 if (!config.TOKEN_READ_FUNCTION) throw new Error('TOKEN_READ_FUNCTION is required');
 const logger = new JsonLogger({ level: config.LOG_LEVEL, bindings: { fn: 'intake' } });
 const intake = await createIntakeHandler({
-  store: new S3ArtifactStore({ client: new S3Client({ maxAttempts: 1 }), bucket: config.ARTIFACT_BUCKET, sse: config.ARTIFACT_KMS_KEY_ID ? { type: 'aws:kms', kmsKeyId: config.ARTIFACT_KMS_KEY_ID } : { type: 'AES256' } }),
+  store: new S3ArtifactStore({
+    client: new S3Client({ maxAttempts: 1 }),
+    bucket: config.ARTIFACT_BUCKET,
+    sse: config.ARTIFACT_KMS_KEY_ID ? { type: 'aws:kms', kmsKeyId: config.ARTIFACT_KMS_KEY_ID } : { type: 'AES256' },
+  }),
   tokens: new LambdaTokenBroker({ client: new LambdaClient({}), functionName: config.TOKEN_READ_FUNCTION, role: 'read' }),
   github: (token) => {
     logger.redact(token);

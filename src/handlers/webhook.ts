@@ -17,7 +17,11 @@ if (!config.WEBHOOK_SECRET_PARAMETER) throw new Error('WEBHOOK_SECRET_PARAMETER 
 const secret = await readSecureParameter(new SSMClient({}), config.WEBHOOK_SECRET_PARAMETER);
 const logger = new JsonLogger({ level: config.LOG_LEVEL, secrets: [secret], bindings: { fn: 'webhook' } });
 const handle = createWebhookHandler({
-  store: new S3ArtifactStore({ client: new S3Client({ maxAttempts: 1 }), bucket: config.ARTIFACT_BUCKET, sse: config.ARTIFACT_KMS_KEY_ID ? { type: 'aws:kms', kmsKeyId: config.ARTIFACT_KMS_KEY_ID } : { type: 'AES256' } }),
+  store: new S3ArtifactStore({
+    client: new S3Client({ maxAttempts: 1 }),
+    bucket: config.ARTIFACT_BUCKET,
+    sse: config.ARTIFACT_KMS_KEY_ID ? { type: 'aws:kms', kmsKeyId: config.ARTIFACT_KMS_KEY_ID } : { type: 'AES256' },
+  }),
   clock: { now: () => Date.now() },
   logger,
   secret,

@@ -36,7 +36,10 @@ const handle = createWorkerHandler({
     invoke: lambdaRunSessionInvoker(new LambdaClient({}), config.RUN_SESSION_FUNCTION),
     storeFor: (credentials) =>
       new S3ArtifactStore({
-        client: new S3Client({ maxAttempts: 1, credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, sessionToken: credentials.sessionToken } }),
+        client: new S3Client({
+          maxAttempts: 1,
+          credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, sessionToken: credentials.sessionToken },
+        }),
         bucket: config.ARTIFACT_BUCKET,
         sse,
       }),
@@ -48,7 +51,13 @@ const handle = createWorkerHandler({
   syntax: () => (syntax ??= createNodeSyntaxService({ wasmDir: process.env.DRAFTSMAN_WASM_DIR })),
   newFs: createMemoryFs,
   // Bedrock signs with this function's role; the others use the key read above.
-  model: createModelProvider({ provider: config.MODEL_PROVIDER, model: config.MODEL_NAME, baseUrl: config.MODEL_BASE_URL, region: config.MODEL_REGION, apiKey: modelKey }),
+  model: createModelProvider({
+    provider: config.MODEL_PROVIDER,
+    model: config.MODEL_NAME,
+    baseUrl: config.MODEL_BASE_URL,
+    region: config.MODEL_REGION,
+    apiKey: modelKey,
+  }),
   prices: config.MODEL_PRICES,
   ingestionMemory: youngGenerationDuringIngestion,
   identity: { name: `${config.GITHUB_APP_SLUG}[bot]`, email: `${config.GITHUB_APP_SLUG}[bot]@users.noreply.github.com` },

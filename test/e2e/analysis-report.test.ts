@@ -51,7 +51,9 @@ describe('analysis report: /agent analyze posts the report on the issue', () => 
     // The first invocation dies after posting the report (its next write fails); Lambda retries
     // the same event with the same request id, and the retry resumes the attempt.
     const context = { awsRequestId: 'analysis-1', getRemainingTimeInMillis: () => 900_000 };
-    await expect(workerWith(h, dyingAt(h.store, /\/latest\.json$/))({ key: requestKey, capability: 'c'.repeat(43) }, context)).rejects.toThrow('died before writing');
+    await expect(workerWith(h, dyingAt(h.store, /\/latest\.json$/))({ key: requestKey, capability: 'c'.repeat(43) }, context)).rejects.toThrow(
+      'died before writing',
+    );
     postedBeforeRetry = h.comments(ISSUE).filter((c) => c.body.includes('draftsman:analysis-report')).length;
     await workerWith(h, h.store)({ key: requestKey, capability: 'c'.repeat(43) }, context);
     const bot = h.comments(ISSUE).filter((c) => c.user === h.botLogin);
@@ -66,7 +68,8 @@ describe('analysis report: /agent analyze posts the report on the issue', () => 
     expect(report, 'the report comment').toBeDefined();
     expect(h.comments(ISSUE).filter((c) => c.body.includes('draftsman:analysis-report'))).toHaveLength(1);
     expect(report.body.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
-    for (const heading of ['### Plan', '### Target files', '### Modules and owners', '### Risk (forecast)', '### Open questions', '### Ready-to-paste task']) expect(report.body).toContain(heading);
+    for (const heading of ['### Plan', '### Target files', '### Modules and owners', '### Risk (forecast)', '### Open questions', '### Ready-to-paste task'])
+      expect(report.body).toContain(heading);
     // The plan in words, each step with the files the target selection said it would change.
     expect(report.body).toContain('1. migrate-import: move imports from javax.persistence to jakarta.persistence; would change 2 files');
     expect(report.body).toContain('2. bump-dependency: bump org.springframework.boot:spring-boot-starter-parent to 3.2.5; would change 1 file: `pom.xml`');
@@ -102,7 +105,10 @@ describe('analysis report: /agent analyze posts the report on the issue', () => 
 
   it('analysis report: posting again for the same attempt edits the one comment, never adds one', async () => {
     // The last token minted: the worker's read token (issues:write), as a retried invocation holds it.
-    const token = h.secrets().filter((s) => s.label.startsWith('token:')).at(-1)!.value;
+    const token = h
+      .secrets()
+      .filter((s) => s.label.startsWith('token:'))
+      .at(-1)!.value;
     const api = createGitHubApi({ token, baseUrl: h.standin.url, policy: { retries: 0, msPerSecond: 1 } });
     const target = { owner: h.owner, repo: h.repo, issue: ISSUE, runId: request.runId, attempt: 1 };
     await postAnalysisReport(api, target, report.body);

@@ -52,7 +52,12 @@ describe('approval: NEEDS_APPROVAL, then /agent approve resumes the run', () => 
   it('/agent approve by a maintainer starts attempt 2, which passes the gate, completes and publishes a draft PR', async () => {
     const run = await h.json(`${prefix}run.json`);
     expect((await h.deliver('issue_comment', h.payloads.comment(ISSUE, '/agent approve', { sender: MAINTAINER }))).statusCode).toBe(202);
-    expect(await h.json(`${prefix}attempts/2/request.json`)).toMatchObject({ attempt: 2, reason: 'approve', sender: MAINTAINER, approvedGates: [run.pendingGate] });
+    expect(await h.json(`${prefix}attempts/2/request.json`)).toMatchObject({
+      attempt: 2,
+      reason: 'approve',
+      sender: MAINTAINER,
+      approvedGates: [run.pendingGate],
+    });
     expect(await h.json(`${prefix}control/approve-2.json`)).toMatchObject({ by: MAINTAINER, gateId: run.pendingGate });
     expect(h.pending()).toEqual([`${prefix}attempts/2/request.json`]);
     await h.drain();

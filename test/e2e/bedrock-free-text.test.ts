@@ -16,7 +16,8 @@ const ISSUE = 3;
 const SERVICE = 'order-service/src/main/java/com/acme/order/OrderService.java';
 const ORIGINAL = mavenMultiModuleRepo()[SERVICE];
 const EDITED = ORIGINAL.replace('legacyAuthClient.exchangeToken(code)', 'legacyAuthClient.exchangeToken(code.trim())');
-const TASK = 'OrderService passes the authorization code to LegacyAuthClient.exchangeToken untrimmed; codes pasted with a trailing newline fail. Trim it first.';
+const TASK =
+  'OrderService passes the authorization code to LegacyAuthClient.exchangeToken untrimmed; codes pasted with a trailing newline fail. Trim it first.';
 
 describe('a free-text issue becomes a draft PR with the model on Bedrock', () => {
   let h: AppHarness;
@@ -70,7 +71,9 @@ describe('a free-text issue becomes a draft PR with the model on Bedrock', () =>
     expect(pulls[0]).toMatchObject({ draft: true, state: 'open', base: 'main' });
     expect(candidate.files.map((f: { path: string }) => f.path)).toEqual([SERVICE]);
     const gitdir = join(h.standin.gitRoot, 'acme', 'orders.git');
-    const diff = execFileSync('git', ['--git-dir', gitdir, 'diff', '--name-only', candidate.baseCommitSha, `refs/heads/${pulls[0].head}`], { encoding: 'utf8' });
+    const diff = execFileSync('git', ['--git-dir', gitdir, 'diff', '--name-only', candidate.baseCommitSha, `refs/heads/${pulls[0].head}`], {
+      encoding: 'utf8',
+    });
     expect(diff.trim().split('\n')).toEqual([SERVICE]);
     expect((await h.standin.readFile(h.fullName, `refs/heads/${pulls[0].head}`, SERVICE))?.toString('utf8')).toBe(EDITED);
   });

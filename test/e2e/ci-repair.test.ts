@@ -59,8 +59,14 @@ describe('ci repair: failing checks on an agent PR', () => {
     const humanHead = await pushHumanCommit(h, run.branch, { [LEGACY]: LEGACY_SOURCE }, 'Add the legacy order entity');
     const first = await failSuite(h, humanHead, run.branch);
     const request = await h.json(`${run.prefix}attempts/2/request.json`);
-    expect(request).toMatchObject({ attempt: 2, reason: 'ci-repair', followUp: { kind: 'ci-repair', source: `repair-${humanHead}`, onto: { headSha: humanHead, branch: run.branch } } });
-    expect(request.followUp.ciFailures.failures).toMatchObject([{ name: 'build', conclusion: 'failure', title: 'Compilation failed', annotations: [{ path: LEGACY, startLine: 3 }] }]);
+    expect(request).toMatchObject({
+      attempt: 2,
+      reason: 'ci-repair',
+      followUp: { kind: 'ci-repair', source: `repair-${humanHead}`, onto: { headSha: humanHead, branch: run.branch } },
+    });
+    expect(request.followUp.ciFailures.failures).toMatchObject([
+      { name: 'build', conclusion: 'failure', title: 'Compilation failed', annotations: [{ path: LEGACY, startLine: 3 }] },
+    ]);
     // While the repair is queued, a revision waits (one attempt at a time).
     await h.deliver('issue_comment', h.payloads.prComment(run.prNumber, '/agent revise also tidy up'));
     expect(h.comments(run.prNumber).at(-1)?.body).toContain('already active');
@@ -81,7 +87,10 @@ describe('ci repair: failing checks on an agent PR', () => {
     expect(body).toContain('### Attempt 2: CI repair');
     expect(body).toContain(`\`${LEGACY}\``);
     // The attempt's ledger records the follow-up it worked from.
-    const ledger = (await h.objects()).filter((o) => o.key.startsWith(`${run.prefix}attempts/2/ledger/`)).map((o) => o.text).join('\n');
+    const ledger = (await h.objects())
+      .filter((o) => o.key.startsWith(`${run.prefix}attempts/2/ledger/`))
+      .map((o) => o.text)
+      .join('\n');
     expect(ledger).toContain('Make the failing checks pass');
     // Once the repair is done, the same head's suite delivered again still starts nothing.
     await h.deliver('check_suite', first);

@@ -41,11 +41,12 @@ describe('worker continuations', () => {
       expect((await h.deliver('issues', h.payloads.labeled(2))).statusCode).toBe(202);
       await h.drain();
       const keys = (await h.objects()).map((o) => o.key);
-      expect(keys.filter((k) => /\/continue-\d+\.json$/.test(k)).map((k) => k.slice(k.lastIndexOf('/') + 1)).sort()).toEqual([
-        'continue-1.json',
-        'continue-2.json',
-        'continue-3.json',
-      ]);
+      expect(
+        keys
+          .filter((k) => /\/continue-\d+\.json$/.test(k))
+          .map((k) => k.slice(k.lastIndexOf('/') + 1))
+          .sort(),
+      ).toEqual(['continue-1.json', 'continue-2.json', 'continue-3.json']);
       const runKey = keys.find((k) => k.endsWith('/run.json'))!;
       const run = await h.json(runKey);
       expect(run.status).toBe('FAILED');

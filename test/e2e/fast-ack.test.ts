@@ -55,7 +55,10 @@ describe('the webhook answers before any GitHub call; the intake decides', () =>
     expect(h.dispatched.filter((d) => d.key === first.key).map((d) => d.invocation)).toEqual([1, 2, 3, 4]);
     expect(await runRequests()).toHaveLength(1);
     expect(h.comments(1)).toHaveLength(1);
-    const outcomes = h.logs.entries().filter((e) => e.fn === 'intake' && e.msg === 'issues.labeled handled').map((e) => e.outcome);
+    const outcomes = h.logs
+      .entries()
+      .filter((e) => e.fn === 'intake' && e.msg === 'issues.labeled handled')
+      .map((e) => e.outcome);
     expect(outcomes).toEqual(['started', 'duplicate', 'duplicate', 'duplicate']);
   });
 
@@ -75,7 +78,10 @@ describe('the webhook answers before any GitHub call; the intake decides', () =>
     const bot = await h.deliver('issue_comment', h.payloads.comment(4, '/agent run', { sender: 'ci-helper[bot]', senderType: 'Bot' }));
     for (const r of [chat, bot]) expect([r.statusCode, r.stored, r.callsBeforeAnswer]).toEqual([202, undefined, 0]);
     expect(await runRequests()).toHaveLength(before);
-    const outcomes = h.logs.entries().filter((e) => e.fn === 'intake' && e.msg === 'issues.labeled handled').map((e) => e.outcome);
+    const outcomes = h.logs
+      .entries()
+      .filter((e) => e.fn === 'intake' && e.msg === 'issues.labeled handled')
+      .map((e) => e.outcome);
     expect(outcomes.slice(-2)).toEqual(['ignored', 'replied']);
     // Every GitHub call was the intake's: no token was ever issued to the webhook.
     expect(h.issued.filter((t) => t.fn !== 'intake' && t.fn !== 'worker' && t.fn !== 'publisher')).toEqual([]);

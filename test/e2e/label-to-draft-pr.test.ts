@@ -121,7 +121,8 @@ describe('a labelled issue becomes a draft pull request', () => {
     for (const fn of ['webhook', 'intake']) {
       const delivery = linesOfTheRun.filter((l) => l.fn === fn);
       expect(delivery.length, fn).toBeGreaterThan(0);
-      for (const e of delivery) expect(e, String(e.msg)).toMatchObject({ delivery: expect.any(String), repository: h.fullName, installationId: h.installationId });
+      for (const e of delivery)
+        expect(e, String(e.msg)).toMatchObject({ delivery: expect.any(String), repository: h.fullName, installationId: h.installationId });
     }
   });
 
@@ -150,7 +151,13 @@ describe('a labelled issue becomes a draft pull request', () => {
     expect(parents).toEqual([candidate.baseCommitSha]);
     expect(await h.standin.resolve(h.fullName, 'refs/heads/main')).toBe(candidate.baseCommitSha);
     const published = await h.json(`${runPrefix}publish.json`);
-    expect(published).toMatchObject({ publishedCommitSha: head, treeSha: candidate.headTreeSha, baseCommitSha: candidate.baseCommitSha, prNumber: pr.number, branch: request.agentBranch });
+    expect(published).toMatchObject({
+      publishedCommitSha: head,
+      treeSha: candidate.headTreeSha,
+      baseCommitSha: candidate.baseCommitSha,
+      prNumber: pr.number,
+      branch: request.agentBranch,
+    });
   });
 
   it('the branch content is the base with exactly the candidate files replaced', async () => {
@@ -205,7 +212,10 @@ describe('a labelled issue becomes a draft pull request', () => {
         { name: 'integration-tests', conclusion: 'failure', detailsUrl: 'https://ci.example/it/1' },
       ],
     });
-    const res = await h.deliver('check_suite', h.payloads.checkSuiteCompleted({ id: suite.id, headSha: head, headBranch: request.agentBranch, conclusion: 'failure' }));
+    const res = await h.deliver(
+      'check_suite',
+      h.payloads.checkSuiteCompleted({ id: suite.id, headSha: head, headBranch: request.agentBranch, conclusion: 'failure' }),
+    );
     expect(res.statusCode).toBe(202);
     // The failing suite also starts the one CI repair the default policy allows (test/e2e/ci-repair.test.ts).
     expect(h.pending()).toEqual([`${runPrefix}ci/${suite.id}.json`, `${runPrefix}attempts/2/request.json`]);

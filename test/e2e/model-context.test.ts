@@ -32,10 +32,15 @@ describe('the model context end to end', () => {
       files,
       model: {
         script: (_body, index) =>
-          index === 0 ? callTools({ name: 'file_write', arguments: { path: SERVICE, content: edited } }) : answer('Trimmed the code before the token exchange in OrderService.'),
+          index === 0
+            ? callTools({ name: 'file_write', arguments: { path: SERVICE, content: edited } })
+            : answer('Trimmed the code before the token exchange in OrderService.'),
       },
     });
-    h.standin.setIssue(h.fullName, ISSUE, { title: 'Trim the code before the token exchange', body: 'The LegacyAuthClient.exchangeToken call in OrderService fails when the code has surrounding whitespace; trim it first.' });
+    h.standin.setIssue(h.fullName, ISSUE, {
+      title: 'Trim the code before the token exchange',
+      body: 'The LegacyAuthClient.exchangeToken call in OrderService fails when the code has surrounding whitespace; trim it first.',
+    });
     expect((await h.deliver('issues', h.payloads.labeled(ISSUE))).statusCode).toBe(202);
     await h.drain();
     requests = h.model!.requests;
@@ -77,7 +82,12 @@ describe('the model context end to end', () => {
     };
     expect(first.user).toContain('Repository map, projected for this task');
     const service = section('targets').find((t: { path: string }) => t.path === SERVICE);
-    expect(service).toMatchObject({ rank: expect.any(Number), allowedToEdit: true, reasons: expect.arrayContaining([expect.any(String)]), owners: ['@acme/orders'] });
+    expect(service).toMatchObject({
+      rank: expect.any(Number),
+      allowedToEdit: true,
+      reasons: expect.arrayContaining([expect.any(String)]),
+      owners: ['@acme/orders'],
+    });
     expect(section('modules').map((m: { path: string }) => m.path)).toEqual(expect.arrayContaining(['order-service', 'order-api']));
     expect(section('build').some((b: { test?: string }) => /mvn/.test(b.test ?? ''))).toBe(true);
     expect(first.user).toMatch(/Left out to fit the budget: /);

@@ -156,7 +156,7 @@ describe('real model behaviour through the App', () => {
     expect(exchanges.map((e) => e.payload.exchange.seq)).toEqual([0, 1, 2, 3]);
     const candidate = await h.json(`${retried.prefix}candidate/pr-candidate.json`);
     expect(candidate.files.map((f: { path: string }) => f.path)).toEqual([SERVICE]);
-   }, 180_000);
+  }, 180_000);
 
   it('a model that repeats the same call is told once, then stopped: FAILED MODEL_LOOP, no pull request', async () => {
     const { run, publish } = await runOf(ISSUES.loop);

@@ -34,7 +34,10 @@ describe('a policy file over 1 MiB', () => {
   it('the publisher refuses the candidate: POLICY_REFUSED because of POLICY_FILE_TOO_LARGE, no pull request', async () => {
     const publisher = h.dispatched.find((d) => d.fn === 'publisher' && d.key.includes(publishedRun));
     expect(publisher?.error).toBeUndefined();
-    expect(publisher?.publisher?.[0]).toMatchObject({ kind: 'candidate', outcome: { kind: 'refused', reason: 'POLICY_REFUSED', error: { data: { policyReason: 'POLICY_FILE_TOO_LARGE' } } } });
+    expect(publisher?.publisher?.[0]).toMatchObject({
+      kind: 'candidate',
+      outcome: { kind: 'refused', reason: 'POLICY_REFUSED', error: { data: { policyReason: 'POLICY_FILE_TOO_LARGE' } } },
+    });
     expect(h.standin.repo(h.fullName).pulls.size).toBe(0);
     expect(await h.store.get('locks/acme/orders/issues/1.json')).toBeUndefined();
   });
@@ -42,16 +45,36 @@ describe('a policy file over 1 MiB', () => {
   it('the refusal writes one EMF line with the reason as a dimension; the blocked attempt ran no stage, so it writes none', () => {
     const metrics = h.logs.entries().filter((e) => e.msg === 'metric');
     expect(metrics.filter((e) => e.fn === 'publisher')).toEqual([
-      expect.objectContaining({ outcome: 'refused', reason: 'POLICY_REFUSED', publishCount: 1, runId: publishedRun, repository: h.fullName, installationId: h.installationId }),
+      expect.objectContaining({
+        outcome: 'refused',
+        reason: 'POLICY_REFUSED',
+        publishCount: 1,
+        runId: publishedRun,
+        repository: h.fullName,
+        installationId: h.installationId,
+      }),
     ]);
-    expect(metrics.find((e) => e.fn === 'publisher')?._aws).toMatchObject({ CloudWatchMetrics: [{ Dimensions: [['fn', 'outcome'], ['fn', 'outcome', 'reason']] }] });
+    expect(metrics.find((e) => e.fn === 'publisher')?._aws).toMatchObject({
+      CloudWatchMetrics: [
+        {
+          Dimensions: [
+            ['fn', 'outcome'],
+            ['fn', 'outcome', 'reason'],
+          ],
+        },
+      ],
+    });
     expect(metrics.filter((e) => e.runId === workerRun)).toEqual([]);
   });
 
   it('the worker ends the attempt BLOCKED with POLICY_FILE_TOO_LARGE instead of throwing, and releases the lock', async () => {
     const worker = h.dispatched.find((d) => d.fn === 'worker' && d.key.includes(workerRun));
     expect(worker?.error).toBeUndefined();
-    expect(await h.json(`runs/acme/orders/${workerRun}/run.json`)).toMatchObject({ status: 'BLOCKED', reason: 'POLICY_FILE_TOO_LARGE', attempts: [{ n: 1, status: 'BLOCKED', reason: 'POLICY_FILE_TOO_LARGE' }] });
+    expect(await h.json(`runs/acme/orders/${workerRun}/run.json`)).toMatchObject({
+      status: 'BLOCKED',
+      reason: 'POLICY_FILE_TOO_LARGE',
+      attempts: [{ n: 1, status: 'BLOCKED', reason: 'POLICY_FILE_TOO_LARGE' }],
+    });
     expect((await h.objects()).filter((o) => o.key.startsWith(`runs/acme/orders/${workerRun}/candidate/`))).toEqual([]);
     expect(await h.store.get('locks/acme/orders/issues/2.json')).toBeUndefined();
     expect(h.comments(2).find((c) => c.user === h.botLogin)?.body).toContain('POLICY_FILE_TOO_LARGE');

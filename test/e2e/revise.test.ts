@@ -10,7 +10,8 @@ import { parentsOf, pushHumanCommit } from '../helpers/push-commit.js';
  */
 
 const ISSUE = 1;
-const bump = (version: string) => `\`\`\`agent\nsteps:\n  - recipe: bump-dependency\n    package: org.springframework.boot:spring-boot-starter-parent\n    to: ${version}\n\`\`\``;
+const bump = (version: string) =>
+  `\`\`\`agent\nsteps:\n  - recipe: bump-dependency\n    package: org.springframework.boot:spring-boot-starter-parent\n    to: ${version}\n\`\`\``;
 
 describe('revise: follow-ups on the draft pull request', () => {
   let h: AppHarness;
@@ -37,7 +38,12 @@ describe('revise: follow-ups on the draft pull request', () => {
     const comment = h.payloads.prComment(prNumber, `/agent revise use Spring Boot 3.3.0 instead\n\n${bump('3.3.0')}`, { commentId: 91_001 });
     expect((await h.deliver('issue_comment', comment)).statusCode).toBe(202);
     const request = await h.json(`${prefix}attempts/2/request.json`);
-    expect(request).toMatchObject({ attempt: 2, reason: 'revise', sender: MAINTAINER, followUp: { kind: 'revise', source: 'comment-91001', onto: { branch, headSha: firstHead, baseBranch: 'main', pullRequest: prNumber } } });
+    expect(request).toMatchObject({
+      attempt: 2,
+      reason: 'revise',
+      sender: MAINTAINER,
+      followUp: { kind: 'revise', source: 'comment-91001', onto: { branch, headSha: firstHead, baseBranch: 'main', pullRequest: prNumber } },
+    });
     expect(request.followUp.instructions).toContain('use Spring Boot 3.3.0 instead');
     await h.drain();
 
@@ -48,7 +54,9 @@ describe('revise: follow-ups on the draft pull request', () => {
     expect(parentsOf(h, head!)).toEqual([firstHead]);
     expect((await h.standin.readFile(h.fullName, branch, 'pom.xml'))!.toString()).toContain('3.3.0');
     // Nothing was forced: every ref update on the branch was a fast-forward.
-    const forced = h.standin.calls.filter((c) => c.method === 'PATCH' && c.path.includes('/git/refs/') && (c.body as { force?: boolean } | undefined)?.force === true);
+    const forced = h.standin.calls.filter(
+      (c) => c.method === 'PATCH' && c.path.includes('/git/refs/') && (c.body as { force?: boolean } | undefined)?.force === true,
+    );
     expect(forced).toEqual([]);
     const pull = h.standin.repo(h.fullName).pulls.get(prNumber)!;
     expect(pull.body).toContain('## Revisions');
@@ -87,7 +95,11 @@ describe('revise: follow-ups on the draft pull request', () => {
     const payload = await h.payloads.reviewSubmitted(prNumber, { id: review.id, body: review.body, commitId: humanHead });
     expect((await h.deliver('pull_request_review', payload)).statusCode).toBe(202);
     const request = await h.json(`${prefix}attempts/3/request.json`);
-    expect(request.followUp).toMatchObject({ source: `review-${review.id}`, onto: { headSha: humanHead }, reviewComments: [{ path: 'pom.xml', startLine: 5, line: 7, body: 'This parent version should be 3.3.1.', author: MAINTAINER }] });
+    expect(request.followUp).toMatchObject({
+      source: `review-${review.id}`,
+      onto: { headSha: humanHead },
+      reviewComments: [{ path: 'pom.xml', startLine: 5, line: 7, body: 'This parent version should be 3.3.1.', author: MAINTAINER }],
+    });
     await h.drain();
 
     const published = await h.json(`${prefix}publish.json`);
@@ -117,7 +129,10 @@ describe('revise: follow-ups on the draft pull request', () => {
 
     // `/agent retry` written on the PR addresses the PR's run: attempt 5 repeats the revision on the human's head.
     await h.deliver('issue_comment', h.payloads.prComment(prNumber, '/agent retry'));
-    expect(await h.json(`${prefix}attempts/5/request.json`)).toMatchObject({ reason: 'retry', followUp: { kind: 'revise', instructions: expect.stringContaining('go to 3.3.2') } });
+    expect(await h.json(`${prefix}attempts/5/request.json`)).toMatchObject({
+      reason: 'retry',
+      followUp: { kind: 'revise', instructions: expect.stringContaining('go to 3.3.2') },
+    });
     await h.drain();
     const head = (await h.standin.resolve(h.fullName, branch))!;
     expect(await h.json(`${prefix}publish.json`)).toMatchObject({ attempt: 5, publishedCommitSha: head });

@@ -98,7 +98,8 @@ describe('security invariants end to end', () => {
     // it never fetches repository content over git (the harness wires no model at all).
     const publisherCalls = h.standin.calls.filter((c) => c.tokenId && publisherIds.has(c.tokenId));
     expect(publisherCalls.length).toBeGreaterThan(0);
-    for (const c of publisherCalls) expect(c.path).toMatch(/^\/repos\/acme\/orders(\/git\/|\/pulls|\/issues|\/contents\/\.agent-policy\.yaml$|\/branches\/|\/commits\/|$)/);
+    for (const c of publisherCalls)
+      expect(c.path).toMatch(/^\/repos\/acme\/orders(\/git\/|\/pulls|\/issues|\/contents\/\.agent-policy\.yaml$|\/branches\/|\/commits\/|$)/);
   });
 
   it('the model was asked only by the worker, with the model key alone, and saw the task but no token', () => {

@@ -14,7 +14,18 @@ import { serveCommand } from '../../src/app/serve/serve-command.js';
 import { ONE_PROCESS_NOTICE, startServe, type ServeHandle } from '../../src/app/serve/start-serve.js';
 import { TOKEN_SCOPES } from '../../src/app/tokens/token-scopes.js';
 import { MAX_WEBHOOK_BYTES } from '../../src/app/webhook/receive-webhook.js';
-import { buildPayloads, harnessStandinOptions, HARNESS_APP_ID, HARNESS_FULL_NAME, HARNESS_REPOSITORY_ID, HARNESS_START, MAINTAINER, MIGRATION_CHANGED_FILES, MIGRATION_ISSUE_BODY, READER } from '../helpers/app-harness.js';
+import {
+  buildPayloads,
+  harnessStandinOptions,
+  HARNESS_APP_ID,
+  HARNESS_FULL_NAME,
+  HARNESS_REPOSITORY_ID,
+  HARNESS_START,
+  MAINTAINER,
+  MIGRATION_CHANGED_FILES,
+  MIGRATION_ISSUE_BODY,
+  READER,
+} from '../helpers/app-harness.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { startGitHubStandin, type GitHubStandin } from '../helpers/github-standin/index.js';
 
@@ -29,7 +40,10 @@ const SECRET = 'serve-webhook-secret-0123456789';
 const ISSUE = 1;
 
 /** GitHub's side of smart HTTP: only a token the stand-in minted for the repository (contents) may clone. */
-async function startGitAuthProxy(standin: GitHubStandin, target: string): Promise<{ url: string; server: Server; denied: { path: string; credential: boolean }[]; served: number }> {
+async function startGitAuthProxy(
+  standin: GitHubStandin,
+  target: string,
+): Promise<{ url: string; server: Server; denied: { path: string; credential: boolean }[]; served: number }> {
   const denied: { path: string; credential: boolean }[] = [];
   let served = 0;
   const server = createServer((req, res) => {
@@ -101,9 +115,20 @@ describe('draftsman serve: the App in one process', () => {
   let objectsAfterForged: string[];
 
   beforeAll(async () => {
-    const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+    const privateKey = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    }).privateKey;
     const users = { [MAINTAINER]: 'write', [READER]: 'read' } as const;
-    standin = await startGitHubStandin(harnessStandinOptions({ privateKeyPem: privateKey, clock, users, issues: [{ number: ISSUE, title: 'Migrate to Jakarta Persistence', body: MIGRATION_ISSUE_BODY, user: MAINTAINER }] }));
+    standin = await startGitHubStandin(
+      harnessStandinOptions({
+        privateKeyPem: privateKey,
+        clock,
+        users,
+        issues: [{ number: ISSUE, title: 'Migrate to Jakarta Persistence', body: MIGRATION_ISSUE_BODY, user: MAINTAINER }],
+      }),
+    );
     backend = await startGitHttpServer({ root: standin.gitRoot });
     proxy = await startGitAuthProxy(standin, backend.url);
 
@@ -111,7 +136,16 @@ describe('draftsman serve: the App in one process', () => {
     writeFileSync(join(cwd, 'app.pem'), privateKey);
     writeFileSync(
       join(cwd, '.env'),
-      [`APP_ID=${HARNESS_APP_ID}`, `WEBHOOK_SECRET=${SECRET}`, 'PRIVATE_KEY_PATH=app.pem', `GITHUB_API_URL=${standin.url}`, 'HOST=127.0.0.1', 'PORT=3000', 'LOG_LEVEL=debug', ''].join('\n'),
+      [
+        `APP_ID=${HARNESS_APP_ID}`,
+        `WEBHOOK_SECRET=${SECRET}`,
+        'PRIVATE_KEY_PATH=app.pem',
+        `GITHUB_API_URL=${standin.url}`,
+        'HOST=127.0.0.1',
+        'PORT=3000',
+        'LOG_LEVEL=debug',
+        '',
+      ].join('\n'),
     );
     const io: CliIo = { stdout: (t) => void stdout.push(t), stderr: (t) => void stderr.push(t), env: {}, cwd, clock, isTty: false };
     const started = new Promise<ServeHandle>((ready) => {
@@ -184,7 +218,12 @@ describe('draftsman serve: the App in one process', () => {
   });
 
   it('serve mints every token with exactly the scopes of token-read or token-write, for the one repository', () => {
-    const scopes = (permissions: Record<string, string>) => JSON.stringify(Object.entries(permissions).filter(([k]) => k !== 'metadata').sort());
+    const scopes = (permissions: Record<string, string>) =>
+      JSON.stringify(
+        Object.entries(permissions)
+          .filter(([k]) => k !== 'metadata')
+          .sort(),
+      );
     const roles = new Map([
       [scopes(TOKEN_SCOPES.read), 'read'],
       [scopes(TOKEN_SCOPES.write), 'write'],
@@ -208,7 +247,9 @@ describe('draftsman serve: the App in one process', () => {
     const ran = handle.queue.history().slice(before);
     expect(ran[0]).toEqual({ label: 'sweeper', ok: true });
     // The CI poll of the open agent pull request is a ci/ record: the publisher takes it, as the bucket notification would.
-    expect(ran.slice(1).map((t) => [t.label.replace(/\/[^/]+\.json$/, ''), t.ok])).toEqual([[expect.stringMatching(/^publisher runs\/acme\/orders\/[a-z2-7]{12}\/ci$/), true]]);
+    expect(ran.slice(1).map((t) => [t.label.replace(/\/[^/]+\.json$/, ''), t.ok])).toEqual([
+      [expect.stringMatching(/^publisher runs\/acme\/orders\/[a-z2-7]{12}\/ci$/), true],
+    ]);
   });
 });
 
@@ -240,15 +281,36 @@ describe('draftsman serve behind a webhook proxy channel (smee-client)', () => {
     const channel = await startProxyChannel();
     const logger = new CapturingLogger({ clock: { now: () => HARNESS_START } });
     const cwd = mkdtempSync(join(tmpdir(), 'draftsman-serve-proxy-'));
-    const privateKey = generateKeyPairSync('rsa', { modulusLength: 1024, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+    const privateKey = generateKeyPairSync('rsa', {
+      modulusLength: 1024,
+      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    }).privateKey;
     // Nothing here reaches GitHub: an installation event is only logged.
-    const settings = readServeSettings({ APP_ID: String(HARNESS_APP_ID), WEBHOOK_SECRET: SECRET, PRIVATE_KEY: privateKey, GITHUB_API_URL: 'http://127.0.0.1:9', PORT: '0', WEBHOOK_PROXY_URL: channel.url }, cwd);
+    const settings = readServeSettings(
+      {
+        APP_ID: String(HARNESS_APP_ID),
+        WEBHOOK_SECRET: SECRET,
+        PRIVATE_KEY: privateKey,
+        GITHUB_API_URL: 'http://127.0.0.1:9',
+        PORT: '0',
+        WEBHOOK_PROXY_URL: channel.url,
+      },
+      cwd,
+    );
     const handle = await startServe({ settings, dir: join(cwd, 'store'), logger, sweepEveryMs: 0, clock: { now: () => HARNESS_START } });
     try {
       const examples = createRequire(import.meta.url)('@octokit/webhooks-examples') as { name: string; examples: Record<string, unknown>[] }[];
       const payload = examples.find((g) => g.name === 'installation')!.examples.find((e) => e.action === 'created')!;
       const relay = async (id: string, secret: string) =>
-        channel.send({ 'x-github-event': 'installation', 'x-github-delivery': id, 'x-hub-signature-256': await sign(secret, JSON.stringify(payload)), 'content-type': 'application/json', host: 'smee.io', body: payload });
+        channel.send({
+          'x-github-event': 'installation',
+          'x-github-delivery': id,
+          'x-hub-signature-256': await sign(secret, JSON.stringify(payload)),
+          'content-type': 'application/json',
+          host: 'smee.io',
+          body: payload,
+        });
       const seen = () => logger.entries().filter((e) => e.msg === 'installation event' || e.msg === 'webhook signature rejected');
       const until = async (count: number) => {
         for (let i = 0; i < 200 && seen().length < count; i++) await new Promise((r) => setTimeout(r, 25));
@@ -275,8 +337,15 @@ describe('draftsman serve when a function fails', () => {
   it('serve retries a failing worker as the deployment would, logs the failure and keeps serving what comes next, and turns away what is no delivery', async () => {
     const logger = new CapturingLogger({ clock: { now: () => HARNESS_START } });
     const cwd = mkdtempSync(join(tmpdir(), 'draftsman-serve-fail-'));
-    const privateKey = generateKeyPairSync('rsa', { modulusLength: 1024, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
-    const settings = readServeSettings({ APP_ID: String(HARNESS_APP_ID), WEBHOOK_SECRET: SECRET, PRIVATE_KEY: privateKey, GITHUB_API_URL: 'http://127.0.0.1:9', PORT: '0' }, cwd);
+    const privateKey = generateKeyPairSync('rsa', {
+      modulusLength: 1024,
+      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    }).privateKey;
+    const settings = readServeSettings(
+      { APP_ID: String(HARNESS_APP_ID), WEBHOOK_SECRET: SECRET, PRIVATE_KEY: privateKey, GITHUB_API_URL: 'http://127.0.0.1:9', PORT: '0' },
+      cwd,
+    );
     const handle = await startServe({ settings, dir: join(cwd, 'store'), logger, sweepEveryMs: 0, clock: { now: () => HARNESS_START } });
     try {
       // A trigger whose request.json is not a run request: the worker's session refuses it every time.
@@ -295,7 +364,11 @@ describe('draftsman serve when a function fails', () => {
 
       // What no GitHub delivery looks like is answered at the door.
       expect((await fetch(handle.webhookUrl)).status).toBe(405);
-      const oversized = await fetch(handle.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(MAX_WEBHOOK_BYTES + 1, 0x20) });
+      const oversized = await fetch(handle.webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.alloc(MAX_WEBHOOK_BYTES + 1, 0x20),
+      });
       expect(oversized.status).toBe(413);
     } finally {
       await handle.stop();

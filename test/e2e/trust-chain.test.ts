@@ -26,7 +26,13 @@ describe('a compromised worker reaches its own run only', () => {
       if (own) return;
       own = /^runs\/acme\/orders\/([^/]+)\//.exec(key)![1];
       const forged = (owner: string, repo: string, runId: string) =>
-        JSON.stringify({ schemaVersion: 1, runId, owner, repo, source: { kind: 'github', repositoryId: 999, installationId: 8, cloneUrl: 'https://github.com/evil/target.git', apiUrl: 'https://api.github.com' } });
+        JSON.stringify({
+          schemaVersion: 1,
+          runId,
+          owner,
+          repo,
+          source: { kind: 'github', repositoryId: 999, installationId: 8, cloneUrl: 'https://github.com/evil/target.git', apiUrl: 'https://api.github.com' },
+        });
       const attempts: [string, () => Promise<unknown>][] = [
         ['put runs/acme/orders/attempts/request.json', () => store.put('runs/acme/orders/attempts/request.json', forged('acme', 'orders', 'attempts'))],
         [`put own request.json`, () => store.put(`runs/acme/orders/${own}/request.json`, forged('acme', 'orders', own))],
@@ -72,6 +78,11 @@ describe('a compromised worker reaches its own run only', () => {
     const minted = new Map(h.standin.state.tokens().map((t) => [t.id, t]));
     const worker = h.issued.filter((t) => t.fn === 'worker');
     expect(worker.length).toBeGreaterThan(0);
-    for (const t of worker) expect(minted.get(t.tokenId)).toMatchObject({ installationId: h.installationId, repositoryIds: [h.repositoryId], permissions: expect.objectContaining({ contents: 'read' }) });
+    for (const t of worker)
+      expect(minted.get(t.tokenId)).toMatchObject({
+        installationId: h.installationId,
+        repositoryIds: [h.repositoryId],
+        permissions: expect.objectContaining({ contents: 'read' }),
+      });
   });
 });

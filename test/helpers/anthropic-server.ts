@@ -35,7 +35,8 @@ function anthropicProtocol(options: AnthropicServerOptions): WireProtocol {
     authFailure: (headers) => (headers['x-api-key'] === options.apiKey ? undefined : anthropicError(401, 'authentication_error', 'invalid x-api-key')),
     parse(body, _model, headers) {
       const problems: string[] = [];
-      if (headers['anthropic-version'] !== '2023-06-01') problems.push(`anthropic-version header must be 2023-06-01, got ${String(headers['anthropic-version'])}`);
+      if (headers['anthropic-version'] !== '2023-06-01')
+        problems.push(`anthropic-version header must be 2023-06-01, got ${String(headers['anthropic-version'])}`);
       if (headers.authorization !== undefined) problems.push('the key belongs in x-api-key, not Authorization');
       if (typeof body.model !== 'string' || body.model === '') problems.push('model: Field required');
       if (body.max_tokens === undefined) problems.push('max_tokens: Field required');
@@ -47,7 +48,15 @@ function anthropicProtocol(options: AnthropicServerOptions): WireProtocol {
       const tools = (body.tools ?? []).map((t: any) => ({ name: t?.name, description: t?.description, schema: t?.input_schema }));
       if (body.tool_choice !== undefined && !['auto', 'any', 'tool', 'none'].includes(body.tool_choice?.type)) problems.push('tool_choice.type invalid');
       const turns = Array.isArray(body.messages)
-        ? body.messages.map((m: any) => ({ role: m?.role, blocks: typeof m?.content === 'string' ? [{ kind: 'text', text: m.content } as NeutralBlock] : Array.isArray(m?.content) ? m.content.map(neutralBlock) : [] }))
+        ? body.messages.map((m: any) => ({
+            role: m?.role,
+            blocks:
+              typeof m?.content === 'string'
+                ? [{ kind: 'text', text: m.content } as NeutralBlock]
+                : Array.isArray(m?.content)
+                  ? m.content.map(neutralBlock)
+                  : [],
+          }))
         : [];
       return { request: { model: String(body.model ?? ''), system, turns, tools, maxTokens: body.max_tokens }, problems };
     },
@@ -59,7 +68,12 @@ function anthropicProtocol(options: AnthropicServerOptions): WireProtocol {
     success(reply, index, model, stopReason) {
       const content = [
         ...(reply.content ? [{ type: 'text', text: reply.content }] : []),
-        ...(reply.toolCalls ?? []).map((call, i) => ({ type: 'tool_use', id: call.id ?? `toolu_${index}_${i}`, name: call.name, input: scriptedInput(call.arguments) })),
+        ...(reply.toolCalls ?? []).map((call, i) => ({
+          type: 'tool_use',
+          id: call.id ?? `toolu_${index}_${i}`,
+          name: call.name,
+          input: scriptedInput(call.arguments),
+        })),
       ];
       const usage = reply.usage ?? { promptTokens: 100, completionTokens: 20 };
       return {
@@ -85,7 +99,8 @@ function neutralBlock(block: any): NeutralBlock {
     case 'tool_use':
       return { kind: 'tool_use', id: block.id, name: block.name, input: block.input };
     case 'tool_result': {
-      const text = typeof block.content === 'string' ? block.content : Array.isArray(block.content) ? block.content.map((c: any) => c?.text).join('') : undefined;
+      const text =
+        typeof block.content === 'string' ? block.content : Array.isArray(block.content) ? block.content.map((c: any) => c?.text).join('') : undefined;
       return { kind: 'tool_result', id: block.tool_use_id, text };
     }
     default:

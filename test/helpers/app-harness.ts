@@ -32,7 +32,15 @@ import { DEMO_POLICY, MIGRATION_CHANGED_FILES, MIGRATION_TASK } from '../fixture
 import { startGitHttpServer, type GitHttpServer } from './git-http-server.js';
 import { policyScopedStore } from './iam-policy.js';
 import { roleStatements } from './stack-roles.js';
-import { STANDIN_GITHUB_POLICY, startGitHubStandin, type GitHubStandin, type RepoPermission, type SeedFile, type StandinOptions, type StandinRepoSeed } from './github-standin/index.js';
+import {
+  STANDIN_GITHUB_POLICY,
+  startGitHubStandin,
+  type GitHubStandin,
+  type RepoPermission,
+  type SeedFile,
+  type StandinOptions,
+  type StandinRepoSeed,
+} from './github-standin/index.js';
 import { encodeS3EventKey, startS3Server, type S3TestServer } from './s3-server.js';
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedModelServerOptions } from './scripted-model-server.js';
 import { recordingPuts } from './recording-store.js';
@@ -271,7 +279,13 @@ export interface HarnessPayloads {
   prComment(number: number, body: string, options?: { sender?: string; commentId?: number; senderType?: 'User' | 'Bot' }): Record<string, unknown>;
   /** `pull_request_review.submitted` for a review added with `standin.addReview`. */
   reviewSubmitted(number: number, review: { id: number; body: string; sender?: string; commitId: string }): Promise<Record<string, unknown>>;
-  checkSuiteCompleted(suite: { id: number; headSha: string; headBranch: string | null; conclusion?: string | null; app?: { id: number; slug: string } }): Record<string, unknown>;
+  checkSuiteCompleted(suite: {
+    id: number;
+    headSha: string;
+    headBranch: string | null;
+    conclusion?: string | null;
+    app?: { id: number; slug: string };
+  }): Record<string, unknown>;
   /** A `push` of `before..after` to `refs/heads/<branch>` (see test/helpers/push-commit.ts to make the commit). */
   push(branch: string, commits: { before: string; after: string }, options?: { sender?: string }): Record<string, unknown>;
 }
@@ -296,7 +310,11 @@ function syntaxService(): Promise<TreeSyntaxService> {
 let sharedKey: string | undefined;
 /** One App key per process (RSA generation costs ~100 ms). */
 function appPrivateKey(): string {
-  sharedKey ??= generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+  sharedKey ??= generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  }).privateKey;
   return sharedKey;
 }
 
@@ -330,7 +348,9 @@ export function harnessStandinOptions(o: {
     clock: o.clock,
     users: Object.keys(users),
     installations: [{ id: HARNESS_INSTALLATION_ID, account: HARNESS_OWNER }],
-    repos: [{ owner: HARNESS_OWNER, name: HARNESS_REPO, id: HARNESS_REPOSITORY_ID, installationId: HARNESS_INSTALLATION_ID, files, collaborators: users, issues }],
+    repos: [
+      { owner: HARNESS_OWNER, name: HARNESS_REPO, id: HARNESS_REPOSITORY_ID, installationId: HARNESS_INSTALLATION_ID, files, collaborators: users, issues },
+    ],
   };
 }
 
@@ -343,7 +363,17 @@ export function harnessStandinOptions(o: {
 export function directWorkerHandler(h: AppHarness, store: ArtifactStore): ReturnType<typeof createWorkerHandler> {
   const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
   return createWorkerHandler({
-    session: async () => ({ store, tokens: new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, policy: STANDIN_GITHUB_POLICY, role: 'read' }) }),
+    session: async () => ({
+      store,
+      tokens: new InProcessTokenBroker({
+        appId: HARNESS_APP_ID,
+        apiUrl: h.standin.url,
+        clock: h.clock,
+        loadPrivateKey: async () => pem,
+        policy: STANDIN_GITHUB_POLICY,
+        role: 'read',
+      }),
+    }),
     github: (token) => createGitHubApi({ token, baseUrl: h.standin.url, policy: STANDIN_GITHUB_POLICY }),
     clock: h.clock,
     logger: new CapturingLogger({ clock: h.clock }),
@@ -364,7 +394,9 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   const files: Record<string, SeedFile> = { ...(options.files ?? mavenMultiModuleRepo()) };
   const policy = options.policy === undefined ? DEFAULT_POLICY : options.policy;
   if (policy !== null) files['.agent-policy.yaml'] = policy;
-  const issues = options.issues ?? Array.from({ length: 9 }, (_, i) => ({ number: i + 1, title: `Migrate to Jakarta Persistence (${i + 1})`, body: MIGRATION_ISSUE_BODY, user: MAINTAINER }));
+  const issues =
+    options.issues ??
+    Array.from({ length: 9 }, (_, i) => ({ number: i + 1, title: `Migrate to Jakarta Persistence (${i + 1})`, body: MIGRATION_ISSUE_BODY, user: MAINTAINER }));
 
   const s3 = await startS3Server();
   const queue: S3EventRecord[] = [];
@@ -382,10 +414,16 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   const gitBackend = await startGitHttpServer({ root: standin.gitRoot });
   const useBedrock = options.model !== undefined && options.modelProvider === 'bedrock';
   const modelServer = options.model && !useBedrock ? await startScriptedModelServer({ ...options.model, apiKey: MODEL_API_KEY }) : undefined;
-  const bedrockServer = options.model && useBedrock ? await startBedrockServer({ script: options.model.script, accessKeyId: BEDROCK_TEST_CREDENTIALS.accessKeyId, region: 'us-east-1' }) : undefined;
+  const bedrockServer =
+    options.model && useBedrock
+      ? await startBedrockServer({ script: options.model.script, accessKeyId: BEDROCK_TEST_CREDENTIALS.accessKeyId, region: 'us-east-1' })
+      : undefined;
   const noRetries = { maxRetries: 0, sleep: async () => {} };
   const workerModel: ModelProvider | undefined = bedrockServer
-    ? createModelProvider({ provider: 'bedrock', model: HARNESS_BEDROCK_MODEL, baseUrl: bedrockServer.baseUrl, region: 'us-east-1' }, { ...noRetries, awsCredentials: BEDROCK_TEST_CREDENTIALS })
+    ? createModelProvider(
+        { provider: 'bedrock', model: HARNESS_BEDROCK_MODEL, baseUrl: bedrockServer.baseUrl, region: 'us-east-1' },
+        { ...noRetries, awsCredentials: BEDROCK_TEST_CREDENTIALS },
+      )
     : modelServer
       ? createModelProvider({ provider: 'openai', model: 'scripted', baseUrl: modelServer.baseUrl, apiKey: MODEL_API_KEY }, noRetries)
       : undefined;
@@ -465,7 +503,12 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     credentials: {
       async issue(input) {
         const n = vended.size + 1;
-        const credentials = { accessKeyId: `ASIAHARNESS${n}`, secretAccessKey: `harness-secret-access-key-${n}`, sessionToken: `harness-session-token-${n}`, expiration: new Date(clock.now() + input.durationSeconds * 1000).toISOString() };
+        const credentials = {
+          accessKeyId: `ASIAHARNESS${n}`,
+          secretAccessKey: `harness-secret-access-key-${n}`,
+          sessionToken: `harness-session-token-${n}`,
+          expiration: new Date(clock.now() + input.durationSeconds * 1000).toISOString(),
+        };
         vended.set(credentials.accessKeyId, { policy: input.policy, tags: Object.fromEntries(input.tags.map((t) => [t.Key, t.Value])) });
         sessionSecrets.push(credentials.secretAccessKey, credentials.sessionToken);
         return credentials;
@@ -538,7 +581,13 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       rawPath: '/webhook',
       rawQueryString: '',
       headers,
-      requestContext: { http: { method: 'POST', path: '/webhook', protocol: 'HTTP/1.1', sourceIp: '140.82.115.1', userAgent: headers['user-agent'] }, requestId: `api-${deliveries}`, routeKey: 'POST /webhook', stage: '$default', timeEpoch: clock.now() },
+      requestContext: {
+        http: { method: 'POST', path: '/webhook', protocol: 'HTTP/1.1', sourceIp: '140.82.115.1', userAgent: headers['user-agent'] },
+        requestId: `api-${deliveries}`,
+        routeKey: 'POST /webhook',
+        stage: '$default',
+        timeEpoch: clock.now(),
+      },
       body: base64 ? Buffer.from(body, 'utf8').toString('base64') : body,
       isBase64Encoded: base64,
     } as unknown as APIGatewayProxyEventV2;
@@ -614,7 +663,10 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
           if (fn === 'intake') {
             await intake.handle(event);
           } else if (fn === 'worker') {
-            const context: InvocationContext = { awsRequestId: `worker-${invocations}`, getRemainingTimeInMillis: options.remainingTimeMs ?? (() => 15 * 60_000) };
+            const context: InvocationContext = {
+              awsRequestId: `worker-${invocations}`,
+              getRemainingTimeInMillis: options.remainingTimeMs ?? (() => 15 * 60_000),
+            };
             await dispatcherFor(context)(event);
           } else {
             dispatch.publisher = await publisher(event);
@@ -709,7 +761,10 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     payloads,
     deliver,
     drain,
-    pending: () => queue.filter((r) => r.eventName.startsWith('ObjectCreated') && functionForKey(decodeS3EventKey(r.s3.object.key)) !== 'none').map((r) => decodeS3EventKey(r.s3.object.key)),
+    pending: () =>
+      queue
+        .filter((r) => r.eventName.startsWith('ObjectCreated') && functionForKey(decodeS3EventKey(r.s3.object.key)) !== 'none')
+        .map((r) => decodeS3EventKey(r.s3.object.key)),
     requeue(key) {
       queue.push({
         eventVersion: '2.1',
@@ -720,7 +775,12 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
         userIdentity: { principalId: 'harness' },
         requestParameters: { sourceIPAddress: '127.0.0.1' },
         responseElements: { 'x-amz-request-id': 'harness', 'x-amz-id-2': 'harness' },
-        s3: { s3SchemaVersion: '1.0', configurationId: 'harness', bucket: { name: s3.bucket, ownerIdentity: { principalId: 'harness' }, arn: `arn:aws:s3:::${s3.bucket}` }, object: { key: encodeS3EventKey(key), size: 0, eTag: '', sequencer: '0' } },
+        s3: {
+          s3SchemaVersion: '1.0',
+          configurationId: 'harness',
+          bucket: { name: s3.bucket, ownerIdentity: { principalId: 'harness' }, arn: `arn:aws:s3:::${s3.bucket}` },
+          object: { key: encodeS3EventKey(key), size: 0, eTag: '', sequencer: '0' },
+        },
       });
     },
     objects,
@@ -827,20 +887,41 @@ export function buildPayloads(standin: GitHubStandin): HarnessPayloads {
       const labels = standin.repo(HARNESS_FULL_NAME).issues.get(number)?.labels ?? [];
       standin.setIssue(HARNESS_FULL_NAME, number, { labels: labels.includes(label) ? labels : [...labels, label] });
       const labelJson = { ...(p.label as object), id: labelIds.get(label), name: label };
-      return { ...p, issue: issueJson(p.issue as Record<string, unknown>, number), label: labelJson, repository: repository(p.repository as Record<string, unknown>), sender: userJson(o.sender ?? MAINTAINER), installation };
+      return {
+        ...p,
+        issue: issueJson(p.issue as Record<string, unknown>, number),
+        label: labelJson,
+        repository: repository(p.repository as Record<string, unknown>),
+        sender: userJson(o.sender ?? MAINTAINER),
+        installation,
+      };
     },
     comment(number, body, o = {}) {
       const p = example('issue_comment', 'created');
       const user = userJson(o.sender ?? MAINTAINER, o.senderType);
       if (o.senderType) user.type = o.senderType;
       const comment = { ...(p.comment as object), id: o.commentId ?? ++commentIds, body, user, performed_via_github_app: null };
-      return { ...p, issue: issueJson(p.issue as Record<string, unknown>, number), comment, repository: repository(p.repository as Record<string, unknown>), sender: user, installation };
+      return {
+        ...p,
+        issue: issueJson(p.issue as Record<string, unknown>, number),
+        comment,
+        repository: repository(p.repository as Record<string, unknown>),
+        sender: user,
+        installation,
+      };
     },
     closed(number, o = {}) {
       // The examples have no issues.closed; an issues.reopened payload with the closing fields set.
       const p = example('issues', 'reopened');
       const issue = { ...issueJson(p.issue as Record<string, unknown>, number), state: 'closed', closed_at: '2026-02-03T05:00:00Z' };
-      return { ...p, action: 'closed', issue, repository: repository(p.repository as Record<string, unknown>), sender: userJson(o.sender ?? MAINTAINER), installation };
+      return {
+        ...p,
+        action: 'closed',
+        issue,
+        repository: repository(p.repository as Record<string, unknown>),
+        sender: userJson(o.sender ?? MAINTAINER),
+        installation,
+      };
     },
     prComment(number, body, o = {}) {
       const p = example('issue_comment', 'created');
@@ -861,7 +942,10 @@ export function buildPayloads(standin: GitHubStandin): HarnessPayloads {
         updated_at: new Date(pull.updatedAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
         html_url: `https://github.com/${HARNESS_FULL_NAME}/pull/${number}`,
         url: `https://api.github.com/repos/${HARNESS_FULL_NAME}/issues/${number}`,
-        pull_request: { url: `https://api.github.com/repos/${HARNESS_FULL_NAME}/pulls/${number}`, html_url: `https://github.com/${HARNESS_FULL_NAME}/pull/${number}` },
+        pull_request: {
+          url: `https://api.github.com/repos/${HARNESS_FULL_NAME}/pulls/${number}`,
+          html_url: `https://github.com/${HARNESS_FULL_NAME}/pull/${number}`,
+        },
       };
       const comment = { ...(p.comment as object), id: o.commentId ?? ++commentIds, body, user, performed_via_github_app: null };
       return { ...p, issue, comment, repository: repository(p.repository as Record<string, unknown>), sender: user, installation };
@@ -948,7 +1032,11 @@ async function startGitAuthProxy(options: GitProxyOptions): Promise<{ url: strin
     if (!match) return void req.resume().on('end', () => finish(404, 'Not Found\n'));
     if (!credential) return void req.resume().on('end', () => finish(401, 'authentication required\n', { 'www-authenticate': 'Basic realm="GitHub"' }));
     if (credential.user !== 'x-access-token' || !options.authorize(credential.password, fullName, access)) {
-      return void req.resume().on('end', () => finish(access === 'write' && entry.tokenId ? 403 : 401, 'Invalid username or token.\n', { 'www-authenticate': 'Basic realm="GitHub"' }));
+      return void req
+        .resume()
+        .on('end', () =>
+          finish(access === 'write' && entry.tokenId ? 403 : 401, 'Invalid username or token.\n', { 'www-authenticate': 'Basic realm="GitHub"' }),
+        );
     }
     const headers = { ...req.headers };
     delete headers.authorization;

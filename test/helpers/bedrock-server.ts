@@ -1,5 +1,13 @@
 import type { IncomingMessage } from 'node:http';
-import { scriptedInput, startBlockModelServer, type BlockModelServer, type BlockScript, type NeutralBlock, type NeutralRequest, type WireProtocol } from './block-model-server.js';
+import {
+  scriptedInput,
+  startBlockModelServer,
+  type BlockModelServer,
+  type BlockScript,
+  type NeutralBlock,
+  type NeutralRequest,
+  type WireProtocol,
+} from './block-model-server.js';
 import type { ScriptedFailure } from './scripted-model-server.js';
 
 /**
@@ -44,10 +52,18 @@ function bedrockProtocol(options: BedrockServerOptions): WireProtocol {
       return method === 'POST' && match ? { model: decodeURIComponent(match[1]) } : undefined;
     },
     authFailure(headers) {
-      const credential = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=[^,]+, Signature=[0-9a-f]{64}$/.exec(String(headers.authorization ?? ''));
+      const credential = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=[^,]+, Signature=[0-9a-f]{64}$/.exec(
+        String(headers.authorization ?? ''),
+      );
       if (!credential || !headers['x-amz-date']) return bedrockError(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token');
-      if (options.accessKeyId !== undefined && credential[1] !== options.accessKeyId) return bedrockError(403, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
-      if (credential[3] !== region || credential[4] !== 'bedrock') return bedrockError(403, 'InvalidSignatureException', `Credential should be scoped to a valid region and service bedrock, not ${credential[3]}/${credential[4]}.`);
+      if (options.accessKeyId !== undefined && credential[1] !== options.accessKeyId)
+        return bedrockError(403, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
+      if (credential[3] !== region || credential[4] !== 'bedrock')
+        return bedrockError(
+          403,
+          'InvalidSignatureException',
+          `Credential should be scoped to a valid region and service bedrock, not ${credential[3]}/${credential[4]}.`,
+        );
       return undefined;
     },
     parse(body, model, headers: IncomingMessage['headers']) {
@@ -72,7 +88,9 @@ function bedrockProtocol(options: BedrockServerOptions): WireProtocol {
     success(reply, index, _model, stopReason) {
       const content = [
         ...(reply.content ? [{ text: reply.content }] : []),
-        ...(reply.toolCalls ?? []).map((call, i) => ({ toolUse: { toolUseId: call.id ?? `tooluse_${index}_${i}`, name: call.name, input: scriptedInput(call.arguments) } })),
+        ...(reply.toolCalls ?? []).map((call, i) => ({
+          toolUse: { toolUseId: call.id ?? `tooluse_${index}_${i}`, name: call.name, input: scriptedInput(call.arguments) },
+        })),
       ];
       const usage = reply.usage ?? { promptTokens: 100, completionTokens: 20 };
       return {
@@ -95,13 +113,19 @@ function systemBlocks(blocks: any, problems: string[]): string[] {
   const system: string[] = [];
   if (blocks === undefined) return system;
   if (!Array.isArray(blocks)) problems.push('system must be an array of blocks');
-  else for (const block of blocks) typeof block?.text === 'string' && block.text.trim() ? system.push(block.text) : problems.push('system blocks must be non-empty text');
+  else
+    for (const block of blocks)
+      typeof block?.text === 'string' && block.text.trim() ? system.push(block.text) : problems.push('system blocks must be non-empty text');
   return system;
 }
 
 /** The tools of `toolConfig` (not empty when present, with a valid `toolChoice`); what is wrong goes to `problems`. */
 function converseTools(toolConfig: any, problems: string[]): NeutralRequest['tools'] {
-  const tools = (toolConfig?.tools ?? []).map((tool: any) => ({ name: tool?.toolSpec?.name, description: tool?.toolSpec?.description, schema: tool?.toolSpec?.inputSchema?.json }));
+  const tools = (toolConfig?.tools ?? []).map((tool: any) => ({
+    name: tool?.toolSpec?.name,
+    description: tool?.toolSpec?.description,
+    schema: tool?.toolSpec?.inputSchema?.json,
+  }));
   if (toolConfig !== undefined && tools.length === 0) problems.push('toolConfig.tools must not be empty');
   if (toolConfig?.toolChoice !== undefined && !['auto', 'any', 'tool'].some((k) => k in toolConfig.toolChoice)) problems.push('toolConfig.toolChoice invalid');
   return tools;

@@ -84,7 +84,15 @@ export async function startBlockModelServer(protocol: WireProtocol, script: Bloc
 
   const handle = async (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
     const raw = await readBody(req);
-    const record: BlockRecordedRequest = { index: requests.length, raw, body: undefined, chat: undefined, headers: req.headers as IncomingMessage['headers'], url: req.url ?? '', problems: [] };
+    const record: BlockRecordedRequest = {
+      index: requests.length,
+      raw,
+      body: undefined,
+      chat: undefined,
+      headers: req.headers as IncomingMessage['headers'],
+      url: req.url ?? '',
+      problems: [],
+    };
     requests.push(record);
     const send = (answer: { status: number; body: string; headers?: Record<string, string> }) => reply(res, answer);
 
@@ -111,7 +119,8 @@ export async function startBlockModelServer(protocol: WireProtocol, script: Bloc
     if (scripted?.delayMs) await new Promise((resolve) => setTimeout(resolve, scripted.delayMs));
     if (res.destroyed) return;
     if (!scripted) return send(protocol.failure({ status: 500, body: undefined }));
-    if ('status' in scripted) return send(scripted.body !== undefined ? { status: scripted.status, body: scripted.body, headers: scripted.headers } : protocol.failure(scripted));
+    if ('status' in scripted)
+      return send(scripted.body !== undefined ? { status: scripted.status, body: scripted.body, headers: scripted.headers } : protocol.failure(scripted));
     const toolCalls = scripted.toolCalls?.length ?? 0;
     const finish = scripted.finishReason ?? (toolCalls > 0 ? 'tool_calls' : 'stop');
     send({ status: 200, body: JSON.stringify(protocol.success(scripted, served - 1, request.model, protocol.stopReasons[finish] ?? finish)) });
@@ -233,7 +242,8 @@ export function validateTurns(request: NeutralRequest, toolResultsFirst: boolean
     pending = turnProblems(request, i, { names, anyTools: request.tools.length > 0, toolResultsFirst, pending }, problems);
   }
   if (pending.length > 0) problems.push(`last tool uses ${pending.join(', ')} have no tool result`);
-  if (request.maxTokens !== undefined && (!Number.isInteger(request.maxTokens) || request.maxTokens < 1)) problems.push('max tokens must be a positive integer');
+  if (request.maxTokens !== undefined && (!Number.isInteger(request.maxTokens) || request.maxTokens < 1))
+    problems.push('max tokens must be a positive integer');
   return problems;
 }
 
@@ -243,7 +253,9 @@ export function chatView(request: NeutralRequest): any {
   for (const turn of request.turns) {
     if (turn.role === 'assistant') {
       const text = turn.blocks.flatMap((b) => (b.kind === 'text' ? [String(b.text)] : [])).join('');
-      const calls = turn.blocks.flatMap((b) => (b.kind === 'tool_use' ? [{ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input) } }] : []));
+      const calls = turn.blocks.flatMap((b) =>
+        b.kind === 'tool_use' ? [{ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input) } }] : [],
+      );
       messages.push({ role: 'assistant', content: text || null, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
     } else {
       for (const b of turn.blocks) {
@@ -253,7 +265,12 @@ export function chatView(request: NeutralRequest): any {
     }
   }
   const tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.schema } }));
-  return { model: request.model, messages, ...(tools.length > 0 ? { tools } : {}), ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}) };
+  return {
+    model: request.model,
+    messages,
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
+  };
 }
 
 /** Scripted tool-call arguments as an object (scripts may give a JSON string). */

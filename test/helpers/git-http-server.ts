@@ -84,7 +84,7 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
       method: req.method ?? 'GET',
       path: parsed.pathname,
       query: parsed.search.replace(/^\?/, ''),
-      service: parsed.searchParams.get('service') ?? (/(git-upload-pack|git-receive-pack)$/.exec(parsed.pathname)?.[1] ?? undefined),
+      service: parsed.searchParams.get('service') ?? /(git-upload-pack|git-receive-pack)$/.exec(parsed.pathname)?.[1] ?? undefined,
       authPresent: header !== undefined,
       authorized: false,
     };
@@ -108,7 +108,12 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
       GIT_CONFIG_COUNT: String(1 + extraConfig.length),
       GIT_CONFIG_KEY_0: 'http.receivepack',
       GIT_CONFIG_VALUE_0: 'true',
-      ...Object.fromEntries(extraConfig.flatMap(([key, value], i) => [[`GIT_CONFIG_KEY_${i + 1}`, key], [`GIT_CONFIG_VALUE_${i + 1}`, value]])),
+      ...Object.fromEntries(
+        extraConfig.flatMap(([key, value], i) => [
+          [`GIT_CONFIG_KEY_${i + 1}`, key],
+          [`GIT_CONFIG_VALUE_${i + 1}`, value],
+        ]),
+      ),
       GIT_PROJECT_ROOT: options.root,
       GIT_HTTP_EXPORT_ALL: '1',
       REQUEST_METHOD: record.method,

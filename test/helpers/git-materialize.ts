@@ -61,7 +61,10 @@ export async function materialize(workspace: Workspace, index: VirtualIndex, dir
       chmodSync(target, entry.mode === '100755' ? 0o755 : 0o644);
     }
   }
-  const info = index.files().map((f) => `${f.mode} ${f.oid}\t${f.path}\0`).join('');
+  const info = index
+    .files()
+    .map((f) => `${f.mode} ${f.oid}\t${f.path}\0`)
+    .join('');
   nativeGit(dir, ['read-tree', '--empty']);
   if (info) nativeGit(dir, ['update-index', '-z', '--index-info'], { input: Buffer.from(info, 'utf8') });
   nativeGit(dir, ['update-index', '-q', '--refresh']);

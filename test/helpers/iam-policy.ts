@@ -65,7 +65,9 @@ function conditionHolds(condition: Statement['Condition'], request: IamRequest, 
         if (ifExists) continue;
         return false;
       }
-      const patterns = list(values).map((v) => substitute(v, tags)).filter((v): v is string => v !== undefined);
+      const patterns = list(values)
+        .map((v) => substitute(v, tags))
+        .filter((v): v is string => v !== undefined);
       const hit = patterns.some((p) => (base === 'StringLike' ? wildcardMatch(p, actual) : p === actual));
       if (!hit) return false;
     }
@@ -76,7 +78,9 @@ function conditionHolds(condition: Statement['Condition'], request: IamRequest, 
 function statementMatches(s: Statement, request: IamRequest, tags: Record<string, string>): boolean {
   if (s.NotAction !== undefined || s.NotResource !== undefined) throw new Error('NotAction/NotResource are not used by this stack');
   if (!list(s.Action).some((a) => wildcardMatch(a, request.action, true))) return false;
-  const resources = list(s.Resource).map((r) => substitute(r, tags)).filter((r): r is string => r !== undefined);
+  const resources = list(s.Resource)
+    .map((r) => substitute(r, tags))
+    .filter((r): r is string => r !== undefined);
   if (!resources.some((r) => wildcardMatch(r, request.resource))) return false;
   return conditionHolds(s.Condition, request, tags);
 }

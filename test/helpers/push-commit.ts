@@ -36,7 +36,10 @@ export function pushCommit(
     GIT_AUTHOR_DATE: date,
     GIT_COMMITTER_DATE: date,
   };
-  const git = (args: string[], input?: string) => execFileSync('git', args, { env, input, maxBuffer: 64 * 1024 * 1024 }).toString().trim();
+  const git = (args: string[], input?: string) =>
+    execFileSync('git', args, { env, input, maxBuffer: 64 * 1024 * 1024 })
+      .toString()
+      .trim();
   const before = git(['rev-parse', `refs/heads/${branch}`]);
   git(['read-tree', before]);
   for (const [path, content] of Object.entries(files)) {
@@ -51,7 +54,8 @@ export function pushCommit(
 
 /** A maintainer's commit pushed on `branch` of the harness repository, as a push to GitHub would land; returns the new head. */
 export async function pushHumanCommit(h: AppHarness, branch: string, files: Record<string, string>, message: string): Promise<string> {
-  return pushCommit(h.standin, h.fullName, branch, files, { message, author: { name: 'Hana Human', email: 'hana@example.com' }, date: '2026-02-03T06:00:00Z' }).after;
+  return pushCommit(h.standin, h.fullName, branch, files, { message, author: { name: 'Hana Human', email: 'hana@example.com' }, date: '2026-02-03T06:00:00Z' })
+    .after;
 }
 
 /** A commit's parents, read with native git from the stand-in's bare repository. */

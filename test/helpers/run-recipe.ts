@@ -22,7 +22,11 @@ export async function runRecipeStep(
   const globs = options.scope ?? step.paths;
   const inScope = globs ? compileGlobs(globs) : () => true;
   const isEditable = options.isEditable ?? (() => true);
-  const paths = recipeCandidates(step, repo.workspace.paths().filter((p) => inScope(p) && isEditable(p)), defaultPathRules().isLockfile);
+  const paths = recipeCandidates(
+    step,
+    repo.workspace.paths().filter((p) => inScope(p) && isEditable(p)),
+    defaultPathRules().isLockfile,
+  );
   const result = await applyRecipe(step, repo.workspace, { paths, syntax, isEditable, rules: defaultPathRules() });
   return { result, paths, files, text: (path: string) => repo.workspace.readText(path), changed: result.changedFiles.map((f) => f.path) };
 }

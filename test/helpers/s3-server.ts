@@ -56,7 +56,9 @@ interface S3rverInstance {
 }
 type S3rverCtor = new (options: Record<string, unknown>) => S3rverInstance;
 interface S3rverEvent {
-  Records: (Omit<S3EventRecord, 's3'> & { s3: Omit<S3EventRecord['s3'], 'object'> & { object: { key: string; size?: number; eTag?: string; sequencer: string } } })[];
+  Records: (Omit<S3EventRecord, 's3'> & {
+    s3: Omit<S3EventRecord['s3'], 'object'> & { object: { key: string; size?: number; eTag?: string; sequencer: string } };
+  })[];
 }
 
 const require = createRequire(import.meta.url);

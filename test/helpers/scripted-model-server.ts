@@ -180,7 +180,8 @@ function optionProblems(body: any): string[] {
 function assistantProblems(m: any, i: number, pending: Set<string>): string[] {
   const problems: string[] = [];
   if (m.content !== null && m.content !== undefined && typeof m.content !== 'string') problems.push(`messages[${i}].content must be a string or null`);
-  if ((m.content === null || m.content === undefined) && !m.tool_calls?.length) problems.push(`messages[${i}]: assistant message without content or tool calls`);
+  if ((m.content === null || m.content === undefined) && !m.tool_calls?.length)
+    problems.push(`messages[${i}]: assistant message without content or tool calls`);
   for (const call of m.tool_calls ?? []) {
     if (typeof call?.id !== 'string' || call.type !== 'function' || typeof call.function?.name !== 'string' || typeof call.function?.arguments !== 'string') {
       problems.push(`messages[${i}]: malformed tool call`);

@@ -37,7 +37,13 @@ beforeAll(async () => {
   };
   const comment = (issue: number): Trigger => {
     const commentId = 500_000 + issue;
-    return { issue, key: `comment-${commentId}`, event: 'issue_comment', payload: h.payloads.comment(issue, '/agent run', { commentId }), deliveryId: `20000000-0000-4000-8000-${String(issue).padStart(12, '0')}` };
+    return {
+      issue,
+      key: `comment-${commentId}`,
+      event: 'issue_comment',
+      payload: h.payloads.comment(issue, '/agent run', { commentId }),
+      deliveryId: `20000000-0000-4000-8000-${String(issue).padStart(12, '0')}`,
+    };
   };
   const copies: Trigger[] = [];
   for (let issue = 1; issue <= 30; issue++) {

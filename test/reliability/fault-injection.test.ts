@@ -93,7 +93,14 @@ describe('S3 returns 500 and 503 for a while, then recovers', () => {
 describe('GitHub returns 502 and secondary rate limits, then recovers', () => {
   it('retry-after is honoured and 5xx back off', async () => {
     const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
-    const broker = new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, policy: STANDIN_GITHUB_POLICY, role: 'read' });
+    const broker = new InProcessTokenBroker({
+      appId: HARNESS_APP_ID,
+      apiUrl: h.standin.url,
+      clock: h.clock,
+      loadPrivateKey: async () => pem,
+      policy: STANDIN_GITHUB_POLICY,
+      role: 'read',
+    });
     const { token } = await broker.token({ installationId: h.installationId, repositoryId: h.repositoryId, role: 'read' });
     const limits: Record<string, unknown>[] = [];
     const logger = { debug() {}, info() {}, error() {}, warn: (_message: string, meta?: Record<string, unknown>) => void limits.push(meta ?? {}) };
@@ -104,7 +111,9 @@ describe('GitHub returns 502 and secondary rate limits, then recovers', () => {
     const repo = await api.rest.repos.get({ owner: 'acme', repo: 'orders' });
     expect(repo.status).toBe(200);
     // Rules match in the order injected: two rate limits (7 s each, as told), then two 502s (the retry plugin's backoff).
-    expect(limits).toEqual([0, 1].map((retryCount) => ({ limit: 'secondary', route: 'GET /repos/{owner}/{repo}', retryAfterSeconds: 7, retryCount, retrying: true })));
+    expect(limits).toEqual(
+      [0, 1].map((retryCount) => ({ limit: 'secondary', route: 'GET /repos/{owner}/{repo}', retryAfterSeconds: 7, retryCount, retrying: true })),
+    );
     expect(h.standin.calls.slice(callsBefore).map((c) => c.status)).toEqual([403, 403, 502, 502, 200]);
   });
 

@@ -63,9 +63,16 @@ export function makeTreeBombRepo(gitdir: string, fanout: number, levels: number,
   const blob = writeLoose(gitdir, 'blob', Buffer.from('boom\n'));
   let oid =
     leaves === 'files'
-      ? writeTree(gitdir, Array.from({ length: fanout }, (_, i) => ({ mode: '100644' as const, name: `f${i}.txt`, oid: blob })))
+      ? writeTree(
+          gitdir,
+          Array.from({ length: fanout }, (_, i) => ({ mode: '100644' as const, name: `f${i}.txt`, oid: blob })),
+        )
       : writeTree(gitdir, []);
-  for (let l = 0; l < levels; l++) oid = writeTree(gitdir, Array.from({ length: fanout }, (_, i) => ({ mode: '40000' as const, name: `t${i}`, oid })));
+  for (let l = 0; l < levels; l++)
+    oid = writeTree(
+      gitdir,
+      Array.from({ length: fanout }, (_, i) => ({ mode: '40000' as const, name: `t${i}`, oid })),
+    );
   return finish(gitdir, [{ mode: '40000', name: 'bomb', oid }]);
 }
 
@@ -75,7 +82,8 @@ export function makeManyFilesRepo(gitdir: string, files: number): string {
   const dirs: Row[] = [];
   for (let d = 0; d * 500 < files; d++) {
     const rows: Row[] = [];
-    for (let i = d * 500; i < Math.min(files, (d + 1) * 500); i++) rows.push({ mode: '100644', name: `f${i}.txt`, oid: writeLoose(gitdir, 'blob', Buffer.from(`file ${i}\n`)) });
+    for (let i = d * 500; i < Math.min(files, (d + 1) * 500); i++)
+      rows.push({ mode: '100644', name: `f${i}.txt`, oid: writeLoose(gitdir, 'blob', Buffer.from(`file ${i}\n`)) });
     dirs.push({ mode: '40000', name: `d${d}`, oid: writeTree(gitdir, rows) });
   }
   return finish(gitdir, dirs);

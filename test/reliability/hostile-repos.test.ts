@@ -79,7 +79,16 @@ afterAll(async () => {
 async function ingestCase(c: Case, source: RepoSource) {
   const fs = createMemoryFs();
   const measured = await measure<IngestResult>(() =>
-    ingestRepository({ source, fs, gitdir: '/repo/.git', ref: c.ref, paths: c.paths, policy: { ...DEFAULT_INGESTION_POLICY, ...c.policy }, clock: { now: () => NOW }, logger: silent }),
+    ingestRepository({
+      source,
+      fs,
+      gitdir: '/repo/.git',
+      ref: c.ref,
+      paths: c.paths,
+      policy: { ...DEFAULT_INGESTION_POLICY, ...c.policy },
+      clock: { now: () => NOW },
+      logger: silent,
+    }),
   );
   return { fs, measured };
 }
@@ -147,7 +156,15 @@ describe('the CLI on hostile repositories: exit 1, the reason in --json, writes 
     const out = join(root, `cli-out-${repo}`);
     const before = treeSnapshot(root);
     let stdout = '';
-    const io: CliIo = { stdout: (t) => void (stdout += t), stderr: () => undefined, env: {}, cwd: root, clock: { now: () => NOW }, isTty: false, logger: silent };
+    const io: CliIo = {
+      stdout: (t) => void (stdout += t),
+      stderr: () => undefined,
+      env: {},
+      cwd: root,
+      clock: { now: () => NOW },
+      isTty: false,
+      logger: silent,
+    };
     const measured = await measure(() => runCli(['ingest', join(repos, `${repo}.git`), '--json', '--out', out, ...extra], io));
     expect(measured.value).toBe(1);
     const json = JSON.parse(stdout.trim().split('\n').pop()!);

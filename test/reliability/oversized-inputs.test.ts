@@ -37,7 +37,15 @@ function aliasBomb(indent = ''): string {
 async function cli(argv: string[]): Promise<{ code: number; json: Record<string, unknown> | undefined; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env: {}, cwd: root, clock: { now: () => NOW }, isTty: false, logger: silent };
+  const io: CliIo = {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    env: {},
+    cwd: root,
+    clock: { now: () => NOW },
+    isTty: false,
+    logger: silent,
+  };
   const code = await runCli(argv, io);
   let json: Record<string, unknown> | undefined;
   try {

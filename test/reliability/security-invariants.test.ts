@@ -41,11 +41,21 @@ let h: AppHarness;
 let root: string;
 
 async function requestsFor(issue: number): Promise<{ key: string; body: Record<string, any> }[]> {
-  return (await h.objects()).filter((o) => /^runs\/acme\/orders\/[^/]+\/request\.json$/.test(o.key)).map((o) => ({ key: o.key, body: JSON.parse(o.text) })).filter((r) => r.body.issue?.number === issue);
+  return (await h.objects())
+    .filter((o) => /^runs\/acme\/orders\/[^/]+\/request\.json$/.test(o.key))
+    .map((o) => ({ key: o.key, body: JSON.parse(o.text) }))
+    .filter((r) => r.body.issue?.number === issue);
 }
 
 async function ingestLocal(gitdir: string) {
-  return ingestRepository({ source: new LocalRepoSource(gitdir), fs: createMemoryFs(), gitdir: '/repo/.git', policy: DEFAULT_INGESTION_POLICY, clock: { now: () => NOW }, logger: silent });
+  return ingestRepository({
+    source: new LocalRepoSource(gitdir),
+    fs: createMemoryFs(),
+    gitdir: '/repo/.git',
+    policy: DEFAULT_INGESTION_POLICY,
+    clock: { now: () => NOW },
+    logger: silent,
+  });
 }
 
 beforeAll(async () => {
@@ -63,7 +73,12 @@ describe('§9.1 no token, key or secret in artifacts, logs, model requests or co
     const logger = new CapturingLogger({ secrets: ['whsec_registered_canary'] });
     const token = `ghs_${'A1b2C3d4'.repeat(5)}`;
     const pem = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAcanary\n-----END RSA PRIVATE KEY-----';
-    logger.error('failed with whsec_registered_canary', { header: `Bearer ${token}`, url: `https://x-access-token:${token}@github.com/a/b.git`, key: pem, nested: { installationToken: 'anything' } });
+    logger.error('failed with whsec_registered_canary', {
+      header: `Bearer ${token}`,
+      url: `https://x-access-token:${token}@github.com/a/b.git`,
+      key: pem,
+      nested: { installationToken: 'anything' },
+    });
     const line = logger.lines.join('\n');
     for (const secret of ['whsec_registered_canary', token, 'MIIEowIBAAKCAQEAcanary', 'anything']) expect(line).not.toContain(secret);
     expect(line).toContain(REDACTED);
@@ -132,7 +147,7 @@ describe('§9.4 nothing written outside the workspace; hostile entries refused a
 
   it('the workspace refuses `..`, absolute, `.git/` and through-symlink writes', async () => {
     const gitdir = join(root, 'plain.git');
-    makeBareRepo(gitdir, { 'README.md': '# x\n', 'docs/guide.md': 'g\n', 'link': { symlink: 'docs' } });
+    makeBareRepo(gitdir, { 'README.md': '# x\n', 'docs/guide.md': 'g\n', link: { symlink: 'docs' } });
     const { workspace } = await ingestLocal(gitdir);
     for (const path of ['../escape.txt', 'docs/../../escape.txt', '/etc/passwd', '.git/config', 'sub/.git/hooks/post-checkout', 'link/new.md']) {
       await expect(workspace.write(path, 'x'), path).rejects.toMatchObject({ reason: expect.stringMatching(/^(PATH_|WRITE_THROUGH_SYMLINK)/) });
@@ -148,8 +163,17 @@ describe('§9.5 the worker cannot obtain a write token; the publisher publishes 
     expect(TOKEN_SCOPES.read.pull_requests).toBe('read');
     expect(TOKEN_SCOPES.read.contents).toBe('read');
     const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
-    const broker = new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, policy: STANDIN_GITHUB_POLICY, role: 'read' });
-    await expect(broker.token({ installationId: h.installationId, repositoryId: h.repositoryId, role: 'write' })).rejects.toMatchObject({ reason: 'ROLE_NOT_ALLOWED' });
+    const broker = new InProcessTokenBroker({
+      appId: HARNESS_APP_ID,
+      apiUrl: h.standin.url,
+      clock: h.clock,
+      loadPrivateKey: async () => pem,
+      policy: STANDIN_GITHUB_POLICY,
+      role: 'read',
+    });
+    await expect(broker.token({ installationId: h.installationId, repositoryId: h.repositoryId, role: 'write' })).rejects.toMatchObject({
+      reason: 'ROLE_NOT_ALLOWED',
+    });
     const issued = await broker.token({ installationId: h.installationId, repositoryId: h.repositoryId, role: 'read' });
     const minted = h.standin.state.tokens()[h.standin.state.tokenValues().indexOf(issued.token)];
     expect(minted.permissions).toMatchObject({ contents: 'read' });
@@ -256,10 +280,21 @@ describe('§9.9 local git never runs the repository’s configuration; credentia
       request: async (req: GitHttpRequest): Promise<GitHttpResponse> => {
         seen.push({ url: req.url, authorization: req.headers?.Authorization });
         const redirect = req.url.startsWith('https://repo.example.invalid/');
-        return { url: req.url, method: req.method, statusCode: redirect ? 302 : 200, statusMessage: '', headers: redirect ? { location: 'https://other.example.invalid/o/r.git/info/refs' } : {}, body: undefined } as unknown as GitHttpResponse;
+        return {
+          url: req.url,
+          method: req.method,
+          statusCode: redirect ? 302 : 200,
+          statusMessage: '',
+          headers: redirect ? { location: 'https://other.example.invalid/o/r.git/info/refs' } : {},
+          body: undefined,
+        } as unknown as GitHttpResponse;
       },
     };
-    await scopeCredentials(inner, 'https://repo.example.invalid/o/r.git').request({ url: 'https://repo.example.invalid/o/r.git/info/refs', method: 'GET', headers: { Authorization: 'Basic c2VjcmV0' } } as GitHttpRequest);
+    await scopeCredentials(inner, 'https://repo.example.invalid/o/r.git').request({
+      url: 'https://repo.example.invalid/o/r.git/info/refs',
+      method: 'GET',
+      headers: { Authorization: 'Basic c2VjcmV0' },
+    } as GitHttpRequest);
     expect(seen).toEqual([
       { url: 'https://repo.example.invalid/o/r.git/info/refs', authorization: 'Basic c2VjcmV0' },
       { url: 'https://other.example.invalid/o/r.git/info/refs', authorization: undefined },

@@ -62,7 +62,10 @@ describe('abusive deliveries get the right status and change nothing', () => {
     expect(await footprint()).toEqual(before);
   });
 
-  it.each([['an unknown event name', 'made_up_event'], ['an event the App ignores', 'star']])('%s: accepted (202) and ignored', async (_name, event) => {
+  it.each([
+    ['an unknown event name', 'made_up_event'],
+    ['an event the App ignores', 'star'],
+  ])('%s: accepted (202) and ignored', async (_name, event) => {
     const before = await footprint();
     const res = await h.deliver(event, { action: 'created', repository: h.payloads.labeled(1).repository, installation: { id: h.installationId } });
     expect(res.statusCode).toBe(202);

@@ -73,18 +73,22 @@ describe('worker killed at a phase boundary, retried by Lambda', () => {
     expect(reference.size).toBeGreaterThan(3);
   });
 
-  it.each(PHASE_NAMES.map((phase, i) => [i + 1, phase] as const))('killed at boundary %i (checkpoint of %s): the retry completes, byte-identical candidate', async (_k, phase) => {
-    await resetRun();
-    const dying = killingStore(h.store, new RegExp(`/checkpoints/\\d+-${phase}\\.json$`));
-    const context = { awsRequestId: `kill-${phase}`, getRemainingTimeInMillis: () => 900_000 };
-    await expect(workerWith(dying)(s3Event(requestKey), context)).rejects.toBeInstanceOf(Killed);
-    expect(dying.killed()).toBe(true);
-    // Before the last boundary nothing of the candidate exists yet (pr_preparation writes it, then its checkpoint).
-    if (phase !== 'pr_preparation') expect((await candidate()).size).toBe(0);
-    h.clock.advance(60_000); // Lambda waits a minute before its first retry
-    await workerWith(h.store)(s3Event(requestKey), context);
-    expect(await candidate()).toEqual(reference);
-  }, 60_000);
+  it.each(PHASE_NAMES.map((phase, i) => [i + 1, phase] as const))(
+    'killed at boundary %i (checkpoint of %s): the retry completes, byte-identical candidate',
+    async (_k, phase) => {
+      await resetRun();
+      const dying = killingStore(h.store, new RegExp(`/checkpoints/\\d+-${phase}\\.json$`));
+      const context = { awsRequestId: `kill-${phase}`, getRemainingTimeInMillis: () => 900_000 };
+      await expect(workerWith(dying)(s3Event(requestKey), context)).rejects.toBeInstanceOf(Killed);
+      expect(dying.killed()).toBe(true);
+      // Before the last boundary nothing of the candidate exists yet (pr_preparation writes it, then its checkpoint).
+      if (phase !== 'pr_preparation') expect((await candidate()).size).toBe(0);
+      h.clock.advance(60_000); // Lambda waits a minute before its first retry
+      await workerWith(h.store)(s3Event(requestKey), context);
+      expect(await candidate()).toEqual(reference);
+    },
+    60_000,
+  );
 
   it('a second, different delivery of the same event while the lease is held does nothing', async () => {
     const before = await h.objects();

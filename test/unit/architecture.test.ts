@@ -52,8 +52,16 @@ describe('architecture: the linter refuses imports that break the dependency rul
   it.each([
     ['core -> node:crypto', 'src/core/probe.ts', "import { createHash } from 'node:crypto';"],
     ['core -> node:zlib', 'src/core/probe.ts', "import { inflateSync } from 'node:zlib';"],
-    ['core -> core and pure packages', 'src/core/git/probe.ts', "import { AgentError } from '../errors.js';\nimport git from 'isomorphic-git';\nimport { z } from 'zod';"],
-    ['app -> node:fs, core and app', 'src/app/worker/probe.ts', "import { readFile } from 'node:fs/promises';\nimport { AgentError } from '../../core/errors.js';\nimport { JsonLogger } from '../logger.js';"],
+    [
+      'core -> core and pure packages',
+      'src/core/git/probe.ts',
+      "import { AgentError } from '../errors.js';\nimport git from 'isomorphic-git';\nimport { z } from 'zod';",
+    ],
+    [
+      'app -> node:fs, core and app',
+      'src/app/worker/probe.ts',
+      "import { readFile } from 'node:fs/promises';\nimport { AgentError } from '../../core/errors.js';\nimport { JsonLogger } from '../logger.js';",
+    ],
     ['handlers -> app', 'src/handlers/probe.ts', "import { JsonLogger } from '../app/logger.js';"],
   ])('%s is allowed', async (_rule, filePath, source) => {
     expect(await problems(source, filePath)).toEqual([]);
@@ -61,7 +69,9 @@ describe('architecture: the linter refuses imports that break the dependency rul
 
   it('the real src/core and src/app pass', async () => {
     const results = await layersOnly.lintFiles(['src/core/**/*.ts', 'src/app/**/*.ts']);
-    const found = results.flatMap((r) => r.messages.filter((m) => [RULE, ...AMBIENT_RULES].includes(m.ruleId ?? '') || m.fatal).map((m) => `${r.filePath}:${m.line}: ${m.message}`));
+    const found = results.flatMap((r) =>
+      r.messages.filter((m) => [RULE, ...AMBIENT_RULES].includes(m.ruleId ?? '') || m.fatal).map((m) => `${r.filePath}:${m.line}: ${m.message}`),
+    );
     expect(found).toEqual([]);
     expect(results.length).toBeGreaterThan(100);
   });
@@ -145,7 +155,11 @@ describe('architecture: src/core reads no clock, no randomness and no environmen
 describe('architecture: only the token functions bundle key handling', () => {
   // What each Lambda bundle contains, from esbuild's own account of its inputs (the same
   // bundler and entries as scripts/build.mjs), so a stray import cannot hide behind minifying.
-  const KEY_HANDLING = [/node_modules\/@octokit\/auth-app\//, /node_modules\/universal-github-app-jwt\//, /^src\/app\/tokens\/(mint-installation-token|token-handler)\.ts$/];
+  const KEY_HANDLING = [
+    /node_modules\/@octokit\/auth-app\//,
+    /node_modules\/universal-github-app-jwt\//,
+    /^src\/app\/tokens\/(mint-installation-token|token-handler)\.ts$/,
+  ];
   const TOKEN_FUNCTIONS = ['token-read', 'token-write'];
   let inputs: Map<string, { path: string; importers: string[] }[]>;
   const importsOf = new Map<string, string[]>();
@@ -178,7 +192,10 @@ describe('architecture: only the token functions bundle key handling', () => {
     const importersOf = new Map<string, string[]>();
     for (const [path, input] of Object.entries(result.metafile.inputs)) {
       for (const imported of input.imports) importersOf.set(imported.path, [...(importersOf.get(imported.path) ?? []), path]);
-      importsOf.set(path, input.imports.map((i) => i.path));
+      importsOf.set(
+        path,
+        input.imports.map((i) => i.path),
+      );
     }
     inputs = new Map(
       Object.values(result.metafile.outputs)
@@ -193,7 +210,11 @@ describe('architecture: only the token functions bundle key handling', () => {
   it('token-read and token-write bundle @octokit/auth-app and the minting code', () => {
     for (const name of TOKEN_FUNCTIONS) {
       const paths = inputs.get(name)!.map((i) => i.path);
-      for (const pattern of KEY_HANDLING) expect(paths.some((p) => pattern.test(p)), `${name} ${pattern}`).toBe(true);
+      for (const pattern of KEY_HANDLING)
+        expect(
+          paths.some((p) => pattern.test(p)),
+          `${name} ${pattern}`,
+        ).toBe(true);
     }
   });
 
@@ -209,7 +230,10 @@ describe('architecture: only the token functions bundle key handling', () => {
         .filter((input) => KEY_HANDLING.some((pattern) => pattern.test(input.path)))
         // Probot's own auth strategy (octokit-auth-probot) always imports auth-app; the intake
         // gives Probot no private key, so that code never signs anything. The webhook has no Probot.
-        .filter((input) => !(name === 'intake' && input.importers.every((p) => /node_modules\/(octokit-auth-probot|@octokit\/auth-app|universal-github-app-jwt)\//.test(p))))
+        .filter(
+          (input) =>
+            !(name === 'intake' && input.importers.every((p) => /node_modules\/(octokit-auth-probot|@octokit\/auth-app|universal-github-app-jwt)\//.test(p))),
+        )
         .filter((input) => !(name === 'cli' && !cliWithoutServe.has(input.path)))
         .map((input) => `${name}: ${input.path} (imported by ${input.importers.join(', ')})`),
     );

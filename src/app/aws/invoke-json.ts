@@ -7,9 +7,7 @@ export interface LambdaLike {
 
 /** Why a synchronous invocation gave no usable answer: the callers turn it into their own coded error. */
 export type InvokeFailure =
-  | { kind: 'not-invoked'; cause: unknown }
-  | { kind: 'function-error'; errorType?: string; errorMessage?: string }
-  | { kind: 'not-json' };
+  { kind: 'not-invoked'; cause: unknown } | { kind: 'function-error'; errorType?: string; errorMessage?: string } | { kind: 'not-json' };
 
 /**
  * Invoke a function synchronously with a JSON payload and parse its JSON answer. Lambda reports
@@ -19,7 +17,9 @@ export type InvokeFailure =
 export async function invokeJson(client: LambdaLike, functionName: string, payload: unknown, fail: (failure: InvokeFailure) => Error): Promise<unknown> {
   let out: InvokeCommandOutput;
   try {
-    out = await client.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'RequestResponse', Payload: Buffer.from(JSON.stringify(payload)) }));
+    out = await client.send(
+      new InvokeCommand({ FunctionName: functionName, InvocationType: 'RequestResponse', Payload: Buffer.from(JSON.stringify(payload)) }),
+    );
   } catch (error) {
     throw fail({ kind: 'not-invoked', cause: error });
   }

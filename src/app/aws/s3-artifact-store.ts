@@ -1,11 +1,4 @@
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  type PutObjectCommandInput,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type PutObjectCommandInput, type S3Client } from '@aws-sdk/client-s3';
 import { ArtifactStoreError } from '../../core/artifacts/artifact-error.js';
 import { assertArtifactKey } from '../../core/artifacts/artifact-key.js';
 import type { ArtifactStore, PutOptions, StoredObject } from '../../core/ports.js';
@@ -54,7 +47,16 @@ interface ErrorShape {
 }
 
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENOTFOUND', 'ECONNABORTED', 'UND_ERR_SOCKET']);
-const RETRYABLE_NAMES = new Set(['SlowDown', 'Throttling', 'ThrottlingException', 'RequestTimeout', 'RequestTimeoutException', 'InternalError', 'ServiceUnavailable', 'TimeoutError']);
+const RETRYABLE_NAMES = new Set([
+  'SlowDown',
+  'Throttling',
+  'ThrottlingException',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'InternalError',
+  'ServiceUnavailable',
+  'TimeoutError',
+]);
 
 function statusOf(error: unknown): number | undefined {
   const e = error as ErrorShape;
@@ -109,7 +111,9 @@ function toBytes(body: Uint8Array | string): Uint8Array {
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.byteLength === b.byteLength && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+  return (
+    a.byteLength === b.byteLength && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0
+  );
 }
 
 /**
@@ -236,9 +240,7 @@ export class S3ArtifactStore implements ArtifactStore {
     let token: string | undefined;
     do {
       const page = await this.withRetry('list', prefix, () =>
-        this.client.send(
-          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix || undefined, ContinuationToken: token, MaxKeys: this.pageSize }),
-        ),
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix || undefined, ContinuationToken: token, MaxKeys: this.pageSize })),
       );
       for (const item of page.Contents ?? []) if (item.Key !== undefined) keys.push(item.Key);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -273,11 +275,21 @@ export class S3ArtifactStore implements ArtifactStore {
         const status = statusOf(error);
         const code = codeOf(error);
         if (!isRetryable(error)) {
-          throw new ArtifactStoreError('STORE_REQUEST_FAILED', `S3 ${operation} failed for ${key}: ${code ?? 'error'}`, { operation, key, attempts: attempt, status, code }, { cause: error });
+          throw new ArtifactStoreError(
+            'STORE_REQUEST_FAILED',
+            `S3 ${operation} failed for ${key}: ${code ?? 'error'}`,
+            { operation, key, attempts: attempt, status, code },
+            { cause: error },
+          );
         }
         onFailedAttempt?.(error);
         if (attempt >= this.maxAttempts) {
-          throw new ArtifactStoreError('STORE_UNAVAILABLE', `S3 ${operation} for ${key} still failing after ${attempt} attempts: ${code ?? 'error'}`, { operation, key, attempts: attempt, status, code }, { cause: error });
+          throw new ArtifactStoreError(
+            'STORE_UNAVAILABLE',
+            `S3 ${operation} for ${key} still failing after ${attempt} attempts: ${code ?? 'error'}`,
+            { operation, key, attempts: attempt, status, code },
+            { cause: error },
+          );
         }
         const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
         const delayMs = Math.floor(this.random() * ceiling);

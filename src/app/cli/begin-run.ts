@@ -33,7 +33,14 @@ export interface CliRun {
  */
 export async function beginRun(args: StageArgs, io: CliIo): Promise<CliRun> {
   const { identity } = args;
-  const logger = io.logger ?? new JsonLogger({ sink: (line) => io.stderr(`${line}\n`), level: 'warn', clock: io.clock, secrets: io.env.DRAFTSMAN_GIT_TOKEN ? [io.env.DRAFTSMAN_GIT_TOKEN] : [] });
+  const logger =
+    io.logger ??
+    new JsonLogger({
+      sink: (line) => io.stderr(`${line}\n`),
+      level: 'warn',
+      clock: io.clock,
+      secrets: io.env.DRAFTSMAN_GIT_TOKEN ? [io.env.DRAFTSMAN_GIT_TOKEN] : [],
+    });
   const source: RepoSource = args.isUrl
     ? new HttpRepoSource({ url: args.location, identity, token: async () => io.env.DRAFTSMAN_GIT_TOKEN })
     : new LocalRepoSource(args.location);
@@ -41,7 +48,14 @@ export async function beginRun(args: StageArgs, io: CliIo): Promise<CliRun> {
   // A task that is only an ```agent block has no title of its own; the PR text describes its steps.
   const title = taskTitleOf(args.taskText) || (args.taskText.trim() ? '' : `${args.command} ${identity.repo}`);
   const shaping = [...(args.paths ? ['paths', ...args.paths] : []), ...(args.ref ? ['ref', args.ref] : [])];
-  const runId = args.runId ?? shortId(`${identity.owner}/${identity.repo}`, resolved?.sha ?? args.ref ?? 'HEAD', args.command === 'run' || args.command === 'targets' ? taskDigestOf(args, title) : args.command, ...shaping);
+  const runId =
+    args.runId ??
+    shortId(
+      `${identity.owner}/${identity.repo}`,
+      resolved?.sha ?? args.ref ?? 'HEAD',
+      args.command === 'run' || args.command === 'targets' ? taskDigestOf(args, title) : args.command,
+      ...shaping,
+    );
   const keys = runKeys(identity.owner, identity.repo, runId);
   const store = new LocalArtifactStore(args.out);
   const now = new Date(io.clock.now()).toISOString();

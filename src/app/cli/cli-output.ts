@@ -13,7 +13,9 @@ import type { TerminalReporter } from './terminal-reporter.js';
  */
 export function writeOutcome(run: CliRun, result: PipelineResult, io: CliIo, reporter: TerminalReporter, publishNote?: string): number {
   const { args, store, keys } = run;
-  const artifacts = Object.fromEntries(Object.entries(result.artifacts).map(([name, key]) => [name, store.pathOf(key.replace(/\/$/, '')) + (key.endsWith('/') ? '/' : '')]));
+  const artifacts = Object.fromEntries(
+    Object.entries(result.artifacts).map(([name, key]) => [name, store.pathOf(key.replace(/\/$/, '')) + (key.endsWith('/') ? '/' : '')]),
+  );
   const runDir = store.pathOf(keys.prefix.replace(/\/$/, ''));
   reporter.finish(result, runDir, publishNote);
   const problems = documentProblems(result.details);
@@ -51,12 +53,18 @@ export function writeOutcome(run: CliRun, result: PipelineResult, io: CliIo, rep
 function secretFindings(details: Record<string, unknown> | undefined): { rule: string; path: string; line: number }[] {
   const findings = details?.findings;
   if (!Array.isArray(findings)) return [];
-  return findings.filter((f): f is { rule: string; path: string; line: number } => typeof f === 'object' && f !== null && typeof f.rule === 'string' && typeof f.path === 'string' && typeof f.line === 'number');
+  return findings.filter(
+    (f): f is { rule: string; path: string; line: number } =>
+      typeof f === 'object' && f !== null && typeof f.rule === 'string' && typeof f.path === 'string' && typeof f.line === 'number',
+  );
 }
 
 /** The document problems (task block, policy) a result carries in its details, if any. */
 function documentProblems(details: Record<string, unknown> | undefined): DocumentProblem[] {
   const problems = details?.problems;
   if (!Array.isArray(problems)) return [];
-  return problems.filter((p): p is DocumentProblem => typeof p === 'object' && p !== null && typeof p.file === 'string' && typeof p.line === 'number' && typeof p.column === 'number');
+  return problems.filter(
+    (p): p is DocumentProblem =>
+      typeof p === 'object' && p !== null && typeof p.file === 'string' && typeof p.line === 'number' && typeof p.column === 'number',
+  );
 }

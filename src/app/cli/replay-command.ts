@@ -56,20 +56,25 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
 function s3Client(env: z.infer<typeof ReplayEnv>, options: { endpoint?: string; region?: string }): S3Client {
   const endpoint = options.endpoint ?? env.AWS_ENDPOINT_URL_S3;
   const credentials =
-    env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN } : undefined;
+    env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+      ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN }
+      : undefined;
   return new S3Client({
     // The store retries on its own (it must know which conditional write was ambiguous).
     maxAttempts: 1,
     region: options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
     credentials,
     // S3-compatible servers: path-style addressing, and checksums only where S3 requires them.
-    ...(endpoint ? { endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' as const, responseChecksumValidation: 'WHEN_REQUIRED' as const } : {}),
+    ...(endpoint
+      ? { endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' as const, responseChecksumValidation: 'WHEN_REQUIRED' as const }
+      : {}),
   });
 }
 
 function describe(key: string, outcome: ReplayOutcome): string {
   if (outcome.step === 'publisher') return `replayed ${key}: re-put unchanged; the publisher runs again for run ${outcome.runId} (publication is idempotent)`;
-  if (outcome.action === 'renotify') return `replayed ${key}: attempt ${outcome.attempt} of run ${outcome.runId} was never leased; ${outcome.wrote} re-put unchanged, the dispatcher starts the worker`;
+  if (outcome.action === 'renotify')
+    return `replayed ${key}: attempt ${outcome.attempt} of run ${outcome.runId} was never leased; ${outcome.wrote} re-put unchanged, the dispatcher starts the worker`;
   const lease = outcome.previousLease;
   return [
     `replayed ${key}: wrote ${outcome.wrote} (reason replay)`,

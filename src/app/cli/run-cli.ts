@@ -65,7 +65,13 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
 }
 
 /** `--publish`: the same publication core as the App, applied to the source repository (objects and the agent branch only). */
-async function publishLocally(store: LocalArtifactStore, keys: ReturnType<typeof runKeys>, location: string, io: CliIo, policy: { text: Uint8Array; file: string } | undefined): Promise<string> {
+async function publishLocally(
+  store: LocalArtifactStore,
+  keys: ReturnType<typeof runKeys>,
+  location: string,
+  io: CliIo,
+  policy: { text: Uint8Array; file: string } | undefined,
+): Promise<string> {
   return publishToLocalRepository({
     fs: nodeFs as FsLike,
     store,

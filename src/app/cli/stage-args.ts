@@ -58,7 +58,12 @@ export async function parseStageArgs(command: StageCommand, args: string[], io: 
     ref: values.ref,
     taskText: await taskTextOf(values, io.cwd),
     taskFile: values['task-file'],
-    paths: values.paths ? values.paths.split(',').map((p) => p.trim()).filter(Boolean) : undefined,
+    paths: values.paths
+      ? values.paths
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean)
+      : undefined,
     policy: values.policy ? { text: await readOrUsage(resolve(io.cwd, values.policy), `--policy ${values.policy}`), file: values.policy } : undefined,
     out: resolve(io.cwd, values.out ?? join(io.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'draftsman')),
     json: values.json,

@@ -23,6 +23,7 @@ export async function stageCommand(command: StageCommand, argv: string[], io: Cl
 async function timedAfter(run: CliRun, result: PipelineResult, io: CliIo, reporter: TerminalReporter, after: AfterStage): Promise<string | undefined> {
   const started = io.clock.now();
   const note = await after(run, result);
-  if (note !== undefined) reporter.phase({ phase: 'publish', state: note.startsWith('refused') ? 'failed' : 'done', summary: note, elapsedMs: io.clock.now() - started });
+  if (note !== undefined)
+    reporter.phase({ phase: 'publish', state: note.startsWith('refused') ? 'failed' : 'done', summary: note, elapsedMs: io.clock.now() - started });
   return note;
 }

@@ -36,7 +36,9 @@ export class TerminalReporter implements RunReporter {
     if (!this.options.enabled) return;
     const seconds = `${((progress.elapsedMs ?? 0) / 1000).toFixed(1)}s`;
     const files = progress.files === undefined ? '' : progress.files.of === 'changed' ? `${progress.files.count} changed` : `${progress.files.count} files`;
-    this.options.write(`  ${ICON[progress.state]} ${progress.phase.padEnd(24)} ${files.padStart(11)} ${seconds.padStart(7)}  ${escapeControls(progress.summary ?? '')}\n`);
+    this.options.write(
+      `  ${ICON[progress.state]} ${progress.phase.padEnd(24)} ${files.padStart(11)} ${seconds.padStart(7)}  ${escapeControls(progress.summary ?? '')}\n`,
+    );
   }
 
   /** The whole picture is printed once, by `finish`, where the run directory is known. */

@@ -8,7 +8,8 @@ import type { RunCredentials, RunCredentialsIssuer } from './create-run-session-
 export function lambdaWorkerInvoker(client: LambdaLike, functionName: string): (invocation: WorkerInvocation) => Promise<void> {
   return async (invocation) => {
     const out = await client.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: Buffer.from(JSON.stringify(invocation)) }));
-    if (out.StatusCode !== 202) throw new RunSessionError('SESSION_FUNCTION_FAILED', 'The worker invocation was not accepted', { functionName, statusCode: out.StatusCode });
+    if (out.StatusCode !== 202)
+      throw new RunSessionError('SESSION_FUNCTION_FAILED', 'The worker invocation was not accepted', { functionName, statusCode: out.StatusCode });
   };
 }
 
@@ -19,7 +20,11 @@ export function lambdaRunSessionInvoker(client: LambdaLike, functionName: string
       failure.kind === 'not-invoked'
         ? new RunSessionError('SESSION_FUNCTION_FAILED', 'run-session could not be invoked', { functionName }, { cause: failure.cause })
         : failure.kind === 'function-error'
-          ? new RunSessionError('SESSION_FUNCTION_FAILED', 'run-session refused or failed', { functionName, errorType: failure.errorType, errorMessage: failure.errorMessage })
+          ? new RunSessionError('SESSION_FUNCTION_FAILED', 'run-session refused or failed', {
+              functionName,
+              errorType: failure.errorType,
+              errorMessage: failure.errorMessage,
+            })
           : new RunSessionError('SESSION_RESPONSE_INVALID', 'run-session returned no JSON', { functionName }),
     );
 }
@@ -43,7 +48,8 @@ export class StsRunCredentialsIssuer implements RunCredentialsIssuer {
       }),
     );
     const c = out.Credentials;
-    if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration) throw new RunSessionError('SESSION_FUNCTION_FAILED', 'STS returned no credentials', {});
+    if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration)
+      throw new RunSessionError('SESSION_FUNCTION_FAILED', 'STS returned no credentials', {});
     return { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken, expiration: c.Expiration.toISOString() };
   }
 }

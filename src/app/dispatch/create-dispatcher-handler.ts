@@ -86,7 +86,11 @@ export async function readTrustedRequest(store: ArtifactStore, trigger: Pick<Run
   const request = await readArtifactIfPresent(store, runKeys(trigger.owner, trigger.repo, trigger.runId).request, RunRequest);
   if (!request) return undefined;
   if (request.owner !== trigger.owner || request.repo !== trigger.repo || request.runId !== trigger.runId || request.source.kind !== 'github') {
-    throw new RunSessionError('RUN_REQUEST_MISMATCH', 'request.json does not describe the run its key names', { owner: trigger.owner, repo: trigger.repo, runId: trigger.runId });
+    throw new RunSessionError('RUN_REQUEST_MISMATCH', 'request.json does not describe the run its key names', {
+      owner: trigger.owner,
+      repo: trigger.repo,
+      runId: trigger.runId,
+    });
   }
   return request;
 }

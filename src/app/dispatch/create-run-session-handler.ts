@@ -16,7 +16,12 @@ export type RunCredentials = z.infer<typeof RunCredentials>;
 
 /** Mints credentials for RunWorkerRole (production: `sts:AssumeRole`). */
 export interface RunCredentialsIssuer {
-  issue(input: { sessionName: string; policy: PolicyDocument | undefined; tags: { Key: string; Value: string }[]; durationSeconds: number }): Promise<RunCredentials>;
+  issue(input: {
+    sessionName: string;
+    policy: PolicyDocument | undefined;
+    tags: { Key: string; Value: string }[];
+    durationSeconds: number;
+  }): Promise<RunCredentials>;
 }
 
 /** What run-session returns to a worker that presented a valid capability. */
@@ -69,7 +74,8 @@ export function createRunSessionHandler(deps: RunSessionDeps) {
 
     const record = await readArtifactIfPresent(deps.store, dispatchKey(trigger, capability), DispatchRecord);
     if (!record || record.key !== key) throw new RunSessionError('CAPABILITY_INVALID', 'No dispatch of this key vouches for the capability', { key });
-    if (Date.parse(record.expiresAt) <= deps.clock.now()) throw new RunSessionError('CAPABILITY_EXPIRED', 'The capability has expired', { key, expiresAt: record.expiresAt });
+    if (Date.parse(record.expiresAt) <= deps.clock.now())
+      throw new RunSessionError('CAPABILITY_EXPIRED', 'The capability has expired', { key, expiresAt: record.expiresAt });
 
     const request = await readTrustedRequest(deps.store, trigger);
     if (!request || request.source.kind !== 'github') throw new RunSessionError('RUN_REQUEST_MISSING', 'The run has no request.json', { key });

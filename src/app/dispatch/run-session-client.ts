@@ -39,9 +39,13 @@ export class VendedTokenBroker implements TokenBroker {
   constructor(private readonly session: Pick<RunSessionResponse, 'installationId' | 'repositoryId' | 'token'>) {}
 
   async token(request: { installationId: number; repositoryId: number; role: TokenRole }): Promise<IssuedToken> {
-    if (request.role !== 'read') throw new TokenError('ROLE_NOT_ALLOWED', 'A worker session holds a read token only', { requested: request.role, allowed: 'read' });
+    if (request.role !== 'read')
+      throw new TokenError('ROLE_NOT_ALLOWED', 'A worker session holds a read token only', { requested: request.role, allowed: 'read' });
     if (request.installationId !== this.session.installationId || request.repositoryId !== this.session.repositoryId) {
-      throw new TokenError('TOKEN_SCOPE_MISMATCH', "The session's token is for its run's repository only", { repositoryId: request.repositoryId, installationId: request.installationId });
+      throw new TokenError('TOKEN_SCOPE_MISMATCH', "The session's token is for its run's repository only", {
+        repositoryId: request.repositoryId,
+        installationId: request.installationId,
+      });
     }
     return this.session.token;
   }

@@ -53,7 +53,12 @@ export function buildSessionPolicy(scope: RunScope, bucket: string, partition = 
           { Effect: 'Allow' as const, Action: 's3:PutObject', Resource: object(latest) },
         ]
       : []),
-    { Effect: 'Allow', Action: 's3:ListBucket', Resource: `arn:${partition}:s3:::${bucket}`, Condition: { StringLikeIfExists: { 's3:prefix': [`${run.prefix}*`, `${maps}*`] } } },
+    {
+      Effect: 'Allow',
+      Action: 's3:ListBucket',
+      Resource: `arn:${partition}:s3:::${bucket}`,
+      Condition: { StringLikeIfExists: { 's3:prefix': [`${run.prefix}*`, `${maps}*`] } },
+    },
     { Effect: 'Deny', Action: ['s3:PutObject', 's3:DeleteObject'], Resource: object(`${run.prefix}attempts/*/request.json`) },
     { Effect: 'Deny', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], Resource: object(`${run.prefix}dispatch/*`) },
   ];
@@ -77,6 +82,15 @@ export function sessionTags(scope: RunScope): { Key: string; Value: string }[] {
 }
 
 function assertScope(scope: RunScope): void {
-  const valid = isGitHubOwner(scope.owner) && isGitHubRepo(scope.repo) && isRunId(scope.runId) && (scope.issue === undefined || (Number.isSafeInteger(scope.issue) && scope.issue > 0));
-  if (!valid) throw new RunSessionError('RUN_REQUEST_MISMATCH', 'The run names an owner, repository or run id that cannot be put in an ARN', { owner: scope.owner, repo: scope.repo, runId: scope.runId });
+  const valid =
+    isGitHubOwner(scope.owner) &&
+    isGitHubRepo(scope.repo) &&
+    isRunId(scope.runId) &&
+    (scope.issue === undefined || (Number.isSafeInteger(scope.issue) && scope.issue > 0));
+  if (!valid)
+    throw new RunSessionError('RUN_REQUEST_MISMATCH', 'The run names an owner, repository or run id that cannot be put in an ARN', {
+      owner: scope.owner,
+      repo: scope.repo,
+      runId: scope.runId,
+    });
 }

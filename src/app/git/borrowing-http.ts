@@ -46,7 +46,8 @@ export const borrowingHttp: HttpClient = {
     delete headers['transfer-encoding'];
     let head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\n`;
     for (const [name, value] of Object.entries(headers)) {
-      if (/[\r\n]/.test(name) || /[\r\n]/.test(value) || !/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) throw new HttpProtocolError(`invalid header ${JSON.stringify(name)}`);
+      if (/[\r\n]/.test(name) || /[\r\n]/.test(value) || !/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name))
+        throw new HttpProtocolError(`invalid header ${JSON.stringify(name)}`);
       head += `${name}: ${value}\r\n`;
     }
     return new Exchange(request.url, method).start(url, `${head}\r\n`, body);
@@ -87,7 +88,9 @@ class Exchange {
       const secure = url.protocol === 'https:';
       const port = Number(url.port || (secure ? 443 : 80));
       const onread = { buffer: this.buffer, callback: (bytes: number) => this.onRead(bytes) };
-      const socket = secure ? tlsConnect({ host, port, servername: isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'], onread } as never) : netConnect({ host, port, onread });
+      const socket = secure
+        ? tlsConnect({ host, port, servername: isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'], onread } as never)
+        : netConnect({ host, port, onread });
       this.socket = socket;
       socket.setNoDelay(true);
       socket.setTimeout(IDLE_TIMEOUT_MS, () => this.fail(new HttpProtocolError('connection idle for too long')));

@@ -144,7 +144,14 @@ export async function fetchFeaturesV2(options: { http: HttpClient; url: string; 
   if (!lines.includes('version 2')) throw new FetchPackError('the server does not advertise protocol v2');
   const fetch = lines.find((l) => l === 'fetch' || l.startsWith('fetch='));
   if (fetch === undefined) throw new FetchPackError('the server advertises no fetch command');
-  return new Set(fetch.startsWith('fetch=') ? fetch.slice('fetch='.length).split(' ').filter((f) => f !== '') : []);
+  return new Set(
+    fetch.startsWith('fetch=')
+      ? fetch
+          .slice('fetch='.length)
+          .split(' ')
+          .filter((f) => f !== '')
+      : [],
+  );
 }
 
 export interface FetchPackV2Options {
@@ -194,7 +201,14 @@ export async function fetchPackV2(options: FetchPackV2Options): Promise<{ packBy
     accept: 'application/x-git-upload-pack-result',
   };
   if (options.authorization) headers.authorization = options.authorization;
-  const response = await http.request({ url: `${baseUrl(url)}/git-upload-pack`, method: 'POST', headers, body: (async function* () { yield* body; })() });
+  const response = await http.request({
+    url: `${baseUrl(url)}/git-upload-pack`,
+    method: 'POST',
+    headers,
+    body: (async function* () {
+      yield* body;
+    })(),
+  });
   if (response.statusCode !== 200) {
     // The answer is not read: its connection is let go now rather than when the server closes it.
     await response.body?.return?.();

@@ -19,7 +19,10 @@ class TransferStopped extends Error {
  * hook of its own, so the wrapper throws from the body stream and records why, and the caller
  * maps that onto REPO_TOO_LARGE or CLONE_TIMEOUT.
  */
-export function guardHttp(inner: HttpClient, options: { maxBytes?: number; timeoutMs?: number }): { http: HttpClient; guard: TransferGuard; also: (other: HttpClient) => HttpClient } {
+export function guardHttp(
+  inner: HttpClient,
+  options: { maxBytes?: number; timeoutMs?: number },
+): { http: HttpClient; guard: TransferGuard; also: (other: HttpClient) => HttpClient } {
   const state: { bytes: number; tripped?: 'BYTE_CAP' | 'TIMEOUT'; deadline?: number } = { bytes: 0 };
   const remaining = (): number => {
     if (options.timeoutMs === undefined) return Number.POSITIVE_INFINITY;

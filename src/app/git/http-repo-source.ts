@@ -62,7 +62,11 @@ export class HttpRepoSource implements RepoSource {
   private async credential(): Promise<string | undefined> {
     const token = await this.options.token?.();
     if (token && isInsecureForCredentials(this.url)) {
-      throw new IngestionError('CLONE_AUTH_FAILED', `refusing to send a token over plain http to ${this.display}; use https (plain http is allowed for loopback only)`, { url: this.display, insecureTransport: true });
+      throw new IngestionError(
+        'CLONE_AUTH_FAILED',
+        `refusing to send a token over plain http to ${this.display}; use https (plain http is allowed for loopback only)`,
+        { url: this.display, insecureTransport: true },
+      );
     }
     return token;
   }
@@ -125,16 +129,17 @@ export class HttpRepoSource implements RepoSource {
     // understand falls back to isomorphic-git's fetch, which also maps errors to reason codes. A
     // v2 server that refused the SHA is not asked for it again: the branch path follows directly.
     let refusedWant = false;
-    if (this.options.protocolV2 !== false) try {
-      const catalog = await this.fetchV2(request, also(this.packHttp), guard, plan);
-      if (catalog.get(commitSha)?.type === 'commit') return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [], applied: appliedOf(plan), catalog };
-    } catch (error) {
-      const tripped = this.trippedError(guard, request.maxBytes);
-      if (tripped) throw tripped;
-      // A size refusal is final: the fallback would inflate the same objects without a cap.
-      if (error instanceof IngestionError) throw error;
-      refusedWant = error instanceof FetchPackError && error.refusedWant;
-    }
+    if (this.options.protocolV2 !== false)
+      try {
+        const catalog = await this.fetchV2(request, also(this.packHttp), guard, plan);
+        if (catalog.get(commitSha)?.type === 'commit') return { fetchedSha: commitSha, bytes: guard.bytes, warnings: [], applied: appliedOf(plan), catalog };
+      } catch (error) {
+        const tripped = this.trippedError(guard, request.maxBytes);
+        if (tripped) throw tripped;
+        // A size refusal is final: the fallback would inflate the same objects without a cap.
+        if (error instanceof IngestionError) throw error;
+        refusedWant = error instanceof FetchPackError && error.refusedWant;
+      }
     if (plan.filter !== undefined) {
       plan.fallbacks.push('protocol v2 fetch failed: isomorphic-git has no partial clone, blobs fetched with the commit');
       plan.filter = undefined;
@@ -145,8 +150,10 @@ export class HttpRepoSource implements RepoSource {
 
   /** The error a tripped transfer guard means (byte cap, deadline); undefined when it did not trip. */
   private trippedError(guard: TransferGuard, maxBytes: number | undefined): IngestionError | undefined {
-    if (guard.tripped === 'BYTE_CAP') return new IngestionError('REPO_TOO_LARGE', `transfer exceeded the ${maxBytes} byte cap`, { maxBytes, url: this.display });
-    if (guard.tripped === 'TIMEOUT') return new IngestionError('CLONE_TIMEOUT', 'fetch timed out', { url: this.display, timeoutMs: this.options.timeoutMs ?? 120_000 });
+    if (guard.tripped === 'BYTE_CAP')
+      return new IngestionError('REPO_TOO_LARGE', `transfer exceeded the ${maxBytes} byte cap`, { maxBytes, url: this.display });
+    if (guard.tripped === 'TIMEOUT')
+      return new IngestionError('CLONE_TIMEOUT', 'fetch timed out', { url: this.display, timeoutMs: this.options.timeoutMs ?? 120_000 });
     return undefined;
   }
 
@@ -160,8 +167,17 @@ export class HttpRepoSource implements RepoSource {
       dropUnsupported(plan, features);
     }
     const { fs, gitdir, commitSha } = request;
-    const base: FetchPackV2Options = { http: packHttp, url: this.url, fs, gitdir, wants: [commitSha], filter: plan.filter, limits: { maxTotalBytes: request.maxBytes } };
-    const v2 = async (extra: Partial<FetchPackV2Options>) => (await this.withAuth((authorization) => fetchPackV2({ ...base, ...extra, authorization }))).catalog;
+    const base: FetchPackV2Options = {
+      http: packHttp,
+      url: this.url,
+      fs,
+      gitdir,
+      wants: [commitSha],
+      filter: plan.filter,
+      limits: { maxTotalBytes: request.maxBytes },
+    };
+    const v2 = async (extra: Partial<FetchPackV2Options>) =>
+      (await this.withAuth((authorization) => fetchPackV2({ ...base, ...extra, authorization }))).catalog;
     const since = plan.since;
     if (since === undefined) return v2({ depth: plan.depth });
     try {
@@ -189,13 +205,20 @@ export class HttpRepoSource implements RepoSource {
     }
     if (pinned) return;
     const branch = request.ref;
-    if (/^[0-9a-f]{40}$/.test(branch)) throw new IngestionError('BASE_MOVED_DURING_FETCH', 'the server refused the base commit', { expected: commitSha, url: this.display });
+    if (/^[0-9a-f]{40}$/.test(branch))
+      throw new IngestionError('BASE_MOVED_DURING_FETCH', 'the server refused the base commit', { expected: commitSha, url: this.display });
     let tip: string | undefined;
     for (let tries = 0; tries < 2 && !pinned; tries++) {
       tip = await attempt(branch);
       pinned = tip === commitSha && (await hasCommit(fs, gitdir, commitSha));
     }
-    if (!pinned) throw new IngestionError('BASE_MOVED_DURING_FETCH', `${branch} moved while fetching`, { expected: commitSha, fetched: tip, ref: branch, url: this.display });
+    if (!pinned)
+      throw new IngestionError('BASE_MOVED_DURING_FETCH', `${branch} moved while fetching`, {
+        expected: commitSha,
+        fetched: tip,
+        ref: branch,
+        url: this.display,
+      });
   }
 
   /**
@@ -204,7 +227,11 @@ export class HttpRepoSource implements RepoSource {
    */
   async fetchBlobs(request: BlobFetchRequest): Promise<{ bytes: number; objects: number }> {
     const { fs, gitdir, oids, maxBytes, maxObjectBytes } = request;
-    const result = await this.guarded(maxBytes, (http) => this.withAuth((authorization) => fetchPackV2({ http, url: this.url, fs, gitdir, wants: oids, authorization, limits: { maxTotalBytes: maxBytes, maxObjectBytes } })));
+    const result = await this.guarded(maxBytes, (http) =>
+      this.withAuth((authorization) =>
+        fetchPackV2({ http, url: this.url, fs, gitdir, wants: oids, authorization, limits: { maxTotalBytes: maxBytes, maxObjectBytes } }),
+      ),
+    );
     return { bytes: result.bytes, objects: result.value.objects };
   }
 
@@ -213,9 +240,15 @@ export class HttpRepoSource implements RepoSource {
     const { fs, gitdir, commitSha, depth, filter, maxBytes } = request;
     const result = await this.guarded(maxBytes, async (http) => {
       const features = await this.withAuth((authorization) => fetchFeaturesV2({ http, url: this.url, authorization }));
-      if (!features.has('shallow')) throw new IngestionError('REPOSITORY_NOT_FOUND', 'the server does not advertise shallow in its v2 fetch capabilities; history cannot be deepened', { url: this.display, stage: 'deepen' });
+      if (!features.has('shallow'))
+        throw new IngestionError('REPOSITORY_NOT_FOUND', 'the server does not advertise shallow in its v2 fetch capabilities; history cannot be deepened', {
+          url: this.display,
+          stage: 'deepen',
+        });
       const usable = filter !== undefined && features.has('filter') ? filter : undefined;
-      return this.withAuth((authorization) => fetchPackV2({ http, url: this.url, fs, gitdir, wants: [commitSha], depth, filter: usable, authorization, limits: { maxTotalBytes: maxBytes } }));
+      return this.withAuth((authorization) =>
+        fetchPackV2({ http, url: this.url, fs, gitdir, wants: [commitSha], depth, filter: usable, authorization, limits: { maxTotalBytes: maxBytes } }),
+      );
     });
     return { depth, bytes: result.bytes };
   }
@@ -229,10 +262,12 @@ export class HttpRepoSource implements RepoSource {
       const value = await run(also(this.packHttp));
       return { value, bytes: guard.bytes };
     } catch (error) {
-      if (guard.tripped === 'BYTE_CAP') throw new IngestionError('REPO_TOO_LARGE', `transfer exceeded the ${maxBytes} byte cap`, { maxBytes, url: this.display });
+      if (guard.tripped === 'BYTE_CAP')
+        throw new IngestionError('REPO_TOO_LARGE', `transfer exceeded the ${maxBytes} byte cap`, { maxBytes, url: this.display });
       if (guard.tripped === 'TIMEOUT') throw new IngestionError('CLONE_TIMEOUT', 'fetch timed out', { url: this.display, timeoutMs });
       if (error instanceof IngestionError) throw error;
-      if (error instanceof FetchPackError && error.statusCode === 401) throw new IngestionError('CLONE_AUTH_FAILED', `authentication failed for ${this.display}`, { url: this.display });
+      if (error instanceof FetchPackError && error.statusCode === 401)
+        throw new IngestionError('CLONE_AUTH_FAILED', `authentication failed for ${this.display}`, { url: this.display });
       throw new IngestionError('REPOSITORY_NOT_FOUND', `on-demand fetch failed for ${this.display}`, { url: this.display, stage: 'on-demand' });
     }
   }
@@ -353,5 +388,10 @@ function dropUnsupported(plan: FetchPlan, features: Set<string>): void {
 
 function appliedOf(plan: FetchPlan): FetchApplied {
   const { depth, since, filter, fallbacks } = plan;
-  return { depth, ...(since ? { deepenSince: since } : {}), ...(filter ? { filter } : {}), ...(fallbacks.length > 0 ? { fallback: fallbacks.join('; ') } : {}) };
+  return {
+    depth,
+    ...(since ? { deepenSince: since } : {}),
+    ...(filter ? { filter } : {}),
+    ...(fallbacks.length > 0 ? { fallback: fallbacks.join('; ') } : {}),
+  };
 }

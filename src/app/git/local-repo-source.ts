@@ -59,7 +59,8 @@ export class LocalRepoSource implements RepoSource {
     const { gitdir } = await this.locate();
     const wanted = ref ?? 'HEAD';
     if (wanted.startsWith('-') || /[\u0000-\u001f\u007f ~^:?*[\\]|\.\.|@\{/.test(wanted)) return undefined;
-    const candidates = SHA.test(wanted) || wanted === 'HEAD' || wanted.startsWith('refs/') ? [wanted] : [`refs/heads/${wanted}`, `refs/tags/${wanted}`, `refs/${wanted}`];
+    const candidates =
+      SHA.test(wanted) || wanted === 'HEAD' || wanted.startsWith('refs/') ? [wanted] : [`refs/heads/${wanted}`, `refs/tags/${wanted}`, `refs/${wanted}`];
     for (const candidate of candidates) {
       try {
         const sha = (await runGit(['--git-dir', gitdir, 'rev-parse', '--verify', '--quiet', `${candidate}^{commit}`])).toString('utf8').trim();
@@ -88,8 +89,18 @@ export class LocalRepoSource implements RepoSource {
    * The commits to copy: the base alone, `depth` commits of its history, or every commit since
    * a time (the base at least). The local history is all there, so deepening costs only the copy.
    */
-  private async commitsToCopy(gitdir: string, commitSha: string, depth: number, since: string | undefined): Promise<{ commits: string[]; shallow: string[]; applied: FetchApplied }> {
-    const list = async (args: string[]) => (await runGit(['--git-dir', gitdir, 'rev-list', '--parents', ...args, commitSha])).toString('utf8').split('\n').filter((l) => l !== '').map((l) => l.split(' '));
+  private async commitsToCopy(
+    gitdir: string,
+    commitSha: string,
+    depth: number,
+    since: string | undefined,
+  ): Promise<{ commits: string[]; shallow: string[]; applied: FetchApplied }> {
+    const list = async (args: string[]) =>
+      (await runGit(['--git-dir', gitdir, 'rev-list', '--parents', ...args, commitSha]))
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => l.split(' '));
     let rows = since !== undefined ? await list([`--since=${since}`]) : await list([`--max-count=${Math.max(1, depth)}`]);
     let applied: FetchApplied = since !== undefined ? { depth, deepenSince: since } : { depth };
     if (rows.length === 0) {
@@ -103,16 +114,31 @@ export class LocalRepoSource implements RepoSource {
   }
 
   /** Copy objects (the listed commits with their trees, and blobs) into the object store as one pack. */
-  private async copyObjects(gitdir: string, request: { fs: FetchRequest['fs']; gitdir: string; maxBytes?: number }, commits: string[], shallow: string[]): Promise<number> {
+  private async copyObjects(
+    gitdir: string,
+    request: { fs: FetchRequest['fs']; gitdir: string; maxBytes?: number },
+    commits: string[],
+    shallow: string[],
+  ): Promise<number> {
     const objects = await runGit(['--git-dir', gitdir, 'rev-list', '--objects', '--no-walk', ...commits]);
-    const list = Buffer.from(objects.toString('utf8').split('\n').filter((l) => l !== '').map((l) => l.slice(0, 40)).join('\n') + '\n');
+    const list = Buffer.from(
+      objects
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => l.slice(0, 40))
+        .join('\n') + '\n',
+    );
     const temp = await mkdtemp(join(tmpdir(), 'draftsman-pack-'));
     try {
       // --stdout, then index-pack outside the source: pack-objects writing files would create
       // temporaries in the source's own objects/pack, and the source must stay untouched.
       const pack = await runGit(['--git-dir', gitdir, 'pack-objects', '-q', '--stdout', '--delta-base-offset'], { input: list });
       if (request.maxBytes !== undefined && pack.byteLength > request.maxBytes) {
-        throw new IngestionError('REPO_TOO_LARGE', `the base commit packs to ${pack.byteLength} bytes, over the ${request.maxBytes} byte cap`, { bytes: pack.byteLength, maxBytes: request.maxBytes });
+        throw new IngestionError('REPO_TOO_LARGE', `the base commit packs to ${pack.byteLength} bytes, over the ${request.maxBytes} byte cap`, {
+          bytes: pack.byteLength,
+          maxBytes: request.maxBytes,
+        });
       }
       const name = pack.subarray(pack.byteLength - 20).toString('hex');
       await writeFile(join(temp, `pack-${name}.pack`), pack);
@@ -147,16 +173,28 @@ export class LocalRepoSource implements RepoSource {
     // Blobs are local: a filter would save nothing, so every blob of the copied commits is copied.
     if (request.filter) applied.fallback = [applied.fallback, 'a local source copies blobs with their commits (no filter)'].filter(Boolean).join('; ');
     const packBytes = await this.copyObjects(gitdir, request, commits, shallow);
-    if (request.ref.startsWith('refs/heads/')) await git.writeRef({ fs, gitdir: target, ref: `refs/remotes/origin/${request.ref.slice('refs/heads/'.length)}`, value: commitSha, force: true });
+    if (request.ref.startsWith('refs/heads/'))
+      await git.writeRef({ fs, gitdir: target, ref: `refs/remotes/origin/${request.ref.slice('refs/heads/'.length)}`, value: commitSha, force: true });
     const warnings: FetchResult['warnings'] = [];
     if (!bare) {
       // `status` expands the whole HEAD tree against the index: a tree bomb at HEAD would
       // list billions of paths, so HEAD is measured first, within the policy's limits.
       if (await hasHead(gitdir)) await checkTreeBounds(gitdir, 'HEAD', request.limits ?? DEFAULT_INGESTION_POLICY);
-      const status = (await runGit(['-C', this.path, 'status', '--porcelain=v1', '-z', '--untracked-files=normal', '--no-renames', '--ignore-submodules=all'], { filtersOf: ['-C', this.path] })).toString('utf8');
-      const paths = status.split('\u0000').filter((e) => e.length > 3).map((e) => e.slice(3));
+      const status = (
+        await runGit(['-C', this.path, 'status', '--porcelain=v1', '-z', '--untracked-files=normal', '--no-renames', '--ignore-submodules=all'], {
+          filtersOf: ['-C', this.path],
+        })
+      ).toString('utf8');
+      const paths = status
+        .split('\u0000')
+        .filter((e) => e.length > 3)
+        .map((e) => e.slice(3));
       if (paths.length > 0) {
-        warnings.push({ code: 'LOCAL_CHANGES_IGNORED', message: `${paths.length} uncommitted change(s) in the working copy are ignored; only the commit is used`, data: { count: paths.length, paths: paths.slice(0, 20) } });
+        warnings.push({
+          code: 'LOCAL_CHANGES_IGNORED',
+          message: `${paths.length} uncommitted change(s) in the working copy are ignored; only the commit is used`,
+          data: { count: paths.length, paths: paths.slice(0, 20) },
+        });
       }
     }
     request.onProgress?.({ phase: 'copied objects', loaded: packBytes, total: packBytes });

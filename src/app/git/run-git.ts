@@ -63,7 +63,9 @@ export async function runGit(args: string[], options: RunGitOptions = {}): Promi
 async function filterOverrides(location: string[]): Promise<string[]> {
   let listed: string;
   try {
-    listed = (await exec([...NEUTRAL_CONFIG.flatMap((c) => ['-c', c]), ...location, 'config', '--null', '--name-only', '--get-regexp', '^filter\\.'], {})).toString('utf8');
+    listed = (
+      await exec([...NEUTRAL_CONFIG.flatMap((c) => ['-c', c]), ...location, 'config', '--null', '--name-only', '--get-regexp', '^filter\\.'], {})
+    ).toString('utf8');
   } catch {
     return [];
   }

@@ -25,12 +25,16 @@ export async function checkTreeBounds(gitdir: string, treeish: string, bounds: T
   const reader = new BatchReader(gitdir);
   const memo = new Map<string, Measure>();
   const over = (what: string, count: number): never => {
-    throw new IngestionError('FILE_COUNT_EXCEEDED', `${treeish} has more than ${bounds.maxFileCount} ${what}, the limit is ${bounds.maxFileCount} (counting stopped there)`, {
-      treeish,
-      limit: bounds.maxFileCount,
-      counted: count,
-      complete: false,
-    });
+    throw new IngestionError(
+      'FILE_COUNT_EXCEEDED',
+      `${treeish} has more than ${bounds.maxFileCount} ${what}, the limit is ${bounds.maxFileCount} (counting stopped there)`,
+      {
+        treeish,
+        limit: bounds.maxFileCount,
+        counted: count,
+        complete: false,
+      },
+    );
   };
   const measure = async (oid: string, depth: number, path: string): Promise<Measure> => {
     const known = memo.get(oid);
@@ -41,7 +45,12 @@ export async function checkTreeBounds(gitdir: string, treeish: string, bounds: T
     for (const entry of parseTreeEntries(object.content)) {
       const child = path ? `${path}/${entry.name}` : entry.name;
       if (depth + 1 > bounds.maxPathDepth) {
-        throw new IngestionError('HOSTILE_TREE_ENTRY', `${treeish} has paths deeper than ${bounds.maxPathDepth} components`, { treeish, path: child, kind: 'TOO_DEEP', limit: bounds.maxPathDepth });
+        throw new IngestionError('HOSTILE_TREE_ENTRY', `${treeish} has paths deeper than ${bounds.maxPathDepth} components`, {
+          treeish,
+          path: child,
+          kind: 'TOO_DEEP',
+          limit: bounds.maxPathDepth,
+        });
       }
       if (entry.mode === '040000') {
         const below = await measure(entry.oid, depth + 1, child);

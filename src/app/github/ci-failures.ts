@@ -15,7 +15,12 @@ export const MAX_CHECK_RUN_PAGES = 5;
 const PER_PAGE = 100;
 
 // The subsets of GitHub's answers this reader uses, checked where they enter.
-const Output = z.object({ title: z.string().nullish(), summary: z.string().nullish(), text: z.string().nullish(), annotations_count: z.number().int().nullish() });
+const Output = z.object({
+  title: z.string().nullish(),
+  summary: z.string().nullish(),
+  text: z.string().nullish(),
+  annotations_count: z.number().int().nullish(),
+});
 const CheckRun = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -104,9 +109,19 @@ export async function readCiFailures(api: GitHubApi, owner: string, repo: string
   }
 
   const combined = CombinedStatus.parse((await api.rest.repos.getCombinedStatusForRef({ owner, repo, ref: sha, per_page: PER_PAGE })).data);
-  const failingStatuses = combined.statuses.filter((s) => s.state === 'failure' || s.state === 'error').map((s) => ({ ...s, name: s.context })).sort(byName);
+  const failingStatuses = combined.statuses
+    .filter((s) => s.state === 'failure' || s.state === 'error')
+    .map((s) => ({ ...s, name: s.context }))
+    .sort(byName);
   for (const s of failingStatuses) {
-    failures.push({ kind: 'status', name: s.context, conclusion: s.state, ...optional('url', s.target_url), ...optional('title', s.description), annotations: [] });
+    failures.push({
+      kind: 'status',
+      name: s.context,
+      conclusion: s.state,
+      ...optional('url', s.target_url),
+      ...optional('title', s.description),
+      annotations: [],
+    });
   }
   return boundCiFailureReport(sha, failures, truncated);
 }

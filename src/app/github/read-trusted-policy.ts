@@ -49,7 +49,11 @@ export async function readTrustedPolicy(api: GitHubApi, repository: { owner: str
   }
   if (file.data.size > MAX_POLICY_FILE_BYTES) {
     const size = file.data.size;
-    return { ok: false, error: refusal('POLICY_FILE_TOO_LARGE', `the file is ${size} bytes; a policy may be at most ${MAX_POLICY_FILE_BYTES} bytes`, size), ...where };
+    return {
+      ok: false,
+      error: refusal('POLICY_FILE_TOO_LARGE', `the file is ${size} bytes; a policy may be at most ${MAX_POLICY_FILE_BYTES} bytes`, size),
+      ...where,
+    };
   }
   let bytes: Uint8Array;
   if (file.data.encoding === 'base64' && file.data.content !== undefined) {

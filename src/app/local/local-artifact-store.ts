@@ -113,7 +113,10 @@ export class LocalArtifactStore implements ArtifactStore {
   private async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.locks.get(key) ?? Promise.resolve();
     const next = previous.then(fn, fn);
-    this.locks.set(key, next.catch(() => undefined));
+    this.locks.set(
+      key,
+      next.catch(() => undefined),
+    );
     return next;
   }
 }

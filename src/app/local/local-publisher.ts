@@ -56,7 +56,10 @@ export class LocalPublisher implements Publisher {
       });
       // Checked before the branch moves: a branch never holds a commit that is not the candidate's.
       if (commitSha !== plan.commit.candidateCommitSha) {
-        throw new PublishError('OBJECT_MISMATCH', `the rebuilt commit ${commitSha} differs from the candidate's ${plan.commit.candidateCommitSha}`, { commitSha, expected: plan.commit.candidateCommitSha });
+        throw new PublishError('OBJECT_MISMATCH', `the rebuilt commit ${commitSha} differs from the candidate's ${plan.commit.candidateCommitSha}`, {
+          commitSha,
+          expected: plan.commit.candidateCommitSha,
+        });
       }
       const { created, movedFrom } = await pointBranch(fs, gitdir, plan.ref.branch, commitSha, this.options.move);
       return { branch: plan.ref.branch, commitSha, treeSha: plan.expectedTreeSha, created, ...(movedFrom ? { movedFrom } : {}), warnings: [] };
@@ -117,7 +120,12 @@ export async function listTree(gitdir: string, treeSha: string): Promise<TreeFil
 /** The CLI's trusted policy: `--policy` when given, else the base commit's `.agent-policy.yaml`. */
 export async function readLocalPolicy(fs: FsLike, gitdir: string, baseCommitSha: string, given?: { text: Uint8Array; file: string }): Promise<TrustedPolicy> {
   const ref = given ? given.file : `${baseCommitSha}:${POLICY_FILE_NAME}`;
-  const text = given?.text ?? (await git.readBlob({ fs, gitdir, oid: baseCommitSha, filepath: POLICY_FILE_NAME }).then((r) => r.blob, () => undefined));
+  const text =
+    given?.text ??
+    (await git.readBlob({ fs, gitdir, oid: baseCommitSha, filepath: POLICY_FILE_NAME }).then(
+      (r) => r.blob,
+      () => undefined,
+    ));
   try {
     return { ok: true, policy: parsePolicy({ text, file: given?.file ?? POLICY_FILE_NAME }), ref };
   } catch (error) {
@@ -163,7 +171,10 @@ export function localBranchMove(options: { fs: FsLike; gitdir: string; runId: st
     async isEarlierAttemptCommit(commitSha) {
       const base = earlier.get(commitSha);
       if (base === undefined) return false;
-      const commit = await git.readCommit({ fs, gitdir, oid: commitSha }).then((c) => c.commit, () => undefined);
+      const commit = await git.readCommit({ fs, gitdir, oid: commitSha }).then(
+        (c) => c.commit,
+        () => undefined,
+      );
       if (!commit || commit.parent.length !== 1 || commit.parent[0] !== base) return false;
       return hasRunIdTrailer(commit.message, runId);
     },
@@ -172,7 +183,12 @@ export function localBranchMove(options: { fs: FsLike; gitdir: string; runId: st
         await runGit(['--git-dir', gitdir, 'update-ref', '-m', options.message, ref, next, expected]);
       } catch (error) {
         const existing = await git.resolveRef({ fs, gitdir, ref }).catch(() => undefined);
-        throw new GitBoundaryError('BRANCH_EXISTS_AT_OTHER_COMMIT', 'the branch moved while it was being updated', { branch: ref.replace(/^refs\/heads\//, ''), existing, expected, commitSha: next }, { cause: error });
+        throw new GitBoundaryError(
+          'BRANCH_EXISTS_AT_OTHER_COMMIT',
+          'the branch moved while it was being updated',
+          { branch: ref.replace(/^refs\/heads\//, ''), existing, expected, commitSha: next },
+          { cause: error },
+        );
       }
     },
   };
@@ -189,7 +205,14 @@ async function gitDir(location: string): Promise<string> {
  * branch off an earlier attempt's commit), `refs/heads/... is already at ...`, or
  * `refused: REASON: ...`.
  */
-export async function publishToLocalRepository(options: { fs: FsLike; store: ArtifactStore; keys: RunKeys; location: string; identity: GitIdentity; policy?: { text: Uint8Array; file: string } }): Promise<string> {
+export async function publishToLocalRepository(options: {
+  fs: FsLike;
+  store: ArtifactStore;
+  keys: RunKeys;
+  location: string;
+  identity: GitIdentity;
+  policy?: { text: Uint8Array; file: string };
+}): Promise<string> {
   const { fs, store, keys, location } = options;
   const request = await readArtifact(store, keys.request, RunRequest);
   const object = await store.get(keys.candidate.prCandidate);
@@ -227,7 +250,9 @@ export async function publishToLocalRepository(options: { fs: FsLike; store: Art
     const move = localBranchMove({ fs, gitdir, runId: request.runId, earlier, message: `draftsman: run ${request.runId} attempt ${raw.attempt}` });
     const applied = await new LocalPublisher({ fs, gitdir, identity: options.identity, createdAt: attempt.createdAt, move }).apply(decision.plan);
     if (applied.movedFrom) return `updated refs/heads/${applied.branch} from ${applied.movedFrom} to ${applied.commitSha}`;
-    return applied.created ? `published ${applied.commitSha} to refs/heads/${applied.branch}` : `refs/heads/${applied.branch} is already at ${applied.commitSha}`;
+    return applied.created
+      ? `published ${applied.commitSha} to refs/heads/${applied.branch}`
+      : `refs/heads/${applied.branch} is already at ${applied.commitSha}`;
   } catch (error) {
     if (error instanceof PublishError) return `refused: ${describeRefusal(error, 20)}`;
     throw error;

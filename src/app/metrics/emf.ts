@@ -12,13 +12,33 @@ export const METRIC_NAMESPACE = 'draftsman';
 
 /** The units CloudWatch accepts. */
 export const EMF_UNITS = [
-  'Seconds', 'Microseconds', 'Milliseconds',
-  'Bytes', 'Kilobytes', 'Megabytes', 'Gigabytes', 'Terabytes',
-  'Bits', 'Kilobits', 'Megabits', 'Gigabits', 'Terabits',
-  'Percent', 'Count',
-  'Bytes/Second', 'Kilobytes/Second', 'Megabytes/Second', 'Gigabytes/Second', 'Terabytes/Second',
-  'Bits/Second', 'Kilobits/Second', 'Megabits/Second', 'Gigabits/Second', 'Terabits/Second',
-  'Count/Second', 'None',
+  'Seconds',
+  'Microseconds',
+  'Milliseconds',
+  'Bytes',
+  'Kilobytes',
+  'Megabytes',
+  'Gigabytes',
+  'Terabytes',
+  'Bits',
+  'Kilobits',
+  'Megabits',
+  'Gigabits',
+  'Terabits',
+  'Percent',
+  'Count',
+  'Bytes/Second',
+  'Kilobytes/Second',
+  'Megabytes/Second',
+  'Gigabytes/Second',
+  'Terabytes/Second',
+  'Bits/Second',
+  'Kilobits/Second',
+  'Megabits/Second',
+  'Gigabits/Second',
+  'Terabits/Second',
+  'Count/Second',
+  'None',
 ] as const;
 export type EmfUnit = (typeof EMF_UNITS)[number];
 
@@ -34,7 +54,10 @@ export const EmfMetadata = z.strictObject({
       z.strictObject({
         Namespace: Name,
         Dimensions: z.array(z.array(Name).max(MAX_DIMENSIONS_PER_SET)),
-        Metrics: z.array(z.strictObject({ Name: Name, Unit: z.enum(EMF_UNITS).optional() })).min(1).max(MAX_METRICS),
+        Metrics: z
+          .array(z.strictObject({ Name: Name, Unit: z.enum(EMF_UNITS).optional() }))
+          .min(1)
+          .max(MAX_METRICS),
       }),
     )
     .length(1),
@@ -49,7 +72,8 @@ export const EmfDocument = z.looseObject({ _aws: EmfMetadata }).superRefine((doc
   }
   for (const name of new Set(directive.Dimensions.flat())) {
     const value = doc[name];
-    if (typeof value !== 'string' || value.length === 0 || value.length > 1024) ctx.addIssue({ code: 'custom', path: [name], message: 'a dimension needs a string of 1-1024 characters' });
+    if (typeof value !== 'string' || value.length === 0 || value.length > 1024)
+      ctx.addIssue({ code: 'custom', path: [name], message: 'a dimension needs a string of 1-1024 characters' });
   }
 });
 export type EmfDocument = z.infer<typeof EmfDocument>;
@@ -98,7 +122,8 @@ export function buildEmf(spec: MetricSpec): EmfDocument {
     ...Object.fromEntries(spec.metrics.map((m) => [m.name, m.value])),
   };
   for (const set of document._aws.CloudWatchMetrics[0].Dimensions) {
-    for (const name of set) if (!(name in spec.dimensions)) throw new MetricError('METRIC_INVALID', `the dimension set names ${name}, which has no value`, { name });
+    for (const name of set)
+      if (!(name in spec.dimensions)) throw new MetricError('METRIC_INVALID', `the dimension set names ${name}, which has no value`, { name });
   }
   const checked = EmfDocument.safeParse(document);
   if (!checked.success) {

@@ -55,14 +55,22 @@ export function publishMetric(
   return {
     timestamp: ctx.timestamp,
     dimensions: { fn: ctx.fn, outcome: result.outcome, ...(refused ? { reason: result.reason } : {}) },
-    dimensionSets: refused ? [['fn', 'outcome'], ['fn', 'outcome', 'reason']] : [['fn', 'outcome']],
+    dimensionSets: refused
+      ? [
+          ['fn', 'outcome'],
+          ['fn', 'outcome', 'reason'],
+        ]
+      : [['fn', 'outcome']],
     metrics,
     properties: { runId: ctx.runId, attempt: ctx.attempt, ...(result.outcome === 'published' ? { prNumber: result.prNumber } : {}) },
   };
 }
 
 /** One line per sweep: runs marked FAILED/STUCK, locks released, CI events written, problems. */
-export function sweepMetric(report: { locksReleased: unknown[]; runsFailed: unknown[]; ciPolled: unknown[]; problems: unknown[] }, timestamp: number): MetricSpec {
+export function sweepMetric(
+  report: { locksReleased: unknown[]; runsFailed: unknown[]; ciPolled: unknown[]; problems: unknown[] },
+  timestamp: number,
+): MetricSpec {
   return {
     timestamp,
     dimensions: { fn: 'sweeper' },

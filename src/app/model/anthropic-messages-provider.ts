@@ -2,7 +2,17 @@ import { z } from 'zod';
 import type { ChatMessage, ModelProvider, ModelResponse, ToolSpec } from '../../core/ports.js';
 import { blockStopReason, toBlockConversation, type TurnBlock } from './content-block-turns.js';
 import { ModelProviderError, type ModelProviderReason } from './model-provider-error.js';
-import { guardModelCall, parseJsonBody, postOnce, reasonForStatus, retryPolicyOf, SecretScrubber, withRetries, type ProviderCallOptions, type RetryPolicy } from './provider-call.js';
+import {
+  guardModelCall,
+  parseJsonBody,
+  postOnce,
+  reasonForStatus,
+  retryPolicyOf,
+  SecretScrubber,
+  withRetries,
+  type ProviderCallOptions,
+  type RetryPolicy,
+} from './provider-call.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -88,14 +98,19 @@ export class AnthropicMessagesProvider implements ModelProvider {
 
   #response(json: unknown): ModelResponse {
     const parsed = MessagesResponse.safeParse(json);
-    if (!parsed.success) throw new ModelProviderError('MODEL_RESPONSE_INVALID', `model endpoint returned an unexpected shape: ${this.#scrubber.excerpt(z.prettifyError(parsed.error))}`);
+    if (!parsed.success)
+      throw new ModelProviderError(
+        'MODEL_RESPONSE_INVALID',
+        `model endpoint returned an unexpected shape: ${this.#scrubber.excerpt(z.prettifyError(parsed.error))}`,
+      );
     const text: string[] = [];
     const toolCalls: NonNullable<ChatMessage['tool_calls']> = [];
     for (const block of parsed.data.content) {
       const asText = TextBlock.safeParse(block);
       if (asText.success) text.push(asText.data.text);
       const asTool = ToolUseBlock.safeParse(block);
-      if (asTool.success) toolCalls.push({ id: asTool.data.id, type: 'function', function: { name: asTool.data.name, arguments: JSON.stringify(asTool.data.input ?? {}) } });
+      if (asTool.success)
+        toolCalls.push({ id: asTool.data.id, type: 'function', function: { name: asTool.data.name, arguments: JSON.stringify(asTool.data.input ?? {}) } });
     }
     const joined = text.join('');
     const message: ChatMessage = { role: 'assistant', content: joined.length > 0 ? joined : null };

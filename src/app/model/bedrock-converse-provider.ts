@@ -1,9 +1,26 @@
-import { BedrockRuntimeClient, ConverseCommand, type BedrockRuntimeClientConfig, type ContentBlock, type ConverseCommandInput, type Message } from '@aws-sdk/client-bedrock-runtime';
+import {
+  BedrockRuntimeClient,
+  ConverseCommand,
+  type BedrockRuntimeClientConfig,
+  type ContentBlock,
+  type ConverseCommandInput,
+  type Message,
+} from '@aws-sdk/client-bedrock-runtime';
 import { z } from 'zod';
 import type { ChatMessage, ModelProvider, ModelResponse, ToolSpec } from '../../core/ports.js';
 import { blockStopReason, toBlockConversation, type TurnBlock } from './content-block-turns.js';
 import { ModelProviderError, type ModelProviderReason } from './model-provider-error.js';
-import { guardModelCall, reasonForStatus, retryPolicyOf, SecretScrubber, transportFailure, withRetries, type AttemptResult, type ProviderCallOptions, type RetryPolicy } from './provider-call.js';
+import {
+  guardModelCall,
+  reasonForStatus,
+  retryPolicyOf,
+  SecretScrubber,
+  transportFailure,
+  withRetries,
+  type AttemptResult,
+  type ProviderCallOptions,
+  type RetryPolicy,
+} from './provider-call.js';
 
 export interface BedrockConverseProviderOptions extends ProviderCallOptions {
   /** A model id or inference profile id, e.g. `anthropic.claude-sonnet-4-20250514-v1:0`. */
@@ -43,7 +60,8 @@ export class BedrockConverseProvider implements ModelProvider {
     this.model = options.model;
     this.#client = new BedrockRuntimeClient({ region: options.region, endpoint: options.endpoint, credentials: options.credentials, maxAttempts: 1 });
     this.#policy = retryPolicyOf(options);
-    const fixed = options.credentials && typeof options.credentials === 'object' ? (options.credentials as { secretAccessKey?: string; sessionToken?: string }) : undefined;
+    const fixed =
+      options.credentials && typeof options.credentials === 'object' ? (options.credentials as { secretAccessKey?: string; sessionToken?: string }) : undefined;
     this.#scrubber = new SecretScrubber([fixed?.secretAccessKey, fixed?.sessionToken]);
   }
 
@@ -81,10 +99,15 @@ export class BedrockConverseProvider implements ModelProvider {
 
   #response(output: unknown): ModelResponse {
     const parsed = ConverseOutput.safeParse(output);
-    if (!parsed.success) throw new ModelProviderError('MODEL_RESPONSE_INVALID', `Bedrock returned an unexpected shape: ${this.#scrubber.excerpt(z.prettifyError(parsed.error))}`);
+    if (!parsed.success)
+      throw new ModelProviderError('MODEL_RESPONSE_INVALID', `Bedrock returned an unexpected shape: ${this.#scrubber.excerpt(z.prettifyError(parsed.error))}`);
     const { content } = parsed.data.output.message;
     const text = content.flatMap((b) => (b.text === undefined ? [] : [b.text])).join('');
-    const toolCalls = content.flatMap((b) => (b.toolUse ? [{ id: b.toolUse.toolUseId, type: 'function' as const, function: { name: b.toolUse.name, arguments: JSON.stringify(b.toolUse.input ?? {}) } }] : []));
+    const toolCalls = content.flatMap((b) =>
+      b.toolUse
+        ? [{ id: b.toolUse.toolUseId, type: 'function' as const, function: { name: b.toolUse.name, arguments: JSON.stringify(b.toolUse.input ?? {}) } }]
+        : [],
+    );
     const message: ChatMessage = { role: 'assistant', content: text.length > 0 ? text : null };
     if (toolCalls.length > 0) message.tool_calls = toolCalls;
     const response: ModelResponse = { message, finishReason: parsed.data.stopReason, stopReason: bedrockStopReason(parsed.data.stopReason) };
@@ -95,9 +118,14 @@ export class BedrockConverseProvider implements ModelProvider {
   #failure(error: unknown) {
     const name = error instanceof Error ? error.name : '';
     const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
-    if (name === 'TimeoutError' || name === 'AbortError' || (status === undefined && !(name in BEDROCK_ERRORS))) return transportFailure(error, this.#policy.timeoutMs, this.#scrubber);
+    if (name === 'TimeoutError' || name === 'AbortError' || (status === undefined && !(name in BEDROCK_ERRORS)))
+      return transportFailure(error, this.#policy.timeoutMs, this.#scrubber);
     const message = error instanceof Error ? error.message : String(error);
-    return { reason: bedrockReason(name, message, status), message: `Bedrock answered ${name}${status ? ` (HTTP ${status})` : ''}: ${this.#scrubber.excerpt(message)}`, status };
+    return {
+      reason: bedrockReason(name, message, status),
+      message: `Bedrock answered ${name}${status ? ` (HTTP ${status})` : ''}: ${this.#scrubber.excerpt(message)}`,
+      status,
+    };
   }
 }
 

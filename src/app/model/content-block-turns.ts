@@ -46,7 +46,12 @@ export function toBlockConversation(messages: ChatMessage[]): BlockConversation 
       case 'assistant':
         push('assistant', [
           ...textBlocks(message.content),
-          ...(message.tool_calls ?? []).map((call): TurnBlock => ({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call.function.arguments) })),
+          ...(message.tool_calls ?? []).map((call): TurnBlock => ({
+            type: 'tool_use',
+            id: call.id,
+            name: call.function.name,
+            input: toolInput(call.function.arguments),
+          })),
         ]);
         break;
     }

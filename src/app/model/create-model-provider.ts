@@ -21,7 +21,9 @@ export function createModelProvider(settings: ModelSettings, deps: ModelProvider
   const parsed = ModelSettingsSchema.safeParse(cleaned);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new ModelConfigError('MODEL_CONFIG_INVALID', `invalid model settings: ${problems.join('; ')}`, { variables: parsed.error.issues.map((i) => i.path.join('.')) });
+    throw new ModelConfigError('MODEL_CONFIG_INVALID', `invalid model settings: ${problems.join('; ')}`, {
+      variables: parsed.error.issues.map((i) => i.path.join('.')),
+    });
   }
   const s = parsed.data;
   const provider = s.provider ?? (s.baseUrl ? 'openai' : undefined);

@@ -37,7 +37,9 @@ export const ModelSettingsSchema = z.object({
   provider: ModelProviderName.optional(),
   model: z.string().trim().min(1).optional(),
   baseUrl: z.url().optional(),
-  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'not an AWS region').optional(),
+  region: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'not an AWS region')
+    .optional(),
   apiKey: z.string().min(1).optional(),
 });
-

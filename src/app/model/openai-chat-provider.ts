@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import type { ChatMessage, ModelProvider, ModelResponse, ModelStopReason, ToolSpec } from '../../core/ports.js';
 import { ModelProviderError, type ModelProviderReason } from './model-provider-error.js';
-import { guardModelCall, parseJsonBody, postOnce, reasonForStatus, retryPolicyOf, SecretScrubber, withRetries, type ProviderCallOptions, type RetryPolicy } from './provider-call.js';
+import {
+  guardModelCall,
+  parseJsonBody,
+  postOnce,
+  reasonForStatus,
+  retryPolicyOf,
+  SecretScrubber,
+  withRetries,
+  type ProviderCallOptions,
+  type RetryPolicy,
+} from './provider-call.js';
 
 export interface OpenAiChatProviderOptions extends ProviderCallOptions {
   /** e.g. `https://api.openai.com/v1` or a local server; `/chat/completions` is appended. */
@@ -33,10 +43,7 @@ const ChatCompletion = z.object({
       }),
     )
     .min(1),
-  usage: z
-    .object({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative() })
-    .nullable()
-    .optional(),
+  usage: z.object({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative() }).nullable().optional(),
 });
 
 /**
@@ -77,7 +84,10 @@ export class OpenAiChatProvider implements ModelProvider {
   #body(request: { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number }): Record<string, unknown> {
     const body: Record<string, unknown> = { model: this.model, messages: request.messages };
     if (request.tools.length > 0) {
-      body.tools = request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+      body.tools = request.tools.map((tool) => ({
+        type: 'function',
+        function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      }));
       body.tool_choice = 'auto';
     }
     if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
@@ -87,7 +97,8 @@ export class OpenAiChatProvider implements ModelProvider {
 
 function parseCompletion(json: unknown, scrubber: SecretScrubber): ModelResponse {
   const parsed = ChatCompletion.safeParse(json);
-  if (!parsed.success) throw new ModelProviderError('MODEL_RESPONSE_INVALID', `model endpoint returned an unexpected shape: ${scrubber.excerpt(z.prettifyError(parsed.error))}`);
+  if (!parsed.success)
+    throw new ModelProviderError('MODEL_RESPONSE_INVALID', `model endpoint returned an unexpected shape: ${scrubber.excerpt(z.prettifyError(parsed.error))}`);
   const choice = parsed.data.choices[0];
   const toolCalls = choice.message.tool_calls ?? [];
   const refusal = choice.message.refusal ?? undefined;

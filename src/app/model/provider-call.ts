@@ -28,7 +28,12 @@ export interface RetryPolicy {
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function retryPolicyOf(options: ProviderCallOptions): RetryPolicy {
-  return { timeoutMs: options.timeoutMs ?? 120_000, maxRetries: options.maxRetries ?? 3, backoffMs: options.backoffMs ?? 1_000, sleep: options.sleep ?? defaultSleep };
+  return {
+    timeoutMs: options.timeoutMs ?? 120_000,
+    maxRetries: options.maxRetries ?? 3,
+    backoffMs: options.backoffMs ?? 1_000,
+    sleep: options.sleep ?? defaultSleep,
+  };
 }
 
 /** One failed attempt, classified. */
@@ -77,13 +82,18 @@ export class SecretScrubber {
   scrub(text: string): string {
     let out = text;
     for (const secret of this.#secrets) out = out.split(secret).join('[REDACTED]');
-    out = out.replace(/\b(authorization|proxy-authorization|x-api-key|api-key|x-amz-security-token)(["']?\s*[:=]\s*["']?)(?:bearer\s+|basic\s+)?[^\s"',;]+/gi, '$1$2[REDACTED]');
+    out = out.replace(
+      /\b(authorization|proxy-authorization|x-api-key|api-key|x-amz-security-token)(["']?\s*[:=]\s*["']?)(?:bearer\s+|basic\s+)?[^\s"',;]+/gi,
+      '$1$2[REDACTED]',
+    );
     return redactSecrets(out).text;
   }
 
   /** A bounded, redacted, single-line excerpt of a response body or error message. */
   excerpt(text: string): string {
-    const flat = this.scrub(text.slice(0, 64 * 1024)).replace(/\s+/g, ' ').trim();
+    const flat = this.scrub(text.slice(0, 64 * 1024))
+      .replace(/\s+/g, ' ')
+      .trim();
     return flat.length > 300 ? `${flat.slice(0, 300)}...` : flat;
   }
 }
@@ -97,7 +107,9 @@ export async function guardModelCall<T>(model: string, scrubber: SecretScrubber,
     return await call();
   } catch (error) {
     if (error instanceof ModelProviderError) throw new ModelProviderError(error.reason, scrubber.scrub(error.message), error.data);
-    throw new ModelProviderError('MODEL_NETWORK_ERROR', `model call failed: ${scrubber.excerpt(error instanceof Error ? error.message : String(error))}`, { model });
+    throw new ModelProviderError('MODEL_NETWORK_ERROR', `model call failed: ${scrubber.excerpt(error instanceof Error ? error.message : String(error))}`, {
+      model,
+    });
   }
 }
 
@@ -130,7 +142,12 @@ export interface HttpAttempt {
 /** One POST: the body text on 2xx, else a classified failure (timeouts and network errors included). */
 export async function postOnce(request: HttpAttempt): Promise<AttemptResult<string>> {
   try {
-    const response = await request.fetch(request.url, { method: 'POST', headers: request.headers, body: request.body, signal: AbortSignal.timeout(request.timeoutMs) });
+    const response = await request.fetch(request.url, {
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      signal: AbortSignal.timeout(request.timeoutMs),
+    });
     const text = await response.text();
     if (response.ok) return { ok: true, value: text };
     const reason = request.classify ? request.classify(response.status, text, response.headers) : reasonForStatus(response.status);

@@ -86,7 +86,13 @@ export const PullRequestClosedPayload = z.object({
 /** The run an agent branch belongs to (one rule, shared with the PR commands). */
 const findRun = findAgentRun;
 
-async function snapshotFor(deps: CiRecorderDeps, source: { installationId: number; repositoryId: number }, owner: string, repo: string, sha: string): Promise<CiSnapshot> {
+async function snapshotFor(
+  deps: CiRecorderDeps,
+  source: { installationId: number; repositoryId: number },
+  owner: string,
+  repo: string,
+  sha: string,
+): Promise<CiSnapshot> {
   const issued = await deps.tokens.token({ installationId: source.installationId, repositoryId: source.repositoryId, role: 'read' });
   return readCiSnapshot(deps.github(issued.token), owner, repo, sha);
 }
@@ -206,12 +212,22 @@ export async function updateVerificationFromCi(options: PublishDeps & { runKeys:
   const body = replaceVerificationSection(pull.data.body ?? '', section);
   if (body === (pull.data.body ?? '')) return { kind: 'unchanged', prNumber: record.prNumber };
   await api.rest.pulls.update({ owner, repo, pull_number: record.prNumber, body });
-  logger.info('verification section updated from CI', { runId: record.runId, prNumber: record.prNumber, state: newest.snapshot.state, checks: newest.snapshot.checks.length });
+  logger.info('verification section updated from CI', {
+    runId: record.runId,
+    prNumber: record.prNumber,
+    state: newest.snapshot.state,
+    checks: newest.snapshot.checks.length,
+  });
   return { kind: 'updated', prNumber: record.prNumber, state: newest.snapshot.state };
 }
 
 /** The newest snapshot of `headSha` among every ci object (the one just read counts as read), so event order does not matter. */
-async function newestSnapshot(store: PublishDeps['store'], prefix: string, current: { key: string; event: CiEvent }, headSha: string): Promise<CiEvent | undefined> {
+async function newestSnapshot(
+  store: PublishDeps['store'],
+  prefix: string,
+  current: { key: string; event: CiEvent },
+  headSha: string,
+): Promise<CiEvent | undefined> {
   let newest: CiEvent | undefined;
   for (const key of await store.list(prefix)) {
     if (!key.endsWith('.json')) continue;
@@ -223,7 +239,13 @@ async function newestSnapshot(store: PublishDeps['store'], prefix: string, curre
 }
 
 /** A closed agent PR: progress comment and run.json say so; an unmerged branch still at our commit is deleted. */
-async function closeOut(options: PublishDeps & { runKeys: RunKeys }, api: GitHubApi, request: RunRequest, record: PublishRecord, event: CiEvent): Promise<CiUpdateOutcome> {
+async function closeOut(
+  options: PublishDeps & { runKeys: RunKeys },
+  api: GitHubApi,
+  request: RunRequest,
+  record: PublishRecord,
+  event: CiEvent,
+): Promise<CiUpdateOutcome> {
   const merged = event.pullRequest?.merged === true;
   const { owner, repo } = record;
   let branchDeleted = false;
@@ -251,12 +273,19 @@ async function closeOut(options: PublishDeps & { runKeys: RunKeys }, api: GitHub
         phases: [],
         pullRequestUrl: record.prUrl,
         baseCommitSha: record.baseCommitSha,
-        message: merged ? `pull request #${record.prNumber} was merged` : `pull request #${record.prNumber} was closed without merging${branchDeleted ? `; branch \`${record.branch}\` deleted` : ''}`,
+        message: merged
+          ? `pull request #${record.prNumber} was merged`
+          : `pull request #${record.prNumber} was closed without merging${branchDeleted ? `; branch \`${record.branch}\` deleted` : ''}`,
       }),
     });
   }
   const closedAt = new Date(options.clock.now()).toISOString();
-  await writeRunTransition(options.store, options.runKeys.run, 'ci-feedback', (current) => current && { ...current, status: merged ? 'MERGED' : 'CLOSED', updatedAt: closedAt });
+  await writeRunTransition(
+    options.store,
+    options.runKeys.run,
+    'ci-feedback',
+    (current) => current && { ...current, status: merged ? 'MERGED' : 'CLOSED', updatedAt: closedAt },
+  );
   options.logger.info('agent pull request closed out', { runId: record.runId, prNumber: record.prNumber, merged, branchDeleted });
   return { kind: 'closed', prNumber: record.prNumber, merged, branchDeleted };
 }

@@ -17,9 +17,7 @@ export const PublisherS3Event = z.object({
 });
 
 export type PublisherResult =
-  | { key: string; kind: 'candidate'; outcome: PublishOutcome }
-  | { key: string; kind: 'ci'; outcome: CiUpdateOutcome }
-  | { key: string; kind: 'ignored' };
+  { key: string; kind: 'candidate'; outcome: PublishOutcome } | { key: string; kind: 'ci'; outcome: CiUpdateOutcome } | { key: string; kind: 'ignored' };
 
 /**
  * The publisher function's body: one S3 `ObjectCreated` record at a time, `pr-candidate.json`

@@ -25,7 +25,13 @@ export async function readBranchHead(api: GitHubApi, owner: string, repo: string
 }
 
 /** The Revisions entry of a follow-up attempt's commit. */
-export function revisionEntry(followUp: FollowUp, candidate: PrCandidate, plan: PublicationPlan | undefined, commitSha: string | undefined, note?: string): RevisionEntry {
+export function revisionEntry(
+  followUp: FollowUp,
+  candidate: PrCandidate,
+  plan: PublicationPlan | undefined,
+  commitSha: string | undefined,
+  note?: string,
+): RevisionEntry {
   return {
     attempt: candidate.attempt,
     kind: followUp.kind,
@@ -43,7 +49,14 @@ export function revisionEntry(followUp: FollowUp, candidate: PrCandidate, plan: 
  * and the PR body with its Revisions section re-rendered from them; every other section,
  * including the Verification section CI feedback writes, is kept.
  */
-export async function updateRevisions(api: GitHubApi, owner: string, repo: string, prNumber: number, previous: PublishRecord | undefined, entry: RevisionEntry): Promise<RevisionEntry[]> {
+export async function updateRevisions(
+  api: GitHubApi,
+  owner: string,
+  repo: string,
+  prNumber: number,
+  previous: PublishRecord | undefined,
+  entry: RevisionEntry,
+): Promise<RevisionEntry[]> {
   const revisions = [...(previous?.revisions ?? []).filter((r) => r.attempt !== entry.attempt), entry];
   const pull = await api.rest.pulls.get({ owner, repo, pull_number: prNumber });
   const body = replaceRevisionsSection(pull.data.body ?? '', revisions);
@@ -58,5 +71,10 @@ export async function updateRevisions(api: GitHubApi, owner: string, repo: strin
  */
 export async function noteRefusedFollowUp(api: GitHubApi, owner: string, repo: string, followUp: FollowUp, error: PublishError): Promise<void> {
   const hint = error.reason === 'BRANCH_MOVED' ? ' Someone pushed to the branch meanwhile; nothing was overwritten. Ask again to build on the new head.' : '';
-  await api.rest.issues.createComment({ owner, repo, issue_number: followUp.onto.pullRequest, body: `The ${followUp.kind === 'revise' ? 'revision' : 'CI repair'} was not published: ${describeRefusal(error)}.${hint}` });
+  await api.rest.issues.createComment({
+    owner,
+    repo,
+    issue_number: followUp.onto.pullRequest,
+    body: `The ${followUp.kind === 'revise' ? 'revision' : 'CI repair'} was not published: ${describeRefusal(error)}.${hint}`,
+  });
 }

@@ -44,7 +44,8 @@ export class GitHubPublisher implements Publisher {
     const { api, owner, repo } = this.options;
     for (const blob of plan.blobs) {
       const created = await api.rest.git.createBlob({ owner, repo, content: Buffer.from(blob.bytes).toString('base64'), encoding: 'base64' });
-      if (created.data.sha !== blob.sha) throw new PublishError('OBJECT_MISMATCH', 'GitHub stored a blob under another SHA', { expected: blob.sha, actual: created.data.sha });
+      if (created.data.sha !== blob.sha)
+        throw new PublishError('OBJECT_MISMATCH', 'GitHub stored a blob under another SHA', { expected: blob.sha, actual: created.data.sha });
     }
     const tree = await api.rest.git.createTree({
       owner,
@@ -53,7 +54,10 @@ export class GitHubPublisher implements Publisher {
       tree: plan.tree.changes.map((c) => ({ path: c.path, mode: c.mode, type: 'blob' as const, sha: c.sha })),
     });
     if (tree.data.sha !== plan.expectedTreeSha) {
-      throw new PublishError('TREE_MISMATCH', 'the tree GitHub built is not the candidate head tree', { expected: plan.expectedTreeSha, actual: tree.data.sha });
+      throw new PublishError('TREE_MISMATCH', 'the tree GitHub built is not the candidate head tree', {
+        expected: plan.expectedTreeSha,
+        actual: tree.data.sha,
+      });
     }
   }
 
@@ -83,7 +87,8 @@ export class GitHubPublisher implements Publisher {
     const ref = `heads/${plan.ref.branch}`;
     let current = await this.inspectBranch(plan);
     if (current?.ours === 'same') return { sha: current.sha, created: false };
-    if (current?.ours === 'foreign') throw new PublishError('BRANCH_NOT_OURS', 'the agent branch has commits this run did not make', { branch: plan.ref.branch, head: current.sha });
+    if (current?.ours === 'foreign')
+      throw new PublishError('BRANCH_NOT_OURS', 'the agent branch has commits this run did not make', { branch: plan.ref.branch, head: current.sha });
     // No author or committer: GitHub attributes the commit to the App and signs it.
     const created = await api.rest.git.createCommit({ owner, repo, message: plan.commit.message, tree: plan.expectedTreeSha, parents: [plan.parent] });
     const parents = created.data.parents.map((p) => p.sha);
@@ -117,7 +122,12 @@ export class GitHubPublisher implements Publisher {
     const { api, owner, repo } = this.options;
     const ref = `heads/${plan.ref.branch}`;
     const sameParents = (actual: string[]) => actual.length === parents.length && actual.every((p, i) => p === parents[i]);
-    const moved = (head: string | undefined) => new PublishError('BRANCH_MOVED', 'the agent branch moved since this attempt started', { branch: plan.ref.branch, expected: expectedHead, actual: head ?? null });
+    const moved = (head: string | undefined) =>
+      new PublishError('BRANCH_MOVED', 'the agent branch moved since this attempt started', {
+        branch: plan.ref.branch,
+        expected: expectedHead,
+        actual: head ?? null,
+      });
     const current = await orUndefinedOn404(() => api.rest.git.getRef({ owner, repo, ref }));
     const head = current?.data.object.sha;
     if (head !== expectedHead) {
@@ -129,7 +139,10 @@ export class GitHubPublisher implements Publisher {
     }
     const created = await api.rest.git.createCommit({ owner, repo, message: plan.commit.message, tree: plan.expectedTreeSha, parents });
     if (created.data.tree.sha !== plan.expectedTreeSha || !sameParents(created.data.parents.map((p) => p.sha))) {
-      throw new PublishError('OBJECT_MISMATCH', 'GitHub returned a commit with another tree or parent', { tree: created.data.tree.sha, parents: created.data.parents.map((p) => p.sha) });
+      throw new PublishError('OBJECT_MISMATCH', 'GitHub returned a commit with another tree or parent', {
+        tree: created.data.tree.sha,
+        parents: created.data.parents.map((p) => p.sha),
+      });
     }
     try {
       await api.rest.git.updateRef({ owner, repo, ref, sha: created.data.sha, force: false });

@@ -21,7 +21,13 @@ export async function readGitHubTarget(r: Repo, issued: IssuedToken): Promise<{ 
   const repository = await r.api.rest.repos.get({ owner: r.owner, repo: r.repo });
   const defaultBranch = repository.data.default_branch;
   const defaultHead = (await r.api.rest.repos.getBranch({ owner: r.owner, repo: r.repo, branch: defaultBranch })).data.commit.sha;
-  const target: PublicationTarget = { kind: 'github', repositoryId: repository.data.id, owner: repository.data.owner.login, repo: repository.data.name, tokenRepositoryIds: issued.repositoryIds };
+  const target: PublicationTarget = {
+    kind: 'github',
+    repositoryId: repository.data.id,
+    owner: repository.data.owner.login,
+    repo: repository.data.name,
+    tokenRepositoryIds: issued.repositoryIds,
+  };
   return { target, defaultBranch, defaultHead };
 }
 
@@ -47,7 +53,9 @@ async function baseFileAt(r: Repo, ref: string, path: string): Promise<BaseTreeF
 export async function readGitHubBase(r: Repo, candidate: PrCandidate, defaultBranch: string, defaultHead: string): Promise<BaseState> {
   const { api, owner, repo } = r;
   const baseHead =
-    candidate.baseBranch === defaultBranch ? defaultHead : (await orUndefinedOn404(() => api.rest.repos.getBranch({ owner, repo, branch: candidate.baseBranch })))?.data.commit.sha;
+    candidate.baseBranch === defaultBranch
+      ? defaultHead
+      : (await orUndefinedOn404(() => api.rest.repos.getBranch({ owner, repo, branch: candidate.baseBranch })))?.data.commit.sha;
   const baseCommit = await orUndefinedOn404(() => api.rest.git.getCommit({ owner, repo, commit_sha: candidate.baseCommitSha }));
   if (!baseCommit) return { defaultBranch, baseTreeSha: undefined, baseFiles: undefined, baseBytes: new Map(), baseHead };
   const baseTreeSha = baseCommit.data.tree.sha;
@@ -67,7 +75,9 @@ export async function readGitHubBase(r: Repo, candidate: PrCandidate, defaultBra
     const blob = await api.rest.git.getBlob({ owner, repo, file_sha: file.oid });
     baseBytes.set(f.path, Buffer.from(blob.data.content, 'base64'));
   }
-  const symlinks = await readBaseSymlinks([...files.values()], async (oid) => Buffer.from((await api.rest.git.getBlob({ owner, repo, file_sha: oid })).data.content, 'base64'));
+  const symlinks = await readBaseSymlinks([...files.values()], async (oid) =>
+    Buffer.from((await api.rest.git.getBlob({ owner, repo, file_sha: oid })).data.content, 'base64'),
+  );
   // A truncated listing cannot rebuild the tree locally; GitHub's tree SHA is checked instead.
   return { defaultBranch, baseTreeSha, baseFiles: listing.data.truncated ? undefined : [...files.values()], baseBytes, baseHead, symlinks };
 }
@@ -84,7 +94,12 @@ export async function readCandidateBlobs(store: ArtifactStore, keys: RunKeys, ca
 }
 
 /** What only the trigger writes under the run's key: the cancel marker and this attempt's approval. */
-export async function readRunControls(store: ArtifactStore, keys: RunKeys, runId: string, attempt: number): Promise<{ cancel?: { attempt: number; by: string }; approvedGates: string[] }> {
+export async function readRunControls(
+  store: ArtifactStore,
+  keys: RunKeys,
+  runId: string,
+  attempt: number,
+): Promise<{ cancel?: { attempt: number; by: string }; approvedGates: string[] }> {
   const cancel = await readArtifactIfPresent(store, keys.cancel, CancelMarker);
   const approval = await readArtifactIfPresent(store, keys.approve(attempt), ApprovalMarker);
   const approvedGates = approval && approval.runId === runId && approval.attempt === attempt && approval.gateId ? [approval.gateId] : [];

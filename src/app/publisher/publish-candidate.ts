@@ -102,7 +102,13 @@ type FollowUp = Awaited<ReturnType<typeof readFollowUp>>;
 async function publishPlan(
   options: PublishOptions,
   ctx: RunContext,
-  args: { plan: PublicationPlan; candidate: PrCandidate; followUp: FollowUp; existing: PublishRecord | undefined; repo: { api: GitHubApi; owner: string; repo: string } },
+  args: {
+    plan: PublicationPlan;
+    candidate: PrCandidate;
+    followUp: FollowUp;
+    existing: PublishRecord | undefined;
+    repo: { api: GitHubApi; owner: string; repo: string };
+  },
 ): Promise<PublishOutcome> {
   const { plan, candidate, followUp, existing, repo } = args;
   const { api } = repo;
@@ -118,7 +124,14 @@ async function publishPlan(
   const builtOn = followUp ? (existing?.builtOn ?? existing?.baseCommitSha) : plan.parent;
   const record = publishRecord(plan, applied, new Date(options.clock.now()).toISOString(), builtOn);
   if (followUp && applied.pullRequest) {
-    record.revisions = await updateRevisions(api, ctx.owner, ctx.repo, applied.pullRequest.number, existing, revisionEntry(followUp, candidate, plan, applied.commitSha));
+    record.revisions = await updateRevisions(
+      api,
+      ctx.owner,
+      ctx.repo,
+      applied.pullRequest.number,
+      existing,
+      revisionEntry(followUp, candidate, plan, applied.commitSha),
+    );
   }
   return recordPublished(options, ctx, record, { replace: followUp !== undefined || plan.placement.mode === 'rebuild' });
 }

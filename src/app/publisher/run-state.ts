@@ -32,10 +32,15 @@ export async function recordRerun(options: PublishOptions, ctx: RunContext, atte
   if (ctx.request.issue) {
     const latestKey = issueLatestKey(ctx.owner, ctx.repo, ctx.request.issue.number);
     const latest = await readArtifactIfPresent(store, latestKey, IssueLatest);
-    if (latest && latest.runId === ctx.request.runId && latest.attempt < next) await writeArtifact(store, latestKey, IssueLatest, { ...latest, attempt: next, updatedAt: now });
+    if (latest && latest.runId === ctx.request.runId && latest.attempt < next)
+      await writeArtifact(store, latestKey, IssueLatest, { ...latest, attempt: next, updatedAt: now });
   }
   await updateRun(options, ctx, (run) => ({ ...run, status: 'QUEUED', reason: 'BASE_MOVED', attempt: Math.max(run.attempt, next) }));
-  await updateProgress(options, ctx, { status: 'QUEUED', attempt: next, message: `the base moved from ${moved.from.slice(0, 12)} to ${moved.to.slice(0, 12)}; attempt ${next} runs on the new base` });
+  await updateProgress(options, ctx, {
+    status: 'QUEUED',
+    attempt: next,
+    message: `the base moved from ${moved.from.slice(0, 12)} to ${moved.to.slice(0, 12)}; attempt ${next} runs on the new base`,
+  });
   options.logger.info('base moved; next attempt requested', { runId: ctx.request.runId, attempt: next, created, ...moved });
   recordMetric(options, ctx, { outcome: 'rerun' });
   return { kind: 'rerun', attempt: next, ...moved };
@@ -56,11 +61,21 @@ export async function recordRefusal(options: PublishOptions, ctx: RunContext, er
 }
 
 /** Record a publication: the progress comment, publish.json (once), run.json PUBLISHED, the lock released. */
-export async function recordPublished(options: PublishOptions, ctx: RunContext, record: PublishRecord, how: { replace?: boolean } = {}): Promise<PublishOutcome> {
+export async function recordPublished(
+  options: PublishOptions,
+  ctx: RunContext,
+  record: PublishRecord,
+  how: { replace?: boolean } = {},
+): Promise<PublishOutcome> {
   const { store, runKeys: keys } = options;
   const n = record.warnings.length;
   const what = how.replace ? `revision committed on the pull request (\`${record.publishedCommitSha.slice(0, 12)}\`)` : 'draft pull request opened';
-  await updateProgress(options, ctx, { status: 'PUBLISHED', message: n > 0 ? `${what}, with ${n} warning(s)` : what, pullRequestUrl: record.prUrl, baseCommitSha: record.baseCommitSha });
+  await updateProgress(options, ctx, {
+    status: 'PUBLISHED',
+    message: n > 0 ? `${what}, with ${n} warning(s)` : what,
+    pullRequestUrl: record.prUrl,
+    baseCommitSha: record.baseCommitSha,
+  });
   // A follow-up replaces the record (it holds the latest published attempt, and every revision); attempt 1 writes it once.
   if (how.replace) await writeArtifact(store, keys.publish, PublishRecord, record);
   else await putArtifactIfAbsent(store, keys.publish, PublishRecord, record);
@@ -75,7 +90,13 @@ export async function recordPublished(options: PublishOptions, ctx: RunContext, 
     pullRequest: { number: record.prNumber, url: record.prUrl },
   }));
   await releaseLock(options, ctx);
-  options.logger.info('draft pull request published', { runId: record.runId, attempt: record.attempt, prNumber: record.prNumber, commit: record.publishedCommitSha, warnings: n });
+  options.logger.info('draft pull request published', {
+    runId: record.runId,
+    attempt: record.attempt,
+    prNumber: record.prNumber,
+    commit: record.publishedCommitSha,
+    warnings: n,
+  });
   recordMetric(options, ctx, { outcome: 'published', prNumber: record.prNumber });
   return { kind: 'published', record };
 }
@@ -85,7 +106,14 @@ function recordMetric(options: PublishOptions, ctx: RunContext, result: PublishM
   const now = options.clock.now();
   emitMetric(
     options.logger,
-    publishMetric(result, { fn: 'publisher', runId: ctx.request.runId, attempt: ctx.attempt, timestamp: now, durationMs: ctx.startedAt === undefined ? undefined : now - ctx.startedAt, diff: ctx.diff }),
+    publishMetric(result, {
+      fn: 'publisher',
+      runId: ctx.request.runId,
+      attempt: ctx.attempt,
+      timestamp: now,
+      durationMs: ctx.startedAt === undefined ? undefined : now - ctx.startedAt,
+      diff: ctx.diff,
+    }),
   );
 }
 
@@ -98,12 +126,25 @@ async function updateProgress(
   if (!ctx.api || id === undefined) return;
   // Keep the worker's phase checklist: the final comment still shows what each phase did.
   const sameAttempt = progress.attempt === undefined || progress.attempt === ctx.attempt;
-  const phases = sameAttempt ? await ctx.api.rest.issues.getComment({ owner: ctx.owner, repo: ctx.repo, comment_id: id }).then((r) => parseProgressPhases(r.data.body ?? ''), () => []) : [];
+  const phases = sameAttempt
+    ? await ctx.api.rest.issues.getComment({ owner: ctx.owner, repo: ctx.repo, comment_id: id }).then(
+        (r) => parseProgressPhases(r.data.body ?? ''),
+        () => [],
+      )
+    : [];
   await ctx.api.rest.issues.updateComment({
     owner: ctx.owner,
     repo: ctx.repo,
     comment_id: id,
-    body: renderProgressComment({ runId: ctx.request.runId, attempt: progress.attempt ?? ctx.attempt, status: progress.status, phases, message: progress.message, pullRequestUrl: progress.pullRequestUrl, baseCommitSha: progress.baseCommitSha }),
+    body: renderProgressComment({
+      runId: ctx.request.runId,
+      attempt: progress.attempt ?? ctx.attempt,
+      status: progress.status,
+      phases,
+      message: progress.message,
+      pullRequestUrl: progress.pullRequestUrl,
+      baseCommitSha: progress.baseCommitSha,
+    }),
   });
 }
 
@@ -129,5 +170,9 @@ async function updateRun(options: PublishOptions, ctx: RunContext, change: (run:
 /** Release the issue's lock when it is this run's (another run's lock is never touched). */
 async function releaseLock(options: PublishOptions, ctx: RunContext): Promise<void> {
   if (!ctx.request.issue) return;
-  await releaseIssueLock(options.store, { owner: ctx.owner, repo: ctx.repo, issue: ctx.request.issue.number }, { runId: ctx.request.runId, attempt: ctx.attempt });
+  await releaseIssueLock(
+    options.store,
+    { owner: ctx.owner, repo: ctx.repo, issue: ctx.request.issue.number },
+    { runId: ctx.request.runId, attempt: ctx.attempt },
+  );
 }

@@ -65,7 +65,9 @@ export function readServeSettings(env: Record<string, string | undefined>, cwd: 
   const parsed = ServeEnv.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new ServeError('SERVE_CONFIG_INVALID', `invalid configuration: ${problems.join('; ')}`, { variables: parsed.error.issues.map((i) => i.path.join('.')) });
+    throw new ServeError('SERVE_CONFIG_INVALID', `invalid configuration: ${problems.join('; ')}`, {
+      variables: parsed.error.issues.map((i) => i.path.join('.')),
+    });
   }
   let privateKey: string | null;
   try {
@@ -74,7 +76,8 @@ export function readServeSettings(env: Record<string, string | undefined>, cwd: 
   } catch (error) {
     throw new ServeError('SERVE_PRIVATE_KEY_MISSING', 'The App private key could not be read (PRIVATE_KEY or PRIVATE_KEY_PATH)', {}, { cause: error });
   }
-  if (!privateKey) throw new ServeError('SERVE_PRIVATE_KEY_MISSING', 'No App private key: set PRIVATE_KEY or PRIVATE_KEY_PATH, or put the .pem file in the working directory');
+  if (!privateKey)
+    throw new ServeError('SERVE_PRIVATE_KEY_MISSING', 'No App private key: set PRIVATE_KEY or PRIVATE_KEY_PATH, or put the .pem file in the working directory');
   const { GHE_HOST, GHE_PROTOCOL, GITHUB_API_URL, ...rest } = parsed.data;
   const apiUrl = GITHUB_API_URL ?? (GHE_HOST ? `${GHE_PROTOCOL}://${GHE_HOST}/api/v3` : 'https://api.github.com');
   return { ...rest, apiUrl: apiUrl.replace(/\/+$/, ''), privateKey };

@@ -92,9 +92,17 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const disk = new LocalArtifactStore(resolve(options.dir));
   const store: ArtifactStore = new NotifyingStore(disk, (key) => {
     const fn = functionForKey(key);
-    if (fn === 'intake') intakes.push(`intake ${key}`, retrying('intake', key, async () => void (await intake().then((i) => i.receive(key)))));
+    if (fn === 'intake')
+      intakes.push(
+        `intake ${key}`,
+        retrying('intake', key, async () => void (await intake().then((i) => i.receive(key)))),
+      );
     if (fn === 'worker') queue.push(`worker ${key}`, runWorker(key));
-    if (fn === 'publisher') queue.push(`publisher ${key}`, retrying('publisher', key, () => runPublisher(key)));
+    if (fn === 'publisher')
+      queue.push(
+        `publisher ${key}`,
+        retrying('publisher', key, () => runPublisher(key)),
+      );
   });
 
   const brokers: Record<TokenRole, InProcessTokenBroker> = {
@@ -102,7 +110,15 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     write: broker('write'),
   };
   function broker(role: TokenRole): InProcessTokenBroker {
-    return new InProcessTokenBroker({ role, appId: settings.APP_ID, apiUrl: settings.apiUrl, clock, loadPrivateKey: async () => settings.privateKey, policy: options.githubPolicy, logger: loggerOf(`token-${role}`) });
+    return new InProcessTokenBroker({
+      role,
+      appId: settings.APP_ID,
+      apiUrl: settings.apiUrl,
+      clock,
+      loadPrivateKey: async () => settings.privateKey,
+      policy: options.githubPolicy,
+      logger: loggerOf(`token-${role}`),
+    });
   }
   const githubFor = (logger: JsonLogger) => (token: string) => {
     logger.redact(token);
@@ -114,7 +130,18 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const webhook = createWebhookHandler({ store, clock, logger: webhookLogger, secret: settings.WEBHOOK_SECRET, botLogin });
   // The intake runs in process after the answer, from the delivery the webhook stored.
   const intakeLogger = loggerOf('intake');
-  const intake = createLazy(() => createIntakeHandler({ store, tokens: brokers.read, github: githubFor(intakeLogger), clock, logger: intakeLogger, appId: settings.APP_ID, botLogin, apiUrl: settings.apiUrl }));
+  const intake = createLazy(() =>
+    createIntakeHandler({
+      store,
+      tokens: brokers.read,
+      github: githubFor(intakeLogger),
+      clock,
+      logger: intakeLogger,
+      appId: settings.APP_ID,
+      botLogin,
+      apiUrl: settings.apiUrl,
+    }),
+  );
   await intake();
 
   const workerLogger = loggerOf('worker');
@@ -126,7 +153,13 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     logger: workerLogger,
     syntax,
     newFs: createMemoryFs,
-    model: createModelProvider({ provider: settings.MODEL_PROVIDER, model: settings.MODEL_NAME, baseUrl: settings.MODEL_BASE_URL, region: settings.MODEL_REGION, apiKey: settings.MODEL_API_KEY }),
+    model: createModelProvider({
+      provider: settings.MODEL_PROVIDER,
+      model: settings.MODEL_NAME,
+      baseUrl: settings.MODEL_BASE_URL,
+      region: settings.MODEL_REGION,
+      apiKey: settings.MODEL_API_KEY,
+    }),
     prices: settings.MODEL_PRICES,
     // The CLI's root capped the young generation at start-up; runs release it after ingestion, as the worker's do.
     ingestionMemory: youngGenerationDuringIngestion,
@@ -160,7 +193,8 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const publisher = createPublisherHandler({ store, tokens: brokers.write, github: githubFor(publisherLogger), clock, logger: publisherLogger });
   async function runPublisher(key: string): Promise<void> {
     const results = await publisher({ Records: [{ eventName: 'ObjectCreated:Put', s3: { object: { key: encodeURIComponent(key) } } }] });
-    for (const r of results) publisherLogger.info('publisher finished', { key: r.key, kind: r.kind, outcome: r.kind === 'ignored' ? undefined : r.outcome.kind });
+    for (const r of results)
+      publisherLogger.info('publisher finished', { key: r.key, kind: r.kind, outcome: r.kind === 'ignored' ? undefined : r.outcome.kind });
   }
 
   const sweeperLogger = loggerOf('sweeper');
@@ -168,7 +202,12 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const queueSweep = () =>
     queue.push('sweeper', async () => {
       const report = await sweep({ ...sweepDeps, pollCi: (repositories) => sweepOpenAgentPullRequests(sweepDeps, repositories) });
-      sweeperLogger.info('sweep finished', { locksReleased: report.locksReleased.length, runsFailed: report.runsFailed.length, ciPolled: report.ciPolled.length, problems: report.problems.length });
+      sweeperLogger.info('sweep finished', {
+        locksReleased: report.locksReleased.length,
+        runsFailed: report.runsFailed.length,
+        ciPolled: report.ciPolled.length,
+        problems: report.problems.length,
+      });
     });
 
   let requests = 0;
@@ -200,13 +239,27 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   let smee: SmeeClient | undefined;
   if (settings.WEBHOOK_PROXY_URL) {
     const smeeLogger = loggerOf('smee');
-    smee = new SmeeClient({ source: settings.WEBHOOK_PROXY_URL, target: webhookUrl, logger: { info: (...args: unknown[]) => smeeLogger.info(args.map(String).join(' ')), error: (...args: unknown[]) => smeeLogger.error(args.map(String).join(' ')) } });
+    smee = new SmeeClient({
+      source: settings.WEBHOOK_PROXY_URL,
+      target: webhookUrl,
+      logger: {
+        info: (...args: unknown[]) => smeeLogger.info(args.map(String).join(' ')),
+        error: (...args: unknown[]) => smeeLogger.error(args.map(String).join(' ')),
+      },
+    });
     await smee.start();
   }
   const sweepEvery = options.sweepEveryMs ?? DEFAULT_SWEEP_EVERY_MS;
   const timer = sweepEvery > 0 ? setInterval(queueSweep, sweepEvery) : undefined;
   timer?.unref();
-  root.info('draftsman serve listening', { webhookUrl, store: disk.root, apiUrl: settings.apiUrl, webhookProxy: settings.WEBHOOK_PROXY_URL, sweepEveryMs: sweepEvery, model: settings.MODEL_NAME });
+  root.info('draftsman serve listening', {
+    webhookUrl,
+    store: disk.root,
+    apiUrl: settings.apiUrl,
+    webhookProxy: settings.WEBHOOK_PROXY_URL,
+    sweepEveryMs: sweepEvery,
+    model: settings.MODEL_NAME,
+  });
 
   return {
     url,

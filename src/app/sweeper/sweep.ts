@@ -126,8 +126,23 @@ async function sweepLock(deps: SweepDeps, report: SweepReport, ref: LockRef, now
     const marked = await markFailed(deps, { keys, run, request, lock: lock.value, now });
     if (marked) {
       const commentUpdated = await updateProgressComment(deps, ref, request, lock.value, Math.round((now - lastMove) / 60_000));
-      report.runsFailed.push({ owner: ref.owner, repo: ref.repo, issue: ref.issue, runId: lock.value.runId, attempt: marked.attempt, was: status, commentUpdated });
-      deps.logger.warn('stuck run marked failed', { owner: ref.owner, repo: ref.repo, issue: ref.issue, runId: lock.value.runId, attempt: marked.attempt, was: status });
+      report.runsFailed.push({
+        owner: ref.owner,
+        repo: ref.repo,
+        issue: ref.issue,
+        runId: lock.value.runId,
+        attempt: marked.attempt,
+        was: status,
+        commentUpdated,
+      });
+      deps.logger.warn('stuck run marked failed', {
+        owner: ref.owner,
+        repo: ref.repo,
+        issue: ref.issue,
+        runId: lock.value.runId,
+        attempt: marked.attempt,
+        was: status,
+      });
     } else if (!expired) {
       // The run moved while we looked: it is alive after all.
       return;
@@ -170,7 +185,14 @@ async function markFailed(
       status: 'FAILED',
       reason,
       attempt,
-      attempts: withAttempt(current?.attempts ?? [], { ...current?.attempts.find((a) => a.n === attempt), n: attempt, status: 'FAILED', reason, startedAt, endedAt: at }),
+      attempts: withAttempt(current?.attempts ?? [], {
+        ...current?.attempts.find((a) => a.n === attempt),
+        n: attempt,
+        status: 'FAILED',
+        reason,
+        startedAt,
+        endedAt: at,
+      }),
       updatedAt: at,
     };
   });

@@ -32,15 +32,24 @@ export class LambdaTokenBroker implements TokenBroker {
       throw new TokenError('ROLE_NOT_ALLOWED', `This broker mints ${this.options.role} tokens only`, { requested: request.role, allowed: this.options.role });
     }
     const { functionName } = this.options;
-    const payload = await invokeJson(this.options.client, functionName, { installationId: request.installationId, repositoryId: request.repositoryId }, (failure) =>
-      failure.kind === 'not-invoked'
-        ? new TokenError('TOKEN_FUNCTION_FAILED', 'The token function could not be invoked', { functionName }, { cause: failure.cause })
-        : failure.kind === 'function-error'
-          ? new TokenError('TOKEN_FUNCTION_FAILED', 'The token function failed', { functionName, errorType: failure.errorType, errorMessage: failure.errorMessage })
-          : new TokenError('TOKEN_FUNCTION_FAILED', 'The token function returned an unexpected payload', { functionName }),
+    const payload = await invokeJson(
+      this.options.client,
+      functionName,
+      { installationId: request.installationId, repositoryId: request.repositoryId },
+      (failure) =>
+        failure.kind === 'not-invoked'
+          ? new TokenError('TOKEN_FUNCTION_FAILED', 'The token function could not be invoked', { functionName }, { cause: failure.cause })
+          : failure.kind === 'function-error'
+            ? new TokenError('TOKEN_FUNCTION_FAILED', 'The token function failed', {
+                functionName,
+                errorType: failure.errorType,
+                errorMessage: failure.errorMessage,
+              })
+            : new TokenError('TOKEN_FUNCTION_FAILED', 'The token function returned an unexpected payload', { functionName }),
     );
     const parsed = IssuedTokenSchema.safeParse(payload);
-    if (!parsed.success) throw new TokenError('TOKEN_FUNCTION_FAILED', 'The token function returned an unexpected payload', { functionName: this.options.functionName });
+    if (!parsed.success)
+      throw new TokenError('TOKEN_FUNCTION_FAILED', 'The token function returned an unexpected payload', { functionName: this.options.functionName });
     if (parsed.data.repositoryIds.length !== 1 || parsed.data.repositoryIds[0] !== request.repositoryId) {
       throw new TokenError('TOKEN_SCOPE_MISMATCH', 'The token function returned a token for another repository', { repositoryIds: parsed.data.repositoryIds });
     }

@@ -74,12 +74,26 @@ function pkcs8Pem(privateKey: string | KeyObject): string {
 export async function mintInstallationToken(options: MintInstallationTokenOptions): Promise<IssuedToken> {
   const { installationId, repositoryId, permissions, clock, logger } = options;
   const meta = { installationId, repositoryId };
-  const github = createGitHubApi({ baseUrl: options.apiUrl, userAgent: 'draftsman-token-vending', fetch: options.fetch, policy: options.policy, logger, now: clock.now });
+  const github = createGitHubApi({
+    baseUrl: options.apiUrl,
+    userAgent: 'draftsman-token-vending',
+    fetch: options.fetch,
+    policy: options.policy,
+    logger,
+    now: clock.now,
+  });
   const request = github.request.defaults({ headers: { 'x-github-api-version': '2022-11-28' } });
   const privateKey = pkcs8Pem(options.privateKey);
   // auth-app reads the system clock; the offset makes the JWT's iat/exp follow ours.
   const timeDifference = Math.floor(clock.now() / 1000) - Math.floor(Date.now() / 1000);
-  const auth = createAppAuth({ appId: options.appId, privateKey, request, cache: NO_CACHE, timeDifference, log: { warn: (message: string) => logger?.warn(message) } });
+  const auth = createAppAuth({
+    appId: options.appId,
+    privateKey,
+    request,
+    cache: NO_CACHE,
+    timeDifference,
+    log: { warn: (message: string) => logger?.warn(message) },
+  });
   let issued: z.infer<typeof InstallationAuthentication>;
   try {
     const parsed = InstallationAuthentication.safeParse(await auth({ type: 'installation', installationId, repositoryIds: [repositoryId], permissions }));
@@ -93,7 +107,11 @@ export async function mintInstallationToken(options: MintInstallationTokenOption
   // GitHub adds metadata:read to every installation token; anything else must have been asked for.
   const wider = Object.entries(issued.permissions).filter(([k, v]) => !(k === 'metadata' && v === 'read') && (LEVEL[v] ?? 3) > (LEVEL[permissions[k]] ?? 0));
   if (repositoryIds.length !== 1 || repositoryIds[0] !== repositoryId || wider.length > 0) {
-    throw new TokenError('TOKEN_SCOPE_MISMATCH', 'The minted token is wider than requested', { ...meta, repositoryIds, widerPermissions: wider.map(([k]) => k) });
+    throw new TokenError('TOKEN_SCOPE_MISMATCH', 'The minted token is wider than requested', {
+      ...meta,
+      repositoryIds,
+      widerPermissions: wider.map(([k]) => k),
+    });
   }
   logger?.info('installation token minted', { ...meta, expiresAt: issued.expiresAt, permissions: issued.permissions });
   return { token: issued.token, expiresAt: issued.expiresAt, permissions: issued.permissions, repositoryIds };

@@ -17,7 +17,11 @@ export interface AgentRun {
  * the run's own `request.json` (written by the webhook only) must agree on the repository, the
  * branch and the issue. Anything else is not an agent branch of a known run.
  */
-export async function findAgentRun(store: ArtifactStore, repository: { id: number; name: string; owner: { login: string } }, branch: string | null | undefined): Promise<AgentRun | undefined> {
+export async function findAgentRun(
+  store: ArtifactStore,
+  repository: { id: number; name: string; owner: { login: string } },
+  branch: string | null | undefined,
+): Promise<AgentRun | undefined> {
   const parsed = parseAgentBranch(branch);
   if (!parsed || parsed.issue === undefined) return undefined;
   const keys = runKeys(repository.owner.login, repository.name, parsed.runId);

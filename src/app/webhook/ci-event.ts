@@ -67,4 +67,3 @@ export async function readCiSnapshot(api: GitHubApi, owner: string, repo: string
   checks.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { state: ciState(checks), checks };
 }
-

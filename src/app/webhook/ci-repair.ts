@@ -48,7 +48,15 @@ export async function startRepairFromCheckSuite(deps: TriggerDeps, payload: unkn
   const outcome = await startFollowUp(
     session,
     run,
-    { kind: 'ci-repair', sender: suite.app?.slug ?? 'ci', source: repairSource(suite.head_sha), instructions: `Make the failing checks pass: ${names}.`, reviewComments: [], ciFailures, onto: pull.onto },
+    {
+      kind: 'ci-repair',
+      sender: suite.app?.slug ?? 'ci',
+      source: repairSource(suite.head_sha),
+      instructions: `Make the failing checks pass: ${names}.`,
+      reviewComments: [],
+      ciFailures,
+      onto: pull.onto,
+    },
     undefined,
   );
   deps.logger.info('check suite failed on an agent pull request', { runId, headSha: suite.head_sha, suite: suite.id, outcome: outcome.kind });

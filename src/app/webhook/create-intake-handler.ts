@@ -59,7 +59,15 @@ export async function createIntakeHandler(deps: IntakeDeps): Promise<Intake> {
       retry: { enabled: false },
     })),
   });
-  const triggerDeps = { store: deps.store, tokens: deps.tokens, github: deps.github, clock: deps.clock, logger: deps.logger, botLogin: deps.botLogin, apiUrl: deps.apiUrl };
+  const triggerDeps = {
+    store: deps.store,
+    tokens: deps.tokens,
+    github: deps.github,
+    clock: deps.clock,
+    logger: deps.logger,
+    botLogin: deps.botLogin,
+    apiUrl: deps.apiUrl,
+  };
   const triggers = new TriggerService(triggerDeps);
   const ci = { store: deps.store, tokens: deps.tokens, github: deps.github, clock: deps.clock, logger: deps.logger };
   await probot.load(

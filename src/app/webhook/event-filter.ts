@@ -20,7 +20,8 @@ export function labeledSkip(payload: IssuesLabeledPayload, botLogin: string): st
 }
 
 export function commentSkip(payload: IssueCommentCreatedPayload, botLogin: string): string | undefined {
-  if (isBotOrSelf(payload.sender, botLogin) || isBotOrSelf(payload.comment.user, botLogin) || payload.comment.performed_via_github_app) return 'comment by a bot or the App';
+  if (isBotOrSelf(payload.sender, botLogin) || isBotOrSelf(payload.comment.user, botLogin) || payload.comment.performed_via_github_app)
+    return 'comment by a bot or the App';
   if (!mayHoldCommand(payload.comment.body)) return 'not a command';
   return undefined;
 }
@@ -59,7 +60,8 @@ export const SUBSCRIBED_EVENTS: Readonly<Record<string, EventRule<unknown>>> = {
   push: rule({ schema: PushPayload }),
 };
 
-export type Screening = { verdict: 'accept'; kind: string } | { verdict: 'ignore'; kind: string; why: string } | { verdict: 'invalid'; kind: string; error: unknown };
+export type Screening =
+  { verdict: 'accept'; kind: string } | { verdict: 'ignore'; kind: string; why: string } | { verdict: 'invalid'; kind: string; error: unknown };
 
 /** The event kind of a delivery (`issues.labeled`, `push`) and what the webhook does with it. */
 export function screenDelivery(name: string, payload: object, botLogin: string): Screening {

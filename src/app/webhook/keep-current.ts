@@ -22,11 +22,21 @@ export const KEEP_CURRENT_MAX_RUNS = 20;
 
 const Sha = z.string().regex(/^[0-9a-f]{40}$/);
 
-
 /** The rebuild marker's body: which base head it was requested for, by what. */
-const RebuildMarker = z.object({ schemaVersion: z.literal(1), runId: z.string(), baseSha: Sha, trigger: z.enum(['push', 'command']), by: z.string(), at: z.string() });
+const RebuildMarker = z.object({
+  schemaVersion: z.literal(1),
+  runId: z.string(),
+  baseSha: Sha,
+  trigger: z.enum(['push', 'command']),
+  by: z.string(),
+  at: z.string(),
+});
 
-export type KeepCurrentOutcome = { runId: string; decision: KeepCurrentDecision['kind']; outcome: TriggerOutcome | { kind: 'reported' } | { kind: 'skipped'; why: string } };
+export type KeepCurrentOutcome = {
+  runId: string;
+  decision: KeepCurrentDecision['kind'];
+  outcome: TriggerOutcome | { kind: 'reported' } | { kind: 'skipped'; why: string };
+};
 
 /** The one comment per run that says its pull request is behind (edited on every later move). */
 export const behindMarker = (runId: string) => `<!-- draftsman:behind:${runId} -->`;
@@ -45,7 +55,11 @@ export async function onBasePush(deps: TriggerDeps, payload: PushPayload): Promi
   if (runs.length === 0) return [];
   const trusted = await readTrustedPolicy(await session.api(), { owner: session.owner, repo: session.repo, defaultBranch: session.defaultBranch });
   if (!trusted.ok || !trusted.policy.agent.enabled) {
-    deps.logger.info('base moved under agent pull requests; the policy refuses or is disabled, so they are left as they are', { owner: session.owner, repo: session.repo, branch });
+    deps.logger.info('base moved under agent pull requests; the policy refuses or is disabled, so they are left as they are', {
+      owner: session.owner,
+      repo: session.repo,
+      branch,
+    });
     return [];
   }
   const sender = isBotOrSelf(payload.sender, deps.botLogin) ? deps.botLogin : payload.sender.login;
@@ -58,7 +72,12 @@ export async function onBasePush(deps: TriggerDeps, payload: PushPayload): Promi
  * Keep one open agent pull request current: rebuild it on the new base (a new attempt of its run,
  * once per base head), or say on the pull request that it is behind and why it is not rebuilt.
  */
-export async function keepCurrent(session: WebhookSession, policy: AgentPolicy, run: OpenAgentRun, trigger: { kind: 'push' | 'command'; baseHead: string; sender: string }): Promise<KeepCurrentOutcome> {
+export async function keepCurrent(
+  session: WebhookSession,
+  policy: AgentPolicy,
+  run: OpenAgentRun,
+  trigger: { kind: 'push' | 'command'; baseHead: string; sender: string },
+): Promise<KeepCurrentOutcome> {
   const { store, clock, logger } = session.deps;
   const { record, request, keys } = run;
   const api = await session.api();
@@ -74,7 +93,8 @@ export async function keepCurrent(session: WebhookSession, policy: AgentPolicy, 
   });
   const result = (outcome: KeepCurrentOutcome['outcome']): KeepCurrentOutcome => ({ runId: request.runId, decision: decision.kind, outcome });
   logger.info('keep current', { runId: request.runId, prNumber: record.prNumber, decision: decision.kind, trigger: trigger.kind });
-  if (decision.kind === 'up-to-date' || decision.kind === 'skip') return result({ kind: 'skipped', why: decision.kind === 'skip' ? decision.why : 'up to date' });
+  if (decision.kind === 'up-to-date' || decision.kind === 'skip')
+    return result({ kind: 'skipped', why: decision.kind === 'skip' ? decision.why : 'up to date' });
   if (decision.kind === 'report-behind') {
     await session.upsertMarkedComment(record.prNumber, behindMarker(request.runId), behindText(record.baseBranch, decision, policy.baseMovementPolicy));
     return result({ kind: 'reported' });
@@ -87,10 +107,24 @@ export async function keepCurrent(session: WebhookSession, policy: AgentPolicy, 
   const found = await readLatestRun(session, issue);
   if (!found || found.latest.runId !== request.runId) return result({ kind: 'skipped', why: 'the issue has a newer run' });
   const at = new Date(clock.now()).toISOString();
-  const first = await putArtifactIfAbsent(store, keys.rebuildMarker(decision.to), RebuildMarker, { schemaVersion: 1, runId: request.runId, baseSha: decision.to, trigger: trigger.kind, by: trigger.sender, at });
+  const first = await putArtifactIfAbsent(store, keys.rebuildMarker(decision.to), RebuildMarker, {
+    schemaVersion: 1,
+    runId: request.runId,
+    baseSha: decision.to,
+    trigger: trigger.kind,
+    by: trigger.sender,
+    at,
+  });
   if (!first) return result({ kind: 'duplicate', runId: request.runId });
   const message = `\`${record.baseBranch}\` moved to ${decision.to.slice(0, 12)}; rebuilding the change on it (${trigger.kind === 'command' ? `\`rebase\` by @${trigger.sender}` : `baseMovementPolicy: ${policy.baseMovementPolicy}`})`;
-  return result(await queueNextAttempt(session, found, issue, { reason: trigger.kind === 'command' ? 'rebase' : 'rerun-base-moved', sender: trigger.sender, approvedGates: [], message }));
+  return result(
+    await queueNextAttempt(session, found, issue, {
+      reason: trigger.kind === 'command' ? 'rebase' : 'rerun-base-moved',
+      sender: trigger.sender,
+      approvedGates: [],
+      message,
+    }),
+  );
 }
 
 function behindText(baseBranch: string, decision: Extract<KeepCurrentDecision, { kind: 'report-behind' }>, policy: AgentPolicy['baseMovementPolicy']): string {

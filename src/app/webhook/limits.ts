@@ -13,7 +13,13 @@ export async function rateLimited(session: WebhookSession, policy: AgentPolicy, 
   const api = await session.api();
   // The read token has issues but no pull_requests scope: pull requests are counted through the
   // issues API, which lists every pull request as an issue.
-  const opened = await api.paginate(api.rest.issues.listForRepo, { owner: session.owner, repo: session.repo, state: 'open', creator: session.deps.botLogin, per_page: 100 });
+  const opened = await api.paginate(api.rest.issues.listForRepo, {
+    owner: session.owner,
+    repo: session.repo,
+    state: 'open',
+    creator: session.deps.botLogin,
+    per_page: 100,
+  });
   const open = opened.filter((i) => i.pull_request).length;
   if (open >= policy.limits.maxOpenPullRequests) return TEXTS.openPullRequests(open, policy.limits.maxOpenPullRequests);
   return undefined;

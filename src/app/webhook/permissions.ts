@@ -24,7 +24,13 @@ export async function repositoryRole(session: WebhookSession, login: string): Pr
  * approving, retrying and cancelling (by command or by closing the issue). When not, a short
  * reply says so unless `quiet`.
  */
-export async function hasMinPermission(session: WebhookSession, issueNumber: number, login: string, policy: AgentPolicy, options: { quiet?: boolean } = {}): Promise<boolean> {
+export async function hasMinPermission(
+  session: WebhookSession,
+  issueNumber: number,
+  login: string,
+  policy: AgentPolicy,
+  options: { quiet?: boolean } = {},
+): Promise<boolean> {
   const role = await repositoryRole(session, login);
   if (meetsPermission(role, policy.triggers.minPermission)) return true;
   if (!options.quiet) await session.reply(issueNumber, TEXTS.needsPermission(login, policy.triggers.minPermission, role));

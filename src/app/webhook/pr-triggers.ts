@@ -37,7 +37,12 @@ export type PullCommentRoute = { outcome: TriggerOutcome } | { payload: IssueCom
  * if written on the run's issue, where the run's progress comment lives); `run` and `analyze`
  * get a short reply. Comments on other pull requests are ignored.
  */
-export async function routePullRequestComment(session: WebhookSession, policy: AgentPolicy, payload: IssueCommentCreatedPayload, parsed: SlashCommand): Promise<PullCommentRoute> {
+export async function routePullRequestComment(
+  session: WebhookSession,
+  policy: AgentPolicy,
+  payload: IssueCommentCreatedPayload,
+  parsed: SlashCommand,
+): Promise<PullCommentRoute> {
   const number = payload.issue.number;
   const found = await agentPullRequest(session, number);
   if (!found) return { outcome: { kind: 'ignored', why: 'not an open agent pull request' } };
@@ -48,7 +53,12 @@ export async function routePullRequestComment(session: WebhookSession, policy: A
   if (parsed.command === 'revise') {
     if (!(await hasMinPermission(session, number, payload.sender.login, policy))) return { outcome: { kind: 'replied', why: 'insufficient permission' } };
     const instructions = bounded(followUpInstructions(payload.comment.body, policy.triggers.commandPrefix), FOLLOW_UP_LIMITS.instructionsChars);
-    const outcome = await startFollowUp(session, found.run, { kind: 'revise', sender: payload.sender.login, source: `comment-${payload.comment.id}`, instructions, reviewComments: [], onto: found.onto }, number);
+    const outcome = await startFollowUp(
+      session,
+      found.run,
+      { kind: 'revise', sender: payload.sender.login, source: `comment-${payload.comment.id}`, instructions, reviewComments: [], onto: found.onto },
+      number,
+    );
     return { outcome };
   }
   return { payload: { ...payload, issue: { ...payload.issue, number: found.run.issue, pull_request: undefined } } };
@@ -60,7 +70,12 @@ export async function routePullRequestComment(session: WebhookSession, policy: A
  * in a review: a review is mostly prose, and a bare prefix in it is more likely a quote than a
  * request. Same permission rule as `run`; bots and the App are ignored by the caller.
  */
-export async function onReviewSubmitted(session: WebhookSession, policy: AgentPolicy, payload: PullRequestReviewSubmittedPayload, parsed: SlashCommand): Promise<TriggerOutcome> {
+export async function onReviewSubmitted(
+  session: WebhookSession,
+  policy: AgentPolicy,
+  payload: PullRequestReviewSubmittedPayload,
+  parsed: SlashCommand,
+): Promise<TriggerOutcome> {
   const number = payload.pull_request.number;
   if (parsed.command !== 'revise') return { kind: 'ignored', why: 'only revise counts in a review' };
   const found = await agentPullRequest(session, number);
@@ -69,13 +84,24 @@ export async function onReviewSubmitted(session: WebhookSession, policy: AgentPo
   const body = payload.review.body ?? '';
   const instructions = bounded(followUpInstructions(body, policy.triggers.commandPrefix), FOLLOW_UP_LIMITS.instructionsChars);
   const reviewComments = await readReviewComments(session, number, payload.review.id);
-  return startFollowUp(session, found.run, { kind: 'revise', sender: payload.sender.login, source: `review-${payload.review.id}`, instructions, reviewComments, onto: found.onto }, number);
+  return startFollowUp(
+    session,
+    found.run,
+    { kind: 'revise', sender: payload.sender.login, source: `review-${payload.review.id}`, instructions, reviewComments, onto: found.onto },
+    number,
+  );
 }
 
 /** The review's inline comments with the read token (pull_requests: read), bounded in count and size. */
 async function readReviewComments(session: WebhookSession, number: number, reviewId: number): Promise<ReviewComment[]> {
   const api = await session.api();
-  const res = await api.rest.pulls.listCommentsForReview({ owner: session.owner, repo: session.repo, pull_number: number, review_id: reviewId, per_page: FOLLOW_UP_LIMITS.reviewComments });
+  const res = await api.rest.pulls.listCommentsForReview({
+    owner: session.owner,
+    repo: session.repo,
+    pull_number: number,
+    review_id: reviewId,
+    per_page: FOLLOW_UP_LIMITS.reviewComments,
+  });
   return res.data.slice(0, FOLLOW_UP_LIMITS.reviewComments).map((c) => {
     const raw = c as { start_line?: number | null; line?: number | null; original_line?: number | null };
     const line = raw.line ?? raw.original_line ?? undefined;

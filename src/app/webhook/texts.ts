@@ -21,7 +21,8 @@ export const TEXTS = {
   notRetryable: (status: string) => `The latest run is ${status}; only a stopped run can be retried.`,
   nothingToRevise: 'This pull request has no published change of draftsman to revise yet.',
   reviseOnPullRequest: (prefix: string) => `\`${prefix} revise <instructions>\` works in a comment or review on the draft pull request of a run.`,
-  notOnPullRequest: (prefix: string) => `\`${prefix} run\` and \`${prefix} analyze\` start from an issue; in a pull request, \`${prefix} revise <instructions>\` asks for a change.`,
+  notOnPullRequest: (prefix: string) =>
+    `\`${prefix} run\` and \`${prefix} analyze\` start from an issue; in a pull request, \`${prefix} revise <instructions>\` asks for a change.`,
   status: (runId: string, attempt: number, status: string, commentId: number | undefined) =>
     `Run \`${runId}\`, attempt ${attempt}: ${status}.${commentId ? ` Progress: #issuecomment-${commentId}` : ''}`,
 } as const;
@@ -40,7 +41,9 @@ export function actionRequired(error: PolicyError): string {
     '|---|---|---|',
   ];
   for (const p of error.data.problems.slice(0, 50)) {
-    lines.push(`| \`${p.file}:${p.line}:${p.column}\`${p.path ? ` (\`${p.path}\`)` : ''} | ${p.type} | ${p.message.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`);
+    lines.push(
+      `| \`${p.file}:${p.line}:${p.column}\`${p.path ? ` (\`${p.path}\`)` : ''} | ${p.type} | ${p.message.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`,
+    );
   }
   if (error.data.problems.length > 50) lines.push(`| … | | ${error.data.problems.length - 50} more |`);
   lines.push('', 'Check it locally with `npx draftsman policy check .agent-policy.yaml`.');

@@ -25,9 +25,22 @@ export async function suspendAttempt(run: OpenAttempt, result: PipelineResult): 
     await stopAttempt(run, { status: 'FAILED', reason, message: reason });
     return;
   }
-  const continuation = { schemaVersion: 1 as const, runId: request.runId, attempt: target.attempt, continuation: next, reason: result.reason ?? 'time', at: run.now() };
+  const continuation = {
+    schemaVersion: 1 as const,
+    runId: request.runId,
+    attempt: target.attempt,
+    continuation: next,
+    reason: result.reason ?? 'time',
+    at: run.now(),
+  };
   await putArtifactIfAbsent(deps.store, run.keys.attempt(target.attempt).continue(next), Continuation, continuation);
-  await tracker.report({ runId: request.runId, attempt: target.attempt, status: 'RUNNING', phases: [], message: `paused to continue in a new invocation (${used}/${MAX_CONTINUATIONS})` });
+  await tracker.report({
+    runId: request.runId,
+    attempt: target.attempt,
+    status: 'RUNNING',
+    phases: [],
+    message: `paused to continue in a new invocation (${used}/${MAX_CONTINUATIONS})`,
+  });
 }
 
 /**
@@ -75,8 +88,10 @@ async function postAnalysisOutcome(api: GitHubApi, request: RunRequest, attempt:
 }
 
 function describeOutcome(result: PipelineResult, reportUrl?: string): string {
-  if (result.status === 'COMPLETED' && result.headCommitSha) return `commit ${result.headCommitSha.slice(0, 12)} is ready; the publisher opens the draft pull request`;
-  if (result.status === 'COMPLETED') return reportUrl ? `analysis finished: the report is posted on this issue (${reportUrl})` : 'analysis finished; nothing was changed';
+  if (result.status === 'COMPLETED' && result.headCommitSha)
+    return `commit ${result.headCommitSha.slice(0, 12)} is ready; the publisher opens the draft pull request`;
+  if (result.status === 'COMPLETED')
+    return reportUrl ? `analysis finished: the report is posted on this issue (${reportUrl})` : 'analysis finished; nothing was changed';
   switch (result.status) {
     case 'NEEDS_APPROVAL':
       return `${result.reason}: a maintainer can \`/agent approve\` to let the next attempt pass this gate`;

@@ -71,7 +71,11 @@ async function runOne(deps: RunDeps, target: RunTrigger, context: InvocationCont
 }
 
 /** The pipeline over the repository (smart HTTP with the read token), within the invocation's time. */
-function runAttemptPipeline(run: OpenAttempt, repository: { policy: Uint8Array | string | undefined; sizeKb: number }, context: InvocationContext): Promise<PipelineResult> {
+function runAttemptPipeline(
+  run: OpenAttempt,
+  repository: { policy: Uint8Array | string | undefined; sizeKb: number },
+  context: InvocationContext,
+): Promise<PipelineResult> {
   const { deps, request, keys, target } = run;
   const { store, clock, logger } = deps;
   const source = new HttpRepoSource({

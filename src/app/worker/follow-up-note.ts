@@ -14,7 +14,12 @@ const noteMarker = (runId: string, attempt: number) => `<!-- draftsman:follow-up
  * instructions led to no change, or a CI repair of a recipe-only run (re-running the recipe on
  * the branch head changes nothing: the failure is not one the recipe can fix).
  */
-export async function noteUnchangedFollowUp(api: GitHubApi, where: { owner: string; repo: string; runId: string; attempt: number }, followUp: FollowUp | undefined, result: PipelineResult): Promise<boolean> {
+export async function noteUnchangedFollowUp(
+  api: GitHubApi,
+  where: { owner: string; repo: string; runId: string; attempt: number },
+  followUp: FollowUp | undefined,
+  result: PipelineResult,
+): Promise<boolean> {
   if (!followUp || result.status !== 'FAILED' || !UNCHANGED.has(result.reason ?? '')) return false;
   const { owner, repo, runId, attempt } = where;
   const issue_number = followUp.onto.pullRequest;

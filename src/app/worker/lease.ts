@@ -77,7 +77,8 @@ export async function takeLease(
   if (retryOf !== undefined && held.holder === retryOf && held.continuation === lease.continuation) {
     return (await putArtifactIfMatch(store, attemptKeys.lease, Lease, lease, current.etag)) ? 'resumed' : 'duplicate';
   }
-  const takeover = lease.continuation > held.continuation || (held.holder === REPLAY_HOLDER && held.continuation === lease.continuation && lease.continuation > 0);
+  const takeover =
+    lease.continuation > held.continuation || (held.holder === REPLAY_HOLDER && held.continuation === lease.continuation && lease.continuation > 0);
   if (!takeover) return 'duplicate';
   return (await putArtifactIfMatch(store, attemptKeys.lease, Lease, lease, current.etag)) ? 'leased' : 'duplicate';
 }

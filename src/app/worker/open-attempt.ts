@@ -31,7 +31,14 @@ export interface OpenAttempt {
 export async function leaseAttempt(deps: RunDeps, target: RunTrigger, context: InvocationContext): Promise<boolean> {
   const { store, clock, logger } = deps;
   const holder = context.awsRequestId ?? `local-${clock.now()}`;
-  const lease: Lease = { schemaVersion: 1, runId: target.runId, attempt: target.attempt, continuation: target.continuation, holder, at: new Date(clock.now()).toISOString() };
+  const lease: Lease = {
+    schemaVersion: 1,
+    runId: target.runId,
+    attempt: target.attempt,
+    continuation: target.continuation,
+    holder,
+    at: new Date(clock.now()).toISOString(),
+  };
   const leased = await takeLease(store, runKeys(target.owner, target.repo, target.runId).attempt(target.attempt), lease, context.awsRequestId);
   const where = { runId: target.runId, attempt: target.attempt, continuation: target.continuation };
   if (leased === 'duplicate') {

@@ -88,7 +88,10 @@ export async function replayStep(store: ArtifactStore, key: string, options: Rep
     case 'ci':
       return replayPublisher(store, keys, key, parsed);
     default:
-      throw new ReplayError('NOT_REPLAYABLE', `${parsed.kind} objects start no step; replay the request, continuation, candidate or CI key`, { key, kind: parsed.kind });
+      throw new ReplayError('NOT_REPLAYABLE', `${parsed.kind} objects start no step; replay the request, continuation, candidate or CI key`, {
+        key,
+        kind: parsed.kind,
+      });
   }
 }
 
@@ -98,11 +101,20 @@ type VersionedLease = { value: Lease; etag: string };
 async function assertNotCancelled(store: ArtifactStore, keys: RunKeys, attempt: number): Promise<void> {
   const cancel = await readArtifactIfPresent(store, keys.cancel, CancelMarker);
   if (cancel && cancel.attempt >= attempt) {
-    throw new ReplayError('RUN_CANCELLED', `run ${cancel.runId} was cancelled by ${cancel.by} (${cancel.reason})`, { runId: cancel.runId, attempt: cancel.attempt });
+    throw new ReplayError('RUN_CANCELLED', `run ${cancel.runId} was cancelled by ${cancel.by} (${cancel.reason})`, {
+      runId: cancel.runId,
+      attempt: cancel.attempt,
+    });
   }
 }
 
-async function replayWorker(store: ArtifactStore, keys: RunKeys, request: RunRequest, parsed: ParsedRunKey & { attempt: number }, options: ReplayOptions): Promise<ReplayOutcome> {
+async function replayWorker(
+  store: ArtifactStore,
+  keys: RunKeys,
+  request: RunRequest,
+  parsed: ParsedRunKey & { attempt: number },
+  options: ReplayOptions,
+): Promise<ReplayOutcome> {
   const { attempt } = parsed;
   const runId = request.runId;
   await assertNotCancelled(store, keys, attempt);
@@ -119,7 +131,8 @@ async function replayWorker(store: ArtifactStore, keys: RunKeys, request: RunReq
 /** Only the run's latest attempt is replayed: an earlier one was superseded, a later one never requested. */
 async function assertLatestAttempt(store: ArtifactStore, keys: RunKeys, runId: string, attempt: number): Promise<void> {
   const latest = await latestAttempt(store, keys);
-  if (attempt < latest) throw new ReplayError('ATTEMPT_SUPERSEDED', `attempt ${attempt} of run ${runId} was followed by attempt ${latest}`, { runId, attempt, latest });
+  if (attempt < latest)
+    throw new ReplayError('ATTEMPT_SUPERSEDED', `attempt ${attempt} of run ${runId} was followed by attempt ${latest}`, { runId, attempt, latest });
   if (attempt > latest) throw new ReplayError('OBJECT_NOT_FOUND', `attempt ${attempt} of run ${runId} was never requested`, { runId, attempt });
 }
 
@@ -138,11 +151,15 @@ async function assertLockHeld(store: ArtifactStore, request: RunRequest, attempt
   const runId = request.runId;
   const lock = await readArtifactIfPresent(store, lockKey(request.owner, request.repo, request.issue.number), IssueLock);
   if (lock?.runId !== runId || lock.attempt !== attempt) {
-    throw new ReplayError('LOCK_NOT_HELD', `the lock of issue #${request.issue.number} is no longer held by attempt ${attempt} of run ${runId}; \`/agent retry\` starts a new attempt`, {
-      runId,
-      attempt,
-      issue: request.issue.number,
-    });
+    throw new ReplayError(
+      'LOCK_NOT_HELD',
+      `the lock of issue #${request.issue.number} is no longer held by attempt ${attempt} of run ${runId}; \`/agent retry\` starts a new attempt`,
+      {
+        runId,
+        attempt,
+        issue: request.issue.number,
+      },
+    );
   }
 }
 
@@ -160,16 +177,22 @@ async function assertAttemptIdle(
   const lease = await readArtifactVersioned(store, attemptKeys.lease, Lease);
   const continuations = await writtenContinuations(store, attemptKeys.prefix);
   const now = options.clock.now();
-  const moved = [lease?.value.at, run?.attempt === attempt ? run.updatedAt : undefined, ...continuations.map((c) => c.at)].filter((at): at is string => at !== undefined).map((at) => Date.parse(at));
+  const moved = [lease?.value.at, run?.attempt === attempt ? run.updatedAt : undefined, ...continuations.map((c) => c.at)]
+    .filter((at): at is string => at !== undefined)
+    .map((at) => Date.parse(at));
   const lastMove = Math.max(...moved, Number.NEGATIVE_INFINITY);
   const minIdleMs = options.minIdleMs ?? DEFAULT_MIN_IDLE_MS;
   if (now - lastMove < minIdleMs) {
-    throw new ReplayError('ATTEMPT_ACTIVE', `attempt ${attempt} of run ${runId} moved ${Math.round((now - lastMove) / 1000)} s ago; a worker may still be on it`, {
-      runId,
-      attempt,
-      lastMove: new Date(lastMove).toISOString(),
-      minIdleMs,
-    });
+    throw new ReplayError(
+      'ATTEMPT_ACTIVE',
+      `attempt ${attempt} of run ${runId} moved ${Math.round((now - lastMove) / 1000)} s ago; a worker may still be on it`,
+      {
+        runId,
+        attempt,
+        lastMove: new Date(lastMove).toISOString(),
+        minIdleMs,
+      },
+    );
   }
   return { lease, continuations, now };
 }
@@ -240,7 +263,11 @@ async function replayPublisher(store: ArtifactStore, keys: RunKeys, key: string,
     await assertNotCancelled(store, keys, attempt);
     const published = await readArtifactIfPresent(store, keys.publish, PublishRecord);
     if (published && published.attempt >= attempt) {
-      throw new ReplayError('ALREADY_PUBLISHED', `attempt ${published.attempt} is published as ${published.prUrl}`, { runId: parsed.runId, attempt: published.attempt, prNumber: published.prNumber });
+      throw new ReplayError('ALREADY_PUBLISHED', `attempt ${published.attempt} is published as ${published.prUrl}`, {
+        runId: parsed.runId,
+        attempt: published.attempt,
+        prNumber: published.prNumber,
+      });
     }
   }
   await store.put(key, object.body, { contentType: 'application/json' });

@@ -27,6 +27,7 @@ export async function stopAttempt(run: OpenAttempt, stop: { status: 'FAILED' | '
       updatedAt: now,
     };
   });
-  if (request.issue) await releaseIssueLock(store, { owner: request.owner, repo: request.repo, issue: request.issue.number }, { runId: request.runId, attempt });
+  if (request.issue)
+    await releaseIssueLock(store, { owner: request.owner, repo: request.repo, issue: request.issue.number }, { runId: request.runId, attempt });
   await tracker.report({ runId: request.runId, attempt, status: stop.status, phases: [], message: stop.message });
 }

@@ -7,11 +7,7 @@ import { ArtifactError } from './artifact-error.js';
  */
 export function assertArtifactKey(key: string): string {
   const bad =
-    !key ||
-    key.startsWith('/') ||
-    key.includes('\\') ||
-    /[\u0000-\u001f\u007f]/.test(key) ||
-    key.split('/').some((s) => s === '' || s === '.' || s === '..');
+    !key || key.startsWith('/') || key.includes('\\') || /[\u0000-\u001f\u007f]/.test(key) || key.split('/').some((s) => s === '' || s === '.' || s === '..');
   if (bad) throw new ArtifactError('ARTIFACT_KEY_INVALID', `invalid artifact key: ${JSON.stringify(key)}`, { key });
   return key;
 }

@@ -124,10 +124,12 @@ export class BudgetMeter {
     const spent = this.runSpent;
     const { phase } = this.options;
     const runCalls = limits?.modelCalls;
-    if (runCalls !== undefined && spent.modelCalls + u.modelCalls + 1 > runCalls) return this.out('model_calls', 'run', runCalls, spent.modelCalls + u.modelCalls, 1);
+    if (runCalls !== undefined && spent.modelCalls + u.modelCalls + 1 > runCalls)
+      return this.out('model_calls', 'run', runCalls, spent.modelCalls + u.modelCalls, 1);
     if (u.modelCalls + 1 > phase.maxModelCalls) return this.out('model_calls', 'phase', phase.maxModelCalls, u.modelCalls, 1);
     const runIn = limits?.tokensIn;
-    if (runIn !== undefined && spent.tokensIn + u.tokensIn + promptTokens > runIn) return this.out('tokens_in', 'run', runIn, spent.tokensIn + u.tokensIn, promptTokens);
+    if (runIn !== undefined && spent.tokensIn + u.tokensIn + promptTokens > runIn)
+      return this.out('tokens_in', 'run', runIn, spent.tokensIn + u.tokensIn, promptTokens);
     const phaseUsed = u.tokensIn + u.tokensOut;
     if (phaseUsed + promptTokens + 1 > phase.maxTokens) return this.out('tokens_in', 'phase', phase.maxTokens, phaseUsed, promptTokens + 1);
     return undefined;
@@ -181,8 +183,10 @@ export class BudgetMeter {
     if (clock) return clock;
     const runTools = this.options.run?.limits.toolCalls;
     const spent = this.options.run?.spent.toolCalls ?? 0;
-    if (runTools !== undefined && spent + this.usage.toolCalls + 1 > runTools) return { dimension: 'tool_calls', scope: 'run', limit: runTools, used: spent + this.usage.toolCalls, needed: 1 };
-    if (this.usage.toolCalls + 1 > this.options.phase.maxSteps) return { dimension: 'tool_calls', scope: 'phase', limit: this.options.phase.maxSteps, used: this.usage.toolCalls, needed: 1 };
+    if (runTools !== undefined && spent + this.usage.toolCalls + 1 > runTools)
+      return { dimension: 'tool_calls', scope: 'run', limit: runTools, used: spent + this.usage.toolCalls, needed: 1 };
+    if (this.usage.toolCalls + 1 > this.options.phase.maxSteps)
+      return { dimension: 'tool_calls', scope: 'phase', limit: this.options.phase.maxSteps, used: this.usage.toolCalls, needed: 1 };
     return undefined;
   }
 

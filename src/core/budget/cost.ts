@@ -39,7 +39,12 @@ export function parsePriceTable(text: string | undefined, parameter = 'MODEL_PRI
   if (text === undefined || text.trim() === '') return undefined;
   const parsed = PriceTableJson.safeParse(text);
   if (!parsed.success) {
-    throw new CostError('PRICE_TABLE_INVALID', `${parameter} is not a valid price table: ${z.prettifyError(parsed.error)}`, { parameter }, { cause: parsed.error });
+    throw new CostError(
+      'PRICE_TABLE_INVALID',
+      `${parameter} is not a valid price table: ${z.prettifyError(parsed.error)}`,
+      { parameter },
+      { cause: parsed.error },
+    );
   }
   return parsed.data;
 }
@@ -60,7 +65,9 @@ function picoUsdPerToken(usdPerMTok: number): bigint {
  * compared against rounded-up costs is never exceeded by the rounding.
  */
 export function costMicroUsd(price: ModelPrice, tokensIn: number, tokensOut: number): number {
-  const pico = BigInt(Math.max(0, Math.ceil(tokensIn))) * picoUsdPerToken(price.inputPerMTokUsd) + BigInt(Math.max(0, Math.ceil(tokensOut))) * picoUsdPerToken(price.outputPerMTokUsd);
+  const pico =
+    BigInt(Math.max(0, Math.ceil(tokensIn))) * picoUsdPerToken(price.inputPerMTokUsd) +
+    BigInt(Math.max(0, Math.ceil(tokensOut))) * picoUsdPerToken(price.outputPerMTokUsd);
   return Number((pico + 999_999n) / 1_000_000n);
 }
 

@@ -41,24 +41,48 @@ function headerPath(rest: string): string {
 
 /** Header lines of a section after `diff --git`, each with what it records. */
 const HEADER_RULES: [RegExp, (section: Section, m: RegExpMatchArray) => void][] = [
-  [/^new file mode (\d+)$/, (s, m) => {
-    s.created = true;
-    s.newMode = m[1];
-  }],
-  [/^deleted file mode (\d+)$/, (s, m) => {
-    s.deleted = true;
-    s.oldMode = m[1];
-  }],
-  [/^old mode (\d+)$/, (s, m) => { s.oldMode = m[1]; }],
-  [/^new mode (\d+)$/, (s, m) => { s.newMode = m[1]; }],
-  [/^index ([0-9a-f]+)\.\.([0-9a-f]+)(?: (\d+))?$/, (s, m) => {
-    s.oldOid = m[1];
-    s.newOid = m[2];
-    if (m[3]) s.oldMode = s.newMode = m[3];
-  }],
+  [
+    /^new file mode (\d+)$/,
+    (s, m) => {
+      s.created = true;
+      s.newMode = m[1];
+    },
+  ],
+  [
+    /^deleted file mode (\d+)$/,
+    (s, m) => {
+      s.deleted = true;
+      s.oldMode = m[1];
+    },
+  ],
+  [
+    /^old mode (\d+)$/,
+    (s, m) => {
+      s.oldMode = m[1];
+    },
+  ],
+  [
+    /^new mode (\d+)$/,
+    (s, m) => {
+      s.newMode = m[1];
+    },
+  ],
+  [
+    /^index ([0-9a-f]+)\.\.([0-9a-f]+)(?: (\d+))?$/,
+    (s, m) => {
+      s.oldOid = m[1];
+      s.newOid = m[2];
+      if (m[3]) s.oldMode = s.newMode = m[3];
+    },
+  ],
   // Paths come from the diff --git header; nothing else to take.
   [/^(?:---|\+\+\+) /, () => {}],
-  [/^Binary files /, (s) => { s.binary = true; }],
+  [
+    /^Binary files /,
+    (s) => {
+      s.binary = true;
+    },
+  ],
 ];
 
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;

@@ -32,7 +32,8 @@ export function refFormatProblem(name: string): string | undefined {
  */
 export function agentBranchName(run: { runId: string; issue?: number }): string {
   if (!isBranchSafeRunId(run.runId)) throw invalid(`r${run.runId}`, 'the run id is not 1-64 letters, digits, _ or -');
-  if (run.issue !== undefined && (!Number.isSafeInteger(run.issue) || run.issue <= 0)) throw invalid(`i${run.issue}`, 'the issue number is not a positive integer');
+  if (run.issue !== undefined && (!Number.isSafeInteger(run.issue) || run.issue <= 0))
+    throw invalid(`i${run.issue}`, 'the issue number is not a positive integer');
   const name = formatAgentBranch(run);
   assertAgentBranchName(name);
   return name;
@@ -42,7 +43,11 @@ export function agentBranchName(run: { runId: string; issue?: number }): string 
 export function assertAgentBranchName(name: string): void {
   const problem =
     refFormatProblem(name) ??
-    (!name.startsWith(AGENT_BRANCH_PREFIX) || name.length <= AGENT_BRANCH_PREFIX.length ? 'not under agent/' : name.length > MAX_AGENT_BRANCH_LENGTH ? 'longer than 200 characters' : undefined);
+    (!name.startsWith(AGENT_BRANCH_PREFIX) || name.length <= AGENT_BRANCH_PREFIX.length
+      ? 'not under agent/'
+      : name.length > MAX_AGENT_BRANCH_LENGTH
+        ? 'longer than 200 characters'
+        : undefined);
   if (problem) throw invalid(name, problem);
 }
 

@@ -65,7 +65,8 @@ function verificationLines(report: VerificationReport): string[] {
  */
 export function formatCommitMessage(input: CommitMessageInput): string {
   const summary = oneLine(input.summary ?? '');
-  if (!summary || !oneLine(input.intent ?? '') || !oneLine(input.task ?? '')) throw new GitBoundaryError('EMPTY_MESSAGE', 'commit summary, task and intent must not be empty', {});
+  if (!summary || !oneLine(input.intent ?? '') || !oneLine(input.task ?? ''))
+    throw new GitBoundaryError('EMPTY_MESSAGE', 'commit summary, task and intent must not be empty', {});
   const subject = subjectLine(input, summary);
   const risk = input.risk.length > 0 ? input.risk.map((r) => `- ${oneLine(r)}`) : ['- none identified'];
   return [

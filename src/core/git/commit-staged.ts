@@ -133,7 +133,15 @@ export async function commitStaged(request: CommitRequest): Promise<CommitResult
   await ledger?.append({
     actor: GIT_ACTOR,
     type: 'git.commit.created',
-    payload: { runId: request.message.runId, branch: head.branch, commitSha, treeSha, parentSha, filesChanged: files.length, files: files.map((f) => ({ path: f.path, change: f.change })) },
+    payload: {
+      runId: request.message.runId,
+      branch: head.branch,
+      commitSha,
+      treeSha,
+      parentSha,
+      filesChanged: files.length,
+      files: files.map((f) => ({ path: f.path, change: f.change })),
+    },
   });
   return { commitSha, treeSha, parentSha, message, ...(head.branch ? { branch: head.branch } : {}), files };
 }

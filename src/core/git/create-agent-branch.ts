@@ -55,10 +55,16 @@ export async function createAgentBranch(request: CreateBranchRequest): Promise<C
   const { fs, gitdir } = workspace;
   assertAgentBranchName(branch);
   if (workspace.baseCommitSha !== request.ingestionBaseSha) {
-    throw new GitBoundaryError('BASE_MISMATCH', 'the workspace base is not the ingested base commit', { workspaceBase: workspace.baseCommitSha, ingestionBase: request.ingestionBaseSha });
+    throw new GitBoundaryError('BASE_MISMATCH', 'the workspace base is not the ingested base commit', {
+      workspaceBase: workspace.baseCommitSha,
+      ingestionBase: request.ingestionBaseSha,
+    });
   }
   const status = await gitStatus({ workspace, index: request.index, policy: request.policy });
-  if (!status.clean) throw new GitBoundaryError('WORKSPACE_NOT_CLEAN', 'the workspace has changes; a branch is created on a clean workspace', { changes: status.entries.length });
+  if (!status.clean)
+    throw new GitBoundaryError('WORKSPACE_NOT_CLEAN', 'the workspace has changes; a branch is created on a clean workspace', {
+      changes: status.entries.length,
+    });
 
   const ref = `refs/heads/${branch}`;
   let existing: string | undefined;

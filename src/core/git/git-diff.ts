@@ -98,11 +98,21 @@ export function summarizeDiff(files: FilePatch[], baseCommitSha: string, headSha
     model += text;
   });
   if (truncated) warnings.push(`patch for the model truncated at ${limits.maxPatchBytesForModel} bytes; the full patch is an artifact`);
-  if (omitted.length > 0) model += `\n[draftsman: this patch is incomplete; ${omitted.length} file(s) not shown: ${omitted.join(', ')}. The full patch is stored as an artifact.]\n`;
+  if (omitted.length > 0)
+    model += `\n[draftsman: this patch is incomplete; ${omitted.length} file(s) not shown: ${omitted.join(', ')}. The full patch is stored as an artifact.]\n`;
 
   const summaryFiles: DiffSummaryFile[] = files.map((f) => {
     const r = fileChangeRisk({ path: f.path, kind: f.kind }, rules);
-    return { path: f.path, kind: f.kind, insertions: f.insertions, deletions: f.deletions, risk: r.level, reason: r.reasons.join(', '), generated: rules.isGenerated(f.path), binary: f.binary };
+    return {
+      path: f.path,
+      kind: f.kind,
+      insertions: f.insertions,
+      deletions: f.deletions,
+      risk: r.level,
+      reason: r.reasons.join(', '),
+      generated: rules.isGenerated(f.path),
+      binary: f.binary,
+    };
   });
   return {
     patch: binaryStringToBytes(full),

@@ -11,7 +11,6 @@ export async function hashBlobBytes(bytes: Uint8Array): Promise<string> {
   return oid;
 }
 
-
 interface DirNode {
   dirs: Map<string, DirNode>;
   files: Map<string, { mode: FileMode; oid: string }>;
@@ -21,7 +20,12 @@ interface DirNode {
  * Write the nested trees for a flat list of files and return the root tree id. Entries are
  * ordered as git orders them (a directory sorts as `name/`); blobs must already be stored.
  */
-export async function writeTreeFromFiles(fs: FsLike, gitdir: string, files: Iterable<TreeFile>, options: { changedPaths?: Iterable<string> } = {}): Promise<string> {
+export async function writeTreeFromFiles(
+  fs: FsLike,
+  gitdir: string,
+  files: Iterable<TreeFile>,
+  options: { changedPaths?: Iterable<string> } = {},
+): Promise<string> {
   // With the changed paths known, directories with no change below them are the base's own
   // trees, already in the object store: their ids are computed in memory, not written again.
   let touched: Set<string> | undefined;
@@ -49,8 +53,10 @@ export async function writeTreeFromFiles(fs: FsLike, gitdir: string, files: Iter
   }
   const write = async (node: DirNode, dir: string): Promise<string> => {
     const entries: { mode: string; path: string; oid: string; type: 'blob' | 'tree' | 'commit'; key: string }[] = [];
-    for (const [name, child] of node.dirs) entries.push({ mode: '040000', path: name, oid: await write(child, dir ? `${dir}/${name}` : name), type: 'tree', key: `${name}/` });
-    for (const [name, file] of node.files) entries.push({ mode: file.mode, path: name, oid: file.oid, type: file.mode === '160000' ? 'commit' : 'blob', key: name });
+    for (const [name, child] of node.dirs)
+      entries.push({ mode: '040000', path: name, oid: await write(child, dir ? `${dir}/${name}` : name), type: 'tree', key: `${name}/` });
+    for (const [name, file] of node.files)
+      entries.push({ mode: file.mode, path: name, oid: file.oid, type: file.mode === '160000' ? 'commit' : 'blob', key: name });
     entries.sort((a, b) => compareBytes(a.key, b.key));
     if (touched && !touched.has(dir)) return treeEntriesSha(entries.map((e) => ({ key: e.key, name: e.path, mode: e.mode, oid: e.oid })));
     return git.writeTree({ fs, gitdir, tree: entries.map(({ key: _key, ...e }) => e) });

@@ -95,7 +95,11 @@ const KINDS: Record<string, GitChangeKind> = { A: 'ADDED', D: 'DELETED', R: 'REN
 const kindOf = (c: string): GitChangeKind => KINDS[c] ?? 'MODIFIED';
 
 /** One change per porcelain column that is not blank, then one per untracked file. */
-async function describeChanges(sides: { headSide: TreeSide; idx: TreeSide; work: TreeSide }, tracked: PorcelainEntry[], policy: WritePolicy): Promise<GitFileChange[]> {
+async function describeChanges(
+  sides: { headSide: TreeSide; idx: TreeSide; work: TreeSide },
+  tracked: PorcelainEntry[],
+  policy: WritePolicy,
+): Promise<GitFileChange[]> {
   const { headSide, idx, work } = sides;
   const changes: GitFileChange[] = [];
   const describe = async (path: string, kind: GitChangeKind, staged: boolean, side: TreeSide | undefined, origPath?: string) => {

@@ -60,7 +60,12 @@ function checkedPath(f: CandidateFile, seen: Set<string>, problems: CandidatePro
 }
 
 /** The new bytes of a written file when they exist, hash to its blob id and link inside the repository. */
-async function checkedBytes(f: Extract<CandidateFile, { blobSha: string }>, path: string, readChange: ChangesReader, problems: CandidateProblem[]): Promise<Uint8Array | undefined> {
+async function checkedBytes(
+  f: Extract<CandidateFile, { blobSha: string }>,
+  path: string,
+  readChange: ChangesReader,
+  problems: CandidateProblem[],
+): Promise<Uint8Array | undefined> {
   const bytes = await readChange(f.blobSha);
   if (!bytes) {
     problems.push({ reason: 'BLOB_MISSING', path, message: `blob ${f.blobSha} is missing` });
@@ -107,7 +112,12 @@ export async function revalidateCandidate(input: unknown, rules: PublishRules, r
   const problems: CandidateProblem[] = [];
   const parsed = PrCandidate.safeParse(input);
   if (!parsed.success) {
-    return { ok: false, problems: [{ reason: 'CANDIDATE_INVALID', message: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') }], secretFindings: [], diffLines: 0 };
+    return {
+      ok: false,
+      problems: [{ reason: 'CANDIDATE_INVALID', message: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') }],
+      secretFindings: [],
+      diffLines: 0,
+    };
   }
   const candidate = parsed.data;
   try {

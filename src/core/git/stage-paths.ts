@@ -57,7 +57,8 @@ async function symlinkDenial(p: string, workspace: Workspace, index: VirtualInde
 async function changeDenial(p: string, workspace: Workspace, index: VirtualIndex): Promise<StageDenial | undefined> {
   const entry = workspace.entry(p);
   const staged = index.get(p);
-  if (entry?.mode === '160000' || staged?.mode === '160000') return { path: p, reason: 'SUBMODULE_CHANGE_NOT_PERMITTED', message: 'submodule pointers are read-only' };
+  if (entry?.mode === '160000' || staged?.mode === '160000')
+    return { path: p, reason: 'SUBMODULE_CHANGE_NOT_PERMITTED', message: 'submodule pointers are read-only' };
   if (!entry && !staged) return { path: p, reason: 'PATH_NOT_CHANGED', message: 'no such file in the workspace or the index' };
   if (entry && staged && entry.mode === staged.mode) {
     const oid = entry.oid && !entry.changed ? entry.oid : await hashBlobBytes(await workspace.read(p));
@@ -97,7 +98,9 @@ export async function stagePaths(request: StageRequest): Promise<StageResult> {
   }
   if (denials.length > 0) {
     await ledger?.append({ actor: GIT_ACTOR, type: 'git.stage.refused', payload: { runId: request.runId, denials } });
-    throw new GitBoundaryError(denials[0].reason, `cannot stage ${denials.length} path(s): ${denials.map((d) => `${d.path} (${d.reason})`).join(', ')}`, { denials });
+    throw new GitBoundaryError(denials[0].reason, `cannot stage ${denials.length} path(s): ${denials.map((d) => `${d.path} (${d.reason})`).join(', ')}`, {
+      denials,
+    });
   }
   const result: StageResult = { staged: [] };
   for (const path of [...new Set(request.paths.map((p) => normalizeRepoPath(p)))]) {

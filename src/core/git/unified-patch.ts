@@ -148,7 +148,13 @@ function extendedHeader(a: SideFile | undefined, b: SideFile | undefined): strin
 const sideName = (file: SideFile | undefined, name: string) => (file ? utf8ToBinaryString(name) : '/dev/null');
 
 /** One `diff --git` section (an add, a delete, or a same-type change). */
-async function section(path: string, from: TreeSide, to: TreeSide, a: SideFile | undefined, b: SideFile | undefined): Promise<Omit<FilePatch, 'kind' | 'path'>> {
+async function section(
+  path: string,
+  from: TreeSide,
+  to: TreeSide,
+  a: SideFile | undefined,
+  b: SideFile | undefined,
+): Promise<Omit<FilePatch, 'kind' | 'path'>> {
   const oldBytes = a ? await content(from, path, a) : new Uint8Array();
   const newBytes = b ? await content(to, path, b) : new Uint8Array();
   const binary = isBinaryContent(oldBytes) || isBinaryContent(newBytes);
@@ -183,7 +189,18 @@ export async function diffSides(from: TreeSide, to: TreeSide, options: { paths?:
     if (a && b && typeOf(a) !== typeOf(b)) {
       const del = await section(path, from, to, a, undefined);
       const add = await section(path, from, to, undefined, b);
-      out.push({ path, kind: 'TYPE_CHANGED', oldMode: a.mode, newMode: b.mode, oldOid: a.oid, newOid: b.oid, binary: del.binary || add.binary, insertions: del.insertions + add.insertions, deletions: del.deletions + add.deletions, text: del.text + add.text });
+      out.push({
+        path,
+        kind: 'TYPE_CHANGED',
+        oldMode: a.mode,
+        newMode: b.mode,
+        oldOid: a.oid,
+        newOid: b.oid,
+        binary: del.binary || add.binary,
+        insertions: del.insertions + add.insertions,
+        deletions: del.deletions + add.deletions,
+        text: del.text + add.text,
+      });
       continue;
     }
     const s = await section(path, from, to, a, b);

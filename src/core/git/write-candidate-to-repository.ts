@@ -36,10 +36,20 @@ export async function writeCommitObjects(options: {
 }): Promise<string> {
   const { fs, gitdir, identity } = options;
   for (const blob of options.blobs) await git.writeBlob({ fs, gitdir, blob });
-  const written = await writeTreeFromFiles(fs, gitdir, options.files.map((f) => ({ path: f.path, mode: f.mode as '100644', oid: f.oid })), { changedPaths: options.changedPaths });
-  if (written !== options.treeSha) throw new GitBoundaryError('TREE_MISMATCH', 'the written tree differs from the computed one', { expected: options.treeSha, actual: written });
+  const written = await writeTreeFromFiles(
+    fs,
+    gitdir,
+    options.files.map((f) => ({ path: f.path, mode: f.mode as '100644', oid: f.oid })),
+    { changedPaths: options.changedPaths },
+  );
+  if (written !== options.treeSha)
+    throw new GitBoundaryError('TREE_MISMATCH', 'the written tree differs from the computed one', { expected: options.treeSha, actual: written });
   const person = { name: identity.name, email: identity.email, timestamp: commitTimestamp(options.createdAt), timezoneOffset: 0 };
-  return git.writeCommit({ fs, gitdir, commit: { message: options.message, tree: options.treeSha, parent: [options.parent], author: person, committer: person } });
+  return git.writeCommit({
+    fs,
+    gitdir,
+    commit: { message: options.message, tree: options.treeSha, parent: [options.parent], author: person, committer: person },
+  });
 }
 
 /**
@@ -78,7 +88,8 @@ export async function pointBranch(fs: FsLike, gitdir: string, branch: string, co
   }
   if (existing === commitSha) return { created: false };
   if (existing !== undefined) {
-    if (!move || !(await move.isEarlierAttemptCommit(existing))) throw new GitBoundaryError('BRANCH_EXISTS_AT_OTHER_COMMIT', 'the branch exists at another commit', { branch, existing, commitSha });
+    if (!move || !(await move.isEarlierAttemptCommit(existing)))
+      throw new GitBoundaryError('BRANCH_EXISTS_AT_OTHER_COMMIT', 'the branch exists at another commit', { branch, existing, commitSha });
     await move.swap(ref, commitSha, existing);
     return { created: true, movedFrom: existing };
   }
@@ -119,6 +130,11 @@ export async function writeCandidateToRepository(options: {
     createdAt: options.createdAt,
   });
   const { created } = await pointBranch(fs, gitdir, candidate.headBranch, commitSha);
-  if (created) await ledger?.append({ actor: GIT_ACTOR, type: 'git.candidate.published-locally', payload: { runId: candidate.runId, branch: candidate.headBranch, commitSha, treeSha } });
+  if (created)
+    await ledger?.append({
+      actor: GIT_ACTOR,
+      type: 'git.candidate.published-locally',
+      payload: { runId: candidate.runId, branch: candidate.headBranch, commitSha, treeSha },
+    });
   return { branch: candidate.headBranch, commitSha, treeSha, created };
 }

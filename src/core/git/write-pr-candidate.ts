@@ -95,7 +95,13 @@ export interface CandidateKeys {
  * checked against their id), `pr-body.md`, `diff-summary.json`, and `pr-candidate.json` LAST,
  * because its creation triggers the publisher. Everything is validated before the first write.
  */
-export async function writePrCandidate(options: { store: ArtifactStore; keys: CandidateKeys; candidate: PrCandidate; changes: Map<string, Uint8Array>; ledger?: LedgerSink }): Promise<{ keys: string[] }> {
+export async function writePrCandidate(options: {
+  store: ArtifactStore;
+  keys: CandidateKeys;
+  candidate: PrCandidate;
+  changes: Map<string, Uint8Array>;
+  ledger?: LedgerSink;
+}): Promise<{ keys: string[] }> {
   const { store, keys, changes, ledger } = options;
   const candidate = PrCandidate.parse(options.candidate);
   const summary = DiffSummarySchema.parse(candidate.diffSummary);
@@ -103,7 +109,8 @@ export async function writePrCandidate(options: { store: ArtifactStore; keys: Ca
     if (!('blobSha' in f)) continue;
     const bytes = changes.get(f.blobSha);
     if (!bytes) throw new GitBoundaryError('BLOB_MISSING', 'a candidate blob has no bytes', { path: f.path, blobSha: f.blobSha });
-    if (blobSha(bytes) !== f.blobSha) throw new GitBoundaryError('BLOB_MISMATCH', 'candidate blob bytes do not hash to their id', { path: f.path, blobSha: f.blobSha });
+    if (blobSha(bytes) !== f.blobSha)
+      throw new GitBoundaryError('BLOB_MISMATCH', 'candidate blob bytes do not hash to their id', { path: f.path, blobSha: f.blobSha });
   }
   const written: string[] = [];
   for (const sha of [...new Set(candidate.files.flatMap((f) => ('blobSha' in f ? [f.blobSha] : [])))].sort()) {
@@ -120,7 +127,14 @@ export async function writePrCandidate(options: { store: ArtifactStore; keys: Ca
   await ledger?.append({
     actor: GIT_ACTOR,
     type: 'git.candidate.written',
-    payload: { runId: candidate.runId, attempt: candidate.attempt, headBranch: candidate.headBranch, headCommitSha: candidate.headCommitSha, headTreeSha: candidate.headTreeSha, files: candidate.files.length },
+    payload: {
+      runId: candidate.runId,
+      attempt: candidate.attempt,
+      headBranch: candidate.headBranch,
+      headCommitSha: candidate.headCommitSha,
+      headTreeSha: candidate.headTreeSha,
+      files: candidate.files.length,
+    },
     evidenceRefs: written,
   });
   return { keys: written };

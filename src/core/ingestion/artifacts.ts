@@ -43,7 +43,14 @@ export const ClonePlanSchema = z.object({
   historyTriggers: z.array(z.string()).optional(),
   reasons: z.array(z.string()),
   /** What the fetch did when it could not follow the plan (a server without `filter`, say). */
-  applied: z.object({ depth: z.number().int().positive(), deepenSince: z.string().optional(), filter: z.literal('blob:none').optional(), fallback: z.string().optional() }).optional(),
+  applied: z
+    .object({
+      depth: z.number().int().positive(),
+      deepenSince: z.string().optional(),
+      filter: z.literal('blob:none').optional(),
+      fallback: z.string().optional(),
+    })
+    .optional(),
 });
 export type ClonePlan = z.infer<typeof ClonePlanSchema>;
 

@@ -21,7 +21,11 @@ const DATE = /\b(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b/;
  */
 export const HISTORY_TRIGGERS: readonly { name: string; pattern: RegExp; why: string }[] = [
   { name: 'regression', pattern: /\bregress(?:ion|ions|ed|es)?\b/i, why: 'the task speaks of a regression' },
-  { name: 'since', pattern: /\b(?:broken|broke|fails|failing|slower|changed|works?|worked) since\b/i, why: 'the task says something changed since a point in time' },
+  {
+    name: 'since',
+    pattern: /\b(?:broken|broke|fails|failing|slower|changed|works?|worked) since\b/i,
+    why: 'the task says something changed since a point in time',
+  },
   { name: 'revert', pattern: /\brevert(?:s|ed|ing)?\b/i, why: 'the task asks for a revert' },
   { name: 'blame', pattern: /\b(?:git )?blame\b/i, why: 'the task asks who or what changed a line' },
   { name: 'when-did', pattern: /\b(?:when did|which commit|what commit|introduced (?:in|by))\b/i, why: 'the task asks when something changed' },

@@ -51,7 +51,8 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array, room = 0, into: 
       const size = copySize(op, delta, at);
       at += FIELD_BYTES[(op >> 4) & 0x07];
       // Checked, not clamped: a short copy would leave uninitialised bytes in the result.
-      if (offset + size > base.byteLength || written + size > out.byteLength || at > delta.byteLength) throw new Error('delta copies outside its base or result');
+      if (offset + size > base.byteLength || written + size > out.byteLength || at > delta.byteLength)
+        throw new Error('delta copies outside its base or result');
       copyBytes(base, offset, size, out, written);
       written += size;
     } else if (op > 0) {

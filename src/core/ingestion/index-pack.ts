@@ -270,7 +270,14 @@ export class PackIndexer {
     slots.names.set(name, slot * 20);
     slots.type[slot] = kind;
     if (kind === 3) this.catalog.addBlob(name, first, this.packNumber, slots.offset[slot], size);
-    else this.catalog.add(name, TYPE_NAMES[kind], this.inflater.inflate(this.buffer.subarray(dataAt, this.length - 20), size).data, this.packNumber, slots.offset[slot]);
+    else
+      this.catalog.add(
+        name,
+        TYPE_NAMES[kind],
+        this.inflater.inflate(this.buffer.subarray(dataAt, this.length - 20), size).data,
+        this.packNumber,
+        slots.offset[slot],
+      );
     this.complete(slot, dataAt + consumed);
   }
 

@@ -41,7 +41,11 @@ export class InflateBudget {
    */
   object(size: number, where: number | string): void {
     if (size > this.maxObject) {
-      throw new IngestionError('FILE_TOO_LARGE', `an object declares ${size} bytes inflated, over the ${this.maxObject} byte limit`, { sizeBytes: size, limitBytes: this.maxObject, at: describe(where) });
+      throw new IngestionError('FILE_TOO_LARGE', `an object declares ${size} bytes inflated, over the ${this.maxObject} byte limit`, {
+        sizeBytes: size,
+        limitBytes: this.maxObject,
+        at: describe(where),
+      });
     }
   }
 
@@ -50,7 +54,11 @@ export class InflateBudget {
     this.object(size, where);
     this.total += size;
     if (this.total > this.maxTotal) {
-      throw new IngestionError('REPO_TOO_LARGE', `the pack inflates to more than ${this.maxTotal} bytes`, { inflatedBytes: this.total, limitBytes: this.maxTotal, at: describe(where) });
+      throw new IngestionError('REPO_TOO_LARGE', `the pack inflates to more than ${this.maxTotal} bytes`, {
+        inflatedBytes: this.total,
+        limitBytes: this.maxTotal,
+        at: describe(where),
+      });
     }
   }
 }
@@ -101,7 +109,9 @@ export function inflateStreaming(input: Uint8Array, size: number, onChunk: (chun
       }
     });
     inflater.on('error', (error) => finish(new InflateSizeError('corrupt zlib stream', { cause: error })));
-    inflater.on('end', () => (seen === size ? finish(undefined, inflater.bytesWritten) : finish(new InflateSizeError(`object inflates to ${seen} bytes, declared ${size}`))));
+    inflater.on('end', () =>
+      seen === size ? finish(undefined, inflater.bytesWritten) : finish(new InflateSizeError(`object inflates to ${seen} bytes, declared ${size}`)),
+    );
     inflater.end(input);
   });
 }
@@ -110,7 +120,12 @@ export function inflateStreaming(input: Uint8Array, size: number, onChunk: (chun
  * The git name of an object too large to hold, and its first `headBytes` bytes (enough for the
  * binary and LFS checks), inflating `input` as a stream: memory stays bounded by the chunk size.
  */
-export async function nameStreaming(input: Uint8Array, type: string, size: number, headBytes = 8000): Promise<{ name: Buffer; first: Buffer; consumed: number }> {
+export async function nameStreaming(
+  input: Uint8Array,
+  type: string,
+  size: number,
+  headBytes = 8000,
+): Promise<{ name: Buffer; first: Buffer; consumed: number }> {
   const hash = createHash('sha1').update(objectHeader(type, size));
   const head: Buffer[] = [];
   let kept = 0;

@@ -60,7 +60,10 @@ async function authorize(request: IngestRequest, run: IngestionRun): Promise<{ i
   run.enter('AUTHORIZING');
   const info = (run.info = await source.info());
   if (info.sizeKb !== undefined && info.sizeKb > policy.maxRepoSizeMb * 1024) {
-    throw run.fail('REPO_TOO_LARGE', `repository reports ${info.sizeKb} KiB, over the ${policy.maxRepoSizeMb} MiB limit`, { sizeKb: info.sizeKb, limitMb: policy.maxRepoSizeMb });
+    throw run.fail('REPO_TOO_LARGE', `repository reports ${info.sizeKb} KiB, over the ${policy.maxRepoSizeMb} MiB limit`, {
+      sizeKb: info.sizeKb,
+      limitMb: policy.maxRepoSizeMb,
+    });
   }
   const resolved = (run.resolved = await source.resolveRef(request.ref));
   if (!resolved) throw run.fail('BASE_REF_NOT_FOUND', `base ref not found: ${request.ref ?? 'HEAD'}`, { ref: request.ref ?? 'HEAD' });
@@ -84,7 +87,11 @@ function appliedPlan(run: IngestionRun, plan: ClonePlan, fetched: FetchResult): 
   const shallow = plan.strategy === 'shallow-object-backed';
   const actual = !shallow || fetched.applied ? { ...plan, applied } : plan;
   if (applied.fallback && !shallow) {
-    run.warnings.push({ code: 'CLONE_PLAN_FALLBACK', message: `${actual.strategy} fetch not possible: ${applied.fallback}`, data: { strategy: actual.strategy, applied } });
+    run.warnings.push({
+      code: 'CLONE_PLAN_FALLBACK',
+      message: `${actual.strategy} fetch not possible: ${applied.fallback}`,
+      data: { strategy: actual.strategy, applied },
+    });
   }
   return { plan: actual, applied };
 }
@@ -95,7 +102,11 @@ async function fetchBase(request: IngestRequest, run: IngestionRun, resolved: Re
   run.enter('CLONING');
   const fetchStart = clock.now();
   const limits = { maxFileCount: policy.maxFileCount, maxPathDepth: policy.maxPathDepth };
-  const history = { depth: planned.depth, ...(planned.deepenSince ? { deepenSince: planned.deepenSince } : {}), ...(planned.filter ? { filter: planned.filter } : {}) };
+  const history = {
+    depth: planned.depth,
+    ...(planned.deepenSince ? { deepenSince: planned.deepenSince } : {}),
+    ...(planned.filter ? { filter: planned.filter } : {}),
+  };
   const fetched = await source.fetch({ fs, gitdir, ref: resolved.ref, commitSha: resolved.sha, maxBytes: planned.maxBytes, limits, ...history });
   run.fetchStats = { bytes: fetched.bytes ?? null, durationMs: clock.now() - fetchStart };
   run.warnings.push(...fetched.warnings);
@@ -103,8 +114,16 @@ async function fetchBase(request: IngestRequest, run: IngestionRun, resolved: Re
   run.plan = plan;
   const blobless = applied.filter === 'blob:none';
   const missing = onDemandObjects({
-    source, fs, gitdir, ref: resolved.ref, commitSha: resolved.sha, maxBytes: plan.maxBytes, usedBytes: fetched.bytes ?? 0,
-    maxObjectBytes: Math.floor(policy.maxFileSizeMb * 1024 * 1024), blobless, depth: applied.depth,
+    source,
+    fs,
+    gitdir,
+    ref: resolved.ref,
+    commitSha: resolved.sha,
+    maxBytes: plan.maxBytes,
+    usedBytes: fetched.bytes ?? 0,
+    maxObjectBytes: Math.floor(policy.maxFileSizeMb * 1024 * 1024),
+    blobless,
+    depth: applied.depth,
   });
   if (fetched.fetchedSha !== resolved.sha) {
     throw run.fail('BASE_MOVED_DURING_FETCH', 'the fetched commit is not the resolved base commit', { expected: resolved.sha, fetched: fetched.fetchedSha });
@@ -129,11 +148,18 @@ async function scanBase(request: IngestRequest, run: IngestionRun, resolved: Res
   const catalog = base.fetched.catalog ?? (await readPackCatalog(fs, gitdir, { maxTotalBytes: base.plan.maxBytes }));
   const objects = objectReader(fs, gitdir, catalog, base.blobless ? base.missing.blobs : undefined);
   const commit = await objects.entry(resolved.sha);
-  if (commit.type !== 'commit' || !commit.content) throw run.fail('BASE_MOVED_DURING_FETCH', 'the base commit is not in the fetched objects', { expected: resolved.sha });
+  if (commit.type !== 'commit' || !commit.content)
+    throw run.fail('BASE_MOVED_DURING_FETCH', 'the base commit is not in the fetched objects', { expected: resolved.sha });
   const treeSha = (run.treeSha = commitTree(commit.content));
-  const effective = request.resolvePolicy ? await request.resolvePolicy((path) => readTreeFile(objects, treeSha, path, policy.maxFileSizeMb * 1024 * 1024)) : policy;
+  const effective = request.resolvePolicy
+    ? await request.resolvePolicy((path) => readTreeFile(objects, treeSha, path, policy.maxFileSizeMb * 1024 * 1024))
+    : policy;
   const scan = await scanTree({ treeOid: treeSha, policy: effective, objects });
-  const scope = (run.scope = resolveScope(request.paths, scan.files.map((f) => f.path), effective.forbiddenPaths));
+  const scope = (run.scope = resolveScope(
+    request.paths,
+    scan.files.map((f) => f.path),
+    effective.forbiddenPaths,
+  ));
   run.scanStats = { fileCount: scan.fileCount, totalBytes: scan.totalBytes, durationMs: clock.now() - scanStart };
   const policyScan = (run.policyScan = PolicyScanArtifact.parse({
     schemaVersion: 1,
@@ -160,7 +186,10 @@ function checkScan(request: IngestRequest, run: IngestionRun, { scan, scope, eff
     const blocking = scan.findings.filter((f) => f.severity === 'block');
     throw run.fail(reason, `repository refused by the policy scan: ${blocking.length} blocking finding(s)`, { findings: blocking.slice(0, 50) });
   }
-  const reached = submodulesInScope([...(request.paths ?? []), ...(request.stepPaths ?? [])], scan.submodules.filter((s) => s.oid).map((s) => s.path));
+  const reached = submodulesInScope(
+    [...(request.paths ?? []), ...(request.stepPaths ?? [])],
+    scan.submodules.filter((s) => s.oid).map((s) => s.path),
+  );
   if (reached.length > 0) {
     const named = reached.map((r) => `${r.pattern} (submodule ${r.submodule})`).join(', ');
     throw run.fail('SUBMODULE_IN_SCOPE', `the task scope reaches into a submodule, which is never fetched or edited: ${named}`, { paths: reached });
@@ -169,7 +198,8 @@ function checkScan(request: IngestRequest, run: IngestionRun, { scan, scope, eff
     throw run.fail('FORBIDDEN_PATH_IN_SCOPE', `the scope names forbidden paths: ${scope.forbidden.join(', ')}`, { paths: scope.forbidden });
   }
   if (scope.missing.length > 0) {
-    if (effective.scopeMissing === 'error') throw run.fail('SCOPE_PATH_MISSING', `scoped paths match nothing: ${scope.missing.join(', ')}`, { paths: scope.missing });
+    if (effective.scopeMissing === 'error')
+      throw run.fail('SCOPE_PATH_MISSING', `scoped paths match nothing: ${scope.missing.join(', ')}`, { paths: scope.missing });
     run.warnings.push({ code: 'SCOPE_PATH_MISSING', message: `scoped paths match nothing: ${scope.missing.join(', ')}`, data: { paths: scope.missing } });
   }
 }
@@ -182,7 +212,13 @@ async function openBase(request: IngestRequest, run: IngestionRun, resolved: Res
   if (base.blobless) {
     const absent = await countAbsent(scanned.objects, scan.files);
     const plan = base.plan;
-    run.plan = { ...plan, reasons: [...plan.reasons, `${absent} blob(s) not fetched: each is fetched when its file is read, within the byte cap and the file size limit; their binary and LFS-pointer checks are skipped`] };
+    run.plan = {
+      ...plan,
+      reasons: [
+        ...plan.reasons,
+        `${absent} blob(s) not fetched: each is fetched when its file is read, within the byte cap and the file size limit; their binary and LFS-pointer checks are skipped`,
+      ],
+    };
   }
   const workspace = await openWorkspace({ fs, gitdir, commitSha: resolved.sha, treeSha, files: scan.files, missing: base.missing, packed: scanned.catalog });
   if (workspace.baseTreeSha !== treeSha || workspace.changes().length > 0 || workspace.paths().length !== scan.files.length) {
@@ -282,7 +318,12 @@ async function readTreeFile(objects: ObjectReader, treeOid: string, path: string
   }
   const blob = await objects.entry(oid);
   if (blob.type !== 'blob') return undefined;
-  if (blob.size > maxBytes) throw new IngestionError('FILE_TOO_LARGE', `${path} is ${blob.size} bytes, over the ${maxBytes} byte file limit`, { path, sizeBytes: blob.size, limitBytes: maxBytes });
+  if (blob.size > maxBytes)
+    throw new IngestionError('FILE_TOO_LARGE', `${path} is ${blob.size} bytes, over the ${maxBytes} byte file limit`, {
+      path,
+      sizeBytes: blob.size,
+      limitBytes: maxBytes,
+    });
   return objects.blob(oid);
 }
 

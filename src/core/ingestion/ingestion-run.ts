@@ -120,6 +120,11 @@ export class IngestionRun {
     this.enter(status);
     const report = this.report(status, { reason, message });
     this.request.logger.warn('repository ingestion failed', this.metrics(status, reason));
-    return new IngestionError(reason, message, { ...data, report, ...(this.policyScan ? { policyScan: this.policyScan } : {}) }, cause === undefined ? undefined : { cause });
+    return new IngestionError(
+      reason,
+      message,
+      { ...data, report, ...(this.policyScan ? { policyScan: this.policyScan } : {}) },
+      cause === undefined ? undefined : { cause },
+    );
   }
 }

@@ -28,7 +28,12 @@ export class ObjectInflater {
 
   constructor() {
     const stream = new Inflate() as unknown as { _handle?: NativeInflate; _writeState?: Uint32Array };
-    if (stream._handle && typeof stream._handle.writeSync === 'function' && typeof stream._handle.reset === 'function' && stream._writeState instanceof Uint32Array) {
+    if (
+      stream._handle &&
+      typeof stream._handle.writeSync === 'function' &&
+      typeof stream._handle.reset === 'function' &&
+      stream._writeState instanceof Uint32Array
+    ) {
       this.native = stream._handle;
       this.state = stream._writeState;
       this.native.onerror = (message, _errno, code) => void (this.failure = { message, code });
@@ -76,7 +81,9 @@ export class ObjectInflater {
       } catch (error) {
         const code = (error as { code?: string }).code;
         if (code === 'Z_BUF_ERROR') throw new InflateTruncatedError('zlib stream truncated', { cause: error });
-        throw new InflateSizeError(code === 'ERR_BUFFER_TOO_LARGE' ? `object inflates past its declared ${size} bytes` : 'corrupt zlib stream', { cause: error });
+        throw new InflateSizeError(code === 'ERR_BUFFER_TOO_LARGE' ? `object inflates past its declared ${size} bytes` : 'corrupt zlib stream', {
+          cause: error,
+        });
       }
       produced = result.buffer.byteLength;
       consumed = result.engine.bytesWritten;

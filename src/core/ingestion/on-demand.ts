@@ -35,7 +35,8 @@ export function onDemandObjects(options: {
     left -= bytes;
   };
   const refuseOverCap = (): void => {
-    if (left <= 0) throw new IngestionError('REPO_TOO_LARGE', `the ${options.maxBytes} byte cap is spent; nothing more is fetched`, { maxBytes: options.maxBytes });
+    if (left <= 0)
+      throw new IngestionError('REPO_TOO_LARGE', `the ${options.maxBytes} byte cap is spent; nothing more is fetched`, { maxBytes: options.maxBytes });
   };
   const fetchBlobs = source.fetchBlobs?.bind(source);
   const deepenSource = source.deepen?.bind(source);
@@ -57,7 +58,15 @@ export function onDemandObjects(options: {
             if (deepens >= MAX_DEEPENS) return { depth, bytes: 0, refused: `history was deepened ${MAX_DEEPENS} times already in this run` };
             refuseOverCap();
             deepens++;
-            const result = await deepenSource({ fs, gitdir, ref: options.ref, commitSha: options.commitSha, depth: target, maxBytes: left, ...(options.blobless ? { filter: 'blob:none' as const } : {}) });
+            const result = await deepenSource({
+              fs,
+              gitdir,
+              ref: options.ref,
+              commitSha: options.commitSha,
+              depth: target,
+              maxBytes: left,
+              ...(options.blobless ? { filter: 'blob:none' as const } : {}),
+            });
             spend(result.bytes);
             depth = result.depth;
             return { depth, bytes: result.bytes };

@@ -287,4 +287,3 @@ function sameName(a: Uint8Array, aAt: number, b: Uint8Array, bAt: number): boole
   for (let k = 0; k < 20; k++) if (a[aAt + k] !== b[bAt + k]) return false;
   return true;
 }
-

@@ -12,7 +12,10 @@ export const REF_DELTA = 7;
  * deltas), the delta base (an offset for OFS_DELTA, an object id for REF_DELTA), and where its
  * zlib stream starts. The one parser of pack object headers (the catalog and the indexer).
  */
-export function readObjectHeader(pack: Uint8Array, offset: number): { offset: number; kind: number; size: number; dataAt: number; baseOffset?: number; baseOid?: string } {
+export function readObjectHeader(
+  pack: Uint8Array,
+  offset: number,
+): { offset: number; kind: number; size: number; dataAt: number; baseOffset?: number; baseOid?: string } {
   let at = offset;
   let byte = pack[at++];
   const kind = (byte >> 4) & 7;

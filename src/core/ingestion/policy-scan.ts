@@ -74,7 +74,13 @@ class FindingLog {
   }
 
   hostile(path: string, kind: HostileKind, entry: string, mode?: string): void {
-    this.add({ code: 'HOSTILE_TREE_ENTRY', severity: 'block', path, message: `refused tree entry (${kind})`, data: { entry, kind, ...(mode !== undefined ? { mode } : {}) } });
+    this.add({
+      code: 'HOSTILE_TREE_ENTRY',
+      severity: 'block',
+      path,
+      message: `refused tree entry (${kind})`,
+      data: { entry, kind, ...(mode !== undefined ? { mode } : {}) },
+    });
   }
 }
 
@@ -192,24 +198,38 @@ async function scanSymlink(file: TreeFile, blob: CatalogEntry, objects: ObjectRe
   const target = decoder.decode(blob.head && blob.size <= blob.head.byteLength ? blob.head : await objects.blob(file.oid));
   const resolved = symlinkDestination(file.path, target);
   scan.symlinks.push({ path: file.path, target, resolved: resolved ?? null, allowed: resolved !== undefined });
-  if (resolved === undefined) log.add({ code: 'FORBIDDEN_SYMLINK', severity: 'block', path: file.path, message: 'symlink points outside the workspace', data: { target } });
+  if (resolved === undefined)
+    log.add({ code: 'FORBIDDEN_SYMLINK', severity: 'block', path: file.path, message: 'symlink points outside the workspace', data: { target } });
 }
 
 async function scanAttributesFile(file: TreeFile, objects: ObjectReader, scan: BlobScan, log: FindingLog): Promise<void> {
   const attributes = scanAttributes(decoder.decode(await objects.blob(file.oid)));
   if (attributes.lfs) scan.attributeFiles.push(file.path);
   if (attributes.rewriting.length > 0) {
-    log.add({ code: 'ATTRIBUTES_NOT_APPLIED', severity: 'warn', path: file.path, message: 'content is read as stored; these attributes are not applied', data: { attributes: attributes.rewriting } });
+    log.add({
+      code: 'ATTRIBUTES_NOT_APPLIED',
+      severity: 'warn',
+      path: file.path,
+      message: 'content is read as stored; these attributes are not applied',
+      data: { attributes: attributes.rewriting },
+    });
   }
 }
 
 /** A regular file's size, LFS pointer and binary findings, from the catalog's facts (no read). */
 function blobFindings(file: TreeFile, blob: CatalogEntry, policy: IngestionPolicy, scan: BlobScan, log: FindingLog): void {
   if (blob.size > policy.maxFileSizeMb * MIB) {
-    log.add({ code: 'FILE_TOO_LARGE', severity: 'warn', path: file.path, message: 'file is over the size limit', data: { sizeBytes: blob.size, limitMb: policy.maxFileSizeMb } });
+    log.add({
+      code: 'FILE_TOO_LARGE',
+      severity: 'warn',
+      path: file.path,
+      message: 'file is over the size limit',
+      data: { sizeBytes: blob.size, limitMb: policy.maxFileSizeMb },
+    });
   }
   if (blob.size < 1024 && blob.head && decoder.decode(blob.head.subarray(0, LFS_HEADER.length)) === LFS_HEADER) scan.pointers.push(file.path);
-  else if (blob.binary) log.add({ code: 'BINARY_FILE', severity: 'warn', path: file.path, message: 'binary file (NUL in the first 8000 bytes)', data: { sizeBytes: blob.size } });
+  else if (blob.binary)
+    log.add({ code: 'BINARY_FILE', severity: 'warn', path: file.path, message: 'binary file (NUL in the first 8000 bytes)', data: { sizeBytes: blob.size } });
 }
 
 const isAttributesFile = (path: string): boolean => path === '.gitattributes' || path.endsWith('/.gitattributes');
@@ -233,7 +253,13 @@ async function scanBlobs(files: TreeFile[], policy: IngestionPolicy, objects: Ob
 }
 
 /** Submodules (declared in .gitmodules or present as gitlinks): never fetched; blocked unless the policy keeps them opaque. */
-async function reportSubmodules(submodules: PolicyScanResult['submodules'], gitmodules: TreeFile | undefined, policy: IngestionPolicy, objects: ObjectReader, log: FindingLog): Promise<void> {
+async function reportSubmodules(
+  submodules: PolicyScanResult['submodules'],
+  gitmodules: TreeFile | undefined,
+  policy: IngestionPolicy,
+  objects: ObjectReader,
+  log: FindingLog,
+): Promise<void> {
   if (!gitmodules && submodules.length === 0) return;
   const urls = gitmodules ? parseGitmodules(decoder.decode(await objects.blob(gitmodules.oid))) : new Map<string, string>();
   for (const sub of submodules) sub.url = urls.get(sub.path);
@@ -241,7 +267,14 @@ async function reportSubmodules(submodules: PolicyScanResult['submodules'], gitm
   const opaque = policy.submodules === 'opaque';
   const code = opaque ? 'SUBMODULE_PRESENT' : 'SUBMODULE_BLOCKED';
   const severity = opaque ? 'warn' : 'block';
-  if (gitmodules) log.add({ code, severity, path: '.gitmodules', message: 'repository declares submodules; they are never fetched', data: { submodules: submodules.map((s) => s.path) } });
+  if (gitmodules)
+    log.add({
+      code,
+      severity,
+      path: '.gitmodules',
+      message: 'repository declares submodules; they are never fetched',
+      data: { submodules: submodules.map((s) => s.path) },
+    });
   const gitlink = opaque ? 'gitlink kept as it is (submodule commit, never fetched or edited)' : 'gitlink entry (submodule commit)';
   for (const sub of submodules.filter((s) => s.oid)) log.add({ code, severity, path: sub.path, message: gitlink, data: { oid: sub.oid, url: sub.url } });
 }
@@ -274,7 +307,9 @@ export async function scanTree(options: { treeOid: string; policy: IngestionPoli
       data: { fileCount: files.length, directoryCount: directories, limit: policy.maxFileCount, complete: false },
     });
   }
-  const blobs: BlobScan = log.counts.FILE_COUNT_EXCEEDED ? { totalBytes: 0, symlinks: [], attributeFiles: [], pointers: [] } : await scanBlobs(files, policy, objects, log);
+  const blobs: BlobScan = log.counts.FILE_COUNT_EXCEEDED
+    ? { totalBytes: 0, symlinks: [], attributeFiles: [], pointers: [] }
+    : await scanBlobs(files, policy, objects, log);
   await reportSubmodules(submodules, blobs.gitmodules, policy, objects, log);
   reportLfs(blobs.attributeFiles, blobs.pointers, policy, log);
   const { findings, counts } = log;
@@ -309,7 +344,15 @@ export function scanAttributes(text: string): { lfs: boolean; rewriting: string[
     if (line === '' || line.startsWith('#')) continue;
     for (const attr of line.split(/\s+/).slice(1)) {
       if (attr === 'filter=lfs') lfs = true;
-      else if (/^filter=/.test(attr) || /^eol=/.test(attr) || /^working-tree-encoding=/.test(attr) || attr === 'ident' || attr === 'text' || /^text=/.test(attr) || attr === 'crlf') {
+      else if (
+        /^filter=/.test(attr) ||
+        /^eol=/.test(attr) ||
+        /^working-tree-encoding=/.test(attr) ||
+        attr === 'ident' ||
+        attr === 'text' ||
+        /^text=/.test(attr) ||
+        attr === 'crlf'
+      ) {
         rewriting.add(attr);
       }
     }

@@ -9,7 +9,10 @@ export function objectHeader(type: string, size: number): string {
 }
 
 function hashObject(type: string, body: Uint8Array): string {
-  return createHash('sha1').update(encoder.encode(objectHeader(type, body.length))).update(body).digest('hex');
+  return createHash('sha1')
+    .update(encoder.encode(objectHeader(type, body.length)))
+    .update(body)
+    .digest('hex');
 }
 
 /** Git's blob id of `bytes`, computed without any object store. */

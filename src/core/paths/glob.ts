@@ -21,7 +21,10 @@ export function isGlobPattern(pattern: string): boolean {
 
 /** Strip surrounding blanks, leading `./` and trailing slashes from a user-written pattern. */
 export function cleanPattern(pattern: string): string {
-  return pattern.trim().replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  return pattern
+    .trim()
+    .replace(/^(\.\/)+/, '')
+    .replace(/\/+$/, '');
 }
 
 /** The literal directory part of a pattern (before its first glob segment); '' when it starts with one. */
@@ -84,7 +87,10 @@ interface Plan {
 
 function picomatchRe(pattern: string): RegExp {
   // Glob characters are kept; the punctuation picomatch would read as extglob or negation is escaped.
-  return picomatch.makeRe(pattern.replace(LITERAL_IN_GLOB, (c) => `\\${c}`), PICOMATCH_OPTIONS);
+  return picomatch.makeRe(
+    pattern.replace(LITERAL_IN_GLOB, (c) => `\\${c}`),
+    PICOMATCH_OPTIONS,
+  );
 }
 
 function planOne(plan: Plan, pattern: string): void {

@@ -65,15 +65,83 @@ function normalise(path: string): string {
 }
 
 const DOC_EXTENSIONS = new Set(['md', 'markdown', 'mdx', 'rst', 'adoc', 'asciidoc', 'txt']);
-const CONFIG_EXTENSIONS = new Set(['yml', 'yaml', 'json', 'jsonc', 'json5', 'toml', 'ini', 'cfg', 'conf', 'properties', 'xml', 'env', 'tfvars', 'editorconfig', 'gitattributes', 'gitignore']);
+const CONFIG_EXTENSIONS = new Set([
+  'yml',
+  'yaml',
+  'json',
+  'jsonc',
+  'json5',
+  'toml',
+  'ini',
+  'cfg',
+  'conf',
+  'properties',
+  'xml',
+  'env',
+  'tfvars',
+  'editorconfig',
+  'gitattributes',
+  'gitignore',
+]);
 const SOURCE_EXTENSIONS = new Set([
-  'java', 'kt', 'kts', 'scala', 'groovy', 'js', 'jsx', 'mjs', 'cjs', 'ts', 'tsx', 'mts', 'cts', 'py', 'go', 'rs', 'rb', 'php', 'cs', 'fs', 'c', 'cc',
-  'cpp', 'cxx', 'h', 'hh', 'hpp', 'swift', 'm', 'mm', 'sql', 'sh', 'bash', 'ps1', 'lua', 'pl', 'r', 'dart', 'ex', 'exs', 'erl', 'clj', 'vue', 'svelte',
-  'css', 'scss', 'sass', 'less', 'html', 'htm', 'proto', 'graphql', 'gql',
+  'java',
+  'kt',
+  'kts',
+  'scala',
+  'groovy',
+  'js',
+  'jsx',
+  'mjs',
+  'cjs',
+  'ts',
+  'tsx',
+  'mts',
+  'cts',
+  'py',
+  'go',
+  'rs',
+  'rb',
+  'php',
+  'cs',
+  'fs',
+  'c',
+  'cc',
+  'cpp',
+  'cxx',
+  'h',
+  'hh',
+  'hpp',
+  'swift',
+  'm',
+  'mm',
+  'sql',
+  'sh',
+  'bash',
+  'ps1',
+  'lua',
+  'pl',
+  'r',
+  'dart',
+  'ex',
+  'exs',
+  'erl',
+  'clj',
+  'vue',
+  'svelte',
+  'css',
+  'scss',
+  'sass',
+  'less',
+  'html',
+  'htm',
+  'proto',
+  'graphql',
+  'gql',
 ]);
 const DOC_DIR = /(^|\/)docs?\//i;
 /** Well-known configuration names, `.env` files (`.env.local`, `.env.production`) among them. */
-const CONFIG_NAME = /(^|\/)(Makefile|GNUmakefile|Rakefile|Gemfile|Pipfile|Procfile|Brewfile|mvnw|gradlew|\.[\w.-]*rc|\.env(\.[^/]*)?|\.tool-versions|\.(git|docker|npm|eslint|prettier)ignore|\.gitattributes|\.gitmodules|\.editorconfig|CODEOWNERS)$/;
+const CONFIG_NAME =
+  /(^|\/)(Makefile|GNUmakefile|Rakefile|Gemfile|Pipfile|Procfile|Brewfile|mvnw|gradlew|\.[\w.-]*rc|\.env(\.[^/]*)?|\.tool-versions|\.(git|docker|npm|eslint|prettier)ignore|\.gitattributes|\.gitmodules|\.editorconfig|CODEOWNERS)$/;
 
 /** The name-only kinds, over an already normalised path. */
 const isDocName = (path: string) => DOC_EXTENSIONS.has(extensionOf(path)) || DOC_DIR.test(path);

@@ -57,7 +57,7 @@ export function symlinkAliases(path: string, lookup: SymlinkLookup): string[] | 
 export function symlinkChain(path: string, lookup: SymlinkLookup): string[] | undefined {
   const chain = [path];
   let segments = path.split('/');
-  for (let i = 1; i < segments.length; ) {
+  for (let i = 1; i < segments.length;) {
     const dir = segments.slice(0, i).join('/');
     const target = lookup(dir);
     if (target === undefined) {

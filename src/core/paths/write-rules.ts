@@ -40,12 +40,15 @@ export interface WriteDenial {
 
 function denialOf(path: string, judged: string, policy: WritePolicy): Omit<WriteDenial, 'path'> | undefined {
   const via = judged === path ? '' : ` (through a symlinked directory, it is ${judged})`;
-  if (policy.isWorkflow(judged)) return { reason: 'WORKFLOW_CHANGE_NOT_PERMITTED', message: `workflow files cannot be changed: the App has no workflows permission${via}` };
+  if (policy.isWorkflow(judged))
+    return { reason: 'WORKFLOW_CHANGE_NOT_PERMITTED', message: `workflow files cannot be changed: the App has no workflows permission${via}` };
   if (policy.isForbidden(judged)) return { reason: 'FORBIDDEN_PATH', message: `path is forbidden by the policy${via}` };
   if (!policy.isAllowed(judged)) return { reason: 'NOT_ALLOWED_BY_POLICY', message: `path is not in the policy write allowlist${via}` };
   if (!policy.inTaskScope(judged)) return { reason: 'OUT_OF_SCOPE', message: `path is outside the task scope${via}` };
-  if (policy.isLockfile(judged) && !policy.allowLockfiles) return { reason: 'LOCKFILE_NOT_ALLOWED', message: `lockfile changes are not allowed by the policy${via}` };
-  if (policy.isGenerated(judged) && !policy.allowGenerated) return { reason: 'GENERATED_NOT_ALLOWED', message: `generated file changes are not allowed by the policy${via}` };
+  if (policy.isLockfile(judged) && !policy.allowLockfiles)
+    return { reason: 'LOCKFILE_NOT_ALLOWED', message: `lockfile changes are not allowed by the policy${via}` };
+  if (policy.isGenerated(judged) && !policy.allowGenerated)
+    return { reason: 'GENERATED_NOT_ALLOWED', message: `generated file changes are not allowed by the policy${via}` };
   return undefined;
 }
 
@@ -59,7 +62,8 @@ function denialOf(path: string, judged: string, policy: WritePolicy): Omit<Write
 export function writeDenial(path: string, policy: WritePolicy, symlinks?: SymlinkLookup): WriteDenial | undefined {
   const chain = symlinks ? symlinkChain(path, symlinks) : [path];
   const aliases = symlinks ? symlinkAliases(path, symlinks) : [];
-  if (chain === undefined || aliases === undefined) return { path, reason: 'PATH_THROUGH_SYMLINK', message: 'a symlinked parent directory leads outside the repository, into .git, or loops' };
+  if (chain === undefined || aliases === undefined)
+    return { path, reason: 'PATH_THROUGH_SYMLINK', message: 'a symlinked parent directory leads outside the repository, into .git, or loops' };
   const judged = [...chain, ...aliases];
   for (const p of judged) {
     const denial = denialOf(path, p, policy);

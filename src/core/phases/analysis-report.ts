@@ -125,7 +125,10 @@ type More = (shown: number, total: number, what: string) => string[];
 /** The risk forecast's lines: level, score and gate, then its reasons (at most `rows`). */
 function riskLines(risk: AnalysisReport['risk'], rows: number, text: (t: string) => string, more: More): string[] {
   if (!risk) return ['No file would change, so there is no risk to forecast.', ''];
-  const out = [`If the ${risk.files} ${plural(risk.files, 'file')} above were changed, the risk would be **${risk.level}** (score ${risk.score}); ${risk.requiredGate === 'NONE' ? 'no approval gate would apply' : `the gate would be ${code(risk.requiredGate)}`}.`, ''];
+  const out = [
+    `If the ${risk.files} ${plural(risk.files, 'file')} above were changed, the risk would be **${risk.level}** (score ${risk.score}); ${risk.requiredGate === 'NONE' ? 'no approval gate would apply' : `the gate would be ${code(risk.requiredGate)}`}.`,
+    '',
+  ];
   const reasons = risk.reasons.slice(0, rows);
   for (const reason of reasons) out.push(`- ${inline(text(reason))}`);
   out.push('', ...more(reasons.length, risk.reasons.length, plural(risk.reasons.length - reasons.length, 'reason')));
@@ -158,7 +161,10 @@ function render(r: AnalysisReport, caps: Caps): string {
   out.push('### Plan', '', inline(r.plan.summary), '');
   r.plan.steps.forEach((s, i) => {
     const files = s.files.slice(0, caps.rows);
-    const where = s.files.length === 0 ? 'would change no file in scope' : `would change ${s.files.length} ${plural(s.files.length, 'file')}: ${files.map(code).join(', ')}${s.files.length > files.length ? ', …' : ''}`;
+    const where =
+      s.files.length === 0
+        ? 'would change no file in scope'
+        : `would change ${s.files.length} ${plural(s.files.length, 'file')}: ${files.map(code).join(', ')}${s.files.length > files.length ? ', …' : ''}`;
     out.push(`${i + 1}. ${inline(text(s.text))}; ${where}`);
   });
   if (r.plan.steps.length > 0) out.push('');

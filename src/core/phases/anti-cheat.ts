@@ -8,13 +8,7 @@ import type { PathRules } from '../paths/path-rules.js';
  * (`@JsonIgnore`, `stream.skip(2)`, `eslint || true`) stay quiet.
  */
 
-export type CheatRule =
-  | 'test-disabled'
-  | 'test-file-deleted'
-  | 'assertion-removed'
-  | 'test-skip-flag'
-  | 'ci-config-changed'
-  | 'suspicious-change';
+export type CheatRule = 'test-disabled' | 'test-file-deleted' | 'assertion-removed' | 'test-skip-flag' | 'ci-config-changed' | 'suspicious-change';
 
 export interface CheatFinding {
   rule: CheatRule;
@@ -96,8 +90,7 @@ const SUSPICIOUS_PATTERNS: RegExp[] = [
   /\bTODO\b:?\s*fix\s+(?:it\s+|this\s+)?later/i,
 ];
 
-const ASSERTION =
-  /(?:^|[^\w.$])assert\b(?!\s*=)|\bassert[A-Z_]\w*\s*\(|\.assert\w*\s*\(|\bexpect\s*\(|\brequire\.[A-Z]\w*\s*\(|\bassert\.\w+\s*\(/;
+const ASSERTION = /(?:^|[^\w.$])assert\b(?!\s*=)|\bassert[A-Z_]\w*\s*\(|\.assert\w*\s*\(|\bexpect\s*\(|\brequire\.[A-Z]\w*\s*\(|\bassert\.\w+\s*\(/;
 const COMMENT_OR_IMPORT = /^\s*(?:\/\/|#|\*|\/\*|import\b|from\s+\S+\s+import\b)/;
 
 /** The path questions the detectors ask of the run's path rules. */
@@ -123,7 +116,9 @@ function isBuildPath(path: string, isCiPath: (path: string) => boolean): boolean
   const base = path.slice(path.lastIndexOf('/') + 1);
   return (
     isCiPath(path) ||
-    /^(?:pom\.xml|build\.xml|build\.gradle(?:\.kts)?|settings\.gradle(?:\.kts)?|gradle\.properties|package\.json|[Mm]akefile|GNUmakefile|justfile|Taskfile\.ya?ml|tox\.ini|setup\.cfg|pytest\.ini|pyproject\.toml|noxfile\.py|Rakefile|Cargo\.toml)$/.test(base) ||
+    /^(?:pom\.xml|build\.xml|build\.gradle(?:\.kts)?|settings\.gradle(?:\.kts)?|gradle\.properties|package\.json|[Mm]akefile|GNUmakefile|justfile|Taskfile\.ya?ml|tox\.ini|setup\.cfg|pytest\.ini|pyproject\.toml|noxfile\.py|Rakefile|Cargo\.toml)$/.test(
+      base,
+    ) ||
     /^(?:jest|vitest|karma|playwright|cypress)\.config\.[cm]?[jt]s$|^\.mocharc(?:\.\w+)?$|^karma\.conf\.js$/.test(base) ||
     /(?:^|\/)\.mvn\//.test(path) ||
     /\.(?:sh|bash|mk)$/.test(base)

@@ -185,7 +185,12 @@ async function openAttempt(options: OrchestratorOptions): Promise<AttemptState> 
 }
 
 /** Between phases: a cancel marker ends the attempt CANCELLED; a request to yield (not before the first phase) SUSPENDED. */
-async function interruptionBefore(options: OrchestratorOptions, attempt: AttemptState, phase: PhaseName, mayYield: boolean): Promise<OrchestratorResult | undefined> {
+async function interruptionBefore(
+  options: OrchestratorOptions,
+  attempt: AttemptState,
+  phase: PhaseName,
+  mayYield: boolean,
+): Promise<OrchestratorResult | undefined> {
   if (await options.isCancelled()) {
     await attempt.ledger.append({ actor: 'orchestrator', phase, type: 'CANCELLED', payload: {} });
     return { state: 'CANCELLED', reason: 'a cancel marker was found between phases', ...resultParts(attempt) };
@@ -198,14 +203,30 @@ async function interruptionBefore(options: OrchestratorOptions, attempt: Attempt
 }
 
 /** One phase under its contract, then its checkpoint; returns the result when the phase ends the attempt. */
-async function runPhase(options: OrchestratorOptions, attempt: AttemptState, handler: PhaseHandler, next: PhaseName | null): Promise<OrchestratorResult | undefined> {
+async function runPhase(
+  options: OrchestratorOptions,
+  attempt: AttemptState,
+  handler: PhaseHandler,
+  next: PhaseName | null,
+): Promise<OrchestratorResult | undefined> {
   const { workspace, clock } = options;
   const { ledger } = attempt;
   const contract = PHASE_CONTRACTS[handler.name];
-  const runtime = new PhaseRuntime(contract, ledger, (path) => options.writablePaths(path, attempt.outputs, attempt.ledger.entries()), phaseStepBudget(contract, options.segmentCount?.(attempt.outputs) ?? 0));
+  const runtime = new PhaseRuntime(
+    contract,
+    ledger,
+    (path) => options.writablePaths(path, attempt.outputs, attempt.ledger.entries()),
+    phaseStepBudget(contract, options.segmentCount?.(attempt.outputs) ?? 0),
+  );
   const startedAt = clock.now();
   const progress = (state: PhaseProgress['state'], summary?: string) =>
-    options.reporter?.phase?.({ phase: handler.name, state, summary, files: { count: workspace.changes().length, of: 'changed' }, elapsedMs: clock.now() - startedAt });
+    options.reporter?.phase?.({
+      phase: handler.name,
+      state,
+      summary,
+      files: { count: workspace.changes().length, of: 'changed' },
+      elapsedMs: clock.now() - startedAt,
+    });
   options.reporter?.phase?.({ phase: handler.name, state: 'running' });
   await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'PHASE_STARTED', payload: { goal: contract.goal } });
 
@@ -229,7 +250,12 @@ async function runPhase(options: OrchestratorOptions, attempt: AttemptState, han
 
   if (outcome.stop) {
     progress(outcome.stop.state === 'COMPLETED' ? 'done' : outcome.stop.state === 'FAILED' ? 'failed' : 'blocked', outcome.summary);
-    await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'RUN_STOPPED', payload: { state: outcome.stop.state, reason: outcome.stop.reason } });
+    await ledger.append({
+      actor: 'orchestrator',
+      phase: handler.name,
+      type: 'RUN_STOPPED',
+      payload: { state: outcome.stop.state, reason: outcome.stop.reason },
+    });
     return { state: outcome.stop.state, reason: outcome.stop.reason, details: outcome.stop.details, ...resultParts(attempt) };
   }
   progress('done', outcome.summary);
@@ -255,14 +281,27 @@ function phaseContext(options: OrchestratorOptions, attempt: AttemptState, phase
       await store.put(key, patch);
       attempt.patchKeys.push(key);
       attempt.segmentBase = await snapshotChanges(workspace);
-      await attempt.ledger.append({ actor: 'orchestrator', phase, type: 'SEGMENT_RECORDED', payload: { segment, bytes: encoder.encode(patch).length }, evidenceRefs: [key] });
+      await attempt.ledger.append({
+        actor: 'orchestrator',
+        phase,
+        type: 'SEGMENT_RECORDED',
+        payload: { segment, bytes: encoder.encode(patch).length },
+        evidenceRefs: [key],
+      });
       return key;
     },
   };
 }
 
 /** The checkpoint after a phase: enough to resume from it on a fresh workspace. */
-async function writeCheckpoint(options: OrchestratorOptions, attempt: AttemptState, phase: PhaseName, outcome: PhaseOutcome, run: { stepsUsed: number; startedAt: number }, next: PhaseName | null): Promise<void> {
+async function writeCheckpoint(
+  options: OrchestratorOptions,
+  attempt: AttemptState,
+  phase: PhaseName,
+  outcome: PhaseOutcome,
+  run: { stepsUsed: number; startedAt: number },
+  next: PhaseName | null,
+): Promise<void> {
   const { checkpoints } = attempt;
   const seq = checkpoints.length === 0 ? 0 : checkpoints[checkpoints.length - 1].seq + 1;
   const checkpoint = Checkpoint.parse({

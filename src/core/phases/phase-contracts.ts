@@ -83,8 +83,24 @@ export function phaseStepBudget(contract: Pick<PhaseContract, 'budgets'>, segmen
 }
 
 /** The navigator's queries; `repo_map.query` is building and reading the map itself. */
-const NAVIGATION_TOOLS: readonly ToolName[] = ['repo_map.find_definition', 'repo_map.find_importers', 'repo_map.find_tests', 'repo_map.owners', 'repo_map.explain_path', 'repo_map.find_files'];
-const READ_TOOLS: readonly ToolName[] = ['repo_map.query', ...NAVIGATION_TOOLS, 'code_search.search', 'file.read', 'git.status', 'git.diff', 'git.log', 'git.blame'];
+const NAVIGATION_TOOLS: readonly ToolName[] = [
+  'repo_map.find_definition',
+  'repo_map.find_importers',
+  'repo_map.find_tests',
+  'repo_map.owners',
+  'repo_map.explain_path',
+  'repo_map.find_files',
+];
+const READ_TOOLS: readonly ToolName[] = [
+  'repo_map.query',
+  ...NAVIGATION_TOOLS,
+  'code_search.search',
+  'file.read',
+  'git.status',
+  'git.diff',
+  'git.log',
+  'git.blame',
+];
 const MINUTE = 60_000;
 
 function contract(c: Omit<PhaseContract, 'forbiddenTools'>): PhaseContract {

@@ -42,8 +42,16 @@ export class PhaseRuntime {
     await this.allow(tool, detail);
     this.steps += 1;
     if (this.steps > this.maxSteps) {
-      await this.ledger.append({ actor: 'orchestrator', phase: this.contract.name, type: 'STEP_BUDGET_EXCEEDED', payload: { tool, steps: this.steps, maxSteps: this.maxSteps } });
-      throw new PhaseContractError('STEP_BUDGET_EXCEEDED', `phase ${this.contract.name} used more than ${this.maxSteps} steps`, { phase: this.contract.name, maxSteps: this.maxSteps });
+      await this.ledger.append({
+        actor: 'orchestrator',
+        phase: this.contract.name,
+        type: 'STEP_BUDGET_EXCEEDED',
+        payload: { tool, steps: this.steps, maxSteps: this.maxSteps },
+      });
+      throw new PhaseContractError('STEP_BUDGET_EXCEEDED', `phase ${this.contract.name} used more than ${this.maxSteps} steps`, {
+        phase: this.contract.name,
+        maxSteps: this.maxSteps,
+      });
     }
   }
 

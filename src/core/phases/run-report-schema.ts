@@ -79,8 +79,12 @@ export const RunReport = z.strictObject({
     reasons: z.array(z.string()),
     requiredGate: z.string().optional(),
   }),
-  policyVerdicts: z.array(z.strictObject({ rule: z.string(), verdict: z.enum(['PASS', 'WARN', 'FAIL', 'APPROVED']), detail: z.string().optional() })).default([]),
-  antiCheat: z.array(z.strictObject({ rule: z.string(), path: z.string(), line: z.number().int().optional(), snippet: z.string(), severity: Severity })).default([]),
+  policyVerdicts: z
+    .array(z.strictObject({ rule: z.string(), verdict: z.enum(['PASS', 'WARN', 'FAIL', 'APPROVED']), detail: z.string().optional() }))
+    .default([]),
+  antiCheat: z
+    .array(z.strictObject({ rule: z.string(), path: z.string(), line: z.number().int().optional(), snippet: z.string(), severity: Severity }))
+    .default([]),
   /** Model rows are present only when a model ran. */
   budget: z.strictObject({
     steps: Usage,

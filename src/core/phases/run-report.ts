@@ -2,7 +2,22 @@ import type { z } from 'zod';
 import { describeExhaustion } from '../budget/budget.js';
 import { formatUsd } from '../budget/cost.js';
 import { shortenAtWord } from '../util/shorten.js';
-import { attr, block, cell, clip, code, codeCell, details, fenced, firstLine, firstParagraph, inline, mermaidText, plural, sum } from '../text/report-markdown.js';
+import {
+  attr,
+  block,
+  cell,
+  clip,
+  code,
+  codeCell,
+  details,
+  fenced,
+  firstLine,
+  firstParagraph,
+  inline,
+  mermaidText,
+  plural,
+  sum,
+} from '../text/report-markdown.js';
 import { RunReport, RunReportVerification, type RunReportInput, type Usage } from './run-report-schema.js';
 
 /**
@@ -51,7 +66,12 @@ export function renderRunReport(input: RunReportInput): string {
   const objective = objectiveText(report);
   if (objective || !report.title) out.push('### Objective', '', block(clip(objective, MAX_OBJECTIVE)) || '_No objective given._', '');
   out.push(...details('Scope and strategy', scopeAndStrategy(report)));
-  out.push(...details(`${changedAny(report) ? 'Targets' : 'Candidate targets, not changed'} (${report.targets.length} ${plural(report.targets.length, 'file')})`, targets(report)));
+  out.push(
+    ...details(
+      `${changedAny(report) ? 'Targets' : 'Candidate targets, not changed'} (${report.targets.length} ${plural(report.targets.length, 'file')})`,
+      targets(report),
+    ),
+  );
   out.push(markedSection(renderVerificationSection(report.verification)), '');
   out.push(...details(`Risk: ${report.risk.level} (score ${report.risk.score})`, risk(report)));
   if (report.policyVerdicts.length > 0) out.push(...details(`Policy verdicts (${verdictCounts(report)})`, policyVerdicts(report)));
@@ -66,21 +86,34 @@ export function renderRunReport(input: RunReportInput): string {
 /** "Plan revised N×" and each revision: the model's reason (inline, defused) and the files it added or dropped. */
 function planRevised(report: RunReport): string[] {
   const changes = (r: RunReport['planRevisions'][number]) =>
-    [r.added.length > 0 ? `added ${r.added.map(code).join(', ')}` : '', r.dropped.length > 0 ? `dropped ${r.dropped.map(code).join(', ')}` : ''].filter(Boolean).join('; ');
+    [r.added.length > 0 ? `added ${r.added.map(code).join(', ')}` : '', r.dropped.length > 0 ? `dropped ${r.dropped.map(code).join(', ')}` : '']
+      .filter(Boolean)
+      .join('; ');
   const [first, ...rest] = report.planRevisions;
   if (rest.length === 0) {
     const what = changes(first);
     return [`### Plan revised 1×: ${inline(first.reason)}`, ...(what ? ['', `The model ${what}.`] : [])];
   }
-  return [`### Plan revised ${report.planRevisions.length}×`, '', ...report.planRevisions.map((r) => `- ${inline(r.reason)}${changes(r) ? ` (${changes(r)})` : ''}`)];
+  return [
+    `### Plan revised ${report.planRevisions.length}×`,
+    '',
+    ...report.planRevisions.map((r) => `- ${inline(r.reason)}${changes(r) ? ` (${changes(r)})` : ''}`),
+  ];
 }
 
 /** CI's results as a table once any check reported; otherwise why there are none yet. */
 function ciResultLines(ci: RunReportVerification['ci']): string[] {
   if (!ci || ci.state === 'unavailable' || (ci.state === 'pending' && ci.checks.length === 0)) {
-    return [ci?.state === 'unavailable' ? '**CI results:** unavailable for this commit.' : '**CI results:** not yet known; this section is updated when CI reports.'];
+    return [
+      ci?.state === 'unavailable' ? '**CI results:** unavailable for this commit.' : '**CI results:** not yet known; this section is updated when CI reports.',
+    ];
   }
-  const out = [`**CI results** (${ci.state}${ci.commitSha ? ` on ${code(ci.commitSha.slice(0, 12))}` : ''}):`, '', '| check | status | conclusion |', '|---|---|---|'];
+  const out = [
+    `**CI results** (${ci.state}${ci.commitSha ? ` on ${code(ci.commitSha.slice(0, 12))}` : ''}):`,
+    '',
+    '| check | status | conclusion |',
+    '|---|---|---|',
+  ];
   for (const c of ci.checks) {
     const name = c.url && /^https?:\/\//.test(c.url) ? `[${cell(c.name)}](${c.url.replace(/[()\s]/g, encodeURIComponent)})` : cell(c.name);
     out.push(`| ${name} | ${cell(c.status)} | ${cell(c.conclusion ?? 'pending')} |`);
@@ -148,7 +181,12 @@ function summaryTable(r: RunReport): string[] {
   const passed = checks.filter((c) => c.status === 'PASSED').length;
   const failed = checks.filter((c) => c.status === 'FAILED').length;
   const ci = r.verification.ci;
-  const ciText = ci && ci.state !== 'unavailable' && ci.checks.length > 0 ? `CI ${ci.state}` : r.verification.ciCommands.length > 0 ? 'build/tests not run by draftsman, left to CI' : 'no build commands in policy';
+  const ciText =
+    ci && ci.state !== 'unavailable' && ci.checks.length > 0
+      ? `CI ${ci.state}`
+      : r.verification.ciCommands.length > 0
+        ? 'build/tests not run by draftsman, left to CI'
+        : 'no build commands in policy';
   const high = r.antiCheat.filter((f) => f.severity === 'HIGH').length;
   const objective = firstParagraph(objectiveText(r)) || firstLine(r.title);
   return [
@@ -182,7 +220,11 @@ function costText(cost: RunReport['budget']['cost']): string {
 function scopeAndStrategy(r: RunReport): string[] {
   const out = ['**Scope**', ''];
   out.push(r.scope.paths.length > 0 ? `- Task scope: ${r.scope.paths.map(code).join(', ')}` : '- Task scope: the whole repository');
-  out.push(changedAny(r) ? `- Changed ${r.targets.length} ${plural(r.targets.length, 'file')}.` : `- Changed no file; ${r.targets.length} candidate ${plural(r.targets.length, 'file')} selected.`);
+  out.push(
+    changedAny(r)
+      ? `- Changed ${r.targets.length} ${plural(r.targets.length, 'file')}.`
+      : `- Changed no file; ${r.targets.length} candidate ${plural(r.targets.length, 'file')} selected.`,
+  );
   for (const u of r.scope.untouched) out.push(`- Did not change: ${inline(u)}`);
   out.push('', `**Strategy** (engine: ${r.strategy.engine})`, '');
   if (r.strategy.steps.length === 0) out.push('- No change steps.');
@@ -262,15 +304,24 @@ function budget(r: RunReport): string[] {
   ];
   const shown = rows.filter((row): row is [string, z.infer<typeof Usage>] => row[1] !== undefined);
   const out = ['| dimension | used | limit |', '|---|---|---|', ...shown.map(([name, u]) => `| ${name} | ${u.used} | ${u.limit ?? '-'} |`)];
-  if (b.cost) out.push(`| cost (USD) | ${b.cost.used === null ? 'n/a (no price for the model)' : formatUsd(b.cost.used)} | ${b.cost.limit !== undefined ? formatUsd(b.cost.limit) : '-'} |`);
+  if (b.cost)
+    out.push(
+      `| cost (USD) | ${b.cost.used === null ? 'n/a (no price for the model)' : formatUsd(b.cost.used)} | ${b.cost.limit !== undefined ? formatUsd(b.cost.limit) : '-'} |`,
+    );
   if (b.wallClockMs !== undefined) out.push(`| wall clock | ${seconds(b.wallClockMs)} | - |`);
   if (b.phases.length > 0) {
     out.push('', '| phase | model calls | tool calls | tokens in | tokens out | cost (USD) | wall clock |', '|---|---|---|---|---|---|---|');
     for (const p of b.phases) {
-      out.push(`| ${cell(p.phase)} | ${p.modelCalls} | ${p.toolCalls} | ${p.tokensIn} | ${p.tokensOut} | ${p.costMicroUsd === null ? 'n/a' : formatUsd(p.costMicroUsd)} | ${p.wallClockMs === undefined ? '-' : seconds(p.wallClockMs)} |`);
+      out.push(
+        `| ${cell(p.phase)} | ${p.modelCalls} | ${p.toolCalls} | ${p.tokensIn} | ${p.tokensOut} | ${p.costMicroUsd === null ? 'n/a' : formatUsd(p.costMicroUsd)} | ${p.wallClockMs === undefined ? '-' : seconds(p.wallClockMs)} |`,
+      );
     }
   }
-  if (b.exhausted) out.push('', `**Stopped by a budget:** ${inline(describeExhaustion(b.exhausted))}${b.exhausted.phase ? ` in ${inline(b.exhausted.phase)}${b.exhausted.segment ? ` (${inline(b.exhausted.segment)})` : ''}` : ''}.`);
+  if (b.exhausted)
+    out.push(
+      '',
+      `**Stopped by a budget:** ${inline(describeExhaustion(b.exhausted))}${b.exhausted.phase ? ` in ${inline(b.exhausted.phase)}${b.exhausted.segment ? ` (${inline(b.exhausted.segment)})` : ''}` : ''}.`,
+    );
   return out;
 }
 
@@ -320,20 +371,28 @@ function runFacts(r: RunReport): string[] {
   if (r.createdAt) out.push(`- Attempt created at: ${inline(r.createdAt)}`);
   if (r.artifacts.length > 0) {
     out.push('- Artifacts:');
-    for (const a of r.artifacts) out.push(/^https?:\/\//.test(a.url) ? `  - [${inline(a.name)}](${a.url.replace(/[()\s]/g, encodeURIComponent)})` : `  - ${inline(a.name)}: ${code(a.url)}`);
+    for (const a of r.artifacts)
+      out.push(
+        /^https?:\/\//.test(a.url) ? `  - [${inline(a.name)}](${a.url.replace(/[()\s]/g, encodeURIComponent)})` : `  - ${inline(a.name)}: ${code(a.url)}`,
+      );
   }
   return out;
 }
-
-
 
 /** The objective without a first line that only repeats the title (a CLI task's heading is both). */
 function objectiveText(r: RunReport): string {
   const lines = r.objective.split(/\r?\n/);
   const first = lines.findIndex((l) => l.trim() !== '');
-  const bare = (text: string) => text.replace(/^\s{0,3}#+\s*/, '').replace(/\s+/g, ' ').trim();
+  const bare = (text: string) =>
+    text
+      .replace(/^\s{0,3}#+\s*/, '')
+      .replace(/\s+/g, ' ')
+      .trim();
   if (first < 0 || !r.title || bare(lines[first]) !== bare(r.title)) return r.objective;
-  return lines.slice(first + 1).join('\n').trim();
+  return lines
+    .slice(first + 1)
+    .join('\n')
+    .trim();
 }
 
 /** The checks as shown: a secret scan with findings is failed, whatever the check recorded. */
@@ -361,4 +420,3 @@ function verdictCounts(r: RunReport): string {
 function usage(u: z.infer<typeof Usage>): string {
   return u.limit !== undefined ? `${u.used}/${u.limit}` : `${u.used}`;
 }
-

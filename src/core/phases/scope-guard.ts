@@ -63,10 +63,17 @@ export interface ScopeInput {
 function blockOf(path: string, rules: ScopeRules, isGitlink: ((path: string) => boolean) | undefined): ScopeViolation | undefined {
   const gitlink = isGitlink && insideGitlink(path, isGitlink);
   if (gitlink) return { rule: 'SUBMODULE_CHANGE_NOT_PERMITTED', path, message: `submodule ${gitlink} is kept as it is, never edited: ${path}` };
-  if (rules.isWorkflow(path)) return { rule: 'WORKFLOW_CHANGE_NOT_PERMITTED', path, message: `changes under .github/workflows/ are refused (the App has no workflows permission): ${path}` };
+  if (rules.isWorkflow(path))
+    return {
+      rule: 'WORKFLOW_CHANGE_NOT_PERMITTED',
+      path,
+      message: `changes under .github/workflows/ are refused (the App has no workflows permission): ${path}`,
+    };
   if (rules.isForbidden(path)) return { rule: 'FORBIDDEN_PATH', path, message: `forbidden by policy: ${path}` };
-  if (rules.isLockfile(path) && !rules.allowLockfiles) return { rule: 'LOCKFILE_NOT_ALLOWED', path, message: `lockfiles are not edited (editRules.lockfiles): ${path}` };
-  if (rules.isGenerated(path) && !rules.allowGenerated) return { rule: 'GENERATED_NOT_ALLOWED', path, message: `generated files are not edited (editRules.generatedFiles): ${path}` };
+  if (rules.isLockfile(path) && !rules.allowLockfiles)
+    return { rule: 'LOCKFILE_NOT_ALLOWED', path, message: `lockfiles are not edited (editRules.lockfiles): ${path}` };
+  if (rules.isGenerated(path) && !rules.allowGenerated)
+    return { rule: 'GENERATED_NOT_ALLOWED', path, message: `generated files are not edited (editRules.generatedFiles): ${path}` };
   return undefined;
 }
 
@@ -112,7 +119,12 @@ export function evaluateScope(input: ScopeInput): ScopeVerdict {
     approval.push({ rule: `${input.riskLevel as 'HIGH' | 'MEDIUM'}_RISK`, message: `risk is ${input.riskLevel}: ${(input.riskReasons ?? []).join('; ')}` });
   }
   if (approval.length === 0) return { status: 'PASS', violations: [], ...base };
-  const gateId = `gate-${sha256Hex(approval.map((v) => `${v.rule}:${v.path ?? ''}`).sort().join('\n')).slice(0, 16)}`;
+  const gateId = `gate-${sha256Hex(
+    approval
+      .map((v) => `${v.rule}:${v.path ?? ''}`)
+      .sort()
+      .join('\n'),
+  ).slice(0, 16)}`;
   return { status: input.approvedGates?.includes(gateId) ? 'PASS' : 'NEEDS_APPROVAL', violations: approval, gateId, ...base };
 }
 

@@ -48,10 +48,18 @@ export async function buildAnalysisReport(
   }));
   const steps = task.steps.map((step) => ({ text: stepInWords(step), files: filesFor(step, targets) }));
   // The files a draft PR would change: a recipe's own matches, or every editable target for the model.
-  const wouldChange = task.steps.length > 0 ? [...new Set(steps.flatMap((s) => s.files))].sort() : env.model ? targets.filter((t) => t.editable).map((t) => t.path) : [];
+  const wouldChange =
+    task.steps.length > 0 ? [...new Set(steps.flatMap((s) => s.files))].sort() : env.model ? targets.filter((t) => t.editable).map((t) => t.path) : [];
   const suggested = task.steps.length > 0 ? [] : suggestRecipeSteps(task);
   const views = viewsFor(env, task);
-  const risk = wouldChange.length > 0 ? changeRisk(wouldChange.map((path) => ({ path, kind: 'MODIFIED' })), views.rules, { origin: changeOriginOf(task), minRisk: env.policy.agent.approval.minRisk }) : undefined;
+  const risk =
+    wouldChange.length > 0
+      ? changeRisk(
+          wouldChange.map((path) => ({ path, kind: 'MODIFIED' })),
+          views.rules,
+          { origin: changeOriginOf(task), minRisk: env.policy.agent.approval.minRisk },
+        )
+      : undefined;
   return {
     schemaVersion: 1,
     runId: env.request.runId,
@@ -65,9 +73,15 @@ export async function buildAnalysisReport(
     plan: { summary: planSummary(task, env, wouldChange.length, plan?.reason), steps },
     targets,
     modules: modulesOf(targets),
-    ...(risk ? { risk: { level: risk.riskLevel, score: risk.riskScore, reasons: risk.reasons, requiredGate: risk.requiredGate, files: wouldChange.length } } : {}),
+    ...(risk
+      ? { risk: { level: risk.riskLevel, score: risk.riskScore, reasons: risk.reasons, requiredGate: risk.requiredGate, files: wouldChange.length } }
+      : {}),
     questions: openQuestions(task, env, discovery, steps, risk?.requiredGate, suggested),
-    ...(task.steps.length > 0 ? { agentBlock: agentBlockOf(task, task.steps) } : suggested.length > 0 ? { agentBlock: agentBlockOf(task, suggested), agentBlockSource: 'suggested' as const } : {}),
+    ...(task.steps.length > 0
+      ? { agentBlock: agentBlockOf(task, task.steps) }
+      : suggested.length > 0
+        ? { agentBlock: agentBlockOf(task, suggested), agentBlockSource: 'suggested' as const }
+        : {}),
     artifacts: state.artifacts,
   };
 }
@@ -100,7 +114,8 @@ function planSummary(task: TaskContract, env: PipelineEnv, files: number, planRe
   if (task.steps.length > 0) {
     return `A draft PR would apply ${task.steps.length} deterministic recipe ${task.steps.length === 1 ? 'step' : 'steps'}, in this order, to ${files} ${files === 1 ? 'file' : 'files'}; no model would be asked. This run changed nothing${why}.`;
   }
-  if (env.model) return `A draft PR would ask the model to change the ${files} editable target ${files === 1 ? 'file' : 'files'} below, within the task scope. This run changed nothing${why}.`;
+  if (env.model)
+    return `A draft PR would ask the model to change the ${files} editable target ${files === 1 ? 'file' : 'files'} below, within the task scope. This run changed nothing${why}.`;
   return `The task has no recipe steps and no model is configured, so a draft PR would have nothing to apply; the targets below are where the change would go. This run changed nothing${why}.`;
 }
 
@@ -122,16 +137,22 @@ function openQuestions(
 ): string[] {
   const out: string[] = [];
   if (!discovery) out.push('The analysis stopped before target selection, so no file was looked at; see the progress comment for why.');
-  if (task.kind === 'exploratory') out.push('The task names no symbol, file or recipe step, so the targets come from keyword search only: which files or symbols should change?');
-  if (!task.paths || task.paths.length === 0) out.push('No scope (`paths`) was given, so the whole repository was searched: should the change stay inside one directory or module?');
-  for (const w of discovery?.warnings ?? []) out.push(`${WARNING_QUESTIONS[w.code as keyof typeof WARNING_QUESTIONS] ?? 'Target selection noted:'} (${w.code}: ${w.message})`);
+  if (task.kind === 'exploratory')
+    out.push('The task names no symbol, file or recipe step, so the targets come from keyword search only: which files or symbols should change?');
+  if (!task.paths || task.paths.length === 0)
+    out.push('No scope (`paths`) was given, so the whole repository was searched: should the change stay inside one directory or module?');
+  for (const w of discovery?.warnings ?? [])
+    out.push(`${WARNING_QUESTIONS[w.code as keyof typeof WARNING_QUESTIONS] ?? 'Target selection noted:'} (${w.code}: ${w.message})`);
   steps.forEach((s, i) => {
     if (s.files.length === 0) out.push(`Step ${i + 1} (${s.text}) would change no file in scope: is the name right, or is it already done?`);
   });
   out.push(...targetQuestions(discovery?.targets ?? []));
-  if (suggested.length > 0) out.push(`The words of the task suggest ${suggested.map(stepInWords).join(', then ')}: is that the change? See the ready-to-paste task.`);
-  else if (task.steps.length === 0 && !env.model) out.push(`Does a recipe (${RECIPE_NAMES.join(', ')}) fit this change? Without steps or a model, a run can only analyse.`);
-  if (gate === 'HUMAN_APPROVAL_BEFORE_PR') out.push('At this risk the policy asks for approval before a pull request: a maintainer would need to `/agent approve` the run.');
+  if (suggested.length > 0)
+    out.push(`The words of the task suggest ${suggested.map(stepInWords).join(', then ')}: is that the change? See the ready-to-paste task.`);
+  else if (task.steps.length === 0 && !env.model)
+    out.push(`Does a recipe (${RECIPE_NAMES.join(', ')}) fit this change? Without steps or a model, a run can only analyse.`);
+  if (gate === 'HUMAN_APPROVAL_BEFORE_PR')
+    out.push('At this risk the policy asks for approval before a pull request: a maintainer would need to `/agent approve` the run.');
   return out;
 }
 
@@ -139,9 +160,15 @@ function openQuestions(
 function targetQuestions(targets: DiscoveryOutput['targets']): string[] {
   const out: string[] = [];
   const low = targets.filter((t) => t.allowedToEdit && t.rank < LOW_CONFIDENCE_RANK);
-  if (low.length > 0) out.push(`${low.length} ${low.length === 1 ? 'target has' : 'targets have'} low confidence (rank below ${LOW_CONFIDENCE_RANK}): ${names(low.map((t) => t.path))}. Do they belong in the change?`);
+  if (low.length > 0)
+    out.push(
+      `${low.length} ${low.length === 1 ? 'target has' : 'targets have'} low confidence (rank below ${LOW_CONFIDENCE_RANK}): ${names(low.map((t) => t.path))}. Do they belong in the change?`,
+    );
   const locked = targets.filter((t) => !t.allowedToEdit);
-  if (locked.length > 0) out.push(`${locked.length} matching ${locked.length === 1 ? 'file' : 'files'} would not be edited (policy, generated or lockfile): ${names(locked.map((t) => t.path))}. Should someone change them by hand?`);
+  if (locked.length > 0)
+    out.push(
+      `${locked.length} matching ${locked.length === 1 ? 'file' : 'files'} would not be edited (policy, generated or lockfile): ${names(locked.map((t) => t.path))}. Should someone change them by hand?`,
+    );
   return out;
 }
 

@@ -83,7 +83,13 @@ export function buildRunReport(
     lockfiles,
     risk: riskOf(review),
     policyVerdicts: policyVerdicts(out, views.limits),
-    antiCheat: (out.verification?.cheats ?? []).map((c) => ({ rule: c.rule, path: c.path, line: c.line, snippet: c.snippet, severity: c.severity === 'HIGH' ? 'HIGH' : 'MEDIUM' })),
+    antiCheat: (out.verification?.cheats ?? []).map((c) => ({
+      rule: c.rule,
+      path: c.path,
+      line: c.line,
+      snippet: c.snippet,
+      severity: c.severity === 'HIGH' ? 'HIGH' : 'MEDIUM',
+    })),
     budget: budgetSection(env, task, out, checkpoints, state),
     phases: phasesOf(checkpoints, state.current),
     modules: targets.modules,
@@ -103,7 +109,9 @@ function lockfilesOf(change: Outputs['change']): NonNullable<RunReportInput['loc
 function strategyOf(plan: Outputs['plan']): RunReportInput['strategy'] {
   return {
     engine: plan ? (plan.strategy === 'analysis' ? 'none' : plan.strategy) : 'none',
-    steps: (plan?.segments ?? []).map((s) => (s.step ? stepInWords(s.step) : `the model changes the selected files (${s.paths.length} ${s.paths.length === 1 ? 'file' : 'files'})`)),
+    steps: (plan?.segments ?? []).map((s) =>
+      s.step ? stepInWords(s.step) : `the model changes the selected files (${s.paths.length} ${s.paths.length === 1 ? 'file' : 'files'})`,
+    ),
     notes: plan ? [plan.reason] : [],
   };
 }
@@ -155,7 +163,14 @@ function targetsOf({ discovery, plan, change, review }: Outputs): Pick<RunReport
     targets: targetPaths.map((path) => {
       const f = diffFiles.get(path);
       const edit = edits.has(path) ? [...edits.get(path)!].sort().join(' and ') : undefined;
-      return { path, change: f?.kind, insertions: f?.insertions, deletions: f?.deletions, ...(edit ? { edit } : {}), reasons: [...(changedBy.get(path) ?? []), ...(discovered.get(path) ?? []).slice(0, 3)] };
+      return {
+        path,
+        change: f?.kind,
+        insertions: f?.insertions,
+        deletions: f?.deletions,
+        ...(edit ? { edit } : {}),
+        reasons: [...(changedBy.get(path) ?? []), ...(discovered.get(path) ?? []).slice(0, 3)],
+      };
     }),
     modules: moduleCounts(discovery, targetPaths),
   };
@@ -163,7 +178,15 @@ function targetsOf({ discovery, plan, change, review }: Outputs): Pick<RunReport
 
 function verificationSection(env: PipelineEnv, { verification, review }: Outputs, status: string): RunReportInput['verification'] {
   const staticChecks = verification?.report.checks.map((c) => ({ name: c.name, status: c.status, detail: c.detail })) ?? [];
-  const scopeCheck = review ? [{ name: 'Scope guard (paths, policy, budgets)', status: review.scope.status === 'PASS' ? ('PASSED' as const) : ('FAILED' as const), detail: scopeDetail(review.scope) }] : [];
+  const scopeCheck = review
+    ? [
+        {
+          name: 'Scope guard (paths, policy, budgets)',
+          status: review.scope.status === 'PASS' ? ('PASSED' as const) : ('FAILED' as const),
+          detail: scopeDetail(review.scope),
+        },
+      ]
+    : [];
   return {
     checks: [...staticChecks, ...scopeCheck],
     secretFindings: (verification?.secretFindings ?? []).map((f) => ({ rule: f.rule, path: f.path, line: f.line })),
@@ -178,10 +201,15 @@ type Limits = ReturnType<typeof viewsFor>['limits'];
 function policyVerdicts({ review }: Outputs, limits: Limits): RunReportInput['policyVerdicts'] {
   if (!review) return [];
   return [
-    { rule: 'forbidden paths and workflows', verdict: review.scope.violations.some((v) => v.rule === 'FORBIDDEN_PATH' || v.rule === 'WORKFLOW_CHANGE_NOT_PERMITTED') ? 'FAIL' : 'PASS' },
+    {
+      rule: 'forbidden paths and workflows',
+      verdict: review.scope.violations.some((v) => v.rule === 'FORBIDDEN_PATH' || v.rule === 'WORKFLOW_CHANGE_NOT_PERMITTED') ? 'FAIL' : 'PASS',
+    },
     { rule: `file budget (${limits.maxFiles})`, verdict: review.diffSummary.filesChanged <= limits.maxFiles ? 'PASS' : 'FAIL' },
     { rule: `line budget (${limits.maxLines})`, verdict: review.diffSummary.insertions + review.diffSummary.deletions <= limits.maxLines ? 'PASS' : 'FAIL' },
-    ...(review.scope.violations.length > 0 && review.scope.status === 'PASS' ? [{ rule: `approval gate ${review.scope.gateId}`, verdict: 'APPROVED' as const }] : []),
+    ...(review.scope.violations.length > 0 && review.scope.status === 'PASS'
+      ? [{ rule: `approval gate ${review.scope.gateId}`, verdict: 'APPROVED' as const }]
+      : []),
   ];
 }
 
@@ -200,7 +228,9 @@ function budgetSection(
   const perPhase = new Map(checkpoints.map((c) => [c.phase, c.stepsUsed]));
   if (state.current && state.currentSteps !== undefined && !perPhase.has(state.current)) perPhase.set(state.current, state.currentSteps);
   const modelRan = plan?.strategy === 'llm' || (change?.segments ?? []).some((s) => s.engine === 'llm' || s.model !== undefined);
-  const elapsed = new Map(checkpoints.flatMap((c) => (c.startedAt ? [[c.phase, Math.max(0, Date.parse(c.completedAt) - Date.parse(c.startedAt))] as const] : [])));
+  const elapsed = new Map(
+    checkpoints.flatMap((c) => (c.startedAt ? [[c.phase, Math.max(0, Date.parse(c.completedAt) - Date.parse(c.startedAt))] as const] : [])),
+  );
   return {
     steps: { used: [...perPhase.values()].reduce((n, used) => n + used, 0) },
     ...(modelRan ? (state.ledger ? modelRows(env, task, state.ledger, elapsed) : segmentRows(change, limits)) : {}),
@@ -211,7 +241,12 @@ function budgetSection(
 }
 
 /** The model rows from the ledger: calls, tool calls, tokens each way and cost against the run's limits, and per phase. */
-function modelRows(env: PipelineEnv, task: TaskContract, ledger: readonly LedgerEntry[], elapsed: ReadonlyMap<PhaseName, number>): Partial<RunReportInput['budget']> {
+function modelRows(
+  env: PipelineEnv,
+  task: TaskContract,
+  ledger: readonly LedgerEntry[],
+  elapsed: ReadonlyMap<PhaseName, number>,
+): Partial<RunReportInput['budget']> {
   const { total, byPhase } = modelUsage(ledger);
   const limits = runLimits(env, task);
   const exhausted = lastExhaustion(ledger);
@@ -249,7 +284,9 @@ function budgetWarning({ change }: Outputs, ledger: readonly LedgerEntry[] | und
   const files = [...new Set(segments.flatMap((s) => s.changedFiles.map((f) => f.path)))].sort();
   const where = `${PHASE_CONTRACTS[exhausted.phase].title}${exhausted.segment ? `, ${exhausted.segment}` : ''}`;
   const done = `${finished} ${finished === 1 ? 'segment' : 'segments'} completed, ${files.length} ${files.length === 1 ? 'file' : 'files'} changed${files.length > 0 && files.length <= 5 ? ` (${files.join(', ')})` : ''}`;
-  return [`Budget exhausted in ${where}: ${describeExhaustion(exhausted)}. Done before the stop: ${done}. The checkpoint is kept: raise the limit or narrow the task, then retry.`];
+  return [
+    `Budget exhausted in ${where}: ${describeExhaustion(exhausted)}. Done before the stop: ${done}. The checkpoint is kept: raise the limit or narrow the task, then retry.`,
+  ];
 }
 
 /** What the run left alone by design: lockfiles only when some are listed, and the policy's forbidden paths. */

@@ -27,7 +27,12 @@ export async function finishRun(deps: PipelineDeps, request: PipelineRequest, re
     updatedAt: now,
   }));
   result.artifacts['run.json'] = key;
-  deps.logger.info('run attempt finished', { runId: request.attempt.request.runId, attempt: request.attempt.attempt, status: result.status, reason: result.reason });
+  deps.logger.info('run attempt finished', {
+    runId: request.attempt.request.runId,
+    attempt: request.attempt.attempt,
+    status: result.status,
+    reason: result.reason,
+  });
   await deps.reporter
     ?.report({
       runId: request.attempt.request.runId,

@@ -46,7 +46,13 @@ export async function ingestStage(deps: PipelineDeps, request: PipelineRequest, 
   await keepIngestionArtifacts(deps, request, ingested, artifacts);
   if (!policy) throw new Error('the policy was not resolved during ingestion');
   const files = ingested.report.scan ? { count: ingested.report.scan.fileCount, of: 'snapshot' as const } : undefined;
-  deps.reporter?.phase?.({ phase: 'ingestion', state: 'done', summary: `${ingested.baseRef.baseRef} at ${ingested.baseRef.baseCommitSha.slice(0, 12)}`, files, elapsedMs: ingested.report.durationMs });
+  deps.reporter?.phase?.({
+    phase: 'ingestion',
+    state: 'done',
+    summary: `${ingested.baseRef.baseRef} at ${ingested.baseRef.baseCommitSha.slice(0, 12)}`,
+    files,
+    elapsedMs: ingested.report.durationMs,
+  });
   return { ingested, policy, base: { baseRef: ingested.baseRef.baseRef, baseCommitSha: ingested.baseRef.baseCommitSha } };
 }
 
@@ -54,7 +60,12 @@ export async function ingestStage(deps: PipelineDeps, request: PipelineRequest, 
  * The snapshot and the policy that governed its scan: the given one, or (CLI default) the base
  * commit's own, read during ingestion (a broken one stops here). Throws PolicyError or IngestionError.
  */
-async function ingestWithPolicy(deps: PipelineDeps, request: PipelineRequest, preTask: TaskContract | undefined, ref: string | undefined): Promise<{ ingested: IngestResult; policy?: AgentPolicy }> {
+async function ingestWithPolicy(
+  deps: PipelineDeps,
+  request: PipelineRequest,
+  preTask: TaskContract | undefined,
+  ref: string | undefined,
+): Promise<{ ingested: IngestResult; policy?: AgentPolicy }> {
   const snapshot = request.attempt.request;
   const scoped = Boolean(snapshot.paths ?? preTask?.paths);
   let policy: AgentPolicy | undefined;
@@ -96,7 +107,13 @@ async function keepIngestionArtifacts(deps: PipelineDeps, request: PipelineReque
 }
 
 /** A refused ingestion: its report and policy scan are kept as artifacts, and the attempt ends FAILED or BLOCKED. */
-async function keepFailedReport(deps: PipelineDeps, request: PipelineRequest, error: IngestionError, artifacts: Record<string, string>, baseRefWanted: string | undefined): Promise<EndedResult> {
+async function keepFailedReport(
+  deps: PipelineDeps,
+  request: PipelineRequest,
+  error: IngestionError,
+  artifacts: Record<string, string>,
+  baseRefWanted: string | undefined,
+): Promise<EndedResult> {
   const attemptKeys = request.keys.attempt(request.attempt.attempt);
   const report = error.data.report as IngestionArtifact | undefined;
   if (report) {

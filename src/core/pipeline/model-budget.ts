@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { addUsage, BUDGET_EXHAUSTED, Exhaustion, NO_USAGE, priceOf, usdToMicro, type BudgetUsage, type LlmPhaseResult, type RunLimits, type RunLlmPhaseInput } from '../engines/llm/index.js';
+import {
+  addUsage,
+  BUDGET_EXHAUSTED,
+  Exhaustion,
+  NO_USAGE,
+  priceOf,
+  usdToMicro,
+  type BudgetUsage,
+  type LlmPhaseResult,
+  type RunLimits,
+  type RunLlmPhaseInput,
+} from '../engines/llm/index.js';
 import type { LedgerEntry } from '../phases/ledger.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { PHASE_CONTRACTS, PHASE_NAMES, type PhaseName } from '../phases/phase-contracts.js';
@@ -30,7 +41,11 @@ function callUsage(payload: unknown): BudgetUsage | undefined {
   const parsed = ExchangeEntry.safeParse(payload);
   if (!parsed.success) return undefined;
   const { exchange, usage } = parsed.data;
-  const tokens = usage ?? { tokensIn: exchange.response.usage?.promptTokens ?? 0, tokensOut: exchange.response.usage?.completionTokens ?? 0, costMicroUsd: null };
+  const tokens = usage ?? {
+    tokensIn: exchange.response.usage?.promptTokens ?? 0,
+    tokensOut: exchange.response.usage?.completionTokens ?? 0,
+    costMicroUsd: null,
+  };
   return { modelCalls: 1, toolCalls: exchange.response.message.tool_calls?.length ?? 0, ...tokens };
 }
 

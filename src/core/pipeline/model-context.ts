@@ -42,14 +42,18 @@ export async function segmentPrompt({ env, context, task, segment }: SegmentProm
   const discovery = context.outputs.discovery === undefined ? undefined : discoveryOf(context.outputs);
   const map = discovery ? await discoveredMap(env, discovery) : undefined;
   const largeFiles = new Map(map?.filesystem.largeFiles.map((f) => [f.path, f.sizeBytes]));
-  const instructions = await loadInstructionFiles(context.workspace, allowed, viewsFor(env, task).rules, DEFAULT_INSTRUCTION_LIMITS, (path) => largeFiles.get(path));
+  const instructions = await loadInstructionFiles(context.workspace, allowed, viewsFor(env, task).rules, DEFAULT_INSTRUCTION_LIMITS, (path) =>
+    largeFiles.get(path),
+  );
   const budget = projectionTokenBudget(PHASE_CONTRACTS[context.phase].budgets.maxTokens);
   const projection = map ? projectRepoMap(map, task, budget, { targets: discovery?.targets }) : undefined;
   return { system: systemText(allowed, instructions), context: contextText(allowed, projection, budget) };
 }
 
 function systemText(allowed: string[], instructions: InstructionFiles): string {
-  const lines = [`You are draftsman, making one bounded change in a repository. Only these files may change: ${allowed.join(', ') || '(none)'}. Keep the change minimal.`];
+  const lines = [
+    `You are draftsman, making one bounded change in a repository. Only these files may change: ${allowed.join(', ') || '(none)'}. Keep the change minimal.`,
+  ];
   if (instructions.files.length > 0) {
     lines.push(
       '',

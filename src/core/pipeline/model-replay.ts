@@ -26,5 +26,7 @@ export async function segmentReplay(env: PipelineEnv, context: PhaseContext, seg
 }
 
 function exchangesOf(entries: readonly LedgerEntry[], phase: string, segmentId: string): RecordedExchange[] {
-  return entries.filter((e) => e.type === 'MODEL_EXCHANGE' && e.phase === phase && e.payload.segment === segmentId).map((e) => RecordedExchange.parse(e.payload.exchange));
+  return entries
+    .filter((e) => e.type === 'MODEL_EXCHANGE' && e.phase === phase && e.payload.segment === segmentId)
+    .map((e) => RecordedExchange.parse(e.payload.exchange));
 }

@@ -45,7 +45,12 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
   });
   await noteExhaustion(context, segment, result);
   for (const refusal of result.refusals) {
-    await context.ledger.append({ actor: 'orchestrator', phase: context.phase, type: 'TOOL_REFUSED', payload: { tool: refusal.tool, reason: refusal.reason ?? '', message: refusal.message ?? '' } });
+    await context.ledger.append({
+      actor: 'orchestrator',
+      phase: context.phase,
+      type: 'TOOL_REFUSED',
+      payload: { tool: refusal.tool, reason: refusal.reason ?? '', message: refusal.message ?? '' },
+    });
   }
   return {
     id: segment.id,
@@ -54,6 +59,14 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
     skipped: [],
     notes: [`model ${model.model}: ${result.status} (${result.reason})`],
     lockfilesToRefresh: [],
-    model: { calls: result.calls, tokens: result.tokens, status: result.status, reason: result.reason, summary: result.summary.slice(0, 2000), usage: result.usage, ...(result.exhausted ? { exhausted: result.exhausted } : {}) },
+    model: {
+      calls: result.calls,
+      tokens: result.tokens,
+      status: result.status,
+      reason: result.reason,
+      summary: result.summary.slice(0, 2000),
+      usage: result.usage,
+      ...(result.exhausted ? { exhausted: result.exhausted } : {}),
+    },
   };
 }

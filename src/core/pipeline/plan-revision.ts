@@ -34,13 +34,7 @@ export const PlanRevision = z.object({
 export type PlanRevision = z.infer<typeof PlanRevision>;
 
 export type PlanRevisionReason =
-  | 'REVISION_LIMIT_REACHED'
-  | 'EMPTY_REVISION'
-  | 'PATH_NOT_EDITABLE'
-  | 'NOT_A_FILE'
-  | 'FILE_TOO_LARGE'
-  | 'FILE_LIMIT_EXCEEDED'
-  | 'DROP_CHANGED_FILE';
+  'REVISION_LIMIT_REACHED' | 'EMPTY_REVISION' | 'PATH_NOT_EDITABLE' | 'NOT_A_FILE' | 'FILE_TOO_LARGE' | 'FILE_LIMIT_EXCEEDED' | 'DROP_CHANGED_FILE';
 export class PlanRevisionError extends AgentError<PlanRevisionReason> {}
 
 /** The accepted revisions of an attempt, in order, from its ledger (so a resumed attempt sees them too). */

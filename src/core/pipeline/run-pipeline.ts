@@ -113,7 +113,13 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
   if ('ended' in stage) return finishRun(deps, request, { ...stage.ended, agentBranch, artifacts });
   const { ingested, base } = stage;
   if (request.stopAfter === 'ingest') {
-    return finishRun(deps, request, { status: ingested.status, agentBranch, artifacts, ...base, details: ingested.warnings.length ? { warnings: ingested.warnings } : undefined });
+    return finishRun(deps, request, {
+      status: ingested.status,
+      agentBranch,
+      artifacts,
+      ...base,
+      details: ingested.warnings.length ? { warnings: ingested.warnings } : undefined,
+    });
   }
 
   await checkoutAgentBranch(deps, request, ingested, agentBranch, stage.policy);
@@ -136,11 +142,27 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
   if (outcome.state === 'NEEDS_APPROVAL') artifacts['approval-request.json'] = attemptKeys.approvalRequest;
   artifacts['ledger/'] = attemptKeys.ledgerPrefix;
   artifacts['checkpoints/'] = attemptKeys.checkpointsPrefix;
-  return finishRun(deps, request, { status: outcome.state, reason: outcome.reason, details: outcome.details, agentBranch, artifacts, report, task, ...base, ...head });
+  return finishRun(deps, request, {
+    status: outcome.state,
+    reason: outcome.reason,
+    details: outcome.details,
+    agentBranch,
+    artifacts,
+    report,
+    task,
+    ...base,
+    ...head,
+  });
 }
 
 /** The agent branch at the recorded base, before any change (the workspace is clean here). */
-async function checkoutAgentBranch(deps: PipelineDeps, request: PipelineRequest, ingested: IngestResult, agentBranch: string, policy: PipelineEnv['policy']): Promise<void> {
+async function checkoutAgentBranch(
+  deps: PipelineDeps,
+  request: PipelineRequest,
+  ingested: IngestResult,
+  agentBranch: string,
+  policy: PipelineEnv['policy'],
+): Promise<void> {
   const { workspace } = ingested;
   // Ingestion listed the base tree already; the branch, staging and the candidate reuse that listing.
   rememberBaseTree(workspace);
@@ -152,11 +174,19 @@ async function checkoutAgentBranch(deps: PipelineDeps, request: PipelineRequest,
     runId: request.attempt.request.runId,
     ingestionBaseSha: ingested.baseRef.baseCommitSha,
     policy: policyViews(policy).rules,
-    ledger: { append: async (event) => void (await ledger.append({ actor: event.actor, type: event.type, payload: event.payload, evidenceRefs: event.evidenceRefs })) },
+    ledger: {
+      append: async (event) => void (await ledger.append({ actor: event.actor, type: event.type, payload: event.payload, evidenceRefs: event.evidenceRefs })),
+    },
   });
 }
 
-function pipelineEnv(deps: PipelineDeps, request: PipelineRequest, stage: { policy: PipelineEnv['policy']; base: { baseRef: string } }, agentBranch: string, syntax: TreeSyntaxService): PipelineEnv {
+function pipelineEnv(
+  deps: PipelineDeps,
+  request: PipelineRequest,
+  stage: { policy: PipelineEnv['policy']; base: { baseRef: string } },
+  agentBranch: string,
+  syntax: TreeSyntaxService,
+): PipelineEnv {
   const { attempt } = request;
   const followUp = attempt.attemptRequest?.followUp;
   return {
@@ -187,7 +217,13 @@ function pipelineEnv(deps: PipelineDeps, request: PipelineRequest, stage: { poli
 }
 
 /** The phases the command goes through (intake and discovery only, unless it is `run`) under the orchestrator. */
-async function runPhases(deps: PipelineDeps, request: PipelineRequest, env: PipelineEnv, ingested: IngestResult, artifactList: ArtifactList): Promise<OrchestratorResult> {
+async function runPhases(
+  deps: PipelineDeps,
+  request: PipelineRequest,
+  env: PipelineEnv,
+  ingested: IngestResult,
+  artifactList: ArtifactList,
+): Promise<OrchestratorResult> {
   const all: PhaseHandler[] = [
     intakePhase(env),
     discoveryPhase(env),
@@ -227,7 +263,13 @@ async function runPhases(deps: PipelineDeps, request: PipelineRequest, env: Pipe
  * The report of a `run`: the PR body of a prepared candidate (with its head commit), or, for an
  * analysis or a run that stopped early, a run report of what was found and why it stopped.
  */
-async function collectReport(env: PipelineEnv, outcome: OrchestratorResult, task: TaskContract | undefined, artifacts: Record<string, string>, artifactList: ArtifactList): Promise<{ report?: string; head: { headCommitSha?: string; headTreeSha?: string } }> {
+async function collectReport(
+  env: PipelineEnv,
+  outcome: OrchestratorResult,
+  task: TaskContract | undefined,
+  artifacts: Record<string, string>,
+  artifactList: ArtifactList,
+): Promise<{ report?: string; head: { headCommitSha?: string; headTreeSha?: string } }> {
   const { store, keys } = env;
   if (outcome.outputs.pr_preparation) {
     const prepared = PrepareOutput.parse(outcome.outputs.pr_preparation);
@@ -235,15 +277,24 @@ async function collectReport(env: PipelineEnv, outcome: OrchestratorResult, task
     artifacts['pr-body.md'] = keys.candidate.prBody;
     artifacts['diff-summary.json'] = keys.candidate.diffSummary;
     const body = await store.get(keys.candidate.prBody);
-    return { report: body ? new TextDecoder().decode(body.body) : undefined, head: { headCommitSha: prepared.headCommitSha, headTreeSha: prepared.headTreeSha } };
+    return {
+      report: body ? new TextDecoder().decode(body.body) : undefined,
+      head: { headCommitSha: prepared.headCommitSha, headTreeSha: prepared.headTreeSha },
+    };
   }
   if (!task) return { head: {} };
   if (isAnalysisRun(task, outcome.outputs)) {
-    const analysis = await storeAnalysisReport(env, task, outcome.outputs, { status: outcome.state, baseCommitSha: outcome.checkpoints[0]?.baseCommitSha, artifacts: artifactList() });
+    const analysis = await storeAnalysisReport(env, task, outcome.outputs, {
+      status: outcome.state,
+      baseCommitSha: outcome.checkpoints[0]?.baseCommitSha,
+      artifacts: artifactList(),
+    });
     artifacts['run-report.md'] = analysis.key;
     return { report: analysis.report, head: {} };
   }
-  const report = renderRunReport(buildRunReport(env, task, outcome.outputs, outcome.checkpoints, { status: outcome.state, artifacts: artifactList(), ledger: outcome.ledger.entries() }));
+  const report = renderRunReport(
+    buildRunReport(env, task, outcome.outputs, outcome.checkpoints, { status: outcome.state, artifacts: artifactList(), ledger: outcome.ledger.entries() }),
+  );
   const reportKey = `${keys.attempt(env.attempt).prefix}run-report.md`;
   await store.put(reportKey, report, { contentType: 'text/markdown; charset=utf-8' });
   artifacts['run-report.md'] = reportKey;
@@ -254,4 +305,3 @@ function hasWarnings(outputs: Partial<Record<PhaseName, unknown>>): boolean {
   const discovery = outputs.discovery as { warnings?: unknown[] } | undefined;
   return Boolean(discovery?.warnings?.length);
 }
-

@@ -68,6 +68,10 @@ export async function stopForScope(env: PipelineEnv, context: PhaseContext, verd
       stop: { state: 'NEEDS_APPROVAL', reason: 'APPROVAL_REQUIRED', details: { gateId: verdict.gateId, violations: verdict.violations } },
     };
   }
-  const code = verdict.status === 'BLOCKED' ? verdict.violations[0]?.rule ?? 'BLOCKED' : 'BUDGET_EXCEEDED';
-  return { output, summary: `${verdict.status.toLowerCase()}: ${reason}`, stop: { state: verdict.status, reason: code, details: { violations: verdict.violations } } };
+  const code = verdict.status === 'BLOCKED' ? (verdict.violations[0]?.rule ?? 'BLOCKED') : 'BUDGET_EXCEEDED';
+  return {
+    output,
+    summary: `${verdict.status.toLowerCase()}: ${reason}`,
+    stop: { state: verdict.status, reason: code, details: { violations: verdict.violations } },
+  };
 }

@@ -107,7 +107,10 @@ const count = (max: number) => z.number().int().positive().max(max);
 const editRule = (what: string) =>
   z
     .strictObject({
-      default: z.enum(['blocked', 'allowed']).default('blocked').describe(`Whether ${what} may be edited. Recipes and the model never edit blocked files; the PR body says which command refreshes them.`),
+      default: z
+        .enum(['blocked', 'allowed'])
+        .default('blocked')
+        .describe(`Whether ${what} may be edited. Recipes and the model never edit blocked files; the PR body says which command refreshes them.`),
     })
     .prefault({})
     .describe(`Edit rule for ${what}.`);
@@ -118,7 +121,9 @@ export type ApprovalMinRisk = z.infer<typeof ApprovalMinRisk>;
 
 export const RiskRule = z.strictObject({
   glob: RepoGlob.describe('Paths this rule applies to.'),
-  level: z.enum(['LOW', 'MEDIUM', 'HIGH']).describe('Risk of a change under these paths; a level at or above `agent.approval.minRisk` (HIGH by default) stops the run for approval.'),
+  level: z
+    .enum(['LOW', 'MEDIUM', 'HIGH'])
+    .describe('Risk of a change under these paths; a level at or above `agent.approval.minRisk` (HIGH by default) stops the run for approval.'),
   reason: z.string().min(1).max(500).describe('Shown to reviewers and in approval requests.'),
 });
 export type RiskRule = z.infer<typeof RiskRule>;
@@ -189,13 +194,21 @@ export const AgentPolicy = z
               .describe(
                 "Most one run may spend on model calls, in US dollars, priced by the deployment's price table (MODEL_PRICES). Each call is checked before it is sent against its worst case (prompt estimate plus completion cap), so the cap is never exceeded. A run whose model has no price in the table is refused before its first model call.",
               ),
-            maxModelCalls: z.number().int().nonnegative().max(10_000).default(40).describe("Most model calls one run may make; a task's `budgets.maxModelCalls` can only lower it. 0 means recipes only."),
+            maxModelCalls: z
+              .number()
+              .int()
+              .nonnegative()
+              .max(10_000)
+              .default(40)
+              .describe("Most model calls one run may make; a task's `budgets.maxModelCalls` can only lower it. 0 means recipes only."),
             maxToolCalls: count(100_000).optional().describe('Most tool calls the model may make in one run (each phase has its own limit too).'),
             maxInputTokens: count(1_000_000_000).optional().describe('Most prompt (input) tokens one run may send.'),
             maxOutputTokens: count(1_000_000_000).optional().describe('Most completion (output) tokens one run may receive.'),
           })
           .prefault({})
-          .describe('What the model work of one run may use. On exhaustion the run stops with a partial report naming the dimension (tokens_in, tokens_out, model_calls, tool_calls, wall_clock, cost_usd), its limit and what was used; its checkpoint is kept.'),
+          .describe(
+            'What the model work of one run may use. On exhaustion the run stops with a partial report naming the dimension (tokens_in, tokens_out, model_calls, tool_calls, wall_clock, cost_usd), its limit and what was used; its checkpoint is kept.',
+          ),
       })
       .prefault({})
       .describe('What runs may do.'),
@@ -210,7 +223,9 @@ export const AgentPolicy = z
         allowSubmodules: z
           .boolean()
           .optional()
-          .describe('Deprecated (use `submodules`), still read so existing policy files keep working: false means `submodules: block`, true means `opaque`. When either setting says block, submodules are blocked.'),
+          .describe(
+            'Deprecated (use `submodules`), still read so existing policy files keep working: false means `submodules: block`, true means `opaque`. When either setting says block, submodules are blocked.',
+          ),
         allowLfs: z.boolean().default(false).describe('Whether a repository using Git LFS may be ingested (LFS objects are never fetched).'),
         maxRepoSizeMb: count(100_000).default(500).describe('Repositories larger than this (as reported by the provider, and as fetched) are refused.'),
         maxFileSizeMb: count(1000).default(5).describe('Files larger than this are never read or edited.'),
@@ -229,7 +244,9 @@ export const AgentPolicy = z
             default: z
               .enum(['left', 'edited'])
               .default('left')
-              .describe("Whether recipes rewrite release history (changelogs, release notes): left alone by default unless the task's paths name the file; the PR body counts the occurrences left."),
+              .describe(
+                "Whether recipes rewrite release history (changelogs, release notes): left alone by default unless the task's paths name the file; the PR body counts the occurrences left.",
+              ),
           })
           .prefault({})
           .describe('Edit rule for release history files.'),

@@ -40,7 +40,9 @@ export function lockfileKindOf(name: string): LockfileKind | undefined {
 }
 
 /** The policy's default lockfile patterns: one per kind, names a `*` pattern already covers left out. */
-export const DEFAULT_LOCKFILE_PATTERNS: string[] = LOCKFILE_KINDS.filter((k) => !LOCKFILE_KINDS.some((o) => o !== k && o.file.startsWith('*') && matches(o, k.file))).map((k) => `**/${k.file}`);
+export const DEFAULT_LOCKFILE_PATTERNS: string[] = LOCKFILE_KINDS.filter(
+  (k) => !LOCKFILE_KINDS.some((o) => o !== k && o.file.startsWith('*') && matches(o, k.file)),
+).map((k) => `**/${k.file}`);
 
 /** The exact lockfile names that belong to a manifest kind. */
 export function lockfilesForManifest(kind: string): string[] {

@@ -22,7 +22,9 @@ export function parsePolicy(source: PolicySource): AgentPolicy {
     throw new PolicyError('POLICY_FILE_TOO_LARGE', `${file} is ${bytes} bytes; the limit is ${MAX_POLICY_FILE_BYTES}`, {
       file,
       sizeBytes: bytes,
-      problems: [{ file, line: 1, column: 1, path: '', type: 'SCHEMA', message: `the file is ${bytes} bytes; a policy may be at most ${MAX_POLICY_FILE_BYTES} bytes` }],
+      problems: [
+        { file, line: 1, column: 1, path: '', type: 'SCHEMA', message: `the file is ${bytes} bytes; a policy may be at most ${MAX_POLICY_FILE_BYTES} bytes` },
+      ],
     });
   }
   const text = typeof source.text === 'string' ? source.text : decodeUtf8(source.text, file);

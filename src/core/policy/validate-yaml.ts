@@ -110,14 +110,22 @@ function humanMessage(issue: z.core.$ZodIssue, data: unknown, path: readonly Pro
     const suggestion = typeof value === 'string' ? didYouMean(value, options) : undefined;
     return `unknown ${String(path[path.length - 1] ?? 'value')} ${JSON.stringify(value)}${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; expected one of: ${options.join(', ')}`;
   }
-  if (issue.code === 'invalid_value') return notAllowedMessage(issue, value) ?? `must be ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}, found ${describe(value)}`;
+  if (issue.code === 'invalid_value')
+    return notAllowedMessage(issue, value) ?? `must be ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}, found ${describe(value)}`;
   if (issue.code === 'invalid_type') return `expected ${expectedName(issue.expected)}, found ${describe(value)}`;
   if (issue.code === 'too_small' || issue.code === 'too_big') return sizeMessage(issue);
   return issue.message;
 }
 
 function expectedName(expected: string): string {
-  const names: Record<string, string> = { array: 'a list', object: 'a mapping', string: 'a string', number: 'a number', int: 'a whole number', boolean: 'true or false' };
+  const names: Record<string, string> = {
+    array: 'a list',
+    object: 'a mapping',
+    string: 'a string',
+    number: 'a number',
+    int: 'a whole number',
+    boolean: 'true or false',
+  };
   return names[expected] ?? expected;
 }
 

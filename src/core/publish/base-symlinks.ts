@@ -10,7 +10,10 @@ const decoder = new TextDecoder();
  * rules at publish apply through them as they did at commit (a `.github/workflows -> ../ci`
  * link makes `ci/**` workflow content). Undefined when there are more than the bound allows.
  */
-export async function readBaseSymlinks(files: readonly BaseTreeFile[], readBlob: (oid: string) => Promise<Uint8Array>): Promise<{ path: string; target: string }[] | undefined> {
+export async function readBaseSymlinks(
+  files: readonly BaseTreeFile[],
+  readBlob: (oid: string) => Promise<Uint8Array>,
+): Promise<{ path: string; target: string }[] | undefined> {
   const links = files.filter((f) => f.mode === '120000');
   if (links.length > MAX_BASE_SYMLINKS) return undefined;
   const out: { path: string; target: string }[] = [];

@@ -13,7 +13,12 @@ import { PublishError } from './publish-error.js';
  * change's origin (recipes or model) comes from the trusted task, as in the review phase.
  * Budgets are checked by re-validation (from the blobs), so the scope guard runs here without them.
  */
-export function checkApproval(candidate: PrCandidate, views: PolicyViews, task: Pick<TaskContract, 'steps'>, approvedGates: readonly string[]): PublishError | undefined {
+export function checkApproval(
+  candidate: PrCandidate,
+  views: PolicyViews,
+  task: Pick<TaskContract, 'steps'>,
+  approvedGates: readonly string[],
+): PublishError | undefined {
   const files = candidateRiskFiles(candidate);
   const minRisk = views.policy.agent.approval.minRisk;
   const risk = trustedChangeRisk(candidate, views, task);
@@ -28,7 +33,12 @@ export function checkApproval(candidate: PrCandidate, views: PolicyViews, task: 
   });
   const problems = verdict.violations.map((v) => ({ reason: v.rule, rule: v.rule, path: v.path, message: v.message }));
   if (verdict.status === 'NEEDS_APPROVAL') {
-    return new PublishError('APPROVAL_REQUIRED', 'the trusted policy requires an approval this attempt does not carry', { gateId: verdict.gateId, riskLevel: risk.riskLevel, candidateRiskLevel: candidate.risk.riskLevel, problems });
+    return new PublishError('APPROVAL_REQUIRED', 'the trusted policy requires an approval this attempt does not carry', {
+      gateId: verdict.gateId,
+      riskLevel: risk.riskLevel,
+      candidateRiskLevel: candidate.risk.riskLevel,
+      problems,
+    });
   }
   if (verdict.status !== 'PASS') return new PublishError('REVALIDATION_FAILED', 'the candidate fails the scope guard under the trusted policy', { problems });
   return undefined;

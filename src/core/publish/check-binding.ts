@@ -32,24 +32,42 @@ const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
  * request and the candidate name one run, one repository and its agent branch; the attempt was
  * not cancelled. Returns the parsed candidate and its branch, or the refusal.
  */
-export function checkRun(input: Pick<PublicationInput, 'binding' | 'request' | 'candidate' | 'cancel'> & { targetKind: PublicationTarget['kind'] }): PublishError | { candidate: PrCandidate; branch: string } {
+export function checkRun(
+  input: Pick<PublicationInput, 'binding' | 'request' | 'candidate' | 'cancel'> & { targetKind: PublicationTarget['kind'] },
+): PublishError | { candidate: PrCandidate; branch: string } {
   const { binding, request } = input;
   const parsed = PrCandidate.safeParse(input.candidate);
   if (!parsed.success) {
-    return new PublishError('CANDIDATE_INVALID', 'pr-candidate.json is missing or fails its schema', { problems: parsed.error.issues.slice(0, 10).map((i) => ({ reason: 'SCHEMA', path: i.path.join('.'), message: i.message })) });
+    return new PublishError('CANDIDATE_INVALID', 'pr-candidate.json is missing or fails its schema', {
+      problems: parsed.error.issues.slice(0, 10).map((i) => ({ reason: 'SCHEMA', path: i.path.join('.'), message: i.message })),
+    });
   }
   const candidate = parsed.data;
   if (request.runId !== binding.runId || request.owner !== binding.owner || request.repo !== binding.repo) {
-    return new PublishError('BINDING_MISMATCH', 'request.json names another run or repository than its storage key', { key: binding, request: { owner: request.owner, repo: request.repo, runId: request.runId } });
+    return new PublishError('BINDING_MISMATCH', 'request.json names another run or repository than its storage key', {
+      key: binding,
+      request: { owner: request.owner, repo: request.repo, runId: request.runId },
+    });
   }
-  if (input.targetKind === 'github' && request.source.kind !== 'github') return new PublishError('NOT_A_GITHUB_RUN', 'only GitHub runs are published to GitHub', { kind: request.source.kind });
-  if (input.targetKind === 'local' && request.source.kind !== 'local') return new PublishError('BINDING_MISMATCH', 'only local runs are published into a local repository', { kind: request.source.kind });
+  if (input.targetKind === 'github' && request.source.kind !== 'github')
+    return new PublishError('NOT_A_GITHUB_RUN', 'only GitHub runs are published to GitHub', { kind: request.source.kind });
+  if (input.targetKind === 'local' && request.source.kind !== 'local')
+    return new PublishError('BINDING_MISMATCH', 'only local runs are published into a local repository', { kind: request.source.kind });
   const branch = expectedAgentBranch(request);
   if (!branch || request.agentBranch !== branch) {
-    return new PublishError('BINDING_MISMATCH', 'the request does not name the agent branch of its issue and run', { agentBranch: request.agentBranch, expectedBranch: branch ?? null, issue: request.issue?.number ?? null });
+    return new PublishError('BINDING_MISMATCH', 'the request does not name the agent branch of its issue and run', {
+      agentBranch: request.agentBranch,
+      expectedBranch: branch ?? null,
+      issue: request.issue?.number ?? null,
+    });
   }
   if (candidate.runId !== binding.runId || candidate.headBranch !== branch) {
-    return new PublishError('CANDIDATE_MISMATCH', 'the candidate does not belong to this run or its agent branch', { candidateRunId: candidate.runId, runId: binding.runId, candidateBranch: candidate.headBranch, expectedBranch: branch });
+    return new PublishError('CANDIDATE_MISMATCH', 'the candidate does not belong to this run or its agent branch', {
+      candidateRunId: candidate.runId,
+      runId: binding.runId,
+      candidateBranch: candidate.headBranch,
+      expectedBranch: branch,
+    });
   }
   if (input.cancel && input.cancel.attempt >= candidate.attempt) return new PublishError('RUN_CANCELLED', 'the run was cancelled', { by: input.cancel.by });
   return { candidate, branch };
@@ -62,7 +80,8 @@ export function checkRun(input: Pick<PublicationInput, 'binding' | 'request' | '
  */
 export function checkTarget(request: RunRequest, target: PublicationTarget): PublishError | undefined {
   const names = { owner: target.owner, repo: target.repo, requestOwner: request.owner, requestRepo: request.repo };
-  if (!same(target.owner, request.owner) || !same(target.repo, request.repo)) return new PublishError('BINDING_MISMATCH', 'the repository written is not the one the run was triggered on', names);
+  if (!same(target.owner, request.owner) || !same(target.repo, request.repo))
+    return new PublishError('BINDING_MISMATCH', 'the repository written is not the one the run was triggered on', names);
   if (target.kind === 'local') return undefined;
   if (request.source.kind !== 'github') return new PublishError('NOT_A_GITHUB_RUN', 'only GitHub runs are published to GitHub', { kind: request.source.kind });
   const { repositoryId } = request.source;

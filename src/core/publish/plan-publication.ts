@@ -33,13 +33,28 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
   const trusted = trustedRules(input, candidate);
   if (trusted instanceof PublishError) return refuse(trusted);
   const { base } = input;
-  if (!base.baseTreeSha) return refuse(new PublishError('BASE_NOT_FOUND', 'the base commit does not exist in the repository', { baseCommitSha: candidate.baseCommitSha }));
+  if (!base.baseTreeSha)
+    return refuse(new PublishError('BASE_NOT_FOUND', 'the base commit does not exist in the repository', { baseCommitSha: candidate.baseCommitSha }));
   if (base.baseFiles && !base.symlinks) {
-    return refuse(new PublishError('REVALIDATION_FAILED', 'the base tree has more symlinks than publication resolves', { problems: [{ reason: 'PATH_THROUGH_SYMLINK', rule: 'PATH_THROUGH_SYMLINK', message: 'too many symlinks in the base tree' }] }));
+    return refuse(
+      new PublishError('REVALIDATION_FAILED', 'the base tree has more symlinks than publication resolves', {
+        problems: [{ reason: 'PATH_THROUGH_SYMLINK', rule: 'PATH_THROUGH_SYMLINK', message: 'too many symlinks in the base tree' }],
+      }),
+    );
   }
 
   const readChange = async (sha: string) => input.blobs.get(sha);
-  const report = await revalidateCandidate(candidate, { policy: trusted.views.rules, maxChangedFiles: trusted.views.limits.maxFiles, maxDiffLines: trusted.views.limits.maxLines, symlinks: symlinkLookup(base.symlinks ?? []) }, readChange, async (path) => base.baseBytes.get(path));
+  const report = await revalidateCandidate(
+    candidate,
+    {
+      policy: trusted.views.rules,
+      maxChangedFiles: trusted.views.limits.maxFiles,
+      maxDiffLines: trusted.views.limits.maxLines,
+      symlinks: symlinkLookup(base.symlinks ?? []),
+    },
+    readChange,
+    async (path) => base.baseBytes.get(path),
+  );
   if (!report.ok) {
     const problems = report.problems.map((p) => ({ reason: p.reason, rule: p.rule ?? p.reason, path: p.path, line: p.line, message: p.message }));
     return refuse(new PublishError('REVALIDATION_FAILED', 'the candidate fails re-validation against the trusted policy', { problems }));
@@ -52,10 +67,19 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
       files = (await rebuildTree(base.baseFiles, candidate, readChange)).files;
     } catch (error) {
       if (!(error instanceof GitBoundaryError)) throw error;
-      return refuse(new PublishError('TREE_MISMATCH', 'the candidate files on the base tree do not give headTreeSha', { detail: error.reason, ...error.data }, { cause: error }));
+      return refuse(
+        new PublishError(
+          'TREE_MISMATCH',
+          'the candidate files on the base tree do not give headTreeSha',
+          { detail: error.reason, ...error.data },
+          { cause: error },
+        ),
+      );
     }
   }
-  const movement = input.followUp ? branchMovement(candidate, input.followUp.onto.branch, base.branchHead) : baseMovement(candidate, trusted.policy, base.baseHead);
+  const movement = input.followUp
+    ? branchMovement(candidate, input.followUp.onto.branch, base.branchHead)
+    : baseMovement(candidate, trusted.policy, base.baseHead);
   if (movement.kind !== 'publish') return movement;
   return { kind: 'publish', plan: buildPlan(input, candidate, branch, trusted.policy, { baseTreeSha: base.baseTreeSha, files, ...movement }) };
 }
@@ -64,11 +88,17 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
 function trustedRules(input: PublicationInput, candidate: PrCandidate): PublishError | { policy: AgentPolicy; views: PolicyViews; task: TaskContract } {
   const { trustedPolicy, request } = input;
   if (!trustedPolicy.ok) {
-    return new PublishError('POLICY_REFUSED', `${POLICY_FILE_NAME} at ${trustedPolicy.ref} is invalid`, { policyReason: trustedPolicy.policyReason, ref: trustedPolicy.ref });
+    return new PublishError('POLICY_REFUSED', `${POLICY_FILE_NAME} at ${trustedPolicy.ref} is invalid`, {
+      policyReason: trustedPolicy.policyReason,
+      ref: trustedPolicy.ref,
+    });
   }
   const policy = trustedPolicy.policy;
   if (!policy.agent.enabled || !policy.agent.allowedModes.includes('draft_pr')) {
-    return new PublishError('POLICY_REFUSED', 'the policy does not allow draft pull requests', { enabled: policy.agent.enabled, allowedModes: policy.agent.allowedModes });
+    return new PublishError('POLICY_REFUSED', 'the policy does not allow draft pull requests', {
+      enabled: policy.agent.enabled,
+      allowedModes: policy.agent.allowedModes,
+    });
   }
   let task: TaskContract;
   try {
@@ -91,7 +121,13 @@ function trustedRules(input: PublicationInput, candidate: PrCandidate): PublishE
  */
 function branchMovement(candidate: PrCandidate, branch: string, branchHead: string | undefined): Movement {
   if (branchHead === candidate.baseCommitSha) return { kind: 'publish', warnings: [] };
-  return refuse(new PublishError('BRANCH_MOVED', `${branch} moved since the revision started; run it again on the new head`, { branch, expected: candidate.baseCommitSha, actual: branchHead ?? null }));
+  return refuse(
+    new PublishError('BRANCH_MOVED', `${branch} moved since the revision started; run it again on the new head`, {
+      branch,
+      expected: candidate.baseCommitSha,
+      actual: branchHead ?? null,
+    }),
+  );
 }
 
 /**
@@ -113,7 +149,12 @@ function baseMovement(candidate: PrCandidate, policy: AgentPolicy, baseHead: str
   if (baseHead === candidate.baseCommitSha) return { kind: 'publish', warnings: [] };
   const moved = { from: candidate.baseCommitSha, to: baseHead };
   if (policy.baseMovementPolicy === 'fail') {
-    return refuse(new PublishError('BASE_MOVED', `${candidate.baseBranch} moved since the run started and the policy says fail`, { baseBranch: candidate.baseBranch, ...moved }));
+    return refuse(
+      new PublishError('BASE_MOVED', `${candidate.baseBranch} moved since the run started and the policy says fail`, {
+        baseBranch: candidate.baseBranch,
+        ...moved,
+      }),
+    );
   }
   if (policy.baseMovementPolicy === 'rerun') return { kind: 'rerun', ...moved };
   const warning = `The base branch \`${candidate.baseBranch}\` moved from \`${moved.from.slice(0, 12)}\` to \`${moved.to.slice(0, 12)}\` after this change was prepared; it was published on the old base (policy: warn). Rebase or re-run before merging.`;
@@ -138,7 +179,9 @@ function buildPlan(
     blobs: blobShas.map((sha) => ({ sha, bytes: input.blobs.get(sha)! })),
     tree: {
       baseTreeSha: tree.baseTreeSha,
-      changes: candidate.files.map((f) => ('deleted' in f ? { path: f.path, mode: '100644' as const, sha: null } : { path: f.path, mode: f.mode, sha: f.blobSha })),
+      changes: candidate.files.map((f) =>
+        'deleted' in f ? { path: f.path, mode: '100644' as const, sha: null } : { path: f.path, mode: f.mode, sha: f.blobSha },
+      ),
       files: tree.files,
     },
     expectedTreeSha: candidate.headTreeSha,

@@ -41,7 +41,27 @@ export interface PrText {
 const CONVENTIONAL = new RegExp(`^(${COMMIT_TYPES.join('|')})(?:\\(([^()\\s]+)\\))?(!)?:\\s*(\\S.*)$`, 'i');
 
 /** Words that say nothing about which dependency moved: such a title gets the Dependabot subject. */
-const GENERIC_WORDS = new Set(['bump', 'bumps', 'update', 'updates', 'upgrade', 'upgrades', 'dependency', 'dependencies', 'deps', 'dep', 'version', 'versions', 'package', 'packages', 'the', 'a', 'all', 'chore', 'build']);
+const GENERIC_WORDS = new Set([
+  'bump',
+  'bumps',
+  'update',
+  'updates',
+  'upgrade',
+  'upgrades',
+  'dependency',
+  'dependencies',
+  'deps',
+  'dep',
+  'version',
+  'versions',
+  'package',
+  'packages',
+  'the',
+  'a',
+  'all',
+  'chore',
+  'build',
+]);
 
 /** Title words that name a commit type, tried in this order (a fix that touches docs is still a fix). */
 const TITLE_TYPES: [RegExp, CommitType][] = [
@@ -77,7 +97,13 @@ export function prText(input: PrTextInput): PrText {
   if (conventional) {
     // The maintainer's scope is kept unless git tooling could not read it back.
     const scope = conventional[2] && SCOPE.test(conventional[2]) ? conventional[2] : undefined;
-    return { title, type: conventional[1].toLowerCase() as CommitType, ...(scope ? { scope } : {}), breaking: conventional[3] === '!', summary: subjectOf(conventional[4]) };
+    return {
+      title,
+      type: conventional[1].toLowerCase() as CommitType,
+      ...(scope ? { scope } : {}),
+      breaking: conventional[3] === '!',
+      summary: subjectOf(conventional[4]),
+    };
   }
   const type = commitTypeOf(input, written);
   const dependencySteps = input.steps.filter((s) => recipeFor(s).dependency(s) !== undefined);
@@ -92,7 +118,10 @@ function subjectOf(text: string): string {
 }
 
 function isGeneric(title: string): boolean {
-  const words = title.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const words = title
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
   return words.every((w) => GENERIC_WORDS.has(w));
 }
 

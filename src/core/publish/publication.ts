@@ -119,9 +119,7 @@ export interface PublicationPlan {
 }
 
 export type PublicationDecision =
-  | { kind: 'refuse'; error: PublishError }
-  | { kind: 'rerun'; from: string; to: string }
-  | { kind: 'publish'; plan: PublicationPlan };
+  { kind: 'refuse'; error: PublishError } | { kind: 'rerun'; from: string; to: string } | { kind: 'publish'; plan: PublicationPlan };
 
 /** What applying a plan left on the host. */
 export interface PublicationApplied {

@@ -60,7 +60,13 @@ function jsCommands({ mod, ms, rel, externalDeps }: ProfileContext): Commands {
   const run = scriptRunner(pm, rel, mod.name);
   const deps = new Set(ms.flatMap((m) => m.dependencies.map((d) => d.name)));
   return {
-    compile: scripts.has('build') ? run('build') : scripts.has('typecheck') ? run('typecheck') : deps.has('typescript') ? at(rel, 'npx', 'tsc', '--noEmit') : undefined,
+    compile: scripts.has('build')
+      ? run('build')
+      : scripts.has('typecheck')
+        ? run('typecheck')
+        : deps.has('typescript')
+          ? at(rel, 'npx', 'tsc', '--noEmit')
+          : undefined,
     unitTest: scripts.has('test') ? run('test') : undefined,
     focusedTestTemplate: at(rel, ...testRunner(deps)),
     needsNetwork: externalDeps,
@@ -69,7 +75,9 @@ function jsCommands({ mod, ms, rel, externalDeps }: ProfileContext): Commands {
 }
 
 function goCommands({ ms, rel, modules }: ProfileContext): Commands {
-  const external = ms.some((m) => m.kind === 'go.mod' && m.dependencies.some((d) => d.kind === 'dependency' && !modules.some((o) => o.buildSystem === 'go' && o.name === d.name)));
+  const external = ms.some(
+    (m) => m.kind === 'go.mod' && m.dependencies.some((d) => d.kind === 'dependency' && !modules.some((o) => o.buildSystem === 'go' && o.name === d.name)),
+  );
   return {
     compile: at(rel, 'go', 'build', './...'),
     unitTest: at(rel, 'go', 'test', './...'),
@@ -102,7 +110,13 @@ function pythonCommands({ mod, rel, externalDeps }: ProfileContext): Commands {
 }
 
 function dotnetCommands({ rel, externalDeps }: ProfileContext): Commands {
-  return { compile: at(rel, 'dotnet', 'build'), unitTest: at(rel, 'dotnet', 'test'), focusedTestTemplate: at(rel, 'dotnet', 'test', '--filter', '{className}'), needsNetwork: externalDeps, networkReason: externalDeps ? 'NuGet packages are restored from the feed' : 'no package references' };
+  return {
+    compile: at(rel, 'dotnet', 'build'),
+    unitTest: at(rel, 'dotnet', 'test'),
+    focusedTestTemplate: at(rel, 'dotnet', 'test', '--filter', '{className}'),
+    needsNetwork: externalDeps,
+    networkReason: externalDeps ? 'NuGet packages are restored from the feed' : 'no package references',
+  };
 }
 
 function otherCommands({ externalDeps }: ProfileContext): Commands {

@@ -11,7 +11,16 @@ import { languageForPath } from './language-table.js';
 import { manifestKindFor, parseManifest } from './manifest-parsers.js';
 import { buildNavigationHints } from './navigation-hints.js';
 import { MAX_RISK_PATHS, takePathCensus, type PathCensus } from './path-census.js';
-import { REPO_MAP_SCANNER_VERSION, RepoMap, type LanguageProfile, type ManifestRecord, type MapWarning, type ModuleRecord, type OwnershipRule, type PathClassification } from './repo-map-schema.js';
+import {
+  REPO_MAP_SCANNER_VERSION,
+  RepoMap,
+  type LanguageProfile,
+  type ManifestRecord,
+  type MapWarning,
+  type ModuleRecord,
+  type OwnershipRule,
+  type PathClassification,
+} from './repo-map-schema.js';
 import { createRiskClassifier } from '../risk/risk-rules.js';
 
 export { MAX_RISK_PATHS };
@@ -41,7 +50,14 @@ export async function workspaceDigest(workspace: Workspace): Promise<string> {
 }
 
 /** Manifests: read and parse, never executed. A root manifest is an important file. */
-async function readManifests(manifestPaths: string[], workspace: Workspace, contents: FileContents, evidence: EvidenceCollector, importantFiles: string[], warnings: MapWarning[]): Promise<ManifestRecord[]> {
+async function readManifests(
+  manifestPaths: string[],
+  workspace: Workspace,
+  contents: FileContents,
+  evidence: EvidenceCollector,
+  importantFiles: string[],
+  warnings: MapWarning[],
+): Promise<ManifestRecord[]> {
   const manifests: ManifestRecord[] = [];
   for (const path of manifestPaths) {
     const kind = manifestKindFor(path)!;
@@ -61,7 +77,12 @@ async function readManifests(manifestPaths: string[], workspace: Workspace, cont
 }
 
 /** Ownership: the first CODEOWNERS GitHub would use. */
-async function readOwnership(workspace: Workspace, contents: FileContents, evidence: EvidenceCollector, importantFiles: string[]): Promise<RepoMap['ownership']> {
+async function readOwnership(
+  workspace: Workspace,
+  contents: FileContents,
+  evidence: EvidenceCollector,
+  importantFiles: string[],
+): Promise<RepoMap['ownership']> {
   for (const loc of CODEOWNERS_LOCATIONS) {
     if (!workspace.entry(loc)) continue;
     const text = await contents.text(loc);
@@ -126,7 +147,12 @@ function languageProfiles(langCounts: PathCensus['langCounts']): LanguageProfile
     .sort((a, b) => b.files - a.files || (a.language < b.language ? -1 : 1));
 }
 
-function filesystemOf(paths: readonly string[], census: PathCensus, largeFiles: RepoMap['filesystem']['largeFiles'], symlinks: RepoMap['filesystem']['symlinks']): RepoMap['filesystem'] {
+function filesystemOf(
+  paths: readonly string[],
+  census: PathCensus,
+  largeFiles: RepoMap['filesystem']['largeFiles'],
+  symlinks: RepoMap['filesystem']['symlinks'],
+): RepoMap['filesystem'] {
   return {
     fileCount: paths.length,
     topLevelDirs: [...census.topLevel].sort(),
@@ -156,7 +182,11 @@ export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
   const { importantFiles, ignoredSet, classOf, classification, riskPaths, riskTruncated } = census;
 
   // Manifests of test fixtures are counted, not read.
-  if (census.fixtureManifests > 0) warnings.push({ code: 'FIXTURE_MANIFESTS_SKIPPED', message: `${census.fixtureManifests} manifest(s) under test fixture directories (fixtures, testdata...) not parsed: test inputs, not modules` });
+  if (census.fixtureManifests > 0)
+    warnings.push({
+      code: 'FIXTURE_MANIFESTS_SKIPPED',
+      message: `${census.fixtureManifests} manifest(s) under test fixture directories (fixtures, testdata...) not parsed: test inputs, not modules`,
+    });
   const manifests = await readManifests(census.manifestPaths, workspace, contents, evidence, importantFiles, warnings);
   const ownership = await readOwnership(workspace, contents, evidence, importantFiles);
 
@@ -165,7 +195,15 @@ export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
   setModuleLanguages(modules, paths, ignoredSet);
   const build = inferBuildProfiles(modules, manifests, tree);
 
-  const { hints, warnings: hintWarnings } = await buildNavigationHints({ paths, isIgnored: (p) => ignoredSet.has(p), classOf: (p) => classOf.get(p) ?? rules.classify(p), manifests, modules, contents, evidence });
+  const { hints, warnings: hintWarnings } = await buildNavigationHints({
+    paths,
+    isIgnored: (p) => ignoredSet.has(p),
+    classOf: (p) => classOf.get(p) ?? rules.classify(p),
+    manifests,
+    modules,
+    contents,
+    evidence,
+  });
   warnings.push(...hintWarnings);
 
   const symlinks = await readSymlinks(census.symlinkPaths, workspace, warnings);

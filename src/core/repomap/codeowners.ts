@@ -26,7 +26,7 @@ export function codeownersMatcher(pattern: string): (path: string) => boolean {
   p = p.replace(/^\//, '');
   const dirOnly = p.endsWith('/');
   p = p.replace(/\/$/, '');
-  if (p === '*' ) return () => true;
+  if (p === '*') return () => true;
   const base = anchored ? p : `**/${p}`;
   const globs = dirOnly ? [`${base}/**`] : p.endsWith('/*') ? [base] : [base, `${base}/**`];
   return picomatch(globs, { dot: true });

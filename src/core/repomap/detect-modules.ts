@@ -41,7 +41,9 @@ export function resolveRelative(from: string, rel: string): string | undefined {
 export function jsPackageManager(tree: TreeIndex, rootPackage?: ManifestRecord): 'pnpm' | 'yarn' | 'npm' {
   const pm = rootPackage?.facts?.packageManager ?? '';
   // The tool behind each root lockfile is the first word of its refresh command.
-  const lockedBy = lockfilesForManifest('npm').filter((name) => tree.files.has(name)).map((name) => lockfileKindOf(name)!.refresh.split(' ')[0]);
+  const lockedBy = lockfilesForManifest('npm')
+    .filter((name) => tree.files.has(name))
+    .map((name) => lockfileKindOf(name)!.refresh.split(' ')[0]);
   if (lockedBy.includes('pnpm') || tree.files.has('pnpm-workspace.yaml') || pm.startsWith('pnpm')) return 'pnpm';
   if (lockedBy.includes('yarn') || pm.startsWith('yarn')) return 'yarn';
   return 'npm';
@@ -104,7 +106,11 @@ function conventionalRoots(tree: TreeIndex, dir: string, system: BuildSystem): P
       const src = roots(tree, dir, ['src']);
       const pkgs = src.length
         ? src
-        : [...tree.files].filter((f) => f.endsWith('/__init__.py') && dirName(dirName(f)) === (dir === '.' ? '' : dir)).map((f) => dirName(f)).filter((d) => !/^(tests?|docs)$/.test(d.split('/').pop()!)).sort();
+        : [...tree.files]
+            .filter((f) => f.endsWith('/__init__.py') && dirName(dirName(f)) === (dir === '.' ? '' : dir))
+            .map((f) => dirName(f))
+            .filter((d) => !/^(tests?|docs)$/.test(d.split('/').pop()!))
+            .sort();
       return { sourceRoots: pkgs.length ? pkgs : [self], testRoots: roots(tree, dir, ['tests', 'test']), resourceRoots: [] };
     }
     default:
@@ -212,7 +218,11 @@ export function detectModules(manifests: ManifestRecord[], tree: TreeIndex): { m
   const unique = new Map<string, ModuleEdge>();
   for (const e of moduleEdges(modules, usable)) if (!unique.has(`${e.from}>${e.to}`)) unique.set(`${e.from}>${e.to}`, e);
   const sortedEdges = [...unique.values()].sort((a, b) => (a.from + a.to < b.from + b.to ? -1 : 1));
-  for (const mod of modules) mod.dependsOn = sortedEdges.filter((e) => e.from === mod.id).map((e) => e.to).sort();
+  for (const mod of modules)
+    mod.dependsOn = sortedEdges
+      .filter((e) => e.from === mod.id)
+      .map((e) => e.to)
+      .sort();
   return { modules, edges: sortedEdges };
 }
 

@@ -19,7 +19,9 @@ class ImportSet {
 
 /** Relative specifiers of `import`, `export from`, `import()` and `require()`, with the extensions and index files a bundler tries. */
 function scriptImports(path: string, text: string, found: ImportSet): void {
-  for (const m of text.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|require\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm)) {
+  for (const m of text.matchAll(
+    /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|require\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm,
+  )) {
     const spec = m[1] ?? m[2] ?? m[3] ?? m[4];
     if (!spec.startsWith('.')) continue;
     const base = resolveRelative(dirName(path) || '.', spec);

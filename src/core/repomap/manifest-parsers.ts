@@ -106,7 +106,12 @@ function parsePom(text: string): ParsedManifest {
     for (const d of asArray(record(record(container).dependencies).dependency as Record<string, unknown>[])) {
       const dep = record(d);
       if (!dep.artifactId) continue;
-      dependencies.push({ name: `${str(dep.groupId) ?? ''}:${str(dep.artifactId)}`, version: str(dep.version), scope: str(dep.scope) ?? scopeDefault, kind: 'dependency' });
+      dependencies.push({
+        name: `${str(dep.groupId) ?? ''}:${str(dep.artifactId)}`,
+        version: str(dep.version),
+        scope: str(dep.scope) ?? scopeDefault,
+        kind: 'dependency',
+      });
     }
   };
   depList(project, 'compile');
@@ -147,7 +152,9 @@ function parseGradleBuild(text: string): ParsedManifest {
   for (const m of src.matchAll(/\b(\w+)\s*\(?\s*project\s*\(\s*(?:path\s*:\s*)?["'](:[^"']*)["']\s*\)/g)) {
     dependencies.push({ name: m[2], scope: m[1], kind: 'project', target: m[2].slice(1).replace(/:/g, '/') });
   }
-  for (const m of src.matchAll(/\b(implementation|api|compileOnly|runtimeOnly|testImplementation|testRuntimeOnly|annotationProcessor|kapt|classpath)\s*\(?\s*["']([^"':\s]+):([^"':\s]+)(?::([^"'\s]+))?["']/g)) {
+  for (const m of src.matchAll(
+    /\b(implementation|api|compileOnly|runtimeOnly|testImplementation|testRuntimeOnly|annotationProcessor|kapt|classpath)\s*\(?\s*["']([^"':\s]+):([^"':\s]+)(?::([^"'\s]+))?["']/g,
+  )) {
     dependencies.push({ name: `${m[2]}:${m[3]}`, version: m[4], scope: m[1], kind: 'dependency' });
   }
   const plugins: string[] = [];
@@ -254,7 +261,13 @@ function parsePyproject(text: string): ParsedManifest {
   }
   for (const [name, spec] of Object.entries(record(poetry.dependencies))) {
     if (name === 'python') continue;
-    dependencies.push({ name, version: str(spec) ?? str(record(spec).version), scope: 'main', kind: str(record(spec).path) ? 'path' : 'dependency', target: str(record(spec).path) });
+    dependencies.push({
+      name,
+      version: str(spec) ?? str(record(spec).version),
+      scope: 'main',
+      kind: str(record(spec).path) ? 'path' : 'dependency',
+      target: str(record(spec).path),
+    });
   }
   const facts: Record<string, string> = {};
   const backend = str(record(doc['build-system'])['build-backend']);
@@ -276,7 +289,8 @@ function parseRequirements(text: string): ParsedManifest {
 
 function parseGemfile(text: string): ParsedManifest {
   const dependencies: ManifestDependency[] = [];
-  for (const m of text.matchAll(/^\s*gem\s+["']([^"']+)["'](?:\s*,\s*["']([^"']+)["'])?/gm)) dependencies.push({ name: m[1], version: m[2], kind: 'dependency' });
+  for (const m of text.matchAll(/^\s*gem\s+["']([^"']+)["'](?:\s*,\s*["']([^"']+)["'])?/gm))
+    dependencies.push({ name: m[1], version: m[2], kind: 'dependency' });
   return { dependencies };
 }
 
@@ -316,7 +330,10 @@ function parseDockerfile(text: string): ParsedManifest {
   const images: string[] = [];
   for (const m of text.matchAll(/^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)/gim)) images.push(m[1]);
   if (images.length === 0) throw new Error('no FROM instruction');
-  return { dependencies: images.map((i) => ({ name: i.split(':')[0], version: i.split(':')[1], kind: 'dependency' as const })), facts: { baseImages: images.join(',') } };
+  return {
+    dependencies: images.map((i) => ({ name: i.split(':')[0], version: i.split(':')[1], kind: 'dependency' as const })),
+    facts: { baseImages: images.join(',') },
+  };
 }
 
 function parseOpenApi(text: string): ParsedManifest {
@@ -324,7 +341,12 @@ function parseOpenApi(text: string): ParsedManifest {
   const version = str(doc.openapi) ?? str(doc.swagger);
   if (!version) throw new Error('no openapi/swagger version field');
   const info = record(doc.info);
-  return { name: str(info.title), version: str(info.version), dependencies: [], facts: { specVersion: version, paths: String(Object.keys(record(doc.paths)).length) } };
+  return {
+    name: str(info.title),
+    version: str(info.version),
+    dependencies: [],
+    facts: { specVersion: version, paths: String(Object.keys(record(doc.paths)).length) },
+  };
 }
 
 const actionDependency = (uses: string): ManifestDependency => ({ name: uses.split('@')[0], version: uses.split('@')[1], kind: 'dependency' });

@@ -22,7 +22,11 @@ const API_SIGNALS: Record<string, ApiSignal[]> = {
     { framework: 'spring', pattern: /@(Get|Post|Put|Delete|Patch|Request)Mapping\b/, reason: 'Spring request mapping annotation' },
   ],
   js: [
-    { framework: 'express', pattern: /\b(express\.Router|Router)\s*\(|\b(app|router)\.(get|post|put|delete|patch|use)\s*\(\s*['"`]/, reason: 'express router detected (Router() or app.get/post with a path)' },
+    {
+      framework: 'express',
+      pattern: /\b(express\.Router|Router)\s*\(|\b(app|router)\.(get|post|put|delete|patch|use)\s*\(\s*['"`]/,
+      reason: 'express router detected (Router() or app.get/post with a path)',
+    },
     { framework: 'fastify', pattern: /\bfastify\.(get|post|put|delete|route)\s*\(/, reason: 'fastify route' },
     { framework: 'nestjs', pattern: /@Controller\s*\(/, reason: 'NestJS controller' },
   ],
@@ -47,7 +51,8 @@ function apiFamily(path: string): keyof typeof API_SIGNALS | undefined {
   return undefined;
 }
 
-const CONFIG_NAME = /^(application|bootstrap)([-.][\w-]+)?\.(ya?ml|properties)$|^settings\.py$|^\.env\.example$|^[\w-]+\.config\.[cm]?[jt]s$|^(appsettings)(\.[\w-]+)?\.json$|^config\.(ya?ml|json|toml)$/;
+const CONFIG_NAME =
+  /^(application|bootstrap)([-.][\w-]+)?\.(ya?ml|properties)$|^settings\.py$|^\.env\.example$|^[\w-]+\.config\.[cm]?[jt]s$|^(appsettings)(\.[\w-]+)?\.json$|^config\.(ya?ml|json|toml)$/;
 const SCHEMA_NAME = /\.(graphql|gql|proto|avsc|prisma|xsd)$|(^|\/)schema\.sql$|\.schema\.json$/;
 const MIGRATION_PATH = /(^|\/)(db\/migrations?|migrations|flyway|liquibase|alembic\/versions)\//;
 
@@ -70,17 +75,56 @@ const ENTRY_NAME = /^(main\.go|__main__\.py|manage\.py|main\.py|app\.py|main\.[c
 const JVM_ENTRY_NAME = /(Application|Main|App)\.(java|kt)$/;
 
 /** What the path alone says (generated, migration, test, schema, config), in that order of precedence. */
-function pathHint(path: string, name: string, pathClass: PathClass, underTestRoot: (path: string) => boolean, evidence: EvidenceCollector): DetectedHint | undefined {
-  if (pathClass === 'generated') return { kind: 'generated', path, confidence: 0.9, reason: 'generated-file naming rule', evidenceRefs: [evidence.fromPattern(path, 'hints/generated', 'generated')] };
+function pathHint(
+  path: string,
+  name: string,
+  pathClass: PathClass,
+  underTestRoot: (path: string) => boolean,
+  evidence: EvidenceCollector,
+): DetectedHint | undefined {
+  if (pathClass === 'generated')
+    return {
+      kind: 'generated',
+      path,
+      confidence: 0.9,
+      reason: 'generated-file naming rule',
+      evidenceRefs: [evidence.fromPattern(path, 'hints/generated', 'generated')],
+    };
   if (MIGRATION_PATH.test(path)) {
-    return { kind: 'migration', path, confidence: 0.8, reason: /V\d+__/.test(name) ? 'Flyway-style migration path' : 'migration directory', evidenceRefs: [evidence.fromPattern(path, 'hints/migration', MIGRATION_PATH.source)] };
+    return {
+      kind: 'migration',
+      path,
+      confidence: 0.8,
+      reason: /V\d+__/.test(name) ? 'Flyway-style migration path' : 'migration directory',
+      evidenceRefs: [evidence.fromPattern(path, 'hints/migration', MIGRATION_PATH.source)],
+    };
   }
   if (pathClass === 'test' || underTestRoot(path)) {
     const byName = TEST_NAME.test(path);
-    return { kind: 'test', path, confidence: byName ? 0.86 : 0.7, reason: byName ? 'test naming convention' : 'under a test root', evidenceRefs: [evidence.fromPattern(path, 'hints/test', byName ? 'test-name' : 'test-root')] };
+    return {
+      kind: 'test',
+      path,
+      confidence: byName ? 0.86 : 0.7,
+      reason: byName ? 'test naming convention' : 'under a test root',
+      evidenceRefs: [evidence.fromPattern(path, 'hints/test', byName ? 'test-name' : 'test-root')],
+    };
   }
-  if (SCHEMA_NAME.test(path)) return { kind: 'schema', path, confidence: 0.8, reason: `schema file (.${extensionOf(path)})`, evidenceRefs: [evidence.fromPattern(path, 'hints/schema', SCHEMA_NAME.source)] };
-  if (CONFIG_NAME.test(name) || RESOURCE_CONFIG.test(path)) return { kind: 'config', path, confidence: 0.74, reason: 'service runtime configuration', evidenceRefs: [evidence.fromPattern(path, 'hints/config', CONFIG_NAME.source)] };
+  if (SCHEMA_NAME.test(path))
+    return {
+      kind: 'schema',
+      path,
+      confidence: 0.8,
+      reason: `schema file (.${extensionOf(path)})`,
+      evidenceRefs: [evidence.fromPattern(path, 'hints/schema', SCHEMA_NAME.source)],
+    };
+  if (CONFIG_NAME.test(name) || RESOURCE_CONFIG.test(path))
+    return {
+      kind: 'config',
+      path,
+      confidence: 0.74,
+      reason: 'service runtime configuration',
+      evidenceRefs: [evidence.fromPattern(path, 'hints/config', CONFIG_NAME.source)],
+    };
   return undefined;
 }
 
@@ -94,7 +138,10 @@ function testRootMatcher(modules: ModuleRecord[]): (path: string) => boolean {
 }
 
 /** Hints from paths alone; files an API or an entrypoint might be in are returned to be read. */
-function pathHints(input: HintInput, add: (h: DetectedHint) => void): { apiCandidates: { path: string; family: keyof typeof API_SIGNALS }[]; entryCandidates: string[] } {
+function pathHints(
+  input: HintInput,
+  add: (h: DetectedHint) => void,
+): { apiCandidates: { path: string; family: keyof typeof API_SIGNALS }[]; entryCandidates: string[] } {
   const underTestRoot = testRootMatcher(input.modules);
   const apiCandidates: { path: string; family: keyof typeof API_SIGNALS }[] = [];
   const entryCandidates: string[] = [];
@@ -126,7 +173,8 @@ function packageEntrypoints(m: ManifestRecord, contents: FileContents, add: (h: 
 
 function manifestHints(manifests: ManifestRecord[], contents: FileContents, add: (h: DetectedHint) => void): void {
   for (const m of manifests) {
-    if (m.kind === 'openapi' && !m.parseError) add({ kind: 'schema', path: m.path, confidence: 0.9, reason: `OpenAPI ${m.facts?.specVersion ?? ''} document`.trim(), evidenceRefs: [m.evidenceRef] });
+    if (m.kind === 'openapi' && !m.parseError)
+      add({ kind: 'schema', path: m.path, confidence: 0.9, reason: `OpenAPI ${m.facts?.specVersion ?? ''} document`.trim(), evidenceRefs: [m.evidenceRef] });
     if (m.kind === 'package.json') packageEntrypoints(m, contents, add);
   }
 }
@@ -140,17 +188,40 @@ async function apiHints(candidates: { path: string; family: keyof typeof API_SIG
     const text = await contents.text(c.path);
     if (text === undefined) continue;
     const signal = API_SIGNALS[c.family].find((s) => s.pattern.test(text));
-    if (signal) add({ kind: 'api', path: c.path, confidence: 0.92, reason: signal.reason, framework: signal.framework, evidenceRefs: [evidence.fromBlob(c.path, 'parsed_symbol', `hints/api/${signal.framework}`, contents.workspace.entry(c.path)?.oid)] });
+    if (signal)
+      add({
+        kind: 'api',
+        path: c.path,
+        confidence: 0.92,
+        reason: signal.reason,
+        framework: signal.framework,
+        evidenceRefs: [evidence.fromBlob(c.path, 'parsed_symbol', `hints/api/${signal.framework}`, contents.workspace.entry(c.path)?.oid)],
+      });
   }
 }
 
 /** Entry signals in a file's text, by extension, first match wins: the reason and the confidence. */
 const ENTRY_SIGNALS: { applies: (ext: string, path: string) => boolean; test: (text: string) => boolean; reason: string; confidence: number }[] = [
-  { applies: (ext) => ext === 'go', test: (text) => /^package main\b/m.test(text) && /\bfunc main\s*\(/.test(text), reason: 'Go package main with func main()', confidence: 0.95 },
-  { applies: (ext) => ext === 'java' || ext === 'kt', test: (text) => /@SpringBootApplication\b/.test(text), reason: 'Spring Boot application (@SpringBootApplication)', confidence: 0.95 },
+  {
+    applies: (ext) => ext === 'go',
+    test: (text) => /^package main\b/m.test(text) && /\bfunc main\s*\(/.test(text),
+    reason: 'Go package main with func main()',
+    confidence: 0.95,
+  },
+  {
+    applies: (ext) => ext === 'java' || ext === 'kt',
+    test: (text) => /@SpringBootApplication\b/.test(text),
+    reason: 'Spring Boot application (@SpringBootApplication)',
+    confidence: 0.95,
+  },
   { applies: (ext) => ext === 'java', test: (text) => /public\s+static\s+void\s+main\s*\(/.test(text), reason: 'Java main method', confidence: 0.9 },
   { applies: (ext) => ext === 'py', test: (text) => /__name__\s*==\s*['"]__main__['"]/.test(text), reason: 'Python __main__ guard', confidence: 0.85 },
-  { applies: (_, path) => baseName(path) === '__main__.py' || baseName(path) === 'manage.py', test: () => true, reason: 'Python module entrypoint by name', confidence: 0.8 },
+  {
+    applies: (_, path) => baseName(path) === '__main__.py' || baseName(path) === 'manage.py',
+    test: () => true,
+    reason: 'Python module entrypoint by name',
+    confidence: 0.8,
+  },
 ];
 
 async function entryHints(candidates: string[], input: HintInput, add: (h: DetectedHint) => void): Promise<void> {
@@ -160,7 +231,8 @@ async function entryHints(candidates: string[], input: HintInput, add: (h: Detec
     const ext = extensionOf(path);
     // A JavaScript/TypeScript entry is known by its path alone: no read (pnpm has ~400 index.ts).
     if (/^[cm]?[jt]s$/.test(ext)) {
-      if (/(^|\/)(src\/)?(main|index|server)\.[cm]?[jt]s$/.test(path)) add({ kind: 'entrypoint', path, confidence: 0.6, reason: 'conventional JavaScript/TypeScript entry file', evidenceRefs: refs(path) });
+      if (/(^|\/)(src\/)?(main|index|server)\.[cm]?[jt]s$/.test(path))
+        add({ kind: 'entrypoint', path, confidence: 0.6, reason: 'conventional JavaScript/TypeScript entry file', evidenceRefs: refs(path) });
       continue;
     }
     const text = await contents.text(path);
@@ -185,7 +257,8 @@ function rankHints(hints: NavigationHint[], warnings: MapWarning[]): NavigationH
   const out: NavigationHint[] = [];
   for (const [kind, list] of [...byKind].sort(([a], [b]) => (a < b ? -1 : 1))) {
     list.sort((a, b) => b.confidence - a.confidence || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    if (list.length > MAX_HINTS_PER_KIND) warnings.push({ code: 'HINTS_TRUNCATED', message: `${list.length} ${kind} hints, the first ${MAX_HINTS_PER_KIND} are kept` });
+    if (list.length > MAX_HINTS_PER_KIND)
+      warnings.push({ code: 'HINTS_TRUNCATED', message: `${list.length} ${kind} hints, the first ${MAX_HINTS_PER_KIND} are kept` });
     out.push(...list.slice(0, MAX_HINTS_PER_KIND));
   }
   return out;
@@ -206,6 +279,7 @@ export async function buildNavigationHints(input: HintInput): Promise<{ hints: N
   await apiHints(apiCandidates, input, add);
   await entryHints(entryCandidates, input, add);
   const warnings: MapWarning[] = [];
-  if (apiCandidates.length > MAX_API_READS) warnings.push({ code: 'API_CANDIDATES_TRUNCATED', message: `only the first ${MAX_API_READS} of ${apiCandidates.length} API candidates were read` });
+  if (apiCandidates.length > MAX_API_READS)
+    warnings.push({ code: 'API_CANDIDATES_TRUNCATED', message: `only the first ${MAX_API_READS} of ${apiCandidates.length} API candidates were read` });
   return { hints: rankHints(hints, warnings), warnings };
 }

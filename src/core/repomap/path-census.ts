@@ -11,7 +11,8 @@ import type { PathClassification } from './repo-map-schema.js';
 /** Risk entries kept in the map; beyond this the list is truncated (queries still classify any path). */
 export const MAX_RISK_PATHS = 5000;
 
-const IMPORTANT_ROOT = /^(README|LICENSE|CONTRIBUTING|SECURITY|CHANGELOG|NOTICE)(\.\w+)?$|^\.agent-policy\.yaml$|^Makefile$|^mvnw$|^gradlew$|^\.editorconfig$|^\.gitattributes$|^\.gitignore$|^\.nvmrc$|^\.tool-versions$|^docker-compose\.ya?ml$/;
+const IMPORTANT_ROOT =
+  /^(README|LICENSE|CONTRIBUTING|SECURITY|CHANGELOG|NOTICE)(\.\w+)?$|^\.agent-policy\.yaml$|^Makefile$|^mvnw$|^gradlew$|^\.editorconfig$|^\.gitattributes$|^\.gitignore$|^\.nvmrc$|^\.tool-versions$|^docker-compose\.ya?ml$/;
 
 /** What the map learns from the path list alone, in one pass (`build-repo-map.ts`). */
 export interface PathCensus {

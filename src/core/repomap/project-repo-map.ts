@@ -60,11 +60,31 @@ export function taskProfile(task: TaskContract): TaskProfile {
 export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: number, focus: ProjectionFocus = {}): RepoMapProjection {
   const profile = taskProfile(task);
   const packages = task.steps.flatMap((s) => recipeFor(s).dependency(s) ?? []);
-  const modules = map.modules.map((m) => ({ id: m.id, path: m.path, name: m.name, buildSystem: m.buildSystem, language: m.language, sourceRoots: m.sourceRoots, testRoots: m.testRoots, dependsOn: m.dependsOn }));
-  const build = map.build.map((b) => ({ module: b.moduleId, compile: b.compile?.argv.join(' '), test: b.unitTest?.argv.join(' '), focused: b.focusedTestTemplate?.argv.join(' '), needsNetwork: b.needsNetwork }));
-  const highRisk = map.risk.paths.filter((r) => r.level === 'high' || r.level === 'blocked').map((r) => `${r.path}${r.isDirectory ? '/**' : ''} (${r.level}: ${r.reason})`);
-  const hints = (kinds: string[]): unknown[] => map.navigationHints.filter((h) => kinds.includes(h.kind)).map((h) => ({ kind: h.kind, path: h.path, reason: h.reason }));
-  const ordered: [string, unknown][] = [['identity', { commit: map.baseCommitSha, languages: map.languages.slice(0, 5).map((l) => `${l.language} (${l.files})`) }]];
+  const modules = map.modules.map((m) => ({
+    id: m.id,
+    path: m.path,
+    name: m.name,
+    buildSystem: m.buildSystem,
+    language: m.language,
+    sourceRoots: m.sourceRoots,
+    testRoots: m.testRoots,
+    dependsOn: m.dependsOn,
+  }));
+  const build = map.build.map((b) => ({
+    module: b.moduleId,
+    compile: b.compile?.argv.join(' '),
+    test: b.unitTest?.argv.join(' '),
+    focused: b.focusedTestTemplate?.argv.join(' '),
+    needsNetwork: b.needsNetwork,
+  }));
+  const highRisk = map.risk.paths
+    .filter((r) => r.level === 'high' || r.level === 'blocked')
+    .map((r) => `${r.path}${r.isDirectory ? '/**' : ''} (${r.level}: ${r.reason})`);
+  const hints = (kinds: string[]): unknown[] =>
+    map.navigationHints.filter((h) => kinds.includes(h.kind)).map((h) => ({ kind: h.kind, path: h.path, reason: h.reason }));
+  const ordered: [string, unknown][] = [
+    ['identity', { commit: map.baseCommitSha, languages: map.languages.slice(0, 5).map((l) => `${l.language} (${l.files})`) }],
+  ];
   // The selected targets come right after the identity whatever the profile: they are what the task is about.
   if (focus.targets?.length) {
     const targets = [...focus.targets]
@@ -78,12 +98,39 @@ export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: nu
   if (profile === 'dependency-upgrade') {
     const locations = map.manifests
       .filter((m) => m.dependencies.some((d) => packages.some((p) => d.name === p || d.name.endsWith(`:${p}`) || p.endsWith(`:${d.name.split(':').pop()}`))))
-      .map((m) => ({ path: m.path, matches: m.dependencies.filter((d) => packages.some((p) => d.name === p || d.name.endsWith(`:${p}`))).map((d) => `${d.name}@${d.version ?? '?'} (${d.kind})`) }));
-    ordered.push(['dependencyLocations', locations], ['build', build], ['modules', modules], ['manifests', map.manifests.map((m) => m.path)], ['highRiskPaths', highRisk], ['tests', hints(['test'])]);
+      .map((m) => ({
+        path: m.path,
+        matches: m.dependencies
+          .filter((d) => packages.some((p) => d.name === p || d.name.endsWith(`:${p}`)))
+          .map((d) => `${d.name}@${d.version ?? '?'} (${d.kind})`),
+      }));
+    ordered.push(
+      ['dependencyLocations', locations],
+      ['build', build],
+      ['modules', modules],
+      ['manifests', map.manifests.map((m) => m.path)],
+      ['highRiskPaths', highRisk],
+      ['tests', hints(['test'])],
+    );
   } else if (profile === 'import-migration' || profile === 'symbol-change') {
-    ordered.push(['modules', modules], ['apis', hints(['api', 'entrypoint'])], ['build', build], ['highRiskPaths', highRisk], ['tests', hints(['test'])], ['configs', hints(['config'])]);
+    ordered.push(
+      ['modules', modules],
+      ['apis', hints(['api', 'entrypoint'])],
+      ['build', build],
+      ['highRiskPaths', highRisk],
+      ['tests', hints(['test'])],
+      ['configs', hints(['config'])],
+    );
   } else {
-    ordered.push(['modules', modules], ['build', build], ['entrypoints', hints(['entrypoint', 'api'])], ['importantFiles', map.filesystem.importantFiles], ['highRiskPaths', highRisk], ['configs', hints(['config', 'schema', 'migration'])], ['tests', hints(['test'])]);
+    ordered.push(
+      ['modules', modules],
+      ['build', build],
+      ['entrypoints', hints(['entrypoint', 'api'])],
+      ['importantFiles', map.filesystem.importantFiles],
+      ['highRiskPaths', highRisk],
+      ['configs', hints(['config', 'schema', 'migration'])],
+      ['tests', hints(['test'])],
+    );
   }
 
   const sections: Record<string, unknown> = {};

@@ -42,7 +42,13 @@ export async function loadOrBuildRepoMap(options: {
 
 function sameIdentity(map: RepoMap, key: RepoMapCacheKey): boolean {
   const id = map.identity;
-  return id.owner === key.owner && id.repo === key.repo && id.commit === key.commit && id.scannerVersion === key.scannerVersion && id.policyDigest === key.policyDigest;
+  return (
+    id.owner === key.owner &&
+    id.repo === key.repo &&
+    id.commit === key.commit &&
+    id.scannerVersion === key.scannerVersion &&
+    id.policyDigest === key.policyDigest
+  );
 }
 
 function safeJson(text: string): unknown {

@@ -31,8 +31,22 @@ export const ManifestDependency = z.object({
 export type ManifestDependency = z.infer<typeof ManifestDependency>;
 
 export const MANIFEST_KINDS = [
-  'package.json', 'pnpm-workspace', 'maven', 'gradle-build', 'gradle-settings', 'go.mod', 'go.work', 'cargo', 'pyproject',
-  'requirements', 'gemfile', 'composer', 'csproj', 'dockerfile', 'openapi', 'github-workflow',
+  'package.json',
+  'pnpm-workspace',
+  'maven',
+  'gradle-build',
+  'gradle-settings',
+  'go.mod',
+  'go.work',
+  'cargo',
+  'pyproject',
+  'requirements',
+  'gemfile',
+  'composer',
+  'csproj',
+  'dockerfile',
+  'openapi',
+  'github-workflow',
 ] as const;
 export const ManifestKind = z.enum(MANIFEST_KINDS);
 export type ManifestKind = z.infer<typeof ManifestKind>;
@@ -106,7 +120,6 @@ export type BuildProfile = z.infer<typeof BuildProfile>;
 
 export const OwnershipRule = z.object({ pattern: z.string(), owners: z.array(z.string()), source: z.string(), line: z.number().int() });
 export type OwnershipRule = z.infer<typeof OwnershipRule>;
-
 
 export const HINT_KINDS = ['entrypoint', 'api', 'config', 'test', 'schema', 'migration', 'generated'] as const;
 export const NavigationHint = z.object({

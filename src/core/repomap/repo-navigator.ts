@@ -73,7 +73,12 @@ export class RepoNavigator {
       if (results.length >= limit) break;
       if (!match(path)) continue;
       const ignored = ignoredDirOf(path);
-      results.push({ path, score: ignored ? 0.3 : 1, reason: ignored ? `matches ${pattern} (inside ${ignored.reason})` : `matches ${pattern}`, evidence: ['glob'] });
+      results.push({
+        path,
+        score: ignored ? 0.3 : 1,
+        reason: ignored ? `matches ${pattern} (inside ${ignored.reason})` : `matches ${pattern}`,
+        evidence: ['glob'],
+      });
     }
     results.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1));
     return { query: { type: 'find_files_by_pattern', pattern, limit }, results };
@@ -98,13 +103,20 @@ export class RepoNavigator {
     const names = testNamesFor(stem, ext);
     const rel = mod ? relativeToRoots(path, mod.sourceRoots) : undefined;
     const scored = new Map<string, NavigationResult>();
-    const candidates = this.workspace.paths().filter((p) => p !== path && this.rules.isTest(p) && !ignoredDirOf(p) && (!mod || moduleForPath(this.map.modules, p)?.id === mod.id));
+    const candidates = this.workspace
+      .paths()
+      .filter((p) => p !== path && this.rules.isTest(p) && !ignoredDirOf(p) && (!mod || moduleForPath(this.map.modules, p)?.id === mod.id));
     for (const p of candidates) {
       if (!names.has(baseName(p))) continue;
       const samePackage = rel !== undefined && mod !== undefined && dirName(relativeToRoots(p, mod.testRoots) ?? '') === dirName(rel);
       const sameDir = dirName(p) === dirName(path);
       const evidence = ['test_name_match', ...(samePackage ? ['same_package'] : []), ...(sameDir ? ['same_directory'] : [])];
-      scored.set(p, { path: p, score: samePackage || sameDir ? 0.91 : 0.75, reason: samePackage ? 'name match and same package' : sameDir ? 'name match in the same directory' : 'test name matches the file', evidence });
+      scored.set(p, {
+        path: p,
+        score: samePackage || sameDir ? 0.91 : 0.75,
+        reason: samePackage ? 'name match and same package' : sameDir ? 'name match in the same directory' : 'test name matches the file',
+        evidence,
+      });
     }
     if (this.contents && stem) {
       const word = new RegExp(`\\b${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`);
@@ -123,7 +135,13 @@ export class RepoNavigator {
     let dir = dirName(path);
     for (;;) {
       const here = this.map.manifests.filter((m) => dirName(m.path) === dir && isBuildManifest(m));
-      for (const m of here) results.push({ path: m.path, score: round(1 - 0.1 * results.length), reason: `${m.kind} of ${dir || 'the repository root'}${m.name ? ` (${m.name})` : ''}`, evidence: [m.evidenceRef] });
+      for (const m of here)
+        results.push({
+          path: m.path,
+          score: round(1 - 0.1 * results.length),
+          reason: `${m.kind} of ${dir || 'the repository root'}${m.name ? ` (${m.name})` : ''}`,
+          evidence: [m.evidenceRef],
+        });
       if (dir === '') break;
       dir = dirName(dir);
     }
@@ -132,7 +150,16 @@ export class RepoNavigator {
 
   findModuleForPath(path: string): NavigationResponse<{ type: 'find_module_for_path'; path: string }> & { module?: ModuleRecord } {
     const mod = moduleForPath(this.map.modules, path);
-    const results = mod ? [{ path: mod.path, score: 1, reason: `${mod.buildSystem} module ${mod.name ?? mod.id} owns the path (longest module prefix)`, evidence: mod.evidenceRefs }] : [];
+    const results = mod
+      ? [
+          {
+            path: mod.path,
+            score: 1,
+            reason: `${mod.buildSystem} module ${mod.name ?? mod.id} owns the path (longest module prefix)`,
+            evidence: mod.evidenceRefs,
+          },
+        ]
+      : [];
     return { query: { type: 'find_module_for_path', path }, results, module: mod };
   }
 
@@ -141,7 +168,10 @@ export class RepoNavigator {
     const results: NavigationResult[] = [];
     for (const path of [...changedPaths].sort()) {
       const ignored = ignoredDirOf(path);
-      const r = ignored && (ignored.reason === 'build output' || ignored.reason.includes('dependencies')) ? { level: 'blocked' as const, reason: ignored.reason, ruleId: 'default-ignored-dir' } : this.risk.classify(path);
+      const r =
+        ignored && (ignored.reason === 'build output' || ignored.reason.includes('dependencies'))
+          ? { level: 'blocked' as const, reason: ignored.reason, ruleId: 'default-ignored-dir' }
+          : this.risk.classify(path);
       if (!r || r.level === 'low') continue;
       results.push({ path, score: score[r.level], reason: `${r.level}: ${r.reason}`, evidence: [r.ruleId] });
     }
@@ -170,15 +200,25 @@ export class RepoNavigator {
     const definitions: NavigationResult[] = [];
     const references: NavigationResult[] = [];
     // Languages without a parser: a definition keyword before the name, ranked below parsed ones.
-    const declared = new RegExp(`\\b(?:def|function|func|fn|class|struct|interface|enum|trait|type|module|sub|object|record)\\s+(?:[\\w$]+\\.)?${member.replace(/\$/g, '\\$')}(?![\\w$])`);
+    const declared = new RegExp(
+      `\\b(?:def|function|func|fn|class|struct|interface|enum|trait|type|module|sub|object|record)\\s+(?:[\\w$]+\\.)?${member.replace(/\$/g, '\\$')}(?![\\w$])`,
+    );
     for (const path of files.filter((p) => !symbols.supports(p))) {
       const lines = ((await this.text.text(path)) ?? '').split('\n');
       lines.forEach((line, i) => {
         if (!declared.test(line)) return;
-        definitions.push({ path, score: this.rules.isTest(path) ? 0.6 : 0.7, reason: `looks like a definition at line ${i + 1} (no parser for this language): ${line.trim().slice(0, 200)}`, evidence: [`${path}:${i + 1}`, 'text_pattern:definition'] });
+        definitions.push({
+          path,
+          score: this.rules.isTest(path) ? 0.6 : 0.7,
+          reason: `looks like a definition at line ${i + 1} (no parser for this language): ${line.trim().slice(0, 200)}`,
+          evidence: [`${path}:${i + 1}`, 'text_pattern:definition'],
+        });
       });
     }
-    for (const { path, tag } of await symbols.definitions(member, files.filter((p) => symbols.supports(p)))) {
+    for (const { path, tag } of await symbols.definitions(
+      member,
+      files.filter((p) => symbols.supports(p)),
+    )) {
       if (scope && tag.scope !== scope) continue;
       const test = this.rules.isTest(path);
       definitions.push({
@@ -189,9 +229,17 @@ export class RepoNavigator {
       });
     }
     if (definitions.length < limit) {
-      for (const { path, tag } of await symbols.references(member, files.filter((p) => symbols.supports(p)))) {
+      for (const { path, tag } of await symbols.references(
+        member,
+        files.filter((p) => symbols.supports(p)),
+      )) {
         if (scope && tag.kind !== 'import' && tag.receiver !== undefined && tag.receiver !== scope) continue;
-        references.push({ path, score: 0.4, reason: `${tag.kind} at line ${tag.line}: ${tag.snippet}`, evidence: [`${path}:${tag.line}`, `symbol_index:${tag.kind}`] });
+        references.push({
+          path,
+          score: 0.4,
+          reason: `${tag.kind} at line ${tag.line}: ${tag.snippet}`,
+          evidence: [`${path}:${tag.line}`, `symbol_index:${tag.kind}`],
+        });
       }
     }
     const results = [...definitions.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1)), ...references].slice(0, limit);
@@ -221,7 +269,12 @@ export class RepoNavigator {
       const lines = text.split('\n');
       const at = lines.findIndex((l) => l.includes(needle) && /\b(import|from|require|export)\b/.test(l));
       const line = at >= 0 ? at + 1 : 1;
-      results.push({ path: p, score: 1, reason: `imports it at line ${line}: ${(lines[line - 1] ?? '').trim().slice(0, 200)}`, evidence: [`${p}:${line}`, 'file_imports'] });
+      results.push({
+        path: p,
+        score: 1,
+        reason: `imports it at line ${line}: ${(lines[line - 1] ?? '').trim().slice(0, 200)}`,
+        evidence: [`${p}:${line}`, 'file_imports'],
+      });
     }
     return { query, results, ...(truncated ? { truncated } : {}) };
   }
@@ -230,7 +283,14 @@ export class RepoNavigator {
   findOwners(path: string): NavigationResponse<{ type: 'find_owners'; path: string }> & { owners: string[] } {
     const { owners, rule } = ownersFor(this.map.ownership.rules, path);
     const results = rule
-      ? [{ path, score: 1, reason: owners.length > 0 ? `owned by ${owners.join(' ')} (rule ${rule.pattern}, the last match)` : `explicitly unowned (rule ${rule.pattern})`, evidence: [`${rule.source}:${rule.line}`] }]
+      ? [
+          {
+            path,
+            score: 1,
+            reason: owners.length > 0 ? `owned by ${owners.join(' ')} (rule ${rule.pattern}, the last match)` : `explicitly unowned (rule ${rule.pattern})`,
+            evidence: [`${rule.source}:${rule.line}`],
+          },
+        ]
       : [];
     return { query: { type: 'find_owners', path }, results, owners };
   }
@@ -243,8 +303,10 @@ export class RepoNavigator {
     const files: string[] = [];
     let bytes = 0;
     for (let i = 0; i < candidates.length; i++) {
-      if (bytes >= NAVIGATION_READ_LIMITS.bytes) return { files, truncated: `stopped after reading ${i} of ${candidates.length} files (${bytes} bytes); narrow the query` };
-      if (files.length >= NAVIGATION_READ_LIMITS.matches) return { files, truncated: `more than ${NAVIGATION_READ_LIMITS.matches} files mention it; only the first were examined` };
+      if (bytes >= NAVIGATION_READ_LIMITS.bytes)
+        return { files, truncated: `stopped after reading ${i} of ${candidates.length} files (${bytes} bytes); narrow the query` };
+      if (files.length >= NAVIGATION_READ_LIMITS.matches)
+        return { files, truncated: `more than ${NAVIGATION_READ_LIMITS.matches} files mention it; only the first were examined` };
       const text = await this.text.text(candidates[i]);
       if (text === undefined) continue;
       bytes += text.length;
@@ -297,8 +359,8 @@ function stemOf(path: string): string {
 
 function testNamesFor(stem: string, ext: string): Set<string> {
   const out = new Set<string>();
-  if (JAVA_LIKE.has(ext)) for (const s of ['Test', 'Tests', 'IT', 'Spec']) out.add(`${stem}${s}.${ext}`), out.add(`Test${stem}.${ext}`);
-  else if (ext === 'py') out.add(`test_${stem}.py`), out.add(`${stem}_test.py`);
+  if (JAVA_LIKE.has(ext)) for (const s of ['Test', 'Tests', 'IT', 'Spec']) (out.add(`${stem}${s}.${ext}`), out.add(`Test${stem}.${ext}`));
+  else if (ext === 'py') (out.add(`test_${stem}.py`), out.add(`${stem}_test.py`));
   else if (ext === 'go') out.add(`${stem}_test.go`);
   else for (const kind of ['test', 'spec']) for (const e of ['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs']) out.add(`${stem}.${kind}.${e}`);
   return out;

@@ -1,4 +1,15 @@
-import { fileRisk, fileRiskLevel, gateFor, higherLevel, namePaths, scoreRisk, type ChangeOrigin, type RiskFile, type RiskLevel, type RiskReport } from './risk-score.js';
+import {
+  fileRisk,
+  fileRiskLevel,
+  gateFor,
+  higherLevel,
+  namePaths,
+  scoreRisk,
+  type ChangeOrigin,
+  type RiskFile,
+  type RiskLevel,
+  type RiskReport,
+} from './risk-score.js';
 import type { PathRules } from '../paths/path-rules.js';
 import type { ApprovalMinRisk } from '../policy/agent-policy.js';
 import type { TaskContract } from '../task/task-contract.js';

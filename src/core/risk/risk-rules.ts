@@ -19,11 +19,17 @@ interface DefaultRule {
  * The map, target selection and the change-risk score all read this one list.
  */
 export const DEFAULT_RISK_RULES: readonly DefaultRule[] = [
-  { pattern: '**/{db/migration,db/migrations,migrations,migrate,flyway,liquibase,alembic/versions}/**', level: 'high', reason: 'database migration', kind: 'migration' },
+  {
+    pattern: '**/{db/migration,db/migrations,migrations,migrate,flyway,liquibase,alembic/versions}/**',
+    level: 'high',
+    reason: 'database migration',
+    kind: 'migration',
+  },
   { pattern: '**/{security,auth,authn,authz,oauth,crypto,payment,payments,billing}/**', level: 'high', reason: 'security path', kind: 'security' },
   { pattern: '**/*{Security,Auth,Crypto,Permission}*.*', level: 'high', reason: 'security path', kind: 'security' },
   {
-    pattern: '**/{pom.xml,build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,libs.versions.toml,package.json,go.mod,Cargo.toml,pyproject.toml,requirements*.txt,setup.py,setup.cfg,Pipfile,Gemfile,composer.json}',
+    pattern:
+      '**/{pom.xml,build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,libs.versions.toml,package.json,go.mod,Cargo.toml,pyproject.toml,requirements*.txt,setup.py,setup.cfg,Pipfile,Gemfile,composer.json}',
     level: 'medium',
     reason: 'dependency/build config',
     kind: 'manifest',
@@ -70,7 +76,10 @@ const POLICY_LEVEL: Record<'LOW' | 'MEDIUM' | 'HIGH', RiskLevel> = { LOW: 'low',
  */
 export function createRiskClassifier(rules: PathRules): RiskClassifier {
   const ruleOf = (id: string, r: DefaultRule, source: 'default' | 'policy'): RiskRule => ({ id, pattern: r.pattern, level: r.level, reason: r.reason, source });
-  const compiled = DEFAULT_RISK_RULES.map((r, i) => ({ rule: ruleOf(`default-${i + 1}-${sha256Hex(r.pattern).slice(0, 6)}`, r, 'default'), match: compileGlobs([r.pattern]) }));
+  const compiled = DEFAULT_RISK_RULES.map((r, i) => ({
+    rule: ruleOf(`default-${i + 1}-${sha256Hex(r.pattern).slice(0, 6)}`, r, 'default'),
+    match: compileGlobs([r.pattern]),
+  }));
   const byClass = new Map(Object.entries(CLASS_RISKS).map(([cls, r]) => [cls, ruleOf(`class-${cls}`, r, 'default')]));
   const policyRules: RiskRule[] = [
     { id: 'policy-risk', pattern: '(policy riskRules)', level: 'high', reason: 'policy risk rule', source: 'policy' },

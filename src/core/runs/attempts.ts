@@ -29,7 +29,7 @@ export async function beginAttempt(
     return { attempt: 1, request, createdAt: request.createdAt, createdRun: true };
   }
   const existing = await readArtifact(store, keys.request, RunRequest);
-  for (let n = await latestAttempt(store, keys) + 1; ; n++) {
+  for (let n = (await latestAttempt(store, keys)) + 1; ; n++) {
     const attemptRequest = AttemptRequest.parse({ schemaVersion: 1, runId: existing.runId, attempt: n, ...next });
     if (await putArtifactIfAbsent(store, keys.attempt(n).request, AttemptRequest, attemptRequest)) {
       return { attempt: n, request: existing, attemptRequest, createdAt: attemptRequest.createdAt, createdRun: false };

@@ -199,7 +199,9 @@ export function boundCiFailureReport(headSha: string, failures: readonly Unbound
   sources.forEach((f, i) => {
     if (f.text !== undefined && fits(fieldBytes('text', f.text))) kept[i].text = f.text;
   });
-  truncated ||= kept.some((k, i) => k.summary !== full[i].summary || k.text !== full[i].text || k.annotations.length !== full[i].annotations.length) || kept.length < full.length;
+  truncated ||=
+    kept.some((k, i) => k.summary !== full[i].summary || k.text !== full[i].text || k.annotations.length !== full[i].annotations.length) ||
+    kept.length < full.length;
   return CiFailureReport.parse({ headSha, failures: kept, truncated });
 }
 

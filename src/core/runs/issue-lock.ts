@@ -16,9 +16,21 @@ export type LockAcquired = 'acquired' | 'same-run' | 'held';
  * holds it for this attempt or a later one (a redelivery); 'held' by another live run. An
  * expired lock, or one of an earlier attempt of the same run, is taken over by compare-and-swap.
  */
-export async function acquireIssueLock(store: ArtifactStore, ref: IssueRef, holder: { runId: string; attempt: number }, now: number, ttlMs: number): Promise<LockAcquired> {
+export async function acquireIssueLock(
+  store: ArtifactStore,
+  ref: IssueRef,
+  holder: { runId: string; attempt: number },
+  now: number,
+  ttlMs: number,
+): Promise<LockAcquired> {
   const key = lockKey(ref.owner, ref.repo, ref.issue);
-  const value: IssueLock = { schemaVersion: 1, runId: holder.runId, attempt: holder.attempt, acquiredAt: new Date(now).toISOString(), expiresAt: new Date(now + ttlMs).toISOString() };
+  const value: IssueLock = {
+    schemaVersion: 1,
+    runId: holder.runId,
+    attempt: holder.attempt,
+    acquiredAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + ttlMs).toISOString(),
+  };
   for (let tries = 0; tries < 3; tries++) {
     if (await putArtifactIfAbsent(store, key, IssueLock, value)) return 'acquired';
     const current = await readArtifactVersioned(store, key, IssueLock);

@@ -7,7 +7,6 @@ import { parseIssueKey } from './run-key.js';
 import { IssueLatest } from './run-state.js';
 import { CLOSED_RUN_STATUSES } from './run-status.js';
 
-
 export interface OpenAgentRun {
   keys: RunKeys;
   request: RunRequest;

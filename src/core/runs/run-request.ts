@@ -60,7 +60,13 @@ export const AttemptRequest = z.object({
 export type AttemptRequest = z.infer<typeof AttemptRequest>;
 
 /** One attempt as `run.json` lists it. */
-export const RunAttempt = z.object({ n: z.number().int().positive(), status: AttemptStatus, reason: z.string().optional(), startedAt: z.string(), endedAt: z.string().optional() });
+export const RunAttempt = z.object({
+  n: z.number().int().positive(),
+  status: AttemptStatus,
+  reason: z.string().optional(),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+});
 export type RunAttempt = z.infer<typeof RunAttempt>;
 
 /** `run.json`: where a run stands. Its status only moves as `RUN_TRANSITIONS` allows (run-transitions.ts). */

@@ -1,16 +1,7 @@
 import { z } from 'zod';
 
 /** Every status a command or run can end in. */
-export const RUN_STATUSES = [
-  'READY',
-  'READY_WITH_WARNINGS',
-  'COMPLETED',
-  'FAILED',
-  'BLOCKED',
-  'NEEDS_APPROVAL',
-  'BUDGET_EXCEEDED',
-  'CANCELLED',
-] as const;
+export const RUN_STATUSES = ['READY', 'READY_WITH_WARNINGS', 'COMPLETED', 'FAILED', 'BLOCKED', 'NEEDS_APPROVAL', 'BUDGET_EXCEEDED', 'CANCELLED'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /**

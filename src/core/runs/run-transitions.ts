@@ -71,7 +71,12 @@ export function isTransitionAllowed(from: RunPredecessor, to: RunRecordStatus, b
 export function transition(current: RunRecord | undefined, next: RunRecord, options: { by: RunWriter }): RunRecord {
   const from: RunPredecessor = current?.status ?? 'NONE';
   if (!isTransitionAllowed(from, next.status, options.by)) {
-    throw new RunStateError('TRANSITION_REFUSED', `the ${options.by} may not move run ${next.runId} from ${from} to ${next.status}`, { runId: next.runId, from, to: next.status, by: options.by });
+    throw new RunStateError('TRANSITION_REFUSED', `the ${options.by} may not move run ${next.runId} from ${from} to ${next.status}`, {
+      runId: next.runId,
+      from,
+      to: next.status,
+      by: options.by,
+    });
   }
   return next;
 }

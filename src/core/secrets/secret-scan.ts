@@ -12,13 +12,7 @@ import {
 } from './secret-rules/not-secret.js';
 import { PRIVATE_KEY_END, TOKEN_FORMATS, type TokenRule } from './secret-rules/token-formats.js';
 
-export type SecretRule =
-  | TokenRule
-  | 'aws-secret-access-key'
-  | 'url-credentials'
-  | 'dotenv-file'
-  | 'password-assignment'
-  | 'high-entropy-string';
+export type SecretRule = TokenRule | 'aws-secret-access-key' | 'url-credentials' | 'dotenv-file' | 'password-assignment' | 'high-entropy-string';
 
 /** A finding never carries the secret: only where it is, which rule, and a redacted preview. */
 export interface SecretFinding {
@@ -117,7 +111,12 @@ function tokenFormatMatches(line: string, examples: boolean): Match[] {
   for (const p of TOKEN_FORMATS) {
     for (const m of line.matchAll(p.re)) {
       if (p.rule !== 'private-key' && isDummyValue(m[0].slice(p.keep), examples)) continue;
-      out.push({ rule: p.rule, start: m.index, end: p.rule === 'private-key' ? keyBlockEnd(line, m.index + m[0].length) : m.index + m[0].length, keep: p.keep });
+      out.push({
+        rule: p.rule,
+        start: m.index,
+        end: p.rule === 'private-key' ? keyBlockEnd(line, m.index + m[0].length) : m.index + m[0].length,
+        keep: p.keep,
+      });
     }
   }
   for (const m of line.matchAll(AWS_SECRET)) {
@@ -126,7 +125,11 @@ function tokenFormatMatches(line: string, examples: boolean): Match[] {
     out.push({ rule: 'aws-secret-access-key', start, end: start + m[1].length, keep: 0 });
   }
   // Patterns whose secret is group 1 (the `d` flag gives its exact span).
-  for (const [rule, re] of [['twilio-key', TWILIO_TOKEN], ['npm-auth', NPM_AUTH], ['url-credentials', URL_CREDENTIALS]] as const) {
+  for (const [rule, re] of [
+    ['twilio-key', TWILIO_TOKEN],
+    ['npm-auth', NPM_AUTH],
+    ['url-credentials', URL_CREDENTIALS],
+  ] as const) {
     for (const m of line.matchAll(re)) {
       if (rule === 'url-credentials' ? isDummyUrlPassword(m[1]) : isDummyValue(m[1])) continue;
       const [start, end] = m.indices![1]!;

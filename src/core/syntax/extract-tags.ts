@@ -81,7 +81,10 @@ const compiled = new WeakMap<Language, CompiledTagQuery>();
 export function compileTagQuery(language: SyntaxLanguage, grammar: Language): CompiledTagQuery {
   let entry = compiled.get(grammar);
   if (!entry) {
-    const query = new Query(grammar, tagQuerySource(language, (type) => grammar.idForNodeType(type, true) !== null));
+    const query = new Query(
+      grammar,
+      tagQuerySource(language, (type) => grammar.idForNodeType(type, true) !== null),
+    );
     entry = { query, roles: new Map(query.captureNames.map((name) => [name, roleOf(name)])), dollar: DOLLAR_IDENTIFIERS.has(language) };
     compiled.set(grammar, entry);
   }
@@ -174,7 +177,18 @@ interface MatchCaptures {
 }
 
 function emptyCaptures(): MatchCaptures {
-  return { tagRole: undefined, tagNode: undefined, anchor: undefined, opens: undefined, at: undefined, owner: undefined, receiver: undefined, skip: undefined, names: undefined, rejected: false };
+  return {
+    tagRole: undefined,
+    tagNode: undefined,
+    anchor: undefined,
+    opens: undefined,
+    at: undefined,
+    owner: undefined,
+    receiver: undefined,
+    skip: undefined,
+    names: undefined,
+    rejected: false,
+  };
 }
 
 function resetCaptures(c: MatchCaptures): void {
@@ -254,7 +268,14 @@ function tagOfMatch(c: MatchCaptures, role: TagRole, node: Node, source: string,
 function openScope(out: Collected, c: MatchCaptures, name: string): void {
   const anchor = c.anchor;
   if (!c.opens || !anchor || out.scopes.has(anchor.id)) return;
-  out.scopes.set(anchor.id, { id: anchor.id, start: anchor.startIndex, end: anchor.endIndex, name: c.opens === 'named' ? name : '', definedName: name, node: anchor });
+  out.scopes.set(anchor.id, {
+    id: anchor.id,
+    start: anchor.startIndex,
+    end: anchor.endIndex,
+    name: c.opens === 'named' ? name : '',
+    definedName: name,
+    node: anchor,
+  });
 }
 
 /**
@@ -293,7 +314,8 @@ function collect(matches: QueryMatch[], compiledQuery: CompiledTagQuery, source:
  */
 function initialisedClass(method: Scope, around: Scope | undefined): string | undefined {
   if (method.initOf === undefined) {
-    const inClassBody = method.name === '' && method.definedName === '__init__' && around !== undefined && around.name !== '' && method.node.parent?.parent?.id === around.id;
+    const inClassBody =
+      method.name === '' && method.definedName === '__init__' && around !== undefined && around.name !== '' && method.node.parent?.parent?.id === around.id;
     method.initOf = inClassBody ? around.name : null;
   }
   return method.initOf ?? undefined;

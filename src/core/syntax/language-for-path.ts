@@ -47,20 +47,26 @@ export function languageForPath(path: string): SyntaxLanguage | undefined {
 }
 
 /** JSON files that by convention allow comments and trailing commas (so a comment is not a parse problem). */
-const JSONC_NAMES = /^(tsconfig.*|jsconfig.*|\.eslintrc|devcontainer|\.devcontainer|settings|launch|tasks|extensions|\.babelrc|api-extractor|tslint|typedoc)\.json$/i;
+const JSONC_NAMES =
+  /^(tsconfig.*|jsconfig.*|\.eslintrc|devcontainer|\.devcontainer|settings|launch|tasks|extensions|\.babelrc|api-extractor|tslint|typedoc)\.json$/i;
 
 /** Data formats by extension (pom.xml and *.pom are XML); `json` is decided by name. */
 const FORMAT_BY_EXTENSION = new Map<string, DataFormat>([
-  ['jsonc', 'jsonc'], ['json5', 'jsonc'],
-  ['yaml', 'yaml'], ['yml', 'yaml'],
+  ['jsonc', 'jsonc'],
+  ['json5', 'jsonc'],
+  ['yaml', 'yaml'],
+  ['yml', 'yaml'],
   ['toml', 'toml'],
   ...['xml', 'pom', 'xsd', 'xsl', 'xslt', 'svg', 'plist', 'csproj', 'props'].map((ext) => [ext, 'xml'] as [string, DataFormat]),
 ]);
 
 /** Data formats of names whatever their extension. */
 const FORMAT_BY_NAME = new Map<string, DataFormat>([
-  ['.babelrc', 'jsonc'], ['.eslintrc', 'jsonc'],
-  ['Cargo.lock', 'toml'], ['poetry.lock', 'toml'], ['uv.lock', 'toml'],
+  ['.babelrc', 'jsonc'],
+  ['.eslintrc', 'jsonc'],
+  ['Cargo.lock', 'toml'],
+  ['poetry.lock', 'toml'],
+  ['uv.lock', 'toml'],
 ]);
 
 /** The data format of a path, by name and extension (pom.xml and *.pom are XML). */

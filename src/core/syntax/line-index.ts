@@ -48,6 +48,8 @@ export class LineIndex {
   /** The 1-based line, trimmed, at most 200 characters. */
   snippet(line1: number): string {
     if (line1 < 1 || line1 > this.starts.length) return '';
-    return this.lineText(line1 - 1).trim().slice(0, 200);
+    return this.lineText(line1 - 1)
+      .trim()
+      .slice(0, 200);
   }
 }

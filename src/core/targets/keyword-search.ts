@@ -22,7 +22,12 @@ export function termsPattern(terms: string[]): RegExp | undefined {
  * vendored paths). One pass per file with one combined expression; lines are numbered only
  * for files that hit. Returns hits per file, sorted by path.
  */
-export async function keywordSearch(contents: FileContents, paths: readonly string[], terms: string[], maxHitsPerFile = 50): Promise<{ hits: Map<string, KeywordHit[]>; searched: number }> {
+export async function keywordSearch(
+  contents: FileContents,
+  paths: readonly string[],
+  terms: string[],
+  maxHitsPerFile = 50,
+): Promise<{ hits: Map<string, KeywordHit[]>; searched: number }> {
   const pattern = termsPattern(terms);
   const hits = new Map<string, KeywordHit[]>();
   if (!pattern) return { hits, searched: 0 };
@@ -46,7 +51,10 @@ export async function keywordSearch(contents: FileContents, paths: readonly stri
         else hi = mid - 1;
       }
       const end = text.indexOf('\n', lineStarts[lo]);
-      const line = text.slice(lineStarts[lo], end < 0 ? undefined : end).trim().slice(0, 200);
+      const line = text
+        .slice(lineStarts[lo], end < 0 ? undefined : end)
+        .trim()
+        .slice(0, 200);
       if (list.length < maxHitsPerFile) list.push({ term: m[0], line: lo + 1, snippet: line });
     }
     hits.set(path, list);

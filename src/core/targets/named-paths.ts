@@ -80,7 +80,12 @@ function wordComboFindings(words: readonly string[], byStem: Map<string, string[
     if (tokens.length < 2 || !tokens.every((t) => wordSet.has(t)) || paths.length > AMBIGUOUS_NAME_FILES) continue;
     for (const p of paths) {
       if (stemsDone.has(p)) continue;
-      out.push({ path: p, score: 0.3, reason: `file name ${stem} is made of words of the task (${tokens.join(', ')})`, evidence: { type: 'scope', term: tokens.join(' '), detail: 'file name words' } });
+      out.push({
+        path: p,
+        score: 0.3,
+        reason: `file name ${stem} is made of words of the task (${tokens.join(', ')})`,
+        evidence: { type: 'scope', term: tokens.join(' '), detail: 'file name words' },
+      });
     }
   }
 }

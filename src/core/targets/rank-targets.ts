@@ -12,7 +12,14 @@ export interface ScoredFile {
   tier?: EvidenceTier;
 }
 
-const CLASS_BY_PATH_CLASS: Record<string, FileClassification> = { test: 'test', docs: 'docs', config: 'config', source: 'source', history: 'docs', infra: 'config' };
+const CLASS_BY_PATH_CLASS: Record<string, FileClassification> = {
+  test: 'test',
+  docs: 'docs',
+  config: 'config',
+  source: 'source',
+  history: 'docs',
+  infra: 'config',
+};
 
 function classify(path: string, map: RepoMap, rules: PathRules): FileClassification {
   const pathClass = rules.classify(path);
@@ -34,7 +41,16 @@ function relevantModules(map: RepoMap, found: Map<string, Found>): Set<string> {
 const CLASS_SCORE: Partial<Record<FileClassification, number>> = { source: 0.1, test: 0.05, docs: -0.1 };
 
 /** A file's score with what its place adds (added in this order): the explicit scope, its kind, a relevant module, an owner. */
-function placementScore(score: number, ctx: SelectionContext, path: string, classification: FileClassification, module: string | undefined, moduleName: string, relevant: Set<string>, reasons: string[]): number {
+function placementScore(
+  score: number,
+  ctx: SelectionContext,
+  path: string,
+  classification: FileClassification,
+  module: string | undefined,
+  moduleName: string,
+  relevant: Set<string>,
+  reasons: string[],
+): number {
   if (ctx.scopeGlobs.length && ctx.inTaskScope(path)) {
     score += 0.1;
     reasons.push(`inside explicit scope: ${ctx.scopeGlobs.join(', ')}`);

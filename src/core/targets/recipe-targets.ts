@@ -8,7 +8,11 @@ import { noteFound, type SelectionContext } from './selection-context.js';
 /** The engine decides which files it could change and where, by applying the step in memory. */
 async function noteRecipeMatches(ctx: SelectionContext, step: RecipeStep, term: string): Promise<void> {
   const ownScope = step.paths ? compileGlobs(step.paths) : () => true;
-  for (const p of recipeCandidates(step, ctx.candidates.filter((c) => ownScope(c) && !ctx.rules.isLockfile(c)), ctx.rules.isLockfile)) {
+  for (const p of recipeCandidates(
+    step,
+    ctx.candidates.filter((c) => ownScope(c) && !ctx.rules.isLockfile(c)),
+    ctx.rules.isLockfile,
+  )) {
     const text = await ctx.contents.text(p);
     ctx.filesSearched++;
     if (text === undefined) continue;

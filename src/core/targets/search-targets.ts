@@ -40,7 +40,11 @@ async function keywordStage(ctx: SelectionContext, terms: string[]): Promise<voi
 
 /** Symbol terms to resolve: a member segment split off `Type.member` is searched, but only the qualified form is resolved. */
 function symbolTermsOf(searchTerms: readonly SearchTerm[]): SearchTerm[] {
-  const qualifiedMembers = new Set(searchTerms.filter((t) => t.kind === 'symbol').flatMap((t) => (splitSymbolTerm(t.term).parts.length > 1 && splitSymbolTerm(t.term).type ? [splitSymbolTerm(t.term).member] : [])));
+  const qualifiedMembers = new Set(
+    searchTerms
+      .filter((t) => t.kind === 'symbol')
+      .flatMap((t) => (splitSymbolTerm(t.term).parts.length > 1 && splitSymbolTerm(t.term).type ? [splitSymbolTerm(t.term).member] : [])),
+  );
   return searchTerms.filter((t) => (t.kind === 'symbol' || t.kind === 'quoted-identifier') && !qualifiedMembers.has(t.term));
 }
 
@@ -58,19 +62,32 @@ function noteSymbolFinding(ctx: SelectionContext, path: string, finding: SymbolF
 /** Symbol search over the files the keyword search found. */
 async function symbolStage(ctx: SelectionContext, symbolTerms: SearchTerm[]): Promise<void> {
   if (symbolTerms.length === 0) return;
-  const analysis = await analyseSymbols(symbolTerms.map((t) => t.term), [...ctx.found.keys()].sort(), ctx.contents, ctx.symbols);
+  const analysis = await analyseSymbols(
+    symbolTerms.map((t) => t.term),
+    [...ctx.found.keys()].sort(),
+    ctx.contents,
+    ctx.symbols,
+  );
   ctx.filesParsed = analysis.filesParsed;
   for (const [p, finding] of analysis.findings) noteSymbolFinding(ctx, p, finding);
   ctx.warnings.push({
     code: 'SYMBOL_RESOLUTION_PARTIAL',
-    message: ctx.symbols ? 'symbol search is syntactic (tree-sitter tags); receivers are typed from declarations in the same file, the classpath is not resolved' : 'no syntax service: symbol search is textual (declarations and call shapes), not parsed',
+    message: ctx.symbols
+      ? 'symbol search is syntactic (tree-sitter tags); receivers are typed from declarations in the same file, the classpath is not resolved'
+      : 'no syntax service: symbol search is textual (declarations and call shapes), not parsed',
   });
 }
 
 /** Files named in the text (by path, by a symbol's name, by a word's file stem). */
 function namedPathStage(ctx: SelectionContext, symbolNames: string[], words: TaskWord[]): PathFinding[] {
   const pathTerms = ctx.task.searchTerms.filter((t) => t.kind === 'path').map((t) => t.term);
-  const pathFindings = findNamedPaths({ candidates: ctx.candidates, pathTerms, symbolNames, words: words.flatMap(wordFileStems), isTest: (p) => ctx.rules.isTest(p) });
+  const pathFindings = findNamedPaths({
+    candidates: ctx.candidates,
+    pathTerms,
+    symbolNames,
+    words: words.flatMap(wordFileStems),
+    isTest: (p) => ctx.rules.isTest(p),
+  });
   for (const hit of pathFindings) {
     const f = noteFound(ctx, hit.path);
     f.score += hit.score;
@@ -85,7 +102,13 @@ function namedPathStage(ctx: SelectionContext, symbolNames: string[], words: Tas
 /** Plain words of the text that are names of definitions. */
 async function wordStage(ctx: SelectionContext, words: TaskWord[]): Promise<WordDefinition[]> {
   const filesWith = await filesContaining(ctx.contents, ctx.candidates, words.flatMap(wordSpellings));
-  const wordDefs = await findWordDefinitions({ words, filesWith: (sp) => filesWith.get(sp) ?? [], contents: ctx.contents, symbols: ctx.symbols, isTest: (p) => ctx.rules.isTest(p) });
+  const wordDefs = await findWordDefinitions({
+    words,
+    filesWith: (sp) => filesWith.get(sp) ?? [],
+    contents: ctx.contents,
+    symbols: ctx.symbols,
+    isTest: (p) => ctx.rules.isTest(p),
+  });
   ctx.filesParsed += wordDefs.filesParsed;
   for (const d of wordDefs.findings) {
     const f = noteFound(ctx, d.path);
@@ -96,7 +119,12 @@ async function wordStage(ctx: SelectionContext, words: TaskWord[]): Promise<Word
     f.tier = d.strong ? 'strong' : (f.tier ?? 'reference');
     ctx.terms.push(d.evidence.term!);
   }
-  if (wordDefs.tooCommon.length) ctx.warnings.push({ code: 'TASK_WORDS_TOO_COMMON', message: `words found in too many files to single out a definition: ${wordDefs.tooCommon.join(', ')}`, data: { words: wordDefs.tooCommon } });
+  if (wordDefs.tooCommon.length)
+    ctx.warnings.push({
+      code: 'TASK_WORDS_TOO_COMMON',
+      message: `words found in too many files to single out a definition: ${wordDefs.tooCommon.join(', ')}`,
+      data: { words: wordDefs.tooCommon },
+    });
   return wordDefs.findings;
 }
 
@@ -113,7 +141,10 @@ function directoryStage(ctx: SelectionContext, names: string[]): void {
 
 /** The navigator's relations of the best-evidenced source files, as lower-ranked context. */
 async function relationStage(ctx: SelectionContext): Promise<void> {
-  const anchors = [...ctx.found].filter(([p, f]) => f.tier === 'strong' && !ctx.rules.isTest(p)).sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1)).map(([p]) => p);
+  const anchors = [...ctx.found]
+    .filter(([p, f]) => f.tier === 'strong' && !ctx.rules.isTest(p))
+    .sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1))
+    .map(([p]) => p);
   const candidateSet = new Set(ctx.candidates);
   const { map, workspace, contents, rules } = ctx;
   const relations = await findRelations({ anchors, scan: ctx.candidates, map, workspace, contents, rules, allowed: (p) => candidateSet.has(p) });

@@ -35,7 +35,23 @@ function selectionContext(input: SelectTargetsInput): SelectionContext {
   const all = workspace.paths();
   const scope = selectionScope({ task, workspace, rules, all, warnings, excluded });
   const contents = input.contents ?? new FileContents(workspace);
-  return { ...scope, workspace, task, map, rules, contents, syntax: input.syntax, symbols: input.symbols, all, warnings, excluded, found: new Map(), terms: [], filesSearched: 0, filesParsed: 0 };
+  return {
+    ...scope,
+    workspace,
+    task,
+    map,
+    rules,
+    contents,
+    syntax: input.syntax,
+    symbols: input.symbols,
+    all,
+    warnings,
+    excluded,
+    found: new Map(),
+    terms: [],
+    filesSearched: 0,
+    filesParsed: 0,
+  };
 }
 
 /**
@@ -48,7 +64,10 @@ function rankScored(scored: ScoredFile[], recipes: boolean, warnings: TargetWarn
   const strongFirst = (s: { tier?: EvidenceTier }): number => (!recipes && s.tier === 'strong' ? 0 : 1);
   scored.sort((a, b) => strongFirst(a) - strongFirst(b) || b.score - a.score || (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
   const top = Math.max(1, scored[0]?.score ?? 0);
-  return (recipes ? scored : capWeakEvidence(scored, warnings)).map((s) => ({ ...s.file, rank: Math.round(Math.max(0, Math.min(1, s.score / top)) * 100) / 100 }));
+  return (recipes ? scored : capWeakEvidence(scored, warnings)).map((s) => ({
+    ...s.file,
+    rank: Math.round(Math.max(0, Math.min(1, s.score / top)) * 100) / 100,
+  }));
 }
 
 /** READY without warnings; an empty selection fails a specific task. */
@@ -71,7 +90,8 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
   const strategy = recipes ? await findRecipeTargets(ctx) : await findSearchTargets(ctx);
   const selected = rankScored(scoreFound(ctx), recipes, warnings);
   const maxSelected = input.maxSelected ?? 200;
-  if (selected.length > maxSelected) warnings.push({ code: 'SEARCH_TRUNCATED', message: `${selected.length} files matched; the first ${maxSelected} are reported` });
+  if (selected.length > maxSelected)
+    warnings.push({ code: 'SEARCH_TRUNCATED', message: `${selected.length} files matched; the first ${maxSelected} are reported` });
   const selectedFiles = selected.slice(0, maxSelected);
   const { status, reason } = outcome(selectedFiles.length, task, warnings);
   return TargetSelection.parse({
@@ -102,7 +122,11 @@ export const MAX_RELATED = 4;
  */
 function capWeakEvidence<T extends { file: SelectedFile; tier?: EvidenceTier }>(sorted: T[], warnings: TargetWarning[]): T[] {
   const strong = sorted.some((s) => s.tier === 'strong');
-  const limits = { related: MAX_RELATED, reference: strong ? MAX_REFERENCES_WITH_STRONG : Infinity, keyword: strong ? MAX_KEYWORD_ONLY_WITH_STRONG : MAX_KEYWORD_ONLY };
+  const limits = {
+    related: MAX_RELATED,
+    reference: strong ? MAX_REFERENCES_WITH_STRONG : Infinity,
+    keyword: strong ? MAX_KEYWORD_ONLY_WITH_STRONG : MAX_KEYWORD_ONLY,
+  };
   const kept = { related: 0, reference: 0, keyword: 0 };
   const dropped = { related: 0, reference: 0, keyword: 0 };
   const out = sorted.filter((s) => {

@@ -47,7 +47,14 @@ function searchCandidates(all: string[], inScope: (p: string) => boolean, worksp
  * The explicit scope (task paths, narrowed by per-step paths when every step has them) and the
  * policy filter. Warnings and exclusions are added to the lists given.
  */
-export function selectionScope(input: { task: TaskContract; workspace: Workspace; rules: PathRules; all: string[]; warnings: TargetWarning[]; excluded: Map<string, string> }): SelectionScope {
+export function selectionScope(input: {
+  task: TaskContract;
+  workspace: Workspace;
+  rules: PathRules;
+  all: string[];
+  warnings: TargetWarning[];
+  excluded: Map<string, string>;
+}): SelectionScope {
   const { task, workspace, rules, all } = input;
   const scopeGlobs = task.paths ?? [];
   const inTaskScope = scopeGlobs.length ? compileGlobs(scopeGlobs) : everywhere;

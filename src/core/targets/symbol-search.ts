@@ -55,7 +55,9 @@ const TYPE_KINDS = new Set<Definition['kind']>(['class', 'interface', 'type', 'e
 const CALLABLE_KINDS = new Set<Definition['kind']>(['method', 'function', undefined]);
 
 function definitionsOf(file: FileAnalysis): Definition[] {
-  return file.tags ? file.tags.filter((t) => t.kind === 'definition').map((t) => ({ name: t.name, scope: t.scope, line: t.line, kind: t.symbolKind })) : textDefinitions(file.text);
+  return file.tags
+    ? file.tags.filter((t) => t.kind === 'definition').map((t) => ({ name: t.name, scope: t.scope, line: t.line, kind: t.symbolKind }))
+    : textDefinitions(file.text);
 }
 
 /** A capitalised name alone may be a function too (Go exports, C# methods): any definition of it counts. */
@@ -65,7 +67,13 @@ function definesType(defs: Definition[], type: string | undefined, member: strin
 
 /** The file defines its own callable named `member`, outside the target type. */
 function definesLocalMember(defs: Definition[], type: string | undefined, member: string | undefined, typeDefined: boolean): boolean {
-  return member !== undefined && defs.some((d) => d.name === member && CALLABLE_KINDS.has(d.kind) && (!type || (d.scope !== undefined && d.scope !== type) || (d.scope === undefined && !typeDefined)));
+  return (
+    member !== undefined &&
+    defs.some(
+      (d) =>
+        d.name === member && CALLABLE_KINDS.has(d.kind) && (!type || (d.scope !== undefined && d.scope !== type) || (d.scope === undefined && !typeDefined)),
+    )
+  );
 }
 
 function noteDefinition(file: FileAnalysis, term: string, name: string, score: number, defs: Definition[]): void {
@@ -88,19 +96,40 @@ function callsOf(file: FileAnalysis, member: string | undefined): Call[] {
 }
 
 /** Calls on a receiver of the target type (with a type), or any call of the bare name; evidence for the former. */
-function countExactCalls(file: FileAnalysis, term: string, calls: Call[], type: string | undefined, member: string | undefined, receivers: Set<string>): number {
+function countExactCalls(
+  file: FileAnalysis,
+  term: string,
+  calls: Call[],
+  type: string | undefined,
+  member: string | undefined,
+  receivers: Set<string>,
+): number {
   let exact = 0;
   for (const c of calls) {
     const recv = c.receiver?.replace(/^this\./, '');
     if (type && recv && receivers.has(recv)) {
       exact++;
-      file.finding.evidence.push({ type: 'symbol', line: c.line, snippet: snippetAt(file.text, c.line), term, detail: `method invocation on ${recv} (${type})` });
+      file.finding.evidence.push({
+        type: 'symbol',
+        line: c.line,
+        snippet: snippetAt(file.text, c.line),
+        term,
+        detail: `method invocation on ${recv} (${type})`,
+      });
     } else if (!type && member) exact++;
   }
   return exact;
 }
 
-function noteCalls(file: FileAnalysis, term: string, calls: Call[], exact: number, type: string | undefined, member: string | undefined, localMember: boolean): void {
+function noteCalls(
+  file: FileAnalysis,
+  term: string,
+  calls: Call[],
+  exact: number,
+  type: string | undefined,
+  member: string | undefined,
+  localMember: boolean,
+): void {
   const { finding, text } = file;
   if (exact > 0 && type) {
     finding.score += 0.45;
@@ -119,7 +148,11 @@ function noteCalls(file: FileAnalysis, term: string, calls: Call[], exact: numbe
 /** A file that uses the target type without defining it: its imports of the type and the names declared with it. */
 function noteTypeUse(file: FileAnalysis, term: string, type: string): void {
   const { finding, text, tags } = file;
-  const imports = tags ? tags.filter((t) => t.kind === 'import' && (t.name === type || t.name.endsWith(`.${type}`) || t.name.endsWith(`/${type}`))) : [...text.matchAll(new RegExp(`^[ \\t]*import\\s+[\\w.]*\\b${escape(type)}\\s*;|import\\s*\\{[^}]*\\b${escape(type)}\\b[^}]*\\}`, 'gm'))].map((m) => ({ line: lineOf(text, m.index!) }));
+  const imports = tags
+    ? tags.filter((t) => t.kind === 'import' && (t.name === type || t.name.endsWith(`.${type}`) || t.name.endsWith(`/${type}`)))
+    : [...text.matchAll(new RegExp(`^[ \\t]*import\\s+[\\w.]*\\b${escape(type)}\\s*;|import\\s*\\{[^}]*\\b${escape(type)}\\b[^}]*\\}`, 'gm'))].map((m) => ({
+        line: lineOf(text, m.index!),
+      }));
   if (imports.length > 0) {
     finding.score += 0.1;
     finding.reasons.push(`imports ${type}`);
@@ -157,7 +190,12 @@ function analyseTerm(file: FileAnalysis, term: string): void {
  * another type, and calls without a receiver in such a file, are reported as unrelated.
  * Syntactic: with tree-sitter tags when a SymbolIndex is given, else from the text.
  */
-export async function analyseSymbols(terms: string[], paths: string[], contents: FileContents, symbols?: SymbolIndex): Promise<{ findings: Map<string, SymbolFinding>; filesParsed: number }> {
+export async function analyseSymbols(
+  terms: string[],
+  paths: string[],
+  contents: FileContents,
+  symbols?: SymbolIndex,
+): Promise<{ findings: Map<string, SymbolFinding>; filesParsed: number }> {
   const findings = new Map<string, SymbolFinding>();
   let filesParsed = 0;
   for (const path of paths) {
@@ -183,7 +221,10 @@ export function textDefinitions(text: string): { name: string; scope?: string; l
       out.push({ name: t[2], line: i + 1, kind: t[1] === 'interface' ? 'interface' : 'class' });
       return;
     }
-    const m = /^\s*(?:(?:public|private|protected|static|final|async|override|export|abstract|synchronized)\s+)*(?:[\w<>[\],.?]+\s+)?([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*(?:throws [\w., ]+)?\s*\{/.exec(l) ?? /^\s*(?:def|func(?:\s*\([^)]*\))?|function)\s+([A-Za-z_$][\w$]*)\s*\(/.exec(l);
+    const m =
+      /^\s*(?:(?:public|private|protected|static|final|async|override|export|abstract|synchronized)\s+)*(?:[\w<>[\],.?]+\s+)?([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*(?:throws [\w., ]+)?\s*\{/.exec(
+        l,
+      ) ?? /^\s*(?:def|func(?:\s*\([^)]*\))?|function)\s+([A-Za-z_$][\w$]*)\s*\(/.exec(l);
     if (m && !/^(if|for|while|switch|catch|return|new)$/.test(m[1])) out.push({ name: m[1], scope: currentType, line: i + 1, kind: 'method' });
   });
   return out;

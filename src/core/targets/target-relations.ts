@@ -46,7 +46,12 @@ export async function findRelations(input: {
   for (const anchor of anchors) {
     for (const t of (await navigator.findRelatedTests(anchor, MAX_TESTS_PER_ANCHOR)).results) {
       if (!input.allowed(t.path)) continue;
-      out.push({ path: t.path, score: Math.round(TEST_WEIGHT * t.score * 100) / 100, reason: `test covering ${anchor}: ${t.reason}`, evidence: { type: 'scope', detail: `related test of ${anchor} (${t.evidence.join(', ')})` } });
+      out.push({
+        path: t.path,
+        score: Math.round(TEST_WEIGHT * t.score * 100) / 100,
+        reason: `test covering ${anchor}: ${t.reason}`,
+        evidence: { type: 'scope', detail: `related test of ${anchor} (${t.evidence.join(', ')})` },
+      });
     }
   }
   const files = new Set(input.workspace.paths());

@@ -25,7 +25,16 @@ export const SelectedFile = z.object({
 });
 export type SelectedFile = z.infer<typeof SelectedFile>;
 
-export const TARGET_WARNING_CODES = ['SYMBOL_RESOLUTION_PARTIAL', 'TARGET_SELECTION_EMPTY', 'FORBIDDEN_PATH_IN_SCOPE', 'SCOPE_PATH_MISSING', 'LOCKFILE_NEEDS_REFRESH', 'SEARCH_TRUNCATED', 'TASK_WORDS_TOO_COMMON', 'SELECTION_CAPPED'] as const;
+export const TARGET_WARNING_CODES = [
+  'SYMBOL_RESOLUTION_PARTIAL',
+  'TARGET_SELECTION_EMPTY',
+  'FORBIDDEN_PATH_IN_SCOPE',
+  'SCOPE_PATH_MISSING',
+  'LOCKFILE_NEEDS_REFRESH',
+  'SEARCH_TRUNCATED',
+  'TASK_WORDS_TOO_COMMON',
+  'SELECTION_CAPPED',
+] as const;
 export const TargetWarning = z.object({ code: z.enum(TARGET_WARNING_CODES), message: z.string(), data: z.record(z.string(), z.unknown()).optional() });
 export type TargetWarning = z.infer<typeof TargetWarning>;
 

@@ -71,10 +71,13 @@ export async function findWordDefinitions(input: {
       const tags = input.symbols?.supports(path) ? await input.symbols.tags(path) : undefined;
       if (tags) filesParsed++;
       const found = tags
-        ? tags.filter((t) => t.kind === 'definition' && spellings.includes(t.name)).map((t) => ({ name: t.name, line: t.line, kind: t.symbolKind as string | undefined }))
+        ? tags
+            .filter((t) => t.kind === 'definition' && spellings.includes(t.name))
+            .map((t) => ({ name: t.name, line: t.line, kind: t.symbolKind as string | undefined }))
         : textDefinitions(text).filter((d) => spellings.includes(d.name));
       const first = found.find((d) => d.name === spellings[0]) ?? found[0];
-      if (first) defs.push({ path, line: first.line, snippet: (text.split('\n')[first.line - 1] ?? '').trim().slice(0, 200), name: first.name, kind: first.kind });
+      if (first)
+        defs.push({ path, line: first.line, snippet: (text.split('\n')[first.line - 1] ?? '').trim().slice(0, 200), name: first.name, kind: first.kind });
     }
     const ambiguous = defs.length > AMBIGUOUS_NAME_FILES;
     for (const d of defs) {
@@ -82,7 +85,9 @@ export async function findWordDefinitions(input: {
         path: d.path,
         score: ambiguous ? 0.1 : hinted ? DEFINITION_SCORE : 0.35,
         strong: hinted && !ambiguous,
-        reason: ambiguous ? `defines ${d.name}, one of ${defs.length} definitions of the task word "${word}"` : `defines ${d.name} (${hinted ? 'named as code in the task' : 'a word of the task'})`,
+        reason: ambiguous
+          ? `defines ${d.name}, one of ${defs.length} definitions of the task word "${word}"`
+          : `defines ${d.name} (${hinted ? 'named as code in the task' : 'a word of the task'})`,
         evidence: { type: 'symbol', line: d.line, snippet: d.snippet, term: word, detail: 'definition' },
       });
     }

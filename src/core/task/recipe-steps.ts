@@ -5,19 +5,24 @@ import { userRegexProblem } from '../util/user-regex.js';
 /** Globs relative to the repository root; a plain directory means `dir/**`. */
 export const PathGlobs = z.array(RepoGlob).min(1).max(200).describe('Globs relative to the repository root; a plain directory means dir/**.');
 
-export const ReplaceStep = z.strictObject({
-  recipe: z.literal('replace'),
-  find: z.string().min(1),
-  replace: z.string(),
-  regex: z.boolean().default(false),
-  flags: z.string().regex(/^[imsu]*$/, 'flags may only contain i, m, s, u').default(''),
-  wordBoundary: z.union([z.literal('auto'), z.boolean()]).default('auto'),
-  paths: PathGlobs.optional(),
-}).superRefine((step, ctx) => {
-  // Refused up front, with the construct named, rather than when the recipe runs.
-  const problem = step.regex ? userRegexProblem(step.find, step.flags) : undefined;
-  if (problem) ctx.addIssue({ code: 'custom', path: ['find'], message: `${problem.reason}: ${problem.message}`, params: { reason: problem.reason } });
-});
+export const ReplaceStep = z
+  .strictObject({
+    recipe: z.literal('replace'),
+    find: z.string().min(1),
+    replace: z.string(),
+    regex: z.boolean().default(false),
+    flags: z
+      .string()
+      .regex(/^[imsu]*$/, 'flags may only contain i, m, s, u')
+      .default(''),
+    wordBoundary: z.union([z.literal('auto'), z.boolean()]).default('auto'),
+    paths: PathGlobs.optional(),
+  })
+  .superRefine((step, ctx) => {
+    // Refused up front, with the construct named, rather than when the recipe runs.
+    const problem = step.regex ? userRegexProblem(step.find, step.flags) : undefined;
+    if (problem) ctx.addIssue({ code: 'custom', path: ['find'], message: `${problem.reason}: ${problem.message}`, params: { reason: problem.reason } });
+  });
 
 export const MigrateImportStep = z.strictObject({
   recipe: z.literal('migrate-import'),
@@ -34,7 +39,9 @@ export const MigrateImportStep = z.strictObject({
     .regex(/^[A-Za-z0-9@][\w@./:~-]*$/, 'a dependency name: Maven groupId:artifactId, npm package, Python distribution or Go module path')
     .max(200)
     .optional()
-    .describe('The dependency that provides the new imports, when it cannot be told from the import path (Maven groupId:artifactId, npm package, Python distribution, Go module path).'),
+    .describe(
+      'The dependency that provides the new imports, when it cannot be told from the import path (Maven groupId:artifactId, npm package, Python distribution, Go module path).',
+    ),
   paths: PathGlobs.optional(),
 });
 

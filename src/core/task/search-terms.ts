@@ -13,9 +13,50 @@ const FILE_EXTENSIONS = new Set(
   ).split(' '),
 );
 /** Root segments that make a two-segment dotted word a package name (`javax.persistence`). */
-const PACKAGE_ROOTS = new Set(['com', 'org', 'net', 'io', 'dev', 'edu', 'gov', 'java', 'javax', 'jakarta', 'android', 'androidx', 'kotlin', 'kotlinx', 'scala', 'akka']);
+const PACKAGE_ROOTS = new Set([
+  'com',
+  'org',
+  'net',
+  'io',
+  'dev',
+  'edu',
+  'gov',
+  'java',
+  'javax',
+  'jakarta',
+  'android',
+  'androidx',
+  'kotlin',
+  'kotlinx',
+  'scala',
+  'akka',
+]);
 /** Product names that look like CamelCase identifiers in prose. */
-const PROSE_NAMES = new Set(['GitHub', 'GitLab', 'JavaScript', 'TypeScript', 'PowerShell', 'PostgreSQL', 'MySQL', 'MongoDB', 'OAuth', 'YouTube', 'LinkedIn', 'macOS', 'iOS', 'iPhone', 'iPad', 'DevOps', 'OpenAI', 'OpenAPI', 'GraphQL', 'JetBrains', 'IntelliJ', 'WebSocket', 'NodeJS']);
+const PROSE_NAMES = new Set([
+  'GitHub',
+  'GitLab',
+  'JavaScript',
+  'TypeScript',
+  'PowerShell',
+  'PostgreSQL',
+  'MySQL',
+  'MongoDB',
+  'OAuth',
+  'YouTube',
+  'LinkedIn',
+  'macOS',
+  'iOS',
+  'iPhone',
+  'iPad',
+  'DevOps',
+  'OpenAI',
+  'OpenAPI',
+  'GraphQL',
+  'JetBrains',
+  'IntelliJ',
+  'WebSocket',
+  'NodeJS',
+]);
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const QUALIFIED = /^[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)+$/;
@@ -163,7 +204,26 @@ export interface TaskWord {
 /** Most plain words kept; issue prose is short and later words add little. */
 export const MAX_TASK_WORDS = 24;
 /** Nouns that say the neighbouring word is a name in the code. */
-const CODE_NOUNS = new Set(['function', 'functions', 'method', 'methods', 'func', 'def', 'class', 'classes', 'helper', 'constructor', 'struct', 'interface', 'type', 'module', 'handler', 'endpoint', 'field', 'property']);
+const CODE_NOUNS = new Set([
+  'function',
+  'functions',
+  'method',
+  'methods',
+  'func',
+  'def',
+  'class',
+  'classes',
+  'helper',
+  'constructor',
+  'struct',
+  'interface',
+  'type',
+  'module',
+  'handler',
+  'endpoint',
+  'field',
+  'property',
+]);
 /** Prose words of issues that never single out a definition. */
 const STOP_WORDS = new Set(
   (
@@ -201,7 +261,12 @@ export function taskWords(input: { title: string; objective: string }): TaskWord
       const call = token.endsWith('()');
       const word = call ? token.slice(0, -2) : token;
       // Lower case, Capitalised at a sentence start, or a short acronym (`ETA`); other shapes are search terms already.
-      const plain = word.length >= 3 && word.length <= 64 && /^[a-z][a-z0-9]*$/i.test(word) && !isNameLike(word) && (word === word.toLowerCase() || /^[A-Z][a-z0-9]*$/.test(word) || /^[A-Z]{3,4}$/.test(word));
+      const plain =
+        word.length >= 3 &&
+        word.length <= 64 &&
+        /^[a-z][a-z0-9]*$/i.test(word) &&
+        !isNameLike(word) &&
+        (word === word.toLowerCase() || /^[A-Z][a-z0-9]*$/.test(word) || /^[A-Z]{3,4}$/.test(word));
       const lower = word.toLowerCase();
       if (!plain || STOP_WORDS.has(lower)) {
         previous = undefined;

@@ -9,7 +9,9 @@ export const TaskBlock = z
   .strictObject({
     mode: z.enum(['draft_pr', 'analysis']).optional().describe('draft_pr (default) opens a draft PR; analysis only reports. `/agent analyze` forces analysis.'),
     base: z.string().min(1).max(255).optional().describe("Base ref to start from; default: the repository's default branch."),
-    paths: PathGlobs.optional().describe('Scope of the change: globs relative to the repository root; a plain directory means dir/**; absent = whole repository.'),
+    paths: PathGlobs.optional().describe(
+      'Scope of the change: globs relative to the repository root; a plain directory means dir/**; absent = whole repository.',
+    ),
     steps: z.array(RecipeStep).max(MAX_TASK_STEPS).optional().describe('Deterministic recipes applied in order.'),
     budgets: z
       .strictObject({

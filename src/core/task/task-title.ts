@@ -15,7 +15,10 @@ export function taskTitleOf(text: string): string {
   for (const block of findFencedBlocks(lines)) for (let i = block.openLine; i <= (block.closeLine ?? lines.length - 1); i++) fenced.add(i);
   for (const [i, line] of lines.entries()) {
     if (fenced.has(i)) continue;
-    const trimmed = line.replace(/^\s{0,3}#+\s*/, '').replace(/\s+#+\s*$/, '').trim();
+    const trimmed = line
+      .replace(/^\s{0,3}#+\s*/, '')
+      .replace(/\s+#+\s*$/, '')
+      .trim();
     if (trimmed) return shortenAtWord(trimmed, MAX_TASK_TITLE);
   }
   return '';

@@ -50,7 +50,10 @@ export function fenced(info: string, text: string): string[] {
 }
 
 export function mermaidText(text: string): string {
-  return text.replace(/["<>\r\n`]/g, ' ').replace(/[[\]{}()]/g, ' ').trim();
+  return text
+    .replace(/["<>\r\n`]/g, ' ')
+    .replace(/[[\]{}()]/g, ' ')
+    .trim();
 }
 
 export function attr(text: string): string {
@@ -58,7 +61,12 @@ export function attr(text: string): string {
 }
 
 export function firstLine(text: string): string {
-  return text.split(/\r?\n/).map((l) => l.trim()).find((l) => l.length > 0) ?? '';
+  return (
+    text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? ''
+  );
 }
 
 /** The first paragraph as one line: the lines up to the first blank line, joined (a wrapped sentence stays whole). */

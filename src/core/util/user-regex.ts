@@ -6,7 +6,14 @@ import { AgentError } from '../errors.js';
  * a pattern like `(a+)+$` cannot stall a run. Constructs RE2 cannot run in linear time are
  * refused with a reason that names them.
  */
-export const USER_REGEX_REASONS = ['REGEX_BACKREFERENCE', 'REGEX_LOOKAHEAD', 'REGEX_LOOKBEHIND', 'REGEX_FLAG_UNSUPPORTED', 'REGEX_TOO_COMPLEX', 'REGEX_INVALID'] as const;
+export const USER_REGEX_REASONS = [
+  'REGEX_BACKREFERENCE',
+  'REGEX_LOOKAHEAD',
+  'REGEX_LOOKBEHIND',
+  'REGEX_FLAG_UNSUPPORTED',
+  'REGEX_TOO_COMPLEX',
+  'REGEX_INVALID',
+] as const;
 export type UserRegexReason = (typeof USER_REGEX_REASONS)[number];
 export class UserRegexError extends AgentError<UserRegexReason> {}
 
@@ -78,11 +85,14 @@ function flagBits(flags: string): number {
 export function compileUserRegex(source: string, flags = '', options: { literal?: boolean } = {}): UserRegex {
   const bits = flagBits(flags);
   if (options.literal) return wrap(RE2JS.compile(RE2JS.quote(source), bits), false);
-  if (source.length > MAX_USER_REGEX_LENGTH) throw new UserRegexError('REGEX_TOO_COMPLEX', `regex is ${source.length} characters long, more than ${MAX_USER_REGEX_LENGTH}`, { length: source.length });
+  if (source.length > MAX_USER_REGEX_LENGTH)
+    throw new UserRegexError('REGEX_TOO_COMPLEX', `regex is ${source.length} characters long, more than ${MAX_USER_REGEX_LENGTH}`, { length: source.length });
   const unsupported = unsupportedConstruct(source);
   if (unsupported) {
     const name = unsupported.reason === 'REGEX_BACKREFERENCE' ? 'backreferences' : unsupported.reason === 'REGEX_LOOKAHEAD' ? 'lookahead' : 'lookbehind';
-    throw new UserRegexError(unsupported.reason, `regex uses ${unsupported.construct}: ${name} cannot run in linear time and are not supported`, { construct: unsupported.construct });
+    throw new UserRegexError(unsupported.reason, `regex uses ${unsupported.construct}: ${name} cannot run in linear time and are not supported`, {
+      construct: unsupported.construct,
+    });
   }
   let re: RE2JS;
   try {
@@ -91,7 +101,10 @@ export function compileUserRegex(source: string, flags = '', options: { literal?
     const detail = error instanceof RE2JSException ? error.message : String(error);
     throw new UserRegexError('REGEX_INVALID', `regex is not valid: ${detail}`, {}, { cause: error });
   }
-  if (re.programSize() > MAX_USER_REGEX_PROGRAM) throw new UserRegexError('REGEX_TOO_COMPLEX', `regex compiles to ${re.programSize()} instructions, more than ${MAX_USER_REGEX_PROGRAM}`, { programSize: re.programSize() });
+  if (re.programSize() > MAX_USER_REGEX_PROGRAM)
+    throw new UserRegexError('REGEX_TOO_COMPLEX', `regex compiles to ${re.programSize()} instructions, more than ${MAX_USER_REGEX_PROGRAM}`, {
+      programSize: re.programSize(),
+    });
   return wrap(re, true);
 }
 
@@ -101,7 +114,11 @@ function wrap(re: RE2JS, bounded: boolean): UserRegex {
   const size = re.programSize();
   const budget = (text: string): void => {
     if (bounded && text.length * size > MAX_USER_REGEX_WORK) {
-      throw new UserRegexError('REGEX_TOO_COMPLEX', `regex of ${size} instructions on ${text.length} characters exceeds the matching budget; simplify the pattern or narrow the paths`, { programSize: size, length: text.length });
+      throw new UserRegexError(
+        'REGEX_TOO_COMPLEX',
+        `regex of ${size} instructions on ${text.length} characters exceeds the matching budget; simplify the pattern or narrow the paths`,
+        { programSize: size, length: text.length },
+      );
     }
   };
   const exec = (text: string, from = 0): UserRegexMatch | undefined => {

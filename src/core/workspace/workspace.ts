@@ -105,7 +105,15 @@ export interface PackedObjects {
  * Build a workspace over a commit already present in `gitdir`. Ingestion passes what it already
  * knows (the tree, its files, the catalogued pack) so nothing is read twice.
  */
-export async function openWorkspace(options: { fs: FsLike; gitdir: string; commitSha: string; treeSha?: string; files?: TreeFile[]; missing?: MissingObjects; packed?: PackedObjects }): Promise<ObjectWorkspace> {
+export async function openWorkspace(options: {
+  fs: FsLike;
+  gitdir: string;
+  commitSha: string;
+  treeSha?: string;
+  files?: TreeFile[];
+  missing?: MissingObjects;
+  packed?: PackedObjects;
+}): Promise<ObjectWorkspace> {
   const { fs, gitdir, commitSha } = options;
   const tree = options.treeSha ?? (await git.readCommit({ fs, gitdir, oid: commitSha })).commit.tree;
   const files = options.files ?? (await readTreeFiles(fs, gitdir, tree));
@@ -238,7 +246,8 @@ export class ObjectWorkspace implements Workspace {
     for (let i = 1; i < segments.length; i++) {
       const parent = segments.slice(0, i).join('/');
       const entry = this.entry(parent);
-      if (entry?.mode === '120000') throw new WorkspaceError('WRITE_THROUGH_SYMLINK', `path goes through a symlink: ${parent}`, { path: normalized, symlink: parent });
+      if (entry?.mode === '120000')
+        throw new WorkspaceError('WRITE_THROUGH_SYMLINK', `path goes through a symlink: ${parent}`, { path: normalized, symlink: parent });
       if (entry) throw new WorkspaceError('IS_A_DIRECTORY', `a parent of the path is a file: ${parent}`, { path: normalized, parent });
     }
     // Paths are sorted, so anything under `normalized/` starts at the lower bound of that prefix.

@@ -73,7 +73,15 @@ export async function startSsmStandin(parameters: Record<string, string>): Promi
     // A SecureString read without decryption answers the ciphertext, as SSM does.
     const shown = input.WithDecryption ? value : Buffer.from(`kms:${name}`).toString('base64');
     json(res, 200, {
-      Parameter: { Name: name, Type: 'SecureString', Value: shown, Version: 1, LastModifiedDate: 1_767_225_600, ARN: `arn:aws:ssm:us-east-1:123456789012:parameter${name}`, DataType: 'text' },
+      Parameter: {
+        Name: name,
+        Type: 'SecureString',
+        Value: shown,
+        Version: 1,
+        LastModifiedDate: 1_767_225_600,
+        ARN: `arn:aws:ssm:us-east-1:123456789012:parameter${name}`,
+        DataType: 'text',
+      },
     });
   });
   return { ...endpoint, calls };
@@ -91,7 +99,10 @@ export interface AssumeRoleCall {
  * STS `AssumeRole`, answering `credentials` (the keys the S3 stand-in accepts) with a fresh
  * session token per call. Records the session policy and tags run-session asked for.
  */
-export async function startStsStandin(options: { credentials: { accessKeyId: string; secretAccessKey: string }; now: () => number }): Promise<Endpoint & { calls: AssumeRoleCall[] }> {
+export async function startStsStandin(options: {
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  now: () => number;
+}): Promise<Endpoint & { calls: AssumeRoleCall[] }> {
   const calls: AssumeRoleCall[] = [];
   const xml = (res: ServerResponse, status: number, text: string) => {
     res.writeHead(status, { 'content-type': 'text/xml' });
@@ -99,15 +110,30 @@ export async function startStsStandin(options: { credentials: { accessKeyId: str
   };
   const endpoint = await listen(async (req, body, res) => {
     const form = new URLSearchParams(body.toString('utf8'));
-    if (!signedBy(req)) return xml(res, 403, '<ErrorResponse><Error><Type>Sender</Type><Code>MissingAuthenticationToken</Code><Message>Request is missing Authentication Token</Message></Error></ErrorResponse>');
+    if (!signedBy(req))
+      return xml(
+        res,
+        403,
+        '<ErrorResponse><Error><Type>Sender</Type><Code>MissingAuthenticationToken</Code><Message>Request is missing Authentication Token</Message></Error></ErrorResponse>',
+      );
     if (form.get('Action') !== 'AssumeRole') {
-      return xml(res, 400, `<ErrorResponse><Error><Type>Sender</Type><Code>InvalidAction</Code><Message>unsupported action ${String(form.get('Action'))}</Message></Error></ErrorResponse>`);
+      return xml(
+        res,
+        400,
+        `<ErrorResponse><Error><Type>Sender</Type><Code>InvalidAction</Code><Message>unsupported action ${String(form.get('Action'))}</Message></Error></ErrorResponse>`,
+      );
     }
     const tags: Record<string, string> = {};
     for (let i = 1; form.has(`Tags.member.${i}.Key`); i++) tags[form.get(`Tags.member.${i}.Key`)!] = form.get(`Tags.member.${i}.Value`) ?? '';
     const durationSeconds = Number(form.get('DurationSeconds') ?? 3600);
     const policy = form.get('Policy');
-    const call: AssumeRoleCall = { roleArn: form.get('RoleArn') ?? '', sessionName: form.get('RoleSessionName') ?? '', durationSeconds, policy: policy ? JSON.parse(policy) : undefined, tags };
+    const call: AssumeRoleCall = {
+      roleArn: form.get('RoleArn') ?? '',
+      sessionName: form.get('RoleSessionName') ?? '',
+      durationSeconds,
+      policy: policy ? JSON.parse(policy) : undefined,
+      tags,
+    };
     calls.push(call);
     const expiration = new Date(options.now() + durationSeconds * 1000).toISOString();
     const roleName = call.roleArn.split('/').pop() ?? 'role';
@@ -141,7 +167,9 @@ export interface LambdaInvocation {
  * invocations run at once; `Event` invocations are only queued (`queued`), as Lambda's async
  * queue holds them, until the test runs them.
  */
-export async function startLambdaStandin(functions: Record<string, (payload: unknown) => Promise<InvokeOutcome>>): Promise<Endpoint & { calls: LambdaInvocation[]; queued: LambdaInvocation[] }> {
+export async function startLambdaStandin(
+  functions: Record<string, (payload: unknown) => Promise<InvokeOutcome>>,
+): Promise<Endpoint & { calls: LambdaInvocation[]; queued: LambdaInvocation[] }> {
   const calls: LambdaInvocation[] = [];
   const queued: LambdaInvocation[] = [];
   const route = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
@@ -160,14 +188,21 @@ export async function startLambdaStandin(functions: Record<string, (payload: unk
     const run = functions[functionName];
     if (!run) return error(404, 'ResourceNotFoundException', `Function not found: ${requested}`);
     const typeHeader = String(req.headers['x-amz-invocation-type'] ?? 'RequestResponse');
-    if (typeHeader !== 'RequestResponse' && typeHeader !== 'Event') return error(400, 'InvalidParameterValueException', `unsupported invocation type ${typeHeader}`);
+    if (typeHeader !== 'RequestResponse' && typeHeader !== 'Event')
+      return error(400, 'InvalidParameterValueException', `unsupported invocation type ${typeHeader}`);
     let payload: unknown;
     try {
       payload = body.length > 0 ? JSON.parse(body.toString('utf8')) : {};
     } catch {
       return error(400, 'InvalidRequestContentException', 'Could not parse request body into json');
     }
-    const invocation: LambdaInvocation = { functionName, type: typeHeader, payload, accessKeyId, sessionToken: req.headers['x-amz-security-token'] as string | undefined };
+    const invocation: LambdaInvocation = {
+      functionName,
+      type: typeHeader,
+      payload,
+      accessKeyId,
+      sessionToken: req.headers['x-amz-security-token'] as string | undefined,
+    };
     calls.push(invocation);
     if (typeHeader === 'Event') {
       queued.push(invocation);
@@ -175,7 +210,11 @@ export async function startLambdaStandin(functions: Record<string, (payload: unk
       return void res.end();
     }
     const outcome = await run(payload);
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-amz-executed-version': '$LATEST', 'x-amzn-requestid': `invoke-${calls.length}` };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'x-amz-executed-version': '$LATEST',
+      'x-amzn-requestid': `invoke-${calls.length}`,
+    };
     if (!outcome.ok) headers['x-amz-function-error'] = 'Unhandled';
     res.writeHead(200, headers);
     res.end(JSON.stringify(outcome.ok ? (outcome.result ?? null) : { errorType: outcome.errorType, errorMessage: outcome.errorMessage }));

@@ -25,7 +25,9 @@ interface BucketYml {
 
 const fnOfArn = (arn: unknown): string => {
   // `!GetAtt PublisherLambdaFunction.Arn` -> `publisher`
-  const ref = String((arn as Tagged).value ?? arn).split('.')[0].replace(/LambdaFunction$/, '');
+  const ref = String((arn as Tagged).value ?? arn)
+    .split('.')[0]
+    .replace(/LambdaFunction$/, '');
   return ref.charAt(0).toLowerCase() + ref.slice(1);
 };
 
@@ -36,10 +38,20 @@ function readBucketYml(): BucketYml {
 }
 
 /** EventBridge's `wildcard` filter: `*` matches any run of characters, `/` included. */
-const wildcard = (pattern: string) => new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+const wildcard = (pattern: string) =>
+  new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 
 /** A JSONPath of the simple form `$.a.b-c` over an object. */
-const at = (event: unknown, path: string): unknown => path.replace(/^\$\./, '').split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], event);
+const at = (event: unknown, path: string): unknown =>
+  path
+    .replace(/^\$\./, '')
+    .split('.')
+    .reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], event);
 
 export function bucketRouting(): (record: S3EventRecord) => Delivery[] {
   const yml = readBucketYml();
@@ -54,13 +66,19 @@ export function bucketRouting(): (record: S3EventRecord) => Delivery[] {
     .filter((r) => r.Type === 'AWS::Events::Rule')
     .flatMap((r) => {
       const keys = r.Properties.EventPattern.detail.object.key as { wildcard: string }[];
-      return (r.Properties.Targets as any[]).map((t) => ({ fn: fnOfArn(t.Arn), keys: keys.map((k) => wildcard(k.wildcard)), transformer: t.InputTransformer as { InputPathsMap: Record<string, string>; InputTemplate: string } }));
+      return (r.Properties.Targets as any[]).map((t) => ({
+        fn: fnOfArn(t.Arn),
+        keys: keys.map((k) => wildcard(k.wildcard)),
+        transformer: t.InputTransformer as { InputPathsMap: Record<string, string>; InputTemplate: string },
+      }));
     });
 
   return (record) => {
     if (!record.eventName.startsWith('ObjectCreated')) return [];
     const key = decodeS3EventKey(record.s3.object.key);
-    const out: Delivery[] = notifications.filter((n) => key.startsWith(n.prefix) && key.endsWith(n.suffix)).map((n) => ({ fn: n.fn, via: 's3', event: { Records: [record] } }));
+    const out: Delivery[] = notifications
+      .filter((n) => key.startsWith(n.prefix) && key.endsWith(n.suffix))
+      .map((n) => ({ fn: n.fn, via: 's3', event: { Records: [record] } }));
     if (!eventBridge) return out;
     for (const rule of rules.filter((r) => r.keys.some((k) => k.test(key)))) {
       // The event S3 sends to EventBridge for the same write (its key is not URL-encoded).
@@ -73,7 +91,17 @@ export function bucketRouting(): (record: S3EventRecord) => Delivery[] {
         'source-ip-address': record.requestParameters.sourceIPAddress,
         reason: 'PutObject',
       };
-      const ebEvent = { version: '0', id: `eb-${record.s3.object.sequencer}`, 'detail-type': 'Object Created', source: 'aws.s3', account: '123456789012', time: record.eventTime, region: record.awsRegion, resources: [`arn:aws:s3:::${record.s3.bucket.name}`], detail };
+      const ebEvent = {
+        version: '0',
+        id: `eb-${record.s3.object.sequencer}`,
+        'detail-type': 'Object Created',
+        source: 'aws.s3',
+        account: '123456789012',
+        time: record.eventTime,
+        region: record.awsRegion,
+        resources: [`arn:aws:s3:::${record.s3.bucket.name}`],
+        detail,
+      };
       // EventBridge puts each variable's JSON value where `<name>` stands (strings quoted).
       const rendered = rule.transformer.InputTemplate.replace(/<([A-Za-z0-9_-]+)>/g, (_, name: string) => {
         const path = rule.transformer.InputPathsMap[name];

@@ -20,9 +20,26 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Options serverless-esbuild 1.57 consumes itself and removes before calling esbuild. */
 const SERVERLESS_ESBUILD_ONLY = [
-  'concurrency', 'zipConcurrency', 'exclude', 'nativeZip', 'packager', 'packagePath', 'watch', 'keepOutputDirectory', 'packagerOptions',
-  'installExtraArgs', 'outputFileExtension', 'outputBuildFolder', 'outputWorkFolder', 'nodeExternals', 'skipBuild', 'skipRebuild',
-  'skipBuildExcludeFns', 'stripEntryResolveExtensions', 'disposeContext', 'plugins',
+  'concurrency',
+  'zipConcurrency',
+  'exclude',
+  'nativeZip',
+  'packager',
+  'packagePath',
+  'watch',
+  'keepOutputDirectory',
+  'packagerOptions',
+  'installExtraArgs',
+  'outputFileExtension',
+  'outputBuildFolder',
+  'outputWorkFolder',
+  'nodeExternals',
+  'skipBuild',
+  'skipRebuild',
+  'skipBuildExcludeFns',
+  'stripEntryResolveExtensions',
+  'disposeContext',
+  'plugins',
 ];
 
 export interface FunctionSpec {
@@ -59,7 +76,14 @@ export function readServerlessYml(): ServerlessYml {
 }
 
 export function functionSpecs(yml = readServerlessYml()): FunctionSpec[] {
-  return Object.entries(yml.functions).map(([key, f]) => ({ key, handler: f.handler, role: f.role, environment: f.environment ?? {}, memorySize: f.memorySize, timeout: f.timeout }));
+  return Object.entries(yml.functions).map(([key, f]) => ({
+    key,
+    handler: f.handler,
+    role: f.role,
+    environment: f.environment ?? {},
+    memorySize: f.memorySize,
+    timeout: f.timeout,
+  }));
 }
 
 /** The esbuild options serverless-esbuild derives from `custom.esbuild`, for one entry. */
@@ -95,7 +119,8 @@ export async function buildLambdaBundles(dir: string): Promise<Record<string, Bu
   const specs = functionSpecs(yml).map((spec) => ({ spec, module: spec.handler.slice(0, spec.handler.lastIndexOf('.')) }));
   const dirs = new Set(specs.map((s) => dirname(s.module)));
   if (dirs.size !== 1) throw new Error(`handlers live in several directories (${[...dirs].join(', ')}); build them one by one`);
-  for (const { spec, module } of specs) if (!existsSync(join(ROOT, `${module}.ts`))) throw new Error(`serverless.yml names ${spec.handler}, but ${module}.ts does not exist`);
+  for (const { spec, module } of specs)
+    if (!existsSync(join(ROOT, `${module}.ts`))) throw new Error(`serverless.yml names ${spec.handler}, but ${module}.ts does not exist`);
   const entries = specs.map((s) => `${s.module}.ts`);
   const result = await build({ ...esbuildOptionsFor(entries[0], join(buildDir, [...dirs][0]), yml), entryPoints: entries, sourcemap: false, metafile: true });
   const out: Record<string, BuiltFunction> = {};

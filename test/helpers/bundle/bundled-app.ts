@@ -5,15 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeS3EventKey } from '../../../src/app/aws/s3-artifact-store.js';
-import {
-  buildPayloads,
-  harnessStandinOptions,
-  HARNESS_APP_ID,
-  HARNESS_FULL_NAME,
-  MAINTAINER,
-  READER,
-  type HarnessPayloads,
-} from '../app-harness.js';
+import { buildPayloads, harnessStandinOptions, HARNESS_APP_ID, HARNESS_FULL_NAME, MAINTAINER, READER, type HarnessPayloads } from '../app-harness.js';
 import { startGitHttpServer, type GitHttpServer } from '../git-http-server.js';
 import { startGitHubStandin, type GitHubStandin } from '../github-standin/index.js';
 import { startS3Server, type S3TestServer } from '../s3-server.js';
@@ -82,7 +74,11 @@ export interface BundledApp {
 export async function startBundledApp(): Promise<BundledApp> {
   const timings = { buildMs: 0, startMs: 0 };
   const dir = mkdtempSync(join(tmpdir(), 'draftsman-bundles-'));
-  const privateKeyPem = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+  const privateKeyPem = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  }).privateKey;
   const users = { [MAINTAINER]: 'write', [READER]: 'read' } as const;
   const t0 = Date.now();
   const [functions, s3, standin, ssm, sts] = await Promise.all([
@@ -165,7 +161,15 @@ export async function startBundledApp(): Promise<BundledApp> {
   const processes: Record<string, LambdaProcess> = {};
   const started = await Promise.allSettled(
     Object.values(functions).map(async (fn) => {
-      const p = await startLambdaProcess({ name: functionName(fn.key), taskRoot: fn.taskRoot, handler: fn.handler, environment: environmentOf(fn), memorySize: fn.memorySize, timeoutSeconds: fn.timeout, timeScale: TIME_SCALE });
+      const p = await startLambdaProcess({
+        name: functionName(fn.key),
+        taskRoot: fn.taskRoot,
+        handler: fn.handler,
+        environment: environmentOf(fn),
+        memorySize: fn.memorySize,
+        timeoutSeconds: fn.timeout,
+        timeScale: TIME_SCALE,
+      });
       processes[fn.key] = p;
       invokers[functionName(fn.key)] = (payload) => p.invoke(payload);
     }),
@@ -193,7 +197,10 @@ export async function startBundledApp(): Promise<BundledApp> {
   const webhookEvent = async (eventName: string, payload: unknown, options: { secret?: string; deliveryId?: string } = {}): Promise<APIGatewayProxyEventV2> => {
     deliveries += 1;
     // The worker clones what the delivery names; here that is the git server over the stand-in's repositories.
-    const withClone = payload && typeof payload === 'object' && 'repository' in payload ? { ...payload, repository: { ...(payload.repository as object), clone_url: cloneUrl } } : payload;
+    const withClone =
+      payload && typeof payload === 'object' && 'repository' in payload
+        ? { ...payload, repository: { ...(payload.repository as object), clone_url: cloneUrl } }
+        : payload;
     const body = JSON.stringify(withClone);
     const headers: Record<string, string> = {
       accept: '*/*',

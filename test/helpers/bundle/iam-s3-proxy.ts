@@ -32,7 +32,10 @@ export async function startIamS3Proxy(options: { target: string; bucket: string;
     const [, bucket = '', ...rest] = url.pathname.split('/');
     const key = decodeURIComponent(rest.join('/'));
     const listing = key === '' && req.method === 'GET';
-    const action = listing ? 's3:ListBucket' : ({ GET: 's3:GetObject', HEAD: 's3:GetObject', PUT: 's3:PutObject', DELETE: 's3:DeleteObject' } as Record<string, string>)[req.method ?? ''] ?? `s3:${req.method}`;
+    const action = listing
+      ? 's3:ListBucket'
+      : (({ GET: 's3:GetObject', HEAD: 's3:GetObject', PUT: 's3:PutObject', DELETE: 's3:DeleteObject' } as Record<string, string>)[req.method ?? ''] ??
+        `s3:${req.method}`);
     const resource = listing ? `arn:aws:s3:::${bucket}` : `arn:aws:s3:::${bucket}/${key}`;
     const principal = options.principalOf(req.headers['x-amz-security-token'] as string | undefined);
     const context = listing ? { 's3:prefix': url.searchParams.get('prefix') ?? '' } : undefined;
@@ -41,7 +44,9 @@ export async function startIamS3Proxy(options: { target: string; bucket: string;
     if (decision !== 'allow' || bucket !== options.bucket) {
       req.resume();
       res.writeHead(403, { 'content-type': 'application/xml' });
-      res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>iam-proxy</RequestId></Error>`);
+      res.end(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message><RequestId>iam-proxy</RequestId></Error>`,
+      );
       return;
     }
     const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {

@@ -61,7 +61,12 @@ export async function startLambdaProcess(options: StartLambdaProcessOptions): Pr
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     ...options.environment,
   };
-  const child: ChildProcess = fork(RUNNER, [options.taskRoot, options.handler, String(options.timeScale ?? 1)], { cwd: options.taskRoot, env, execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const child: ChildProcess = fork(RUNNER, [options.taskRoot, options.handler, String(options.timeScale ?? 1)], {
+    cwd: options.taskRoot,
+    env,
+    execArgv: [],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
   const collect = (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
@@ -76,7 +81,9 @@ export async function startLambdaProcess(options: StartLambdaProcessOptions): Pr
       else if (message.type === 'result' && message.id !== undefined) {
         const settle = pending.get(message.id);
         pending.delete(message.id);
-        settle?.(message.ok ? { ok: true, result: message.result } : { ok: false, errorType: message.errorType ?? 'Error', errorMessage: message.errorMessage ?? '' });
+        settle?.(
+          message.ok ? { ok: true, result: message.result } : { ok: false, errorType: message.errorType ?? 'Error', errorMessage: message.errorMessage ?? '' },
+        );
       }
     });
     child.on('exit', (code, signal) => {

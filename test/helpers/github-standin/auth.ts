@@ -10,10 +10,7 @@ export interface MintedToken {
 }
 
 export type AuthResult =
-  | { kind: 'none' }
-  | { kind: 'app'; appId: string }
-  | { kind: 'installation'; token: MintedToken }
-  | { kind: 'invalid'; message: string };
+  { kind: 'none' } | { kind: 'app'; appId: string } | { kind: 'installation'; token: MintedToken } | { kind: 'invalid'; message: string };
 
 function b64urlJson(part: string): unknown {
   return JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));

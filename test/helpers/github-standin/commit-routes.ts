@@ -14,7 +14,11 @@ function onCommit(permission: 'checks' | 'statuses', answer: Checked): RepoRoute
     if (denied) return denied;
     const sha = await ctx.repo.git.resolveCommitish(decodeURIComponent(m[1]));
     if (!sha) return unprocessable(`No commit found for SHA: ${decodeURIComponent(m[1])}`);
-    return answer(ctx, sha, ctx.repo.checkSuites.filter((s) => s.headSha === sha));
+    return answer(
+      ctx,
+      sha,
+      ctx.repo.checkSuites.filter((s) => s.headSha === sha),
+    );
   };
 }
 
@@ -66,7 +70,13 @@ const checkRuns: Checked = (ctx, _sha, suites) => {
   };
 };
 
-const statusJson = (s: CommitStatusState) => ({ context: s.context, state: s.state, description: s.description, target_url: s.targetUrl, created_at: iso(s.createdAt) });
+const statusJson = (s: CommitStatusState) => ({
+  context: s.context,
+  state: s.state,
+  description: s.description,
+  target_url: s.targetUrl,
+  created_at: iso(s.createdAt),
+});
 
 const statuses: Checked = (ctx, sha) => ({ status: 200, body: [...ctx.repo.statuses.filter((s) => s.sha === sha)].reverse().map(statusJson) });
 
@@ -80,7 +90,10 @@ const combinedStatus: Checked = (ctx, sha) => {
     : values.length === 0 || values.some((s) => s.state === 'pending')
       ? 'pending'
       : 'success';
-  return { status: 200, body: { state, sha, total_count: values.length, statuses: values.map(statusJson), repository: { id: ctx.repo.id, full_name: ctx.repo.fullName } } };
+  return {
+    status: 200,
+    body: { state, sha, total_count: values.length, statuses: values.map(statusJson), repository: { id: ctx.repo.id, full_name: ctx.repo.fullName } },
+  };
 };
 
 const annotations: RepoRoute['handle'] = (ctx, m) => {
@@ -109,7 +122,15 @@ const commit: RepoRoute['handle'] = async (ctx, m) => {
   const sha = await ctx.repo.git.resolveCommitish(decodeURIComponent(m[1]));
   const json = sha ? await gitCommitJson(ctx, sha) : undefined;
   if (!sha || !json) return unprocessable(`No commit found for SHA: ${decodeURIComponent(m[1])}`);
-  return { status: 200, body: { sha, node_id: json.node_id, commit: { tree: json.tree, message: json.message, author: json.author, committer: json.committer, verification: json.verification }, parents: json.parents } };
+  return {
+    status: 200,
+    body: {
+      sha,
+      node_id: json.node_id,
+      commit: { tree: json.tree, message: json.message, author: json.author, committer: json.committer, verification: json.verification },
+      parents: json.parents,
+    },
+  };
 };
 
 const branch: RepoRoute['handle'] = async (ctx, m) => {
@@ -117,7 +138,10 @@ const branch: RepoRoute['handle'] = async (ctx, m) => {
   const sha = await ctx.repo.git.readRef(`refs/heads/${name}`);
   const json = sha ? await gitCommitJson(ctx, sha) : undefined;
   if (!sha || !json) return { status: 404, body: { message: 'Branch not found' } };
-  return { status: 200, body: { name, protected: false, commit: { sha, commit: { tree: json.tree, message: json.message, author: json.author, committer: json.committer } } } };
+  return {
+    status: 200,
+    body: { name, protected: false, commit: { sha, commit: { tree: json.tree, message: json.message, author: json.author, committer: json.committer } } },
+  };
 };
 
 const contentsRead = [['contents', 'read']] as [string, 'read'][];

@@ -37,9 +37,7 @@ export function compareTreeEntries(a: TreeEntry, b: TreeEntry): number {
 /** The bytes of a tree object: entries sorted as git sorts them, `<mode> <name>\0<20 bytes>`. */
 export function encodeTree(entries: TreeEntry[]): Buffer {
   const sorted = [...entries].sort(compareTreeEntries);
-  return Buffer.concat(
-    sorted.flatMap((e) => [Buffer.from(`${e.mode} ${e.name}\0`), Buffer.from(e.sha, 'hex')]),
-  );
+  return Buffer.concat(sorted.flatMap((e) => [Buffer.from(`${e.mode} ${e.name}\0`), Buffer.from(e.sha, 'hex')]));
 }
 
 /** Parses a raw tree object. */

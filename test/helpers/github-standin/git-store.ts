@@ -2,16 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import {
-  decodeCommit,
-  decodeTree,
-  encodeCommit,
-  encodeTree,
-  frameObject,
-  objectSha,
-  type CommitFields,
-  type TreeEntry,
-} from './git-objects.js';
+import { decodeCommit, decodeTree, encodeCommit, encodeTree, frameObject, objectSha, type CommitFields, type TreeEntry } from './git-objects.js';
 
 export interface GitResult {
   code: number;
@@ -66,7 +57,13 @@ export class GitStore {
   private async writeLoose(sha: string, type: 'blob' | 'tree' | 'commit', body: Uint8Array): Promise<void> {
     const dir = join(this.gitdir, 'objects', sha.slice(0, 2));
     const file = join(dir, sha.slice(2));
-    if (await stat(file).then(() => true, () => false)) return;
+    if (
+      await stat(file).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await mkdir(dir, { recursive: true });
     const temp = `${file}.tmp-${process.pid}`;
     await writeFile(temp, deflateSync(frameObject(type, body)));

@@ -4,7 +4,16 @@ import { guarded, need, notFound, pageOf, unprocessable, type RepoRoute, type Ro
 
 /** A pull request seen as the issue GitHub also keeps for it. */
 function pullAsIssue(pull: PullState): IssueState {
-  return { number: pull.number, title: pull.title, body: pull.body, state: pull.state, user: pull.user, labels: pull.labels ?? [], createdAt: pull.createdAt, updatedAt: pull.updatedAt } as IssueState;
+  return {
+    number: pull.number,
+    title: pull.title,
+    body: pull.body,
+    state: pull.state,
+    user: pull.user,
+    labels: pull.labels ?? [],
+    createdAt: pull.createdAt,
+    updatedAt: pull.updatedAt,
+  } as IssueState;
 }
 
 /** Issue `number` (or the pull request of that number, as an issue) and the permissions it takes to read or write it. */

@@ -2,7 +2,10 @@ import { pullJson, reviewCommentJson } from './repo-json.js';
 import type { PullState } from './repo-state.js';
 import { guarded, need, notFound, unprocessable, type RepoRoute, type RouteContext, type RouteResult } from './route-context.js';
 
-const invalid = (field: string): RouteResult => ({ status: 422, body: { message: 'Validation Failed', errors: [{ resource: 'PullRequest', field, code: 'invalid' }] } });
+const invalid = (field: string): RouteResult => ({
+  status: 422,
+  body: { message: 'Validation Failed', errors: [{ resource: 'PullRequest', field, code: 'invalid' }] },
+});
 
 /** Why GitHub refuses to open a pull request from `head` into `base`; undefined when it opens one. */
 async function openRefusal(ctx: RouteContext, headOwner: string, head: string, base: string): Promise<RouteResult | undefined> {
@@ -11,7 +14,13 @@ async function openRefusal(ctx: RouteContext, headOwner: string, head: string, b
   if (!(await repo.git.readRef(`refs/heads/${base}`))) return invalid('base');
   const existing = [...repo.pulls.values()].find((p) => p.state === 'open' && p.head === head && p.base === base);
   if (existing) {
-    return { status: 422, body: { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${repo.owner}:${head}.` }] } };
+    return {
+      status: 422,
+      body: {
+        message: 'Validation Failed',
+        errors: [{ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${repo.owner}:${head}.` }],
+      },
+    };
   }
   return undefined;
 }
@@ -53,7 +62,9 @@ const listPulls: RepoRoute['handle'] = async (ctx) => {
   const state = ctx.query.get('state') ?? 'open';
   const headFilter = ctx.query.get('head');
   const baseFilter = ctx.query.get('base');
-  const list = [...ctx.repo.pulls.values()].filter((p) => (state === 'all' || p.state === state) && headMatches(p, headFilter) && (!baseFilter || p.base === baseFilter));
+  const list = [...ctx.repo.pulls.values()].filter(
+    (p) => (state === 'all' || p.state === state) && headMatches(p, headFilter) && (!baseFilter || p.base === baseFilter),
+  );
   return { status: 200, body: await Promise.all(list.sort((a, b) => b.number - a.number).map((p) => pullJson(ctx, p))) };
 };
 
@@ -90,7 +101,10 @@ const requestReviewers: RepoRoute['handle'] = async (ctx, m, body) => {
   const reviewers = Array.isArray(body.reviewers) ? (body.reviewers as unknown[]).map(String) : [];
   for (const r of reviewers) {
     const role = ctx.repo.collaborators.get(r.toLowerCase());
-    if (!role || role === 'none') return unprocessable('Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the repository.');
+    if (!role || role === 'none')
+      return unprocessable(
+        'Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the repository.',
+      );
   }
   for (const r of reviewers) if (!pull.requestedReviewers.includes(r)) pull.requestedReviewers.push(r);
   pull.updatedAt = ctx.now();

@@ -160,7 +160,6 @@ export function base64Lines(bytes: Buffer): string {
   return (bytes.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n';
 }
 
-
 export async function treeJson(ctx: RouteContext, sha: string, recursive: boolean) {
   const out: { path: string; mode: string; type: string; sha: string; size?: number; url: string }[] = [];
   const walk = async (treeSha: string, prefix: string) => {

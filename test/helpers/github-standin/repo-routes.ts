@@ -45,8 +45,16 @@ async function fileContents(ctx: RouteContext, entry: Pick<TreeEntry, 'mode' | '
   if (entry.mode === '120000') return { status: 200, body: { type: 'symlink', name, path, sha: entry.sha, target: bytes.toString(), size: bytes.length } };
   // GitHub's contents API: files over 1 MB come without content (`encoding: "none"`, `content: ""`);
   // over 100 MB it refuses with 403 `too_large`.
-  if (bytes.length > CONTENTS_MAX_BYTES) return { status: 403, body: { message: 'This API returns blobs up to 100 MB in size. The requested blob is too large to fetch via the API.', errors: [{ resource: 'Blob', field: 'data', code: 'too_large' }] } };
-  if (bytes.length > CONTENTS_INLINE_MAX_BYTES) return { status: 200, body: { type: 'file', encoding: 'none', size: bytes.length, name, path, sha: entry.sha, content: '' } };
+  if (bytes.length > CONTENTS_MAX_BYTES)
+    return {
+      status: 403,
+      body: {
+        message: 'This API returns blobs up to 100 MB in size. The requested blob is too large to fetch via the API.',
+        errors: [{ resource: 'Blob', field: 'data', code: 'too_large' }],
+      },
+    };
+  if (bytes.length > CONTENTS_INLINE_MAX_BYTES)
+    return { status: 200, body: { type: 'file', encoding: 'none', size: bytes.length, name, path, sha: entry.sha, content: '' } };
   return { status: 200, body: { type: 'file', encoding: 'base64', size: bytes.length, name, path, sha: entry.sha, content: base64Lines(bytes) } };
 }
 

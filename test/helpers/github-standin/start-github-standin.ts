@@ -6,7 +6,16 @@ import { join } from 'node:path';
 import { grants, TokenRegistry, type AuthResult, type MintedToken } from './auth.js';
 import { GitStore } from './git-store.js';
 import { formatIsoDate, parseIsoDate, type Signature, type TreeEntryMode } from './git-objects.js';
-import type { CheckAnnotationState, CheckRunOutputState, CheckSuiteState, CommitStatusState, RepoPermission, RepoState, ReviewState, StandinUser } from './repo-state.js';
+import type {
+  CheckAnnotationState,
+  CheckRunOutputState,
+  CheckSuiteState,
+  CommitStatusState,
+  RepoPermission,
+  RepoState,
+  ReviewState,
+  StandinUser,
+} from './repo-state.js';
 import { handleRepoRoute, type RouteContext, type RouteResult } from './repo-routes.js';
 import { buildTree, UnprocessableError } from './tree-builder.js';
 import type { GitHubRetryPolicy } from '../../../src/app/github/github-api.js';
@@ -147,13 +156,28 @@ export interface GitHubStandin {
   contract: { violations(): ContractViolation[]; take(): string[] };
   repo(fullName: string): RepoState;
   setPermission(fullName: string, login: string, permission: RepoPermission): void;
-  setIssue(fullName: string, number: number, fields: { title?: string; body?: string | null; labels?: string[]; user?: string; state?: 'open' | 'closed' }): void;
+  setIssue(
+    fullName: string,
+    number: number,
+    fields: { title?: string; body?: string | null; labels?: string[]; user?: string; state?: 'open' | 'closed' },
+  ): void;
   addCheckSuite(
     fullName: string,
-    suite: { headSha: string; headBranch?: string | null; status?: CheckSuiteState['status']; conclusion?: string | null; app?: { id: number; slug: string }; runs?: StandinCheckRun[] },
+    suite: {
+      headSha: string;
+      headBranch?: string | null;
+      status?: CheckSuiteState['status'];
+      conclusion?: string | null;
+      app?: { id: number; slug: string };
+      runs?: StandinCheckRun[];
+    },
   ): CheckSuiteState;
   /** A submitted review on a pull request, with inline comments; returns its id (for the webhook payload). */
-  addReview(fullName: string, pull: number, review: { user: string; body: string; commitId: string; comments?: { path: string; line: number; startLine?: number; body: string }[] }): ReviewState;
+  addReview(
+    fullName: string,
+    pull: number,
+    review: { user: string; body: string; commitId: string; comments?: { path: string; line: number; startLine?: number; body: string }[] },
+  ): ReviewState;
   addStatus(fullName: string, sha: string, status: { context: string; state: CommitStatusState['state']; description?: string; targetUrl?: string }): void;
   /** Resolves a branch/ref/SHA with native git. */
   resolve(fullName: string, ref: string): Promise<string | undefined>;
@@ -242,7 +266,12 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
     }
     const installation = installations.get(installationId);
     if (!installation) return { status: 404, body: { message: 'Not Found' } };
-    return mintAccessToken(registry, installation, [...repos.values()].filter((r) => r.installationId === installationId), body);
+    return mintAccessToken(
+      registry,
+      installation,
+      [...repos.values()].filter((r) => r.installationId === installationId),
+      body,
+    );
   };
 
   const server = createServer((req, res) => {
@@ -280,7 +309,14 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
       };
       calls.push(call);
       for (const problem of permissionProblems(call)) {
-        violations.push({ operationId: call.operationId ?? '', method, route: check.operation?.template ?? url.pathname, where: 'permission', path: '$', problem });
+        violations.push({
+          operationId: call.operationId ?? '',
+          method,
+          route: check.operation?.template ?? url.pathname,
+          where: 'permission',
+          path: '$',
+          problem,
+        });
       }
     };
     const send = (result: RouteResult) => {
@@ -501,7 +537,12 @@ async function seedCommit(git: GitStore, branch: string, files: Record<string, S
 }
 
 /** A repository's state from its seed: its git store (seeded or used in place), collaborators and issues. */
-async function seedRepo(seed: StandinRepoSeed, workdir: string, seedTime: { timestamp: number; tz: string }, users: Map<string, StandinUser>): Promise<RepoState> {
+async function seedRepo(
+  seed: StandinRepoSeed,
+  workdir: string,
+  seedTime: { timestamp: number; tz: string },
+  users: Map<string, StandinUser>,
+): Promise<RepoState> {
   const defaultBranch = seed.defaultBranch ?? 'main';
   const git = seed.gitdir ? new GitStore(seed.gitdir) : await GitStore.init(join(workdir, seed.owner, `${seed.name}.git`), defaultBranch);
   if (!seed.gitdir && seed.files) await seedCommit(git, defaultBranch, seed.files, seedTime);
@@ -541,7 +582,10 @@ async function seedRepo(seed: StandinRepoSeed, workdir: string, seedTime: { time
   return repo;
 }
 
-const NOT_ACCESSIBLE: RouteResult = { status: 422, body: { message: 'There is at least one repository that does not exist or is not accessible to the parent installation.' } };
+const NOT_ACCESSIBLE: RouteResult = {
+  status: 422,
+  body: { message: 'There is at least one repository that does not exist or is not accessible to the parent installation.' },
+};
 
 /** The repositories a token request selects (`repository_ids`, `repositories`); all installed ones when it names none. */
 function selectRepositories(installed: RepoState[], b: { repository_ids?: unknown; repositories?: unknown }): RepoState[] | RouteResult {
@@ -585,7 +629,11 @@ function mintAccessToken(registry: TokenRegistry, installation: StandinInstallat
   const requested = requestedPermissions(installation.permissions ?? DEFAULT_INSTALLATION_PERMISSIONS, b.permissions);
   if ('refused' in requested) return requested.refused;
   const { permissions } = requested;
-  const { value, token } = registry.mint(installation.id, permissions, selected.map((r) => r.id));
+  const { value, token } = registry.mint(
+    installation.id,
+    permissions,
+    selected.map((r) => r.id),
+  );
   return {
     status: 201,
     tokenMinted: token,
@@ -615,7 +663,12 @@ function faultAnswer(rule: FaultRule, nowSeconds: number): RouteResult {
   if (rule.kind === 'primary-rate-limit') {
     return {
       status: 403,
-      headers: { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-used': '5000', 'x-ratelimit-reset': String(rule.resetAt ?? nowSeconds + 3600) },
+      headers: {
+        'x-ratelimit-limit': '5000',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-used': '5000',
+        'x-ratelimit-reset': String(rule.resetAt ?? nowSeconds + 3600),
+      },
       body: {
         message: 'API rate limit exceeded for installation ID 1.',
         documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-the-primary-rate-limit',

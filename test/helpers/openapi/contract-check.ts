@@ -204,7 +204,18 @@ export function checkExchange(x: Exchange): ExchangeCheck {
   const description = githubDescription();
   const found = description.match(method, x.pathname);
   if (!found) {
-    return { violations: [{ operationId: '(no operation)', method, route: x.pathname, where: 'route', path: '$', problem: 'GitHub documents no operation for this method and path' }] };
+    return {
+      violations: [
+        {
+          operationId: '(no operation)',
+          method,
+          route: x.pathname,
+          where: 'route',
+          path: '$',
+          problem: 'GitHub documents no operation for this method and path',
+        },
+      ],
+    };
   }
   const { operation, pathParams } = found;
   const violations: ContractViolation[] = [];

@@ -13,7 +13,10 @@ export type PermissionNeeds = readonly (readonly [string, 'read' | 'write'])[];
 
 const read = (p: string): PermissionNeeds => [[p, 'read']];
 const write = (p: string): PermissionNeeds => [[p, 'write']];
-const issueOrPull = (level: 'read' | 'write'): PermissionNeeds => [['issues', level], ['pull_requests', level]];
+const issueOrPull = (level: 'read' | 'write'): PermissionNeeds => [
+  ['issues', level],
+  ['pull_requests', level],
+];
 
 export const OPERATION_PERMISSIONS: Readonly<Record<string, PermissionNeeds>> = {
   'apps/create-installation-access-token': [],
@@ -78,7 +81,8 @@ export function permissionProblems(call: { operationId?: string; status: number;
   if (!call.operationId || call.status < 200 || call.status > 299) return [];
   const needs = OPERATION_PERMISSIONS[call.operationId];
   if (!needs) return [`${call.operationId}: no permission recorded for it in test/helpers/openapi/github-permissions.ts`];
-  if (call.tokenPermissions && !satisfies(call.tokenPermissions, needs)) return [`answered ${call.status} to a token without ${formatNeeds(needs)}; GitHub answers 403`];
+  if (call.tokenPermissions && !satisfies(call.tokenPermissions, needs))
+    return [`answered ${call.status} to a token without ${formatNeeds(needs)}; GitHub answers 403`];
   return [];
 }
 
@@ -101,7 +105,8 @@ export function permissionGaps(
     if (!satisfies(appPermissions, needs)) gaps.push(`${o.operationId} needs ${formatNeeds(needs)}, which app.yml does not grant`);
     for (const token of o.tokens) {
       const scope = tokenScopes[token];
-      if (token !== 'app' && (!scope || !satisfies(scope, needs))) gaps.push(`${o.operationId} needs ${formatNeeds(needs)}, which the ${token} token's scope does not hold`);
+      if (token !== 'app' && (!scope || !satisfies(scope, needs)))
+        gaps.push(`${o.operationId} needs ${formatNeeds(needs)}, which the ${token} token's scope does not hold`);
     }
   }
   return gaps;

@@ -100,7 +100,9 @@ export function undeclaredFields(schema: unknown, value: unknown, resolve: (node
     return value.flatMap((v, i) => undeclaredFields({ anyOf: items }, v, resolve, `${path}[${i}]`));
   }
   if (!value || typeof value !== 'object') return [];
-  const open = branches.some((b) => (b.additionalProperties !== undefined && b.additionalProperties !== false) || b.patternProperties !== undefined || freeForm(b));
+  const open = branches.some(
+    (b) => (b.additionalProperties !== undefined && b.additionalProperties !== false) || b.patternProperties !== undefined || freeForm(b),
+  );
   const declaring = branches.filter((b) => b.properties !== undefined);
   if (declaring.length === 0) return [];
   const out: string[] = [];

@@ -18,5 +18,7 @@ export function takeContractViolations(): string[] {
 }
 
 export function contractFailure(violations: string[]): Error {
-  return new Error(`The GitHub stand-in saw ${violations.length} request(s) or answer(s) GitHub's OpenAPI description does not allow:\n  ${violations.join('\n  ')}`);
+  return new Error(
+    `The GitHub stand-in saw ${violations.length} request(s) or answer(s) GitHub's OpenAPI description does not allow:\n  ${violations.join('\n  ')}`,
+  );
 }

@@ -43,7 +43,8 @@ function alternativeProblems(s: Json, value: unknown, resolve: Resolve, path: st
 /** `enum`, `const` and the string formats GitHub uses (`date-time`, `uri`). */
 function valueProblems(s: Json, value: unknown, nullable: boolean, path: string): ShapeProblem[] {
   const problems: ShapeProblem[] = [];
-  if (Array.isArray(s.enum) && !s.enum.includes(value) && !(nullable && value === null)) problems.push({ path, problem: `must be one of ${JSON.stringify(s.enum)}` });
+  if (Array.isArray(s.enum) && !s.enum.includes(value) && !(nullable && value === null))
+    problems.push({ path, problem: `must be one of ${JSON.stringify(s.enum)}` });
   if (s.const !== undefined && s.const !== value) problems.push({ path, problem: `must be ${JSON.stringify(s.const)}` });
   if (typeof value === 'string' && s.format === 'date-time' && !DATE_TIME.test(value)) problems.push({ path, problem: 'must be a date-time' });
   if (typeof value === 'string' && s.format === 'uri' && !URL.canParse(value)) problems.push({ path, problem: 'must be a URI' });

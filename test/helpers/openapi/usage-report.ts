@@ -30,6 +30,8 @@ export function teardown(): void {
   if (seen.size === 0) return;
   const inSource = new Set(appOperations().map((o) => o.operationId));
   const rows = [...seen.entries()].sort(([a], [b]) => a.localeCompare(b));
-  const lines = rows.map(([id, e]) => `  ${id.padEnd(44)} ${String(e.calls).padStart(6)}  ${[...e.tokens].sort().join(', ')}${inSource.has(id) ? '' : '  (tests only)'}`);
+  const lines = rows.map(
+    ([id, e]) => `  ${id.padEnd(44)} ${String(e.calls).padStart(6)}  ${[...e.tokens].sort().join(', ')}${inSource.has(id) ? '' : '  (tests only)'}`,
+  );
   console.log(`\nGitHub operations answered by the stand-in (calls, tokens); the App's are listed in docs/github-api.md:\n${lines.join('\n')}\n`);
 }

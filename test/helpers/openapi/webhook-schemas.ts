@@ -60,7 +60,9 @@ export function webhookPayloadProblems(event: string, payload: Json): string[] {
     fn = ajv.compile(toJsonSchema(schema, doc(), 'lenient'));
     compiled.set(key, fn);
   }
-  const problems = fn(payload) ? [] : (fn.errors ?? []).filter((e) => e.keyword !== 'anyOf').map((e) => `${key} $${e.instancePath.replace(/\//g, '.')}: ${e.message ?? e.keyword}`);
+  const problems = fn(payload)
+    ? []
+    : (fn.errors ?? []).filter((e) => e.keyword !== 'anyOf').map((e) => `${key} $${e.instancePath.replace(/\//g, '.')}: ${e.message ?? e.keyword}`);
   return [...new Set([...problems, ...undeclaredFields(schema, payload, resolve).map((p) => `${key} ${p}: field not in GitHub's payload`)])];
 }
 
@@ -81,14 +83,16 @@ export function zodRequirementGaps(zodSchema: z.ZodType, event: string, action?:
         if (required.includes(name)) gaps.push(`${at}: not in GitHub's payload`);
         continue;
       }
-      if (required.includes(name) && !declaring.some((b) => ((b.required as string[] | undefined) ?? []).includes(name))) gaps.push(`${at}: optional in GitHub's payload`);
+      if (required.includes(name) && !declaring.some((b) => ((b.required as string[] | undefined) ?? []).includes(name)))
+        gaps.push(`${at}: optional in GitHub's payload`);
       const subs = declaring.map((b) => resolve((b.properties as Json)[name]));
       const theirTypes = new Set(subs.flatMap(branches).flatMap((b) => typesOf(b)));
       const myTypes = new Set(typesOf(sub));
       if (myTypes.size > 0 && theirTypes.size > 0) {
         for (const t of theirTypes) {
           if (t === 'null' && !myTypes.has('null')) gaps.push(`${at}: GitHub may send null`);
-          else if (t !== 'null' && !myTypes.has(t) && !(t === 'integer' && myTypes.has('number'))) gaps.push(`${at}: GitHub sends ${t}, the schema expects ${[...myTypes].join('|')}`);
+          else if (t !== 'null' && !myTypes.has(t) && !(t === 'integer' && myTypes.has('number')))
+            gaps.push(`${at}: GitHub sends ${t}, the schema expects ${[...myTypes].join('|')}`);
         }
       }
       if (sub.properties) walk(sub, subs, at);

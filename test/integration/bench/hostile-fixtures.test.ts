@@ -26,7 +26,11 @@ describe('hostile benchmark fixtures', () => {
     expect(paths).toHaveLength(2500);
     expect(new Set(paths).size).toBe(2500);
     expect(paths).toContain('d2/f2499.txt');
-    const blobs = new Set(git(['--git-dir', gitdir, 'ls-tree', '-r', 'main']).split('\n').map((l) => l.split(/\s+/)[2]));
+    const blobs = new Set(
+      git(['--git-dir', gitdir, 'ls-tree', '-r', 'main'])
+        .split('\n')
+        .map((l) => l.split(/\s+/)[2]),
+    );
     expect(blobs.size).toBe(2500);
   });
 });

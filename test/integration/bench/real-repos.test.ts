@@ -48,12 +48,25 @@ describe('scripts/prepare-bench-repos.sh', () => {
     const missing = partial.blobs['testdata/huge.json'];
     const bare = join(source, 'acme+partial', 'repo');
     git(bare, ['repack', '-q', '-a', '-d']);
-    const keep = git(bare, ['rev-list', '--objects', '--all']).split('\n').map((l) => l.split(' ')[0]).filter((oid) => oid !== missing);
+    const keep = git(bare, ['rev-list', '--objects', '--all'])
+      .split('\n')
+      .map((l) => l.split(' ')[0])
+      .filter((oid) => oid !== missing);
     execFileSync('git', ['pack-objects', '-q', join(bare, 'objects', 'pack', 'kept')], { cwd: bare, input: `${keep.join('\n')}\n`, env: gitEnv() });
-    for (const f of execFileSync('ls', [join(bare, 'objects', 'pack')], { encoding: 'utf8' }).trim().split('\n')) if (f.startsWith('pack-')) unlinkSync(join(bare, 'objects', 'pack', f));
+    for (const f of execFileSync('ls', [join(bare, 'objects', 'pack')], { encoding: 'utf8' })
+      .trim()
+      .split('\n'))
+      if (f.startsWith('pack-')) unlinkSync(join(bare, 'objects', 'pack', f));
     expect(() => git(bare, ['cat-file', '-e', missing])).toThrow();
     const list = join(dir, 'list.json');
-    const entry = (name: string, commit: string) => ({ name, repo: `acme/${name}`, shape: 'test', commit, targetsTask: 'x', recipe: { path: 'a', find: 'b', replace: 'c' } });
+    const entry = (name: string, commit: string) => ({
+      name,
+      repo: `acme/${name}`,
+      shape: 'test',
+      commit,
+      targetsTask: 'x',
+      recipe: { path: 'a', find: 'b', replace: 'c' },
+    });
     writeFileSync(list, JSON.stringify([entry('app', app.tip), entry('partial', partial.tip)]));
     const out = join(dir, 'repos');
     const env = { ...process.env, ...gitEnv(), BENCH_REPOS_DIR: out, BENCH_REPOS_SOURCE: source, BENCH_REPOS_LIST: list };

@@ -31,7 +31,15 @@ describe('draftsman run: analysis report', () => {
     expect(reports).toHaveLength(1);
     expect(result.stdout).toBe(`${readFileSync(join(out, reports[0]), 'utf8')}\n`);
     expect(result.stdout).toMatch(/^<!-- draftsman:analysis-report run=[a-z2-7]{12} attempt=1 -->\n## Analysis: /);
-    for (const heading of ['### Plan', '### Target files (3)', '### Modules and owners', '### Risk (forecast)', '### Open questions', '### Ready-to-paste task']) expect(result.stdout).toContain(heading);
+    for (const heading of [
+      '### Plan',
+      '### Target files (3)',
+      '### Modules and owners',
+      '### Risk (forecast)',
+      '### Open questions',
+      '### Ready-to-paste task',
+    ])
+      expect(result.stdout).toContain(heading);
     for (const path of MIGRATION_CHANGED_FILES) expect(result.stdout).toContain(`| \`${path}\` |`);
     expect(result.stdout).toContain('draftsman changed no file, made no commit and opened no pull request');
     expect(result.stdout).not.toMatch(/\bChanged \d+ files?\b/i);

@@ -16,7 +16,10 @@ export interface CliOutcome {
 }
 
 /** `draftsman <argv>` in-process with captured streams, a fixed clock and an empty environment. */
-export async function cli(argv: string[], options: { cwd?: string; env?: Record<string, string>; model?: ModelProvider; now?: number } = {}): Promise<CliOutcome> {
+export async function cli(
+  argv: string[],
+  options: { cwd?: string; env?: Record<string, string>; model?: ModelProvider; now?: number } = {},
+): Promise<CliOutcome> {
   let stdout = '';
   let stderr = '';
   const now = options.now ?? CLI_NOW;

@@ -74,7 +74,15 @@ describe('draftsman ingest --json', () => {
     const sha = git(['--git-dir', maven, 'rev-parse', revision]);
     expect(sha).not.toBe(git(['--git-dir', maven, 'rev-parse', 'main']));
     // A state directory per row: refs naming the same commit share a run id (source, commit, task).
-    const result = await cli(['ingest', maven, '--out', join(root, `state-ref-${expectedRef.replace(/\W/g, '')}`), '--json', '--ref', ref === 'SHA' ? sha : ref]);
+    const result = await cli([
+      'ingest',
+      maven,
+      '--out',
+      join(root, `state-ref-${expectedRef.replace(/\W/g, '')}`),
+      '--json',
+      '--ref',
+      ref === 'SHA' ? sha : ref,
+    ]);
     expect(result.code).toBe(0);
     expect(result.json).toMatchObject({ baseRef: expectedRef === 'SHA' ? sha : expectedRef, baseCommitSha: sha });
   });

@@ -25,9 +25,30 @@ afterAll(() => removeRoot(root));
 
 describe('draftsman map', () => {
   it.each([
-    ['maven', [['.', 'com.acme:order-parent', 'maven'], ['order-api', 'com.acme:order-api', 'maven'], ['order-service', 'com.acme:order-service', 'maven']]],
-    ['pnpm', [['.', 'acme-monorepo', 'pnpm'], ['apps/cli', '@acme/cli', 'pnpm'], ['packages/core', '@acme/core', 'pnpm'], ['packages/web', '@acme/web', 'pnpm']]],
-    ['go', [['.', 'github.com/acme/svc', 'go'], ['tools', 'github.com/acme/svc/tools', 'go']]],
+    [
+      'maven',
+      [
+        ['.', 'com.acme:order-parent', 'maven'],
+        ['order-api', 'com.acme:order-api', 'maven'],
+        ['order-service', 'com.acme:order-service', 'maven'],
+      ],
+    ],
+    [
+      'pnpm',
+      [
+        ['.', 'acme-monorepo', 'pnpm'],
+        ['apps/cli', '@acme/cli', 'pnpm'],
+        ['packages/core', '@acme/core', 'pnpm'],
+        ['packages/web', '@acme/web', 'pnpm'],
+      ],
+    ],
+    [
+      'go',
+      [
+        ['.', 'github.com/acme/svc', 'go'],
+        ['tools', 'github.com/acme/svc/tools', 'go'],
+      ],
+    ],
     ['python', [['.', 'acme-billing', 'python']]],
   ] as const)('%s: READY, repo-map.json with its modules, bound to the base commit', async (name, modules) => {
     const result = await cli(['map', gitdirOf(name), '--out', out, '--json']);

@@ -19,7 +19,10 @@ beforeAll(() => {
   root = tempRoot('cli-policy');
   writeFileSync(join(root, 'broken.yaml'), BROKEN);
   writeFileSync(join(root, 'syntax.yaml'), 'version: 1\nagent:\n  forbiddenPaths: [a\n');
-  writeFileSync(join(root, 'valid.yaml'), 'version: 1\nagent:\n  forbiddenPaths:\n    - .github/workflows/**\n  requireApprovalFor:\n    - db/migration/**\n  maxChangedFiles: 12\n');
+  writeFileSync(
+    join(root, 'valid.yaml'),
+    'version: 1\nagent:\n  forbiddenPaths:\n    - .github/workflows/**\n  requireApprovalFor:\n    - db/migration/**\n  maxChangedFiles: 12\n',
+  );
   mkdirSync(join(root, 'repo'));
   writeFileSync(join(root, 'repo', '.agent-policy.yaml'), BROKEN);
 });
@@ -58,7 +61,11 @@ describe('draftsman policy check', () => {
     const result = await cli(['policy', 'check', 'valid.yaml'], { cwd: root });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('valid.yaml: valid\n');
-    expect((await cli(['policy', 'check', join(root, 'valid.yaml'), '--json'])).json).toEqual({ file: join(root, 'valid.yaml'), status: 'VALID', problems: [] });
+    expect((await cli(['policy', 'check', join(root, 'valid.yaml'), '--json'])).json).toEqual({
+      file: join(root, 'valid.yaml'),
+      status: 'VALID',
+      problems: [],
+    });
   });
 
   it('without FILE it checks .agent-policy.yaml in the current directory', async () => {

@@ -40,7 +40,20 @@ describe('draftsman run --publish again: a rerun updates its agent/local branch'
     expect(first.json).toMatchObject({ status: 'COMPLETED', attempt: 1 });
     // Every stage the run went through, publication included, with its duration on the run's (fixed) clock.
     expect(first.json!.phases).toEqual(
-      ['ingestion', 'intake', 'discovery', 'planning', 'baseline', 'mechanical_change', 'local_repair', 'regression_verification', 'diff_boundary_review', 'judge', 'pr_preparation', 'publish'].map((phase) => ({ phase, state: 'done', ms: 0 })),
+      [
+        'ingestion',
+        'intake',
+        'discovery',
+        'planning',
+        'baseline',
+        'mechanical_change',
+        'local_repair',
+        'regression_verification',
+        'diff_boundary_review',
+        'judge',
+        'pr_preparation',
+        'publish',
+      ].map((phase) => ({ phase, state: 'done', ms: 0 })),
     );
     const branch = first.json!.agentBranch as string;
     const old = first.json!.headCommitSha as string;
@@ -85,7 +98,12 @@ describe('draftsman run --publish again: a rerun updates its agent/local branch'
     const first = await cli(argv);
     const branch = first.json!.agentBranch as string;
     const ours = first.json!.headCommitSha as string;
-    const human = commitTree(join(repo, '.git'), git(['rev-parse', `${ours}^{tree}`], { cwd: repo }), { branch, parent: ours, message: 'fix the version by hand', date: '2026-02-03T10:00:00Z' });
+    const human = commitTree(join(repo, '.git'), git(['rev-parse', `${ours}^{tree}`], { cwd: repo }), {
+      branch,
+      parent: ours,
+      message: 'fix the version by hand',
+      date: '2026-02-03T10:00:00Z',
+    });
     expect(headOf(repo, branch)).toBe(human);
 
     const second = await cli(argv, { now: CLI_NOW + DAY_MS });
@@ -161,7 +179,10 @@ describe('moving a local agent branch is a compare-and-swap', () => {
       },
       swap: move.swap,
     };
-    await expect(pointBranch(nodeFs, gitdir, 'agent/local/rr1', next, racing)).rejects.toMatchObject({ reason: 'BRANCH_EXISTS_AT_OTHER_COMMIT', data: { existing: human, expected: earlier } });
+    await expect(pointBranch(nodeFs, gitdir, 'agent/local/rr1', next, racing)).rejects.toMatchObject({
+      reason: 'BRANCH_EXISTS_AT_OTHER_COMMIT',
+      data: { existing: human, expected: earlier },
+    });
     expect(git(['--git-dir', gitdir, 'rev-parse', 'refs/heads/agent/local/rr1'])).toBe(human);
   });
 

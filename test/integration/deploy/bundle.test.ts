@@ -33,11 +33,27 @@ afterAll(async () => app?.stop());
 
 describe('the packaged Lambda bundles', () => {
   it('bundle: every function of serverless.yml starts cold in its own process, outside the repository', () => {
-    expect(Object.keys(app.processes).sort()).toEqual(['dispatcher', 'intake', 'publisher', 'runSession', 'sweeper', 'tokenRead', 'tokenWrite', 'webhook', 'worker']);
+    expect(Object.keys(app.processes).sort()).toEqual([
+      'dispatcher',
+      'intake',
+      'publisher',
+      'runSession',
+      'sweeper',
+      'tokenRead',
+      'tokenWrite',
+      'webhook',
+      'worker',
+    ]);
     for (const fn of Object.values(app.functions)) expect(fn.taskRoot.startsWith(process.cwd())).toBe(false);
     // The cold starts read their secrets from SSM, decrypted: the webhook its secret (before the first event), the token functions the App key on first use.
-    expect(app.ssm.calls.filter((c) => c.name.endsWith('/webhook-secret'))).toEqual([{ name: '/draftsman/test/webhook-secret', withDecryption: true, accessKeyId: 'S3RVER' }]);
-    console.log(`bundle build ${app.timings.buildMs} ms, build + 9 cold starts ${app.timings.startMs} ms; ${Object.values(app.functions).map((f) => `${f.key} ${(f.bytes / 1024).toFixed(0)} KiB`).join(', ')}`);
+    expect(app.ssm.calls.filter((c) => c.name.endsWith('/webhook-secret'))).toEqual([
+      { name: '/draftsman/test/webhook-secret', withDecryption: true, accessKeyId: 'S3RVER' },
+    ]);
+    console.log(
+      `bundle build ${app.timings.buildMs} ms, build + 9 cold starts ${app.timings.startMs} ms; ${Object.values(app.functions)
+        .map((f) => `${f.key} ${(f.bytes / 1024).toFixed(0)} KiB`)
+        .join(', ')}`,
+    );
   });
 
   it('bundle: a signed issues.labeled delivery runs webhook -> intake -> dispatcher -> worker -> publisher through the bundles to a draft pull request', () => {
@@ -54,7 +70,10 @@ describe('the packaged Lambda bundles', () => {
     const pulls = [...app.standin.repo(HARNESS_FULL_NAME).pulls.values()];
     expect(pulls).toHaveLength(1);
     expect(pulls[0]).toMatchObject({ draft: true, state: 'open', head: `agent/i1/r${runId}`, base: 'main' });
-    expect(chain[3].outcome).toMatchObject({ ok: true, result: [{ outcome: { kind: 'published', record: { prNumber: pulls[0].number, branch: `agent/i1/r${runId}` } } }] });
+    expect(chain[3].outcome).toMatchObject({
+      ok: true,
+      result: [{ outcome: { kind: 'published', record: { prNumber: pulls[0].number, branch: `agent/i1/r${runId}` } } }],
+    });
   });
 
   it('bundle: each function reaches only the functions the trust chain allows, with the scopes of its role', () => {
@@ -68,7 +87,10 @@ describe('the packaged Lambda bundles', () => {
     ]);
     // run-session asked STS for RunWorkerRole, limited by the run's tags and a session policy.
     expect(app.sts.calls).toHaveLength(1);
-    expect(app.sts.calls[0]).toMatchObject({ roleArn: expect.stringMatching(/:role\/draftsman-test-runWorker-us-east-1$/), tags: { owner: 'acme', repo: 'orders', runId } });
+    expect(app.sts.calls[0]).toMatchObject({
+      roleArn: expect.stringMatching(/:role\/draftsman-test-runWorker-us-east-1$/),
+      tags: { owner: 'acme', repo: 'orders', runId },
+    });
     expect(app.sts.calls[0].policy).toMatchObject({ Version: '2012-10-17' });
     // Every S3 request of every bundle was within its role (and the worker's within its session).
     expect(app.iam.log.filter((d) => d.decision !== 'allow')).toEqual([]);
@@ -81,7 +103,14 @@ describe('the packaged Lambda bundles', () => {
   });
 
   it('bundle: S3 refuses the worker its own execution role and another run; the IAM check in front of S3 is live', async () => {
-    const asSession = (sessionToken: string) => new S3Client({ endpoint: app.iam.url, region: 'us-east-1', forcePathStyle: true, maxAttempts: 1, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', sessionToken } });
+    const asSession = (sessionToken: string) =>
+      new S3Client({
+        endpoint: app.iam.url,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        maxAttempts: 1,
+        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', sessionToken },
+      });
     const read = async (client: S3Client, key: string) => {
       try {
         await client.send(new GetObjectCommand({ Bucket: app.s3.bucket, Key: key }));
@@ -119,8 +148,15 @@ describe('the packaged Lambda bundles', () => {
   it('bundle: a failing check suite reaches the publisher bundle through the EventBridge rule (Verification section) and starts one CI repair through the dispatcher and the worker', async () => {
     const [pr] = [...app.standin.repo(HARNESS_FULL_NAME).pulls.values()];
     const head = (await app.standin.resolve(HARNESS_FULL_NAME, `refs/heads/${pr.head}`))!;
-    const suite = app.standin.addCheckSuite(HARNESS_FULL_NAME, { headSha: head, headBranch: pr.head, conclusion: 'failure', runs: [{ name: 'integration-tests', conclusion: 'failure', detailsUrl: 'https://ci.example/it/1' }] });
-    const res = await app.processes.webhook.invoke(await app.webhookEvent('check_suite', app.payloads.checkSuiteCompleted({ id: suite.id, headSha: head, headBranch: pr.head, conclusion: 'failure' })));
+    const suite = app.standin.addCheckSuite(HARNESS_FULL_NAME, {
+      headSha: head,
+      headBranch: pr.head,
+      conclusion: 'failure',
+      runs: [{ name: 'integration-tests', conclusion: 'failure', detailsUrl: 'https://ci.example/it/1' }],
+    });
+    const res = await app.processes.webhook.invoke(
+      await app.webhookEvent('check_suite', app.payloads.checkSuiteCompleted({ id: suite.id, headSha: head, headBranch: pr.head, conclusion: 'failure' })),
+    );
     expect(res).toMatchObject({ ok: true, result: { statusCode: 202 } });
     const ran = await app.drain();
     expect(ran.map((r) => [r.fn, r.via, r.key, outcomeOf(r)])).toEqual([
@@ -130,7 +166,9 @@ describe('the packaged Lambda bundles', () => {
       ['dispatcher', 's3', `runs/acme/orders/${runId}/attempts/2/request.json`, true],
       ['worker', 'lambda-event', undefined, true],
     ]);
-    expect(app.standin.repo(HARNESS_FULL_NAME).pulls.get(pr.number)!.body).toMatch(/\| \[integration-tests\]\(https:\/\/ci\.example\/it\/1\) \| completed \| failure \|/);
+    expect(app.standin.repo(HARNESS_FULL_NAME).pulls.get(pr.number)!.body).toMatch(
+      /\| \[integration-tests\]\(https:\/\/ci\.example\/it\/1\) \| completed \| failure \|/,
+    );
   });
 
   it('bundle: the webhook bundle refuses a delivery signed with another secret', async () => {
@@ -168,13 +206,21 @@ describe('the packaged Lambda bundles', () => {
     expect(read.body).toMatchObject({ permissions: scopesOf('read'), repositoryIds: [HARNESS_REPOSITORY_ID] });
     // A wider request is refused by the bundle's own validation, with the typed error's name.
     const wider = await invoke('tokenWrite', { ...request, permissions: { administration: 'write' } });
-    expect(wider).toMatchObject({ error: 'Unhandled', body: { errorType: 'TokenError', errorMessage: expect.stringContaining('exactly installationId and repositoryId') } });
+    expect(wider).toMatchObject({
+      error: 'Unhandled',
+      body: { errorType: 'TokenError', errorMessage: expect.stringContaining('exactly installationId and repositoryId') },
+    });
     client.destroy();
   });
 
   it('bundle: a function started without the configuration it needs fails at cold start, as Lambda reports an init error', async () => {
     const publisher = app.functions.publisher;
-    const started = startLambdaProcess({ name: 'draftsman-test-misconfigured', taskRoot: publisher.taskRoot, handler: publisher.handler, environment: { ARTIFACT_BUCKET: app.s3.bucket, GITHUB_APP_ID: '31' } });
+    const started = startLambdaProcess({
+      name: 'draftsman-test-misconfigured',
+      taskRoot: publisher.taskRoot,
+      handler: publisher.handler,
+      environment: { ARTIFACT_BUCKET: app.s3.bucket, GITHUB_APP_ID: '31' },
+    });
     await expect(started).rejects.toThrow(LambdaInitError);
     await expect(started).rejects.toThrow(/TOKEN_WRITE_FUNCTION is required by the publisher/);
   });

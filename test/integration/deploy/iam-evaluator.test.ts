@@ -45,7 +45,12 @@ describe('IAM evaluator', () => {
   });
 
   it('applies StringLikeIfExists to s3:prefix and refuses operators it does not know', () => {
-    const list: Statement = { Effect: 'Allow', Action: 's3:ListBucket', Resource: B, Condition: { StringLikeIfExists: { 's3:prefix': ['runs/o/r/x/attempts/*'] } } };
+    const list: Statement = {
+      Effect: 'Allow',
+      Action: 's3:ListBucket',
+      Resource: B,
+      Condition: { StringLikeIfExists: { 's3:prefix': ['runs/o/r/x/attempts/*'] } },
+    };
     expect(evaluate([[list]], { action: 's3:ListBucket', resource: B, context: { 's3:prefix': 'runs/o/r/x/attempts/' } })).toBe('allow');
     expect(evaluate([[list]], { action: 's3:ListBucket', resource: B, context: { 's3:prefix': 'runs/o/r/y/attempts/' } })).toBe('implicit-deny');
     expect(evaluate([[list]], { action: 's3:ListBucket', resource: B })).toBe('allow');

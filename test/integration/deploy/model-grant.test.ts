@@ -28,13 +28,24 @@ let home: string;
 let config: Json;
 
 async function print(params: string[]): Promise<Json> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off', AWS_EC2_METADATA_DISABLED: 'true', CI: '1' };
-  const { stdout } = await promisify(execFile)(process.execPath, [OSLS, 'print', '--stage', 'prod', '--region', REGION, '--format', 'json', '--param=githubAppId=12345', ...params.map((p) => `--param=${p}`)], {
-    cwd: ROOT,
-    env,
-    maxBuffer: 16 * 1024 * 1024,
-    timeout: 170_000,
-  });
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    SLS_TELEMETRY_DISABLED: '1',
+    SLS_NOTIFICATIONS_MODE: 'off',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    CI: '1',
+  };
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [OSLS, 'print', '--stage', 'prod', '--region', REGION, '--format', 'json', '--param=githubAppId=12345', ...params.map((p) => `--param=${p}`)],
+    {
+      cwd: ROOT,
+      env,
+      maxBuffer: 16 * 1024 * 1024,
+      timeout: 170_000,
+    },
+  );
   return JSON.parse(stdout);
 }
 
@@ -42,7 +53,8 @@ async function print(params: string[]): Promise<Json> {
 function sub(value: Json): Json {
   if (typeof value === 'string' || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(sub);
-  if ('Fn::Sub' in value) return String(value['Fn::Sub']).replaceAll('${AWS::Partition}', 'aws').replaceAll('${AWS::Region}', REGION).replaceAll('${AWS::AccountId}', ACCOUNT);
+  if ('Fn::Sub' in value)
+    return String(value['Fn::Sub']).replaceAll('${AWS::Partition}', 'aws').replaceAll('${AWS::Region}', REGION).replaceAll('${AWS::AccountId}', ACCOUNT);
   if ('Fn::GetAtt' in value) return `GETATT:${(value['Fn::GetAtt'] as string[]).join('.')}`;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sub(v)]));
 }
@@ -58,7 +70,8 @@ afterAll(() => {
 
 describe('a deployment with the Bedrock provider', () => {
   const condition = () => conditionEvaluator(config.resources.Conditions);
-  const workerStatements = (): Statement[] => sub(applyConditions(config.resources.Resources.WorkerRole.Properties, condition())).Policies.flatMap((p: Json) => p.PolicyDocument.Statement);
+  const workerStatements = (): Statement[] =>
+    sub(applyConditions(config.resources.Resources.WorkerRole.Properties, condition())).Policies.flatMap((p: Json) => p.PolicyDocument.Statement);
 
   it('grants the worker bedrock:InvokeModel on the configured model only', () => {
     const worker = workerStatements();

@@ -58,7 +58,15 @@ const ALLOWED: Record<string, Grants> = {
     secrets: [],
     dlq: true,
   },
-  DispatcherRole: { get: ['runs/*/request.json'], put: ['runs/*/dispatch/*'], del: [], list: ['runs/*/dispatch/*'], invoke: ['worker'], secrets: [], dlq: true },
+  DispatcherRole: {
+    get: ['runs/*/request.json'],
+    put: ['runs/*/dispatch/*'],
+    del: [],
+    list: ['runs/*/dispatch/*'],
+    invoke: ['worker'],
+    secrets: [],
+    dlq: true,
+  },
   RunSessionRole: {
     get: ['runs/*/request.json', 'runs/*/dispatch/*'],
     put: [],
@@ -73,7 +81,15 @@ const ALLOWED: Record<string, Grants> = {
   WorkerRole: { get: [], put: [], del: [], list: [], invoke: ['runSession'], secrets: ['model-api-key'], dlq: true },
   // What a worker session may do, every key spelled from the session's tags.
   RunWorkerRole: {
-    get: [`${RUN}/request.json`, `${RUN}/run.json`, `${RUN}/control/*`, `${RUN}/attempts/*`, `${RUN}/candidate/*`, `maps/${REPO}/*`, `locks/${REPO}/issues/${ISSUE}.json`],
+    get: [
+      `${RUN}/request.json`,
+      `${RUN}/run.json`,
+      `${RUN}/control/*`,
+      `${RUN}/attempts/*`,
+      `${RUN}/candidate/*`,
+      `maps/${REPO}/*`,
+      `locks/${REPO}/issues/${ISSUE}.json`,
+    ],
     put: [`${RUN}/attempts/*`, `${RUN}/candidate/*`, `${RUN}/run.json`, `issues/${REPO}/${ISSUE}/latest.json`, `maps/${REPO}/*`],
     del: [`locks/${REPO}/issues/${ISSUE}.json`],
     list: [`${RUN}/attempts/*`, `maps/${REPO}/*`],
@@ -231,7 +247,12 @@ function s3RuleMatches(rules: { Name: string; Value: string }[], key: string): b
 
 /** EventBridge `wildcard`: `*` matches any run of characters, `/` included. */
 function wildcardMatches(pattern: string, key: string): boolean {
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const re = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return re.test(key);
 }
 
@@ -255,7 +276,14 @@ function triggered(key: string): string[] {
 beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'draftsman-package-'));
   home = mkdtempSync(join(tmpdir(), 'draftsman-osls-home-'));
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off', AWS_EC2_METADATA_DISABLED: 'true', CI: '1' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    SLS_TELEMETRY_DISABLED: '1',
+    SLS_NOTIFICATIONS_MODE: 'off',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    CI: '1',
+  };
   const started = performance.now();
   await promisify(execFile)(process.execPath, [OSLS, 'package', '--stage', STAGE, '--region', REGION, '--param=githubAppId=12345', '--package', out], {
     cwd: ROOT,
@@ -303,7 +331,15 @@ describe('osls package', () => {
     const env = (id: string) => Object.keys(resources[id].Properties.Environment?.Variables ?? {}).sort();
     expect(env('TokenReadLambdaFunction')).toEqual(['APP_PRIVATE_KEY_PARAMETER', 'GITHUB_API_URL', 'GITHUB_APP_ID']);
     expect(env('TokenWriteLambdaFunction')).toEqual(['APP_PRIVATE_KEY_PARAMETER', 'GITHUB_API_URL', 'GITHUB_APP_ID']);
-    for (const id of ['WebhookLambdaFunction', 'IntakeLambdaFunction', 'DispatcherLambdaFunction', 'RunSessionLambdaFunction', 'WorkerLambdaFunction', 'PublisherLambdaFunction', 'SweeperLambdaFunction']) {
+    for (const id of [
+      'WebhookLambdaFunction',
+      'IntakeLambdaFunction',
+      'DispatcherLambdaFunction',
+      'RunSessionLambdaFunction',
+      'WorkerLambdaFunction',
+      'PublisherLambdaFunction',
+      'SweeperLambdaFunction',
+    ]) {
       expect(env(id)).not.toContain('APP_PRIVATE_KEY_PARAMETER');
       expect(env(id)).not.toContain(id === 'PublisherLambdaFunction' ? 'TOKEN_READ_FUNCTION' : 'TOKEN_WRITE_FUNCTION');
     }
@@ -328,7 +364,9 @@ describe('osls package', () => {
     const integration = Object.values(resources).find((r: Json) => r.Type === 'AWS::ApiGatewayV2::Integration');
     expect(integration.Properties.IntegrationUri).toEqual({ 'Fn::GetAtt': ['WebhookLambdaFunction', 'Arn'] });
     const schedules = Object.values(resources).filter((r: Json) => r.Type === 'AWS::Events::Rule' && r.Properties.ScheduleExpression);
-    expect(schedules.map((r: Json) => [r.Properties.ScheduleExpression, r.Properties.Targets[0].Arn['Fn::GetAtt'][0]])).toEqual([['rate(15 minutes)', 'SweeperLambdaFunction']]);
+    expect(schedules.map((r: Json) => [r.Properties.ScheduleExpression, r.Properties.Targets[0].Arn['Fn::GetAtt'][0]])).toEqual([
+      ['rate(15 minutes)', 'SweeperLambdaFunction'],
+    ]);
   });
 
   it('triggers the intake, the dispatcher and the publisher on exactly their keys, and nothing else', () => {
@@ -348,11 +386,28 @@ describe('osls package', () => {
       [ci.ci(5), ['PublisherLambdaFunction']],
     ];
     const silent = [
-      k.run, k.cancel, k.approve(2), k.publish, k.candidate.prBody, k.candidate.diffSummary, k.candidate.change(sha),
-      k.attempt(1).lease, k.attempt(1).ledger(1), k.attempt(1).ledger(12), k.attempt(1).checkpoint(3, 'ci'), k.attempt(1).patch(2, 'seg'),
-      k.attempt(1).baseRef, k.attempt(1).repoMap, k.attempt(1).approvalRequest, `${k.attempt(1).prefix}run-report.md`,
-      ci.run, ci.attempt(1).ledger(7), ci.attempt(2).checkpoint(1, 'change'),
-      'issues/acme/widgets/4/latest.json', 'locks/acme/widgets/issues/4.json', 'limits/acme/widgets/2025-06-01T12/abcdefghijkl',
+      k.run,
+      k.cancel,
+      k.approve(2),
+      k.publish,
+      k.candidate.prBody,
+      k.candidate.diffSummary,
+      k.candidate.change(sha),
+      k.attempt(1).lease,
+      k.attempt(1).ledger(1),
+      k.attempt(1).ledger(12),
+      k.attempt(1).checkpoint(3, 'ci'),
+      k.attempt(1).patch(2, 'seg'),
+      k.attempt(1).baseRef,
+      k.attempt(1).repoMap,
+      k.attempt(1).approvalRequest,
+      `${k.attempt(1).prefix}run-report.md`,
+      ci.run,
+      ci.attempt(1).ledger(7),
+      ci.attempt(2).checkpoint(1, 'change'),
+      'issues/acme/widgets/4/latest.json',
+      'locks/acme/widgets/issues/4.json',
+      'limits/acme/widgets/2025-06-01T12/abcdefghijkl',
       `maps/acme/widgets/${sha}/v1-abc.json`,
       'deliveries/72d3162e-cc78-11e3-81ab-4c9367dc0958.txt',
     ];
@@ -372,9 +427,13 @@ describe('osls package', () => {
       }
     }
     // Every function the bucket or EventBridge invokes has a permission for exactly that source.
-    const permissions = Object.values(resources).filter((r: Json) => r.Type === 'AWS::Lambda::Permission').map((r: Json) => resolve(r.Properties));
+    const permissions = Object.values(resources)
+      .filter((r: Json) => r.Type === 'AWS::Lambda::Permission')
+      .map((r: Json) => resolve(r.Properties));
     for (const fn of ['IntakeLambdaFunction', 'DispatcherLambdaFunction', 'PublisherLambdaFunction']) {
-      expect(permissions.filter((p) => p.FunctionName === `GETATT:${fn}.Arn` && p.Principal === 's3.amazonaws.com').map((p) => p.SourceArn)).toEqual([BUCKET_ARN]);
+      expect(permissions.filter((p) => p.FunctionName === `GETATT:${fn}.Arn` && p.Principal === 's3.amazonaws.com').map((p) => p.SourceArn)).toEqual([
+        BUCKET_ARN,
+      ]);
       if (fn === 'IntakeLambdaFunction') continue;
       expect(permissions.filter((p) => p.FunctionName === `GETATT:${fn}.Arn` && p.Principal === 'events.amazonaws.com')).toHaveLength(1);
     }
@@ -417,7 +476,12 @@ describe('osls package', () => {
       expect(config(fn).DestinationConfig.OnFailure.Destination).toEqual({ 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] });
     }
     const alarm = resources.DeadLetterAlarm.Properties;
-    expect(alarm).toMatchObject({ Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
     expect(alarm.Dimensions[0].Value).toEqual({ 'Fn::GetAtt': ['DeadLetterQueue', 'QueueName'] });
     expect(alarm.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
   });
@@ -426,7 +490,12 @@ describe('osls package', () => {
     const bucket = resolve(resources.ArtifactBucket.Properties);
     expect(bucket.BucketName).toBe(BUCKET);
     expect(bucket.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
-    expect(bucket.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
     expect(bucket.VersioningConfiguration.Status).toBe('Enabled');
     const expiry = (prefix: string) => bucket.LifecycleConfiguration.Rules.find((r: Json) => r.Prefix === prefix)?.ExpirationInDays;
     expect(expiry('runs/')).toBe(90);
@@ -489,7 +558,10 @@ describe('osls package', () => {
     expect(holders(functionArn('worker'))).toEqual(['DispatcherRole']);
     expect(holders(functionArn('tokenWrite'))).toEqual(['PublisherRole']);
     // Nothing outside these roles is an IAM role or policy that could widen them.
-    const iam = Object.entries(resources).filter(([, r]) => String(r.Type).startsWith('AWS::IAM::')).map(([id]) => id).sort();
+    const iam = Object.entries(resources)
+      .filter(([, r]) => String(r.Type).startsWith('AWS::IAM::'))
+      .map(([id]) => id)
+      .sort();
     expect(iam).toEqual(Object.keys(ALLOWED).sort());
   });
 
@@ -498,7 +570,8 @@ describe('osls package', () => {
     const worker = listing('worker.zip');
     expect(worker).toContain('src/handlers/worker.mjs');
     for (const file of WASM) expect(worker).toContain(`wasm/${file}`);
-    for (const zip of ['webhook.zip', 'intake.zip', 'dispatcher.zip', 'runSession.zip', 'publisher.zip', 'tokenRead.zip', 'tokenWrite.zip', 'sweeper.zip']) expect(listing(zip)).not.toContain('tree-sitter.wasm');
+    for (const zip of ['webhook.zip', 'intake.zip', 'dispatcher.zip', 'runSession.zip', 'publisher.zip', 'tokenRead.zip', 'tokenWrite.zip', 'sweeper.zip'])
+      expect(listing(zip)).not.toContain('tree-sitter.wasm');
   });
 });
 
@@ -589,23 +662,39 @@ describe('IAM: a worker reaches its own run only', () => {
   it('the session policy alone pins the run too (it does not rely on the tags)', () => {
     // It is coarse inside the run (the role lists the keys); outside the run it allows nothing.
     const layers = [sessionLayer()];
-    for (const [action, key] of FORGED.filter(([, k]) => !k.startsWith(x.prefix) || k.includes('/dispatch/') || /attempts\/\d+\/request\.json$/.test(k))) expect([action, key, evaluate(layers, action === 's3:ListBucket' ? { action, resource: BUCKET_ARN, context: { 's3:prefix': key } } : { action, resource: object(key) })]).not.toContainEqual('allow');
+    for (const [action, key] of FORGED.filter(([, k]) => !k.startsWith(x.prefix) || k.includes('/dispatch/') || /attempts\/\d+\/request\.json$/.test(k)))
+      expect([
+        action,
+        key,
+        evaluate(layers, action === 's3:ListBucket' ? { action, resource: BUCKET_ARN, context: { 's3:prefix': key } } : { action, resource: object(key) }),
+      ]).not.toContainEqual('allow');
   });
 
   it('a session without tags reaches nothing', () => {
-    for (const [action, key] of NEEDED) expect(evaluate([roleLayer()], action === 's3:ListBucket' ? { action, resource: BUCKET_ARN, context: { 's3:prefix': key } } : { action, resource: object(key) }, {})).not.toBe('allow');
+    for (const [action, key] of NEEDED)
+      expect(
+        evaluate(
+          [roleLayer()],
+          action === 's3:ListBucket' ? { action, resource: BUCKET_ARN, context: { 's3:prefix': key } } : { action, resource: object(key) },
+          {},
+        ),
+      ).not.toBe('allow');
   });
 
   it('the worker execution role itself has no S3 access and can invoke run-session only', () => {
     const worker = statementsOf('WorkerRole') as Statement[];
     for (const [action, key] of [...NEEDED, ...FORGED]) {
-      expect(evaluate([worker], action === 's3:ListBucket' ? { action, resource: BUCKET_ARN, context: { 's3:prefix': key } } : { action, resource: object(key) })).toBe('implicit-deny');
+      expect(
+        evaluate([worker], action === 's3:ListBucket' ? { action, resource: BUCKET_ARN, context: { 's3:prefix': key } } : { action, resource: object(key) }),
+      ).toBe('implicit-deny');
     }
     for (const fn of ['tokenRead', 'tokenWrite', 'worker', 'dispatcher', 'publisher']) {
       expect([fn, evaluate([worker], { action: 'lambda:InvokeFunction', resource: functionArn(fn) })]).toEqual([fn, 'implicit-deny']);
     }
     expect(evaluate([worker], { action: 'lambda:InvokeFunction', resource: functionArn('runSession') })).toBe('allow');
-    expect(evaluate([worker], { action: 'sts:AssumeRole', resource: `arn:aws:iam::${ACCOUNT}:role/draftsman-${STAGE}-runWorker-${REGION}` })).toBe('implicit-deny');
+    expect(evaluate([worker], { action: 'sts:AssumeRole', resource: `arn:aws:iam::${ACCOUNT}:role/draftsman-${STAGE}-runWorker-${REGION}` })).toBe(
+      'implicit-deny',
+    );
   });
 
   it('only run-session may assume RunWorkerRole, and only with the run tags', () => {
@@ -615,19 +704,32 @@ describe('IAM: a worker reaches its own run only', () => {
     expect(asArray(trust[0].Action).sort()).toEqual(['sts:AssumeRole', 'sts:TagSession']);
     expect(Object.keys(trust[0].Condition.StringLike).sort()).toEqual(['aws:RequestTag/owner', 'aws:RequestTag/repo', 'aws:RequestTag/runId']);
     const runWorker = `arn:aws:iam::${ACCOUNT}:role/draftsman-${STAGE}-runWorker-${REGION}`;
-    const assumers = Object.keys(ALLOWED).filter((role) => evaluate([statementsOf(role) as Statement[]], { action: 'sts:AssumeRole', resource: runWorker }) === 'allow');
+    const assumers = Object.keys(ALLOWED).filter(
+      (role) => evaluate([statementsOf(role) as Statement[]], { action: 'sts:AssumeRole', resource: runWorker }) === 'allow',
+    );
     expect(assumers).toEqual(['RunSessionRole']);
   });
 
   it('only the token functions can read the App key parameter', () => {
     const key = parameterArn('app-private-key');
-    const readers = Object.keys(ALLOWED).filter((role) => evaluate([statementsOf(role) as Statement[]], { action: 'ssm:GetParameter', resource: key }) === 'allow');
+    const readers = Object.keys(ALLOWED).filter(
+      (role) => evaluate([statementsOf(role) as Statement[]], { action: 'ssm:GetParameter', resource: key }) === 'allow',
+    );
     expect(readers.sort()).toEqual(['TokenReadRole', 'TokenWriteRole']);
   });
 
-  it('fits the session policy in STS\'s limit for realistic names, and builds it from validated names only', () => {
-    expect(JSON.stringify(buildSessionPolicy({ owner: 'a'.repeat(39), repo: 'r'.repeat(40), runId: 'abcdefghijkl', issue: 123456 }, BUCKET)).length).toBeLessThanOrEqual(2048);
-    for (const scope of [{ ...X, owner: 'ac*me' }, { ...X, repo: 'wid?gets' }, { ...X, repo: '..' }, { ...X, owner: 'a/b' }, { ...X, runId: 'ABCDEFGHIJKL' }, { ...X, runId: 'attempts' }]) {
+  it("fits the session policy in STS's limit for realistic names, and builds it from validated names only", () => {
+    expect(
+      JSON.stringify(buildSessionPolicy({ owner: 'a'.repeat(39), repo: 'r'.repeat(40), runId: 'abcdefghijkl', issue: 123456 }, BUCKET)).length,
+    ).toBeLessThanOrEqual(2048);
+    for (const scope of [
+      { ...X, owner: 'ac*me' },
+      { ...X, repo: 'wid?gets' },
+      { ...X, repo: '..' },
+      { ...X, owner: 'a/b' },
+      { ...X, runId: 'ABCDEFGHIJKL' },
+      { ...X, runId: 'attempts' },
+    ]) {
       expect(() => buildSessionPolicy(scope, BUCKET)).toThrow(/cannot be put in an ARN/);
       expect(() => sessionTags(scope)).toThrow(/cannot be put in an ARN/);
     }

@@ -40,7 +40,13 @@ function request(run: typeof X, issue = 3): RunRequest {
     runId: run.runId,
     owner: run.owner,
     repo: run.repo,
-    source: { kind: 'github', repositoryId: run.repositoryId, installationId: run.installationId, cloneUrl: `https://github.com/${run.owner}/${run.repo}.git`, apiUrl: 'https://api.github.com' },
+    source: {
+      kind: 'github',
+      repositoryId: run.repositoryId,
+      installationId: run.installationId,
+      cloneUrl: `https://github.com/${run.owner}/${run.repo}.git`,
+      apiUrl: 'https://api.github.com',
+    },
     trigger: { kind: 'label', key: `label-${issue}-1-2026-02-03T04:05:06Z` },
     issue: { number: issue, title: 'Task', body: 'Do it', updatedAt: '2026-02-03T04:05:06Z' },
     agentBranch: `agent/i${issue}/r${run.runId}`,
@@ -61,7 +67,11 @@ async function dispatched(key: string): Promise<string> {
 
 beforeAll(async () => {
   s3 = await startS3Server();
-  const privateKeyPem = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+  const privateKeyPem = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  }).privateKey;
   standin = await startGitHubStandin({
     appId: 31,
     privateKeyPem,
@@ -97,7 +107,14 @@ beforeAll(async () => {
         return { accessKeyId: `ASIA${issued.length}`, secretAccessKey: 'secret', sessionToken: 'session', expiration: new Date(now + 1_200_000).toISOString() };
       },
     },
-    tokens: new InProcessTokenBroker({ role: 'read', appId: 31, apiUrl: standin.url, clock, loadPrivateKey: async () => privateKeyPem, policy: STANDIN_GITHUB_POLICY }),
+    tokens: new InProcessTokenBroker({
+      role: 'read',
+      appId: 31,
+      apiUrl: standin.url,
+      clock,
+      loadPrivateKey: async () => privateKeyPem,
+      policy: STANDIN_GITHUB_POLICY,
+    }),
   });
 }, 60_000);
 
@@ -131,7 +148,9 @@ describe('dispatcher', () => {
       expect(await dispatch(s3Event(key))).toEqual([{ key, dispatched: false, reason: 'not a trigger key' }]);
     }
     // A well-formed key of a run the webhook never started.
-    expect(await dispatch(s3Event('runs/acme/orders/aaaaaaaaaaaa/request.json'))).toEqual([{ key: 'runs/acme/orders/aaaaaaaaaaaa/request.json', dispatched: false, reason: 'no request.json' }]);
+    expect(await dispatch(s3Event('runs/acme/orders/aaaaaaaaaaaa/request.json'))).toEqual([
+      { key: 'runs/acme/orders/aaaaaaaaaaaa/request.json', dispatched: false, reason: 'no request.json' },
+    ]);
     expect(invocations).toHaveLength(before);
   });
 });

@@ -38,24 +38,39 @@ describe('the corpus itself', () => {
 
 describe('draftsman reproduces the corpus', () => {
   it('publishes every case', () => {
-    expect(failing((r) => !r.published), 'cases not published').toBe('');
+    expect(
+      failing((r) => !r.published),
+      'cases not published',
+    ).toBe('');
   });
 
   it('changes every non-lockfile file the maintainer changed', () => {
-    expect(failing((r) => (r.comparison?.missed.length ?? 0) > 0), 'cases with missed files').toBe('');
+    expect(
+      failing((r) => (r.comparison?.missed.length ?? 0) > 0),
+      'cases with missed files',
+    ).toBe('');
   });
 
   it('changes no file the maintainer left alone', () => {
-    expect(failing((r) => (r.comparison?.wrongExtra.length ?? 0) > 0), 'cases with wrong extra files').toBe('');
+    expect(
+      failing((r) => (r.comparison?.wrongExtra.length ?? 0) > 0),
+      'cases with wrong extra files',
+    ).toBe('');
   });
 
   it('makes at least 90% of the shared files byte-identical to the maintainer’s', () => {
     const { identical } = totalsOf(results);
     const ratio = identical.of === 0 ? 0 : identical.hit / identical.of;
-    expect(ratio, `byte-identical ${identical.hit}/${identical.of}; differing:\n${failing((r) => (r.comparison?.different.length ?? 0) > 0)}`).toBeGreaterThanOrEqual(0.9);
+    expect(
+      ratio,
+      `byte-identical ${identical.hit}/${identical.of}; differing:\n${failing((r) => (r.comparison?.different.length ?? 0) > 0)}`,
+    ).toBeGreaterThanOrEqual(0.9);
   });
 
   it('names the right lockfile refresh command', () => {
-    expect(failing((r) => r.refreshMissing.length > 0), 'cases without the expected refresh command').toBe('');
+    expect(
+      failing((r) => r.refreshMissing.length > 0),
+      'cases without the expected refresh command',
+    ).toBe('');
   });
 });

@@ -71,7 +71,12 @@ describe('npm run eval:model', () => {
   it.each([
     ['a fix that misses the point', 'off-by-one-total', (c: string) => c.replace('items[1:]', 'items[2:]'), /total still skips the first item/],
     ['a file that no longer parses', 'config-default', (c: string) => c.replace('TIMEOUT_SECONDS = 5', 'TIMEOUT_SECONDS = 30\ndef ('), /does not parse/],
-    ['the parameter renamed in the wrong function', 'rename-parameter', (c: string) => c.replace('def squares(n):', 'def squares(count):').replace('range(n)]', 'range(count)]'), /fib does not take `count`/],
+    [
+      'the parameter renamed in the wrong function',
+      'rename-parameter',
+      (c: string) => c.replace('def squares(n):', 'def squares(count):').replace('range(n)]', 'range(count)]'),
+      /fib does not take `count`/,
+    ],
   ])('a wrong result fails its check: %s', (_what, id, edit, why) => {
     const task = MODEL_EVAL_TASKS.find((t) => t.id === id)!;
     const path = task.changes[0];
@@ -83,7 +88,17 @@ describe('npm run eval:model', () => {
   it('a change to another file, or a run that did not complete, fails', () => {
     const task = MODEL_EVAL_TASKS.find((t) => t.id === 'comparison-boundary')!;
     const fixed = FIXES[task.id](task.files['lib/age.js']);
-    expect(checkResult(task, 'COMPLETED', new Map([['lib/age.js', fixed], ['README.md', 'x\n']]), syntax)).toEqual(['changed but should not be: README.md']);
+    expect(
+      checkResult(
+        task,
+        'COMPLETED',
+        new Map([
+          ['lib/age.js', fixed],
+          ['README.md', 'x\n'],
+        ]),
+        syntax,
+      ),
+    ).toEqual(['changed but should not be: README.md']);
     expect(checkResult(task, 'FAILED', new Map(), syntax)).toEqual(['the run ended FAILED', 'not changed: lib/age.js']);
   });
 });

@@ -33,7 +33,10 @@ function rawServer(answer: (socket: Socket) => void): NetServer {
 }
 
 /** Read a body the way fetchPackV2 does: every chunk consumed (here copied) before the next is asked for. */
-async function readBody(body: AsyncIterableIterator<Uint8Array> | undefined, pause = false): Promise<{ data: Buffer; buffers: Set<ArrayBufferLike>; chunks: number }> {
+async function readBody(
+  body: AsyncIterableIterator<Uint8Array> | undefined,
+  pause = false,
+): Promise<{ data: Buffer; buffers: Set<ArrayBufferLike>; chunks: number }> {
   const parts: Buffer[] = [];
   const buffers = new Set<ArrayBufferLike>();
   let chunks = 0;
@@ -68,10 +71,15 @@ describe('borrowingHttp', () => {
         });
       }),
     );
-    const response = await borrowingHttp.request({ url: `${url}/repo.git/git-upload-pack?x=1`, method: 'POST', headers: { 'Git-Protocol': 'version=2', authorization: 'Basic abc' }, body: (async function* () {
-      yield Buffer.from('0014command=fetch\n');
-      yield Buffer.from('0000');
-    })() });
+    const response = await borrowingHttp.request({
+      url: `${url}/repo.git/git-upload-pack?x=1`,
+      method: 'POST',
+      headers: { 'Git-Protocol': 'version=2', authorization: 'Basic abc' },
+      body: (async function* () {
+        yield Buffer.from('0014command=fetch\n');
+        yield Buffer.from('0000');
+      })(),
+    });
     expect(response.statusCode).toBe(200);
     expect(response.headers?.['transfer-encoding']).toBe('chunked');
     const { data, buffers, chunks } = await readBody(response.body);
@@ -79,7 +87,11 @@ describe('borrowingHttp', () => {
     expect(chunks).toBeGreaterThan(50);
     // Every piece is a view of the same buffer: nothing is allocated per read.
     expect(buffers.size).toBe(1);
-    expect(seen).toMatchObject({ method: 'POST', url: '/repo.git/git-upload-pack?x=1', headers: { 'git-protocol': 'version=2', authorization: 'Basic abc', 'content-length': '22', connection: 'close' } });
+    expect(seen).toMatchObject({
+      method: 'POST',
+      url: '/repo.git/git-upload-pack?x=1',
+      headers: { 'git-protocol': 'version=2', authorization: 'Basic abc', 'content-length': '22', connection: 'close' },
+    });
     expect(seen!.body.toString()).toBe('0014command=fetch\n0000');
   });
 
@@ -95,7 +107,9 @@ describe('borrowingHttp', () => {
   });
 
   it('skips an interim answer and gives the final one; an empty answer has an empty body', async () => {
-    const raw = await listen(rawServer((socket) => socket.end('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\nContent-Length: 0\r\n\r\n')));
+    const raw = await listen(
+      rawServer((socket) => socket.end('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\nContent-Length: 0\r\n\r\n')),
+    );
     const response = await borrowingHttp.request({ url: `${raw}/x`, method: 'GET', headers: {} });
     expect(response.statusCode).toBe(401);
     expect(response.headers?.['www-authenticate']).toBe('Basic');

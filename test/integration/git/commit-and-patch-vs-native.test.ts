@@ -15,8 +15,21 @@ import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 const policy = writePolicyFor({ allowGenerated: true, allowLockfiles: true });
 const identity = { name: 'draftsman[bot]', email: 'draftsman@example.invalid' };
 const createdAt = '2026-07-03T10:15:00.000Z';
-const verification = { status: 'PASSED' as const, checks: [{ name: 'parse changed files', status: 'PASSED' as const }], notRun: [{ name: 'build', why: 'build commands run in CI' }] };
-const message = { type: 'fix' as const, scope: 'core', summary: 'update the numbers', task: 'Update numbers', intent: 'Change a few lines.', risk: ['small text change'], runId: 'abcdefghijkl', taskId: 'https://github.com/o/r/issues/7' };
+const verification = {
+  status: 'PASSED' as const,
+  checks: [{ name: 'parse changed files', status: 'PASSED' as const }],
+  notRun: [{ name: 'build', why: 'build commands run in CI' }],
+};
+const message = {
+  type: 'fix' as const,
+  scope: 'core',
+  summary: 'update the numbers',
+  task: 'Update numbers',
+  intent: 'Change a few lines.',
+  risk: ['small text change'],
+  runId: 'abcdefghijkl',
+  taskId: 'https://github.com/o/r/issues/7',
+};
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach(removeDir));
 const numbered = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `  ${i + from}\n`).join('');
@@ -29,12 +42,19 @@ async function scenario() {
     'gone.txt': '  bye\n',
     'run.sh': '  #!/bin/sh\n',
     'bin.dat': new Uint8Array([0, 1, 2, 3]),
-    'link': { symlink: 'nums.txt' },
+    link: { symlink: 'nums.txt' },
     'quote"d.txt': '  q\n',
   });
   const ws = repo.workspace;
   const index = await VirtualIndex.fromCommit(repo.fs, repo.gitdir, repo.commitSha);
-  await createAgentBranch({ workspace: ws, index, branch: 'agent/local/rabcdefghijkl', runId: 'abcdefghijkl', ingestionBaseSha: repo.commitSha, policy: writePolicyFor() });
+  await createAgentBranch({
+    workspace: ws,
+    index,
+    branch: 'agent/local/rabcdefghijkl',
+    runId: 'abcdefghijkl',
+    ingestionBaseSha: repo.commitSha,
+    policy: writePolicyFor(),
+  });
   await ws.write('nums.txt', numbered(40).replace('  5\n', '  five\n').replace('  30\n', '').concat('  end'));
   await ws.write('with space.txt', '  a\n  c\n');
   await ws.write('ünï.txt', '  y\n');
@@ -80,7 +100,14 @@ describe('patches and commits against native git', () => {
     expect(nativeGit(dir, ['write-tree']).toString().trim()).toBe(result.treeSha);
 
     writeFileSync(join(dir, 'msg.txt'), result.message);
-    const env = { GIT_AUTHOR_NAME: identity.name, GIT_AUTHOR_EMAIL: identity.email, GIT_AUTHOR_DATE: '@1783073700 +0000', GIT_COMMITTER_NAME: identity.name, GIT_COMMITTER_EMAIL: identity.email, GIT_COMMITTER_DATE: '@1783073700 +0000' };
+    const env = {
+      GIT_AUTHOR_NAME: identity.name,
+      GIT_AUTHOR_EMAIL: identity.email,
+      GIT_AUTHOR_DATE: '@1783073700 +0000',
+      GIT_COMMITTER_NAME: identity.name,
+      GIT_COMMITTER_EMAIL: identity.email,
+      GIT_COMMITTER_DATE: '@1783073700 +0000',
+    };
     const native = nativeGit(dir, ['commit-tree', result.treeSha, '-p', repo.commitSha, '-F', 'msg.txt'], { env }).toString().trim();
     expect(result.commitSha).toBe(native);
     expect(result.message).toContain('Verification:\n- parse changed files: passed\n- not run: build: build commands run in CI\n');

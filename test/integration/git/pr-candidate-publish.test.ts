@@ -27,22 +27,49 @@ const identity = { name: 'draftsman[bot]', email: 'draftsman@example.invalid' };
 const createdAt = '2026-07-03T10:15:00.000Z';
 const verification = { status: 'PASSED' as const, checks: [{ name: 'parse', status: 'PASSED' as const }], notRun: [] };
 const prefix = 'runs/o/r/run1/candidate/';
-const keys = { candidate: `${prefix}pr-candidate.json`, body: `${prefix}pr-body.md`, diffSummary: `${prefix}diff-summary.json`, changesPrefix: `${prefix}changes/` };
+const keys = {
+  candidate: `${prefix}pr-candidate.json`,
+  body: `${prefix}pr-body.md`,
+  diffSummary: `${prefix}diff-summary.json`,
+  changesPrefix: `${prefix}changes/`,
+};
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach(removeDir));
 
 async function produce() {
-  const repo = await createMemoryRepo({ 'src/a.ts': 'export const a = 1;\n', 'src/b.ts': 'b\n', 'docs/x.md': 'x\n', 'bin/tool': { content: '#!/bin/sh\n', mode: '100755' } });
+  const repo = await createMemoryRepo({
+    'src/a.ts': 'export const a = 1;\n',
+    'src/b.ts': 'b\n',
+    'docs/x.md': 'x\n',
+    'bin/tool': { content: '#!/bin/sh\n', mode: '100755' },
+  });
   const ws = repo.workspace;
   const index = await VirtualIndex.fromCommit(repo.fs, repo.gitdir, repo.commitSha);
   const events: LedgerEvent[] = [];
   const ledger = { append: async (e: LedgerEvent) => void events.push(e) };
-  await createAgentBranch({ workspace: ws, index, branch: 'agent/local/rrun1', runId: 'run1', ingestionBaseSha: repo.commitSha, policy: writePolicyFor(), ledger });
+  await createAgentBranch({
+    workspace: ws,
+    index,
+    branch: 'agent/local/rrun1',
+    runId: 'run1',
+    ingestionBaseSha: repo.commitSha,
+    policy: writePolicyFor(),
+    ledger,
+  });
   await ws.write('src/a.ts', 'export const a = 2;\n');
   await ws.delete('src/b.ts');
   await ws.write('src/new/c.ts', 'export const c = 3;\n');
   await stagePaths({ workspace: ws, index, paths: ['src/a.ts', 'src/b.ts', 'src/new/c.ts'], policy, ledger });
-  const commit = await commitStaged({ workspace: ws, index, message: { type: 'feat', scope: 'src', summary: 'add c', task: 'Add c', intent: 'Add c and drop b.', risk: [], runId: 'run1', taskId: 'digest' }, verification, policy, identity, createdAt, ledger });
+  const commit = await commitStaged({
+    workspace: ws,
+    index,
+    message: { type: 'feat', scope: 'src', summary: 'add c', task: 'Add c', intent: 'Add c and drop b.', risk: [], runId: 'run1', taskId: 'digest' },
+    verification,
+    policy,
+    identity,
+    createdAt,
+    ledger,
+  });
   const diff = await diffBaseToHead(ws, { rules: defaultPathRules() });
   const { candidate, changes } = await buildPrCandidate({
     workspace: ws,
@@ -121,7 +148,15 @@ describe('PR candidate and publish-side helpers', () => {
     };
     const report = await revalidateCandidate(bad, { policy: writePolicyFor({ forbidden: ['secret/**'] }), maxChangedFiles: 3 }, readMore);
     expect(report.ok).toBe(false);
-    expect(report.problems.map((p) => p.reason).sort()).toEqual(['BUDGET_EXCEEDED', 'FORBIDDEN_PATH', 'INVALID_BRANCH_NAME', 'PATH_THROUGH_SYMLINK', 'SECRET_DETECTED', 'SECRET_DETECTED', 'WORKFLOW_CHANGE_NOT_PERMITTED']);
+    expect(report.problems.map((p) => p.reason).sort()).toEqual([
+      'BUDGET_EXCEEDED',
+      'FORBIDDEN_PATH',
+      'INVALID_BRANCH_NAME',
+      'PATH_THROUGH_SYMLINK',
+      'SECRET_DETECTED',
+      'SECRET_DETECTED',
+      'WORKFLOW_CHANGE_NOT_PERMITTED',
+    ]);
     expect(JSON.stringify(report)).not.toContain(token);
     expect((await revalidateCandidate({ ...candidate, draft: false }, { policy }, read)).problems[0].reason).toBe('CANDIDATE_INVALID');
   });
@@ -135,7 +170,11 @@ describe('PR candidate and publish-side helpers', () => {
     nativeGit(dir, ['update-ref', 'refs/heads/main', repo.commitSha]);
     nativeGit(dir, ['read-tree', '--reset', '-u', 'HEAD']);
     writeFileSync(join(dir, 'untracked.txt'), 'mine\n');
-    const before = { head: nativeGit(dir, ['symbolic-ref', 'HEAD']).toString(), index: nativeGit(dir, ['ls-files', '-s']).toString(), status: nativeGit(dir, ['status', '--porcelain']).toString() };
+    const before = {
+      head: nativeGit(dir, ['symbolic-ref', 'HEAD']).toString(),
+      index: nativeGit(dir, ['ls-files', '-s']).toString(),
+      status: nativeGit(dir, ['status', '--porcelain']).toString(),
+    };
 
     const gitdir = join(dir, '.git');
     const result = await writeCandidateToRepository({ fs: nodeFs, gitdir, candidate, changes: reader(store), identity, createdAt });
@@ -144,9 +183,15 @@ describe('PR candidate and publish-side helpers', () => {
     expect(nativeGit(dir, ['rev-parse', 'agent/local/rrun1^{tree}']).toString().trim()).toBe(candidate.headTreeSha);
     expect(nativeGit(dir, ['rev-parse', 'agent/local/rrun1^']).toString().trim()).toBe(repo.commitSha);
     nativeGit(dir, ['fsck', '--strict', '--no-dangling']);
-    expect({ head: nativeGit(dir, ['symbolic-ref', 'HEAD']).toString(), index: nativeGit(dir, ['ls-files', '-s']).toString(), status: nativeGit(dir, ['status', '--porcelain']).toString() }).toEqual(before);
+    expect({
+      head: nativeGit(dir, ['symbolic-ref', 'HEAD']).toString(),
+      index: nativeGit(dir, ['ls-files', '-s']).toString(),
+      status: nativeGit(dir, ['status', '--porcelain']).toString(),
+    }).toEqual(before);
 
     expect((await writeCandidateToRepository({ fs: nodeFs, gitdir, candidate, changes: reader(store), identity, createdAt })).created).toBe(false);
-    await expect(writeCandidateToRepository({ fs: nodeFs, gitdir, candidate, changes: reader(store), identity, createdAt: '2026-07-04T00:00:00Z' })).rejects.toMatchObject({ reason: 'BRANCH_EXISTS_AT_OTHER_COMMIT' });
+    await expect(
+      writeCandidateToRepository({ fs: nodeFs, gitdir, candidate, changes: reader(store), identity, createdAt: '2026-07-04T00:00:00Z' }),
+    ).rejects.toMatchObject({ reason: 'BRANCH_EXISTS_AT_OTHER_COMMIT' });
   });
 });

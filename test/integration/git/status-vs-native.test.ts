@@ -40,7 +40,7 @@ describe('gitStatus against native git status --porcelain=v1 -z --branch', () =>
       'gone.txt': 'bye\n',
       'staged-gone.txt': 'bye too\n',
       'run.sh': '#!/bin/sh\n',
-      'link': { symlink: 'with space.txt' },
+      link: { symlink: 'with space.txt' },
       'becomes-link.txt': 'file\n',
       'src/keep.ts': 'keep\n',
     });

@@ -27,9 +27,20 @@ beforeAll(async () => {
       { owner: 'acme', name: 'gizmos', id: 13, files: { 'src/c.ts': 'c\n' } },
     ],
   });
-  const broker = new InProcessTokenBroker({ role: 'read', appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, policy: STANDIN_GITHUB_POLICY });
+  const broker = new InProcessTokenBroker({
+    role: 'read',
+    appId: APP_ID,
+    apiUrl: standin.url,
+    clock,
+    loadPrivateKey: async () => keys.privateKeyPem,
+    policy: STANDIN_GITHUB_POLICY,
+  });
   const readApi = async (repositoryId: number) =>
-    createGitHubApi({ token: (await broker.token({ installationId: 1, repositoryId, role: 'read' })).token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY });
+    createGitHubApi({
+      token: (await broker.token({ installationId: 1, repositoryId, role: 'read' })).token,
+      baseUrl: standin.url,
+      policy: STANDIN_GITHUB_POLICY,
+    });
   api = await readApi(11);
   gadgetsApi = await readApi(12);
   gizmosApi = await readApi(13);
@@ -59,7 +70,12 @@ describe('ci repair: reading failing CI with the read token', () => {
             { path: '../../etc/passwd', startLine: 1, endLine: 1, level: 'failure', message: 'not a repository path' },
           ],
         },
-        { name: 'lint', conclusion: 'success', output: { title: 'clean', summary: 'no problems' }, annotations: [{ path: 'src/app.ts', startLine: 1, endLine: 1, level: 'notice', message: 'fine' }] },
+        {
+          name: 'lint',
+          conclusion: 'success',
+          output: { title: 'clean', summary: 'no problems' },
+          annotations: [{ path: 'src/app.ts', startLine: 1, endLine: 1, level: 'notice', message: 'fine' }],
+        },
       ],
     });
     standin.addStatus(FULL, head, { context: 'ci/jenkins', state: 'error', description: 'Build broke', targetUrl: 'https://jenkins.example/1' });
@@ -99,9 +115,19 @@ describe('ci repair: reading failing CI with the read token', () => {
 
   it('pages through many check runs and reads one bounded page of annotations however many there are', async () => {
     const other = (await standin.resolve('acme/gadgets', 'main'))!;
-    const many = Array.from({ length: 1000 }, (_, i) => ({ path: `src/f${i}.ts`, startLine: i + 1, endLine: i + 1, level: 'failure' as const, message: `problem ${i}` }));
+    const many = Array.from({ length: 1000 }, (_, i) => ({
+      path: `src/f${i}.ts`,
+      startLine: i + 1,
+      endLine: i + 1,
+      level: 'failure' as const,
+      message: `problem ${i}`,
+    }));
     const passing = Array.from({ length: 140 }, (_, i) => ({ name: `pass-${String(i).padStart(3, '0')}` }));
-    standin.addCheckSuite('acme/gadgets', { headSha: other, conclusion: 'failure', runs: [...passing, { name: 'zz-big', conclusion: 'failure', annotations: many }] });
+    standin.addCheckSuite('acme/gadgets', {
+      headSha: other,
+      conclusion: 'failure',
+      runs: [...passing, { name: 'zz-big', conclusion: 'failure', annotations: many }],
+    });
     const before = standin.calls.length;
 
     const report = await readCiFailures(gadgetsApi, 'acme', 'gadgets', other);

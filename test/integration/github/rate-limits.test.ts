@@ -24,8 +24,20 @@ let standin: GitHubStandin;
 let token: string;
 
 beforeAll(async () => {
-  standin = await startGitHubStandin({ appId: APP_ID, privateKeyPem: keys.privateKeyPem, clock, repos: [{ owner: 'acme', name: 'orders', id: 411, files: { 'README.md': '# orders\n' } }] });
-  const broker = new InProcessTokenBroker({ role: 'read', appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, policy: STANDIN_GITHUB_POLICY });
+  standin = await startGitHubStandin({
+    appId: APP_ID,
+    privateKeyPem: keys.privateKeyPem,
+    clock,
+    repos: [{ owner: 'acme', name: 'orders', id: 411, files: { 'README.md': '# orders\n' } }],
+  });
+  const broker = new InProcessTokenBroker({
+    role: 'read',
+    appId: APP_ID,
+    apiUrl: standin.url,
+    clock,
+    loadPrivateKey: async () => keys.privateKeyPem,
+    policy: STANDIN_GITHUB_POLICY,
+  });
   token = (await broker.token({ installationId: standin.repo('acme/orders').installationId, repositoryId: 411, role: 'read' })).token;
 }, 30_000);
 
@@ -71,25 +83,36 @@ describe('secondary rate limits', () => {
     const { statuses, outcome } = await statusesOf(() => api.rest.repos.get({ owner: 'acme', repo: 'orders' }));
     expect(statuses).toEqual([status, 200]);
     expect((outcome as { status: number }).status).toBe(200);
-    expect(warnings).toEqual([{ message: 'GitHub rate limit', meta: { limit: 'secondary', route: ROUTE, retryAfterSeconds: 3, retryCount: 0, retrying: true } }]);
+    expect(warnings).toEqual([
+      { message: 'GitHub rate limit', meta: { limit: 'secondary', route: ROUTE, retryAfterSeconds: 3, retryCount: 0, retrying: true } },
+    ]);
   });
 
   it.each([
     ['403', 'secondary-rate-limit', 403],
     ['429', 'secondary-rate-limit-429', 429],
-  ] as const)('a %s whose retry-after is longer than the policy allows fails at once with GITHUB_RATE_LIMITED and when to retry', async (_name, kind, status) => {
-    const { api, warnings } = client();
-    const wait = DEFAULT_GITHUB_RETRY_POLICY.maxRateLimitWaitSeconds + 50;
-    fault(kind, 1, { retryAfter: wait });
-    const { statuses, outcome } = await statusesOf(() => api.rest.repos.get({ owner: 'acme', repo: 'orders' }));
-    expect(statuses).toEqual([status]);
-    expect(outcome).toBeInstanceOf(GitHubApiError);
-    const error = outcome as GitHubApiError;
-    expect(error.reason).toBe('GITHUB_RATE_LIMITED');
-    expect(error.status).toBe(status);
-    expect(error.data).toEqual({ status, limit: 'secondary', route: ROUTE, retryAfterSeconds: wait, retryAt: new Date(clock.now() + wait * 1000).toISOString() });
-    expect(warnings.map((w) => w.meta.retrying)).toEqual([false]);
-  });
+  ] as const)(
+    'a %s whose retry-after is longer than the policy allows fails at once with GITHUB_RATE_LIMITED and when to retry',
+    async (_name, kind, status) => {
+      const { api, warnings } = client();
+      const wait = DEFAULT_GITHUB_RETRY_POLICY.maxRateLimitWaitSeconds + 50;
+      fault(kind, 1, { retryAfter: wait });
+      const { statuses, outcome } = await statusesOf(() => api.rest.repos.get({ owner: 'acme', repo: 'orders' }));
+      expect(statuses).toEqual([status]);
+      expect(outcome).toBeInstanceOf(GitHubApiError);
+      const error = outcome as GitHubApiError;
+      expect(error.reason).toBe('GITHUB_RATE_LIMITED');
+      expect(error.status).toBe(status);
+      expect(error.data).toEqual({
+        status,
+        limit: 'secondary',
+        route: ROUTE,
+        retryAfterSeconds: wait,
+        retryAt: new Date(clock.now() + wait * 1000).toISOString(),
+      });
+      expect(warnings.map((w) => w.meta.retrying)).toEqual([false]);
+    },
+  );
 
   it('a limit that keeps coming back is retried a bounded number of times, then fails typed', async () => {
     const { api } = client();

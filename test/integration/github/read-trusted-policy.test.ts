@@ -40,10 +40,21 @@ beforeAll(async () => {
 afterAll(async () => standin?.stop());
 
 async function read(repo: string): Promise<TrustedPolicy> {
-  const broker = new InProcessTokenBroker({ role: 'read', appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, policy: STANDIN_GITHUB_POLICY });
+  const broker = new InProcessTokenBroker({
+    role: 'read',
+    appId: APP_ID,
+    apiUrl: standin.url,
+    clock,
+    loadPrivateKey: async () => keys.privateKeyPem,
+    policy: STANDIN_GITHUB_POLICY,
+  });
   const repositoryId = standin.repo(`acme/${repo}`).id;
   const issued = await broker.token({ installationId: standin.repo(`acme/${repo}`).installationId, repositoryId, role: 'read' });
-  return readTrustedPolicy(createGitHubApi({ token: issued.token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY }), { owner: 'acme', repo, defaultBranch: 'main' });
+  return readTrustedPolicy(createGitHubApi({ token: issued.token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY }), {
+    owner: 'acme',
+    repo,
+    defaultBranch: 'main',
+  });
 }
 
 describe('readTrustedPolicy', () => {
@@ -78,8 +89,19 @@ describe('readTrustedPolicy', () => {
   });
 
   it('the stand-in answers a file over 1 MiB like GitHub: no content, encoding "none"', async () => {
-    const broker = new InProcessTokenBroker({ role: 'read', appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, policy: STANDIN_GITHUB_POLICY });
-    const issued = await broker.token({ installationId: standin.repo('acme/oversized').installationId, repositoryId: standin.repo('acme/oversized').id, role: 'read' });
+    const broker = new InProcessTokenBroker({
+      role: 'read',
+      appId: APP_ID,
+      apiUrl: standin.url,
+      clock,
+      loadPrivateKey: async () => keys.privateKeyPem,
+      policy: STANDIN_GITHUB_POLICY,
+    });
+    const issued = await broker.token({
+      installationId: standin.repo('acme/oversized').installationId,
+      repositoryId: standin.repo('acme/oversized').id,
+      role: 'read',
+    });
     const api = createGitHubApi({ token: issued.token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY });
     const res = await api.rest.repos.getContent({ owner: 'acme', repo: 'oversized', path: '.agent-policy.yaml' });
     expect(res.data).toMatchObject({ type: 'file', encoding: 'none', content: '', size: Buffer.byteLength(OVERSIZED) });

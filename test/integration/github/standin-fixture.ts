@@ -33,7 +33,9 @@ export async function api(base: string, method: string, path: string, token?: st
 }
 
 export function git(cwd: string, args: string[], input?: string | Buffer, env: Record<string, string> = {}): string {
-  return execFileSync('git', args, { cwd, input, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', ...env } }).toString().trim();
+  return execFileSync('git', args, { cwd, input, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', ...env } })
+    .toString()
+    .trim();
 }
 
 export type RefereeFile = string | { content: string | Buffer; mode?: '100644' | '100755' | '120000' } | { submodule: string };

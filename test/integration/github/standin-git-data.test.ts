@@ -24,9 +24,22 @@ const seedFiles = {
 };
 
 beforeAll(async () => {
-  standin = await startGitHubStandin({ appId: 4242, privateKeyPem: keys.privateKeyPem, clock, repos: [{ owner: 'acme', name: 'widgets', id: 11, files: seedFiles }] });
+  standin = await startGitHubStandin({
+    appId: 4242,
+    privateKeyPem: keys.privateKeyPem,
+    clock,
+    repos: [{ owner: 'acme', name: 'widgets', id: 11, files: seedFiles }],
+  });
   const mint = (role: 'read' | 'write') =>
-    mintInstallationToken({ apiUrl: standin.url, appId: 4242, privateKey: keys.privateKeyPem, installationId: 1, repositoryId: 11, permissions: scopesFor(role), clock });
+    mintInstallationToken({
+      apiUrl: standin.url,
+      appId: 4242,
+      privateKey: keys.privateKeyPem,
+      installationId: 1,
+      repositoryId: 11,
+      permissions: scopesFor(role),
+      clock,
+    });
   write = (await mint('write')).token;
   read = (await mint('read')).token;
 });
@@ -193,9 +206,24 @@ describe('GitHub stand-in over an existing bare repository', () => {
     git(work, ['init', '--quiet', '--initial-branch=trunk', 'src']);
     git(work, ['-C', 'src', 'commit', '--quiet', '--allow-empty', '-m', 'root'], undefined, env);
     git(work, ['clone', '--quiet', '--bare', 'src', bare]);
-    const other = await startGitHubStandin({ appId: 9, privateKeyPem: keys.privateKeyPem, clock, repos: [{ owner: 'o', name: 'r', id: 5, gitdir: bare, defaultBranch: 'trunk' }] });
+    const other = await startGitHubStandin({
+      appId: 9,
+      privateKeyPem: keys.privateKeyPem,
+      clock,
+      repos: [{ owner: 'o', name: 'r', id: 5, gitdir: bare, defaultBranch: 'trunk' }],
+    });
     try {
-      const token = (await mintInstallationToken({ apiUrl: other.url, appId: 9, privateKey: keys.privateKeyPem, installationId: 1, repositoryId: 5, permissions: scopesFor('write'), clock })).token;
+      const token = (
+        await mintInstallationToken({
+          apiUrl: other.url,
+          appId: 9,
+          privateKey: keys.privateKeyPem,
+          installationId: 1,
+          repositoryId: 5,
+          permissions: scopesFor('write'),
+          clock,
+        })
+      ).token;
       const head = git(bare, ['rev-parse', 'trunk']);
       const branch = await api(other.url, 'GET', '/repos/o/r/branches/trunk', token);
       expect(branch.body!.commit.sha).toBe(head);

@@ -29,9 +29,14 @@ beforeAll(async () => {
       },
     ],
   });
-  const broker = (role: 'read' | 'write') => new InProcessTokenBroker({ role, appId: 7, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem });
+  const broker = (role: 'read' | 'write') =>
+    new InProcessTokenBroker({ role, appId: 7, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem });
   readKit = new Octokit({ auth: (await broker('read').token({ installationId: 1, repositoryId: 11, role: 'read' })).token, baseUrl: standin.url, log: quiet });
-  writeKit = new Octokit({ auth: (await broker('write').token({ installationId: 1, repositoryId: 11, role: 'write' })).token, baseUrl: standin.url, log: quiet });
+  writeKit = new Octokit({
+    auth: (await broker('write').token({ installationId: 1, repositoryId: 11, role: 'write' })).token,
+    baseUrl: standin.url,
+    log: quiet,
+  });
 });
 afterAll(async () => {
   await standin.stop();
@@ -46,7 +51,10 @@ describe('Octokit against the stand-in: the publisher path', () => {
     expect(Buffer.from((file as { content: string }).content, 'base64').toString()).toBe('export const v = 1;\n');
     await expect(readKit.repos.getContent({ ...repo, path: 'missing.txt' })).rejects.toMatchObject({ status: 404 });
     expect((await readKit.issues.get({ ...repo, issue_number: 5 })).data).toMatchObject({ title: 'Bump v', body: 'make v 2', user: { login: 'maint' } });
-    expect((await readKit.repos.getCollaboratorPermissionLevel({ ...repo, username: 'maint' })).data).toMatchObject({ permission: 'write', role_name: 'maintain' });
+    expect((await readKit.repos.getCollaboratorPermissionLevel({ ...repo, username: 'maint' })).data).toMatchObject({
+      permission: 'write',
+      role_name: 'maintain',
+    });
     expect((await readKit.repos.getCollaboratorPermissionLevel({ ...repo, username: 'stranger' })).data.permission).toBe('none');
   });
 
@@ -55,7 +63,11 @@ describe('Octokit against the stand-in: the publisher path', () => {
     const baseSha = base.data.object.sha;
     const baseTree = (await readKit.git.getCommit({ ...repo, commit_sha: baseSha })).data.tree.sha;
     const blob = await writeKit.git.createBlob({ ...repo, content: Buffer.from('export const v = 2;\n').toString('base64'), encoding: 'base64' });
-    const tree = await writeKit.git.createTree({ ...repo, base_tree: baseTree, tree: [{ path: 'src/app.ts', mode: '100644', type: 'blob', sha: blob.data.sha }] });
+    const tree = await writeKit.git.createTree({
+      ...repo,
+      base_tree: baseTree,
+      tree: [{ path: 'src/app.ts', mode: '100644', type: 'blob', sha: blob.data.sha }],
+    });
     const commit = await writeKit.git.createCommit({ ...repo, message: 'Bump v', tree: tree.data.sha, parents: [baseSha] });
     expect(commit.data.verification?.verified).toBe(true);
     await writeKit.git.createRef({ ...repo, ref: 'refs/heads/agent/i5/rabc', sha: commit.data.sha });
@@ -63,7 +75,13 @@ describe('Octokit against the stand-in: the publisher path', () => {
     expect((await standin.readFile('acme/widgets', 'agent/i5/rabc', 'notes/todo.md'))?.toString()).toBe('todo\n');
 
     const pr = await writeKit.pulls.create({ ...repo, head: 'agent/i5/rabc', base: 'main', title: 'Bump v', body: 'evidence', draft: true });
-    expect(pr.data).toMatchObject({ number: 6, draft: true, state: 'open', head: { ref: 'agent/i5/rabc', sha: commit.data.sha }, base: { ref: 'main', sha: baseSha } });
+    expect(pr.data).toMatchObject({
+      number: 6,
+      draft: true,
+      state: 'open',
+      head: { ref: 'agent/i5/rabc', sha: commit.data.sha },
+      base: { ref: 'main', sha: baseSha },
+    });
     await expect(writeKit.pulls.create({ ...repo, head: 'agent/i5/rabc', base: 'main', title: 'again' })).rejects.toMatchObject({ status: 422 });
     // The read token holds pull_requests: read (a review's inline comments), never write.
     const found = await readKit.request('GET /repos/{owner}/{repo}/pulls', { ...repo, head: 'acme:agent/i5/rabc', state: 'open' });
@@ -74,8 +92,13 @@ describe('Octokit against the stand-in: the publisher path', () => {
     await writeKit.pulls.update({ ...repo, pull_number: 6, body: 'evidence, updated' });
     await writeKit.pulls.requestReviewers({ ...repo, pull_number: 6, reviewers: ['reviewer'] });
     await expect(writeKit.pulls.requestReviewers({ ...repo, pull_number: 6, reviewers: ['stranger'] })).rejects.toMatchObject({ status: 422 });
-    expect((await writeKit.pulls.get({ ...repo, pull_number: 6 })).data).toMatchObject({ body: 'evidence, updated', requested_reviewers: [{ login: 'reviewer' }] });
-    expect(standin.repo('acme/widgets').createdCommits).toEqual([{ sha: commit.data.sha, customAuthor: false, customCommitter: false, tokenId: expect.any(String) }]);
+    expect((await writeKit.pulls.get({ ...repo, pull_number: 6 })).data).toMatchObject({
+      body: 'evidence, updated',
+      requested_reviewers: [{ login: 'reviewer' }],
+    });
+    expect(standin.repo('acme/widgets').createdCommits).toEqual([
+      { sha: commit.data.sha, customAuthor: false, customCommitter: false, tokenId: expect.any(String) },
+    ]);
   });
 
   it('keeps a progress comment edited in place, adds labels, and reads checks and combined status', async () => {
@@ -87,13 +110,21 @@ describe('Octokit against the stand-in: the publisher path', () => {
     expect(labels.data.map((l) => l.name)).toEqual(['agent:run', 'agent:done']);
 
     const head = (await standin.resolve('acme/widgets', 'agent/i5/rabc'))!;
-    standin.addCheckSuite('acme/widgets', { headSha: head, headBranch: 'agent/i5/rabc', conclusion: 'failure', runs: [{ name: 'test', conclusion: 'failure' }, { name: 'lint' }] });
+    standin.addCheckSuite('acme/widgets', {
+      headSha: head,
+      headBranch: 'agent/i5/rabc',
+      conclusion: 'failure',
+      runs: [{ name: 'test', conclusion: 'failure' }, { name: 'lint' }],
+    });
     standin.addStatus('acme/widgets', head, { context: 'ci/legacy', state: 'pending' });
     standin.addStatus('acme/widgets', head, { context: 'ci/legacy', state: 'success' });
     const suites = await readKit.checks.listSuitesForRef({ ...repo, ref: 'agent/i5/rabc' });
     expect(suites.data.check_suites.map((s) => [s.conclusion, s.head_branch])).toEqual([['failure', 'agent/i5/rabc']]);
     const runs = await readKit.checks.listForRef({ ...repo, ref: head });
-    expect(runs.data.check_runs.map((r) => [r.name, r.conclusion])).toEqual([['test', 'failure'], ['lint', 'success']]);
+    expect(runs.data.check_runs.map((r) => [r.name, r.conclusion])).toEqual([
+      ['test', 'failure'],
+      ['lint', 'success'],
+    ]);
     const status = await readKit.repos.getCombinedStatusForRef({ ...repo, ref: head });
     expect(status.data).toMatchObject({ state: 'success', total_count: 1 });
   });

@@ -48,8 +48,20 @@ beforeAll(async () => {
   });
   // Lambda's Invoke API, on loopback, running the token functions' factory for each role.
   const functions: Record<string, (e: unknown) => Promise<IssuedToken>> = {
-    'token-read': createTokenHandler({ role: 'read', appId: 31, apiUrl: standin.url, clock: { now: () => Date.now() }, loadPrivateKey: async () => keys.privateKeyPem }),
-    'token-write': createTokenHandler({ role: 'write', appId: 31, apiUrl: standin.url, clock: { now: () => Date.now() }, loadPrivateKey: async () => keys.privateKeyPem }),
+    'token-read': createTokenHandler({
+      role: 'read',
+      appId: 31,
+      apiUrl: standin.url,
+      clock: { now: () => Date.now() },
+      loadPrivateKey: async () => keys.privateKeyPem,
+    }),
+    'token-write': createTokenHandler({
+      role: 'write',
+      appId: 31,
+      apiUrl: standin.url,
+      clock: { now: () => Date.now() },
+      loadPrivateKey: async () => keys.privateKeyPem,
+    }),
   };
   lambda = createServer(async (req, res) => {
     const name = decodeURIComponent(/^\/2015-03-31\/functions\/([^/]+)\/invocations/.exec(req.url ?? '')?.[1] ?? '');
@@ -97,7 +109,12 @@ describe('token-read and token-write handlers', () => {
 });
 
 describe('LambdaTokenBroker over the Lambda Invoke API', () => {
-  const client = () => new LambdaClient({ endpoint: lambda ? `http://127.0.0.1:${(lambda.address() as AddressInfo).port}` : '', region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  const client = () =>
+    new LambdaClient({
+      endpoint: lambda ? `http://127.0.0.1:${(lambda.address() as AddressInfo).port}` : '',
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    });
 
   it('invokes its one function with only the installation and repository, and refuses the other role', async () => {
     const broker = new LambdaTokenBroker({ client: client(), functionName: 'token-read', role: 'read' });

@@ -88,7 +88,7 @@ describe('App JWT and installation token minting', () => {
   });
 
   it('answers 401 to a JWT signed with another key, and to an expired JWT', async () => {
-    expect((await caught(mint('read', 11, { privateKey: keys.otherPrivateKeyPem })).then((e) => e.reason))).toBe('APP_AUTH_FAILED');
+    expect(await caught(mint('read', 11, { privateKey: keys.otherPrivateKeyPem })).then((e) => e.reason)).toBe('APP_AUTH_FAILED');
     const stale = { now: () => clock.now() - 11 * 60_000 };
     const error = await caught(mint('read', 11, { clock: stale }));
     expect(error.reason).toBe('APP_AUTH_FAILED');
@@ -151,7 +151,7 @@ describe('what a token may do on the stand-in', () => {
   });
 });
 
-describe('retries (the App\'s GitHub client)', () => {
+describe("retries (the App's GitHub client)", () => {
   it('retries 502 and succeeds', async () => {
     standin.faults.inject({ kind: '502', count: 2, match: (r) => r.path.endsWith('/access_tokens') });
     const issued = await mint('read', 11);
@@ -199,7 +199,12 @@ describe('token handler factory and brokers', () => {
     expect(loads).toBe(1);
     expect([a.repositoryIds, b.repositoryIds]).toEqual([[11], [22]]);
     expect(a.permissions).toEqual({ ...TOKEN_SCOPES.read });
-    for (const event of [{ installationId: 1, repositoryId: 11, role: 'write' }, { installationId: 1, repositoryId: 11, permissions: { contents: 'write' } }, { installationId: 1 }, 'x']) {
+    for (const event of [
+      { installationId: 1, repositoryId: 11, role: 'write' },
+      { installationId: 1, repositoryId: 11, permissions: { contents: 'write' } },
+      { installationId: 1 },
+      'x',
+    ]) {
       expect((await caught(handler(event))).reason).toBe('INVALID_TOKEN_REQUEST');
     }
   });
@@ -236,7 +241,10 @@ describe('token handler factory and brokers', () => {
     const failures = [await caught(mint('read', 11, { privateKey: keys.otherPrivateKeyPem, logger })), await caught(mint('read', 999, { logger }))];
     // Any 16-character aligned piece of either key's base64 body counts as a leak.
     const keyPieces = [keys.privateKeyPem, keys.otherPrivateKeyPem].flatMap((pem) =>
-      pem.split('\n').filter((l) => !l.startsWith('-----')).flatMap((l) => l.match(/.{16}/g) ?? []),
+      pem
+        .split('\n')
+        .filter((l) => !l.startsWith('-----'))
+        .flatMap((l) => l.match(/.{16}/g) ?? []),
     );
     const secrets = [...keyPieces, ...standin.state.tokenValues()];
     const haystack = [JSON.stringify(standin.calls), ...logger.lines, ...failures.map((e) => JSON.stringify(e.toJSON()) + String(e.message))].join('\n');

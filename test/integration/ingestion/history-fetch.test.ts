@@ -29,14 +29,18 @@ afterAll(async () => {
   removeRoot(root);
 });
 
-const source = (server: GitHttpServer, name = 'hist.git', sizeKb?: number) => new HttpRepoSource({ url: `${server.url}/${name}`, ...(sizeKb !== undefined ? { sizeKb: async () => sizeKb } : {}) });
+const source = (server: GitHttpServer, name = 'hist.git', sizeKb?: number) =>
+  new HttpRepoSource({ url: `${server.url}/${name}`, ...(sizeKb !== undefined ? { sizeKb: async () => sizeKb } : {}) });
 
 async function commitsIn(fs: Parameters<typeof git.log>[0]['fs'], head: string): Promise<string[]> {
   return (await git.log({ fs, gitdir: '/repo/.git', ref: head })).map((c) => c.oid);
 }
 
 async function failure(promise: Promise<unknown>): Promise<IngestionError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(IngestionError);
   return error as IngestionError;
 }
@@ -68,7 +72,11 @@ describe('history when the task needs it, over git http-backend', () => {
   it('deepens with `deepen-since` to the date the task names', async () => {
     const { run, fs } = await ingest(source(withFilter), { taskText: 'Totals are wrong since 2024-01-05' });
     const result = await run;
-    expect(result.report.clonePlan).toMatchObject({ strategy: 'deepened', deepenSince: '2024-01-05T00:00:00Z', applied: { deepenSince: '2024-01-05T00:00:00Z' } });
+    expect(result.report.clonePlan).toMatchObject({
+      strategy: 'deepened',
+      deepenSince: '2024-01-05T00:00:00Z',
+      applied: { deepenSince: '2024-01-05T00:00:00Z' },
+    });
     // Commits 5..8 are dated on or after 2024-01-05.
     expect(await commitsIn(fs, head())).toEqual(repo.commits.slice(4).reverse());
     expect(String(await fs.promises.readFile('/repo/.git/shallow', 'utf8')).trim()).toBe(repo.commits[4]);
@@ -113,7 +121,10 @@ describe('history when the task needs it, over git http-backend', () => {
   it('refuses blob:none clearly when the server does not advertise filter, and fetches the whole commit', async () => {
     const { run } = await ingest(source(withoutFilter, 'hist.git', 2048), { policy: policy({ bloblessOverMb: 1 }) });
     const result = await run;
-    expect(result.report.clonePlan?.applied).toEqual({ depth: 1, fallback: 'the server does not advertise filter in its v2 fetch capabilities: blobs fetched with the commit' });
+    expect(result.report.clonePlan?.applied).toEqual({
+      depth: 1,
+      fallback: 'the server does not advertise filter in its v2 fetch capabilities: blobs fetched with the commit',
+    });
     expect(result.warnings.map((w) => w.code)).toContain('CLONE_PLAN_FALLBACK');
     expect(result.report.fetch?.bytes).toBeGreaterThan(BINARY);
   });

@@ -57,13 +57,21 @@ describe('git.log and git.blame over the fetched history', () => {
   it('blames each line on the commit that last changed it', async () => {
     const { blame } = await toolsFor(new LocalRepoSource(`${root}/hist.git`), 'git blame line 5');
     const lines = (await blame({ path: 'src/calc.ts', startLine: 1, endLine: 8 })).split('\n');
-    expect(lines).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((k) => `${short(k)} ${repo.dates[k - 1].slice(0, 10)} Fixture Author L${k}: export const line${k} = '${k === 1 ? 'base' : `changed in commit ${k}`}';`));
-    expect(await blame({ path: 'src/calc.ts', startLine: 4, endLine: 4 })).toBe(`${short(4)} 2024-01-04 Fixture Author L4: export const line4 = 'changed in commit 4';`);
+    expect(lines).toEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8].map(
+        (k) => `${short(k)} ${repo.dates[k - 1].slice(0, 10)} Fixture Author L${k}: export const line${k} = '${k === 1 ? 'base' : `changed in commit ${k}`}';`,
+      ),
+    );
+    expect(await blame({ path: 'src/calc.ts', startLine: 4, endLine: 4 })).toBe(
+      `${short(4)} 2024-01-04 Fixture Author L4: export const line4 = 'changed in commit 4';`,
+    );
   });
 
   it('says the history is shallow, and marks boundary lines, when it cannot deepen', async () => {
     const { log, blame } = await toolsFor(withoutDeepen(new LocalRepoSource(`${root}/hist.git`)));
-    expect(await log({ maxCount: 5 })).toBe(`^${short(8)} 2024-01-08 Fixture Author: change line 8 of calc\nhistory is shallow at 1 commits: older commits were not fetched`);
+    expect(await log({ maxCount: 5 })).toBe(
+      `^${short(8)} 2024-01-08 Fixture Author: change line 8 of calc\nhistory is shallow at 1 commits: older commits were not fetched`,
+    );
     const lines = (await blame({ path: 'src/calc.ts', startLine: 7, endLine: 8 })).split('\n');
     expect(lines).toEqual([
       `^${short(8)} 2024-01-08 Fixture Author L7: export const line7 = 'changed in commit 7';`,
@@ -76,13 +84,27 @@ describe('git.log and git.blame over the fetched history', () => {
     const { log, blame, ledger } = await toolsFor(new HttpRepoSource({ url: `${server.url}/hist.git` }));
     const lines = (await log({ maxCount: 5 })).split('\n');
     expect(lines.map((l) => l.slice(0, 12))).toEqual([short(8), short(7), short(6), short(5), short(4)]);
-    expect(ledger).toEqual([{ actor: 'orchestrator', phase: 'mechanical_change', type: 'HISTORY_DEEPENED', payload: expect.objectContaining({ tool: 'git.log', from: 1, requested: 51, depth: 51 }) }]);
-    expect(await blame({ path: 'src/calc.ts', startLine: 2, endLine: 2 })).toBe(`${short(2)} 2024-01-02 Fixture Author L2: export const line2 = 'changed in commit 2';`);
+    expect(ledger).toEqual([
+      {
+        actor: 'orchestrator',
+        phase: 'mechanical_change',
+        type: 'HISTORY_DEEPENED',
+        payload: expect.objectContaining({ tool: 'git.log', from: 1, requested: 51, depth: 51 }),
+      },
+    ]);
+    expect(await blame({ path: 'src/calc.ts', startLine: 2, endLine: 2 })).toBe(
+      `${short(2)} 2024-01-02 Fixture Author L2: export const line2 = 'changed in commit 2';`,
+    );
   });
 
   it('bounds its arguments', async () => {
     const { result } = await toolsFor(new LocalRepoSource(`${root}/hist.git`));
-    const tools = historyTools({ workspace: result.workspace, ledger: { append: async () => undefined } as unknown as Ledger, phase: 'mechanical_change', rules: defaultPathRules() });
+    const tools = historyTools({
+      workspace: result.workspace,
+      ledger: { append: async () => undefined } as unknown as Ledger,
+      phase: 'mechanical_change',
+      rules: defaultPathRules(),
+    });
     expect(tools.find((t) => t.spec.name === 'git.log')?.args.safeParse({ maxCount: 1000 }).success).toBe(false);
     const blame = tools.find((t) => t.spec.name === 'git.blame') as LlmTool<any>;
     await expect(blame.run({ path: 'src/calc.ts', startLine: 5, endLine: 2 })).rejects.toThrow(/endLine is before startLine/);

@@ -29,7 +29,9 @@ describe.each([
   it.each(Object.entries(HOSTILE_TREES))('%s', async (name, spec) => {
     const before = diskSnapshot(root);
     const fs = createMemoryFs();
-    const error = await (await ingest(sourceFor(name), { fs })).run.then(
+    const error = await (
+      await ingest(sourceFor(name), { fs })
+    ).run.then(
       () => undefined,
       (e: unknown) => e,
     );

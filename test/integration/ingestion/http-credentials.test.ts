@@ -36,7 +36,8 @@ describe('git credentials over HTTP', () => {
     expect(firstWithAuth).toBeGreaterThan(0);
     expect(server.requests[0]).toMatchObject({ authPresent: false, status: 401 });
     // Every credentialed request follows a challenge of the same request.
-    for (const [i, r] of server.requests.entries()) if (r.authPresent) expect(server.requests[i - 1]).toMatchObject({ path: r.path, authPresent: false, status: 401 });
+    for (const [i, r] of server.requests.entries())
+      if (r.authPresent) expect(server.requests[i - 1]).toMatchObject({ path: r.path, authPresent: false, status: 401 });
   });
 
   it('a redirect to another origin gets no credentials', async () => {
@@ -59,13 +60,24 @@ describe('git credentials over HTTP', () => {
 
   it('the redirect is followed by the wrapper, whatever the client does: same origin keeps credentials, others lose them', async () => {
     const seen: { url: string; authorization?: string; followRedirects?: boolean }[] = [];
-    const hops: Record<string, string> = { 'https://git.test/a': 'https://git.test/b', 'https://git.test/b': 'https://elsewhere.test/c', 'https://elsewhere.test/c': 'http://git.test:8080/d' };
+    const hops: Record<string, string> = {
+      'https://git.test/a': 'https://git.test/b',
+      'https://git.test/b': 'https://elsewhere.test/c',
+      'https://elsewhere.test/c': 'http://git.test:8080/d',
+    };
     const client: HttpClient = {
       request: async (request) => {
         const options = (request as { fetchOptions?: { followRedirects?: boolean } }).fetchOptions;
         seen.push({ url: request.url, authorization: request.headers?.Authorization, followRedirects: options?.followRedirects });
         const location = hops[request.url];
-        return { url: request.url, method: request.method, statusCode: location ? 302 : 200, statusMessage: '', headers: (location ? { location } : {}) as Record<string, string>, body: (async function* () {})() };
+        return {
+          url: request.url,
+          method: request.method,
+          statusCode: location ? 302 : 200,
+          statusMessage: '',
+          headers: (location ? { location } : {}) as Record<string, string>,
+          body: (async function* () {})(),
+        };
       },
     };
     await scopeCredentials(client, 'https://git.test/a').request({ url: 'https://git.test/a', method: 'GET', headers: { Authorization: 'Basic secret' } });

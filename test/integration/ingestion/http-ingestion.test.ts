@@ -87,7 +87,13 @@ describe('ingestion over smart HTTP (git http-backend)', () => {
     const result = await run;
     const newRequests = server.requests.slice(requestsBefore);
     expect(newRequests.some((r) => r.authorized)).toBe(true); // the token was really used
-    const everything = [JSON.stringify(result.report), JSON.stringify(result.policyScan), JSON.stringify(result.baseRef), JSON.stringify(result.warnings), JSON.stringify(logger.lines)];
+    const everything = [
+      JSON.stringify(result.report),
+      JSON.stringify(result.policyScan),
+      JSON.stringify(result.baseRef),
+      JSON.stringify(result.warnings),
+      JSON.stringify(logger.lines),
+    ];
     for (const [path, content] of Object.entries(fs.volume.toJSON(undefined, undefined, false, true))) {
       everything.push(path, typeof content === 'string' ? content : '');
     }
@@ -151,7 +157,9 @@ describe('ingestion over smart HTTP (git http-backend)', () => {
     expect(opaque.status).toBe('READY_WITH_WARNINGS');
     expect(opaque.warnings.find((w) => w.code === 'SUBMODULE_PRESENT')).toMatchObject({ data: { paths: ['.gitmodules', 'vendor/lib'] } });
     expect(opaque.workspace.entry('vendor/lib')).toMatchObject({ path: 'vendor/lib', mode: '160000', oid: '0123456789abcdef0123456789abcdef01234567' });
-    expect(opaque.policyScan.submodules).toEqual([{ path: 'vendor/lib', oid: '0123456789abcdef0123456789abcdef01234567', url: 'https://example.test/lib.git' }]);
+    expect(opaque.policyScan.submodules).toEqual([
+      { path: 'vendor/lib', oid: '0123456789abcdef0123456789abcdef01234567', url: 'https://example.test/lib.git' },
+    ]);
     expect(server.requests.slice(before).every((r) => r.path.startsWith('/submodule.git/'))).toBe(true);
     expect(JSON.stringify(opaque.report)).not.toContain('secret');
 

@@ -28,12 +28,21 @@ beforeAll(async () => {
   initBare(two);
   const a = writeLoose(two, 'blob', Buffer.alloc(3 * MIB, 0));
   const b = writeLoose(two, 'blob', Buffer.alloc(3 * MIB, 1));
-  commitTree(two, writeTree(two, [{ mode: '100644', name: 'a.bin', oid: a }, { mode: '100644', name: 'b.bin', oid: b }]).toString('hex'));
+  commitTree(
+    two,
+    writeTree(two, [
+      { mode: '100644', name: 'a.bin', oid: a },
+      { mode: '100644', name: 'b.bin', oid: b },
+    ]).toString('hex'),
+  );
   git(['--git-dir', two, 'repack', '-a', '-d', '-q']);
   // A policy file of 8 MiB of zeros: read before the scan, so it must be sized before it is inflated.
   const policyBomb = join(root, 'policy-bomb.git');
   initBare(policyBomb);
-  commitTree(policyBomb, writeTree(policyBomb, [{ mode: '100644', name: '.agent-policy.yaml', oid: writeLoose(policyBomb, 'blob', Buffer.alloc(8 * MIB, 0x20)) }]).toString('hex'));
+  commitTree(
+    policyBomb,
+    writeTree(policyBomb, [{ mode: '100644', name: '.agent-policy.yaml', oid: writeLoose(policyBomb, 'blob', Buffer.alloc(8 * MIB, 0x20)) }]).toString('hex'),
+  );
   git(['--git-dir', policyBomb, 'repack', '-a', '-d', '-q']);
   server = await startGitHttpServer({ root });
 }, 60_000);

@@ -89,6 +89,9 @@ describe('a tree bomb at HEAD is measured, not listed', () => {
     expect(performance.now() - started).toBeLessThan(5_000);
     const deep = join(root, 'deep.git');
     makeDeepChainRepo(deep, 50);
-    await expect(checkTreeBounds(deep, 'main', { maxFileCount: 1_000, maxPathDepth: 32 })).rejects.toMatchObject({ reason: 'HOSTILE_TREE_ENTRY', data: { kind: 'TOO_DEEP' } });
+    await expect(checkTreeBounds(deep, 'main', { maxFileCount: 1_000, maxPathDepth: 32 })).rejects.toMatchObject({
+      reason: 'HOSTILE_TREE_ENTRY',
+      data: { kind: 'TOO_DEEP' },
+    });
   });
 });

@@ -11,7 +11,7 @@ let bareSha: string;
 
 beforeAll(() => {
   root = tempRoot('ingest-local');
-  bareSha = makeBareRepo(`${root}/bare.git`, { 'README.md': '# bare\n', 'src/a.ts': 'export const a = 1;\n', 'link': { symlink: 'src/a.ts' } }).commit;
+  bareSha = makeBareRepo(`${root}/bare.git`, { 'README.md': '# bare\n', 'src/a.ts': 'export const a = 1;\n', link: { symlink: 'src/a.ts' } }).commit;
   git(['clone', '-q', `${root}/bare.git`, `${root}/work`]);
 });
 
@@ -28,7 +28,11 @@ describe('local path source', () => {
       expect(result.workspace.entry(path)?.oid).toBe(git(['--git-dir', `${root}/bare.git`, 'rev-parse', `HEAD:${path}`]));
     }
     expect(await result.workspace.readText('src/a.ts')).toBe('export const a = 1;\n');
-    expect(result.baseRef.repository).toEqual({ owner: 'local', repo: `bare.git-${createHash('sha256').update(`${root}/bare.git`).digest('hex').slice(0, 8)}`, displayUrl: `file://${root}/bare.git` });
+    expect(result.baseRef.repository).toEqual({
+      owner: 'local',
+      repo: `bare.git-${createHash('sha256').update(`${root}/bare.git`).digest('hex').slice(0, 8)}`,
+      displayUrl: `file://${root}/bare.git`,
+    });
     expect(result.report.repository.sizeKb).toBeGreaterThanOrEqual(0);
     expect(diskSnapshot(root)).toEqual(before); // the source is read, never written
   });
@@ -56,7 +60,9 @@ describe('local path source', () => {
   });
 
   it('enforces the byte cap on the copied pack', async () => {
-    const error = (await (await ingest(new LocalRepoSource(`${root}/bare.git`), { policy: policy({ maxRepoSizeMb: 100 / (1024 * 1024) }) })).run.catch((e: unknown) => e)) as IngestionError;
+    const error = (await (
+      await ingest(new LocalRepoSource(`${root}/bare.git`), { policy: policy({ maxRepoSizeMb: 100 / (1024 * 1024) }) })
+    ).run.catch((e: unknown) => e)) as IngestionError;
     expect(error).toBeInstanceOf(IngestionError);
     expect(error.reason).toBe('REPO_TOO_LARGE');
   });

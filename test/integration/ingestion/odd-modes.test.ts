@@ -29,12 +29,31 @@ function repo(name: string, build: (gitdir: string, readme: Row) => Row[]): void
 
 beforeAll(() => {
   root = tempRoot('odd-modes');
-  repo('dir40755HidesDotGit', (g, readme) => [readme, { mode: '40755', name: 'sub', oid: rawTree(g, [{ mode: '40000', name: '.git', oid: rawTree(g, [{ mode: '100644', name: 'config', oid: writeBlob(g, '[core]\n\tfsmonitor = touch /tmp/x\n') }]) }]) }]);
-  repo('dir0040000HidesDotDot', (g, readme) => [readme, { mode: '0040000', name: 'sub', oid: rawTree(g, [{ mode: '40000', name: '..', oid: rawTree(g, [{ mode: '100644', name: 'x', oid: writeBlob(g, 'x\n') }]) }]) }]);
+  repo('dir40755HidesDotGit', (g, readme) => [
+    readme,
+    {
+      mode: '40755',
+      name: 'sub',
+      oid: rawTree(g, [
+        { mode: '40000', name: '.git', oid: rawTree(g, [{ mode: '100644', name: 'config', oid: writeBlob(g, '[core]\n\tfsmonitor = touch /tmp/x\n') }]) },
+      ]),
+    },
+  ]);
+  repo('dir0040000HidesDotDot', (g, readme) => [
+    readme,
+    {
+      mode: '0040000',
+      name: 'sub',
+      oid: rawTree(g, [{ mode: '40000', name: '..', oid: rawTree(g, [{ mode: '100644', name: 'x', oid: writeBlob(g, 'x\n') }]) }]),
+    },
+  ]);
   repo('symlink120777', (g, readme) => [readme, { mode: '120777', name: 'passwd', oid: writeBlob(g, '/etc/passwd') }]);
   repo('gitlink160644', (g, readme) => [readme, { mode: '160644', name: 'vendor', oid: '0123456789abcdef0123456789abcdef01234567' }]);
   repo('leadingZeroFile', (g, readme) => [readme, { mode: '0100644', name: 'x.txt', oid: writeBlob(g, 'x\n') }]);
-  repo('latin1Name', (g, readme) => [readme, { mode: '100644', name: Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x2e, 0x74, 0x78, 0x74]), oid: writeBlob(g, 'x\n') }]);
+  repo('latin1Name', (g, readme) => [
+    readme,
+    { mode: '100644', name: Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x2e, 0x74, 0x78, 0x74]), oid: writeBlob(g, 'x\n') },
+  ]);
   repo('historic100664', (g, readme) => [readme, { mode: '100664', name: 'old.txt', oid: writeBlob(g, 'old\n') }]);
 });
 

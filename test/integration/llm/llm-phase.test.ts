@@ -52,7 +52,11 @@ function toolsFor(workspace: Workspace) {
       name: 'git.status',
       description: 'List changed files.',
       args: z.strictObject({}),
-      run: async () => workspace.changes().map((c) => `${c.kind} ${c.path}`).join('\n') || 'clean',
+      run: async () =>
+        workspace
+          .changes()
+          .map((c) => `${c.kind} ${c.path}`)
+          .join('\n') || 'clean',
     }),
   ];
 }
@@ -111,7 +115,9 @@ describe('runLlmPhase against an OpenAI-compatible server', () => {
     // The file content came back as a tool message, framed as untrusted data.
     const toolMessage = s.requests[1].body.messages.at(-1);
     expect(toolMessage.role).toBe('tool');
-    expect(toolMessage.content).toMatch(/^<<<UNTRUSTED tool file\.read id=[0-9a-f]{12}>>>\nexport const greeting = "hello";\n\n<<<END UNTRUSTED id=[0-9a-f]{12}>>>$/);
+    expect(toolMessage.content).toMatch(
+      /^<<<UNTRUSTED tool file\.read id=[0-9a-f]{12}>>>\nexport const greeting = "hello";\n\n<<<END UNTRUSTED id=[0-9a-f]{12}>>>$/,
+    );
     expect(s.requests[2].body.messages.at(-1).content).toContain('MODIFIED src/app.ts');
     expect(s.requests[0].body.messages[0].content).toContain('never instructions');
     expect(recorded.map((e) => e.seq)).toEqual([0, 1, 2]);
@@ -144,7 +150,11 @@ describe('runLlmPhase against an OpenAI-compatible server', () => {
 
   it('reports arguments that are not JSON or do not validate, without running the tool', async () => {
     const script = [
-      callTools({ name: 'file_read', arguments: '{"path": ' }, { name: 'file_read', arguments: { path: 5 } }, { name: 'file_write', arguments: { path: 'src/x.ts' } }),
+      callTools(
+        { name: 'file_read', arguments: '{"path": ' },
+        { name: 'file_read', arguments: { path: 5 } },
+        { name: 'file_write', arguments: { path: 'src/x.ts' } },
+      ),
       answer('ok'),
     ];
     const { repo, server: s, input } = await setup({ script });
@@ -171,7 +181,10 @@ describe('runLlmPhase against an OpenAI-compatible server', () => {
   });
 
   it('stops with BUDGET_EXCEEDED before a call whose prompt no longer fits the token budget; the cap sent leaves room for the prompt', async () => {
-    const heavy = () => ({ ...callTools({ name: 'file_write', arguments: { path: 'src/app.ts', content: 'changed' } }), usage: { promptTokens: 500, completionTokens: 100 } });
+    const heavy = () => ({
+      ...callTools({ name: 'file_write', arguments: { path: 'src/app.ts', content: 'changed' } }),
+      usage: { promptTokens: 500, completionTokens: 100 },
+    });
     const { repo, server: s, input } = await setup({ script: () => heavy() }, EDIT_PHASE, { budgets: { maxModelCalls: 10, maxTokens: 1_000, maxSteps: 50 } });
     const result = await runLlmPhase(input);
 

@@ -9,7 +9,9 @@ const MESSAGES: ChatMessage[] = [
   { role: 'system', content: 'be brief' },
   { role: 'user', content: 'hello' },
 ];
-const TOOLS: ToolSpec[] = [{ name: 'file_read', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }];
+const TOOLS: ToolSpec[] = [
+  { name: 'file_read', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
+];
 
 const servers: ScriptedModelServer[] = [];
 afterEach(async () => {
@@ -42,7 +44,9 @@ async function failure(promise: Promise<unknown>): Promise<ModelProviderError> {
 
 describe('OpenAiChatProvider', () => {
   it('sends a well-formed function-calling request and parses tool calls and usage', async () => {
-    const { server, provider: p } = await provider({ script: [{ ...callTools({ id: 'a1', name: 'file_read', arguments: { path: 'x' } }), usage: { promptTokens: 11, completionTokens: 7 } }] });
+    const { server, provider: p } = await provider({
+      script: [{ ...callTools({ id: 'a1', name: 'file_read', arguments: { path: 'x' } }), usage: { promptTokens: 11, completionTokens: 7 } }],
+    });
 
     const response = await p.complete({ messages: MESSAGES, tools: TOOLS, maxTokens: 256 });
 

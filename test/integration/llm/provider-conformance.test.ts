@@ -26,7 +26,11 @@ const MESSAGES: ChatMessage[] = [
   { role: 'user', content: 'Fix the total function in invoice.py' },
 ];
 const TOOLS: ToolSpec[] = [
-  { name: 'file_read', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' }, startLine: { type: 'integer' } }, required: ['path'], additionalProperties: false } },
+  {
+    name: 'file_read',
+    description: 'Read a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' }, startLine: { type: 'integer' } }, required: ['path'], additionalProperties: false },
+  },
   { name: 'git_diff', description: 'Show the diff.', parameters: { type: 'object', properties: {} } },
 ];
 
@@ -60,7 +64,13 @@ const PROTOCOLS: Protocol[] = [
     secret: API_KEY,
     async start(script, { wrongSecret, sleeps }) {
       const server = await startScriptedModelServer({ script, apiKey: API_KEY });
-      const provider = new OpenAiChatProvider({ baseUrl: server.baseUrl, model: 'gpt-test', apiKey: wrongSecret ? `${API_KEY}-wrong` : API_KEY, ...retry, sleep: async (ms) => void sleeps.push(ms) });
+      const provider = new OpenAiChatProvider({
+        baseUrl: server.baseUrl,
+        model: 'gpt-test',
+        apiKey: wrongSecret ? `${API_KEY}-wrong` : API_KEY,
+        ...retry,
+        sleep: async (ms) => void sleeps.push(ms),
+      });
       return { provider, requests: server.requests, problems: server.problems, close: server.close };
     },
     expectedFirstRequest: {
@@ -70,7 +80,10 @@ const PROTOCOLS: Protocol[] = [
       tool_choice: 'auto',
       max_tokens: 512,
     },
-    toolResultsOfLastTurn: (body) => body.messages.filter((m: any, i: number) => m.role === 'tool' && i > body.messages.findLastIndex((x: any) => x.role === 'assistant')).map((m: any) => ({ id: m.tool_call_id, text: m.content })),
+    toolResultsOfLastTurn: (body) =>
+      body.messages
+        .filter((m: any, i: number) => m.role === 'tool' && i > body.messages.findLastIndex((x: any) => x.role === 'assistant'))
+        .map((m: any) => ({ id: m.tool_call_id, text: m.content })),
     recordedResponse: 'chat-tool-calls-response',
     rateLimited: [{ status: 429, headers: { 'retry-after': '1' } }, { status: 503 }],
     overflow: failureFixture('chat-context-length-error'),
@@ -81,16 +94,30 @@ const PROTOCOLS: Protocol[] = [
     async start(script, { wrongSecret, sleeps }) {
       const server = await startBedrockServer({ script, accessKeyId: BEDROCK_TEST_CREDENTIALS.accessKeyId, region: 'eu-west-1' });
       const credentials = wrongSecret ? { ...BEDROCK_TEST_CREDENTIALS, accessKeyId: 'AKIDSOMEONEELSE00001' } : BEDROCK_TEST_CREDENTIALS;
-      const provider = new BedrockConverseProvider({ model: 'anthropic.claude-test-v1:0', region: 'eu-west-1', endpoint: server.baseUrl, credentials, ...retry, sleep: async (ms) => void sleeps.push(ms) });
+      const provider = new BedrockConverseProvider({
+        model: 'anthropic.claude-test-v1:0',
+        region: 'eu-west-1',
+        endpoint: server.baseUrl,
+        credentials,
+        ...retry,
+        sleep: async (ms) => void sleeps.push(ms),
+      });
       return { provider, requests: server.requests, problems: server.problems, close: server.close };
     },
     expectedFirstRequest: {
       system: [{ text: 'You change code.' }],
       messages: [{ role: 'user', content: [{ text: 'Fix the total function in invoice.py' }] }],
       inferenceConfig: { maxTokens: 512 },
-      toolConfig: { tools: TOOLS.map((t) => ({ toolSpec: { name: t.name, description: t.description, inputSchema: { json: t.parameters } } })), toolChoice: { auto: {} } },
+      toolConfig: {
+        tools: TOOLS.map((t) => ({ toolSpec: { name: t.name, description: t.description, inputSchema: { json: t.parameters } } })),
+        toolChoice: { auto: {} },
+      },
     },
-    toolResultsOfLastTurn: (body) => body.messages.at(-1).content.filter((b: any) => b.toolResult).map((b: any) => ({ id: b.toolResult.toolUseId, text: b.toolResult.content[0].text })),
+    toolResultsOfLastTurn: (body) =>
+      body.messages
+        .at(-1)
+        .content.filter((b: any) => b.toolResult)
+        .map((b: any) => ({ id: b.toolResult.toolUseId, text: b.toolResult.content[0].text })),
     recordedResponse: 'converse-tool-use-response',
     rateLimited: [failureFixture('converse-throttling-error'), { status: 503 }],
     overflow: failureFixture('converse-context-overflow-error'),
@@ -100,7 +127,13 @@ const PROTOCOLS: Protocol[] = [
     secret: API_KEY,
     async start(script, { wrongSecret, sleeps }) {
       const server = await startAnthropicServer({ script, apiKey: API_KEY });
-      const provider = new AnthropicMessagesProvider({ baseUrl: server.baseUrl, model: 'claude-test', apiKey: wrongSecret ? `${API_KEY}-wrong` : API_KEY, ...retry, sleep: async (ms) => void sleeps.push(ms) });
+      const provider = new AnthropicMessagesProvider({
+        baseUrl: server.baseUrl,
+        model: 'claude-test',
+        apiKey: wrongSecret ? `${API_KEY}-wrong` : API_KEY,
+        ...retry,
+        sleep: async (ms) => void sleeps.push(ms),
+      });
       return { provider, requests: server.requests, problems: server.problems, close: server.close };
     },
     expectedFirstRequest: {
@@ -111,7 +144,11 @@ const PROTOCOLS: Protocol[] = [
       tools: TOOLS.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })),
       tool_choice: { type: 'auto' },
     },
-    toolResultsOfLastTurn: (body) => body.messages.at(-1).content.filter((b: any) => b.type === 'tool_result').map((b: any) => ({ id: b.tool_use_id, text: b.content })),
+    toolResultsOfLastTurn: (body) =>
+      body.messages
+        .at(-1)
+        .content.filter((b: any) => b.type === 'tool_result')
+        .map((b: any) => ({ id: b.tool_use_id, text: b.content })),
     recordedResponse: 'messages-tool-use-response',
     rateLimited: [{ status: 429, headers: { 'retry-after': '1' } }, failureFixture('messages-overloaded-error')],
     overflow: failureFixture('messages-prompt-too-long-error'),
@@ -154,7 +191,10 @@ describe.each(PROTOCOLS)('$name provider conformance', (protocol) => {
   });
 
   it('round-trips tool calls: two calls in one turn, both results sent back in one turn', async () => {
-    const s = await start([callTools({ id: 'call_a', name: 'file_read', arguments: { path: 'invoice.py' } }, { id: 'call_b', name: 'git_diff', arguments: {} }), answer('Done.')]);
+    const s = await start([
+      callTools({ id: 'call_a', name: 'file_read', arguments: { path: 'invoice.py' } }, { id: 'call_b', name: 'git_diff', arguments: {} }),
+      answer('Done.'),
+    ]);
 
     const first = await s.provider.complete({ messages: MESSAGES, tools: TOOLS, maxTokens: 512 });
     expect(first.stopReason).toBe('tool_use');
@@ -232,7 +272,15 @@ describe.each(PROTOCOLS)('$name provider conformance', (protocol) => {
   });
 
   it('never lets the secret into an error, even when the endpoint echoes it', async () => {
-    const s = await start([{ status: 400, body: JSON.stringify({ message: `bad request; credential was ${protocol.secret}`, error: { type: 'invalid_request_error', message: `key ${protocol.secret}` } }) }]);
+    const s = await start([
+      {
+        status: 400,
+        body: JSON.stringify({
+          message: `bad request; credential was ${protocol.secret}`,
+          error: { type: 'invalid_request_error', message: `key ${protocol.secret}` },
+        }),
+      },
+    ]);
 
     const error = await failure(s.provider.complete({ messages: MESSAGES, tools: [] }));
 
@@ -247,7 +295,13 @@ describe('Bedrock Converse specifics', () => {
     const server = await startBedrockServer({ script: [{ status: 200, body: '<html>captive portal</html>' }, answer('unreachable')] });
     open.push({ ...server, provider: undefined as never });
     const sleeps: number[] = [];
-    const provider = new BedrockConverseProvider({ model: 'm', region: 'us-east-1', endpoint: server.baseUrl, credentials: BEDROCK_TEST_CREDENTIALS, sleep: async (ms) => void sleeps.push(ms) });
+    const provider = new BedrockConverseProvider({
+      model: 'm',
+      region: 'us-east-1',
+      endpoint: server.baseUrl,
+      credentials: BEDROCK_TEST_CREDENTIALS,
+      sleep: async (ms) => void sleeps.push(ms),
+    });
 
     const error = await failure(provider.complete({ messages: MESSAGES, tools: [] }));
 
@@ -259,7 +313,13 @@ describe('Bedrock Converse specifics', () => {
     const server = await startBedrockServer({ script: [failureFixture('converse-access-denied-error'), answer('unreachable')] });
     open.push({ ...server, provider: undefined as never });
     const sleeps: number[] = [];
-    const provider = new BedrockConverseProvider({ model: 'm', region: 'us-east-1', endpoint: server.baseUrl, credentials: BEDROCK_TEST_CREDENTIALS, sleep: async (ms) => void sleeps.push(ms) });
+    const provider = new BedrockConverseProvider({
+      model: 'm',
+      region: 'us-east-1',
+      endpoint: server.baseUrl,
+      credentials: BEDROCK_TEST_CREDENTIALS,
+      sleep: async (ms) => void sleeps.push(ms),
+    });
 
     const error = await failure(provider.complete({ messages: MESSAGES, tools: [] }));
 

@@ -61,7 +61,11 @@ async function setup(script: ScriptedReply[] | ((body: any, index: number) => Sc
         name: 'git.status',
         description: 'List changed files.',
         args: z.strictObject({}),
-        run: async () => repo.workspace.changes().map((c) => `${c.kind} ${c.path}`).join('\n') || 'clean',
+        run: async () =>
+          repo.workspace
+            .changes()
+            .map((c) => `${c.kind} ${c.path}`)
+            .join('\n') || 'clean',
       }),
     ],
     system: 'You change code carefully.',
@@ -77,11 +81,15 @@ async function setup(script: ScriptedReply[] | ((body: any, index: number) => Sc
 }
 
 /** The tool messages of request `i`, in order. */
-const toolMessages = (server: ScriptedModelServer, i: number): string[] => server.requests[i].body.messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content);
+const toolMessages = (server: ScriptedModelServer, i: number): string[] =>
+  server.requests[i].body.messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content);
 
 describe('robustness of the LLM engine against real model behaviour', () => {
   it('malformed tool JSON: told as ARGUMENTS_NOT_JSON, the tool does not run, the model goes on', async () => {
-    const { repo, server, input } = await setup([callTools({ id: 'bad', name: 'file_write', arguments: '{"path": "src/app.ts", "content": "x' }), answer('Gave up on the edit.')]);
+    const { repo, server, input } = await setup([
+      callTools({ id: 'bad', name: 'file_write', arguments: '{"path": "src/app.ts", "content": "x' }),
+      answer('Gave up on the edit.'),
+    ]);
     const result = await runLlmPhase(input);
     expect(result).toMatchObject({ status: 'DONE', reason: 'MODEL_FINISHED' });
     expect(result.toolResults).toEqual([expect.objectContaining({ tool: 'file.write', status: 'invalid_arguments', reason: 'ARGUMENTS_NOT_JSON' })]);
@@ -91,8 +99,16 @@ describe('robustness of the LLM engine against real model behaviour', () => {
   });
 
   it('a tool call cut by max_tokens (finish_reason length, arguments not JSON) is told as invalid arguments, not run', async () => {
-    const truncated: ScriptedReply = { content: null, toolCalls: [{ name: 'file_write', arguments: '{"path":"src/app.ts","content":"export const gree' }], finishReason: 'length' };
-    const { repo, server, input } = await setup([truncated, callTools({ name: 'file_write', arguments: { path: 'src/app.ts', content: 'export const greeting = "hi";\n' } }), answer('done')]);
+    const truncated: ScriptedReply = {
+      content: null,
+      toolCalls: [{ name: 'file_write', arguments: '{"path":"src/app.ts","content":"export const gree' }],
+      finishReason: 'length',
+    };
+    const { repo, server, input } = await setup([
+      truncated,
+      callTools({ name: 'file_write', arguments: { path: 'src/app.ts', content: 'export const greeting = "hi";\n' } }),
+      answer('done'),
+    ]);
     const result = await runLlmPhase(input);
     expect(result.status).toBe('DONE');
     expect(result.toolResults.map((r) => [r.status, r.reason])).toEqual([
@@ -108,7 +124,9 @@ describe('robustness of the LLM engine against real model behaviour', () => {
     const { server, input } = await setup([callTools({ name: 'shell_exec', arguments: { cmd: 'cat ~/.aws/credentials' } }), answer('ok')]);
     const result = await runLlmPhase(input);
     expect(result.refusals).toEqual([expect.objectContaining({ tool: 'shell_exec', reason: 'UNKNOWN_TOOL' })]);
-    expect(toolMessages(server, 1)[0]).toBe('error: UNKNOWN_TOOL: tool "shell_exec" is not allowed in phase "mechanical_change"; allowed tools: file_read, file_write, git_status');
+    expect(toolMessages(server, 1)[0]).toBe(
+      'error: UNKNOWN_TOOL: tool "shell_exec" is not allowed in phase "mechanical_change"; allowed tools: file_read, file_write, git_status',
+    );
   });
 
   it('arguments of the wrong type: ARGUMENTS_INVALID naming the field, the tool does not run', async () => {
@@ -120,14 +138,19 @@ describe('robustness of the LLM engine against real model behaviour', () => {
   });
 
   it('an invented file: a clear FILE_NOT_FOUND for the model, not a crash', async () => {
-    const { server, input } = await setup([callTools({ name: 'file_read', arguments: { path: 'src/does/not/exist.ts' } }), answer('That file does not exist.')]);
+    const { server, input } = await setup([
+      callTools({ name: 'file_read', arguments: { path: 'src/does/not/exist.ts' } }),
+      answer('That file does not exist.'),
+    ]);
     const result = await runLlmPhase(input);
     expect(result).toMatchObject({ status: 'DONE', refusals: [expect.objectContaining({ tool: 'file.read', reason: 'FILE_NOT_FOUND' })] });
     expect(toolMessages(server, 1)[0]).toMatch(/^error: FILE_NOT_FOUND: .*src\/does\/not\/exist\.ts/);
   });
 
   it('oversized output: cut at the limit with a note of what was cut; the request stays bounded', async () => {
-    const { server, input } = await setup([callTools({ name: 'file_read', arguments: { path: 'src/big.txt' } }), answer('read it')], { maxToolOutputChars: 1_000 });
+    const { server, input } = await setup([callTools({ name: 'file_read', arguments: { path: 'src/big.txt' } }), answer('read it')], {
+      maxToolOutputChars: 1_000,
+    });
     const result = await runLlmPhase(input);
     const size = FILES['src/big.txt'].length;
     expect(result.toolResults[0]).toMatchObject({ status: 'ok', outputChars: size });
@@ -152,7 +175,15 @@ describe('robustness of the LLM engine against real model behaviour', () => {
   it('loop detection: key order does not disguise a repeat, and an edit in between resets the count', async () => {
     const read = (args: unknown) => callTools({ name: 'file_read', arguments: args });
     const write = (content: string) => callTools({ name: 'file_write', arguments: { path: 'src/app.ts', content } });
-    const script = [read({ path: 'src/app.ts' }), read('{ "path" : "src/app.ts" }'), write('a\n'), read({ path: 'src/app.ts' }), read({ path: 'src/app.ts' }), write('b\n'), answer('done')];
+    const script = [
+      read({ path: 'src/app.ts' }),
+      read('{ "path" : "src/app.ts" }'),
+      write('a\n'),
+      read({ path: 'src/app.ts' }),
+      read({ path: 'src/app.ts' }),
+      write('b\n'),
+      answer('done'),
+    ];
     const { input } = await setup(script);
     const result = await runLlmPhase(input);
     expect(result).toMatchObject({ status: 'DONE', reason: 'MODEL_FINISHED', steps: 6 });
@@ -190,19 +221,34 @@ describe('robustness of the LLM engine against real model behaviour', () => {
     const refusing: ModelProvider = {
       model: 'refusing-1',
       complete: async (): Promise<ModelResponse> => ({
-        message: { role: 'assistant', content: 'I cannot help with modifying this code.', tool_calls: [{ id: 'r1', type: 'function', function: { name: 'file_write', arguments: '{"path":"src/app.ts","content":""}' } }] },
+        message: {
+          role: 'assistant',
+          content: 'I cannot help with modifying this code.',
+          tool_calls: [{ id: 'r1', type: 'function', function: { name: 'file_write', arguments: '{"path":"src/app.ts","content":""}' } }],
+        },
         stopReason: 'refusal',
         usage: { promptTokens: 10, completionTokens: 5 },
       }),
     };
     const result = await runLlmPhase({ ...input, model: refusing });
-    expect(result).toMatchObject({ status: 'FAILED', reason: 'MODEL_REFUSED', calls: 1, steps: 0, summary: 'The model refused: I cannot help with modifying this code.' });
+    expect(result).toMatchObject({
+      status: 'FAILED',
+      reason: 'MODEL_REFUSED',
+      calls: 1,
+      steps: 0,
+      summary: 'The model refused: I cannot help with modifying this code.',
+    });
     expect(repo.workspace.changes()).toEqual([]);
   });
 
   it('a refusal on the wire (message.refusal, or finish_reason content_filter) fails with MODEL_REFUSED; the model is not asked again', async () => {
     const { server, input } = await setup([{ refusal: 'I can’t help with that request.' }, answer('never asked')]);
-    expect(await runLlmPhase(input)).toMatchObject({ status: 'FAILED', reason: 'MODEL_REFUSED', calls: 1, summary: 'The model refused: I can’t help with that request.' });
+    expect(await runLlmPhase(input)).toMatchObject({
+      status: 'FAILED',
+      reason: 'MODEL_REFUSED',
+      calls: 1,
+      summary: 'The model refused: I can’t help with that request.',
+    });
     expect(server.requests).toHaveLength(1);
 
     const filtered = await setup([{ content: null, finishReason: 'content_filter' }, answer('never asked')]);
@@ -229,7 +275,7 @@ describe('robustness of the LLM engine against real model behaviour', () => {
     expect(again.recorded.map((e) => e.seq)).toEqual([2, 3]);
   });
 
-  it('a retry carrying an earlier attempt\'s exchanges: replayed and recorded again; where the conversation departs, the model is asked instead of failing', async () => {
+  it("a retry carrying an earlier attempt's exchanges: replayed and recorded again; where the conversation departs, the model is asked instead of failing", async () => {
     const edit = callTools({ name: 'file_write', arguments: { path: 'src/app.ts', content: 'export const greeting = "hi";\n' } });
     const first = await setup([callTools({ name: 'file_read', arguments: { path: 'src/app.ts' } }), edit, { status: 500 }]);
     await runLlmPhase({ ...first.input, model: new OpenAiChatProvider({ baseUrl: first.server.baseUrl, model: 'scripted-1', maxRetries: 0 }) });
@@ -305,7 +351,11 @@ describe('robustness through the pipeline: scope and secrets', () => {
     const script: ScriptedReply[] = [
       callTools({ name: 'file_read', arguments: { path: 'order-service/NOTES.md' } }, { name: 'file_read', arguments: { path: CONFIG } }),
       callTools(...escapes.map((p) => write(p))),
-      callTools({ name: 'file_read', arguments: { path: '../../etc/passwd' } }, { name: 'file_read', arguments: { path: 'docs/ci.yml' } }, { name: 'file_read', arguments: { path: 'wf/ci.yml' } }),
+      callTools(
+        { name: 'file_read', arguments: { path: '../../etc/passwd' } },
+        { name: 'file_read', arguments: { path: 'docs/ci.yml' } },
+        { name: 'file_read', arguments: { path: 'wf/ci.yml' } },
+      ),
       callTools(write(SERVICE, edited)),
       answer('Trimmed the code in OrderService. The token is [unknown].'),
     ];
@@ -325,7 +375,9 @@ describe('robustness through the pipeline: scope and secrets', () => {
     expect(result.stdout + result.stderr).not.toContain(CANARY);
 
     // Every escape was refused, each with a reason the model saw.
-    const refusedWrites = JSON.parse(server.requests[2].raw).messages.filter((m: any) => m.role === 'tool').slice(-escapes.length);
+    const refusedWrites = JSON.parse(server.requests[2].raw)
+      .messages.filter((m: any) => m.role === 'tool')
+      .slice(-escapes.length);
     expect(refusedWrites.map((m: any) => m.content.match(/^error: ([A-Z_]+):/)?.[1])).toEqual([
       'FILE_NOT_ALLOWED',
       'FILE_NOT_ALLOWED',
@@ -336,7 +388,9 @@ describe('robustness through the pipeline: scope and secrets', () => {
       'PATH_DOT_GIT',
       'FILE_NOT_ALLOWED',
     ]);
-    const reads = JSON.parse(server.requests[3].raw).messages.filter((m: any) => m.role === 'tool').slice(-3);
+    const reads = JSON.parse(server.requests[3].raw)
+      .messages.filter((m: any) => m.role === 'tool')
+      .slice(-3);
     expect(reads[0].content).toMatch(/^error: PATH_DOT_DOT:/);
     // A symlink is refused with what git stores (its target) named, never followed out of the tree.
     expect(reads[1].content).toMatch(/^error: READ_OUTSIDE_SCOPE:/);

@@ -61,7 +61,10 @@ const edited = () => mavenMultiModuleRepo()[SERVICE].replace('legacyAuthClient.e
 describe('budgets in the pipeline', () => {
   it('a cost cap stops the model before the call that could cross it: BUDGET_EXCEEDED, cost_usd named with limit and use, the spend under the cap', async () => {
     // Every answer asks for more work and reports a large prompt, so each call costs 2000×3 + 500×15 = 13,500 µUSD.
-    const { server, model } = await modelFor(() => ({ ...callTools({ name: 'git_diff', arguments: {} }), usage: { promptTokens: 2_000, completionTokens: 500 } }));
+    const { server, model } = await modelFor(() => ({
+      ...callTools({ name: 'git_diff', arguments: {} }),
+      usage: { promptTokens: 2_000, completionTokens: 500 },
+    }));
     const repo = repoWith('cost-cap', policy('  budgets:\n    maxCostUsd: 0.1\n'));
     const result = await cli(['run', repo, '--task', TASK, '--out', join(root, 'state-cost'), '--json'], { model, env: { DRAFTSMAN_MODEL_PRICES: PRICES } });
 
@@ -79,7 +82,10 @@ describe('budgets in the pipeline', () => {
     expect(server.requests).toHaveLength(exchanges.length);
     expect(exchanges.map((e) => e.payload.usage.costMicroUsd)).toEqual(exchanges.map(() => costMicroUsd(PRICE, 2_000, 500)));
     expect(exhausted.used).toBe(exchanges.length * 13_500);
-    expect(entries.find((e) => e.type === 'BUDGET_EXHAUSTED')).toMatchObject({ phase: 'mechanical_change', payload: { dimension: 'cost_usd', segment: 'model-change' } });
+    expect(entries.find((e) => e.type === 'BUDGET_EXHAUSTED')).toMatchObject({
+      phase: 'mechanical_change',
+      payload: { dimension: 'cost_usd', segment: 'model-change' },
+    });
     expect(result.json!.details.done).toEqual({ segmentsApplied: 0, filesChanged: [] });
 
     // The partial report names the dimension, its limit and use, and what was done; the checkpoint is kept.
@@ -93,7 +99,10 @@ describe('budgets in the pipeline', () => {
   it('a cost cap without a price for the model is refused before the model is asked', async () => {
     const { server, model } = await modelFor(() => answer('never'));
     const repo = repoWith('no-price', policy('  budgets:\n    maxCostUsd: 1\n'));
-    const result = await cli(['run', repo, '--task', TASK, '--out', join(root, 'state-no-price'), '--json'], { model, env: { DRAFTSMAN_MODEL_PRICES: JSON.stringify({ 'another-model': PRICE }) } });
+    const result = await cli(['run', repo, '--task', TASK, '--out', join(root, 'state-no-price'), '--json'], {
+      model,
+      env: { DRAFTSMAN_MODEL_PRICES: JSON.stringify({ 'another-model': PRICE }) },
+    });
 
     expect(result.json).toMatchObject({ status: 'FAILED' });
     expect(result.json!.reason).toContain('no price for model "scripted-1"');
@@ -105,22 +114,33 @@ describe('budgets in the pipeline', () => {
     ['phase', undefined, 3, 21 * MINUTE, 20 * MINUTE],
     // The invocation's deadline, 10 minutes after it started.
     ['run', 10 * MINUTE, 2, 14 * MINUTE, 10 * MINUTE],
-  ] as const)('the %s wall-clock limit stops the model on a clock that advances with each answer, no sleeping', async (scope, deadlineAfter, calls, used, limit) => {
-    let now = FIXED_NOW;
-    const { server, model } = await modelFor(() => {
-      now += 7 * MINUTE;
-      return callTools({ name: 'git_diff', arguments: {} });
-    });
-    const bare = join(root, `clock-${scope}.git`);
-    makeMavenBare(bare);
-    const store = new LocalArtifactStore(join(root, `clock-${scope}`));
-    const started = await startRun(store, bare, `clock${scope}00001`, TASK);
-    const result = await runOnce({ store, source: bare, model, clock: { now: () => now }, deadline: deadlineAfter === undefined ? undefined : FIXED_NOW + deadlineAfter, ...started });
+  ] as const)(
+    'the %s wall-clock limit stops the model on a clock that advances with each answer, no sleeping',
+    async (scope, deadlineAfter, calls, used, limit) => {
+      let now = FIXED_NOW;
+      const { server, model } = await modelFor(() => {
+        now += 7 * MINUTE;
+        return callTools({ name: 'git_diff', arguments: {} });
+      });
+      const bare = join(root, `clock-${scope}.git`);
+      makeMavenBare(bare);
+      const store = new LocalArtifactStore(join(root, `clock-${scope}`));
+      const started = await startRun(store, bare, `clock${scope}00001`, TASK);
+      const result = await runOnce({
+        store,
+        source: bare,
+        model,
+        clock: { now: () => now },
+        deadline: deadlineAfter === undefined ? undefined : FIXED_NOW + deadlineAfter,
+        ...started,
+      });
 
-    expect(result).toMatchObject({ status: 'BUDGET_EXCEEDED', details: { exhausted: { dimension: 'wall_clock', scope, used, limit } } });
-    expect(server.requests).toHaveLength(calls);
-    expect(result.report).toContain(`wall_clock (${scope}): ${used / 1000} s used of ${limit / 1000} s`);
-  }, 60_000);
+      expect(result).toMatchObject({ status: 'BUDGET_EXCEEDED', details: { exhausted: { dimension: 'wall_clock', scope, used, limit } } });
+      expect(server.requests).toHaveLength(calls);
+      expect(result.report).toContain(`wall_clock (${scope}): ${used / 1000} s used of ${limit / 1000} s`);
+    },
+    60_000,
+  );
 
   it('the PR body carries the Budget line: model calls, tokens in and out, and the cost in dollars; n/a without a price table', async () => {
     const script: ScriptedReply[] = [

@@ -94,7 +94,12 @@ describe('CI failures as repair clusters', () => {
 
     const store = new LocalArtifactStore(join(root, 'state'));
     const run = await startRun(store, bare, 'cirepair0001', TASK);
-    const attempt = await beginAttempt(store, run.keys, run.attempt.request, { reason: 'ci-repair', followUp: followUp(), approvedGates: [], createdAt: new Date(FIXED_NOW).toISOString() });
+    const attempt = await beginAttempt(store, run.keys, run.attempt.request, {
+      reason: 'ci-repair',
+      followUp: followUp(),
+      approvedGates: [],
+      createdAt: new Date(FIXED_NOW).toISOString(),
+    });
     expect(attempt.attempt).toBe(2);
     const result = await runOnce({ store, source: bare, keys: run.keys, attempt, model });
 
@@ -106,9 +111,16 @@ describe('CI failures as repair clusters', () => {
     // The planning checkpoint keeps the clusters (the repair phase and a resumed attempt read them) and what was left out.
     const planning = (await readAll(store, run.keys.attempt(2).checkpointsPrefix)).find((c) => c.phase === 'planning');
     expect(planning.output.repairs).toEqual([
-      { id: 'ci:order-service', module: 'order-service', checks: ['build'], files: [{ path: APP, problems: [{ line: 8, message: 'cannot find symbol: guard', check: 'build' }] }] },
+      {
+        id: 'ci:order-service',
+        module: 'order-service',
+        checks: ['build'],
+        files: [{ path: APP, problems: [{ line: 8, message: 'cannot find symbol: guard', check: 'build' }] }],
+      },
     ]);
-    expect(planning.decisions.join('\n')).toMatch(/\.github\/workflows\/ci\.yml \(workflow files cannot be changed.*Gone\.java \(not a file of the repository\)/);
+    expect(planning.decisions.join('\n')).toMatch(
+      /\.github\/workflows\/ci\.yml \(workflow files cannot be changed.*Gone\.java \(not a file of the repository\)/,
+    );
 
     // The repair segment: the write outside the cluster is refused, the annotated file is written.
     const repairRequests = server.requests.filter((r) => phaseOf(r.body) === 'local_repair');

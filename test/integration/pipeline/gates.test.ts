@@ -121,7 +121,8 @@ describe('cancel', () => {
 describe('refusals', () => {
   it('a forbidden path in the task scope -> BLOCKED, exit 1', async () => {
     const out = join(root, 'state-forbidden');
-    const task = 'Fix CI\n\n```agent\nmode: draft_pr\npaths: [.github/workflows]\nsteps:\n  - recipe: replace\n    find: ubuntu-latest\n    replace: ubuntu-24.04\n```\n';
+    const task =
+      'Fix CI\n\n```agent\nmode: draft_pr\npaths: [.github/workflows]\nsteps:\n  - recipe: replace\n    find: ubuntu-latest\n    replace: ubuntu-24.04\n```\n';
     const result = await cli(['run', repo, '--task', task, '--out', out, '--json']);
     expect(result.code).toBe(1);
     expect(result.json).toMatchObject({ status: 'BLOCKED', reason: 'FORBIDDEN_PATH_IN_SCOPE' });
@@ -154,8 +155,12 @@ describe('refusals', () => {
 });
 
 describe('scope from --paths', () => {
-  const migrate = (paths?: string) => `Migrate\n\n\`\`\`agent\nmode: draft_pr\n${paths ? `paths: ${paths}\n` : ''}steps:\n  - recipe: migrate-import\n    from: javax.persistence\n    to: jakarta.persistence\n\`\`\`\n`;
-  const changed = (result: { json?: Record<string, any> }) => json(result.json!.artifacts['pr-candidate.json']).files.map((f: { path: string }) => f.path).sort();
+  const migrate = (paths?: string) =>
+    `Migrate\n\n\`\`\`agent\nmode: draft_pr\n${paths ? `paths: ${paths}\n` : ''}steps:\n  - recipe: migrate-import\n    from: javax.persistence\n    to: jakarta.persistence\n\`\`\`\n`;
+  const changed = (result: { json?: Record<string, any> }) =>
+    json(result.json!.artifacts['pr-candidate.json'])
+      .files.map((f: { path: string }) => f.path)
+      .sort();
 
   it('--paths is the task scope when the task block has none: nothing outside it changes', async () => {
     const result = await cli(['run', repo, '--task', migrate(), '--paths', 'order-api', '--out', join(root, 'state-paths'), '--json']);
@@ -164,7 +169,17 @@ describe('scope from --paths', () => {
   }, 30_000);
 
   it('--paths narrows a task block scope: only the intersection changes', async () => {
-    const result = await cli(['run', repo, '--task', migrate('[order-api, order-service]'), '--paths', 'order-service', '--out', join(root, 'state-paths'), '--json']);
+    const result = await cli([
+      'run',
+      repo,
+      '--task',
+      migrate('[order-api, order-service]'),
+      '--paths',
+      'order-service',
+      '--out',
+      join(root, 'state-paths'),
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     expect(changed(result)).toEqual(['order-service/src/main/java/com/acme/order/OrderService.java']);
   }, 30_000);
@@ -178,4 +193,3 @@ describe('scope from --paths', () => {
     expect(changed(b)).toEqual(['order-service/src/main/java/com/acme/order/OrderService.java']);
   }, 30_000);
 });
-

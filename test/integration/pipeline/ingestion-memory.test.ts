@@ -24,7 +24,15 @@ function watched(events: string[]) {
     },
     currentHead: (ref) => inner.currentHead(ref),
   });
-  const store = (inner: ArtifactStore): ArtifactStore => ({ ...inner, get: inner.get.bind(inner), list: inner.list.bind(inner), delete: inner.delete.bind(inner), putIfAbsent: inner.putIfAbsent.bind(inner), putIfMatch: inner.putIfMatch.bind(inner), put: (key, body, options) => (events.push(`put ${key.split('/').pop()}`), inner.put(key, body, options)) });
+  const store = (inner: ArtifactStore): ArtifactStore => ({
+    ...inner,
+    get: inner.get.bind(inner),
+    list: inner.list.bind(inner),
+    delete: inner.delete.bind(inner),
+    putIfAbsent: inner.putIfAbsent.bind(inner),
+    putIfMatch: inner.putIfMatch.bind(inner),
+    put: (key, body, options) => (events.push(`put ${key.split('/').pop()}`), inner.put(key, body, options)),
+  });
   return { memory, wrapSource, store };
 }
 

@@ -72,7 +72,10 @@ describe('the LLM engine in the pipeline', () => {
       callTools({ name: 'file_read', arguments: { path: SERVICE } }, { name: 'file_read', arguments: { path: CONFIG } }),
       callTools({ name: 'code_search_search', arguments: { query: 'token' } }),
       callTools({ name: 'file_write', arguments: { path: SERVICE, content: edited } }),
-      callTools({ name: 'file_write', arguments: { path: '.github/workflows/ci.yml', content: 'name: pwned\n' } }, { name: 'file_write', arguments: { path: CONFIG, content: 'server:\n  port: 1\n' } }),
+      callTools(
+        { name: 'file_write', arguments: { path: '.github/workflows/ci.yml', content: 'name: pwned\n' } },
+        { name: 'file_write', arguments: { path: CONFIG, content: 'server:\n  port: 1\n' } },
+      ),
       callTools({ name: 'git_diff', arguments: {} }),
       answer('Trimmed the code before the exchange in OrderService; left CI and config alone.'),
     ];
@@ -113,8 +116,13 @@ describe('the LLM engine in the pipeline', () => {
     expect(result.stdout + result.stderr).not.toContain(CANARY);
 
     // The refused writes are in the tool results the model saw and in the ledger.
-    const refusedTurn = JSON.parse(server.requests[4].raw).messages.filter((m: any) => m.role === 'tool').slice(-2);
-    expect(refusedTurn.map((m: any) => m.content)).toEqual([expect.stringMatching(/^error: FILE_NOT_ALLOWED: /), expect.stringMatching(/^error: FILE_NOT_ALLOWED: /)]);
+    const refusedTurn = JSON.parse(server.requests[4].raw)
+      .messages.filter((m: any) => m.role === 'tool')
+      .slice(-2);
+    expect(refusedTurn.map((m: any) => m.content)).toEqual([
+      expect.stringMatching(/^error: FILE_NOT_ALLOWED: /),
+      expect.stringMatching(/^error: FILE_NOT_ALLOWED: /),
+    ]);
     const entries = ledger(result.json!.runDir);
     const refusals = entries.filter((e) => e.type === 'TOOL_REFUSED');
     expect(refusals.map((e) => [e.phase, e.payload.tool, e.payload.reason])).toEqual([
@@ -162,7 +170,8 @@ describe('the LLM engine in the pipeline', () => {
       const store = new LocalArtifactStore(dir);
       const started = await startRun(store, bare, 'llmresume0001', TASK);
       let exchanges = 0;
-      const crashing = crashAfterExchanges === undefined ? store : dyingStore(store, (_key, body) => body.includes('"MODEL_EXCHANGE"') && ++exchanges > crashAfterExchanges);
+      const crashing =
+        crashAfterExchanges === undefined ? store : dyingStore(store, (_key, body) => body.includes('"MODEL_EXCHANGE"') && ++exchanges > crashAfterExchanges);
       const result = await runOnce({ store: crashing, source: bare, model, ...started }).catch((error: unknown) => error as Error);
       return { server, model, store, started, result };
     };
@@ -177,7 +186,13 @@ describe('the LLM engine in the pipeline', () => {
 
     // A fresh invocation: two exchanges replay from the ledger, the model is asked from turn 3 on.
     const { server, model } = await modelFor((_body, index) => script[2 + index] ?? answer('done'));
-    const resumed = await runOnce({ store: crashed.store, source: bare, model, keys: crashed.started.keys, attempt: await loadAttempt(crashed.store, crashed.started.keys, 1) });
+    const resumed = await runOnce({
+      store: crashed.store,
+      source: bare,
+      model,
+      keys: crashed.started.keys,
+      attempt: await loadAttempt(crashed.store, crashed.started.keys, 1),
+    });
     expect(resumed).toMatchObject({ status: 'COMPLETED', headCommitSha: (reference.result as { headCommitSha: string }).headCommitSha });
     expect(server.requests).toHaveLength(2);
     expect(server.problems()).toEqual([]);

@@ -55,22 +55,35 @@ function filesContaining(dir: string, needle: string): string[] {
 
 describe('the model API key never reaches an artifact, a checkpoint or a log', () => {
   it.each([
-    ['a non-JSON 500 echoing the Authorization header (retried, then failed)', (r: RecordedRequest): ScriptedReply => ({ status: 500, body: echoHeaders(r), headers: { 'content-type': 'text/html' } })],
-    ['a 200 whose body is not JSON and echoes the header', (r: RecordedRequest): ScriptedReply => ({ status: 200, body: echoHeaders(r), headers: { 'content-type': 'text/html' } })],
-    ['the key straddling the excerpt cut', (r: RecordedRequest): ScriptedReply => ({ status: 502, body: `${'x'.repeat(285)} key=${r.authorization?.slice(7)} tail` })],
-  ])('%s', async (_name, reply) => {
-    const { server, model } = await modelFor(reply);
-    const out = join(root, `state-${servers.length}`);
-    const result = await cli(['run', repo, '--task', TASK, '--out', out, '--json'], { model });
+    [
+      'a non-JSON 500 echoing the Authorization header (retried, then failed)',
+      (r: RecordedRequest): ScriptedReply => ({ status: 500, body: echoHeaders(r), headers: { 'content-type': 'text/html' } }),
+    ],
+    [
+      'a 200 whose body is not JSON and echoes the header',
+      (r: RecordedRequest): ScriptedReply => ({ status: 200, body: echoHeaders(r), headers: { 'content-type': 'text/html' } }),
+    ],
+    [
+      'the key straddling the excerpt cut',
+      (r: RecordedRequest): ScriptedReply => ({ status: 502, body: `${'x'.repeat(285)} key=${r.authorization?.slice(7)} tail` }),
+    ],
+  ])(
+    '%s',
+    async (_name, reply) => {
+      const { server, model } = await modelFor(reply);
+      const out = join(root, `state-${servers.length}`);
+      const result = await cli(['run', repo, '--task', TASK, '--out', out, '--json'], { model });
 
-    expect(server.requests.length).toBeGreaterThan(0);
-    expect(server.requests.every((r) => r.authorization === `Bearer ${KEY}`)).toBe(true);
-    expect(result.json).toMatchObject({ status: 'FAILED' });
-    // The failure is reported, with its reason, but the key is in no stored file and no output.
-    expect(filesContaining(out, 'MODEL_')).not.toEqual([]);
-    expect(filesContaining(out, KEY)).toEqual([]);
-    expect(result.stdout + result.stderr).not.toContain(KEY);
-  }, 30_000);
+      expect(server.requests.length).toBeGreaterThan(0);
+      expect(server.requests.every((r) => r.authorization === `Bearer ${KEY}`)).toBe(true);
+      expect(result.json).toMatchObject({ status: 'FAILED' });
+      // The failure is reported, with its reason, but the key is in no stored file and no output.
+      expect(filesContaining(out, 'MODEL_')).not.toEqual([]);
+      expect(filesContaining(out, KEY)).toEqual([]);
+      expect(result.stdout + result.stderr).not.toContain(KEY);
+    },
+    30_000,
+  );
 
   it('the provider error carries status and a bounded redacted excerpt, no cause, no headers', async () => {
     const { model } = await modelFor((r) => ({ status: 500, body: `${echoHeaders(r)}${'y'.repeat(5000)}` }), 0);

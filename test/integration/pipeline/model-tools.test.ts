@@ -49,7 +49,10 @@ describe('model tools in the pipeline', () => {
     expect(broken).not.toBe(service);
     const script: ScriptedReply[] = [
       callTools({ name: 'repo_map_find_definition', arguments: { name: 'LegacyAuthClient.exchangeToken' } }),
-      callTools({ name: 'file_edit', arguments: { path: SERVICE, oldText: 'legacyAuthClient.exchangeToken(code);', newText: 'legacyAuthClient.exchangeToken(code.trim();' } }),
+      callTools({
+        name: 'file_edit',
+        arguments: { path: SERVICE, oldText: 'legacyAuthClient.exchangeToken(code);', newText: 'legacyAuthClient.exchangeToken(code.trim();' },
+      }),
       callTools({ name: 'file_edit', arguments: { path: SERVICE, oldText: 'exchangeToken(code.trim();', newText: 'exchangeToken(code.trim());' } }),
       answer('Trimmed the code before LegacyAuthClient.exchangeToken in OrderService.'),
     ];
@@ -67,7 +70,10 @@ describe('model tools in the pipeline', () => {
 
     // The navigator answered with the definition first and its evidence.
     const [definition] = toolResults(server.requests[1].raw);
-    const clientLine = mavenMultiModuleRepo()[CLIENT].split('\n').findIndex((l) => l.includes('public String exchangeToken(')) + 1;
+    const clientLine =
+      mavenMultiModuleRepo()
+        [CLIENT].split('\n')
+        .findIndex((l) => l.includes('public String exchangeToken(')) + 1;
     expect(definition).toContain(`{"path":"${CLIENT}","score":1,"reason":"method LegacyAuthClient.exchangeToken defined at line ${clientLine}`);
     expect(definition).toContain(`"evidence":["${CLIENT}:${clientLine}","symbol_index:definition"]`);
 
@@ -83,7 +89,9 @@ describe('model tools in the pipeline', () => {
     // Each edit is ledgered with the digest of what it left.
     const runDir = result.json!.runDir as string;
     const ledgerDir = join(runDir, 'attempts', '1', 'ledger');
-    const entries = readdirSync(ledgerDir).sort().map((n) => JSON.parse(readFileSync(join(ledgerDir, n), 'utf8')));
+    const entries = readdirSync(ledgerDir)
+      .sort()
+      .map((n) => JSON.parse(readFileSync(join(ledgerDir, n), 'utf8')));
     expect(entries.filter((e) => e.type === 'EDIT_APPLIED').map((e) => [e.phase, e.payload.tool, e.payload.path, e.payload.sha256After])).toEqual([
       ['mechanical_change', 'file.edit', SERVICE, sha256Hex(broken)],
       ['mechanical_change', 'file.edit', SERVICE, sha256Hex(fixed)],

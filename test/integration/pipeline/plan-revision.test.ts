@@ -62,10 +62,16 @@ describe('plan.revise', () => {
     expect(edited).not.toBe(app);
     const script: ScriptedReply[] = [
       callTools({ name: 'file_write', arguments: { path: EXTRA, content: edited } }),
-      callTools({ name: 'plan_revise', arguments: { reason: 'OrderApplication starts the exchange too and must stay consistent', addFiles: [EXTRA], steps: ['guard OrderApplication'] } }),
+      callTools({
+        name: 'plan_revise',
+        arguments: { reason: 'OrderApplication starts the exchange too and must stay consistent', addFiles: [EXTRA], steps: ['guard OrderApplication'] },
+      }),
       callTools({ name: 'file_write', arguments: { path: EXTRA, content: edited } }),
       callTools({ name: 'plan_revise', arguments: { reason: 'CI should run the new check', addFiles: ['.github/workflows/ci.yml'] } }),
-      callTools({ name: 'plan_revise', arguments: { reason: 'the API module pins the client version', addFiles: ['order-api/pom.xml'], dropFiles: [SERVICE] } }),
+      callTools({
+        name: 'plan_revise',
+        arguments: { reason: 'the API module pins the client version', addFiles: ['order-api/pom.xml'], dropFiles: [SERVICE] },
+      }),
       callTools({ name: 'plan_revise', arguments: { reason: 'one more', addFiles: ['db/seed/sample.sql'] } }),
       answer('Guarded OrderApplication; CI and the seed data were refused.'),
     ];
@@ -144,7 +150,8 @@ describe('plan.revise', () => {
       const store = new LocalArtifactStore(dir);
       const started = await startRun(store, bare, 'planrevresume1', TASK);
       let exchanges = 0;
-      const crashing = crashAfterExchanges === undefined ? store : dyingStore(store, (_key, body) => body.includes('"MODEL_EXCHANGE"') && ++exchanges > crashAfterExchanges);
+      const crashing =
+        crashAfterExchanges === undefined ? store : dyingStore(store, (_key, body) => body.includes('"MODEL_EXCHANGE"') && ++exchanges > crashAfterExchanges);
       const result = await runOnce({ store: crashing, source: bare, model, ...started }).catch((error: unknown) => error as Error);
       return { server, store, started, result, dir };
     };
@@ -158,7 +165,13 @@ describe('plan.revise', () => {
     const server = await startScriptedModelServer({ script: (_body, index) => script[2 + index] ?? answer('done') });
     servers.push(server);
     const model = new OpenAiChatProvider({ baseUrl: server.baseUrl, model: 'scripted-1', apiKey: 'k', maxRetries: 0 });
-    const resumed = await runOnce({ store: crashed.store, source: bare, model, keys: crashed.started.keys, attempt: await loadAttempt(crashed.store, crashed.started.keys, 1) });
+    const resumed = await runOnce({
+      store: crashed.store,
+      source: bare,
+      model,
+      keys: crashed.started.keys,
+      attempt: await loadAttempt(crashed.store, crashed.started.keys, 1),
+    });
     expect(resumed).toMatchObject({ status: 'COMPLETED', headCommitSha: (reference.result as { headCommitSha: string }).headCommitSha });
     expect(server.requests).toHaveLength(2);
     expect(server.problems()).toEqual([]);

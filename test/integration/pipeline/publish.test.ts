@@ -25,7 +25,9 @@ function sourceState(): typeof before {
   return {
     head: readFileSync(join(repo, '.git', 'HEAD'), 'utf8') + git(['rev-parse', 'HEAD'], { cwd: repo }),
     status: git(['status', '--porcelain', '--untracked-files=all'], { cwd: repo }),
-    index: createHash('sha256').update(readFileSync(join(repo, '.git', 'index'))).digest('hex'),
+    index: createHash('sha256')
+      .update(readFileSync(join(repo, '.git', 'index')))
+      .digest('hex'),
     refs: git(['for-each-ref', '--format=%(refname) %(objectname)'], { cwd: repo }),
   };
 }
@@ -65,13 +67,27 @@ describe('draftsman run --publish on the Maven fixture', () => {
     expect(withParent).toEqual(['pom.xml']);
     const expected = [...withImports, ...withParent].sort();
     expect(expected).toEqual(EXPECTED_CHANGED);
-    expect(git(['diff', '--name-only', `${base}..${branch}`], { cwd: repo }).split('\n').sort()).toEqual(expected);
+    expect(
+      git(['diff', '--name-only', `${base}..${branch}`], { cwd: repo })
+        .split('\n')
+        .sort(),
+    ).toEqual(expected);
     // What changed in them: the imports and the parent version, nothing else.
     const diff = git(['diff', '-U0', `${base}..${branch}`], { cwd: repo });
     const removed = diff.split('\n').filter((l) => l.startsWith('-') && !l.startsWith('---'));
     const added = diff.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++'));
-    expect(removed).toEqual(['-import javax.persistence.Entity;', '-import javax.persistence.Id;', '-import javax.persistence.EntityManager;', '-    <version>3.1.5</version>']);
-    expect(added).toEqual(['+import jakarta.persistence.Entity;', '+import jakarta.persistence.Id;', '+import jakarta.persistence.EntityManager;', '+    <version>3.2.5</version>']);
+    expect(removed).toEqual([
+      '-import javax.persistence.Entity;',
+      '-import javax.persistence.Id;',
+      '-import javax.persistence.EntityManager;',
+      '-    <version>3.1.5</version>',
+    ]);
+    expect(added).toEqual([
+      '+import jakarta.persistence.Entity;',
+      '+import jakarta.persistence.Id;',
+      '+import jakarta.persistence.EntityManager;',
+      '+    <version>3.2.5</version>',
+    ]);
   });
 
   it('the branch commit is the candidate commit: base as sole parent, tree = headTreeSha, dated by the attempt', () => {
@@ -122,7 +138,7 @@ describe('draftsman run --publish on the Maven fixture', () => {
     expect(sourceState()).toEqual(refsBefore);
   }, 30_000);
 
-  it('a later run makes another commit (new attempt, new date): publishing moves the branch off the earlier attempt\'s commit, and nothing else changes', async () => {
+  it("a later run makes another commit (new attempt, new date): publishing moves the branch off the earlier attempt's commit, and nothing else changes", async () => {
     const refsBefore = sourceState();
     const later = await cli(['run', repo, '--task-file', taskFile, '--out', out, '--json', '--publish'], { now: CLI_NOW + 86_400_000 });
     expect(later.json!.status).toBe('COMPLETED');

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PHASE_NAMES } from '../../../src/core/phases/phase-contracts.js';
 import type { ArtifactStore } from '../../../src/core/ports.js';
-import {
-  EXPECTED_CHANGED,
-  FIXED_NOW,
-  MIGRATION_TASK,
-  loadAttempt,
-  useResumeFixture,
-  runOnce,
-} from './pipeline-harness.js';
+import { EXPECTED_CHANGED, FIXED_NOW, MIGRATION_TASK, loadAttempt, useResumeFixture, runOnce } from './pipeline-harness.js';
 
 /**
  * Resume by rebuild : an attempt interrupted at any phase boundary, or
@@ -32,25 +25,28 @@ describe('resume after an interruption', () => {
   });
 
   // Boundary k: the first invocation runs k phases and yields; a fresh one continues.
-  it.each(PHASE_NAMES.slice(1).map((phase, i) => [i + 1, phase] as const))('after %i phase(s), before %s: same commit, byte-identical candidate', async (k, nextPhase) => {
-    const { store, dir, run } = await fx.fresh(`yield-${k}`);
-    let asked = 0;
-    const first = await runOnce({ store, source: fx.bare, ...run, shouldYield: () => ++asked === k });
-    expect(first.status).toBe('SUSPENDED');
-    const checkpoints = await store.list(`${run.keys.attempt(1).checkpointsPrefix}`);
-    expect(checkpoints).toHaveLength(k);
-    expect(await store.get(run.keys.candidate.prCandidate)).toBeUndefined();
+  it.each(PHASE_NAMES.slice(1).map((phase, i) => [i + 1, phase] as const))(
+    'after %i phase(s), before %s: same commit, byte-identical candidate',
+    async (k, nextPhase) => {
+      const { store, dir, run } = await fx.fresh(`yield-${k}`);
+      let asked = 0;
+      const first = await runOnce({ store, source: fx.bare, ...run, shouldYield: () => ++asked === k });
+      expect(first.status).toBe('SUSPENDED');
+      const checkpoints = await store.list(`${run.keys.attempt(1).checkpointsPrefix}`);
+      expect(checkpoints).toHaveLength(k);
+      expect(await store.get(run.keys.candidate.prCandidate)).toBeUndefined();
 
-    const second = await runOnce({ store, source: fx.bare, keys: run.keys, attempt: await loadAttempt(store, run.keys, 1), clock: LATER });
-    expect(second.status).toBe('COMPLETED');
-    expect(second.headCommitSha).toBe(fx.reference.result.headCommitSha);
-    expect(second.headTreeSha).toBe(fx.reference.result.headTreeSha);
-    expect(fx.candidateOf(dir)).toEqual(fx.reference.candidate);
-    const resumed = await ledgerTypes(store, run.keys.attempt(1).ledgerPrefix);
-    expect(resumed.filter((e) => e.type === 'RESUMED')).toEqual([{ type: 'RESUMED', phase: PHASE_NAMES[k - 1] }]);
-    expect(resumed.find((e) => e.type === 'SUSPENDED')?.phase).toBe(nextPhase);
-  }, 30_000);
-
+      const second = await runOnce({ store, source: fx.bare, keys: run.keys, attempt: await loadAttempt(store, run.keys, 1), clock: LATER });
+      expect(second.status).toBe('COMPLETED');
+      expect(second.headCommitSha).toBe(fx.reference.result.headCommitSha);
+      expect(second.headTreeSha).toBe(fx.reference.result.headTreeSha);
+      expect(fx.candidateOf(dir)).toEqual(fx.reference.candidate);
+      const resumed = await ledgerTypes(store, run.keys.attempt(1).ledgerPrefix);
+      expect(resumed.filter((e) => e.type === 'RESUMED')).toEqual([{ type: 'RESUMED', phase: PHASE_NAMES[k - 1] }]);
+      expect(resumed.find((e) => e.type === 'SUSPENDED')?.phase).toBe(nextPhase);
+    },
+    30_000,
+  );
 });
 async function ledgerTypes(store: ArtifactStore, prefix: string): Promise<{ type: string; phase?: string }[]> {
   const out: { type: string; phase?: string }[] = [];

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PHASE_NAMES } from '../../../src/core/phases/phase-contracts.js';
-import {
-  dyingStore,
-  FIXED_NOW,
-  MIGRATION_TASK,
-  loadAttempt,
-  useResumeFixture,
-  runOnce,
-} from './pipeline-harness.js';
+import { dyingStore, FIXED_NOW, MIGRATION_TASK, loadAttempt, useResumeFixture, runOnce } from './pipeline-harness.js';
 
 /**
  * Resume by rebuild : an attempt interrupted at any phase boundary, or
@@ -25,7 +18,14 @@ describe('resume, every phase in its own invocation', () => {
     const statuses: string[] = [];
     for (let invocation = 0; invocation < PHASE_NAMES.length + 2; invocation++) {
       const at = FIXED_NOW + invocation * 60_000;
-      const result = await runOnce({ store, source: fx.bare, keys: run.keys, attempt: await loadAttempt(store, run.keys, 1), shouldYield: () => true, clock: { now: () => at } });
+      const result = await runOnce({
+        store,
+        source: fx.bare,
+        keys: run.keys,
+        attempt: await loadAttempt(store, run.keys, 1),
+        shouldYield: () => true,
+        clock: { now: () => at },
+      });
       statuses.push(result.status);
       if (result.status !== 'SUSPENDED') {
         expect(result.headCommitSha).toBe(fx.reference.result.headCommitSha);
@@ -43,21 +43,24 @@ describe('resume after a crash in the middle of a phase', () => {
     ['mechanical_change, before its checkpoint', /\/checkpoints\/\d+-mechanical_change\.json$/],
     ['pr_preparation, after the change blobs, before pr-candidate.json', /\/candidate\/pr-candidate\.json$/],
     ['discovery, before the target selection artifact', /\/target-selection\.json$/],
-  ])('crash in %s', async (_where, at) => {
-    const { store, dir, run } = await fx.fresh(`crash-${String(at).replace(/[^a-z]/g, '')}`);
-    const dying = dyingStore(store, (key) => at.test(key));
-    const crashed = await runOnce({ store: dying, source: fx.bare, ...run }).then(
-      (r) => r,
-      (error: unknown) => error as Error,
-    );
-    expect(dying.died()).toBe(true);
-    expect(crashed).toBeInstanceOf(Error);
-    expect(await store.get(run.keys.candidate.prCandidate)).toBeUndefined();
+  ])(
+    'crash in %s',
+    async (_where, at) => {
+      const { store, dir, run } = await fx.fresh(`crash-${String(at).replace(/[^a-z]/g, '')}`);
+      const dying = dyingStore(store, (key) => at.test(key));
+      const crashed = await runOnce({ store: dying, source: fx.bare, ...run }).then(
+        (r) => r,
+        (error: unknown) => error as Error,
+      );
+      expect(dying.died()).toBe(true);
+      expect(crashed).toBeInstanceOf(Error);
+      expect(await store.get(run.keys.candidate.prCandidate)).toBeUndefined();
 
-    const resumed = await runOnce({ store, source: fx.bare, keys: run.keys, attempt: await loadAttempt(store, run.keys, 1), clock: LATER });
-    expect(resumed.status).toBe('COMPLETED');
-    expect(resumed.headCommitSha).toBe(fx.reference.result.headCommitSha);
-    expect(fx.candidateOf(dir)).toEqual(fx.reference.candidate);
-  }, 30_000);
+      const resumed = await runOnce({ store, source: fx.bare, keys: run.keys, attempt: await loadAttempt(store, run.keys, 1), clock: LATER });
+      expect(resumed.status).toBe('COMPLETED');
+      expect(resumed.headCommitSha).toBe(fx.reference.result.headCommitSha);
+      expect(fx.candidateOf(dir)).toEqual(fx.reference.candidate);
+    },
+    30_000,
+  );
 });
-

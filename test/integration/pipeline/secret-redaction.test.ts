@@ -26,7 +26,9 @@ beforeAll(() => {
     ...mavenMultiModuleRepo(),
     '.agent-policy.yaml': MIGRATION_POLICY,
     'deploy/credentials.txt': canaryFile(),
-    '.npmrc': `${CANARIES.filter((c) => c.path === '.npmrc').map((c) => c.line).join('\n')}\n`,
+    '.npmrc': `${CANARIES.filter((c) => c.path === '.npmrc')
+      .map((c) => c.line)
+      .join('\n')}\n`,
     // An unquoted password is a finding only in a configuration file: reads are redacted with the file's path.
     'config/app.yml': `${CANARIES[0].line}\npassword: ${CONFIG_PASSWORD}\n`,
   });
@@ -40,7 +42,11 @@ afterAll(() => removeRoot(root));
 describe('secrets in file content never reach the model', () => {
   it('file reads, code search and the diff the model asks for carry every canary redacted', async () => {
     const script: ScriptedReply[] = [
-      callTools({ name: 'file_read', arguments: { path: 'deploy/credentials.txt' } }, { name: 'file_read', arguments: { path: '.npmrc' } }, { name: 'file_read', arguments: { path: 'config/app.yml' } }),
+      callTools(
+        { name: 'file_read', arguments: { path: 'deploy/credentials.txt' } },
+        { name: 'file_read', arguments: { path: '.npmrc' } },
+        { name: 'file_read', arguments: { path: 'config/app.yml' } },
+      ),
       callTools({ name: 'code_search_search', arguments: { query: '://' } }, { name: 'code_search_search', arguments: { query: '_auth' } }),
       callTools({ name: 'file_write', arguments: { path: SERVICE, content: `${mavenMultiModuleRepo()[SERVICE]}// ${CANARIES[2].value}\n` } }),
       callTools({ name: 'git_diff', arguments: {} }),

@@ -51,7 +51,13 @@ describe('the file size limit holds wherever a file is read for editing', () => 
   it('the recipe engine refuses an oversized file itself (TOO_LARGE), whatever the plan says', async () => {
     const repo = await createMemoryRepo({ 'big.txt': BIG, 'small.txt': 'OLD_NAME\n' });
     const step = RecipeStep.parse({ recipe: 'replace', find: 'OLD_NAME', replace: 'NEW_NAME' });
-    const result = await applyRecipe(step, repo.workspace, { paths: ['big.txt', 'small.txt'], syntax: await sharedSyntax(), isEditable: () => true, maxFileBytes: 1024 * 1024, rules: defaultPathRules() });
+    const result = await applyRecipe(step, repo.workspace, {
+      paths: ['big.txt', 'small.txt'],
+      syntax: await sharedSyntax(),
+      isEditable: () => true,
+      maxFileBytes: 1024 * 1024,
+      rules: defaultPathRules(),
+    });
     expect(result.changedFiles.map((f) => f.path)).toEqual(['small.txt']);
     expect(result.skipped).toEqual([{ path: 'big.txt', reason: 'TOO_LARGE' }]);
   });
@@ -67,10 +73,17 @@ describe('the file size limit holds wherever a file is read for editing', () => 
     try {
       const model = new OpenAiChatProvider({ baseUrl: server.baseUrl, model: 'scripted-1', apiKey: 'k', maxRetries: 0 });
       const out = join(root, 'state');
-      const result = await cli(['run', repo, '--task', 'Guard the LegacyAuthClient.exchangeToken call in OrderService against surrounding whitespace', '--out', out, '--json'], { model });
+      const result = await cli(
+        ['run', repo, '--task', 'Guard the LegacyAuthClient.exchangeToken call in OrderService against surrounding whitespace', '--out', out, '--json'],
+        { model },
+      );
       const ledgerDir = join(result.json!.runDir, 'attempts', '1', 'ledger');
-      const refused = readdirSync(ledgerDir).map((f) => JSON.parse(readFileSync(join(ledgerDir, f), 'utf8'))).filter((e) => e.type === 'TOOL_REFUSED');
-      expect(refused.map((e) => [e.payload.tool, e.payload.reason, e.payload.message])).toEqual([['file.write', 'FILE_NOT_ALLOWED', `${service} is over the 1 MB file size limit`]]);
+      const refused = readdirSync(ledgerDir)
+        .map((f) => JSON.parse(readFileSync(join(ledgerDir, f), 'utf8')))
+        .filter((e) => e.type === 'TOOL_REFUSED');
+      expect(refused.map((e) => [e.payload.tool, e.payload.reason, e.payload.message])).toEqual([
+        ['file.write', 'FILE_NOT_ALLOWED', `${service} is over the 1 MB file size limit`],
+      ]);
     } finally {
       await server.close();
     }

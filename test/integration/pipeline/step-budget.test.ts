@@ -34,14 +34,18 @@ beforeAll(() => {
 afterAll(() => removeRoot(root));
 
 describe('step budgets scale with the task', () => {
-  it.each([10, 30])('a %i-step grouped dependency bump completes through every phase', async (steps) => {
-    const store = new LocalArtifactStore(join(root, `store-${steps}`));
-    const started = await startRun(store, bare, `steps${steps}`, task(steps));
-    const result = await runOnce({ store, source: bare, ...started, policy: 'version: 1\n' });
-    expect({ status: result.status, reason: result.reason }).toEqual({ status: 'COMPLETED', reason: undefined });
-    const candidate = JSON.parse(new TextDecoder().decode((await store.get(result.artifacts['pr-candidate.json']))!.body));
-    expect(candidate.files.map((f: { path: string }) => f.path)).toEqual(['package.json']);
-  }, 60_000);
+  it.each([10, 30])(
+    'a %i-step grouped dependency bump completes through every phase',
+    async (steps) => {
+      const store = new LocalArtifactStore(join(root, `store-${steps}`));
+      const started = await startRun(store, bare, `steps${steps}`, task(steps));
+      const result = await runOnce({ store, source: bare, ...started, policy: 'version: 1\n' });
+      expect({ status: result.status, reason: result.reason }).toEqual({ status: 'COMPLETED', reason: undefined });
+      const candidate = JSON.parse(new TextDecoder().decode((await store.get(result.artifacts['pr-candidate.json']))!.body));
+      expect(candidate.files.map((f: { path: string }) => f.path)).toEqual(['package.json']);
+    },
+    60_000,
+  );
 
   it('grows by the per-segment steps up to the task contract limit, never beyond', () => {
     const judge = PHASE_CONTRACTS.judge;

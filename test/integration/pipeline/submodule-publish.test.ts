@@ -23,7 +23,11 @@ let run: CliOutcome;
 beforeAll(async () => {
   root = tempRoot('submodule');
   repo = join(root, 'orders');
-  makeWorkingCopy(repo, { ...mavenMultiModuleRepo(), '.agent-policy.yaml': MIGRATION_POLICY, '.gitmodules': `[submodule "${SUBMODULE}"]\n\tpath = ${SUBMODULE}\n\turl = https://example.test/shared.git\n` });
+  makeWorkingCopy(repo, {
+    ...mavenMultiModuleRepo(),
+    '.agent-policy.yaml': MIGRATION_POLICY,
+    '.gitmodules': `[submodule "${SUBMODULE}"]\n\tpath = ${SUBMODULE}\n\turl = https://example.test/shared.git\n`,
+  });
   mkdirSync(join(repo, SUBMODULE), { recursive: true });
   git(['update-index', '--add', '--cacheinfo', `160000,${SUBMODULE_COMMIT},${SUBMODULE}`], { cwd: repo });
   git(['commit', '-q', '-m', 'add the shared submodule'], { cwd: repo });
@@ -46,13 +50,19 @@ describe('draftsman run --publish on a repository with a submodule', () => {
     expect(entry(base)).toBe(`160000 commit ${SUBMODULE_COMMIT}\t${SUBMODULE}`);
     expect(entry(head)).toBe(entry(base));
     expect(git(['ls-tree', '-r', head, '--', '.gitmodules'], { cwd: repo })).toBe(git(['ls-tree', '-r', base, '--', '.gitmodules'], { cwd: repo }));
-    expect(git(['diff', '--name-only', `${base}..${head}`], { cwd: repo }).split('\n').sort()).toEqual(EXPECTED_CHANGED);
+    expect(
+      git(['diff', '--name-only', `${base}..${head}`], { cwd: repo })
+        .split('\n')
+        .sort(),
+    ).toEqual(EXPECTED_CHANGED);
   });
 
   it('reports the submodule in ingestion.json and in the run report', () => {
     const ingestion = JSON.parse(readFileSync(run.json!.artifacts['ingestion.json'], 'utf8'));
     expect(ingestion.status).toBe('READY_WITH_WARNINGS');
-    expect(ingestion.warnings).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'SUBMODULE_PRESENT', data: expect.objectContaining({ paths: ['.gitmodules', SUBMODULE] }) })]));
+    expect(ingestion.warnings).toEqual(
+      expect.arrayContaining([expect.objectContaining({ code: 'SUBMODULE_PRESENT', data: expect.objectContaining({ paths: ['.gitmodules', SUBMODULE] }) })]),
+    );
     const body = readFileSync(run.json!.artifacts['pr-body.md'], 'utf8');
     expect(body).toContain(`SUBMODULE_OPAQUE: submodule ${SUBMODULE} kept as it is: never fetched, read or edited`);
   });

@@ -16,7 +16,19 @@ import { planPublication } from '../../../src/core/publish/plan-publication.js';
 import type { BaseState, PublicationDecision, PublicationPlan } from '../../../src/core/publish/publication.js';
 import { RunRequest } from '../../../src/core/runs/run-request.js';
 import { makeTempDir, nativeGit, removeDir } from '../../helpers/git-materialize.js';
-import { APP_ID, BASE_FILES, FULL, keyPair, moveBase, OWNER, REPO, usePublisherScenarios, writeCandidate, type Edit, type Scenario } from './publisher-fixture.js';
+import {
+  APP_ID,
+  BASE_FILES,
+  FULL,
+  keyPair,
+  moveBase,
+  OWNER,
+  REPO,
+  usePublisherScenarios,
+  writeCandidate,
+  type Edit,
+  type Scenario,
+} from './publisher-fixture.js';
 
 /**
  * The same candidate decided from the base as GitHub reports it and as a local copy of the same
@@ -50,12 +62,23 @@ function localCopy(s: Scenario): string {
  * the local copy. The target (what the run is bound to) is GitHub's in both: only the source
  * of the base differs.
  */
-async function decide(s: Scenario, from: { github: true } | { gitdir: string }, options: { truncatedListingWithout?: string[] } = {}): Promise<{ decision: PublicationDecision; api: ReturnType<typeof createGitHubApi>; base?: BaseState }> {
+async function decide(
+  s: Scenario,
+  from: { github: true } | { gitdir: string },
+  options: { truncatedListingWithout?: string[] } = {},
+): Promise<{ decision: PublicationDecision; api: ReturnType<typeof createGitHubApi>; base?: BaseState }> {
   const request = await readArtifact(s.store, s.keys.request, RunRequest);
   const raw: unknown = JSON.parse(new TextDecoder().decode((await s.store.get(s.keys.candidate.prCandidate))!.body));
   const candidate = PrCandidate.parse(raw);
   if (request.source.kind !== 'github') throw new Error('GitHub run expected');
-  const tokens = new InProcessTokenBroker({ appId: APP_ID, apiUrl: s.standin.url, clock: s.clock, loadPrivateKey: async () => keyPair.privateKeyPem, policy: STANDIN_GITHUB_POLICY, role: 'write' });
+  const tokens = new InProcessTokenBroker({
+    appId: APP_ID,
+    apiUrl: s.standin.url,
+    clock: s.clock,
+    loadPrivateKey: async () => keyPair.privateKeyPem,
+    policy: STANDIN_GITHUB_POLICY,
+    role: 'write',
+  });
   const issued = await tokens.token({ installationId: request.source.installationId, repositoryId: request.source.repositoryId, role: 'write' });
   const api = createGitHubApi({ token: issued.token, baseUrl: s.standin.url, policy: STANDIN_GITHUB_POLICY });
   const left = options.truncatedListingWithout;
@@ -70,11 +93,22 @@ async function decide(s: Scenario, from: { github: true } | { gitdir: string }, 
   const repo = { api, owner: OWNER, repo: REPO };
   const { target, defaultBranch, defaultHead } = await readGitHubTarget(repo, issued);
   const controls = await readRunControls(s.store, s.keys, s.runId, candidate.attempt);
-  const common = { binding: storageBinding(s.keys.prefix), request, candidate: raw, target, blobs: await readCandidateBlobs(s.store, s.keys, candidate), ...controls };
+  const common = {
+    binding: storageBinding(s.keys.prefix),
+    request,
+    candidate: raw,
+    target,
+    blobs: await readCandidateBlobs(s.store, s.keys, candidate),
+    ...controls,
+  };
   const base = 'github' in from ? await readGitHubBase(repo, candidate, defaultBranch, defaultHead) : undefined;
   const decision = base
     ? await planPublication({ ...common, trustedPolicy: await readTrustedPolicy(repo, defaultBranch), base })
-    : await planPublication({ ...common, trustedPolicy: await readLocalPolicy(nodeFs, (from as { gitdir: string }).gitdir, defaultHead), base: await readLocalBase(nodeFs, (from as { gitdir: string }).gitdir, candidate) });
+    : await planPublication({
+        ...common,
+        trustedPolicy: await readLocalPolicy(nodeFs, (from as { gitdir: string }).gitdir, defaultHead),
+        base: await readLocalBase(nodeFs, (from as { gitdir: string }).gitdir, candidate),
+      });
   return { decision, api, base };
 }
 
@@ -85,7 +119,11 @@ function planOf(decision: PublicationDecision): PublicationPlan {
 
 /** A plan as comparable data: blob ids, the tree (sorted), parent, ref, PR text. */
 function comparable(plan: PublicationPlan) {
-  return { ...plan, blobs: plan.blobs.map((b) => b.sha), tree: { ...plan.tree, files: [...(plan.tree.files ?? [])].sort((a, b) => a.path.localeCompare(b.path)) } };
+  return {
+    ...plan,
+    blobs: plan.blobs.map((b) => b.sha),
+    tree: { ...plan.tree, files: [...(plan.tree.files ?? [])].sort((a, b) => a.path.localeCompare(b.path)) },
+  };
 }
 
 const EDITS: Record<string, Edit> = {
@@ -107,19 +145,39 @@ describe('the GitHub and local publishers apply the same decision', () => {
     expect(comparable(localPlan)).toEqual(comparable(githubPlan));
 
     const onGitHub = await new GitHubPublisher({ api: fromGitHub.api, owner: OWNER, repo: REPO, logger: s.logger }).apply(githubPlan);
-    const onDisk = await new LocalPublisher({ fs: nodeFs, gitdir, identity: { name: 'draftsman', email: 'draftsman@example.invalid' }, createdAt: '2025-06-01T12:00:00Z' }).apply(localPlan);
+    const onDisk = await new LocalPublisher({
+      fs: nodeFs,
+      gitdir,
+      identity: { name: 'draftsman', email: 'draftsman@example.invalid' },
+      createdAt: '2025-06-01T12:00:00Z',
+    }).apply(localPlan);
 
     const repo = s.standin.repo(FULL);
     const githubHead = (await repo.git.readRef(`refs/heads/${s.branch}`))!;
     expect(onGitHub).toMatchObject({ branch: s.branch, commitSha: githubHead, treeSha: candidate.headTreeSha, created: true });
     expect((await repo.git.readCommit(githubHead))!).toMatchObject({ tree: candidate.headTreeSha, parents: [baseCommitSha] });
     expect(onDisk).toMatchObject({ branch: s.branch, commitSha: candidate.headCommitSha, treeSha: candidate.headTreeSha, created: true });
-    expect(nativeGit(gitdir, ['rev-parse', `${s.branch}^{tree}`, `${s.branch}^`]).toString().trim().split('\n')).toEqual([candidate.headTreeSha, baseCommitSha]);
+    expect(
+      nativeGit(gitdir, ['rev-parse', `${s.branch}^{tree}`, `${s.branch}^`])
+        .toString()
+        .trim()
+        .split('\n'),
+    ).toEqual([candidate.headTreeSha, baseCommitSha]);
     nativeGit(gitdir, ['fsck', '--strict', '--no-dangling']);
 
     // Applying the same plan again is a no-op on both sides.
-    expect(await new LocalPublisher({ fs: nodeFs, gitdir, identity: { name: 'draftsman', email: 'draftsman@example.invalid' }, createdAt: '2025-06-01T12:00:00Z' }).apply(localPlan)).toMatchObject({ created: false });
-    expect(await new GitHubPublisher({ api: fromGitHub.api, owner: OWNER, repo: REPO, logger: s.logger }).apply(githubPlan)).toMatchObject({ created: false, commitSha: githubHead });
+    expect(
+      await new LocalPublisher({
+        fs: nodeFs,
+        gitdir,
+        identity: { name: 'draftsman', email: 'draftsman@example.invalid' },
+        createdAt: '2025-06-01T12:00:00Z',
+      }).apply(localPlan),
+    ).toMatchObject({ created: false });
+    expect(await new GitHubPublisher({ api: fromGitHub.api, owner: OWNER, repo: REPO, logger: s.logger }).apply(githubPlan)).toMatchObject({
+      created: false,
+      commitSha: githubHead,
+    });
     expect(repo.pulls.size).toBe(1);
   });
 
@@ -137,7 +195,12 @@ describe('the GitHub and local publishers apply the same decision', () => {
   });
 
   it.each([
-    { name: 'a forbidden path', tamper: async (s: Scenario) => void (await writeCandidate(s, { 'infra/main.tf': 'resource "x" "z" {}\n' })), kind: 'refuse', reason: 'REVALIDATION_FAILED' },
+    {
+      name: 'a forbidden path',
+      tamper: async (s: Scenario) => void (await writeCandidate(s, { 'infra/main.tf': 'resource "x" "z" {}\n' })),
+      kind: 'refuse',
+      reason: 'REVALIDATION_FAILED',
+    },
     {
       name: 'a token on an added line',
       tamper: async (s: Scenario) => {
@@ -164,7 +227,12 @@ describe('the GitHub and local publishers apply the same decision', () => {
       kind: 'refuse',
       reason: 'REVALIDATION_FAILED',
     },
-    { name: 'a path the trusted policy requires approval for', tamper: async (s: Scenario) => void (await writeCandidate(s, { 'src/polite.ts': 'export const polite = true;\n' })), kind: 'refuse', reason: 'APPROVAL_REQUIRED' },
+    {
+      name: 'a path the trusted policy requires approval for',
+      tamper: async (s: Scenario) => void (await writeCandidate(s, { 'src/polite.ts': 'export const polite = true;\n' })),
+      kind: 'refuse',
+      reason: 'APPROVAL_REQUIRED',
+    },
     {
       name: 'a headTreeSha the files do not give',
       tamper: async (s: Scenario) => {
@@ -185,7 +253,8 @@ describe('the GitHub and local publishers apply the same decision', () => {
     },
     {
       name: 'an edit below a line that only a whole-file scan would call a secret',
-      tamper: async (s: Scenario) => void (await writeCandidate(s, { 'config/schema.xml': (BASE_FILES['config/schema.xml'] as string).replace('1.0.0', '1.1.0') })),
+      tamper: async (s: Scenario) =>
+        void (await writeCandidate(s, { 'config/schema.xml': (BASE_FILES['config/schema.xml'] as string).replace('1.0.0', '1.1.0') })),
       kind: 'publish',
       reason: undefined,
     },
@@ -202,7 +271,9 @@ describe('the GitHub and local publishers apply the same decision', () => {
       expect(local.error.reason).toBe(github.error.reason);
       expect(local.error.data.problems).toEqual(github.error.data.problems);
       if (reason === 'REVALIDATION_FAILED' && JSON.stringify(github.error.data).includes('SECRET_DETECTED')) {
-        expect(github.error.data.problems).toEqual([expect.objectContaining({ reason: 'SECRET_DETECTED', rule: 'github-token', path: 'src/greet.ts', line: 2 })]);
+        expect(github.error.data.problems).toEqual([
+          expect.objectContaining({ reason: 'SECRET_DETECTED', rule: 'github-token', path: 'src/greet.ts', line: 2 }),
+        ]);
       }
       expect(JSON.stringify(local.error)).not.toContain('aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5');
     } else if (github.kind === 'publish' && local.kind === 'publish') {

@@ -43,7 +43,14 @@ describe('CI feedback', () => {
     const webhookStart = s.standin.calls.length;
     const recorded = await recordCheckSuite(s.readDeps, {
       action: 'completed',
-      check_suite: { id: suite.id, head_branch: s.branch, head_sha: record.publishedCommitSha, status: 'completed', conclusion: 'failure', app: { id: 15368, slug: 'github-actions' } },
+      check_suite: {
+        id: suite.id,
+        head_branch: s.branch,
+        head_sha: record.publishedCommitSha,
+        status: 'completed',
+        conclusion: 'failure',
+        app: { id: 15368, slug: 'github-actions' },
+      },
       repository,
     });
     expect(recorded).toEqual({ kind: 'recorded', key: s.keys.ci(suite.id), runId: s.runId });
@@ -71,7 +78,10 @@ describe('CI feedback', () => {
     expect(body.split('<!-- draftsman:verification').length).toBe(bodyBefore.split('<!-- draftsman:verification').length);
     expect(body.startsWith(bodyBefore.slice(0, bodyBefore.indexOf('## Verification')).trimEnd().split('\n')[0])).toBe(true);
     const publisherCalls = s.standin.calls.slice(publisherStart).filter((c) => !c.path.startsWith('/app/'));
-    expect(publisherCalls.map((c) => `${c.method} ${c.path.replace(/^\/repos\/acme\/widgets/, '')}`)).toEqual([`GET /pulls/${record.prNumber}`, `PATCH /pulls/${record.prNumber}`]);
+    expect(publisherCalls.map((c) => `${c.method} ${c.path.replace(/^\/repos\/acme\/widgets/, '')}`)).toEqual([
+      `GET /pulls/${record.prNumber}`,
+      `PATCH /pulls/${record.prNumber}`,
+    ]);
     expect(publisherCalls.every((c) => c.tokenPermissions?.contents === 'write' && c.tokenPermissions.checks === undefined)).toBe(true);
 
     // The same object delivered again changes nothing.

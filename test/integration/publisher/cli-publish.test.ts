@@ -39,5 +39,4 @@ describe('draftsman run --publish goes through the publisher core', () => {
     expect(git(['diff', '--name-only', `${base}..${branch}`], { cwd: repo })).toBe('pom.xml');
     expect(git(['rev-parse', `${branch}^{tree}`], { cwd: repo })).toBe(run.json!.headTreeSha);
   }, 60_000);
-
 });

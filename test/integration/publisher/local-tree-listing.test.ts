@@ -18,7 +18,7 @@ describe('listTree (the local publisher reads the base tree with one git ls-tree
       'a-b.txt': 'dash\n',
       'a/deep/er/c.txt': 'c\n',
       'run.sh': { content: '#!/bin/sh\n', mode: '100755' },
-      'link': { symlink: 'a/z.txt' },
+      link: { symlink: 'a/z.txt' },
       'vendor/lib': { gitlink: 'f'.repeat(40) },
       'dir with space/t\tab.txt': 'tab\n',
       'ünï/çødé.txt': 'x\n',

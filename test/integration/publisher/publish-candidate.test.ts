@@ -71,7 +71,15 @@ describe('publishCandidate through the S3-triggered publisher', () => {
     for (const c of rest) expect(c.tokenPermissions).toEqual(WRITE_SCOPES);
 
     const record = await readArtifact(s.store, s.keys.publish, PublishRecord);
-    expect(record).toMatchObject({ runId: s.runId, attempt: 1, publishedCommitSha: head, treeSha: candidate.headTreeSha, prNumber: pull.number, branch: s.branch, warnings: [] });
+    expect(record).toMatchObject({
+      runId: s.runId,
+      attempt: 1,
+      publishedCommitSha: head,
+      treeSha: candidate.headTreeSha,
+      prNumber: pull.number,
+      branch: s.branch,
+      warnings: [],
+    });
     // A pull request is an issue: its labels are set through the issues API, as on GitHub.
     expect(pull.labels).toEqual(['draftsman']);
     const run = await readArtifact(s.store, s.keys.run, RunRecord);
@@ -131,30 +139,33 @@ describe('publishCandidate through the S3-triggered publisher', () => {
       reason: 'TREE_MISMATCH',
       problem: undefined,
     },
-  ] as { name: string; tamper: (s: Scenario) => Promise<void>; reason: string; problem?: string; comment?: string }[])('refuses $name and writes nothing to the repository', async ({ tamper, reason, problem, comment }) => {
-    const s = await scenarioWith();
-    await tamper(s);
-    const before = s.standin.calls.length;
-    const [result] = await deliver(s, s.keys.candidate.prCandidate);
+  ] as { name: string; tamper: (s: Scenario) => Promise<void>; reason: string; problem?: string; comment?: string }[])(
+    'refuses $name and writes nothing to the repository',
+    async ({ tamper, reason, problem, comment }) => {
+      const s = await scenarioWith();
+      await tamper(s);
+      const before = s.standin.calls.length;
+      const [result] = await deliver(s, s.keys.candidate.prCandidate);
 
-    expect(result).toMatchObject({ kind: 'candidate', outcome: { kind: 'refused', reason } });
-    if (problem) {
-      if (result.kind !== 'candidate' || result.outcome.kind !== 'refused') throw new Error('not refused');
-      const problems = result.outcome.error.data.problems as { reason: string }[];
-      expect(problems.map((p) => p.reason)).toContain(problem);
-    }
-    const calls = s.standin.calls.slice(before);
-    expect(writesTo(calls)).toEqual([]);
-    const repo = s.standin.repo(FULL);
-    expect(repo.pulls.size).toBe(0);
-    expect(await repo.git.listRefs('refs/heads/agent/')).toEqual([]);
-    expect(await readArtifact(s.store, s.keys.run, RunRecord)).toMatchObject({ status: 'BLOCKED', reason });
-    expect(repo.comments.get(s.progressCommentId)?.body).toContain(`not published: ${reason}`);
-    if (comment) expect(repo.comments.get(s.progressCommentId)?.body).toContain(comment);
-    expect(await s.store.get(lockKey(OWNER, REPO, s.issue))).toBeUndefined();
-    expect(await s.store.get(s.keys.publish)).toBeUndefined();
-    expect(s.logger.captured.text()).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
-  });
+      expect(result).toMatchObject({ kind: 'candidate', outcome: { kind: 'refused', reason } });
+      if (problem) {
+        if (result.kind !== 'candidate' || result.outcome.kind !== 'refused') throw new Error('not refused');
+        const problems = result.outcome.error.data.problems as { reason: string }[];
+        expect(problems.map((p) => p.reason)).toContain(problem);
+      }
+      const calls = s.standin.calls.slice(before);
+      expect(writesTo(calls)).toEqual([]);
+      const repo = s.standin.repo(FULL);
+      expect(repo.pulls.size).toBe(0);
+      expect(await repo.git.listRefs('refs/heads/agent/')).toEqual([]);
+      expect(await readArtifact(s.store, s.keys.run, RunRecord)).toMatchObject({ status: 'BLOCKED', reason });
+      expect(repo.comments.get(s.progressCommentId)?.body).toContain(`not published: ${reason}`);
+      if (comment) expect(repo.comments.get(s.progressCommentId)?.body).toContain(comment);
+      expect(await s.store.get(lockKey(OWNER, REPO, s.issue))).toBeUndefined();
+      expect(await s.store.get(s.keys.publish)).toBeUndefined();
+      expect(s.logger.captured.text()).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+    },
+  );
 
   it('base moved, policy rerun: requests attempt 2 on the new base and publishes nothing', async () => {
     const s = await scenarioWith('rerun');
@@ -262,7 +273,11 @@ describe('publishCandidate through the S3-triggered publisher', () => {
     const s = await scenarioWith();
     const record = (eventName: string, key: string) => ({ eventName, s3: { object: { key } } });
     const results = await s.handler({
-      Records: [record('ObjectRemoved:Delete', s.keys.candidate.prCandidate), record('ObjectCreated:Put', s.keys.attempt(1).ledger(1)), record('ObjectCreated:Put', s.keys.request)],
+      Records: [
+        record('ObjectRemoved:Delete', s.keys.candidate.prCandidate),
+        record('ObjectCreated:Put', s.keys.attempt(1).ledger(1)),
+        record('ObjectCreated:Put', s.keys.request),
+      ],
     });
     expect(results.map((r) => r.kind)).toEqual(['ignored', 'ignored', 'ignored']);
     expect(s.standin.calls).toEqual([]);

@@ -59,12 +59,26 @@ describe('approval and risk come from the trusted policy', () => {
     const gateId = refusal((await deliver(s, s.keys.candidate.prCandidate))[0]).data.gateId as string;
 
     // Attempt 2 claims the gate in its attempt request (the worker writes attempts/*): still refused.
-    await writeArtifact(s.store, s.keys.attempt(2).request, AttemptRequest, { schemaVersion: 1, runId: s.runId, attempt: 2, reason: 'approve', approvedGates: [gateId], createdAt: '2025-06-01T12:00:00.000Z' });
+    await writeArtifact(s.store, s.keys.attempt(2).request, AttemptRequest, {
+      schemaVersion: 1,
+      runId: s.runId,
+      attempt: 2,
+      reason: 'approve',
+      approvedGates: [gateId],
+      createdAt: '2025-06-01T12:00:00.000Z',
+    });
     await writeCandidate(s, GREET, { attempt: 2 });
     expect(refusal((await deliver(s, s.keys.candidate.prCandidate))[0]).reason).toBe('APPROVAL_REQUIRED');
 
     // The approval marker only the trigger writes, for this attempt and this gate: published.
-    await writeArtifact(s.store, s.keys.approve(2), ApprovalMarker, { schemaVersion: 1, runId: s.runId, attempt: 2, by: 'alice', gateId, at: '2025-06-01T12:00:00.000Z' });
+    await writeArtifact(s.store, s.keys.approve(2), ApprovalMarker, {
+      schemaVersion: 1,
+      runId: s.runId,
+      attempt: 2,
+      by: 'alice',
+      gateId,
+      at: '2025-06-01T12:00:00.000Z',
+    });
     await writeCandidate(s, GREET, { attempt: 2 });
     const [result] = await deliver(s, s.keys.candidate.prCandidate);
     expect(result).toMatchObject({ outcome: { kind: 'published', record: { attempt: 2 } } });

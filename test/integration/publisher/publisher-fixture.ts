@@ -126,7 +126,14 @@ export async function startScenario(
   const repoState = standin.repo(FULL);
   const progressCommentId = 5000 + options.issue;
   const bot = standin.state.users.get('draftsman[bot]')!;
-  repoState.comments.set(progressCommentId, { id: progressCommentId, issueNumber: options.issue, body: 'queued', user: bot, createdAt: clock.now(), updatedAt: clock.now() });
+  repoState.comments.set(progressCommentId, {
+    id: progressCommentId,
+    issueNumber: options.issue,
+    body: 'queued',
+    user: bot,
+    createdAt: clock.now(),
+    updatedAt: clock.now(),
+  });
   const createdAt = new Date(clock.now()).toISOString();
   await writeArtifact(store, keys.request, RunRequest, {
     schemaVersion: 1,
@@ -139,9 +146,30 @@ export async function startScenario(
     agentBranch: branch,
     createdAt,
   });
-  await writeArtifact(store, keys.run, RunRecord, { schemaVersion: 1, runId: runId, status: 'COMPLETED', attempt: 1, attempts: [{ n: 1, status: 'COMPLETED', startedAt: createdAt }], agentBranch: branch, progressCommentId, updatedAt: createdAt });
-  await writeArtifact(store, lockKey(OWNER, REPO, options.issue), IssueLock, { schemaVersion: 1, runId: runId, attempt: 1, acquiredAt: createdAt, expiresAt: new Date(clock.now() + 3_600_000).toISOString() });
-  await writeArtifact(store, issueLatestKey(OWNER, REPO, options.issue), IssueLatest, { schemaVersion: 1, runId: runId, attempt: 1, progressCommentId, updatedAt: createdAt });
+  await writeArtifact(store, keys.run, RunRecord, {
+    schemaVersion: 1,
+    runId: runId,
+    status: 'COMPLETED',
+    attempt: 1,
+    attempts: [{ n: 1, status: 'COMPLETED', startedAt: createdAt }],
+    agentBranch: branch,
+    progressCommentId,
+    updatedAt: createdAt,
+  });
+  await writeArtifact(store, lockKey(OWNER, REPO, options.issue), IssueLock, {
+    schemaVersion: 1,
+    runId: runId,
+    attempt: 1,
+    acquiredAt: createdAt,
+    expiresAt: new Date(clock.now() + 3_600_000).toISOString(),
+  });
+  await writeArtifact(store, issueLatestKey(OWNER, REPO, options.issue), IssueLatest, {
+    schemaVersion: 1,
+    runId: runId,
+    attempt: 1,
+    progressCommentId,
+    updatedAt: createdAt,
+  });
   return {
     standin,
     clock,
@@ -197,18 +225,35 @@ export async function writeCandidate(
   const policy = writePolicyFor({ forbidden: options.forbidden ?? [] });
   const index = await VirtualIndex.fromCommit(fs, gitdir, baseCommitSha);
   await stagePaths({ workspace, index, paths: Object.keys(edits), policy, runId: s.runId });
-  const verification = { status: 'PASSED' as const, checks: [{ name: 'parse', status: 'PASSED' as const }], notRun: [{ name: 'npm test', why: 'draftsman never runs build commands; CI does' }] };
+  const verification = {
+    status: 'PASSED' as const,
+    checks: [{ name: 'parse', status: 'PASSED' as const }],
+    notRun: [{ name: 'npm test', why: 'draftsman never runs build commands; CI does' }],
+  };
   const commit = await commitStaged({
     workspace,
     index,
-    message: { type: 'fix', summary: 'make the greeting polite', task: 'Greet politely', intent: 'polite greeting', risk: [], runId: s.runId, taskId: 'task-digest' },
+    message: {
+      type: 'fix',
+      summary: 'make the greeting polite',
+      task: 'Greet politely',
+      intent: 'polite greeting',
+      risk: [],
+      runId: s.runId,
+      taskId: 'task-digest',
+    },
     verification,
     policy,
     identity: { name: 'draftsman', email: 'draftsman@example.invalid' },
     createdAt: '2025-06-01T12:00:00Z',
   });
   const diff = await diffBaseToHead(workspace, { rules: defaultPathRules() });
-  const section = renderVerificationSection({ checks: [{ name: 'parse', status: 'PASSED' }], notRun: verification.notRun, ciCommands: ['npm test'], verifier: 'npm' });
+  const section = renderVerificationSection({
+    checks: [{ name: 'parse', status: 'PASSED' }],
+    notRun: verification.notRun,
+    ciCommands: ['npm test'],
+    verifier: 'npm',
+  });
   const body = replaceVerificationSection('# Make the greeting polite\n\nSummary of the change.\n', section);
   const { candidate, changes } = await buildPrCandidate({
     workspace,
@@ -228,14 +273,21 @@ export async function writeCandidate(
     attempt: options.attempt ?? 1,
   });
   const k = s.keys.candidate;
-  await writePrCandidate({ store: s.store, keys: { candidate: k.prCandidate, body: k.prBody, diffSummary: k.diffSummary, changesPrefix: k.changesPrefix }, candidate, changes });
+  await writePrCandidate({
+    store: s.store,
+    keys: { candidate: k.prCandidate, body: k.prBody, diffSummary: k.diffSummary, changesPrefix: k.changesPrefix },
+    candidate,
+    changes,
+  });
   return { candidate, baseCommitSha };
 }
 
 /** Deliver the newest S3 ObjectCreated notification for `key` to the publisher, as Lambda would. */
 export async function deliver(s: Scenario, key: string): Promise<PublisherResult[]> {
   for (let i = 0; i < 50; i++) {
-    const event = [...s.events].reverse().find((e) => e.Records.some((r) => decodeURIComponent(r.s3.object.key.replace(/\+/g, ' ')) === key && r.eventName.startsWith('ObjectCreated')));
+    const event = [...s.events]
+      .reverse()
+      .find((e) => e.Records.some((r) => decodeURIComponent(r.s3.object.key.replace(/\+/g, ' ')) === key && r.eventName.startsWith('ObjectCreated')));
     if (event) return s.handler(event);
     await new Promise((r) => setTimeout(r, 10));
   }

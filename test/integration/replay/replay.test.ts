@@ -129,7 +129,10 @@ describe('replaying a worker step whose invocation died', () => {
       await h.drain();
 
       // Three deliveries reached the worker (the late retry and the continuation twice); one worked.
-      const workerKeys = h.dispatched.slice(dispatched).filter((d) => d.fn === 'worker').map((d) => d.key.slice(prefix.length));
+      const workerKeys = h.dispatched
+        .slice(dispatched)
+        .filter((d) => d.fn === 'worker')
+        .map((d) => d.key.slice(prefix.length));
       expect(workerKeys.sort()).toEqual(['attempts/1/continue-1.json', 'attempts/1/continue-1.json', 'request.json']);
       expect(duplicates(prefix) - before).toBe(2);
       expect(await h.json(`${prefix}attempts/1/lease.json`)).toMatchObject({ continuation: 1 });

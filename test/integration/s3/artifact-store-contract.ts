@@ -143,7 +143,13 @@ export function describeArtifactStoreContract(name: string, create: () => Promis
     });
 
     it.each(['', '/abs.json', '../escape.json', 'a/../../b', 'a//b', 'a/./b', 'a\\b'])('refuses the key %j with ARTIFACT_KEY_INVALID', async (key) => {
-      for (const op of [() => store.get(key), () => store.put(key, 'x'), () => store.putIfAbsent(key, 'x'), () => store.putIfMatch(key, 'x', 'e'), () => store.delete(key)]) {
+      for (const op of [
+        () => store.get(key),
+        () => store.put(key, 'x'),
+        () => store.putIfAbsent(key, 'x'),
+        () => store.putIfMatch(key, 'x', 'e'),
+        () => store.delete(key),
+      ]) {
         const error = await op().then(
           () => undefined,
           (e: unknown) => e,

@@ -59,7 +59,9 @@ describe('S3ArtifactStore error handling beyond what s3rver can stage', () => {
           throw httpError(status, name);
         },
       ]);
-      const error = await store(bad.client).put('k', 'x').catch((e: unknown) => e);
+      const error = await store(bad.client)
+        .put('k', 'x')
+        .catch((e: unknown) => e);
       expect((error as ArtifactStoreError).reason).toBe('STORE_REQUEST_FAILED');
       expect((error as ArtifactStoreError).data).toMatchObject({ status, code: name, attempts: 1 });
     }

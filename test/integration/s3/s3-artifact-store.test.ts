@@ -132,7 +132,7 @@ describe('S3ArtifactStore on s3rver: retries, faults, encryption, events', () =>
     expect(await bodyOf('f6/request.json')).toBe('ours');
   });
 
-  it('putIfAbsent after a 5xx still reports false when the object there is someone else\'s', async () => {
+  it("putIfAbsent after a 5xx still reports false when the object there is someone else's", async () => {
     const store = makeStore();
     await store.put('f7/request.json', 'theirs');
     server.faults.fail({ status: 503, count: 1, match: (method, key) => method === 'PUT' && key === 'f7/request.json' });
@@ -176,7 +176,10 @@ describe('S3ArtifactStore on s3rver: retries, faults, encryption, events', () =>
 
   it.each([
     [{ type: 'AES256' } as const, { 'x-amz-server-side-encryption': 'AES256' }],
-    [{ type: 'aws:kms', kmsKeyId: 'arn:aws:kms:eu-west-1:111122223333:key/abcd' } as const, { 'x-amz-server-side-encryption': 'aws:kms', 'x-amz-server-side-encryption-aws-kms-key-id': 'arn:aws:kms:eu-west-1:111122223333:key/abcd' }],
+    [
+      { type: 'aws:kms', kmsKeyId: 'arn:aws:kms:eu-west-1:111122223333:key/abcd' } as const,
+      { 'x-amz-server-side-encryption': 'aws:kms', 'x-amz-server-side-encryption-aws-kms-key-id': 'arn:aws:kms:eu-west-1:111122223333:key/abcd' },
+    ],
   ])('sends server-side encryption %j on every write', async (sse, headers) => {
     const store = makeStore({ sse });
     const key = `f10/${sse.type}.json`;
@@ -196,10 +199,7 @@ describe('S3ArtifactStore on s3rver: retries, faults, encryption, events', () =>
     await store.putIfMatch('f11/a.json', 'x', etag);
     await store.putIfAbsent('f11/b.json', 'x');
     const conditional = server.requests.filter((r) => r.method === 'PUT' && r.key.startsWith('f11/') && (r.headers['if-match'] || r.headers['if-none-match']));
-    expect(conditional.map((r) => r.headers)).toEqual([
-      expect.objectContaining({ 'if-match': etag }),
-      expect.objectContaining({ 'if-none-match': '*' }),
-    ]);
+    expect(conditional.map((r) => r.headers)).toEqual([expect.objectContaining({ 'if-match': etag }), expect.objectContaining({ 'if-none-match': '*' })]);
   });
 
   it('forwards ObjectCreated events in the AWS S3 notification shape, keys URL-encoded as AWS does', async () => {

@@ -26,7 +26,14 @@ let deps: SweepDeps;
 let logger: CapturingLogger;
 const clock = fixedClock(NOW);
 const tokens = () =>
-  new InProcessTokenBroker({ role: 'read', appId: APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => keys.privateKeyPem, policy: STANDIN_GITHUB_POLICY });
+  new InProcessTokenBroker({
+    role: 'read',
+    appId: APP_ID,
+    apiUrl: standin.url,
+    clock,
+    loadPrivateKey: async () => keys.privateKeyPem,
+    policy: STANDIN_GITHUB_POLICY,
+  });
 const github = (token: string) => createGitHubApi({ token, baseUrl: standin.url, policy: STANDIN_GITHUB_POLICY });
 
 /** A run the way the webhook leaves it: request.json, the issue pointer, the lock, a progress comment. */
@@ -39,7 +46,12 @@ async function seedRun(input: {
 }): Promise<{ commentId: number }> {
   const broker = tokens();
   const issued = await broker.token({ installationId: 1, repositoryId: 11, role: 'read' });
-  const comment = await github(issued.token).rest.issues.createComment({ owner: 'acme', repo: 'widgets', issue_number: input.issue, body: `QUEUED ${input.runId}` });
+  const comment = await github(issued.token).rest.issues.createComment({
+    owner: 'acme',
+    repo: 'widgets',
+    issue_number: input.issue,
+    body: `QUEUED ${input.runId}`,
+  });
   const k = runKeys('acme', 'widgets', input.runId);
   const where = input.commentIn ?? 'request';
   await writeArtifact(store, k.request, RunRequest, {
@@ -49,7 +61,13 @@ async function seedRun(input: {
     repo: 'widgets',
     source: { kind: 'github', repositoryId: 11, installationId: 1, cloneUrl: 'https://example.invalid/acme/widgets.git', apiUrl: standin.url },
     trigger: { kind: 'label', key: `label-${input.runId}`, sender: 'maintainer' },
-    issue: { number: input.issue, title: 't', body: 'b', updatedAt: iso(NOW - 300 * MIN), progressCommentId: where === 'request' ? comment.data.id : undefined },
+    issue: {
+      number: input.issue,
+      title: 't',
+      body: 'b',
+      updatedAt: iso(NOW - 300 * MIN),
+      progressCommentId: where === 'request' ? comment.data.id : undefined,
+    },
     agentBranch: `agent/i${input.issue}/r${input.runId}`,
     createdAt: iso(input.lock.acquiredAt),
   });
@@ -117,7 +135,12 @@ beforeEach(async () => {
 
 describe('sweep', () => {
   it('fails a RUNNING run whose lock expired, edits its progress comment with a read token, and releases the lock', async () => {
-    const { commentId } = await seedRun({ issue: 1, runId: 'aaaaaaaaaaaa', lock: { acquiredAt: NOW - 150 * MIN, expiresAt: NOW - 30 * MIN }, run: { status: 'RUNNING', updatedAt: NOW - 140 * MIN } });
+    const { commentId } = await seedRun({
+      issue: 1,
+      runId: 'aaaaaaaaaaaa',
+      lock: { acquiredAt: NOW - 150 * MIN, expiresAt: NOW - 30 * MIN },
+      run: { status: 'RUNNING', updatedAt: NOW - 140 * MIN },
+    });
 
     standin.calls.length = 0;
 
@@ -136,11 +159,18 @@ describe('sweep', () => {
     expect(edits[0].tokenPermissions).toMatchObject({ contents: 'read', issues: 'write' });
     expect(edits[0].tokenPermissions?.pull_requests).not.toBe('write');
     // One EMF line per sweep: the STUCK alarm counts runsStuck.
-    expect(logger.entries().filter((e) => e.msg === 'metric')).toEqual([expect.objectContaining({ fn: 'sweeper', runsStuck: 1, locksReleased: 1, ciPolled: 0, sweepProblems: 0 })]);
+    expect(logger.entries().filter((e) => e.msg === 'metric')).toEqual([
+      expect.objectContaining({ fn: 'sweeper', runsStuck: 1, locksReleased: 1, ciPolled: 0, sweepProblems: 0 }),
+    ]);
   });
 
   it('leaves a live lock of a run that is making progress alone', async () => {
-    const { commentId } = await seedRun({ issue: 2, runId: 'bbbbbbbbbbbb', lock: { acquiredAt: NOW - 20 * MIN, expiresAt: NOW + 100 * MIN }, run: { status: 'RUNNING', updatedAt: NOW - 5 * MIN } });
+    const { commentId } = await seedRun({
+      issue: 2,
+      runId: 'bbbbbbbbbbbb',
+      lock: { acquiredAt: NOW - 20 * MIN, expiresAt: NOW + 100 * MIN },
+      run: { status: 'RUNNING', updatedAt: NOW - 5 * MIN },
+    });
     standin.calls.length = 0;
 
     const report = await sweep(deps);
@@ -153,7 +183,12 @@ describe('sweep', () => {
   });
 
   it('only releases the expired lock of a run that already ended', async () => {
-    const { commentId } = await seedRun({ issue: 3, runId: 'cccccccccccc', lock: { acquiredAt: NOW - 200 * MIN, expiresAt: NOW - 80 * MIN }, run: { status: 'COMPLETED', updatedAt: NOW - 190 * MIN } });
+    const { commentId } = await seedRun({
+      issue: 3,
+      runId: 'cccccccccccc',
+      lock: { acquiredAt: NOW - 200 * MIN, expiresAt: NOW - 80 * MIN },
+      run: { status: 'COMPLETED', updatedAt: NOW - 190 * MIN },
+    });
 
     const report = await sweep(deps);
 
@@ -164,7 +199,12 @@ describe('sweep', () => {
   });
 
   it('fails a run the worker never started (no run.json) once its lock is older than the threshold, finding the comment through latest.json', async () => {
-    const { commentId } = await seedRun({ issue: 4, runId: 'dddddddddddd', lock: { acquiredAt: NOW - 61 * MIN, expiresAt: NOW + 59 * MIN }, commentIn: 'latest' });
+    const { commentId } = await seedRun({
+      issue: 4,
+      runId: 'dddddddddddd',
+      lock: { acquiredAt: NOW - 61 * MIN, expiresAt: NOW + 59 * MIN },
+      commentIn: 'latest',
+    });
 
     const report = await sweep(deps);
 
@@ -175,8 +215,18 @@ describe('sweep', () => {
   });
 
   it('fails a RUNNING run under a live lock when its record has not moved for longer than the threshold', async () => {
-    await seedRun({ issue: 5, runId: 'eeeeeeeeeeee', lock: { acquiredAt: NOW - 90 * MIN, expiresAt: NOW + 30 * MIN, attempt: 2 }, run: { status: 'RUNNING', updatedAt: NOW - 61 * MIN } });
-    const justInside = await seedRun({ issue: 6, runId: 'ffffffffffff', lock: { acquiredAt: NOW - 90 * MIN, expiresAt: NOW + 30 * MIN }, run: { status: 'RUNNING', updatedAt: NOW - 59 * MIN } });
+    await seedRun({
+      issue: 5,
+      runId: 'eeeeeeeeeeee',
+      lock: { acquiredAt: NOW - 90 * MIN, expiresAt: NOW + 30 * MIN, attempt: 2 },
+      run: { status: 'RUNNING', updatedAt: NOW - 61 * MIN },
+    });
+    const justInside = await seedRun({
+      issue: 6,
+      runId: 'ffffffffffff',
+      lock: { acquiredAt: NOW - 90 * MIN, expiresAt: NOW + 30 * MIN },
+      run: { status: 'RUNNING', updatedAt: NOW - 59 * MIN },
+    });
 
     const report = await sweep(deps);
 
@@ -187,19 +237,34 @@ describe('sweep', () => {
   });
 
   it('hands every repository with runs to the CI poll hook and reports what it wrote', async () => {
-    await seedRun({ issue: 2, runId: 'bbbbbbbbbbbb', lock: { acquiredAt: NOW - 20 * MIN, expiresAt: NOW + 100 * MIN }, run: { status: 'RUNNING', updatedAt: NOW - 5 * MIN } });
+    await seedRun({
+      issue: 2,
+      runId: 'bbbbbbbbbbbb',
+      lock: { acquiredAt: NOW - 20 * MIN, expiresAt: NOW + 100 * MIN },
+      run: { status: 'RUNNING', updatedAt: NOW - 5 * MIN },
+    });
     await store.put('issues/other/tools/9/latest.json', '{}');
     const seen: { owner: string; repo: string }[][] = [];
 
     const report = await sweep({ ...deps, pollCi: async (repositories) => (seen.push(repositories), ['runs/acme/widgets/bbbbbbbbbbbb/ci/poll-1.json']) });
 
-    expect(seen).toEqual([[{ owner: 'acme', repo: 'widgets' }, { owner: 'other', repo: 'tools' }]]);
+    expect(seen).toEqual([
+      [
+        { owner: 'acme', repo: 'widgets' },
+        { owner: 'other', repo: 'tools' },
+      ],
+    ]);
     expect(report.ciPolled).toEqual(['runs/acme/widgets/bbbbbbbbbbbb/ci/poll-1.json']);
   });
 
   it('keeps sweeping when one lock is unreadable, and reports it', async () => {
     await store.put(lockKey('acme', 'widgets', 2), 'not json');
-    await seedRun({ issue: 3, runId: 'cccccccccccc', lock: { acquiredAt: NOW - 200 * MIN, expiresAt: NOW - 80 * MIN }, run: { status: 'RUNNING', updatedAt: NOW - 190 * MIN } });
+    await seedRun({
+      issue: 3,
+      runId: 'cccccccccccc',
+      lock: { acquiredAt: NOW - 200 * MIN, expiresAt: NOW - 80 * MIN },
+      run: { status: 'RUNNING', updatedAt: NOW - 190 * MIN },
+    });
 
     const report = await sweep(deps);
 

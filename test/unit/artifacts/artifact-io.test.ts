@@ -81,7 +81,12 @@ describe('artifact I/O', () => {
 
   it('gives byte-identical artifacts (and etags) for equal values built in different key orders', async () => {
     const store = new MapStore();
-    const reordered = { timings: { phasesMs: { map: 5, ingest: 10 }, startedAt: value.timings.startedAt }, attempts: 1, status: 'RUNNING' as const, schemaVersion: 1 as const };
+    const reordered = {
+      timings: { phasesMs: { map: 5, ingest: 10 }, startedAt: value.timings.startedAt },
+      attempts: 1,
+      status: 'RUNNING' as const,
+      schemaVersion: 1 as const,
+    };
     const e1 = await writeArtifact(store, 'a.json', Run, value);
     const e2 = await writeArtifact(store, 'b.json', Run, reordered);
     expect(store.text('a.json')).toBe(store.text('b.json'));
@@ -141,6 +146,8 @@ describe('artifact I/O', () => {
   });
 
   it('canonicalPrettyJson sorts nested keys inside arrays and drops undefined', () => {
-    expect(canonicalPrettyJson({ b: [{ d: 1, c: undefined, a: 2 }], a: null })).toBe('{\n  "a": null,\n  "b": [\n    {\n      "a": 2,\n      "d": 1\n    }\n  ]\n}\n');
+    expect(canonicalPrettyJson({ b: [{ d: 1, c: undefined, a: 2 }], a: null })).toBe(
+      '{\n  "a": null,\n  "b": [\n    {\n      "a": 2,\n      "d": 1\n    }\n  ]\n}\n',
+    );
   });
 });

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ArtifactError } from '../../../src/core/artifacts/artifact-error.js';
-import {
-  hourBucket,
-  issueLatestKey,
-  limitKey,
-  limitPrefix,
-  lockKey,
-  mapKey,
-  padSeq,
-  parseSeq,
-  runKeys,
-} from '../../../src/core/artifacts/keys.js';
+import { hourBucket, issueLatestKey, limitKey, limitPrefix, lockKey, mapKey, padSeq, parseSeq, runKeys } from '../../../src/core/artifacts/keys.js';
 
 const R = 'runs/octo/widgets/abcdefghijkl';
 const BLOB = 'a'.repeat(40);

@@ -32,7 +32,20 @@ describe('TerminalReporter', () => {
 
   it('ends with the status, the base, the commit and the run directory', () => {
     const { r, text } = reporter(true);
-    r.finish({ status: 'COMPLETED', baseRef: 'refs/heads/main', baseCommitSha: 'b'.repeat(40), headCommitSha: 'c'.repeat(40), agentBranch: 'agent/local/rx', artifacts: {} }, '/tmp/run', 'published');
-    expect(text()).toBe(`draftsman: COMPLETED\n  base     refs/heads/main ${'b'.repeat(40)}\n  commit   ${'c'.repeat(40)} on agent/local/rx\n  publish  published\n  run dir  /tmp/run\n`);
+    r.finish(
+      {
+        status: 'COMPLETED',
+        baseRef: 'refs/heads/main',
+        baseCommitSha: 'b'.repeat(40),
+        headCommitSha: 'c'.repeat(40),
+        agentBranch: 'agent/local/rx',
+        artifacts: {},
+      },
+      '/tmp/run',
+      'published',
+    );
+    expect(text()).toBe(
+      `draftsman: COMPLETED\n  base     refs/heads/main ${'b'.repeat(40)}\n  commit   ${'c'.repeat(40)} on agent/local/rx\n  publish  published\n  run dir  /tmp/run\n`,
+    );
   });
 });

@@ -1,7 +1,15 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IssueCommentCreatedPayload, IssuesClosedPayload, IssuesLabeledPayload } from '../../../src/app/webhook/webhook-payloads.js';
-import { buildPayloads, HARNESS_APP_ID, HARNESS_INSTALLATION_ID, HARNESS_OWNER, HARNESS_REPO, HARNESS_REPOSITORY_ID, MAINTAINER } from '../../helpers/app-harness.js';
+import {
+  buildPayloads,
+  HARNESS_APP_ID,
+  HARNESS_INSTALLATION_ID,
+  HARNESS_OWNER,
+  HARNESS_REPO,
+  HARNESS_REPOSITORY_ID,
+  MAINTAINER,
+} from '../../helpers/app-harness.js';
 import { startGitHubStandin, type GitHubStandin } from '../../helpers/github-standin/index.js';
 import { webhookPayloadProblems, zodRequirementGaps } from '../../helpers/openapi/webhook-schemas.js';
 
@@ -10,8 +18,10 @@ import { webhookPayloadProblems, zodRequirementGaps } from '../../helpers/openap
  * purpose, each with its reason. Anything else the comparison finds fails.
  */
 const ACCEPTED_GAPS: Record<string, string> = {
-  "$.installation: optional in GitHub's payload": 'GitHub documents one schema for App and non-App deliveries; deliveries to a GitHub App always carry the installation',
-  '$.comment.user: GitHub may send null': 'null only for a deleted account; a comment being created has a live author, and a payload without one is refused at the boundary',
+  "$.installation: optional in GitHub's payload":
+    'GitHub documents one schema for App and non-App deliveries; deliveries to a GitHub App always carry the installation',
+  '$.comment.user: GitHub may send null':
+    'null only for a deleted account; a comment being created has a live author, and a payload without one is refused at the boundary',
 };
 
 describe("the App's webhook payload schemas against GitHub's (@octokit/openapi-webhooks)", () => {
@@ -20,9 +30,13 @@ describe("the App's webhook payload schemas against GitHub's (@octokit/openapi-w
     ['issue_comment.created', IssueCommentCreatedPayload, 'issue_comment', 'created'],
     ['issues.closed', IssuesClosedPayload, 'issues', 'closed'],
   ] as const;
-  it.each(cases)('%s: every field the App requires is one GitHub sends, with a compatible type', (_name, schema, event, action) => {
-    expect(zodRequirementGaps(schema, event, action).filter((g) => !(g in ACCEPTED_GAPS))).toEqual([]);
-  }, 30_000);
+  it.each(cases)(
+    '%s: every field the App requires is one GitHub sends, with a compatible type',
+    (_name, schema, event, action) => {
+      expect(zodRequirementGaps(schema, event, action).filter((g) => !(g in ACCEPTED_GAPS))).toEqual([]);
+    },
+    30_000,
+  );
 
   it('catches a required field GitHub does not send, one it may leave out, one of another type, and a possible null', async () => {
     const { z } = await import('zod');
@@ -51,7 +65,16 @@ describe("the payloads the tests deliver (app-harness, from @octokit/webhooks-ex
       privateKeyPem: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
       users: [MAINTAINER],
       installations: [{ id: HARNESS_INSTALLATION_ID, account: HARNESS_OWNER }],
-      repos: [{ owner: HARNESS_OWNER, name: HARNESS_REPO, id: HARNESS_REPOSITORY_ID, installationId: HARNESS_INSTALLATION_ID, files: { 'README.md': 'x\n' }, issues: [{ number: 1, title: 'A task', body: 'Do it', user: MAINTAINER }] }],
+      repos: [
+        {
+          owner: HARNESS_OWNER,
+          name: HARNESS_REPO,
+          id: HARNESS_REPOSITORY_ID,
+          installationId: HARNESS_INSTALLATION_ID,
+          files: { 'README.md': 'x\n' },
+          issues: [{ number: 1, title: 'A task', body: 'Do it', user: MAINTAINER }],
+        },
+      ],
     });
   });
   afterAll(async () => standin?.stop());

@@ -14,7 +14,11 @@ describe('eval: comparing a published change with the human commit', () => {
   });
 
   it('lockfiles count for precision but never for recall', () => {
-    const ours = new Map([['go.mod', Buffer.from('require x v2\n')], ['a.go', Buffer.from('package a // v2\n')], ['old.go', undefined]]);
+    const ours = new Map([
+      ['go.mod', Buffer.from('require x v2\n')],
+      ['a.go', Buffer.from('package a // v2\n')],
+      ['old.go', undefined],
+    ]);
     const c = compareCase(before, after, ['a.go', 'go.mod', 'old.go'], ours);
     expect(c.recall).toEqual({ hit: 3, of: 3 });
     expect(c.precision).toEqual({ hit: 3, of: 3 });
@@ -23,7 +27,10 @@ describe('eval: comparing a published change with the human commit', () => {
   });
 
   it('a missed file, a wrong extra file and a file that differs are each named', () => {
-    const ours = new Map([['go.mod', Buffer.from('require x  v2\n')], ['b.go', Buffer.from('package b2\n')]]);
+    const ours = new Map([
+      ['go.mod', Buffer.from('require x  v2\n')],
+      ['b.go', Buffer.from('package b2\n')],
+    ]);
     const c = compareCase(before, after, ['b.go', 'go.mod'], ours);
     expect(c.recall).toEqual({ hit: 1, of: 3 });
     expect(c.precision).toEqual({ hit: 1, of: 2 });
@@ -37,9 +44,23 @@ describe('eval: comparing a published change with the human commit', () => {
 
   it('totals add up over cases, and an unpublished case is a failure with its reason', () => {
     const ours = new Map([['go.mod', Buffer.from('require x v2\n')]]);
-    const published: CaseResult = { id: 'a', published: true, status: 'COMPLETED', comparison: compareCase(before, after, ['go.mod'], ours), refreshMissing: [], elapsedMs: 0 };
+    const published: CaseResult = {
+      id: 'a',
+      published: true,
+      status: 'COMPLETED',
+      comparison: compareCase(before, after, ['go.mod'], ours),
+      refreshMissing: [],
+      elapsedMs: 0,
+    };
     const refused: CaseResult = { id: 'b', published: false, status: 'FAILED', reason: 'NO_CHANGES', refreshMissing: [], elapsedMs: 0 };
-    expect(totalsOf([published, refused])).toEqual({ cases: 2, published: 1, recall: { hit: 1, of: 3 }, precision: { hit: 1, of: 1 }, identical: { hit: 1, of: 1 }, wrongExtra: 0 });
+    expect(totalsOf([published, refused])).toEqual({
+      cases: 2,
+      published: 1,
+      recall: { hit: 1, of: 3 },
+      precision: { hit: 1, of: 1 },
+      identical: { hit: 1, of: 1 },
+      wrongExtra: 0,
+    });
     expect(caseFailures(refused)).toEqual(['not published: FAILED NO_CHANGES']);
     expect(caseFailures(published)).toEqual(['missed a.go, old.go']);
   });

@@ -11,9 +11,8 @@ const files = {
   'with space/ünï "q".txt': 'x\ny',
   'gone.txt': 'bye\n',
   'run.sh': 'echo\n',
-  'link': { symlink: 'a.txt' },
+  link: { symlink: 'a.txt' },
 };
-
 
 describe('applyPatch', () => {
   it('replays our patch onto a fresh workspace and reproduces the exact view', async () => {
@@ -56,4 +55,3 @@ describe('applyPatch', () => {
     await expect(applyPatch(repo.workspace, 'hello\n')).rejects.toMatchObject({ reason: 'PATCH_INVALID' });
   });
 });
-

@@ -73,9 +73,12 @@ describe('agentBranchName', () => {
 });
 
 describe('parseAgentBranch', () => {
-  it.each(['main', 'agent/i0/rabc', 'agent/i12', 'agent/i12/r', 'agent/x/rabc', 'agent/local/rabc/more', 'refs/heads/agent/i1/rabc', null, undefined])('%j is no agent branch', (name) => {
-    expect(parseAgentBranch(name)).toBeUndefined();
-  });
+  it.each(['main', 'agent/i0/rabc', 'agent/i12', 'agent/i12/r', 'agent/x/rabc', 'agent/local/rabc/more', 'refs/heads/agent/i1/rabc', null, undefined])(
+    '%j is no agent branch',
+    (name) => {
+      expect(parseAgentBranch(name)).toBeUndefined();
+    },
+  );
 });
 
 describe('assertAgentBranchName', () => {

@@ -34,6 +34,8 @@ describe('formatCommitMessage', () => {
   });
 
   it('marks a breaking change with ! after the scope', () => {
-    expect(formatCommitMessage({ ...base, type: 'fix', scope: 'cart', breaking: true, summary: 'reject empty carts' }).split('\n')[0]).toBe('fix(cart)!: reject empty carts');
+    expect(formatCommitMessage({ ...base, type: 'fix', scope: 'cart', breaking: true, summary: 'reject empty carts' }).split('\n')[0]).toBe(
+      'fix(cart)!: reject empty carts',
+    );
   });
 });

@@ -18,7 +18,14 @@ const message = { type: 'fix' as const, summary: 's', task: 't', intent: 'i', ri
 async function staged(files: Record<string, string> = { 'src/a.ts': 'export const a = 2;\n' }) {
   const repo = await createMemoryRepo({ 'src/a.ts': 'export const a = 1;\n', 'infra/x.tf': 'x\n' });
   const index = await VirtualIndex.fromCommit(repo.fs, repo.gitdir, repo.commitSha);
-  await createAgentBranch({ workspace: repo.workspace, index, branch: 'agent/local/rrun1', runId: 'run1', ingestionBaseSha: repo.commitSha, policy: writePolicyFor() });
+  await createAgentBranch({
+    workspace: repo.workspace,
+    index,
+    branch: 'agent/local/rrun1',
+    runId: 'run1',
+    ingestionBaseSha: repo.commitSha,
+    policy: writePolicyFor(),
+  });
   for (const [p, c] of Object.entries(files)) await repo.workspace.write(p, c);
   if (Object.keys(files).length > 0) await stagePaths({ workspace: repo.workspace, index, paths: Object.keys(files), policy: open });
   const events: LedgerEvent[] = [];
@@ -37,13 +44,32 @@ async function staged(files: Record<string, string> = { 'src/a.ts': 'export cons
 
 describe('commitStaged', () => {
   it('judges a path under a symlinked directory of the base on where it lands (ci -> .github/workflows)', async () => {
-    const repo = await createMemoryRepo({ 'src/a.ts': 'export const a = 1;\n', '.github/workflows/ci.yml': 'on: push\n', ci: { symlink: '.github/workflows' } });
+    const repo = await createMemoryRepo({
+      'src/a.ts': 'export const a = 1;\n',
+      '.github/workflows/ci.yml': 'on: push\n',
+      ci: { symlink: '.github/workflows' },
+    });
     const index = await VirtualIndex.fromCommit(repo.fs, repo.gitdir, repo.commitSha);
-    await createAgentBranch({ workspace: repo.workspace, index, branch: 'agent/local/rrun1', runId: 'run1', ingestionBaseSha: repo.commitSha, policy: writePolicyFor() });
+    await createAgentBranch({
+      workspace: repo.workspace,
+      index,
+      branch: 'agent/local/rrun1',
+      runId: 'run1',
+      ingestionBaseSha: repo.commitSha,
+      policy: writePolicyFor(),
+    });
     // Put the entry in the index directly, as a tampered or stale index would: staging refuses any path through a symlink.
     const oid = await git.writeBlob({ fs: repo.fs, gitdir: repo.gitdir, blob: new TextEncoder().encode('on: pull_request\n') });
     index.set({ path: 'ci/deploy.yml', mode: '100644', oid });
-    const request: CommitRequest = { workspace: repo.workspace, index, message, verification: passed, policy: open, identity: { name: 'bot', email: 'bot@example.invalid' }, createdAt: 1_783_073_700_000 };
+    const request: CommitRequest = {
+      workspace: repo.workspace,
+      index,
+      message,
+      verification: passed,
+      policy: open,
+      identity: { name: 'bot', email: 'bot@example.invalid' },
+      createdAt: 1_783_073_700_000,
+    };
     await expect(commitStaged(request)).rejects.toMatchObject({
       reason: 'DENIED_PATH_STAGED',
       data: { denials: [expect.objectContaining({ path: 'ci/deploy.yml', reason: 'WORKFLOW_CHANGE_NOT_PERMITTED' })] },
@@ -94,7 +120,10 @@ describe('commitStaged', () => {
 
   it('says "not run" instead of claiming verification that did not happen', async () => {
     const { request } = await staged();
-    const result = await commitStaged({ ...request, verification: { status: 'NOT_RUN', checks: [], notRun: [{ name: 'mvn test', why: 'no build in the Lambda' }] } });
+    const result = await commitStaged({
+      ...request,
+      verification: { status: 'NOT_RUN', checks: [], notRun: [{ name: 'mvn test', why: 'no build in the Lambda' }] },
+    });
     expect(result.message).toContain('Verification:\n- not run: mvn test: no build in the Lambda\n');
     expect(result.message).not.toContain('passed');
   });

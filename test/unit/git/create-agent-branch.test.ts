@@ -30,7 +30,9 @@ describe('createAgentBranch', () => {
 
   it('refuses a dirty workspace and a base other than the ingestion one', async () => {
     const { repo, base } = await setup();
-    await expect(createAgentBranch({ ...base, ingestionBaseSha: 'f'.repeat(40), branch: 'agent/x', runId: 'abc' })).rejects.toMatchObject({ reason: 'BASE_MISMATCH' });
+    await expect(createAgentBranch({ ...base, ingestionBaseSha: 'f'.repeat(40), branch: 'agent/x', runId: 'abc' })).rejects.toMatchObject({
+      reason: 'BASE_MISMATCH',
+    });
     await repo.workspace.write('b.txt', 'new\n');
     await expect(createAgentBranch({ ...base, branch: 'agent/x', runId: 'abc' })).rejects.toMatchObject({ reason: 'WORKSPACE_NOT_CLEAN' });
   });

@@ -55,7 +55,13 @@ describe('file names for display', () => {
       verification: { checks: [], notRun: [], ciCommands: [], verifier: 'none' },
       risk: { level: 'LOW', score: 1, reasons: [], requiredGate: 'NONE' },
       policyVerdicts: [],
-      budget: { steps: { used: 1, limit: 2 }, modelCalls: { used: 0, limit: 1 }, tokens: { used: 0, limit: 1 }, files: { used: 1, limit: 2 }, lines: { used: 2, limit: 3 } },
+      budget: {
+        steps: { used: 1, limit: 2 },
+        modelCalls: { used: 0, limit: 1 },
+        tokens: { used: 0, limit: 1 },
+        files: { used: 1, limit: 2 },
+        lines: { used: 2, limit: 3 },
+      },
       phases: [],
       artifacts: [],
     } as unknown as RunReportInput;

@@ -48,7 +48,10 @@ describe('PktLineReader', () => {
       const { pack: got, payloads } = read(raw, piece);
       expect(got.equals(pack), `pieces of ${piece}`).toBe(true);
       expect(payloads.slice(0, 3), `pieces of ${piece}`).toEqual(['shallow-info\n', 'shallow 0123456789012345678901234567890123456789\n', 'packfile\n']);
-      expect(payloads.slice(3).every((p) => /^\x02progress \d+\n$/.test(p)), `pieces of ${piece}`).toBe(true);
+      expect(
+        payloads.slice(3).every((p) => /^\x02progress \d+\n$/.test(p)),
+        `pieces of ${piece}`,
+      ).toBe(true);
     }
     // Whole chunks: each side-band payload arrives as one piece, not split or joined.
     let bandOne = 0;

@@ -20,6 +20,9 @@ describe('rebuildTree and gitlinks', () => {
     ['replaced by a file', { path: 'libs/shared', mode: '100644' as const, blobSha: blobSha(readme) }],
     ['deleted', { path: 'libs/shared', deleted: true as const }],
   ])('refuses a gitlink %s', async (_name, file) => {
-    await expect(rebuildTree(base, { files: [file], headTreeSha: 'f'.repeat(40) }, read)).rejects.toMatchObject({ reason: 'SUBMODULE_CHANGE_NOT_PERMITTED', data: { path: 'libs/shared' } });
+    await expect(rebuildTree(base, { files: [file], headTreeSha: 'f'.repeat(40) }, read)).rejects.toMatchObject({
+      reason: 'SUBMODULE_CHANGE_NOT_PERMITTED',
+      data: { path: 'libs/shared' },
+    });
   });
 });

@@ -13,8 +13,8 @@ async function setup() {
     'package-lock.json': '{}\n',
     'infra/main.tf': 'x\n',
     'docs/readme.md': 'd\n',
-    'escape': { symlink: '../../etc' },
-    'inner': { symlink: 'src' },
+    escape: { symlink: '../../etc' },
+    inner: { symlink: 'src' },
     'dist/app.js': 'x\n',
   });
   const ws = repo.workspace;
@@ -74,7 +74,9 @@ describe('stagePaths policy table', () => {
   it('is all-or-nothing and refuses an empty list', async () => {
     const { ws, index, policy } = await setup();
     const before = index.files();
-    await expect(stagePaths({ workspace: ws, index, paths: ['src/main/java/App.java', '../x'], policy })).rejects.toMatchObject({ reason: 'PATH_OUTSIDE_WORKSPACE' });
+    await expect(stagePaths({ workspace: ws, index, paths: ['src/main/java/App.java', '../x'], policy })).rejects.toMatchObject({
+      reason: 'PATH_OUTSIDE_WORKSPACE',
+    });
     expect(index.files()).toEqual(before);
     await expect(stagePaths({ workspace: ws, index, paths: [], policy })).rejects.toMatchObject({ reason: 'NOTHING_STAGED' });
   });

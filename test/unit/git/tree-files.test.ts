@@ -12,7 +12,7 @@ function emptyObjectStore(repo: { fs: unknown; gitdir: string }): void {
   (repo.fs as ReturnType<typeof createMemoryFs>).volume.rmSync(`${repo.gitdir}/objects`, { recursive: true });
 }
 
-const FILES = { 'b.txt': 'b\n', 'a/z.txt': 'z\n', 'a/b/c.txt': 'c\n', 'a-b.txt': 'dash\n', 'link': { symlink: 'a/z.txt' } };
+const FILES = { 'b.txt': 'b\n', 'a/z.txt': 'z\n', 'a/b/c.txt': 'c\n', 'a-b.txt': 'dash\n', link: { symlink: 'a/z.txt' } };
 
 describe('tree listings by tree id', () => {
   it('lists a tree as a walk of the object store does', async () => {

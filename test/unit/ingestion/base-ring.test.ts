@@ -59,7 +59,11 @@ describe('BaseRing', () => {
       if (step % 97 === 0) {
         for (const [known, value] of model) {
           const got = ring.get(known);
-          if (got) expect(got.every((b) => b === value), `key ${known} at step ${step}`).toBe(true);
+          if (got)
+            expect(
+              got.every((b) => b === value),
+              `key ${known} at step ${step}`,
+            ).toBe(true);
         }
       }
     }

@@ -7,7 +7,11 @@ const info = { owner: 'o', repo: 'r', displayUrl: 'https://example.test/o/r' };
 
 describe('clone plan', () => {
   it('defaults to depth 1, object-backed, when the task does not ask for history', () => {
-    const plan = planClone({ info: { ...info, sizeKb: 500 }, policy: DEFAULT_INGESTION_POLICY, taskText: 'Rename the total function in invoice.py to grand_total' });
+    const plan = planClone({
+      info: { ...info, sizeKb: 500 },
+      policy: DEFAULT_INGESTION_POLICY,
+      taskText: 'Rename the total function in invoice.py to grand_total',
+    });
     expect(plan).toMatchObject({ strategy: 'shallow-object-backed', depth: 1, checkout: 'none' });
     expect(plan.filter).toBeUndefined();
     expect(plan.deepenSince).toBeUndefined();

@@ -9,7 +9,12 @@ import { parseIndex } from '../../../src/core/ingestion/pack-idx.js';
 import type { PackCatalog } from '../../../src/core/ingestion/pack-catalog.js';
 
 const git = (cwd: string, args: string[], input?: Buffer) =>
-  execFileSync('git', args, { cwd, input, env: { ...process.env, GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' }, maxBuffer: 64 * 1024 * 1024 });
+  execFileSync('git', args, {
+    cwd,
+    input,
+    env: { ...process.env, GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
 
 describe('indexPack', () => {
   const root = mkdtempSync(join(tmpdir(), 'index-pack-'));
@@ -53,7 +58,10 @@ describe('indexPack', () => {
     git(root, ['index-pack', '-o', join(root, 'large.idx'), join(root, 'large.pack')]);
     const { idx } = await indexPack(pack, { maxTotalBytes: 32 * 1024 * 1024 });
     expect(Buffer.from(idx).equals(readFileSync(join(root, 'large.idx')))).toBe(true);
-    await expect(indexPack(pack, { maxTotalBytes: 1024 * 1024 })).rejects.toMatchObject({ reason: 'FILE_TOO_LARGE', data: { sizeBytes: 24 * 1024 * 1024, at: expect.stringMatching(/^offset \d+$/) } });
+    await expect(indexPack(pack, { maxTotalBytes: 1024 * 1024 })).rejects.toMatchObject({
+      reason: 'FILE_TOO_LARGE',
+      data: { sizeBytes: 24 * 1024 * 1024, at: expect.stringMatching(/^offset \d+$/) },
+    });
     await expect(indexPack(pack, { maxObjectBytes: 1024 * 1024, maxTotalBytes: 32 * 1024 * 1024 })).rejects.toMatchObject({ reason: 'FILE_TOO_LARGE' });
   });
 
@@ -75,7 +83,10 @@ describe('indexPack', () => {
     const { oids } = parseIndex(idx);
     const verify = git(root, ['verify-pack', '-v', join(root, 'p.idx')]).toString();
     // Rows of deltified objects name their base: check every one of them, and some others.
-    const deltified = verify.split('\n').filter((l) => /^[0-9a-f]{40} \w+ +\d+ \d+ \d+ \d+ [0-9a-f]{40}$/.test(l)).map((l) => l.slice(0, 40));
+    const deltified = verify
+      .split('\n')
+      .filter((l) => /^[0-9a-f]{40} \w+ +\d+ \d+ \d+ \d+ [0-9a-f]{40}$/.test(l))
+      .map((l) => l.slice(0, 40));
     expect(deltified.length).toBeGreaterThan(10);
     const checked = [...deltified, ...oids.slice(0, 40)];
     const batch = git(repo, ['cat-file', '--batch'], Buffer.from(`${checked.join('\n')}\n`));
@@ -121,7 +132,10 @@ describe('indexPack', () => {
       git(repo, ['add', '-A']);
       git(repo, ['commit', '-qm', `v${version}`]);
     }
-    for (const [name, flags] of [['ofs', ['--delta-base-offset']], ['ref', []]] as const) {
+    for (const [name, flags] of [
+      ['ofs', ['--delta-base-offset']],
+      ['ref', []],
+    ] as const) {
       const pack = git(repo, ['pack-objects', '--revs', '--stdout', '--depth=50', '--window=50', ...flags], Buffer.from('HEAD\n'));
       writeFileSync(join(root, `${name}.pack`), pack);
       git(root, ['index-pack', '-o', join(root, `${name}.idx`), join(root, `${name}.pack`)]);

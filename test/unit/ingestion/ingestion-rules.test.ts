@@ -39,7 +39,10 @@ describe('raw tree parsing', () => {
     const content = Buffer.concat([Buffer.from('100644 caf'), Buffer.from([0xe9, 0]), Buffer.alloc(20, 1)]);
     expect(parseTreeEntries(content)[0]).toMatchObject({ name: 'caf\ufffd', nameValid: false });
     const utf8 = Buffer.concat([Buffer.from('100644 café.txt\0'), Buffer.alloc(20, 1), Buffer.from('100755 plain\0'), Buffer.alloc(20, 2)]);
-    expect(parseTreeEntries(utf8)).toMatchObject([{ name: 'café.txt', nameValid: true, mode: '100644' }, { name: 'plain', nameValid: true, mode: '100755' }]);
+    expect(parseTreeEntries(utf8)).toMatchObject([
+      { name: 'café.txt', nameValid: true, mode: '100644' },
+      { name: 'plain', nameValid: true, mode: '100755' },
+    ]);
   });
 
   it.each([

@@ -26,7 +26,10 @@ describe('objects fetched on demand', () => {
     const missing = onDemandObjects({ ...base, source, maxBytes: 1000, usedBytes: 300, blobless: true, depth: 1 });
     await missing.blobs?.(['b'.repeat(40)]);
     await missing.blobs?.(['c'.repeat(40)]);
-    expect(blobs.map((b) => [b.maxBytes, b.maxObjectBytes])).toEqual([[700, 100], [300, 100]]);
+    expect(blobs.map((b) => [b.maxBytes, b.maxObjectBytes])).toEqual([
+      [700, 100],
+      [300, 100],
+    ]);
     const error = await missing.blobs?.(['d'.repeat(40)]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(IngestionError);
     expect((error as IngestionError).reason).toBe('REPO_TOO_LARGE');

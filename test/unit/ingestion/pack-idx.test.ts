@@ -18,7 +18,10 @@ describe('writePackIndex', () => {
   const oids = names();
   const objects = oids.map((oid, i) => ({ oid, offset: i === 3 ? 0x1_2345_6789 : 12 + i * 97, crc: (i * 2654435761) >>> 0 }));
   const trailer = createHash('sha1').update('pack').digest();
-  const { idx } = writePackIndex({ count: oids.length, names: Buffer.from(oids.join(''), 'hex'), crc: objects.map((o) => o.crc), offset: objects.map((o) => o.offset) }, trailer);
+  const { idx } = writePackIndex(
+    { count: oids.length, names: Buffer.from(oids.join(''), 'hex'), crc: objects.map((o) => o.crc), offset: objects.map((o) => o.offset) },
+    trailer,
+  );
   const sorted = parseIndex(idx).oids;
 
   it('lists names in byte order, ties on the first four bytes included', () => {
@@ -43,6 +46,12 @@ describe('writePackIndex', () => {
   it('ends with the pack checksum and its own', () => {
     const end = idx.byteLength;
     expect(idx.subarray(end - 40, end - 20).equals(trailer)).toBe(true);
-    expect(idx.subarray(end - 20).equals(createHash('sha1').update(idx.subarray(0, end - 20)).digest())).toBe(true);
+    expect(
+      idx.subarray(end - 20).equals(
+        createHash('sha1')
+          .update(idx.subarray(0, end - 20))
+          .digest(),
+      ),
+    ).toBe(true);
   });
 });

@@ -22,7 +22,11 @@ async function scan(names: string[]) {
     git(repo, ['commit', '-qm', 'names']);
     const pack = git(repo, ['pack-objects', '--revs', '--stdout'], 'HEAD\n');
     const { catalog } = await indexPack(pack);
-    const objects = { known: (oid: string) => catalog.get(oid), entry: async (oid: string) => catalog.get(oid)!, blob: async (oid: string) => catalog.read(oid)!.content };
+    const objects = {
+      known: (oid: string) => catalog.get(oid),
+      entry: async (oid: string) => catalog.get(oid)!,
+      blob: async (oid: string) => catalog.read(oid)!.content,
+    };
     const tree = git(repo, ['rev-parse', 'HEAD^{tree}']).toString().trim();
     return await scanTree({ treeOid: tree, policy: DEFAULT_INGESTION_POLICY, objects });
   } finally {
@@ -31,14 +35,13 @@ async function scan(names: string[]) {
 }
 
 describe('scanTree file order', () => {
-
   it('lists files in path order, directories among files as git stores them', async () => {
     const names = ['ab', 'a/x.txt', 'a-b', 'a.txt', 'a/y/z.txt', 'Z', 'b/a', 'a0'];
     const result = await scan(names);
     expect(result.files.map((f) => f.path)).toEqual([...names].sort());
   });
 
-  it('still sorts by UTF-16 units where that differs from git\'s byte order (characters beyond U+FFFF)', async () => {
+  it("still sorts by UTF-16 units where that differs from git's byte order (characters beyond U+FFFF)", async () => {
     // U+1F600 is 😀 (F0 9F 98 80 in UTF-8, a surrogate pair D83D DE00); U+FB00 is ﬀ (EF AC 80, one unit FB00).
     const names = ['\u{1F600}.txt', '\uFB00.txt', 'plain.txt'];
     const result = await scan(names);

@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { resolveScope, submodulesInScope } from '../../../src/core/ingestion/scope.js';
 
 describe('resolveScope', () => {
-  const files = ['.github/workflows/ci.yml', '.agent-policy.yaml', 'README.md', 'src/a.ts', 'src/b/c.ts', 'srcx/d.ts', 'packages/@scope/pkg/index.ts', 'src/a+b/x.ts'];
+  const files = [
+    '.github/workflows/ci.yml',
+    '.agent-policy.yaml',
+    'README.md',
+    'src/a.ts',
+    'src/b/c.ts',
+    'srcx/d.ts',
+    'packages/@scope/pkg/index.ts',
+    'src/a+b/x.ts',
+  ];
 
   it('a plain directory means everything under it, at a segment boundary', () => {
     expect(resolveScope(['src'], files, []).matched).toEqual(['src/a.ts', 'src/b/c.ts', 'src/a+b/x.ts']);

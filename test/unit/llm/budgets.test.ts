@@ -73,7 +73,9 @@ describe('the price table parameter', () => {
     ['an unknown key', '{"m": {"inputPerMTokUsd": 1, "outputPerMTokUsd": 1, "currency": "EUR"}}'],
     ['a list', '[1]'],
   ])('refuses %s with PRICE_TABLE_INVALID naming the parameter', (_what, text) => {
-    expect(() => parsePriceTable(text, 'DRAFTSMAN_MODEL_PRICES')).toThrow(expect.objectContaining({ reason: 'PRICE_TABLE_INVALID', data: { parameter: 'DRAFTSMAN_MODEL_PRICES' } }));
+    expect(() => parsePriceTable(text, 'DRAFTSMAN_MODEL_PRICES')).toThrow(
+      expect.objectContaining({ reason: 'PRICE_TABLE_INVALID', data: { parameter: 'DRAFTSMAN_MODEL_PRICES' } }),
+    );
   });
 });
 
@@ -84,7 +86,9 @@ describe('BudgetMeter', () => {
     expect(meter.beforeModelCall(10_000, 2_000, true)).toEqual({ maxTokens: 2_000 });
     expect(meter.afterModelCall(10_000, 1_000)).toBe(45_000);
     // 45,000 used + 60,000 worst case > 100,000: refused before it is sent.
-    expect(meter.beforeModelCall(10_000, 2_000, true)).toEqual({ exhausted: { dimension: 'cost_usd', scope: 'run', limit: 100_000, used: 45_000, needed: 60_000 } });
+    expect(meter.beforeModelCall(10_000, 2_000, true)).toEqual({
+      exhausted: { dimension: 'cost_usd', scope: 'run', limit: 100_000, used: 45_000, needed: 60_000 },
+    });
     // A smaller next call still fits.
     expect(meter.beforeModelCall(5_000, 2_000, true)).toEqual({ maxTokens: 2_000 });
   });
@@ -162,8 +166,12 @@ describe('BudgetMeter', () => {
   });
 
   it('describes an exhaustion in the units a person reads', () => {
-    expect(describeExhaustion({ dimension: 'cost_usd', scope: 'run', limit: 100_000, used: 45_000, needed: 60_000 })).toBe('cost_usd (run): $0.0450 used of $0.1000; the next model call needs up to $0.0600');
+    expect(describeExhaustion({ dimension: 'cost_usd', scope: 'run', limit: 100_000, used: 45_000, needed: 60_000 })).toBe(
+      'cost_usd (run): $0.0450 used of $0.1000; the next model call needs up to $0.0600',
+    );
     expect(describeExhaustion({ dimension: 'wall_clock', scope: 'phase', limit: 600_000, used: 600_000 })).toBe('wall_clock (phase): 600 s used of 600 s');
-    expect(describeExhaustion({ dimension: 'tool_calls', scope: 'phase', limit: 2, used: 2, needed: 1 })).toBe('tool_calls (phase): 2 used of 2; the next tool call needs up to 1');
+    expect(describeExhaustion({ dimension: 'tool_calls', scope: 'phase', limit: 2, used: 2, needed: 1 })).toBe(
+      'tool_calls (phase): 2 used of 2; the next tool call needs up to 1',
+    );
   });
 });

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  defineLlmTool,
-  frameUntrusted,
-  runLlmPhase,
-  wireToolName,
-  type RecordedExchange,
-  type RunLlmPhaseInput,
-} from '../../../src/core/engines/llm/index.js';
+import { defineLlmTool, frameUntrusted, runLlmPhase, wireToolName, type RecordedExchange, type RunLlmPhaseInput } from '../../../src/core/engines/llm/index.js';
 import { AgentError } from '../../../src/core/errors.js';
 import type { ChatMessage, ModelProvider, ModelResponse, ToolSpec } from '../../../src/core/ports.js';
 
@@ -92,7 +85,13 @@ describe('wireToolName and frameUntrusted', () => {
 describe('runLlmPhase', () => {
   it('redacts what the model itself echoed (content and tool arguments) before sending it back', async () => {
     const model = fakeModel([
-      { message: { role: 'assistant', content: 'I saw SECRET-abc', tool_calls: [{ id: 'a', type: 'function', function: { name: 'text_echo', arguments: '{"text":"SECRET-def"}' } }] } },
+      {
+        message: {
+          role: 'assistant',
+          content: 'I saw SECRET-abc',
+          tool_calls: [{ id: 'a', type: 'function', function: { name: 'text_echo', arguments: '{"text":"SECRET-def"}' } }],
+        },
+      },
       done('ok'),
     ]);
 
@@ -109,7 +108,9 @@ describe('runLlmPhase', () => {
     const tracing = defineLlmTool({ name: 'trace', description: 'trace', args: z.object({}), run: async () => (events.push('tool'), 'ok') });
     const model = fakeModel([call('a', 'trace', {}), done('fin')]);
 
-    await runLlmPhase(input(model, { tools: [tracing], phase: { name: 'p', goal: 'g', allowedTools: ['trace'] }, record: async (e) => void events.push(`record ${e.seq}`) }));
+    await runLlmPhase(
+      input(model, { tools: [tracing], phase: { name: 'p', goal: 'g', allowedTools: ['trace'] }, record: async (e) => void events.push(`record ${e.seq}`) }),
+    );
 
     expect(events).toEqual(['record 0', 'tool', 'record 1']);
   });
@@ -124,8 +125,22 @@ describe('runLlmPhase', () => {
   });
 
   it('keeps going after a tool crashes, reporting it as an error (not a refusal)', async () => {
-    const crashing = defineLlmTool({ name: 'crash', description: 'c', args: z.object({}), run: async () => { throw new TypeError('boom'); } });
-    const refusing = defineLlmTool({ name: 'refuse', description: 'r', args: z.object({}), run: async () => { throw new AgentError('OUT_OF_SCOPE', 'no'); } });
+    const crashing = defineLlmTool({
+      name: 'crash',
+      description: 'c',
+      args: z.object({}),
+      run: async () => {
+        throw new TypeError('boom');
+      },
+    });
+    const refusing = defineLlmTool({
+      name: 'refuse',
+      description: 'r',
+      args: z.object({}),
+      run: async () => {
+        throw new AgentError('OUT_OF_SCOPE', 'no');
+      },
+    });
     const model = fakeModel([call('a', 'crash', {}), call('b', 'refuse', {}), done('ok')]);
 
     const result = await runLlmPhase(input(model, { tools: [crashing, refusing], phase: { name: 'p', goal: 'g', allowedTools: ['crash', 'refuse'] } }));
@@ -161,16 +176,22 @@ describe('runLlmPhase', () => {
 
   it('fails on a malformed model response and records nothing', async () => {
     const recorded: RecordedExchange[] = [];
-    const model = fakeModel([{ message: { role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'x' } }] } } as unknown as ModelResponse]);
+    const model = fakeModel([
+      { message: { role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'x' } }] } } as unknown as ModelResponse,
+    ]);
     const result = await runLlmPhase(input(model, { record: async (e) => void recorded.push(e) }));
     expect(result).toMatchObject({ status: 'FAILED', reason: 'MODEL_RESPONSE_INVALID' });
     expect(recorded).toEqual([]);
   });
 
   it('throws coded errors for invalid budgets and malformed or foreign replays', async () => {
-    await expect(runLlmPhase(input(fakeModel([]), { budgets: { maxModelCalls: -1, maxTokens: 1, maxSteps: 1 } }))).rejects.toMatchObject({ reason: 'INVALID_BUDGETS' });
+    await expect(runLlmPhase(input(fakeModel([]), { budgets: { maxModelCalls: -1, maxTokens: 1, maxSteps: 1 } }))).rejects.toMatchObject({
+      reason: 'INVALID_BUDGETS',
+    });
     const exchange: RecordedExchange = { schemaVersion: 1, seq: 0, phase: 'other', model: 'fake-1', requestDigest: 'a'.repeat(64), response: done('x') };
     await expect(runLlmPhase(input(fakeModel([]), { replay: [exchange] }))).rejects.toMatchObject({ reason: 'INVALID_REPLAY' });
-    await expect(runLlmPhase(input(fakeModel([]), { replay: [{ ...exchange, phase: 'discovery', seq: 3 }] }))).rejects.toMatchObject({ reason: 'INVALID_REPLAY' });
+    await expect(runLlmPhase(input(fakeModel([]), { replay: [{ ...exchange, phase: 'discovery', seq: 3 }] }))).rejects.toMatchObject({
+      reason: 'INVALID_REPLAY',
+    });
   });
 });

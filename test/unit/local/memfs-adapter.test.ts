@@ -25,7 +25,7 @@ describe('createMemoryFs', () => {
     expect(new TextDecoder().decode((await git.readBlob({ fs, gitdir: '/r/.git', oid })).blob)).toBe('x\n');
   });
 
-  it('keeps a file\'s bytes without copying them: same content, no new backing memory (writeFile copies)', async () => {
+  it("keeps a file's bytes without copying them: same content, no new backing memory (writeFile copies)", async () => {
     const fs = createMemoryFs();
     await fs.promises.mkdir('/p', { recursive: true } as never);
     const size = 16 * 1024 * 1024;
@@ -45,4 +45,3 @@ describe('createMemoryFs', () => {
     expect((await fs.promises.stat('/p/kept.pack')).size).toBe(size);
   });
 });
-

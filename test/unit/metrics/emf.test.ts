@@ -48,10 +48,29 @@ describe('EMF documents', () => {
   });
 
   it('a refusal: outcome and reason as dimensions (two sets), duration, files and lines', () => {
-    const doc = buildEmf(publishMetric({ outcome: 'refused', reason: 'BASE_MOVED' }, { ...ctx, fn: 'publisher', durationMs: 40, diff: { files: 2, lines: 9 } }));
-    expect(doc._aws.CloudWatchMetrics[0].Dimensions).toEqual([['fn', 'outcome'], ['fn', 'outcome', 'reason']]);
-    expect(doc._aws.CloudWatchMetrics[0].Metrics.map((m) => `${m.Name}:${m.Unit}`)).toEqual(['publishCount:Count', 'publishMs:Milliseconds', 'publishFiles:Count', 'publishLines:Count']);
-    expect(doc).toMatchObject({ fn: 'publisher', outcome: 'refused', reason: 'BASE_MOVED', publishCount: 1, publishMs: 40, publishFiles: 2, publishLines: 9, runId: 'run-1' });
+    const doc = buildEmf(
+      publishMetric({ outcome: 'refused', reason: 'BASE_MOVED' }, { ...ctx, fn: 'publisher', durationMs: 40, diff: { files: 2, lines: 9 } }),
+    );
+    expect(doc._aws.CloudWatchMetrics[0].Dimensions).toEqual([
+      ['fn', 'outcome'],
+      ['fn', 'outcome', 'reason'],
+    ]);
+    expect(doc._aws.CloudWatchMetrics[0].Metrics.map((m) => `${m.Name}:${m.Unit}`)).toEqual([
+      'publishCount:Count',
+      'publishMs:Milliseconds',
+      'publishFiles:Count',
+      'publishLines:Count',
+    ]);
+    expect(doc).toMatchObject({
+      fn: 'publisher',
+      outcome: 'refused',
+      reason: 'BASE_MOVED',
+      publishCount: 1,
+      publishMs: 40,
+      publishFiles: 2,
+      publishLines: 9,
+      runId: 'run-1',
+    });
     const published = buildEmf(publishMetric({ outcome: 'published', prNumber: 7 }, { ...ctx, fn: 'publisher' }));
     expect(published._aws.CloudWatchMetrics[0].Dimensions).toEqual([['fn', 'outcome']]);
     expect(published).toMatchObject({ outcome: 'published', prNumber: 7 });
@@ -59,7 +78,10 @@ describe('EMF documents', () => {
   });
 
   it('never makes the run id a dimension', () => {
-    for (const doc of [buildEmf(phaseMetric({ phase: 'plan', state: 'done', elapsedMs: 1 }, ctx)), buildEmf(publishMetric({ outcome: 'refused', reason: 'X' }, ctx))]) {
+    for (const doc of [
+      buildEmf(phaseMetric({ phase: 'plan', state: 'done', elapsedMs: 1 }, ctx)),
+      buildEmf(publishMetric({ outcome: 'refused', reason: 'X' }, ctx)),
+    ]) {
       expect(doc._aws.CloudWatchMetrics[0].Dimensions.flat()).not.toContain('runId');
     }
   });
@@ -98,20 +120,36 @@ describe('metric lines through the logger', () => {
     expect(sink.lines).toHaveLength(1);
     const line = JSON.parse(sink.lines[0]) as Record<string, unknown>;
     expect(EmfDocument.safeParse(line).success).toBe(true);
-    expect(line).toMatchObject({ level: 'info', msg: 'metric', fn: 'worker', awsRequestId: 'req-1', coldStart: true, runId: 'run-1', phase: 'edit', phaseMs: 5 });
+    expect(line).toMatchObject({
+      level: 'info',
+      msg: 'metric',
+      fn: 'worker',
+      awsRequestId: 'req-1',
+      coldStart: true,
+      runId: 'run-1',
+      phase: 'edit',
+      phaseMs: 5,
+    });
   });
 
   it('properties are redacted like any field', () => {
     const secret = 'metric-secret-value-99';
     const logger = new CapturingLogger({ secrets: [secret] });
-    emitMetric(logger, { timestamp: T, dimensions: { fn: 'worker' }, metrics: [{ name: 'm', unit: 'Count', value: 1 }], properties: { note: `has ${secret}`, ghs: 'ghs_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8' } });
+    emitMetric(logger, {
+      timestamp: T,
+      dimensions: { fn: 'worker' },
+      metrics: [{ name: 'm', unit: 'Count', value: 1 }],
+      properties: { note: `has ${secret}`, ghs: 'ghs_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8' },
+    });
     expect(logger.captured.text()).not.toContain(secret);
     expect(logger.entries()[0]).toMatchObject({ note: `has ${REDACTED}`, ghs: REDACTED, m: 1 });
   });
 
   it('a metric that cannot be built is logged as a warning, never thrown', () => {
     const logger = new CapturingLogger();
-    expect(() => emitMetric(logger, { timestamp: T, dimensions: { fn: 'w' }, metrics: [{ name: 'm', unit: 'Count', value: Number.POSITIVE_INFINITY }] })).not.toThrow();
+    expect(() =>
+      emitMetric(logger, { timestamp: T, dimensions: { fn: 'w' }, metrics: [{ name: 'm', unit: 'Count', value: Number.POSITIVE_INFINITY }] }),
+    ).not.toThrow();
     expect(logger.entries()).toEqual([expect.objectContaining({ level: 'warn', msg: 'metric not written' })]);
   });
 

@@ -21,7 +21,13 @@ describe('toBlockConversation', () => {
     expect(toBlockConversation(messages)).toEqual({
       system: ['rules'],
       turns: [
-        { role: 'user', blocks: [{ type: 'text', text: 'task' }, { type: 'text', text: 'more context' }] },
+        {
+          role: 'user',
+          blocks: [
+            { type: 'text', text: 'task' },
+            { type: 'text', text: 'more context' },
+          ],
+        },
         {
           role: 'assistant',
           blocks: [

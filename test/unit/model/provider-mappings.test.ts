@@ -62,7 +62,11 @@ describe('errors', () => {
   ] as const)('Anthropic HTTP %s %s -> %s', (status, body, reason) => expect(anthropicReason(status, body)).toBe(reason));
 
   it.each([
-    [400, JSON.stringify({ error: { code: 'context_length_exceeded', message: "This model's maximum context length is 8192 tokens" } }), 'MODEL_CONTEXT_OVERFLOW'],
+    [
+      400,
+      JSON.stringify({ error: { code: 'context_length_exceeded', message: "This model's maximum context length is 8192 tokens" } }),
+      'MODEL_CONTEXT_OVERFLOW',
+    ],
     [400, JSON.stringify({ error: { message: 'Invalid value for tool_choice' } }), 'MODEL_REQUEST_REJECTED'],
     [429, '{}', 'MODEL_RATE_LIMITED'],
     [401, '{}', 'MODEL_AUTH_FAILED'],

@@ -68,7 +68,9 @@ const ASKED: Record<Kind, (rules: PathRules, path: string) => boolean> = {
   config: (r, p) => r.isConfig(p),
 };
 
-const cases = POLICIES.flatMap(([policy, rules]) => TABLE.map((row) => ({ policy, rules, path: row.path, kinds: new Set(rules === custom ? (row.custom ?? row.kinds) : row.kinds) })));
+const cases = POLICIES.flatMap(([policy, rules]) =>
+  TABLE.map((row) => ({ policy, rules, path: row.path, kinds: new Set(rules === custom ? (row.custom ?? row.kinds) : row.kinds) })),
+);
 
 /** Lines whose findings depend on the file kind alone (see `findInLine`). */
 const PROBES = {
@@ -118,10 +120,20 @@ describe('every consumer of a file kind answers as the path rules do', () => {
       production,
     });
 
-    const summary = summarizeDiff([{ path, kind: 'MODIFIED', binary: false, insertions: 1, deletions: 0, text: skipAdded(path) }], 'a'.repeat(40), 'b'.repeat(40), { rules });
+    const summary = summarizeDiff(
+      [{ path, kind: 'MODIFIED', binary: false, insertions: 1, deletions: 0, text: skipAdded(path) }],
+      'a'.repeat(40),
+      'b'.repeat(40),
+      { rules },
+    );
     const row = summary.summary.files[0];
     const reasons = row.reason.split(', ');
-    expect({ lockfile: reasons.includes('lockfile'), denied: reasons.includes('denied path'), production: reasons.includes('production source file'), generated: row.generated }).toEqual({
+    expect({
+      lockfile: reasons.includes('lockfile'),
+      denied: reasons.includes('denied path'),
+      production: reasons.includes('production source file'),
+      generated: row.generated,
+    }).toEqual({
       lockfile: rules.isLockfile(path),
       denied: rules.isForbidden(path),
       production,

@@ -102,20 +102,83 @@ describe('compileGlobs: the one glob dialect', () => {
 
   it('answers like picomatch (extglob off, dot on) for every glob of the default lists and the risk rules', () => {
     const globs = [
-      ...[DEFAULT_LOCKFILE_PATTERNS, DEFAULT_GENERATED_PATTERNS, DEFAULT_VENDORED_PATTERNS, DEFAULT_TEST_PATTERNS, DEFAULT_HISTORY_PATTERNS, DEFAULT_CI_PATTERNS, DEFAULT_INFRA_PATTERNS].flat(),
+      ...[
+        DEFAULT_LOCKFILE_PATTERNS,
+        DEFAULT_GENERATED_PATTERNS,
+        DEFAULT_VENDORED_PATTERNS,
+        DEFAULT_TEST_PATTERNS,
+        DEFAULT_HISTORY_PATTERNS,
+        DEFAULT_CI_PATTERNS,
+        DEFAULT_INFRA_PATTERNS,
+      ].flat(),
       ...DEFAULT_RISK_RULES.map((r) => r.pattern),
       'src/**/*.ts',
       '**/*_generated.*',
       'a/{b,{c,d}}/**',
     ];
     const corpus = [
-      'go.sum', 'a/go.sum', 'go.sum.bak', 'x/go.sumx', 'package-lock.json', 'web/node_modules/x/package-lock.json', 'dist', 'dist/a.js', 'src/dist/a/b.js',
-      'distx/a.js', 'a.min.js', 'x/a.min.jsx', 'api/x.pb.go', 'models_generated.go', 'a/b.generated.ts', 'test/a.ts', 'src/test/A.java', 'tests', 'atest/a.ts',
-      'a/b.spec.tsx', 'a/b.spec.tsx.snap', 'FooTest.java', 'src/FooTests.kt', 'Testing.java', 'pkg/test_a.py', 'pkg/atest_a.py', 'conftest.py', 'x_test.go',
-      'CHANGELOG.md', 'CHANGELOG', 'docs/changelog.md', 'CHANGELOG-2.md', 'History.tsx', 'release-notes/1.0.md', '.github/workflows/ci.yml', '.github/actions/a/action.yml',
-      '.gitlab-ci.yml', 'sub/Jenkinsfile', 'Jenkinsfile.groovy', '.circleci/config.yml', 'azure-pipelines.yml', 'infra/main.tf', 'x/infra/main.tf', 'a/b.tfvars',
-      'Dockerfile', 'svc/Dockerfile.dev', 'db/migration/V1.sql', 'x/db/migrations/1.sql', 'src/auth/Login.java', 'src/AuthService.java', 'pom.xml', 'requirements-dev.txt',
-      'CODEOWNERS', 'docs/CODEOWNERS', 'src/a.ts', 'src/a/b.ts', 'a/c/x', 'a/d/x', 'a/b/x', 'a/e/x', '.venv/lib/a.py', 'vendor/a.go',
+      'go.sum',
+      'a/go.sum',
+      'go.sum.bak',
+      'x/go.sumx',
+      'package-lock.json',
+      'web/node_modules/x/package-lock.json',
+      'dist',
+      'dist/a.js',
+      'src/dist/a/b.js',
+      'distx/a.js',
+      'a.min.js',
+      'x/a.min.jsx',
+      'api/x.pb.go',
+      'models_generated.go',
+      'a/b.generated.ts',
+      'test/a.ts',
+      'src/test/A.java',
+      'tests',
+      'atest/a.ts',
+      'a/b.spec.tsx',
+      'a/b.spec.tsx.snap',
+      'FooTest.java',
+      'src/FooTests.kt',
+      'Testing.java',
+      'pkg/test_a.py',
+      'pkg/atest_a.py',
+      'conftest.py',
+      'x_test.go',
+      'CHANGELOG.md',
+      'CHANGELOG',
+      'docs/changelog.md',
+      'CHANGELOG-2.md',
+      'History.tsx',
+      'release-notes/1.0.md',
+      '.github/workflows/ci.yml',
+      '.github/actions/a/action.yml',
+      '.gitlab-ci.yml',
+      'sub/Jenkinsfile',
+      'Jenkinsfile.groovy',
+      '.circleci/config.yml',
+      'azure-pipelines.yml',
+      'infra/main.tf',
+      'x/infra/main.tf',
+      'a/b.tfvars',
+      'Dockerfile',
+      'svc/Dockerfile.dev',
+      'db/migration/V1.sql',
+      'x/db/migrations/1.sql',
+      'src/auth/Login.java',
+      'src/AuthService.java',
+      'pom.xml',
+      'requirements-dev.txt',
+      'CODEOWNERS',
+      'docs/CODEOWNERS',
+      'src/a.ts',
+      'src/a/b.ts',
+      'a/c/x',
+      'a/d/x',
+      'a/b/x',
+      'a/e/x',
+      '.venv/lib/a.py',
+      'vendor/a.go',
     ];
     for (const glob of globs) {
       const reference = picomatch(glob, { dot: true, noextglob: true, nonegate: true });
@@ -206,7 +269,16 @@ describe('compilePathRules', () => {
     ['.git/config', 'PATH_DOT_GIT'],
     ['', 'PATH_EMPTY'],
   ])('refuses %j before matching (%s)', (path, reason) => {
-    for (const check of [rules.isForbidden, rules.isAllowed, rules.requiresApproval, rules.isLockfile, rules.isGenerated, rules.riskFor, rules.classify, rules.editBlock]) {
+    for (const check of [
+      rules.isForbidden,
+      rules.isAllowed,
+      rules.requiresApproval,
+      rules.isLockfile,
+      rules.isGenerated,
+      rules.riskFor,
+      rules.classify,
+      rules.editBlock,
+    ]) {
       let caught: unknown;
       try {
         check(path);
@@ -221,11 +293,34 @@ describe('compilePathRules', () => {
 
   it('recognises default lockfiles and generated files at any depth', () => {
     const defaults = defaultPathRules();
-    for (const path of ['package-lock.json', 'web/yarn.lock', 'pnpm-lock.yaml', 'bun.lock', 'bun.lockb', 'go.sum', 'crates/x/Cargo.lock', 'poetry.lock', 'Gemfile.lock', 'composer.lock', 'app/gradle.lockfile', 'buildscript-gradle.lockfile', 'src/App/packages.lock.json', 'pdm.lock']) {
+    for (const path of [
+      'package-lock.json',
+      'web/yarn.lock',
+      'pnpm-lock.yaml',
+      'bun.lock',
+      'bun.lockb',
+      'go.sum',
+      'crates/x/Cargo.lock',
+      'poetry.lock',
+      'Gemfile.lock',
+      'composer.lock',
+      'app/gradle.lockfile',
+      'buildscript-gradle.lockfile',
+      'src/App/packages.lock.json',
+      'pdm.lock',
+    ]) {
       expect(defaults.isLockfile(path)).toBe(true);
       expect(defaults.editBlock(path)).toBe('LOCKFILE');
     }
-    for (const path of ['src/generated/Api.java', 'web/dist/app.js', 'static/app.min.js', 'api/v1/service.pb.go', 'models_generated.go', 'dist/index.js', 'target/generated-sources/A.java']) {
+    for (const path of [
+      'src/generated/Api.java',
+      'web/dist/app.js',
+      'static/app.min.js',
+      'api/v1/service.pb.go',
+      'models_generated.go',
+      'dist/index.js',
+      'target/generated-sources/A.java',
+    ]) {
       expect(defaults.isGenerated(path)).toBe(true);
       expect(defaults.editBlock(path)).toBe('GENERATED');
     }

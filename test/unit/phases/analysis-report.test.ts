@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ANALYSIS_REPORT_ARTIFACT, GITHUB_COMMENT_LIMIT, analysisReportMarker, renderAgentBlock, renderAnalysisReport, type AnalysisReportInput } from '../../../src/core/phases/analysis-report.js';
+import {
+  ANALYSIS_REPORT_ARTIFACT,
+  GITHUB_COMMENT_LIMIT,
+  analysisReportMarker,
+  renderAgentBlock,
+  renderAnalysisReport,
+  type AnalysisReportInput,
+} from '../../../src/core/phases/analysis-report.js';
 import { renderRunReport } from '../../../src/core/phases/run-report.js';
 import type { RunReportInput } from '../../../src/core/phases/run-report-schema.js';
 import { parseTask } from '../../../src/core/task/parse-task.js';
@@ -29,8 +36,24 @@ function report(overrides: Partial<AnalysisReportInput> = {}): AnalysisReportInp
       ],
     },
     targets: [
-      { path: 'src/main/java/shop/Order.java', rank: 0.9, classification: 'source', editable: true, module: 'shop', owners: ['alice'], reasons: ['migrate-import can change this file (import javax.persistence.Entity)'] },
-      { path: 'pom.xml', rank: 0.9, classification: 'manifest', editable: true, module: '.', owners: [], reasons: ['bump-dependency can change this file (parent version)'] },
+      {
+        path: 'src/main/java/shop/Order.java',
+        rank: 0.9,
+        classification: 'source',
+        editable: true,
+        module: 'shop',
+        owners: ['alice'],
+        reasons: ['migrate-import can change this file (import javax.persistence.Entity)'],
+      },
+      {
+        path: 'pom.xml',
+        rank: 0.9,
+        classification: 'manifest',
+        editable: true,
+        module: '.',
+        owners: [],
+        reasons: ['bump-dependency can change this file (parent version)'],
+      },
     ],
     modules: [
       { name: '.', files: 1, owners: [] },
@@ -45,7 +68,13 @@ function report(overrides: Partial<AnalysisReportInput> = {}): AnalysisReportInp
 }
 
 /** Every sentence that would claim a change happened; an analysis report has none of them. */
-const CHANGE_CLAIMS = [/\bChanged \d+ files?\b/i, /\b\d+ files? changed\b/i, /\bcommit [0-9a-f]{7,}\b/i, /\bpull request (?:#\d+ )?(?:is )?(?:opened|created)\b/i, /\bdraft PR is ready\b/i];
+const CHANGE_CLAIMS = [
+  /\bChanged \d+ files?\b/i,
+  /\b\d+ files? changed\b/i,
+  /\bcommit [0-9a-f]{7,}\b/i,
+  /\bpull request (?:#\d+ )?(?:is )?(?:opened|created)\b/i,
+  /\bdraft PR is ready\b/i,
+];
 
 function sectionOf(text: string, heading: string): string {
   const start = text.indexOf(`### ${heading}`);
@@ -58,10 +87,14 @@ describe('renderAnalysisReport (analysis report)', () => {
   it('has the plan, targets with why, modules and owners, a risk forecast, open questions and the task block', () => {
     const text = renderAnalysisReport(report());
     expect(text.split('\n')[0]).toBe(analysisReportMarker('k3j5h2m4n6p7', 1));
-    expect(sectionOf(text, 'Plan')).toContain('1. migrate-import: move imports from javax.persistence to jakarta.persistence; would change 1 file: `src/main/java/shop/Order.java`');
+    expect(sectionOf(text, 'Plan')).toContain(
+      '1. migrate-import: move imports from javax.persistence to jakarta.persistence; would change 1 file: `src/main/java/shop/Order.java`',
+    );
     expect(sectionOf(text, 'Target files (2)')).toContain('| `pom.xml` | . | yes | bump-dependency can change this file (parent version) |');
     expect(sectionOf(text, 'Modules and owners')).toContain('| shop | 1 | `alice` `acme/persistence` |');
-    expect(sectionOf(text, 'Risk (forecast)')).toContain('If the 2 files above were changed, the risk would be **MEDIUM** (score 5); the gate would be `HUMAN_REVIEW`.');
+    expect(sectionOf(text, 'Risk (forecast)')).toContain(
+      'If the 2 files above were changed, the risk would be **MEDIUM** (score 5); the gate would be `HUMAN_REVIEW`.',
+    );
     expect(sectionOf(text, 'Open questions')).toContain('- No scope (`paths`) was given');
     expect(sectionOf(text, 'Ready-to-paste task')).toContain('To open a draft PR with this plan, comment `/agent run` with this block');
     expect(sectionOf(text, 'Ready-to-paste task')).toContain('```agent\n');
@@ -123,7 +156,9 @@ describe('renderAnalysisReport (analysis report)', () => {
     expect(task.budgets).toEqual({ maxFiles: 10 });
     expect(task.steps).toEqual(steps);
     // Defaults are left out of the text, the parser fills them in again.
-    expect(renderAgentBlock({ steps: [{ recipe: 'replace', find: 'a', replace: 'b' }] }).join('\n')).toBe('```agent\nsteps:\n  - recipe: replace\n    find: a\n    replace: b\n```');
+    expect(renderAgentBlock({ steps: [{ recipe: 'replace', find: 'a', replace: 'b' }] }).join('\n')).toBe(
+      '```agent\nsteps:\n  - recipe: replace\n    find: a\n    replace: b\n```',
+    );
   });
 
   it('fits a GitHub comment with thousands of targets, saying what was cut and where the rest is', () => {

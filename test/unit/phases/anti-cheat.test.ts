@@ -76,16 +76,13 @@ describe('detectCheats: test-disabled', () => {
 });
 
 describe('detectCheats: test-file-deleted', () => {
-  it.each([
-    'src/test/java/com/acme/FooTest.java',
-    'src/math.test.ts',
-    'tests/test_math.py',
-    'pkg/math/math_test.go',
-    '__tests__/math.js',
-  ])('fires when %s is deleted', (path) => {
-    const { findings } = detectCheats(deletion(path, ['assertEquals(2, add(1, 1));', '}']), defaultPathRules());
-    expect(findings).toEqual([{ rule: 'test-file-deleted', path, snippet: 'test file deleted', severity: 'HIGH' }]);
-  });
+  it.each(['src/test/java/com/acme/FooTest.java', 'src/math.test.ts', 'tests/test_math.py', 'pkg/math/math_test.go', '__tests__/math.js'])(
+    'fires when %s is deleted',
+    (path) => {
+      const { findings } = detectCheats(deletion(path, ['assertEquals(2, add(1, 1));', '}']), defaultPathRules());
+      expect(findings).toEqual([{ rule: 'test-file-deleted', path, snippet: 'test file deleted', severity: 'HIGH' }]);
+    },
+  );
 
   it('stays quiet when a production file is deleted, or a test file is only modified', () => {
     expect(rules(deletion('src/main/java/com/acme/Foo.java', ['class Foo {}']))).toEqual([]);
@@ -228,7 +225,10 @@ describe('parseUnifiedDiff', () => {
   });
 
   it('reads through a "no newline" marker in the middle of a hunk', () => {
-    const patch = edit('src/math.test.ts', ['  expect(a).toBe(1);'], ['  expect(a).toBe(2);']).replace('toBe(1);\n', 'toBe(1);\n\\ No newline at end of file\n');
+    const patch = edit('src/math.test.ts', ['  expect(a).toBe(1);'], ['  expect(a).toBe(2);']).replace(
+      'toBe(1);\n',
+      'toBe(1);\n\\ No newline at end of file\n',
+    );
 
     expect(parseUnifiedDiff(patch)[0].hunks[0].map((l) => l.kind)).toEqual([' ', '-', '+']);
     expect(detectCheats(patch, defaultPathRules()).findings).toEqual([]);

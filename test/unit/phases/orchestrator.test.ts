@@ -75,21 +75,35 @@ describe('runOrchestrator', () => {
       { phase, state: 'running' },
       { phase, state: 'done', summary, files: { count, of: 'changed' }, elapsedMs },
     ];
-    expect(events).toEqual([...ended('intake', 'ok', 0, 0), ...ended('discovery', 'mapped', 0, 1500), ...ended('planning', 'planned', 0, 0), ...ended('mechanical_change', 'edited', 1, 0)]);
+    expect(events).toEqual([
+      ...ended('intake', 'ok', 0, 0),
+      ...ended('discovery', 'mapped', 0, 1500),
+      ...ended('planning', 'planned', 0, 0),
+      ...ended('mechanical_change', 'edited', 1, 0),
+    ]);
   });
 
   it('reports a failed phase as failed with the error', async () => {
     const events: PhaseProgress[] = [];
-    const { options } = await setup({ discovery: async () => { throw new Error('boom'); } }, { reporter: { report: async () => undefined, phase: (p) => events.push(p) } });
+    const { options } = await setup(
+      {
+        discovery: async () => {
+          throw new Error('boom');
+        },
+      },
+      { reporter: { report: async () => undefined, phase: (p) => events.push(p) } },
+    );
     await runOrchestrator(options);
     expect(events.at(-1)).toMatchObject({ phase: 'discovery', state: 'failed', summary: 'boom' });
   });
 
   it('a forbidden tool stops the run BLOCKED: TOOL_REFUSED and PHASE_FAILED are ledgered, no checkpoint for that phase', async () => {
-    const { options } = await setup({ discovery: async (context) => {
-      await context.runtime.use('git.commit');
-      return { output: null, summary: 'unreachable' };
-    } });
+    const { options } = await setup({
+      discovery: async (context) => {
+        await context.runtime.use('git.commit');
+        return { output: null, summary: 'unreachable' };
+      },
+    });
     const result = await runOrchestrator(options);
     expect(result).toMatchObject({ state: 'BLOCKED', details: { phase: 'discovery', code: 'TOOL_NOT_ALLOWED' } });
     expect(result.checkpoints.map((c) => c.phase)).toEqual(['intake']);
@@ -97,10 +111,12 @@ describe('runOrchestrator', () => {
   });
 
   it('a write outside the planned files stops the run BLOCKED with WRITE_REFUSED, and the file is unchanged', async () => {
-    const { repo, options } = await setup({ mechanical_change: async (context) => {
-      await context.workspace.write('src/b.ts', 'export const b = 20;\n');
-      return { output: null, summary: 'unreachable' };
-    } });
+    const { repo, options } = await setup({
+      mechanical_change: async (context) => {
+        await context.workspace.write('src/b.ts', 'export const b = 20;\n');
+        return { output: null, summary: 'unreachable' };
+      },
+    });
     const result = await runOrchestrator(options);
     expect(result).toMatchObject({ state: 'BLOCKED', details: { phase: 'mechanical_change', code: 'FILE_NOT_ALLOWED' } });
     expect(types(result)).toContain('WRITE_REFUSED');
@@ -108,9 +124,11 @@ describe('runOrchestrator', () => {
   });
 
   it('an error in a handler fails the run with PHASE_FAILED', async () => {
-    const { options } = await setup({ planning: async () => {
-      throw new Error('boom');
-    } });
+    const { options } = await setup({
+      planning: async () => {
+        throw new Error('boom');
+      },
+    });
     const result = await runOrchestrator(options);
     expect(result).toMatchObject({ state: 'FAILED', reason: 'planning: boom', details: { code: 'PHASE_FAILED' } });
   });

@@ -76,18 +76,21 @@ describe('phase contracts are enforced at run time', () => {
     expect(reopened.entries().map((e) => e.type)).toEqual(['TOOL_REFUSED']);
   });
 
-  it.each(PHASE_NAMES.filter((p) => PHASE_CONTRACTS[p].allowedFiles === 'none'))('%s: a write through the guarded workspace is refused and nothing changes', async (phase) => {
-    const guarded = runtimeFor(phase).guard(repo.workspace);
-    const error = await refusal(guarded.write(TARGET, 'export const a = 2;\n'));
-    // These phases may not even use file.write; the refusal names the tool.
-    expect(error.reason).toBe('TOOL_NOT_ALLOWED');
-    expect(await refusal(guarded.delete(TARGET))).toMatchObject({ reason: 'TOOL_NOT_ALLOWED' });
-    expect(repo.workspace.changes()).toEqual([]);
-    expect(ledger.entries().map((e) => [e.type, e.payload.tool, e.payload.path])).toEqual([
-      ['TOOL_REFUSED', 'file.write', TARGET],
-      ['TOOL_REFUSED', 'file.delete', TARGET],
-    ]);
-  });
+  it.each(PHASE_NAMES.filter((p) => PHASE_CONTRACTS[p].allowedFiles === 'none'))(
+    '%s: a write through the guarded workspace is refused and nothing changes',
+    async (phase) => {
+      const guarded = runtimeFor(phase).guard(repo.workspace);
+      const error = await refusal(guarded.write(TARGET, 'export const a = 2;\n'));
+      // These phases may not even use file.write; the refusal names the tool.
+      expect(error.reason).toBe('TOOL_NOT_ALLOWED');
+      expect(await refusal(guarded.delete(TARGET))).toMatchObject({ reason: 'TOOL_NOT_ALLOWED' });
+      expect(repo.workspace.changes()).toEqual([]);
+      expect(ledger.entries().map((e) => [e.type, e.payload.tool, e.payload.path])).toEqual([
+        ['TOOL_REFUSED', 'file.write', TARGET],
+        ['TOOL_REFUSED', 'file.delete', TARGET],
+      ]);
+    },
+  );
 
   it.each(['mechanical_change', 'local_repair'] as const)('%s: writes only the planned targets (FILE_NOT_ALLOWED + WRITE_REFUSED otherwise)', async (phase) => {
     const guarded = runtimeFor(phase).guard(repo.workspace);

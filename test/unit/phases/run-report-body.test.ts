@@ -58,7 +58,16 @@ function outputs(overrides: Partial<Record<PhaseName, unknown>> = {}): Partial<R
   const files = [...javaFiles, 'services/order/pom.xml'];
   return {
     intake: task,
-    discovery: { mapKey: 'm', mapCacheHit: false, targets: [], excluded: 0, warnings: [], strategy: 'recipe', owners: [], modules: [{ path: 'services/order', name: 'com.acme:order-service', buildSystem: 'maven' }] },
+    discovery: {
+      mapKey: 'm',
+      mapCacheHit: false,
+      targets: [],
+      excluded: 0,
+      warnings: [],
+      strategy: 'recipe',
+      owners: [],
+      modules: [{ path: 'services/order', name: 'com.acme:order-service', buildSystem: 'maven' }],
+    },
     planning: { strategy: 'recipe', reason: '5 deterministic recipe step(s); no model is asked', segments },
     mechanical_change: {
       segments: segments.map((s, i) => ({
@@ -66,19 +75,45 @@ function outputs(overrides: Partial<Record<PhaseName, unknown>> = {}): Partial<R
         engine: 'recipe',
         changedFiles: i === 0 ? [{ path: 'services/order/pom.xml', edits: 1 }] : i === 2 ? javaFiles.map((path) => ({ path, edits: 1 })) : [],
         skipped: [],
-        notes: i === 4 ? ['CHANGELOG.md: 3 occurrences left (history)'] : i === 2 ? ['add `jakarta.persistence-api` to services/order/pom.xml', 'CHANGELOG.md: 3 occurrences left (history)'] : [],
+        notes:
+          i === 4
+            ? ['CHANGELOG.md: 3 occurrences left (history)']
+            : i === 2
+              ? ['add `jakarta.persistence-api` to services/order/pom.xml', 'CHANGELOG.md: 3 occurrences left (history)']
+              : [],
         lockfilesToRefresh: [],
       })),
     },
     regression_verification: {
-      report: { status: 'PASSED', checks: [{ name: 'Secret scan of the change', status: 'PASSED', detail: 'no finding' }], notRun: [{ name: 'mvn -q verify', why: 'draftsman never runs build commands' }] },
+      report: {
+        status: 'PASSED',
+        checks: [{ name: 'Secret scan of the change', status: 'PASSED', detail: 'no finding' }],
+        notRun: [{ name: 'mvn -q verify', why: 'draftsman never runs build commands' }],
+      },
       cheats: [],
       secretFindings: [],
     },
     diff_boundary_review: {
-      diffSummary: { baseCommitSha: BASE, headSha: HEAD, filesChanged: files.length, insertions: 15, deletions: 15, files: files.map((path) => ({ path, kind: 'MODIFIED', insertions: 1, deletions: 1, risk: 'LOW', reason: 'x', generated: false, binary: false })), warnings: [] },
-      risk: { riskScore: 17, riskLevel: 'HIGH', reasons: [...javaFiles.map((p) => `production source file: ${p}`), 'dependency manifest: services/order/pom.xml'], requiredGate: 'HUMAN_APPROVAL_BEFORE_PR' },
-      scope: { status: 'PASS', gateId: 'gate-0123456789abcdef', violations: [{ rule: 'HIGH_RISK', message: `risk is HIGH: ${javaFiles.map((p) => `production source file: ${p}`).join('; ')}` }] },
+      diffSummary: {
+        baseCommitSha: BASE,
+        headSha: HEAD,
+        filesChanged: files.length,
+        insertions: 15,
+        deletions: 15,
+        files: files.map((path) => ({ path, kind: 'MODIFIED', insertions: 1, deletions: 1, risk: 'LOW', reason: 'x', generated: false, binary: false })),
+        warnings: [],
+      },
+      risk: {
+        riskScore: 17,
+        riskLevel: 'HIGH',
+        reasons: [...javaFiles.map((p) => `production source file: ${p}`), 'dependency manifest: services/order/pom.xml'],
+        requiredGate: 'HUMAN_APPROVAL_BEFORE_PR',
+      },
+      scope: {
+        status: 'PASS',
+        gateId: 'gate-0123456789abcdef',
+        violations: [{ rule: 'HIGH_RISK', message: `risk is HIGH: ${javaFiles.map((p) => `production source file: ${p}`).join('; ')}` }],
+      },
     },
     ...overrides,
   };
@@ -86,11 +121,30 @@ function outputs(overrides: Partial<Record<PhaseName, unknown>> = {}): Partial<R
 
 /** One checkpoint per phase, each with the steps it used. */
 const checkpoints = PHASE_NAMES.slice(0, 9).map((phase, seq) =>
-  Checkpoint.parse({ schemaVersion: 1, runId: 'k3j5h2m4n6p7', attempt: 1, seq, phase, baseCommitSha: BASE, diffHash: 'h', summary: '', evidenceRefs: [], decisions: [], risks: [], nextPhase: null, patches: [], output: null, stepsUsed: 2, completedAt: '2026-11-29T10:00:00.000Z' }),
+  Checkpoint.parse({
+    schemaVersion: 1,
+    runId: 'k3j5h2m4n6p7',
+    attempt: 1,
+    seq,
+    phase,
+    baseCommitSha: BASE,
+    diffHash: 'h',
+    summary: '',
+    evidenceRefs: [],
+    decisions: [],
+    risks: [],
+    nextPhase: null,
+    patches: [],
+    output: null,
+    stepsUsed: 2,
+    completedAt: '2026-11-29T10:00:00.000Z',
+  }),
 );
 
 function body(o = outputs()): string {
-  return renderRunReport(buildRunReport(env, task, o, checkpoints, { status: 'COMPLETED', headCommitSha: HEAD, artifacts: [], current: 'pr_preparation', currentSteps: 3 }));
+  return renderRunReport(
+    buildRunReport(env, task, o, checkpoints, { status: 'COMPLETED', headCommitSha: HEAD, artifacts: [], current: 'pr_preparation', currentSteps: 3 }),
+  );
 }
 
 function section(text: string, summary: string): string {
@@ -181,8 +235,24 @@ describe('a secret finding in the body', () => {
 describe('a model run', () => {
   it('shows model calls and tokens used against the limit', () => {
     const o = outputs({
-      planning: { strategy: 'llm', reason: 'no recipe steps: the model makes the change within the selected targets', segments: [{ id: 'model-change', engine: 'llm', paths: javaFiles }] },
-      mechanical_change: { segments: [{ id: 'model-change', engine: 'llm', changedFiles: javaFiles.map((path) => ({ path, edits: 1 })), skipped: [], notes: [], lockfilesToRefresh: [], model: { calls: 3, tokens: 1200, status: 'DONE', summary: 's' } }] },
+      planning: {
+        strategy: 'llm',
+        reason: 'no recipe steps: the model makes the change within the selected targets',
+        segments: [{ id: 'model-change', engine: 'llm', paths: javaFiles }],
+      },
+      mechanical_change: {
+        segments: [
+          {
+            id: 'model-change',
+            engine: 'llm',
+            changedFiles: javaFiles.map((path) => ({ path, edits: 1 })),
+            skipped: [],
+            notes: [],
+            lockfilesToRefresh: [],
+            model: { calls: 3, tokens: 1200, status: 'DONE', summary: 's' },
+          },
+        ],
+      },
     });
     const text = body(o);
     expect(section(text, 'Budget used')).toContain('| model calls | 3 | 40 |');

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { VERIFICATION_END, VERIFICATION_START, renderRunReport, renderVerificationSection, replaceVerificationSection } from '../../../src/core/phases/run-report.js';
+import {
+  VERIFICATION_END,
+  VERIFICATION_START,
+  renderRunReport,
+  renderVerificationSection,
+  replaceVerificationSection,
+} from '../../../src/core/phases/run-report.js';
 import { RunReport, type RunReportInput } from '../../../src/core/phases/run-report-schema.js';
 
 function report(overrides: Partial<RunReportInput> = {}): RunReportInput {
@@ -20,7 +26,13 @@ function report(overrides: Partial<RunReportInput> = {}): RunReportInput {
     scope: { paths: ['src/main/java/**'], untouched: ['CI configuration', 'lockfiles'] },
     strategy: { engine: 'recipe', steps: ['migrate-import javax.persistence -> jakarta.persistence'] },
     targets: [
-      { path: 'src/main/java/shop/Order.java', change: 'MODIFIED', insertions: 3, deletions: 3, reasons: ['imports javax.persistence.Entity', 'in task scope'] },
+      {
+        path: 'src/main/java/shop/Order.java',
+        change: 'MODIFIED',
+        insertions: 3,
+        deletions: 3,
+        reasons: ['imports javax.persistence.Entity', 'in task scope'],
+      },
       { path: 'pom.xml', change: 'MODIFIED', insertions: 1, deletions: 1, reasons: ['declares javax.persistence-api'] },
     ],
     verification: {
@@ -111,7 +123,9 @@ describe('renderRunReport', () => {
   });
 
   it('says CI results are the only evidence when the policy has no build commands', () => {
-    const section = verificationBlock(renderRunReport(report({ verification: { checks: [], notRun: [{ name: 'build and tests', why: 'no commands' }], ciCommands: [] } })));
+    const section = verificationBlock(
+      renderRunReport(report({ verification: { checks: [], notRun: [{ name: 'build and tests', why: 'no commands' }], ciCommands: [] } })),
+    );
     expect(section).toContain('Draftsman ran no checks on this change.');
     expect(section).toContain('The policy lists no `agent.build.commands`');
     expect(section).not.toContain('```sh');
@@ -130,9 +144,13 @@ describe('renderRunReport', () => {
 
   it('summarises the objective by its first paragraph, whole sentences shortened at a word', () => {
     const wrapped = 'Spring Boot 3 needs Jakarta EE 9+: move the persistence, validation and JAXB imports from\njavax.* to jakarta.*.\n\nSecond paragraph.';
-    expect(renderRunReport(report({ objective: wrapped }))).toContain('| **Objective** | Spring Boot 3 needs Jakarta EE 9+: move the persistence, validation and JAXB imports from javax.* to jakarta.*. |');
+    expect(renderRunReport(report({ objective: wrapped }))).toContain(
+      '| **Objective** | Spring Boot 3 needs Jakarta EE 9+: move the persistence, validation and JAXB imports from javax.* to jakarta.*. |',
+    );
     const long = `${'word '.repeat(60)}end`;
-    const row = renderRunReport(report({ objective: long })).split('\n').find((l) => l.startsWith('| **Objective**'))!;
+    const row = renderRunReport(report({ objective: long }))
+      .split('\n')
+      .find((l) => l.startsWith('| **Objective**'))!;
     expect(row).toMatch(/ word… \|$/);
     expect(row.length).toBeLessThan(200);
   });
@@ -241,7 +259,13 @@ describe('renderRunReport', () => {
   });
 
   it('stays within GitHub’s body limit with thousands of targets', () => {
-    const many = Array.from({ length: 5_000 }, (_, i) => ({ path: `src/gen/File${i}.java`, change: 'MODIFIED', insertions: 1, deletions: 1, reasons: ['matched recipe'] }));
+    const many = Array.from({ length: 5_000 }, (_, i) => ({
+      path: `src/gen/File${i}.java`,
+      change: 'MODIFIED',
+      insertions: 1,
+      deletions: 1,
+      reasons: ['matched recipe'],
+    }));
     const body = renderRunReport(report({ targets: many }));
     expect(body.length).toBeLessThan(65_536);
     expect(body).toContain('…and 4900 more');
@@ -254,7 +278,11 @@ describe('replaceVerificationSection', () => {
     const body = renderRunReport(report());
     const ci = renderVerificationSection({
       ...report().verification,
-      ci: { state: 'success', commitSha: 'fedcba9876543210fedcba98', checks: [{ name: 'build', status: 'completed', conclusion: 'success', url: 'https://ci.example.invalid/1' }] },
+      ci: {
+        state: 'success',
+        commitSha: 'fedcba9876543210fedcba98',
+        checks: [{ name: 'build', status: 'completed', conclusion: 'success', url: 'https://ci.example.invalid/1' }],
+      },
     });
 
     const updated = replaceVerificationSection(body, ci);

@@ -3,7 +3,17 @@ import { evaluateScope, type ScopeRules, type ScopedChange } from '../../../src/
 import { writePolicyFor } from '../../helpers/path-rules.js';
 
 /** Rules as the policy views compile them, from plain globs, so each row says what it sets. */
-function rules(overrides: Partial<{ forbidden: string[]; approval: string[]; scope: string[]; lockfiles: string[]; generated: string[]; allowLockfiles: boolean; allowGenerated: boolean }> = {}): ScopeRules {
+function rules(
+  overrides: Partial<{
+    forbidden: string[];
+    approval: string[];
+    scope: string[];
+    lockfiles: string[];
+    generated: string[];
+    allowLockfiles: boolean;
+    allowGenerated: boolean;
+  }> = {},
+): ScopeRules {
   return writePolicyFor({
     forbidden: overrides.forbidden ?? ['secrets/**'],
     requireApproval: overrides.approval ?? ['db/migration/**'],
@@ -22,15 +32,33 @@ describe('evaluateScope: the scope guard table', () => {
   it.each([
     ['a file in scope', 'PASS', [change('src/a.ts')], rules(), []],
     ['a forbidden path', 'BLOCKED', [change('src/a.ts'), change('secrets/prod.env')], rules(), ['FORBIDDEN_PATH']],
-    ['a workflow, even when the policy forbids nothing', 'BLOCKED', [change('.github/workflows/ci.yml')], rules({ forbidden: [] }), ['WORKFLOW_CHANGE_NOT_PERMITTED']],
-    ['a workflow, even when the task scope names it', 'BLOCKED', [change('.github/workflows/ci.yml')], rules({ scope: ['.github/**'] }), ['WORKFLOW_CHANGE_NOT_PERMITTED']],
+    [
+      'a workflow, even when the policy forbids nothing',
+      'BLOCKED',
+      [change('.github/workflows/ci.yml')],
+      rules({ forbidden: [] }),
+      ['WORKFLOW_CHANGE_NOT_PERMITTED'],
+    ],
+    [
+      'a workflow, even when the task scope names it',
+      'BLOCKED',
+      [change('.github/workflows/ci.yml')],
+      rules({ scope: ['.github/**'] }),
+      ['WORKFLOW_CHANGE_NOT_PERMITTED'],
+    ],
     ['a lockfile', 'BLOCKED', [change('web/package-lock.json')], rules(), ['LOCKFILE_NOT_ALLOWED']],
     ['a lockfile the policy allows', 'PASS', [change('web/package-lock.json')], rules({ allowLockfiles: true }), []],
     ['a generated file', 'BLOCKED', [change('api/items.pb.go')], rules(), ['GENERATED_NOT_ALLOWED']],
     ['a generated file the policy allows', 'PASS', [change('api/items.pb.go')], rules({ allowGenerated: true }), []],
     ['a file outside the task scope', 'NEEDS_APPROVAL', [change('src/a.ts'), change('docs/b.md')], rules({ scope: ['src/**'] }), ['OUT_OF_SCOPE']],
     ['a requireApprovalFor path', 'NEEDS_APPROVAL', [change('db/migration/V2__x.sql')], rules(), ['REQUIRES_APPROVAL']],
-    ['out of scope and requireApprovalFor on one path', 'NEEDS_APPROVAL', [change('db/migration/V2__x.sql')], rules({ scope: ['src/**'] }), ['OUT_OF_SCOPE', 'REQUIRES_APPROVAL']],
+    [
+      'out of scope and requireApprovalFor on one path',
+      'NEEDS_APPROVAL',
+      [change('db/migration/V2__x.sql')],
+      rules({ scope: ['src/**'] }),
+      ['OUT_OF_SCOPE', 'REQUIRES_APPROVAL'],
+    ],
     ['forbidden beats approval and budgets', 'BLOCKED', [change('secrets/a'), change('db/migration/V2__x.sql', 500)], rules(), ['FORBIDDEN_PATH']],
   ] as const)('%s -> %s', (_name, status, changes, scopeRules, violations) => {
     const verdict = evaluateScope({ changes: [...changes], rules: scopeRules, limits: LIMITS });
@@ -68,11 +96,20 @@ describe('evaluateScope: the scope guard table', () => {
 
   it('a change of a gitlink or under it is blocked: submodules are opaque', () => {
     const isGitlink = (p: string) => p === 'libs/shared';
-    const verdict = evaluateScope({ changes: [change('libs/shared'), change('libs/shared/src/a.c'), change('libs/sharedx/a.c')], rules: rules(), limits: LIMITS, isGitlink });
+    const verdict = evaluateScope({
+      changes: [change('libs/shared'), change('libs/shared/src/a.c'), change('libs/sharedx/a.c')],
+      rules: rules(),
+      limits: LIMITS,
+      isGitlink,
+    });
     expect(verdict.status).toBe('BLOCKED');
     expect(verdict.violations).toEqual([
       { rule: 'SUBMODULE_CHANGE_NOT_PERMITTED', path: 'libs/shared', message: 'submodule libs/shared is kept as it is, never edited: libs/shared' },
-      { rule: 'SUBMODULE_CHANGE_NOT_PERMITTED', path: 'libs/shared/src/a.c', message: 'submodule libs/shared is kept as it is, never edited: libs/shared/src/a.c' },
+      {
+        rule: 'SUBMODULE_CHANGE_NOT_PERMITTED',
+        path: 'libs/shared/src/a.c',
+        message: 'submodule libs/shared is kept as it is, never edited: libs/shared/src/a.c',
+      },
     ]);
     expect(evaluateScope({ changes: [change('libs/sharedx/a.c')], rules: rules(), limits: LIMITS, isGitlink }).status).toBe('PASS');
   });
@@ -111,7 +148,14 @@ describe('evaluateScope: the scope guard table', () => {
   });
 
   it('counts files and lines of the whole change', () => {
-    const verdict = evaluateScope({ changes: [{ path: 'a', kind: 'ADDED', insertions: 7, deletions: 0 }, { path: 'b', kind: 'DELETED', insertions: 0, deletions: 5 }], rules: rules(), limits: LIMITS });
+    const verdict = evaluateScope({
+      changes: [
+        { path: 'a', kind: 'ADDED', insertions: 7, deletions: 0 },
+        { path: 'b', kind: 'DELETED', insertions: 0, deletions: 5 },
+      ],
+      rules: rules(),
+      limits: LIMITS,
+    });
     expect(verdict).toMatchObject({ status: 'PASS', filesChanged: 2, linesChanged: 12 });
   });
 });

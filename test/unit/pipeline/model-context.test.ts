@@ -23,7 +23,11 @@ const INVOICE = 'src/billing/invoice.ts';
 
 function files(extra: Record<string, MemoryRepoFile> = {}): Record<string, MemoryRepoFile> {
   return {
-    'package.json': JSON.stringify({ name: 'billing', version: '1.0.0', scripts: { build: 'tsc', test: 'vitest run' }, devDependencies: { vitest: '4.1.12' } }, null, 2),
+    'package.json': JSON.stringify(
+      { name: 'billing', version: '1.0.0', scripts: { build: 'tsc', test: 'vitest run' }, devDependencies: { vitest: '4.1.12' } },
+      null,
+      2,
+    ),
     'AGENTS.md': `# Working here\n\n${MARKER}\nRun \`npm test\` before you finish.\nDeploy key for CI: ${PLANTED}\n`,
     'CLAUDE.md': 'Prefer small functions.\n',
     '.github/copilot-instructions.md': 'Write tests with vitest.\n',
@@ -38,7 +42,19 @@ function files(extra: Record<string, MemoryRepoFile> = {}): Record<string, Memor
 }
 
 function task(partial: Partial<TaskContract> = {}): TaskContract {
-  return { schemaVersion: 1, title: 'Fix total', objective: 'fix the total function in invoice.ts', mode: 'draft_pr', steps: [], budgets: {}, searchTerms: [], kind: 'exploratory', blockSource: 'none', digest: 'd', ...partial };
+  return {
+    schemaVersion: 1,
+    title: 'Fix total',
+    objective: 'fix the total function in invoice.ts',
+    mode: 'draft_pr',
+    steps: [],
+    budgets: {},
+    searchTerms: [],
+    kind: 'exploratory',
+    blockSource: 'none',
+    digest: 'd',
+    ...partial,
+  };
 }
 
 const TARGETS: DiscoveryOutput['targets'] = [
@@ -47,19 +63,48 @@ const TARGETS: DiscoveryOutput['targets'] = [
 ];
 
 /** A repository, its map stored where discovery stores it, and the prompt inputs over them. */
-async function setup(options: { extra?: Record<string, MemoryRepoFile>; targets?: DiscoveryOutput['targets']; discovery?: boolean; storeAt?: 'cache' | 'attempt' | 'none'; phase?: PhaseContext['phase'] } = {}) {
+async function setup(
+  options: {
+    extra?: Record<string, MemoryRepoFile>;
+    targets?: DiscoveryOutput['targets'];
+    discovery?: boolean;
+    storeAt?: 'cache' | 'attempt' | 'none';
+    phase?: PhaseContext['phase'];
+  } = {},
+) {
   const repo = await createMemoryRepo(files(options.extra));
   const store = createLocalArtifactStoreForTest();
   const keys = runKeys('acme', 'billing', 'run-1');
   const build = () => buildRepoMap({ workspace: repo.workspace, owner: 'acme', repo: 'billing', rules: pathRulesFor(), policyDigest: 'p1' });
   let mapKey = 'maps/none.json';
   const storeAt = options.storeAt ?? 'cache';
-  if (storeAt === 'cache') mapKey = (await loadOrBuildRepoMap({ store, key: { owner: 'acme', repo: 'billing', commit: repo.commitSha, scannerVersion: REPO_MAP_SCANNER_VERSION, policyDigest: 'p1' }, build })).key;
+  if (storeAt === 'cache')
+    mapKey = (
+      await loadOrBuildRepoMap({
+        store,
+        key: { owner: 'acme', repo: 'billing', commit: repo.commitSha, scannerVersion: REPO_MAP_SCANNER_VERSION, policyDigest: 'p1' },
+        build,
+      })
+    ).key;
   if (storeAt === 'attempt') await store.put(keys.attempt(1).repoMap, JSON.stringify(await build()));
-  const discovery: DiscoveryOutput = { mapKey, mapCacheHit: false, targets: options.targets ?? TARGETS, excluded: 0, warnings: [], strategy: 'symbols', owners: [], modules: [] };
+  const discovery: DiscoveryOutput = {
+    mapKey,
+    mapCacheHit: false,
+    targets: options.targets ?? TARGETS,
+    excluded: 0,
+    warnings: [],
+    strategy: 'symbols',
+    owners: [],
+    modules: [],
+  };
   const env = { store, keys, attempt: 1, policy: defaultPolicy(), request: {} } as unknown as PipelineEnv;
-  const context = { phase: options.phase ?? 'mechanical_change', workspace: repo.workspace, outputs: options.discovery === false ? {} : { discovery } } as unknown as PhaseContext;
-  const prompt = (paths: string[] = [INVOICE], t: TaskContract = task()) => segmentPrompt({ env, context, task: t, segment: { id: 's1', engine: 'llm', paths } });
+  const context = {
+    phase: options.phase ?? 'mechanical_change',
+    workspace: repo.workspace,
+    outputs: options.discovery === false ? {} : { discovery },
+  } as unknown as PhaseContext;
+  const prompt = (paths: string[] = [INVOICE], t: TaskContract = task()) =>
+    segmentPrompt({ env, context, task: t, segment: { id: 's1', engine: 'llm', paths } });
   return { repo, store, prompt };
 }
 
@@ -67,14 +112,19 @@ async function setup(options: { extra?: Record<string, MemoryRepoFile>; targets?
 function projectionLines(context: string): string[] {
   const lines = context.split('\n');
   const start = lines.findIndex((l) => l.startsWith('Repository map, projected'));
-  return lines.slice(start + 1, lines.findIndex((l) => l.startsWith('Left out to fit')));
+  return lines.slice(
+    start + 1,
+    lines.findIndex((l) => l.startsWith('Left out to fit')),
+  );
 }
 
 describe('instruction files in the system prompt', () => {
   it('carries nested and root instruction files, nearest first, each framed as repository content', async () => {
     const { prompt } = await setup();
     const { system } = await prompt();
-    const order = ['src/billing/AGENTS.md', 'AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md'].map((p) => system.indexOf(`<<<UNTRUSTED repository instructions ${p} id=`));
+    const order = ['src/billing/AGENTS.md', 'AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md'].map((p) =>
+      system.indexOf(`<<<UNTRUSTED repository instructions ${p} id=`),
+    );
     expect(order.every((i) => i > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     // The distinctive line sits inside its frame, and the frame says it is guidance, not authority.
@@ -125,7 +175,9 @@ describe('instruction files in the system prompt', () => {
     const counting = new Proxy(repo.workspace, {
       get: (target, key) => (key === 'readBase' ? (path: string) => (path === 'AGENTS.md' && reads++, target.readBase(path)) : Reflect.get(target, key)),
     });
-    const found = await loadInstructionFiles(counting, [], defaultPathRules(), DEFAULT_INSTRUCTION_LIMITS, (path) => (path === 'AGENTS.md' ? 5_000_000 : undefined));
+    const found = await loadInstructionFiles(counting, [], defaultPathRules(), DEFAULT_INSTRUCTION_LIMITS, (path) =>
+      path === 'AGENTS.md' ? 5_000_000 : undefined,
+    );
     expect(found.skipped).toEqual([{ path: 'AGENTS.md', reason: 'oversized' }]);
     expect(reads).toBe(0);
     expect(found.files.map((f) => f.path)).toEqual(['CLAUDE.md', '.github/copilot-instructions.md']);
@@ -145,20 +197,38 @@ describe('instruction files in the system prompt', () => {
     expect(map.filesystem.importantFiles).toEqual(['.github/CODEOWNERS', '.github/copilot-instructions.md', 'AGENTS.md', 'CLAUDE.md', 'package.json']);
     expect(['AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md', 'a/b/AGENTS.md'].every(isInstructionFile)).toBe(true);
     expect(isInstructionFile('a/CLAUDE.md')).toBe(false);
-    expect(instructionFileCandidates(['a/b/c.ts', 'a/d.ts', 'x/y.ts'])).toEqual(['a/b/AGENTS.md', 'a/AGENTS.md', 'x/AGENTS.md', 'AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md']);
+    expect(instructionFileCandidates(['a/b/c.ts', 'a/d.ts', 'x/y.ts'])).toEqual([
+      'a/b/AGENTS.md',
+      'a/AGENTS.md',
+      'x/AGENTS.md',
+      'AGENTS.md',
+      'CLAUDE.md',
+      '.github/copilot-instructions.md',
+    ]);
   });
 
   it('finds a nested file however deep the changed path, and bounds how many nested files are shown', async () => {
     const deep = 'src/billing/a/b/c/d/e/deep.ts';
     const repo = await createMemoryRepo(files({ [deep]: 'export {};\n', 'src/billing/a/b/AGENTS.md': 'b rules\n', 'src/billing/a/AGENTS.md': 'a rules\n' }));
     const found = await loadInstructionFiles(repo.workspace, [deep], defaultPathRules(), { ...DEFAULT_INSTRUCTION_LIMITS, maxNested: 2 });
-    expect(found.files.map((f) => f.path)).toEqual(['src/billing/a/b/AGENTS.md', 'src/billing/a/AGENTS.md', 'AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md']);
+    expect(found.files.map((f) => f.path)).toEqual([
+      'src/billing/a/b/AGENTS.md',
+      'src/billing/a/AGENTS.md',
+      'AGENTS.md',
+      'CLAUDE.md',
+      '.github/copilot-instructions.md',
+    ]);
     expect(found.skipped).toEqual([{ path: 'src/billing/AGENTS.md', reason: 'nested bound reached' }]);
   });
 
   it('bounds the total over files with small limits, later files skipped by name', async () => {
     const repo = await createMemoryRepo(files());
-    const found = await loadInstructionFiles(repo.workspace, [INVOICE], defaultPathRules(), { maxCharsPerFile: 30, maxTotalChars: 60, maxFileBytes: 1000, maxNested: 4 });
+    const found = await loadInstructionFiles(repo.workspace, [INVOICE], defaultPathRules(), {
+      maxCharsPerFile: 30,
+      maxTotalChars: 60,
+      maxFileBytes: 1000,
+      maxNested: 4,
+    });
     expect(found.files.map((f) => [f.path, f.text.length, f.truncated])).toEqual([
       ['src/billing/AGENTS.md', 30, true],
       ['AGENTS.md', 30, true],
@@ -188,18 +258,40 @@ describe('the map projection in the context', () => {
   });
 
   it('shows at most the capped number of targets and names the rest', async () => {
-    const many = Array.from({ length: 400 }, (_, i) => ({ path: `src/billing/gen/file-${String(i).padStart(3, '0')}.ts`, rank: i + 1, classification: 'source', allowedToEdit: true, reasons: ['mentions total'] }));
+    const many = Array.from({ length: 400 }, (_, i) => ({
+      path: `src/billing/gen/file-${String(i).padStart(3, '0')}.ts`,
+      rank: i + 1,
+      classification: 'source',
+      allowedToEdit: true,
+      reasons: ['mentions total'],
+    }));
     const { context } = await (await setup({ targets: many })).prompt();
     expect(context).toContain(`Left out to fit the budget: targets: ${400 - SECTION_ITEM_CAPS.targets} of 400 items.`);
     expect(context).toContain(`file-${String(SECTION_ITEM_CAPS.targets - 1).padStart(3, '0')}.ts`);
     expect(context).not.toContain(`file-${String(SECTION_ITEM_CAPS.targets).padStart(3, '0')}.ts`);
     // The sections after the targets still have their room.
-    expect(projectionLines(context).map((l) => l.slice(0, l.indexOf(':')))).toEqual(['identity', 'targets', 'modules', 'build', 'entrypoints', 'importantFiles', 'highRiskPaths', 'configs', 'tests']);
+    expect(projectionLines(context).map((l) => l.slice(0, l.indexOf(':')))).toEqual([
+      'identity',
+      'targets',
+      'modules',
+      'build',
+      'entrypoints',
+      'importantFiles',
+      'highRiskPaths',
+      'configs',
+      'tests',
+    ]);
   });
 
   it('stays within a share of the phase budget and names what it left out', async () => {
     const reasons = Array.from({ length: 12 }, (_, k) => `reason ${k}: the symbol total is referenced here`);
-    const many = Array.from({ length: 30 }, (_, i) => ({ path: `src/billing/gen/file-${String(i).padStart(3, '0')}.ts`, rank: i + 1, classification: 'source', allowedToEdit: true, reasons }));
+    const many = Array.from({ length: 30 }, (_, i) => ({
+      path: `src/billing/gen/file-${String(i).padStart(3, '0')}.ts`,
+      rank: i + 1,
+      classification: 'source',
+      allowedToEdit: true,
+      reasons,
+    }));
     expect(projectionTokenBudget(150_000)).toBe(MAX_PROJECTION_TOKENS);
     const change = projectionLines((await (await setup({ targets: many })).prompt()).context).join('\n');
     expect(change.length).toBeLessThanOrEqual(MAX_PROJECTION_TOKENS * CHARS_PER_TOKEN);

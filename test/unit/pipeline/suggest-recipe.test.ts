@@ -7,7 +7,8 @@ describe('suggestRecipeSteps (analysis report task block)', () => {
   it('reads the recipes a task names plainly, in the order they appear', () => {
     const steps = suggestRecipeSteps({
       title: 'Rename the class `OrderDao` to `OrderRepository`',
-      objective: 'Then migrate imports from javax.persistence to jakarta.persistence, bump org.springframework.boot:spring-boot-starter-parent from 3.1.5 to 3.2.5 and replace `legacyUrl` with `baseUrl`.',
+      objective:
+        'Then migrate imports from javax.persistence to jakarta.persistence, bump org.springframework.boot:spring-boot-starter-parent from 3.1.5 to 3.2.5 and replace `legacyUrl` with `baseUrl`.',
     });
     expect(steps).toEqual([
       { recipe: 'rename-symbol', from: 'OrderDao', to: 'OrderRepository', kind: 'class' },

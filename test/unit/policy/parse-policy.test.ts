@@ -48,7 +48,15 @@ describe('parsePolicy: valid documents', () => {
     expect(policy.agent.enabled).toBe(true);
     expect(policy.agent.forbiddenPaths).toContain('.github/workflows/**');
     expect(policy.agent.allowedPaths).toBeUndefined();
-    expect(policy.ingestion).toEqual({ submodules: 'opaque', allowLfs: false, maxRepoSizeMb: 500, maxFileSizeMb: 5, maxFileCount: 100_000, maxPathDepth: 64, maxPathLength: 1024 });
+    expect(policy.ingestion).toEqual({
+      submodules: 'opaque',
+      allowLfs: false,
+      maxRepoSizeMb: 500,
+      maxFileSizeMb: 5,
+      maxFileCount: 100_000,
+      maxPathDepth: 64,
+      maxPathLength: 1024,
+    });
     expect(policy.agent.maxChangedFiles).toBe(30);
     expect(policy.agent.maxDiffLines).toBe(1500);
     expect(policy.editRules.lockfiles.default).toBe('blocked');
@@ -61,21 +69,33 @@ describe('parsePolicy: valid documents', () => {
 
   it.each([
     ['only the version', 'version: 1\n', (p: AgentPolicy) => expect(p).toEqual(defaultPolicy())],
-    ['a partial section keeps the other defaults', 'version: 1\nagent:\n  maxChangedFiles: 3\n', (p: AgentPolicy) => {
-      expect(p.agent.maxChangedFiles).toBe(3);
-      expect(p.agent.maxDiffLines).toBe(1500);
-      expect(p.agent.build.commands).toEqual([]);
-    }],
-    ['every key set', FULL, (p: AgentPolicy) => {
-      expect(p.agent.enabled).toBe(false);
-      expect(p.agent.riskRules).toEqual([{ glob: 'src/auth/**', level: 'HIGH', reason: 'authentication' }]);
-      expect(p.agent.build).toEqual({ defaultVerifier: 'maven', commands: ['./mvnw -q test'] });
-      expect(p.ingestion.maxPathLength).toBe(300);
-      expect(p.editRules.generatedFiles.default).toBe('allowed');
-      expect(p.triggers.minPermission).toBe('maintain');
-      expect(p.baseMovementPolicy).toBe('fail');
-    }],
-    ['yes/on are strings in YAML 1.2, so label "on" stays a string', 'version: 1\ntriggers: {label: on}\n', (p: AgentPolicy) => expect(p.triggers.label).toBe('on')],
+    [
+      'a partial section keeps the other defaults',
+      'version: 1\nagent:\n  maxChangedFiles: 3\n',
+      (p: AgentPolicy) => {
+        expect(p.agent.maxChangedFiles).toBe(3);
+        expect(p.agent.maxDiffLines).toBe(1500);
+        expect(p.agent.build.commands).toEqual([]);
+      },
+    ],
+    [
+      'every key set',
+      FULL,
+      (p: AgentPolicy) => {
+        expect(p.agent.enabled).toBe(false);
+        expect(p.agent.riskRules).toEqual([{ glob: 'src/auth/**', level: 'HIGH', reason: 'authentication' }]);
+        expect(p.agent.build).toEqual({ defaultVerifier: 'maven', commands: ['./mvnw -q test'] });
+        expect(p.ingestion.maxPathLength).toBe(300);
+        expect(p.editRules.generatedFiles.default).toBe('allowed');
+        expect(p.triggers.minPermission).toBe('maintain');
+        expect(p.baseMovementPolicy).toBe('fail');
+      },
+    ],
+    [
+      'yes/on are strings in YAML 1.2, so label "on" stays a string',
+      'version: 1\ntriggers: {label: on}\n',
+      (p: AgentPolicy) => expect(p.triggers.label).toBe('on'),
+    ],
     ['CRLF line endings', 'version: 1\r\nagent:\r\n  enabled: false\r\n', (p: AgentPolicy) => expect(p.agent.enabled).toBe(false)],
   ])('%s', (_name, text, check) => {
     check(parsePolicy({ text }));
@@ -103,7 +123,15 @@ describe('parsePolicy: invalid documents', () => {
     ['empty list value', 'version: 1\nagent:\n  forbiddenPaths:\n', 'agent.forbiddenPaths', 3, 3, 'SCHEMA', 'expected a list'],
     ['enum typo', 'version: 1\ntriggers:\n  minPermission: writer\n', 'triggers.minPermission', 3, 18, 'SCHEMA', 'did you mean "write"'],
     ['base movement', 'version: 1\nbaseMovementPolicy: rebase\n', 'baseMovementPolicy', 2, 21, 'SCHEMA', 'rerun, warn, fail'],
-    ['risk rule key typo', 'version: 1\nagent:\n  riskRules:\n    - glob: a/**\n      level: HIGH\n      reasn: x\n', 'agent.riskRules[0].reasn', 6, 7, 'SCHEMA', 'did you mean "reason"'],
+    [
+      'risk rule key typo',
+      'version: 1\nagent:\n  riskRules:\n    - glob: a/**\n      level: HIGH\n      reasn: x\n',
+      'agent.riskRules[0].reasn',
+      6,
+      7,
+      'SCHEMA',
+      'did you mean "reason"',
+    ],
     ['bad command prefix', 'version: 1\ntriggers: {commandPrefix: agent}\n', 'triggers.commandPrefix', 2, 27, 'SCHEMA', 'slash'],
     ['unclosed flow sequence', 'version: 1\nagent: [1, 2\n', '', 3, 1, 'YAML_SYNTAX', ''],
     ['duplicate key', 'version: 1\nversion: 1\n', '', 2, 1, 'YAML_SYNTAX', 'unique'],
@@ -120,7 +148,18 @@ describe('parsePolicy: invalid documents', () => {
 
   it('reports every problem at once, in document order, each at its own line', () => {
     const error = policyError(
-      ['version: 1', 'agent:', '  enabeld: false', '  maxChangedFiles: 0', 'triggers:', '  minPermission: root', 'limits:', '  runsPerHour: "x"', 'bogus: true', ''].join('\n'),
+      [
+        'version: 1',
+        'agent:',
+        '  enabeld: false',
+        '  maxChangedFiles: 0',
+        'triggers:',
+        '  minPermission: root',
+        'limits:',
+        '  runsPerHour: "x"',
+        'bogus: true',
+        '',
+      ].join('\n'),
       'repo/.agent-policy.yaml',
     );
     expect(error.data.problems.map((p) => [p.line, p.path])).toEqual([

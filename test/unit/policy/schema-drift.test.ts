@@ -18,7 +18,15 @@ describe('generated schema files', () => {
     const reference = generated['docs/policy-reference.md'];
     const rows = reference.split('\n').filter((line) => line.startsWith('| `'));
     const byKey = new Map(rows.map((row) => [row.split('|')[1].trim().replace(/`/g, ''), row.split('|').map((c) => c.trim())]));
-    for (const key of ['agent.enabled', 'agent.forbiddenPaths', 'ingestion.maxRepoSizeMb', 'triggers.minPermission', 'limits.runsPerHour', 'baseMovementPolicy', 'editRules.lockfiles.default']) {
+    for (const key of [
+      'agent.enabled',
+      'agent.forbiddenPaths',
+      'ingestion.maxRepoSizeMb',
+      'triggers.minPermission',
+      'limits.runsPerHour',
+      'baseMovementPolicy',
+      'editRules.lockfiles.default',
+    ]) {
       expect(byKey.get(key)?.[3], key).not.toBe('');
       expect(byKey.get(key)?.[4], key).not.toBe('');
     }

@@ -62,9 +62,17 @@ describe('publication binding', () => {
     { name: 'a key of another repository', input: { binding: { ...binding, repo: 'gadgets' } }, reason: 'BINDING_MISMATCH' },
     { name: 'a candidate of another run', input: { candidate: { ...candidate, runId: 'run2' } }, reason: 'CANDIDATE_MISMATCH' },
     { name: 'a candidate for another branch', input: { candidate: { ...candidate, headBranch: 'agent/i8/rrun1' } }, reason: 'CANDIDATE_MISMATCH' },
-    { name: 'a request whose branch is not derived from its issue', input: { request: { ...request, agentBranch: 'agent/i8/rrun1' } }, reason: 'BINDING_MISMATCH' },
+    {
+      name: 'a request whose branch is not derived from its issue',
+      input: { request: { ...request, agentBranch: 'agent/i8/rrun1' } },
+      reason: 'BINDING_MISMATCH',
+    },
     { name: 'a GitHub request without an issue', input: { request: { ...request, issue: undefined } }, reason: 'BINDING_MISMATCH' },
-    { name: 'a local request on the GitHub publisher', input: { request: { ...request, source: { kind: 'local' as const, location: '/x' } } }, reason: 'NOT_A_GITHUB_RUN' },
+    {
+      name: 'a local request on the GitHub publisher',
+      input: { request: { ...request, source: { kind: 'local' as const, location: '/x' } } },
+      reason: 'NOT_A_GITHUB_RUN',
+    },
     { name: 'a cancelled attempt', input: { cancel: { attempt: 1, by: 'alice' } }, reason: 'RUN_CANCELLED' },
     { name: 'a candidate that fails its schema', input: { candidate: { ...candidate, draft: false } }, reason: 'CANDIDATE_INVALID' },
   ])('refuses $name', ({ input, reason }) => {

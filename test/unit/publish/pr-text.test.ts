@@ -42,7 +42,13 @@ const javaFiles = ['services/order/src/main/java/acme/Order.java', 'services/ord
 
 describe('PR title', () => {
   it('is the maintainer title for a one-step recipe task, not the recipe parameters', () => {
-    const text = prText(input({ title: 'Use any instead of interface{}', steps: [step({ recipe: 'replace', find: 'interface{}', replace: 'any' })], changedPaths: ['tools/gen/main.go'] }));
+    const text = prText(
+      input({
+        title: 'Use any instead of interface{}',
+        steps: [step({ recipe: 'replace', find: 'interface{}', replace: 'any' })],
+        changedPaths: ['tools/gen/main.go'],
+      }),
+    );
     expect(text.title).toBe('Use any instead of interface{}');
     expect(text.summary).toBe('Use any instead of interface{}');
   });
@@ -62,7 +68,9 @@ describe('PR title', () => {
   it('a 300-character title is cut at a word boundary within GitHub’s limit, and the subject within 72', () => {
     const title = `Migrate ${'org.example.persistence.legacy '.repeat(10)}imports to the Jakarta namespace everywhere`;
     expect(title.length).toBeGreaterThan(300);
-    const text = prText(input({ title, steps: [step({ recipe: 'migrate-import', from: 'javax.persistence', to: 'jakarta.persistence' })], changedPaths: javaFiles }));
+    const text = prText(
+      input({ title, steps: [step({ recipe: 'migrate-import', from: 'javax.persistence', to: 'jakarta.persistence' })], changedPaths: javaFiles }),
+    );
     expect(text.title.length).toBeLessThanOrEqual(MAX_TITLE);
     expect(text.title.endsWith('legacy…')).toBe(true);
     const line = subject({ title, steps: [step({ recipe: 'migrate-import', from: 'javax.persistence', to: 'jakarta.persistence' })], changedPaths: javaFiles });
@@ -113,9 +121,19 @@ describe('commit type by change kind', () => {
   });
 
   it('mixed steps take the kind that changed the most files, the first step on a tie', () => {
-    const steps = [step({ recipe: 'bump-dependency', package: 'jakarta.persistence-api', to: '3.1.0' }), step({ recipe: 'migrate-import', from: 'javax.persistence', to: 'jakarta.persistence' })];
-    expect(prText(input({ title: 'Jakarta', steps, stepPaths: [['services/order/pom.xml'], javaFiles], changedPaths: [...javaFiles, 'services/order/pom.xml'] })).type).toBe('refactor');
-    expect(prText(input({ title: 'Jakarta', steps, stepPaths: [['services/order/pom.xml'], [javaFiles[0]]], changedPaths: [javaFiles[0], 'services/order/pom.xml'] })).type).toBe('build');
+    const steps = [
+      step({ recipe: 'bump-dependency', package: 'jakarta.persistence-api', to: '3.1.0' }),
+      step({ recipe: 'migrate-import', from: 'javax.persistence', to: 'jakarta.persistence' }),
+    ];
+    expect(
+      prText(input({ title: 'Jakarta', steps, stepPaths: [['services/order/pom.xml'], javaFiles], changedPaths: [...javaFiles, 'services/order/pom.xml'] }))
+        .type,
+    ).toBe('refactor');
+    expect(
+      prText(
+        input({ title: 'Jakarta', steps, stepPaths: [['services/order/pom.xml'], [javaFiles[0]]], changedPaths: [javaFiles[0], 'services/order/pom.xml'] }),
+      ).type,
+    ).toBe('build');
   });
 });
 
@@ -127,7 +145,9 @@ describe('dependency bumps', () => {
   });
 
   it('a title the maintainer wrote wins over the generated subject', () => {
-    expect(subject({ title: 'Upgrade lodash for CVE-2021-23337', steps: [bump], changedPaths: ['package.json'] })).toBe('build(deps): Upgrade lodash for CVE-2021-23337');
+    expect(subject({ title: 'Upgrade lodash for CVE-2021-23337', steps: [bump], changedPaths: ['package.json'] })).toBe(
+      'build(deps): Upgrade lodash for CVE-2021-23337',
+    );
   });
 });
 

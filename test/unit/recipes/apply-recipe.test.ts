@@ -66,16 +66,27 @@ describe('applyRecipe', () => {
       { path: 'latin1.txt', reason: 'NOT_UTF8' },
       { path: 'link.txt', reason: 'NOT_A_REGULAR_FILE' },
     ]);
-    expect(recipeCandidates(RecipeStep.parse({ recipe: 'replace', find: 'foo', replace: 'bar' }), ['package-lock.json', 'a.txt'], defaultPathRules().isLockfile)).toEqual(['a.txt']);
+    expect(
+      recipeCandidates(RecipeStep.parse({ recipe: 'replace', find: 'foo', replace: 'bar' }), ['package-lock.json', 'a.txt'], defaultPathRules().isLockfile),
+    ).toEqual(['a.txt']);
     expect(await repo.workspace.readText('gen/out.txt')).toBe('foo\n');
   });
 
   it('edits a version property defined in the parent pom, and reports no lockfile for Maven', async () => {
-    const parent = '<project>\n  <properties>\n    <guava.version>32.0.0-jre</guava.version>\n  </properties>\n  <modules><module>core</module></modules>\n</project>\n';
+    const parent =
+      '<project>\n  <properties>\n    <guava.version>32.0.0-jre</guava.version>\n  </properties>\n  <modules><module>core</module></modules>\n</project>\n';
     const child =
       '<project>\n  <parent><groupId>g</groupId><artifactId>root</artifactId><version>1</version></parent>\n  <dependencies>\n    <dependency>\n      <groupId>com.google.guava</groupId>\n      <artifactId>guava</artifactId>\n      <version>${guava.version}</version>\n    </dependency>\n  </dependencies>\n</project>\n';
-    const { repo, result } = await runOn({ 'pom.xml': parent, 'core/pom.xml': child }, { recipe: 'bump-dependency', package: 'com.google.guava:guava', to: '33.2.1-jre' });
-    expect(result.changedFiles).toEqual([{ path: 'pom.xml', edits: [{ line: 3, before: '    <guava.version>32.0.0-jre</guava.version>', after: '    <guava.version>33.2.1-jre</guava.version>' }] }]);
+    const { repo, result } = await runOn(
+      { 'pom.xml': parent, 'core/pom.xml': child },
+      { recipe: 'bump-dependency', package: 'com.google.guava:guava', to: '33.2.1-jre' },
+    );
+    expect(result.changedFiles).toEqual([
+      {
+        path: 'pom.xml',
+        edits: [{ line: 3, before: '    <guava.version>32.0.0-jre</guava.version>', after: '    <guava.version>33.2.1-jre</guava.version>' }],
+      },
+    ]);
     expect(await repo.workspace.readText('core/pom.xml')).toBe(child);
     expect(result.lockfilesToRefresh).toEqual([]);
   });
@@ -83,9 +94,15 @@ describe('applyRecipe', () => {
   it('says when a parent pom property lies outside the scope', async () => {
     const repo = await createMemoryRepo({
       'pom.xml': '<project><properties><a.version>1</a.version></properties></project>',
-      'core/pom.xml': '<project><parent><groupId>g</groupId><artifactId>r</artifactId></parent><dependencies><dependency><groupId>g</groupId><artifactId>a</artifactId><version>${a.version}</version></dependency></dependencies></project>',
+      'core/pom.xml':
+        '<project><parent><groupId>g</groupId><artifactId>r</artifactId></parent><dependencies><dependency><groupId>g</groupId><artifactId>a</artifactId><version>${a.version}</version></dependency></dependencies></project>',
     });
-    const result = await applyRecipe(RecipeStep.parse({ recipe: 'bump-dependency', package: 'g:a', to: '2' }), repo.workspace, { paths: ['core/pom.xml'], syntax, isEditable: () => true, rules: defaultPathRules() });
+    const result = await applyRecipe(RecipeStep.parse({ recipe: 'bump-dependency', package: 'g:a', to: '2' }), repo.workspace, {
+      paths: ['core/pom.xml'],
+      syntax,
+      isEditable: () => true,
+      rules: defaultPathRules(),
+    });
     expect(result.changedFiles).toEqual([]);
     expect(result.notes.join('\n')).toMatch(/defined in pom.xml, outside the scope/);
   });
@@ -141,9 +158,32 @@ describe('applyRecipe', () => {
   });
 
   it('selects candidates by language and manifest type', () => {
-    const paths = ['pom.xml', 'build.gradle.kts', 'package.json', 'go.mod', 'requirements.txt', 'Cargo.toml', 'src/A.java', 'src/b.ts', 'README.md', 'yarn.lock'];
-    expect(recipeCandidates(RecipeStep.parse({ recipe: 'bump-dependency', package: 'g:a', to: '1' }), paths, defaultPathRules().isLockfile)).toEqual(['build.gradle.kts', 'pom.xml']);
-    expect(recipeCandidates(RecipeStep.parse({ recipe: 'bump-dependency', package: 'lodash', to: '1' }), paths, defaultPathRules().isLockfile)).toEqual(['Cargo.toml', 'build.gradle.kts', 'go.mod', 'package.json', 'requirements.txt']);
-    expect(recipeCandidates(RecipeStep.parse({ recipe: 'migrate-import', from: 'a', to: 'b' }), paths, defaultPathRules().isLockfile)).toEqual(['src/A.java', 'src/b.ts']);
+    const paths = [
+      'pom.xml',
+      'build.gradle.kts',
+      'package.json',
+      'go.mod',
+      'requirements.txt',
+      'Cargo.toml',
+      'src/A.java',
+      'src/b.ts',
+      'README.md',
+      'yarn.lock',
+    ];
+    expect(recipeCandidates(RecipeStep.parse({ recipe: 'bump-dependency', package: 'g:a', to: '1' }), paths, defaultPathRules().isLockfile)).toEqual([
+      'build.gradle.kts',
+      'pom.xml',
+    ]);
+    expect(recipeCandidates(RecipeStep.parse({ recipe: 'bump-dependency', package: 'lodash', to: '1' }), paths, defaultPathRules().isLockfile)).toEqual([
+      'Cargo.toml',
+      'build.gradle.kts',
+      'go.mod',
+      'package.json',
+      'requirements.txt',
+    ]);
+    expect(recipeCandidates(RecipeStep.parse({ recipe: 'migrate-import', from: 'a', to: 'b' }), paths, defaultPathRules().isLockfile)).toEqual([
+      'src/A.java',
+      'src/b.ts',
+    ]);
   });
 });

@@ -70,9 +70,21 @@ const pythonProject = (): Record<string, string> => ({
 describe('bump-dependency: every Python manifest that pins the package', () => {
   it('edits requirements/*.txt and *.in, setup.py strings, setup.cfg lists and pyproject.toml, and nothing else', async () => {
     const { changed, text, result } = await bump(pythonProject(), { package: 'requests', to: '2.32.3' });
-    expect(changed).toEqual(['docs/requirements.txt', 'pyproject.toml', 'requirements/base.in', 'requirements/base.txt', 'requirements/dev.txt', 'setup.cfg', 'setup.py']);
-    expect(await text('setup.py')).toBe(SETUP_PY.replace('"requests==2.31.0"', '"requests==2.32.3"').replace("requests[socks]>=2.31.0;", 'requests[socks]>=2.32.3;'));
-    expect(await text('setup.cfg')).toBe(SETUP_CFG.replace('    requests==2.31.0', '    requests==2.32.3').replace('socks = requests[socks]==2.31.0', 'socks = requests[socks]==2.32.3'));
+    expect(changed).toEqual([
+      'docs/requirements.txt',
+      'pyproject.toml',
+      'requirements/base.in',
+      'requirements/base.txt',
+      'requirements/dev.txt',
+      'setup.cfg',
+      'setup.py',
+    ]);
+    expect(await text('setup.py')).toBe(
+      SETUP_PY.replace('"requests==2.31.0"', '"requests==2.32.3"').replace('requests[socks]>=2.31.0;', 'requests[socks]>=2.32.3;'),
+    );
+    expect(await text('setup.cfg')).toBe(
+      SETUP_CFG.replace('    requests==2.31.0', '    requests==2.32.3').replace('socks = requests[socks]==2.31.0', 'socks = requests[socks]==2.32.3'),
+    );
     expect(await text('requirements/base.in')).toBe('requests>=2.32.3\nclick\n');
     expect(await text('requirements/dev.txt')).toBe('-r base.txt\npytest==8.0.0\nRequests==2.32.3\n');
     expect(await text('pyproject.toml')).toBe(PYPROJECT.replace('2.31.0', '2.32.3'));
@@ -119,7 +131,12 @@ describe('bump-dependency: every Python manifest that pins the package', () => {
     ['core', ['core/pom.xml'], 'com.google.guava:guava'],
   ])('a directory scope %s selects the nested manifests under it', async (scope, expected, pkg) => {
     const npm = (deps: Record<string, string>) => JSON.stringify({ name: 'x', dependencies: deps }, null, 2);
-    const files: Record<string, string> = { ...jvmRepo(), 'services/api/package.json': npm({ express: '^4.19.2' }), 'services/api/tools/package.json': npm({ express: '4.19.2' }), 'services/web/package.json': npm({ express: '^4.19.2' }) };
+    const files: Record<string, string> = {
+      ...jvmRepo(),
+      'services/api/package.json': npm({ express: '^4.19.2' }),
+      'services/api/tools/package.json': npm({ express: '4.19.2' }),
+      'services/web/package.json': npm({ express: '^4.19.2' }),
+    };
     files['core/pom.xml'] = child('core', '32.0.0-jre');
     const repo = await createMemoryRepo(files);
     const rules = pathRulesFor({});
@@ -140,14 +157,20 @@ describe('bump-dependency: every Python manifest that pins the package', () => {
   });
 });
 
-const POM = (body: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<project xmlns="http://maven.apache.org/POM/4.0.0">\n  <modelVersion>4.0.0</modelVersion>\n${body}\n</project>\n`;
-const dep = (version: string) => `    <dependency>\n      <groupId>com.google.guava</groupId>\n      <artifactId>guava</artifactId>\n      <version>${version}</version>\n    </dependency>`;
+const POM = (body: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?>\n<project xmlns="http://maven.apache.org/POM/4.0.0">\n  <modelVersion>4.0.0</modelVersion>\n${body}\n</project>\n`;
+const dep = (version: string) =>
+  `    <dependency>\n      <groupId>com.google.guava</groupId>\n      <artifactId>guava</artifactId>\n      <version>${version}</version>\n    </dependency>`;
 const child = (name: string, version?: string) =>
-  POM(`  <parent>\n    <groupId>com.acme</groupId>\n    <artifactId>parent</artifactId>\n    <version>1.0.0</version>\n  </parent>\n  <artifactId>${name}</artifactId>\n  <dependencies>\n${version ? dep(version) : ''}\n  </dependencies>`);
+  POM(
+    `  <parent>\n    <groupId>com.acme</groupId>\n    <artifactId>parent</artifactId>\n    <version>1.0.0</version>\n  </parent>\n  <artifactId>${name}</artifactId>\n  <dependencies>\n${version ? dep(version) : ''}\n  </dependencies>`,
+  );
 
 /** A parent pom with a version property and modules that use it, pin a literal, or are outside the scope; plus a Gradle build with a version catalog. */
 const jvmRepo = (): Record<string, string> => ({
-  'pom.xml': POM('  <groupId>com.acme</groupId>\n  <artifactId>parent</artifactId>\n  <version>1.0.0</version>\n  <properties>\n    <guava.version>32.0.0-jre</guava.version>\n  </properties>'),
+  'pom.xml': POM(
+    '  <groupId>com.acme</groupId>\n  <artifactId>parent</artifactId>\n  <version>1.0.0</version>\n  <properties>\n    <guava.version>32.0.0-jre</guava.version>\n  </properties>',
+  ),
   'core/pom.xml': child('core', '${guava.version}'),
   'web/pom.xml': child('web', '32.0.0-jre'),
   'tools/pom.xml': child('tools', '31.1-jre'),
@@ -168,7 +191,7 @@ describe('bump-dependency: every Maven module and Gradle build', () => {
     const { changed, result } = await bump(jvmRepo(), { package: 'com.google.guava:guava', from: '32.0.0-jre', to: '33.2.1-jre' }, ['web', 'tools']);
     expect(changed).toEqual(['web/pom.xml']);
     expect(result.notes).toEqual([
-      'android/app/build.gradle:2 also pins com.google.guava:guava (implementation \'com.google.guava:guava:32.0.0-jre\'): outside the scope; left as it is',
+      "android/app/build.gradle:2 also pins com.google.guava:guava (implementation 'com.google.guava:guava:32.0.0-jre'): outside the scope; left as it is",
       'gradle/libs.versions.toml:2 also pins com.google.guava:guava (guava = "32.0.0-jre"): outside the scope; left as it is',
       'tools/pom.xml:14 also pins com.google.guava:guava (<version>31.1-jre</version>): not at 32.0.0-jre; left as it is',
     ]);
@@ -187,7 +210,8 @@ describe('bump-dependency: workspaces and nested modules', () => {
 
   it('names at most twenty pins left, and counts the rest', async () => {
     const files: Record<string, string> = {};
-    for (let i = 0; i < 25; i++) files[`packages/p${String(i).padStart(2, '0')}/package.json`] = JSON.stringify({ dependencies: { express: '^4.19.2' } }, null, 2);
+    for (let i = 0; i < 25; i++)
+      files[`packages/p${String(i).padStart(2, '0')}/package.json`] = JSON.stringify({ dependencies: { express: '^4.19.2' } }, null, 2);
     const { changed, result } = await bump(files, { package: 'express', to: '5.0.0' }, ['packages/p00']);
     expect(changed).toEqual(['packages/p00/package.json']);
     expect(result.notes).toHaveLength(21);

@@ -16,7 +16,9 @@ const migrate = (from: string, to: string, path: string, text: string) =>
 describe('import placement keeps the file’s bytes', () => {
   it('line endings: a CRLF file stays CRLF, including a new group and its blank separator', () => {
     const before = 'import requests\r\nfrom mock.mock import patch\r\n\r\n\r\ndef test():\r\n    patch("x")\r\n';
-    expect(migrate('mock.mock', 'unittest.mock', 'tests/test_api.py', before)).toBe('from unittest.mock import patch\r\n\r\nimport requests\r\n\r\n\r\ndef test():\r\n    patch("x")\r\n');
+    expect(migrate('mock.mock', 'unittest.mock', 'tests/test_api.py', before)).toBe(
+      'from unittest.mock import patch\r\n\r\nimport requests\r\n\r\n\r\ndef test():\r\n    patch("x")\r\n',
+    );
   });
 
   it('line endings: a LF file gets no CR', () => {
@@ -36,7 +38,9 @@ describe('import placement keeps the file’s bytes', () => {
 
   it('indentation: Go import specs keep their tab', () => {
     const before = 'package a\n\nimport (\n\t"fmt"\n\n\t"github.com/x/old"\n\t"github.com/x/zeta"\n)\n';
-    expect(migrate('github.com/x/old', 'github.com/x/zz', 'a.go', before)).toBe('package a\n\nimport (\n\t"fmt"\n\n\t"github.com/x/zeta"\n\t"github.com/x/zz"\n)\n');
+    expect(migrate('github.com/x/old', 'github.com/x/zz', 'a.go', before)).toBe(
+      'package a\n\nimport (\n\t"fmt"\n\n\t"github.com/x/zeta"\n\t"github.com/x/zz"\n)\n',
+    );
   });
 
   it('final newline: its absence is kept when the last line moves up', () => {

@@ -11,12 +11,16 @@ beforeAll(async () => {
 
 const migrate = (files: Record<string, string>, step: Record<string, unknown>) => runRecipeStep(syntax, files, { recipe: 'migrate-import', ...step });
 
-const goFile = (pkg: string) => `package ${pkg}\n\nimport (\n\t"fmt"\n\n\t"github.com/golang/protobuf/proto"\n)\n\nfunc Size(m proto.Message) string { return fmt.Sprint(proto.Size(m)) }\n`;
+const goFile = (pkg: string) =>
+  `package ${pkg}\n\nimport (\n\t"fmt"\n\n\t"github.com/golang/protobuf/proto"\n)\n\nfunc Size(m proto.Message) string { return fmt.Sprint(proto.Size(m)) }\n`;
 
 /** The nested-module Go repository, where both modules import the deprecated protobuf API. */
 function goRepo(): Record<string, string> {
   const files = goNestedModuleRepo();
-  files['go.mod'] = files['go.mod'].replace('\tgithub.com/google/uuid v1.6.0\n', '\tgithub.com/golang/protobuf v1.5.4\n\tgithub.com/google/uuid v1.6.0\n\tgopkg.in/yaml.v3 v3.0.1\n');
+  files['go.mod'] = files['go.mod'].replace(
+    '\tgithub.com/google/uuid v1.6.0\n',
+    '\tgithub.com/golang/protobuf v1.5.4\n\tgithub.com/google/uuid v1.6.0\n\tgopkg.in/yaml.v3 v3.0.1\n',
+  );
   files['internal/store/size.go'] = goFile('store');
   files['tools/size.go'] = goFile('tools');
   return files;
@@ -30,7 +34,9 @@ describe('migrate-import follow-through: Go modules', () => {
     expect(changed).toEqual(['go.mod', 'internal/store/size.go', 'tools/go.mod', 'tools/size.go']);
     // The old requirement goes as `go mod tidy` would drop it: nothing in the module imports it now.
     expect(await text('go.mod')).toBe(
-      goRepo()['go.mod'].replace('\tgithub.com/golang/protobuf v1.5.4\n', '').replace('\tgithub.com/google/uuid v1.6.0\n', '\tgithub.com/google/uuid v1.6.0\n\tgoogle.golang.org/protobuf v1.34.2\n'),
+      goRepo()
+        ['go.mod'].replace('\tgithub.com/golang/protobuf v1.5.4\n', '')
+        .replace('\tgithub.com/google/uuid v1.6.0\n', '\tgithub.com/google/uuid v1.6.0\n\tgoogle.golang.org/protobuf v1.34.2\n'),
     );
     expect(await text('tools/go.mod')).toBe('module github.com/acme/svc/tools\n\ngo 1.22\n\nrequire google.golang.org/protobuf v1.34.2\n');
     expect(result.notes).toEqual(
@@ -56,11 +62,16 @@ describe('migrate-import follow-through: Go modules', () => {
   it('without a version, names each go.mod and the requirement to add, and edits none', async () => {
     const { changed, result } = await migrate(goRepo(), step);
     expect(changed).toEqual(['internal/store/size.go', 'tools/size.go']);
-    expect(result.notes).toContain('tools/go.mod does not require google.golang.org/protobuf, so the change does not build: add `require google.golang.org/protobuf <version>` (or run `go get google.golang.org/protobuf` in tools)');
+    expect(result.notes).toContain(
+      'tools/go.mod does not require google.golang.org/protobuf, so the change does not build: add `require google.golang.org/protobuf <version>` (or run `go get google.golang.org/protobuf` in tools)',
+    );
   });
 
   it('a move to the standard library or inside an already required module needs nothing', async () => {
-    const files = { 'go.mod': 'module example.com/app\n\ngo 1.22\n\nrequire github.com/jackc/pgx/v5 v5.5.0\n', 'db.go': 'package app\n\nimport "golang.org/x/net/context"\nimport "github.com/jackc/pgx/v4"\n' };
+    const files = {
+      'go.mod': 'module example.com/app\n\ngo 1.22\n\nrequire github.com/jackc/pgx/v5 v5.5.0\n',
+      'db.go': 'package app\n\nimport "golang.org/x/net/context"\nimport "github.com/jackc/pgx/v4"\n',
+    };
     expect((await migrate(files, { from: 'golang.org/x/net/context', to: 'context' })).result.notes.filter((n) => n.includes('go.mod'))).toEqual([]);
     const pgx = await migrate(files, { from: 'github.com/jackc/pgx/v4', to: 'github.com/jackc/pgx/v5/pgxpool', version: 'v5.5.0' });
     expect(pgx.changed).toEqual(['db.go']);
@@ -99,7 +110,7 @@ describe('migrate-import follow-through: Python projects', () => {
     return files;
   };
 
-  it('with a version, adds the distribution to pyproject dependencies in the file\'s style, and flags the old one', async () => {
+  it("with a version, adds the distribution to pyproject dependencies in the file's style, and flags the old one", async () => {
     const { text, result } = await migrate(repo(), { from: 'toml', to: 'tomli', version: '2.0.1' });
     expect(await text('pyproject.toml')).toBe(repo()['pyproject.toml'].replace('  "toml>=0.10",\n', '  "toml>=0.10",\n  "tomli>=2.0.1",\n'));
     expect(result.notes).toContain('pyproject.toml still declares toml; remove it once nothing imports toml');

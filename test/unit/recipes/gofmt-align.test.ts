@@ -82,7 +82,9 @@ describe('gofmt alignment after an edit', () => {
 
   it('statements with trailing comments in a function body', () => {
     const before = go('func run() {', '\tx := compute() // first', '\tyy := other()  // second', '\tzzz := 3', '}');
-    expect(replace('other', 'otherValue', before)?.text).toBe(go('func run() {', '\tx := compute()     // first', '\tyy := otherValue() // second', '\tzzz := 3', '}'));
+    expect(replace('other', 'otherValue', before)?.text).toBe(
+      go('func run() {', '\tx := compute()     // first', '\tyy := otherValue() // second', '\tzzz := 3', '}'),
+    );
   });
 
   it('embedded fields and a nested struct keep gofmt sections', () => {
@@ -135,7 +137,9 @@ describe('gofmt alignment after an edit', () => {
     );
     // The source above is not gofmt-clean in the literal (UserAgent is not aligned): those lines stay as the edit left them.
     expect(replace('Burst', 'MaxBurst', before)?.text).toBe(before.replaceAll('Burst', 'MaxBurst'));
-    const clean = before.replace('\tQPS:   5,\n\tBurst: 10,\n\tUserAgent: "client-go",', '\tQPS:       5,\n\tBurst:     10,\n\tUserAgent: "client-go",').replace('\t\tn := 1   // few', '\t\tn := 1     // few');
+    const clean = before
+      .replace('\tQPS:   5,\n\tBurst: 10,\n\tUserAgent: "client-go",', '\tQPS:       5,\n\tBurst:     10,\n\tUserAgent: "client-go",')
+      .replace('\t\tn := 1   // few', '\t\tn := 1     // few');
     expect(replace('Burst', 'MaxBurst', clean)?.text).toBe(
       go(
         'var defaults = Config{',

@@ -25,7 +25,14 @@ async function run(stepInput: Record<string, unknown>, taskPaths?: string[], edi
   const repo = await createMemoryRepo(files);
   // The pipeline hands the recipe the paths already narrowed to the task's scope.
   const paths = repo.workspace.paths().filter((p) => !taskPaths || taskPaths.includes(p));
-  const result = await applyRecipe(RecipeStep.parse(stepInput), repo.workspace, { paths, syntax, isEditable: () => true, taskPaths, editHistory, rules: defaultPathRules() });
+  const result = await applyRecipe(RecipeStep.parse(stepInput), repo.workspace, {
+    paths,
+    syntax,
+    isEditable: () => true,
+    taskPaths,
+    editHistory,
+    rules: defaultPathRules(),
+  });
   return { repo, result };
 }
 
@@ -82,6 +89,8 @@ describe('recipes leave release history alone', () => {
   });
 
   it('bump-dependency is not concerned (manifests are not history)', () => {
-    expect(historyGuard(RecipeStep.parse({ recipe: 'bump-dependency', package: 'x', to: '2.0.0' }), [], defaultPathRules().isHistory)('CHANGELOG.md')).toBe(false);
+    expect(historyGuard(RecipeStep.parse({ recipe: 'bump-dependency', package: 'x', to: '2.0.0' }), [], defaultPathRules().isHistory)('CHANGELOG.md')).toBe(
+      false,
+    );
   });
 });

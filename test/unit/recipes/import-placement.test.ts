@@ -102,7 +102,15 @@ describe('Java imports land in the group and order the file uses', () => {
   });
 
   it('two imports that become identical are collapsed; a same-named import of another class is kept', () => {
-    const before = lines('import jakarta.annotation.Nullable;', 'import java.util.List;', 'import javax.annotation.Nullable;', 'import javax.annotation.PreDestroy;', '', 'class A {}', '');
+    const before = lines(
+      'import jakarta.annotation.Nullable;',
+      'import java.util.List;',
+      'import javax.annotation.Nullable;',
+      'import javax.annotation.PreDestroy;',
+      '',
+      'class A {}',
+      '',
+    );
     expect(migrate('javax.annotation', 'jakarta.annotation', 'A.java', before)?.text).toBe(
       lines('import jakarta.annotation.Nullable;', 'import jakarta.annotation.PreDestroy;', 'import java.util.List;', '', 'class A {}', ''),
     );
@@ -110,7 +118,9 @@ describe('Java imports land in the group and order the file uses', () => {
 
   it('keeps CRLF on moved lines, and a byte order mark where it was', () => {
     const before = '\uFEFFimport java.util.List;\r\nimport javax.inject.Inject;\r\n\r\nclass A {}\r\n';
-    expect(migrate('javax.inject', 'jakarta.inject', 'A.java', before)?.text).toBe('\uFEFFimport jakarta.inject.Inject;\r\nimport java.util.List;\r\n\r\nclass A {}\r\n');
+    expect(migrate('javax.inject', 'jakarta.inject', 'A.java', before)?.text).toBe(
+      '\uFEFFimport jakarta.inject.Inject;\r\nimport java.util.List;\r\n\r\nclass A {}\r\n',
+    );
   });
 });
 
@@ -151,7 +161,15 @@ describe('TypeScript imports stay sorted by module specifier within their group'
   });
 
   it('a multi-line import moves whole', () => {
-    const before = lines("import { a } from '@acme/alpha';", 'import {', '  legacy,', '  other,', "} from '@acme/old';", "import { zeta } from '@acme/zeta';", '');
+    const before = lines(
+      "import { a } from '@acme/alpha';",
+      'import {',
+      '  legacy,',
+      '  other,',
+      "} from '@acme/old';",
+      "import { zeta } from '@acme/zeta';",
+      '',
+    );
     expect(migrate('@acme/old', '@acme/beta', 'src/x.ts', before)?.text).toBe(
       lines("import { a } from '@acme/alpha';", 'import {', '  legacy,', '  other,', "} from '@acme/beta';", "import { zeta } from '@acme/zeta';", ''),
     );
@@ -246,9 +264,30 @@ describe('Go imports: standard library group first, each group sorted as gofmt d
   });
 
   it('a moved module sorts within its group, trailing comment included', () => {
-    const before = header + lines('import (', '\t"fmt"', '', '\t"github.com/golang/protobuf/proto" // wire format', '\t"github.com/stretchr/testify/assert"', '\t"golang.org/x/sync/errgroup"', ')', '');
+    const before =
+      header +
+      lines(
+        'import (',
+        '\t"fmt"',
+        '',
+        '\t"github.com/golang/protobuf/proto" // wire format',
+        '\t"github.com/stretchr/testify/assert"',
+        '\t"golang.org/x/sync/errgroup"',
+        ')',
+        '',
+      );
     expect(migrate('github.com/golang/protobuf', 'google.golang.org/protobuf', 'c_test.go', before)?.text).toBe(
-      header + lines('import (', '\t"fmt"', '', '\t"github.com/stretchr/testify/assert"', '\t"golang.org/x/sync/errgroup"', '\t"google.golang.org/protobuf/proto" // wire format', ')', ''),
+      header +
+        lines(
+          'import (',
+          '\t"fmt"',
+          '',
+          '\t"github.com/stretchr/testify/assert"',
+          '\t"golang.org/x/sync/errgroup"',
+          '\t"google.golang.org/protobuf/proto" // wire format',
+          ')',
+          '',
+        ),
     );
   });
 });

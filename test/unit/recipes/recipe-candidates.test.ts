@@ -10,7 +10,8 @@ beforeAll(async () => {
   syntax = await createNodeSyntaxService();
 });
 
-const matches = (step: Record<string, unknown>, path: string, text: string) => recipeMatches(RecipeStep.parse(step), { path, text }, { syntax }, defaultPathRules().isLockfile);
+const matches = (step: Record<string, unknown>, path: string, text: string) =>
+  recipeMatches(RecipeStep.parse(step), { path, text }, { syntax }, defaultPathRules().isLockfile);
 
 describe('recipeMatches: where the engine would edit, without writing', () => {
   it('migrate-import matches the import and the qualified use, not the package clause or a comment', () => {
@@ -29,13 +30,16 @@ describe('recipeMatches: where the engine would edit, without writing', () => {
 
   it('bump-dependency matches the declaration in a manifest of its kind, never a lockfile', () => {
     const pkg = '{\n  "dependencies": {\n    "express": "^4.18.0"\n  }\n}\n';
-    expect(matches({ recipe: 'bump-dependency', package: 'express', to: '^5.0.0' }, 'package.json', pkg)).toEqual([{ line: 3, snippet: '"express": "^4.18.0"', detail: 'becomes "express": "^5.0.0"' }]);
+    expect(matches({ recipe: 'bump-dependency', package: 'express', to: '^5.0.0' }, 'package.json', pkg)).toEqual([
+      { line: 3, snippet: '"express": "^4.18.0"', detail: 'becomes "express": "^5.0.0"' },
+    ]);
     expect(matches({ recipe: 'bump-dependency', package: 'express', to: '^5.0.0' }, 'README.md', pkg)).toEqual([]);
     expect(matches({ recipe: 'replace', find: 'express', replace: 'x' }, 'package-lock.json', pkg)).toEqual([]);
   });
 
   it('a pom whose version is a parent property matches at the property use', () => {
-    const pom = '<project>\n  <parent><artifactId>p</artifactId></parent>\n  <dependencies>\n    <dependency>\n      <groupId>g</groupId>\n      <artifactId>a</artifactId>\n      <version>${a.version}</version>\n    </dependency>\n  </dependencies>\n</project>\n';
+    const pom =
+      '<project>\n  <parent><artifactId>p</artifactId></parent>\n  <dependencies>\n    <dependency>\n      <groupId>g</groupId>\n      <artifactId>a</artifactId>\n      <version>${a.version}</version>\n    </dependency>\n  </dependencies>\n</project>\n';
     expect(matches({ recipe: 'bump-dependency', package: 'g:a', to: '2.0' }, 'child/pom.xml', pom)).toEqual([
       { line: 7, snippet: '<version>${a.version}</version>', detail: 'version property ${a.version} is defined in a parent pom' },
     ]);

@@ -19,9 +19,12 @@ const remove = (pkg: string) => ({ recipe: 'remove-dependency', package: pkg });
 
 describe('remove-dependency', () => {
   it('drops the package.json entry, and the comma before it when it was the last of its section', async () => {
-    const pkg = '{\n  "name": "app",\n  "dependencies": {\n    "express": "^4.19.2",\n    "left-pad": "1.3.0"\n  },\n  "devDependencies": {\n    "left-pad": "1.3.0",\n    "vitest": "^1.0.0"\n  }\n}\n';
+    const pkg =
+      '{\n  "name": "app",\n  "dependencies": {\n    "express": "^4.19.2",\n    "left-pad": "1.3.0"\n  },\n  "devDependencies": {\n    "left-pad": "1.3.0",\n    "vitest": "^1.0.0"\n  }\n}\n';
     const run = await runRecipeStep(syntax, { 'package.json': pkg, 'package-lock.json': '{}\n', 'src/pad.js': "require('left-pad');\n" }, remove('left-pad'));
-    expect(await run.text('package.json')).toBe('{\n  "name": "app",\n  "dependencies": {\n    "express": "^4.19.2"\n  },\n  "devDependencies": {\n    "vitest": "^1.0.0"\n  }\n}\n');
+    expect(await run.text('package.json')).toBe(
+      '{\n  "name": "app",\n  "dependencies": {\n    "express": "^4.19.2"\n  },\n  "devDependencies": {\n    "vitest": "^1.0.0"\n  }\n}\n',
+    );
     expect(JSON.parse(await run.text('package.json'))).toEqual({ name: 'app', dependencies: { express: '^4.19.2' }, devDependencies: { vitest: '^1.0.0' } });
     expect(run.changed).toEqual(['package.json']);
     expect(run.result.lockfilesToRefresh).toEqual([{ lockfile: 'package-lock.json', command: 'npm install --package-lock-only' }]);
@@ -35,15 +38,21 @@ describe('remove-dependency', () => {
   });
 
   it('drops requirement lines by PEP 503 name, whatever the version clause, and keeps comments and options', async () => {
-    const reqs = '-r base.txt\n# Requests_Toolbelt is pinned for the uploader\nrequests==2.31.0\nRequests_Toolbelt[socks]>=1.0 ; python_version >= "3.8"\nrequests-oauthlib==1.3.1\n';
+    const reqs =
+      '-r base.txt\n# Requests_Toolbelt is pinned for the uploader\nrequests==2.31.0\nRequests_Toolbelt[socks]>=1.0 ; python_version >= "3.8"\nrequests-oauthlib==1.3.1\n';
     const run = await runRecipeStep(syntax, { 'requirements.txt': reqs }, remove('requests-toolbelt'));
-    expect(await run.text('requirements.txt')).toBe('-r base.txt\n# Requests_Toolbelt is pinned for the uploader\nrequests==2.31.0\nrequests-oauthlib==1.3.1\n');
+    expect(await run.text('requirements.txt')).toBe(
+      '-r base.txt\n# Requests_Toolbelt is pinned for the uploader\nrequests==2.31.0\nrequests-oauthlib==1.3.1\n',
+    );
   });
 
   it('drops a go.mod require line, in a block or on its own, and names go mod tidy for go.sum', async () => {
-    const gomod = 'module example.com/app\n\ngo 1.22\n\nrequire (\n\tgithub.com/pkg/errors v0.9.1\n\tgolang.org/x/net v0.25.0 // indirect\n)\n\nrequire github.com/pkg/errors/v2 v2.0.0\n';
+    const gomod =
+      'module example.com/app\n\ngo 1.22\n\nrequire (\n\tgithub.com/pkg/errors v0.9.1\n\tgolang.org/x/net v0.25.0 // indirect\n)\n\nrequire github.com/pkg/errors/v2 v2.0.0\n';
     const run = await runRecipeStep(syntax, { 'go.mod': gomod, 'go.sum': '' }, remove('github.com/pkg/errors'));
-    expect(await run.text('go.mod')).toBe('module example.com/app\n\ngo 1.22\n\nrequire (\n\tgolang.org/x/net v0.25.0 // indirect\n)\n\nrequire github.com/pkg/errors/v2 v2.0.0\n');
+    expect(await run.text('go.mod')).toBe(
+      'module example.com/app\n\ngo 1.22\n\nrequire (\n\tgolang.org/x/net v0.25.0 // indirect\n)\n\nrequire github.com/pkg/errors/v2 v2.0.0\n',
+    );
     expect(run.result.lockfilesToRefresh).toEqual([{ lockfile: 'go.sum', command: 'go mod tidy' }]);
     const single = await runRecipeStep(syntax, { 'go.mod': 'module m\n\nrequire github.com/pkg/errors v0.9.1' }, remove('github.com/pkg/errors'));
     expect(await single.text('go.mod')).toBe('module m\n');
@@ -65,11 +74,15 @@ describe('remove-dependency', () => {
     expect(describeSteps([step])).toBe('remove left-pad');
     expect(describeSteps([step, RecipeStep.parse(remove('is-odd'))])).toBe('remove left-pad and is-odd');
     expect(recipeFor(step).commitType).toBe('build');
-    expect(deriveSearchTerms({ title: '', objective: '', steps: [step] })).toEqual([{ term: 'left-pad', kind: 'recipe-parameter', source: 'steps[0].package' }]);
+    expect(deriveSearchTerms({ title: '', objective: '', steps: [step] })).toEqual([
+      { term: 'left-pad', kind: 'recipe-parameter', source: 'steps[0].package' },
+    ]);
   });
 
   it('is suggested when a task without steps asks to drop a named dependency', () => {
-    expect(suggestRecipeSteps({ title: 'Remove the dependency `left-pad`', objective: 'Also drop the unused package is-odd. Remove the dependency on it.' })).toEqual([
+    expect(
+      suggestRecipeSteps({ title: 'Remove the dependency `left-pad`', objective: 'Also drop the unused package is-odd. Remove the dependency on it.' }),
+    ).toEqual([
       { recipe: 'remove-dependency', package: 'left-pad' },
       { recipe: 'remove-dependency', package: 'is-odd' },
     ]);

@@ -18,7 +18,12 @@ const lines = (...l: string[]) => l.join('\n');
 /** Apply one rename step to the files; returns every file's text afterwards, and the result. */
 async function rename(files: Record<string, string>, step: Record<string, unknown>) {
   const repo = await createMemoryRepo(files);
-  const result = await applyRecipe(RecipeStep.parse({ recipe: 'rename-symbol', ...step }), repo.workspace, { paths: repo.workspace.paths(), syntax, isEditable: () => true, rules: defaultPathRules() });
+  const result = await applyRecipe(RecipeStep.parse({ recipe: 'rename-symbol', ...step }), repo.workspace, {
+    paths: repo.workspace.paths(),
+    syntax,
+    isEditable: () => true,
+    rules: defaultPathRules(),
+  });
   const texts: Record<string, string> = {};
   for (const path of Object.keys(files)) texts[path] = await repo.workspace.readText(path);
   return { texts, result, changed: result.changedFiles.map((f) => f.path) };
@@ -67,7 +72,9 @@ describe('TypeScript', () => {
         .replace('options.shouldDelegate &&', 'options.delegateToWorker &&'),
     );
     expect(texts['src/run.ts']).toBe(
-      run.replace('{ shouldDelegate: delegate }', '{ delegateToWorker: delegate }').replace('{ shouldDelegate: options.shouldDelegate }', '{ delegateToWorker: options.delegateToWorker }'),
+      run
+        .replace('{ shouldDelegate: delegate }', '{ delegateToWorker: delegate }')
+        .replace('{ shouldDelegate: options.shouldDelegate }', '{ delegateToWorker: options.delegateToWorker }'),
     );
     // A shorthand binding keeps its local name and gets the new key.
     expect(texts['src/report.ts']).toBe(report.replace('({ shouldDelegate }: Options)', '({ delegateToWorker: shouldDelegate }: Options)'));
@@ -75,9 +82,13 @@ describe('TypeScript', () => {
 
   it('kind function: the declaration, its import and calls; object keys and property accesses stay', async () => {
     const { texts, result } = await rename(files, { from: 'shouldDelegate', to: 'mustDelegate', kind: 'function' });
-    expect(result.notes).toContain('rename-symbol left 6 line(s) where shouldDelegate names another kind of symbol than function: src/options.ts:2, src/options.ts:6, src/options.ts:9, src/report.ts:3, src/run.ts:5, src/run.ts:7');
+    expect(result.notes).toContain(
+      'rename-symbol left 6 line(s) where shouldDelegate names another kind of symbol than function: src/options.ts:2, src/options.ts:6, src/options.ts:9, src/report.ts:3, src/run.ts:5, src/run.ts:7',
+    );
     expect(texts['src/options.ts']).toBe(options.replace('function shouldDelegate(', 'function mustDelegate('));
-    expect(texts['src/run.ts']).toBe(run.replace('{ defaults, shouldDelegate,', '{ defaults, mustDelegate,').replace('if (shouldDelegate(options))', 'if (mustDelegate(options))'));
+    expect(texts['src/run.ts']).toBe(
+      run.replace('{ defaults, shouldDelegate,', '{ defaults, mustDelegate,').replace('if (shouldDelegate(options))', 'if (mustDelegate(options))'),
+    );
     expect(texts['src/report.ts']).toBe(report);
   });
 
@@ -120,12 +131,30 @@ describe('TypeScript', () => {
   });
 
   it('kind field on a props type: JSX attributes and props accesses; the handler variable of the same name stays', async () => {
-    const dialog = lines('export type DialogProps = { onClose: () => void };', 'export function Dialog(props: DialogProps) {', '  return <button onClick={() => props.onClose()} />;', '}', '');
-    const page = lines("import { Dialog } from './dialog';", 'export function Page({ onClose }: { onClose: () => void }) {', '  return <Dialog onClose={onClose} />;', '}', '');
+    const dialog = lines(
+      'export type DialogProps = { onClose: () => void };',
+      'export function Dialog(props: DialogProps) {',
+      '  return <button onClick={() => props.onClose()} />;',
+      '}',
+      '',
+    );
+    const page = lines(
+      "import { Dialog } from './dialog';",
+      'export function Page({ onClose }: { onClose: () => void }) {',
+      '  return <Dialog onClose={onClose} />;',
+      '}',
+      '',
+    );
     const { texts } = await rename({ 'dialog.tsx': dialog, 'page.tsx': page }, { from: 'onClose', to: 'onDismiss', kind: 'field' });
     expect(texts['dialog.tsx']).toBe(dialog.replace(/onClose/g, 'onDismiss'));
     expect(texts['page.tsx']).toBe(
-      lines("import { Dialog } from './dialog';", 'export function Page({ onDismiss: onClose }: { onDismiss: () => void }) {', '  return <Dialog onDismiss={onClose} />;', '}', ''),
+      lines(
+        "import { Dialog } from './dialog';",
+        'export function Page({ onDismiss: onClose }: { onDismiss: () => void }) {',
+        '  return <Dialog onDismiss={onClose} />;',
+        '}',
+        '',
+      ),
     );
   });
 
@@ -162,7 +191,9 @@ describe('TypeScript', () => {
   it('kind variable: a destructured binding gets an explicit key; the property of the same name stays', async () => {
     const src = lines('export function total(order: { count: number }) {', '  const { count } = order;', '  return count * 2 + order.count;', '}', '');
     const { texts } = await rename({ 'o.ts': src }, { from: 'count', to: 'quantity', kind: 'variable' });
-    expect(texts['o.ts']).toBe(lines('export function total(order: { count: number }) {', '  const { count: quantity } = order;', '  return quantity * 2 + order.count;', '}', ''));
+    expect(texts['o.ts']).toBe(
+      lines('export function total(order: { count: number }) {', '  const { count: quantity } = order;', '  return quantity * 2 + order.count;', '}', ''),
+    );
   });
 });
 
@@ -206,7 +237,14 @@ describe('Java', () => {
     );
     const { texts } = await rename({ 'Counter.java': src }, { from: 'count', to: 'total', kind: 'field' });
     expect(texts['Counter.java']).toBe(
-      lines('class Counter {', '  private int total;', '  void add(int n) { total += n; this.total++; }', '  void set(int count) { this.total = count; }', '}', ''),
+      lines(
+        'class Counter {',
+        '  private int total;',
+        '  void add(int n) { total += n; this.total++; }',
+        '  void set(int count) { this.total = count; }',
+        '}',
+        '',
+      ),
     );
   });
 
@@ -249,7 +287,9 @@ describe('Go', () => {
 
   it('kind type: the type and its uses; the field of the same name stays', async () => {
     const { texts } = await rename({ 'job/job.go': job }, { from: 'Status', to: 'Phase', kind: 'type' });
-    expect(texts['job/job.go']).toBe(job.replace('type Status int', 'type Phase int').replace('\tStatus Status', '\tStatus Phase').replace('Status: Status(0)', 'Status: Phase(0)'));
+    expect(texts['job/job.go']).toBe(
+      job.replace('type Status int', 'type Phase int').replace('\tStatus Status', '\tStatus Phase').replace('Status: Status(0)', 'Status: Phase(0)'),
+    );
   });
 
   it('kind method: the receiver method, the interface method and calls through a package', async () => {
@@ -350,7 +390,14 @@ describe('Python', () => {
 
 describe('clashes', () => {
   it('refuses a field rename onto another member of the same type literal, naming the place', async () => {
-    const src = lines('type Options = {', '  shouldDelegate: boolean;', '  delegate: boolean;', '};', 'const o: Options = { shouldDelegate: true, delegate: false };', '');
+    const src = lines(
+      'type Options = {',
+      '  shouldDelegate: boolean;',
+      '  delegate: boolean;',
+      '};',
+      'const o: Options = { shouldDelegate: true, delegate: false };',
+      '',
+    );
     const { result, texts } = await rename({ 'src/options.ts': src }, { from: 'shouldDelegate', to: 'delegate', kind: 'field' });
     expect(result.changedFiles).toEqual([]);
     expect(texts['src/options.ts']).toBe(src);

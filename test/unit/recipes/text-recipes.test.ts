@@ -29,7 +29,11 @@ describe('replace', () => {
     expect(textOf(step, 'a.txt', 'oldname OLDNAME')).toBe('newName newName');
     const parsed = RecipeStep.parse({ recipe: 'replace', find: 'pkg5', replace: 'pkg5-renamed' });
     const texts = ['{"name": "pkg5"}', '{"name": "pkg4"}', 'pkg5 pkg55'];
-    expect(texts.map((text) => applyRecipeToFile(parsed, { path: 'p.json', text }, { syntax })?.text)).toEqual(['{"name": "pkg5-renamed"}', undefined, 'pkg5-renamed pkg55']);
+    expect(texts.map((text) => applyRecipeToFile(parsed, { path: 'p.json', text }, { syntax })?.text)).toEqual([
+      '{"name": "pkg5-renamed"}',
+      undefined,
+      'pkg5-renamed pkg55',
+    ]);
   });
 
   it('applies a global regex with flags and $1 groups', () => {
@@ -130,7 +134,8 @@ describe('migrate-import', () => {
 
   it('migrates Python import and from-import, and dotted uses after a plain import', () => {
     const s = { recipe: 'migrate-import', from: 'old.pkg', to: 'new.pkg' };
-    const src = 'import old.pkg.mod\nimport old.pkgx\nfrom old.pkg import thing\nfrom old.pkg.sub import other as o\nprint(old.pkg.mod.run(), "old.pkg")  # old.pkg\n';
+    const src =
+      'import old.pkg.mod\nimport old.pkgx\nfrom old.pkg import thing\nfrom old.pkg.sub import other as o\nprint(old.pkg.mod.run(), "old.pkg")  # old.pkg\n';
     expect(textOf(s, 'app/m.py', src)).toBe(
       'import new.pkg.mod\nimport old.pkgx\nfrom new.pkg import thing\nfrom new.pkg.sub import other as o\nprint(new.pkg.mod.run(), "old.pkg")  # old.pkg\n',
     );
@@ -140,7 +145,9 @@ describe('migrate-import', () => {
     const s = { recipe: 'migrate-import', from: 'example.com/foo', to: 'example.com/bar' };
     const src = 'package main\n\nimport (\n\t"example.com/foo"\n\tf2 "example.com/foo/v2"\n\t"example.com/foobar"\n)\n\nvar s = "example.com/foo"\n';
     const result = run(s, 'main.go', src);
-    expect(result?.text).toBe('package main\n\nimport (\n\t"example.com/bar"\n\tf2 "example.com/bar/v2"\n\t"example.com/foobar"\n)\n\nvar s = "example.com/foo"\n');
+    expect(result?.text).toBe(
+      'package main\n\nimport (\n\t"example.com/bar"\n\tf2 "example.com/bar/v2"\n\t"example.com/foobar"\n)\n\nvar s = "example.com/foo"\n',
+    );
     expect(result?.notes.join('\n')).toMatch(/package name is likely "bar"/);
   });
 
@@ -176,9 +183,19 @@ describe('rename-symbol', () => {
   });
 
   it.each([
-    ['Java', 'A.java', 'class A { int count; /* count */ String s = "count"; int m() { return count + this.count; } }', 'class A { int total; /* count */ String s = "count"; int m() { return total + this.total; } }'],
+    [
+      'Java',
+      'A.java',
+      'class A { int count; /* count */ String s = "count"; int m() { return count + this.count; } }',
+      'class A { int total; /* count */ String s = "count"; int m() { return total + this.total; } }',
+    ],
     ['Python', 'a.py', 'count = 1  # count\nprint(count, "count", obj.count)\n', 'total = 1  # count\nprint(total, "count", obj.total)\n'],
-    ['Go', 'a.go', 'package a\n\n// count\ntype T struct{ count int }\n\nfunc f(t T) int { return t.count + len("count") }\n', 'package a\n\n// count\ntype T struct{ total int }\n\nfunc f(t T) int { return t.total + len("count") }\n'],
+    [
+      'Go',
+      'a.go',
+      'package a\n\n// count\ntype T struct{ count int }\n\nfunc f(t T) int { return t.count + len("count") }\n',
+      'package a\n\n// count\ntype T struct{ total int }\n\nfunc f(t T) int { return t.total + len("count") }\n',
+    ],
   ])('%s: identifiers only', (_lang, path, before, after) => {
     expect(textOf({ recipe: 'rename-symbol', from: 'count', to: 'total' }, path, before)).toBe(after);
   });

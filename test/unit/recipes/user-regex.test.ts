@@ -8,7 +8,8 @@ import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 // `replace` never parses: it needs no syntax service.
 const noSyntax = { syntax: {} as TreeSyntaxService };
-const replace = (find: string, repl: string, flags = ''): ReplaceStep => RecipeStep.parse({ recipe: 'replace', find, replace: repl, regex: true, flags }) as ReplaceStep;
+const replace = (find: string, repl: string, flags = ''): ReplaceStep =>
+  RecipeStep.parse({ recipe: 'replace', find, replace: repl, regex: true, flags }) as ReplaceStep;
 
 describe('user regexes run in linear time', () => {
   it('a catastrophic pattern on a long non-matching input finishes, with the right result', () => {
@@ -68,7 +69,9 @@ describe('user regexes run in linear time', () => {
   it('refuses invalid and oversized patterns with their own reasons', () => {
     expect(() => compileUserRegex('(')).toThrow(expect.objectContaining({ reason: 'REGEX_INVALID' }));
     expect(() => compileUserRegex('x', 'y')).toThrow(expect.objectContaining({ reason: 'REGEX_FLAG_UNSUPPORTED' }));
-    expect(() => compileUserRegex('((((a{1,1000}){1,1000}){1,1000}))')).toThrow(expect.objectContaining({ reason: expect.stringMatching(/REGEX_(INVALID|TOO_COMPLEX)/) }));
+    expect(() => compileUserRegex('((((a{1,1000}){1,1000}){1,1000}))')).toThrow(
+      expect.objectContaining({ reason: expect.stringMatching(/REGEX_(INVALID|TOO_COMPLEX)/) }),
+    );
     expect(() => compileUserRegex('[a-z]{1,900}[0-9]{1,900}')).toThrow(expect.objectContaining({ reason: 'REGEX_TOO_COMPLEX' }));
     // A mid-sized program that does match on a large input is refused instead of running for seconds.
     const big = compileUserRegex('[a-z]{1,100}[0-9]{1,100}');

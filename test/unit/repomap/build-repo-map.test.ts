@@ -29,7 +29,9 @@ describe('buildRepoMap on the Maven multi-module example', () => {
       dependsOn: ['maven:order-api'],
     });
     expect(mod(map, 'maven:order-api')).toMatchObject({ sourceRoots: ['order-api/src/main/java'], testRoots: [], dependsOn: [] });
-    expect(map.dependencies.modules).toEqual([expect.objectContaining({ from: 'maven:order-service', to: 'maven:order-api', via: 'maven dependency: com.acme:order-api' })]);
+    expect(map.dependencies.modules).toEqual([
+      expect.objectContaining({ from: 'maven:order-service', to: 'maven:order-api', via: 'maven dependency: com.acme:order-api' }),
+    ]);
     const root = map.manifests.find((m) => m.path === 'pom.xml')!;
     expect(root.members).toEqual(['order-api', 'order-service']);
     expect(root.parent).toEqual({ name: 'org.springframework.boot:spring-boot-starter-parent', version: '3.1.5', relativePath: '' });
@@ -48,7 +50,11 @@ describe('buildRepoMap on the Maven multi-module example', () => {
 
   it('gives hints with evidence: JAX-RS API, Spring Boot entrypoint, config, test, Flyway migration', async () => {
     const map = await mapOf(mavenMultiModuleRepo());
-    expect(hint(map, 'api', 'order-service/src/main/java/com/acme/order/api/OrderResource.java')).toMatchObject({ confidence: 0.92, framework: 'jax-rs', origin: 'detected' });
+    expect(hint(map, 'api', 'order-service/src/main/java/com/acme/order/api/OrderResource.java')).toMatchObject({
+      confidence: 0.92,
+      framework: 'jax-rs',
+      origin: 'detected',
+    });
     expect(hint(map, 'entrypoint', 'order-service/src/main/java/com/acme/order/OrderApplication.java')?.reason).toContain('@SpringBootApplication');
     expect(hint(map, 'config', 'order-service/src/main/resources/application.yml')).toBeDefined();
     expect(hint(map, 'test', 'order-service/src/test/java/com/acme/order/OrderServiceTest.java')).toBeDefined();
@@ -56,7 +62,9 @@ describe('buildRepoMap on the Maven multi-module example', () => {
     expect(map.navigationHints.some((h) => h.path.includes('OrderService.java') && h.kind === 'api')).toBe(false);
     const ids = new Set(map.evidence.map((e) => e.id));
     for (const h of map.navigationHints) for (const ref of h.evidenceRefs) expect(ids.has(ref)).toBe(true);
-    const apiEvidence = map.evidence.find((e) => e.id === hint(map, 'api', 'order-service/src/main/java/com/acme/order/api/OrderResource.java')!.evidenceRefs[0])!;
+    const apiEvidence = map.evidence.find(
+      (e) => e.id === hint(map, 'api', 'order-service/src/main/java/com/acme/order/api/OrderResource.java')!.evidenceRefs[0],
+    )!;
     expect(apiEvidence).toMatchObject({ path: 'order-service/src/main/java/com/acme/order/api/OrderResource.java', type: 'parsed_symbol' });
     expect(apiEvidence.digest).toMatch(/^git:[0-9a-f]{40}$/);
   });
@@ -67,7 +75,13 @@ describe('buildRepoMap on the Maven multi-module example', () => {
     expect(map.filesystem.ignoredDirs).toEqual([{ path: 'target', reason: 'build output', files: 1 }]);
     expect(map.filesystem.importantFiles).toEqual(['.github/CODEOWNERS', 'README.md', 'mvnw', 'pom.xml']);
     expect(map.ownership.source).toBe('.github/CODEOWNERS');
-    expect(map.ownership.rules.map((r) => r.pattern)).toEqual(['*', '*.sql', '/db/migration/', '/order-service/', '/order-service/src/main/java/com/acme/auth/']);
+    expect(map.ownership.rules.map((r) => r.pattern)).toEqual([
+      '*',
+      '*.sql',
+      '/db/migration/',
+      '/order-service/',
+      '/order-service/src/main/java/com/acme/auth/',
+    ]);
     const risk = (p: string) => map.risk.paths.find((r) => r.path === p);
     expect(risk('db/migration/V001__init.sql')).toMatchObject({ level: 'high', reason: 'database migration' });
     expect(risk('.github/workflows/ci.yml')?.level).toBe('blocked');
@@ -87,7 +101,12 @@ describe('buildRepoMap on the Maven multi-module example', () => {
   it('records a broken manifest as a warning, not a crash', async () => {
     const files = { ...mavenMultiModuleRepo(), 'order-api/pom.xml': '<project><artifactId>broken</artifactId>', 'web/package.json': '{ "name": ' };
     const map = await mapOf(files);
-    expect(map.warnings.filter((w) => w.code === 'MANIFEST_PARSE_ERROR').map((w) => w.path).sort()).toEqual(['order-api/pom.xml', 'web/package.json']);
+    expect(
+      map.warnings
+        .filter((w) => w.code === 'MANIFEST_PARSE_ERROR')
+        .map((w) => w.path)
+        .sort(),
+    ).toEqual(['order-api/pom.xml', 'web/package.json']);
     expect(map.manifests.find((m) => m.path === 'order-api/pom.xml')!.parseError).toBeTruthy();
     expect(mod(map, 'maven:order-service')).toBeDefined();
   });
@@ -96,11 +115,14 @@ describe('buildRepoMap on the Maven multi-module example', () => {
     // spring-framework has .../mockito/constructor/...: a prototype lookup once took it for an ignored dir and crashed the map.
     const map = await mapOf({ 'src/main/java/a/constructor/Foo.java': 'class Foo {}\n', 'lib/toString/x.js': 'export {};\n', 'node_modules/p/index.js': '' });
     expect(map.filesystem.ignoredDirs).toEqual([{ path: 'node_modules', reason: 'installed dependencies', files: 1 }]);
-    expect(map.languages.map((l) => [l.language, l.files])).toEqual([['Java', 1], ['JavaScript', 1]]);
+    expect(map.languages.map((l) => [l.language, l.files])).toEqual([
+      ['Java', 1],
+      ['JavaScript', 1],
+    ]);
   });
 
   it('reports symlinks with withinWorkspace', async () => {
-    const map = await mapOf({ 'config/prod/app.yml': 'a: 1\n', 'config/current': { symlink: 'prod' }, 'escape': { symlink: '../../etc/passwd' } });
+    const map = await mapOf({ 'config/prod/app.yml': 'a: 1\n', 'config/current': { symlink: 'prod' }, escape: { symlink: '../../etc/passwd' } });
     expect(map.filesystem.symlinks).toEqual([
       { path: 'config/current', target: 'prod', withinWorkspace: true },
       { path: 'escape', target: '../../etc/passwd', withinWorkspace: false },
@@ -122,7 +144,7 @@ describe('buildRepoMap: classification of every file', () => {
       'README.md': '# x\n',
       'CHANGELOG.md': '# 1.0\n',
       'logo.png': 'png',
-      'LICENSE': 'MIT\n',
+      LICENSE: 'MIT\n',
       'src/a+b/@scope/x.ts': 'export {};\n',
     });
     expect(map.classification).toEqual({
@@ -144,7 +166,10 @@ describe('buildRepoMap: classification of every file', () => {
   });
 
   it('follows the policy: its own lockfile pattern, its forbidden paths in the risk list', async () => {
-    const map = await mapOf({ 'deps/my.lock': 'x\n', 'src/a.ts': 'x\n', 'secrets/key.txt': 'x\n' }, pathRulesFor({ forbidden: ['secrets'], lockfiles: ['**/my.lock'] }));
+    const map = await mapOf(
+      { 'deps/my.lock': 'x\n', 'src/a.ts': 'x\n', 'secrets/key.txt': 'x\n' },
+      pathRulesFor({ forbidden: ['secrets'], lockfiles: ['**/my.lock'] }),
+    );
     expect(map.classification.lockfile).toEqual(['deps/my.lock']);
     expect(map.risk.paths.find((r) => r.path === 'secrets/key.txt')).toMatchObject({ level: 'blocked', ruleId: 'policy-forbidden' });
   });
@@ -158,7 +183,10 @@ describe('buildRepoMap on other ecosystems', () => {
     expect(mod(map, 'pnpm:apps/cli')!.dependsOn).toEqual(['pnpm:packages/core']);
     expect(map.dependencies.modules.find((e) => e.from === 'pnpm:packages/web')!.via).toBe('workspace protocol: @acme/core');
     expect(mod(map, 'pnpm:packages/core')).toMatchObject({ sourceRoots: ['packages/core/src'], testRoots: ['packages/core/test'], language: 'TypeScript' });
-    expect(build(map, 'pnpm:packages/core')).toMatchObject({ compile: { argv: ['pnpm', '--filter', '@acme/core', 'run', 'build'] }, focusedTestTemplate: { cwd: 'packages/core', argv: ['npx', 'vitest', 'run', '{testFile}'] } });
+    expect(build(map, 'pnpm:packages/core')).toMatchObject({
+      compile: { argv: ['pnpm', '--filter', '@acme/core', 'run', 'build'] },
+      focusedTestTemplate: { cwd: 'packages/core', argv: ['npx', 'vitest', 'run', '{testFile}'] },
+    });
     expect(build(map, 'pnpm:packages/web')!.focusedTestTemplate!.argv).toEqual(['npx', 'jest', '{testFile}']);
     expect(map.filesystem.ignoredDirs).toEqual([{ path: 'node_modules', reason: 'installed dependencies', files: 2 }]);
     expect(map.manifests.some((m) => m.path.startsWith('node_modules/'))).toBe(false);
@@ -212,7 +240,9 @@ describe('buildRepoMap on other ecosystems', () => {
 
   it('Python: src layout, pytest commands, FastAPI route, alembic migration', async () => {
     const map = await mapOf(pythonPackageRepo());
-    expect(map.modules).toEqual([expect.objectContaining({ id: 'python:.', name: 'acme-billing', language: 'Python', sourceRoots: ['src'], testRoots: ['tests'] })]);
+    expect(map.modules).toEqual([
+      expect.objectContaining({ id: 'python:.', name: 'acme-billing', language: 'Python', sourceRoots: ['src'], testRoots: ['tests'] }),
+    ]);
     const py = map.manifests.find((m) => m.path === 'pyproject.toml')!;
     expect(py.dependencies.map((d) => `${d.name}${d.version ?? ''}`)).toEqual(['requests>=2.31', 'fastapi>=0.110', 'pydantic', 'pytest==8.0.0']);
     expect(map.manifests.find((m) => m.path === 'requirements-dev.txt')!.dependencies.map((d) => d.name)).toEqual(['pytest', 'ruff']);

@@ -26,14 +26,31 @@ async function maven() {
 }
 
 function task(partial: Partial<TaskContract>): TaskContract {
-  return { schemaVersion: 1, title: 't', objective: 'o', mode: 'draft_pr', steps: [], budgets: {}, searchTerms: [], kind: 'exploratory', blockSource: 'none', digest: 'd', ...partial };
+  return {
+    schemaVersion: 1,
+    title: 't',
+    objective: 'o',
+    mode: 'draft_pr',
+    steps: [],
+    budgets: {},
+    searchTerms: [],
+    kind: 'exploratory',
+    blockSource: 'none',
+    digest: 'd',
+    ...partial,
+  };
 }
 
 describe('navigation queries', () => {
   it('find_related_tests: name match in the same package ranks first', async () => {
     const { nav } = await maven();
     const res = await nav.findRelatedTests('order-service/src/main/java/com/acme/order/OrderService.java');
-    expect(res.results[0]).toEqual({ path: 'order-service/src/test/java/com/acme/order/OrderServiceTest.java', score: 0.91, reason: 'name match and same package', evidence: ['test_name_match', 'same_package'] });
+    expect(res.results[0]).toEqual({
+      path: 'order-service/src/test/java/com/acme/order/OrderServiceTest.java',
+      score: 0.91,
+      reason: 'name match and same package',
+      evidence: ['test_name_match', 'same_package'],
+    });
     expect((await nav.findRelatedTests('order-api/src/main/java/com/acme/order/api/OrderRequest.java')).results).toEqual([]);
   });
 
@@ -41,14 +58,24 @@ describe('navigation queries', () => {
     const { nav } = await maven();
     expect(nav.findModuleForPath('order-service/src/main/java/com/acme/order/OrderService.java').module?.id).toBe('maven:order-service');
     expect(nav.findModuleForPath('db/migration/V001__init.sql').module?.id).toBe('maven:.');
-    expect(nav.findManifestForPath('order-service/src/main/java/com/acme/order/OrderService.java').results.map((r) => r.path)).toEqual(['order-service/pom.xml', 'pom.xml']);
-    expect(nav.findEntrypoints({ framework: 'jax-rs' }).results.map((r) => r.path)).toEqual(['order-service/src/main/java/com/acme/order/api/OrderResource.java']);
+    expect(nav.findManifestForPath('order-service/src/main/java/com/acme/order/OrderService.java').results.map((r) => r.path)).toEqual([
+      'order-service/pom.xml',
+      'pom.xml',
+    ]);
+    expect(nav.findEntrypoints({ framework: 'jax-rs' }).results.map((r) => r.path)).toEqual([
+      'order-service/src/main/java/com/acme/order/api/OrderResource.java',
+    ]);
     expect(nav.findEntrypoints({ module: 'order-api' }).results).toEqual([]);
   });
 
   it('find_risky_paths and find_files_by_pattern', async () => {
     const { nav } = await maven();
-    const risky = nav.findRiskyPaths(['order-service/src/main/java/com/acme/order/OrderService.java', 'db/migration/V002__x.sql', '.github/workflows/ci.yml', 'target/x.class']);
+    const risky = nav.findRiskyPaths([
+      'order-service/src/main/java/com/acme/order/OrderService.java',
+      'db/migration/V002__x.sql',
+      '.github/workflows/ci.yml',
+      'target/x.class',
+    ]);
     expect(risky.results.map((r) => [r.path, r.reason])).toEqual([
       ['.github/workflows/ci.yml', 'blocked: forbidden by policy'],
       ['target/x.class', 'blocked: build output'],
@@ -59,7 +86,12 @@ describe('navigation queries', () => {
 
   it('explain_path: module, manifest, role, owners by last match, risk, hints', async () => {
     const { nav } = await maven();
-    expect(nav.explainPath('db/migration/V001__init.sql')).toMatchObject({ exists: true, owners: ['@acme/dba'], ownersRule: '.github/CODEOWNERS:4 /db/migration/', risk: { level: 'high', reason: 'database migration' } });
+    expect(nav.explainPath('db/migration/V001__init.sql')).toMatchObject({
+      exists: true,
+      owners: ['@acme/dba'],
+      ownersRule: '.github/CODEOWNERS:4 /db/migration/',
+      risk: { level: 'high', reason: 'database migration' },
+    });
     expect(nav.explainPath('db/seed/sample.sql').owners).toEqual(['@acme/sql-reviewers']);
     const auth = nav.explainPath('order-service/src/main/java/com/acme/auth/LegacyAuthClient.java');
     expect(auth).toMatchObject({ role: 'source', owners: ['@acme/security'], manifest: 'order-service/pom.xml', module: { id: 'maven:order-service' } });
@@ -151,11 +183,17 @@ describe('language table, file imports, symbol index', () => {
   it('resolves relative TS imports and Java imports against the tree', async () => {
     const files = pnpmWorkspaceRepo();
     const set = new Set(Object.keys(files));
-    expect(resolveFileImports('packages/core/src/index.ts', files['packages/core/src/index.ts'], set, [])).toEqual(['packages/core/src/math.ts', 'packages/core/src/shape.ts']);
+    expect(resolveFileImports('packages/core/src/index.ts', files['packages/core/src/index.ts'], set, [])).toEqual([
+      'packages/core/src/math.ts',
+      'packages/core/src/shape.ts',
+    ]);
     const { map } = await maven();
     const mvn = mavenMultiModuleRepo();
     const p = 'order-service/src/main/java/com/acme/order/OrderService.java';
-    expect(resolveFileImports(p, mvn[p], new Set(Object.keys(mvn)), map.modules)).toEqual(['order-api/src/main/java/com/acme/order/api/OrderRequest.java', 'order-service/src/main/java/com/acme/auth/LegacyAuthClient.java']);
+    expect(resolveFileImports(p, mvn[p], new Set(Object.keys(mvn)), map.modules)).toEqual([
+      'order-api/src/main/java/com/acme/order/api/OrderRequest.java',
+      'order-service/src/main/java/com/acme/auth/LegacyAuthClient.java',
+    ]);
   });
 
   it('extracts tags lazily and once per blob', async () => {

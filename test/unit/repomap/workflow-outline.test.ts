@@ -92,9 +92,19 @@ describe('outlineWorkflow', () => {
     expect(outlineWorkflow(PLAIN.typical)).toEqual({
       name: 'CI',
       jobs: ['test', 'lint'],
-      uses: ['actions/checkout@v4', 'pnpm/action-setup@a7487c7e89a18df4991f7f222e4898a00d66ddda', './.github/actions/build', 'actions/setup-node@v4', 'docker://alpine:3.19'],
+      uses: [
+        'actions/checkout@v4',
+        'pnpm/action-setup@a7487c7e89a18df4991f7f222e4898a00d66ddda',
+        './.github/actions/build',
+        'actions/setup-node@v4',
+        'docker://alpine:3.19',
+      ],
     });
-    expect(parseManifest('github-workflow', PLAIN['document marker, comments, a job without steps, a reusable workflow'])).toMatchObject({ name: 'Release', facts: { jobs: 'build,call' }, dependencies: [{ name: 'actions/cache', version: 'v4' }] });
+    expect(parseManifest('github-workflow', PLAIN['document marker, comments, a job without steps, a reusable workflow'])).toMatchObject({
+      name: 'Release',
+      facts: { jobs: 'build,call' },
+      dependencies: [{ name: 'actions/cache', version: 'v4' }],
+    });
   });
 
   it.each(Object.entries(BEYOND))('leaves %s to the full parse, with the same result', (_label, text) => {

@@ -16,7 +16,12 @@ describe('change risk score', () => {
   });
 
   it('the production-file count raises a change by one level at most: the model at MEDIUM, a recipe within LOW', () => {
-    for (const n of [5, 14, 200]) expect(scoreRisk({ files: javaFiles(n), origin: model, rules: defaultPathRules() })).toMatchObject({ riskScore: 5, riskLevel: 'MEDIUM', requiredGate: 'HUMAN_REVIEW' });
+    for (const n of [5, 14, 200])
+      expect(scoreRisk({ files: javaFiles(n), origin: model, rules: defaultPathRules() })).toMatchObject({
+        riskScore: 5,
+        riskLevel: 'MEDIUM',
+        requiredGate: 'HUMAN_REVIEW',
+      });
     expect(scoreRisk({ files: javaFiles(4), origin: model, rules: defaultPathRules() })).toMatchObject({ riskScore: 4, riskLevel: 'LOW' });
     expect(scoreRisk({ files: javaFiles(200), origin: imports, rules: defaultPathRules() })).toMatchObject({ riskScore: 3, riskLevel: 'LOW' });
     expect(scoreRisk({ files: javaFiles(200), origin: model, rules: defaultPathRules() }).reasons).toEqual(['200 production files edited by the model (+5)']);
@@ -42,10 +47,22 @@ describe('change risk score', () => {
   });
 
   it.each([
-    { name: 'deletion, lockfile and manifest', files: [{ path: 'src/a.ts', kind: 'DELETED' }, modified('package-lock.json'), modified('package.json')], extra: {}, score: 12, level: 'HIGH' },
+    {
+      name: 'deletion, lockfile and manifest',
+      files: [{ path: 'src/a.ts', kind: 'DELETED' }, modified('package-lock.json'), modified('package.json')],
+      extra: {},
+      score: 12,
+      level: 'HIGH',
+    },
     { name: 'auth path', files: [modified('src/auth/Filter.java')], extra: {}, score: 3, level: 'LOW' },
     { name: 'auth path and manifest', files: [modified('pom.xml'), modified('src/auth/Filter.java')], extra: {}, score: 6, level: 'MEDIUM' },
-    { name: 'a CI file and a migration', files: [modified('.gitlab-ci.yml'), { path: 'db/migrations/001.sql', kind: 'ADDED' }], extra: {}, score: 5, level: 'MEDIUM' },
+    {
+      name: 'a CI file and a migration',
+      files: [modified('.gitlab-ci.yml'), { path: 'db/migrations/001.sql', kind: 'ADDED' }],
+      extra: {},
+      score: 5,
+      level: 'MEDIUM',
+    },
     { name: 'a workflow (CI and denied)', files: [modified('.github/workflows/ci.yml')], extra: {}, score: 13, level: 'HIGH' },
     { name: 'infrastructure', files: [modified('infra/main.tf')], extra: {}, score: 3, level: 'LOW' },
     { name: 'a secret finding', files: [modified('test/a.test.ts')], extra: { secretFindings: 1 }, score: 8, level: 'MEDIUM' },
@@ -58,7 +75,9 @@ describe('change risk score', () => {
   });
 
   it('a change without risk signal says so', () => {
-    expect(scoreRisk({ files: [modified('README.md'), modified('test/a.test.ts')], rules: defaultPathRules() }).reasons).toEqual(['2 files with no risk signal (tests, documentation, configuration)']);
+    expect(scoreRisk({ files: [modified('README.md'), modified('test/a.test.ts')], rules: defaultPathRules() }).reasons).toEqual([
+      '2 files with no risk signal (tests, documentation, configuration)',
+    ]);
   });
 });
 
@@ -78,7 +97,10 @@ describe('approval threshold (agent.approval.minRisk)', () => {
   });
 
   it('the policy risk rules raise the level, grouped per rule, and the gate follows the threshold', () => {
-    const policy = AgentPolicy.parse({ version: 1, agent: { riskRules: [{ glob: 'orders/**', level: 'MEDIUM', reason: 'order core' }], approval: { minRisk: 'MEDIUM' } } });
+    const policy = AgentPolicy.parse({
+      version: 1,
+      agent: { riskRules: [{ glob: 'orders/**', level: 'MEDIUM', reason: 'order core' }], approval: { minRisk: 'MEDIUM' } },
+    });
     const report = changeRisk(javaFiles(4), compilePathRules(policy), { origin: imports, minRisk: policy.agent.approval.minRisk });
     expect(report).toMatchObject({ riskScore: 1, riskLevel: 'MEDIUM', requiredGate: 'HUMAN_APPROVAL_BEFORE_PR' });
     expect(report.reasons).toEqual([

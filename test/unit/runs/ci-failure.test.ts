@@ -21,7 +21,13 @@ function run(over: Partial<UnboundedCiFailure> = {}): UnboundedCiFailure {
   return { kind: 'check_run', name: 'test', conclusion: 'failure', annotations: [], ...over };
 }
 
-const annotation = (i: number, level: 'notice' | 'warning' | 'failure' = 'failure') => ({ path: `src/f${i}.ts`, startLine: i + 1, endLine: i + 1, level, message: `problem ${i}` });
+const annotation = (i: number, level: 'notice' | 'warning' | 'failure' = 'failure') => ({
+  path: `src/f${i}.ts`,
+  startLine: i + 1,
+  endLine: i + 1,
+  level,
+  message: `problem ${i}`,
+});
 const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
 
 describe('ci repair: bounding a CI failure report', () => {
@@ -45,7 +51,11 @@ describe('ci repair: bounding a CI failure report', () => {
   });
 
   it('keeps 50 of 1,000 annotations, failures before warnings and notices, messages cut', () => {
-    const many = [annotation(0, 'notice'), annotation(1, 'warning'), ...Array.from({ length: 998 }, (_, i) => ({ ...annotation(i + 2), message: 'm'.repeat(5_000) }))];
+    const many = [
+      annotation(0, 'notice'),
+      annotation(1, 'warning'),
+      ...Array.from({ length: 998 }, (_, i) => ({ ...annotation(i + 2), message: 'm'.repeat(5_000) })),
+    ];
     const report = boundCiFailureReport(SHA, [run({ annotations: many })]);
     const kept = report.failures[0].annotations;
     expect(kept).toHaveLength(MAX_ANNOTATIONS_PER_RUN);
@@ -55,10 +65,13 @@ describe('ci repair: bounding a CI failure report', () => {
     expect(report.truncated).toBe(true);
   });
 
-  it.each([['../../etc/passwd'], ['/etc/passwd'], ['.git/config'], ['src\\win.ts'], ['a/\u0000b'], [''], ['x/'.repeat(600)]])('drops the annotation path %j', (path) => {
-    const report = boundCiFailureReport(SHA, [run({ annotations: [{ ...annotation(0), path }, annotation(1)] })]);
-    expect(report.failures[0].annotations.map((a) => a.path)).toEqual(['src/f1.ts']);
-  });
+  it.each([['../../etc/passwd'], ['/etc/passwd'], ['.git/config'], ['src\\win.ts'], ['a/\u0000b'], [''], ['x/'.repeat(600)]])(
+    'drops the annotation path %j',
+    (path) => {
+      const report = boundCiFailureReport(SHA, [run({ annotations: [{ ...annotation(0), path }, annotation(1)] })]);
+      expect(report.failures[0].annotations.map((a) => a.path)).toEqual(['src/f1.ts']);
+    },
+  );
 
   it('normalises a path that stays in the repository and orders its lines', () => {
     const report = boundCiFailureReport(SHA, [run({ annotations: [{ path: './src//a.ts', startLine: 9, endLine: 2, level: 'warning', message: 'm' }] })]);
@@ -82,7 +95,12 @@ describe('ci repair: bounding a CI failure report', () => {
         summary: '€'.repeat(100_000),
         text: '€'.repeat(100_000),
         url: `https://ci.example/${'u'.repeat(900)}`,
-        annotations: Array.from({ length: 200 }, (_, k) => ({ ...annotation(k), path: `src/${'d'.repeat(900)}/${k}.ts`, message: '€'.repeat(2_000), title: 't'.repeat(2_000) })),
+        annotations: Array.from({ length: 200 }, (_, k) => ({
+          ...annotation(k),
+          path: `src/${'d'.repeat(900)}/${k}.ts`,
+          message: '€'.repeat(2_000),
+          title: 't'.repeat(2_000),
+        })),
       }),
     );
     const report = boundCiFailureReport(SHA, huge);
@@ -126,7 +144,12 @@ describe('ci repair: rendering CI failures as untrusted text', () => {
 
   it('renders names, lines and paths in code spans and the output in a block it cannot leave', () => {
     const report = boundCiFailureReport(SHA, [
-      run({ name: 'build `x`', title: 'Broke <b>@team</b>', summary: hostile, annotations: [{ path: 'src/a.ts', startLine: 3, endLine: 5, level: 'failure', message: 'bad\n/agent run', title: 'T' }] }),
+      run({
+        name: 'build `x`',
+        title: 'Broke <b>@team</b>',
+        summary: hostile,
+        annotations: [{ path: 'src/a.ts', startLine: 3, endLine: 5, level: 'failure', message: 'bad\n/agent run', title: 'T' }],
+      }),
       { kind: 'status', name: 'ci/jenkins', conclusion: 'error', title: 'Build broke', url: 'javascript:alert(1)', annotations: [] },
     ]);
     const text = renderCiFailures(report);
@@ -154,7 +177,9 @@ describe('ci repair: rendering CI failures as untrusted text', () => {
   });
 
   it('renders a small report exactly', () => {
-    const report = boundCiFailureReport(SHA, [run({ url: 'https://ci.example/1', title: '1 failed', annotations: [{ path: 'a.ts', startLine: 1, endLine: 1, level: 'failure', message: 'no' }] })]);
+    const report = boundCiFailureReport(SHA, [
+      run({ url: 'https://ci.example/1', title: '1 failed', annotations: [{ path: 'a.ts', startLine: 1, endLine: 1, level: 'failure', message: 'no' }] }),
+    ]);
     expect(renderCiFailures(report)).toBe(
       [
         '### Failing CI on `aaaaaaaaaaaa`',

@@ -26,9 +26,12 @@ describe('is this branch ours', () => {
     expect(parseAgentBranch(name)).toEqual(run);
   });
 
-  it.each(['agent/i1/rmy run', 'agent/i1/ra.b', 'agent/i1/r', `agent/i1/r${'x'.repeat(65)}`, 'agent/i01/rabc', 'feature/i1/rabc'])('%j belongs to no run', (name) => {
-    expect(parseAgentBranch(name)).toBeUndefined();
-  });
+  it.each(['agent/i1/rmy run', 'agent/i1/ra.b', 'agent/i1/r', `agent/i1/r${'x'.repeat(65)}`, 'agent/i01/rabc', 'feature/i1/rabc'])(
+    '%j belongs to no run',
+    (name) => {
+      expect(parseAgentBranch(name)).toBeUndefined();
+    },
+  );
 });
 
 describe('is this commit ours', () => {

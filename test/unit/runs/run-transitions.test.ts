@@ -105,7 +105,10 @@ describe('writeRunTransition', () => {
   });
 
   it('decides a first record from NONE', async () => {
-    await expect(writeRunTransition(store, KEY, 'ci-feedback', () => record('CLOSED'))).rejects.toMatchObject({ reason: 'TRANSITION_REFUSED', data: { from: 'NONE' } });
+    await expect(writeRunTransition(store, KEY, 'ci-feedback', () => record('CLOSED'))).rejects.toMatchObject({
+      reason: 'TRANSITION_REFUSED',
+      data: { from: 'NONE' },
+    });
     expect(await store.get(KEY)).toBeUndefined();
     expect(await writeRunTransition(store, KEY, 'worker', () => record('FAILED'))).toMatchObject({ status: 'FAILED' });
   });

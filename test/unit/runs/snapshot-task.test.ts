@@ -29,7 +29,13 @@ describe('taskFromSnapshot', () => {
   });
 
   it('reads a CLI run from its task text', () => {
-    const cli: RunRequest = { ...github, source: { kind: 'local', location: '/repo' }, issue: undefined, task: { title: 'Rename total', body: 'Rename it.' }, forcedMode: 'analysis' };
+    const cli: RunRequest = {
+      ...github,
+      source: { kind: 'local', location: '/repo' },
+      issue: undefined,
+      task: { title: 'Rename total', body: 'Rename it.' },
+      forcedMode: 'analysis',
+    };
     expect(taskFromSnapshot(cli)).toMatchObject({ blockSource: 'none', mode: 'analysis', objective: expect.stringContaining('Rename it.') });
   });
 

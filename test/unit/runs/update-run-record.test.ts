@@ -64,12 +64,23 @@ describe('updateRunRecord', () => {
     const worker = () =>
       updateRunRecord(store, KEY, (current) => {
         seen.worker.push(current);
-        return { ...current!, status: 'COMPLETED', headCommitSha: 'c'.repeat(40), attempts: withAttempt(current!.attempts, { n: 1, status: 'COMPLETED', startedAt: T0, endedAt: '2026-02-03T04:06:00.000Z' }), updatedAt: '2026-02-03T04:06:00.000Z' };
+        return {
+          ...current!,
+          status: 'COMPLETED',
+          headCommitSha: 'c'.repeat(40),
+          attempts: withAttempt(current!.attempts, { n: 1, status: 'COMPLETED', startedAt: T0, endedAt: '2026-02-03T04:06:00.000Z' }),
+          updatedAt: '2026-02-03T04:06:00.000Z',
+        };
       });
     const publisherStore = pausingBeforeFirstWrite(store, async () => void (await worker()));
     await updateRunRecord(publisherStore, KEY, (current) => {
       seen.publisher.push(current);
-      return { ...current!, status: 'PUBLISHED', pullRequest: { number: 7, url: 'https://github.com/acme/orders/pull/7' }, updatedAt: '2026-02-03T04:07:00.000Z' };
+      return {
+        ...current!,
+        status: 'PUBLISHED',
+        pullRequest: { number: 7, url: 'https://github.com/acme/orders/pull/7' },
+        updatedAt: '2026-02-03T04:07:00.000Z',
+      };
     });
 
     const final = await readArtifact(store, KEY, RunRecord);
@@ -81,9 +92,16 @@ describe('updateRunRecord', () => {
   });
 
   it('two writers creating the record at once: the second applies its change on top of the first', async () => {
-    const first = () => updateRunRecord(store, KEY, (current) => ({ ...(current ?? BASE), attempts: withAttempt(current?.attempts ?? [], { n: 1, status: 'FAILED', startedAt: T0 }) }));
+    const first = () =>
+      updateRunRecord(store, KEY, (current) => ({
+        ...(current ?? BASE),
+        attempts: withAttempt(current?.attempts ?? [], { n: 1, status: 'FAILED', startedAt: T0 }),
+      }));
     const racing = pausingBeforeFirstWrite(store, async () => void (await first()));
-    await updateRunRecord(racing, KEY, (current) => ({ ...(current ?? BASE), attempts: withAttempt(current?.attempts ?? [], { n: 2, status: 'QUEUED', startedAt: T0 }) }));
+    await updateRunRecord(racing, KEY, (current) => ({
+      ...(current ?? BASE),
+      attempts: withAttempt(current?.attempts ?? [], { n: 2, status: 'QUEUED', startedAt: T0 }),
+    }));
     expect((await readArtifact(store, KEY, RunRecord)).attempts.map((a) => a.n)).toEqual([1, 2]);
   });
 

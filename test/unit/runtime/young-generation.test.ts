@@ -22,7 +22,10 @@ function youngGeneration(mode: 'keep' | 'keep-then-release' | 'none'): { before:
     const kept = [];
     for (let i = 0; i < 200000; i++) kept.push({ oid: 'a'.repeat(40) + i, size: i, offset: i * 7 });
     console.log(JSON.stringify({ before, after: newSpace(), kept: kept.length }));`;
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../../..', import.meta.url)), encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: fileURLToPath(new URL('../../..', import.meta.url)),
+    encoding: 'utf8',
+  });
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 

@@ -21,7 +21,9 @@ describe.runIf(hasRealCorpus())('secret scan on real commits (local sample)', ()
   });
 
   it('finds nothing in the added lines of real commits of public repositories', () => {
-    const findings = real.flatMap((f) => scanLines(f.path, f.lines, defaultPathRules()).map((s) => `${f.repo}@${f.commit.slice(0, 10)} ${s.path}:${s.line} ${s.rule}`));
+    const findings = real.flatMap((f) =>
+      scanLines(f.path, f.lines, defaultPathRules()).map((s) => `${f.repo}@${f.commit.slice(0, 10)} ${s.path}:${s.line} ${s.rule}`),
+    );
     expect(findings).toEqual([]);
   });
 });

@@ -30,8 +30,16 @@ describe('secret rules for connection URLs, GitLab, DigitalOcean, Mailgun, Twili
     ['an SSH remote', '.gitmodules', 'url = git@github.com:acme/orders.git'],
     ['an XML namespace', 'pom.xml', '<project xmlns="http://maven.apache.org/POM/4.0.0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">'],
     ['a schema location pair', 'pom.xml', 'xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd"'],
-    ['an integrity hash', 'index.html', '<script src="https://cdn.example.com/x.js" integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC" crossorigin="anonymous"></script>'],
-    ['a lockfile integrity', 'package-lock.json', '"integrity": "sha512-JhPBZVDLvD8IUH2WeKdWOsgzCQUQG8yT1gbQHA6G1T4+cmXafR4r5F8oRm3rJ6J0yT5wQm1GFNi1Jrm8wqA1hA=="'],
+    [
+      'an integrity hash',
+      'index.html',
+      '<script src="https://cdn.example.com/x.js" integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC" crossorigin="anonymous"></script>',
+    ],
+    [
+      'a lockfile integrity',
+      'package-lock.json',
+      '"integrity": "sha512-JhPBZVDLvD8IUH2WeKdWOsgzCQUQG8yT1gbQHA6G1T4+cmXafR4r5F8oRm3rJ6J0yT5wQm1GFNi1Jrm8wqA1hA=="',
+    ],
     ['a URL with a port', 'config/app.yml', 'url: http://localhost:8080/orders?x=1'],
     ['a placeholder password in a URL', 'config/app.yml', 'url: postgres://orders:${DB_PASSWORD}@db:5432/orders'],
     ['a mail address', 'README.md', 'Write to mailto:ops@example.com or https://example.com/contact@team'],
@@ -44,7 +52,8 @@ describe('secret rules for connection URLs, GitLab, DigitalOcean, Mailgun, Twili
 
   it('stays linear on long adversarial lines', () => {
     const lines = ['a.'.repeat(200_000), `x://${':'.repeat(200_000)}`, `${'password'.repeat(30_000)}`, `twilio${'-'.repeat(200_000)}`];
-    for (const text of lines) expect(scanLines('a.env', [{ line: 1, text }], rules).every((f) => f.rule === 'high-entropy-string' || f.rule === 'password-assignment')).toBe(true);
+    for (const text of lines)
+      expect(scanLines('a.env', [{ line: 1, text }], rules).every((f) => f.rule === 'high-entropy-string' || f.rule === 'password-assignment')).toBe(true);
   }, 20_000);
 });
 
@@ -57,9 +66,17 @@ describe('what real repositories are full of is not a secret; real credentials s
     ['an SRI hash with sha1', 'yarn.txt', 'integrity sha1-Zq8Xv2Lm9Tr4Kp7Wn3Bs6Yh1Gd5='],
     ['a pinned action (commit SHA)', '.github/workflows/ci.yml', '- uses: actions/checkout@34e114876b0b11c390a56381ad16ebd13914f8d5 # v4'],
     ['a 64-hex checksum', 'gradle/wrapper/gradle-wrapper.properties', 'distributionSha256Sum=ed1a8d686605fd7c23bdf62c7fc7add1c5b23b2bbc3721e661934ef4a4911d7c'],
-    ['a URL with a commit hash in a comment', 'src/a.go', '// See https://github.com/golang/go/blob/9fceb02d0ae598e95dc970b74767f19372d61af8/src/net/http/server.go#L100'],
+    [
+      'a URL with a commit hash in a comment',
+      'src/a.go',
+      '// See https://github.com/golang/go/blob/9fceb02d0ae598e95dc970b74767f19372d61af8/src/net/http/server.go#L100',
+    ],
     ['a URL with an id in its path', 'README.md', 'https://gist.github.com/Zq8Xv2Lm9Tr4Kp7Wn3Bs6Yh1Gd5Fj0/raw/file.md'],
-    ['an inline image in docs', 'docs/logo.md', '![logo](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==)'],
+    [
+      'an inline image in docs',
+      'docs/logo.md',
+      '![logo](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==)',
+    ],
     ['a UUID', 'src/a.ts', 'const id = "123e4567-e89b-12d3-a456-426614174000";'],
     ['a token placeholder', 'README.md', 'export GITHUB_TOKEN=<your-token>'],
     ['a filler token', 'docs/setup.md', `token: ${j('ghp_', 'x'.repeat(36))}`],
@@ -81,8 +98,18 @@ describe('what real repositories are full of is not a secret; real credentials s
     ['an npm token', '.github/workflows/publish.yml', j('NODE_AUTH_TOKEN: np', 'm_', 'Zq8Xv2Lm9Tr4Kp7Wn3Bs6Yh1Gd5Fj0Ab1Cd2'), 'npm-auth'],
     ['a Django SECRET_KEY', 'mysite/settings.py', "SECRET_KEY = 'k3#v9!x2@m7&q1(z8)w4-p6=r0+t5^y'", 'password-assignment'],
     ['a camelCase secret in code', 'src/jwt.ts', 'export const jwtSecret = "Zq8Xv2Lm/9Tr4Kp7Wn3+Bs6Yh1Gd5Fj0=";', 'password-assignment'],
-    ['a signed URL query', 'src/blob.ts', 'const url = "https://acme.blob.core.windows.net/c/f?sv=2022&sig=Zq8Xv2Lm9Tr4Kp7Wn3Bs6Yh1Gd5Fj0";', 'high-entropy-string'],
-    ['a one-line service-account key', 'sa.json', j('  "private_key": "-----BEGIN ', 'PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----\\n",'), 'private-key'],
+    [
+      'a signed URL query',
+      'src/blob.ts',
+      'const url = "https://acme.blob.core.windows.net/c/f?sv=2022&sig=Zq8Xv2Lm9Tr4Kp7Wn3Bs6Yh1Gd5Fj0";',
+      'high-entropy-string',
+    ],
+    [
+      'a one-line service-account key',
+      'sa.json',
+      j('  "private_key": "-----BEGIN ', 'PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----\\n",'),
+      'private-key',
+    ],
   ])('finds %s', (_name, path, text, rule) => {
     const findings = scanLines(path, [{ line: 1, text }], rules);
     expect(findings.map((f) => f.rule)).toContain(rule);

@@ -13,7 +13,11 @@ import { loadDotEnv, readServeSettings, ServeError } from '../../../src/app/serv
 import { SERVE_RETRIES } from '../../../src/app/serve/start-serve.js';
 import { functionForKey } from '../../../src/app/serve/trigger-route.js';
 
-const PEM = generateKeyPairSync('rsa', { modulusLength: 1024, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+const PEM = generateKeyPairSync('rsa', {
+  modulusLength: 1024,
+  privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+}).privateKey;
 const BASE = { APP_ID: '31', WEBHOOK_SECRET: 'serve-secret-0123' };
 const dirs: string[] = [];
 const tempDir = () => {
@@ -29,7 +33,14 @@ describe('serve settings, read the way Probot reads them', () => {
   it('serve takes PRIVATE_KEY with escaped newlines, as a one-line .env holds it', () => {
     const settings = readServeSettings({ ...BASE, PRIVATE_KEY: PEM.trim().replace(/\n/g, '\\n') }, tempDir());
     expect(settings.privateKey.trim()).toBe(PEM.trim());
-    expect(settings).toMatchObject({ APP_ID: 31, apiUrl: 'https://api.github.com', WEBHOOK_PATH: '/api/github/webhooks', PORT: 3000, HOST: '127.0.0.1', GITHUB_APP_SLUG: 'draftsman' });
+    expect(settings).toMatchObject({
+      APP_ID: 31,
+      apiUrl: 'https://api.github.com',
+      WEBHOOK_PATH: '/api/github/webhooks',
+      PORT: 3000,
+      HOST: '127.0.0.1',
+      GITHUB_APP_SLUG: 'draftsman',
+    });
   });
 
   it('serve reads PRIVATE_KEY_PATH relative to the working directory', () => {
@@ -41,7 +52,9 @@ describe('serve settings, read the way Probot reads them', () => {
   it('serve builds the API URL from GHE_HOST, and GITHUB_API_URL wins over it', () => {
     const cwd = tempDir();
     expect(readServeSettings({ ...BASE, PRIVATE_KEY: PEM, GHE_HOST: 'github.example.com' }, cwd).apiUrl).toBe('https://github.example.com/api/v3');
-    expect(readServeSettings({ ...BASE, PRIVATE_KEY: PEM, GHE_HOST: 'github.example.com', GITHUB_API_URL: 'http://127.0.0.1:9/api/' }, cwd).apiUrl).toBe('http://127.0.0.1:9/api');
+    expect(readServeSettings({ ...BASE, PRIVATE_KEY: PEM, GHE_HOST: 'github.example.com', GITHUB_API_URL: 'http://127.0.0.1:9/api/' }, cwd).apiUrl).toBe(
+      'http://127.0.0.1:9/api',
+    );
   });
 
   it('serve refuses to start without a key or a secret, naming the variable and never its value', () => {
@@ -84,7 +97,15 @@ describe('serve routing of written keys', () => {
     expect(functionForKey(keys.attempt(1).continue(1))).toBe('worker');
     expect(functionForKey(keys.candidate.prCandidate)).toBe('publisher');
     expect(functionForKey(keys.ci('poll-abc'))).toBe('publisher');
-    for (const other of [keys.run, keys.publish, keys.attempt(1).lease, keys.candidate.prBody, keys.attempt(1).request, 'runs/acme/orders/NOT-A-RUN-ID/request.json']) expect(functionForKey(other)).toBeUndefined();
+    for (const other of [
+      keys.run,
+      keys.publish,
+      keys.attempt(1).lease,
+      keys.candidate.prBody,
+      keys.attempt(1).request,
+      'runs/acme/orders/NOT-A-RUN-ID/request.json',
+    ])
+      expect(functionForKey(other)).toBeUndefined();
   });
 });
 
@@ -109,15 +130,17 @@ describe('serve queue', () => {
     const queue = new SerialQueue(logger);
     const events: string[] = [];
     let running = 0;
-    const task = (name: string, fail = false) => async () => {
-      running += 1;
-      expect(running).toBe(1);
-      events.push(`start ${name}`);
-      await new Promise((r) => setTimeout(r, 5));
-      events.push(`end ${name}`);
-      running -= 1;
-      if (fail) throw new Error(`${name} broke`);
-    };
+    const task =
+      (name: string, fail = false) =>
+      async () => {
+        running += 1;
+        expect(running).toBe(1);
+        events.push(`start ${name}`);
+        await new Promise((r) => setTimeout(r, 5));
+        events.push(`end ${name}`);
+        running -= 1;
+        if (fail) throw new Error(`${name} broke`);
+      };
     queue.push('a', task('a'));
     queue.push('b', task('b', true));
     queue.push('c', async () => {
@@ -134,7 +157,12 @@ describe('serve queue', () => {
       { label: 'c', ok: true },
       { label: 'd', ok: true },
     ]);
-    expect(logger.entries().filter((e) => e.level === 'error').map((e) => e.task)).toEqual(['b']);
+    expect(
+      logger
+        .entries()
+        .filter((e) => e.level === 'error')
+        .map((e) => e.task),
+    ).toEqual(['b']);
     expect(queue.size).toBe(0);
     await queue.idle();
   });
@@ -148,7 +176,16 @@ describe('serve retries', () => {
       { tag: `!${name}`, collection: 'seq' as const, resolve: (v: unknown) => v },
       { tag: `!${name}`, collection: 'map' as const, resolve: (v: unknown) => v },
     ]);
-    const functions = (parse(readFileSync('serverless.yml', 'utf8'), { customTags: tags, logLevel: 'silent' }) as { functions: Record<string, { maximumRetryAttempts?: number }> }).functions;
-    expect(SERVE_RETRIES).toEqual({ intake: functions.intake.maximumRetryAttempts, worker: functions.worker.maximumRetryAttempts, publisher: functions.publisher.maximumRetryAttempts, sweeper: functions.sweeper.maximumRetryAttempts });
+    const functions = (
+      parse(readFileSync('serverless.yml', 'utf8'), { customTags: tags, logLevel: 'silent' }) as {
+        functions: Record<string, { maximumRetryAttempts?: number }>;
+      }
+    ).functions;
+    expect(SERVE_RETRIES).toEqual({
+      intake: functions.intake.maximumRetryAttempts,
+      worker: functions.worker.maximumRetryAttempts,
+      publisher: functions.publisher.maximumRetryAttempts,
+      sweeper: functions.sweeper.maximumRetryAttempts,
+    });
   });
 });

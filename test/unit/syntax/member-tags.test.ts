@@ -15,8 +15,23 @@ const definitions = (path: string, source: string) =>
 
 describe('member definitions', () => {
   it('TypeScript: properties of type literals and inline types are fields; object-literal methods are methods', () => {
-    const src = ['type Options = { shouldDelegate: boolean; run(): void };', 'function f(o: { inline: number }) {}', 'const api = { load() {} };', 'interface I { p: string }', ''].join('\n');
-    expect(definitions('a.ts', src)).toEqual(['type Options', 'field Options.shouldDelegate', 'method Options.run', 'function f', 'field inline', 'method load', 'interface I', 'field I.p']);
+    const src = [
+      'type Options = { shouldDelegate: boolean; run(): void };',
+      'function f(o: { inline: number }) {}',
+      'const api = { load() {} };',
+      'interface I { p: string }',
+      '',
+    ].join('\n');
+    expect(definitions('a.ts', src)).toEqual([
+      'type Options',
+      'field Options.shouldDelegate',
+      'method Options.run',
+      'function f',
+      'field inline',
+      'method load',
+      'interface I',
+      'field I.p',
+    ]);
   });
 
   it('Java: record components are fields of the record', () => {
@@ -29,7 +44,24 @@ describe('member definitions', () => {
   });
 
   it('Python: attributes assigned to self in __init__ (nested blocks too) are fields; other methods do not declare them', () => {
-    const src = ['class Batch:', '    size = 1', '    def __init__(self, items):', '        self.items = items', '        if items:', '            self.first = items[0]', '    def reset(self):', '        self.other = 2', ''].join('\n');
-    expect(definitions('b.py', src)).toEqual(['class Batch', 'field Batch.size', 'method Batch.__init__', 'field Batch.items', 'field Batch.first', 'method Batch.reset']);
+    const src = [
+      'class Batch:',
+      '    size = 1',
+      '    def __init__(self, items):',
+      '        self.items = items',
+      '        if items:',
+      '            self.first = items[0]',
+      '    def reset(self):',
+      '        self.other = 2',
+      '',
+    ].join('\n');
+    expect(definitions('b.py', src)).toEqual([
+      'class Batch',
+      'field Batch.size',
+      'method Batch.__init__',
+      'field Batch.items',
+      'field Batch.first',
+      'method Batch.reset',
+    ]);
   });
 });

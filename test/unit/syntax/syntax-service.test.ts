@@ -86,7 +86,8 @@ describe('extractTags', () => {
   });
 
   it('reads Python and Go', () => {
-    const py = 'import os.path, json as j\nfrom app.models import User\n\n@dataclass\nclass Repo(Base):\n    limit: int = 3\n    def find(self, user: User) -> None:\n        self.db.query(user)\n';
+    const py =
+      'import os.path, json as j\nfrom app.models import User\n\n@dataclass\nclass Repo(Base):\n    limit: int = 3\n    def find(self, user: User) -> None:\n        self.db.query(user)\n';
     expect(brief(syntax.extractTags('app/repo.py', py))).toEqual([
       'import  os.path  1:8',
       'import  json  1:17',
@@ -99,7 +100,8 @@ describe('extractTags', () => {
       'reference  User  7:26',
       'call  query self.db 8:17',
     ]);
-    const go = 'package main\n\nimport (\n\tf "fmt"\n\t"example.com/foo/bar"\n)\n\ntype Server struct {\n\tAddr string\n}\n\nfunc (s *Server) Start() { f.Println(s.Addr) }\n';
+    const go =
+      'package main\n\nimport (\n\tf "fmt"\n\t"example.com/foo/bar"\n)\n\ntype Server struct {\n\tAddr string\n}\n\nfunc (s *Server) Start() { f.Println(s.Addr) }\n';
     expect(brief(syntax.extractTags('main.go', go))).toEqual([
       'import  fmt  4:4',
       'import  example.com/foo/bar  5:2',
@@ -162,10 +164,13 @@ describe('createSyntaxService', () => {
   it('loads only the grammars asked for, through the loader', async () => {
     const asked: string[] = [];
     const base = (await import('../../../src/app/local/node-grammar-loader.js')).createNodeGrammarLoader();
-    const service = await createSyntaxService(async (name) => {
-      asked.push(name);
-      return base(name);
-    }, { languages: ['go'] });
+    const service = await createSyntaxService(
+      async (name) => {
+        asked.push(name);
+        return base(name);
+      },
+      { languages: ['go'] },
+    );
     // The runtime is process-wide and already loaded by the other tests: only the grammar is asked for.
     expect(asked).toEqual(['go']);
     expect(service.languageFor('a.go')).toBe('go');

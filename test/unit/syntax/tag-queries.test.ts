@@ -26,7 +26,9 @@ const JS_EXTRA = [
   'class A extends B {\n  #hidden = 1;\n  static count = 0;\n  @logged method() { return this.run(); }\n  *gen() {}\n}\nconst o = { load() {}, get x() { return 1; } };\nfunction* g() {}\nconst f = function () {}, h = async () => {};\nnew Thing(); new ns.Other();\n',
   'export default class { m() {} }\nconst C = class Named { n() { const inner = () => 1; } };\n@decorate(1) class D {}\n@(x.y) class E {}\n',
 ];
-const TSX_EXTRA = ['import React from "react";\nexport function View(props: { items: string[] }) {\n  const [s, setS] = useState<Item | null>(null);\n  return <ul>{props.items.map((x) => <li key={x}>{x.trim()}</li>)}</ul>;\n}\n'];
+const TSX_EXTRA = [
+  'import React from "react";\nexport function View(props: { items: string[] }) {\n  const [s, setS] = useState<Item | null>(null);\n  return <ul>{props.items.map((x) => <li key={x}>{x.trim()}</li>)}</ul>;\n}\n',
+];
 const TS_EXTRA = [
   'import x = require("legacy");\nabstract class Q<T extends Base> implements I { abstract run(): void; protected p?: Map<string, T>; }\nenum E { A, B }\nnamespace N { export type Z = ns.Inner.Deep; }\ntype Fn = { (a: number): string; new (): Q<number>; field: Array<{ nested: boolean }> };\n',
 ];
@@ -72,14 +74,22 @@ describe('tag queries', () => {
     let compared = 0;
     const kinds = new Set<string>();
     for (const { path, source } of sources(language)) {
-      const [byQuery, byWalk] = syntax.withTree(language, source, (tree) => [extractTagsFromTree(language, tree, source), extractTagsByWalk(language, tree, source)] as SymbolTag[][]);
+      const [byQuery, byWalk] = syntax.withTree(
+        language,
+        source,
+        (tree) => [extractTagsFromTree(language, tree, source), extractTagsByWalk(language, tree, source)] as SymbolTag[][],
+      );
       expect(byQuery, path).toEqual(byWalk);
       compared += byWalk.length;
       for (const t of byWalk) kinds.add(t.symbolKind ? `${t.kind}:${t.symbolKind}` : t.kind);
     }
     // The comparison is only worth something if the corpus exercises every kind of tag.
     expect(compared).toBeGreaterThan(200);
-    for (const kind of ['definition', 'reference', 'import', 'call']) expect([...kinds].some((k) => k.startsWith(kind)), kind).toBe(true);
+    for (const kind of ['definition', 'reference', 'import', 'call'])
+      expect(
+        [...kinds].some((k) => k.startsWith(kind)),
+        kind,
+      ).toBe(true);
   });
 });
 
@@ -106,7 +116,10 @@ describe('bounded query runs', () => {
       ['java', Array.from({ length: depth }, (_, i) => `class C${i} { @A void m${i}(T${i} a) { x.go(); `).join('\n') + '}}'.repeat(depth)],
     ];
     for (const [language, source] of cases) {
-      const [byQuery, byWalk] = syntax.withTree(language, source, (tree) => [extractTagsFromTree(language, tree, source), extractTagsByWalk(language, tree, source)]);
+      const [byQuery, byWalk] = syntax.withTree(language, source, (tree) => [
+        extractTagsFromTree(language, tree, source),
+        extractTagsByWalk(language, tree, source),
+      ]);
       expect(byQuery.filter((t) => t.kind === 'definition')).toHaveLength(2 * depth);
       expect(byQuery, language).toEqual(byWalk);
     }

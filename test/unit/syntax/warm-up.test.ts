@@ -12,7 +12,10 @@ describe('warm syntax service', () => {
     const syntax = await createSyntaxService(createNodeGrammarLoader());
     for (const language of LANGUAGES) {
       const source = WARM_UP_SAMPLES[language];
-      expect(syntax.withTree(language, source, (tree) => tree.rootNode.hasError), language).toBe(false);
+      expect(
+        syntax.withTree(language, source, (tree) => tree.rootNode.hasError),
+        language,
+      ).toBe(false);
       const kinds = new Set(syntax.withTree(language, source, (tree) => extractTags.extractTagsFromTree(language, tree, source)).map((t) => t.kind));
       expect([...kinds].sort(), language).toEqual(expect.arrayContaining(['call', 'definition', 'import', 'reference']));
     }

@@ -18,15 +18,24 @@ const FILES: Record<string, string> = {
   'pyproject.toml': '[project]\nname = "shop"\n',
   'shop/__init__.py': '',
   'shop/billing/__init__.py': '',
-  'shop/billing/invoice.py': 'from decimal import Decimal\n\n\ndef total(lines):\n    return sum(l.price for l in lines)\n\n\ndef compute_tax(amount):\n    return amount * Decimal("0.2")\n',
-  'shop/billing/report.py': 'from shop.billing.invoice import total, compute_tax\n\n\ndef summary(orders):\n    grand = total(orders)\n    tax = compute_tax(total(orders))\n    return {"total": total(orders), "tax": tax, "grand": grand}\n\n\ndef totals(batches):\n    return [total(b) for b in batches] + [compute_tax(total(b)) for b in batches]\n',
-  'shop/cart.py': 'from shop.billing.invoice import total\n\n\nclass Cart:\n    def checkout(self):\n        return total(self.lines) + total(self.extra) + total(self.fees)\n',
+  'shop/billing/invoice.py':
+    'from decimal import Decimal\n\n\ndef total(lines):\n    return sum(l.price for l in lines)\n\n\ndef compute_tax(amount):\n    return amount * Decimal("0.2")\n',
+  'shop/billing/report.py':
+    'from shop.billing.invoice import total, compute_tax\n\n\ndef summary(orders):\n    grand = total(orders)\n    tax = compute_tax(total(orders))\n    return {"total": total(orders), "tax": tax, "grand": grand}\n\n\ndef totals(batches):\n    return [total(b) for b in batches] + [compute_tax(total(b)) for b in batches]\n',
+  'shop/cart.py':
+    'from shop.billing.invoice import total\n\n\nclass Cart:\n    def checkout(self):\n        return total(self.lines) + total(self.extra) + total(self.fees)\n',
   'shop/views.py': 'def render(order):\n    # show the total and tax of the order\n    return f"total: {order.total} tax: {order.tax}"\n',
   'tests/test_invoice.py': 'from shop.billing.invoice import total\n\n\ndef test_total():\n    assert total([]) == 0\n',
   // A stub in a test defines the name too, and mentions it more often: still not where the fix goes.
-  'tests/conftest.py': 'def compute_tax(amount):\n    return 0\n\n\ndef fake_rates():\n    return [compute_tax(1), compute_tax(2), compute_tax(3), compute_tax(4)]\n',
+  'tests/conftest.py':
+    'def compute_tax(amount):\n    return 0\n\n\ndef fake_rates():\n    return [compute_tax(1), compute_tax(2), compute_tax(3), compute_tax(4)]\n',
   'docs/billing.md': 'The total of an invoice is the sum of its lines. The total includes tax.\n',
-  ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`shop/pages/page${i}.py`, `def page${i}(order):\n    # the order total is shown here; compute_tax ran upstream\n    return order\n`])),
+  ...Object.fromEntries(
+    Array.from({ length: 8 }, (_, i) => [
+      `shop/pages/page${i}.py`,
+      `def page${i}(order):\n    # the order total is shown here; compute_tax ran upstream\n    return order\n`,
+    ]),
+  ),
 };
 
 let syntax: TreeSyntaxService;
@@ -86,7 +95,12 @@ describe('selectTargets on free text', () => {
     const sel = await select('compute_tax rounds the wrong way');
     const keywordOnly = sel.selectedFiles.filter((f) => f.path.startsWith('shop/pages/'));
     expect(keywordOnly).toHaveLength(MAX_KEYWORD_ONLY_WITH_STRONG);
-    expect(sel.warnings).toContainEqual(expect.objectContaining({ code: 'SELECTION_CAPPED', data: { keywordOnlyDropped: 8 - MAX_KEYWORD_ONLY_WITH_STRONG, referenceOnlyDropped: 0, relatedDropped: 0, strongEvidence: true } }));
+    expect(sel.warnings).toContainEqual(
+      expect.objectContaining({
+        code: 'SELECTION_CAPPED',
+        data: { keywordOnlyDropped: 8 - MAX_KEYWORD_ONLY_WITH_STRONG, referenceOnlyDropped: 0, relatedDropped: 0, strongEvidence: true },
+      }),
+    );
     expect(sel.selectedFiles[0].path).toBe('shop/billing/invoice.py');
     expect(sel.selectedFiles.map((f) => f.path)).toContain('shop/billing/report.py');
   });

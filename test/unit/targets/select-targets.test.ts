@@ -15,7 +15,19 @@ import { createMemoryRepo, type MemoryRepo } from '../../helpers/memory-repo.js'
 const rules = pathRulesFor({ forbidden: ['.github/workflows/**'], requireApproval: ['db/migration/**'] });
 
 function task(partial: Partial<TaskContract>): TaskContract {
-  return { schemaVersion: 1, title: 't', objective: 'o', mode: 'draft_pr', steps: [], budgets: {}, searchTerms: [], kind: 'specific', blockSource: 'none', digest: 'd', ...partial };
+  return {
+    schemaVersion: 1,
+    title: 't',
+    objective: 'o',
+    mode: 'draft_pr',
+    steps: [],
+    budgets: {},
+    searchTerms: [],
+    kind: 'specific',
+    blockSource: 'none',
+    digest: 'd',
+    ...partial,
+  };
 }
 
 const exchangeTask = task({
@@ -54,7 +66,9 @@ describe('selectTargets: LegacyAuthClient.exchangeToken migration', () => {
     expect(top).toMatchObject({ classification: 'source', allowedToEdit: true, module: 'maven:order-service' });
     expect(top.reasons).toContain('exact method invocation: LegacyAuthClient.exchangeToken');
     expect(top.evidence).toContainEqual(expect.objectContaining({ type: 'symbol', line: 17, snippet: 'String token = legacyAuthClient.exchangeToken(code);' }));
-    expect(sel.selectedFiles.find((f) => f.path === LOCAL_METHOD)!.reasons).toContain('defines its own exchangeToken: same name, unrelated to LegacyAuthClient');
+    expect(sel.selectedFiles.find((f) => f.path === LOCAL_METHOD)!.reasons).toContain(
+      'defines its own exchangeToken: same name, unrelated to LegacyAuthClient',
+    );
     expect(sel.warnings.map((w) => w.code)).toContain('SYMBOL_RESOLUTION_PARTIAL');
     expect(sel.stats.filesParsed).toBe(withSyntax ? 3 : 0);
     expect(sel.baseCommitSha).toBe(repo.commitSha);
@@ -69,7 +83,10 @@ describe('selectTargets: LegacyAuthClient.exchangeToken migration', () => {
 
 describe('selectTargets: scope and policy', () => {
   it('excludes a forbidden path named in the scope with FORBIDDEN_PATH_IN_SCOPE', async () => {
-    const t = task({ paths: ['order-service', '.github/workflows/ci.yml'], searchTerms: [{ term: 'exchangeToken', kind: 'quoted-identifier', source: 'objective' }] });
+    const t = task({
+      paths: ['order-service', '.github/workflows/ci.yml'],
+      searchTerms: [{ term: 'exchangeToken', kind: 'quoted-identifier', source: 'objective' }],
+    });
     const sel = await selectTargets({ workspace: repo.workspace, task: t, map, rules, syntax });
     expect(sel.excludedFiles).toContainEqual({ path: '.github/workflows/ci.yml', reason: 'FORBIDDEN_PATH_IN_SCOPE: forbidden by policy' });
     expect(sel.warnings.map((w) => w.code)).toContain('FORBIDDEN_PATH_IN_SCOPE');
@@ -111,7 +128,9 @@ describe('selectTargets: recipe steps', () => {
     const sel = await selectTargets({ workspace: repo.workspace, task: t, map, rules, syntax });
     expect(sel.strategy).toBe('recipe_candidates');
     expect(sel.selectedFiles.map((f) => f.path).sort()).toEqual(['order-api/src/main/java/com/acme/order/api/OrderRequest.java', CALL_SITE]);
-    expect(sel.selectedFiles.find((f) => f.path === CALL_SITE)!.evidence).toContainEqual(expect.objectContaining({ type: 'recipe', line: 5, snippet: 'import javax.persistence.EntityManager;' }));
+    expect(sel.selectedFiles.find((f) => f.path === CALL_SITE)!.evidence).toContainEqual(
+      expect.objectContaining({ type: 'recipe', line: 5, snippet: 'import javax.persistence.EntityManager;' }),
+    );
   });
 
   it('migrate-import selects what the engine would edit: a package clause alone is no import', async () => {

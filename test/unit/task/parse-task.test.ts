@@ -166,7 +166,14 @@ describe('parseTask: invalid blocks', () => {
   it.each([
     // name, body, line, column, type, path
     ['YAML syntax error', `a\nb\n${fence}agent\nmode: [analysis\n${fence}`, 4, 16, 'YAML_SYNTAX', ''],
-    ['rename to a non-identifier', `${fence}agent\nsteps:\n  - recipe: rename-symbol\n    from: Foo\n    to: not valid\n${fence}`, 5, 9, 'SCHEMA', 'steps[0].to'],
+    [
+      'rename to a non-identifier',
+      `${fence}agent\nsteps:\n  - recipe: rename-symbol\n    from: Foo\n    to: not valid\n${fence}`,
+      5,
+      9,
+      'SCHEMA',
+      'steps[0].to',
+    ],
     ['escaping path', `text\n${fence}agent\npaths: [src, ../etc]\n${fence}`, 3, 14, 'SCHEMA', 'paths[1]'],
     ['absolute step path', `${fence}agent\nsteps:\n  - {recipe: replace, find: a, replace: b, paths: [/x]}\n${fence}`, 3, 52, 'SCHEMA', 'steps[0].paths[0]'],
     ['missing recipe', `${fence}agent\nsteps:\n  - find: a\n${fence}`, 3, 5, 'SCHEMA', 'steps[0].recipe'],

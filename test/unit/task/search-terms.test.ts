@@ -2,12 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { MAX_SEARCH_TERMS, deriveSearchTerms } from '../../../src/core/task/search-terms.js';
 import type { RecipeStep } from '../../../src/core/task/recipe-steps.js';
 
-const terms = (objective: string, steps: RecipeStep[] = [], title = '') =>
-  deriveSearchTerms({ title, objective, steps }).map((t) => `${t.kind}:${t.term}`);
+const terms = (objective: string, steps: RecipeStep[] = [], title = '') => deriveSearchTerms({ title, objective, steps }).map((t) => `${t.kind}:${t.term}`);
 
 describe('deriveSearchTerms', () => {
   it('finds the dotted symbol, its parts and the target in "Migrate `LegacyAuthClient.exchangeToken` to ..."', () => {
-    const found = deriveSearchTerms({ title: 'Auth migration', objective: 'Migrate `LegacyAuthClient.exchangeToken` to `TokenService.exchange` everywhere.', steps: [] });
+    const found = deriveSearchTerms({
+      title: 'Auth migration',
+      objective: 'Migrate `LegacyAuthClient.exchangeToken` to `TokenService.exchange` everywhere.',
+      steps: [],
+    });
     expect(found).toEqual([
       { term: 'LegacyAuthClient.exchangeToken', kind: 'symbol', source: 'objective' },
       { term: 'LegacyAuthClient', kind: 'symbol', source: 'objective' },

@@ -23,7 +23,10 @@ function bytesPerPath(flatten: boolean): number {
     const byPath = new Map(paths.map((p) => [p, true]));
     gc();
     console.log(JSON.stringify({ perPath: (process.memoryUsage().heapUsed - before) / count, kept: byPath.size }));`;
-  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../../..', import.meta.url)), encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: fileURLToPath(new URL('../../..', import.meta.url)),
+    encoding: 'utf8',
+  });
   return JSON.parse(out.trim().split('\n').pop()!).perPath;
 }
 

@@ -8,8 +8,23 @@ const BOT = 'draftsman[bot]';
 const repository = { id: 1, name: 'orders', full_name: 'acme/orders', owner: { login: 'acme' }, default_branch: 'main' };
 const issue = { id: 10, number: 3, title: 'T', body: '', updated_at: '2026-01-01T00:00:00Z' };
 const human = { login: 'maya', type: 'User' };
-const labeled = (over: Record<string, unknown> = {}) => ({ action: 'labeled', issue, label: { id: 5, name: 'agent:run' }, repository, sender: human, installation: { id: 7 }, ...over });
-const comment = (body: string, user = human) => ({ action: 'created', issue, comment: { id: 9, body, user, performed_via_github_app: null }, repository, sender: user, installation: { id: 7 } });
+const labeled = (over: Record<string, unknown> = {}) => ({
+  action: 'labeled',
+  issue,
+  label: { id: 5, name: 'agent:run' },
+  repository,
+  sender: human,
+  installation: { id: 7 },
+  ...over,
+});
+const comment = (body: string, user = human) => ({
+  action: 'created',
+  issue,
+  comment: { id: 9, body, user, performed_via_github_app: null },
+  repository,
+  sender: user,
+  installation: { id: 7 },
+});
 
 describe('the webhook screening (no network)', () => {
   it('lists exactly the events the Probot app handles', async () => {
@@ -25,17 +40,26 @@ describe('the webhook screening (no network)', () => {
     expect(screenDelivery('check_suite', { action: 'completed' }, BOT)).toEqual({ verdict: 'accept', kind: 'check_suite.completed' });
     expect(screenDelivery('installation', { action: 'created' }, BOT)).toEqual({ verdict: 'accept', kind: 'installation' });
     expect(screenDelivery('issue_comment', comment('Thanks!'), BOT)).toEqual({ verdict: 'ignore', kind: 'issue_comment.created', why: 'not a command' });
-    expect(screenDelivery('issue_comment', comment('/agent run', { login: 'ci[bot]', type: 'Bot' }), BOT)).toMatchObject({ verdict: 'ignore', why: 'comment by a bot or the App' });
+    expect(screenDelivery('issue_comment', comment('/agent run', { login: 'ci[bot]', type: 'Bot' }), BOT)).toMatchObject({
+      verdict: 'ignore',
+      why: 'comment by a bot or the App',
+    });
     expect(screenDelivery('issues', labeled({ sender: { login: BOT, type: 'Bot' } }), BOT)).toMatchObject({ verdict: 'ignore', why: 'sender is a bot' });
     expect(screenDelivery('issues', labeled({ label: undefined }), BOT)).toMatchObject({ verdict: 'ignore', why: 'no label in the event' });
-    expect(screenDelivery('issues', { ...labeled(), action: 'opened' }, BOT)).toEqual({ verdict: 'ignore', kind: 'issues.opened', why: 'event not subscribed' });
+    expect(screenDelivery('issues', { ...labeled(), action: 'opened' }, BOT)).toEqual({
+      verdict: 'ignore',
+      kind: 'issues.opened',
+      why: 'event not subscribed',
+    });
     expect(screenDelivery('star', { action: 'created' }, BOT)).toMatchObject({ verdict: 'ignore', why: 'event not subscribed' });
     // Names of Object.prototype members are not events.
     expect(screenDelivery('constructor', {}, BOT)).toMatchObject({ verdict: 'ignore', why: 'event not subscribed' });
   });
 
-  it('calls a payload outside the handlers\' zod subset invalid (the webhook answers 400)', () => {
+  it("calls a payload outside the handlers' zod subset invalid (the webhook answers 400)", () => {
     expect(screenDelivery('issues', { action: 'labeled', installation: { id: 7 } }, BOT).verdict).toBe('invalid');
-    expect(screenDelivery('push', { ref: 'refs/heads/main', after: 'not-a-sha', repository, sender: human, installation: { id: 7 } }, BOT).verdict).toBe('invalid');
+    expect(screenDelivery('push', { ref: 'refs/heads/main', after: 'not-a-sha', repository, sender: human, installation: { id: 7 } }, BOT).verdict).toBe(
+      'invalid',
+    );
   });
 });

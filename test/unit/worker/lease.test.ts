@@ -55,7 +55,8 @@ describe('takeLease', () => {
 
 describe('countReplays', () => {
   it('counts the continuations an operator replay wrote, up to the one given', async () => {
-    const write = (k: number, reason: string) => writeArtifact(store, keys.continue(k), Continuation, { schemaVersion: 1, runId: 'abcdefghijkl', attempt: 1, continuation: k, reason, at: AT });
+    const write = (k: number, reason: string) =>
+      writeArtifact(store, keys.continue(k), Continuation, { schemaVersion: 1, runId: 'abcdefghijkl', attempt: 1, continuation: k, reason, at: AT });
     await write(1, 'time');
     await write(2, 'replay');
     await write(3, 'time');

@@ -5,7 +5,9 @@ import type { RunProgress } from '../../../src/core/ports.js';
 describe('ProgressTracker', () => {
   it('keeps the checklist of the ten phases from the phase events and sends the whole picture each time', async () => {
     const sent: RunProgress[] = [];
-    const tracker = new ProgressTracker({ report: async (p) => void sent.push(p) }, (error) => { throw error; });
+    const tracker = new ProgressTracker({ report: async (p) => void sent.push(p) }, (error) => {
+      throw error;
+    });
     await tracker.report({ runId: 'r', attempt: 1, status: 'QUEUED', phases: [], taskEcho: 'task' });
     tracker.phase({ phase: 'ingestion', state: 'done', files: { count: 3, of: 'snapshot' } });
     tracker.phase({ phase: 'intake', state: 'done' });

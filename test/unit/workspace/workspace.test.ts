@@ -21,7 +21,11 @@ describe('ObjectWorkspace', () => {
 
   it('lists paths sorted whatever order its files come in', async () => {
     const { workspace } = await createMemoryRepo(files);
-    const entries = ['src/b.ts', 'link', 'src/a.ts', 'docs/readme.md'].map((path) => ({ path, mode: workspace.entry(path)!.mode, oid: workspace.entry(path)!.oid! }));
+    const entries = ['src/b.ts', 'link', 'src/a.ts', 'docs/readme.md'].map((path) => ({
+      path,
+      mode: workspace.entry(path)!.mode,
+      oid: workspace.entry(path)!.oid!,
+    }));
     const shuffled = new ObjectWorkspace(workspace.fs, workspace.gitdir, workspace.baseCommitSha, workspace.baseTreeSha, entries);
     expect(shuffled.paths()).toEqual(['docs/readme.md', 'link', 'src/a.ts', 'src/b.ts']);
   });

@@ -29,6 +29,15 @@ export async function cancelLatestRun(session: WebhookSession, issueNumber: numb
   const now = new Date(clock.now()).toISOString();
   await writeArtifact(store, keys.cancel, CancelMarker, { schemaVersion: 1, runId: latest.runId, attempt: latest.attempt, by: sender, reason, at: now });
   await releaseIssueLock(store, { ...session.ref, issue: issueNumber }, { runId: latest.runId, attempt: latest.attempt });
-  await session.editComment(progressCommentId, renderProgressComment({ runId: latest.runId, attempt: latest.attempt, status: 'CANCELLED', phases: [], message: `${reason} (@${sender}); the worker stops at its next step` }));
+  await session.editComment(
+    progressCommentId,
+    renderProgressComment({
+      runId: latest.runId,
+      attempt: latest.attempt,
+      status: 'CANCELLED',
+      phases: [],
+      message: `${reason} (@${sender}); the worker stops at its next step`,
+    }),
+  );
   return { kind: 'cancelled', runId: latest.runId };
 }

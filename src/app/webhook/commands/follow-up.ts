@@ -63,9 +63,18 @@ export async function startFollowUp(session: WebhookSession, run: AgentRun, foll
   if (!created) return { kind: 'duplicate', runId };
   await putArtifactIfAbsent(store, keys.followUp(followUp.source), FollowUpMarker, { schemaVersion: 1, runId, source: followUp.source, attempt, at });
   const progressCommentId = request.issue?.progressCommentId;
-  await writeArtifact(store, issueLatestKey(session.owner, session.repo, run.issue), IssueLatest, { schemaVersion: 1, runId, attempt, progressCommentId, updatedAt: at });
+  await writeArtifact(store, issueLatestKey(session.owner, session.repo, run.issue), IssueLatest, {
+    schemaVersion: 1,
+    runId,
+    attempt,
+    progressCommentId,
+    updatedAt: at,
+  });
   const what = followUp.kind === 'revise' ? `revision asked by @${followUp.sender}` : `CI repair of ${followUp.onto.headSha.slice(0, 12)}`;
-  await session.editComment(progressCommentId, renderProgressComment({ runId, attempt, status: 'QUEUED', phases: [], message: `${what}; waiting for a worker` }));
+  await session.editComment(
+    progressCommentId,
+    renderProgressComment({ runId, attempt, status: 'QUEUED', phases: [], message: `${what}; waiting for a worker` }),
+  );
   logger.info('follow-up requested', { owner: session.owner, repo: session.repo, runId, attempt, kind: followUp.kind, source: followUp.source });
   return { kind: 'started', runId, attempt };
 }

@@ -25,7 +25,7 @@ export async function readLatestRun(session: WebhookSession, issueNumber: number
   const keys = runKeys(session.owner, session.repo, latest.runId);
   const request = await readArtifactIfPresent(store, keys.request, RunRequest).catch(() => undefined);
   if (!request || request.issue?.number !== issueNumber) {
-    logger.warn('latest.json names a run that is not this issue\'s; ignored', { issue: issueNumber, runId: latest.runId });
+    logger.warn("latest.json names a run that is not this issue's; ignored", { issue: issueNumber, runId: latest.runId });
     return undefined;
   }
   return { latest, keys, request, progressCommentId: request.issue.progressCommentId };

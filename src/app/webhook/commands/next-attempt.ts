@@ -35,7 +35,13 @@ export async function startNextAttempt(session: WebhookSession, issueNumber: num
     return { kind: 'replied', why: 'not retryable' };
   }
   const approvedGates = command === 'approve' && run?.pendingGate ? [run.pendingGate] : [];
-  return queueNextAttempt(session, found, issueNumber, { reason: command, sender, approvedGates, message: `${command} by @${sender}; waiting for a worker` }, run);
+  return queueNextAttempt(
+    session,
+    found,
+    issueNumber,
+    { reason: command, sender, approvedGates, message: `${command} by @${sender}; waiting for a worker` },
+    run,
+  );
 }
 
 export interface NextAttempt {
@@ -51,7 +57,13 @@ export interface NextAttempt {
  * (a redelivery is a duplicate), then the issue pointer and the progress comment. A gate passed by
  * `/agent approve` is recorded in `control/approve-<n+1>.json` first, where only the webhook writes.
  */
-export async function queueNextAttempt(session: WebhookSession, found: LatestRun, issueNumber: number, next: NextAttempt, run?: RunRecord): Promise<TriggerOutcome> {
+export async function queueNextAttempt(
+  session: WebhookSession,
+  found: LatestRun,
+  issueNumber: number,
+  next: NextAttempt,
+  run?: RunRecord,
+): Promise<TriggerOutcome> {
   const { store, clock } = session.deps;
   const { latest, keys, progressCommentId } = found;
   const now = clock.now();
@@ -63,7 +75,13 @@ export async function queueNextAttempt(session: WebhookSession, found: LatestRun
     return { kind: 'replied', why: 'a run is active' };
   }
   const attempt = Math.max(latest.attempt, run?.attempt ?? 1) + 1;
-  const lock = await acquireIssueLock(store, { ...session.ref, issue: issueNumber }, { runId: latest.runId, attempt }, now, session.deps.lockTtlMs ?? DEFAULT_LOCK_TTL_MS);
+  const lock = await acquireIssueLock(
+    store,
+    { ...session.ref, issue: issueNumber },
+    { runId: latest.runId, attempt },
+    now,
+    session.deps.lockTtlMs ?? DEFAULT_LOCK_TTL_MS,
+  );
   if (lock === 'held') {
     await session.reply(issueNumber, TEXTS.attemptActive);
     return { kind: 'replied', why: 'a run is active' };
@@ -71,7 +89,14 @@ export async function queueNextAttempt(session: WebhookSession, found: LatestRun
   if (lock === 'same-run') return { kind: 'duplicate', runId: latest.runId };
   const at = new Date(now).toISOString();
   if (next.reason === 'approve') {
-    await putArtifactIfAbsent(store, keys.approve(attempt), ApprovalMarker, { schemaVersion: 1, runId: latest.runId, attempt, by: next.sender ?? '', gateId: next.approvedGates[0] ?? '', at });
+    await putArtifactIfAbsent(store, keys.approve(attempt), ApprovalMarker, {
+      schemaVersion: 1,
+      runId: latest.runId,
+      attempt,
+      by: next.sender ?? '',
+      gateId: next.approvedGates[0] ?? '',
+      at,
+    });
   }
   // A retry of a revision or repair is one too: it builds on the agent branch head (a human's
   // commit included) and adds a commit on top, never a branch rebuilt on the base.

@@ -18,7 +18,16 @@ export function runCommand({ session, policy, payload }: CommandContext): Promis
 }
 
 /** The policy's trigger label on an issue: the same as `/agent run`, by whoever applied the label. */
-export async function runFromLabel(session: WebhookSession, policy: AgentPolicy, payload: IssuesLabeledPayload, label: { id: number }): Promise<TriggerOutcome> {
+export async function runFromLabel(
+  session: WebhookSession,
+  policy: AgentPolicy,
+  payload: IssuesLabeledPayload,
+  label: { id: number },
+): Promise<TriggerOutcome> {
   if (!(await hasMinPermission(session, payload.issue.number, payload.sender.login, policy))) return { kind: 'replied', why: 'insufficient permission' };
-  return startRun(session, policy, { issue: payload.issue, sender: payload.sender.login, trigger: { kind: 'label', key: labelTriggerKey(payload.issue, label) } });
+  return startRun(session, policy, {
+    issue: payload.issue,
+    sender: payload.sender.login,
+    trigger: { kind: 'label', key: labelTriggerKey(payload.issue, label) },
+  });
 }

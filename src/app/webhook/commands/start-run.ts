@@ -30,7 +30,10 @@ export interface RunTrigger {
 export async function startRun(session: WebhookSession, policy: AgentPolicy, trigger: RunTrigger): Promise<TriggerOutcome> {
   const { store, clock, logger } = session.deps;
   const issueNumber = trigger.issue.number;
-  if (!policy.agent.allowedModes.includes(trigger.forcedMode ?? 'draft_pr') && !(trigger.forcedMode === undefined && policy.agent.allowedModes.includes('analysis'))) {
+  if (
+    !policy.agent.allowedModes.includes(trigger.forcedMode ?? 'draft_pr') &&
+    !(trigger.forcedMode === undefined && policy.agent.allowedModes.includes('analysis'))
+  ) {
     await session.reply(issueNumber, TEXTS.modeNotAllowed(policy.agent.allowedModes));
     return { kind: 'replied', why: 'mode not allowed' };
   }
@@ -68,7 +71,13 @@ export async function startRun(session: WebhookSession, policy: AgentPolicy, tri
     runId,
     owner: session.owner,
     repo: session.repo,
-    source: { kind: 'github', repositoryId: session.repositoryId, installationId: session.installationId, cloneUrl: session.cloneUrl, apiUrl: session.deps.apiUrl },
+    source: {
+      kind: 'github',
+      repositoryId: session.repositoryId,
+      installationId: session.installationId,
+      cloneUrl: session.cloneUrl,
+      apiUrl: session.deps.apiUrl,
+    },
     trigger: { ...trigger.trigger, sender: trigger.sender },
     issue: {
       number: issueNumber,

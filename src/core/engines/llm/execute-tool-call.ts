@@ -51,7 +51,8 @@ export async function executeToolCall(
     return fail('error', 'TOOL_FAILED', error instanceof Error ? error.message : String(error));
   }
   const redacted = ctx.redact(output);
-  const shown = redacted.length > ctx.maxOutput ? `${redacted.slice(0, ctx.maxOutput)}\n[... ${redacted.length - ctx.maxOutput} more characters cut]` : redacted;
+  const shown =
+    redacted.length > ctx.maxOutput ? `${redacted.slice(0, ctx.maxOutput)}\n[... ${redacted.length - ctx.maxOutput} more characters cut]` : redacted;
   return {
     record: { ...base, status: 'ok', outputChars: redacted.length, outputDigest: sha256Hex(redacted) },
     content: frameUntrusted(`tool ${name}`, shown),

@@ -7,7 +7,11 @@ export function parseReplay(replay: RecordedExchange[], phase: string): Recorded
     const parsed = RecordedExchange.safeParse(entry);
     if (!parsed.success) throw new LlmEngineError('INVALID_REPLAY', `recorded exchange ${index} is malformed`, { index }, { cause: parsed.error });
     if (parsed.data.seq !== index || parsed.data.phase !== phase) {
-      throw new LlmEngineError('INVALID_REPLAY', `recorded exchange ${index} is out of order or from another phase`, { index, seq: parsed.data.seq, phase: parsed.data.phase });
+      throw new LlmEngineError('INVALID_REPLAY', `recorded exchange ${index} is out of order or from another phase`, {
+        index,
+        seq: parsed.data.seq,
+        phase: parsed.data.phase,
+      });
     }
     return parsed.data;
   });

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { AgentError } from '../../errors.js';
 import type { ChatMessage, ModelProvider, ModelResponse, ToolSpec } from '../../ports.js';
-import { BudgetMeter, describeExhaustion, type BudgetDimension, type BudgetUsage, type Deadline, type Exhaustion, type RunLimits } from '../../budget/budget.js';
+import {
+  BudgetMeter,
+  describeExhaustion,
+  type BudgetDimension,
+  type BudgetUsage,
+  type Deadline,
+  type Exhaustion,
+  type RunLimits,
+} from '../../budget/budget.js';
 import type { ModelPrice } from '../../budget/cost.js';
 import { LlmEngineError } from './llm-engine-error.js';
 import type { LlmTool } from './llm-tool.js';
@@ -202,9 +210,12 @@ interface LoopState {
 /** The input checked (budgets, a price for a cost limit, the replay) and the loop's first state. */
 function startLoop(input: RunLlmPhaseInput): LoopState {
   const budgets = Budgets.safeParse(input.budgets);
-  if (!budgets.success) throw new LlmEngineError('INVALID_BUDGETS', 'budgets must be non-negative integers', { budgets: input.budgets }, { cause: budgets.error });
+  if (!budgets.success)
+    throw new LlmEngineError('INVALID_BUDGETS', 'budgets must be non-negative integers', { budgets: input.budgets }, { cause: budgets.error });
   if (input.run?.limits.costMicroUsd !== undefined && !input.price) {
-    throw new LlmEngineError('PRICE_UNKNOWN', `a cost limit is set but the price table has no price for model "${input.model.model}"`, { model: input.model.model });
+    throw new LlmEngineError('PRICE_UNKNOWN', `a cost limit is set but the price table has no price for model "${input.model.model}"`, {
+      model: input.model.model,
+    });
   }
   const allowed = new Set(input.phase.allowedTools);
   const offered = input.tools.filter((tool) => allowed.has(tool.spec.name));
@@ -215,8 +226,24 @@ function startLoop(input: RunLlmPhaseInput): LoopState {
     completionCap: input.maxCompletionTokens ?? 4_096,
     maxOutput: input.maxToolOutputChars ?? 24_000,
     offered,
-    offeredByName: new Map(offered.flatMap((tool) => [[wireToolName(tool.spec.name), tool], [tool.spec.name, tool]] as const)),
-    known: new Map(input.tools.flatMap((tool) => [[wireToolName(tool.spec.name), tool.spec.name], [tool.spec.name, tool.spec.name]] as const)),
+    offeredByName: new Map(
+      offered.flatMap(
+        (tool) =>
+          [
+            [wireToolName(tool.spec.name), tool],
+            [tool.spec.name, tool],
+          ] as const,
+      ),
+    ),
+    known: new Map(
+      input.tools.flatMap(
+        (tool) =>
+          [
+            [wireToolName(tool.spec.name), tool.spec.name],
+            [tool.spec.name, tool.spec.name],
+          ] as const,
+      ),
+    ),
     messages: [
       { role: 'system', content: systemPrompt(input, offered) },
       { role: 'user', content: userPrompt(input) },
@@ -270,7 +297,14 @@ async function answerOf(state: LoopState, request: ModelRequest, calls: number):
   const requestDigest = digestModelRequest(request);
   if (calls < replay.length && replay[calls].requestDigest !== requestDigest) {
     if (state.input.replayFrom !== 'earlier-attempt') {
-      return { stop: finish(state, 'FAILED', 'REPLAY_DIVERGED', `Replay diverged at model call ${calls}: the request differs from the recorded one, so the recorded answer cannot be reused.`) };
+      return {
+        stop: finish(
+          state,
+          'FAILED',
+          'REPLAY_DIVERGED',
+          `Replay diverged at model call ${calls}: the request differs from the recorded one, so the recorded answer cannot be reused.`,
+        ),
+      };
     }
     replay.length = calls;
     live = true;
@@ -296,7 +330,8 @@ async function callModel(state: LoopState, request: ModelRequest): Promise<{ ok:
     return { stop: finish(state, 'FAILED', 'MODEL_ERROR', `The model call failed: ${reason}${error instanceof Error ? error.message : String(error)}`) };
   }
   const parsed = RecordedModelResponse.safeParse(raw);
-  if (!parsed.success) return { stop: finish(state, 'FAILED', 'MODEL_RESPONSE_INVALID', `The model returned a malformed response: ${z.prettifyError(parsed.error)}`) };
+  if (!parsed.success)
+    return { stop: finish(state, 'FAILED', 'MODEL_RESPONSE_INVALID', `The model returned a malformed response: ${z.prettifyError(parsed.error)}`) };
   return { ok: parsed.data as ModelResponse };
 }
 
@@ -310,7 +345,14 @@ async function countAnswer(state: LoopState, request: ModelRequest, answer: Answ
   // Replayed exchanges of an earlier attempt are recorded again, so this attempt's record is whole.
   if (answer.live || input.replayFrom === 'earlier-attempt') {
     const usage: LlmCallUsage = { tokensIn: used.promptTokens, tokensOut: used.completionTokens, costMicroUsd, toolCalls: toolCalls.length };
-    const exchange = { schemaVersion: 1 as const, seq: calls, phase: input.phase.name, model: input.model.model, requestDigest: answer.requestDigest, response: response as RecordedExchange['response'] };
+    const exchange = {
+      schemaVersion: 1 as const,
+      seq: calls,
+      phase: input.phase.name,
+      model: input.model.model,
+      requestDigest: answer.requestDigest,
+      response: response as RecordedExchange['response'],
+    };
     await input.record(exchange, usage);
   }
   state.previous = response.usage ? { ...response.usage, messages: state.messages.length } : undefined;
@@ -328,7 +370,8 @@ function takeTurn(state: LoopState, response: ModelResponse, toolCalls: ToolCall
   if (response.stopReason === 'refusal') return finish(state, 'FAILED', 'MODEL_REFUSED', `The model refused: ${lastContent || '(no text given)'}`);
   if (toolCalls.length === 0 && lastContent === '') {
     // An empty turn is not sent back (providers reject empty assistant messages); one nudge, then FAILED.
-    if (state.nudged) return finish(state, 'FAILED', 'MODEL_EMPTY_ANSWER', `The model answered with neither text nor a tool call, twice (${calls} model calls).`);
+    if (state.nudged)
+      return finish(state, 'FAILED', 'MODEL_EMPTY_ANSWER', `The model answered with neither text nor a tool call, twice (${calls} model calls).`);
     state.nudged = true;
     state.messages.push({ role: 'user', content: EMPTY_ANSWER_NUDGE });
     return 'again';
@@ -351,7 +394,15 @@ async function runToolCalls(state: LoopState, toolCalls: ToolCall[], calls: numb
     const loop = loops.call(call.function.name, call.function.arguments);
     if (loop.action === 'stop') return finish(state, 'FAILED', 'MODEL_LOOP', `Stopped: ${loop.message}.`);
     meter.countToolCall();
-    const context = { step: meter.used.toolCalls, modelCall: calls + 1, phase: input.phase, offeredByName: state.offeredByName, known: state.known, redact: input.redact, maxOutput: state.maxOutput };
+    const context = {
+      step: meter.used.toolCalls,
+      modelCall: calls + 1,
+      phase: input.phase,
+      offeredByName: state.offeredByName,
+      known: state.known,
+      redact: input.redact,
+      maxOutput: state.maxOutput,
+    };
     const { record, content } = await executeToolCall(call, context);
     state.toolResults.push(record);
     state.messages.push({ role: 'tool', tool_call_id: call.id, content: loop.action === 'warn' ? `${content}\n${input.redact(loop.note)}` : content });
@@ -387,5 +438,13 @@ function systemPrompt(input: RunLlmPhaseInput, offered: LlmTool<any>[]): string 
 }
 
 function userPrompt(input: RunLlmPhaseInput): string {
-  return [`Task: ${input.task.title}`, '', 'Objective:', input.task.objective, '', 'Repository context:', frameUntrusted('repository context', input.context)].join('\n');
+  return [
+    `Task: ${input.task.title}`,
+    '',
+    'Objective:',
+    input.task.objective,
+    '',
+    'Repository context:',
+    frameUntrusted('repository context', input.context),
+  ].join('\n');
 }

@@ -29,7 +29,10 @@ export function manifestKindsForPackage(pkg: string): ManifestKind[] {
  * Bump one dependency in one manifest, editing only the version text. For a pom whose version
  * is a `${property}` defined elsewhere, `pending` names the property to resolve in a parent pom.
  */
-export function applyBumpDependency(step: BumpDependencyStep, file: { path: string; text: string }): (FileRecipeResult & { pending: PendingMavenProperty[] }) | undefined {
+export function applyBumpDependency(
+  step: BumpDependencyStep,
+  file: { path: string; text: string },
+): (FileRecipeResult & { pending: PendingMavenProperty[] }) | undefined {
   const kind = manifestKindForPath(file.path);
   if (!kind || !manifestKindsForPackage(step.package).includes(kind)) return undefined;
   if (kind === 'maven') {

@@ -34,7 +34,10 @@ export function bumpGradle(text: string, step: BumpDependencyStep): TextBump {
       pushVersion(out, m[2], m.index + 1 + step.package.length + 1, step);
     }
     const [group, name] = step.package.split(':');
-    const mapNotation = new RegExp(`group\\s*[:=]\\s*(["'])${escapeRegExp(group)}\\1\\s*,\\s*name\\s*[:=]\\s*(["'])${escapeRegExp(name)}\\2\\s*,\\s*version\\s*[:=]\\s*(["'])([^"']+)\\3`, 'g');
+    const mapNotation = new RegExp(
+      `group\\s*[:=]\\s*(["'])${escapeRegExp(group)}\\1\\s*,\\s*name\\s*[:=]\\s*(["'])${escapeRegExp(name)}\\2\\s*,\\s*version\\s*[:=]\\s*(["'])([^"']+)\\3`,
+      'g',
+    );
     for (let m = mapNotation.exec(text); m; m = mapNotation.exec(text)) {
       const valueStart = m.index + m[0].length - 1 - m[4].length;
       pushVersion(out, m[4], valueStart, step);

@@ -85,7 +85,17 @@ function closeCoordinates(facts: PomFacts, current: Element, kind: string, end: 
   const groupId = get('groupId')?.text.trim() ?? (kind === 'plugin' ? 'org.apache.maven.plugins' : undefined);
   const groupIdLeaf = get('groupId');
   const artifactIdLeaf = get('artifactId');
-  facts.coordinates.push({ kind, groupId, artifactId: artifactIdLeaf?.text.trim(), version: get('version'), groupIdLeaf, artifactIdLeaf, path, start: current.start, end });
+  facts.coordinates.push({
+    kind,
+    groupId,
+    artifactId: artifactIdLeaf?.text.trim(),
+    version: get('version'),
+    groupIdLeaf,
+    artifactIdLeaf,
+    path,
+    start: current.start,
+    end,
+  });
   if (kind === 'parent' && path[0] === 'project') facts.hasParent = true;
 }
 

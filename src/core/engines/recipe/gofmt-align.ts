@@ -247,7 +247,9 @@ function sectionsOf(tree: Tree, lines: LineIndex): CellLine[][] {
     const isCase = CASE_CLAUSES.has(kind);
     if (kind === 'literal_value' && container.endPosition.row > container.startPosition.row) literalSections(container, lines, sections);
     else if (isStruct || isGroup || isCase || GENERIC_CONTAINERS.has(kind)) {
-      const items = container.namedChildren.filter((c): c is Node => c !== null && c.type !== 'comment' && (!isCase || c.startPosition.row > container.startPosition.row));
+      const items = container.namedChildren.filter(
+        (c): c is Node => c !== null && c.type !== 'comment' && (!isCase || c.startPosition.row > container.startPosition.row),
+      );
       const fields = items.filter((c) => c.type === 'field_declaration');
       const sep = fields.length > 1 ? SOFT : ' ';
       const keep = isGroup ? keepTypeColumn(items) : [];

@@ -73,7 +73,8 @@ function stringContent(node: Node | null | undefined): { text: string; start: nu
 function migrateJs(tree: Tree, step: MigrateImportStep, out: Collector): void {
   for (const node of nodes(tree.rootNode)) {
     let source: Node | null | undefined;
-    if (node.type === 'import_statement' || node.type === 'export_statement' || node.type === 'import_require_clause') source = node.childForFieldName('source');
+    if (node.type === 'import_statement' || node.type === 'export_statement' || node.type === 'import_require_clause')
+      source = node.childForFieldName('source');
     else if (node.type === 'call_expression') {
       const fn = node.childForFieldName('function');
       if (fn && (fn.type === 'import' || (fn.type === 'identifier' && fn.text === 'require'))) source = node.childForFieldName('arguments')?.namedChildren[0];
@@ -112,7 +113,8 @@ function migratePythonDottedUses(tree: Tree, step: MigrateImportStep, out: Colle
     if (node.type !== 'attribute' || node.parent?.type === 'attribute') continue;
     if (hasAncestor(node, ['import_statement', 'import_from_statement'])) continue;
     const text = node.text;
-    if (!/\s/.test(text) && text.startsWith(`${step.from}.`)) out.spans.push({ start: node.startIndex, end: node.startIndex + step.from.length, text: step.to });
+    if (!/\s/.test(text) && text.startsWith(`${step.from}.`))
+      out.spans.push({ start: node.startIndex, end: node.startIndex + step.from.length, text: step.to });
   }
 }
 
@@ -126,7 +128,9 @@ function migrateGo(tree: Tree, step: MigrateImportStep, out: Collector): void {
     const renamed = step.to + value.slice(step.from.length);
     const [before, after] = [goPackageName(value), goPackageName(renamed)];
     if (!node.childForFieldName('name') && after !== before) {
-      out.notes.push(`import "${value}" becomes "${renamed}", whose package name is likely "${after}": code that names the package "${before}" may need an import alias`);
+      out.notes.push(
+        `import "${value}" becomes "${renamed}", whose package name is likely "${after}": code that names the package "${before}" may need an import alias`,
+      );
     }
   }
 }

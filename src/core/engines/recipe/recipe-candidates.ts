@@ -21,7 +21,12 @@ export function recipeCandidates(step: RecipeStep, paths: string[], isLockfile: 
  * is a property defined in a parent pom matches at the property's use, since the engine edits
  * the parent for it. Empty when the recipe leaves the file as it is.
  */
-export function recipeMatches(step: RecipeStep, file: { path: string; text: string }, ctx: RecipeContext, isLockfile: (path: string) => boolean): RecipeMatch[] {
+export function recipeMatches(
+  step: RecipeStep,
+  file: { path: string; text: string },
+  ctx: RecipeContext,
+  isLockfile: (path: string) => boolean,
+): RecipeMatch[] {
   if (isLockfile(file.path)) return [];
   return recipeFor(step)
     .matches(step, file, ctx)

@@ -53,7 +53,13 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Read a file the recipes may edit: a regular file, not a lockfile, no NUL byte, valid UTF-8 (a BOM is kept as text). */
-export async function readEditable(workspace: Workspace, path: string, isEditable: (path: string) => boolean, maxFileBytes = Infinity, isLockfile: (path: string) => boolean): Promise<Readable> {
+export async function readEditable(
+  workspace: Workspace,
+  path: string,
+  isEditable: (path: string) => boolean,
+  maxFileBytes = Infinity,
+  isLockfile: (path: string) => boolean,
+): Promise<Readable> {
   const entry = workspace.entry(path);
   if (!entry) return { reason: 'MISSING' };
   if (entry.mode !== '100644' && entry.mode !== '100755') return { reason: 'NOT_A_REGULAR_FILE' };
@@ -69,7 +75,11 @@ export async function readEditable(workspace: Workspace, path: string, isEditabl
   }
 }
 
-export function createRecipeRun(workspace: Workspace, options: ApplyRecipeOptions, parts: { candidates: string[]; leaveAlone(path: string): boolean; editFile: FileEdit }): RecipeRun {
+export function createRecipeRun(
+  workspace: Workspace,
+  options: ApplyRecipeOptions,
+  parts: { candidates: string[]; leaveAlone(path: string): boolean; editFile: FileEdit },
+): RecipeRun {
   const run: RecipeRun = {
     workspace,
     options,
@@ -78,7 +88,8 @@ export function createRecipeRun(workspace: Workspace, options: ApplyRecipeOption
     result: { changedFiles: [], skipped: [], notes: [], lockfilesToRefresh: [] },
     notes: new Set<string>(),
     changed: new Map<string, LineEdit[]>(),
-    read: (path, forEditing = true) => readEditable(workspace, path, forEditing ? options.isEditable : () => true, options.maxFileBytes, options.rules.isLockfile),
+    read: (path, forEditing = true) =>
+      readEditable(workspace, path, forEditing ? options.isEditable : () => true, options.maxFileBytes, options.rules.isLockfile),
     record: (path, out) => {
       for (const note of out.notes) run.notes.add(note);
       if (out.edits.length) run.changed.set(path, [...(run.changed.get(path) ?? []), ...out.edits]);

@@ -45,4 +45,5 @@ export interface ApplyRecipeResult {
   lockfilesToRefresh: LockfileRefresh[];
 }
 
-export type SkipReason = 'NOT_EDITABLE' | 'TOO_LARGE' | 'BINARY' | 'NOT_UTF8' | 'NOT_A_REGULAR_FILE' | 'LOCKFILE' | 'MISSING' | 'PARSE_ERRORS_BEFORE' | 'HISTORY';
+export type SkipReason =
+  'NOT_EDITABLE' | 'TOO_LARGE' | 'BINARY' | 'NOT_UTF8' | 'NOT_A_REGULAR_FILE' | 'LOCKFILE' | 'MISSING' | 'PARSE_ERRORS_BEFORE' | 'HISTORY';

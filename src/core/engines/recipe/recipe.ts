@@ -57,4 +57,3 @@ export interface Recipe<N extends RecipeName = RecipeName> {
   /** How a task without steps may name this recipe in its words (the analysis report suggests the step). */
   suggestions: readonly RecipeSuggestion[];
 }
-

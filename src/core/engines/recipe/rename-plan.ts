@@ -80,7 +80,14 @@ function refersTo(kind: RenameKind, resolved: DeclKind | 'import' | undefined, s
 
 type RoleOf<R extends SiteRole['role']> = Extract<SiteRole, { role: R }>;
 
-function decide(site: RenameSite, name: string, kind: RenameKind | undefined, facts: RenameFacts, scan: FileScan, resolve: ReturnType<typeof resolver>): Decision {
+function decide(
+  site: RenameSite,
+  name: string,
+  kind: RenameKind | undefined,
+  facts: RenameFacts,
+  scan: FileScan,
+  resolve: ReturnType<typeof resolver>,
+): Decision {
   if (!kind) return 'rename';
   const role = site.role;
   switch (role.role) {
@@ -148,7 +155,11 @@ function effects(role: SiteRole, decision: Decision): { lexical: boolean; contai
     case 'key':
       return { lexical: false, container: role.container };
     case 'shorthand':
-      return decision === 'key' ? { lexical: false, container: role.container } : decision === 'value' ? { lexical: true } : { lexical: true, container: role.container };
+      return decision === 'key'
+        ? { lexical: false, container: role.container }
+        : decision === 'value'
+          ? { lexical: true }
+          : { lexical: true, container: role.container };
     case 'member':
       return { lexical: !!role.implicit };
     default:
@@ -166,7 +177,8 @@ export function planFileRename(scan: FileScan, step: Pick<RenameSymbolStep, 'fro
   const toMembers = new Map<string, number[]>();
   for (const site of scan.to) {
     const role = site.role;
-    if ((role.role === 'declaration' && role.lexical) || role.role === 'import') toLexical.push({ scope: role.bindScope, line: site.line, member: role.role === 'declaration' && MEMBER.has(role.kind) });
+    if ((role.role === 'declaration' && role.lexical) || role.role === 'import')
+      toLexical.push({ scope: role.bindScope, line: site.line, member: role.role === 'declaration' && MEMBER.has(role.kind) });
     if (role.role === 'shorthand' && role.pattern) toLexical.push({ scope: role.bindScope, line: site.line, member: false });
     const container = role.role === 'declaration' || role.role === 'key' || role.role === 'shorthand' ? role.container : undefined;
     if (container) toMembers.set(container, [...(toMembers.get(container) ?? []), site.line]);
@@ -193,7 +205,9 @@ export function planFileRename(scan: FileScan, step: Pick<RenameSymbolStep, 'fro
     spans.push({ start: site.start, end: site.end, text });
     const effect = effects(site.role, decision);
     const against: number[] = [];
-    if (effect.lexical) for (const binding of toLexical) if (site.chain.includes(binding.scope) && (!binding.member || captured || isMemberDeclaration(site.role))) against.push(binding.line);
+    if (effect.lexical)
+      for (const binding of toLexical)
+        if (site.chain.includes(binding.scope) && (!binding.member || captured || isMemberDeclaration(site.role))) against.push(binding.line);
     if (effect.container) against.push(...(toMembers.get(effect.container) ?? []));
     for (const line of against) clashes.set(`${line}`, { line, against: site.line });
   });
@@ -208,6 +222,9 @@ function isMemberDeclaration(role: SiteRole): boolean {
 /** True when some file declares `from` as a symbol of `kind` (the guard for `rename-symbol {kind}`). */
 export function declaresKind(scans: FileScan[], kind: RenameKind): boolean {
   return scans.some((scan) =>
-    scan.from.some((site) => (site.role.role === 'declaration' && kindMatches(kind, site.role.kind)) || (kind === 'variable' && site.role.role === 'shorthand' && site.role.pattern)),
+    scan.from.some(
+      (site) =>
+        (site.role.role === 'declaration' && kindMatches(kind, site.role.kind)) || (kind === 'variable' && site.role.role === 'shorthand' && site.role.pattern),
+    ),
   );
 }

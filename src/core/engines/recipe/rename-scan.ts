@@ -55,18 +55,27 @@ function bindScopeOf(binder: Node, node: Node, depth: number, stack: ScopeStack)
 function siteOf(node: Node, depth: number, stack: ScopeStack, roles: LanguageRoles, lines: LineIndex): RenameSite {
   const role = roles.roleOf(node);
   // The node's own scope (a function's name inside the function node) is excluded by depth.
-  const chain = stack.filter((s) => s.depth < depth).map((s) => s.key).reverse();
+  const chain = stack
+    .filter((s) => s.depth < depth)
+    .map((s) => s.key)
+    .reverse();
   const base = { start: node.startIndex, end: node.endIndex, line: lines.lineOf(node.startIndex) + 1, chain };
   switch (role.role) {
     case 'declaration': {
       const member = role.kind === 'field' || role.kind === 'method';
       const lexical = role.lexical ?? (!member || (roles.lexicalMember?.(role.kind) ?? false));
-      return { ...base, role: { role: 'declaration', kind: role.kind, lexical, bindScope: bindScopeOf(role.binder, node, depth, stack), container: role.container } };
+      return {
+        ...base,
+        role: { role: 'declaration', kind: role.kind, lexical, bindScope: bindScopeOf(role.binder, node, depth, stack), container: role.container },
+      };
     }
     case 'import':
       return { ...base, role: { role: 'import', bindScope: stack[0]?.key ?? '' } };
     case 'shorthand':
-      return { ...base, role: { role: 'shorthand', pattern: role.pattern, bindScope: bindScopeOf(role.binder, node, depth, stack), container: role.container } };
+      return {
+        ...base,
+        role: { role: 'shorthand', pattern: role.pattern, bindScope: bindScopeOf(role.binder, node, depth, stack), container: role.container },
+      };
     default:
       return { ...base, role };
   }
@@ -96,7 +105,8 @@ export function scanRenameSites(language: SyntaxLanguage, tree: Tree, source: st
       const node = cursor.currentNode;
       if (roles.isComment(node)) {
         descend = false;
-        for (const match of node.text.matchAll(word)) scan.mentions.push({ start: node.startIndex + match.index, end: node.startIndex + match.index + names.from.length });
+        for (const match of node.text.matchAll(word))
+          scan.mentions.push({ start: node.startIndex + match.index, end: node.startIndex + match.index + names.from.length });
       }
     }
     if (roles.scopes.has(type)) stack.push({ depth, key: `${type}@${cursor.startIndex}` });

@@ -76,8 +76,16 @@ export function applyRenameSymbol(step: RenameSymbolStep, file: { path: string; 
   if (!scan) return undefined;
   const plan = planFileRename(scan, step, renameFacts([scan]));
   const java = plan.spans.length ? javaFileNote(step, file.path) : undefined;
-  const left = leftNote(step, plan.left.map((line) => `${file.path}:${line}`));
-  const clash = plan.clashes.length ? clashNote(step, plan.clashes.map((c) => ({ path: file.path, ...c }))) : undefined;
+  const left = leftNote(
+    step,
+    plan.left.map((line) => `${file.path}:${line}`),
+  );
+  const clash = plan.clashes.length
+    ? clashNote(
+        step,
+        plan.clashes.map((c) => ({ path: file.path, ...c })),
+      )
+    : undefined;
   return applySpanEdits(file.text, plan.spans, [renameNote(step), ...[java, left, clash].filter((n): n is string => n !== undefined)]);
 }
 
@@ -137,7 +145,10 @@ export async function renameInWorkspace(
     if (java) result.notes.push(java);
   }
   result.changedFiles = changed.sort((a, b) => (a.path < b.path ? -1 : 1));
-  const left = leftNote(step, plans.flatMap(({ path, plan }) => plan.left.map((line) => `${path}:${line}`)));
+  const left = leftNote(
+    step,
+    plans.flatMap(({ path, plan }) => plan.left.map((line) => `${path}:${line}`)),
+  );
   if (left) result.notes.push(left);
   return result;
 }

@@ -35,7 +35,7 @@ export function applyReplace(step: ReplaceStep, text: string): FileRecipeResult 
     return applySpanEdits(text, spans);
   }
   // A literal is never empty; after a rejected occurrence a valid one may start inside it.
-  for (let match = pattern.exec(text, 0); match; ) {
+  for (let match = pattern.exec(text, 0); match;) {
     const { index: start, end } = match;
     const touches = (guardStart && start > 0 && IDENT.test(text[start - 1])) || (guardEnd && end < text.length && IDENT.test(text[end]));
     if (!touches) spans.push({ start, end, text: step.replace });

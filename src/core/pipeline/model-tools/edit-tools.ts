@@ -57,11 +57,26 @@ export function editTools(ctx: ModelToolContext): LlmTool<any>[] {
     if (bytes === undefined) await ctx.workspace.delete(path);
     else await ctx.workspace.write(path, bytes);
     ctx.written.set(path, (ctx.written.get(path) ?? 0) + 1);
-    const payload = { segment: ctx.segment.id, edit: ++edits, tool: kind, path, bytesBefore: before?.length ?? 0, bytesAfter: bytes?.length ?? 0, sha256After: bytes ? sha256Hex(bytes) : null };
+    const payload = {
+      segment: ctx.segment.id,
+      edit: ++edits,
+      tool: kind,
+      path,
+      bytesBefore: before?.length ?? 0,
+      bytesAfter: bytes?.length ?? 0,
+      sha256After: bytes ? sha256Hex(bytes) : null,
+    };
     // A resumed segment replays its recorded tool calls: an edit already ledgered is not ledgered twice.
     const ledgered = ctx.context.ledger
       .entries()
-      .some((e) => e.type === 'EDIT_APPLIED' && e.phase === ctx.context.phase && e.payload.segment === payload.segment && e.payload.edit === payload.edit && e.payload.sha256After === payload.sha256After);
+      .some(
+        (e) =>
+          e.type === 'EDIT_APPLIED' &&
+          e.phase === ctx.context.phase &&
+          e.payload.segment === payload.segment &&
+          e.payload.edit === payload.edit &&
+          e.payload.sha256After === payload.sha256After,
+      );
     if (!ledgered) await ctx.context.ledger.append({ actor: 'model', phase: ctx.context.phase, type: 'EDIT_APPLIED', payload });
     return after === undefined ? summary : `${summary}\n${parseReport(ctx, path, after, before)}`;
   };
@@ -73,7 +88,7 @@ export function editTools(ctx: ModelToolContext): LlmTool<any>[] {
       name: 'file.edit',
       description:
         'Replace exact text in a file: oldText must occur exactly once (copy it from file.read without the line numbers, with enough context to be unique) ' +
-        'unless replaceAll is true. The result lists the file\'s parse problems after the edit.',
+        "unless replaceAll is true. The result lists the file's parse problems after the edit.",
       args: z.object({ path: z.string(), oldText: z.string().min(1), newText: z.string(), replaceAll: z.boolean().optional() }),
       run: async ({ path, oldText, newText, replaceAll }) => {
         const p = await gate(path, 'file.edit');
@@ -82,16 +97,30 @@ export function editTools(ctx: ModelToolContext): LlmTool<any>[] {
         if (located.matches.length === 0) {
           const near = closestLines(text, oldText);
           const hint = near.length > 0 ? `; closest lines:\n${near.map((l) => `${l.line}| ${l.text}`).join('\n')}` : '';
-          const why = located.whitespaceOnly ? ' (it does when whitespace is ignored: copy indentation exactly)' : NUMBERED.test(oldText) ? ' (it starts with a line number from file.read: leave the numbers out)' : '';
+          const why = located.whitespaceOnly
+            ? ' (it does when whitespace is ignored: copy indentation exactly)'
+            : NUMBERED.test(oldText)
+              ? ' (it starts with a line number from file.read: leave the numbers out)'
+              : '';
           throw new ModelToolError('EDIT_NO_MATCH', `oldText does not occur in ${p}${why}${hint}`, { path: p });
         }
         if (located.matches.length > 1 && replaceAll !== true) {
-          throw new ModelToolError('EDIT_AMBIGUOUS', `oldText occurs ${located.matches.length} times in ${p}, at lines ${located.matches.map((m) => m.line).join(', ')}; add surrounding lines to make it unique, or set replaceAll`, { path: p, lines: located.matches.map((m) => m.line) });
+          throw new ModelToolError(
+            'EDIT_AMBIGUOUS',
+            `oldText occurs ${located.matches.length} times in ${p}, at lines ${located.matches.map((m) => m.line).join(', ')}; add surrounding lines to make it unique, or set replaceAll`,
+            { path: p, lines: located.matches.map((m) => m.line) },
+          );
         }
         const after = located.apply(replaceAll === true);
         if (after === text) throw new ModelToolError('EDIT_NO_CHANGE', `newText equals oldText; ${p} is unchanged`, { path: p });
         const where = located.matches.map((m) => m.line).join(', ');
-        return apply('file.edit', p, bytes, after, `edited ${p}: replaced ${replaceAll ? located.matches.length : 1} occurrence(s) at line(s) ${replaceAll ? where : located.matches[0].line}`);
+        return apply(
+          'file.edit',
+          p,
+          bytes,
+          after,
+          `edited ${p}: replaced ${replaceAll ? located.matches.length : 1} occurrence(s) at line(s) ${replaceAll ? where : located.matches[0].line}`,
+        );
       },
     }),
     defineLlmTool({
@@ -123,7 +152,11 @@ export function editTools(ctx: ModelToolContext): LlmTool<any>[] {
         const p = await gate(path, 'file.write');
         const before = await existing(p);
         if (before && before.length > MAX_WHOLE_WRITE_BYTES) {
-          throw new ModelToolError('WHOLE_WRITE_TOO_LARGE', `${p} is ${before.length} bytes, over the ${MAX_WHOLE_WRITE_BYTES}-byte limit of whole-file writes; change it with file.edit`, { path: p, bytes: before.length });
+          throw new ModelToolError(
+            'WHOLE_WRITE_TOO_LARGE',
+            `${p} is ${before.length} bytes, over the ${MAX_WHOLE_WRITE_BYTES}-byte limit of whole-file writes; change it with file.edit`,
+            { path: p, bytes: before.length },
+          );
         }
         return apply('file.write', p, before, content, `wrote ${p}`);
       },
@@ -134,7 +167,8 @@ export function editTools(ctx: ModelToolContext): LlmTool<any>[] {
 /** The file's parse problems after an edit, and whether its base version had as many (not the edit's doing). */
 function parseReport(ctx: ModelToolContext, path: string, text: string, before: Uint8Array | undefined): string {
   const problems = ctx.env.syntax.parseProblems(path, text);
-  if (problems.length === 0) return ctx.env.syntax.languageFor(path) || dataFormatForPath(path) ? 'parse: ok' : 'parse: not checked (no parser for this file type)';
+  if (problems.length === 0)
+    return ctx.env.syntax.languageFor(path) || dataFormatForPath(path) ? 'parse: ok' : 'parse: not checked (no parser for this file type)';
   const earlier = before ? ctx.env.syntax.parseProblems(path, new TextDecoder().decode(before)).length : 0;
   const shown = problems.slice(0, MAX_PROBLEMS_SHOWN).map((p) => `  line ${p.line}, column ${p.column}: ${p.type}: ${p.message}`);
   const more = problems.length > shown.length ? `\n  … ${problems.length - shown.length} more` : '';

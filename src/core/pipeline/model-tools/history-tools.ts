@@ -33,7 +33,17 @@ interface CommitInfo {
  * asking for more history than that deepens it once per call, within the ingestion's byte cap
  * and depth bound (recorded in the ledger). Output is redacted before the model sees it.
  */
-export function historyTools({ workspace, ledger, phase, rules }: { workspace: Workspace; ledger: PhaseContext['ledger']; phase: PhaseContext['phase']; rules: SecretPathRules }): LlmTool<any>[] {
+export function historyTools({
+  workspace,
+  ledger,
+  phase,
+  rules,
+}: {
+  workspace: Workspace;
+  ledger: PhaseContext['ledger'];
+  phase: PhaseContext['phase'];
+  rules: SecretPathRules;
+}): LlmTool<any>[] {
   const { fs, gitdir } = workspace;
   const cache = {};
 
@@ -104,7 +114,12 @@ export function historyTools({ workspace, ledger, phase, rules }: { workspace: W
     if (shallowAt === undefined || !deepen) return undefined;
     const target = Math.max(shallowAt * 2, shallowAt + wanted, shallowAt + 50);
     const result = await deepen(target);
-    await ledger.append({ actor: 'orchestrator', phase, type: 'HISTORY_DEEPENED', payload: { tool, from: shallowAt, requested: target, depth: result.depth, bytes: result.bytes, ...(result.refused ? { refused: result.refused } : {}) } });
+    await ledger.append({
+      actor: 'orchestrator',
+      phase,
+      type: 'HISTORY_DEEPENED',
+      payload: { tool, from: shallowAt, requested: target, depth: result.depth, bytes: result.bytes, ...(result.refused ? { refused: result.refused } : {}) },
+    });
     return result.refused;
   };
 
@@ -114,7 +129,8 @@ export function historyTools({ workspace, ledger, phase, rules }: { workspace: W
   return [
     defineLlmTool({
       name: 'git.log',
-      description: 'Commits of the base branch, newest first (first parent), optionally only those that changed one path. Says when the fetched history is shallow.',
+      description:
+        'Commits of the base branch, newest first (first parent), optionally only those that changed one path. Says when the fetched history is shallow.',
       args: z.object({ path: z.string().optional(), maxCount: z.number().int().positive().max(MAX_LOG).optional() }),
       run: async ({ path, maxCount }) => {
         const p = path === undefined ? undefined : normalizeRepoPath(path);
@@ -203,7 +219,8 @@ export function historyTools({ workspace, ledger, phase, rules }: { workspace: W
         for (const [n, c] of [...result.owner].sort(([x], [y]) => x - y)) {
           out.push(`${c.boundary ? '^' : ''}${c.oid.slice(0, 12)} ${c.date} ${c.author} L${n}: ${result.finalLines[n - 1].slice(0, 200)}`);
         }
-        if (result.shallowAt !== undefined && [...result.owner.values()].some((c) => c.boundary)) out.push(shallowNote(result.shallowAt) + (refused ? ` (not deepened: ${refused})` : ''));
+        if (result.shallowAt !== undefined && [...result.owner.values()].some((c) => c.boundary))
+          out.push(shallowNote(result.shallowAt) + (refused ? ` (not deepened: ${refused})` : ''));
         return redactSecrets(out.join('\n'), { path: p, rules }).text;
       },
     }),

@@ -15,7 +15,8 @@ export function navigatorTools(ctx: ModelToolContext): LlmTool<any>[] {
   return [
     defineLlmTool({
       name: 'repo_map.find_definition',
-      description: 'Where a symbol (class, function, method, type, variable) is defined: definitions first, then a few references. `Type.member` narrows to members of Type.',
+      description:
+        'Where a symbol (class, function, method, type, variable) is defined: definitions first, then a few references. `Type.member` narrows to members of Type.',
       args: z.object({ name: z.string().min(1).max(200), limit }),
       run: async ({ name, limit: n }) => json(await (await ctx.navigator()).findDefinitions(name.trim(), ctx.symbols, n)),
     }),

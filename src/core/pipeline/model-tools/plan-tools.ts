@@ -84,11 +84,15 @@ function reapply(recorded: PlanRevision, allowed: Set<string>): PlanRevision {
 async function assertAddable(p: string, env: PipelineEnv, rules: ReturnType<typeof viewsFor>['rules'], workspace: PhaseContext['workspace']): Promise<void> {
   const denial = writeDenial(p, rules);
   if (denial || !rules.isEditable(p)) {
-    throw new PlanRevisionError('PATH_NOT_EDITABLE', `${p} cannot be added: ${denial?.message ?? 'the policy does not let the agent edit it'}`, { path: p, rule: denial?.reason });
+    throw new PlanRevisionError('PATH_NOT_EDITABLE', `${p} cannot be added: ${denial?.message ?? 'the policy does not let the agent edit it'}`, {
+      path: p,
+      rule: denial?.reason,
+    });
   }
   const entry = workspace.entry(p);
   if (!entry) return;
-  if (entry.mode !== '100644' && entry.mode !== '100755') throw new PlanRevisionError('NOT_A_FILE', `${p} is not a regular file`, { path: p, mode: entry.mode });
+  if (entry.mode !== '100644' && entry.mode !== '100755')
+    throw new PlanRevisionError('NOT_A_FILE', `${p} is not a regular file`, { path: p, mode: entry.mode });
   if ((await workspace.read(p)).length > maxEditableBytes(env.policy)) {
     throw new PlanRevisionError('FILE_TOO_LARGE', `${p} is over the ${env.policy.ingestion.maxFileSizeMb} MB file size limit`, { path: p });
   }
@@ -97,7 +101,11 @@ async function assertAddable(p: string, env: PipelineEnv, rules: ReturnType<type
 async function revise({ env, context, task, segment, allowed }: PlanToolsInput, args: z.infer<typeof RevisionArgs>): Promise<PlanRevision> {
   const done = planRevisions(context.ledger.entries()).length;
   if (done >= MAX_PLAN_REVISIONS) {
-    throw new PlanRevisionError('REVISION_LIMIT_REACHED', `the plan was already revised ${done} times, the most a run allows; finish within the current files or stop and say what is missing`, { limit: MAX_PLAN_REVISIONS });
+    throw new PlanRevisionError(
+      'REVISION_LIMIT_REACHED',
+      `the plan was already revised ${done} times, the most a run allows; finish within the current files or stop and say what is missing`,
+      { limit: MAX_PLAN_REVISIONS },
+    );
   }
   const views = viewsFor(env, task);
   const workspace = context.workspace;
@@ -115,7 +123,11 @@ async function revise({ env, context, task, segment, allowed }: PlanToolsInput, 
   }
   const reach = new Set([...changed, ...added]).size;
   if (reach > views.limits.maxFiles) {
-    throw new PlanRevisionError('FILE_LIMIT_EXCEEDED', `the files changed so far plus the added ones would be ${reach}, over the limit of ${views.limits.maxFiles} changed files`, { files: reach, limit: views.limits.maxFiles });
+    throw new PlanRevisionError(
+      'FILE_LIMIT_EXCEEDED',
+      `the files changed so far plus the added ones would be ${reach}, over the limit of ${views.limits.maxFiles} changed files`,
+      { files: reach, limit: views.limits.maxFiles },
+    );
   }
   const before = [...allowed].sort();
   for (const p of added) allowed.add(p);

@@ -47,8 +47,10 @@ export function readTools(ctx: ModelToolContext): LlmTool<any>[] {
         if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
         const total = lines.length;
         const from = startLine ?? 1;
-        if (from > Math.max(total, 1)) throw new ModelToolError('LINE_RANGE_INVALID', `${file.path} has ${total} lines; startLine ${from} is past the end`, { path: file.path, total });
-        if (endLine !== undefined && endLine < from) throw new ModelToolError('LINE_RANGE_INVALID', `endLine ${endLine} is before startLine ${from}`, { path: file.path });
+        if (from > Math.max(total, 1))
+          throw new ModelToolError('LINE_RANGE_INVALID', `${file.path} has ${total} lines; startLine ${from} is past the end`, { path: file.path, total });
+        if (endLine !== undefined && endLine < from)
+          throw new ModelToolError('LINE_RANGE_INVALID', `endLine ${endLine} is before startLine ${from}`, { path: file.path });
         const to = Math.min(endLine ?? total, total, from + MAX_READ_LINES - 1);
         const width = String(to).length;
         const out: string[] = [];

@@ -52,7 +52,10 @@ export function locateEdit(text: string, oldText: string, newText: string): Loca
  * similarity of the trimmed lines), best first: what the model most likely meant to match.
  */
 export function closestLines(text: string, oldText: string, count = 3): { line: number; text: string }[] {
-  const wanted = oldText.split('\n').map((l) => l.trim()).find((l) => l !== '');
+  const wanted = oldText
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '');
   if (!wanted) return [];
   const target = bigrams(wanted);
   const scored: { line: number; text: string; score: number }[] = [];

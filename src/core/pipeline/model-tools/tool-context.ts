@@ -77,7 +77,8 @@ export function modelToolContext(input: SegmentToolsInput): ModelToolContext {
         // The map discovery stored, read once per attempt; a segment that runs without it builds one the same way.
         const outputs = context.outputs ?? {};
         const stored = await discoveredMap(env, outputs.discovery === undefined ? undefined : discoveryOf(outputs));
-        const map = stored ?? (await buildRepoMap({ workspace, owner: env.owner, repo: env.repo, rules: views.rules, policyDigest: policyDigest(env.policy), contents }));
+        const map =
+          stored ?? (await buildRepoMap({ workspace, owner: env.owner, repo: env.repo, rules: views.rules, policyDigest: policyDigest(env.policy), contents }));
         return new RepoNavigator(map, workspace, contents, views.rules);
       })()),
     // The tree's symlinks, read once: edits are judged on every name a path goes by through them.
@@ -89,7 +90,11 @@ export function modelToolContext(input: SegmentToolsInput): ModelToolContext {
       if (entry.mode === '120000') {
         // The link is named with what git stores (its target), never followed: the target may lie outside the scope or the repository.
         const target = (await workspace.readText(path)).slice(0, 300);
-        throw new ModelToolError('READ_OUTSIDE_SCOPE', `${path} is a symlink to ${JSON.stringify(target)}; it is not followed, read the file it points to if it is in the repository`, { path });
+        throw new ModelToolError(
+          'READ_OUTSIDE_SCOPE',
+          `${path} is a symlink to ${JSON.stringify(target)}; it is not followed, read the file it points to if it is in the repository`,
+          { path },
+        );
       }
       if (entry.mode === '160000') throw new ModelToolError('READ_OUTSIDE_SCOPE', `${path} is a submodule, which is never read`, { path });
       const bytes = await workspace.read(path);
@@ -109,6 +114,9 @@ function* entriesOf(workspace: Workspace): Generator<[string, { mode: string }]>
 /** ", did you mean …" with up to five existing files of the same name. */
 function suggest(workspace: Workspace, path: string): string {
   const name = path.slice(path.lastIndexOf('/') + 1);
-  const same = workspace.paths().filter((p) => p.endsWith(`/${name}`) || p === name).slice(0, 5);
+  const same = workspace
+    .paths()
+    .filter((p) => p.endsWith(`/${name}`) || p === name)
+    .slice(0, 5);
   return same.length > 0 ? `; files with that name: ${same.join(', ')}` : '';
 }

@@ -18,7 +18,15 @@ export const SegmentResult = z.object({
   lockfilesToRefresh: z.array(z.object({ lockfile: z.string(), command: z.string() })),
   patchKey: z.string().optional(),
   model: z
-    .object({ calls: z.number().int(), tokens: z.number().int(), status: z.string(), reason: z.string().optional(), summary: z.string(), usage: BudgetUsage.optional(), exhausted: Exhaustion.optional() })
+    .object({
+      calls: z.number().int(),
+      tokens: z.number().int(),
+      status: z.string(),
+      reason: z.string().optional(),
+      summary: z.string(),
+      usage: BudgetUsage.optional(),
+      exhausted: Exhaustion.optional(),
+    })
     .optional(),
 });
 export type SegmentResult = z.infer<typeof SegmentResult>;
@@ -57,14 +65,28 @@ export function changePhase(env: PipelineEnv): PhaseHandler {
           evidenceRefs: result.patchKey ? [result.patchKey] : [],
         });
         if (result.model && result.model.status === 'BUDGET_EXCEEDED') {
-          const done = { segmentsApplied: results.length - 1, filesChanged: context.workspace.changes().map((c) => c.path).sort() };
+          const done = {
+            segmentsApplied: results.length - 1,
+            filesChanged: context.workspace
+              .changes()
+              .map((c) => c.path)
+              .sort(),
+          };
           const details = { ...(result.model.exhausted ? { exhausted: result.model.exhausted } : {}), done };
-          return { output: { segments: results }, summary: `model budget exhausted in ${segment.id}`, stop: { state: 'BUDGET_EXCEEDED', reason: 'MODEL_BUDGET_EXCEEDED', details } };
+          return {
+            output: { segments: results },
+            summary: `model budget exhausted in ${segment.id}`,
+            stop: { state: 'BUDGET_EXCEEDED', reason: 'MODEL_BUDGET_EXCEEDED', details },
+          };
         }
         // A model that failed (provider error, refusal, loop) leaves its change half done: nothing of it is published.
         if (result.model && result.model.status === 'FAILED') {
           const reason = result.model.reason ?? 'MODEL_ERROR';
-          return { output: { segments: results }, summary: `model failed in ${segment.id}: ${reason}`, stop: { state: 'FAILED', reason, details: { segment: segment.id, summary: result.model.summary } } };
+          return {
+            output: { segments: results },
+            summary: `model failed in ${segment.id}: ${reason}`,
+            stop: { state: 'FAILED', reason, details: { segment: segment.id, summary: result.model.summary } },
+          };
         }
         const verdict = await guardScope(env, context, task, context.workspace);
         const stop = await stopForScope(env, context, verdict, { segments: results });

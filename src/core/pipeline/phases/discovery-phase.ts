@@ -52,13 +52,30 @@ export function discoveryPhase(env: PipelineEnv): PhaseHandler {
       const attemptKeys = env.keys.attempt(env.attempt);
       await writeArtifact(env.store, attemptKeys.repoMap, RepoMap, map);
       await context.runtime.use('code_search.search');
-      const selection = await selectTargets({ workspace, task, map, rules: views.rules, contents, syntax: env.syntax, symbols: new SymbolIndex(env.syntax, contents) });
+      const selection = await selectTargets({
+        workspace,
+        task,
+        map,
+        rules: views.rules,
+        contents,
+        syntax: env.syntax,
+        symbols: new SymbolIndex(env.syntax, contents),
+      });
       await writeArtifact(env.store, attemptKeys.targetSelection, TargetSelection, selection);
-      const owners = reviewersFor(map, selection.selectedFiles.filter((f) => f.allowedToEdit).map((f) => f.path));
+      const owners = reviewersFor(
+        map,
+        selection.selectedFiles.filter((f) => f.allowedToEdit).map((f) => f.path),
+      );
       const output: DiscoveryOutput = {
         mapKey: key,
         mapCacheHit: cacheHit,
-        targets: selection.selectedFiles.map((f) => ({ path: f.path, rank: f.rank, classification: f.classification, allowedToEdit: f.allowedToEdit, reasons: f.reasons })),
+        targets: selection.selectedFiles.map((f) => ({
+          path: f.path,
+          rank: f.rank,
+          classification: f.classification,
+          allowedToEdit: f.allowedToEdit,
+          reasons: f.reasons,
+        })),
         excluded: selection.excludedFiles.length,
         warnings: [
           ...selection.warnings.map((w) => ({ code: w.code, message: w.message })),
@@ -72,10 +89,20 @@ export function discoveryPhase(env: PipelineEnv): PhaseHandler {
       const evidenceRefs = [attemptKeys.repoMap, attemptKeys.targetSelection];
       const forbidden = selection.warnings.find((w) => w.code === 'FORBIDDEN_PATH_IN_SCOPE');
       if (forbidden) {
-        return { output, summary: forbidden.message, evidenceRefs, stop: { state: 'BLOCKED', reason: 'FORBIDDEN_PATH_IN_SCOPE', details: { message: forbidden.message } } };
+        return {
+          output,
+          summary: forbidden.message,
+          evidenceRefs,
+          stop: { state: 'BLOCKED', reason: 'FORBIDDEN_PATH_IN_SCOPE', details: { message: forbidden.message } },
+        };
       }
       if (selection.status === 'FAILED') {
-        return { output, summary: selection.reason ?? 'target selection failed', evidenceRefs, stop: { state: 'FAILED', reason: 'TARGET_SELECTION_EMPTY', details: { reason: selection.reason } } };
+        return {
+          output,
+          summary: selection.reason ?? 'target selection failed',
+          evidenceRefs,
+          stop: { state: 'FAILED', reason: 'TARGET_SELECTION_EMPTY', details: { reason: selection.reason } },
+        };
       }
       return {
         output,

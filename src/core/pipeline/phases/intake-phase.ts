@@ -37,7 +37,15 @@ export function intakePhase(env: PipelineEnv): PhaseHandler {
           actor: 'orchestrator',
           phase: 'intake',
           type: 'FOLLOW_UP',
-          payload: { kind: f.kind, sender: f.sender, source: f.source, onto: f.onto, instructions: f.instructions, reviewComments: f.reviewComments.length, ciFailures: f.ciFailures?.failures.map((x) => x.name) ?? [] },
+          payload: {
+            kind: f.kind,
+            sender: f.sender,
+            source: f.source,
+            onto: f.onto,
+            instructions: f.instructions,
+            reviewComments: f.reviewComments.length,
+            ciFailures: f.ciFailures?.failures.map((x) => x.name) ?? [],
+          },
         });
       }
       if (!env.policy.agent.allowedModes.includes(task.mode)) {

@@ -69,13 +69,24 @@ export function planningPhase(env: PipelineEnv): PhaseHandler {
         const segments: Segment[] = [];
         for (const [index, step] of task.steps.entries()) {
           const stepScope = step.paths ? compileGlobs(step.paths) : () => true;
-          const paths = await withinSize(recipeCandidates(step, editable.filter((p) => stepScope(p)), views.rules.isLockfile));
+          const paths = await withinSize(
+            recipeCandidates(
+              step,
+              editable.filter((p) => stepScope(p)),
+              views.rules.isLockfile,
+            ),
+          );
           segments.push({ id: `step-${index + 1}-${step.recipe}`, engine: 'recipe', step, paths });
         }
         plan = { strategy: 'recipe', reason: `${segments.length} deterministic recipe step(s); no model is asked`, segments, repairs: [] };
       } else if (env.model) {
         const targets = await withinSize(discovery.targets.filter((t) => t.allowedToEdit).map((t) => t.path));
-        plan = { strategy: 'llm', reason: 'no recipe steps: the model makes the change within the selected targets', segments: [{ id: 'model-change', engine: 'llm', paths: targets }], repairs: [] };
+        plan = {
+          strategy: 'llm',
+          reason: 'no recipe steps: the model makes the change within the selected targets',
+          segments: [{ id: 'model-change', engine: 'llm', paths: targets }],
+          repairs: [],
+        };
       } else {
         plan = { strategy: 'analysis', reason: 'the task has no steps and no model is configured: analysis only', segments: [], repairs: [] };
       }
@@ -85,14 +96,21 @@ export function planningPhase(env: PipelineEnv): PhaseHandler {
         actor: 'orchestrator',
         phase: 'planning',
         type: 'PLAN_MADE',
-        payload: { strategy: plan.strategy, segments: plan.segments.map((s) => ({ id: s.id, files: s.paths.length })), repairs: plan.repairs.map((c) => ({ id: c.id, files: c.files.length })) },
+        payload: {
+          strategy: plan.strategy,
+          segments: plan.segments.map((s) => ({ id: s.id, files: s.paths.length })),
+          repairs: plan.repairs.map((c) => ({ id: c.id, files: c.files.length })),
+        },
       });
       const decisions = [plan.reason];
       if (ci && (ci.clusters.length > 0 || ci.skipped.length > 0)) {
         const files = ci.clusters.reduce((n, c) => n + c.files.length, 0);
-        decisions.push(`CI failures: ${files} annotated file(s) in ${ci.clusters.length} repair cluster(s)${ci.skipped.length > 0 ? `; not repaired: ${ci.skipped.map((x) => `${x.path} (${x.why})`).join(', ')}` : ''}`);
+        decisions.push(
+          `CI failures: ${files} annotated file(s) in ${ci.clusters.length} repair cluster(s)${ci.skipped.length > 0 ? `; not repaired: ${ci.skipped.map((x) => `${x.path} (${x.why})`).join(', ')}` : ''}`,
+        );
       }
-      if (tooLarge.size > 0) decisions.push(`not edited, over the ${env.policy.ingestion.maxFileSizeMb} MB file size limit: ${[...tooLarge].sort().join(', ')}`);
+      if (tooLarge.size > 0)
+        decisions.push(`not edited, over the ${env.policy.ingestion.maxFileSizeMb} MB file size limit: ${[...tooLarge].sort().join(', ')}`);
       if (plan.strategy === 'analysis') {
         return { output: plan, summary: plan.reason, decisions, stop: { state: 'COMPLETED', reason: 'ANALYSIS_ONLY' } };
       }
@@ -113,7 +131,8 @@ async function ciRepairs(env: PipelineEnv, context: PhaseContext, rules: WritePo
     const entry = context.workspace.entry(p);
     if (!isRegular(entry?.mode)) refused.set(p, 'not a file of the repository');
     else if (writeDenial(p, rules) || !rules.isEditable(p)) refused.set(p, writeDenial(p, rules)?.message ?? 'not editable under the policy or the task scope');
-    else if ((await context.workspace.read(p)).length > maxEditableBytes(env.policy)) refused.set(p, `over the ${env.policy.ingestion.maxFileSizeMb} MB file size limit`);
+    else if ((await context.workspace.read(p)).length > maxEditableBytes(env.policy))
+      refused.set(p, `over the ${env.policy.ingestion.maxFileSizeMb} MB file size limit`);
   }
   return ciClusters(report, topLevelModule, (p) => refused.get(p));
 }

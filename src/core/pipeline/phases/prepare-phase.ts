@@ -30,7 +30,10 @@ export type PrepareOutput = z.infer<typeof PrepareOutput>;
 
 /** The ledger as the git boundary's audit sink. */
 export function ledgerSink(ledger: Ledger, phase: 'pr_preparation'): LedgerSink {
-  return { append: async (event) => void (await ledger.append({ actor: event.actor, phase, type: event.type, payload: event.payload, evidenceRefs: event.evidenceRefs })) };
+  return {
+    append: async (event) =>
+      void (await ledger.append({ actor: event.actor, phase, type: event.type, payload: event.payload, evidenceRefs: event.evidenceRefs })),
+  };
 }
 
 /**
@@ -52,7 +55,14 @@ export function preparePhase(env: PipelineEnv, artifactsFor: () => { name: strin
       const { commit, title } = await commitChanges(env, context, task, sink);
       await context.runtime.use('candidate.write');
       const checkpoints = await checkpointsSoFar(env);
-      const report = buildRunReport(env, task, context.outputs, checkpoints, { status: 'COMPLETED', headCommitSha: commit.commitSha, artifacts: artifactsFor(), current: 'pr_preparation', currentSteps: context.runtime.stepsUsed, ledger: context.ledger.entries() });
+      const report = buildRunReport(env, task, context.outputs, checkpoints, {
+        status: 'COMPLETED',
+        headCommitSha: commit.commitSha,
+        artifacts: artifactsFor(),
+        current: 'pr_preparation',
+        currentSteps: context.runtime.stepsUsed,
+        ledger: context.ledger.entries(),
+      });
       // The body is written as this last phase completes.
       report.phases = (report.phases ?? []).map((p) => (p.state === 'running' ? { ...p, state: 'done' as const } : p));
       const body = renderRunReport(report);
@@ -81,8 +91,17 @@ export function preparePhase(env: PipelineEnv, artifactsFor: () => { name: strin
         changes,
         ledger: sink,
       });
-      const output: PrepareOutput = { headCommitSha: commit.commitSha, headTreeSha: candidate.headTreeSha, candidateKey: keys.prCandidate, files: candidate.files.length };
-      return { output, summary: `commit ${commit.commitSha.slice(0, 12)} on ${env.agentBranch}; candidate written`, evidenceRefs: [keys.prCandidate, keys.prBody] };
+      const output: PrepareOutput = {
+        headCommitSha: commit.commitSha,
+        headTreeSha: candidate.headTreeSha,
+        candidateKey: keys.prCandidate,
+        files: candidate.files.length,
+      };
+      return {
+        output,
+        summary: `commit ${commit.commitSha.slice(0, 12)} on ${env.agentBranch}; candidate written`,
+        evidenceRefs: [keys.prCandidate, keys.prBody],
+      };
     },
   };
 }

@@ -64,7 +64,11 @@ export function repairPhase(env: PipelineEnv): PhaseHandler {
       const output: RepairOutput = {
         clustersFound: found,
         repaired: repaired.sort(),
-        remaining: clusters.map((c) => ({ id: c.id, files: c.files.map((f) => f.path), first: `${c.files[0].path}:${c.files[0].problems[0].line}:${c.files[0].problems[0].column}: ${c.files[0].problems[0].message}` })),
+        remaining: clusters.map((c) => ({
+          id: c.id,
+          files: c.files.map((f) => f.path),
+          first: `${c.files[0].path}:${c.files[0].problems[0].line}:${c.files[0].problems[0].column}: ${c.files[0].problems[0].message}`,
+        })),
         iterations,
         ciClusters: ci.map((c) => ({ id: c.id, files: c.files.map((f) => f.path) })),
       };
@@ -76,7 +80,10 @@ export function repairPhase(env: PipelineEnv): PhaseHandler {
         };
       }
       const ciNote = ci.length > 0 ? `; worked on ${ci.length} CI failure cluster(s)` : '';
-      return { output, summary: `${found === 0 ? 'every changed file parses; nothing to repair' : `repaired ${repaired.length} parse cluster(s)`}${ciNote}; ${iterations} iteration(s)` };
+      return {
+        output,
+        summary: `${found === 0 ? 'every changed file parses; nothing to repair' : `repaired ${repaired.length} parse cluster(s)`}${ciNote}; ${iterations} iteration(s)`,
+      };
     },
   };
 }

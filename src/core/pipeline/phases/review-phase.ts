@@ -15,11 +15,26 @@ export const ReviewOutput = z.object({
     filesChanged: z.number().int(),
     insertions: z.number().int(),
     deletions: z.number().int(),
-    files: z.array(z.object({ path: z.string(), kind: z.string(), insertions: z.number().int(), deletions: z.number().int(), risk: z.string(), reason: z.string(), generated: z.boolean(), binary: z.boolean() })),
+    files: z.array(
+      z.object({
+        path: z.string(),
+        kind: z.string(),
+        insertions: z.number().int(),
+        deletions: z.number().int(),
+        risk: z.string(),
+        reason: z.string(),
+        generated: z.boolean(),
+        binary: z.boolean(),
+      }),
+    ),
     warnings: z.array(z.string()),
   }),
   risk: z.object({ riskScore: z.number(), riskLevel: z.enum(LEVELS), reasons: z.array(z.string()), requiredGate: z.string() }),
-  scope: z.object({ status: z.string(), violations: z.array(z.object({ rule: z.string(), path: z.string().optional(), message: z.string() })), gateId: z.string().optional() }),
+  scope: z.object({
+    status: z.string(),
+    violations: z.array(z.object({ rule: z.string(), path: z.string().optional(), message: z.string() })),
+    gateId: z.string().optional(),
+  }),
 });
 export type ReviewOutput = z.infer<typeof ReviewOutput>;
 

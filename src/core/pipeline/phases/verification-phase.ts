@@ -54,7 +54,11 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
           detail: clusters.length === 0 ? `${checked.length} file(s) parsed` : clusters.map((c) => c.id).join(', '),
           files: checked,
         },
-        { name: 'Secret scan of the change', status: secrets.length === 0 ? 'PASSED' : 'FAILED', detail: secrets.length === 0 ? 'no finding' : `${secrets.length} finding(s): ${describeFindings(secrets, 10)}` },
+        {
+          name: 'Secret scan of the change',
+          status: secrets.length === 0 ? 'PASSED' : 'FAILED',
+          detail: secrets.length === 0 ? 'no finding' : `${secrets.length} finding(s): ${describeFindings(secrets, 10)}`,
+        },
         {
           name: 'Anti-cheat detectors (skipped tests, removed assertions, CI edits)',
           status: highCheats.length === 0 ? 'PASSED' : 'FAILED',
@@ -62,9 +66,18 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
         },
       ];
       const commands = env.policy.agent.build.commands;
-      const notRun = commands.length > 0
-        ? commands.map((command) => ({ name: command, why: 'draftsman never runs build commands; CI runs them on the draft PR and the results are added here' }))
-        : [{ name: 'build and tests', why: 'draftsman never runs builds; the policy lists no agent.build.commands, so CI results are the only test evidence' }];
+      const notRun =
+        commands.length > 0
+          ? commands.map((command) => ({
+              name: command,
+              why: 'draftsman never runs build commands; CI runs them on the draft PR and the results are added here',
+            }))
+          : [
+              {
+                name: 'build and tests',
+                why: 'draftsman never runs builds; the policy lists no agent.build.commands, so CI results are the only test evidence',
+              },
+            ];
       const failed = checks.some((c) => c.status === 'FAILED');
       const report: VerificationReport = { status: failed ? 'FAILED' : 'PASSED', checks, notRun };
       const output: VerificationOutput = {
@@ -73,12 +86,24 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
         secretFindings: secrets.map((s) => ({ path: s.path, line: s.line, rule: s.rule, redactedPreview: s.redactedPreview })),
       };
       if (secrets.length > 0) {
-        return { output, summary: `secret scan: ${describeFindings(secrets)}`, stop: { state: 'BLOCKED', reason: 'SECRET_DETECTED', details: { findings: output.secretFindings } } };
+        return {
+          output,
+          summary: `secret scan: ${describeFindings(secrets)}`,
+          stop: { state: 'BLOCKED', reason: 'SECRET_DETECTED', details: { findings: output.secretFindings } },
+        };
       }
       if (failed) {
-        return { output, summary: 'required verification failed', stop: { state: 'FAILED', reason: 'VERIFICATION_FAILED', details: { checks: checks.filter((c) => c.status === 'FAILED') } } };
+        return {
+          output,
+          summary: 'required verification failed',
+          stop: { state: 'FAILED', reason: 'VERIFICATION_FAILED', details: { checks: checks.filter((c) => c.status === 'FAILED') } },
+        };
       }
-      return { output, summary: `required verification passed (${checks.length} checks); ${notRun.length} command(s) left to CI`, risks: cheats.map((c) => `${c.rule} in ${c.path}`) };
+      return {
+        output,
+        summary: `required verification passed (${checks.length} checks); ${notRun.length} command(s) left to CI`,
+        risks: cheats.map((c) => `${c.rule} in ${c.path}`),
+      };
     },
   };
 }

@@ -35,7 +35,8 @@ export function isDummyValue(value: string, examples = true): boolean {
  * Passwords in URLs that are conventions, not secrets: GitHub's `x-oauth-basic` (the token, if
  * any, is the user part and is found by its own format) and the classic stand-ins of tests and docs.
  */
-const DUMMY_URL_PASSWORD = /^(x-oauth-basic|hunter2|password|passwd|pass|pwd|secret|s3cr3t|test|testing|foo|bar|baz|admin|root|guest|user|changeme|example|token)$/i;
+const DUMMY_URL_PASSWORD =
+  /^(x-oauth-basic|hunter2|password|passwd|pass|pwd|secret|s3cr3t|test|testing|foo|bar|baz|admin|root|guest|user|changeme|example|token)$/i;
 
 export function isDummyUrlPassword(value: string): boolean {
   return isDummyValue(value) || DUMMY_URL_PASSWORD.test(value);

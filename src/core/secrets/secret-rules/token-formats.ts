@@ -37,7 +37,8 @@ export interface TokenFormat {
 }
 
 /** The first line of a private key block: PEM/OpenSSH, SSH2 (RFC 4716) and PuTTY key files. */
-export const PRIVATE_KEY_BEGIN = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|-{4,5} ?BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ?-{4,5}|\bPuTTY-User-Key-File-\d+:/g;
+export const PRIVATE_KEY_BEGIN =
+  /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|-{4,5} ?BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ?-{4,5}|\bPuTTY-User-Key-File-\d+:/g;
 /** Where the secret part of such a block ends (PuTTY: the MAC line after the private lines). */
 export const PRIVATE_KEY_END = /-{4,5} ?END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-{4,5}|^Private-MAC:/;
 
@@ -62,7 +63,11 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
   // npm granular and automation tokens.
   { rule: 'npm-auth', re: /\bnpm_[A-Za-z0-9]{36}\b/g, keep: 4 },
   // The following follow secretlint's recommended preset (formats documented by each vendor).
-  { rule: 'openai-key', re: /\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{58,74}T3BlbkFJ[A-Za-z0-9_-]{58,74}|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}/g, keep: 3 },
+  {
+    rule: 'openai-key',
+    re: /\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{58,74}T3BlbkFJ[A-Za-z0-9_-]{58,74}|\bsk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}/g,
+    keep: 3,
+  },
   { rule: 'anthropic-key', re: /\bsk-ant-(?:api|admin)0\d-[A-Za-z0-9_-]{80,128}/g, keep: 7 },
   { rule: 'sendgrid-key', re: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b/g, keep: 3 },
   { rule: 'shopify-token', re: /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32,64}\b/g, keep: 6 },

@@ -48,7 +48,8 @@ function literalElementRole(parent: Node): SymbolRole {
 /** The left side of `:=` (or of a `range` clause with `:=`) declares variables. */
 function expressionListRole(node: Node, parent: Node): SymbolRole {
   const holder = parent.parent;
-  const declares = (holder?.type === 'short_var_declaration' || (holder?.type === 'range_clause' && holder.children.some((c) => c?.type === ':='))) && inField(parent, 'left');
+  const declares =
+    (holder?.type === 'short_var_declaration' || (holder?.type === 'range_clause' && holder.children.some((c) => c?.type === ':='))) && inField(parent, 'left');
   return declares ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' };
 }
 
@@ -79,7 +80,18 @@ function typeContainerOfLiteral(type: Node): string {
 
 export const GO_ROLES: LanguageRoles = {
   leafTypes: new Set(['identifier', 'type_identifier', 'field_identifier']),
-  scopes: new Set(['source_file', 'function_declaration', 'method_declaration', 'func_literal', 'block', 'for_statement', 'if_statement', 'expression_switch_statement', 'type_switch_statement', 'select_statement']),
+  scopes: new Set([
+    'source_file',
+    'function_declaration',
+    'method_declaration',
+    'func_literal',
+    'block',
+    'for_statement',
+    'if_statement',
+    'expression_switch_statement',
+    'type_switch_statement',
+    'select_statement',
+  ]),
   roleOf(node) {
     const parent = node.parent;
     if (!parent) return { role: 'other' };

@@ -52,7 +52,9 @@ function invocationRole(node: Node, parent: Node): SymbolRole {
   if (!inField(node, 'name')) return { role: 'value' };
   const object = parent.childForFieldName('object');
   const count = parent.childForFieldName('arguments')?.namedChildCount ?? 0;
-  return object ? { role: 'member', called: true, object: objectName(parent), arguments: count } : { role: 'member', called: true, implicit: true, arguments: count };
+  return object
+    ? { role: 'member', called: true, object: objectName(parent), arguments: count }
+    : { role: 'member', called: true, implicit: true, arguments: count };
 }
 
 const typeRef: RoleRule = () => ({ role: 'type-ref' });
@@ -111,8 +113,20 @@ function scopedRole(node: Node, parent: Node): SymbolRole {
 export const JAVA_ROLES: LanguageRoles = {
   leafTypes: new Set(['identifier', 'type_identifier']),
   scopes: new Set([
-    'program', 'class_body', 'interface_body', 'enum_body', 'record_declaration', 'method_declaration', 'constructor_declaration',
-    'compact_constructor_declaration', 'block', 'lambda_expression', 'for_statement', 'enhanced_for_statement', 'catch_clause', 'try_with_resources_statement',
+    'program',
+    'class_body',
+    'interface_body',
+    'enum_body',
+    'record_declaration',
+    'method_declaration',
+    'constructor_declaration',
+    'compact_constructor_declaration',
+    'block',
+    'lambda_expression',
+    'for_statement',
+    'enhanced_for_statement',
+    'catch_clause',
+    'try_with_resources_statement',
   ]),
   roleOf(node) {
     const parent = node.parent;

@@ -68,7 +68,10 @@ const BY_PARENT = new Map<string, RoleRule>([
   ['formal_parameters', bindsNode],
   ['catch_clause', bindsNode],
   ['arrow_function', (node) => (inField(node, 'parameter') ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' })],
-  ['for_in_statement', (node, parent) => (inField(node, 'left') && parent.childForFieldName('kind') ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' })],
+  [
+    'for_in_statement',
+    (node, parent) => (inField(node, 'left') && parent.childForFieldName('kind') ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' }),
+  ],
   ['labeled_statement', other],
   ['break_statement', other],
   ['continue_statement', other],
@@ -120,8 +123,20 @@ function typeIdentifierRole(node: Node, parent: Node): SymbolRole {
 export const JS_ROLES: LanguageRoles = {
   leafTypes: new Set(['identifier', 'type_identifier', 'property_identifier', 'shorthand_property_identifier', 'shorthand_property_identifier_pattern']),
   scopes: new Set([
-    'program', 'statement_block', 'function_declaration', 'generator_function_declaration', 'function_expression', 'function',
-    'generator_function', 'arrow_function', 'method_definition', 'for_statement', 'for_in_statement', 'catch_clause', 'class_declaration', 'class',
+    'program',
+    'statement_block',
+    'function_declaration',
+    'generator_function_declaration',
+    'function_expression',
+    'function',
+    'generator_function',
+    'arrow_function',
+    'method_definition',
+    'for_statement',
+    'for_in_statement',
+    'catch_clause',
+    'class_declaration',
+    'class',
   ]),
   roleOf(node) {
     const parent = node.parent;

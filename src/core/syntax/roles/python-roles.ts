@@ -3,7 +3,15 @@ import { ancestor, inField, nodeKey, type LanguageRoles, type SymbolRole } from 
 
 const CLASS = new Set(['class_definition']);
 const FUNCTION_OR_CLASS = new Set(['function_definition', 'class_definition']);
-const PARAMETER = new Set(['parameters', 'lambda_parameters', 'default_parameter', 'typed_parameter', 'typed_default_parameter', 'list_splat_pattern', 'dictionary_splat_pattern']);
+const PARAMETER = new Set([
+  'parameters',
+  'lambda_parameters',
+  'default_parameter',
+  'typed_parameter',
+  'typed_default_parameter',
+  'list_splat_pattern',
+  'dictionary_splat_pattern',
+]);
 const TARGET_LISTS = new Set(['pattern_list', 'tuple_pattern', 'list_pattern', 'expression_list', 'tuple', 'list']);
 
 /** The statement a (possibly destructured) target belongs to, and the field it sits in. */
@@ -16,7 +24,11 @@ function targetHolder(node: Node): { holder: Node; field: boolean } | undefined 
 }
 
 function isClassBodyStatement(statement: Node): boolean {
-  return statement.parent?.type === 'expression_statement' && statement.parent.parent?.type === 'block' && statement.parent.parent.parent?.type === 'class_definition';
+  return (
+    statement.parent?.type === 'expression_statement' &&
+    statement.parent.parent?.type === 'block' &&
+    statement.parent.parent.parent?.type === 'class_definition'
+  );
 }
 
 type RoleRule = (node: Node, parent: Node) => SymbolRole;
@@ -61,8 +73,10 @@ const BY_PARENT = new Map<string, RoleRule>([
 ]);
 
 function parameterRole(node: Node, parent: Node): SymbolRole {
-  if (parent.type.startsWith('default') || parent.type === 'typed_default_parameter') return inField(node, 'name') ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' };
-  if (parent.type === 'typed_parameter') return parent.namedChildren[0]?.id === node.id ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' };
+  if (parent.type.startsWith('default') || parent.type === 'typed_default_parameter')
+    return inField(node, 'name') ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' };
+  if (parent.type === 'typed_parameter')
+    return parent.namedChildren[0]?.id === node.id ? { role: 'declaration', kind: 'variable', binder: node } : { role: 'value' };
   return { role: 'declaration', kind: 'variable', binder: node };
 }
 
@@ -72,7 +86,8 @@ function targetRole(node: Node): SymbolRole {
   if (!target?.field) return { role: 'value' };
   switch (target.holder.type) {
     case 'assignment':
-      if (isClassBodyStatement(target.holder)) return { role: 'declaration', kind: 'field', binder: node, container: nodeKey(target.holder.parent!.parent!.parent!) };
+      if (isClassBodyStatement(target.holder))
+        return { role: 'declaration', kind: 'field', binder: node, container: nodeKey(target.holder.parent!.parent!.parent!) };
       return { role: 'declaration', kind: 'variable', binder: node };
     case 'for_statement':
     case 'for_in_clause':
@@ -112,17 +127,29 @@ function isDocstring(node: Node): boolean {
 /** Class attributes and methods are members (not `lexicalMember`): a method reaches them through `self`, never as bare names. */
 export const PYTHON_ROLES: LanguageRoles = {
   leafTypes: new Set(['identifier']),
-  scopes: new Set(['module', 'function_definition', 'lambda', 'class_definition', 'list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression']),
+  scopes: new Set([
+    'module',
+    'function_definition',
+    'lambda',
+    'class_definition',
+    'list_comprehension',
+    'set_comprehension',
+    'dictionary_comprehension',
+    'generator_expression',
+  ]),
   roleOf(node) {
     const parent = node.parent;
     return parent ? identifierRole(node, parent) : { role: 'other' };
   },
   namespaceNames(node) {
     if (node.type !== 'import_statement') return [];
-    return node.childrenForFieldName('name').flatMap((name) => {
-      if (name?.type === 'aliased_import') return [name.childForFieldName('alias')?.text ?? ''];
-      return name ? [name.text.split('.')[0]] : [];
-    }).filter(Boolean);
+    return node
+      .childrenForFieldName('name')
+      .flatMap((name) => {
+        if (name?.type === 'aliased_import') return [name.childForFieldName('alias')?.text ?? ''];
+        return name ? [name.text.split('.')[0]] : [];
+      })
+      .filter(Boolean);
   },
   isComment: (node) => node.type === 'comment' || isDocstring(node),
 };

@@ -2,7 +2,8 @@ import type { HasNodeType } from './vocabulary.js';
 
 /** Tag patterns for Go. */
 export function goTagPatterns(has: HasNodeType): string[] {
-  const receiver = '[(type_identifier) @owner (pointer_type (type_identifier) @owner) (generic_type type: (type_identifier) @owner) (pointer_type (generic_type type: (type_identifier) @owner))]';
+  const receiver =
+    '[(type_identifier) @owner (pointer_type (type_identifier) @owner) (generic_type type: (type_identifier) @owner) (pointer_type (generic_type type: (type_identifier) @owner))]';
   return [
     '(type_spec name: (_) @definition.interface type: (interface_type)) @scope',
     '(type_spec name: (_) @definition.type.fallback) @scope',

@@ -39,21 +39,35 @@ async function bench() {
 describe('file.edit', () => {
   it('replaces the one occurrence, reports the line and a clean parse, and ledgers the edit with the digest of the result', async () => {
     const b = await bench();
-    const out = await b.call('file.edit', { path: 'src/invoice.py', oldText: '        result += item.price', newText: '        result += item.price * item.quantity' });
+    const out = await b.call('file.edit', {
+      path: 'src/invoice.py',
+      oldText: '        result += item.price',
+      newText: '        result += item.price * item.quantity',
+    });
     const after = INVOICE.replace('item.price', 'item.price * item.quantity');
     expect(out).toBe('edited src/invoice.py: replaced 1 occurrence(s) at line(s) 4\nparse: ok');
     expect(await b.repo.workspace.readText('src/invoice.py')).toBe(after);
     expect(b.written.get('src/invoice.py')).toBe(1);
     const edits = b.ledger.entries().filter((e) => e.type === 'EDIT_APPLIED');
     expect(edits.map((e) => e.payload)).toEqual([
-      { segment: 'seg-1', edit: 1, tool: 'file.edit', path: 'src/invoice.py', bytesBefore: INVOICE.length, bytesAfter: after.length, sha256After: sha256Hex(after) },
+      {
+        segment: 'seg-1',
+        edit: 1,
+        tool: 'file.edit',
+        path: 'src/invoice.py',
+        bytesBefore: INVOICE.length,
+        bytesAfter: after.length,
+        sha256After: sha256Hex(after),
+      },
     ]);
   });
 
   it('returns the parse problems an edit introduces, with their lines', async () => {
     const b = await bench();
     const out = await b.call('file.edit', { path: 'src/invoice.py', oldText: 'def total(items):', newText: 'def total(items:' });
-    expect(out).toMatch(/^edited src\/invoice.py: replaced 1 occurrence\(s\) at line\(s\) 1\nparse problems: \d+; fix them before finishing\n {2}line \d+, column \d+: (SYNTAX_ERROR|MISSING_NODE): /);
+    expect(out).toMatch(
+      /^edited src\/invoice.py: replaced 1 occurrence\(s\) at line\(s\) 1\nparse problems: \d+; fix them before finishing\n {2}line \d+, column \d+: (SYNTAX_ERROR|MISSING_NODE): /,
+    );
   });
 
   it('no occurrence: EDIT_NO_MATCH with the closest lines, and a hint when only whitespace differs', async () => {
@@ -74,7 +88,9 @@ describe('file.edit', () => {
     const b = await bench();
     const ambiguous = b.call('file.edit', { path: 'src/invoice.py', oldText: 'result = 0', newText: 'result = 0.0' });
     expect(await reasonOf(ambiguous)).toBe('EDIT_AMBIGUOUS');
-    expect(await messageOf(b.call('file.edit', { path: 'src/invoice.py', oldText: 'result = 0', newText: 'result = 0.0' }))).toContain('occurs 2 times in src/invoice.py, at lines 2, 8');
+    expect(await messageOf(b.call('file.edit', { path: 'src/invoice.py', oldText: 'result = 0', newText: 'result = 0.0' }))).toContain(
+      'occurs 2 times in src/invoice.py, at lines 2, 8',
+    );
     const out = await b.call('file.edit', { path: 'src/invoice.py', oldText: 'result = 0', newText: 'result = 0.0', replaceAll: true });
     expect(out).toContain('replaced 2 occurrence(s) at line(s) 2, 8');
     expect(await b.repo.workspace.readText('src/invoice.py')).toBe(INVOICE.replaceAll('result = 0', 'result = 0.0'));
@@ -109,7 +125,9 @@ describe('the edit ledger', () => {
 describe('file.create, file.delete, file.write', () => {
   it('creates a file beside a segment file, refuses an existing one and one elsewhere', async () => {
     const b = await bench();
-    expect(await b.call('file.create', { path: 'src/test_invoice.py', content: 'def test_total():\n    pass\n' })).toBe('created src/test_invoice.py (27 bytes)\nparse: ok');
+    expect(await b.call('file.create', { path: 'src/test_invoice.py', content: 'def test_total():\n    pass\n' })).toBe(
+      'created src/test_invoice.py (27 bytes)\nparse: ok',
+    );
     expect(b.repo.workspace.entry('src/test_invoice.py')).toBeDefined();
     expect(await reasonOf(b.call('file.create', { path: 'src/util.py', content: 'x' }))).toBe('FILE_EXISTS');
     expect(await reasonOf(b.call('file.create', { path: 'lib/new.py', content: 'x = 1\n' }))).toBe('FILE_NOT_ALLOWED');

@@ -58,7 +58,9 @@ describe('navigator tools', () => {
   it('find_definition: Type.member narrows to that type', async () => {
     const b = await bench();
     const all = await ask(b, 'repo_map.find_definition', { name: 'total' });
-    expect(all.results.filter((r: { evidence: string[] }) => r.evidence[1] === 'symbol_index:definition').map((r: { evidence: string[] }) => r.evidence[0])).toEqual(['src/billing/total.ts:8', 'src/other/cart.ts:2']);
+    expect(
+      all.results.filter((r: { evidence: string[] }) => r.evidence[1] === 'symbol_index:definition').map((r: { evidence: string[] }) => r.evidence[0]),
+    ).toEqual(['src/billing/total.ts:8', 'src/other/cart.ts:2']);
     const narrowed = await ask(b, 'repo_map.find_definition', { name: 'Cart.total' });
     expect(narrowed.results.filter((r: { score: number }) => r.score === 1).map((r: { evidence: string[] }) => r.evidence[0])).toEqual(['src/other/cart.ts:2']);
   });
@@ -97,7 +99,13 @@ describe('navigator tools', () => {
     expect(owners).toMatchObject({ owners: ['@acme/billing'], results: [{ path: 'src/billing/total.ts', evidence: ['.github/CODEOWNERS:2'] }] });
     expect((await ask(b, 'repo_map.owners', { path: 'src/app.ts' })).owners).toEqual(['@acme/all']);
     const explained = await ask(b, 'repo_map.explain_path', { path: 'src/billing/total.ts' });
-    expect(explained).toMatchObject({ path: 'src/billing/total.ts', exists: true, role: 'source', owners: ['@acme/billing'], ownersRule: '.github/CODEOWNERS:2 src/billing/' });
+    expect(explained).toMatchObject({
+      path: 'src/billing/total.ts',
+      exists: true,
+      role: 'source',
+      owners: ['@acme/billing'],
+      ownersRule: '.github/CODEOWNERS:2 src/billing/',
+    });
     const found = await ask(b, 'repo_map.find_files', { pattern: '*.test.ts' });
     expect(found.results.map((r: { path: string }) => r.path)).toEqual(['src/billing/total.test.ts']);
   });

@@ -22,7 +22,9 @@ describe('file.read', () => {
     expect(await b.call('file.read', { path: 'src/invoice.py' })).toBe(
       'src/invoice.py lines 1-5 of 5\n1| def total(items):\n2|     return sum(i.price for i in items)\n3| \n4| def Total_tax(x):\n5|     return x',
     );
-    expect(await b.call('file.read', { path: './src/invoice.py', startLine: 4, endLine: 9 })).toBe('src/invoice.py lines 4-5 of 5\n4| def Total_tax(x):\n5|     return x');
+    expect(await b.call('file.read', { path: './src/invoice.py', startLine: 4, endLine: 9 })).toBe(
+      'src/invoice.py lines 4-5 of 5\n4| def Total_tax(x):\n5|     return x',
+    );
   });
 
   it('bounds a long file and says where to continue', async () => {
@@ -30,7 +32,9 @@ describe('file.read', () => {
     const out = await b.call('file.read', { path: 'src/long.txt' });
     expect(out.split('\n')[0]).toBe(`src/long.txt lines 1-${MAX_READ_LINES} of ${MAX_READ_LINES + 50}; continue with startLine ${MAX_READ_LINES + 1}`);
     expect(out.split('\n')).toHaveLength(MAX_READ_LINES + 1);
-    expect(await b.call('file.read', { path: 'src/long.txt', startLine: MAX_READ_LINES + 49 })).toBe(`src/long.txt lines 449-450 of 450\n449| line 449\n450| line 450`);
+    expect(await b.call('file.read', { path: 'src/long.txt', startLine: MAX_READ_LINES + 49 })).toBe(
+      `src/long.txt lines 449-450 of 450\n449| line 449\n450| line 450`,
+    );
   });
 
   it('refuses binaries, symlinks, missing files (naming same-named ones), bad ranges and escaping paths', async () => {
@@ -57,7 +61,9 @@ describe('code_search.search', () => {
     const b = await toolBench(files, { segmentPaths: [] });
     expect(await b.call('code_search.search', { query: 'def total' })).toBe('lib/legacy.py:1: def total_legacy():\nsrc/invoice.py:1: def total(items):');
     expect(await b.call('code_search.search', { query: 'i.price (' })).toBe('no match');
-    expect(await b.call('code_search.search', { query: 'def total', caseSensitive: false, paths: ['src/**'] })).toBe('src/invoice.py:1: def total(items):\nsrc/invoice.py:4: def Total_tax(x):');
+    expect(await b.call('code_search.search', { query: 'def total', caseSensitive: false, paths: ['src/**'] })).toBe(
+      'src/invoice.py:1: def total(items):\nsrc/invoice.py:4: def Total_tax(x):',
+    );
   });
 
   it('regular expressions (RE2) and path globs', async () => {
@@ -65,7 +71,9 @@ describe('code_search.search', () => {
     expect(await b.call('code_search.search', { query: '^def \\w+\\(', regex: true, paths: ['**/*.py'] })).toBe(
       'lib/legacy.py:1: def total_legacy():\nsrc/invoice.py:1: def total(items):\nsrc/invoice.py:4: def Total_tax(x):',
     );
-    expect(await b.call('code_search.search', { query: 'total\\(', regex: true, paths: ['src/app/**'] })).toBe('src/app/main.ts:2: export const value = total([]);');
+    expect(await b.call('code_search.search', { query: 'total\\(', regex: true, paths: ['src/app/**'] })).toBe(
+      'src/app/main.ts:2: export const value = total([]);',
+    );
     expect(await b.call('code_search.search', { query: 'def', paths: ['*.py'] })).toBe('no match');
   });
 

@@ -4,7 +4,14 @@ import { PHASE_CONTRACTS, PHASE_NAMES, TOOL_NAMES } from '../../../../src/core/p
 import { toolBench } from './tool-fixture.js';
 
 const EDIT_TOOLS = ['file.edit', 'file.create', 'file.write'];
-const NAVIGATION_TOOLS = ['repo_map.find_definition', 'repo_map.find_importers', 'repo_map.find_tests', 'repo_map.owners', 'repo_map.explain_path', 'repo_map.find_files'];
+const NAVIGATION_TOOLS = [
+  'repo_map.find_definition',
+  'repo_map.find_importers',
+  'repo_map.find_tests',
+  'repo_map.owners',
+  'repo_map.explain_path',
+  'repo_map.find_files',
+];
 
 describe('model tools and the phase contracts', () => {
   it('every tool a segment offers is a contract tool with a distinct wire name; the path-substring filter is gone', async () => {

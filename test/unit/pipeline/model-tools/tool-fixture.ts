@@ -34,7 +34,10 @@ export interface ToolBench {
  * The segment tools over an in-memory repository: a real workspace, ledger, artifact store and
  * syntax service; the pipeline's other ports are not reached by the tools.
  */
-export async function toolBench(files: Record<string, MemoryRepoFile>, options: { segmentPaths: string[]; policy?: Record<string, unknown>; taskPaths?: string[]; ledger?: Ledger }): Promise<ToolBench> {
+export async function toolBench(
+  files: Record<string, MemoryRepoFile>,
+  options: { segmentPaths: string[]; policy?: Record<string, unknown>; taskPaths?: string[]; ledger?: Ledger },
+): Promise<ToolBench> {
   const repo = await createMemoryRepo(files);
   const store = createLocalArtifactStoreForTest();
   const ledger = options.ledger ?? (await Ledger.open(store, 'ledger/', clock));
@@ -50,7 +53,19 @@ export async function toolBench(files: Record<string, MemoryRepoFile>, options: 
     owner: 'acme',
     repo: 'shop',
   } as unknown as PipelineEnv;
-  const task = { schemaVersion: 1, title: 't', objective: 'o', mode: 'draft_pr', steps: [], budgets: {}, searchTerms: [], kind: 'exploratory', blockSource: 'none', digest: 'd', paths: options.taskPaths } as unknown as TaskContract;
+  const task = {
+    schemaVersion: 1,
+    title: 't',
+    objective: 'o',
+    mode: 'draft_pr',
+    steps: [],
+    budgets: {},
+    searchTerms: [],
+    kind: 'exploratory',
+    blockSource: 'none',
+    digest: 'd',
+    paths: options.taskPaths,
+  } as unknown as TaskContract;
   const context = { phase: 'mechanical_change', workspace: repo.workspace, ledger } as unknown as PhaseContext;
   const written = new Map<string, number>();
   const list = segmentTools({ env, context, task, segment: { id: 'seg-1', engine: 'llm', paths: options.segmentPaths }, written });

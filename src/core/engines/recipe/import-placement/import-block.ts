@@ -67,7 +67,8 @@ function blocksOf(imports: RawImport[], lines: LineIndex, style: ImportStyle): B
   let current: Block | undefined;
   let previous: RawImport | undefined;
   for (const raw of sorted) {
-    const alone = lines.text.slice(lines.lineStart(raw.startLine), raw.start).trim() === '' && style.trailing.test(lines.text.slice(raw.end, lines.lineEnd(raw.endLine)));
+    const alone =
+      lines.text.slice(lines.lineStart(raw.startLine), raw.start).trim() === '' && style.trailing.test(lines.text.slice(raw.end, lines.lineEnd(raw.endLine)));
     if (!alone) return [];
     let joins = current !== undefined && previous !== undefined && previous.container === raw.container;
     // Comments directly above an import move with it; above a block's first import they are a header and stay.
@@ -209,7 +210,8 @@ function placeInBlock(text: string, lines: LineIndex, oldBlock: Block, newBlock:
   const original = text.slice(blockStart, blockEnd);
   const eol = eolOf(original.includes('\n') ? original : text);
   const secondGroup = newBlock.groupStarts[1];
-  const separator = secondGroup !== undefined ? text.slice(lines.lineEnd(newBlock.items[secondGroup - 1].last), lines.lineStart(newBlock.items[secondGroup].first)) : eol + eol;
+  const separator =
+    secondGroup !== undefined ? text.slice(lines.lineEnd(newBlock.items[secondGroup - 1].last), lines.lineStart(newBlock.items[secondGroup].first)) : eol + eol;
   const rebuilt = groups.map((group) => group.map((entry) => itemText(entry.item)).join(eol)).join(separator);
   if (rebuilt === original) return undefined;
   return { first, last, text: rebuilt };

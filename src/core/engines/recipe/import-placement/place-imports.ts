@@ -32,7 +32,11 @@ export function withImportPlacement(language: SyntaxLanguage, text: string, span
   const before = syntax.withTree(language, text, read);
   const after = syntax.withTree(language, migrated.text, read);
   const lines = new LineIndex(text);
-  const regions = placeImports(text, migrated.text, before, after, style).map((r) => ({ start: lineContentStart(lines, r.first), end: lines.lineEnd(r.last), text: r.text }));
+  const regions = placeImports(text, migrated.text, before, after, style).map((r) => ({
+    start: lineContentStart(lines, r.first),
+    end: lines.lineEnd(r.last),
+    text: r.text,
+  }));
   if (regions.length === 0) return spans;
   const outside = spans.filter((s) => !regions.some((r) => s.start < r.end && s.end > r.start));
   return [...outside, ...regions.flatMap((r) => trimToChangedLines(text, r) ?? [])];

@@ -152,7 +152,9 @@ export async function followGo(step: FollowStep, changed: readonly string[], acc
       continue;
     }
     flush();
-    out.notes.push(`${gomod} does not require ${module}, so the change does not build: add \`require ${module} <version>\` (or run \`go get ${module}\`${dir ? ` in ${dir}` : ''})`);
+    out.notes.push(
+      `${gomod} does not require ${module}, so the change does not build: add \`require ${module} <version>\` (or run \`go get ${module}\`${dir ? ` in ${dir}` : ''})`,
+    );
   }
   return out;
 }

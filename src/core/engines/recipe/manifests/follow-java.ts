@@ -14,14 +14,14 @@ interface Need {
   old: readonly string[];
 }
 
-const entryFor = (pkg: string) =>
-  JAVA_PACKAGE_ARTIFACTS.filter((e) => under(pkg, e.pkg)).sort((a, b) => b.pkg.length - a.pkg.length)[0];
+const entryFor = (pkg: string) => JAVA_PACKAGE_ARTIFACTS.filter((e) => under(pkg, e.pkg)).sort((a, b) => b.pkg.length - a.pkg.length)[0];
 
 /** The packages the migration now imports, with their known artifacts: the step's `to`, or the known packages under it that the changed files use. */
 function needsOf(step: FollowStep, texts: readonly string[]): Need[] {
   const counterpart = (pkg: string) => entryFor(step.from + pkg.slice(step.to.length))?.artifacts ?? [];
   const direct = entryFor(step.to);
-  if (direct || step.artifact) return [{ pkg: step.to, artifacts: step.artifact ? [step.artifact] : direct!.artifacts, old: entryFor(step.from)?.artifacts ?? [] }];
+  if (direct || step.artifact)
+    return [{ pkg: step.to, artifacts: step.artifact ? [step.artifact] : direct!.artifacts, old: entryFor(step.from)?.artifacts ?? [] }];
   const used = JAVA_PACKAGE_ARTIFACTS.filter((e) => under(e.pkg, step.to) && texts.some((t) => t.includes(`${e.pkg}.`)));
   if (used.length) return used.map((e) => ({ pkg: e.pkg, artifacts: e.artifacts, old: counterpart(e.pkg) }));
   return [{ pkg: step.to, artifacts: [], old: [] }];
@@ -45,7 +45,13 @@ function insertDependency(text: string, deps: Coordinates[], artifact: string, v
   const eol = eolOf(text);
   const outer = indentAt(text, last.start);
   const inner = indentAt(text, last.groupIdLeaf.start);
-  const block = [`${outer}<dependency>`, `${inner}<groupId>${groupId}</groupId>`, `${inner}<artifactId>${artifactId}</artifactId>`, `${inner}<version>${version}</version>`, `${outer}</dependency>`].join(eol);
+  const block = [
+    `${outer}<dependency>`,
+    `${inner}<groupId>${groupId}</groupId>`,
+    `${inner}<artifactId>${artifactId}</artifactId>`,
+    `${inner}<version>${version}</version>`,
+    `${outer}</dependency>`,
+  ].join(eol);
   return { start: last.end, end: last.end, text: `${eol}${block}` };
 }
 
@@ -175,7 +181,8 @@ function replaceOldArtifacts(build: PomBuild, need: Need, olds: { pom: Pom; c: C
       if (edits.get(pom.path)?.some((s) => s.start === c.groupIdLeaf?.start)) continue;
       edits.set(pom.path, [...(edits.get(pom.path) ?? []), ...replaceDependency(c, artifact, step.version)]);
       out.notes.push(`${at}: replaced ${ga(c)} (the old namespace's API) with ${artifact}:${step.version}`);
-    } else out.notes.push(`${at} still depends on ${ga(c)}, the artifact of ${step.from}; replace it with ${artifact ?? `the artifact that provides ${need.pkg}`}`);
+    } else
+      out.notes.push(`${at} still depends on ${ga(c)}, the artifact of ${step.from}; replace it with ${artifact ?? `the artifact that provides ${need.pkg}`}`);
   }
 }
 
@@ -183,26 +190,47 @@ function replaceOldArtifacts(build: PomBuild, need: Need, olds: { pom: Pom; c: C
 function declareNeed(build: PomBuild, need: Need, target: Pom): void {
   const { step, access, out, edits } = build;
   const artifact = need.artifacts[0];
-  const dependency = artifact ? `<dependency><groupId>${artifact.split(':')[0]}</groupId><artifactId>${artifact.split(':')[1]}</artifactId><version>${step.version ?? '…'}</version></dependency>` : undefined;
+  const dependency = artifact
+    ? `<dependency><groupId>${artifact.split(':')[0]}</groupId><artifactId>${artifact.split(':')[1]}</artifactId><version>${step.version ?? '…'}</version></dependency>`
+    : undefined;
   const why = step.version ? access.cannotEdit(target.path) : undefined;
-  const insert = step.version && artifact && !why ? insertDependency(target.text, target.coords.filter(isProjectDependency), artifact, step.version) : undefined;
+  const insert =
+    step.version && artifact && !why ? insertDependency(target.text, target.coords.filter(isProjectDependency), artifact, step.version) : undefined;
   if (insert) {
     edits.set(target.path, [...(edits.get(target.path) ?? []), insert]);
     out.notes.push(`${target.path}: added the dependency ${artifact}:${step.version} for ${need.pkg}`);
-  } else if (dependency) out.notes.push(`${target.path} declares no dependency that provides ${need.pkg} (it may come transitively); ${why ? `${why}; ` : ''}add ${dependency}`);
-  else out.notes.push(`${target.path} declares no dependency whose groupId prefixes ${need.pkg}, and the artifact is not known; if it does not come transitively, add the artifact that provides it (the step's \`artifact\` and \`version\` add it)`);
+  } else if (dependency)
+    out.notes.push(`${target.path} declares no dependency that provides ${need.pkg} (it may come transitively); ${why ? `${why}; ` : ''}add ${dependency}`);
+  else
+    out.notes.push(
+      `${target.path} declares no dependency whose groupId prefixes ${need.pkg}, and the artifact is not known; if it does not come transitively, add the artifact that provides it (the step's \`artifact\` and \`version\` add it)`,
+    );
 }
 
 const GRADLE_COORDINATE = /(["'])([\w.-]+):([\w.-]+)(?::([^"'\s$]+))?\1/g;
 
 /** Gradle: declared when a coordinate string names a providing artifact; an old coordinate is rewritten in place with `version`. */
-async function followGradle(step: FollowStep, build: string, needs: Need[], access: ManifestAccess, out: FollowThrough, edits: Map<string, SpanEdit[]>): Promise<void> {
+async function followGradle(
+  step: FollowStep,
+  build: string,
+  needs: Need[],
+  access: ManifestAccess,
+  out: FollowThrough,
+  edits: Map<string, SpanEdit[]>,
+): Promise<void> {
   const text = await access.read(build);
   if (text === undefined) return;
-  const coords = [...text.matchAll(GRADLE_COORDINATE)].map((m) => ({ groupId: m[2], artifactId: m[3], version: m[4], start: m.index + 1, end: m.index + m[0].length - 1 }));
+  const coords = [...text.matchAll(GRADLE_COORDINATE)].map((m) => ({
+    groupId: m[2],
+    artifactId: m[3],
+    version: m[4],
+    start: m.index + 1,
+    end: m.index + m[0].length - 1,
+  }));
   for (const need of needs) {
     const artifact = need.artifacts[0];
-    const asCoordinates = (c: (typeof coords)[number]) => ({ kind: 'dependency', groupId: c.groupId, artifactId: c.artifactId, path: [], start: c.start, end: c.end }) as Coordinates;
+    const asCoordinates = (c: (typeof coords)[number]) =>
+      ({ kind: 'dependency', groupId: c.groupId, artifactId: c.artifactId, path: [], start: c.start, end: c.end }) as Coordinates;
     const olds = coords.filter((c) => need.old.includes(`${c.groupId}:${c.artifactId}`));
     for (const c of olds) {
       const at = `${build}:${lineAt(text, c.start)}`;
@@ -212,6 +240,8 @@ async function followGradle(step: FollowStep, build: string, needs: Need[], acce
       } else out.notes.push(`${at} still depends on ${c.groupId}:${c.artifactId}, the artifact of ${step.from}`);
     }
     if ((step.version && artifact && olds.length) || coords.some((c) => provides(asCoordinates(c), need))) continue;
-    out.notes.push(`${build} declares no dependency that provides ${need.pkg} (it may come transitively); add ${artifact ? `implementation("${artifact}:${step.version ?? '<version>'}")` : 'the artifact that provides it'}`);
+    out.notes.push(
+      `${build} declares no dependency that provides ${need.pkg} (it may come transitively); add ${artifact ? `implementation("${artifact}:${step.version ?? '<version>'}")` : 'the artifact that provides it'}`,
+    );
   }
 }

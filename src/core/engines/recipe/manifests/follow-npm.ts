@@ -54,7 +54,13 @@ export async function followNpm(step: FollowStep, changed: readonly string[], ac
 }
 
 /** One owning package.json: the old package flagged, the new one added with `version` unless it or a workspace root above declares it. */
-async function followManifest(step: FollowStep, manifest: string, names: { pkg: string; oldPkg: string | undefined }, access: ManifestAccess, out: FollowThrough): Promise<void> {
+async function followManifest(
+  step: FollowStep,
+  manifest: string,
+  names: { pkg: string; oldPkg: string | undefined },
+  access: ManifestAccess,
+  out: FollowThrough,
+): Promise<void> {
   const { pkg, oldPkg } = names;
   const text = await access.read(manifest);
   const values = text === undefined ? undefined : jsonStringValues(text);
@@ -78,7 +84,12 @@ async function declaredAbove(manifest: string, text: string, pkg: string, access
   for (const dir of ancestors(manifest)) {
     const above = dir === ancestors(manifest)[0] ? text : await access.read(inDir(dir, 'package.json'));
     const found = above === undefined ? undefined : jsonStringValues(above);
-    if (found?.some((v) => (v.path.length === 2 && SECTIONS.includes(v.path[0]) && v.path[1] === pkg) || (v.path.length === 1 && v.path[0] === 'name' && v.value === pkg))) declared = true;
+    if (
+      found?.some(
+        (v) => (v.path.length === 2 && SECTIONS.includes(v.path[0]) && v.path[1] === pkg) || (v.path.length === 1 && v.path[0] === 'name' && v.value === pkg),
+      )
+    )
+      declared = true;
   }
   return declared;
 }

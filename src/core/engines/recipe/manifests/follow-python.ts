@@ -97,7 +97,10 @@ export async function followPython(step: FollowStep, changed: readonly string[],
 
 /** The project of each changed file (the nearest directory with Python manifests, or a `requirements/` directory of them), with its manifests. */
 function owningProjects(changed: readonly string[], paths: readonly string[]): Map<string, string[]> {
-  const manifestsIn = (dir: string) => paths.filter((p) => PYTHON_KINDS.has(manifestKindForPath(p) ?? '') && (dirname(p) === dir || dirname(p) === (dir ? `${dir}/requirements` : 'requirements')));
+  const manifestsIn = (dir: string) =>
+    paths.filter(
+      (p) => PYTHON_KINDS.has(manifestKindForPath(p) ?? '') && (dirname(p) === dir || dirname(p) === (dir ? `${dir}/requirements` : 'requirements')),
+    );
   const projects = new Map<string, string[]>();
   for (const path of changed) {
     const dir = ancestors(path).find((d) => manifestsIn(d).length > 0);
@@ -107,7 +110,13 @@ function owningProjects(changed: readonly string[], paths: readonly string[]): M
 }
 
 /** One project: the old distribution flagged; unless declared, the new one added with `version` (requirements.txt, else pyproject.toml) or asked for. */
-async function followProject(step: FollowStep, manifests: string[], names: { dist: string; oldDist: string | undefined }, access: ManifestAccess, out: FollowThrough): Promise<void> {
+async function followProject(
+  step: FollowStep,
+  manifests: string[],
+  names: { dist: string; oldDist: string | undefined },
+  access: ManifestAccess,
+  out: FollowThrough,
+): Promise<void> {
   const { dist, oldDist } = names;
   const texts = new Map<string, string>();
   for (const m of manifests) {
@@ -122,10 +131,20 @@ async function followProject(step: FollowStep, manifests: string[], names: { dis
   const pyproject = manifests.find((m) => m.endsWith('pyproject.toml'));
   const target = requirements ?? pyproject ?? manifests[0];
   const why = step.version ? access.cannotEdit(target) : undefined;
-  const span = !step.version || why ? undefined : requirements ? addRequirementLine(texts.get(requirements) ?? '', dist, step.version) : pyproject ? addPyprojectDependency(texts.get(pyproject) ?? '', dist, step.version) : undefined;
+  const span =
+    !step.version || why
+      ? undefined
+      : requirements
+        ? addRequirementLine(texts.get(requirements) ?? '', dist, step.version)
+        : pyproject
+          ? addPyprojectDependency(texts.get(pyproject) ?? '', dist, step.version)
+          : undefined;
   if (span) {
     out.edits.push({ path: target, spans: [span] });
     out.dependency = dist;
     out.notes.push(`${target}: added ${dist} ${step.version} for the new import ${step.to}`);
-  } else out.notes.push(`${manifests.join(', ')} ${manifests.length > 1 ? 'do' : 'does'} not declare ${dist}${why ? `; ${target} ${why}` : ''}; add "${dist}${step.version ? `==${step.version}` : ''}" to ${target}`);
+  } else
+    out.notes.push(
+      `${manifests.join(', ')} ${manifests.length > 1 ? 'do' : 'does'} not declare ${dist}${why ? `; ${target} ${why}` : ''}; add "${dist}${step.version ? `==${step.version}` : ''}" to ${target}`,
+    );
 }

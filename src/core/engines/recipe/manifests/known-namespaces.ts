@@ -33,7 +33,10 @@ export const JAVA_PACKAGE_ARTIFACTS: readonly { pkg: string; artifacts: readonly
 
 /** Umbrella artifacts that provide every package of a namespace (the Jakarta EE platform APIs). */
 export const JAVA_UMBRELLA_ARTIFACTS: readonly { prefix: string; artifacts: readonly string[] }[] = [
-  { prefix: 'jakarta', artifacts: ['jakarta.platform:jakarta.jakartaee-api', 'jakarta.platform:jakarta.jakartaee-web-api', 'jakarta.platform:jakarta.jakartaee-core-api'] },
+  {
+    prefix: 'jakarta',
+    artifacts: ['jakarta.platform:jakarta.jakartaee-api', 'jakarta.platform:jakarta.jakartaee-web-api', 'jakarta.platform:jakarta.jakartaee-core-api'],
+  },
   { prefix: 'javax', artifacts: ['javax:javaee-api', 'javax:javaee-web-api'] },
 ];
 
@@ -67,10 +70,14 @@ export const PYTHON_DISTRIBUTIONS: Readonly<Record<string, string>> = {
 
 /** Python standard-library top-level modules an import may move to (nothing to declare). */
 export const PYTHON_STDLIB = new Set(
-  'abc argparse array ast asyncio base64 bisect collections concurrent contextlib copy csv dataclasses datetime decimal email enum functools glob hashlib heapq hmac html http importlib inspect io ipaddress itertools json logging math multiprocessing operator os pathlib pickle platform queue random re secrets shutil signal socket sqlite3 ssl statistics string struct subprocess sys tempfile textwrap threading time tomllib traceback types typing unittest urllib uuid warnings weakref xml zipfile zoneinfo'.split(' '),
+  'abc argparse array ast asyncio base64 bisect collections concurrent contextlib copy csv dataclasses datetime decimal email enum functools glob hashlib heapq hmac html http importlib inspect io ipaddress itertools json logging math multiprocessing operator os pathlib pickle platform queue random re secrets shutil signal socket sqlite3 ssl statistics string struct subprocess sys tempfile textwrap threading time tomllib traceback types typing unittest urllib uuid warnings weakref xml zipfile zoneinfo'.split(
+    ' ',
+  ),
 );
 
 /** Node.js built-in modules (also reachable as `node:<name>`): nothing to declare. */
 export const NODE_BUILTINS = new Set(
-  'assert async_hooks buffer child_process cluster console constants crypto dgram dns events fs http http2 https inspector module net os path perf_hooks process punycode querystring readline repl stream string_decoder timers tls tty url util v8 vm worker_threads zlib test'.split(' '),
+  'assert async_hooks buffer child_process cluster console constants crypto dgram dns events fs http http2 https inspector module net os path perf_hooks process punycode querystring readline repl stream string_decoder timers tls tty url util v8 vm worker_threads zlib test'.split(
+    ' ',
+  ),
 );

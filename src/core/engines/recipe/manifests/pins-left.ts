@@ -52,7 +52,8 @@ export async function pinsLeft(step: BumpDependencyStep, workspace: Workspace, c
     let why: string;
     if (!ctx.isEditable(path)) why = 'the policy does not let recipes edit it';
     else if (ctx.skipped.has(path)) why = `not edited (${ctx.skipped.get(path)})`;
-    else if (!ctx.inScope.has(path)) why = ctx.maxFileBytes !== undefined && new TextEncoder().encode(text).length > ctx.maxFileBytes ? 'over the size limit' : 'outside the scope';
+    else if (!ctx.inScope.has(path))
+      why = ctx.maxFileBytes !== undefined && new TextEncoder().encode(text).length > ctx.maxFileBytes ? 'over the size limit' : 'outside the scope';
     else if (step.from !== undefined) why = `not at ${step.from}`;
     else continue;
     notes.push(`${path}:${pin.line} also pins ${step.package} (${pin.before.trim().slice(0, 120)}): ${why}; left as it is`);

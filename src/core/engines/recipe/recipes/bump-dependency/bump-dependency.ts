@@ -38,7 +38,14 @@ async function followThrough(step: BumpDependencyStep, run: RecipeRun, pending: 
   run.result.lockfilesToRefresh = lockfilesFor(changed, run.workspace, step.package);
   const skipped = new Map(run.result.skipped.map((s) => [s.path, s.reason] as const));
   const { isEditable, maxFileBytes, rules } = run.options;
-  const left = await pinsLeft(step, run.workspace, { inScope: run.inScope, changed: new Set(changed), skipped, isEditable, maxFileBytes, isLockfile: rules.isLockfile });
+  const left = await pinsLeft(step, run.workspace, {
+    inScope: run.inScope,
+    changed: new Set(changed),
+    skipped,
+    isEditable,
+    maxFileBytes,
+    isLockfile: rules.isLockfile,
+  });
   for (const note of left) run.notes.add(note);
   for (const note of compiledRequirements(changed, new Set(run.workspace.paths()))) run.notes.add(note);
 }

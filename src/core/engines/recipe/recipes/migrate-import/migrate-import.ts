@@ -20,10 +20,15 @@ async function declareDependencies(step: MigrateImportStep, run: RecipeRun): Pro
   const follow = await followThrough(step, [...run.changed.keys()], {
     paths: run.workspace.paths(),
     read: (path) => {
-      if (!cache.has(path)) cache.set(path, run.read(path, false).then((r) => ('text' in r ? r.text : undefined)));
+      if (!cache.has(path))
+        cache.set(
+          path,
+          run.read(path, false).then((r) => ('text' in r ? r.text : undefined)),
+        );
       return cache.get(path)!;
     },
-    cannotEdit: (path) => (!options.isEditable(path) ? 'the policy does not let recipes edit it' : !inScope.has(path) ? "it is outside the step's scope" : undefined),
+    cannotEdit: (path) =>
+      !options.isEditable(path) ? 'the policy does not let recipes edit it' : !inScope.has(path) ? "it is outside the step's scope" : undefined,
   });
   for (const note of follow.notes) run.notes.add(note);
   for (const edit of follow.edits) {
@@ -31,7 +36,12 @@ async function declareDependencies(step: MigrateImportStep, run: RecipeRun): Pro
     const out = 'text' in readable ? applySpanEdits(readable.text, edit.spans) : undefined;
     if (out) await run.write(edit.path, out);
   }
-  if (follow.dependency) run.result.lockfilesToRefresh = lockfilesFor(follow.edits.map((e) => e.path), run.workspace, follow.dependency);
+  if (follow.dependency)
+    run.result.lockfilesToRefresh = lockfilesFor(
+      follow.edits.map((e) => e.path),
+      run.workspace,
+      follow.dependency,
+    );
 }
 
 /** Imports moved from one package or module to another; with a version, the new dependency is declared too. */

@@ -47,7 +47,10 @@ export function removeNpm(text: string, step: RemoveDependencyStep): TextBump {
     out.spans.push(dropLine(text, lines[index]));
     if (entry[1]) continue;
     // The last entry of its object: the one before it must not keep a trailing comma.
-    const before = lines.slice(0, index).reverse().find((line) => line.text.trim() !== '');
+    const before = lines
+      .slice(0, index)
+      .reverse()
+      .find((line) => line.text.trim() !== '');
     const comma = before ? /,\s*$/.exec(before.text) : null;
     if (before && comma) out.spans.push({ start: before.start + comma.index, end: before.start + comma.index + 1, text: '' });
   }

@@ -37,7 +37,10 @@ export const renameSymbolRecipe: Recipe<'rename-symbol'> = {
   mapProfile: 'symbol-change',
   suggestions: [
     {
-      pattern: new RegExp(`\\brename\\s+(?:the\\s+)?(?:(class|interface|function|method|field|variable|type)\\s+)?\`?(${IDENT})\`?\\s+(?:to|into|as)\\s+\`?(${IDENT})\`?`, 'gi'),
+      pattern: new RegExp(
+        `\\brename\\s+(?:the\\s+)?(?:(class|interface|function|method|field|variable|type)\\s+)?\`?(${IDENT})\`?\\s+(?:to|into|as)\\s+\`?(${IDENT})\`?`,
+        'gi',
+      ),
       step: (m) => ({ recipe: 'rename-symbol', from: m[2], to: m[3], ...(m[1] ? { kind: m[1].toLowerCase() } : {}) }),
     },
   ],

@@ -24,7 +24,12 @@ export const replaceRecipe: Recipe<'replace'> = {
   dependency: () => undefined,
   targetTerm: (step) => step.find,
   // Defaults the parser fills in again are left out.
-  asWritten: (step) => ({ ...step, ...(step.regex ? {} : { regex: undefined }), ...(step.flags ? {} : { flags: undefined }), ...(step.wordBoundary === 'auto' ? { wordBoundary: undefined } : {}) }),
+  asWritten: (step) => ({
+    ...step,
+    ...(step.regex ? {} : { regex: undefined }),
+    ...(step.flags ? {} : { flags: undefined }),
+    ...(step.wordBoundary === 'auto' ? { wordBoundary: undefined } : {}),
+  }),
   wording: {
     step: (step) => `replace ${step.regex ? 'the pattern ' : ''}${quote(step.find)} with ${quote(step.replace)}`,
     several: () => undefined,
