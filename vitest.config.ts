@@ -21,6 +21,9 @@ export default defineConfig({
     ...shared,
     // Runs once for the whole run (the projects do not inherit it).
     globalSetup: ['test/helpers/openapi/usage-report.ts'],
+    // Both cores: vitest's default leaves one idle on a 2-core machine, where most files wait on
+    // child processes and loopback servers rather than on the CPU.
+    maxWorkers: 2,
     projects: [tier('unit', false), tier('integration'), tier('e2e'), tier('reliability')],
   },
 });
