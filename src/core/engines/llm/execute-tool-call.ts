@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AgentError } from '../../errors.js';
 import { sha256Hex } from '../../util/digest.js';
 import type { LlmTool } from './llm-tool.js';
-import type { LlmPhase, LlmToolCallRecord } from './run-llm-phase.js';
+import type { LlmPhase, LlmToolCallRecord } from './llm-phase-types.js';
 import { frameUntrusted } from '../../text/untrusted-content.js';
 
 export interface ExecuteContext {
