@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { readArtifactIfPresent, writeArtifact } from '../../core/artifacts/artifact-io.js';
 import type { RunKeys } from '../../core/artifacts/keys.js';
-import { renderVerificationSection, replaceVerificationSection } from '../../core/phases/run-report.js';
+import { renderVerificationSection, replaceVerificationSection } from '../../core/phases/verification-section.js';
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
 import { RunRequest } from '../../core/runs/run-request.js';
 import { listOpenAgentRuns } from '../../core/runs/open-runs.js';

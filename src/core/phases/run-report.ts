@@ -18,7 +18,8 @@ import {
   plural,
   sum,
 } from '../text/report-markdown.js';
-import { RunReport, RunReportVerification, type RunReportInput, type Usage } from './run-report-schema.js';
+import { RunReport, type RunReportInput, type Usage } from './run-report-schema.js';
+import { MAX_FINDING_ROWS, MAX_NAMED_FILES, checksShown, markedSection, renderVerificationSection } from './verification-section.js';
 
 /**
  * The run report rendered as the draft PR body: a five-row summary a
@@ -29,14 +30,8 @@ import { RunReport, RunReportVerification, type RunReportInput, type Usage } fro
  * passed in.
  */
 
-export const VERIFICATION_START = '<!-- draftsman:verification:start -->';
-export const VERIFICATION_END = '<!-- draftsman:verification:end -->';
-
 const MAX_TARGET_ROWS = 100;
-const MAX_FINDING_ROWS = 50;
 const MAX_OBJECTIVE = 4_000;
-/** A risk factor names its files only when they are this few; more are counted (Targets lists them). */
-const MAX_NAMED_FILES = 3;
 
 /** Render the PR body. The report is validated first; an invalid report throws the ZodError. */
 export function renderRunReport(input: RunReportInput): string {
@@ -99,79 +94,6 @@ function planRevised(report: RunReport): string[] {
     '',
     ...report.planRevisions.map((r) => `- ${inline(r.reason)}${changes(r) ? ` (${changes(r)})` : ''}`),
   ];
-}
-
-/** CI's results as a table once any check reported; otherwise why there are none yet. */
-function ciResultLines(ci: RunReportVerification['ci']): string[] {
-  if (!ci || ci.state === 'unavailable' || (ci.state === 'pending' && ci.checks.length === 0)) {
-    return [
-      ci?.state === 'unavailable' ? '**CI results:** unavailable for this commit.' : '**CI results:** not yet known; this section is updated when CI reports.',
-    ];
-  }
-  const out = [
-    `**CI results** (${ci.state}${ci.commitSha ? ` on ${code(ci.commitSha.slice(0, 12))}` : ''}):`,
-    '',
-    '| check | status | conclusion |',
-    '|---|---|---|',
-  ];
-  for (const c of ci.checks) {
-    const name = c.url && /^https?:\/\//.test(c.url) ? `[${cell(c.name)}](${c.url.replace(/[()\s]/g, encodeURIComponent)})` : cell(c.name);
-    out.push(`| ${name} | ${cell(c.status)} | ${cell(c.conclusion ?? 'pending')} |`);
-  }
-  return out;
-}
-
-/**
- * The Verification section's content (without markers): static checks draftsman ran, what it
- * did not run, what CI should run, and CI results when known. The publisher calls this again
- * with `ci` filled in and swaps it in with `replaceVerificationSection`.
- */
-export function renderVerificationSection(input: z.input<typeof RunReportVerification>): string {
-  const v = RunReportVerification.parse(input);
-  const out: string[] = ['## Verification', ''];
-  const checks = checksShown(v);
-  if (checks.length > 0) {
-    out.push('**Checked by draftsman** (static checks; no build or test was run):', '', '| check | result | detail |', '|---|---|---|');
-    for (const c of checks) out.push(`| ${cell(c.name)} | ${statusMark(c.status)} | ${cell(c.detail ?? '')} |`);
-    out.push('');
-  } else out.push('Draftsman ran no checks on this change.', '');
-  if (v.secretFindings.length > 0) {
-    out.push(`**Secret scan findings** (publication is refused until they are removed):`, '', '| rule | file | line |', '|---|---|---|');
-    for (const f of v.secretFindings.slice(0, MAX_FINDING_ROWS)) out.push(`| ${cell(f.rule)} | ${codeCell(f.path)} | ${f.line} |`);
-    if (v.secretFindings.length > MAX_FINDING_ROWS) out.push('', `…and ${v.secretFindings.length - MAX_FINDING_ROWS} more.`);
-    out.push('');
-  }
-  if (v.notRun.length > 0) {
-    out.push('**Not run by draftsman:**', '');
-    for (const n of v.notRun) out.push(`- ${inline(n.name)}: ${inline(n.why)}`);
-    out.push('');
-  }
-  if (v.ciCommands.length > 0) {
-    out.push(`**CI should run** (from the policy's \`agent.build.commands\`${v.verifier ? `, ${inline(v.verifier)}` : ''}):`, '');
-    out.push(...fenced('sh', v.ciCommands.join('\n')), '');
-  } else out.push('The policy lists no `agent.build.commands`; CI results are the only test evidence.', '');
-
-  out.push(...ciResultLines(v.ci));
-  return out.join('\n').trimEnd();
-}
-
-/**
- * Replace the Verification section (between the markers) of a PR body with `markdown`. A body
- * that lost its markers (a human edited it) gets the section appended instead. Markers inside
- * `markdown` are removed so the section stays well delimited.
- */
-export function replaceVerificationSection(body: string, markdown: string): string {
-  const content = markdown.split(VERIFICATION_START).join('').split(VERIFICATION_END).join('').trim();
-  const section = markedSection(content);
-  const start = body.indexOf(VERIFICATION_START);
-  const end = start >= 0 ? body.indexOf(VERIFICATION_END, start) : -1;
-  if (start >= 0 && end > start) return body.slice(0, start) + section + body.slice(end + VERIFICATION_END.length);
-  return `${body.trimEnd()}\n\n${section}\n`;
-}
-
-/** Blank lines around the content keep the comment markers separate HTML blocks in any renderer. */
-function markedSection(content: string): string {
-  return `${VERIFICATION_START}\n\n${content}\n\n${VERIFICATION_END}`;
 }
 
 function summaryTable(r: RunReport): string[] {
@@ -393,22 +315,6 @@ function objectiveText(r: RunReport): string {
     .slice(first + 1)
     .join('\n')
     .trim();
-}
-
-/** The checks as shown: a secret scan with findings is failed, whatever the check recorded. */
-function checksShown(v: RunReportVerification): RunReportVerification['checks'] {
-  if (v.secretFindings.length === 0) return v.checks;
-  const detail = `${v.secretFindings.length} ${plural(v.secretFindings.length, 'finding')}: ${v.secretFindings
-    .slice(0, MAX_NAMED_FILES)
-    .map((f) => `${f.rule} at ${f.path}:${f.line}`)
-    .join('; ')}${v.secretFindings.length > MAX_NAMED_FILES ? '; …' : ''}`;
-  const isScan = (name: string) => /secret/i.test(name);
-  const scan = { name: 'Secret scan of the change', status: 'FAILED' as const, detail };
-  return v.checks.some((c) => isScan(c.name)) ? v.checks.map((c) => (isScan(c.name) ? { ...c, status: 'FAILED' as const, detail } : c)) : [...v.checks, scan];
-}
-
-function statusMark(status: 'PASSED' | 'FAILED' | 'SKIPPED'): string {
-  return status === 'PASSED' ? '✅ passed' : status === 'FAILED' ? '❌ failed' : '⏭️ skipped';
 }
 
 function verdictCounts(r: RunReport): string {

@@ -18,7 +18,7 @@ import { stagePaths } from '../../../src/core/git/stage-paths.js';
 import { VirtualIndex } from '../../../src/core/git/virtual-index.js';
 import { writePolicyFor } from '../../helpers/path-rules.js';
 import { buildPrCandidate, writePrCandidate } from '../../../src/core/git/write-pr-candidate.js';
-import { renderVerificationSection, replaceVerificationSection } from '../../../src/core/phases/run-report.js';
+import { renderVerificationSection, replaceVerificationSection } from '../../../src/core/phases/verification-section.js';
 import type { FsLike } from '../../../src/core/ports.js';
 import { RunRecord, RunRequest } from '../../../src/core/runs/run-request.js';
 import { IssueLatest, IssueLock } from '../../../src/core/runs/run-state.js';

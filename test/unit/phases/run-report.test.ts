@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  VERIFICATION_END,
-  VERIFICATION_START,
-  renderRunReport,
-  renderVerificationSection,
-  replaceVerificationSection,
-} from '../../../src/core/phases/run-report.js';
+import { renderRunReport } from '../../../src/core/phases/run-report.js';
+import { VERIFICATION_END, VERIFICATION_START, renderVerificationSection, replaceVerificationSection } from '../../../src/core/phases/verification-section.js';
 import { RunReport, type RunReportInput } from '../../../src/core/phases/run-report-schema.js';
 
 function report(overrides: Partial<RunReportInput> = {}): RunReportInput {

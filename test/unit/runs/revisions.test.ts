@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replaceVerificationSection } from '../../../src/core/phases/run-report.js';
+import { replaceVerificationSection } from '../../../src/core/phases/verification-section.js';
 import { replaceRevisionsSection, type RevisionEntry } from '../../../src/core/runs/revisions.js';
 
 const entry = (attempt: number, fields: Partial<RevisionEntry> = {}): RevisionEntry => ({
