@@ -28,6 +28,9 @@ export function runGit(gitdir: string, args: string[], input?: Uint8Array, env: 
   });
 }
 
+/** Bodies larger than this are read from git each time rather than kept in memory. */
+const MAX_KEPT_BODY = 1 << 20;
+
 async function gitOk(gitdir: string, args: string[], input?: Uint8Array): Promise<Buffer> {
   const r = await runGit(gitdir, args, input);
   if (r.code !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr.trim()}`);
@@ -41,6 +44,15 @@ async function gitOk(gitdir: string, args: string[], input?: Uint8Array): Promis
  */
 export class GitStore {
   constructor(readonly gitdir: string) {}
+
+  /**
+   * What git answered for an object, by SHA (`typeOf`) and by `<type> <sha>` (`readRaw`, which
+   * git may answer by peeling, a commit read as a tree). An object never changes once stored, so
+   * a hit is what git would answer again; only answers for existing objects are kept (a miss asks
+   * git again). Each git call is a process, and a run reads the same trees and commits many times.
+   */
+  private readonly types = new Map<string, string>();
+  private readonly bodies = new Map<string, Buffer>();
 
   static async init(gitdir: string, defaultBranch: string): Promise<GitStore> {
     const r = await runGit(gitdir, ['init', '--bare', '--quiet', `--initial-branch=${defaultBranch}`, gitdir]);
@@ -72,13 +84,16 @@ export class GitStore {
 
   private async write(type: 'blob' | 'tree' | 'commit', body: Uint8Array): Promise<string> {
     const expected = objectSha(type, body);
+    if (this.types.has(expected)) return expected;
     if (this.direct) {
       await this.writeLoose(expected, type, body);
-      return expected;
+    } else {
+      const stored = (await gitOk(this.gitdir, ['hash-object', '-w', '-t', type, '--stdin'], body)).toString().trim();
+      if (stored !== expected) throw new Error(`git stored ${type} ${stored}, expected ${expected}`);
     }
-    const stored = (await gitOk(this.gitdir, ['hash-object', '-w', '-t', type, '--stdin'], body)).toString().trim();
-    if (stored !== expected) throw new Error(`git stored ${type} ${stored}, expected ${expected}`);
-    return stored;
+    this.types.set(expected, type);
+    if (body.length <= MAX_KEPT_BODY) this.bodies.set(`${type} ${expected}`, Buffer.from(body));
+    return expected;
   }
 
   writeBlob(bytes: Uint8Array): Promise<string> {
@@ -96,14 +111,23 @@ export class GitStore {
   /** The object's type, or undefined when it does not exist. */
   async typeOf(sha: string): Promise<string | undefined> {
     if (!/^[0-9a-f]{40}$/.test(sha)) return undefined;
+    const known = this.types.get(sha);
+    if (known) return known;
     const r = await runGit(this.gitdir, ['cat-file', '-t', sha]);
-    return r.code === 0 ? r.stdout.toString().trim() : undefined;
+    if (r.code !== 0) return undefined;
+    const type = r.stdout.toString().trim();
+    this.types.set(sha, type);
+    return type;
   }
 
   async readRaw(type: 'blob' | 'tree' | 'commit', sha: string): Promise<Buffer | undefined> {
     if (!/^[0-9a-f]{40}$/.test(sha)) return undefined;
+    const known = this.bodies.get(`${type} ${sha}`);
+    if (known) return Buffer.from(known);
     const r = await runGit(this.gitdir, ['cat-file', type, sha]);
-    return r.code === 0 ? r.stdout : undefined;
+    if (r.code !== 0) return undefined;
+    if (r.stdout.length <= MAX_KEPT_BODY) this.bodies.set(`${type} ${sha}`, r.stdout);
+    return Buffer.from(r.stdout);
   }
 
   async readTree(sha: string): Promise<TreeEntry[] | undefined> {
