@@ -51,8 +51,9 @@ async function scenarioWith(policy: 'rerun' | 'warn' = 'rerun'): Promise<Scenari
 
 /** A bare copy of the stand-in's repository on disk, as `--publish` would find it. */
 function localCopy(s: Scenario): string {
-  const dir = join(makeTempDir(), 'widgets.git');
-  dirs.push(dir);
+  const parent = makeTempDir();
+  dirs.push(parent);
+  const dir = join(parent, 'widgets.git');
   cpSync(join(s.standin.gitRoot, OWNER, `${REPO}.git`), dir, { recursive: true });
   return dir;
 }
