@@ -157,12 +157,13 @@ function extensionClass(path: string): PathClass {
 }
 
 /**
- * A matcher for `forbiddenPaths` with the always-forbidden paths added (case-insensitively), so
- * no caller and no policy can drop them. Over already normalised paths.
+ * A matcher for `forbiddenPaths` with the always-forbidden paths added, so no caller and no
+ * policy can drop them. Both ignore case: `Secrets/prod.yml` is what `secrets/**` forbids (a
+ * checkout on a case-insensitive file system is the same file). Over already normalised paths.
  */
 export function forbiddenMatcher(forbiddenPaths: readonly string[]): (path: string) => boolean {
   const always = compileGlobs(ALWAYS_FORBIDDEN_PATHS, { nocase: true });
-  const own = compileGlobs(forbiddenPaths);
+  const own = compileGlobs(forbiddenPaths, { nocase: true });
   return (path) => always(path) || own(path);
 }
 
@@ -172,7 +173,9 @@ export function forbiddenMatcher(forbiddenPaths: readonly string[]): (path: stri
 export function compilePathRules(policy: AgentPolicy): PathRules {
   const workflow = compileGlobs(['.github/workflows'], { nocase: true });
   const isForbidden = forbiddenMatcher(policy.agent.forbiddenPaths);
-  const approval = compileGlobs(policy.agent.requireApprovalFor);
+  // Lists that hold a change back ignore case as forbiddenPaths does; allowedPaths, which lets
+  // one through, keeps it.
+  const approval = compileGlobs(policy.agent.requireApprovalFor, { nocase: true });
   const allowList = policy.agent.allowedPaths;
   const allowed = allowList ? compileGlobs(allowList) : () => true;
   const lockfile = compileGlobs(policy.editRules.lockfilePatterns);

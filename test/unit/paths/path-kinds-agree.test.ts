@@ -55,6 +55,9 @@ const TABLE: { path: string; kinds: Kind[]; custom?: Kind[] }[] = [
   { path: '.env.local', kinds: ['config'] },
   { path: 'secrets/prod.yml', kinds: ['config'], custom: ['config', 'forbidden'] },
   { path: 'src/legacy/Old.java', kinds: ['source'], custom: ['source', 'forbidden'] },
+  // A custom forbidden path matches whatever the case, as the built-in ones do.
+  { path: 'Secrets/prod.yml', kinds: ['config'], custom: ['config', 'forbidden'] },
+  { path: 'SRC/Legacy/Old.java', kinds: ['source'], custom: ['source', 'forbidden'] },
   { path: '.github/workflows/ci.yml', kinds: ['config', 'forbidden'] },
 ];
 
