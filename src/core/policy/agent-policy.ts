@@ -143,7 +143,9 @@ export const AgentPolicy = z
           .array(z.enum(['analysis', 'draft_pr']))
           .default(['analysis', 'draft_pr'])
           .describe('Modes a run may use: analysis (report only) and draft_pr (open a draft pull request).'),
-        requireApprovalFor: globs('A change touching any of these paths (matched ignoring case) stops in NEEDS_APPROVAL until a maintainer approves.').default([]),
+        requireApprovalFor: globs('A change touching any of these paths (matched ignoring case) stops in NEEDS_APPROVAL until a maintainer approves.').default(
+          [],
+        ),
         forbiddenPaths: globs(
           'Paths never edited, checked at stage, commit and publish, matched ignoring case (`secrets/**` also forbids `Secrets/prod.yml`). `.github/workflows/**` and `.agent-policy.yaml` are forbidden even when omitted here (the App has no workflows permission, and a run never edits its own policy).',
         ).default(DEFAULT_FORBIDDEN_PATHS),
