@@ -20,6 +20,7 @@ import { planPublication } from '../../core/publish/plan-publication.js';
 import type { BaseState, PublicationApplied, PublicationPlan, TrustedPolicy } from '../../core/publish/publication.js';
 import { describeRefusal, PublishError } from '../../core/publish/publish-error.js';
 import { hasRunIdTrailer } from '../../core/runs/run-branch.js';
+import { trustedAttemptState } from '../../core/runs/attempts.js';
 import { AttemptRequest, RunRequest } from '../../core/runs/run-request.js';
 import type { FileMode, TreeFile } from '../../core/workspace/workspace.js';
 import { identityFromLocalPath } from '../git/repo-identity.js';
@@ -237,6 +238,7 @@ export async function publishToLocalRepository(options: {
     binding: storageBinding(keys.prefix),
     request,
     candidate: stored,
+    attemptState: await trustedAttemptState(store, keys, request.runId, raw.attempt),
     target: { kind: 'local', ...identityFromLocalPath(location) },
     trustedPolicy: await readLocalPolicy(fs, gitdir, raw.baseCommitSha, options.policy),
     base: await readLocalBase(fs, gitdir, raw),

@@ -5,6 +5,7 @@ import { checkRun, storageBinding } from '../../core/publish/check-binding.js';
 import { planPublication } from '../../core/publish/plan-publication.js';
 import type { PublicationApplied, PublicationPlan } from '../../core/publish/publication.js';
 import { PublishError } from '../../core/publish/publish-error.js';
+import { trustedAttemptState } from '../../core/runs/attempts.js';
 import { RunRequest } from '../../core/runs/run-request.js';
 import { bindLogScope } from '../logger.js';
 import { noteRefusedFollowUp, readBranchHead, readFollowUp, revisionEntry, updateRevisions } from './follow-up-publication.js';
@@ -60,7 +61,8 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
     }
   }
   const controls = await readRunControls(store, keys, binding.runId, ctx.attempt);
-  const pre = checkRun({ binding, request, candidate: raw, cancel: controls.cancel, targetKind: 'github' });
+  const attemptState = await trustedAttemptState(store, keys, binding.runId, ctx.attempt);
+  const pre = checkRun({ binding, request, candidate: raw, cancel: controls.cancel, attemptState, targetKind: 'github' });
   if (pre instanceof PublishError) return recordRefusal(options, ctx, pre);
   if (request.source.kind !== 'github') throw new Error('checkRun admits GitHub runs only');
   const { candidate } = pre;
@@ -80,6 +82,7 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
     request,
     candidate: raw,
     cancel: controls.cancel,
+    attemptState,
     target,
     trustedPolicy: await readTrustedPolicy(repo, defaultBranch),
     base,

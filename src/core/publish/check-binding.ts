@@ -30,10 +30,11 @@ const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 /**
  * The checks that need nothing from the host: the candidate parses; the storage key, the
  * request and the candidate name one run, one repository and its agent branch; the attempt was
- * not cancelled. Returns the parsed candidate and its branch, or the refusal.
+ * requested by a trusted writer, not superseded by a later one, and not cancelled. Returns the
+ * parsed candidate and its branch, or the refusal.
  */
 export function checkRun(
-  input: Pick<PublicationInput, 'binding' | 'request' | 'candidate' | 'cancel'> & { targetKind: PublicationTarget['kind'] },
+  input: Pick<PublicationInput, 'binding' | 'request' | 'candidate' | 'cancel' | 'attemptState'> & { targetKind: PublicationTarget['kind'] },
 ): PublishError | { candidate: PrCandidate; branch: string } {
   const { binding, request } = input;
   const parsed = PrCandidate.safeParse(input.candidate);
@@ -70,6 +71,9 @@ export function checkRun(
     });
   }
   if (input.cancel && input.cancel.attempt >= candidate.attempt) return new PublishError('RUN_CANCELLED', 'the run was cancelled', { by: input.cancel.by });
+  if (!input.attemptState.requested)
+    return new PublishError('ATTEMPT_NOT_REQUESTED', 'no trusted request exists for the candidate attempt', { attempt: candidate.attempt });
+  if (input.attemptState.superseded) return new PublishError('ATTEMPT_SUPERSEDED', 'a later attempt of the run was requested', { attempt: candidate.attempt });
   return { candidate, branch };
 }
 

@@ -3,6 +3,7 @@ import type { AgentPolicy } from '../policy/agent-policy.js';
 import type { FollowUp } from '../runs/follow-up.js';
 import type { RunRequest } from '../runs/run-request.js';
 import type { PublishError } from './publish-error.js';
+import type { TrustedAttemptState } from '../runs/attempts.js';
 
 /** The run named by the storage key the event (or the CLI) points at: `runs/<owner>/<repo>/<runId>/`. */
 export interface StorageBinding {
@@ -56,6 +57,8 @@ export interface PublicationInput {
   candidate: unknown;
   /** Whether the candidate's attempt was cancelled, and by whom. */
   cancel?: { attempt: number; by: string };
+  /** The candidate's attempt as the run's trusted writers recorded it (`trustedAttemptState`). */
+  attemptState: TrustedAttemptState;
   target: PublicationTarget;
   trustedPolicy: TrustedPolicy;
   base: BaseState;

@@ -15,6 +15,10 @@ export const PUBLISH_REASONS = [
   'BINDING_MISMATCH',
   /** The run was cancelled before the candidate was published. */
   'RUN_CANCELLED',
+  /** The candidate names an attempt no trusted writer requested (its `attempts/<n>/request.json` is missing). */
+  'ATTEMPT_NOT_REQUESTED',
+  /** A later attempt of the run was requested: this candidate's attempt is over. */
+  'ATTEMPT_SUPERSEDED',
   /** The trusted `.agent-policy.yaml` is invalid, disables the App, or does not allow draft PRs. */
   'POLICY_REFUSED',
   /** The task block of the snapshot no longer parses. */

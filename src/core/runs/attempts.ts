@@ -55,3 +55,25 @@ export async function loadAttempt(store: ArtifactStore, keys: RunKeys, attempt: 
   if (!attemptRequest) throw new Error(`attempt ${attempt} of run ${request.runId} has no request`);
   return { attempt, request, attemptRequest, createdAt: attemptRequest.createdAt, createdRun: false };
 }
+
+/**
+ * What the trusted writers of a run say of one attempt, read from keys no worker can write:
+ * `requested` when the attempt has its request (`request.json` for 1, `attempts/<n>/request.json`
+ * naming this run and attempt for n >= 2), `superseded` when a later attempt was requested. A
+ * candidate's `attempt` is the worker's word; this is what a publisher holds it to.
+ */
+export async function trustedAttemptState(store: ArtifactStore, keys: RunKeys, runId: string, attempt: number): Promise<TrustedAttemptState> {
+  const requested = attempt === 1 ? (await store.get(keys.request)) !== undefined : await attemptRequested(store, keys, runId, attempt);
+  const superseded = await attemptRequested(store, keys, runId, attempt + 1);
+  return { requested, superseded };
+}
+
+export interface TrustedAttemptState {
+  requested: boolean;
+  superseded: boolean;
+}
+
+async function attemptRequested(store: ArtifactStore, keys: RunKeys, runId: string, attempt: number): Promise<boolean> {
+  const request = await readArtifactIfPresent(store, keys.attempt(attempt).request, AttemptRequest).catch(() => undefined);
+  return request !== undefined && request.runId === runId && request.attempt === attempt;
+}

@@ -1,6 +1,7 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { trustedAttemptState } from '../../../src/core/runs/attempts.js';
 import { createGitHubApi } from '../../../src/app/github/github-api.js';
 import { STANDIN_GITHUB_POLICY } from '../../helpers/github-standin/index.js';
 import { LocalPublisher, readLocalBase, readLocalPolicy } from '../../../src/app/local/local-publisher.js';
@@ -100,6 +101,7 @@ async function decide(
     candidate: raw,
     target,
     blobs: await readCandidateBlobs(s.store, s.keys, candidate),
+    attemptState: await trustedAttemptState(s.store, s.keys, s.runId, candidate.attempt),
     ...controls,
   };
   const base = 'github' in from ? await readGitHubBase(repo, candidate, defaultBranch, defaultHead) : undefined;

@@ -37,11 +37,12 @@ const candidate = {
   attempt: 1,
 };
 const binding = { owner: 'acme', repo: 'widgets', runId: 'run1' };
+const requested = { requested: true, superseded: false };
 const github: PublicationTarget = { kind: 'github', repositoryId: 11, owner: 'acme', repo: 'widgets', tokenRepositoryIds: [11] };
 
 describe('publication binding', () => {
   it('binds a run whose key, request, candidate and repository agree', () => {
-    expect(checkRun({ binding, request, candidate, targetKind: 'github' })).toMatchObject({ branch: 'agent/i7/rrun1' });
+    expect(checkRun({ binding, request, candidate, attemptState: requested, targetKind: 'github' })).toMatchObject({ branch: 'agent/i7/rrun1' });
     expect(checkTarget(request, github)).toBeUndefined();
     expect(storageBinding('runs/acme/widgets/run1/')).toEqual(binding);
   });
@@ -74,9 +75,11 @@ describe('publication binding', () => {
       reason: 'NOT_A_GITHUB_RUN',
     },
     { name: 'a cancelled attempt', input: { cancel: { attempt: 1, by: 'alice' } }, reason: 'RUN_CANCELLED' },
+    { name: 'an attempt no trusted writer requested', input: { attemptState: { requested: false, superseded: false } }, reason: 'ATTEMPT_NOT_REQUESTED' },
+    { name: 'an attempt a later one superseded', input: { attemptState: { requested: true, superseded: true } }, reason: 'ATTEMPT_SUPERSEDED' },
     { name: 'a candidate that fails its schema', input: { candidate: { ...candidate, draft: false } }, reason: 'CANDIDATE_INVALID' },
   ])('refuses $name', ({ input, reason }) => {
-    expect(checkRun({ binding, request, candidate, targetKind: 'github', ...input })).toMatchObject({ reason });
+    expect(checkRun({ binding, request, candidate, attemptState: requested, targetKind: 'github', ...input })).toMatchObject({ reason });
   });
 
   it('derives the branch from the issue and run for GitHub runs, from the run for local runs, and never from a request without an issue', () => {
