@@ -1,6 +1,58 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArtifactStore } from '../../src/core/ports.js';
+import { MAX_DISPATCHES_PER_GRANT } from '../../src/app/dispatch/dispatch-record.js';
+import { MAX_GRANTED_CONTINUATIONS } from '../../src/core/runs/continuations.js';
 import { MAINTAINER, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
+
+/**
+ * Continuations are granted, not taken (docs/trust-chain.md, "Continuations"): mid-run the
+ * worker writes twenty `continue-<k>.json` keys with its own store, half of them marked as
+ * operator replays, and one for an attempt nobody requested. The dispatcher starts at most
+ * MAX_GRANTED_CONTINUATIONS extra workers for the attempt and none for the unrequested one
+ * (cancelled and published runs: test/unit/runs/continuations.test.ts).
+ */
+describe('continuations the worker writes for itself', () => {
+  let h: AppHarness;
+  let prefix = '';
+  let forged = false;
+
+  beforeAll(async () => {
+    h = await startAppHarness();
+    expect((await h.deliver('issues', h.payloads.labeled(2))).statusCode).toBe(202);
+    prefix = h
+      .pending()
+      .find((k) => k.endsWith('/request.json'))!
+      .replace(/request\.json$/, '');
+    const runId = prefix.split('/')[3];
+    const stop = h.interceptWorkerWrites(async (key, store) => {
+      if (forged || !key.includes('/checkpoints/')) return;
+      forged = true;
+      const continuation = (attempt: number, k: number) =>
+        JSON.stringify({ schemaVersion: 1, runId, attempt, continuation: k, reason: k % 2 === 0 ? 'replay' : 'time', at: '2026-02-03T04:05:06.000Z' });
+      for (let k = 1; k <= 20; k++) await store.put(`${prefix}attempts/1/continue-${k}.json`, continuation(1, k));
+      // The same key written again and again: each write is an S3 notification.
+      for (let again = 0; again < 5; again++) await store.put(`${prefix}attempts/1/continue-1.json`, continuation(1, 1));
+      await store.put(`${prefix}attempts/5/continue-1.json`, continuation(5, 1));
+    });
+    await h.drain();
+    stop();
+  }, 180_000);
+
+  afterAll(async () => h?.stop());
+
+  it('starts at most MAX_GRANTED_CONTINUATIONS workers for the attempt and none for an attempt nobody requested', () => {
+    expect(forged).toBe(true);
+    const continued = h.dispatched.filter((d) => d.key.startsWith(`${prefix}attempts/`) && /continue-\d+\.json$/.test(d.key));
+    expect(continued.length).toBeGreaterThanOrEqual(26);
+    const workers = h.issued.filter((t) => t.fn === 'worker');
+    // One token per worker invocation: the first, continuation 1 up to its dispatch bound, the other granted ones once.
+    expect(workers.length).toBeLessThanOrEqual(1 + MAX_DISPATCHES_PER_GRANT + (MAX_GRANTED_CONTINUATIONS - 1));
+    const refusals = h.logs.entries().filter((l) => l.msg === 'dispatcher refused a continuation');
+    expect(refusals.map((l) => l.reason)).toContain('ATTEMPT_NOT_REQUESTED');
+    expect(refusals.map((l) => l.reason)).toContain('LIMIT_REACHED');
+    expect(refusals.map((l) => l.reason)).toContain('DISPATCHED_ENOUGH');
+  });
+});
 
 /**
  * The publisher holds a candidate's `attempt` to what the run's trusted writers recorded

@@ -520,7 +520,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   let capabilities = 0;
   const dispatcherFor = (context: InvocationContext) =>
     createDispatcherHandler({
-      store,
+      store: roleStore('DispatcherRole'),
       clock,
       logger: new CapturingLogger({ clock, bindings: { fn: 'dispatcher' } }, logs),
       random: (size) => createHash('sha256').update(`harness-capability-${++capabilities}`).digest().subarray(0, size),

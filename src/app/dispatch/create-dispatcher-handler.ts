@@ -1,10 +1,24 @@
 import { z } from 'zod';
-import { putArtifactIfAbsent, readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
+import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArtifactVersioned } from '../../core/artifacts/artifact-io.js';
 import { runKeys } from '../../core/artifacts/keys.js';
 import type { ArtifactStore, Clock, Logger } from '../../core/ports.js';
 import { RunRequest } from '../../core/runs/run-request.js';
 import { decodeS3EventKey } from '../aws/s3-artifact-store.js';
-import { CAPABILITY_TTL_MS, DispatchRecord, dispatchKey, newCapability, RunSessionError, type WorkerInvocation } from './dispatch-record.js';
+import { CancelMarker } from '../../core/runs/run-state.js';
+import { PublishRecord } from '../../core/runs/publish-record.js';
+import { trustedAttemptState } from '../../core/runs/attempts.js';
+import { continuationRefusal, type ContinuationRefusal } from '../../core/runs/continuations.js';
+import {
+  CAPABILITY_TTL_MS,
+  ContinuationGrant,
+  continuationGrantKey,
+  MAX_DISPATCHES_PER_GRANT,
+  DispatchRecord,
+  dispatchKey,
+  newCapability,
+  RunSessionError,
+  type WorkerInvocation,
+} from './dispatch-record.js';
 import { withLogScope } from '../logger.js';
 import { parseRunTrigger, type RunTrigger } from './run-key.js';
 
@@ -56,6 +70,58 @@ async function dispatchOne(deps: DispatcherDeps, key: string, trigger: RunTrigge
     deps.logger.warn('dispatcher found no request for the run', { key });
     return { key, dispatched: false, reason: 'no request.json' };
   }
+  if (trigger.continuation > 0) {
+    const refusal = await grantContinuation(deps.store, trigger);
+    if (refusal) {
+      deps.logger.warn('dispatcher refused a continuation', { key, reason: refusal });
+      return { key, dispatched: false, reason: refusal };
+    }
+  }
+  return invokeWorker(deps, key, trigger);
+}
+
+/**
+ * A continuation key is the worker asking for another invocation; the grant is the
+ * dispatcher's (docs/trust-chain.md, "Continuations"): the attempt's trusted request, the cancel
+ * marker and the publish record decide; continuation k is granted after k-1, at most
+ * MAX_GRANTED_CONTINUATIONS per attempt, and each grant starts at most
+ * MAX_DISPATCHES_PER_GRANT workers (S3's duplicate notifications and Lambda's retries of this
+ * event), counted in `dispatch/` where no worker reaches.
+ */
+async function grantContinuation(store: ArtifactStore, trigger: RunTrigger): Promise<ContinuationRefusal | 'DISPATCHED_ENOUGH' | undefined> {
+  const keys = runKeys(trigger.owner, trigger.repo, trigger.runId);
+  const cancel = await readArtifactIfPresent(store, keys.cancel, CancelMarker).catch(() => undefined);
+  const published = await readArtifactIfPresent(store, keys.publish, PublishRecord).catch(() => undefined);
+  const previous = { ...trigger, continuation: trigger.continuation - 1 };
+  const refusal = continuationRefusal({
+    attempt: trigger.attempt,
+    continuation: trigger.continuation,
+    attemptState: await trustedAttemptState(store, keys, trigger.runId, trigger.attempt),
+    cancelledAttempt: cancel?.runId === trigger.runId ? cancel.attempt : undefined,
+    publishedAttempt: published?.runId === trigger.runId ? published.attempt : undefined,
+    previousGranted: trigger.continuation === 1 || (await store.get(continuationGrantKey(previous))) !== undefined,
+  });
+  if (refusal) return refusal;
+  return (await countDispatch(store, trigger)) ? undefined : 'DISPATCHED_ENOUGH';
+}
+
+/** One more dispatch of a granted continuation, by compare-and-swap; false once it had enough. */
+async function countDispatch(store: ArtifactStore, trigger: RunTrigger): Promise<boolean> {
+  const key = continuationGrantKey(trigger);
+  const fresh: ContinuationGrant = { schemaVersion: 1, runId: trigger.runId, attempt: trigger.attempt, continuation: trigger.continuation, dispatches: 1 };
+  for (let tries = 0; tries < 5; tries++) {
+    const held = await readArtifactVersioned(store, key, ContinuationGrant);
+    if (!held) {
+      if (await putArtifactIfAbsent(store, key, ContinuationGrant, fresh)) return true;
+      continue;
+    }
+    if (held.value.dispatches >= MAX_DISPATCHES_PER_GRANT) return false;
+    if (await putArtifactIfMatch(store, key, ContinuationGrant, { ...held.value, dispatches: held.value.dispatches + 1 }, held.etag)) return true;
+  }
+  return false;
+}
+
+async function invokeWorker(deps: DispatcherDeps, key: string, trigger: RunTrigger): Promise<DispatchOutcome> {
   const capability = newCapability(deps.random);
   const now = deps.clock.now();
   const record: DispatchRecord = {

@@ -68,3 +68,28 @@ export function dispatchPrefix(trigger: Pick<RunTrigger, 'owner' | 'repo' | 'run
 export function dispatchKey(trigger: Pick<RunTrigger, 'owner' | 'repo' | 'runId'>, capability: string): string {
   return `${dispatchPrefix(trigger)}${capabilityDigest(capability)}.json`;
 }
+
+/**
+ * Workers one granted continuation may start: S3 may notify a key twice, and Lambda retries a
+ * dispatcher event whose invoke failed. A worker that overwrites its key gets no more.
+ */
+export const MAX_DISPATCHES_PER_GRANT = 3;
+
+/**
+ * `dispatch/continuation-<n>-<k>.json`: the dispatcher granted continuation k of attempt n and
+ * started `dispatches` workers for it (counted by compare-and-swap before each start).
+ */
+export const ContinuationGrant = z
+  .object({
+    schemaVersion: z.literal(1),
+    runId: z.string(),
+    attempt: z.number().int().positive(),
+    continuation: z.number().int().positive(),
+    dispatches: z.number().int().positive(),
+  })
+  .strict();
+export type ContinuationGrant = z.infer<typeof ContinuationGrant>;
+
+export function continuationGrantKey(trigger: Pick<RunTrigger, 'owner' | 'repo' | 'runId' | 'attempt' | 'continuation'>): string {
+  return `${dispatchPrefix(trigger)}continuation-${trigger.attempt}-${trigger.continuation}.json`;
+}

@@ -8,7 +8,8 @@ import { IssueLatest } from '../../core/runs/run-state.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { postAnalysisReport } from './analysis-comment.js';
 import { noteFailedRebuild, noteUnchangedFollowUp } from './follow-up-note.js';
-import { Continuation, MAX_CONTINUATIONS } from './lease.js';
+import { MAX_CONTINUATIONS } from '../../core/runs/continuations.js';
+import { Continuation } from './lease.js';
 import type { OpenAttempt } from './open-attempt.js';
 import { stopAttempt } from './stop-attempt.js';
 

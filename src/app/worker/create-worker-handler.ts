@@ -13,7 +13,7 @@ import { leaseAttempt, openAttempt, type OpenAttempt } from './open-attempt.js';
 import { stopAttempt } from './stop-attempt.js';
 import type { InvocationContext, RunDeps, WorkerDeps } from './worker-deps.js';
 
-export { MAX_CONTINUATIONS } from './lease.js';
+export { MAX_CONTINUATIONS } from '../../core/runs/continuations.js';
 export type { InvocationContext, WorkerDeps } from './worker-deps.js';
 
 /** Stop starting new phases when less than this is left of the invocation. */

@@ -3,9 +3,6 @@ import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArt
 import type { AttemptKeys } from '../../core/artifacts/keys.js';
 import type { ArtifactStore } from '../../core/ports.js';
 
-/** Continuations an attempt may use for lack of time; operator replays do not count. */
-export const MAX_CONTINUATIONS = 3;
-
 /** Why an operator's `draftsman replay` wrote a continuation (the worker wrote all others). */
 export const REPLAY_REASON = 'replay';
 

@@ -6,7 +6,8 @@ import type { GitHubApi } from '../github/github-api.js';
 import { IssueCommentReporter } from '../github/progress-comment.js';
 import { bindLogScope } from '../logger.js';
 import { emitMetric, phaseMetric } from '../metrics/run-metrics.js';
-import { countReplays, MAX_CONTINUATIONS, takeLease, type Lease } from './lease.js';
+import { MAX_CONTINUATIONS } from '../../core/runs/continuations.js';
+import { countReplays, takeLease, type Lease } from './lease.js';
 import { ProgressTracker } from './progress-tracker.js';
 import type { InvocationContext, RunDeps } from './worker-deps.js';
 

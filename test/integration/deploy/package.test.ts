@@ -59,7 +59,7 @@ const ALLOWED: Record<string, Grants> = {
     dlq: true,
   },
   DispatcherRole: {
-    get: ['runs/*/request.json'],
+    get: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/publish.json', 'runs/*/dispatch/*'],
     put: ['runs/*/dispatch/*'],
     del: [],
     list: ['runs/*/dispatch/*'],
