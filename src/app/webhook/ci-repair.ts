@@ -44,7 +44,6 @@ export async function startRepairFromCheckSuite(deps: TriggerDeps, payload: unkn
   if (!pull || pull.run.request.runId !== runId) return { kind: 'ignored', why: 'the pull request is not open' };
   if (pull.onto.headSha !== suite.head_sha) return { kind: 'ignored', why: 'the suite is about an older head' };
   const ciFailures = await readCiFailures(api, session.owner, session.repo, suite.head_sha);
-  const names = ciFailures.failures.map((f) => f.name).join(', ') || suite.app?.slug || 'CI';
   const outcome = await startFollowUp(
     session,
     run,
@@ -52,7 +51,8 @@ export async function startRepairFromCheckSuite(deps: TriggerDeps, payload: unkn
       kind: 'ci-repair',
       sender: suite.app?.slug ?? 'ci',
       source: repairSource(suite.head_sha),
-      instructions: `Make the failing checks pass: ${names}.`,
+      // Fixed text: the checks' names and output travel in ciFailures, framed as CI output.
+      instructions: 'Make the failing checks pass.',
       reviewComments: [],
       ciFailures,
       onto: pull.onto,

@@ -32,19 +32,22 @@ export function followUpInstructions(body: string, prefix: string, command = 're
 }
 
 /**
- * The run's task plus a follow-up. An ```agent block in the instructions replaces the recipe
- * steps (parsed with the same parser and rules as the issue's block); the instructions, the
+ * The run's task plus a follow-up. An ```agent block in a revision's instructions replaces the
+ * recipe steps (parsed with the same parser and rules as the issue's block); the instructions, the
  * review's inline comments and the CI failures are appended to the objective, each framed as
  * untrusted content: they come from people and tools outside the trust boundary, like the issue
  * text, and say what to change, never what the agent may do.
  */
 export function taskWithFollowUp(task: TaskContract, followUp: FollowUp): TaskContract {
-  const revised = parseTask({ title: task.title, body: '', comment: followUp.instructions, source: 'github' });
-  const steps = revised.blockSource === 'comment' && revised.steps.length > 0 ? revised.steps : task.steps;
+  // Only a maintainer's revision may carry steps. A CI repair's text comes from checks (names,
+  // output, annotations: whatever any app on the repository wrote) and never reaches the parser.
+  const revised = followUp.kind === 'revise' ? parseTask({ title: task.title, body: '', comment: followUp.instructions, source: 'github' }) : undefined;
+  const steps = revised?.blockSource === 'comment' && revised.steps.length > 0 ? revised.steps : task.steps;
   const parts = [task.objective];
   const who = followUp.kind === 'revise' ? `Revision requested by @${followUp.sender}` : `CI failed on ${followUp.onto.headSha.slice(0, 12)}; repair it`;
   parts.push(`${who}. The branch already holds the earlier change; build on it.`);
-  if (revised.objective) parts.push(frameUntrusted('revision instructions', revised.objective));
+  if (revised?.objective) parts.push(frameUntrusted('revision instructions', revised.objective));
+  else if (!revised && followUp.instructions.trim()) parts.push(frameUntrusted('repair instructions', followUp.instructions));
   for (const c of followUp.reviewComments) {
     const where = `${c.path}${c.line ? `:${c.startLine && c.startLine !== c.line ? `${c.startLine}-` : ''}${c.line}` : ''}`;
     parts.push(frameUntrusted(`review comment by @${c.author} on ${where}`, c.body));
