@@ -88,7 +88,12 @@ export async function readLocalBase(fs: FsLike, gitdir: string, candidate: PrCan
   const defaultBranch = (await git.currentBranch({ fs, gitdir, fullname: false }).catch(() => undefined)) ?? 'HEAD';
   const baseHead = await resolveCommit(fs, gitdir, candidate.baseBranch);
   const baseTreeSha = await commitTree(fs, gitdir, candidate.baseCommitSha).catch(() => undefined);
-  if (!baseTreeSha) return { defaultBranch, baseTreeSha, baseFiles: undefined, baseBytes: new Map(), baseHead };
+  if (!baseTreeSha) return { defaultBranch, baseTreeSha, baseFiles: undefined, baseBytes: new Map(), baseHead, baseOnBranch: undefined };
+  const baseOnBranch =
+    baseHead === undefined
+      ? undefined
+      : baseHead === candidate.baseCommitSha ||
+        (await git.isDescendent({ fs, gitdir, oid: baseHead, ancestor: candidate.baseCommitSha, depth: -1 }).catch(() => false));
   const baseFiles = await listTree(gitdir, baseTreeSha);
   const byPath = new Map(baseFiles.map((f) => [f.path, f]));
   const baseBytes = new Map<string, Uint8Array>();
@@ -98,7 +103,7 @@ export async function readLocalBase(fs: FsLike, gitdir: string, candidate: PrCan
     baseBytes.set(f.path, (await git.readBlob({ fs, gitdir, oid: file.oid })).blob);
   }
   const symlinks = await readBaseSymlinks(baseFiles, async (oid) => (await git.readBlob({ fs, gitdir, oid })).blob);
-  return { defaultBranch, baseTreeSha, baseFiles, baseBytes, baseHead, symlinks };
+  return { defaultBranch, baseTreeSha, baseFiles, baseBytes, baseHead, baseOnBranch, symlinks };
 }
 
 /**

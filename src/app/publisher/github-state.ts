@@ -57,7 +57,8 @@ export async function readGitHubBase(r: Repo, candidate: PrCandidate, defaultBra
       ? defaultHead
       : (await orUndefinedOn404(() => api.rest.repos.getBranch({ owner, repo, branch: candidate.baseBranch })))?.data.commit.sha;
   const baseCommit = await orUndefinedOn404(() => api.rest.git.getCommit({ owner, repo, commit_sha: candidate.baseCommitSha }));
-  if (!baseCommit) return { defaultBranch, baseTreeSha: undefined, baseFiles: undefined, baseBytes: new Map(), baseHead };
+  if (!baseCommit) return { defaultBranch, baseTreeSha: undefined, baseFiles: undefined, baseBytes: new Map(), baseHead, baseOnBranch: undefined };
+  const baseOnBranch = await isOnBranch(r, candidate.baseCommitSha, baseHead);
   const baseTreeSha = baseCommit.data.tree.sha;
   const listing = await api.rest.git.getTree({ owner, repo, tree_sha: baseTreeSha, recursive: 'true' });
   const files = new Map<string, BaseTreeFile>();
@@ -79,7 +80,17 @@ export async function readGitHubBase(r: Repo, candidate: PrCandidate, defaultBra
     Buffer.from((await api.rest.git.getBlob({ owner, repo, file_sha: oid })).data.content, 'base64'),
   );
   // A truncated listing cannot rebuild the tree locally; GitHub's tree SHA is checked instead.
-  return { defaultBranch, baseTreeSha, baseFiles: listing.data.truncated ? undefined : [...files.values()], baseBytes, baseHead, symlinks };
+  return { defaultBranch, baseTreeSha, baseFiles: listing.data.truncated ? undefined : [...files.values()], baseBytes, baseHead, baseOnBranch, symlinks };
+}
+
+/** Whether `commit` is `head` or an ancestor of it, as GitHub compares them (undefined without a head). */
+async function isOnBranch(r: Repo, commit: string, head: string | undefined): Promise<boolean | undefined> {
+  if (!head) return undefined;
+  if (head === commit) return true;
+  const compared = await orUndefinedOn404(() =>
+    r.api.rest.repos.compareCommitsWithBasehead({ owner: r.owner, repo: r.repo, basehead: `${commit}...${head}`, per_page: 1 }),
+  );
+  return compared !== undefined && (compared.data.status === 'ahead' || compared.data.status === 'identical');
 }
 
 /** The candidate's blobs as stored (`candidate/changes/<sha>`); a missing or ill-named one is left out (re-validation names it). */

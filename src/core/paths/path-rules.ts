@@ -1,5 +1,6 @@
 import {
   ALWAYS_FORBIDDEN_PATHS,
+  DEFAULT_CI_EXECUTED_PATTERNS,
   DEFAULT_CI_PATTERNS,
   DEFAULT_HISTORY_PATTERNS,
   DEFAULT_INFRA_PATTERNS,
@@ -39,6 +40,8 @@ export interface PathRules {
   /** Changelogs, release notes and the like. */
   isHistory(path: string): boolean;
   isCi(path: string): boolean;
+  /** A file CI executes when it builds a pushed branch (`DEFAULT_CI_EXECUTED_PATTERNS`, CI configuration included). */
+  isCiExecuted(path: string): boolean;
   isInfra(path: string): boolean;
   /** Prose written to be read: documentation extensions (`.md`, `.rst`, `.txt`...) or under a `doc/`, `docs/` directory. */
   isDoc(path: string): boolean;
@@ -184,6 +187,8 @@ export function compilePathRules(policy: AgentPolicy): PathRules {
   const test = compileGlobs(DEFAULT_TEST_PATTERNS);
   const history = compileGlobs(DEFAULT_HISTORY_PATTERNS);
   const ci = compileGlobs(DEFAULT_CI_PATTERNS);
+  // Ignoring case, as forbidden paths do: what CI runs is held back, never let through.
+  const ciExecuted = compileGlobs(DEFAULT_CI_EXECUTED_PATTERNS, { nocase: true });
   const infra = compileGlobs(DEFAULT_INFRA_PATTERNS);
   const risks = policy.agent.riskRules.map((rule) => ({ rule, match: compileGlobs([rule.glob]) }));
   const allowLockfiles = policy.editRules.lockfiles.default === 'allowed';
@@ -201,6 +206,7 @@ export function compilePathRules(policy: AgentPolicy): PathRules {
     isTest: (path) => test(n(path)),
     isHistory: (path) => history(n(path)),
     isCi: (path) => ci(n(path)),
+    isCiExecuted: (path) => ciExecuted(n(path)),
     isInfra: (path) => infra(n(path)),
     isDoc: (path) => isDocName(n(path)),
     isConfig: (path) => isConfigName(n(path)),

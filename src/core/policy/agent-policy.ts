@@ -94,6 +94,28 @@ export const DEFAULT_CI_PATTERNS = [
   '{azure-pipelines,bitbucket-pipelines,.travis}.{yml,yaml}',
 ];
 
+/**
+ * Files CI runs when it builds a pushed branch, with the repository's secrets, before anyone
+ * reviews: composite actions, build wrappers and their properties, make and task files, test
+ * bootstraps, hook and package-manager configuration, submodules. A change to one is HIGH risk
+ * (so it waits for an approval), decided again by the publisher. Build manifests (`pom.xml`,
+ * `build.gradle`, `package.json` dependencies) are weighed as manifests, not here.
+ */
+export const DEFAULT_CI_EXECUTED_PATTERNS = [
+  ...DEFAULT_CI_PATTERNS,
+  '**/action.{yml,yaml}',
+  '**/{gradlew,gradlew.bat,mvnw,mvnw.cmd}',
+  '**/gradle/wrapper/**',
+  '**/.mvn/**',
+  '**/{Makefile,makefile,GNUmakefile,justfile,Justfile,Taskfile.yml,Taskfile.yaml,Rakefile}',
+  '**/*.mk',
+  '**/{conftest.py,noxfile.py,tox.ini}',
+  '**/.pre-commit-config.{yml,yaml}',
+  '**/{.npmrc,.yarnrc,.yarnrc.yml,.pnpmfile.cjs,.pypirc}',
+  '.gitmodules',
+  '**/.husky/**',
+];
+
 /** Infrastructure and deployment definitions. */
 export const DEFAULT_INFRA_PATTERNS = [
   '{infra,infrastructure,terraform,deploy,deployment,k8s,kubernetes,helm,charts,ops}/**',
@@ -167,7 +189,7 @@ export const AgentPolicy = z
         approval: z
           .strictObject({
             minRisk: ApprovalMinRisk.default('HIGH').describe(
-              'Lowest risk level of a change that stops in NEEDS_APPROVAL before a draft PR is opened: HIGH (default), MEDIUM, or never (risk alone never needs an approval; `requireApprovalFor` and out-of-scope paths still do). The risk level comes from the change-risk score raised by `riskRules`.',
+              'Lowest risk level of a change that stops in NEEDS_APPROVAL before a draft PR is opened: HIGH (default), MEDIUM, or never (risk alone never needs an approval; `requireApprovalFor` and out-of-scope paths still do). The risk level comes from the change-risk score raised by `riskRules`; a change to a file CI executes when it builds the pushed branch (CI configuration, composite actions, build wrappers such as `gradlew`/`mvnw` and `gradle/wrapper/**`, `.mvn/**`, Makefiles, `conftest.py`, `tox.ini`, `.pre-commit-config.yaml`, `.npmrc`, `.gitmodules`) is HIGH on its own.',
             ),
           })
           .prefault({})

@@ -9,8 +9,9 @@ import { taskFromSnapshot } from '../runs/snapshot-task.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { TaskError } from '../task/task-error.js';
 import { checkApproval } from './check-approval.js';
+import { candidateCheats } from './candidate-cheats.js';
 import { checkRun, checkTarget } from './check-binding.js';
-import type { PublicationDecision, PublicationInput, PublicationPlan } from './publication.js';
+import type { PublicationDecision, PublicationInput, PublicationPlan, BaseState } from './publication.js';
 import { PublishError } from './publish-error.js';
 
 const refuse = (error: PublishError): { kind: 'refuse'; error: PublishError } => ({ kind: 'refuse', error });
@@ -59,6 +60,13 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
     const problems = report.problems.map((p) => ({ reason: p.reason, rule: p.rule ?? p.reason, path: p.path, line: p.line, message: p.message }));
     return refuse(new PublishError('REVALIDATION_FAILED', 'the candidate fails re-validation against the trusted policy', { problems }));
   }
+  const cheats = (await candidateCheats(candidate, trusted.views.rules, readChange, async (path) => base.baseBytes.get(path))).filter(
+    (c) => c.severity === 'HIGH',
+  );
+  if (cheats.length > 0) {
+    const problems = cheats.map((c) => ({ reason: 'ANTI_CHEAT', rule: c.rule, path: c.path, line: c.line, message: c.snippet }));
+    return refuse(new PublishError('REVALIDATION_FAILED', 'the anti-cheat detectors find the candidate changes what verification refuses', { problems }));
+  }
   const approval = checkApproval(candidate, trusted.views, trusted.task, input.approvedGates);
   if (approval) return refuse(approval);
   let files: BaseTreeFile[] | undefined;
@@ -77,9 +85,7 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
       );
     }
   }
-  const movement = input.followUp
-    ? branchMovement(candidate, input.followUp.onto.branch, base.branchHead)
-    : baseMovement(candidate, trusted.policy, base.baseHead);
+  const movement = input.followUp ? branchMovement(candidate, input.followUp.onto.branch, base.branchHead) : baseMovement(candidate, trusted.policy, base);
   if (movement.kind !== 'publish') return movement;
   return { kind: 'publish', plan: buildPlan(input, candidate, branch, trusted.policy, { baseTreeSha: base.baseTreeSha, files, ...movement }) };
 }
@@ -144,9 +150,19 @@ function placementOf(input: PublicationInput, candidate: PrCandidate): Publicati
 type Movement = { kind: 'publish'; warnings: string[]; baseMoved?: { from: string; to: string } } | Exclude<PublicationDecision, { kind: 'publish' }>;
 
 /** The base branch moved since the candidate was made: rerun, warn (publish on the old base), or fail. */
-function baseMovement(candidate: PrCandidate, policy: AgentPolicy, baseHead: string | undefined): Movement {
+function baseMovement(candidate: PrCandidate, policy: AgentPolicy, base: Pick<BaseState, 'baseHead' | 'baseOnBranch'>): Movement {
+  const { baseHead } = base;
   if (!baseHead) return refuse(new PublishError('BASE_NOT_FOUND', 'the base branch no longer exists', { baseBranch: candidate.baseBranch }));
   if (baseHead === candidate.baseCommitSha) return { kind: 'publish', warnings: [] };
+  if (base.baseOnBranch !== true) {
+    return refuse(
+      new PublishError('BASE_NOT_ON_BRANCH', `the candidate's base commit is not on ${candidate.baseBranch}`, {
+        baseBranch: candidate.baseBranch,
+        baseCommitSha: candidate.baseCommitSha,
+        baseHead,
+      }),
+    );
+  }
   const moved = { from: candidate.baseCommitSha, to: baseHead };
   if (policy.baseMovementPolicy === 'fail') {
     return refuse(

@@ -42,6 +42,12 @@ export interface BaseState {
   baseBytes: ReadonlyMap<string, Uint8Array>;
   /** The current head of the candidate's base branch; undefined when the branch is gone. */
   baseHead: string | undefined;
+  /**
+   * Whether the candidate's base commit is `baseHead` or an ancestor of it, as the host answers
+   * (undefined when the branch is gone). A commit off the branch (a fork's, a dangling one) is
+   * never a base, whatever `baseMovementPolicy` says.
+   */
+  baseOnBranch: boolean | undefined;
   /** For a follow-up: the agent branch's current head (undefined when the branch is gone). */
   branchHead?: string;
   /** The base tree's symlinks and their targets: path rules apply through them. */

@@ -35,6 +35,8 @@ export const PUBLISH_REASONS = [
   'BASE_MOVED',
   /** The base branch or the base commit no longer exists. */
   'BASE_NOT_FOUND',
+  /** The candidate's base commit is not the base branch's head nor an ancestor of it. */
+  'BASE_NOT_ON_BRANCH',
   /** The agent branch exists at a commit this run did not make (a human's, or another attempt's). */
   'BRANCH_NOT_OURS',
   /** A follow-up's agent branch is no longer at the head it built on (someone pushed meanwhile); nothing is forced. */

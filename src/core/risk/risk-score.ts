@@ -1,5 +1,6 @@
 import type { PathRules } from '../paths/path-rules.js';
 import type { ApprovalMinRisk } from '../policy/agent-policy.js';
+import { IDENTIFIER_ONLY_RECIPES } from '../task/recipe-steps.js';
 import { defaultRiskKinds } from './risk-rules.js';
 
 export type RiskLevel = 'LOW' | 'MEDIUM' | 'HIGH';
@@ -40,12 +41,14 @@ export interface RiskReport {
 }
 
 /** A risk signal of a changed path; each one counts once per change, whatever the number of files. */
-type Signal = 'security' | 'migration' | 'ci' | 'manifest' | 'lockfile' | 'infra' | 'governance' | 'deleted' | 'denied';
+type Signal = 'security' | 'migration' | 'ci' | 'ciExecuted' | 'manifest' | 'lockfile' | 'infra' | 'governance' | 'deleted' | 'denied';
 
 const SIGNALS: Readonly<Record<Signal, { points: number; label: string }>> = {
   denied: { points: 10, label: 'denied path' },
   deleted: { points: 5, label: 'deleted file' },
   ci: { points: 3, label: 'CI/CD configuration' },
+  // HIGH on its own: pushing the branch runs it in CI, with the repository's secrets.
+  ciExecuted: { points: 10, label: 'file CI executes' },
   manifest: { points: 3, label: 'dependency manifest' },
   lockfile: { points: 3, label: 'lockfile' },
   infra: { points: 3, label: 'infrastructure' },
@@ -81,6 +84,7 @@ function signalsOf(file: RiskFile, rules: PathRules): { production: boolean; sig
   if (rules.isForbidden(p)) signals.push('denied');
   if (file.kind === 'DELETED') signals.push('deleted');
   if (rules.isCi(p)) signals.push('ci');
+  if (rules.isCiExecuted(p)) signals.push('ciExecuted');
   if (kinds.has('manifest')) signals.push('manifest');
   if (rules.isLockfile(p)) signals.push('lockfile');
   if (rules.isInfra(p)) signals.push('infra');
@@ -163,6 +167,8 @@ export function scoreRisk(input: RiskInput): RiskReport {
     const denied = bySignal.get('denied') ?? [];
     if (!denied.includes(p)) bySignal.set('denied', [...denied, p]);
   }
+  // Recipes that only write validated identifiers cannot put a command into a file CI runs.
+  if (origin.engine === 'recipe' && origin.recipes.every((r) => IDENTIFIER_ONLY_RECIPES.includes(r))) bySignal.delete('ciExecuted');
 
   let score = 0;
   const reasons: string[] = [];

@@ -30,8 +30,13 @@ interface Match {
   keep: number;
 }
 
-/** Lines longer than this are scanned up to it: minified bundles and data lines are not where secrets are written. */
-export const MAX_SCANNED_LINE = 20_000;
+/**
+ * Long lines are scanned in windows of this many characters, overlapping by `WINDOW_OVERLAP`
+ * (more than any pattern's longest match), so every pattern runs on bounded input and a whole
+ * line is scanned, however long: its cost is bounded by the file-size limit.
+ */
+export const SCAN_WINDOW = 20_000;
+const WINDOW_OVERLAP = 2_048;
 
 const TWILIO_TOKEN = /twilio[\w.-]{0,32}?(?:auth)?[_.-]?token["']?\s*[:=]\s*["']?([a-f0-9]{32})\b/dgi;
 /** `.npmrc` `_auth` (base64 of user:password), `_authToken` and `_password`, possibly scoped to a registry. */
@@ -176,7 +181,22 @@ function entropyMatches(line: string, found: readonly Match[]): Match[] {
  * `examples`: documented example keys are not findings (the scan) or are hidden anyway (redaction).
  */
 function findInLine(full: string, kinds: SecretFileKinds, publicBlock = false, examples = true): Match[] {
-  const line = full.length > MAX_SCANNED_LINE ? full.slice(0, MAX_SCANNED_LINE) : full;
+  if (full.length <= SCAN_WINDOW) return findInWindow(full, kinds, publicBlock, examples);
+  const step = SCAN_WINDOW - WINDOW_OVERLAP;
+  const out: Match[] = [];
+  for (let from = 0; from < full.length; from += step) {
+    const last = from + SCAN_WINDOW >= full.length;
+    for (const m of findInWindow(full.slice(from, from + SCAN_WINDOW), kinds, publicBlock, examples)) {
+      // A match starting in the overlap is found again, whole, by the next window.
+      if (!last && m.start >= step) continue;
+      out.push({ ...m, start: m.start + from, end: m.end + from });
+    }
+    if (last) break;
+  }
+  return out.sort((a, b) => a.start - b.start);
+}
+
+function findInWindow(line: string, kinds: SecretFileKinds, publicBlock: boolean, examples: boolean): Match[] {
   const out = tokenFormatMatches(line, examples);
   if (!kinds.quiet && !publicBlock) {
     out.push(...passwordMatches(line, kinds));

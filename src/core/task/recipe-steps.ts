@@ -88,6 +88,13 @@ export type RecipeName = RecipeStep['recipe'];
 /** The step of one recipe. */
 export type StepOf<N extends RecipeName> = Extract<RecipeStep, { recipe: N }>;
 
+/**
+ * Recipes whose every written token is an identifier their schema validates (rename-symbol's
+ * `from` and `to`). A change made by these alone cannot put a command into a file CI executes,
+ * so such a file weighs by its other signals (docs/trust-chain.md, "Files CI executes").
+ */
+export const IDENTIFIER_ONLY_RECIPES: readonly string[] = ['rename-symbol'];
+
 /** The recipe names the task block accepts, read from the schema (the registry test checks they are the registered ones). */
 export const RECIPE_NAMES: readonly RecipeName[] = RecipeStep.options.map((option) => option.shape.recipe.value);
 

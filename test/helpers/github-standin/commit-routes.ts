@@ -144,6 +144,22 @@ const branch: RepoRoute['handle'] = async (ctx, m) => {
   };
 };
 
+/**
+ * `GET /compare/{base}...{head}`: how `head` stands to `base`, as GitHub answers it (`ahead`:
+ * base is an ancestor of head; `behind`; `identical`; `diverged`), with the counts. Commits are
+ * not listed (callers ask for the status).
+ */
+const compare: RepoRoute['handle'] = async (ctx, m) => {
+  const [baseRef, headRef] = [decodeURIComponent(m[1]), decodeURIComponent(m[2])];
+  const base = await ctx.repo.git.resolveCommitish(baseRef);
+  const head = await ctx.repo.git.resolveCommitish(headRef);
+  if (!base || !head) return notFound;
+  const aheadBy = await ctx.repo.git.countCommits(base, head);
+  const behindBy = await ctx.repo.git.countCommits(head, base);
+  const status = aheadBy === 0 && behindBy === 0 ? 'identical' : behindBy === 0 ? 'ahead' : aheadBy === 0 ? 'behind' : 'diverged';
+  return { status: 200, body: { status, ahead_by: aheadBy, behind_by: behindBy, total_commits: aheadBy, commits: [] } };
+};
+
 const contentsRead = [['contents', 'read']] as [string, 'read'][];
 
 /** Commits, branches, and the checks and statuses on a commit. */
@@ -155,4 +171,5 @@ export const COMMIT_ROUTES: RepoRoute[] = [
   { method: 'GET', path: /^\/check-runs\/(\d+)\/annotations$/, handle: guarded([['checks', 'read']], annotations) },
   { method: 'GET', path: /^\/commits\/([^/]+)$/, handle: guarded(contentsRead, commit) },
   { method: 'GET', path: /^\/branches\/(.+)$/, handle: guarded(contentsRead, branch) },
+  { method: 'GET', path: /^\/compare\/(.+?)\.\.\.(.+)$/, handle: guarded(contentsRead, compare) },
 ];

@@ -172,6 +172,11 @@ export class GitStore {
     return (await runGit(this.gitdir, ['update-ref', '-d', ref])).code === 0;
   }
 
+  /** Commits reachable from `to` and not from `from` (`git rev-list --count from..to`). */
+  async countCommits(from: string, to: string): Promise<number> {
+    return Number((await gitOk(this.gitdir, ['rev-list', '--count', `${from}..${to}`])).toString().trim());
+  }
+
   async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
     return (await runGit(this.gitdir, ['merge-base', '--is-ancestor', ancestor, descendant])).code === 0;
   }

@@ -24,6 +24,7 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, PermissionNeeds>> = 
   'repos/get-collaborator-permission-level': read('metadata'),
   'repos/get-content': read('contents'),
   'repos/get-branch': read('contents'),
+  'repos/compare-commits-with-basehead': read('contents'),
   'repos/get-commit': read('contents'),
   'repos/get-combined-status-for-ref': read('statuses'),
   'repos/list-commit-statuses-for-ref': read('statuses'),

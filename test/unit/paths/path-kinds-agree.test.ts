@@ -18,7 +18,7 @@ import { pathRulesFor } from '../../helpers/path-rules.js';
  * policy with its own lockfiles, forbidden paths and risk rule.
  */
 
-type Kind = 'test' | 'doc' | 'lockfile' | 'generated' | 'forbidden' | 'source' | 'config';
+type Kind = 'test' | 'doc' | 'lockfile' | 'generated' | 'forbidden' | 'source' | 'config' | 'ciExecuted';
 
 /** A policy unlike the defaults: `deps.lock` is its only lockfile (so `yarn.lock` is not one). */
 const custom = pathRulesFor({
@@ -58,7 +58,14 @@ const TABLE: { path: string; kinds: Kind[]; custom?: Kind[] }[] = [
   // A custom forbidden path matches whatever the case, as the built-in ones do.
   { path: 'Secrets/prod.yml', kinds: ['config'], custom: ['config', 'forbidden'] },
   { path: 'SRC/Legacy/Old.java', kinds: ['source'], custom: ['source', 'forbidden'] },
-  { path: '.github/workflows/ci.yml', kinds: ['config', 'forbidden'] },
+  { path: '.github/workflows/ci.yml', kinds: ['config', 'forbidden', 'ciExecuted'] },
+  // Files CI runs when it builds a pushed branch.
+  { path: '.github/actions/setup/action.yml', kinds: ['config', 'ciExecuted'] },
+  { path: 'gradle/wrapper/gradle-wrapper.properties', kinds: ['config', 'ciExecuted'] },
+  { path: 'svc/Makefile', kinds: ['config', 'ciExecuted'] },
+  { path: 'tests/conftest.py', kinds: ['test', 'source', 'ciExecuted'] },
+  { path: '.pre-commit-config.yaml', kinds: ['config', 'ciExecuted'] },
+  { path: '.mvn/wrapper/maven-wrapper.properties', kinds: ['config', 'ciExecuted'] },
 ];
 
 const ASKED: Record<Kind, (rules: PathRules, path: string) => boolean> = {
@@ -69,6 +76,7 @@ const ASKED: Record<Kind, (rules: PathRules, path: string) => boolean> = {
   forbidden: (r, p) => r.isForbidden(p),
   source: (r, p) => r.isSource(p),
   config: (r, p) => r.isConfig(p),
+  ciExecuted: (r, p) => r.isCiExecuted(p),
 };
 
 const cases = POLICIES.flatMap(([policy, rules]) =>
@@ -142,8 +150,8 @@ describe('every consumer of a file kind answers as the path rules do', () => {
       production,
       generated: rules.isGenerated(path),
     });
-    // A forbidden path or a policy risk rule is HIGH in both, never LOW in the summary and HIGH in the change.
-    const high = rules.isForbidden(path) || rules.riskFor(path)?.level === 'HIGH';
+    // A forbidden path, a file CI executes or a HIGH policy risk rule is HIGH in both, never LOW in the summary and HIGH in the change.
+    const high = rules.isForbidden(path) || rules.isCiExecuted(path) || rules.riskFor(path)?.level === 'HIGH';
     expect([row.risk === 'HIGH', change.riskLevel === 'HIGH']).toEqual([high, high]);
   });
 

@@ -57,13 +57,30 @@ describe('change risk score', () => {
     { name: 'auth path', files: [modified('src/auth/Filter.java')], extra: {}, score: 3, level: 'LOW' },
     { name: 'auth path and manifest', files: [modified('pom.xml'), modified('src/auth/Filter.java')], extra: {}, score: 6, level: 'MEDIUM' },
     {
+      // CI configuration is a file CI executes: HIGH on its own.
       name: 'a CI file and a migration',
       files: [modified('.gitlab-ci.yml'), { path: 'db/migrations/001.sql', kind: 'ADDED' }],
       extra: {},
-      score: 5,
-      level: 'MEDIUM',
+      score: 15,
+      level: 'HIGH',
     },
-    { name: 'a workflow (CI and denied)', files: [modified('.github/workflows/ci.yml')], extra: {}, score: 13, level: 'HIGH' },
+    { name: 'a workflow (CI, executed by CI, and denied)', files: [modified('.github/workflows/ci.yml')], extra: {}, score: 23, level: 'HIGH' },
+    { name: 'a build wrapper CI executes', files: [modified('gradle/wrapper/gradle-wrapper.properties')], extra: {}, score: 10, level: 'HIGH' },
+    {
+      name: 'a test bootstrap CI executes, edited by a free-text recipe',
+      files: [modified('tests/conftest.py')],
+      extra: { origin: { engine: 'recipe', recipes: ['replace'] } },
+      score: 10,
+      level: 'HIGH',
+    },
+    {
+      // rename-symbol writes validated identifiers only: it cannot put a command there.
+      name: 'a test bootstrap CI executes, edited by rename-symbol alone',
+      files: [modified('tests/conftest.py'), modified('src/app.py')],
+      extra: { origin: { engine: 'recipe', recipes: ['rename-symbol'] } },
+      score: 1,
+      level: 'LOW',
+    },
     { name: 'infrastructure', files: [modified('infra/main.tf')], extra: {}, score: 3, level: 'LOW' },
     { name: 'a secret finding', files: [modified('test/a.test.ts')], extra: { secretFindings: 1 }, score: 8, level: 'MEDIUM' },
     { name: 'a denied path given by the caller', files: [modified('docs/x.md')], extra: { deniedPaths: ['infra/x.tf'] }, score: 10, level: 'HIGH' },

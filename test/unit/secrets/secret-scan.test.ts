@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactSecrets, scanChanges, scanLines, shannonEntropy } from '../../../src/core/secrets/secret-scan.js';
+import { redactSecrets, SCAN_WINDOW, scanChanges, scanLines, shannonEntropy } from '../../../src/core/secrets/secret-scan.js';
 import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 // Key-shaped strings are assembled at test time so that no literal secret is ever committed.
@@ -18,6 +18,18 @@ const RANDOM = j('Zq8Xv2Lm', '9Tr4Kp7Wn3', 'Bs6Yh1Gd5Fj0');
 const scan = (path: string, text: string) => scanLines(path, [{ line: 7, text }], defaultPathRules());
 
 describe('secret scanner', () => {
+  it.each([
+    ['far along a long line', 30_000],
+    ['across the edge of a scan window', SCAN_WINDOW - 20],
+    ['in the last window of a very long line', 5 * SCAN_WINDOW + 7],
+  ])('finds and redacts a token %s', (_name, column) => {
+    const line = `${'a'.repeat(column)} t="${GHP}" ${'b'.repeat(100)}`;
+    expect(scan('src/bundle.js', line).map((f) => f.rule)).toEqual(['github-token']);
+    const { text } = redactSecrets(`${line}\n`);
+    expect(text).not.toContain(GHP);
+    expect(text.length).toBeGreaterThan(column);
+  });
+
   it.each([
     ['src/a.ts', `const id = "${AWS_ID}";`, 'aws-access-key-id'],
     ['config/aws.yml', `aws_secret_access_key: ${AWS_SECRET}`, 'aws-secret-access-key'],

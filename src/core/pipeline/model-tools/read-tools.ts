@@ -14,17 +14,19 @@ export const MAX_SEARCH_SCAN_BYTES = 32 * 1024 * 1024;
 /** A matching line is shown up to this many characters. */
 const MAX_LINE_CHARS = 200;
 
-/** `path:line: text` for the first `room` lines of `text` that match, shown redacted. */
+/**
+ * `path:line: text` for the first `room` lines of `text` that match, matched and shown
+ * redacted: a search over the raw text would tell, by match or no match, a redacted secret
+ * character by character. The file is redacted as a whole (a key block spans lines), once, and
+ * only when some raw line matches (redaction only removes text, or adds `****`).
+ */
 function matchingLines(file: { path: string; rules: SecretPathRules }, text: string, pattern: UserRegex, room: number): string[] {
   const { path } = file;
+  if (!text.split('\n').some((line) => pattern.test(line))) return [];
+  const lines = redactSecrets(text, file).text.split('\n');
   const out: string[] = [];
-  const lines = text.split('\n');
-  // Redacted as a whole file (a key block spans lines), once, when something matched.
-  let shown: string[] | undefined;
   for (let i = 0; i < lines.length && out.length < room; i++) {
-    if (!pattern.test(lines[i])) continue;
-    shown ??= redactSecrets(text, file).text.split('\n');
-    out.push(`${path}:${i + 1}: ${(shown[i] ?? '').trim().slice(0, MAX_LINE_CHARS)}`);
+    if (pattern.test(lines[i])) out.push(`${path}:${i + 1}: ${lines[i].trim().slice(0, MAX_LINE_CHARS)}`);
   }
   return out;
 }

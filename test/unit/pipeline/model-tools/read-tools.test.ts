@@ -85,6 +85,22 @@ describe('code_search.search', () => {
     expect(out).toBe('src/long.txt:1: line 1\nsrc/long.txt:2: line 2\nsrc/long.txt:3: line 3\n[first 3 matches shown; narrow the query or raise maxResults]');
   });
 
+  it('matches the redacted text: no query tells a redacted secret apart, a character at a time', async () => {
+    const b = await toolBench(files, { segmentPaths: [] });
+    // The token's first characters after its visible prefix, as a probe would guess them.
+    for (const probe of [CANARY.slice(0, 8), CANARY.slice(4, 12), 'Q4zQ4z']) expect(await b.call('code_search.search', { query: probe })).toBe('no match');
+    expect(await b.call('code_search.search', { query: 'ghp_\\w{10}', regex: true })).toBe('no match');
+  });
+
+  it('redacts a secret far along a long line, and finds nothing by its characters', async () => {
+    const long = `const data = "${'x'.repeat(30_000)}"; const token = "${CANARY}";\n`;
+    const b = await toolBench({ ...files, 'src/bundle.js': long }, { segmentPaths: [] });
+    expect(await b.call('file.read', { path: 'src/bundle.js' })).not.toContain(CANARY);
+    expect(await b.call('code_search.search', { query: CANARY.slice(0, 10) })).toBe('no match');
+    const found = await b.call('code_search.search', { query: 'const token', paths: ['src/bundle.js'] });
+    expect(found).not.toContain(CANARY);
+  });
+
   it('never shows a secret in a matching line', async () => {
     const b = await toolBench(files, { segmentPaths: [] });
     const out = await b.call('code_search.search', { query: 'token' });
