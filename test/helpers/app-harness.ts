@@ -96,6 +96,26 @@ export { MIGRATION_CHANGED_FILES };
 
 export type HarnessFunction = 'webhook' | 'intake' | 'worker' | 'publisher';
 
+/** One read of a trusted function: `get` of a key, or `list` of a prefix. */
+export interface TrustedRead {
+  fn: 'webhook' | 'intake' | 'dispatcher' | 'runSession' | 'publisher';
+  op: 'get' | 'list';
+  key: string;
+}
+
+/** `inner`, with every get and list reported to `note` first. */
+function recordingReads(inner: ArtifactStore, note: (op: TrustedRead['op'], key: string) => void): ArtifactStore {
+  return {
+    ...inner,
+    get: (key) => (note('get', key), inner.get(key)),
+    list: (prefix) => (note('list', prefix), inner.list(prefix)),
+    delete: (key) => inner.delete(key),
+    put: (key, body, options) => inner.put(key, body, options),
+    putIfAbsent: (key, body, options) => inner.putIfAbsent(key, body, options),
+    putIfMatch: (key, body, etag, options) => inner.putIfMatch(key, body, etag, options),
+  };
+}
+
 export interface AppHarnessOptions {
   /** Files of the seed commit on `main`; default the Maven multi-module fixture. */
   files?: Record<string, SeedFile>;
@@ -234,6 +254,8 @@ export interface AppHarness {
   issued: IssuedTokenRecord[];
   /** The store every function uses (s3rver through the S3 adapter). */
   store: ArtifactStore;
+  /** Every read (get, list) the trusted functions made, oldest first: what `test/e2e/trust-table.test.ts` holds to docs/trust-chain.md. */
+  trustedReads: TrustedRead[];
   /** Every log line of the three functions (each line carries `fn`). */
   logs: CapturingSink;
   /** Every S3 notification forwarded so far, oldest first. */
@@ -473,13 +495,15 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
 
   // The webhook and the intake see the bucket through their roles in infra/roles.yml; the
   // webhook's store also notes what it wrote, so `deliver` runs the intake for exactly that.
+  const trustedReads: TrustedRead[] = [];
+  const readsOf = (fn: TrustedRead['fn'], inner: ArtifactStore) => recordingReads(inner, (op, key) => trustedReads.push({ fn, op, key }));
   const roleStore = (role: string) => policyScopedStore(store, s3.bucket, [roleStatements(role, { bucket: s3.bucket })], {});
-  const webhookRoleStore = roleStore('WebhookRole');
+  const webhookRoleStore = readsOf('webhook', roleStore('WebhookRole'));
   const storedByWebhook: string[] = [];
   const webhookStore = recordingPuts(webhookRoleStore, (key) => storedByWebhook.push(key));
   const webhook = createWebhookHandler({ store: webhookStore, clock, logger: loggers.webhook, secret, botLogin: HARNESS_BOT_LOGIN });
   const intake = await createIntakeHandler({
-    store: roleStore('IntakeRole'),
+    store: readsOf('intake', roleStore('IntakeRole')),
     tokens: broker('intake', 'read'),
     github: api(loggers.intake),
     clock,
@@ -497,7 +521,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   const vended = new Map<string, { policy?: PolicyDocument; tags: Record<string, string> }>();
   const sessionSecrets: string[] = [];
   const runSession = createRunSessionHandler({
-    store,
+    store: readsOf('runSession', store),
     clock,
     logger: new CapturingLogger({ clock, bindings: { fn: 'runSession' } }, logs),
     credentials: {
@@ -520,7 +544,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   let capabilities = 0;
   const dispatcherFor = (context: InvocationContext) =>
     createDispatcherHandler({
-      store: roleStore('DispatcherRole'),
+      store: readsOf('dispatcher', roleStore('DispatcherRole')),
       clock,
       logger: new CapturingLogger({ clock, bindings: { fn: 'dispatcher' } }, logs),
       random: (size) => createHash('sha256').update(`harness-capability-${++capabilities}`).digest().subarray(0, size),
@@ -551,7 +575,13 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     identity: { name: HARNESS_BOT_LOGIN, email: `${HARNESS_BOT_LOGIN}@users.noreply.github.com` },
     cloneUrl: (request) => `${proxy.url}/${request.owner}/${request.repo}.git`,
   });
-  const publisher = createPublisherHandler({ store, tokens: broker('publisher', 'write'), github: api(loggers.publisher), clock, logger: loggers.publisher });
+  const publisher = createPublisherHandler({
+    store: readsOf('publisher', store),
+    tokens: broker('publisher', 'write'),
+    github: api(loggers.publisher),
+    clock,
+    logger: loggers.publisher,
+  });
 
   let deliveries = 0;
   let invocations = 0;
@@ -756,6 +786,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     bedrock: bedrockServer,
     issued,
     store,
+    trustedReads,
     logs,
     dispatched,
     payloads,

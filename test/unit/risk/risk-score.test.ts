@@ -69,7 +69,7 @@ describe('change risk score', () => {
     {
       name: 'a test bootstrap CI executes, edited by a free-text recipe',
       files: [modified('tests/conftest.py')],
-      extra: { origin: { engine: 'recipe', recipes: ['replace'] } },
+      extra: { origin: { engine: 'recipe' as const, recipes: ['replace'] } },
       score: 10,
       level: 'HIGH',
     },
@@ -77,7 +77,7 @@ describe('change risk score', () => {
       // rename-symbol writes validated identifiers only: it cannot put a command there.
       name: 'a test bootstrap CI executes, edited by rename-symbol alone',
       files: [modified('tests/conftest.py'), modified('src/app.py')],
-      extra: { origin: { engine: 'recipe', recipes: ['rename-symbol'] } },
+      extra: { origin: { engine: 'recipe' as const, recipes: ['rename-symbol'] } },
       score: 1,
       level: 'LOW',
     },
