@@ -1,6 +1,6 @@
-import { readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
-import { issueLatestKey, lockKey } from '../../core/artifacts/keys.js';
-import { IssueLatest, IssueLock } from '../../core/runs/run-state.js';
+import { putArtifactIfAbsent, readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
+import { commandClaimKey, issueLatestKey, lockKey } from '../../core/artifacts/keys.js';
+import { CommandClaim, IssueLatest, IssueLock } from '../../core/runs/run-state.js';
 import { parseSlashCommand, type SlashCommandName } from '../../core/task/slash-command.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { analyzeCommand } from './commands/analyze.js';
@@ -24,14 +24,18 @@ import { WebhookSession, type TriggerDeps } from './webhook-session.js';
 export type { TriggerOutcome } from './trigger-outcome.js';
 export type TriggerServiceOptions = TriggerDeps;
 
-/** Each slash command, and whether it needs the policy's minimum permission. */
-const COMMANDS: Record<SlashCommandName, { handle: (ctx: CommandContext) => Promise<TriggerOutcome>; needsPermission: boolean }> = {
+/**
+ * Each slash command, whether it needs the policy's minimum permission, and whether it acts at
+ * most once per comment (commands on an existing run; `run` and `analyze` are keyed by the
+ * comment already, see trigger-identity.ts).
+ */
+const COMMANDS: Record<SlashCommandName, { handle: (ctx: CommandContext) => Promise<TriggerOutcome>; needsPermission: boolean; actsOnce?: boolean }> = {
   run: { handle: runCommand, needsPermission: true },
   analyze: { handle: analyzeCommand, needsPermission: true },
-  cancel: { handle: cancelCommand, needsPermission: true },
-  approve: { handle: approveCommand, needsPermission: true },
-  retry: { handle: retryCommand, needsPermission: true },
-  rebase: { handle: rebaseCommand, needsPermission: true },
+  cancel: { handle: cancelCommand, needsPermission: true, actsOnce: true },
+  approve: { handle: approveCommand, needsPermission: true, actsOnce: true },
+  retry: { handle: retryCommand, needsPermission: true, actsOnce: true },
+  rebase: { handle: rebaseCommand, needsPermission: true, actsOnce: true },
   status: { handle: statusCommand, needsPermission: false },
   help: { handle: helpCommand, needsPermission: false },
   // On an issue, `revise` is only pointed at the pull request (a PR routes it before this table).
@@ -81,7 +85,27 @@ export class TriggerService {
     if (command.needsPermission && !(await hasMinPermission(session, payload.issue.number, payload.sender.login, policy))) {
       return { kind: 'replied', why: 'insufficient permission' };
     }
+    if (command.actsOnce && !(await this.claimComment(session, payload, parsed.command))) {
+      return { kind: 'ignored', why: 'this comment already acted (a redelivery or a replay)' };
+    }
     return command.handle({ session, policy, payload });
+  }
+
+  /**
+   * A command that changes a run acts once per comment, whatever delivery carries it: the
+   * comment id (signed content) is claimed before the command runs. A redelivery, or a captured
+   * body replayed under a new delivery id, later and against another run, finds the claim.
+   */
+  private async claimComment(session: WebhookSession, payload: IssueCommentCreatedPayload, command: SlashCommandName): Promise<boolean> {
+    const { store, clock } = this.deps;
+    const claim: CommandClaim = {
+      schemaVersion: 1,
+      commentId: payload.comment.id,
+      command,
+      sender: payload.sender.login,
+      at: new Date(clock.now()).toISOString(),
+    };
+    return putArtifactIfAbsent(store, commandClaimKey(session.owner, session.repo, payload.issue.number, payload.comment.id), CommandClaim, claim);
   }
 
   /** A submitted review on an agent pull request: `/agent revise` in its body starts a revision with its inline comments. */

@@ -151,6 +151,14 @@ export function issueLatestKey(owner: string, repo: string, issue: number): stri
   return `issues/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${positiveInt(issue, 'issue number')}/latest.json`;
 }
 
+/**
+ * `issues/<owner>/<repo>/<n>/commands/comment-<id>.json`: a command comment that acted (approve,
+ * retry, cancel, rebase), written once by the intake; a comment acts at most once.
+ */
+export function commandClaimKey(owner: string, repo: string, issue: number, commentId: number): string {
+  return `issues/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${positiveInt(issue, 'issue number')}/commands/comment-${positiveInt(commentId, 'comment id')}.json`;
+}
+
 /** `locks/<owner>/<repo>/issues/<n>.json`: one active run per issue. */
 export function lockKey(owner: string, repo: string, issue: number): string {
   return `locks/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/issues/${positiveInt(issue, 'issue number')}.json`;

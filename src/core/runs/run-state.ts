@@ -48,3 +48,13 @@ export const ApprovalMarker = z.object({
   at: z.string(),
 });
 export type ApprovalMarker = z.infer<typeof ApprovalMarker>;
+
+/** A command comment that acted, once (`commandClaimKey`). */
+export const CommandClaim = z.object({
+  schemaVersion: z.literal(1),
+  commentId: z.number().int().positive(),
+  command: z.string(),
+  sender: z.string(),
+  at: z.string(),
+});
+export type CommandClaim = z.infer<typeof CommandClaim>;
