@@ -27,7 +27,11 @@ export type TokenRule =
   | 'vault-token'
   | 'databricks-token'
   | 'figma-token'
-  | 'tailscale-key';
+  | 'tailscale-key'
+  | 'google-api-key'
+  | 'pypi-token'
+  | 'docker-pat'
+  | 'azure-storage-key';
 
 export interface TokenFormat {
   rule: TokenRule;
@@ -80,4 +84,12 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
   { rule: 'databricks-token', re: /\bdapi[a-f0-9]{32}(?:-\d)?\b/g, keep: 4 },
   { rule: 'figma-token', re: /\bfigd_[A-Za-z0-9_-]{40,200}/g, keep: 5 },
   { rule: 'tailscale-key', re: /\btskey-[a-z]{2,20}-[0-9A-Za-z_]{8,40}-[0-9A-Za-z_]{16,60}/g, keep: 6 },
+  // Google API keys (Maps, Firebase, Cloud): `AIza` and 35 characters.
+  { rule: 'google-api-key', re: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, keep: 4 },
+  // PyPI upload tokens: a macaroon whose base64 always starts with the same bytes (`pypi-AgEIcHlwaS5vcmc`).
+  { rule: 'pypi-token', re: /\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,1000}/g, keep: 5 },
+  // Docker Hub personal access tokens.
+  { rule: 'docker-pat', re: /\bdckr_pat_[A-Za-z0-9_-]{27,64}/g, keep: 9 },
+  // The account key of an Azure Storage connection string (88 base64 characters).
+  { rule: 'azure-storage-key', re: /\bAccountKey=([A-Za-z0-9+/]{86}==)/g, keep: 11 },
 ];
