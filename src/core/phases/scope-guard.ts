@@ -11,6 +11,8 @@ export interface ScopedChange {
   kind: string;
   insertions: number;
   deletions: number;
+  /** The new content's blob id (`deleted` for a deletion): an approval covers this content only. */
+  contentId: string;
 }
 
 export interface ScopeLimits {
@@ -40,7 +42,7 @@ export interface ScopeViolation {
 export interface ScopeVerdict {
   status: 'PASS' | 'BLOCKED' | 'NEEDS_APPROVAL' | 'BUDGET_EXCEEDED';
   violations: ScopeViolation[];
-  /** Identity of the approval gate (stable for the same violations); set for NEEDS_APPROVAL. */
+  /** Identity of the approval gate (the same violations on the same content); set for NEEDS_APPROVAL. */
   gateId?: string;
   filesChanged: number;
   linesChanged: number;
@@ -119,11 +121,10 @@ export function evaluateScope(input: ScopeInput): ScopeVerdict {
     approval.push({ rule: `${input.riskLevel as 'HIGH' | 'MEDIUM'}_RISK`, message: `risk is ${input.riskLevel}: ${(input.riskReasons ?? []).join('; ')}` });
   }
   if (approval.length === 0) return { status: 'PASS', violations: [], ...base };
+  // The gate is the violations and the change they are about: an approval given for one change
+  // never covers another, even when both raise the same rules on the same paths.
   const gateId = `gate-${sha256Hex(
-    approval
-      .map((v) => `${v.rule}:${v.path ?? ''}`)
-      .sort()
-      .join('\n'),
+    [...approval.map((v) => `${v.rule}:${v.path ?? ''}`).sort(), ...changes.map((c) => `${c.path}@${c.contentId}`).sort()].join('\n'),
   ).slice(0, 16)}`;
   return { status: input.approvedGates?.includes(gateId) ? 'PASS' : 'NEEDS_APPROVAL', violations: approval, gateId, ...base };
 }

@@ -17,8 +17,15 @@ export async function guardScope(
 ): Promise<ScopeVerdict> {
   const views = viewsFor(env, task);
   const diff = await diffWorkspaceChanges(workspace, { rules: views.rules });
+  const contentIds = new Map(diff.files.map((f) => [f.path, f.newOid ?? 'deleted']));
   const verdict = evaluateScope({
-    changes: diff.summary.files.map((f) => ({ path: f.path, kind: f.kind, insertions: f.insertions, deletions: f.deletions })),
+    changes: diff.summary.files.map((f) => ({
+      path: f.path,
+      kind: f.kind,
+      insertions: f.insertions,
+      deletions: f.deletions,
+      contentId: contentIds.get(f.path) ?? 'deleted',
+    })),
     rules: views.rules,
     limits: views.limits,
     riskLevel: risk?.level,

@@ -19,11 +19,13 @@ export function checkApproval(
   task: Pick<TaskContract, 'steps'>,
   approvedGates: readonly string[],
 ): PublishError | undefined {
-  const files = candidateRiskFiles(candidate);
   const minRisk = views.policy.agent.approval.minRisk;
   const risk = trustedChangeRisk(candidate, views, task);
   const verdict = evaluateScope({
-    changes: files.map((f) => ({ ...f, insertions: 0, deletions: 0 })),
+    changes: candidateRiskFiles(candidate).map((f, i) => {
+      const file = candidate.files[i];
+      return { ...f, insertions: 0, deletions: 0, contentId: 'deleted' in file ? 'deleted' : file.blobSha };
+    }),
     rules: views.rules,
     limits: { maxFiles: Number.POSITIVE_INFINITY, maxLines: Number.POSITIVE_INFINITY },
     riskLevel: risk.riskLevel,

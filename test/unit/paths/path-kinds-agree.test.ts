@@ -166,7 +166,11 @@ describe('every consumer of a file kind answers as the path rules do', () => {
           : rules.isGenerated(path)
             ? 'GENERATED_NOT_ALLOWED'
             : undefined;
-    const guard = evaluateScope({ changes: [{ path, kind: 'MODIFIED', insertions: 1, deletions: 0 }], rules: scoped, limits: { maxFiles: 10, maxLines: 100 } });
+    const guard = evaluateScope({
+      changes: [{ path, kind: 'MODIFIED', insertions: 1, deletions: 0, contentId: 'blob' }],
+      rules: scoped,
+      limits: { maxFiles: 10, maxLines: 100 },
+    });
     expect(guard.status === 'BLOCKED' ? guard.violations[0].rule : undefined).toBe(expected);
     expect(writeDenial(path, scoped)?.reason).toBe(expected);
     const step = RecipeStep.parse({ recipe: 'replace', find: 'a', replace: 'b' });

@@ -25,7 +25,13 @@ function rules(
   });
 }
 
-const change = (path: string, lines = 2): ScopedChange => ({ path, kind: 'MODIFIED', insertions: lines / 2, deletions: lines / 2 });
+const change = (path: string, lines = 2, contentId = `blob-of-${path}`): ScopedChange => ({
+  path,
+  kind: 'MODIFIED',
+  insertions: lines / 2,
+  deletions: lines / 2,
+  contentId,
+});
 const LIMITS = { maxFiles: 10, maxLines: 100 };
 
 describe('evaluateScope: the scope guard table', () => {
@@ -130,6 +136,28 @@ describe('evaluateScope: the scope guard table', () => {
     expect(wider.gateId).not.toBe(pending.gateId);
   });
 
+  it('a gate is bound to the content: the same rules on the same paths with other content are another gate', () => {
+    // Risk alone (no path rule): before, every HIGH change had the same gate id.
+    const risky = (content: string) =>
+      evaluateScope({ changes: [change('src/App.java', 2, content)], rules: rules(), limits: LIMITS, riskLevel: 'HIGH', riskReasons: ['x'] });
+    const first = risky('blob-1');
+    expect(first.status).toBe('NEEDS_APPROVAL');
+    expect(risky('blob-1').gateId).toBe(first.gateId);
+    const later = evaluateScope({
+      changes: [change('src/App.java', 2, 'blob-2')],
+      rules: rules(),
+      limits: LIMITS,
+      riskLevel: 'HIGH',
+      riskReasons: ['x'],
+      approvedGates: [first.gateId!],
+    });
+    expect(later.status).toBe('NEEDS_APPROVAL');
+    expect(later.gateId).not.toBe(first.gateId);
+    // A path-rule gate too: the approval of pom.xml at one content does not cover another.
+    const pom = (content: string) => evaluateScope({ changes: [change('db/migration/V2__x.sql', 2, content)], rules: rules(), limits: LIMITS });
+    expect(pom('a').gateId).not.toBe(pom('b').gateId);
+  });
+
   it.each([
     ['file budget', { maxFiles: 1, maxLines: 100 }, [change('a'), change('b')], ['FILE_BUDGET']],
     ['line budget', { maxFiles: 10, maxLines: 3 }, [change('a', 4)], ['LINE_BUDGET']],
@@ -150,8 +178,8 @@ describe('evaluateScope: the scope guard table', () => {
   it('counts files and lines of the whole change', () => {
     const verdict = evaluateScope({
       changes: [
-        { path: 'a', kind: 'ADDED', insertions: 7, deletions: 0 },
-        { path: 'b', kind: 'DELETED', insertions: 0, deletions: 5 },
+        { path: 'a', kind: 'ADDED', insertions: 7, deletions: 0, contentId: 'blob-a' },
+        { path: 'b', kind: 'DELETED', insertions: 0, deletions: 5, contentId: 'deleted' },
       ],
       rules: rules(),
       limits: LIMITS,
