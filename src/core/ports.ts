@@ -74,7 +74,12 @@ export interface ArtifactStore {
   list(prefix: string): Promise<string[]>;
 }
 
-export type TokenRole = 'read' | 'write';
+/**
+ * `read`: what the trusted functions that read and talk on issues hold (webhook, sweeper,
+ * run-session before narrowing); `worker`: the run's repository read-only, what a worker holds;
+ * `write`: the publisher's.
+ */
+export type TokenRole = 'read' | 'worker' | 'write';
 
 export interface IssuedToken {
   token: string;
@@ -121,6 +126,8 @@ export interface RunProgress {
   taskEcho?: string;
   artifacts?: Record<string, string>;
   pullRequestUrl?: string;
+  /** How the attempt ended, once it has (a worker's last report; the publisher acts on it). */
+  ended?: { status: string; reason?: string; candidate: boolean; headCommitSha?: string; analysisReport?: string };
 }
 
 /** One stage of a run started or ended: ingestion, or a phase under the orchestrator. */

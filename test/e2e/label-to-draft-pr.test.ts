@@ -43,6 +43,8 @@ describe('a labelled issue becomes a draft pull request', () => {
     request = await h.json(requestKey);
     await h.drain({ only: ['worker'] });
     objectsAfterWorker = (await h.objects()).map((o) => o.key);
+    // The worker's progress reaches the issue through the publisher, before the candidate does.
+    await h.drain({ keys: (key) => key.endsWith('/progress.json') });
     commentAfterWorker = h.comments(ISSUE).find((c) => c.user === h.botLogin)!.body;
     candidate = await h.json(`${runPrefix}candidate/pr-candidate.json`);
     await h.drain();

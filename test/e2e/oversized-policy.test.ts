@@ -32,7 +32,7 @@ describe('a policy file over 1 MiB', () => {
   afterAll(async () => h?.stop());
 
   it('the publisher refuses the candidate: POLICY_REFUSED because of POLICY_FILE_TOO_LARGE, no pull request', async () => {
-    const publisher = h.dispatched.find((d) => d.fn === 'publisher' && d.key.includes(publishedRun));
+    const publisher = h.dispatched.find((d) => d.fn === 'publisher' && d.key.includes(publishedRun) && d.key.endsWith('/pr-candidate.json'));
     expect(publisher?.error).toBeUndefined();
     expect(publisher?.publisher?.[0]).toMatchObject({
       kind: 'candidate',

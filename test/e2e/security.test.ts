@@ -10,7 +10,8 @@ import { MAINTAINER, MIGRATION_CHANGED_FILES, MODEL_API_KEY, READER, startAppHar
 const CANARY = 'whsec_CANARY_6f1d0c9e2b7a4c38a5e1';
 
 /** token-read's fixed scopes, plus the metadata:read GitHub grants every token. */
-const READ_SCOPES = { contents: 'read', metadata: 'read', issues: 'write', checks: 'read', statuses: 'read', pull_requests: 'read' };
+// A worker reads; it holds no issues permission (the progress comment is the publisher's).
+const WORKER_SCOPES = { contents: 'read', metadata: 'read', checks: 'read', statuses: 'read', pull_requests: 'read' };
 
 /** A task block that would change only README.md: what the edited issue asks for. */
 const EDITED_BODY = `Please reword the README instead.
@@ -57,23 +58,24 @@ describe('security invariants end to end', () => {
 
   it('the complete run published a draft PR (the scenario the checks below look at)', async () => {
     expect(await h.json(`${fullRunPrefix}publish.json`)).toMatchObject({ prNumber: expect.any(Number) });
-    expect(h.issued.map((t) => `${t.fn}:${t.role}`)).toEqual(expect.arrayContaining(['intake:read', 'worker:read', 'publisher:write']));
+    expect(h.issued.map((t) => `${t.fn}:${t.role}`)).toEqual(expect.arrayContaining(['intake:read', 'worker:worker', 'publisher:write']));
     // The webhook answers without a token.
     expect(h.issued.filter((t) => t.fn === 'webhook')).toEqual([]);
   });
 
-  it('the worker only ever held read-scoped tokens, and every API call and git request it made carried one', () => {
+  it('the worker only ever held read-only tokens (no issues permission), and every API call and git request it made carried one and read', () => {
     const worker = h.issued.filter((t) => t.fn === 'worker');
     expect(worker.length).toBeGreaterThan(0);
     for (const t of worker) {
-      expect(t.role).toBe('read');
-      expect(t.permissions).toEqual(READ_SCOPES);
+      expect(t.role).toBe('worker');
+      expect(t.permissions).toEqual(WORKER_SCOPES);
     }
     const ids = new Set(worker.map((t) => t.tokenId));
     const calls = h.standin.calls.filter((c) => c.tokenId && ids.has(c.tokenId));
     expect(calls.length).toBeGreaterThan(3);
     for (const c of calls) {
-      expect(c.tokenPermissions).toEqual(READ_SCOPES);
+      expect(c.tokenPermissions).toEqual(WORKER_SCOPES);
+      expect(['GET', 'HEAD'], `${c.method} ${c.path}`).toContain(c.method);
       expect(`${c.method} ${c.path}`).not.toMatch(/ \/repos\/[^/]+\/[^/]+\/(git\/(blobs|trees|commits|refs)|pulls)/);
     }
     // Git over HTTP: every authorised request was made with a worker token with contents:read.

@@ -25,7 +25,7 @@ import { createWebhookHandler } from '../../src/app/webhook/create-webhook-handl
 import { parseDeliveryKey } from '../../src/core/artifacts/keys.js';
 import { createWorkerHandler, parseWorkerKey, type InvocationContext } from '../../src/app/worker/create-worker-handler.js';
 import type { ArtifactStore, IssuedToken, TokenBroker, TokenRole } from '../../src/core/ports.js';
-import { parseRunKey } from '../../src/core/runs/run-key.js';
+import { parseRunKey, PUBLISHER_KINDS } from '../../src/core/runs/run-key.js';
 import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-service.js';
 import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
 import { DEMO_POLICY, MIGRATION_CHANGED_FILES, MIGRATION_TASK } from '../fixtures/migration-task.js';
@@ -195,6 +195,8 @@ export interface DrainOptions {
   retries?: number;
   /** Only forward to these functions; other notifications stay queued. */
   only?: HarnessFunction[];
+  /** Only forward notifications of keys this accepts; others stay queued. */
+  keys?: (key: string) => boolean;
   /** Throw an AggregateError when an invocation failed for good (default true). */
   throwOnError?: boolean;
   /** Upper bound on invocations in this drain (a loop guard); default 200. */
@@ -295,7 +297,8 @@ export interface AppHarness {
 export interface HarnessPayloads {
   /** Applies the label on the stand-in (the issue's updated_at moves to the harness clock), then builds the event. */
   labeled(issue: number, options?: { label?: string; sender?: string }): Record<string, unknown>;
-  comment(issue: number, body: string, options?: { sender?: string; commentId?: number; senderType?: 'User' | 'Bot' }): Record<string, unknown>;
+  /** A comment written now by the harness clock, or at `createdAt` (epoch ms). */
+  comment(issue: number, body: string, options?: { sender?: string; commentId?: number; senderType?: 'User' | 'Bot'; createdAt?: number }): Record<string, unknown>;
   closed(issue: number, options?: { sender?: string }): Record<string, unknown>;
   /** `issue_comment.created` on pull request `number` (a PR is an issue; `issue.pull_request` is set). */
   prComment(number: number, body: string, options?: { sender?: string; commentId?: number; senderType?: 'User' | 'Bot' }): Record<string, unknown>;
@@ -345,7 +348,7 @@ export function functionForKey(key: string): HarnessFunction | 'none' {
   if (parseDeliveryKey(key) !== undefined) return 'intake';
   if (parseWorkerKey(key)) return 'worker';
   const kind = parseRunKey(key)?.kind;
-  if (kind === 'pr-candidate' || kind === 'ci') return 'publisher';
+  if (kind && PUBLISHER_KINDS.has(kind)) return 'publisher';
   return 'none';
 }
 
@@ -483,7 +486,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       async token(request): Promise<IssuedToken> {
         const result = await inner.token(request);
         const t = tokenOf(result.token);
-        issued.push({ fn, role, tokenId: t?.id ?? 'unknown', permissions: { ...(t?.permissions ?? {}) } });
+        issued.push({ fn, role: request.role, tokenId: t?.id ?? 'unknown', permissions: { ...(t?.permissions ?? {}) } });
         return result;
       },
     };
@@ -674,8 +677,9 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       await settle();
       const index = queue.findIndex((r) => {
         if (!r.eventName.startsWith('ObjectCreated')) return true;
-        const fn = functionForKey(decodeS3EventKey(r.s3.object.key));
-        return fn === 'none' || !opts.only || opts.only.includes(fn);
+        const key = decodeS3EventKey(r.s3.object.key);
+        const fn = functionForKey(key);
+        return fn === 'none' || ((!opts.only || opts.only.includes(fn)) && (!opts.keys || opts.keys(key)));
       });
       if (index < 0) break;
       const [record] = queue.splice(index, 1);
@@ -767,7 +771,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     return found;
   };
 
-  const payloads = buildPayloads(standin);
+  const payloads = buildPayloads(standin, () => clock.now());
 
   return {
     owner: HARNESS_OWNER,
@@ -869,7 +873,8 @@ function interceptWrites(store: ArtifactStore, interceptors: Set<(key: string, w
   };
 }
 
-export function buildPayloads(standin: GitHubStandin): HarnessPayloads {
+/** Payloads as GitHub would send them now; a comment's `created_at` is `now()` (the harness clock in the harness). */
+export function buildPayloads(standin: GitHubStandin, now: () => number = () => Date.now()): HarnessPayloads {
   const userJson = (login: string, type: 'User' | 'Bot' = 'User') => {
     const u = standin.state.users.get(login.toLowerCase());
     return { login, id: u?.id ?? 1, node_id: `U_${login}`, type: u?.type ?? type, site_admin: false };
@@ -931,7 +936,8 @@ export function buildPayloads(standin: GitHubStandin): HarnessPayloads {
       const p = example('issue_comment', 'created');
       const user = userJson(o.sender ?? MAINTAINER, o.senderType);
       if (o.senderType) user.type = o.senderType;
-      const comment = { ...(p.comment as object), id: o.commentId ?? ++commentIds, body, user, performed_via_github_app: null };
+      const at = new Date(o.createdAt ?? now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const comment = { ...(p.comment as object), id: o.commentId ?? ++commentIds, body, user, performed_via_github_app: null, created_at: at, updated_at: at };
       return {
         ...p,
         issue: issueJson(p.issue as Record<string, unknown>, number),

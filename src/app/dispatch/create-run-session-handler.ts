@@ -90,7 +90,7 @@ export function createRunSessionHandler(deps: RunSessionDeps) {
       durationSeconds: SESSION_DURATION_SECONDS,
     });
     const { installationId, repositoryId } = request.source;
-    const token = await deps.tokens.token({ installationId, repositoryId, role: 'read' });
+    const token = await deps.tokens.token({ installationId, repositoryId, role: 'worker' });
     deps.logger.info('run session opened', { key, attempt: trigger.attempt, continuation: trigger.continuation, repositoryId, installationId });
     return RunSessionResponse.parse({
       schemaVersion: 1,

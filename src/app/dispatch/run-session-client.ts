@@ -33,14 +33,15 @@ export function runSessionOpener(options: RunSessionOpenerOptions): RunSessionOp
 
 /**
  * The token run-session vended, handed out only for the repository and installation it was
- * minted for and only as a read token: the worker cannot ask for anything else.
+ * minted for and only as a worker token (contents read-only, no issues): the worker cannot ask
+ * for anything else.
  */
 export class VendedTokenBroker implements TokenBroker {
   constructor(private readonly session: Pick<RunSessionResponse, 'installationId' | 'repositoryId' | 'token'>) {}
 
   async token(request: { installationId: number; repositoryId: number; role: TokenRole }): Promise<IssuedToken> {
-    if (request.role !== 'read')
-      throw new TokenError('ROLE_NOT_ALLOWED', 'A worker session holds a read token only', { requested: request.role, allowed: 'read' });
+    if (request.role !== 'worker')
+      throw new TokenError('ROLE_NOT_ALLOWED', 'A worker session holds a worker (read-only) token only', { requested: request.role, allowed: 'worker' });
     if (request.installationId !== this.session.installationId || request.repositoryId !== this.session.repositoryId) {
       throw new TokenError('TOKEN_SCOPE_MISMATCH', "The session's token is for its run's repository only", {
         repositoryId: request.repositoryId,

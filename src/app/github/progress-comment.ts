@@ -31,13 +31,46 @@ export function progressMarker(runId: string): string {
   return `<!-- draftsman:progress run=${runId} -->`;
 }
 
-/** The progress comment: the task echoed back, one checklist line per phase, the result. */
-export function renderProgressComment(progress: RunProgress): string {
+/** The approval gate as the publisher recomputed it (`control/gate-<n>.json`). */
+export interface GateView {
+  gateId: string;
+  riskLevel: string;
+  violations: { rule: string; path?: string; message: string }[];
+  changes: { path: string; contentId: string }[];
+}
+
+/** Changed paths the comment lists; the gate record holds them all. */
+const GATE_PATHS_SHOWN = 50;
+
+const code = (text: string) => `\`${text.replace(/[`\r\n]/g, '?')}\``;
+
+/** What `/agent approve` approves: every changed path, its content, and the rules it raises. */
+function gateLines(gate: GateView): string[] {
+  const rules = new Map<string, string[]>();
+  for (const v of gate.violations) if (v.path) rules.set(v.path, [...(rules.get(v.path) ?? []), v.rule]);
+  const lines = [
+    `**Approval needed** (gate ${code(gate.gateId)}, risk ${gate.riskLevel}). \`/agent approve\` lets the next attempt publish exactly this change, ${gate.changes.length} file(s) at these contents, and nothing else:`,
+    '',
+  ];
+  for (const c of gate.changes.slice(0, GATE_PATHS_SHOWN)) {
+    const content = c.contentId === 'deleted' ? 'deleted' : `blob ${code(c.contentId.slice(0, 12))}`;
+    const raised = rules.get(c.path);
+    lines.push(`- ${code(c.path)} (${content})${raised ? `: ${raised.join(', ')}` : ''}`);
+  }
+  if (gate.changes.length > GATE_PATHS_SHOWN) lines.push(`- … and ${gate.changes.length - GATE_PATHS_SHOWN} more (control/gate record)`);
+  for (const v of gate.violations.filter((x) => !x.path)) lines.push(`- ${v.rule}: ${v.message.replace(/[\r\n]+/g, ' ')}`);
+  lines.push('');
+  return lines;
+}
+
+/** The progress comment: the task echoed back, one checklist line per phase, the result, and the gate it waits on. */
+export function renderProgressComment(progress: RunProgress, gate?: GateView): string {
   const lines: string[] = [progressMarker(progress.runId), `### draftsman run \`${progress.runId}\` · attempt ${progress.attempt}`, ''];
   lines.push(`**Status:** ${progress.status}${progress.message ? ` — ${progress.message}` : ''}`);
   if (progress.baseCommitSha) lines.push(`**Base commit:** \`${progress.baseCommitSha}\``);
   if (progress.pullRequestUrl) lines.push(`**Draft pull request:** ${progress.pullRequestUrl}`);
   lines.push('');
+  if (gate) lines.push(...gateLines(gate));
   if (progress.phases.length > 0) {
     for (const phase of progress.phases) lines.push(`- ${STATE_ICON[phase.state]} ${phase.name}`);
     lines.push('');

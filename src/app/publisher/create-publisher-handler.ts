@@ -3,6 +3,7 @@ import { decodeS3EventKey } from '../aws/s3-artifact-store.js';
 import { runKeys } from '../../core/artifacts/keys.js';
 import { parseRunKey } from '../../core/runs/run-key.js';
 import { withLogScope } from '../logger.js';
+import { recordGate, relayProgress, type AttemptViewOutcome } from './attempt-progress.js';
 import { updateVerificationFromCi, type CiUpdateOutcome } from './ci-feedback.js';
 import { publishCandidate, type PublishDeps, type PublishOutcome } from './publish-candidate.js';
 
@@ -17,11 +18,16 @@ export const PublisherS3Event = z.object({
 });
 
 export type PublisherResult =
-  { key: string; kind: 'candidate'; outcome: PublishOutcome } | { key: string; kind: 'ci'; outcome: CiUpdateOutcome } | { key: string; kind: 'ignored' };
+  | { key: string; kind: 'candidate'; outcome: PublishOutcome }
+  | { key: string; kind: 'ci'; outcome: CiUpdateOutcome }
+  | { key: string; kind: 'progress' | 'gate'; outcome: AttemptViewOutcome }
+  | { key: string; kind: 'ignored' };
 
 /**
  * The publisher function's body: one S3 `ObjectCreated` record at a time, `pr-candidate.json`
- * -> publishCandidate, `ci/*.json` -> updateVerificationFromCi (CI results, or a closed PR).
+ * -> publishCandidate, `ci/*.json` -> updateVerificationFromCi (CI results, or a closed PR),
+ * `attempts/<n>/progress.json` -> relayProgress (the worker's progress on the issue),
+ * `attempts/<n>/approval-request.json` -> recordGate (the gate an approval covers).
  * Refusals are outcomes, not errors; only transient failures throw, so the Lambda retry
  * re-runs an idempotent publication.
  */
@@ -46,6 +52,13 @@ export function createPublisherHandler(deps: PublishDeps): (event: unknown) => P
       if (m?.kind === 'ci') {
         const outcome = await withLogScope(scope, () => updateVerificationFromCi({ ...deps, runKeys: runKeys(m.owner, m.repo, m.runId), key }));
         results.push({ key, kind: 'ci', outcome });
+        continue;
+      }
+      if ((m?.kind === 'progress' || m?.kind === 'approval-request') && m.attempt !== undefined) {
+        const options = { ...deps, runKeys: runKeys(m.owner, m.repo, m.runId) };
+        const attempt = m.attempt;
+        const outcome = await withLogScope(scope, () => (m.kind === 'progress' ? relayProgress(options, attempt) : recordGate(options, attempt)));
+        results.push({ key, kind: m.kind === 'progress' ? 'progress' : 'gate', outcome });
         continue;
       }
       deps.logger.debug('object ignored by the publisher', { key });

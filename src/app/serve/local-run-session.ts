@@ -18,7 +18,7 @@ export function localRunSession(deps: { store: ArtifactStore; readTokens: TokenB
     const request = await readTrustedRequest(deps.store, trigger);
     if (!request || request.source.kind !== 'github') throw new RunSessionError('RUN_REQUEST_MISSING', 'The run has no request.json', { key: invocation.key });
     const { installationId, repositoryId } = request.source;
-    const token = await deps.readTokens.token({ installationId, repositoryId, role: 'read' });
+    const token = await deps.readTokens.token({ installationId, repositoryId, role: 'worker' });
     return { store: deps.store, tokens: new VendedTokenBroker({ installationId, repositoryId, token }) };
   };
 }

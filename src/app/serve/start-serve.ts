@@ -105,7 +105,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
       );
   });
 
-  const brokers: Record<TokenRole, InProcessTokenBroker> = {
+  const brokers: Record<Exclude<TokenRole, 'worker'>, InProcessTokenBroker> = {
     read: broker('read'),
     write: broker('write'),
   };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { IssuedToken, TokenBroker, TokenRole } from '../../core/ports.js';
 import { invokeJson, type LambdaLike } from '../aws/invoke-json.js';
 import { TokenError } from './token-error.js';
+import { servesRole } from './token-scopes.js';
 
 export type { LambdaLike } from '../aws/invoke-json.js';
 
@@ -28,14 +29,16 @@ export class LambdaTokenBroker implements TokenBroker {
   constructor(private readonly options: LambdaTokenBrokerOptions) {}
 
   async token(request: { installationId: number; repositoryId: number; role: TokenRole }): Promise<IssuedToken> {
-    if (request.role !== this.options.role) {
+    if (!servesRole(this.options.role, request.role)) {
       throw new TokenError('ROLE_NOT_ALLOWED', `This broker mints ${this.options.role} tokens only`, { requested: request.role, allowed: this.options.role });
     }
     const { functionName } = this.options;
     const payload = await invokeJson(
       this.options.client,
       functionName,
-      { installationId: request.installationId, repositoryId: request.repositoryId },
+      request.role === this.options.role
+        ? { installationId: request.installationId, repositoryId: request.repositoryId }
+        : { installationId: request.installationId, repositoryId: request.repositoryId, role: request.role },
       (failure) =>
         failure.kind === 'not-invoked'
           ? new TokenError('TOKEN_FUNCTION_FAILED', 'The token function could not be invoked', { functionName }, { cause: failure.cause })

@@ -4,13 +4,15 @@ import { z } from 'zod';
 import type { Clock, IssuedToken, Logger, TokenRole } from '../../core/ports.js';
 import type { GitHubRetryPolicy } from '../github/github-api.js';
 import { mintInstallationToken, TokenError } from './mint-installation-token.js';
-import { scopesFor } from './token-scopes.js';
+import { scopesFor, servesRole } from './token-scopes.js';
 
 /** The event token-read and token-write accept: one installation, one repository, nothing else. */
 export const TokenRequestEvent = z
   .object({
     installationId: z.number().int().positive(),
     repositoryId: z.number().int().positive(),
+    /** A narrower role than the function's own (token-read mints `worker` tokens for run-session). */
+    role: z.enum(['read', 'worker', 'write']).optional(),
   })
   .strict();
 export type TokenRequestEvent = z.infer<typeof TokenRequestEvent>;
@@ -62,6 +64,10 @@ export function createTokenHandler(options: TokenHandlerOptions): (event: unknow
         issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), code: i.code })),
       });
     }
+    const role = parsed.data.role ?? options.role;
+    if (!servesRole(options.role, role)) {
+      throw new TokenError('ROLE_NOT_ALLOWED', `This function mints ${options.role} tokens, or narrower ones`, { requested: role, allowed: options.role });
+    }
     let privateKey: KeyObject;
     try {
       privateKey = await loadKey();
@@ -75,7 +81,7 @@ export function createTokenHandler(options: TokenHandlerOptions): (event: unknow
       privateKey,
       installationId: parsed.data.installationId,
       repositoryId: parsed.data.repositoryId,
-      permissions: scopesFor(options.role),
+      permissions: scopesFor(role),
       clock: options.clock,
       fetch: options.fetch,
       policy: options.policy,

@@ -18,6 +18,8 @@ export const TEXTS = {
   notRebuilt: (why: string) => `Not rebuilt: ${why}.`,
   upToDate: (base: string) => `The pull request is already built on the head of \`${base}\`.`,
   nothingToApprove: (status: string) => `Nothing is waiting for approval (the latest run is ${status}).`,
+  approvalPredatesGate: (gateId: string) =>
+    `Not approved: this comment was written before gate \`${gateId}\` was shown, so it cannot be about it. Read the gate on the progress comment, then approve again.`,
   notRetryable: (status: string) => `The latest run is ${status}; only a stopped run can be retried.`,
   nothingToRevise: 'This pull request has no published change of draftsman to revise yet.',
   reviseOnPullRequest: (prefix: string) => `\`${prefix} revise <instructions>\` works in a comment or review on the draft pull request of a run.`,

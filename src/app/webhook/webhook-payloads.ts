@@ -39,7 +39,13 @@ export type IssuesLabeledPayload = z.infer<typeof IssuesLabeledPayload>;
 export const IssueCommentCreatedPayload = z.object({
   action: z.literal('created'),
   issue: Issue,
-  comment: z.object({ id: z.number().int(), body: z.string(), user: User, performed_via_github_app: z.object({ id: z.number() }).nullable().optional() }),
+  comment: z.object({
+    id: z.number().int(),
+    body: z.string(),
+    user: User,
+    /** When the comment was written (signed with the delivery): an approval covers only a gate shown before it. */
+    created_at: z.string().optional(),
+    performed_via_github_app: z.object({ id: z.number() }).nullable().optional() }),
   repository: Repository,
   sender: User,
   installation: Installation,

@@ -3,12 +3,12 @@ import { loadAttempt, type AttemptStart } from '../../core/runs/attempts.js';
 import type { RunTrigger } from '../../core/runs/run-key.js';
 import type { RunRequest } from '../../core/runs/run-request.js';
 import type { GitHubApi } from '../github/github-api.js';
-import { IssueCommentReporter } from '../github/progress-comment.js';
 import { bindLogScope } from '../logger.js';
 import { emitMetric, phaseMetric } from '../metrics/run-metrics.js';
 import { MAX_CONTINUATIONS } from '../../core/runs/continuations.js';
 import { countReplays, takeLease, type Lease } from './lease.js';
 import { ProgressTracker } from './progress-tracker.js';
+import { StoredProgressReporter } from './stored-progress.js';
 import type { InvocationContext, RunDeps } from './worker-deps.js';
 
 /** What one invocation works on once it holds the attempt's lease: the snapshot, the read token's API, the progress comment. */
@@ -62,10 +62,10 @@ export async function openAttempt(deps: RunDeps, target: RunTrigger): Promise<Op
   if (request.source.kind !== 'github') throw new Error(`worker runs GitHub requests only, not ${request.source.kind}`);
   const source = request.source;
   bindLogScope({ installationId: source.installationId });
-  const issued = await deps.tokens.token({ installationId: source.installationId, repositoryId: source.repositoryId, role: 'read' });
+  const issued = await deps.tokens.token({ installationId: source.installationId, repositoryId: source.repositoryId, role: 'worker' });
   deps.logger.redact?.(issued.token);
   const api = deps.github(issued.token);
-  const tracker = progressTracker(deps, api, request, target.attempt);
+  const tracker = progressTracker(deps, keys, request, target.attempt);
   const replays = await countReplays(store, keys.attempt(target.attempt), target.continuation);
   const message = target.continuation > 0 ? `continuing (${target.continuation - replays}/${MAX_CONTINUATIONS})` : 'ingesting the repository';
   await tracker.report({ runId: request.runId, attempt: target.attempt, status: 'RUNNING', phases: [], message });
@@ -73,13 +73,12 @@ export async function openAttempt(deps: RunDeps, target: RunTrigger): Promise<Op
   return { deps, target, keys, attempt, request, source, token: issued.token, api, tracker, replays, now };
 }
 
-/** The progress comment of the issue (none for a run without one), and a metric line per phase that ended. */
-function progressTracker(deps: RunDeps, api: GitHubApi, request: RunRequest, attempt: number): ProgressTracker {
-  const { clock, logger } = deps;
-  const commentId = request.issue?.progressCommentId;
+/** The attempt's stored progress (the publisher shows it on the issue), and a metric line per phase that ended. */
+function progressTracker(deps: RunDeps, keys: RunKeys, request: RunRequest, attempt: number): ProgressTracker {
+  const { clock, logger, store } = deps;
   return new ProgressTracker(
-    commentId ? new IssueCommentReporter(api, { owner: request.owner, repo: request.repo, commentId }) : { report: async () => undefined },
-    (error) => logger.warn('progress comment update failed', { error: error instanceof Error ? error.message : String(error) }),
+    new StoredProgressReporter(store, keys.attempt(attempt).progress, clock),
+    (error) => logger.warn('progress not stored', { error: error instanceof Error ? error.message : String(error) }),
     (progress) => {
       if (progress.state !== 'running') emitMetric(logger, phaseMetric(progress, { fn: 'worker', runId: request.runId, attempt, timestamp: clock.now() }));
     },

@@ -1,11 +1,10 @@
-import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { withAttempt } from '../../core/runs/update-run-record.js';
 import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import type { OpenAttempt } from './open-attempt.js';
 
 /**
  * End the attempt without the pipeline's own record (the policy refused, or continuations ran
- * out): run.json says so, the lock is released, the comment tells the maintainer.
+ * out): run.json says so, and the last progress (the publisher releases the lock on it).
  */
 export async function stopAttempt(run: OpenAttempt, stop: { status: 'FAILED' | 'BLOCKED'; reason: string; message: string }): Promise<void> {
   const { deps, request, keys, tracker } = run;
@@ -27,7 +26,12 @@ export async function stopAttempt(run: OpenAttempt, stop: { status: 'FAILED' | '
       updatedAt: now,
     };
   });
-  if (request.issue)
-    await releaseIssueLock(store, { owner: request.owner, repo: request.repo, issue: request.issue.number }, { runId: request.runId, attempt });
-  await tracker.report({ runId: request.runId, attempt, status: stop.status, phases: [], message: stop.message });
+  await tracker.report({
+    runId: request.runId,
+    attempt,
+    status: stop.status,
+    phases: [],
+    message: stop.message,
+    ended: { status: stop.status, reason: stop.reason, candidate: false },
+  });
 }

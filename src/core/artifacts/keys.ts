@@ -69,6 +69,8 @@ export interface AttemptKeys {
   patchesPrefix: string;
   patch(seq: number, segment: string): string;
   approvalRequest: string;
+  /** The worker's progress, which the publisher shows on the progress comment. */
+  progress: string;
 }
 
 export interface CandidateKeys {
@@ -87,6 +89,8 @@ export interface RunKeys {
   run: string;
   cancel: string;
   approve(n: number): string;
+  /** `control/gate-<n>.json`: the gate attempt n stopped at, as the publisher recomputed it. */
+  gate(n: number): string;
   /** `control/follow-up-<source>.json`: a revision or repair starts once per comment, review or head SHA. */
   followUp(source: string): string;
   attempt(n: number): AttemptKeys;
@@ -108,6 +112,7 @@ export function runKeys(owner: string, repo: string, runId: string): RunKeys {
     run: `${root}run.json`,
     cancel: `${root}control/cancel.json`,
     approve: (n) => `${root}control/approve-${positiveInt(n, 'attempt number')}.json`,
+    gate: (n) => `${root}control/gate-${positiveInt(n, 'attempt number')}.json`,
     followUp: (source) => `${root}control/follow-up-${keySegment(source, 'follow-up source')}.json`,
     attempt: (n) => attemptKeys(`${root}attempts/${positiveInt(n, 'attempt number')}/`),
     candidate: {
@@ -143,6 +148,7 @@ function attemptKeys(a: string): AttemptKeys {
     patchesPrefix: `${a}patches/`,
     patch: (seq, segment) => `${a}patches/${padSeq(seq)}-${keySegment(segment, 'patch segment')}.diff`,
     approvalRequest: `${a}approval-request.json`,
+    progress: `${a}progress.json`,
   };
 }
 

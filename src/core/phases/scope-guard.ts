@@ -44,6 +44,8 @@ export interface ScopeVerdict {
   violations: ScopeViolation[];
   /** Identity of the approval gate (the same violations on the same content); set for NEEDS_APPROVAL. */
   gateId?: string;
+  /** What the gate covers: every changed path and its content; set for NEEDS_APPROVAL. */
+  changes?: { path: string; contentId: string }[];
   filesChanged: number;
   linesChanged: number;
 }
@@ -126,7 +128,8 @@ export function evaluateScope(input: ScopeInput): ScopeVerdict {
   const gateId = `gate-${sha256Hex(
     [...approval.map((v) => `${v.rule}:${v.path ?? ''}`).sort(), ...changes.map((c) => `${c.path}@${c.contentId}`).sort()].join('\n'),
   ).slice(0, 16)}`;
-  return { status: input.approvedGates?.includes(gateId) ? 'PASS' : 'NEEDS_APPROVAL', violations: approval, gateId, ...base };
+  if (input.approvedGates?.includes(gateId)) return { status: 'PASS', violations: approval, gateId, ...base };
+  return { status: 'NEEDS_APPROVAL', violations: approval, gateId, changes: changes.map((c) => ({ path: c.path, contentId: c.contentId })), ...base };
 }
 
 /** The gitlink a path is or lies under, if any. */

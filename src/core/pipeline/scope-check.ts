@@ -59,6 +59,7 @@ export async function stopForScope(env: PipelineEnv, context: PhaseContext, verd
       baseCommitSha: context.workspace.baseCommitSha,
       gateId: verdict.gateId ?? 'gate-unknown',
       reason,
+      changes: verdict.changes ?? [],
       violations: verdict.violations,
       options: [
         { id: 'approve', description: 'Approve these paths and risks: the next attempt passes this gate and opens the draft PR.' },

@@ -1,6 +1,6 @@
 import type { PrCandidate } from '../git/pr-candidate.js';
 import type { RiskReport } from '../risk/risk-score.js';
-import { evaluateScope } from '../phases/scope-guard.js';
+import { evaluateScope, type ScopeVerdict } from '../phases/scope-guard.js';
 import type { PolicyViews } from '../paths/policy-views.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { changeOriginOf, changeRisk } from '../risk/change-risk.js';
@@ -19,20 +19,8 @@ export function checkApproval(
   task: Pick<TaskContract, 'steps'>,
   approvedGates: readonly string[],
 ): PublishError | undefined {
-  const minRisk = views.policy.agent.approval.minRisk;
-  const risk = trustedChangeRisk(candidate, views, task);
-  const verdict = evaluateScope({
-    changes: candidateRiskFiles(candidate).map((f, i) => {
-      const file = candidate.files[i];
-      return { ...f, insertions: 0, deletions: 0, contentId: 'deleted' in file ? 'deleted' : file.blobSha };
-    }),
-    rules: views.rules,
-    limits: { maxFiles: Number.POSITIVE_INFINITY, maxLines: Number.POSITIVE_INFINITY },
-    riskLevel: risk.riskLevel,
-    riskReasons: risk.reasons,
-    approvalMinRisk: minRisk,
-    approvedGates,
-  });
+  const changes = candidate.files.map((f) => ({ path: f.path, contentId: 'deleted' in f ? 'deleted' : f.blobSha }));
+  const { verdict, risk } = trustedGate(changes, views, task, approvedGates);
   const problems = verdict.violations.map((v) => ({ reason: v.rule, rule: v.rule, path: v.path, message: v.message }));
   if (verdict.status === 'NEEDS_APPROVAL') {
     return new PublishError('APPROVAL_REQUIRED', 'the trusted policy requires an approval this attempt does not carry', {
@@ -46,9 +34,37 @@ export function checkApproval(
   return undefined;
 }
 
-const candidateRiskFiles = (candidate: PrCandidate) => candidate.files.map((f) => ({ path: f.path, kind: 'deleted' in f ? 'DELETED' : 'MODIFIED' }));
+/**
+ * The gate a change stops at under the trusted policy and task: the scope guard over the changed
+ * paths and their contents (`deleted` for a deletion), with the risk recomputed from the paths.
+ * The publisher runs it on a candidate, and on the paths an attempt that stopped for approval
+ * names, so the gate a maintainer approves and the gate a publication must carry are one.
+ */
+export function trustedGate(
+  changes: readonly { path: string; contentId: string }[],
+  views: PolicyViews,
+  task: Pick<TaskContract, 'steps'>,
+  approvedGates: readonly string[] = [],
+): { verdict: ScopeVerdict; risk: RiskReport } {
+  const files = changes.map((c) => ({ path: c.path, kind: c.contentId === 'deleted' ? 'DELETED' : 'MODIFIED' }));
+  const risk = changeRisk(files, views.rules, { origin: changeOriginOf(task), minRisk: views.policy.agent.approval.minRisk });
+  const verdict = evaluateScope({
+    changes: changes.map((c, i) => ({ ...files[i], insertions: 0, deletions: 0, contentId: c.contentId })),
+    rules: views.rules,
+    limits: { maxFiles: Number.POSITIVE_INFINITY, maxLines: Number.POSITIVE_INFINITY },
+    riskLevel: risk.riskLevel,
+    riskReasons: risk.reasons,
+    approvalMinRisk: views.policy.agent.approval.minRisk,
+    approvedGates,
+  });
+  return { verdict, risk };
+}
 
 /** The risk the publisher recomputes: the candidate's paths under the trusted policy and task. */
 export function trustedChangeRisk(candidate: PrCandidate, views: PolicyViews, task: Pick<TaskContract, 'steps'>): RiskReport {
-  return changeRisk(candidateRiskFiles(candidate), views.rules, { origin: changeOriginOf(task), minRisk: views.policy.agent.approval.minRisk });
+  return trustedGate(
+    candidate.files.map((f) => ({ path: f.path, contentId: 'deleted' in f ? 'deleted' : f.blobSha })),
+    views,
+    task,
+  ).risk;
 }

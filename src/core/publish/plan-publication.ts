@@ -91,8 +91,27 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
 }
 
 /** The trusted policy allows draft PRs, the snapshot's task is a draft PR on the base the candidate names. */
-function trustedRules(input: PublicationInput, candidate: PrCandidate): PublishError | { policy: AgentPolicy; views: PolicyViews; task: TaskContract } {
-  const { trustedPolicy, request } = input;
+function trustedRules(input: PublicationInput, candidate: PrCandidate): PublishError | TrustedRules {
+  const rules = trustedPolicyAndTask(input.request, input.trustedPolicy);
+  if (rules instanceof PublishError) return rules;
+  const expectedBase = (rules.task.base ?? input.request.baseRef ?? input.base.defaultBranch).replace(/^refs\/heads\//, '');
+  if (candidate.baseBranch !== expectedBase) {
+    return new PublishError('CANDIDATE_MISMATCH', 'the candidate targets another base branch', { candidateBase: candidate.baseBranch, expectedBase });
+  }
+  return rules;
+}
+
+export interface TrustedRules {
+  policy: AgentPolicy;
+  views: PolicyViews;
+  task: TaskContract;
+}
+
+/**
+ * The trusted policy (valid, allowing draft PRs) and the task parsed from the trigger-written
+ * snapshot (a draft PR): what every publisher decision is made under, never the worker's copy.
+ */
+export function trustedPolicyAndTask(request: PublicationInput['request'], trustedPolicy: PublicationInput['trustedPolicy']): PublishError | TrustedRules {
   if (!trustedPolicy.ok) {
     return new PublishError('POLICY_REFUSED', `${POLICY_FILE_NAME} at ${trustedPolicy.ref} is invalid`, {
       policyReason: trustedPolicy.policyReason,
@@ -114,10 +133,6 @@ function trustedRules(input: PublicationInput, candidate: PrCandidate): PublishE
     return new PublishError('TASK_INVALID', 'the task block of the snapshot does not parse', { taskReason: error.reason }, { cause: error });
   }
   if (task.mode !== 'draft_pr') return new PublishError('POLICY_REFUSED', 'the task is an analysis, not a draft PR', { mode: task.mode });
-  const expectedBase = (task.base ?? request.baseRef ?? input.base.defaultBranch).replace(/^refs\/heads\//, '');
-  if (candidate.baseBranch !== expectedBase) {
-    return new PublishError('CANDIDATE_MISMATCH', 'the candidate targets another base branch', { candidateBase: candidate.baseBranch, expectedBase });
-  }
   return { policy, views: policyViews(policy, task, request.paths), task };
 }
 

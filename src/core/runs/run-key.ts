@@ -16,7 +16,21 @@ const RUN_ID = '[a-z2-7]{12}';
 const N = '[1-9][0-9]{0,5}';
 const CI_ID = '[A-Za-z0-9][A-Za-z0-9-]{0,99}';
 
-export type RunObjectKind = 'request' | 'run' | 'publish' | 'cancel' | 'approve' | 'attempt-request' | 'continuation' | 'pr-candidate' | 'ci';
+export type RunObjectKind =
+  | 'request'
+  | 'run'
+  | 'publish'
+  | 'cancel'
+  | 'approve'
+  | 'attempt-request'
+  | 'continuation'
+  | 'approval-request'
+  | 'progress'
+  | 'pr-candidate'
+  | 'ci';
+
+/** The objects whose creation starts the publisher (the bucket's notifications route them there). */
+export const PUBLISHER_KINDS: ReadonlySet<RunObjectKind> = new Set(['pr-candidate', 'ci', 'approval-request', 'progress']);
 
 export interface ParsedRunKey {
   owner: string;
@@ -39,7 +53,7 @@ const RUN_KEY = new RegExp(
       '(?<publish>publish\\.json)',
       '(?<cancel>control/cancel\\.json)',
       `control/approve-(?<approve>${N})\\.json`,
-      `attempts/(?<attempt>${N})/(?:(?<attemptRequest>request\\.json)|continue-(?<continuation>${N})\\.json)`,
+      `attempts/(?<attempt>${N})/(?:(?<attemptRequest>request\\.json)|(?<approvalRequest>approval-request\\.json)|(?<progress>progress\\.json)|continue-(?<continuation>${N})\\.json)`,
       '(?<candidate>candidate/pr-candidate\\.json)',
       `ci/(?<ci>${CI_ID})\\.json`,
     ].join('|') +
@@ -75,6 +89,8 @@ export function parseRunKey(key: string): ParsedRunKey | undefined {
   if (g.attempt) {
     const attempt = Number(g.attempt);
     if (g.attemptRequest) return attempt >= 2 ? { ...base, kind: 'attempt-request', attempt } : undefined;
+    if (g.approvalRequest) return { ...base, kind: 'approval-request', attempt };
+    if (g.progress) return { ...base, kind: 'progress', attempt };
     return { ...base, kind: 'continuation', attempt, continuation: Number(g.continuation) };
   }
   if (g.candidate) return { ...base, kind: 'pr-candidate' };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FollowUp } from './follow-up.js';
+import { GateChange } from './run-state.js';
 import { AttemptStatus, RunRecordStatus } from './run-status.js';
 
 /**
@@ -95,8 +96,11 @@ export const ApprovalRequest = z.object({
   runId: z.string(),
   attempt: z.number().int().positive(),
   baseCommitSha: z.string(),
+  /** The worker's gate id; the publisher recomputes the gate (`control/gate-<n>.json`) and approvals take that one. */
   gateId: z.string(),
   reason: z.string(),
+  /** Every changed path and its new blob id: what the publisher recomputes the gate over. */
+  changes: z.array(GateChange).max(10000).default([]),
   violations: z.array(z.object({ rule: z.string(), path: z.string().optional(), message: z.string() })),
   options: z.array(z.object({ id: z.string(), description: z.string() })),
   recommended: z.string(),

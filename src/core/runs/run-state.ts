@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RUN_STATUSES } from './run-status.js';
 
 /**
  * The small stored objects that say where an issue's runs stand: the issue pointer, the issue
@@ -49,6 +50,27 @@ export const ApprovalMarker = z.object({
 });
 export type ApprovalMarker = z.infer<typeof ApprovalMarker>;
 
+/** One changed path and its new content's blob id (`deleted` for a deletion). */
+export const GateChange = z.object({ path: z.string().min(1).max(4096), contentId: z.string().min(1).max(64) });
+export type GateChange = z.infer<typeof GateChange>;
+
+/**
+ * `control/gate-<n>.json`: the approval gate attempt n stopped at, as the publisher recomputed it
+ * from the trusted policy and task over the changed paths and contents. `/agent approve` approves
+ * this gate and nothing else; the progress comment shows it. Only the publisher writes it.
+ */
+export const GateRecord = z.object({
+  schemaVersion: z.literal(1),
+  runId: z.string(),
+  attempt: z.number().int().positive(),
+  gateId: z.string(),
+  violations: z.array(z.object({ rule: z.string(), path: z.string().optional(), message: z.string() })),
+  changes: z.array(GateChange),
+  riskLevel: z.enum(['LOW', 'MEDIUM', 'HIGH']),
+  at: z.string(),
+});
+export type GateRecord = z.infer<typeof GateRecord>;
+
 /** A command comment that acted, once (`commandClaimKey`). */
 export const CommandClaim = z.object({
   schemaVersion: z.literal(1),
@@ -58,3 +80,47 @@ export const CommandClaim = z.object({
   at: z.string(),
 });
 export type CommandClaim = z.infer<typeof CommandClaim>;
+
+/** Bounds on what a worker's progress may carry to the progress comment. */
+const SHORT = 2000;
+const REPORT = 65536;
+
+/**
+ * `attempts/<n>/progress.json`: where the worker says its attempt stands (the phase checklist, a
+ * line of text), and at the end how it ended. The worker holds no GitHub write rights: the
+ * publisher shows this on the progress comment, releases the lock when no candidate will come,
+ * and posts the analysis report. Everything here is the worker's word, shown as such.
+ */
+export const AttemptProgress = z.object({
+  schemaVersion: z.literal(1),
+  runId: z.string(),
+  attempt: z.number().int().positive(),
+  status: z.enum(['QUEUED', 'RUNNING', 'PUBLISHING', ...RUN_STATUSES]),
+  message: z.string().max(SHORT).optional(),
+  phases: z
+    .array(z.object({ name: z.string().max(100), state: z.enum(['pending', 'running', 'done', 'skipped', 'failed', 'blocked']) }))
+    .max(20),
+  baseCommitSha: z
+    .string()
+    .regex(/^[0-9a-f]{40}$/)
+    .optional(),
+  taskEcho: z.string().max(REPORT).optional(),
+  artifacts: z.record(z.string().max(200), z.string().max(SHORT)).optional(),
+  /** Set once the attempt ended. */
+  ended: z
+    .object({
+      status: z.enum(RUN_STATUSES),
+      reason: z.string().max(SHORT).optional(),
+      /** A candidate is on its way to the publisher (it releases the lock then). */
+      candidate: z.boolean(),
+      headCommitSha: z
+        .string()
+        .regex(/^[0-9a-f]{40}$/)
+        .optional(),
+      /** An analysis run's report, sized for a comment. */
+      analysisReport: z.string().max(REPORT).optional(),
+    })
+    .optional(),
+  at: z.string(),
+});
+export type AttemptProgress = z.infer<typeof AttemptProgress>;

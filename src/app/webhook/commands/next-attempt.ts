@@ -2,7 +2,8 @@ import { putArtifactIfAbsent, readArtifactIfPresent, writeArtifact } from '../..
 import { issueLatestKey, lockKey } from '../../../core/artifacts/keys.js';
 import { acquireIssueLock } from '../../../core/runs/issue-lock.js';
 import { AttemptRequest, RunRecord } from '../../../core/runs/run-request.js';
-import { ApprovalMarker, IssueLatest, IssueLock } from '../../../core/runs/run-state.js';
+import { latestAttempt } from '../../../core/runs/attempts.js';
+import { ApprovalMarker, GateRecord, IssueLatest, IssueLock } from '../../../core/runs/run-state.js';
 import { renderProgressComment } from '../../github/progress-comment.js';
 import { TEXTS } from '../texts.js';
 import { readLatestRun, type LatestRun } from './latest-run.js';
@@ -17,7 +18,13 @@ const RETRYABLE = new Set(['FAILED', 'BLOCKED', 'BUDGET_EXCEEDED', 'CANCELLED', 
  * issue's latest run (approve also passes the gate the run waits on). The lock is taken for the
  * new attempt; `attempts/<n+1>/request.json` is written once, so a redelivery is a duplicate.
  */
-export async function startNextAttempt(session: WebhookSession, issueNumber: number, sender: string, command: 'approve' | 'retry'): Promise<TriggerOutcome> {
+export async function startNextAttempt(
+  session: WebhookSession,
+  issueNumber: number,
+  sender: string,
+  command: 'approve' | 'retry',
+  commentAt?: string,
+): Promise<TriggerOutcome> {
   const { store } = session.deps;
   const found = await readLatestRun(session, issueNumber);
   if (!found) {
@@ -26,15 +33,24 @@ export async function startNextAttempt(session: WebhookSession, issueNumber: num
   }
   const run = await readArtifactIfPresent(store, found.keys.run, RunRecord);
   const status = run?.status ?? 'QUEUED';
-  if (command === 'approve' && (status !== 'NEEDS_APPROVAL' || !run?.pendingGate)) {
-    await session.reply(issueNumber, TEXTS.nothingToApprove(status));
-    return { kind: 'replied', why: 'nothing to approve' };
+  let approvedGates: string[] = [];
+  if (command === 'approve') {
+    const gate = await pendingGate(session, found);
+    if (!gate) {
+      await session.reply(issueNumber, TEXTS.nothingToApprove(status));
+      return { kind: 'replied', why: 'nothing to approve' };
+    }
+    // GitHub's timestamps are whole seconds: a comment written in the second the gate was shown counts.
+    if (commentAt !== undefined && !(Date.parse(commentAt) >= Math.floor(Date.parse(gate.at) / 1000) * 1000)) {
+      await session.reply(issueNumber, TEXTS.approvalPredatesGate(gate.gateId));
+      return { kind: 'replied', why: 'the comment predates the gate' };
+    }
+    approvedGates = [gate.gateId];
   }
   if (command === 'retry' && !RETRYABLE.has(status)) {
     await session.reply(issueNumber, TEXTS.notRetryable(status));
     return { kind: 'replied', why: 'not retryable' };
   }
-  const approvedGates = command === 'approve' && run?.pendingGate ? [run.pendingGate] : [];
   return queueNextAttempt(
     session,
     found,
@@ -42,6 +58,18 @@ export async function startNextAttempt(session: WebhookSession, issueNumber: num
     { reason: command, sender, approvedGates, message: `${command} by @${sender}; waiting for a worker` },
     run,
   );
+}
+
+/**
+ * The gate the run's latest requested attempt stopped at, as the publisher recorded it from the
+ * trusted policy (`control/gate-<n>.json`): never `run.json`'s word, which the worker writes.
+ */
+async function pendingGate(session: WebhookSession, found: LatestRun): Promise<GateRecord | undefined> {
+  const { store } = session.deps;
+  const attempt = await latestAttempt(store, found.keys);
+  if (attempt < 1) return undefined;
+  const gate = await readArtifactIfPresent(store, found.keys.gate(attempt), GateRecord);
+  return gate && gate.runId === found.latest.runId && gate.attempt === attempt ? gate : undefined;
 }
 
 export interface NextAttempt {

@@ -1,9 +1,15 @@
-import type { PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import type { FollowUp } from '../../core/runs/follow-up.js';
 import type { AttemptRequest } from '../../core/runs/run-request.js';
 import type { GitHubApi } from '../github/github-api.js';
 
 /** How an attempt ends when it found nothing to change: no target left, or no diff from its segments. */
+/** How an attempt ended, as its last progress says. */
+export interface AttemptEnd {
+  status: string;
+  reason?: string;
+  baseCommitSha?: string;
+}
+
 const UNCHANGED = new Set(['NO_CHANGES', 'TARGET_SELECTION_EMPTY']);
 
 /** Marks the one note per attempt, so a retried invocation does not say it twice. */
@@ -18,7 +24,7 @@ export async function noteUnchangedFollowUp(
   api: GitHubApi,
   where: { owner: string; repo: string; runId: string; attempt: number },
   followUp: FollowUp | undefined,
-  result: PipelineResult,
+  result: AttemptEnd,
 ): Promise<boolean> {
   if (!followUp || result.status !== 'FAILED' || !UNCHANGED.has(result.reason ?? '')) return false;
   const { owner, repo, runId, attempt } = where;
@@ -47,7 +53,7 @@ export async function noteFailedRebuild(
   api: GitHubApi,
   where: { owner: string; repo: string; runId: string; attempt: number; pullRequest: number | undefined },
   attemptRequest: AttemptRequest | undefined,
-  result: PipelineResult,
+  result: AttemptEnd,
 ): Promise<boolean> {
   if (!attemptRequest || !REBUILDS.has(attemptRequest.reason) || where.pullRequest === undefined) return false;
   if (result.status === 'COMPLETED' || result.status === 'SUSPENDED') return false;
