@@ -90,8 +90,9 @@ describe('the trust table', () => {
       `runs/acme/orders/${runId}/candidate/pr-candidate.json`,
       `runs/acme/orders/${runId}/candidate/changes/${'a'.repeat(40)}`,
       `runs/acme/orders/${runId}/run.json`,
+      `runs/acme/orders/${runId}/attempts/1/progress.json`,
+      `runs/acme/orders/${runId}/attempts/1/approval-request.json`,
       'issues/acme/orders/1/latest.json',
-      'locks/acme/orders/issues/1.json',
       'maps/acme/orders/abc/map.json',
     ];
     for (const key of samples) {
@@ -112,8 +113,11 @@ describe('the trust table', () => {
         .replaceAll('*', 'x');
       expect([grant, rows.some((r) => r.pattern.test(example))]).toEqual([grant, true]);
     }
-    // What the worker may not write has no row: an attempt request, a dispatch record, publish.json.
+    // What the worker may not write has no row: an attempt request, a dispatch record, publish.json,
+    // the gate record, its issue's lock.
     for (const key of [
+      `runs/acme/orders/${runId}/control/gate-1.json`,
+      'locks/acme/orders/issues/1.json',
       `runs/acme/orders/${runId}/attempts/2/request.json`,
       `runs/acme/orders/${runId}/dispatch/x.json`,
       `runs/acme/orders/${runId}/publish.json`,
