@@ -265,7 +265,7 @@ const decoder = new TextDecoder();
 
 /** The added lines of a change, numbered as in the new file (the same bounded diff as the patch). */
 export function addedLines(oldBytes: Uint8Array | undefined, newBytes: Uint8Array): { line: number; text: string }[] {
-  const split = (b: Uint8Array) => (b.length === 0 ? [] : decoder.decode(b).replace(/\n$/, '').split('\n'));
+  const split = (b: Uint8Array) => (b.length === 0 ? [] : scanText(b).replace(/\n$/, '').split('\n'));
   const a = oldBytes ? split(oldBytes) : [];
   const b = split(newBytes);
   const out: { line: number; text: string }[] = [];
@@ -278,6 +278,38 @@ export function addedLines(oldBytes: Uint8Array | undefined, newBytes: Uint8Arra
     }
   }
   return out;
+}
+
+/** How many leading bytes decide whether NUL bytes mean UTF-16. */
+const UTF16_SAMPLE = 4096;
+
+/**
+ * The text a scan reads in a file's bytes. A NUL byte hides nothing: UTF-16 (a byte-order mark,
+ * or NULs in every other byte of the sample) is decoded as such; any other content with a NUL
+ * is read as its runs of printable characters, one per line, as `strings` would show them.
+ */
+export function scanText(bytes: Uint8Array): string {
+  if (!isBinaryContent(bytes)) return decoder.decode(bytes);
+  const utf16 = utf16Of(bytes);
+  if (utf16) return new TextDecoder(utf16).decode(bytes);
+  return new TextDecoder('latin1').decode(bytes).replace(/[^\t\x20-\x7e]+/g, '\n');
+}
+
+function utf16Of(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  const n = Math.min(bytes.length, UTF16_SAMPLE) & ~1;
+  let even = 0;
+  let odd = 0;
+  for (let i = 0; i < n; i += 2) {
+    if (bytes[i] === 0) even++;
+    if (bytes[i + 1] === 0) odd++;
+  }
+  const pairs = n / 2;
+  if (pairs === 0) return undefined;
+  if (odd > pairs * 0.4 && even < pairs * 0.05) return 'utf-16le';
+  if (even > pairs * 0.4 && odd < pairs * 0.05) return 'utf-16be';
+  return undefined;
 }
 
 export interface ScannedChange {
@@ -294,7 +326,6 @@ export function scanChanges(changes: ScannedChange[], rules: SecretPathRules): S
   for (const c of changes) {
     if (!c.newBytes) continue;
     if (isDotenvPath(c.path) && !c.oldBytes) findings.push({ path: c.path, line: 1, rule: 'dotenv-file', redactedPreview: `${c.path} added` });
-    if (isBinaryContent(c.newBytes)) continue;
     findings.push(...scanLines(c.path, addedLines(c.oldBytes, c.newBytes), rules));
   }
   return findings;

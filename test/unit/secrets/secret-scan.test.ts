@@ -18,6 +18,24 @@ const RANDOM = j('Zq8Xv2Lm', '9Tr4Kp7Wn3', 'Bs6Yh1Gd5Fj0');
 const scan = (path: string, text: string) => scanLines(path, [{ line: 7, text }], defaultPathRules());
 
 describe('secret scanner', () => {
+  const utf16 = (text: string, le: boolean, bom: boolean) => {
+    const out = new Uint8Array((text.length + (bom ? 1 : 0)) * 2);
+    const units = [...(bom ? [0xfeff] : []), ...Array.from(text, (c) => c.charCodeAt(0))];
+    units.forEach((u, i) => {
+      out[2 * i + (le ? 0 : 1)] = u & 0xff;
+      out[2 * i + (le ? 1 : 0)] = u >> 8;
+    });
+    return out;
+  };
+  it.each([
+    ['UTF-16LE with a byte-order mark', utf16(`# settings\ntoken = "${GHP}"\n`, true, true)],
+    ['UTF-16LE without one', utf16(`# settings\ntoken = "${GHP}"\n`, true, false)],
+    ['UTF-16BE', utf16(`# settings\ntoken = "${GHP}"\n`, false, true)],
+    ['text behind a NUL byte', new TextEncoder().encode(`\0\0binary?\ntoken = "${GHP}"\n`)],
+  ])('finds a token in %s at publication, where a NUL byte once hid the file', (_name, bytes) => {
+    expect(scanChanges([{ path: 'config/settings.txt', newBytes: bytes }], defaultPathRules()).map((f) => f.rule)).toContain('github-token');
+  });
+
   it.each([
     ['far along a long line', 30_000],
     ['across the edge of a scan window', SCAN_WINDOW - 20],

@@ -19,6 +19,9 @@ export const PLACEHOLDER =
  */
 const DOC_EXAMPLE = /EXAMPLE/i;
 
+/** Documented sample values with no `EXAMPLE` in them: the signature of jwt.io's sample token. */
+const DOC_SAMPLES = ['SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'];
+
 /** Fillers inside an otherwise well-formed token (`ghp_xxxx…`, `sk_live_0000…`, `<…>`). */
 const FILLER = /(.)\1{5,}|[xX*]{4,}|[<>{}]|\.\.\./;
 
@@ -28,7 +31,7 @@ const FILLER = /(.)\1{5,}|[xX*]{4,}|[<>{}]|\.\.\./;
  * model request hides them too: it costs nothing there).
  */
 export function isDummyValue(value: string, examples = true): boolean {
-  return PLACEHOLDER.test(value) || (examples && DOC_EXAMPLE.test(value)) || FILLER.test(value);
+  return PLACEHOLDER.test(value) || (examples && (DOC_EXAMPLE.test(value) || DOC_SAMPLES.some((s) => value.includes(s)))) || FILLER.test(value);
 }
 
 /**

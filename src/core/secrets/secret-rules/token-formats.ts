@@ -31,7 +31,10 @@ export type TokenRule =
   | 'google-api-key'
   | 'pypi-token'
   | 'docker-pat'
-  | 'azure-storage-key';
+  | 'azure-storage-key'
+  | 'azure-sas-key'
+  | 'azure-devops-pat'
+  | 'jwt';
 
 export interface TokenFormat {
   rule: TokenRule;
@@ -92,4 +95,10 @@ export const TOKEN_FORMATS: readonly TokenFormat[] = [
   { rule: 'docker-pat', re: /\bdckr_pat_[A-Za-z0-9_-]{27,64}/g, keep: 9 },
   // The account key of an Azure Storage connection string (88 base64 characters).
   { rule: 'azure-storage-key', re: /\bAccountKey=([A-Za-z0-9+/]{86}==)/g, keep: 11 },
+  // The key of a Service Bus, Event Hubs or Relay connection string (44 base64 characters).
+  { rule: 'azure-sas-key', re: /\bSharedAccessKey=([A-Za-z0-9+/]{43}=)/g, keep: 16 },
+  // Azure DevOps personal access tokens (the 84-character format: `AZDO` at character 77).
+  { rule: 'azure-devops-pat', re: /\b[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}\b/g, keep: 0 },
+  // A signed JSON Web Token: a base64url JSON header and payload (`eyJ`), and a signature.
+  { rule: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{16,1000}/g, keep: 3 },
 ];
