@@ -298,7 +298,11 @@ export interface HarnessPayloads {
   /** Applies the label on the stand-in (the issue's updated_at moves to the harness clock), then builds the event. */
   labeled(issue: number, options?: { label?: string; sender?: string }): Record<string, unknown>;
   /** A comment written now by the harness clock, or at `createdAt` (epoch ms). */
-  comment(issue: number, body: string, options?: { sender?: string; commentId?: number; senderType?: 'User' | 'Bot'; createdAt?: number }): Record<string, unknown>;
+  comment(
+    issue: number,
+    body: string,
+    options?: { sender?: string; commentId?: number; senderType?: 'User' | 'Bot'; createdAt?: number },
+  ): Record<string, unknown>;
   closed(issue: number, options?: { sender?: string }): Record<string, unknown>;
   /** `issue_comment.created` on pull request `number` (a PR is an issue; `issue.pull_request` is set). */
   prComment(number: number, body: string, options?: { sender?: string; commentId?: number; senderType?: 'User' | 'Bot' }): Record<string, unknown>;

@@ -68,7 +68,15 @@ async function openView(options: PublishOptions, attempt: number): Promise<Attem
   if (cancel && cancel.runId === binding.runId && cancel.attempt >= attempt) return 'the attempt was cancelled';
   const { installationId, repositoryId } = request.source;
   const issued = await options.tokens.token({ installationId, repositoryId, role: 'write' });
-  return { request: request as GitHubRequest, owner: binding.owner, repo: binding.repo, runId: binding.runId, attempt, api: options.github(issued.token), issued };
+  return {
+    request: request as GitHubRequest,
+    owner: binding.owner,
+    repo: binding.repo,
+    runId: binding.runId,
+    attempt,
+    api: options.github(issued.token),
+    issued,
+  };
 }
 
 /**
@@ -87,7 +95,8 @@ export async function relayProgress(options: PublishOptions, attempt: number): P
   const ended = progress.ended;
   let message = progress.message;
   if (ended && !ended.candidate) message = await afterEnd(options, view, progress, ended);
-  if (progress.status === 'NEEDS_APPROVAL' && !gate) message = `${ended?.reason ?? 'APPROVAL_REQUIRED'}: the publisher checks the change against the trusted policy`;
+  if (progress.status === 'NEEDS_APPROVAL' && !gate)
+    message = `${ended?.reason ?? 'APPROVAL_REQUIRED'}: the publisher checks the change against the trusted policy`;
   await showProgress(view, { ...progress, message }, gate);
   let released = false;
   if (ended && !ended.candidate && view.request.issue) {

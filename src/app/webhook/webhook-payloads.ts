@@ -45,7 +45,8 @@ export const IssueCommentCreatedPayload = z.object({
     user: User,
     /** When the comment was written (signed with the delivery): an approval covers only a gate shown before it. */
     created_at: z.string().optional(),
-    performed_via_github_app: z.object({ id: z.number() }).nullable().optional() }),
+    performed_via_github_app: z.object({ id: z.number() }).nullable().optional(),
+  }),
   repository: Repository,
   sender: User,
   installation: Installation,

@@ -17,17 +17,7 @@ const N = '[1-9][0-9]{0,5}';
 const CI_ID = '[A-Za-z0-9][A-Za-z0-9-]{0,99}';
 
 export type RunObjectKind =
-  | 'request'
-  | 'run'
-  | 'publish'
-  | 'cancel'
-  | 'approve'
-  | 'attempt-request'
-  | 'continuation'
-  | 'approval-request'
-  | 'progress'
-  | 'pr-candidate'
-  | 'ci';
+  'request' | 'run' | 'publish' | 'cancel' | 'approve' | 'attempt-request' | 'continuation' | 'approval-request' | 'progress' | 'pr-candidate' | 'ci';
 
 /** The objects whose creation starts the publisher (the bucket's notifications route them there). */
 export const PUBLISHER_KINDS: ReadonlySet<RunObjectKind> = new Set(['pr-candidate', 'ci', 'approval-request', 'progress']);

@@ -97,9 +97,7 @@ export const AttemptProgress = z.object({
   attempt: z.number().int().positive(),
   status: z.enum(['QUEUED', 'RUNNING', 'PUBLISHING', ...RUN_STATUSES]),
   message: z.string().max(SHORT).optional(),
-  phases: z
-    .array(z.object({ name: z.string().max(100), state: z.enum(['pending', 'running', 'done', 'skipped', 'failed', 'blocked']) }))
-    .max(20),
+  phases: z.array(z.object({ name: z.string().max(100), state: z.enum(['pending', 'running', 'done', 'skipped', 'failed', 'blocked']) })).max(20),
   baseCommitSha: z
     .string()
     .regex(/^[0-9a-f]{40}$/)
