@@ -49,7 +49,7 @@ export function buildSessionPolicy(scope: RunScope, bucket: string, partition = 
     { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: [`${run.prefix}*`, `${maps}*`].map(object) },
     ...(lock && latest
       ? [
-          { Effect: 'Allow' as const, Action: ['s3:GetObject', 's3:DeleteObject'], Resource: object(lock) },
+          { Effect: 'Allow' as const, Action: 's3:GetObject', Resource: object(lock) },
           { Effect: 'Allow' as const, Action: 's3:PutObject', Resource: object(latest) },
         ]
       : []),

@@ -3,6 +3,7 @@ import { decodeS3EventKey } from '../aws/s3-artifact-store.js';
 import { runKeys } from '../../core/artifacts/keys.js';
 import { parseRunKey } from '../../core/runs/run-key.js';
 import { withLogScope } from '../logger.js';
+import { cachedTokens } from '../tokens/cached-token-broker.js';
 import { recordGate, relayProgress, type AttemptViewOutcome } from './attempt-progress.js';
 import { updateVerificationFromCi, type CiUpdateOutcome } from './ci-feedback.js';
 import { publishCandidate, type PublishDeps, type PublishOutcome } from './publish-candidate.js';
@@ -31,7 +32,8 @@ export type PublisherResult =
  * Refusals are outcomes, not errors; only transient failures throw, so the Lambda retry
  * re-runs an idempotent publication.
  */
-export function createPublisherHandler(deps: PublishDeps): (event: unknown) => Promise<PublisherResult[]> {
+export function createPublisherHandler(given: PublishDeps): (event: unknown) => Promise<PublisherResult[]> {
+  const deps: PublishDeps = { ...given, tokens: cachedTokens(given.tokens, given.clock) };
   return async (event) => {
     const parsed = PublisherS3Event.parse(event);
     const results: PublisherResult[] = [];
@@ -57,7 +59,11 @@ export function createPublisherHandler(deps: PublishDeps): (event: unknown) => P
       if ((m?.kind === 'progress' || m?.kind === 'approval-request') && m.attempt !== undefined) {
         const options = { ...deps, runKeys: runKeys(m.owner, m.repo, m.runId) };
         const attempt = m.attempt;
-        const outcome = await withLogScope(scope, () => (m.kind === 'progress' ? relayProgress(options, attempt) : recordGate(options, attempt)));
+        const outcome = await withLogScope(scope, async () => {
+          const shown = await (m.kind === 'progress' ? relayProgress(options, attempt) : recordGate(options, attempt));
+          deps.logger.info(m.kind === 'progress' ? 'attempt progress' : 'approval gate', { attempt, ...shown });
+          return shown;
+        });
         results.push({ key, kind: m.kind === 'progress' ? 'progress' : 'gate', outcome });
         continue;
       }

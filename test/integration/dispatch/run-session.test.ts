@@ -214,8 +214,9 @@ describe('run-session', () => {
     const key = runKeys(X.owner, X.repo, X.runId).request;
     const response = await session({ key, capability: await dispatched(key) });
     const broker = new VendedTokenBroker(response);
-    await expect(broker.token({ installationId: 7, repositoryId: 4242, role: 'read' })).resolves.toEqual(response.token);
-    await expect(broker.token({ installationId: 8, repositoryId: 999, role: 'read' })).rejects.toMatchObject({ reason: 'TOKEN_SCOPE_MISMATCH' });
+    await expect(broker.token({ installationId: 7, repositoryId: 4242, role: 'worker' })).resolves.toEqual(response.token);
+    await expect(broker.token({ installationId: 8, repositoryId: 999, role: 'worker' })).rejects.toMatchObject({ reason: 'TOKEN_SCOPE_MISMATCH' });
+    await expect(broker.token({ installationId: 7, repositoryId: 4242, role: 'read' })).rejects.toMatchObject({ reason: 'ROLE_NOT_ALLOWED' });
     await expect(broker.token({ installationId: 7, repositoryId: 4242, role: 'write' })).rejects.toMatchObject({ reason: 'ROLE_NOT_ALLOWED' });
   });
 });

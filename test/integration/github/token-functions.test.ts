@@ -104,7 +104,7 @@ describe('token-read and token-write handlers', () => {
     const w = await write.handler({ installationId: 1, repositoryId: 11 });
     expect(w.permissions).toEqual({ ...TOKEN_SCOPES.write, metadata: 'read' });
     expect(ssmRequests).toHaveLength(2);
-    await expect(write.handler({ installationId: 1, repositoryId: 11, role: 'read' })).rejects.toMatchObject({ reason: 'INVALID_TOKEN_REQUEST' });
+    await expect(write.handler({ installationId: 1, repositoryId: 11, role: 'read' })).rejects.toMatchObject({ reason: 'ROLE_NOT_ALLOWED' });
   });
 });
 

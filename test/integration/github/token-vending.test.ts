@@ -199,12 +199,12 @@ describe('token handler factory and brokers', () => {
     expect(loads).toBe(1);
     expect([a.repositoryIds, b.repositoryIds]).toEqual([[11], [22]]);
     expect(a.permissions).toEqual({ ...TOKEN_SCOPES.read });
-    for (const event of [
-      { installationId: 1, repositoryId: 11, role: 'write' },
-      { installationId: 1, repositoryId: 11, permissions: { contents: 'write' } },
-      { installationId: 1 },
-      'x',
-    ]) {
+    // A narrower role is minted (run-session asks token-read for the worker's); a wider one never.
+    const narrowed = await handler({ installationId: 1, repositoryId: 11, role: 'worker' });
+    expect(narrowed.permissions).toEqual({ ...TOKEN_SCOPES.worker });
+    expect(narrowed.permissions).not.toHaveProperty('issues');
+    expect((await caught(handler({ installationId: 1, repositoryId: 11, role: 'write' }))).reason).toBe('ROLE_NOT_ALLOWED');
+    for (const event of [{ installationId: 1, repositoryId: 11, permissions: { contents: 'write' } }, { installationId: 1 }, 'x']) {
       expect((await caught(handler(event))).reason).toBe('INVALID_TOKEN_REQUEST');
     }
   });
