@@ -29,7 +29,9 @@ export const AppConfig = z.object({
   MODEL_NAME: z.string().optional(),
   /** bedrock: the region to call when it is not the function's own. */
   MODEL_REGION: z.string().min(1).optional(),
-  /** SSM SecureString parameter holding the model API key (read by the worker only). */
+  /** The model-call function the worker invokes for every model request (set when a model is configured). */
+  MODEL_CALL_FUNCTION: z.string().min(1).optional(),
+  /** SSM SecureString parameter holding the model API key (read by model-call only). */
   MODEL_API_KEY_PARAMETER: z.string().optional(),
   /** Model prices, JSON `{"<model id>": {"inputPerMTokUsd": n, "outputPerMTokUsd": n}}`: cost in reports, and the policy's cost cap. */
   MODEL_PRICES: PriceTableJson.optional(),
@@ -37,8 +39,26 @@ export const AppConfig = z.object({
 });
 export type AppConfig = z.infer<typeof AppConfig>;
 
+/** model-call's configuration: the model, its key's parameter name, the log level; nothing of the bucket or GitHub. */
+export const ModelCallConfig = AppConfig.pick({
+  MODEL_PROVIDER: true,
+  MODEL_BASE_URL: true,
+  MODEL_NAME: true,
+  MODEL_REGION: true,
+  MODEL_API_KEY_PARAMETER: true,
+  LOG_LEVEL: true,
+});
+
 export function readConfig(env: Record<string, string | undefined>): AppConfig {
-  const parsed = AppConfig.safeParse(env);
+  return parseConfig(AppConfig, env);
+}
+
+export function readModelCallConfig(env: Record<string, string | undefined>): z.infer<typeof ModelCallConfig> {
+  return parseConfig(ModelCallConfig, env);
+}
+
+function parseConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.output<S> {
+  const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`invalid configuration: ${problems}`);

@@ -138,6 +138,7 @@ export async function startBundledApp(): Promise<BundledApp> {
     MODEL_NAME: () => undefined,
     MODEL_PRICES: () => undefined,
     MODEL_API_KEY_PARAMETER: () => undefined,
+    MODEL_CALL_FUNCTION: () => undefined,
   };
   const environmentOf = (fn: BuiltFunction): Record<string, string> => {
     const env: Record<string, string> = {

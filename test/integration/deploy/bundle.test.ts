@@ -2,7 +2,10 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HARNESS_FULL_NAME, HARNESS_INSTALLATION_ID, HARNESS_REPOSITORY_ID, scopesOf } from '../../helpers/app-harness.js';
+import { LambdaModelProvider } from '../../../src/app/model/model-call.js';
+import { startLambdaStandin, startSsmStandin } from '../../helpers/bundle/aws-standins.js';
 import { LambdaInitError, startLambdaProcess } from '../../helpers/bundle/lambda-process.js';
+import { startScriptedModelServer } from '../../helpers/scripted-model-server.js';
 import { executionSession, functionName, startBundledApp, WEBHOOK_SECRET, type BundledApp, type Invocation } from '../../helpers/bundle/bundled-app.js';
 
 /**
@@ -41,6 +44,7 @@ describe('the packaged Lambda bundles', () => {
     expect(Object.keys(app.processes).sort()).toEqual([
       'dispatcher',
       'intake',
+      'modelCall',
       'publisher',
       'runSession',
       'sweeper',
@@ -55,7 +59,7 @@ describe('the packaged Lambda bundles', () => {
       { name: '/draftsman/test/webhook-secret', withDecryption: true, accessKeyId: 'S3RVER' },
     ]);
     console.log(
-      `bundle build ${app.timings.buildMs} ms, build + 9 cold starts ${app.timings.startMs} ms; ${Object.values(app.functions)
+      `bundle build ${app.timings.buildMs} ms, build + 10 cold starts ${app.timings.startMs} ms; ${Object.values(app.functions)
         .map((f) => `${f.key} ${(f.bytes / 1024).toFixed(0)} KiB`)
         .join(', ')}`,
     );
@@ -142,8 +146,8 @@ describe('the packaged Lambda bundles', () => {
       for (const line of p.logs) {
         for (const secret of secrets) expect(line, `${key} logged a secret`).not.toContain(secret);
       }
-      // The token functions log nothing; the others only JSON lines.
-      if (key.startsWith('token') || key === 'sweeper') continue;
+      // The token functions log nothing (nor do the sweeper and model-call, not invoked here); the others only JSON lines.
+      if (key.startsWith('token') || key === 'sweeper' || key === 'modelCall') continue;
       expect(p.logs.length, key).toBeGreaterThan(0);
       for (const line of p.logs) expect(JSON.parse(line), `${key}: ${line}`).toMatchObject({ fn: key, level: expect.any(String), msg: expect.any(String) });
       // Each line names its invocation; only the container's first invocation is a cold start.
@@ -227,6 +231,54 @@ describe('the packaged Lambda bundles', () => {
       body: { errorType: 'TokenError', errorMessage: expect.stringContaining('exactly installationId and repositoryId') },
     });
     client.destroy();
+  });
+
+  it('bundle: model-call reads the model key from SSM and answers a worker request through the provider; the worker is never given the key', async () => {
+    const KEY = 'sk-bundle-model-key-0123456789abcdef';
+    const PARAMETER = '/draftsman/test/model-api-key';
+    const model = await startScriptedModelServer({
+      apiKey: KEY,
+      script: [{ content: 'hello from the model', usage: { promptTokens: 3, completionTokens: 4 } }],
+    });
+    const ssm = await startSsmStandin({ [PARAMETER]: KEY });
+    const fn = app.functions.modelCall;
+    const p = await startLambdaProcess({
+      name: 'draftsman-test-modelCall-keyed',
+      taskRoot: fn.taskRoot,
+      handler: fn.handler,
+      environment: {
+        AWS_ACCESS_KEY_ID: 'S3RVER',
+        AWS_SECRET_ACCESS_KEY: 'S3RVER',
+        AWS_ENDPOINT_URL_SSM: ssm.url,
+        MODEL_BASE_URL: model.baseUrl,
+        MODEL_NAME: 'scripted-1',
+        MODEL_API_KEY_PARAMETER: PARAMETER,
+        LOG_LEVEL: 'info',
+      },
+    });
+    const stops: (() => Promise<void>)[] = [];
+    try {
+      // The worker's provider, through the Lambda Invoke API in front of the bundle.
+      const lambda = await startLambdaStandin({ [functionName('modelCall')]: (payload) => p.invoke(payload) });
+      stops.push(() => lambda.stop());
+      const client = new LambdaClient({ endpoint: lambda.url, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+      stops.push(async () => client.destroy());
+      const provider = new LambdaModelProvider({ client, functionName: functionName('modelCall'), model: 'scripted-1' });
+      const response = await provider.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
+      expect(response.message.content).toBe('hello from the model');
+      expect(model.requests.map((r) => r.authorization)).toEqual([`Bearer ${KEY}`]);
+      expect(ssm.calls.map((c) => c.name)).toEqual([PARAMETER]);
+      // A request that names where to send it, or with which key, is not a model request.
+      const forged = await p.invoke({ messages: [{ role: 'user', content: 'hi' }], tools: [], baseUrl: 'http://127.0.0.1:9/', apiKey: 'x' });
+      expect(forged).toMatchObject({ ok: true, result: { ok: false, reason: 'MODEL_REQUEST_REJECTED' } });
+      expect(model.requests).toHaveLength(1);
+      for (const line of p.logs) expect(line).not.toContain(KEY);
+      // The worker's configuration never names the key; it names model-call.
+      expect(Object.keys(app.functions.worker.environment)).not.toContain('MODEL_API_KEY_PARAMETER');
+      expect(Object.keys(app.functions.worker.environment)).toContain('MODEL_CALL_FUNCTION');
+    } finally {
+      await Promise.all([p.stop(), ssm.stop(), model.close(), ...stops.map((stop) => stop())]);
+    }
   });
 
   it('bundle: a function started without the configuration it needs fails at cold start, as Lambda reports an init error', async () => {

@@ -70,11 +70,11 @@ afterAll(() => {
 
 describe('a deployment with the Bedrock provider', () => {
   const condition = () => conditionEvaluator(config.resources.Conditions);
-  const workerStatements = (): Statement[] =>
-    sub(applyConditions(config.resources.Resources.WorkerRole.Properties, condition())).Policies.flatMap((p: Json) => p.PolicyDocument.Statement);
+  const modelCallStatements = (): Statement[] =>
+    sub(applyConditions(config.resources.Resources.ModelCallRole.Properties, condition())).Policies.flatMap((p: Json) => p.PolicyDocument.Statement);
 
-  it('grants the worker bedrock:InvokeModel on the configured model only', () => {
-    const worker = workerStatements();
+  it('grants model-call bedrock:InvokeModel on the configured model only', () => {
+    const worker = modelCallStatements();
     const grants = worker.filter((s) => [s.Action].flat().some((a) => String(a).startsWith('bedrock:')));
     expect(grants).toEqual([{ Sid: 'InvokeConfiguredModel', Effect: 'Allow', Action: 'bedrock:InvokeModel', Resource: modelArn(MODEL) }]);
     expect(evaluate([worker], { action: 'bedrock:InvokeModel', resource: modelArn(MODEL) })).toBe('allow');
@@ -86,17 +86,20 @@ describe('a deployment with the Bedrock provider', () => {
   it('grants it to no other role', () => {
     const roles = Object.entries(config.resources.Resources as Record<string, Json>).filter(([, r]) => r.Type === 'AWS::IAM::Role');
     const holders = roles.filter(([, r]) => JSON.stringify(applyConditions(r.Properties, condition())).includes('bedrock:')).map(([id]) => id);
-    expect(holders).toEqual(['WorkerRole']);
+    expect(holders).toEqual(['ModelCallRole']);
   });
 
   it('starts the worker with the process environment its memory was measured with', () => {
     expect(applyConditions(config.functions.worker.environment, condition())).toMatchObject(WORKER_PROCESS_ENVIRONMENT);
   });
 
-  it('configures the worker for Bedrock without a key parameter to read', () => {
-    const env = applyConditions(config.functions.worker.environment, condition());
+  it('configures model-call for Bedrock without a key parameter to read, and the worker to invoke it', () => {
+    const env = applyConditions(config.functions.modelCall.environment, condition());
     expect(env).toMatchObject({ MODEL_PROVIDER: 'bedrock', MODEL_NAME: MODEL });
     expect(env).not.toHaveProperty('MODEL_API_KEY_PARAMETER');
     expect(env).not.toHaveProperty('MODEL_BASE_URL');
+    const worker = applyConditions(config.functions.worker.environment, condition());
+    expect(worker).toMatchObject({ MODEL_CALL_FUNCTION: 'draftsman-prod-modelCall', MODEL_NAME: MODEL });
+    expect(worker).not.toHaveProperty('MODEL_PROVIDER');
   });
 });

@@ -77,8 +77,10 @@ const ALLOWED: Record<string, Grants> = {
     dlq: false,
     assume: ['runWorker'],
   },
-  // The worker runs on untrusted input: no bucket access, no token function, only run-session.
-  WorkerRole: { get: [], put: [], del: [], list: [], invoke: ['runSession'], secrets: ['model-api-key'], dlq: true },
+  // The worker runs on untrusted input: no bucket access, no token function, no secret; run-session and model-call.
+  WorkerRole: { get: [], put: [], del: [], list: [], invoke: ['runSession', 'modelCall'], secrets: [], dlq: true },
+  // The model key's only holder: nothing of the bucket, nothing to invoke.
+  ModelCallRole: { get: [], put: [], del: [], list: [], invoke: [], secrets: ['model-api-key'], dlq: false },
   // What a worker session may do, every key spelled from the session's tags.
   RunWorkerRole: {
     get: [
@@ -137,6 +139,7 @@ const FUNCTIONS: Record<string, { role: string; handler: string }> = {
   DispatcherLambdaFunction: { role: 'DispatcherRole', handler: 'src/handlers/dispatcher.handler' },
   RunSessionLambdaFunction: { role: 'RunSessionRole', handler: 'src/handlers/run-session.handler' },
   WorkerLambdaFunction: { role: 'WorkerRole', handler: 'src/handlers/worker.handler' },
+  ModelCallLambdaFunction: { role: 'ModelCallRole', handler: 'src/handlers/model-call.handler' },
   PublisherLambdaFunction: { role: 'PublisherRole', handler: 'src/handlers/publisher.handler' },
   TokenReadLambdaFunction: { role: 'TokenReadRole', handler: 'src/handlers/token-read.handler' },
   TokenWriteLambdaFunction: { role: 'TokenWriteRole', handler: 'src/handlers/token-write.handler' },
@@ -320,7 +323,7 @@ describe('osls package', () => {
     expect(packagingMs).toBeLessThan(170_000);
   });
 
-  it('defines the nine functions on nodejs22.x, each with its own role, timeouts and reserved concurrency', () => {
+  it('defines the ten functions on nodejs22.x, each with its own role, timeouts and reserved concurrency', () => {
     const functions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
     expect(functions.map(([id]) => id).sort()).toEqual(Object.keys(FUNCTIONS).sort());
     for (const [id, fn] of functions) {
@@ -335,7 +338,7 @@ describe('osls package', () => {
     expect(worker.Environment.Variables.DRAFTSMAN_WASM_DIR).toBe('/var/task/wasm');
     expect(resources.WebhookLambdaFunction.Properties.Timeout).toBeLessThan(30);
     // Every role is used by exactly one function.
-    expect(new Set(functions.map(([, f]) => f.Properties.Role['Fn::GetAtt'][0])).size).toBe(9);
+    expect(new Set(functions.map(([, f]) => f.Properties.Role['Fn::GetAtt'][0])).size).toBe(10);
   });
 
   it('gives each function only the configuration it needs: parameter names, never values', () => {
@@ -357,9 +360,14 @@ describe('osls package', () => {
     expect(env('WebhookLambdaFunction')).toEqual(['ARTIFACT_BUCKET', 'GITHUB_APP_ID', 'GITHUB_APP_SLUG', 'LOG_LEVEL', 'WEBHOOK_SECRET_PARAMETER']);
     expect(env('IntakeLambdaFunction')).not.toContain('WEBHOOK_SECRET_PARAMETER');
     expect(resources.IntakeLambdaFunction.Properties.Environment.Variables.TOKEN_READ_FUNCTION).toBe(`draftsman-${STAGE}-tokenRead`);
-    // The worker reads the model key at cold start: without a model the variable must be absent.
-    expect(resources.WorkerLambdaFunction.Properties.Environment.Variables.MODEL_API_KEY_PARAMETER).toEqual({
+    // model-call reads the model key at cold start: without a model the variable must be absent.
+    expect(resources.ModelCallLambdaFunction.Properties.Environment.Variables.MODEL_API_KEY_PARAMETER).toEqual({
       'Fn::If': ['UsesModelKey', `/draftsman/${STAGE}/model-api-key`, { Ref: 'AWS::NoValue' }],
+    });
+    // The worker never names the key: it invokes model-call, when a model is configured.
+    expect(env('WorkerLambdaFunction')).not.toContain('MODEL_API_KEY_PARAMETER');
+    expect(resources.WorkerLambdaFunction.Properties.Environment.Variables.MODEL_CALL_FUNCTION).toEqual({
+      'Fn::If': ['HasModel', `draftsman-${STAGE}-modelCall`, { Ref: 'AWS::NoValue' }],
     });
     expect(resources.PublisherLambdaFunction.Properties.Environment.Variables.TOKEN_WRITE_FUNCTION).toBe(`draftsman-${STAGE}-tokenWrite`);
     expect(resources.WorkerLambdaFunction.Properties.Environment.Variables.RUN_SESSION_FUNCTION).toBe(`draftsman-${STAGE}-runSession`);
@@ -565,7 +573,8 @@ describe('osls package', () => {
         .sort();
     expect(holders(parameterArn('app-private-key'))).toEqual(['TokenReadRole', 'TokenWriteRole']);
     expect(holders(parameterArn('webhook-secret'))).toEqual(['WebhookRole']);
-    expect(holders(parameterArn('model-api-key'))).toEqual(['WorkerRole']);
+    expect(holders(parameterArn('model-api-key'))).toEqual(['ModelCallRole']);
+    expect(holders(functionArn('modelCall'))).toEqual(['WorkerRole']);
     expect(holders(functionArn('tokenRead'))).toEqual(['IntakeRole', 'RunSessionRole', 'SweeperRole']);
     expect(holders(functionArn('runSession'))).toEqual(['WorkerRole']);
     expect(holders(functionArn('worker'))).toEqual(['DispatcherRole']);
@@ -698,7 +707,7 @@ describe('IAM: a worker reaches its own run only', () => {
       ).not.toBe('allow');
   });
 
-  it('the worker execution role itself has no S3 access and can invoke run-session only', () => {
+  it('the worker execution role itself has no S3 access, no secret, and can invoke run-session and model-call only', () => {
     const worker = statementsOf('WorkerRole') as Statement[];
     for (const [action, key] of [...NEEDED, ...FORGED]) {
       expect(
@@ -709,6 +718,10 @@ describe('IAM: a worker reaches its own run only', () => {
       expect([fn, evaluate([worker], { action: 'lambda:InvokeFunction', resource: functionArn(fn) })]).toEqual([fn, 'implicit-deny']);
     }
     expect(evaluate([worker], { action: 'lambda:InvokeFunction', resource: functionArn('runSession') })).toBe('allow');
+    expect(evaluate([worker], { action: 'lambda:InvokeFunction', resource: functionArn('modelCall') })).toBe('allow');
+    for (const secret of ['model-api-key', 'app-private-key', 'webhook-secret']) {
+      expect([secret, evaluate([worker], { action: 'ssm:GetParameter', resource: parameterArn(secret) })]).toEqual([secret, 'implicit-deny']);
+    }
     expect(evaluate([worker], { action: 'sts:AssumeRole', resource: `arn:aws:iam::${ACCOUNT}:role/draftsman-${STAGE}-runWorker-${REGION}` })).toBe(
       'implicit-deny',
     );
