@@ -110,11 +110,9 @@ describe('analysis report: /agent analyze posts the report on the issue', () => 
   });
 
   it('analysis report: posting again for the same attempt edits the one comment, never adds one', async () => {
-    // The last token minted: the worker's read token (issues:write), as a retried invocation holds it.
-    const token = h
-      .secrets()
-      .filter((s) => s.label.startsWith('token:'))
-      .at(-1)!.value;
+    // The publisher's token, as a retried publisher invocation holds it (the worker's cannot comment).
+    const ids = new Set(h.issued.filter((t) => t.fn === 'publisher').map((t) => t.tokenId));
+    const token = h.standin.state.tokenValues().find((v) => ids.has(h.tokenId(v) ?? ''))!;
     const api = createGitHubApi({ token, baseUrl: h.standin.url, policy: { retries: 0, msPerSecond: 1 } });
     const target = { owner: h.owner, repo: h.repo, issue: ISSUE, runId: request.runId, attempt: 1 };
     await postAnalysisReport(api, target, report.body);
