@@ -41,3 +41,34 @@ describe('a replayed /agent approve', () => {
     expect(h.standin.repo(h.fullName).pulls.size).toBe(1);
   });
 });
+
+/**
+ * A command is about the run that existed when it was written: a `/agent cancel` typed while the
+ * first run of the issue was current, delivered only after a second run started (a late
+ * delivery, or GitHub's Redeliver of one that failed), cancels nothing.
+ */
+describe('a cancel comment older than the run', () => {
+  let h: AppHarness;
+  let second = '';
+
+  beforeAll(async () => {
+    h = await startAppHarness();
+    await h.deliver('issues', h.payloads.labeled(ISSUE));
+    await h.drain();
+    const written = h.clock.now();
+    h.clock.advance(60 * 60 * 1000);
+    await h.deliver('issues', h.payloads.labeled(ISSUE));
+    second = (await h.json(`issues/acme/orders/${ISSUE}/latest.json`)).runId;
+    const cancel = h.payloads.comment(ISSUE, '/agent cancel', { sender: MAINTAINER, createdAt: written });
+    expect((await h.deliver('issue_comment', cancel)).statusCode).toBe(202);
+    await h.drain();
+  }, 180_000);
+
+  afterAll(async () => h?.stop());
+
+  it('is refused with a reply naming the run, and the second run goes on to publish', async () => {
+    expect(h.comments(ISSUE).some((c) => c.body.includes(`before run \`${second}\` started`))).toBe(true);
+    expect(await h.store.get(`runs/acme/orders/${second}/control/cancel.json`)).toBeUndefined();
+    expect(await h.json(`runs/acme/orders/${second}/publish.json`)).toMatchObject({ runId: second });
+  });
+});

@@ -18,6 +18,8 @@ export const TEXTS = {
   notRebuilt: (why: string) => `Not rebuilt: ${why}.`,
   upToDate: (base: string) => `The pull request is already built on the head of \`${base}\`.`,
   nothingToApprove: (status: string) => `Nothing is waiting for approval (the latest run is ${status}).`,
+  commentPredatesRun: (runId: string) =>
+    `Not done: this comment was written before run \`${runId}\` started, so it is not about it. Comment again if you mean this run.`,
   approvalPredatesGate: (gateId: string) =>
     `Not approved: this comment was written before gate \`${gateId}\` was shown, so it cannot be about it. Read the gate on the progress comment, then approve again.`,
   notRetryable: (status: string) => `The latest run is ${status}; only a stopped run can be retried.`,

@@ -6,6 +6,7 @@ import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { analyzeCommand } from './commands/analyze.js';
 import { approveCommand } from './commands/approve.js';
 import { cancelCommand, cancelLatestRun } from './commands/cancel.js';
+import { readLatestRun } from './commands/latest-run.js';
 import type { CommandContext } from './commands/command-context.js';
 import { helpCommand } from './commands/help.js';
 import { rebaseCommand } from './commands/rebase.js';
@@ -41,6 +42,20 @@ const COMMANDS: Record<SlashCommandName, { handle: (ctx: CommandContext) => Prom
   // On an issue, `revise` is only pointed at the pull request (a PR routes it before this table).
   revise: { handle: reviseOnIssue, needsPermission: false },
 };
+
+/**
+ * A command is about the run that existed when it was written: a comment older than the issue's
+ * latest run (its `created_at`, signed, against the intake-written request of that run) is a
+ * late or replayed delivery and acts on nothing. GitHub's timestamps are whole seconds.
+ */
+async function commentPredatesRun(session: WebhookSession, payload: IssueCommentCreatedPayload): Promise<string | undefined> {
+  const written = payload.comment.created_at;
+  if (written === undefined) return undefined;
+  const found = await readLatestRun(session, payload.issue.number);
+  if (!found) return undefined;
+  const runStarted = Math.floor(Date.parse(found.request.createdAt) / 1000) * 1000;
+  return Date.parse(written) < runStarted ? found.request.runId : undefined;
+}
 
 async function reviseOnIssue({ session, policy, payload }: CommandContext): Promise<TriggerOutcome> {
   await session.reply(payload.issue.number, TEXTS.reviseOnPullRequest(policy.triggers.commandPrefix));
@@ -87,6 +102,13 @@ export class TriggerService {
     }
     if (command.actsOnce && !(await this.claimComment(session, payload, parsed.command))) {
       return { kind: 'ignored', why: 'this comment already acted (a redelivery or a replay)' };
+    }
+    if (command.actsOnce) {
+      const older = await commentPredatesRun(session, payload);
+      if (older) {
+        await session.reply(payload.issue.number, TEXTS.commentPredatesRun(older));
+        return { kind: 'replied', why: 'the comment predates the run it would act on' };
+      }
     }
     return command.handle({ session, policy, payload });
   }
