@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parse, type ScalarTag } from 'yaml';
+import { parse, YAMLSeq, type CollectionTag, type ScalarTag } from 'yaml';
 import type { Statement } from './iam-policy.js';
 
 /**
@@ -21,10 +21,12 @@ export function roleStatements(role: string, options: { bucket: string; prefix?:
       .replaceAll(`arn:aws:s3:::${prefix}-artifacts-${account}-${region}`, `arn:aws:s3:::${options.bucket}`)
       .replace(/\$\{!/g, '${');
   const tag = (name: string, resolve: (value: string) => unknown): ScalarTag => ({ tag: name, resolve });
-  const customTags = [tag('!Sub', sub), tag('!GetAtt', (v) => `GETATT:${v}`), tag('!Ref', (v) => `REF:${v}`)];
+  // A statement under `!If` exists only with its condition (the Bedrock grant); here it does not.
+  const condition: CollectionTag = { tag: '!If', collection: 'seq', nodeClass: YAMLSeq, resolve: () => ({ 'Fn::If': 'left out' }) };
+  const customTags = [tag('!Sub', sub), tag('!GetAtt', (v) => `GETATT:${v}`), tag('!Ref', (v) => `REF:${v}`), condition];
   const text = readFileSync(fileURLToPath(new URL('../../infra/roles.yml', import.meta.url)), 'utf8');
   const doc = parse(text, { customTags }) as { Resources: Record<string, { Properties: { Policies: { PolicyDocument: { Statement: Statement[] } }[] } }> };
   const found = doc.Resources[role];
   if (!found) throw new Error(`infra/roles.yml has no ${role}`);
-  return found.Properties.Policies.flatMap((p) => p.PolicyDocument.Statement);
+  return found.Properties.Policies.flatMap((p) => p.PolicyDocument.Statement).filter((statement) => 'Effect' in statement);
 }
