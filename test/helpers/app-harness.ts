@@ -988,7 +988,8 @@ export function buildPayloads(standin: GitHubStandin, now: () => number = () => 
           html_url: `https://github.com/${HARNESS_FULL_NAME}/pull/${number}`,
         },
       };
-      const comment = { ...(p.comment as object), id: o.commentId ?? ++commentIds, body, user, performed_via_github_app: null };
+      const at = new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const comment = { ...(p.comment as object), id: o.commentId ?? ++commentIds, body, user, performed_via_github_app: null, created_at: at, updated_at: at };
       return { ...p, issue, comment, repository: repository(p.repository as Record<string, unknown>), sender: user, installation };
     },
     async reviewSubmitted(number, review) {
