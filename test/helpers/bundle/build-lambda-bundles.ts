@@ -70,8 +70,8 @@ interface ServerlessYml {
 /** serverless.yml, with CloudFormation tags kept as `{tag, value}` (only the esbuild block and handlers matter here). */
 export function readServerlessYml(): ServerlessYml {
   const keep = (tag: string): ScalarTag => ({ tag, resolve: (value: string) => ({ tag, value }) as unknown as string });
-  const customTags = ['!Sub', '!Ref', '!GetAtt', '!If', '!Not', '!Equals'].map(keep);
-  const seqTags = ['!If', '!Not', '!Equals'].map((tag) => ({ tag, collection: 'seq' as const, resolve: (value: unknown) => ({ tag, value }) }));
+  const customTags = ['!Sub', '!Ref', '!GetAtt', '!If', '!Not', '!Equals', '!Condition'].map(keep);
+  const seqTags = ['!If', '!Not', '!Equals', '!And', '!Or'].map((tag) => ({ tag, collection: 'seq' as const, resolve: (value: unknown) => ({ tag, value }) }));
   return parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'), { customTags: [...customTags, ...seqTags] as never }) as ServerlessYml;
 }
 
