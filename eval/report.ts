@@ -8,6 +8,8 @@ export interface EvalTotals {
   precision: { hit: number; of: number };
   identical: { hit: number; of: number };
   wrongExtra: number;
+  /** Introduced unresolved names and unused imports over every published case. */
+  names: { unresolved: number; unusedImports: number };
 }
 
 export function totalsOf(results: readonly CaseResult[]): EvalTotals {
@@ -22,6 +24,7 @@ export function totalsOf(results: readonly CaseResult[]): EvalTotals {
       of: sum((r) => (r.comparison ? r.comparison.identical.length + r.comparison.different.length : 0)),
     },
     wrongExtra: sum((r) => r.comparison?.wrongExtra.length ?? 0),
+    names: { unresolved: sum((r) => r.names?.unresolved ?? 0), unusedImports: sum((r) => r.names?.unusedImports ?? 0) },
   };
 }
 
@@ -37,6 +40,7 @@ export function caseFailures(r: CaseResult): string[] {
     ...(c.wrongExtra.length ? [`wrong extra ${c.wrongExtra.join(', ')}`] : []),
     ...(c.different.length ? [`not byte-identical ${c.different.map((d) => d.path).join(', ')}`] : []),
     ...(r.refreshMissing.length ? [`refresh command missing: ${r.refreshMissing.join('; ')}`] : []),
+    ...(r.names?.problems.length ? [`names broken: ${r.names.problems.join('; ')}`] : []),
   ];
 }
 
@@ -61,7 +65,7 @@ export function formatReport(results: readonly CaseResult[], options: { timings?
   const t = totalsOf(results);
   const out = [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), ''];
   out.push(
-    `published ${t.published}/${t.cases}  recall ${pct(t.recall)} (${ratio(t.recall)})  precision ${pct(t.precision)} (${ratio(t.precision)})  wrong extra files ${t.wrongExtra}  byte-identical ${ratio(t.identical)} (${pct(t.identical)})`,
+    `published ${t.published}/${t.cases}  recall ${pct(t.recall)} (${ratio(t.recall)})  precision ${pct(t.precision)} (${ratio(t.precision)})  wrong extra files ${t.wrongExtra}  byte-identical ${ratio(t.identical)} (${pct(t.identical)})  names: ${t.names.unresolved} introduced unresolved, ${t.names.unusedImports} unused imports`,
   );
   for (const r of results) {
     const problems = caseFailures(r);

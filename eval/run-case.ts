@@ -1,3 +1,4 @@
+import { introducedNameProblems } from '../src/core/syntax/name-bindings.js';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +19,8 @@ export interface CaseResult {
   comparison?: CaseComparison;
   /** Lockfile refresh commands the case expects and the run report did not contain. */
   refreshMissing: string[];
+  /** What the published change did to names, measured on the published files against `before/`. */
+  names?: { unresolved: number; unusedImports: number; problems: string[] };
   elapsedMs: number;
 }
 
@@ -79,6 +82,7 @@ export async function runCase(c: CorpusCase, root: string, clock: () => number =
   if (published && branch) {
     const { changed, ours } = publishedChanges(repo, base, branch);
     result.comparison = compareCase(c.before, c.after, changed, ours);
+    result.names = nameMeasure(c.before, ours);
   }
   const expected = Object.values(c.manifest.refresh ?? {});
   if (published && expected.length > 0) {
@@ -87,6 +91,18 @@ export async function runCase(c: CorpusCase, root: string, clock: () => number =
   }
   result.elapsedMs = clock() - started;
   return result;
+}
+
+/** Introduced unresolved names and unused imports of the published files (the verification check's own rule, measured here independently of the run). */
+function nameMeasure(before: ReadonlyMap<string, Buffer>, ours: ReadonlyMap<string, Buffer | undefined>): NonNullable<CaseResult['names']> {
+  const problems = [...ours].flatMap(([path, bytes]) =>
+    bytes ? introducedNameProblems(path, before.get(path)?.toString('utf8'), bytes.toString('utf8')) : [],
+  );
+  return {
+    unresolved: problems.filter((p) => p.kind === 'unresolved').length,
+    unusedImports: problems.filter((p) => p.kind === 'unused-import').length,
+    problems: problems.map((p) => (p.kind === 'unresolved' ? `${p.path}:${p.line} ${p.name} unresolved` : `${p.path}:${p.line} ${p.import} unused`)),
+  };
 }
 
 /** The PR body of the run's candidate, where the lockfiles to refresh are listed with their command. */

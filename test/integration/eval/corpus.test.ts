@@ -67,6 +67,14 @@ describe('draftsman reproduces the corpus', () => {
     ).toBeGreaterThanOrEqual(0.9);
   });
 
+  it('publishes no change that leaves a name unresolved or (Go) an import unused', () => {
+    expect(
+      failing((r) => (r.names?.problems.length ?? 0) > 0),
+      'cases whose published files broke a name',
+    ).toBe('');
+    expect(results.filter((r) => r.published).every((r) => r.names !== undefined)).toBe(true);
+  });
+
   it('names the right lockfile refresh command', () => {
     expect(
       failing((r) => r.refreshMissing.length > 0),

@@ -60,6 +60,7 @@ describe('eval: comparing a published change with the human commit', () => {
       precision: { hit: 1, of: 1 },
       identical: { hit: 1, of: 1 },
       wrongExtra: 0,
+      names: { unresolved: 0, unusedImports: 0 },
     });
     expect(caseFailures(refused)).toEqual(['not published: FAILED NO_CHANGES']);
     expect(caseFailures(published)).toEqual(['missed a.go, old.go']);

@@ -3,6 +3,8 @@ import { diffWorkspaceChanges } from '../../git/git-diff.js';
 import { describeFindings, scanChanges } from '../../secrets/secret-scan.js';
 import { VerificationReport } from '../../git/verification-report.js';
 import { detectCheats, packageScriptCheats } from '../../phases/anti-cheat.js';
+import { isBinaryContent } from '../../objects/object-format.js';
+import { introducedNameProblems, nameCheckFamily, type NameProblem } from '../../syntax/name-bindings.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';
 import { parseClusters, topLevelModule } from '../parse-clusters.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
@@ -37,12 +39,14 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
       const diff = await diffWorkspaceChanges(ws, { rules: views.rules });
       const cheats = detectCheats(new TextDecoder().decode(diff.patch), views.rules).findings;
       const scanned = [];
+      const names: NameProblem[] = [];
       for (const change of ws.changes()) {
         const base = ws.baseEntry(change.path);
         const oldBytes = base && base.mode !== '160000' ? await ws.readBase(change.path) : undefined;
         const newBytes = change.kind === 'DELETED' ? undefined : await ws.read(change.path);
         scanned.push({ path: change.path, oldBytes, newBytes });
         cheats.push(...packageScriptCheats(change.path, oldBytes, newBytes));
+        names.push(...nameProblemsOf(change.path, oldBytes, newBytes));
       }
       const secrets = scanChanges(scanned, views.rules);
       const highCheats = cheats.filter((c) => c.severity === 'HIGH');
@@ -57,6 +61,11 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
           name: 'Secret scan of the change',
           status: secrets.length === 0 ? 'PASSED' : 'FAILED',
           detail: secrets.length === 0 ? 'no finding' : `${secrets.length} finding(s): ${describeFindings(secrets, 10)}`,
+        },
+        {
+          name: 'Names the changed files use still resolve (imports; Go: no unused import)',
+          status: names.length === 0 ? 'PASSED' : 'FAILED',
+          detail: describeNames(names),
         },
         {
           name: 'Anti-cheat detectors (skipped tests, removed assertions, CI edits)',
@@ -105,4 +114,24 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
       };
     },
   };
+}
+
+/** What a change did to the names of a source file it changed (nothing for deletions, binaries and other files). */
+function nameProblemsOf(path: string, oldBytes: Uint8Array | undefined, newBytes: Uint8Array | undefined): NameProblem[] {
+  if (!newBytes || !nameCheckFamily(path) || isBinaryContent(newBytes) || (oldBytes && isBinaryContent(oldBytes))) return [];
+  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return introducedNameProblems(path, oldBytes ? text(oldBytes) : undefined, text(newBytes));
+}
+
+/** The check's evidence line: counts first (also when zero), then each problem, at most ten. */
+function describeNames(problems: NameProblem[]): string {
+  const unresolved = problems.filter((p) => p.kind === 'unresolved');
+  const unused = problems.filter((p) => p.kind === 'unused-import');
+  const head = `names: ${unresolved.length} introduced unresolved, ${unused.length} unused imports (compared with the base; no build was run)`;
+  const each = problems
+    .slice(0, 10)
+    .map((p) =>
+      p.kind === 'unresolved' ? `${p.path}:${p.line} uses ${p.name}, which ${p.wasBoundBy} bound before` : `${p.path}:${p.line} imports ${p.import}, unused`,
+    );
+  return [head, ...each].join('; ');
 }
