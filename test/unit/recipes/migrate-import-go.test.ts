@@ -44,10 +44,34 @@ describe('Go package names of import paths', () => {
     expect(result?.notes).toEqual([]);
   });
 
-  it('a move that really changes the package name still says so', () => {
-    const result = migrate('github.com/go-redis/redis/v8', 'github.com/valkey-io/valkey-go', file('github.com/go-redis/redis/v8'));
-    expect(result?.notes).toEqual([
-      'import "github.com/go-redis/redis/v8" becomes "github.com/valkey-io/valkey-go", whose package name is likely "valkey": code that names the package "redis" may need an import alias',
-    ]);
+  it('a move that changes the package name moves the qualifiers too, in code and in types', () => {
+    const text = file('github.com/go-redis/redis/v8').replace('{ _ = redis.Nil }', '(c *redis.Client) { _ = redis.Nil }');
+    const result = migrate('github.com/go-redis/redis/v8', 'github.com/valkey-io/valkey-go', text);
+    expect(result?.text).toBe(file('github.com/valkey-io/valkey-go').replace('{ _ = redis.Nil }', '(c *valkey.Client) { _ = valkey.Nil }'));
+    expect(result?.notes).toEqual([]);
+  });
+
+  describe('io/ioutil to io', () => {
+    const src = (imports: string, body: string) => `package store
+
+import (
+${imports})
+
+func f(r io.Reader) {
+${body}}
+`;
+
+    it('drops the import when the file imports io already, and moves the qualifiers: no duplicate import, no stale name', () => {
+      const before = src('\t"io"\n\t"io/ioutil"\n', '\tb, _ := ioutil.ReadAll(r)\n\t_ = ioutil.NopCloser(r)\n\t_ = b\n');
+      const result = migrate('io/ioutil', 'io', before);
+      expect(result?.text).toBe(src('\t"io"\n', '\tb, _ := io.ReadAll(r)\n\t_ = io.NopCloser(r)\n\t_ = b\n'));
+    });
+
+    it('leaves what moved to os, and says where it went', () => {
+      const before = src('\t"io"\n\t"io/ioutil"\n', '\t_, _ = ioutil.ReadFile("x")\n');
+      const result = migrate('io/ioutil', 'io', before);
+      expect(result?.text).toContain('ioutil.ReadFile("x")');
+      expect(result?.notes).toEqual(['ioutil.ReadFile is not in "io" (it moved to "os"): left as it is, for a maintainer or a follow-up step']);
+    });
   });
 });

@@ -118,20 +118,68 @@ function migratePythonDottedUses(tree: Tree, step: MigrateImportStep, out: Colle
   }
 }
 
+/**
+ * Functions of a Go package that moved to several packages (`io/ioutil` to `io` and `os`): a
+ * qualifier is rewritten only for a name that moved to the target; the others are left, named in
+ * a note, for the verification's name check to stop on rather than to become a call that does
+ * not exist.
+ */
+const GO_SPLIT_PACKAGES: Record<string, Record<string, string>> = {
+  'io/ioutil': { ReadAll: 'io', NopCloser: 'io', Discard: 'io', ReadFile: 'os', WriteFile: 'os', ReadDir: 'os', TempFile: 'os', TempDir: 'os' },
+};
+
 function migrateGo(tree: Tree, step: MigrateImportStep, out: Collector): void {
-  for (const node of nodes(tree.rootNode)) {
-    if (node.type !== 'import_spec') continue;
-    const path = node.childForFieldName('path');
-    if (!path || path.type !== 'interpreted_string_literal') continue;
-    const value = path.text.slice(1, -1);
-    if (!rewritePrefix(out, value, path.startIndex + 1, step, '/')) continue;
+  const specs = [...nodes(tree.rootNode)].filter((n) => n.type === 'import_spec');
+  const pathOf = (spec: Node) => {
+    const path = spec.childForFieldName('path');
+    return path?.type === 'interpreted_string_literal' ? path.text.slice(1, -1) : undefined;
+  };
+  const unaliased = new Set(specs.filter((s) => !s.childForFieldName('name')).map(pathOf));
+  for (const spec of specs) {
+    const value = pathOf(spec);
+    if (value === undefined || !matchesPrefix(value, step.from, '/')) continue;
     const renamed = step.to + value.slice(step.from.length);
     const [before, after] = [goPackageName(value), goPackageName(renamed)];
-    if (!node.childForFieldName('name') && after !== before) {
-      out.notes.push(
-        `import "${value}" becomes "${renamed}", whose package name is likely "${after}": code that names the package "${before}" may need an import alias`,
-      );
+    const aliased = Boolean(spec.childForFieldName('name'));
+    // The file imports the new path already: this import goes, its uses take the other's name.
+    if (!aliased && unaliased.has(renamed)) out.spans.push(lineOf(tree.rootNode.text, importLineNode(spec)));
+    else rewritePrefix(out, value, spec.childForFieldName('path')!.startIndex + 1, step, '/');
+    if (!aliased && after !== before) rewriteGoQualifiers(tree, { before, after, from: value, to: renamed }, out);
+  }
+}
+
+/** The node whose lines an import occupies: the spec in a parenthesised list, the whole declaration otherwise. */
+function importLineNode(spec: Node): Node {
+  return spec.parent?.type === 'import_spec_list' ? spec : (spec.parent ?? spec);
+}
+
+/** A deletion of the whole lines `node` spans, its indentation and line end included. */
+function lineOf(text: string, node: Node): SpanEdit {
+  const start = text.lastIndexOf('\n', node.startIndex - 1) + 1;
+  const newline = text.indexOf('\n', node.endIndex);
+  return { start, end: newline < 0 ? text.length : newline + 1, text: '' };
+}
+
+/** `before.X` becomes `after.X` in code and types, but for a name the package split off elsewhere (left, and noted). */
+function rewriteGoQualifiers(tree: Tree, names: { before: string; after: string; from: string; to: string }, out: Collector): void {
+  const split = GO_SPLIT_PACKAGES[names.from];
+  const left = new Set<string>();
+  for (const node of nodes(tree.rootNode)) {
+    const qualifier =
+      node.type === 'selector_expression' ? node.childForFieldName('operand') : node.type === 'qualified_type' ? node.childForFieldName('package') : null;
+    const member = node.childForFieldName(node.type === 'selector_expression' ? 'field' : 'name')?.text ?? '';
+    if (!qualifier || qualifier.text !== names.before || (qualifier.type !== 'identifier' && qualifier.type !== 'package_identifier')) continue;
+    if (split && split[member] !== goPackageName(names.to)) {
+      left.add(member);
+      continue;
     }
+    out.spans.push({ start: qualifier.startIndex, end: qualifier.endIndex, text: names.after });
+  }
+  for (const member of [...left].sort()) {
+    const home = split?.[member];
+    out.notes.push(
+      `${names.before}.${member} is not in "${names.to}"${home ? ` (it moved to "${home}")` : ''}: left as it is, for a maintainer or a follow-up step`,
+    );
   }
 }
 
