@@ -1,6 +1,7 @@
 import { writeArtifact } from '../../core/artifacts/artifact-io.js';
 import type { ArtifactStore, Clock, RunProgress, RunReporter } from '../../core/ports.js';
 import { AttemptProgress } from '../../core/runs/run-state.js';
+import { clip } from '../../core/text/report-markdown.js';
 
 /** Longest message, task echo and report a progress object carries (the schema's bounds). */
 const MESSAGE_CHARS = 2000;
@@ -24,22 +25,18 @@ export class StoredProgressReporter implements RunReporter {
       runId: progress.runId,
       attempt: progress.attempt,
       status: progress.status as AttemptProgress['status'],
-      message: progress.message === undefined ? undefined : cut(progress.message, MESSAGE_CHARS),
+      message: progress.message === undefined ? undefined : clip(progress.message, MESSAGE_CHARS),
       phases: progress.phases,
       baseCommitSha: progress.baseCommitSha,
-      taskEcho: progress.taskEcho === undefined ? undefined : cut(progress.taskEcho, REPORT_CHARS),
+      taskEcho: progress.taskEcho === undefined ? undefined : clip(progress.taskEcho, REPORT_CHARS),
       artifacts: progress.artifacts,
       ended: progress.ended && {
         ...progress.ended,
         status: progress.ended.status as NonNullable<AttemptProgress['ended']>['status'],
-        reason: progress.ended.reason === undefined ? undefined : cut(progress.ended.reason, MESSAGE_CHARS),
-        analysisReport: progress.ended.analysisReport === undefined ? undefined : cut(progress.ended.analysisReport, REPORT_CHARS),
+        reason: progress.ended.reason === undefined ? undefined : clip(progress.ended.reason, MESSAGE_CHARS),
+        analysisReport: progress.ended.analysisReport === undefined ? undefined : clip(progress.ended.analysisReport, REPORT_CHARS),
       },
       at: new Date(this.clock.now()).toISOString(),
     });
   }
-}
-
-function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
