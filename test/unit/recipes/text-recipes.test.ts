@@ -141,6 +141,12 @@ describe('migrate-import', () => {
     );
   });
 
+  it('a top-level Python module swapped keeps the name the code uses: import b as a', () => {
+    const s = { recipe: 'migrate-import', from: 'simplejson', to: 'json' };
+    const src = 'import simplejson\nimport simplejson as sj\nfrom simplejson import loads\n\nprint(simplejson.dumps({}), sj, loads)\n';
+    expect(textOf(s, 'app/j.py', src)).toBe('import json as simplejson\nimport json as sj\nfrom json import loads\n\nprint(simplejson.dumps({}), sj, loads)\n');
+  });
+
   it('migrates Go import paths: example.com/foo but never example.com/foobar', () => {
     const s = { recipe: 'migrate-import', from: 'example.com/foo', to: 'example.com/bar' };
     const src = 'package main\n\nimport (\n\t"example.com/foo"\n\tf2 "example.com/foo/v2"\n\t"example.com/foobar"\n)\n\nvar s = "example.com/foo"\n';

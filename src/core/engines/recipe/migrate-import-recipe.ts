@@ -97,13 +97,22 @@ function migratePython(tree: Tree, step: MigrateImportStep, out: Collector): voi
   if (plainImport && step.from.includes('.')) migratePythonDottedUses(tree, step, out);
 }
 
-/** `import a.b [as c], …`: each moved name; true when one moved without an alias (code then names it by its dotted path). */
+/**
+ * `import a.b [as c], …`: each moved name; true when one moved without an alias (code then names it
+ * by its dotted path). A top-level `import a` keeps its name: `import b as a`.
+ */
 function migratePythonImport(node: Node, step: MigrateImportStep, out: Collector): boolean {
   let plainImport = false;
   for (const name of node.childrenForFieldName('name')) {
     const aliased = name?.type === 'aliased_import';
     const dotted = aliased ? name.childForFieldName('name') : name;
-    if (dotted && !/\s/.test(dotted.text) && rewritePrefix(out, dotted.text, dotted.startIndex, step, '.') && !aliased) plainImport = true;
+    if (!dotted || /\s/.test(dotted.text)) continue;
+    // `import a` binds `a`, which the code keeps using: the new module is imported under that name.
+    if (!aliased && dotted.text === step.from && !step.from.includes('.') && step.to.split('.')[0] !== step.from) {
+      out.spans.push({ start: dotted.startIndex, end: dotted.endIndex, text: `${step.to} as ${step.from}` });
+      continue;
+    }
+    if (rewritePrefix(out, dotted.text, dotted.startIndex, step, '.') && !aliased) plainImport = true;
   }
   return plainImport;
 }
