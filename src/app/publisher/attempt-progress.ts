@@ -37,6 +37,8 @@ interface AttemptView {
   attempt: number;
   api: GitHubApi;
   issued: Awaited<ReturnType<PublishOptions['tokens']['token']>>;
+  /** The pull request an earlier attempt published, if any (a follow-up's notes go there). */
+  pullRequest?: number;
 }
 
 const ignored = (why: string): AttemptViewOutcome => ({ kind: 'ignored', why });
@@ -76,6 +78,7 @@ async function openView(options: PublishOptions, attempt: number): Promise<Attem
     attempt,
     api: options.github(issued.token),
     issued,
+    pullRequest: published?.prNumber,
   };
 }
 
@@ -117,8 +120,7 @@ async function afterEnd(
   const attemptRequest = view.attempt >= 2 ? await readArtifactIfPresent(store, keys.attempt(view.attempt).request, AttemptRequest) : undefined;
   const result = { status: ended.status, reason: ended.reason, baseCommitSha: progress.baseCommitSha };
   await noteUnchangedFollowUp(view.api, where, attemptRequest?.followUp, result);
-  const pullRequest = (await readArtifactIfPresent(store, keys.publish, PublishRecord))?.prNumber;
-  await noteFailedRebuild(view.api, { ...where, pullRequest }, attemptRequest, result);
+  await noteFailedRebuild(view.api, { ...where, pullRequest: view.pullRequest }, attemptRequest, result);
   if (ended.status === 'COMPLETED' && ended.analysisReport && view.request.issue) {
     const url = await postAnalysisReport(view.api, { ...where, issue: view.request.issue.number }, ended.analysisReport);
     return url ? `analysis finished: the report is posted on this issue (${url})` : progress.message;

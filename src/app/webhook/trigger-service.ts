@@ -6,7 +6,7 @@ import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { analyzeCommand } from './commands/analyze.js';
 import { approveCommand } from './commands/approve.js';
 import { cancelCommand, cancelLatestRun } from './commands/cancel.js';
-import { readLatestRun } from './commands/latest-run.js';
+import { readLatestRun, writtenBefore } from './commands/latest-run.js';
 import type { CommandContext } from './commands/command-context.js';
 import { helpCommand } from './commands/help.js';
 import { rebaseCommand } from './commands/rebase.js';
@@ -46,15 +46,14 @@ const COMMANDS: Record<SlashCommandName, { handle: (ctx: CommandContext) => Prom
 /**
  * A command is about the run that existed when it was written: a comment older than the issue's
  * latest run (its `created_at`, signed, against the intake-written request of that run) is a
- * late or replayed delivery and acts on nothing. GitHub's timestamps are whole seconds.
+ * late or replayed delivery and acts on nothing.
  */
 async function commentPredatesRun(session: WebhookSession, payload: IssueCommentCreatedPayload): Promise<string | undefined> {
   const written = payload.comment.created_at;
   if (written === undefined) return undefined;
   const found = await readLatestRun(session, payload.issue.number);
   if (!found) return undefined;
-  const runStarted = Math.floor(Date.parse(found.request.createdAt) / 1000) * 1000;
-  return Date.parse(written) < runStarted ? found.request.runId : undefined;
+  return writtenBefore(written, found.request.createdAt) ? found.request.runId : undefined;
 }
 
 async function reviseOnIssue({ session, policy, payload }: CommandContext): Promise<TriggerOutcome> {

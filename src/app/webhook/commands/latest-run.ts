@@ -30,3 +30,11 @@ export async function readLatestRun(session: WebhookSession, issueNumber: number
   }
   return { latest, keys, request, progressCommentId: request.issue.progressCommentId };
 }
+
+/**
+ * Whether a comment written at `commentAt` (GitHub's `created_at`, whole seconds) was written
+ * before `instant` (an ISO time of ours, with milliseconds): one written in the same second is not.
+ */
+export function writtenBefore(commentAt: string, instant: string): boolean {
+  return Date.parse(commentAt) < Math.floor(Date.parse(instant) / 1000) * 1000;
+}

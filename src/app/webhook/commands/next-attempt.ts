@@ -6,7 +6,7 @@ import { latestAttempt } from '../../../core/runs/attempts.js';
 import { ApprovalMarker, GateRecord, IssueLatest, IssueLock } from '../../../core/runs/run-state.js';
 import { renderProgressComment } from '../../github/progress-comment.js';
 import { TEXTS } from '../texts.js';
-import { readLatestRun, type LatestRun } from './latest-run.js';
+import { readLatestRun, writtenBefore, type LatestRun } from './latest-run.js';
 import type { TriggerOutcome } from '../trigger-outcome.js';
 import { DEFAULT_LOCK_TTL_MS, type WebhookSession } from '../webhook-session.js';
 
@@ -40,8 +40,7 @@ export async function startNextAttempt(
       await session.reply(issueNumber, TEXTS.nothingToApprove(status));
       return { kind: 'replied', why: 'nothing to approve' };
     }
-    // GitHub's timestamps are whole seconds: a comment written in the second the gate was shown counts.
-    if (commentAt !== undefined && !(Date.parse(commentAt) >= Math.floor(Date.parse(gate.at) / 1000) * 1000)) {
+    if (commentAt !== undefined && writtenBefore(commentAt, gate.at)) {
       await session.reply(issueNumber, TEXTS.approvalPredatesGate(gate.gateId));
       return { kind: 'replied', why: 'the comment predates the gate' };
     }
