@@ -669,7 +669,10 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     });
   };
 
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 15));
+  // s3rver emits a PUT's notification before it answers the PUT, so by the time a handler's
+  // writes have resolved their notifications are queued; one turn of the event loop lets any
+  // answer already on the socket be read.
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
 
   const drain = async (opts: DrainOptions = {}): Promise<Dispatch[]> => {
     const retries = opts.retries ?? 0;

@@ -22,21 +22,36 @@ class Killed extends Error {}
 
 const workerWith = (store: ArtifactStore) => directWorkerHandler(h, store);
 
-/** A store that throws (the process "dies") instead of writing the first key matching `at`. */
-function killingStore(inner: ArtifactStore, at: RegExp): ArtifactStore & { killed: () => boolean } {
+/**
+ * A store that throws (the process "dies") instead of writing the first key matching `at`.
+ * Writes already under way when it dies (siblings in a `Promise.all`) land or fail as S3 writes
+ * do, whole; `settled()` waits for them, so the test never lists the bucket mid-write.
+ */
+function killingStore(inner: ArtifactStore, at: RegExp): ArtifactStore & { killed: () => boolean; settled: () => Promise<void> } {
   let dead = false;
+  const inFlight = new Set<Promise<unknown>>();
   const check = (key: string) => {
     if (!dead && at.test(key)) dead = true;
     if (dead) throw new Killed(`killed before writing ${key}`);
   };
+  const track = <T>(write: () => Promise<T>): Promise<T> => {
+    const p = write();
+    inFlight.add(p);
+    void p.then(
+      () => inFlight.delete(p),
+      () => inFlight.delete(p),
+    );
+    return p;
+  };
   return {
     killed: () => dead,
+    settled: async () => void (await Promise.allSettled([...inFlight])),
     get: (key) => inner.get(key),
     list: (prefix) => inner.list(prefix),
-    delete: async (key) => (check(key), inner.delete(key)),
-    put: async (key, body, options) => (check(key), inner.put(key, body, options)),
-    putIfAbsent: async (key, body, options) => (check(key), inner.putIfAbsent(key, body, options)),
-    putIfMatch: async (key, body, etag, options) => (check(key), inner.putIfMatch(key, body, etag, options)),
+    delete: async (key) => (check(key), track(() => inner.delete(key))),
+    put: async (key, body, options) => (check(key), track(() => inner.put(key, body, options))),
+    putIfAbsent: async (key, body, options) => (check(key), track(() => inner.putIfAbsent(key, body, options))),
+    putIfMatch: async (key, body, etag, options) => (check(key), track(() => inner.putIfMatch(key, body, etag, options))),
   };
 }
 
@@ -81,6 +96,7 @@ describe('worker killed at a phase boundary, retried by Lambda', () => {
       const context = { awsRequestId: `kill-${phase}`, getRemainingTimeInMillis: () => 900_000 };
       await expect(workerWith(dying)(s3Event(requestKey), context)).rejects.toBeInstanceOf(Killed);
       expect(dying.killed()).toBe(true);
+      await dying.settled();
       // Before the last boundary nothing of the candidate exists yet (pr_preparation writes it, then its checkpoint).
       if (phase !== 'pr_preparation') expect((await candidate()).size).toBe(0);
       h.clock.advance(60_000); // Lambda waits a minute before its first retry
