@@ -651,7 +651,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     }
   };
 
-  /** Wait for s3rver's ObjectCreated notification of `key` (it comes after the PUT's answer) and take it off the queue. */
+  /** Wait for s3rver's ObjectCreated notification of `key` (queued before the PUT is answered) and take it off the queue. */
   const takeNotification = async (key: string): Promise<S3EventRecord> => {
     const index = queue.findIndex((r) => r.eventName.startsWith('ObjectCreated') && decodeS3EventKey(r.s3.object.key) === key);
     if (index >= 0) return queue.splice(index, 1)[0];

@@ -5,11 +5,11 @@ type PhaseState = RunProgress['phases'][number]['state'];
 
 /**
  * Keeps the checklist of the ten phases for one attempt and sends the whole picture to the
- * reporter on every change, so the progress comment is always complete when edited in place.
- * Reports are serialised and coalesced: while one is being written, later ones wait, and only
- * the newest of them is written next (each carries the whole picture, so nothing is lost; a
- * run whose phases pass quickly writes a few objects, not one per phase change). A failed
- * write is logged by the caller and never stops the run.
+ * reporter when a phase starts, fails or is blocked and on every report, so the progress
+ * comment is always complete when edited in place. Reports are serialised and coalesced: while
+ * one is being written, later ones wait, and only the newest of them is written next (each
+ * carries the whole picture, so nothing is lost). A failed write is logged by the caller and
+ * never stops the run.
  */
 export class ProgressTracker implements RunReporter {
   private readonly states = new Map<PhaseName, PhaseState>(PHASE_NAMES.map((n) => [n, 'pending']));
