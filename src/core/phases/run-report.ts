@@ -59,7 +59,8 @@ export function renderRunReport(input: RunReportInput): string {
   if (report.planRevisions.length > 0) out.push(...planRevised(report), '');
 
   const objective = objectiveText(report);
-  if (objective || !report.title) out.push('### Objective', '', block(clip(objective, MAX_OBJECTIVE)) || '_No objective given._', '');
+  if (!report.title || (objective && !summaryShowsWhole(report, objective)))
+    out.push('### Objective', '', block(clip(objective, MAX_OBJECTIVE)) || '_No objective given._', '');
   out.push(...details('Scope and strategy', scopeAndStrategy(report)));
   out.push(
     ...details(
@@ -110,11 +111,11 @@ function summaryTable(r: RunReport): string[] {
         ? 'build/tests not run by draftsman, left to CI'
         : 'no build commands in policy';
   const high = r.antiCheat.filter((f) => f.severity === 'HIGH').length;
-  const objective = firstParagraph(objectiveText(r)) || firstLine(r.title);
+  const objective = summaryObjective(r);
   return [
     '| | |',
     '|---|---|',
-    `| **Objective** | ${cell(shortenAtWord(objective, 160))} |`,
+    `| **Objective** | ${cell(objective)} |`,
     `| **Change** | ${changedAny(r) ? `${r.targets.length} ${plural(r.targets.length, 'file')} (+${added} / -${removed})` : 'none'} · engine: ${r.strategy.engine} |`,
     `| **Verification** | static checks: ${passed} passed, ${failed} failed · ${ciText} |`,
     `| **Risk** | ${r.risk.level} (score ${r.risk.score}) · anti-cheat: ${r.antiCheat.length === 0 ? 'no finding' : `${r.antiCheat.length} ${plural(r.antiCheat.length, 'finding')} (${high} high)`} |`,
@@ -214,8 +215,11 @@ function antiCheat(r: RunReport): string[] {
 
 function budget(r: RunReport): string[] {
   const b = r.budget;
+  // Phase steps are the pipeline's own actions, not the task's recipe steps: shown only beside a
+  // limit or a model's rows, where they measure something a reviewer weighs.
+  const stepsMatter = b.steps.limit !== undefined || b.modelCalls !== undefined;
   const rows: [string, z.infer<typeof Usage> | undefined][] = [
-    ['steps', b.steps],
+    ['phase steps', stepsMatter ? b.steps : undefined],
     ['model calls', b.modelCalls],
     ['tool calls', b.toolCalls],
     ['tokens', b.tokens],
@@ -299,6 +303,17 @@ function runFacts(r: RunReport): string[] {
       );
   }
   return out;
+}
+
+/** The summary row's objective: its first paragraph (or the title), cut at a word. */
+function summaryObjective(r: RunReport): string {
+  return shortenAtWord(firstParagraph(objectiveText(r)) || firstLine(r.title), 160);
+}
+
+/** Whether the summary row already shows the whole objective, so a section would only repeat it. */
+function summaryShowsWhole(r: RunReport, objective: string): boolean {
+  const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
+  return flat(summaryObjective(r)) === flat(objective);
 }
 
 /** The objective without a first line that only repeats the title (a CLI task's heading is both). */

@@ -61,7 +61,8 @@ export function buildRunReport(
   const out = parsedOutputs(outputs);
   const { discovery, plan, change, review } = out;
   const targets = targetsOf(out);
-  const lockfiles = lockfilesOf(change);
+  // A refresh is asked for only when the change that published still edits files: a step undone later, or a run that changed nothing, leaves every lockfile as it is.
+  const lockfiles = review?.diffSummary.filesChanged === 0 ? [] : lockfilesOf(change);
   return {
     schemaVersion: 1,
     runId: env.request.runId,

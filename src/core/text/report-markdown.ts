@@ -5,15 +5,55 @@ export function details(summary: string, body: string[]): string[] {
   return ['<details>', `<summary>${summary}</summary>`, '', ...body, '', '</details>', ''];
 }
 
-/** Inline text: HTML neutralised (no comment markers, no tags), @mentions defused, one line. */
+/**
+ * Inline text: HTML neutralised (no comment markers, no tags), @mentions defused, one line.
+ * Code spans already in the text (`` `@types/node` ``) are kept as they are: GitHub shows their
+ * content literally, so an entity or a backslash escape there would be shown, not read, and a
+ * mention inside one never notifies anyone.
+ */
 export function inline(text: string): string {
-  return escapeControls(text)
+  const flat = escapeControls(text).replace(/\s*\r?\n\s*/g, ' ');
+  let out = '';
+  let at = 0;
+  for (const span of codeSpans(flat)) {
+    out += prose(flat.slice(at, span.start)) + flat.slice(span.start, span.end);
+    at = span.end;
+  }
+  return out + prose(flat.slice(at));
+}
+
+/** Where CommonMark's code spans are: a run of N backticks closed by the next run of exactly N (linear in the text). */
+function codeSpans(text: string): { start: number; end: number }[] {
+  const runs = [...text.matchAll(/`+/g)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+  const byWidth = new Map<number, number[]>();
+  runs.forEach((r, i) => {
+    const list = byWidth.get(r.end - r.start) ?? [];
+    list.push(i);
+    byWidth.set(r.end - r.start, list);
+  });
+  const next = new Map<number, number>();
+  const spans: { start: number; end: number }[] = [];
+  for (let i = 0; i < runs.length; i++) {
+    const width = runs[i]!.end - runs[i]!.start;
+    const same = byWidth.get(width)!;
+    let k = next.get(width) ?? 0;
+    while (k < same.length && same[k]! <= i) k++;
+    next.set(width, k);
+    if (k >= same.length) continue;
+    const close = same[k]!;
+    spans.push({ start: runs[i]!.start, end: runs[close]!.end });
+    i = close;
+  }
+  return spans;
+}
+
+function prose(text: string): string {
+  return text
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/@(?=[A-Za-z0-9])/g, '@&#8203;')
-    .replace(/([[\]])/g, '\\$1')
-    .replace(/\s*\r?\n\s*/g, ' ');
+    .replace(/([[\]])/g, '\\$1');
 }
 
 /** A paragraph block: like `inline` but keeps line breaks. */

@@ -154,8 +154,10 @@ function section(text: string, summary: string): string {
 }
 
 describe('the PR body of a five-step recipe run', () => {
-  it('counts the steps every phase used, not 0', () => {
-    expect(section(body(), 'Budget used')).toContain('| steps | 21 | - |');
+  it("does not show the pipeline's own phase steps, which a reader takes for the task's five steps", () => {
+    const table = section(body(), 'Budget used');
+    expect(table).not.toMatch(/\| (phase )?steps \|/);
+    expect(table).toContain('| files changed |');
   });
 
   it('has no model rows and no model calls in the summary when no model ran', () => {
@@ -174,6 +176,33 @@ describe('the PR body of a five-step recipe run', () => {
     const text = body(withLock);
     expect(section(text, 'Scope and strategy')).toContain('- Did not change: 1 lockfile (listed under Lockfiles to refresh, with the command)');
     expect(text.match(/- `package-lock.json`: run/g)).toHaveLength(1);
+  });
+
+  it('asks for no lockfile refresh when the change in the end edits no file', () => {
+    const o = outputs();
+    const change = o.mechanical_change as { segments: { lockfilesToRefresh: unknown[] }[] };
+    change.segments[0].lockfilesToRefresh = [{ lockfile: 'package-lock.json', command: 'npm install --package-lock-only' }];
+    const review = o.diff_boundary_review as { diffSummary: { filesChanged: number; files: unknown[] } };
+    review.diffSummary = { ...review.diffSummary, filesChanged: 0, files: [] };
+    const text = body(o);
+    expect(text).not.toMatch(/lockfile/i);
+  });
+
+  it('prints an objective that the summary row shows whole only there', () => {
+    const text = body();
+    expect(text.match(/Move the persistence imports to Jakarta/g)).toHaveLength(1);
+    expect(text).not.toContain('### Objective');
+  });
+
+  it('keeps the Objective section when the objective says more than the summary row shows', () => {
+    const long = parseTask({
+      title: task.title,
+      body: `First paragraph of the objective.\n\nA second paragraph with details.\n\n${TASK_BODY.slice(TASK_BODY.indexOf('```agent'))}`,
+      source: 'github',
+    });
+    const text = renderRunReport(buildRunReport(env, long, outputs(), checkpoints, { status: 'COMPLETED', artifacts: [] }));
+    expect(text).toContain('### Objective\n\nFirst paragraph of the objective.');
+    expect(text).toContain('A second paragraph with details.');
   });
 
   it('states the strategy in words, never as JSON', () => {
@@ -198,7 +227,7 @@ describe('the PR body of a five-step recipe run', () => {
 
   it('gathers the recipes’ notes once each in a Notes section', () => {
     const text = body();
-    const notes = text.slice(text.indexOf('### Notes'), text.indexOf('### Objective'));
+    const notes = text.slice(text.indexOf('### Notes'), text.indexOf('<details>'));
     expect(notes).toBe('### Notes\n\n- add `jakarta.persistence-api` to services/order/pom.xml\n- CHANGELOG.md: 3 occurrences left (history)\n\n');
   });
 

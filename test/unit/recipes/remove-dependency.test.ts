@@ -34,7 +34,17 @@ describe('remove-dependency', () => {
   it('leaves an entry that shares its line with another, and says so', async () => {
     const run = await runRecipeStep(syntax, { 'package.json': '{ "dependencies": { "a": "1", "left-pad": "1.3.0" } }\n' }, remove('left-pad'));
     expect(run.changed).toEqual([]);
-    expect(run.result.notes).toEqual(['dependencies.left-pad is not alone on its line; left alone']);
+    expect(run.result.notes).toEqual(['package.json: dependencies.left-pad is not alone on its line; left alone']);
+  });
+
+  it('names the manifest it could not read, so a broken test fixture is told from the real one', async () => {
+    const run = await runRecipeStep(
+      syntax,
+      { 'package.json': '{ "dependencies": {\n    "left-pad": "1.3.0"\n  }\n}\n', 'test/fixtures/bad/package.json': '{ "dependencies": { "left-pad": \n' },
+      remove('left-pad'),
+    );
+    expect(run.changed).toEqual(['package.json']);
+    expect(run.result.notes).toContain('test/fixtures/bad/package.json: not valid JSON; left alone');
   });
 
   it('drops requirement lines by PEP 503 name, whatever the version clause, and keeps comments and options', async () => {

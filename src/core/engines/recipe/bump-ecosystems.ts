@@ -10,7 +10,7 @@ export function bumpNpm(text: string, step: BumpDependencyStep): TextBump {
   const out: TextBump = { spans: [], notes: [] };
   const values = jsonStringValues(text);
   if (!values) {
-    out.notes.push('package.json could not be read as JSON; left alone');
+    out.notes.push('not valid JSON; left alone');
     return out;
   }
   for (const v of values) {

@@ -91,7 +91,8 @@ export function createRecipeRun(
     read: (path, forEditing = true) =>
       readEditable(workspace, path, forEditing ? options.isEditable : () => true, options.maxFileBytes, options.rules.isLockfile),
     record: (path, out) => {
-      for (const note of out.notes) run.notes.add(note);
+      // A file's note names its file, so a reader can tell a fixture from the manifest that matters.
+      for (const note of out.notes) run.notes.add(note.startsWith(`${path}:`) ? note : `${path}: ${note}`);
       if (out.edits.length) run.changed.set(path, [...(run.changed.get(path) ?? []), ...out.edits]);
     },
     write: async (path, out) => {

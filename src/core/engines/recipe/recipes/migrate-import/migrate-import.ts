@@ -38,7 +38,7 @@ async function declareDependencies(step: MigrateImportStep, run: RecipeRun): Pro
   }
   if (follow.dependency)
     run.result.lockfilesToRefresh = lockfilesFor(
-      follow.edits.map((e) => e.path),
+      follow.edits.map((e) => e.path).filter((path) => run.changed.has(path)),
       run.workspace,
       follow.dependency,
     );

@@ -34,7 +34,7 @@ const NPM_SECTIONS = new Set(['dependencies', 'devDependencies', 'peerDependenci
 export function removeNpm(text: string, step: RemoveDependencyStep): TextBump {
   const out: TextBump = { spans: [], notes: [] };
   const values = jsonStringValues(text);
-  if (!values) return { spans: [], notes: ['package.json could not be read as JSON; left alone'] };
+  if (!values) return { spans: [], notes: ['not valid JSON; left alone'] };
   const lines = linesOf(text);
   for (const v of values) {
     if (v.path.length !== 2 || !NPM_SECTIONS.has(v.path[0]) || v.path[1] !== step.package) continue;
