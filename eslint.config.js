@@ -31,7 +31,7 @@ const LAYERS = [
 const CORE_FLOORS = [
   ['errors'],
   ['ports'],
-  ['objects', 'util'],
+  ['objects', 'util', 'versions'],
   ['artifacts', 'budget', 'syntax', 'text'],
   ['policy', 'workspace'],
   ['task'],

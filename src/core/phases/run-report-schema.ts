@@ -6,6 +6,14 @@ export const Usage = z.strictObject({ used: z.number().int().nonnegative(), limi
 const Severity = z.enum(['HIGH', 'MEDIUM']);
 const Level = z.enum(['LOW', 'MEDIUM', 'HIGH']);
 
+/** One dependency version a bump moved. */
+export const DependencyUpdateSchema = z.strictObject({
+  package: z.string().min(1),
+  from: z.string(),
+  to: z.string(),
+  updateType: z.enum(['major', 'minor', 'patch', 'other', 'downgrade', 'same']),
+});
+
 export const RunReportVerification = z
   .strictObject({
     /** Checks draftsman ran itself (static: parse, scope guard, secret scan, anti-cheat). */
@@ -73,6 +81,8 @@ export const RunReport = z.strictObject({
   ),
   verification: RunReportVerification,
   lockfiles: z.array(z.strictObject({ path: z.string(), command: z.string(), why: z.string().optional() })).default([]),
+  /** Dependency versions the change moved: package, from, to and the kind of update (Renovate's table). */
+  dependencyUpdates: z.array(DependencyUpdateSchema).default([]),
   risk: z.strictObject({
     level: Level,
     score: z.number(),

@@ -44,6 +44,7 @@ export function renderRunReport(input: RunReportInput): string {
   if (report.warnings.length > 0) {
     out.push('> [!WARNING]', ...report.warnings.map((w) => `> ${inline(w)}`), '');
   }
+  if (report.dependencyUpdates.length > 0) out.push(...dependencyUpdates(report), '');
   if (report.lockfiles.length > 0) {
     out.push('### Lockfiles to refresh', '', 'Lockfiles were not edited; regenerate them before merging:', '');
     for (const l of report.lockfiles) out.push(`- ${code(l.path)}: run ${code(l.command)}${l.why ? ` (${inline(l.why)})` : ''}`);
@@ -77,6 +78,18 @@ export function renderRunReport(input: RunReportInput): string {
   if (diagram.length > 0) out.push(...details(report.phases.length > 0 ? 'Phases' : 'Touched modules', diagram));
   out.push(...details('Run', runFacts(report)));
   return `${out.join('\n').trimEnd()}\n`;
+}
+
+/** The versions moved, as Renovate tabulates them; a major update or a downgrade is marked. */
+function dependencyUpdates(r: RunReport): string[] {
+  const mark: Record<string, string> = { major: '**major**', downgrade: '**downgrade**' };
+  return [
+    '### Dependency updates',
+    '',
+    '| package | from | to | update |',
+    '|---|---|---|---|',
+    ...r.dependencyUpdates.map((u) => `| ${codeCell(u.package)} | ${codeCell(u.from)} | ${codeCell(u.to)} | ${mark[u.updateType] ?? u.updateType} |`),
+  ];
 }
 
 /** "Plan revised N×" and each revision: the model's reason (inline, defused) and the files it added or dropped. */

@@ -61,8 +61,7 @@ export function buildRunReport(
   const out = parsedOutputs(outputs);
   const { discovery, plan, change, review } = out;
   const targets = targetsOf(out);
-  // A refresh is asked for only when the change that published still edits files: a step undone later, or a run that changed nothing, leaves every lockfile as it is.
-  const lockfiles = review?.diffSummary.filesChanged === 0 ? [] : lockfilesOf(change);
+  const { lockfiles, dependencyUpdates } = whatTheChangeMoved(change, review);
   return {
     schemaVersion: 1,
     runId: env.request.runId,
@@ -82,6 +81,7 @@ export function buildRunReport(
     targets: targets.targets,
     verification: verificationSection(env, out, state.status),
     lockfiles,
+    dependencyUpdates,
     risk: riskOf(review),
     policyVerdicts: policyVerdicts(out, views.limits),
     antiCheat: (out.verification?.cheats ?? []).map((c) => ({
@@ -97,8 +97,30 @@ export function buildRunReport(
     artifacts: state.artifacts,
     notes: [...new Set(change?.segments.flatMap((s) => s.notes) ?? [])],
     planRevisions: planRevisions(state.ledger ?? []).map((r) => ({ reason: r.reason, added: r.added, dropped: r.dropped })),
-    warnings: [...budgetWarning(out, state.ledger), ...(discovery?.warnings ?? []).map((w) => `${w.code}: ${w.message}`)],
+    warnings: [
+      ...budgetWarning(out, state.ledger),
+      ...(discovery?.warnings ?? []).filter((w) => w.code !== 'LOCKFILE_NEEDS_REFRESH').map((w) => `${w.code}: ${w.message}`),
+    ],
   };
+}
+
+/**
+ * The lockfiles to refresh and the versions moved, from what the change edited (target
+ * selection's LOCKFILE_NEEDS_REFRESH names every lockfile in scope, changed or not): none when
+ * the change in the end edits no file (a step undone later, a run that changed nothing).
+ */
+function whatTheChangeMoved(
+  change: Outputs['change'],
+  review: Outputs['review'],
+): { lockfiles: NonNullable<RunReportInput['lockfiles']>; dependencyUpdates: NonNullable<RunReportInput['dependencyUpdates']> } {
+  if (review?.diffSummary.filesChanged === 0) return { lockfiles: [], dependencyUpdates: [] };
+  return { lockfiles: lockfilesOf(change), dependencyUpdates: dependencyUpdatesOf(change) };
+}
+
+/** One row per package and version move, across the steps. */
+function dependencyUpdatesOf(change: Outputs['change']): NonNullable<RunReportInput['dependencyUpdates']> {
+  const rows = new Map((change?.segments ?? []).flatMap((s) => s.updates ?? []).map((u) => [`${u.package}\n${u.from}\n${u.to}`, u]));
+  return [...rows.values()];
 }
 
 /** One entry per lockfile: two steps touching one manifest ask for the same refresh. */

@@ -14,6 +14,14 @@ import type { PathRules } from '../paths/path-rules.js';
 import type { ApprovalMinRisk } from '../policy/agent-policy.js';
 import type { TaskContract } from '../task/task-contract.js';
 
+/** A dependency version a change moves, as the bump recorded it. */
+export interface VersionMove {
+  package: string;
+  from: string;
+  to: string;
+  updateType: string;
+}
+
 /**
  * Who makes the change, from the task alone: a task with recipe steps is planned as recipes and
  * no model is asked for the change. The publisher parses the same trusted task, so both sides
@@ -31,10 +39,20 @@ export function changeOriginOf(task: Pick<TaskContract, 'steps'>): ChangeOrigin 
  * and the publisher both decide gates from this, so a gate approved on one side is the same gate
  * on the other.
  */
-export function changeRisk(files: readonly RiskFile[], rules: PathRules, options: { origin: ChangeOrigin; minRisk: ApprovalMinRisk }): RiskReport {
+export function changeRisk(
+  files: readonly RiskFile[],
+  rules: PathRules,
+  options: { origin: ChangeOrigin; minRisk: ApprovalMinRisk; updates?: readonly VersionMove[] },
+): RiskReport {
   const scored = scoreRisk({ files: [...files], rules, origin: options.origin, minRisk: options.minRisk });
   let level = scored.riskLevel;
   const reasons = [...scored.reasons];
+  // A major update or an allowed downgrade can break callers that the diff does not show: at least MEDIUM.
+  for (const u of options.updates ?? []) {
+    if (u.updateType !== 'major' && u.updateType !== 'downgrade') continue;
+    reasons.push(`${u.updateType} version update: ${u.package} ${u.from} → ${u.to}`);
+    level = higherLevel(level, 'MEDIUM');
+  }
   const byRule = new Map<string, { level: RiskReport['riskLevel']; reason: string; paths: string[] }>();
   for (const file of files) {
     const rule = rules.riskFor(file.path);

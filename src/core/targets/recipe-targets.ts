@@ -1,5 +1,5 @@
 import { lockfileRefreshCommand } from '../engines/recipe/manifest-kind.js';
-import { recipeCandidates, recipeMatches } from '../engines/recipe/recipe-candidates.js';
+import { recipeCandidates, recipeLeftAlone, recipeMatches } from '../engines/recipe/recipe-candidates.js';
 import { recipeFor } from '../engines/recipe/registry.js';
 import { compileGlobs } from '../paths/glob.js';
 import type { RecipeStep } from '../task/recipe-steps.js';
@@ -17,7 +17,13 @@ async function noteRecipeMatches(ctx: SelectionContext, step: RecipeStep, term: 
     ctx.filesSearched++;
     if (text === undefined) continue;
     const matches = recipeMatches(step, { path: p, text }, { syntax: ctx.syntax }, ctx.rules.isLockfile);
-    if (matches.length === 0) continue;
+    if (matches.length === 0) {
+      for (const why of recipeLeftAlone(step, { path: p, text })) {
+        ctx.leftAlone.push(`${p}: ${why}`);
+        ctx.excluded.set(p, `${step.recipe} left it alone: ${why}`);
+      }
+      continue;
+    }
     const f = noteFound(ctx, p);
     f.score = Math.max(f.score, 0.9);
     f.reasons.push(`${step.recipe} can change this file (${matches[0].detail})`);

@@ -47,6 +47,7 @@ function selectionContext(input: SelectTargetsInput): SelectionContext {
     all,
     warnings,
     excluded,
+    leftAlone: [],
     found: new Map(),
     terms: [],
     filesSearched: 0,
@@ -71,9 +72,15 @@ function rankScored(scored: ScoredFile[], recipes: boolean, warnings: TargetWarn
 }
 
 /** READY without warnings; an empty selection fails a specific task. */
-function outcome(selectedCount: number, task: TaskContract, warnings: TargetWarning[]): { status: TargetSelection['status']; reason?: string } {
+function outcome(
+  selectedCount: number,
+  task: TaskContract,
+  warnings: TargetWarning[],
+  leftAlone: readonly string[],
+): { status: TargetSelection['status']; reason?: string } {
   if (selectedCount > 0) return { status: warnings.length ? 'READY_WITH_WARNINGS' : 'READY' };
-  warnings.push({ code: 'TARGET_SELECTION_EMPTY', message: 'no file matched the task' });
+  const why = leftAlone.length > 0 ? `; ${leftAlone[0]}${leftAlone.length > 1 ? ` (and ${leftAlone.length - 1} more)` : ''}` : '';
+  warnings.push({ code: 'TARGET_SELECTION_EMPTY', message: `no file matched the task${why}` });
   return task.kind === 'specific' ? { status: 'FAILED', reason: 'TARGET_SELECTION_EMPTY' } : { status: 'READY_WITH_WARNINGS' };
 }
 
@@ -93,7 +100,7 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
   if (selected.length > maxSelected)
     warnings.push({ code: 'SEARCH_TRUNCATED', message: `${selected.length} files matched; the first ${maxSelected} are reported` });
   const selectedFiles = selected.slice(0, maxSelected);
-  const { status, reason } = outcome(selectedFiles.length, task, warnings);
+  const { status, reason } = outcome(selectedFiles.length, task, warnings, ctx.leftAlone);
   return TargetSelection.parse({
     schemaVersion: 1,
     baseCommitSha: ctx.workspace.baseCommitSha,

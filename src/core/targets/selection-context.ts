@@ -51,6 +51,8 @@ export interface SelectionContext extends SelectionScope {
   warnings: TargetWarning[];
   /** Path -> why it was left out. */
   excluded: Map<string, string>;
+  /** Why a recipe left a candidate file alone (`path: reason`), told when nothing matched. */
+  leftAlone: string[];
   found: Map<string, Found>;
   /** Every term searched for, reported in the selection. */
   terms: string[];

@@ -50,6 +50,7 @@ export const BumpDependencyStep = z.strictObject({
   package: z.string().min(1),
   to: z.string().min(1),
   from: z.string().min(1).optional(),
+  allowDowngrade: z.boolean().optional().describe('Apply the step where `to` orders before the declared version (refused otherwise).'),
   paths: PathGlobs.optional(),
 });
 

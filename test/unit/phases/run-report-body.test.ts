@@ -182,6 +182,9 @@ describe('the PR body of a five-step recipe run', () => {
     const o = outputs();
     const change = o.mechanical_change as { segments: { lockfilesToRefresh: unknown[] }[] };
     change.segments[0].lockfilesToRefresh = [{ lockfile: 'package-lock.json', command: 'npm install --package-lock-only' }];
+    (o.discovery as { warnings: unknown[] }).warnings = [
+      { code: 'LOCKFILE_NEEDS_REFRESH', message: 'package-lock.json must be refreshed with npm install --package-lock-only', data: {} },
+    ];
     const review = o.diff_boundary_review as { diffSummary: { filesChanged: number; files: unknown[] } };
     review.diffSummary = { ...review.diffSummary, filesChanged: 0, files: [] };
     const text = body(o);
@@ -203,6 +206,25 @@ describe('the PR body of a five-step recipe run', () => {
     const text = renderRunReport(buildRunReport(env, long, outputs(), checkpoints, { status: 'COMPLETED', artifacts: [] }));
     expect(text).toContain('### Objective\n\nFirst paragraph of the objective.');
     expect(text).toContain('A second paragraph with details.');
+  });
+
+  it('tabulates the dependency versions moved, a major update marked', () => {
+    const o = outputs();
+    const change = o.mechanical_change as { segments: { updates?: unknown[] }[] };
+    change.segments[0].updates = [{ package: 'jakarta.persistence:jakarta.persistence-api', from: '3.0.0', to: '3.1.0', updateType: 'minor' }];
+    change.segments[1].updates = [{ package: 'jakarta.validation:jakarta.validation-api', from: '2.0.2', to: '3.0.2', updateType: 'major' }];
+    const text = body(o);
+    expect(text).toContain(
+      [
+        '### Dependency updates',
+        '',
+        '| package | from | to | update |',
+        '|---|---|---|---|',
+        '| `jakarta.persistence:jakarta.persistence-api` | `3.0.0` | `3.1.0` | minor |',
+        '| `jakarta.validation:jakarta.validation-api` | `2.0.2` | `3.0.2` | **major** |',
+      ].join('\n'),
+    );
+    expect(body()).not.toContain('### Dependency updates');
   });
 
   it('states the strategy in words, never as JSON', () => {

@@ -144,7 +144,8 @@ describe('bump-dependency: every Python manifest that pins the package', () => {
     const task: TaskContract = {
       ...{ schemaVersion: 1, title: 't', objective: 'o', mode: 'draft_pr', budgets: {}, searchTerms: [], kind: 'specific', blockSource: 'none', digest: 'd' },
       paths: [scope],
-      steps: [RecipeStep.parse({ recipe: 'bump-dependency', package: pkg, to: '5.0.0' })],
+      // An upgrade for each: 5.0.0 would be a downgrade of guava 32.0.0-jre, which the step leaves alone.
+      steps: [RecipeStep.parse({ recipe: 'bump-dependency', package: pkg, to: pkg.includes(':') ? '33.0.0-jre' : '5.0.0' })],
     };
     const selection = await selectTargets({ workspace: repo.workspace, task, map, rules, syntax });
     expect(selection.selectedFiles.map((f) => f.path).sort()).toEqual(expected);

@@ -11,6 +11,7 @@ const MEMBERS: Record<keyof Recipe, 'string' | 'function' | 'boolean' | 'object'
   isCandidate: 'function',
   applyToFile: 'function',
   matches: 'function',
+  leftAlone: 'function',
   apply: 'function',
   editsHistory: 'boolean',
   converges: 'boolean',

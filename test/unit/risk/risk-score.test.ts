@@ -127,3 +127,22 @@ describe('approval threshold (agent.approval.minRisk)', () => {
     expect(changeRisk(javaFiles(4), compilePathRules(policy), { origin: imports, minRisk: 'HIGH' }).requiredGate).toBe('HUMAN_REVIEW');
   });
 });
+
+describe('dependency updates in the change risk', () => {
+  const bump: ChangeOrigin = { engine: 'recipe', recipes: ['bump-dependency'] };
+  const options = (updateType: string) => ({
+    origin: bump,
+    minRisk: 'HIGH' as const,
+    updates: [{ package: 'org.junit.jupiter:junit-jupiter', from: '5.10.2', to: updateType === 'major' ? '6.0.0' : '5.11.0', updateType }],
+  });
+
+  it('a major update raises a low-risk bump to MEDIUM and names the move', () => {
+    const files = [modified('pom.xml')];
+    const minor = changeRisk(files, defaultPathRules(), options('minor'));
+    const major = changeRisk(files, defaultPathRules(), options('major'));
+    expect(minor.riskLevel).toBe('LOW');
+    expect(minor.reasons.some((r) => r.includes('version update'))).toBe(false);
+    expect(major.riskLevel).toBe('MEDIUM');
+    expect(major.reasons).toContain('major version update: org.junit.jupiter:junit-jupiter 5.10.2 → 6.0.0');
+  });
+});

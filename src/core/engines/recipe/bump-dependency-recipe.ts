@@ -4,7 +4,9 @@ import { bumpGradle, bumpGradleCatalog, type TextBump } from './bump-gradle.js';
 import { bumpMaven } from './bump-maven.js';
 import { manifestKindForPath, type ManifestKind } from './manifest-kind.js';
 import { bumpSetupCfg, bumpSetupPy } from './manifests/python-setup.js';
-import type { FileRecipeResult, PendingMavenProperty } from './recipe-types.js';
+import type { DependencyUpdate, FileRecipeResult, PendingMavenProperty, SpanEdit } from './recipe-types.js';
+import { splitVersion } from './version-edit.js';
+import { updateType, type VersionScheme } from '../../versions/versions.js';
 import { applySpanEdits } from './span-edits.js';
 
 const BUMPERS: Record<Exclude<ManifestKind, 'maven'>, (text: string, step: BumpDependencyStep) => TextBump> = {
@@ -25,9 +27,25 @@ export function manifestKindsForPackage(pkg: string): ManifestKind[] {
   return ['gradle', 'gradle-catalog', 'npm', 'go-mod', 'requirements', 'pyproject', 'setup-py', 'setup-cfg', 'cargo'];
 }
 
+/** The version scheme a manifest's versions follow. */
+const SCHEMES: Record<ManifestKind, VersionScheme> = {
+  maven: 'maven',
+  gradle: 'maven',
+  'gradle-catalog': 'maven',
+  npm: 'semver',
+  cargo: 'semver',
+  'go-mod': 'go',
+  requirements: 'pep440',
+  pyproject: 'pep440',
+  'setup-py': 'pep440',
+  'setup-cfg': 'pep440',
+};
+
 /**
  * Bump one dependency in one manifest, editing only the version text. For a pom whose version
  * is a `${property}` defined elsewhere, `pending` names the property to resolve in a parent pom.
+ * Each edit is weighed by the ecosystem's own version order: a downgrade is left alone unless the
+ * step allows it, and every update says its kind (major, minor, patch) for the PR body.
  */
 export function applyBumpDependency(
   step: BumpDependencyStep,
@@ -35,14 +53,41 @@ export function applyBumpDependency(
 ): (FileRecipeResult & { pending: PendingMavenProperty[] }) | undefined {
   const kind = manifestKindForPath(file.path);
   if (!kind || !manifestKindsForPackage(step.package).includes(kind)) return undefined;
-  if (kind === 'maven') {
-    const bump = bumpMaven(file.text, step);
-    const result = applySpanEdits(file.text, bump.spans, bump.notes);
-    if (result) return { ...result, pending: bump.pending };
-    return bump.pending.length || bump.notes.length ? { text: file.text, edits: [], notes: bump.notes, pending: bump.pending } : undefined;
+  const bump: TextBump & { pending: PendingMavenProperty[] } =
+    kind === 'maven' ? bumpMaven(file.text, step) : { pending: [], ...BUMPERS[kind](file.text, step) };
+  const weighed = weighUpdates(step, file.text, bump.spans, SCHEMES[kind]);
+  const notes = [...bump.notes, ...weighed.notes];
+  const result = applySpanEdits(file.text, weighed.spans, notes);
+  if (result) return { ...result, updates: weighed.updates, pending: bump.pending };
+  return bump.pending.length || notes.length ? { text: file.text, edits: [], notes, pending: bump.pending } : undefined;
+}
+
+/** The version edits a step may make, each with its update kind; downgrades refused unless `allowDowngrade`. */
+export function weighUpdates(
+  step: BumpDependencyStep,
+  text: string,
+  spans: readonly SpanEdit[],
+  scheme: VersionScheme,
+): { spans: SpanEdit[]; notes: string[]; updates: DependencyUpdate[] } {
+  const out: { spans: SpanEdit[]; notes: string[]; updates: DependencyUpdate[] } = { spans: [], notes: [], updates: [] };
+  for (const span of spans) {
+    const from = splitVersion(text.slice(span.start, span.end)).bare;
+    const to = splitVersion(span.text).bare;
+    const type = updateType(scheme, from, to) ?? 'other';
+    if (type === 'downgrade' && !step.allowDowngrade) {
+      out.notes.push(`${step.package} ${from} → ${to} is a downgrade; left alone (add \`allowDowngrade: true\` to the step to apply it)`);
+      continue;
+    }
+    out.spans.push(span);
+    out.updates.push({ package: step.package, from, to, updateType: type });
   }
-  const bump = BUMPERS[kind](file.text, step);
-  const result = applySpanEdits(file.text, bump.spans, bump.notes);
-  if (result) return { ...result, pending: [] };
-  return bump.notes.length ? { text: file.text, edits: [], notes: bump.notes, pending: [] } : undefined;
+  return out;
+}
+
+/** The declarations of the package in one manifest left alone because they neither are nor admit the step's `from`. */
+export function bumpMismatches(step: BumpDependencyStep, file: { path: string; text: string }): string[] {
+  const kind = manifestKindForPath(file.path);
+  if (!kind || !manifestKindsForPackage(step.package).includes(kind) || step.from === undefined) return [];
+  const bump = kind === 'maven' ? bumpMaven(file.text, step) : BUMPERS[kind](file.text, step);
+  return bump.mismatches ?? [];
 }

@@ -21,7 +21,10 @@ export function bumpNpm(text: string, step: BumpDependencyStep): TextBump {
     }
     // Escapes are not expected in version strings; refuse to rewrite a value whose text differs from its JSON value.
     if (text.slice(v.start, v.end) !== v.value) continue;
-    const next = bumpedVersion(v.value, step.to, step.from);
+    const next = bumpedVersion(v.value, step.to, step.from, {
+      scheme: 'semver',
+      mismatches: { label: `${v.path[0]}.${step.package}`, out: (out.mismatches ??= []) },
+    });
     if (next !== undefined) out.spans.push({ start: v.start, end: v.end, text: next });
   }
   return out;
@@ -45,7 +48,10 @@ export function bumpGoMod(text: string, step: BumpDependencyStep): TextBump {
     }
     if (body && body[2] === step.package) {
       const start = offset + body[1].length + body[2].length + body[3].length;
-      const next = bumpedVersion(body[4], step.to.startsWith('v') ? step.to : `v${step.to}`, step.from);
+      const next = bumpedVersion(body[4], step.to.startsWith('v') ? step.to : `v${step.to}`, step.from, {
+        scheme: 'go',
+        mismatches: { label: step.package, out: (out.mismatches ??= []) },
+      });
       if (next !== undefined) out.spans.push({ start, end: start + body[4].length, text: next });
     }
     offset += line.length + 1;
@@ -70,7 +76,11 @@ export function bumpRequirement(out: TextBump, requirement: string, base: number
   }
   const start = base + m[1].length + m[2].length + (m[3]?.length ?? 0) + m[4].length + m[5].length;
   const target = /^(===|==|~=|>=|<=|!=|>|<)/.test(step.to) ? step.to.replace(/^(===|==|~=|>=|<=|!=|>|<)\s*/, '') : step.to;
-  const next = bumpedVersion(m[6], target, step.from);
+  const next = bumpedVersion(m[6], target, step.from, {
+    scheme: 'pep440',
+    declared: `${m[5]}${m[6]}`.trim(),
+    mismatches: { label: step.package, out: (out.mismatches ??= []) },
+  });
   if (next !== undefined) out.spans.push({ start, end: start + m[6].length, text: next });
 }
 
@@ -86,7 +96,14 @@ export function bumpRequirements(text: string, step: BumpDependencyStep): TextBu
 }
 
 /** The `key = "v"` / `key = { version = "v" }` line form shared by Cargo and Poetry tables. */
-function bumpKeyedVersion(out: TextBump, line: string, offset: number, keyMatches: (key: string) => boolean, step: BumpDependencyStep): void {
+function bumpKeyedVersion(
+  out: TextBump,
+  line: string,
+  offset: number,
+  keyMatches: (key: string) => boolean,
+  step: BumpDependencyStep,
+  bareIsCaret: boolean,
+): void {
   const m = /^(\s*)("?)([A-Za-z0-9_.-]+)\2(\s*=\s*)/.exec(line);
   if (!m || !keyMatches(m[3])) return;
   const rest = line.slice(m[0].length);
@@ -95,15 +112,15 @@ function bumpKeyedVersion(out: TextBump, line: string, offset: number, keyMatche
   const hit = plain ?? inline;
   if (!hit) return;
   const start = offset + m[0].length + hit.index + hit[0].length - 1 - hit[1].length;
-  const next = bumpedVersion(hit[1], step.to, step.from);
+  const next = bumpedVersion(hit[1], step.to, step.from, { scheme: 'semver', bareIsCaret, mismatches: { label: step.package, out: (out.mismatches ??= []) } });
   if (next !== undefined) out.spans.push({ start, end: start + hit[1].length, text: next });
 }
 
 /** A table-per-dependency form: `[dependencies.serde]` then `version = "1"`. */
-function bumpTableVersion(out: TextBump, line: string, offset: number, step: BumpDependencyStep): void {
+function bumpTableVersion(out: TextBump, line: string, offset: number, step: BumpDependencyStep, bareIsCaret: boolean): void {
   const m = /^(\s*version\s*=\s*")([^"]*)"/.exec(line);
   if (!m) return;
-  const next = bumpedVersion(m[2], step.to, step.from);
+  const next = bumpedVersion(m[2], step.to, step.from, { scheme: 'semver', bareIsCaret, mismatches: { label: step.package, out: (out.mismatches ??= []) } });
   if (next !== undefined) out.spans.push({ start: offset + m[1].length, end: offset + m[1].length + m[2].length, text: next });
 }
 
@@ -124,10 +141,10 @@ export function bumpCargo(text: string, step: BumpDependencyStep): TextBump {
   const out: TextBump = { spans: [], notes: [] };
   const same = (key: string) => key.replace(/_/g, '-') === step.package.replace(/_/g, '-');
   for (const { line, offset, table } of tomlLines(text)) {
-    if (/(^|\.)(dev-|build-)?dependencies$/.test(table)) bumpKeyedVersion(out, line, offset, same, step);
+    if (/(^|\.)(dev-|build-)?dependencies$/.test(table)) bumpKeyedVersion(out, line, offset, same, step, true);
     else {
       const m = /(^|\.)(dev-|build-)?dependencies\.([^.]+)$/.exec(table);
-      if (m && same(m[3])) bumpTableVersion(out, line, offset, step);
+      if (m && same(m[3])) bumpTableVersion(out, line, offset, step, true);
     }
   }
   return out;
@@ -139,12 +156,12 @@ export function bumpPyproject(text: string, step: BumpDependencyStep): TextBump 
   const same = (key: string) => normalizePythonName(key) === normalizePythonName(step.package);
   for (const { line, offset, table } of tomlLines(text)) {
     if (/^tool\.poetry\.(.*\.)?(dev-)?dependencies$/.test(table)) {
-      bumpKeyedVersion(out, line, offset, same, step);
+      bumpKeyedVersion(out, line, offset, same, step, false);
       continue;
     }
     const poetryTable = /^tool\.poetry\.(.*\.)?dependencies\.([^.]+)$/.exec(table);
     if (poetryTable && same(poetryTable[2])) {
-      bumpTableVersion(out, line, offset, step);
+      bumpTableVersion(out, line, offset, step, false);
       continue;
     }
     const strings = /"([^"\\]*)"|'([^'\\]*)'/g;

@@ -9,6 +9,8 @@ function escapeRegExp(text: string): string {
 export interface TextBump {
   spans: SpanEdit[];
   notes: string[];
+  /** Declarations of the package left alone because they do not match the step's `from` (said when no file matches). */
+  mismatches?: string[];
 }
 
 /** Push an edit of the version found at `start` in `text` (value without quotes). */
@@ -17,7 +19,7 @@ function pushVersion(out: TextBump, value: string, start: number, step: BumpDepe
     out.notes.push(`${step.package}: version "${value}" is a variable; left alone`);
     return;
   }
-  const next = bumpedVersion(value, step.to, step.from);
+  const next = bumpedVersion(value, step.to, step.from, { scheme: 'maven', mismatches: { label: step.package, out: (out.mismatches ??= []) } });
   if (next !== undefined) out.spans.push({ start, end: start + value.length, text: next });
 }
 

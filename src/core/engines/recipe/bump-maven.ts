@@ -103,6 +103,7 @@ export interface MavenBump {
   spans: SpanEdit[];
   notes: string[];
   pending: PendingMavenProperty[];
+  mismatches?: string[];
 }
 
 /** Bump `groupId:artifactId` in a pom: literal versions in place, `${property}` versions through the property. */
@@ -137,10 +138,10 @@ export function bumpMaven(text: string, step: BumpDependencyStep): MavenBump {
   return out;
 }
 
-function pushVersion(out: { spans: SpanEdit[] }, leaf: Leaf, step: BumpDependencyStep): void {
+function pushVersion(out: { spans: SpanEdit[]; mismatches?: string[] }, leaf: Leaf, step: BumpDependencyStep): void {
   const leading = /^\s*/.exec(leaf.text)![0].length;
   const value = leaf.text.trim();
-  const next = bumpedVersion(value, step.to, step.from);
+  const next = bumpedVersion(value, step.to, step.from, { scheme: 'maven', mismatches: { label: step.package, out: (out.mismatches ??= []) } });
   if (next !== undefined) out.spans.push({ start: leaf.start + leading, end: leaf.start + leading + value.length, text: next });
 }
 
@@ -149,6 +150,6 @@ export function bumpMavenProperty(text: string, pending: PendingMavenProperty, t
   const leaf = scanPom(text).properties.get(pending.property);
   if (!leaf) return { spans: [], defined: false };
   const out = { spans: [] as SpanEdit[] };
-  pushVersion(out, leaf, { recipe: 'bump-dependency', package: '', to, from: pending.from });
+  pushVersion(out, leaf, { recipe: 'bump-dependency', package: `\${${pending.property}}`, to, from: pending.from });
   return { spans: out.spans, defined: true };
 }

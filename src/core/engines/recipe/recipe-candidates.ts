@@ -32,3 +32,8 @@ export function recipeMatches(
     .matches(step, file, ctx)
     .sort((a, b) => a.line - b.line);
 }
+
+/** Why the step leaves a candidate file with no match as it is (empty when it has nothing to say). */
+export function recipeLeftAlone(step: RecipeStep, file: { path: string; text: string }): string[] {
+  return recipeFor(step).leftAlone(step, file);
+}

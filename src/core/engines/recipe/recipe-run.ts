@@ -94,6 +94,10 @@ export function createRecipeRun(
       // A file's note names its file, so a reader can tell a fixture from the manifest that matters.
       for (const note of out.notes) run.notes.add(note.startsWith(`${path}:`) ? note : `${path}: ${note}`);
       if (out.edits.length) run.changed.set(path, [...(run.changed.get(path) ?? []), ...out.edits]);
+      for (const update of out.edits.length ? (out.updates ?? []) : []) {
+        const updates = (run.result.updates ??= []);
+        if (!updates.some((u) => u.package === update.package && u.from === update.from && u.to === update.to)) updates.push(update);
+      }
     },
     write: async (path, out) => {
       if (out.edits.length) await workspace.write(path, encoder.encode(out.text));

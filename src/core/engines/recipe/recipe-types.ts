@@ -1,3 +1,4 @@
+import type { UpdateType } from '../../versions/versions.js';
 import type { TreeSyntaxService } from '../../syntax/create-syntax-service.js';
 
 /** One changed region, reported by whole lines: `line` is 1-based in the original text. */
@@ -20,6 +21,16 @@ export interface FileRecipeResult {
   notes: string[];
   /** How many places changed (edits group them by line), when known. */
   occurrences?: number;
+  /** The dependency versions the edit moves (bump-dependency). */
+  updates?: DependencyUpdate[];
+}
+
+/** One dependency version moved, with the kind of update the ecosystem's version order gives it. */
+export interface DependencyUpdate {
+  package: string;
+  from: string;
+  to: string;
+  updateType: UpdateType;
 }
 
 /** A version in a Maven pom that is a `${property}` not defined in that pom: resolved against parent poms. */
@@ -43,6 +54,8 @@ export interface ApplyRecipeResult {
   skipped: { path: string; reason: SkipReason }[];
   notes: string[];
   lockfilesToRefresh: LockfileRefresh[];
+  /** The dependency versions the step moved, one per package, from and to (bump-dependency). */
+  updates?: DependencyUpdate[];
 }
 
 export type SkipReason =

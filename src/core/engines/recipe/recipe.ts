@@ -37,6 +37,8 @@ export interface Recipe<N extends RecipeName = RecipeName> {
   applyToFile(step: StepOf<N>, file: { path: string; text: string }, ctx: RecipeContext): FileRecipeResult | undefined;
   /** Where the step would change a file, without writing (target selection). */
   matches(step: StepOf<N>, file: { path: string; text: string }, ctx: RecipeContext): RecipeMatch[];
+  /** Why a candidate file with no match is left as it is (a declaration at another version than `from`): target selection explains an empty selection with it. */
+  leftAlone(step: StepOf<N>, file: { path: string; text: string }): string[];
   /** The step over the workspace: the edits, then the follow-through (manifests to declare, parent poms, lockfiles to refresh). */
   apply(step: StepOf<N>, run: RecipeRun): Promise<ApplyRecipeResult>;
   /** Whether the step may change history files (changelogs) without the task naming them. */

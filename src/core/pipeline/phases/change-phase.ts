@@ -7,6 +7,7 @@ import { runModelSegment } from '../model-segment.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
 import { taskOf } from './intake-phase.js';
+import { DependencyUpdateSchema } from '../../phases/run-report-schema.js';
 import { maxEditableBytes, planOf, type Segment } from './planning-phase.js';
 
 export const SegmentResult = z.object({
@@ -16,6 +17,8 @@ export const SegmentResult = z.object({
   skipped: z.array(z.object({ path: z.string(), reason: z.string() })),
   notes: z.array(z.string()),
   lockfilesToRefresh: z.array(z.object({ lockfile: z.string(), command: z.string() })),
+  /** Dependency versions a bump moved, with the update kind the ecosystem's version order gives. */
+  updates: z.array(DependencyUpdateSchema).optional(),
   patchKey: z.string().optional(),
   model: z
     .object({
@@ -127,5 +130,6 @@ async function recipeSegment(env: PipelineEnv, context: PhaseContext, task: Task
     skipped: result.skipped.map((s) => ({ path: s.path, reason: s.reason })),
     notes: result.notes,
     lockfilesToRefresh: result.lockfilesToRefresh,
+    ...(result.updates?.length ? { updates: result.updates } : {}),
   };
 }

@@ -4,6 +4,7 @@ import type { PhaseHandler } from '../../phases/orchestrator.js';
 import { changeOriginOf, changeRisk } from '../../risk/change-risk.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
+import { ChangeOutput } from './change-phase.js';
 import { taskOf } from './intake-phase.js';
 
 const LEVELS = ['LOW', 'MEDIUM', 'HIGH'] as const;
@@ -56,7 +57,9 @@ export function reviewPhase(env: PipelineEnv): PhaseHandler {
       const views = viewsFor(env, task);
       await context.runtime.use('git.diff');
       const diff = await diffWorkspaceChanges(context.workspace, { rules: views.rules });
-      const risk = changeRisk(diff.summary.files, views.rules, { origin: changeOriginOf(task), minRisk: views.policy.agent.approval.minRisk });
+      const change = ChangeOutput.safeParse(context.outputs.mechanical_change);
+      const updates = change.success ? change.data.segments.flatMap((s) => s.updates ?? []) : [];
+      const risk = changeRisk(diff.summary.files, views.rules, { origin: changeOriginOf(task), minRisk: views.policy.agent.approval.minRisk, updates });
       const level = risk.riskLevel;
       const reasons = risk.reasons;
       const verdict = await guardScope(env, context, task, context.workspace, { level, reasons });

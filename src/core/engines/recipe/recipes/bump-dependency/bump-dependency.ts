@@ -1,5 +1,5 @@
 import { RECIPE_STEPS, type BumpDependencyStep } from '../../../../task/recipe-steps.js';
-import { applyBumpDependency, manifestKindsForPackage } from '../../bump-dependency-recipe.js';
+import { applyBumpDependency, bumpMismatches, manifestKindsForPackage } from '../../bump-dependency-recipe.js';
 import { withGoAlignment } from '../../go-alignment.js';
 import { listWords } from '../../list-words.js';
 import { lockfilesFor } from '../../lockfiles-to-refresh.js';
@@ -33,7 +33,7 @@ function matches(step: BumpDependencyStep, file: { path: string; text: string })
 
 /** After the manifests: parent poms holding version properties, the lockfiles to refresh, and what still pins the package. */
 async function followThrough(step: BumpDependencyStep, run: RecipeRun, pending: { pom: string; pending: PendingMavenProperty }[]): Promise<void> {
-  for (const one of pending) await resolveParentProperty(run, one.pom, one.pending, step.to);
+  for (const one of pending) await resolveParentProperty(run, one.pom, one.pending, step);
   const changed = [...run.changed.keys()];
   run.result.lockfilesToRefresh = lockfilesFor(changed, run.workspace, step.package);
   const skipped = new Map(run.result.skipped.map((s) => [s.path, s.reason] as const));
@@ -60,6 +60,7 @@ export const bumpDependencyRecipe: Recipe<'bump-dependency'> = {
   },
   applyToFile,
   matches,
+  leftAlone: bumpMismatches,
   apply: async (step, run) => {
     const pending: { pom: string; pending: PendingMavenProperty }[] = [];
     await editEachFile(run, (file) => {

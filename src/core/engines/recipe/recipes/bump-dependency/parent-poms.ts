@@ -3,6 +3,8 @@ import { dirname } from '../../manifests/follow-types.js';
 import type { PendingMavenProperty } from '../../recipe-types.js';
 import type { RecipeRun } from '../../recipe-run.js';
 import { applySpanEdits } from '../../span-edits.js';
+import { weighUpdates } from '../../bump-dependency-recipe.js';
+import type { BumpDependencyStep } from '../../../../task/recipe-steps.js';
 
 function joinPath(dir: string, relative: string): string | undefined {
   const parts = dir ? dir.split('/') : [];
@@ -29,7 +31,7 @@ async function parentPom(run: RecipeRun, current: string, seen: Set<string>): Pr
 }
 
 /** Follow the parents up the repository to the pom defining the property, and edit it there. */
-export async function resolveParentProperty(run: RecipeRun, pom: string, pending: PendingMavenProperty, to: string): Promise<void> {
+export async function resolveParentProperty(run: RecipeRun, pom: string, pending: PendingMavenProperty, step: BumpDependencyStep): Promise<void> {
   let current = pom;
   const seen = new Set<string>([pom]);
   for (let depth = 0; depth < 20; depth++) {
@@ -41,7 +43,7 @@ export async function resolveParentProperty(run: RecipeRun, pom: string, pending
       run.notes.add(`${pom}: the version property \${${pending.property}} may be defined in ${parent}, which cannot be edited`);
       return;
     }
-    const bump = bumpMavenProperty(readable.text, pending, to);
+    const bump = bumpMavenProperty(readable.text, pending, step.to);
     if (!bump.defined) {
       current = parent;
       continue;
@@ -51,8 +53,10 @@ export async function resolveParentProperty(run: RecipeRun, pom: string, pending
       run.notes.add(`${pom}: the version property \${${pending.property}} is defined in ${parent}, outside the scope; not edited`);
       return;
     }
-    const out = applySpanEdits(readable.text, bump.spans);
-    if (out) await run.write(parent, out);
+    const weighed = weighUpdates(step, readable.text, bump.spans, 'maven');
+    const out = applySpanEdits(readable.text, weighed.spans, weighed.notes);
+    if (out) await run.write(parent, { ...out, updates: weighed.updates });
+    else for (const note of weighed.notes) run.notes.add(`${parent}: ${note}`);
     return;
   }
   run.notes.add(`${pom}: the version property \${${pending.property}} is not defined in this repository's poms; not edited`);

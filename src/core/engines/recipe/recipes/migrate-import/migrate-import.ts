@@ -52,6 +52,7 @@ export const migrateImportRecipe: Recipe<'migrate-import'> = {
   isCandidate: (step, path) => languageForPath(path) !== undefined || (step.version !== undefined && manifestKindForPath(path) !== undefined),
   applyToFile,
   matches: (step, file, ctx) => editMatches(applyToFile(step, file, ctx)),
+  leftAlone: () => [],
   apply: async (step, run) => {
     await editEachFile(run, run.editFile);
     if (run.changed.size) await declareDependencies(step, run);

@@ -40,6 +40,7 @@ export const removeDependencyRecipe: Recipe<'remove-dependency'> = {
   },
   applyToFile,
   matches: (step, file) => editMatches(applyToFile(step, file)),
+  leftAlone: () => [],
   apply: async (step, run) => {
     await editEachFile(run, (file) => applyToFile(step, file));
     const changed = [...run.changed.keys()];

@@ -15,6 +15,7 @@ export const renameSymbolRecipe: Recipe<'rename-symbol'> = {
   isCandidate: (_step, path) => languageForPath(path) !== undefined,
   applyToFile,
   matches: (step, file, ctx) => editMatches(applyToFile(step, file, ctx)),
+  leftAlone: () => [],
   apply: (step, run) =>
     renameInWorkspace(
       step,

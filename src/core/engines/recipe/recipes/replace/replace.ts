@@ -18,6 +18,7 @@ export const replaceRecipe: Recipe<'replace'> = {
   isCandidate: () => true,
   applyToFile,
   matches: (step, file, ctx) => editMatches(applyToFile(step, file, ctx)),
+  leftAlone: () => [],
   apply: (_step, run) => applyFileByFile(run),
   editsHistory: false,
   converges: false,
