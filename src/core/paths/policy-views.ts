@@ -9,7 +9,7 @@ export interface PolicyViews {
   /** Path rules narrowed to the task scope: edit, stage, commit, scope guard, map and targets. */
   rules: WritePolicy;
   /** File and line budgets: the task's, capped by the policy's. */
-  limits: { maxFiles: number; maxLines: number; maxModelCalls: number };
+  limits: { maxFiles: number; maxLines: number; maxModelCalls: number; keys: { files: string; lines: string } };
 }
 
 /**
@@ -23,6 +23,17 @@ export function policyViews(policy: AgentPolicy, task?: Pick<TaskContract, 'path
     maxFiles: Math.min(budgets.maxFiles ?? policy.agent.maxChangedFiles, policy.agent.maxChangedFiles),
     maxLines: Math.min(budgets.maxLines ?? policy.agent.maxDiffLines, policy.agent.maxDiffLines),
     maxModelCalls: Math.min(budgets.maxModelCalls ?? policy.agent.budgets.maxModelCalls, policy.agent.budgets.maxModelCalls),
+    // The key that sets each limit: the task's budget when it is the lower, else the policy's.
+    keys: {
+      files:
+        budgets.maxFiles !== undefined && budgets.maxFiles < policy.agent.maxChangedFiles
+          ? "the task's budgets.maxFiles"
+          : 'agent.maxChangedFiles in .agent-policy.yaml',
+      lines:
+        budgets.maxLines !== undefined && budgets.maxLines < policy.agent.maxDiffLines
+          ? "the task's budgets.maxLines"
+          : 'agent.maxDiffLines in .agent-policy.yaml',
+    },
   };
   return { policy, rules, limits };
 }

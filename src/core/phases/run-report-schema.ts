@@ -109,7 +109,8 @@ export const RunReport = z.strictObject({
     /** The phases' wall clock added up (each from its start to its checkpoint). */
     wallClockMs: z.number().int().nonnegative().optional(),
     files: Usage,
-    lines: Usage,
+    /** Absent when the run stopped before the diff review counted them. */
+    lines: Usage.optional(),
     /** Model work per phase, for the phases that asked the model. */
     phases: z
       .array(

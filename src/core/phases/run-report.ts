@@ -113,6 +113,8 @@ function planRevised(report: RunReport): string[] {
 function summaryTable(r: RunReport): string[] {
   const added = sum(r.targets.map((t) => t.insertions ?? 0));
   const removed = sum(r.targets.map((t) => t.deletions ?? 0));
+  // Line counts come from the diff review; a run stopped before it has none to show.
+  const counted = r.targets.some((t) => t.insertions !== undefined || t.deletions !== undefined);
   const checks = checksShown(r.verification);
   const passed = checks.filter((c) => c.status === 'PASSED').length;
   const failed = checks.filter((c) => c.status === 'FAILED').length;
@@ -129,7 +131,7 @@ function summaryTable(r: RunReport): string[] {
     '| | |',
     '|---|---|',
     `| **Objective** | ${cell(objective)} |`,
-    `| **Change** | ${changedAny(r) ? `${r.targets.length} ${plural(r.targets.length, 'file')} (+${added} / -${removed})` : 'none'} · engine: ${r.strategy.engine} |`,
+    `| **Change** | ${changedAny(r) ? `${r.targets.length} ${plural(r.targets.length, 'file')}${counted ? ` (+${added} / -${removed})` : ''}` : 'none'} · engine: ${r.strategy.engine} |`,
     `| **Verification** | static checks: ${passed} passed, ${failed} failed · ${ciText} |`,
     `| **Risk** | ${r.risk.level} (score ${r.risk.score}) · anti-cheat: ${r.antiCheat.length === 0 ? 'no finding' : `${r.antiCheat.length} ${plural(r.antiCheat.length, 'finding')} (${high} high)`} |`,
     `| **Run** | ${cell(r.status)} · base ${codeCell(r.baseCommitSha.slice(0, 12))}${r.baseRef ? ` (${cell(r.baseRef)})` : ''} · attempt ${r.attempt}${r.budget.modelCalls ? ` · ${usage(r.budget.modelCalls)} model calls` : ''} |`,

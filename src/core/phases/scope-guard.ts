@@ -18,6 +18,8 @@ export interface ScopedChange {
 export interface ScopeLimits {
   maxFiles: number;
   maxLines: number;
+  /** Where each limit is set (`agent.maxChangedFiles` in the policy, or the task's `budgets.maxFiles`), named when it stops a change. */
+  keys?: { files: string; lines: string };
 }
 
 export type ScopeRule =
@@ -91,8 +93,17 @@ function approvalsOf(path: string, rules: ScopeRules): ScopeViolation[] {
 
 function budgetViolations(filesChanged: number, linesChanged: number, limits: ScopeLimits): ScopeViolation[] {
   const budget: ScopeViolation[] = [];
-  if (filesChanged > limits.maxFiles) budget.push({ rule: 'FILE_BUDGET', message: `${filesChanged} files changed, budget ${limits.maxFiles}` });
-  if (linesChanged > limits.maxLines) budget.push({ rule: 'LINE_BUDGET', message: `${linesChanged} lines changed, budget ${limits.maxLines}` });
+  const raise = (key: string | undefined) => (key ? `; raise ${key} to allow it` : '');
+  if (filesChanged > limits.maxFiles)
+    budget.push({
+      rule: 'FILE_BUDGET',
+      message: `the change needs ${filesChanged} files, over the limit of ${limits.maxFiles}${raise(limits.keys?.files)}`,
+    });
+  if (linesChanged > limits.maxLines)
+    budget.push({
+      rule: 'LINE_BUDGET',
+      message: `the change needs ${linesChanged} changed lines, over the limit of ${limits.maxLines}${raise(limits.keys?.lines)}`,
+    });
   return budget;
 }
 

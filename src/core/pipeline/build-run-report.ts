@@ -258,8 +258,12 @@ function budgetSection(
     steps: { used: [...perPhase.values()].reduce((n, used) => n + used, 0) },
     ...(modelRan ? (state.ledger ? modelRows(env, task, state.ledger, elapsed) : segmentRows(change, limits)) : {}),
     ...(elapsed.size > 0 ? { wallClockMs: [...elapsed.values()].reduce((n, ms) => n + ms, 0) } : {}),
-    files: { used: review?.diffSummary.filesChanged ?? 0, limit: limits.maxFiles },
-    lines: { used: (review?.diffSummary.insertions ?? 0) + (review?.diffSummary.deletions ?? 0), limit: limits.maxLines },
+    // Before the diff review (a stop in the change phase) the files come from what the segments wrote.
+    files: {
+      used: review?.diffSummary.filesChanged ?? new Set((change?.segments ?? []).flatMap((s) => s.changedFiles.map((f) => f.path))).size,
+      limit: limits.maxFiles,
+    },
+    ...(review ? { lines: { used: review.diffSummary.insertions + review.diffSummary.deletions, limit: limits.maxLines } } : {}),
   };
 }
 
@@ -301,7 +305,7 @@ function segmentRows(change: Outputs['change'], limits: Limits): Partial<RunRepo
  */
 function budgetWarning({ change }: Outputs, ledger: readonly LedgerEntry[] | undefined): string[] {
   const exhausted = ledger ? lastExhaustion(ledger) : undefined;
-  if (!exhausted) return [];
+  if (!exhausted) return scopeStop(ledger);
   const segments = change?.segments ?? [];
   const finished = segments.filter((s) => s.model?.status !== 'BUDGET_EXCEEDED').length;
   const files = [...new Set(segments.flatMap((s) => s.changedFiles.map((f) => f.path)))].sort();
@@ -310,6 +314,17 @@ function budgetWarning({ change }: Outputs, ledger: readonly LedgerEntry[] | und
   return [
     `Budget exhausted in ${where}: ${describeExhaustion(exhausted)}. Done before the stop: ${done}. The checkpoint is kept: raise the limit or narrow the task, then retry.`,
   ];
+}
+
+/**
+ * Why the scope guard stopped the run, in its own words: a budget it went over names the limit,
+ * what the change needed and the key that raises it.
+ */
+function scopeStop(ledger: readonly LedgerEntry[] | undefined): string[] {
+  const verdict = [...(ledger ?? [])].reverse().find((e) => e.type === 'SCOPE_VERDICT');
+  const payload = verdict?.payload as { status?: string; violations?: { message?: string }[] } | undefined;
+  if (payload?.status !== 'BUDGET_EXCEEDED') return [];
+  return (payload.violations ?? []).flatMap((v) => (v.message ? [`Stopped by the scope guard: ${v.message}.`] : []));
 }
 
 /** What the run left alone by design: lockfiles only when some are listed, and the policy's forbidden paths. */

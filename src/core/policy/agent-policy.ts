@@ -319,3 +319,8 @@ export function meetsPermission(roleName: string, min: PermissionLevel): boolean
   const have = PERMISSION_LEVELS.indexOf(roleName.toLowerCase() as PermissionLevel);
   return have >= 0 && have >= PERMISSION_LEVELS.indexOf(min);
 }
+
+/** The policy's per-file size limit in bytes: larger files are never read, searched or edited. */
+export function maxEditableBytes(policy: AgentPolicy): number {
+  return policy.ingestion.maxFileSizeMb * 1024 * 1024;
+}

@@ -3,7 +3,7 @@ import { PATH_CLASSES } from '../paths/path-rules.js';
 import { RiskPath, RiskRule } from '../risk/risk-schema.js';
 
 /** Bumped whenever a layer's output can change for the same input; part of the cache key. */
-export const REPO_MAP_SCANNER_VERSION = 'repomap-1.3.0';
+export const REPO_MAP_SCANNER_VERSION = 'repomap-1.3.1';
 
 /** Where a fact came from: the file, what kind of fact, which extractor, and the digest of what was read. */
 export const EvidenceRecord = z.object({

@@ -82,7 +82,16 @@ describe('budgets', () => {
     expect(existsSync(join(result.json!.runDir, 'candidate'))).toBe(false);
     expect(result.json!.artifacts['pr-candidate.json']).toBeUndefined();
     // The report says why it stopped.
-    expect(readFileSync(result.json!.artifacts['run-report.md'], 'utf8')).toContain('BUDGET_EXCEEDED');
+    const md = readFileSync(result.json!.artifacts['run-report.md'], 'utf8');
+    expect(md).toContain('BUDGET_EXCEEDED');
+    // It names the limit, what the change needed and the key that raises it; it never counts the files as 0.
+    expect(md).toMatch(
+      /> Stopped by the scope guard: the change needs (\d+) files, over the limit of 1; raise agent\.maxChangedFiles in \.agent-policy\.yaml to allow it\./,
+    );
+    const needed = /the change needs (\d+) files/.exec(md)![1];
+    expect(md).toContain(`| files changed | ${needed} | 1 |`);
+    expect(md).not.toContain('+0 / -0');
+    expect(md).not.toMatch(/\| lines changed \| 0 \|/);
   }, 30_000);
 });
 

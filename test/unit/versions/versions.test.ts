@@ -4,16 +4,62 @@ import { compareVersions, declaredAdmits, updateType } from '../../../src/core/v
 
 // Maven's own ordering examples (ComparableVersionTest in maven-artifact): each list is ascending.
 const MAVEN_QUALIFIERS = [
-  '1-alpha2snapshot', '1-alpha2', '1-alpha-123', '1-beta-2', '1-beta123', '1-m2', '1-m11', '1-rc', '1-cr2', '1-rc123', '1-SNAPSHOT',
-  '1', '1-sp', '1-sp2', '1-sp123', '1-abc', '1-def', '1-pom-1', '1-1-snapshot', '1-1', '1-2', '1-123',
+  '1-alpha2snapshot',
+  '1-alpha2',
+  '1-alpha-123',
+  '1-beta-2',
+  '1-beta123',
+  '1-m2',
+  '1-m11',
+  '1-rc',
+  '1-cr2',
+  '1-rc123',
+  '1-SNAPSHOT',
+  '1',
+  '1-sp',
+  '1-sp2',
+  '1-sp123',
+  '1-abc',
+  '1-def',
+  '1-pom-1',
+  '1-1-snapshot',
+  '1-1',
+  '1-2',
+  '1-123',
 ];
 const MAVEN_NUMBERS = [
-  '2.0', '2-1', '2.0.a', '2.0.0.a', '2.0.2', '2.0.123', '2.1.0', '2.1-a', '2.1b', '2.1-c', '2.1-1', '2.1.0.1', '2.2', '2.123',
-  '11.a2', '11.a11', '11.b2', '11.b11', '11.m2', '11.m11', '11', '11.a', '11b', '11c', '11m',
+  '2.0',
+  '2-1',
+  '2.0.a',
+  '2.0.0.a',
+  '2.0.2',
+  '2.0.123',
+  '2.1.0',
+  '2.1-a',
+  '2.1b',
+  '2.1-c',
+  '2.1-1',
+  '2.1.0.1',
+  '2.2',
+  '2.123',
+  '11.a2',
+  '11.a11',
+  '11.b2',
+  '11.b11',
+  '11.m2',
+  '11.m11',
+  '11',
+  '11.a',
+  '11b',
+  '11c',
+  '11m',
 ];
 
 describe("Maven's version order", () => {
-  it.each([['qualifiers', MAVEN_QUALIFIERS], ['numbers', MAVEN_NUMBERS]])('orders the %s examples as Maven does', (_name, list) => {
+  it.each([
+    ['qualifiers', MAVEN_QUALIFIERS],
+    ['numbers', MAVEN_NUMBERS],
+  ])('orders the %s examples as Maven does', (_name, list) => {
     for (let i = 0; i < list.length - 1; i++) {
       expect({ a: list[i], b: list[i + 1], order: compareMavenVersions(list[i]!, list[i + 1]!) }).toEqual({ a: list[i], b: list[i + 1], order: -1 });
       expect(compareMavenVersions(list[i + 1]!, list[i]!)).toBe(1);

@@ -1,3 +1,4 @@
+import { maxEditableBytes } from '../../policy/agent-policy.js';
 import { z } from 'zod';
 import { defineLlmTool, type LlmTool } from '../../engines/llm/index.js';
 import { PhaseContractError } from '../../phases/phase-runtime.js';
@@ -5,7 +6,6 @@ import { writeDenial } from '../../paths/write-rules.js';
 import { dataFormatForPath } from '../../syntax/language-for-path.js';
 import { sha256Hex } from '../../util/digest.js';
 import { normalizeRepoPath } from '../../util/repo-path.js';
-import { maxEditableBytes } from '../phases/planning-phase.js';
 import { closestLines, locateEdit } from './text-edit.js';
 import { ModelToolError, type ModelToolContext } from './tool-context.js';
 

@@ -1,3 +1,4 @@
+import { maxEditableBytes } from '../../policy/agent-policy.js';
 import { z } from 'zod';
 import { defineLlmTool, type LlmTool } from '../../engines/llm/index.js';
 import { redactSecrets } from '../../secrets/secret-scan.js';
@@ -5,7 +6,7 @@ import type { PhaseContext } from '../../phases/orchestrator.js';
 import { writeDenial } from '../../paths/write-rules.js';
 import type { TaskContract } from '../../task/task-contract.js';
 import { normalizeRepoPath } from '../../util/repo-path.js';
-import { maxEditableBytes, type Segment } from '../phases/planning-phase.js';
+import { type Segment } from '../phases/planning-phase.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import {
   MAX_PLAN_REVISIONS,

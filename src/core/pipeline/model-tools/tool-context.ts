@@ -1,3 +1,4 @@
+import { maxEditableBytes } from '../../policy/agent-policy.js';
 import { AgentError } from '../../errors.js';
 import type { PhaseContext } from '../../phases/orchestrator.js';
 import { collectSymlinks, type SymlinkLookup } from '../../paths/symlinks.js';
@@ -61,7 +62,7 @@ export function modelToolContext(input: SegmentToolsInput): ModelToolContext {
   const { env, context, task } = input;
   const views = viewsFor(env, task);
   const workspace = context.workspace;
-  const contents = new FileContents(workspace);
+  const contents = new FileContents(workspace, maxEditableBytes(env.policy));
   const symbols = new SymbolIndex(env.syntax, contents);
   let navigator: Promise<RepoNavigator> | undefined;
   let symlinks: Promise<SymlinkLookup> | undefined;

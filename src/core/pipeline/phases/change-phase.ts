@@ -1,3 +1,4 @@
+import { maxEditableBytes } from '../../policy/agent-policy.js';
 import { z } from 'zod';
 import { BudgetUsage, Exhaustion } from '../../budget/budget.js';
 import { applyRecipe } from '../../engines/recipe/apply-recipe.js';
@@ -8,7 +9,7 @@ import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
 import { taskOf } from './intake-phase.js';
 import { DependencyUpdateSchema } from '../../phases/run-report-schema.js';
-import { maxEditableBytes, planOf, type Segment } from './planning-phase.js';
+import { planOf, type Segment } from './planning-phase.js';
 
 export const SegmentResult = z.object({
   id: z.string(),

@@ -1,3 +1,4 @@
+import { maxEditableBytes } from '../../policy/agent-policy.js';
 import { z } from 'zod';
 import { writeArtifact } from '../../artifacts/artifact-io.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';
@@ -41,7 +42,7 @@ export function discoveryPhase(env: PipelineEnv): PhaseHandler {
       const task = taskOf(context.outputs);
       const views = viewsFor(env, task);
       const workspace = context.workspace;
-      const contents = new FileContents(workspace);
+      const contents = new FileContents(workspace, maxEditableBytes(env.policy));
       await context.runtime.use('repo_map.query');
       const digest = policyDigest(env.policy);
       const { map, cacheHit, key } = await loadOrBuildRepoMap({

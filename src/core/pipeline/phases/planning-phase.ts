@@ -3,7 +3,7 @@ import { recipeCandidates } from '../../engines/recipe/recipe-candidates.js';
 import type { PhaseContext, PhaseHandler } from '../../phases/orchestrator.js';
 import { compileGlobs } from '../../paths/glob.js';
 import { writeDenial, type WritePolicy } from '../../paths/write-rules.js';
-import type { AgentPolicy } from '../../policy/agent-policy.js';
+import { maxEditableBytes } from '../../policy/agent-policy.js';
 import { RecipeStep } from '../../task/recipe-steps.js';
 import { annotatedPaths, CiCluster, ciClusters } from '../ci-clusters.js';
 import { topLevelModule } from '../parse-clusters.js';
@@ -135,11 +135,6 @@ async function ciRepairs(env: PipelineEnv, context: PhaseContext, rules: WritePo
       refused.set(p, `over the ${env.policy.ingestion.maxFileSizeMb} MB file size limit`);
   }
   return ciClusters(report, topLevelModule, (p) => refused.get(p));
-}
-
-/** The policy's per-file size limit in bytes: larger files are never read for editing. */
-export function maxEditableBytes(policy: AgentPolicy): number {
-  return policy.ingestion.maxFileSizeMb * 1024 * 1024;
 }
 
 function isRegular(mode: string | undefined): boolean {
