@@ -16,6 +16,12 @@ export const GENERATORS: Record<SyntaxLanguage, (i: number) => string> = {
       body += `  public String method${m}(List<String> items, int n) {\n    String token = client.exchangeToken("code-${m}");\n    for (int k = 0; k < n; k++) { items.add(token + k); }\n    return LegacyAuthClient.normalize(token);\n  }\n`;
     return `${body}}\n`;
   },
+  kotlin: (i) => {
+    let body = `package com.acme.gen${i}\n\nimport java.util.UUID\nimport com.acme.legacy.LegacyAuthClient\n\n@Service\nclass Service${i}(private val client: LegacyAuthClient) {\n`;
+    for (let m = 0; m < 30; m++)
+      body += `    fun method${m}(items: MutableList<String>, n: Int): String {\n        val token = client.exchangeToken("code-${m}")\n        for (k in 0 until n) {\n            items.add(token + k)\n        }\n        return LegacyAuthClient.normalize(token)\n    }\n`;
+    return `${body}}\n`;
+  },
   typescript: (i) => {
     let body = `import { Client } from '@acme/client';\nimport type { Token } from './token';\n\nexport class Service${i} {\n  private client: Client = new Client();\n`;
     for (let m = 0; m < 30; m++)
@@ -47,7 +53,7 @@ export const GENERATORS: Record<SyntaxLanguage, (i: number) => string> = {
   },
 };
 
-export const EXTENSION: Record<SyntaxLanguage, string> = { java: 'java', typescript: 'ts', tsx: 'tsx', javascript: 'js', python: 'py', go: 'go' };
+export const EXTENSION: Record<SyntaxLanguage, string> = { java: 'java', kotlin: 'kt', typescript: 'ts', tsx: 'tsx', javascript: 'js', python: 'py', go: 'go' };
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 

@@ -5,6 +5,8 @@ export type DataFormat = 'json' | 'jsonc' | 'yaml' | 'toml' | 'xml';
 
 const CODE_EXTENSIONS: Record<string, SyntaxLanguage> = {
   java: 'java',
+  kt: 'kotlin',
+  kts: 'kotlin',
   ts: 'typescript',
   mts: 'typescript',
   cts: 'typescript',
@@ -21,6 +23,7 @@ const CODE_EXTENSIONS: Record<string, SyntaxLanguage> = {
 /** The tree-sitter grammar (`tree-sitter-<name>.wasm`) that parses each language; JSX is part of the javascript grammar. */
 export const GRAMMAR_FOR_LANGUAGE: Record<SyntaxLanguage, string> = {
   java: 'java',
+  kotlin: 'kotlin',
   typescript: 'typescript',
   tsx: 'tsx',
   javascript: 'javascript',
@@ -28,7 +31,7 @@ export const GRAMMAR_FOR_LANGUAGE: Record<SyntaxLanguage, string> = {
   go: 'go',
 };
 
-export const SYNTAX_LANGUAGES: readonly SyntaxLanguage[] = ['java', 'typescript', 'tsx', 'javascript', 'python', 'go'];
+export const SYNTAX_LANGUAGES: readonly SyntaxLanguage[] = ['java', 'kotlin', 'typescript', 'tsx', 'javascript', 'python', 'go'];
 
 function baseName(path: string): string {
   const slash = path.lastIndexOf('/');

@@ -1,5 +1,5 @@
 /** Languages parsed with tree-sitter. */
-export type SyntaxLanguage = 'java' | 'typescript' | 'tsx' | 'javascript' | 'python' | 'go';
+export type SyntaxLanguage = 'java' | 'kotlin' | 'typescript' | 'tsx' | 'javascript' | 'python' | 'go';
 
 /** A fact read from a syntax tree. Lines and columns are 1-based. */
 export interface SymbolTag {

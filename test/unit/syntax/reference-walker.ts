@@ -260,7 +260,8 @@ const GO: Record<string, Handler> = {
   },
 };
 
-const HANDLERS: Record<SyntaxLanguage, Record<string, Handler>> = {
+/** Kotlin came after the walker was replaced: its tags are checked against written expectations instead. */
+const HANDLERS: Partial<Record<SyntaxLanguage, Record<string, Handler>>> = {
   java: JAVA,
   typescript: JS_COMMON,
   tsx: JS_COMMON,
@@ -275,6 +276,7 @@ const HANDLERS: Record<SyntaxLanguage, Record<string, Handler>> = {
  */
 export function extractTagsByWalk(language: SyntaxLanguage, tree: Tree, source: string): SymbolTag[] {
   const handlers = HANDLERS[language];
+  if (!handlers) throw new Error(`no reference walker for ${language}`);
   const lines = new LineIndex(source);
   const tags: SymbolTag[] = [];
   const emit: Visit['emit'] = (tag, at) => {

@@ -57,6 +57,27 @@ function migrateJava(tree: Tree, step: MigrateImportStep, out: Collector): void 
   }
 }
 
+/**
+ * Kotlin: `import a.b.C [as D]` and fully qualified names in code, as expressions
+ * (`javax.persistence.Persistence.create()`) and as types (`javax.persistence.EntityManager`).
+ */
+function migrateKotlin(tree: Tree, step: MigrateImportStep, out: Collector): void {
+  for (const node of nodes(tree.rootNode)) {
+    if (node.type === 'import_header') {
+      const path = node.namedChildren.find((c) => c?.type === 'identifier');
+      if (path && !/\s/.test(path.text)) rewritePrefix(out, path.text, path.startIndex, step, '.');
+      continue;
+    }
+    const outermost =
+      (node.type === 'navigation_expression' && node.parent?.type !== 'navigation_expression') ||
+      (node.type === 'user_type' && node.namedChildren.filter((c) => c?.type === 'type_identifier').length > 1);
+    if (!outermost || hasAncestor(node, ['import_header', 'package_header'])) continue;
+    const text = node.text;
+    const dotted = /^[\w.]+/.exec(text)?.[0] ?? '';
+    if (matchesPrefix(dotted, step.from, '.')) out.spans.push({ start: node.startIndex, end: node.startIndex + step.from.length, text: step.to });
+  }
+}
+
 function hasAncestor(node: Node, types: string[]): boolean {
   for (let p = node.parent; p; p = p.parent) if (types.includes(p.type)) return true;
   return false;
@@ -194,6 +215,7 @@ function rewriteGoQualifiers(tree: Tree, names: { before: string; after: string;
 
 const MIGRATORS: Record<SyntaxLanguage, (tree: Tree, step: MigrateImportStep, out: Collector) => void> = {
   java: migrateJava,
+  kotlin: migrateKotlin,
   typescript: migrateJs,
   tsx: migrateJs,
   javascript: migrateJs,

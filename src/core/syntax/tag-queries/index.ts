@@ -2,6 +2,7 @@ import type { SyntaxLanguage } from '../types.js';
 import { goTagPatterns } from './go.js';
 import { javaTagPatterns } from './java.js';
 import { javascriptTagPatterns } from './javascript.js';
+import { kotlinTagPatterns } from './kotlin.js';
 import { pythonTagPatterns } from './python.js';
 import type { HasNodeType } from './vocabulary.js';
 
@@ -9,6 +10,7 @@ export type { HasNodeType } from './vocabulary.js';
 
 const PATTERNS: Record<SyntaxLanguage, (has: HasNodeType) => string[]> = {
   java: javaTagPatterns,
+  kotlin: kotlinTagPatterns,
   typescript: javascriptTagPatterns,
   tsx: javascriptTagPatterns,
   javascript: javascriptTagPatterns,

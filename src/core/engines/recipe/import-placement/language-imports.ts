@@ -31,6 +31,36 @@ const JAVA: ImportStyle = {
   trailing: C_TRAILING,
 };
 
+/** Kotlin: the `import a.b.C[.*][ as D]` headers of the file's import list; an aliased import is a kind of its own. */
+const readKotlin: Reader = (tree) =>
+  tree.rootNode.namedChildren.flatMap((list) =>
+    list?.type !== 'import_list'
+      ? []
+      : list.namedChildren.flatMap((node) => {
+          const path = node?.type === 'import_header' ? node.namedChildren.find((c) => c?.type === 'identifier') : undefined;
+          if (!node || !path) return [];
+          const wildcard = node.namedChildren.some((c) => c?.type === 'wildcard_import');
+          const alias = node.namedChildren.some((c) => c?.type === 'import_alias');
+          return [raw(node, path.text + (wildcard ? '.*' : ''), alias ? 'alias' : kotlinKind(path.text), 0)];
+        }),
+  );
+
+/** IntelliJ's and ktlint's default layout: every other import, then `java.`, `javax.`, `kotlin.`, then aliases. */
+const KOTLIN_KINDS = ['other', 'java', 'javax', 'kotlin', 'alias'];
+
+function kotlinKind(path: string): string {
+  const first = path.split('.')[0];
+  return first === 'java' || first === 'javax' || first === 'kotlin' ? first : 'other';
+}
+
+const KOTLIN: ImportStyle = {
+  separator: '.',
+  orders: [byKey, byKeyIgnoringCase],
+  kindRank: (kind) => KOTLIN_KINDS.indexOf(kind),
+  commentLine: C_COMMENT,
+  trailing: C_TRAILING,
+};
+
 /** JS/TS: top-level `import ... from 'x'` and `import 'x'`; relative specifiers are their own kind, placed last. */
 const readJs: Reader = (tree) =>
   tree.rootNode.namedChildren.flatMap((node) => {
@@ -113,6 +143,7 @@ const GO: ImportStyle = {
 
 export const IMPORT_CONVENTIONS: Record<SyntaxLanguage, { read: Reader; style: ImportStyle }> = {
   java: { read: readJava, style: JAVA },
+  kotlin: { read: readKotlin, style: KOTLIN },
   typescript: { read: readJs, style: JS },
   tsx: { read: readJs, style: JS },
   javascript: { read: readJs, style: JS },

@@ -8,6 +8,8 @@ import { capNotes, type FollowStep, type FollowThrough, type ManifestAccess } fr
 
 const BY_LANGUAGE: Record<SyntaxLanguage, (step: FollowStep, changed: readonly string[], access: ManifestAccess) => Promise<FollowThrough>> = {
   java: followJava,
+  // Kotlin builds declare dependencies as Java's do (Gradle, Maven).
+  kotlin: followJava,
   go: followGo,
   typescript: followNpm,
   tsx: followNpm,
