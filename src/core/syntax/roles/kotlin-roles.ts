@@ -66,38 +66,44 @@ function navigationRole(suffix: Node): SymbolRole {
   };
 }
 
-function simpleIdentifierRole(node: Node, parent: Node): SymbolRole {
-  switch (parent.type) {
-    case 'function_declaration':
-      return functionRole(parent);
-    case 'variable_declaration':
-      return propertyRole(node, parent);
-    case 'class_parameter':
-      // `val`/`var` constructor parameters are properties of the class.
-      return parent.namedChildren.some((c) => c?.type === 'binding_pattern_kind')
+type RoleRule = (node: Node, parent: Node) => SymbolRole;
+
+const variable: RoleRule = (node) => ({ role: 'declaration', kind: 'variable', binder: node });
+const other: RoleRule = () => ({ role: 'other' });
+
+/** The role of a `simple_identifier` by its parent's type, for the parents that decide it. */
+const BY_PARENT = new Map<string, RoleRule>([
+  ['function_declaration', (_node, parent) => functionRole(parent)],
+  ['variable_declaration', propertyRole],
+  // `val`/`var` constructor parameters are properties of the class.
+  [
+    'class_parameter',
+    (node, parent) =>
+      parent.namedChildren.some((c) => c?.type === 'binding_pattern_kind')
         ? { role: 'declaration', kind: 'field', binder: parent, container: containerOf(parent) }
-        : { role: 'declaration', kind: 'variable', binder: node };
-    case 'parameter':
-    case 'lambda_parameters':
-      return { role: 'declaration', kind: 'variable', binder: node };
-    case 'enum_entry':
-      return { role: 'declaration', kind: 'field', binder: parent, container: containerOf(parent) };
-    case 'navigation_suffix':
-      return navigationRole(parent);
-    case 'value_argument':
-      // A named argument's name (`f(total = 1)`) is the parameter's, not a value.
-      return parent.children[1]?.type === '=' && parent.namedChildren[0]?.id === node.id ? { role: 'other' } : { role: 'value' };
-    case 'identifier': {
-      const holder = parent.parent?.type;
-      if (holder === 'package_header') return { role: 'other' };
-      if (holder === 'import_header') return parent.namedChildren[parent.namedChildCount - 1]?.id === node.id ? { role: 'import' } : { role: 'other' };
-      return { role: 'value' };
-    }
-    case 'label':
-    case 'jump_expression':
-      return { role: 'other' };
-  }
+        : variable(node, parent),
+  ],
+  ['parameter', variable],
+  ['lambda_parameters', variable],
+  ['enum_entry', (_node, parent) => ({ role: 'declaration', kind: 'field', binder: parent, container: containerOf(parent) })],
+  ['navigation_suffix', (_node, parent) => navigationRole(parent)],
+  // A named argument's name (`f(total = 1)`) is the parameter's, not a value.
+  ['value_argument', (node, parent) => (parent.children[1]?.type === '=' && parent.namedChildren[0]?.id === node.id ? { role: 'other' } : { role: 'value' })],
+  ['identifier', qualifiedRole],
+  ['label', other],
+  ['jump_expression', other],
+]);
+
+/** A segment of a dotted name: in an import only the last names a symbol; a package clause names none. */
+function qualifiedRole(node: Node, parent: Node): SymbolRole {
+  const holder = parent.parent?.type;
+  if (holder === 'package_header') return { role: 'other' };
+  if (holder === 'import_header') return parent.namedChildren[parent.namedChildCount - 1]?.id === node.id ? { role: 'import' } : { role: 'other' };
   return { role: 'value' };
+}
+
+function simpleIdentifierRole(node: Node, parent: Node): SymbolRole {
+  return BY_PARENT.get(parent.type)?.(node, parent) ?? { role: 'value' };
 }
 
 export const KOTLIN_ROLES: LanguageRoles = {
