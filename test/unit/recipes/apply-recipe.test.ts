@@ -181,7 +181,9 @@ describe('applyRecipe', () => {
       'package.json',
       'requirements.txt',
     ]);
+    // A Kotlin build script is Kotlin source: its imports move too.
     expect(recipeCandidates(RecipeStep.parse({ recipe: 'migrate-import', from: 'a', to: 'b' }), paths, defaultPathRules().isLockfile)).toEqual([
+      'build.gradle.kts',
       'src/A.java',
       'src/b.ts',
     ]);

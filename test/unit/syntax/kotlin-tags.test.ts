@@ -93,3 +93,12 @@ describe('Kotlin', () => {
     expect(found.filter((t) => t.startsWith('definition:class Order'))).toHaveLength(1);
   });
 });
+
+describe('the packaged grammars', () => {
+  it('the worker package copies the grammar of every parsed language', async () => {
+    const { createRequire } = await import('node:module');
+    const { GRAMMAR_FOR_LANGUAGE } = await import('../../../src/core/syntax/language-for-path.js');
+    const { GRAMMARS } = createRequire(import.meta.url)('../../../infra/esbuild-plugins.cjs') as { GRAMMARS: string[] };
+    expect([...GRAMMARS].sort()).toEqual([...new Set(Object.values(GRAMMAR_FOR_LANGUAGE))].sort());
+  });
+});
