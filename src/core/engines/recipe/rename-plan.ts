@@ -10,6 +10,30 @@ export interface RenameFacts {
   declared: Set<DeclKind>;
   /** A Java record has a component with the old name: `r.name()` calls its accessor. */
   recordComponent: boolean;
+  /**
+   * The dotted module paths the declaring files can be imported by (`marshmallow.fields` and
+   * `fields` for `marshmallow/fields.py`; `com.acme` for `src/main/java/com/acme/Order.java`),
+   * when the files in scope are known: an import from elsewhere (`from enum import Enum`) names
+   * another symbol of the same name.
+   */
+  modules?: Set<string>;
+}
+
+/** The dotted paths a declaring file's module can be named by: every suffix of its directories (Java, Kotlin) or of its module path (Python). */
+export function moduleNamesOf(path: string, language: string): string[] {
+  const parts = path.replace(/\.[^./]+$/, '').split('/');
+  if (language === 'python') {
+    if (parts[parts.length - 1] === '__init__') parts.pop();
+  } else parts.pop();
+  return parts.map((_, i) => parts.slice(i).join('.')).filter(Boolean);
+}
+
+/** Whether an import from `module` can name the repository's symbol: a relative import, a declaring module, or a package above one (a re-export). */
+function importsFromRepository(module: string | undefined, modules: ReadonlySet<string> | undefined): boolean {
+  if (module === undefined || modules === undefined || module.startsWith('.')) return true;
+  if (modules.has(module)) return true;
+  for (const declaring of modules) if (declaring.startsWith(`${module}.`)) return true;
+  return false;
 }
 
 export interface FilePlan {
@@ -36,8 +60,9 @@ export function renameFacts(scans: FileScan[]): RenameFacts {
   return { declared, recordComponent };
 }
 
+/** `type` is any named type: an enum, and an interface (a Go interface is a `type` declaration). */
 function kindMatches(kind: RenameKind, declared: DeclKind): boolean {
-  return kind === declared || (kind === 'type' && declared === 'enum');
+  return kind === declared || (kind === 'type' && (declared === 'enum' || declared === 'interface'));
 }
 
 /** A bare name resolves to the innermost scope around it that declares it (or an import at the top). */
@@ -80,6 +105,14 @@ function refersTo(kind: RenameKind, resolved: DeclKind | 'import' | undefined, s
 
 type RoleOf<R extends SiteRole['role']> = Extract<SiteRole, { role: R }>;
 
+/**
+ * Whether this file imports the name from outside the repository (`from enum import Enum`,
+ * `import java.util.List`): its bare uses and type references then name that symbol.
+ */
+function importsForeign(scan: FileScan, facts: RenameFacts): boolean {
+  return scan.from.some((site) => site.role.role === 'import' && !importsFromRepository(site.role.module, facts.modules));
+}
+
 function decide(
   site: RenameSite,
   name: string,
@@ -87,13 +120,19 @@ function decide(
   facts: RenameFacts,
   scan: FileScan,
   resolve: ReturnType<typeof resolver>,
+  foreign: boolean,
 ): Decision {
   if (!kind) return 'rename';
   const role = site.role;
+  if (foreign && (role.role === 'type-ref' || role.role === 'value')) {
+    const resolved = resolve(site);
+    if (resolved === undefined || resolved === 'import') return undefined;
+  }
   switch (role.role) {
     case 'declaration':
       return decideDeclaration(role, kind, facts);
     case 'import':
+      if (!importsFromRepository(role.module, facts.modules)) return undefined;
       return !MEMBER.has(kind) || scan.language === 'java' ? 'rename' : undefined;
     case 'type-ref':
       return TYPE_LIKE.has(kind) ? 'rename' : undefined;
@@ -133,6 +172,9 @@ function decideDeclaration(role: RoleOf<'declaration'>, kind: RenameKind, facts:
 /** `x.name`: through a namespace import it is a module's symbol; otherwise a field or a method, told by the call and what is declared. */
 function decideMember(role: RoleOf<'member'>, kind: RenameKind, facts: RenameFacts, scan: FileScan): Decision {
   if (role.object && scan.namespaces.has(role.object)) return MEMBER.has(kind) ? undefined : 'rename';
+  // `from pkg import fields` then `fields.Enum(...)`: a module of the repository that declares the symbol.
+  const path = role.object ? scan.importedPaths.get(role.object) : undefined;
+  if (path && facts.modules?.has(path)) return MEMBER.has(kind) ? undefined : 'rename';
   if (kind === 'field') {
     if (role.implicit) return undefined;
     // A record component is read through its accessor, `r.name()`.
@@ -186,7 +228,8 @@ export function planFileRename(scan: FileScan, step: Pick<RenameSymbolStep, 'fro
   const spans: SpanEdit[] = [];
   const clashes = new Map<string, { line: number; against: number }>();
   const left = new Set<number>();
-  const decisions = scan.from.map((site) => decide(site, step.from, step.kind, facts, scan, resolve));
+  const foreign = importsForeign(scan, facts);
+  const decisions = scan.from.map((site) => decide(site, step.from, step.kind, facts, scan, resolve, foreign));
   // A renamed local may shadow a member of the new name that is also a bare name (a Java field:
   // `this.owners = owners` is the usual constructor). That is a clash only when a bare use of the
   // new name inside the local's scope would now mean the local instead of the member.

@@ -16,7 +16,7 @@ export interface RenameSite {
 
 export type SiteRole =
   | { role: 'declaration'; kind: DeclKind; lexical: boolean; bindScope: string; container?: string }
-  | { role: 'import'; bindScope: string }
+  | { role: 'import'; bindScope: string; module?: string }
   | { role: 'type-ref' }
   | { role: 'value' }
   | { role: 'member'; called: boolean; object?: string; implicit?: boolean; arguments?: number }
@@ -30,12 +30,17 @@ export interface FileScan {
   to: RenameSite[];
   /** Names bound to whole modules or packages in this file (`ns` in `ns.load()`). */
   namespaces: Set<string>;
+  /** `from pkg import mod`: local name -> the dotted path it names (`pkg.mod`), a module or a symbol. */
+  importedPaths: Map<string, string>;
+  /** The file's `package` clause (Java, Kotlin), which names its module whatever its directories. */
+  packageName?: string;
   /** Word-bounded mentions of the old name inside comments and docstrings. */
   mentions: { start: number; end: number }[];
 }
 
 const COMMENT_TYPES = new Set(['comment', 'line_comment', 'block_comment', 'string']);
 const NAMESPACE_TYPES = new Set(['namespace_import', 'import_statement', 'import_spec']);
+const FROM_IMPORT_TYPES = new Set(['import_from_statement']);
 
 function escape(text: string): string {
   return text.replace(/[$]/g, '\\$');
@@ -69,8 +74,10 @@ function siteOf(node: Node, depth: number, stack: ScopeStack, roles: LanguageRol
         role: { role: 'declaration', kind: role.kind, lexical, bindScope: bindScopeOf(role.binder, node, depth, stack), container: role.container },
       };
     }
-    case 'import':
-      return { ...base, role: { role: 'import', bindScope: stack[0]?.key ?? '' } };
+    case 'import': {
+      const module = roles.importModule?.(node);
+      return { ...base, role: { role: 'import', bindScope: stack[0]?.key ?? '', ...(module ? { module } : {}) } };
+    }
     case 'shorthand':
       return {
         ...base,
@@ -88,7 +95,9 @@ function siteOf(node: Node, depth: number, stack: ScopeStack, roles: LanguageRol
 export function scanRenameSites(language: SyntaxLanguage, tree: Tree, source: string, names: { from: string; to: string }, comments: boolean): FileScan {
   const roles = SYMBOL_ROLES[language];
   const lines = new LineIndex(source);
-  const scan: FileScan = { language, from: [], to: [], namespaces: new Set(), mentions: [] };
+  const scan: FileScan = { language, from: [], to: [], namespaces: new Set(), importedPaths: new Map(), mentions: [] };
+  const clause = language === 'java' || language === 'kotlin' ? /^\s*package\s+([\w.]+)/m.exec(source.slice(0, 64 * 1024)) : null;
+  if (clause) scan.packageName = clause[1];
   const word = new RegExp(`(?<![A-Za-z0-9_$])${escape(names.from)}(?![A-Za-z0-9_$])`, 'g');
   const stack: ScopeStack = [];
   walkTree(tree, stack, (cursor, depth) => {
@@ -101,6 +110,8 @@ export function scanRenameSites(language: SyntaxLanguage, tree: Tree, source: st
       else if (text === names.to) scan.to.push(siteOf(cursor.currentNode, depth, stack, roles, lines));
     } else if (NAMESPACE_TYPES.has(type) && roles.namespaceNames) {
       for (const name of roles.namespaceNames(cursor.currentNode)) scan.namespaces.add(name);
+    } else if (FROM_IMPORT_TYPES.has(type) && roles.importedPaths) {
+      for (const [local, path] of roles.importedPaths(cursor.currentNode)) scan.importedPaths.set(local, path);
     } else if (COMMENT_TYPES.has(type) && comments) {
       const node = cursor.currentNode;
       if (roles.isComment(node)) {

@@ -3,7 +3,7 @@ import type { TreeSyntaxService } from '../../syntax/create-syntax-service.js';
 import type { RenameSymbolStep } from '../../task/recipe-steps.js';
 import type { ApplyRecipeResult, FileRecipeResult, LineEdit, RecipeContext, SkipReason } from './recipe-types.js';
 import { scanRenameSites, type FileScan } from './rename-scan.js';
-import { declaresKind, planFileRename, renameFacts, type FilePlan } from './rename-plan.js';
+import { declaresKind, moduleNamesOf, planFileRename, renameFacts, type FilePlan } from './rename-plan.js';
 import { applySpanEdits } from './span-edits.js';
 
 /*
@@ -27,6 +27,11 @@ import { applySpanEdits } from './span-edits.js';
  *   Python keyword arguments and TS `#private` names are not matched.
  * - variable: declarations, parameters, destructuring, loop/with/except/comprehension/walrus
  *   targets, and bare names that resolve to them (`{ v }` becomes `{ v: w }`).
+ * Imports are resolved by module where the language names one (Python, Java, Kotlin): an import
+ * renames only when its module is one the declaring files can be imported by (their package, a
+ * package above them, or a relative import); a file that imports the name from elsewhere
+ * (`from enum import Enum`) keeps its uses. `pkg.mod.Name` through `from pkg import mod` renames
+ * when `pkg.mod` is a declaring module. `type` covers enums and interfaces (Go's interface types).
  * A rename whose new name meets an existing binding (a declaration in a scope around a renamed
  * occurrence, or a member of the same type or object) is refused with the places named.
  */
@@ -89,6 +94,19 @@ export function applyRenameSymbol(step: RenameSymbolStep, file: { path: string; 
   return applySpanEdits(file.text, plan.spans, [renameNote(step), ...[java, left, clash].filter((n): n is string => n !== undefined)]);
 }
 
+/** The module paths of the files that declare the symbol, for telling its imports from a same-named symbol's (Python, Java, Kotlin). */
+function declaringModules(step: RenameSymbolStep, files: { path: string; scan: FileScan }[]): Set<string> | undefined {
+  if (!step.kind) return undefined;
+  const kind = step.kind;
+  const out = new Set<string>();
+  for (const { path, scan } of files) {
+    if (!scan.from.some((site) => site.role.role === 'declaration' && declaresKind([{ ...scan, from: [site] }], kind))) continue;
+    for (const name of moduleNamesOf(path, scan.language)) out.add(name);
+    if (scan.packageName) out.add(scan.packageName);
+  }
+  return out;
+}
+
 export type RenameReadable = { text: string } | { reason: SkipReason };
 
 /**
@@ -106,6 +124,7 @@ export async function renameInWorkspace(
 ): Promise<ApplyRecipeResult> {
   const result: ApplyRecipeResult = { changedFiles: [], skipped: [], notes: [renameNote(step)], lockfilesToRefresh: [] };
   const scans: FileScan[] = [];
+  const declaring: { path: string; scan: FileScan }[] = [];
   const editable: { path: string; text: string; scan: FileScan }[] = [];
   for (const path of candidates) {
     let readable = await read(path, true);
@@ -116,18 +135,20 @@ export async function renameInWorkspace(
       if ('reason' in readable) continue;
       const scan = scanFile(step, path, readable.text, syntax);
       if (scan) scans.push(scan);
+      if (scan) declaring.push({ path, scan });
       continue;
     }
     const scan = scanFile(step, path, readable.text, syntax);
     if (!scan) continue;
     scans.push(scan);
+    declaring.push({ path, scan });
     editable.push({ path, text: readable.text, scan });
   }
   if (step.kind && !declaresKind(scans, step.kind)) {
     result.notes.push(`no ${step.kind} named ${step.from} is defined in scope; nothing was renamed`);
     return result;
   }
-  const facts = renameFacts(scans);
+  const facts = { ...renameFacts(scans), modules: declaringModules(step, declaring) };
   const plans: { path: string; text: string; plan: FilePlan }[] = editable.map((file) => ({ ...file, plan: planFileRename(file.scan, step, facts) }));
   const clashes = plans.flatMap(({ path, plan }) => plan.clashes.map((c) => ({ path, ...c })));
   if (clashes.length) {

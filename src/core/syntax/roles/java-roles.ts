@@ -136,5 +136,10 @@ export const JAVA_ROLES: LanguageRoles = {
   },
   // A field is in scope, as a bare name, throughout its class body.
   lexicalMember: (kind) => kind === 'field',
+  importModule(node) {
+    let top = node.parent;
+    while (top?.parent?.type === 'scoped_identifier') top = top.parent;
+    return top?.type === 'scoped_identifier' ? top.childForFieldName('scope')?.text.replace(/\s+/g, '') : undefined;
+  },
   isComment: (node) => node.type === 'line_comment' || node.type === 'block_comment',
 };

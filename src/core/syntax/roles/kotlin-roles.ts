@@ -126,5 +126,11 @@ export const KOTLIN_ROLES: LanguageRoles = {
   },
   // A property is in scope, as a bare name, throughout its class body (as a Java field is).
   lexicalMember: (kind) => kind === 'field' || kind === 'method',
+  importModule(node) {
+    const path = node.parent?.type === 'identifier' ? node.parent : undefined;
+    if (path?.parent?.type !== 'import_header') return undefined;
+    const segments = path.namedChildren.map((c) => c?.text ?? '');
+    return segments.length > 1 ? segments.slice(0, -1).join('.') : undefined;
+  },
   isComment: (node) => node.type === 'comment' || node.type === 'line_comment' || node.type === 'multiline_comment',
 };

@@ -151,5 +151,23 @@ export const PYTHON_ROLES: LanguageRoles = {
       })
       .filter(Boolean);
   },
+  importModule(node) {
+    const statement = ancestor(node, new Set(['import_from_statement']));
+    return statement?.childForFieldName('module_name')?.text.replace(/\s+/g, '');
+  },
+  importedPaths(node) {
+    if (node.type !== 'import_from_statement') return [];
+    const module = node.childForFieldName('module_name')?.text.replace(/\s+/g, '');
+    if (!module) return [];
+    return node.childrenForFieldName('name').flatMap((name): [string, string][] => {
+      if (name?.type === 'dotted_name') return [[name.text, `${module}.${name.text}`]];
+      if (name?.type === 'aliased_import') {
+        const imported = name.childForFieldName('name')?.text;
+        const alias = name.childForFieldName('alias')?.text;
+        return imported && alias ? [[alias, `${module}.${imported}`]] : [];
+      }
+      return [];
+    });
+  },
   isComment: (node) => node.type === 'comment' || isDocstring(node),
 };

@@ -38,6 +38,14 @@ export interface LanguageRoles {
   lexicalMember?(kind: DeclKind): boolean;
   /** Names this node binds to a whole module or package (`import * as ns`, `import os`, a Go import). */
   namespaceNames?(node: Node): string[];
+  /**
+   * The module an imported name (an occurrence whose role is `import`) comes from, dotted:
+   * `enum` in `from enum import Enum`, `java.util` in `import java.util.List`. Undefined when
+   * the language does not say (the import is then taken to name the repository's symbol).
+   */
+  importModule?(node: Node): string | undefined;
+  /** `from pkg import mod`: the local names this import statement binds, each with the dotted path it names (`mod` -> `pkg.mod`). */
+  importedPaths?(node: Node): [string, string][];
   /** Comment nodes, and strings that are docstrings. */
   isComment(node: Node): boolean;
 }

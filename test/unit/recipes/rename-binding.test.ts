@@ -1,0 +1,68 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
+import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
+import { runRecipeStep } from '../../helpers/run-recipe.js';
+
+let syntax: TreeSyntaxService;
+beforeAll(async () => {
+  syntax = await createNodeSyntaxService();
+});
+
+// rename-symbol renames the binding: the repository's declaration and what resolves to it, never
+// a same-named symbol imported from elsewhere.
+describe('rename-symbol by binding', () => {
+  it('Python: leaves the standard library Enum, renames uses through a module of the repository', async () => {
+    const files = {
+      'src/marshmallow/fields.py':
+        'import enum\nfrom enum import Enum as StdEnum\n\n\nclass Enum(Field):\n    def __init__(self, enum: type[StdEnum]):\n        self.enum = enum\n',
+      'src/marshmallow/__init__.py': 'from marshmallow.fields import Enum\n',
+      'src/app/models.py': 'from enum import Enum\nfrom marshmallow import fields\n\n\nclass Color(Enum):\n    RED = 1\n\n\ncolor = fields.Enum(Color)\n',
+      'tests/test_enum.py': 'from marshmallow import Enum\n\n\ndef test_enum():\n    assert Enum\n',
+    };
+    const run = await runRecipeStep(syntax, files, { recipe: 'rename-symbol', from: 'Enum', to: 'EnumField', kind: 'class' });
+    expect(await run.text('src/marshmallow/fields.py')).toContain('class EnumField(Field):');
+    expect(await run.text('src/marshmallow/fields.py')).toContain('from enum import Enum as StdEnum\n');
+    expect(await run.text('src/marshmallow/__init__.py')).toBe('from marshmallow.fields import EnumField\n');
+    const models = await run.text('src/app/models.py');
+    expect(models).toContain('from enum import Enum\n');
+    expect(models).toContain('class Color(Enum):');
+    expect(models).toContain('color = fields.EnumField(Color)');
+    expect(await run.text('tests/test_enum.py')).toBe('from marshmallow import EnumField\n\n\ndef test_enum():\n    assert EnumField\n');
+  });
+
+  it('Java: an import of a same-named class of another package stays', async () => {
+    const files = {
+      'src/main/java/com/acme/List.java': 'package com.acme;\n\npublic class List {}\n',
+      'src/main/java/com/acme/Use.java': 'package com.acme;\n\npublic class Use { List items; }\n',
+      'src/main/java/com/acme/other/Std.java': 'package com.acme.other;\n\nimport java.util.List;\n\npublic class Std { List<String> xs; }\n',
+      'src/main/java/com/acme/other/Mine.java': 'package com.acme.other;\n\nimport com.acme.List;\n\npublic class Mine { List mine; }\n',
+    };
+    const run = await runRecipeStep(syntax, files, { recipe: 'rename-symbol', from: 'List', to: 'ItemList', kind: 'class' });
+    expect(await run.text('src/main/java/com/acme/Use.java')).toContain('ItemList items;');
+    expect(await run.text('src/main/java/com/acme/other/Mine.java')).toBe(
+      'package com.acme.other;\n\nimport com.acme.ItemList;\n\npublic class Mine { ItemList mine; }\n',
+    );
+    expect(run.changed).not.toContain('src/main/java/com/acme/other/Std.java');
+  });
+
+  it('Kotlin: an import resolves by the package clause when the directories leave its root out', async () => {
+    const files = {
+      'src/main/kotlin/orders/Order.kt': 'package com.acme.orders\n\nclass Order\n',
+      'src/main/kotlin/checkout/Checkout.kt': 'package com.acme.checkout\n\nimport com.acme.orders.Order\n\nclass Checkout(val order: Order)\n',
+    };
+    const run = await runRecipeStep(syntax, files, { recipe: 'rename-symbol', from: 'Order', to: 'PurchaseOrder', kind: 'class' });
+    expect(await run.text('src/main/kotlin/checkout/Checkout.kt')).toContain(
+      'import com.acme.orders.PurchaseOrder\n\nclass Checkout(val order: PurchaseOrder)',
+    );
+  });
+
+  it('Go: kind type renames an interface type', async () => {
+    const files = {
+      'store/store.go': 'package store\n\ntype Store interface {\n\tGet(key string) string\n}\n\nfunc Use(s Store) string { return s.Get("k") }\n',
+    };
+    const run = await runRecipeStep(syntax, files, { recipe: 'rename-symbol', from: 'Store', to: 'KeyValueStore', kind: 'type' });
+    expect(await run.text('store/store.go')).toBe(
+      'package store\n\ntype KeyValueStore interface {\n\tGet(key string) string\n}\n\nfunc Use(s KeyValueStore) string { return s.Get("k") }\n',
+    );
+  });
+});
