@@ -113,6 +113,13 @@ function importsForeign(scan: FileScan, facts: RenameFacts): boolean {
   return scan.from.some((site) => site.role.role === 'import' && !importsFromRepository(site.role.module, facts.modules));
 }
 
+/** A bare use or type reference bound by no declaration of this file: it names what the file imports. */
+function namesForeignImport(site: RenameSite, resolve: ReturnType<typeof resolver>): boolean {
+  if (site.role.role !== 'type-ref' && site.role.role !== 'value') return false;
+  const resolved = resolve(site);
+  return resolved === undefined || resolved === 'import';
+}
+
 function decide(
   site: RenameSite,
   name: string,
@@ -124,10 +131,7 @@ function decide(
 ): Decision {
   if (!kind) return 'rename';
   const role = site.role;
-  if (foreign && (role.role === 'type-ref' || role.role === 'value')) {
-    const resolved = resolve(site);
-    if (resolved === undefined || resolved === 'import') return undefined;
-  }
+  if (foreign && namesForeignImport(site, resolve)) return undefined;
   switch (role.role) {
     case 'declaration':
       return decideDeclaration(role, kind, facts);
