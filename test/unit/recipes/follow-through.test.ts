@@ -32,19 +32,28 @@ describe('migrate-import follow-through: Go modules', () => {
   it('with a version, adds the require to each owning go.mod (sorted into the block, or a line of its own) and refreshes each go.sum in its module', async () => {
     const { changed, text, result } = await migrate(goRepo(), { ...step, version: '1.34.2' });
     expect(changed).toEqual(['go.mod', 'internal/store/size.go', 'tools/go.mod', 'tools/size.go']);
-    // The old requirement goes as `go mod tidy` would drop it: nothing in the module imports it now.
+    // Nothing in the module imports the old module now: it becomes indirect, as `go mod tidy` keeps
+    // a module a dependency still needs (tidy drops it otherwise), never deleted outright.
     expect(await text('go.mod')).toBe(
       goRepo()
-        ['go.mod'].replace('\tgithub.com/golang/protobuf v1.5.4\n', '')
+        ['go.mod'].replace('\tgithub.com/golang/protobuf v1.5.4\n', '\tgithub.com/golang/protobuf v1.5.4 // indirect\n')
         .replace('\tgithub.com/google/uuid v1.6.0\n', '\tgithub.com/google/uuid v1.6.0\n\tgoogle.golang.org/protobuf v1.34.2\n'),
     );
     expect(await text('tools/go.mod')).toBe('module github.com/acme/svc/tools\n\ngo 1.22\n\nrequire google.golang.org/protobuf v1.34.2\n');
     expect(result.notes).toEqual(
       expect.arrayContaining([
-        'go.mod: dropped require github.com/golang/protobuf v1.5.4; nothing in the module imports it any more',
+        'go.mod: require github.com/golang/protobuf v1.5.4 is now `// indirect` (nothing in the module imports it); `go mod tidy` drops it unless a dependency needs it',
         'go.mod: added require google.golang.org/protobuf v1.34.2 for the new import google.golang.org/protobuf',
       ]),
     );
+    expect(result.lockfilesToRefresh).toEqual([
+      { lockfile: 'go.sum', command: 'go mod tidy' },
+      { lockfile: 'tools/go.sum', command: 'go mod tidy (in tools)' },
+    ]);
+  });
+
+  it('names the go.sum of every module whose Go files changed, a nested module included, without a version too', async () => {
+    const { result } = await migrate(goRepo(), step);
     expect(result.lockfilesToRefresh).toEqual([
       { lockfile: 'go.sum', command: 'go mod tidy' },
       { lockfile: 'tools/go.sum', command: 'go mod tidy (in tools)' },
@@ -87,11 +96,23 @@ describe('migrate-import follow-through: package.json', () => {
     'packages/web/src/date.ts': "import moment from 'moment';\nimport { add } from '@acme/core';\nexport const now = () => moment().format();\n",
   });
 
-  it('with a version, adds the package to the nearest package.json in order, and flags the old one; the lockfile refreshes at the workspace root', async () => {
+  it('with a version, adds the package to the nearest package.json in order and drops the old one nothing imports; the lockfile refreshes at the workspace root', async () => {
     const { text, result } = await migrate(files(), { from: 'moment', to: 'dayjs', version: '^1.11.13' });
-    expect(await text('packages/web/package.json')).toBe(pkg({ '@acme/core': 'workspace:*', dayjs: '^1.11.13', express: '^4.19.2', moment: '^2.30.1' }));
-    expect(result.notes).toContain('packages/web/package.json:7 still declares moment; remove it once nothing imports it');
+    expect(await text('packages/web/package.json')).toBe(pkg({ '@acme/core': 'workspace:*', dayjs: '^1.11.13', express: '^4.19.2' }));
+    expect(result.notes).toContain('packages/web/package.json: removed moment; nothing it owns imports it any more');
     expect(result.lockfilesToRefresh).toEqual([{ lockfile: 'pnpm-lock.yaml', command: 'pnpm install --lockfile-only' }]);
+  });
+
+  it('keeps the old package while a file the manifest owns still imports it (a step scoped to one folder)', async () => {
+    const more = { ...files(), 'packages/web/src/legacy.js': "const moment = require('moment');\nmodule.exports = moment;\n" };
+    const { text, result } = await migrate(more, {
+      from: 'moment',
+      to: 'dayjs',
+      version: '^1.11.13',
+      paths: ['packages/web/src/date.ts', 'packages/web/package.json'],
+    });
+    expect(await text('packages/web/package.json')).toContain('"moment": "^2.30.1"');
+    expect(result.notes).toContain('packages/web/package.json:7 still declares moment; remove it once nothing imports it');
   });
 
   it('a scoped package without a version is named with its section; one declared at the workspace root needs nothing', async () => {

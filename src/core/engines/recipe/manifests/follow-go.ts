@@ -64,10 +64,16 @@ export function goModuleOf(importPath: string): string {
   return segments.slice(0, /^v\d+$/.test(segments[3] ?? '') ? 4 : 3).join('/');
 }
 
-/** The span that removes one requirement's line. */
-function removeLine(text: string, require: GoRequire): SpanEdit {
-  const end = text.indexOf('\n', require.lineStart);
-  return { start: require.lineStart, end: end < 0 ? text.length : end + 1, text: '' };
+/** The span that marks one requirement `// indirect` (undefined when it is already). */
+function markIndirect(text: string, require: GoRequire): SpanEdit | undefined {
+  const newline = text.indexOf('\n', require.lineStart);
+  const end = newline < 0 ? text.length : text[newline - 1] === '\r' ? newline - 1 : newline;
+  const line = text.slice(require.lineStart, end);
+  if (/\/\/\s*indirect\b/.test(line)) return undefined;
+  const comment = line.indexOf('//');
+  if (comment >= 0) return { start: require.lineStart + comment, end: require.lineStart + comment + 2, text: '// indirect;' };
+  const trimmed = line.replace(/\s+$/, '');
+  return { start: require.lineStart + trimmed.length, end, text: ' // indirect' };
 }
 
 /** Whether a Go file owned by `gomod` (not a nested module's) still names an import path under `module`. */
@@ -127,8 +133,12 @@ export async function followGo(step: FollowStep, changed: readonly string[], acc
       // With a version the go.mod is being edited anyway: drop the old requirement as `go mod tidy`
       // would, when no Go file of this module still imports from it.
       if (step.version && !access.cannotEdit(gomod) && !(await moduleImports(old.path, gomod, paths, access))) {
-        spans.push(removeLine(text, old));
-        out.notes.push(`${gomod}: dropped require ${old.path} ${old.version}; nothing in the module imports it any more`);
+        // A dependency may still need it: it is marked indirect, as `go mod tidy` would keep it, and tidy decides.
+        const mark = markIndirect(text, old);
+        if (mark) spans.push(mark);
+        out.notes.push(
+          `${gomod}: require ${old.path} ${old.version} is now \`// indirect\` (nothing in the module imports it); \`go mod tidy\` drops it unless a dependency needs it`,
+        );
       } else out.notes.push(`${gomod}:${old.line} still requires ${old.path} ${old.version}; \`go mod tidy\` drops it once nothing imports it`);
     }
     const flush = () => {

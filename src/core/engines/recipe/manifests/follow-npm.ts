@@ -1,5 +1,6 @@
 import { jsonStringValues, type JsonStringValue } from '../../../syntax/json-scan.js';
 import type { SpanEdit } from '../recipe-types.js';
+import { removeNpm } from '../recipes/remove-dependency/remove-declarations.js';
 import { NODE_BUILTINS } from './known-namespaces.js';
 import { ancestors, eolOf, indentAt, inDir, isSorted, lineAt, nearest, type FollowStep, type FollowThrough, type ManifestAccess } from './follow-types.js';
 
@@ -31,6 +32,20 @@ function addEntry(text: string, entries: JsonStringValue[], name: string, versio
   const close = anchor.end + 1;
   const isLast = anchor === entries[entries.length - 1];
   return isLast ? { start: close, end: close, text: `,${eol}${indent}${line}` } : { start: close + 1, end: close + 1, text: `${eol}${indent}${line},` };
+}
+
+const JS_SOURCE = /\.(m|c)?(j|t)sx?$/;
+
+/** Whether a JS/TS file this package.json owns (not a nested package's) still imports `pkg` or a path inside it. */
+async function packageImported(pkg: string, manifest: string, access: ManifestAccess): Promise<boolean> {
+  const paths = new Set(access.paths);
+  const quoted = [`'${pkg}'`, `"${pkg}"`, `'${pkg}/`, `"${pkg}/`, `\`${pkg}\``, `\`${pkg}/`];
+  for (const path of paths) {
+    if (!JS_SOURCE.test(path) || path.includes('node_modules/') || nearest(path, 'package.json', paths) !== manifest) continue;
+    const text = await access.read(path);
+    if (text === undefined || quoted.some((q) => text.includes(q))) return true;
+  }
+  return false;
 }
 
 /**
@@ -66,16 +81,24 @@ async function followManifest(
   const values = text === undefined ? undefined : jsonStringValues(text);
   if (text === undefined || !values) return;
   const old = values.find((v) => v.path.length === 2 && SECTIONS.includes(v.path[0]) && v.path[1] === oldPkg);
-  if (old) out.notes.push(`${manifest}:${lineAt(text, old.start)} still declares ${oldPkg}; remove it once nothing imports it`);
-  if (await declaredAbove(manifest, text, pkg, access)) return;
-  const section = old?.path[0] ?? 'dependencies';
   const why = step.version ? access.cannotEdit(manifest) : undefined;
-  const span = step.version && !why ? addEntry(text, entriesOf(values, section), pkg, step.version, oldPkg) : undefined;
-  if (span) {
-    out.edits.push({ path: manifest, spans: [span] });
-    out.dependency = pkg;
-    out.notes.push(`${manifest}: added "${pkg}": "${step.version}" to ${section}`);
-  } else out.notes.push(`${manifest} does not declare ${pkg}${why ? ` and ${why}` : ''}; add "${pkg}": "${step.version ?? '<version>'}" to ${section}`);
+  const section = old?.path[0] ?? 'dependencies';
+  if (!(await declaredAbove(manifest, text, pkg, access))) {
+    const span = step.version && !why ? addEntry(text, entriesOf(values, section), pkg, step.version, oldPkg) : undefined;
+    if (span) {
+      out.edits.push({ path: manifest, spans: [span] });
+      out.dependency = pkg;
+      out.notes.push(`${manifest}: added "${pkg}": "${step.version}" to ${section}`);
+    } else out.notes.push(`${manifest} does not declare ${pkg}${why ? ` and ${why}` : ''}; add "${pkg}": "${step.version ?? '<version>'}" to ${section}`);
+  }
+  if (!old || !oldPkg) return;
+  // With a version the manifest is edited anyway: the old package goes, as `npm uninstall` would,
+  // when no file this manifest owns still imports it (removed from the text as the addition left it).
+  const removable = removeNpm(text, { recipe: 'remove-dependency', package: oldPkg }).spans.length > 0;
+  if (step.version && !why && removable && !(await packageImported(oldPkg, manifest, access))) {
+    out.edits.push({ path: manifest, then: (current) => removeNpm(current, { recipe: 'remove-dependency', package: oldPkg }).spans });
+    out.notes.push(`${manifest}: removed ${oldPkg}; nothing it owns imports it any more`);
+  } else out.notes.push(`${manifest}:${lineAt(text, old.start)} still declares ${oldPkg}; remove it once nothing imports it`);
 }
 
 /** The manifest or a package.json above it (a workspace root) declares the package, or is it. */

@@ -12,7 +12,12 @@ export interface ManifestAccess {
 
 /** Manifest edits and notes from checking that a migration's new imports are declared by the build. */
 export interface FollowThrough {
-  edits: { path: string; spans: SpanEdit[] }[];
+  /**
+   * Manifest edits, applied in order: `spans` against the text as it is when the edit is reached
+   * (an earlier edit of the same file has been written), or `then`, which computes its spans from
+   * that text (a removal after an insertion into the same section).
+   */
+  edits: ({ path: string; spans: SpanEdit[] } | { path: string; then: (text: string) => SpanEdit[] })[];
   notes: string[];
   /** The dependency name whose lockfile must be refreshed after a manifest edit. */
   dependency?: string;

@@ -4,6 +4,8 @@ import { withGoAlignment } from '../../go-alignment.js';
 import { lockfilesFor } from '../../lockfiles-to-refresh.js';
 import { manifestKindForPath } from '../../manifest-kind.js';
 import { followThrough } from '../../manifests/follow-through.js';
+import { goModuleOf } from '../../manifests/follow-go.js';
+import { nearest } from '../../manifests/follow-types.js';
 import { applyMigrateImport } from '../../migrate-import-recipe.js';
 import type { Recipe } from '../../recipe.js';
 import { editMatches } from '../../recipe-match.js';
@@ -33,15 +35,16 @@ async function declareDependencies(step: MigrateImportStep, run: RecipeRun): Pro
   for (const note of follow.notes) run.notes.add(note);
   for (const edit of follow.edits) {
     const readable = await run.read(edit.path);
-    const out = 'text' in readable ? applySpanEdits(readable.text, edit.spans) : undefined;
+    const out = 'text' in readable ? applySpanEdits(readable.text, 'spans' in edit ? edit.spans : edit.then(readable.text)) : undefined;
     if (out) await run.write(edit.path, out);
   }
-  if (follow.dependency)
-    run.result.lockfilesToRefresh = lockfilesFor(
-      follow.edits.map((e) => e.path).filter((path) => run.changed.has(path)),
-      run.workspace,
-      follow.dependency,
-    );
+  // Every module whose Go files changed imports has a go.sum to refresh (a nested module's too),
+  // whether or not its go.mod was edited; other ecosystems lock what their edited manifests declare.
+  const paths = new Set(run.workspace.paths());
+  const goModules = [...run.changed.keys()].filter((p) => p.endsWith('.go')).flatMap((p) => nearest(p, 'go.mod', paths) ?? []);
+  const manifests = [...new Set([...follow.edits.map((e) => e.path).filter((path) => run.changed.has(path)), ...goModules])].sort();
+  const dependency = follow.dependency ?? (goModules.length > 0 ? goModuleOf(step.to) : undefined);
+  if (dependency) run.result.lockfilesToRefresh = lockfilesFor(manifests, run.workspace, dependency);
 }
 
 /** Imports moved from one package or module to another; with a version, the new dependency is declared too. */
