@@ -11,7 +11,7 @@ export const CaseManifest = z.strictObject({
   url: z.url(),
   commit: z.string().regex(/^[0-9a-f]{40}$/),
   parent: z.string().regex(/^[0-9a-f]{40}$/),
-  language: z.enum(['java', 'go', 'typescript', 'javascript', 'python']),
+  language: z.enum(['java', 'kotlin', 'go', 'typescript', 'javascript', 'python']),
   recipes: z.array(z.enum(RECIPE_NAMES)).min(1),
   license: z.string().min(1),
   /** `extracted`: before/after are the commit's own files; `reconstructed`: authored files that make the same change. */
