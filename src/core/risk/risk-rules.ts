@@ -27,9 +27,10 @@ export const DEFAULT_RISK_RULES: readonly DefaultRule[] = [
   },
   { pattern: '**/{security,auth,authn,authz,oauth,crypto,payment,payments,billing}/**', level: 'high', reason: 'security path', kind: 'security' },
   { pattern: '**/*{Security,Auth,Crypto,Permission}*.*', level: 'high', reason: 'security path', kind: 'security' },
+  // Every Gradle script (platforms, convention plugins, `versions.gradle`) and version catalog is build configuration.
   {
     pattern:
-      '**/{pom.xml,build.gradle,build.gradle.kts,settings.gradle,settings.gradle.kts,libs.versions.toml,package.json,go.mod,Cargo.toml,pyproject.toml,requirements*.txt,setup.py,setup.cfg,Pipfile,Gemfile,composer.json}',
+      '**/{pom.xml,*.gradle,*.gradle.kts,*.versions.toml,gradle.properties,package.json,go.mod,Cargo.toml,pyproject.toml,requirements*.txt,setup.py,setup.cfg,Pipfile,Gemfile,composer.json}',
     level: 'medium',
     reason: 'dependency/build config',
     kind: 'manifest',

@@ -146,3 +146,19 @@ describe('dependency updates in the change risk', () => {
     expect(major.reasons).toContain('major version update: org.junit.jupiter:junit-jupiter 5.10.2 → 6.0.0');
   });
 });
+
+describe('build configuration', () => {
+  it.each([
+    'platform/build.gradle.kts',
+    'buildSrc/src/main/kotlin/java-conventions.gradle.kts',
+    'gradle/dependencies.gradle',
+    'gradle/libs.versions.toml',
+    'gradle/test-libs.versions.toml',
+    'gradle.properties',
+    'settings.gradle.kts',
+  ])('%s carries the build-config signal', (path) => {
+    const report = changeRisk([modified(path)], defaultPathRules(), { origin: { engine: 'recipe', recipes: ['bump-dependency'] }, minRisk: 'HIGH' });
+    expect(report.reasons.join('\n')).not.toContain('no risk signal');
+    expect(report.reasons.join('\n')).toMatch(/manifest|build/);
+  });
+});
