@@ -98,6 +98,7 @@ export function buildRunReport(
     notes: [...new Set(change?.segments.flatMap((s) => s.notes) ?? [])],
     planRevisions: planRevisions(state.ledger ?? []).map((r) => ({ reason: r.reason, added: r.added, dropped: r.dropped })),
     warnings: [
+      ...incompleteWarnings(change),
       ...budgetWarning(out, state.ledger),
       ...(discovery?.warnings ?? []).filter((w) => w.code !== 'LOCKFILE_NEEDS_REFRESH').map((w) => `${w.code}: ${w.message}`),
     ],
@@ -314,6 +315,11 @@ function budgetWarning({ change }: Outputs, ledger: readonly LedgerEntry[] | und
   return [
     `Budget exhausted in ${where}: ${describeExhaustion(exhausted)}. Done before the stop: ${done}. The checkpoint is kept: raise the limit or narrow the task, then retry.`,
   ];
+}
+
+/** A segment that left its change incomplete says so first: the change does not build as it stands. */
+function incompleteWarnings(change: Outputs['change']): string[] {
+  return (change?.segments ?? []).flatMap((s) => (s.incomplete ?? []).map((why) => `Incomplete change: ${why}.`));
 }
 
 /**

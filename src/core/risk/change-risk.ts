@@ -42,7 +42,7 @@ export function changeOriginOf(task: Pick<TaskContract, 'steps'>): ChangeOrigin 
 export function changeRisk(
   files: readonly RiskFile[],
   rules: PathRules,
-  options: { origin: ChangeOrigin; minRisk: ApprovalMinRisk; updates?: readonly VersionMove[] },
+  options: { origin: ChangeOrigin; minRisk: ApprovalMinRisk; updates?: readonly VersionMove[]; incomplete?: readonly string[] },
 ): RiskReport {
   const scored = scoreRisk({ files: [...files], rules, origin: options.origin, minRisk: options.minRisk });
   let level = scored.riskLevel;
@@ -51,6 +51,11 @@ export function changeRisk(
   for (const u of options.updates ?? []) {
     if (u.updateType !== 'major' && u.updateType !== 'downgrade') continue;
     reasons.push(`${u.updateType} version update: ${u.package} ${u.from} → ${u.to}`);
+    level = higherLevel(level, 'MEDIUM');
+  }
+  // A change that leaves uses of a renamed name behind does not build as it stands.
+  for (const why of options.incomplete ?? []) {
+    reasons.push(`incomplete change: ${why}`);
     level = higherLevel(level, 'MEDIUM');
   }
   const byRule = new Map<string, { level: RiskReport['riskLevel']; reason: string; paths: string[] }>();

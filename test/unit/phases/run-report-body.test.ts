@@ -227,6 +227,15 @@ describe('the PR body of a five-step recipe run', () => {
     expect(body()).not.toContain('### Dependency updates');
   });
 
+  it('warns at the top when a step left its change incomplete', () => {
+    const o = outputs();
+    const change = o.mechanical_change as { segments: { incomplete?: string[] }[] };
+    change.segments[3].incomplete = ['rename-symbol renamed total to sum, but 1 file(s) it did not change still use total: web/Page.java'];
+    const text = body(o);
+    expect(text.indexOf('> [!WARNING]\n> Incomplete change: rename-symbol renamed total to sum')).toBeGreaterThan(0);
+    expect(text.indexOf('[!WARNING]')).toBeLessThan(text.indexOf('<details>'));
+  });
+
   it('states the strategy in words, never as JSON', () => {
     const scope = section(body(), 'Scope and strategy');
     expect(scope).toContain('1. bump-dependency: bump jakarta.persistence:jakarta.persistence-api from 3.0.0 to 3.1.0');

@@ -66,3 +66,26 @@ describe('rename-symbol by binding', () => {
     );
   });
 });
+
+describe('a scoped rename', () => {
+  it('names the files outside its scope that still use the old name, and is incomplete', async () => {
+    const files = {
+      'core/src/main/java/com/acme/Order.java': 'package com.acme;\n\npublic class Order {}\n',
+      'core/src/main/java/com/acme/Cart.java': 'package com.acme;\n\npublic class Cart { Order order; }\n',
+      'web/src/main/java/com/acme/web/Page.java': 'package com.acme.web;\n\nimport com.acme.Order;\n\npublic class Page { Order shown; }\n',
+      'web/src/main/java/com/acme/web/Other.java': 'package com.acme.web;\n\nimport java.util.List;\n\npublic class Other { List<String> orders; }\n',
+    };
+    const run = await runRecipeStep(syntax, files, { recipe: 'rename-symbol', from: 'Order', to: 'PurchaseOrder', kind: 'class', paths: ['core/**'] });
+    expect(run.changed).toEqual(['core/src/main/java/com/acme/Cart.java', 'core/src/main/java/com/acme/Order.java']);
+    expect(run.result.incomplete).toEqual([
+      "rename-symbol renamed Order to PurchaseOrder, but 1 file(s) it did not change (outside the scope or the selected targets) still use Order: web/src/main/java/com/acme/web/Page.java; add them to the step's paths, or the change does not build",
+    ]);
+  });
+
+  it('is complete when nothing outside its scope uses the name', async () => {
+    const files = { 'core/Order.py': 'class Order:\n    pass\n', 'web/page.py': 'from enum import Enum\n' };
+    const run = await runRecipeStep(syntax, files, { recipe: 'rename-symbol', from: 'Order', to: 'PurchaseOrder', kind: 'class', paths: ['core/**'] });
+    expect(run.changed).toEqual(['core/Order.py']);
+    expect(run.result.incomplete).toBeUndefined();
+  });
+});

@@ -147,6 +147,17 @@ describe('dependency updates in the change risk', () => {
   });
 });
 
+describe('an incomplete change', () => {
+  it('is at least MEDIUM and says why', () => {
+    const files = [modified('docs/guide.md')];
+    const why = 'rename-symbol renamed A to B, but 1 file(s) it did not change still use A: web/Page.java';
+    const report = changeRisk(files, defaultPathRules(), { origin: { engine: 'recipe', recipes: ['rename-symbol'] }, minRisk: 'HIGH', incomplete: [why] });
+    expect(report.riskLevel).toBe('MEDIUM');
+    expect(report.reasons).toContain(`incomplete change: ${why}`);
+    expect(changeRisk(files, defaultPathRules(), { origin: { engine: 'recipe', recipes: ['rename-symbol'] }, minRisk: 'HIGH' }).riskLevel).toBe('LOW');
+  });
+});
+
 describe('build configuration', () => {
   it.each([
     'platform/build.gradle.kts',

@@ -56,6 +56,8 @@ export interface ApplyRecipeResult {
   lockfilesToRefresh: LockfileRefresh[];
   /** The dependency versions the step moved, one per package, from and to (bump-dependency). */
   updates?: DependencyUpdate[];
+  /** Why the change is incomplete (files outside the step's scope still use a renamed name): the PR body warns at its top. */
+  incomplete?: string[];
 }
 
 export type SkipReason =

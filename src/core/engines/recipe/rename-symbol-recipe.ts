@@ -3,7 +3,7 @@ import type { TreeSyntaxService } from '../../syntax/create-syntax-service.js';
 import type { RenameSymbolStep } from '../../task/recipe-steps.js';
 import type { ApplyRecipeResult, FileRecipeResult, LineEdit, RecipeContext, SkipReason } from './recipe-types.js';
 import { scanRenameSites, type FileScan } from './rename-scan.js';
-import { declaresKind, moduleNamesOf, planFileRename, renameFacts, type FilePlan } from './rename-plan.js';
+import { declaresKind, moduleNamesOf, planFileRename, renameFacts, type FilePlan, type RenameFacts } from './rename-plan.js';
 import { applySpanEdits } from './span-edits.js';
 
 /*
@@ -121,6 +121,7 @@ export async function renameInWorkspace(
   workspace: Workspace,
   syntax: TreeSyntaxService,
   read: (path: string, forEditing: boolean) => Promise<RenameReadable>,
+  outside: readonly string[] = [],
 ): Promise<ApplyRecipeResult> {
   const result: ApplyRecipeResult = { changedFiles: [], skipped: [], notes: [renameNote(step)], lockfilesToRefresh: [] };
   const scans: FileScan[] = [];
@@ -171,5 +172,36 @@ export async function renameInWorkspace(
     plans.flatMap(({ path, plan }) => plan.left.map((line) => `${path}:${line}`)),
   );
   if (left) result.notes.push(left);
+  if (changed.length > 0) await leftOutside(step, outside, syntax, facts, read, result);
   return result;
+}
+
+/** At most this many files outside the scope are read for uses the rename leaves behind. */
+const MAX_OUTSIDE_FILES = 5_000;
+
+/**
+ * Files outside the step's scope that would rename too (an import or a use of the renamed
+ * symbol): the change does not build without them, so the result says which and is incomplete.
+ */
+async function leftOutside(
+  step: RenameSymbolStep,
+  outside: readonly string[],
+  syntax: TreeSyntaxService,
+  facts: RenameFacts,
+  read: (path: string, forEditing: boolean) => Promise<RenameReadable>,
+  result: ApplyRecipeResult,
+): Promise<void> {
+  const using: string[] = [];
+  for (const path of outside.slice(0, MAX_OUTSIDE_FILES)) {
+    const readable = await read(path, false);
+    if ('reason' in readable) continue;
+    const scan = scanFile(step, path, readable.text, syntax);
+    if (scan && planFileRename(scan, step, facts).spans.length > 0) using.push(path);
+  }
+  if (using.length === 0) return;
+  const shown = using.slice(0, MAX_PLACES).join(', ');
+  const more = using.length > MAX_PLACES ? ` and ${using.length - MAX_PLACES} more` : '';
+  const message = `rename-symbol renamed ${step.from} to ${step.to}, but ${using.length} file(s) it did not change (outside the scope or the selected targets) still use ${step.from}: ${shown}${more}; add them to the step's paths, or the change does not build`;
+  result.notes.push(message);
+  result.incomplete = [message];
 }

@@ -20,6 +20,8 @@ export const SegmentResult = z.object({
   lockfilesToRefresh: z.array(z.object({ lockfile: z.string(), command: z.string() })),
   /** Dependency versions a bump moved, with the update kind the ecosystem's version order gives. */
   updates: z.array(DependencyUpdateSchema).optional(),
+  /** Why the segment's change is incomplete (uses of a renamed name left outside its scope). */
+  incomplete: z.array(z.string()).optional(),
   patchKey: z.string().optional(),
   model: z
     .object({
@@ -132,5 +134,6 @@ async function recipeSegment(env: PipelineEnv, context: PhaseContext, task: Task
     notes: result.notes,
     lockfilesToRefresh: result.lockfilesToRefresh,
     ...(result.updates?.length ? { updates: result.updates } : {}),
+    ...(result.incomplete?.length ? { incomplete: result.incomplete } : {}),
   };
 }

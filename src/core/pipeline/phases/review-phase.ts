@@ -58,8 +58,13 @@ export function reviewPhase(env: PipelineEnv): PhaseHandler {
       await context.runtime.use('git.diff');
       const diff = await diffWorkspaceChanges(context.workspace, { rules: views.rules });
       const change = ChangeOutput.safeParse(context.outputs.mechanical_change);
-      const updates = change.success ? change.data.segments.flatMap((s) => s.updates ?? []) : [];
-      const risk = changeRisk(diff.summary.files, views.rules, { origin: changeOriginOf(task), minRisk: views.policy.agent.approval.minRisk, updates });
+      const segments = change.success ? change.data.segments : [];
+      const risk = changeRisk(diff.summary.files, views.rules, {
+        origin: changeOriginOf(task),
+        minRisk: views.policy.agent.approval.minRisk,
+        updates: segments.flatMap((s) => s.updates ?? []),
+        incomplete: segments.flatMap((s) => s.incomplete ?? []),
+      });
       const level = risk.riskLevel;
       const reasons = risk.reasons;
       const verdict = await guardScope(env, context, task, context.workspace, { level, reasons });

@@ -23,6 +23,8 @@ export const renameSymbolRecipe: Recipe<'rename-symbol'> = {
       run.workspace,
       run.options.syntax,
       (path, forEditing) => run.read(path, forEditing),
+      // Source files the scope leaves out (a step or task with paths): read for uses left behind.
+      run.workspace.paths().filter((path) => !run.inScope.has(path) && languageForPath(path) !== undefined && !run.options.rules.isLockfile(path)),
     ),
   editsHistory: false,
   converges: true,
