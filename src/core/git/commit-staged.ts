@@ -9,7 +9,7 @@ import { GIT_ACTOR, type LedgerSink } from './ledger-sink.js';
 import { describeFindings, scanChanges, type SecretFinding } from '../secrets/secret-scan.js';
 import { policyDenial, type StageDenial } from './stage-paths.js';
 import { commitSide, indexSide, type TreeSide } from './tree-side.js';
-import type { VerificationReport } from './verification-report.js';
+import { isPartialFailure, type VerificationReport } from './verification-report.js';
 import type { VirtualIndex } from './virtual-index.js';
 
 export interface GitIdentity {
@@ -22,6 +22,8 @@ export interface CommitRequest {
   index: VirtualIndex;
   message: Omit<CommitMessageInput, 'verification'>;
   verification: VerificationReport;
+  /** The policy's `agent.publishPartial`: a report whose only failures are PARTIAL_CHECKS may be committed. */
+  publishPartial?: boolean;
   policy: WritePolicy;
   /** From configuration, never from the repository. */
   identity: GitIdentity;
@@ -118,7 +120,7 @@ export async function commitStaged(request: CommitRequest): Promise<CommitResult
   const findings = await scanStaged(files, before, idx, policy);
   if (findings.length > 0) return refuse('SECRET_DETECTED', `potential secret(s) in the staged diff: ${describeFindings(findings)}`, { findings });
 
-  if (request.verification.status === 'FAILED') {
+  if (request.verification.status === 'FAILED' && !(request.publishPartial && isPartialFailure(request.verification))) {
     const failed = request.verification.checks.filter((c) => c.status === 'FAILED').map((c) => c.name);
     return refuse('VERIFICATION_FAILED', 'the required verification failed', { failed });
   }

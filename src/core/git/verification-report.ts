@@ -15,6 +15,23 @@ export const VerificationReport = z.strictObject({
 });
 export type VerificationReport = z.infer<typeof VerificationReport>;
 
+/** The static checks verification runs, by the name the report and the PR body show. */
+export const CHECK_NAMES = {
+  parse: 'Every changed file parses',
+  secrets: 'Secret scan of the change',
+  names: 'Names the changed files use still resolve (imports; Go: no unused import)',
+  antiCheat: 'Anti-cheat detectors (skipped tests, removed assertions, CI edits)',
+} as const;
+
+/** The checks a partial change may fail and still be committed when the policy says `agent.publishPartial`: a change that does not build, told as such. */
+export const PARTIAL_CHECKS: readonly string[] = [CHECK_NAMES.parse, CHECK_NAMES.names];
+
+/** Whether a failed report is a partial change (only checks in PARTIAL_CHECKS failed). */
+export function isPartialFailure(report: VerificationReport): boolean {
+  const failed = report.checks.filter((c) => c.status === 'FAILED');
+  return report.status === 'FAILED' && failed.length > 0 && failed.every((c) => PARTIAL_CHECKS.includes(c.name));
+}
+
 /** The judge's verdict on the change (filled by the phases). */
 export const JudgeVerdict = z.strictObject({
   verdict: z.enum(['ACCEPT', 'REJECT', 'NEEDS_REVIEW']),

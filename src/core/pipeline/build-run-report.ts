@@ -98,6 +98,7 @@ export function buildRunReport(
     notes: [...new Set(change?.segments.flatMap((s) => s.notes) ?? [])],
     planRevisions: planRevisions(state.ledger ?? []).map((r) => ({ reason: r.reason, added: r.added, dropped: r.dropped })),
     warnings: [
+      ...partialWarning(out),
       ...incompleteWarnings(change),
       ...budgetWarning(out, state.ledger),
       ...(discovery?.warnings ?? []).filter((w) => w.code !== 'LOCKFILE_NEEDS_REFRESH').map((w) => `${w.code}: ${w.message}`),
@@ -315,6 +316,13 @@ function budgetWarning({ change }: Outputs, ledger: readonly LedgerEntry[] | und
   return [
     `Budget exhausted in ${where}: ${describeExhaustion(exhausted)}. Done before the stop: ${done}. The checkpoint is kept: raise the limit or narrow the task, then retry.`,
   ];
+}
+
+/** A change published although its static checks failed (agent.publishPartial): what is broken, first. */
+function partialWarning({ verification }: Outputs): string[] {
+  if (!verification || verification.report.status !== 'FAILED') return [];
+  const failed = verification.report.checks.filter((c) => c.status === 'FAILED').map((c) => `${c.name}: ${c.detail ?? 'failed'}`);
+  return [`Partial change, published because agent.publishPartial is set: the change does not pass ${failed.join('; ')}.`];
 }
 
 /** A segment that left its change incomplete says so first: the change does not build as it stands. */

@@ -47,7 +47,10 @@ export async function segmentPrompt({ env, context, task, segment }: SegmentProm
   );
   const budget = projectionTokenBudget(PHASE_CONTRACTS[context.phase].budgets.maxTokens);
   const projection = map ? projectRepoMap(map, task, budget, { targets: discovery?.targets }) : undefined;
-  return { system: systemText(allowed, instructions), context: contextText(allowed, projection, budget) };
+  const problems = segment.problems?.length
+    ? ['The change so far broke these; fix them within the files above:', ...segment.problems.map((p) => `- ${p}`), '']
+    : [];
+  return { system: systemText(allowed, instructions), context: [...problems, contextText(allowed, projection, budget)].join('\n') };
 }
 
 function systemText(allowed: string[], instructions: InstructionFiles): string {

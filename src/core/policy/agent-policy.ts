@@ -173,6 +173,12 @@ export const AgentPolicy = z
         ).default(DEFAULT_FORBIDDEN_PATHS),
         allowedPaths: globs('When set, only these paths may be edited; absent means the whole repository.').optional(),
         maxChangedFiles: count(10_000).default(30).describe('Most files one run may change.'),
+        publishPartial: z
+          .boolean()
+          .default(false)
+          .describe(
+            'Publish a change whose static checks still fail after repair (a file that does not parse, a name left unresolved): the PR title and the top of its body say what is broken. A secret or a high anti-cheat finding never publishes.',
+          ),
         maxDiffLines: count(1_000_000).default(1500).describe('Most changed lines (added + removed) one run may produce.'),
         build: z
           .strictObject({

@@ -31,11 +31,18 @@ describe('verification checks the names a change leaves', () => {
     removeRoot(root);
   });
 
-  const runWith = async (name: string, content: string) => {
+  const requests: string[] = [];
+  const runWith = async (name: string, content: string, options: { policy?: string; repair?: string } = {}) => {
     const repo = join(root, name);
-    makeWorkingCopy(repo, { 'go.mod': 'module example.com/x\n\ngo 1.22\n', [FILE]: BEFORE, '.agent-policy.yaml': 'version: 1\n' });
+    makeWorkingCopy(repo, { 'go.mod': 'module example.com/x\n\ngo 1.22\n', [FILE]: BEFORE, '.agent-policy.yaml': options.policy ?? 'version: 1\n' });
     const server = await startScriptedModelServer({
-      script: (_body, index) => (index === 0 ? callTools({ name: 'file_write', arguments: { path: FILE, content } }) : answer('Replaced ioutil with io.')),
+      script: (body, index) => {
+        requests.push(JSON.stringify(body));
+        if (index === 0) return callTools({ name: 'file_write', arguments: { path: FILE, content } });
+        // The first repair segment's first request: write the repair when the test gives one.
+        if (index === 2 && options.repair) return callTools({ name: 'file_write', arguments: { path: FILE, content: options.repair } });
+        return answer('Replaced ioutil with io.');
+      },
     });
     servers.push(server);
     const model = new OpenAiChatProvider({ baseUrl: server.baseUrl, model: 'scripted-1', maxRetries: 0 });
@@ -57,5 +64,39 @@ describe('verification checks the names a change leaves', () => {
     expect(JSON.stringify(result.json)).not.toContain('VERIFICATION_FAILED');
     const report = readFileSync(result.json!.artifacts['pr-body.md'], 'utf8');
     expect(report).toContain('names: 0 introduced unresolved, 0 unused imports (compared with the base; no build was run)');
+  }, 60_000);
+
+  it('a repair segment told what broke fixes it, and the run publishes', async () => {
+    requests.length = 0;
+    const result = await runWith('repaired', BROKEN, { repair: RIGHT });
+    expect(result.json).toMatchObject({ status: 'COMPLETED' });
+    expect(requests.some((r) => r.includes(`${FILE}:9 uses ioutil, which io/ioutil bound before`))).toBe(true);
+    const candidate = JSON.parse(readFileSync(result.json!.artifacts['pr-candidate.json'], 'utf8'));
+    expect(candidate.title.startsWith('[partial]')).toBe(false);
+  }, 60_000);
+
+  it('an import the change left unused in Go is dropped as goimports would, without a model call', async () => {
+    const unused = BEFORE.replace('ioutil.ReadAll', 'io.ReadAll');
+    requests.length = 0;
+    const result = await runWith('unused', unused);
+    expect(result.json).toMatchObject({ status: 'COMPLETED' });
+    expect(requests).toHaveLength(2);
+    const report = readFileSync(result.json!.artifacts['pr-body.md'], 'utf8');
+    expect(report).toContain('names: 0 introduced unresolved, 0 unused imports');
+    // The import line went too: one line added (io.ReadAll), two removed (ioutil.ReadAll and the import).
+    const candidate = JSON.parse(readFileSync(result.json!.artifacts['pr-candidate.json'], 'utf8'));
+    expect(candidate.diffSummary).toMatchObject({ filesChanged: 1, insertions: 1, deletions: 2 });
+  }, 60_000);
+
+  it('with agent.publishPartial, the broken change publishes, its title and the top of its body saying what is broken', async () => {
+    const result = await runWith('partial', BROKEN, { policy: 'version: 1\nagent:\n  publishPartial: true\n' });
+    expect(result.json).toMatchObject({ status: 'COMPLETED' });
+    const candidate = JSON.parse(readFileSync(result.json!.artifacts['pr-candidate.json'], 'utf8'));
+    expect(candidate.title.startsWith('[partial] ')).toBe(true);
+    const body: string = candidate.body;
+    expect(body.indexOf('> Partial change, published because agent.publishPartial is set')).toBeGreaterThan(0);
+    expect(body.indexOf('Partial change')).toBeLessThan(body.indexOf('<details>'));
+    expect(body).toContain('uses ioutil, which io/ioutil bound before');
+    expect(candidate.judge).toMatchObject({ verdict: 'NEEDS_REVIEW' });
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { applyRecipeToFile } from '../../engines/recipe/apply-recipe-to-file.js';
 import { recipeFor } from '../../engines/recipe/registry.js';
-import type { JudgeVerdict } from '../../git/verification-report.js';
+import { isPartialFailure, type JudgeVerdict, type VerificationReport } from '../../git/verification-report.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';
 import type { PipelineEnv } from '../pipeline-env.js';
 import { revisedPlanPaths } from '../plan-revision.js';
@@ -29,10 +29,13 @@ export function judgePhase(env: PipelineEnv): PhaseHandler {
         verdict = 'REJECT';
         reasons.push(`changed files no segment planned: ${overreach.join(', ')}`);
       }
-      if (verification.report.status !== 'PASSED') {
-        verdict = 'REJECT';
-        reasons.push('required verification did not pass');
-      }
+      const evidence = evidenceVerdict(
+        env,
+        verification.report,
+        change.segments.flatMap((s) => s.incomplete ?? []),
+      );
+      if (evidence.verdict === 'REJECT' || (evidence.verdict === 'NEEDS_REVIEW' && verdict === 'ACCEPT')) verdict = evidence.verdict;
+      reasons.push(...evidence.reasons);
       for (const segment of plan.segments) {
         const result = change.segments.find((r) => r.id === segment.id);
         if (!result || result.changedFiles.length === 0) {
@@ -64,4 +67,21 @@ export function judgePhase(env: PipelineEnv): PhaseHandler {
       return { output: judge, summary: `judge: ${verdict}`, decisions: reasons };
     },
   };
+}
+
+/**
+ * What the evidence says: a failed verification rejects, unless the policy publishes partial
+ * changes and only the parse and name checks failed (a reviewer decides, told what is broken);
+ * an incomplete change needs review.
+ */
+function evidenceVerdict(
+  env: PipelineEnv,
+  report: VerificationReport,
+  incomplete: readonly string[],
+): { verdict?: JudgeVerdict['verdict']; reasons: string[] } {
+  const reasons = incomplete.map((why) => `incomplete: ${why}`);
+  if (report.status === 'PASSED') return { verdict: incomplete.length > 0 ? 'NEEDS_REVIEW' : undefined, reasons };
+  if (env.policy.agent.publishPartial && isPartialFailure(report))
+    return { verdict: 'NEEDS_REVIEW', reasons: ['required verification did not pass: published as a partial change (agent.publishPartial)', ...reasons] };
+  return { verdict: 'REJECT', reasons: ['required verification did not pass', ...reasons] };
 }

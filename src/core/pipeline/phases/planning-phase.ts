@@ -17,6 +17,8 @@ export const Segment = z.object({
   step: RecipeStep.optional(),
   /** Files the segment may change: for a recipe, exactly the files it can change. */
   paths: z.array(z.string()),
+  /** For a repair segment: what is broken, as the checks say it (the model is told). */
+  problems: z.array(z.string()).optional(),
 });
 export type Segment = z.infer<typeof Segment>;
 

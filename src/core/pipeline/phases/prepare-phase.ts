@@ -133,12 +133,14 @@ async function commitChanges(env: PipelineEnv, context: PhaseContext, task: Task
       taskId: env.taskId(task),
     },
     verification: verification.report,
+    publishPartial: env.policy.agent.publishPartial,
     policy: views.rules,
     identity: env.identity,
     createdAt: env.createdAt,
     ledger: sink,
   });
-  return { commit, title: text.title };
+  // A partial change (agent.publishPartial) says so before anything else a reviewer reads.
+  return { commit, title: verification.report.status === 'FAILED' ? `[partial] ${text.title}` : text.title };
 }
 
 /** The issue title (App) or the CLI task's first line: the maintainer's words. */

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import type { PhaseHandler } from '../../phases/orchestrator.js';
+import type { PhaseContext, PhaseHandler, PhaseOutcome } from '../../phases/orchestrator.js';
+import type { TaskContract } from '../../task/task-contract.js';
 import { runModelSegment } from '../model-segment.js';
+import { changedNameProblems, describeNames, dropUnusedGoImports } from '../name-problems.js';
 import { parseClusters, topLevelModule } from '../parse-clusters.js';
 import type { PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
@@ -14,6 +16,8 @@ export const RepairOutput = z.object({
   iterations: z.number().int(),
   /** CI repair clusters of a CI follow-up worked on (each once: CI runs again on the pushed change, not here). */
   ciClusters: z.array(z.object({ id: z.string(), files: z.array(z.string()) })).default([]),
+  /** Names the change left unresolved or imports it left unused: found, fixed by a recipe follow-up, fixed by the model, left. */
+  names: z.object({ found: z.number().int(), byRecipe: z.array(z.string()), remaining: z.number().int() }).optional(),
 });
 export type RepairOutput = z.infer<typeof RepairOutput>;
 
@@ -61,6 +65,8 @@ export function repairPhase(env: PipelineEnv): PhaseHandler {
           for (const id of before) if (!clusters.some((c) => c.id === id)) repaired.push(id);
         }
       }
+      const names = await repairNames(env, context, task);
+      if ('stop' in names) return names.stop;
       const output: RepairOutput = {
         clustersFound: found,
         repaired: repaired.sort(),
@@ -71,6 +77,7 @@ export function repairPhase(env: PipelineEnv): PhaseHandler {
         })),
         iterations,
         ciClusters: ci.map((c) => ({ id: c.id, files: c.files.map((f) => f.path) })),
+        names: names.summary,
       };
       if (clusters.length > 0) {
         return {
@@ -86,4 +93,35 @@ export function repairPhase(env: PipelineEnv): PhaseHandler {
       };
     },
   };
+}
+
+/**
+ * The names check, before verification runs it: an unused Go import is dropped (as goimports
+ * would), and with a model each file that still has problems gets bounded repair segments told
+ * what broke. What remains is verification's to report (and to stop on, unless the policy
+ * publishes partial changes).
+ */
+async function repairNames(
+  env: PipelineEnv,
+  context: PhaseContext,
+  task: TaskContract,
+): Promise<{ summary: NonNullable<RepairOutput['names']> } | { stop: PhaseOutcome }> {
+  let problems = await changedNameProblems(context.workspace);
+  const found = problems.length;
+  const byRecipe = found > 0 ? await dropUnusedGoImports(context.workspace, problems) : [];
+  if (byRecipe.length > 0) {
+    await context.recordSegment('repair-unused-go-imports');
+    problems = await changedNameProblems(context.workspace);
+  }
+  for (let round = 0; env.model && round < MAX_REPAIR_ITERATIONS && problems.length > 0; round++) {
+    const files = [...new Set(problems.map((p) => p.path))].sort();
+    const id = `repair-names-${round + 1}`;
+    if (await context.cancelled()) return { stop: { output: null, summary: 'cancelled', stop: { state: 'CANCELLED', reason: 'CANCELLED' } } };
+    await runModelSegment(env, context, task, { id, engine: 'llm', paths: files, problems: describeNames(problems).split('; ').slice(1) });
+    await context.recordSegment(id);
+    const stop = await stopForScope(env, context, await guardScope(env, context, task, context.workspace), null);
+    if (stop) return { stop };
+    problems = await changedNameProblems(context.workspace);
+  }
+  return { summary: { found, byRecipe, remaining: problems.length } };
 }

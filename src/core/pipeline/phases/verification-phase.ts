@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { diffWorkspaceChanges } from '../../git/git-diff.js';
 import { describeFindings, scanChanges } from '../../secrets/secret-scan.js';
-import { VerificationReport } from '../../git/verification-report.js';
+import { CHECK_NAMES, isPartialFailure, VerificationReport } from '../../git/verification-report.js';
 import { detectCheats, packageScriptCheats } from '../../phases/anti-cheat.js';
-import { isBinaryContent } from '../../objects/object-format.js';
-import { introducedNameProblems, nameCheckFamily, type NameProblem } from '../../syntax/name-bindings.js';
+import type { NameProblem } from '../../syntax/name-bindings.js';
+import { describeNames, nameProblemsOf } from '../name-problems.js';
 import type { PhaseHandler } from '../../phases/orchestrator.js';
 import { parseClusters, topLevelModule } from '../parse-clusters.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
@@ -52,23 +52,23 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
       const highCheats = cheats.filter((c) => c.severity === 'HIGH');
       const checks: VerificationReport['checks'] = [
         {
-          name: 'Every changed file parses',
+          name: CHECK_NAMES.parse,
           status: clusters.length === 0 ? 'PASSED' : 'FAILED',
           detail: clusters.length === 0 ? `${checked.length} file(s) parsed` : clusters.map((c) => c.id).join(', '),
           files: checked,
         },
         {
-          name: 'Secret scan of the change',
+          name: CHECK_NAMES.secrets,
           status: secrets.length === 0 ? 'PASSED' : 'FAILED',
           detail: secrets.length === 0 ? 'no finding' : `${secrets.length} finding(s): ${describeFindings(secrets, 10)}`,
         },
         {
-          name: 'Names the changed files use still resolve (imports; Go: no unused import)',
+          name: CHECK_NAMES.names,
           status: names.length === 0 ? 'PASSED' : 'FAILED',
           detail: describeNames(names),
         },
         {
-          name: 'Anti-cheat detectors (skipped tests, removed assertions, CI edits)',
+          name: CHECK_NAMES.antiCheat,
           status: highCheats.length === 0 ? 'PASSED' : 'FAILED',
           detail: cheats.length === 0 ? 'no finding' : cheats.map((c) => `${c.rule} in ${c.path}`).join('; '),
         },
@@ -100,13 +100,24 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
           stop: { state: 'BLOCKED', reason: 'SECRET_DETECTED', details: { findings: output.secretFindings } },
         };
       }
-      if (failed) {
+      // A partial change the policy publishes: only the parse and name checks failed, and it says so (title and body).
+      const partial = failed && env.policy.agent.publishPartial && isPartialFailure(report);
+      if (failed && !partial) {
         return {
           output,
           summary: 'required verification failed',
           stop: { state: 'FAILED', reason: 'VERIFICATION_FAILED', details: { checks: checks.filter((c) => c.status === 'FAILED') } },
         };
       }
+      if (partial)
+        return {
+          output,
+          summary: `verification failed; published as a partial change (agent.publishPartial): ${checks
+            .filter((c) => c.status === 'FAILED')
+            .map((c) => c.name)
+            .join('; ')}`,
+          risks: checks.filter((c) => c.status === 'FAILED').map((c) => `${c.name}: ${c.detail ?? 'failed'}`),
+        };
       return {
         output,
         summary: `required verification passed (${checks.length} checks); ${notRun.length} command(s) left to CI`,
@@ -114,24 +125,4 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
       };
     },
   };
-}
-
-/** What a change did to the names of a source file it changed (nothing for deletions, binaries and other files). */
-function nameProblemsOf(path: string, oldBytes: Uint8Array | undefined, newBytes: Uint8Array | undefined): NameProblem[] {
-  if (!newBytes || !nameCheckFamily(path) || isBinaryContent(newBytes) || (oldBytes && isBinaryContent(oldBytes))) return [];
-  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return introducedNameProblems(path, oldBytes ? text(oldBytes) : undefined, text(newBytes));
-}
-
-/** The check's evidence line: counts first (also when zero), then each problem, at most ten. */
-function describeNames(problems: NameProblem[]): string {
-  const unresolved = problems.filter((p) => p.kind === 'unresolved');
-  const unused = problems.filter((p) => p.kind === 'unused-import');
-  const head = `names: ${unresolved.length} introduced unresolved, ${unused.length} unused imports (compared with the base; no build was run)`;
-  const each = problems
-    .slice(0, 10)
-    .map((p) =>
-      p.kind === 'unresolved' ? `${p.path}:${p.line} uses ${p.name}, which ${p.wasBoundBy} bound before` : `${p.path}:${p.line} imports ${p.import}, unused`,
-    );
-  return [head, ...each].join('; ');
 }
