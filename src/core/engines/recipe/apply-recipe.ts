@@ -2,6 +2,7 @@ import type { RecipeStep } from '../../task/recipe-steps.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { applyRecipeToFile } from './apply-recipe-to-file.js';
 import { historyGuard } from './history-files.js';
+import { declaredJavaImportLayout } from './import-placement/declared-layout.js';
 import { recipeCandidates } from './recipe-candidates.js';
 import { createRecipeRun, type ApplyRecipeOptions } from './recipe-run.js';
 import type { ApplyRecipeResult } from './recipe-types.js';
@@ -16,10 +17,16 @@ export { lockfilesFor } from './lockfiles-to-refresh.js';
  * Lockfiles are never edited; a recipe that changes a dependency reports the lockfiles to refresh.
  */
 export async function applyRecipe(step: RecipeStep, workspace: Workspace, options: ApplyRecipeOptions): Promise<ApplyRecipeResult> {
+  const candidates = recipeCandidates(step, options.paths, options.rules.isLockfile);
+  // Imports go where the project's formatter puts them, when its build declares one (Java).
+  const layout = step.recipe === 'migrate-import' && candidates.some((p) => p.endsWith('.java')) ? await declaredJavaImportLayout(workspace) : undefined;
   const run = createRecipeRun(workspace, options, {
-    candidates: recipeCandidates(step, options.paths, options.rules.isLockfile),
+    candidates,
     leaveAlone: options.editHistory ? () => false : historyGuard(step, options.taskPaths, options.rules.isHistory),
-    editFile: (file) => applyRecipeToFile(step, file, { syntax: options.syntax }),
+    editFile: (file) => applyRecipeToFile(step, file, { syntax: options.syntax, importLayout: (language) => (language === 'java' ? layout : undefined) }),
   });
-  return recipeFor(step).apply(step, run);
+  const result = await recipeFor(step).apply(step, run);
+  if (layout && result.changedFiles.some((f) => f.path.endsWith('.java')))
+    result.notes.push(`Java imports placed as ${layout.name} orders them (declared in ${layout.source})`);
+  return result;
 }

@@ -234,7 +234,7 @@ export function applyMigrateImport(step: MigrateImportStep, file: { path: string
   if (!language) return undefined;
   const out: Collector = { spans: [], notes: [] };
   ctx.syntax.withTree(language, file.text, (tree) => MIGRATORS[language](tree, step, out));
-  return applySpanEdits(file.text, withImportPlacement(language, file.text, dedupe(out.spans), ctx.syntax), out.notes);
+  return applySpanEdits(file.text, withImportPlacement(language, file.text, dedupe(out.spans), ctx.syntax, ctx.importLayout?.(language)), out.notes);
 }
 
 function dedupe(spans: SpanEdit[]): SpanEdit[] {

@@ -1,3 +1,5 @@
+import type { ImportLayout } from './import-placement/declared-layout.js';
+import type { SyntaxLanguage } from '../../syntax/types.js';
 import type { UpdateType } from '../../versions/versions.js';
 import type { TreeSyntaxService } from '../../syntax/create-syntax-service.js';
 
@@ -42,6 +44,8 @@ export interface PendingMavenProperty {
 
 export interface RecipeContext {
   syntax: TreeSyntaxService;
+  /** The import layout the project's formatter declares for a language (Java), when its build declares one. */
+  importLayout?: (language: SyntaxLanguage) => ImportLayout | undefined;
 }
 
 export interface LockfileRefresh {

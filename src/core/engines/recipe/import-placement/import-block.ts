@@ -29,6 +29,8 @@ export interface ImportStyle {
   commentLine: RegExp;
   /** What may follow a statement on its last line. */
   trailing: RegExp;
+  /** The group order the project's formatter declares (its build says which formatter), over the file's own groups. */
+  layout?: { groupOf(raw: RawImport): number };
 }
 
 interface Item {
@@ -112,6 +114,11 @@ function commonPrefix(a: string[], b: string[]): number {
  * so `jakarta.*` leaves a `javax` group for the one holding `org.*`, `com.*`. -1: a new group.
  */
 function chooseGroup(moved: RawImport, groups: RawImport[][], origin: number, style: ImportStyle): number {
+  // A declared layout decides: the group holding imports of the moved one's layout group.
+  if (style.layout) {
+    const want = style.layout.groupOf(moved);
+    return groups.findIndex((group) => group.some((r) => style.layout!.groupOf(r) === want));
+  }
   const segments = moved.key.split(style.separator);
   let best = -1;
   let bestRank: number[] = [];
@@ -178,8 +185,9 @@ function placeInBlock(text: string, lines: LineIndex, oldBlock: Block, newBlock:
       const origin = newGroups.findIndex((g) => g.some((e) => e.index === index));
       let target = chooseGroup(entry.item.raw, oldGroups, origin, style);
       if (target < 0) {
-        const rank = style.kindRank(entry.item.raw.kind);
-        target = oldGroups.findIndex((g) => g.every((r) => style.kindRank(r.kind) > rank));
+        const rankOf = (raw: RawImport) => (style.layout ? style.layout.groupOf(raw) : style.kindRank(raw.kind));
+        const rank = rankOf(entry.item.raw);
+        target = oldGroups.findIndex((g) => g.every((r) => rankOf(r) > rank));
         if (target < 0) target = oldGroups.length;
         oldGroups.splice(target, 0, [entry.item.raw]);
         kept.splice(target, 0, []);

@@ -4,6 +4,7 @@ import type { SyntaxLanguage } from '../../../syntax/types.js';
 import type { SpanEdit } from '../recipe-types.js';
 import { applySpanEdits } from '../span-edits.js';
 import { lineContentStart, placeImports } from './import-block.js';
+import type { ImportLayout } from './declared-layout.js';
 import { IMPORT_CONVENTIONS } from './language-imports.js';
 
 /** Narrow a replacement to the lines that really change, so an edit reports only those. */
@@ -24,11 +25,13 @@ function trimToChangedLines(text: string, span: SpanEdit): SpanEdit | undefined 
  * The spans of an import migration, with the rewritten imports moved where the file's own
  * convention puts them (group and order, see `placeImports`). Spans outside the import blocks
  * (qualified names in code) are kept as they are; lines the move leaves alone stay untouched.
+ * A `layout` the project's formatter declares decides the group over the file's own groups.
  */
-export function withImportPlacement(language: SyntaxLanguage, text: string, spans: SpanEdit[], syntax: TreeSyntaxService): SpanEdit[] {
+export function withImportPlacement(language: SyntaxLanguage, text: string, spans: SpanEdit[], syntax: TreeSyntaxService, layout?: ImportLayout): SpanEdit[] {
   const migrated = applySpanEdits(text, spans);
   if (!migrated) return spans;
-  const { read, style } = IMPORT_CONVENTIONS[language];
+  const { read, style: own } = IMPORT_CONVENTIONS[language];
+  const style = layout ? { ...own, layout } : own;
   const before = syntax.withTree(language, text, read);
   const after = syntax.withTree(language, migrated.text, read);
   const lines = new LineIndex(text);
