@@ -32,22 +32,24 @@ public class Warmup {
 
 const pom = (plugins: string) =>
   `<project>\n  <modelVersion>4.0.0</modelVersion>\n  <build>\n    <plugins>\n${plugins}    </plugins>\n  </build>\n</project>\n`;
+const FORMATTER =
+  '      <plugin>\n        <groupId>io.spring.javaformat</groupId>\n        <artifactId>spring-javaformat-maven-plugin</artifactId>\n      </plugin>\n';
 const SPRING = pom(
-  '      <plugin>\n        <groupId>io.spring.javaformat</groupId>\n        <artifactId>spring-javaformat-maven-plugin</artifactId>\n      </plugin>\n',
+  `${FORMATTER}      <plugin>\n        <artifactId>maven-checkstyle-plugin</artifactId>\n        <dependencies>\n          <dependency>\n            <groupId>io.spring.javaformat</groupId>\n            <artifactId>spring-javaformat-checkstyle</artifactId>\n          </dependency>\n        </dependencies>\n      </plugin>\n`,
 );
 const step = { recipe: 'migrate-import', from: 'javax.annotation', to: 'jakarta.annotation' };
 
 describe('imports placed as the project formatter declares', () => {
-  it('spring-javaformat: a jakarta import joins the group of other libraries, as the formatter puts it', async () => {
+  it("Spring's checkstyle rules: a jakarta import joins the group of other libraries, as they order it", async () => {
     const run = await runRecipeStep(syntax, { 'pom.xml': SPRING, 'src/main/java/com/acme/web/Warmup.java': SOURCE }, step);
     expect(await run.text('src/main/java/com/acme/web/Warmup.java')).toContain(
       'import java.util.List;\n\nimport jakarta.annotation.PostConstruct;\nimport org.apache.commons.logging.Log;\n\nimport org.springframework.stereotype.Component;\n',
     );
-    expect(run.result.notes).toContain('Java imports placed as spring-javaformat orders them (declared in pom.xml)');
+    expect(run.result.notes).toContain('Java imports placed as spring-javaformat-checkstyle orders them (declared in pom.xml)');
   });
 
-  it('without a declared formatter the file’s own groups decide, and nothing is claimed', async () => {
-    const run = await runRecipeStep(syntax, { 'pom.xml': pom(''), 'src/main/java/com/acme/web/Warmup.java': SOURCE }, step);
+  it('without a declared import order (the formatter plugin alone orders none) the file’s own groups decide, and nothing is claimed', async () => {
+    const run = await runRecipeStep(syntax, { 'pom.xml': pom(FORMATTER), 'src/main/java/com/acme/web/Warmup.java': SOURCE }, step);
     expect(await run.text('src/main/java/com/acme/web/Warmup.java')).toContain(
       'import java.util.List;\n\nimport jakarta.annotation.PostConstruct;\n\nimport org.apache',
     );

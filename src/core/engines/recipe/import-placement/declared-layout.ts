@@ -25,10 +25,10 @@ function googleLayout(name: string, source: string): ImportLayout {
   return { name, source, groupOf: (raw) => (isStatic(raw) ? 0 : 1) };
 }
 
-/** spring-javaformat (Spring's checkstyle ImportOrder): java, javax, others, org.springframework, then static imports. */
+/** Spring's checkstyle rules (spring-javaformat-checkstyle, as OpenRewrite's SpringFormat style): java, javax, others, org.springframework, then static imports. */
 function springLayout(source: string): ImportLayout {
   return {
-    name: 'spring-javaformat',
+    name: 'spring-javaformat-checkstyle',
     source,
     groupOf: (raw) => (isStatic(raw) ? 4 : under(raw.key, 'java') ? 0 : under(raw.key, 'javax') ? 1 : under(raw.key, 'org.springframework') ? 3 : 2),
   };
@@ -48,9 +48,10 @@ function spotlessLayout(order: string[], source: string): ImportLayout {
       }
       let best = -1;
       let length = -1;
-      order.forEach((prefix, i) => {
-        if (prefix.startsWith('\\#') || prefix.startsWith('#') || prefix === '') return;
-        if (under(raw.key, prefix) && prefix.length > length) [best, length] = [i, prefix.length];
+      // A group may name several prefixes (`'javax|java'`).
+      order.forEach((group, i) => {
+        if (group.startsWith('\\#') || group.startsWith('#') || group === '') return;
+        for (const prefix of group.split('|')) if (under(raw.key, prefix) && prefix.length > length) [best, length] = [i, prefix.length];
       });
       if (best >= 0) return best;
       return catchAll >= 0 ? order.indexOf('') : order.length;
@@ -60,7 +61,9 @@ function spotlessLayout(order: string[], source: string): ImportLayout {
 
 /** The layout one build file declares, if any. */
 export function layoutDeclaredIn(path: string, text: string): ImportLayout | undefined {
-  if (/spring-javaformat/.test(text)) return springLayout(path);
+  // The formatter plugin alone orders nothing (spring-petclinic keeps jakarta after org.springframework);
+  // Spring's checkstyle rules enforce the order.
+  if (/spring-javaformat-checkstyle|SpringChecks/.test(text)) return springLayout(path);
   if (/palantirJavaFormat|palantir-java-format/.test(text)) return googleLayout('palantir-java-format', path);
   if (/googleJavaFormat|google-java-format|fmt-maven-plugin/.test(text)) return googleLayout('google-java-format', path);
   const gradle = /importOrder\s*\(([^)]*)\)/.exec(text);
