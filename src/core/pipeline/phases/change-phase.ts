@@ -8,6 +8,7 @@ import { runModelSegment } from '../model-segment.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
 import { taskOf } from './intake-phase.js';
+import { applyPrettierParity } from '../../engines/recipe/formatters/prettier-parity.js';
 import { DependencyUpdateSchema } from '../../phases/run-report-schema.js';
 import { planOf, type Segment } from './planning-phase.js';
 
@@ -126,12 +127,17 @@ async function recipeSegment(env: PipelineEnv, context: PhaseContext, task: Task
     editHistory: env.policy.editRules.historyFiles.default === 'edited',
     rules: views.rules,
   });
+  // Where the project declares Prettier, the files come out as it would leave them.
+  const formatted = await applyPrettierParity(
+    context.workspace,
+    result.changedFiles.map((f) => f.path),
+  );
   return {
     id: segment.id,
     engine: 'recipe',
     changedFiles: result.changedFiles.map((f) => ({ path: f.path, edits: f.edits.length })),
     skipped: result.skipped.map((s) => ({ path: s.path, reason: s.reason })),
-    notes: result.notes,
+    notes: [...result.notes, ...formatted],
     lockfilesToRefresh: result.lockfilesToRefresh,
     ...(result.updates?.length ? { updates: result.updates } : {}),
     ...(result.incomplete?.length ? { incomplete: result.incomplete } : {}),
