@@ -34,14 +34,18 @@ function addEntry(text: string, entries: JsonStringValue[], name: string, versio
   return isLast ? { start: close, end: close, text: `,${eol}${indent}${line}` } : { start: close + 1, end: close + 1, text: `${eol}${indent}${line},` };
 }
 
+/** At most this many source files are read to decide that nothing imports the old package any more. */
+const MAX_SCANNED_SOURCES = 5_000;
 const JS_SOURCE = /\.(m|c)?(j|t)sx?$/;
 
 /** Whether a JS/TS file this package.json owns (not a nested package's) still imports `pkg` or a path inside it. */
 async function packageImported(pkg: string, manifest: string, access: ManifestAccess): Promise<boolean> {
   const paths = new Set(access.paths);
   const quoted = [`'${pkg}'`, `"${pkg}"`, `'${pkg}/`, `"${pkg}/`, `\`${pkg}\``, `\`${pkg}/`];
-  for (const path of paths) {
-    if (!JS_SOURCE.test(path) || path.includes('node_modules/') || nearest(path, 'package.json', paths) !== manifest) continue;
+  const owned = [...paths].filter((path) => JS_SOURCE.test(path) && !path.includes('node_modules/') && nearest(path, 'package.json', paths) === manifest);
+  // Beyond this many files the package is taken as still imported: it stays, and the note says so.
+  if (owned.length > MAX_SCANNED_SOURCES) return true;
+  for (const path of owned) {
     const text = await access.read(path);
     if (text === undefined || quoted.some((q) => text.includes(q))) return true;
   }
