@@ -25,9 +25,9 @@ const failing = (pick: (r: CaseResult) => boolean) =>
     .join('\n');
 
 describe('the corpus itself', () => {
-  it('has at least 24 cases across Java, Go, TypeScript and Python and all four recipes, each stored small', () => {
+  it('has at least 24 cases across Java, Kotlin, Go, TypeScript and Python and all four recipes, each stored small', () => {
     expect(cases.length).toBeGreaterThanOrEqual(24);
-    expect(new Set(cases.map((c) => c.manifest.language))).toEqual(new Set(['java', 'go', 'typescript', 'python']));
+    expect(new Set(cases.map((c) => c.manifest.language))).toEqual(new Set(['java', 'kotlin', 'go', 'typescript', 'python']));
     expect(new Set(cases.flatMap((c) => c.manifest.recipes))).toEqual(new Set(['replace', 'migrate-import', 'bump-dependency', 'rename-symbol']));
     for (const c of cases) {
       const bytes = [...c.before.values(), ...c.after.values()].reduce((n, b) => n + b.length, 0) + statSync(join(c.dir, 'case.yaml')).size;

@@ -61,4 +61,31 @@ describe('Kotlin recipes', () => {
     expect(await run.text('src/main/kotlin/Order.kt')).toContain('fun plusAmount(amount: Money): Order {');
     expect(await run.text('src/main/kotlin/Use.kt')).toContain('o.plusAmount(m)');
   });
+
+  it('rename-symbol of a class renames an actual typealias that implements its expect class', async () => {
+    const files = {
+      'src/commonMain/kotlin/Sync.kt': 'package org.koin.mp\n\nexpect open class SyncCapable()\n',
+      'src/jvmMain/kotlin/Sync.kt': 'package org.koin.mp\n\nactual typealias SyncCapable = Any\n',
+      'src/commonMain/kotlin/Use.kt': 'package org.koin.mp\n\nclass Registry : SyncCapable()\n',
+    };
+    const run = await runRecipeStep(syntax, files, { recipe: 'rename-symbol', from: 'SyncCapable', to: 'Lockable', kind: 'class' });
+    expect(await run.text('src/jvmMain/kotlin/Sync.kt')).toBe('package org.koin.mp\n\nactual typealias Lockable = Any\n');
+    expect(await run.text('src/commonMain/kotlin/Sync.kt')).toContain('expect open class Lockable()');
+    expect(await run.text('src/commonMain/kotlin/Use.kt')).toContain('class Registry : Lockable()');
+  });
+
+  it('rename-symbol of a function renames calls of an extension function on a receiver', async () => {
+    const files = {
+      'src/main/kotlin/Sam.kt': 'package io.javalin\n\nfun <T> Consumer<T>.invokeWithAsSamWithReceiver(value: T) = accept(value)\n',
+      'src/main/kotlin/Router.kt': 'package io.javalin\n\nfun setupRoutes(setup: Consumer<String>) {\n    setup.invokeWithAsSamWithReceiver("x")\n}\n',
+    };
+    const run = await runRecipeStep(syntax, files, {
+      recipe: 'rename-symbol',
+      from: 'invokeWithAsSamWithReceiver',
+      to: 'invokeAsSamWithReceiver',
+      kind: 'function',
+    });
+    expect(await run.text('src/main/kotlin/Sam.kt')).toContain('fun <T> Consumer<T>.invokeAsSamWithReceiver(value: T)');
+    expect(await run.text('src/main/kotlin/Router.kt')).toContain('setup.invokeAsSamWithReceiver("x")');
+  });
 });

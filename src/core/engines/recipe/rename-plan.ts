@@ -174,11 +174,16 @@ function decideDeclaration(role: RoleOf<'declaration'>, kind: RenameKind, facts:
 }
 
 /** `x.name`: through a namespace import it is a module's symbol; otherwise a field or a method, told by the call and what is declared. */
+/** Whether `x` in `x.name` is a module: a namespace import, or `from pkg import mod` where `pkg.mod` is a declaring module. */
+function throughModule(role: RoleOf<'member'>, facts: RenameFacts, scan: FileScan): boolean {
+  if (!role.object) return false;
+  if (scan.namespaces.has(role.object)) return true;
+  const path = scan.importedPaths.get(role.object);
+  return path !== undefined && facts.modules?.has(path) === true;
+}
+
 function decideMember(role: RoleOf<'member'>, kind: RenameKind, facts: RenameFacts, scan: FileScan): Decision {
-  if (role.object && scan.namespaces.has(role.object)) return MEMBER.has(kind) ? undefined : 'rename';
-  // `from pkg import fields` then `fields.Enum(...)`: a module of the repository that declares the symbol.
-  const path = role.object ? scan.importedPaths.get(role.object) : undefined;
-  if (path && facts.modules?.has(path)) return MEMBER.has(kind) ? undefined : 'rename';
+  if (throughModule(role, facts, scan)) return MEMBER.has(kind) ? undefined : 'rename';
   if (kind === 'field') {
     if (role.implicit) return undefined;
     // A record component is read through its accessor, `r.name()`.
@@ -186,6 +191,10 @@ function decideMember(role: RoleOf<'member'>, kind: RenameKind, facts: RenameFac
     return !role.called || !facts.declared.has('method') ? 'rename' : undefined;
   }
   if (kind === 'method') return role.called || role.implicit || !facts.declared.has('field') ? 'rename' : undefined;
+  // A Kotlin extension function is called on a receiver (`setup.run()`): a call renames when the
+  // files declare the function and no method of that name.
+  if (kind === 'function' && scan.language === 'kotlin')
+    return role.called && facts.declared.has('function') && !facts.declared.has('method') ? 'rename' : undefined;
   return undefined;
 }
 

@@ -15,6 +15,10 @@ function typeKind(declaration: Node): DeclKind {
   return 'class';
 }
 
+function isActual(declaration: Node): boolean {
+  return declaration.namedChildren.some((c) => c?.type === 'modifiers' && /\bactual\b/.test(c.text));
+}
+
 function containerOf(node: Node): string {
   const type = ancestor(node, TYPE_NODES);
   return type ? nodeKey(type) : '';
@@ -28,8 +32,9 @@ function isMember(declaration: Node): boolean {
 
 function typeIdentifierRole(node: Node, parent: Node): SymbolRole {
   if (TYPE_NODES.has(parent.type)) return { role: 'declaration', kind: typeKind(parent), binder: parent };
+  // `actual typealias X = Y` is the actual of an `expect class X`: renamed with the class.
   if (parent.type === 'type_alias' && parent.namedChildren.find((c) => c?.type === 'type_identifier')?.id === node.id)
-    return { role: 'declaration', kind: 'type', binder: parent };
+    return { role: 'declaration', kind: isActual(parent) ? 'class' : 'type', binder: parent };
   if (parent.type === 'type_parameter') return { role: 'declaration', kind: 'type', binder: node };
   // An import alias (`import a.B as C`) binds a name of its own.
   if (parent.type === 'import_alias') return { role: 'import' };
