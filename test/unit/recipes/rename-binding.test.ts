@@ -89,3 +89,18 @@ describe('a scoped rename', () => {
     expect(run.result.incomplete).toBeUndefined();
   });
 });
+
+describe('a fully qualified name', () => {
+  it('Java: @org.junit.jupiter.api.Test stays when the repository renames its own Test class', async () => {
+    const files = {
+      'src/test/java/org/apache/commons/io/WalkerTest.java':
+        'package org.apache.commons.io;\n\npublic class WalkerTest {\n    static class Test {\n        Test() {}\n    }\n\n    @org.junit.jupiter.api.Test\n    void walk() {\n        Object o = new Test();\n        org.apache.commons.io.WalkerTest.Test t = (Test) o;\n    }\n}\n',
+    };
+    const run = await runRecipeStep(syntax, files, { recipe: 'rename-symbol', from: 'Test', to: 'TestFixture', kind: 'class' });
+    const text = await run.text('src/test/java/org/apache/commons/io/WalkerTest.java');
+    expect(text).toContain('    @org.junit.jupiter.api.Test\n');
+    expect(text).toContain('static class TestFixture {\n        TestFixture() {}');
+    expect(text).toContain('Object o = new TestFixture();');
+    expect(text).toContain('org.apache.commons.io.WalkerTest.TestFixture t = (TestFixture) o;');
+  });
+});

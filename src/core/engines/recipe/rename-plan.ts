@@ -28,11 +28,15 @@ export function moduleNamesOf(path: string, language: string): string[] {
   return parts.map((_, i) => parts.slice(i).join('.')).filter(Boolean);
 }
 
-/** Whether an import from `module` can name the repository's symbol: a relative import, a declaring module, or a package above one (a re-export). */
+/** Whether an import from `module` can name the repository's symbol: a relative import, a declaring module, a package above one (a re-export) or a type inside one. */
 function importsFromRepository(module: string | undefined, modules: ReadonlySet<string> | undefined): boolean {
   if (module === undefined || modules === undefined || module.startsWith('.')) return true;
   if (modules.has(module)) return true;
-  for (const declaring of modules) if (declaring.startsWith(`${module}.`)) return true;
+  for (const declaring of modules) {
+    if (declaring.startsWith(`${module}.`)) return true;
+    // A type nested in a declaring module's type (`org.acme.Outer.Inner`).
+    if (module.startsWith(`${declaring}.`) && /^[A-Z]/.test(module.slice(declaring.length + 1))) return true;
+  }
   return false;
 }
 
@@ -132,6 +136,14 @@ function decide(
   if (!kind) return 'rename';
   const role = site.role;
   if (foreign && namesForeignImport(site, resolve)) return undefined;
+  // A name written with its package (`@org.junit.jupiter.api.Test`) is that package's symbol.
+  if (
+    (role.role === 'value' || role.role === 'type-ref') &&
+    role.qualifier &&
+    /^[a-z_]/.test(role.qualifier) &&
+    !importsFromRepository(role.qualifier, facts.modules)
+  )
+    return undefined;
   switch (role.role) {
     case 'declaration':
       return decideDeclaration(role, kind, facts);

@@ -17,8 +17,8 @@ export interface RenameSite {
 export type SiteRole =
   | { role: 'declaration'; kind: DeclKind; lexical: boolean; bindScope: string; container?: string }
   | { role: 'import'; bindScope: string; module?: string }
-  | { role: 'type-ref' }
-  | { role: 'value' }
+  | { role: 'type-ref'; qualifier?: string }
+  | { role: 'value'; qualifier?: string }
   | { role: 'member'; called: boolean; object?: string; implicit?: boolean; arguments?: number }
   | { role: 'key'; functionValue: boolean; container: string }
   | { role: 'shorthand'; pattern: boolean; bindScope: string; container: string }

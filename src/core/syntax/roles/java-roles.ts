@@ -107,7 +107,9 @@ function scopedRole(node: Node, parent: Node): SymbolRole {
   const inImport = top.parent?.type === 'import_declaration';
   if (!inField(node, 'name')) return inImport ? { role: 'other' } : { role: 'value' };
   if (top.id !== parent.id) return inImport ? { role: 'other' } : { role: 'value' };
-  return inImport ? { role: 'import' } : { role: 'value' };
+  // A fully qualified name (`@org.junit.jupiter.api.Test`) names the symbol of that package.
+  const scope = parent.childForFieldName('scope')?.text.replace(/\s+/g, '');
+  return inImport ? { role: 'import' } : { role: 'value', ...(scope ? { qualifier: scope } : {}) };
 }
 
 export const JAVA_ROLES: LanguageRoles = {
@@ -131,7 +133,12 @@ export const JAVA_ROLES: LanguageRoles = {
   roleOf(node) {
     const parent = node.parent;
     if (!parent) return { role: 'other' };
-    if (node.type === 'type_identifier') return { role: 'type-ref' };
+    if (node.type === 'type_identifier') {
+      // `org.acme.Order` as a type: the last segment is the type, the rest its package.
+      const qualified = parent.type === 'scoped_type_identifier' && parent.lastNamedChild?.id === node.id;
+      const scope = qualified ? parent.text.slice(0, node.startIndex - parent.startIndex).replace(/[\s.]+$/, '') : undefined;
+      return scope && !/[<>]/.test(scope) ? { role: 'type-ref', qualifier: scope.replace(/\s+/g, '') } : { role: 'type-ref' };
+    }
     return identifierRole(node, parent);
   },
   // A field is in scope, as a bare name, throughout its class body.

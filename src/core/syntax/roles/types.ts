@@ -16,10 +16,10 @@ export type SymbolRole =
   | { role: 'declaration'; kind: DeclKind; binder: Node; container?: string; lexical?: boolean }
   /** Names an imported or re-exported symbol (`import { x }`, `from m import x`, the last segment of a Java import). */
   | { role: 'import' }
-  /** A name in type position. */
-  | { role: 'type-ref' }
+  /** A name in type position; `qualifier` is the dotted path written before it (`org.junit` in `org.junit.Test`), when the language says. */
+  | { role: 'type-ref'; qualifier?: string }
   /** A bare identifier in an expression. */
-  | { role: 'value' }
+  | { role: 'value'; qualifier?: string }
   /** `obj.name` (or a Java call without a receiver, `implicit`); `object` is the receiver when it is a plain identifier. */
   | { role: 'member'; called: boolean; object?: string; implicit?: boolean; arguments?: number }
   /** A key in an object literal, destructuring pattern or Go composite literal. */
