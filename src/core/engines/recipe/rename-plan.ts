@@ -117,6 +117,12 @@ function importsForeign(scan: FileScan, facts: RenameFacts): boolean {
   return scan.from.some((site) => site.role.role === 'import' && !importsFromRepository(site.role.module, facts.modules));
 }
 
+/** A name written with another package (`@org.junit.jupiter.api.Test`) is that package's symbol. */
+function qualifiedElsewhere(role: SiteRole, facts: RenameFacts): boolean {
+  if (role.role !== 'value' && role.role !== 'type-ref') return false;
+  return role.qualifier !== undefined && /^[a-z_]/.test(role.qualifier) && !importsFromRepository(role.qualifier, facts.modules);
+}
+
 /** A bare use or type reference bound by no declaration of this file: it names what the file imports. */
 function namesForeignImport(site: RenameSite, resolve: ReturnType<typeof resolver>): boolean {
   if (site.role.role !== 'type-ref' && site.role.role !== 'value') return false;
@@ -135,15 +141,7 @@ function decide(
 ): Decision {
   if (!kind) return 'rename';
   const role = site.role;
-  if (foreign && namesForeignImport(site, resolve)) return undefined;
-  // A name written with its package (`@org.junit.jupiter.api.Test`) is that package's symbol.
-  if (
-    (role.role === 'value' || role.role === 'type-ref') &&
-    role.qualifier &&
-    /^[a-z_]/.test(role.qualifier) &&
-    !importsFromRepository(role.qualifier, facts.modules)
-  )
-    return undefined;
+  if ((foreign && namesForeignImport(site, resolve)) || qualifiedElsewhere(role, facts)) return undefined;
   switch (role.role) {
     case 'declaration':
       return decideDeclaration(role, kind, facts);
