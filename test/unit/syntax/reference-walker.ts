@@ -59,6 +59,15 @@ const typeReference: Handler = ({ node, field, emit }) => {
   emit({ kind: 'reference', name: node.text }, node);
 };
 
+/** Java: a qualifier segment only inside a qualified type (`a` in `a.B`); the type of a class literal (`C.class`) is a reference. */
+const javaTypeReference: Handler = (visit) => {
+  if (visit.node.parent?.type !== 'scoped_type_identifier' && visit.node.nextSibling?.type === '.') {
+    if (visit.field !== 'name') visit.emit({ kind: 'reference', name: visit.node.text }, visit.node);
+    return;
+  }
+  return typeReference(visit);
+};
+
 const JAVA: Record<string, Handler> = {
   class_declaration: definition('class', true),
   record_declaration: definition('class', true),
@@ -78,7 +87,7 @@ const JAVA: Record<string, Handler> = {
     const name = nameOf(node);
     if (name && node.parent?.parent?.type === 'record_declaration') emit({ kind: 'definition', symbolKind: 'field', name: name.text, scope }, name);
   },
-  type_identifier: typeReference,
+  type_identifier: javaTypeReference,
   import_declaration: ({ node, emit }) => {
     const path = node.namedChildren.find((c) => c?.type === 'scoped_identifier' || c?.type === 'identifier');
     if (!path) return;
