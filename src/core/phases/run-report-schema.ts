@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Exhaustion } from '../budget/budget.js';
+import { UPDATE_TYPES } from '../versions/versions.js';
 
 /** The facts a run report states; validated before it is rendered. */
 export const Usage = z.strictObject({ used: z.number().int().nonnegative(), limit: z.number().int().nonnegative().optional() });
@@ -11,7 +12,7 @@ export const DependencyUpdateSchema = z.strictObject({
   package: z.string().min(1),
   from: z.string(),
   to: z.string(),
-  updateType: z.enum(['major', 'minor', 'patch', 'other', 'downgrade', 'same']),
+  updateType: z.enum(UPDATE_TYPES),
 });
 
 export const RunReportVerification = z

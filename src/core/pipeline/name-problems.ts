@@ -40,24 +40,24 @@ export function describeNames(problems: readonly NameProblem[]): string {
  * anything else is left for the model or the reviewer. Returns the paths it edited.
  */
 export async function dropUnusedGoImports(ws: Workspace, problems: readonly NameProblem[]): Promise<string[]> {
-  const byPath = new Map<string, number[]>();
-  for (const p of problems) if (p.kind === 'unused-import' && p.path.endsWith('.go')) byPath.set(p.path, [...(byPath.get(p.path) ?? []), p.line]);
+  const byPath = new Map<string, Extract<NameProblem, { kind: 'unused-import' }>[]>();
+  for (const p of problems) if (p.kind === 'unused-import' && p.path.endsWith('.go')) byPath.set(p.path, [...(byPath.get(p.path) ?? []), p]);
   const edited: string[] = [];
-  for (const [path, lines] of byPath) {
-    const text = new TextDecoder().decode(await ws.read(path));
-    const rows = text.split('\n');
-    const drop = new Set<number>();
-    for (const line of lines) {
-      const problem = problems.find((p) => p.kind === 'unused-import' && p.path === path && p.line === line);
-      const row = rows[line - 1] ?? '';
-      const spec = problem?.kind === 'unused-import' ? `"${problem.import}"` : undefined;
-      // `"path"` or `name "path"` inside a block, or `import ["name"] "path"` on its own line.
-      if (spec && new RegExp(`^\\s*(import\\s+)?([A-Za-z_.][\\w]*\\s+)?${spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\s*(//.*)?\\r?$`).test(row))
-        drop.add(line - 1);
-    }
+  for (const [path, unused] of byPath) {
+    const rows = new TextDecoder().decode(await ws.read(path)).split('\n');
+    const drop = new Set(unused.filter((p) => holdsOnlyImport(rows[p.line - 1] ?? '', p.import)).map((p) => p.line - 1));
     if (drop.size === 0) continue;
     await ws.write(path, new TextEncoder().encode(rows.filter((_, i) => !drop.has(i)).join('\n')));
     edited.push(path);
   }
   return edited.sort();
+}
+
+/** A line that is exactly one import of `path`: `"path"` or `name "path"` in a block, or `import [name] "path"`, a comment aside. */
+function holdsOnlyImport(row: string, path: string): boolean {
+  const comment = row.indexOf('//');
+  const words = (comment >= 0 ? row.slice(0, comment) : row).trim().split(/\s+/);
+  if (words[0] === 'import') words.shift();
+  if (words.length === 2 && /^[A-Za-z_.][\w]*$/.test(words[0]!)) words.shift();
+  return words.length === 1 && words[0] === `"${path}"`;
 }

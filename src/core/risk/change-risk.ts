@@ -1,3 +1,4 @@
+import type { DependencyUpdate } from '../versions/versions.js';
 import {
   fileRisk,
   fileRiskLevel,
@@ -13,14 +14,6 @@ import {
 import type { PathRules } from '../paths/path-rules.js';
 import type { ApprovalMinRisk } from '../policy/agent-policy.js';
 import type { TaskContract } from '../task/task-contract.js';
-
-/** A dependency version a change moves, as the bump recorded it. */
-export interface VersionMove {
-  package: string;
-  from: string;
-  to: string;
-  updateType: string;
-}
 
 /**
  * Who makes the change, from the task alone: a task with recipe steps is planned as recipes and
@@ -42,7 +35,7 @@ export function changeOriginOf(task: Pick<TaskContract, 'steps'>): ChangeOrigin 
 export function changeRisk(
   files: readonly RiskFile[],
   rules: PathRules,
-  options: { origin: ChangeOrigin; minRisk: ApprovalMinRisk; updates?: readonly VersionMove[]; incomplete?: readonly string[] },
+  options: { origin: ChangeOrigin; minRisk: ApprovalMinRisk; updates?: readonly DependencyUpdate[]; incomplete?: readonly string[] },
 ): RiskReport {
   const scored = scoreRisk({ files: [...files], rules, origin: options.origin, minRisk: options.minRisk });
   let level = scored.riskLevel;

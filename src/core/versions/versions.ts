@@ -10,7 +10,16 @@ import { compareMavenVersions, mavenNumbers } from './maven-version.js';
 export type VersionScheme = 'semver' | 'go' | 'maven' | 'pep440';
 
 /** How a bump moves a version, in Renovate's words; `downgrade` when the new version orders before the old. */
-export type UpdateType = 'major' | 'minor' | 'patch' | 'other' | 'downgrade' | 'same';
+export const UPDATE_TYPES = ['major', 'minor', 'patch', 'other', 'downgrade', 'same'] as const;
+export type UpdateType = (typeof UPDATE_TYPES)[number];
+
+/** One dependency version a bump moved, with the kind of update the ecosystem's version order gives it. */
+export interface DependencyUpdate {
+  package: string;
+  from: string;
+  to: string;
+  updateType: UpdateType;
+}
 
 /** Longer text is not a version a manifest declares: it is not parsed (a bound on cost). */
 const MAX_VERSION_TEXT = 256;

@@ -130,7 +130,7 @@ describe('approval threshold (agent.approval.minRisk)', () => {
 
 describe('dependency updates in the change risk', () => {
   const bump: ChangeOrigin = { engine: 'recipe', recipes: ['bump-dependency'] };
-  const options = (updateType: string) => ({
+  const options = (updateType: 'major' | 'minor') => ({
     origin: bump,
     minRisk: 'HIGH' as const,
     updates: [{ package: 'org.junit.jupiter:junit-jupiter', from: '5.10.2', to: updateType === 'major' ? '6.0.0' : '5.11.0', updateType }],

@@ -1,6 +1,7 @@
 import type { TreeSyntaxService } from '../../syntax/create-syntax-service.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import type { PathRules } from '../../paths/path-rules.js';
+import type { WritePolicy } from '../../paths/write-rules.js';
 import type { ApplyRecipeResult, FileRecipeResult, LineEdit, SkipReason } from './recipe-types.js';
 
 export interface ApplyRecipeOptions {
@@ -16,7 +17,7 @@ export interface ApplyRecipeOptions {
   /** The policy lets recipes edit release history everywhere. */
   editHistory?: boolean;
   /** The run's path rules: which files are lockfiles (never edited) and release history. */
-  rules: Pick<PathRules, 'isLockfile' | 'isHistory'>;
+  rules: Pick<PathRules, 'isLockfile' | 'isHistory'> & Partial<Pick<WritePolicy, 'inTaskScope'>>;
 }
 
 export type Readable = { text: string } | { reason: SkipReason };

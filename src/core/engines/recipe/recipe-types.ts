@@ -1,6 +1,8 @@
 import type { ImportLayout } from './import-placement/declared-layout.js';
 import type { SyntaxLanguage } from '../../syntax/types.js';
-import type { UpdateType } from '../../versions/versions.js';
+import type { DependencyUpdate } from '../../versions/versions.js';
+
+export type { DependencyUpdate } from '../../versions/versions.js';
 import type { TreeSyntaxService } from '../../syntax/create-syntax-service.js';
 
 /** One changed region, reported by whole lines: `line` is 1-based in the original text. */
@@ -25,14 +27,6 @@ export interface FileRecipeResult {
   occurrences?: number;
   /** The dependency versions the edit moves (bump-dependency). */
   updates?: DependencyUpdate[];
-}
-
-/** One dependency version moved, with the kind of update the ecosystem's version order gives it. */
-export interface DependencyUpdate {
-  package: string;
-  from: string;
-  to: string;
-  updateType: UpdateType;
 }
 
 /** A version in a Maven pom that is a `${property}` not defined in that pom: resolved against parent poms. */

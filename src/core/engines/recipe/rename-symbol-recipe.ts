@@ -100,7 +100,7 @@ function declaringModules(step: RenameSymbolStep, files: { path: string; scan: F
   const kind = step.kind;
   const out = new Set<string>();
   for (const { path, scan } of files) {
-    if (!scan.from.some((site) => site.role.role === 'declaration' && declaresKind([{ ...scan, from: [site] }], kind))) continue;
+    if (!declaresKind([scan], kind)) continue;
     for (const name of moduleNamesOf(path, scan.language)) out.add(name);
     if (scan.packageName) out.add(scan.packageName);
   }

@@ -34,27 +34,25 @@ function springLayout(source: string): ImportLayout {
   };
 }
 
-/** Spotless `importOrder('java', 'javax', '', ...)`: the longest declared prefix; `''` catches the rest; static imports last unless `\#` groups say where. */
+/** Spotless `importOrder('java', 'javax', '', ...)`: the longest declared prefix; `''` catches the rest; static imports last unless a `\#` group says where. */
 function spotlessLayout(order: string[], source: string): ImportLayout {
-  const normal = order.filter((p) => !p.startsWith('\\#') && !p.startsWith('#'));
-  const catchAll = normal.indexOf('');
+  const isStaticGroup = (group: string) => group.startsWith('\\#') || group.startsWith('#');
+  const staticAt = order.findIndex(isStaticGroup);
+  const catchAll = order.indexOf('');
   return {
     name: `Spotless importOrder(${order.map((p) => `'${p}'`).join(', ')})`,
     source,
     groupOf: (raw) => {
-      if (isStatic(raw)) {
-        const at = order.findIndex((p) => p.startsWith('\\#') || p.startsWith('#'));
-        return at >= 0 ? at : order.length;
-      }
+      if (isStatic(raw)) return staticAt >= 0 ? staticAt : order.length;
       let best = -1;
       let length = -1;
       // A group may name several prefixes (`'javax|java'`).
       order.forEach((group, i) => {
-        if (group.startsWith('\\#') || group.startsWith('#') || group === '') return;
+        if (isStaticGroup(group) || group === '') return;
         for (const prefix of group.split('|')) if (under(raw.key, prefix) && prefix.length > length) [best, length] = [i, prefix.length];
       });
       if (best >= 0) return best;
-      return catchAll >= 0 ? order.indexOf('') : order.length;
+      return catchAll >= 0 ? catchAll : order.length;
     },
   };
 }

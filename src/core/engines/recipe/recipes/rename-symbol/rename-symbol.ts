@@ -1,12 +1,24 @@
 import { languageForPath } from '../../../../syntax/language-for-path.js';
-import { RECIPE_STEPS } from '../../../../task/recipe-steps.js';
+import { compileGlobs } from '../../../../paths/glob.js';
+import { RECIPE_STEPS, type RenameSymbolStep } from '../../../../task/recipe-steps.js';
 import { withGoAlignment } from '../../go-alignment.js';
 import type { Recipe } from '../../recipe.js';
+import type { RecipeRun } from '../../recipe-run.js';
 import { editMatches } from '../../recipe-match.js';
 import { IDENT } from '../../suggestion.js';
 import { applyRenameSymbol, renameInWorkspace } from '../../rename-symbol-recipe.js';
 
 const applyToFile = withGoAlignment(applyRenameSymbol);
+
+/**
+ * Source files a scope leaves out (the step's paths, the task's, the run's `--paths`): read for
+ * uses the rename leaves behind. An unscoped rename reads none.
+ */
+function outsideScope(step: RenameSymbolStep, run: RecipeRun): string[] {
+  const inStep = step.paths ? compileGlobs(step.paths) : () => true;
+  const inTask = run.options.rules.inTaskScope ?? (() => true);
+  return run.workspace.paths().filter((path) => (!inStep(path) || !inTask(path)) && languageForPath(path) !== undefined && !run.options.rules.isLockfile(path));
+}
 
 /** An identifier renamed through the syntax tree; the whole workspace is planned at once (a clash anywhere refuses it). */
 export const renameSymbolRecipe: Recipe<'rename-symbol'> = {
@@ -23,8 +35,7 @@ export const renameSymbolRecipe: Recipe<'rename-symbol'> = {
       run.workspace,
       run.options.syntax,
       (path, forEditing) => run.read(path, forEditing),
-      // Source files the scope leaves out (a step or task with paths): read for uses left behind.
-      run.workspace.paths().filter((path) => !run.inScope.has(path) && languageForPath(path) !== undefined && !run.options.rules.isLockfile(path)),
+      outsideScope(step, run),
     ),
   editsHistory: false,
   converges: true,
