@@ -1,6 +1,6 @@
 // esbuild plugins for serverless-esbuild (custom.esbuild.plugins points here).
 //
-// The tree-sitter runtime and grammars are .wasm files that esbuild does not bundle, and they
+// The tree-sitter runtime, the grammars and the formatters (gofmt, ruff) are .wasm files that esbuild does not bundle, and they
 // live in packages (src/app/local/wasm-files.json says which file serves what). The worker
 // reads them from ONE directory named by DRAFTSMAN_WASM_DIR (src/app/local/node-grammar-loader.ts),
 // so after the worker's bundle is built this copies them into `<build dir>/__only_worker/wasm/`:
@@ -12,13 +12,13 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const WASM_FILES = require('../src/app/local/wasm-files.json');
-/** The grammars the syntax service loads: every file wasm-files.json names but the runtime (a test checks them against GRAMMAR_FOR_LANGUAGE). */
-const GRAMMARS = Object.keys(WASM_FILES).filter((name) => name !== 'tree-sitter');
+/** The grammars the syntax service loads: the `tree-sitter-<name>.wasm` files wasm-files.json names (a test checks them against GRAMMAR_FOR_LANGUAGE); the rest are the runtime and the formatters. */
+const GRAMMARS = Object.keys(WASM_FILES).filter((name) => path.basename(WASM_FILES[name]) === `tree-sitter-${name}.wasm`);
 const WASM_FUNCTIONS = { 'src/handlers/worker.ts': 'worker' };
 
 function wasmSources(serviceDir) {
   const modules = path.join(serviceDir, 'node_modules');
-  return [path.join(modules, WASM_FILES['tree-sitter']), ...GRAMMARS.map((g) => path.join(modules, WASM_FILES[g]))];
+  return Object.values(WASM_FILES).map((file) => path.join(modules, file));
 }
 
 function wasmAssets(serviceDir) {

@@ -12,6 +12,8 @@ export interface TreeSyntaxService extends SyntaxService {
   readonly languages: readonly SyntaxLanguage[];
   /** Parse `source` and run `fn` over the tree; the tree is freed afterwards, so `fn` must not keep nodes. */
   withTree<T>(language: SyntaxLanguage, source: string, fn: (tree: Tree) => T): T;
+  /** The loader the grammars came from; it supplies the other wasm tools too (the formatters). */
+  readonly loadWasm: GrammarLoader;
 }
 
 /**
@@ -98,6 +100,7 @@ export async function createSyntaxService(loadGrammar: GrammarLoader, options: S
 
   return {
     languages: [...parsers.keys()],
+    loadWasm: loadGrammar,
     languageFor,
     withTree,
     extractTags(path: string, source: string): SymbolTag[] {

@@ -188,6 +188,8 @@ describe('createSyntaxService', () => {
     const { createNodeGrammarLoader } = await import('../../../src/app/local/node-grammar-loader.js');
     const loader = createNodeGrammarLoader({ wasmDir: '/nonexistent-wasm-dir' });
     await expect(loader('java')).rejects.toMatchObject({ code: 'ENOENT', path: '/nonexistent-wasm-dir/tree-sitter-java.wasm' });
-    await expect(loader('../etc')).rejects.toThrow(/not a grammar name/);
+    await expect(loader('gofmt')).rejects.toMatchObject({ code: 'ENOENT', path: '/nonexistent-wasm-dir/gofmt.wasm' });
+    await expect(loader('../etc')).rejects.toThrow(/no wasm file for \.\.\/etc/);
+    await expect(loader('constructor')).rejects.toThrow(/no wasm file for constructor/);
   });
 });

@@ -1,6 +1,7 @@
 import type { RecipeStep } from '../../task/recipe-steps.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { applyRecipeToFile } from './apply-recipe-to-file.js';
+import { applyFormatterParity } from './formatters/formatter-parity.js';
 import { historyGuard } from './history-files.js';
 import { declaredJavaImportLayout } from './import-placement/declared-layout.js';
 import { recipeCandidates } from './recipe-candidates.js';
@@ -28,5 +29,8 @@ export async function applyRecipe(step: RecipeStep, workspace: Workspace, option
   const result = await recipeFor(step).apply(step, run);
   if (layout && result.changedFiles.some((f) => f.path.endsWith('.java')))
     result.notes.push(`Java imports placed as ${layout.name} orders them (declared in ${layout.source})`);
+  // Where the project declares a formatter, the changed files come out as it would leave them.
+  const changed = result.changedFiles.map((f) => f.path);
+  result.notes.push(...(await applyFormatterParity({ workspace, loadWasm: options.syntax.loadWasm }, changed)));
   return result;
 }

@@ -1,3 +1,4 @@
+import { applyFormatterParity } from '../../engines/recipe/formatters/formatter-parity.js';
 import { maxEditableBytes } from '../../policy/agent-policy.js';
 import { z } from 'zod';
 import { BudgetUsage, Exhaustion } from '../../budget/budget.js';
@@ -8,7 +9,6 @@ import { runModelSegment } from '../model-segment.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
 import { taskOf } from './intake-phase.js';
-import { applyPrettierParity } from '../../engines/recipe/formatters/prettier-parity.js';
 import { DependencyUpdateSchema } from '../../phases/run-report-schema.js';
 import { planOf, type Segment } from './planning-phase.js';
 
@@ -61,7 +61,7 @@ export function changePhase(env: PipelineEnv): PhaseHandler {
         if (await context.cancelled()) {
           return { output: { segments: results }, summary: 'cancelled between segments', stop: { state: 'CANCELLED', reason: 'CANCELLED' } };
         }
-        const result = segment.engine === 'recipe' ? await recipeSegment(env, context, task, segment) : await runModelSegment(env, context, task, segment);
+        const result = segment.engine === 'recipe' ? await recipeSegment(env, context, task, segment) : await modelSegment(env, context, task, segment);
         result.patchKey = await context.recordSegment(segment.id);
         results.push(result);
         await context.ledger.append({
@@ -114,6 +114,15 @@ export function changePhase(env: PipelineEnv): PhaseHandler {
   };
 }
 
+/** A model segment; a change it completed comes out as the project's formatter would leave it, as a recipe's does. */
+async function modelSegment(env: PipelineEnv, context: PhaseContext, task: TaskContract, segment: Segment): Promise<SegmentResult> {
+  const result = await runModelSegment(env, context, task, segment);
+  if (result.model && result.model.status !== 'DONE') return result;
+  const changed = result.changedFiles.map((f) => f.path);
+  const notes = await applyFormatterParity({ workspace: context.workspace, loadWasm: env.syntax.loadWasm }, changed);
+  return notes.length > 0 ? { ...result, notes: [...result.notes, ...notes] } : result;
+}
+
 async function recipeSegment(env: PipelineEnv, context: PhaseContext, task: TaskContract, segment: Segment): Promise<SegmentResult> {
   if (!segment.step) throw new Error(`segment ${segment.id} has no recipe step`);
   await context.runtime.use('recipe.apply', { segment: segment.id });
@@ -127,17 +136,12 @@ async function recipeSegment(env: PipelineEnv, context: PhaseContext, task: Task
     editHistory: env.policy.editRules.historyFiles.default === 'edited',
     rules: views.rules,
   });
-  // Where the project declares Prettier, the files come out as it would leave them.
-  const formatted = await applyPrettierParity(
-    context.workspace,
-    result.changedFiles.map((f) => f.path),
-  );
   return {
     id: segment.id,
     engine: 'recipe',
     changedFiles: result.changedFiles.map((f) => ({ path: f.path, edits: f.edits.length })),
     skipped: result.skipped.map((s) => ({ path: s.path, reason: s.reason })),
-    notes: [...result.notes, ...formatted],
+    notes: result.notes,
     lockfilesToRefresh: result.lockfilesToRefresh,
     ...(result.updates?.length ? { updates: result.updates } : {}),
     ...(result.incomplete?.length ? { incomplete: result.incomplete } : {}),

@@ -1,6 +1,5 @@
 import { RECIPE_STEPS, type BumpDependencyStep } from '../../../../task/recipe-steps.js';
 import { applyBumpDependency, bumpMismatches, manifestKindsForPackage } from '../../bump-dependency-recipe.js';
-import { withGoAlignment } from '../../go-alignment.js';
 import { listWords } from '../../list-words.js';
 import { lockfilesFor } from '../../lockfiles-to-refresh.js';
 import { manifestKindForPath } from '../../manifest-kind.js';
@@ -8,16 +7,16 @@ import { compiledRequirements, pinsLeft } from '../../manifests/pins-left.js';
 import type { Recipe } from '../../recipe.js';
 import { clip, editMatches, type RecipeMatch } from '../../recipe-match.js';
 import { editEachFile, finishRun, type RecipeRun } from '../../recipe-run.js';
-import type { FileRecipeResult, PendingMavenProperty, RecipeContext } from '../../recipe-types.js';
+import type { FileRecipeResult, PendingMavenProperty } from '../../recipe-types.js';
 import { NOT_A_PACKAGE } from '../../suggestion.js';
 import { resolveParentProperty } from './parent-poms.js';
 
-const applyToFile = withGoAlignment((step: BumpDependencyStep, file: { path: string; text: string }, _ctx: RecipeContext): FileRecipeResult | undefined => {
+const applyToFile = (step: BumpDependencyStep, file: { path: string; text: string }): FileRecipeResult | undefined => {
   const result = applyBumpDependency(step, file);
   if (!result) return undefined;
   const { pending: _pending, ...rest } = result;
   return rest.edits.length || rest.notes.length ? rest : undefined;
-});
+};
 
 /** A pom whose version is a property defined in a parent pom matches at the property's use: the parent is edited for it. */
 function matches(step: BumpDependencyStep, file: { path: string; text: string }): RecipeMatch[] {

@@ -1,6 +1,5 @@
 import { languageForPath } from '../../../../syntax/language-for-path.js';
 import { RECIPE_STEPS, type MigrateImportStep } from '../../../../task/recipe-steps.js';
-import { withGoAlignment } from '../../go-alignment.js';
 import { lockfilesFor } from '../../lockfiles-to-refresh.js';
 import { manifestKindForPath } from '../../manifest-kind.js';
 import { followThrough } from '../../manifests/follow-through.js';
@@ -13,7 +12,7 @@ import { MODULE } from '../../suggestion.js';
 import { editEachFile, finishRun, type RecipeRun } from '../../recipe-run.js';
 import { applySpanEdits } from '../../span-edits.js';
 
-const applyToFile = withGoAlignment(applyMigrateImport);
+const applyToFile = applyMigrateImport;
 
 /** The builds owning the changed files declare what the new imports need (edits with `version`, notes otherwise). */
 async function declareDependencies(step: MigrateImportStep, run: RecipeRun): Promise<void> {

@@ -1,14 +1,13 @@
 import { languageForPath } from '../../../../syntax/language-for-path.js';
 import { compileGlobs } from '../../../../paths/glob.js';
 import { RECIPE_STEPS, type RenameSymbolStep } from '../../../../task/recipe-steps.js';
-import { withGoAlignment } from '../../go-alignment.js';
 import type { Recipe } from '../../recipe.js';
 import type { RecipeRun } from '../../recipe-run.js';
 import { editMatches } from '../../recipe-match.js';
 import { IDENT } from '../../suggestion.js';
 import { applyRenameSymbol, renameInWorkspace } from '../../rename-symbol-recipe.js';
 
-const applyToFile = withGoAlignment(applyRenameSymbol);
+const applyToFile = applyRenameSymbol;
 
 /**
  * Source files a scope leaves out (the step's paths, the task's, the run's `--paths`): read for

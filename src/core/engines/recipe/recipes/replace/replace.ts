@@ -1,5 +1,4 @@
 import { RECIPE_STEPS, type ReplaceStep } from '../../../../task/recipe-steps.js';
-import { withGoAlignment } from '../../go-alignment.js';
 import type { Recipe } from '../../recipe.js';
 import { editMatches } from '../../recipe-match.js';
 import { applyFileByFile } from '../../recipe-run.js';
@@ -9,7 +8,7 @@ function quote(text: string): string {
   return `"${text.replace(/\s+/g, ' ')}"`;
 }
 
-const applyToFile = withGoAlignment<ReplaceStep>((step, file) => applyReplace(step, file.text));
+const applyToFile = (step: ReplaceStep, file: { path: string; text: string }) => applyReplace(step, file.text);
 
 /** A literal or pattern replaced in any text file. Not convergent: `a` -> `aa` matches again. */
 export const replaceRecipe: Recipe<'replace'> = {
@@ -17,7 +16,7 @@ export const replaceRecipe: Recipe<'replace'> = {
   step: RECIPE_STEPS.replace,
   isCandidate: () => true,
   applyToFile,
-  matches: (step, file, ctx) => editMatches(applyToFile(step, file, ctx)),
+  matches: (step, file) => editMatches(applyToFile(step, file)),
   leftAlone: () => [],
   apply: (_step, run) => applyFileByFile(run),
   editsHistory: false,
