@@ -1,6 +1,9 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WASM_FILES from '../../../src/app/local/wasm-files.json' with { type: 'json' };
 import { HARNESS_FULL_NAME, HARNESS_INSTALLATION_ID, HARNESS_REPOSITORY_ID, scopesOf } from '../../helpers/app-harness.js';
 import { LambdaModelProvider } from '../../../src/app/model/model-call.js';
 import { startLambdaStandin, startSsmStandin } from '../../helpers/bundle/aws-standins.js';
@@ -54,6 +57,10 @@ describe('the packaged Lambda bundles', () => {
       'worker',
     ]);
     for (const fn of Object.values(app.functions)) expect(fn.taskRoot.startsWith(process.cwd())).toBe(false);
+    // The worker's package holds every wasm file the loader reads by name: runtime, grammars and formatters.
+    const shipped = readdirSync(join(app.functions.worker.taskRoot, 'wasm')).sort();
+    expect(shipped).toEqual(Object.values(WASM_FILES).map((file) => basename(file)).sort());
+    expect(shipped).toEqual(expect.arrayContaining(['gofmt.wasm', 'ruff_fmt_bg.wasm']));
     // The cold starts read their secrets from SSM, decrypted: the webhook its secret (before the first event), the token functions the App key on first use.
     expect(app.ssm.calls.filter((c) => c.name.endsWith('/webhook-secret'))).toEqual([
       { name: '/draftsman/test/webhook-secret', withDecryption: true, accessKeyId: 'S3RVER' },
