@@ -3,6 +3,7 @@ import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeli
 import type { ModelProvider } from '../../core/ports.js';
 import { createMemoryFs } from '../local/memfs-adapter.js';
 import { createNodeSyntaxService } from '../local/node-grammar-loader.js';
+import { createSandboxVerifier, toolchainDirs } from '../local/sandbox-verifier.js';
 import { youngGenerationDuringIngestion } from '../runtime/young-generation.js';
 import { createModelProvider } from '../model/create-model-provider.js';
 import { gitIdentityOf, type CliIo } from './cli-io.js';
@@ -31,6 +32,7 @@ export async function runStage(run: CliRun, io: CliIo, reporter: TerminalReporte
         logger: run.logger,
         syntax: () => createNodeSyntaxService({ wasmDir: io.env.DRAFTSMAN_WASM_DIR }),
         ciStatus: { read: async () => ({ state: 'unavailable', checks: [] }) },
+        verifier: createSandboxVerifier({ toolchains: toolchainDirs(io.env.DRAFTSMAN_VERIFY_TOOLCHAINS) }),
         model: io.model ?? modelFromEnv(io.env),
         prices: parsePriceTable(io.env.DRAFTSMAN_MODEL_PRICES, 'DRAFTSMAN_MODEL_PRICES'),
         reporter,

@@ -41,6 +41,8 @@ export const ServeEnv = z.object({
   MODEL_PRICES: AppConfig.shape.MODEL_PRICES,
   LOG_LEVEL: AppConfig.shape.LOG_LEVEL,
   DRAFTSMAN_WASM_DIR: z.string().min(1).optional(),
+  /** Toolchain directories outside /usr the verification sandbox mounts read-only (colon-separated). */
+  DRAFTSMAN_VERIFY_TOOLCHAINS: z.string().min(1).optional(),
 });
 export type ServeEnv = z.infer<typeof ServeEnv>;
 

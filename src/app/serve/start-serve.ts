@@ -8,6 +8,7 @@ import { createGitHubApi, type GitHubRetryPolicy } from '../github/github-api.js
 import { LocalArtifactStore } from '../local/local-artifact-store.js';
 import { createMemoryFs } from '../local/memfs-adapter.js';
 import { createNodeSyntaxService } from '../local/node-grammar-loader.js';
+import { createSandboxVerifier, toolchainDirs } from '../local/sandbox-verifier.js';
 import { JsonLogger } from '../logger.js';
 import { createModelProvider } from '../model/create-model-provider.js';
 import { sweepOpenAgentPullRequests } from '../publisher/ci-feedback.js';
@@ -153,6 +154,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     logger: workerLogger,
     syntax,
     newFs: createMemoryFs,
+    verifier: createSandboxVerifier({ toolchains: toolchainDirs(settings.DRAFTSMAN_VERIFY_TOOLCHAINS) }),
     model: createModelProvider({
       provider: settings.MODEL_PROVIDER,
       model: settings.MODEL_NAME,

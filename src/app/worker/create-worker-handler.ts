@@ -95,6 +95,7 @@ function runAttemptPipeline(
       logger,
       syntax: deps.syntax,
       ciStatus: githubCiStatus(run.api, request.owner, request.repo),
+      verifier: deps.verifier,
       model: deps.model,
       prices: deps.prices,
       deadline: endsAt === undefined ? undefined : endsAt - DEADLINE_RESERVE_MS,

@@ -3,6 +3,7 @@ import type { PipelineDeps } from '../../core/pipeline/run-pipeline.js';
 import type { Clock, FsLike, ModelProvider } from '../../core/ports.js';
 import type { RunRequest } from '../../core/runs/run-request.js';
 import type { TreeSyntaxService } from '../../core/syntax/create-syntax-service.js';
+import type { Verifier } from '../../core/verify/verifier.js';
 import type { RunSession, RunSessionOpener } from '../dispatch/run-session-client.js';
 import type { GitHubApi } from '../github/github-api.js';
 import type { MetricLogger } from '../metrics/run-metrics.js';
@@ -18,6 +19,8 @@ export interface WorkerDeps {
   logger: MetricLogger & { redact?: (value: string) => void };
   syntax: () => Promise<TreeSyntaxService>;
   newFs: () => FsLike;
+  /** Runs the project's commands where the policy asks for it (`serve`: the local sandbox); none in the Lambda worker. */
+  verifier?: Verifier;
   model?: ModelProvider;
   /** Model prices (MODEL_PRICES): cost in the report, and what a policy cost cap is checked against. */
   prices?: PriceTable;

@@ -1,6 +1,7 @@
 import { runIdTrailer } from '../runs/run-branch.js';
 import { shortenAtWord } from '../util/shorten.js';
 import { GitBoundaryError } from './git-boundary-error.js';
+import { COMMAND_STATUS_TEXT, type CommandResult } from '../verify/command-result.js';
 import type { VerificationReport } from './verification-report.js';
 import { COMMIT_TYPES, type CommitType } from '../text/commit-types.js';
 
@@ -44,6 +45,13 @@ function subjectLine(input: CommitMessageInput, summary: string): string {
   return `${prefix}${shortenAtWord(summary, MAX_SUBJECT - prefix.length)}`;
 }
 
+/** A project command as one line of the trailer: what ran, where, and how it ended. */
+function commandLine(c: CommandResult, where: string | undefined): string {
+  if (c.status === 'NOT_RUN') return `not run: ${oneLine(c.run)}: ${oneLine(c.why ?? 'not started')}`;
+  const seconds = (c.durationMs / 1000).toFixed(1);
+  return `ran ${oneLine(c.run)}${c.cwd === '.' ? '' : ` in ${c.cwd}`}${where ? ` (${where})` : ''}: ${COMMAND_STATUS_TEXT[c.status]}, exit ${c.exitCode ?? 'none'}, ${seconds} s`;
+}
+
 /** The Verification lines: what ran and how it ended, then what did not run and why. */
 function verificationLines(report: VerificationReport): string[] {
   const lines: string[] = [];
@@ -51,6 +59,7 @@ function verificationLines(report: VerificationReport): string[] {
     if (c.status === 'SKIPPED') continue;
     lines.push(`- ${oneLine(c.name)}: ${c.status === 'PASSED' ? 'passed' : 'failed'}${c.detail ? ` (${oneLine(c.detail)})` : ''}`);
   }
+  for (const c of report.commands ?? []) lines.push(`- ${commandLine(c, report.commandsRanIn)}`);
   for (const n of report.notRun) lines.push(`- not run: ${oneLine(n.name)}: ${oneLine(n.why)}`);
   if (lines.length === 0) lines.push('- not run: no verification was recorded');
   return lines;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CommandResult } from '../verify/command-result.js';
 
 /** What the static verification found (filled by the phases; the commit message and PR body quote it). */
 export const VerificationReport = z.strictObject({
@@ -12,6 +13,9 @@ export const VerificationReport = z.strictObject({
     }),
   ),
   notRun: z.array(z.strictObject({ name: z.string().min(1), why: z.string().min(1) })),
+  /** The project's own commands verification ran (agent.verify), in order, and where they ran. */
+  commands: z.array(CommandResult).optional(),
+  commandsRanIn: z.string().optional(),
 });
 export type VerificationReport = z.infer<typeof VerificationReport>;
 

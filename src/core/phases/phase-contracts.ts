@@ -36,6 +36,7 @@ export const TOOL_NAMES = [
   'recipe.apply',
   'model.call',
   'verify.parse',
+  'verify.commands',
   'ci.read',
   'git.status',
   'git.diff',
@@ -171,12 +172,13 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
   regression_verification: contract({
     name: 'regression_verification',
     title: 'Verification',
-    goal: 'Prove statically that nothing in the change is broken or cheats.',
-    allowedTools: ['file.read', 'verify.parse', 'git.diff', 'git.status'],
+    goal: "Prove that nothing in the change is broken or cheats: static checks, and the project's own commands where agent.verify runs them.",
+    allowedTools: ['file.read', 'verify.parse', 'verify.commands', 'git.diff', 'git.status'],
     allowedFiles: 'none',
     outputs: ['verification_report'],
     stopConditions: ['verification done'],
-    budgets: { maxSteps: 10, maxTokens: 0, maxWallClockMs: 5 * MINUTE },
+    // The static checks, plus the longest command budget the policy allows (agent.verify.budgetSeconds, at most 2 hours).
+    budgets: { maxSteps: 10, maxTokens: 0, maxWallClockMs: 125 * MINUTE },
   }),
   diff_boundary_review: contract({
     name: 'diff_boundary_review',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Exhaustion } from '../budget/budget.js';
 import { UPDATE_TYPES } from '../versions/versions.js';
+import { CommandResult } from '../verify/command-result.js';
 
 /** The facts a run report states; validated before it is rendered. */
 export const Usage = z.strictObject({ used: z.number().int().nonnegative(), limit: z.number().int().nonnegative().optional() });
@@ -23,6 +24,9 @@ export const RunReportVerification = z
     notRun: z.array(z.strictObject({ name: z.string().min(1), why: z.string().min(1) })),
     /** What the secret scan found in the added lines; a secret-scan check is never shown as passed while this has entries. */
     secretFindings: z.array(z.strictObject({ rule: z.string().min(1), path: z.string(), line: z.number().int().nonnegative() })).default([]),
+    /** The project's own commands draftsman ran on the change (agent.verify), and where. */
+    commands: z.array(CommandResult).default([]),
+    commandsRanIn: z.string().optional(),
     /** The policy's `agent.build.commands`: what CI should run. */
     ciCommands: z.array(z.string().min(1)),
     /** The policy's `agent.build.defaultVerifier` (e.g. maven, npm). */

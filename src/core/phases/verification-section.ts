@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { cell, code, codeCell, fenced, inline, plural } from '../text/report-markdown.js';
+import { cell, code, codeCell, details, fenced, inline, plural } from '../text/report-markdown.js';
+import { COMMAND_STATUS_TEXT, type CommandResult } from '../verify/command-result.js';
 import { RunReportVerification } from './run-report-schema.js';
 
 // The PR body's Verification section: rendered with the report, and again by the publisher with
@@ -42,11 +43,13 @@ export function renderVerificationSection(input: z.input<typeof RunReportVerific
   const v = RunReportVerification.parse(input);
   const out: string[] = ['## Verification', ''];
   const checks = checksShown(v);
+  const ran = v.commands.some((c) => c.status !== 'NOT_RUN');
   if (checks.length > 0) {
-    out.push('**Checked by draftsman** (static checks; no build or test was run):', '', '| check | result | detail |', '|---|---|---|');
+    out.push(`**Checked by draftsman** (static checks${ran ? '' : '; no build or test was run'}):`, '', '| check | result | detail |', '|---|---|---|');
     for (const c of checks) out.push(`| ${cell(c.name)} | ${statusMark(c.status)} | ${cell(c.detail ?? '')} |`);
     out.push('');
   } else out.push('Draftsman ran no checks on this change.', '');
+  out.push(...commandLines(v));
   if (v.secretFindings.length > 0) {
     out.push(`**Secret scan findings** (publication is refused until they are removed):`, '', '| rule | file | line |', '|---|---|---|');
     for (const f of v.secretFindings.slice(0, MAX_FINDING_ROWS)) out.push(`| ${cell(f.rule)} | ${codeCell(f.path)} | ${f.line} |`);
@@ -65,6 +68,53 @@ export function renderVerificationSection(input: z.input<typeof RunReportVerific
 
   out.push(...ciResultLines(v.ci));
   return out.join('\n').trimEnd();
+}
+
+const COMMAND_MARK: Record<CommandResult['status'], string> = {
+  PASSED: '✅',
+  FAILED: '❌',
+  TIMED_OUT: '❌',
+  OUTPUT_LIMIT: '❌',
+  NO_TESTS: '⚠️',
+  NOT_RUN: '⏭️',
+};
+/** Failures listed per command before "…and N more". */
+const MAX_FAILURE_ROWS = 10;
+
+function failureLine(f: CommandResult['failures'][number]): string {
+  const where = f.file ? `${f.file}${f.line ? `:${f.line}` : ''}` : undefined;
+  const parts = [f.test ? code(f.test) : undefined, where ? code(where) : undefined, f.message ? inline(f.message) : undefined].filter(Boolean);
+  return `- ${parts.join(' — ')}`;
+}
+
+/**
+ * The project's commands draftsman ran: one row each with its real exit code and time, then
+ * for each that ran its parsed failures and the end of its output (scrubbed), as data.
+ */
+function commandLines(v: RunReportVerification): string[] {
+  if (v.commands.length === 0) return [];
+  const out = [
+    `**Run by draftsman** on the change${v.commandsRanIn ? ` (${inline(v.commandsRanIn)})` : ''}:`,
+    '',
+    '| command | directory | result | exit | time |',
+    '|---|---|---|---|---|',
+  ];
+  for (const c of v.commands) {
+    const result = `${COMMAND_MARK[c.status]} ${COMMAND_STATUS_TEXT[c.status]}${c.why ? `: ${c.why}` : ''}`;
+    const time = c.status === 'NOT_RUN' ? '' : `${(c.durationMs / 1000).toFixed(1)} s`;
+    out.push(`| ${codeCell(c.run)} | ${codeCell(c.cwd)} | ${cell(result)} | ${c.exitCode ?? ''} | ${time} |`);
+  }
+  out.push('');
+  for (const c of v.commands.filter((r) => r.status !== 'NOT_RUN')) {
+    const body = [
+      ...c.failures.slice(0, MAX_FAILURE_ROWS).map(failureLine),
+      ...(c.failures.length > MAX_FAILURE_ROWS ? [`- …and ${c.failures.length - MAX_FAILURE_ROWS} more`] : []),
+      ...(c.failures.length > 0 ? [''] : []),
+      ...(c.excerpt ? fenced('text', c.excerpt) : ['(no output)']),
+    ];
+    out.push(...details(`${code(c.run)}: ${COMMAND_STATUS_TEXT[c.status]} — ${c.excerpt ? 'end of its output' : 'no output'}`, body));
+  }
+  return out;
 }
 
 /**

@@ -17,6 +17,7 @@ import { reviewOf } from './phases/review-phase.js';
 import { verificationOf } from './phases/verification-phase.js';
 import { viewsFor, type PipelineEnv } from './pipeline-env.js';
 import { planRevisions } from './plan-revision.js';
+import { COMMAND_STATUS_TEXT, commandFailed } from '../verify/command-result.js';
 
 /** The outputs of the phases that ran, parsed. */
 interface Outputs {
@@ -99,6 +100,7 @@ export function buildRunReport(
     planRevisions: planRevisions(state.ledger ?? []).map((r) => ({ reason: r.reason, added: r.added, dropped: r.dropped })),
     warnings: [
       ...partialWarning(out),
+      ...checksFailingWarning(out),
       ...incompleteWarnings(change),
       ...budgetWarning(out, state.ledger),
       ...(discovery?.warnings ?? []).filter((w) => w.code !== 'LOCKFILE_NEEDS_REFRESH').map((w) => `${w.code}: ${w.message}`),
@@ -216,6 +218,8 @@ function verificationSection(env: PipelineEnv, { verification, review }: Outputs
     checks: [...staticChecks, ...scopeCheck],
     secretFindings: (verification?.secretFindings ?? []).map((f) => ({ rule: f.rule, path: f.path, line: f.line })),
     notRun: verification?.report.notRun ?? [{ name: 'required verification', why: `the run stopped before verification (${status})` }],
+    commands: verification?.report.commands ?? [],
+    ...(verification?.report.commandsRanIn ? { commandsRanIn: verification.report.commandsRanIn } : {}),
     ciCommands: env.policy.agent.build.commands,
     verifier: env.policy.agent.build.defaultVerifier,
   };
@@ -323,6 +327,14 @@ function partialWarning({ verification }: Outputs): string[] {
   if (!verification || verification.report.status !== 'FAILED') return [];
   const failed = verification.report.checks.filter((c) => c.status === 'FAILED').map((c) => `${c.name}: ${c.detail ?? 'failed'}`);
   return [`Partial change, published because agent.publishPartial is set: the change does not pass ${failed.join('; ')}.`];
+}
+
+/** Project checks that failed on a change published anyway (agent.verify.required: false): said first. */
+function checksFailingWarning({ verification }: Outputs): string[] {
+  const failing = (verification?.report.commands ?? []).filter(commandFailed);
+  if (failing.length === 0) return [];
+  const list = failing.map((c) => `\`${c.run}\` ${COMMAND_STATUS_TEXT[c.status]}${c.exitCode !== null ? ` (exit ${c.exitCode})` : ''}`).join('; ');
+  return [`Checks failing: ${list}. Published because agent.verify.required is false; see Verification.`];
 }
 
 /** A segment that left its change incomplete says so first: the change does not build as it stands. */

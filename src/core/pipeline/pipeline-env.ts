@@ -8,6 +8,7 @@ import type { RunRequest } from '../runs/run-request.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { policyViews, type PolicyViews } from '../paths/policy-views.js';
+import type { Verifier } from '../verify/verifier.js';
 
 /** Everything the phase handlers of one attempt share: ports, identities and the trusted policy. */
 export interface PipelineEnv {
@@ -16,6 +17,8 @@ export interface PipelineEnv {
   logger: Logger;
   syntax: TreeSyntaxService;
   ciStatus: CiStatusReader;
+  /** Runs the project's commands on the change where the policy asks for it (agent.verify); none where no runner is provided. */
+  verifier?: Verifier;
   model?: ModelProvider;
   /** Model prices from the deployment configuration; without one, cost is "n/a" and a policy cost cap refuses the model. */
   prices?: PriceTable;

@@ -35,6 +35,7 @@ import { preparePhase, PrepareOutput } from './phases/prepare-phase.js';
 import { repairPhase } from './phases/repair-phase.js';
 import { reviewPhase } from './phases/review-phase.js';
 import { verificationPhase } from './phases/verification-phase.js';
+import type { Verifier } from '../verify/verifier.js';
 
 export { ingestionPolicy } from './ingest-stage.js';
 
@@ -51,6 +52,8 @@ export interface PipelineDeps {
    */
   syntax: () => Promise<TreeSyntaxService>;
   ciStatus: CiStatusReader;
+  /** The runner of the project's commands (agent.verify), where this caller provides one. */
+  verifier?: Verifier;
   model?: ModelProvider;
   /** Model prices (deployment configuration) and the run's deadline on `clock`, when there is one. */
   prices?: PriceTable;
@@ -195,6 +198,7 @@ function pipelineEnv(
     logger: deps.logger,
     syntax,
     ciStatus: deps.ciStatus,
+    verifier: deps.verifier,
     model: deps.model,
     prices: deps.prices,
     deadline: deps.deadline,

@@ -186,11 +186,41 @@ export const AgentPolicy = z
               .array(z.string().min(1).max(1000))
               .max(50)
               .default([])
-              .describe('Commands CI should run, rendered into the PR body; draftsman never runs them.'),
+              .describe(
+                'Build and test commands (shell lines run from the repository root). Verification runs them on the change when `agent.verify.runner` is not none; the PR body shows them for CI either way. Without any, verification runs the commands the repository map infers for the modules the change touches.',
+              ),
             defaultVerifier: z.string().min(1).max(100).optional().describe('Name of the build tool shown next to the commands (e.g. maven, npm).'),
           })
           .prefault({})
-          .describe('Build and test commands, for reviewers and CI only.'),
+          .describe('Build and test commands: run by verification (agent.verify) and shown for CI.'),
+        verify: z
+          .strictObject({
+            runner: z
+              .enum(['none', 'local', 'codebuild'])
+              .default('none')
+              .describe(
+                'Where the project commands run before review: none (static checks only), local (a sandbox on the machine running the CLI or `serve`; refused where no sandbox is available), codebuild (the deployed App).',
+              ),
+            required: z
+              .boolean()
+              .default(true)
+              .describe('A change whose commands fail is not published (true), or is published with "checks failing" at the top of its body (false).'),
+            setup: z
+              .array(z.string().min(1).max(1000))
+              .max(20)
+              .default([])
+              .describe('Commands run before the checks in the same checkout, such as `npm ci` (they need `network: true` to reach a registry).'),
+            timeoutSeconds: count(3600).default(600).describe('Wall time of one command.'),
+            budgetSeconds: count(7200).default(1200).describe('Wall time of all commands of one verification; commands past it are not started.'),
+            maxOutputBytes: count(64 * 1024 * 1024)
+              .min(1024)
+              .default(4 * 1024 * 1024)
+              .describe('Output of one command past which it is stopped.'),
+            memoryMb: count(65536).min(64).optional().describe('Address-space limit per process of a command, when set.'),
+            network: z.boolean().default(false).describe('Whether commands may reach the network (package registries); off by default.'),
+          })
+          .prefault({})
+          .describe('Running the project\'s own build and tests on the change before review.'),
         riskRules: z.array(RiskRule).max(1000).default([]).describe('Extra risk levels by path; the highest matching level wins.'),
         approval: z
           .strictObject({

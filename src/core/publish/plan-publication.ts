@@ -226,6 +226,8 @@ function buildPlan(
     verification: {
       checks: candidate.verification.checks.map((c) => ({ name: c.name, status: c.status, detail: c.detail })),
       notRun: candidate.verification.notRun,
+      ...(candidate.verification.commands?.length ? { commands: candidate.verification.commands } : {}),
+      ...(candidate.verification.commandsRanIn ? { commandsRanIn: candidate.verification.commandsRanIn } : {}),
       ciCommands: policy.agent.build.commands,
       verifier: policy.agent.build.defaultVerifier,
     },

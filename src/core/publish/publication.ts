@@ -4,6 +4,7 @@ import type { FollowUp } from '../runs/follow-up.js';
 import type { RunRequest } from '../runs/run-request.js';
 import type { PublishError } from './publish-error.js';
 import type { TrustedAttemptState } from '../runs/attempts.js';
+import type { CommandResult } from '../verify/command-result.js';
 
 /** The run named by the storage key the event (or the CLI) points at: `runs/<owner>/<repo>/<runId>/`. */
 export interface StorageBinding {
@@ -122,6 +123,8 @@ export interface PublicationPlan {
   verification: {
     checks: { name: string; status: 'PASSED' | 'FAILED' | 'SKIPPED'; detail?: string }[];
     notRun: { name: string; why: string }[];
+    commands?: CommandResult[];
+    commandsRanIn?: string;
     ciCommands: string[];
     verifier?: string;
   };

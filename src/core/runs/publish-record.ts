@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CommandResult } from '../verify/command-result.js';
 import { RevisionEntry } from './revisions.js';
 
 const Sha = z.string().regex(/^[0-9a-f]{40}$/);
@@ -34,6 +35,8 @@ export const PublishRecord = z.object({
     .object({
       checks: z.array(z.object({ name: z.string().min(1), status: z.enum(['PASSED', 'FAILED', 'SKIPPED']), detail: z.string().optional() })),
       notRun: z.array(z.object({ name: z.string().min(1), why: z.string().min(1) })),
+      commands: z.array(CommandResult).optional(),
+      commandsRanIn: z.string().optional(),
       ciCommands: z.array(z.string().min(1)),
       verifier: z.string().optional(),
     })

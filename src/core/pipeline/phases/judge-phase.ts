@@ -7,6 +7,7 @@ import { revisedPlanPaths } from '../plan-revision.js';
 import { changeOf } from './change-phase.js';
 import { planOf } from './planning-phase.js';
 import { verificationOf } from './verification-phase.js';
+import { COMMAND_STATUS_TEXT, commandFailed } from '../../verify/command-result.js';
 
 /**
  * The judge, deterministic for recipe runs: the objective is met when applying each idempotent
@@ -79,8 +80,9 @@ function evidenceVerdict(
   report: VerificationReport,
   incomplete: readonly string[],
 ): { verdict?: JudgeVerdict['verdict']; reasons: string[] } {
-  const reasons = incomplete.map((why) => `incomplete: ${why}`);
-  if (report.status === 'PASSED') return { verdict: incomplete.length > 0 ? 'NEEDS_REVIEW' : undefined, reasons };
+  const failing = (report.commands ?? []).filter(commandFailed).map((c) => `project check failing: ${c.run} (${COMMAND_STATUS_TEXT[c.status]})`);
+  const reasons = [...failing, ...incomplete.map((why) => `incomplete: ${why}`)];
+  if (report.status === 'PASSED') return { verdict: reasons.length > 0 ? 'NEEDS_REVIEW' : undefined, reasons };
   if (env.policy.agent.publishPartial && isPartialFailure(report))
     return { verdict: 'NEEDS_REVIEW', reasons: ['required verification did not pass: published as a partial change (agent.publishPartial)', ...reasons] };
   return { verdict: 'REJECT', reasons: ['required verification did not pass', ...reasons] };

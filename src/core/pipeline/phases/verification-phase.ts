@@ -5,7 +5,9 @@ import { CHECK_NAMES, isPartialFailure, VerificationReport } from '../../git/ver
 import { detectCheats, packageScriptCheats } from '../../phases/anti-cheat.js';
 import type { NameProblem } from '../../syntax/name-bindings.js';
 import { describeNames, nameProblemsOf } from '../name-problems.js';
-import type { PhaseHandler } from '../../phases/orchestrator.js';
+import type { PhaseHandler, PhaseOutcome } from '../../phases/orchestrator.js';
+import { COMMAND_STATUS_TEXT } from '../../verify/command-result.js';
+import { runProjectChecks, type ProjectChecks } from '../project-checks.js';
 import { parseClusters, topLevelModule } from '../parse-clusters.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { taskOf } from './intake-phase.js';
@@ -21,10 +23,36 @@ export function verificationOf(outputs: Readonly<Record<string, unknown>>): Veri
   return VerificationOutput.parse(outputs.regression_verification);
 }
 
+function commandSummary(project: ProjectChecks | undefined): string {
+  if (!project || project.commands.length === 0) return `${project?.notRun.length ?? 0} command(s) left to CI`;
+  const ran = project.commands.filter((c) => c.status !== 'NOT_RUN');
+  return `${ran.length} project command(s) run, ${project.failed.length} failing`;
+}
+
 /**
- * Regression verification, static by design: every changed file parses, the
- * secret scan finds nothing, the anti-cheat detectors find nothing. Build commands are never
- * run here; the report lists them as not run, with why, for CI to run.
+ * Where the project's commands stop the run: the runner the policy asks for is not available,
+ * or a command failed, while the policy says the checks are required.
+ */
+function projectStop(env: PipelineEnv, project: ProjectChecks): Pick<PhaseOutcome, 'summary' | 'stop'> | undefined {
+  if (!env.policy.agent.verify.required) return undefined;
+  if (project.unavailable)
+    return {
+      summary: `the project checks cannot run: ${project.unavailable}`,
+      stop: { state: 'FAILED', reason: 'VERIFIER_UNAVAILABLE', details: { runner: env.policy.agent.verify.runner, why: project.unavailable } },
+    };
+  if (project.failed.length === 0) return undefined;
+  const failed = project.failed.map((c) => ({ command: c.run, cwd: c.cwd, status: c.status, exitCode: c.exitCode, failures: c.failures.slice(0, 10) }));
+  return {
+    summary: `project checks failed: ${project.failed.map((c) => `${c.run} (${COMMAND_STATUS_TEXT[c.status]})`).join('; ')}`,
+    stop: { state: 'FAILED', reason: 'CHECKS_FAILED', details: { commands: failed } },
+  };
+}
+
+/**
+ * Regression verification: every changed file parses, the secret scan, the name check and the
+ * anti-cheat detectors find nothing; then, where the policy asks for it (agent.verify), the
+ * project's own build and test commands run on the change in a sandbox. Commands that did not
+ * run are listed with why, for CI to run.
  */
 export function verificationPhase(env: PipelineEnv): PhaseHandler {
   return {
@@ -73,21 +101,16 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
           detail: cheats.length === 0 ? 'no finding' : cheats.map((c) => `${c.rule} in ${c.path}`).join('; '),
         },
       ];
-      const commands = env.policy.agent.build.commands;
-      const notRun =
-        commands.length > 0
-          ? commands.map((command) => ({
-              name: command,
-              why: 'draftsman never runs build commands; CI runs them on the draft PR and the results are added here',
-            }))
-          : [
-              {
-                name: 'build and tests',
-                why: 'draftsman never runs builds; the policy lists no agent.build.commands, so CI results are the only test evidence',
-              },
-            ];
       const failed = checks.some((c) => c.status === 'FAILED');
-      const report: VerificationReport = { status: failed ? 'FAILED' : 'PASSED', checks, notRun };
+      // The project's own commands run on a change whose static checks passed (agent.verify).
+      const project = failed ? undefined : await runProjectChecks(env, context);
+      const notRun = project?.notRun ?? [{ name: 'build and tests', why: 'not run: the static checks failed first' }];
+      const report: VerificationReport = {
+        status: failed ? 'FAILED' : 'PASSED',
+        checks,
+        notRun,
+        ...(project?.commands.length ? { commands: project.commands, ...(project.ranIn ? { commandsRanIn: project.ranIn } : {}) } : {}),
+      };
       const output: VerificationOutput = {
         report,
         cheats: cheats.map((c) => ({ rule: c.rule, path: c.path, line: c.line, snippet: c.snippet, severity: c.severity })),
@@ -100,6 +123,8 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
           stop: { state: 'BLOCKED', reason: 'SECRET_DETECTED', details: { findings: output.secretFindings } },
         };
       }
+      const stop = project && projectStop(env, project);
+      if (stop) return { output, ...stop };
       // A partial change the policy publishes: only the parse and name checks failed, and it says so (title and body).
       const partial = failed && env.policy.agent.publishPartial && isPartialFailure(report);
       if (failed && !partial) {
@@ -118,10 +143,11 @@ export function verificationPhase(env: PipelineEnv): PhaseHandler {
             .join('; ')}`,
           risks: checks.filter((c) => c.status === 'FAILED').map((c) => `${c.name}: ${c.detail ?? 'failed'}`),
         };
+      const failing = project?.failed ?? [];
       return {
         output,
-        summary: `required verification passed (${checks.length} checks); ${notRun.length} command(s) left to CI`,
-        risks: cheats.map((c) => `${c.rule} in ${c.path}`),
+        summary: `required verification passed (${checks.length} checks); ${commandSummary(project)}`,
+        risks: [...cheats.map((c) => `${c.rule} in ${c.path}`), ...failing.map((c) => `project check ${c.run}: ${COMMAND_STATUS_TEXT[c.status]}`)],
       };
     },
   };
