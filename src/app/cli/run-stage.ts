@@ -32,7 +32,7 @@ export async function runStage(run: CliRun, io: CliIo, reporter: TerminalReporte
         logger: run.logger,
         syntax: () => createNodeSyntaxService({ wasmDir: io.env.DRAFTSMAN_WASM_DIR }),
         ciStatus: { read: async () => ({ state: 'unavailable', checks: [] }) },
-        verifier: createSandboxVerifier({ toolchains: toolchainDirs(io.env.DRAFTSMAN_VERIFY_TOOLCHAINS) }),
+        verifier: createSandboxVerifier({ toolchains: toolchainDirs(io.env.DRAFTSMAN_VERIFY_TOOLCHAINS), bwrap: io.env.DRAFTSMAN_BWRAP }),
         model: io.model ?? modelFromEnv(io.env),
         prices: parsePriceTable(io.env.DRAFTSMAN_MODEL_PRICES, 'DRAFTSMAN_MODEL_PRICES'),
         reporter,

@@ -43,6 +43,8 @@ export const ServeEnv = z.object({
   DRAFTSMAN_WASM_DIR: z.string().min(1).optional(),
   /** Toolchain directories outside /usr the verification sandbox mounts read-only (colon-separated). */
   DRAFTSMAN_VERIFY_TOOLCHAINS: z.string().min(1).optional(),
+  /** The bubblewrap executable of the verification sandbox (default `bwrap` on the system PATH). */
+  DRAFTSMAN_BWRAP: z.string().min(1).optional(),
 });
 export type ServeEnv = z.infer<typeof ServeEnv>;
 

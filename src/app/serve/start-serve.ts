@@ -154,7 +154,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     logger: workerLogger,
     syntax,
     newFs: createMemoryFs,
-    verifier: createSandboxVerifier({ toolchains: toolchainDirs(settings.DRAFTSMAN_VERIFY_TOOLCHAINS) }),
+    verifier: createSandboxVerifier({ toolchains: toolchainDirs(settings.DRAFTSMAN_VERIFY_TOOLCHAINS), bwrap: settings.DRAFTSMAN_BWRAP }),
     model: createModelProvider({
       provider: settings.MODEL_PROVIDER,
       model: settings.MODEL_NAME,

@@ -1,0 +1,80 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandboxVerifier } from '../../../src/app/local/sandbox-verifier.js';
+import { cli, makeWorkingCopy } from '../cli/cli-harness.js';
+import { removeRoot, tempRoot } from '../pipeline/pipeline-harness.js';
+
+/**
+ * The project's own tests run on the change before review (agent.verify.runner: local): a
+ * change that breaks a test is refused, naming the test; one that passes says so in the PR body
+ * with the command's real output; with `required: false` a failing change publishes with
+ * "Checks failing" first; where no sandbox exists the run refuses and says why.
+ */
+const sandbox = await createSandboxVerifier().available();
+// CI installs bubblewrap and sets this: there the sandbox tests must run, never be skipped.
+if (!sandbox.ok && process.env.DRAFTSMAN_REQUIRE_SANDBOX) throw new Error(`the verification sandbox is required here: ${sandbox.why}`);
+
+const FILES = {
+  'package.json': '{\n  "name": "calc",\n  "version": "1.0.0",\n  "scripts": { "test": "node --test" }\n}\n',
+  'src/add.js': '// Adds two numbers.\nexports.add = (a, b) => a + b;\n',
+  'test/add.test.js':
+    "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../src/add.js');\n\ntest('add sums its arguments', () => assert.strictEqual(add(1, 2), 3));\n",
+};
+const policy = (verify: string) => `version: 1\nagent:\n  verify:\n    runner: local\n${verify}`;
+const task = (find: string, replace: string) =>
+  ['Change src/add.js', '', '```agent', 'steps:', '  - recipe: replace', `    find: "${find}"`, `    replace: "${replace}"`, '    paths: ["src/add.js"]', '```', ''].join('\n');
+
+describe.skipIf(!sandbox.ok)('the project checks run on the change in the sandbox', () => {
+  let root: string;
+  beforeAll(() => {
+    root = tempRoot('project-checks');
+  });
+  afterAll(() => removeRoot(root));
+
+  const run = (name: string, policyText: string, find: string, replace: string, env: Record<string, string> = {}) => {
+    const repo = join(root, name);
+    makeWorkingCopy(repo, { ...FILES, '.agent-policy.yaml': policyText });
+    return cli(['run', repo, '--task', task(find, replace), '--out', join(root, `state-${name}`), '--json'], { env });
+  };
+
+  it('a change that breaks a test is refused, naming the failing test; nothing is published', async () => {
+    const result = await run('breaks', policy(''), 'a + b', 'a - b');
+    expect(result.code).toBe(1);
+    expect(result.json).toMatchObject({ status: 'FAILED', reason: 'CHECKS_FAILED' });
+    const text = JSON.stringify(result.json);
+    expect(text).toContain('npm run test');
+    expect(text).toContain('add sums its arguments');
+    expect(result.json!.artifacts?.['pr-candidate.json']).toBeUndefined();
+  }, 120_000);
+
+  it('a change that passes says so in the PR body, with what ran, where, and the end of its real output', async () => {
+    const result = await run('passes', policy(''), 'Adds two numbers.', 'Returns the sum of two numbers.');
+    expect(result.json).toMatchObject({ status: 'COMPLETED' });
+    const body = readFileSync(result.json!.artifacts['pr-body.md'], 'utf8');
+    expect(body).toContain('**Run by draftsman** on the change (local sandbox (bubblewrap)):');
+    expect(body).toMatch(/\| `npm run test` \| `\.` \| ✅ passed \| 0 \| \d+\.\d s \|/);
+    expect(body).toContain('# pass 1');
+    expect(body).not.toContain('no build or test was run');
+    const trailer = readFileSync(result.json!.artifacts['pr-candidate.json'], 'utf8');
+    expect(trailer).toMatch(/ran npm run test \(local sandbox \(bubblewrap\)\): passed, exit 0/);
+  }, 120_000);
+
+  it('with required: false a failing change publishes, the failure first in the body and the judge asking for review', async () => {
+    const result = await run('optional', policy('    required: false\n'), 'a + b', 'a - b');
+    expect(result.json).toMatchObject({ status: 'COMPLETED' });
+    const body = readFileSync(result.json!.artifacts['pr-body.md'], 'utf8');
+    expect(body).toContain('Checks failing: `npm run test` failed (exit 1). Published because agent.verify.required is false');
+    expect(body).toMatch(/\| `npm run test` \| `\.` \| ❌ failed \| 1 \|/);
+    expect(body).toContain('add sums its arguments');
+    const candidate = JSON.parse(readFileSync(result.json!.artifacts['pr-candidate.json'], 'utf8'));
+    expect(candidate.judge).toMatchObject({ verdict: 'NEEDS_REVIEW', reasons: expect.arrayContaining(['project check failing: npm run test (failed)']) });
+  }, 120_000);
+
+  it('where no sandbox can start, runner local refuses with the reason', async () => {
+    const result = await run('nosandbox', policy(''), 'Adds two numbers.', 'Returns the sum.', { DRAFTSMAN_BWRAP: '/nonexistent/bwrap' });
+    expect(result.code).toBe(1);
+    expect(result.json).toMatchObject({ status: 'FAILED', reason: 'VERIFIER_UNAVAILABLE' });
+    expect(JSON.stringify(result.json)).toContain('bubblewrap (bwrap) is not installed here');
+  }, 120_000);
+});
