@@ -31,7 +31,7 @@ const LAYERS = [
 const CORE_FLOORS = [
   ['errors'],
   ['ports'],
-  ['objects', 'util', 'versions'],
+  ['objects', 'util', 'versions', 'verify'],
   ['artifacts', 'budget', 'syntax', 'text'],
   ['policy', 'workspace'],
   ['task'],

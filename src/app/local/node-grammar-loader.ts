@@ -15,7 +15,6 @@ export interface NodeGrammarLoaderOptions {
   wasmDir?: string;
 }
 
-
 /**
  * The installed file that serves the runtime and each grammar (`wasm-files.json`, which the
  * Lambda packaging reads too: infra/esbuild-plugins.cjs). The runtime comes with its JavaScript

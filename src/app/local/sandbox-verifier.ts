@@ -227,8 +227,13 @@ function runCommand(bwrap: string, args: string[], limits: VerifyLimits, timeLef
     let timedOut = false;
     let outputLimited = false;
     const child = spawn(bwrap, args, { env: LAUNCHER_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-    // Killing the launcher ends the sandbox's init (--die-with-parent), and with it the PID namespace.
-    const stop = () => child.kill('SIGKILL');
+    // Killing the launcher ends the sandbox's init (--die-with-parent), and with it the PID namespace;
+    // its pipes are closed on our side too, so that nothing left writing can hold the run open.
+    const stop = () => {
+      child.kill('SIGKILL');
+      child.stdout.destroy();
+      child.stderr.destroy();
+    };
     const timer = setTimeout(
       () => {
         timedOut = true;
@@ -248,7 +253,14 @@ function runCommand(bwrap: string, args: string[], limits: VerifyLimits, timeLef
     const finish = (exitCode: number | null) => {
       clearTimeout(timer);
       const killed = timedOut || outputLimited;
-      resolve({ exitCode: killed ? null : exitCode, durationMs: performance.now() - started, timedOut, outputLimited, outputBytes: output.total, output: output.text() });
+      resolve({
+        exitCode: killed ? null : exitCode,
+        durationMs: performance.now() - started,
+        timedOut,
+        outputLimited,
+        outputBytes: output.total,
+        output: output.text(),
+      });
     };
     child.on('error', (error) => {
       output.add(Buffer.from(`could not start the sandbox: ${error.message}\n`));
@@ -271,7 +283,10 @@ export function createSandboxVerifier(options: SandboxVerifierOptions = {}): Ver
     available() {
       availability ??= probe(bwrap, options.tmpDir).then((r): Availability => {
         if (r.error?.code === 'ENOENT')
-          return { ok: false, why: 'bubblewrap (bwrap) is not installed here, so no sandbox is available: install it (apt-get install bubblewrap) or set agent.verify.runner: none' };
+          return {
+            ok: false,
+            why: 'bubblewrap (bwrap) is not installed here, so no sandbox is available: install it (apt-get install bubblewrap) or set agent.verify.runner: none',
+          };
         if (r.code !== 0) return { ok: false, why: `bubblewrap cannot create its namespaces here (${r.stderr.trim().split('\n')[0] || `exit ${r.code}`})` };
         return { ok: true };
       });
@@ -289,7 +304,8 @@ export function createSandboxVerifier(options: SandboxVerifierOptions = {}): Ver
           const left = request.limits.budgetMs - (performance.now() - started);
           if (failedSetup) outcomes.push(skipped(command, `the setup command \`${failedSetup}\` failed`));
           else if (left <= 0) outcomes.push(skipped(command, 'the verification budget (agent.verify.budgetSeconds) was spent'));
-          else if (!checkoutPath(join(root, 'src'), command.cwd) && command.cwd !== '.') outcomes.push(skipped(command, `its directory ${command.cwd} is not in the repository`));
+          else if (!checkoutPath(join(root, 'src'), command.cwd) && command.cwd !== '.')
+            outcomes.push(skipped(command, `its directory ${command.cwd} is not in the repository`));
           else {
             const outcome = { command, ...(await runCommand(bwrap, bwrapArgs(root, command, request.limits, toolchains), request.limits, left)) };
             outcomes.push(outcome);

@@ -1,7 +1,8 @@
 import type { PhaseContext } from '../phases/orchestrator.js';
-import { commandFailed, commandResultOf, type CommandResult } from '../verify/command-result.js';
+import { commandFailed, type CommandResult } from '../verify/command-result.js';
+import { commandResultOf } from './command-outcome.js';
 import type { CheckoutFile } from '../verify/verifier.js';
-import { verifyCommands, verifyLimits } from '../verify/verify-commands.js';
+import { verifyCommands, verifyLimits } from './verify-commands.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { discoveredMap } from './discovered-map.js';
 import { discoveryOf } from './phases/discovery-phase.js';
@@ -45,12 +46,18 @@ export async function runProjectChecks(env: PipelineEnv, context: PhaseContext):
   const none = { commands: [], failed: [] };
   if (settings.runner === 'none') return { ...none, notRun: notRunAll(env, CI_ONLY) };
   const verifier = env.verifier?.runner === settings.runner ? env.verifier : undefined;
-  const availability = verifier ? await verifier.available() : { ok: false as const, why: `agent.verify.runner is ${settings.runner}, which this installation does not provide` };
+  const availability = verifier
+    ? await verifier.available()
+    : { ok: false as const, why: `agent.verify.runner is ${settings.runner}, which this installation does not provide` };
   if (!availability.ok) return { ...none, notRun: notRunAll(env, availability.why), unavailable: availability.why };
   const changed = context.workspace.changes().map((c) => c.path);
   const map = await discoveredMap(env, context.outputs.discovery ? discoveryOf(context.outputs) : undefined);
   const commands = verifyCommands(env.policy, map, changed);
-  if (commands.length === 0) return { ...none, notRun: [{ name: 'build and tests', why: 'the policy lists no agent.build.commands and the repository map found no build or test command' }] };
+  if (commands.length === 0)
+    return {
+      ...none,
+      notRun: [{ name: 'build and tests', why: 'the policy lists no agent.build.commands and the repository map found no build or test command' }],
+    };
   const limits = verifyLimits(env.policy);
   await context.runtime.use('verify.commands', { commands: commands.length });
   const run = await verifier!.run({ files: () => candidateFiles(context.workspace), commands, limits });

@@ -220,7 +220,7 @@ export const AgentPolicy = z
             network: z.boolean().default(false).describe('Whether commands may reach the network (package registries); off by default.'),
           })
           .prefault({})
-          .describe('Running the project\'s own build and tests on the change before review.'),
+          .describe("Running the project's own build and tests on the change before review."),
         riskRules: z.array(RiskRule).max(1000).default([]).describe('Extra risk levels by path; the highest matching level wins.'),
         approval: z
           .strictObject({

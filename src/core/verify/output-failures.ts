@@ -39,11 +39,23 @@ const LINE_RULES: readonly LineRule[] = [
   { format: 'pytest', pattern: /^(?:FAILED|ERROR) (\S+?)::(\S+)(?: - (.*))?$/, failure: (m) => ({ file: m[1], test: m[2], message: m[3] && clip(m[3]) }) },
   { format: 'unittest', pattern: /^(?:FAIL|ERROR): (\S+) \(([^)]+)\)/, failure: (m) => ({ test: `${m[2]}.${m[1]}`.replace(/\.(\w+)\.\1$/, '.$1') }) },
   { format: 'TAP', pattern: /^\s*not ok \d+ - (.+?)(?:\s+#.*)?$/, failure: (m) => ({ test: m[1] }) },
-  { format: 'maven surefire', pattern: /^\[ERROR\]\s+(?:Tests run:.*<<< FAIL.*-- in )?([\w.$]+)\.(\w+):(\d+) (.*)$/, failure: (m) => ({ test: `${m[1]}.${m[2]}`, line: Number(m[3]), message: clip(m[4]) }) },
+  {
+    format: 'maven surefire',
+    pattern: /^\[ERROR\]\s+(?:Tests run:.*<<< FAIL.*-- in )?([\w.$]+)\.(\w+):(\d+) (.*)$/,
+    failure: (m) => ({ test: `${m[1]}.${m[2]}`, line: Number(m[3]), message: clip(m[4]) }),
+  },
   { format: 'javac', pattern: /^\[ERROR\] (\S+\.(?:java|kt)):\[(\d+),\d+\] (.*)$/, failure: (m) => ({ file: m[1], line: Number(m[2]), message: clip(m[3]) }) },
-  { format: 'tsc', pattern: /^(\S+\.[cm]?[jt]sx?)\((\d+),\d+\): error (TS\d+: .*)$/, failure: (m) => ({ file: m[1], line: Number(m[2]), message: clip(m[3]) }) },
+  {
+    format: 'tsc',
+    pattern: /^(\S+\.[cm]?[jt]sx?)\((\d+),\d+\): error (TS\d+: .*)$/,
+    failure: (m) => ({ file: m[1], line: Number(m[2]), message: clip(m[3]) }),
+  },
   { format: 'tsc', pattern: /^(\S+\.[cm]?[jt]sx?):(\d+):\d+ - error (TS\d+: .*)$/, failure: (m) => ({ file: m[1], line: Number(m[2]), message: clip(m[3]) }) },
-  { format: 'compiler', pattern: /^(\S+\.(?:go|py|rs|c|h|cpp|kt|java|swift)):(\d+)(?::\d+)?: (.*)$/, failure: (m) => ({ file: m[1], line: Number(m[2]), message: clip(m[3]) }) },
+  {
+    format: 'compiler',
+    pattern: /^\s*(\S+\.(?:go|py|rs|c|h|cpp|kt|java|swift)):(\d+)(?::\d+)?: (.*)$/,
+    failure: (m) => ({ file: m[1], line: Number(m[2]), message: clip(m[3]) }),
+  },
 ];
 
 const NO_TESTS: readonly RegExp[] = [

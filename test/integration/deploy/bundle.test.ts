@@ -59,7 +59,11 @@ describe('the packaged Lambda bundles', () => {
     for (const fn of Object.values(app.functions)) expect(fn.taskRoot.startsWith(process.cwd())).toBe(false);
     // The worker's package holds every wasm file the loader reads by name: runtime, grammars and formatters.
     const shipped = readdirSync(join(app.functions.worker.taskRoot, 'wasm')).sort();
-    expect(shipped).toEqual(Object.values(WASM_FILES).map((file) => basename(file)).sort());
+    expect(shipped).toEqual(
+      Object.values(WASM_FILES)
+        .map((file) => basename(file))
+        .sort(),
+    );
     expect(shipped).toEqual(expect.arrayContaining(['gofmt.wasm', 'ruff_fmt_bg.wasm']));
     // The cold starts read their secrets from SSM, decrypted: the webhook its secret (before the first event), the token functions the App key on first use.
     expect(app.ssm.calls.filter((c) => c.name.endsWith('/webhook-secret'))).toEqual([

@@ -23,7 +23,18 @@ const FILES = {
 };
 const policy = (verify: string) => `version: 1\nagent:\n  verify:\n    runner: local\n${verify}`;
 const task = (find: string, replace: string) =>
-  ['Change src/add.js', '', '```agent', 'steps:', '  - recipe: replace', `    find: "${find}"`, `    replace: "${replace}"`, '    paths: ["src/add.js"]', '```', ''].join('\n');
+  [
+    'Change src/add.js',
+    '',
+    '```agent',
+    'steps:',
+    '  - recipe: replace',
+    `    find: "${find}"`,
+    `    replace: "${replace}"`,
+    '    paths: ["src/add.js"]',
+    '```',
+    '',
+  ].join('\n');
 
 describe.skipIf(!sandbox.ok)('the project checks run on the change in the sandbox', () => {
   let root: string;

@@ -60,7 +60,9 @@ describe('Prettier parity', () => {
     expect(semi).toMatchObject({ label: 'Prettier (options from package.json)' });
     expect(semi && 'format' in semi ? await semi.format('const a = 1;\n', 'a.ts') : undefined).toBe('const a = 1\n');
     const dep = await createMemoryRepo({ 'package.json': '{ "devDependencies": { "prettier": "^3.0.0" } }\n' });
-    expect(await declaredPrettier({ workspace: dep.workspace, loadWasm }, ['a.ts'])).toMatchObject({ label: 'Prettier (options from package.json (Prettier defaults))' });
+    expect(await declaredPrettier({ workspace: dep.workspace, loadWasm }, ['a.ts'])).toMatchObject({
+      label: 'Prettier (options from package.json (Prettier defaults))',
+    });
     expect(await declaredPrettier({ workspace: dep.workspace, loadWasm }, ['a.go'])).toBeUndefined();
   });
 });

@@ -9,14 +9,7 @@ beforeAll(async () => {
 });
 
 // Black-clean at line length 60, with single quotes kept where a project skips string normalisation.
-const CLEAN = [
-  "from app.store import load",
-  '',
-  '',
-  'def run(name):',
-  "    return load(name, cache=True, retries=3)",
-  '',
-].join('\n');
+const CLEAN = ['from app.store import load', '', '', 'def run(name):', '    return load(name, cache=True, retries=3)', ''].join('\n');
 const rename = { recipe: 'rename-symbol', from: 'load', to: 'load_the_configuration_from_disk' };
 const WRAPPED = [
   'from app.store import load_the_configuration_from_disk',

@@ -1,6 +1,6 @@
 import type { AgentPolicy } from '../policy/agent-policy.js';
 import type { Command, RepoMap } from '../repomap/repo-map-schema.js';
-import type { VerifyCommand, VerifyLimits } from './verifier.js';
+import type { VerifyCommand, VerifyLimits } from '../verify/verifier.js';
 
 /**
  * Which commands verification runs: the policy's setup commands first, then the policy's
