@@ -123,17 +123,21 @@ function commandLines(v: RunReportVerification): string[] {
  * `markdown` are removed so the section stays well delimited.
  */
 export function replaceVerificationSection(body: string, markdown: string): string {
-  const content = markdown.split(VERIFICATION_START).join('').split(VERIFICATION_END).join('').trim();
-  const section = markedSection(content);
+  const section = markedSection(markdown.trim());
   const start = body.indexOf(VERIFICATION_START);
   const end = start >= 0 ? body.indexOf(VERIFICATION_END, start) : -1;
   if (start >= 0 && end > start) return body.slice(0, start) + section + body.slice(end + VERIFICATION_END.length);
   return `${body.trimEnd()}\n\n${section}\n`;
 }
 
-/** Blank lines around the content keep the comment markers separate HTML blocks in any renderer. */
+/**
+ * The section between its markers. Markers inside the content (a command's output may print
+ * them) are removed so the section stays well delimited; blank lines around the content keep
+ * the comment markers separate HTML blocks in any renderer.
+ */
 export function markedSection(content: string): string {
-  return `${VERIFICATION_START}\n\n${content}\n\n${VERIFICATION_END}`;
+  const clean = content.split(VERIFICATION_START).join('').split(VERIFICATION_END).join('');
+  return `${VERIFICATION_START}\n\n${clean}\n\n${VERIFICATION_END}`;
 }
 
 /** The checks as shown: a secret scan with findings is failed, whatever the check recorded. */
