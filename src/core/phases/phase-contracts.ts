@@ -162,12 +162,13 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
   local_repair: contract({
     name: 'local_repair',
     title: 'Repair',
-    goal: 'Repair what the change broke (files that no longer parse), cluster by cluster.',
-    allowedTools: [...READ_TOOLS, 'file.edit', 'file.create', 'file.write', 'verify.parse', 'model.call'],
+    goal: "Repair what the change broke (files that no longer parse, names left unbound, the project's own checks where agent.verify runs them), cluster by cluster.",
+    allowedTools: [...READ_TOOLS, 'file.edit', 'file.create', 'file.write', 'verify.parse', 'verify.commands', 'model.call'],
     allowedFiles: 'targets',
     outputs: ['repair_segments'],
     stopConditions: ['every changed file parses', 'repair budget exhausted'],
-    budgets: { maxSteps: 30, maxTokens: 80_000, maxWallClockMs: 10 * MINUTE },
+    // Model rounds, plus the project's checks before and after each (agent.verify.budgetSeconds each, at most 2 hours).
+    budgets: { maxSteps: 30, maxTokens: 80_000, maxWallClockMs: 10 * MINUTE + 3 * 120 * MINUTE },
   }),
   regression_verification: contract({
     name: 'regression_verification',

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { commandFailed, type CommandResult } from '../verify/command-result.js';
 import { commandResultOf } from './command-outcome.js';
@@ -41,7 +42,30 @@ function notRunAll(env: PipelineEnv, why: string): { name: string; why: string }
   return [{ name: 'build and tests', why: `${why}; the policy lists no agent.build.commands, so CI results are the only test evidence` }];
 }
 
+/** The last checks run per attempt, by the change they ran on: verification reuses repair's last run of the same change. */
+const lastRun = new WeakMap<PipelineEnv, { change: string; checks: ProjectChecks }>();
+
+/** What identifies the change the commands run on: every changed path with its mode and content. */
+async function changeDigest(workspace: Workspace): Promise<string> {
+  const hash = createHash('sha256');
+  for (const change of [...workspace.changes()].sort((a, b) => (a.path < b.path ? -1 : 1))) {
+    hash.update(`${change.path}\0${change.kind}\0${change.kind === 'DELETED' ? '' : (workspace.entry(change.path)?.mode ?? '')}\0`);
+    if (change.kind !== 'DELETED') hash.update(await workspace.read(change.path));
+  }
+  return hash.digest('hex');
+}
+
+/** The project's checks on the change as it stands, run once per distinct change of an attempt. */
 export async function runProjectChecks(env: PipelineEnv, context: PhaseContext): Promise<ProjectChecks> {
+  const change = await changeDigest(context.workspace);
+  const last = lastRun.get(env);
+  if (last?.change === change) return last.checks;
+  const checks = await runChecks(env, context);
+  lastRun.set(env, { change, checks });
+  return checks;
+}
+
+async function runChecks(env: PipelineEnv, context: PhaseContext): Promise<ProjectChecks> {
   const settings = env.policy.agent.verify;
   const none = { commands: [], failed: [] };
   if (settings.runner === 'none') return { ...none, notRun: notRunAll(env, CI_ONLY) };

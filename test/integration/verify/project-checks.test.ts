@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxVerifier } from '../../../src/app/local/sandbox-verifier.js';
+import { OpenAiChatProvider } from '../../../src/app/model/openai-chat-provider.js';
+import { answer, callTools, startScriptedModelServer } from '../../helpers/scripted-model-server.js';
 import { cli, makeWorkingCopy } from '../cli/cli-harness.js';
 import { removeRoot, tempRoot } from '../pipeline/pipeline-harness.js';
 
@@ -43,10 +45,10 @@ describe.skipIf(!sandbox.ok)('the project checks run on the change in the sandbo
   });
   afterAll(() => removeRoot(root));
 
-  const run = (name: string, policyText: string, find: string, replace: string, env: Record<string, string> = {}) => {
+  const run = (name: string, policyText: string, find: string, replace: string, env: Record<string, string> = {}, model?: OpenAiChatProvider) => {
     const repo = join(root, name);
     makeWorkingCopy(repo, { ...FILES, '.agent-policy.yaml': policyText });
-    return cli(['run', repo, '--task', task(find, replace), '--out', join(root, `state-${name}`), '--json'], { env });
+    return cli(['run', repo, '--task', task(find, replace), '--out', join(root, `state-${name}`), '--json'], { env, model });
   };
 
   it('a change that breaks a test is refused, naming the failing test; nothing is published', async () => {
@@ -87,5 +89,30 @@ describe.skipIf(!sandbox.ok)('the project checks run on the change in the sandbo
     expect(result.code).toBe(1);
     expect(result.json).toMatchObject({ status: 'FAILED', reason: 'VERIFIER_UNAVAILABLE' });
     expect(JSON.stringify(result.json)).toContain('bubblewrap (bwrap) is not installed here');
+  }, 120_000);
+
+  it('with a model, a failing check goes to repair with its failures, and the repaired change publishes with the checks passing', async () => {
+    const requests: string[] = [];
+    const fixed = '// Adds two numbers.\nexports.sum = (a, b) => a + b;\nexports.add = exports.sum;\n';
+    const server = await startScriptedModelServer({
+      script: (body, index) => {
+        requests.push(JSON.stringify(body));
+        return index === 0 ? callTools({ name: 'file_write', arguments: { path: 'src/add.js', content: fixed } }) : answer('Kept add as an alias of sum.');
+      },
+    });
+    try {
+      const model = new OpenAiChatProvider({ baseUrl: server.baseUrl, model: 'scripted-1', maxRetries: 0 });
+      const result = await run('repaired', policy(''), 'exports.add =', 'exports.sum =', {}, model);
+      expect(result.json).toMatchObject({ status: 'COMPLETED' });
+      // The repair segment was told what failed: the command, the failing test, the end of its output.
+      expect(requests[0]).toContain('npm run test');
+      expect(requests[0]).toContain('add sums its arguments');
+      // It may run the checks itself, within its budget.
+      expect(requests[0]).toMatch(/"verify[._]commands"/);
+      const body = readFileSync(result.json!.artifacts['pr-body.md'], 'utf8');
+      expect(body).toMatch(/\| `npm run test` \| `\.` \| ✅ passed \| 0 \|/);
+    } finally {
+      await server.close();
+    }
   }, 120_000);
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineLlmTool, type LlmTool } from '../../engines/llm/index.js';
 import { diffWorkspaceChanges } from '../../git/git-diff.js';
 import { redactSecrets, type SecretPathRules } from '../../secrets/secret-scan.js';
+import { checkTools } from './check-tools.js';
 import { editTools } from './edit-tools.js';
 import { historyTools } from './history-tools.js';
 import { navigatorTools } from './navigator-tools.js';
@@ -26,6 +27,7 @@ export function segmentTools(input: SegmentToolsInput): LlmTool<any>[] {
     ...diffTools(ctx),
     ...historyTools({ workspace: ctx.workspace, ledger: input.context.ledger, phase: input.context.phase, rules: ctx.views.rules }),
     ...planTools({ ...input, allowed: ctx.allowed }),
+    ...checkTools(input),
   ];
 }
 

@@ -7,6 +7,8 @@ import { parseClusters, topLevelModule } from '../parse-clusters.js';
 import type { PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
 import { taskOf } from './intake-phase.js';
+import { COMMAND_STATUS_TEXT, type CommandResult } from '../../verify/command-result.js';
+import { runProjectChecks } from '../project-checks.js';
 import { planOf } from './planning-phase.js';
 
 export const RepairOutput = z.object({
@@ -18,6 +20,8 @@ export const RepairOutput = z.object({
   ciClusters: z.array(z.object({ id: z.string(), files: z.array(z.string()) })).default([]),
   /** Names the change left unresolved or imports it left unused: found, fixed by a recipe follow-up, fixed by the model, left. */
   names: z.object({ found: z.number().int(), byRecipe: z.array(z.string()), remaining: z.number().int() }).optional(),
+  /** The project's own checks (agent.verify) with a model: commands failing before repair, model rounds, commands failing after. */
+  checks: z.object({ failing: z.number().int(), rounds: z.number().int(), remaining: z.number().int() }).optional(),
 });
 export type RepairOutput = z.infer<typeof RepairOutput>;
 
@@ -67,6 +71,8 @@ export function repairPhase(env: PipelineEnv): PhaseHandler {
       }
       const names = await repairNames(env, context, task);
       if ('stop' in names) return names.stop;
+      const checks = clusters.length === 0 ? await repairChecks(env, context, task) : { summary: undefined };
+      if ('stop' in checks) return checks.stop;
       const output: RepairOutput = {
         clustersFound: found,
         repaired: repaired.sort(),
@@ -78,6 +84,7 @@ export function repairPhase(env: PipelineEnv): PhaseHandler {
         iterations,
         ciClusters: ci.map((c) => ({ id: c.id, files: c.files.map((f) => f.path) })),
         names: names.summary,
+        ...(checks.summary ? { checks: checks.summary } : {}),
       };
       if (clusters.length > 0) {
         return {
@@ -124,4 +131,47 @@ async function repairNames(
     problems = await changedNameProblems(context.workspace);
   }
   return { summary: { found, byRecipe, remaining: problems.length } };
+}
+
+/** Failures, then the end of the output, of the commands that failed: what a repair segment is told. */
+function checkProblems(failed: readonly CommandResult[]): string[] {
+  return failed.flatMap((c) => [
+    `\`${c.run}\`${c.cwd === '.' ? '' : ` in ${c.cwd}`} ${COMMAND_STATUS_TEXT[c.status]}${c.exitCode !== null ? ` (exit ${c.exitCode})` : ''}`,
+    ...c.failures.slice(0, 10).map((f) => [f.test, f.file && `${f.file}${f.line ? `:${f.line}` : ''}`, f.message].filter(Boolean).join(' — ')),
+    ...(c.excerpt ? [`end of its output:\n${c.excerpt.split('\n').slice(-15).join('\n')}`] : []),
+  ]);
+}
+
+/** Most files one checks repair segment may edit: the changed files first, then those the failures name. */
+const MAX_CHECK_REPAIR_FILES = 20;
+
+/**
+ * The project's own checks, with a model: run them on the change; while some fail, a bounded
+ * number of repair segments get the failures (tests, file:line, the end of the output) and may
+ * edit the changed files and the files the failures name; the checks run again after each.
+ * Verification runs them once more on the final change and decides.
+ */
+async function repairChecks(
+  env: PipelineEnv,
+  context: PhaseContext,
+  task: TaskContract,
+): Promise<{ summary: RepairOutput['checks'] } | { stop: PhaseOutcome }> {
+  if (!env.model || env.policy.agent.verify.runner === 'none') return { summary: undefined };
+  let checks = await runProjectChecks(env, context);
+  const failing = checks.failed.length;
+  let rounds = 0;
+  for (; rounds < MAX_REPAIR_ITERATIONS && checks.failed.length > 0; rounds++) {
+    if (await context.cancelled()) return { stop: { output: null, summary: 'cancelled', stop: { state: 'CANCELLED', reason: 'CANCELLED' } } };
+    const named = checks.failed
+      .flatMap((c) => c.failures.map((f) => f.file))
+      .filter((p): p is string => p !== undefined && context.workspace.entry(p) !== undefined);
+    const files = [...new Set([...context.workspace.changes().map((c) => c.path), ...named])].slice(0, MAX_CHECK_REPAIR_FILES);
+    const id = `repair-checks-${rounds + 1}`;
+    await runModelSegment(env, context, task, { id, engine: 'llm', paths: files, problems: checkProblems(checks.failed) });
+    await context.recordSegment(id);
+    const stop = await stopForScope(env, context, await guardScope(env, context, task, context.workspace), null);
+    if (stop) return { stop };
+    checks = await runProjectChecks(env, context);
+  }
+  return { summary: { failing, rounds, remaining: checks.failed.length } };
 }
