@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,15 @@ import { removeRoot, tempRoot } from '../pipeline/pipeline-harness.js';
 const sandbox = await createSandboxVerifier().available();
 // CI installs bubblewrap and sets this: there the sandbox tests must run, never be skipped.
 if (!sandbox.ok && process.env.DRAFTSMAN_REQUIRE_SANDBOX) throw new Error(`the verification sandbox is required here: ${sandbox.why}`);
+
+/** A Python installation with pytest, to mount into the sandbox (undefined when none is on PATH). */
+function pythonWithPytest(): string | undefined {
+  try {
+    return execFileSync('python3', ['-c', 'import sys, pytest; print(sys.base_prefix)'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
 
 const FILES = {
   'package.json': '{\n  "name": "calc",\n  "version": "1.0.0",\n  "scripts": { "test": "node --test" }\n}\n',
@@ -115,4 +125,45 @@ describe.skipIf(!sandbox.ok)('the project checks run on the change in the sandbo
       await server.close();
     }
   }, 120_000);
+
+  const python = pythonWithPytest();
+  it.skipIf(!python)(
+    'pytest: a change that breaks a test is refused with the failing test named; the passing change shows pytest passed',
+    async () => {
+      const files = {
+        'pyproject.toml': '[project]\nname = "calc"\nversion = "1.0.0"\n',
+        'calc/__init__.py': '',
+        'calc/ops.py': 'def add(a, b):\n    """Adds two numbers."""\n    return a + b\n',
+        'tests/test_ops.py': 'from calc.ops import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n',
+      };
+      const pyTask = (find: string, replace: string) =>
+        [
+          'Change calc/ops.py',
+          '',
+          '```agent',
+          'steps:',
+          '  - recipe: replace',
+          `    find: "${find}"`,
+          `    replace: "${replace}"`,
+          '    paths: ["calc/ops.py"]',
+          '```',
+          '',
+        ].join('\n');
+      const env = { DRAFTSMAN_VERIFY_TOOLCHAINS: python! };
+      const runPy = (name: string, find: string, replace: string) => {
+        const repo = join(root, name);
+        makeWorkingCopy(repo, { ...files, '.agent-policy.yaml': policy('') });
+        return cli(['run', repo, '--task', pyTask(find, replace), '--out', join(root, `state-${name}`), '--json'], { env });
+      };
+      const broken = await runPy('py-breaks', 'a + b', 'a - b');
+      expect(broken.json).toMatchObject({ status: 'FAILED', reason: 'CHECKS_FAILED' });
+      expect(JSON.stringify(broken.json)).toContain('"test":"test_add"');
+      const fine = await runPy('py-passes', 'Adds two numbers.', 'Returns the sum of two numbers.');
+      expect(fine.json).toMatchObject({ status: 'COMPLETED' });
+      const body = readFileSync(fine.json!.artifacts['pr-body.md'], 'utf8');
+      expect(body).toMatch(/\| `python -m pytest -q` \| `\.` \| ✅ passed \| 0 \|/);
+      expect(body).toContain('1 passed');
+    },
+    120_000,
+  );
 });
