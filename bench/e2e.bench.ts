@@ -18,6 +18,7 @@ import { mavenMultiModuleRepo } from '../test/fixtures/realistic-repos.js';
 import { DEMO_POLICY, MIGRATION_TASK as DEMO_TASK } from '../test/fixtures/migration-task.js';
 import { runNodeChild, type MemoryPeak } from './child-process.js';
 import { runCliTimed } from './cli-child.js';
+import { createSandboxVerifier } from '../src/app/local/sandbox-verifier.js';
 import type { BenchRecord } from './bench-record.js';
 
 export type { BenchRecord };
@@ -50,13 +51,25 @@ interface ChildResult extends MemoryPeak {
 }
 
 /** The child's command line: `run --publish` with the task, or `map` (ingestion + repository map). */
-function cliArgs(command: 'run' | 'map', repo: string, taskFile: string, out: string): string[] {
-  return command === 'run' ? ['run', repo, '--task-file', taskFile, '--out', out, '--publish', '--json'] : ['map', repo, '--out', out, '--json'];
+function cliArgs(command: Command, repo: string, taskFile: string, out: string, policy?: string): string[] {
+  const withPolicy = policy ? ['--policy', policy] : [];
+  if (command === 'map') return ['map', repo, '--out', out, '--json'];
+  return ['run', repo, '--task-file', taskFile, '--out', out, ...(command === 'run' ? ['--publish'] : []), '--json', ...withPolicy];
 }
 
+/** `run` publishes; `check` is the same run without publishing (the verification pair runs on an already published repository). */
+type Command = 'run' | 'map' | 'check';
+
+/**
+ * The policy of the verification run: the sandbox runs one command that reads every file of the
+ * checkout, so the record is what verification adds by itself (writing the checkout, starting
+ * the sandbox, reading the result), not the project's own test time.
+ */
+const VERIFY_POLICY = 'version: 1\nagent:\n  build:\n    commands: ["find . -type f | wc -l"]\n  verify:\n    runner: local\n';
+
 /** In the child: one `draftsman run --publish --json` (or `map --json`), timed, with its memory peak. */
-async function childMain(command: 'run' | 'map', repo: string, taskFile: string, out: string): Promise<void> {
-  const { ms, code, summary, ...peak } = await runCliTimed(cliArgs(command, repo, taskFile, out));
+async function childMain(command: Command, repo: string, taskFile: string, out: string, policy?: string): Promise<void> {
+  const { ms, code, summary, ...peak } = await runCliTimed(cliArgs(command, repo, taskFile, out, policy));
   process.stdout.write(
     `${JSON.stringify({ ms, code, status: summary.status, reason: summary.reason, phases: summary.phases, ...peak } satisfies ChildResult)}\n`,
   );
@@ -165,14 +178,53 @@ export async function runE2eBench(options: { files?: number; timeoutMs?: number 
         records.push({ name: `${c.name}.wall`, size: c.size, value: NaN, unit: 'ms', note: `FAILED: ${(error as Error).message}` });
       }
     }
+    records.push(...(await verificationRecords(root, cases[1], options.timeoutMs)));
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
   return records;
 }
 
+/**
+ * What verification in the sandbox adds per run: the same run on the generated repository
+ * twice, side by side, without and with `agent.verify.runner: local`; the ratio is of the
+ * verification stage and of the whole run.
+ */
+async function verificationRecords(root: string, c: { size: number; repo: string; task: string }, timeoutMs = 10 * 60_000): Promise<BenchRecord[]> {
+  const available = await createSandboxVerifier().available();
+  if (!available.ok) return [{ name: 'e2e.verify.generated.wall', size: c.size, value: NaN, unit: 'ms', note: `not measured: ${available.why}` }];
+  const policyFile = join(root, 'verify-policy.yaml');
+  writeFileSync(policyFile, VERIFY_POLICY);
+  const run = (name: string, policy?: string) =>
+    runNodeChild<ChildResult>(self, ['--child', 'check', c.repo, c.task, join(root, `state-verify-${name}`), ...(policy ? [policy] : [])], { timeoutMs });
+  const plain = await run('off');
+  const verified = await run('local', policyFile);
+  const stage = (r: ChildResult) => (r.phases ?? []).find((p) => p.phase === 'regression_verification')?.ms ?? NaN;
+  const outcome = (r: ChildResult) => `exit ${r.code}, ${r.status ?? 'no status'}${r.reason ? ` (${r.reason})` : ''}`;
+  return [
+    {
+      name: 'e2e.verify.generated.wall',
+      size: c.size,
+      value: round(verified.ms),
+      unit: 'ms',
+      baseline: round(plain.ms),
+      ratio: round(verified.ms / plain.ms, 2),
+      note: `run (not published) with agent.verify.runner: local (one command reading the whole checkout), ${outcome(verified)}; baseline = the same run without verification, ${outcome(plain)}`,
+    },
+    {
+      name: 'e2e.verify.generated.stage',
+      size: c.size,
+      value: stage(verified),
+      unit: 'ms',
+      baseline: stage(plain),
+      ratio: round(stage(verified) / stage(plain), 2),
+      note: 'the verification stage with the sandbox (checkout written, sandbox started, output read) vs static checks only',
+    },
+  ];
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  if (process.argv[2] === '--child') await childMain(process.argv[3] === 'map' ? 'map' : 'run', process.argv[4], process.argv[5], process.argv[6]);
+  if (process.argv[2] === '--child') await childMain(process.argv[3] as Command, process.argv[4], process.argv[5], process.argv[6], process.argv[7]);
   else {
     const i = process.argv.indexOf('--files');
     const records = await runE2eBench({ files: i >= 0 ? Number(process.argv[i + 1]) : undefined });

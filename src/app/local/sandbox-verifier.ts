@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, normalize, posix } from 'node:path';
+import { dirname, isAbsolute, join, posix } from 'node:path';
 import type { CheckoutFile, CommandOutcome, Verifier, VerifyCommand, VerifyLimits, VerifyRequest, VerifyRun } from '../../core/verify/verifier.js';
 
 /**
@@ -159,21 +159,61 @@ function checkoutPath(src: string, path: string): string | undefined {
   return join(src, path);
 }
 
-/** Writes the candidate tree; a symlink is kept only when its target stays inside the checkout. */
+/** Files written at once while the checkout is built. */
+const WRITE_CONCURRENCY = 16;
+
+/**
+ * Whether a symlink at `path` pointing to `target` stays inside the checkout however it is
+ * resolved: relative, its `..` segments only leading (they walk up real directories: every
+ * directory is created before any symlink), no more of them than the link is deep.
+ */
+export function symlinkStaysInside(path: string, target: string): boolean {
+  if (target === '' || isAbsolute(target) || target.includes('\0')) return false;
+  const parts = target.split('/').filter((part) => part !== '' && part !== '.');
+  const ups = parts.findIndex((part) => part !== '..');
+  const leading = ups === -1 ? parts.length : ups;
+  if (parts.slice(leading).includes('..')) return false;
+  return leading <= path.split('/').length - 1;
+}
+
+/**
+ * Writes the candidate tree: directories and files first (a file is never written through a
+ * symlink), then the symlinks that stay inside the checkout; the others are left out, as is a
+ * symlink whose path is already a directory.
+ */
 async function writeCheckout(src: string, files: () => AsyncIterable<CheckoutFile>): Promise<void> {
+  const dirs = new Map<string, Promise<unknown>>();
+  const ensureDir = (dir: string) => {
+    let made = dirs.get(dir);
+    if (!made) dirs.set(dir, (made = mkdir(dir, { recursive: true })));
+    return made;
+  };
+  const links: { target: string; link: string }[] = [];
+  const pending = new Set<Promise<void>>();
   for await (const file of files()) {
     const target = checkoutPath(src, file.path);
     if (!target) continue;
-    await mkdir(dirname(target), { recursive: true });
     if (file.mode === '120000') {
       const link = new TextDecoder().decode(file.content);
-      const resolved = normalize(join(dirname(file.path), link));
-      if (isAbsolute(link) || resolved === '..' || resolved.startsWith('../')) continue;
-      await symlink(link, target);
-    } else if (file.mode === '100644' || file.mode === '100755') {
+      if (symlinkStaysInside(file.path, link)) links.push({ target, link });
+      continue;
+    }
+    if (file.mode !== '100644' && file.mode !== '100755') continue;
+    const write = (async () => {
+      await ensureDir(dirname(target));
       await writeFile(target, file.content);
       if (file.mode === '100755') await chmod(target, 0o755);
-    }
+    })().finally(() => pending.delete(write));
+    pending.add(write);
+    if (pending.size >= WRITE_CONCURRENCY) await Promise.race(pending);
+  }
+  await Promise.all(pending);
+  // Every directory a symlink sits in exists before the first symlink does: no symlink is made through another.
+  await Promise.all(links.map(({ target }) => ensureDir(dirname(target))));
+  for (const { target, link } of links) {
+    await symlink(link, target).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
   }
 }
 

@@ -27,6 +27,13 @@ const FILES: CheckoutFile[] = [
   { path: 'bin/run.sh', mode: '100755', content: enc.encode('#!/bin/sh\necho ran\n') },
   { path: 'escape', mode: '120000', content: enc.encode('../../../etc/passwd') },
   { path: 'inside', mode: '120000', content: enc.encode('README.md') },
+  // Through another symlink: `up` is the root itself, so `up/../..` would be two levels above it.
+  { path: 'up', mode: '120000', content: enc.encode('.') },
+  { path: 'through', mode: '120000', content: enc.encode('up/../../..') },
+  // A symlink as a directory of another: `dir` is made a real directory, so `dir/x` cannot land in the root's parent.
+  { path: 'dir', mode: '120000', content: enc.encode('.') },
+  { path: 'dir/x', mode: '120000', content: enc.encode('../../etc') },
+  { path: 'dir/y', mode: '120000', content: enc.encode('../README.md') },
 ];
 
 let tmp: string;
@@ -97,10 +104,13 @@ describe.skipIf(!sandbox.ok)('the verification sandbox', () => {
   it('cannot write outside its checkout, a symlink out of the tree never comes back, and the checkout is deleted afterwards', async () => {
     const result = await run([
       'touch /usr/draftsman-was-here; echo $?',
-      'test -e escape; echo "escape $?"; cat inside; ./bin/run.sh; echo changed > README.md',
+      'test -e escape; echo "escape $?"; test -e through; echo "through $?"; test -e dir/x; echo "dir/x $?"; test -d dir -a ! -L dir; echo "dir real $?"; cat dir/y; cat inside; ./bin/run.sh; echo changed > README.md',
     ]);
     expect(result.outcomes[0].output).toMatch(/Read-only file system[\s\S]*\n1\n?$/);
     expect(result.outcomes[1].output).toContain('escape 1');
+    expect(result.outcomes[1].output).toContain('through 1');
+    expect(result.outcomes[1].output).toContain('dir/x 1');
+    expect(result.outcomes[1].output).toContain('dir real 0');
     expect(result.outcomes[1].output).toContain('# x');
     expect(result.outcomes[1].output).toContain('ran');
     expect(readdirSync(tmp)).toEqual([]);

@@ -47,3 +47,16 @@ describe('which commands verification runs', () => {
     });
   });
 });
+
+describe('symlinks in the sandbox checkout', () => {
+  it('keeps a symlink only when it stays inside however it resolves', async () => {
+    const { symlinkStaysInside } = await import('../../../src/app/local/sandbox-verifier.js');
+    expect(symlinkStaysInside('docs/readme', '../README.md')).toBe(true);
+    expect(symlinkStaysInside('a/b/c', '../../lib/x')).toBe(true);
+    expect(symlinkStaysInside('readme', '../README.md')).toBe(false);
+    expect(symlinkStaysInside('a/b', '/etc/passwd')).toBe(false);
+    expect(symlinkStaysInside('a/b', 'up/../..')).toBe(false);
+    expect(symlinkStaysInside('a/b', 'x/../y')).toBe(false);
+    expect(symlinkStaysInside('link', '.')).toBe(true);
+  });
+});
