@@ -216,7 +216,12 @@ export const AgentPolicy = z
               .min(1024)
               .default(4 * 1024 * 1024)
               .describe('Output of one command past which it is stopped.'),
-            memoryMb: count(65536).min(64).optional().describe('Address-space limit per process of a command, when set.'),
+            memoryMb: count(65536)
+              .min(64)
+              .optional()
+              .describe(
+                'Address-space limit per process of a command (RLIMIT_AS), when set. Runtimes that reserve large address ranges at start (Node, the JVM) need several GiB.',
+              ),
             network: z.boolean().default(false).describe('Whether commands may reach the network (package registries); off by default.'),
           })
           .prefault({})

@@ -116,6 +116,17 @@ describe.skipIf(!sandbox.ok)('the verification sandbox', () => {
     expect(readdirSync(tmp)).toEqual([]);
   }, 30_000);
 
+  it('holds a command to its memory limit when the policy sets one', async () => {
+    // An address-space limit: Python starts well under it, then cannot take 768 MiB.
+    const grab = `python3 -c "b = bytearray(768 * 1024 * 1024); print('allocated', len(b))"`;
+    const limited = await run([grab], { memoryMb: 512 });
+    expect(limited.outcomes[0].exitCode).not.toBe(0);
+    expect(limited.outcomes[0].output).toContain('MemoryError');
+    const free = await run([grab]);
+    expect(free.outcomes[0]).toMatchObject({ exitCode: 0 });
+    expect(free.outcomes[0].output).toContain('allocated 805306368');
+  }, 30_000);
+
   it('scrubs secret-looking output in the excerpt', async () => {
     const result = await run([`echo "token: ${TOKEN}"`]);
     expect(result.outcomes[0].output).toContain(TOKEN);
