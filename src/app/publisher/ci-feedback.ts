@@ -178,7 +178,7 @@ export async function onPullRequestClosed(deps: Pick<CiRecorderDeps, 'store' | '
 }
 
 export type CiUpdateOutcome =
-  | { kind: 'updated'; prNumber: number; state: CiSnapshot['state'] }
+  | { kind: 'updated'; prNumber: number; state: CiSnapshot['state']; readyForReview?: true }
   | { kind: 'unchanged'; prNumber: number }
   | { kind: 'closed'; prNumber: number; merged: boolean; branchDeleted: boolean }
   | { kind: 'skipped'; why: string };
@@ -210,15 +210,44 @@ export async function updateVerificationFromCi(options: PublishDeps & { runKeys:
   const v = record.verification ?? { checks: [], notRun: [], ciCommands: [] };
   const section = renderVerificationSection({ ...v, ci: { state: newest.snapshot.state, commitSha: headSha, checks: newest.snapshot.checks } });
   const body = replaceVerificationSection(pull.data.body ?? '', section);
-  if (body === (pull.data.body ?? '')) return { kind: 'unchanged', prNumber: record.prNumber };
-  await api.rest.pulls.update({ owner, repo, pull_number: record.prNumber, body });
-  logger.info('verification section updated from CI', {
-    runId: record.runId,
-    prNumber: record.prNumber,
-    state: newest.snapshot.state,
-    checks: newest.snapshot.checks.length,
-  });
-  return { kind: 'updated', prNumber: record.prNumber, state: newest.snapshot.state };
+  const changed = body !== (pull.data.body ?? '');
+  if (changed) {
+    await api.rest.pulls.update({ owner, repo, pull_number: record.prNumber, body });
+    logger.info('verification section updated from CI', {
+      runId: record.runId,
+      prNumber: record.prNumber,
+      state: newest.snapshot.state,
+      checks: newest.snapshot.checks.length,
+    });
+  }
+  const ready = await markReadyWhenGreen(api, record, pull.data, newest.snapshot, logger);
+  if (!changed && !ready) return { kind: 'unchanged', prNumber: record.prNumber };
+  return { kind: 'updated', prNumber: record.prNumber, state: newest.snapshot.state, ...(ready ? { readyForReview: true } : {}) };
+}
+
+const MARK_READY = `mutation MarkReady($id: ID!) {
+  markPullRequestReadyForReview(input: { pullRequestId: $id }) {
+    pullRequest { isDraft }
+  }
+}`;
+
+/**
+ * A draft whose CI passed leaves draft when the publish record says so (decided at publication
+ * from the trusted policy, `agent.readyForReview: ci-green`, for a complete change only): every
+ * check on its head concluded in success, none pending. GitHub's REST API cannot do this; the
+ * GraphQL mutation `markPullRequestReadyForReview` can, with the same pull_requests scope.
+ */
+async function markReadyWhenGreen(
+  api: GitHubApi,
+  record: PublishRecord,
+  pull: { draft?: boolean; node_id: string },
+  snapshot: CiSnapshot,
+  logger: Logger,
+): Promise<boolean> {
+  if (!record.readyWhenCiGreen || pull.draft !== true || snapshot.state !== 'success' || snapshot.checks.length === 0) return false;
+  await api.graphql(MARK_READY, { id: pull.node_id });
+  logger.info('pull request marked ready for review: CI passed', { runId: record.runId, prNumber: record.prNumber, checks: snapshot.checks.length });
+  return true;
 }
 
 /** The newest snapshot of `headSha` among every ci object (the one just read counts as read), so event order does not matter. */

@@ -157,6 +157,7 @@ function publishRecord(plan: PublicationPlan, applied: PublicationApplied, now: 
     baseMoved: plan.baseMoved,
     warnings: [...plan.warnings, ...applied.warnings],
     verification: plan.verification,
+    readyWhenCiGreen: plan.readyWhenCiGreen,
     publishedAt: now,
   });
 }

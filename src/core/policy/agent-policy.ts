@@ -179,6 +179,12 @@ export const AgentPolicy = z
           .describe(
             'Publish a change whose static checks still fail after repair (a file that does not parse, a name left unresolved): the PR title and the top of its body say what is broken. A secret or a high anti-cheat finding never publishes.',
           ),
+        readyForReview: z
+          .enum(['never', 'ci-green'])
+          .default('never')
+          .describe(
+            'When the draft pull request becomes ready for review: never (a maintainer decides), or ci-green (once every CI check on its head has passed, unless the change was published partial or with failing checks).',
+          ),
         maxDiffLines: count(1_000_000).default(1500).describe('Most changed lines (added + removed) one run may produce.'),
         build: z
           .strictObject({

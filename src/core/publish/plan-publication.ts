@@ -13,6 +13,7 @@ import { candidateCheats } from './candidate-cheats.js';
 import { checkRun, checkTarget } from './check-binding.js';
 import type { PublicationDecision, PublicationInput, PublicationPlan, BaseState } from './publication.js';
 import { PublishError } from './publish-error.js';
+import { commandFailed } from '../verify/command-result.js';
 
 const refuse = (error: PublishError): { kind: 'refuse'; error: PublishError } => ({ kind: 'refuse', error });
 
@@ -223,6 +224,9 @@ function buildPlan(
     pullRequest: { base: candidate.baseBranch, title: candidate.title, body, labels: candidate.labels, reviewers: candidate.reviewers },
     warnings,
     baseMoved: tree.baseMoved,
+    // Only a complete change may leave draft on its own: not partial, no failing project check.
+    readyWhenCiGreen:
+      policy.agent.readyForReview === 'ci-green' && candidate.verification.status === 'PASSED' && !(candidate.verification.commands ?? []).some(commandFailed),
     verification: {
       checks: candidate.verification.checks.map((c) => ({ name: c.name, status: c.status, detail: c.detail })),
       notRun: candidate.verification.notRun,

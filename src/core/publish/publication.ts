@@ -120,6 +120,8 @@ export interface PublicationPlan {
   pullRequest: { base: string; title: string; body: string; labels: string[]; reviewers: string[] };
   warnings: string[];
   baseMoved?: { from: string; to: string };
+  /** The trusted policy says `readyForReview: ci-green` and the change is complete: the publisher marks it ready once CI passes. */
+  readyWhenCiGreen: boolean;
   verification: {
     checks: { name: string; status: 'PASSED' | 'FAILED' | 'SKIPPED'; detail?: string }[];
     notRun: { name: string; why: string }[];

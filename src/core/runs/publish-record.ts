@@ -41,6 +41,8 @@ export const PublishRecord = z.object({
       verifier: z.string().optional(),
     })
     .optional(),
+  /** Decided at publication from the trusted policy: the draft is marked ready for review once CI on its head passes. */
+  readyWhenCiGreen: z.boolean().default(false),
   /** Every follow-up attempt published on this PR so far (the body's Revisions section is re-rendered from it). */
   revisions: z.array(RevisionEntry).default([]),
   publishedAt: z.string(),

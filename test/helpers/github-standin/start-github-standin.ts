@@ -16,6 +16,7 @@ import type {
   ReviewState,
   StandinUser,
 } from './repo-state.js';
+import { graphqlRoute } from './graphql-routes.js';
 import { handleRepoRoute, type RouteContext, type RouteResult } from './repo-routes.js';
 import { buildTree, UnprocessableError } from './tree-builder.js';
 import type { GitHubRetryPolicy } from '../../../src/app/github/github-api.js';
@@ -348,6 +349,8 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
   /** What the stand-in answers a request that no fault rule took: a token mint or a repository route. */
   async function answer(method: string, url: URL, body: unknown, auth: AuthResult): Promise<RouteResult> {
     if (auth.kind === 'invalid') return { status: 401, body: { message: auth.message } };
+
+    if (url.pathname === '/graphql' && method === 'POST') return graphqlRoute(body, auth, repos.values(), clock.now());
 
     const mint = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(url.pathname);
     if (mint && method === 'POST') return mintRoute(Number(mint[1]), auth, body);

@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import { githubDescription, type OpenApiOperation } from './github-description.js';
 import { toJsonSchema, undeclaredFields, type SchemaMode } from './json-schema.js';
 import { shapeProblems } from './shape-check.js';
+import { validate as validateGraphql } from '@octokit/graphql-schema';
 
 /** One request or response the stand-in handled that GitHub's description does not allow. */
 export interface ContractViolation {
@@ -197,10 +198,28 @@ function checkResponse(operation: OpenApiOperation, x: Exchange, description: De
   for (const p of undeclaredFields(responseSchema, x.responseBody, description.resolve)) add('response body', p, 'field not in the documented response');
 }
 
+/**
+ * A GraphQL request checked against GitHub's published schema (`@octokit/graphql-schema`): the
+ * query must validate; the answer is `data` or `errors`, as GitHub answers.
+ */
+function checkGraphql(x: Exchange): ExchangeCheck {
+  const violations: ContractViolation[] = [];
+  const add = (where: ContractViolation['where'], problem: string) =>
+    violations.push({ operationId: 'graphql', method: 'POST', route: '/graphql', where, path: '$', problem });
+  const query = (x.requestBody as { query?: unknown } | undefined)?.query;
+  if (typeof query !== 'string') add('request body', 'a GraphQL request has a string `query`');
+  else for (const error of validateGraphql(query)) add('request body', `GitHub's GraphQL schema refuses the query: ${error.message}`);
+  const answer = x.responseBody as { data?: unknown; errors?: unknown } | undefined;
+  if (x.status === 200 && (typeof answer !== 'object' || answer === null || !('data' in answer || 'errors' in answer)))
+    add('response body', 'a GraphQL answer has `data` or `errors`');
+  return { violations };
+}
+
 /** Checks one request and the stand-in's answer against the operation GitHub documents for it. */
 export function checkExchange(x: Exchange): ExchangeCheck {
   const method = x.method.toUpperCase();
   if (NON_REST_ROUTES.some((r) => (r.method === '*' || r.method === method) && r.pattern.test(x.pathname))) return { violations: [] };
+  if (method === 'POST' && x.pathname === '/graphql') return checkGraphql(x);
   const description = githubDescription();
   const found = description.match(method, x.pathname);
   if (!found) {

@@ -12,9 +12,9 @@ let seq = 0;
 const repository = { id: REPO_ID, name: REPO, full_name: FULL, owner: { login: OWNER } };
 
 /** A published run: the scenario, its PR number and head commit. */
-async function published(): Promise<{ s: Scenario; record: PublishRecord }> {
+async function published(agentPolicy: string[] = []): Promise<{ s: Scenario; record: PublishRecord }> {
   seq += 1;
-  const scenario = await scenarios.start({ runId: `ci${seq}run`, issue: 80 + seq });
+  const scenario = await scenarios.start({ runId: `ci${seq}run`, issue: 80 + seq, agentPolicy });
   const s = scenario;
   await writeCandidate(s, { 'src/greet.ts': 'export const greet = () => "good day";\n' });
   const [result] = await deliver(s, s.keys.candidate.prCandidate);
@@ -87,6 +87,75 @@ describe('CI feedback', () => {
     // The same object delivered again changes nothing.
     const [again] = await deliver(s, s.keys.ci(suite.id));
     expect(again).toMatchObject({ outcome: { kind: 'unchanged' } });
+  });
+
+  it('with readyForReview: ci-green, the draft leaves draft through GraphQL once every check passed, and only then', async () => {
+    const { s, record } = await published(['readyForReview: ci-green']);
+    expect(record.readyWhenCiGreen).toBe(true);
+    const pull = () => s.standin.repo(FULL).pulls.get(record.prNumber)!;
+    expect(pull().draft).toBe(true);
+    const suiteOf = (conclusion: 'failure' | 'success', id: number) => {
+      const suite = s.standin.addCheckSuite(FULL, {
+        headSha: record.publishedCommitSha,
+        headBranch: s.branch,
+        conclusion,
+        runs: [{ name: `build ${id}`, conclusion }],
+      });
+      return recordCheckSuite(s.readDeps, {
+        action: 'completed',
+        check_suite: {
+          id: suite.id,
+          head_branch: s.branch,
+          head_sha: record.publishedCommitSha,
+          status: 'completed',
+          conclusion,
+          app: { id: 15368, slug: 'github-actions' },
+        },
+        repository,
+      });
+    };
+    const failing = await suiteOf('failure', 1);
+    const [afterFailure] = await deliver(s, (failing as { key: string }).key);
+    expect(afterFailure).toMatchObject({ outcome: { kind: 'updated', state: 'failure' } });
+    expect(pull().draft).toBe(true);
+    // A second run of CI passes; the newest snapshot of the head is all green only when every check is.
+    s.standin.repo(FULL).checkSuites.length = 0;
+    const passing = await suiteOf('success', 2);
+    const start = s.standin.calls.length;
+    const [afterSuccess] = await deliver(s, (passing as { key: string }).key);
+    expect(afterSuccess).toMatchObject({ outcome: { kind: 'updated', state: 'success', readyForReview: true } });
+    expect(pull().draft).toBe(false);
+    const graphql = s.standin.calls.slice(start).filter((c) => c.path === '/graphql');
+    expect(graphql).toHaveLength(1);
+    expect(graphql[0]).toMatchObject({ status: 200, tokenPermissions: expect.objectContaining({ pull_requests: 'write' }) });
+    expect(s.standin.contract.violations().filter((v) => v.route === '/graphql')).toEqual([]);
+  });
+
+  it('without readyForReview in the policy, a green CI leaves the draft as it is', async () => {
+    const { s, record } = await published();
+    expect(record.readyWhenCiGreen).toBe(false);
+    const suite = s.standin.addCheckSuite(FULL, {
+      headSha: record.publishedCommitSha,
+      headBranch: s.branch,
+      conclusion: 'success',
+      runs: [{ name: 'build', conclusion: 'success' }],
+    });
+    const recorded = await recordCheckSuite(s.readDeps, {
+      action: 'completed',
+      check_suite: {
+        id: suite.id,
+        head_branch: s.branch,
+        head_sha: record.publishedCommitSha,
+        status: 'completed',
+        conclusion: 'success',
+        app: { id: 15368, slug: 'github-actions' },
+      },
+      repository,
+    });
+    const [result] = await deliver(s, (recorded as { key: string }).key);
+    expect(result).toMatchObject({ outcome: { kind: 'updated', state: 'success' } });
+    expect(s.standin.repo(FULL).pulls.get(record.prNumber)!.draft).toBe(true);
+    expect(s.standin.calls.some((c) => c.path === '/graphql')).toBe(false);
   });
 
   it('ignores check suites on branches that are not a known run', async () => {
