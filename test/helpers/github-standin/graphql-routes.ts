@@ -31,24 +31,35 @@ function selected(field: FieldNode, values: Record<string, unknown>): Record<str
   return out;
 }
 
+/** The mutation's `input.pullRequestId`, from a literal or a variable. */
+function pullRequestIdOf(field: FieldNode, variables: Record<string, unknown>): string {
+  const input = field.arguments?.find((a) => a.name.value === 'input')?.value;
+  const value = input ? (valueOf(input, variables) as { pullRequestId?: unknown } | undefined) : undefined;
+  return String(value?.pullRequestId ?? '');
+}
+
+/** The field a mutation document asks for first, when it is a mutation. */
+function mutationField(query: string): FieldNode | undefined {
+  const operation = parse(query).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (operation?.operation !== 'mutation') return undefined;
+  return operation.selectionSet.selections.find((s): s is FieldNode => s.kind === Kind.FIELD);
+}
+
 export function graphqlRoute(body: unknown, auth: AuthResult, repos: Iterable<RepoState>, now: number): RouteResult {
   if (auth.kind !== 'installation') return { status: 401, body: { message: 'This endpoint requires you to be authenticated.' } };
   const { query, variables = {} } = (body ?? {}) as { query?: unknown; variables?: Record<string, unknown> };
   if (typeof query !== 'string') return graphqlError('A query attribute must be specified and must be a string.');
-  const operation = parse(query).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const field = operation?.selectionSet.selections.find((s): s is FieldNode => s.kind === Kind.FIELD);
-  if (operation?.operation !== 'mutation' || field?.name.value !== 'markPullRequestReadyForReview')
-    return graphqlError('the stand-in serves the markPullRequestReadyForReview mutation only');
-  const input = valueOf(field.arguments?.find((a) => a.name.value === 'input')?.value ?? { kind: Kind.NULL }, variables) as
-    { pullRequestId?: unknown } | undefined;
-  const id = /^PR_(\d+)_(\d+)$/.exec(String(input?.pullRequestId ?? ''));
+  const field = mutationField(query);
+  if (field?.name.value !== 'markPullRequestReadyForReview') return graphqlError('the stand-in serves the markPullRequestReadyForReview mutation only');
+  const pullRequestId = pullRequestIdOf(field, variables);
+  const id = /^PR_(\d+)_(\d+)$/.exec(pullRequestId);
   const repo = id ? [...repos].find((r) => r.id === Number(id[1])) : undefined;
   const pull = id ? repo?.pulls.get(Number(id[2])) : undefined;
   if (!repo || !pull || !auth.token.repositoryIds.includes(repo.id))
-    return graphqlError(`Could not resolve to a node with the global id of '${String(input?.pullRequestId)}'`, 'NOT_FOUND');
+    return graphqlError(`Could not resolve to a node with the global id of '${pullRequestId}'`, 'NOT_FOUND');
   if (auth.token.permissions.pull_requests !== 'write') return graphqlError('Resource not accessible by integration', 'FORBIDDEN');
   pull.draft = false;
   pull.updatedAt = now;
-  const payload = { pullRequest: { id: String(input?.pullRequestId), number: pull.number, isDraft: false } };
+  const payload = { pullRequest: { id: pullRequestId, number: pull.number, isDraft: false } };
   return { status: 200, body: { data: { [field.alias?.value ?? field.name.value]: selected(field, payload) } } };
 }
