@@ -30,6 +30,19 @@ describe('rename-symbol by binding', () => {
     expect(await run.text('tests/test_enum.py')).toBe('from marshmallow import EnumField\n\n\ndef test_enum():\n    assert EnumField\n');
   });
 
+  it("Python: a name in a module's __all__ goes with the binding it exports, and a same-named string elsewhere stays", async () => {
+    const files = {
+      'src/marshmallow/fields.py': '__all__ = [\n    "Field",\n    "Enum",\n]\n\n\nclass Field:\n    pass\n\n\nclass Enum(Field):\n    kind = "Enum"\n',
+      'src/marshmallow/__init__.py': 'from marshmallow.fields import Enum, Field\n\n__all__ = ("Enum", \'Field\')\n',
+      'src/app/colors.py': 'from enum import Enum\n\n__all__ = ["Enum"]\n',
+    };
+    const run = await runRecipeStep(syntax, files, { recipe: 'rename-symbol', from: 'Enum', to: 'EnumField', kind: 'class' });
+    expect(await run.text('src/marshmallow/fields.py')).toBe(files['src/marshmallow/fields.py'].replace('    "Enum",', '    "EnumField",').replace('class Enum(', 'class EnumField('));
+    expect(await run.text('src/marshmallow/__init__.py')).toBe('from marshmallow.fields import EnumField, Field\n\n__all__ = ("EnumField", \'Field\')\n');
+    // The standard library's Enum, re-exported: neither the import nor its __all__ entry is ours.
+    expect(await run.text('src/app/colors.py')).toBe(files['src/app/colors.py']);
+  });
+
   it('Java: an import of a same-named class of another package stays', async () => {
     const files = {
       'src/main/java/com/acme/List.java': 'package com.acme;\n\npublic class List {}\n',

@@ -88,6 +88,22 @@ function siteOf(node: Node, depth: number, stack: ScopeStack, roles: LanguageRol
   }
 }
 
+/** `__all__ = [...]`, `__all__ += (...)`: the assignment whose list or tuple holds `node`, a plain string. */
+function inExportList(node: Node): boolean {
+  const list = node.parent;
+  const assignment = list?.parent;
+  if (!list || (list.type !== 'list' && list.type !== 'tuple') || !assignment) return false;
+  if (assignment.type !== 'assignment' && assignment.type !== 'augmented_assignment') return false;
+  return assignment.childForFieldName('left')?.text === '__all__';
+}
+
+/** Whether `node` is a plain string in a Python `__all__` list that holds exactly `name`. */
+function exportListName(node: Node, source: string, name: string): boolean {
+  const quote = source[node.startIndex];
+  if (node.endIndex - node.startIndex !== name.length + 2 || (quote !== '"' && quote !== "'") || source[node.endIndex - 1] !== quote) return false;
+  return source.slice(node.startIndex + 1, node.endIndex - 1) === name && inExportList(node);
+}
+
 /**
  * Every occurrence of `from` and `to` as a symbol name in one parsed file, with its syntactic
  * role and scopes; with `comments`, also the mentions of `from` in comments and docstrings.
@@ -112,6 +128,16 @@ export function scanRenameSites(language: SyntaxLanguage, tree: Tree, source: st
       for (const name of roles.namespaceNames(cursor.currentNode)) scan.namespaces.add(name);
     } else if (FROM_IMPORT_TYPES.has(type) && roles.importedPaths) {
       for (const [local, path] of roles.importedPaths(cursor.currentNode)) scan.importedPaths.set(local, path);
+    } else if (type === 'string' && language === 'python' && exportListName(cursor.currentNode, source, names.from)) {
+      // A name listed in the module's `__all__` is a use of the module-level binding, as `from m import *` reads it.
+      const start = cursor.startIndex + 1;
+      scan.from.push({
+        start,
+        end: start + names.from.length,
+        line: lines.lineOf(start) + 1,
+        chain: stack.slice(0, 1).map((s) => s.key),
+        role: { role: 'value' },
+      });
     } else if (COMMENT_TYPES.has(type) && comments) {
       const node = cursor.currentNode;
       if (roles.isComment(node)) {
