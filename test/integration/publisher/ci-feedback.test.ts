@@ -22,6 +22,22 @@ async function published(agentPolicy: string[] = []): Promise<{ s: Scenario; rec
   return { s, record: await readArtifact(s.store, s.keys.publish, PublishRecord) };
 }
 
+/** A completed check suite of one run on the PR head, recorded by the webhook side: its ci/ object key. */
+async function completedSuite(s: Scenario, record: PublishRecord, conclusion: 'failure' | 'success', name: string): Promise<string> {
+  const suite = s.standin.addCheckSuite(FULL, { headSha: record.publishedCommitSha, headBranch: s.branch, conclusion, runs: [{ name, conclusion }] });
+  const check_suite = {
+    id: suite.id,
+    head_branch: s.branch,
+    head_sha: record.publishedCommitSha,
+    status: 'completed',
+    conclusion,
+    app: { id: 15368, slug: 'github-actions' },
+  };
+  const recorded = await recordCheckSuite(s.readDeps, { action: 'completed', check_suite, repository });
+  if (recorded.kind !== 'recorded') throw new Error(`the suite was not recorded: ${recorded.why}`);
+  return recorded.key;
+}
+
 describe('CI feedback', () => {
   it('a check suite completing on the PR head replaces the Verification section with the real results', async () => {
     const { s, record } = await published();
@@ -94,35 +110,14 @@ describe('CI feedback', () => {
     expect(record.readyWhenCiGreen).toBe(true);
     const pull = () => s.standin.repo(FULL).pulls.get(record.prNumber)!;
     expect(pull().draft).toBe(true);
-    const suiteOf = (conclusion: 'failure' | 'success', id: number) => {
-      const suite = s.standin.addCheckSuite(FULL, {
-        headSha: record.publishedCommitSha,
-        headBranch: s.branch,
-        conclusion,
-        runs: [{ name: `build ${id}`, conclusion }],
-      });
-      return recordCheckSuite(s.readDeps, {
-        action: 'completed',
-        check_suite: {
-          id: suite.id,
-          head_branch: s.branch,
-          head_sha: record.publishedCommitSha,
-          status: 'completed',
-          conclusion,
-          app: { id: 15368, slug: 'github-actions' },
-        },
-        repository,
-      });
-    };
-    const failing = await suiteOf('failure', 1);
-    const [afterFailure] = await deliver(s, (failing as { key: string }).key);
+    const [afterFailure] = await deliver(s, await completedSuite(s, record, 'failure', 'build 1'));
     expect(afterFailure).toMatchObject({ outcome: { kind: 'updated', state: 'failure' } });
     expect(pull().draft).toBe(true);
     // A second run of CI passes; the newest snapshot of the head is all green only when every check is.
     s.standin.repo(FULL).checkSuites.length = 0;
-    const passing = await suiteOf('success', 2);
+    const passing = await completedSuite(s, record, 'success', 'build 2');
     const start = s.standin.calls.length;
-    const [afterSuccess] = await deliver(s, (passing as { key: string }).key);
+    const [afterSuccess] = await deliver(s, passing);
     expect(afterSuccess).toMatchObject({ outcome: { kind: 'updated', state: 'success', readyForReview: true } });
     expect(pull().draft).toBe(false);
     const graphql = s.standin.calls.slice(start).filter((c) => c.path === '/graphql');
@@ -134,25 +129,7 @@ describe('CI feedback', () => {
   it('without readyForReview in the policy, a green CI leaves the draft as it is', async () => {
     const { s, record } = await published();
     expect(record.readyWhenCiGreen).toBe(false);
-    const suite = s.standin.addCheckSuite(FULL, {
-      headSha: record.publishedCommitSha,
-      headBranch: s.branch,
-      conclusion: 'success',
-      runs: [{ name: 'build', conclusion: 'success' }],
-    });
-    const recorded = await recordCheckSuite(s.readDeps, {
-      action: 'completed',
-      check_suite: {
-        id: suite.id,
-        head_branch: s.branch,
-        head_sha: record.publishedCommitSha,
-        status: 'completed',
-        conclusion: 'success',
-        app: { id: 15368, slug: 'github-actions' },
-      },
-      repository,
-    });
-    const [result] = await deliver(s, (recorded as { key: string }).key);
+    const [result] = await deliver(s, await completedSuite(s, record, 'success', 'build'));
     expect(result).toMatchObject({ outcome: { kind: 'updated', state: 'success' } });
     expect(s.standin.repo(FULL).pulls.get(record.prNumber)!.draft).toBe(true);
     expect(s.standin.calls.some((c) => c.path === '/graphql')).toBe(false);
