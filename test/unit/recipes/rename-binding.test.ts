@@ -43,6 +43,22 @@ describe('rename-symbol by binding', () => {
     expect(await run.text('src/app/colors.py')).toBe(files['src/app/colors.py']);
   });
 
+  it('Python: a forward reference in an annotation or a generic type goes with the class; a dict key or a Literal stays', async () => {
+    const files = {
+      'httpx/dispatch/base.py': 'class Dispatcher:\n    async def __aenter__(self) -> "Dispatcher":\n        return self\n',
+      'httpx/models.py':
+        'import typing\n\nfrom .dispatch.base import Dispatcher\n\nProxiesTypes = typing.Union[str, "Dispatcher", typing.Dict[str, typing.Union[str, "Dispatcher"]]]\nKINDS = {"Dispatcher": 1}\nMode = typing.Literal["Dispatcher"]\n\n\ndef pick(d: "Dispatcher", x: typing.Optional["Dispatcher"] = None) -> None:\n    return KINDS["Dispatcher"]\n',
+    };
+    const run = await runRecipeStep(syntax, files, { recipe: 'rename-symbol', from: 'Dispatcher', to: 'AsyncDispatcher', kind: 'class' });
+    expect(await run.text('httpx/dispatch/base.py')).toBe('class AsyncDispatcher:\n    async def __aenter__(self) -> "AsyncDispatcher":\n        return self\n');
+    const models = await run.text('httpx/models.py');
+    expect(models).toContain('typing.Union[str, "AsyncDispatcher", typing.Dict[str, typing.Union[str, "AsyncDispatcher"]]]');
+    expect(models).toContain('def pick(d: "AsyncDispatcher", x: typing.Optional["AsyncDispatcher"] = None) -> None:');
+    expect(models).toContain('KINDS = {"Dispatcher": 1}');
+    expect(models).toContain('typing.Literal["Dispatcher"]');
+    expect(models).toContain('return KINDS["Dispatcher"]');
+  });
+
   it('Java: an import of a same-named class of another package stays', async () => {
     const files = {
       'src/main/java/com/acme/List.java': 'package com.acme;\n\npublic class List {}\n',

@@ -1,4 +1,4 @@
-import type { Node, Tree } from 'web-tree-sitter';
+import type { Node, Tree, TreeCursor } from 'web-tree-sitter';
 import { LineIndex } from '../../syntax/line-index.js';
 import { walkTree } from '../../syntax/walk-tree.js';
 import { SYMBOL_ROLES, type DeclKind, type LanguageRoles } from '../../syntax/roles/symbol-roles.js';
@@ -97,11 +97,86 @@ function inExportList(node: Node): boolean {
   return assignment.childForFieldName('left')?.text === '__all__';
 }
 
-/** Whether `node` is a plain string in a Python `__all__` list that holds exactly `name`. */
-function exportListName(node: Node, source: string, name: string): boolean {
+/** Generic types whose string arguments are forward references (`Optional["Client"]`); `Literal` holds values and is not one. */
+const GENERIC_TYPES = new Set([
+  'Union',
+  'Optional',
+  'List',
+  'Dict',
+  'Set',
+  'FrozenSet',
+  'Tuple',
+  'Type',
+  'Callable',
+  'Sequence',
+  'Mapping',
+  'MutableMapping',
+  'MutableSequence',
+  'Iterable',
+  'Iterator',
+  'AsyncIterator',
+  'AsyncIterable',
+  'Awaitable',
+  'Coroutine',
+  'Generator',
+  'AsyncGenerator',
+  'ClassVar',
+  'Final',
+  'Annotated',
+  'TypeGuard',
+  'list',
+  'dict',
+  'set',
+  'frozenset',
+  'tuple',
+  'type',
+]);
+/** Ancestors looked through for an annotation (a string nested in a few generic types). */
+const MAX_TYPE_DEPTH = 8;
+
+/** Whether a string sits in a type annotation (`x: "Client"`, `-> "Client"`) or among a generic type's arguments (`Union[str, "Client"]`). */
+function inTypeAnnotation(node: Node): boolean {
+  let n: Node | null = node.parent;
+  for (let i = 0; n && i < MAX_TYPE_DEPTH; i++, n = n.parent) {
+    if (n.type === 'type') return true;
+    if (n.type === 'subscript') {
+      const generic = n.childForFieldName('value');
+      const name = generic?.type === 'attribute' ? generic.childForFieldName('attribute')?.text : generic?.text;
+      return name !== undefined && GENERIC_TYPES.has(name);
+    }
+    if (n.type !== 'list' && n.type !== 'tuple' && n.type !== 'binary_operator' && n.type !== 'generic_type' && n.type !== 'type_parameter') return false;
+  }
+  return false;
+}
+
+/**
+ * A Python string that holds exactly `name` and uses the binding: an entry of the module's
+ * `__all__` (a value, as `from m import *` reads it) or a forward reference in an annotation (a
+ * type, as type checkers read it). Undefined for any other string.
+ */
+function pythonNameString(node: Node, source: string, name: string): SiteRole | undefined {
   const quote = source[node.startIndex];
-  if (node.endIndex - node.startIndex !== name.length + 2 || (quote !== '"' && quote !== "'") || source[node.endIndex - 1] !== quote) return false;
-  return source.slice(node.startIndex + 1, node.endIndex - 1) === name && inExportList(node);
+  if (node.endIndex - node.startIndex !== name.length + 2 || (quote !== '"' && quote !== "'") || source[node.endIndex - 1] !== quote) return undefined;
+  if (source.slice(node.startIndex + 1, node.endIndex - 1) !== name) return undefined;
+  if (inExportList(node)) return { role: 'value' };
+  return inTypeAnnotation(node) ? { role: 'type-ref' } : undefined;
+}
+
+/** A Python string naming the binding (`pythonNameString`) as a site: an __all__ entry resolves at module level, a forward reference where it is written. */
+function pythonStringSite(cursor: TreeCursor, depth: number, stack: ScopeStack, source: string, name: string, lines: LineIndex): RenameSite | undefined {
+  if (cursor.nodeType !== 'string' || cursor.endIndex - cursor.startIndex !== name.length + 2) return undefined;
+  const node = cursor.currentNode;
+  const role = pythonNameString(node, source, name);
+  if (!role) return undefined;
+  const start = node.startIndex + 1;
+  const chain =
+    role.role === 'value'
+      ? stack.slice(0, 1).map((s) => s.key)
+      : stack
+          .filter((s) => s.depth < depth)
+          .map((s) => s.key)
+          .reverse();
+  return { start, end: start + name.length, line: lines.lineOf(start) + 1, chain, role };
 }
 
 /**
@@ -120,6 +195,7 @@ export function scanRenameSites(language: SyntaxLanguage, tree: Tree, source: st
     const type = cursor.nodeType;
     const length = cursor.endIndex - cursor.startIndex;
     let descend = true;
+    const pyString = language === 'python' ? pythonStringSite(cursor, depth, stack, source, names.from, lines) : undefined;
     if (roles.leafTypes.has(type) && (length === names.from.length || length === names.to.length)) {
       const text = source.slice(cursor.startIndex, cursor.endIndex);
       if (text === names.from) scan.from.push(siteOf(cursor.currentNode, depth, stack, roles, lines));
@@ -128,16 +204,8 @@ export function scanRenameSites(language: SyntaxLanguage, tree: Tree, source: st
       for (const name of roles.namespaceNames(cursor.currentNode)) scan.namespaces.add(name);
     } else if (FROM_IMPORT_TYPES.has(type) && roles.importedPaths) {
       for (const [local, path] of roles.importedPaths(cursor.currentNode)) scan.importedPaths.set(local, path);
-    } else if (type === 'string' && language === 'python' && exportListName(cursor.currentNode, source, names.from)) {
-      // A name listed in the module's `__all__` is a use of the module-level binding, as `from m import *` reads it.
-      const start = cursor.startIndex + 1;
-      scan.from.push({
-        start,
-        end: start + names.from.length,
-        line: lines.lineOf(start) + 1,
-        chain: stack.slice(0, 1).map((s) => s.key),
-        role: { role: 'value' },
-      });
+    } else if (pyString) {
+      scan.from.push(pyString);
     } else if (COMMENT_TYPES.has(type) && comments) {
       const node = cursor.currentNode;
       if (roles.isComment(node)) {
