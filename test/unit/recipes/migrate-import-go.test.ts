@@ -70,8 +70,24 @@ ${body}}
     it('leaves what moved to os, and says where it went', () => {
       const before = src('\t"io"\n\t"io/ioutil"\n', '\t_, _ = ioutil.ReadFile("x")\n');
       const result = migrate('io/ioutil', 'io', before);
-      expect(result?.text).toContain('ioutil.ReadFile("x")');
+      // Nothing moves to io, so nothing changes: the import stays for the name that is left.
+      expect(result?.text).toBe(before);
       expect(result?.notes).toEqual(['ioutil.ReadFile is not in "io" (it moved to "os"): left as it is, for a maintainer or a follow-up step']);
+    });
+
+    it('a file using both halves keeps io/ioutil for what moved to os and gains io; a second step to os then finishes it', async () => {
+      const before = src('\t"io/ioutil"\n\t"strings"\n', '\tb, _ := ioutil.ReadAll(r)\n\t_, _ = ioutil.ReadFile(strings.TrimSpace(string(b)))\n');
+      const first = migrate('io/ioutil', 'io', before);
+      expect(first?.text).toBe(
+        src('\t"io/ioutil"\n\t"io"\n\t"strings"\n', '\tb, _ := io.ReadAll(r)\n\t_, _ = ioutil.ReadFile(strings.TrimSpace(string(b)))\n'),
+      );
+      const second = migrate('io/ioutil', 'os', first!.text);
+      expect(second?.text).toBe(src('\t"os"\n\t"io"\n\t"strings"\n', '\tb, _ := io.ReadAll(r)\n\t_, _ = os.ReadFile(strings.TrimSpace(string(b)))\n'));
+      // A single import declaration gets its companion as a declaration of its own.
+      const single = 'package store\n\nimport "io/ioutil"\n\nfunc f() {\n\t_, _ = ioutil.ReadAll(nil)\n\t_, _ = ioutil.ReadFile("x")\n}\n';
+      expect(migrate('io/ioutil', 'io', single)?.text).toBe(
+        'package store\n\nimport "io/ioutil"\nimport "io"\n\nfunc f() {\n\t_, _ = io.ReadAll(nil)\n\t_, _ = ioutil.ReadFile("x")\n}\n',
+      );
     });
   });
 });

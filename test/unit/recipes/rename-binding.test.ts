@@ -37,7 +37,9 @@ describe('rename-symbol by binding', () => {
       'src/app/colors.py': 'from enum import Enum\n\n__all__ = ["Enum"]\n',
     };
     const run = await runRecipeStep(syntax, files, { recipe: 'rename-symbol', from: 'Enum', to: 'EnumField', kind: 'class' });
-    expect(await run.text('src/marshmallow/fields.py')).toBe(files['src/marshmallow/fields.py'].replace('    "Enum",', '    "EnumField",').replace('class Enum(', 'class EnumField('));
+    expect(await run.text('src/marshmallow/fields.py')).toBe(
+      files['src/marshmallow/fields.py'].replace('    "Enum",', '    "EnumField",').replace('class Enum(', 'class EnumField('),
+    );
     expect(await run.text('src/marshmallow/__init__.py')).toBe('from marshmallow.fields import EnumField, Field\n\n__all__ = ("EnumField", \'Field\')\n');
     // The standard library's Enum, re-exported: neither the import nor its __all__ entry is ours.
     expect(await run.text('src/app/colors.py')).toBe(files['src/app/colors.py']);
@@ -50,7 +52,9 @@ describe('rename-symbol by binding', () => {
         'import typing\n\nfrom .dispatch.base import Dispatcher\n\nProxiesTypes = typing.Union[str, "Dispatcher", typing.Dict[str, typing.Union[str, "Dispatcher"]]]\nKINDS = {"Dispatcher": 1}\nMode = typing.Literal["Dispatcher"]\n\n\ndef pick(d: "Dispatcher", x: typing.Optional["Dispatcher"] = None) -> None:\n    return KINDS["Dispatcher"]\n',
     };
     const run = await runRecipeStep(syntax, files, { recipe: 'rename-symbol', from: 'Dispatcher', to: 'AsyncDispatcher', kind: 'class' });
-    expect(await run.text('httpx/dispatch/base.py')).toBe('class AsyncDispatcher:\n    async def __aenter__(self) -> "AsyncDispatcher":\n        return self\n');
+    expect(await run.text('httpx/dispatch/base.py')).toBe(
+      'class AsyncDispatcher:\n    async def __aenter__(self) -> "AsyncDispatcher":\n        return self\n',
+    );
     const models = await run.text('httpx/models.py');
     expect(models).toContain('typing.Union[str, "AsyncDispatcher", typing.Dict[str, typing.Union[str, "AsyncDispatcher"]]]');
     expect(models).toContain('def pick(d: "AsyncDispatcher", x: typing.Optional["AsyncDispatcher"] = None) -> None:');

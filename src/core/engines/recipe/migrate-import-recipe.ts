@@ -171,11 +171,31 @@ function migrateGo(tree: Tree, step: MigrateImportStep, out: Collector): void {
     const renamed = step.to + value.slice(step.from.length);
     const [before, after] = [goPackageName(value), goPackageName(renamed)];
     const aliased = Boolean(spec.childForFieldName('name'));
-    // The file imports the new path already: this import goes, its uses take the other's name.
-    if (!aliased && unaliased.has(renamed)) out.spans.push(lineOf(tree.rootNode.text, importLineNode(spec)));
-    else rewritePrefix(out, value, spec.childForFieldName('path')!.startIndex + 1, step, '/');
-    if (!aliased && after !== before) rewriteGoQualifiers(tree, { before, after, from: value, to: renamed }, out);
+    const qualifiers = !aliased && after !== before ? goQualifierEdits(tree, { before, after, from: value, to: renamed }) : { spans: [], left: [] };
+    out.spans.push(...qualifiers.spans);
+    out.notes.push(...qualifiers.left.map((member) => leftNote(before, member, renamed, GO_SPLIT_PACKAGES[value]?.[member])));
+    if (qualifiers.left.length > 0) {
+      // Part of a split package moves: the old import stays for what is left, the new one joins it.
+      if (qualifiers.spans.length > 0 && !unaliased.has(renamed)) out.spans.push(goImportAfter(tree.rootNode.text, spec, renamed));
+    } else if (!aliased && unaliased.has(renamed)) {
+      // The file imports the new path already: this import goes, its uses take the other's name.
+      out.spans.push(lineOf(tree.rootNode.text, importLineNode(spec)));
+    } else rewritePrefix(out, value, spec.childForFieldName('path')!.startIndex + 1, step, '/');
   }
+}
+
+/** An import of `path` on its own line after `spec` (in its parenthesised list, or as a declaration of its own). */
+function goImportAfter(text: string, spec: Node, path: string): SpanEdit {
+  const line = importLineNode(spec);
+  const end = text.indexOf('\n', line.endIndex);
+  const at = end < 0 ? text.length : end + 1;
+  const indent = /^[ \t]*/.exec(text.slice(text.lastIndexOf('\n', line.startIndex - 1) + 1))![0];
+  const written = line === spec ? `${indent}"${path}"\n` : `${indent}import "${path}"\n`;
+  return { start: at, end: at, text: end < 0 ? `\n${written}` : written };
+}
+
+function leftNote(before: string, member: string, to: string, home: string | undefined): string {
+  return `${before}.${member} is not in "${to}"${home ? ` (it moved to "${home}")` : ''}: left as it is, for a maintainer or a follow-up step`;
 }
 
 /** The node whose lines an import occupies: the spec in a parenthesised list, the whole declaration otherwise. */
@@ -190,10 +210,11 @@ function lineOf(text: string, node: Node): SpanEdit {
   return { start, end: newline < 0 ? text.length : newline + 1, text: '' };
 }
 
-/** `before.X` becomes `after.X` in code and types, but for a name the package split off elsewhere (left, and noted). */
-function rewriteGoQualifiers(tree: Tree, names: { before: string; after: string; from: string; to: string }, out: Collector): void {
+/** `before.X` becomes `after.X` in code and types, but for a name the package split off elsewhere: those are left, and returned. */
+function goQualifierEdits(tree: Tree, names: { before: string; after: string; from: string; to: string }): { spans: SpanEdit[]; left: string[] } {
   const split = GO_SPLIT_PACKAGES[names.from];
   const left = new Set<string>();
+  const spans: SpanEdit[] = [];
   for (const node of nodes(tree.rootNode)) {
     const qualifier =
       node.type === 'selector_expression' ? node.childForFieldName('operand') : node.type === 'qualified_type' ? node.childForFieldName('package') : null;
@@ -203,14 +224,9 @@ function rewriteGoQualifiers(tree: Tree, names: { before: string; after: string;
       left.add(member);
       continue;
     }
-    out.spans.push({ start: qualifier.startIndex, end: qualifier.endIndex, text: names.after });
+    spans.push({ start: qualifier.startIndex, end: qualifier.endIndex, text: names.after });
   }
-  for (const member of [...left].sort()) {
-    const home = split?.[member];
-    out.notes.push(
-      `${names.before}.${member} is not in "${names.to}"${home ? ` (it moved to "${home}")` : ''}: left as it is, for a maintainer or a follow-up step`,
-    );
-  }
+  return { spans, left: [...left].sort() };
 }
 
 const MIGRATORS: Record<SyntaxLanguage, (tree: Tree, step: MigrateImportStep, out: Collector) => void> = {

@@ -7,7 +7,8 @@ import type { FileRecipeResult, LineEdit, SpanEdit } from './recipe-types.js';
  */
 export function applySpanEdits(text: string, spans: SpanEdit[], notes: string[] = []): FileRecipeResult | undefined {
   const sorted = spans.filter((s) => text.slice(s.start, s.end) !== s.text).sort((a, b) => a.start - b.start || a.end - b.end);
-  if (sorted.length === 0) return undefined;
+  // No edit: the notes still say what was left and why.
+  if (sorted.length === 0) return notes.length > 0 ? { text, edits: [], notes, occurrences: 0 } : undefined;
   for (let i = 1; i < sorted.length; i++) {
     if (sorted[i].start < sorted[i - 1].end) throw new Error(`overlapping edits at ${sorted[i].start}`);
   }
