@@ -66,3 +66,11 @@ describe('Prettier parity', () => {
     expect(await declaredPrettier({ workspace: dep.workspace, loadWasm }, ['a.go'])).toBeUndefined();
   });
 });
+
+describe('Biome', () => {
+  it('a change to a file Biome formats says Biome was not run, rather than passing silently', async () => {
+    const repo = await repoWith({ 'biome.json': '{ "formatter": { "indentStyle": "space" } }\n', 'src/run.ts': CLEAN }, RENAMED);
+    expect(await parity(repo)).toEqual(['Biome is configured in biome.json, which draftsman does not run: the changed files were not reformatted']);
+    expect(await repo.workspace.readText('src/run.ts')).toBe(RENAMED);
+  });
+});

@@ -18,10 +18,12 @@ export interface ParityFormatter {
   format(text: string, path: string): Promise<string | undefined>;
 }
 
-/** A formatter the project declares in a form draftsman cannot evaluate (a configuration written as a script). */
+/** A formatter the project declares that draftsman does not run: a configuration written as a script, or a formatter it has no build of. */
 export interface UnreadableFormatter {
   unreadable: string;
   tool: string;
+  /** Why, when it is not a configuration draftsman cannot evaluate. */
+  why?: string;
 }
 
 export type DeclaredFormatter = ParityFormatter | UnreadableFormatter;
@@ -36,7 +38,20 @@ export interface ParityContext {
 }
 
 type Declare = (context: ParityContext, changed: readonly string[]) => Promise<DeclaredFormatter | undefined>;
-const DECLARATIONS: readonly Declare[] = [declaredPrettier, declaredGofmt, declaredPythonFormatter];
+const DECLARATIONS: readonly Declare[] = [declaredPrettier, declaredBiome, declaredGofmt, declaredPythonFormatter];
+
+const BIOME_CONFIGS = ['biome.json', 'biome.jsonc'];
+const BIOME_FILES = /\.(?:[cm]?[jt]sx?|json|jsonc|css|graphql)$/;
+
+/**
+ * Biome, declared by a biome.json: draftsman has no in-process build of it (its wasm is tens of
+ * megabytes), so a change to a file Biome formats says so rather than passing silently.
+ */
+function declaredBiome({ workspace }: ParityContext, changed: readonly string[]): Promise<DeclaredFormatter | undefined> {
+  const config = BIOME_CONFIGS.find((path) => workspace.entry(path) !== undefined);
+  const touched = config !== undefined && changed.some((path) => BIOME_FILES.test(path));
+  return Promise.resolve(touched ? { tool: 'Biome', unreadable: config, why: 'which draftsman does not run' } : undefined);
+}
 
 /**
  * Run a formatter on `text` keeping the file's shape: CRLF line endings and a missing final
@@ -74,7 +89,9 @@ export async function applyFormatterParity(context: ParityContext, changed: read
     const formatter = await declare(context, changed);
     if (!formatter) continue;
     if ('unreadable' in formatter) {
-      notes.push(`${formatter.tool} is configured in ${formatter.unreadable}, which draftsman does not evaluate: the changed files were not reformatted`);
+      notes.push(
+        `${formatter.tool} is configured in ${formatter.unreadable}, ${formatter.why ?? 'which draftsman does not evaluate'}: the changed files were not reformatted`,
+      );
       continue;
     }
     const done: string[] = [];
