@@ -205,7 +205,7 @@ export const AgentPolicy = z
               .enum(['none', 'local', 'codebuild'])
               .default('none')
               .describe(
-                'Where the project commands run before review: none (static checks only), local (a sandbox on the machine running the CLI or `serve`; refused where no sandbox is available), codebuild (the deployed App).',
+                'Where the project commands run before review: none (static checks only), local (a sandbox on the machine running the CLI or `serve`; refused where no sandbox is available), codebuild (the deployed App; not available yet, so refused with that reason).',
               ),
             required: z
               .boolean()
