@@ -119,7 +119,7 @@ function sandboxEnv(toolchains: readonly string[]): Record<string, string> {
   };
 }
 
-export function bwrapArgs(root: string, command: VerifyCommand, limits: VerifyLimits, toolchains: readonly string[]): string[] {
+function bwrapArgs(root: string, command: VerifyCommand, limits: VerifyLimits, toolchains: readonly string[]): string[] {
   const env = sandboxEnv(toolchains);
   const limit = limits.memoryMb ? `ulimit -v ${limits.memoryMb * 1024}\n` : '';
   return [

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { PhaseContext } from '../phases/orchestrator.js';
+import { sha256Hex } from '../util/digest.js';
 import { commandFailed, type CommandResult } from '../verify/command-result.js';
 import { commandResultOf } from './command-outcome.js';
 import type { CheckoutFile } from '../verify/verifier.js';
@@ -45,14 +45,14 @@ function notRunAll(env: PipelineEnv, why: string): { name: string; why: string }
 /** The last checks run per attempt, by the change they ran on: verification reuses repair's last run of the same change. */
 const lastRun = new WeakMap<PipelineEnv, { change: string; checks: ProjectChecks }>();
 
-/** What identifies the change the commands run on: every changed path with its mode and content. */
+/** What identifies the change the commands run on: every changed path with its kind, mode and content. */
 async function changeDigest(workspace: Workspace): Promise<string> {
-  const hash = createHash('sha256');
+  const lines: string[] = [];
   for (const change of [...workspace.changes()].sort((a, b) => (a.path < b.path ? -1 : 1))) {
-    hash.update(`${change.path}\0${change.kind}\0${change.kind === 'DELETED' ? '' : (workspace.entry(change.path)?.mode ?? '')}\0`);
-    if (change.kind !== 'DELETED') hash.update(await workspace.read(change.path));
+    const content = change.kind === 'DELETED' ? '' : `${workspace.entry(change.path)?.mode ?? ''}\0${sha256Hex(await workspace.read(change.path))}`;
+    lines.push(`${change.path}\0${change.kind}\0${content}`);
   }
-  return hash.digest('hex');
+  return sha256Hex(lines.join('\n'));
 }
 
 /** The project's checks on the change as it stands, run once per distinct change of an attempt. */

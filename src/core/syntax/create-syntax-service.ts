@@ -6,6 +6,7 @@ import { dataFormatForPath, GRAMMAR_FOR_LANGUAGE, languageForPath, SYNTAX_LANGUA
 import { SyntaxServiceError } from './syntax-error.js';
 import type { GrammarLoader, ParseProblem, SymbolTag, SyntaxLanguage, SyntaxService } from './types.js';
 import { WARM_UP_RUNS, WARM_UP_SAMPLES } from './warm-up-samples.js';
+import { sha256Hex } from '../util/digest.js';
 
 /** Syntax services that also lend out a parsed tree, for the recipes that edit by syntax node. */
 export interface TreeSyntaxService extends SyntaxService {
@@ -31,6 +32,24 @@ function initRuntime(loadGrammar: GrammarLoader): Promise<void> {
     throw new SyntaxServiceError('RUNTIME_LOAD_FAILED', 'the tree-sitter runtime could not be loaded', {}, { cause });
   });
   return runtimeReady;
+}
+
+/**
+ * Grammars compiled in this process, by name and content: the same wasm is compiled once (and its
+ * tag query with it, which is cached per grammar), whichever service asks for it. A compiled
+ * grammar holds no parse state; each service makes its own parsers. A failed load is forgotten.
+ */
+const compiledGrammars = new Map<string, Promise<Language>>();
+
+function loadLanguage(grammar: string, bytes: Uint8Array): Promise<Language> {
+  const key = `${grammar}:${sha256Hex(bytes)}`;
+  let loading = compiledGrammars.get(key);
+  if (!loading) {
+    loading = Language.load(bytes);
+    loading.catch(() => compiledGrammars.delete(key));
+    compiledGrammars.set(key, loading);
+  }
+  return loading;
 }
 
 export interface SyntaxServiceOptions {
@@ -62,7 +81,7 @@ export async function createSyntaxService(loadGrammar: GrammarLoader, options: S
     let loaded = byGrammar.get(grammar);
     if (!loaded) {
       try {
-        loaded = await Language.load(await loadGrammar(grammar));
+        loaded = await loadLanguage(grammar, await loadGrammar(grammar));
       } catch (cause) {
         throw new SyntaxServiceError('GRAMMAR_LOAD_FAILED', `the ${grammar} grammar could not be loaded`, { grammar }, { cause });
       }

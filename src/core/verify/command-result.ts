@@ -40,3 +40,15 @@ export const COMMAND_STATUS_TEXT: Record<CommandStatus, string> = {
 export function commandFailed(result: CommandResult): boolean {
   return result.status === 'FAILED' || result.status === 'TIMED_OUT' || result.status === 'OUTPUT_LIMIT';
 }
+
+/** A parsed failure as one line of text: the test, where, and the message, those it has. */
+export function describeFailure(f: CommandResult['failures'][number]): string {
+  const where = f.file ? `${f.file}${f.line ? `:${f.line}` : ''}` : undefined;
+  return [f.test, where, f.message].filter(Boolean).join(' — ');
+}
+
+/** A command and how it ended, as one line of text: `npm test in web: failed, exit 1 (why)`. */
+export function describeCommand(c: CommandResult): string {
+  const exit = c.exitCode !== null ? `, exit ${c.exitCode}` : '';
+  return `${c.run}${c.cwd === '.' ? '' : ` in ${c.cwd}`}: ${COMMAND_STATUS_TEXT[c.status]}${exit}${c.why ? ` (${c.why})` : ''}`;
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineLlmTool, type LlmTool } from '../../engines/llm/index.js';
-import { COMMAND_STATUS_TEXT } from '../../verify/command-result.js';
+import { describeCommand, describeFailure } from '../../verify/command-result.js';
 import { runProjectChecks } from '../project-checks.js';
 import type { SegmentToolsInput } from './tool-context.js';
 
@@ -29,10 +29,8 @@ export function checkTools({ env, context }: SegmentToolsInput): LlmTool<any>[] 
         return checks.commands
           .map((c) =>
             [
-              `$ ${c.run}${c.cwd === '.' ? '' : `  (in ${c.cwd})`}: ${COMMAND_STATUS_TEXT[c.status]}${c.exitCode !== null ? `, exit ${c.exitCode}` : ''}${c.why ? ` (${c.why})` : ''}`,
-              ...c.failures
-                .slice(0, 10)
-                .map((f) => `  failure: ${[f.test, f.file && `${f.file}${f.line ? `:${f.line}` : ''}`, f.message].filter(Boolean).join(' — ')}`),
+              `$ ${describeCommand(c)}`,
+              ...c.failures.slice(0, 10).map((f) => `  failure: ${describeFailure(f)}`),
               ...(c.status === 'PASSED' || !c.excerpt ? [] : [c.excerpt]),
             ].join('\n'),
           )

@@ -7,7 +7,7 @@ import { parseClusters, topLevelModule } from '../parse-clusters.js';
 import type { PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
 import { taskOf } from './intake-phase.js';
-import { COMMAND_STATUS_TEXT, type CommandResult } from '../../verify/command-result.js';
+import { describeCommand, describeFailure, type CommandResult } from '../../verify/command-result.js';
 import { runProjectChecks } from '../project-checks.js';
 import { planOf } from './planning-phase.js';
 
@@ -136,8 +136,8 @@ async function repairNames(
 /** Failures, then the end of the output, of the commands that failed: what a repair segment is told. */
 function checkProblems(failed: readonly CommandResult[]): string[] {
   return failed.flatMap((c) => [
-    `\`${c.run}\`${c.cwd === '.' ? '' : ` in ${c.cwd}`} ${COMMAND_STATUS_TEXT[c.status]}${c.exitCode !== null ? ` (exit ${c.exitCode})` : ''}`,
-    ...c.failures.slice(0, 10).map((f) => [f.test, f.file && `${f.file}${f.line ? `:${f.line}` : ''}`, f.message].filter(Boolean).join(' — ')),
+    describeCommand(c),
+    ...c.failures.slice(0, 10).map(describeFailure),
     ...(c.excerpt ? [`end of its output:\n${c.excerpt.split('\n').slice(-15).join('\n')}`] : []),
   ]);
 }
