@@ -17,7 +17,7 @@ import { reviewOf } from './phases/review-phase.js';
 import { verificationOf } from './phases/verification-phase.js';
 import { viewsFor, type PipelineEnv } from './pipeline-env.js';
 import { planRevisions } from './plan-revision.js';
-import { COMMAND_STATUS_TEXT, commandFailed } from '../verify/command-result.js';
+import { verificationWarnings } from './verification-warnings.js';
 
 /** The outputs of the phases that ran, parsed. */
 interface Outputs {
@@ -99,8 +99,7 @@ export function buildRunReport(
     notes: [...new Set(change?.segments.flatMap((s) => s.notes) ?? [])],
     planRevisions: planRevisions(state.ledger ?? []).map((r) => ({ reason: r.reason, added: r.added, dropped: r.dropped })),
     warnings: [
-      ...partialWarning(out),
-      ...checksFailingWarning(out),
+      ...verificationWarnings(out.verification?.report),
       ...incompleteWarnings(change),
       ...budgetWarning(out, state.ledger),
       ...(discovery?.warnings ?? []).filter((w) => w.code !== 'LOCKFILE_NEEDS_REFRESH').map((w) => `${w.code}: ${w.message}`),
@@ -320,21 +319,6 @@ function budgetWarning({ change }: Outputs, ledger: readonly LedgerEntry[] | und
   return [
     `Budget exhausted in ${where}: ${describeExhaustion(exhausted)}. Done before the stop: ${done}. The checkpoint is kept: raise the limit or narrow the task, then retry.`,
   ];
-}
-
-/** A change published although its static checks failed (agent.publishPartial): what is broken, first. */
-function partialWarning({ verification }: Outputs): string[] {
-  if (!verification || verification.report.status !== 'FAILED') return [];
-  const failed = verification.report.checks.filter((c) => c.status === 'FAILED').map((c) => `${c.name}: ${c.detail ?? 'failed'}`);
-  return [`Partial change, published because agent.publishPartial is set: the change does not pass ${failed.join('; ')}.`];
-}
-
-/** Project checks that failed on a change published anyway (agent.verify.required: false): said first. */
-function checksFailingWarning({ verification }: Outputs): string[] {
-  const failing = (verification?.report.commands ?? []).filter(commandFailed);
-  if (failing.length === 0) return [];
-  const list = failing.map((c) => `\`${c.run}\` ${COMMAND_STATUS_TEXT[c.status]}${c.exitCode !== null ? ` (exit ${c.exitCode})` : ''}`).join('; ');
-  return [`Checks failing: ${list}. Published because agent.verify.required is false; see Verification.`];
 }
 
 /** A segment that left its change incomplete says so first: the change does not build as it stands. */
