@@ -34,7 +34,7 @@ async function* candidateFiles(workspace: Workspace): AsyncIterable<CheckoutFile
   }
 }
 
-const CI_ONLY = 'not run by draftsman (agent.verify.runner is none); CI runs them on the draft PR and the results are added here';
+const CI_ONLY = 'agent.verify.runner is none; CI runs them on the draft PR and the results are added here';
 
 function notRunAll(env: PipelineEnv, why: string): { name: string; why: string }[] {
   const commands = env.policy.agent.build.commands;
