@@ -150,6 +150,7 @@ const WASM = ['tree-sitter.wasm', ...['java', 'typescript', 'tsx', 'javascript',
 
 let out: string;
 let home: string;
+let scratch: string;
 let template: Json;
 let resources: Record<string, Json>;
 let packagingMs = 0;
@@ -290,9 +291,12 @@ function triggered(key: string): string[] {
 beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'draftsman-package-'));
   home = mkdtempSync(join(tmpdir(), 'draftsman-osls-home-'));
+  // serverless-esbuild leaves one directory per function in the temporary directory: give it one that is removed afterwards.
+  scratch = mkdtempSync(join(tmpdir(), 'draftsman-osls-tmp-'));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: home,
+    TMPDIR: scratch,
     SLS_TELEMETRY_DISABLED: '1',
     SLS_NOTIFICATIONS_MODE: 'off',
     AWS_EC2_METADATA_DISABLED: 'true',
@@ -313,6 +317,7 @@ beforeAll(async () => {
 afterAll(() => {
   if (out) rmSync(out, { recursive: true, force: true });
   if (home) rmSync(home, { recursive: true, force: true });
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
 describe('osls package', () => {
