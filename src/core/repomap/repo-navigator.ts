@@ -10,6 +10,7 @@ import type { ManifestRecord, ModuleRecord, NavigationHint, RepoMap } from './re
 import type { RiskLevel } from '../risk/risk-schema.js';
 import { createRiskClassifier, type RiskClassifier } from '../risk/risk-rules.js';
 import type { SymbolIndex } from './symbol-index.js';
+import { escapeRegExp } from '../util/escape-regexp.js';
 
 export interface NavigationResult {
   path: string;
@@ -119,7 +120,7 @@ export class RepoNavigator {
       });
     }
     if (this.contents && stem) {
-      const word = new RegExp(`\\b${stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`);
+      const word = new RegExp(`\\b${escapeRegExp(stem)}\\b`);
       for (const p of candidates.slice(0, 500)) {
         if (scored.has(p)) continue;
         const text = await this.contents.text(p);

@@ -1,4 +1,5 @@
 import type { FileContents } from '../repomap/file-contents.js';
+import { escapeRegExp } from '../util/escape-regexp.js';
 
 export interface KeywordHit {
   term: string;
@@ -6,14 +7,13 @@ export interface KeywordHit {
   snippet: string;
 }
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const IDENT = /[A-Za-z0-9_$]/;
 
 /** One regular expression for all terms; a term that starts or ends with an identifier character must not touch another one there. */
 export function termsPattern(terms: string[]): RegExp | undefined {
   const unique = [...new Set(terms.filter((t) => t.length > 0))].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
   if (unique.length === 0) return undefined;
-  const parts = unique.map((t) => `${IDENT.test(t[0]) ? '(?<![A-Za-z0-9_$])' : ''}${escape(t)}${IDENT.test(t[t.length - 1]) ? '(?![A-Za-z0-9_$])' : ''}`);
+  const parts = unique.map((t) => `${IDENT.test(t[0]) ? '(?<![A-Za-z0-9_$])' : ''}${escapeRegExp(t)}${IDENT.test(t[t.length - 1]) ? '(?![A-Za-z0-9_$])' : ''}`);
   return new RegExp(parts.join('|'), 'g');
 }
 

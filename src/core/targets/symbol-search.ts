@@ -2,6 +2,7 @@ import type { FileContents } from '../repomap/file-contents.js';
 import type { SymbolIndex } from '../repomap/symbol-index.js';
 import type { SymbolTag } from '../syntax/types.js';
 import type { TargetEvidence } from './target-selection-schema.js';
+import { escapeRegExp } from '../util/escape-regexp.js';
 
 export interface SymbolFinding {
   score: number;
@@ -26,12 +27,10 @@ export function splitSymbolTerm(term: string): { type?: string; member?: string;
 export const DEFINITION_SCORE = 0.6;
 export const REFERENCE_SCORE = 0.25;
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** Variables and fields declared with `type` in this file (Java/TS/Go declaration shapes). */
 function typedNames(text: string, type: string): Set<string> {
   const names = new Set<string>();
-  const t = escape(type);
+  const t = escapeRegExp(type);
   for (const m of text.matchAll(new RegExp(`\\b${t}(?:<[^>]*>)?\\s+([a-zA-Z_$][\\w$]*)\\s*[;=,)]`, 'g'))) names.add(m[1]);
   for (const m of text.matchAll(new RegExp(`\\b([a-zA-Z_$][\\w$]*)\\s*[?!]?:\\s*${t}\\b`, 'g'))) names.add(m[1]);
   for (const m of text.matchAll(new RegExp(`\\b([a-zA-Z_$][\\w$]*)\\s*(?::=|=)\\s*(?:new\\s+)?${t}\\s*[({]`, 'g'))) names.add(m[1]);
@@ -90,7 +89,7 @@ function callsOf(file: FileAnalysis, member: string | undefined): Call[] {
   const { tags, text } = file;
   if (tags) return tags.filter((t) => t.kind === 'call' && t.name === member).map((t) => ({ line: t.line, receiver: t.receiver }));
   if (!member) return [];
-  return [...text.matchAll(new RegExp(`(?:([A-Za-z_$][\\w$]*)\\s*\\.\\s*)?(?<![\\w$])${escape(member)}\\s*\\(`, 'g'))]
+  return [...text.matchAll(new RegExp(`(?:([A-Za-z_$][\\w$]*)\\s*\\.\\s*)?(?<![\\w$])${escapeRegExp(member)}\\s*\\(`, 'g'))]
     .filter((m) => !/\b(public|private|protected|static|void|String|func|def|function)\s+$/.test(text.slice(Math.max(0, m.index! - 40), m.index!)) || m[1])
     .map((m) => ({ line: lineOf(text, m.index!), receiver: m[1] }));
 }
@@ -150,9 +149,11 @@ function noteTypeUse(file: FileAnalysis, term: string, type: string): void {
   const { finding, text, tags } = file;
   const imports = tags
     ? tags.filter((t) => t.kind === 'import' && (t.name === type || t.name.endsWith(`.${type}`) || t.name.endsWith(`/${type}`)))
-    : [...text.matchAll(new RegExp(`^[ \\t]*import\\s+[\\w.]*\\b${escape(type)}\\s*;|import\\s*\\{[^}]*\\b${escape(type)}\\b[^}]*\\}`, 'gm'))].map((m) => ({
-        line: lineOf(text, m.index!),
-      }));
+    : [...text.matchAll(new RegExp(`^[ \\t]*import\\s+[\\w.]*\\b${escapeRegExp(type)}\\s*;|import\\s*\\{[^}]*\\b${escapeRegExp(type)}\\b[^}]*\\}`, 'gm'))].map(
+        (m) => ({
+          line: lineOf(text, m.index!),
+        }),
+      );
   if (imports.length > 0) {
     finding.score += 0.1;
     finding.reasons.push(`imports ${type}`);

@@ -4,6 +4,7 @@ import type { TaskWord } from '../task/search-terms.js';
 import { AMBIGUOUS_NAME_FILES } from './named-paths.js';
 import { DEFINITION_SCORE, textDefinitions } from './symbol-search.js';
 import type { TargetEvidence } from './target-selection-schema.js';
+import { escapeRegExp } from '../util/escape-regexp.js';
 
 export interface WordDefinition {
   path: string;
@@ -16,8 +17,6 @@ export interface WordDefinition {
 
 /** Files parsed per word at most; a word found in more files than this is too common to single one out. */
 export const MAX_WORD_DEFINITION_FILES = 200;
-
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The spellings a task word may have as a name: `total`, `Total`, `ETA`; `register_user`, `registerUser`, `RegisterUser`. */
 export function wordSpellings(w: TaskWord): string[] {
@@ -33,7 +32,7 @@ export function wordFileStems(w: TaskWord): string[] {
 
 /** A cheap textual test that `name` may be defined in the text, before anything is parsed. */
 function mayDefine(text: string, name: string): boolean {
-  const n = escape(name);
+  const n = escapeRegExp(name);
   return new RegExp(
     `\\b(?:def|function|func|class|interface|type|struct|enum|record|fn|val|var|let|const)\\s+(?:\\([^)]*\\)\\s*)?${n}\\b|(?<![\\w$.])${n}\\s*(?:=|:)\\s*(?:async\\s+)?(?:function\\b|\\()|^[ \\t]*(?:[\\w<>\\[\\],.?]+\\s+)*${n}\\s*\\([^)]*\\)\\s*(?:throws [\\w., ]+)?\\s*[{:]`,
     'm',

@@ -1,10 +1,7 @@
 import type { BumpDependencyStep } from '../../task/recipe-steps.js';
 import type { SpanEdit } from './recipe-types.js';
 import { bumpedVersion } from './version-edit.js';
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
+import { escapeRegExp } from '../../util/escape-regexp.js';
 
 export interface TextBump {
   spans: SpanEdit[];
