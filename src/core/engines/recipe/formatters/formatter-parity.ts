@@ -29,7 +29,7 @@ export interface UnreadableFormatter {
 export type DeclaredFormatter = ParityFormatter | UnreadableFormatter;
 
 /** Files larger than this are left as the recipe wrote them (formatting costs grow with size). */
-export const MAX_FORMAT_BYTES = 256 * 1024;
+const MAX_FORMAT_BYTES = 256 * 1024;
 
 export interface ParityContext {
   workspace: Workspace;
