@@ -549,7 +549,13 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     bucket: s3.bucket,
   });
   let capabilities = 0;
-  const dispatcherFor = (context: InvocationContext) =>
+  /**
+   * The dispatcher as deployed: it invokes the worker asynchronously, so its own invocation
+   * succeeds once the invoke is accepted; Lambda then retries a failed worker `retries` times
+   * with the same payload (the same capability) and the same request id. The worker's last
+   * error, if every try failed, is what an on-failure destination would receive.
+   */
+  const dispatcherFor = (context: InvocationContext, retries: number, failed: { error?: unknown }) =>
     createDispatcherHandler({
       store: readsOf('dispatcher', roleStore('DispatcherRole')),
       clock,
@@ -557,7 +563,15 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       random: (size) => createHash('sha256').update(`harness-capability-${++capabilities}`).digest().subarray(0, size),
       invokeWorker: async (invocation) => {
         sessionSecrets.push(invocation.capability);
-        await worker(invocation, context);
+        for (let attempt = 0; attempt <= retries; attempt++) {
+          try {
+            await worker(invocation, context);
+            failed.error = undefined;
+            return;
+          } catch (error) {
+            failed.error = error;
+          }
+        }
       },
     });
   const ingestionMemoryCalls: string[] = [];
@@ -708,7 +722,16 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
               awsRequestId: `worker-${invocations}`,
               getRemainingTimeInMillis: options.remainingTimeMs ?? (() => 15 * 60_000),
             };
-            await dispatcherFor(context)(event);
+            const worker: { error?: unknown } = {};
+            await dispatcherFor(context, retries, worker)(event);
+            if (worker.error !== undefined) {
+              // Lambda retried the worker already; the dispatcher's own invocation succeeded.
+              dispatch.error = worker.error;
+              dispatched.push(dispatch);
+              done.push(dispatch);
+              failed.push(dispatch);
+              break;
+            }
           } else {
             dispatch.publisher = await publisher(event);
           }
