@@ -29,6 +29,7 @@ export const handler = withInvocationLogging(async (_event: unknown, _context: C
     github,
     clock,
     logger,
+    botLogin: `${config.GITHUB_APP_SLUG}[bot]`,
     pollCi: (repositories) => sweepOpenAgentPullRequests({ store, tokens, github, clock, logger }, repositories),
   });
   return { ...report, problems: report.problems.length };

@@ -20,6 +20,7 @@ import type { ModelProvider } from '../../src/core/ports.js';
 import type { BlockModelServer } from './block-model-server.js';
 import { BEDROCK_TEST_CREDENTIALS, startBedrockServer } from './bedrock-server.js';
 import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
+import { sweep, type SweepReport } from '../../src/app/sweeper/sweep.js';
 import { createIntakeHandler, type IntakeOutcome } from '../../src/app/webhook/create-intake-handler.js';
 import { createWebhookHandler } from '../../src/app/webhook/create-webhook-handler.js';
 import { parseDeliveryKey } from '../../src/core/artifacts/keys.js';
@@ -95,6 +96,8 @@ export const MIGRATION_ISSUE_BODY = MIGRATION_TASK;
 export { MIGRATION_CHANGED_FILES };
 
 export type HarnessFunction = 'webhook' | 'intake' | 'worker' | 'publisher';
+/** Functions the harness runs on demand rather than from a bucket notification. */
+type ScheduledFunction = 'sweeper';
 
 /** One read of a trusted function: `get` of a key, or `list` of a prefix. */
 export interface TrustedRead {
@@ -219,7 +222,7 @@ export interface GitAccess {
 
 /** A token one of the functions obtained from its broker. */
 export interface IssuedTokenRecord {
-  fn: HarnessFunction;
+  fn: HarnessFunction | ScheduledFunction;
   role: TokenRole;
   tokenId: string;
   permissions: Record<string, string>;
@@ -289,6 +292,8 @@ export interface AppHarness {
   leaks(): Promise<Leak[]>;
   /** The stand-in's id of a token value. */
   tokenId(token: string): string | undefined;
+  /** One run of the scheduled sweeper, as deployed: SweeperRole's view of the bucket and a token-read broker. */
+  sweep(options?: { stuckAfterMs?: number }): Promise<SweepReport>;
   /** The progress comment body of an issue (the App's comment carrying the progress marker), if any. */
   comments(issue: number): { id: number; body: string; user: string }[];
   stop(): Promise<void>;
@@ -480,11 +485,11 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
 
   const store = new S3ArtifactStore({ client: s3.client, bucket: s3.bucket, sleep: async () => {} });
   const logs = new CapturingSink();
-  const loggerFor = (fn: HarnessFunction) => new CapturingLogger({ clock, bindings: { fn } }, logs);
-  const loggers = { webhook: loggerFor('webhook'), intake: loggerFor('intake'), worker: loggerFor('worker'), publisher: loggerFor('publisher') };
+  const loggerFor = (fn: HarnessFunction | ScheduledFunction) => new CapturingLogger({ clock, bindings: { fn } }, logs);
+  const loggers = { webhook: loggerFor('webhook'), intake: loggerFor('intake'), worker: loggerFor('worker'), publisher: loggerFor('publisher'), sweeper: loggerFor('sweeper') };
   const issued: IssuedTokenRecord[] = [];
   const tokenOptions = { appId: HARNESS_APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => privateKeyPem, policy: STANDIN_GITHUB_POLICY };
-  const broker = (fn: HarnessFunction, role: TokenRole): TokenBroker => {
+  const broker = (fn: HarnessFunction | ScheduledFunction, role: TokenRole): TokenBroker => {
     const inner = new InProcessTokenBroker({ ...tokenOptions, role });
     return {
       async token(request): Promise<IssuedToken> {
@@ -862,6 +867,16 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     leaks,
     tokenId,
     comments,
+    sweep: (o = {}) =>
+      sweep({
+        store: roleStore('SweeperRole'),
+        tokens: broker('sweeper', 'read'),
+        github: api(loggers.sweeper),
+        clock,
+        logger: loggers.sweeper,
+        botLogin: HARNESS_BOT_LOGIN,
+        stuckAfterMs: o.stuckAfterMs,
+      }),
     async stop() {
       unsubscribe();
       await modelServer?.close();
@@ -980,6 +995,9 @@ export function buildPayloads(standin: GitHubStandin, now: () => number = () => 
     closed(number, o = {}) {
       // The examples have no issues.closed; an issues.reopened payload with the closing fields set.
       const p = example('issues', 'reopened');
+      // GitHub closes the issue before it sends the event.
+      const stored = standin.repo(HARNESS_FULL_NAME).issues.get(number);
+      if (stored) stored.state = 'closed';
       const issue = { ...issueJson(p.issue as Record<string, unknown>, number), state: 'closed', closed_at: '2026-02-03T05:00:00Z' };
       return {
         ...p,

@@ -68,7 +68,7 @@ export function publishMetric(
 
 /** One line per sweep: runs marked FAILED/STUCK, locks released, CI events written, problems. */
 export function sweepMetric(
-  report: { locksReleased: unknown[]; runsFailed: unknown[]; ciPolled: unknown[]; problems: unknown[] },
+  report: { intakesEnded: unknown[]; locksReleased: unknown[]; runsFailed: unknown[]; ciPolled: unknown[]; problems: unknown[] },
   timestamp: number,
 ): MetricSpec {
   return {
@@ -76,6 +76,7 @@ export function sweepMetric(
     dimensions: { fn: 'sweeper' },
     metrics: [
       { name: 'runsStuck', unit: 'Count', value: report.runsFailed.length },
+      { name: 'intakesEnded', unit: 'Count', value: report.intakesEnded.length },
       { name: 'locksReleased', unit: 'Count', value: report.locksReleased.length },
       { name: 'ciPolled', unit: 'Count', value: report.ciPolled.length },
       { name: 'sweepProblems', unit: 'Count', value: report.problems.length },

@@ -46,13 +46,17 @@ export async function recordRerun(options: PublishOptions, ctx: RunContext, atte
   return { kind: 'rerun', attempt: next, ...moved };
 }
 
-/** Record a refusal: run.json (BLOCKED + reason), the progress comment, and the lock released. Nothing is written to the repository. */
+/**
+ * Record a refusal: run.json (BLOCKED + reason; CANCELLED for a cancelled run, as its comment
+ * already says), the progress comment, and the lock released. Nothing is written to the repository.
+ */
 export async function recordRefusal(options: PublishOptions, ctx: RunContext, error: PublishError): Promise<PublishOutcome> {
   options.logger.warn('publication refused', { runId: ctx.request.runId, attempt: ctx.attempt, reason: error.reason, data: error.data });
-  await updateRun(options, ctx, (run) => ({ ...run, status: 'BLOCKED', reason: error.reason }));
+  const status = error.reason === 'RUN_CANCELLED' ? 'CANCELLED' : 'BLOCKED';
+  await updateRun(options, ctx, (run) => ({ ...run, status, reason: error.reason }));
   const problems = problemsOf(error);
   const detail = problems.length > 0 ? ` — ${describeProblems(problems)}` : '';
-  await updateProgress(options, ctx, { status: 'BLOCKED', message: `not published: ${error.reason}${detail}` }).catch((e: unknown) => {
+  await updateProgress(options, ctx, { status, message: `not published: ${error.reason}${detail}` }).catch((e: unknown) => {
     options.logger.warn('progress comment not updated', { error: e });
   });
   await releaseLock(options, ctx);

@@ -1,5 +1,5 @@
 import { readArtifactIfPresent, readArtifactVersioned } from '../../core/artifacts/artifact-io.js';
-import { issueLatestKey, runKeys } from '../../core/artifacts/keys.js';
+import { intakeKey, issueLatestKey, runKeys } from '../../core/artifacts/keys.js';
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
 import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { parseIssueKey } from '../../core/runs/run-key.js';
@@ -11,6 +11,7 @@ import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { renderProgressComment } from '../github/progress-comment.js';
 import { emitMetric, sweepMetric } from '../metrics/run-metrics.js';
+import { INTAKE_GRACE_MS, sweepIntakes, type EndedIntake } from './sweep-intakes.js';
 
 /** Default: a run whose record has not moved for 2 h 15 min (the lock's 2 h plus a sweep) is stuck. */
 export const DEFAULT_STUCK_AFTER_MS = 135 * 60 * 1000;
@@ -22,6 +23,8 @@ export interface SweepDeps {
   github: (token: string) => GitHubApi;
   clock: Clock;
   logger: Logger;
+  /** `<slug>[bot]`: the App's own comments are found by their marker and author. */
+  botLogin?: string;
   /** How long an active run may go without its run.json (or, before the worker wrote one, its lock) changing. */
   stuckAfterMs?: number;
   /**
@@ -44,6 +47,8 @@ export interface SweptRun {
 }
 
 export interface SweepReport {
+  /** Triggers the intake began and never finished, ended (docs/operations.md, "Dead letters"). */
+  intakesEnded: EndedIntake[];
   /** Lock keys deleted. */
   locksReleased: string[];
   runsFailed: SweptRun[];
@@ -67,8 +72,9 @@ export interface SweepReport {
  * delete is possible; its cost is a second run on the issue, not lost work.
  */
 export async function sweep(deps: SweepDeps): Promise<SweepReport> {
-  const report: SweepReport = { locksReleased: [], runsFailed: [], ciPolled: [], problems: [] };
+  const report: SweepReport = { intakesEnded: [], locksReleased: [], runsFailed: [], ciPolled: [], problems: [] };
   const now = deps.clock.now();
+  report.intakesEnded = await sweepIntakes(deps, now, report.problems);
   for (const key of await deps.store.list('locks/')) {
     const parsed = parseIssueKey(key);
     if (parsed?.kind !== 'lock') continue;
@@ -92,6 +98,7 @@ export async function sweep(deps: SweepDeps): Promise<SweepReport> {
     }
   }
   deps.logger.info('sweep finished', {
+    intakesEnded: report.intakesEnded.length,
     locksReleased: report.locksReleased.length,
     runsFailed: report.runsFailed.length,
     ciPolled: report.ciPolled.length,
@@ -114,6 +121,13 @@ async function sweepLock(deps: SweepDeps, report: SweepReport, ref: LockRef, now
   if (!lock) return;
   const keys = runKeys(ref.owner, ref.repo, lock.value.runId);
   const run = await readArtifactVersioned(store, keys.run, RunRecord);
+  if (!run && (await lockWithoutRun(deps, ref, lock.value, now))) {
+    if (await releaseIssueLock(store, ref, { runId: lock.value.runId, attempt: lock.value.attempt, etag: lock.etag })) {
+      report.locksReleased.push(ref.key);
+      deps.logger.warn('lock without a run released', { key: ref.key, runId: lock.value.runId });
+    }
+    return;
+  }
   const status = run?.value.status ?? 'QUEUED';
   const expired = Date.parse(lock.value.expiresAt) <= now;
   const lastMove = Date.parse(run?.value.updatedAt ?? lock.value.acquiredAt);
@@ -153,6 +167,16 @@ async function sweepLock(deps: SweepDeps, report: SweepReport, ref: LockRef, now
     report.locksReleased.push(ref.key);
     deps.logger.info('issue lock released', { key: ref.key, runId: lock.value.runId, expired });
   }
+}
+
+/**
+ * A lock no trigger will use: past the intake's grace period, with neither a request nor an
+ * intake record for its run (an intake that took it and died before recording anything).
+ */
+async function lockWithoutRun(deps: SweepDeps, ref: LockRef, lock: IssueLock, now: number): Promise<boolean> {
+  if (now - Date.parse(lock.acquiredAt) < INTAKE_GRACE_MS) return false;
+  if (await deps.store.get(runKeys(ref.owner, ref.repo, lock.runId).request)) return false;
+  return !(await deps.store.get(intakeKey(ref.owner, ref.repo, ref.issue, lock.runId)));
 }
 
 /**

@@ -165,6 +165,17 @@ export function commandClaimKey(owner: string, repo: string, issue: number, comm
   return `issues/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${positiveInt(issue, 'issue number')}/commands/comment-${positiveInt(commentId, 'comment id')}.json`;
 }
 
+/** `intakes/`: triggers the intake began and has not finished (the sweeper ends the ones left behind). */
+export const INTAKES_PREFIX = 'intakes/';
+
+/**
+ * `intakes/<owner>/<repo>/<n>/<runId>.json`: the intake record of a trigger, written first and
+ * deleted once its request is written (docs/architecture.md, "The intake").
+ */
+export function intakeKey(owner: string, repo: string, issue: number, runId: string): string {
+  return `${INTAKES_PREFIX}${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${positiveInt(issue, 'issue number')}/${keySegment(runId, 'runId')}.json`;
+}
+
 /** `locks/<owner>/<repo>/issues/<n>.json`: one active run per issue. */
 export function lockKey(owner: string, repo: string, issue: number): string {
   return `locks/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/issues/${positiveInt(issue, 'issue number')}.json`;

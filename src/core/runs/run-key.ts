@@ -99,6 +99,15 @@ export function parseIssueKey(key: string): { kind: 'lock' | 'latest'; owner: st
   return { kind: m[1] !== undefined ? 'lock' : 'latest', owner, repo, issue: Number(issue) };
 }
 
+const INTAKE_KEY = new RegExp(`^intakes/(${OWNER})/(${REPO})/(${N})/(${RUN_ID})\\.json$`);
+
+/** `intakes/<owner>/<repo>/<n>/<runId>.json`, read back; undefined for anything else. */
+export function parseIntakeKey(key: string): { owner: string; repo: string; issue: number; runId: string } | undefined {
+  const m = INTAKE_KEY.exec(key);
+  if (!m || m[2] === '.' || m[2] === '..') return undefined;
+  return { owner: m[1], repo: m[2], issue: Number(m[3]), runId: m[4] };
+}
+
 /** A key that starts or continues a worker invocation: a run's request, an attempt's request (n >= 2), a continuation. */
 export interface RunTrigger {
   owner: string;

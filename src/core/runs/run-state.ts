@@ -27,6 +27,28 @@ export const IssueLock = z.object({
 });
 export type IssueLock = z.infer<typeof IssueLock>;
 
+/**
+ * `intakes/<owner>/<repo>/<n>/<runId>.json`: a trigger the intake began, written once before
+ * anything else it does and deleted when its `request.json` is written or it ended without
+ * one. A retry of the intake completes what is missing; the sweeper ends what no retry finished.
+ * Every field comes from the signed delivery, or from what the intake itself did.
+ */
+export const IntakeRecord = z
+  .object({
+    schemaVersion: z.literal(1),
+    runId: z.string(),
+    issue: z.number().int().positive(),
+    installationId: z.number().int().positive(),
+    repositoryId: z.number().int().positive(),
+    trigger: z.string(),
+    sender: z.string(),
+    createdAt: z.string(),
+    /** The progress comment, once posted. */
+    progressCommentId: z.number().int().positive().optional(),
+  })
+  .strict();
+export type IntakeRecord = z.infer<typeof IntakeRecord>;
+
 /** `control/cancel.json`. */
 export const CancelMarker = z.object({
   schemaVersion: z.literal(1),

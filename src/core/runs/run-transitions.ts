@@ -52,7 +52,9 @@ export const RUN_TRANSITIONS: Readonly<Record<RunRecordStatus, readonly Transiti
   BLOCKED: [workerEnds, publisher],
   NEEDS_APPROVAL: [workerEnds],
   BUDGET_EXCEEDED: [workerEnds],
-  CANCELLED: [workerEnds],
+  // The publisher records a cancel it found before publishing, in the words the comment uses
+  // (again when the candidate's notification comes twice).
+  CANCELLED: [workerEnds, { by: 'publisher', from: [...CANDIDATE_STATES, 'CANCELLED'] }],
   PUBLISHED: [publisher],
   MERGED: [closesOut],
   CLOSED: [closesOut],

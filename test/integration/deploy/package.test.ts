@@ -50,9 +50,9 @@ const ALLOWED: Record<string, Grants> = {
   // The webhook verifies and stores the delivery, nothing else.
   WebhookRole: { get: [], put: ['deliveries/*'], del: [], list: [], invoke: [], secrets: ['webhook-secret'], dlq: false },
   IntakeRole: {
-    get: ['deliveries/*', 'runs/*/run.json', 'runs/*/request.json', 'runs/*/control/*', 'locks/*', 'limits/*', 'issues/*', 'runs/*/publish.json'],
-    put: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/ci/*', 'locks/*', 'limits/*', 'issues/*'],
-    del: ['locks/*'],
+    get: ['deliveries/*', 'runs/*/run.json', 'runs/*/request.json', 'runs/*/control/*', 'locks/*', 'limits/*', 'issues/*', 'runs/*/publish.json', 'intakes/*'],
+    put: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/ci/*', 'locks/*', 'limits/*', 'issues/*', 'intakes/*'],
+    del: ['locks/*', 'intakes/*'],
     list: ['limits/*', 'locks/*', 'issues/*', 'runs/*/ci/*', 'runs/*/control/follow-up-repair-*', 'runs/*/attempts/'],
     invoke: ['tokenRead'],
     secrets: [],
@@ -123,10 +123,10 @@ const ALLOWED: Record<string, Grants> = {
   TokenReadRole: { get: [], put: [], del: [], list: [], invoke: [], secrets: ['app-private-key'], dlq: false },
   TokenWriteRole: { get: [], put: [], del: [], list: [], invoke: [], secrets: ['app-private-key'], dlq: false },
   SweeperRole: {
-    get: ['locks/*', 'issues/*', 'runs/*/request.json', 'runs/*/run.json', 'runs/*/publish.json', 'runs/*/ci/*'],
+    get: ['locks/*', 'issues/*', 'runs/*/request.json', 'runs/*/run.json', 'runs/*/publish.json', 'runs/*/ci/*', 'intakes/*'],
     put: ['runs/*/run.json', 'runs/*/ci/*'],
-    del: ['locks/*'],
-    list: ['locks/*', 'issues/*', 'runs/*/ci/*'],
+    del: ['locks/*', 'intakes/*'],
+    list: ['locks/*', 'issues/*', 'runs/*/ci/*', 'intakes/*'],
     invoke: ['tokenRead'],
     secrets: [],
     dlq: true,

@@ -1,11 +1,12 @@
-import { putArtifactIfAbsent, writeArtifact } from '../../../core/artifacts/artifact-io.js';
-import { issueLatestKey, limitKey, runKeys } from '../../../core/artifacts/keys.js';
+import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArtifactVersioned, writeArtifact } from '../../../core/artifacts/artifact-io.js';
+import { intakeKey, issueLatestKey, limitKey, runKeys } from '../../../core/artifacts/keys.js';
 import { agentBranchName } from '../../../core/git/branch-name.js';
 import type { AgentPolicy } from '../../../core/policy/agent-policy.js';
 import { acquireIssueLock, releaseIssueLock } from '../../../core/runs/issue-lock.js';
 import { RunRequest } from '../../../core/runs/run-request.js';
-import { IssueLatest } from '../../../core/runs/run-state.js';
-import { renderProgressComment } from '../../github/progress-comment.js';
+import { IntakeRecord, IssueLatest } from '../../../core/runs/run-state.js';
+import { findAppComment } from '../../github/app-comment.js';
+import { progressMarker, renderProgressComment } from '../../github/progress-comment.js';
 import { rateLimited } from '../limits.js';
 import { TEXTS } from '../texts.js';
 import type { TriggerOutcome } from '../trigger-outcome.js';
@@ -22,13 +23,16 @@ export interface RunTrigger {
 }
 
 /**
- * Start attempt 1 of the run a trigger names: the mode must be allowed, the issue's lock free,
- * the limits not reached; then the progress comment, `request.json` (written once), the
- * limits counter and the issue pointer. Permission is the caller's check. A trigger whose run
- * already exists (even one that finished) changes nothing: no lock, no comment.
+ * Start attempt 1 of the run a trigger names, as one idempotent step (docs/architecture.md,
+ * "The intake"): the mode must be allowed and the issue open now; then the intake record
+ * (written once, it starts nothing), the issue's lock, the limits, the progress comment (found
+ * again by its marker on a retry, never posted twice), and `request.json`, which starts the
+ * worker, last; then the limits counter and the issue pointer, and the record is deleted. A retry
+ * of a try that failed partway completes what is missing. Permission is the caller's check. A
+ * trigger whose run already exists (even one that finished) changes nothing.
  */
 export async function startRun(session: WebhookSession, policy: AgentPolicy, trigger: RunTrigger): Promise<TriggerOutcome> {
-  const { store, clock, logger } = session.deps;
+  const { store, clock } = session.deps;
   const issueNumber = trigger.issue.number;
   if (
     !policy.agent.allowedModes.includes(trigger.forcedMode ?? 'draft_pr') &&
@@ -39,33 +43,109 @@ export async function startRun(session: WebhookSession, policy: AgentPolicy, tri
   }
   const runId = runIdFor(session.repositoryId, issueNumber, trigger.trigger.key);
   const keys = runKeys(session.owner, session.repo, runId);
+  if (await store.get(keys.request)) return { kind: 'duplicate', runId };
+  // GitHub's truth now, not the delivery's: a label delivered after the issue was closed starts nothing.
+  if (!(await issueIsOpen(session, issueNumber))) {
+    session.deps.logger.info('trigger on a closed issue ignored', { owner: session.owner, repo: session.repo, issue: issueNumber, runId });
+    return { kind: 'ignored', why: 'the issue is closed' };
+  }
+  const intake = await openIntake(session, trigger, runId, clock.now());
+  const held = await holdIssue(session, policy, intake);
+  if (held) return held;
+  const commentId = await progressComment(session, intake);
+  return writeRequest(session, trigger, intake, commentId);
+}
+
+/** The issue's state on GitHub now. */
+async function issueIsOpen(session: WebhookSession, issue: number): Promise<boolean> {
+  const api = await session.api();
+  const { data } = await api.rest.issues.get({ owner: session.owner, repo: session.repo, issue_number: issue });
+  return data.state === 'open';
+}
+
+interface OpenIntake {
+  key: string;
+  record: IntakeRecord;
+  etag: string;
+}
+
+/** The trigger's intake record: written now, or the one an earlier try of the same trigger wrote. */
+async function openIntake(session: WebhookSession, trigger: RunTrigger, runId: string, now: number): Promise<OpenIntake> {
+  const { store } = session.deps;
+  const key = intakeKey(session.owner, session.repo, trigger.issue.number, runId);
+  const fresh: IntakeRecord = {
+    schemaVersion: 1,
+    runId,
+    issue: trigger.issue.number,
+    installationId: session.installationId,
+    repositoryId: session.repositoryId,
+    trigger: trigger.trigger.key,
+    sender: trigger.sender,
+    createdAt: new Date(now).toISOString(),
+  };
+  await putArtifactIfAbsent(store, key, IntakeRecord, fresh);
+  const stored = await readArtifactVersioned(store, key, IntakeRecord);
+  if (!stored) throw new Error(`the intake record ${key} vanished as it was written`);
+  return { key, record: stored.value, etag: stored.etag };
+}
+
+/**
+ * The issue's lock and the limits; a trigger that may not start now is answered and its intake
+ * record deleted. The lock an earlier try of this trigger took is this trigger's.
+ */
+async function holdIssue(session: WebhookSession, policy: AgentPolicy, intake: OpenIntake): Promise<TriggerOutcome | undefined> {
+  const { store, clock } = session.deps;
+  const { runId, issue: issueNumber } = intake.record;
   const issue = { ...session.ref, issue: issueNumber };
   const now = clock.now();
-
-  if (await store.get(keys.request)) return { kind: 'duplicate', runId };
-
-  // One active run per issue; a redelivery of the same trigger finds its own lock and stops.
   const lock = await acquireIssueLock(store, issue, { runId, attempt: 1 }, now, session.deps.lockTtlMs ?? DEFAULT_LOCK_TTL_MS);
-  if (lock === 'same-run') return { kind: 'duplicate', runId };
   if (lock === 'held') {
     await session.reply(issueNumber, TEXTS.runActive);
+    await store.delete(intake.key);
     return { kind: 'replied', why: 'a run is active' };
   }
-
   const limited = await rateLimited(session, policy, runId, now);
   if (limited) {
     await releaseIssueLock(store, issue, { runId, attempt: 1 });
     await session.reply(issueNumber, limited);
+    await store.delete(intake.key);
     return { kind: 'replied', why: 'rate limited' };
   }
+  return undefined;
+}
 
+/**
+ * The run's progress comment: the one the intake record names, or the App's own comment that
+ * carries the run's marker (an earlier try posted it and failed before recording it), or a new
+ * one, recorded in the intake record at once.
+ */
+async function progressComment(session: WebhookSession, intake: OpenIntake): Promise<number> {
+  const { runId, issue } = intake.record;
+  if (intake.record.progressCommentId !== undefined) return intake.record.progressCommentId;
   const api = await session.api();
-  const comment = await api.rest.issues.createComment({
-    owner: session.owner,
-    repo: session.repo,
-    issue_number: issueNumber,
-    body: renderProgressComment({ runId, attempt: 1, status: 'QUEUED', phases: [], message: 'waiting for a worker' }),
-  });
+  const marker = progressMarker(runId);
+  const found = await findAppComment(api, { ...session.ref, issue, marker, botLogin: session.deps.botLogin });
+  const id =
+    found?.id ??
+    (
+      await api.rest.issues.createComment({
+        owner: session.owner,
+        repo: session.repo,
+        issue_number: issue,
+        body: renderProgressComment({ runId, attempt: 1, status: 'QUEUED', phases: [], message: 'waiting for a worker' }),
+      })
+    ).data.id;
+  // Compare-and-swap: a concurrent try that recorded its own comment first keeps the record.
+  await putArtifactIfMatch(session.deps.store, intake.key, IntakeRecord, { ...intake.record, progressCommentId: id }, intake.etag);
+  return id;
+}
+
+/** `request.json` (written once: it starts the worker), the limits counter, the issue pointer; then the intake record goes. */
+async function writeRequest(session: WebhookSession, trigger: RunTrigger, intake: OpenIntake, commentId: number): Promise<TriggerOutcome> {
+  const { store, clock, logger } = session.deps;
+  const { runId, issue: issueNumber } = intake.record;
+  const keys = runKeys(session.owner, session.repo, runId);
+  const now = clock.now();
   const request: RunRequest = {
     schemaVersion: 1,
     runId,
@@ -85,17 +165,21 @@ export async function startRun(session: WebhookSession, policy: AgentPolicy, tri
       body: trigger.issue.body ?? '',
       updatedAt: trigger.issue.updated_at,
       url: trigger.issue.html_url,
-      progressCommentId: comment.data.id,
+      progressCommentId: commentId,
     },
     comment: trigger.comment,
     forcedMode: trigger.forcedMode,
     agentBranch: agentBranchName({ issue: issueNumber, runId }),
-    createdAt: new Date(now).toISOString(),
+    createdAt: intake.record.createdAt,
   };
   if (!(await putArtifactIfAbsent(store, keys.request, RunRequest, request))) {
-    // A concurrent delivery of the same trigger won the race: leave no trace of this one.
-    await api.rest.issues.deleteComment({ owner: session.owner, repo: session.repo, comment_id: comment.data.id });
-    await releaseIssueLock(store, issue, { runId, attempt: 1 });
+    // A concurrent try of the same trigger won: its request, lock and comment stand. A comment
+    // this try posted that the winner does not name goes.
+    const winner = await readArtifactIfPresent(store, keys.request, RunRequest);
+    if (winner?.issue?.progressCommentId !== commentId) {
+      const api = await session.api();
+      await api.rest.issues.deleteComment({ owner: session.owner, repo: session.repo, comment_id: commentId }).catch(() => undefined);
+    }
     return { kind: 'duplicate', runId };
   }
   await store.putIfAbsent(limitKey(session.owner, session.repo, now, runId), runId);
@@ -103,9 +187,10 @@ export async function startRun(session: WebhookSession, policy: AgentPolicy, tri
     schemaVersion: 1,
     runId,
     attempt: 1,
-    progressCommentId: comment.data.id,
+    progressCommentId: commentId,
     updatedAt: new Date(now).toISOString(),
   });
+  await store.delete(intake.key);
   logger.info('run requested', { owner: session.owner, repo: session.repo, issue: issueNumber, runId, trigger: trigger.trigger.kind });
   return { kind: 'started', runId, attempt: 1 };
 }
