@@ -26,13 +26,23 @@ interface ModuleRecord {
 }
 
 type Area =
-  'Ingestion' | 'Repository map and search' | 'Syntax' | 'Webhook' | 'End to end' | 'Hostile repositories' | 'Diff' | 'Bundles' | 'Peak memory per benchmark';
+  | 'Ingestion'
+  | 'Repository map and search'
+  | 'Syntax'
+  | 'Webhook'
+  | 'End to end'
+  | 'Faults'
+  | 'Hostile repositories'
+  | 'Diff'
+  | 'Bundles'
+  | 'Peak memory per benchmark';
 const AREAS: Area[] = [
   'Ingestion',
   'Repository map and search',
   'Syntax',
   'Webhook',
   'End to end',
+  'Faults',
   'Hostile repositories',
   'Diff',
   'Bundles',
@@ -112,6 +122,13 @@ const JOBS: Job[] = [
     timeoutMs: 20 * MIN,
     what: 'real repositories (scripts/prepare-bench-repos.sh): CLI ingest vs native, map vs ingestion, targets, a replace run',
     run: async (q) => (await import('./real-repos.bench.js')).runRealReposBench({ runs: q ? 1 : 3 }),
+  },
+  {
+    id: 'faults',
+    area: 'Faults',
+    timeoutMs: 25 * MIN,
+    what: 'the fault soak: every scenario of test/reliability/fault-suite.ts through the whole App, one seed',
+    run: async (q) => (await import('./faults.bench.js')).runFaultBench({ runs: q ? 13 * 2 : undefined }),
   },
   {
     id: 'hostile',

@@ -265,6 +265,8 @@ export interface AppHarness {
   logs: CapturingSink;
   /** Every S3 notification forwarded so far, oldest first. */
   dispatched: Dispatch[];
+  /** Invocations that failed for good (every try), oldest first: what Lambda sends to the dead-letter queue. */
+  deadLetters: Dispatch[];
   /** Example payloads (from @octokit/webhooks-examples) pointed at the stand-in's repository, users and issues. */
   payloads: HarnessPayloads;
   /** Sign and deliver one webhook to the webhook handler, as API Gateway v2 would. */
@@ -612,6 +614,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   let deliveries = 0;
   let invocations = 0;
   const dispatched: Dispatch[] = [];
+  const deadLetters: Dispatch[] = [];
   const invocationsByKey = new Map<string, number>();
 
   const deliver = async (eventName: string, payload: unknown, opts: DeliverOptions = {}): Promise<DeliveryResult> => {
@@ -735,6 +738,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
               dispatched.push(dispatch);
               done.push(dispatch);
               failed.push(dispatch);
+              deadLetters.push(dispatch);
               break;
             }
           } else {
@@ -746,7 +750,10 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
         dispatched.push(dispatch);
         done.push(dispatch);
         if (!dispatch.error) break;
-        if (attempt === retries) failed.push(dispatch);
+        if (attempt === retries) {
+          failed.push(dispatch);
+          deadLetters.push(dispatch);
+        }
       }
     }
     if (failed.length > 0 && opts.throwOnError !== false) {
@@ -828,6 +835,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     trustedReads,
     logs,
     dispatched,
+    deadLetters,
     payloads,
     deliver,
     drain,
