@@ -1,6 +1,7 @@
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type PutObjectCommandInput, type S3Client } from '@aws-sdk/client-s3';
 import { ArtifactStoreError } from '../../core/artifacts/artifact-error.js';
 import { assertArtifactKey } from '../../core/artifacts/artifact-key.js';
+import { faultCode, faultStatus, isTransientFault } from '../../core/errors.js';
 import type { ArtifactStore, PutOptions, StoredObject } from '../../core/ports.js';
 
 /** Server-side encryption for every object written. */
@@ -37,64 +38,13 @@ export interface S3ArtifactStoreOptions {
   onRetry?: (info: S3RetryInfo) => void;
 }
 
-interface ErrorShape {
-  name?: string;
-  Code?: string;
-  code?: string;
-  $metadata?: { httpStatusCode?: number };
-  $response?: { statusCode?: number };
-  $retryable?: unknown;
-}
-
-const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENOTFOUND', 'ECONNABORTED', 'UND_ERR_SOCKET']);
-const RETRYABLE_NAMES = new Set([
-  'SlowDown',
-  'Throttling',
-  'ThrottlingException',
-  'RequestTimeout',
-  'RequestTimeoutException',
-  'InternalError',
-  'ServiceUnavailable',
-  'TimeoutError',
-]);
-
-function statusOf(error: unknown): number | undefined {
-  const e = error as ErrorShape;
-  return e?.$metadata?.httpStatusCode ?? e?.$response?.statusCode;
-}
-
-function codeOf(error: unknown): string | undefined {
-  const e = error as ErrorShape;
-  return e?.Code ?? e?.name ?? e?.code;
-}
-
 function isNotFound(error: unknown): boolean {
-  const code = codeOf(error);
-  return statusOf(error) === 404 || code === 'NoSuchKey' || code === 'NotFound';
+  const code = faultCode(error);
+  return faultStatus(error) === 404 || code === 'NoSuchKey' || code === 'NotFound';
 }
 
 function isPreconditionFailed(error: unknown): boolean {
-  return statusOf(error) === 412 || codeOf(error) === 'PreconditionFailed';
-}
-
-/**
- * Throttling (SlowDown, 429, 503), any 5xx, S3's RequestTimeout, a 409 ConditionalRequestConflict
- * (S3's answer to two conditional writes racing; AWS says retry) and connection-level failures.
- * Never 412 or any other 4xx.
- */
-function isRetryable(error: unknown): boolean {
-  const status = statusOf(error);
-  const code = codeOf(error);
-  if (status === 412) return false;
-  if (status === 409) return code === 'ConditionalRequestConflict';
-  if (status !== undefined && status >= 500) return true;
-  if (status === 429) return true;
-  if (code !== undefined && RETRYABLE_NAMES.has(code)) return true;
-  if (status === undefined) {
-    const netCode = (error as { code?: string })?.code;
-    return (netCode !== undefined && NETWORK_CODES.has(netCode)) || code === 'TimeoutError';
-  }
-  return false;
+  return faultStatus(error) === 412 || faultCode(error) === 'PreconditionFailed';
 }
 
 /**
@@ -102,7 +52,7 @@ function isRetryable(error: unknown): boolean {
  * not get its answer (5xx, timeouts, dropped connections). A 4xx other than 409 never wrote.
  */
 function mayHaveWritten(error: unknown): boolean {
-  const status = statusOf(error);
+  const status = faultStatus(error);
   return status === undefined || status >= 500 || status === 409 || status === 429;
 }
 
@@ -121,7 +71,8 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * (`If-None-Match: *`, `If-Match: <etag>`); a 412 means "someone else's object is there" and
  * returns false. Etags are S3's ETag header as S3 gives it (quoted); pass them back unchanged.
  *
- * Retries: throttling and 5xx are retried with exponential backoff and full jitter; 4xx never.
+ * Retries: what `isTransientFault` calls transient (throttling, 5xx, timeouts, resets) is retried
+ * with exponential backoff and full jitter; 4xx never.
  * A conditional write whose earlier attempt may have succeeded without us hearing of it (5xx after
  * the object was stored, a dropped response) can meet its own object on retry and get a 412. In
  * that case the stored bytes are compared with ours: equal bytes mean our write landed, and the
@@ -272,9 +223,10 @@ export class S3ArtifactStore implements ArtifactStore {
       } catch (error) {
         // A nested store call (the read-back of a conditional write) already gave up.
         if (error instanceof ArtifactStoreError) throw error;
-        const status = statusOf(error);
-        const code = codeOf(error);
-        if (!isRetryable(error)) {
+        const status = faultStatus(error);
+        const code = faultCode(error);
+        // Retried here as the whole App judges a fault transient (docs/architecture.md, "Transient faults").
+        if (!isTransientFault(error)) {
           throw new ArtifactStoreError(
             'STORE_REQUEST_FAILED',
             `S3 ${operation} failed for ${key}: ${code ?? 'error'}`,

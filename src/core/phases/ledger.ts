@@ -22,7 +22,8 @@ export function seqLabel(seq: number): string {
 
 /**
  * The append-only ledger of one attempt: one object per entry (`ledger/<seq>.json`), written
- * with `putIfAbsent` so nothing is ever overwritten. A resumed attempt continues the sequence.
+ * with `putIfAbsent` so nothing is ever overwritten. A sequence number is taken only by a
+ * successful write, so a failed one leaves no gap. A resumed attempt continues the sequence.
  */
 export class Ledger {
   private nextSeq = 0;
@@ -62,8 +63,10 @@ export class Ledger {
         evidenceRefs: [],
         ...input,
       });
-      this.nextSeq += 1;
+      // The number is taken by the conditional write: a write that throws leaves it for the next
+      // append (no gap); one another writer holds already is passed over.
       const written = await this.store.putIfAbsent(`${this.prefix}${seqLabel(entry.seq)}.json`, `${JSON.stringify(entry, null, 2)}\n`);
+      this.nextSeq = entry.seq + 1;
       if (written) {
         this.cache.push(entry);
         return entry;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Deadline } from '../budget/budget.js';
+import { AgentError, isTransientFault } from '../errors.js';
 import type { ArtifactStore, Clock, PhaseProgress, RunReporter } from '../ports.js';
 import { canonicalJson, sha256Hex } from '../util/digest.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -121,7 +122,9 @@ const encoder = new TextEncoder();
  * The long-horizon orchestrator: phases in canonical order, each under its
  * contract; a checkpoint after each; the patch stack after each segment. A resumed attempt
  * rebuilds the workspace from the base commit plus the patch stack of its last checkpoint and
- * continues with the next phase, so it ends exactly where an uninterrupted run would.
+ * continues with the next phase, so it ends exactly where an uninterrupted run would. A phase
+ * error ends the attempt (FAILED, or BLOCKED for a contract breach) unless it is a transient
+ * fault, which the orchestrator throws on for the platform to retry.
  */
 export async function runOrchestrator(options: OrchestratorOptions): Promise<OrchestratorResult> {
   const invokedAt = options.clock.now();
@@ -236,6 +239,7 @@ async function runPhase(
   try {
     outcome = await handler.run(context);
   } catch (error) {
+    if (isTransientFault(error)) await interrupt(ledger, handler.name, error);
     const reason = error instanceof PhaseContractError ? error.reason : 'PHASE_FAILED';
     await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'PHASE_FAILED', payload: { reason, message: (error as Error).message } });
     progress('failed', (error as Error).message);
@@ -260,6 +264,18 @@ async function runPhase(
   }
   progress('done', outcome.summary);
   return undefined;
+}
+
+/**
+ * A transient fault inside a phase (docs/architecture.md, "Transient faults") does not end the
+ * attempt: it is ledgered where the store lets it be, and thrown on, so that the invocation fails,
+ * the platform retries it and the retry resumes from the last checkpoint.
+ */
+async function interrupt(ledger: Ledger, phase: PhaseName, error: unknown): Promise<never> {
+  const reason = error instanceof AgentError ? error.reason : 'TRANSIENT_FAULT';
+  const message = error instanceof Error ? error.message : String(error);
+  await ledger.append({ actor: 'orchestrator', phase, type: 'PHASE_INTERRUPTED', payload: { reason, message } }).catch(() => undefined);
+  throw error;
 }
 
 /** What a phase handler sees: the guarded workspace, the ledger, earlier outputs, and the patch stack recorder. */

@@ -1,4 +1,5 @@
 import { readArtifactIfPresent } from '../artifacts/artifact-io.js';
+import { isTransientFault } from '../errors.js';
 import { RepoMap } from '../repomap/repo-map-schema.js';
 import type { DiscoveryOutput } from './phases/discovery-phase.js';
 import type { PipelineEnv } from './pipeline-env.js';
@@ -22,8 +23,11 @@ export function discoveredMap(env: PipelineEnv, discovery: DiscoveryOutput | und
 
 async function readFirst(env: PipelineEnv, keys: string[]): Promise<RepoMap | undefined> {
   for (const key of keys) {
-    // An invalid entry is passed over, as the map cache itself does.
-    const map = await readArtifactIfPresent(env.store, key, RepoMap).catch(() => undefined);
+    // An invalid entry is passed over, as the map cache itself does; a transient fault is thrown on (docs/architecture.md, "Transient faults").
+    const map = await readArtifactIfPresent(env.store, key, RepoMap).catch((error: unknown) => {
+      if (isTransientFault(error)) throw error;
+      return undefined;
+    });
     if (map) return map;
   }
   return undefined;

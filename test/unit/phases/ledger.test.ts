@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ArtifactStoreError } from '../../../src/core/artifacts/artifact-error.js';
 import { Ledger, seqLabel } from '../../../src/core/phases/ledger.js';
 import { RecordingArtifactStore } from '../../helpers/git-artifact-store.js';
 
@@ -51,5 +52,23 @@ describe('Ledger', () => {
     await store.delete(`${PREFIX}000000.json`);
     await store.put(`${PREFIX}000000.json`, '{"schemaVersion":1,"seq":0}');
     await expect(Ledger.open(store, PREFIX, clock)).rejects.toThrow();
+  });
+
+  it('a write that fails takes no number: the next append gets it, and the sequence stays gap-free', async () => {
+    const store = new RecordingArtifactStore();
+    const ledger = await Ledger.open(store, PREFIX, clock);
+    await ledger.append({ actor: 'a', type: 'ONE', payload: {} });
+    const putIfAbsent = store.putIfAbsent.bind(store);
+    store.putIfAbsent = async () => {
+      throw new ArtifactStoreError('STORE_UNAVAILABLE', 'S3 putIfAbsent still failing after 5 attempts', {});
+    };
+    await expect(ledger.append({ actor: 'a', type: 'LOST', payload: {} })).rejects.toThrow(ArtifactStoreError);
+    store.putIfAbsent = putIfAbsent;
+    expect((await ledger.append({ actor: 'a', type: 'TWO', payload: {} })).seq).toBe(1);
+    const reread = await Ledger.open(store, PREFIX, clock);
+    expect(reread.entries().map((e) => [e.seq, e.type])).toEqual([
+      [0, 'ONE'],
+      [1, 'TWO'],
+    ]);
   });
 });

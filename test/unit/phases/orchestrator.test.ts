@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ArtifactStoreError } from '../../../src/core/artifacts/artifact-error.js';
 import { gitPatchCodec } from '../../../src/core/pipeline/patch-codec.js';
 import { runOrchestrator, type OrchestratorOptions, type PhaseHandler } from '../../../src/core/phases/orchestrator.js';
 import type { PhaseName } from '../../../src/core/phases/phase-contracts.js';
@@ -131,6 +132,43 @@ describe('runOrchestrator', () => {
     });
     const result = await runOrchestrator(options);
     expect(result).toMatchObject({ state: 'FAILED', reason: 'planning: boom', details: { code: 'PHASE_FAILED' } });
+  });
+
+  it('a transient fault in a handler is thrown on (the invocation is retried), ledgered as PHASE_INTERRUPTED; the retry resumes from the last checkpoint', async () => {
+    let faults = 1;
+    const mechanicalChange = handlers().find((h) => h.name === 'mechanical_change')!.run;
+    const overrides = {
+      mechanical_change: async (context: Parameters<PhaseHandler['run']>[0]) => {
+        await context.workspace.write('src/a.ts', 'export const a = 10;\n');
+        if (faults-- > 0) throw new ArtifactStoreError('STORE_UNAVAILABLE', 'S3 put still failing after 5 attempts', {});
+        return mechanicalChange(context);
+      },
+    };
+    const { repo, store, options } = await setup(overrides);
+    await expect(runOrchestrator(options)).rejects.toThrow(ArtifactStoreError);
+    const workspace = await openWorkspace({ fs: repo.fs, gitdir: repo.gitdir, commitSha: repo.commitSha });
+    const retried = await runOrchestrator({ ...options, workspace, handlers: handlers(overrides) });
+    expect(retried).toMatchObject({ state: 'COMPLETED', resumedFrom: 'planning' });
+    expect(types(retried)).toEqual(expect.arrayContaining(['PHASE_INTERRUPTED', 'RESUMED']));
+    expect(types(retried)).not.toContain('PHASE_FAILED');
+    expect(retried.ledger.entries().find((e) => e.type === 'PHASE_INTERRUPTED')).toMatchObject({
+      phase: 'mechanical_change',
+      payload: { reason: 'STORE_UNAVAILABLE' },
+    });
+    expect(retried.ledger.entries().map((e) => e.seq)).toEqual(retried.ledger.entries().map((_, i) => i));
+    expect(await workspace.readText('src/a.ts')).toBe('export const a = 10;\n');
+    expect((await store.list(`${PREFIX}checkpoints/`)).length).toBe(4);
+  });
+
+  it('a deterministic store failure in a handler still ends the attempt FAILED', async () => {
+    const { options } = await setup({
+      planning: async () => {
+        throw new ArtifactStoreError('STORE_REQUEST_FAILED', 'S3 put failed: AccessDenied', {});
+      },
+    });
+    const result = await runOrchestrator(options);
+    expect(result).toMatchObject({ state: 'FAILED', details: { code: 'PHASE_FAILED' } });
+    expect(types(result)).not.toContain('PHASE_INTERRUPTED');
   });
 
   it('a cancel marker between phases stops the run CANCELLED', async () => {
