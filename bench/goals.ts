@@ -148,6 +148,14 @@ export const GOALS: Goal[] = [
     met: refused,
     expected: 'hostile.deepChain.timeToRefusal',
   },
+  // Faults (issue 36): every scenario ends clearly, with nothing stuck, duplicated, wrong or lost.
+  ...['stuck', 'duplicates', 'wrong-content', 'lost-data'].map((what): Goal => ({
+    id: `faults-${what}`,
+    match: (r) => r.name === `faults.${what}`,
+    goal: '0 in the soak (issue 36)',
+    met: valueAtMost(0),
+    expected: `faults.${what}`,
+  })),
 ];
 
 export function judge(r: JudgedRecord): { goal: string | null; met: boolean | null } {
