@@ -190,6 +190,25 @@ export const SCENARIOS: FaultScenario[] = [
     },
   },
   {
+    id: 'policy-changes',
+    what: 'the policy on the default branch changes while the run works',
+    movesBase: true,
+    async run(ctx) {
+      await label(ctx);
+      await ctx.h.drain({ retries: 2, throwOnError: false, only: ['intake', 'worker'] });
+      const policy = (await ctx.h.standin.readFile(ctx.h.fullName, 'main', '.agent-policy.yaml'))?.toString('utf8') ?? '';
+      await pushHumanCommit(ctx.h, 'main', { '.agent-policy.yaml': `${policy}# changed while issue ${ctx.issue} ran\n` }, 'policy: note');
+    },
+  },
+  {
+    id: 'bad-payload',
+    what: 'a signed label delivery whose payload lacks the issue',
+    async run(ctx) {
+      const { issue: _issue, ...rest } = ctx.h.payloads.labeled(ctx.issue);
+      await ctx.h.deliver('issues', rest, { intake: false });
+    },
+  },
+  {
     id: 'oversized-body',
     what: 'the issue body is 1 MB',
     async run(ctx) {
