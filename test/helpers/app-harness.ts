@@ -23,6 +23,7 @@ import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader
 import { createIntakeHandler, type IntakeOutcome } from '../../src/app/webhook/create-intake-handler.js';
 import { createWebhookHandler } from '../../src/app/webhook/create-webhook-handler.js';
 import { parseDeliveryKey } from '../../src/core/artifacts/keys.js';
+import { sweep, type SweepReport } from '../../src/app/sweeper/sweep.js';
 import { createWorkerHandler, parseWorkerKey, type InvocationContext } from '../../src/app/worker/create-worker-handler.js';
 import type { ArtifactStore, IssuedToken, TokenBroker, TokenRole } from '../../src/core/ports.js';
 import { parseRunKey, PUBLISHER_KINDS } from '../../src/core/runs/run-key.js';
@@ -219,7 +220,7 @@ export interface GitAccess {
 
 /** A token one of the functions obtained from its broker. */
 export interface IssuedTokenRecord {
-  fn: HarnessFunction;
+  fn: HarnessFunction | 'sweeper';
   role: TokenRole;
   tokenId: string;
   permissions: Record<string, string>;
@@ -268,6 +269,12 @@ export interface AppHarness {
   deliver(eventName: string, payload: unknown, options?: DeliverOptions): Promise<DeliveryResult>;
   /** Forward queued S3 notifications to the worker and the publisher until nothing is left. */
   drain(options?: DrainOptions): Promise<Dispatch[]>;
+  /**
+   * One scheduled sweep (src/app/sweeper/sweep.ts) at the harness clock, through SweeperRole's
+   * view of the bucket and a token-read broker. What it writes is queued like any write: `drain()`
+   * forwards it.
+   */
+  sweep(): Promise<SweepReport>;
   /** ObjectCreated notifications for the worker or the publisher not forwarded yet (keys, decoded). */
   pending(): string[];
   /**
@@ -482,9 +489,10 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   const logs = new CapturingSink();
   const loggerFor = (fn: HarnessFunction) => new CapturingLogger({ clock, bindings: { fn } }, logs);
   const loggers = { webhook: loggerFor('webhook'), intake: loggerFor('intake'), worker: loggerFor('worker'), publisher: loggerFor('publisher') };
+  const sweeperLogger = new CapturingLogger({ clock, bindings: { fn: 'sweeper' } }, logs);
   const issued: IssuedTokenRecord[] = [];
   const tokenOptions = { appId: HARNESS_APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => privateKeyPem, policy: STANDIN_GITHUB_POLICY };
-  const broker = (fn: HarnessFunction, role: TokenRole): TokenBroker => {
+  const broker = (fn: HarnessFunction | 'sweeper', role: TokenRole): TokenBroker => {
     const inner = new InProcessTokenBroker({ ...tokenOptions, role });
     return {
       async token(request): Promise<IssuedToken> {
@@ -826,6 +834,14 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     payloads,
     deliver,
     drain,
+    sweep: () =>
+      sweep({
+        store: roleStore('SweeperRole'),
+        tokens: broker('sweeper', 'read'),
+        github: api(sweeperLogger),
+        clock,
+        logger: sweeperLogger,
+      }),
     pending: () =>
       queue
         .filter((r) => r.eventName.startsWith('ObjectCreated') && functionForKey(decodeS3EventKey(r.s3.object.key)) !== 'none')
