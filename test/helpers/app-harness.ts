@@ -610,6 +610,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     github: api(loggers.publisher),
     clock,
     logger: loggers.publisher,
+    botLogin: HARNESS_BOT_LOGIN,
   });
 
   let deliveries = 0;

@@ -116,7 +116,7 @@ async function afterEnd(
   ended: NonNullable<AttemptProgress['ended']>,
 ): Promise<string | undefined> {
   const { store, runKeys: keys } = options;
-  const where = { owner: view.owner, repo: view.repo, runId: view.runId, attempt: view.attempt };
+  const where = { owner: view.owner, repo: view.repo, runId: view.runId, attempt: view.attempt, botLogin: options.botLogin };
   const attemptRequest = view.attempt >= 2 ? await readArtifactIfPresent(store, keys.attempt(view.attempt).request, AttemptRequest) : undefined;
   const result = { status: ended.status, reason: ended.reason, baseCommitSha: progress.baseCommitSha };
   await noteUnchangedFollowUp(view.api, where, attemptRequest?.followUp, result);

@@ -12,6 +12,8 @@ export interface PublishDeps {
   github: (token: string) => GitHubApi;
   clock: Clock;
   logger: Logger;
+  /** The App's login (`<slug>[bot]`): a comment found by its marker counts only when the App wrote it. */
+  botLogin?: string;
 }
 
 export interface PublishOptions extends PublishDeps {

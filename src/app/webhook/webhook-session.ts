@@ -1,4 +1,5 @@
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
+import { createCommentOnce } from '../github/create-once.js';
 import type { GitHubApi } from '../github/github-api.js';
 import type { RepositoryPayload } from './webhook-payloads.js';
 
@@ -71,7 +72,7 @@ export class WebhookSession {
     const existing = comments.find((c) => c.body?.includes(marker) && c.user?.login === this.deps.botLogin);
     const text = `${marker}\n${body}`;
     if (existing) await api.rest.issues.updateComment({ owner: this.owner, repo: this.repo, comment_id: existing.id, body: text });
-    else await api.rest.issues.createComment({ owner: this.owner, repo: this.repo, issue_number: issueNumber, body: text });
+    else await createCommentOnce(api, { owner: this.owner, repo: this.repo, issue: issueNumber, body: text, marker, botLogin: this.deps.botLogin });
   }
 
   /** Store keys and logs name the repository by these two. */
