@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
 /**
@@ -115,6 +115,8 @@ describe('a pull request GitHub will not open for longer than an invocation can 
     h = await startAppHarness();
   }, 60_000);
   afterAll(async () => h?.stop());
+  // A test that fails midway must not leave its faults to the next one.
+  afterEach(() => h?.standin.faults.clear());
 
   const runOf = async (issue: number) => {
     const latest = await h.json(`issues/acme/orders/${issue}/latest.json`);
