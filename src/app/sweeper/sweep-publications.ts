@@ -70,7 +70,8 @@ export async function sweepPublications(deps: SweepDeps, report: { problems: { k
 
 async function publicationOwed(deps: SweepDeps, ref: Owed['ref'], lockKey: string): Promise<Owed | undefined> {
   const { store } = deps;
-  const lock = await readArtifactVersioned(store, lockKey, IssueLock);
+  // An unreadable lock is the lock pass's to report (sweep.ts), not this one's.
+  const lock = await readArtifactVersioned(store, lockKey, IssueLock).catch(() => undefined);
   if (!lock) return undefined;
   const keys = runKeys(ref.owner, ref.repo, lock.value.runId);
   const run = await readArtifactIfPresent(store, keys.run, RunRecord);
@@ -88,27 +89,37 @@ async function publicationOwed(deps: SweepDeps, ref: Owed['ref'], lockKey: strin
 async function settle(deps: SweepDeps, owed: Owed, now: number): Promise<SweptPublication | undefined> {
   const { run, retry, lock } = owed;
   if (!retry && now - Date.parse(run.updatedAt) < PUBLISHER_GRACE_MS) return undefined;
-  const firstFailedAt = retry?.firstFailedAt ?? run.updatedAt;
-  const deadline = Math.min(publishRetryDeadline({ firstFailedAt }), Date.parse(lock.value.expiresAt));
+  const deadline = Math.min(publishRetryDeadline({ firstFailedAt: retry?.firstFailedAt ?? run.updatedAt }), Date.parse(lock.value.expiresAt));
   const base = { ...owed.ref, runId: run.runId, attempt: run.attempt };
   if (now >= deadline) return { ...base, action: 'ended', commentUpdated: await end(deps, owed, now) };
   if (retry && Date.parse(retry.notBefore) > now) return undefined;
   const at = new Date(now).toISOString();
   // Its creation starts the publisher (the bucket's notification): notBefore is now, so it publishes.
-  await writeArtifact(deps.store, owed.keys.publishRetry, PublishRetry, {
+  const record = retryRecord(owed, at, { redrives: (retry?.redrives ?? 0) + 1 });
+  await writeArtifact(deps.store, owed.keys.publishRetry, PublishRetry, record);
+  deps.logger.warn('publication re-driven', { ...base, reason: record.reason, redrives: record.redrives });
+  return { ...base, action: 'redriven' };
+}
+
+/**
+ * The retry record the sweeper writes: the publisher's, carried over, or (a publisher that
+ * dead-lettered with nothing recorded) one that starts when the worker completed, due now.
+ */
+function retryRecord(owed: Owed, at: string, changes: Partial<PublishRetry>): PublishRetry {
+  const { run, retry } = owed;
+  return {
     schemaVersion: 1,
     runId: run.runId,
     attempt: run.attempt,
-    firstFailedAt,
+    firstFailedAt: retry?.firstFailedAt ?? run.updatedAt,
     notBefore: retry?.notBefore ?? at,
     tries: retry?.tries ?? 0,
-    redrives: (retry?.redrives ?? 0) + 1,
+    redrives: retry?.redrives ?? 0,
     reason: retry?.reason ?? 'PUBLISHER_FAILED',
     route: retry?.route,
     updatedAt: at,
-  });
-  deps.logger.warn('publication re-driven', { ...base, reason: retry?.reason ?? 'PUBLISHER_FAILED', redrives: (retry?.redrives ?? 0) + 1 });
-  return { ...base, action: 'redriven' };
+    ...changes,
+  };
 }
 
 /** FAILED/NOT_PUBLISHED, the retry record closed, the comment, the lock; false when the comment could not be edited. */
@@ -136,19 +147,7 @@ async function end(deps: SweepDeps, owed: Owed, now: number): Promise<boolean> {
     };
   });
   if (!written) return false;
-  await writeArtifact(store, keys.publishRetry, PublishRetry, {
-    schemaVersion: 1,
-    runId: run.runId,
-    attempt: run.attempt,
-    firstFailedAt: retry?.firstFailedAt ?? run.updatedAt,
-    notBefore: retry?.notBefore ?? at,
-    tries: retry?.tries ?? 0,
-    redrives: retry?.redrives ?? 0,
-    reason: retry?.reason ?? 'PUBLISHER_FAILED',
-    route: retry?.route,
-    endedAt: at,
-    updatedAt: at,
-  });
+  await writeArtifact(store, keys.publishRetry, PublishRetry, retryRecord(owed, at, { endedAt: at }));
   const commented = await sayNotPublished(deps, owed);
   await releaseIssueLock(store, owed.ref, { runId: run.runId, attempt: owed.lock.value.attempt, etag: owed.lock.etag });
   deps.logger.warn('publication ended unpublished', { ...owed.ref, runId: run.runId, attempt: run.attempt, reason: retry?.reason ?? 'PUBLISHER_FAILED' });
