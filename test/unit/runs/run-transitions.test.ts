@@ -25,7 +25,8 @@ const CANDIDATE_FROM: readonly RunPredecessor[] = ['NONE', 'QUEUED', 'RUNNING', 
 const ALLOWED: Record<RunWriter, Partial<Record<RunRecordStatus, readonly RunPredecessor[]>>> = {
   worker: Object.fromEntries(ENDED.map((to) => [to, WORKER_FROM])),
   publisher: { QUEUED: CANDIDATE_FROM, BLOCKED: CANDIDATE_FROM, PUBLISHED: CANDIDATE_FROM },
-  sweeper: { FAILED: ['NONE', 'QUEUED', 'RUNNING'] },
+  // A stuck active run, and a completed one whose pull request could not be opened (sweep-publications.ts).
+  sweeper: { FAILED: ['NONE', 'QUEUED', 'RUNNING', 'COMPLETED'] },
   'ci-feedback': { MERGED: ALL, CLOSED: ALL },
 };
 
