@@ -31,6 +31,7 @@ const handle = createPublisherHandler({
   },
   clock,
   logger,
+  botLogin: `${config.GITHUB_APP_SLUG}[bot]`,
 });
 
 export const handler = withInvocationLogging((event: unknown, _context: Context) => handle(event));

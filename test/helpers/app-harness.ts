@@ -294,7 +294,11 @@ export interface AppHarness {
   leaks(): Promise<Leak[]>;
   /** The stand-in's id of a token value. */
   tokenId(token: string): string | undefined;
-  /** One run of the scheduled sweeper, as deployed: SweeperRole's view of the bucket and a token-read broker. */
+  /**
+   * One scheduled sweep (src/app/sweeper/sweep.ts) at the harness clock, as deployed: SweeperRole's
+   * view of the bucket and a token-read broker. What it writes is queued like any write: `drain()`
+   * forwards it.
+   */
   sweep(options?: { stuckAfterMs?: number }): Promise<SweepReport>;
   /** The progress comment body of an issue (the App's comment carrying the progress marker), if any. */
   comments(issue: number): { id: number; body: string; user: string }[];
@@ -488,7 +492,13 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   const store = new S3ArtifactStore({ client: s3.client, bucket: s3.bucket, sleep: async () => {} });
   const logs = new CapturingSink();
   const loggerFor = (fn: HarnessFunction | ScheduledFunction) => new CapturingLogger({ clock, bindings: { fn } }, logs);
-  const loggers = { webhook: loggerFor('webhook'), intake: loggerFor('intake'), worker: loggerFor('worker'), publisher: loggerFor('publisher'), sweeper: loggerFor('sweeper') };
+  const loggers = {
+    webhook: loggerFor('webhook'),
+    intake: loggerFor('intake'),
+    worker: loggerFor('worker'),
+    publisher: loggerFor('publisher'),
+    sweeper: loggerFor('sweeper'),
+  };
   const issued: IssuedTokenRecord[] = [];
   const tokenOptions = { appId: HARNESS_APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => privateKeyPem, policy: STANDIN_GITHUB_POLICY };
   const broker = (fn: HarnessFunction | ScheduledFunction, role: TokenRole): TokenBroker => {
@@ -609,6 +619,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     github: api(loggers.publisher),
     clock,
     logger: loggers.publisher,
+    botLogin: HARNESS_BOT_LOGIN,
   });
 
   let deliveries = 0;

@@ -46,6 +46,13 @@ export interface GitHubApiOptions {
 const DraftsmanOctokit = Octokit.plugin(retry, throttling);
 export type GitHubApi = InstanceType<typeof DraftsmanOctokit>;
 
+const POLICIES = new WeakMap<object, Readonly<GitHubRetryPolicy>>();
+
+/** The policy a client was built with (the default for a client built elsewhere, such as a test's stub). */
+export function retryPolicyOf(api: object): Readonly<GitHubRetryPolicy> {
+  return POLICIES.get(api) ?? DEFAULT_GITHUB_RETRY_POLICY;
+}
+
 /** Every 4xx: only rate limits are worth waiting for, and the throttling plugin owns those. */
 const NEVER_RETRIED = Array.from({ length: 100 }, (_, i) => 400 + i);
 
@@ -102,6 +109,7 @@ export function createGitHubApi(options: GitHubApiOptions): GitHubApi {
       throw new GitHubApiError('GITHUB_RATE_LIMITED', `GitHub rate-limited ${route}; retry after ${limit.retryAt}`, { ...limit, route }, { cause: error });
     }
   });
+  POLICIES.set(octokit, Object.freeze(policy));
   return octokit;
 }
 

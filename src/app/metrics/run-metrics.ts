@@ -38,7 +38,8 @@ export function phaseMetric(progress: PhaseProgress, ctx: RunMetricContext): Met
   };
 }
 
-export type PublishMetricOutcome = { outcome: 'published'; prNumber: number } | { outcome: 'refused'; reason: string } | { outcome: 'rerun' };
+export type PublishMetricOutcome =
+  { outcome: 'published'; prNumber: number } | { outcome: 'refused'; reason: string } | { outcome: 'rerun' } | { outcome: 'deferred' };
 
 /**
  * One line per publication decision: dimensions fn and outcome, and fn, outcome and reason for

@@ -9,6 +9,7 @@ import { trustedAttemptState } from '../../core/runs/attempts.js';
 import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { ApprovalRequest, AttemptRequest, RunRequest } from '../../core/runs/run-request.js';
 import { AttemptProgress, CancelMarker, GateRecord } from '../../core/runs/run-state.js';
+import { describeRetry, isLiveRetry, PublishRetry } from '../../core/runs/publish-retry.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { parseProgressPhases, renderProgressComment, type GateView } from '../github/progress-comment.js';
 import { postAnalysisReport } from './analysis-comment.js';
@@ -98,6 +99,9 @@ export async function relayProgress(options: PublishOptions, attempt: number): P
   const ended = progress.ended;
   let message = progress.message;
   if (ended && !ended.candidate) message = await afterEnd(options, view, progress, ended);
+  // A candidate GitHub rate-limited: the publisher's retry is the truth, not the worker's "publishing".
+  const retry = ended?.candidate ? await readArtifactIfPresent(store, keys.publishRetry, PublishRetry).catch(() => undefined) : undefined;
+  if (isLiveRetry(retry, view.runId, attempt)) message = describeRetry(retry);
   if (progress.status === 'NEEDS_APPROVAL' && !gate)
     message = `${ended?.reason ?? 'APPROVAL_REQUIRED'}: the publisher checks the change against the trusted policy`;
   await showProgress(view, { ...progress, message }, gate);
@@ -116,7 +120,7 @@ async function afterEnd(
   ended: NonNullable<AttemptProgress['ended']>,
 ): Promise<string | undefined> {
   const { store, runKeys: keys } = options;
-  const where = { owner: view.owner, repo: view.repo, runId: view.runId, attempt: view.attempt };
+  const where = { owner: view.owner, repo: view.repo, runId: view.runId, attempt: view.attempt, botLogin: options.botLogin };
   const attemptRequest = view.attempt >= 2 ? await readArtifactIfPresent(store, keys.attempt(view.attempt).request, AttemptRequest) : undefined;
   const result = { status: ended.status, reason: ended.reason, baseCommitSha: progress.baseCommitSha };
   await noteUnchangedFollowUp(view.api, where, attemptRequest?.followUp, result);

@@ -7,6 +7,7 @@ import { cachedTokens } from '../tokens/cached-token-broker.js';
 import { recordGate, relayProgress, type AttemptViewOutcome } from './attempt-progress.js';
 import { updateVerificationFromCi, type CiUpdateOutcome } from './ci-feedback.js';
 import { publishCandidate, type PublishDeps, type PublishOutcome } from './publish-candidate.js';
+import { publishWhenDue, type RetryOutcome } from './publish-retry.js';
 
 /** The part of an S3 notification the publisher reads; keys arrive URL-encoded (space as `+`). */
 export const PublisherS3Event = z.object({
@@ -21,6 +22,7 @@ export const PublisherS3Event = z.object({
 export type PublisherResult =
   | { key: string; kind: 'candidate'; outcome: PublishOutcome }
   | { key: string; kind: 'ci'; outcome: CiUpdateOutcome }
+  | { key: string; kind: 'retry'; outcome: RetryOutcome }
   | { key: string; kind: 'progress' | 'gate'; outcome: AttemptViewOutcome }
   | { key: string; kind: 'ignored' };
 
@@ -28,7 +30,8 @@ export type PublisherResult =
  * The publisher function's body: one S3 `ObjectCreated` record at a time, `pr-candidate.json`
  * -> publishCandidate, `ci/*.json` -> updateVerificationFromCi (CI results, or a closed PR),
  * `attempts/<n>/progress.json` -> relayProgress (the worker's progress on the issue),
- * `attempts/<n>/approval-request.json` -> recordGate (the gate an approval covers).
+ * `attempts/<n>/approval-request.json` -> recordGate (the gate an approval covers),
+ * `control/publish-retry.json` -> publishWhenDue (a publication GitHub rate-limited, re-driven).
  * Refusals are outcomes, not errors; only transient failures throw, so the Lambda retry
  * re-runs an idempotent publication.
  */
@@ -49,6 +52,11 @@ export function createPublisherHandler(given: PublishDeps): (event: unknown) => 
       if (m?.kind === 'pr-candidate') {
         const outcome = await withLogScope(scope, () => publishCandidate({ ...deps, runKeys: runKeys(m.owner, m.repo, m.runId) }));
         results.push({ key, kind: 'candidate', outcome });
+        continue;
+      }
+      if (m?.kind === 'publish-retry') {
+        const outcome = await withLogScope(scope, () => publishWhenDue({ ...deps, runKeys: runKeys(m.owner, m.repo, m.runId) }));
+        results.push({ key, kind: 'retry', outcome });
         continue;
       }
       if (m?.kind === 'ci') {

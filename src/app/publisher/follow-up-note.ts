@@ -1,5 +1,6 @@
 import type { FollowUp } from '../../core/runs/follow-up.js';
 import type { AttemptRequest } from '../../core/runs/run-request.js';
+import { createCommentOnce, findMarkedComment } from '../github/create-once.js';
 import type { GitHubApi } from '../github/github-api.js';
 
 /** How an attempt ends when it found nothing to change: no target left, or no diff from its segments. */
@@ -22,7 +23,7 @@ const noteMarker = (runId: string, attempt: number) => `<!-- draftsman:follow-up
  */
 export async function noteUnchangedFollowUp(
   api: GitHubApi,
-  where: { owner: string; repo: string; runId: string; attempt: number },
+  where: { owner: string; repo: string; runId: string; attempt: number; botLogin?: string },
   followUp: FollowUp | undefined,
   result: AttemptEnd,
 ): Promise<boolean> {
@@ -30,14 +31,14 @@ export async function noteUnchangedFollowUp(
   const { owner, repo, runId, attempt } = where;
   const issue_number = followUp.onto.pullRequest;
   const marker = noteMarker(runId, attempt);
-  const comments = await api.paginate(api.rest.issues.listComments, { owner, repo, issue_number, per_page: 100 });
-  if (comments.some((c) => c.body?.includes(marker))) return false;
+  const note = { owner, repo, issue: issue_number, marker, botLogin: where.botLogin };
+  if (await findMarkedComment(api, note)) return false;
   const head = `\`${followUp.onto.headSha.slice(0, 12)}\``;
   const text =
     followUp.kind === 'ci-repair'
       ? `CI failed on ${head}: ${(followUp.ciFailures?.failures ?? []).map((f) => `\`${f.name.replace(/`/g, "'")}\``).join(', ') || 'the checks'}; the recipe has nothing more to change (attempt ${attempt}). A maintainer's fix, or \`/agent revise <instructions>\`, is needed.`
       : `The revision asked by @${followUp.sender} changed nothing on ${head} (attempt ${attempt}); no commit was added.`;
-  await api.rest.issues.createComment({ owner, repo, issue_number, body: `${marker}\n${text}` });
+  await createCommentOnce(api, { ...note, body: `${marker}\n${text}` });
   return true;
 }
 
@@ -51,7 +52,7 @@ const REBUILDS = new Set<AttemptRequest['reason']>(['rebase', 'rerun-base-moved'
  */
 export async function noteFailedRebuild(
   api: GitHubApi,
-  where: { owner: string; repo: string; runId: string; attempt: number; pullRequest: number | undefined },
+  where: { owner: string; repo: string; runId: string; attempt: number; pullRequest: number | undefined; botLogin?: string },
   attemptRequest: AttemptRequest | undefined,
   result: AttemptEnd,
 ): Promise<boolean> {
@@ -60,11 +61,11 @@ export async function noteFailedRebuild(
   const { owner, repo, runId, attempt } = where;
   const issue_number = where.pullRequest;
   const marker = noteMarker(runId, attempt);
-  const comments = await api.paginate(api.rest.issues.listComments, { owner, repo, issue_number, per_page: 100 });
-  if (comments.some((c) => c.body?.includes(marker))) return false;
+  const note = { owner, repo, issue: issue_number, marker, botLogin: where.botLogin };
+  if (await findMarkedComment(api, note)) return false;
   const base = result.baseCommitSha ? ` on \`${result.baseCommitSha.slice(0, 12)}\`` : '';
   const why = `${result.status}${result.reason ? ` (${result.reason.replace(/`/g, "'")})` : ''}`;
   const text = `Rebuilding this change on the moved base${base} did not succeed: ${why}, attempt ${attempt}. The branch is left as it was; merge the base into it yourself, or \`/agent retry\` on the issue after a fix.`;
-  await api.rest.issues.createComment({ owner, repo, issue_number, body: `${marker}\n${text}` });
+  await createCommentOnce(api, { ...note, body: `${marker}\n${text}` });
   return true;
 }

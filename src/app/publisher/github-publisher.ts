@@ -3,6 +3,7 @@ import type { Publisher } from '../../core/publish/publication.js';
 import type { PublicationApplied, PublicationPlan } from '../../core/publish/publication.js';
 import { PublishError } from '../../core/publish/publish-error.js';
 import { hasRunIdTrailer } from '../../core/runs/run-branch.js';
+import { createOnce, NO_RETRY } from '../github/create-once.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { orUndefinedOn404, statusOf } from './publisher-context.js';
 
@@ -101,8 +102,14 @@ export class GitHubPublisher implements Publisher {
       return { sha: commit, created: true };
     }
     try {
-      await api.rest.git.createRef({ owner, repo, ref: `refs/${ref}`, sha: commit });
-      return { sha: commit, created: true };
+      // A lost answer: the branch at our commit's tree and base is ours (docs/operations.md, "Create calls").
+      return await createOnce(api, {
+        create: async () => (await api.rest.git.createRef({ owner, repo, ref: `refs/${ref}`, sha: commit, ...NO_RETRY }), { sha: commit, created: true }),
+        find: async () => {
+          const found = await this.inspectBranch(plan);
+          return found?.ours === 'same' ? { sha: found.sha, created: found.sha === commit } : undefined;
+        },
+      });
     } catch (error) {
       if (statusOf(error) !== 422) throw error;
       // Another invocation created it between our look and our write: look again.
@@ -174,8 +181,13 @@ export class GitHubPublisher implements Publisher {
     }
     const { base, title, body } = plan.pullRequest;
     try {
-      const created = await api.rest.pulls.create({ owner, repo, head: branch, base, title, body, draft: true });
-      return { number: created.data.number, url: created.data.html_url };
+      return await createOnce(api, {
+        create: async () => {
+          const created = await api.rest.pulls.create({ owner, repo, head: branch, base, title, body, draft: true, ...NO_RETRY });
+          return { number: created.data.number, url: created.data.html_url };
+        },
+        find,
+      });
     } catch (error) {
       if (statusOf(error) !== 422) throw error;
       const raced = await find();
@@ -184,7 +196,10 @@ export class GitHubPublisher implements Publisher {
     }
   }
 
-  /** Labels are a courtesy: a failure becomes a warning, never a failed publication. */
+  /**
+   * Labels are a courtesy: a failure becomes a warning, never a failed publication. Adding a
+   * label the pull request has is a no-op on GitHub, so a repeat after a lost answer is harmless.
+   */
   private async addLabels(number: number, labels: string[]): Promise<string | undefined> {
     if (labels.length === 0) return undefined;
     const { api, owner, repo, logger } = this.options;

@@ -13,7 +13,8 @@ import { GitHubPublisher } from './github-publisher.js';
 import { readCandidateBlobs, readGitHubBase, readGitHubTarget, readRunControls, readTrustedPolicy } from './github-state.js';
 import type { PublishOptions, PublishOutcome, RunContext } from './publisher-context.js';
 import { PublishRecord } from './publish-record.js';
-import { recordPublished, recordRefusal, recordRerun } from './run-state.js';
+import { recordDeferred, recordPublished, recordRefusal, recordRerun } from './run-state.js';
+import { GitHubApiError } from '../github/github-api-error.js';
 
 export type { PublishDeps, PublishOptions, PublishOutcome } from './publisher-context.js';
 
@@ -40,6 +41,17 @@ function decodeJson(bytes: Uint8Array): unknown {
  * `run.json` and the progress comment; the lock is released.
  */
 export async function publishCandidate(options: PublishOptions): Promise<PublishOutcome> {
+  const started: { ctx?: RunContext } = {};
+  try {
+    return await publishOnce(options, started);
+  } catch (error) {
+    // A wait longer than the client sits out: recorded for the sweeper, not thrown (docs/operations.md).
+    if (error instanceof GitHubApiError && error.reason === 'GITHUB_RATE_LIMITED' && started.ctx?.api) return recordDeferred(options, started.ctx, error);
+    throw error;
+  }
+}
+
+async function publishOnce(options: PublishOptions, started: { ctx?: RunContext }): Promise<PublishOutcome> {
   const { store, runKeys: keys, logger } = options;
   const startedAt = options.clock.now();
   const rawCandidate = await store.get(keys.candidate.prCandidate);
@@ -49,6 +61,7 @@ export async function publishCandidate(options: PublishOptions): Promise<Publish
   // Owner and repository from the key the event named: a forged request cannot point the records elsewhere.
   const binding = storageBinding(keys.prefix);
   const ctx: RunContext = { request, owner: binding.owner, repo: binding.repo, attempt: 1, startedAt };
+  started.ctx = ctx;
   const raw = rawCandidate ? decodeJson(rawCandidate.body) : undefined;
   const parsed = PrCandidate.safeParse(raw);
   let existing: PublishRecord | undefined;

@@ -12,6 +12,8 @@ export interface PublishDeps {
   github: (token: string) => GitHubApi;
   clock: Clock;
   logger: Logger;
+  /** The App's login (`<slug>[bot]`): a comment found by its marker counts only when the App wrote it. */
+  botLogin?: string;
 }
 
 export interface PublishOptions extends PublishDeps {
@@ -22,7 +24,9 @@ export type PublishOutcome =
   | { kind: 'published'; record: PublishRecord }
   | { kind: 'already-published'; record: PublishRecord }
   | { kind: 'refused'; reason: PublishError['reason']; error: PublishError }
-  | { kind: 'rerun'; attempt: number; from: string; to: string };
+  | { kind: 'rerun'; attempt: number; from: string; to: string }
+  /** GitHub rate-limited the publication for longer than an invocation waits: `control/publish-retry.json` says when to try again. */
+  | { kind: 'deferred'; notBefore: string; tries: number };
 
 /** One publication in progress: the trusted request, and the API once a token is minted. */
 export interface RunContext {

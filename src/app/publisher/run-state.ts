@@ -5,6 +5,8 @@ import { AttemptRequest, RunRecord } from '../../core/runs/run-request.js';
 import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { IssueLatest } from '../../core/runs/run-state.js';
 import { writeRunTransition } from '../../core/runs/write-run-transition.js';
+import { describeRetry, isLiveRetry, PublishRetry } from '../../core/runs/publish-retry.js';
+import type { GitHubApiError } from '../github/github-api-error.js';
 import { parseProgressPhases, renderProgressComment } from '../github/progress-comment.js';
 import { emitMetric, publishMetric, type PublishMetricOutcome } from '../metrics/run-metrics.js';
 import type { PublishOptions, PublishOutcome, RunContext } from './publisher-context.js';
@@ -62,6 +64,42 @@ export async function recordRefusal(options: PublishOptions, ctx: RunContext, er
   await releaseLock(options, ctx);
   recordMetric(options, ctx, { outcome: 'refused', reason: error.reason });
   return { kind: 'refused', reason: error.reason, error };
+}
+
+/**
+ * GitHub rate-limited the publication for longer than an invocation waits (a secondary limit on
+ * opening pull requests, typically, after the branch was pushed): record when to try again in
+ * `control/publish-retry.json` and say so on the progress comment. The sweeper re-drives it once
+ * `notBefore` has passed, for an hour in all from the first failure (src/app/sweeper/sweep-publications.ts).
+ * Nothing is thrown: Lambda's own retries, a minute or two apart, could not wait that long.
+ */
+export async function recordDeferred(options: PublishOptions, ctx: RunContext, error: GitHubApiError): Promise<PublishOutcome> {
+  const { store, runKeys: keys, clock } = options;
+  const now = clock.now();
+  const seconds = Number(error.data.retryAfterSeconds);
+  const notBefore = new Date(now + (Number.isFinite(seconds) && seconds > 0 ? seconds : 60) * 1000).toISOString();
+  const previous = await readArtifactIfPresent(store, keys.publishRetry, PublishRetry).catch(() => undefined);
+  const live = isLiveRetry(previous, ctx.request.runId, ctx.attempt) ? previous : undefined;
+  const route = typeof error.data.route === 'string' ? error.data.route : undefined;
+  const record: PublishRetry = {
+    schemaVersion: 1,
+    runId: ctx.request.runId,
+    attempt: ctx.attempt,
+    firstFailedAt: live?.firstFailedAt ?? new Date(now).toISOString(),
+    notBefore,
+    tries: (live?.tries ?? 0) + 1,
+    redrives: live?.redrives ?? 0,
+    reason: error.reason,
+    route,
+    updatedAt: new Date(now).toISOString(),
+  };
+  await writeArtifact(store, keys.publishRetry, PublishRetry, record);
+  await updateProgress(options, ctx, { status: 'PUBLISHING', message: describeRetry(record) }).catch((e: unknown) =>
+    options.logger.warn('progress comment not updated', { error: e }),
+  );
+  options.logger.warn('publication deferred by a rate limit', { runId: ctx.request.runId, attempt: ctx.attempt, notBefore, tries: record.tries, route });
+  recordMetric(options, ctx, { outcome: 'deferred' });
+  return { kind: 'deferred', notBefore, tries: record.tries };
 }
 
 /** Record a publication: the progress comment, publish.json (once), run.json PUBLISHED, the lock released. */

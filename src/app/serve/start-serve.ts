@@ -192,7 +192,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   }
 
   const publisherLogger = loggerOf('publisher');
-  const publisher = createPublisherHandler({ store, tokens: brokers.write, github: githubFor(publisherLogger), clock, logger: publisherLogger });
+  const publisher = createPublisherHandler({ store, tokens: brokers.write, github: githubFor(publisherLogger), clock, logger: publisherLogger, botLogin });
   async function runPublisher(key: string): Promise<void> {
     const results = await publisher({ Records: [{ eventName: 'ObjectCreated:Put', s3: { object: { key: encodeURIComponent(key) } } }] });
     for (const r of results)

@@ -3,7 +3,7 @@ import { INTAKES_PREFIX, lockKey, runKeys } from '../../core/artifacts/keys.js';
 import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { parseIntakeKey } from '../../core/runs/run-key.js';
 import { IntakeRecord, IssueLock } from '../../core/runs/run-state.js';
-import { findAppComment } from '../github/app-comment.js';
+import { findMarkedComment } from '../github/create-once.js';
 import { progressMarker, renderProgressComment } from '../github/progress-comment.js';
 import type { SweepDeps } from './sweep.js';
 
@@ -89,8 +89,7 @@ async function sayCouldNotStart(deps: SweepDeps, ref: { owner: string; repo: str
     const issued = await deps.tokens.token({ installationId: record.installationId, repositoryId: record.repositoryId, role: 'read' });
     const api = deps.github(issued.token);
     const marker = progressMarker(ref.runId);
-    const found =
-      record.progressCommentId ?? (deps.botLogin === undefined ? undefined : (await findAppComment(api, { ...ref, marker, botLogin: deps.botLogin }))?.id);
+    const found = record.progressCommentId ?? (await findMarkedComment(api, { ...ref, marker, botLogin: deps.botLogin }))?.id;
     if (found !== undefined) await api.rest.issues.updateComment({ owner: ref.owner, repo: ref.repo, comment_id: found, body });
     else await api.rest.issues.createComment({ owner: ref.owner, repo: ref.repo, issue_number: ref.issue, body });
     return true;

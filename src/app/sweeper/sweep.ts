@@ -12,6 +12,7 @@ import type { GitHubApi } from '../github/github-api.js';
 import { renderProgressComment } from '../github/progress-comment.js';
 import { emitMetric, sweepMetric } from '../metrics/run-metrics.js';
 import { INTAKE_GRACE_MS, sweepIntakes, type EndedIntake } from './sweep-intakes.js';
+import { sweepPublications, type SweptPublication } from './sweep-publications.js';
 
 /** Default: a run whose record has not moved for 2 h 15 min (the lock's 2 h plus a sweep) is stuck. */
 export const DEFAULT_STUCK_AFTER_MS = 135 * 60 * 1000;
@@ -54,6 +55,8 @@ export interface SweepReport {
   runsFailed: SweptRun[];
   /** Keys the CI poll hook wrote. */
   ciPolled: string[];
+  /** Completed runs with no pull request: re-driven to the publisher, or ended (sweep-publications.ts). */
+  publications: SweptPublication[];
   /** Per-lock problems; one bad lock never stops the sweep. */
   problems: { key: string; message: string }[];
 }
@@ -72,9 +75,10 @@ export interface SweepReport {
  * delete is possible; its cost is a second run on the issue, not lost work.
  */
 export async function sweep(deps: SweepDeps): Promise<SweepReport> {
-  const report: SweepReport = { intakesEnded: [], locksReleased: [], runsFailed: [], ciPolled: [], problems: [] };
+  const report: SweepReport = { intakesEnded: [], locksReleased: [], runsFailed: [], ciPolled: [], publications: [], problems: [] };
   const now = deps.clock.now();
   report.intakesEnded = await sweepIntakes(deps, now, report.problems);
+  report.publications = await sweepPublications(deps, report);
   for (const key of await deps.store.list('locks/')) {
     const parsed = parseIssueKey(key);
     if (parsed?.kind !== 'lock') continue;

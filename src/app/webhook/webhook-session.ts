@@ -1,5 +1,5 @@
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
-import { findAppComment } from '../github/app-comment.js';
+import { createCommentOnce, findMarkedComment } from '../github/create-once.js';
 import type { GitHubApi } from '../github/github-api.js';
 import type { RepositoryPayload } from './webhook-payloads.js';
 
@@ -68,10 +68,10 @@ export class WebhookSession {
   /** Edit the App's comment carrying `marker`, or post one: a repeated problem never piles up comments. */
   async upsertMarkedComment(issueNumber: number, marker: string, body: string): Promise<void> {
     const api = await this.api();
-    const existing = await findAppComment(api, { ...this.ref, issue: issueNumber, marker, botLogin: this.deps.botLogin });
+    const existing = await findMarkedComment(api, { ...this.ref, issue: issueNumber, marker, botLogin: this.deps.botLogin });
     const text = `${marker}\n${body}`;
     if (existing) await api.rest.issues.updateComment({ owner: this.owner, repo: this.repo, comment_id: existing.id, body: text });
-    else await api.rest.issues.createComment({ owner: this.owner, repo: this.repo, issue_number: issueNumber, body: text });
+    else await createCommentOnce(api, { owner: this.owner, repo: this.repo, issue: issueNumber, body: text, marker, botLogin: this.deps.botLogin });
   }
 
   /** Store keys and logs name the repository by these two. */

@@ -93,6 +93,8 @@ export interface RunKeys {
   gate(n: number): string;
   /** `control/follow-up-<source>.json`: a revision or repair starts once per comment, review or head SHA. */
   followUp(source: string): string;
+  /** `control/publish-retry.json`: a publication to try again later (src/core/runs/publish-retry.ts); its creation starts the publisher. */
+  publishRetry: string;
   attempt(n: number): AttemptKeys;
   candidate: CandidateKeys;
   publish: string;
@@ -114,6 +116,7 @@ export function runKeys(owner: string, repo: string, runId: string): RunKeys {
     approve: (n) => `${root}control/approve-${positiveInt(n, 'attempt number')}.json`,
     gate: (n) => `${root}control/gate-${positiveInt(n, 'attempt number')}.json`,
     followUp: (source) => `${root}control/follow-up-${keySegment(source, 'follow-up source')}.json`,
+    publishRetry: `${root}control/publish-retry.json`,
     attempt: (n) => attemptKeys(`${root}attempts/${positiveInt(n, 'attempt number')}/`),
     candidate: {
       prefix: candidate,

@@ -17,10 +17,21 @@ const N = '[1-9][0-9]{0,5}';
 const CI_ID = '[A-Za-z0-9][A-Za-z0-9-]{0,99}';
 
 export type RunObjectKind =
-  'request' | 'run' | 'publish' | 'cancel' | 'approve' | 'attempt-request' | 'continuation' | 'approval-request' | 'progress' | 'pr-candidate' | 'ci';
+  | 'request'
+  | 'run'
+  | 'publish'
+  | 'cancel'
+  | 'approve'
+  | 'attempt-request'
+  | 'continuation'
+  | 'approval-request'
+  | 'progress'
+  | 'pr-candidate'
+  | 'ci'
+  | 'publish-retry';
 
 /** The objects whose creation starts the publisher (the bucket's notifications route them there). */
-export const PUBLISHER_KINDS: ReadonlySet<RunObjectKind> = new Set(['pr-candidate', 'ci', 'approval-request', 'progress']);
+export const PUBLISHER_KINDS: ReadonlySet<RunObjectKind> = new Set(['pr-candidate', 'ci', 'approval-request', 'progress', 'publish-retry']);
 
 export interface ParsedRunKey {
   owner: string;
@@ -42,6 +53,7 @@ const RUN_KEY = new RegExp(
       '(?<run>run\\.json)',
       '(?<publish>publish\\.json)',
       '(?<cancel>control/cancel\\.json)',
+      '(?<publishRetry>control/publish-retry\\.json)',
       `control/approve-(?<approve>${N})\\.json`,
       `attempts/(?<attempt>${N})/(?:(?<attemptRequest>request\\.json)|(?<approvalRequest>approval-request\\.json)|(?<progress>progress\\.json)|continue-(?<continuation>${N})\\.json)`,
       '(?<candidate>candidate/pr-candidate\\.json)',
@@ -75,6 +87,7 @@ export function parseRunKey(key: string): ParsedRunKey | undefined {
   if (g.run) return { ...base, kind: 'run' };
   if (g.publish) return { ...base, kind: 'publish' };
   if (g.cancel) return { ...base, kind: 'cancel' };
+  if (g.publishRetry) return { ...base, kind: 'publish-retry' };
   if (g.approve) return { ...base, kind: 'approve', attempt: Number(g.approve) };
   if (g.attempt) {
     const attempt = Number(g.attempt);

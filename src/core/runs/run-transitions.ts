@@ -9,7 +9,8 @@ import { RunRecordStatus } from './run-status.js';
  *   CLI runs the same pipeline and writes as the worker does.
  * - `publisher`: records the publication of a candidate, its refusal, or the rerun it asked for.
  * - `ci-feedback`: closes the run out when its pull request is merged or closed.
- * - `sweeper`: fails an active run that stopped moving.
+ * - `sweeper`: fails an active run that stopped moving, and a completed run whose pull request
+ *   could not be opened within the publication retries (src/app/sweeper/sweep-publications.ts).
  */
 export const RUN_WRITERS = ['worker', 'publisher', 'ci-feedback', 'sweeper'] as const;
 export type RunWriter = (typeof RUN_WRITERS)[number];
@@ -48,7 +49,7 @@ export const RUN_TRANSITIONS: Readonly<Record<RunRecordStatus, readonly Transiti
   READY: [workerEnds],
   READY_WITH_WARNINGS: [workerEnds],
   COMPLETED: [workerEnds],
-  FAILED: [workerEnds, { by: 'sweeper', from: ACTIVE }],
+  FAILED: [workerEnds, { by: 'sweeper', from: [...ACTIVE, 'COMPLETED'] }],
   BLOCKED: [workerEnds, publisher],
   NEEDS_APPROVAL: [workerEnds],
   BUDGET_EXCEEDED: [workerEnds],

@@ -89,11 +89,13 @@ export interface RecordedCall {
 }
 
 /**
- * `502`: a server error. `secondary-rate-limit`: 403 with `retry-after` (GitHub's secondary
+ * `502`: a server error. `lost-answer`: the request is carried out (GitHub created the comment,
+ * the ref, the pull request), then the answer is a 502, as when a proxy loses GitHub's answer.
+ * `secondary-rate-limit`: 403 with `retry-after` (GitHub's secondary
  * limit); `secondary-rate-limit-429` the same as 429. `primary-rate-limit`: 403 with
  * `x-ratelimit-remaining: 0` and `x-ratelimit-reset`, the quota exhausted.
  */
-export type FaultKind = '502' | 'secondary-rate-limit' | 'secondary-rate-limit-429' | 'primary-rate-limit';
+export type FaultKind = '502' | 'lost-answer' | 'secondary-rate-limit' | 'secondary-rate-limit-429' | 'primary-rate-limit';
 export interface FaultRule {
   kind: FaultKind;
   /** How many matching requests get the fault. */
@@ -341,6 +343,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
     const rule = faultRules.find((r) => r.count > 0 && r.match({ method, path: url.pathname }));
     if (rule) {
       rule.count -= 1;
+      if (rule.kind === 'lost-answer') await answer(method, url, body, auth);
       return send(faultAnswer(rule, Math.floor(clock.now() / 1000)));
     }
     return send(await answer(method, url, body, auth));
@@ -662,7 +665,7 @@ function parseJsonBody(raw: string): unknown {
 
 /** The answer GitHub gives for each fault, headers and documented error body included. */
 function faultAnswer(rule: FaultRule, nowSeconds: number): RouteResult {
-  if (rule.kind === '502') return { status: 502, body: { message: 'Server Error' } };
+  if (rule.kind === '502' || rule.kind === 'lost-answer') return { status: 502, body: { message: 'Server Error' } };
   if (rule.kind === 'primary-rate-limit') {
     return {
       status: 403,

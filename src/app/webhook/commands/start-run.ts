@@ -5,7 +5,7 @@ import type { AgentPolicy } from '../../../core/policy/agent-policy.js';
 import { acquireIssueLock, releaseIssueLock } from '../../../core/runs/issue-lock.js';
 import { RunRequest } from '../../../core/runs/run-request.js';
 import { IntakeRecord, IssueLatest } from '../../../core/runs/run-state.js';
-import { findAppComment } from '../../github/app-comment.js';
+import { createCommentOnce, findMarkedComment } from '../../github/create-once.js';
 import { progressMarker, renderProgressComment } from '../../github/progress-comment.js';
 import { rateLimited } from '../limits.js';
 import { TEXTS } from '../texts.js';
@@ -124,17 +124,17 @@ async function progressComment(session: WebhookSession, intake: OpenIntake): Pro
   if (intake.record.progressCommentId !== undefined) return intake.record.progressCommentId;
   const api = await session.api();
   const marker = progressMarker(runId);
-  const found = await findAppComment(api, { ...session.ref, issue, marker, botLogin: session.deps.botLogin });
+  const where = { ...session.ref, issue, marker, botLogin: session.deps.botLogin };
+  // An earlier try posted it and failed before recording it; or post it now, once even when the answer is lost.
+  const found = await findMarkedComment(api, where);
   const id =
     found?.id ??
     (
-      await api.rest.issues.createComment({
-        owner: session.owner,
-        repo: session.repo,
-        issue_number: issue,
+      await createCommentOnce(api, {
+        ...where,
         body: renderProgressComment({ runId, attempt: 1, status: 'QUEUED', phases: [], message: 'waiting for a worker' }),
       })
-    ).data.id;
+    ).id;
   // Compare-and-swap: a concurrent try that recorded its own comment first keeps the record.
   await putArtifactIfMatch(session.deps.store, intake.key, IntakeRecord, { ...intake.record, progressCommentId: id }, intake.etag);
   return id;
