@@ -122,6 +122,20 @@ export const SCENARIOS: FaultScenario[] = [
     },
   },
   {
+    id: 'github-lost-answer',
+    what: 'GitHub carries out a create (the progress comment, the ref, the pull request) and its answer is lost',
+    async run(ctx) {
+      const routes = [
+        issueComments(ctx.issue),
+        (m: string, p: string) => m === 'POST' && p.endsWith('/git/refs'),
+        (m: string, p: string) => m === 'POST' && p.endsWith('/pulls'),
+      ];
+      const route = routes[ctx.pick(0, routes.length - 1)];
+      ctx.h.standin.faults.inject({ kind: 'lost-answer', count: ctx.pick(1, 2), match: ({ method, path }) => route(method, path) });
+      await label(ctx);
+    },
+  },
+  {
     id: 'github-secondary-limit',
     what: 'GitHub answers a secondary rate limit, short or longer than a function waits',
     async run(ctx) {
