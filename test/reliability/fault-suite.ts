@@ -46,6 +46,13 @@ export interface FaultScenario {
 const RUN_REQUEST = /^runs\/[^/]+\/[^/]+\/[^/]+\/request\.json$/;
 const issueComments = (n: number) => (method: string, path: string) => method === 'POST' && path === `/repos/acme/orders/issues/${n}/comments`;
 
+/** The create calls of a run: its progress comment, the agent branch's ref, the pull request. */
+const createRoutes = (issue: number): ((method: string, path: string) => boolean)[] => [
+  issueComments(issue),
+  (m, p) => m === 'POST' && p.endsWith('/git/refs'),
+  (m, p) => m === 'POST' && p.endsWith('/pulls'),
+];
+
 /** Deliver a label, leaving the intake to `settle` (Lambda's retries), as S3 notifications arrive. */
 async function label(ctx: ScenarioContext): Promise<void> {
   await ctx.h.deliver('issues', ctx.h.payloads.labeled(ctx.issue), { intake: false });
@@ -110,12 +117,7 @@ export const SCENARIOS: FaultScenario[] = [
     id: 'github-502',
     what: 'GitHub answers 502 to the progress comment, a ref, the pull request or a token mint',
     async run(ctx) {
-      const routes = [
-        issueComments(ctx.issue),
-        (m: string, p: string) => m === 'POST' && p.endsWith('/git/refs'),
-        (m: string, p: string) => m === 'POST' && p.endsWith('/pulls'),
-        (m: string, p: string) => m === 'POST' && p.endsWith('/access_tokens'),
-      ];
+      const routes = [...createRoutes(ctx.issue), (m: string, p: string) => m === 'POST' && p.endsWith('/access_tokens')];
       const route = routes[ctx.pick(0, routes.length - 1)];
       ctx.h.standin.faults.inject({ kind: '502', count: ctx.pick(1, 6), match: ({ method, path }) => route(method, path) });
       await label(ctx);
@@ -125,11 +127,7 @@ export const SCENARIOS: FaultScenario[] = [
     id: 'github-lost-answer',
     what: 'GitHub carries out a create (the progress comment, the ref, the pull request) and its answer is lost',
     async run(ctx) {
-      const routes = [
-        issueComments(ctx.issue),
-        (m: string, p: string) => m === 'POST' && p.endsWith('/git/refs'),
-        (m: string, p: string) => m === 'POST' && p.endsWith('/pulls'),
-      ];
+      const routes = createRoutes(ctx.issue);
       const route = routes[ctx.pick(0, routes.length - 1)];
       ctx.h.standin.faults.inject({ kind: 'lost-answer', count: ctx.pick(1, 2), match: ({ method, path }) => route(method, path) });
       await label(ctx);
