@@ -191,6 +191,8 @@ export interface Dispatch {
   error?: unknown;
   /** The publisher's results for publisher invocations. */
   publisher?: PublisherResult[];
+  /** Wall time of the invocation, in milliseconds. */
+  ms?: number;
 }
 
 export interface DrainOptions {
@@ -733,6 +735,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
         invocationsByKey.set(key, invocation);
         const dispatch: Dispatch = { key, fn, invocation };
         const event: S3Event = { Records: [record] };
+        const startedAt = performance.now();
         try {
           if (fn === 'intake') {
             await intake.handle(event);
@@ -758,6 +761,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
         } catch (error) {
           dispatch.error = error;
         }
+        dispatch.ms = performance.now() - startedAt;
         dispatched.push(dispatch);
         done.push(dispatch);
         if (!dispatch.error) break;

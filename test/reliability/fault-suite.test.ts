@@ -7,7 +7,7 @@ import { formatSoakTable, runFaultSuite, SCENARIOS } from './fault-suite.js';
  * no duplicate, no wrong content and nothing lost. The soak (`npm run bench -- --only faults`)
  * runs every scenario many times.
  */
-const SMALL = ['s3-outage', 'worker-killed', 'close-mid-run', 'label-twice'];
+const SMALL = ['s3-outage', 'github-lost-answer', 'close-mid-run'];
 
 describe('the fault suite, small size', () => {
   it('every scenario ends clearly: 0 stuck, duplicates, wrong content and lost data', async () => {
@@ -16,6 +16,6 @@ describe('the fault suite, small size', () => {
     const table = await runFaultSuite({ seed: 7, runs: scenarios.length, scenarios });
     const bad = table.verdicts.filter((v) => v.end === 'stuck' || v.duplicates > 0 || v.wrongContent || v.lostData > 0);
     expect(bad, formatSoakTable(table)).toEqual([]);
-    expect(table.verdicts.map((v) => v.end)).toEqual(['published', 'published', 'ended', 'published']);
+    expect(table.verdicts.map((v) => v.end)).toEqual(['published', 'published', 'ended']);
   }, 240_000);
 });

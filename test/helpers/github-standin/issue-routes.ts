@@ -41,6 +41,14 @@ const updateComment: RepoRoute['handle'] = (ctx, m, body) => {
   return { status: 200, body: commentJson(ctx, comment) };
 };
 
+/** GitHub answers 204 with no body; a comment that is gone is a 404. */
+const deleteComment: RepoRoute['handle'] = (ctx, m) => {
+  const denied = need(ctx, ['issues', 'write'], ['pull_requests', 'write']);
+  if (denied) return denied;
+  if (!ctx.repo.comments.delete(Number(m[1]))) return notFound;
+  return { status: 204 };
+};
+
 /** Lists issues and pull requests (GitHub treats every pull request as an issue). */
 const listIssues: RepoRoute['handle'] = (ctx) => {
   const { repo } = ctx;
@@ -101,6 +109,7 @@ const addLabels: RepoRoute['handle'] = (ctx, m, body) => {
 export const ISSUE_ROUTES: RepoRoute[] = [
   { method: 'GET', path: /^\/issues\/comments\/(\d+)$/, handle: getComment },
   { method: 'PATCH', path: /^\/issues\/comments\/(\d+)$/, handle: updateComment },
+  { method: 'DELETE', path: /^\/issues\/comments\/(\d+)$/, handle: deleteComment },
   { method: 'GET', path: /^\/issues$/, handle: guarded([['issues', 'read']], listIssues) },
   { method: 'GET', path: /^\/issues\/(\d+)$/, handle: getIssue },
   { method: 'GET', path: /^\/issues\/(\d+)\/comments$/, handle: listComments },

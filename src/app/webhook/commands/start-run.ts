@@ -135,9 +135,22 @@ async function progressComment(session: WebhookSession, intake: OpenIntake): Pro
         body: renderProgressComment({ runId, attempt: 1, status: 'QUEUED', phases: [], message: 'waiting for a worker' }),
       })
     ).id;
-  // Compare-and-swap: a concurrent try that recorded its own comment first keeps the record.
-  await putArtifactIfMatch(session.deps.store, intake.key, IntakeRecord, { ...intake.record, progressCommentId: id }, intake.etag);
-  return id;
+  // Compare-and-swap: a concurrent try of the same trigger that recorded its comment first wins;
+  // this try's own comment, when it posted one, goes, and the recorded one is the run's.
+  const { store } = session.deps;
+  if (await putArtifactIfMatch(store, intake.key, IntakeRecord, { ...intake.record, progressCommentId: id }, intake.etag)) return id;
+  const recorded = (await readArtifactIfPresent(store, intake.key, IntakeRecord))?.progressCommentId;
+  if (recorded === undefined || recorded === id) return id;
+  if (found === undefined) await deleteOwnComment(session, id);
+  return recorded;
+}
+
+/** A comment this try posted that another try's comment replaced; one that is gone already is fine. */
+async function deleteOwnComment(session: WebhookSession, commentId: number): Promise<void> {
+  const api = await session.api();
+  await api.rest.issues.deleteComment({ owner: session.owner, repo: session.repo, comment_id: commentId }).catch((error: unknown) => {
+    if ((error as { status?: number }).status !== 404) throw error;
+  });
 }
 
 /** `request.json` (written once: it starts the worker), the limits counter, the issue pointer; then the intake record goes. */
@@ -176,10 +189,7 @@ async function writeRequest(session: WebhookSession, trigger: RunTrigger, intake
     // A concurrent try of the same trigger won: its request, lock and comment stand. A comment
     // this try posted that the winner does not name goes.
     const winner = await readArtifactIfPresent(store, keys.request, RunRequest);
-    if (winner?.issue?.progressCommentId !== commentId) {
-      const api = await session.api();
-      await api.rest.issues.deleteComment({ owner: session.owner, repo: session.repo, comment_id: commentId }).catch(() => undefined);
-    }
+    if (winner?.issue?.progressCommentId !== commentId) await deleteOwnComment(session, commentId);
     return { kind: 'duplicate', runId };
   }
   await store.putIfAbsent(limitKey(session.owner, session.repo, now, runId), runId);
