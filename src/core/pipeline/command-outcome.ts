@@ -1,6 +1,7 @@
 import { redactSecrets } from '../secrets/secret-scan.js';
 import type { CommandResult, CommandStatus } from '../verify/command-result.js';
-import { parseOutput } from '../verify/output-failures.js';
+import { parseJUnitXml } from '../verify/junit-reports.js';
+import { MAX_FAILURES, parseOutput, type ParsedOutput } from '../verify/output-failures.js';
 import type { CommandOutcome } from '../verify/verifier.js';
 
 /** Lines and characters of output kept in the excerpt: its end, where tools print their verdict. */
@@ -32,9 +33,28 @@ function whyOf(outcome: CommandOutcome, status: CommandStatus, limits: { command
   return undefined;
 }
 
+/**
+ * The failures of a command's output and of the JUnit reports it wrote, once each (a report's
+ * test named in the output too is kept as the output names it). A command whose reports list test
+ * cases ran tests, whatever its output says.
+ */
+function failuresOf(outcome: CommandOutcome, checkoutRoot: string): ParsedOutput {
+  const parsed = parseOutput(outcome.output, checkoutRoot);
+  const reports = (outcome.reports ?? []).map((r) => parseJUnitXml(r.text));
+  if (reports.length === 0) return parsed;
+  const named = new Set(parsed.failures.map((f) => f.test).filter(Boolean));
+  const fromReports = reports.flatMap((r) => r.failures).filter((f) => !f.test || !named.has(f.test));
+  const ranTests = reports.some((r) => r.tests > 0);
+  return {
+    failures: [...parsed.failures, ...fromReports].slice(0, MAX_FAILURES),
+    noTests: parsed.noTests && !ranTests,
+    format: parsed.format ?? (fromReports.length > 0 ? 'junit xml' : undefined),
+  };
+}
+
 /** What a runner saw, as the report keeps it: status, excerpt, parsed failures. */
 export function commandResultOf(outcome: CommandOutcome, checkoutRoot: string, limits: { commandTimeoutMs: number; maxOutputBytes: number }): CommandResult {
-  const parsed = parseOutput(outcome.output, checkoutRoot);
+  const parsed = failuresOf(outcome, checkoutRoot);
   const status = statusOf(outcome, parsed.noTests);
   const why = whyOf(outcome, status, limits);
   return {

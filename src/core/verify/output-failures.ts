@@ -2,7 +2,8 @@
  * Failures read from a command's output where the tool's format is known: `go test` (plain and
  * `-json`), pytest, unittest, TAP (`node --test`), Maven Surefire, tsc, ESLint's stylish
  * format, and compiler lines `file:line:col: message` (go build, javac via Maven, pytest's assertion lines). Also whether
- * the command ran no test at all, so that it is never reported as passing.
+ * the command ran no test at all, so that it is never reported as passing. The JUnit XML reports
+ * a test command writes are read by junit-reports.ts.
  */
 
 export interface ParsedFailure {
@@ -21,7 +22,8 @@ export interface ParsedOutput {
   format?: string;
 }
 
-const MAX_FAILURES = 50;
+/** Failures kept per command. */
+export const MAX_FAILURES = 50;
 const MAX_MESSAGE = 300;
 /** Lines longer than this are not matched (bounded regex cost on hostile output). */
 const MAX_LINE = 2000;

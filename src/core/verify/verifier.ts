@@ -60,6 +60,8 @@ export interface CommandOutcome {
   output: string;
   /** Not run, and why (the budget was spent, a setup command failed). */
   skipped?: string;
+  /** JUnit XML reports the command wrote (junit-reports.ts), bounded by `JUNIT_LIMITS`; raw: the caller parses them. */
+  reports?: { path: string; text: string }[];
 }
 
 export interface VerifyRun {

@@ -37,10 +37,10 @@ const FILES: CheckoutFile[] = [
 ];
 
 let tmp: string;
-async function run(commandLines: string[], limits: Partial<VerifyLimits> = {}) {
-  const commands: VerifyCommand[] = commandLines.map((run) => ({ run, cwd: '.', kind: 'build', source: 'test' }));
+async function run(commandLines: string[], limits: Partial<VerifyLimits> = {}, options: { kind?: VerifyCommand['kind']; files?: CheckoutFile[] } = {}) {
+  const commands: VerifyCommand[] = commandLines.map((run) => ({ run, cwd: '.', kind: options.kind ?? 'build', source: 'test' }));
   const files = async function* () {
-    yield* FILES;
+    yield* options.files ?? FILES;
   };
   const local = createSandboxVerifier({ tmpDir: tmp });
   return local.run({ files, commands, limits: { ...LIMITS, ...limits } });
@@ -114,6 +114,25 @@ describe.skipIf(!sandbox.ok)('the verification sandbox', () => {
     expect(result.outcomes[1].output).toContain('# x');
     expect(result.outcomes[1].output).toContain('ran');
     expect(readdirSync(tmp)).toEqual([]);
+  }, 30_000);
+
+  it('reads the JUnit reports a test command wrote, never one the repository held already nor a symlink out of the checkout', async () => {
+    const old = '<testsuite><testcase classname="old.Committed" name="stale"><failure message="committed long ago"/></testcase></testsuite>';
+    const files = [...FILES, { path: 'target/surefire-reports/TEST-old.xml', mode: '100644', content: enc.encode(old) }];
+    const report =
+      '<testsuite><testcase classname="org.acme.CartTest" name="adds" file="src/test/java/org/acme/CartTest.java" line="9"><failure message="expected 2"/></testcase></testsuite>';
+    const result = await run(
+      [
+        `mkdir -p target/surefire-reports && printf '%s' '${report}' > target/surefire-reports/TEST-new.xml && ln -s /etc/passwd junit.xml; echo 'make: *** [test] Error 1'; exit 1`,
+      ],
+      {},
+      { kind: 'test', files },
+    );
+    const [outcome] = result.outcomes;
+    expect(outcome.reports?.map((r) => r.path)).toEqual(['target/surefire-reports/TEST-new.xml']);
+    expect(commandResultOf(outcome, result.checkoutRoot, LIMITS).failures).toEqual([
+      { test: 'org.acme.CartTest.adds', file: 'src/test/java/org/acme/CartTest.java', line: 9, message: 'expected 2' },
+    ]);
   }, 30_000);
 
   it('holds a command to its memory limit when the policy sets one', async () => {
