@@ -52,7 +52,9 @@ export async function createIntakeHandler(deps: IntakeDeps): Promise<Intake> {
     appId: deps.appId,
     secret: 'unused-the-webhook-verified-the-signature',
     githubToken: 'unused-per-event-tokens-come-from-token-read',
-    logLevel: 'error',
+    // The intake logs every failure itself, redacted and without the payload; Probot's own error
+    // line would repeat it with the whole event (a 1 MB issue body included).
+    logLevel: 'fatal',
     Octokit: ProbotOctokit.defaults((options: Record<string, unknown>) => ({
       ...options,
       throttle: { ...(options.throttle as object), enabled: false },
