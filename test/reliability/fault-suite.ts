@@ -406,6 +406,8 @@ export async function runFaultSuite(options: {
       const verdict = await judgeIssue(h, scenario, issue, reference, h.deadLetters.length - deadBefore);
       verdicts.push(verdict);
       options.onVerdict?.(verdict);
+      // A reviewer closes the pull request, so that the policy's limit on open ones never refuses the next run.
+      for (const pull of h.standin.repo(h.fullName).pulls.values()) pull.state = 'closed';
     }
   } finally {
     await h.stop();
@@ -431,27 +433,43 @@ export async function runFaultSuite(options: {
 
 /** The table as Markdown: one row per scenario and a total. */
 export function formatSoakTable(table: SoakTable): string {
-  const head = ['scenario', 'runs', 'clear end', 'published', 'stuck', 'duplicates', 'wrong content', 'lost data', 'dead letters'];
+  const head = ['scenario', 'runs', 'clear end', 'published', 'ended', 'started nothing', 'stuck', 'duplicates', 'wrong content', 'lost data', 'dead letters'];
   const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
   const total = table.rows.reduce(
     (t, r) => ({
       runs: t.runs + r.runs,
       clear: t.clear + r.runs - r.stuck,
       published: t.published + r.published,
+      ended: t.ended + r.ended,
+      ignored: t.ignored + r.ignored,
       stuck: t.stuck + r.stuck,
       duplicates: t.duplicates + r.duplicates,
       wrong: t.wrong + r.wrongContent,
       lost: t.lost + r.lostData,
       dead: t.dead + r.deadLetters,
     }),
-    { runs: 0, clear: 0, published: 0, stuck: 0, duplicates: 0, wrong: 0, lost: 0, dead: 0 },
+    { runs: 0, clear: 0, published: 0, ended: 0, ignored: 0, stuck: 0, duplicates: 0, wrong: 0, lost: 0, dead: 0 },
   );
   return [
     `seed ${table.seed}, ${table.runs} runs`,
     '',
     line(head),
     line(head.map(() => '---')),
-    ...table.rows.map((r) => line([r.scenario, r.runs, r.runs - r.stuck, r.published, r.stuck, r.duplicates, r.wrongContent, r.lostData, r.deadLetters])),
-    line(['**total**', total.runs, total.clear, total.published, total.stuck, total.duplicates, total.wrong, total.lost, total.dead]),
+    ...table.rows.map((r) =>
+      line([r.scenario, r.runs, r.runs - r.stuck, r.published, r.ended, r.ignored, r.stuck, r.duplicates, r.wrongContent, r.lostData, r.deadLetters]),
+    ),
+    line([
+      '**total**',
+      total.runs,
+      total.clear,
+      total.published,
+      total.ended,
+      total.ignored,
+      total.stuck,
+      total.duplicates,
+      total.wrong,
+      total.lost,
+      total.dead,
+    ]),
   ].join('\n');
 }
