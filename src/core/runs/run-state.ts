@@ -43,6 +43,8 @@ export const IntakeRecord = z
     trigger: z.string(),
     sender: z.string(),
     createdAt: z.string(),
+    /** When the trigger held the lock and passed the limits: a retry does not count them again. */
+    admittedAt: z.string().optional(),
     /** The progress comment, once posted. */
     progressCommentId: z.number().int().positive().optional(),
   })

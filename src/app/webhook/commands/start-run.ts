@@ -49,11 +49,10 @@ export async function startRun(session: WebhookSession, policy: AgentPolicy, tri
     session.deps.logger.info('trigger on a closed issue ignored', { owner: session.owner, repo: session.repo, issue: issueNumber, runId });
     return { kind: 'ignored', why: 'the issue is closed' };
   }
-  const intake = await openIntake(session, trigger, runId, clock.now());
-  const held = await holdIssue(session, policy, intake);
-  if (held) return held;
-  const commentId = await progressComment(session, intake);
-  return writeRequest(session, trigger, intake, commentId);
+  const held = await holdIssue(session, policy, await openIntake(session, trigger, runId, clock.now()));
+  if ('kind' in held) return held;
+  const commentId = await progressComment(session, held);
+  return writeRequest(session, trigger, held, commentId);
 }
 
 /** The issue's state on GitHub now. */
@@ -84,16 +83,22 @@ async function openIntake(session: WebhookSession, trigger: RunTrigger, runId: s
     createdAt: new Date(now).toISOString(),
   };
   await putArtifactIfAbsent(store, key, IntakeRecord, fresh);
+  return readIntake(store, key);
+}
+
+async function readIntake(store: WebhookSession['deps']['store'], key: string): Promise<OpenIntake> {
   const stored = await readArtifactVersioned(store, key, IntakeRecord);
-  if (!stored) throw new Error(`the intake record ${key} vanished as it was written`);
+  if (!stored) throw new Error(`the intake record ${key} vanished while it was taken`);
   return { key, record: stored.value, etag: stored.etag };
 }
 
 /**
  * The issue's lock and the limits; a trigger that may not start now is answered and its intake
- * record deleted. The lock an earlier try of this trigger took is this trigger's.
+ * record deleted. The lock an earlier try of this trigger took is this trigger's, and limits an
+ * earlier try passed (`admittedAt`) are not counted again: the comment that try may have posted
+ * stays the run's.
  */
-async function holdIssue(session: WebhookSession, policy: AgentPolicy, intake: OpenIntake): Promise<TriggerOutcome | undefined> {
+async function holdIssue(session: WebhookSession, policy: AgentPolicy, intake: OpenIntake): Promise<TriggerOutcome | OpenIntake> {
   const { store, clock } = session.deps;
   const { runId, issue: issueNumber } = intake.record;
   const issue = { ...session.ref, issue: issueNumber };
@@ -104,6 +109,7 @@ async function holdIssue(session: WebhookSession, policy: AgentPolicy, intake: O
     await store.delete(intake.key);
     return { kind: 'replied', why: 'a run is active' };
   }
+  if (intake.record.admittedAt !== undefined) return intake;
   const limited = await rateLimited(session, policy, runId, now);
   if (limited) {
     await releaseIssueLock(store, issue, { runId, attempt: 1 });
@@ -111,7 +117,10 @@ async function holdIssue(session: WebhookSession, policy: AgentPolicy, intake: O
     await store.delete(intake.key);
     return { kind: 'replied', why: 'rate limited' };
   }
-  return undefined;
+  // A concurrent try that recorded first has admitted the same trigger: read what it wrote.
+  const admitted = { ...intake.record, admittedAt: new Date(now).toISOString() };
+  await putArtifactIfMatch(store, intake.key, IntakeRecord, admitted, intake.etag);
+  return readIntake(store, intake.key);
 }
 
 /**
