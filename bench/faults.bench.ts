@@ -12,7 +12,11 @@ export async function runFaultBench(options: { seed?: number; runs?: number } = 
   const seed = options.seed ?? 20261205;
   const runs = options.runs ?? SCENARIOS.length * 12;
   const started = Date.now();
-  const table = await runFaultSuite({ seed, runs });
+  const table = await runFaultSuite({
+    seed,
+    runs,
+    onVerdict: (v) => process.stderr.write(`${v.issue - 1}/${runs} ${v.scenario}: ${v.end}${v.notes.length > 0 ? ` (${v.notes.join('; ')})` : ''}\n`),
+  });
   const ms = Date.now() - started;
   process.stdout.write(`${formatSoakTable(table)}\n`);
   for (const v of table.verdicts.filter((x) => x.end === 'stuck' || x.duplicates || x.wrongContent || x.lostData)) {

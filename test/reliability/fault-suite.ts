@@ -287,7 +287,11 @@ export async function judgeIssue(
   let duplicates = 0;
   let lostData = 0;
   let wrongContent = false;
-  const requests = (await h.objects()).filter((o) => RUN_REQUEST.test(o.key) && JSON.parse(o.text).issue?.number === issue).map((o) => JSON.parse(o.text));
+  const requests = [];
+  for (const key of (await h.store.list('runs/acme/orders/')).filter((k) => RUN_REQUEST.test(k))) {
+    const request = await h.json(key);
+    if (request?.issue?.number === issue) requests.push(request);
+  }
   if ((await h.store.list(`intakes/acme/orders/${issue}/`)).length > 0) notes.push('an intake record is left');
   if (await h.store.get(`locks/acme/orders/issues/${issue}.json`)) notes.push('the issue is still locked');
   const pulls = [...h.standin.repo(h.fullName).pulls.values()].filter((p) => p.head.startsWith(`agent/i${issue}/`));
