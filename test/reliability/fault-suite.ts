@@ -270,6 +270,38 @@ async function publishedChange(h: AppHarness, runId: string): Promise<Map<string
   return changeBetween(h, publish.baseCommitSha, publish.publishedCommitSha);
 }
 
+/** One run of an issue: one final progress comment, a final record, and what it published the reference change on a pull request that exists. */
+async function judgeRun(
+  h: AppHarness,
+  runId: string,
+  seen: { botComments: { body: string }[]; pulls: { number: number }[]; reference: Map<string, string>; notes: string[] },
+): Promise<{ duplicates: number; lostData: number; wrongContent: boolean }> {
+  const { notes } = seen;
+  const tally = { duplicates: 0, lostData: 0, wrongContent: false };
+  const own = seen.botComments.filter((c) => c.body.includes(progressMarker(runId)));
+  if (own.length > 1) {
+    tally.duplicates += own.length - 1;
+    notes.push(`${own.length} progress comments for ${runId}`);
+  }
+  if (own.length === 0) notes.push(`no progress comment for ${runId}`);
+  else if (!FINAL_COMMENT.test(own[0].body)) notes.push(`progress comment of ${runId} not final: ${/\*\*Status:\*\* [A-Z_]+/.exec(own[0].body)?.[0]}`);
+  const run = await h.json(`runs/acme/orders/${runId}/run.json`);
+  if (!run) notes.push(`no run.json for ${runId}`);
+  else if (['QUEUED', 'RUNNING', 'COMPLETED'].includes(run.status)) notes.push(`run ${runId} left ${run.status}`);
+  const change = await publishedChange(h, runId);
+  if (!change) return tally;
+  const publish = await h.json(`runs/acme/orders/${runId}/publish.json`);
+  if (!seen.pulls.some((p) => p.number === publish.prNumber)) {
+    tally.lostData += 1;
+    notes.push(`publish.json names pull request #${publish.prNumber}, which does not exist`);
+  }
+  if (!sameChange(change, seen.reference)) {
+    tally.wrongContent = true;
+    notes.push(`published change differs: ${[...change.keys()].join(', ')}`);
+  }
+  return tally;
+}
+
 /**
  * One clear end for `issue`: no trigger left half-taken (intake record, lock), every run's record
  * and progress comment final, at most one progress comment per run, at most one pull request
@@ -301,29 +333,10 @@ export async function judgeIssue(
   }
   const botComments = h.comments(issue).filter((c) => c.user === h.botLogin);
   for (const request of requests) {
-    const ownComments = botComments.filter((c) => c.body.includes(progressMarker(request.runId)));
-    if (ownComments.length > 1) {
-      duplicates += ownComments.length - 1;
-      notes.push(`${ownComments.length} progress comments for ${request.runId}`);
-    }
-    if (ownComments.length === 0) notes.push(`no progress comment for ${request.runId}`);
-    else if (!FINAL_COMMENT.test(ownComments[0].body))
-      notes.push(`progress comment of ${request.runId} not final: ${/\*\*Status:\*\* [A-Z_]+/.exec(ownComments[0].body)?.[0]}`);
-    const run = await h.json(`runs/acme/orders/${request.runId}/run.json`);
-    if (!run) notes.push(`no run.json for ${request.runId}`);
-    else if (['QUEUED', 'RUNNING', 'COMPLETED'].includes(run.status)) notes.push(`run ${request.runId} left ${run.status}`);
-    const change = await publishedChange(h, request.runId);
-    if (change) {
-      const publish = await h.json(`runs/acme/orders/${request.runId}/publish.json`);
-      if (!pulls.some((p) => p.number === publish.prNumber)) {
-        lostData += 1;
-        notes.push(`publish.json names pull request #${publish.prNumber}, which does not exist`);
-      }
-      if (!sameChange(change, reference)) {
-        wrongContent = true;
-        notes.push(`published change differs: ${[...change.keys()].join(', ')}`);
-      }
-    }
+    const tally = await judgeRun(h, request.runId, { botComments, pulls, reference, notes });
+    duplicates += tally.duplicates;
+    lostData += tally.lostData;
+    wrongContent ||= tally.wrongContent;
   }
   for (const p of pulls) {
     const runId = p.head.split('/r')[1];
