@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/helpers/slow-first-sequencer.js';
 
 const shared = {
   testTimeout: 60_000,
@@ -31,6 +32,8 @@ export default defineConfig({
     // Both cores: vitest's default leaves one idle on a 2-core machine, where most files wait on
     // child processes and loopback servers rather than on the CPU.
     maxWorkers: 2,
+    // The slowest files first, with or without vitest's duration cache (test/helpers/slow-first-sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [tier('unit'), tier('scenarios', ['integration', 'e2e', 'reliability'])],
   },
 });
