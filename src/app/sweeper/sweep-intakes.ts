@@ -3,8 +3,9 @@ import { INTAKES_PREFIX, lockKey, runKeys } from '../../core/artifacts/keys.js';
 import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { parseIntakeKey } from '../../core/runs/run-key.js';
 import { IntakeRecord, IssueLock } from '../../core/runs/run-state.js';
-import { findMarkedComment } from '../github/create-once.js';
+import { createCommentOnce, findMarkedComment } from '../github/create-once.js';
 import { progressMarker, renderProgressComment } from '../github/progress-comment.js';
+import { withRepositoryApi } from './repository-api.js';
 import type { SweepDeps } from './sweep.js';
 
 /**
@@ -85,18 +86,12 @@ async function sayCouldNotStart(deps: SweepDeps, ref: { owner: string; repo: str
     message:
       'the run could not start: the App failed while it took the request (see its dead letters). Apply the label again or comment `/agent run` to start a new run',
   });
-  try {
-    const issued = await deps.tokens.token({ installationId: record.installationId, repositoryId: record.repositoryId, role: 'read' });
-    const api = deps.github(issued.token);
-    const marker = progressMarker(ref.runId);
-    const found = record.progressCommentId ?? (await findMarkedComment(api, { ...ref, marker, botLogin: deps.botLogin }))?.id;
+  return withRepositoryApi(deps, record, ref.runId, async (api) => {
+    const where = { ...ref, marker: progressMarker(ref.runId), botLogin: deps.botLogin };
+    const found = record.progressCommentId ?? (await findMarkedComment(api, where))?.id;
     if (found !== undefined) await api.rest.issues.updateComment({ owner: ref.owner, repo: ref.repo, comment_id: found, body });
-    else await api.rest.issues.createComment({ owner: ref.owner, repo: ref.repo, issue_number: ref.issue, body });
-    return true;
-  } catch (error) {
-    deps.logger.warn('progress comment not updated', { runId: ref.runId, status: (error as { status?: number }).status });
-    return false;
-  }
+    else await createCommentOnce(api, { ...where, body });
+  });
 }
 
 /** The issue's lock, when this trigger holds it. */

@@ -10,6 +10,7 @@ import { IssueLock } from '../../core/runs/run-state.js';
 import { withAttempt } from '../../core/runs/update-run-record.js';
 import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import { renderProgressComment } from '../github/progress-comment.js';
+import { withRepositoryApi } from './repository-api.js';
 import type { SweepDeps } from './sweep.js';
 
 /*
@@ -160,9 +161,7 @@ async function sayNotPublished(deps: SweepDeps, owed: Owed): Promise<boolean> {
   const request = await readArtifactIfPresent(deps.store, keys.request, RunRequest);
   const commentId = request?.issue?.progressCommentId;
   if (request?.source.kind !== 'github' || commentId === undefined) return false;
-  try {
-    const issued = await deps.tokens.token({ installationId: request.source.installationId, repositoryId: request.source.repositoryId, role: 'read' });
-    const api = deps.github(issued.token);
+  return withRepositoryApi(deps, request.source, run.runId, async (api) => {
     const branch = request.agentBranch;
     const head = await api.rest.git.getRef({ owner: ref.owner, repo: ref.repo, ref: `heads/${branch}` }).then(
       (r) => r.data.object.sha,
@@ -187,9 +186,5 @@ async function sayNotPublished(deps: SweepDeps, owed: Owed): Promise<boolean> {
         message: `the draft pull request could not be opened: ${why}. ${onGitHub} An operator publishes it once the cause is gone with \`draftsman replay <bucket> ${keys.candidate.prCandidate}\` (docs/operations.md); \`/agent retry\` starts a new attempt instead`,
       }),
     });
-    return true;
-  } catch (error) {
-    deps.logger.warn('progress comment not updated', { runId: run.runId, status: (error as { status?: number }).status });
-    return false;
-  }
+  });
 }

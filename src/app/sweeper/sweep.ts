@@ -11,6 +11,7 @@ import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { renderProgressComment } from '../github/progress-comment.js';
 import { emitMetric, sweepMetric } from '../metrics/run-metrics.js';
+import { withRepositoryApi } from './repository-api.js';
 import { INTAKE_GRACE_MS, sweepIntakes, type EndedIntake } from './sweep-intakes.js';
 import { sweepPublications, type SweptPublication } from './sweep-publications.js';
 
@@ -236,12 +237,12 @@ async function updateProgressComment(deps: SweepDeps, ref: LockRef, request: Run
     if (latest?.runId === lock.runId) commentId = latest.progressCommentId;
   }
   if (commentId === undefined) return false;
-  try {
-    const issued = await deps.tokens.token({ installationId: request.source.installationId, repositoryId: request.source.repositoryId, role: 'read' });
-    await deps.github(issued.token).rest.issues.updateComment({
+  const id = commentId;
+  return withRepositoryApi(deps, request.source, lock.runId, (api) =>
+    api.rest.issues.updateComment({
       owner: ref.owner,
       repo: ref.repo,
-      comment_id: commentId,
+      comment_id: id,
       body: renderProgressComment({
         runId: lock.runId,
         attempt: Math.max(lock.attempt, 1),
@@ -249,12 +250,8 @@ async function updateProgressComment(deps: SweepDeps, ref: LockRef, request: Run
         phases: [],
         message: `no progress for ${minutes} minutes; stopped by the sweeper. \`/agent retry\` starts it again`,
       }),
-    });
-    return true;
-  } catch (error) {
-    deps.logger.warn('progress comment not updated', { runId: lock.runId, status: (error as { status?: number }).status });
-    return false;
-  }
+    }),
+  );
 }
 
 /** Every owner/repo with an issue pointer, sorted. */
