@@ -36,7 +36,7 @@ const CORE_FLOORS = [
   ['policy', 'workspace'],
   ['task'],
   ['paths'],
-  ['runs', 'secrets', 'risk'],
+  ['runs', 'secrets', 'risk', 'manifests'],
   ['ingestion', 'engines'],
   ['git', 'repomap', 'phases'],
   ['targets', 'publish'],

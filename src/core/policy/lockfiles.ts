@@ -11,13 +11,13 @@ export interface LockfileKind {
 }
 
 export const LOCKFILE_KINDS: readonly LockfileKind[] = [
-  { file: 'package-lock.json', refresh: 'npm install --package-lock-only', manifests: ['npm'] },
-  { file: 'npm-shrinkwrap.json', refresh: 'npm install --package-lock-only', manifests: ['npm'] },
-  { file: 'yarn.lock', refresh: 'yarn install --mode update-lockfile', manifests: ['npm'] },
-  { file: 'pnpm-lock.yaml', refresh: 'pnpm install --lockfile-only', manifests: ['npm'] },
-  { file: 'bun.lockb', refresh: 'bun install', manifests: ['npm'] },
-  { file: 'bun.lock', refresh: 'bun install', manifests: ['npm'] },
-  { file: 'go.sum', refresh: 'go mod tidy', manifests: ['go-mod'] },
+  { file: 'package-lock.json', refresh: 'npm install --package-lock-only', manifests: ['package.json'] },
+  { file: 'npm-shrinkwrap.json', refresh: 'npm install --package-lock-only', manifests: ['package.json'] },
+  { file: 'yarn.lock', refresh: 'yarn install --mode update-lockfile', manifests: ['package.json'] },
+  { file: 'pnpm-lock.yaml', refresh: 'pnpm install --lockfile-only', manifests: ['package.json'] },
+  { file: 'bun.lockb', refresh: 'bun install', manifests: ['package.json'] },
+  { file: 'bun.lock', refresh: 'bun install', manifests: ['package.json'] },
+  { file: 'go.sum', refresh: 'go mod tidy', manifests: ['go.mod'] },
   { file: 'Cargo.lock', refresh: 'cargo update -p {pkg}', manifests: ['cargo'] },
   { file: 'poetry.lock', refresh: 'poetry lock', manifests: ['pyproject'] },
   { file: 'Pipfile.lock', refresh: 'pipenv lock', manifests: [] },
@@ -25,10 +25,14 @@ export const LOCKFILE_KINDS: readonly LockfileKind[] = [
   { file: 'pdm.lock', refresh: 'pdm lock', manifests: ['pyproject'] },
   { file: 'Gemfile.lock', refresh: 'bundle lock', manifests: [] },
   { file: 'composer.lock', refresh: 'composer update --lock', manifests: [] },
-  { file: 'gradle.lockfile', refresh: './gradlew dependencies --write-locks', manifests: ['gradle', 'gradle-catalog'] },
+  {
+    file: 'gradle.lockfile',
+    refresh: './gradlew dependencies --write-locks',
+    manifests: ['gradle-build', 'gradle-settings', 'gradle-script', 'gradle-catalog'],
+  },
   { file: '*-gradle.lockfile', refresh: './gradlew dependencies --write-locks', manifests: [] },
-  { file: 'buildscript-gradle.lockfile', refresh: './gradlew dependencies --write-locks', manifests: ['gradle'] },
-  { file: 'settings-gradle.lockfile', refresh: './gradlew dependencies --write-locks', manifests: ['gradle'] },
+  { file: 'buildscript-gradle.lockfile', refresh: './gradlew dependencies --write-locks', manifests: ['gradle-build', 'gradle-settings', 'gradle-script'] },
+  { file: 'settings-gradle.lockfile', refresh: './gradlew dependencies --write-locks', manifests: ['gradle-build', 'gradle-settings', 'gradle-script'] },
   { file: 'packages.lock.json', refresh: 'dotnet restore --force-evaluate', manifests: [] },
 ];
 
@@ -47,4 +51,9 @@ export const DEFAULT_LOCKFILE_PATTERNS: string[] = LOCKFILE_KINDS.filter(
 /** The exact lockfile names that belong to a manifest kind. */
 export function lockfilesForManifest(kind: string): string[] {
   return LOCKFILE_KINDS.filter((k) => !k.file.startsWith('*') && k.manifests.includes(kind)).map((k) => k.file);
+}
+
+/** The command that refreshes the lockfile at `path` for `pkg`; undefined for an unknown lockfile name. */
+export function lockfileRefreshCommand(path: string, pkg: string): string | undefined {
+  return lockfileKindOf(path.slice(path.lastIndexOf('/') + 1))?.refresh.replace('{pkg}', pkg);
 }

@@ -56,7 +56,7 @@ function testRunner(deps: Set<string>): string[] {
 
 function jsCommands({ mod, ms, rel, externalDeps }: ProfileContext): Commands {
   const pm = mod.buildSystem;
-  const scripts = new Set(ms[0]?.scripts ?? []);
+  const scripts = new Set(Object.keys(ms[0]?.scripts ?? {}));
   const run = scriptRunner(pm, rel, mod.name);
   const deps = new Set(ms.flatMap((m) => m.dependencies.map((d) => d.name)));
   return {

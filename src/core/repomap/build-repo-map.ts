@@ -8,7 +8,9 @@ import { buildTreeIndex, createModuleLocator, detectModules } from './detect-mod
 import { EvidenceCollector } from './evidence.js';
 import { FileContents } from './file-contents.js';
 import { languageForPath } from './language-table.js';
-import { manifestKindFor, parseManifest } from './manifest-parsers.js';
+import { manifestKindFor } from '../manifests/manifest-kinds.js';
+import { parseManifest } from '../manifests/parse-manifest.js';
+import { resolveManifests } from '../manifests/resolve-manifests.js';
 import { buildNavigationHints } from './navigation-hints.js';
 import { MAX_RISK_PATHS, takePathCensus, type PathCensus } from './path-census.js';
 import {
@@ -68,12 +70,12 @@ async function readManifests(
       warnings.push({ code: 'MANIFEST_UNREADABLE', message: `${path} is binary or too large`, path });
       continue;
     }
-    const parsed = parseManifest(kind, text);
+    const parsed = parseManifest(kind, text, path);
     manifests.push({ path, kind, ...parsed, evidenceRef });
     if (parsed.parseError) warnings.push({ code: 'MANIFEST_PARSE_ERROR', message: `${path}: ${parsed.parseError}`, path });
     if (path.indexOf('/') < 0 && !importantFiles.includes(path)) importantFiles.push(path);
   }
-  return manifests;
+  return resolveManifests(manifests);
 }
 
 /** Ownership: the first CODEOWNERS GitHub would use. */

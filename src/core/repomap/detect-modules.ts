@@ -41,7 +41,7 @@ export function resolveRelative(from: string, rel: string): string | undefined {
 export function jsPackageManager(tree: TreeIndex, rootPackage?: ManifestRecord): 'pnpm' | 'yarn' | 'npm' {
   const pm = rootPackage?.facts?.packageManager ?? '';
   // The tool behind each root lockfile is the first word of its refresh command.
-  const lockedBy = lockfilesForManifest('npm')
+  const lockedBy = lockfilesForManifest('package.json')
     .filter((name) => tree.files.has(name))
     .map((name) => lockfileKindOf(name)!.refresh.split(' ')[0]);
   if (lockedBy.includes('pnpm') || tree.files.has('pnpm-workspace.yaml') || pm.startsWith('pnpm')) return 'pnpm';
@@ -65,6 +65,8 @@ function buildSystemFor(m: ManifestRecord, jsPm: 'pnpm' | 'yarn' | 'npm'): Build
       return jsPm;
     case 'pyproject':
     case 'requirements':
+    case 'setup-py':
+    case 'setup-cfg':
       return 'python';
     case 'csproj':
       return 'dotnet';

@@ -5,7 +5,7 @@ import type { RiskPath } from '../risk/risk-schema.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { ROOT_INSTRUCTION_FILES } from './instruction-files.js';
 import { languageForPath } from './language-table.js';
-import { manifestKindFor } from './manifest-parsers.js';
+import { manifestKindFor } from '../manifests/manifest-kinds.js';
 import type { PathClassification } from './repo-map-schema.js';
 
 /** Risk entries kept in the map; beyond this the list is truncated (queries still classify any path). */

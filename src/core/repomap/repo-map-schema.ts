@@ -3,7 +3,7 @@ import { PATH_CLASSES } from '../paths/path-rules.js';
 import { RiskPath, RiskRule } from '../risk/risk-schema.js';
 
 /** Bumped whenever a layer's output can change for the same input; part of the cache key. */
-export const REPO_MAP_SCANNER_VERSION = 'repomap-1.3.1';
+export const REPO_MAP_SCANNER_VERSION = 'repomap-1.4.0';
 
 /** Where a fact came from: the file, what kind of fact, which extractor, and the digest of what was read. */
 export const EvidenceRecord = z.object({
@@ -19,57 +19,9 @@ export type EvidenceRecord = z.infer<typeof EvidenceRecord>;
 export const MapWarning = z.object({ code: z.string(), message: z.string(), path: z.string().optional() });
 export type MapWarning = z.infer<typeof MapWarning>;
 
-export const ManifestDependency = z.object({
-  name: z.string(),
-  version: z.string().optional(),
-  scope: z.string().optional(),
-  /** dependency, plugin, parent, project (Gradle project()), path (local path dependency), workspace (workspace: protocol). */
-  kind: z.enum(['dependency', 'plugin', 'parent', 'project', 'path', 'workspace']),
-  /** For path/project dependencies: the repository path it points to. */
-  target: z.string().optional(),
-});
-export type ManifestDependency = z.infer<typeof ManifestDependency>;
+import { ManifestRecord } from '../manifests/manifest-schema.js';
 
-export const MANIFEST_KINDS = [
-  'package.json',
-  'pnpm-workspace',
-  'maven',
-  'gradle-build',
-  'gradle-settings',
-  'go.mod',
-  'go.work',
-  'cargo',
-  'pyproject',
-  'requirements',
-  'gemfile',
-  'composer',
-  'csproj',
-  'dockerfile',
-  'openapi',
-  'github-workflow',
-] as const;
-export const ManifestKind = z.enum(MANIFEST_KINDS);
-export type ManifestKind = z.infer<typeof ManifestKind>;
-
-/** A manifest parsed (never executed). A parse error is recorded here and in the map's warnings. */
-export const ManifestRecord = z.object({
-  path: z.string(),
-  kind: ManifestKind,
-  name: z.string().optional(),
-  version: z.string().optional(),
-  /** Declared members: npm/pnpm workspaces, Maven modules, Gradle includes, go.work uses, Cargo members (as written). */
-  members: z.array(z.string()).optional(),
-  parent: z.object({ name: z.string(), version: z.string().optional(), relativePath: z.string().optional() }).optional(),
-  properties: z.record(z.string(), z.string()).optional(),
-  dependencies: z.array(ManifestDependency),
-  plugins: z.array(z.string()).optional(),
-  scripts: z.array(z.string()).optional(),
-  /** Free facts per kind: packaging, go version, base images, workflow jobs, OpenAPI title... */
-  facts: z.record(z.string(), z.string()).optional(),
-  parseError: z.string().optional(),
-  evidenceRef: z.string(),
-});
-export type ManifestRecord = z.infer<typeof ManifestRecord>;
+export { ManifestDependency, ManifestKind, MANIFEST_KINDS, ManifestRecord, VersionSite } from '../manifests/manifest-schema.js';
 
 export const BuildSystem = z.enum(['maven', 'gradle', 'npm', 'pnpm', 'yarn', 'go', 'cargo', 'python', 'dotnet', 'composer', 'bundler']);
 export type BuildSystem = z.infer<typeof BuildSystem>;

@@ -1,4 +1,4 @@
-import { lockfileRefreshCommand } from '../engines/recipe/manifest-kind.js';
+import { lockfileRefreshCommand } from '../policy/lockfiles.js';
 import { recipeCandidates, recipeLeftAlone, recipeMatches } from '../engines/recipe/recipe-candidates.js';
 import { recipeFor } from '../engines/recipe/registry.js';
 import { compileGlobs } from '../paths/glob.js';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { manifestKindForPath } from '../../../src/core/engines/recipe/manifest-kind.js';
 import { isRequirementsFile } from '../../../src/core/paths/requirements-file.js';
-import { manifestKindFor } from '../../../src/core/repomap/manifest-parsers.js';
+import { manifestKindFor } from '../../../src/core/manifests/manifest-kinds.js';
 
 describe('isRequirementsFile: one rule for the repository map and the bump recipe', () => {
   it.each([
@@ -18,6 +17,5 @@ describe('isRequirementsFile: one rule for the repository map and the bump recip
   ] as const)('%s -> %s', (path, expected) => {
     expect(isRequirementsFile(path)).toBe(expected);
     expect(manifestKindFor(path) === 'requirements').toBe(expected);
-    expect(manifestKindForPath(path) === 'requirements').toBe(expected);
   });
 });

@@ -2,18 +2,36 @@ import type { BumpDependencyStep } from '../../task/recipe-steps.js';
 import { bumpCargo, bumpGoMod, bumpNpm, bumpPyproject, bumpRequirements } from './bump-ecosystems.js';
 import { bumpGradle, bumpGradleCatalog, type TextBump } from './bump-gradle.js';
 import { bumpMaven } from './bump-maven.js';
-import { manifestKindForPath, type ManifestKind } from './manifest-kind.js';
+import { manifestKindFor } from '../../manifests/manifest-kinds.js';
+import type { ManifestKind } from '../../manifests/manifest-schema.js';
 import { bumpSetupCfg, bumpSetupPy } from './manifests/python-setup.js';
 import type { DependencyUpdate, FileRecipeResult, PendingMavenProperty, SpanEdit } from './recipe-types.js';
 import { splitVersion } from './version-edit.js';
 import { updateType, type VersionScheme } from '../../versions/versions.js';
 import { applySpanEdits } from './span-edits.js';
 
-const BUMPERS: Record<Exclude<ManifestKind, 'maven'>, (text: string, step: BumpDependencyStep) => TextBump> = {
-  gradle: bumpGradle,
+/** The manifest kinds bump-dependency edits, each with its editor (poms have their own, with parent properties). */
+type BumpKind =
+  | 'maven'
+  | 'gradle-build'
+  | 'gradle-settings'
+  | 'gradle-script'
+  | 'gradle-catalog'
+  | 'package.json'
+  | 'go.mod'
+  | 'requirements'
+  | 'pyproject'
+  | 'setup-py'
+  | 'setup-cfg'
+  | 'cargo';
+
+const BUMPERS: Record<Exclude<BumpKind, 'maven'>, (text: string, step: BumpDependencyStep) => TextBump> = {
+  'gradle-build': bumpGradle,
+  'gradle-settings': bumpGradle,
+  'gradle-script': bumpGradle,
   'gradle-catalog': bumpGradleCatalog,
-  npm: bumpNpm,
-  'go-mod': bumpGoMod,
+  'package.json': bumpNpm,
+  'go.mod': bumpGoMod,
   requirements: bumpRequirements,
   pyproject: bumpPyproject,
   'setup-py': bumpSetupPy,
@@ -22,19 +40,28 @@ const BUMPERS: Record<Exclude<ManifestKind, 'maven'>, (text: string, step: BumpD
 };
 
 /** Manifest kinds a package name can belong to: `g:a` is Maven/Gradle coordinates, anything else is not Maven. */
-export function manifestKindsForPackage(pkg: string): ManifestKind[] {
-  if (/^[^:\s]+:[^:\s]+$/.test(pkg)) return ['maven', 'gradle', 'gradle-catalog'];
-  return ['gradle', 'gradle-catalog', 'npm', 'go-mod', 'requirements', 'pyproject', 'setup-py', 'setup-cfg', 'cargo'];
+export function manifestKindsForPackage(pkg: string): BumpKind[] {
+  const gradle: BumpKind[] = ['gradle-build', 'gradle-settings', 'gradle-script', 'gradle-catalog'];
+  if (/^[^:\s]+:[^:\s]+$/.test(pkg)) return ['maven', ...gradle];
+  return [...gradle, 'package.json', 'go.mod', 'requirements', 'pyproject', 'setup-py', 'setup-cfg', 'cargo'];
+}
+
+/** The bump editor's kind of a path, when bump-dependency edits files of that kind for `pkg`. */
+export function bumpKindFor(path: string, pkg: string): BumpKind | undefined {
+  const kind: ManifestKind | undefined = manifestKindFor(path);
+  return manifestKindsForPackage(pkg).find((k) => k === kind);
 }
 
 /** The version scheme a manifest's versions follow. */
-const SCHEMES: Record<ManifestKind, VersionScheme> = {
+const SCHEMES: Record<BumpKind, VersionScheme> = {
   maven: 'maven',
-  gradle: 'maven',
+  'gradle-build': 'maven',
+  'gradle-settings': 'maven',
+  'gradle-script': 'maven',
   'gradle-catalog': 'maven',
-  npm: 'semver',
+  'package.json': 'semver',
   cargo: 'semver',
-  'go-mod': 'go',
+  'go.mod': 'go',
   requirements: 'pep440',
   pyproject: 'pep440',
   'setup-py': 'pep440',
@@ -51,8 +78,8 @@ export function applyBumpDependency(
   step: BumpDependencyStep,
   file: { path: string; text: string },
 ): (FileRecipeResult & { pending: PendingMavenProperty[] }) | undefined {
-  const kind = manifestKindForPath(file.path);
-  if (!kind || !manifestKindsForPackage(step.package).includes(kind)) return undefined;
+  const kind = bumpKindFor(file.path, step.package);
+  if (!kind) return undefined;
   const bump: TextBump & { pending: PendingMavenProperty[] } =
     kind === 'maven' ? bumpMaven(file.text, step) : { pending: [], ...BUMPERS[kind](file.text, step) };
   const weighed = weighUpdates(step, file.text, bump.spans, SCHEMES[kind]);
@@ -86,8 +113,8 @@ export function weighUpdates(
 
 /** The declarations of the package in one manifest left alone because they neither are nor admit the step's `from`. */
 export function bumpMismatches(step: BumpDependencyStep, file: { path: string; text: string }): string[] {
-  const kind = manifestKindForPath(file.path);
-  if (!kind || !manifestKindsForPackage(step.package).includes(kind) || step.from === undefined) return [];
+  const kind = bumpKindFor(file.path, step.package);
+  if (!kind || step.from === undefined) return [];
   const bump = kind === 'maven' ? bumpMaven(file.text, step) : BUMPERS[kind](file.text, step);
   return bump.mismatches ?? [];
 }

@@ -1,6 +1,6 @@
-import { lockfilesForManifest } from '../../policy/lockfiles.js';
+import { manifestKindFor } from '../../manifests/manifest-kinds.js';
+import { lockfileRefreshCommand, lockfilesForManifest } from '../../policy/lockfiles.js';
 import type { Workspace } from '../../workspace/workspace.js';
-import { lockfileRefreshCommand, manifestKindForPath } from './manifest-kind.js';
 import { dirname } from './manifests/follow-types.js';
 import type { LockfileRefresh } from './recipe-types.js';
 
@@ -13,12 +13,12 @@ export function lockfilesFor(changedPaths: string[], workspace: Workspace, pkg: 
   const all = new Set(workspace.paths());
   const out = new Map<string, LockfileRefresh>();
   for (const path of changedPaths) {
-    const kind = manifestKindForPath(path);
+    const kind = manifestKindFor(path);
     const names = kind ? lockfilesForManifest(kind) : [];
     if (names.length === 0) continue;
     for (let dir: string | undefined = dirname(path); dir !== undefined; dir = dir === '' ? undefined : dirname(dir)) {
       const here = names.map((name) => (dir ? `${dir}/${name}` : name));
-      const found = kind === 'go-mod' ? here : here.filter((p) => all.has(p));
+      const found = kind === 'go.mod' ? here : here.filter((p) => all.has(p));
       if (!found.length) continue;
       for (const lockfile of found) {
         const command = lockfileRefreshCommand(lockfile, pkg)!;

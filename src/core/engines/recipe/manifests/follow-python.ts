@@ -1,5 +1,5 @@
 import { normalizePythonName } from '../bump-ecosystems.js';
-import { manifestKindForPath } from '../manifest-kind.js';
+import { manifestKindFor } from '../../../manifests/manifest-kinds.js';
 import type { SpanEdit } from '../recipe-types.js';
 import { PYTHON_DISTRIBUTIONS, PYTHON_STDLIB } from './known-namespaces.js';
 import { ancestors, dirname, eolOf, isSorted, type FollowStep, type FollowThrough, type ManifestAccess } from './follow-types.js';
@@ -98,9 +98,7 @@ export async function followPython(step: FollowStep, changed: readonly string[],
 /** The project of each changed file (the nearest directory with Python manifests, or a `requirements/` directory of them), with its manifests. */
 function owningProjects(changed: readonly string[], paths: readonly string[]): Map<string, string[]> {
   const manifestsIn = (dir: string) =>
-    paths.filter(
-      (p) => PYTHON_KINDS.has(manifestKindForPath(p) ?? '') && (dirname(p) === dir || dirname(p) === (dir ? `${dir}/requirements` : 'requirements')),
-    );
+    paths.filter((p) => PYTHON_KINDS.has(manifestKindFor(p) ?? '') && (dirname(p) === dir || dirname(p) === (dir ? `${dir}/requirements` : 'requirements')));
   const projects = new Map<string, string[]>();
   for (const path of changed) {
     const dir = ancestors(path).find((d) => manifestsIn(d).length > 0);

@@ -1,8 +1,7 @@
 import { ignoredDirOf } from '../../../paths/path-classes.js';
 import type { BumpDependencyStep } from '../../../task/recipe-steps.js';
 import type { Workspace } from '../../../workspace/workspace.js';
-import { applyBumpDependency, manifestKindsForPackage } from '../bump-dependency-recipe.js';
-import { manifestKindForPath } from '../manifest-kind.js';
+import { applyBumpDependency, bumpKindFor } from '../bump-dependency-recipe.js';
 import type { SkipReason } from '../recipe-types.js';
 import { capNotes } from './follow-types.js';
 
@@ -39,12 +38,10 @@ async function textOf(workspace: Workspace, path: string, maxFileBytes = Infinit
  * a partial bump is never silent. Found by applying the bump in memory without `from`.
  */
 export async function pinsLeft(step: BumpDependencyStep, workspace: Workspace, ctx: PinsLeftContext): Promise<string[]> {
-  const kinds = manifestKindsForPackage(step.package);
   const anyVersion: BumpDependencyStep = { ...step, from: undefined };
   const notes: string[] = [];
   for (const path of workspace.paths()) {
-    const kind = manifestKindForPath(path);
-    if (!kind || !kinds.includes(kind) || ctx.changed.has(path) || ctx.isLockfile(path) || ignoredDirOf(path)) continue;
+    if (!bumpKindFor(path, step.package) || ctx.changed.has(path) || ctx.isLockfile(path) || ignoredDirOf(path)) continue;
     const text = await textOf(workspace, path);
     if (text === undefined) continue;
     const pin = applyBumpDependency(anyVersion, { path, text })?.edits[0];

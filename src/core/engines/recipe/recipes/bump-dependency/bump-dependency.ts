@@ -1,8 +1,7 @@
 import { RECIPE_STEPS, type BumpDependencyStep } from '../../../../task/recipe-steps.js';
-import { applyBumpDependency, bumpMismatches, manifestKindsForPackage } from '../../bump-dependency-recipe.js';
+import { applyBumpDependency, bumpKindFor, bumpMismatches } from '../../bump-dependency-recipe.js';
 import { listWords } from '../../list-words.js';
 import { lockfilesFor } from '../../lockfiles-to-refresh.js';
-import { manifestKindForPath } from '../../manifest-kind.js';
 import { compiledRequirements, pinsLeft } from '../../manifests/pins-left.js';
 import type { Recipe } from '../../recipe.js';
 import { clip, editMatches, type RecipeMatch } from '../../recipe-match.js';
@@ -53,10 +52,7 @@ async function followThrough(step: BumpDependencyStep, run: RecipeRun, pending: 
 export const bumpDependencyRecipe: Recipe<'bump-dependency'> = {
   name: 'bump-dependency',
   step: RECIPE_STEPS['bump-dependency'],
-  isCandidate: (step, path) => {
-    const kind = manifestKindForPath(path);
-    return kind !== undefined && manifestKindsForPackage(step.package).includes(kind);
-  },
+  isCandidate: (step, path) => bumpKindFor(path, step.package) !== undefined,
   applyToFile,
   matches,
   leftAlone: bumpMismatches,

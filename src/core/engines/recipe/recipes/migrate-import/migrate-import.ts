@@ -1,7 +1,7 @@
 import { languageForPath } from '../../../../syntax/language-for-path.js';
 import { RECIPE_STEPS, type MigrateImportStep } from '../../../../task/recipe-steps.js';
 import { lockfilesFor } from '../../lockfiles-to-refresh.js';
-import { manifestKindForPath } from '../../manifest-kind.js';
+import { manifestKindFor } from '../../../../manifests/manifest-kinds.js';
 import { followThrough } from '../../manifests/follow-through.js';
 import { goModuleOf } from '../../manifests/follow-go.js';
 import { nearest } from '../../manifests/follow-types.js';
@@ -51,7 +51,7 @@ export const migrateImportRecipe: Recipe<'migrate-import'> = {
   name: 'migrate-import',
   step: RECIPE_STEPS['migrate-import'],
   // With a version the step may also declare the new dependency in the owning build's manifest.
-  isCandidate: (step, path) => languageForPath(path) !== undefined || (step.version !== undefined && manifestKindForPath(path) !== undefined),
+  isCandidate: (step, path) => languageForPath(path) !== undefined || (step.version !== undefined && manifestKindFor(path) !== undefined),
   applyToFile,
   matches: (step, file, ctx) => editMatches(applyToFile(step, file, ctx)),
   leftAlone: () => [],

@@ -2,7 +2,8 @@ import { RECIPE_STEPS, type RemoveDependencyStep } from '../../../../task/recipe
 import type { TextBump } from '../../bump-gradle.js';
 import { listWords } from '../../list-words.js';
 import { lockfilesFor } from '../../lockfiles-to-refresh.js';
-import { manifestKindForPath, type ManifestKind } from '../../manifest-kind.js';
+import { manifestKindFor } from '../../../../manifests/manifest-kinds.js';
+import type { ManifestKind } from '../../../../manifests/manifest-schema.js';
 import type { Recipe } from '../../recipe.js';
 import { editMatches } from '../../recipe-match.js';
 import { editEachFile, finishRun } from '../../recipe-run.js';
@@ -13,13 +14,13 @@ import { removeGoMod, removeNpm, removeRequirements } from './remove-declaration
 
 /** The manifests a declaration is removed from, by kind. */
 const REMOVERS: Partial<Record<ManifestKind, (text: string, step: RemoveDependencyStep) => TextBump>> = {
-  npm: removeNpm,
+  'package.json': removeNpm,
   requirements: removeRequirements,
-  'go-mod': removeGoMod,
+  'go.mod': removeGoMod,
 };
 
 function applyToFile(step: RemoveDependencyStep, file: { path: string; text: string }): FileRecipeResult | undefined {
-  const kind = manifestKindForPath(file.path);
+  const kind = manifestKindFor(file.path);
   const remove = kind && REMOVERS[kind];
   if (!remove) return undefined;
   const removal = remove(file.text, step);
@@ -35,7 +36,7 @@ export const removeDependencyRecipe: Recipe<'remove-dependency'> = {
   name: 'remove-dependency',
   step: RECIPE_STEPS['remove-dependency'],
   isCandidate: (_step, path) => {
-    const kind = manifestKindForPath(path);
+    const kind = manifestKindFor(path);
     return kind !== undefined && REMOVERS[kind] !== undefined;
   },
   applyToFile,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseManifest, parseWorkflowDocument } from '../../../src/core/repomap/manifest-parsers.js';
-import { outlineWorkflow } from '../../../src/core/repomap/workflow-outline.js';
+import { parseManifest } from '../../../src/core/manifests/parse-manifest.js';
+import { parseWorkflowDocument } from '../../../src/core/manifests/other-manifests.js';
+import { outlineWorkflow } from '../../../src/core/manifests/workflow-outline.js';
 
 /** Workflows of the plain shape: the outline reads them. */
 const PLAIN: Record<string, string> = {
@@ -85,7 +86,7 @@ const BEYOND: Record<string, string> = {
 describe('outlineWorkflow', () => {
   it.each(Object.entries(PLAIN))('reads the plain shape (%s) as the full parse does', (_label, text) => {
     expect(outlineWorkflow(text)).toBeDefined();
-    expect(parseManifest('github-workflow', text)).toEqual(parseWorkflowDocument(text));
+    expect(parseManifest('github-workflow', text, '.github/workflows/ci.yml')).toEqual(parseWorkflowDocument(text));
   });
 
   it('takes the uses of steps only, never from run scripts or a reusable workflow call', () => {
@@ -100,7 +101,9 @@ describe('outlineWorkflow', () => {
         'docker://alpine:3.19',
       ],
     });
-    expect(parseManifest('github-workflow', PLAIN['document marker, comments, a job without steps, a reusable workflow'])).toMatchObject({
+    expect(
+      parseManifest('github-workflow', PLAIN['document marker, comments, a job without steps, a reusable workflow'], '.github/workflows/ci.yml'),
+    ).toMatchObject({
       name: 'Release',
       facts: { jobs: 'build,call' },
       dependencies: [{ name: 'actions/cache', version: 'v4' }],
@@ -109,7 +112,7 @@ describe('outlineWorkflow', () => {
 
   it.each(Object.entries(BEYOND))('leaves %s to the full parse, with the same result', (_label, text) => {
     expect(outlineWorkflow(text)).toBeUndefined();
-    expect(parseManifest('github-workflow', text)).toEqual(safeFull(text));
+    expect(parseManifest('github-workflow', text, '.github/workflows/ci.yml')).toEqual(safeFull(text));
   });
 });
 
