@@ -3,30 +3,46 @@ import { fileURLToPath } from 'node:url';
 import { parse, YAMLSeq, type CollectionTag, type ScalarTag } from 'yaml';
 import type { Statement } from './iam-policy.js';
 
-/**
- * The statements of one role in infra/roles.yml, with the stack's substitutions made for a
- * given bucket, so in-process tests enforce the role the stack deploys (not a copy of it).
- * `${!x}` (CloudFormation's escape) becomes `${x}`, as Fn::Sub renders it.
- */
-export function roleStatements(role: string, options: { bucket: string; prefix?: string; region?: string; account?: string }): Statement[] {
-  const prefix = options.prefix ?? 'draftsman-test';
-  const region = options.region ?? 'us-east-1';
-  const account = options.account ?? '123456789012';
+/** Stands for the bucket's ARN in the parsed file, so one parse serves every bucket. */
+const BUCKET = '@@bucket@@';
+
+type RolesDocument = { Resources: Record<string, { Properties: { Policies: { PolicyDocument: { Statement: Statement[] } }[] } }> };
+
+/** infra/roles.yml parsed once per prefix, region and account (a harness asks for five roles, and every test starts one). */
+const parsed = new Map<string, RolesDocument>();
+
+function rolesDocument(prefix: string, region: string, account: string): RolesDocument {
+  const key = `${prefix}\n${region}\n${account}`;
+  const known = parsed.get(key);
+  if (known) return known;
   const sub = (text: string) =>
     text
       .replaceAll('${AWS::Partition}', 'aws')
       .replaceAll('${AWS::Region}', region)
       .replaceAll('${AWS::AccountId}', account)
       .replaceAll('${self:custom.prefix}', prefix)
-      .replaceAll(`arn:aws:s3:::${prefix}-artifacts-${account}-${region}`, `arn:aws:s3:::${options.bucket}`)
+      .replaceAll(`arn:aws:s3:::${prefix}-artifacts-${account}-${region}`, `arn:aws:s3:::${BUCKET}`)
       .replace(/\$\{!/g, '${');
   const tag = (name: string, resolve: (value: string) => unknown): ScalarTag => ({ tag: name, resolve });
   // A statement under `!If` exists only with its condition (the Bedrock grant); here it does not.
   const condition: CollectionTag = { tag: '!If', collection: 'seq', nodeClass: YAMLSeq, resolve: () => ({ 'Fn::If': 'left out' }) };
   const customTags = [tag('!Sub', sub), tag('!GetAtt', (v) => `GETATT:${v}`), tag('!Ref', (v) => `REF:${v}`), condition];
   const text = readFileSync(fileURLToPath(new URL('../../infra/roles.yml', import.meta.url)), 'utf8');
-  const doc = parse(text, { customTags }) as { Resources: Record<string, { Properties: { Policies: { PolicyDocument: { Statement: Statement[] } }[] } }> };
+  const doc = parse(text, { customTags }) as RolesDocument;
+  parsed.set(key, doc);
+  return doc;
+}
+
+/**
+ * The statements of one role in infra/roles.yml, with the stack's substitutions made for a
+ * given bucket, so in-process tests enforce the role the stack deploys (not a copy of it).
+ * `${!x}` (CloudFormation's escape) becomes `${x}`, as Fn::Sub renders it. Each call returns
+ * its own copy.
+ */
+export function roleStatements(role: string, options: { bucket: string; prefix?: string; region?: string; account?: string }): Statement[] {
+  const doc = rolesDocument(options.prefix ?? 'draftsman-test', options.region ?? 'us-east-1', options.account ?? '123456789012');
   const found = doc.Resources[role];
   if (!found) throw new Error(`infra/roles.yml has no ${role}`);
-  return found.Properties.Policies.flatMap((p) => p.PolicyDocument.Statement).filter((statement) => 'Effect' in statement);
+  const statements = found.Properties.Policies.flatMap((p) => p.PolicyDocument.Statement).filter((statement) => 'Effect' in statement);
+  return JSON.parse(JSON.stringify(statements).replaceAll(BUCKET, options.bucket)) as Statement[];
 }
