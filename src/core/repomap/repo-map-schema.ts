@@ -64,6 +64,12 @@ export const BuildProfile = z.object({
   unitTest: Command.optional(),
   /** argv with `{className}`, `{testFile}` or `{testName}` to fill in. */
   focusedTestTemplate: Command.optional(),
+  /**
+   * The test runner the test commands were chosen for and the declaration that names it (the
+   * `test` script, a dependency, pytest's configuration, the wrapper…); `name` is absent when
+   * nothing the project declares names one, and `focusedTestTemplate` is then absent too.
+   */
+  testRunner: z.object({ name: z.string().optional(), reason: z.string() }).optional(),
   needsNetwork: z.boolean(),
   networkReason: z.string(),
   evidenceRefs: z.array(z.string()),
