@@ -75,6 +75,7 @@ export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: nu
     compile: b.compile?.argv.join(' '),
     test: b.unitTest?.argv.join(' '),
     focused: b.focusedTestTemplate?.argv.join(' '),
+    runner: b.testRunner?.reason,
     needsNetwork: b.needsNetwork,
   }));
   const highRisk = map.risk.paths
