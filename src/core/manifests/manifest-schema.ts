@@ -70,6 +70,11 @@ export const ManifestRecord = z.object({
   members: z.array(z.string()).optional(),
   parent: z.object({ name: z.string(), version: z.string().optional(), relativePath: z.string().optional() }).optional(),
   properties: z.record(z.string(), z.string()).optional(),
+  /**
+   * The 1-based line each property's value is written on in this file (Maven: `<properties>`
+   * children, and `project.version`/`project.parent.version` where the pom writes them).
+   */
+  propertyLines: z.record(z.string(), z.number().int().positive()).optional(),
   dependencies: z.array(ManifestDependency),
   plugins: z.array(z.string()).optional(),
   /** Scripts by name with their command line (package.json `scripts`), each clipped to 300 characters. */
