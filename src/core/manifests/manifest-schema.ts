@@ -14,6 +14,8 @@ export const MANIFEST_KINDS = [
   'gradle-script',
   /** A Gradle version catalog (`gradle/libs.versions.toml`, any `*.versions.toml`). */
   'gradle-catalog',
+  /** `gradle.properties`: project properties a Gradle script's `$kotlinVersion` may come from. Never a module. */
+  'gradle-properties',
   'go.mod',
   'go.work',
   'cargo',
@@ -55,6 +57,8 @@ export const ManifestDependency = z.object({
   versionAt: VersionSite.optional(),
   /** The name the version comes through (`jackson.version`, `versions.kotlin`, `libs.junit`), when it is not written inline. */
   versionRef: z.string().optional(),
+  /** A version catalog entry's alias as written (`androidx-core-ktx`): what a script's `libs.androidx.core.ktx` accessor names. */
+  alias: z.string().optional(),
   /** go.mod's `// indirect`: required for the build, not imported by this module. */
   indirect: z.boolean().optional(),
 });
@@ -70,6 +74,11 @@ export const ManifestRecord = z.object({
   members: z.array(z.string()).optional(),
   parent: z.object({ name: z.string(), version: z.string().optional(), relativePath: z.string().optional() }).optional(),
   properties: z.record(z.string(), z.string()).optional(),
+  /**
+   * The 1-based line each of `properties` is written on, when another manifest's version may come
+   * from it (gradle.properties, a catalog's `[versions]`, a Gradle script's `ext` variables).
+   */
+  propertyLines: z.record(z.string(), z.number().int().positive()).optional(),
   dependencies: z.array(ManifestDependency),
   plugins: z.array(z.string()).optional(),
   /** Scripts by name with their command line (package.json `scripts`), each clipped to 300 characters. */
