@@ -11,6 +11,7 @@ const KIND_BY_NAME = new Map<string, ManifestKind>([
   ['build.gradle.kts', 'gradle-build'],
   ['settings.gradle', 'gradle-settings'],
   ['settings.gradle.kts', 'gradle-settings'],
+  ['gradle.properties', 'gradle-properties'],
   ['go.mod', 'go.mod'],
   ['go.work', 'go.work'],
   ['Cargo.toml', 'cargo'],

@@ -14,6 +14,8 @@ export const MANIFEST_KINDS = [
   'gradle-script',
   /** A Gradle version catalog (`gradle/libs.versions.toml`, any `*.versions.toml`). */
   'gradle-catalog',
+  /** `gradle.properties`: project properties a Gradle script's `$kotlinVersion` may come from. Never a module. */
+  'gradle-properties',
   'go.mod',
   'go.work',
   'cargo',
@@ -55,6 +57,8 @@ export const ManifestDependency = z.object({
   versionAt: VersionSite.optional(),
   /** The name the version comes through (`jackson.version`, `versions.kotlin`, `libs.junit`), when it is not written inline. */
   versionRef: z.string().optional(),
+  /** A version catalog entry's alias as written (`androidx-core-ktx`): what a script's `libs.androidx.core.ktx` accessor names. */
+  alias: z.string().optional(),
   /** go.mod's `// indirect`: required for the build, not imported by this module. */
   indirect: z.boolean().optional(),
 });
@@ -71,8 +75,10 @@ export const ManifestRecord = z.object({
   parent: z.object({ name: z.string(), version: z.string().optional(), relativePath: z.string().optional() }).optional(),
   properties: z.record(z.string(), z.string()).optional(),
   /**
-   * The 1-based line each property's value is written on in this file (Maven: `<properties>`
-   * children, and `project.version`/`project.parent.version` where the pom writes them).
+   * The 1-based line each property's value is written on in this file, when another manifest's
+   * version may come from it: Maven `<properties>` children (and `project.version`/
+   * `project.parent.version` where the pom writes them), gradle.properties keys, a catalog's
+   * `[versions]`, a Gradle script's `ext` variables.
    */
   propertyLines: z.record(z.string(), z.number().int().positive()).optional(),
   dependencies: z.array(ManifestDependency),

@@ -1,5 +1,7 @@
 import { parseGoMod, parseGoWork } from './go-manifests.js';
-import { parseGradleBuild, parseGradleCatalog, parseGradleSettings } from './gradle-manifests.js';
+import { parseGradleCatalog } from './gradle-catalogs.js';
+import { parseGradleBuild, parseGradleSettings } from './gradle-manifests.js';
+import { parseGradleProperties } from './gradle-properties.js';
 import type { ManifestKind } from './manifest-schema.js';
 import { parsePom } from './maven-manifests.js';
 import { parsePackageJson, parsePnpmWorkspace } from './npm-manifests.js';
@@ -16,6 +18,7 @@ const PARSERS: Record<ManifestKind, ManifestParser> = {
   'gradle-settings': parseGradleSettings,
   'gradle-script': parseGradleBuild,
   'gradle-catalog': parseGradleCatalog,
+  'gradle-properties': parseGradleProperties,
   'go.mod': parseGoMod,
   'go.work': parseGoWork,
   cargo: parseCargo,
