@@ -5,13 +5,16 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadCorpus } from './corpus-case.js';
+import { mirrorsDir, presentRepos, runDeps } from './deps/evaluate.js';
+import { formatParity } from './deps/parity.js';
 import { formatReport, totalsOf } from './report.js';
 import { runCase, type CaseResult } from './run-case.js';
 
 /**
- * `npm run eval [-- --json] [--corpus DIR] [--case ID ...] [--jobs N] [--keep] [--timings]`:
+ * `npm run eval [-- --json] [--corpus DIR] [--case ID ...] [--jobs N] [--keep] [--timings] [--mirrors DIR] [--no-deps]`:
  * reproduces every corpus case with `draftsman run --publish` and compares the published commit
- * with the human one.
+ * with the human one; then, when mirrors of eval/deps/repos.ts are present (and not `--no-deps`
+ * or `--case`), prints the dependency parity table of `npm run eval:deps`.
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..');
@@ -85,6 +88,8 @@ async function main(): Promise<void> {
       keep: { type: 'boolean' },
       timings: { type: 'boolean' },
       results: { type: 'string' },
+      mirrors: { type: 'string' },
+      'no-deps': { type: 'boolean' },
     },
   });
   const jobs = values.jobs ? Number.parseInt(values.jobs, 10) : 1;
@@ -106,6 +111,15 @@ async function main(): Promise<void> {
     writeFileSync(file, `${JSON.stringify({ totals: totalsOf(results), cases: results.map(({ elapsedMs: _elapsed, ...r }) => r) }, null, 2)}\n`);
     process.stdout.write(`\nwrote ${file}\n`);
   }
+  if (!values['no-deps'] && !values.case?.length) await printDepsParity(mirrorsDir(values.mirrors));
+}
+
+/** The dependency parity table over the mirrored repositories, when any is present. */
+async function printDepsParity(mirrors: string): Promise<void> {
+  if (presentRepos(mirrors).present.length === 0) return;
+  const { repos, skipped } = await runDeps({ mirrors, log: (line) => void process.stderr.write(`eval:deps: ${line}\n`) });
+  process.stdout.write(`\n${formatParity(repos)}`);
+  if (skipped.length) process.stdout.write(`skipped (mirror absent): ${skipped.join(', ')}\n`);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
