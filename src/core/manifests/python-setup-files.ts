@@ -111,7 +111,7 @@ export function parseSetupCfg(text: string, path = ''): ParsedManifest {
 }
 
 /** setup.py is read up to this many characters; a longer one is not a hand-written setup script. */
-const MAX_SETUP_PY = 1_000_000;
+const MAX_SETUP_PY = 256 * 1024;
 /** At most this many `install_requires=`-like keywords and list elements are read. */
 const MAX_KEYWORDS = 200;
 const MAX_ELEMENTS = 2000;
@@ -130,7 +130,11 @@ interface PyString {
 class PyLiterals {
   pos = 0;
 
-  constructor(readonly s: string) {}
+  constructor(
+    readonly s: string,
+    /** Module-level `NAME = [`, `NAME = (`, `NAME = {`: where each name's literal starts (the first assignment). */
+    readonly names: ReadonlyMap<string, number>,
+  ) {}
 
   /** Blanks, newlines, comments and `\` line continuations. */
   trivia(): void {
@@ -225,10 +229,12 @@ class PyLiterals {
 /** What a setup.py keyword's value reads as: the requirement strings of each scope. */
 type Lists = { scope: string; items: PyString[] }[];
 
-/** A module-level `NAME = [` (or `(`, `{`): where a keyword's `install_requires=NAME` points. */
-function assignment(text: string, name: string, openers: string): number | undefined {
-  const m = new RegExp(`^${name}[ \\t]*=[ \\t]*(?=[${openers}])`, 'm').exec(text);
-  return m ? m.index + m[0].length : undefined;
+/** Every module-level `NAME = [` (or `(`, `{`) of the script, read once: where a keyword's `install_requires=NAME` points. */
+function moduleLiterals(text: string): Map<string, number> {
+  const names = new Map<string, number>();
+  const assignment = /^([A-Za-z_]\w{0,99})[ \t]*=[ \t]*(?=[[({])/gm;
+  for (let m = assignment.exec(text); m; m = assignment.exec(text)) if (!names.has(m[1])) names.set(m[1], m.index + m[0].length);
+  return names;
 }
 
 /** True when the value that ended at `end` is the whole value (`, ) }` or the line's end follow): `DEV + [...]` is code. */
@@ -243,20 +249,23 @@ function literalStart(reader: PyLiterals, openers: string): number | undefined {
   if (c !== undefined && openers.includes(c)) return reader.pos;
   const name = /^[A-Za-z_]\w{0,99}(?![\w.[(])/.exec(reader.s.slice(reader.pos, reader.pos + 101))?.[0];
   if (!name || !endsValue(reader.s, reader.pos + name.length)) return undefined;
-  return assignment(reader.s, name, openers);
+  const at = reader.names.get(name);
+  return at !== undefined && openers.includes(reader.s[at]) ? at : undefined;
 }
 
 /** A literal list at `start` that is the whole value (not `[...] + more`); undefined otherwise. */
-function listAt(s: string, start: number): PyString[] | undefined {
-  const reader = new PyLiterals(s);
+function listAt(script: PyLiterals, start: number): PyString[] | undefined {
+  const s = script.s;
+  const reader = new PyLiterals(s, script.names);
   reader.pos = start;
   const items = reader.list();
   return items && endsValue(s, reader.pos) ? items : undefined;
 }
 
 /** `extras_require={"x": [...], 'y': NAME}`: each entry whose value is a literal list. */
-function extrasAt(s: string, start: number, lists: Lists): void {
-  const reader = new PyLiterals(s);
+function extrasAt(script: PyLiterals, start: number, lists: Lists): void {
+  const s = script.s;
+  const reader = new PyLiterals(s, script.names);
   reader.pos = start + 1;
   for (let n = 0; n < MAX_ELEMENTS && reader.pos < s.length; n++) {
     reader.trivia();
@@ -268,7 +277,7 @@ function extrasAt(s: string, start: number, lists: Lists): void {
     reader.trivia();
     const from = reader.pos;
     const at = literalStart(reader, '[(');
-    const items = at === undefined ? undefined : listAt(s, at);
+    const items = at === undefined ? undefined : listAt(script, at);
     if (items) lists.push({ scope: key.value, items });
     reader.pos = from;
     reader.skipExpression();
@@ -285,12 +294,13 @@ function extrasAt(s: string, start: number, lists: Lists): void {
  */
 export function parseSetupPy(text: string, path = ''): ParsedManifest {
   const s = text.slice(0, MAX_SETUP_PY);
+  const names = moduleLiterals(s);
   const keyword = /\b(install_requires|setup_requires|tests_require|extras_require)\b["']?[ \t]*[=:][ \t]*/g;
   const lists: Lists = [];
   const seen = new Set<number>();
   let count = 0;
   for (let m = keyword.exec(s); m && count < MAX_KEYWORDS; m = keyword.exec(s), count++) {
-    const reader = new PyLiterals(s);
+    const reader = new PyLiterals(s, names);
     reader.pos = m.index + m[0].length;
     if (s[reader.pos] === '=') continue;
     reader.trivia();
@@ -298,9 +308,9 @@ export function parseSetupPy(text: string, path = ''): ParsedManifest {
     const start = literalStart(reader, extras ? '{' : '[(');
     if (start === undefined || seen.has(start)) continue;
     seen.add(start);
-    if (extras) extrasAt(s, start, lists);
+    if (extras) extrasAt(reader, start, lists);
     else {
-      const items = listAt(s, start);
+      const items = listAt(reader, start);
       if (items) lists.push({ scope: m[1], items });
     }
   }

@@ -11,6 +11,8 @@ export interface TomlPositions {
 }
 
 const SEP = '\u0000';
+/** Key paths are ids: their segments joined by NUL (which no TOML key holds unescaped). */
+const child = (parent: string, segment: string): string => (parent === '' ? segment : `${parent}${SEP}${segment}`);
 const BARE_KEY = /[A-Za-z0-9_-]/;
 /** Deeper values are not expected in a manifest; the scan refuses them instead of recursing without end. */
 const MAX_DEPTH = 64;
@@ -31,7 +33,7 @@ class Scanner {
   ) {}
 
   document(): void {
-    let table: string[] = [];
+    let table = '';
     const arrayTables = new Map<string, number>();
     while (this.pos < this.s.length) {
       const start = this.pos;
@@ -40,18 +42,17 @@ class Scanner {
       if (this.s[this.pos] === '[') {
         const double = this.s[this.pos + 1] === '[';
         this.pos += double ? 2 : 1;
-        table = this.key();
+        table = this.key('');
         if (double) {
           // `[[x]]` tables: the nth header is element n of the array `x`.
-          const id = table.join(SEP);
-          const n = arrayTables.get(id) ?? 0;
-          arrayTables.set(id, n + 1);
-          table = [...table, String(n)];
+          const n = arrayTables.get(table) ?? 0;
+          arrayTables.set(table, n + 1);
+          table = child(table, String(n));
         }
         this.record(table);
         this.skipLine();
       } else {
-        const key = [...table, ...this.key()];
+        const key = this.key(table);
         this.record(key);
         this.spaces();
         if (this.s[this.pos] === '=') this.pos++;
@@ -62,8 +63,7 @@ class Scanner {
     }
   }
 
-  private record(path: readonly string[]): void {
-    const id = path.join(SEP);
+  private record(id: string): void {
     if (!this.lines.has(id)) this.lines.set(id, this.lineNo);
   }
 
@@ -91,24 +91,24 @@ class Scanner {
     this.pos = end < 0 ? this.s.length : end;
   }
 
-  /** A dotted key: bare, "basic" and 'literal' segments (escapes are kept as written). */
-  private key(): string[] {
-    const segments: string[] = [];
+  /** A dotted key under `parent`: bare, "basic" and 'literal' segments (escapes are kept as written). */
+  private key(parent: string): string {
+    let id = parent;
     for (;;) {
       this.spaces();
       const c = this.s[this.pos];
       if (c === '"' || c === "'") {
         const from = this.pos + 1;
         this.string();
-        segments.push(this.s.slice(from, this.pos - 1));
+        id = child(id, this.s.slice(from, this.pos - 1));
       } else {
         const from = this.pos;
         while (this.pos < this.s.length && BARE_KEY.test(this.s[this.pos])) this.pos++;
-        if (this.pos === from) return segments;
-        segments.push(this.s.slice(from, this.pos));
+        if (this.pos === from) return id;
+        id = child(id, this.s.slice(from, this.pos));
       }
       this.spaces();
-      if (this.s[this.pos] !== '.') return segments;
+      if (this.s[this.pos] !== '.') return id;
       this.pos++;
     }
   }
@@ -139,7 +139,7 @@ class Scanner {
     }
   }
 
-  private value(path: string[], depth: number): void {
+  private value(path: string, depth: number): void {
     if (depth > MAX_DEPTH) throw new Error(`line ${this.lineNo}: values nested deeper than ${MAX_DEPTH}`);
     const c = this.s[this.pos];
     if (c === '"' || c === "'") this.string();
@@ -148,7 +148,7 @@ class Scanner {
     else while (this.pos < this.s.length && !',]}\n#'.includes(this.s[this.pos])) this.pos++;
   }
 
-  private array(path: string[], depth: number): void {
+  private array(path: string, depth: number): void {
     this.pos++;
     for (let i = 0; this.pos < this.s.length; i++) {
       this.trivia(true);
@@ -157,7 +157,7 @@ class Scanner {
         return;
       }
       const start = this.pos;
-      const element = [...path, String(i)];
+      const element = child(path, String(i));
       this.record(element);
       this.value(element, depth + 1);
       this.trivia(true);
@@ -166,7 +166,7 @@ class Scanner {
     }
   }
 
-  private inlineTable(path: string[], depth: number): void {
+  private inlineTable(path: string, depth: number): void {
     this.pos++;
     while (this.pos < this.s.length) {
       this.trivia(true);
@@ -175,7 +175,7 @@ class Scanner {
         return;
       }
       const start = this.pos;
-      const key = [...path, ...this.key()];
+      const key = this.key(path);
       this.record(key);
       this.spaces();
       if (this.s[this.pos] === '=') this.pos++;
