@@ -85,6 +85,12 @@ export const ManifestRecord = z.object({
   plugins: z.array(z.string()).optional(),
   /** Scripts by name with their command line (package.json `scripts`), each clipped to 300 characters. */
   scripts: z.record(z.string(), z.string()).optional(),
+  /**
+   * Other files this manifest pulls in, as repository paths resolved against its directory: a
+   * requirements file's `-r`/`-c` includes, setup.cfg's `file:` requirement lists. The map reads
+   * those that are not manifests by name as `requirements` too.
+   */
+  includes: z.array(z.string()).optional(),
   /** Free facts per kind: packaging, go version, base images, workflow jobs, OpenAPI title... */
   facts: z.record(z.string(), z.string()).optional(),
   /** What does not parse, with its line when the parser knows it (`line 12: …`). */

@@ -17,6 +17,7 @@ import {
   REPO_MAP_SCANNER_VERSION,
   RepoMap,
   type LanguageProfile,
+  type ManifestKind,
   type ManifestRecord,
   type MapWarning,
   type ModuleRecord,
@@ -51,30 +52,70 @@ export async function workspaceDigest(workspace: Workspace): Promise<string> {
   return `sha256:${sha256Hex(parts.join('\n'))}`;
 }
 
-/** Manifests: read and parse, never executed. A root manifest is an important file. */
-async function readManifests(
-  manifestPaths: string[],
-  workspace: Workspace,
-  contents: FileContents,
-  evidence: EvidenceCollector,
-  importantFiles: string[],
-  warnings: MapWarning[],
-): Promise<ManifestRecord[]> {
-  const manifests: ManifestRecord[] = [];
-  for (const path of manifestPaths) {
-    const kind = manifestKindFor(path)!;
-    const text = await contents.text(path);
-    const evidenceRef = evidence.fromBlob(path, 'manifest', `manifest/${kind}`, workspace.entry(path)?.oid);
-    if (text === undefined) {
-      manifests.push({ path, kind, dependencies: [], parseError: 'not readable as text', evidenceRef });
-      warnings.push({ code: 'MANIFEST_UNREADABLE', message: `${path} is binary or too large`, path });
+/** At most this many files a manifest includes (`-r deps/common.txt`) are read beyond the manifests found by name. */
+export const MAX_INCLUDED_MANIFESTS = 50;
+
+interface ManifestReading {
+  workspace: Workspace;
+  contents: FileContents;
+  evidence: EvidenceCollector;
+  importantFiles: string[];
+  warnings: MapWarning[];
+}
+
+/** One manifest, read and parsed (never executed). A root manifest is an important file. */
+async function readManifest(path: string, kind: ManifestKind, r: ManifestReading): Promise<ManifestRecord> {
+  const text = await r.contents.text(path);
+  const evidenceRef = r.evidence.fromBlob(path, 'manifest', `manifest/${kind}`, r.workspace.entry(path)?.oid);
+  if (text === undefined) {
+    r.warnings.push({ code: 'MANIFEST_UNREADABLE', message: `${path} is binary or too large`, path });
+    return { path, kind, dependencies: [], parseError: 'not readable as text', evidenceRef };
+  }
+  const parsed = parseManifest(kind, text, path);
+  if (parsed.parseError) r.warnings.push({ code: 'MANIFEST_PARSE_ERROR', message: `${path}: ${parsed.parseError}`, path });
+  if (path.indexOf('/') < 0 && !r.importantFiles.includes(path)) r.importantFiles.push(path);
+  return { path, kind, ...parsed, evidenceRef };
+}
+
+/**
+ * Files the manifests include (`-r deps/common.txt`, any name) that were not read as manifests:
+ * read as `requirements`, their own includes followed, at most MAX_INCLUDED_MANIFESTS of them.
+ * Include paths are repository paths (the parsers never resolve outside the tree) and are read
+ * from the workspace only; a missing one, a symlink or a submodule is a warning.
+ */
+async function readIncludedManifests(manifests: ManifestRecord[], r: ManifestReading): Promise<void> {
+  const known = new Set(manifests.map((m) => m.path));
+  const queue = manifests.flatMap((m) => (m.includes ?? []).map((path) => ({ from: m.path, path })));
+  let read = 0;
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    const { from, path } = next;
+    if (known.has(path)) continue;
+    known.add(path);
+    const entry = r.workspace.entry(path);
+    if (!entry || entry.mode === '120000' || entry.mode === '160000') {
+      r.warnings.push({ code: 'MANIFEST_INCLUDE_MISSING', message: `${from} includes ${path}, which is not a file of the repository`, path: from });
       continue;
     }
-    const parsed = parseManifest(kind, text, path);
-    manifests.push({ path, kind, ...parsed, evidenceRef });
-    if (parsed.parseError) warnings.push({ code: 'MANIFEST_PARSE_ERROR', message: `${path}: ${parsed.parseError}`, path });
-    if (path.indexOf('/') < 0 && !importantFiles.includes(path)) importantFiles.push(path);
+    if (read === MAX_INCLUDED_MANIFESTS) {
+      r.warnings.push({
+        code: 'MANIFEST_INCLUDES_TRUNCATED',
+        message: `more than ${MAX_INCLUDED_MANIFESTS} included requirements files; ${path} and later ones not read`,
+        path: from,
+      });
+      return;
+    }
+    read++;
+    const manifest = await readManifest(path, 'requirements', r);
+    manifests.push(manifest);
+    queue.push(...(manifest.includes ?? []).map((included) => ({ from: path, path: included })));
   }
+}
+
+/** Manifests: every manifest path of the tree, then the files they include, then the versions they share resolved. */
+async function readManifests(manifestPaths: string[], r: ManifestReading): Promise<ManifestRecord[]> {
+  const manifests: ManifestRecord[] = [];
+  for (const path of manifestPaths) manifests.push(await readManifest(path, manifestKindFor(path)!, r));
+  await readIncludedManifests(manifests, r);
   return resolveManifests(manifests);
 }
 
@@ -189,7 +230,7 @@ export async function buildRepoMap(input: BuildRepoMapInput): Promise<RepoMap> {
       code: 'FIXTURE_MANIFESTS_SKIPPED',
       message: `${census.fixtureManifests} manifest(s) under test fixture directories (fixtures, testdata...) not parsed: test inputs, not modules`,
     });
-  const manifests = await readManifests(census.manifestPaths, workspace, contents, evidence, importantFiles, warnings);
+  const manifests = await readManifests(census.manifestPaths, { workspace, contents, evidence, importantFiles, warnings });
   const ownership = await readOwnership(workspace, contents, evidence, importantFiles);
 
   const tree = buildTreeIndex(paths);

@@ -244,7 +244,7 @@ describe('buildRepoMap on other ecosystems', () => {
       expect.objectContaining({ id: 'python:.', name: 'acme-billing', language: 'Python', sourceRoots: ['src'], testRoots: ['tests'] }),
     ]);
     const py = map.manifests.find((m) => m.path === 'pyproject.toml')!;
-    expect(py.dependencies.map((d) => `${d.name}${d.version ?? ''}`)).toEqual(['requests>=2.31', 'fastapi>=0.110', 'pydantic', 'pytest==8.0.0']);
+    expect(py.dependencies.map((d) => `${d.name}${d.version ?? ''}`)).toEqual(['requests>=2.31', 'fastapi>=0.110', 'pydantic', 'pytest==8.0.0', 'hatchling']);
     expect(map.manifests.find((m) => m.path === 'requirements-dev.txt')!.dependencies.map((d) => d.name)).toEqual(['pytest', 'ruff']);
     expect(build(map, 'python:.')!.focusedTestTemplate!.argv).toEqual(['python', '-m', 'pytest', '-q', '{testFile}']);
     expect(hint(map, 'api', 'src/acme_billing/api.py')?.framework).toBe('fastapi');
