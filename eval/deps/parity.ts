@@ -34,6 +34,8 @@ export interface MapManifest {
     scope?: string;
     kind: string;
     target?: string;
+    /** A catalog entry's alias as written (`androidx-compose-material3`). */
+    alias?: string;
     versionAt?: { path: string; line: number };
   }>;
 }
@@ -228,6 +230,8 @@ function candidatesFor(manager: string, packageFile: string, manifests: readonly
  */
 function mapKeys(manager: string, dep: MapDep & { target?: string }): string[] {
   if (manager === 'gomod' && dep.kind === 'path') return dep.target ? [normaliseName(manager, dep.target)] : [];
+  // Renovate names a catalog entry it cannot look up (no version: a BOM manages it) by its alias.
+  if (manager === 'gradle' && dep.alias) return [normaliseName(manager, dep.name), normaliseName(manager, dep.alias)];
   return [normaliseName(manager, dep.name)];
 }
 
@@ -242,6 +246,22 @@ function squash(v: string | undefined, manager: string): string | undefined {
   const bare = v.replace(/[\s'"]/g, '');
   return PYTHON_MANAGERS.has(manager) ? bare.replace(/[()]/g, '') : bare;
 }
+
+/**
+ * Why the map's version text differs from Renovate's `currentValue` in each class seen on the
+ * repositories measured: what the map keeps on purpose. A class not listed here is printed as
+ * not yet explained.
+ */
+export const VERSION_CLASS_EXPLANATIONS: Readonly<Record<string, string>> = {
+  'npm-alias-prefix-kept':
+    'package.json writes `"react-fake-client": "npm:react@^19.2.8"`; the map keeps the spec as written (the bump recipe leaves an alias alone, since its key is not the package), Renovate splits out the package and its range',
+  'map-has-none':
+    'a direct reference (`poetry-core @ git+https://…`) or a second declaration without a version in the same file: the map records no version where none is written; Renovate reports the URL as the value or pairs the other declaration',
+  'renovate-unresolved-reference':
+    'Renovate leaves `${project.parent.version}` (and other project properties) as written; the map resolves it to the version the parent pom declares',
+  'renovate-has-none':
+    'the same name declared twice in one file (an extra and a dependency group): Renovate reports one declaration without its range, the map reports each with its own',
+};
 
 export function versionClass(renovate: string | undefined, draftsman: string | undefined, manager = ''): string | undefined {
   const r = squash(renovate, manager);
@@ -492,6 +512,11 @@ export function formatParity(repos: readonly RepoParity[], options: { examples?:
         .map((v) => `${v.repo}:${v.packageFile} ${v.name} ${v.renovate ?? '∅'} vs ${v.draftsman ?? '∅'}`)
         .join('; ')}`,
     );
+  const classes = new Set(versions.map((v) => v.klass));
+  const explained = Object.entries(VERSION_CLASS_EXPLANATIONS).filter(([klass]) => classes.has(klass));
+  if (explained.length) out.push('why each class differs:', ...explained.map(([klass, why]) => `  ${klass}: ${why}`));
+  const unexplained = [...classes].filter((klass) => !(klass in VERSION_CLASS_EXPLANATIONS));
+  if (unexplained.length) out.push(`  not yet explained: ${unexplained.join(', ')}`);
   const extras = repos.flatMap((r) => r.extras.map((e) => ({ ...e, repo: r.repo })));
   out.push('', `extras (${extras.length}): map dependencies Renovate does not report, by kind, reason and dependency kind:`);
   for (const [key, group] of groupCount(extras, (e) => `${e.kind} ${e.reason} ${e.depKind}`))

@@ -44,7 +44,10 @@ function dependencyList(walk: PomWalk, container: PomElement | undefined, scopeO
   }
 }
 
-/** The compiler plugin's annotation processors, in its configuration or in one execution's. */
+/**
+ * Artifacts a plugin's configuration names, in its configuration or in one execution's: the
+ * compiler plugin's annotation processors, and animal-sniffer's API `<signature>`.
+ */
 function annotationProcessorPaths(walk: PomWalk, plugin: PomElement): void {
   const configurations = [childOf(plugin, 'configuration'), ...childrenOf(childOf(plugin, 'executions'), 'execution').map((e) => childOf(e, 'configuration'))];
   for (const configuration of configurations) {
@@ -52,6 +55,9 @@ function annotationProcessorPaths(walk: PomWalk, plugin: PomElement): void {
       const dep = coordinate(walk, el, 'dependency', 'annotation-processor');
       if (dep) walk.dependencies.push(dep);
     }
+    const signature = childOf(configuration, 'signature');
+    const dep = signature && coordinate(walk, signature, 'dependency', 'signature');
+    if (dep) walk.dependencies.push(dep);
   }
 }
 

@@ -110,7 +110,10 @@ class Reactor {
     return unresolved ? undefined : value;
   }
 
-  resolveDependency(pom: ManifestRecord, dep: ManifestDependency): ManifestDependency {
+  resolveDependency(pom: ManifestRecord, written: ManifestDependency): ManifestDependency {
+    // Maven interpolates coordinates too (`gummy-bears-api-${version.android.sdk}`): the name is the one it resolves to.
+    const name = written.name.includes('${') ? this.interpolate(pom, written.name, new Set()) : undefined;
+    const dep = name ? { ...written, name } : written;
     const version = dep.version;
     if (!version?.includes('${') || version.length > MAX_VERSION_LENGTH) return dep;
     const single = SINGLE_REFERENCE.exec(version.trim());
@@ -139,7 +142,7 @@ export function resolveMavenProperties(manifests: readonly ManifestRecord[]): Ma
   if (poms.length === 0) return [...manifests];
   const reactor = new Reactor(poms);
   return manifests.map((m) =>
-    m.kind === 'maven' && !m.parseError && m.dependencies.some((d) => d.version?.includes('${'))
+    m.kind === 'maven' && !m.parseError && m.dependencies.some((d) => d.version?.includes('${') || d.name.includes('${'))
       ? { ...m, dependencies: m.dependencies.map((d) => reactor.resolveDependency(m, d)) }
       : m,
   );

@@ -1,22 +1,47 @@
-import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import type { ManifestDependency } from './manifest-schema.js';
 import { asArray, record, str, xml, type ParsedManifest } from './parse-util.js';
+import { readToml, tomlPositions, type TomlPositions } from './toml-positions.js';
 import { outlineWorkflow } from './workflow-outline.js';
 
-export function parseCargo(text: string): ParsedManifest {
-  const doc = record(parseToml(text));
+const CARGO_SECTIONS = ['dependencies', 'dev-dependencies', 'build-dependencies'] as const;
+
+/** One table of Cargo dependencies (`[dependencies]`, a target's, the workspace's) at `key`. */
+function cargoTable(out: ManifestDependency[], table: unknown, key: string[], scope: string, path: string, at: TomlPositions): void {
+  for (const [name, spec] of Object.entries(record(table))) {
+    const line = at.line([...key, name]);
+    const s = record(spec);
+    const version = typeof spec === 'string' ? spec : str(s.version);
+    const versionLine = typeof spec === 'string' ? line : (at.line([...key, name, 'version']) ?? line);
+    const kind = str(s.path) ? 'path' : s.workspace === true ? 'workspace' : 'dependency';
+    out.push({
+      name,
+      ...(version !== undefined ? { version } : {}),
+      scope,
+      kind,
+      ...(kind === 'path' ? { target: str(s.path) } : {}),
+      ...(line ? { line } : {}),
+      ...(version !== undefined && versionLine ? { versionAt: { path, line: versionLine } } : {}),
+    });
+  }
+}
+
+/**
+ * Cargo.toml: `[dependencies]`, `[dev-dependencies]`, `[build-dependencies]`, the same under each
+ * `[target.'cfg(…)']`, and `[workspace.dependencies]`; a dependency's own table
+ * (`[dependencies.serde]`) too. The scope is the section (`target.cfg(windows).dev-dependencies`).
+ */
+export function parseCargo(text: string, path = ''): ParsedManifest {
+  const doc = readToml(text);
+  const at = tomlPositions(text);
   const pkg = record(doc.package);
   const dependencies: ManifestDependency[] = [];
-  for (const scope of ['dependencies', 'dev-dependencies', 'build-dependencies']) {
-    for (const [name, spec] of Object.entries(record(doc[scope]))) {
-      const s = record(spec);
-      if (typeof spec === 'string') dependencies.push({ name, version: spec, scope, kind: 'dependency' });
-      else if (str(s.path)) dependencies.push({ name, version: str(s.version), scope, kind: 'path', target: str(s.path) });
-      else dependencies.push({ name, version: str(s.version), scope, kind: s.workspace === true ? 'workspace' : 'dependency' });
-    }
-  }
-  return { name: str(pkg.name), version: str(pkg.version), members: asArray(record(doc.workspace).members as string[]).map(String), dependencies };
+  for (const section of CARGO_SECTIONS) cargoTable(dependencies, doc[section], [section], section, path, at);
+  for (const [cfg, body] of Object.entries(record(doc.target)))
+    for (const section of CARGO_SECTIONS) cargoTable(dependencies, record(body)[section], ['target', cfg, section], `target.${cfg}.${section}`, path, at);
+  const workspace = record(doc.workspace);
+  cargoTable(dependencies, workspace.dependencies, ['workspace', 'dependencies'], 'workspace.dependencies', path, at);
+  return { name: str(pkg.name), version: str(pkg.version), members: asArray(workspace.members as string[]).map(String), dependencies };
 }
 
 export function parseGemfile(text: string): ParsedManifest {

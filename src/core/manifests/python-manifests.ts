@@ -1,8 +1,7 @@
-import { parse as parseToml, TomlError } from 'smol-toml';
 import type { ManifestDependency } from './manifest-schema.js';
 import { record, str, type ParsedManifest } from './parse-util.js';
 import { requirementAt } from './python-requirements.js';
-import { tomlPositions, type TomlPositions } from './toml-positions.js';
+import { readToml, tomlPositions, type TomlPositions } from './toml-positions.js';
 
 export { parseRequirement, parseRequirements, pep508 } from './python-requirements.js';
 export { parseSetupCfg, parseSetupPy } from './python-setup-files.js';
@@ -77,15 +76,6 @@ function toolDependencies(scan: PyprojectScan, tool: Record<string, unknown>): v
   requirementGroups(scan, flit['requires-extra'], ['tool', 'flit', 'metadata', 'requires-extra']);
   requirementGroups(scan, record(tool.pdm)['dev-dependencies'], ['tool', 'pdm', 'dev-dependencies']);
   requirementList(scan, record(tool.uv)['dev-dependencies'], ['tool', 'uv', 'dev-dependencies'], 'dev');
-}
-
-function readToml(text: string): Record<string, unknown> {
-  try {
-    return record(parseToml(text));
-  } catch (error) {
-    if (error instanceof TomlError) throw new Error(`line ${error.line}: ${error.message.replace(/^Invalid TOML document: /, '').split('\n')[0]}`);
-    throw error;
-  }
 }
 
 /**

@@ -92,11 +92,12 @@ function lineOf(logical: LogicalLine, offset: number): number {
 const INCLUDE = /^(?:-r|--requirement|-c|--constraint)(?:[ \t]*=[ \t]*|[ \t]+|(?=[^\s=-]))(\S+)/;
 const EDITABLE = /^(?:-e|--editable)(?:[ \t]*=[ \t]*|[ \t]+)(\S+)/;
 
-/** `-e ./local[extra]#egg=name`: a path dependency on a directory of the repository; VCS URLs are not. */
+/** `-e ./local[extra]#egg=name`: a path dependency on a directory of the repository; a VCS URL names its project by `#egg=`. */
 function editable(written: string, line: number): ManifestDependency | undefined {
   const target = written.slice(0, MAX_REQUIREMENT);
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(target)) return undefined;
   const egg = /#egg=([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(target)?.[1];
+  // A VCS checkout (`-e git+https://…#egg=botocore`) is the named project at no registry version.
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(target)) return egg ? { name: egg, scope: 'main', kind: 'dependency', line } : undefined;
   const dir = target.replace(/#.*$/, '').replace(/\[[^\]]*\]$/, '');
   // Without `#egg=` the directory's name stands for the project's (`-e .` keeps `.`).
   const last = dir.replace(/\/+$/, '').split('/').pop();

@@ -1,3 +1,6 @@
+import { parse as parseToml, TomlError } from 'smol-toml';
+import { record } from './parse-util.js';
+
 /**
  * Lines of a TOML document's keys, tables and array elements. smol-toml gives values without
  * positions, so one linear pass over the text (after smol-toml accepted it) records where each
@@ -8,6 +11,16 @@
 export interface TomlPositions {
   /** 1-based line where the key, table header or array element at `path` is written. */
   line(path: readonly (string | number)[]): number | undefined;
+}
+
+/** A TOML document's values; a syntax error becomes `line N: …` (the manifest's parse error). */
+export function readToml(text: string): Record<string, unknown> {
+  try {
+    return record(parseToml(text));
+  } catch (error) {
+    if (error instanceof TomlError) throw new Error(`line ${error.line}: ${error.message.replace(/^Invalid TOML document: /, '').split('\n')[0]}`);
+    throw error;
+  }
 }
 
 const SEP = '\u0000';

@@ -562,3 +562,37 @@ ${deps}  </dependencies>
     expect(map.modules.find((m) => m.id === 'maven:shop-api')!.dependsOn).toEqual(['maven:shop-model']);
   });
 });
+
+describe('coordinates that name a property', () => {
+  it("animal-sniffer's <signature> is read, and a property in its artifactId is resolved as Maven interpolates it", () => {
+    const text = pom(`  <groupId>com.example</groupId>
+  <artifactId>core</artifactId>
+  <version>1.0</version>
+  <properties>
+    <version.android.sdk>26</version.android.sdk>
+  </properties>
+  <build>
+    <plugins>
+      <plugin>
+        <groupId>org.codehaus.mojo</groupId>
+        <artifactId>animal-sniffer-maven-plugin</artifactId>
+        <version>1.23</version>
+        <configuration>
+          <signature>
+            <groupId>com.toasttab.android</groupId>
+            <artifactId>gummy-bears-api-\${version.android.sdk}</artifactId>
+            <version>0.5.1</version>
+          </signature>
+        </configuration>
+      </plugin>
+    </plugins>
+  </build>
+`);
+    const got = resolved({ 'pom.xml': text }).get('pom.xml')!;
+    expect(dep(got.dependencies, 'com.toasttab.android:gummy-bears-api-26', 'signature')).toMatchObject({
+      version: '0.5.1',
+      line: lineWith(text, '<signature>'),
+      versionAt: { path: 'pom.xml', line: lineWith(text, '<version>0.5.1</version>') },
+    });
+  });
+});

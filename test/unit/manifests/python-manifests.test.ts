@@ -485,15 +485,17 @@ describe('requirements files', () => {
       'cryptography|>=41.0.7|main|22|requirements/prod.txt:23',
       'gunicorn|>=21.2|main|24|requirements/prod.txt:24',
       'uvloop||main|25|',
+      'thing||main|27|',
     ]);
   });
 
-  it('-e ./dir is a path dependency; an editable VCS URL and a bare wheel URL are not dependencies', () => {
+  it('-e ./dir is a path dependency; an editable VCS URL is its #egg= project at no version; a bare wheel URL is not a dependency', () => {
     expect(parsed.dependencies.filter((d) => d.kind === 'path')).toEqual([
       { name: 'billing-core', scope: 'main', kind: 'path', target: './libs/billing-core', line: 26 },
     ]);
-    expect(parsed.dependencies.map((d) => d.name)).not.toContain('thing');
-    expect(parsed.dependencies).toHaveLength(7);
+    expect(parsed.dependencies.find((d) => d.name === 'thing')).toEqual({ name: 'thing', scope: 'main', kind: 'dependency', line: 27 });
+    expect(parseManifest('requirements', '-e git+https://github.com/acme/thing.git@v1.0\n', 'requirements.txt').dependencies).toEqual([]);
+    expect(parsed.dependencies).toHaveLength(8);
   });
 
   it('-r / --requirement= / -c includes resolve against the file directory; URLs and paths leaving the repository are dropped', () => {
