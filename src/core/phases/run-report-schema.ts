@@ -86,6 +86,8 @@ export const RunReport = z.strictObject({
   ),
   verification: RunReportVerification,
   lockfiles: z.array(z.strictObject({ path: z.string(), command: z.string(), why: z.string().optional() })).default([]),
+  /** Files the change moved (a renamed public Java class to the file of its new name). */
+  moves: z.array(z.strictObject({ from: z.string(), to: z.string() })).default([]),
   /** Dependency versions the change moved: package, from, to and the kind of update (Renovate's table). */
   dependencyUpdates: z.array(DependencyUpdateSchema).default([]),
   risk: z.strictObject({

@@ -45,6 +45,9 @@ export function renderRunReport(input: RunReportInput): string {
     out.push('> [!WARNING]', ...report.warnings.map((w) => `> ${inline(w)}`), '');
   }
   if (report.dependencyUpdates.length > 0) out.push(...dependencyUpdates(report), '');
+  if (report.moves.length > 0) {
+    out.push('### Files moved', '', ...report.moves.map((m) => `- ${code(m.from)} → ${code(m.to)}`), '');
+  }
   if (report.lockfiles.length > 0) {
     out.push('### Lockfiles to refresh', '', 'Lockfiles were not edited; regenerate them before merging:', '');
     for (const l of report.lockfiles) out.push(`- ${code(l.path)}: run ${code(l.command)}${l.why ? ` (${inline(l.why)})` : ''}`);

@@ -62,7 +62,7 @@ export function buildRunReport(
   const out = parsedOutputs(outputs);
   const { discovery, plan, change, review } = out;
   const targets = targetsOf(out);
-  const { lockfiles, dependencyUpdates } = whatTheChangeMoved(change, review);
+  const { lockfiles, dependencyUpdates, moves } = whatTheChangeMoved(change, review);
   return {
     schemaVersion: 1,
     runId: env.request.runId,
@@ -82,6 +82,7 @@ export function buildRunReport(
     targets: targets.targets,
     verification: verificationSection(env, out, state.status),
     lockfiles,
+    moves,
     dependencyUpdates,
     risk: riskOf(review),
     policyVerdicts: policyVerdicts(out, views.limits),
@@ -108,16 +109,13 @@ export function buildRunReport(
 }
 
 /**
- * The lockfiles to refresh and the versions moved, from what the change edited (target
+ * The lockfiles to refresh, the versions and the files moved, from what the change edited (target
  * selection's LOCKFILE_NEEDS_REFRESH names every lockfile in scope, changed or not): none when
  * the change in the end edits no file (a step undone later, a run that changed nothing).
  */
-function whatTheChangeMoved(
-  change: Outputs['change'],
-  review: Outputs['review'],
-): { lockfiles: NonNullable<RunReportInput['lockfiles']>; dependencyUpdates: NonNullable<RunReportInput['dependencyUpdates']> } {
-  if (review?.diffSummary.filesChanged === 0) return { lockfiles: [], dependencyUpdates: [] };
-  return { lockfiles: lockfilesOf(change), dependencyUpdates: dependencyUpdatesOf(change) };
+function whatTheChangeMoved(change: Outputs['change'], review: Outputs['review']): Required<Pick<RunReportInput, 'lockfiles' | 'dependencyUpdates' | 'moves'>> {
+  if (review?.diffSummary.filesChanged === 0) return { lockfiles: [], dependencyUpdates: [], moves: [] };
+  return { lockfiles: lockfilesOf(change), dependencyUpdates: dependencyUpdatesOf(change), moves: (change?.segments ?? []).flatMap((s) => s.moves ?? []) };
 }
 
 /** One row per package and version move, across the steps. */

@@ -71,6 +71,7 @@ const RECIPE_WORDS: Readonly<Record<string, string>> = {
   'migrate-import': 'mechanical import change',
   'rename-symbol': 'mechanical rename',
   'bump-dependency': 'dependency version bump',
+  'constrain-dependency': 'dependency constraint change',
   replace: 'mechanical text replacement',
 };
 

@@ -76,14 +76,41 @@ export const RemoveDependencyStep = z.strictObject({
   paths: PathGlobs.optional(),
 });
 
+export const ConstrainDependencyStep = z.strictObject({
+  recipe: z.literal('constrain-dependency'),
+  package: z
+    .string()
+    .regex(/^[A-Za-z0-9@][\w@./:~-]*$/, 'a dependency name: Maven groupId:artifactId, npm package, Python distribution, crate')
+    .max(200)
+    .describe('The dependency whose declared constraint is set, in every manifest that declares it.'),
+  range: z
+    .string()
+    .max(200)
+    .regex(/^[\w.,<>=!~^*[\]() |+-]+$/, 'a version range such as <3, >=1.26,<3, ==2.31.0, ^1.2.0 or [1.0,2.0)')
+    .regex(/[<>=!~^*[\]()|]/, 'a bare version is read differently by each ecosystem: write ==1.2.3 to pin it, <3 to cap, >=1.2,<3 for both')
+    .describe(
+      "The constraint, neutral (<3 caps, >=1.26,<3 bounds, ==2.31.0 or =2.31.0 pins; written in each manifest's own syntax) or in the ecosystem's own syntax (~=1.4, ^1.2.0, [1.0,2.0)), used as is where valid. A cap keeps the declared lower bound.",
+    ),
+  allowDowngrade: z.boolean().optional().describe('Apply the step where the range admits nothing at or above the declared minimum (refused otherwise).'),
+  paths: PathGlobs.optional(),
+});
+
 /** One step of the task block: a deterministic recipe. Each recipe's engine side is in core/engines/recipe's registry. */
-export const RecipeStep = z.discriminatedUnion('recipe', [ReplaceStep, MigrateImportStep, BumpDependencyStep, RenameSymbolStep, RemoveDependencyStep]);
+export const RecipeStep = z.discriminatedUnion('recipe', [
+  ReplaceStep,
+  MigrateImportStep,
+  BumpDependencyStep,
+  RenameSymbolStep,
+  RemoveDependencyStep,
+  ConstrainDependencyStep,
+]);
 export type RecipeStep = z.infer<typeof RecipeStep>;
 export type ReplaceStep = z.infer<typeof ReplaceStep>;
 export type MigrateImportStep = z.infer<typeof MigrateImportStep>;
 export type BumpDependencyStep = z.infer<typeof BumpDependencyStep>;
 export type RenameSymbolStep = z.infer<typeof RenameSymbolStep>;
 export type RemoveDependencyStep = z.infer<typeof RemoveDependencyStep>;
+export type ConstrainDependencyStep = z.infer<typeof ConstrainDependencyStep>;
 
 export type RecipeName = RecipeStep['recipe'];
 /** The step of one recipe. */
@@ -123,6 +150,7 @@ export const RECIPE_STEPS: { readonly [N in RecipeName]: RecipeStepEntry<N> } = 
   'bump-dependency': { schema: BumpDependencyStep, searchParameters: (step) => [{ key: 'package', value: step.package }] },
   'rename-symbol': { schema: RenameSymbolStep, searchParameters: fromTo },
   'remove-dependency': { schema: RemoveDependencyStep, searchParameters: (step) => [{ key: 'package', value: step.package }] },
+  'constrain-dependency': { schema: ConstrainDependencyStep, searchParameters: (step) => [{ key: 'package', value: step.package }] },
 };
 
 /** The parameters of a step the target search looks for, in order. */

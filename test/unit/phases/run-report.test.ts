@@ -173,6 +173,13 @@ describe('renderRunReport', () => {
     expect(renderRunReport(report({ lockfiles: [] }))).not.toContain('Lockfiles to refresh');
   });
 
+  it('lists the files a change moved, outside the folded details', () => {
+    const body = renderRunReport(report({ moves: [{ from: 'src/main/java/shop/Order.java', to: 'src/main/java/shop/PurchaseOrder.java' }] }));
+    expect(body).toContain('### Files moved\n\n- `src/main/java/shop/Order.java` → `src/main/java/shop/PurchaseOrder.java`\n');
+    expect(body.indexOf('### Files moved')).toBeLessThan(body.indexOf('<details>'));
+    expect(renderRunReport(report())).not.toContain('Files moved');
+  });
+
   it('renders risk, policy verdicts and anti-cheat findings', () => {
     const body = renderRunReport(
       report({

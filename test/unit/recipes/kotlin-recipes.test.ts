@@ -47,8 +47,10 @@ describe('Kotlin recipes', () => {
         'package com.acme.checkout\n\nimport com.acme.orders.Order\n\nclass Checkout {\n    fun start(o: Order): Order = Order(o.id, o.total)\n    fun count(): Int {\n        val order = 1\n        return order\n    }\n}\n',
     };
     const run = await runRecipeStep(syntax, files, { recipe: 'rename-symbol', from: 'Order', to: 'PurchaseOrder', kind: 'class' });
-    expect(await run.text('src/main/kotlin/Order.kt')).toContain('class PurchaseOrder(@Id val id: UUID');
-    expect(await run.text('src/main/kotlin/Order.kt')).toContain('fun add(amount: Money): PurchaseOrder {');
+    // The file is named after the class: it follows the class.
+    expect(run.result.moves).toEqual([{ from: 'src/main/kotlin/Order.kt', to: 'src/main/kotlin/PurchaseOrder.kt' }]);
+    expect(await run.text('src/main/kotlin/PurchaseOrder.kt')).toContain('class PurchaseOrder(@Id val id: UUID');
+    expect(await run.text('src/main/kotlin/PurchaseOrder.kt')).toContain('fun add(amount: Money): PurchaseOrder {');
     const checkout = await run.text('src/main/kotlin/Checkout.kt');
     expect(checkout).toContain('import com.acme.orders.PurchaseOrder\n');
     expect(checkout).toContain('fun start(o: PurchaseOrder): PurchaseOrder = PurchaseOrder(o.id, o.total)');

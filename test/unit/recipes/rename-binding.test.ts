@@ -109,7 +109,7 @@ describe('a scoped rename', () => {
       'web/src/main/java/com/acme/web/Other.java': 'package com.acme.web;\n\nimport java.util.List;\n\npublic class Other { List<String> orders; }\n',
     };
     const run = await runRecipeStep(syntax, files, { recipe: 'rename-symbol', from: 'Order', to: 'PurchaseOrder', kind: 'class', paths: ['core/**'] });
-    expect(run.changed).toEqual(['core/src/main/java/com/acme/Cart.java', 'core/src/main/java/com/acme/Order.java']);
+    expect(run.changed).toEqual(['core/src/main/java/com/acme/Cart.java', 'core/src/main/java/com/acme/PurchaseOrder.java']);
     expect(run.result.incomplete).toEqual([
       "rename-symbol renamed Order to PurchaseOrder, but 1 file(s) it did not change (outside the scope or the selected targets) still use Order: web/src/main/java/com/acme/web/Page.java; add them to the step's paths, or the change does not build",
     ]);

@@ -84,19 +84,24 @@ export function bumpRequirement(out: TextBump, requirement: string, base: number
   if (next !== undefined) out.spans.push({ start, end: start + m[6].length, text: next });
 }
 
+/** Each requirement line of a requirements file with its offset (comments and `-r`/`--option` lines skipped). */
+export function requirementLines(text: string, visit: (requirement: string, base: number) => void): void {
+  let offset = 0;
+  for (const line of text.split('\n')) {
+    if (!/^\s*(#|-)/.test(line)) visit(line, offset);
+    offset += line.length + 1;
+  }
+}
+
 /** requirements*.txt: one requirement per line; the operator is kept. */
 export function bumpRequirements(text: string, step: BumpDependencyStep): TextBump {
   const out: TextBump = { spans: [], notes: [] };
-  let offset = 0;
-  for (const line of text.split('\n')) {
-    if (!/^\s*(#|-)/.test(line)) bumpRequirement(out, line, offset, step);
-    offset += line.length + 1;
-  }
+  requirementLines(text, (line, offset) => bumpRequirement(out, line, offset, step));
   return out;
 }
 
 /** The `key = "v"` / `key = { version = "v" }` line form shared by Cargo and Poetry tables. */
-function bumpKeyedVersion(
+export function bumpKeyedVersion(
   out: TextBump,
   line: string,
   offset: number,
@@ -117,7 +122,7 @@ function bumpKeyedVersion(
 }
 
 /** A table-per-dependency form: `[dependencies.serde]` then `version = "1"`. */
-function bumpTableVersion(out: TextBump, line: string, offset: number, step: BumpDependencyStep, bareIsCaret: boolean): void {
+export function bumpTableVersion(out: TextBump, line: string, offset: number, step: BumpDependencyStep, bareIsCaret: boolean): void {
   const m = /^(\s*version\s*=\s*")([^"]*)"/.exec(line);
   if (!m) return;
   const next = bumpedVersion(m[2], step.to, step.from, { scheme: 'semver', bareIsCaret, mismatches: { label: step.package, out: (out.mismatches ??= []) } });
@@ -125,7 +130,7 @@ function bumpTableVersion(out: TextBump, line: string, offset: number, step: Bum
 }
 
 /** Lines of a TOML file with the current table header. */
-function* tomlLines(text: string): Generator<{ line: string; offset: number; table: string }> {
+export function* tomlLines(text: string): Generator<{ line: string; offset: number; table: string }> {
   let table = '';
   let offset = 0;
   for (const line of text.split('\n')) {

@@ -54,6 +54,8 @@ export interface ApplyRecipeResult {
   lockfilesToRefresh: LockfileRefresh[];
   /** The dependency versions the step moved, one per package, from and to (bump-dependency). */
   updates?: DependencyUpdate[];
+  /** Files the step moved (a renamed public Java class to the file of its new name): deleted at `from`, written at `to`. */
+  moves?: { from: string; to: string }[];
   /** Why the change is incomplete (files outside the step's scope still use a renamed name): the PR body warns at its top. */
   incomplete?: string[];
 }

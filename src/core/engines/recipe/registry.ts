@@ -1,6 +1,7 @@
 import type { RecipeName, StepOf } from '../../task/recipe-steps.js';
 import type { Recipe } from './recipe.js';
 import { bumpDependencyRecipe } from './recipes/bump-dependency/bump-dependency.js';
+import { constrainDependencyRecipe } from './recipes/constrain-dependency/constrain-dependency.js';
 import { migrateImportRecipe } from './recipes/migrate-import/migrate-import.js';
 import { removeDependencyRecipe } from './recipes/remove-dependency/remove-dependency.js';
 import { renameSymbolRecipe } from './recipes/rename-symbol/rename-symbol.js';
@@ -16,6 +17,7 @@ export const RECIPES: { readonly [N in RecipeName]: Recipe<N> } = {
   'bump-dependency': bumpDependencyRecipe,
   'rename-symbol': renameSymbolRecipe,
   'remove-dependency': removeDependencyRecipe,
+  'constrain-dependency': constrainDependencyRecipe,
 };
 
 /** The recipe of a step, typed for that step (the union narrows to one recipe at the call). */

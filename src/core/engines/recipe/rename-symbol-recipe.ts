@@ -5,6 +5,7 @@ import type { ApplyRecipeResult, FileRecipeResult, LineEdit, RecipeContext, Skip
 import { scanRenameSites, type FileScan } from './rename-scan.js';
 import { declaresKind, moduleNamesOf, planFileRename, renameFacts, type FilePlan, type RenameFacts } from './rename-plan.js';
 import { applySpanEdits } from './span-edits.js';
+import { movedPath } from './rename-file-move.js';
 
 /*
  * rename-symbol renames by syntactic role, never by type. Without `kind`, every identifier with
@@ -66,9 +67,14 @@ function scanFile(step: RenameSymbolStep, path: string, text: string, syntax: Tr
   return syntax.withTree(language, text, (tree) => scanRenameSites(language, tree, text, step, step.comments ?? false));
 }
 
-function javaFileNote(step: RenameSymbolStep, path: string): string | undefined {
-  if (!path.endsWith('.java') || !(path.endsWith(`/${step.from}.java`) || path === `${step.from}.java`)) return undefined;
-  return `${path}: the file keeps its name; a public class renamed to ${step.to} must live in ${step.to}.java`;
+/** Why a renamed file moves to the file of its new name. */
+function moveReason(path: string): string {
+  return path.endsWith('.java') ? 'a public top-level class lives in the file of its name' : 'the file is named after its class';
+}
+
+function moveNote(step: RenameSymbolStep, path: string, text: string, syntax: TreeSyntaxService): string | undefined {
+  const target = movedPath(step, path, text, syntax);
+  return target && `${path}: the file moves to ${target} (${moveReason(path)})`;
 }
 
 /**
@@ -80,7 +86,8 @@ export function applyRenameSymbol(step: RenameSymbolStep, file: { path: string; 
   const scan = scanFile(step, file.path, file.text, ctx.syntax);
   if (!scan) return undefined;
   const plan = planFileRename(scan, step, renameFacts([scan]));
-  const java = plan.spans.length ? javaFileNote(step, file.path) : undefined;
+  const result = applySpanEdits(file.text, plan.spans);
+  const java = result ? moveNote(step, file.path, result.text, ctx.syntax) : undefined;
   const left = leftNote(
     step,
     plan.left.map((line) => `${file.path}:${line}`),
@@ -122,6 +129,7 @@ export async function renameInWorkspace(
   syntax: TreeSyntaxService,
   read: (path: string, forEditing: boolean) => Promise<RenameReadable>,
   outside: readonly string[] = [],
+  canCreate: (path: string) => boolean = () => true,
 ): Promise<ApplyRecipeResult> {
   const result: ApplyRecipeResult = { changedFiles: [], skipped: [], notes: [renameNote(step)], lockfilesToRefresh: [] };
   const scans: FileScan[] = [];
@@ -156,15 +164,12 @@ export async function renameInWorkspace(
     result.notes.push(clashNote(step, clashes));
     return result;
   }
-  const encoder = new TextEncoder();
   const changed: { path: string; edits: LineEdit[] }[] = [];
   for (const { path, text, plan } of plans) {
     const out = applySpanEdits(text, plan.spans);
     if (!out) continue;
-    await workspace.write(path, encoder.encode(out.text));
-    changed.push({ path, edits: out.edits });
-    const java = javaFileNote(step, path);
-    if (java) result.notes.push(java);
+    const written = await writeRenamed(step, { path, text: out.text }, { workspace, syntax, canCreate, result });
+    changed.push({ path: written, edits: out.edits });
   }
   result.changedFiles = changed.sort((a, b) => (a.path < b.path ? -1 : 1));
   const left = leftNote(
@@ -174,6 +179,48 @@ export async function renameInWorkspace(
   if (left) result.notes.push(left);
   if (changed.length > 0) await leftOutside(step, outside, syntax, facts, read, result);
   return result;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Write a renamed file; one whose public class (Java) or namesake class (Kotlin) was renamed
+ * moves to the file of the new name, in the same directory: written there, deleted here, listed
+ * in `moves` and the notes. A target that exists, or that the step may not create, is refused
+ * with a note and the file keeps its name (for Java the change is then incomplete: javac refuses
+ * it). Returns the path written.
+ */
+async function writeRenamed(
+  step: RenameSymbolStep,
+  file: { path: string; text: string },
+  ctx: { workspace: Workspace; syntax: TreeSyntaxService; canCreate: (path: string) => boolean; result: ApplyRecipeResult },
+): Promise<string> {
+  const { workspace, result } = ctx;
+  const { path } = file;
+  const target = movedPath(step, path, file.text, ctx.syntax);
+  const refusal =
+    target === undefined
+      ? undefined
+      : workspace.entry(target)
+        ? `${target} already exists`
+        : !ctx.canCreate(target)
+          ? `${target} is outside the step's scope or not editable`
+          : undefined;
+  if (target === undefined || refusal !== undefined) {
+    await workspace.write(path, encoder.encode(file.text));
+    if (target !== undefined) {
+      const consequence = path.endsWith('.java') ? `; javac refuses the public class ${step.to} in ${path} until it moves` : '';
+      const note = `rename-symbol did not move ${path} to ${target}: ${refusal}${consequence}`;
+      result.notes.push(note);
+      if (consequence) result.incomplete = [...(result.incomplete ?? []), note];
+    }
+    return path;
+  }
+  await workspace.write(target, encoder.encode(file.text), workspace.entry(path)?.mode);
+  await workspace.delete(path);
+  (result.moves ??= []).push({ from: path, to: target });
+  result.notes.push(`rename-symbol moved ${path} to ${target} (${moveReason(path)})`);
+  return target;
 }
 
 /** At most this many files outside the scope are read for uses the rename leaves behind. */

@@ -21,6 +21,8 @@ export const SegmentResult = z.object({
   lockfilesToRefresh: z.array(z.object({ lockfile: z.string(), command: z.string() })),
   /** Dependency versions a bump moved, with the update kind the ecosystem's version order gives. */
   updates: z.array(DependencyUpdateSchema).optional(),
+  /** Files the segment moved (a renamed public Java class to the file of its new name). */
+  moves: z.array(z.object({ from: z.string(), to: z.string() })).optional(),
   /** Why the segment's change is incomplete (uses of a renamed name left outside its scope). */
   incomplete: z.array(z.string()).optional(),
   patchKey: z.string().optional(),
@@ -144,6 +146,7 @@ async function recipeSegment(env: PipelineEnv, context: PhaseContext, task: Task
     notes: result.notes,
     lockfilesToRefresh: result.lockfilesToRefresh,
     ...(result.updates?.length ? { updates: result.updates } : {}),
+    ...(result.moves?.length ? { moves: result.moves } : {}),
     ...(result.incomplete?.length ? { incomplete: result.incomplete } : {}),
   };
 }

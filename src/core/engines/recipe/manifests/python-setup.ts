@@ -9,12 +9,16 @@ import type { TextBump } from '../bump-gradle.js';
  */
 export function bumpSetupPy(text: string, step: BumpDependencyStep): TextBump {
   const out: TextBump = { spans: [], notes: [] };
+  setupPyStrings(text, (content, base) => bumpRequirement(out, content, base, step));
+  return out;
+}
+
+/** Every single- or double-quoted one-line string literal of setup.py (comments skipped), with the offset of its content. */
+export function setupPyStrings(text: string, visit: (content: string, base: number) => void): void {
   const literal = /#[^\n]*|(['"])((?:(?!\1)[^\\\n])*)\1/g;
   for (let m = literal.exec(text); m; m = literal.exec(text)) {
-    if (m[1] === undefined) continue;
-    bumpRequirement(out, m[2], m.index + 1, step);
+    if (m[1] !== undefined) visit(m[2], m.index + 1);
   }
-  return out;
 }
 
 const REQUIREMENT_KEYS = new Set(['install_requires', 'setup_requires', 'tests_require']);
@@ -25,6 +29,12 @@ const REQUIREMENT_KEYS = new Set(['install_requires', 'setup_requires', 'tests_r
  */
 export function bumpSetupCfg(text: string, step: BumpDependencyStep): TextBump {
   const out: TextBump = { spans: [], notes: [] };
+  setupCfgRequirements(text, (requirement, base) => bumpRequirement(out, requirement, base, step));
+  return out;
+}
+
+/** The requirement values of setup.cfg (the keys above), one per line, with their offsets. */
+export function setupCfgRequirements(text: string, visit: (requirement: string, base: number) => void): void {
   let section = '';
   let inValue = false;
   let offset = 0;
@@ -36,10 +46,9 @@ export function bumpSetupCfg(text: string, step: BumpDependencyStep): TextBump {
       inValue = false;
     } else if (key) {
       inValue = section === 'options.extras_require' || (section === 'options' && REQUIREMENT_KEYS.has(key[1]));
-      if (inValue) bumpRequirement(out, line.slice(key[0].length), offset + key[0].length, step);
-    } else if (inValue && /^\s+\S/.test(line) && !/^\s*[#;]/.test(line)) bumpRequirement(out, line, offset, step);
+      if (inValue) visit(line.slice(key[0].length), offset + key[0].length);
+    } else if (inValue && /^\s+\S/.test(line) && !/^\s*[#;]/.test(line)) visit(line, offset);
     else if (line.trim() !== '' && !/^\s/.test(line)) inValue = false;
     offset += line.length + 1;
   }
-  return out;
 }

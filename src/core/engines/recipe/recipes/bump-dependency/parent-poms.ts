@@ -30,8 +30,11 @@ async function parentPom(run: RecipeRun, current: string, seen: Set<string>): Pr
   return parent;
 }
 
-/** Follow the parents up the repository to the pom defining the property, and edit it there. */
-export async function resolveParentProperty(run: RecipeRun, pom: string, pending: PendingMavenProperty, step: BumpDependencyStep): Promise<void> {
+/**
+ * Follow the parents up the repository to the pom defining the property: its path and text when
+ * it can be edited; otherwise a note says why (unreadable, outside the scope, not defined).
+ */
+export async function parentDefining(run: RecipeRun, pom: string, property: string): Promise<{ path: string; text: string } | undefined> {
   let current = pom;
   const seen = new Set<string>([pom]);
   for (let depth = 0; depth < 20; depth++) {
@@ -40,24 +43,31 @@ export async function resolveParentProperty(run: RecipeRun, pom: string, pending
     const readable = await run.read(parent);
     if ('reason' in readable) {
       run.result.skipped.push({ path: parent, reason: readable.reason });
-      run.notes.add(`${pom}: the version property \${${pending.property}} may be defined in ${parent}, which cannot be edited`);
-      return;
+      run.notes.add(`${pom}: the version property \${${property}} may be defined in ${parent}, which cannot be edited`);
+      return undefined;
     }
-    const bump = bumpMavenProperty(readable.text, pending, step.to);
-    if (!bump.defined) {
+    if (!scanPom(readable.text).properties.has(property)) {
       current = parent;
       continue;
     }
     if (!run.inScope.has(parent)) {
       run.result.skipped.push({ path: parent, reason: 'NOT_EDITABLE' });
-      run.notes.add(`${pom}: the version property \${${pending.property}} is defined in ${parent}, outside the scope; not edited`);
-      return;
+      run.notes.add(`${pom}: the version property \${${property}} is defined in ${parent}, outside the scope; not edited`);
+      return undefined;
     }
-    const weighed = weighUpdates(step, readable.text, bump.spans, 'maven');
-    const out = applySpanEdits(readable.text, weighed.spans, weighed.notes);
-    if (out) await run.write(parent, { ...out, updates: weighed.updates });
-    else for (const note of weighed.notes) run.notes.add(`${parent}: ${note}`);
-    return;
+    return { path: parent, text: readable.text };
   }
-  run.notes.add(`${pom}: the version property \${${pending.property}} is not defined in this repository's poms; not edited`);
+  run.notes.add(`${pom}: the version property \${${property}} is not defined in this repository's poms; not edited`);
+  return undefined;
+}
+
+/** Edit the property where a parent pom defines it. */
+export async function resolveParentProperty(run: RecipeRun, pom: string, pending: PendingMavenProperty, step: BumpDependencyStep): Promise<void> {
+  const parent = await parentDefining(run, pom, pending.property);
+  if (!parent) return;
+  const bump = bumpMavenProperty(parent.text, pending, step.to);
+  const weighed = weighUpdates(step, parent.text, bump.spans, 'maven');
+  const out = applySpanEdits(parent.text, weighed.spans, weighed.notes);
+  if (out) await run.write(parent.path, { ...out, updates: weighed.updates });
+  else for (const note of weighed.notes) run.notes.add(`${parent.path}: ${note}`);
 }

@@ -19,6 +19,12 @@ function outsideScope(step: RenameSymbolStep, run: RecipeRun): string[] {
   return run.workspace.paths().filter((path) => (!inStep(path) || !inTask(path)) && languageForPath(path) !== undefined && !run.options.rules.isLockfile(path));
 }
 
+/** Whether the step may create `path` (a moved file): the step's and the task's scopes and the policy allow it. */
+function canCreate(step: RenameSymbolStep, run: RecipeRun, path: string): boolean {
+  const inStep = step.paths ? compileGlobs(step.paths)(path) : true;
+  return inStep && (run.options.rules.inTaskScope?.(path) ?? true) && run.options.isEditable(path);
+}
+
 /** An identifier renamed through the syntax tree; the whole workspace is planned at once (a clash anywhere refuses it). */
 export const renameSymbolRecipe: Recipe<'rename-symbol'> = {
   name: 'rename-symbol',
@@ -35,6 +41,7 @@ export const renameSymbolRecipe: Recipe<'rename-symbol'> = {
       run.options.syntax,
       (path, forEditing) => run.read(path, forEditing),
       outsideScope(step, run),
+      (path) => canCreate(step, run, path),
     ),
   editsHistory: false,
   converges: true,
