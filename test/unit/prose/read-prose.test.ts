@@ -433,8 +433,9 @@ describe('readProse: bounds', () => {
 
   it('reads at most 100 table rows', () => {
     const rows = Array.from({ length: 150 }, (_, i) => `| pkg-${i} | \`1.0.0\` -> \`1.0.1\` |`);
-    const { readings } = read('chore(deps): update all non-major dependencies', renovateTable('| Package | Change |', rows));
+    const { readings, unread } = read('chore(deps): update all non-major dependencies', renovateTable('| Package | Change |', rows));
     expect(readings).toHaveLength(100);
+    expect(unread).toEqual([]);
     expect(readings[99].step).toEqual({ recipe: 'bump-dependency', package: 'pkg-99', to: '1.0.1' });
   });
 
