@@ -88,6 +88,16 @@ export const RunReport = z.strictObject({
   lockfiles: z.array(z.strictObject({ path: z.string(), command: z.string(), why: z.string().optional() })).default([]),
   /** Files the change moved (a renamed public Java class to the file of its new name). */
   moves: z.array(z.strictObject({ from: z.string(), to: z.string() })).default([]),
+  /**
+   * The steps read from the issue's words (no task block): the ```` ```agent ```` block that ran,
+   * and the requests that did not run, with why.
+   */
+  understood: z
+    .strictObject({
+      block: z.string(),
+      notDone: z.array(z.strictObject({ text: z.string(), why: z.string() })).default([]),
+    })
+    .optional(),
   /** Dependency versions the change moved: package, from, to and the kind of update (Renovate's table). */
   dependencyUpdates: z.array(DependencyUpdateSchema).default([]),
   risk: z.strictObject({

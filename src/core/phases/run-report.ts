@@ -38,6 +38,7 @@ export function renderRunReport(input: RunReportInput): string {
   const report = RunReport.parse(input);
   const out: string[] = [];
   out.push(`<!-- draftsman:run-report run=${attr(report.runId)} attempt=${report.attempt} -->`);
+  if (report.understood) out.push(...understood(report.understood), '');
   out.push(`## ${inline(report.title || 'Draft change')}`, '');
   out.push(...summaryTable(report), '');
 
@@ -81,6 +82,16 @@ export function renderRunReport(input: RunReportInput): string {
   if (diagram.length > 0) out.push(...details(report.phases.length > 0 ? 'Phases' : 'Touched modules', diagram));
   out.push(...details('Run', runFacts(report)));
   return `${out.join('\n').trimEnd()}\n`;
+}
+
+/** What the issue's words were read as: the block that ran (it parses back to the same steps), then what did not run. */
+function understood(u: NonNullable<RunReport['understood']>): string[] {
+  const out = ["**Understood as:** the issue's words, read as this task block and confirmed by the repository; no model was asked.", '', u.block];
+  if (u.notDone.length > 0) {
+    out.push('', 'Not done:', '', ...u.notDone.slice(0, MAX_FINDING_ROWS).map((n) => `- ${inline(n.text)}: ${inline(n.why)}`));
+    if (u.notDone.length > MAX_FINDING_ROWS) out.push(`- …and ${u.notDone.length - MAX_FINDING_ROWS} more.`);
+  }
+  return out;
 }
 
 /** The versions moved, as Renovate tabulates them; a major update or a downgrade is marked. */

@@ -7,13 +7,14 @@ import { changeOriginOf, changeRisk } from '../risk/change-risk.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
 import { RepoMap } from '../repomap/repo-map-schema.js';
 import type { TARGET_WARNING_CODES } from '../targets/target-selection-schema.js';
-import { RECIPE_NAMES, type RecipeStep } from '../task/recipe-steps.js';
+import { RECIPE_NAMES, RecipeStep } from '../task/recipe-steps.js';
 import type { TaskBlock, TaskContract } from '../task/task-contract.js';
 import { discoveryOf, reviewersFor, type DiscoveryOutput } from './phases/discovery-phase.js';
 import { stepInWords } from './build-run-report.js';
 import { planOf } from './phases/planning-phase.js';
 import { viewsFor, type PipelineEnv } from './pipeline-env.js';
 import { suggestRecipeSteps } from './suggest-recipe.js';
+import type { InferredSteps } from './inferred-steps.js';
 
 /** Below this rank a target is a guess worth confirming. */
 const LOW_CONFIDENCE_RANK = 0.5;
@@ -50,7 +51,8 @@ export async function buildAnalysisReport(
   // The files a draft PR would change: a recipe's own matches, or every editable target for the model.
   const wouldChange =
     task.steps.length > 0 ? [...new Set(steps.flatMap((s) => s.files))].sort() : env.model ? targets.filter((t) => t.editable).map((t) => t.path) : [];
-  const suggested = task.steps.length > 0 ? [] : suggestRecipeSteps(task);
+  const inferred = discovery?.inferred;
+  const suggested = task.steps.length > 0 ? [] : inferred ? offeredSteps(inferred) : suggestRecipeSteps(task);
   const views = viewsFor(env, task);
   const risk =
     wouldChange.length > 0
@@ -76,12 +78,8 @@ export async function buildAnalysisReport(
     ...(risk
       ? { risk: { level: risk.riskLevel, score: risk.riskScore, reasons: risk.reasons, requiredGate: risk.requiredGate, files: wouldChange.length } }
       : {}),
-    questions: openQuestions(task, env, discovery, steps, risk?.requiredGate, suggested),
-    ...(task.steps.length > 0
-      ? { agentBlock: agentBlockOf(task, task.steps) }
-      : suggested.length > 0
-        ? { agentBlock: agentBlockOf(task, suggested), agentBlockSource: 'suggested' as const }
-        : {}),
+    questions: [...understoodLines(inferred), ...openQuestions(task, env, discovery, steps, risk?.requiredGate, suggested)],
+    ...offeredBlock(task, suggested),
     artifacts: state.artifacts,
   };
 }
@@ -208,4 +206,37 @@ export async function storeAnalysisReport(
   const key = `${env.keys.attempt(env.attempt).prefix}run-report.md`;
   await env.store.put(key, renderAnalysisReport(input), { contentType: 'text/markdown; charset=utf-8' });
   return { key, report: renderAnalysisReport(input, { maxChars: GITHUB_COMMENT_LIMIT }) };
+}
+
+/**
+ * The block an analysis offers for a task read from prose: the steps the repository confirmed, or,
+ * when none was, the readings that are valid steps as written (each line above says why it did not run).
+ */
+function offeredSteps(inferred: InferredSteps): RecipeStep[] {
+  if (inferred.steps.length > 0) return inferred.steps;
+  return inferred.readings.flatMap((r) => {
+    const parsed = RecipeStep.safeParse(r.step);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/** What the issue's words were read as, and for each request why it runs or not. */
+function understoodLines(inferred: InferredSteps | undefined): string[] {
+  if (!inferred) return [];
+  const out = inferred.readings.map((r) => {
+    const step = RecipeStep.safeParse(r.step);
+    const as = step.success ? stepInWords(step.data) : `${String(r.step.recipe)} ${JSON.stringify(r.step)}`;
+    if (!r.grounded) return `Read “${r.text}” as ${as}, which does not run: ${r.why ?? 'the repository does not confirm it'}.`;
+    return inferred.mode === 'suggest'
+      ? `Read “${r.text}” as ${as}, confirmed by the repository (${r.files.length} ${r.files.length === 1 ? 'file' : 'files'}); \`agent.inferSteps: suggest\` runs nothing read from prose.`
+      : `Read “${r.text}” as ${as}, confirmed by the repository.`;
+  });
+  for (const u of inferred.unread) out.push(`Not read: “${u.text}”: ${u.why}.`);
+  return out;
+}
+
+/** The task block the report offers: the task's own steps, or the steps its words suggest. */
+function offeredBlock(task: TaskContract, suggested: RecipeStep[]): Pick<AnalysisReportInput, 'agentBlock' | 'agentBlockSource'> {
+  if (task.steps.length > 0) return { agentBlock: agentBlockOf(task, task.steps) };
+  return suggested.length > 0 ? { agentBlock: agentBlockOf(task, suggested), agentBlockSource: 'suggested' } : {};
 }

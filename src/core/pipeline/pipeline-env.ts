@@ -9,6 +9,7 @@ import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { policyViews, type PolicyViews } from '../paths/policy-views.js';
 import type { Verifier } from '../verify/verifier.js';
+import type { Workspace } from '../workspace/workspace.js';
 
 /** Everything the phase handlers of one attempt share: ports, identities and the trusted policy. */
 export interface PipelineEnv {
@@ -55,4 +56,12 @@ export function viewsFor(env: PipelineEnv, task: TaskContract): PolicyViews {
     viewsCache.set(task, views);
   }
   return views;
+}
+
+/** The files a run may change: regular files (not links or submodules) the policy and the task scope leave editable. */
+export function editablePaths(workspace: Pick<Workspace, 'paths' | 'entry'>, rules: { isEditable(path: string): boolean }): string[] {
+  return workspace.paths().filter((p) => {
+    const mode = workspace.entry(p)?.mode;
+    return rules.isEditable(p) && (mode === '100644' || mode === '100755');
+  });
 }

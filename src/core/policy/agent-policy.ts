@@ -186,6 +186,12 @@ export const AgentPolicy = z
             'When the draft pull request becomes ready for review: never (a maintainer decides), or ci-green (once every CI check on its head has passed, unless the change was published partial or with failing checks).',
           ),
         maxDiffLines: count(1_000_000).default(1500).describe('Most changed lines (added + removed) one run may produce.'),
+        inferSteps: z
+          .enum(['run', 'suggest', 'off'])
+          .default('run')
+          .describe(
+            'An issue without a task block, written in prose ("Bump lodash from 4.17.20 to 4.17.21", "Rename `Foo` to `Bar`"): run (read it into recipe steps and run the steps the repository confirms, without a model; text by someone without write access waits for approval), suggest (never run them: the analysis offers the block), or off (read nothing: the model or an analysis, as without this setting).',
+          ),
         build: z
           .strictObject({
             commands: z

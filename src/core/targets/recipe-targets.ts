@@ -1,5 +1,5 @@
 import { lockfileRefreshCommand } from '../policy/lockfiles.js';
-import { recipeCandidates, recipeLeftAlone, recipeMatches } from '../engines/recipe/recipe-candidates.js';
+import { dryRunStep } from '../engines/recipe/recipe-candidates.js';
 import { recipeFor } from '../engines/recipe/registry.js';
 import { compileGlobs } from '../paths/glob.js';
 import type { RecipeStep } from '../task/recipe-steps.js';
@@ -8,23 +8,20 @@ import { noteFound, type SelectionContext } from './selection-context.js';
 /** The engine decides which files it could change and where, by applying the step in memory. */
 async function noteRecipeMatches(ctx: SelectionContext, step: RecipeStep, term: string): Promise<void> {
   const ownScope = step.paths ? compileGlobs(step.paths) : () => true;
-  for (const p of recipeCandidates(
+  const run = await dryRunStep(
     step,
     ctx.candidates.filter((c) => ownScope(c) && !ctx.rules.isLockfile(c)),
+    (p) => ctx.contents.text(p),
+    { syntax: ctx.syntax },
     ctx.rules.isLockfile,
-  )) {
-    const text = await ctx.contents.text(p);
-    ctx.filesSearched++;
-    if (text === undefined) continue;
-    const matches = recipeMatches(step, { path: p, text }, { syntax: ctx.syntax }, ctx.rules.isLockfile);
-    if (matches.length === 0) {
-      for (const why of recipeLeftAlone(step, { path: p, text })) {
-        ctx.leftAlone.push(`${p}: ${why}`);
-        ctx.excluded.set(p, `${step.recipe} left it alone: ${why}`);
-      }
-      continue;
-    }
-    const f = noteFound(ctx, p);
+  );
+  ctx.filesSearched += run.searched;
+  for (const { path, why } of run.leftAlone) {
+    ctx.leftAlone.push(`${path}: ${why}`);
+    ctx.excluded.set(path, `${step.recipe} left it alone: ${why}`);
+  }
+  for (const { path, matches } of run.files) {
+    const f = noteFound(ctx, path);
     f.score = Math.max(f.score, 0.9);
     f.reasons.push(`${step.recipe} can change this file (${matches[0].detail})`);
     for (const m of matches.slice(0, 10)) f.evidence.push({ type: 'recipe', line: m.line, snippet: m.snippet, term, detail: `${step.recipe}: ${m.detail}` });

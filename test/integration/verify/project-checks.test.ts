@@ -131,7 +131,8 @@ describe.skipIf(!sandbox.ok)('the project checks run on the change in the sandbo
     'pytest: a change that breaks a test is refused with the failing test named; the passing change shows pytest passed',
     async () => {
       const files = {
-        'pyproject.toml': '[project]\nname = "calc"\nversion = "1.0.0"\n',
+        // The project declares its test runner: the map takes pytest from its dependencies.
+        'pyproject.toml': '[project]\nname = "calc"\nversion = "1.0.0"\n\n[dependency-groups]\ndev = ["pytest>=8"]\n',
         'calc/__init__.py': '',
         'calc/ops.py': 'def add(a, b):\n    """Adds two numbers."""\n    return a + b\n',
         'tests/test_ops.py': 'from calc.ops import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n',

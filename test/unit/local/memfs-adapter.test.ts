@@ -39,7 +39,9 @@ describe('createMemoryFs', () => {
     await fs.promises.writeFile('/p/copied.pack', data);
     const copied = process.memoryUsage().arrayBuffers - beforeWrite;
     expect(kept).toBeLessThan(size / 4);
-    expect(copied).toBeGreaterThanOrEqual(size);
+    // The control: the same measurement sees a copy. A collection during the 16 MiB write may free
+    // other buffers of this worker (files share it), so the copy is only required to show clearly.
+    expect(copied).toBeGreaterThan(size / 2);
     const read = (await fs.promises.readFile('/p/kept.pack')) as Uint8Array;
     expect(Buffer.from(read).equals(data)).toBe(true);
     expect((await fs.promises.stat('/p/kept.pack')).size).toBe(size);

@@ -37,3 +37,37 @@ export function recipeMatches(
 export function recipeLeftAlone(step: RecipeStep, file: { path: string; text: string }): string[] {
   return recipeFor(step).leftAlone(step, file);
 }
+
+/** What a step would do over some files, found without writing anything. */
+export interface DryRun {
+  /** Files the step would change, with where (candidates read in path order). */
+  files: { path: string; matches: RecipeMatch[] }[];
+  /** Candidates it leaves as they are, with why (a declaration at another version than `from`). */
+  leftAlone: { path: string; why: string }[];
+  /** Candidates read. */
+  searched: number;
+}
+
+/**
+ * The step applied in memory to each of its candidates among `paths` (`read` gives a file's text,
+ * undefined for one that is not readable text): target selection and the grounding of steps read
+ * from an issue's prose both ask the engine this way.
+ */
+export async function dryRunStep(
+  step: RecipeStep,
+  paths: string[],
+  read: (path: string) => Promise<string | undefined>,
+  ctx: RecipeContext,
+  isLockfile: (path: string) => boolean,
+): Promise<DryRun> {
+  const out: DryRun = { files: [], leftAlone: [], searched: 0 };
+  for (const path of recipeCandidates(step, paths, isLockfile)) {
+    const text = await read(path);
+    out.searched++;
+    if (text === undefined) continue;
+    const matches = recipeMatches(step, { path, text }, ctx, isLockfile);
+    if (matches.length > 0) out.files.push({ path, matches });
+    else for (const why of recipeLeftAlone(step, { path, text })) out.leftAlone.push({ path, why });
+  }
+  return out;
+}

@@ -11,7 +11,9 @@ import { REPO_MAP_SCANNER_VERSION, RepoMap } from '../../repomap/repo-map-schema
 import { SymbolIndex } from '../../repomap/symbol-index.js';
 import { selectTargets } from '../../targets/select-targets.js';
 import { TargetSelection } from '../../targets/target-selection-schema.js';
-import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
+import { groundProse } from '../ground-prose.js';
+import { InferredSteps } from '../inferred-steps.js';
+import { editablePaths, viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { taskOf } from './intake-phase.js';
 
 export const DiscoveryOutput = z.object({
@@ -24,6 +26,8 @@ export const DiscoveryOutput = z.object({
   /** Reviewers from CODEOWNERS for the targets (last match wins). */
   owners: z.array(z.string()),
   modules: z.array(z.object({ path: z.string(), name: z.string(), buildSystem: z.string().optional() })),
+  /** Steps read from the issue's words when it has no task block, each grounded against the map (`agent.inferSteps`). */
+  inferred: InferredSteps.optional(),
 });
 export type DiscoveryOutput = z.infer<typeof DiscoveryOutput>;
 
@@ -53,9 +57,24 @@ export function discoveryPhase(env: PipelineEnv): PhaseHandler {
       const attemptKeys = env.keys.attempt(env.attempt);
       await writeArtifact(env.store, attemptKeys.repoMap, RepoMap, map);
       await context.runtime.use('code_search.search');
+      const inferred =
+        task.steps.length === 0 && task.mode !== 'analysis' && env.policy.agent.inferSteps !== 'off'
+          ? await groundProse(
+              { title: task.title, body: task.objective },
+              {
+                map,
+                editable: editablePaths(workspace, views.rules),
+                read: (path) => contents.text(path),
+                isLockfile: views.rules.isLockfile,
+                syntax: env.syntax,
+              },
+              { mode: env.policy.agent.inferSteps === 'run' ? 'run' : 'suggest' },
+            )
+          : undefined;
       const selection = await selectTargets({
         workspace,
-        task,
+        // The manifest lines and files the grounded steps change are the targets, ranked first.
+        task: inferred && inferred.steps.length > 0 ? { ...task, steps: inferred.steps, kind: 'specific' } : task,
         map,
         rules: views.rules,
         contents,
@@ -86,6 +105,7 @@ export function discoveryPhase(env: PipelineEnv): PhaseHandler {
         strategy: selection.strategy,
         owners,
         modules: map.modules.map((m) => ({ path: m.path, name: m.name ?? m.path, buildSystem: m.buildSystem })),
+        ...(inferred ? { inferred } : {}),
       };
       const evidenceRefs = [attemptKeys.repoMap, attemptKeys.targetSelection];
       const forbidden = selection.warnings.find((w) => w.code === 'FORBIDDEN_PATH_IN_SCOPE');

@@ -2,12 +2,24 @@ import type { PhaseHandler } from '../../phases/orchestrator.js';
 import { TaskError } from '../../task/task-error.js';
 import { taskWithFollowUp } from '../../runs/follow-up-task.js';
 import { taskFromSnapshot } from '../../runs/snapshot-task.js';
+import { inferredOf } from '../inferred-steps.js';
 import { TaskContract } from '../../task/task-contract.js';
 import type { PipelineEnv } from '../pipeline-env.js';
 
-/** Read the task contract an earlier phase produced (validated, since it comes from a checkpoint). */
-export function taskOf(outputs: Readonly<Record<string, unknown>>): TaskContract {
+/** The task as the request states it (validated, since it comes from a checkpoint): what the publisher recomputes risk from. */
+export function requestedTaskOf(outputs: Readonly<Record<string, unknown>>): TaskContract {
   return TaskContract.parse(outputs.intake);
+}
+
+/**
+ * The task the run carries out: the request's, with the steps read from its words and grounded
+ * by discovery when it had none and the policy runs them (`agent.inferSteps: run`).
+ */
+export function taskOf(outputs: Readonly<Record<string, unknown>>): TaskContract {
+  const task = requestedTaskOf(outputs);
+  const inferred = inferredOf(outputs);
+  if (task.steps.length > 0 || inferred?.mode !== 'run' || inferred.steps.length === 0) return task;
+  return { ...task, steps: inferred.steps, kind: 'specific' };
 }
 
 /** Intake: the request snapshot becomes a TaskContract; the mode must be one the policy allows. */

@@ -7,9 +7,10 @@ import { maxEditableBytes } from '../../policy/agent-policy.js';
 import { RecipeStep } from '../../task/recipe-steps.js';
 import { annotatedPaths, CiCluster, ciClusters } from '../ci-clusters.js';
 import { topLevelModule } from '../parse-clusters.js';
-import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
+import { editablePaths, viewsFor, type PipelineEnv } from '../pipeline-env.js';
+import { inferredOf } from '../inferred-steps.js';
 import { discoveryOf } from './discovery-phase.js';
-import { taskOf } from './intake-phase.js';
+import { requestedTaskOf, taskOf } from './intake-phase.js';
 
 export const Segment = z.object({
   id: z.string(),
@@ -52,7 +53,7 @@ export function planningPhase(env: PipelineEnv): PhaseHandler {
       const task = taskOf(context.outputs);
       const discovery = discoveryOf(context.outputs);
       const views = viewsFor(env, task);
-      const editable = context.workspace.paths().filter((p) => views.rules.isEditable(p) && isRegular(context.workspace.entry(p)?.mode));
+      const editable = editablePaths(context.workspace, views.rules);
       const tooLarge = new Set<string>();
       const limit = maxEditableBytes(env.policy);
       // A file over the policy's size limit is never edited, whichever segment would reach it.
@@ -65,6 +66,7 @@ export function planningPhase(env: PipelineEnv): PhaseHandler {
         return out;
       };
       let plan: Plan;
+      let proseNotGrounded = false;
       if (task.mode === 'analysis') {
         plan = { strategy: 'analysis', reason: 'the task asks for analysis only', segments: [], repairs: [] };
       } else if (task.steps.length > 0) {
@@ -80,7 +82,7 @@ export function planningPhase(env: PipelineEnv): PhaseHandler {
           );
           segments.push({ id: `step-${index + 1}-${step.recipe}`, engine: 'recipe', step, paths });
         }
-        plan = { strategy: 'recipe', reason: `${segments.length} deterministic recipe step(s); no model is asked`, segments, repairs: [] };
+        plan = { strategy: 'recipe', reason: recipeReason(context.outputs, segments.length), segments, repairs: [] };
       } else if (env.model) {
         const targets = await withinSize(discovery.targets.filter((t) => t.allowedToEdit).map((t) => t.path));
         plan = {
@@ -90,7 +92,15 @@ export function planningPhase(env: PipelineEnv): PhaseHandler {
           repairs: [],
         };
       } else {
-        plan = { strategy: 'analysis', reason: 'the task has no steps and no model is configured: analysis only', segments: [], repairs: [] };
+        proseNotGrounded = proseUnconfirmed(context.outputs);
+        plan = {
+          strategy: 'analysis',
+          reason: proseNotGrounded
+            ? "the issue's words name a change the repository does not confirm, and no model is configured: nothing runs on a guess"
+            : 'the task has no steps and no model is configured: analysis only',
+          segments: [],
+          repairs: [],
+        };
       }
       const ci = plan.strategy !== 'analysis' && env.model ? await ciRepairs(env, context, views.rules) : undefined;
       if (ci) plan.repairs = ci.clusters;
@@ -114,11 +124,30 @@ export function planningPhase(env: PipelineEnv): PhaseHandler {
       if (tooLarge.size > 0)
         decisions.push(`not edited, over the ${env.policy.ingestion.maxFileSizeMb} MB file size limit: ${[...tooLarge].sort().join(', ')}`);
       if (plan.strategy === 'analysis') {
-        return { output: plan, summary: plan.reason, decisions, stop: { state: 'COMPLETED', reason: 'ANALYSIS_ONLY' } };
+        return {
+          output: plan,
+          summary: plan.reason,
+          decisions,
+          stop: { state: 'COMPLETED', reason: proseNotGrounded ? 'PROSE_NOT_GROUNDED' : 'ANALYSIS_ONLY' },
+        };
       }
       return { output: plan, summary: `${plan.segments.length} segment(s), strategy ${plan.strategy}`, decisions };
     },
   };
+}
+
+/** Why recipe steps run: written in the task block, or read from the issue's words and grounded. */
+function recipeReason(outputs: Readonly<Record<string, unknown>>, count: number): string {
+  const read = inferredOf(outputs)?.mode === 'run' && requestedTaskOf(outputs).steps.length === 0;
+  return read
+    ? `${count} recipe step(s) read from the issue's words and confirmed by the repository; no model is asked`
+    : `${count} deterministic recipe step(s); no model is asked`;
+}
+
+/** The issue's words asked for something (read or not) that the repository did not confirm, and the policy runs what prose asks. */
+function proseUnconfirmed(outputs: Readonly<Record<string, unknown>>): boolean {
+  const inferred = inferredOf(outputs);
+  return inferred?.mode === 'run' && (inferred.readings.length > 0 || inferred.unread.length > 0);
 }
 
 /**

@@ -5,7 +5,7 @@ import { changeOriginOf, changeRisk } from '../../risk/change-risk.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
 import { ChangeOutput } from './change-phase.js';
-import { taskOf } from './intake-phase.js';
+import { requestedTaskOf, taskOf } from './intake-phase.js';
 
 const LEVELS = ['LOW', 'MEDIUM', 'HIGH'] as const;
 
@@ -60,7 +60,8 @@ export function reviewPhase(env: PipelineEnv): PhaseHandler {
       const change = ChangeOutput.safeParse(context.outputs.mechanical_change);
       const segments = change.success ? change.data.segments : [];
       const risk = changeRisk(diff.summary.files, views.rules, {
-        origin: changeOriginOf(task),
+        // The request's task, as the publisher sees it: steps read from prose weigh like a model's change.
+        origin: changeOriginOf(requestedTaskOf(context.outputs)),
         minRisk: views.policy.agent.approval.minRisk,
         updates: segments.flatMap((s) => s.updates ?? []),
         incomplete: segments.flatMap((s) => s.incomplete ?? []),

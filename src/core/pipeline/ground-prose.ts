@@ -1,0 +1,283 @@
+import { normalizePythonName } from '../engines/recipe/bump-ecosystems.js';
+import { dryRunStep, recipeCandidates, type DryRun } from '../engines/recipe/recipe-candidates.js';
+import { recipeFor } from '../engines/recipe/registry.js';
+import type { ManifestKind } from '../manifests/manifest-schema.js';
+import { renderAgentBlock } from '../phases/analysis-report.js';
+import type { ProseReading } from '../prose/prose-reading.js';
+import { readProse } from '../prose/read-prose.js';
+import type { RepoMap } from '../repomap/repo-map-schema.js';
+import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
+import { declaredAdmits, type VersionScheme } from '../versions/versions.js';
+import { RecipeStep } from '../task/recipe-steps.js';
+import type { InferredReading, InferredSteps } from './inferred-steps.js';
+
+/** What grounding reads: the map's manifests, the editable files and their text, the syntax engine. */
+export interface GroundingContext {
+  map: Pick<RepoMap, 'manifests'>;
+  /** The files a step may change (editable under the policy and the task scope). */
+  editable: string[];
+  read(path: string): Promise<string | undefined>;
+  isLockfile(path: string): boolean;
+  syntax: TreeSyntaxService;
+}
+
+/** Readings grounded per issue; a grouped update past this is better split. */
+const MAX_GROUNDED_READINGS = 30;
+/** Candidate files asked for notes when a step changes nothing (a downgrade, a version that differs). */
+const MAX_NOTE_FILES = 50;
+
+const PYTHON_KINDS = new Set<ManifestKind>(['pyproject', 'requirements', 'setup-cfg', 'setup-py']);
+const JVM_KINDS = new Set<ManifestKind>(['maven', 'gradle-build', 'gradle-settings', 'gradle-script', 'gradle-catalog']);
+
+/** How a manifest of this kind spells a name for comparison (PEP 503 for Python, `-`/`_` alike for Cargo). */
+function comparable(kind: ManifestKind, name: string): string {
+  if (PYTHON_KINDS.has(kind)) return normalizePythonName(name);
+  if (kind === 'cargo') return name.replace(/_/g, '-');
+  return name;
+}
+
+type PackageFit = { package: string; renamed: boolean } | { why: string };
+
+/** A version key as Gradle's accessors and Renovate's group names spell it: `.`, `_` and `-` alike, any case. */
+const sameKey = (a: string, b: string): boolean => a.replace(/[._]/g, '-').toLowerCase() === b.replace(/[._]/g, '-').toLowerCase();
+
+/**
+ * The package a reading names, spelled as the manifests spell it: the same name (PEP 503 for
+ * Python), or, for a bare artifact id (`jackson-databind`), the one Maven or Gradle coordinate
+ * that ends in it. Two coordinates ending in it are two readings: nothing runs.
+ */
+export function fitPackage(pkg: string, map: Pick<RepoMap, 'manifests'>): PackageFit {
+  const coordinates = new Set<string>();
+  for (const manifest of map.manifests) {
+    for (const dep of manifest.dependencies) {
+      if (comparable(manifest.kind, dep.name) === comparable(manifest.kind, pkg)) return { package: pkg, renamed: false };
+      if (JVM_KINDS.has(manifest.kind) && !pkg.includes(':') && dep.name.endsWith(`:${pkg}`)) coordinates.add(dep.name);
+    }
+  }
+  if (coordinates.size === 1) return { package: [...coordinates][0], renamed: true };
+  // Renovate names a group by the catalog's version key (`square.okio`, `kotlinxCoroutines`): the packages that key sets.
+  const keyed = new Set<string>();
+  for (const manifest of map.manifests)
+    if (manifest.kind === 'gradle-catalog')
+      for (const dep of manifest.dependencies) if (dep.versionRef !== undefined && sameKey(dep.versionRef, pkg)) keyed.add(dep.name);
+  if (keyed.size > 0) return { package: [...keyed].sort()[0], renamed: true };
+  if (coordinates.size > 1)
+    return {
+      why: `\`${pkg}\` could be ${[...coordinates]
+        .sort()
+        .slice(0, 5)
+        .map((c) => `\`${c}\``)
+        .join(' or ')}: name the one to change`,
+    };
+  return { why: `\`${pkg}\` is not declared in any manifest of the repository` };
+}
+
+const quote = (text: string): string => `\`${text}\``;
+
+/** Why a step the schema accepts changes no file: the recipe's own notes, or what it looked for. */
+async function whyNothing(step: RecipeStep, run: DryRun, ctx: GroundingContext): Promise<string> {
+  const recipe = recipeFor(step);
+  const notes = new Set(run.leftAlone.map((l) => `${l.path}: ${l.why}`));
+  if (notes.size === 0) {
+    for (const path of recipeCandidates(step, ctx.editable, ctx.isLockfile).slice(0, MAX_NOTE_FILES)) {
+      const text = await ctx.read(path);
+      if (text === undefined) continue;
+      for (const note of recipe.applyToFile(step, { path, text }, { syntax: ctx.syntax })?.notes ?? []) notes.add(`${path}: ${note}`);
+      if (notes.size >= 3) break;
+    }
+  }
+  if (notes.size > 0) return [...notes].slice(0, 3).join('; ');
+  switch (step.recipe) {
+    case 'replace':
+      return `${quote(step.find)} does not occur in any file the task may change`;
+    case 'migrate-import':
+      return `no file imports ${quote(step.from)}`;
+    case 'rename-symbol':
+      return `${quote(step.from)} is not used in any file the task may change`;
+    default:
+      return `no manifest the task may change declares ${quote(recipe.targetTerm(step))} where the recipe can edit it`;
+  }
+}
+
+/** A rename is one reading only when the name is defined exactly once. */
+async function definitionsOf(name: string, files: readonly string[], ctx: GroundingContext): Promise<number> {
+  let count = 0;
+  for (const path of files) {
+    const text = await ctx.read(path);
+    if (text === undefined || ctx.syntax.languageFor(path) === undefined) continue;
+    count += ctx.syntax.extractTags(path, text).filter((t) => t.kind === 'definition' && t.name === name).length;
+  }
+  return count;
+}
+
+const SCHEMES: Partial<Record<ManifestKind, VersionScheme>> = {
+  'package.json': 'semver',
+  cargo: 'semver',
+  'go.mod': 'go',
+  maven: 'maven',
+  'gradle-build': 'maven',
+  'gradle-settings': 'maven',
+  'gradle-script': 'maven',
+  'gradle-catalog': 'maven',
+  pyproject: 'pep440',
+  requirements: 'pep440',
+  'setup-cfg': 'pep440',
+  'setup-py': 'pep440',
+};
+
+interface Declaration {
+  path: string;
+  scheme: VersionScheme;
+  version: string;
+  site?: string;
+  /** The version key it comes through (a catalog's `[versions]` entry, a property). */
+  ref?: string;
+}
+
+/** Where the manifests declare a package with a version, and how each ecosystem reads it. */
+function declarationsOf(pkg: string, map: Pick<RepoMap, 'manifests'>): Declaration[] {
+  const out: Declaration[] = [];
+  for (const manifest of map.manifests) {
+    const scheme = SCHEMES[manifest.kind];
+    if (!scheme) continue;
+    for (const dep of manifest.dependencies) {
+      const version = dep.resolvedVersion ?? dep.version;
+      if (version && comparable(manifest.kind, dep.name) === comparable(manifest.kind, pkg))
+        out.push({
+          path: manifest.path,
+          scheme,
+          version,
+          ...(dep.versionAt ? { site: `${dep.versionAt.path}:${dep.versionAt.line}` } : {}),
+          ...(dep.versionRef ? { ref: dep.versionRef } : {}),
+        });
+    }
+  }
+  return out;
+}
+
+const bare = (version: string): string => version.trim().replace(/^(?:[\^~=<>!]+\s*|v(?=\d))/, '');
+
+/**
+ * Why a version request does not fit the declarations, or undefined when it does:
+ * - a major alone (`to v7`) or, where versions are semver, a partial version (`to 0.12`) names
+ *   no release;
+ * - Dependabot's `from` is the version the lockfile resolved: a declared range that already admits
+ *   the new version changes only the lockfile (recipes never edit lockfiles), and a declaration
+ *   that is neither `from` nor a range admitting it is not the one the words mean;
+ * - a version written once for several packages (a catalog's `[versions]` key, a pom property)
+ *   moves them all, which the words do not ask.
+ */
+function versionMisfit(reading: ProseReading, step: Extract<RecipeStep, { recipe: 'bump-dependency' }>, map: Pick<RepoMap, 'manifests'>): string | undefined {
+  const named = typeof reading.step.package === 'string' ? reading.step.package : step.package;
+  if (/^v?\d+$/.test(step.to)) return `names only the major version (${quote(step.to)}): which release?`;
+  const declared = declarationsOf(step.package, map);
+  if (declared.some((d) => d.scheme === 'semver' || d.scheme === 'go') && !/^v?\d+\.\d+\.\d+/.test(step.to))
+    return `${quote(step.to)} is not a full version where the package is declared (${declared[0].path}): which release?`;
+  if (reading.from && declared.length > 0) {
+    const from = bare(reading.from);
+    const exact = declared.some((d) => bare(d.version) === from);
+    if (!exact && declared.every((d) => declaredAdmits(d.scheme, d.version, step.to, { bareIsCaret: d.path.endsWith('Cargo.toml') })))
+      return `the declared ${declared.map((d) => quote(d.version)).join(', ')} already admits ${step.to}: only the lockfile changes, and recipes never edit lockfiles`;
+    if (!exact && !declared.some((d) => declaredAdmits(d.scheme, d.version, from)))
+      return `the words say from ${quote(reading.from)}, but ${declared.map((d) => `${d.path} declares ${quote(d.version)}`).join(', ')}`;
+  }
+  // Words that name the version key itself (`coil`, `kotlinxCoroutines`) ask for everything it sets.
+  if (declared.some((d) => d.ref !== undefined && sameKey(d.ref, named))) return undefined;
+  const sites = new Set(declared.map((d) => d.site).filter((s): s is string => s !== undefined));
+  const others = new Set<string>();
+  for (const manifest of map.manifests)
+    for (const dep of manifest.dependencies)
+      if (
+        dep.versionAt &&
+        sites.has(`${dep.versionAt.path}:${dep.versionAt.line}`) &&
+        comparable(manifest.kind, dep.name) !== comparable(manifest.kind, step.package)
+      )
+        others.add(dep.name);
+  if (others.size > 0)
+    return `its version is written once for ${[...others].sort().slice(0, 5).map(quote).join(', ')} too: a bump moves them all, which the words do not ask`;
+  return undefined;
+}
+
+/** Renovate's "to ^0.28.0" is a bump that keeps the declared operator: read as bump-dependency to the version. */
+function asBump(step: Record<string, unknown>): Record<string, unknown> {
+  const range = typeof step.range === 'string' ? /^[\^~]\s*(v?\d+\.\d+\.\d+[\w.+-]*)$/.exec(step.range.trim()) : null;
+  if (step.recipe !== 'constrain-dependency' || !range) return step;
+  const { range: _range, ...rest } = step;
+  return { ...rest, recipe: 'bump-dependency', to: range[1].replace(/^v/, '') };
+}
+
+type Grounded = { step: RecipeStep; files: string[]; why?: string } | { why: string };
+
+/** One reading against the repository: the schema, the package's spelling, then the engine's dry run. */
+async function groundReading(reading: ProseReading, ctx: GroundingContext): Promise<Grounded> {
+  if (reading.action) return { why: 'a GitHub Actions reference: no recipe edits the `uses:` lines of workflows' };
+  const asRead = asBump({ ...reading.step });
+  let renamed: string | undefined;
+  if (typeof asRead.package === 'string') {
+    const fit = fitPackage(asRead.package, ctx.map);
+    if ('why' in fit) return fit;
+    if (fit.renamed) renamed = `\`${asRead.package}\` is \`${fit.package}\` in the manifests`;
+    asRead.package = fit.package;
+  }
+  const parsed = RecipeStep.safeParse(asRead);
+  if (!parsed.success) return { why: `not a valid step: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'step'}: ${i.message}`).join('; ')}` };
+  let step = parsed.data;
+  const misfit = step.recipe === 'bump-dependency' ? versionMisfit(reading, step, ctx.map) : undefined;
+  if (misfit) return { why: misfit };
+  // Dependabot's `from` names the declarations it moves: where others declare another version, only those at `from` change.
+  if (step.recipe === 'bump-dependency' && reading.from && step.from === undefined) {
+    const from = bare(reading.from);
+    const declared = declarationsOf(step.package, ctx.map);
+    if (declared.some((d) => bare(d.version) !== from) && declared.some((d) => bare(d.version) === from)) step = { ...step, from };
+  }
+  const run = await dryRunStep(step, ctx.editable, ctx.read, { syntax: ctx.syntax }, ctx.isLockfile);
+  if (run.files.length === 0) return { why: await whyNothing(step, run, ctx) };
+  const files = run.files.map((f) => f.path);
+
+  if (step.recipe === 'rename-symbol') {
+    const defined = await definitionsOf(step.from, files, ctx);
+    if (defined !== 1)
+      return { why: defined === 0 ? `${quote(step.from)} is not defined in the repository` : `${quote(step.from)} is defined in ${defined} places` };
+  }
+  return { step, files, ...(renamed ? { why: renamed } : {}) };
+}
+
+/**
+ * The steps an issue's words ask for, each confirmed by the repository before anything runs
+ * (docs/architecture.md, "Steps read from prose"): the package is declared where a recipe can
+ * edit it, the text to replace occurs, the old import is imported, a renamed symbol is defined
+ * exactly once, the version is not a downgrade (the recipe engine's own dry run says so). What
+ * is not confirmed is listed with why, never run on a guess.
+ */
+export async function groundProse(
+  text: { title: string; body: string },
+  ctx: GroundingContext,
+  options: { mode: 'run' | 'suggest'; outsider?: string },
+): Promise<InferredSteps> {
+  const read = readProse(text);
+  const readings: InferredReading[] = [];
+  const steps: RecipeStep[] = [];
+  const seen = new Set<string>();
+  for (const reading of read.readings.slice(0, MAX_GROUNDED_READINGS)) {
+    const grounded = await groundReading(reading, ctx);
+    const base = { text: reading.text, source: reading.source, ...(reading.wordingSource ? { wordingSource: reading.wordingSource } : {}) };
+    if ('step' in grounded) {
+      const key = JSON.stringify(grounded.step);
+      if (!seen.has(key)) steps.push(grounded.step);
+      seen.add(key);
+      readings.push({ ...base, step: grounded.step, grounded: true, files: grounded.files, ...(grounded.why ? { why: grounded.why } : {}) });
+    } else readings.push({ ...base, step: reading.step, grounded: false, why: grounded.why, files: [] });
+  }
+  const unread = [
+    ...read.unread,
+    ...read.readings.slice(MAX_GROUNDED_READINGS).map((r) => ({ text: r.text, why: `not checked: only the first ${MAX_GROUNDED_READINGS} requests are` })),
+  ];
+  return {
+    mode: options.mode,
+    steps,
+    ...(steps.length > 0 ? { block: renderAgentBlock({ steps }).join('\n') } : {}),
+    readings,
+    unread,
+    ...(options.outsider ? { outsider: options.outsider } : {}),
+  };
+}

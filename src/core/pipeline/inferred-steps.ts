@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { RecipeStep } from '../task/recipe-steps.js';
+
+/** One request read from the issue's words, and whether the repository confirmed it. */
+export const InferredReading = z.object({
+  /** The words it was read from (clipped). */
+  text: z.string(),
+  source: z.enum(['title', 'body', 'table', 'list']),
+  wordingSource: z.enum(['dependabot', 'renovate', 'person']).optional(),
+  /** The step as read (and, once grounded, as it runs: a package spelled as the manifests spell it). */
+  step: z.record(z.string(), z.unknown()),
+  grounded: z.boolean(),
+  /** Why it does not run (not declared, defined twice, a downgrade…), or what grounding changed. */
+  why: z.string().optional(),
+  /** Files the step changes, as the recipe engine found them without writing. */
+  files: z.array(z.string()).default([]),
+});
+export type InferredReading = z.infer<typeof InferredReading>;
+
+/**
+ * The steps read from an issue without a task block (`agent.inferSteps`), kept in the discovery
+ * phase's output: `run` runs the grounded steps as if the block had named them; `suggest` only
+ * offers them. `block` is the ```` ```agent ```` block of the grounded steps, which parses back to
+ * the same steps.
+ */
+export const InferredSteps = z.object({
+  mode: z.enum(['run', 'suggest']),
+  steps: z.array(RecipeStep),
+  block: z.string().optional(),
+  readings: z.array(InferredReading),
+  unread: z.array(z.object({ text: z.string(), why: z.string() })),
+  /** Someone without write access wrote the words: the steps wait for a maintainer's approval. */
+  outsider: z.string().optional(),
+});
+export type InferredSteps = z.infer<typeof InferredSteps>;
+
+/** The inferred steps in a checkpoint's outputs (the discovery phase's), when there are any. */
+export function inferredOf(outputs: Readonly<Record<string, unknown>>): InferredSteps | undefined {
+  const discovery = outputs.discovery as { inferred?: unknown } | undefined;
+  if (!discovery?.inferred) return undefined;
+  return InferredSteps.parse(discovery.inferred);
+}

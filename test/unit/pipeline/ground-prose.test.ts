@@ -1,0 +1,128 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
+import { fitPackage, groundProse } from '../../../src/core/pipeline/ground-prose.js';
+import { buildRepoMap } from '../../../src/core/repomap/build-repo-map.js';
+import { FileContents } from '../../../src/core/repomap/file-contents.js';
+import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
+import { parseTask } from '../../../src/core/task/parse-task.js';
+import { createMemoryRepo } from '../../helpers/memory-repo.js';
+import { pathRulesFor } from '../../helpers/path-rules.js';
+
+let syntax: TreeSyntaxService;
+beforeAll(async () => {
+  syntax = await createNodeSyntaxService();
+});
+
+const POM = `<project>
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>com.acme</groupId>
+  <artifactId>orders</artifactId>
+  <version>1.0.0</version>
+  <dependencies>
+    <dependency>
+      <groupId>com.fasterxml.jackson.core</groupId>
+      <artifactId>jackson-databind</artifactId>
+      <version>2.16.1</version>
+    </dependency>
+    <dependency>
+      <groupId>org.example</groupId>
+      <artifactId>util</artifactId>
+      <version>1.0</version>
+    </dependency>
+    <dependency>
+      <groupId>com.other</groupId>
+      <artifactId>util</artifactId>
+      <version>2.0</version>
+    </dependency>
+  </dependencies>
+</project>
+`;
+
+const FILES = {
+  'pom.xml': POM,
+  'web/package.json': '{\n  "name": "web",\n  "dependencies": {\n    "lodash": "^4.17.20"\n  }\n}\n',
+  'requirements.txt': 'requests==2.31.0\nurllib3>=1.26\n',
+  'src/main/java/com/acme/Order.java': 'package com.acme;\n\npublic class Order {\n  public int total() { return 1; }\n}\n',
+  'src/main/java/com/acme/Invoice.java': 'package com.acme;\n\npublic class Invoice {\n  Order order;\n}\n',
+  'src/main/java/com/acme/Twice.java': 'package com.acme;\n\nclass Helper {}\n',
+  'src/main/java/com/acme/Again.java': 'package com.acme;\n\nclass Helper2 {}\nclass Helper {}\n',
+  'README.md': 'Chat with us on https://gitter.im/acme/orders\n',
+};
+
+async function ground(title: string, body = '', mode: 'run' | 'suggest' = 'run') {
+  const repo = await createMemoryRepo(FILES);
+  const rules = pathRulesFor({});
+  const map = await buildRepoMap({ workspace: repo.workspace, owner: 'acme', repo: 'orders', rules, policyDigest: 'p' });
+  const contents = new FileContents(repo.workspace);
+  return groundProse({ title, body }, { map, editable: repo.workspace.paths(), read: (p) => contents.text(p), isLockfile: rules.isLockfile, syntax }, { mode });
+}
+
+describe('grounding prose against the repository', () => {
+  it('a Dependabot title for a declared package runs, and its block parses back to the same steps', async () => {
+    const inferred = await ground('Bump lodash from 4.17.20 to 4.17.21 in /web');
+    expect(inferred.steps).toEqual([{ recipe: 'bump-dependency', package: 'lodash', to: '4.17.21', paths: ['web'] }]);
+    expect(inferred.readings[0]).toMatchObject({ grounded: true, files: ['web/package.json'] });
+    const reparsed = parseTask({ title: 't', body: `${inferred.block}\n`, source: 'github' });
+    expect(reparsed.steps).toEqual(inferred.steps);
+  });
+
+  it('a bare artifact id is spelled as the manifests spell it; two coordinates ending in it are two readings and nothing runs', async () => {
+    const one = await ground('Upgrade jackson-databind to 2.17.1 (CVE-2023-35116)');
+    expect(one.steps).toEqual([{ recipe: 'bump-dependency', package: 'com.fasterxml.jackson.core:jackson-databind', to: '2.17.1' }]);
+    expect(one.readings[0].why).toContain('`jackson-databind` is `com.fasterxml.jackson.core:jackson-databind`');
+    const two = await ground('Upgrade util to 3.0');
+    expect(two.steps).toEqual([]);
+    expect(two.readings[0]).toMatchObject({ grounded: false });
+    expect(two.readings[0].why).toMatch(/could be `com\.other:util` or `org\.example:util`/);
+  });
+
+  it('a package no manifest declares does not run, with why', async () => {
+    const inferred = await ground('Bump left-pad from 1.0.0 to 1.3.0');
+    expect(inferred.steps).toEqual([]);
+    expect(inferred.readings[0].why).toBe('`left-pad` is not declared in any manifest of the repository');
+  });
+
+  it('a downgrade does not run: the engine refuses it and grounding says so', async () => {
+    const inferred = await ground('Update dependency requests to 2.30.0');
+    expect(inferred.steps).toEqual([]);
+    expect(inferred.readings[0].why).toMatch(/downgrade/);
+  });
+
+  it('a rename runs only when the name is defined exactly once', async () => {
+    const once = await ground('Rename `Order` to `PurchaseOrder`');
+    expect(once.steps).toEqual([{ recipe: 'rename-symbol', from: 'Order', to: 'PurchaseOrder' }]);
+    const twice = await ground('Rename `Helper` to `Assistant`');
+    expect(twice.steps).toEqual([]);
+    expect(twice.readings[0].why).toBe('`Helper` is defined in 2 places');
+  });
+
+  it('a replace runs only when the text occurs; a URL move is a replace', async () => {
+    const moved = await ground(
+      'Our chat moved from Gitter to Discord',
+      'Please update the invite links from https://gitter.im/acme/orders to https://discord.gg/acme',
+    );
+    expect(moved.steps).toHaveLength(1);
+    expect(moved.steps[0]).toMatchObject({ recipe: 'replace', find: 'https://gitter.im/acme/orders', replace: 'https://discord.gg/acme', regex: false });
+    expect(moved.readings[0].files).toEqual(['README.md']);
+    const absent = await ground('Replace `new Integer(x)` with `Integer.valueOf(x)`');
+    expect(absent.steps).toEqual([]);
+    expect(absent.readings[0].why).toBe('`new Integer(x)` does not occur in any file the task may change');
+  });
+
+  it('a cap on a declared range runs as constrain-dependency', async () => {
+    const inferred = await ground('keep urllib3 below 3 until our adapter is ported');
+    expect(inferred.steps).toEqual([{ recipe: 'constrain-dependency', package: 'urllib3', range: '<3' }]);
+  });
+
+  it('a GitHub Actions reference is read but never runs', async () => {
+    const inferred = await ground('Bump actions/checkout from 3 to 4');
+    expect(inferred.steps).toEqual([]);
+    expect(inferred.readings[0].why).toMatch(/GitHub Actions/);
+  });
+
+  it('fitPackage compares Python names as PEP 503 does', async () => {
+    const repo = await createMemoryRepo({ 'requirements.txt': 'Django_Rest.Framework==3.14\n' });
+    const map = await buildRepoMap({ workspace: repo.workspace, owner: 'a', repo: 'b', rules: pathRulesFor({}), policyDigest: 'p' });
+    expect(fitPackage('django-rest-framework', map)).toEqual({ package: 'django-rest-framework', renamed: false });
+  });
+});
