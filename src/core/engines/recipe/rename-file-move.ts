@@ -36,3 +36,17 @@ export function movedPath(step: RenameSymbolStep, path: string, text: string, sy
   if (!renamed || (language === 'java' && !renamed.isPublic)) return undefined;
   return `${path.slice(0, slash + 1)}${step.to}${extension}`;
 }
+
+/**
+ * The files a rename may create by moving one (`Order.java` → `PurchaseOrder.java`), from names
+ * alone: planning lets the change phase write exactly these besides the files it edits.
+ */
+export function possibleMoveTargets(step: RenameSymbolStep, paths: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const path of paths) {
+    const slash = path.lastIndexOf('/');
+    const name = path.slice(slash + 1);
+    for (const extension of ['.java', '.kt']) if (name === `${step.from}${extension}`) out.push(`${path.slice(0, slash + 1)}${step.to}${extension}`);
+  }
+  return out;
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { recipeCandidates } from '../../engines/recipe/recipe-candidates.js';
+import { possibleMoveTargets } from '../../engines/recipe/rename-file-move.js';
 import type { PhaseContext, PhaseHandler } from '../../phases/orchestrator.js';
 import { compileGlobs } from '../../paths/glob.js';
 import { writeDenial, type WritePolicy } from '../../paths/write-rules.js';
@@ -80,7 +81,9 @@ export function planningPhase(env: PipelineEnv): PhaseHandler {
               views.rules.isLockfile,
             ),
           );
-          segments.push({ id: `step-${index + 1}-${step.recipe}`, engine: 'recipe', step, paths });
+          // A rename may move a file to the type's new name: the change phase may write that file too.
+          const moves = step.recipe === 'rename-symbol' ? possibleMoveTargets(step, paths).filter((p) => !context.workspace.entry(p) && stepScope(p)) : [];
+          segments.push({ id: `step-${index + 1}-${step.recipe}`, engine: 'recipe', step, paths: [...paths, ...moves] });
         }
         plan = { strategy: 'recipe', reason: recipeReason(context.outputs, segments.length), segments, repairs: [] };
       } else if (env.model) {
