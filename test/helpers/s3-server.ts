@@ -1,7 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import type { S3Event, S3EventRecord } from 'aws-lambda';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -280,8 +280,28 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
           return undefined;
         }
       }
-      return next();
+      const length = Number(ctx.get('content-length'));
+      await next();
+      if (ctx.method === 'PUT' && ctx.status === 200 && Number.isFinite(length)) await written(key, length);
+      return undefined;
     });
+  };
+
+  /**
+   * s3rver answers a PUT of a buffered body once it has handed the bytes to a write stream, not
+   * once they are in the file; a read in the key's next turn could see an empty or short object.
+   * The PUT keeps its turn until the file holds all its bytes (S3's PUT is atomic).
+   */
+  const written = async (key: string, length: number): Promise<void> => {
+    const file = (app.store as unknown as { getResourcePath(bucket: string, key: string, resource: string): string }).getResourcePath(bucket, key, 'object');
+    for (let tries = 0; tries < 400; tries++) {
+      const size = await stat(file).then(
+        (s) => s.size,
+        () => -1,
+      );
+      if (size >= length) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
   };
 
   /**

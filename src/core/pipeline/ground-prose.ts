@@ -206,6 +206,20 @@ function asBump(step: Record<string, unknown>): Record<string, unknown> {
   return { ...rest, recipe: 'bump-dependency', to: range[1].replace(/^v/, '') };
 }
 
+/**
+ * The editable files the step could change, narrowed to those whose text names what it looks for
+ * (a rename's identifier, a literal replace's text, the old import), so the engine parses only
+ * those: a rename in a 10k-file repository reads every Java file once, and parses the few that use it.
+ */
+async function mentioning(step: RecipeStep, ctx: GroundingContext): Promise<string[]> {
+  const needle =
+    step.recipe === 'rename-symbol' || step.recipe === 'migrate-import' ? step.from : step.recipe === 'replace' && !step.regex ? step.find : undefined;
+  if (needle === undefined) return ctx.editable;
+  const out: string[] = [];
+  for (const path of recipeCandidates(step, ctx.editable, ctx.isLockfile)) if ((await ctx.read(path))?.includes(needle)) out.push(path);
+  return out;
+}
+
 type Grounded = { step: RecipeStep; files: string[]; why?: string } | { why: string };
 
 /** One reading against the repository: the schema, the package's spelling, then the engine's dry run. */
@@ -230,7 +244,7 @@ async function groundReading(reading: ProseReading, ctx: GroundingContext): Prom
     const declared = declarationsOf(step.package, ctx.map);
     if (declared.some((d) => bare(d.version) !== from) && declared.some((d) => bare(d.version) === from)) step = { ...step, from };
   }
-  const run = await dryRunStep(step, ctx.editable, ctx.read, { syntax: ctx.syntax }, ctx.isLockfile);
+  const run = await dryRunStep(step, await mentioning(step, ctx), ctx.read, { syntax: ctx.syntax }, ctx.isLockfile);
   if (run.files.length === 0) return { why: await whyNothing(step, run, ctx) };
   const files = run.files.map((f) => f.path);
 
