@@ -4,29 +4,18 @@ import { listWords } from '../../list-words.js';
 import { lockfilesFor } from '../../lockfiles-to-refresh.js';
 import { compiledRequirements, pinsLeft } from '../../manifests/pins-left.js';
 import type { Recipe } from '../../recipe.js';
-import { clip, editMatches, type RecipeMatch } from '../../recipe-match.js';
+import { matchesWithPending, ownResult, type RecipeMatch } from '../../recipe-match.js';
 import { editEachFile, finishRun, type RecipeRun } from '../../recipe-run.js';
 import type { FileRecipeResult, PendingMavenProperty } from '../../recipe-types.js';
 import { NOT_A_PACKAGE } from '../../suggestion.js';
 import { resolveParentProperty } from './parent-poms.js';
 
-const applyToFile = (step: BumpDependencyStep, file: { path: string; text: string }): FileRecipeResult | undefined => {
-  const result = applyBumpDependency(step, file);
-  if (!result) return undefined;
-  const { pending: _pending, ...rest } = result;
-  return rest.edits.length || rest.notes.length ? rest : undefined;
-};
+const applyToFile = (step: BumpDependencyStep, file: { path: string; text: string }): FileRecipeResult | undefined =>
+  ownResult(applyBumpDependency(step, file));
 
 /** A pom whose version is a property defined in a parent pom matches at the property's use: the parent is edited for it. */
 function matches(step: BumpDependencyStep, file: { path: string; text: string }): RecipeMatch[] {
-  const bump = applyBumpDependency(step, file);
-  const out = editMatches(bump);
-  const lines = file.text.split('\n');
-  for (const { property } of bump?.pending ?? []) {
-    const index = lines.findIndex((line) => line.includes(`\${${property}}`));
-    if (index >= 0) out.push({ line: index + 1, snippet: clip(lines[index]), detail: `version property \${${property}} is defined in a parent pom` });
-  }
-  return out;
+  return matchesWithPending(applyBumpDependency(step, file), file.text);
 }
 
 /** After the manifests: parent poms holding version properties, the lockfiles to refresh, and what still pins the package. */

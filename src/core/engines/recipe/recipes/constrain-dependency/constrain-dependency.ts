@@ -5,7 +5,7 @@ import { constraintSites, mavenPropertySite, type ConstraintSite } from '../../c
 import { listWords } from '../../list-words.js';
 import { lockfilesFor } from '../../lockfiles-to-refresh.js';
 import type { Recipe } from '../../recipe.js';
-import { clip, editMatches, type RecipeMatch } from '../../recipe-match.js';
+import { matchesWithPending, ownResult, type RecipeMatch } from '../../recipe-match.js';
 import { editEachFile, finishRun, type RecipeRun } from '../../recipe-run.js';
 import type { FileRecipeResult, PendingMavenProperty, SpanEdit } from '../../recipe-types.js';
 import { applySpanEdits } from '../../span-edits.js';
@@ -42,22 +42,12 @@ export function constrainFile(
 }
 
 function applyToFile(step: ConstrainDependencyStep, file: { path: string; text: string }): FileRecipeResult | undefined {
-  const result = constrainFile(step, file);
-  if (!result) return undefined;
-  const { pending: _pending, ...rest } = result;
-  return rest.edits.length || rest.notes.length ? rest : undefined;
+  return ownResult(constrainFile(step, file));
 }
 
 /** A pom whose version is a property defined in a parent matches at the property's use, as bump-dependency's does. */
 function matches(step: ConstrainDependencyStep, file: { path: string; text: string }): RecipeMatch[] {
-  const result = constrainFile(step, file);
-  const out = editMatches(result);
-  const lines = file.text.split('\n');
-  for (const { property } of result?.pending ?? []) {
-    const index = lines.findIndex((line) => line.includes(`\${${property}}`));
-    if (index >= 0) out.push({ line: index + 1, snippet: clip(lines[index]), detail: `version property \${${property}} is defined in a parent pom` });
-  }
-  return out;
+  return matchesWithPending(constrainFile(step, file), file.text);
 }
 
 /** The property in the parent pom that defines it, constrained there (once per parent and property). */
