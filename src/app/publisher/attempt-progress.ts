@@ -2,7 +2,7 @@ import { putArtifactIfAbsent, readArtifactIfPresent } from '../../core/artifacts
 import type { z } from 'zod';
 import type { RunProgress } from '../../core/ports.js';
 import { storageBinding } from '../../core/publish/check-binding.js';
-import { trustedGate } from '../../core/publish/check-approval.js';
+import { outsiderOfRequest, trustedGate } from '../../core/publish/check-approval.js';
 import { trustedPolicyAndTask } from '../../core/publish/plan-publication.js';
 import { PublishError } from '../../core/publish/publish-error.js';
 import { trustedAttemptState } from '../../core/runs/attempts.js';
@@ -166,7 +166,7 @@ export async function recordGate(options: PublishOptions, attempt: number): Prom
     logger.warn('no gate recorded: the trusted rules refuse the run', { reason: rules.reason });
     return ignored(`the trusted rules refuse the run (${rules.reason})`);
   }
-  const { verdict, risk } = trustedGate(asked.changes, rules.views, rules.task);
+  const { verdict, risk } = trustedGate(asked.changes, rules.views, rules.task, [], outsiderOfRequest(view.request, rules.views.policy, rules.task));
   if (verdict.status !== 'NEEDS_APPROVAL' || !verdict.gateId) {
     logger.warn('no gate recorded: the trusted policy does not stop this change for an approval', { status: verdict.status });
     return ignored(`the trusted policy says ${verdict.status}, not NEEDS_APPROVAL`);

@@ -22,6 +22,8 @@ const Issue = z.object({
   html_url: z.string().optional(),
   state: z.string().optional(),
   pull_request: z.unknown().optional(),
+  /** The issue's author: steps read from their words wait for approval when they cannot write. */
+  user: User.optional(),
 });
 
 export const Installation = z.object({ id: z.number().int() });

@@ -33,7 +33,8 @@ export type ScopeRule =
   | 'HIGH_RISK'
   | 'MEDIUM_RISK'
   | 'FILE_BUDGET'
-  | 'LINE_BUDGET';
+  | 'LINE_BUDGET'
+  | 'OUTSIDER_WORDS';
 
 export interface ScopeViolation {
   rule: ScopeRule;
@@ -63,6 +64,8 @@ export interface ScopeInput {
   /** True for a gitlink path of the base tree: submodules are opaque, never edited. */
   isGitlink?: (path: string) => boolean;
   approvedGates?: readonly string[];
+  /** The login of someone without write access whose words the steps may have been read from (`outsiderWords`). */
+  outsiderWords?: string;
 }
 
 /** Why a change of `path` is refused outright, first reason first; undefined when it is not. */
@@ -130,6 +133,11 @@ export function evaluateScope(input: ScopeInput): ScopeVerdict {
   const budget = budgetViolations(filesChanged, linesChanged, limits);
   if (budget.length > 0) return { status: 'BUDGET_EXCEEDED', violations: budget, ...base };
 
+  if (input.outsiderWords)
+    approval.push({
+      rule: 'OUTSIDER_WORDS',
+      message: `the change may follow steps read from words by ${input.outsiderWords}, who cannot write to the repository: a maintainer approves it`,
+    });
   if (input.riskLevel && needsApproval(input.riskLevel, input.approvalMinRisk)) {
     approval.push({ rule: `${input.riskLevel as 'HIGH' | 'MEDIUM'}_RISK`, message: `risk is ${input.riskLevel}: ${(input.riskReasons ?? []).join('; ')}` });
   }

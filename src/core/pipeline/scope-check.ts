@@ -6,6 +6,8 @@ import { ApprovalRequest } from '../runs/run-request.js';
 import type { TaskContract } from '../task/task-contract.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { viewsFor, type PipelineEnv } from './pipeline-env.js';
+import { outsiderOfRequest } from '../publish/check-approval.js';
+import { requestedTaskOf } from './phases/intake-phase.js';
 
 /** Run the scope guard over the workspace's whole change so far, and ledger the verdict. */
 export async function guardScope(
@@ -33,6 +35,7 @@ export async function guardScope(
     approvalMinRisk: views.policy.agent.approval.minRisk,
     isGitlink: (path) => workspace.baseEntry(path)?.mode === '160000',
     approvedGates: env.approvedGates,
+    ...outsiderInput(env, context),
   });
   await context.ledger.append({
     actor: 'scope-guard',
@@ -82,4 +85,11 @@ export async function stopForScope(env: PipelineEnv, context: PhaseContext, verd
     summary: `${verdict.status.toLowerCase()}: ${reason}`,
     stop: { state: verdict.status, reason: code, details: { violations: verdict.violations } },
   };
+}
+
+/** The outsider gate the publisher recomputes from the request: decided from the request's own task block, not the steps read from prose. */
+function outsiderInput(env: PipelineEnv, context: PhaseContext): { outsiderWords?: string } {
+  if (!context.outputs.intake) return {};
+  const outsider = outsiderOfRequest(env.request, env.policy, requestedTaskOf(context.outputs));
+  return outsider ? { outsiderWords: outsider } : {};
 }

@@ -5,6 +5,9 @@ import type { PolicyViews } from '../paths/policy-views.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { changeOriginOf, changeRisk } from '../risk/change-risk.js';
 import { PublishError } from './publish-error.js';
+import { outsiderWords } from '../prose/outsider-words.js';
+import type { RunRequest } from '../runs/run-request.js';
+import type { AgentPolicy } from '../policy/agent-policy.js';
 
 /**
  * Approval and risk recomputed from the TRUSTED policy and the changed paths, never from the
@@ -18,9 +21,10 @@ export function checkApproval(
   views: PolicyViews,
   task: Pick<TaskContract, 'steps'>,
   approvedGates: readonly string[],
+  outsider?: string,
 ): PublishError | undefined {
   const changes = candidate.files.map((f) => ({ path: f.path, contentId: 'deleted' in f ? 'deleted' : f.blobSha }));
-  const { verdict, risk } = trustedGate(changes, views, task, approvedGates);
+  const { verdict, risk } = trustedGate(changes, views, task, approvedGates, outsider);
   const problems = verdict.violations.map((v) => ({ reason: v.rule, rule: v.rule, path: v.path, message: v.message }));
   if (verdict.status === 'NEEDS_APPROVAL') {
     return new PublishError('APPROVAL_REQUIRED', 'the trusted policy requires an approval this attempt does not carry', {
@@ -45,6 +49,7 @@ export function trustedGate(
   views: PolicyViews,
   task: Pick<TaskContract, 'steps'>,
   approvedGates: readonly string[] = [],
+  outsider?: string,
 ): { verdict: ScopeVerdict; risk: RiskReport } {
   const files = changes.map((c) => ({ path: c.path, kind: c.contentId === 'deleted' ? 'DELETED' : 'MODIFIED' }));
   const risk = changeRisk(files, views.rules, { origin: changeOriginOf(task), minRisk: views.policy.agent.approval.minRisk });
@@ -56,6 +61,7 @@ export function trustedGate(
     riskReasons: risk.reasons,
     approvalMinRisk: views.policy.agent.approval.minRisk,
     approvedGates,
+    ...(outsider ? { outsiderWords: outsider } : {}),
   });
   return { verdict, risk };
 }
@@ -67,4 +73,12 @@ export function trustedChangeRisk(candidate: PrCandidate, views: PolicyViews, ta
     views,
     task,
   ).risk;
+}
+
+/**
+ * The author whose words the run may act on without write access (`outsiderWords`), from the
+ * trusted request, policy and task block: the worker's scope guard and the publisher pass the same.
+ */
+export function outsiderOfRequest(request: Pick<RunRequest, 'issue'>, policy: AgentPolicy, task: Pick<TaskContract, 'steps'>): string | undefined {
+  return outsiderWords({ issue: request.issue, blockSteps: task.steps.length, inferSteps: policy.agent.inferSteps });
 }

@@ -8,7 +8,7 @@ import { POLICY_FILE_NAME, type AgentPolicy } from '../policy/agent-policy.js';
 import { taskFromSnapshot } from '../runs/snapshot-task.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { TaskError } from '../task/task-error.js';
-import { checkApproval } from './check-approval.js';
+import { checkApproval, outsiderOfRequest } from './check-approval.js';
 import { candidateCheats } from './candidate-cheats.js';
 import { checkRun, checkTarget } from './check-binding.js';
 import type { PublicationDecision, PublicationInput, PublicationPlan, BaseState } from './publication.js';
@@ -68,7 +68,13 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
     const problems = cheats.map((c) => ({ reason: 'ANTI_CHEAT', rule: c.rule, path: c.path, line: c.line, message: c.snippet }));
     return refuse(new PublishError('REVALIDATION_FAILED', 'the anti-cheat detectors find the candidate changes what verification refuses', { problems }));
   }
-  const approval = checkApproval(candidate, trusted.views, trusted.task, input.approvedGates);
+  const approval = checkApproval(
+    candidate,
+    trusted.views,
+    trusted.task,
+    input.approvedGates,
+    outsiderOfRequest(input.request, trusted.views.policy, trusted.task),
+  );
   if (approval) return refuse(approval);
   let files: BaseTreeFile[] | undefined;
   if (base.baseFiles) {

@@ -32,6 +32,9 @@ export const RunRequest = z.object({
       updatedAt: z.string(),
       url: z.string().optional(),
       progressCommentId: z.number().int().optional(),
+      /** Who wrote the issue, and whether they could write to the repository when the run was asked for (the intake checks). */
+      author: z.string().optional(),
+      authorCanWrite: z.boolean().optional(),
     })
     .optional(),
   comment: z.object({ id: z.number().int(), body: z.string() }).optional(),

@@ -1,13 +1,14 @@
 import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArtifactVersioned, writeArtifact } from '../../../core/artifacts/artifact-io.js';
 import { intakeKey, issueLatestKey, limitKey, runKeys } from '../../../core/artifacts/keys.js';
 import { agentBranchName } from '../../../core/git/branch-name.js';
-import type { AgentPolicy } from '../../../core/policy/agent-policy.js';
+import { meetsPermission, type AgentPolicy } from '../../../core/policy/agent-policy.js';
 import { acquireIssueLock, releaseIssueLock } from '../../../core/runs/issue-lock.js';
 import { RunRequest } from '../../../core/runs/run-request.js';
 import { IntakeRecord, IssueLatest } from '../../../core/runs/run-state.js';
 import { createCommentOnce, findMarkedComment } from '../../github/create-once.js';
 import { progressMarker, renderProgressComment } from '../../github/progress-comment.js';
 import { rateLimited } from '../limits.js';
+import { repositoryRole } from '../permissions.js';
 import { TEXTS } from '../texts.js';
 import type { TriggerOutcome } from '../trigger-outcome.js';
 import { runIdFor } from '../trigger-identity.js';
@@ -188,6 +189,7 @@ async function writeRequest(session: WebhookSession, trigger: RunTrigger, intake
       updatedAt: trigger.issue.updated_at,
       url: trigger.issue.html_url,
       progressCommentId: commentId,
+      ...(await issueAuthor(session, trigger)),
     },
     comment: trigger.comment,
     forcedMode: trigger.forcedMode,
@@ -212,4 +214,14 @@ async function writeRequest(session: WebhookSession, trigger: RunTrigger, intake
   await store.delete(intake.key);
   logger.info('run requested', { owner: session.owner, repo: session.repo, issue: issueNumber, runId, trigger: trigger.trigger.kind });
   return { kind: 'started', runId, attempt: 1 };
+}
+
+/**
+ * Who wrote the issue and whether they can write to the repository now: steps read from their
+ * words wait for a maintainer's approval when they cannot (the publisher decides it from this record).
+ */
+async function issueAuthor(session: WebhookSession, trigger: RunTrigger): Promise<{ author?: string; authorCanWrite?: boolean }> {
+  const author = trigger.issue.user?.login;
+  if (!author) return {};
+  return { author, authorCanWrite: meetsPermission(await repositoryRole(session, author), 'write') };
 }
