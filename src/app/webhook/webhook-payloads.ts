@@ -22,8 +22,8 @@ const Issue = z.object({
   html_url: z.string().optional(),
   state: z.string().optional(),
   pull_request: z.unknown().optional(),
-  /** The issue's author: steps read from their words wait for approval when they cannot write. */
-  user: User.optional(),
+  /** The issue's author (GitHub sends null for a deleted account): steps read from their words wait for approval when they cannot write. */
+  user: User.nullable().optional(),
 });
 
 export const Installation = z.object({ id: z.number().int() });

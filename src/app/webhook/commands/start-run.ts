@@ -222,6 +222,7 @@ async function writeRequest(session: WebhookSession, trigger: RunTrigger, intake
  */
 async function issueAuthor(session: WebhookSession, trigger: RunTrigger): Promise<{ author?: string; authorCanWrite?: boolean }> {
   const author = trigger.issue.user?.login;
-  if (!author) return {};
+  // A deleted account (GitHub sends no user): nobody vouches for the words.
+  if (!author) return { authorCanWrite: false };
   return { author, authorCanWrite: meetsPermission(await repositoryRole(session, author), 'write') };
 }
