@@ -12,8 +12,7 @@ import type { TaskContract } from '../task/task-contract.js';
 import { lastExhaustion, modelUsage, runLimits } from './model-budget.js';
 import { changeOf } from './phases/change-phase.js';
 import { discoveryOf } from './phases/discovery-phase.js';
-import { requestedTaskOf } from './phases/intake-phase.js';
-import { inferredOf } from './inferred-steps.js';
+import { understoodOf } from './inferred-steps.js';
 import { planOf } from './phases/planning-phase.js';
 import { reviewOf } from './phases/review-phase.js';
 import { verificationOf } from './phases/verification-phase.js';
@@ -385,20 +384,4 @@ function scopeDetail(scope: ReturnType<typeof reviewOf>['scope']): string {
   }
   const approved = scope.status === 'PASS' ? `approved${scope.gateId ? ` (${scope.gateId})` : ''}: ` : '';
   return `${approved}${parts.join('; ')}`;
-}
-
-/** The block of steps read from prose that this run carried out, and the requests it left, when it ran such steps. */
-function understoodOf(outputs: Readonly<Partial<Record<PhaseName, unknown>>>): Pick<RunReportInput, 'understood'> {
-  const all = outputs as Record<string, unknown>;
-  const inferred = inferredOf(all);
-  if (!inferred?.block || inferred.mode !== 'run' || !all.intake || requestedTaskOf(all).steps.length > 0) return {};
-  return {
-    understood: {
-      block: inferred.block,
-      notDone: [
-        ...inferred.readings.filter((r) => !r.grounded).map((r) => ({ text: r.text, why: r.why ?? 'not confirmed by the repository' })),
-        ...inferred.unread,
-      ],
-    },
-  };
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import type { RunReportInput } from '../phases/run-report-schema.js';
 import { RecipeStep } from '../task/recipe-steps.js';
+import { TaskContract } from '../task/task-contract.js';
 
 /** One request read from the words, and whether the repository confirmed it. */
 export const InferredReading = z.object({
@@ -39,4 +41,19 @@ export function inferredOf(outputs: Readonly<Record<string, unknown>>): Inferred
   const discovery = outputs.discovery as { inferred?: unknown } | undefined;
   if (!discovery?.inferred) return undefined;
   return InferredSteps.parse(discovery.inferred);
+}
+
+/** The block of steps read from prose that this run carried out, and the requests it left, when it ran such steps (the PR body opens with them). */
+export function understoodOf(outputs: Readonly<Record<string, unknown>>): Pick<RunReportInput, 'understood'> {
+  const inferred = inferredOf(outputs);
+  if (!inferred?.block || inferred.mode !== 'run' || !outputs.intake || TaskContract.parse(outputs.intake).steps.length > 0) return {};
+  return {
+    understood: {
+      block: inferred.block,
+      notDone: [
+        ...inferred.readings.filter((r) => !r.grounded).map((r) => ({ text: r.text, why: r.why ?? 'not confirmed by the repository' })),
+        ...inferred.unread,
+      ],
+    },
+  };
 }
