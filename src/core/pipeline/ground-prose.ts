@@ -220,6 +220,27 @@ async function mentioning(step: RecipeStep, ctx: GroundingContext): Promise<stri
   return out;
 }
 
+/** Files read to find whether a domain is new; past this a domain not yet seen counts as new. */
+const MAX_DOMAIN_FILES = 20_000;
+
+/**
+ * Hosts the steps write (a replace's new URLs) that no editable file contains yet: a link the
+ * issue's words bring in is named for the reviewer, never trusted silently.
+ */
+async function newDomains(steps: readonly RecipeStep[], ctx: GroundingContext): Promise<string[]> {
+  const hosts = new Set<string>();
+  for (const step of steps)
+    if (step.recipe === 'replace') for (const m of step.replace.matchAll(/\bhttps?:\/\/([A-Za-z0-9.-]{1,253})/g)) hosts.add(m[1].toLowerCase());
+  if (hosts.size === 0) return [];
+  const unseen = new Set(hosts);
+  for (const path of ctx.editable.slice(0, MAX_DOMAIN_FILES)) {
+    const text = (await ctx.read(path))?.toLowerCase();
+    if (text) for (const host of [...unseen]) if (text.includes(host)) unseen.delete(host);
+    if (unseen.size === 0) break;
+  }
+  return [...unseen].sort();
+}
+
 type Grounded = { step: RecipeStep; files: string[]; why?: string } | { why: string };
 
 /** One reading against the repository: the schema, the package's spelling, then the engine's dry run. */
@@ -289,6 +310,7 @@ export async function groundProse(
   return {
     mode: options.mode,
     steps,
+    newDomains: await newDomains(steps, ctx),
     ...(steps.length > 0 ? { block: renderAgentBlock({ steps }).join('\n') } : {}),
     readings,
     unread,

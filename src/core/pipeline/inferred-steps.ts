@@ -33,6 +33,8 @@ export const InferredSteps = z.object({
   unread: z.array(z.object({ text: z.string(), why: z.string() })),
   /** Someone without write access wrote the words: the steps wait for a maintainer's approval. */
   outsider: z.string().optional(),
+  /** Domains the grounded steps write that no file of the repository contained: the PR body's risk section names them. */
+  newDomains: z.array(z.string()).default([]),
 });
 export type InferredSteps = z.infer<typeof InferredSteps>;
 

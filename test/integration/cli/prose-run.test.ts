@@ -89,6 +89,7 @@ describe('draftsman run on an issue written in prose, with no model', () => {
       expect(steps, c.name).toHaveLength(1);
       expect(steps[0], c.name).toMatchObject(c.step);
       expect(prBody).toContain(`\`${c.file}\``);
+      if (c.name === 'url') expect(prBody).toContain('a domain the repository did not contain');
     }
   }, 120_000);
 

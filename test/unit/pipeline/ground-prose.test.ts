@@ -104,6 +104,11 @@ describe('grounding prose against the repository', () => {
     expect(moved.steps).toHaveLength(1);
     expect(moved.steps[0]).toMatchObject({ recipe: 'replace', find: 'https://gitter.im/acme/orders', replace: 'https://discord.gg/acme', regex: false });
     expect(moved.readings[0].files).toEqual(['README.md']);
+    // The new link's domain is not in the repository: the risk section names it.
+    expect(moved.newDomains).toEqual(['discord.gg']);
+    const again = await ground('Replace `https://gitter.im/acme/orders` with `https://gitter.im/acme/shop`');
+    expect(again.steps).toHaveLength(1);
+    expect(again.newDomains).toEqual([]);
     const absent = await ground('Replace `new Integer(x)` with `Integer.valueOf(x)`');
     expect(absent.steps).toEqual([]);
     expect(absent.readings[0].why).toBe('`new Integer(x)` does not occur in any file the task may change');

@@ -6,6 +6,7 @@ import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { guardScope, stopForScope } from '../scope-check.js';
 import { ChangeOutput } from './change-phase.js';
 import { requestedTaskOf, taskOf } from './intake-phase.js';
+import { inferredOf } from '../inferred-steps.js';
 
 const LEVELS = ['LOW', 'MEDIUM', 'HIGH'] as const;
 
@@ -66,6 +67,9 @@ export function reviewPhase(env: PipelineEnv): PhaseHandler {
         updates: segments.flatMap((s) => s.updates ?? []),
         incomplete: segments.flatMap((s) => s.incomplete ?? []),
       });
+      // Named for the reviewer; the level stays what the publisher recomputes.
+      for (const domain of inferredOf(context.outputs)?.newDomains ?? [])
+        risk.reasons.push(`the change writes links to ${domain}, a domain the repository did not contain: the issue's words brought it in`);
       const level = risk.riskLevel;
       const reasons = risk.reasons;
       const verdict = await guardScope(env, context, task, context.workspace, { level, reasons });
