@@ -59,3 +59,19 @@ export function understoodOf(outputs: Readonly<Record<string, unknown>>): Pick<R
     },
   };
 }
+
+/**
+ * What grounding found, for a model that makes the change when nothing read from the words ran
+ * (no step confirmed, or `agent.inferSteps: suggest`): each request as read, and what the
+ * repository says about it. Empty when there is nothing to tell.
+ */
+export function groundedFacts(inferred: InferredSteps | undefined): string[] {
+  if (!inferred || (inferred.readings.length === 0 && inferred.unread.length === 0)) return [];
+  const lines = ["The issue's words were read as these requests and checked against the repository:"];
+  for (const r of inferred.readings.slice(0, 20)) {
+    const what = `“${r.text}” as ${JSON.stringify(r.step)}`;
+    lines.push(r.grounded ? `- ${what}: confirmed; it changes ${r.files.slice(0, 5).join(', ')}` : `- ${what}: not confirmed: ${r.why ?? 'no file changes'}`);
+  }
+  for (const u of inferred.unread.slice(0, 10)) lines.push(`- “${u.text}”: not read: ${u.why}`);
+  return lines;
+}

@@ -1,4 +1,5 @@
 import { runLlmPhase } from '../engines/llm/index.js';
+import { groundedFacts, inferredOf } from './inferred-steps.js';
 import { redactSecrets } from '../secrets/secret-scan.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { PHASE_CONTRACTS } from '../phases/phase-contracts.js';
@@ -32,7 +33,7 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
     phase: { name: context.phase, goal: contract.goal, allowedTools: [...contract.allowedTools] },
     tools,
     ...(await segmentPrompt({ env, context, task, segment })),
-    task: { title: env.request.issue?.title ?? env.request.task?.title ?? '', objective: task.objective },
+    task: { title: env.request.issue?.title ?? env.request.task?.title ?? '', objective: withGroundedFacts(task.objective, context.outputs) },
     ...segmentBudget(env, context, task, segment),
     redact,
     // Any edit is progress: a repeated read after it may answer differently.
@@ -69,4 +70,10 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
       ...(result.exhausted ? { exhausted: result.exhausted } : {}),
     },
   };
+}
+
+/** The objective, followed by what grounding found in the issue's words (a model runs when none of it could). */
+function withGroundedFacts(objective: string, outputs: Readonly<Record<string, unknown>>): string {
+  const facts = groundedFacts(inferredOf(outputs));
+  return facts.length > 0 ? `${objective}\n\n${facts.join('\n')}` : objective;
 }

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
 import { fitPackage, groundProse } from '../../../src/core/pipeline/ground-prose.js';
+import { groundedFacts } from '../../../src/core/pipeline/inferred-steps.js';
 import { buildRepoMap } from '../../../src/core/repomap/build-repo-map.js';
 import { FileContents } from '../../../src/core/repomap/file-contents.js';
 import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
@@ -117,6 +118,14 @@ describe('grounding prose against the repository', () => {
   it('a cap on a declared range runs as constrain-dependency', async () => {
     const inferred = await ground('keep urllib3 below 3 until our adapter is ported');
     expect(inferred.steps).toEqual([{ recipe: 'constrain-dependency', package: 'urllib3', range: '<3' }]);
+  });
+
+  it('a model that makes the change is told what the words were read as and what the repository said', async () => {
+    const facts = groundedFacts(await ground('Bump left-pad from 1.0.0 to 1.3.0', 'Also rename `Order` to `PurchaseOrder`.'));
+    expect(facts[0]).toMatch(/read as these requests/);
+    expect(facts.join('\n')).toContain('not confirmed: `left-pad` is not declared in any manifest of the repository');
+    expect(facts.join('\n')).toContain('confirmed; it changes');
+    expect(groundedFacts(await ground('The login page is slow on Safari'))).toEqual([]);
   });
 
   it('a GitHub Actions reference is read but never runs', async () => {
