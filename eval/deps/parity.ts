@@ -1,3 +1,4 @@
+import { textTable } from '../text-table.js';
 /**
  * Dependency parity: the repository map's manifest reader held against Renovate's extraction
  * (`renovate --platform=local --dry-run=extract`). Pure: it reads a Renovate JSON log's
@@ -445,15 +446,7 @@ export function totalsOf(repos: readonly RepoParity[]): ParityTotals {
   return { managers, exclusions, unclaimed };
 }
 
-function table(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]): string =>
-    cells
-      .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
-      .join('  ')
-      .trimEnd();
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
-}
+const table = (head: string[], rows: string[][]): string => textTable(head, rows, (i) => i > 0);
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 

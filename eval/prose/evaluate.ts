@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
 import { nodeFs } from '../../src/app/local/node-fs.js';
 import { groundProse } from '../../src/core/pipeline/ground-prose.js';
+import { editablePaths } from '../../src/core/pipeline/pipeline-env.js';
 import { policyViews } from '../../src/core/paths/policy-views.js';
 import { defaultPolicy } from '../../src/core/policy/agent-policy.js';
 import { buildRepoMap } from '../../src/core/repomap/build-repo-map.js';
@@ -60,7 +61,7 @@ export async function runProse(options: {
       { title: c.title, body: c.body },
       {
         map,
-        editable: workspace.paths().filter((p) => rules.isEditable(p)),
+        editable: editablePaths(workspace, rules),
         read: (p) => contents.text(p),
         isLockfile: rules.isLockfile,
         syntax,

@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml';
+import { textTable } from '../text-table.js';
 import type { ProseCase, ProseEcosystem, ProseSource } from './cases.js';
 
 /**
@@ -233,13 +234,7 @@ export function formatProseScore(score: ProseScore): string {
     ...Object.entries(score.bySource).map(([k, t]) => row(`source ${k}`, t)),
     row('total', score.totals),
   ];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]): string =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]))
-      .join('  ')
-      .trimEnd();
   const wrong = score.cases.filter((s) => s.outcome === 'wrong-run').map((s) => `wrong run ${s.id}: ${s.detail}`);
   const goals = `goals (0 wrong runs, recall >= ${RECALL_GOAL}): ${meetsGoals(score.totals) ? 'met' : 'not met'}`;
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), '', ...wrong, goals].join('\n') + '\n';
+  return [textTable(head, rows), '', ...wrong, goals].join('\n') + '\n';
 }

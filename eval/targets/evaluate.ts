@@ -1,3 +1,4 @@
+import { textTable } from '../text-table.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { nodeFs } from '../../src/app/local/node-fs.js';
@@ -139,13 +140,7 @@ export function formatTable(results: readonly TargetResult[]): string {
     r.expected,
   ]);
   const head = ['set', 'task', 'pos', `top${TOP_K}`, 'selected', 'precision', 'ms', 'expected file'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]): string =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]))
-      .join('  ')
-      .trimEnd();
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+  return textTable(head, rows);
 }
 
 export function formatTotals(label: string, t: TargetTotals): string {

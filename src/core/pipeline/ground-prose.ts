@@ -1,4 +1,6 @@
+import { versionSchemeOf } from '../engines/recipe/bump-dependency-recipe.js';
 import { normalizePythonName } from '../engines/recipe/bump-ecosystems.js';
+import { splitVersion } from '../engines/recipe/version-edit.js';
 import { dryRunStep, recipeCandidates, type DryRun } from '../engines/recipe/recipe-candidates.js';
 import { recipeFor } from '../engines/recipe/registry.js';
 import type { ManifestKind } from '../manifests/manifest-schema.js';
@@ -110,21 +112,6 @@ async function definitionsOf(name: string, files: readonly string[], ctx: Ground
   return count;
 }
 
-const SCHEMES: Partial<Record<ManifestKind, VersionScheme>> = {
-  'package.json': 'semver',
-  cargo: 'semver',
-  'go.mod': 'go',
-  maven: 'maven',
-  'gradle-build': 'maven',
-  'gradle-settings': 'maven',
-  'gradle-script': 'maven',
-  'gradle-catalog': 'maven',
-  pyproject: 'pep440',
-  requirements: 'pep440',
-  'setup-cfg': 'pep440',
-  'setup-py': 'pep440',
-};
-
 interface Declaration {
   path: string;
   scheme: VersionScheme;
@@ -138,7 +125,7 @@ interface Declaration {
 function declarationsOf(pkg: string, map: Pick<RepoMap, 'manifests'>): Declaration[] {
   const out: Declaration[] = [];
   for (const manifest of map.manifests) {
-    const scheme = SCHEMES[manifest.kind];
+    const scheme = versionSchemeOf(manifest.kind);
     if (!scheme) continue;
     for (const dep of manifest.dependencies) {
       const version = dep.resolvedVersion ?? dep.version;
@@ -155,7 +142,8 @@ function declarationsOf(pkg: string, map: Pick<RepoMap, 'manifests'>): Declarati
   return out;
 }
 
-const bare = (version: string): string => version.trim().replace(/^(?:[\^~=<>!]+\s*|v(?=\d))/, '');
+/** The version without its operator or `v` (`^4.43.0` → `4.43.0`). */
+const bare = (version: string): string => splitVersion(version).bare.replace(/^v(?=\d)/, '');
 
 /**
  * Why a version request does not fit the declarations, or undefined when it does:

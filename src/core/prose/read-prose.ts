@@ -1,7 +1,8 @@
 import { MAX_BODY_CHARS, readBodyProse } from './markdown-prose.js';
 import type { ProseReading, ProseReadings, ProseSource, UnreadProse, WordingSource } from './prose-reading.js';
 import { clip } from './prose-words.js';
-import { readSentence, stripTitlePrefix, WHY, type Finding, type SentenceResult } from './read-sentence.js';
+import { WHY } from './prose-why.js';
+import { readSentence, stripTitlePrefix, type Finding, type SentenceResult } from './read-sentence.js';
 import { readUpdateTable } from './read-table.js';
 
 /** Longer titles are cut (GitHub allows 256 characters). */

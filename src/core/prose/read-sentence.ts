@@ -1,3 +1,4 @@
+import { WHY } from './prose-why.js';
 import type { CandidateStep, ProseReading, WordingSource } from './prose-reading.js';
 import {
   bareVersion,
@@ -26,22 +27,6 @@ export interface SentenceResult {
   /** The sentence is in a bot's fixed wording. */
   bot?: Exclude<WordingSource, 'person'>;
 }
-
-/** Reasons a request is not read; tests and reports quote them. */
-export const WHY = {
-  noPackage: 'names no package: which dependency, and to which version?',
-  noVersion: 'names no version to go to',
-  several: 'names several dependencies and no version',
-  versionOnly: 'names a version but no dependency',
-  image: 'a container image tag: no recipe edits image references',
-  digest: 'a digest or pin update: no recipe edits digests',
-  group: 'a grouped update whose body lists no package with versions',
-  replace: 'a replacement needs the old and the new text in backticks, or two URLs',
-  rename: 'a rename needs two identifiers',
-  migrate: 'a migration needs two import paths (such as javax.persistence to jakarta.persistence)',
-  remove: 'names no dependency to remove',
-  bound: 'names a dependency but no version bound',
-} as const;
 
 const BUMP_VERBS = new Set(['bump', 'bumps', 'update', 'updates', 'upgrade', 'upgrades', 'raise', 'downgrade']);
 const CONSTRAIN_VERBS = new Set(['keep', 'hold', 'pin', 'cap', 'limit', 'restrict', 'constrain']);

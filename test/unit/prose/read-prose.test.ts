@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProseReading } from '../../../src/core/prose/prose-reading.js';
 import { readProse } from '../../../src/core/prose/read-prose.js';
-import { WHY } from '../../../src/core/prose/read-sentence.js';
+import { WHY } from '../../../src/core/prose/prose-why.js';
 
 // Wordings in the shapes Dependabot, Renovate and people write them (titles and bodies of public
 // pull requests and issues), with our own package names and versions where it did not matter.

@@ -68,6 +68,11 @@ const SCHEMES: Record<BumpKind, VersionScheme> = {
   'setup-cfg': 'pep440',
 };
 
+/** The version scheme of a manifest kind bump-dependency edits; undefined for any other kind. */
+export function versionSchemeOf(kind: ManifestKind): VersionScheme | undefined {
+  return (SCHEMES as Partial<Record<ManifestKind, VersionScheme>>)[kind];
+}
+
 /**
  * Bump one dependency in one manifest, editing only the version text. For a pom whose version
  * is a `${property}` defined elsewhere, `pending` names the property to resolve in a parent pom.
