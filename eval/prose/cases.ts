@@ -704,11 +704,10 @@ export const PROSE_CASES: ProseCase[] = [
     title: 'Bump com.google.accompanist:accompanist-permissions from 0.34.0 to 0.36.0',
     body: '* Bump com.google.accompanist:accompanist-permissions\n\nBumps [com.google.accompanist:accompanist-permissions](https://github.com/google/accompanist) from 0.34.0 to 0.36.0.\n- [Release notes](https://github.com/google/accompanist/releases)\n- [Commits](https://github.com/google/accompanist/compare/v0.34.0...v0.36.0)',
     expected: {
-      mustNotRun:
-        'The words name accompanist-permissions but the catalog key accompanist is shared, and the commit also rewrites the dependency-guard baseline app/dependencies/prodReleaseRuntimeClasspath.txt, which no recipe regenerates',
+      agent: "steps:\n  - recipe: bump-dependency\n    package: com.google.accompanist:accompanist-permissions\n    from: '0.34.0'\n    to: '0.36.0'\n",
     },
     verifiedBy:
-      'commit 56c284a303 changes app/dependencies/prodReleaseRuntimeClasspath.txt:148 com.google.accompanist:accompanist-permissions:0.34.0 → com.google.accompanist:accompanist-permissions:0.36.0; gradle/libs.versions.toml:2 accompanist = "0.34.0" → accompanist = "0.36.0"',
+      'commit 56c284a303 changes gradle/libs.versions.toml:2 accompanist = "0.34.0" → accompanist = "0.36.0" (the key sets accompanist-permissions alone); plus 1 generated file: the squashed pull request also holds the repository\'s own CI commit "🤖 Updates baselines for Dependency Guard", which rewrites app/dependencies/prodReleaseRuntimeClasspath.txt:148 after any bump (nia-appcompat is the same bump in the same repository without it)',
     textFrom: 'commit message',
     realCommit: '56c284a3034ac7dd6061506886adcc07e37809df',
   },
@@ -722,10 +721,11 @@ export const PROSE_CASES: ProseCase[] = [
     title: 'Bump protobuf from 4.26.1 to 4.28.2',
     body: '* Bump protobuf from 4.26.1 to 4.28.2\n\nBumps `protobuf` from 4.26.1 to 4.28.2.\n\nUpdates `com.google.protobuf:protobuf-kotlin-lite` from 4.26.1 to 4.28.2\n\nUpdates `com.google.protobuf:protoc` from 4.26.1 to 4.28.2\n- [Release notes](https://github.com/protocolbuffers/protobuf/releases)\n- [Changelog](https://github.com/protocolbuffers/protobuf/blob/main/protobuf_release.bzl)\n- [Commits](https://github.com/protocolbuffers/protobuf/commits)',
     expected: {
-      mustNotRun: 'The commit also updates the dependency baseline and re-records over a hundred screenshot images',
+      agent:
+        "steps:\n  - recipe: bump-dependency\n    package: com.google.protobuf:protobuf-kotlin-lite\n    from: '4.26.1'\n    to: '4.28.2'\n  - recipe: bump-dependency\n    package: com.google.protobuf:protoc\n    from: '4.26.1'\n    to: '4.28.2'\n",
     },
     verifiedBy:
-      'commit 82b6352da1 changes app/dependencies/prodReleaseRuntimeClasspath.txt:197 com.google.protobuf:protobuf-javalite:4.26.1 → com.google.protobuf:protobuf-javalite:4.28.2; app/dependencies/prodReleaseRuntimeClasspath.txt:198 com.google.protobuf:protobuf-kotlin-lite:4.26.1 → com.google.protobuf:protobuf-kotlin-lite:4.28.2; gradle/libs.versions.toml:49 protobuf = "4.26.1" → protobuf = "4.28.2"; plus 126 lockfile/generated file(s)',
+      'commit 82b6352da1 changes gradle/libs.versions.toml:49 protobuf = "4.26.1" → protobuf = "4.28.2" (the key sets protobuf-kotlin-lite and protoc, both named); plus 127 generated files: the squashed pull request also holds the repository\'s own CI commits "🤖 Updates baselines for Dependency Guard" (app/dependencies/prodReleaseRuntimeClasspath.txt) and "🤖 Updates screenshots" (126 images), which follow any bump',
     textFrom: 'commit message',
     realCommit: '82b6352da135e64fb58ec32c9f8feb46e47d4998',
   },
@@ -1029,7 +1029,8 @@ export const PROSE_CASES: ProseCase[] = [
     title: 'protoc-gen-go-grpc: bump golang.org/x/net',
     body: 'Bumps [golang.org/x/net](https://github.com/golang/net) from 0.35.0 to 0.38.0.\n- [Commits](https://github.com/golang/net/compare/v0.35.0...v0.38.0)',
     expected: {
-      mustNotRun: 'The title names no version',
+      mustNotRun:
+        'The commit also moves golang.org/x/sys and golang.org/x/text and rewrites the go directive (what go mod tidy did after the bump): more than the one requirement the words name',
     },
     verifiedBy:
       'commit 55e8b901c5 changes cmd/protoc-gen-go-grpc/go.mod:3 go 1.23 → go 1.23.0; cmd/protoc-gen-go-grpc/go.mod:14 golang.org/x/net v0.35.0 // indirect → golang.org/x/net v0.38.0 // indirect; cmd/protoc-gen-go-grpc/go.mod:15 golang.org/x/sys v0.30.0 // indirect → golang.org/x/sys v0.31.0 // indirect; cmd/protoc-gen-go-grpc/go.mod:16 golang.org/x/text v0.22.0 // indirect → golang.org/x/text v0.23.0 // indirect; plus 1 lockfile/generated file(s)',

@@ -1,16 +1,12 @@
-import { versionSchemeOf } from '../engines/recipe/bump-dependency-recipe.js';
-import { normalizePythonName } from '../engines/recipe/bump-ecosystems.js';
-import { splitVersion } from '../engines/recipe/version-edit.js';
 import { dryRunStep, recipeCandidates, type DryRun } from '../engines/recipe/recipe-candidates.js';
 import { recipeFor } from '../engines/recipe/registry.js';
-import type { ManifestKind } from '../manifests/manifest-schema.js';
 import { renderAgentBlock } from '../phases/analysis-report.js';
 import type { ProseReading } from '../prose/prose-reading.js';
 import { readProse } from '../prose/read-prose.js';
 import type { RepoMap } from '../repomap/repo-map-schema.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
-import { declaredAdmits, type VersionScheme } from '../versions/versions.js';
 import { RecipeStep } from '../task/recipe-steps.js';
+import { bare, bumpLeftovers, comparable, declarationsOf, JVM_KINDS, sameKey, versionMisfit } from './bump-fit.js';
 import type { InferredReading, InferredSteps } from './inferred-steps.js';
 
 /** What grounding reads: the map's manifests, the editable files and their text, the syntax engine. */
@@ -28,20 +24,7 @@ const MAX_GROUNDED_READINGS = 30;
 /** Candidate files asked for notes when a step changes nothing (a downgrade, a version that differs). */
 const MAX_NOTE_FILES = 50;
 
-const PYTHON_KINDS = new Set<ManifestKind>(['pyproject', 'requirements', 'setup-cfg', 'setup-py']);
-const JVM_KINDS = new Set<ManifestKind>(['maven', 'gradle-build', 'gradle-settings', 'gradle-script', 'gradle-catalog']);
-
-/** How a manifest of this kind spells a name for comparison (PEP 503 for Python, `-`/`_` alike for Cargo). */
-function comparable(kind: ManifestKind, name: string): string {
-  if (PYTHON_KINDS.has(kind)) return normalizePythonName(name);
-  if (kind === 'cargo') return name.replace(/_/g, '-');
-  return name;
-}
-
 type PackageFit = { package: string; renamed: boolean } | { why: string };
-
-/** A version key as Gradle's accessors and Renovate's group names spell it: `.`, `_` and `-` alike, any case. */
-const sameKey = (a: string, b: string): boolean => a.replace(/[._]/g, '-').toLowerCase() === b.replace(/[._]/g, '-').toLowerCase();
 
 /**
  * The package a reading names, spelled as the manifests spell it: the same name (PEP 503 for
@@ -112,80 +95,6 @@ async function definitionsOf(name: string, files: readonly string[], ctx: Ground
   return count;
 }
 
-interface Declaration {
-  path: string;
-  scheme: VersionScheme;
-  version: string;
-  site?: string;
-  /** The version key it comes through (a catalog's `[versions]` entry, a property). */
-  ref?: string;
-}
-
-/** Where the manifests declare a package with a version, and how each ecosystem reads it. */
-function declarationsOf(pkg: string, map: Pick<RepoMap, 'manifests'>): Declaration[] {
-  const out: Declaration[] = [];
-  for (const manifest of map.manifests) {
-    const scheme = versionSchemeOf(manifest.kind);
-    if (!scheme) continue;
-    for (const dep of manifest.dependencies) {
-      const version = dep.resolvedVersion ?? dep.version;
-      if (version && comparable(manifest.kind, dep.name) === comparable(manifest.kind, pkg))
-        out.push({
-          path: manifest.path,
-          scheme,
-          version,
-          ...(dep.versionAt ? { site: `${dep.versionAt.path}:${dep.versionAt.line}` } : {}),
-          ...(dep.versionRef ? { ref: dep.versionRef } : {}),
-        });
-    }
-  }
-  return out;
-}
-
-/** The version without its operator or `v` (`^4.43.0` → `4.43.0`). */
-const bare = (version: string): string => splitVersion(version).bare.replace(/^v(?=\d)/, '');
-
-/**
- * Why a version request does not fit the declarations, or undefined when it does:
- * - a major alone (`to v7`) or, where versions are semver, a partial version (`to 0.12`) names
- *   no release;
- * - Dependabot's `from` is the version the lockfile resolved: a declared range that already admits
- *   the new version changes only the lockfile (recipes never edit lockfiles), and a declaration
- *   that is neither `from` nor a range admitting it is not the one the words mean;
- * - a version written once for several packages (a catalog's `[versions]` key, a pom property)
- *   moves them all, which the words do not ask.
- */
-function versionMisfit(reading: ProseReading, step: Extract<RecipeStep, { recipe: 'bump-dependency' }>, map: Pick<RepoMap, 'manifests'>): string | undefined {
-  const named = typeof reading.step.package === 'string' ? reading.step.package : step.package;
-  if (/^v?\d+$/.test(step.to)) return `names only the major version (${quote(step.to)}): which release?`;
-  const declared = declarationsOf(step.package, map);
-  if (declared.some((d) => d.scheme === 'semver' || d.scheme === 'go') && !/^v?\d+\.\d+\.\d+/.test(step.to))
-    return `${quote(step.to)} is not a full version where the package is declared (${declared[0].path}): which release?`;
-  if (reading.from && declared.length > 0) {
-    const from = bare(reading.from);
-    const exact = declared.some((d) => bare(d.version) === from);
-    if (!exact && declared.every((d) => declaredAdmits(d.scheme, d.version, step.to, { bareIsCaret: d.path.endsWith('Cargo.toml') })))
-      return `the declared ${declared.map((d) => quote(d.version)).join(', ')} already admits ${step.to}: only the lockfile changes, and recipes never edit lockfiles`;
-    if (!exact && !declared.some((d) => declaredAdmits(d.scheme, d.version, from)))
-      return `the words say from ${quote(reading.from)}, but ${declared.map((d) => `${d.path} declares ${quote(d.version)}`).join(', ')}`;
-  }
-  // Words that name the version key itself (`coil`, `kotlinxCoroutines`) ask for everything it sets.
-  if (declared.some((d) => d.ref !== undefined && sameKey(d.ref, named))) return undefined;
-  const sites = new Set(declared.map((d) => d.site).filter((s): s is string => s !== undefined));
-  const others = new Set<string>();
-  for (const manifest of map.manifests)
-    for (const dep of manifest.dependencies)
-      if (
-        dep.versionAt &&
-        sites.has(`${dep.versionAt.path}:${dep.versionAt.line}`) &&
-        comparable(manifest.kind, dep.name) !== comparable(manifest.kind, step.package)
-      )
-        others.add(dep.name);
-  if (others.size > 0)
-    return `its version is written once for ${[...others].sort().slice(0, 5).map(quote).join(', ')} too: a bump moves them all, which the words do not ask`;
-  return undefined;
-}
-
 /** Renovate's "to ^0.28.0" is a bump that keeps the declared operator: read as bump-dependency to the version. */
 function asBump(step: Record<string, unknown>): Record<string, unknown> {
   const range = typeof step.range === 'string' ? /^[\^~]\s*(v?\d+\.\d+\.\d+[\w.+-]*)$/.exec(step.range.trim()) : null;
@@ -229,10 +138,22 @@ async function newDomains(steps: readonly RecipeStep[], ctx: GroundingContext): 
   return [...unseen].sort();
 }
 
+/** The packages the issue asks to move, spelled as the manifests spell them, and to which version. */
+function requestedVersions(readings: readonly ProseReading[], map: Pick<RepoMap, 'manifests'>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const reading of readings) {
+    const { recipe, package: pkg, to } = asBump({ ...reading.step });
+    if (recipe !== 'bump-dependency' || typeof pkg !== 'string' || typeof to !== 'string') continue;
+    const fit = fitPackage(pkg, map);
+    if ('package' in fit) out.set(fit.package, to);
+  }
+  return out;
+}
+
 type Grounded = { step: RecipeStep; files: string[]; why?: string } | { why: string };
 
 /** One reading against the repository: the schema, the package's spelling, then the engine's dry run. */
-async function groundReading(reading: ProseReading, ctx: GroundingContext): Promise<Grounded> {
+async function groundReading(reading: ProseReading, ctx: GroundingContext, requested: ReadonlyMap<string, string>): Promise<Grounded> {
   if (reading.action) return { why: 'a GitHub Actions reference: no recipe edits the `uses:` lines of workflows' };
   const asRead = asBump({ ...reading.step });
   let renamed: string | undefined;
@@ -245,7 +166,7 @@ async function groundReading(reading: ProseReading, ctx: GroundingContext): Prom
   const parsed = RecipeStep.safeParse(asRead);
   if (!parsed.success) return { why: `not a valid step: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'step'}: ${i.message}`).join('; ')}` };
   let step = parsed.data;
-  const misfit = step.recipe === 'bump-dependency' ? versionMisfit(reading, step, ctx.map) : undefined;
+  const misfit = step.recipe === 'bump-dependency' ? await versionMisfit(reading, step, ctx, requested) : undefined;
   if (misfit) return { why: misfit };
   // Dependabot's `from` names the declarations it moves: where others declare another version, only those at `from` change.
   if (step.recipe === 'bump-dependency' && reading.from && step.from === undefined) {
@@ -256,6 +177,8 @@ async function groundReading(reading: ProseReading, ctx: GroundingContext): Prom
   const run = await dryRunStep(step, await mentioning(step, ctx), ctx.read, { syntax: ctx.syntax }, ctx.isLockfile);
   if (run.files.length === 0) return { why: await whyNothing(step, run, ctx) };
   const files = run.files.map((f) => f.path);
+  const leftover = step.recipe === 'bump-dependency' ? await bumpLeftovers(step, files, ctx) : undefined;
+  if (leftover) return { why: leftover };
 
   if (step.recipe === 'rename-symbol') {
     const defined = await definitionsOf(step.from, files, ctx);
@@ -281,8 +204,9 @@ export async function groundProse(
   const readings: InferredReading[] = [];
   const steps: RecipeStep[] = [];
   const seen = new Set<string>();
+  const requested = requestedVersions(read.readings.slice(0, MAX_GROUNDED_READINGS), ctx.map);
   for (const reading of read.readings.slice(0, MAX_GROUNDED_READINGS)) {
-    const grounded = await groundReading(reading, ctx);
+    const grounded = await groundReading(reading, ctx, requested);
     const base = { text: reading.text, source: reading.source, ...(reading.wordingSource ? { wordingSource: reading.wordingSource } : {}) };
     if ('step' in grounded) {
       const key = JSON.stringify(grounded.step);
@@ -291,8 +215,16 @@ export async function groundProse(
       readings.push({ ...base, step: grounded.step, grounded: true, files: grounded.files, ...(grounded.why ? { why: grounded.why } : {}) });
     } else readings.push({ ...base, step: reading.step, grounded: false, why: grounded.why, files: [] });
   }
+  // A person's list that asks for more than the steps read: the steps are not the whole change.
+  if (read.beyond.length > 0) {
+    const more = read.beyond.map((b) => `“${b.text}”`).join(', ');
+    for (const [i, r] of readings.entries())
+      if (r.grounded) readings[i] = { ...r, grounded: false, files: [], why: `the words also ask for ${more}, which no step reads` };
+    steps.length = 0;
+  }
   const unread = [
     ...read.unread,
+    ...read.beyond,
     ...read.readings.slice(MAX_GROUNDED_READINGS).map((r) => ({ text: r.text, why: `not checked: only the first ${MAX_GROUNDED_READINGS} requests are` })),
   ];
   return {

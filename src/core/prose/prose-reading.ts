@@ -47,4 +47,9 @@ export interface UnreadProse {
 export interface ProseReadings {
   readings: ProseReading[];
   unread: UnreadProse[];
+  /**
+   * Items of a person's list that ask for a change no reading covers ("test with 36", "avoid
+   * requiring JDK 21"): the steps read are then not the whole request, and nothing runs.
+   */
+  beyond: UnreadProse[];
 }

@@ -7,7 +7,7 @@ export const WHY = {
   image: 'a container image tag: no recipe edits image references',
   digest: 'a digest or pin update: no recipe edits digests',
   group: 'a grouped update whose body lists no package with versions',
-  replace: 'a replacement needs the old and the new text in backticks, or two URLs',
+  replace: 'a replacement needs the old and the new text in backticks or quotes, or two URLs',
   rename: 'a rename needs two identifiers',
   migrate: 'a migration needs two import paths (such as javax.persistence to jakarta.persistence)',
   remove: 'names no dependency to remove',

@@ -9,6 +9,8 @@ export interface Word {
   text: string;
   /** It was written in backticks. */
   code: boolean;
+  /** It was written in matching quotes (`'blacklist'`, `“main”`): a literal, as a code span is. */
+  quoted?: boolean;
   /** A comma, semicolon or colon followed it: a new clause may start after it. */
   pause?: boolean;
 }
@@ -28,6 +30,16 @@ function trimWord(raw: string): string {
   while (start < end && LEADING.includes(raw[start])) start++;
   while (end > start && TRAILING.includes(raw[end - 1])) end--;
   return raw.slice(start, end);
+}
+
+const QUOTE_PAIRS: Record<string, string> = { "'": "'", '"': '"', '“': '”', '‘': '’' };
+
+/** A single word between matching quotes, whatever punctuation follows the closing one. */
+function isQuoted(raw: string): boolean {
+  let end = raw.length;
+  while (end > 0 && ',.;:!?)'.includes(raw[end - 1])) end--;
+  const close = QUOTE_PAIRS[raw[0]];
+  return close !== undefined && end > 2 && raw[end - 1] === close;
 }
 
 /** Split a sentence into words, keeping each code span whole. */
@@ -56,7 +68,7 @@ export function words(sentence: string): Word[] {
     const raw = sentence.slice(i, end);
     i = end;
     const text = trimWord(raw);
-    if (text !== '') out.push({ text, code: false, pause: /[,;:]$/.test(raw) });
+    if (text !== '') out.push({ text, code: false, pause: /[,;:]$/.test(raw), ...(isQuoted(raw) ? { quoted: true } : {}) });
   }
   return out;
 }

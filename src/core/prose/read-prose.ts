@@ -31,11 +31,14 @@ export function readProse(input: { title: string; body: string }): ProseReadings
   collector.addSentence(titleResult, 'title', title, undefined);
 
   const body = readBodyProse(input.body, { botLayout: bot !== undefined });
+  const listed: string[] = [];
   for (const sentence of body.sentences) {
     const result = readSentence(sentence.text);
     // A bot's body only restates or details its title: its other words are not requests.
     collector.addSentence(bot ? { found: result.found } : result, sentence.source, sentence.text, bot);
+    if (!bot && sentence.source === 'list' && result.found.length === 0 && asksForChange(sentence.text)) listed.push(sentence.text);
   }
+  collector.beyond(listed);
   for (const table of body.tables) {
     const read = readUpdateTable(table);
     if (!read) continue;
@@ -47,6 +50,62 @@ export function readProse(input: { title: string; body: string }): ProseReadings
   if (body.unparsed) collector.miss('(the body)', 'not read: it nests quotes or lists too deeply to parse');
   if (body.clipped) collector.miss(`(the body past its first ${MAX_BODY_CHARS} characters)`, 'not read: only the start of a body is read');
   return collector.finish(titleResult, title);
+}
+
+/** Verbs a list item opens with when it asks for a change (`test with 36`, `avoid requiring JDK 21`). */
+const CHANGE_VERBS = new Set([
+  'add',
+  'adjust',
+  'allow',
+  'apply',
+  'avoid',
+  'bump',
+  'change',
+  'clean',
+  'convert',
+  'delete',
+  'disable',
+  'document',
+  'drop',
+  'enable',
+  'exclude',
+  'extract',
+  'fix',
+  'handle',
+  'ignore',
+  'include',
+  'increase',
+  'decrease',
+  'lower',
+  'make',
+  'migrate',
+  'move',
+  'raise',
+  'refactor',
+  'regenerate',
+  'remove',
+  'rename',
+  'replace',
+  'require',
+  'restore',
+  'revert',
+  'rewrite',
+  'run',
+  'set',
+  'simplify',
+  'skip',
+  'support',
+  'switch',
+  'test',
+  'update',
+  'upgrade',
+  'use',
+]);
+
+/** Whether a sentence opens with an imperative that asks for a change. */
+function asksForChange(text: string): boolean {
+  const first = /^[A-Za-z]+/.exec(text.trim())?.[0].toLowerCase();
+  return first !== undefined && CHANGE_VERBS.has(first);
 }
 
 function botOfBody(body: string): Exclude<WordingSource, 'person'> | undefined {
@@ -65,6 +124,7 @@ class Collector {
   private readonly readings: ProseReading[] = [];
   private readonly byKey = new Map<string, number>();
   private readonly unread: UnreadProse[] = [];
+  private readonly beyondItems: UnreadProse[] = [];
 
   addSentence(result: SentenceResult, source: ProseSource, text: string, bot: WordingSource | undefined): void {
     for (const finding of result.found) this.add(bot ? { ...finding, wordingSource: bot } : finding, source, text);
@@ -101,6 +161,16 @@ class Collector {
     this.miss(text, `conflicts with "${earlier.text}": two different steps for ${String(reading.step.package ?? reading.step.recipe)}`);
   }
 
+  /** A person's list items that ask for a change, unless they name a package a reading moves (`Bump robolectric`). */
+  beyond(items: readonly string[]): void {
+    const named = this.readings.map((r) => (typeof r.step.package === 'string' ? r.step.package.toLowerCase() : undefined)).filter((p) => p !== undefined);
+    for (const item of items.slice(0, MAX_UNREAD)) {
+      const lower = item.toLowerCase();
+      if (!named.some((pkg) => lower.includes(pkg) || lower.includes(pkg.split(':').pop() ?? pkg)))
+        this.beyondItems.push({ text: clip(item), why: 'asks for a change no step reads' });
+    }
+  }
+
   miss(text: string, why: string): void {
     if (this.unread.length < MAX_UNREAD && !this.unread.some((u) => u.text === clip(text) && u.why === why)) this.unread.push({ text: clip(text), why });
   }
@@ -108,7 +178,7 @@ class Collector {
   finish(title: SentenceResult, titleText: string): ProseReadings {
     // A grouped title ("update all non-major dependencies") is read through its body; without one, it is unread.
     if (title.group && title.found.length === 0 && this.readings.length === 0) this.unread.unshift({ text: clip(titleText), why: title.unread ?? WHY.group });
-    return { readings: this.readings, unread: this.unread };
+    return { readings: this.readings, unread: this.unread, beyond: this.beyondItems };
   }
 }
 

@@ -181,15 +181,16 @@ function readBump(w: Word[], i: number, result: SentenceResult): void {
   const verb = lower(w[i]);
   const { j: at, kind } = skipArticles(w, i + 1);
   const first = w[at];
+  if (lower(first) === 'to' && readCoordinateTarget(w[at + 1], result)) return;
   if (!first || !isPackageName(first.text)) return missPackage(w, at, result);
   const { j: afterSuffix, suffix } = readSuffix(w, at + 1);
+  if (suffix === 'monorepo' && readMonorepo(first, readTarget(w, afterSuffix), result)) return;
   if (suffix === 'monorepo' || suffix === 'packages' || suffix === 'group') {
     result.group = true;
     if (suffix === 'group' && verb.startsWith('bump')) result.bot ??= 'dependabot';
     return;
   }
-  if (kind === 'image' || suffix === 'image') return miss(result, WHY.image);
-  if (suffix === 'digest') return miss(result, WHY.digest);
+  if (refusedSuffix(kind, suffix, result)) return;
   const target = readTarget(w, afterSuffix);
   if (!target.to) return missVersion(w, at, result);
   const bot = botOf(verb, kind, suffix, target);
@@ -198,6 +199,30 @@ function readBump(w: Word[], i: number, result: SentenceResult): void {
   result.found.push(bumpFinding(first.text, target, { bot, action, paths, downgrade: verb === 'downgrade' }));
   if (bot) result.bot ??= bot;
   readMoreBumps(w, target.end, result, bot);
+}
+
+/** Image tags and digests: words a bump may carry that no recipe edits. */
+function refusedSuffix(kind: string | undefined, suffix: string | undefined, result: SentenceResult): boolean {
+  if (kind === 'image' || suffix === 'image') miss(result, WHY.image);
+  else if (suffix === 'digest') miss(result, WHY.digest);
+  else return false;
+  return true;
+}
+
+/** Renovate's "Update ksp monorepo to v2.3.10": the group's name, as the catalog's version key may spell it. */
+function readMonorepo(name: Word, target: Target, result: SentenceResult): boolean {
+  if (!target.to) return false;
+  result.found.push(bumpFinding(name.text, target, { bot: 'renovate' }));
+  result.bot ??= 'renovate';
+  return true;
+}
+
+/** `update to \`com.acme:lib:1.2.3\``: a Maven coordinate that carries its version. */
+function readCoordinateTarget(word: Word | undefined, result: SentenceResult): boolean {
+  const parts = word?.text.split(':') ?? [];
+  if (parts.length !== 3 || !word || !isPackageName(`${parts[0]}:${parts[1]}`) || !isVersion(parts[2])) return false;
+  result.found.push(bumpFinding(`${parts[0]}:${parts[1]}`, { to: parts[2], end: 0 }, {}));
+  return true;
 }
 
 /** `bump lodash to 4.17.21 and express to 4.19.2`: the same verb, more packages. */
@@ -336,7 +361,7 @@ function readReplace(w: Word[], i: number, result: SentenceResult): void {
   if (lower(w[j]) === 'all' && ['occurrences', 'uses', 'usages'].includes(lower(w[j + 1])) && lower(w[j + 2]) === 'of') j += 3;
   const [find, joint, replace] = [w[j], lower(w[j + 1]), w[j + 2]];
   if (!find || !replace || (joint !== 'with' && joint !== 'by')) return miss(result, WHY.replace);
-  const literal = (find.code && replace.code) || (isUrl(find.text) && isUrl(replace.text));
+  const literal = (find.code && replace.code) || (find.quoted && replace.quoted) || (isUrl(find.text) && isUrl(replace.text));
   if (!literal || find.text === '') return miss(result, WHY.replace);
   result.found.push({ step: { recipe: 'replace', find: find.text, replace: replace.text }, confidence: 'plain', wordingSource: 'person' });
 }

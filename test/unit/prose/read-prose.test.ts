@@ -385,6 +385,36 @@ describe('readProse: people', () => {
   });
 });
 
+describe('readProse: quotes, coordinates and monorepos', () => {
+  it('reads a replacement written in quotes as written in backticks', () => {
+    expect(readProse({ title: "Replace 'blacklist' with 'blocklist'", body: '' }).readings[0].step).toEqual({
+      recipe: 'replace',
+      find: 'blacklist',
+      replace: 'blocklist',
+    });
+    expect(readProse({ title: 'Replace blacklist with blocklist', body: '' }).readings).toEqual([]);
+  });
+
+  it('reads a Maven coordinate that carries its version', () => {
+    expect(readProse({ title: 'Update to `org.graalvm.buildtools:native-maven-plugin:0.11.0`.', body: '' }).readings[0].step).toEqual({
+      recipe: 'bump-dependency',
+      package: 'org.graalvm.buildtools:native-maven-plugin',
+      to: '0.11.0',
+    });
+  });
+
+  it("reads Renovate's monorepo title as the group's name, and a monorepo with no version as a group", () => {
+    const read = readProse({ title: 'Update ksp monorepo to v2.3.10', body: '' });
+    expect(read.readings[0]).toMatchObject({ step: { recipe: 'bump-dependency', package: 'ksp', to: '2.3.10' }, wordingSource: 'renovate' });
+    expect(readProse({ title: 'Update ksp monorepo', body: '' }).readings).toEqual([]);
+  });
+
+  it("lists a person's list items that ask for a change no reading covers, and not a bot's", () => {
+    const read = readProse({ title: 'Bump robolectric to 4.16', body: '* Bump robolectric\n\n* test with 36\n\n* see the release notes' });
+    expect(read.beyond).toEqual([{ text: 'test with 36', why: 'asks for a change no step reads' }]);
+  });
+});
+
 describe('readProse: what it must not read', () => {
   const cases: { title: string; body?: string; why: string }[] = [
     { title: 'update the dependencies', why: WHY.noPackage },

@@ -28,6 +28,27 @@ export interface UnreadableFormatter {
 
 export type DeclaredFormatter = ParityFormatter | UnreadableFormatter;
 
+/**
+ * Packages whose job is to format source files, by the name their ecosystem's manifests give them:
+ * a new version may lay files out differently, so bumping one is more than a version change.
+ */
+export const FORMATTER_PACKAGES: ReadonlySet<string> = new Set([
+  'prettier',
+  '@biomejs/biome',
+  'dprint',
+  'black',
+  'ruff',
+  'yapf',
+  'autopep8',
+  'isort',
+  'mvdan.cc/gofumpt',
+  'com.google.googlejavaformat:google-java-format',
+  'com.palantir.javaformat:palantir-java-format',
+  'com.facebook:ktfmt',
+  'com.pinterest:ktlint',
+  'com.pinterest.ktlint:ktlint-cli',
+]);
+
 /** Files larger than this are left as the recipe wrote them (formatting costs grow with size). */
 const MAX_FORMAT_BYTES = 256 * 1024;
 
