@@ -258,7 +258,11 @@ describe.skipIf(!sandbox.ok)('the project checks run on the change in the sandbo
       expect(broken.json).toMatchObject({ status: 'FAILED', reason: 'CHECKS_FAILED' });
       const text = JSON.stringify(broken.json);
       expect(text).toContain(command);
-      expect(text).toContain('calc.OpsTest.addSumsItsArguments');
+      // Named once, as Surefire's summary names it (the JUnit report's calc.OpsTest.addSumsItsArguments is the same test).
+      expect(broken.json!.details).toMatchObject({
+        commands: [{ command, status: 'FAILED', failures: [{ test: 'OpsTest.addSumsItsArguments', line: 10, message: 'expected:<3> but was:<-1>' }] }],
+      });
+      expect(text).not.toContain('calc.OpsTest.addSumsItsArguments');
       expect(broken.json!.artifacts?.['pr-candidate.json']).toBeUndefined();
       const fine = await runMvn('mvn-passes', 'Adds two numbers.', 'Returns the sum of two numbers.');
       expect(fine.json).toMatchObject({ status: 'COMPLETED' });
@@ -267,6 +271,7 @@ describe.skipIf(!sandbox.ok)('the project checks run on the change in the sandbo
       expect(body).toContain(`| \`${command}\` | \`.\` | ✅ passed | 0 |`);
       expect(body).toContain('Tests run: 1, Failures: 0, Errors: 0, Skipped: 0');
       expect(body).toContain('BUILD SUCCESS');
+      expect(body).toContain('| **Verification** | static checks: 5 passed, 0 failed · project commands run by draftsman: 1 of 1 passed |');
     },
     300_000,
   );
