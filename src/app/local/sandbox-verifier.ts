@@ -48,6 +48,10 @@ const ETC_FILES = [
   'ld.so.cache',
   'ld.so.conf',
   'ld.so.conf.d',
+  // Debian's Maven keeps its launcher configuration here (/usr/share/maven/bin/m2.conf links to it);
+  // settings.xml stays out, as it may hold repository credentials.
+  'maven/m2.conf',
+  'maven/logging',
 ];
 /** Head and tail of the output kept for the excerpt; the middle is counted, not kept. */
 const HEAD_BYTES = 8 * 1024;

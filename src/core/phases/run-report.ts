@@ -124,6 +124,18 @@ function planRevised(report: RunReport): string[] {
   ];
 }
 
+/**
+ * The summary's word on builds and tests: the project commands draftsman ran (agent.verify), then
+ * CI's state once known; "not run by draftsman" only where it ran none.
+ */
+function buildAndTestCell(v: RunReport['verification']): string {
+  const ran = v.commands.filter((c) => c.status !== 'NOT_RUN');
+  const ranText = ran.length > 0 ? `project commands run by draftsman: ${ran.filter((c) => c.status === 'PASSED').length} of ${ran.length} passed` : undefined;
+  const ci = v.ci && v.ci.state !== 'unavailable' && v.ci.checks.length > 0 ? `CI ${v.ci.state}` : undefined;
+  if (ranText) return ci ? `${ranText} · ${ci}` : ranText;
+  return ci ?? (v.ciCommands.length > 0 ? 'build/tests not run by draftsman, left to CI' : 'no build commands in policy');
+}
+
 function summaryTable(r: RunReport): string[] {
   const added = sum(r.targets.map((t) => t.insertions ?? 0));
   const removed = sum(r.targets.map((t) => t.deletions ?? 0));
@@ -132,13 +144,7 @@ function summaryTable(r: RunReport): string[] {
   const checks = checksShown(r.verification);
   const passed = checks.filter((c) => c.status === 'PASSED').length;
   const failed = checks.filter((c) => c.status === 'FAILED').length;
-  const ci = r.verification.ci;
-  const ciText =
-    ci && ci.state !== 'unavailable' && ci.checks.length > 0
-      ? `CI ${ci.state}`
-      : r.verification.ciCommands.length > 0
-        ? 'build/tests not run by draftsman, left to CI'
-        : 'no build commands in policy';
+  const ciText = buildAndTestCell(r.verification);
   const high = r.antiCheat.filter((f) => f.severity === 'HIGH').length;
   const objective = summaryObjective(r);
   return [

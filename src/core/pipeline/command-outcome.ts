@@ -34,6 +34,15 @@ function whyOf(outcome: CommandOutcome, status: CommandStatus, limits: { command
 }
 
 /**
+ * Whether the output named this test already: by the same name, or as `Class.method` without the
+ * package (Surefire's summary says `OpsTest.add:10`, its report `calc.OpsTest.add`). A bare name
+ * (pytest's `test_add`) matches only itself: another module may have a test of that name.
+ */
+function namedIn(named: readonly string[], test: string): boolean {
+  return named.some((name) => name === test || (name.includes('.') && test.endsWith(`.${name}`)));
+}
+
+/**
  * The failures of a command's output and of the JUnit reports it wrote, once each (a report's
  * test named in the output too is kept as the output names it). A command whose reports list test
  * cases ran tests, whatever its output says.
@@ -42,8 +51,8 @@ function failuresOf(outcome: CommandOutcome, checkoutRoot: string): ParsedOutput
   const parsed = parseOutput(outcome.output, checkoutRoot);
   const reports = (outcome.reports ?? []).map((r) => parseJUnitXml(r.text));
   if (reports.length === 0) return parsed;
-  const named = new Set(parsed.failures.map((f) => f.test).filter(Boolean));
-  const fromReports = reports.flatMap((r) => r.failures).filter((f) => !f.test || !named.has(f.test));
+  const named = parsed.failures.flatMap((f) => (f.test ? [f.test] : []));
+  const fromReports = reports.flatMap((r) => r.failures).filter((f) => !f.test || !namedIn(named, f.test));
   const ranTests = reports.some((r) => r.tests > 0);
   return {
     failures: [...parsed.failures, ...fromReports].slice(0, MAX_FAILURES),

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxVerifier } from '../../../src/app/local/sandbox-verifier.js';
@@ -25,6 +25,35 @@ function pythonWithPytest(): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Debian's Maven repository (/usr/share/maven-repo): Debian's plugin packages install the
+ * versions Maven binds by default under their own numbers too, so a pom that pins none builds
+ * from it offline. The packages: maven, libmaven-resources-plugin-java,
+ * libmaven-compiler-plugin-java, libsurefire-java, junit4.
+ */
+const SYSTEM_MAVEN_REPO = '/usr/share/maven-repo';
+const MAVEN_NEEDS = [
+  'org/apache/maven/plugins/maven-resources-plugin',
+  'org/apache/maven/plugins/maven-compiler-plugin',
+  'org/apache/maven/plugins/maven-surefire-plugin',
+  'junit/junit/4.13.2',
+];
+
+/** Why Maven cannot build offline here (undefined when it can). */
+function offlineMavenMissing(): string | undefined {
+  for (const tool of ['java', 'mvn']) {
+    try {
+      execFileSync(tool, ['-version'], { stdio: 'ignore' });
+    } catch {
+      return `${tool} is not on PATH`;
+    }
+  }
+  const missing = MAVEN_NEEDS.filter((dir) => !existsSync(join(SYSTEM_MAVEN_REPO, dir)));
+  return missing.length > 0
+    ? `${SYSTEM_MAVEN_REPO} lacks ${missing.join(', ')} (Debian packages libmaven-resources-plugin-java, libmaven-compiler-plugin-java, libsurefire-java, junit4)`
+    : undefined;
 }
 
 const FILES = {
@@ -166,5 +195,84 @@ describe.skipIf(!sandbox.ok)('the project checks run on the change in the sandbo
       expect(body).toContain('1 passed');
     },
     120_000,
+  );
+
+  const mavenMissing = offlineMavenMissing();
+  it.skipIf(mavenMissing !== undefined)(
+    `maven: a change that breaks a test is refused with the failing test named; the passing change shows Surefire's real output${mavenMissing ? ` (skipped: ${mavenMissing})` : ''}`,
+    async () => {
+      const files = {
+        'pom.xml': [
+          '<?xml version="1.0" encoding="UTF-8"?>',
+          '<project xmlns="http://maven.apache.org/POM/4.0.0">',
+          '  <modelVersion>4.0.0</modelVersion>',
+          '  <groupId>example</groupId>',
+          '  <artifactId>calc</artifactId>',
+          '  <version>1.0.0</version>',
+          '  <properties>',
+          '    <maven.compiler.source>17</maven.compiler.source>',
+          '    <maven.compiler.target>17</maven.compiler.target>',
+          '    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>',
+          '  </properties>',
+          '  <dependencies>',
+          '    <dependency>',
+          '      <groupId>junit</groupId>',
+          '      <artifactId>junit</artifactId>',
+          '      <version>4.13.2</version>',
+          '      <scope>test</scope>',
+          '    </dependency>',
+          '  </dependencies>',
+          '</project>',
+          '',
+        ].join('\n'),
+        'src/main/java/calc/Ops.java':
+          'package calc;\n\npublic final class Ops {\n  /** Adds two numbers. */\n  public static int add(int a, int b) {\n    return a + b;\n  }\n}\n',
+        'src/test/java/calc/OpsTest.java':
+          'package calc;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\npublic class OpsTest {\n  @Test\n  public void addSumsItsArguments() {\n    assertEquals(3, Ops.add(1, 2));\n  }\n}\n',
+      };
+      // The map infers `mvn -q test`, which resolves plugins from Maven Central (the sandbox's HOME
+      // has no ~/.m2): offline, the policy names the command with the machine's repository instead
+      // (read-only, which Maven accepts when everything is already there; -B keeps ANSI colours
+      // out of the output, -q is left off so that a passing run shows Surefire's summary).
+      const command = `mvn -B -o -Dmaven.repo.local=${SYSTEM_MAVEN_REPO} test`;
+      const mvnPolicy = `${policy('')}  build:\n    commands:\n      - "${command}"\n`;
+      const mvnTask = (find: string, replace: string) =>
+        [
+          'Change src/main/java/calc/Ops.java',
+          '',
+          '```agent',
+          'steps:',
+          '  - recipe: replace',
+          `    find: "${find}"`,
+          `    replace: "${replace}"`,
+          '    paths: ["src/main/java/calc/Ops.java"]',
+          '```',
+          '',
+        ].join('\n');
+      const runMvn = (name: string, find: string, replace: string) => {
+        const repo = join(root, name);
+        makeWorkingCopy(repo, { ...files, '.agent-policy.yaml': mvnPolicy });
+        return cli(['run', repo, '--task', mvnTask(find, replace), '--out', join(root, `state-${name}`), '--json']);
+      };
+      const broken = await runMvn('mvn-breaks', 'a + b', 'a - b');
+      expect(broken.json).toMatchObject({ status: 'FAILED', reason: 'CHECKS_FAILED' });
+      const text = JSON.stringify(broken.json);
+      expect(text).toContain(command);
+      // Named once, as Surefire's summary names it (the JUnit report's calc.OpsTest.addSumsItsArguments is the same test).
+      expect(broken.json!.details).toMatchObject({
+        commands: [{ command, status: 'FAILED', failures: [{ test: 'OpsTest.addSumsItsArguments', line: 10, message: 'expected:<3> but was:<-1>' }] }],
+      });
+      expect(text).not.toContain('calc.OpsTest.addSumsItsArguments');
+      expect(broken.json!.artifacts?.['pr-candidate.json']).toBeUndefined();
+      const fine = await runMvn('mvn-passes', 'Adds two numbers.', 'Returns the sum of two numbers.');
+      expect(fine.json).toMatchObject({ status: 'COMPLETED' });
+      const body = readFileSync(fine.json!.artifacts['pr-body.md'], 'utf8');
+      expect(body).toContain('**Run by draftsman** on the change (local sandbox (bubblewrap)):');
+      expect(body).toContain(`| \`${command}\` | \`.\` | ✅ passed | 0 |`);
+      expect(body).toContain('Tests run: 1, Failures: 0, Errors: 0, Skipped: 0');
+      expect(body).toContain('BUILD SUCCESS');
+      expect(body).toContain('| **Verification** | static checks: 5 passed, 0 failed · project commands run by draftsman: 1 of 1 passed |');
+    },
+    300_000,
   );
 });

@@ -109,6 +109,31 @@ describe('renderRunReport', () => {
     expect(body).not.toMatch(/tests? (passed|ran)/i);
   });
 
+  it('says in the summary which project commands draftsman ran and how many passed, never "not run by draftsman" then', () => {
+    const ran = (run: string, status: 'PASSED' | 'FAILED' | 'NOT_RUN') => ({
+      run,
+      cwd: '.',
+      kind: 'test' as const,
+      source: 'agent.build.commands',
+      status,
+      exitCode: status === 'NOT_RUN' ? null : status === 'PASSED' ? 0 : 1,
+      durationMs: 1200,
+      excerpt: '',
+      failures: [],
+    });
+    const base = report().verification;
+    const row = (commands: ReturnType<typeof ran>[]) =>
+      renderRunReport(report({ verification: { ...base, notRun: [], commands, commandsRanIn: 'local sandbox (bubblewrap)' } }))
+        .split('\n')
+        .find((l) => l.startsWith('| **Verification** |'));
+    expect(row([ran('mvn -q verify', 'PASSED')])).toBe(
+      '| **Verification** | static checks: 2 passed, 0 failed · project commands run by draftsman: 1 of 1 passed |',
+    );
+    // A command the budget left unrun is not counted as run.
+    expect(row([ran('mvn -q verify', 'FAILED'), ran('npm test', 'NOT_RUN')])).toContain('project commands run by draftsman: 0 of 1 passed');
+    expect(row([ran('mvn -q verify', 'PASSED')])).not.toContain('not run by draftsman');
+  });
+
   it('refuses a report that lists a check both as run and as not run', () => {
     const bad = report({
       verification: { checks: [{ name: 'unit tests', status: 'PASSED' }], notRun: [{ name: 'unit tests', why: 'not run' }], ciCommands: [] },

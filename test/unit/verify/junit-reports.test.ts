@@ -109,6 +109,15 @@ describe('a test command with reports', () => {
     ]);
   });
 
+  it("a test Surefire's summary names without its package is not listed again from the report", () => {
+    // Surefire 2.22's summary line, as Maven prints it in batch mode.
+    const output =
+      '[ERROR] Failures: \n[ERROR]   OrderServiceTest.rejectsEmpty:27 expected: <2> but was: <3>\n[ERROR] Tests run: 4, Failures: 1, Errors: 1, Skipped: 1\n';
+    const result = commandResultOf(outcome(output, [{ path: 'target/surefire-reports/TEST-org.acme.OrderServiceTest.xml', text: SUREFIRE }]), '/src', limits);
+    expect(result.failures.map((f) => f.test)).toEqual(['OrderServiceTest.rejectsEmpty', 'org.acme.OrderServiceTest.persists']);
+    expect(result.failures[0]).toMatchObject({ line: 27, message: 'expected: <2> but was: <3>' });
+  });
+
   it('a command whose output says nothing of its tests still shows what its report names', () => {
     const result = commandResultOf(outcome('make: *** [test] Error 1\n', [{ path: 'target/surefire-reports/TEST-x.xml', text: SUREFIRE }]), '/src', limits);
     expect(result.failures).toHaveLength(2);
