@@ -18,6 +18,18 @@ export class AgentError<R extends string = string> extends Error {
   }
 }
 
+/**
+ * Thrown where the attempt must wait for something outside the invocation (a verification
+ * build): the phase stops without failing, nothing of it is checkpointed, and the attempt ends
+ * this invocation SUSPENDED; whoever finishes the work starts the next one (docs/architecture.md,
+ * "Verification").
+ */
+export class AttemptSuspension extends AgentError<'AWAITING_VERIFICATION'> {}
+
+export function isSuspension(error: unknown): error is AttemptSuspension {
+  return error instanceof AttemptSuspension;
+}
+
 export const INGESTION_REASONS = [
   'REPOSITORY_NOT_FOUND',
   'REPOSITORY_ACCESS_DENIED',

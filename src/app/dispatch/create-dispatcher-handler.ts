@@ -20,7 +20,8 @@ import {
   type WorkerInvocation,
 } from './dispatch-record.js';
 import { withLogScope } from '../logger.js';
-import { parseRunTrigger, type RunTrigger } from './run-key.js';
+import { parseRunTrigger, triggerKey, type RunTrigger } from './run-key.js';
+import { verifyResumeTrigger, verifyResumesOf } from './verify-resume.js';
 
 /** The S3 notification shape (also what the EventBridge rule's input transformer renders). */
 export const BucketEvent = z.object({
@@ -52,13 +53,22 @@ export function createDispatcherHandler(deps: DispatcherDeps) {
     const outcomes: DispatchOutcome[] = [];
     for (const record of parsed.Records) {
       const key = decodeS3EventKey(record.s3.object.key);
-      const trigger = record.eventName.startsWith('ObjectCreated') ? parseRunTrigger(key) : undefined;
+      const created = record.eventName.startsWith('ObjectCreated');
+      const resume = created ? await verifyResumeTrigger(deps.store, key) : undefined;
+      if (resume && 'refused' in resume) {
+        deps.logger.warn('dispatcher refused a verification resume', { key: key.slice(0, 300), reason: resume.refused });
+        outcomes.push({ key, dispatched: false, reason: resume.refused });
+        continue;
+      }
+      const trigger = resume ?? (created ? parseRunTrigger(key) : undefined);
       if (!trigger) {
         deps.logger.warn('dispatcher ignored a key that is not a trigger', { key: key.slice(0, 300) });
         outcomes.push({ key, dispatched: false, reason: 'not a trigger key' });
         continue;
       }
-      outcomes.push(await withLogScope({ runId: trigger.runId, repository: `${trigger.owner}/${trigger.repo}` }, () => dispatchOne(deps, key, trigger)));
+      // A verification result resumes the attempt as the continuation it names: the worker gets that continuation's key.
+      const workerKey = resume ? triggerKey(trigger) : key;
+      outcomes.push(await withLogScope({ runId: trigger.runId, repository: `${trigger.owner}/${trigger.repo}` }, () => dispatchOne(deps, workerKey, trigger)));
     }
     return outcomes;
   };
@@ -100,6 +110,7 @@ async function grantContinuation(store: ArtifactStore, trigger: RunTrigger): Pro
     cancelledAttempt: cancel?.runId === trigger.runId ? cancel.attempt : undefined,
     publishedAttempt: published?.runId === trigger.runId ? published.attempt : undefined,
     previousGranted: trigger.continuation === 1 || (await store.get(continuationGrantKey(previous))) !== undefined,
+    verifyResumes: await verifyResumesOf(store, trigger),
   });
   if (refusal) return refusal;
   return (await countDispatch(store, trigger)) ? undefined : 'DISPATCHED_ENOUGH';

@@ -14,6 +14,17 @@ import { stopAttempt } from './stop-attempt.js';
  */
 export async function suspendAttempt(run: OpenAttempt, result: PipelineResult): Promise<void> {
   const { deps, request, target, tracker } = run;
+  if (result.details?.code === 'AWAITING_VERIFICATION') {
+    // No continuation key: the verifier's trusted result starts the next invocation (docs/architecture.md, "Verification").
+    await tracker.report({
+      runId: request.runId,
+      attempt: target.attempt,
+      status: 'RUNNING',
+      phases: [],
+      message: 'waiting for the project checks in AWS CodeBuild',
+    });
+    return;
+  }
   const next = target.continuation + 1;
   const used = next - run.replays;
   if (used > MAX_CONTINUATIONS) {

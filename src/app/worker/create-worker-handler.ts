@@ -14,7 +14,7 @@ import { stopAttempt } from './stop-attempt.js';
 import type { InvocationContext, RunDeps, WorkerDeps } from './worker-deps.js';
 
 export { MAX_CONTINUATIONS } from '../../core/runs/continuations.js';
-export type { InvocationContext, WorkerDeps } from './worker-deps.js';
+export type { InvocationContext, VerifierScope, WorkerDeps } from './worker-deps.js';
 
 /** Stop starting new phases when less than this is left of the invocation. */
 const YIELD_MARGIN_MS = 90_000;
@@ -95,7 +95,10 @@ function runAttemptPipeline(
       logger,
       syntax: deps.syntax,
       ciStatus: githubCiStatus(run.api, request.owner, request.repo),
-      verifier: deps.verifier,
+      verifier:
+        typeof deps.verifier === 'function'
+          ? deps.verifier({ store, keys, runId: request.runId, attempt: target.attempt, continuation: target.continuation, now: run.now })
+          : deps.verifier,
       model: deps.model,
       prices: deps.prices,
       deadline: endsAt === undefined ? undefined : endsAt - DEADLINE_RESERVE_MS,

@@ -39,14 +39,16 @@ export const Continuation = z.object({
 export type Continuation = z.infer<typeof Continuation>;
 
 /**
- * How many of continuations 1..`upTo` of the attempt were operator replays: they re-drive a
- * dead invocation rather than extend a slow one, so the continuation limit leaves them out.
+ * How many of continuations 1..`upTo` of the attempt were not for lack of time: operator
+ * replays re-drive a dead invocation, and a continuation with no key of its own was started by a
+ * verification build's trusted result (the dispatcher bounds those apart), so the continuation
+ * limit leaves them out.
  */
 export async function countReplays(store: ArtifactStore, attemptKeys: Pick<AttemptKeys, 'continue'>, upTo: number): Promise<number> {
   let replays = 0;
   for (let k = 1; k <= upTo; k++) {
     const written = await readArtifactIfPresent(store, attemptKeys.continue(k), Continuation).catch(() => undefined);
-    if (written?.reason === REPLAY_REASON) replays += 1;
+    if (!written || written.reason === REPLAY_REASON) replays += 1;
   }
   return replays;
 }

@@ -1,6 +1,7 @@
 import type { PriceTable } from '../../core/budget/cost.js';
 import type { PipelineDeps } from '../../core/pipeline/run-pipeline.js';
-import type { Clock, FsLike, ModelProvider } from '../../core/ports.js';
+import type { RunKeys } from '../../core/artifacts/keys.js';
+import type { ArtifactStore, Clock, FsLike, ModelProvider } from '../../core/ports.js';
 import type { RunRequest } from '../../core/runs/run-request.js';
 import type { TreeSyntaxService } from '../../core/syntax/create-syntax-service.js';
 import type { Verifier } from '../../core/verify/verifier.js';
@@ -19,8 +20,11 @@ export interface WorkerDeps {
   logger: MetricLogger & { redact?: (value: string) => void };
   syntax: () => Promise<TreeSyntaxService>;
   newFs: () => FsLike;
-  /** Runs the project's commands where the policy asks for it (`serve`: the local sandbox); none in the Lambda worker. */
-  verifier?: Verifier;
+  /**
+   * Runs the project's commands where the policy asks for it: `serve` the local sandbox; the
+   * Lambda worker a runner bound to the invocation's run store (`codeBuildVerifier`).
+   */
+  verifier?: Verifier | ((scope: VerifierScope) => Verifier);
   model?: ModelProvider;
   /** Model prices (MODEL_PRICES): cost in the report, and what a policy cost cap is checked against. */
   prices?: PriceTable;
@@ -29,6 +33,16 @@ export interface WorkerDeps {
   ingestionMemory?: PipelineDeps['ingestionMemory'];
   /** The repository source; default smart HTTP with the token-read token (tests may point it at a loopback server). */
   cloneUrl?: (request: RunRequest) => string;
+}
+
+/** What a per-invocation runner is bound to: the run's store (session credentials), its keys, the attempt and this invocation's continuation. */
+export interface VerifierScope {
+  store: ArtifactStore;
+  keys: RunKeys;
+  runId: string;
+  attempt: number;
+  continuation: number;
+  now: () => string;
 }
 
 export interface InvocationContext {

@@ -71,6 +71,25 @@ export interface AttemptKeys {
   approvalRequest: string;
   /** The worker's progress, which the publisher shows on the progress comment. */
   progress: string;
+  /** `verify/<digest>/source.zip`: the candidate tree a build runs on (the worker writes it). */
+  verifySource(digest: string): string;
+  /** `verify/<digest>/request.json`: a build request (the worker writes it; its creation starts the verifier). */
+  verifyRequest(digest: string): string;
+}
+
+/** `runs/<owner>/<repo>/<runId>/verify/<digest>/`: one build of the run, written by trusted writers only. */
+export interface VerifyKeys {
+  prefix: string;
+  /** `source.zip`: the candidate archive, copied here by the verifier once its digest checked; the build reads it. */
+  source: string;
+  /** `build/`: the only place the build's own run-scoped session may write. */
+  buildPrefix: string;
+  /** `build/result.json`: what the build says its commands did (untrusted; the verifier validates it). */
+  buildResult: string;
+  /** `started.json`: the verifier started a build for this digest (once). */
+  started: string;
+  /** `result.json`: the verifier's trusted result; its creation resumes the worker through the dispatcher. */
+  result: string;
 }
 
 export interface CandidateKeys {
@@ -102,6 +121,9 @@ export interface RunKeys {
   rebuildMarker(baseSha: string): string;
   ciPrefix: string;
   ci(checkSuiteId: string | number): string;
+  /** `verify/`: builds of the run's candidates (docs/trust-chain.md, "Verification builds"). */
+  verifyPrefix: string;
+  verify(digest: string): VerifyKeys;
 }
 
 /** Keys of one run (`runs/<owner>/<repo>/<runId>/...`); `parseRunKey` in src/core/runs/run-key.ts reads them back. */
@@ -130,7 +152,30 @@ export function runKeys(owner: string, repo: string, runId: string): RunKeys {
     rebuildMarker: (baseSha) => `${root}control/rebuild-${objectId(baseSha, 'base sha')}.json`,
     ciPrefix: `${root}ci/`,
     ci: (id) => `${root}ci/${keySegment(id, 'check suite id')}.json`,
+    verifyPrefix: `${root}verify/`,
+    verify: (digest) => {
+      const v = `${root}verify/${verifyDigest(digest)}/`;
+      return {
+        prefix: v,
+        source: `${v}source.zip`,
+        buildPrefix: `${v}build/`,
+        buildResult: `${v}build/result.json`,
+        started: `${v}started.json`,
+        result: `${v}result.json`,
+      };
+    },
   };
+}
+
+/** A verification digest: sha256 hex. */
+function verifyDigest(value: string): string {
+  if (!/^[0-9a-f]{64}$/.test(value)) {
+    throw new ArtifactError('ARTIFACT_KEY_INVALID', `invalid verification digest for a storage key: ${JSON.stringify(value)}`, {
+      what: 'verification digest',
+      value,
+    });
+  }
+  return value;
 }
 
 function attemptKeys(a: string): AttemptKeys {
@@ -152,6 +197,8 @@ function attemptKeys(a: string): AttemptKeys {
     patch: (seq, segment) => `${a}patches/${padSeq(seq)}-${keySegment(segment, 'patch segment')}.diff`,
     approvalRequest: `${a}approval-request.json`,
     progress: `${a}progress.json`,
+    verifySource: (digest) => `${a}verify/${verifyDigest(digest)}/source.zip`,
+    verifyRequest: (digest) => `${a}verify/${verifyDigest(digest)}/request.json`,
   };
 }
 

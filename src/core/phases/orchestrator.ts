@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Deadline } from '../budget/budget.js';
-import { AgentError, isTransientFault } from '../errors.js';
+import { AgentError, isSuspension, isTransientFault } from '../errors.js';
 import type { ArtifactStore, Clock, PhaseProgress, RunReporter } from '../ports.js';
 import { canonicalJson, sha256Hex } from '../util/digest.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -239,6 +239,11 @@ async function runPhase(
   try {
     outcome = await handler.run(context);
   } catch (error) {
+    if (isSuspension(error)) {
+      // Nothing of the phase is checkpointed: the next invocation runs it again from the last checkpoint.
+      await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'SUSPENDED', payload: { nextPhase: handler.name, reason: error.reason } });
+      return { state: 'SUSPENDED', reason: error.message, details: { ...error.data, code: error.reason }, ...resultParts(attempt) };
+    }
     if (isTransientFault(error)) await interrupt(ledger, handler.name, error);
     const reason = error instanceof PhaseContractError ? error.reason : 'PHASE_FAILED';
     await ledger.append({ actor: 'orchestrator', phase: handler.name, type: 'PHASE_FAILED', payload: { reason, message: (error as Error).message } });

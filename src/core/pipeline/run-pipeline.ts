@@ -135,7 +135,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
     artifacts['repo-map.json'] = attemptKeys.repoMap;
     artifacts['target-selection.json'] = attemptKeys.targetSelection;
   }
-  if (outcome.state === 'SUSPENDED') return { status: 'SUSPENDED', reason: outcome.reason, agentBranch, artifacts, ...base };
+  if (outcome.state === 'SUSPENDED') return { status: 'SUSPENDED', reason: outcome.reason, details: outcome.details, agentBranch, artifacts, ...base };
   const task = outputs.intake ? taskOf(outputs) : undefined;
   if (request.stopAfter !== 'run') {
     const status: RunStatus = outcome.state === 'COMPLETED' ? (hasWarnings(outputs) ? 'READY_WITH_WARNINGS' : 'READY') : outcome.state;

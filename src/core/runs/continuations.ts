@@ -12,6 +12,12 @@ export const MAX_REPLAYS = 2;
  */
 export const MAX_GRANTED_CONTINUATIONS = MAX_CONTINUATIONS + MAX_REPLAYS;
 
+/**
+ * Continuations an attempt may be granted on top, one per verification build whose trusted
+ * result resumes it (the verifier bounds the builds; the dispatcher counts the resumes).
+ */
+export const MAX_VERIFY_RESUMES = 8;
+
 export const CONTINUATION_REFUSALS = [
   /** No trusted writer requested the attempt the key names. */
   'ATTEMPT_NOT_REQUESTED',
@@ -39,6 +45,8 @@ export interface ContinuationFacts {
   publishedAttempt?: number;
   /** Whether continuation k-1 of the attempt was granted (always true for k = 1). */
   previousGranted: boolean;
+  /** Continuations the dispatcher granted for verification results (each raises the limit by one). */
+  verifyResumes?: number;
 }
 
 /**
@@ -51,7 +59,7 @@ export function continuationRefusal(facts: ContinuationFacts): ContinuationRefus
   if (facts.attemptState.superseded) return 'ATTEMPT_SUPERSEDED';
   if (facts.cancelledAttempt !== undefined && facts.cancelledAttempt >= facts.attempt) return 'RUN_CANCELLED';
   if (facts.publishedAttempt !== undefined && facts.publishedAttempt >= facts.attempt) return 'ATTEMPT_PUBLISHED';
-  if (facts.continuation > MAX_GRANTED_CONTINUATIONS) return 'LIMIT_REACHED';
+  if (facts.continuation > MAX_GRANTED_CONTINUATIONS + Math.min(facts.verifyResumes ?? 0, MAX_VERIFY_RESUMES)) return 'LIMIT_REACHED';
   if (facts.continuation > 1 && !facts.previousGranted) return 'OUT_OF_ORDER';
   return undefined;
 }

@@ -15,6 +15,7 @@ const REPO = '[A-Za-z0-9._-]{1,100}';
 const RUN_ID = '[a-z2-7]{12}';
 const N = '[1-9][0-9]{0,5}';
 const CI_ID = '[A-Za-z0-9][A-Za-z0-9-]{0,99}';
+const DIGEST = '[0-9a-f]{64}';
 
 export type RunObjectKind =
   | 'request'
@@ -28,7 +29,9 @@ export type RunObjectKind =
   | 'progress'
   | 'pr-candidate'
   | 'ci'
-  | 'publish-retry';
+  | 'publish-retry'
+  | 'verify-request'
+  | 'verify-result';
 
 /** The objects whose creation starts the publisher (the bucket's notifications route them there). */
 export const PUBLISHER_KINDS: ReadonlySet<RunObjectKind> = new Set(['pr-candidate', 'ci', 'approval-request', 'progress', 'publish-retry']);
@@ -44,6 +47,8 @@ export interface ParsedRunKey {
   continuation?: number;
   /** `ci/<id>.json`: id. */
   ciId?: string;
+  /** `verify/<digest>/…`: the build's digest. */
+  digest?: string;
 }
 
 const RUN_KEY = new RegExp(
@@ -55,7 +60,8 @@ const RUN_KEY = new RegExp(
       '(?<cancel>control/cancel\\.json)',
       '(?<publishRetry>control/publish-retry\\.json)',
       `control/approve-(?<approve>${N})\\.json`,
-      `attempts/(?<attempt>${N})/(?:(?<attemptRequest>request\\.json)|(?<approvalRequest>approval-request\\.json)|(?<progress>progress\\.json)|continue-(?<continuation>${N})\\.json)`,
+      `attempts/(?<attempt>${N})/(?:(?<attemptRequest>request\\.json)|(?<approvalRequest>approval-request\\.json)|(?<progress>progress\\.json)|continue-(?<continuation>${N})\\.json|verify/(?<verifyRequest>${DIGEST})/request\\.json)`,
+      `verify/(?<verifyResult>${DIGEST})/result\\.json`,
       '(?<candidate>candidate/pr-candidate\\.json)',
       `ci/(?<ci>${CI_ID})\\.json`,
     ].join('|') +
@@ -94,10 +100,12 @@ export function parseRunKey(key: string): ParsedRunKey | undefined {
     if (g.attemptRequest) return attempt >= 2 ? { ...base, kind: 'attempt-request', attempt } : undefined;
     if (g.approvalRequest) return { ...base, kind: 'approval-request', attempt };
     if (g.progress) return { ...base, kind: 'progress', attempt };
+    if (g.verifyRequest) return { ...base, kind: 'verify-request', attempt, digest: g.verifyRequest };
     return { ...base, kind: 'continuation', attempt, continuation: Number(g.continuation) };
   }
   if (g.candidate) return { ...base, kind: 'pr-candidate' };
   if (g.ci) return { ...base, kind: 'ci', ciId: g.ci };
+  if (g.verifyResult) return { ...base, kind: 'verify-result', digest: g.verifyResult };
   return undefined;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentError, isTransientFault } from '../../errors.js';
+import { AgentError, isSuspension, isTransientFault } from '../../errors.js';
 import { sha256Hex } from '../../util/digest.js';
 import type { LlmTool } from './llm-tool.js';
 import type { LlmPhase, LlmToolCallRecord } from './llm-phase-types.js';
@@ -48,7 +48,7 @@ export async function executeToolCall(
     output = await tool.run(args.data);
   } catch (error) {
     // A transient fault is not the model's to hear about: the phase stops and the invocation is retried (docs/architecture.md, "Transient faults").
-    if (isTransientFault(error)) throw error;
+    if (isTransientFault(error) || isSuspension(error)) throw error;
     if (error instanceof AgentError) return fail('refused', error.reason, error.message);
     return fail('error', 'TOOL_FAILED', error instanceof Error ? error.message : String(error));
   }
