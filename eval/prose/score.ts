@@ -41,6 +41,8 @@ export interface ProseScore {
   totals: Tally;
   byEcosystem: Record<string, Tally>;
   bySource: Record<string, Tally>;
+  /** The cases added after the rules were last changed: the figure not tuned on. */
+  heldOut: Tally;
 }
 
 /** The goals: no wrong run, and at least this share of the must-run cases run correctly. */
@@ -58,6 +60,7 @@ export function scoreProse(
     totals: tally(scores),
     byEcosystem: groupTally(scores, (s) => s.ecosystem),
     bySource: groupTally(scores, (s) => s.source),
+    heldOut: tally(scores.filter((_, i) => cases[i].heldOut)),
   };
 }
 
@@ -232,6 +235,7 @@ export function formatProseScore(score: ProseScore): string {
   const rows = [
     ...Object.entries(score.byEcosystem).map(([k, t]) => row(`ecosystem ${k}`, t)),
     ...Object.entries(score.bySource).map(([k, t]) => row(`source ${k}`, t)),
+    row('held out', score.heldOut),
     row('total', score.totals),
   ];
   const wrong = score.cases.filter((s) => s.outcome === 'wrong-run').map((s) => `wrong run ${s.id}: ${s.detail}`);
