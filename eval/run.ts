@@ -7,14 +7,17 @@ import { parseArgs } from 'node:util';
 import { loadCorpus } from './corpus-case.js';
 import { mirrorsDir, presentRepos, runDeps } from './deps/evaluate.js';
 import { formatParity } from './deps/parity.js';
+import { runProse } from './prose/evaluate.js';
+import { formatProseScore } from './prose/score.js';
 import { formatReport, totalsOf } from './report.js';
 import { runCase, type CaseResult } from './run-case.js';
 
 /**
- * `npm run eval [-- --json] [--corpus DIR] [--case ID ...] [--jobs N] [--keep] [--timings] [--mirrors DIR] [--no-deps]`:
+ * `npm run eval [-- --json] [--corpus DIR] [--case ID ...] [--jobs N] [--keep] [--timings] [--mirrors DIR] [--no-deps] [--no-prose]`:
  * reproduces every corpus case with `draftsman run --publish` and compares the published commit
  * with the human one; then, when mirrors of eval/deps/repos.ts are present (and not `--no-deps`
- * or `--case`), prints the dependency parity table of `npm run eval:deps`.
+ * or `--case`), prints the dependency parity table of `npm run eval:deps`, and the prose corpus's
+ * precision and recall of `npm run eval:prose` (not with `--no-prose` or `--case`).
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..');
@@ -90,6 +93,7 @@ async function main(): Promise<void> {
       results: { type: 'string' },
       mirrors: { type: 'string' },
       'no-deps': { type: 'boolean' },
+      'no-prose': { type: 'boolean' },
     },
   });
   const jobs = values.jobs ? Number.parseInt(values.jobs, 10) : 1;
@@ -112,6 +116,15 @@ async function main(): Promise<void> {
     process.stdout.write(`\nwrote ${file}\n`);
   }
   if (!values['no-deps'] && !values.case?.length) await printDepsParity(mirrorsDir(values.mirrors));
+  if (!values['no-prose'] && !values.case?.length) await printProseScore(mirrorsDir(values.mirrors));
+}
+
+/** Precision and recall of steps read from prose over the mirrored corpus cases, when any is present. */
+async function printProseScore(mirrors: string): Promise<void> {
+  const { score, skipped } = await runProse({ mirrors, log: (line) => void process.stderr.write(`eval:prose: ${line}\n`) });
+  if (score.cases.length === 0) return;
+  process.stdout.write(`\n${formatProseScore(score)}`);
+  if (skipped.length) process.stdout.write(`prose cases skipped (mirror absent): ${skipped.length}\n`);
 }
 
 /** The dependency parity table over the mirrored repositories, when any is present. */

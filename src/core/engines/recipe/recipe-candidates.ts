@@ -11,7 +11,8 @@ export type { RecipeMatch } from './recipe-match.js';
  */
 export function recipeCandidates(step: RecipeStep, paths: string[], isLockfile: (path: string) => boolean): string[] {
   const recipe = recipeFor(step);
-  const out = paths.filter((path) => !isLockfile(path) && recipe.isCandidate(step, path));
+  // The recipe's own test first: it is a suffix check, the lockfile rules are globs.
+  const out = paths.filter((path) => recipe.isCandidate(step, path) && !isLockfile(path));
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
