@@ -63,16 +63,16 @@ const FILES = {
     "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../src/add.js');\n\ntest('add sums its arguments', () => assert.strictEqual(add(1, 2), 3));\n",
 };
 const policy = (verify: string) => `version: 1\nagent:\n  verify:\n    runner: local\n${verify}`;
-const task = (find: string, replace: string) =>
+const task = (find: string, replace: string, path = 'src/add.js') =>
   [
-    'Change src/add.js',
+    `Change ${path}`,
     '',
     '```agent',
     'steps:',
     '  - recipe: replace',
     `    find: "${find}"`,
     `    replace: "${replace}"`,
-    '    paths: ["src/add.js"]',
+    `    paths: ["${path}"]`,
     '```',
     '',
   ].join('\n');
@@ -236,19 +236,7 @@ describe.skipIf(!sandbox.ok)('the project checks run on the change in the sandbo
       // out of the output, -q is left off so that a passing run shows Surefire's summary).
       const command = `mvn -B -o -Dmaven.repo.local=${SYSTEM_MAVEN_REPO} test`;
       const mvnPolicy = `${policy('')}  build:\n    commands:\n      - "${command}"\n`;
-      const mvnTask = (find: string, replace: string) =>
-        [
-          'Change src/main/java/calc/Ops.java',
-          '',
-          '```agent',
-          'steps:',
-          '  - recipe: replace',
-          `    find: "${find}"`,
-          `    replace: "${replace}"`,
-          '    paths: ["src/main/java/calc/Ops.java"]',
-          '```',
-          '',
-        ].join('\n');
+      const mvnTask = (find: string, replace: string) => task(find, replace, 'src/main/java/calc/Ops.java');
       const runMvn = (name: string, find: string, replace: string) => {
         const repo = join(root, name);
         makeWorkingCopy(repo, { ...files, '.agent-policy.yaml': mvnPolicy });
