@@ -42,7 +42,7 @@ export const AppConfig = z.object({
   /** VerifyBuildRole, which the verifier assumes (tagged with the run and the digest) as a build's only credentials. */
   VERIFY_BUILD_ROLE_ARN: z.string().startsWith('arn:').optional(),
   /** The managed image verification builds run on. */
-  VERIFY_IMAGE: z.string().min(1).default('aws/codebuild/amazonlinux-aarch64-standard:3.0'),
+  VERIFY_IMAGE: z.string().min(1).default('aws/codebuild/standard:7.0'),
 });
 export type AppConfig = z.infer<typeof AppConfig>;
 

@@ -12,7 +12,7 @@ import { createVerifierHandler, type VerifierOutcome } from '../app/verifier/cre
 import { s3ObjectSize } from '../app/verifier/s3-size.js';
 
 /**
- * verifier: `attempts/<n>/verify/<digest>/request.json` (EventBridge) -> the archive copied to
+ * verifier: `attempts/<n>/verify/<digest>/build-request.json` (EventBridge) -> the archive copied to
  * `verify/<digest>/source.zip` -> StartBuild with a VerifyBuildRole session scoped to the run and
  * the digest; "CodeBuild Build State Change" -> `verify/<digest>/result.json`, which resumes the
  * worker through the dispatcher (docs/architecture.md, "Verification").
