@@ -14,7 +14,7 @@ import type { BenchRecord } from './bench-record.js';
 export type { BenchRecord };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const HANDLERS = ['webhook', 'worker', 'publisher', 'token-read', 'token-write', 'sweeper', 'cli'];
+const HANDLERS = ['webhook', 'worker', 'publisher', 'token-read', 'token-write', 'sweeper', 'verifier', 'cli'];
 
 const kib = (bytes: number): number => Math.round((bytes / 1024) * 10) / 10;
 

@@ -12,7 +12,7 @@ const option = (name) => {
   return at >= 0 ? process.argv[at + 1] : undefined;
 };
 const only = option('--only')?.split(',');
-const entries = ['cli', 'webhook', 'worker', 'publisher', 'token-read', 'token-write', 'sweeper'].filter((name) => !only || only.includes(name));
+const entries = ['cli', 'webhook', 'worker', 'publisher', 'token-read', 'token-write', 'sweeper', 'verifier'].filter((name) => !only || only.includes(name));
 const banner = "import {createRequire as __cr} from 'node:module'; const require = __cr(import.meta.url);";
 
 const outdir = option('--outdir') ?? join(root, 'dist');

@@ -36,6 +36,13 @@ export const AppConfig = z.object({
   /** Model prices, JSON `{"<model id>": {"inputPerMTokUsd": n, "outputPerMTokUsd": n}}`: cost in reports, and the policy's cost cap. */
   MODEL_PRICES: PriceTableJson.optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** The verifier's CodeBuild project without egress, and the one with network access if configured. */
+  VERIFY_PROJECT: z.string().min(1).max(255).optional(),
+  VERIFY_PROJECT_NETWORK: z.string().min(1).max(255).optional(),
+  /** VerifyBuildRole, which the verifier assumes (tagged with the run and the digest) as a build's only credentials. */
+  VERIFY_BUILD_ROLE_ARN: z.string().startsWith('arn:').optional(),
+  /** The managed image verification builds run on. */
+  VERIFY_IMAGE: z.string().min(1).default('aws/codebuild/standard:7.0'),
 });
 export type AppConfig = z.infer<typeof AppConfig>;
 

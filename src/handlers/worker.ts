@@ -14,6 +14,7 @@ import { createMemoryFs } from '../app/local/memfs-adapter.js';
 import { LambdaModelProvider } from '../app/model/model-call.js';
 import { createNodeSyntaxService } from '../app/local/node-grammar-loader.js';
 import { youngGenerationDuringIngestion } from '../app/runtime/young-generation.js';
+import { codeBuildVerifier } from '../app/worker/codebuild-verifier.js';
 import { createWorkerHandler } from '../app/worker/create-worker-handler.js';
 
 /**
@@ -27,7 +28,6 @@ if (!config.RUN_SESSION_FUNCTION) throw new Error('RUN_SESSION_FUNCTION is requi
 const logger = new JsonLogger({ level: config.LOG_LEVEL, bindings: { fn: 'worker' } });
 let syntax: ReturnType<typeof createNodeSyntaxService> | undefined;
 const sse = config.ARTIFACT_KMS_KEY_ID ? { type: 'aws:kms' as const, kmsKeyId: config.ARTIFACT_KMS_KEY_ID } : { type: 'AES256' as const };
-
 const lambda = new LambdaClient({});
 
 const handle = createWorkerHandler({
@@ -49,6 +49,7 @@ const handle = createWorkerHandler({
   logger,
   syntax: () => (syntax ??= createNodeSyntaxService({ wasmDir: process.env.DRAFTSMAN_WASM_DIR })),
   newFs: createMemoryFs,
+  verifier: codeBuildVerifier,
   // Every model request goes through model-call, which holds the key (or the Bedrock grant): never this process.
   model: config.MODEL_CALL_FUNCTION
     ? new LambdaModelProvider({ client: lambda, functionName: config.MODEL_CALL_FUNCTION, model: config.MODEL_NAME ?? 'configured-model' })

@@ -73,7 +73,10 @@ export interface AttemptKeys {
   progress: string;
   /** `verify/<digest>/source.zip`: the candidate tree a build runs on (the worker writes it). */
   verifySource(digest: string): string;
-  /** `verify/<digest>/request.json`: a build request (the worker writes it; its creation starts the verifier). */
+  /**
+   * `verify/<digest>/build-request.json`: a build request (the worker writes it; its creation starts the verifier).
+   * Not `request.json`: RunWorkerRole denies the worker every key of its attempts ending in `/request.json`.
+   */
   verifyRequest(digest: string): string;
 }
 
@@ -198,7 +201,7 @@ function attemptKeys(a: string): AttemptKeys {
     approvalRequest: `${a}approval-request.json`,
     progress: `${a}progress.json`,
     verifySource: (digest) => `${a}verify/${verifyDigest(digest)}/source.zip`,
-    verifyRequest: (digest) => `${a}verify/${verifyDigest(digest)}/request.json`,
+    verifyRequest: (digest) => `${a}verify/${verifyDigest(digest)}/build-request.json`,
   };
 }
 

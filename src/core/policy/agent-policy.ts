@@ -211,7 +211,7 @@ export const AgentPolicy = z
               .enum(['none', 'local', 'codebuild'])
               .default('none')
               .describe(
-                'Where the project commands run before review: none (static checks only), local (a sandbox on the machine running the CLI or `serve`; refused where no sandbox is available), codebuild (the deployed App; not available yet, so refused with that reason).',
+                'Where the project commands run before review: none (static checks only), local (a sandbox on the machine running the CLI or `serve`; refused where no sandbox is available), codebuild (the deployed App: an AWS CodeBuild build without network access, started by the verifier function; with `network: true` nothing runs there and the report says so, as no project with network access is deployed).',
               ),
             required: z
               .boolean()

@@ -60,7 +60,7 @@ const RUN_KEY = new RegExp(
       '(?<cancel>control/cancel\\.json)',
       '(?<publishRetry>control/publish-retry\\.json)',
       `control/approve-(?<approve>${N})\\.json`,
-      `attempts/(?<attempt>${N})/(?:(?<attemptRequest>request\\.json)|(?<approvalRequest>approval-request\\.json)|(?<progress>progress\\.json)|continue-(?<continuation>${N})\\.json|verify/(?<verifyRequest>${DIGEST})/request\\.json)`,
+      `attempts/(?<attempt>${N})/(?:(?<attemptRequest>request\\.json)|(?<approvalRequest>approval-request\\.json)|(?<progress>progress\\.json)|continue-(?<continuation>${N})\\.json|verify/(?<verifyRequest>${DIGEST})/build-request\\.json)`,
       `verify/(?<verifyResult>${DIGEST})/result\\.json`,
       '(?<candidate>candidate/pr-candidate\\.json)',
       `ci/(?<ci>${CI_ID})\\.json`,

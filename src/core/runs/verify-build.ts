@@ -59,7 +59,7 @@ export const BuildLimits = z.strictObject({
   network: z.boolean(),
 });
 
-/** `attempts/<n>/verify/<digest>/request.json`: written by the worker (untrusted; the verifier re-checks every field). */
+/** `attempts/<n>/verify/<digest>/build-request.json`: written by the worker (untrusted; the verifier re-checks every field). */
 export const VerifyBuildRequest = z.strictObject({
   schemaVersion: z.literal(1),
   runId: z.string().regex(/^[a-z2-7]{12}$/),

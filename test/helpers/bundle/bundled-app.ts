@@ -128,6 +128,10 @@ export async function startBundledApp(): Promise<BundledApp> {
     WORKER_FUNCTION: () => functionName('worker'),
     RUN_SESSION_FUNCTION: () => functionName('runSession'),
     RUN_WORKER_ROLE_ARN: () => `arn:aws:iam::123456789012:role/${PREFIX}-runWorker-us-east-1`,
+    // The verifier's project and build role (no build is started here: the harness policy runs no commands).
+    VERIFY_PROJECT: () => `${PREFIX}-verify`,
+    VERIFY_BUILD_ROLE_ARN: () => `arn:aws:iam::123456789012:role/${PREFIX}-verifyBuild-us-east-1`,
+    VERIFY_IMAGE: (fn) => String(fn.environment.VERIFY_IMAGE),
     DRAFTSMAN_WASM_DIR: (fn) => join(fn.taskRoot, 'wasm'),
     LOG_LEVEL: () => 'info',
     // Process tuning, set as deployed (src/app/runtime/worker-environment.ts).

@@ -53,6 +53,7 @@ describe('the packaged Lambda bundles', () => {
       'sweeper',
       'tokenRead',
       'tokenWrite',
+      'verifier',
       'webhook',
       'worker',
     ]);
@@ -70,7 +71,9 @@ describe('the packaged Lambda bundles', () => {
       { name: '/draftsman/test/webhook-secret', withDecryption: true, accessKeyId: 'S3RVER' },
     ]);
     console.log(
-      `bundle build ${app.timings.buildMs} ms, build + 10 cold starts ${app.timings.startMs} ms; ${Object.values(app.functions)
+      `bundle build ${app.timings.buildMs} ms, build + ${Object.keys(app.functions).length} cold starts ${app.timings.startMs} ms; ${Object.values(
+        app.functions,
+      )
         .map((f) => `${f.key} ${(f.bytes / 1024).toFixed(0)} KiB`)
         .join(', ')}`,
     );
@@ -157,8 +160,8 @@ describe('the packaged Lambda bundles', () => {
       for (const line of p.logs) {
         for (const secret of secrets) expect(line, `${key} logged a secret`).not.toContain(secret);
       }
-      // The token functions log nothing (nor do the sweeper and model-call, not invoked here); the others only JSON lines.
-      if (key.startsWith('token') || key === 'sweeper' || key === 'modelCall') continue;
+      // The token functions log nothing (nor do the sweeper, model-call and the verifier, not invoked here); the others only JSON lines.
+      if (key.startsWith('token') || key === 'sweeper' || key === 'modelCall' || key === 'verifier') continue;
       expect(p.logs.length, key).toBeGreaterThan(0);
       for (const line of p.logs) expect(JSON.parse(line), `${key}: ${line}`).toMatchObject({ fn: key, level: expect.any(String), msg: expect.any(String) });
       // Each line names its invocation; only the container's first invocation is a cold start.

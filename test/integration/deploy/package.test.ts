@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublisherS3Event } from '../../../src/app/publisher/create-publisher-handler.js';
 import { buildSessionPolicy, sessionTags, type RunScope } from '../../../src/app/dispatch/session-policy.js';
+import { buildSessionPolicy as verifyBuildSessionPolicy } from '../../../src/app/verifier/build-session-policy.js';
 import { deliveryKey, issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
 import { applyConditions, conditionEvaluator } from '../../helpers/cfn-conditions.js';
 import { evaluate, type Decision, type Statement } from '../../helpers/iam-policy.js';
@@ -30,6 +31,9 @@ type Json = any; // CloudFormation is untyped JSON
 const RUN = 'runs/${aws:PrincipalTag/owner}/${aws:PrincipalTag/repo}/${aws:PrincipalTag/runId}';
 const REPO = '${aws:PrincipalTag/owner}/${aws:PrincipalTag/repo}';
 const ISSUE = '${aws:PrincipalTag/issue}';
+const DIGEST = '${aws:PrincipalTag/digest}';
+/** A build's digest (sha256 hex), as the worker's runner computes one. */
+const DIGEST_HEX = 'd'.repeat(64);
 
 interface Grants {
   get: string[];
@@ -41,8 +45,12 @@ interface Grants {
   dlq: boolean;
   /** Roles a function may assume (by name suffix), with session tags. */
   assume?: string[];
-  /** Explicit denies: `<actions>|<key pattern>`. */
+  /** Explicit denies: `<actions>|<key pattern>` (`*` for a deny on every resource). */
   deny?: string[];
+  /** CodeBuild actions: `<action>|<project name>`. */
+  builds?: string[];
+  /** EC2 actions (the verification project's network interfaces), checked in detail below. */
+  network?: string[];
 }
 
 /** What each role may do. S3 patterns are object-key patterns under the bucket, as in the ARNs. */
@@ -59,7 +67,7 @@ const ALLOWED: Record<string, Grants> = {
     dlq: true,
   },
   DispatcherRole: {
-    get: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/publish.json', 'runs/*/dispatch/*'],
+    get: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/publish.json', 'runs/*/dispatch/*', 'runs/*/verify/*/result.json'],
     put: ['runs/*/dispatch/*'],
     del: [],
     list: ['runs/*/dispatch/*'],
@@ -89,6 +97,7 @@ const ALLOWED: Record<string, Grants> = {
       `${RUN}/control/*`,
       `${RUN}/attempts/*`,
       `${RUN}/candidate/*`,
+      `${RUN}/verify/*`,
       `maps/${REPO}/*`,
       `locks/${REPO}/issues/${ISSUE}.json`,
     ],
@@ -98,7 +107,55 @@ const ALLOWED: Record<string, Grants> = {
     invoke: [],
     secrets: [],
     dlq: false,
-    deny: ['s3:DeleteObject,s3:PutObject|runs/*/attempts/*/request.json', 's3:DeleteObject,s3:GetObject,s3:PutObject|runs/*/dispatch/*'],
+    deny: [
+      's3:DeleteObject,s3:PutObject|runs/*/attempts/*/request.json',
+      's3:DeleteObject,s3:GetObject,s3:PutObject|runs/*/dispatch/*',
+      `s3:DeleteObject,s3:PutObject|${RUN}/verify/*`,
+      'codebuild:*|*',
+    ],
+  },
+  // The verifier: admits a worker's build request, starts the build, writes the trusted result.
+  VerifierRole: {
+    get: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/attempts/*/verify/*', 'runs/*/verify/*'],
+    put: ['runs/*/verify/*/source.zip', 'runs/*/verify/*/started.json', 'runs/*/verify/*/result.json', 'runs/*/verify/attempt-*.json'],
+    del: [],
+    list: ['runs/*/verify/*'],
+    invoke: [],
+    secrets: [],
+    dlq: true,
+    assume: ['verifyBuild'],
+    deny: ['s3:DeleteObject,s3:PutObject|runs/*/verify/*/build/*'],
+    builds: ['codebuild:BatchGetBuilds|verify', 'codebuild:StartBuild|verify'],
+  },
+  // One build's session: its archive, its build/ prefix, every key spelled from the tags.
+  VerifyBuildRole: {
+    get: [`${RUN}/verify/${DIGEST}/source.zip`],
+    put: [`${RUN}/verify/${DIGEST}/build/*`],
+    del: [],
+    list: [],
+    invoke: [],
+    secrets: [],
+    dlq: false,
+  },
+  // The verification project's service role: its network interfaces, nothing of the bucket.
+  VerifyProjectRole: {
+    get: [],
+    put: [],
+    del: [],
+    list: [],
+    invoke: [],
+    secrets: [],
+    dlq: false,
+    network: [
+      'ec2:CreateNetworkInterface',
+      'ec2:CreateNetworkInterfacePermission',
+      'ec2:DeleteNetworkInterface',
+      'ec2:DescribeDhcpOptions',
+      'ec2:DescribeNetworkInterfaces',
+      'ec2:DescribeSecurityGroups',
+      'ec2:DescribeSubnets',
+      'ec2:DescribeVpcs',
+    ],
   },
   PublisherRole: {
     get: [
@@ -154,6 +211,7 @@ const FUNCTIONS: Record<string, { role: string; handler: string }> = {
   TokenReadLambdaFunction: { role: 'TokenReadRole', handler: 'src/handlers/token-read.handler' },
   TokenWriteLambdaFunction: { role: 'TokenWriteRole', handler: 'src/handlers/token-write.handler' },
   SweeperLambdaFunction: { role: 'SweeperRole', handler: 'src/handlers/sweeper.handler' },
+  VerifierLambdaFunction: { role: 'VerifierRole', handler: 'src/handlers/verifier.handler' },
 };
 
 const WASM = ['tree-sitter.wasm', ...['java', 'typescript', 'tsx', 'javascript', 'python', 'go'].map((g) => `tree-sitter-${g}.wasm`)];
@@ -202,6 +260,8 @@ interface SeenGrants {
   assume: string[];
   tag: string[];
   deny: string[];
+  builds: string[];
+  network: string[];
 }
 
 /** Checks the allowed action (`actions[0]`; the log actions come in pairs) of `role`'s statement `s` and records what it grants in `seen`. */
@@ -251,6 +311,15 @@ function recordAction(role: string, actions: string[], s: Json, resourcesOf: str
       expect(resourcesOf).toEqual(['GETATT:DeadLetterQueue.Arn']);
       seen.dlq = true;
       break;
+    case 'codebuild:StartBuild':
+    case 'codebuild:BatchGetBuilds': {
+      const project = `arn:aws:codebuild:${REGION}:${ACCOUNT}:project/draftsman-${STAGE}-`;
+      for (const r of resourcesOf) {
+        expect(r.startsWith(project)).toBe(true);
+        seen.builds.push(`${action}|${r.slice(project.length)}`);
+      }
+      break;
+    }
     default:
       throw new Error(`${role}: unexpected action ${action}`);
   }
@@ -338,7 +407,7 @@ describe('osls package', () => {
     expect(packagingMs).toBeLessThan(170_000);
   });
 
-  it('defines the ten functions on nodejs22.x, each with its own role, timeouts and reserved concurrency', () => {
+  it('defines the eleven functions on nodejs22.x, each with its own role, timeouts and reserved concurrency', () => {
     const functions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
     expect(functions.map(([id]) => id).sort()).toEqual(Object.keys(FUNCTIONS).sort());
     for (const [id, fn] of functions) {
@@ -353,7 +422,7 @@ describe('osls package', () => {
     expect(worker.Environment.Variables.DRAFTSMAN_WASM_DIR).toBe('/var/task/wasm');
     expect(resources.WebhookLambdaFunction.Properties.Timeout).toBeLessThan(30);
     // Every role is used by exactly one function.
-    expect(new Set(functions.map(([, f]) => f.Properties.Role['Fn::GetAtt'][0])).size).toBe(10);
+    expect(new Set(functions.map(([, f]) => f.Properties.Role['Fn::GetAtt'][0])).size).toBe(11);
   });
 
   it('gives each function only the configuration it needs: parameter names, never values', () => {
@@ -368,6 +437,7 @@ describe('osls package', () => {
       'WorkerLambdaFunction',
       'PublisherLambdaFunction',
       'SweeperLambdaFunction',
+      'VerifierLambdaFunction',
     ]) {
       expect(env(id)).not.toContain('APP_PRIVATE_KEY_PARAMETER');
       expect(env(id)).not.toContain(id === 'PublisherLambdaFunction' ? 'TOKEN_READ_FUNCTION' : 'TOKEN_WRITE_FUNCTION');
@@ -389,6 +459,11 @@ describe('osls package', () => {
     expect(env('WorkerLambdaFunction')).not.toContain('TOKEN_READ_FUNCTION');
     expect(resources.RunSessionLambdaFunction.Properties.Environment.Variables.TOKEN_READ_FUNCTION).toBe(`draftsman-${STAGE}-tokenRead`);
     expect(resources.DispatcherLambdaFunction.Properties.Environment.Variables.WORKER_FUNCTION).toBe(`draftsman-${STAGE}-worker`);
+    // The verifier names its project and the build role, no function and no secret.
+    expect(env('VerifierLambdaFunction')).toEqual(['ARTIFACT_BUCKET', 'GITHUB_APP_ID', 'LOG_LEVEL', 'VERIFY_BUILD_ROLE_ARN', 'VERIFY_IMAGE', 'VERIFY_PROJECT']);
+    const verifier = resolve(resources.VerifierLambdaFunction.Properties.Environment.Variables);
+    expect(verifier.VERIFY_PROJECT).toBe(`draftsman-${STAGE}-verify`);
+    expect(verifier.VERIFY_BUILD_ROLE_ARN).toBe(`arn:aws:iam::${ACCOUNT}:role/draftsman-${STAGE}-verifyBuild-${REGION}`);
     expect(JSON.stringify(template)).not.toMatch(/BEGIN [A-Z ]*PRIVATE KEY/);
   });
 
@@ -420,6 +495,11 @@ describe('osls package', () => {
       [k.ci(`poll-${sha}`), ['PublisherLambdaFunction']],
       [k.ci('pr-closed-4'), ['PublisherLambdaFunction']],
       [ci.ci(5), ['PublisherLambdaFunction']],
+      // A worker's build request -> the verifier; the verifier's trusted result -> the dispatcher.
+      [k.attempt(2).verifyRequest(DIGEST_HEX), ['VerifierLambdaFunction']],
+      [k.verify(DIGEST_HEX).result, ['DispatcherLambdaFunction']],
+      // The build's own result matches the rule's wildcard too: the dispatcher's strict key parser ignores it (verify-resume.ts).
+      [k.verify(DIGEST_HEX).buildResult, ['DispatcherLambdaFunction']],
     ];
     const silent = [
       k.run,
@@ -446,6 +526,9 @@ describe('osls package', () => {
       'limits/acme/widgets/2025-06-01T12/abcdefghijkl',
       `maps/acme/widgets/${sha}/v1-abc.json`,
       'deliveries/72d3162e-cc78-11e3-81ab-4c9367dc0958.txt',
+      k.attempt(2).verifySource(DIGEST_HEX),
+      k.verify(DIGEST_HEX).source,
+      k.verify(DIGEST_HEX).started,
     ];
     for (const [key, fns] of expected) expect([key, triggered(key)]).toEqual([key, fns]);
     for (const key of silent) expect([key, triggered(key)]).toEqual([key, []]);
@@ -466,13 +549,21 @@ describe('osls package', () => {
     const permissions = Object.values(resources)
       .filter((r: Json) => r.Type === 'AWS::Lambda::Permission')
       .map((r: Json) => resolve(r.Properties));
-    for (const fn of ['IntakeLambdaFunction', 'DispatcherLambdaFunction', 'PublisherLambdaFunction']) {
-      expect(permissions.filter((p) => p.FunctionName === `GETATT:${fn}.Arn` && p.Principal === 's3.amazonaws.com').map((p) => p.SourceArn)).toEqual([
-        BUCKET_ARN,
-      ]);
+    const rulesTargeting = (fn: string) =>
+      Object.entries(resources)
+        .filter(([, r]: [string, Json]) => r.Type === 'AWS::Events::Rule' && r.Properties.Targets.some((t: Json) => t.Arn['Fn::GetAtt']?.[0] === fn))
+        .map(([id]) => `GETATT:${id}.Arn`)
+        .sort();
+    for (const fn of ['IntakeLambdaFunction', 'DispatcherLambdaFunction', 'PublisherLambdaFunction', 'VerifierLambdaFunction']) {
+      expect(permissions.filter((p) => p.FunctionName === `GETATT:${fn}.Arn` && p.Principal === 's3.amazonaws.com').map((p) => p.SourceArn)).toEqual(
+        fn === 'VerifierLambdaFunction' ? [] : [BUCKET_ARN],
+      );
       if (fn === 'IntakeLambdaFunction') continue;
-      expect(permissions.filter((p) => p.FunctionName === `GETATT:${fn}.Arn` && p.Principal === 'events.amazonaws.com')).toHaveLength(1);
+      const fromEvents = permissions.filter((p) => p.FunctionName === `GETATT:${fn}.Arn` && p.Principal === 'events.amazonaws.com').map((p) => p.SourceArn);
+      expect(fromEvents.sort()).toEqual(rulesTargeting(fn));
     }
+    expect(rulesTargeting('VerifierLambdaFunction')).toEqual(['GETATT:VerifierBuildStateRule.Arn', 'GETATT:VerifierRequestRule.Arn']);
+    expect(rulesTargeting('DispatcherLambdaFunction')).toEqual(['GETATT:VerifyResultRule.Arn', 'GETATT:WorkerContinueRule.Arn']);
   });
 
   it('turns an EventBridge Object Created event into the S3 notification shape the handlers parse', () => {
@@ -508,7 +599,8 @@ describe('osls package', () => {
     expect(config('Dispatcher')).toMatchObject({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 7200 });
     expect(config('Sweeper')).toMatchObject({ MaximumRetryAttempts: 0 });
     expect(config('Intake')).toMatchObject({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 });
-    for (const fn of ['Intake', 'Dispatcher', 'Worker', 'Publisher', 'Sweeper']) {
+    expect(config('Verifier')).toMatchObject({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 7200 });
+    for (const fn of ['Intake', 'Dispatcher', 'Worker', 'Publisher', 'Sweeper', 'Verifier']) {
       expect(config(fn).DestinationConfig.OnFailure.Destination).toEqual({ 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] });
     }
     const alarm = resources.DeadLetterAlarm.Properties;
@@ -543,12 +635,32 @@ describe('osls package', () => {
   it.each(Object.keys(ALLOWED))('%s grants exactly its table and nothing more', (role) => {
     const allowed = ALLOWED[role];
     const statements = statementsOf(role);
-    const seen: SeenGrants = { get: [], put: [], del: [], list: [], invoke: [], secrets: [], decrypt: [], dlq: false, assume: [], tag: [], deny: [] };
+    const seen: SeenGrants = {
+      get: [],
+      put: [],
+      del: [],
+      list: [],
+      invoke: [],
+      secrets: [],
+      decrypt: [],
+      dlq: false,
+      assume: [],
+      tag: [],
+      deny: [],
+      builds: [],
+      network: [],
+    };
     for (const s of statements) {
       if (s.Effect === 'Deny') {
-        const [resource] = asArray<string>(s.Resource);
-        expect(resource.startsWith(`${BUCKET_ARN}/`)).toBe(true);
-        seen.deny.push(`${asArray<string>(s.Action).sort().join(',')}|${resource.slice(BUCKET_ARN.length + 1)}`);
+        for (const resource of asArray<string>(s.Resource)) {
+          if (resource !== '*') expect(resource.startsWith(`${BUCKET_ARN}/`)).toBe(true);
+          seen.deny.push(`${asArray<string>(s.Action).sort().join(',')}|${resource === '*' ? '*' : resource.slice(BUCKET_ARN.length + 1)}`);
+        }
+        continue;
+      }
+      // EC2 network interface actions (VerifyProjectRole): Describe* take no resource; the rest are pinned below.
+      if (asArray<string>(s.Action).every((a) => a.startsWith('ec2:'))) {
+        seen.network.push(...asArray<string>(s.Action));
         continue;
       }
       expect(s.Effect).toBe('Allow');
@@ -579,6 +691,8 @@ describe('osls package', () => {
     expect(sorted(seen.assume)).toEqual(sorted((allowed.assume ?? []).map(roleArn)));
     expect(sorted(seen.tag)).toEqual(sorted((allowed.assume ?? []).map(roleArn)));
     expect(sorted(seen.deny)).toEqual(sorted(allowed.deny ?? []));
+    expect(sorted(seen.builds)).toEqual(sorted(allowed.builds ?? []));
+    expect(sorted(seen.network)).toEqual(sorted(allowed.network ?? []));
   });
 
   it('lets only the token functions read the App key, only the webhook read its secret, and only the right callers mint tokens', () => {
@@ -607,7 +721,17 @@ describe('osls package', () => {
     const worker = listing('worker.zip');
     expect(worker).toContain('src/handlers/worker.mjs');
     for (const file of WASM) expect(worker).toContain(`wasm/${file}`);
-    for (const zip of ['webhook.zip', 'intake.zip', 'dispatcher.zip', 'runSession.zip', 'publisher.zip', 'tokenRead.zip', 'tokenWrite.zip', 'sweeper.zip'])
+    for (const zip of [
+      'webhook.zip',
+      'intake.zip',
+      'dispatcher.zip',
+      'runSession.zip',
+      'publisher.zip',
+      'tokenRead.zip',
+      'tokenWrite.zip',
+      'sweeper.zip',
+      'verifier.zip',
+    ])
       expect(listing(zip)).not.toContain('tree-sitter.wasm');
   });
 });
@@ -641,6 +765,7 @@ describe('IAM: a worker reaches its own run only', () => {
     ['s3:PutObject', other.attempt(1).ledger(1)],
     ['s3:PutObject', x.request],
     ['s3:PutObject', x.attempt(2).request],
+    ['s3:PutObject', x.attempt(999999).request],
     ['s3:DeleteObject', x.attempt(2).request],
     ['s3:PutObject', x.cancel],
     ['s3:PutObject', x.approve(2)],
@@ -778,5 +903,133 @@ describe('IAM: a worker reaches its own run only', () => {
       expect(() => buildSessionPolicy(scope, BUCKET)).toThrow(/cannot be put in an ARN/);
       expect(() => sessionTags(scope)).toThrow(/cannot be put in an ARN/);
     }
+  });
+});
+
+/**
+ * Verification builds under the same evaluator: the session a build gets (VerifyBuildRole with
+ * the run's and the digest's tags, intersected with the verifier's session policy), the verifier's
+ * own grants, and what the worker may not do (docs/trust-chain.md, "Verification builds").
+ */
+describe('IAM: a verification build reaches its own run and digest only', () => {
+  const scope = { owner: 'acme', repo: 'widgets', runId: 'abcdefghijkl', digest: DIGEST_HEX };
+  const x = runKeys(scope.owner, scope.repo, scope.runId);
+  const other = runKeys('acme', 'widgets', 'zyxwvutsrqpo');
+  const otherDigest = 'e'.repeat(64);
+  const object = (key: string) => `${BUCKET_ARN}/${key}`;
+  const tags = { owner: scope.owner, repo: scope.repo, runId: scope.runId, digest: scope.digest };
+  const roleLayer = () => statementsOf('VerifyBuildRole') as Statement[];
+  const sessions = () => ({
+    'session policy ∩ VerifyBuildRole': [roleLayer(), verifyBuildSessionPolicy(BUCKET, scope).Statement as Statement[]],
+    'VerifyBuildRole alone': [roleLayer()],
+  });
+
+  it.each(['session policy ∩ VerifyBuildRole', 'VerifyBuildRole alone'] as const)(
+    '%s: reads its archive and writes its build/ prefix, and nothing of another run, another digest or the trusted result',
+    (name) => {
+      const layers = sessions()[name];
+      const decide = (action: string, key: string) => evaluate(layers, { action, resource: object(key) }, tags);
+      expect(decide('s3:GetObject', x.verify(DIGEST_HEX).source)).toBe('allow');
+      expect(decide('s3:PutObject', x.verify(DIGEST_HEX).buildResult)).toBe('allow');
+      const forged: [string, string][] = [
+        ['s3:PutObject', x.verify(DIGEST_HEX).result],
+        ['s3:PutObject', x.verify(DIGEST_HEX).started],
+        ['s3:PutObject', x.verify(DIGEST_HEX).source],
+        ['s3:GetObject', x.verify(DIGEST_HEX).result],
+        ['s3:GetObject', x.verify(otherDigest).source],
+        ['s3:PutObject', x.verify(otherDigest).buildResult],
+        ['s3:GetObject', other.verify(DIGEST_HEX).source],
+        ['s3:PutObject', other.verify(DIGEST_HEX).buildResult],
+        ['s3:PutObject', x.attempt(1).verifyRequest(DIGEST_HEX)],
+        ['s3:GetObject', x.attempt(1).verifySource(DIGEST_HEX)],
+        ['s3:GetObject', x.request],
+        ['s3:PutObject', x.candidate.prCandidate],
+        ['s3:PutObject', `${x.prefix}dispatch/${'0'.repeat(64)}.json`],
+      ];
+      for (const [action, key] of forged) expect([action, key, decide(action, key)]).not.toContainEqual('allow');
+      // Without the tags (a session that was not vended by the verifier) it reaches nothing.
+      expect(evaluate([roleLayer()], { action: 's3:GetObject', resource: object(x.verify(DIGEST_HEX).source) }, {})).not.toBe('allow');
+    },
+  );
+
+  it('only the verifier may assume VerifyBuildRole, and only with the run and digest tags', () => {
+    const trust = resolve(resources.VerifyBuildRole.Properties.AssumeRolePolicyDocument).Statement;
+    expect(trust).toHaveLength(1);
+    expect(trust[0].Principal).toEqual({ AWS: 'GETATT:VerifierRole.Arn' });
+    expect(asArray(trust[0].Action).sort()).toEqual(['sts:AssumeRole', 'sts:TagSession']);
+    expect(Object.keys(trust[0].Condition.StringLike).sort()).toEqual([
+      'aws:RequestTag/digest',
+      'aws:RequestTag/owner',
+      'aws:RequestTag/repo',
+      'aws:RequestTag/runId',
+    ]);
+    expect(resources.VerifyBuildRole.Properties.MaxSessionDuration).toBe(3600);
+    const verifyBuild = `arn:aws:iam::${ACCOUNT}:role/draftsman-${STAGE}-verifyBuild-${REGION}`;
+    const assumers = Object.keys(ALLOWED).filter(
+      (role) => evaluate([statementsOf(role) as Statement[]], { action: 'sts:AssumeRole', resource: verifyBuild }) === 'allow',
+    );
+    expect(assumers).toEqual(['VerifierRole']);
+  });
+
+  it('the verifier writes the trusted keys of a build, not the build’s own output', () => {
+    const verifier = [statementsOf('VerifierRole') as Statement[]];
+    const decide = (action: string, key: string) => evaluate(verifier, { action, resource: object(key) });
+    for (const key of [x.verify(DIGEST_HEX).result, x.verify(DIGEST_HEX).started, x.verify(DIGEST_HEX).source, `${x.verifyPrefix}attempt-2.json`])
+      expect([key, decide('s3:PutObject', key)]).toEqual([key, 'allow']);
+    for (const key of [x.attempt(2).verifyRequest(DIGEST_HEX), x.attempt(2).verifySource(DIGEST_HEX), x.verify(DIGEST_HEX).buildResult, x.request, x.cancel])
+      expect([key, decide('s3:GetObject', key)]).toEqual([key, 'allow']);
+    expect(decide('s3:PutObject', x.verify(DIGEST_HEX).buildResult)).toBe('explicit-deny');
+    for (const key of [x.request, x.attempt(2).request, x.candidate.prCandidate, `${x.prefix}dispatch/x.json`, x.attempt(2).verifyRequest(DIGEST_HEX)])
+      expect([key, decide('s3:PutObject', key)]).toEqual([key, 'implicit-deny']);
+    const project = `arn:aws:codebuild:${REGION}:${ACCOUNT}:project/draftsman-${STAGE}-verify`;
+    expect(evaluate(verifier, { action: 'codebuild:StartBuild', resource: project })).toBe('allow');
+    expect(evaluate(verifier, { action: 'codebuild:StartBuild', resource: `${project}-other` })).toBe('implicit-deny');
+    // The dispatcher reads the result it resumes with, and writes nothing of verify/.
+    const dispatcher = [statementsOf('DispatcherRole') as Statement[]];
+    expect(evaluate(dispatcher, { action: 's3:GetObject', resource: object(x.verify(DIGEST_HEX).result) })).toBe('allow');
+    expect(evaluate(dispatcher, { action: 's3:PutObject', resource: object(x.verify(DIGEST_HEX).result) })).toBe('implicit-deny');
+  });
+
+  it('a worker session reads its run’s builds but writes none of verify/ and calls no CodeBuild action', () => {
+    const run: RunScope = { owner: scope.owner, repo: scope.repo, runId: scope.runId, issue: 4 };
+    const workerTags = Object.fromEntries(sessionTags(run).map((t) => [t.Key, t.Value]));
+    const layers = [statementsOf('RunWorkerRole') as Statement[], buildSessionPolicy(run, BUCKET)!.Statement as Statement[]];
+    const decide = (action: string, key: string) => evaluate(layers, { action, resource: object(key) }, workerTags);
+    expect(decide('s3:GetObject', x.verify(DIGEST_HEX).result)).toBe('allow');
+    expect(decide('s3:PutObject', x.attempt(1).verifyRequest(DIGEST_HEX))).toBe('allow');
+    expect(decide('s3:PutObject', x.attempt(1).verifySource(DIGEST_HEX))).toBe('allow');
+    for (const key of [x.verify(DIGEST_HEX).result, x.verify(DIGEST_HEX).started, x.verify(DIGEST_HEX).source, x.verify(DIGEST_HEX).buildResult])
+      expect([key, decide('s3:PutObject', key)]).toEqual([key, 'explicit-deny']);
+    expect(decide('s3:GetObject', other.verify(DIGEST_HEX).result)).not.toBe('allow');
+    for (const action of ['codebuild:StartBuild', 'codebuild:BatchGetBuilds', 'codebuild:CreateProject'])
+      expect([action, evaluate(layers, { action, resource: `arn:aws:codebuild:${REGION}:${ACCOUNT}:project/draftsman-${STAGE}-verify` }, workerTags)]).toEqual([
+        action,
+        'explicit-deny',
+      ]);
+  });
+
+  it('the verification project runs with a role that has no S3 grant, in a network whose only way out is the artifact bucket', () => {
+    const role = statementsOf('VerifyProjectRole') as Statement[];
+    for (const action of ['s3:GetObject', 's3:PutObject', 's3:ListBucket'])
+      expect([action, evaluate([role], { action, resource: object(x.verify(DIGEST_HEX).source) })]).toEqual([action, 'implicit-deny']);
+    const pinned = role.filter((s) => asArray<string>(s.Action).some((a) => !a.startsWith('ec2:Describe')));
+    for (const s of pinned) expect(JSON.stringify(s.Condition)).toMatch(/ec2:(Vpc|Subnet)/);
+    const project = resolve(resources.VerifyProject.Properties);
+    expect(project.ServiceRole).toBe('GETATT:VerifyProjectRole.Arn');
+    expect(project.Source.Type).toBe('NO_SOURCE');
+    expect(project.Environment).toMatchObject({ Type: 'LINUX_CONTAINER', PrivilegedMode: false });
+    expect(project.VpcConfig).toMatchObject({ VpcId: 'REF:VerifyVpc', Subnets: ['REF:VerifySubnet'] });
+    // No internet or NAT gateway anywhere in the stack; the subnet's route table has the S3 endpoint only, limited to the bucket.
+    const types = Object.values(resources).map((r: Json) => String(r.Type));
+    for (const t of ['AWS::EC2::InternetGateway', 'AWS::EC2::NatGateway', 'AWS::EC2::Route', 'AWS::EC2::VPCGatewayAttachment']) expect(types).not.toContain(t);
+    const endpoint = resolve(resources.VerifyS3Endpoint.Properties);
+    expect(endpoint).toMatchObject({ VpcEndpointType: 'Gateway', RouteTableIds: ['REF:VerifyRouteTable'] });
+    expect(endpoint.PolicyDocument.Statement.map((st: Json) => st.Resource)).toEqual([`${BUCKET_ARN}/runs/*`]);
+    const rule = resources.VerifierBuildStateRule.Properties.EventPattern;
+    expect(rule).toMatchObject({
+      source: ['aws.codebuild'],
+      'detail-type': ['CodeBuild Build State Change'],
+      detail: { 'project-name': [`draftsman-${STAGE}-verify`] },
+    });
   });
 });

@@ -1,4 +1,3 @@
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { CodeBuildClient } from '@aws-sdk/client-codebuild';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readArtifactIfPresent, writeArtifact } from '../../../src/core/artifacts/artifact-io.js';
@@ -13,6 +12,7 @@ import type { WorkerInvocation } from '../../../src/app/dispatch/dispatch-record
 import { CapturingLogger } from '../../../src/app/logger.js';
 import { codeBuildService } from '../../../src/app/verifier/codebuild-client.js';
 import { createVerifierHandler } from '../../../src/app/verifier/create-verifier-handler.js';
+import { s3ObjectSize } from '../../../src/app/verifier/s3-size.js';
 import { codeBuildVerifier } from '../../../src/app/worker/codebuild-verifier.js';
 import { startCodeBuildStandin, type CodeBuildStandin } from '../../helpers/codebuild-standin/codebuild-standin.js';
 import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
@@ -58,13 +58,7 @@ beforeAll(async () => {
   standin = await startCodeBuildStandin({ s3Endpoint: s3.endpoint, onEvent: async (event) => void (await verifier(event)) });
   verifier = createVerifierHandler({
     store,
-    sizeOf: async (key) => {
-      try {
-        return (await s3.client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: key }))).ContentLength;
-      } catch {
-        return undefined;
-      }
-    },
+    sizeOf: s3ObjectSize(s3.client, s3.bucket),
     clock,
     logger,
     builds: codeBuildService(

@@ -26,6 +26,8 @@ describe('parseRunKey', () => {
     ['publish.json', K.publish, { kind: 'publish' }],
     ['cancel marker', K.cancel, { kind: 'cancel' }],
     ['approval marker', K.approve(2), { kind: 'approve', attempt: 2 }],
+    ['build request', K.attempt(2).verifyRequest('d'.repeat(64)), { kind: 'verify-request', attempt: 2, digest: 'd'.repeat(64) }],
+    ['build result', K.verify('d'.repeat(64)).result, { kind: 'verify-result', digest: 'd'.repeat(64) }],
   ])('%s', (_name, key, expected) => {
     expect(parseRunKey(key)).toEqual({ ...WHO, ...expected });
   });
@@ -53,6 +55,9 @@ describe('parseRunKey', () => {
     ['a lease', K.attempt(2).lease],
     ['another prefix', `issues/acme/orders/1/latest.json`],
     ['an empty key', ''],
+    // RunWorkerRole denies the worker every attempt key ending in `/request.json`: a build request is not one.
+    ['a build request named request.json', `${R}/attempts/2/verify/${'d'.repeat(64)}/request.json`],
+    ['the build’s own result', K.verify('d'.repeat(64)).buildResult],
   ])('%s is undefined', (_name, key) => {
     expect(parseRunKey(key)).toBeUndefined();
   });
