@@ -14,7 +14,7 @@ import { declaredAdmits, type VersionScheme } from '../versions/versions.js';
  * dry run (what the bump would leave behind). See docs/architecture.md, "Steps read from prose".
  */
 
-type BumpStep = Extract<RecipeStep, { recipe: 'bump-dependency' }>;
+export type BumpStep = Extract<RecipeStep, { recipe: 'bump-dependency' }>;
 
 /** What the bump checks read: the map and the files' text. */
 export interface BumpFitContext {
@@ -133,17 +133,18 @@ async function rangeAdmits(reading: ProseReading, step: BumpStep, declared: read
  * - Dependabot's `from` against the declared ranges (`rangeAdmits`);
  * - a version written once for several packages (a catalog's `[versions]` key, a pom property)
  *   moves them all, which the words do not ask unless they name the key or every package it sets.
- * `requested` holds the packages the same issue asks to move, and to which version.
+ * `declared` is `declarationsOf(step.package)`; `requested` holds the packages the same issue asks
+ * to move, and to which version.
  */
 export async function versionMisfit(
   reading: ProseReading,
   step: BumpStep,
+  declared: readonly Declaration[],
   ctx: BumpFitContext,
   requested: ReadonlyMap<string, string>,
 ): Promise<string | undefined> {
   const named = typeof reading.step.package === 'string' ? reading.step.package : step.package;
   if (/^v?\d+$/.test(step.to)) return `names only the major version (${quote(step.to)}): which release?`;
-  const declared = declarationsOf(step.package, ctx.map);
   if (declared.some((d) => d.scheme === 'semver' || d.scheme === 'go') && !/^v?\d+\.\d+\.\d+/.test(step.to))
     return `${quote(step.to)} is not a full version where the package is declared (${declared[0].path}): which release?`;
   if (declared.length > 0) {
@@ -235,8 +236,12 @@ async function compiledDependents(step: BumpStep, declared: readonly Declaration
  * (its new version may reformat files), a plugin's settings across a major version, a compiled
  * requirements file the bump cannot keep true.
  */
-export async function bumpLeftovers(step: BumpStep, changedFiles: readonly string[], ctx: BumpFitContext): Promise<string | undefined> {
-  const declared = declarationsOf(step.package, ctx.map);
+export async function bumpLeftovers(
+  step: BumpStep,
+  declared: readonly Declaration[],
+  changedFiles: readonly string[],
+  ctx: BumpFitContext,
+): Promise<string | undefined> {
   const changed = new Set(changedFiles);
   if (declared.some((d) => FORMATTER_PACKAGES.has(comparable(d.kind, step.package))))
     return `${quote(step.package)} formats the repository's files: its new version may format them differently, and a recipe changes only the version`;

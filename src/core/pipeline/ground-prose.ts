@@ -6,7 +6,7 @@ import { readProse } from '../prose/read-prose.js';
 import type { RepoMap } from '../repomap/repo-map-schema.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import { RecipeStep } from '../task/recipe-steps.js';
-import { bare, bumpLeftovers, comparable, declarationsOf, JVM_KINDS, sameKey, versionMisfit } from './bump-fit.js';
+import { bare, bumpLeftovers, comparable, declarationsOf, JVM_KINDS, sameKey, versionMisfit, type BumpStep, type Declaration } from './bump-fit.js';
 import type { InferredReading, InferredSteps } from './inferred-steps.js';
 
 /** What grounding reads: the map's manifests, the editable files and their text, the syntax engine. */
@@ -138,27 +138,46 @@ async function newDomains(steps: readonly RecipeStep[], ctx: GroundingContext): 
   return [...unseen].sort();
 }
 
+/** Each reading's package spelled as the manifests spell it (undefined for a step that names none). */
+function fitsOf(readings: readonly ProseReading[], map: Pick<RepoMap, 'manifests'>): (PackageFit | undefined)[] {
+  return readings.map((reading) => {
+    const { package: pkg } = asBump({ ...reading.step });
+    return typeof pkg === 'string' ? fitPackage(pkg, map) : undefined;
+  });
+}
+
 /** The packages the issue asks to move, spelled as the manifests spell them, and to which version. */
-function requestedVersions(readings: readonly ProseReading[], map: Pick<RepoMap, 'manifests'>): Map<string, string> {
+function requestedVersions(readings: readonly ProseReading[], fits: readonly (PackageFit | undefined)[]): Map<string, string> {
   const out = new Map<string, string>();
-  for (const reading of readings) {
-    const { recipe, package: pkg, to } = asBump({ ...reading.step });
-    if (recipe !== 'bump-dependency' || typeof pkg !== 'string' || typeof to !== 'string') continue;
-    const fit = fitPackage(pkg, map);
-    if ('package' in fit) out.set(fit.package, to);
+  for (const [i, reading] of readings.entries()) {
+    const { recipe, to } = asBump({ ...reading.step });
+    const fit = fits[i];
+    if (recipe === 'bump-dependency' && typeof to === 'string' && fit && 'package' in fit) out.set(fit.package, to);
   }
   return out;
+}
+
+/** Dependabot's `from` names the declarations it moves: where others declare another version, only those at `from` change. */
+function narrowedToFrom(step: BumpStep, reading: ProseReading, declared: readonly Declaration[]): BumpStep {
+  if (!reading.from || step.from !== undefined) return step;
+  const from = bare(reading.from);
+  const mixed = declared.some((d) => bare(d.version) !== from) && declared.some((d) => bare(d.version) === from);
+  return mixed ? { ...step, from } : step;
 }
 
 type Grounded = { step: RecipeStep; files: string[]; why?: string } | { why: string };
 
 /** One reading against the repository: the schema, the package's spelling, then the engine's dry run. */
-async function groundReading(reading: ProseReading, ctx: GroundingContext, requested: ReadonlyMap<string, string>): Promise<Grounded> {
+async function groundReading(
+  reading: ProseReading,
+  fit: PackageFit | undefined,
+  ctx: GroundingContext,
+  requested: ReadonlyMap<string, string>,
+): Promise<Grounded> {
   if (reading.action) return { why: 'a GitHub Actions reference: no recipe edits the `uses:` lines of workflows' };
   const asRead = asBump({ ...reading.step });
   let renamed: string | undefined;
-  if (typeof asRead.package === 'string') {
-    const fit = fitPackage(asRead.package, ctx.map);
+  if (typeof asRead.package === 'string' && fit) {
     if ('why' in fit) return fit;
     if (fit.renamed) renamed = `\`${asRead.package}\` is \`${fit.package}\` in the manifests`;
     asRead.package = fit.package;
@@ -166,18 +185,14 @@ async function groundReading(reading: ProseReading, ctx: GroundingContext, reque
   const parsed = RecipeStep.safeParse(asRead);
   if (!parsed.success) return { why: `not a valid step: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'step'}: ${i.message}`).join('; ')}` };
   let step = parsed.data;
-  const misfit = step.recipe === 'bump-dependency' ? await versionMisfit(reading, step, ctx, requested) : undefined;
+  const declared = step.recipe === 'bump-dependency' ? declarationsOf(step.package, ctx.map) : [];
+  const misfit = step.recipe === 'bump-dependency' ? await versionMisfit(reading, step, declared, ctx, requested) : undefined;
   if (misfit) return { why: misfit };
-  // Dependabot's `from` names the declarations it moves: where others declare another version, only those at `from` change.
-  if (step.recipe === 'bump-dependency' && reading.from && step.from === undefined) {
-    const from = bare(reading.from);
-    const declared = declarationsOf(step.package, ctx.map);
-    if (declared.some((d) => bare(d.version) !== from) && declared.some((d) => bare(d.version) === from)) step = { ...step, from };
-  }
+  if (step.recipe === 'bump-dependency') step = narrowedToFrom(step, reading, declared);
   const run = await dryRunStep(step, await mentioning(step, ctx), ctx.read, { syntax: ctx.syntax }, ctx.isLockfile);
   if (run.files.length === 0) return { why: await whyNothing(step, run, ctx) };
   const files = run.files.map((f) => f.path);
-  const leftover = step.recipe === 'bump-dependency' ? await bumpLeftovers(step, files, ctx) : undefined;
+  const leftover = step.recipe === 'bump-dependency' ? await bumpLeftovers(step, declared, files, ctx) : undefined;
   if (leftover) return { why: leftover };
 
   if (step.recipe === 'rename-symbol') {
@@ -204,9 +219,11 @@ export async function groundProse(
   const readings: InferredReading[] = [];
   const steps: RecipeStep[] = [];
   const seen = new Set<string>();
-  const requested = requestedVersions(read.readings.slice(0, MAX_GROUNDED_READINGS), ctx.map);
-  for (const reading of read.readings.slice(0, MAX_GROUNDED_READINGS)) {
-    const grounded = await groundReading(reading, ctx, requested);
+  const checked = read.readings.slice(0, MAX_GROUNDED_READINGS);
+  const fits = fitsOf(checked, ctx.map);
+  const requested = requestedVersions(checked, fits);
+  for (const [i, reading] of checked.entries()) {
+    const grounded = await groundReading(reading, fits[i], ctx, requested);
     const base = { text: reading.text, source: reading.source, ...(reading.wordingSource ? { wordingSource: reading.wordingSource } : {}) };
     if ('step' in grounded) {
       const key = JSON.stringify(grounded.step);
