@@ -132,6 +132,13 @@ export const GOALS: Goal[] = [
     met: (r) => (finite(r.value) ? r.value < 200 : null),
     expected: 'repomap.cache.hit',
   },
+  {
+    id: 'prose-grounding',
+    match: (r) => r.name.startsWith('prose.ground.') && r.size === 10_000,
+    goal: 'reading and grounding prose add < 50 ms at 10k files (issue 38)',
+    met: (r) => (finite(r.value) ? r.value < 50 : null),
+    expected: 'prose.ground.bump and prose.ground.rename at 10000 files',
+  },
   { id: 'search', match: (r) => r.name === 'targets.keywordSearch', goal: '≤ 2x ripgrep (issue 3)', met: ratioAtMost(2), expected: 'targets.keywordSearch' },
   // Hostile input (issue 8): refused, with the expected reason.
   {
