@@ -24,9 +24,16 @@ import { sweep, type SweepReport } from '../../src/app/sweeper/sweep.js';
 import { createIntakeHandler, type IntakeOutcome } from '../../src/app/webhook/create-intake-handler.js';
 import { createWebhookHandler } from '../../src/app/webhook/create-webhook-handler.js';
 import { parseDeliveryKey } from '../../src/core/artifacts/keys.js';
-import { createWorkerHandler, parseWorkerKey, type InvocationContext } from '../../src/app/worker/create-worker-handler.js';
+import { createWorkerHandler, type InvocationContext } from '../../src/app/worker/create-worker-handler.js';
+import { codeBuildVerifier } from '../../src/app/worker/codebuild-verifier.js';
+import { codeBuildService } from '../../src/app/verifier/codebuild-client.js';
+import { createVerifierHandler, type VerifierOutcome } from '../../src/app/verifier/create-verifier-handler.js';
+import { s3ObjectSize } from '../../src/app/verifier/s3-size.js';
+import { functionForKey as serveFunctionForKey } from '../../src/app/serve/trigger-route.js';
+import { CodeBuildClient } from '@aws-sdk/client-codebuild';
+import { startCodeBuildStandin, type CodeBuildStandin } from './codebuild-standin/codebuild-standin.js';
 import type { ArtifactStore, IssuedToken, TokenBroker, TokenRole } from '../../src/core/ports.js';
-import { parseRunKey, PUBLISHER_KINDS } from '../../src/core/runs/run-key.js';
+import { parseRunKey } from '../../src/core/runs/run-key.js';
 import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-service.js';
 import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
 import { DEMO_POLICY, MIGRATION_CHANGED_FILES, MIGRATION_TASK } from '../fixtures/migration-task.js';
@@ -95,7 +102,7 @@ export const MIGRATION_ISSUE_BODY = MIGRATION_TASK;
 /** Files the migration task changes in the Maven fixture. */
 export { MIGRATION_CHANGED_FILES };
 
-export type HarnessFunction = 'webhook' | 'intake' | 'worker' | 'publisher';
+export type HarnessFunction = 'webhook' | 'intake' | 'worker' | 'publisher' | 'verifier';
 /** Functions the harness runs on demand rather than from a bucket notification. */
 type ScheduledFunction = 'sweeper';
 
@@ -146,6 +153,13 @@ export interface AppHarnessOptions {
    * signed with BEDROCK_TEST_CREDENTIALS, running the same `model.script`).
    */
   modelProvider?: 'openai' | 'bedrock';
+  /**
+   * `codebuild`: the worker verifies as the Lambda worker does (`codeBuildVerifier`), and a
+   * build request goes to the verifier function (VerifierRole), which starts the build on the
+   * CodeBuild stand-in with the real client; `drain()` waits for running builds and hands their
+   * state-change events to the verifier.
+   */
+  verify?: 'codebuild';
 }
 
 /** The model id the harness's Bedrock provider asks for. */
@@ -191,6 +205,8 @@ export interface Dispatch {
   error?: unknown;
   /** The publisher's results for publisher invocations. */
   publisher?: PublisherResult[];
+  /** The verifier's outcomes for verifier invocations (a build request, or a build's state change, keyed by build id). */
+  verifier?: VerifierOutcome[];
   /** Wall time of the invocation, in milliseconds. */
   ms?: number;
 }
@@ -257,6 +273,8 @@ export interface AppHarness {
   model?: ScriptedModelServer;
   /** The loopback Bedrock runtime, when `model` was given with `modelProvider: 'bedrock'`. */
   bedrock?: BlockModelServer;
+  /** The CodeBuild stand-in, with `verify: 'codebuild'`. */
+  codebuild?: CodeBuildStandin;
   /** Every token a function's broker handed out, oldest first. */
   issued: IssuedTokenRecord[];
   /** The store every function uses (s3rver through the S3 adapter). */
@@ -360,13 +378,16 @@ function appPrivateKey(): string {
   return sharedKey;
 }
 
-/** Which function an S3 ObjectCreated key triggers (serverless.yml's prefix/suffix rules). */
+/**
+ * Which function an S3 ObjectCreated key triggers: the bucket notifications `serve` follows too,
+ * and the EventBridge rules of infra/bucket.yml for verification (a build request to the
+ * verifier, a build's result to the dispatcher, which resumes the worker).
+ */
 export function functionForKey(key: string): HarnessFunction | 'none' {
-  if (parseDeliveryKey(key) !== undefined) return 'intake';
-  if (parseWorkerKey(key)) return 'worker';
   const kind = parseRunKey(key)?.kind;
-  if (kind && PUBLISHER_KINDS.has(kind)) return 'publisher';
-  return 'none';
+  if (kind === 'verify-request') return 'verifier';
+  if (kind === 'verify-result') return 'worker';
+  return serveFunctionForKey(key) ?? 'none';
 }
 
 /**
@@ -611,6 +632,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     syntax: syntaxService,
     newFs: createMemoryFs,
     model: workerModel,
+    verifier: options.verify === 'codebuild' ? codeBuildVerifier : undefined,
     ingestionMemory: { enter: () => void ingestionMemoryCalls.push('enter'), leave: () => void ingestionMemoryCalls.push('leave') },
     identity: { name: HARNESS_BOT_LOGIN, email: `${HARNESS_BOT_LOGIN}@users.noreply.github.com` },
     cloneUrl: (request) => `${proxy.url}/${request.owner}/${request.repo}.git`,
@@ -623,6 +645,41 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     logger: loggers.publisher,
     botLogin: HARNESS_BOT_LOGIN,
   });
+
+  // Verification builds as deployed: the verifier (VerifierRole) starts them with the real
+  // CodeBuild client; each build's state-change event waits for `drain()`, as EventBridge's would.
+  const buildEvents: unknown[] = [];
+  const codebuild =
+    options.verify === 'codebuild'
+      ? await startCodeBuildStandin({ s3Endpoint: s3.endpoint, onEvent: async (event) => void buildEvents.push(event) })
+      : undefined;
+  const verifier = codebuild
+    ? createVerifierHandler({
+        store: roleStore('VerifierRole'),
+        sizeOf: s3ObjectSize(s3.client, s3.bucket),
+        clock,
+        logger: new CapturingLogger({ clock, bindings: { fn: 'verifier' } }, logs),
+        builds: codeBuildService(
+          new CodeBuildClient({
+            endpoint: codebuild.url,
+            region: 'us-east-1',
+            credentials: { accessKeyId: 'AKIDHARNESSVERIFIER', secretAccessKey: 'harness-verifier-secret' },
+            maxAttempts: 1,
+          }),
+        ),
+        credentials: {
+          // s3rver accepts only its own key pair; the session token rides along as a real session's would.
+          issue: async () => {
+            const sessionToken = `harness-build-session-${sessionSecrets.length + 1}`;
+            sessionSecrets.push(sessionToken);
+            return { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', sessionToken, expiration: new Date(clock.now() + 3_600_000).toISOString() };
+          },
+        },
+        bucket: s3.bucket,
+        projects: { isolated: 'draftsman-verify' },
+        image: 'aws/codebuild/standard:7.0',
+      })
+    : undefined;
 
   let deliveries = 0;
   let invocations = 0;
@@ -709,6 +766,48 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   // answer already on the socket be read.
   const settle = () => new Promise((resolve) => setImmediate(resolve));
 
+  /** Builds still running end; each state-change event goes to the verifier, as EventBridge delivers it. Empty when none ended. */
+  const deliverBuildEvents = async (only: DrainOptions['only']): Promise<Dispatch[]> => {
+    if (!codebuild || !verifier || only?.includes('verifier') === false) return [];
+    await codebuild.idle();
+    const out: Dispatch[] = [];
+    for (const event of buildEvents.splice(0)) {
+      invocations += 1;
+      const dispatch: Dispatch = { key: (event as { detail: { 'build-id': string } }).detail['build-id'], fn: 'verifier', invocation: 1 };
+      try {
+        dispatch.verifier = await verifier(event);
+      } catch (error) {
+        dispatch.error = error;
+        deadLetters.push(dispatch);
+      }
+      dispatched.push(dispatch);
+      out.push(dispatch);
+    }
+    return out;
+  };
+
+  /**
+   * One invocation of `fn` with the bucket's event, its results noted on `dispatch`. The worker
+   * runs behind the dispatcher, which Lambda retries `retries` times on its own: the worker's
+   * last error, when every try failed, is returned.
+   */
+  const invoke = async (fn: HarnessFunction, event: S3Event, dispatch: Dispatch, retries: number): Promise<{ workerError?: unknown }> => {
+    if (fn === 'intake') await intake.handle(event);
+    else if (fn === 'worker') {
+      const context: InvocationContext = {
+        awsRequestId: `worker-${invocations}`,
+        getRemainingTimeInMillis: options.remainingTimeMs ?? (() => 15 * 60_000),
+      };
+      const worker: { error?: unknown } = {};
+      await dispatcherFor(context, retries, worker)(event);
+      return { workerError: worker.error };
+    } else if (fn === 'verifier') {
+      if (!verifier) throw new Error('a build request, but the harness was started without verify: codebuild');
+      dispatch.verifier = await verifier(event);
+    } else dispatch.publisher = await publisher(event);
+    return {};
+  };
+
   const drain = async (opts: DrainOptions = {}): Promise<Dispatch[]> => {
     const retries = opts.retries ?? 0;
     const max = opts.maxInvocations ?? 200;
@@ -723,7 +822,15 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
         const fn = functionForKey(key);
         return fn === 'none' || ((!opts.only || opts.only.includes(fn)) && (!opts.keys || opts.keys(key)));
       });
-      if (index < 0) break;
+      if (index < 0) {
+        // Nothing queued: builds still running end, and their events go to the verifier.
+        const ended = await deliverBuildEvents(opts.only);
+        if (ended.length === 0) break;
+        if ((count += ended.length) > max) throw new Error(`drain: more than ${max} invocations; last a build state change`);
+        done.push(...ended);
+        failed.push(...ended.filter((d) => d.error !== undefined));
+        continue;
+      }
       const [record] = queue.splice(index, 1);
       const key = decodeS3EventKey(record.s3.object.key);
       const fn = record.eventName.startsWith('ObjectCreated') ? functionForKey(key) : 'none';
@@ -737,26 +844,15 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
         const event: S3Event = { Records: [record] };
         const startedAt = performance.now();
         try {
-          if (fn === 'intake') {
-            await intake.handle(event);
-          } else if (fn === 'worker') {
-            const context: InvocationContext = {
-              awsRequestId: `worker-${invocations}`,
-              getRemainingTimeInMillis: options.remainingTimeMs ?? (() => 15 * 60_000),
-            };
-            const worker: { error?: unknown } = {};
-            await dispatcherFor(context, retries, worker)(event);
-            if (worker.error !== undefined) {
-              // Lambda retried the worker already; the dispatcher's own invocation succeeded.
-              dispatch.error = worker.error;
-              dispatched.push(dispatch);
-              done.push(dispatch);
-              failed.push(dispatch);
-              deadLetters.push(dispatch);
-              break;
-            }
-          } else {
-            dispatch.publisher = await publisher(event);
+          const { workerError } = await invoke(fn, event, dispatch, retries);
+          if (workerError !== undefined) {
+            // Lambda retried the worker already; the dispatcher's own invocation succeeded.
+            dispatch.error = workerError;
+            dispatched.push(dispatch);
+            done.push(dispatch);
+            failed.push(dispatch);
+            deadLetters.push(dispatch);
+            break;
           }
         } catch (error) {
           dispatch.error = error;
@@ -845,6 +941,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     gitAccess,
     model: modelServer,
     bedrock: bedrockServer,
+    codebuild,
     issued,
     store,
     trustedReads,
@@ -904,6 +1001,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       unsubscribe();
       await modelServer?.close();
       await bedrockServer?.close();
+      await codebuild?.close();
       await proxy.stop();
       await gitBackend.stop();
       await standin.stop();
