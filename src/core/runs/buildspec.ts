@@ -31,7 +31,8 @@ code=\${PIPESTATUS[0]}
 ms=$(( $(date +%s%3N) - start ))
 bytes=$(wc -c < "$O/$i.out")
 limited=false; if [ "$bytes" -gt "$DV_MAX_OUTPUT" ]; then limited=true; fi
-timed=false; if [ "$code" -eq 124 ]; then timed=true; fi
+# timeout exits 124 (137 once -k kills); a command that exits so itself before its time did not time out.
+timed=false; if { [ "$code" -eq 124 ] || [ "$code" -eq 137 ]; } && [ "$ms" -ge $(( t * 1000 )) ]; then timed=true; fi
 exit_json=$code; if [ "$timed" = true ] || [ "$limited" = true ]; then exit_json=null; fi
 headb=$(head -c ${BUILD_HEAD_BYTES} "$O/$i.out" | base64 -w0)
 rest=$(( bytes - ${BUILD_HEAD_BYTES} )); if [ "$rest" -gt ${BUILD_TAIL_BYTES} ]; then rest=${BUILD_TAIL_BYTES}; fi

@@ -43,11 +43,11 @@ async function* tree(files: Record<string, string>): AsyncIterable<CheckoutFile>
   for (const [path, content] of Object.entries(files)) yield { path, mode: path.endsWith('.sh') ? '100755' : '100644', content: text(content) };
 }
 
-function verifyRequest(files: Record<string, string>, runs: string[]): VerifyRequest {
+function verifyRequest(files: Record<string, string>, runs: string[], commandTimeoutMs = 20_000): VerifyRequest {
   return {
     files: () => tree(files),
     commands: runs.map((run) => ({ run, cwd: '.', kind: 'test' as const, source: 'agent.build.commands' })),
-    limits: { commandTimeoutMs: 20_000, budgetMs: 60_000, maxOutputBytes: 64 * 1024, network: false },
+    limits: { commandTimeoutMs, budgetMs: 60_000, maxOutputBytes: 64 * 1024, network: false },
   };
 }
 
@@ -121,7 +121,7 @@ async function suspendAndBuild(request: VerifyRequest, continuation: number): Pr
   expect(started).toHaveProperty('started');
   await standin.idle();
   const [outcome] = await dispatch(s3Event(keys.verify(digest).result));
-  expect(outcome).toMatchObject({ dispatched: true, attempt: 1, continuation: continuation + 1 });
+  expect(outcome, JSON.stringify(outcome)).toMatchObject({ dispatched: true, attempt: 1, continuation: continuation + 1 });
   return digest;
 }
 
@@ -157,6 +157,18 @@ describe('verification through AWS CodeBuild (stand-in)', () => {
       { Key: 'digest', Value: digest },
     ]);
     expect(standin.violations).toEqual([]);
+  }, 60_000);
+
+  it('a command out of time is timed out; one that exits 124 or 137 by itself is not', async () => {
+    const request = verifyRequest({ 'c.txt': 'c\n' }, ['exit 124', 'exit 137', 'sleep 30'], 1_000);
+    await suspendAndBuild(request, 1);
+    const resumed = codeBuildVerifier({ store, keys, runId: X.runId, attempt: 1, continuation: 2, now: () => new Date(START).toISOString() });
+    const run = await resumed.run(request);
+    expect(run.outcomes.map((o) => [o.exitCode, o.timedOut])).toEqual([
+      [124, false],
+      [137, false],
+      [null, true],
+    ]);
   }, 60_000);
 
   it('reports a build that failed before its commands as not run, never as run', async () => {
