@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { formatProblems } from '../../core/policy/document-problem.js';
 import { parsePolicy } from '../../core/policy/parse-policy.js';
+import { deprecationWarnings } from '../../core/policy/policy-deprecations.js';
 import { PolicyError } from '../../core/policy/policy-error.js';
 import { UsageError, type CliIo } from './cli-io.js';
 
@@ -18,8 +20,10 @@ export function policyCheckCommand(argv: string[], io: CliIo): number {
   }
   try {
     parsePolicy({ text, file });
-    if (parsed.values.json) io.stdout(`${JSON.stringify({ file, status: 'VALID', problems: [] })}\n`);
-    else io.stdout(`${file}: valid\n`);
+    // Valid: deprecated keys are warnings, each with what to write instead.
+    const warnings = deprecationWarnings(text.toString('utf8'), file);
+    if (parsed.values.json) io.stdout(`${JSON.stringify({ file, status: 'VALID', problems: [], warnings })}\n`);
+    else io.stdout(`${file}: valid${warnings.length > 0 ? `, ${warnings.length} warning(s)\n${formatProblems(warnings)}` : ''}\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof PolicyError)) throw error;

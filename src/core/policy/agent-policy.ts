@@ -297,12 +297,11 @@ export const AgentPolicy = z
           .describe(
             'Git submodules: opaque (default) ingests the repository with each gitlink kept as it is (never fetched, never edited, reported) and refuses only a task whose `paths` reach into a submodule; block refuses any repository with submodules.',
           ),
-        allowSubmodules: z
-          .boolean()
-          .optional()
-          .describe(
-            'Deprecated (use `submodules`), still read so existing policy files keep working: false means `submodules: block`, true means `opaque`. When either setting says block, submodules are blocked.',
-          ),
+        allowSubmodules: z.boolean().optional().meta({
+          deprecated: true,
+          description:
+            'Deprecated (use `submodules`), still read so existing policy files keep working: false means `submodules: block`, true means `opaque`. When either setting says block, submodules are blocked. `policy check` warns and shows what to write instead.',
+        }),
         allowLfs: z.boolean().default(false).describe('Whether a repository using Git LFS may be ingested (LFS objects are never fetched).'),
         maxRepoSizeMb: count(100_000).default(500).describe('Repositories larger than this (as reported by the provider, and as fetched) are refused.'),
         maxFileSizeMb: count(1000).default(5).describe('Files larger than this are never read or edited.'),

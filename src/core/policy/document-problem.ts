@@ -9,7 +9,8 @@ export interface DocumentProblem {
   column: number;
   /** Path inside the document, e.g. `agent.forbiddenPaths[2]`; empty for the whole document. */
   path: string;
-  type: 'YAML_SYNTAX' | 'SCHEMA';
+  /** DEPRECATED is a warning: the document is valid, and a key in it has a replacement. */
+  type: 'YAML_SYNTAX' | 'SCHEMA' | 'DEPRECATED';
   message: string;
 }
 

@@ -65,7 +65,29 @@ describe('draftsman policy check', () => {
       file: join(root, 'valid.yaml'),
       status: 'VALID',
       problems: [],
+      warnings: [],
     });
+  });
+
+  it('a deprecated key is a warning with the line to write instead; the policy stays valid', async () => {
+    writeFileSync(join(root, 'old.yaml'), 'version: 1\ningestion:\n  maxFileSizeMb: 2\n  allowSubmodules: false\n');
+    const result = await cli(['policy', 'check', 'old.yaml'], { cwd: root });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      'old.yaml: valid, 1 warning(s)\nold.yaml:4:3: ingestion.allowSubmodules: deprecated, still read; write `submodules: block` instead\n',
+    );
+    const json = (await cli(['policy', 'check', 'old.yaml', '--json'], { cwd: root })).json;
+    expect(json).toMatchObject({ status: 'VALID', warnings: [{ line: 4, column: 3, type: 'DEPRECATED', path: 'ingestion.allowSubmodules' }] });
+  });
+
+  it('an unclosed glob is an error, not a pattern that matches nothing', async () => {
+    writeFileSync(join(root, 'globs.yaml'), 'version: 1\nagent:\n  forbiddenPaths:\n    - "src/[abc"\n    - "**/*.{sql"\n');
+    const result = await cli(['policy', 'check', 'globs.yaml'], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.stdout.trimEnd().split('\n')).toEqual([
+      'globs.yaml:4:7: agent.forbiddenPaths[0]: "[" at position 5 is never closed: end the character class with "]"',
+      'globs.yaml:5:7: agent.forbiddenPaths[1]: "{" is never closed: end the alternatives with "}", as in "**/*.{ts,tsx}"',
+    ]);
   });
 
   it('without FILE it checks .agent-policy.yaml in the current directory', async () => {

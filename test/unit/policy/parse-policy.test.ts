@@ -96,6 +96,11 @@ describe('parsePolicy: valid documents', () => {
       'version: 1\ntriggers: {label: on}\n',
       (p: AgentPolicy) => expect(p.triggers.label).toBe('on'),
     ],
+    [
+      'closed classes and alternatives are globs',
+      'version: 1\nagent:\n  forbiddenPaths: ["src/[abc]/**", "**/*.{ts,tsx}", "a/{b,c}/{d,e}"]\n',
+      (p: AgentPolicy) => expect(p.agent.forbiddenPaths).toEqual(['src/[abc]/**', '**/*.{ts,tsx}', 'a/{b,c}/{d,e}']),
+    ],
     ['CRLF line endings', 'version: 1\r\nagent:\r\n  enabled: false\r\n', (p: AgentPolicy) => expect(p.agent.enabled).toBe(false)],
   ])('%s', (_name, text, check) => {
     check(parsePolicy({ text }));
@@ -120,6 +125,9 @@ describe('parsePolicy: invalid documents', () => {
     ['absolute glob', 'version: 1\nagent:\n  forbiddenPaths:\n    - src/**\n    - /etc/**\n', 'agent.forbiddenPaths[1]', 5, 7, 'SCHEMA', 'leading slash'],
     ['dot-dot glob', 'version: 1\nagent:\n  allowedPaths: [../outside]\n', 'agent.allowedPaths[0]', 3, 18, 'SCHEMA', '".."'],
     ['negated glob', 'version: 1\nagent:\n  requireApprovalFor: ["!src/**"]\n', 'agent.requireApprovalFor[0]', 3, 24, 'SCHEMA', 'negated'],
+    ['unclosed class', 'version: 1\nagent:\n  forbiddenPaths: ["src/[abc"]\n', 'agent.forbiddenPaths[0]', 3, 20, 'SCHEMA', '"[" at position 5 is never closed'],
+    ['unclosed braces', 'version: 1\nagent:\n  allowedPaths: ["**/*.{sql"]\n', 'agent.allowedPaths[0]', 3, 18, 'SCHEMA', '"{" is never closed'],
+    ['stray brace', 'version: 1\nagent:\n  allowedPaths: ["a}/b"]\n', 'agent.allowedPaths[0]', 3, 18, 'SCHEMA', 'closes no "{"'],
     ['empty list value', 'version: 1\nagent:\n  forbiddenPaths:\n', 'agent.forbiddenPaths', 3, 3, 'SCHEMA', 'expected a list'],
     ['enum typo', 'version: 1\ntriggers:\n  minPermission: writer\n', 'triggers.minPermission', 3, 18, 'SCHEMA', 'did you mean "write"'],
     ['base movement', 'version: 1\nbaseMovementPolicy: rebase\n', 'baseMovementPolicy', 2, 21, 'SCHEMA', 'rerun, warn, fail'],
