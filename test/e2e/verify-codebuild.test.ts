@@ -83,6 +83,15 @@ describe('verification through AWS CodeBuild, label to draft PR', () => {
     expect(pulls[0].body).toContain('# pass 1');
   });
 
+  it('the worker wrote one metric line per attempt started and ended, the end with the model calls it made', () => {
+    const metrics = h.logs.lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'metric');
+    expect(metrics.filter((m) => m.attemptsStarted === 1)).toHaveLength(1);
+    const ended = metrics.filter((m) => m.attemptsEnded === 1);
+    expect(ended).toHaveLength(1);
+    expect(ended[0]).toMatchObject({ fn: 'worker', status: 'COMPLETED', modelCalls: h.model!.requests.length });
+    expect(ended[0].modelTokensIn).toBeGreaterThan(0);
+  });
+
   it('no secret leaked into the bucket, the logs, GitHub or the model', async () => {
     expect(await h.leaks()).toEqual([]);
   });

@@ -1,3 +1,4 @@
+import type { BudgetUsage } from '../../core/budget/budget.js';
 import type { Logger, PhaseProgress } from '../../core/ports.js';
 import { buildEmf, type EmfDocument, type MetricSpec } from './emf.js';
 
@@ -82,5 +83,39 @@ export function sweepMetric(
       { name: 'ciPolled', unit: 'Count', value: report.ciPolled.length },
       { name: 'sweepProblems', unit: 'Count', value: report.problems.length },
     ],
+  };
+}
+
+/** One line per attempt the worker starts (not per continuation): dimension fn. */
+export function attemptStartMetric(ctx: RunMetricContext): MetricSpec {
+  return {
+    timestamp: ctx.timestamp,
+    dimensions: { fn: ctx.fn },
+    metrics: [{ name: 'attemptsStarted', unit: 'Count', value: 1 }],
+    properties: { runId: ctx.runId, attempt: ctx.attempt },
+  };
+}
+
+/**
+ * One line per attempt that ended in the worker: `attemptsEnded` by status (dimensions fn and
+ * status, and fn alone for the total), with the model's calls, tokens and spend in US dollars
+ * when a model ran (spend only when the deployment prices the model).
+ */
+export function attemptEndMetric(status: string, spend: BudgetUsage | undefined, ctx: RunMetricContext): MetricSpec {
+  const metrics: MetricSpec['metrics'] = [{ name: 'attemptsEnded', unit: 'Count', value: 1 }];
+  if (spend) {
+    metrics.push(
+      { name: 'modelCalls', unit: 'Count', value: spend.modelCalls },
+      { name: 'modelTokensIn', unit: 'Count', value: spend.tokensIn },
+      { name: 'modelTokensOut', unit: 'Count', value: spend.tokensOut },
+    );
+    if (spend.costMicroUsd !== null) metrics.push({ name: 'modelCostUsd', unit: 'None', value: spend.costMicroUsd / 1_000_000 });
+  }
+  return {
+    timestamp: ctx.timestamp,
+    dimensions: { fn: ctx.fn, status },
+    dimensionSets: [['fn', 'status'], ['fn']],
+    metrics,
+    properties: { runId: ctx.runId, attempt: ctx.attempt },
   };
 }

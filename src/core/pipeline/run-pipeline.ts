@@ -1,5 +1,7 @@
 import type { RunKeys } from '../artifacts/keys.js';
+import type { BudgetUsage } from '../budget/budget.js';
 import type { PriceTable } from '../budget/cost.js';
+import { modelUsage } from './model-budget.js';
 import { agentBranchName } from '../git/branch-name.js';
 import type { GitIdentity } from '../git/commit-staged.js';
 import { createAgentBranch } from '../git/create-agent-branch.js';
@@ -98,6 +100,8 @@ export interface PipelineResult {
   /** The rendered run report (PR body, or the analysis report). */
   report?: string;
   task?: TaskContract;
+  /** What the attempt's model calls came to (the ledger's MODEL_EXCHANGE entries), when a model ran. */
+  modelUsage?: BudgetUsage;
 }
 
 /** Artifact names of the attempt so far, as the report lists them. */
@@ -145,7 +149,9 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
   if (outcome.state === 'NEEDS_APPROVAL') artifacts['approval-request.json'] = attemptKeys.approvalRequest;
   artifacts['ledger/'] = attemptKeys.ledgerPrefix;
   artifacts['checkpoints/'] = attemptKeys.checkpointsPrefix;
+  const { total: usage } = modelUsage(outcome.ledger.entries());
   return finishRun(deps, request, {
+    ...(usage.modelCalls > 0 ? { modelUsage: usage } : {}),
     status: outcome.state,
     reason: outcome.reason,
     details: outcome.details,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CapturingLogger, JsonLogger, CapturingSink, REDACTED, withLogScope } from '../../../src/app/logger.js';
 import { buildEmf, EMF_UNITS, EmfDocument, MAX_METRICS, MetricError, type MetricSpec } from '../../../src/app/metrics/emf.js';
-import { emitMetric, phaseMetric, publishMetric } from '../../../src/app/metrics/run-metrics.js';
+import { attemptEndMetric, attemptStartMetric, emitMetric, phaseMetric, publishMetric } from '../../../src/app/metrics/run-metrics.js';
 
 const T = Date.UTC(2026, 0, 2, 3, 4, 5);
 const ctx = { fn: 'worker', runId: 'run-1', attempt: 2, timestamp: T };
@@ -17,6 +17,26 @@ function reasonOf(spec: MetricSpec): string | undefined {
 }
 
 describe('EMF documents', () => {
+  it('an attempt that ended: by status and in total, with the model spend in dollars when a model ran and was priced', () => {
+    const spend = { modelCalls: 7, toolCalls: 12, tokensIn: 41_000, tokensOut: 3_100, costMicroUsd: 123_456 };
+    const doc = buildEmf(attemptEndMetric('COMPLETED', spend, ctx));
+    expect(doc._aws.CloudWatchMetrics[0].Dimensions).toEqual([['fn', 'status'], ['fn']]);
+    expect(doc).toMatchObject({
+      fn: 'worker',
+      status: 'COMPLETED',
+      attemptsEnded: 1,
+      modelCalls: 7,
+      modelTokensIn: 41_000,
+      modelTokensOut: 3_100,
+      modelCostUsd: 0.123456,
+    });
+    // No price: no spend metric (a zero would read as free).
+    expect(buildEmf(attemptEndMetric('FAILED', { ...spend, costMicroUsd: null }, ctx))).not.toHaveProperty('modelCostUsd');
+    // No model: only the count.
+    expect(buildEmf(attemptEndMetric('FAILED', undefined, ctx))._aws.CloudWatchMetrics[0].Metrics).toEqual([{ Name: 'attemptsEnded', Unit: 'Count' }]);
+    expect(buildEmf(attemptStartMetric(ctx))).toMatchObject({ fn: 'worker', attemptsStarted: 1, runId: 'run-1' });
+  });
+
   it('a phase that ended: dimensions fn and phase, duration, files and failure as metrics, run id as a property', () => {
     const doc = buildEmf(phaseMetric({ phase: 'edit', state: 'done', files: { count: 3, of: 'changed' }, elapsedMs: 1250 }, ctx));
     expect(doc).toEqual({
