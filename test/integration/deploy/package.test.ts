@@ -6,6 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublisherS3Event } from '../../../src/app/publisher/create-publisher-handler.js';
+import { buildEmf, METRIC_NAMESPACE, type MetricSpec } from '../../../src/app/metrics/emf.js';
+import { attemptEndMetric, attemptStartMetric, phaseMetric, publishMetric, sweepMetric } from '../../../src/app/metrics/run-metrics.js';
+import { PHASE_NAMES } from '../../../src/core/phases/phase-contracts.js';
+import { PUBLISH_REASONS } from '../../../src/core/publish/publish-error.js';
+import { RUN_STATUSES } from '../../../src/core/runs/run-status.js';
 import { buildSessionPolicy, sessionTags, type RunScope } from '../../../src/app/dispatch/session-policy.js';
 import { buildSessionPolicy as verifyBuildSessionPolicy } from '../../../src/app/verifier/build-session-policy.js';
 import { deliveryKey, issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
@@ -612,6 +617,58 @@ describe('osls package', () => {
     });
     expect(alarm.Dimensions[0].Value).toEqual({ 'Fn::GetAtt': ['DeadLetterQueue', 'QueueName'] });
     expect(alarm.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
+  });
+
+  it('creates the recommended alarms and a dashboard, reading only metrics, dimensions and values the functions write', () => {
+    // What the functions write: each builder as the code calls it (fn as the callers pass it).
+    const ctx = (fn: string) => ({ fn, runId: 'r', attempt: 1, timestamp: 0 });
+    const usage = { modelCalls: 1, toolCalls: 1, tokensIn: 1, tokensOut: 1, costMicroUsd: 1 };
+    const specs: MetricSpec[] = [
+      phaseMetric({ phase: 'ingestion', state: 'failed', files: { count: 1, of: 'snapshot' }, elapsedMs: 1 }, ctx('worker')),
+      publishMetric({ outcome: 'published', prNumber: 1 }, { ...ctx('publisher'), durationMs: 1, diff: { files: 1, lines: 1 } }),
+      publishMetric({ outcome: 'refused', reason: 'TREE_MISMATCH' }, ctx('publisher')),
+      sweepMetric({ intakesEnded: [], locksReleased: [], runsFailed: [], ciPolled: [], problems: [] }, 0),
+      attemptStartMetric(ctx('worker')),
+      attemptEndMetric('FAILED', usage, ctx('worker')),
+    ];
+    const written = new Set<string>();
+    for (const spec of specs) {
+      const doc = buildEmf(spec);
+      for (const directive of doc._aws.CloudWatchMetrics)
+        for (const set of directive.Dimensions)
+          for (const metric of directive.Metrics) written.add(`${metric.Name}|${set.map((d) => `${d}=${d === 'fn' ? String(doc.fn) : '*'}`).join(',')}`);
+    }
+    const values: Record<string, readonly string[]> = {
+      phase: ['ingestion', ...PHASE_NAMES],
+      reason: PUBLISH_REASONS,
+      status: RUN_STATUSES,
+      outcome: ['published', 'refused'],
+    };
+    const reads: { name: string; dimensions: [string, string][] }[] = [];
+    const alarms = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm' && r.Properties.Namespace !== 'AWS/SQS');
+    expect(alarms.map(([name]) => name).sort()).toEqual(['IngestionNearTimeoutAlarm', 'PhaseNearTimeoutAlarm', 'PublishTamperAlarm', 'StuckRunsAlarm']);
+    for (const [, alarm] of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
+      const stats = alarm.Properties.Metrics.filter((m: Json) => m.MetricStat);
+      expect(stats.length).toBeLessThanOrEqual(10);
+      for (const m of stats) {
+        expect(m.MetricStat.Metric.Namespace).toBe(METRIC_NAMESPACE);
+        reads.push({ name: m.MetricStat.Metric.MetricName, dimensions: m.MetricStat.Metric.Dimensions.map((d: Json) => [d.Name, d.Value]) });
+      }
+    }
+    const body = JSON.parse(resources.RunsDashboard.Properties.DashboardBody['Fn::Sub']);
+    for (const widget of body.widgets)
+      for (const row of widget.properties.metrics as unknown[][]) {
+        expect(row[0]).toBe(METRIC_NAMESPACE);
+        const pairs = row.slice(2, -1) as string[];
+        reads.push({ name: row[1] as string, dimensions: pairs.flatMap((v, i) => (i % 2 === 0 ? [[v, pairs[i + 1]] as [string, string]] : [])) });
+      }
+    expect(reads.length).toBeGreaterThan(30);
+    for (const read of reads) {
+      const key = `${read.name}|${read.dimensions.map(([d, v]) => `${d}=${d === 'fn' ? v : '*'}`).join(',')}`;
+      expect(written, key).toContain(key);
+      for (const [d, v] of read.dimensions) if (values[d]) expect(values[d], `${read.name} ${d}`).toContain(v);
+    }
   });
 
   it('keeps the bucket encrypted, private, versioned, with runs/ and limits/ expiring', () => {
