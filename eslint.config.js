@@ -35,7 +35,7 @@ const CORE_FLOORS = [
   ['artifacts', 'budget', 'syntax', 'text'],
   ['policy', 'workspace'],
   ['task'],
-  ['paths', 'prose'],
+  ['paths', 'prose', 'campaign'],
   ['runs', 'secrets', 'risk', 'manifests'],
   ['ingestion', 'engines'],
   ['git', 'repomap', 'phases'],

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generatedSchemaFiles } from '../src/core/task/generated-schema-files.js';
+import { generatedSchemaFiles } from './generated-schema-files.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 for (const [path, content] of Object.entries(generatedSchemaFiles())) {

@@ -24,6 +24,8 @@ commands:
   map <repo>                 ingestion + repository map
   targets <repo>             + target selection                   [--task TEXT | --task-file FILE] [--paths a,b]
   run <repo>                 the whole pipeline                   [--task | --task-file] [--paths] [--publish] [--approve] [--mode analysis]
+  campaign check FILE        validate a campaign spec (file:line:col: message)
+  campaign run FILE          one task over many repositories       --repos PATH [--repos PATH...] [--concurrency N] [--publish]
   policy check [FILE]        validate a policy (file:line:col: message)
   policy schema              print the policy's JSON Schema
   replay <bucket> <key>      re-drive a dead-lettered worker or publisher step (operators)

@@ -6,6 +6,7 @@ import type { LocalArtifactStore } from '../local/local-artifact-store.js';
 import { publishToLocalRepository } from '../local/local-publisher.js';
 import { nodeFs } from '../local/node-fs.js';
 import { USAGE, UsageError, type CliIo } from './cli-io.js';
+import { campaignCommand } from './campaign-command.js';
 import { ingestCommand } from './ingest-command.js';
 import { mapCommand } from './map-command.js';
 import { policyCheckCommand } from './policy-check-command.js';
@@ -53,6 +54,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       return replayCommand(rest, io);
     case 'serve':
       return serveCommand(rest, io);
+    case 'campaign':
+      return campaignCommand(rest, io, (args, runIo) => dispatch(['run', ...args], runIo));
     case 'policy': {
       const [sub, ...args] = rest;
       if (sub === 'schema') return policySchemaCommand(args, io);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { generatedSchemaFiles } from '../../../src/core/task/generated-schema-files.js';
+import { generatedSchemaFiles } from '../../../scripts/generated-schema-files.js';
 import { AgentPolicy, defaultPolicy } from '../../../src/core/policy/agent-policy.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
