@@ -577,6 +577,43 @@ export const BUG_REPORTS: BugReportCase[] = [
     ],
   },
   {
+    id: 'axios-error-status-missing',
+    language: 'javascript',
+    repo: 'axios/axios',
+    commit: '7004707c4180b416341863bd86913fe4fc2f1df1',
+    fix: '6700a8adac06942205f6a7a21421ecb36c4e0852',
+    text: {
+      from: 'issue',
+      url: 'https://github.com/axios/axios/issues/6561',
+      title: '`status` field missing from `AxiosError`',
+      body: '#### Summary\n\nIn the [Javascript implementation of `AxiosError`](https://github.com/axios/axios/blob/v1.x/lib/core/AxiosError.js), the `status` is only attached to the `toJson`, but not in the `AxiosError` itself. However, in the [type declaration of `AxiosError`](https://github.com/axios/axios/blob/4f99675fe7eae503422f932b9407242dbc1b7d55/index.d.ts#L416), there is `status?: number` field. Because of this, I have accidentally misused it for quite a while, as it is more obvious and direct than `error.response.status`.\n\nThe PR https://github.com/axios/axios/pull/5331 seems to already fix this issue, and it was even approved. But it was not merged. Can axios team merge this, or there is something else that the PR need to resolve?',
+    },
+    expectedFiles: [
+      { path: 'lib/core/AxiosError.js', role: 'source' },
+      { path: 'test/specs/core/AxiosError.spec.js', role: 'test' },
+    ],
+  },
+  {
+    id: 'vite-module-runner-named-import-race',
+    language: 'typescript',
+    repo: 'vitejs/vite',
+    commit: 'c0f2fc607ee97ee4499337b04826420c00654065',
+    fix: 'd9b10a98db1c293ee64300bd75d568b44c8ae931',
+    text: {
+      from: 'issue',
+      url: 'https://github.com/vitejs/vite/issues/22999',
+      title: 'Module runner: plain named-import bindings are `undefined` after HMR when a shared dependency is still evaluating (race not covered by #22369)',
+      body: '### Describe the bug\n\nAfter an HMR invalidation, concurrent imports through the SSR module runner can observe **`undefined` bindings for plain named imports** of a shared dependency whose evaluation is still in flight. The importing module finishes evaluation (and its `mod.promise` resolves) without awaiting the in-flight shared dependency, so code that runs right after gets:\n\n```\nTypeError: (0 , __vite_ssr_import_0__.fetchData) is not a function\n```\n\nwhere `fetchData` is a plain named export of a first-party module (a shared helper imported by several modules that re-evaluate concurrently after the invalidation).\n\nThis looks like a sibling of the race fixed by #22369 (shipped in `vite@8.0.12`, closes TanStack/router#7285). That fix is scoped to **re-export chains** — it replaced the `mod.importers`-based circular heuristics in `ModuleRunner.cachedRequest` with a callstack-driven check, so a concurrent caller no longer receives the partial exports of an in-flight `export *` chain. The failure reported here still reproduces on `vite@8.1.3` (which includes that fix), with **plain named imports** and no `export *` involved.',
+    },
+    expectedFiles: [
+      { path: 'packages/vite/src/module-runner/runner.ts', role: 'source' },
+      { path: 'packages/vite/src/node/ssr/runtime/__tests__/fixtures/hmr-evaluated-import-race/evaluated.js', role: 'test' },
+      { path: 'packages/vite/src/node/ssr/runtime/__tests__/fixtures/hmr-evaluated-import-race/shared.js', role: 'test' },
+      { path: 'packages/vite/src/node/ssr/runtime/__tests__/server-hmr.spec.ts', role: 'test' },
+    ],
+    heldOut: true,
+  },
+  {
     id: 'tokio-recv-many-closed',
     language: 'rust',
     repo: 'tokio-rs/tokio',
