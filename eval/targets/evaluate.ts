@@ -1,6 +1,4 @@
 import { textTable } from '../text-table.js';
-import { existsSync } from 'node:fs';
-import { nodeFs } from '../../src/app/local/node-fs.js';
 import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
 import { defaultPathRules } from '../../src/core/paths/path-rules.js';
 import { buildRepoMap } from '../../src/core/repomap/build-repo-map.js';
@@ -10,10 +8,10 @@ import { SymbolIndex } from '../../src/core/repomap/symbol-index.js';
 import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-service.js';
 import { selectTargets } from '../../src/core/targets/select-targets.js';
 import { parseTask } from '../../src/core/task/parse-task.js';
-import { openWorkspace, type Workspace } from '../../src/core/workspace/workspace.js';
+import type { Workspace } from '../../src/core/workspace/workspace.js';
 import { createMemoryRepo } from '../../test/helpers/memory-repo.js';
 import { generatedRepos } from './generated-repos.js';
-import { gitdirOf } from '../deps/evaluate.js';
+import { mirrorCheckouts } from '../mirror-checkouts.js';
 import { BUG_REPORTS } from './bug-reports.js';
 import { scoreCase, type CaseRecall } from './recall.js';
 
@@ -99,13 +97,6 @@ export async function runGenerated(syntax: TreeSyntaxService): Promise<TargetRes
   return out;
 }
 
-/** One checkout's map and contents, shared by the cases pinned to the same commit. */
-interface Checkout {
-  workspace: Workspace;
-  map: RepoMap;
-  contents: FileContents;
-}
-
 /**
  * Every bug report whose mirror is present, selected for exactly as a run selects for an issue
  * (title and body parsed as the task, the default path rules, symbols from tree-sitter), scored
@@ -116,24 +107,14 @@ export async function runBugReports(
   mirrors: string,
   options: { only?: readonly string[]; log?: (line: string) => void } = {},
 ): Promise<{ scores: CaseRecall[]; skipped: string[] }> {
-  const checkouts = new Map<string, Checkout>();
+  const checkouts = mirrorCheckouts(mirrors, rules, options.log);
   const scores: CaseRecall[] = [];
   const skipped: string[] = [];
   for (const c of BUG_REPORTS.filter((b) => !options.only?.length || options.only.includes(b.id))) {
-    const gitdir = gitdirOf(mirrors, c.repo);
-    if (!existsSync(gitdir)) {
+    const checkout = await checkouts.at(c.repo, c.commit);
+    if (!checkout) {
       skipped.push(c.id);
       continue;
-    }
-    const key = `${c.repo}@${c.commit}`;
-    let checkout = checkouts.get(key);
-    if (!checkout) {
-      const workspace = await openWorkspace({ fs: nodeFs, gitdir, commitSha: c.commit });
-      const contents = new FileContents(workspace);
-      const [owner, repo] = c.repo.split('/');
-      const map = await buildRepoMap({ workspace, owner, repo, rules, policyDigest: 'eval', contents });
-      checkout = { workspace, map, contents };
-      checkouts.set(key, checkout);
     }
     const { workspace, map, contents } = checkout;
     const task = parseTask({ title: c.text.title, body: c.text.from === 'issue' ? c.text.body : '', source: 'github' });
