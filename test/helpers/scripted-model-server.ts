@@ -101,8 +101,10 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     problems: () => requests.flatMap((r) => r.problems.map((p) => `#${r.index}: ${p}`)),
+    // Idempotent: a test may close it early to make the endpoint refuse connections.
     close: () =>
       new Promise<void>((resolve, reject) => {
+        if (!server.listening) return resolve();
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),

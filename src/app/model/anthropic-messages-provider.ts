@@ -149,6 +149,8 @@ export function anthropicReason(status: number, text: string): ModelProviderReas
       return 'MODEL_CONTEXT_OVERFLOW';
     case 'timeout_error':
       return 'MODEL_TIMEOUT';
+    case 'not_found_error':
+      return 'MODEL_NOT_FOUND';
     default:
       return status === 529 ? 'MODEL_SERVER_ERROR' : reasonForStatus(status);
   }

@@ -143,7 +143,7 @@ const BEDROCK_ERRORS: Record<string, ModelProviderReason> = {
   ServiceUnavailableException: 'MODEL_SERVER_ERROR',
   ModelErrorException: 'MODEL_SERVER_ERROR',
   ValidationException: 'MODEL_REQUEST_REJECTED',
-  ResourceNotFoundException: 'MODEL_REQUEST_REJECTED',
+  ResourceNotFoundException: 'MODEL_NOT_FOUND',
 };
 
 /** Bedrock reports an over-long prompt as a ValidationException; only its message tells. */
