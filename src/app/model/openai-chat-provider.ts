@@ -19,7 +19,27 @@ export interface OpenAiChatProviderOptions extends ProviderCallOptions {
   model: string;
   /** Sent only as `Authorization: Bearer <key>`; optional for local servers. */
   apiKey?: string;
+  /** The request field that caps the completion. Default: by endpoint (`completionCapField`). */
+  completionCapField?: CompletionCapField;
   fetch?: typeof fetch;
+}
+
+/**
+ * `max_completion_tokens` is OpenAI's field (it counts reasoning tokens too, and its reasoning
+ * models refuse `max_tokens`); OpenAI-compatible servers (Ollama, llama.cpp, vLLM) know
+ * `max_tokens`, and some ignore the newer field, leaving the completion uncapped.
+ */
+export type CompletionCapField = 'max_tokens' | 'max_completion_tokens';
+
+/** OpenAI's own API (api.openai.com, and Azure OpenAI's hosts) takes `max_completion_tokens`; any other endpoint `max_tokens`. */
+export function completionCapField(baseUrl: string): CompletionCapField {
+  let host = '';
+  try {
+    host = new URL(baseUrl).hostname.toLowerCase();
+  } catch {
+    // an invalid URL fails on the first call, with its own error
+  }
+  return host === 'api.openai.com' || host.endsWith('.openai.azure.com') ? 'max_completion_tokens' : 'max_tokens';
 }
 
 const ToolCall = z.object({
@@ -56,6 +76,7 @@ export class OpenAiChatProvider implements ModelProvider {
   readonly model: string;
   readonly #url: string;
   readonly #apiKey: string | undefined;
+  readonly #capField: CompletionCapField;
   readonly #policy: RetryPolicy;
   readonly #scrubber: SecretScrubber;
   readonly #fetch: typeof fetch;
@@ -64,6 +85,7 @@ export class OpenAiChatProvider implements ModelProvider {
     this.model = options.model;
     this.#url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
     this.#apiKey = options.apiKey;
+    this.#capField = options.completionCapField ?? completionCapField(options.baseUrl);
     this.#policy = retryPolicyOf(options);
     this.#scrubber = new SecretScrubber([options.apiKey]);
     this.#fetch = options.fetch ?? globalThis.fetch;
@@ -90,7 +112,7 @@ export class OpenAiChatProvider implements ModelProvider {
       }));
       body.tool_choice = 'auto';
     }
-    if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+    if (request.maxTokens !== undefined) body[this.#capField] = request.maxTokens;
     return body;
   }
 }

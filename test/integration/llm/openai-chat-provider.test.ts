@@ -163,6 +163,30 @@ describe('OpenAiChatProvider', () => {
     expect(error.reason).toBe('MODEL_RESPONSE_INVALID');
   });
 
+  it('caps the completion with max_completion_tokens on api.openai.com, which refuses max_tokens for its reasoning models', async () => {
+    const s = await startScriptedModelServer({ apiKey: KEY, refuseMaxTokens: true, script: [answer('ok')] });
+    servers.push(s);
+    // api.openai.com, answered on loopback: the URL the provider builds is kept, only the host is swapped.
+    const toLoopback: typeof fetch = (url, init) => fetch(String(url).replace('https://api.openai.com/v1', s.baseUrl), init);
+    const p = new OpenAiChatProvider({ baseUrl: 'https://api.openai.com/v1', model: 'o4-mini', apiKey: KEY, maxRetries: 0, fetch: toLoopback });
+
+    const response = await p.complete({ messages: MESSAGES, tools: [], maxTokens: 900 });
+
+    expect(response.message.content).toBe('ok');
+    expect(s.problems()).toEqual([]);
+    expect(s.requests[0].body).toMatchObject({ max_completion_tokens: 900 });
+    expect(s.requests[0].body).not.toHaveProperty('max_tokens');
+  });
+
+  it('keeps max_tokens for other OpenAI-compatible servers (Ollama, llama.cpp, vLLM know only it)', async () => {
+    const { server, provider: p } = await provider({ script: [answer('ok')] });
+
+    await p.complete({ messages: MESSAGES, tools: [], maxTokens: 900 });
+
+    expect(server.requests[0].body).toMatchObject({ max_tokens: 900 });
+    expect(server.requests[0].body).not.toHaveProperty('max_completion_tokens');
+  });
+
   it('reports an unreachable endpoint as MODEL_NETWORK_ERROR after retrying', async () => {
     const s = await startScriptedModelServer({ script: [] });
     const baseUrl = s.baseUrl;
