@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 export interface ScriptedMessage {
   content?: string | null;
   toolCalls?: { id?: string; name: string; arguments: unknown }[];
-  usage?: { promptTokens: number; completionTokens: number };
+  /** `cachedTokens`: of the prompt tokens, how many the provider read from its prompt cache (each protocol reports them its own way). */
+  usage?: { promptTokens: number; completionTokens: number; cachedTokens?: number };
   finishReason?: string;
   /** A structured-output refusal: sent as `message.refusal` (content stays null unless given). */
   refusal?: string;
@@ -152,7 +153,13 @@ function completion(reply: ScriptedMessage, index: number, model: string) {
         finish_reason: reply.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
       },
     ],
-    usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens },
+    usage: {
+      prompt_tokens: usage.promptTokens,
+      completion_tokens: usage.completionTokens,
+      total_tokens: usage.promptTokens + usage.completionTokens,
+      // OpenAI counts cached tokens inside prompt_tokens and says how many in the details.
+      ...(usage.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cachedTokens } } : {}),
+    },
   };
 }
 

@@ -63,7 +63,15 @@ const ChatCompletion = z.object({
       }),
     )
     .min(1),
-  usage: z.object({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative() }).nullable().optional(),
+  usage: z
+    .object({
+      prompt_tokens: z.number().int().nonnegative(),
+      completion_tokens: z.number().int().nonnegative(),
+      /** Automatic prefix caching: how many of prompt_tokens came from the cache. */
+      prompt_tokens_details: z.looseObject({ cached_tokens: z.number().int().nonnegative().optional() }).nullable().optional(),
+    })
+    .nullable()
+    .optional(),
 });
 
 /**
@@ -127,7 +135,12 @@ function parseCompletion(json: unknown, scrubber: SecretScrubber): ModelResponse
   const message: ChatMessage = { role: 'assistant', content: choice.message.content ?? refusal ?? null };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const result: ModelResponse = { message };
-  if (parsed.data.usage) result.usage = { promptTokens: parsed.data.usage.prompt_tokens, completionTokens: parsed.data.usage.completion_tokens };
+  const usage = parsed.data.usage;
+  if (usage) {
+    result.usage = { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens };
+    const cached = usage.prompt_tokens_details?.cached_tokens;
+    if (cached !== undefined) result.usage.cachedInputTokens = cached;
+  }
   if (choice.finish_reason) result.finishReason = choice.finish_reason;
   const stopReason = refusal ? 'refusal' : openAiStopReason(choice.finish_reason ?? undefined, toolCalls.length > 0);
   if (stopReason) result.stopReason = stopReason;
