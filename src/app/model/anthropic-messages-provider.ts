@@ -22,8 +22,8 @@ export interface AnthropicMessagesProviderOptions extends ProviderCallOptions {
   model: string;
   /** Sent only as `x-api-key`. */
   apiKey: string;
-  /** The API requires `max_tokens`; used when a request sets none. Default 4096. */
-  defaultMaxTokens?: number;
+  /** Completion tokens per call (`ModelProvider.maxOutputTokens`), also sent when a request sets none (the API requires `max_tokens`). Default 16,384. */
+  maxOutputTokens?: number;
   fetch?: typeof fetch;
 }
 
@@ -64,9 +64,9 @@ const ErrorBody = z.object({ error: z.object({ type: z.string(), message: z.stri
  */
 export class AnthropicMessagesProvider implements ModelProvider {
   readonly model: string;
+  readonly maxOutputTokens: number;
   readonly #url: string;
   readonly #apiKey: string;
-  readonly #defaultMaxTokens: number;
   readonly #policy: RetryPolicy;
   readonly #scrubber: SecretScrubber;
   readonly #fetch: typeof fetch;
@@ -75,7 +75,7 @@ export class AnthropicMessagesProvider implements ModelProvider {
     this.model = options.model;
     this.#url = `${(options.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '')}/v1/messages`;
     this.#apiKey = options.apiKey;
-    this.#defaultMaxTokens = options.defaultMaxTokens ?? 4096;
+    this.maxOutputTokens = options.maxOutputTokens ?? 16_384;
     this.#policy = retryPolicyOf(options);
     this.#scrubber = new SecretScrubber([options.apiKey]);
     this.#fetch = options.fetch ?? globalThis.fetch;
@@ -99,7 +99,7 @@ export class AnthropicMessagesProvider implements ModelProvider {
     // the task context) lets every later call of the phase read it back from the cache.
     const messages = turns.map((turn) => ({ role: turn.role, content: turn.blocks.map(toAnthropicBlock) }));
     if (messages[0]?.role === 'user') markLast(messages[0].content);
-    const body: Record<string, unknown> = { model: this.model, max_tokens: request.maxTokens ?? this.#defaultMaxTokens, messages };
+    const body: Record<string, unknown> = { model: this.model, max_tokens: request.maxTokens ?? this.maxOutputTokens, messages };
     if (system.length > 0) body.system = [{ type: 'text', text: system.join('\n\n'), cache_control: CACHE_CONTROL }];
     if (request.tools.length > 0) {
       const tools: Record<string, unknown>[] = request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters }));

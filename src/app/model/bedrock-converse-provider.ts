@@ -31,6 +31,8 @@ export interface BedrockConverseProviderOptions extends ProviderCallOptions {
   endpoint?: string;
   /** Default: the SDK's default chain (on Lambda, the function's role). Never an API key. */
   credentials?: BedrockRuntimeClientConfig['credentials'];
+  /** Completion tokens per call (`ModelProvider.maxOutputTokens`). Default 8,192: not every model Bedrock hosts writes more. */
+  maxOutputTokens?: number;
 }
 
 const ResponseBlock = z.looseObject({
@@ -69,12 +71,14 @@ const CACHE_POINT = { cachePoint: { type: 'default' } } as const;
  */
 export class BedrockConverseProvider implements ModelProvider {
   readonly model: string;
+  readonly maxOutputTokens: number;
   readonly #client: BedrockRuntimeClient;
   readonly #policy: RetryPolicy;
   readonly #scrubber: SecretScrubber;
 
   constructor(options: BedrockConverseProviderOptions) {
     this.model = options.model;
+    this.maxOutputTokens = options.maxOutputTokens ?? 8_192;
     this.#client = new BedrockRuntimeClient({ region: options.region, endpoint: options.endpoint, credentials: options.credentials, maxAttempts: 1 });
     this.#policy = retryPolicyOf(options);
     const fixed =

@@ -19,6 +19,12 @@ export interface OpenAiChatProviderOptions extends ProviderCallOptions {
   model: string;
   /** Sent only as `Authorization: Bearer <key>`; optional for local servers. */
   apiKey?: string;
+  /**
+   * Completion tokens per call (`ModelProvider.maxOutputTokens`). Default 16,384 on OpenAI's own
+   * API, where reasoning tokens count against it too; 4,096 elsewhere, as local servers' context
+   * windows are small and some refuse a prompt plus cap longer than the window.
+   */
+  maxOutputTokens?: number;
   /** The request field that caps the completion. Default: by endpoint (`completionCapField`). */
   completionCapField?: CompletionCapField;
   fetch?: typeof fetch;
@@ -82,6 +88,7 @@ const ChatCompletion = z.object({
  */
 export class OpenAiChatProvider implements ModelProvider {
   readonly model: string;
+  readonly maxOutputTokens: number;
   readonly #url: string;
   readonly #apiKey: string | undefined;
   readonly #capField: CompletionCapField;
@@ -94,6 +101,7 @@ export class OpenAiChatProvider implements ModelProvider {
     this.#url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
     this.#apiKey = options.apiKey;
     this.#capField = options.completionCapField ?? completionCapField(options.baseUrl);
+    this.maxOutputTokens = options.maxOutputTokens ?? (completionCapField(options.baseUrl) === 'max_completion_tokens' ? 16_384 : 4_096);
     this.#policy = retryPolicyOf(options);
     this.#scrubber = new SecretScrubber([options.apiKey]);
     this.#fetch = options.fetch ?? globalThis.fetch;
