@@ -38,6 +38,7 @@ function anthropicProtocol(options: AnthropicServerOptions): WireProtocol {
       if (headers['anthropic-version'] !== '2023-06-01')
         problems.push(`anthropic-version header must be 2023-06-01, got ${String(headers['anthropic-version'])}`);
       if (headers.authorization !== undefined) problems.push('the key belongs in x-api-key, not Authorization');
+      problems.push(...cacheControlProblems(body));
       if (typeof body.model !== 'string' || body.model === '') problems.push('model: Field required');
       if (body.max_tokens === undefined) problems.push('max_tokens: Field required');
       const system: string[] = [];
@@ -76,6 +77,7 @@ function anthropicProtocol(options: AnthropicServerOptions): WireProtocol {
         })),
       ];
       const usage = reply.usage ?? { promptTokens: 100, completionTokens: 20 };
+      const cached = usage.cachedTokens ?? 0;
       return {
         id: `msg_loopback_${index}`,
         type: 'message',
@@ -84,12 +86,36 @@ function anthropicProtocol(options: AnthropicServerOptions): WireProtocol {
         content,
         stop_reason: stopReason,
         stop_sequence: null,
-        usage: { input_tokens: usage.promptTokens, output_tokens: usage.completionTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        // input_tokens counts only what came after the last cache breakpoint read or written.
+        usage: {
+          input_tokens: usage.promptTokens - cached,
+          output_tokens: usage.completionTokens,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: cached,
+        },
       };
     },
     stopReasons: { stop: 'end_turn', tool_calls: 'tool_use', length: 'max_tokens', content_filter: 'refusal' },
     toolResultsFirst: true,
   };
+}
+
+/** The Messages API allows at most four blocks with cache_control per request. */
+const MAX_BREAKPOINTS = 4;
+
+/** `cache_control` on tools, system blocks and message blocks: `{type: 'ephemeral'}` (with an optional ttl), at most four. */
+function cacheControlProblems(body: any): string[] {
+  const blocks: any[] = [
+    ...(Array.isArray(body.tools) ? body.tools : []),
+    ...(Array.isArray(body.system) ? body.system : []),
+    ...(Array.isArray(body.messages) ? body.messages.flatMap((m: any) => (Array.isArray(m?.content) ? m.content : [])) : []),
+  ];
+  const marked = blocks.filter((b) => b && typeof b === 'object' && 'cache_control' in b);
+  const problems = marked
+    .filter((b) => b.cache_control?.type !== 'ephemeral' || Object.keys(b.cache_control).some((k) => k !== 'type' && k !== 'ttl'))
+    .map(() => 'cache_control must be {"type":"ephemeral"}');
+  if (marked.length > MAX_BREAKPOINTS) problems.push(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${marked.length}.`);
+  return problems;
 }
 
 function neutralBlock(block: any): NeutralBlock {

@@ -70,11 +70,15 @@ function bedrockProtocol(options: BedrockServerOptions): WireProtocol {
       const problems: string[] = [];
       if (!String(headers['content-type'] ?? '').startsWith('application/json')) problems.push('content-type must be application/json');
       if (body.modelId !== undefined) problems.push('modelId belongs in the path, not the body');
-      const system = systemBlocks(body.system, problems);
-      const tools = converseTools(body.toolConfig, problems);
+      problems.push(...cachePointProblems(body));
+      const system = systemBlocks(withoutCachePoints(body.system), problems);
+      const tools = converseTools(body.toolConfig && { ...body.toolConfig, tools: withoutCachePoints(body.toolConfig.tools) }, problems);
       for (const key of Object.keys(body)) if (!CONVERSE_FIELDS.includes(key)) problems.push(`unknown field ${key}`);
       if (!Array.isArray(body.messages)) return { request: { model: model ?? '', system, turns: [], tools, maxTokens: undefined }, problems };
-      const turns = body.messages.map((m: any) => ({ role: m?.role, blocks: Array.isArray(m?.content) ? m.content.map(neutralBlock) : [] }));
+      const turns = body.messages.map((m: any) => ({
+        role: m?.role,
+        blocks: Array.isArray(m?.content) ? withoutCachePoints(m.content).map(neutralBlock) : [],
+      }));
       const usesTools = turns.some((t: { blocks: NeutralBlock[] }) => t.blocks.some((b) => b.kind === 'tool_use' || b.kind === 'tool_result'));
       if (usesTools && body.toolConfig === undefined) problems.push('The toolConfig field must be defined when using toolUse and toolResult content blocks.');
       return { request: { model: model ?? '', system, turns, tools, maxTokens: body.inferenceConfig?.maxTokens }, problems };
@@ -96,7 +100,13 @@ function bedrockProtocol(options: BedrockServerOptions): WireProtocol {
       return {
         output: { message: { role: 'assistant', content } },
         stopReason,
-        usage: { inputTokens: usage.promptTokens, outputTokens: usage.completionTokens, totalTokens: usage.promptTokens + usage.completionTokens },
+        // inputTokens leaves out what was read from (or written to) the cache; totalTokens has it all.
+        usage: {
+          inputTokens: usage.promptTokens - (usage.cachedTokens ?? 0),
+          outputTokens: usage.completionTokens,
+          totalTokens: usage.promptTokens + usage.completionTokens,
+          ...(usage.cachedTokens !== undefined ? { cacheReadInputTokens: usage.cachedTokens, cacheWriteInputTokens: 0 } : {}),
+        },
         metrics: { latencyMs: 42 },
       };
     },
@@ -129,6 +139,32 @@ function converseTools(toolConfig: any, problems: string[]): NeutralRequest['too
   if (toolConfig !== undefined && tools.length === 0) problems.push('toolConfig.tools must not be empty');
   if (toolConfig?.toolChoice !== undefined && !['auto', 'any', 'tool'].some((k) => k in toolConfig.toolChoice)) problems.push('toolConfig.toolChoice invalid');
   return tools;
+}
+
+/** Converse allows at most four cache checkpoints per request. */
+const MAX_CACHE_POINTS = 4;
+
+/** `{cachePoint: {type: 'default'}}` blocks in system, tools and message content: well formed, never first, at most four. */
+function cachePointProblems(body: any): string[] {
+  const lists: unknown[][] = [body.system, body.toolConfig?.tools, ...(Array.isArray(body.messages) ? body.messages.map((m: any) => m?.content) : [])].filter(
+    Array.isArray,
+  );
+  const problems: string[] = [];
+  let count = 0;
+  for (const list of lists)
+    for (const [i, block] of list.entries()) {
+      if (!block || typeof block !== 'object' || !('cachePoint' in block)) continue;
+      count += 1;
+      if ((block as any).cachePoint?.type !== 'default' || Object.keys(block).length !== 1)
+        problems.push('cachePoint must be {"cachePoint":{"type":"default"}}');
+      if (i === 0) problems.push('a cachePoint must follow the content it caches');
+    }
+  if (count > MAX_CACHE_POINTS) problems.push(`at most ${MAX_CACHE_POINTS} cache checkpoints are allowed, got ${count}`);
+  return problems;
+}
+
+function withoutCachePoints(list: any): any {
+  return Array.isArray(list) ? list.filter((block) => !(block && typeof block === 'object' && 'cachePoint' in block)) : list;
 }
 
 function neutralBlock(block: any): NeutralBlock {

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 export interface ScriptedMessage {
   content?: string | null;
   toolCalls?: { id?: string; name: string; arguments: unknown }[];
-  usage?: { promptTokens: number; completionTokens: number };
+  /** `cachedTokens`: of the prompt tokens, how many the provider read from its prompt cache (each protocol reports them its own way). */
+  usage?: { promptTokens: number; completionTokens: number; cachedTokens?: number };
   finishReason?: string;
   /** A structured-output refusal: sent as `message.refusal` (content stays null unless given). */
   refusal?: string;
@@ -46,6 +47,8 @@ export interface ScriptedModelServerOptions {
   script: ScriptedReply[] | ((body: any, index: number, request: RecordedRequest) => ScriptedReply);
   /** When set, requests without `Authorization: Bearer <apiKey>` get 401. */
   apiKey?: string;
+  /** Answer `max_tokens` as OpenAI does for its reasoning models: 400 unsupported_parameter (they take `max_completion_tokens`). */
+  refuseMaxTokens?: boolean;
 }
 
 const FUNCTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -83,6 +86,11 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       record.problems.push('body is not JSON');
       return send(400, JSON.stringify({ error: { message: 'body is not JSON' } }));
     }
+    if (options.refuseMaxTokens && record.body?.max_tokens !== undefined) {
+      const message = "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
+      record.problems.push(message);
+      return send(400, JSON.stringify({ error: { message, type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' } }));
+    }
     record.problems.push(...validateRequest(record.body));
     if (record.problems.length > 0) return send(400, JSON.stringify({ error: { message: record.problems.join('; ') } }));
 
@@ -101,8 +109,10 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     problems: () => requests.flatMap((r) => r.problems.map((p) => `#${r.index}: ${p}`)),
+    // Idempotent: a test may close it early to make the endpoint refuse connections.
     close: () =>
       new Promise<void>((resolve, reject) => {
+        if (!server.listening) return resolve();
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),
@@ -143,7 +153,13 @@ function completion(reply: ScriptedMessage, index: number, model: string) {
         finish_reason: reply.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
       },
     ],
-    usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.promptTokens + usage.completionTokens },
+    usage: {
+      prompt_tokens: usage.promptTokens,
+      completion_tokens: usage.completionTokens,
+      total_tokens: usage.promptTokens + usage.completionTokens,
+      // OpenAI counts cached tokens inside prompt_tokens and says how many in the details.
+      ...(usage.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cachedTokens } } : {}),
+    },
   };
 }
 
@@ -165,14 +181,16 @@ function toolProblems(tools: any): string[] {
   return problems;
 }
 
-/** `tool_choice` (only with tools) and `max_tokens`. */
+/** `tool_choice` (only with tools) and the completion cap (`max_tokens` or `max_completion_tokens`, not both). */
 function optionProblems(body: any): string[] {
   const problems: string[] = [];
   if (body.tool_choice !== undefined) {
     if (body.tools === undefined) problems.push('tool_choice without tools');
     if (!['auto', 'none', 'required'].includes(body.tool_choice) && typeof body.tool_choice !== 'object') problems.push('tool_choice invalid');
   }
-  if (body.max_tokens !== undefined && (!Number.isInteger(body.max_tokens) || body.max_tokens < 1)) problems.push('max_tokens must be a positive integer');
+  for (const field of ['max_tokens', 'max_completion_tokens'])
+    if (body[field] !== undefined && (!Number.isInteger(body[field]) || body[field] < 1)) problems.push(`${field} must be a positive integer`);
+  if (body.max_tokens !== undefined && body.max_completion_tokens !== undefined) problems.push('max_tokens and max_completion_tokens are exclusive');
   return problems;
 }
 

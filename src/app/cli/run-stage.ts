@@ -63,5 +63,6 @@ export function modelFromEnv(env: CliIo['env']): ModelProvider | undefined {
     baseUrl: env.DRAFTSMAN_MODEL_BASE_URL,
     region: env.DRAFTSMAN_MODEL_REGION,
     apiKey: env.DRAFTSMAN_MODEL_API_KEY,
+    maxOutputTokens: env.DRAFTSMAN_MODEL_MAX_OUTPUT_TOKENS,
   });
 }

@@ -47,6 +47,9 @@ export class TerminalReporter implements RunReporter {
   finish(result: PipelineResult, runDir: string, publishNote?: string): void {
     if (!this.options.enabled) return;
     const lines = [`draftsman: ${result.status}${result.reason ? ` (${result.reason})` : ''}`];
+    // A stop that says why (a model endpoint refused or unreachable, ...) shows it, on one line.
+    const cause = result.details?.summary;
+    if (result.status === 'FAILED' && typeof cause === 'string') lines.push(`  cause    ${escapeControls(cause.replace(/\s+/g, ' ').trim())}`);
     if (result.baseCommitSha) lines.push(`  base     ${result.baseRef ?? ''} ${result.baseCommitSha}`);
     if (result.headCommitSha) lines.push(`  commit   ${result.headCommitSha} on ${result.agentBranch}`);
     // Names from the repository can reach these lines; a terminal must show ESC, not obey it.

@@ -22,8 +22,8 @@ export interface AnthropicMessagesProviderOptions extends ProviderCallOptions {
   model: string;
   /** Sent only as `x-api-key`. */
   apiKey: string;
-  /** The API requires `max_tokens`; used when a request sets none. Default 4096. */
-  defaultMaxTokens?: number;
+  /** Completion tokens per call (`ModelProvider.maxOutputTokens`), also sent when a request sets none (the API requires `max_tokens`). Default 16,384. */
+  maxOutputTokens?: number;
   fetch?: typeof fetch;
 }
 
@@ -41,8 +41,19 @@ const MessagesResponse = z.object({
   role: z.literal('assistant'),
   content: z.array(ResponseBlock),
   stop_reason: z.string().nullable(),
-  usage: z.object({ input_tokens: z.number().int().nonnegative(), output_tokens: z.number().int().nonnegative() }).optional(),
+  usage: z
+    .object({
+      /** Only the tokens after the last cache breakpoint; reads and writes of the cache are counted apart. */
+      input_tokens: z.number().int().nonnegative(),
+      output_tokens: z.number().int().nonnegative(),
+      cache_creation_input_tokens: z.number().int().nonnegative().nullable().optional(),
+      cache_read_input_tokens: z.number().int().nonnegative().nullable().optional(),
+    })
+    .optional(),
 });
+
+/** Marks the end of a cacheable prefix (the default five-minute cache). */
+const CACHE_CONTROL = { type: 'ephemeral' } as const;
 
 const ErrorBody = z.object({ error: z.object({ type: z.string(), message: z.string().default('') }) });
 
@@ -53,9 +64,9 @@ const ErrorBody = z.object({ error: z.object({ type: z.string(), message: z.stri
  */
 export class AnthropicMessagesProvider implements ModelProvider {
   readonly model: string;
+  readonly maxOutputTokens: number;
   readonly #url: string;
   readonly #apiKey: string;
-  readonly #defaultMaxTokens: number;
   readonly #policy: RetryPolicy;
   readonly #scrubber: SecretScrubber;
   readonly #fetch: typeof fetch;
@@ -64,7 +75,7 @@ export class AnthropicMessagesProvider implements ModelProvider {
     this.model = options.model;
     this.#url = `${(options.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '')}/v1/messages`;
     this.#apiKey = options.apiKey;
-    this.#defaultMaxTokens = options.defaultMaxTokens ?? 4096;
+    this.maxOutputTokens = options.maxOutputTokens ?? 16_384;
     this.#policy = retryPolicyOf(options);
     this.#scrubber = new SecretScrubber([options.apiKey]);
     this.#fetch = options.fetch ?? globalThis.fetch;
@@ -83,14 +94,17 @@ export class AnthropicMessagesProvider implements ModelProvider {
 
   #body(request: { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number }): Record<string, unknown> {
     const { system, turns } = toBlockConversation(request.messages);
-    const body: Record<string, unknown> = {
-      model: this.model,
-      max_tokens: request.maxTokens ?? this.#defaultMaxTokens,
-      messages: turns.map((turn) => ({ role: turn.role, content: turn.blocks.map(toAnthropicBlock) })),
-    };
-    if (system.length > 0) body.system = system.join('\n\n');
+    // The prompt cache covers tools, then system, then messages: a breakpoint after each part of
+    // the stable prefix (the tool definitions, the system prompt, the first user turn, which holds
+    // the task context) lets every later call of the phase read it back from the cache.
+    const messages = turns.map((turn) => ({ role: turn.role, content: turn.blocks.map(toAnthropicBlock) }));
+    if (messages[0]?.role === 'user') markLast(messages[0].content);
+    const body: Record<string, unknown> = { model: this.model, max_tokens: request.maxTokens ?? this.maxOutputTokens, messages };
+    if (system.length > 0) body.system = [{ type: 'text', text: system.join('\n\n'), cache_control: CACHE_CONTROL }];
     if (request.tools.length > 0) {
-      body.tools = request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters }));
+      const tools: Record<string, unknown>[] = request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters }));
+      markLast(tools);
+      body.tools = tools;
       body.tool_choice = { type: 'auto' };
     }
     return body;
@@ -120,7 +134,15 @@ export class AnthropicMessagesProvider implements ModelProvider {
       response.finishReason = parsed.data.stop_reason;
       response.stopReason = anthropicStopReason(parsed.data.stop_reason);
     }
-    if (parsed.data.usage) response.usage = { promptTokens: parsed.data.usage.input_tokens, completionTokens: parsed.data.usage.output_tokens };
+    const usage = parsed.data.usage;
+    if (usage) {
+      const read = usage.cache_read_input_tokens ?? 0;
+      response.usage = {
+        promptTokens: usage.input_tokens + (usage.cache_creation_input_tokens ?? 0) + read,
+        completionTokens: usage.output_tokens,
+      };
+      if (usage.cache_read_input_tokens != null) response.usage.cachedInputTokens = read;
+    }
     return response;
   }
 }
@@ -149,6 +171,8 @@ export function anthropicReason(status: number, text: string): ModelProviderReas
       return 'MODEL_CONTEXT_OVERFLOW';
     case 'timeout_error':
       return 'MODEL_TIMEOUT';
+    case 'not_found_error':
+      return 'MODEL_NOT_FOUND';
     default:
       return status === 529 ? 'MODEL_SERVER_ERROR' : reasonForStatus(status);
   }
@@ -156,6 +180,11 @@ export function anthropicReason(status: number, text: string): ModelProviderReas
 
 /** Anthropic Messages `stop_reason` in the internal vocabulary. */
 export const anthropicStopReason = blockStopReason;
+
+function markLast(blocks: Record<string, unknown>[]): void {
+  const last = blocks.at(-1);
+  if (last) last.cache_control = CACHE_CONTROL;
+}
 
 function toAnthropicBlock(block: TurnBlock): Record<string, unknown> {
   switch (block.type) {

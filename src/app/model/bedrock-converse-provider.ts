@@ -31,6 +31,8 @@ export interface BedrockConverseProviderOptions extends ProviderCallOptions {
   endpoint?: string;
   /** Default: the SDK's default chain (on Lambda, the function's role). Never an API key. */
   credentials?: BedrockRuntimeClientConfig['credentials'];
+  /** Completion tokens per call (`ModelProvider.maxOutputTokens`). Default 8,192: not every model Bedrock hosts writes more. */
+  maxOutputTokens?: number;
 }
 
 const ResponseBlock = z.looseObject({
@@ -41,8 +43,25 @@ const ResponseBlock = z.looseObject({
 const ConverseOutput = z.object({
   output: z.object({ message: z.object({ role: z.literal('assistant'), content: z.array(ResponseBlock) }) }),
   stopReason: z.string(),
-  usage: z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }).optional(),
+  usage: z
+    .object({
+      /** Without what was read from or written to the cache, which Converse counts apart. */
+      inputTokens: z.number().int().nonnegative(),
+      outputTokens: z.number().int().nonnegative(),
+      cacheReadInputTokens: z.number().int().nonnegative().optional(),
+      cacheWriteInputTokens: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
 });
+
+/**
+ * Models that take Converse cache points (Anthropic's Claude, by model id or inference profile).
+ * Others may refuse the block, so they get none.
+ */
+const CACHING_MODELS = /anthropic\.claude/;
+
+/** The end of a cacheable prefix. */
+const CACHE_POINT = { cachePoint: { type: 'default' } } as const;
 
 /**
  * `ModelProvider` over Amazon Bedrock's Converse API (`ConverseCommand`). Credentials come from
@@ -52,12 +71,14 @@ const ConverseOutput = z.object({
  */
 export class BedrockConverseProvider implements ModelProvider {
   readonly model: string;
+  readonly maxOutputTokens: number;
   readonly #client: BedrockRuntimeClient;
   readonly #policy: RetryPolicy;
   readonly #scrubber: SecretScrubber;
 
   constructor(options: BedrockConverseProviderOptions) {
     this.model = options.model;
+    this.maxOutputTokens = options.maxOutputTokens ?? 8_192;
     this.#client = new BedrockRuntimeClient({ region: options.region, endpoint: options.endpoint, credentials: options.credentials, maxAttempts: 1 });
     this.#policy = retryPolicyOf(options);
     const fixed =
@@ -82,15 +103,20 @@ export class BedrockConverseProvider implements ModelProvider {
 
   #input(request: { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number }): ConverseCommandInput {
     const { system, turns } = toBlockConversation(request.messages);
-    const input: ConverseCommandInput = {
-      modelId: this.model,
-      messages: turns.map((turn): Message => ({ role: turn.role, content: turn.blocks.map(toBedrockBlock) })),
-    };
-    if (system.length > 0) input.system = system.map((text) => ({ text }));
+    // Cache points close the stable prefix: the tool definitions, the system prompt and the first
+    // user turn (the task context), the same on every call of a phase.
+    const cache = CACHING_MODELS.test(this.model);
+    const messages = turns.map((turn): Message => ({ role: turn.role, content: turn.blocks.map(toBedrockBlock) }));
+    if (cache && messages[0]?.role === 'user') messages[0].content = [...(messages[0].content ?? []), CACHE_POINT];
+    const input: ConverseCommandInput = { modelId: this.model, messages };
+    if (system.length > 0) input.system = [...system.map((text) => ({ text })), ...(cache ? [CACHE_POINT] : [])];
     if (request.maxTokens !== undefined) input.inferenceConfig = { maxTokens: request.maxTokens };
     if (request.tools.length > 0) {
       input.toolConfig = {
-        tools: request.tools.map((tool) => ({ toolSpec: { name: tool.name, description: tool.description, inputSchema: { json: tool.parameters as never } } })),
+        tools: [
+          ...request.tools.map((tool) => ({ toolSpec: { name: tool.name, description: tool.description, inputSchema: { json: tool.parameters as never } } })),
+          ...(cache ? [CACHE_POINT] : []),
+        ],
         toolChoice: { auto: {} },
       };
     }
@@ -111,7 +137,12 @@ export class BedrockConverseProvider implements ModelProvider {
     const message: ChatMessage = { role: 'assistant', content: text.length > 0 ? text : null };
     if (toolCalls.length > 0) message.tool_calls = toolCalls;
     const response: ModelResponse = { message, finishReason: parsed.data.stopReason, stopReason: bedrockStopReason(parsed.data.stopReason) };
-    if (parsed.data.usage) response.usage = { promptTokens: parsed.data.usage.inputTokens, completionTokens: parsed.data.usage.outputTokens };
+    const usage = parsed.data.usage;
+    if (usage) {
+      const read = usage.cacheReadInputTokens ?? 0;
+      response.usage = { promptTokens: usage.inputTokens + read + (usage.cacheWriteInputTokens ?? 0), completionTokens: usage.outputTokens };
+      if (usage.cacheReadInputTokens !== undefined) response.usage.cachedInputTokens = read;
+    }
     return response;
   }
 
@@ -143,7 +174,7 @@ const BEDROCK_ERRORS: Record<string, ModelProviderReason> = {
   ServiceUnavailableException: 'MODEL_SERVER_ERROR',
   ModelErrorException: 'MODEL_SERVER_ERROR',
   ValidationException: 'MODEL_REQUEST_REJECTED',
-  ResourceNotFoundException: 'MODEL_REQUEST_REJECTED',
+  ResourceNotFoundException: 'MODEL_NOT_FOUND',
 };
 
 /** Bedrock reports an over-long prompt as a ValidationException; only its message tells. */

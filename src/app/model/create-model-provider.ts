@@ -32,7 +32,13 @@ export function createModelProvider(settings: ModelSettings, deps: ModelProvider
     return undefined;
   }
   if (!s.model) throw missing('model', `provider ${provider} needs a model id`);
-  const call: ProviderCallOptions = { timeoutMs: deps.timeoutMs, maxRetries: deps.maxRetries, backoffMs: deps.backoffMs, sleep: deps.sleep };
+  const call: ProviderCallOptions & { maxOutputTokens?: number } = {
+    timeoutMs: deps.timeoutMs,
+    maxRetries: deps.maxRetries,
+    backoffMs: deps.backoffMs,
+    sleep: deps.sleep,
+    maxOutputTokens: s.maxOutputTokens,
+  };
   switch (provider) {
     case 'openai':
       if (!s.baseUrl) throw missing('baseUrl', 'provider openai needs a base URL');

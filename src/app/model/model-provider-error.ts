@@ -5,6 +5,8 @@ export const MODEL_PROVIDER_REASONS = [
   'MODEL_RATE_LIMITED',
   'MODEL_SERVER_ERROR',
   'MODEL_REQUEST_REJECTED',
+  /** HTTP 404: no such path (a base URL without `/v1`) or no such model on that endpoint. Not retried. */
+  'MODEL_NOT_FOUND',
   'MODEL_TIMEOUT',
   'MODEL_NETWORK_ERROR',
   'MODEL_RESPONSE_INVALID',

@@ -30,6 +30,8 @@ export interface ModelSettings {
   region?: string;
   /** OpenAI (optional) and Anthropic (required). Never used by Bedrock, which signs with the role's credentials. */
   apiKey?: string;
+  /** Completion tokens asked for per call (a whole number); default per provider, see each provider's `maxOutputTokens`. */
+  maxOutputTokens?: string;
 }
 
 /** The settings as the factory checks them (blank values already dropped). */
@@ -42,4 +44,5 @@ export const ModelSettingsSchema = z.object({
     .regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'not an AWS region')
     .optional(),
   apiKey: z.string().min(1).optional(),
+  maxOutputTokens: z.string().regex(/^\d+$/, 'not a whole number').transform(Number).pipe(z.number().int().positive().max(1_000_000)).optional(),
 });

@@ -19,7 +19,33 @@ export interface OpenAiChatProviderOptions extends ProviderCallOptions {
   model: string;
   /** Sent only as `Authorization: Bearer <key>`; optional for local servers. */
   apiKey?: string;
+  /**
+   * Completion tokens per call (`ModelProvider.maxOutputTokens`). Default 16,384 on OpenAI's own
+   * API, where reasoning tokens count against it too; 4,096 elsewhere, as local servers' context
+   * windows are small and some refuse a prompt plus cap longer than the window.
+   */
+  maxOutputTokens?: number;
+  /** The request field that caps the completion. Default: by endpoint (`completionCapField`). */
+  completionCapField?: CompletionCapField;
   fetch?: typeof fetch;
+}
+
+/**
+ * `max_completion_tokens` is OpenAI's field (it counts reasoning tokens too, and its reasoning
+ * models refuse `max_tokens`); OpenAI-compatible servers (Ollama, llama.cpp, vLLM) know
+ * `max_tokens`, and some ignore the newer field, leaving the completion uncapped.
+ */
+export type CompletionCapField = 'max_tokens' | 'max_completion_tokens';
+
+/** OpenAI's own API (api.openai.com, and Azure OpenAI's hosts) takes `max_completion_tokens`; any other endpoint `max_tokens`. */
+export function completionCapField(baseUrl: string): CompletionCapField {
+  let host = '';
+  try {
+    host = new URL(baseUrl).hostname.toLowerCase();
+  } catch {
+    // an invalid URL fails on the first call, with its own error
+  }
+  return host === 'api.openai.com' || host.endsWith('.openai.azure.com') ? 'max_completion_tokens' : 'max_tokens';
 }
 
 const ToolCall = z.object({
@@ -43,7 +69,15 @@ const ChatCompletion = z.object({
       }),
     )
     .min(1),
-  usage: z.object({ prompt_tokens: z.number().int().nonnegative(), completion_tokens: z.number().int().nonnegative() }).nullable().optional(),
+  usage: z
+    .object({
+      prompt_tokens: z.number().int().nonnegative(),
+      completion_tokens: z.number().int().nonnegative(),
+      /** Automatic prefix caching: how many of prompt_tokens came from the cache. */
+      prompt_tokens_details: z.looseObject({ cached_tokens: z.number().int().nonnegative().optional() }).nullable().optional(),
+    })
+    .nullable()
+    .optional(),
 });
 
 /**
@@ -54,8 +88,10 @@ const ChatCompletion = z.object({
  */
 export class OpenAiChatProvider implements ModelProvider {
   readonly model: string;
+  readonly maxOutputTokens: number;
   readonly #url: string;
   readonly #apiKey: string | undefined;
+  readonly #capField: CompletionCapField;
   readonly #policy: RetryPolicy;
   readonly #scrubber: SecretScrubber;
   readonly #fetch: typeof fetch;
@@ -64,6 +100,8 @@ export class OpenAiChatProvider implements ModelProvider {
     this.model = options.model;
     this.#url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
     this.#apiKey = options.apiKey;
+    this.#capField = options.completionCapField ?? completionCapField(options.baseUrl);
+    this.maxOutputTokens = options.maxOutputTokens ?? (completionCapField(options.baseUrl) === 'max_completion_tokens' ? 16_384 : 4_096);
     this.#policy = retryPolicyOf(options);
     this.#scrubber = new SecretScrubber([options.apiKey]);
     this.#fetch = options.fetch ?? globalThis.fetch;
@@ -90,7 +128,7 @@ export class OpenAiChatProvider implements ModelProvider {
       }));
       body.tool_choice = 'auto';
     }
-    if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+    if (request.maxTokens !== undefined) body[this.#capField] = request.maxTokens;
     return body;
   }
 }
@@ -105,7 +143,12 @@ function parseCompletion(json: unknown, scrubber: SecretScrubber): ModelResponse
   const message: ChatMessage = { role: 'assistant', content: choice.message.content ?? refusal ?? null };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const result: ModelResponse = { message };
-  if (parsed.data.usage) result.usage = { promptTokens: parsed.data.usage.prompt_tokens, completionTokens: parsed.data.usage.completion_tokens };
+  const usage = parsed.data.usage;
+  if (usage) {
+    result.usage = { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens };
+    const cached = usage.prompt_tokens_details?.cached_tokens;
+    if (cached !== undefined) result.usage.cachedInputTokens = cached;
+  }
   if (choice.finish_reason) result.finishReason = choice.finish_reason;
   const stopReason = refusal ? 'refusal' : openAiStopReason(choice.finish_reason ?? undefined, toolCalls.length > 0);
   if (stopReason) result.stopReason = stopReason;

@@ -116,6 +116,7 @@ export async function guardModelCall<T>(model: string, scrubber: SecretScrubber,
 /** The reason an HTTP status stands for when the body says nothing more specific. */
 export function reasonForStatus(status: number): ModelProviderReason {
   if (status === 401 || status === 403) return 'MODEL_AUTH_FAILED';
+  if (status === 404) return 'MODEL_NOT_FOUND';
   if (status === 408) return 'MODEL_TIMEOUT';
   if (status === 429) return 'MODEL_RATE_LIMITED';
   if (status >= 500) return 'MODEL_SERVER_ERROR';
@@ -139,8 +140,26 @@ export interface HttpAttempt {
   classify?: (status: number, text: string, headers: Headers) => ModelProviderReason;
 }
 
+/** The endpoint as an error may name it: no user name, password, query or fragment. */
+export function endpointForErrors(url: string): string {
+  try {
+    const shown = new URL(url);
+    shown.username = '';
+    shown.password = '';
+    shown.search = '';
+    shown.hash = '';
+    return shown.href;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/** What to check when an endpoint answers 404: the two mistakes that produce it. */
+const NOT_FOUND_HINT = 'check the base URL (an OpenAI-compatible server is usually served under /v1) and the model name';
+
 /** One POST: the body text on 2xx, else a classified failure (timeouts and network errors included). */
 export async function postOnce(request: HttpAttempt): Promise<AttemptResult<string>> {
+  const endpoint = endpointForErrors(request.url);
   try {
     const response = await request.fetch(request.url, {
       method: 'POST',
@@ -151,26 +170,41 @@ export async function postOnce(request: HttpAttempt): Promise<AttemptResult<stri
     const text = await response.text();
     if (response.ok) return { ok: true, value: text };
     const reason = request.classify ? request.classify(response.status, text, response.headers) : reasonForStatus(response.status);
+    const hint = reason === 'MODEL_NOT_FOUND' ? ` (${NOT_FOUND_HINT})` : '';
     return {
       ok: false,
       failure: {
         reason,
-        message: `model endpoint answered HTTP ${response.status}: ${request.scrubber.excerpt(text)}`,
+        message: `model endpoint ${endpoint} answered HTTP ${response.status}${hint}: ${request.scrubber.excerpt(text)}`,
         status: response.status,
         retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
       },
     };
   } catch (error) {
-    return { ok: false, failure: transportFailure(error, request.timeoutMs, request.scrubber) };
+    return { ok: false, failure: transportFailure(error, request.timeoutMs, request.scrubber, endpoint) };
   }
 }
 
-/** A thrown timeout or connection error, classified. */
-export function transportFailure(error: unknown, timeoutMs: number, scrubber: SecretScrubber): AttemptFailure {
+/**
+ * A thrown timeout or connection error, classified. fetch says only "fetch failed"; what
+ * happened (ECONNREFUSED, ENOTFOUND, a certificate) is in its `cause`, and for a name with
+ * several addresses in the cause's `errors`.
+ */
+export function transportFailure(error: unknown, timeoutMs: number, scrubber: SecretScrubber, endpoint?: string): AttemptFailure {
   const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+  const where = endpoint ? ` ${endpoint}` : '';
   return timedOut
-    ? { reason: 'MODEL_TIMEOUT', message: `model call timed out after ${timeoutMs} ms` }
-    : { reason: 'MODEL_NETWORK_ERROR', message: `model endpoint unreachable: ${scrubber.excerpt(error instanceof Error ? error.message : String(error))}` };
+    ? { reason: 'MODEL_TIMEOUT', message: `model call${where ? ` to${where}` : ''} timed out after ${timeoutMs} ms` }
+    : { reason: 'MODEL_NETWORK_ERROR', message: `model endpoint${where} unreachable: ${scrubber.excerpt(describeTransportError(error))}` };
+}
+
+function describeTransportError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause as (Error & { code?: string; errors?: unknown[] }) | undefined;
+  if (!(cause instanceof Error)) return error.message;
+  const inner = (cause.errors ?? []).map((e) => (e instanceof Error ? e.message : String(e))).filter((m) => m.length > 0);
+  const detail = cause.message || inner.join('; ') || cause.code || cause.name;
+  return `${error.message} (${detail})`;
 }
 
 /** Parses a 2xx body as JSON, or fails as MODEL_RESPONSE_INVALID with a redacted excerpt. */

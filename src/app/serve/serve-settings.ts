@@ -39,6 +39,8 @@ export const ServeEnv = z.object({
   /** The key itself: in one process there is no parameter store to hold it. */
   MODEL_API_KEY: z.string().min(1).optional(),
   MODEL_PRICES: AppConfig.shape.MODEL_PRICES,
+  /** Completion tokens asked for per model call (checked with the other model settings); default per provider. */
+  MODEL_MAX_OUTPUT_TOKENS: z.string().optional(),
   LOG_LEVEL: AppConfig.shape.LOG_LEVEL,
   DRAFTSMAN_WASM_DIR: z.string().min(1).optional(),
   /** Toolchain directories outside /usr the verification sandbox mounts read-only (colon-separated). */

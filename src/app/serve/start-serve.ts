@@ -161,6 +161,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
       baseUrl: settings.MODEL_BASE_URL,
       region: settings.MODEL_REGION,
       apiKey: settings.MODEL_API_KEY,
+      maxOutputTokens: settings.MODEL_MAX_OUTPUT_TOKENS,
     }),
     prices: settings.MODEL_PRICES,
     // The CLI's root capped the young generation at start-up; runs release it after ingestion, as the worker's do.

@@ -163,6 +163,30 @@ describe('OpenAiChatProvider', () => {
     expect(error.reason).toBe('MODEL_RESPONSE_INVALID');
   });
 
+  it('caps the completion with max_completion_tokens on api.openai.com, which refuses max_tokens for its reasoning models', async () => {
+    const s = await startScriptedModelServer({ apiKey: KEY, refuseMaxTokens: true, script: [answer('ok')] });
+    servers.push(s);
+    // api.openai.com, answered on loopback: the URL the provider builds is kept, only the host is swapped.
+    const toLoopback: typeof fetch = (url, init) => fetch(String(url).replace('https://api.openai.com/v1', s.baseUrl), init);
+    const p = new OpenAiChatProvider({ baseUrl: 'https://api.openai.com/v1', model: 'o4-mini', apiKey: KEY, maxRetries: 0, fetch: toLoopback });
+
+    const response = await p.complete({ messages: MESSAGES, tools: [], maxTokens: 900 });
+
+    expect(response.message.content).toBe('ok');
+    expect(s.problems()).toEqual([]);
+    expect(s.requests[0].body).toMatchObject({ max_completion_tokens: 900 });
+    expect(s.requests[0].body).not.toHaveProperty('max_tokens');
+  });
+
+  it('keeps max_tokens for other OpenAI-compatible servers (Ollama, llama.cpp, vLLM know only it)', async () => {
+    const { server, provider: p } = await provider({ script: [answer('ok')] });
+
+    await p.complete({ messages: MESSAGES, tools: [], maxTokens: 900 });
+
+    expect(server.requests[0].body).toMatchObject({ max_tokens: 900 });
+    expect(server.requests[0].body).not.toHaveProperty('max_completion_tokens');
+  });
+
   it('reports an unreachable endpoint as MODEL_NETWORK_ERROR after retrying', async () => {
     const s = await startScriptedModelServer({ script: [] });
     const baseUrl = s.baseUrl;
@@ -174,5 +198,47 @@ describe('OpenAiChatProvider', () => {
 
     expect(error.reason).toBe('MODEL_NETWORK_ERROR');
     expect(sleeps).toEqual([5]);
+  });
+
+  it('names the endpoint and the cause when nothing listens there (connection refused), not a bare "fetch failed"', async () => {
+    const s = await startScriptedModelServer({ script: [] });
+    const baseUrl = s.baseUrl;
+    await s.close();
+    const p = new OpenAiChatProvider({ baseUrl, model: 'm', maxRetries: 0 });
+
+    const error = await failure(p.complete({ messages: MESSAGES, tools: [] }));
+
+    expect(error.reason).toBe('MODEL_NETWORK_ERROR');
+    expect(error.message).toContain(`${baseUrl}/chat/completions`);
+    expect(error.message).toMatch(/ECONNREFUSED/);
+  });
+
+  it('reports a 404 (a base URL without /v1, or a model the server does not have) as MODEL_NOT_FOUND naming the URL, without retrying', async () => {
+    const s = await startScriptedModelServer({ script: [answer('unreachable')] });
+    servers.push(s);
+    const sleeps: number[] = [];
+    const withoutV1 = s.baseUrl.replace(/\/v1$/, '');
+    const p = new OpenAiChatProvider({ baseUrl: withoutV1, model: 'm', sleep: async (ms) => void sleeps.push(ms) });
+
+    const error = await failure(p.complete({ messages: MESSAGES, tools: [] }));
+
+    expect(error.reason).toBe('MODEL_NOT_FOUND');
+    expect(error.message).toContain(`${withoutV1}/chat/completions answered HTTP 404`);
+    expect(s.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('never shows credentials written into the base URL in an error', async () => {
+    const s = await startScriptedModelServer({ script: [{ status: 404 }] });
+    servers.push(s);
+    const url = new URL(s.baseUrl);
+    url.username = 'user';
+    url.password = 'pw-Secret123';
+    const p = new OpenAiChatProvider({ baseUrl: url.href, model: 'm', maxRetries: 0 });
+
+    const error = await failure(p.complete({ messages: MESSAGES, tools: [] }));
+
+    expect(error.message).toContain(`${s.baseUrl}/chat/completions`);
+    expect(error.message).not.toContain('pw-Secret123');
   });
 });

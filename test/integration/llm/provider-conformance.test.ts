@@ -51,6 +51,8 @@ interface Protocol {
   expectedFirstRequest: Record<string, unknown>;
   /** Tool results the last turn of a wire request carries, by call id. */
   toolResultsOfLastTurn(body: any): { id: string; text: string }[];
+  /** Where the request marks its prompt-cache breakpoints (the stable prefix); OpenAI caches prefixes by itself. */
+  cacheMarks(body: any): string[];
   recordedResponse: string;
   rateLimited: ScriptedFailure[];
   overflow: ScriptedFailure;
@@ -84,6 +86,7 @@ const PROTOCOLS: Protocol[] = [
       body.messages
         .filter((m: any, i: number) => m.role === 'tool' && i > body.messages.findLastIndex((x: any) => x.role === 'assistant'))
         .map((m: any) => ({ id: m.tool_call_id, text: m.content })),
+    cacheMarks: (body) => (JSON.stringify(body).includes('cache') ? ['unexpected cache field'] : []),
     recordedResponse: 'chat-tool-calls-response',
     rateLimited: [{ status: 429, headers: { 'retry-after': '1' } }, { status: 503 }],
     overflow: failureFixture('chat-context-length-error'),
@@ -105,14 +108,22 @@ const PROTOCOLS: Protocol[] = [
       return { provider, requests: server.requests, problems: server.problems, close: server.close };
     },
     expectedFirstRequest: {
-      system: [{ text: 'You change code.' }],
-      messages: [{ role: 'user', content: [{ text: 'Fix the total function in invoice.py' }] }],
+      system: [{ text: 'You change code.' }, { cachePoint: { type: 'default' } }],
+      messages: [{ role: 'user', content: [{ text: 'Fix the total function in invoice.py' }, { cachePoint: { type: 'default' } }] }],
       inferenceConfig: { maxTokens: 512 },
       toolConfig: {
-        tools: TOOLS.map((t) => ({ toolSpec: { name: t.name, description: t.description, inputSchema: { json: t.parameters } } })),
+        tools: [
+          ...TOOLS.map((t) => ({ toolSpec: { name: t.name, description: t.description, inputSchema: { json: t.parameters } } })),
+          { cachePoint: { type: 'default' } },
+        ],
         toolChoice: { auto: {} },
       },
     },
+    cacheMarks: (body) => [
+      ...(body.toolConfig?.tools ?? []).flatMap((b: any, i: number) => ('cachePoint' in b ? [`tools[${i}]`] : [])),
+      ...(body.system ?? []).flatMap((b: any, i: number) => ('cachePoint' in b ? [`system[${i}]`] : [])),
+      ...body.messages.flatMap((m: any, j: number) => m.content.flatMap((b: any, i: number) => ('cachePoint' in b ? [`messages[${j}][${i}]`] : []))),
+    ],
     toolResultsOfLastTurn: (body) =>
       body.messages
         .at(-1)
@@ -139,11 +150,21 @@ const PROTOCOLS: Protocol[] = [
     expectedFirstRequest: {
       model: 'claude-test',
       max_tokens: 512,
-      system: 'You change code.',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Fix the total function in invoice.py' }] }],
-      tools: TOOLS.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters })),
+      system: [{ type: 'text', text: 'You change code.', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Fix the total function in invoice.py', cache_control: { type: 'ephemeral' } }] }],
+      tools: TOOLS.map((t, i) => ({
+        name: t.name,
+        description: t.description,
+        input_schema: t.parameters,
+        ...(i === TOOLS.length - 1 ? { cache_control: { type: 'ephemeral' } } : {}),
+      })),
       tool_choice: { type: 'auto' },
     },
+    cacheMarks: (body) => [
+      ...(body.tools ?? []).flatMap((b: any, i: number) => (b.cache_control ? [`tools[${i}]`] : [])),
+      ...(body.system ?? []).flatMap((b: any, i: number) => (b.cache_control ? [`system[${i}]`] : [])),
+      ...body.messages.flatMap((m: any, j: number) => m.content.flatMap((b: any, i: number) => (b.cache_control ? [`messages[${j}][${i}]`] : []))),
+    ],
     toolResultsOfLastTurn: (body) =>
       body.messages
         .at(-1)
@@ -184,10 +205,36 @@ describe.each(PROTOCOLS)('$name provider conformance', (protocol) => {
 
     expect(response.message).toEqual({ role: 'assistant', content: 'Nothing to change.' });
     expect(response.stopReason).toBe('end_turn');
-    expect(response.usage).toEqual({ promptTokens: 321, completionTokens: 9 });
+    expect(response.usage).toMatchObject({ promptTokens: 321, completionTokens: 9 });
     expect(s.problems()).toEqual([]);
     expect(s.requests[0].body).toEqual(protocol.expectedFirstRequest);
     expect(s.requests[0].raw).not.toContain(protocol.secret);
+  });
+
+  it('reports the prompt tokens read from the cache, counted in the prompt tokens', async () => {
+    const s = await start([answer('Nothing to change.', { promptTokens: 321, completionTokens: 9, cachedTokens: 300 })]);
+
+    const response = await s.provider.complete({ messages: MESSAGES, tools: TOOLS, maxTokens: 512 });
+
+    expect(response.usage).toEqual({ promptTokens: 321, completionTokens: 9, cachedInputTokens: 300 });
+  });
+
+  it('marks the same stable prefix (tools, system prompt, first user turn) for the cache on every call of a growing conversation', async () => {
+    const s = await start([callTools({ id: 'call_a', name: 'file_read', arguments: { path: 'invoice.py' } }), answer('Done.')]);
+
+    const first = await s.provider.complete({ messages: MESSAGES, tools: TOOLS, maxTokens: 512 });
+    await s.provider.complete({
+      messages: [...MESSAGES, first.message, { role: 'tool', tool_call_id: 'call_a', content: 'def total(items):\n    return 0\n' }],
+      tools: TOOLS,
+      maxTokens: 512,
+    });
+
+    expect(s.problems()).toEqual([]);
+    const marks = s.requests.map((r) => protocol.cacheMarks(r.body));
+    expect(marks[1]).toEqual(marks[0]);
+    // The prefix up to the last mark is byte-identical between the calls.
+    const prefix = (body: any) => JSON.stringify({ ...body, messages: body.messages.slice(0, 1) });
+    expect(prefix(s.requests[1].body)).toBe(prefix(s.requests[0].body));
   });
 
   it('round-trips tool calls: two calls in one turn, both results sent back in one turn', async () => {
@@ -226,7 +273,7 @@ describe.each(PROTOCOLS)('$name provider conformance', (protocol) => {
     expect(response.message.content).toBe("I'll read the invoice module first.");
     expect(response.message.tool_calls?.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual([['file_read', { path: 'src/invoice.py' }]]);
     expect(response.stopReason).toBe('tool_use');
-    expect(response.usage).toEqual({ promptTokens: 412, completionTokens: 61 });
+    expect(response.usage).toMatchObject({ promptTokens: 412, completionTokens: 61 });
   });
 
   it.each([
@@ -326,6 +373,22 @@ describe('Bedrock Converse specifics', () => {
     expect(error.reason).toBe('MODEL_AUTH_FAILED');
     expect(error.message).toContain('AccessDeniedException');
     expect(sleeps).toEqual([]);
+  });
+
+  it('sets no cache points for a model that is not Claude (not every model on Bedrock takes them)', async () => {
+    const server = await startBedrockServer({ script: [answer('ok')] });
+    open.push({ ...server, provider: undefined as never });
+    const provider = new BedrockConverseProvider({
+      model: 'meta.llama3-70b-instruct-v1:0',
+      region: 'us-east-1',
+      endpoint: server.baseUrl,
+      credentials: BEDROCK_TEST_CREDENTIALS,
+    });
+
+    await provider.complete({ messages: MESSAGES, tools: TOOLS, maxTokens: 512 });
+
+    expect(server.problems()).toEqual([]);
+    expect(server.requests[0].raw).not.toContain('cachePoint');
   });
 
   it('omits toolConfig without tools and inferenceConfig without a cap', async () => {

@@ -29,6 +29,23 @@ describe('createModelProvider', () => {
     expect(provider?.model).toBe(settings.model);
   });
 
+  it.each([
+    ['OpenAI itself (reasoning tokens count against the cap)', { provider: 'openai', model: 'o4-mini', baseUrl: 'https://api.openai.com/v1' }, 16_384],
+    ['an OpenAI-compatible local server (small context windows)', { model: 'qwen3', baseUrl: 'http://127.0.0.1:11434/v1' }, 4_096],
+    ['Anthropic', { provider: 'anthropic', model: 'claude-test', apiKey: 'k-123456' }, 16_384],
+    ['Bedrock (not every model it hosts writes more)', { provider: 'bedrock', model: 'anthropic.claude-test-v1:0', region: 'eu-west-1' }, 8_192],
+  ] as const)('asks for a default number of output tokens per call on %s', (_, settings, tokens) => {
+    expect(createModelProvider(settings)?.maxOutputTokens).toBe(tokens);
+  });
+
+  it.each([
+    { provider: 'openai', model: 'qwen3', baseUrl: 'http://127.0.0.1:11434/v1', maxOutputTokens: '12000' },
+    { provider: 'anthropic', model: 'claude-test', apiKey: 'k-123456', maxOutputTokens: '12000' },
+    { provider: 'bedrock', model: 'anthropic.claude-test-v1:0', region: 'eu-west-1', maxOutputTokens: '12000' },
+  ])('takes the configured output tokens per call for $provider', (settings) => {
+    expect(createModelProvider(settings)?.maxOutputTokens).toBe(12_000);
+  });
+
   it('builds nothing when no model is configured (blank values count as unset)', () => {
     expect(createModelProvider({})).toBeUndefined();
     expect(createModelProvider({ provider: '', baseUrl: ' ', model: '' })).toBeUndefined();
@@ -41,6 +58,8 @@ describe('createModelProvider', () => {
     ['a model name and nothing to say where it runs', { model: 'gpt-x' }, ['provider']],
     ['an unknown provider', { provider: 'vertex', model: 'm' }, ['provider']],
     ['a malformed region', { provider: 'bedrock', model: 'm', region: 'Europe' }, ['region']],
+    ['output tokens that are not a positive whole number', { provider: 'bedrock', model: 'm', maxOutputTokens: 'lots' }, ['maxOutputTokens']],
+    ['zero output tokens', { provider: 'bedrock', model: 'm', maxOutputTokens: '0' }, ['maxOutputTokens']],
   ] as const)('rejects %s with MODEL_CONFIG_INVALID naming the setting', (_, settings, variables) => {
     const error = configError(settings);
 

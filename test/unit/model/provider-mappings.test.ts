@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicReason, anthropicStopReason } from '../../../src/app/model/anthropic-messages-provider.js';
 import { bedrockReason, bedrockStopReason } from '../../../src/app/model/bedrock-converse-provider.js';
-import { openAiReason, openAiStopReason } from '../../../src/app/model/openai-chat-provider.js';
+import { completionCapField, openAiReason, openAiStopReason } from '../../../src/app/model/openai-chat-provider.js';
 
 /** Each protocol's words for why the model stopped and why a call failed, in the one internal vocabulary. */
 describe('stop reasons', () => {
@@ -46,6 +46,7 @@ describe('errors', () => {
     ['ModelTimeoutException', 'Model has timed out', 408, 'MODEL_TIMEOUT'],
     ['InternalServerException', 'boom', 500, 'MODEL_SERVER_ERROR'],
     ['SomethingNew', 'x', 503, 'MODEL_SERVER_ERROR'],
+    ['ResourceNotFoundException', 'Model not found.', 404, 'MODEL_NOT_FOUND'],
     ['SyntaxError', 'Unexpected token < in JSON', 200, 'MODEL_RESPONSE_INVALID'],
   ] as const)('Bedrock %s (%s) -> %s', (name, message, status, reason) => expect(bedrockReason(name, message, status)).toBe(reason));
 
@@ -59,6 +60,7 @@ describe('errors', () => {
     [529, anthropicBody('overloaded_error', 'Overloaded'), 'MODEL_SERVER_ERROR'],
     [529, '<html>bad gateway</html>', 'MODEL_SERVER_ERROR'],
     [502, '<html>bad gateway</html>', 'MODEL_SERVER_ERROR'],
+    [404, anthropicBody('not_found_error', 'model: claude-nonexistent'), 'MODEL_NOT_FOUND'],
   ] as const)('Anthropic HTTP %s %s -> %s', (status, body, reason) => expect(anthropicReason(status, body)).toBe(reason));
 
   it.each([
@@ -70,5 +72,19 @@ describe('errors', () => {
     [400, JSON.stringify({ error: { message: 'Invalid value for tool_choice' } }), 'MODEL_REQUEST_REJECTED'],
     [429, '{}', 'MODEL_RATE_LIMITED'],
     [401, '{}', 'MODEL_AUTH_FAILED'],
+    [404, JSON.stringify({ error: { code: 'model_not_found', message: 'The model `gpt-nonexistent` does not exist' } }), 'MODEL_NOT_FOUND'],
+    [404, JSON.stringify({ error: 'model "qwen3" not found, try pulling it first' }), 'MODEL_NOT_FOUND'],
   ] as const)('OpenAI HTTP %s %s -> %s', (status, body, reason) => expect(openAiReason(status, body)).toBe(reason));
+});
+
+describe('the OpenAI completion cap field', () => {
+  it.each([
+    ['https://api.openai.com/v1', 'max_completion_tokens'],
+    ['https://API.OpenAI.com/v1/', 'max_completion_tokens'],
+    ['https://acme.openai.azure.com/openai/v1', 'max_completion_tokens'],
+    ['http://localhost:11434/v1', 'max_tokens'],
+    ['http://127.0.0.1:8080/v1', 'max_tokens'],
+    ['https://api.openai.com.example.net/v1', 'max_tokens'],
+    ['https://openrouter.ai/api/v1', 'max_tokens'],
+  ] as const)('%s -> %s', (baseUrl, field) => expect(completionCapField(baseUrl)).toBe(field));
 });
