@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { HARNESS_APP_ID, harnessStandinOptions, HARNESS_START } from '../helpers/app-harness.js';
+import { buildPayloads, HARNESS_APP_ID, harnessStandinOptions, HARNESS_START, MAINTAINER, MIGRATION_ISSUE_BODY } from '../helpers/app-harness.js';
+import { MAX_LOGGED_STRING } from '../../src/app/logger.js';
 import { buildCliPackage, startCli, type CliProcess } from '../helpers/cli-process.js';
 import { startGitHubStandin, type GitHubStandin } from '../helpers/github-standin/index.js';
 
@@ -219,4 +220,54 @@ describe('draftsman serve with no App configured: the setup page', () => {
       ),
     );
   });
+});
+
+describe('draftsman serve logs in one format', () => {
+  it("serve logs a failing delivery, Probot included, as the project's JSON lines, bounded and without the payload", async () => {
+    const canary = `ISSUE-BODY-CANARY-${'z'.repeat(40_000)}`;
+    const standin = await startGitHubStandin(
+      harnessStandinOptions({
+        privateKeyPem: PEM,
+        clock: { now: () => HARNESS_START },
+        users: { [MAINTAINER]: 'write' },
+        issues: [{ number: 1, title: 'Migrate', body: `${MIGRATION_ISSUE_BODY}\n${canary}`, user: MAINTAINER }],
+      }),
+    );
+    try {
+      // An installation GitHub does not know: every attempt of the intake fails at the token.
+      const payload = { ...(buildPayloads(standin).labeled(1) as Record<string, unknown>), installation: { id: 999, node_id: 'I_999' } };
+      const cwd = tempDir();
+      writeFileSync(join(cwd, 'app.pem'), PEM);
+      writeFileSync(
+        join(cwd, '.env'),
+        `APP_ID=${HARNESS_APP_ID}\nWEBHOOK_SECRET=0123456789abcdef\nPRIVATE_KEY_PATH=app.pem\nGITHUB_API_URL=${standin.url}\nLOG_LEVEL=debug\n`,
+      );
+      const p = serve(['--port', '0'], cwd);
+      const [, webhookUrl] = await p.waitFor(/webhooks to (http:\S+)/);
+      const body = JSON.stringify(payload);
+      const headers = {
+        'content-type': 'application/json',
+        'x-github-delivery': 'failing-1',
+        'x-github-event': 'issues',
+        'x-hub-signature-256': await sign('0123456789abcdef', body),
+      };
+      expect((await fetch(webhookUrl, { method: 'POST', headers, body })).status).toBe(202);
+      await p.waitFor(/"msg":"task failed; the queue goes on"/, { stream: 'stdout', timeoutMs: 60_000 });
+      expect(await p.stop()).toBe(0);
+
+      const lines = p.stdout().trimEnd().split('\n');
+      const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      for (const e of entries) expect(Object.keys(e).slice(0, 3)).toEqual(['level', 'time', 'msg']);
+      expect(entries.filter((e) => e.source === 'probot' && e.msg === 'Webhook received').map((e) => e.event)).toEqual([
+        { id: 'failing-1', name: 'issues' },
+        { id: 'failing-1', name: 'issues' },
+        { id: 'failing-1', name: 'issues' },
+      ]);
+      expect(p.stdout()).not.toContain('ISSUE-BODY-CANARY');
+      expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(2 * MAX_LOGGED_STRING);
+      expect(lines.length).toBeLessThan(60);
+    } finally {
+      await standin.stop();
+    }
+  }, 90_000);
 });
