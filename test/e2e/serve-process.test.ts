@@ -216,7 +216,7 @@ describe('draftsman serve with no App configured: the setup page', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
       new RegExp(
-        `^draftsman serve: registering a GitHub App needs the network, and no webhook proxy channel could be made at http://127\\.0\\.0\\.1:${port}/new \\(.+\\): connect and retry, set WEBHOOK_PROXY_URL, or try draftsman serve --sandbox$`,
+        `^draftsman serve: registering a GitHub App needs the network, and no webhook proxy channel could be made at http://127\\.0\\.0\\.1:${port}/new \\(.+\\): connect and retry, or set WEBHOOK_PROXY_URL to a channel you have$`,
       ),
     );
   });

@@ -97,7 +97,7 @@ async function serve(values: ServeFlags, io: CliIo, until: (handle: ServeHandle)
 
 /** The setup page, until the App is registered (true) or the process is interrupted (false). */
 async function setUp(source: ServeEnvSource, io: CliIo, logger: JsonLogger): Promise<boolean> {
-  const env = ServeEnv.pick({ PORT: true, HOST: true, WEBHOOK_PATH: true, GHE_PROTOCOL: true }).safeParse(source.env);
+  const env = ServeEnv.pick({ PORT: true, HOST: true, GHE_PROTOCOL: true }).safeParse(source.env);
   if (!env.success) return true; // readServeSettings names what is wrong
   const appYml = findAppManifest(io.cwd);
   if (!appYml)
@@ -113,7 +113,6 @@ async function setUp(source: ServeEnvSource, io: CliIo, logger: JsonLogger): Pro
     apiUrl: urls.api,
     proxyUrl: source.env.WEBHOOK_PROXY_URL,
     proxyNewUrl: source.env.WEBHOOK_PROXY_NEW_URL,
-    webhookPath: env.data.WEBHOOK_PATH,
     logger,
   });
   io.stderr(`draftsman serve: no GitHub App is configured; open ${setup.url} to register one from app.yml (its id, key and secret go to ${source.file})\n`);

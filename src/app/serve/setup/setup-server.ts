@@ -21,7 +21,6 @@ export interface SetupOptions {
   /** A proxy channel already configured; else one is created from `proxyNewUrl`. */
   proxyUrl?: string;
   proxyNewUrl?: string;
-  webhookPath: string;
   logger: JsonLogger;
 }
 
@@ -67,7 +66,7 @@ export async function startSetupServer(options: SetupOptions): Promise<SetupServ
       proxyUrl = await createProxyChannel(options.proxyNewUrl);
     } catch (error) {
       throw new SetupUnavailable(
-        `registering a GitHub App needs the network, and no webhook proxy channel could be made at ${options.proxyNewUrl ?? 'https://smee.io/new'} (${describeProxyError(error)}): connect and retry, set WEBHOOK_PROXY_URL, or try draftsman serve --sandbox`,
+        `registering a GitHub App needs the network, and no webhook proxy channel could be made at ${options.proxyNewUrl ?? 'https://smee.io/new'} (${describeProxyError(error)}): connect and retry, or set WEBHOOK_PROXY_URL to a channel you have`,
         { cause: error },
       );
     }
