@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --
 // The CLI entry: the bundled dist/cli.mjs (built by `npm ci` through `prepare`).
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';

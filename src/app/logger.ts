@@ -27,6 +27,18 @@ const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error:
 /** Shortest value registered as a secret; shorter ones would shred ordinary text. */
 const MIN_SECRET_LENGTH = 4;
 const MAX_DEPTH = 12;
+/** Longest string value and message an entry carries, and most items of an array: a payload is never logged whole. */
+export const MAX_LOGGED_STRING = 8192;
+export const MAX_LOGGED_ITEMS = 100;
+
+/** Cut after redaction, so a secret across the cut is already gone. */
+function bounded(text: string): string {
+  return text.length <= MAX_LOGGED_STRING ? text : `${text.slice(0, MAX_LOGGED_STRING)}… [${text.length - MAX_LOGGED_STRING} more characters]`;
+}
+
+function boundedItems<T>(items: T[]): T[] {
+  return items.length <= MAX_LOGGED_ITEMS ? items : items.slice(0, MAX_LOGGED_ITEMS);
+}
 
 const PATTERNS: RegExp[] = [
   // PEM private keys, including a block cut off before its END line.
@@ -93,7 +105,7 @@ export class Redactor {
 
   /** A value that is not an object: strings redacted, bigints as text; functions and symbols dropped. */
   private scalar(input: unknown): unknown {
-    if (typeof input === 'string') return this.string(input);
+    if (typeof input === 'string') return bounded(this.string(input));
     if (input === null || typeof input === 'number' || typeof input === 'boolean') return input;
     if (typeof input === 'bigint') return input.toString();
     return undefined;
@@ -103,10 +115,16 @@ export class Redactor {
     if (input instanceof Uint8Array) return `[${input.byteLength} bytes]`;
     if (input instanceof Date) return Number.isNaN(input.getTime()) ? 'Invalid Date' : input.toISOString();
     if (input instanceof Error) return this.error(input, seen, depth);
-    if (Array.isArray(input)) return input.map((v) => this.value(v, seen, depth + 1) ?? null);
+    if (Array.isArray(input)) return this.items(input, seen, depth);
     if (input instanceof Map) return this.object(Object.fromEntries(input), seen, depth);
-    if (input instanceof Set) return [...input].map((v) => this.value(v, seen, depth + 1) ?? null);
+    if (input instanceof Set) return this.items([...input], seen, depth);
     return this.object(input as Record<string, unknown>, seen, depth);
+  }
+
+  private items(input: unknown[], seen: WeakSet<object>, depth: number): unknown[] {
+    const out = boundedItems(input).map((v) => this.value(v, seen, depth + 1) ?? null);
+    if (input.length > out.length) out.push(`[${input.length - out.length} more items]`);
+    return out;
   }
 
   private object(input: Record<string, unknown>, seen: WeakSet<object>, depth: number): Record<string, unknown> {
@@ -236,7 +254,7 @@ export class JsonLogger implements Logger {
     const entry: Record<string, unknown> = {
       level,
       time: new Date(this.clock.now()).toISOString(),
-      msg: this.redactor.string(String(message)),
+      msg: bounded(this.redactor.string(String(message))),
     };
     // Metadata cannot forge the fixed fields: a clashing key is kept as `meta.<key>`.
     for (const [key, value] of Object.entries(fields)) entry[key in entry ? `meta.${key}` : key] = value;

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { SmeeClient } from 'smee-client';
 import type { ArtifactStore, Clock, TokenRole } from '../../core/ports.js';
 import { newCapability } from '../dispatch/dispatch-record.js';
 import { createGitHubApi, type GitHubRetryPolicy } from '../github/github-api.js';
@@ -25,6 +24,7 @@ import { NotifyingStore } from './notifying-store.js';
 import { SerialQueue } from './serial-queue.js';
 import type { ServeSettings } from './serve-settings.js';
 import { functionForKey } from './trigger-route.js';
+import { startWebhookProxy } from './webhook-proxy.js';
 
 /** Said at every start, to the log and the terminal: what this mode gives up. */
 export const ONE_PROCESS_NOTICE =
@@ -63,6 +63,8 @@ export interface ServeHandle {
   url: string;
   /** Where GitHub (or the webhook proxy) delivers. */
   webhookUrl: string;
+  /** With WEBHOOK_PROXY_URL: whether its channel answered at start. */
+  proxyConnected?: boolean;
   store: ArtifactStore;
   queue: SerialQueue;
   /** Resolves once every queued function has run. */
@@ -239,19 +241,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const url = `http://${host}:${address.port}`;
   const webhookUrl = `${url}${settings.WEBHOOK_PATH}`;
 
-  let smee: SmeeClient | undefined;
-  if (settings.WEBHOOK_PROXY_URL) {
-    const smeeLogger = loggerOf('smee');
-    smee = new SmeeClient({
-      source: settings.WEBHOOK_PROXY_URL,
-      target: webhookUrl,
-      logger: {
-        info: (...args: unknown[]) => smeeLogger.info(args.map(String).join(' ')),
-        error: (...args: unknown[]) => smeeLogger.error(args.map(String).join(' ')),
-      },
-    });
-    await smee.start();
-  }
+  const proxy = settings.WEBHOOK_PROXY_URL ? await startWebhookProxy(settings.WEBHOOK_PROXY_URL, webhookUrl, loggerOf('smee')) : undefined;
   const sweepEvery = options.sweepEveryMs ?? DEFAULT_SWEEP_EVERY_MS;
   const timer = sweepEvery > 0 ? setInterval(queueSweep, sweepEvery) : undefined;
   timer?.unref();
@@ -267,6 +257,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   return {
     url,
     webhookUrl,
+    proxyConnected: proxy?.connected,
     store,
     queue,
     async idle() {
@@ -279,7 +270,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     sweep: queueSweep,
     async stop() {
       if (timer) clearInterval(timer);
-      await smee?.stop();
+      await proxy?.stop();
       await new Promise<void>((done) => {
         server.close(() => done());
         server.closeAllConnections();

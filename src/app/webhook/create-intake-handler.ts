@@ -10,7 +10,7 @@ import { withLogScope } from '../logger.js';
 import { onPullRequestClosed, recordCheckSuite, recordCommitStatus } from '../publisher/ci-feedback.js';
 import { startRepairFromCheckSuite } from './ci-repair.js';
 import { onBasePush, PushPayload } from './keep-current.js';
-import { draftsmanApp } from './probot-app.js';
+import { draftsmanApp, probotLog } from './probot-app.js';
 import { deliveryFields, describe } from './receive-webhook.js';
 import { StoredDelivery } from './stored-delivery.js';
 import { TriggerService } from './trigger-service.js';
@@ -52,9 +52,8 @@ export async function createIntakeHandler(deps: IntakeDeps): Promise<Intake> {
     appId: deps.appId,
     secret: 'unused-the-webhook-verified-the-signature',
     githubToken: 'unused-per-event-tokens-come-from-token-read',
-    // The intake logs every failure itself, redacted and without the payload; Probot's own error
-    // line would repeat it with the whole event (a 1 MB issue body included).
-    logLevel: 'fatal',
+    // The project's logger: Probot's lines in the same format, without the event payload.
+    log: probotLog(deps.logger),
     Octokit: ProbotOctokit.defaults((options: Record<string, unknown>) => ({
       ...options,
       throttle: { ...(options.throttle as object), enabled: false },

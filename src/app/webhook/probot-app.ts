@@ -1,4 +1,4 @@
-import type { ApplicationFunction } from 'probot';
+import type { ApplicationFunction, Options as ProbotOptions } from 'probot';
 import type { Logger } from '../../core/ports.js';
 import type { TriggerService } from './trigger-service.js';
 import { IssueCommentCreatedPayload, IssuesClosedPayload, IssuesLabeledPayload, PullRequestReviewSubmittedPayload } from './webhook-payloads.js';
@@ -52,4 +52,50 @@ export function draftsmanApp(deps: DraftsmanAppDeps): ApplicationFunction {
       await deps.onPush?.(context.payload, context.id);
     });
   };
+}
+
+type ProbotLogger = NonNullable<ProbotOptions['log']>;
+type LogMethod = 'debug' | 'info' | 'warn' | 'error';
+
+/** What Probot's log calls carry that is a payload: the event (and with it the whole issue body), summarised as its id and name. */
+function probotFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (key === 'event' || key === 'payload') {
+      const event = (value ?? {}) as { id?: unknown; name?: unknown };
+      out.event = { id: event.id, name: event.name };
+    } else if (key === 'err' || value instanceof Error) out.error = value instanceof Error ? { name: value.name, message: value.message } : value;
+    else out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * Probot's logger, as the project's: pino's calling conventions (`log.error(obj, msg)`,
+ * `log.info(msg)`, `log.child(bindings)`) onto `logger`, so Probot's lines are JSON lines of the
+ * same format, redacted, and never carry the event payload. Probot's lines are detail (the
+ * intake logs every failure itself): they go out at debug, and its fatal ones as errors.
+ */
+export function probotLog(logger: Logger, bindings: Record<string, unknown> = {}): ProbotLogger {
+  const write =
+    (method: LogMethod) =>
+    (first?: unknown, second?: unknown): void => {
+      const fields =
+        typeof first === 'object' && first !== null ? probotFields(first instanceof Error ? { err: first } : (first as Record<string, unknown>)) : {};
+      const message = typeof first === 'string' ? first : typeof second === 'string' ? second : first instanceof Error ? first.message : 'probot';
+      logger[method](message, { ...bindings, ...fields, source: 'probot' });
+    };
+  const log = {
+    level: 'debug',
+    trace: write('debug'),
+    debug: write('debug'),
+    info: write('debug'),
+    warn: write('debug'),
+    error: write('debug'),
+    fatal: write('error'),
+    silent: () => undefined,
+    child: (more: Record<string, unknown>) => probotLog(logger, { ...bindings, ...probotFields(more) }),
+    isLevelEnabled: () => true,
+  };
+  return log as unknown as ProbotLogger;
 }

@@ -17,6 +17,7 @@ import type {
   StandinUser,
 } from './repo-state.js';
 import { graphqlRoute } from './graphql-routes.js';
+import { manifestConversion, type StandinManifestRegistration } from './manifest-routes.js';
 import { handleRepoRoute, type RouteContext, type RouteResult } from './repo-routes.js';
 import { buildTree, UnprocessableError } from './tree-builder.js';
 import type { GitHubRetryPolicy } from '../../../src/app/github/github-api.js';
@@ -71,6 +72,8 @@ export interface StandinOptions {
    * a call, which is what decides whether calls may sit on a latency-bound path.
    */
   latencyMs?: number;
+  /** Registrations the manifest flow may convert (`POST /app-manifests/{code}/conversions`). */
+  manifestRegistrations?: StandinManifestRegistration[];
 }
 
 /** One request the stand-in answered. Holds a token id, never a token or a JWT. */
@@ -250,6 +253,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
     repos.set(repo.fullName.toLowerCase(), repo);
   }
 
+  const manifestRegistrations = [...(options.manifestRegistrations ?? [])];
   const calls: RecordedCall[] = [];
   const violations: ContractViolation[] = [];
   let reported = 0;
@@ -349,11 +353,27 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
     return send(await answer(method, url, body, auth));
   }
 
+  function conversionRoute(code: string): RouteResult {
+    const registration = manifestRegistrations.find((r) => r.code === code);
+    return manifestConversion(code, manifestRegistrations, {
+      id: Number(appId),
+      slug: appSlug,
+      privateKeyPem: options.privateKeyPem,
+      owner: userFrom(users, registration?.owner ?? 'owner'),
+      baseUrl: baseUrl.value,
+      now: clock.now(),
+      permissions: DEFAULT_INSTALLATION_PERMISSIONS,
+    });
+  }
+
   /** What the stand-in answers a request that no fault rule took: a token mint or a repository route. */
   async function answer(method: string, url: URL, body: unknown, auth: AuthResult): Promise<RouteResult> {
     if (auth.kind === 'invalid') return { status: 401, body: { message: auth.message } };
 
     if (url.pathname === '/graphql' && method === 'POST') return graphqlRoute(body, auth, repos.values(), clock.now());
+
+    const conversion = /^\/app-manifests\/([^/]+)\/conversions$/.exec(url.pathname);
+    if (conversion && method === 'POST') return conversionRoute(decodeURIComponent(conversion[1]));
 
     const mint = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(url.pathname);
     if (mint && method === 'POST') return mintRoute(Number(mint[1]), auth, body);

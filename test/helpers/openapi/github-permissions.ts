@@ -20,6 +20,8 @@ const issueOrPull = (level: 'read' | 'write'): PermissionNeeds => [
 
 export const OPERATION_PERMISSIONS: Readonly<Record<string, PermissionNeeds>> = {
   'apps/create-installation-access-token': [],
+  // The manifest flow's code exchange (serve's setup page): no token at all, the code is the credential.
+  'apps/create-from-manifest': [],
   'repos/get': read('metadata'),
   'repos/get-collaborator-permission-level': read('metadata'),
   'repos/get-content': read('contents'),
