@@ -126,8 +126,8 @@ describe('the LLM engine in the pipeline', () => {
     const entries = ledger(result.json!.runDir);
     const refusals = entries.filter((e) => e.type === 'TOOL_REFUSED');
     expect(refusals.map((e) => [e.phase, e.payload.tool, e.payload.reason])).toEqual([
-      ['mechanical_change', 'file.write', 'FILE_NOT_ALLOWED'],
-      ['mechanical_change', 'file.write', 'FILE_NOT_ALLOWED'],
+      ['mechanical_change', 'file_write', 'FILE_NOT_ALLOWED'],
+      ['mechanical_change', 'file_write', 'FILE_NOT_ALLOWED'],
     ]);
     expect(entries.filter((e) => e.type === 'MODEL_EXCHANGE')).toHaveLength(script.length);
 

@@ -10,7 +10,7 @@ import { LocalArtifactStore, MIGRATION_POLICY, dyingStore, loadAttempt, makeMave
 
 /**
  * Plan revision through the whole pipeline: the model adds a file to its segment with a reason
- * (`plan.revise`), is refused a forbidden path and a revision past the bound, each refusal told
+ * (`plan_revise`), is refused a forbidden path and a revision past the bound, each refusal told
  * with its reason; accepted revisions are ledgered and shown in the PR body.
  */
 const SERVICE = 'order-service/src/main/java/com/acme/order/OrderService.java';
@@ -55,7 +55,7 @@ function lastResult(server: ScriptedModelServer, index: number): string {
   return content.startsWith('<<<UNTRUSTED') ? content.split('\n').slice(1, -1).join('\n') : content;
 }
 
-describe('plan.revise', () => {
+describe('plan_revise', () => {
   it('widens the segment with a reason, refuses a forbidden path and a revision past the bound, and the PR body shows the revisions', async () => {
     const app = mavenMultiModuleRepo()[EXTRA];
     const edited = app.replace('public static void main', 'public static void main /* guarded */');
@@ -98,9 +98,9 @@ describe('plan.revise', () => {
     expect(revisions[1]).toMatchObject({ revision: 2, added: ['order-api/pom.xml'], dropped: [SERVICE] });
     expect(revisions[1].after).not.toContain(SERVICE);
     expect(entries.filter((e) => e.type === 'TOOL_REFUSED').map((e) => [e.payload.tool, e.payload.reason])).toEqual([
-      ['file.write', 'FILE_NOT_ALLOWED'],
-      ['plan.revise', 'PATH_NOT_EDITABLE'],
-      ['plan.revise', 'REVISION_LIMIT_REACHED'],
+      ['file_write', 'FILE_NOT_ALLOWED'],
+      ['plan_revise', 'PATH_NOT_EDITABLE'],
+      ['plan_revise', 'REVISION_LIMIT_REACHED'],
     ]);
 
     const candidate = JSON.parse(readFileSync(result.json!.artifacts['pr-candidate.json'], 'utf8'));

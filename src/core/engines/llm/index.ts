@@ -1,6 +1,5 @@
 export * from '../../budget/budget.js';
 export * from '../../budget/cost.js';
-export { wireToolName } from './execute-tool-call.js';
 export * from './llm-engine-error.js';
 export * from './llm-tool.js';
 export * from './recorded-exchange.js';

@@ -8,7 +8,7 @@ import type { LlmTool } from './llm-tool.js';
 import { LoopDetector } from './loop-detector.js';
 import { parseReplay } from './parse-replay.js';
 import { estimateTokens, promptEstimate, redactMessage, type PreviousCall } from './model-request.js';
-import { executeToolCall, wireToolName } from './execute-tool-call.js';
+import { executeToolCall } from './execute-tool-call.js';
 import { RecordedExchange, RecordedModelResponse, digestModelRequest } from './recorded-exchange.js';
 import { UNTRUSTED_CONTENT_RULE, frameUntrusted } from '../../text/untrusted-content.js';
 
@@ -34,7 +34,7 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
     const request: ModelRequest = {
       model: input.model.model,
       messages: state.messages.map((message) => redactMessage(message, input.redact)),
-      tools: state.offered.map((tool) => ({ ...tool.spec, name: wireToolName(tool.spec.name) })),
+      tools: state.offered.map((tool) => tool.spec),
       maxTokens: 0,
     };
     const answer = await answerOf(state, request, calls);
@@ -60,9 +60,8 @@ interface LoopState {
   completionCap: number;
   maxOutput: number;
   offered: LlmTool<any>[];
-  /** Lookup by the name sent to the model and by the contract name, which may contain dots. */
   offeredByName: Map<string, LlmTool<any>>;
-  known: Map<string, string>;
+  known: Set<string>;
   messages: ChatMessage[];
   toolResults: LlmToolCallRecord[];
   loops: LoopDetector;
@@ -91,24 +90,8 @@ function startLoop(input: RunLlmPhaseInput): LoopState {
     completionCap: input.maxCompletionTokens ?? 4_096,
     maxOutput: input.maxToolOutputChars ?? 24_000,
     offered,
-    offeredByName: new Map(
-      offered.flatMap(
-        (tool) =>
-          [
-            [wireToolName(tool.spec.name), tool],
-            [tool.spec.name, tool],
-          ] as const,
-      ),
-    ),
-    known: new Map(
-      input.tools.flatMap(
-        (tool) =>
-          [
-            [wireToolName(tool.spec.name), tool.spec.name],
-            [tool.spec.name, tool.spec.name],
-          ] as const,
-      ),
-    ),
+    offeredByName: new Map(offered.map((tool) => [tool.spec.name, tool])),
+    known: new Set(input.tools.map((tool) => tool.spec.name)),
     messages: [
       { role: 'system', content: systemPrompt(input, offered) },
       { role: 'user', content: userPrompt(input) },
@@ -287,7 +270,7 @@ const STOP_REASON: Record<BudgetDimension, LlmStopReason> = {
 };
 
 function systemPrompt(input: RunLlmPhaseInput, offered: LlmTool<any>[]): string {
-  const names = offered.map((tool) => wireToolName(tool.spec.name)).join(', ') || 'none';
+  const names = offered.map((tool) => tool.spec.name).join(', ') || 'none';
   const { maxModelCalls, maxSteps, maxTokens } = input.budgets;
   return [
     input.system.trim(),

@@ -36,7 +36,7 @@ const RevisionArgs = z.object({
 });
 
 /**
- * `plan.revise`: the model says, with a reason, that the plan was wrong (a file it must change
+ * `plan_revise`: the model says, with a reason, that the plan was wrong (a file it must change
  * was not planned, a planned one is not needed). A bounded number of revisions are accepted per
  * attempt; an added file must be editable under the policy and the task scope, a regular file
  * within the size limit, and the files changed so far plus the added ones must stay within the
@@ -49,7 +49,7 @@ export function planTools({ env, context, task, segment, allowed }: PlanToolsInp
   let replayed = 0;
   return [
     defineLlmTool({
-      name: 'plan.revise',
+      name: 'plan_revise',
       description:
         `Revise the plan when the evidence shows it is wrong: add files the change must touch, drop planned files it need not touch, restate the steps. ` +
         `Give the reason; it is shown to reviewers. At most ${MAX_PLAN_REVISIONS} revisions per run; added files must be editable under the repository policy and the task scope.`,

@@ -5,9 +5,9 @@ import { compileGlobs } from '../../paths/glob.js';
 import { compileUserRegex, type UserRegex } from '../../util/user-regex.js';
 import { ModelToolError, type ModelToolContext } from './tool-context.js';
 
-/** Lines one `file.read` returns at most; a longer file is read in ranges. */
+/** Lines one `file_read` returns at most; a longer file is read in ranges. */
 export const MAX_READ_LINES = 400;
-/** Characters one `file.read` returns at most, whatever the line count. */
+/** Characters one `file_read` returns at most, whatever the line count. */
 export const MAX_READ_CHARS = 60_000;
 /** Bytes of text one search reads before it stops and says so. */
 export const MAX_SEARCH_SCAN_BYTES = 32 * 1024 * 1024;
@@ -31,11 +31,11 @@ function matchingLines(file: { path: string; rules: SecretPathRules }, text: str
   return out;
 }
 
-/** `file.read` (whole file or a line range, numbered) and `code_search.search` (literal or regex, path globs). */
+/** `file_read` (whole file or a line range, numbered) and `code_search` (literal or regex, path globs). */
 export function readTools(ctx: ModelToolContext): LlmTool<any>[] {
   return [
     defineLlmTool({
-      name: 'file.read',
+      name: 'file_read',
       description: `Read a text file of the repository as numbered lines (1-based). Use startLine/endLine for a range; at most ${MAX_READ_LINES} lines per call.`,
       args: z.object({
         path: z.string(),
@@ -70,7 +70,7 @@ export function readTools(ctx: ModelToolContext): LlmTool<any>[] {
       },
     }),
     defineLlmTool({
-      name: 'code_search.search',
+      name: 'code_search',
       description:
         'Search text files for a literal string, or a regular expression with regex: true (RE2 syntax: no lookaround or backreferences), line by line. ' +
         'paths narrows the search with globs (`src/**/*.ts`; `*.py` matches at the root only, `**/*.py` at any depth). Returns path:line: text.',
