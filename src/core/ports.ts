@@ -195,8 +195,18 @@ export interface ModelResponse {
  * Anthropic Messages). Messages and tools are given in the chat-completions shape; each provider
  * translates. Failures throw an `AgentError` whose reason is one of the `MODEL_*` reasons of
  * `src/app/model/model-provider-error.ts` (rate limited, context overflow, auth, ...).
+ *
+ * Within one phase the first two messages (the system prompt and the task context) are
+ * byte-identical in every request, and older turns change only once (when their long tool results
+ * are elided, `boundHistory`): a provider may mark the end of the second message as a cache
+ * point (Anthropic `cache_control`, Bedrock cache points); OpenAI caches such a prefix itself.
  */
 export interface ModelProvider {
   readonly model: string;
+  /**
+   * Completion tokens asked for per call, as the deployment configured it for this provider
+   * (absent: the engine's default, 4,096). Writing a test file can take more than that.
+   */
+  readonly maxOutputTokens?: number;
   complete(request: { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number }): Promise<ModelResponse>;
 }

@@ -6,3 +6,4 @@ export * from './recorded-exchange.js';
 export * from './llm-phase-types.js';
 export * from './run-llm-phase.js';
 export * from '../../text/untrusted-content.js';
+export * from './history-bound.js';

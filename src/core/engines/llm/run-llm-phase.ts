@@ -9,8 +9,12 @@ import { LoopDetector } from './loop-detector.js';
 import { parseReplay } from './parse-replay.js';
 import { estimateTokens, promptEstimate, redactMessage, type PreviousCall } from './model-request.js';
 import { executeToolCall } from './execute-tool-call.js';
+import { boundHistory } from './history-bound.js';
 import { RecordedExchange, RecordedModelResponse, digestModelRequest } from './recorded-exchange.js';
 import { UNTRUSTED_CONTENT_RULE, frameUntrusted } from '../../text/untrusted-content.js';
+
+/** Completion tokens asked for per call when neither the caller nor the provider sets a cap. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
 
 const Budgets = z.object({
   maxModelCalls: z.number().int().nonnegative(),
@@ -33,7 +37,7 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
     const calls = state.meter.used.modelCalls;
     const request: ModelRequest = {
       model: input.model.model,
-      messages: state.messages.map((message) => redactMessage(message, input.redact)),
+      messages: boundHistory(state.messages, input.historyBound).messages.map((message) => redactMessage(message, input.redact)),
       tools: state.offered.map((tool) => tool.spec),
       maxTokens: 0,
     };
@@ -87,7 +91,7 @@ function startLoop(input: RunLlmPhaseInput): LoopState {
     input,
     meter: new BudgetMeter({ phase: budgets.data, run: input.run, deadlines: input.deadlines, now: input.now, price: input.price }),
     replay: parseReplay(input.replay ?? [], input.phase.name),
-    completionCap: input.maxCompletionTokens ?? 4_096,
+    completionCap: input.maxCompletionTokens ?? input.model.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     maxOutput: input.maxToolOutputChars ?? 24_000,
     offered,
     offeredByName: new Map(offered.map((tool) => [tool.spec.name, tool])),
