@@ -96,6 +96,7 @@ describe('the conversation of a model segment', () => {
     expect(requests.length).toBe(READS.length);
     const sizes = requests.map((r) => r.raw.length);
     if (process.env.DRAFTSMAN_PRINT_SIZES) console.log(JSON.stringify(sizes));
+    if (process.env.DRAFTSMAN_PRINT_SIZES) require('node:fs').writeFileSync('/tmp/first-request.json', requests[0].raw);
 
     // The stable prefix: system prompt and task context byte-identical in every request.
     const prefix = JSON.stringify(requests[0].body.messages.slice(0, 2));
@@ -116,6 +117,18 @@ describe('the conversation of a model segment', () => {
     const wholeResult = resultOf(server, 1, 'read_0').length;
     for (const g of growth) expect(g).toBeLessThan(wholeResult / 2);
     expect(Math.max(...sizes)).toBeLessThan(sizes[0] + 4 * wholeResult);
+  });
+
+  it('sends a lean first request: the map part within 8 KB, no fixtures or data files in its lists, tests near the target first', async () => {
+    const { server } = await run([answer('nothing to do')], 'lean');
+    const context = server.requests[0].body.messages[1].content as string;
+    const map = context.slice(context.indexOf('Repository map, projected'), context.indexOf('<<<END UNTRUSTED'));
+    if (process.env.DRAFTSMAN_PRINT_SIZES) console.log(server.requests[0].raw.length, map.length);
+    expect(map.length).toBeGreaterThan(0);
+    expect(map.length).toBeLessThanOrEqual(8 * 1024);
+    const tests = map.split('\n').find((line) => line.startsWith('tests: '))!;
+    expect(JSON.parse(tests.slice('tests: '.length)).map((t: any) => t.path)).toEqual(['tests/test_invoice.py']);
+    expect(map).not.toMatch(/testdata|\.gz/);
   });
 
   it("asks for the provider's completion cap per call", async () => {
