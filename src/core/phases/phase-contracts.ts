@@ -63,6 +63,11 @@ export interface PhaseContract {
   name: PhaseName;
   title: string;
   goal: string;
+  /**
+   * What a model working in this phase is told to do and when to stop, in its terms (files it
+   * may change, tools, a final answer); the phases a model works in have one.
+   */
+  modelGoal?: string;
   allowedTools: readonly ToolName[];
   /** Everything not allowed is forbidden; listed explicitly for the report and the prompt. */
   forbiddenTools: readonly ToolName[];
@@ -144,6 +149,11 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     name: 'mechanical_change',
     title: 'Change',
     goal: 'Make the main change, one segment at a time, deterministic where the rule is clear.',
+    modelGoal:
+      'Make the change the task asks for, editing only the files you may change (plan_revise adds a file the change needs, with the reason). ' +
+      'Read and search what you need first; for a bug, fix the cause and add or update a test that shows it. ' +
+      'Stop when the change is made: reply without a tool call, saying what you changed, why, and what you did not check. ' +
+      'Stop as well, saying what is missing, as soon as you see it cannot be done within these files and budgets.',
     allowedTools: [...READ_TOOLS, 'file_edit', 'file_create', 'file_write', 'file_delete', 'recipe_apply', 'model_call', 'plan_revise'],
     allowedFiles: 'targets',
     outputs: ['patch_stack'],
@@ -154,6 +164,10 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     name: 'local_repair',
     title: 'Repair',
     goal: "Repair what the change broke (files that no longer parse, names left unbound, the project's own checks where agent.verify runs them), cluster by cluster.",
+    modelGoal:
+      'Fix the problems the context lists (files that no longer parse, names left unbound, failing project checks) within the files you may change; ' +
+      'do not redo or widen the change. Stop when they are fixed, replying without a tool call with what you changed, ' +
+      'or as soon as you see they cannot be fixed here, saying why.',
     allowedTools: [...READ_TOOLS, 'file_edit', 'file_create', 'file_write', 'verify_parse', 'verify_commands', 'model_call'],
     allowedFiles: 'targets',
     outputs: ['repair_segments'],

@@ -131,6 +131,15 @@ describe('the conversation of a model segment', () => {
     expect(map).not.toMatch(/testdata|\.gz/);
   });
 
+  it('tells the model what to do in the phase and when to stop, in plain words', async () => {
+    const { server } = await run([answer('nothing to do')], 'goal');
+    const goal = (server.requests[0].body.messages[0].content as string).split('\n').find((line) => line.startsWith('Goal: '))!;
+    expect(goal).not.toMatch(/segment|deterministic/);
+    expect(goal).toContain('Make the change the task asks for');
+    expect(goal).toMatch(/Stop when the change is made: reply without a tool call/);
+    expect(goal).toContain('plan_revise');
+  });
+
   it("asks for the provider's completion cap per call", async () => {
     const { server } = await run([answer('nothing to do')], 'max-output', { maxOutputTokens: 16_000 });
     expect(server.requests[0].body.max_tokens).toBe(16_000);
