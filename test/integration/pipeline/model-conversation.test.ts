@@ -66,7 +66,7 @@ async function run(script: ScriptedReply[], out: string, options: { maxOutputTok
       ? provider
       : { model: provider.model, maxOutputTokens: options.maxOutputTokens, complete: (request) => provider.complete(request) };
   const result = await cli(['run', repo, '--task', TASK, '--out', join(root, out), '--json'], { model });
-  return { server, result, runDir: join(root, out) };
+  return { server, result, runDir: result.json?.runDir as string };
 }
 
 function ledger(runDir: string): any[] {
@@ -129,6 +129,37 @@ describe('the conversation of a model segment', () => {
     const tests = map.split('\n').find((line) => line.startsWith('tests: '))!;
     expect(JSON.parse(tests.slice('tests: '.length)).map((t: any) => t.path)).toEqual(['tests/test_invoice.py']);
     expect(map).not.toMatch(/testdata|\.gz/);
+  });
+
+  it('one name per tool in the offer, the prompt, descriptions, results and the ledger; searches keep indentation and say why nothing matched', async () => {
+    const { server, runDir } = await run(
+      [
+        callTools(
+          { id: 'indented', name: 'code_search', arguments: { query: 'return round(value, 2)', paths: ['billing/tax.py'], maxResults: 1 } },
+          { id: 'literal', name: 'code_search', arguments: { query: 'def \\w+_step_0\\(' } },
+          { id: 'invalid', name: 'code_search', arguments: { query: 'def (', regex: true } },
+          { id: 'refused', name: 'verify_commands', arguments: {} },
+        ),
+        answer('looked'),
+      ],
+      'names',
+    );
+    const offered: string[] = server.requests[0].body.tools.map((t: any) => t.function.name);
+    const system = server.requests[0].body.messages[0].content as string;
+    expect(system).toContain(`Tools available in this phase: ${offered.join(', ')}.`);
+    // No description names a tool any other way than the model calls it.
+    const descriptions = server.requests[0].body.tools.map((t: any) => t.function.description).join('\n');
+    expect(descriptions).not.toMatch(/\b(file|code_search|repo_map|git|plan)\.[a-z_]+/);
+    expect(resultOf(server, 1, 'indented')).toMatch(/^<<<UNTRUSTED tool code_search id=/);
+    expect(resultOf(server, 1, 'indented')).toContain('billing/tax.py:8:     return round(value, 2)');
+    expect(resultOf(server, 1, 'literal')).toContain('looks like a regular expression: pass regex: true');
+    expect(resultOf(server, 1, 'invalid')).toMatch(/^error: REGEX_INVALID: regex is not valid: /);
+    expect(resultOf(server, 1, 'refused')).toMatch(/^error: (TOOL_NOT_ALLOWED|UNKNOWN_TOOL): tool "verify_commands" is not allowed/);
+    const refusals = ledger(runDir)
+      .filter((e) => e.type === 'TOOL_REFUSED')
+      .map((e) => e.payload.tool);
+    expect(refusals).toContain('verify_commands');
+    for (const tool of refusals) expect(tool).toMatch(/^[a-z_]+$/);
   });
 
   it('tells the model what to do in the phase and when to stop, in plain words', async () => {

@@ -26,9 +26,19 @@ function matchingLines(file: { path: string; rules: SecretPathRules }, text: str
   const lines = redactSecrets(text, file).text.split('\n');
   const out: string[] = [];
   for (let i = 0; i < lines.length && out.length < room; i++) {
-    if (pattern.test(lines[i])) out.push(`${path}:${i + 1}: ${lines[i].trim().slice(0, MAX_LINE_CHARS)}`);
+    // Indentation kept, so a matched line can be pasted into file_edit's oldText as it is.
+    if (pattern.test(lines[i])) out.push(`${path}:${i + 1}: ${lines[i].trimEnd().slice(0, MAX_LINE_CHARS)}`);
   }
   return out;
+}
+
+/** A regular expression's marks in a query searched as literal text. */
+const LOOKS_LIKE_REGEX = /\\[wdsbWDSB(\[.]|\.\*|\.\+|\[\^?[^\]]+\]|\(\?|\|/;
+
+/** Why nothing matched, when the query was probably meant as a regular expression. */
+function noMatch(query: string, regex: boolean): string {
+  if (regex || !LOOKS_LIKE_REGEX.test(query)) return 'no match';
+  return 'no match for the literal text; it looks like a regular expression: pass regex: true to search it as one';
 }
 
 /** `file_read` (whole file or a line range, numbered) and `code_search` (literal or regex, path globs). */
@@ -73,7 +83,8 @@ export function readTools(ctx: ModelToolContext): LlmTool<any>[] {
       name: 'code_search',
       description:
         'Search text files for a literal string, or a regular expression with regex: true (RE2 syntax: no lookaround or backreferences), line by line. ' +
-        'paths narrows the search with globs (`src/**/*.ts`; `*.py` matches at the root only, `**/*.py` at any depth). Returns path:line: text.',
+        'paths narrows the search with globs (`src/**/*.ts`; `*.py` matches at the root only, `**/*.py` at any depth). ' +
+        'Returns path:line: text, one match a line, the text with its indentation. A regex that does not compile is refused with the reason.',
       args: z.object({
         query: z.string().min(2).max(500),
         regex: z.boolean().optional(),
@@ -103,7 +114,7 @@ export function readTools(ctx: ModelToolContext): LlmTool<any>[] {
           out.push(...matchingLines({ path: p, rules: ctx.views.rules }, text, pattern, limit - out.length));
         }
         const more = out.length >= limit ? `\n[first ${limit} matches shown; narrow the query or raise maxResults]` : '';
-        return (out.join('\n') || 'no match') + more + stopped;
+        return (out.join('\n') || noMatch(query, regex === true)) + more + stopped;
       },
     }),
   ];

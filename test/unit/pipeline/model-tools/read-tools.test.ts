@@ -102,7 +102,7 @@ describe('code_search', () => {
   it('never shows a secret in a matching line', async () => {
     const b = await toolBench(files, { segmentPaths: [] });
     const out = await b.call('code_search', { query: 'token' });
-    expect(out).toMatch(/^config\/app.yml:2: token: /);
+    expect(out).toMatch(/^config\/app.yml:2:   token: /);
     expect(out).not.toContain(CANARY);
   });
 });
