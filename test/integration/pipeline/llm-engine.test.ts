@@ -70,7 +70,7 @@ describe('the LLM engine in the pipeline', () => {
     expect(edited).not.toBe(service);
     const script: ScriptedReply[] = [
       callTools({ name: 'file_read', arguments: { path: SERVICE } }, { name: 'file_read', arguments: { path: CONFIG } }),
-      callTools({ name: 'code_search_search', arguments: { query: 'token' } }),
+      callTools({ name: 'code_search', arguments: { query: 'token' } }),
       callTools({ name: 'file_write', arguments: { path: SERVICE, content: edited } }),
       callTools(
         { name: 'file_write', arguments: { path: '.github/workflows/ci.yml', content: 'name: pwned\n' } },
@@ -90,7 +90,7 @@ describe('the LLM engine in the pipeline', () => {
 
     // The model was offered exactly the change phase's projected tools.
     expect(server.requests[0].body.tools.map((t: any) => t.function.name).sort()).toEqual([
-      'code_search_search',
+      'code_search',
       'file_create',
       'file_delete',
       'file_edit',
