@@ -15,7 +15,9 @@ import { MODEL_EVAL_TASKS, type ModelEvalTask } from './tasks.js';
  * tasks.ts through the same pipeline as `draftsman run` (no recipe block: the model makes the
  * change) against the model configured by DRAFTSMAN_MODEL_* and checks the result: the run
  * completed, exactly the expected files changed, each passes its predicate and parses. Prints
- * pass/fail per task with model calls and tokens; exits 1 when a task fails.
+ * pass/fail per task with model calls, tokens in and out (the history bound shows in tokens in),
+ * the first and largest request's size and how many of the fix's files the first working set
+ * held; exits 1 when a task fails.
  */
 
 export interface ModelTaskResult {
@@ -28,18 +30,41 @@ export interface ModelTaskResult {
   changed: string[];
   calls: number;
   tokens: { prompt: number; completion: number };
+  /** Bytes of the first request (messages and tools as JSON), and of the largest. */
+  firstRequestBytes: number;
+  maxRequestBytes: number;
+  /** Of the task's `changes`, how many the first request let the model change (its first working set). */
+  firstRecall: { found: number; of: number };
 }
 
+/** The files the first request lets the model change, as its system prompt names them. */
+export function firstWorkingSet(systemPrompt: string): string[] {
+  const named = /Only these files may change: (.*?)\. Keep the change minimal\./.exec(systemPrompt)?.[1];
+  return named && named !== '(none)' ? named.split(', ') : [];
+}
+
+type Counted = Pick<ModelTaskResult, 'calls' | 'tokens' | 'firstRequestBytes' | 'maxRequestBytes'> & { firstSystem: string };
+
 /** A provider that counts the calls and tokens going through it. */
-export function countingModel(inner: ModelProvider): { model: ModelProvider; take(): Pick<ModelTaskResult, 'calls' | 'tokens'> } {
+export function countingModel(inner: ModelProvider): { model: ModelProvider; take(): Counted } {
   let calls = 0;
   let prompt = 0;
   let completion = 0;
+  let first = 0;
+  let max = 0;
+  let firstSystem = '';
   return {
     model: {
       model: inner.model,
+      ...(inner.maxOutputTokens !== undefined ? { maxOutputTokens: inner.maxOutputTokens } : {}),
       complete: async (request) => {
         calls += 1;
+        const bytes = Buffer.byteLength(JSON.stringify({ messages: request.messages, tools: request.tools }));
+        if (calls === 1) {
+          first = bytes;
+          firstSystem = request.messages[0]?.content ?? '';
+        }
+        max = Math.max(max, bytes);
         const response = await inner.complete(request);
         prompt += response.usage?.promptTokens ?? 0;
         completion += response.usage?.completionTokens ?? 0;
@@ -47,8 +72,9 @@ export function countingModel(inner: ModelProvider): { model: ModelProvider; tak
       },
     },
     take: () => {
-      const out = { calls, tokens: { prompt, completion } };
-      calls = prompt = completion = 0;
+      const out = { calls, tokens: { prompt, completion }, firstRequestBytes: first, maxRequestBytes: max, firstSystem };
+      calls = prompt = completion = first = max = 0;
+      firstSystem = '';
       return out;
     },
   };
@@ -105,7 +131,8 @@ export async function runModelTask(
     model: counted.model,
     now: CLI_NOW,
   });
-  const usage = counted.take();
+  const { firstSystem, ...usage } = counted.take();
+  const working = new Set(firstWorkingSet(firstSystem));
   const json = run.json ?? {};
   const status = typeof json.status === 'string' ? json.status : `exit ${run.code}`;
   const files = candidateFiles(json);
@@ -118,6 +145,7 @@ export async function runModelTask(
     failures,
     changed: [...files.keys()].sort(),
     ...usage,
+    firstRecall: { found: task.changes.filter((p) => working.has(p)).length, of: task.changes.length },
   };
 }
 
@@ -141,19 +169,29 @@ export async function runModelEval(
   }
 }
 
+function kb(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)}K`;
+}
+
 /** The results as a plain-text table with totals. */
 export function formatModelEval(model: string, results: readonly ModelTaskResult[]): string {
   const lines = [`model ${model}: ${results.filter((r) => r.pass).length}/${results.length} tasks pass`, ''];
   const width = Math.max(4, ...results.map((r) => r.id.length));
-  lines.push(`${'task'.padEnd(width)}  result  calls  tokens in/out  status`);
+  lines.push(`${'task'.padEnd(width)}  result  calls  tokens in/out  first/max request  first recall  status`);
   for (const r of results) {
+    const sizes = `${kb(r.firstRequestBytes)}/${kb(r.maxRequestBytes)}`;
+    const recall = `${r.firstRecall.found}/${r.firstRecall.of}`;
     lines.push(
-      `${r.id.padEnd(width)}  ${(r.pass ? 'pass' : 'FAIL').padEnd(6)}  ${String(r.calls).padStart(5)}  ${`${r.tokens.prompt}/${r.tokens.completion}`.padStart(13)}  ${r.status}${r.reason ? ` (${r.reason})` : ''}`,
+      `${r.id.padEnd(width)}  ${(r.pass ? 'pass' : 'FAIL').padEnd(6)}  ${String(r.calls).padStart(5)}  ${`${r.tokens.prompt}/${r.tokens.completion}`.padStart(13)}  ${sizes.padStart(17)}  ${recall.padStart(12)}  ${r.status}${r.reason ? ` (${r.reason})` : ''}`,
     );
     for (const f of r.failures) lines.push(`${' '.repeat(width)}    - ${f}`);
   }
   const sum = (f: (r: ModelTaskResult) => number) => results.reduce((n, r) => n + f(r), 0);
   lines.push('', `total: ${sum((r) => r.calls)} calls, ${sum((r) => r.tokens.prompt)} tokens in, ${sum((r) => r.tokens.completion)} tokens out`);
+  lines.push(
+    `first working set recall: ${sum((r) => r.firstRecall.found)}/${sum((r) => r.firstRecall.of)} of the fixes' files; ` +
+      `first request: largest ${kb(Math.max(0, ...results.map((r) => r.firstRequestBytes)))}`,
+  );
   return lines.join('\n');
 }
 

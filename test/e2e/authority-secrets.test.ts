@@ -32,9 +32,9 @@ describe('a token far along a long line, read and searched by the model', () => 
           index === 0
             ? callTools({ name: 'file_read', arguments: { path: BUNDLE } })
             : index === 1
-              ? callTools({ name: 'code_search_search', arguments: { query: RIGHT } })
+              ? callTools({ name: 'code_search', arguments: { query: RIGHT } })
               : index === 2
-                ? callTools({ name: 'code_search_search', arguments: { query: WRONG } })
+                ? callTools({ name: 'code_search', arguments: { query: WRONG } })
                 : answer('Nothing to change.'),
       },
     });

@@ -117,7 +117,7 @@ describe('real model behaviour through the App', () => {
     const requests = requestsOf('inject');
     expect(requests).toHaveLength(4);
     expect(requests[0].raw).toContain('ignore all previous instructions');
-    expect(requests[1].raw).toContain('<<<UNTRUSTED tool file.read');
+    expect(requests[1].raw).toContain('<<<UNTRUSTED tool file_read');
     const refused = (await ledger(prefix, 1)).filter((e) => e.type === 'TOOL_REFUSED');
     expect(refused.map((e) => e.payload.reason)).toEqual(['FILE_NOT_ALLOWED', 'FILE_NOT_ALLOWED', 'FILE_NOT_ALLOWED', 'PATH_DOT_DOT']);
   });

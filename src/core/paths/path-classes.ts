@@ -51,6 +51,18 @@ export function isUnderFixtureDir(path: string): boolean {
   return false;
 }
 
+/**
+ * Test inputs and data rather than code: under a fixture directory, under a test tree's
+ * `resources` (`src/test/resources/`), or binary or compressed by name. A model's context lists
+ * them never: they crowd out the files a change needs.
+ */
+export function isTestData(path: string): boolean {
+  if (isUnderFixtureDir(path) || isBinaryByName(path)) return true;
+  const segments = path.split('/');
+  const resources = segments.lastIndexOf('resources', segments.length - 2);
+  return resources > 0 && segments.slice(0, resources).some((s) => s === 'test' || s === 'tests');
+}
+
 export function isVendoredOrBuildOutput(path: string): boolean {
   return ignoredDirOf(path) !== undefined;
 }

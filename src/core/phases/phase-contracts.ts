@@ -19,34 +19,34 @@ export const PHASE_NAMES = [
 export type PhaseName = (typeof PHASE_NAMES)[number];
 
 export const TOOL_NAMES = [
-  'task.parse',
-  'repo_map.query',
-  'repo_map.find_definition',
-  'repo_map.find_importers',
-  'repo_map.find_tests',
-  'repo_map.owners',
-  'repo_map.explain_path',
-  'repo_map.find_files',
-  'code_search.search',
-  'file.read',
-  'file.edit',
-  'file.create',
-  'file.write',
-  'file.delete',
-  'recipe.apply',
-  'model.call',
-  'verify.parse',
-  'verify.commands',
-  'ci.read',
-  'git.status',
-  'git.diff',
-  'git.log',
-  'git.blame',
-  'git.branch',
-  'git.stage',
-  'git.commit',
-  'candidate.write',
-  'plan.revise',
+  'task_parse',
+  'repo_map_query',
+  'repo_map_find_definition',
+  'repo_map_find_importers',
+  'repo_map_find_tests',
+  'repo_map_owners',
+  'repo_map_explain_path',
+  'repo_map_find_files',
+  'code_search',
+  'file_read',
+  'file_edit',
+  'file_create',
+  'file_write',
+  'file_delete',
+  'recipe_apply',
+  'model_call',
+  'verify_parse',
+  'verify_commands',
+  'ci_read',
+  'git_status',
+  'git_diff',
+  'git_log',
+  'git_blame',
+  'git_branch',
+  'git_stage',
+  'git_commit',
+  'candidate_write',
+  'plan_revise',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
@@ -63,6 +63,11 @@ export interface PhaseContract {
   name: PhaseName;
   title: string;
   goal: string;
+  /**
+   * What a model working in this phase is told to do and when to stop, in its terms (files it
+   * may change, tools, a final answer); the phases a model works in have one.
+   */
+  modelGoal?: string;
   allowedTools: readonly ToolName[];
   /** Everything not allowed is forbidden; listed explicitly for the report and the prompt. */
   forbiddenTools: readonly ToolName[];
@@ -83,25 +88,16 @@ export function phaseStepBudget(contract: Pick<PhaseContract, 'budgets'>, segmen
   return contract.budgets.maxSteps + (contract.budgets.stepsPerSegment ?? 0) * counted;
 }
 
-/** The navigator's queries; `repo_map.query` is building and reading the map itself. */
+/** The navigator's queries; `repo_map_query` is building and reading the map itself. */
 const NAVIGATION_TOOLS: readonly ToolName[] = [
-  'repo_map.find_definition',
-  'repo_map.find_importers',
-  'repo_map.find_tests',
-  'repo_map.owners',
-  'repo_map.explain_path',
-  'repo_map.find_files',
+  'repo_map_find_definition',
+  'repo_map_find_importers',
+  'repo_map_find_tests',
+  'repo_map_owners',
+  'repo_map_explain_path',
+  'repo_map_find_files',
 ];
-const READ_TOOLS: readonly ToolName[] = [
-  'repo_map.query',
-  ...NAVIGATION_TOOLS,
-  'code_search.search',
-  'file.read',
-  'git.status',
-  'git.diff',
-  'git.log',
-  'git.blame',
-];
+const READ_TOOLS: readonly ToolName[] = ['repo_map_query', ...NAVIGATION_TOOLS, 'code_search', 'file_read', 'git_status', 'git_diff', 'git_log', 'git_blame'];
 const MINUTE = 60_000;
 
 function contract(c: Omit<PhaseContract, 'forbiddenTools'>): PhaseContract {
@@ -113,7 +109,7 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     name: 'intake',
     title: 'Intake',
     goal: 'Turn the request snapshot into a task contract; decide the mode.',
-    allowedTools: ['task.parse'],
+    allowedTools: ['task_parse'],
     allowedFiles: 'none',
     outputs: ['task_contract'],
     stopConditions: ['task parsed', 'task block invalid'],
@@ -123,7 +119,7 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     name: 'discovery',
     title: 'Discovery',
     goal: 'Find the target surface and its risk before editing anything.',
-    allowedTools: [...READ_TOOLS, 'model.call'],
+    allowedTools: [...READ_TOOLS, 'model_call'],
     allowedFiles: 'none',
     outputs: ['repo_map', 'target_selection', 'risk_assessment'],
     stopConditions: ['target surface found', 'no target found', 'ambiguity requires approval'],
@@ -133,7 +129,7 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     name: 'planning',
     title: 'Planning',
     goal: 'Split the change into bounded segments and choose the engine for each.',
-    allowedTools: [...READ_TOOLS, 'model.call'],
+    allowedTools: [...READ_TOOLS, 'model_call'],
     allowedFiles: 'none',
     outputs: ['plan'],
     stopConditions: ['plan made', 'nothing to do'],
@@ -143,7 +139,7 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     name: 'baseline',
     title: 'Baseline',
     goal: 'Record the state of the base commit so pre-existing failures are not blamed on the change.',
-    allowedTools: ['ci.read', 'verify.parse', 'file.read'],
+    allowedTools: ['ci_read', 'verify_parse', 'file_read'],
     allowedFiles: 'none',
     outputs: ['baseline'],
     stopConditions: ['baseline recorded'],
@@ -153,7 +149,12 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     name: 'mechanical_change',
     title: 'Change',
     goal: 'Make the main change, one segment at a time, deterministic where the rule is clear.',
-    allowedTools: [...READ_TOOLS, 'file.edit', 'file.create', 'file.write', 'file.delete', 'recipe.apply', 'model.call', 'plan.revise'],
+    modelGoal:
+      'Make the change the task asks for, editing only the files you may change (plan_revise adds a file the change needs, with the reason). ' +
+      'Read and search what you need first; for a bug, fix the cause and add or update a test that shows it. ' +
+      'Stop when the change is made: reply without a tool call, saying what you changed, why, and what you did not check. ' +
+      'Stop as well, saying what is missing, as soon as you see it cannot be done within these files and budgets.',
+    allowedTools: [...READ_TOOLS, 'file_edit', 'file_create', 'file_write', 'file_delete', 'recipe_apply', 'model_call', 'plan_revise'],
     allowedFiles: 'targets',
     outputs: ['patch_stack'],
     stopConditions: ['all segments applied', 'budget exhausted'],
@@ -163,7 +164,11 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     name: 'local_repair',
     title: 'Repair',
     goal: "Repair what the change broke (files that no longer parse, names left unbound, the project's own checks where agent.verify runs them), cluster by cluster.",
-    allowedTools: [...READ_TOOLS, 'file.edit', 'file.create', 'file.write', 'verify.parse', 'verify.commands', 'model.call'],
+    modelGoal:
+      'Fix the problems the context lists (files that no longer parse, names left unbound, failing project checks) within the files you may change; ' +
+      'do not redo or widen the change. Stop when they are fixed, replying without a tool call with what you changed, ' +
+      'or as soon as you see they cannot be fixed here, saying why.',
+    allowedTools: [...READ_TOOLS, 'file_edit', 'file_create', 'file_write', 'verify_parse', 'verify_commands', 'model_call'],
     allowedFiles: 'targets',
     outputs: ['repair_segments'],
     stopConditions: ['every changed file parses', 'repair budget exhausted'],
@@ -174,7 +179,7 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     name: 'regression_verification',
     title: 'Verification',
     goal: "Prove that nothing in the change is broken or cheats: static checks, and the project's own commands where agent.verify runs them.",
-    allowedTools: ['file.read', 'verify.parse', 'verify.commands', 'git.diff', 'git.status'],
+    allowedTools: ['file_read', 'verify_parse', 'verify_commands', 'git_diff', 'git_status'],
     allowedFiles: 'none',
     outputs: ['verification_report'],
     stopConditions: ['verification done'],
@@ -185,7 +190,7 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     name: 'diff_boundary_review',
     title: 'Scope review',
     goal: 'Check the whole diff against scope, policy and budgets.',
-    allowedTools: ['git.status', 'git.diff', 'file.read'],
+    allowedTools: ['git_status', 'git_diff', 'file_read'],
     allowedFiles: 'none',
     outputs: ['scope_verdict', 'risk'],
     stopConditions: ['verdict given'],
@@ -195,7 +200,7 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     name: 'judge',
     title: 'Judge',
     goal: 'Decide whether the objective is met without overreach and the evidence suffices.',
-    allowedTools: ['git.diff', 'file.read', 'model.call'],
+    allowedTools: ['git_diff', 'file_read', 'model_call'],
     allowedFiles: 'none',
     outputs: ['judge_verdict'],
     stopConditions: ['verdict given'],
@@ -205,7 +210,7 @@ export const PHASE_CONTRACTS: Readonly<Record<PhaseName, PhaseContract>> = {
     name: 'pr_preparation',
     title: 'PR preparation',
     goal: 'Commit on the agent branch and write the PR candidate with its evidence.',
-    allowedTools: ['git.status', 'git.diff', 'git.branch', 'git.stage', 'git.commit', 'candidate.write', 'file.read'],
+    allowedTools: ['git_status', 'git_diff', 'git_branch', 'git_stage', 'git_commit', 'candidate_write', 'file_read'],
     allowedFiles: 'none',
     outputs: ['pr_candidate'],
     stopConditions: ['candidate written', 'commit refused'],

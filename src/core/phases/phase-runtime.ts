@@ -55,8 +55,8 @@ export class PhaseRuntime {
     }
   }
 
-  /** Check a write (or, with `file.delete`, a deletion) against the contract's tools and file rule, ledgering a refusal. */
-  async checkWrite(path: string, tool: 'file.write' | 'file.delete' = 'file.write'): Promise<void> {
+  /** Check a write (or, with `file_delete`, a deletion) against the contract's tools and file rule, ledgering a refusal. */
+  async checkWrite(path: string, tool: 'file_write' | 'file_delete' = 'file_write'): Promise<void> {
     await this.allow(tool, { path });
     if (this.contract.allowedFiles === 'none' || !this.writablePaths(path)) {
       await this.ledger.append({ actor: 'orchestrator', phase: this.contract.name, type: 'WRITE_REFUSED', payload: { path } });
@@ -65,7 +65,7 @@ export class PhaseRuntime {
   }
 
   /**
-   * The workspace as this phase may use it: reads count as `file.read`, writes and deletes are
+   * The workspace as this phase may use it: reads count as `file_read`, writes and deletes are
    * checked against the contract. The underlying workspace is never handed out.
    */
   guard(workspace: Workspace): Workspace {
@@ -82,15 +82,15 @@ export class PhaseRuntime {
       entry: (p) => workspace.entry(p),
       baseEntry: (p) => workspace.baseEntry(p),
       read: async (p) => {
-        await runtime.allow('file.read', { path: p });
+        await runtime.allow('file_read', { path: p });
         return workspace.read(p);
       },
       readText: async (p) => {
-        await runtime.allow('file.read', { path: p });
+        await runtime.allow('file_read', { path: p });
         return workspace.readText(p);
       },
       readBase: async (p) => {
-        await runtime.allow('file.read', { path: p });
+        await runtime.allow('file_read', { path: p });
         return workspace.readBase(p);
       },
       write: async (p, content, mode) => {
@@ -98,7 +98,7 @@ export class PhaseRuntime {
         return workspace.write(p, content, mode);
       },
       delete: async (p) => {
-        await runtime.checkWrite(p, 'file.delete');
+        await runtime.checkWrite(p, 'file_delete');
         return workspace.delete(p);
       },
       changes: () => workspace.changes(),

@@ -2,7 +2,7 @@ import { frameUntrusted } from '../text/untrusted-content.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { PHASE_CONTRACTS } from '../phases/phase-contracts.js';
 import { DEFAULT_INSTRUCTION_LIMITS, loadInstructionFiles, type InstructionFiles } from '../repomap/instruction-files.js';
-import { projectRepoMap, type RepoMapProjection } from '../repomap/project-repo-map.js';
+import { estimateTokens, projectRepoMap, type RepoMapProjection } from '../repomap/project-repo-map.js';
 import type { TaskContract } from '../task/task-contract.js';
 import { discoveredMap } from './discovered-map.js';
 import { discoveryOf } from './phases/discovery-phase.js';
@@ -18,15 +18,19 @@ export interface SegmentPromptInput {
 
 /**
  * The map projection's share of the phase's token budget. Every model call of the phase sends
- * the prompt again, so the share stays small; the cap keeps a large phase budget from turning
- * into a large prompt.
+ * the prompt again, so the share stays small: about 8 KB (`MAP_TOKENS`, at four characters a
+ * token) unless the task's selected targets need more, and never more than `MAX_PROJECTION_TOKENS`.
  */
 export const PROJECTION_BUDGET_SHARE = 1 / 25;
+export const MAP_TOKENS = 2000;
 export const MAX_PROJECTION_TOKENS = 6000;
+/** Room the rest of the map keeps beside the targets when they alone would take the whole share. */
+const MAP_TOKENS_BESIDE_TARGETS = 1000;
 
-/** Tokens the map projection may take for a phase whose whole budget is `phaseMaxTokens`. */
-export function projectionTokenBudget(phaseMaxTokens: number): number {
-  return Math.min(MAX_PROJECTION_TOKENS, Math.floor(phaseMaxTokens * PROJECTION_BUDGET_SHARE));
+/** Tokens the map projection may take for a phase whose whole budget is `phaseMaxTokens`, with `targets` selected. */
+export function projectionTokenBudget(phaseMaxTokens: number, targets: readonly unknown[] = []): number {
+  const needed = Math.max(MAP_TOKENS, targets.length > 0 ? estimateTokens(targets) + MAP_TOKENS_BESIDE_TARGETS : 0);
+  return Math.min(MAX_PROJECTION_TOKENS, needed, Math.floor(phaseMaxTokens * PROJECTION_BUDGET_SHARE));
 }
 
 /**
@@ -45,7 +49,7 @@ export async function segmentPrompt({ env, context, task, segment }: SegmentProm
   const instructions = await loadInstructionFiles(context.workspace, allowed, viewsFor(env, task).rules, DEFAULT_INSTRUCTION_LIMITS, (path) =>
     largeFiles.get(path),
   );
-  const budget = projectionTokenBudget(PHASE_CONTRACTS[context.phase].budgets.maxTokens);
+  const budget = projectionTokenBudget(PHASE_CONTRACTS[context.phase].budgets.maxTokens, discovery?.targets ?? []);
   const projection = map ? projectRepoMap(map, task, budget, { targets: discovery?.targets }) : undefined;
   const problems = segment.problems?.length
     ? ['The change so far broke these; fix them within the files above:', ...segment.problems.map((p) => `- ${p}`), '']

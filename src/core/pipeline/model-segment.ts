@@ -30,7 +30,7 @@ export async function runModelSegment(env: PipelineEnv, context: PhaseContext, t
   const contract = PHASE_CONTRACTS[context.phase];
   const result = await runLlmPhase({
     model,
-    phase: { name: context.phase, goal: contract.goal, allowedTools: [...contract.allowedTools] },
+    phase: { name: context.phase, goal: contract.modelGoal ?? contract.goal, allowedTools: [...contract.allowedTools] },
     tools,
     ...(await segmentPrompt({ env, context, task, segment })),
     task: { title: env.request.issue?.title ?? env.request.task?.title ?? '', objective: withGroundedFacts(task.objective, context.outputs) },

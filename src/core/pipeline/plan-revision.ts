@@ -3,12 +3,11 @@ import { AgentError } from '../errors.js';
 import type { LedgerEntry } from '../phases/ledger.js';
 import { plannedPaths, type Plan } from './phases/planning-phase.js';
 
-/**
- * Accepted plan revisions per attempt. A revision answers new evidence (the plan missed a file,
- * a planned file is the wrong one); more than a couple means the plan, or the task, is wrong
- * and a person should look.
+/*
+ * A revision answers new evidence (the plan missed a file, a planned file is the wrong one). No
+ * count bounds them: what a revision may add is bounded by the task scope, the policy's write
+ * rules and the run's file limit, and every revision costs a tool call of the phase's budget.
  */
-export const MAX_PLAN_REVISIONS = 2;
 /** Files one revision may add, and drop. */
 export const MAX_REVISION_FILES = 20;
 /** Characters of a revision's reason, and of each restated step. */
@@ -33,8 +32,7 @@ export const PlanRevision = z.object({
 });
 export type PlanRevision = z.infer<typeof PlanRevision>;
 
-export type PlanRevisionReason =
-  'REVISION_LIMIT_REACHED' | 'EMPTY_REVISION' | 'PATH_NOT_EDITABLE' | 'NOT_A_FILE' | 'FILE_TOO_LARGE' | 'FILE_LIMIT_EXCEEDED' | 'DROP_CHANGED_FILE';
+export type PlanRevisionReason = 'EMPTY_REVISION' | 'PATH_NOT_EDITABLE' | 'NOT_A_FILE' | 'FILE_TOO_LARGE' | 'FILE_LIMIT_EXCEEDED' | 'DROP_CHANGED_FILE';
 export class PlanRevisionError extends AgentError<PlanRevisionReason> {}
 
 /** The accepted revisions of an attempt, in order, from its ledger (so a resumed attempt sees them too). */

@@ -85,7 +85,7 @@ async function runChecks(env: PipelineEnv, context: PhaseContext): Promise<Proje
       notRun: [{ name: 'build and tests', why: 'the policy lists no agent.build.commands and the repository map found no build or test command' }],
     };
   const limits = verifyLimits(env.policy);
-  await context.runtime.use('verify.commands', { commands: commands.length });
+  await context.runtime.use('verify_commands', { commands: commands.length });
   const run = await verifier!.run({ files: () => candidateFiles(context.workspace), commands, limits });
   const results = run.outcomes.map((outcome) => commandResultOf(outcome, run.checkoutRoot, limits));
   return { commands: results, ranIn: run.where, notRun: [], failed: results.filter(commandFailed) };

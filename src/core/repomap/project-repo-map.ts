@@ -1,6 +1,7 @@
 import { MAP_PROFILES, type MapProfile } from '../engines/recipe/recipe.js';
 import { recipeFor } from '../engines/recipe/registry.js';
 import type { TaskContract } from '../task/task-contract.js';
+import { baseName, dirName, isTestData } from '../paths/path-classes.js';
 import { ownersFor } from './codeowners.js';
 import type { RepoMap } from './repo-map-schema.js';
 
@@ -28,7 +29,7 @@ export interface RepoMapProjection {
  * Most items a list section shows however large the budget: past these, a long list would
  * crowd out the sections after it (modules, build commands) for little gain.
  */
-export const SECTION_ITEM_CAPS: Readonly<Record<string, number>> = { targets: 30 };
+export const SECTION_ITEM_CAPS: Readonly<Record<string, number>> = { targets: 30, tests: 20, highRiskPaths: 20, configs: 20 };
 
 /** A selected target as target selection ranked it, with why. */
 export interface ProjectionTarget {
@@ -41,6 +42,18 @@ export interface ProjectionTarget {
 /** What the projection adds beyond the map itself: the task's selected targets. */
 export interface ProjectionFocus {
   targets?: readonly ProjectionTarget[];
+}
+
+/** Whether a path shares a directory or a file stem with one of the targets. */
+function nearTargets(targets: readonly ProjectionTarget[]): (path: string) => boolean {
+  const stem = (p: string) =>
+    baseName(p)
+      .replace(/\..*$/, '')
+      .replace(/^test_|_test$|Tests?$|\.(test|spec)$/g, '')
+      .toLowerCase();
+  const dirs = new Set(targets.map((t) => dirName(t.path)));
+  const stems = new Set(targets.map((t) => stem(t.path)).filter((s) => s.length > 2));
+  return (path) => dirs.has(dirName(path)) || stems.has(stem(path));
 }
 
 /** The most specific profile a step asks for (MAP_PROFILES is in that order); a task naming symbols is a symbol change. */
@@ -79,10 +92,16 @@ export function projectRepoMap(map: RepoMap, task: TaskContract, tokenBudget: nu
     needsNetwork: b.needsNetwork,
   }));
   const highRisk = map.risk.paths
-    .filter((r) => r.level === 'high' || r.level === 'blocked')
+    .filter((r) => (r.level === 'high' || r.level === 'blocked') && !isTestData(r.path))
     .map((r) => `${r.path}${r.isDirectory ? '/**' : ''} (${r.level}: ${r.reason})`);
+  // Test inputs and data never fill the list; tests near the targets come first.
+  const near = nearTargets(focus.targets ?? []);
   const hints = (kinds: string[]): unknown[] =>
-    map.navigationHints.filter((h) => kinds.includes(h.kind)).map((h) => ({ kind: h.kind, path: h.path, reason: h.reason }));
+    map.navigationHints
+      .filter((h) => kinds.includes(h.kind) && !isTestData(h.path))
+      .map((h, i) => ({ hint: { kind: h.kind, path: h.path, reason: h.reason }, first: near(h.path) ? 0 : 1, i }))
+      .sort((a, b) => a.first - b.first || a.i - b.i)
+      .map((h) => h.hint);
   const ordered: [string, unknown][] = [
     ['identity', { commit: map.baseCommitSha, languages: map.languages.slice(0, 5).map((l) => `${l.language} (${l.files})`) }],
   ];

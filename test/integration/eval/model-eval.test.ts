@@ -63,8 +63,16 @@ describe('npm run eval:model', () => {
     for (const r of results) {
       expect(r.calls).toBe(4);
       expect(r.tokens).toEqual({ prompt: 200, completion: 20 });
+      const first = server.requests.find((q) => q.body.messages[1].content.includes(MODEL_EVAL_TASKS.find((t) => t.id === r.id)!.task.split('\n')[0]))!;
+      expect(r.firstRequestBytes).toBe(
+        Buffer.byteLength(JSON.stringify({ messages: first.body.messages, tools: first.body.tools.map((t: any) => t.function) })),
+      );
+      expect(r.maxRequestBytes).toBeGreaterThanOrEqual(r.firstRequestBytes);
+      expect(r.firstRecall).toEqual({ found: 1, of: 1 });
     }
     const table = formatModelEval('scripted-1', results);
+    expect(table).toContain('first/max request  first recall');
+    expect(table).toMatch(/first working set recall: \d+\/\d+ of the fixes' files; first request: largest \d+\.\dK/);
     expect(table).toContain(`model scripted-1: ${MODEL_EVAL_TASKS.length}/${MODEL_EVAL_TASKS.length} tasks pass`);
   }, 180_000);
 

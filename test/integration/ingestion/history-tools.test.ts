@@ -33,7 +33,7 @@ async function toolsFor(source: RepoSource, taskText?: string) {
   const fake = { append: async (e: { type: string; payload: Record<string, unknown> }) => void ledger.push(e) } as unknown as Ledger;
   const tools = historyTools({ workspace: result.workspace, ledger: fake, phase: 'mechanical_change', rules: defaultPathRules() });
   const tool = (name: string) => tools.find((t) => t.spec.name === name) as LlmTool<any>;
-  return { log: (args: object) => tool('git.log').run(args), blame: (args: object) => tool('git.blame').run(args), ledger, result };
+  return { log: (args: object) => tool('git_log').run(args), blame: (args: object) => tool('git_blame').run(args), ledger, result };
 }
 
 /** A source that cannot deepen (the port's deepen is optional). */
@@ -41,7 +41,7 @@ function withoutDeepen(source: RepoSource): RepoSource {
   return { info: () => source.info(), resolveRef: (r) => source.resolveRef(r), fetch: (r) => source.fetch(r), currentHead: (r) => source.currentHead(r) };
 }
 
-describe('git.log and git.blame over the fetched history', () => {
+describe('git_log and git_blame over the fetched history', () => {
   it('lists the history newest first, for the whole branch or one path', async () => {
     const { log } = await toolsFor(new LocalRepoSource(`${root}/hist.git`), 'revert the change to line 8');
     const all = (await log({})).split('\n');
@@ -89,7 +89,7 @@ describe('git.log and git.blame over the fetched history', () => {
         actor: 'orchestrator',
         phase: 'mechanical_change',
         type: 'HISTORY_DEEPENED',
-        payload: expect.objectContaining({ tool: 'git.log', from: 1, requested: 51, depth: 51 }),
+        payload: expect.objectContaining({ tool: 'git_log', from: 1, requested: 51, depth: 51 }),
       },
     ]);
     expect(await blame({ path: 'src/calc.ts', startLine: 2, endLine: 2 })).toBe(
@@ -105,8 +105,8 @@ describe('git.log and git.blame over the fetched history', () => {
       phase: 'mechanical_change',
       rules: defaultPathRules(),
     });
-    expect(tools.find((t) => t.spec.name === 'git.log')?.args.safeParse({ maxCount: 1000 }).success).toBe(false);
-    const blame = tools.find((t) => t.spec.name === 'git.blame') as LlmTool<any>;
+    expect(tools.find((t) => t.spec.name === 'git_log')?.args.safeParse({ maxCount: 1000 }).success).toBe(false);
+    const blame = tools.find((t) => t.spec.name === 'git_blame') as LlmTool<any>;
     await expect(blame.run({ path: 'src/calc.ts', startLine: 5, endLine: 2 })).rejects.toThrow(/endLine is before startLine/);
     await expect(blame.run({ path: 'missing.ts', startLine: 1, endLine: 2 })).rejects.toThrow(/no such file at the base commit/);
   });

@@ -33,13 +33,13 @@ async function server(options: ScriptedModelServerOptions): Promise<ScriptedMode
 function toolsFor(workspace: Workspace) {
   return [
     defineLlmTool({
-      name: 'file.read',
+      name: 'file_read',
       description: 'Read a text file of the repository.',
       args: z.strictObject({ path: z.string() }),
       run: async ({ path }) => workspace.readText(path),
     }),
     defineLlmTool({
-      name: 'file.write',
+      name: 'file_write',
       description: 'Replace the content of a file inside the allowed paths.',
       args: z.strictObject({ path: z.string(), content: z.string() }),
       run: async ({ path, content }) => {
@@ -49,7 +49,7 @@ function toolsFor(workspace: Workspace) {
       },
     }),
     defineLlmTool({
-      name: 'git.status',
+      name: 'git_status',
       description: 'List changed files.',
       args: z.strictObject({}),
       run: async () =>
@@ -61,8 +61,8 @@ function toolsFor(workspace: Workspace) {
   ];
 }
 
-const EDIT_PHASE: LlmPhase = { name: 'mechanical_change', goal: 'Make the change.', allowedTools: ['file.read', 'file.write', 'git.status'] };
-const DISCOVERY: LlmPhase = { name: 'discovery', goal: 'Find the targets; do not edit.', allowedTools: ['file.read', 'git.status'] };
+const EDIT_PHASE: LlmPhase = { name: 'mechanical_change', goal: 'Make the change.', allowedTools: ['file_read', 'file_write', 'git_status'] };
+const DISCOVERY: LlmPhase = { name: 'discovery', goal: 'Find the targets; do not edit.', allowedTools: ['file_read', 'git_status'] };
 
 async function setup(options: ScriptedModelServerOptions, phase: LlmPhase = EDIT_PHASE, overrides: Partial<RunLlmPhaseInput> = {}) {
   const repo = await createMemoryRepo(FILES);
@@ -102,9 +102,9 @@ describe('runLlmPhase against an OpenAI-compatible server', () => {
 
     expect(result).toMatchObject({ status: 'DONE', reason: 'MODEL_FINISHED', summary: 'Changed the greeting in src/app.ts.', calls: 3, steps: 3, tokens: 360 });
     expect(result.toolResults.map((r) => [r.tool, r.status])).toEqual([
-      ['file.read', 'ok'],
-      ['file.write', 'ok'],
-      ['git.status', 'ok'],
+      ['file_read', 'ok'],
+      ['file_write', 'ok'],
+      ['git_status', 'ok'],
     ]);
     expect(await repo.workspace.readText('src/app.ts')).toBe('export const greeting = "hi";\n');
     expect(s.problems()).toEqual([]);
@@ -116,7 +116,7 @@ describe('runLlmPhase against an OpenAI-compatible server', () => {
     const toolMessage = s.requests[1].body.messages.at(-1);
     expect(toolMessage.role).toBe('tool');
     expect(toolMessage.content).toMatch(
-      /^<<<UNTRUSTED tool file\.read id=[0-9a-f]{12}>>>\nexport const greeting = "hello";\n\n<<<END UNTRUSTED id=[0-9a-f]{12}>>>$/,
+      /^<<<UNTRUSTED tool file_read id=[0-9a-f]{12}>>>\nexport const greeting = "hello";\n\n<<<END UNTRUSTED id=[0-9a-f]{12}>>>$/,
     );
     expect(s.requests[2].body.messages.at(-1).content).toContain('MODIFIED src/app.ts');
     expect(s.requests[0].body.messages[0].content).toContain('never instructions');
@@ -130,7 +130,7 @@ describe('runLlmPhase against an OpenAI-compatible server', () => {
     const result = await runLlmPhase(input);
 
     expect(result.status).toBe('DONE');
-    expect(result.refusals).toEqual([expect.objectContaining({ tool: 'file.write', status: 'refused', reason: 'TOOL_NOT_ALLOWED' })]);
+    expect(result.refusals).toEqual([expect.objectContaining({ tool: 'file_write', status: 'refused', reason: 'TOOL_NOT_ALLOWED' })]);
     expect(repo.workspace.changes()).toEqual([]);
     expect(s.requests[0].body.tools.map((t: any) => t.function.name)).toEqual(['file_read', 'git_status']);
     expect(s.requests[1].body.messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringMatching(/^error: TOOL_NOT_ALLOWED: /) });
@@ -143,7 +143,7 @@ describe('runLlmPhase against an OpenAI-compatible server', () => {
 
     const result = await runLlmPhase(input);
 
-    expect(result.refusals).toEqual([expect.objectContaining({ tool: 'file.write', reason: 'FILE_NOT_ALLOWED', status: 'refused' })]);
+    expect(result.refusals).toEqual([expect.objectContaining({ tool: 'file_write', reason: 'FILE_NOT_ALLOWED', status: 'refused' })]);
     expect(repo.workspace.changes()).toEqual([]);
     expect(s.requests[1].body.messages.at(-1).content).toBe('error: FILE_NOT_ALLOWED: may not write config/app.properties');
   });

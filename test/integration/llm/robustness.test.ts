@@ -23,7 +23,7 @@ const FILES = {
   'src/big.txt': `${'0123456789abcdef\n'.repeat(4_000)}`,
   'README.md': '# demo\n',
 };
-const PHASE: LlmPhase = { name: 'mechanical_change', goal: 'Make the change.', allowedTools: ['file.read', 'file.write', 'git.status'] };
+const PHASE: LlmPhase = { name: 'mechanical_change', goal: 'Make the change.', allowedTools: ['file_read', 'file_write', 'git_status'] };
 
 const servers: ScriptedModelServer[] = [];
 afterEach(async () => {
@@ -41,13 +41,13 @@ async function setup(script: ScriptedReply[] | ((body: any, index: number) => Sc
     phase: PHASE,
     tools: [
       defineLlmTool({
-        name: 'file.read',
+        name: 'file_read',
         description: 'Read a text file of the repository.',
         args: z.strictObject({ path: z.string() }),
         run: async ({ path }) => repo.workspace.readText(path),
       }),
       defineLlmTool({
-        name: 'file.write',
+        name: 'file_write',
         description: 'Replace the content of a file under src/.',
         args: z.strictObject({ path: z.string(), content: z.string() }),
         run: async ({ path, content }) => {
@@ -58,7 +58,7 @@ async function setup(script: ScriptedReply[] | ((body: any, index: number) => Sc
         },
       }),
       defineLlmTool({
-        name: 'git.status',
+        name: 'git_status',
         description: 'List changed files.',
         args: z.strictObject({}),
         run: async () =>
@@ -92,8 +92,8 @@ describe('robustness of the LLM engine against real model behaviour', () => {
     ]);
     const result = await runLlmPhase(input);
     expect(result).toMatchObject({ status: 'DONE', reason: 'MODEL_FINISHED' });
-    expect(result.toolResults).toEqual([expect.objectContaining({ tool: 'file.write', status: 'invalid_arguments', reason: 'ARGUMENTS_NOT_JSON' })]);
-    expect(toolMessages(server, 1)).toEqual(['error: ARGUMENTS_NOT_JSON: the arguments of "file.write" are not valid JSON']);
+    expect(result.toolResults).toEqual([expect.objectContaining({ tool: 'file_write', status: 'invalid_arguments', reason: 'ARGUMENTS_NOT_JSON' })]);
+    expect(toolMessages(server, 1)).toEqual(['error: ARGUMENTS_NOT_JSON: the arguments of "file_write" are not valid JSON']);
     expect(repo.workspace.changes()).toEqual([]);
     expect(server.problems()).toEqual([]);
   });
@@ -133,7 +133,7 @@ describe('robustness of the LLM engine against real model behaviour', () => {
     const { repo, server, input } = await setup([callTools({ name: 'file_write', arguments: { path: ['src/app.ts'], content: 42 } }), answer('ok')]);
     const result = await runLlmPhase(input);
     expect(result.toolResults).toEqual([expect.objectContaining({ status: 'invalid_arguments', reason: 'ARGUMENTS_INVALID' })]);
-    expect(toolMessages(server, 1)[0]).toMatch(/^error: ARGUMENTS_INVALID: invalid arguments for "file\.write": [\s\S]*path[\s\S]*content/);
+    expect(toolMessages(server, 1)[0]).toMatch(/^error: ARGUMENTS_INVALID: invalid arguments for "file_write": [\s\S]*path[\s\S]*content/);
     expect(repo.workspace.changes()).toEqual([]);
   });
 
@@ -143,7 +143,7 @@ describe('robustness of the LLM engine against real model behaviour', () => {
       answer('That file does not exist.'),
     ]);
     const result = await runLlmPhase(input);
-    expect(result).toMatchObject({ status: 'DONE', refusals: [expect.objectContaining({ tool: 'file.read', reason: 'FILE_NOT_FOUND' })] });
+    expect(result).toMatchObject({ status: 'DONE', refusals: [expect.objectContaining({ tool: 'file_read', reason: 'FILE_NOT_FOUND' })] });
     expect(toolMessages(server, 1)[0]).toMatch(/^error: FILE_NOT_FOUND: .*src\/does\/not\/exist\.ts/);
   });
 

@@ -132,7 +132,7 @@ describe('CI failures as repair clusters', () => {
     expect(repairRequests[0].body.messages[1].content).toContain('cannot find symbol: guard');
 
     const refused = ledger.filter((e) => e.type === 'TOOL_REFUSED').map((e) => [e.phase, e.payload.tool, e.payload.reason]);
-    expect(refused).toEqual([['local_repair', 'file.write', 'FILE_NOT_ALLOWED']]);
+    expect(refused).toEqual([['local_repair', 'file_write', 'FILE_NOT_ALLOWED']]);
     const candidate = JSON.parse(new TextDecoder().decode((await store.get(run.keys.candidate.prCandidate))!.body));
     expect(candidate.files.map((f: { path: string }) => f.path).sort()).toEqual([APP, SERVICE].sort());
   }, 60_000);

@@ -70,7 +70,7 @@ describe('the LLM engine in the pipeline', () => {
     expect(edited).not.toBe(service);
     const script: ScriptedReply[] = [
       callTools({ name: 'file_read', arguments: { path: SERVICE } }, { name: 'file_read', arguments: { path: CONFIG } }),
-      callTools({ name: 'code_search_search', arguments: { query: 'token' } }),
+      callTools({ name: 'code_search', arguments: { query: 'token' } }),
       callTools({ name: 'file_write', arguments: { path: SERVICE, content: edited } }),
       callTools(
         { name: 'file_write', arguments: { path: '.github/workflows/ci.yml', content: 'name: pwned\n' } },
@@ -90,7 +90,7 @@ describe('the LLM engine in the pipeline', () => {
 
     // The model was offered exactly the change phase's projected tools.
     expect(server.requests[0].body.tools.map((t: any) => t.function.name).sort()).toEqual([
-      'code_search_search',
+      'code_search',
       'file_create',
       'file_delete',
       'file_edit',
@@ -126,8 +126,8 @@ describe('the LLM engine in the pipeline', () => {
     const entries = ledger(result.json!.runDir);
     const refusals = entries.filter((e) => e.type === 'TOOL_REFUSED');
     expect(refusals.map((e) => [e.phase, e.payload.tool, e.payload.reason])).toEqual([
-      ['mechanical_change', 'file.write', 'FILE_NOT_ALLOWED'],
-      ['mechanical_change', 'file.write', 'FILE_NOT_ALLOWED'],
+      ['mechanical_change', 'file_write', 'FILE_NOT_ALLOWED'],
+      ['mechanical_change', 'file_write', 'FILE_NOT_ALLOWED'],
     ]);
     expect(entries.filter((e) => e.type === 'MODEL_EXCHANGE')).toHaveLength(script.length);
 

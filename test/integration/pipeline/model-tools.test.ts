@@ -93,8 +93,8 @@ describe('model tools in the pipeline', () => {
       .sort()
       .map((n) => JSON.parse(readFileSync(join(ledgerDir, n), 'utf8')));
     expect(entries.filter((e) => e.type === 'EDIT_APPLIED').map((e) => [e.phase, e.payload.tool, e.payload.path, e.payload.sha256After])).toEqual([
-      ['mechanical_change', 'file.edit', SERVICE, sha256Hex(broken)],
-      ['mechanical_change', 'file.edit', SERVICE, sha256Hex(fixed)],
+      ['mechanical_change', 'file_edit', SERVICE, sha256Hex(broken)],
+      ['mechanical_change', 'file_edit', SERVICE, sha256Hex(fixed)],
     ]);
 
     // The candidate holds exactly the precise edit.

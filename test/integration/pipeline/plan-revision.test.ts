@@ -2,7 +2,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAiChatProvider } from '../../../src/app/model/openai-chat-provider.js';
-import { MAX_PLAN_REVISIONS } from '../../../src/core/pipeline/plan-revision.js';
 import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { answer, callTools, startScriptedModelServer, type ScriptedModelServer, type ScriptedReply } from '../../helpers/scripted-model-server.js';
 import { cli, makeWorkingCopy } from '../cli/cli-harness.js';
@@ -10,12 +9,14 @@ import { LocalArtifactStore, MIGRATION_POLICY, dyingStore, loadAttempt, makeMave
 
 /**
  * Plan revision through the whole pipeline: the model adds a file to its segment with a reason
- * (`plan.revise`), is refused a forbidden path and a revision past the bound, each refusal told
+ * (`plan_revise`), is refused a forbidden path each refusal told
  * with its reason; accepted revisions are ledgered and shown in the PR body.
  */
 const SERVICE = 'order-service/src/main/java/com/acme/order/OrderService.java';
 // Not a selected target for the task: the model has to revise the plan to change it.
 const EXTRA = 'order-service/src/main/java/com/acme/order/OrderApplication.java';
+// A new file: a run revises its plan as often as the evidence asks, within the scope and the budgets.
+const TOKEN_GUARD = 'order-service/src/main/java/com/acme/order/TokenGuard.java';
 const TASK = 'Guard the LegacyAuthClient.exchangeToken call in OrderService against surrounding whitespace in the code';
 
 let root: string;
@@ -55,8 +56,8 @@ function lastResult(server: ScriptedModelServer, index: number): string {
   return content.startsWith('<<<UNTRUSTED') ? content.split('\n').slice(1, -1).join('\n') : content;
 }
 
-describe('plan.revise', () => {
-  it('widens the segment with a reason, refuses a forbidden path and a revision past the bound, and the PR body shows the revisions', async () => {
+describe('plan_revise', () => {
+  it('widens the segment with a reason as often as the evidence asks, refuses a forbidden path, and the PR body shows the revisions', async () => {
     const app = mavenMultiModuleRepo()[EXTRA];
     const edited = app.replace('public static void main', 'public static void main /* guarded */');
     expect(edited).not.toBe(app);
@@ -72,8 +73,8 @@ describe('plan.revise', () => {
         name: 'plan_revise',
         arguments: { reason: 'the API module pins the client version', addFiles: ['order-api/pom.xml'], dropFiles: [SERVICE] },
       }),
-      callTools({ name: 'plan_revise', arguments: { reason: 'one more', addFiles: ['db/seed/sample.sql'] } }),
-      answer('Guarded OrderApplication; CI and the seed data were refused.'),
+      callTools({ name: 'plan_revise', arguments: { reason: 'a new TokenGuard holds the trimming rule', addFiles: [TOKEN_GUARD] } }),
+      answer('Guarded OrderApplication; CI was refused.'),
     ];
     const { server, result } = await run(script, 'state-revise');
 
@@ -82,31 +83,32 @@ describe('plan.revise', () => {
     expect(server.requests[0].body.tools.map((t: any) => t.function.name)).toContain('plan_revise');
     // Before the revision the file is outside the segment; after it, the write lands.
     expect(lastResult(server, 1)).toMatch(/^error: FILE_NOT_ALLOWED: /);
-    expect(lastResult(server, 2)).toMatch(/^plan revised \(1 of at most 2\)/);
+    expect(lastResult(server, 2)).toMatch(/^plan revised \(revision 1\)/);
     // The write lands and its parse is checked (the repeat of the refused call carries the loop note after the block).
     expect(lastResult(server, 3)).toContain(`wrote ${EXTRA}\nparse: ok`);
     expect(lastResult(server, 4)).toMatch(/^error: PATH_NOT_EDITABLE: \.github\/workflows\/ci\.yml cannot be added/);
-    expect(lastResult(server, 5)).toMatch(/^plan revised \(2 of at most 2\)/);
-    expect(lastResult(server, 6)).toMatch(/^error: REVISION_LIMIT_REACHED: /);
+    expect(lastResult(server, 5)).toMatch(/^plan revised \(revision 2\)/);
+    expect(lastResult(server, 6)).toMatch(/^plan revised \(revision 3\); the files you may change are now: .*TokenGuard\.java/);
 
     const entries = ledger(result.json!.runDir);
     const revisions = entries.filter((e) => e.type === 'PLAN_REVISED').map((e) => e.payload);
-    expect(revisions).toHaveLength(MAX_PLAN_REVISIONS);
+    expect(revisions).toHaveLength(3);
     expect(revisions[0]).toMatchObject({ segment: 'model-change', revision: 1, added: [EXTRA], dropped: [], steps: ['guard OrderApplication'] });
     expect(revisions[0].before).not.toContain(EXTRA);
     expect(revisions[0].after).toEqual([...revisions[0].before, EXTRA].sort());
     expect(revisions[1]).toMatchObject({ revision: 2, added: ['order-api/pom.xml'], dropped: [SERVICE] });
     expect(revisions[1].after).not.toContain(SERVICE);
+    expect(revisions[2]).toMatchObject({ revision: 3, reason: 'a new TokenGuard holds the trimming rule', added: [TOKEN_GUARD] });
     expect(entries.filter((e) => e.type === 'TOOL_REFUSED').map((e) => [e.payload.tool, e.payload.reason])).toEqual([
-      ['file.write', 'FILE_NOT_ALLOWED'],
-      ['plan.revise', 'PATH_NOT_EDITABLE'],
-      ['plan.revise', 'REVISION_LIMIT_REACHED'],
+      ['file_write', 'FILE_NOT_ALLOWED'],
+      ['plan_revise', 'PATH_NOT_EDITABLE'],
     ]);
 
     const candidate = JSON.parse(readFileSync(result.json!.artifacts['pr-candidate.json'], 'utf8'));
     expect(candidate.files.map((f: { path: string }) => f.path)).toEqual([EXTRA]);
     const body = readFileSync(result.json!.artifacts['pr-body.md'], 'utf8');
-    expect(body).toContain('### Plan revised 2×');
+    expect(body).toContain('### Plan revised 3×');
+    expect(body).toContain(`- a new TokenGuard holds the trimming rule (added \`${TOKEN_GUARD}\`)`);
     expect(body).toContain(`- OrderApplication starts the exchange too and must stay consistent (added \`${EXTRA}\`)`);
     expect(body).toContain(`- the API module pins the client version (added \`order-api/pom.xml\`; dropped \`${SERVICE}\`)`);
   }, 30_000);

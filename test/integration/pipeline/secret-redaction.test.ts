@@ -47,7 +47,7 @@ describe('secrets in file content never reach the model', () => {
         { name: 'file_read', arguments: { path: '.npmrc' } },
         { name: 'file_read', arguments: { path: 'config/app.yml' } },
       ),
-      callTools({ name: 'code_search_search', arguments: { query: '://' } }, { name: 'code_search_search', arguments: { query: '_auth' } }),
+      callTools({ name: 'code_search', arguments: { query: '://' } }, { name: 'code_search', arguments: { query: '_auth' } }),
       callTools({ name: 'file_write', arguments: { path: SERVICE, content: `${mavenMultiModuleRepo()[SERVICE]}// ${CANARIES[2].value}\n` } }),
       callTools({ name: 'git_diff', arguments: {} }),
       answer('done'),

@@ -82,7 +82,7 @@ describe('the file size limit holds wherever a file is read for editing', () => 
         .map((f) => JSON.parse(readFileSync(join(ledgerDir, f), 'utf8')))
         .filter((e) => e.type === 'TOOL_REFUSED');
       expect(refused.map((e) => [e.payload.tool, e.payload.reason, e.payload.message])).toEqual([
-        ['file.write', 'FILE_NOT_ALLOWED', `${service} is over the 1 MB file size limit`],
+        ['file_write', 'FILE_NOT_ALLOWED', `${service} is over the 1 MB file size limit`],
       ]);
     } finally {
       await server.close();

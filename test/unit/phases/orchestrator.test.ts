@@ -101,7 +101,7 @@ describe('runOrchestrator', () => {
   it('a forbidden tool stops the run BLOCKED: TOOL_REFUSED and PHASE_FAILED are ledgered, no checkpoint for that phase', async () => {
     const { options } = await setup({
       discovery: async (context) => {
-        await context.runtime.use('git.commit');
+        await context.runtime.use('git_commit');
         return { output: null, summary: 'unreachable' };
       },
     });

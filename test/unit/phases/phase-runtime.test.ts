@@ -33,16 +33,16 @@ async function refusal(promise: Promise<unknown>): Promise<PhaseContractError> {
 
 /** The tool a phase most plausibly over-reaches with, for the per-phase table. */
 const OVERREACH: Record<PhaseName, ToolName> = {
-  intake: 'file.read',
-  discovery: 'file.write',
-  planning: 'recipe.apply',
-  baseline: 'model.call',
-  mechanical_change: 'git.commit',
-  local_repair: 'file.delete',
-  regression_verification: 'file.write',
-  diff_boundary_review: 'model.call',
-  judge: 'file.write',
-  pr_preparation: 'model.call',
+  intake: 'file_read',
+  discovery: 'file_write',
+  planning: 'recipe_apply',
+  baseline: 'model_call',
+  mechanical_change: 'git_commit',
+  local_repair: 'file_delete',
+  regression_verification: 'file_write',
+  diff_boundary_review: 'model_call',
+  judge: 'file_write',
+  pr_preparation: 'model_call',
 };
 
 describe('phase contracts are enforced at run time', () => {
@@ -81,13 +81,13 @@ describe('phase contracts are enforced at run time', () => {
     async (phase) => {
       const guarded = runtimeFor(phase).guard(repo.workspace);
       const error = await refusal(guarded.write(TARGET, 'export const a = 2;\n'));
-      // These phases may not even use file.write; the refusal names the tool.
+      // These phases may not even use file_write; the refusal names the tool.
       expect(error.reason).toBe('TOOL_NOT_ALLOWED');
       expect(await refusal(guarded.delete(TARGET))).toMatchObject({ reason: 'TOOL_NOT_ALLOWED' });
       expect(repo.workspace.changes()).toEqual([]);
       expect(ledger.entries().map((e) => [e.type, e.payload.tool, e.payload.path])).toEqual([
-        ['TOOL_REFUSED', 'file.write', TARGET],
-        ['TOOL_REFUSED', 'file.delete', TARGET],
+        ['TOOL_REFUSED', 'file_write', TARGET],
+        ['TOOL_REFUSED', 'file_delete', TARGET],
       ]);
     },
   );
@@ -103,14 +103,14 @@ describe('phase contracts are enforced at run time', () => {
     expect(ledger.entries().map((e) => [e.phase, e.type, e.payload.path])).toEqual([[phase, 'WRITE_REFUSED', 'src/other.ts']]);
   });
 
-  it('local_repair may rewrite a target but not delete it (file.delete is outside its contract)', async () => {
+  it('local_repair may rewrite a target but not delete it (file_delete is outside its contract)', async () => {
     const guarded = runtimeFor('local_repair').guard(repo.workspace);
     const error = await refusal(guarded.delete(TARGET));
     expect(error.reason).toBe('TOOL_NOT_ALLOWED');
-    expect(error.data).toEqual({ tool: 'file.delete', phase: 'local_repair' });
+    expect(error.data).toEqual({ tool: 'file_delete', phase: 'local_repair' });
     expect(repo.workspace.changes()).toEqual([]);
-    expect(ledger.entries().map((e) => [e.type, e.payload.tool, e.payload.path])).toEqual([['TOOL_REFUSED', 'file.delete', TARGET]]);
-    // mechanical_change has file.delete: deleting a planned target works there.
+    expect(ledger.entries().map((e) => [e.type, e.payload.tool, e.payload.path])).toEqual([['TOOL_REFUSED', 'file_delete', TARGET]]);
+    // mechanical_change has file_delete: deleting a planned target works there.
     await runtimeFor('mechanical_change').guard(repo.workspace).delete(TARGET);
     expect(repo.workspace.changes()).toEqual([expect.objectContaining({ path: TARGET, kind: 'DELETED' })]);
   });
@@ -121,8 +121,8 @@ describe('phase contracts are enforced at run time', () => {
     await expect(discovery.write(TARGET, 'x')).rejects.toMatchObject({ reason: 'TOOL_NOT_ALLOWED' });
     await expect(runtimeFor('intake').guard(repo.workspace).readText(TARGET)).rejects.toMatchObject({ reason: 'TOOL_NOT_ALLOWED' });
     expect(ledger.entries().map((e) => [e.phase, e.payload.tool])).toEqual([
-      ['discovery', 'file.write'],
-      ['intake', 'file.read'],
+      ['discovery', 'file_write'],
+      ['intake', 'file_read'],
     ]);
   });
 
@@ -135,9 +135,9 @@ describe('phase contracts are enforced at run time', () => {
   it('the step budget stops a phase that loops', async () => {
     const runtime = runtimeFor('intake');
     const max = PHASE_CONTRACTS.intake.budgets.maxSteps;
-    for (let i = 0; i < max; i++) await runtime.use('task.parse');
+    for (let i = 0; i < max; i++) await runtime.use('task_parse');
     expect(runtime.stepsUsed).toBe(max);
-    const error = await refusal(runtime.use('task.parse'));
+    const error = await refusal(runtime.use('task_parse'));
     expect(error.reason).toBe('STEP_BUDGET_EXCEEDED');
     expect(ledger.entries().map((e) => e.type)).toEqual(['STEP_BUDGET_EXCEEDED']);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runKeys } from '../../../src/core/artifacts/keys.js';
 import type { PhaseContext } from '../../../src/core/phases/orchestrator.js';
-import { MAX_PROJECTION_TOKENS, projectionTokenBudget, segmentPrompt } from '../../../src/core/pipeline/model-context.js';
+import { MAP_TOKENS, MAX_PROJECTION_TOKENS, projectionTokenBudget, segmentPrompt } from '../../../src/core/pipeline/model-context.js';
 import type { DiscoveryOutput } from '../../../src/core/pipeline/phases/discovery-phase.js';
 import type { PipelineEnv } from '../../../src/core/pipeline/pipeline-env.js';
 import { buildRepoMap } from '../../../src/core/repomap/build-repo-map.js';
@@ -292,14 +292,17 @@ describe('the map projection in the context', () => {
       allowedToEdit: true,
       reasons,
     }));
-    expect(projectionTokenBudget(150_000)).toBe(MAX_PROJECTION_TOKENS);
+    // About 8 KB of map unless the targets need more; never past the cap.
+    expect(projectionTokenBudget(150_000)).toBe(MAP_TOKENS);
+    expect(projectionTokenBudget(150_000, many)).toBeGreaterThan(MAP_TOKENS);
+    expect(projectionTokenBudget(150_000, [...many, ...many])).toBe(MAX_PROJECTION_TOKENS);
     const change = projectionLines((await (await setup({ targets: many })).prompt()).context).join('\n');
     expect(change.length).toBeLessThanOrEqual(MAX_PROJECTION_TOKENS * CHARS_PER_TOKEN);
 
     // A repair segment has a smaller phase budget: the list is cut, the later sections are named.
     const { context } = await (await setup({ targets: many, phase: 'local_repair' })).prompt();
     const repair = projectionLines(context).join('\n');
-    expect(repair.length).toBeLessThanOrEqual(projectionTokenBudget(80_000) * CHARS_PER_TOKEN);
+    expect(repair.length).toBeLessThanOrEqual(projectionTokenBudget(80_000, many) * CHARS_PER_TOKEN);
     expect(repair.length).toBeLessThan(change.length);
     expect(context).toMatch(/Left out to fit the budget: targets: \d+ of 30 items; /);
     expect(projectionLines(context).map((l) => l.slice(0, l.indexOf(':')))).toEqual(expect.arrayContaining(['identity', 'targets', 'modules', 'build']));

@@ -10,8 +10,8 @@ export interface ExecuteContext {
   modelCall: number;
   phase: LlmPhase;
   offeredByName: Map<string, LlmTool<any>>;
-  /** Wire or contract name -> contract name, for every tool the caller has. */
-  known: Map<string, string>;
+  /** Every tool name the caller has, offered in this phase or not. */
+  known: Set<string>;
   redact: (text: string) => string;
   maxOutput: number;
 }
@@ -21,7 +21,7 @@ export async function executeToolCall(
   ctx: ExecuteContext,
 ): Promise<{ record: LlmToolCallRecord; content: string }> {
   const tool = ctx.offeredByName.get(call.function.name);
-  const name = tool?.spec.name ?? ctx.known.get(call.function.name) ?? call.function.name;
+  const name = call.function.name;
   const base = { step: ctx.step, modelCall: ctx.modelCall, callId: call.id, tool: name, arguments: ctx.redact(call.function.arguments) };
   const fail = (status: LlmToolCallRecord['status'], reason: string, message: string) => {
     const safe = ctx.redact(message);
@@ -29,7 +29,7 @@ export async function executeToolCall(
   };
 
   if (!tool) {
-    const allowedList = [...new Set([...ctx.offeredByName.values()].map((t) => wireToolName(t.spec.name)))].join(', ') || 'none';
+    const allowedList = [...new Set([...ctx.offeredByName.keys()])].join(', ') || 'none';
     const reason = ctx.known.has(name) ? 'TOOL_NOT_ALLOWED' : 'UNKNOWN_TOOL';
     return fail('refused', reason, `tool "${name}" is not allowed in phase "${ctx.phase.name}"; allowed tools: ${allowedList}`);
   }
@@ -59,12 +59,4 @@ export async function executeToolCall(
     record: { ...base, status: 'ok', outputChars: redacted.length, outputDigest: sha256Hex(redacted) },
     content: frameUntrusted(`tool ${name}`, shown),
   };
-}
-
-/**
- * Function names on the chat-completions wire allow only `[A-Za-z0-9_-]{1,64}`; contract tool
- * names such as `file.read` are sent as `file_read` and mapped back.
- */
-export function wireToolName(name: string): string {
-  return name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
 }

@@ -4,6 +4,7 @@ import type { BudgetUsage, Deadline, Exhaustion, RunLimits } from '../../budget/
 import type { ModelPrice } from '../../budget/cost.js';
 import type { LlmTool } from './llm-tool.js';
 import type { RecordedExchange } from './recorded-exchange.js';
+import type { HistoryBound } from './history-bound.js';
 
 /** The part of a phase contract the engine enforces: its goal and the tools it may use. */
 export interface LlmPhase {
@@ -64,8 +65,10 @@ export interface RunLlmPhaseInput {
   replayFrom?: 'attempt' | 'earlier-attempt';
   /** Longest tool output fed back to the model; longer output is cut with a note. Default 24,000. */
   maxToolOutputChars?: number;
-  /** Cap of the completion tokens asked for per call. Default 4,096. */
+  /** Cap of the completion tokens asked for per call. Default: the provider's `maxOutputTokens`, else 4,096. */
   maxCompletionTokens?: number;
+  /** How much of the conversation is re-sent in full; default `DEFAULT_HISTORY_BOUND`. */
+  historyBound?: HistoryBound;
   /**
    * A marker that changes whenever the phase changes something (e.g. a count of files written).
    * Identical tool calls count as a loop only while it stands still; without it, never reset.

@@ -13,6 +13,12 @@ export interface LlmTool<A = unknown> {
   run(args: A): Promise<string>;
 }
 
+/**
+ * A tool's one name: what the model calls, what descriptions, results, the ledger and the phase
+ * contracts say. Function names on the chat-completions wire allow only these characters.
+ */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
 /** Build an LlmTool whose JSON Schema is generated from its zod argument schema, so they cannot drift. */
 export function defineLlmTool<S extends z.ZodType>(definition: {
   name: string;
@@ -20,6 +26,7 @@ export function defineLlmTool<S extends z.ZodType>(definition: {
   args: S;
   run(args: z.infer<S>): Promise<string>;
 }): LlmTool<z.infer<S>> {
+  if (!TOOL_NAME_PATTERN.test(definition.name)) throw new Error(`tool name ${JSON.stringify(definition.name)} is not a function name the model can call`);
   const { $schema: _ignored, ...parameters } = z.toJSONSchema(definition.args, { io: 'input' }) as Record<string, unknown>;
   return {
     spec: { name: definition.name, description: definition.description, parameters },

@@ -8,9 +8,13 @@ import type { LlmTool } from './llm-tool.js';
 import { LoopDetector } from './loop-detector.js';
 import { parseReplay } from './parse-replay.js';
 import { estimateTokens, promptEstimate, redactMessage, type PreviousCall } from './model-request.js';
-import { executeToolCall, wireToolName } from './execute-tool-call.js';
+import { executeToolCall } from './execute-tool-call.js';
+import { boundHistory } from './history-bound.js';
 import { RecordedExchange, RecordedModelResponse, digestModelRequest } from './recorded-exchange.js';
 import { UNTRUSTED_CONTENT_RULE, frameUntrusted } from '../../text/untrusted-content.js';
+
+/** Completion tokens asked for per call when neither the caller nor the provider sets a cap. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
 
 const Budgets = z.object({
   maxModelCalls: z.number().int().nonnegative(),
@@ -33,8 +37,8 @@ export async function runLlmPhase(input: RunLlmPhaseInput): Promise<LlmPhaseResu
     const calls = state.meter.used.modelCalls;
     const request: ModelRequest = {
       model: input.model.model,
-      messages: state.messages.map((message) => redactMessage(message, input.redact)),
-      tools: state.offered.map((tool) => ({ ...tool.spec, name: wireToolName(tool.spec.name) })),
+      messages: boundHistory(state.messages, input.historyBound).messages.map((message) => redactMessage(message, input.redact)),
+      tools: state.offered.map((tool) => tool.spec),
       maxTokens: 0,
     };
     const answer = await answerOf(state, request, calls);
@@ -60,9 +64,8 @@ interface LoopState {
   completionCap: number;
   maxOutput: number;
   offered: LlmTool<any>[];
-  /** Lookup by the name sent to the model and by the contract name, which may contain dots. */
   offeredByName: Map<string, LlmTool<any>>;
-  known: Map<string, string>;
+  known: Set<string>;
   messages: ChatMessage[];
   toolResults: LlmToolCallRecord[];
   loops: LoopDetector;
@@ -88,27 +91,11 @@ function startLoop(input: RunLlmPhaseInput): LoopState {
     input,
     meter: new BudgetMeter({ phase: budgets.data, run: input.run, deadlines: input.deadlines, now: input.now, price: input.price }),
     replay: parseReplay(input.replay ?? [], input.phase.name),
-    completionCap: input.maxCompletionTokens ?? 4_096,
+    completionCap: input.maxCompletionTokens ?? input.model.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     maxOutput: input.maxToolOutputChars ?? 24_000,
     offered,
-    offeredByName: new Map(
-      offered.flatMap(
-        (tool) =>
-          [
-            [wireToolName(tool.spec.name), tool],
-            [tool.spec.name, tool],
-          ] as const,
-      ),
-    ),
-    known: new Map(
-      input.tools.flatMap(
-        (tool) =>
-          [
-            [wireToolName(tool.spec.name), tool.spec.name],
-            [tool.spec.name, tool.spec.name],
-          ] as const,
-      ),
-    ),
+    offeredByName: new Map(offered.map((tool) => [tool.spec.name, tool])),
+    known: new Set(input.tools.map((tool) => tool.spec.name)),
     messages: [
       { role: 'system', content: systemPrompt(input, offered) },
       { role: 'user', content: userPrompt(input) },
@@ -287,7 +274,7 @@ const STOP_REASON: Record<BudgetDimension, LlmStopReason> = {
 };
 
 function systemPrompt(input: RunLlmPhaseInput, offered: LlmTool<any>[]): string {
-  const names = offered.map((tool) => wireToolName(tool.spec.name)).join(', ') || 'none';
+  const names = offered.map((tool) => tool.spec.name).join(', ') || 'none';
   const { maxModelCalls, maxSteps, maxTokens } = input.budgets;
   return [
     input.system.trim(),

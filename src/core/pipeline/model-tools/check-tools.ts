@@ -8,7 +8,7 @@ import type { SegmentToolsInput } from './tool-context.js';
 export const MAX_CHECK_CALLS = 3;
 
 /**
- * `verify.commands`: the project's own build and test commands on the change so far, in the
+ * `verify_commands`: the project's own build and test commands on the change so far, in the
  * sandbox verification uses (agent.verify), with each command's result, its parsed failures and
  * the end of its output (scrubbed). Offered only where the policy runs the commands and a runner
  * exists; bounded per segment.
@@ -18,7 +18,7 @@ export function checkTools({ env, context }: SegmentToolsInput): LlmTool<any>[] 
   let calls = 0;
   return [
     defineLlmTool({
-      name: 'verify.commands',
+      name: 'verify_commands',
       description: `Run the project's build and test commands on the change so far, as verification will, and see what fails (at most ${MAX_CHECK_CALLS} calls).`,
       args: z.object({}),
       run: async () => {

@@ -9,15 +9,15 @@ import { normalizeRepoPath } from '../../util/repo-path.js';
 import { closestLines, locateEdit } from './text-edit.js';
 import { ModelToolError, type ModelToolContext } from './tool-context.js';
 
-/** `file.write` replaces whole files up to this size (or creates them); larger files are edited with `file.edit`. */
+/** `file_write` replaces whole files up to this size (or creates them); larger files are edited with `file_edit`. */
 export const MAX_WHOLE_WRITE_BYTES = 8 * 1024;
 /** Parse problems listed in one tool result. */
 const MAX_PROBLEMS_SHOWN = 10;
 
-/** The `  12| ` prefix `file.read` puts before each line. */
+/** The `  12| ` prefix `file_read` puts before each line. */
 const NUMBERED = /^\s*\d+\| /;
 
-type EditKind = 'file.edit' | 'file.create' | 'file.delete' | 'file.write';
+type EditKind = 'file_edit' | 'file_create' | 'file_delete' | 'file_write';
 
 const encoder = new TextEncoder();
 
@@ -37,7 +37,7 @@ export function editTools(ctx: ModelToolContext): LlmTool<any>[] {
     const path = normalizeRepoPath(raw);
     const dir = path.slice(0, Math.max(0, path.lastIndexOf('/')));
     const creating = ctx.workspace.entry(path) === undefined;
-    if (!allowed.has(path) && !(creating && kind !== 'file.edit' && besideAllowed(dir))) {
+    if (!allowed.has(path) && !(creating && kind !== 'file_edit' && besideAllowed(dir))) {
       throw new PhaseContractError('FILE_NOT_ALLOWED', `${path} is not one of the files this segment may change`, { path });
     }
     const denial = writeDenial(path, ctx.views.rules, await ctx.symlinks());
@@ -85,13 +85,13 @@ export function editTools(ctx: ModelToolContext): LlmTool<any>[] {
 
   return [
     defineLlmTool({
-      name: 'file.edit',
+      name: 'file_edit',
       description:
-        'Replace exact text in a file: oldText must occur exactly once (copy it from file.read without the line numbers, with enough context to be unique) ' +
+        'Replace exact text in a file: oldText must occur exactly once (copy it from file_read without the line numbers, with enough context to be unique) ' +
         "unless replaceAll is true. The result lists the file's parse problems after the edit.",
       args: z.object({ path: z.string(), oldText: z.string().min(1), newText: z.string(), replaceAll: z.boolean().optional() }),
       run: async ({ path, oldText, newText, replaceAll }) => {
-        const p = await gate(path, 'file.edit');
+        const p = await gate(path, 'file_edit');
         const { text, bytes } = await ctx.readText(p);
         const located = locateEdit(text, oldText, newText);
         if (located.matches.length === 0) {
@@ -100,7 +100,7 @@ export function editTools(ctx: ModelToolContext): LlmTool<any>[] {
           const why = located.whitespaceOnly
             ? ' (it does when whitespace is ignored: copy indentation exactly)'
             : NUMBERED.test(oldText)
-              ? ' (it starts with a line number from file.read: leave the numbers out)'
+              ? ' (it starts with a line number from file_read: leave the numbers out)'
               : '';
           throw new ModelToolError('EDIT_NO_MATCH', `oldText does not occur in ${p}${why}${hint}`, { path: p });
         }
@@ -115,7 +115,7 @@ export function editTools(ctx: ModelToolContext): LlmTool<any>[] {
         if (after === text) throw new ModelToolError('EDIT_NO_CHANGE', `newText equals oldText; ${p} is unchanged`, { path: p });
         const where = located.matches.map((m) => m.line).join(', ');
         return apply(
-          'file.edit',
+          'file_edit',
           p,
           bytes,
           after,
@@ -124,41 +124,41 @@ export function editTools(ctx: ModelToolContext): LlmTool<any>[] {
       },
     }),
     defineLlmTool({
-      name: 'file.create',
+      name: 'file_create',
       description: 'Create a new file (fails if it exists). New files may be created beside the files this segment may change.',
       args: z.object({ path: z.string(), content: z.string() }),
       run: async ({ path, content }) => {
-        const p = await gate(path, 'file.create');
-        if (ctx.workspace.entry(p)) throw new ModelToolError('FILE_EXISTS', `${p} exists; change it with file.edit`, { path: p });
-        return apply('file.create', p, undefined, content, `created ${p} (${encoder.encode(content).length} bytes)`);
+        const p = await gate(path, 'file_create');
+        if (ctx.workspace.entry(p)) throw new ModelToolError('FILE_EXISTS', `${p} exists; change it with file_edit`, { path: p });
+        return apply('file_create', p, undefined, content, `created ${p} (${encoder.encode(content).length} bytes)`);
       },
     }),
     defineLlmTool({
-      name: 'file.delete',
+      name: 'file_delete',
       description: 'Delete one of the files this segment may change.',
       args: z.object({ path: z.string() }),
       run: async ({ path }) => {
-        const p = await gate(path, 'file.delete');
+        const p = await gate(path, 'file_delete');
         const before = await existing(p);
         if (!before) throw new ModelToolError('FILE_NOT_FOUND', `no such file: ${p}`, { path: p });
-        return apply('file.delete', p, before, undefined, `deleted ${p}`);
+        return apply('file_delete', p, before, undefined, `deleted ${p}`);
       },
     }),
     defineLlmTool({
-      name: 'file.write',
-      description: `Replace the whole content of a small file (up to ${MAX_WHOLE_WRITE_BYTES} bytes) this segment may change, or create it; use file.edit for larger files.`,
+      name: 'file_write',
+      description: `Replace the whole content of a small file (up to ${MAX_WHOLE_WRITE_BYTES} bytes) this segment may change, or create it; use file_edit for larger files.`,
       args: z.object({ path: z.string(), content: z.string() }),
       run: async ({ path, content }) => {
-        const p = await gate(path, 'file.write');
+        const p = await gate(path, 'file_write');
         const before = await existing(p);
         if (before && before.length > MAX_WHOLE_WRITE_BYTES) {
           throw new ModelToolError(
             'WHOLE_WRITE_TOO_LARGE',
-            `${p} is ${before.length} bytes, over the ${MAX_WHOLE_WRITE_BYTES}-byte limit of whole-file writes; change it with file.edit`,
+            `${p} is ${before.length} bytes, over the ${MAX_WHOLE_WRITE_BYTES}-byte limit of whole-file writes; change it with file_edit`,
             { path: p, bytes: before.length },
           );
         }
-        return apply('file.write', p, before, content, `wrote ${p}`);
+        return apply('file_write', p, before, content, `wrote ${p}`);
       },
     }),
   ];

@@ -7,9 +7,9 @@ import type { PhaseContext } from '../../phases/orchestrator.js';
 import { normalizeRepoPath } from '../../util/repo-path.js';
 import type { Workspace } from '../../workspace/workspace.js';
 
-/** Entries one `git.log` call returns at most. */
+/** Entries one `git_log` call returns at most. */
 const MAX_LOG = 100;
-/** Lines one `git.blame` call attributes at most. */
+/** Lines one `git_blame` call attributes at most. */
 const MAX_BLAME_LINES = 200;
 /** Commits one call walks at most (the fetched history is bounded anyway). */
 const MAX_WALK = 500;
@@ -128,7 +128,7 @@ export function historyTools({
 
   return [
     defineLlmTool({
-      name: 'git.log',
+      name: 'git_log',
       description:
         'Commits of the base branch, newest first (first parent), optionally only those that changed one path. Says when the fetched history is shallow.',
       args: z.object({ path: z.string().optional(), maxCount: z.number().int().positive().max(MAX_LOG).optional() }),
@@ -148,7 +148,7 @@ export function historyTools({
           return { picked, shallowAt: picked.length >= want ? undefined : shallowAt };
         };
         let result = await collect();
-        const refused = result.picked.length < want ? await deepenFor('git.log', result.shallowAt, want) : undefined;
+        const refused = result.picked.length < want ? await deepenFor('git_log', result.shallowAt, want) : undefined;
         if (result.picked.length < want && result.shallowAt !== undefined && refused === undefined && workspace.missing?.deepen) result = await collect();
         const out = result.picked.map(line);
         if (out.length === 0) out.push(p === undefined ? 'no commits' : `no commit in the fetched history changed ${p}`);
@@ -157,7 +157,7 @@ export function historyTools({
       },
     }),
     defineLlmTool({
-      name: 'git.blame',
+      name: 'git_blame',
       description: `Which commit last changed each line of a file at the base commit (first-parent history; at most ${MAX_BLAME_LINES} lines). Lines marked ^ reach the shallow boundary and may be older.`,
       args: z.object({ path: z.string(), startLine: z.number().int().positive(), endLine: z.number().int().positive() }),
       run: async ({ path, startLine, endLine }) => {
@@ -213,7 +213,7 @@ export function historyTools({
         };
         let result = await blame();
         const boundaryOwned = [...result.owner.values()].some((c) => c.boundary);
-        const refused = boundaryOwned ? await deepenFor('git.blame', result.shallowAt, 50) : undefined;
+        const refused = boundaryOwned ? await deepenFor('git_blame', result.shallowAt, 50) : undefined;
         if (boundaryOwned && refused === undefined && workspace.missing?.deepen && result.shallowAt !== undefined) result = await blame();
         const out: string[] = [];
         for (const [n, c] of [...result.owner].sort(([x], [y]) => x - y)) {

@@ -9,7 +9,6 @@ import { normalizeRepoPath } from '../../util/repo-path.js';
 import { type Segment } from '../phases/planning-phase.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import {
-  MAX_PLAN_REVISIONS,
   MAX_REVISION_FILES,
   MAX_REVISION_STEPS,
   MAX_REVISION_TEXT,
@@ -36,9 +35,9 @@ const RevisionArgs = z.object({
 });
 
 /**
- * `plan.revise`: the model says, with a reason, that the plan was wrong (a file it must change
- * was not planned, a planned one is not needed). A bounded number of revisions are accepted per
- * attempt; an added file must be editable under the policy and the task scope, a regular file
+ * `plan_revise`: the model says, with a reason, that the plan was wrong (a file it must change
+ * was not planned, a planned one is not needed). An added file must be editable under the
+ * policy and the task scope, a regular file
  * within the size limit, and the files changed so far plus the added ones must stay within the
  * run's file limit. Each accepted revision is ledgered as PLAN_REVISED; a refusal throws a
  * PlanRevisionError whose reason the model is told. The scope guard still judges every write.
@@ -49,17 +48,17 @@ export function planTools({ env, context, task, segment, allowed }: PlanToolsInp
   let replayed = 0;
   return [
     defineLlmTool({
-      name: 'plan.revise',
+      name: 'plan_revise',
       description:
         `Revise the plan when the evidence shows it is wrong: add files the change must touch, drop planned files it need not touch, restate the steps. ` +
-        `Give the reason; it is shown to reviewers. At most ${MAX_PLAN_REVISIONS} revisions per run; added files must be editable under the repository policy and the task scope.`,
+        `Give the reason; it is recorded and shown to reviewers. Added files must be editable under the repository policy and within the task scope, and the run's limit on changed files holds.`,
       args: RevisionArgs,
       run: async (args) => {
         const recorded = planRevisions(context.ledger.entries()).filter((r) => r.segment === segment.id)[replayed];
         const revision = recorded && sameRevision(recorded, args) ? reapply(recorded, allowed) : await revise({ env, context, task, segment, allowed }, args);
         replayed += 1;
         const files = revision.after.length > 0 ? revision.after.join(', ') : '(none)';
-        return `plan revised (${revision.revision} of at most ${MAX_PLAN_REVISIONS}); the files you may change are now: ${files}`;
+        return `plan revised (revision ${revision.revision}); the files you may change are now: ${files}`;
       },
     }),
   ];
@@ -101,13 +100,6 @@ async function assertAddable(p: string, env: PipelineEnv, rules: ReturnType<type
 
 async function revise({ env, context, task, segment, allowed }: PlanToolsInput, args: z.infer<typeof RevisionArgs>): Promise<PlanRevision> {
   const done = planRevisions(context.ledger.entries()).length;
-  if (done >= MAX_PLAN_REVISIONS) {
-    throw new PlanRevisionError(
-      'REVISION_LIMIT_REACHED',
-      `the plan was already revised ${done} times, the most a run allows; finish within the current files or stop and say what is missing`,
-      { limit: MAX_PLAN_REVISIONS },
-    );
-  }
   const views = viewsFor(env, task);
   const workspace = context.workspace;
   const added = [...new Set((args.addFiles ?? []).map((p) => normalizeRepoPath(p)))].filter((p) => !allowed.has(p)).sort();

@@ -5,9 +5,9 @@ import { compileGlobs } from '../../paths/glob.js';
 import { compileUserRegex, type UserRegex } from '../../util/user-regex.js';
 import { ModelToolError, type ModelToolContext } from './tool-context.js';
 
-/** Lines one `file.read` returns at most; a longer file is read in ranges. */
+/** Lines one `file_read` returns at most; a longer file is read in ranges. */
 export const MAX_READ_LINES = 400;
-/** Characters one `file.read` returns at most, whatever the line count. */
+/** Characters one `file_read` returns at most, whatever the line count. */
 export const MAX_READ_CHARS = 60_000;
 /** Bytes of text one search reads before it stops and says so. */
 export const MAX_SEARCH_SCAN_BYTES = 32 * 1024 * 1024;
@@ -26,16 +26,26 @@ function matchingLines(file: { path: string; rules: SecretPathRules }, text: str
   const lines = redactSecrets(text, file).text.split('\n');
   const out: string[] = [];
   for (let i = 0; i < lines.length && out.length < room; i++) {
-    if (pattern.test(lines[i])) out.push(`${path}:${i + 1}: ${lines[i].trim().slice(0, MAX_LINE_CHARS)}`);
+    // Indentation kept, so a matched line can be pasted into file_edit's oldText as it is.
+    if (pattern.test(lines[i])) out.push(`${path}:${i + 1}: ${lines[i].trimEnd().slice(0, MAX_LINE_CHARS)}`);
   }
   return out;
 }
 
-/** `file.read` (whole file or a line range, numbered) and `code_search.search` (literal or regex, path globs). */
+/** A regular expression's marks in a query searched as literal text. */
+const LOOKS_LIKE_REGEX = /\\[wdsbWDSB(\[.]|\.\*|\.\+|\[\^?[^\]]+\]|\(\?|\|/;
+
+/** Why nothing matched, when the query was probably meant as a regular expression. */
+function noMatch(query: string, regex: boolean): string {
+  if (regex || !LOOKS_LIKE_REGEX.test(query)) return 'no match';
+  return 'no match for the literal text; it looks like a regular expression: pass regex: true to search it as one';
+}
+
+/** `file_read` (whole file or a line range, numbered) and `code_search` (literal or regex, path globs). */
 export function readTools(ctx: ModelToolContext): LlmTool<any>[] {
   return [
     defineLlmTool({
-      name: 'file.read',
+      name: 'file_read',
       description: `Read a text file of the repository as numbered lines (1-based). Use startLine/endLine for a range; at most ${MAX_READ_LINES} lines per call.`,
       args: z.object({
         path: z.string(),
@@ -70,10 +80,11 @@ export function readTools(ctx: ModelToolContext): LlmTool<any>[] {
       },
     }),
     defineLlmTool({
-      name: 'code_search.search',
+      name: 'code_search',
       description:
         'Search text files for a literal string, or a regular expression with regex: true (RE2 syntax: no lookaround or backreferences), line by line. ' +
-        'paths narrows the search with globs (`src/**/*.ts`; `*.py` matches at the root only, `**/*.py` at any depth). Returns path:line: text.',
+        'paths narrows the search with globs (`src/**/*.ts`; `*.py` matches at the root only, `**/*.py` at any depth). ' +
+        'Returns path:line: text, one match a line, the text with its indentation. A regex that does not compile is refused with the reason.',
       args: z.object({
         query: z.string().min(2).max(500),
         regex: z.boolean().optional(),
@@ -103,7 +114,7 @@ export function readTools(ctx: ModelToolContext): LlmTool<any>[] {
           out.push(...matchingLines({ path: p, rules: ctx.views.rules }, text, pattern, limit - out.length));
         }
         const more = out.length >= limit ? `\n[first ${limit} matches shown; narrow the query or raise maxResults]` : '';
-        return (out.join('\n') || 'no match') + more + stopped;
+        return (out.join('\n') || noMatch(query, regex === true)) + more + stopped;
       },
     }),
   ];

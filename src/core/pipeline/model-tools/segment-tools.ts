@@ -34,7 +34,7 @@ export function segmentTools(input: SegmentToolsInput): LlmTool<any>[] {
 function diffTools(ctx: ModelToolContext): LlmTool<any>[] {
   return [
     defineLlmTool({
-      name: 'git.diff',
+      name: 'git_diff',
       description: 'The change made so far, as a unified diff (truncated for size).',
       args: z.object({}),
       run: async () => redactPatchByFile((await diffWorkspaceChanges(ctx.workspace, { rules: ctx.views.rules })).modelPatch, ctx.views.rules),

@@ -20,7 +20,7 @@ export function baselinePhase(env: PipelineEnv): PhaseHandler {
   return {
     name: 'baseline',
     async run(context) {
-      await context.runtime.use('ci.read');
+      await context.runtime.use('ci_read');
       const ci = await env.ciStatus.read(context.workspace.baseCommitSha);
       const baseline: Baseline = { ci: { state: ci.state, checks: ci.checks.map((c) => ({ name: c.name, conclusion: c.conclusion, status: c.status })) } };
       const failing = baseline.ci.checks.filter((c) => c.conclusion && !['success', 'neutral', 'skipped'].includes(c.conclusion)).map((c) => c.name);

@@ -127,7 +127,7 @@ async function modelSegment(env: PipelineEnv, context: PhaseContext, task: TaskC
 
 async function recipeSegment(env: PipelineEnv, context: PhaseContext, task: TaskContract, segment: Segment): Promise<SegmentResult> {
   if (!segment.step) throw new Error(`segment ${segment.id} has no recipe step`);
-  await context.runtime.use('recipe.apply', { segment: segment.id });
+  await context.runtime.use('recipe_apply', { segment: segment.id });
   const views = viewsFor(env, task);
   const result = await applyRecipe(segment.step, context.workspace, {
     paths: segment.paths,

@@ -47,7 +47,7 @@ export function discoveryPhase(env: PipelineEnv): PhaseHandler {
       const views = viewsFor(env, task);
       const workspace = context.workspace;
       const contents = new FileContents(workspace, maxEditableBytes(env.policy));
-      await context.runtime.use('repo_map.query');
+      await context.runtime.use('repo_map_query');
       const digest = policyDigest(env.policy);
       const { map, cacheHit, key } = await loadOrBuildRepoMap({
         store: env.store,
@@ -56,7 +56,7 @@ export function discoveryPhase(env: PipelineEnv): PhaseHandler {
       });
       const attemptKeys = env.keys.attempt(env.attempt);
       await writeArtifact(env.store, attemptKeys.repoMap, RepoMap, map);
-      await context.runtime.use('code_search.search');
+      await context.runtime.use('code_search');
       const inferred =
         task.steps.length === 0 && task.mode !== 'analysis' && env.policy.agent.inferSteps !== 'off'
           ? await groundProse(

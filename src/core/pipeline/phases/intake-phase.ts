@@ -27,7 +27,7 @@ export function intakePhase(env: PipelineEnv): PhaseHandler {
   return {
     name: 'intake',
     async run(context) {
-      await context.runtime.use('task.parse');
+      await context.runtime.use('task_parse');
       const { request } = env;
       let task: TaskContract;
       try {

@@ -46,7 +46,7 @@ export function judgePhase(env: PipelineEnv): PhaseHandler {
         }
         const step = segment.step;
         if (!step || !recipeFor(step).converges) continue;
-        await context.runtime.use('file.read', { segment: segment.id });
+        await context.runtime.use('file_read', { segment: segment.id });
         const unfinished: string[] = [];
         for (const path of segment.paths) {
           if (!context.workspace.entry(path)) continue;

@@ -53,7 +53,7 @@ export function preparePhase(env: PipelineEnv, artifactsFor: () => { name: strin
       const ws = context.workspace;
       const sink = ledgerSink(context.ledger, 'pr_preparation');
       const { commit, title } = await commitChanges(env, context, task, sink);
-      await context.runtime.use('candidate.write');
+      await context.runtime.use('candidate_write');
       const checkpoints = await checkpointsSoFar(env);
       const report = buildRunReport(env, task, context.outputs, checkpoints, {
         status: 'COMPLETED',
@@ -114,10 +114,10 @@ async function commitChanges(env: PipelineEnv, context: PhaseContext, task: Task
   const plan = planOf(context.outputs);
   const ws = context.workspace;
   const index = await VirtualIndex.fromCommit(ws.fs, ws.gitdir, ws.baseCommitSha);
-  await context.runtime.use('git.stage');
+  await context.runtime.use('git_stage');
   await stagePaths({ workspace: ws, index, paths: ws.changes().map((c) => c.path), policy: views.rules, runId: env.request.runId, ledger: sink });
   const text = pullRequestText(env, task, context);
-  await context.runtime.use('git.commit');
+  await context.runtime.use('git_commit');
   const commit = await commitStaged({
     workspace: ws,
     index,

@@ -36,7 +36,7 @@ export function repairPhase(env: PipelineEnv): PhaseHandler {
   return {
     name: 'local_repair',
     async run(context) {
-      await context.runtime.use('verify.parse');
+      await context.runtime.use('verify_parse');
       const task = taskOf(context.outputs);
       const ci = env.model ? planOf(context.outputs).repairs : [];
       let iterations = 0;

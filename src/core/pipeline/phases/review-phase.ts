@@ -56,7 +56,7 @@ export function reviewPhase(env: PipelineEnv): PhaseHandler {
     async run(context) {
       const task = taskOf(context.outputs);
       const views = viewsFor(env, task);
-      await context.runtime.use('git.diff');
+      await context.runtime.use('git_diff');
       const diff = await diffWorkspaceChanges(context.workspace, { rules: views.rules });
       const change = ChangeOutput.safeParse(context.outputs.mechanical_change);
       const segments = change.success ? change.data.segments : [];

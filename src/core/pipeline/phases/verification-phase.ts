@@ -53,9 +53,9 @@ async function staticChecks(env: PipelineEnv, context: PhaseContext) {
   const task = taskOf(context.outputs);
   const views = viewsFor(env, task);
   const ws = context.workspace;
-  await context.runtime.use('verify.parse');
+  await context.runtime.use('verify_parse');
   const { clusters, checked } = await parseClusters(ws, env.syntax, topLevelModule);
-  await context.runtime.use('git.diff');
+  await context.runtime.use('git_diff');
   const diff = await diffWorkspaceChanges(ws, { rules: views.rules });
   const cheats = detectCheats(new TextDecoder().decode(diff.patch), views.rules).findings;
   const scanned = [];

@@ -41,7 +41,7 @@ async function ask(b: Awaited<ReturnType<typeof bench>>, tool: string, args: Rec
 describe('navigator tools', () => {
   it('find_definition: the defining file first, with path:line evidence, then the references', async () => {
     const b = await bench();
-    const res = await ask(b, 'repo_map.find_definition', { name: 'computeTotal' });
+    const res = await ask(b, 'repo_map_find_definition', { name: 'computeTotal' });
     expect(res.query).toEqual({ type: 'find_definition', name: 'computeTotal', limit: 20 });
     expect(res.results[0]).toEqual({
       path: 'src/billing/total.ts',
@@ -57,11 +57,11 @@ describe('navigator tools', () => {
 
   it('find_definition: Type.member narrows to that type', async () => {
     const b = await bench();
-    const all = await ask(b, 'repo_map.find_definition', { name: 'total' });
+    const all = await ask(b, 'repo_map_find_definition', { name: 'total' });
     expect(
       all.results.filter((r: { evidence: string[] }) => r.evidence[1] === 'symbol_index:definition').map((r: { evidence: string[] }) => r.evidence[0]),
     ).toEqual(['src/billing/total.ts:8', 'src/other/cart.ts:2']);
-    const narrowed = await ask(b, 'repo_map.find_definition', { name: 'Cart.total' });
+    const narrowed = await ask(b, 'repo_map_find_definition', { name: 'Cart.total' });
     expect(narrowed.results.filter((r: { score: number }) => r.score === 1).map((r: { evidence: string[] }) => r.evidence[0])).toEqual(['src/other/cart.ts:2']);
   });
 
@@ -74,7 +74,7 @@ describe('navigator tools', () => {
       },
       { segmentPaths: [] },
     );
-    const res = await ask(b, 'repo_map.find_definition', { name: 'total' });
+    const res = await ask(b, 'repo_map_find_definition', { name: 'total' });
     expect(res.results.map((r: { path: string; score: number; evidence: string[] }) => [r.path, r.score, r.evidence])).toEqual([
       ['src/total.py', 1, ['src/total.py:1', 'symbol_index:definition']],
       ['lib/invoice.rb', 0.7, ['lib/invoice.rb:2', 'text_pattern:definition']],
@@ -83,7 +83,7 @@ describe('navigator tools', () => {
 
   it('find_importers: files that import the module, not those that only mention it', async () => {
     const b = await bench();
-    const res = await ask(b, 'repo_map.find_importers', { path: 'src/billing/total.ts' });
+    const res = await ask(b, 'repo_map_find_importers', { path: 'src/billing/total.ts' });
     expect(res.results.map((r: { path: string; evidence: string[] }) => [r.path, r.evidence])).toEqual([
       ['src/app.ts', ['src/app.ts:1', 'file_imports']],
       ['src/billing/total.test.ts', ['src/billing/total.test.ts:1', 'file_imports']],
@@ -93,12 +93,12 @@ describe('navigator tools', () => {
 
   it('find_tests, owners, explain_path, find_files', async () => {
     const b = await bench();
-    const tests = await ask(b, 'repo_map.find_tests', { path: 'src/billing/total.ts' });
+    const tests = await ask(b, 'repo_map_find_tests', { path: 'src/billing/total.ts' });
     expect(tests.results[0]).toMatchObject({ path: 'src/billing/total.test.ts', evidence: expect.arrayContaining(['test_name_match']) });
-    const owners = await ask(b, 'repo_map.owners', { path: 'src/billing/total.ts' });
+    const owners = await ask(b, 'repo_map_owners', { path: 'src/billing/total.ts' });
     expect(owners).toMatchObject({ owners: ['@acme/billing'], results: [{ path: 'src/billing/total.ts', evidence: ['.github/CODEOWNERS:2'] }] });
-    expect((await ask(b, 'repo_map.owners', { path: 'src/app.ts' })).owners).toEqual(['@acme/all']);
-    const explained = await ask(b, 'repo_map.explain_path', { path: 'src/billing/total.ts' });
+    expect((await ask(b, 'repo_map_owners', { path: 'src/app.ts' })).owners).toEqual(['@acme/all']);
+    const explained = await ask(b, 'repo_map_explain_path', { path: 'src/billing/total.ts' });
     expect(explained).toMatchObject({
       path: 'src/billing/total.ts',
       exists: true,
@@ -106,7 +106,7 @@ describe('navigator tools', () => {
       owners: ['@acme/billing'],
       ownersRule: '.github/CODEOWNERS:2 src/billing/',
     });
-    const found = await ask(b, 'repo_map.find_files', { pattern: '*.test.ts' });
+    const found = await ask(b, 'repo_map_find_files', { pattern: '*.test.ts' });
     expect(found.results.map((r: { path: string }) => r.path)).toEqual(['src/billing/total.test.ts']);
   });
 
@@ -115,7 +115,7 @@ describe('navigator tools', () => {
     const map = await buildRepoMap({ workspace: b.repo.workspace, owner: 'acme', repo: 'shop', policyDigest: 'p', rules: defaultPathRules() });
     map.ownership.rules = [{ pattern: 'src/', owners: ['@acme/stored'], source: 'CODEOWNERS', line: 7 }];
     await writeArtifact(b.env.store, b.env.keys.attempt(1).repoMap, RepoMap, map);
-    expect(await ask(b, 'repo_map.owners', { path: 'src/app.ts' })).toMatchObject({ owners: ['@acme/stored'], results: [{ evidence: ['CODEOWNERS:7'] }] });
+    expect(await ask(b, 'repo_map_owners', { path: 'src/app.ts' })).toMatchObject({ owners: ['@acme/stored'], results: [{ evidence: ['CODEOWNERS:7'] }] });
   });
 
   it('content queries are bounded and say so', async () => {
@@ -123,12 +123,12 @@ describe('navigator tools', () => {
     for (let i = 0; i < NAVIGATION_READ_LIMITS.matches + 5; i++) many[`gen/f${String(i).padStart(3, '0')}.ts`] = `export const v${i} = needle;\n`;
     many['gen/zz.ts'] = 'export function needle() {}\n';
     const b = await toolBench(many, { segmentPaths: [] });
-    const res = await ask(b, 'repo_map.find_definition', { name: 'needle' });
+    const res = await ask(b, 'repo_map_find_definition', { name: 'needle' });
     expect(res.truncated).toBe(`more than ${NAVIGATION_READ_LIMITS.matches} files mention it; only the first were examined`);
     expect(res.results.filter((r: { score: number }) => r.score === 1)).toEqual([]);
     // A file named after the symbol is read first, so the bound does not hide it.
     many['gen/needle.ts'] = 'export function needle() {}\n';
     const named = await toolBench(many, { segmentPaths: [] });
-    expect((await ask(named, 'repo_map.find_definition', { name: 'needle' })).results[0]).toMatchObject({ path: 'gen/needle.ts', score: 1 });
+    expect((await ask(named, 'repo_map_find_definition', { name: 'needle' })).results[0]).toMatchObject({ path: 'gen/needle.ts', score: 1 });
   }, 60_000);
 });
