@@ -35,21 +35,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
 async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
-  if (command !== undefined && Object.hasOwn(COMMAND_HELP, command) && asksForHelp(rest)) {
-    io.stdout(`${COMMAND_HELP[command]}\n`);
-    return 0;
-  }
+  const answered = helpOrVersion(command, rest, io);
+  if (answered !== undefined) return answered;
   switch (command) {
-    case undefined:
-    case '--help':
-    case '-h':
-    case 'help':
-      io.stdout(`${MAIN_HELP}\n`);
-      return command ? 0 : EXIT_USAGE;
-    case '--version':
-    case '-V':
-      io.stdout(`draftsman ${VERSION}\n`);
-      return 0;
     case 'ingest':
       return ingestCommand(rest, io);
     case 'map':
@@ -71,6 +59,23 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
+}
+
+/** `--help` (of the CLI or of a command), `--version`, or no command at all; undefined for anything else. */
+function helpOrVersion(command: string | undefined, rest: string[], io: CliIo): number | undefined {
+  if (command !== undefined && Object.hasOwn(COMMAND_HELP, command) && asksForHelp(rest)) {
+    io.stdout(`${COMMAND_HELP[command]}\n`);
+    return 0;
+  }
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    io.stdout(`${MAIN_HELP}\n`);
+    return command ? 0 : EXIT_USAGE;
+  }
+  if (command === '--version' || command === '-V') {
+    io.stdout(`draftsman ${VERSION}\n`);
+    return 0;
+  }
+  return undefined;
 }
 
 /**

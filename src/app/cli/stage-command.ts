@@ -16,7 +16,7 @@ export async function stageCommand(command: StageCommand, argv: string[], io: Cl
   const reporter = new TerminalReporter({ write: io.stderr, enabled: !args.json });
   const result = await runStage(run, io, reporter);
   const note = after ? await timedAfter(run, result, io, reporter, after) : undefined;
-  return writeOutcome(run, result, io, reporter, note);
+  return await writeOutcome(run, result, io, reporter, note);
 }
 
 /** The step after the pipeline (publication) is a stage of the command: its time is reported like the phases'. */

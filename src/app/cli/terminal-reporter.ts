@@ -11,6 +11,13 @@ export interface StageTiming {
   ms: number;
 }
 
+/** What `finish` shows besides the result. */
+export interface FinishExtra {
+  publishNote?: string;
+  explained?: { cause: string; next: string };
+  logFile?: { path: string; written: number };
+}
+
 /**
  * The run's progress on the terminal (stderr): one line per finished stage with the files it
  * saw or changed and how long it took; nothing at all when disabled (`--json`). The stages'
@@ -36,22 +43,35 @@ export class TerminalReporter implements RunReporter {
     if (!this.options.enabled) return;
     const seconds = `${((progress.elapsedMs ?? 0) / 1000).toFixed(1)}s`;
     const files = progress.files === undefined ? '' : progress.files.of === 'changed' ? `${progress.files.count} changed` : `${progress.files.count} files`;
+    // A summary of several lines (a task block's problems) stays readable: its lines follow, indented.
+    const [first = '', ...more] = (progress.summary ?? '').split(/\r?\n/);
     this.options.write(
-      `  ${ICON[progress.state]} ${progress.phase.padEnd(24)} ${files.padStart(11)} ${seconds.padStart(7)}  ${escapeControls(progress.summary ?? '')}\n`,
+      `  ${ICON[progress.state]} ${progress.phase.padEnd(24)} ${files.padStart(11)} ${seconds.padStart(7)}  ${escapeControls(first)}\n` +
+        more
+          .filter((line) => line.trim())
+          .map((line) => `      ${escapeControls(line)}\n`)
+          .join(''),
     );
   }
 
   /** The whole picture is printed once, by `finish`, where the run directory is known. */
   async report(_progress: RunProgress): Promise<void> {}
 
-  finish(result: PipelineResult, runDir: string, publishNote?: string): void {
+  /**
+   * The outcome: status and reason, then the cause and the next step when it is not a success,
+   * the base, the commit, the publication, the run directory, and where the log lines went.
+   */
+  finish(result: PipelineResult, runDir: string, extra: FinishExtra = {}): void {
     if (!this.options.enabled) return;
+    const { publishNote, explained, logFile } = extra;
     const lines = [`draftsman: ${result.status}${result.reason ? ` (${result.reason})` : ''}`];
+    if (explained) lines.push(`  ${escapeControls(explained.cause)}.`, `  next: ${escapeControls(explained.next)}.`);
     if (result.baseCommitSha) lines.push(`  base     ${result.baseRef ?? ''} ${result.baseCommitSha}`);
     if (result.headCommitSha) lines.push(`  commit   ${result.headCommitSha} on ${result.agentBranch}`);
     // Names from the repository can reach these lines; a terminal must show ESC, not obey it.
     if (publishNote) lines.push(`  publish  ${escapeControls(publishNote)}`);
     lines.push(`  run dir  ${runDir}`);
+    if (logFile?.written) lines.push(`  log      ${logFile.path} (${logFile.written} line(s); --verbose shows them here)`);
     this.options.write(`${lines.join('\n')}\n`);
   }
 }
