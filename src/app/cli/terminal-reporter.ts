@@ -26,7 +26,17 @@ export interface FinishExtra {
 export class TerminalReporter implements RunReporter {
   private readonly finished: StageTiming[] = [];
 
-  constructor(private readonly options: { write: (text: string) => void; enabled: boolean }) {}
+  /** The stage running now, shown on one line that the next line overwrites (a terminal only). */
+  private running: string | undefined;
+
+  /** `live`: stderr is a terminal, so a running stage's line is shown and then replaced. */
+  constructor(private readonly options: { write: (text: string) => void; enabled: boolean; live?: boolean }) {}
+
+  /** How far the running stage is (`objects fetched 1.2 MB`): on a terminal only, on the running stage's line. */
+  progress(what: string): void {
+    if (!this.options.enabled || !this.options.live || this.running === undefined) return;
+    this.options.write(`\r\u001b[K  … ${this.running.padEnd(24)} ${escapeControls(what)}`);
+  }
 
   /** The stages that ended so far, in order, with their durations. */
   timings(): StageTiming[] {
@@ -38,7 +48,13 @@ export class TerminalReporter implements RunReporter {
   }
 
   phase(progress: PhaseProgress): void {
-    if (progress.state === 'running') return;
+    if (progress.state === 'running') {
+      this.running = progress.phase;
+      if (this.options.enabled && this.options.live) this.options.write(`  … ${progress.phase}`);
+      return;
+    }
+    const clear = this.running !== undefined && this.options.live ? '\r\u001b[K' : '';
+    this.running = undefined;
     if (progress.elapsedMs !== undefined) this.finished.push({ phase: progress.phase, state: progress.state, ms: progress.elapsedMs });
     if (!this.options.enabled) return;
     const seconds = `${((progress.elapsedMs ?? 0) / 1000).toFixed(1)}s`;
@@ -46,7 +62,7 @@ export class TerminalReporter implements RunReporter {
     // A summary of several lines (a task block's problems) stays readable: its lines follow, indented.
     const [first = '', ...more] = (progress.summary ?? '').split(/\r?\n/);
     this.options.write(
-      `  ${ICON[progress.state]} ${progress.phase.padEnd(24)} ${files.padStart(11)} ${seconds.padStart(7)}  ${escapeControls(first)}\n` +
+      `${clear}  ${ICON[progress.state]} ${progress.phase.padEnd(24)} ${files.padStart(11)} ${seconds.padStart(7)}  ${escapeControls(first)}\n` +
         more
           .filter((line) => line.trim())
           .map((line) => `      ${escapeControls(line)}\n`)

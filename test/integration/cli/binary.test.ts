@@ -155,3 +155,15 @@ describe('errors say what happened and what to do, in sentences', () => {
     expect(git(['rev-parse', `refs/heads/${branch}`], { cwd: repo })).toBe(human);
   }, 240_000);
 });
+
+describe('progress of a running stage', () => {
+  it('on a terminal: the running stage and how far its fetch got, then overwritten by its result; piped: none of it', async () => {
+    const [tty, piped] = await Promise.all([bin.runOnTerminal(['ingest', repo, '--out', out('tty')]), bin.run(['ingest', repo, '--out', out('piped')])]);
+    expect(tty.code).toBe(0);
+    expect(tty.screen).toMatch(/ {2}… ingestion\r\u001b\[K {2}… ingestion\s+copied objects: \d+\/\d+\r\u001b\[K {2}✓ ingestion/);
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).toMatch(/^ {2}✓ ingestion/m);
+    expect(piped.stderr).not.toContain('…');
+    expect(piped.stderr).not.toContain('\u001b');
+  }, 120_000);
+});
