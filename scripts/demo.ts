@@ -48,5 +48,10 @@ const code = await runCli(['run', repo, '--task-file', taskFile, '--out', out, '
   clock: { now: () => Date.now() },
   isTty: Boolean(process.stderr.isTTY),
 });
-process.stderr.write(`\ndraftsman demo: artifacts under ${out}\ndraftsman demo: inspect the branch with: git -C ${repo} log --stat agent/local/*\n`);
+// The branch the run published (agent/local/r<runId>): the hint names it, so it can be pasted as is.
+const branches = execFileSync('git', ['for-each-ref', '--format=%(refname:short)', 'refs/heads/agent/local/'], { cwd: repo, encoding: 'utf8' })
+  .trim()
+  .split('\n');
+process.stderr.write(`\ndraftsman demo: artifacts under ${out}\n`);
+for (const branch of branches.filter(Boolean)) process.stderr.write(`draftsman demo: inspect the branch with: git -C ${repo} log --stat main..${branch}\n`);
 process.exitCode = code;

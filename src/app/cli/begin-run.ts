@@ -1,3 +1,5 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { readArtifact } from '../../core/artifacts/artifact-io.js';
 import { runKeys, type RunKeys } from '../../core/artifacts/keys.js';
 import { agentBranchName } from '../../core/git/branch-name.js';
@@ -24,6 +26,8 @@ export interface CliRun {
   runId: string;
   attempt: AttemptStart;
   logger: Logger;
+  /** The log file and how many lines the run wrote to it (absent with --verbose: logs on stderr). */
+  logFile?: { path: string; written: number };
 }
 
 /**
@@ -33,11 +37,12 @@ export interface CliRun {
  */
 export async function beginRun(args: StageArgs, io: CliIo): Promise<CliRun> {
   const { identity } = args;
+  const log = logSinkOf(args, io);
   const logger =
     io.logger ??
     new JsonLogger({
-      sink: (line) => io.stderr(`${line}\n`),
-      level: 'warn',
+      sink: log.sink,
+      level: args.verbose ? 'info' : 'warn',
       clock: io.clock,
       secrets: io.env.DRAFTSMAN_GIT_TOKEN ? [io.env.DRAFTSMAN_GIT_TOKEN] : [],
     });
@@ -75,7 +80,24 @@ export async function beginRun(args: StageArgs, io: CliIo): Promise<CliRun> {
   };
   const approvedGates = args.approve ? await pendingGates(store, keys) : [];
   const attempt = await beginAttempt(store, keys, request, { reason: args.approve ? 'approve' : 'cli', approvedGates, createdAt: now });
-  return { args, source, store, keys, runId, attempt, logger };
+  return { args, source, store, keys, runId, attempt, logger, logFile: log.file };
+}
+
+/**
+ * Where the run's JSON log lines go: stderr with `--verbose`; else appended to `<out>/draftsman.log`
+ * (`logFile.written` says whether any was), so the terminal shows sentences, not JSON.
+ */
+function logSinkOf(args: StageArgs, io: CliIo): { sink: (line: string) => void; file?: CliRun['logFile'] } {
+  if (args.verbose) return { sink: (line) => io.stderr(`${line}\n`) };
+  const file = { path: join(args.out, 'draftsman.log'), written: 0 };
+  return {
+    file,
+    sink: (line) => {
+      mkdirSync(args.out, { recursive: true });
+      appendFileSync(file.path, `${line}\n`);
+      file.written++;
+    },
+  };
 }
 
 /** The task's identity: its parsed digest, or the text's digest when it does not parse (intake reports why). */

@@ -5,7 +5,8 @@ import { EXIT_USAGE } from '../../core/runs/run-status.js';
 import type { LocalArtifactStore } from '../local/local-artifact-store.js';
 import { publishToLocalRepository } from '../local/local-publisher.js';
 import { nodeFs } from '../local/node-fs.js';
-import { USAGE, UsageError, type CliIo } from './cli-io.js';
+import { UsageError, type CliIo } from './cli-io.js';
+import { asksForHelp, COMMAND_HELP, MAIN_HELP, VERSION } from './cli-help.js';
 import { campaignCommand } from './campaign-command.js';
 import { ingestCommand } from './ingest-command.js';
 import { mapCommand } from './map-command.js';
@@ -24,7 +25,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return await dispatch(argv, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`draftsman: ${error.message}\n${USAGE}\n`);
+      io.stderr(`draftsman: ${usageSentence(error.message)}\n${helpPointer(argv[0])}\n`);
       return EXIT_USAGE;
     }
     const message = error instanceof AgentError ? `${error.reason}: ${error.message}` : error instanceof Error ? error.message : String(error);
@@ -35,13 +36,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
 async function dispatch(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
+  const answered = helpOrVersion(command, rest, io);
+  if (answered !== undefined) return answered;
   switch (command) {
-    case undefined:
-    case '--help':
-    case '-h':
-    case 'help':
-      io.stdout(`${USAGE}\n`);
-      return command ? 0 : EXIT_USAGE;
     case 'ingest':
       return ingestCommand(rest, io);
     case 'map':
@@ -65,6 +62,43 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
+}
+
+/** `--help` (of the CLI or of a command), `--version`, or no command at all; undefined for anything else. */
+function helpOrVersion(command: string | undefined, rest: string[], io: CliIo): number | undefined {
+  if (command !== undefined && Object.hasOwn(COMMAND_HELP, command) && asksForHelp(rest)) {
+    io.stdout(`${COMMAND_HELP[command]}\n`);
+    return 0;
+  }
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    io.stdout(`${MAIN_HELP}\n`);
+    return command ? 0 : EXIT_USAGE;
+  }
+  if (command === '--version' || command === '-V') {
+    io.stdout(`draftsman ${VERSION}\n`);
+    return 0;
+  }
+  return undefined;
+}
+
+/**
+ * A usage error as one sentence: node's parseArgs messages (`Unknown option '--x'. To specify a
+ * positional argument ...`) name the option and stop there.
+ */
+function usageSentence(message: string): string {
+  const unknown = /^Unknown option '([^']+)'/.exec(message);
+  if (unknown) return `unknown option ${unknown[1]}`;
+  const missing = /^Option '(-[^' ]+)[^']*' argument missing/.exec(message);
+  if (missing) return `${missing[1]} needs a value`;
+  const positional = /^Unexpected argument '([^']+)'/.exec(message);
+  if (positional) return `unexpected argument ${positional[1]}`;
+  return message;
+}
+
+/** Where the options are described: the command's own help when there is a command. */
+function helpPointer(command: string | undefined): string {
+  const known = command !== undefined && Object.hasOwn(COMMAND_HELP, command);
+  return `\`draftsman ${known ? `${command} ` : ''}--help\` lists the ${known ? 'options' : 'commands'}`;
 }
 
 /** `--publish`: the same publication core as the App, applied to the source repository (objects and the agent branch only). */

@@ -22,6 +22,8 @@ export interface StageArgs {
   /** `--policy`: its bytes and the name it was given by. */
   policy?: { text: Uint8Array; file: string };
   json: boolean;
+  /** `--verbose`: the run's log lines on stderr instead of the log file. */
+  verbose: boolean;
   runId?: string;
   paths?: string[];
   taskText: string;
@@ -37,6 +39,7 @@ const OPTIONS = {
   out: { type: 'string' },
   policy: { type: 'string' },
   json: { type: 'boolean', default: false },
+  verbose: { type: 'boolean', default: false },
   'run-id': { type: 'string' },
   paths: { type: 'string' },
   task: { type: 'string' },
@@ -67,6 +70,7 @@ export async function parseStageArgs(command: StageCommand, args: string[], io: 
     policy: values.policy ? { text: await readOrUsage(resolve(io.cwd, values.policy), `--policy ${values.policy}`), file: values.policy } : undefined,
     out: resolve(io.cwd, values.out ?? join(io.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'draftsman')),
     json: values.json,
+    verbose: values.verbose,
     runId: values['run-id'],
     publish: values.publish,
     approve: values.approve,

@@ -23,7 +23,7 @@ export function inline(text: string): string {
 }
 
 /** Where CommonMark's code spans are: a run of N backticks closed by the next run of exactly N (linear in the text). */
-function codeSpans(text: string): { start: number; end: number }[] {
+export function codeSpans(text: string): { start: number; end: number }[] {
   const runs = [...text.matchAll(/`+/g)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
   const byWidth = new Map<number, number[]>();
   runs.forEach((r, i) => {

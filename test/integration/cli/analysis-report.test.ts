@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATION_CHANGED_FILES, MIGRATION_TASK } from '../../fixtures/migration-task.js';
 import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { removeRoot, tempRoot } from '../pipeline/pipeline-harness.js';
+import { terminalText } from '../../../src/core/text/terminal-text.js';
 import { cli, makeWorkingCopy } from './cli-harness.js';
 
 /** `draftsman run` on an analysis task prints the analysis report the App posts on an issue. */
@@ -29,7 +30,7 @@ describe('draftsman run: analysis report', () => {
     expect(result.stderr).toContain('COMPLETED');
     const reports = readdirSync(out, { recursive: true, encoding: 'utf8' }).filter((p) => p.endsWith('/run-report.md'));
     expect(reports).toHaveLength(1);
-    expect(result.stdout).toBe(`${readFileSync(join(out, reports[0]), 'utf8')}\n`);
+    expect(result.stdout).toBe(`${terminalText(readFileSync(join(out, reports[0]), 'utf8'))}\n`);
     expect(result.stdout).toMatch(/^<!-- draftsman:analysis-report run=[a-z2-7]{12} attempt=1 -->\n## Analysis: /);
     for (const heading of [
       '### Plan',

@@ -14,8 +14,8 @@ let work: string;
 let maven: string;
 
 /** The fields the CLI contract allows on the --json line (publish and details are extensions for run and failures). */
-const REQUIRED = ['runId', 'attempt', 'status', 'baseRef', 'baseCommitSha', 'agentBranch', 'runDir', 'artifacts'];
-const OPTIONAL = ['reason', 'headCommitSha', 'headTreeSha', 'publish', 'details', 'phases'];
+const REQUIRED = ['runId', 'attempt', 'status', 'baseRef', 'baseCommitSha', 'agentBranch', 'runDir', 'artifacts', 'found'];
+const OPTIONAL = ['reason', 'message', 'runStatus', 'headCommitSha', 'headTreeSha', 'publish', 'details', 'phases'];
 
 beforeAll(() => {
   root = tempRoot('cli-ingest');
@@ -158,7 +158,7 @@ describe('drills through the CLI: reason and exit code', () => {
     ['an unsupported URL scheme', ['ingest', 'ftp://git.example.test/acme/orders.git'], /unsupported repository URL/],
     ['--task on ingest', ['ingest', 'REPO', '--task', 'x'], /--task is for targets and run/],
     ['--publish on map', ['map', 'REPO', '--publish'], /--publish and --approve are for run/],
-    ['an unknown option', ['ingest', 'REPO', '--frob'], /Unknown option '--frob'/],
+    ['an unknown option', ['ingest', 'REPO', '--frob'], /^draftsman: unknown option --frob\n/],
     ['a path that is not a directory', ['ingest', '/definitely/not/here'], /not a directory/],
     ['a hostile --run-id', ['ingest', 'REPO', '--run-id', '../x'], /--run-id must be/],
   ])('usage error: %s -> 2, nothing written', async (_what, argv, message) => {

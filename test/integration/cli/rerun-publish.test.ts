@@ -107,7 +107,7 @@ describe('draftsman run --publish again: a rerun updates its agent/local branch'
     expect(headOf(repo, branch)).toBe(human);
 
     const second = await cli(argv, { now: CLI_NOW + DAY_MS });
-    expect(second.json).toMatchObject({ status: 'COMPLETED', attempt: 2 });
+    expect(second.json).toMatchObject({ status: 'BLOCKED', reason: 'BRANCH_NOT_OURS', runStatus: 'COMPLETED', attempt: 2 });
     expect(second.json!.publish).toMatch(/^refused: BRANCH_NOT_OURS: /);
     expect(second.code).toBe(1);
     expect(headOf(repo, branch)).toBe(human);
@@ -123,7 +123,7 @@ describe('draftsman run --publish again: a rerun updates its agent/local branch'
     git(['update-ref', `refs/heads/${branch}`, foreign], { cwd: repo });
 
     const again = await cli(argv, { now: CLI_NOW + DAY_MS });
-    expect(again.json).toMatchObject({ status: 'COMPLETED', attempt: 2 });
+    expect(again.json).toMatchObject({ status: 'BLOCKED', reason: 'BRANCH_NOT_OURS', runStatus: 'COMPLETED', attempt: 2 });
     expect(again.json!.publish).toMatch(/^refused: BRANCH_NOT_OURS: /);
     expect(headOf(repo, branch)).toBe(foreign);
   }, 120_000);
@@ -139,7 +139,7 @@ describe('draftsman run --publish again: a rerun updates its agent/local branch'
     writeFileSync(join(checkpoints, record!), '{"schemaVersion": 1, "not": "a checkpoint"}\n');
 
     const second = await cli(argv, { now: CLI_NOW + DAY_MS });
-    expect(second.json).toMatchObject({ status: 'COMPLETED', attempt: 2 });
+    expect(second.json).toMatchObject({ status: 'BLOCKED', reason: 'BRANCH_NOT_OURS', runStatus: 'COMPLETED', attempt: 2 });
     expect(second.json!.publish).toMatch(/^refused: BRANCH_NOT_OURS: /);
     expect(headOf(repo, branch)).toBe(old);
   }, 120_000);

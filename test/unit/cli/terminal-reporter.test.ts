@@ -42,7 +42,7 @@ describe('TerminalReporter', () => {
         artifacts: {},
       },
       '/tmp/run',
-      'published',
+      { publishNote: 'published' },
     );
     expect(text()).toBe(
       `draftsman: COMPLETED\n  base     refs/heads/main ${'b'.repeat(40)}\n  commit   ${'c'.repeat(40)} on agent/local/rx\n  publish  published\n  run dir  /tmp/run\n`,

@@ -30,7 +30,7 @@ describe('file names for display', () => {
     const reporter = new TerminalReporter({ write: (t) => void (written += t), enabled: true });
     reporter.start('run');
     reporter.phase({ phase: 'ingest', state: 'done', summary: 'refused \u001b[2Jname' });
-    reporter.finish({ status: 'DONE' } as unknown as Parameters<TerminalReporter['finish']>[0], '/tmp/run', 'branch \u001b[31mx');
+    reporter.finish({ status: 'DONE' } as unknown as Parameters<TerminalReporter['finish']>[0], '/tmp/run', { publishNote: 'branch \u001b[31mx' });
     expect(written).not.toContain('\u001b');
     expect(written).toContain('refused \\033[2Jname');
     expect(written).toContain('branch \\033[31mx');
