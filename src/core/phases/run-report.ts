@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { describeExhaustion } from '../budget/budget.js';
 import { formatUsd } from '../budget/cost.js';
-import { shortenAtWord } from '../util/shorten.js';
 import {
   attr,
   block,
@@ -16,6 +15,8 @@ import {
   inline,
   mermaidText,
   plural,
+  proseOnly,
+  shortenOutsideCode,
   sum,
 } from '../text/report-markdown.js';
 import { RunReport, type RunReportInput, type Usage } from './run-report-schema.js';
@@ -106,10 +107,16 @@ function dependencyUpdates(r: RunReport): string[] {
   ];
 }
 
-/** "Plan revised N×" and each revision: the model's reason (inline, defused) and the files it added or dropped. */
+/**
+ * "Plan revised N×" and each revision: the model's reason (inline, defused) and the files it added
+ * to the plan or dropped from it (a file added to the plan is not a file the run created).
+ */
 function planRevised(report: RunReport): string[] {
   const changes = (r: RunReport['planRevisions'][number]) =>
-    [r.added.length > 0 ? `added ${r.added.map(code).join(', ')}` : '', r.dropped.length > 0 ? `dropped ${r.dropped.map(code).join(', ')}` : '']
+    [
+      r.added.length > 0 ? `added ${r.added.map(code).join(', ')} to the plan` : '',
+      r.dropped.length > 0 ? `dropped ${r.dropped.map(code).join(', ')} from the plan` : '',
+    ]
       .filter(Boolean)
       .join('; ');
   const [first, ...rest] = report.planRevisions;
@@ -340,15 +347,18 @@ function runFacts(r: RunReport): string[] {
   return out;
 }
 
-/** The summary row's objective: its first paragraph (or the title), cut at a word. */
+/**
+ * The summary row's objective: the first paragraph of its prose (or the title), cut at a word
+ * outside code spans; a fenced block is never squashed onto the row (the Objective section shows it).
+ */
 function summaryObjective(r: RunReport): string {
-  return shortenAtWord(firstParagraph(objectiveText(r)) || firstLine(r.title), 160);
+  return shortenOutsideCode(firstParagraph(proseOnly(objectiveText(r))) || firstLine(r.title), 160);
 }
 
-/** Whether the summary row already shows the whole objective, so a section would only repeat it. */
+/** Whether the summary row already shows the whole objective (no fenced block), so a section would only repeat it. */
 function summaryShowsWhole(r: RunReport, objective: string): boolean {
   const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
-  return flat(summaryObjective(r)) === flat(objective);
+  return proseOnly(objective) === objective && flat(summaryObjective(r)) === flat(objective);
 }
 
 /** The objective without a first line that only repeats the title (a CLI task's heading is both). */

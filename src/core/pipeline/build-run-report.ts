@@ -5,7 +5,7 @@ import { PHASE_CONTRACTS, PHASE_NAMES } from '../phases/phase-contracts.js';
 import type { Checkpoint } from '../phases/orchestrator.js';
 import type { RunReportInput } from '../phases/run-report-schema.js';
 import { recipeFor } from '../engines/recipe/registry.js';
-import { describeStep, describeSteps, shortModuleName } from '../publish/pr-text.js';
+import { describeSteps, shortModuleName } from '../publish/pr-text.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
 import type { RecipeStep } from '../task/recipe-steps.js';
 import type { TaskContract } from '../task/task-contract.js';
@@ -18,6 +18,7 @@ import { reviewOf } from './phases/review-phase.js';
 import { verificationOf } from './phases/verification-phase.js';
 import { viewsFor, type PipelineEnv } from './pipeline-env.js';
 import { planRevisions } from './plan-revision.js';
+import { strategyOf } from './report-strategy.js';
 import { verificationWarnings } from './verification-warnings.js';
 
 /** The outputs of the phases that ran, parsed. */
@@ -61,7 +62,7 @@ export function buildRunReport(
 ): RunReportInput {
   const views = viewsFor(env, task);
   const out = parsedOutputs(outputs);
-  const { discovery, plan, change, review } = out;
+  const { discovery, change, review } = out;
   const targets = targetsOf(out);
   const { lockfiles, dependencyUpdates, moves } = whatTheChangeMoved(change, review);
   return {
@@ -79,7 +80,7 @@ export function buildRunReport(
     agentBranch: env.agentBranch,
     createdAt: env.createdAt,
     scope: { paths: task.paths ?? [], untouched: untouched(env, lockfiles.length) },
-    strategy: strategyOf(plan),
+    strategy: strategyOf(out.plan, out.change, state.ledger ?? []),
     targets: targets.targets,
     verification: verificationSection(env, out, state.status),
     lockfiles,
@@ -130,16 +131,6 @@ function dependencyUpdatesOf(change: Outputs['change']): NonNullable<RunReportIn
 function lockfilesOf(change: Outputs['change']): NonNullable<RunReportInput['lockfiles']> {
   const unique = new Map((change?.segments ?? []).flatMap((s) => s.lockfilesToRefresh).map((l) => [`${l.lockfile}\n${l.command}`, l]));
   return [...unique.values()].map((l) => ({ path: l.lockfile, command: l.command, why: 'lockfiles are never edited by draftsman' }));
-}
-
-function strategyOf(plan: Outputs['plan']): RunReportInput['strategy'] {
-  return {
-    engine: plan ? (plan.strategy === 'analysis' ? 'none' : plan.strategy) : 'none',
-    steps: (plan?.segments ?? []).map((s) =>
-      s.step ? stepInWords(s.step) : `the model changes the selected files (${s.paths.length} ${s.paths.length === 1 ? 'file' : 'files'})`,
-    ),
-    notes: plan ? [plan.reason] : [],
-  };
 }
 
 function riskOf(review: Outputs['review']): RunReportInput['risk'] {
@@ -345,11 +336,6 @@ function untouched(env: PipelineEnv, lockfiles: number): string[] {
   // Code spans: a glob's `**` must not read as emphasis.
   out.push(`paths the policy forbids: ${forbidden.map((p) => `\`${p}\``).join(', ')}`);
   return out;
-}
-
-/** A step as the reviewer reads it: the recipe and what it does, with its own path scope. */
-export function stepInWords(step: RecipeStep): string {
-  return `${step.recipe}: ${describeStep(step)}${step.paths ? ` (in ${step.paths.join(', ')})` : ''}`;
 }
 
 /** The kind of edit a segment makes, for the risk section (a recipe's edits weigh less than a model's). */

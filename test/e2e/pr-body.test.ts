@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_POLICY, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
+import { pythonPackageRepo } from '../fixtures/realistic-repos.js';
+import { answer, callTools } from '../helpers/scripted-model-server.js';
+
+/**
+ * The draft PR body a reviewer gets from a model run, through the whole App: a Python bug report
+ * quoting code, a model that revises its plan, fixes one file and says what it did not check.
+ */
+
+const ISSUE = 1;
+const INVOICE = 'src/acme_billing/invoice.py';
+const EXTRA = 'src/acme_billing/__main__.py';
+const SNIPPET = "total(None)  # <tag> ['x'] Foo[str]";
+const ISSUE_BODY = ["Calling `total(None)` raises TypeError in invoice.py; `['x']` and `Foo[str]` too, see <tag>.", '', '```python', SNIPPET, '```', ''].join(
+  '\n',
+);
+
+describe('the PR body of a model run end to end', () => {
+  let h: AppHarness;
+  let body: string;
+
+  beforeAll(async () => {
+    const files: Record<string, string> = { ...pythonPackageRepo(), '.agent-policy.yaml': DEFAULT_POLICY };
+    const replies = [
+      callTools({ name: 'plan_revise', arguments: { reason: 'the entry point calls `total`', addFiles: [EXTRA] } }),
+      callTools({ name: 'file_write', arguments: { path: INVOICE, content: 'def total(lines):\n    return sum(lines or [])\n' } }),
+    ];
+    h = await startAppHarness({
+      files,
+      model: { script: (_body, index) => replies[index] ?? answer('Made `total` accept None.') },
+    });
+    h.standin.setIssue(h.fullName, ISSUE, { title: 'total() fails on None', body: ISSUE_BODY });
+    expect((await h.deliver('issues', h.payloads.labeled(ISSUE))).statusCode).toBe(202);
+    await h.drain();
+    const pulls = [...h.standin.repo(h.fullName).pulls.values()];
+    expect(pulls).toHaveLength(1);
+    body = pulls[0].body ?? '';
+  }, 90_000);
+
+  afterAll(async () => h?.stop());
+
+  it('keeps code from the issue as written, says "added to the plan" and counts from the final plan', () => {
+    expect(h.model!.problems()).toEqual([]);
+    expect(body).toContain("| **Objective** | Calling `total(None)` raises TypeError in invoice.py; `['x']` and `Foo[str]` too, see &lt;tag&gt;. |");
+    expect(body).toContain(`\`\`\`python\n${SNIPPET}\n\`\`\`\n`);
+    expect(body).toContain(`The model added \`${EXTRA}\` to the plan.`);
+    expect(body).not.toMatch(/The model added `[^`]+`\./);
+    expect(body).toMatch(/1\. the model changed 1 file \(4 files in the plan as revised 1×\)/);
+  });
+});
