@@ -16,6 +16,16 @@ const ISSUE_BODY = ["Calling `total(None)` raises TypeError in invoice.py; `['x'
   '\n',
 );
 
+const ACCOUNT = [
+  'Made `total` accept `None` in invoice.py (<b>bold</b>, cc @octocat).',
+  '',
+  '```python',
+  'assert total(None) == 0  # <tag>',
+  '```',
+  '',
+  'I did not run the tests.',
+].join('\n');
+
 describe('the PR body of a model run end to end', () => {
   let h: AppHarness;
   let body: string;
@@ -28,7 +38,7 @@ describe('the PR body of a model run end to end', () => {
     ];
     h = await startAppHarness({
       files,
-      model: { script: (_body, index) => replies[index] ?? answer('Made `total` accept None.') },
+      model: { script: (_body, index) => replies[index] ?? answer(ACCOUNT) },
     });
     h.standin.setIssue(h.fullName, ISSUE, { title: 'total() fails on None', body: ISSUE_BODY });
     expect((await h.deliver('issues', h.payloads.labeled(ISSUE))).statusCode).toBe(202);
@@ -47,5 +57,28 @@ describe('the PR body of a model run end to end', () => {
     expect(body).toContain(`The model added \`${EXTRA}\` to the plan.`);
     expect(body).not.toMatch(/The model added `[^`]+`\./);
     expect(body).toMatch(/1\. the model changed 1 file \(4 files in the plan as revised 1×\)/);
+  });
+
+  it("shows the model's account under What changed and why, framed and defused, and its caveat under Risk", () => {
+    expect(body).toContain(
+      [
+        '### What changed and why',
+        '',
+        "In the model's own words (its final answer, not checked by draftsman: the diff, the checks and CI below say what ran):",
+        '',
+        '> Made `total` accept `None` in invoice.py (&lt;b&gt;bold&lt;/b&gt;, cc @&#8203;octocat).',
+        '>',
+        '> ```python',
+        '> assert total(None) == 0  # <tag>',
+        '> ```',
+        '>',
+        '> I did not run the tests.',
+      ].join('\n'),
+    );
+    expect(body).not.toContain('MODEL_FINISHED');
+    const risk = body.slice(body.indexOf('<summary>Risk:'));
+    expect(risk.slice(0, risk.indexOf('</details>'))).toContain(
+      "**The model's caveats** (what it says it did not verify or could not do, in its words):\n\n- I did not run the tests.",
+    );
   });
 });

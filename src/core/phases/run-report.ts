@@ -19,6 +19,7 @@ import {
   shortenOutsideCode,
   sum,
 } from '../text/report-markdown.js';
+import { modelAccount, modelCaveats, planRevised } from './model-sections.js';
 import { RunReport, type RunReportInput, type Usage } from './run-report-schema.js';
 import { MAX_FINDING_ROWS, MAX_NAMED_FILES, checksShown, markedSection, renderVerificationSection } from './verification-section.js';
 
@@ -46,15 +47,9 @@ export function renderRunReport(input: RunReportInput): string {
   if (report.warnings.length > 0) {
     out.push('> [!WARNING]', ...report.warnings.map((w) => `> ${inline(w)}`), '');
   }
+  if (report.modelAccount.length > 0) out.push(...modelAccount(report), '');
   if (report.dependencyUpdates.length > 0) out.push(...dependencyUpdates(report), '');
-  if (report.moves.length > 0) {
-    out.push('### Files moved', '', ...report.moves.map((m) => `- ${code(m.from)} → ${code(m.to)}`), '');
-  }
-  if (report.lockfiles.length > 0) {
-    out.push('### Lockfiles to refresh', '', 'Lockfiles were not edited; regenerate them before merging:', '');
-    for (const l of report.lockfiles) out.push(`- ${code(l.path)}: run ${code(l.command)}${l.why ? ` (${inline(l.why)})` : ''}`);
-    out.push('');
-  }
+  out.push(...movesAndLockfiles(report));
 
   const notes = [...new Set(report.notes.map((n) => n.replace(/\s+/g, ' ').trim()).filter(Boolean))];
   if (notes.length > 0) {
@@ -85,6 +80,18 @@ export function renderRunReport(input: RunReportInput): string {
   return `${out.join('\n').trimEnd()}\n`;
 }
 
+/** The files the change moved and the lockfiles it left to refresh, each a section when there are any. */
+function movesAndLockfiles(report: RunReport): string[] {
+  const out: string[] = [];
+  if (report.moves.length > 0) out.push('### Files moved', '', ...report.moves.map((m) => `- ${code(m.from)} → ${code(m.to)}`), '');
+  if (report.lockfiles.length > 0) {
+    out.push('### Lockfiles to refresh', '', 'Lockfiles were not edited; regenerate them before merging:', '');
+    for (const l of report.lockfiles) out.push(`- ${code(l.path)}: run ${code(l.command)}${l.why ? ` (${inline(l.why)})` : ''}`);
+    out.push('');
+  }
+  return out;
+}
+
 /** What the issue's words were read as: the block that ran (it parses back to the same steps), then what did not run. */
 function understood(u: NonNullable<RunReport['understood']>): string[] {
   const out = ["**Understood as:** the issue's words, read as this task block and confirmed by the repository; no model was asked.", '', u.block];
@@ -104,30 +111,6 @@ function dependencyUpdates(r: RunReport): string[] {
     '| package | from | to | update |',
     '|---|---|---|---|',
     ...r.dependencyUpdates.map((u) => `| ${codeCell(u.package)} | ${codeCell(u.from)} | ${codeCell(u.to)} | ${mark[u.updateType] ?? u.updateType} |`),
-  ];
-}
-
-/**
- * "Plan revised N×" and each revision: the model's reason (inline, defused) and the files it added
- * to the plan or dropped from it (a file added to the plan is not a file the run created).
- */
-function planRevised(report: RunReport): string[] {
-  const changes = (r: RunReport['planRevisions'][number]) =>
-    [
-      r.added.length > 0 ? `added ${r.added.map(code).join(', ')} to the plan` : '',
-      r.dropped.length > 0 ? `dropped ${r.dropped.map(code).join(', ')} from the plan` : '',
-    ]
-      .filter(Boolean)
-      .join('; ');
-  const [first, ...rest] = report.planRevisions;
-  if (rest.length === 0) {
-    const what = changes(first);
-    return [`### Plan revised 1×: ${inline(first.reason)}`, ...(what ? ['', `The model ${what}.`] : [])];
-  }
-  return [
-    `### Plan revised ${report.planRevisions.length}×`,
-    '',
-    ...report.planRevisions.map((r) => `- ${inline(r.reason)}${changes(r) ? ` (${changes(r)})` : ''}`),
   ];
 }
 
@@ -160,10 +143,16 @@ function summaryTable(r: RunReport): string[] {
     `| **Objective** | ${cell(objective)} |`,
     `| **Change** | ${changedAny(r) ? `${r.targets.length} ${plural(r.targets.length, 'file')}${counted ? ` (+${added} / -${removed})` : ''}` : 'none'} · engine: ${r.strategy.engine} |`,
     `| **Verification** | static checks: ${passed} passed, ${failed} failed · ${ciText} |`,
-    `| **Risk** | ${r.risk.level} (score ${r.risk.score}) · anti-cheat: ${r.antiCheat.length === 0 ? 'no finding' : `${r.antiCheat.length} ${plural(r.antiCheat.length, 'finding')} (${high} high)`} |`,
+    `| **Risk** | ${r.risk.level} (score ${r.risk.score}) · anti-cheat: ${r.antiCheat.length === 0 ? 'no finding' : `${r.antiCheat.length} ${plural(r.antiCheat.length, 'finding')} (${high} high)`}${caveatCount(r)} |`,
     `| **Run** | ${cell(r.status)} · base ${codeCell(r.baseCommitSha.slice(0, 12))}${r.baseRef ? ` (${cell(r.baseRef)})` : ''} · attempt ${r.attempt}${r.budget.modelCalls ? ` · ${usage(r.budget.modelCalls)} model calls` : ''} |`,
     ...budgetLine(r),
   ];
+}
+
+/** The summary's word on the model's caveats, which the Risk section lists. */
+function caveatCount(r: RunReport): string {
+  const n = sum(r.modelAccount.map((a) => a.caveats.length));
+  return n > 0 ? ` · the model names ${n} ${plural(n, 'thing')} it did not check or do (see Risk)` : '';
 }
 
 /**
@@ -237,6 +226,7 @@ function risk(r: RunReport): string[] {
   }
   for (const reason of other) out.push(`- ${inline(reason)}`);
   if (out.length === 0) out.push('- No risk factor found.');
+  out.push(...modelCaveats(r));
   if (r.risk.requiredGate) out.push('', `Required gate: ${code(r.risk.requiredGate)}`);
   return out;
 }

@@ -18,6 +18,7 @@ import { reviewOf } from './phases/review-phase.js';
 import { verificationOf } from './phases/verification-phase.js';
 import { viewsFor, type PipelineEnv } from './pipeline-env.js';
 import { planRevisions } from './plan-revision.js';
+import { modelAccountOf, notesOf } from './report-model-account.js';
 import { strategyOf } from './report-strategy.js';
 import { verificationWarnings } from './verification-warnings.js';
 
@@ -100,7 +101,8 @@ export function buildRunReport(
     phases: phasesOf(checkpoints, state.current),
     modules: targets.modules,
     artifacts: state.artifacts,
-    notes: [...new Set(change?.segments.flatMap((s) => s.notes) ?? [])],
+    notes: notesOf(change),
+    modelAccount: modelAccountOf(change),
     planRevisions: planRevisions(state.ledger ?? []).map((r) => ({ reason: r.reason, added: r.added, dropped: r.dropped })),
     warnings: [
       ...verificationWarnings(out.verification?.report),

@@ -356,4 +356,28 @@ describe('a model run', () => {
     const report = buildRunReport(env, task, o, checkpoints, { status: 'COMPLETED', headCommitSha: HEAD, artifacts: [], ledger });
     expect(section(renderRunReport(report), 'Scope and strategy')).toContain('1. the model changed 2 files (9 files in the plan as revised 1×)');
   });
+
+  it("carries a finished segment's final answer as the model's account, and drops its status note", () => {
+    const segment = (status: string, reason: string, summary: string) => ({
+      id: `model-${status}`,
+      engine: 'llm' as const,
+      changedFiles: [{ path: javaFiles[0], edits: 1 }],
+      skipped: [],
+      notes: [`model relay: ${status} (${reason})`, 'kept as a note'],
+      lockfilesToRefresh: [],
+      model: { calls: 2, tokens: 100, status, reason, summary },
+    });
+    const o = outputs({
+      planning: { strategy: 'llm', reason: 'no recipe steps', segments: [{ id: 'model-change', engine: 'llm', paths: javaFiles }] },
+      mechanical_change: {
+        segments: [
+          segment('DONE', 'MODEL_FINISHED', '  Trimmed the code. I did not run the tests.  '),
+          segment('BUDGET_EXCEEDED', 'MAX_TOKENS', 'the phase ran out of tokens'),
+        ],
+      },
+    });
+    const report = buildRunReport(env, task, o, checkpoints, { status: 'COMPLETED', headCommitSha: HEAD, artifacts: [] });
+    expect(report.modelAccount).toEqual([{ segment: 'model-DONE', text: 'Trimmed the code. I did not run the tests.', caveats: ['I did not run the tests.'] }]);
+    expect(report.notes).toEqual(['kept as a note']);
+  });
 });
