@@ -81,4 +81,10 @@ describe('the PR body of a model run end to end', () => {
       "**The model's caveats** (what it says it did not verify or could not do, in its words):\n\n- I did not run the tests.",
     );
   });
+
+  it('shows only warnings a reviewer weighs, and how to run the tests of the module the change touched', () => {
+    expect(body).not.toContain('classpath is not resolved');
+    expect(body).not.toMatch(/SELECTION_CAPPED|SYMBOL_RESOLUTION_PARTIAL|the selected files/);
+    expect(body).toMatch(/### Run the tests of the change\n\nFrom the repository map, for the module the change touched:\n\n```sh\npython -m pytest -q\n```\n/);
+  });
 });

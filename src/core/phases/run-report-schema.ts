@@ -159,6 +159,8 @@ export const RunReport = z.strictObject({
    * do. Untrusted text: shown framed as the model's words, bounded, defused.
    */
   modelAccount: z.array(z.strictObject({ segment: z.string(), text: z.string(), caveats: z.array(z.string()).default([]) })).default([]),
+  /** How to run the tests of the change: the repository map's commands for the modules it touched. */
+  testCommands: z.array(z.strictObject({ module: z.string(), cwd: z.string(), run: z.string(), focused: z.boolean() })).default([]),
   /** Things the reviewer must know first (base moved and policy is warn, partial result...). */
   warnings: z.array(z.string()).default([]),
 });

@@ -9,6 +9,7 @@ import {
   code,
   codeCell,
   details,
+  distinct,
   fenced,
   firstLine,
   firstParagraph,
@@ -44,14 +45,13 @@ export function renderRunReport(input: RunReportInput): string {
   out.push(`## ${inline(report.title || 'Draft change')}`, '');
   out.push(...summaryTable(report), '');
 
-  if (report.warnings.length > 0) {
-    out.push('> [!WARNING]', ...report.warnings.map((w) => `> ${inline(w)}`), '');
-  }
+  const warnings = distinct(report.warnings);
+  if (warnings.length > 0) out.push('> [!WARNING]', ...warnings.map((w) => `> ${inline(w)}`), '');
   if (report.modelAccount.length > 0) out.push(...modelAccount(report), '');
   if (report.dependencyUpdates.length > 0) out.push(...dependencyUpdates(report), '');
   out.push(...movesAndLockfiles(report));
 
-  const notes = [...new Set(report.notes.map((n) => n.replace(/\s+/g, ' ').trim()).filter(Boolean))];
+  const notes = distinct(report.notes, warnings);
   if (notes.length > 0) {
     out.push('### Notes', '', ...notes.slice(0, MAX_FINDING_ROWS).map((n) => `- ${inline(n)}`), '');
     if (notes.length > MAX_FINDING_ROWS) out.push(`…and ${notes.length - MAX_FINDING_ROWS} more.`, '');
@@ -69,6 +69,7 @@ export function renderRunReport(input: RunReportInput): string {
       targets(report),
     ),
   );
+  if (report.testCommands.length > 0) out.push(...testCommands(report), '');
   out.push(markedSection(renderVerificationSection(report.verification)), '');
   out.push(...details(`Risk: ${report.risk.level} (score ${report.risk.score})`, risk(report)));
   if (report.policyVerdicts.length > 0) out.push(...details(`Policy verdicts (${verdictCounts(report)})`, policyVerdicts(report)));
@@ -78,6 +79,22 @@ export function renderRunReport(input: RunReportInput): string {
   if (diagram.length > 0) out.push(...details(report.phases.length > 0 ? 'Phases' : 'Touched modules', diagram));
   out.push(...details('Run', runFacts(report)));
   return `${out.join('\n').trimEnd()}\n`;
+}
+
+/**
+ * How to run the tests of the change: the map's commands for the modules it touched, focused on
+ * its test files where the map knows how. Shown as commands to run, never as run.
+ */
+function testCommands(r: RunReport): string[] {
+  const focused = r.testCommands.some((t) => t.focused);
+  const lines = r.testCommands.map((t) => (t.cwd === '.' || t.cwd === '' ? t.run : `(cd ${t.cwd} && ${t.run})`));
+  return [
+    '### Run the tests of the change',
+    '',
+    `From the repository map, for the ${plural(r.testCommands.length, 'module')} the change touched${focused ? ', focused on the changed test files where the map knows how' : ''}:`,
+    '',
+    ...fenced('sh', lines.join('\n')),
+  ];
 }
 
 /** The files the change moved and the lockfiles it left to refresh, each a section when there are any. */

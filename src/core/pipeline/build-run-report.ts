@@ -20,7 +20,23 @@ import { viewsFor, type PipelineEnv } from './pipeline-env.js';
 import { planRevisions } from './plan-revision.js';
 import { modelAccountOf, notesOf } from './report-model-account.js';
 import { strategyOf } from './report-strategy.js';
+import { testCommandsOf } from './report-test-commands.js';
+import type { RepoMap } from '../repomap/repo-map-schema.js';
+import type { TargetWarning } from '../targets/target-selection-schema.js';
 import { verificationWarnings } from './verification-warnings.js';
+
+/**
+ * Target selection's notices about its own work, left out of the body (target-selection.json keeps
+ * them): they say how candidates were found, not what a reviewer of the change must weigh. A
+ * lockfile to refresh has its own section. Any other warning is shown.
+ */
+const SELECTION_NOTICES: ReadonlySet<string> = new Set([
+  'SYMBOL_RESOLUTION_PARTIAL',
+  'SEARCH_TRUNCATED',
+  'TASK_WORDS_TOO_COMMON',
+  'SELECTION_CAPPED',
+  'LOCKFILE_NEEDS_REFRESH',
+] satisfies TargetWarning['code'][]);
 
 /** The outputs of the phases that ran, parsed. */
 interface Outputs {
@@ -59,6 +75,8 @@ export function buildRunReport(
     currentSteps?: number;
     /** The attempt's ledger: model usage per phase and the budget that stopped the run come from it. */
     ledger?: readonly LedgerEntry[];
+    /** The repository map discovery built: the test commands of the modules the change touched come from it. */
+    map?: RepoMap;
   },
 ): RunReportInput {
   const views = viewsFor(env, task);
@@ -103,12 +121,19 @@ export function buildRunReport(
     artifacts: state.artifacts,
     notes: notesOf(change),
     modelAccount: modelAccountOf(change),
+    testCommands: review
+      ? testCommandsOf(
+          state.map,
+          review.diffSummary.files.map((f) => f.path),
+          views.rules.classify,
+        )
+      : [],
     planRevisions: planRevisions(state.ledger ?? []).map((r) => ({ reason: r.reason, added: r.added, dropped: r.dropped })),
     warnings: [
       ...verificationWarnings(out.verification?.report),
       ...incompleteWarnings(change),
       ...budgetWarning(out, state.ledger),
-      ...(discovery?.warnings ?? []).filter((w) => w.code !== 'LOCKFILE_NEEDS_REFRESH').map((w) => `${w.code}: ${w.message}`),
+      ...(discovery?.warnings ?? []).filter((w) => !SELECTION_NOTICES.has(w.code)).map((w) => `${w.code}: ${w.message}`),
     ],
   };
 }

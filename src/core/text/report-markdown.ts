@@ -193,6 +193,28 @@ export function firstParagraph(text: string): string {
   return lines.slice(start, end < 0 ? undefined : end).join(' ');
 }
 
+/**
+ * Lines of text each said once, in order: whitespace is folded, a sentence repeated inside a line
+ * is dropped, and a line already in `seen` (or said before) is left out.
+ */
+export function distinct(texts: readonly string[], seen: readonly string[] = []): string[] {
+  const flat = (text: string) => {
+    const sentences = text
+      .replace(/\s+/g, ' ')
+      .trim()
+      .split(/(?<=[.!?])\s+/);
+    return sentences.filter((sentence, i) => sentences.indexOf(sentence) === i).join(' ');
+  };
+  const said = new Set(seen.map(flat));
+  const out: string[] = [];
+  for (const text of texts.map(flat)) {
+    if (text === '' || said.has(text)) continue;
+    said.add(text);
+    out.push(text);
+  }
+  return out;
+}
+
 export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
