@@ -153,6 +153,14 @@ export const RunReport = z.strictObject({
   notes: z.array(z.string()).default([]),
   /** Plan revisions the model made, with its reason and the files each added or dropped. */
   planRevisions: z.array(z.strictObject({ reason: z.string(), added: z.array(z.string()), dropped: z.array(z.string()) })).default([]),
+  /**
+   * The model's own account of the change: the final answer of each model segment that finished,
+   * as it gave it (redacted), and the sentences of it that say what it did not verify or could not
+   * do. Untrusted text: shown framed as the model's words, bounded, defused.
+   */
+  modelAccount: z.array(z.strictObject({ segment: z.string(), text: z.string(), caveats: z.array(z.string()).default([]) })).default([]),
+  /** How to run the tests of the change: the repository map's commands for the modules it touched. */
+  testCommands: z.array(z.strictObject({ module: z.string(), cwd: z.string(), run: z.string(), focused: z.boolean() })).default([]),
   /** Things the reviewer must know first (base moved and policy is warn, partial result...). */
   warnings: z.array(z.string()).default([]),
 });

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { describeExhaustion } from '../budget/budget.js';
 import { formatUsd } from '../budget/cost.js';
-import { shortenAtWord } from '../util/shorten.js';
 import {
   attr,
   block,
@@ -10,14 +9,18 @@ import {
   code,
   codeCell,
   details,
+  distinct,
   fenced,
   firstLine,
   firstParagraph,
   inline,
   mermaidText,
   plural,
+  proseOnly,
+  shortenOutsideCode,
   sum,
 } from '../text/report-markdown.js';
+import { modelAccount, modelCaveats, planRevised } from './model-sections.js';
 import { RunReport, type RunReportInput, type Usage } from './run-report-schema.js';
 import { MAX_FINDING_ROWS, MAX_NAMED_FILES, checksShown, markedSection, renderVerificationSection } from './verification-section.js';
 
@@ -42,20 +45,13 @@ export function renderRunReport(input: RunReportInput): string {
   out.push(`## ${inline(report.title || 'Draft change')}`, '');
   out.push(...summaryTable(report), '');
 
-  if (report.warnings.length > 0) {
-    out.push('> [!WARNING]', ...report.warnings.map((w) => `> ${inline(w)}`), '');
-  }
+  const warnings = distinct(report.warnings);
+  if (warnings.length > 0) out.push('> [!WARNING]', ...warnings.map((w) => `> ${inline(w)}`), '');
+  if (report.modelAccount.length > 0) out.push(...modelAccount(report), '');
   if (report.dependencyUpdates.length > 0) out.push(...dependencyUpdates(report), '');
-  if (report.moves.length > 0) {
-    out.push('### Files moved', '', ...report.moves.map((m) => `- ${code(m.from)} → ${code(m.to)}`), '');
-  }
-  if (report.lockfiles.length > 0) {
-    out.push('### Lockfiles to refresh', '', 'Lockfiles were not edited; regenerate them before merging:', '');
-    for (const l of report.lockfiles) out.push(`- ${code(l.path)}: run ${code(l.command)}${l.why ? ` (${inline(l.why)})` : ''}`);
-    out.push('');
-  }
+  out.push(...movesAndLockfiles(report));
 
-  const notes = [...new Set(report.notes.map((n) => n.replace(/\s+/g, ' ').trim()).filter(Boolean))];
+  const notes = distinct(report.notes, warnings);
   if (notes.length > 0) {
     out.push('### Notes', '', ...notes.slice(0, MAX_FINDING_ROWS).map((n) => `- ${inline(n)}`), '');
     if (notes.length > MAX_FINDING_ROWS) out.push(`…and ${notes.length - MAX_FINDING_ROWS} more.`, '');
@@ -73,6 +69,7 @@ export function renderRunReport(input: RunReportInput): string {
       targets(report),
     ),
   );
+  if (report.testCommands.length > 0) out.push(...testCommands(report), '');
   out.push(markedSection(renderVerificationSection(report.verification)), '');
   out.push(...details(`Risk: ${report.risk.level} (score ${report.risk.score})`, risk(report)));
   if (report.policyVerdicts.length > 0) out.push(...details(`Policy verdicts (${verdictCounts(report)})`, policyVerdicts(report)));
@@ -82,6 +79,34 @@ export function renderRunReport(input: RunReportInput): string {
   if (diagram.length > 0) out.push(...details(report.phases.length > 0 ? 'Phases' : 'Touched modules', diagram));
   out.push(...details('Run', runFacts(report)));
   return `${out.join('\n').trimEnd()}\n`;
+}
+
+/**
+ * How to run the tests of the change: the map's commands for the modules it touched, focused on
+ * its test files where the map knows how. Shown as commands to run, never as run.
+ */
+function testCommands(r: RunReport): string[] {
+  const focused = r.testCommands.some((t) => t.focused);
+  const lines = r.testCommands.map((t) => (t.cwd === '.' || t.cwd === '' ? t.run : `(cd ${t.cwd} && ${t.run})`));
+  return [
+    '### Run the tests of the change',
+    '',
+    `From the repository map, for the ${plural(r.testCommands.length, 'module')} the change touched${focused ? ', focused on the changed test files where the map knows how' : ''}:`,
+    '',
+    ...fenced('sh', lines.join('\n')),
+  ];
+}
+
+/** The files the change moved and the lockfiles it left to refresh, each a section when there are any. */
+function movesAndLockfiles(report: RunReport): string[] {
+  const out: string[] = [];
+  if (report.moves.length > 0) out.push('### Files moved', '', ...report.moves.map((m) => `- ${code(m.from)} → ${code(m.to)}`), '');
+  if (report.lockfiles.length > 0) {
+    out.push('### Lockfiles to refresh', '', 'Lockfiles were not edited; regenerate them before merging:', '');
+    for (const l of report.lockfiles) out.push(`- ${code(l.path)}: run ${code(l.command)}${l.why ? ` (${inline(l.why)})` : ''}`);
+    out.push('');
+  }
+  return out;
 }
 
 /** What the issue's words were read as: the block that ran (it parses back to the same steps), then what did not run. */
@@ -103,24 +128,6 @@ function dependencyUpdates(r: RunReport): string[] {
     '| package | from | to | update |',
     '|---|---|---|---|',
     ...r.dependencyUpdates.map((u) => `| ${codeCell(u.package)} | ${codeCell(u.from)} | ${codeCell(u.to)} | ${mark[u.updateType] ?? u.updateType} |`),
-  ];
-}
-
-/** "Plan revised N×" and each revision: the model's reason (inline, defused) and the files it added or dropped. */
-function planRevised(report: RunReport): string[] {
-  const changes = (r: RunReport['planRevisions'][number]) =>
-    [r.added.length > 0 ? `added ${r.added.map(code).join(', ')}` : '', r.dropped.length > 0 ? `dropped ${r.dropped.map(code).join(', ')}` : '']
-      .filter(Boolean)
-      .join('; ');
-  const [first, ...rest] = report.planRevisions;
-  if (rest.length === 0) {
-    const what = changes(first);
-    return [`### Plan revised 1×: ${inline(first.reason)}`, ...(what ? ['', `The model ${what}.`] : [])];
-  }
-  return [
-    `### Plan revised ${report.planRevisions.length}×`,
-    '',
-    ...report.planRevisions.map((r) => `- ${inline(r.reason)}${changes(r) ? ` (${changes(r)})` : ''}`),
   ];
 }
 
@@ -153,10 +160,16 @@ function summaryTable(r: RunReport): string[] {
     `| **Objective** | ${cell(objective)} |`,
     `| **Change** | ${changedAny(r) ? `${r.targets.length} ${plural(r.targets.length, 'file')}${counted ? ` (+${added} / -${removed})` : ''}` : 'none'} · engine: ${r.strategy.engine} |`,
     `| **Verification** | static checks: ${passed} passed, ${failed} failed · ${ciText} |`,
-    `| **Risk** | ${r.risk.level} (score ${r.risk.score}) · anti-cheat: ${r.antiCheat.length === 0 ? 'no finding' : `${r.antiCheat.length} ${plural(r.antiCheat.length, 'finding')} (${high} high)`} |`,
+    `| **Risk** | ${r.risk.level} (score ${r.risk.score}) · anti-cheat: ${r.antiCheat.length === 0 ? 'no finding' : `${r.antiCheat.length} ${plural(r.antiCheat.length, 'finding')} (${high} high)`}${caveatCount(r)} |`,
     `| **Run** | ${cell(r.status)} · base ${codeCell(r.baseCommitSha.slice(0, 12))}${r.baseRef ? ` (${cell(r.baseRef)})` : ''} · attempt ${r.attempt}${r.budget.modelCalls ? ` · ${usage(r.budget.modelCalls)} model calls` : ''} |`,
     ...budgetLine(r),
   ];
+}
+
+/** The summary's word on the model's caveats, which the Risk section lists. */
+function caveatCount(r: RunReport): string {
+  const n = sum(r.modelAccount.map((a) => a.caveats.length));
+  return n > 0 ? ` · the model names ${n} ${plural(n, 'thing')} it did not check or do (see Risk)` : '';
 }
 
 /**
@@ -230,6 +243,7 @@ function risk(r: RunReport): string[] {
   }
   for (const reason of other) out.push(`- ${inline(reason)}`);
   if (out.length === 0) out.push('- No risk factor found.');
+  out.push(...modelCaveats(r));
   if (r.risk.requiredGate) out.push('', `Required gate: ${code(r.risk.requiredGate)}`);
   return out;
 }
@@ -340,15 +354,18 @@ function runFacts(r: RunReport): string[] {
   return out;
 }
 
-/** The summary row's objective: its first paragraph (or the title), cut at a word. */
+/**
+ * The summary row's objective: the first paragraph of its prose (or the title), cut at a word
+ * outside code spans; a fenced block is never squashed onto the row (the Objective section shows it).
+ */
 function summaryObjective(r: RunReport): string {
-  return shortenAtWord(firstParagraph(objectiveText(r)) || firstLine(r.title), 160);
+  return shortenOutsideCode(firstParagraph(proseOnly(objectiveText(r))) || firstLine(r.title), 160);
 }
 
-/** Whether the summary row already shows the whole objective, so a section would only repeat it. */
+/** Whether the summary row already shows the whole objective (no fenced block), so a section would only repeat it. */
 function summaryShowsWhole(r: RunReport, objective: string): boolean {
   const flat = (text: string) => text.replace(/\s+/g, ' ').trim();
-  return flat(summaryObjective(r)) === flat(objective);
+  return proseOnly(objective) === objective && flat(summaryObjective(r)) === flat(objective);
 }
 
 /** The objective without a first line that only repeats the title (a CLI task's heading is both). */

@@ -10,7 +10,7 @@ import type { TARGET_WARNING_CODES } from '../targets/target-selection-schema.js
 import { RECIPE_NAMES, RecipeStep } from '../task/recipe-steps.js';
 import type { TaskBlock, TaskContract } from '../task/task-contract.js';
 import { discoveryOf, reviewersFor, type DiscoveryOutput } from './phases/discovery-phase.js';
-import { stepInWords } from './build-run-report.js';
+import { stepInWords } from './report-strategy.js';
 import { planOf } from './phases/planning-phase.js';
 import { viewsFor, type PipelineEnv } from './pipeline-env.js';
 import { suggestRecipeSteps } from './suggest-recipe.js';

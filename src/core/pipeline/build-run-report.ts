@@ -5,7 +5,7 @@ import { PHASE_CONTRACTS, PHASE_NAMES } from '../phases/phase-contracts.js';
 import type { Checkpoint } from '../phases/orchestrator.js';
 import type { RunReportInput } from '../phases/run-report-schema.js';
 import { recipeFor } from '../engines/recipe/registry.js';
-import { describeStep, describeSteps, shortModuleName } from '../publish/pr-text.js';
+import { describeSteps, shortModuleName } from '../publish/pr-text.js';
 import { moduleForPath } from '../repomap/detect-modules.js';
 import type { RecipeStep } from '../task/recipe-steps.js';
 import type { TaskContract } from '../task/task-contract.js';
@@ -18,7 +18,25 @@ import { reviewOf } from './phases/review-phase.js';
 import { verificationOf } from './phases/verification-phase.js';
 import { viewsFor, type PipelineEnv } from './pipeline-env.js';
 import { planRevisions } from './plan-revision.js';
+import { modelAccountOf, notesOf } from './report-model-account.js';
+import { strategyOf } from './report-strategy.js';
+import { testCommandsOf } from './report-test-commands.js';
+import type { RepoMap } from '../repomap/repo-map-schema.js';
+import type { TargetWarning } from '../targets/target-selection-schema.js';
 import { verificationWarnings } from './verification-warnings.js';
+
+/**
+ * Target selection's notices about its own work, left out of the body (target-selection.json keeps
+ * them): they say how candidates were found, not what a reviewer of the change must weigh. A
+ * lockfile to refresh has its own section. Any other warning is shown.
+ */
+const SELECTION_NOTICES: ReadonlySet<string> = new Set([
+  'SYMBOL_RESOLUTION_PARTIAL',
+  'SEARCH_TRUNCATED',
+  'TASK_WORDS_TOO_COMMON',
+  'SELECTION_CAPPED',
+  'LOCKFILE_NEEDS_REFRESH',
+] satisfies TargetWarning['code'][]);
 
 /** The outputs of the phases that ran, parsed. */
 interface Outputs {
@@ -57,11 +75,13 @@ export function buildRunReport(
     currentSteps?: number;
     /** The attempt's ledger: model usage per phase and the budget that stopped the run come from it. */
     ledger?: readonly LedgerEntry[];
+    /** The repository map discovery built: the test commands of the modules the change touched come from it. */
+    map?: RepoMap;
   },
 ): RunReportInput {
   const views = viewsFor(env, task);
   const out = parsedOutputs(outputs);
-  const { discovery, plan, change, review } = out;
+  const { discovery, change, review } = out;
   const targets = targetsOf(out);
   const { lockfiles, dependencyUpdates, moves } = whatTheChangeMoved(change, review);
   return {
@@ -79,7 +99,7 @@ export function buildRunReport(
     agentBranch: env.agentBranch,
     createdAt: env.createdAt,
     scope: { paths: task.paths ?? [], untouched: untouched(env, lockfiles.length) },
-    strategy: strategyOf(plan),
+    strategy: strategyOf(out.plan, out.change, state.ledger ?? []),
     targets: targets.targets,
     verification: verificationSection(env, out, state.status),
     lockfiles,
@@ -99,13 +119,21 @@ export function buildRunReport(
     phases: phasesOf(checkpoints, state.current),
     modules: targets.modules,
     artifacts: state.artifacts,
-    notes: [...new Set(change?.segments.flatMap((s) => s.notes) ?? [])],
+    notes: notesOf(change),
+    modelAccount: modelAccountOf(change),
+    testCommands: review
+      ? testCommandsOf(
+          state.map,
+          review.diffSummary.files.map((f) => f.path),
+          views.rules.classify,
+        )
+      : [],
     planRevisions: planRevisions(state.ledger ?? []).map((r) => ({ reason: r.reason, added: r.added, dropped: r.dropped })),
     warnings: [
       ...verificationWarnings(out.verification?.report),
       ...incompleteWarnings(change),
       ...budgetWarning(out, state.ledger),
-      ...(discovery?.warnings ?? []).filter((w) => w.code !== 'LOCKFILE_NEEDS_REFRESH').map((w) => `${w.code}: ${w.message}`),
+      ...(discovery?.warnings ?? []).filter((w) => !SELECTION_NOTICES.has(w.code)).map((w) => `${w.code}: ${w.message}`),
     ],
   };
 }
@@ -130,16 +158,6 @@ function dependencyUpdatesOf(change: Outputs['change']): NonNullable<RunReportIn
 function lockfilesOf(change: Outputs['change']): NonNullable<RunReportInput['lockfiles']> {
   const unique = new Map((change?.segments ?? []).flatMap((s) => s.lockfilesToRefresh).map((l) => [`${l.lockfile}\n${l.command}`, l]));
   return [...unique.values()].map((l) => ({ path: l.lockfile, command: l.command, why: 'lockfiles are never edited by draftsman' }));
-}
-
-function strategyOf(plan: Outputs['plan']): RunReportInput['strategy'] {
-  return {
-    engine: plan ? (plan.strategy === 'analysis' ? 'none' : plan.strategy) : 'none',
-    steps: (plan?.segments ?? []).map((s) =>
-      s.step ? stepInWords(s.step) : `the model changes the selected files (${s.paths.length} ${s.paths.length === 1 ? 'file' : 'files'})`,
-    ),
-    notes: plan ? [plan.reason] : [],
-  };
 }
 
 function riskOf(review: Outputs['review']): RunReportInput['risk'] {
@@ -345,11 +363,6 @@ function untouched(env: PipelineEnv, lockfiles: number): string[] {
   // Code spans: a glob's `**` must not read as emphasis.
   out.push(`paths the policy forbids: ${forbidden.map((p) => `\`${p}\``).join(', ')}`);
   return out;
-}
-
-/** A step as the reviewer reads it: the recipe and what it does, with its own path scope. */
-export function stepInWords(step: RecipeStep): string {
-  return `${step.recipe}: ${describeStep(step)}${step.paths ? ` (in ${step.paths.join(', ')})` : ''}`;
 }
 
 /** The kind of edit a segment makes, for the risk section (a recipe's edits weigh less than a model's). */

@@ -22,7 +22,7 @@ function kindOfPolicyCommand(line: string): VerifyCommand['kind'] {
 }
 
 /** The module a path belongs to: the deepest module whose directory holds it. */
-function moduleOf(map: RepoMap, path: string): string | undefined {
+export function moduleOf(map: RepoMap, path: string): string | undefined {
   let best: { id: string; depth: number } | undefined;
   for (const mod of map.modules) {
     const inside = mod.path === '.' || path === mod.path || path.startsWith(`${mod.path}/`);

@@ -108,9 +108,9 @@ describe('plan_revise', () => {
     expect(candidate.files.map((f: { path: string }) => f.path)).toEqual([EXTRA]);
     const body = readFileSync(result.json!.artifacts['pr-body.md'], 'utf8');
     expect(body).toContain('### Plan revised 3×');
-    expect(body).toContain(`- a new TokenGuard holds the trimming rule (added \`${TOKEN_GUARD}\`)`);
-    expect(body).toContain(`- OrderApplication starts the exchange too and must stay consistent (added \`${EXTRA}\`)`);
-    expect(body).toContain(`- the API module pins the client version (added \`order-api/pom.xml\`; dropped \`${SERVICE}\`)`);
+    expect(body).toContain(`- a new TokenGuard holds the trimming rule (added \`${TOKEN_GUARD}\` to the plan)`);
+    expect(body).toContain(`- OrderApplication starts the exchange too and must stay consistent (added \`${EXTRA}\` to the plan)`);
+    expect(body).toContain(`- the API module pins the client version (added \`order-api/pom.xml\` to the plan; dropped \`${SERVICE}\` from the plan)`);
   }, 30_000);
 
   it('refuses a revision that would take the change past the file limit, and dropping a file already changed', async () => {

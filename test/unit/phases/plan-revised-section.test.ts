@@ -23,9 +23,11 @@ function report(planRevisions: RunReportInput['planRevisions']): RunReportInput 
 }
 
 describe('the plan revisions in the PR body', () => {
-  it('one revision: "Plan revised 1×: <reason>" and the files it added or dropped', () => {
+  it('one revision: "Plan revised 1×: <reason>" and the files it added to the plan or dropped from it, never "added" as if created', () => {
     const body = renderRunReport(report([{ reason: 'ReportJob calls the same client', added: ['src/ReportJob.java'], dropped: ['src/Old.java'] }]));
-    expect(body).toContain('### Plan revised 1×: ReportJob calls the same client\n\nThe model added `src/ReportJob.java`; dropped `src/Old.java`.\n');
+    expect(body).toContain(
+      '### Plan revised 1×: ReportJob calls the same client\n\nThe model added `src/ReportJob.java` to the plan; dropped `src/Old.java` from the plan.\n',
+    );
   });
 
   it('several revisions: one line each; the reason is model text, so markup and mentions are defused', () => {
@@ -35,7 +37,7 @@ describe('the plan revisions in the PR body', () => {
         { reason: 'ping @maintainers <img src=x>', added: [], dropped: ['b.py'] },
       ]),
     );
-    expect(body).toContain('### Plan revised 2×\n\n- first (added `a.py`)\n- ');
+    expect(body).toContain('### Plan revised 2×\n\n- first (added `a.py` to the plan)\n- ');
     expect(body).not.toContain('@maintainers');
     expect(body).not.toContain('<img');
   });

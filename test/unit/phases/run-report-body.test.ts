@@ -318,6 +318,66 @@ describe('a model run', () => {
     expect(section(text, 'Budget used')).toContain('| model calls | 3 | 40 |');
     expect(section(text, 'Budget used')).toContain('| tokens | 1200 | - |');
     expect(text).toContain('· 3/40 model calls |');
-    expect(section(text, 'Scope and strategy')).toContain('1. the model changes the selected files (14 files)');
+    expect(section(text, 'Scope and strategy')).toContain('1. the model changed 14 files (14 files in the plan)');
+  });
+
+  it('counts the files the model changed, and the final plan after its revisions, never the files it was offered', () => {
+    const offered = javaFiles.slice(0, 10);
+    const after = [...offered.slice(0, 8), 'services/order/src/main/java/acme/Billing.java'];
+    const revised = { segment: 'model-change', revision: 1, reason: 'Billing holds the rounding', added: [after[8]], dropped: offered.slice(8), steps: [] };
+    const ledger = [
+      {
+        schemaVersion: 1 as const,
+        seq: 0,
+        at: '2026-11-29T10:00:00.000Z',
+        actor: 'model',
+        phase: 'mechanical_change' as const,
+        type: 'PLAN_REVISED',
+        payload: { ...revised, before: offered, after },
+        evidenceRefs: [],
+      },
+    ];
+    const o = outputs({
+      planning: { strategy: 'llm', reason: 'no recipe steps', segments: [{ id: 'model-change', engine: 'llm', paths: offered }] },
+      mechanical_change: {
+        segments: [
+          {
+            id: 'model-change',
+            engine: 'llm',
+            changedFiles: [after[8], offered[0]].map((path) => ({ path, edits: 1 })),
+            skipped: [],
+            notes: [],
+            lockfilesToRefresh: [],
+            model: { calls: 3, tokens: 1200, status: 'DONE', summary: 's' },
+          },
+        ],
+      },
+    });
+    const report = buildRunReport(env, task, o, checkpoints, { status: 'COMPLETED', headCommitSha: HEAD, artifacts: [], ledger });
+    expect(section(renderRunReport(report), 'Scope and strategy')).toContain('1. the model changed 2 files (9 files in the plan as revised 1×)');
+  });
+
+  it("carries a finished segment's final answer as the model's account, and drops its status note", () => {
+    const segment = (status: string, reason: string, summary: string) => ({
+      id: `model-${status}`,
+      engine: 'llm' as const,
+      changedFiles: [{ path: javaFiles[0], edits: 1 }],
+      skipped: [],
+      notes: [`model relay: ${status} (${reason})`, 'kept as a note'],
+      lockfilesToRefresh: [],
+      model: { calls: 2, tokens: 100, status, reason, summary },
+    });
+    const o = outputs({
+      planning: { strategy: 'llm', reason: 'no recipe steps', segments: [{ id: 'model-change', engine: 'llm', paths: javaFiles }] },
+      mechanical_change: {
+        segments: [
+          segment('DONE', 'MODEL_FINISHED', '  Trimmed the code. I did not run the tests.  '),
+          segment('BUDGET_EXCEEDED', 'MAX_TOKENS', 'the phase ran out of tokens'),
+        ],
+      },
+    });
+    const report = buildRunReport(env, task, o, checkpoints, { status: 'COMPLETED', headCommitSha: HEAD, artifacts: [] });
+    expect(report.modelAccount).toEqual([{ segment: 'model-DONE', text: 'Trimmed the code. I did not run the tests.', caveats: ['I did not run the tests.'] }]);
+    expect(report.notes).toEqual(['kept as a note']);
   });
 });

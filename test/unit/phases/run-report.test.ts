@@ -175,6 +175,16 @@ describe('renderRunReport', () => {
     expect(row.length).toBeLessThan(200);
   });
 
+  it('keeps code from the objective as written: a fenced block byte for byte in the Objective section, never squashed onto the summary row', () => {
+    const code = "assert parse('<tag>') == ['x']\nassert Foo[str]";
+    const objective = `Parsing \`<tag>\` returns \`['x']\` for \`Foo[str]\`, not <b>.\n\n\`\`\`python\n${code}\n\`\`\``;
+    const body = renderRunReport(report({ objective }));
+    expect(body).toContain("| **Objective** | Parsing `<tag>` returns `['x']` for `Foo[str]`, not &lt;b&gt;. |");
+    expect(body).toContain(`### Objective\n\nParsing \`<tag>\` returns \`['x']\` for \`Foo[str]\`, not &lt;b&gt;.\n\n\`\`\`python\n${code}\n\`\`\`\n`);
+    const long = `${'word '.repeat(30)}\`a code span that would be cut\` end`;
+    expect(renderRunReport(report({ objective: long }))).toMatch(/\| \*\*Objective\*\* \| (word ){29}word… \|/);
+  });
+
   it('lists targets with their reasons and line counts', () => {
     const targets = detailsBlock(renderRunReport(report()), 'Targets (2 files)');
     expect(targets).toContain('| `src/main/java/shop/Order.java` | MODIFIED +3/-3 | imports javax.persistence.Entity; in task scope |');

@@ -12,6 +12,7 @@ import { Checkpoint, type PhaseContext, type PhaseHandler } from '../../phases/o
 import { renderRunReport } from '../../phases/run-report.js';
 import type { TaskContract } from '../../task/task-contract.js';
 import { buildRunReport } from '../build-run-report.js';
+import { discoveredMap } from '../discovered-map.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { changeOf } from './change-phase.js';
 import { discoveryOf } from './discovery-phase.js';
@@ -62,6 +63,7 @@ export function preparePhase(env: PipelineEnv, artifactsFor: () => { name: strin
         current: 'pr_preparation',
         currentSteps: context.runtime.stepsUsed,
         ledger: context.ledger.entries(),
+        map: await discoveredMap(env, discovery),
       });
       // The body is written as this last phase completes.
       report.phases = (report.phases ?? []).map((p) => (p.state === 'running' ? { ...p, state: 'done' as const } : p));
