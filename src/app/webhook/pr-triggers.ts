@@ -56,7 +56,15 @@ export async function routePullRequestComment(
     const outcome = await startFollowUp(
       session,
       found.run,
-      { kind: 'revise', sender: payload.sender.login, source: `comment-${payload.comment.id}`, instructions, reviewComments: [], onto: found.onto },
+      {
+        kind: 'revise',
+        sender: payload.sender.login,
+        source: `comment-${payload.comment.id}`,
+        instructions,
+        reviewComments: [],
+        changedFiles: await readChangedFiles(session, number),
+        onto: found.onto,
+      },
       number,
     );
     return { outcome };
@@ -87,7 +95,15 @@ export async function onReviewSubmitted(
   return startFollowUp(
     session,
     found.run,
-    { kind: 'revise', sender: payload.sender.login, source: `review-${payload.review.id}`, instructions, reviewComments, onto: found.onto },
+    {
+      kind: 'revise',
+      sender: payload.sender.login,
+      source: `review-${payload.review.id}`,
+      instructions,
+      reviewComments,
+      changedFiles: await readChangedFiles(session, number),
+      onto: found.onto,
+    },
     number,
   );
 }
@@ -114,4 +130,11 @@ async function readReviewComments(session: WebhookSession, number: number, revie
       url: c.html_url,
     };
   });
+}
+
+/** The files pull request `number` changes (one page, read token), a model revision's first targets. */
+async function readChangedFiles(session: WebhookSession, number: number): Promise<string[]> {
+  const api = await session.api();
+  const res = await api.rest.pulls.listFiles({ owner: session.owner, repo: session.repo, pull_number: number, per_page: FOLLOW_UP_LIMITS.changedFiles });
+  return res.data.slice(0, FOLLOW_UP_LIMITS.changedFiles).map((f) => f.filename);
 }
