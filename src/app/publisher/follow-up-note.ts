@@ -41,7 +41,7 @@ export async function noteUnchangedFollowUp(
     result.reason === 'REVISION_NEEDS_MODEL'
       ? `The revision asked by @${followUp.sender} is free text, and no model is configured to follow it (attempt ${attempt}); nothing was changed on ${head}. Without a model, a revision says what to change as recipe steps in an \`agent\` block under \`/agent revise\`, for example:\n\n${BLOCK_EXAMPLE}`
       : followUp.kind === 'ci-repair'
-        ? `CI failed on ${head}: ${(followUp.ciFailures?.failures ?? []).map((f) => `\`${f.name.replace(/`/g, "'")}\``).join(', ') || 'the checks'}; the recipe has nothing more to change (attempt ${attempt}). A maintainer's fix, or \`/agent revise <instructions>\`, is needed.`
+        ? `CI failed on ${head}: ${(followUp.ciFailures?.failures ?? []).map((f) => `\`${f.name.replace(/`/g, "'")}\``).join(', ') || 'the checks'}; nothing more was changed (attempt ${attempt}). A maintainer's fix is needed, or \`/agent revise\` with recipe steps in an \`agent\` block (free-text instructions need a model).`
         : `The revision asked by @${followUp.sender} changed nothing on ${head} (attempt ${attempt}); no commit was added.`;
   await createCommentOnce(api, { ...note, body: `${marker}\n${text}` });
   return true;

@@ -173,7 +173,7 @@ async function readReviewComments(session: WebhookSession, number: number, revie
 }
 
 /** The files pull request `number` changes (one page, read token), a model revision's first targets. */
-async function readChangedFiles(session: WebhookSession, number: number): Promise<string[]> {
+export async function readChangedFiles(session: WebhookSession, number: number): Promise<string[]> {
   const api = await session.api();
   const res = await api.rest.pulls.listFiles({ owner: session.owner, repo: session.repo, pull_number: number, per_page: FOLLOW_UP_LIMITS.changedFiles });
   return res.data.slice(0, FOLLOW_UP_LIMITS.changedFiles).map((f) => f.filename);

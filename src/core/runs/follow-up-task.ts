@@ -35,7 +35,9 @@ export function followUpInstructions(body: string, prefix: string, command = 're
  * How a follow-up changes the branch. A revision whose instructions hold an ```agent block with
  * steps runs those steps. Any other revision is a model task on top of the branch when a model
  * is configured, whatever made the pull request (re-running a recipe cannot follow free text),
- * and cannot run without one. A CI repair carries out the run's task again with the failures.
+ * and cannot run without one. A CI repair is a model task too when a model is configured (the
+ * failures, log excerpts included, say what to fix); without one it carries out the run's task
+ * again on the branch head.
  */
 export type FollowUpWork = 'steps' | 'model' | 'needs-model' | 'task';
 
@@ -49,7 +51,7 @@ function blockSteps(title: string, followUp: FollowUp): TaskContract['steps'] | 
 }
 
 export function followUpWork(followUp: FollowUp, hasModel: boolean, title = 'revision'): FollowUpWork {
-  if (followUp.kind !== 'revise') return 'task';
+  if (followUp.kind !== 'revise') return hasModel ? 'model' : 'task';
   if (blockSteps(title, followUp)) return 'steps';
   return hasModel ? 'model' : 'needs-model';
 }
