@@ -164,8 +164,7 @@ const contentsRead = [['contents', 'read']] as [string, 'read'][];
 
 /**
  * `GET /actions/jobs/{job_id}/logs`: GitHub answers 302 with a short-lived download URL of the
- * job's plain-text log (for an Actions check run, the check run id is the job id); 404 for an
- * unknown job, 410 when the log is gone.
+ * job's plain-text log (for an Actions check run, the check run id is the job id); 404 otherwise.
  */
 const jobLogs: RepoRoute['handle'] = (ctx, m) => {
   const id = Number(m[1]);
@@ -174,7 +173,8 @@ const jobLogs: RepoRoute['handle'] = (ctx, m) => {
     .flatMap((s) => s.runs)
     .find((r) => r.id === id);
   if (!run) return notFound;
-  if (run.log === undefined) return { status: 410, body: { message: 'Gone', documentation_url: 'https://docs.github.com/rest/actions/workflow-jobs' } };
+  // GitHub's description documents only the redirect; a job without a log is answered as unknown.
+  if (run.log === undefined) return notFound;
   const location = `${ctx.baseUrl}/_job-logs/${encodeURIComponent(ctx.repo.fullName)}/${id}?sig=${jobLogSignature(id)}`;
   return { status: 302, headers: { location } };
 };
