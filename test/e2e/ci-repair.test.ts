@@ -103,13 +103,13 @@ describe('ci repair: failing checks on an agent PR', () => {
     expect(await h.json(`${run.prefix}attempts/3/request.json`)).toMatchObject({ reason: 'ci-repair', followUp: { onto: { headSha: repairHead } } });
     await h.drain();
     expect(await h.standin.resolve(h.fullName, run.branch)).toBe(repairHead);
-    const notes = h.comments(run.prNumber).filter((c) => c.body.includes('the recipe has nothing more to change'));
+    const notes = h.comments(run.prNumber).filter((c) => c.body.includes('nothing more was changed'));
     expect(notes).toHaveLength(1);
     expect(notes[0].body).toContain(`CI failed on \`${repairHead.slice(0, 12)}\``);
     // The same head's suite again: its marker stops it (two of three repairs are used).
     await h.deliver('check_suite', suite);
     expect(await h.store.get(`${run.prefix}attempts/4/request.json`)).toBeUndefined();
-    expect(h.comments(run.prNumber).filter((c) => c.body.includes('the recipe has nothing more to change'))).toHaveLength(1);
+    expect(h.comments(run.prNumber).filter((c) => c.body.includes('nothing more was changed'))).toHaveLength(1);
 
     // The third repair (a new head) uses up maxAttempts: 3; a failure on a later head starts nothing.
     await failSuite(h, await pushHumanCommit(h, run.branch, { 'NOTES.md': 'more\n' }, 'Notes'), run.branch);

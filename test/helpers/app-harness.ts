@@ -338,7 +338,12 @@ export interface HarnessPayloads {
   /** `issue_comment.created` on pull request `number` (a PR is an issue; `issue.pull_request` is set). */
   prComment(number: number, body: string, options?: { sender?: string; commentId?: number; senderType?: 'User' | 'Bot' }): Record<string, unknown>;
   /** `pull_request_review.submitted` for a review added with `standin.addReview`. */
-  reviewSubmitted(number: number, review: { id: number; body: string; sender?: string; commitId: string }): Promise<Record<string, unknown>>;
+  reviewSubmitted(number: number, review: { id: number; body: string; sender?: string; commitId: string; state?: string }): Promise<Record<string, unknown>>;
+  /** `pull_request_review_comment.created`: an inline comment on `path` at `line` of pull request `number`. */
+  reviewComment(
+    number: number,
+    comment: { id: number; body: string; path: string; line: number; sender?: string; senderType?: 'User' | 'Bot' },
+  ): Promise<Record<string, unknown>>;
   checkSuiteCompleted(suite: {
     id: number;
     headSha: string;
@@ -1164,8 +1169,35 @@ export function buildPayloads(standin: GitHubStandin, now: () => number = () => 
       const user = userJson(review.sender ?? MAINTAINER);
       const ref = async (name: string) => ({ ref: name, sha: await standin.resolve(HARNESS_FULL_NAME, name), repo: repository(undefined) });
       const pull_request = { ...(p.pull_request as object), number, state: pull.state, head: await ref(pull.head), base: await ref(pull.base) };
-      const reviewJson = { ...(p.review as object), id: review.id, body: review.body, user, commit_id: review.commitId, state: 'commented' };
+      const reviewJson = { ...(p.review as object), id: review.id, body: review.body, user, commit_id: review.commitId, state: review.state ?? 'commented' };
       return { ...p, review: reviewJson, pull_request, repository: repository(p.repository as Record<string, unknown>), sender: user, installation };
+    },
+    async reviewComment(number, c) {
+      // The example that carries `line` (GitHub's current payload), not the older position-only one.
+      const group = EXAMPLES.find((g) => g.name === 'pull_request_review_comment')!.examples;
+      const p = structuredClone(group.find((e) => e.action === 'created' && 'line' in (e.comment as object))!);
+      const pull = standin.repo(HARNESS_FULL_NAME).pulls.get(number);
+      if (!pull) throw new Error(`the stand-in has no pull request #${number}`);
+      const user = userJson(c.sender ?? MAINTAINER, c.senderType);
+      if (c.senderType) user.type = c.senderType;
+      const ref = async (name: string) => ({ ref: name, sha: await standin.resolve(HARNESS_FULL_NAME, name), repo: repository(undefined) });
+      const pull_request = { ...(p.pull_request as object), number, state: pull.state, head: await ref(pull.head), base: await ref(pull.base) };
+      const at = new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const comment = {
+        ...(p.comment as object),
+        id: c.id,
+        body: c.body,
+        path: c.path,
+        line: c.line,
+        original_line: c.line,
+        start_line: null,
+        original_start_line: null,
+        start_side: null,
+        user,
+        created_at: at,
+        updated_at: at,
+      };
+      return { ...p, comment, pull_request, repository: repository(p.repository as Record<string, unknown>), sender: user, installation };
     },
     checkSuiteCompleted(suite) {
       const p = example('check_suite', 'completed');

@@ -3,7 +3,6 @@ import type { AttemptRequest } from '../../core/runs/run-request.js';
 import { createCommentOnce, findMarkedComment } from '../github/create-once.js';
 import type { GitHubApi } from '../github/github-api.js';
 
-/** How an attempt ends when it found nothing to change: no target left, or no diff from its segments. */
 /** How an attempt ended, as its last progress says. */
 export interface AttemptEnd {
   status: string;
@@ -11,7 +10,11 @@ export interface AttemptEnd {
   baseCommitSha?: string;
 }
 
-const UNCHANGED = new Set(['NO_CHANGES', 'TARGET_SELECTION_EMPTY']);
+/** How an attempt ends when it found nothing to change (no target left, no diff), or could not follow free text without a model. */
+const UNCHANGED = new Set(['NO_CHANGES', 'TARGET_SELECTION_EMPTY', 'REVISION_NEEDS_MODEL']);
+
+/** An `agent` block a revision may carry instead of free text: recipe steps need no model. */
+const BLOCK_EXAMPLE = ['```agent', 'steps:', '  - recipe: bump-dependency', '    package: org.example:library', '    to: 2.0.0', '```'].join('\n');
 
 /** Marks the one note per attempt, so a retried invocation does not say it twice. */
 const noteMarker = (runId: string, attempt: number) => `<!-- draftsman:follow-up-note ${runId}/${attempt} -->`;
@@ -35,9 +38,11 @@ export async function noteUnchangedFollowUp(
   if (await findMarkedComment(api, note)) return false;
   const head = `\`${followUp.onto.headSha.slice(0, 12)}\``;
   const text =
-    followUp.kind === 'ci-repair'
-      ? `CI failed on ${head}: ${(followUp.ciFailures?.failures ?? []).map((f) => `\`${f.name.replace(/`/g, "'")}\``).join(', ') || 'the checks'}; the recipe has nothing more to change (attempt ${attempt}). A maintainer's fix, or \`/agent revise <instructions>\`, is needed.`
-      : `The revision asked by @${followUp.sender} changed nothing on ${head} (attempt ${attempt}); no commit was added.`;
+    result.reason === 'REVISION_NEEDS_MODEL'
+      ? `The revision asked by @${followUp.sender} is free text, and no model is configured to follow it (attempt ${attempt}); nothing was changed on ${head}. Without a model, a revision says what to change as recipe steps in an \`agent\` block under \`/agent revise\`, for example:\n\n${BLOCK_EXAMPLE}`
+      : followUp.kind === 'ci-repair'
+        ? `CI failed on ${head}: ${(followUp.ciFailures?.failures ?? []).map((f) => `\`${f.name.replace(/`/g, "'")}\``).join(', ') || 'the checks'}; nothing more was changed (attempt ${attempt}). A maintainer's fix is needed, or \`/agent revise\` with recipe steps in an \`agent\` block (free-text instructions need a model).`
+        : `The revision asked by @${followUp.sender} changed nothing on ${head} (attempt ${attempt}); no commit was added.`;
   await createCommentOnce(api, { ...note, body: `${marker}\n${text}` });
   return true;
 }

@@ -5,7 +5,8 @@ import type { TokenRole } from '../../core/ports.js';
  * inputs: no caller of token-read or token-write can widen them.
  */
 export const TOKEN_SCOPES: Readonly<Record<TokenRole, Readonly<Record<string, 'read' | 'write'>>>> = Object.freeze({
-  read: Object.freeze({ contents: 'read', metadata: 'read', issues: 'write', checks: 'read', statuses: 'read', pull_requests: 'read' }),
+  // actions: read for the logs of failed GitHub Actions jobs a CI repair carries.
+  read: Object.freeze({ contents: 'read', metadata: 'read', issues: 'write', checks: 'read', statuses: 'read', pull_requests: 'read', actions: 'read' }),
   // A worker reads the repository and its CI state; it never writes on GitHub, not even a comment.
   worker: Object.freeze({ contents: 'read', metadata: 'read', checks: 'read', statuses: 'read', pull_requests: 'read' }),
   write: Object.freeze({ contents: 'write', pull_requests: 'write', issues: 'write' }),

@@ -5,7 +5,7 @@ import { readCiFailures } from '../github/ci-failures.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { findAgentRun } from './agent-run.js';
 import { startFollowUp } from './commands/follow-up.js';
-import { agentPullRequest } from './pr-triggers.js';
+import { agentPullRequest, readChangedFiles } from './pr-triggers.js';
 import type { TriggerOutcome } from './trigger-outcome.js';
 import { CheckSuiteCompletedEvent } from './webhook-payloads.js';
 import { WebhookSession, type TriggerDeps } from './webhook-session.js';
@@ -55,6 +55,7 @@ export async function startRepairFromCheckSuite(deps: TriggerDeps, payload: unkn
       instructions: 'Make the failing checks pass.',
       reviewComments: [],
       ciFailures,
+      changedFiles: await readChangedFiles(session, pull.onto.pullRequest),
       onto: pull.onto,
     },
     undefined,

@@ -1,6 +1,14 @@
 import type { ZodType } from 'zod';
+import { mentionsApp } from './app-mention.js';
 import { isBotOrSelf } from './permissions.js';
-import { IssueCommentCreatedPayload, IssuesClosedPayload, IssuesLabeledPayload, PullRequestReviewSubmittedPayload, PushPayload } from './webhook-payloads.js';
+import {
+  IssueCommentCreatedPayload,
+  IssuesClosedPayload,
+  IssuesLabeledPayload,
+  PullRequestReviewCommentCreatedPayload,
+  PullRequestReviewSubmittedPayload,
+  PushPayload,
+} from './webhook-payloads.js';
 
 /**
  * What can be decided about a delivery without any network call: whether the App subscribes
@@ -9,7 +17,10 @@ import { IssueCommentCreatedPayload, IssuesClosedPayload, IssuesLabeledPayload, 
  * answers; the trigger service runs the same predicates, so both give one answer.
  */
 
-/** Comments and reviews matter only when a line starts with a slash (the policy's prefix is checked later). */
+/**
+ * Comments and reviews matter only when a line starts with a slash (the policy's prefix is
+ * checked later), when they mention the App on a pull request, or when a review requests changes.
+ */
 const mayHoldCommand = (body: string): boolean => /^\s*\//m.test(body);
 
 export function labeledSkip(payload: IssuesLabeledPayload, botLogin: string): string | undefined {
@@ -22,13 +33,21 @@ export function labeledSkip(payload: IssuesLabeledPayload, botLogin: string): st
 export function commentSkip(payload: IssueCommentCreatedPayload, botLogin: string): string | undefined {
   if (isBotOrSelf(payload.sender, botLogin) || isBotOrSelf(payload.comment.user, botLogin) || payload.comment.performed_via_github_app)
     return 'comment by a bot or the App';
-  if (!mayHoldCommand(payload.comment.body)) return 'not a command';
+  const body = payload.comment.body;
+  if (!mayHoldCommand(body) && !(payload.issue.pull_request && mentionsApp(body, botLogin))) return 'not a command';
   return undefined;
 }
 
 export function reviewSkip(payload: PullRequestReviewSubmittedPayload, botLogin: string): string | undefined {
   if (isBotOrSelf(payload.sender, botLogin) || isBotOrSelf(payload.review.user, botLogin)) return 'review by a bot or the App';
-  if (!mayHoldCommand(payload.review.body ?? '')) return 'not a command';
+  const body = payload.review.body ?? '';
+  if (!mayHoldCommand(body) && payload.review.state !== 'changes_requested' && !mentionsApp(body, botLogin)) return 'not a command';
+  return undefined;
+}
+
+export function reviewCommentSkip(payload: PullRequestReviewCommentCreatedPayload, botLogin: string): string | undefined {
+  if (isBotOrSelf(payload.sender, botLogin) || isBotOrSelf(payload.comment.user, botLogin)) return 'comment by a bot or the App';
+  if (!mentionsApp(payload.comment.body, botLogin)) return 'does not mention the App';
   return undefined;
 }
 
@@ -51,6 +70,7 @@ export const SUBSCRIBED_EVENTS: Readonly<Record<string, EventRule<unknown>>> = {
   'issues.labeled': rule({ schema: IssuesLabeledPayload, skip: labeledSkip }),
   'issue_comment.created': rule({ schema: IssueCommentCreatedPayload, skip: commentSkip }),
   'pull_request_review.submitted': rule({ schema: PullRequestReviewSubmittedPayload, skip: reviewSkip }),
+  'pull_request_review_comment.created': rule({ schema: PullRequestReviewCommentCreatedPayload, skip: reviewCommentSkip }),
   'issues.closed': rule({ schema: IssuesClosedPayload, skip: closedSkip }),
   installation: {},
   // CI records parse their own subsets and ignore what does not match: no 400 for them.

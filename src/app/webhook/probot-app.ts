@@ -1,7 +1,13 @@
 import type { ApplicationFunction, Options as ProbotOptions } from 'probot';
 import type { Logger } from '../../core/ports.js';
 import type { TriggerService } from './trigger-service.js';
-import { IssueCommentCreatedPayload, IssuesClosedPayload, IssuesLabeledPayload, PullRequestReviewSubmittedPayload } from './webhook-payloads.js';
+import {
+  IssueCommentCreatedPayload,
+  IssuesClosedPayload,
+  IssuesLabeledPayload,
+  PullRequestReviewCommentCreatedPayload,
+  PullRequestReviewSubmittedPayload,
+} from './webhook-payloads.js';
 
 export interface DraftsmanAppDeps {
   triggers: TriggerService;
@@ -31,6 +37,10 @@ export function draftsmanApp(deps: DraftsmanAppDeps): ApplicationFunction {
     app.on('pull_request_review.submitted', async (context) => {
       const outcome = await deps.triggers.onReview(PullRequestReviewSubmittedPayload.parse(context.payload));
       deps.logger.info('pull_request_review.submitted handled', { delivery: context.id, outcome: outcome.kind });
+    });
+    app.on('pull_request_review_comment.created', async (context) => {
+      const outcome = await deps.triggers.onReviewComment(PullRequestReviewCommentCreatedPayload.parse(context.payload));
+      deps.logger.info('pull_request_review_comment.created handled', { delivery: context.id, outcome: outcome.kind });
     });
     app.on('issues.closed', async (context) => {
       const outcome = await deps.triggers.onClosed(IssuesClosedPayload.parse(context.payload));

@@ -13,13 +13,19 @@ import { rebaseCommand } from './commands/rebase.js';
 import { retryCommand } from './commands/retry.js';
 import { runCommand, runFromLabel } from './commands/run.js';
 import { statusCommand } from './commands/status.js';
-import { closedSkip, commentSkip, labeledSkip, reviewSkip } from './event-filter.js';
+import { closedSkip, commentSkip, labeledSkip, reviewCommentSkip, reviewSkip } from './event-filter.js';
 import { hasMinPermission } from './permissions.js';
 import { policyForTrigger } from './policy-gate.js';
 import type { TriggerOutcome } from './trigger-outcome.js';
-import { onReviewSubmitted, routePullRequestComment } from './pr-triggers.js';
+import { onPullRequestMention, onReviewCommentMention, onReviewSubmitted, routePullRequestComment } from './pr-triggers.js';
 import { TEXTS } from './texts.js';
-import type { IssueCommentCreatedPayload, IssuesClosedPayload, IssuesLabeledPayload, PullRequestReviewSubmittedPayload } from './webhook-payloads.js';
+import type {
+  IssueCommentCreatedPayload,
+  IssuesClosedPayload,
+  IssuesLabeledPayload,
+  PullRequestReviewCommentCreatedPayload,
+  PullRequestReviewSubmittedPayload,
+} from './webhook-payloads.js';
 import { WebhookSession, type TriggerDeps } from './webhook-session.js';
 
 export type { TriggerOutcome } from './trigger-outcome.js';
@@ -89,6 +95,8 @@ export class TriggerService {
     const policy = await policyForTrigger(session, payload.issue.number);
     if (!policy) return { kind: 'policy-invalid' };
     const parsed = parseSlashCommand(payload.comment.body, policy.triggers.commandPrefix);
+    // Without a command, only a mention of the App on a pull request asks for something (commentSkip).
+    if (!parsed && payload.issue.pull_request) return onPullRequestMention(session, policy, payload);
     if (!parsed) return { kind: 'ignored', why: 'no command with the policy prefix' };
     if (payload.issue.pull_request) {
       const routed = await routePullRequestComment(session, policy, payload, parsed);
@@ -129,7 +137,7 @@ export class TriggerService {
     return putArtifactIfAbsent(store, commandClaimKey(session.owner, session.repo, payload.issue.number, payload.comment.id), CommandClaim, claim);
   }
 
-  /** A submitted review on an agent pull request: `/agent revise` in its body starts a revision with its inline comments. */
+  /** A submitted review on an agent pull request: `/agent revise` in its body, a mention of the App or a change request starts a revision with its inline comments. */
   async onReview(payload: PullRequestReviewSubmittedPayload): Promise<TriggerOutcome> {
     const skip = reviewSkip(payload, this.deps.botLogin);
     if (skip !== undefined) return { kind: 'ignored', why: skip };
@@ -137,9 +145,17 @@ export class TriggerService {
     const session = new WebhookSession(this.deps, payload.repository, payload.installation.id);
     const policy = await policyForTrigger(session, payload.pull_request.number);
     if (!policy) return { kind: 'policy-invalid' };
-    const parsed = parseSlashCommand(body, policy.triggers.commandPrefix);
-    if (!parsed) return { kind: 'ignored', why: 'no command with the policy prefix' };
-    return onReviewSubmitted(session, policy, payload, parsed);
+    return onReviewSubmitted(session, policy, payload, parseSlashCommand(body, policy.triggers.commandPrefix));
+  }
+
+  /** An inline review comment on an agent pull request that mentions the App starts a revision carrying it. */
+  async onReviewComment(payload: PullRequestReviewCommentCreatedPayload): Promise<TriggerOutcome> {
+    const skip = reviewCommentSkip(payload, this.deps.botLogin);
+    if (skip !== undefined) return { kind: 'ignored', why: skip };
+    const session = new WebhookSession(this.deps, payload.repository, payload.installation.id);
+    const policy = await policyForTrigger(session, payload.pull_request.number);
+    if (!policy) return { kind: 'policy-invalid' };
+    return onReviewCommentMention(session, policy, payload);
   }
 
   /**

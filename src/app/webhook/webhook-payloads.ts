@@ -66,16 +66,44 @@ export type IssuesClosedPayload = z.infer<typeof IssuesClosedPayload>;
 
 const PullRequestRef = z.object({ ref: z.string(), sha: z.string(), repo: z.object({ id: z.number().int() }).nullable().optional() });
 
-/** `pull_request_review.submitted`: a review whose body may hold `/agent revise ...`. */
+/** `pull_request_review.submitted`: a review whose body may hold `/agent revise ...`, mention the App, or request changes. */
 export const PullRequestReviewSubmittedPayload = z.object({
   action: z.literal('submitted'),
-  review: z.object({ id: z.number().int(), body: z.string().nullable(), user: User, html_url: z.string().optional(), commit_id: z.string().optional() }),
+  review: z.object({
+    id: z.number().int(),
+    body: z.string().nullable(),
+    user: User,
+    html_url: z.string().optional(),
+    commit_id: z.string().optional(),
+    /** `approved`, `changes_requested`, `commented` (GitHub sends lower case in webhooks). */
+    state: z.string().optional(),
+  }),
   pull_request: z.object({ number: z.number().int().positive(), head: PullRequestRef, base: PullRequestRef }),
   repository: Repository,
   sender: User,
   installation: Installation,
 });
 export type PullRequestReviewSubmittedPayload = z.infer<typeof PullRequestReviewSubmittedPayload>;
+
+/** `pull_request_review_comment.created`: an inline review comment, which may mention the App. */
+export const PullRequestReviewCommentCreatedPayload = z.object({
+  action: z.literal('created'),
+  comment: z.object({
+    id: z.number().int(),
+    body: z.string(),
+    user: User,
+    path: z.string(),
+    line: z.number().int().nullable().optional(),
+    start_line: z.number().int().nullable().optional(),
+    original_line: z.number().int().nullable().optional(),
+    html_url: z.string().optional(),
+  }),
+  pull_request: z.object({ number: z.number().int().positive(), head: PullRequestRef, base: PullRequestRef }),
+  repository: Repository,
+  sender: User,
+  installation: Installation,
+});
+export type PullRequestReviewCommentCreatedPayload = z.infer<typeof PullRequestReviewCommentCreatedPayload>;
 
 /** `check_suite.completed` as the CI repair trigger reads it (the CI feedback recorder has its own subset). */
 export const CheckSuiteCompletedEvent = z.object({

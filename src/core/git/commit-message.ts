@@ -16,6 +16,8 @@ export interface CommitMessageInput {
   /** The task as a human reads it (the issue title, or the CLI task's first line). */
   task: string;
   intent: string;
+  /** Who asked for this commit and in which words (a revision's comment), quoted after Intent. */
+  request?: { by: string; text: string };
   verification: VerificationReport;
   risk: string[];
   runId: string;
@@ -45,6 +47,20 @@ function subjectLine(input: CommitMessageInput, summary: string): string {
   return `${prefix}${shortenAtWord(summary, MAX_SUBJECT - prefix.length)}`;
 }
 
+/** A request quoted at most this long: the PR keeps the whole comment. */
+const MAX_QUOTED_LINES = 20;
+const MAX_QUOTED_CHARS = 2_000;
+
+/** `Requested by @x:` and the request's words as a `> ` quote, bounded (a cut says so). */
+function requestLines(request: { by: string; text: string } | undefined): string[] {
+  const text = request?.text.trim() ?? '';
+  if (!request || !text) return [];
+  const lines = text.slice(0, MAX_QUOTED_CHARS).split(/\r?\n/);
+  const kept = lines.slice(0, MAX_QUOTED_LINES);
+  if (kept.length < lines.length || text.length > MAX_QUOTED_CHARS) kept.push('[...]');
+  return [`Requested by @${oneLine(request.by)}:`, ...kept.map((l) => (l.trim() ? `> ${l.trimEnd()}` : '>'))];
+}
+
 /** A project command as one line of the trailer: what ran, where, and how it ended. */
 function commandLine(c: CommandResult, where: string | undefined): string {
   if (c.status === 'NOT_RUN') return `not run: ${oneLine(c.run)}: ${oneLine(c.why ?? 'not started')}`;
@@ -68,7 +84,7 @@ function verificationLines(report: VerificationReport): string[] {
 /**
  * The commit message contract: `<type>(<scope>)[!]: <summary>` (at most 72 characters: a long
  * summary is shortened at a word boundary, a scope too long to leave room is left out; length is
- * never an error), then Task, Intent,
+ * never an error), then Task, Intent, the request quoted (a revision's words, when given),
  * Verification (only what really ran; `not run: <why>` otherwise), Risk, and the trailers
  * `Generated-by`, `Run-id`, `Task-id`. Ends with one newline, so the bytes are stable.
  */
@@ -83,6 +99,7 @@ export function formatCommitMessage(input: CommitMessageInput): string {
     '',
     `Task: ${oneLine(input.task)}`,
     `Intent: ${oneLine(input.intent)}`,
+    ...requestLines(input.request),
     'Verification:',
     ...verificationLines(input.verification),
     'Risk:',

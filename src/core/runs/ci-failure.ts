@@ -4,6 +4,7 @@ import { escapeControls } from '../text/quote-path.js';
 import { code, fenced, inline } from '../text/report-markdown.js';
 import { defaultPolicy } from '../policy/agent-policy.js';
 import { normalizeRepoPath } from '../util/repo-path.js';
+import { MAX_CI_LOG_CHARS } from './ci-log-excerpt.js';
 
 const Sha = z.string().regex(/^[0-9a-f]{40}$/);
 
@@ -64,6 +65,8 @@ export const CiFailure = z.object({
   summary: z.string().max(MAX_CI_OUTPUT_CHARS).optional(),
   /** Check run output.text, truncated. */
   text: z.string().max(MAX_CI_OUTPUT_CHARS).optional(),
+  /** An excerpt of the failed job's log around the failure (`ciLogExcerpt`), secrets scrubbed. */
+  log: z.string().max(MAX_CI_LOG_CHARS).optional(),
   annotations: z.array(CiAnnotation).max(MAX_ANNOTATIONS_PER_RUN),
 });
 export type CiFailure = z.infer<typeof CiFailure>;
@@ -141,10 +144,16 @@ function boundFailure(failure: UnboundedCiFailure): { failure: CiFailure; trunca
     ...optionalField('title', optionalCut(failure.title, MAX_CI_MESSAGE_CHARS)),
     ...optionalField('summary', optionalCut(failure.summary, MAX_CI_OUTPUT_CHARS)),
     ...optionalField('text', optionalCut(failure.text, MAX_CI_OUTPUT_CHARS)),
+    ...optionalField('log', optionalCut(failure.log, MAX_CI_LOG_CHARS)),
     annotations: ordered.slice(0, MAX_ANNOTATIONS_PER_RUN),
   };
   const cutText = (raw: string | undefined, kept: string | undefined) => raw !== undefined && raw !== '' && raw !== kept;
-  const truncated = skipped || ordered.length > MAX_ANNOTATIONS_PER_RUN || cutText(failure.summary, bounded.summary) || cutText(failure.text, bounded.text);
+  const truncated =
+    skipped ||
+    ordered.length > MAX_ANNOTATIONS_PER_RUN ||
+    cutText(failure.summary, bounded.summary) ||
+    cutText(failure.text, bounded.text) ||
+    cutText(failure.log, bounded.log);
   return { failure: bounded, truncated };
 }
 
@@ -162,8 +171,9 @@ function fieldBytes(key: string, value: unknown): number {
  * paths normalised (a path that could leave the repository is dropped), at most
  * MAX_ANNOTATIONS_PER_RUN annotations per run and MAX_CI_FAILURES failures, and the whole report
  * under MAX_CI_REPORT_BYTES. The budget is spent in passes so that every failure is named before
- * any gets detail: names, conclusions and titles first, then summaries, then annotations, then
- * output texts, each pass in failure order. `truncated` is true when anything was cut or left
+ * any gets detail: names, conclusions and titles first, then summaries, then log excerpts (a
+ * failing test often has no annotation), then annotations, then output texts, each pass in
+ * failure order. `truncated` is true when anything was cut or left
  * out, or when `readTruncated` says the reader already stopped early.
  */
 export function boundCiFailureReport(headSha: string, failures: readonly UnboundedCiFailure[], readTruncated = false): CiFailureReport {
@@ -181,7 +191,7 @@ export function boundCiFailureReport(headSha: string, failures: readonly Unbound
   };
   const kept: CiFailure[] = [];
   for (const f of full) {
-    const { summary: _summary, text: _text, annotations: _annotations, ...essentials } = f;
+    const { summary: _summary, text: _text, log: _log, annotations: _annotations, ...essentials } = f;
     const slim: CiFailure = { ...essentials, annotations: [] };
     if (!fits(jsonBytes(slim) + 1)) break;
     kept.push(slim);
@@ -189,6 +199,9 @@ export function boundCiFailureReport(headSha: string, failures: readonly Unbound
   const sources = full.slice(0, kept.length);
   sources.forEach((f, i) => {
     if (f.summary !== undefined && fits(fieldBytes('summary', f.summary))) kept[i].summary = f.summary;
+  });
+  sources.forEach((f, i) => {
+    if (f.log !== undefined && fits(fieldBytes('log', f.log))) kept[i].log = f.log;
   });
   sources.forEach((f, i) => {
     for (const a of f.annotations) {
@@ -200,8 +213,9 @@ export function boundCiFailureReport(headSha: string, failures: readonly Unbound
     if (f.text !== undefined && fits(fieldBytes('text', f.text))) kept[i].text = f.text;
   });
   truncated ||=
-    kept.some((k, i) => k.summary !== full[i].summary || k.text !== full[i].text || k.annotations.length !== full[i].annotations.length) ||
-    kept.length < full.length;
+    kept.some(
+      (k, i) => k.summary !== full[i].summary || k.text !== full[i].text || k.log !== full[i].log || k.annotations.length !== full[i].annotations.length,
+    ) || kept.length < full.length;
   return CiFailureReport.parse({ headSha, failures: kept, truncated });
 }
 
@@ -241,6 +255,7 @@ function renderFailure(f: CiFailure, index: number): string[] {
   if (f.title) out.push(`${f.kind === 'status' ? 'Description' : 'Title'}: ${oneLine(f.title)}`, '');
   if (f.summary) out.push('Summary:', '', ...fenced('text', neutralise(f.summary)), '');
   if (f.text) out.push('Output:', '', ...fenced('text', neutralise(f.text)), '');
+  if (f.log) out.push('Log of the failed job (excerpt):', '', ...fenced('text', neutralise(f.log)), '');
   if (f.annotations.length > 0) {
     out.push(`Annotations (${f.annotations.length}):`, '');
     for (const a of f.annotations) {

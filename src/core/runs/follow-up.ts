@@ -6,6 +6,8 @@ export const FOLLOW_UP_LIMITS = {
   instructionsChars: 8_000,
   reviewComments: 50,
   reviewCommentChars: 2_000,
+  /** The pull request's changed files a revision names as its targets (one page of GitHub's list). */
+  changedFiles: 100,
 } as const;
 
 const Sha = z.string().regex(/^[0-9a-f]{40}$/);
@@ -34,6 +36,8 @@ export const FollowUp = z.object({
   source: z.string().regex(/^[a-z]+-[0-9a-f]{1,40}$/),
   instructions: z.string().max(FOLLOW_UP_LIMITS.instructionsChars),
   reviewComments: z.array(ReviewComment).max(FOLLOW_UP_LIMITS.reviewComments).default([]),
+  /** The files the pull request changes, as GitHub lists them when the follow-up is asked for: a model revision's first targets. */
+  changedFiles: z.array(z.string().min(1).max(4096)).max(FOLLOW_UP_LIMITS.changedFiles).optional(),
   /** The failing checks, as read with the read token (untrusted text). */
   ciFailures: CiFailureReport.optional(),
   onto: z.object({ branch: z.string().min(1), headSha: Sha, baseBranch: z.string().min(1), pullRequest: z.number().int().positive() }),

@@ -1,6 +1,6 @@
 import { gitCommitJson, iso } from './repo-json.js';
 import type { CheckSuiteState, CommitStatusState } from './repo-state.js';
-import { guarded, need, notFound, pageOf, unprocessable, type RepoRoute, type RouteContext, type RouteResult } from './route-context.js';
+import { guarded, jobLogSignature, need, notFound, pageOf, unprocessable, type RepoRoute, type RouteContext, type RouteResult } from './route-context.js';
 
 type Checked = (ctx: RouteContext, sha: string, suites: CheckSuiteState[]) => RouteResult;
 
@@ -162,6 +162,23 @@ const compare: RepoRoute['handle'] = async (ctx, m) => {
 
 const contentsRead = [['contents', 'read']] as [string, 'read'][];
 
+/**
+ * `GET /actions/jobs/{job_id}/logs`: GitHub answers 302 with a short-lived download URL of the
+ * job's plain-text log (for an Actions check run, the check run id is the job id); 404 otherwise.
+ */
+const jobLogs: RepoRoute['handle'] = (ctx, m) => {
+  const id = Number(m[1]);
+  const run = ctx.repo.checkSuites
+    .filter((s) => s.app.slug === 'github-actions')
+    .flatMap((s) => s.runs)
+    .find((r) => r.id === id);
+  if (!run) return notFound;
+  // GitHub's description documents only the redirect; a job without a log is answered as unknown.
+  if (run.log === undefined) return notFound;
+  const location = `${ctx.baseUrl}/_job-logs/${encodeURIComponent(ctx.repo.fullName)}/${id}?sig=${jobLogSignature(id)}`;
+  return { status: 302, headers: { location } };
+};
+
 /** Commits, branches, and the checks and statuses on a commit. */
 export const COMMIT_ROUTES: RepoRoute[] = [
   { method: 'GET', path: /^\/commits\/([^/]+)\/check-suites$/, handle: onCommit('checks', checkSuites) },
@@ -172,4 +189,5 @@ export const COMMIT_ROUTES: RepoRoute[] = [
   { method: 'GET', path: /^\/commits\/([^/]+)$/, handle: guarded(contentsRead, commit) },
   { method: 'GET', path: /^\/branches\/(.+)$/, handle: guarded(contentsRead, branch) },
   { method: 'GET', path: /^\/compare\/(.+?)\.\.\.(.+)$/, handle: guarded(contentsRead, compare) },
+  { method: 'GET', path: /^\/actions\/jobs\/(\d+)\/logs$/, handle: guarded([['actions', 'read']], jobLogs) },
 ];

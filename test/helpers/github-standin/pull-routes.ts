@@ -1,6 +1,7 @@
+import { runGit } from './git-store.js';
 import { pullJson, reviewCommentJson } from './repo-json.js';
 import type { PullState } from './repo-state.js';
-import { guarded, need, notFound, unprocessable, type RepoRoute, type RouteContext, type RouteResult } from './route-context.js';
+import { guarded, need, notFound, pageOf, unprocessable, type RepoRoute, type RouteContext, type RouteResult } from './route-context.js';
 
 const invalid = (field: string): RouteResult => ({
   status: 422,
@@ -76,6 +77,44 @@ const reviewComments: RepoRoute['handle'] = (ctx, m) => {
   return { status: 200, body: review.comments.slice(0, perPage).map((c) => reviewCommentJson(ctx, number, review, c)) };
 };
 
+const FILE_STATUS: Record<string, string> = { A: 'added', D: 'removed', M: 'modified', T: 'changed' };
+
+/**
+ * `GET /pulls/{n}/files`: the files the pull request changes, as GitHub lists them (the
+ * three-dot diff from the merge base to the head, no rename detection), paginated.
+ */
+const listFiles: RepoRoute['handle'] = async (ctx, m) => {
+  const pull = ctx.repo.pulls.get(Number(m[1]));
+  if (!pull) return notFound;
+  const { git, fullName } = ctx.repo;
+  const [base, head] = [await git.readRef(`refs/heads/${pull.base}`), await git.readRef(`refs/heads/${pull.head}`)];
+  if (!base || !head) return { status: 200, body: [] };
+  const numstat = (await runGit(git.gitdir, ['diff', '--numstat', '--no-renames', '-z', `${base}...${head}`])).stdout.toString().split('\0');
+  const status = (await runGit(git.gitdir, ['diff', '--name-status', '--no-renames', '-z', `${base}...${head}`])).stdout.toString().split('\0');
+  const statusOf = new Map<string, string>();
+  for (let i = 0; i + 1 < status.length; i += 2) statusOf.set(status[i + 1], FILE_STATUS[status[i]] ?? 'modified');
+  const files = [];
+  for (const line of numstat.filter((l) => l !== '')) {
+    const [added, deleted, filename] = line.split('\t');
+    const [additions, deletions] = [Number(added) || 0, Number(deleted) || 0];
+    const sha = (await git.entryAt(head, filename))?.sha ?? (await git.entryAt(base, filename))?.sha ?? '';
+    const blob = `${ctx.baseUrl}/${fullName}/blob/${head}/${filename}`;
+    files.push({
+      sha,
+      filename,
+      status: statusOf.get(filename) ?? 'modified',
+      additions,
+      deletions,
+      changes: additions + deletions,
+      blob_url: blob,
+      raw_url: `${ctx.baseUrl}/${fullName}/raw/${head}/${filename}`,
+      contents_url: `${ctx.baseUrl}/repos/${fullName}/contents/${filename}?ref=${head}`,
+    });
+  }
+  const { start, perPage } = pageOf(ctx.query, 100);
+  return { status: 200, body: files.slice(start, start + perPage) };
+};
+
 const getPull: RepoRoute['handle'] = async (ctx, m) => {
   const pull = ctx.repo.pulls.get(Number(m[1]));
   return need(ctx, ['pull_requests', 'read']) ?? (pull ? { status: 200, body: await pullJson(ctx, pull) } : notFound);
@@ -119,6 +158,7 @@ export const PULL_ROUTES: RepoRoute[] = [
   { method: 'POST', path: /^\/pulls$/, handle: guarded(write, createPull) },
   { method: 'GET', path: /^\/pulls$/, handle: guarded(read, listPulls) },
   { method: 'GET', path: /^\/pulls\/(\d+)\/reviews\/(\d+)\/comments$/, handle: guarded(read, reviewComments) },
+  { method: 'GET', path: /^\/pulls\/(\d+)\/files$/, handle: guarded(read, listFiles) },
   { method: 'GET', path: /^\/pulls\/(\d+)$/, handle: getPull },
   { method: 'PATCH', path: /^\/pulls\/(\d+)$/, handle: guarded(write, updatePull) },
   { method: 'POST', path: /^\/pulls\/(\d+)\/requested_reviewers$/, handle: guarded(write, requestReviewers) },

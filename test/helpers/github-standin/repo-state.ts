@@ -65,6 +65,8 @@ export interface CheckRunState {
   detailsUrl?: string;
   output: CheckRunOutputState;
   annotations: CheckAnnotationState[];
+  /** The job's log, for a GitHub Actions run (its check run id is the job id). */
+  log?: string;
 }
 
 /** What a check run reports besides its conclusion (GitHub's `output`, without the annotations). */

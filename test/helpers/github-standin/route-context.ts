@@ -64,3 +64,8 @@ export function pageOf(query: URLSearchParams, max = Infinity): { start: number;
 
 /** A 422 with GitHub's message. */
 export const unprocessable = (message: string): RouteResult => ({ status: 422, body: { message } });
+
+/** The stand-in's stand-in for the signature of a job log's download URL (GitHub's expire after a minute). */
+export function jobLogSignature(jobId: number): string {
+  return `standin-${jobId}`;
+}

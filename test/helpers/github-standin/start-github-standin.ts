@@ -19,6 +19,7 @@ import type {
 import { graphqlRoute } from './graphql-routes.js';
 import { manifestConversion, type StandinManifestRegistration } from './manifest-routes.js';
 import { handleRepoRoute, type RouteContext, type RouteResult } from './repo-routes.js';
+import { jobLogSignature } from './route-context.js';
 import { buildTree, UnprocessableError } from './tree-builder.js';
 import type { GitHubRetryPolicy } from '../../../src/app/github/github-api.js';
 import { checkExchange, formatViolation, type ContractViolation, type ExchangeCheck } from '../openapi/contract-check.js';
@@ -123,6 +124,7 @@ export const DEFAULT_INSTALLATION_PERMISSIONS: Record<string, string> = {
   pull_requests: 'write',
   checks: 'read',
   statuses: 'read',
+  actions: 'read',
 };
 
 /** One check run of a suite added by a test; `output` and `annotations` are what CI reported. */
@@ -133,6 +135,8 @@ export interface StandinCheckRun {
   detailsUrl?: string;
   output?: Partial<CheckRunOutputState>;
   annotations?: CheckAnnotationState[];
+  /** The job's log (GitHub Actions runs): served by `GET /actions/jobs/{id}/logs` through a redirect. */
+  log?: string;
 }
 
 export interface GitHubStandin {
@@ -344,6 +348,18 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
       record(result.status, responseBody, check, result.tokenMinted);
     };
 
+    // A job log's download URL, where `GET /actions/jobs/{id}/logs` redirects: signed, no token, plain text.
+    const download = /^\/_job-logs\/(.+)\/(\d+)$/.exec(url.pathname);
+    if (download && method === 'GET') {
+      const run = repos
+        .get(decodeURIComponent(download[1]).toLowerCase())
+        ?.checkSuites.flatMap((cs) => cs.runs)
+        .find((r) => r.id === Number(download[2]));
+      const ok = run?.log !== undefined && url.searchParams.get('sig') === jobLogSignature(Number(download[2]));
+      res.writeHead(ok ? 200 : 404, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(ok ? run.log : 'Not Found');
+      return;
+    }
     const rule = faultRules.find((r) => r.count > 0 && r.match({ method, path: url.pathname }));
     if (rule) {
       rule.count -= 1;
@@ -495,6 +511,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
           detailsUrl: r.detailsUrl,
           output: { title: r.output?.title ?? null, summary: r.output?.summary ?? null, text: r.output?.text ?? null },
           annotations: r.annotations ?? [],
+          ...(r.log !== undefined ? { log: r.log } : {}),
         })),
         createdAt: clock.now(),
       };

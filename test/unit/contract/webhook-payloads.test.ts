@@ -1,6 +1,12 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IssueCommentCreatedPayload, IssuesClosedPayload, IssuesLabeledPayload } from '../../../src/app/webhook/webhook-payloads.js';
+import {
+  IssueCommentCreatedPayload,
+  IssuesClosedPayload,
+  IssuesLabeledPayload,
+  PullRequestReviewCommentCreatedPayload,
+  PullRequestReviewSubmittedPayload,
+} from '../../../src/app/webhook/webhook-payloads.js';
 import {
   buildPayloads,
   HARNESS_APP_ID,
@@ -22,6 +28,7 @@ const ACCEPTED_GAPS: Record<string, string> = {
     'GitHub documents one schema for App and non-App deliveries; deliveries to a GitHub App always carry the installation',
   '$.comment.user: GitHub may send null':
     'null only for a deleted account; a comment being created has a live author, and a payload without one is refused at the boundary',
+  '$.review.user: GitHub may send null': 'null only for a deleted account; a review being submitted has a live author, as a comment being created has',
 };
 
 describe("the App's webhook payload schemas against GitHub's (@octokit/openapi-webhooks)", () => {
@@ -29,6 +36,8 @@ describe("the App's webhook payload schemas against GitHub's (@octokit/openapi-w
     ['issues.labeled', IssuesLabeledPayload, 'issues', 'labeled'],
     ['issue_comment.created', IssueCommentCreatedPayload, 'issue_comment', 'created'],
     ['issues.closed', IssuesClosedPayload, 'issues', 'closed'],
+    ['pull_request_review.submitted', PullRequestReviewSubmittedPayload, 'pull_request_review', 'submitted'],
+    ['pull_request_review_comment.created', PullRequestReviewCommentCreatedPayload, 'pull_request_review_comment', 'created'],
   ] as const;
   it.each(cases)(
     '%s: every field the App requires is one GitHub sends, with a compatible type',

@@ -57,8 +57,9 @@ export function discoveryPhase(env: PipelineEnv): PhaseHandler {
       const attemptKeys = env.keys.attempt(env.attempt);
       await writeArtifact(env.store, attemptKeys.repoMap, RepoMap, map);
       await context.runtime.use('code_search');
+      // A follow-up with a model is the model's (followUpWork): the words are not read into recipe steps again.
       const inferred =
-        task.steps.length === 0 && task.mode !== 'analysis' && env.policy.agent.inferSteps !== 'off'
+        task.steps.length === 0 && task.mode !== 'analysis' && env.policy.agent.inferSteps !== 'off' && !(env.followUp && env.model)
           ? await groundProse(
               { title: task.title, body: task.objective },
               {

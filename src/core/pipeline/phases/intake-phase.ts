@@ -1,6 +1,6 @@
 import type { PhaseHandler } from '../../phases/orchestrator.js';
 import { TaskError } from '../../task/task-error.js';
-import { taskWithFollowUp } from '../../runs/follow-up-task.js';
+import { followUpWork, taskWithFollowUp } from '../../runs/follow-up-task.js';
 import { taskFromSnapshot } from '../../runs/snapshot-task.js';
 import { inferredOf } from '../inferred-steps.js';
 import { TaskContract } from '../../task/task-contract.js';
@@ -44,7 +44,8 @@ export function intakePhase(env: PipelineEnv): PhaseHandler {
       if (request.paths && request.paths.length > 0 && !(task.paths && task.paths.length > 0)) task = { ...task, paths: [...request.paths] };
       if (env.followUp) {
         const f = env.followUp;
-        task = taskWithFollowUp(task, f);
+        const work = followUpWork(f, env.model !== undefined, task.title);
+        task = taskWithFollowUp(task, f, env.model !== undefined);
         await context.ledger.append({
           actor: 'orchestrator',
           phase: 'intake',
@@ -57,8 +58,17 @@ export function intakePhase(env: PipelineEnv): PhaseHandler {
             instructions: f.instructions,
             reviewComments: f.reviewComments.length,
             ciFailures: f.ciFailures?.failures.map((x) => x.name) ?? [],
+            work,
           },
         });
+        // Free text needs a model to follow it; the publisher tells the PR how to ask with steps instead.
+        if (work === 'needs-model') {
+          return {
+            output: task,
+            summary: 'the revision asks in free text and no model is configured: nothing can follow it',
+            stop: { state: 'FAILED', reason: 'REVISION_NEEDS_MODEL' },
+          };
+        }
       }
       if (!env.policy.agent.allowedModes.includes(task.mode)) {
         return {

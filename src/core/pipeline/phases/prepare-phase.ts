@@ -130,6 +130,7 @@ async function commitChanges(env: PipelineEnv, context: PhaseContext, task: Task
       summary: text.summary,
       task: taskTitle(env, task) || text.title,
       intent: plan.reason,
+      request: requestOf(env.followUp),
       risk: [`${review.risk.riskLevel} (${review.risk.riskScore})`, ...review.risk.reasons.slice(0, 5)],
       runId: env.request.runId,
       taskId: env.taskId(task),
@@ -143,6 +144,13 @@ async function commitChanges(env: PipelineEnv, context: PhaseContext, task: Task
   });
   // A partial change (agent.publishPartial) says so before anything else a reviewer reads.
   return { commit, title: verification.report.status === 'FAILED' ? `[partial] ${text.title}` : text.title };
+}
+
+/** A revision's words, quoted in its commit: the instructions, then each inline comment with where it points. */
+function requestOf(followUp: PipelineEnv['followUp']): { by: string; text: string } | undefined {
+  if (followUp?.kind !== 'revise') return undefined;
+  const inline = followUp.reviewComments.map((c) => `${c.path}${c.line ? `:${c.line}` : ''}: ${c.body}`);
+  return { by: followUp.sender, text: [followUp.instructions.trim(), ...inline].filter((t) => t !== '').join('\n') };
 }
 
 /** The issue title (App) or the CLI task's first line: the maintainer's words. */
