@@ -50,8 +50,8 @@ interface FollowInput {
   candidates: readonly string[];
   contents: FileContents;
   symbols: SymbolIndex;
-  /** Distinct report terms a file holds. */
-  coverageOf: (path: string) => number;
+  /** Distinct report terms and words a file holds. */
+  coverageOf: (path: string) => Promise<number>;
   isTest: (path: string) => boolean;
 }
 
@@ -111,22 +111,21 @@ export async function followCalls(input: FollowInput): Promise<{ findings: CallS
         if (visited.has(key)) continue;
         visited.add(key);
         next.push({ path: d.path, name, line: d.tag.line });
-        if (d.path !== from.path && !findings.has(d.path)) findings.set(d.path, calleeFinding(input, d, name, from, step));
+        if (d.path !== from.path && !findings.has(d.path)) findings.set(d.path, calleeFinding(d, name, from, step, await input.coverageOf(d.path)));
       }
     }
-    frontier = next
-      .sort((a, b) => input.coverageOf(b.path) - input.coverageOf(a.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-      .slice(0, MAX_CALL_ANCHORS);
+    const cover = new Map<string, number>();
+    for (const a of next) cover.set(a.path, await input.coverageOf(a.path));
+    frontier = next.sort((a, b) => cover.get(b.path)! - cover.get(a.path)! || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).slice(0, MAX_CALL_ANCHORS);
   }
   return { findings: [...findings.values()], filesParsed };
 }
 
-function calleeFinding(input: FollowInput, d: { path: string; tag: SymbolTag }, name: string, from: CallAnchor, step: number): CallStepFinding {
-  const coverage = input.coverageOf(d.path);
+function calleeFinding(d: { path: string; tag: SymbolTag }, name: string, from: CallAnchor, step: number, coverage: number): CallStepFinding {
   return {
     path: d.path,
     score: Math.round(((CALLEE_SCORE + COVERAGE_SCORE * Math.min(coverage, 5)) / step) * 100) / 100,
-    reason: `defines ${name}, called by ${from.name} (${from.path})${step > 1 ? `, ${step} steps from the named symbol` : ''}; holds ${coverage} of the report's terms`,
+    reason: `defines ${name}, called by ${from.name} (${from.path})${step > 1 ? `, ${step} steps from the named symbol` : ''}; holds ${coverage} of the report's terms and words`,
     evidence: { type: 'symbol', line: d.tag.line, snippet: d.tag.snippet, term: name, detail: `callee of ${from.name}` },
     coverage,
   };

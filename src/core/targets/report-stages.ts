@@ -1,4 +1,5 @@
 import type { SearchTerm } from '../task/task-contract.js';
+import { taskWords } from '../task/search-terms.js';
 import { followCalls, type CallAnchor } from './call-steps.js';
 import { changelogConvention, TOWNCRIER_CONFIGS } from './changelog-convention.js';
 import { keywordSearch } from './keyword-search.js';
@@ -93,6 +94,22 @@ export function coverageStage(ctx: SelectionContext): void {
   }
 }
 
+/** The report's terms and plain words, lower case, plain words cut to a stem (`merged` -> `merg`): what a callee's coverage counts. */
+function reportNeedles(ctx: SelectionContext): string[] {
+  const terms = ctx.task.searchTerms.filter((t) => t.kind !== 'stack-frame').flatMap((t) => t.term.split(/\.|::|#/));
+  const words = taskWords(ctx.task)
+    .filter((w) => !w.parts)
+    .map((w) => w.word.replace(/(?:ing|ed|es|s)$/, ''))
+    .filter((w) => w.length >= 4);
+  return [...new Set([...terms, ...words].map((t) => t.toLowerCase()).filter((t) => t.length >= 3))];
+}
+
+/** How many of the needles a file holds, case-insensitively. */
+async function reportCoverage(ctx: SelectionContext, path: string, needles: readonly string[]): Promise<number> {
+  const text = (await ctx.contents.text(path))?.toLowerCase();
+  return text === undefined ? 0 : needles.filter((n) => text.includes(n)).length;
+}
+
 /** Definitions of named symbols in source files: where the call steps start. */
 function callAnchors(ctx: SelectionContext): CallAnchor[] {
   const out: CallAnchor[] = [];
@@ -106,10 +123,10 @@ function callAnchors(ctx: SelectionContext): CallAnchor[] {
   return out;
 }
 
-/** The defined name on a definition's line (`Type.member` terms name the member). */
+/** The defined name on a definition's line: the last part of the term the line holds (`Type.member` -> `member` on its own line). */
 function nameAt(snippet: string | undefined, term: string): string {
   const parts = term.split(/\.|::|#/);
-  return parts.find((x) => snippet?.includes(x) && x === parts[parts.length - 1]) ?? parts[parts.length - 1];
+  return [...parts].reverse().find((x) => snippet?.includes(x)) ?? parts[parts.length - 1];
 }
 
 /** From the named public API to what it calls, one or two steps, ranked by the report's terms each file holds. */
@@ -117,12 +134,13 @@ export async function callStage(ctx: SelectionContext): Promise<void> {
   if (!ctx.symbols) return;
   const anchors = callAnchors(ctx);
   if (anchors.length === 0) return;
+  const needles = reportNeedles(ctx);
   const { findings, filesParsed } = await followCalls({
     anchors,
     candidates: ctx.candidates,
     contents: ctx.contents,
     symbols: ctx.symbols,
-    coverageOf: (p) => coverageOf(ctx.found.get(p)),
+    coverageOf: (p) => reportCoverage(ctx, p, needles),
     isTest: (p) => ctx.rules.isTest(p),
   });
   ctx.filesParsed += filesParsed;

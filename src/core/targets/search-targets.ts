@@ -3,7 +3,7 @@ import type { SearchTerm } from '../task/task-contract.js';
 import { filesContaining, keywordSearch, type KeywordHit } from './keyword-search.js';
 import { findNamedPaths, namedDirectories, type PathFinding } from './named-paths.js';
 import { noteFound, type SelectionContext } from './selection-context.js';
-import { analyseSymbols, splitSymbolTerm, type SymbolFinding } from './symbol-search.js';
+import { analyseSymbols, DEFINITION_SCORE, splitSymbolTerm, type SymbolFinding } from './symbol-search.js';
 import { findRelations } from './target-relations.js';
 import { callStage, caseFallbackStage, changelogStage, coverageStage, frameStage, literalStage } from './report-stages.js';
 import { findWordDefinitions, wordFileStems, wordSpellings, type WordDefinition } from './word-definitions.js';
@@ -59,9 +59,23 @@ function noteSymbolFinding(ctx: SelectionContext, path: string, finding: SymbolF
   // A test that defines the symbol shows how it is used, a file that calls it is a user: a fix starts at the
   // definition. A task that asks to move the uses to something else (a migration) changes the call sites.
   const invokes = finding.reasons.some((r) => r.startsWith('exact method invocation'));
-  if (!ctx.rules.isTest(path) && (finding.definesTarget || (invokes && asksToChangeUses(ctx)))) f.tier = 'strong';
+  // An error type a report names is the symptom: where it is raised or caught is where a fix goes, not its class.
+  const defined = finding.reasons.filter((r) => r.startsWith('defines ') && !r.startsWith('defines its own')).map((r) => r.slice('defines '.length));
+  const errorTypeOnly = defined.length > 0 && defined.every((n) => ERROR_TYPE.test(n));
+  if (errorTypeOnly) {
+    f.score -= DEFINITION_SCORE / 2;
+    f.reasons.push('the definitions are error types the report names: a symptom, not the place of the fix');
+  }
+  const migration = invokes && asksToChangeUses(ctx);
+  if (migration) {
+    f.score += DEFINITION_SCORE;
+    f.reasons.push('the task moves the uses of the named symbol: a call site is what changes');
+  }
+  if (!ctx.rules.isTest(path) && ((finding.definesTarget && !errorTypeOnly) || migration)) f.tier = 'strong';
   else if (finding.score > 0) f.tier = f.tier === 'strong' ? 'strong' : 'reference';
 }
+
+const ERROR_TYPE = /(?:Error|Exception|Warning|Failure)$/;
 
 /** "Migrate X to Y", "replace X with Y": the uses of the named symbol are what the task changes. */
 function asksToChangeUses(ctx: SelectionContext): boolean {

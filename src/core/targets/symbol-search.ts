@@ -131,7 +131,7 @@ function noteCalls(
 ): void {
   const { finding, text } = file;
   if (exact > 0 && type) {
-    finding.score += 0.45;
+    finding.score += REFERENCE_SCORE;
     finding.reasons.push(`exact method invocation: ${type}.${member}`);
   } else if (exact > 0) {
     finding.score += REFERENCE_SCORE;
@@ -176,6 +176,15 @@ function analyseTerm(file: FileAnalysis, term: string): void {
   const localMember = definesLocalMember(defs, type, member, typeDefined);
   // A type named alone is the subject of the task; next to a member it is where the member lives.
   if (typeDefined) noteDefinition(file, term, type!, member ? 0.3 : DEFINITION_SCORE, defs);
+  // The member's own definition inside the type: where a call step starts.
+  if (typeDefined && member && defs.some((d) => d.name === member && d.scope === type))
+    noteDefinition(
+      file,
+      term,
+      member,
+      0.3,
+      defs.filter((d) => d.scope === type),
+    );
   // A bare name: the file that defines it is where a fix starts, above the files that call it.
   else if (!type && member && defs.some((d) => d.name === member)) noteDefinition(file, term, member, DEFINITION_SCORE, defs);
   const calls = callsOf(file, member);

@@ -12,6 +12,7 @@ const DOUBLE_QUOTED = /"([^"\n]{4,200})"/g;
 const CLI_FLAG = /(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?![\w-])/g;
 /** The message of an exception line: `ValueError: bad input`, `java.lang.IllegalStateException: closed`, `Error: boom`. */
 const EXCEPTION_LINE = /^[ \t]*(?:Caused by:[ \t]*)?(?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception|Warning|Failure|Panic)\b:[ \t]+(.{4,200}?)\s*$/gm;
+const EXCEPTION_PREFIX = /^(?:[\w$]+\.)*[A-Z][\w$]*(?:Error|Exception|Warning|Failure)\b:[ \t]+(.+)$/;
 const PANIC_LINE = /^[ \t]*panic:[ \t]+(.{4,200}?)\s*$/gm;
 
 /** Python `File "x.py", line N`; Java/Kotlin `at a.b.C.m(C.java:12)`; any `path/x.go:12`, `(src/x.ts:3:4)`. */
@@ -74,7 +75,12 @@ export function addReportLiterals(texts: readonly { text: string; source: string
   };
   for (const { text, source } of texts) {
     for (const re of [EXCEPTION_LINE, PANIC_LINE]) for (const m of text.matchAll(re)) if (isMessageLike(m[1])) keep(unquote(m[1].trim()), source);
-    for (const m of text.matchAll(BACKTICKED_SPAN)) if (isMessageLike(m[1]) && !/^[\w$.:/@-]+\(\)$/.test(m[1])) keep(m[1].trim(), source);
+    for (const m of text.matchAll(BACKTICKED_SPAN)) {
+      if (!isMessageLike(m[1]) || /^[\w$.:/@-]+\(\)$/.test(m[1])) continue;
+      // `KeyError: 'x'` quoted whole: the message is what the code holds.
+      const message = EXCEPTION_PREFIX.exec(m[1].trim())?.[1];
+      keep(message && isMessageLike(message) ? unquote(message) : m[1].trim(), source);
+    }
     for (const m of text.matchAll(DOUBLE_QUOTED)) if (isMessageLike(m[1]) && /[\s:,;!?-]/.test(m[1])) keep(m[1].trim(), source);
     for (const m of text.matchAll(CLI_FLAG)) keep(m[0], source);
   }
@@ -88,7 +94,7 @@ export function addReportLiterals(texts: readonly { text: string; source: string
  */
 export function literalFragments(literal: string): string[] {
   const parts = literal
-    .split(/'[^']*'|"[^"]*"|`[^`]*`|\{[^}]*\}|<[^>]*>|%[sdrf]|\b\d[\w.]*/)
+    .split(/'[^']*'|"[^"]*"|`[^`]*`|\{[^}]*\}|<[^>]*>|%[sdrf]|\b\d[\w.]*|:\s/)
     .map((p) => p.trim().replace(/^[\s:,.;-]+|[\s:,.;-]+$/g, ''))
     .filter((p) => p.length >= 10 && /\w+\W+\w+/.test(p));
   return [...new Set(parts)].filter((p) => p !== literal);
