@@ -166,6 +166,14 @@ function noteTypeUse(file: FileAnalysis, term: string, type: string): void {
   }
 }
 
+function noteConstruction(file: FileAnalysis, term: string, type: string): void {
+  const built = callsOf(file, type).filter((c) => !c.receiver);
+  if (built.length === 0) return;
+  file.finding.score += REFERENCE_SCORE;
+  file.finding.reasons.push(`constructs ${type}`);
+  file.finding.evidence.push({ type: 'symbol', line: built[0].line, snippet: snippetAt(file.text, built[0].line), term, detail: 'construction' });
+}
+
 /** What one file says about one term: definitions, calls, imports and typed names. */
 function analyseTerm(file: FileAnalysis, term: string): void {
   const { type, member } = splitSymbolTerm(term);
@@ -191,6 +199,8 @@ function analyseTerm(file: FileAnalysis, term: string): void {
   const exact = countExactCalls(file, term, calls, type, member, receivers);
   noteCalls(file, term, calls, exact, type, member, localMember);
   if (type && !typeDefined) noteTypeUse(file, term, type);
+  // A type named alone and built here (`raise ConfigError(...)`, `new Parser(...)`): where it is used in anger.
+  if (type && !member && !typeDefined) noteConstruction(file, term, type);
 }
 
 /**

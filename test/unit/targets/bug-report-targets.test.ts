@@ -60,6 +60,9 @@ async function select(title: string, body = '') {
   const contents = new FileContents(repo.workspace);
   const sel = await selectTargets({ workspace: repo.workspace, task, map, rules, syntax, contents, symbols: new SymbolIndex(syntax, contents) });
   expect(TargetSelection.parse(sel)).toEqual(sel);
+  // Best first: a file placed below another never shows a higher rank.
+  const ranks = sel.selectedFiles.map((f) => f.rank);
+  expect(ranks).toEqual([...ranks].sort((a, b) => b - a));
   return sel;
 }
 
@@ -70,6 +73,14 @@ describe('selectTargets on bug reports', () => {
     const sel = await select('Loading fails', 'I get `ConfigError: Invalid config file: expected a .toml file` when the path is right.');
     expect(paths(sel)[0]).toBe('src/kite/config.py');
     expect(sel.selectedFiles[0].reasons).toContain('holds the quoted text "Invalid config file: expected a .toml file"');
+  });
+
+  it('an error type the report names is a symptom: the file that raises it ranks above its class', async () => {
+    const sel = await select('`ConfigError` for a valid path', 'Loading a config that exists raises ConfigError.');
+    expect(paths(sel).indexOf('src/kite/config.py')).toBeLessThan(paths(sel).indexOf('src/kite/errors.py'));
+    expect(sel.selectedFiles.find((f) => f.path === 'src/kite/errors.py')?.reasons).toContain(
+      'the definitions are error types the report names: a symptom, not the place of the fix',
+    );
   });
 
   it('a message a program fills in is found by its fixed parts', async () => {
