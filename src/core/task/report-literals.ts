@@ -42,7 +42,10 @@ function unquote(text: string): string {
 
 /** Strips a frame path of what is not in the repository: a URL scheme, a bundler prefix. */
 function framePath(raw: string): string {
-  return raw.replace(/^(?:file|webpack):\/\/\/?/, '').replace(/^\.\//, '');
+  return raw
+    .replace(/^(?:file|webpack):\/\/\/?/, '')
+    .replace(/^\/{2,}/, '')
+    .replace(/^\.\//, '');
 }
 
 /**
