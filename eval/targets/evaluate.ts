@@ -1,6 +1,5 @@
 import { textTable } from '../text-table.js';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { nodeFs } from '../../src/app/local/node-fs.js';
 import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
 import { defaultPathRules } from '../../src/core/paths/path-rules.js';
@@ -14,13 +13,15 @@ import { parseTask } from '../../src/core/task/parse-task.js';
 import { openWorkspace, type Workspace } from '../../src/core/workspace/workspace.js';
 import { createMemoryRepo } from '../../test/helpers/memory-repo.js';
 import { generatedRepos } from './generated-repos.js';
-import { REAL_TASKS } from './real-tasks.js';
+import { gitdirOf } from '../deps/evaluate.js';
+import { BUG_REPORTS } from './bug-reports.js';
+import { scoreCase, type CaseRecall } from './recall.js';
 
 /** The cut-off of the recall measure: the files a reader (or a model's opening context) looks at first. */
 export const TOP_K = 5;
 
 export interface TargetResult {
-  set: 'generated' | 'real';
+  set: 'generated';
   repo: string;
   id: string;
   text: string;
@@ -98,22 +99,58 @@ export async function runGenerated(syntax: TreeSyntaxService): Promise<TargetRes
   return out;
 }
 
-/** The real-repository tasks whose mirror is present under `mirrors`; the others are returned as skipped. */
-export async function runReal(syntax: TreeSyntaxService, mirrors: string): Promise<{ results: TargetResult[]; skipped: string[] }> {
-  const results: TargetResult[] = [];
+/** One checkout's map and contents, shared by the cases pinned to the same commit. */
+interface Checkout {
+  workspace: Workspace;
+  map: RepoMap;
+  contents: FileContents;
+}
+
+/**
+ * Every bug report whose mirror is present, selected for exactly as a run selects for an issue
+ * (title and body parsed as the task, the default path rules, symbols from tree-sitter), scored
+ * against the files its fix changed. Map building is outside the timed part.
+ */
+export async function runBugReports(
+  syntax: TreeSyntaxService,
+  mirrors: string,
+  options: { only?: readonly string[]; log?: (line: string) => void } = {},
+): Promise<{ scores: CaseRecall[]; skipped: string[] }> {
+  const checkouts = new Map<string, Checkout>();
+  const scores: CaseRecall[] = [];
   const skipped: string[] = [];
-  for (const t of REAL_TASKS) {
-    const gitdir = join(mirrors, t.repo.replace('/', '+'), 'repo');
+  for (const c of BUG_REPORTS.filter((b) => !options.only?.length || options.only.includes(b.id))) {
+    const gitdir = gitdirOf(mirrors, c.repo);
     if (!existsSync(gitdir)) {
-      skipped.push(t.id);
+      skipped.push(c.id);
       continue;
     }
-    const workspace = await openWorkspace({ fs: nodeFs, gitdir, commitSha: t.commit });
-    const contents = new FileContents(workspace);
-    const map = await buildRepoMap({ workspace, owner: t.repo.split('/')[0], repo: t.repo.split('/')[1], rules, policyDigest: 'eval', contents });
-    results.push({ set: 'real', repo: t.repo, id: t.id, ...(await evaluateTask({ workspace, map, syntax, contents, text: t.text, expected: t.expected })) });
+    const key = `${c.repo}@${c.commit}`;
+    let checkout = checkouts.get(key);
+    if (!checkout) {
+      const workspace = await openWorkspace({ fs: nodeFs, gitdir, commitSha: c.commit });
+      const contents = new FileContents(workspace);
+      const [owner, repo] = c.repo.split('/');
+      const map = await buildRepoMap({ workspace, owner, repo, rules, policyDigest: 'eval', contents });
+      checkout = { workspace, map, contents };
+      checkouts.set(key, checkout);
+    }
+    const { workspace, map, contents } = checkout;
+    const task = parseTask({ title: c.text.title, body: c.text.from === 'issue' ? c.text.body : '', source: 'github' });
+    const started = performance.now();
+    const sel = await selectTargets({ workspace, task, map, rules, syntax, contents, symbols: new SymbolIndex(syntax, contents) });
+    const selectMs = Math.round(performance.now() - started);
+    const score = scoreCase(c, {
+      selected: sel.selectedFiles.map((f) => f.path),
+      capped: sel.warnings.some((w) => w.code === 'SELECTION_CAPPED' || w.code === 'SEARCH_TRUNCATED'),
+      excluded: new Map(sel.excludedFiles.map((f) => [f.path, f.reason])),
+      selectMs,
+      repoFiles: workspace.paths().length,
+    });
+    scores.push(score);
+    options.log?.(`${c.id}: first source ${score.firstSource || '-'}, ${sel.selectedFiles.length} selected, ${selectMs} ms`);
   }
-  return { results, skipped };
+  return { scores, skipped };
 }
 
 export function totalsOf(results: readonly TargetResult[]): TargetTotals {

@@ -1,25 +1,37 @@
 import { parseArgs } from 'node:util';
-import { createNodeSyntaxService, formatTable, formatTotals, runGenerated, runReal, totalsOf, type TargetResult } from './evaluate.js';
+import { mirrorsDir } from '../deps/evaluate.js';
+import { createNodeSyntaxService, formatTable, formatTotals, runBugReports, runGenerated, totalsOf } from './evaluate.js';
+import { formatCaseLines, formatRecallReport, recallReport } from './recall.js';
 
 /**
- * `npm run eval:targets [-- --generated-only] [--mirrors DIR] [--json]`: target selection on
- * issue-like tasks over generated repositories and, when their mirrors are present, real ones;
- * prints each task's position of the file a fix must touch, recall@5 and precision.
+ * `npm run eval:targets [-- --generated-only] [--mirrors DIR] [--case ID ...] [--verbose] [--json]`:
+ * target selection on issue-like tasks over generated repositories and, when their mirrors are
+ * present, on real bug reports (eval/targets/bug-reports.ts): source recall, first needed file
+ * in the top five and test recall against the files the maintainers' fix changed, per language,
+ * per repository size, held out and in total, with how often the cap was hit and the selection
+ * time. `--verbose` lists every missed file and why it was left out.
  */
-const { values } = parseArgs({ options: { 'generated-only': { type: 'boolean' }, mirrors: { type: 'string' }, json: { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: {
+    'generated-only': { type: 'boolean' },
+    mirrors: { type: 'string' },
+    case: { type: 'string', multiple: true },
+    verbose: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+});
 const syntax = await createNodeSyntaxService();
 const generated = await runGenerated(syntax);
-const real = values['generated-only']
-  ? { results: [] as TargetResult[], skipped: [] as string[] }
-  : await runReal(syntax, values.mirrors ?? process.env.DRAFTSMAN_MIRRORS ?? '/work/.mirror');
-const all = [...generated, ...real.results];
+const log = values.verbose ? (line: string): void => void process.stderr.write(`eval:targets: ${line}\n`) : undefined;
+const real = values['generated-only'] ? { scores: [], skipped: [] } : await runBugReports(syntax, mirrorsDir(values.mirrors), { only: values.case, log });
+const report = recallReport(real.scores);
 if (values.json) {
   process.stdout.write(
-    `${JSON.stringify({ results: all, skipped: real.skipped, totals: { generated: totalsOf(generated), real: totalsOf(real.results), all: totalsOf(all) } }, null, 2)}\n`,
+    `${JSON.stringify({ generated: { results: generated, totals: totalsOf(generated) }, bugReports: { cases: real.scores, report, skipped: real.skipped } }, null, 2)}\n`,
   );
 } else {
-  const lines = [formatTable(all), '', formatTotals('generated', totalsOf(generated))];
-  if (real.results.length) lines.push(formatTotals('real', totalsOf(real.results)), formatTotals('all', totalsOf(all)));
+  const lines = [formatTable(generated), '', formatTotals('generated', totalsOf(generated)), ''];
+  if (real.scores.length) lines.push(formatCaseLines(real.scores, values.verbose === true), formatRecallReport(report));
   if (real.skipped.length) lines.push(`skipped (mirror absent): ${real.skipped.join(', ')}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
