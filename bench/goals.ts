@@ -139,6 +139,13 @@ export const GOALS: Goal[] = [
     met: (r) => (finite(r.value) ? r.value < 50 : null),
     expected: 'prose.ground.bump and prose.ground.rename at 10000 files',
   },
+  {
+    id: 'select-10k',
+    match: (r) => r.name === 'targets.select.bugReport' && r.size === 10_000,
+    goal: 'target selection for a bug report ≤ 2 s at 10k files (issue 39)',
+    met: valueAtMost(2000),
+    expected: 'targets.select.bugReport at 10000 files',
+  },
   { id: 'search', match: (r) => r.name === 'targets.keywordSearch', goal: '≤ 2x ripgrep (issue 3)', met: ratioAtMost(2), expected: 'targets.keywordSearch' },
   // Hostile input (issue 8): refused, with the expected reason.
   {

@@ -3,13 +3,15 @@ import type { SearchTerm } from '../task/task-contract.js';
 import { filesContaining, keywordSearch, type KeywordHit } from './keyword-search.js';
 import { findNamedPaths, namedDirectories, type PathFinding } from './named-paths.js';
 import { noteFound, type SelectionContext } from './selection-context.js';
-import { analyseSymbols, splitSymbolTerm, type SymbolFinding } from './symbol-search.js';
+import { analyseSymbols, DEFINITION_SCORE, splitSymbolTerm, type SymbolFinding } from './symbol-search.js';
 import { findRelations } from './target-relations.js';
+import { callStage, caseFallbackStage, changelogStage, coverageStage, frameStage, literalStage } from './report-stages.js';
 import { findWordDefinitions, wordFileStems, wordSpellings, type WordDefinition } from './word-definitions.js';
 
-/** The task's search terms, with the parts of each symbol (`Type.member` -> `Type`, `member`), each once. */
+/** The task's search terms, with the parts of each symbol (`Type.member` -> `Type`, `member`), each once; frames are paths, matched by name. */
 function searchTermsOf(ctx: SelectionContext): string[] {
   for (const t of ctx.task.searchTerms) {
+    if (t.kind === 'stack-frame') continue;
     ctx.terms.push(t.term);
     if (t.kind === 'symbol') ctx.terms.push(...splitSymbolTerm(t.term).parts);
   }
@@ -54,9 +56,30 @@ function noteSymbolFinding(ctx: SelectionContext, path: string, finding: SymbolF
   f.score += finding.score;
   f.reasons.push(...finding.reasons);
   f.evidence.push(...finding.evidence);
-  // A test that defines or calls the symbol shows how it is used; the fix is rarely there.
-  if (!ctx.rules.isTest(path) && (finding.definesTarget || finding.reasons.some((r) => r.startsWith('exact method invocation')))) f.tier = 'strong';
+  // A test that defines the symbol shows how it is used, a file that calls it is a user: a fix starts at the
+  // definition. A task that asks to move the uses to something else (a migration) changes the call sites.
+  const invokes = finding.reasons.some((r) => r.startsWith('exact method invocation'));
+  // An error type a report names is the symptom: where it is raised or caught is where a fix goes, not its class.
+  const defined = finding.reasons.filter((r) => r.startsWith('defines ') && !r.startsWith('defines its own')).map((r) => r.slice('defines '.length));
+  const errorTypeOnly = defined.length > 0 && defined.every((n) => ERROR_TYPE.test(n));
+  if (errorTypeOnly) {
+    f.score -= DEFINITION_SCORE / 2;
+    f.reasons.push('the definitions are error types the report names: a symptom, not the place of the fix');
+  }
+  const migration = invokes && asksToChangeUses(ctx);
+  if (migration) {
+    f.score += DEFINITION_SCORE;
+    f.reasons.push('the task moves the uses of the named symbol: a call site is what changes');
+  }
+  if (!ctx.rules.isTest(path) && ((finding.definesTarget && !errorTypeOnly) || migration)) f.tier = 'strong';
   else if (finding.score > 0) f.tier = f.tier === 'strong' ? 'strong' : 'reference';
+}
+
+const ERROR_TYPE = /(?:Error|Exception|Warning|Failure)$/;
+
+/** "Migrate X to Y", "replace X with Y": the uses of the named symbol are what the task changes. */
+function asksToChangeUses(ctx: SelectionContext): boolean {
+  return /\b(?:migrate|replace|switch|port|move)\b[^\n]{0,200}?\b(?:to|with|by)\b/i.test(`${ctx.task.title}\n${ctx.task.objective.slice(0, 4096)}`);
 }
 
 /** Symbol search over the files the keyword search found. */
@@ -70,13 +93,17 @@ async function symbolStage(ctx: SelectionContext, symbolTerms: SearchTerm[]): Pr
   );
   ctx.filesParsed = analysis.filesParsed;
   for (const [p, finding] of analysis.findings) noteSymbolFinding(ctx, p, finding);
-  ctx.warnings.push({
-    code: 'SYMBOL_RESOLUTION_PARTIAL',
-    message: ctx.symbols
-      ? 'symbol search is syntactic (tree-sitter tags); receivers are typed from declarations in the same file, the classpath is not resolved'
-      : 'no syntax service: symbol search is textual (declarations and call shapes), not parsed',
-  });
+  // Only where it is true: the classpath is a JVM notion, and a repository without such sources has none to resolve.
+  if (ctx.symbols && ctx.candidates.some((p) => JVM_SOURCE.test(p)))
+    ctx.warnings.push({
+      code: 'SYMBOL_RESOLUTION_PARTIAL',
+      message: 'symbol search is syntactic (tree-sitter tags); receivers are typed from declarations in the same file, the classpath is not resolved',
+    });
+  else if (!ctx.symbols)
+    ctx.warnings.push({ code: 'SYMBOL_RESOLUTION_PARTIAL', message: 'no syntax service: symbol search is textual (declarations and call shapes), not parsed' });
 }
+
+const JVM_SOURCE = /\.(?:java|kt|kts|scala|groovy)$/;
 
 /** Files named in the text (by path, by a symbol's name, by a word's file stem). */
 function namedPathStage(ctx: SelectionContext, symbolNames: string[], words: TaskWord[]): PathFinding[] {
@@ -182,7 +209,10 @@ function strategyOf(ctx: SelectionContext, symbolTerms: SearchTerm[], pathFindin
 export async function findSearchTargets(ctx: SelectionContext): Promise<string> {
   const uniqueTerms = searchTermsOf(ctx);
   await keywordStage(ctx, uniqueTerms);
-  const symbolTerms = symbolTermsOf(ctx.task.searchTerms);
+  frameStage(ctx);
+  await literalStage(ctx);
+  const namedSymbols = symbolTermsOf(ctx.task.searchTerms);
+  const symbolTerms = [...namedSymbols, ...(await caseFallbackStage(ctx, namedSymbols))];
   await symbolStage(ctx, symbolTerms);
   const known = new Set(uniqueTerms.map((t) => t.toLowerCase()));
   const words = taskWords(ctx.task).filter((w) => !known.has(w.word));
@@ -190,7 +220,10 @@ export async function findSearchTargets(ctx: SelectionContext): Promise<string> 
   const pathFindings = namedPathStage(ctx, symbolNames, words);
   const wordDefinitions = await wordStage(ctx, words);
   directoryStage(ctx, [...symbolNames, ...words.flatMap(wordFileStems)]);
+  await callStage(ctx);
   await relationStage(ctx);
+  await changelogStage(ctx);
+  coverageStage(ctx);
   const strategy = strategyOf(ctx, symbolTerms, pathFindings, wordDefinitions);
   if (ctx.task.searchTerms.length === 0 && ctx.task.kind === 'exploratory' && ctx.found.size === 0) mapHintStage(ctx);
   return strategy;

@@ -55,20 +55,33 @@ function selectionContext(input: SelectTargetsInput): SelectionContext {
   };
 }
 
+/** Evidence first, then score: definitions, frames, quoted messages and named files; then what relates to them; the changelog last. */
+const TIER_ORDER: Record<EvidenceTier | 'keyword', number> = { strong: 0, related: 1, callee: 1, reference: 1, keyword: 1, changelog: 2 };
+
 /**
  * Ranking: sorted on the raw score (several strong signals may add up past 1, and their order
  * still counts), strong evidence first whatever the counts (a test that calls a function and
- * covers its file must not outrank the definition); weak evidence capped without recipe steps;
- * ranks relative to the best score.
+ * covers its file must not outrank the definition); generated files and lockfiles after every
+ * other file; weak evidence capped without recipe steps, the files it drops listed with their
+ * rank; ranks relative to the best score.
  */
-function rankScored(scored: ScoredFile[], recipes: boolean, warnings: TargetWarning[]): SelectedFile[] {
-  const strongFirst = (s: { tier?: EvidenceTier }): number => (!recipes && s.tier === 'strong' ? 0 : 1);
-  scored.sort((a, b) => strongFirst(a) - strongFirst(b) || b.score - a.score || (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
+function rankScored(
+  scored: ScoredFile[],
+  recipes: boolean,
+  warnings: TargetWarning[],
+  excluded: Map<string, { reason: string; rank?: number }>,
+): SelectedFile[] {
+  const order = (s: ScoredFile): number =>
+    (s.file.classification === 'generated' || s.file.classification === 'lockfile' ? 10 : 0) + (recipes ? 0 : TIER_ORDER[s.tier ?? 'keyword']);
+  scored.sort((a, b) => order(a) - order(b) || b.score - a.score || (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
   const top = Math.max(1, scored[0]?.score ?? 0);
-  return (recipes ? scored : capWeakEvidence(scored, warnings)).map((s) => ({
-    ...s.file,
-    rank: Math.round(Math.max(0, Math.min(1, s.score / top)) * 100) / 100,
-  }));
+  // Ranks follow the order: a file placed below another never shows a higher rank.
+  let floor = 1;
+  const ranked = scored.map((s) => {
+    floor = Math.min(floor, Math.round(Math.max(0, Math.min(1, s.score / top)) * 100) / 100);
+    return { ...s, file: { ...s.file, rank: floor } };
+  });
+  return (recipes ? ranked : capWeakEvidence(ranked, warnings, excluded)).map((s) => s.file);
 }
 
 /** READY without warnings; an empty selection fails a specific task. */
@@ -95,7 +108,8 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
   const { task, warnings } = ctx;
   const recipes = task.steps.length > 0;
   const strategy = recipes ? await findRecipeTargets(ctx) : await findSearchTargets(ctx);
-  const selected = rankScored(scoreFound(ctx), recipes, warnings);
+  const capped = new Map<string, { reason: string; rank?: number }>();
+  const selected = rankScored(scoreFound(ctx), recipes, warnings, capped);
   const maxSelected = input.maxSelected ?? 200;
   if (selected.length > maxSelected)
     warnings.push({ code: 'SEARCH_TRUNCATED', message: `${selected.length} files matched; the first ${maxSelected} are reported` });
@@ -108,11 +122,18 @@ export async function selectTargets(input: SelectTargetsInput): Promise<TargetSe
     status,
     reason,
     selectedFiles,
-    excludedFiles: [...ctx.excluded].map(([path, why]) => ({ path, reason: why })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    excludedFiles: excludedFiles(ctx.excluded, capped),
     warnings,
     searchTerms: [...new Set(ctx.terms)].sort(),
+    ...(ctx.changelog ? { changelog: ctx.changelog } : {}),
     stats: { filesConsidered: ctx.candidates.length, filesSearched: ctx.filesSearched, filesParsed: ctx.filesParsed },
   });
+}
+
+/** Files left out by policy (by path) and by the cap (best first, with their rank). */
+function excludedFiles(excluded: Map<string, string>, capped: Map<string, { reason: string; rank?: number }>): TargetSelection['excludedFiles'] {
+  const byPath = [...excluded].map(([path, reason]) => ({ path, reason })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return [...byPath, ...[...capped].map(([path, c]) => ({ path, ...c }))];
 }
 
 /** With a file named or a definition found, this many reference-only and keyword-only files are kept as context. */
@@ -121,33 +142,60 @@ export const MAX_KEYWORD_ONLY_WITH_STRONG = 3;
 /** Without such evidence, keyword matches are all there is; still, a common word must not select the repository. */
 export const MAX_KEYWORD_ONLY = 25;
 /** Tests and importers of the strongest files kept as context (importers of a core type can be hundreds). */
-export const MAX_RELATED = 4;
+export const MAX_RELATED = 6;
+/** Files reached from a named definition through its calls. */
+export const MAX_CALLEES = 4;
+
+type CapKind = 'related' | 'callee' | 'reference' | 'keyword';
+const KIND_NAMES: Record<CapKind, string> = {
+  related: 'a test or importer of a better-ranked file',
+  callee: 'called from a named definition',
+  reference: 'uses a named symbol',
+  keyword: 'holds words of the task',
+};
 
 /**
- * Precision: files found only by a keyword or a reference are capped (best first), more tightly
- * when stronger evidence exists, and the cap is reported with what it left out.
+ * Precision: files found only by a keyword, a reference, a call or a relation are capped (best
+ * first: the order already prefers files holding more distinct terms of the task), more tightly
+ * when stronger evidence exists. Each file the cap drops is listed with its rank and why; the
+ * warning says it for a reviewer.
  */
-function capWeakEvidence<T extends { file: SelectedFile; tier?: EvidenceTier }>(sorted: T[], warnings: TargetWarning[]): T[] {
+function capWeakEvidence<T extends { file: SelectedFile; tier?: EvidenceTier }>(
+  sorted: T[],
+  warnings: TargetWarning[],
+  excluded: Map<string, { reason: string; rank?: number }>,
+): T[] {
   const strong = sorted.some((s) => s.tier === 'strong');
-  const limits = {
+  const limits: Record<CapKind, number> = {
     related: MAX_RELATED,
+    callee: MAX_CALLEES,
     reference: strong ? MAX_REFERENCES_WITH_STRONG : Infinity,
     keyword: strong ? MAX_KEYWORD_ONLY_WITH_STRONG : MAX_KEYWORD_ONLY,
   };
-  const kept = { related: 0, reference: 0, keyword: 0 };
-  const dropped = { related: 0, reference: 0, keyword: 0 };
+  const kept: Record<CapKind, number> = { related: 0, callee: 0, reference: 0, keyword: 0 };
+  const dropped: Record<CapKind, number> = { related: 0, callee: 0, reference: 0, keyword: 0 };
   const out = sorted.filter((s) => {
-    const kind = s.tier === 'strong' ? undefined : (s.tier ?? 'keyword');
+    const kind: CapKind | undefined = s.tier === 'strong' || s.tier === 'changelog' ? undefined : (s.tier ?? 'keyword');
     if (!kind) return true;
     if (kept[kind] < limits[kind]) return ++kept[kind] > 0;
     dropped[kind]++;
+    excluded.set(s.file.path, {
+      reason: `left out by the cap on files that ${KIND_NAMES[kind]} (${limits[kind]} kept, ranked above it)${s.file.reasons[0] ? `; found because: ${s.file.reasons[0]}` : ''}`,
+      rank: s.file.rank,
+    });
     return false;
   });
-  if (dropped.related + dropped.reference + dropped.keyword > 0) {
+  if (excluded.size > 0) {
     warnings.push({
       code: 'SELECTION_CAPPED',
-      message: `${dropped.keyword} keyword-only, ${dropped.reference} reference-only and ${dropped.related} related file(s) left out: ${strong ? 'a file named in the task or defining a named symbol was found; the best matches are kept as context' : `only the ${MAX_KEYWORD_ONLY} best keyword matches are kept`}`,
-      data: { keywordOnlyDropped: dropped.keyword, referenceOnlyDropped: dropped.reference, relatedDropped: dropped.related, strongEvidence: strong },
+      message: `${excluded.size} more file(s) matched the task less well and were left out of the working set (listed with their rank in the target selection)`,
+      data: {
+        keywordOnlyDropped: dropped.keyword,
+        referenceOnlyDropped: dropped.reference,
+        relatedDropped: dropped.related,
+        calleeDropped: dropped.callee,
+        strongEvidence: strong,
+      },
     });
   }
   return out;

@@ -5,15 +5,18 @@ import type { SymbolIndex } from '../repomap/symbol-index.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import type { TaskContract } from '../task/task-contract.js';
 import type { Workspace } from '../workspace/workspace.js';
+import type { ChangelogConvention } from './changelog-convention.js';
 import type { KeywordHit } from './keyword-search.js';
 import type { SymbolFinding } from './symbol-search.js';
 import type { TargetEvidence, TargetWarning } from './target-selection-schema.js';
 
 /**
- * How a file was found, strongest first: named in the text or defining a named symbol; related
- * to such a file (its tests, its importers); referencing a named symbol; keyword only (no tier).
+ * How a file was found, strongest first: named in the text, in a stack-trace frame, holding a
+ * quoted message or defining a named symbol; related to such a file (its tests, its importers);
+ * called from a named definition; referencing a named symbol; keyword only (no tier); the
+ * project's changelog.
  */
-export type EvidenceTier = 'strong' | 'related' | 'reference';
+export type EvidenceTier = 'strong' | 'related' | 'callee' | 'reference' | 'changelog';
 
 /** What the stages of a selection found about one file. */
 export interface Found {
@@ -23,6 +26,8 @@ export interface Found {
   score: number;
   symbol?: SymbolFinding;
   tier?: EvidenceTier;
+  /** Distinct task terms the file holds (set before ranking). */
+  coverage?: number;
 }
 
 /** The files a selection may search, after its scope and the policy filter. */
@@ -58,6 +63,8 @@ export interface SelectionContext extends SelectionScope {
   terms: string[];
   filesSearched: number;
   filesParsed: number;
+  /** The project's changelog convention, once looked at. */
+  changelog?: ChangelogConvention;
 }
 
 /** The finding of a file, created empty the first time a stage notes it. */

@@ -131,7 +131,7 @@ function noteCalls(
 ): void {
   const { finding, text } = file;
   if (exact > 0 && type) {
-    finding.score += 0.45;
+    finding.score += REFERENCE_SCORE;
     finding.reasons.push(`exact method invocation: ${type}.${member}`);
   } else if (exact > 0) {
     finding.score += REFERENCE_SCORE;
@@ -166,6 +166,14 @@ function noteTypeUse(file: FileAnalysis, term: string, type: string): void {
   }
 }
 
+function noteConstruction(file: FileAnalysis, term: string, type: string): void {
+  const built = callsOf(file, type).filter((c) => !c.receiver);
+  if (built.length === 0) return;
+  file.finding.score += REFERENCE_SCORE;
+  file.finding.reasons.push(`constructs ${type}`);
+  file.finding.evidence.push({ type: 'symbol', line: built[0].line, snippet: snippetAt(file.text, built[0].line), term, detail: 'construction' });
+}
+
 /** What one file says about one term: definitions, calls, imports and typed names. */
 function analyseTerm(file: FileAnalysis, term: string): void {
   const { type, member } = splitSymbolTerm(term);
@@ -176,12 +184,23 @@ function analyseTerm(file: FileAnalysis, term: string): void {
   const localMember = definesLocalMember(defs, type, member, typeDefined);
   // A type named alone is the subject of the task; next to a member it is where the member lives.
   if (typeDefined) noteDefinition(file, term, type!, member ? 0.3 : DEFINITION_SCORE, defs);
+  // The member's own definition inside the type: where a call step starts.
+  if (typeDefined && member && defs.some((d) => d.name === member && d.scope === type))
+    noteDefinition(
+      file,
+      term,
+      member,
+      0.3,
+      defs.filter((d) => d.scope === type),
+    );
   // A bare name: the file that defines it is where a fix starts, above the files that call it.
   else if (!type && member && defs.some((d) => d.name === member)) noteDefinition(file, term, member, DEFINITION_SCORE, defs);
   const calls = callsOf(file, member);
   const exact = countExactCalls(file, term, calls, type, member, receivers);
   noteCalls(file, term, calls, exact, type, member, localMember);
   if (type && !typeDefined) noteTypeUse(file, term, type);
+  // A type named alone and built here (`raise ConfigError(...)`, `new Parser(...)`): where it is used in anger.
+  if (type && !member && !typeDefined) noteConstruction(file, term, type);
 }
 
 /**

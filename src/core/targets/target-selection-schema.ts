@@ -45,10 +45,26 @@ export const TargetSelection = z.object({
   strategy: z.string(),
   status: z.enum(['READY', 'READY_WITH_WARNINGS', 'FAILED']),
   reason: z.string().optional(),
+  /** Best first (rank 1 first). */
   selectedFiles: z.array(SelectedFile),
-  excludedFiles: z.array(z.object({ path: z.string(), reason: z.string() })),
+  excludedFiles: z.array(
+    z.object({
+      path: z.string(),
+      reason: z.string(),
+      /** For a file the cap left out: its rank among the files found (same scale as selected files). */
+      rank: z.number().optional(),
+    }),
+  ),
   warnings: z.array(TargetWarning),
   searchTerms: z.array(z.string()),
+  /** How the project records a change for its users (`changelog-convention.ts`); absent on older selections. */
+  changelog: z
+    .discriminatedUnion('kind', [
+      z.object({ kind: z.literal('fragments'), directory: z.string() }),
+      z.object({ kind: z.literal('file'), path: z.string() }),
+      z.object({ kind: z.literal('none') }),
+    ])
+    .optional(),
   stats: z.object({ filesConsidered: z.number().int(), filesSearched: z.number().int(), filesParsed: z.number().int() }),
 });
 export type TargetSelection = z.infer<typeof TargetSelection>;

@@ -28,7 +28,8 @@ export type TaskBlock = z.infer<typeof TaskBlock>;
 /** Terms the target search looks for, each with where it came from. */
 export const SearchTerm = z.object({
   term: z.string(),
-  kind: z.enum(['recipe-parameter', 'symbol', 'package', 'quoted-identifier', 'path']),
+  /** literal: quoted text searched verbatim (a message, a flag, a rule id); stack-frame: a file path from a stack trace. */
+  kind: z.enum(['recipe-parameter', 'symbol', 'package', 'quoted-identifier', 'path', 'literal', 'stack-frame']),
   source: z.string(),
 });
 export type SearchTerm = z.infer<typeof SearchTerm>;

@@ -98,7 +98,7 @@ describe('selectTargets on free text', () => {
     expect(sel.warnings).toContainEqual(
       expect.objectContaining({
         code: 'SELECTION_CAPPED',
-        data: { keywordOnlyDropped: 8 - MAX_KEYWORD_ONLY_WITH_STRONG, referenceOnlyDropped: 0, relatedDropped: 0, strongEvidence: true },
+        data: { keywordOnlyDropped: 8 - MAX_KEYWORD_ONLY_WITH_STRONG, referenceOnlyDropped: 0, relatedDropped: 0, calleeDropped: 0, strongEvidence: true },
       }),
     );
     expect(sel.selectedFiles[0].path).toBe('shop/billing/invoice.py');
