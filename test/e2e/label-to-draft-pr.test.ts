@@ -93,9 +93,16 @@ describe('a labelled issue becomes a draft pull request', () => {
     for (const n of PHASE_NAMES) expect(body).toContain(`- ✅ ${PHASE_CONTRACTS[n].title}\n`);
   });
 
-  it('the run wrote one EMF line per stage that ran and one for the publication, each with the run, repository and installation', () => {
+  it('the run wrote one EMF line per stage that ran, the attempt’s start and end, and one for the publication, each with the run, repository and installation', () => {
     const metrics = linesOfTheRun.filter((e) => e.msg === 'metric');
-    const phases = metrics.filter((e) => e.fn === 'worker');
+    const attempts = metrics.filter((e) => e.fn === 'worker' && e.phase === undefined);
+    expect(attempts).toEqual([
+      expect.objectContaining({ attemptsStarted: 1, attempt: 1, runId: request.runId, repository: h.fullName }),
+      expect.objectContaining({ attemptsEnded: 1, status: 'COMPLETED', attempt: 1, runId: request.runId, installationId: h.installationId }),
+    ]);
+    // Recipes only: no model ran, so no model metric.
+    expect(attempts[1]).not.toHaveProperty('modelCalls');
+    const phases = metrics.filter((e) => e.fn === 'worker' && e.phase !== undefined);
     expect(phases.map((e) => e.phase)).toEqual(['ingestion', ...PHASE_NAMES]);
     for (const e of phases) {
       expect(e).toMatchObject({ state: 'done', phaseFailed: 0, runId: request.runId, repository: h.fullName, installationId: h.installationId });
@@ -116,7 +123,7 @@ describe('a labelled issue becomes a draft pull request', () => {
         installationId: h.installationId,
       }),
     ]);
-    expect(metrics).toHaveLength(phases.length + publications.length);
+    expect(metrics).toHaveLength(attempts.length + phases.length + publications.length);
     // Every line about the run, not only the metrics, names it.
     for (const e of linesOfTheRun.filter((l) => l.fn !== 'webhook' && l.fn !== 'intake')) expect(e.runId, String(e.msg)).toBe(request.runId);
     // The webhook's and the intake's lines name the signed delivery, its repository and installation.

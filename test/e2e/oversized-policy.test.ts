@@ -42,7 +42,7 @@ describe('a policy file over 1 MiB', () => {
     expect(await h.store.get('locks/acme/orders/issues/1.json')).toBeUndefined();
   });
 
-  it('the refusal writes one EMF line with the reason as a dimension; the blocked attempt ran no stage, so it writes none', () => {
+  it('the refusal writes one EMF line with the reason as a dimension; the blocked attempt ran no stage, so it writes only its start and end', () => {
     const metrics = h.logs.entries().filter((e) => e.msg === 'metric');
     expect(metrics.filter((e) => e.fn === 'publisher')).toEqual([
       expect.objectContaining({
@@ -64,7 +64,11 @@ describe('a policy file over 1 MiB', () => {
         },
       ],
     });
-    expect(metrics.filter((e) => e.runId === workerRun)).toEqual([]);
+    const ofWorkerRun = metrics.filter((e) => e.runId === workerRun);
+    expect(ofWorkerRun.map((e) => (e.attemptsStarted ? 'started' : e.attemptsEnded ? `ended ${String(e.status)}` : `stage ${String(e.phase)}`))).toEqual([
+      'started',
+      'ended BLOCKED',
+    ]);
   });
 
   it('the worker ends the attempt BLOCKED with POLICY_FILE_TOO_LARGE instead of throwing, and releases the lock', async () => {
