@@ -13,7 +13,7 @@ import { MODEL_EVAL_TASKS, type ModelEvalTask } from './tasks.js';
 /**
  * `npm run eval:model [-- --json] [--task ID ...] [--keep]`: runs each free-text task of
  * tasks.ts through the same pipeline as `draftsman run` (no recipe block: the model makes the
- * change) against the model configured by DRAFTSMAN_MODEL_* and checks the result: the run
+ * change) against the model configured by MODEL_* and checks the result: the run
  * completed, exactly the expected files changed, each passes its predicate and parses. Prints
  * pass/fail per task with model calls, tokens in and out (the history bound shows in tokens in),
  * the first and largest request's size and how many of the fix's files the first working set
@@ -195,13 +195,10 @@ export function formatModelEval(model: string, results: readonly ModelTaskResult
   return lines.join('\n');
 }
 
-/** The model the CLI would use, from DRAFTSMAN_MODEL_* (provider, model, base URL, region, API key). */
+/** The model the CLI would use, from MODEL_* (provider, name, base URL, region, API key; the old DRAFTSMAN_MODEL_* names still work). */
 export function modelFromEnv(env: NodeJS.ProcessEnv): ModelProvider {
   const model = cliModelFromEnv(env);
-  if (!model)
-    throw new Error(
-      'set DRAFTSMAN_MODEL and DRAFTSMAN_MODEL_BASE_URL (or DRAFTSMAN_MODEL_PROVIDER=bedrock with DRAFTSMAN_MODEL), and DRAFTSMAN_MODEL_API_KEY if the endpoint needs one',
-    );
+  if (!model) throw new Error('set MODEL_NAME and MODEL_BASE_URL (or MODEL_PROVIDER=bedrock with MODEL_NAME), and MODEL_API_KEY if the endpoint needs one');
   return model;
 }
 

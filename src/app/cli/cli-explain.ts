@@ -68,7 +68,7 @@ function modelStop(input: ExplainInput): { cause?: string; next: string } {
   const summary = input.details?.summary;
   return {
     cause: typeof summary === 'string' ? summary.replace(/\s+/g, ' ').trim().replace(/\.$/, '') : undefined,
-    next: 'check that the model server runs and that DRAFTSMAN_MODEL_BASE_URL (the /v1 base URL of an OpenAI-compatible server) and DRAFTSMAN_MODEL name it, then run again',
+    next: 'check that the model server runs and that MODEL_BASE_URL (the /v1 base URL of an OpenAI-compatible server) and MODEL_NAME name it, then run again',
   };
 }
 

@@ -9,6 +9,7 @@ import { createModelProvider } from '../model/create-model-provider.js';
 import { gitIdentityOf, type CliIo } from './cli-io.js';
 import type { CliRun } from './begin-run.js';
 import type { TerminalReporter } from './terminal-reporter.js';
+import { modelEnv } from './model-env.js';
 
 /**
  * One attempt of the pipeline, as far as the command goes, with progress on the terminal.
@@ -16,6 +17,8 @@ import type { TerminalReporter } from './terminal-reporter.js';
  */
 export async function runStage(run: CliRun, io: CliIo, reporter: TerminalReporter): Promise<PipelineResult> {
   const { args, store, keys, attempt } = run;
+  // The old names still work; each says once what to set instead.
+  if (!io.model) for (const warning of modelEnv(io.env).warnings) io.stderr(`draftsman: warning: ${warning}\n`);
   reporter.start(`${args.command} ${args.identity.owner}/${args.identity.repo} run ${run.runId} attempt ${attempt.attempt}`);
   const cancelled = { value: false };
   const onSigint = () => {
@@ -34,7 +37,7 @@ export async function runStage(run: CliRun, io: CliIo, reporter: TerminalReporte
         ciStatus: { read: async () => ({ state: 'unavailable', checks: [] }) },
         verifier: createSandboxVerifier({ toolchains: toolchainDirs(io.env.DRAFTSMAN_VERIFY_TOOLCHAINS), bwrap: io.env.DRAFTSMAN_BWRAP }),
         model: io.model ?? modelFromEnv(io.env),
-        prices: parsePriceTable(io.env.DRAFTSMAN_MODEL_PRICES, 'DRAFTSMAN_MODEL_PRICES'),
+        prices: parsePriceTable(modelEnv(io.env).values.MODEL_PRICES, 'MODEL_PRICES'),
         reporter,
         ingestionMemory: youngGenerationDuringIngestion,
         identity: gitIdentityOf(io.env),
@@ -55,14 +58,15 @@ export async function runStage(run: CliRun, io: CliIo, reporter: TerminalReporte
   }
 }
 
-/** The model the CLI uses, from the DRAFTSMAN_MODEL_* variables; undefined when none is configured. */
+/** The model the CLI uses, from the MODEL_* variables (model-env.ts); undefined when none is configured. */
 export function modelFromEnv(env: CliIo['env']): ModelProvider | undefined {
+  const { values } = modelEnv(env);
   return createModelProvider({
-    provider: env.DRAFTSMAN_MODEL_PROVIDER,
-    model: env.DRAFTSMAN_MODEL,
-    baseUrl: env.DRAFTSMAN_MODEL_BASE_URL,
-    region: env.DRAFTSMAN_MODEL_REGION,
-    apiKey: env.DRAFTSMAN_MODEL_API_KEY,
-    maxOutputTokens: env.DRAFTSMAN_MODEL_MAX_OUTPUT_TOKENS,
+    provider: values.MODEL_PROVIDER,
+    model: values.MODEL_NAME,
+    baseUrl: values.MODEL_BASE_URL,
+    region: values.MODEL_REGION,
+    apiKey: values.MODEL_API_KEY,
+    maxOutputTokens: values.MODEL_MAX_OUTPUT_TOKENS,
   });
 }

@@ -65,3 +65,25 @@ describe('draftsman run with a model endpoint that cannot answer', () => {
     expect(text.stderr.split('\n').some((line) => cause().test(line))).toBe(true);
   });
 });
+
+describe('draftsman run reads the model from the environment by the names serve and the App use', () => {
+  it.each([
+    { names: 'MODEL_*', env: () => ({ MODEL_BASE_URL: `http://127.0.0.1:${closedPort}/v1`, MODEL_NAME: 'qwen3' }), warned: false },
+    {
+      names: 'the old DRAFTSMAN_MODEL_*',
+      env: () => ({ DRAFTSMAN_MODEL_BASE_URL: `http://127.0.0.1:${closedPort}/v1`, DRAFTSMAN_MODEL: 'qwen3' }),
+      warned: true,
+    },
+  ])(
+    '$names: the endpoint configured is the one called',
+    async ({ names, env, warned }) => {
+      const result = await cli(['run', repo, '--task', TASK, '--out', join(root, `env-${warned}`), '--json'], { env: env() });
+      // The run reached the configured endpoint (nothing listens there): the model was built from these names.
+      expect(JSON.stringify(result.json), names).toContain(`127.0.0.1:${closedPort}/v1`);
+      const warning = /draftsman: warning: DRAFTSMAN_MODEL_BASE_URL is an old name, still read: set MODEL_BASE_URL instead/;
+      if (warned) expect(result.stderr).toMatch(warning);
+      else expect(result.stderr).not.toMatch(/old name/);
+    },
+    120_000,
+  );
+});

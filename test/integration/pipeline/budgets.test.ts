@@ -66,7 +66,7 @@ describe('budgets in the pipeline', () => {
       usage: { promptTokens: 2_000, completionTokens: 500 },
     }));
     const repo = repoWith('cost-cap', policy('  budgets:\n    maxCostUsd: 0.1\n'));
-    const result = await cli(['run', repo, '--task', TASK, '--out', join(root, 'state-cost'), '--json'], { model, env: { DRAFTSMAN_MODEL_PRICES: PRICES } });
+    const result = await cli(['run', repo, '--task', TASK, '--out', join(root, 'state-cost'), '--json'], { model, env: { MODEL_PRICES: PRICES } });
 
     expect(result.code).toBe(3);
     expect(result.json).toMatchObject({ status: 'BUDGET_EXCEEDED', reason: 'MODEL_BUDGET_EXCEEDED' });
@@ -101,7 +101,7 @@ describe('budgets in the pipeline', () => {
     const repo = repoWith('no-price', policy('  budgets:\n    maxCostUsd: 1\n'));
     const result = await cli(['run', repo, '--task', TASK, '--out', join(root, 'state-no-price'), '--json'], {
       model,
-      env: { DRAFTSMAN_MODEL_PRICES: JSON.stringify({ 'another-model': PRICE }) },
+      env: { MODEL_PRICES: JSON.stringify({ 'another-model': PRICE }) },
     });
 
     expect(result.json).toMatchObject({ status: 'FAILED' });
@@ -156,7 +156,7 @@ describe('budgets in the pipeline', () => {
     };
 
     // The scripted server reports 100 prompt and 20 completion tokens per call.
-    const priced = await run('state-priced', { DRAFTSMAN_MODEL_PRICES: PRICES }, repoWith('pr-body', policy('  budgets:\n    maxCostUsd: 2.5\n')));
+    const priced = await run('state-priced', { MODEL_PRICES: PRICES }, repoWith('pr-body', policy('  budgets:\n    maxCostUsd: 2.5\n')));
     const cost = formatUsd(3 * costMicroUsd(PRICE, 100, 20));
     expect(cost).toBe('$0.0018');
     expect(priced).toContain(`| **Budget** | 3 model calls · tokens 300 in / 60 out · cost ${cost} of $2.5000 |`);
