@@ -97,7 +97,7 @@ async function runCampaign(argv: string[], io: CliIo, runOne: RunOne): Promise<n
   let done = 0;
   const worker = async () => {
     for (let i = next++; i < repos.length; i = next++) {
-      const argvOne = [repos[i], '--task', task, '--out', join(out, names[i]), '--run-id', `${spec.name}-${names[i]}`.slice(0, 60), '--json'];
+      const argvOne = [repos[i], '--task', task, '--out', join(out, names[i]), '--run-id', runIdOf(spec.name, names[i]), '--json'];
       if (values.publish && spec.publish === 'draft') argvOne.push('--publish');
       outcomes[i] = await runRepository(repos[i], argvOne, io, runOne);
       done++;
@@ -109,6 +109,11 @@ async function runCampaign(argv: string[], io: CliIo, runOne: RunOne): Promise<n
   if (values.json) io.stdout(`${JSON.stringify({ campaign: spec.name, file, counts, repositories: outcomes })}\n`);
   else io.stdout(`${renderTable(spec, outcomes, counts)}\n`);
   return counts.failed === 0 ? 0 : 1;
+}
+
+/** The run id of a repository's run in the campaign: stable, so a second run continues the same runs (letters, digits, _ and - only). */
+function runIdOf(campaign: string, name: string): string {
+  return `${campaign}-${name}`.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 64);
 }
 
 /** One directory name per repository under the campaign's --out: its base name, numbered when two share one. */

@@ -27,7 +27,7 @@ beforeAll(() => {
   root = tempRoot('cli-campaign');
   writeFileSync(join(root, 'campaign.yaml'), SPEC);
   writeFileSync(join(root, 'broken.yaml'), 'version: 1\nname: Bad Name\ntitle: x\ntask:\n  steps: []\npace:\n  concurrency: 0\n');
-  makeWorkingCopy(join(root, 'web'), FILE);
+  makeWorkingCopy(join(root, 'web.site'), FILE);
   makeWorkingCopy(join(root, 'api'), { ...FILE, 'src/other.js': "// colour of the sky\nexport const sky = 'blue';\n" });
   makeWorkingCopy(join(root, 'off'), { ...FILE, '.agent-policy.yaml': 'version: 1\nagent:\n  enabled: false\n' });
   makeWorkingCopy(join(root, 'done'), { 'src/theme.js': "export const color = 'red';\n" });
@@ -47,12 +47,13 @@ describe('draftsman campaign', () => {
   });
 
   it('run: each repository is an ordinary run under its own policy, tracked in one table', async () => {
-    const repos = ['web', 'api', 'off', 'done'].flatMap((r) => ['--repos', join(root, r)]);
+    const repos = ['web.site', 'api', 'off', 'done'].flatMap((r) => ['--repos', join(root, r)]);
     const result = await cli(['campaign', 'run', 'campaign.yaml', ...repos, '--concurrency', '2', '--publish', '--json'], { cwd: root });
     const byRepo = Object.fromEntries(
       (result.json!.repositories as { repository: string; outcome: string; status: string; reason?: string }[]).map((r) => [r.repository.split('/').pop(), r]),
     );
-    expect(byRepo.web).toMatchObject({ outcome: 'changed', status: 'COMPLETED' });
+    // A directory name with a dot still makes a valid run id.
+    expect(byRepo['web.site']).toMatchObject({ outcome: 'changed', status: 'COMPLETED' });
     expect(byRepo.api).toMatchObject({ outcome: 'changed', status: 'COMPLETED' });
     // The repository's own policy decides: reported, never overridden.
     expect(byRepo.off).toMatchObject({ outcome: 'declined', detail: expect.stringContaining('POLICY_REFUSED') });
@@ -67,7 +68,7 @@ describe('draftsman campaign', () => {
   }, 240_000);
 
   it('run without --json prints the table; a repository that fails makes the exit code 1', async () => {
-    const result = await cli(['campaign', 'run', 'campaign.yaml', '--repos', join(root, 'web'), '--repos', join(root, 'nope')], { cwd: root });
+    const result = await cli(['campaign', 'run', 'campaign.yaml', '--repos', join(root, 'web.site'), '--repos', join(root, 'nope')], { cwd: root });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^campaign color-spelling: 1 changed, 0 unchanged, 0 declined, 1 failed/);
     expect(result.stdout).toMatch(/\| .*nope \| failed \|/);
