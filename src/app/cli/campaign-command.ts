@@ -4,12 +4,14 @@ import { parseArgs } from 'node:util';
 import type { CampaignSpec } from '../../core/campaign/campaign-spec.js';
 import { CampaignError, parseCampaign } from '../../core/campaign/parse-campaign.js';
 import { renderAgentBlock } from '../../core/phases/analysis-report.js';
+import { PUBLISH_REASONS } from '../../core/publish/publish-error.js';
+import { escapeControls } from '../../core/text/quote-path.js';
 import { UsageError, type CliIo } from './cli-io.js';
 
 /** Runs `draftsman run` with these arguments and this io; the exit code. */
 export type RunOne = (argv: string[], io: CliIo) => Promise<number>;
 
-/** How one repository of a campaign ended, read from its run's JSON (DESIGN's CLI output). */
+/** How one repository of a campaign ended, read from its run's `--json` object (README, "The CLI"). */
 export interface CampaignOutcome {
   repository: string;
   /** changed: a commit (published with --publish); unchanged: nothing to change or an analysis; declined: its policy said no or asks for approval; failed. */
@@ -24,6 +26,7 @@ export interface CampaignOutcome {
 const DECLINED = new Set(['NEEDS_APPROVAL', 'BLOCKED']);
 /** Publication refusals that are the repository's policy speaking (disabled, no draft PRs, an approval to give). */
 const POLICY_REFUSALS = new Set(['POLICY_REFUSED', 'APPROVAL_REQUIRED']);
+const isPublishReason = (reason: string): boolean => (PUBLISH_REASONS as readonly string[]).includes(reason);
 
 /** `draftsman campaign check FILE` and `draftsman campaign run FILE --repos ...` (docs/campaigns.md). */
 export async function campaignCommand(argv: string[], io: CliIo, runOne: RunOne): Promise<number> {
@@ -148,8 +151,7 @@ async function runRepository(repository: string, argv: string[], io: CliIo, runO
   const detail = json
     ? (json.publish ?? (json.headCommitSha ? `commit ${json.headCommitSha.slice(0, 12)} on ${json.agentBranch}` : undefined))
     : lastLine(stderr);
-  const refused = json?.publish ? /^refused: ([A-Z_]+)/.exec(json.publish) : null;
-  const outcome = refused ? (POLICY_REFUSALS.has(refused[1]) ? 'declined' : 'failed') : outcomeOf(status, json?.headCommitSha, json?.reason);
+  const outcome = outcomeOf(status, json?.headCommitSha, json?.reason);
   return { repository, outcome, status, ...(json?.reason ? { reason: json.reason } : {}), exitCode, ...(detail ? { detail } : {}) };
 }
 
@@ -161,6 +163,8 @@ const NOTHING_TO_DO = new Set(['TARGET_SELECTION_EMPTY', 'NO_CHANGES']);
 function outcomeOf(status: string, head: string | undefined, reason: string | undefined): CampaignOutcome['outcome'] {
   if (status === 'COMPLETED') return head ? 'changed' : 'unchanged';
   if (status === 'FAILED' && reason && NOTHING_TO_DO.has(reason)) return 'unchanged';
+  // A refused publication ends the command BLOCKED with the refusal's reason (cli-explain.ts): the policy's own refusals decline, the rest fail.
+  if (status === 'BLOCKED' && reason && isPublishReason(reason) && !POLICY_REFUSALS.has(reason)) return 'failed';
   if (DECLINED.has(status)) return 'declined';
   return 'failed';
 }
@@ -171,7 +175,8 @@ function countOutcomes(outcomes: CampaignOutcome[]): Record<CampaignOutcome['out
   return counts;
 }
 
-const cell = (text: string | undefined) => (text ?? '').replace(/\|/g, '\\|').replace(/\s+/g, ' ');
+/** A table cell for the terminal: control characters shown, never obeyed; one line; pipes kept out of the layout. */
+const cell = (text: string | undefined) => escapeControls((text ?? '').replace(/\s+/g, ' ')).replace(/\|/g, '\\|');
 
 function renderTable(spec: CampaignSpec, outcomes: CampaignOutcome[], counts: Record<string, number>): string {
   const rows = outcomes.map((o) => `| ${cell(o.repository)} | ${o.outcome} | ${o.status} | ${cell(o.reason)} | ${cell(o.detail)} |`);

@@ -47,7 +47,7 @@ export async function writeOutcome(run: CliRun, result: PipelineResult, io: CliI
   return exitCodeFor(status);
 }
 
-/** The `--json` object (DESIGN §8's fields, then what this CLI adds: `message`, `runStatus`, `publish`, `details`, `found`, `phases`). */
+/** The `--json` object (the fields README's "The CLI" lists, then what this CLI adds: `message`, `runStatus`, `publish`, `details`, `found`, `phases`). */
 function jsonOutcome(
   run: CliRun,
   result: PipelineResult,

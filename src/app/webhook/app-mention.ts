@@ -1,15 +1,14 @@
 import { findFencedBlocks, splitLines } from '../../core/task/fenced-blocks.js';
+import { escapeRegExp } from '../../core/util/escape-regexp.js';
 
 /** The App's slug, as people mention it: its bot login without `[bot]` (`draftsman[bot]` → `draftsman`). */
 export function appSlug(botLogin: string): string {
   return botLogin.replace(/\[bot\]$/, '');
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** `@slug` (or `@slug[bot]`) as GitHub links a mention: not inside a word or an e-mail address, not a longer name. */
 function mentionPattern(botLogin: string): RegExp {
-  return new RegExp(`(^|[^\\w@./-])@${escape(appSlug(botLogin))}(?:\\[bot\\])?(?![\\w-])`, 'gi');
+  return new RegExp(`(^|[^\\w@./-])@${escapeRegExp(appSlug(botLogin))}(?:\\[bot\\])?(?![\\w-])`, 'gi');
 }
 
 /** The lines that speak to the App: not in fenced code, not a `>` quote of an earlier comment, inline code removed. */
