@@ -74,8 +74,10 @@ describe('model tools in the pipeline', () => {
       mavenMultiModuleRepo()
         [CLIENT].split('\n')
         .findIndex((l) => l.includes('public String exchangeToken(')) + 1;
-    expect(definition).toContain(`{"path":"${CLIENT}","score":1,"reason":"method LegacyAuthClient.exchangeToken defined at line ${clientLine}`);
-    expect(definition).toContain(`"evidence":["${CLIENT}:${clientLine}","symbol_index:definition"]`);
+    const lines = definition.split('\n');
+    expect(lines[1]).toBe('find_definition name=LegacyAuthClient.exchangeToken limit=20: 2 results');
+    expect(lines[2]).toMatch(new RegExp(`^1\\. ${CLIENT} \\(score 1\\): method LegacyAuthClient\\.exchangeToken defined at line ${clientLine}: `));
+    expect(lines[2]).toMatch(new RegExp(`\\[${CLIENT}:${clientLine}, symbol_index:definition\\]$`));
 
     // The broken edit was applied and its parse problem reported; the fix parsed.
     const editLine = service.split('\n').findIndex((l) => l.includes('legacyAuthClient.exchangeToken(code);')) + 1;

@@ -34,15 +34,38 @@ async function bench() {
   return toolBench(files, { segmentPaths: [] });
 }
 
+interface Answer {
+  head: string;
+  results: { path: string; score: number; reason: string; evidence: string[] }[];
+  truncated?: string;
+}
+
+/** Reads a navigator answer back from its text: the head line, one result per line, a bound note. */
+function parseAnswer(text: string): Answer {
+  const [head, ...rest] = text.split('\n');
+  const answer: Answer = { head, results: [] };
+  for (const line of rest) {
+    const note = /^\[(.*)\]$/.exec(line);
+    if (note) {
+      answer.truncated = note[1];
+      continue;
+    }
+    const m = /^\d+\. (\S+) \(score ([\d.]+)\): (.*?)(?: \[([^\]]*)\])?$/.exec(line);
+    if (!m) throw new Error(`not a result line: ${line}`);
+    answer.results.push({ path: m[1], score: Number(m[2]), reason: m[3], evidence: m[4] ? m[4].split(', ') : [] });
+  }
+  return answer;
+}
+
 async function ask(b: Awaited<ReturnType<typeof bench>>, tool: string, args: Record<string, unknown>) {
-  return JSON.parse(await b.call(tool, args));
+  return parseAnswer(await b.call(tool, args));
 }
 
 describe('navigator tools', () => {
   it('find_definition: the defining file first, with path:line evidence, then the references', async () => {
     const b = await bench();
     const res = await ask(b, 'repo_map_find_definition', { name: 'computeTotal' });
-    expect(res.query).toEqual({ type: 'find_definition', name: 'computeTotal', limit: 20 });
+    expect(res.head).toMatch(/^find_definition name=computeTotal limit=20: \d+ results$/);
     expect(res.results[0]).toEqual({
       path: 'src/billing/total.ts',
       score: 1,
@@ -95,17 +118,16 @@ describe('navigator tools', () => {
     const b = await bench();
     const tests = await ask(b, 'repo_map_find_tests', { path: 'src/billing/total.ts' });
     expect(tests.results[0]).toMatchObject({ path: 'src/billing/total.test.ts', evidence: expect.arrayContaining(['test_name_match']) });
-    const owners = await ask(b, 'repo_map_owners', { path: 'src/billing/total.ts' });
-    expect(owners).toMatchObject({ owners: ['@acme/billing'], results: [{ path: 'src/billing/total.ts', evidence: ['.github/CODEOWNERS:2'] }] });
-    expect((await ask(b, 'repo_map_owners', { path: 'src/app.ts' })).owners).toEqual(['@acme/all']);
-    const explained = await ask(b, 'repo_map_explain_path', { path: 'src/billing/total.ts' });
-    expect(explained).toMatchObject({
-      path: 'src/billing/total.ts',
-      exists: true,
-      role: 'source',
-      owners: ['@acme/billing'],
-      ownersRule: '.github/CODEOWNERS:2 src/billing/',
-    });
+    expect(await b.call('repo_map_owners', { path: 'src/billing/total.ts' })).toBe(
+      'find_owners path=src/billing/total.ts: 1 result\n1. src/billing/total.ts (score 1): owned by @acme/billing (rule src/billing/, the last match) [.github/CODEOWNERS:2]',
+    );
+    expect((await ask(b, 'repo_map_owners', { path: 'src/app.ts' })).results[0].reason).toMatch(/^owned by @acme\/all /);
+    const explained = (await b.call('repo_map_explain_path', { path: 'src/billing/total.ts' })).split('\n');
+    expect(explained[0]).toBe('src/billing/total.ts: exists, role source');
+    expect(explained).toContain('owners: @acme/billing (rule .github/CODEOWNERS:2 src/billing/)');
+    expect(explained.some((l) => l.startsWith('module: '))).toBe(true);
+    expect(await b.call('repo_map_explain_path', { path: 'src/none.ts' })).toMatch(/^src\/none\.ts: does not exist, role /);
+    expect(await b.call('repo_map_find_files', { pattern: '*.nothing' })).toBe('find_files_by_pattern pattern=*.nothing limit=100: no results');
     const found = await ask(b, 'repo_map_find_files', { pattern: '*.test.ts' });
     expect(found.results.map((r: { path: string }) => r.path)).toEqual(['src/billing/total.test.ts']);
   });
@@ -115,7 +137,9 @@ describe('navigator tools', () => {
     const map = await buildRepoMap({ workspace: b.repo.workspace, owner: 'acme', repo: 'shop', policyDigest: 'p', rules: defaultPathRules() });
     map.ownership.rules = [{ pattern: 'src/', owners: ['@acme/stored'], source: 'CODEOWNERS', line: 7 }];
     await writeArtifact(b.env.store, b.env.keys.attempt(1).repoMap, RepoMap, map);
-    expect(await ask(b, 'repo_map_owners', { path: 'src/app.ts' })).toMatchObject({ owners: ['@acme/stored'], results: [{ evidence: ['CODEOWNERS:7'] }] });
+    expect((await ask(b, 'repo_map_owners', { path: 'src/app.ts' })).results).toMatchObject([
+      { reason: expect.stringMatching(/^owned by @acme\/stored /), evidence: ['CODEOWNERS:7'] },
+    ]);
   });
 
   it('content queries are bounded and say so', async () => {
