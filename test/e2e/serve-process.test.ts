@@ -1,6 +1,6 @@
 import { sign } from '@octokit/webhooks-methods';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -270,4 +270,52 @@ describe('draftsman serve logs in one format', () => {
       await standin.stop();
     }
   }, 90_000);
+});
+
+describe('draftsman serve --sandbox: the App against a local GitHub stand-in', () => {
+  it('outside a checkout with its development dependencies, --sandbox says what it needs in one sentence and exits 2', async () => {
+    const p = serve(['--sandbox'], tempDir());
+    expect(await p.exit).toBe(2);
+    expect(p.stderr()).toBe(
+      'draftsman serve: --sandbox runs from a draftsman checkout with its development dependencies installed (npm ci): scripts/serve-sandbox.ts is not in this installation\n',
+    );
+  });
+
+  it('a labelled issue opened on the sandbox page ends as a draft pull request the page shows, and Ctrl-C stops everything', async () => {
+    // The packaged CLI beside this checkout's scripts and development dependencies, as after `npm ci`.
+    const repo = join(import.meta.dirname, '..', '..');
+    for (const entry of ['scripts', 'node_modules']) symlinkSync(join(repo, entry), join(packageRoot, entry));
+    try {
+      const dir = tempDir();
+      const p = serve(['--sandbox', '--port', '0', '--dir', 'sandbox'], dir);
+      const [, page] = await p.waitFor(/open (http:\S+\/) to open and label an issue/, { timeoutMs: 60_000 });
+      expect(p.stderr()).toContain('draftsman serve: webhooks to http://127.0.0.1:');
+      const opened = await fetch(new URL('/issues', page), {
+        method: 'POST',
+        body: new URLSearchParams({ title: 'Migrate to Jakarta Persistence', body: MIGRATION_ISSUE_BODY }),
+        redirect: 'manual',
+      });
+      expect(opened.status).toBe(303);
+      expect(opened.headers.get('x-issue-number')).toBe('1');
+      // The page shows the progress comment; it says PUBLISHED once the draft PR is open.
+      let index = '';
+      for (let i = 0; i < 240 && !index.includes('PUBLISHED — draft pull request opened'); i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 250));
+        index = await (await fetch(page)).text();
+      }
+      expect(index).toContain('PUBLISHED — draft pull request opened');
+      const pull = /href="(\/pulls\/\d+)"/.exec(index)?.[1];
+      expect(pull).toBe('/pulls/2');
+      const shown = await (await fetch(new URL(pull!, page))).text();
+      expect(shown).toContain('Draft, open: agent/i1/r');
+      expect(shown).toContain('3 files changed, 4 insertions(+), 4 deletions(-)');
+      expect(shown).toContain('## Migrate to Jakarta Persistence');
+      // serve's own files went where --dir said, relative to where the command ran.
+      expect(readFileSync(join(dir, 'sandbox', '.env'), 'utf8')).toMatch(/^APP_ID=\d+$/m);
+      expect(await p.stop()).toBe(0);
+      await expect(fetch(page)).rejects.toThrow();
+    } finally {
+      for (const entry of ['scripts', 'node_modules']) rmSync(join(packageRoot, entry), { force: true });
+    }
+  }, 120_000);
 });

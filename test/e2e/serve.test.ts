@@ -1,7 +1,7 @@
 import { sign } from '@octokit/webhooks-methods';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,6 +28,8 @@ import {
 } from '../helpers/app-harness.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { startGitHubStandin, type GitHubStandin } from '../helpers/github-standin/index.js';
+import { startGitAuthProxy } from '../helpers/sandbox/git-auth-proxy.js';
+import { postDelivery } from '../helpers/sandbox/start-sandbox.js';
 
 /**
  * `draftsman serve` end to end: the CLI command reads `.env` (App id, webhook secret, the key
@@ -38,64 +40,6 @@ import { startGitHubStandin, type GitHubStandin } from '../helpers/github-standi
 
 const SECRET = 'serve-webhook-secret-0123456789';
 const ISSUE = 1;
-
-/** GitHub's side of smart HTTP: only a token the stand-in minted for the repository (contents) may clone. */
-async function startGitAuthProxy(
-  standin: GitHubStandin,
-  target: string,
-): Promise<{ url: string; server: Server; denied: { path: string; credential: boolean }[]; served: number }> {
-  const denied: { path: string; credential: boolean }[] = [];
-  let served = 0;
-  const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
-    const fullName = /^\/([^/]+)\/([^/]+?)(?:\.git)?\//.exec(path)?.slice(1, 3).join('/') ?? '';
-    const basic = /^Basic\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    const [user, token] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':') : [];
-    const access = path.endsWith('git-receive-pack') || req.url?.includes('service=git-receive-pack') ? 'write' : 'read';
-    if (user !== 'x-access-token' || !token || !standin.authorizeGit(token, fullName, access)) {
-      denied.push({ path, credential: Boolean(token) });
-      req.resume().on('end', () => res.writeHead(401, { 'www-authenticate': 'Basic realm="GitHub"' }).end());
-      return;
-    }
-    const headers = { ...req.headers };
-    delete headers.authorization;
-    delete headers.host;
-    served += 1;
-    const upstream = httpRequest(`${target}${req.url ?? '/'}`, { method: req.method, headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
-  });
-  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    server,
-    denied,
-    get served() {
-      return served;
-    },
-  };
-}
-
-async function postDelivery(url: string, event: string, payload: unknown, options: { id: string; secret?: string }): Promise<{ status: number; body: string }> {
-  const body = JSON.stringify(payload);
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'user-agent': 'GitHub-Hookshot/serve-test',
-      'x-github-delivery': options.id,
-      'x-github-event': event,
-      'x-github-hook-installation-target-id': String(HARNESS_APP_ID),
-      'x-github-hook-installation-target-type': 'integration',
-      'x-hub-signature-256': await sign(options.secret ?? SECRET, body),
-    },
-    body,
-  });
-  return { status: res.status, body: await res.text() };
-}
 
 describe('draftsman serve: the App in one process', () => {
   const clock = { now: () => HARNESS_START };
@@ -165,7 +109,7 @@ describe('draftsman serve: the App in one process', () => {
     forged = await postDelivery(handle.webhookUrl, 'issues', payload, { id: '00000000-0000-4000-8000-000000000001', secret: `${SECRET}-wrong` });
     await handle.idle();
     objectsAfterForged = await handle.store.list('');
-    ack = await postDelivery(handle.webhookUrl, 'issues', payload, { id: '00000000-0000-4000-8000-000000000002' });
+    ack = await postDelivery(handle.webhookUrl, 'issues', payload, { id: '00000000-0000-4000-8000-000000000002', secret: SECRET });
     await handle.idle();
   }, 120_000);
 

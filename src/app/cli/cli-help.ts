@@ -86,13 +86,16 @@ stored input, with your AWS credentials (docs/operations.md).
 
 exit codes: 0 re-driven, 1 refused (nothing written), 2 usage`,
   serve: `usage: draftsman serve [--dir DIR] [--port N] [--host H] [--env-file FILE]
+       draftsman serve --sandbox [--dir DIR] [--port N] [--host H]
 
 The whole GitHub App in one process, until Ctrl-C (README, "Trying the App before deploying").
 
-  --dir DIR          where runs and state are kept (default .draftsman)
-  --port N           the webhook port
+  --dir DIR          where runs and state are kept (default .draftsman; with --sandbox a temporary folder)
+  --port N           the webhook port (with --sandbox: the sandbox page's port)
   --host H           the address to listen on
-  --env-file FILE    settings (default .env)`,
+  --env-file FILE    settings (default .env)
+  --sandbox          no GitHub needed: a local GitHub stand-in with a sandbox repository and a page
+                     that opens and labels issues (from a checkout with npm ci done)`,
 };
 
 /** `draftsman --help`: the commands, then where each command's own help is. */

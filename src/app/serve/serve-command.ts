@@ -5,6 +5,7 @@ import { JsonLogger } from '../logger.js';
 import { githubUrls, isUnconfigured, loadServeEnv, readServeSettings, ServeEnv, ServeError, type ServeEnvSource } from './serve-settings.js';
 import { findAppManifest } from './setup/app-manifest.js';
 import { SetupUnavailable, startSetupServer } from './setup/setup-server.js';
+import { launchSandbox } from './sandbox-launch.js';
 import { ONE_PROCESS_NOTICE, startServe, type ServeHandle } from './start-serve.js';
 
 export const DEFAULT_SERVE_DIR = '.draftsman';
@@ -19,9 +20,10 @@ const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   'env-file': { type: 'string' },
+  sandbox: { type: 'boolean' },
 } as const;
 
-type ServeFlags = { dir?: string; port?: string; host?: string; 'env-file'?: string };
+type ServeFlags = { dir?: string; port?: string; host?: string; 'env-file'?: string; sandbox?: boolean };
 
 /** Waits for Ctrl-C or a termination signal. */
 function untilSignal(): Promise<void> {
@@ -39,7 +41,8 @@ function untilSignal(): Promise<void> {
 /**
  * `draftsman serve [--dir DIR] [--port N] [--host H] [--env-file FILE]`: the App in one process
  * until interrupted. Settings come from the environment over `.env`, flags over both. With no
- * App configured at all, a setup page registers one first (GitHub's manifest flow).
+ * App configured at all, a setup page registers one first (GitHub's manifest flow). `--sandbox`
+ * runs it against a local GitHub stand-in instead (`sandbox-launch.ts`).
  */
 export async function serveCommand(args: string[], io: CliIo, until: (handle: ServeHandle) => Promise<void> = untilSignal): Promise<number> {
   let values: ServeFlags;
@@ -50,6 +53,7 @@ export async function serveCommand(args: string[], io: CliIo, until: (handle: Se
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   try {
+    if (values.sandbox) return await launchSandbox(values, io);
     return await serve(values, io, until);
   } catch (error) {
     if (error instanceof ServeError) {

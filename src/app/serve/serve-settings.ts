@@ -6,7 +6,13 @@ import { z } from 'zod';
 import { AgentError } from '../../core/errors.js';
 import { AppConfig } from '../config.js';
 
-export const SERVE_REASONS = ['SERVE_CONFIG_INVALID', 'SERVE_PRIVATE_KEY_MISSING', 'SERVE_ENV_FILE_MISSING', 'SERVE_SETUP_FAILED'] as const;
+export const SERVE_REASONS = [
+  'SERVE_CONFIG_INVALID',
+  'SERVE_PRIVATE_KEY_MISSING',
+  'SERVE_ENV_FILE_MISSING',
+  'SERVE_SETUP_FAILED',
+  'SERVE_SANDBOX_UNAVAILABLE',
+] as const;
 export type ServeReason = (typeof SERVE_REASONS)[number];
 
 /** `draftsman serve` cannot start as configured. `data` names variables, never their values. */

@@ -13,9 +13,14 @@ export type AppManifest = Record<string, unknown> & { name?: string; hook_attrib
 export function findAppManifest(cwd: string, from = dirname(fileURLToPath(import.meta.url))): string | undefined {
   const local = resolve(cwd, 'app.yml');
   if (existsSync(local)) return local;
+  const root = packageRoot(from);
+  return root ? join(root, 'app.yml') : undefined;
+}
+
+/** This package's root (the folder with `app.yml` and `package.json`), from the bundle's or the source's folder. */
+export function packageRoot(from = dirname(fileURLToPath(import.meta.url))): string | undefined {
   for (let dir = from; ; dir = dirname(dir)) {
-    const candidate = join(dir, 'app.yml');
-    if (existsSync(candidate) && existsSync(join(dir, 'package.json'))) return candidate;
+    if (existsSync(join(dir, 'app.yml')) && existsSync(join(dir, 'package.json'))) return dir;
     if (dirname(dir) === dir) return undefined;
   }
 }

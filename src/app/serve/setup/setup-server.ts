@@ -43,9 +43,10 @@ export interface SetupServer {
 /** The setup cannot start: `sentence` says why in one sentence. */
 export class SetupUnavailable extends Error {}
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-function page(res: ServerResponse, status: number, title: string, body: string): void {
+/** A small HTML page: the title as heading, `body` as given (already escaped). */
+export function page(res: ServerResponse, status: number, title: string, body: string): void {
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
   res.end(
     `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`,
