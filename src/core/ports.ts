@@ -147,6 +147,8 @@ export interface RunReporter {
   report(progress: RunProgress): Promise<void>;
   /** One stage started or ended (reporters that show only the whole picture leave it out). Never awaited: showing progress must not slow or stop the run. */
   phase?(progress: PhaseProgress): void;
+  /** How far the running stage is (`files read: 4,000`), for a terminal's progress line. Never awaited, as `phase`. */
+  progress?(what: string): void;
 }
 
 /** The CI state of a commit. */

@@ -20,6 +20,8 @@ export class FileContents {
   constructor(
     readonly workspace: Workspace,
     private readonly maxBytes: number = DEFAULT_MAX_TEXT_BYTES,
+    /** Told after every read from the workspace, with the count so far (progress on long scans). */
+    private readonly onRead?: (filesRead: number) => void,
   ) {}
 
   /** A content key: the blob SHA for base files, a digest of the bytes for overlay files (after a read). */
@@ -48,6 +50,7 @@ export class FileContents {
       return undefined;
     }
     this.readsFromStore++;
+    this.onRead?.(this.readsFromStore);
     const k = key ?? `sha256:${sha256Hex(bytes)}`;
     this.sizes.set(k, bytes.length);
     const value = bytes.length > this.maxBytes || looksBinary(bytes) ? null : decoder.decode(bytes);

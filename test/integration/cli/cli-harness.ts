@@ -18,7 +18,7 @@ export interface CliOutcome {
 /** `draftsman <argv>` in-process with captured streams, a fixed clock and an empty environment. */
 export async function cli(
   argv: string[],
-  options: { cwd?: string; env?: Record<string, string>; model?: ModelProvider; now?: number } = {},
+  options: { cwd?: string; env?: Record<string, string>; model?: ModelProvider; now?: number; isTty?: boolean } = {},
 ): Promise<CliOutcome> {
   let stdout = '';
   let stderr = '';
@@ -29,7 +29,7 @@ export async function cli(
     env: { ...options.env },
     cwd: options.cwd ?? process.cwd(),
     clock: { now: () => now },
-    isTty: false,
+    isTty: options.isTty ?? false,
     model: options.model,
   };
   const code = await runCli(argv, io);

@@ -124,3 +124,20 @@ describe('draftsman targets --task', () => {
     expect([...selected].sort()).toEqual(['src/acme_billing/api.py', 'src/acme_billing/invoice.py', 'tests/test_invoice.py']);
   });
 });
+
+describe('draftsman targets on a terminal', () => {
+  it('the running stage line counts the files read, on a terminal only', async () => {
+    const files: Record<string, string> = { 'package.json': '{ "name": "many", "version": "1.0.0" }\n' };
+    for (let i = 0; i < 600; i++) files[`src/part${String(i).padStart(3, '0')}.ts`] = `export const part${i} = computeTotal(${i});\n`;
+    const gitdir = join(root, 'many.git');
+    makeBareRepo(gitdir, files);
+    const args = ['targets', gitdir, '--out', out, '--task', 'Fix computeTotal rounding'];
+    const live = await cli(args, { isTty: true });
+    expect(live.code).toBe(0);
+    const counts = [...live.stderr.matchAll(/\r\u001b\[K {2}… discovery {16}files read: ([\d,]+)/g)].map((m) => m[1]);
+    expect(counts.slice(0, 2)).toEqual(['250', '500']);
+    const piped = await cli(args);
+    expect(piped.code).toBe(0);
+    expect(piped.stderr).not.toContain('files read');
+  });
+});

@@ -31,6 +31,9 @@ export const DiscoveryOutput = z.object({
 });
 export type DiscoveryOutput = z.infer<typeof DiscoveryOutput>;
 
+/** Discovery reports its files read on the progress line every this many files. */
+export const FILES_READ_PROGRESS_EVERY = 250;
+
 export function discoveryOf(outputs: Readonly<Record<string, unknown>>): DiscoveryOutput {
   return DiscoveryOutput.parse(outputs.discovery);
 }
@@ -46,7 +49,10 @@ export function discoveryPhase(env: PipelineEnv): PhaseHandler {
       const task = taskOf(context.outputs);
       const views = viewsFor(env, task);
       const workspace = context.workspace;
-      const contents = new FileContents(workspace, maxEditableBytes(env.policy));
+      // Reading files is what takes long on a large repository: the count goes to the progress line.
+      const contents = new FileContents(workspace, maxEditableBytes(env.policy), (n) => {
+        if (n % FILES_READ_PROGRESS_EVERY === 0) env.reporter?.progress?.(`files read: ${n.toLocaleString('en-US')}`);
+      });
       await context.runtime.use('repo_map_query');
       const digest = policyDigest(env.policy);
       const { map, cacheHit, key } = await loadOrBuildRepoMap({
