@@ -18,7 +18,14 @@ export const RecordedChatMessage = z.object({
 
 export const RecordedModelResponse = z.object({
   message: RecordedChatMessage,
-  usage: z.object({ promptTokens: z.number().int().nonnegative(), completionTokens: z.number().int().nonnegative() }).optional(),
+  usage: z
+    .object({
+      promptTokens: z.number().int().nonnegative(),
+      completionTokens: z.number().int().nonnegative(),
+      /** Of `promptTokens`, those the provider read from its prompt cache (when it says). */
+      cachedInputTokens: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
   finishReason: z.string().optional(),
   stopReason: z.enum(['end_turn', 'tool_use', 'max_tokens', 'refusal', 'other']).optional(),
 });
