@@ -2,9 +2,9 @@ import { taskWords, type TaskWord } from '../task/search-terms.js';
 import type { SearchTerm } from '../task/task-contract.js';
 import { filesContaining, keywordSearch, type KeywordHit } from './keyword-search.js';
 import { findNamedPaths, namedDirectories, type PathFinding } from './named-paths.js';
-import { noteFound, type SelectionContext } from './selection-context.js';
+import { noteFound, type Found, type SelectionContext } from './selection-context.js';
 import { analyseSymbols, DEFINITION_SCORE, splitSymbolTerm, type SymbolFinding } from './symbol-search.js';
-import { findRelations } from './target-relations.js';
+import { findRelatedTests, findRelations, MAX_RELATION_ANCHORS } from './target-relations.js';
 import { callStage, caseFallbackStage, changelogStage, coverageStage, frameStage, literalStage } from './report-stages.js';
 import { findWordDefinitions, wordFileStems, wordSpellings, type WordDefinition } from './word-definitions.js';
 
@@ -166,16 +166,30 @@ function directoryStage(ctx: SelectionContext, names: string[]): void {
   }
 }
 
-/** The navigator's relations of the best-evidenced source files, as lower-ranked context. */
+/**
+ * The navigator's relations of the best-evidenced files (tests and importers), as lower-ranked
+ * context. When fewer files than that have strong evidence, the best-scored other source files
+ * bring their test counterparts too, as new files only: a source found by its name or a word of
+ * the task comes with its test, and nothing already found is lifted by it.
+ */
 async function relationStage(ctx: SelectionContext): Promise<void> {
-  const anchors = [...ctx.found]
-    .filter(([p, f]) => f.tier === 'strong' && !ctx.rules.isTest(p))
-    .sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1))
+  const byScore = (a: [string, Found], b: [string, Found]) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1);
+  const found = [...ctx.found].filter(([p]) => !ctx.rules.isTest(p));
+  const anchors = found
+    .filter(([, f]) => f.tier === 'strong')
+    .sort(byScore)
     .map(([p]) => p);
   const candidateSet = new Set(ctx.candidates);
   const { map, workspace, contents, rules } = ctx;
-  const relations = await findRelations({ anchors, scan: ctx.candidates, map, workspace, contents, rules, allowed: (p) => candidateSet.has(p) });
-  for (const r of relations) {
+  const allowed = (p: string) => candidateSet.has(p);
+  const relations = await findRelations({ anchors, scan: ctx.candidates, map, workspace, contents, rules, allowed });
+  const others = found
+    .filter(([p, f]) => f.tier !== 'strong' && f.tier !== 'changelog' && rules.classify(p) === 'source')
+    .sort(byScore)
+    .slice(0, Math.max(0, MAX_RELATION_ANCHORS - anchors.length))
+    .map(([p]) => p);
+  const counterparts = await findRelatedTests({ anchors: others, map, workspace, contents, rules, allowed: (p) => allowed(p) && !ctx.found.has(p) });
+  for (const r of [...relations, ...counterparts]) {
     const f = noteFound(ctx, r.path);
     f.score += r.score;
     f.reasons.push(r.reason);

@@ -39,21 +39,9 @@ export async function findRelations(input: {
   rules: PathRules;
   allowed: (path: string) => boolean;
 }): Promise<RelationFinding[]> {
-  const out: RelationFinding[] = [];
   const anchors = input.anchors.slice(0, MAX_RELATION_ANCHORS);
-  if (anchors.length === 0) return out;
-  const navigator = new RepoNavigator(input.map, input.workspace, input.contents, input.rules);
-  for (const anchor of anchors) {
-    for (const t of (await navigator.findRelatedTests(anchor, MAX_TESTS_PER_ANCHOR)).results) {
-      if (!input.allowed(t.path)) continue;
-      out.push({
-        path: t.path,
-        score: Math.round(TEST_WEIGHT * t.score * 100) / 100,
-        reason: `test covering ${anchor}: ${t.reason}`,
-        evidence: { type: 'scope', detail: `related test of ${anchor} (${t.evidence.join(', ')})` },
-      });
-    }
-  }
+  if (anchors.length === 0) return [];
+  const out = await findRelatedTests({ ...input, anchors });
   const files = new Set(input.workspace.paths());
   const wanted = new Set(anchors);
   // An importer names the module it imports: only files that mention an anchor's stem are parsed for imports.
@@ -67,6 +55,31 @@ export async function findRelations(input: {
     for (const target of resolveFileImports(p, text, files, input.map.modules)) {
       if (!wanted.has(target)) continue;
       out.push({ path: p, score: IMPORTER_SCORE, reason: `imports ${target}`, evidence: { type: 'scope', detail: `importer of ${target}` } });
+    }
+  }
+  return out;
+}
+
+/** The tests that cover each anchor (naming conventions in its module, then tests that mention it), a bounded number per anchor. */
+export async function findRelatedTests(input: {
+  anchors: readonly string[];
+  map: RepoMap;
+  workspace: Workspace;
+  contents: FileContents;
+  rules: PathRules;
+  allowed: (path: string) => boolean;
+}): Promise<RelationFinding[]> {
+  const out: RelationFinding[] = [];
+  const navigator = new RepoNavigator(input.map, input.workspace, input.contents, input.rules);
+  for (const anchor of input.anchors) {
+    for (const t of (await navigator.findRelatedTests(anchor, MAX_TESTS_PER_ANCHOR)).results) {
+      if (!input.allowed(t.path)) continue;
+      out.push({
+        path: t.path,
+        score: Math.round(TEST_WEIGHT * t.score * 100) / 100,
+        reason: `test covering ${anchor}: ${t.reason}`,
+        evidence: { type: 'scope', detail: `related test of ${anchor} (${t.evidence.join(', ')})` },
+      });
     }
   }
   return out;
