@@ -189,6 +189,8 @@ async function relationStage(ctx: SelectionContext): Promise<void> {
     .slice(0, Math.max(0, MAX_RELATION_ANCHORS - anchors.length))
     .map(([p]) => p);
   const counterparts = await findRelatedTests({ anchors: others, map, workspace, contents, rules, allowed: (p) => allowed(p) && !ctx.found.has(p) });
+  // A counterpart ranks below the file that brought it: half its anchor's score at most.
+  for (const r of counterparts) r.score = Math.min(r.score, Math.round(((ctx.found.get(r.anchor)?.score ?? 0) / 2) * 100) / 100);
   for (const r of [...relations, ...counterparts]) {
     const f = noteFound(ctx, r.path);
     f.score += r.score;

@@ -12,6 +12,8 @@ const stemOf = (path: string): string => baseName(path).replace(/\.[^.]*$/, '');
 
 export interface RelationFinding {
   path: string;
+  /** The anchor the relation was found from. */
+  anchor: string;
   score: number;
   reason: string;
   evidence: TargetEvidence;
@@ -54,7 +56,7 @@ export async function findRelations(input: {
     if (text === undefined) continue;
     for (const target of resolveFileImports(p, text, files, input.map.modules)) {
       if (!wanted.has(target)) continue;
-      out.push({ path: p, score: IMPORTER_SCORE, reason: `imports ${target}`, evidence: { type: 'scope', detail: `importer of ${target}` } });
+      out.push({ path: p, anchor: target, score: IMPORTER_SCORE, reason: `imports ${target}`, evidence: { type: 'scope', detail: `importer of ${target}` } });
     }
   }
   return out;
@@ -76,6 +78,7 @@ export async function findRelatedTests(input: {
       if (!input.allowed(t.path)) continue;
       out.push({
         path: t.path,
+        anchor,
         score: Math.round(TEST_WEIGHT * t.score * 100) / 100,
         reason: `test covering ${anchor}: ${t.reason}`,
         evidence: { type: 'scope', detail: `related test of ${anchor} (${t.evidence.join(', ')})` },

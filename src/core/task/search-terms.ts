@@ -1,5 +1,6 @@
 import type { SearchTerm } from './task-contract.js';
 import { stepSearchParameters, type RecipeStep } from './recipe-steps.js';
+import { addImportedNames } from './report-imports.js';
 import { addReportLiterals } from './report-literals.js';
 
 /** Enough for target search; more would only dilute the ranking. */
@@ -80,7 +81,7 @@ export interface SearchTermInput {
 /**
  * Terms the target search looks for: recipe parameters first (they say exactly what to find),
  * then backticked names, quoted identifiers, stack-trace frames and quoted literals (messages,
- * flags, rule ids; `report-literals.ts`), and names recognisable in plain prose (CamelCase,
+ * flags, rule ids; `report-literals.ts`), names the report's code imports (`report-imports.ts`), and names recognisable in plain prose (CamelCase,
  * camelCase, SNAKE_CASE, dotted `Class.method`, package names, file paths). Each term appears
  * once, with the first way it was found. Every pattern is linear, so a 1 MiB body is cheap.
  */
@@ -118,6 +119,7 @@ export function deriveSearchTerms(input: SearchTermInput): SearchTerm[] {
     }
   }
   addReportLiterals(texts, add);
+  addImportedNames(texts, add);
   const tried = new Set<string>();
   for (const { text, source } of texts) {
     for (const match of text.matchAll(TOKEN)) {

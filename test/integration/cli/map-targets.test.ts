@@ -114,9 +114,9 @@ describe('draftsman targets --task', () => {
     expect([...selected].sort()).toEqual(['packages/web/src/routes/users.test.ts', 'packages/web/src/routes/users.ts', 'packages/web/src/server.ts']);
   });
 
-  it('go: Store.Handle ranks its definition first, then its caller, the test covering it, then what it calls', async () => {
+  it('go: Store.Handle ranks its definition first, then its caller, the test covering it, then what it calls and the test of that file', async () => {
     const { selected } = await targets('go', 'Fix Store.Handle in internal/store');
-    expect(selected).toEqual(['internal/store/store.go', 'cmd/server/main.go', 'internal/store/store_test.go', 'tools/version.go']);
+    expect(selected).toEqual(['internal/store/store.go', 'cmd/server/main.go', 'internal/store/store_test.go', 'tools/version.go', 'tools/version_test.go']);
   });
 
   it('python: `total` in invoice.py selects the module, its caller and its test; migrations stay out', async () => {
