@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalArtifactStore } from '../../../src/app/local/local-artifact-store.js';
 import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
+import { CliBinary } from './cli-binary.js';
 import { cli } from './cli-harness.js';
 import { seedObjects, SEED_RUNS } from './outcome-runs.js';
 
@@ -207,4 +208,31 @@ describe('draftsman report --bucket', () => {
     expect(since.stdout).toContain('| total |  | 29 | 16 | 10 | 10 | 3 | 3 | 52m 30s | $1.5900 | $0.1080 |');
     expect(s3.requests.filter((r) => r.method !== 'GET')).toEqual([]);
   });
+});
+
+describe('draftsman report, the built binary', () => {
+  let bin: CliBinary;
+  beforeAll(() => {
+    bin = CliBinary.build();
+  }, 120_000);
+  afterAll(() => bin?.remove());
+
+  it('is a command of the bundle, with its help, and prints the same figures', async () => {
+    const [help, human, json] = await Promise.all([
+      bin.run(['report', '--help']),
+      bin.run(['report', '--out', out, '--since', '2026-11-01']),
+      bin.run(['report', '--out', out, '--json']),
+    ]);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^usage: draftsman report \[--since DATE\] \[--json\]/);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('| total |  | 29 | 16 | 10 | 10 | 3 | 3 | 52m 30s | $1.5900 | $0.1080 |');
+    expect(json.json?.total).toMatchObject({
+      started: 50,
+      published: 30,
+      failed: 13,
+      pullRequests: { merged: 13, closedUnmerged: 9, open: 8 },
+      medianTimeToMergeSeconds: 2700,
+    });
+  }, 60_000);
 });
