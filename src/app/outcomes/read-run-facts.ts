@@ -20,7 +20,9 @@ export async function readRunFacts(store: ArtifactStore, since?: number): Promis
     const parts = key.split('/');
     if (parts.length < 5) continue;
     const prefix = parts.slice(0, 4).join('/');
-    byRun.set(prefix, [...(byRun.get(prefix) ?? []), key]);
+    const keys = byRun.get(prefix);
+    if (keys) keys.push(key);
+    else byRun.set(prefix, [key]);
   }
   const runs: RunFacts[] = [];
   let unreadable = 0;

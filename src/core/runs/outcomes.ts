@@ -140,7 +140,11 @@ export function outcomeFigures(runs: readonly RunFacts[]): OutcomeFigures {
 
 function groupBy(runs: readonly RunFacts[], keyOf: (run: RunFacts) => string): [string, RunFacts[]][] {
   const groups = new Map<string, RunFacts[]>();
-  for (const run of runs) groups.set(keyOf(run), [...(groups.get(keyOf(run)) ?? []), run]);
+  for (const run of runs) {
+    const group = groups.get(keyOf(run));
+    if (group) group.push(run);
+    else groups.set(keyOf(run), [run]);
+  }
   return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b));
 }
 
