@@ -3,9 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalArtifactStore } from '../../../src/app/local/local-artifact-store.js';
+import { identityFromLocalPath } from '../../../src/app/git/repo-identity.js';
+import { MIGRATION_TASK } from '../../fixtures/migration-task.js';
+import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
 import { CliBinary } from './cli-binary.js';
-import { cli } from './cli-harness.js';
+import { cli, makeWorkingCopy } from './cli-harness.js';
 import { seedObjects, SEED_RUNS } from './outcome-runs.js';
 
 /**
@@ -235,4 +238,34 @@ describe('draftsman report, the built binary', () => {
       medianTimeToMergeSeconds: 2700,
     });
   }, 60_000);
+});
+
+describe('draftsman report over what draftsman run wrote', () => {
+  it('counts a CLI run under the installation local, in the same --out directory', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'draftsman-report-run-'));
+    try {
+      const work = join(root, 'orders');
+      makeWorkingCopy(work, mavenMultiModuleRepo());
+      const state = join(root, 'state');
+      const ran = await cli(['run', work, '--task', MIGRATION_TASK.replace('mode: draft_pr', 'mode: analysis'), '--out', state, '--json']);
+      expect(ran.json?.status).toBe('COMPLETED');
+      const { code, json } = await cli(['report', '--out', state, '--json']);
+      expect(code).toBe(0);
+      const { owner, repo } = identityFromLocalPath(work);
+      expect(json?.repositories).toEqual([
+        expect.objectContaining({
+          repository: `${owner}/${repo}`,
+          installation: 'local',
+          started: 1,
+          published: 0,
+          failed: 0,
+          doneWithoutPullRequest: 1,
+          spendUsd: null,
+        }),
+      ]);
+      expect(json?.unreadable).toBe(0);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
