@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
 import { METRIC_NAMESPACE } from '../src/app/metrics/emf.js';
+import { RUN_OUTCOME_EVENTS } from '../src/app/metrics/run-metrics.js';
 import { PHASE_NAMES } from '../src/core/phases/phase-contracts.js';
 import type { PublishReason } from '../src/core/publish/publish-error.js';
 import { RUN_STATUSES } from '../src/core/runs/run-status.js';
@@ -71,6 +72,15 @@ function line(name: string, dimensions: Dimensions, label: string, stat = 'Sum')
   return [METRIC_NAMESPACE, name, ...Object.entries(dimensions).flat(), { stat, label }];
 }
 
+/**
+ * A dashboard line that is a search: every series of `name` with exactly these dimensions (one
+ * line per repository, installation or reason, whichever exist), filtered by `filter`, per day.
+ */
+function search(id: string, name: string, dimensions: string[], filter: Dimensions, stat: string): unknown[] {
+  const filters = Object.entries(filter).map(([d, v]) => ` ${d}="${v}"`);
+  return [{ id, expression: `SEARCH('{${[METRIC_NAMESPACE, ...dimensions].join(',')}} MetricName="${name}"${filters.join('')}', '${stat}', 86400)` }];
+}
+
 function widget(x: number, y: number, title: string, metrics: unknown[][], stat = 'Sum'): Record<string, unknown> {
   return {
     type: 'metric',
@@ -107,11 +117,30 @@ function dashboard(): Record<string, unknown> {
       line('publishCount', { fn: 'publisher', outcome: 'refused' }, 'refused'),
     ]),
     widget(0, 12, 'Model tokens', [line('modelTokensIn', worker, 'in'), line('modelTokensOut', worker, 'out')]),
+    ...outcomeWidgets(),
   ];
   return {
     Type: 'AWS::CloudWatch::Dashboard',
     Properties: { DashboardName: '${self:custom.prefix}-runs', DashboardBody: { 'Fn::Sub': JSON.stringify({ widgets }) } },
   };
+}
+
+/** Outcomes (docs/operations.md, "Outcomes"): runs started, published, failed by reason; pull requests merged or closed; time to merge; spend per merged PR. */
+function outcomeWidgets(): Record<string, unknown>[] {
+  const merged = { outcome: 'merged' };
+  return [
+    widget(12, 12, 'Run outcomes: started, published, failed, PR merged, PR closed unmerged', [
+      ...RUN_OUTCOME_EVENTS.map((outcome) => line('runOutcomes', { outcome }, outcome)),
+    ]),
+    widget(0, 18, 'Run outcomes by repository (per day)', [search('r', 'runOutcomes', ['outcome', 'repository'], {}, 'Sum')]),
+    widget(12, 18, 'Run outcomes by installation (per day)', [search('i', 'runOutcomes', ['installation', 'outcome'], {}, 'Sum')]),
+    widget(0, 24, 'Failed runs by reason (per day)', [search('f', 'runOutcomes', ['outcome', 'reason'], { outcome: 'failed' }, 'Sum')]),
+    widget(12, 24, 'Median time to merge (s) and spend per merged PR (USD)', [
+      line('timeToMergeSeconds', merged, 'median time to merge (s)', 'p50'),
+      line('runSpendUsd', merged, 'spend per merged PR (USD)', 'Average'),
+    ]),
+    widget(0, 30, 'Median time to merge by repository (s, per day)', [search('t', 'timeToMergeSeconds', ['outcome', 'repository'], merged, 'p50')], 'p50'),
+  ];
 }
 
 export function alarmsTemplate(): string {

@@ -93,9 +93,14 @@ describe('a labelled issue becomes a draft pull request', () => {
     for (const n of PHASE_NAMES) expect(body).toContain(`- ✅ ${PHASE_CONTRACTS[n].title}\n`);
   });
 
-  it('the run wrote one EMF line per stage that ran, the attempt’s start and end, and one for the publication, each with the run, repository and installation', () => {
+  it('the run wrote one EMF line per stage that ran, the attempt’s start and end, one for the publication, and the run’s outcomes (started, published), each with the run, repository and installation', () => {
     const metrics = linesOfTheRun.filter((e) => e.msg === 'metric');
-    const attempts = metrics.filter((e) => e.fn === 'worker' && e.phase === undefined);
+    const outcomes = metrics.filter((e) => e.runOutcomes !== undefined);
+    expect(outcomes).toEqual([
+      expect.objectContaining({ outcome: 'started', fn: 'worker', repository: h.fullName, installation: String(h.installationId), runId: request.runId }),
+      expect.objectContaining({ outcome: 'published', fn: 'publisher', repository: h.fullName, installation: String(h.installationId), runId: request.runId }),
+    ]);
+    const attempts = metrics.filter((e) => e.fn === 'worker' && e.phase === undefined && e.runOutcomes === undefined);
     expect(attempts).toEqual([
       expect.objectContaining({ attemptsStarted: 1, attempt: 1, runId: request.runId, repository: h.fullName }),
       expect.objectContaining({ attemptsEnded: 1, status: 'COMPLETED', attempt: 1, runId: request.runId, installationId: h.installationId }),
@@ -110,7 +115,7 @@ describe('a labelled issue becomes a draft pull request', () => {
       expect(e._aws).toMatchObject({ CloudWatchMetrics: [{ Namespace: 'draftsman', Dimensions: [['fn', 'phase']] }] });
     }
     const pr = [...h.standin.repo(h.fullName).pulls.values()][0];
-    const publications = metrics.filter((e) => e.fn === 'publisher');
+    const publications = metrics.filter((e) => e.fn === 'publisher' && e.runOutcomes === undefined);
     expect(publications).toEqual([
       expect.objectContaining({
         outcome: 'published',
@@ -123,7 +128,7 @@ describe('a labelled issue becomes a draft pull request', () => {
         installationId: h.installationId,
       }),
     ]);
-    expect(metrics).toHaveLength(attempts.length + phases.length + publications.length);
+    expect(metrics).toHaveLength(attempts.length + phases.length + publications.length + outcomes.length);
     // Every line about the run, not only the metrics, names it.
     for (const e of linesOfTheRun.filter((l) => l.fn !== 'webhook' && l.fn !== 'intake')) expect(e.runId, String(e.msg)).toBe(request.runId);
     // The webhook's and the intake's lines name the signed delivery, its repository and installation.

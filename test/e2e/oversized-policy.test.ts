@@ -44,7 +44,7 @@ describe('a policy file over 1 MiB', () => {
 
   it('the refusal writes one EMF line with the reason as a dimension; the blocked attempt ran no stage, so it writes only its start and end', () => {
     const metrics = h.logs.entries().filter((e) => e.msg === 'metric');
-    expect(metrics.filter((e) => e.fn === 'publisher')).toEqual([
+    expect(metrics.filter((e) => e.fn === 'publisher' && e.runOutcomes === undefined)).toEqual([
       expect.objectContaining({
         outcome: 'refused',
         reason: 'POLICY_REFUSED',
@@ -64,11 +64,22 @@ describe('a policy file over 1 MiB', () => {
         },
       ],
     });
-    const ofWorkerRun = metrics.filter((e) => e.runId === workerRun);
-    expect(ofWorkerRun.map((e) => (e.attemptsStarted ? 'started' : e.attemptsEnded ? `ended ${String(e.status)}` : `stage ${String(e.phase)}`))).toEqual([
-      'started',
-      'ended BLOCKED',
+    // The refused publication is its run's failure, by reason.
+    expect(metrics.filter((e) => e.runOutcomes !== undefined && e.runId === publishedRun).map((e) => [e.outcome, e.reason])).toEqual([
+      ['started', undefined],
+      ['failed', 'POLICY_REFUSED'],
     ]);
+    const ofWorkerRun = metrics.filter((e) => e.runId === workerRun);
+    const described = (e: Record<string, unknown>) =>
+      e.runOutcomes
+        ? `outcome ${String(e.outcome)}`
+        : e.attemptsStarted
+          ? 'started'
+          : e.attemptsEnded
+            ? `ended ${String(e.status)}`
+            : `stage ${String(e.phase)}`;
+    expect(ofWorkerRun.map(described)).toEqual(['started', 'outcome started', 'ended BLOCKED', 'outcome failed']);
+    expect(ofWorkerRun.at(-1)).toMatchObject({ reason: 'POLICY_FILE_TOO_LARGE', repository: h.fullName, installation: String(h.installationId) });
   });
 
   it('the worker ends the attempt BLOCKED with POLICY_FILE_TOO_LARGE instead of throwing, and releases the lock', async () => {

@@ -353,6 +353,8 @@ export interface HarnessPayloads {
   }): Record<string, unknown>;
   /** A `push` of `before..after` to `refs/heads/<branch>` (see test/helpers/push-commit.ts to make the commit). */
   push(branch: string, commits: { before: string; after: string }, options?: { sender?: string }): Record<string, unknown>;
+  /** `pull_request.closed` for pull request `number` of the harness repository, merged or not. */
+  pullRequestClosed(number: number, pr: { merged: boolean; headRef: string; headSha: string }): Record<string, unknown>;
 }
 
 const require = createRequire(import.meta.url);
@@ -1236,6 +1238,14 @@ export function buildPayloads(standin: GitHubStandin, now: () => number = () => 
         sender,
         installation,
       };
+    },
+    pullRequestClosed(number, pr) {
+      const p = example('pull_request', 'closed');
+      const repo = repository(p.repository as Record<string, unknown>);
+      const base = p.pull_request as Record<string, unknown>;
+      const head = { ...(base.head as object), ref: pr.headRef, sha: pr.headSha, repo };
+      const pull_request = { ...base, number, state: 'closed', merged: pr.merged, head };
+      return { ...p, number, pull_request, repository: repo, sender: userJson(MAINTAINER), installation };
     },
   };
 }

@@ -85,6 +85,19 @@ Operators: re-drive a dead-lettered worker or publisher step of the deployed App
 stored input, with your AWS credentials (docs/operations.md).
 
 exit codes: 0 re-driven, 1 refused (nothing written), 2 usage`,
+  report: `usage: draftsman report [--since DATE] [--json] [--out DIR | --bucket NAME [--endpoint URL] [--region R]]
+
+Outcomes of the runs, per repository, per installation and in all: runs started, published,
+failed by reason; pull requests merged, closed unmerged, open; the median time from the request
+to the merge; model spend, and per merged pull request (docs/operations.md, "Outcomes").
+
+  --since DATE     only runs asked for since then (YYYY-MM-DD, UTC, or an ISO 8601 instant)
+  --out DIR        the CLI's artifact root (default: \${XDG_STATE_HOME:-~/.local/state}/draftsman)
+  --bucket NAME    the App's bucket instead, with your AWS credentials (AWS_ENDPOINT_URL_S3 or
+                   --endpoint for an S3-compatible server)
+  --json           the same figures as one JSON object
+
+exit codes: 0 reported, 2 usage`,
   serve: `usage: draftsman serve [--dir DIR] [--port N] [--host H] [--env-file FILE]
        draftsman serve --sandbox [--dir DIR] [--port N] [--host H]
 

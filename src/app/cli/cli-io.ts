@@ -30,6 +30,7 @@ commands:
   policy schema              print the policy's JSON Schema
   replay <bucket> <key>      re-drive a dead-lettered worker or publisher step (operators)
                                                                   [--endpoint URL] [--min-idle-minutes N]
+  report                     outcomes per repository and installation [--since DATE] [--out DIR | --bucket NAME]
   serve                      the whole App in one process          [--dir DIR] [--port N] [--host H] [--env-file FILE]
 
 options: --ref REF  --out DIR  --policy FILE  --json  --run-id ID

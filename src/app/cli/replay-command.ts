@@ -33,14 +33,7 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
   if (!bucket || !key || extra.length > 0) throw new UsageError('replay takes a bucket and a key');
   const minutes = parsed.values['min-idle-minutes'];
   if (minutes !== undefined && !/^\d+$/.test(minutes)) throw new UsageError('--min-idle-minutes takes a whole number of minutes');
-  const env = ReplayEnv.safeParse(io.env);
-  if (!env.success) throw new UsageError(`invalid environment: ${env.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-
-  const store = new S3ArtifactStore({
-    client: s3Client(env.data, { endpoint: parsed.values.endpoint, region: parsed.values.region }),
-    bucket,
-    sse: env.data.ARTIFACT_KMS_KEY_ID ? { type: 'aws:kms', kmsKeyId: env.data.ARTIFACT_KMS_KEY_ID } : { type: 'AES256' },
-  });
+  const store = bucketStore(bucket, io, { endpoint: parsed.values.endpoint, region: parsed.values.region });
   try {
     const outcome = await replayStep(store, key, { clock: io.clock, minIdleMs: minutes === undefined ? DEFAULT_MIN_IDLE_MS : Number(minutes) * 60_000 });
     io.stdout(parsed.values.json ? `${JSON.stringify({ status: 'REPLAYED', key, ...outcome })}\n` : `${describe(key, outcome)}\n`);
@@ -51,6 +44,17 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
     io.stderr(`draftsman: replay refused: ${error.reason}: ${error.message}\n`);
     return 1;
   }
+}
+
+/** The App's bucket, read and written with the operator's AWS credentials (the environment as the SDK reads it). */
+export function bucketStore(bucket: string, io: Pick<CliIo, 'env'>, options: { endpoint?: string; region?: string }): S3ArtifactStore {
+  const env = ReplayEnv.safeParse(io.env);
+  if (!env.success) throw new UsageError(`invalid environment: ${env.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return new S3ArtifactStore({
+    client: s3Client(env.data, options),
+    bucket,
+    sse: env.data.ARTIFACT_KMS_KEY_ID ? { type: 'aws:kms', kmsKeyId: env.data.ARTIFACT_KMS_KEY_ID } : { type: 'AES256' },
+  });
 }
 
 function s3Client(env: z.infer<typeof ReplayEnv>, options: { endpoint?: string; region?: string }): S3Client {

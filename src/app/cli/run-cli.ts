@@ -13,6 +13,7 @@ import { mapCommand } from './map-command.js';
 import { policyCheckCommand } from './policy-check-command.js';
 import { policySchemaCommand } from './policy-schema-command.js';
 import { replayCommand } from './replay-command.js';
+import { reportCommand } from './report-command.js';
 import { runCommand } from './run-command.js';
 import { serveCommand } from '../serve/serve-command.js';
 import { targetsCommand } from './targets-command.js';
@@ -49,6 +50,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       return runCommand(rest, io, (run) => publishLocally(run.store, run.keys, run.args.location, io, run.args.policy));
     case 'replay':
       return replayCommand(rest, io);
+    case 'report':
+      return reportCommand(rest, io);
     case 'serve':
       return serveCommand(rest, io);
     case 'campaign':

@@ -49,6 +49,11 @@ const OPTIONS = {
   mode: { type: 'string' },
 } as const;
 
+/** `--out DIR` resolved against the working directory; by default `${XDG_STATE_HOME:-~/.local/state}/draftsman`. */
+export function artifactRoot(out: string | undefined, io: Pick<CliIo, 'cwd' | 'env'>): string {
+  return resolve(io.cwd, out ?? join(io.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'draftsman'));
+}
+
 /** Parse `<command> <repo> [options]`; every mistake is a UsageError (exit 2). */
 export async function parseStageArgs(command: StageCommand, args: string[], io: CliIo): Promise<StageArgs> {
   const { values, positionals } = parseOrUsage(args);
@@ -68,7 +73,7 @@ export async function parseStageArgs(command: StageCommand, args: string[], io: 
           .filter(Boolean)
       : undefined,
     policy: values.policy ? { text: await readOrUsage(resolve(io.cwd, values.policy), `--policy ${values.policy}`), file: values.policy } : undefined,
-    out: resolve(io.cwd, values.out ?? join(io.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'draftsman')),
+    out: artifactRoot(values.out, io),
     json: values.json,
     verbose: values.verbose,
     runId: values['run-id'],

@@ -1,5 +1,8 @@
 import type { BudgetUsage } from '../../core/budget/budget.js';
 import type { Logger, PhaseProgress } from '../../core/ports.js';
+import { failureReason, LOCAL_INSTALLATION, runOutcome } from '../../core/runs/outcomes.js';
+import type { RunRequest } from '../../core/runs/run-request.js';
+import type { RunRecordStatus } from '../../core/runs/run-status.js';
 import { buildEmf, type EmfDocument, type MetricSpec } from './emf.js';
 
 /** A logger that can write an EMF line whatever its level (JsonLogger); others get it as an info entry. */
@@ -117,5 +120,48 @@ export function attemptEndMetric(status: string, spend: BudgetUsage | undefined,
     dimensionSets: [['fn', 'status'], ['fn']],
     metrics,
     properties: { runId: ctx.runId, attempt: ctx.attempt },
+  };
+}
+
+/** The `outcome` dimension of `runOutcomes`. */
+export const RUN_OUTCOME_EVENTS = ['started', 'published', 'failed', 'merged', 'closed'] as const;
+
+/**
+ * What happened to a run, as the outcome metric counts it: started (its first attempt), published
+ * (its first pull request), failed (by reason, each time an attempt ends so), its pull request
+ * merged (with the time from the request, and the run's spend) or closed unmerged.
+ */
+export type RunOutcomeEvent =
+  | { outcome: 'started' }
+  | { outcome: 'published' }
+  | { outcome: 'failed'; reason: string }
+  | { outcome: 'merged'; timeToMergeMs?: number; spendMicroUsd: number | null }
+  | { outcome: 'closed'; spendMicroUsd: number | null };
+
+/** The outcome event of a status an attempt or a publication ended in, when it is a failure (classified as the report does). */
+export function failureEvent(status: RunRecordStatus, reason: string | undefined): RunOutcomeEvent | undefined {
+  return runOutcome(status) === 'failed' ? { outcome: 'failed', reason: failureReason(status, reason) } : undefined;
+}
+
+/**
+ * One line per run outcome: `runOutcomes` by outcome, by outcome and installation, by outcome and
+ * repository, and failures by reason; `timeToMergeSeconds` and `runSpendUsd` (when priced) on a
+ * closed pull request. Repository and installation are dimensions (one series each per outcome);
+ * run ids stay properties.
+ */
+export function runOutcomeMetric(event: RunOutcomeEvent, run: Pick<RunRequest, 'owner' | 'repo' | 'source'>, ctx: RunMetricContext): MetricSpec {
+  const metrics: MetricSpec['metrics'] = [{ name: 'runOutcomes', unit: 'Count', value: 1 }];
+  if (event.outcome === 'merged' && event.timeToMergeMs !== undefined)
+    metrics.push({ name: 'timeToMergeSeconds', unit: 'Seconds', value: event.timeToMergeMs / 1000 });
+  if ((event.outcome === 'merged' || event.outcome === 'closed') && event.spendMicroUsd !== null)
+    metrics.push({ name: 'runSpendUsd', unit: 'None', value: event.spendMicroUsd / 1_000_000 });
+  const installation = run.source.kind === 'github' ? String(run.source.installationId) : LOCAL_INSTALLATION;
+  const failed = event.outcome === 'failed';
+  return {
+    timestamp: ctx.timestamp,
+    dimensions: { outcome: event.outcome, installation, repository: `${run.owner}/${run.repo}`, ...(failed ? { reason: event.reason } : {}) },
+    dimensionSets: [['outcome'], ['outcome', 'installation'], ['outcome', 'repository'], ...(failed ? [['outcome', 'reason']] : [])],
+    metrics,
+    properties: { fn: ctx.fn, runId: ctx.runId, attempt: ctx.attempt },
   };
 }

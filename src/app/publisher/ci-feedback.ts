@@ -5,13 +5,13 @@ import { renderVerificationSection, replaceVerificationSection } from '../../cor
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
 import { RunRequest } from '../../core/runs/run-request.js';
 import { listOpenAgentRuns } from '../../core/runs/open-runs.js';
-import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import { findAgentRun } from '../webhook/agent-run.js';
 import { CiEvent, readCiSnapshot, type CiSnapshot } from '../webhook/ci-event.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { renderProgressComment } from '../github/progress-comment.js';
 import type { PublishDeps } from './publish-candidate.js';
 import { PublishRecord } from './publish-record.js';
+import { closeRun } from './pull-request-outcome.js';
 
 /**
  * CI feedback for agent pull requests: real CI results replace the PR
@@ -308,13 +308,7 @@ async function closeOut(
       }),
     });
   }
-  const closedAt = new Date(options.clock.now()).toISOString();
-  await writeRunTransition(
-    options.store,
-    options.runKeys.run,
-    'ci-feedback',
-    (current) => current && { ...current, status: merged ? 'MERGED' : 'CLOSED', updatedAt: closedAt },
-  );
+  await closeRun(options, options.runKeys, request, { merged, attempt: record.attempt });
   options.logger.info('agent pull request closed out', { runId: record.runId, prNumber: record.prNumber, merged, branchDeleted });
   return { kind: 'closed', prNumber: record.prNumber, merged, branchDeleted };
 }

@@ -8,7 +8,7 @@ import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import { describeRetry, isLiveRetry, PublishRetry } from '../../core/runs/publish-retry.js';
 import type { GitHubApiError } from '../github/github-api-error.js';
 import { parseProgressPhases, renderProgressComment } from '../github/progress-comment.js';
-import { emitMetric, publishMetric, type PublishMetricOutcome } from '../metrics/run-metrics.js';
+import { emitMetric, failureEvent, publishMetric, runOutcomeMetric, type PublishMetricOutcome, type RunOutcomeEvent } from '../metrics/run-metrics.js';
 import type { PublishOptions, PublishOutcome, RunContext } from './publisher-context.js';
 import { PublishRecord } from './publish-record.js';
 
@@ -63,6 +63,7 @@ export async function recordRefusal(options: PublishOptions, ctx: RunContext, er
   });
   await releaseLock(options, ctx);
   recordMetric(options, ctx, { outcome: 'refused', reason: error.reason });
+  recordOutcome(options, ctx, failureEvent(status, error.reason));
   return { kind: 'refused', reason: error.reason, error };
 }
 
@@ -119,8 +120,9 @@ export async function recordPublished(
     baseCommitSha: record.baseCommitSha,
   });
   // A follow-up replaces the record (it holds the latest published attempt, and every revision); attempt 1 writes it once.
+  // The first publication of the run is its `published` outcome (a redelivery writes nothing and counts nothing).
+  const first = how.replace ? false : await putArtifactIfAbsent(store, keys.publish, PublishRecord, record);
   if (how.replace) await writeArtifact(store, keys.publish, PublishRecord, record);
-  else await putArtifactIfAbsent(store, keys.publish, PublishRecord, record);
   await updateRun(options, ctx, (run) => ({
     ...run,
     status: 'PUBLISHED',
@@ -140,6 +142,7 @@ export async function recordPublished(
     warnings: n,
   });
   recordMetric(options, ctx, { outcome: 'published', prNumber: record.prNumber });
+  if (first) recordOutcome(options, ctx, { outcome: 'published' });
   return { kind: 'published', record };
 }
 
@@ -157,6 +160,15 @@ function recordMetric(options: PublishOptions, ctx: RunContext, result: PublishM
       diff: ctx.diff,
     }),
   );
+}
+
+/** The run's outcome line (src/core/runs/outcomes.ts counts the same way), when there is one. */
+function recordOutcome(options: PublishOptions, ctx: RunContext, event: RunOutcomeEvent | undefined): void {
+  if (event)
+    emitMetric(
+      options.logger,
+      runOutcomeMetric(event, ctx.request, { fn: 'publisher', runId: ctx.request.runId, attempt: ctx.attempt, timestamp: options.clock.now() }),
+    );
 }
 
 async function updateProgress(

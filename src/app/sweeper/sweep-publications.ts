@@ -10,6 +10,7 @@ import { IssueLock } from '../../core/runs/run-state.js';
 import { withAttempt } from '../../core/runs/update-run-record.js';
 import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import { renderProgressComment } from '../github/progress-comment.js';
+import { emitMetric, runOutcomeMetric } from '../metrics/run-metrics.js';
 import { withRepositoryApi } from './repository-api.js';
 import type { SweepDeps } from './sweep.js';
 
@@ -148,17 +149,22 @@ async function end(deps: SweepDeps, owed: Owed, now: number): Promise<boolean> {
     };
   });
   if (!written) return false;
+  const request = await readArtifactIfPresent(store, keys.request, RunRequest);
+  if (request)
+    emitMetric(
+      deps.logger,
+      runOutcomeMetric({ outcome: 'failed', reason }, request, { fn: 'sweeper', runId: run.runId, attempt: run.attempt, timestamp: now }),
+    );
   await writeArtifact(store, keys.publishRetry, PublishRetry, retryRecord(owed, at, { endedAt: at }));
-  const commented = await sayNotPublished(deps, owed);
+  const commented = await sayNotPublished(deps, owed, request);
   await releaseIssueLock(store, owed.ref, { runId: run.runId, attempt: owed.lock.value.attempt, etag: owed.lock.etag });
   deps.logger.warn('publication ended unpublished', { ...owed.ref, runId: run.runId, attempt: run.attempt, reason: retry?.reason ?? 'PUBLISHER_FAILED' });
   return commented;
 }
 
 /** The truth on the progress comment: what GitHub holds (the branch or not), why, and how to replay. */
-async function sayNotPublished(deps: SweepDeps, owed: Owed): Promise<boolean> {
+async function sayNotPublished(deps: SweepDeps, owed: Owed, request: RunRequest | undefined): Promise<boolean> {
   const { run, retry, keys, ref } = owed;
-  const request = await readArtifactIfPresent(deps.store, keys.request, RunRequest);
   const commentId = request?.issue?.progressCommentId;
   if (request?.source.kind !== 'github' || commentId === undefined) return false;
   return withRepositoryApi(deps, request.source, run.runId, async (api) => {

@@ -10,7 +10,7 @@ import { withAttempt } from '../../core/runs/update-run-record.js';
 import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { renderProgressComment } from '../github/progress-comment.js';
-import { emitMetric, sweepMetric } from '../metrics/run-metrics.js';
+import { emitMetric, runOutcomeMetric, sweepMetric } from '../metrics/run-metrics.js';
 import { withRepositoryApi } from './repository-api.js';
 import { INTAKE_GRACE_MS, sweepIntakes, type EndedIntake } from './sweep-intakes.js';
 import { sweepPublications, type SweptPublication } from './sweep-publications.js';
@@ -225,6 +225,8 @@ async function markFailed(
       updatedAt: at,
     };
   });
+  if (written && request)
+    emitMetric(deps.logger, runOutcomeMetric({ outcome: 'failed', reason }, request, { fn: 'sweeper', runId: lock.runId, attempt, timestamp: input.now }));
   return written ? { attempt } : undefined;
 }
 

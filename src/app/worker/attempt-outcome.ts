@@ -3,7 +3,7 @@ import { issueLatestKey } from '../../core/artifacts/keys.js';
 import { isAnalysisReport } from '../../core/phases/analysis-report.js';
 import type { PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import { IssueLatest } from '../../core/runs/run-state.js';
-import { attemptEndMetric, emitMetric } from '../metrics/run-metrics.js';
+import { attemptEndMetric, emitMetric, failureEvent, runOutcomeMetric } from '../metrics/run-metrics.js';
 import { MAX_CONTINUATIONS } from '../../core/runs/continuations.js';
 import { code } from '../../core/text/report-markdown.js';
 import { Continuation } from './lease.js';
@@ -72,10 +72,10 @@ export async function finishAttempt(run: OpenAttempt, result: PipelineResult): P
     });
   }
   const status = result.status === 'SUSPENDED' ? 'FAILED' : result.status;
-  emitMetric(
-    deps.logger,
-    attemptEndMetric(status, result.modelUsage, { fn: 'worker', runId: request.runId, attempt: target.attempt, timestamp: deps.clock.now() }),
-  );
+  const metricCtx = { fn: 'worker', runId: request.runId, attempt: target.attempt, timestamp: deps.clock.now() };
+  emitMetric(deps.logger, attemptEndMetric(status, result.modelUsage, metricCtx));
+  const failure = failureEvent(status, result.reason);
+  if (failure) emitMetric(deps.logger, runOutcomeMetric(failure, request, metricCtx));
   const analysisReport = status === 'COMPLETED' && !result.headCommitSha && result.report && isAnalysisReport(result.report) ? result.report : undefined;
   await tracker.report({
     runId: request.runId,

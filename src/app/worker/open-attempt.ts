@@ -4,7 +4,7 @@ import type { RunTrigger } from '../../core/runs/run-key.js';
 import type { RunRequest } from '../../core/runs/run-request.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { bindLogScope } from '../logger.js';
-import { attemptStartMetric, emitMetric, phaseMetric } from '../metrics/run-metrics.js';
+import { attemptStartMetric, emitMetric, phaseMetric, runOutcomeMetric } from '../metrics/run-metrics.js';
 import { MAX_CONTINUATIONS } from '../../core/runs/continuations.js';
 import { countReplays, takeLease, type Lease } from './lease.js';
 import { ProgressTracker } from './progress-tracker.js';
@@ -69,8 +69,11 @@ export async function openAttempt(deps: RunDeps, target: RunTrigger): Promise<Op
   const replays = await countReplays(store, keys.attempt(target.attempt), target.continuation);
   const message = target.continuation > 0 ? `continuing (${target.continuation - replays}/${MAX_CONTINUATIONS})` : 'ingesting the repository';
   await tracker.report({ runId: request.runId, attempt: target.attempt, status: 'RUNNING', phases: [], message });
-  if (target.continuation === 0)
-    emitMetric(deps.logger, attemptStartMetric({ fn: 'worker', runId: request.runId, attempt: target.attempt, timestamp: clock.now() }));
+  if (target.continuation === 0) {
+    const ctx = { fn: 'worker', runId: request.runId, attempt: target.attempt, timestamp: clock.now() };
+    emitMetric(deps.logger, attemptStartMetric(ctx));
+    if (target.attempt === 1) emitMetric(deps.logger, runOutcomeMetric({ outcome: 'started' }, request, ctx));
+  }
   const now = () => new Date(clock.now()).toISOString();
   return { deps, target, keys, attempt, request, source, token: issued.token, api, tracker, replays, now };
 }

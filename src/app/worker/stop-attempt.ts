@@ -1,7 +1,7 @@
 import { withAttempt } from '../../core/runs/update-run-record.js';
 import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import type { OpenAttempt } from './open-attempt.js';
-import { attemptEndMetric, emitMetric } from '../metrics/run-metrics.js';
+import { attemptEndMetric, emitMetric, failureEvent, runOutcomeMetric } from '../metrics/run-metrics.js';
 
 /**
  * End the attempt without the pipeline's own record (the policy refused, or continuations ran
@@ -27,7 +27,10 @@ export async function stopAttempt(run: OpenAttempt, stop: { status: 'FAILED' | '
       updatedAt: now,
     };
   });
-  emitMetric(deps.logger, attemptEndMetric(stop.status, undefined, { fn: 'worker', runId: request.runId, attempt, timestamp: clock.now() }));
+  const metricCtx = { fn: 'worker', runId: request.runId, attempt, timestamp: clock.now() };
+  emitMetric(deps.logger, attemptEndMetric(stop.status, undefined, metricCtx));
+  const failure = failureEvent(stop.status, stop.reason);
+  if (failure) emitMetric(deps.logger, runOutcomeMetric(failure, request, metricCtx));
   await tracker.report({
     runId: request.runId,
     attempt,

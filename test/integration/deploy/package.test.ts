@@ -7,7 +7,15 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublisherS3Event } from '../../../src/app/publisher/create-publisher-handler.js';
 import { buildEmf, METRIC_NAMESPACE, type MetricSpec } from '../../../src/app/metrics/emf.js';
-import { attemptEndMetric, attemptStartMetric, phaseMetric, publishMetric, sweepMetric } from '../../../src/app/metrics/run-metrics.js';
+import {
+  attemptEndMetric,
+  attemptStartMetric,
+  phaseMetric,
+  publishMetric,
+  RUN_OUTCOME_EVENTS,
+  runOutcomeMetric,
+  sweepMetric,
+} from '../../../src/app/metrics/run-metrics.js';
 import { PHASE_NAMES } from '../../../src/core/phases/phase-contracts.js';
 import { PUBLISH_REASONS } from '../../../src/core/publish/publish-error.js';
 import { RUN_STATUSES } from '../../../src/core/runs/run-status.js';
@@ -630,19 +638,32 @@ describe('osls package', () => {
       sweepMetric({ intakesEnded: [], locksReleased: [], runsFailed: [], ciPolled: [], problems: [] }, 0),
       attemptStartMetric(ctx('worker')),
       attemptEndMetric('FAILED', usage, ctx('worker')),
+      ...[
+        { outcome: 'started' as const },
+        { outcome: 'published' as const },
+        { outcome: 'failed' as const, reason: 'STUCK' },
+        { outcome: 'merged' as const, timeToMergeMs: 1, spendMicroUsd: 1 },
+        { outcome: 'closed' as const, spendMicroUsd: 1 },
+      ].map((event) => runOutcomeMetric(event, { owner: 'o', repo: 'r', source: { kind: 'local', location: '/r' } }, ctx('publisher'))),
     ];
     const written = new Set<string>();
     for (const spec of specs) {
       const doc = buildEmf(spec);
       for (const directive of doc._aws.CloudWatchMetrics)
         for (const set of directive.Dimensions)
-          for (const metric of directive.Metrics) written.add(`${metric.Name}|${set.map((d) => `${d}=${d === 'fn' ? String(doc.fn) : '*'}`).join(',')}`);
+          for (const metric of directive.Metrics)
+            written.add(
+              `${metric.Name}|${[...set]
+                .sort()
+                .map((d) => `${d}=${d === 'fn' ? String(doc.fn) : '*'}`)
+                .join(',')}`,
+            );
     }
     const values: Record<string, readonly string[]> = {
       phase: ['ingestion', ...PHASE_NAMES],
       reason: PUBLISH_REASONS,
       status: RUN_STATUSES,
-      outcome: ['published', 'refused'],
+      outcome: ['published', 'refused', ...RUN_OUTCOME_EVENTS],
     };
     const reads: { name: string; dimensions: [string, string][] }[] = [];
     const alarms = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm' && r.Properties.Namespace !== 'AWS/SQS');
@@ -659,15 +680,27 @@ describe('osls package', () => {
     const body = JSON.parse(resources.RunsDashboard.Properties.DashboardBody['Fn::Sub']);
     for (const widget of body.widgets)
       for (const row of widget.properties.metrics as unknown[][]) {
+        // A search line: every series with exactly the schema's dimensions, filtered by some of their values.
+        const expression = (row[0] as { expression?: string }).expression;
+        if (expression !== undefined) {
+          const match = /^SEARCH\('\{([^}]+)\} MetricName="([^"]+)"((?: \w+="[^"]*")*)', '\w+', \d+\)$/.exec(expression);
+          expect(match, expression).not.toBeNull();
+          const [namespace, ...dims] = match![1].split(',');
+          expect(namespace).toBe(METRIC_NAMESPACE);
+          const filter = Object.fromEntries([...match![3].matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+          reads.push({ name: match![2], dimensions: dims.map((d) => [d, filter[d] ?? '*']) });
+          continue;
+        }
         expect(row[0]).toBe(METRIC_NAMESPACE);
         const pairs = row.slice(2, -1) as string[];
         reads.push({ name: row[1] as string, dimensions: pairs.flatMap((v, i) => (i % 2 === 0 ? [[v, pairs[i + 1]] as [string, string]] : [])) });
       }
     expect(reads.length).toBeGreaterThan(30);
     for (const read of reads) {
-      const key = `${read.name}|${read.dimensions.map(([d, v]) => `${d}=${d === 'fn' ? v : '*'}`).join(',')}`;
+      const sorted = [...read.dimensions].sort(([a], [b]) => a.localeCompare(b));
+      const key = `${read.name}|${sorted.map(([d, v]) => `${d}=${d === 'fn' ? v : '*'}`).join(',')}`;
       expect(written, key).toContain(key);
-      for (const [d, v] of read.dimensions) if (values[d]) expect(values[d], `${read.name} ${d}`).toContain(v);
+      for (const [d, v] of read.dimensions) if (values[d] && v !== '*') expect(values[d], `${read.name} ${d}`).toContain(v);
     }
   });
 

@@ -4,7 +4,7 @@ import { CiEvent } from '../../../src/app/webhook/ci-event.js';
 import { PublishRecord } from '../../../src/app/publisher/publish-record.js';
 import { readArtifact } from '../../../src/core/artifacts/artifact-io.js';
 import { RunRecord } from '../../../src/core/runs/run-request.js';
-import { deliver, FULL, OWNER, REPO, REPO_ID, usePublisherScenarios, writeCandidate, type Scenario } from './publisher-fixture.js';
+import { deliver, FULL, INSTALLATION_ID, OWNER, REPO, REPO_ID, usePublisherScenarios, writeCandidate, type Scenario } from './publisher-fixture.js';
 
 const scenarios = usePublisherScenarios();
 let seq = 0;
@@ -180,5 +180,11 @@ describe('CI feedback', () => {
     expect(repo.comments.get(s.progressCommentId)?.body).toContain('closed without merging');
     expect(await readArtifact(s.store, s.keys.run, RunRecord)).toMatchObject({ status: 'CLOSED' });
     expect(await sweepOpenAgentPullRequests(s.readDeps, [{ owner: OWNER, repo: REPO }])).toEqual([]);
+    // The run's outcomes as metric lines: its first publication, then its pull request closed unmerged.
+    const outcomes = s.logger.entries().filter((e) => e.runOutcomes !== undefined && e.runId === s.runId);
+    expect(outcomes.map((e) => [e.outcome, e.repository, e.installation])).toEqual([
+      ['published', FULL, String(INSTALLATION_ID)],
+      ['closed', FULL, String(INSTALLATION_ID)],
+    ]);
   });
 });

@@ -158,8 +158,9 @@ describe('sweep', () => {
     expect(edits).toHaveLength(1);
     expect(edits[0].tokenPermissions).toMatchObject({ contents: 'read', issues: 'write' });
     expect(edits[0].tokenPermissions?.pull_requests).not.toBe('write');
-    // One EMF line per sweep: the STUCK alarm counts runsStuck.
+    // The run's outcome (failed, STUCK), then one EMF line per sweep: the STUCK alarm counts runsStuck.
     expect(logger.entries().filter((e) => e.msg === 'metric')).toEqual([
+      expect.objectContaining({ fn: 'sweeper', runOutcomes: 1, outcome: 'failed', reason: 'STUCK', repository: 'acme/widgets', runId: 'aaaaaaaaaaaa' }),
       expect.objectContaining({ fn: 'sweeper', runsStuck: 1, locksReleased: 1, ciPolled: 0, sweepProblems: 0 }),
     ]);
   });
