@@ -10,6 +10,8 @@ export interface ScoredFile {
   file: SelectedFile;
   score: number;
   tier?: EvidenceTier;
+  /** Distinct terms of the task the file holds (what the cap keeps files by). */
+  coverage?: number;
 }
 
 const CLASS_BY_PATH_CLASS: Record<string, FileClassification> = {
@@ -101,7 +103,12 @@ export function scoreFound(ctx: SelectionContext): ScoredFile[] {
     let score = placementScore(f.score, ctx, p, classification, mod?.id, mod?.name ?? mod?.id ?? '', relevant, reasons);
     if (classification === 'generated' || classification === 'lockfile') score -= 0.5;
     const allowedToEdit = editPermission(rules, risk, p, classification, reasons);
-    scored.push({ file: { path: p, rank: 0, classification, allowedToEdit, module: mod?.id, reasons, evidence: f.evidence }, score, tier: f.tier });
+    scored.push({
+      file: { path: p, rank: 0, classification, allowedToEdit, module: mod?.id, reasons, evidence: f.evidence },
+      score,
+      tier: f.tier,
+      coverage: f.coverage,
+    });
   }
   return scored;
 }

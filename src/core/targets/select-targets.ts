@@ -155,12 +155,12 @@ const KIND_NAMES: Record<CapKind, string> = {
 };
 
 /**
- * Precision: files found only by a keyword, a reference, a call or a relation are capped (best
- * first: the order already prefers files holding more distinct terms of the task), more tightly
- * when stronger evidence exists. Each file the cap drops is listed with its rank and why; the
+ * Precision: files found only by a keyword, a reference, a call or a relation are capped, more
+ * tightly when stronger evidence exists; a cap keeps the files holding the most distinct terms of
+ * the task, the better ranked among equals, and the kept files stay in rank order. Each file the cap drops is listed with its rank and why; the
  * warning says it for a reviewer.
  */
-function capWeakEvidence<T extends { file: SelectedFile; tier?: EvidenceTier }>(
+export function capWeakEvidence<T extends { file: SelectedFile; tier?: EvidenceTier; coverage?: number }>(
   sorted: T[],
   warnings: TargetWarning[],
   excluded: Map<string, { reason: string; rank?: number }>,
@@ -172,12 +172,19 @@ function capWeakEvidence<T extends { file: SelectedFile; tier?: EvidenceTier }>(
     reference: strong ? MAX_REFERENCES_WITH_STRONG : Infinity,
     keyword: strong ? MAX_KEYWORD_ONLY_WITH_STRONG : MAX_KEYWORD_ONLY,
   };
+  const kindOf = (s: T): CapKind | undefined => (s.tier === 'strong' || s.tier === 'changelog' ? undefined : (s.tier ?? 'keyword'));
+  // Within a kind, the files kept are those holding the most distinct terms of the task, then the best ranked.
+  const keep = new Set<T>();
   const kept: Record<CapKind, number> = { related: 0, callee: 0, reference: 0, keyword: 0 };
+  const byCoverage = sorted.map((s, i) => ({ s, i })).sort((a, b) => (b.s.coverage ?? 0) - (a.s.coverage ?? 0) || a.i - b.i);
+  for (const { s } of byCoverage) {
+    const kind = kindOf(s);
+    if (kind && kept[kind] < limits[kind]) (kept[kind]++, keep.add(s));
+  }
   const dropped: Record<CapKind, number> = { related: 0, callee: 0, reference: 0, keyword: 0 };
   const out = sorted.filter((s) => {
-    const kind: CapKind | undefined = s.tier === 'strong' || s.tier === 'changelog' ? undefined : (s.tier ?? 'keyword');
-    if (!kind) return true;
-    if (kept[kind] < limits[kind]) return ++kept[kind] > 0;
+    const kind = kindOf(s);
+    if (!kind || keep.has(s)) return true;
     dropped[kind]++;
     excluded.set(s.file.path, {
       reason: `left out by the cap on files that ${KIND_NAMES[kind]} (${limits[kind]} kept, ranked above it)${s.file.reasons[0] ? `; found because: ${s.file.reasons[0]}` : ''}`,
