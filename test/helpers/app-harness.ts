@@ -21,6 +21,7 @@ import type { BlockModelServer } from './block-model-server.js';
 import { BEDROCK_TEST_CREDENTIALS, startBedrockServer } from './bedrock-server.js';
 import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
 import { sweep, type SweepReport } from '../../src/app/sweeper/sweep.js';
+import type { CampaignLauncher } from '../../src/app/campaign/campaign-launcher.js';
 import { createIntakeHandler, type IntakeOutcome } from '../../src/app/webhook/create-intake-handler.js';
 import { createWebhookHandler } from '../../src/app/webhook/create-webhook-handler.js';
 import { parseDeliveryKey } from '../../src/core/artifacts/keys.js';
@@ -160,6 +161,8 @@ export interface AppHarnessOptions {
    * state-change events to the verifier.
    */
   verify?: 'codebuild';
+  /** The intake's campaign launcher (docs/campaigns.md); without it `/agent campaign start` says campaigns are not set up. */
+  campaigns?: CampaignLauncher;
 }
 
 /** The model id the harness's Bedrock provider asks for. */
@@ -563,6 +566,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     appId: HARNESS_APP_ID,
     botLogin: HARNESS_BOT_LOGIN,
     apiUrl: standin.url,
+    campaigns: options.campaigns,
   });
 
   // The trust chain as deployed: S3 events go to the dispatcher, which invokes the worker with

@@ -1,0 +1,29 @@
+import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+
+/**
+ * Starts a campaign's fan-out (docs/campaigns.md, "The App"): once per campaign, whatever
+ * retries ask. `started` the first time, `running` when an execution of that name exists.
+ */
+export interface CampaignLauncher {
+  start(input: { campaignId: string; key: string }): Promise<'started' | 'running'>;
+}
+
+/**
+ * The Step Functions launcher: `StartExecution` of the campaign state machine, named by the
+ * campaign id, so a redelivered start or a retried intake continues the same execution
+ * (`ExecutionAlreadyExists` is not an error here). Its input is the campaign record's key.
+ */
+export function stepFunctionsLauncher(options: { stateMachineArn: string; client?: SFNClient }): CampaignLauncher {
+  const client = options.client ?? new SFNClient({});
+  return {
+    async start({ campaignId, key }) {
+      try {
+        await client.send(new StartExecutionCommand({ stateMachineArn: options.stateMachineArn, name: campaignId, input: JSON.stringify({ key }) }));
+        return 'started';
+      } catch (error) {
+        if (error instanceof ExecutionAlreadyExists || (error as { name?: string }).name === 'ExecutionAlreadyExists') return 'running';
+        throw error;
+      }
+    },
+  };
+}
