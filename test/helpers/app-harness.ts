@@ -163,6 +163,8 @@ export interface AppHarnessOptions {
   verify?: 'codebuild';
   /** The intake's campaign launcher (docs/campaigns.md); without it `/agent campaign start` says campaigns are not set up. */
   campaigns?: CampaignLauncher;
+  /** More repositories on the stand-in (a campaign's targets), beside \`acme/orders\`. */
+  extraRepos?: StandinRepoSeed[];
 }
 
 /** The model id the harness's Bedrock provider asks for. */
@@ -409,6 +411,7 @@ export function harnessStandinOptions(o: {
   users?: Record<string, RepoPermission>;
   files?: Record<string, SeedFile>;
   issues?: NonNullable<StandinRepoSeed['issues']>;
+  extraRepos?: StandinRepoSeed[];
 }): StandinOptions {
   const users = o.users ?? { [MAINTAINER]: 'write', [READER]: 'read' };
   const files = o.files ?? { ...mavenMultiModuleRepo(), '.agent-policy.yaml': DEFAULT_POLICY };
@@ -421,6 +424,7 @@ export function harnessStandinOptions(o: {
     installations: [{ id: HARNESS_INSTALLATION_ID, account: HARNESS_OWNER }],
     repos: [
       { owner: HARNESS_OWNER, name: HARNESS_REPO, id: HARNESS_REPOSITORY_ID, installationId: HARNESS_INSTALLATION_ID, files, collaborators: users, issues },
+      ...(o.extraRepos ?? []),
     ],
   };
 }
@@ -481,7 +485,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       else queue.push(record);
     }
   });
-  const standin = await startGitHubStandin(harnessStandinOptions({ privateKeyPem, clock, users, files, issues }));
+  const standin = await startGitHubStandin(harnessStandinOptions({ privateKeyPem, clock, users, files, issues, extraRepos: options.extraRepos }));
   const gitBackend = await startGitHttpServer({ root: standin.gitRoot });
   const useBedrock = options.model !== undefined && options.modelProvider === 'bedrock';
   const modelServer = options.model && !useBedrock ? await startScriptedModelServer({ ...options.model, apiKey: MODEL_API_KEY }) : undefined;

@@ -57,6 +57,8 @@ export const CampaignItem = z.object({
   runId: z.string().optional(),
   /** How many times the campaign started it (`retry-failed` starts attempt n+1). */
   starts: z.number().int().nonnegative().default(0),
+  /** How many times the start waited on the target's own limits. */
+  waits: z.number().int().nonnegative().optional(),
   pullRequest: z.object({ number: z.number().int(), url: z.string() }).optional(),
   ci: z.string().optional(),
   review: z.string().optional(),

@@ -8,15 +8,16 @@ export const GITHUB_CONTENT_REQUESTS_PER_MINUTE = 80;
 export const GITHUB_CONTENT_REQUESTS_PER_HOUR = 500;
 
 /**
- * Content-creating GitHub requests one campaign run makes at most from its start to its draft
- * pull request: the issue in the target repository, the progress comment and its edits, the
- * Git Data objects and the ref, the pull request, the run's last comment. The state machine
- * test counts them against the GitHub stand-in and fails when a run makes more.
+ * Content-creating GitHub requests (every POST, PATCH, PUT and DELETE) one campaign run makes
+ * at most in its repository from its start to its draft pull request: the issue in the target
+ * repository, the progress comment and its edits, the Git Data objects and the ref, the pull
+ * request and its label, the run's last comment. Measured: 21 for a one-file migration; the
+ * state machine test counts them against the GitHub stand-in and fails when a run makes more.
  */
-export const CONTENT_REQUESTS_PER_RUN = 16;
+export const CONTENT_REQUESTS_PER_RUN = 24;
 
-/** Half of each GitHub limit is the campaign's: runs started by hand and other campaigns share the rest. */
-const CAMPAIGN_SHARE = 0.5;
+/** The campaign's share of each GitHub limit: runs started by hand and the tracking comment's edits keep the rest. */
+const CAMPAIGN_SHARE = 0.8;
 
 export interface PaceLimits {
   perMinute: number;
