@@ -4,6 +4,7 @@ import { ENDED_ITEM_STATES, type CampaignItem } from '../../core/campaign/campai
 import { meetsPermission, type AgentPolicy } from '../../core/policy/agent-policy.js';
 import { GateRecord } from '../../core/runs/run-state.js';
 import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
+import type { ResolvedRepository } from '../tokens/lookup-repository.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { startRun } from '../webhook/commands/start-run.js';
 import { rateLimited } from '../webhook/limits.js';
@@ -13,16 +14,6 @@ import { claimStartSlot } from './campaign-pace.js';
 import { outcomeOf } from './campaign-outcome.js';
 import { writeItem, type LoadedCampaign } from './campaign-state.js';
 import { targetIssue } from './target-issue.js';
-
-/** A target repository as the App sees it: its id, installation and default branch. */
-export interface ResolvedRepository {
-  id: number;
-  owner: string;
-  name: string;
-  installationId: number;
-  defaultBranch: string;
-  cloneUrl: string;
-}
 
 /** Finds a campaign's target repository by name; undefined when the App is not installed there (or it does not exist). */
 export interface RepositoryResolver {

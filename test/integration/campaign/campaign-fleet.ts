@@ -5,6 +5,7 @@ import type { CampaignLauncher } from '../../../src/app/campaign/campaign-launch
 import type { RepositoryResolver } from '../../../src/app/campaign/campaign-item.js';
 import { createGitHubApi } from '../../../src/app/github/github-api.js';
 import { CapturingLogger } from '../../../src/app/logger.js';
+import { lookupRepository } from '../../../src/app/tokens/lookup-repository.js';
 import { InProcessTokenBroker } from '../../../src/app/tokens/in-process-token-broker.js';
 import { HARNESS_APP_ID, HARNESS_BOT_LOGIN, startAppHarness, type AppHarness } from '../../helpers/app-harness.js';
 import { STANDIN_GITHUB_POLICY, type StandinRepoSeed } from '../../helpers/github-standin/index.js';
@@ -132,12 +133,10 @@ export async function startFleet(count: number, options: { concurrency: number; 
   });
   const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
   const logs = new CapturingLogger({ clock: h.clock, bindings: { fn: 'campaign' } }, h.logs);
+  // The deployed resolver's lookup (token-read's), against the stand-in.
   const repositories: RepositoryResolver = {
-    async resolve(fullName) {
-      const repo = h.standin.state.repos.get(fullName.toLowerCase()) ?? h.standin.state.repos.get(fullName);
-      if (!repo) return undefined;
-      return { id: repo.id, owner: repo.owner, name: repo.name, installationId: repo.installationId, defaultBranch: repo.defaultBranch, cloneUrl: `${h.gitUrl}/${repo.fullName}.git` };
-    },
+    resolve: (fullName, installationId) =>
+      lookupRepository({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, privateKey: pem, clock: h.clock, policy: STANDIN_GITHUB_POLICY }, { installationId, lookup: fullName }),
   };
   const handler = createCampaignHandler({
     // The campaign function sees the bucket through CampaignRole, as deployed (infra/roles.yml).
