@@ -32,8 +32,13 @@ const BROKEN = SPEC.replace('concurrency: 3', 'concurrency: 300');
 let h: AppHarness;
 const executions = new Map<string, string>();
 const starts: string[] = [];
+const retries: { name?: string; retry?: boolean }[] = [];
 const launcher: CampaignLauncher = {
-  async start({ campaignId, key }) {
+  async start({ campaignId, key, name, retry }) {
+    if (retry) {
+      retries.push({ name, retry });
+      return 'started';
+    }
     starts.push(campaignId);
     if (executions.has(campaignId)) return 'running';
     executions.set(campaignId, key);
@@ -97,5 +102,33 @@ describe('starting a campaign from its home issue', () => {
     // `concurrency: 300` is on line 15 of the issue body.
     expect(problems[0].body).toMatch(/issue #3:15:\d+: pace\.concurrency/);
     expect(starts.length).toBe(before);
+  });
+});
+
+describe('bulk commands on the home issue', () => {
+  const campaignId = () => [...executions.keys()][0];
+
+  it('status says where the campaign stands; on an issue without a campaign it says so', async () => {
+    await h.deliver('issue_comment', h.payloads.comment(2, '/agent campaign status', { sender: MAINTAINER }));
+    expect(h.comments(2).at(-1)?.body).toContain(`Campaign \`${campaignId()}\`: 0 of 0 repositories ended`);
+    await h.deliver('issue_comment', h.payloads.comment(1, '/agent campaign status', { sender: ADMIN }));
+    expect(h.comments(1).at(-1)?.body).toContain('No campaign was started on this issue');
+  });
+
+  it('retry-failed needs admin, starts one retry execution per comment, and a redelivery changes nothing', async () => {
+    await h.deliver('issue_comment', h.payloads.comment(2, '/agent campaign retry-failed', { sender: MAINTAINER }));
+    expect(retries).toEqual([]);
+    const payload = h.payloads.comment(2, '/agent campaign retry-failed', { sender: ADMIN });
+    const first = await h.deliver('issue_comment', payload);
+    await h.deliver('issue_comment', payload, { deliveryId: first.deliveryId });
+    const commentId = (payload as { comment: { id: number } }).comment.id;
+    expect(retries).toEqual([{ name: `${campaignId()}-retry-${commentId}`, retry: true }]);
+  });
+
+  it('close by an admin records who closed it and why, once', async () => {
+    await h.deliver('issue_comment', h.payloads.comment(2, '/agent campaign close the platform team moved to another plan', { sender: ADMIN }));
+    const closed = await h.json(`campaigns/acme/orders/2/${campaignId()}/closed.json`);
+    expect(closed).toMatchObject({ by: ADMIN, reason: 'the platform team moved to another plan' });
+    expect(h.comments(2).at(-1)?.body).toContain('is closed');
   });
 });

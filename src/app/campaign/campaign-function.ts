@@ -12,7 +12,7 @@ import { updateTracking } from './campaign-tracking.js';
  * the campaign record's key, and for an item's branch the repository.
  */
 export const CampaignTaskInput = z.discriminatedUnion('action', [
-  z.strictObject({ action: z.literal('plan'), key: z.string() }),
+  z.strictObject({ action: z.literal('plan'), key: z.string(), retry: z.boolean().default(false) }),
   z.strictObject({ action: z.literal('start'), key: z.string(), repository: z.string() }),
   z.strictObject({ action: z.literal('poll'), key: z.string(), repository: z.string() }),
   z.strictObject({ action: z.literal('finish'), key: z.string() }),
@@ -41,7 +41,7 @@ export function createCampaignHandler(deps: CampaignItemDeps): (event: unknown) 
     const home = new WebhookSession(deps, homeRepository(campaign.record), campaign.record.home.installationId);
     switch (input.action) {
       case 'plan':
-        return plan(deps, home, campaign);
+        return input.retry ? retryFailed(deps, home, campaign) : plan(deps, home, campaign);
       case 'start':
         return step(deps, home, campaign, input.repository, 'start');
       case 'poll':
@@ -67,6 +67,31 @@ async function plan(deps: CampaignItemDeps, home: WebhookSession, campaign: Load
   await updateTracking(home, campaign);
   deps.logger.info('campaign planned', { campaignId: campaign.record.campaignId, repositories: repositories.length });
   return { repositories, concurrency: spec.pace.concurrency, toleratedFailurePercentage: spec.pace.toleratedFailurePercent };
+}
+
+/**
+ * `/agent campaign retry-failed`: the failed repositories go back to `pending` (their runs,
+ * issues and start counts kept: the next start is attempt n+1 of nothing, a new run on the same
+ * campaign issue), and only they enter the map.
+ */
+async function retryFailed(deps: CampaignItemDeps, home: WebhookSession, campaign: LoadedCampaign): Promise<CampaignPlan> {
+  const stamp = new Date(deps.clock.now()).toISOString();
+  const failed = (await listItems(deps.store, campaign)).filter((i) => i.state === 'failed');
+  for (const item of failed) {
+    await writeItem(deps.store, campaign, {
+      ...item,
+      state: 'pending',
+      reason: undefined,
+      runId: undefined,
+      pullRequest: undefined,
+      slots: [],
+      endedAt: undefined,
+      updatedAt: stamp,
+    });
+  }
+  await updateTracking(home, campaign);
+  const { pace } = campaign.record.spec;
+  return { repositories: failed.map((i) => i.repository), concurrency: pace.concurrency, toleratedFailurePercentage: pace.toleratedFailurePercent };
 }
 
 /** One step of an item's branch; the tracking comment is edited when the item's state changed. */

@@ -5,7 +5,8 @@ import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-s
  * retries ask. `started` the first time, `running` when an execution of that name exists.
  */
 export interface CampaignLauncher {
-  start(input: { campaignId: string; key: string }): Promise<'started' | 'running'>;
+  /** `name`: the execution's name (default the campaign id); `retry`: the execution retries the failed repositories only. */
+  start(input: { campaignId: string; key: string; name?: string; retry?: boolean }): Promise<'started' | 'running'>;
 }
 
 /**
@@ -16,9 +17,10 @@ export interface CampaignLauncher {
 export function stepFunctionsLauncher(options: { stateMachineArn: string; client?: SFNClient }): CampaignLauncher {
   const client = options.client ?? new SFNClient({});
   return {
-    async start({ campaignId, key }) {
+    async start({ campaignId, key, name, retry }) {
       try {
-        await client.send(new StartExecutionCommand({ stateMachineArn: options.stateMachineArn, name: campaignId, input: JSON.stringify({ key }) }));
+        const input = JSON.stringify({ key, retry: retry ?? false });
+        await client.send(new StartExecutionCommand({ stateMachineArn: options.stateMachineArn, name: name ?? campaignId, input }));
         return 'started';
       } catch (error) {
         if (error instanceof ExecutionAlreadyExists || (error as { name?: string }).name === 'ExecutionAlreadyExists') return 'running';

@@ -8,7 +8,9 @@ export const TEXTS = {
   needsPermission: (login: string, needed: string, has: string) => `@${login} needs at least \`${needed}\` permission to do that (you have \`${has}\`).`,
   campaignsNotSetUp: 'Campaigns are not set up for this App (no campaign state machine); see docs/campaigns.md.',
   campaignInvalid: (problems: string) => `**Action required**: the campaign spec in this issue's \`agent\` block is not valid:\n\n${problems}`,
-  campaignUsage: (p: string) => `Campaign commands on a home issue: \`${p} campaign start | status | retry-failed | rebase | close <reason>\`.`,
+  noCampaign: 'No campaign was started on this issue (`/agent campaign start`, or the label `agent:campaign`).',
+  campaignUsage: (p: string) =>
+    `Campaign commands on a home issue: \`${p} campaign start | status | retry-failed | close <reason>\` (\`rebase\` is not built yet).`,
   modeNotAllowed: (modes: readonly string[]) => `This mode is not allowed by \`agent.allowedModes\` (${modes.join(', ')}).`,
   runActive: 'A run is already active on this issue; `/agent cancel` stops it, `/agent status` shows it.',
   attemptActive: 'A run is already active on this issue.',

@@ -294,9 +294,7 @@ export interface CampaignKeys {
   slot: (window: string, n: number) => string;
   /** The tracking comment on the home issue: its id, once posted. */
   tracking: string;
-  /** A bulk command comment that acted (`/agent campaign retry-failed|rebase|close`), once. */
-  command: (commentId: number) => string;
-  /** `close`: the campaign is closed (no more starts). */
+  /** `/agent campaign close`: the campaign is closed (no more starts); written once by the intake. */
   closed: string;
 }
 
@@ -318,12 +316,16 @@ export function campaignKeys(owner: string, repo: string, issue: number, campaig
     slotPrefix: (window) => `${p}slots/${paceWindow(window)}/`,
     slot: (window, n) => `${p}slots/${paceWindow(window)}/${positiveInt(n, 'slot', 0)}`,
     tracking: `${p}tracking.json`,
-    command: (commentId) => `${p}commands/comment-${positiveInt(commentId, 'comment id')}.json`,
     closed: `${p}closed.json`,
   };
 }
 
 /** The campaign a `campaigns/<owner>/<repo>/<issue>/<campaignId>/campaign.json` key names, or undefined. */
+/** `campaigns/<owner>/<repo>/<issue>/`: every campaign of one home issue. */
+export function campaignIssuePrefix(owner: string, repo: string, issue: number): string {
+  return `${CAMPAIGNS_PREFIX}${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${positiveInt(issue, 'issue number')}/`;
+}
+
 export function parseCampaignRecordKey(key: string): { owner: string; repo: string; issue: number; campaignId: string } | undefined {
   const match = /^campaigns\/([^/]+)\/([^/]+)\/([1-9]\d*)\/([^/]+)\/campaign\.json$/.exec(key);
   if (!match) return undefined;

@@ -104,7 +104,7 @@ export interface Fleet {
   h: AppHarness;
   targets: { name: string; kind: TargetKind }[];
   /** The campaign record key the intake handed to the launcher. */
-  started: { campaignId: string; key: string }[];
+  started: { campaignId: string; key: string; name?: string; retry?: boolean }[];
   handler: ReturnType<typeof createCampaignHandler>;
   /** Content-creating GitHub requests (POST, PATCH, PUT, DELETE) per target repository. */
   contentCalls(): Map<string, number>;
@@ -117,10 +117,10 @@ export interface Fleet {
 export async function startFleet(count: number, options: { concurrency: number; startsPerMinute: number; missing?: string }): Promise<Fleet> {
   const targets = fleet(count);
   const names = [...targets.map((t) => t.name), ...(options.missing ? [options.missing] : [])];
-  const started: { campaignId: string; key: string }[] = [];
+  const started: { campaignId: string; key: string; name?: string; retry?: boolean }[] = [];
   const launcher: CampaignLauncher = {
     async start(input) {
-      if (started.some((s) => s.campaignId === input.campaignId)) return 'running';
+      if (started.some((s) => (s.name ?? s.campaignId) === (input.name ?? input.campaignId))) return 'running';
       started.push(input);
       return 'started';
     },
@@ -136,12 +136,22 @@ export async function startFleet(count: number, options: { concurrency: number; 
   // The deployed resolver's lookup (token-read's), against the stand-in.
   const repositories: RepositoryResolver = {
     resolve: (fullName, installationId) =>
-      lookupRepository({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, privateKey: pem, clock: h.clock, policy: STANDIN_GITHUB_POLICY }, { installationId, lookup: fullName }),
+      lookupRepository(
+        { appId: HARNESS_APP_ID, apiUrl: h.standin.url, privateKey: pem, clock: h.clock, policy: STANDIN_GITHUB_POLICY },
+        { installationId, lookup: fullName },
+      ),
   };
   const handler = createCampaignHandler({
     // The campaign function sees the bucket through CampaignRole, as deployed (infra/roles.yml).
     store: policyScopedStore(h.store, h.s3.bucket, [roleStatements('CampaignRole', { bucket: h.s3.bucket })], {}),
-    tokens: new InProcessTokenBroker({ appId: HARNESS_APP_ID, apiUrl: h.standin.url, clock: h.clock, loadPrivateKey: async () => pem, policy: STANDIN_GITHUB_POLICY, role: 'read' }),
+    tokens: new InProcessTokenBroker({
+      appId: HARNESS_APP_ID,
+      apiUrl: h.standin.url,
+      clock: h.clock,
+      loadPrivateKey: async () => pem,
+      policy: STANDIN_GITHUB_POLICY,
+      role: 'read',
+    }),
     github: (token) => createGitHubApi({ token, baseUrl: h.standin.url, policy: STANDIN_GITHUB_POLICY }),
     clock: h.clock,
     logger: logs,
@@ -178,7 +188,7 @@ export async function startFleet(count: number, options: { concurrency: number; 
     },
     async execute() {
       const machine = new StateMachine(definition() as never, { validationOptions: { checkArn: true, checkPaths: true } });
-      const run = machine.run({ key: started[0].key } as never, {
+      const run = machine.run({ key: started.at(-1)!.key, retry: started.at(-1)!.retry ?? false } as never, {
         overrides: {
           taskResourceLocalHandlers: { Plan: task, Start: task, Poll: task, Finish: task } as never,
           waitTimeOverrides: { 'Wait to start': 0, 'Wait for the run': 0 },

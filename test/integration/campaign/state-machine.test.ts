@@ -42,58 +42,78 @@ describe('the campaign state machine definition', () => {
 });
 
 describe('a campaign over a fleet of mixed policies', () => {
-  it(
-    'starts from the home issue, runs every target through the run chain, and tracks each outcome in one comment',
-    async () => {
-      const t0 = Date.now();
-      expect((await f.h.deliver('issues', f.h.payloads.labeled(1, { label: 'agent:campaign', sender: ADMIN }))).statusCode).toBe(202);
-      expect(f.started).toHaveLength(1);
-      const result = (await f.execute()) as { outcomes: { repository: string; state: string }[]; counts?: unknown };
-      const ms = Date.now() - t0;
+  it('starts from the home issue, runs every target through the run chain, and tracks each outcome in one comment', async () => {
+    const t0 = Date.now();
+    expect((await f.h.deliver('issues', f.h.payloads.labeled(1, { label: 'agent:campaign', sender: ADMIN }))).statusCode).toBe(202);
+    expect(f.started).toHaveLength(1);
+    const result = (await f.execute()) as { outcomes: { repository: string; state: string }[]; counts?: unknown };
+    const ms = Date.now() - t0;
 
-      // Every target ended as its policy says; the one without the App is reported.
-      const expected = Object.fromEntries(f.targets.map((t) => [t.name, KINDS[t.kind].state]));
-      expected['acme/not-installed'] = 'declined';
-      expect(Object.fromEntries(result.outcomes.map((o) => [o.repository, o.state]))).toEqual(expected);
+    // Every target ended as its policy says; the one without the App is reported.
+    const expected = Object.fromEntries(f.targets.map((t) => [t.name, KINDS[t.kind].state]));
+    expected['acme/not-installed'] = 'declined';
+    expect(Object.fromEntries(result.outcomes.map((o) => [o.repository, o.state]))).toEqual(expected);
 
-      const prefix = f.started[0].key.replace(/campaign\.json$/, 'items/');
-      const items = await Promise.all((await f.h.store.list(prefix)).map(async (k) => CampaignItem.parse(await f.h.json(k))));
-      expect(items).toHaveLength(COUNT + 1);
-      const reasons = Object.fromEntries(items.map((i) => [i.repository, `${i.state} ${i.reason ?? ''}`.trim()]));
-      for (const t of f.targets) {
-        if (t.kind === 'disabled') expect(reasons[t.name]).toBe('declined AGENT_DISABLED');
-        if (t.kind === 'readonly') expect(reasons[t.name]).toMatch(/^declined SENDER_PERMISSION/);
-        if (t.kind === 'approval') expect(items.find((i) => i.repository === t.name)).toMatchObject({ status: 'NEEDS_APPROVAL' });
-      }
-      expect(reasons['acme/not-installed']).toBe('declined APP_NOT_INSTALLED');
+    const prefix = f.started[0].key.replace(/campaign\.json$/, 'items/');
+    const items = await Promise.all((await f.h.store.list(prefix)).map(async (k) => CampaignItem.parse(await f.h.json(k))));
+    expect(items).toHaveLength(COUNT + 1);
+    const reasons = Object.fromEntries(items.map((i) => [i.repository, `${i.state} ${i.reason ?? ''}`.trim()]));
+    for (const t of f.targets) {
+      if (t.kind === 'disabled') expect(reasons[t.name]).toBe('declined AGENT_DISABLED');
+      if (t.kind === 'readonly') expect(reasons[t.name]).toMatch(/^declined SENDER_PERMISSION/);
+      if (t.kind === 'approval') expect(items.find((i) => i.repository === t.name)).toMatchObject({ status: 'NEEDS_APPROVAL' });
+    }
+    expect(reasons['acme/not-installed']).toBe('declined APP_NOT_INSTALLED');
 
-      // Each changed target: a draft PR from its ordinary run, whose request records the campaign.
-      for (const t of f.targets.filter((x) => x.kind === 'ok')) {
-        const item = items.find((i) => i.repository === t.name)!;
-        const repo = f.h.standin.repo(t.name);
-        expect([...repo.pulls.values()].map((p) => p.number)).toEqual([item.pullRequest!.number]);
-        const request = await f.h.json(`runs/${t.name}/${item.runId}/request.json`);
-        expect(request).toMatchObject({ trigger: { kind: 'campaign', sender: ADMIN }, campaign: { id: f.started[0].campaignId, home: 'acme/orders#1' } });
-      }
-      // Declined before a run: no issue, no run in that repository.
-      for (const t of f.targets.filter((x) => x.kind === 'disabled' || x.kind === 'readonly')) {
-        expect(f.h.standin.repo(t.name).issues.size).toBe(0);
-      }
+    // Each changed target: a draft PR from its ordinary run, whose request records the campaign.
+    for (const t of f.targets.filter((x) => x.kind === 'ok')) {
+      const item = items.find((i) => i.repository === t.name)!;
+      const repo = f.h.standin.repo(t.name);
+      expect([...repo.pulls.values()].map((p) => p.number)).toEqual([item.pullRequest!.number]);
+      const request = await f.h.json(`runs/${t.name}/${item.runId}/request.json`);
+      expect(request).toMatchObject({ trigger: { kind: 'campaign', sender: ADMIN }, campaign: { id: f.started[0].campaignId, home: 'acme/orders#1' } });
+    }
+    // Declined before a run: no issue, no run in that repository.
+    for (const t of f.targets.filter((x) => x.kind === 'disabled' || x.kind === 'readonly')) {
+      expect(f.h.standin.repo(t.name).issues.size).toBe(0);
+    }
 
-      // One tracking comment on the home issue, listing every repository, with counts and a burndown.
-      const tracking = f.h.comments(1).filter((c) => c.body.includes(trackingMarker(f.started[0].campaignId)));
-      expect(tracking).toHaveLength(1);
-      for (const t of f.targets) expect(tracking[0].body).toContain(`| ${t.name} | ${KINDS[t.kind].state} |`);
-      const counted = (state: string) => Object.values(expected).filter((s) => s === state).length;
-      expect(tracking[0].body).toContain(`${COUNT + 1} of ${COUNT + 1} repositories ended`);
-      expect(tracking[0].body).toContain(`${counted('changed')} changed`);
-      expect(tracking[0].body).toMatch(/\| 2026-02-03 \| \d+ \| \d+ \|/);
+    // One tracking comment on the home issue, listing every repository, with counts and a burndown.
+    const tracking = f.h.comments(1).filter((c) => c.body.includes(trackingMarker(f.started[0].campaignId)));
+    expect(tracking).toHaveLength(1);
+    for (const t of f.targets) expect(tracking[0].body).toContain(`| ${t.name} | ${KINDS[t.kind].state} |`);
+    const counted = (state: string) => Object.values(expected).filter((s) => s === state).length;
+    expect(tracking[0].body).toContain(`${COUNT + 1} of ${COUNT + 1} repositories ended`);
+    expect(tracking[0].body).toContain(`${counted('changed')} changed`);
+    expect(tracking[0].body).toMatch(/\| 2026-02-03 \| \d+ \| \d+ \|/);
 
-      // No repository got more content-creating requests than the pace reckons per run.
-      const calls = f.contentCalls();
-      for (const t of f.targets) expect(calls.get(t.name) ?? 0).toBeLessThanOrEqual(CONTENT_REQUESTS_PER_RUN);
-      console.log(`campaign over ${COUNT + 1} repositories: ${ms} ms; content-creating calls per repository: ${JSON.stringify(Object.fromEntries(calls))}`);
-    },
-    240_000,
-  );
+    // No repository got more content-creating requests than the pace reckons per run.
+    const calls = f.contentCalls();
+    for (const t of f.targets) expect(calls.get(t.name) ?? 0).toBeLessThanOrEqual(CONTENT_REQUESTS_PER_RUN);
+    console.log(`campaign over ${COUNT + 1} repositories: ${ms} ms; content-creating calls per repository: ${JSON.stringify(Object.fromEntries(calls))}`);
+  }, 240_000);
+
+  it('retry-failed puts only the failed repositories through again; after close, none starts', async () => {
+    const prefix = f.started[0].key.replace(/campaign\.json$/, 'items/');
+    const fail = async (repository: string) => {
+      const key = `${prefix}${repository}.json`;
+      const item = CampaignItem.parse(await f.h.json(key));
+      await f.h.store.put(key, JSON.stringify({ ...item, state: 'failed', reason: 'STUCK' }));
+    };
+    await fail('acme/not-installed');
+    await f.h.deliver('issue_comment', f.h.payloads.comment(1, '/agent campaign retry-failed', { sender: ADMIN }));
+    expect(f.started.at(-1)).toMatchObject({ retry: true });
+    const again = (await f.execute()) as { outcomes: { repository: string; state: string }[] };
+    expect(again.outcomes).toEqual([{ repository: 'acme/not-installed', state: 'declined' }]);
+
+    await f.h.deliver('issue_comment', f.h.payloads.comment(1, '/agent campaign close enough', { sender: ADMIN }));
+    await fail('acme/not-installed');
+    await f.h.deliver('issue_comment', f.h.payloads.comment(1, '/agent campaign retry-failed', { sender: ADMIN }));
+    const closed = (await f.execute()) as { outcomes: { repository: string; state: string }[] };
+    expect(closed.outcomes).toEqual([{ repository: 'acme/not-installed', state: 'closed' }]);
+    const tracking = f.h.comments(1).filter((c) => c.body.includes(trackingMarker(f.started[0].campaignId)));
+    expect(tracking).toHaveLength(1);
+    expect(tracking[0].body).toContain('(closed)');
+    expect(tracking[0].body).toContain('| acme/not-installed | closed |');
+  }, 120_000);
 });

@@ -1,8 +1,9 @@
 import { putArtifactIfAbsent, readArtifactIfPresent } from '../../../core/artifacts/artifact-io.js';
-import { campaignKeys } from '../../../core/artifacts/keys.js';
+import { campaignKeys, commandClaimKey } from '../../../core/artifacts/keys.js';
 import { CampaignRecord, campaignIdFor, campaignSpecDigest } from '../../../core/campaign/campaign-record.js';
 import { CampaignError, parseCampaignBlock } from '../../../core/campaign/parse-campaign.js';
 import { fenced } from '../../../core/text/report-markdown.js';
+import { CommandClaim } from '../../../core/runs/run-state.js';
 import { parseSlashCommand } from '../../../core/task/slash-command.js';
 import { hasPermission } from '../permissions.js';
 import { TEXTS } from '../texts.js';
@@ -11,6 +12,7 @@ import { commentTriggerKey, labelTriggerKey } from '../trigger-identity.js';
 import type { IssuesLabeledPayload } from '../webhook-payloads.js';
 import type { WebhookSession } from '../webhook-session.js';
 import type { CommandContext } from './command-context.js';
+import { campaignClose, campaignRetryFailed, campaignStatus, latestCampaign } from './campaign-bulk.js';
 
 /** The label that starts a campaign from its home issue (docs/campaigns.md). */
 export const CAMPAIGN_LABEL = 'agent:campaign';
@@ -29,6 +31,30 @@ export async function campaignCommand({ session, policy, payload }: CommandConte
   const args = parseSlashCommand(payload.comment.body, policy.triggers.commandPrefix)?.args ?? '';
   const sub = args.split(/\s+/)[0]?.toLowerCase() ?? '';
   if (sub === 'start') return startCampaign(session, { issue: payload.issue, sender: payload.sender.login, trigger: commentTriggerKey(payload) });
+  const issue = payload.issue.number;
+  const bulk = ['status', 'retry-failed', 'close'];
+  if (bulk.includes(sub)) {
+    const record = await latestCampaign(session, issue);
+    if (!record) {
+      await session.reply(issue, TEXTS.noCampaign);
+      return { kind: 'replied', why: 'no campaign on this issue' };
+    }
+    if (sub === 'status') return campaignStatus(session, issue, payload.issue.html_url, record);
+    if (!(await hasPermission(session, issue, payload.sender.login, 'admin'))) return { kind: 'replied', why: 'insufficient permission' };
+    // A bulk command acts once per comment, whatever delivery carries it.
+    const claim = {
+      schemaVersion: 1 as const,
+      commentId: payload.comment.id,
+      command: `campaign ${sub}`,
+      sender: payload.sender.login,
+      at: new Date(session.deps.clock.now()).toISOString(),
+    };
+    if (!(await putArtifactIfAbsent(session.deps.store, commandClaimKey(session.owner, session.repo, issue, payload.comment.id), CommandClaim, claim))) {
+      return { kind: 'ignored', why: 'this comment already acted (a redelivery or a replay)' };
+    }
+    if (sub === 'retry-failed') return campaignRetryFailed(session, issue, record, payload.comment.id);
+    return campaignClose(session, issue, record, payload.sender.login, args.slice(sub.length).trim());
+  }
   await session.reply(payload.issue.number, TEXTS.campaignUsage(policy.triggers.commandPrefix));
   return { kind: 'replied', why: 'campaign usage' };
 }
