@@ -1,6 +1,7 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { IssuedToken } from '../core/ports.js';
-import { lookupRepository, RepositoryLookupEvent, type ResolvedRepository } from '../app/tokens/lookup-repository.js';
+import { lookupRepository, RepositoryLookupEvent } from '../app/tokens/lookup-repository.js';
+import type { ResolvedRepository } from '../app/tokens/resolved-repository.js';
 import { createTokenHandler, ssmPrivateKeyLoader, TokenHandlerEnv } from '../app/tokens/token-handler.js';
 
 /**

@@ -4,7 +4,7 @@ import { ENDED_ITEM_STATES, type CampaignItem } from '../../core/campaign/campai
 import { meetsPermission, type AgentPolicy } from '../../core/policy/agent-policy.js';
 import { GateRecord } from '../../core/runs/run-state.js';
 import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
-import type { ResolvedRepository } from '../tokens/lookup-repository.js';
+import type { ResolvedRepository } from '../tokens/resolved-repository.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { startRun } from '../webhook/commands/start-run.js';
 import { rateLimited } from '../webhook/limits.js';
@@ -61,7 +61,14 @@ export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign
   if (!target) return decline('APP_NOT_INSTALLED');
   const session = new WebhookSession(
     deps,
-    { id: target.id, name: target.name, full_name: `${target.owner}/${target.name}`, owner: { login: target.owner }, default_branch: target.defaultBranch, clone_url: target.cloneUrl },
+    {
+      id: target.id,
+      name: target.name,
+      full_name: `${target.owner}/${target.name}`,
+      owner: { login: target.owner },
+      default_branch: target.defaultBranch,
+      clone_url: target.cloneUrl,
+    },
     target.installationId,
   );
   const trusted = await readTrustedPolicy(await session.api(), { ...session.ref, defaultBranch: target.defaultBranch });
@@ -91,7 +98,15 @@ export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign
     campaign: { id: record.campaignId, home: `${record.home.owner}/${record.home.repo}#${record.home.issue}` },
   });
   if (started.kind === 'started' || started.kind === 'duplicate') {
-    const running = { ...held, state: 'running' as const, reason: undefined, runId: started.runId, starts: held.starts + 1, startedAt: stamp, updatedAt: stamp };
+    const running = {
+      ...held,
+      state: 'running' as const,
+      reason: undefined,
+      runId: started.runId,
+      starts: held.starts + 1,
+      startedAt: stamp,
+      updatedAt: stamp,
+    };
     await writeItem(store, campaign, running);
     return { state: 'running', waitSeconds: POLL_SECONDS };
   }
@@ -103,7 +118,8 @@ async function policyRefusal(session: WebhookSession, policy: AgentPolicy, sende
   if (!policy.agent.enabled) return 'AGENT_DISABLED';
   if (!policy.agent.allowedModes.includes(mode)) return `MODE_NOT_ALLOWED: ${mode}`;
   const role = await repositoryRole(session, sender);
-  if (!meetsPermission(role, policy.triggers.minPermission)) return `SENDER_PERMISSION: @${sender} has ${role}, the policy asks for ${policy.triggers.minPermission}`;
+  if (!meetsPermission(role, policy.triggers.minPermission))
+    return `SENDER_PERMISSION: @${sender} has ${role}, the policy asks for ${policy.triggers.minPermission}`;
   return undefined;
 }
 
@@ -112,7 +128,13 @@ async function policyRefusal(session: WebhookSession, policy: AgentPolicy, sende
  * the gate the publisher recomputed): still running, or how it ended. An ended item keeps the
  * run's `updatedAt` as its end, so the burndown is the store's.
  */
-export async function pollItem(deps: TriggerDeps, campaign: LoadedCampaign, item: CampaignItem, owner: string, repo: string): Promise<{ item: CampaignItem; step: ItemStep }> {
+export async function pollItem(
+  deps: TriggerDeps,
+  campaign: LoadedCampaign,
+  item: CampaignItem,
+  owner: string,
+  repo: string,
+): Promise<{ item: CampaignItem; step: ItemStep }> {
   if (ENDED_ITEM_STATES.has(item.state) || !item.runId) return { item, step: ended(item) };
   const { store, clock } = deps;
   const keys = runKeys(owner, repo, item.runId);
@@ -120,10 +142,16 @@ export async function pollItem(deps: TriggerDeps, campaign: LoadedCampaign, item
   const request = await readArtifactIfPresent(store, keys.request, RunRequest);
   const stamp = new Date(clock.now()).toISOString();
   const analysis = request?.forcedMode === 'analysis';
-  const stillMoving = !run || run.status === 'QUEUED' || run.status === 'RUNNING' || (run.status === 'COMPLETED' && !analysis && run.headCommitSha !== undefined);
+  const stillMoving =
+    !run || run.status === 'QUEUED' || run.status === 'RUNNING' || (run.status === 'COMPLETED' && !analysis && run.headCommitSha !== undefined);
   if (stillMoving) return { item, step: { state: 'running', waitSeconds: POLL_SECONDS } };
   const gate = await readArtifactIfPresent(store, keys.gate(run.attempt), GateRecord);
-  const state: CampaignItem['state'] = run.status === 'CLOSED' ? 'closed' : analysis && run.status === 'COMPLETED' ? 'unchanged' : outcomeOf(run.status, run.headCommitSha !== undefined, run.reason);
+  const state: CampaignItem['state'] =
+    run.status === 'CLOSED'
+      ? 'closed'
+      : analysis && run.status === 'COMPLETED'
+        ? 'unchanged'
+        : outcomeOf(run.status, run.headCommitSha !== undefined, run.reason);
   const next: CampaignItem = {
     ...item,
     state,

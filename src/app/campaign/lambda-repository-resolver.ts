@@ -1,5 +1,5 @@
 import { invokeJson, type LambdaLike } from '../aws/invoke-json.js';
-import { ResolvedRepository } from '../tokens/lookup-repository.js';
+import { ResolvedRepository } from '../tokens/resolved-repository.js';
 import type { RepositoryResolver } from './campaign-item.js';
 
 /**
@@ -10,7 +10,12 @@ import type { RepositoryResolver } from './campaign-item.js';
 export function lambdaRepositoryResolver(client: LambdaLike, functionName: string): RepositoryResolver {
   return {
     async resolve(fullName, homeInstallationId) {
-      const payload = await invokeJson(client, functionName, { installationId: homeInstallationId, lookup: fullName }, (failure) => new Error(`token-read failed to look up ${fullName}: ${failure.kind}`));
+      const payload = await invokeJson(
+        client,
+        functionName,
+        { installationId: homeInstallationId, lookup: fullName },
+        (failure) => new Error(`token-read failed to look up ${fullName}: ${failure.kind}`),
+      );
       return payload === null ? undefined : ResolvedRepository.parse(payload);
     },
   };

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Clock, Logger } from '../../core/ports.js';
 import { createGitHubApi, type GitHubRetryPolicy } from '../github/github-api.js';
 import { pkcs8Pem, tokenErrorOf } from './mint-installation-token.js';
+import type { ResolvedRepository } from './resolved-repository.js';
 
 /** token-read's second request: which repository an `owner/name` of the installation is (a campaign's target). */
 export const RepositoryLookupEvent = z.strictObject({
@@ -11,17 +12,6 @@ export const RepositoryLookupEvent = z.strictObject({
   lookup: z.string().regex(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/),
 });
 export type RepositoryLookupEvent = z.infer<typeof RepositoryLookupEvent>;
-
-/** A repository as the App sees it: its id, installation and default branch. */
-export const ResolvedRepository = z.object({
-  id: z.number().int(),
-  owner: z.string(),
-  name: z.string(),
-  installationId: z.number().int(),
-  defaultBranch: z.string(),
-  cloneUrl: z.string(),
-});
-export type ResolvedRepository = z.infer<typeof ResolvedRepository>;
 
 export interface LookupOptions {
   apiUrl: string;
@@ -42,10 +32,23 @@ export interface LookupOptions {
 export async function lookupRepository(options: LookupOptions, event: RepositoryLookupEvent): Promise<ResolvedRepository | undefined> {
   const [owner, name] = event.lookup.split('/');
   const meta = { installationId: event.installationId, repository: event.lookup };
-  const github = createGitHubApi({ baseUrl: options.apiUrl, userAgent: 'draftsman-token-vending', fetch: options.fetch, policy: options.policy, logger: options.logger, now: options.clock.now });
+  const github = createGitHubApi({
+    baseUrl: options.apiUrl,
+    userAgent: 'draftsman-token-vending',
+    fetch: options.fetch,
+    policy: options.policy,
+    logger: options.logger,
+    now: options.clock.now,
+  });
   const request = github.request.defaults({ headers: { 'x-github-api-version': '2022-11-28' } });
   const timeDifference = Math.floor(options.clock.now() / 1000) - Math.floor(Date.now() / 1000);
-  const auth = createAppAuth({ appId: options.appId, privateKey: pkcs8Pem(options.privateKey), request, cache: { get: () => '', set: () => undefined }, timeDifference });
+  const auth = createAppAuth({
+    appId: options.appId,
+    privateKey: pkcs8Pem(options.privateKey),
+    request,
+    cache: { get: () => '', set: () => undefined },
+    timeDifference,
+  });
   let token: string;
   try {
     token = (await auth({ type: 'installation', installationId: event.installationId, repositoryNames: [name], permissions: { metadata: 'read' } })).token;
@@ -57,7 +60,14 @@ export async function lookupRepository(options: LookupOptions, event: Repository
   const api = createGitHubApi({ token, baseUrl: options.apiUrl, fetch: options.fetch, policy: options.policy, logger: options.logger, now: options.clock.now });
   try {
     const { data } = await api.rest.repos.get({ owner, repo: name });
-    return { id: data.id, owner: data.owner.login, name: data.name, installationId: event.installationId, defaultBranch: data.default_branch, cloneUrl: data.clone_url };
+    return {
+      id: data.id,
+      owner: data.owner.login,
+      name: data.name,
+      installationId: event.installationId,
+      defaultBranch: data.default_branch,
+      cloneUrl: data.clone_url,
+    };
   } catch (error) {
     if ((error as { status?: number }).status === 404) return undefined;
     throw error;
