@@ -34,6 +34,8 @@ export interface ItemStep {
 export const POLL_SECONDS = 60;
 /** Seconds to wait when a target is at its own limits (`limits.runsPerHour`, `limits.maxOpenPullRequests`). */
 export const LIMIT_WAIT_SECONDS = 900;
+/** Seconds between two looks at a paused campaign. */
+export const PAUSE_WAIT_SECONDS = 300;
 /** Waits on a target's limits before the campaign reports it declined (6 hours). */
 export const MAX_LIMIT_WAITS = 24;
 
@@ -57,6 +59,10 @@ export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign
   const decline = (reason: string, state: CampaignItem['state'] = 'declined') =>
     writeItem(store, campaign, { ...item, state, reason, endedAt: stamp, updatedAt: stamp }).then(ended);
   if ((await store.get(campaign.keys.closed)) !== undefined) return decline('CAMPAIGN_CLOSED', 'closed');
+  if ((await store.get(campaign.keys.paused)) !== undefined) {
+    await writeItem(store, campaign, { ...item, state: 'waiting', reason: 'PAUSED', updatedAt: stamp });
+    return { state: 'waiting', waitSeconds: PAUSE_WAIT_SECONDS };
+  }
   const target = await deps.repositories.resolve(item.repository, record.home.installationId);
   if (!target) return decline('APP_NOT_INSTALLED');
   const session = new WebhookSession(

@@ -296,6 +296,8 @@ export interface CampaignKeys {
   tracking: string;
   /** `/agent campaign close`: the campaign is closed (no more starts); written once by the intake. */
   closed: string;
+  /** `/agent campaign pause`: no start until `resume` deletes it (the intake). */
+  paused: string;
 }
 
 function paceWindow(window: string): string {
@@ -317,6 +319,7 @@ export function campaignKeys(owner: string, repo: string, issue: number, campaig
     slot: (window, n) => `${p}slots/${paceWindow(window)}/${positiveInt(n, 'slot', 0)}`,
     tracking: `${p}tracking.json`,
     closed: `${p}closed.json`,
+    paused: `${p}paused.json`,
   };
 }
 

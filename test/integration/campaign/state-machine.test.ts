@@ -93,7 +93,7 @@ describe('a campaign over a fleet of mixed policies', () => {
     console.log(`campaign over ${COUNT + 1} repositories: ${ms} ms; content-creating calls per repository: ${JSON.stringify(Object.fromEntries(calls))}`);
   }, 240_000);
 
-  it('retry-failed puts only the failed repositories through again; after close, none starts', async () => {
+  it('retry-failed puts only the failed repositories through again; pause holds starts until resume; after close, none starts', async () => {
     const prefix = f.started[0].key.replace(/campaign\.json$/, 'items/');
     const fail = async (repository: string) => {
       const key = `${prefix}${repository}.json`;
@@ -105,6 +105,16 @@ describe('a campaign over a fleet of mixed policies', () => {
     expect(f.started.at(-1)).toMatchObject({ retry: true });
     const again = (await f.execute()) as { outcomes: { repository: string; state: string }[] };
     expect(again.outcomes).toEqual([{ repository: 'acme/not-installed', state: 'declined' }]);
+
+    // Paused: a start waits and starts nothing; resumed: it goes on.
+    await f.h.deliver('issue_comment', f.h.payloads.comment(1, '/agent campaign pause', { sender: ADMIN }));
+    const start = { action: 'start', key: f.started[0].key, repository: 'acme/not-installed' };
+    const key = `${prefix}acme/not-installed.json`;
+    await f.h.store.put(key, JSON.stringify({ ...CampaignItem.parse(await f.h.json(key)), state: 'pending' }));
+    expect(await f.handler(start)).toEqual({ state: 'waiting', waitSeconds: 300 });
+    expect(await f.h.json(key)).toMatchObject({ state: 'waiting', reason: 'PAUSED' });
+    await f.h.deliver('issue_comment', f.h.payloads.comment(1, '/agent campaign resume', { sender: ADMIN }));
+    expect(await f.handler(start)).toEqual({ state: 'declined', waitSeconds: 0 });
 
     await f.h.deliver('issue_comment', f.h.payloads.comment(1, '/agent campaign close enough', { sender: ADMIN }));
     await fail('acme/not-installed');

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { TriggerOutcome } from '../trigger-outcome.js';
 import type { WebhookSession } from '../webhook-session.js';
 
-/** `campaigns/.../closed.json`: `/agent campaign close` was said (written once by the intake). */
+/** `campaigns/.../closed.json` and `paused.json`: who closed (paused) the campaign, when and why (written by the intake). */
 export const CampaignClosed = z.object({ schemaVersion: z.literal(1), by: z.string(), reason: z.string(), at: z.string() });
 
 /** The issue's latest campaign (the last started, when its spec was edited and started again), or undefined. */
@@ -74,4 +74,14 @@ export async function campaignClose(session: WebhookSession, issue: number, reco
   await putArtifactIfAbsent(session.deps.store, keys.closed, CampaignClosed, { schemaVersion: 1, by, reason: reason || 'closed', at });
   await session.reply(issue, `Campaign \`${record.campaignId}\` is closed: no repository starts from now on.`);
   return { kind: 'replied', why: 'campaign closed' };
+}
+
+/** `/agent campaign pause` and `resume`: no repository starts while the campaign is paused; runs already started go on. */
+export async function campaignPause(session: WebhookSession, issue: number, record: CampaignRecord, by: string, pause: boolean): Promise<TriggerOutcome> {
+  const keys = campaignKeys(record.home.owner, record.home.repo, issue, record.campaignId);
+  const at = new Date(session.deps.clock.now()).toISOString();
+  if (pause) await putArtifactIfAbsent(session.deps.store, keys.paused, CampaignClosed, { schemaVersion: 1, by, reason: 'paused', at });
+  else await session.deps.store.delete(keys.paused);
+  await session.reply(issue, `Campaign \`${record.campaignId}\` is ${pause ? 'paused: no repository starts until `resume`' : 'resumed'}.`);
+  return { kind: 'replied', why: pause ? 'campaign paused' : 'campaign resumed' };
 }

@@ -12,7 +12,7 @@ import { commentTriggerKey, labelTriggerKey } from '../trigger-identity.js';
 import type { IssuesLabeledPayload } from '../webhook-payloads.js';
 import type { WebhookSession } from '../webhook-session.js';
 import type { CommandContext } from './command-context.js';
-import { campaignClose, campaignRetryFailed, campaignStatus, latestCampaign } from './campaign-bulk.js';
+import { campaignClose, campaignPause, campaignRetryFailed, campaignStatus, latestCampaign } from './campaign-bulk.js';
 
 /** The label that starts a campaign from its home issue (docs/campaigns.md). */
 export const CAMPAIGN_LABEL = 'agent:campaign';
@@ -32,7 +32,7 @@ export async function campaignCommand({ session, policy, payload }: CommandConte
   const sub = args.split(/\s+/)[0]?.toLowerCase() ?? '';
   if (sub === 'start') return startCampaign(session, { issue: payload.issue, sender: payload.sender.login, trigger: commentTriggerKey(payload) });
   const issue = payload.issue.number;
-  const bulk = ['status', 'retry-failed', 'close'];
+  const bulk = ['status', 'retry-failed', 'close', 'pause', 'resume'];
   if (bulk.includes(sub)) {
     const record = await latestCampaign(session, issue);
     if (!record) {
@@ -53,6 +53,7 @@ export async function campaignCommand({ session, policy, payload }: CommandConte
       return { kind: 'ignored', why: 'this comment already acted (a redelivery or a replay)' };
     }
     if (sub === 'retry-failed') return campaignRetryFailed(session, issue, record, payload.comment.id);
+    if (sub === 'pause' || sub === 'resume') return campaignPause(session, issue, record, payload.sender.login, sub === 'pause');
     return campaignClose(session, issue, record, payload.sender.login, args.slice(sub.length).trim());
   }
   await session.reply(payload.issue.number, TEXTS.campaignUsage(policy.triggers.commandPrefix));
