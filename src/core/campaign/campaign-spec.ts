@@ -77,7 +77,13 @@ export const CampaignSpec = z
     pace: z
       .strictObject({
         concurrency: z.number().int().min(1).max(50).default(2).describe('Repositories in progress at once.'),
-        startsPerMinute: z.number().int().min(1).max(60).default(10).describe('Most runs started per minute (the App keeps it within GitHub limits, docs/campaigns.md).'),
+        startsPerMinute: z
+          .number()
+          .int()
+          .min(1)
+          .max(60)
+          .default(10)
+          .describe('Most runs started per minute (the App keeps it within GitHub limits, docs/campaigns.md).'),
         toleratedFailurePercent: z
           .number()
           .int()

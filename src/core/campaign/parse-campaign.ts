@@ -52,7 +52,8 @@ export function parseCampaignBlock(body: string, name: string): CampaignSpec {
   if (!block) return missing('no ```agent block with the campaign spec');
   if (block.closeLine === undefined) return missing('this ```agent block is never closed; end it with a line of ```', block.openLine + 1);
   const content = blockContent(lines, block).join('\n');
-  if (new TextEncoder().encode(content).byteLength > MAX_CAMPAIGN_FILE_BYTES) return missing(`the campaign spec is larger than ${MAX_CAMPAIGN_FILE_BYTES} bytes`);
+  if (new TextEncoder().encode(content).byteLength > MAX_CAMPAIGN_FILE_BYTES)
+    return missing(`the campaign spec is larger than ${MAX_CAMPAIGN_FILE_BYTES} bytes`);
   const result = validateYaml(content, CampaignSpec, { file: name, lineOffset: block.openLine + 1, columnOffset: block.indent });
   if (result.ok) return result.value;
   const count = result.problems.length;
