@@ -19,6 +19,8 @@ export const AppConfig = z.object({
   /** The worker function the dispatcher starts, and the run-session function the worker calls. */
   WORKER_FUNCTION: z.string().min(1).optional(),
   RUN_SESSION_FUNCTION: z.string().min(1).optional(),
+  /** The campaign state machine the intake starts (docs/campaigns.md); unset, campaigns are off. */
+  CAMPAIGN_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
   /** RunWorkerRole, which run-session assumes for a worker's run-scoped S3 credentials. */
   RUN_WORKER_ROLE_ARN: z.string().startsWith('arn:').optional(),
   /** openai | bedrock | anthropic; unset with MODEL_BASE_URL set means openai. */

@@ -2,6 +2,7 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { withInvocationLogging } from '../app/aws/lambda-logging.js';
+import { stepFunctionsLauncher } from '../app/campaign/campaign-launcher.js';
 import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
 import { readConfig } from '../app/config.js';
 import { createGitHubApi } from '../app/github/github-api.js';
@@ -33,6 +34,7 @@ const intake = await createIntakeHandler({
   appId: config.GITHUB_APP_ID,
   botLogin: `${config.GITHUB_APP_SLUG}[bot]`,
   apiUrl: config.GITHUB_API_URL,
+  campaigns: config.CAMPAIGN_STATE_MACHINE_ARN ? stepFunctionsLauncher({ stateMachineArn: config.CAMPAIGN_STATE_MACHINE_ARN }) : undefined,
 });
 
 export const handler = withInvocationLogging(async (event: unknown, _context: Context): Promise<void> => {

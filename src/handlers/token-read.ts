@@ -1,4 +1,7 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
+import type { IssuedToken } from '../core/ports.js';
+import { lookupRepository, RepositoryLookupEvent } from '../app/tokens/lookup-repository.js';
+import type { ResolvedRepository } from '../app/tokens/resolved-repository.js';
 import { createTokenHandler, ssmPrivateKeyLoader, TokenHandlerEnv } from '../app/tokens/token-handler.js';
 
 /**
@@ -9,10 +12,21 @@ import { createTokenHandler, ssmPrivateKeyLoader, TokenHandlerEnv } from '../app
  */
 const env = TokenHandlerEnv.parse(process.env);
 
-export const handler = createTokenHandler({
-  role: 'read',
-  appId: env.GITHUB_APP_ID,
-  apiUrl: env.GITHUB_API_URL,
-  clock: { now: () => Date.now() },
-  loadPrivateKey: ssmPrivateKeyLoader(new SSMClient({}), env.APP_PRIVATE_KEY_PARAMETER),
-});
+const loadKey = ssmPrivateKeyLoader(new SSMClient({}), env.APP_PRIVATE_KEY_PARAMETER);
+let key: Promise<string> | undefined;
+const loadPrivateKey = (): Promise<string> => {
+  key ??= loadKey();
+  key.catch(() => (key = undefined));
+  return key;
+};
+const clock = { now: () => Date.now() };
+const mint = createTokenHandler({ role: 'read', appId: env.GITHUB_APP_ID, apiUrl: env.GITHUB_API_URL, clock, loadPrivateKey });
+
+/** A token request, or (the campaign function's) a lookup of a repository by name, answered without a token. */
+export async function handler(event: RepositoryLookupEvent): Promise<ResolvedRepository | null>;
+export async function handler(event: unknown): Promise<IssuedToken>;
+export async function handler(event: unknown): Promise<IssuedToken | ResolvedRepository | null> {
+  const lookup = RepositoryLookupEvent.safeParse(event);
+  if (!lookup.success) return mint(event);
+  return (await lookupRepository({ appId: env.GITHUB_APP_ID, apiUrl: env.GITHUB_API_URL, clock, privateKey: await loadPrivateKey() }, lookup.data)) ?? null;
+}

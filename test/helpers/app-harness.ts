@@ -21,6 +21,7 @@ import type { BlockModelServer } from './block-model-server.js';
 import { BEDROCK_TEST_CREDENTIALS, startBedrockServer } from './bedrock-server.js';
 import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
 import { sweep, type SweepReport } from '../../src/app/sweeper/sweep.js';
+import type { CampaignLauncher } from '../../src/app/campaign/campaign-launcher.js';
 import { createIntakeHandler, type IntakeOutcome } from '../../src/app/webhook/create-intake-handler.js';
 import { createWebhookHandler } from '../../src/app/webhook/create-webhook-handler.js';
 import { parseDeliveryKey } from '../../src/core/artifacts/keys.js';
@@ -160,6 +161,10 @@ export interface AppHarnessOptions {
    * state-change events to the verifier.
    */
   verify?: 'codebuild';
+  /** The intake's campaign launcher (docs/campaigns.md); without it `/agent campaign start` says campaigns are not set up. */
+  campaigns?: CampaignLauncher;
+  /** More repositories on the stand-in (a campaign's targets), beside \`acme/orders\`. */
+  extraRepos?: StandinRepoSeed[];
 }
 
 /** The model id the harness's Bedrock provider asks for. */
@@ -408,6 +413,7 @@ export function harnessStandinOptions(o: {
   users?: Record<string, RepoPermission>;
   files?: Record<string, SeedFile>;
   issues?: NonNullable<StandinRepoSeed['issues']>;
+  extraRepos?: StandinRepoSeed[];
 }): StandinOptions {
   const users = o.users ?? { [MAINTAINER]: 'write', [READER]: 'read' };
   const files = o.files ?? { ...mavenMultiModuleRepo(), '.agent-policy.yaml': DEFAULT_POLICY };
@@ -420,6 +426,7 @@ export function harnessStandinOptions(o: {
     installations: [{ id: HARNESS_INSTALLATION_ID, account: HARNESS_OWNER }],
     repos: [
       { owner: HARNESS_OWNER, name: HARNESS_REPO, id: HARNESS_REPOSITORY_ID, installationId: HARNESS_INSTALLATION_ID, files, collaborators: users, issues },
+      ...(o.extraRepos ?? []),
     ],
   };
 }
@@ -480,7 +487,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       else queue.push(record);
     }
   });
-  const standin = await startGitHubStandin(harnessStandinOptions({ privateKeyPem, clock, users, files, issues }));
+  const standin = await startGitHubStandin(harnessStandinOptions({ privateKeyPem, clock, users, files, issues, extraRepos: options.extraRepos }));
   const gitBackend = await startGitHttpServer({ root: standin.gitRoot });
   const useBedrock = options.model !== undefined && options.modelProvider === 'bedrock';
   const modelServer = options.model && !useBedrock ? await startScriptedModelServer({ ...options.model, apiKey: MODEL_API_KEY }) : undefined;
@@ -565,6 +572,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     appId: HARNESS_APP_ID,
     botLogin: HARNESS_BOT_LOGIN,
     apiUrl: standin.url,
+    campaigns: options.campaigns,
   });
 
   // The trust chain as deployed: S3 events go to the dispatcher, which invokes the worker with

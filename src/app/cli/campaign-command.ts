@@ -3,9 +3,9 @@ import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CampaignSpec } from '../../core/campaign/campaign-spec.js';
 import { CampaignError, parseCampaign } from '../../core/campaign/parse-campaign.js';
-import { renderAgentBlock } from '../../core/phases/analysis-report.js';
-import { PUBLISH_REASONS } from '../../core/publish/publish-error.js';
 import { escapeControls } from '../../core/text/quote-path.js';
+import { outcomeOf } from '../campaign/campaign-outcome.js';
+import { campaignTask } from '../campaign/campaign-task.js';
 import { UsageError, type CliIo } from './cli-io.js';
 
 /** Runs `draftsman run` with these arguments and this io; the exit code. */
@@ -21,12 +21,6 @@ export interface CampaignOutcome {
   exitCode: number;
   detail?: string;
 }
-
-/** Statuses a repository's own policy gives: reported, never overridden, and not a failure of the campaign. */
-const DECLINED = new Set(['NEEDS_APPROVAL', 'BLOCKED']);
-/** Publication refusals that are the repository's policy speaking (disabled, no draft PRs, an approval to give). */
-const POLICY_REFUSALS = new Set(['POLICY_REFUSED', 'APPROVAL_REQUIRED']);
-const isPublishReason = (reason: string): boolean => (PUBLISH_REASONS as readonly string[]).includes(reason);
 
 /** `draftsman campaign check FILE` and `draftsman campaign run FILE --repos ...` (docs/campaigns.md). */
 export async function campaignCommand(argv: string[], io: CliIo, runOne: RunOne): Promise<number> {
@@ -58,12 +52,6 @@ function checkCampaign(argv: string[], io: CliIo): number {
     if (values.json) io.stdout(`${JSON.stringify({ file, status: 'INVALID', reason: error.reason, problems: error.data.problems })}\n`);
     return 1;
   }
-}
-
-/** The text every run of the campaign gets: the title, the description, and the campaign's `agent` block. */
-export function campaignTask(spec: CampaignSpec): string {
-  const task = spec.publish === 'none' ? { ...spec.task, mode: 'analysis' as const } : spec.task;
-  return [spec.title, '', ...(spec.description ? [spec.description, ''] : []), ...renderAgentBlock(task), ''].join('\n');
 }
 
 async function runCampaign(argv: string[], io: CliIo, runOne: RunOne): Promise<number> {
@@ -151,23 +139,11 @@ async function runRepository(repository: string, argv: string[], io: CliIo, runO
   const detail = json
     ? (json.publish ?? (json.headCommitSha ? `commit ${json.headCommitSha.slice(0, 12)} on ${json.agentBranch}` : undefined))
     : lastLine(stderr);
-  const outcome = outcomeOf(status, json?.headCommitSha, json?.reason);
+  const outcome = outcomeOf(status, Boolean(json?.headCommitSha), json?.reason);
   return { repository, outcome, status, ...(json?.reason ? { reason: json.reason } : {}), exitCode, ...(detail ? { detail } : {}) };
 }
 
 const lastLine = (text: string): string | undefined => text.trim().split('\n').pop()?.slice(0, 300) || undefined;
-
-/** Stops that mean the task has nothing to do in this repository (already migrated, no match): not a failure of the campaign. */
-const NOTHING_TO_DO = new Set(['TARGET_SELECTION_EMPTY', 'NO_CHANGES']);
-
-function outcomeOf(status: string, head: string | undefined, reason: string | undefined): CampaignOutcome['outcome'] {
-  if (status === 'COMPLETED') return head ? 'changed' : 'unchanged';
-  if (status === 'FAILED' && reason && NOTHING_TO_DO.has(reason)) return 'unchanged';
-  // A refused publication ends the command BLOCKED with the refusal's reason (cli-explain.ts): the policy's own refusals decline, the rest fail.
-  if (status === 'BLOCKED' && reason && isPublishReason(reason) && !POLICY_REFUSALS.has(reason)) return 'failed';
-  if (DECLINED.has(status)) return 'declined';
-  return 'failed';
-}
 
 function countOutcomes(outcomes: CampaignOutcome[]): Record<CampaignOutcome['outcome'], number> {
   const counts = { changed: 0, unchanged: 0, declined: 0, failed: 0 };

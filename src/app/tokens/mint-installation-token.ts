@@ -53,7 +53,7 @@ function githubMessage(data: unknown): string {
 }
 
 /** auth-app signs the JWT with WebCrypto, which takes PKCS#8 only; GitHub issues PKCS#1. */
-function pkcs8Pem(privateKey: string | KeyObject): string {
+export function pkcs8Pem(privateKey: string | KeyObject): string {
   try {
     const key = typeof privateKey === 'string' ? createPrivateKey(privateKey) : privateKey;
     if (key.type !== 'private' || key.asymmetricKeyType !== 'rsa') throw new Error(`not an RSA private key (${key.type} ${key.asymmetricKeyType ?? ''})`);
@@ -121,7 +121,7 @@ export async function mintInstallationToken(options: MintInstallationTokenOption
  * The coded TokenError for a failed mint. The client has already retried 5xx answers,
  * connection failures and short rate limits, so what arrives here is final.
  */
-function tokenErrorOf(error: unknown, meta: { installationId: number; repositoryId: number }): TokenError {
+export function tokenErrorOf(error: unknown, meta: { installationId: number; repositoryId?: number; repository?: string }): TokenError {
   if (error instanceof TokenError) return error;
   if (error instanceof GitHubApiError) {
     const { status, retryAfterSeconds, retryAt } = error.data as { status: number; retryAfterSeconds: number; retryAt: string };

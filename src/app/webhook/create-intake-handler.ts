@@ -12,6 +12,7 @@ import { startRepairFromCheckSuite } from './ci-repair.js';
 import { onBasePush, PushPayload } from './keep-current.js';
 import { draftsmanApp, probotLog } from './probot-app.js';
 import { deliveryFields, describe } from './receive-webhook.js';
+import type { CampaignLauncher } from '../campaign/campaign-launcher.js';
 import { StoredDelivery } from './stored-delivery.js';
 import { TriggerService } from './trigger-service.js';
 
@@ -26,6 +27,8 @@ export interface IntakeDeps {
   /** `<slug>[bot]`: the App's own comments never trigger anything. */
   botLogin: string;
   apiUrl: string;
+  /** Starts a campaign's fan-out (docs/campaigns.md); absent when the stack has no campaign state machine. */
+  campaigns?: CampaignLauncher;
 }
 
 export type IntakeOutcome = { key: string; delivery?: string; handled: true } | { key: string; delivery?: string; handled: false; why: string };
@@ -68,6 +71,7 @@ export async function createIntakeHandler(deps: IntakeDeps): Promise<Intake> {
     logger: deps.logger,
     botLogin: deps.botLogin,
     apiUrl: deps.apiUrl,
+    campaigns: deps.campaigns,
   };
   const triggers = new TriggerService(triggerDeps);
   const ci = { store: deps.store, tokens: deps.tokens, github: deps.github, clock: deps.clock, logger: deps.logger };

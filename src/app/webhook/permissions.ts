@@ -1,4 +1,4 @@
-import { meetsPermission, type AgentPolicy } from '../../core/policy/agent-policy.js';
+import { meetsPermission, type AgentPolicy, type PermissionLevel } from '../../core/policy/agent-policy.js';
 import { TEXTS } from './texts.js';
 import type { WebhookSession } from './webhook-session.js';
 
@@ -31,8 +31,19 @@ export async function hasMinPermission(
   policy: AgentPolicy,
   options: { quiet?: boolean } = {},
 ): Promise<boolean> {
+  return hasPermission(session, issueNumber, login, policy.triggers.minPermission, options);
+}
+
+/** Whether `login` has at least `level` on the session's repository (a campaign needs `admin` on its home); a short reply when not, unless `quiet`. */
+export async function hasPermission(
+  session: WebhookSession,
+  issueNumber: number,
+  login: string,
+  level: PermissionLevel,
+  options: { quiet?: boolean } = {},
+): Promise<boolean> {
   const role = await repositoryRole(session, login);
-  if (meetsPermission(role, policy.triggers.minPermission)) return true;
-  if (!options.quiet) await session.reply(issueNumber, TEXTS.needsPermission(login, policy.triggers.minPermission, role));
+  if (meetsPermission(role, level)) return true;
+  if (!options.quiet) await session.reply(issueNumber, TEXTS.needsPermission(login, level, role));
   return false;
 }

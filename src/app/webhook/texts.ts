@@ -6,6 +6,11 @@ import { progressMarker } from '../github/progress-comment.js';
 export const TEXTS = {
   disabled: 'draftsman is disabled in this repository (`agent.enabled: false` in `.agent-policy.yaml`).',
   needsPermission: (login: string, needed: string, has: string) => `@${login} needs at least \`${needed}\` permission to do that (you have \`${has}\`).`,
+  campaignsNotSetUp: 'Campaigns are not set up for this App (no campaign state machine); see docs/campaigns.md.',
+  campaignInvalid: (problems: string) => `**Action required**: the campaign spec in this issue's \`agent\` block is not valid:\n\n${problems}`,
+  noCampaign: 'No campaign was started on this issue (`/agent campaign start`, or the label `agent:campaign`).',
+  campaignUsage: (p: string) =>
+    `Campaign commands on a home issue: \`${p} campaign start | status | retry-failed | pause | resume | close <reason>\` (\`rebase\` is not built yet).`,
   modeNotAllowed: (modes: readonly string[]) => `This mode is not allowed by \`agent.allowedModes\` (${modes.join(', ')}).`,
   runActive: 'A run is already active on this issue; `/agent cancel` stops it, `/agent status` shows it.',
   attemptActive: 'A run is already active on this issue.',
@@ -66,6 +71,7 @@ export function helpText(policy: AgentPolicy): string {
     `- \`${p} approve\`: let a run waiting for approval go on`,
     `- \`${p} retry\`: start the latest run again`,
     `- \`${p} rebase\`: rebuild the open draft pull request on the head of its base branch`,
+    `- \`${p} campaign start|status|retry-failed|pause|resume|close\`: a campaign over many repositories from this issue (admin; docs/campaigns.md)`,
     `- \`${p} revise <instructions>\`: in the draft pull request (a comment, or a review with inline comments), one more commit on the branch`,
     '',
     `Starting, approving, cancelling, retrying, rebasing and revising need at least \`${policy.triggers.minPermission}\` permission.`,

@@ -5,4 +5,5 @@ export type TriggerOutcome =
   | { kind: 'started'; runId: string; attempt: number }
   | { kind: 'duplicate'; runId: string }
   | { kind: 'cancelled'; runId: string }
-  | { kind: 'policy-invalid' };
+  | { kind: 'policy-invalid' }
+  | { kind: 'campaign'; campaignId: string; execution: 'started' | 'running' };

@@ -4,6 +4,7 @@ import { CommandClaim, IssueLatest, IssueLock } from '../../core/runs/run-state.
 import { parseSlashCommand, type SlashCommandName } from '../../core/task/slash-command.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { analyzeCommand } from './commands/analyze.js';
+import { CAMPAIGN_LABEL, campaignCommand, campaignFromLabel } from './commands/campaign.js';
 import { approveCommand } from './commands/approve.js';
 import { cancelCommand, cancelLatestRun } from './commands/cancel.js';
 import { readLatestRun, writtenBefore } from './commands/latest-run.js';
@@ -47,6 +48,8 @@ const COMMANDS: Record<SlashCommandName, { handle: (ctx: CommandContext) => Prom
   help: { handle: helpCommand, needsPermission: false },
   // On an issue, `revise` is only pointed at the pull request (a PR routes it before this table).
   revise: { handle: reviseOnIssue, needsPermission: false },
+  // A campaign needs `admin` on its home repository; the command checks it (commands/campaign.ts).
+  campaign: { handle: campaignCommand, needsPermission: false },
 };
 
 /**
@@ -82,6 +85,7 @@ export class TriggerService {
     const session = new WebhookSession(this.deps, payload.repository, payload.installation.id);
     const policy = await policyForTrigger(session, payload.issue.number);
     if (!policy) return { kind: 'policy-invalid' };
+    if (label.name === CAMPAIGN_LABEL) return campaignFromLabel(session, payload, label);
     if (label.name !== policy.triggers.label) return { kind: 'ignored', why: 'not the trigger label' };
     return runFromLabel(session, policy, payload, label);
   }

@@ -1,4 +1,5 @@
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
+import type { CampaignLauncher } from '../campaign/campaign-launcher.js';
 import { createCommentOnce, findMarkedComment } from '../github/create-once.js';
 import type { GitHubApi } from '../github/github-api.js';
 import type { RepositoryPayload } from './webhook-payloads.js';
@@ -15,6 +16,8 @@ export interface TriggerDeps {
   apiUrl: string;
   /** How long an issue lock lives without being released; default two hours. */
   lockTtlMs?: number;
+  /** Starts a campaign's fan-out (the intake of the deployed App); absent, `/agent campaign start` says campaigns are not set up. */
+  campaigns?: CampaignLauncher;
 }
 
 export const DEFAULT_LOCK_TTL_MS = 2 * 60 * 60 * 1000;

@@ -77,7 +77,20 @@ export const CampaignSpec = z
     pace: z
       .strictObject({
         concurrency: z.number().int().min(1).max(50).default(2).describe('Repositories in progress at once.'),
-        startsPerMinute: z.number().int().min(1).max(60).default(10).describe('Most runs started per minute.'),
+        startsPerMinute: z
+          .number()
+          .int()
+          .min(1)
+          .max(60)
+          .default(10)
+          .describe('Most runs started per minute (the App keeps it within GitHub limits, docs/campaigns.md).'),
+        toleratedFailurePercent: z
+          .number()
+          .int()
+          .min(0)
+          .max(100)
+          .default(10)
+          .describe('The App: the share of repositories whose branch may fail (an error, not a declined or failed run) before the campaign stops.'),
       })
       .prefault({})
       .describe('How fast the campaign goes.'),

@@ -19,7 +19,7 @@ export const RunRequest = z.object({
     z.object({ kind: z.literal('url'), location: z.string() }),
   ]),
   trigger: z.object({
-    kind: z.enum(['label', 'comment', 'cli']),
+    kind: z.enum(['label', 'comment', 'cli', 'campaign']),
     key: z.string(),
     sender: z.string().optional(),
     command: z.string().optional(),
@@ -38,6 +38,8 @@ export const RunRequest = z.object({
     })
     .optional(),
   comment: z.object({ id: z.number().int(), body: z.string() }).optional(),
+  /** A run a campaign started (docs/campaigns.md): the campaign and its home issue (`owner/repo#n`). */
+  campaign: z.object({ id: z.string(), home: z.string() }).optional(),
   /** CLI task text (the whole task when there is no issue). */
   task: z.object({ title: z.string(), body: z.string() }).optional(),
   forcedMode: z.enum(['analysis', 'draft_pr']).optional(),

@@ -127,6 +127,8 @@ export async function startBundledApp(): Promise<BundledApp> {
     TOKEN_WRITE_FUNCTION: () => functionName('tokenWrite'),
     WORKER_FUNCTION: () => functionName('worker'),
     RUN_SESSION_FUNCTION: () => functionName('runSession'),
+    // The campaign state machine the intake starts (no campaign is started here).
+    CAMPAIGN_STATE_MACHINE_ARN: () => `arn:aws:states:us-east-1:123456789012:stateMachine:${PREFIX}-campaign`,
     RUN_WORKER_ROLE_ARN: () => `arn:aws:iam::123456789012:role/${PREFIX}-runWorker-us-east-1`,
     // The verifier's project and build role (no build is started here: the harness policy runs no commands).
     VERIFY_PROJECT: () => `${PREFIX}-verify`,

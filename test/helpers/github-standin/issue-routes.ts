@@ -90,6 +90,26 @@ const createComment: RepoRoute['handle'] = (ctx, m, body) => {
   return { status: 201, body: commentJson(ctx, comment) };
 };
 
+/** `POST /repos/{owner}/{repo}/issues`: an issue by the token's App (a campaign's issue in a target repository). */
+const createIssue: RepoRoute['handle'] = (ctx, _m, body) => {
+  const denied = need(ctx, ['issues', 'write']);
+  if (denied) return denied;
+  if (typeof body.title !== 'string' || body.title === '') return unprocessable('title is missing');
+  const now = ctx.now();
+  const issue: IssueState = {
+    number: ctx.repo.nextNumber++,
+    title: body.title,
+    body: typeof body.body === 'string' ? body.body : null,
+    state: 'open',
+    user: ctx.botUser,
+    labels: [],
+    createdAt: now,
+    updatedAt: now,
+  };
+  ctx.repo.issues.set(issue.number, issue);
+  return { status: 201, body: issueJson(ctx, issue, undefined) };
+};
+
 const addLabels: RepoRoute['handle'] = (ctx, m, body) => {
   const number = Number(m[1]);
   const { pull, writeDenied } = issueTarget(ctx, number);
@@ -111,6 +131,7 @@ export const ISSUE_ROUTES: RepoRoute[] = [
   { method: 'PATCH', path: /^\/issues\/comments\/(\d+)$/, handle: updateComment },
   { method: 'DELETE', path: /^\/issues\/comments\/(\d+)$/, handle: deleteComment },
   { method: 'GET', path: /^\/issues$/, handle: guarded([['issues', 'read']], listIssues) },
+  { method: 'POST', path: /^\/issues$/, handle: createIssue },
   { method: 'GET', path: /^\/issues\/(\d+)$/, handle: getIssue },
   { method: 'GET', path: /^\/issues\/(\d+)\/comments$/, handle: listComments },
   { method: 'POST', path: /^\/issues\/(\d+)\/comments$/, handle: createComment },

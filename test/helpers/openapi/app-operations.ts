@@ -19,6 +19,7 @@ const FOLDER_TOKEN: Record<string, CallerToken> = {
   worker: 'read',
   dispatch: 'read',
   sweeper: 'read',
+  campaign: 'read',
   publisher: 'write',
   tokens: 'app',
 };

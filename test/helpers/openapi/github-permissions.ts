@@ -35,6 +35,7 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, PermissionNeeds>> = 
   'checks/list-suites-for-ref': read('checks'),
   'issues/get': issueOrPull('read'),
   'issues/list-for-repo': read('issues'),
+  'issues/create': write('issues'),
   'issues/list-comments': issueOrPull('read'),
   'issues/get-comment': issueOrPull('read'),
   'issues/create-comment': issueOrPull('write'),

@@ -45,6 +45,7 @@ afterAll(async () => app?.stop());
 describe('the packaged Lambda bundles', () => {
   it('bundle: every function of serverless.yml starts cold in its own process, outside the repository', () => {
     expect(Object.keys(app.processes).sort()).toEqual([
+      'campaign',
       'dispatcher',
       'intake',
       'modelCall',
@@ -160,8 +161,8 @@ describe('the packaged Lambda bundles', () => {
       for (const line of p.logs) {
         for (const secret of secrets) expect(line, `${key} logged a secret`).not.toContain(secret);
       }
-      // The token functions log nothing (nor do the sweeper, model-call and the verifier, not invoked here); the others only JSON lines.
-      if (key.startsWith('token') || key === 'sweeper' || key === 'modelCall' || key === 'verifier') continue;
+      // The token functions log nothing (nor do the sweeper, model-call, the verifier and the campaign function, not invoked here); the others only JSON lines.
+      if (key.startsWith('token') || key === 'sweeper' || key === 'modelCall' || key === 'verifier' || key === 'campaign') continue;
       expect(p.logs.length, key).toBeGreaterThan(0);
       for (const line of p.logs) expect(JSON.parse(line), `${key}: ${line}`).toMatchObject({ fn: key, level: expect.any(String), msg: expect.any(String) });
       // Each line names its invocation; only the container's first invocation is a cold start.

@@ -64,6 +64,8 @@ interface Grants {
   builds?: string[];
   /** EC2 actions (the verification project's network interfaces), checked in detail below. */
   network?: string[];
+  /** Step Functions actions: `<action>|<resource>`. */
+  states?: string[];
 }
 
 /** What each role may do. S3 patterns are object-key patterns under the bucket, as in the ARNs. */
@@ -71,13 +73,62 @@ const ALLOWED: Record<string, Grants> = {
   // The webhook verifies and stores the delivery, nothing else.
   WebhookRole: { get: [], put: ['deliveries/*'], del: [], list: [], invoke: [], secrets: ['webhook-secret'], dlq: false },
   IntakeRole: {
-    get: ['deliveries/*', 'runs/*/run.json', 'runs/*/request.json', 'runs/*/control/*', 'locks/*', 'limits/*', 'issues/*', 'runs/*/publish.json', 'intakes/*'],
-    put: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/ci/*', 'locks/*', 'limits/*', 'issues/*', 'intakes/*'],
-    del: ['locks/*', 'intakes/*'],
-    list: ['limits/*', 'locks/*', 'issues/*', 'runs/*/ci/*', 'runs/*/control/follow-up-repair-*', 'runs/*/attempts/'],
+    get: [
+      'deliveries/*',
+      'runs/*/run.json',
+      'runs/*/request.json',
+      'runs/*/control/*',
+      'locks/*',
+      'limits/*',
+      'issues/*',
+      'runs/*/publish.json',
+      'intakes/*',
+      'campaigns/*',
+    ],
+    put: [
+      'runs/*/request.json',
+      'runs/*/control/*',
+      'runs/*/ci/*',
+      'locks/*',
+      'limits/*',
+      'issues/*',
+      'intakes/*',
+      'campaigns/*/campaign.json',
+      'campaigns/*/closed.json',
+      'campaigns/*/paused.json',
+    ],
+    del: ['locks/*', 'intakes/*', 'campaigns/*/paused.json'],
+    list: ['limits/*', 'locks/*', 'issues/*', 'runs/*/ci/*', 'runs/*/control/follow-up-repair-*', 'runs/*/attempts/', 'campaigns/*'],
     invoke: ['tokenRead'],
     secrets: [],
     dlq: true,
+    // The campaign's fan-out, started once under the campaign id.
+    states: ['states:StartExecution|REF:CampaignStateMachine'],
+  },
+  // The campaign state machine's task states: its own items, slots and tracking record; the intake's run-start path; never the campaign record.
+  CampaignRole: {
+    get: ['campaigns/*', 'runs/*/run.json', 'runs/*/request.json', 'runs/*/control/*', 'locks/*', 'limits/*', 'intakes/*'],
+    put: ['campaigns/*/items/*', 'campaigns/*/slots/*', 'campaigns/*/tracking.json', 'runs/*/request.json', 'locks/*', 'limits/*', 'issues/*', 'intakes/*'],
+    del: ['locks/*', 'intakes/*'],
+    list: ['campaigns/*/items/*', 'campaigns/*/slots/*', 'limits/*'],
+    invoke: ['tokenRead'],
+    secrets: [],
+    dlq: false,
+  },
+  // The state machine itself: the campaign function, and the Distributed Map's child executions of its own machine.
+  CampaignStatesRole: {
+    get: [],
+    put: [],
+    del: [],
+    list: [],
+    invoke: ['campaign', 'campaign:*'],
+    secrets: [],
+    dlq: false,
+    states: [
+      `states:StartExecution|arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:draftsman-${STAGE}-campaign`,
+      `states:DescribeExecution|arn:aws:states:${REGION}:${ACCOUNT}:execution:draftsman-${STAGE}-campaign/*`,
+      `states:StopExecution|arn:aws:states:${REGION}:${ACCOUNT}:execution:draftsman-${STAGE}-campaign/*`,
+    ],
   },
   DispatcherRole: {
     get: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/publish.json', 'runs/*/dispatch/*', 'runs/*/verify/*/result.json'],
@@ -225,6 +276,7 @@ const FUNCTIONS: Record<string, { role: string; handler: string }> = {
   TokenWriteLambdaFunction: { role: 'TokenWriteRole', handler: 'src/handlers/token-write.handler' },
   SweeperLambdaFunction: { role: 'SweeperRole', handler: 'src/handlers/sweeper.handler' },
   VerifierLambdaFunction: { role: 'VerifierRole', handler: 'src/handlers/verifier.handler' },
+  CampaignLambdaFunction: { role: 'CampaignRole', handler: 'src/handlers/campaign.handler' },
 };
 
 const WASM = ['tree-sitter.wasm', ...['java', 'typescript', 'tsx', 'javascript', 'python', 'go'].map((g) => `tree-sitter-${g}.wasm`)];
@@ -275,6 +327,7 @@ interface SeenGrants {
   deny: string[];
   builds: string[];
   network: string[];
+  states: string[];
 }
 
 /** Checks the allowed action (`actions[0]`; the log actions come in pairs) of `role`'s statement `s` and records what it grants in `seen`. */
@@ -333,6 +386,11 @@ function recordAction(role: string, actions: string[], s: Json, resourcesOf: str
       }
       break;
     }
+    case 'states:StartExecution':
+    case 'states:DescribeExecution':
+    case 'states:StopExecution':
+      seen.states.push(...resourcesOf.map((r) => `${action}|${r}`));
+      break;
     default:
       throw new Error(`${role}: unexpected action ${action}`);
   }
@@ -420,7 +478,7 @@ describe('osls package', () => {
     expect(packagingMs).toBeLessThan(170_000);
   });
 
-  it('defines the eleven functions on nodejs22.x, each with its own role, timeouts and reserved concurrency', () => {
+  it('defines the twelve functions on nodejs22.x, each with its own role, timeouts and reserved concurrency', () => {
     const functions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
     expect(functions.map(([id]) => id).sort()).toEqual(Object.keys(FUNCTIONS).sort());
     for (const [id, fn] of functions) {
@@ -435,7 +493,7 @@ describe('osls package', () => {
     expect(worker.Environment.Variables.DRAFTSMAN_WASM_DIR).toBe('/var/task/wasm');
     expect(resources.WebhookLambdaFunction.Properties.Timeout).toBeLessThan(30);
     // Every role is used by exactly one function.
-    expect(new Set(functions.map(([, f]) => f.Properties.Role['Fn::GetAtt'][0])).size).toBe(11);
+    expect(new Set(functions.map(([, f]) => f.Properties.Role['Fn::GetAtt'][0])).size).toBe(12);
   });
 
   it('gives each function only the configuration it needs: parameter names, never values', () => {
@@ -451,6 +509,7 @@ describe('osls package', () => {
       'PublisherLambdaFunction',
       'SweeperLambdaFunction',
       'VerifierLambdaFunction',
+      'CampaignLambdaFunction',
     ]) {
       expect(env(id)).not.toContain('APP_PRIVATE_KEY_PARAMETER');
       expect(env(id)).not.toContain(id === 'PublisherLambdaFunction' ? 'TOKEN_READ_FUNCTION' : 'TOKEN_WRITE_FUNCTION');
@@ -478,6 +537,17 @@ describe('osls package', () => {
     expect(verifier.VERIFY_PROJECT).toBe(`draftsman-${STAGE}-verify`);
     expect(verifier.VERIFY_BUILD_ROLE_ARN).toBe(`arn:aws:iam::${ACCOUNT}:role/draftsman-${STAGE}-verifyBuild-${REGION}`);
     expect(JSON.stringify(template)).not.toMatch(/BEGIN [A-Z ]*PRIVATE KEY/);
+  });
+
+  it('declares the campaign state machine from infra/campaign-state-machine.json, run by its own role, started by the intake', () => {
+    const machine = resources.CampaignStateMachine.Properties;
+    expect(machine.Definition).toEqual(JSON.parse(readFileSync(join(ROOT, 'infra', 'campaign-state-machine.json'), 'utf8')));
+    expect(machine.DefinitionSubstitutions).toEqual({ CampaignFunctionArn: { 'Fn::GetAtt': ['CampaignLambdaFunction', 'Arn'] } });
+    expect(machine.RoleArn).toEqual({ 'Fn::GetAtt': ['CampaignStatesRole', 'Arn'] });
+    expect(machine.StateMachineName).toBe(`draftsman-${STAGE}-campaign`);
+    expect(resources.IntakeLambdaFunction.Properties.Environment.Variables.CAMPAIGN_STATE_MACHINE_ARN).toEqual({ Ref: 'CampaignStateMachine' });
+    const trust = resources.CampaignStatesRole.Properties.AssumeRolePolicyDocument.Statement;
+    expect(trust.map((t: Json) => t.Principal)).toEqual([{ Service: 'states.amazonaws.com' }]);
   });
 
   it('routes POST /api/github/webhooks to the webhook and runs the sweeper on a schedule', () => {
@@ -739,6 +809,7 @@ describe('osls package', () => {
       deny: [],
       builds: [],
       network: [],
+      states: [],
     };
     for (const s of statements) {
       if (s.Effect === 'Deny') {
@@ -783,6 +854,7 @@ describe('osls package', () => {
     expect(sorted(seen.deny)).toEqual(sorted(allowed.deny ?? []));
     expect(sorted(seen.builds)).toEqual(sorted(allowed.builds ?? []));
     expect(sorted(seen.network)).toEqual(sorted(allowed.network ?? []));
+    expect(sorted(seen.states)).toEqual(sorted(allowed.states ?? []));
   });
 
   it('lets only the token functions read the App key, only the webhook read its secret, and only the right callers mint tokens', () => {
@@ -794,7 +866,7 @@ describe('osls package', () => {
     expect(holders(parameterArn('webhook-secret'))).toEqual(['WebhookRole']);
     expect(holders(parameterArn('model-api-key'))).toEqual(['ModelCallRole']);
     expect(holders(functionArn('modelCall'))).toEqual(['WorkerRole']);
-    expect(holders(functionArn('tokenRead'))).toEqual(['IntakeRole', 'RunSessionRole', 'SweeperRole']);
+    expect(holders(functionArn('tokenRead'))).toEqual(['CampaignRole', 'IntakeRole', 'RunSessionRole', 'SweeperRole']);
     expect(holders(functionArn('runSession'))).toEqual(['WorkerRole']);
     expect(holders(functionArn('worker'))).toEqual(['DispatcherRole']);
     expect(holders(functionArn('tokenWrite'))).toEqual(['PublisherRole']);

@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { ArtifactError } from '../../../src/core/artifacts/artifact-error.js';
-import { hourBucket, issueLatestKey, limitKey, limitPrefix, lockKey, mapKey, padSeq, parseSeq, runKeys } from '../../../src/core/artifacts/keys.js';
+import {
+  campaignKeys,
+  hourBucket,
+  parseCampaignRecordKey,
+  issueLatestKey,
+  limitKey,
+  limitPrefix,
+  lockKey,
+  mapKey,
+  padSeq,
+  parseSeq,
+  runKeys,
+} from '../../../src/core/artifacts/keys.js';
 
 const R = 'runs/octo/widgets/abcdefghijkl';
 const BLOB = 'a'.repeat(40);
@@ -37,6 +49,14 @@ describe('storage keys, exactly as docs/architecture.md lists them', () => {
     ['lock', lockKey('octo', 'widgets', 42), 'locks/octo/widgets/issues/42.json'],
     ['limit', limitKey('octo', 'widgets', '2025-03-04T05', 'abcdefghijkl'), 'limits/octo/widgets/2025-03-04T05/abcdefghijkl'],
     ['map', mapKey('octo', 'widgets', COMMIT, 'v3', 'deadbeef'), `maps/octo/widgets/${COMMIT}/v3-deadbeef.json`],
+    ['campaign', campaignKeys('octo', 'widgets', 42, 'jakarta-abc').record, 'campaigns/octo/widgets/42/jakarta-abc/campaign.json'],
+    ['campaign item', campaignKeys('octo', 'widgets', 42, 'jakarta-abc').item('acme', 'web'), 'campaigns/octo/widgets/42/jakarta-abc/items/acme/web.json'],
+    [
+      'campaign slot',
+      campaignKeys('octo', 'widgets', 42, 'jakarta-abc').slot('m-2026-02-03T04:05', 0),
+      'campaigns/octo/widgets/42/jakarta-abc/slots/m-2026-02-03T04:05/0',
+    ],
+    ['campaign tracking', campaignKeys('octo', 'widgets', 42, 'jakarta-abc').tracking, 'campaigns/octo/widgets/42/jakarta-abc/tracking.json'],
   ])('%s', (_name, actual, expected) => {
     expect(actual).toBe(expected);
   });
@@ -49,6 +69,17 @@ describe('storage keys, exactly as docs/architecture.md lists them', () => {
     expect(run.candidate.change(BLOB).startsWith(run.candidate.changesPrefix)).toBe(true);
     expect(run.ci(1).startsWith(run.ciPrefix)).toBe(true);
     expect(limitKey('o', 'r', '2025-03-04T05', 'x').startsWith(limitPrefix('o', 'r', '2025-03-04T05'))).toBe(true);
+  });
+
+  it('parses a campaign record key back, and refuses a pace window of another shape', () => {
+    expect(parseCampaignRecordKey('campaigns/octo/widgets/42/jakarta-abc/campaign.json')).toEqual({
+      owner: 'octo',
+      repo: 'widgets',
+      issue: 42,
+      campaignId: 'jakarta-abc',
+    });
+    expect(parseCampaignRecordKey('campaigns/octo/widgets/42/jakarta-abc/items/a/b.json')).toBeUndefined();
+    expect(() => campaignKeys('o', 'r', 1, 'c').slot('m-2026-02-03', 0)).toThrow();
   });
 
   it('pads sequence numbers so lexical order is numeric order', () => {

@@ -21,6 +21,8 @@ export interface RunTrigger {
   trigger: RunRequest['trigger'];
   comment?: { id: number; body: string };
   forcedMode?: 'analysis' | 'draft_pr';
+  /** The campaign that starts this run, recorded in its request. */
+  campaign?: RunRequest['campaign'];
 }
 
 /**
@@ -192,6 +194,7 @@ async function writeRequest(session: WebhookSession, trigger: RunTrigger, intake
       ...(await issueAuthor(session, trigger)),
     },
     comment: trigger.comment,
+    campaign: trigger.campaign,
     forcedMode: trigger.forcedMode,
     agentBranch: agentBranchName({ issue: issueNumber, runId }),
     createdAt: intake.record.createdAt,

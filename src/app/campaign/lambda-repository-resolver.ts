@@ -1,0 +1,22 @@
+import { invokeJson, type LambdaLike } from '../aws/invoke-json.js';
+import { ResolvedRepository } from '../tokens/resolved-repository.js';
+import type { RepositoryResolver } from './campaign-item.js';
+
+/**
+ * The deployed resolver: asks token-read (the only reader of the App key) which repository an
+ * `owner/name` is in the home's installation (`lookupRepository`). Targets in another
+ * installation are not reached (docs/campaigns.md, "Limits").
+ */
+export function lambdaRepositoryResolver(client: LambdaLike, functionName: string): RepositoryResolver {
+  return {
+    async resolve(fullName, homeInstallationId) {
+      const payload = await invokeJson(
+        client,
+        functionName,
+        { installationId: homeInstallationId, lookup: fullName },
+        (failure) => new Error(`token-read failed to look up ${fullName}: ${failure.kind}`),
+      );
+      return payload === null ? undefined : ResolvedRepository.parse(payload);
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { createAppAuth } from '@octokit/auth-app';
+import type { KeyObject } from 'node:crypto';
+import { z } from 'zod';
+import type { Clock, Logger } from '../../core/ports.js';
+import { createGitHubApi, type GitHubRetryPolicy } from '../github/github-api.js';
+import { pkcs8Pem, tokenErrorOf } from './mint-installation-token.js';
+import type { ResolvedRepository } from './resolved-repository.js';
+
+/** token-read's second request: which repository an `owner/name` of the installation is (a campaign's target). */
+export const RepositoryLookupEvent = z.strictObject({
+  installationId: z.number().int().positive(),
+  lookup: z.string().regex(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/),
+});
+export type RepositoryLookupEvent = z.infer<typeof RepositoryLookupEvent>;
+
+export interface LookupOptions {
+  apiUrl: string;
+  appId: string | number;
+  privateKey: string | KeyObject;
+  clock: Clock;
+  fetch?: typeof globalThis.fetch;
+  policy?: Partial<GitHubRetryPolicy>;
+  logger?: Logger;
+}
+
+/**
+ * Which repository `owner/name` is in the installation: a token with `metadata: read` for that
+ * one repository by name (GitHub refuses a name the installation does not cover: undefined),
+ * `GET /repos/{owner}/{repo}` with it, and the token dropped. Only ids, names and the default
+ * branch leave this function, never the token.
+ */
+export async function lookupRepository(options: LookupOptions, event: RepositoryLookupEvent): Promise<ResolvedRepository | undefined> {
+  const [owner, name] = event.lookup.split('/');
+  const meta = { installationId: event.installationId, repository: event.lookup };
+  const github = createGitHubApi({
+    baseUrl: options.apiUrl,
+    userAgent: 'draftsman-token-vending',
+    fetch: options.fetch,
+    policy: options.policy,
+    logger: options.logger,
+    now: options.clock.now,
+  });
+  const request = github.request.defaults({ headers: { 'x-github-api-version': '2022-11-28' } });
+  const timeDifference = Math.floor(options.clock.now() / 1000) - Math.floor(Date.now() / 1000);
+  const auth = createAppAuth({
+    appId: options.appId,
+    privateKey: pkcs8Pem(options.privateKey),
+    request,
+    cache: { get: () => '', set: () => undefined },
+    timeDifference,
+  });
+  let token: string;
+  try {
+    token = (await auth({ type: 'installation', installationId: event.installationId, repositoryNames: [name], permissions: { metadata: 'read' } })).token;
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    if (status === 404 || status === 422) return undefined;
+    throw tokenErrorOf(error, meta);
+  }
+  const api = createGitHubApi({ token, baseUrl: options.apiUrl, fetch: options.fetch, policy: options.policy, logger: options.logger, now: options.clock.now });
+  try {
+    const { data } = await api.rest.repos.get({ owner, repo: name });
+    return {
+      id: data.id,
+      owner: data.owner.login,
+      name: data.name,
+      installationId: event.installationId,
+      defaultBranch: data.default_branch,
+      cloneUrl: data.clone_url,
+    };
+  } catch (error) {
+    if ((error as { status?: number }).status === 404) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,87 @@
+import { putArtifactIfAbsent, readArtifactIfPresent } from '../../../core/artifacts/artifact-io.js';
+import { campaignIssuePrefix, campaignKeys, parseCampaignRecordKey } from '../../../core/artifacts/keys.js';
+import { CampaignItem, CampaignRecord, CampaignTracking, ENDED_ITEM_STATES } from '../../../core/campaign/campaign-record.js';
+import { countItems } from '../../../core/campaign/tracking-comment.js';
+import { z } from 'zod';
+import type { TriggerOutcome } from '../trigger-outcome.js';
+import type { WebhookSession } from '../webhook-session.js';
+
+/** `campaigns/.../closed.json` and `paused.json`: who closed (paused) the campaign, when and why (written by the intake). */
+export const CampaignClosed = z.object({ schemaVersion: z.literal(1), by: z.string(), reason: z.string(), at: z.string() });
+
+/** The issue's latest campaign (the last started, when its spec was edited and started again), or undefined. */
+export async function latestCampaign(session: WebhookSession, issue: number): Promise<CampaignRecord | undefined> {
+  const { store } = session.deps;
+  const keys = (await store.list(campaignIssuePrefix(session.owner, session.repo, issue))).filter((k) => parseCampaignRecordKey(k));
+  let latest: CampaignRecord | undefined;
+  for (const key of keys) {
+    const record = await readArtifactIfPresent(store, key, CampaignRecord);
+    if (record && (!latest || record.createdAt > latest.createdAt)) latest = record;
+  }
+  return latest;
+}
+
+async function itemsOf(session: WebhookSession, record: CampaignRecord): Promise<CampaignItem[]> {
+  const keys = campaignKeys(record.home.owner, record.home.repo, record.home.issue, record.campaignId);
+  const items: CampaignItem[] = [];
+  for (const key of (await session.deps.store.list(keys.itemsPrefix)).sort()) {
+    const item = await readArtifactIfPresent(session.deps.store, key, CampaignItem);
+    if (item) items.push(item);
+  }
+  return items;
+}
+
+/** `/agent campaign status`: the counts, and where the tracking comment is. Anyone may ask. */
+export async function campaignStatus(session: WebhookSession, issue: number, issueUrl: string | undefined, record: CampaignRecord): Promise<TriggerOutcome> {
+  const items = await itemsOf(session, record);
+  const counts = Object.entries(countItems(items))
+    .filter(([, n]) => n > 0)
+    .map(([state, n]) => `${n} ${state}`)
+    .join(', ');
+  const keys = campaignKeys(record.home.owner, record.home.repo, record.home.issue, record.campaignId);
+  const tracking = await readArtifactIfPresent(session.deps.store, keys.tracking, CampaignTracking);
+  const ended = items.filter((i) => ENDED_ITEM_STATES.has(i.state)).length;
+  const where = tracking ? ` The table: ${issueUrl ?? ''}#issuecomment-${tracking.commentId}.` : '';
+  await session.reply(issue, `Campaign \`${record.campaignId}\`: ${ended} of ${items.length} repositories ended${counts ? ` (${counts})` : ''}.${where}`);
+  return { kind: 'replied', why: 'campaign status' };
+}
+
+/**
+ * `/agent campaign retry-failed`: a second execution of the state machine (named by the campaign
+ * and the comment, so the comment acts once) that puts the failed repositories through again.
+ */
+export async function campaignRetryFailed(session: WebhookSession, issue: number, record: CampaignRecord, commentId: number): Promise<TriggerOutcome> {
+  const launcher = session.deps.campaigns;
+  if (!launcher) return { kind: 'ignored', why: 'campaigns are not set up' };
+  const keys = campaignKeys(record.home.owner, record.home.repo, issue, record.campaignId);
+  const execution = await launcher.start({
+    campaignId: record.campaignId,
+    key: keys.record,
+    name: `${record.campaignId}-retry-${commentId}`.slice(0, 80),
+    retry: true,
+  });
+  return { kind: 'campaign', campaignId: record.campaignId, execution };
+}
+
+/**
+ * `/agent campaign close <reason>`: no repository starts after it (a start ends `closed`); the
+ * tracking comment says so. Closing the campaign's open pull requests is not built yet
+ * (docs/campaigns.md).
+ */
+export async function campaignClose(session: WebhookSession, issue: number, record: CampaignRecord, by: string, reason: string): Promise<TriggerOutcome> {
+  const keys = campaignKeys(record.home.owner, record.home.repo, issue, record.campaignId);
+  const at = new Date(session.deps.clock.now()).toISOString();
+  await putArtifactIfAbsent(session.deps.store, keys.closed, CampaignClosed, { schemaVersion: 1, by, reason: reason || 'closed', at });
+  await session.reply(issue, `Campaign \`${record.campaignId}\` is closed: no repository starts from now on.`);
+  return { kind: 'replied', why: 'campaign closed' };
+}
+
+/** `/agent campaign pause` and `resume`: no repository starts while the campaign is paused; runs already started go on. */
+export async function campaignPause(session: WebhookSession, issue: number, record: CampaignRecord, by: string, pause: boolean): Promise<TriggerOutcome> {
+  const keys = campaignKeys(record.home.owner, record.home.repo, issue, record.campaignId);
+  const at = new Date(session.deps.clock.now()).toISOString();
+  if (pause) await putArtifactIfAbsent(session.deps.store, keys.paused, CampaignClosed, { schemaVersion: 1, by, reason: 'paused', at });
+  else await session.deps.store.delete(keys.paused);
+  await session.reply(issue, `Campaign \`${record.campaignId}\` is ${pause ? 'paused: no repository starts until `resume`' : 'resumed'}.`);
+  return { kind: 'replied', why: pause ? 'campaign paused' : 'campaign resumed' };
+}

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { canonicalJson, sha256Hex, shortId } from '../util/digest.js';
+import { CampaignSpec } from './campaign-spec.js';
+
+/**
+ * What the App keeps of a campaign (docs/campaigns.md, "The App"): the record the intake writes
+ * once when a campaign starts from its home issue, and one item per target repository that the
+ * campaign function moves as that repository's run goes.
+ */
+
+/** `campaigns/.../campaign.json`: written once (putIfAbsent) by the intake; a redelivered start finds it. */
+export const CampaignRecord = z.object({
+  schemaVersion: z.literal(1),
+  campaignId: z.string().regex(/^[a-z0-9][a-z0-9-]{0,79}$/),
+  home: z.object({
+    owner: z.string(),
+    repo: z.string(),
+    repositoryId: z.number().int(),
+    installationId: z.number().int(),
+    issue: z.number().int().positive(),
+    defaultBranch: z.string(),
+    cloneUrl: z.string(),
+  }),
+  /** The spec as the intake parsed it from the home issue's `agent` block, and its digest. */
+  spec: CampaignSpec,
+  specDigest: z.string(),
+  /** Who started it (an admin of the home repository when it started) and by which trigger. */
+  sender: z.string(),
+  trigger: z.string(),
+  createdAt: z.string(),
+});
+export type CampaignRecord = z.infer<typeof CampaignRecord>;
+
+/**
+ * Where one target repository stands: `pending` (not started), `waiting` (pace or limits),
+ * `running` (its run exists), then how it ended: `changed` (a pull request, or a commit for an
+ * analysis), `unchanged` (nothing to do there), `declined` (its own policy said no or waits for
+ * an approval), `failed`, or `closed` (the campaign closed its pull request).
+ */
+export const CampaignItemState = z.enum(['pending', 'waiting', 'running', 'changed', 'unchanged', 'declined', 'failed', 'closed']);
+export type CampaignItemState = z.infer<typeof CampaignItemState>;
+
+/** States a repository's run ended in; the rest are still moving. */
+export const ENDED_ITEM_STATES: ReadonlySet<CampaignItemState> = new Set(['changed', 'unchanged', 'declined', 'failed', 'closed']);
+
+/** `campaigns/.../items/<owner>/<repo>.json`: one target repository (written by the campaign function). */
+export const CampaignItem = z.object({
+  schemaVersion: z.literal(1),
+  repository: z.string(),
+  state: CampaignItemState,
+  /** The run's status and reason as `run.json` (or the campaign function) says. */
+  status: z.string().optional(),
+  reason: z.string().optional(),
+  repositoryId: z.number().int().optional(),
+  /** The issue the run belongs to in the target repository, and the run. */
+  issue: z.number().int().positive().optional(),
+  runId: z.string().optional(),
+  /** How many times the campaign started it (`retry-failed` starts attempt n+1). */
+  starts: z.number().int().nonnegative().default(0),
+  /** How many times the start waited on the target's own limits. */
+  waits: z.number().int().nonnegative().optional(),
+  pullRequest: z.object({ number: z.number().int(), url: z.string() }).optional(),
+  ci: z.string().optional(),
+  review: z.string().optional(),
+  risk: z.string().optional(),
+  /** Pace slots this item holds (so a retried start never takes a second one). */
+  slots: z.array(z.string()).default([]),
+  startedAt: z.string().optional(),
+  endedAt: z.string().optional(),
+  updatedAt: z.string(),
+});
+export type CampaignItem = z.infer<typeof CampaignItem>;
+
+/** `campaigns/.../tracking.json`: the one tracking comment on the home issue. */
+export const CampaignTracking = z.object({ schemaVersion: z.literal(1), commentId: z.number().int() });
+export type CampaignTracking = z.infer<typeof CampaignTracking>;
+
+/** The digest of a parsed spec: equal specs, equal digests, whatever their YAML layout. */
+export function campaignSpecDigest(spec: CampaignSpec): string {
+  return sha256Hex(canonicalJson(spec));
+}
+
+/**
+ * A campaign's id: its name and 12 characters of a digest of the home repository, the issue and
+ * the spec. The same start (a redelivery, a retried intake, the label and the command on one
+ * issue with one spec) gives the same id; an edited spec is another campaign. At most 76
+ * characters of `[a-z0-9-]`, a valid Step Functions execution name.
+ */
+export function campaignIdFor(spec: CampaignSpec, homeRepositoryId: number, issue: number, specDigest: string): string {
+  return `${spec.name}-${shortId(homeRepositoryId, issue, specDigest).toLowerCase()}`;
+}

@@ -1,0 +1,44 @@
+/**
+ * A campaign's pace against GitHub's secondary rate limits for content-creating requests (at
+ * most 80 a minute and 500 an hour per App installation, GitHub's REST documentation, "Secondary
+ * rate limits"), across the whole campaign rather than per run (docs/campaigns.md, "Limits").
+ */
+
+export const GITHUB_CONTENT_REQUESTS_PER_MINUTE = 80;
+export const GITHUB_CONTENT_REQUESTS_PER_HOUR = 500;
+
+/**
+ * Content-creating GitHub requests (every POST, PATCH, PUT and DELETE) one campaign run makes
+ * at most in its repository from its start to its draft pull request: the issue in the target
+ * repository, the progress comment and its edits, the Git Data objects and the ref, the pull
+ * request and its label, the run's last comment. Measured: 21 for a one-file migration; the
+ * state machine test counts them against the GitHub stand-in and fails when a run makes more.
+ */
+export const CONTENT_REQUESTS_PER_RUN = 24;
+
+/** The campaign's share of each GitHub limit: runs started by hand and the tracking comment's edits keep the rest. */
+const CAMPAIGN_SHARE = 0.8;
+
+export interface PaceLimits {
+  perMinute: number;
+  perHour: number;
+}
+
+/** How many runs a campaign may start a minute and an hour: the spec's rate, never past the campaign's share of GitHub's limits. */
+export function paceLimits(startsPerMinute: number): PaceLimits {
+  const minuteCap = Math.max(1, Math.floor((GITHUB_CONTENT_REQUESTS_PER_MINUTE * CAMPAIGN_SHARE) / CONTENT_REQUESTS_PER_RUN));
+  const hourCap = Math.max(1, Math.floor((GITHUB_CONTENT_REQUESTS_PER_HOUR * CAMPAIGN_SHARE) / CONTENT_REQUESTS_PER_RUN));
+  return { perMinute: Math.min(startsPerMinute, minuteCap), perHour: Math.min(startsPerMinute * 60, hourCap) };
+}
+
+/** The pace windows an instant falls in: `m-<yyyy-mm-ddThh:mm>` and `h-<yyyy-mm-ddThh>` (UTC). */
+export function paceWindows(epochMs: number): { minute: string; hour: string } {
+  const iso = new Date(epochMs).toISOString();
+  return { minute: `m-${iso.slice(0, 16)}`, hour: `h-${iso.slice(0, 13)}` };
+}
+
+/** Seconds from `epochMs` to the start of the next minute (or hour) window, at least 1. */
+export function secondsToNextWindow(epochMs: number, window: 'minute' | 'hour'): number {
+  const size = window === 'minute' ? 60_000 : 3_600_000;
+  return Math.max(1, Math.ceil((size - (epochMs % size)) / 1000));
+}
