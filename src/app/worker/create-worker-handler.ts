@@ -2,11 +2,13 @@ import { readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
 import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import { POLICY_FILE_NAME } from '../../core/policy/agent-policy.js';
 import { parseRunTrigger, type RunTrigger } from '../../core/runs/run-key.js';
+import { attemptNeedsModel } from '../../core/runs/run-needs-model.js';
 import { CancelMarker } from '../../core/runs/run-state.js';
 import { WorkerInvocation } from '../dispatch/dispatch-record.js';
 import { HttpRepoSource } from '../git/http-repo-source.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { withLogScope } from '../logger.js';
+import { modelConfigProblem, modelConfigSentence } from '../model/model-check.js';
 import { finishAttempt, suspendAttempt } from './attempt-outcome.js';
 import { githubCiStatus } from './github-ci-status.js';
 import { leaseAttempt, openAttempt, type OpenAttempt } from './open-attempt.js';
@@ -60,6 +62,13 @@ async function runOne(deps: RunDeps, target: RunTrigger, context: InvocationCont
   const trusted = await readTrustedPolicy(api, { owner: request.owner, repo: request.repo, defaultBranch: repoInfo.data.default_branch });
   if (!trusted.ok) {
     await stopAttempt(run, { status: 'BLOCKED', reason: trusted.error.reason, message: `${trusted.error.reason}: ${trusted.error.message}` });
+    await run.tracker.flush();
+    return undefined;
+  }
+  // A model that is not configured ends the run now, naming the setting, rather than at its first call.
+  const modelProblem = attemptNeedsModel(request, run.attempt.attemptRequest?.followUp) ? await modelConfigProblem(deps.model) : undefined;
+  if (modelProblem) {
+    await stopAttempt(run, { status: 'FAILED', reason: modelProblem.reason, message: modelConfigSentence(modelProblem) });
     await run.tracker.flush();
     return undefined;
   }
