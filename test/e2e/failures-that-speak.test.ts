@@ -61,4 +61,46 @@ describe('failures that speak, through the App', () => {
     expect(body).toContain("the provider's rate limit or quota for this key is used up: wait for the time it asks (Retry-After)");
     expect(body).not.toContain('see the ledger');
   }, 300_000);
+
+  it('a worker killed during a model call: the next sweep after its heartbeat went stale ends the run and says so on the issue', async () => {
+    let killed = false;
+    const harness = await start({
+      model: {
+        script: () => {
+          // The process dies while the provider is answering: from here on, nothing it does reaches the bucket.
+          killed = true;
+          return { status: 500 };
+        },
+      },
+    });
+    harness.interceptWorkerWrites(() => {
+      if (killed) throw new Error('the worker process is gone');
+    });
+    harness.standin.setIssue(harness.fullName, 4, { title: 'Trim the token exchange code', body: PROSE_TASK });
+    await harness.deliver('issues', harness.payloads.labeled(4));
+    await harness.drain({ throwOnError: false });
+    expect(killed).toBe(true);
+    const latest = await harness.json('issues/acme/orders/4/latest.json');
+    const runKey = `runs/acme/orders/${latest.runId}/run.json`;
+    const progressBody = () => harness.comments(4).find((c) => c.user === harness.botLogin)?.body ?? '';
+    // The worker writes run.json when the attempt ends: the issue still says it runs.
+    expect(await harness.json(runKey)).toBeUndefined();
+    expect(progressBody()).toContain('**Status:** RUNNING');
+    expect(await harness.json(`runs/acme/orders/${latest.runId}/attempts/1/heartbeat.json`)).toMatchObject({ state: 'running' });
+
+    // Three minutes later the worker may still be waiting on its provider: a sweep leaves it be.
+    harness.clock.advance(3 * 60_000);
+    expect((await harness.sweep()).runsFailed).toEqual([]);
+    expect(progressBody()).toContain('**Status:** RUNNING');
+
+    // Past four minutes without a beat, the sweep (every 15 minutes when deployed) ends it.
+    harness.clock.advance(2 * 60_000);
+    const report = await harness.sweep();
+
+    expect(report.runsFailed).toMatchObject([{ issue: 4, runId: latest.runId, commentUpdated: true }]);
+    expect(await harness.json(runKey)).toMatchObject({ status: 'FAILED', reason: 'STUCK' });
+    expect(progressBody()).toContain('**Status:** FAILED');
+    expect(progressBody()).toContain('the worker stopped answering: its last heartbeat was 5 minutes ago');
+    expect(await harness.json('locks/acme/orders/issues/4.json')).toBeUndefined();
+  }, 300_000);
 });

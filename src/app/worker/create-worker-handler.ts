@@ -9,7 +9,9 @@ import { HttpRepoSource } from '../git/http-repo-source.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { withLogScope } from '../logger.js';
 import { modelConfigProblem, modelConfigSentence } from '../model/model-check.js';
+import { runKeys } from '../../core/artifacts/keys.js';
 import { finishAttempt, suspendAttempt } from './attempt-outcome.js';
+import { startHeartbeat } from './heartbeat.js';
 import { githubCiStatus } from './github-ci-status.js';
 import { leaseAttempt, openAttempt, type OpenAttempt } from './open-attempt.js';
 import { stopAttempt } from './stop-attempt.js';
@@ -53,9 +55,22 @@ export function createWorkerHandler(deps: WorkerDeps) {
   };
 }
 
-/** One invocation: lease, open, read the trusted policy, run the pipeline, then suspend or finish the attempt. */
+/** One invocation: lease, then beat (worker/heartbeat.ts) while the attempt runs. */
 async function runOne(deps: RunDeps, target: RunTrigger, context: InvocationContext): Promise<PipelineResult | undefined> {
   if (!(await leaseAttempt(deps, target, context))) return undefined;
+  const heartbeat = await startHeartbeat(deps, runKeys(target.owner, target.repo, target.runId).attempt(target.attempt).heartbeat, target);
+  try {
+    const result = await runLeased(deps, target, context);
+    await heartbeat.stop();
+    return result;
+  } finally {
+    // A thrown invocation stops beating without saying `idle`: a retry beats again, else the sweeper ends the attempt.
+    heartbeat.cancel();
+  }
+}
+
+/** The leased attempt: open it, read the trusted policy, check the model, run the pipeline, then suspend or finish it. */
+async function runLeased(deps: RunDeps, target: RunTrigger, context: InvocationContext): Promise<PipelineResult | undefined> {
   const run = await openAttempt(deps, target);
   const { api, request } = run;
   const repoInfo = await api.rest.repos.get({ owner: request.owner, repo: request.repo });
