@@ -208,6 +208,11 @@ function attemptKeys(a: string): AttemptKeys {
   };
 }
 
+/** `installations/<id>/grants.json`: what the installation lacks of the App's grants, and the issue that told its admin (the intake's). */
+export function installationGrantsKey(installationId: number): string {
+  return `installations/${positiveInt(installationId, 'installation id')}/grants.json`;
+}
+
 /** `issues/<owner>/<repo>/<n>/latest.json`: the issue's latest run. */
 export function issueLatestKey(owner: string, repo: string, issue: number): string {
   return `issues/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${positiveInt(issue, 'issue number')}/latest.json`;

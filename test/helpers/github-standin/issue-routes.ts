@@ -105,12 +105,48 @@ const addLabels: RepoRoute['handle'] = (ctx, m, body) => {
   return { status: 200, body: stored.labels.map((name, i) => ({ id: i + 1, name, color: 'ededed', default: false })) };
 };
 
+/** Opens an issue as the token's App (the bot user). */
+const createIssue: RepoRoute['handle'] = (ctx, _m, body) => {
+  const denied = need(ctx, ['issues', 'write']);
+  if (denied) return denied;
+  if (typeof body.title !== 'string' || body.title === '') return unprocessable('title is missing');
+  const now = ctx.now();
+  const issue: IssueState = {
+    number: ctx.repo.nextNumber++,
+    title: body.title,
+    body: typeof body.body === 'string' ? body.body : null,
+    state: 'open',
+    user: ctx.botUser,
+    labels: [],
+    createdAt: now,
+    updatedAt: now,
+  };
+  ctx.repo.issues.set(issue.number, issue);
+  return { status: 201, body: issueJson(ctx, issue, undefined) };
+};
+
+/** Edits an issue's title, body or state (not a pull request's, in this stand-in). */
+const updateIssue: RepoRoute['handle'] = (ctx, m, body) => {
+  const denied = need(ctx, ['issues', 'write']);
+  if (denied) return denied;
+  const issue = ctx.repo.issues.get(Number(m[1]));
+  if (!issue) return notFound;
+  if (body.state !== undefined && body.state !== 'open' && body.state !== 'closed') return unprocessable('state must be open or closed');
+  if (typeof body.title === 'string') issue.title = body.title;
+  if (typeof body.body === 'string') issue.body = body.body;
+  if (body.state === 'open' || body.state === 'closed') issue.state = body.state;
+  issue.updatedAt = ctx.now();
+  return { status: 200, body: issueJson(ctx, issue, undefined) };
+};
+
 /** Issues, their comments and labels. */
 export const ISSUE_ROUTES: RepoRoute[] = [
   { method: 'GET', path: /^\/issues\/comments\/(\d+)$/, handle: getComment },
   { method: 'PATCH', path: /^\/issues\/comments\/(\d+)$/, handle: updateComment },
   { method: 'DELETE', path: /^\/issues\/comments\/(\d+)$/, handle: deleteComment },
   { method: 'GET', path: /^\/issues$/, handle: guarded([['issues', 'read']], listIssues) },
+  { method: 'POST', path: /^\/issues$/, handle: createIssue },
+  { method: 'PATCH', path: /^\/issues\/(\d+)$/, handle: updateIssue },
   { method: 'GET', path: /^\/issues\/(\d+)$/, handle: getIssue },
   { method: 'GET', path: /^\/issues\/(\d+)\/comments$/, handle: listComments },
   { method: 'POST', path: /^\/issues\/(\d+)\/comments$/, handle: createComment },

@@ -41,6 +41,8 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, PermissionNeeds>> = 
   'issues/update-comment': issueOrPull('write'),
   'issues/delete-comment': issueOrPull('write'),
   'issues/add-labels': issueOrPull('write'),
+  'issues/create': write('issues'),
+  'issues/update': write('issues'),
   'git/create-blob': write('contents'),
   'git/get-blob': read('contents'),
   'git/create-tree': write('contents'),
