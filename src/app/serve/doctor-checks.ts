@@ -53,11 +53,20 @@ export async function checkApp(settings: ServeSettings, clock: Clock): Promise<D
 /** Where GitHub delivers: the proxy channel serve forwards from, or a URL whose path serve listens on. */
 function checkWebhook(settings: ServeSettings, url: string | undefined): DoctorCheck {
   const name = 'webhook';
-  if (!url) return fail(name, 'the App has no webhook URL', `set the App's webhook URL to ${settings.WEBHOOK_PROXY_URL ?? `https://<your host>${settings.WEBHOOK_PATH}`}`);
+  if (!url)
+    return fail(
+      name,
+      'the App has no webhook URL',
+      `set the App's webhook URL to ${settings.WEBHOOK_PROXY_URL ?? `https://<your host>${settings.WEBHOOK_PATH}`}`,
+    );
   if (settings.WEBHOOK_PROXY_URL)
     return url === settings.WEBHOOK_PROXY_URL
       ? pass(name, `GitHub delivers to the proxy channel ${url}, which serve forwards to ${settings.WEBHOOK_PATH}`)
-      : fail(name, `GitHub delivers to ${url}, not to WEBHOOK_PROXY_URL ${settings.WEBHOOK_PROXY_URL}`, "set the App's webhook URL to WEBHOOK_PROXY_URL, or WEBHOOK_PROXY_URL to the App's");
+      : fail(
+          name,
+          `GitHub delivers to ${url}, not to WEBHOOK_PROXY_URL ${settings.WEBHOOK_PROXY_URL}`,
+          "set the App's webhook URL to WEBHOOK_PROXY_URL, or WEBHOOK_PROXY_URL to the App's",
+        );
   let path: string;
   try {
     path = new URL(url).pathname;
@@ -66,18 +75,23 @@ function checkWebhook(settings: ServeSettings, url: string | undefined): DoctorC
   }
   return path === settings.WEBHOOK_PATH
     ? pass(name, `GitHub delivers to ${url}, the path serve listens on`)
-    : fail(name, `GitHub delivers to the path ${path}, serve listens on ${settings.WEBHOOK_PATH}`, `set WEBHOOK_PATH=${path}, or the App's webhook URL to end in ${settings.WEBHOOK_PATH}`);
+    : fail(
+        name,
+        `GitHub delivers to the path ${path}, serve listens on ${settings.WEBHOOK_PATH}`,
+        `set WEBHOOK_PATH=${path}, or the App's webhook URL to end in ${settings.WEBHOOK_PATH}`,
+      );
 }
 
 /** The App's permissions and events against app.yml's (app-grants.ts, the intake's list). */
 function checkGrants(app: { permissions?: Record<string, string>; events?: string[] }): DoctorCheck {
   const missing = missingGrants({ permissions: app.permissions ?? {}, events: app.events ?? [] });
   if (nothingMissing(missing)) return pass('permissions', 'the App has every permission and event app.yml asks for');
-  const parts = [
-    ...missing.permissions.map((p) => `${p.name}: ${p.wanted} (has ${p.granted ?? 'none'})`),
-    ...missing.events.map((e) => `the ${e} event`),
-  ];
-  return fail('permissions', `the App lacks ${parts.join(', ')}`, "add them in the App's settings (Permissions & events); each installation's owner then accepts them");
+  const parts = [...missing.permissions.map((p) => `${p.name}: ${p.wanted} (has ${p.granted ?? 'none'})`), ...missing.events.map((e) => `the ${e} event`)];
+  return fail(
+    'permissions',
+    `the App lacks ${parts.join(', ')}`,
+    "add them in the App's settings (Permissions & events); each installation's owner then accepts them",
+  );
 }
 
 /** The model as the worker would build it, and one short call to its endpoint. */
@@ -120,7 +134,11 @@ export async function checkStore(dir: string, cwd: string): Promise<DoctorCheck>
     await store.delete('doctor/probe.json');
     return pass('store', `${root} is writable`);
   } catch (error) {
-    return fail('store', `${root} cannot be written: ${error instanceof Error ? error.message : String(error)}`, 'make it writable, or give another directory with --dir');
+    return fail(
+      'store',
+      `${root} cannot be written: ${error instanceof Error ? error.message : String(error)}`,
+      'make it writable, or give another directory with --dir',
+    );
   }
 }
 

@@ -146,4 +146,3 @@ export async function appJwt(options: { appId: string | number; privateKey: stri
   const auth = createAppAuth({ appId: options.appId, privateKey: pkcs8Pem(options.privateKey), cache: NO_CACHE, timeDifference });
   return (await auth({ type: 'app' })).token;
 }
-
