@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parsePolicy } from '../../core/policy/parse-policy.js';
 import { PolicyError } from '../../core/policy/policy-error.js';
-import type { Clock } from '../../core/ports.js';
+import type { ArtifactStore, Clock } from '../../core/ports.js';
 import { missingGrants, nothingMissing } from '../github/app-grants.js';
 import { createGitHubApi } from '../github/github-api.js';
 import { LocalArtifactStore } from '../local/local-artifact-store.js';
@@ -138,6 +138,20 @@ export async function checkStore(dir: string, cwd: string): Promise<DoctorCheck>
       'store',
       `${root} cannot be written: ${error instanceof Error ? error.message : String(error)}`,
       'make it writable, or give another directory with --dir',
+    );
+  }
+}
+
+/** The deployment's bucket, with the operator's AWS credentials: reachable and listable. */
+export async function checkBucket(store: ArtifactStore, bucket: string): Promise<DoctorCheck> {
+  try {
+    const keys = await store.list('locks/');
+    return pass('bucket', `${bucket} is reachable (${keys.length} issue lock${keys.length === 1 ? '' : 's'} held)`);
+  } catch (error) {
+    return fail(
+      'bucket',
+      `${bucket} cannot be listed: ${error instanceof Error ? error.message : String(error)}`,
+      "check the name (the stack's ArtifactBucket output), the region (--region or AWS_REGION) and your AWS credentials",
     );
   }
 }

@@ -2,19 +2,25 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_SERVE_DIR } from './serve-command.js';
 import { loadServeEnv } from './serve-settings.js';
 import { UsageError, type CliIo } from '../cli/cli-io.js';
-import { checkApp, checkModel, checkPolicy, checkSettings, checkStore, type DoctorCheck } from './doctor-checks.js';
+import { S3ArtifactStore } from '../aws/s3-artifact-store.js';
+import { OperatorAwsEnv, s3Client } from '../cli/replay-command.js';
+import { checkApp, checkBucket, checkModel, checkPolicy, checkSettings, checkStore, type DoctorCheck } from './doctor-checks.js';
 
 const OPTIONS = {
   dir: { type: 'string' },
   'env-file': { type: 'string' },
   policy: { type: 'string' },
+  bucket: { type: 'string' },
+  endpoint: { type: 'string' },
+  region: { type: 'string' },
   json: { type: 'boolean', default: false },
 } as const;
 
 /**
- * `draftsman doctor [--env-file FILE] [--dir DIR] [--policy FILE] [--json]`: checks a `serve`
- * setup the way serve and the App would use it (the settings, the App's credentials, webhook,
- * permissions and events, the model endpoint, the store, a policy) and prints each check ✓ or ✗
+ * `draftsman doctor [--env-file FILE] [--dir DIR] [--policy FILE] [--bucket NAME [--endpoint URL]
+ * [--region R]] [--json]`: checks a `serve` setup the way serve and the App would use it (the
+ * settings, the App's credentials, webhook, permissions and events, the model endpoint, the
+ * store, a deployment's bucket, a policy) and prints each check ✓ or ✗
  * with the fix. Exit 0 when every check passed, 1 otherwise.
  */
 export async function doctorCommand(argv: string[], io: CliIo): Promise<number> {
@@ -33,6 +39,7 @@ export async function doctorCommand(argv: string[], io: CliIo): Promise<number> 
     checks.push(await checkModel(settings));
   }
   checks.push(await checkStore(values.dir ?? DEFAULT_SERVE_DIR, io.cwd));
+  if (values.bucket) checks.push(await checkBucket(bucketStore(io, values.bucket, values), values.bucket));
   const policy = checkPolicy(values.policy, io.cwd);
   if (policy) checks.push(policy);
 
@@ -44,4 +51,11 @@ export async function doctorCommand(argv: string[], io: CliIo): Promise<number> 
     io.stdout(failed === 0 ? `all ${checks.length} checks passed\n` : `${failed} of ${checks.length} checks failed\n`);
   }
   return failed === 0 ? 0 : 1;
+}
+
+/** The deployment's bucket through the operator's AWS settings, as `draftsman replay` reaches it. */
+function bucketStore(io: CliIo, bucket: string, options: { endpoint?: string; region?: string }): S3ArtifactStore {
+  const env = OperatorAwsEnv.safeParse(io.env);
+  if (!env.success) throw new UsageError(`invalid environment: ${env.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return new S3ArtifactStore({ client: s3Client(env.data, options), bucket, sse: { type: 'AES256' } });
 }

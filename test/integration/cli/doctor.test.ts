@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGitHubStandin, type GitHubStandin, DEFAULT_INSTALLATION_PERMISSIONS } from '../../helpers/github-standin/index.js';
+import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
 import { answer, startScriptedModelServer, type ScriptedModelServer } from '../../helpers/scripted-model-server.js';
 import { fixedClock, testAppKey } from '../github/standin-fixture.js';
 import { CLI_NOW, cli } from './cli-harness.js';
@@ -14,12 +15,15 @@ import { CLI_NOW, cli } from './cli-harness.js';
 const keys = testAppKey();
 const APP_ID = 31;
 const MODEL_KEY = 'sk-doctor-model-key-0123456789';
+/** The S3 stand-in's own key pair. */
+const S3_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
 
 describe('draftsman doctor', () => {
   let broken: GitHubStandin;
   let sound: GitHubStandin;
   let model: ScriptedModelServer;
   let dir: string;
+  let s3: S3TestServer;
 
   beforeAll(async () => {
     const common = { appId: APP_ID, privateKeyPem: keys.privateKeyPem, clock: fixedClock(CLI_NOW), repos: [] };
@@ -33,12 +37,14 @@ describe('draftsman doctor', () => {
     sound = await startGitHubStandin({ ...common, webhookUrl: 'https://hooks.example.test/api/github/webhooks' });
     model = await startScriptedModelServer({ script: () => answer('OK'), apiKey: MODEL_KEY });
     dir = mkdtempSync(join(tmpdir(), 'doctor-'));
+    s3 = await startS3Server({ bucket: 'draftsman-doctor' });
   }, 60_000);
 
   afterAll(async () => {
     await broken?.stop();
     await sound?.stop();
     await model?.close();
+    await s3?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -54,12 +60,15 @@ describe('draftsman doctor', () => {
     ...overrides,
   });
 
-  it('a broken setup: the webhook path, the permissions and events, the model key, the store and the policy each fail with their fix', async () => {
+  it('a broken setup: the webhook path, the permissions and events, the model key, the store, the bucket and the policy each fail with their fix', async () => {
     const cwd = mkdtempSync(join(dir, 'broken-'));
     writeFileSync(join(cwd, '.agent-policy.yaml'), 'version: 1\nagent:\n  maxChangedFiles: lots\n');
     writeFileSync(join(cwd, 'not-a-dir'), 'a file');
 
-    const out = await cli(['doctor', '--dir', 'not-a-dir/state'], { cwd, env: env(broken, { MODEL_API_KEY: 'sk-wrong-key-0123456789' }) });
+    const out = await cli(['doctor', '--dir', 'not-a-dir/state', '--bucket', 'no-such-bucket', '--endpoint', s3.endpoint], {
+      cwd,
+      env: env(broken, { MODEL_API_KEY: 'sk-wrong-key-0123456789', ...S3_CREDENTIALS }),
+    });
 
     expect(out.code).toBe(1);
     expect(out.stdout).toContain(`✓ settings: APP_ID ${APP_ID}`);
@@ -69,7 +78,8 @@ describe('draftsman doctor', () => {
     expect(out.stdout).toMatch(/✗ model: MODEL_AUTH_FAILED: model endpoint .* answered HTTP 401.*\n {2}fix: the provider refused the key: check MODEL_API_KEY/);
     expect(out.stdout).toMatch(/✗ store: .*not-a-dir\/state cannot be written.*\n {2}fix: make it writable, or give another directory with --dir/);
     expect(out.stdout).toMatch(/✗ policy: .agent-policy.yaml:3:\d+: .*\n {2}fix: fix it \(`draftsman policy check .agent-policy.yaml` lists every problem\)/);
-    expect(out.stdout).toContain('5 of 7 checks failed');
+    expect(out.stdout).toMatch(/✗ bucket: no-such-bucket cannot be listed: .*\n {2}fix: check the name \(the stack's ArtifactBucket output\)/);
+    expect(out.stdout).toContain('6 of 8 checks failed');
     expect(out.stdout).not.toContain('sk-wrong-key-0123456789');
   });
 
@@ -90,7 +100,7 @@ describe('draftsman doctor', () => {
     const cwd = mkdtempSync(join(dir, 'sound-'));
     writeFileSync(join(cwd, '.agent-policy.yaml'), 'version: 1\n');
 
-    const out = await cli(['doctor', '--json'], { cwd, env: env(sound) });
+    const out = await cli(['doctor', '--json', '--bucket', s3.bucket, '--endpoint', s3.endpoint], { cwd, env: env(sound, S3_CREDENTIALS) });
 
     expect(out.code).toBe(0);
     expect(out.json).toMatchObject({ ok: true });
@@ -101,6 +111,7 @@ describe('draftsman doctor', () => {
       'permissions:true',
       'model:true',
       'store:true',
+      'bucket:true',
       'policy:true',
     ]);
   });
