@@ -79,7 +79,7 @@ export interface ArtifactStore {
  * run-session before narrowing); `worker`: the run's repository read-only, what a worker holds;
  * `write`: the publisher's.
  */
-export type TokenRole = 'read' | 'worker' | 'write';
+export type TokenRole = 'read' | 'worker' | 'write' | 'notice';
 
 export interface IssuedToken {
   token: string;

@@ -16,6 +16,9 @@ import { TOKEN_SCOPES } from '../../src/app/tokens/token-scopes.js';
 import { CapturingLogger, CapturingSink } from '../../src/app/logger.js';
 import { createMemoryFs } from '../../src/app/local/memfs-adapter.js';
 import { createModelProvider } from '../../src/app/model/create-model-provider.js';
+import { createModelCallHandler, LambdaModelProvider, modelCallProvider } from '../../src/app/model/model-call.js';
+import type { ModelSettings } from '../../src/app/model/model-settings.js';
+import { lambdaOf } from './lambda-of.js';
 import type { ModelProvider } from '../../src/core/ports.js';
 import type { BlockModelServer } from './block-model-server.js';
 import { BEDROCK_TEST_CREDENTIALS, startBedrockServer } from './bedrock-server.js';
@@ -154,6 +157,13 @@ export interface AppHarnessOptions {
    * signed with BEDROCK_TEST_CREDENTIALS, running the same `model.script`).
    */
   modelProvider?: 'openai' | 'bedrock';
+  /**
+   * The worker's model as deployed: every call (and the check before the first phase) goes
+   * through model-call (LambdaModelProvider invoking createModelCallHandler), whose settings are
+   * the scripted server's with these replacing them (`{ provider: 'anthropic', apiKey: '' }`: a
+   * missing key). Needs `model`.
+   */
+  modelCall?: Partial<ModelSettings>;
   /**
    * `codebuild`: the worker verifies as the Lambda worker does (`codeBuildVerifier`), and a
    * build request goes to the verifier function (VerifierRole), which starts the build on the
@@ -461,6 +471,26 @@ export function directWorkerHandler(h: AppHarness, store: ArtifactStore): Return
   });
 }
 
+/** The worker's model: the Bedrock stand-in, the scripted server directly, or (`modelCall`) through model-call as deployed. */
+function harnessWorkerModel(
+  options: AppHarnessOptions,
+  modelServer: ScriptedModelServer | undefined,
+  bedrockServer: { baseUrl: string } | undefined,
+): ModelProvider | undefined {
+  const noRetries = { maxRetries: 0, sleep: async () => {} };
+  if (bedrockServer)
+    return createModelProvider(
+      { provider: 'bedrock', model: HARNESS_BEDROCK_MODEL, baseUrl: bedrockServer.baseUrl, region: 'us-east-1' },
+      { ...noRetries, awsCredentials: BEDROCK_TEST_CREDENTIALS },
+    );
+  if (!modelServer) return undefined;
+  const scripted = { provider: 'openai', model: 'scripted', baseUrl: modelServer.baseUrl, apiKey: MODEL_API_KEY };
+  if (!options.modelCall) return createModelProvider(scripted, noRetries);
+  const settings = { ...scripted, ...options.modelCall };
+  const handler = createModelCallHandler(modelCallProvider(() => createModelProvider(settings, noRetries)));
+  return new LambdaModelProvider({ client: lambdaOf(handler), functionName: 'draftsman-modelCall', model: settings.model ?? 'scripted' });
+}
+
 /** Start everything on loopback; `stop()` tears it all down. */
 export async function startAppHarness(options: AppHarnessOptions = {}): Promise<AppHarness> {
   let now = HARNESS_START;
@@ -495,15 +525,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     options.model && useBedrock
       ? await startBedrockServer({ script: options.model.script, accessKeyId: BEDROCK_TEST_CREDENTIALS.accessKeyId, region: 'us-east-1' })
       : undefined;
-  const noRetries = { maxRetries: 0, sleep: async () => {} };
-  const workerModel: ModelProvider | undefined = bedrockServer
-    ? createModelProvider(
-        { provider: 'bedrock', model: HARNESS_BEDROCK_MODEL, baseUrl: bedrockServer.baseUrl, region: 'us-east-1' },
-        { ...noRetries, awsCredentials: BEDROCK_TEST_CREDENTIALS },
-      )
-    : modelServer
-      ? createModelProvider({ provider: 'openai', model: 'scripted', baseUrl: modelServer.baseUrl, apiKey: MODEL_API_KEY }, noRetries)
-      : undefined;
+  const workerModel = harnessWorkerModel(options, modelServer, bedrockServer);
 
   const tokenId = (token: string): string | undefined => {
     const values = standin.state.tokenValues();

@@ -221,7 +221,8 @@ describe('architecture: only the token functions bundle key handling', () => {
   it('no other function bundles key handling (the intake only through Probot, which gets no key)', () => {
     const others = [...inputs.keys()].filter((name) => !TOKEN_FUNCTIONS.includes(name));
     // `draftsman serve` is the App in one process on a developer's machine and mints its own
-    // tokens; every other CLI command must reach no key handling.
+    // tokens (and `doctor`, under src/app/serve/, checks that setup's key with GitHub); every
+    // other CLI command must reach no key handling.
     const cliWithoutServe = reachable('src/handlers/cli.ts', 'src/app/serve/');
     expect(others).toEqual(expect.arrayContaining(['worker', 'publisher', 'webhook', 'intake', 'sweeper', 'cli']));
     const found = others.flatMap((name) =>

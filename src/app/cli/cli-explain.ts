@@ -1,5 +1,6 @@
 import type { PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import type { RunStatus } from '../../core/runs/run-status.js';
+import { MODEL_FAILURE_ADVICE, modelFailureOf } from '../model/model-failure.js';
 
 /** The command's outcome: the attempt's status, unless its publication was refused (then BLOCKED, with the refusal's reason). */
 export function outcomeOf(result: PipelineResult, publishNote: string | undefined): { status: RunStatus; reason?: string } {
@@ -63,12 +64,13 @@ const BY_REASON: Record<string, (input: ExplainInput) => { cause?: string; next:
   MODEL_NOT_FOUND: modelStop,
 };
 
-/** A model endpoint that failed: the provider's own sentence (its cause, the endpoint), and what to check. */
+/** A model endpoint that failed: the provider's own sentence (its cause, the endpoint), and what to do about it. */
 function modelStop(input: ExplainInput): { cause?: string; next: string } {
   const summary = input.details?.summary;
+  const failure = typeof summary === 'string' ? modelFailureOf(summary) : undefined;
   return {
-    cause: typeof summary === 'string' ? summary.replace(/\s+/g, ' ').trim().replace(/\.$/, '') : undefined,
-    next: 'check that the model server runs and that MODEL_BASE_URL (the /v1 base URL of an OpenAI-compatible server) and MODEL_NAME name it, then run again',
+    cause: failure ? `The model call failed: ${failure.cause}` : undefined,
+    next: `${failure?.advice ?? MODEL_FAILURE_ADVICE.MODEL_NETWORK_ERROR}, then run again`,
   };
 }
 

@@ -109,6 +109,15 @@ The whole GitHub App in one process, until Ctrl-C (README, "Trying the App befor
   --env-file FILE    settings (default .env)
   --sandbox          no GitHub needed: a local GitHub stand-in with a sandbox repository and a page
                      that opens and labels issues (from a checkout with npm ci done)`,
+  doctor: `usage: draftsman doctor [--env-file FILE] [--dir DIR] [--policy FILE] [--bucket NAME [--endpoint URL] [--region R]] [--json]
+
+Checks a serve setup as serve and the App use it, each check ✓ or ✗ with the fix: the
+settings, the App's credentials, its webhook URL against WEBHOOK_PATH (or the proxy), its
+permissions and events against app.yml, the model endpoint (one short call), the store
+directory, a deployment's bucket (--bucket, with your AWS credentials, as replay reaches it),
+and a policy (--policy FILE, else .agent-policy.yaml here when there is one).
+
+exit codes: 0 every check passed, 1 some failed, 2 usage`,
 };
 
 /** `draftsman --help`: the commands, then where each command's own help is. */

@@ -32,6 +32,7 @@ commands:
                                                                   [--endpoint URL] [--min-idle-minutes N]
   report                     outcomes per repository and installation [--since DATE] [--out DIR | --bucket NAME]
   serve                      the whole App in one process          [--dir DIR] [--port N] [--host H] [--env-file FILE]
+  doctor                     check a serve setup, each check ✓/✗   [--env-file FILE] [--dir DIR] [--policy FILE]
 
 options: --ref REF  --out DIR  --policy FILE  --json  --run-id ID
 exit codes: 0 ready/completed, 1 failed/blocked, 2 usage, 3 needs approval/budget exceeded, 130 cancelled`;

@@ -6,7 +6,7 @@ import { DEFAULT_MIN_IDLE_MS, ReplayError, replayStep, type ReplayOutcome } from
 import { UsageError, type CliIo } from './cli-io.js';
 
 /** The operator's environment, as the AWS SDK reads it (credentials are optional: else the SDK's default chain). */
-const ReplayEnv = z.object({
+export const OperatorAwsEnv = z.object({
   AWS_REGION: z.string().min(1).optional(),
   AWS_DEFAULT_REGION: z.string().min(1).optional(),
   AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
@@ -48,7 +48,7 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
 
 /** The App's bucket, read and written with the operator's AWS credentials (the environment as the SDK reads it). */
 export function bucketStore(bucket: string, io: Pick<CliIo, 'env'>, options: { endpoint?: string; region?: string }): S3ArtifactStore {
-  const env = ReplayEnv.safeParse(io.env);
+  const env = OperatorAwsEnv.safeParse(io.env);
   if (!env.success) throw new UsageError(`invalid environment: ${env.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return new S3ArtifactStore({
     client: s3Client(env.data, options),
@@ -57,7 +57,8 @@ export function bucketStore(bucket: string, io: Pick<CliIo, 'env'>, options: { e
   });
 }
 
-function s3Client(env: z.infer<typeof ReplayEnv>, options: { endpoint?: string; region?: string }): S3Client {
+/** The operator's S3 client: their credentials and region, or an S3-compatible endpoint. */
+export function s3Client(env: z.infer<typeof OperatorAwsEnv>, options: { endpoint?: string; region?: string }): S3Client {
   const endpoint = options.endpoint ?? env.AWS_ENDPOINT_URL_S3;
   const credentials =
     env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY

@@ -8,6 +8,7 @@ import { nodeFs } from '../local/node-fs.js';
 import { UsageError, type CliIo } from './cli-io.js';
 import { asksForHelp, COMMAND_HELP, MAIN_HELP, VERSION } from './cli-help.js';
 import { campaignCommand } from './campaign-command.js';
+import { doctorCommand } from '../serve/doctor-command.js';
 import { ingestCommand } from './ingest-command.js';
 import { mapCommand } from './map-command.js';
 import { policyCheckCommand } from './policy-check-command.js';
@@ -54,6 +55,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       return reportCommand(rest, io);
     case 'serve':
       return serveCommand(rest, io);
+    case 'doctor':
+      return doctorCommand(rest, io);
     case 'campaign':
       return campaignCommand(rest, io, (args, runIo) => dispatch(['run', ...args], runIo));
     case 'policy': {

@@ -85,7 +85,7 @@ export class AnthropicMessagesProvider implements ModelProvider {
     return guardModelCall(this.model, this.#scrubber, async () => {
       const body = JSON.stringify(this.#body(request));
       const headers = { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': this.#apiKey, 'anthropic-version': ANTHROPIC_VERSION };
-      const text = await withRetries(this.#policy, this.model, () =>
+      const text = await withRetries(this.#policy, { provider: 'anthropic', model: this.model }, () =>
         postOnce({ fetch: this.#fetch, url: this.#url, headers, body, timeoutMs: this.#policy.timeoutMs, scrubber: this.#scrubber, classify: anthropicReason }),
       );
       return this.#response(parseJsonBody(text, this.#scrubber));

@@ -88,7 +88,7 @@ export class BedrockConverseProvider implements ModelProvider {
 
   complete(request: { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number }): Promise<ModelResponse> {
     const input = this.#input(request);
-    return guardModelCall(this.model, this.#scrubber, () => withRetries(this.#policy, this.model, () => this.#attempt(input)));
+    return guardModelCall(this.model, this.#scrubber, () => withRetries(this.#policy, { provider: 'bedrock', model: this.model }, () => this.#attempt(input)));
   }
 
   async #attempt(input: ConverseCommandInput): Promise<AttemptResult<ModelResponse>> {

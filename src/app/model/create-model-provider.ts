@@ -3,7 +3,7 @@ import { AnthropicMessagesProvider } from './anthropic-messages-provider.js';
 import { BedrockConverseProvider, type BedrockConverseProviderOptions } from './bedrock-converse-provider.js';
 import { OpenAiChatProvider } from './openai-chat-provider.js';
 import type { ProviderCallOptions } from './provider-call.js';
-import { ModelConfigError, ModelSettingsSchema, type ModelSettings } from './model-settings.js';
+import { ModelConfigError, ModelSettingsSchema, modelSettingVariable, type ModelSettings } from './model-settings.js';
 
 /** What the composition root may inject: retry pacing, fetch, fixed AWS credentials. */
 export interface ModelProviderDeps extends ProviderCallOptions {
@@ -20,7 +20,7 @@ export function createModelProvider(settings: ModelSettings, deps: ModelProvider
   const cleaned = Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, blankToUndefined(v)]));
   const parsed = ModelSettingsSchema.safeParse(cleaned);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    const problems = parsed.error.issues.map((i) => `${modelSettingVariable(i.path.join('.'))}: ${i.message}`);
     throw new ModelConfigError('MODEL_CONFIG_INVALID', `invalid model settings: ${problems.join('; ')}`, {
       variables: parsed.error.issues.map((i) => i.path.join('.')),
     });
@@ -52,7 +52,9 @@ export function createModelProvider(settings: ModelSettings, deps: ModelProvider
 }
 
 function missing(variable: string, message: string): ModelConfigError {
-  return new ModelConfigError('MODEL_CONFIG_INVALID', `invalid model settings: ${message}`, { variables: [variable] });
+  return new ModelConfigError('MODEL_CONFIG_INVALID', `invalid model settings: ${modelSettingVariable(variable)} is missing (${message})`, {
+    variables: [variable],
+  });
 }
 
 function blankToUndefined(value: string | undefined): string | undefined {

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type { ChatMessage, ModelProvider, ModelResponse, ToolSpec } from '../../core/ports.js';
 import { invokeJson, type LambdaLike } from '../aws/invoke-json.js';
+import type { CheckableModel } from './model-check.js';
 import { MODEL_PROVIDER_REASONS, ModelProviderError } from './model-provider-error.js';
+import { MODEL_CONFIG_REASONS, ModelConfigError } from './model-settings.js';
 
 /*
  * The model behind a function of its own (docs/trust-chain.md, "The model key"): model-call
@@ -34,17 +36,47 @@ export const ModelCallEvent = z
   })
   .strict();
 
+/** The worker asks, before its first phase, whether model-call has a model it can call: no provider call is made. */
+export const ModelCheckEvent = z.object({ check: z.literal(true) }).strict();
+
 /** model-call's answer: the response, or the provider's coded failure (so the worker can tell a rate limit from a refusal). */
 export const ModelCallResult = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), response: z.unknown() }),
-  z.object({ ok: z.literal(false), reason: z.enum(MODEL_PROVIDER_REASONS), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }),
+  z.object({
+    ok: z.literal(false),
+    reason: z.enum([...MODEL_PROVIDER_REASONS, ...MODEL_CONFIG_REASONS]),
+    message: z.string(),
+    data: z.record(z.string(), z.unknown()).optional(),
+  }),
 ]);
 export type ModelCallResult = z.infer<typeof ModelCallResult>;
 
+/**
+ * model-call's provider, built at cold start: a configuration that cannot be built is kept as
+ * its error (every answer then names the setting) rather than failing the function's start,
+ * which the worker could only report as "the model function failed".
+ */
+export function modelCallProvider(build: () => ModelProvider | undefined): ModelProvider | ModelConfigError | undefined {
+  try {
+    return build();
+  } catch (error) {
+    if (error instanceof ModelConfigError) return error;
+    throw error;
+  }
+}
+
+const NOT_CONFIGURED = new ModelConfigError(
+  'MODEL_CONFIG_INVALID',
+  'invalid model settings: MODEL_PROVIDER is missing (model-call has neither a provider nor a base URL)',
+  { variables: ['provider'] },
+);
+
 /** model-call's body: validate the request, call the configured provider, answer with the response or the coded failure. */
-export function createModelCallHandler(provider: ModelProvider | undefined): (event: unknown) => Promise<ModelCallResult> {
+export function createModelCallHandler(configured: ModelProvider | ModelConfigError | undefined): (event: unknown) => Promise<ModelCallResult> {
+  const provider = configured ?? NOT_CONFIGURED;
   return async (event) => {
-    if (!provider) return { ok: false, reason: 'MODEL_REQUEST_REJECTED', message: 'no model is configured for this deployment' };
+    if (provider instanceof ModelConfigError) return { ok: false, reason: provider.reason, message: provider.message, data: provider.data };
+    if (ModelCheckEvent.safeParse(event).success) return { ok: true, response: { model: provider.model } };
     const parsed = ModelCallEvent.safeParse(event);
     if (!parsed.success) {
       return { ok: false, reason: 'MODEL_REQUEST_REJECTED', message: 'not a model request', data: { issues: parsed.error.issues.length } };
@@ -60,7 +92,7 @@ export function createModelCallHandler(provider: ModelProvider | undefined): (ev
 }
 
 /** The worker's ModelProvider: every call is a synchronous invocation of model-call. */
-export class LambdaModelProvider implements ModelProvider {
+export class LambdaModelProvider implements ModelProvider, CheckableModel {
   constructor(
     private readonly options: {
       client: LambdaLike;
@@ -74,16 +106,27 @@ export class LambdaModelProvider implements ModelProvider {
     return this.options.model;
   }
 
+  /** Whether model-call has a model (no provider call): throws the ModelConfigError naming the setting when not. */
+  async check(): Promise<void> {
+    await this.#invoke({ check: true });
+  }
+
   async complete(request: { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number }): Promise<ModelResponse> {
+    return (await this.#invoke(request)) as ModelResponse;
+  }
+
+  async #invoke(payload: unknown): Promise<unknown> {
     const { client, functionName } = this.options;
-    const answer = await invokeJson(client, functionName, request, (failure) =>
+    const answer = await invokeJson(client, functionName, payload, (failure) =>
       failure.kind === 'function-error'
         ? new ModelProviderError('MODEL_SERVER_ERROR', 'the model function failed', { functionName, errorType: failure.errorType })
         : new ModelProviderError('MODEL_NETWORK_ERROR', 'the model function could not be invoked', { functionName, failure: failure.kind }),
     );
     const result = ModelCallResult.safeParse(answer);
     if (!result.success) throw new ModelProviderError('MODEL_RESPONSE_INVALID', 'the model function answered something else', { functionName });
-    if (!result.data.ok) throw new ModelProviderError(result.data.reason, result.data.message, result.data.data ?? {});
-    return result.data.response as ModelResponse;
+    if (result.data.ok) return result.data.response;
+    const { reason, message, data = {} } = result.data;
+    if (reason === 'MODEL_CONFIG_INVALID') throw new ModelConfigError(reason, message, data);
+    throw new ModelProviderError(reason, message, data);
   }
 }

@@ -34,6 +34,25 @@ export interface ModelSettings {
   maxOutputTokens?: string;
 }
 
+/**
+ * Each setting's name where an operator sets it: the variables serve, the CLI and the deployed
+ * functions read (the deployment's model-call reads the key from the SSM parameter that
+ * MODEL_API_KEY_PARAMETER names). Errors name these, never the values.
+ */
+export const MODEL_SETTING_VARIABLES: Record<keyof ModelSettings, string> = {
+  provider: 'MODEL_PROVIDER',
+  model: 'MODEL_NAME',
+  baseUrl: 'MODEL_BASE_URL',
+  region: 'MODEL_REGION',
+  apiKey: 'MODEL_API_KEY',
+  maxOutputTokens: 'MODEL_MAX_OUTPUT_TOKENS',
+};
+
+/** A setting's variable name, for a settings field (or the name itself when it is no field). */
+export function modelSettingVariable(field: string): string {
+  return (MODEL_SETTING_VARIABLES as Record<string, string>)[field] ?? field;
+}
+
 /** The settings as the factory checks them (blank values already dropped). */
 export const ModelSettingsSchema = z.object({
   provider: ModelProviderName.optional(),

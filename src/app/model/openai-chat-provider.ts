@@ -112,7 +112,7 @@ export class OpenAiChatProvider implements ModelProvider {
       const body = JSON.stringify(this.#body(request));
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
       if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
-      const text = await withRetries(this.#policy, this.model, () =>
+      const text = await withRetries(this.#policy, { provider: 'openai', model: this.model }, () =>
         postOnce({ fetch: this.#fetch, url: this.#url, headers, body, timeoutMs: this.#policy.timeoutMs, scrubber: this.#scrubber, classify: openAiReason }),
       );
       return parseCompletion(parseJsonBody(text, this.#scrubber), this.#scrubber);

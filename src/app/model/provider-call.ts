@@ -54,17 +54,31 @@ const RETRYABLE: ReadonlySet<ModelProviderReason> = new Set(['MODEL_RATE_LIMITED
  * are used up; then throws a `ModelProviderError` with status, attempt count and model.
  * A `ModelProviderError` thrown by `attempt` (an invalid response) ends the loop at once.
  */
-export async function withRetries<T>(policy: RetryPolicy, model: string, attempt: () => Promise<AttemptResult<T>>): Promise<T> {
+export async function withRetries<T>(policy: RetryPolicy, call: { provider: string; model: string }, attempt: () => Promise<AttemptResult<T>>): Promise<T> {
   for (let n = 1; ; n += 1) {
     const result = await attempt();
     if (result.ok) return result.value;
     const { failure } = result;
     if (!RETRYABLE.has(failure.reason) || n > policy.maxRetries) {
-      throw new ModelProviderError(failure.reason, failure.message, { status: failure.status, attempts: n, model });
+      const retryAfterS = failure.retryAfterMs === undefined ? undefined : Math.ceil(failure.retryAfterMs / 1000);
+      throw new ModelProviderError(failure.reason, `${failure.message} (${failureFacts(call, n, retryAfterS)})`, {
+        status: failure.status,
+        attempts: n,
+        model: call.model,
+        provider: call.provider,
+        ...(retryAfterS !== undefined ? { retryAfterS } : {}),
+      });
     }
     const backoff = Math.min(30_000, policy.backoffMs * 2 ** (n - 1));
     await policy.sleep(Math.max(backoff, Math.min(failure.retryAfterMs ?? 0, 60_000)));
   }
+}
+
+/** Who failed and how often, for the error's message: the provider, the model, the attempts, the wait the provider asked for. */
+function failureFacts(call: { provider: string; model: string }, attempts: number, retryAfterS: number | undefined): string {
+  const facts = [`provider ${call.provider}`, `model ${call.model}`, `${attempts} attempt${attempts === 1 ? '' : 's'}`];
+  if (retryAfterS !== undefined) facts.push(`Retry-After ${retryAfterS} s`);
+  return facts.join(', ');
 }
 
 /**

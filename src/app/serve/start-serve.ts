@@ -108,7 +108,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
       );
   });
 
-  const brokers: Record<Exclude<TokenRole, 'worker'>, InProcessTokenBroker> = {
+  const brokers: Record<Exclude<TokenRole, 'worker' | 'notice'>, InProcessTokenBroker> = {
     read: broker('read'),
     write: broker('write'),
   };

@@ -4,13 +4,14 @@ import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports
 import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { parseIssueKey } from '../../core/runs/run-key.js';
 import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
-import { IssueLatest, IssueLock } from '../../core/runs/run-state.js';
+import { IssueLatest, IssueLock, WorkerHeartbeat } from '../../core/runs/run-state.js';
 import { ACTIVE_RUN_STATUSES } from '../../core/runs/run-status.js';
 import { withAttempt } from '../../core/runs/update-run-record.js';
 import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { renderProgressComment } from '../github/progress-comment.js';
 import { emitMetric, runOutcomeMetric, sweepMetric } from '../metrics/run-metrics.js';
+import { HEARTBEAT_STALE_MS } from '../worker/heartbeat.js';
 import { withRepositoryApi } from './repository-api.js';
 import { INTAKE_GRACE_MS, sweepIntakes, type EndedIntake } from './sweep-intakes.js';
 import { sweepPublications, type SweptPublication } from './sweep-publications.js';
@@ -133,45 +134,59 @@ async function sweepLock(deps: SweepDeps, report: SweepReport, ref: LockRef, now
     }
     return;
   }
-  const status = run?.value.status ?? 'QUEUED';
-  const expired = Date.parse(lock.value.expiresAt) <= now;
-  const lastMove = Date.parse(run?.value.updatedAt ?? lock.value.acquiredAt);
-  const active = ACTIVE_RUN_STATUSES.has(status);
-  const stuck = active && (expired || now - lastMove > (deps.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS));
+  const { status, expired, lastMove, silent, stuck } = await liveness(deps, keys, run?.value, lock.value, now);
   if (!stuck && !expired) return;
 
-  if (stuck) {
-    const request = await readArtifactIfPresent(store, keys.request, RunRequest);
-    const marked = await markFailed(deps, { keys, run, request, lock: lock.value, now });
-    if (marked) {
-      const commentUpdated = await updateProgressComment(deps, ref, request, lock.value, Math.round((now - lastMove) / 60_000));
-      report.runsFailed.push({
-        owner: ref.owner,
-        repo: ref.repo,
-        issue: ref.issue,
-        runId: lock.value.runId,
-        attempt: marked.attempt,
-        was: status,
-        commentUpdated,
-      });
-      deps.logger.warn('stuck run marked failed', {
-        owner: ref.owner,
-        repo: ref.repo,
-        issue: ref.issue,
-        runId: lock.value.runId,
-        attempt: marked.attempt,
-        was: status,
-      });
-    } else if (!expired) {
-      // The run moved while we looked: it is alive after all.
-      return;
-    }
-  }
+  // A run that moved while we looked is alive after all: its live lock stays.
+  if (stuck && !(await failStuckRun(deps, report, ref, { keys, run, lock: lock.value, status, lastMove, silent, now })) && !expired) return;
 
   if (await releaseIssueLock(store, ref, { runId: lock.value.runId, attempt: lock.value.attempt, etag: lock.etag })) {
     report.locksReleased.push(ref.key);
     deps.logger.info('issue lock released', { key: ref.key, runId: lock.value.runId, expired });
   }
+}
+
+/**
+ * Whether a locked run is still alive: its lock expired, its record has not moved for
+ * `stuckAfterMs`, or its worker went silent (a stale `running` heartbeat) make an active run stuck.
+ */
+async function liveness(deps: SweepDeps, keys: ReturnType<typeof runKeys>, run: RunRecord | undefined, lock: IssueLock, now: number) {
+  const status = run?.status ?? 'QUEUED';
+  const expired = Date.parse(lock.expiresAt) <= now;
+  const lastMove = Date.parse(run?.updatedAt ?? lock.acquiredAt);
+  const active = ACTIVE_RUN_STATUSES.has(status);
+  const silent = active ? await silentWorker(deps.store, keys, Math.max(run?.attempt ?? 1, lock.attempt), now) : undefined;
+  const stuck = active && (expired || now - lastMove > (deps.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS) || silent !== undefined);
+  return { status, expired, lastMove, silent, stuck };
+}
+
+/** Mark a stuck run FAILED and say why on its progress comment; false when the run moved since the sweep read it. */
+async function failStuckRun(
+  deps: SweepDeps,
+  report: SweepReport,
+  ref: LockRef,
+  stuck: {
+    keys: ReturnType<typeof runKeys>;
+    run: { value: RunRecord; etag: string } | undefined;
+    lock: IssueLock;
+    status: string;
+    lastMove: number;
+    silent: WorkerHeartbeat | undefined;
+    now: number;
+  },
+): Promise<boolean> {
+  const { keys, run, lock, status, lastMove, silent, now } = stuck;
+  const request = await readArtifactIfPresent(deps.store, keys.request, RunRequest);
+  const marked = await markFailed(deps, { keys, run, request, lock, now });
+  if (!marked) return false;
+  const message = silent
+    ? `the worker stopped answering: its last heartbeat was ${minutesSince(silent.at, now)} minutes ago (killed by its time limit, out of memory or crashed, during continuation ${silent.continuation}); stopped by the sweeper. \`/agent retry\` starts it again`
+    : `no progress for ${minutesSince(lastMove, now)} minutes; stopped by the sweeper. \`/agent retry\` starts it again`;
+  const commentUpdated = await updateProgressComment(deps, ref, request, lock, message);
+  const swept = { owner: ref.owner, repo: ref.repo, issue: ref.issue, runId: lock.runId, attempt: marked.attempt, was: status };
+  report.runsFailed.push({ ...swept, commentUpdated });
+  deps.logger.warn('stuck run marked failed', { ...swept, ...(silent ? { lastHeartbeat: silent.at } : {}) });
+  return true;
 }
 
 /**
@@ -231,7 +246,7 @@ async function markFailed(
 }
 
 /** Edit the run's progress comment to say it was failed by the sweeper; false when there is none or GitHub refused. */
-async function updateProgressComment(deps: SweepDeps, ref: LockRef, request: RunRequest | undefined, lock: IssueLock, minutes: number): Promise<boolean> {
+async function updateProgressComment(deps: SweepDeps, ref: LockRef, request: RunRequest | undefined, lock: IssueLock, message: string): Promise<boolean> {
   if (!request || request.source.kind !== 'github') return false;
   let commentId = request.issue?.progressCommentId;
   if (commentId === undefined) {
@@ -250,10 +265,24 @@ async function updateProgressComment(deps: SweepDeps, ref: LockRef, request: Run
         attempt: Math.max(lock.attempt, 1),
         status: 'FAILED',
         phases: [],
-        message: `no progress for ${minutes} minutes; stopped by the sweeper. \`/agent retry\` starts it again`,
+        message,
       }),
     }),
   );
+}
+
+/**
+ * The attempt's heartbeat when its worker went silent: `running` and older than
+ * HEARTBEAT_STALE_MS (a worker that stopped on its own says `idle`; one that never beat is
+ * left to the record's own age).
+ */
+async function silentWorker(store: ArtifactStore, keys: ReturnType<typeof runKeys>, attempt: number, now: number): Promise<WorkerHeartbeat | undefined> {
+  const beat = await readArtifactIfPresent(store, keys.attempt(attempt).heartbeat, WorkerHeartbeat);
+  return beat?.state === 'running' && now - Date.parse(beat.at) > HEARTBEAT_STALE_MS ? beat : undefined;
+}
+
+function minutesSince(at: string | number, now: number): number {
+  return Math.round((now - (typeof at === 'number' ? at : Date.parse(at))) / 60_000);
 }
 
 /** Every owner/repo with an issue pointer, sorted. */

@@ -136,3 +136,13 @@ export function tokenErrorOf(error: unknown, meta: { installationId: number; rep
   if (status === 404) return new TokenError('INSTALLATION_NOT_FOUND', 'The installation does not exist or the App cannot see it', data);
   return new TokenError('TOKEN_REQUEST_REJECTED', 'GitHub refused the token request', data);
 }
+
+/**
+ * The App's own JWT (the App, not an installation), on the injected clock: for the few calls
+ * made as the App itself (`draftsman doctor` reads the App's permissions and webhook). Never logged.
+ */
+export async function appJwt(options: { appId: string | number; privateKey: string | KeyObject; clock: Clock }): Promise<string> {
+  const timeDifference = Math.floor(options.clock.now() / 1000) - Math.floor(Date.now() / 1000);
+  const auth = createAppAuth({ appId: options.appId, privateKey: pkcs8Pem(options.privateKey), cache: NO_CACHE, timeDifference });
+  return (await auth({ type: 'app' })).token;
+}

@@ -11,8 +11,8 @@ export const TokenRequestEvent = z
   .object({
     installationId: z.number().int().positive(),
     repositoryId: z.number().int().positive(),
-    /** A narrower role than the function's own (token-read mints `worker` tokens for run-session). */
-    role: z.enum(['read', 'worker', 'write']).optional(),
+    /** A narrower role than the function's own (token-read mints `worker` tokens for run-session, `notice` tokens for the intake). */
+    role: z.enum(['read', 'worker', 'write', 'notice']).optional(),
   })
   .strict();
 export type TokenRequestEvent = z.infer<typeof TokenRequestEvent>;

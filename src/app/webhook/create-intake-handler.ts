@@ -13,6 +13,7 @@ import { onBasePush, PushPayload } from './keep-current.js';
 import { draftsmanApp, probotLog } from './probot-app.js';
 import { deliveryFields, describe } from './receive-webhook.js';
 import type { CampaignLauncher } from '../campaign/campaign-launcher.js';
+import { onInstallationGrants } from './installation-grants.js';
 import { StoredDelivery } from './stored-delivery.js';
 import { TriggerService } from './trigger-service.js';
 
@@ -86,6 +87,10 @@ export async function createIntakeHandler(deps: IntakeDeps): Promise<Intake> {
       },
       onCommitStatus: async (payload) => void (await recordCommitStatus(ci, payload)),
       onPullRequestClosed: async (payload) => void (await onPullRequestClosed(ci, payload)),
+      onInstallation: async (event, payload, delivery) => {
+        const outcome = await onInstallationGrants(ci, event, payload);
+        deps.logger.info('installation grants checked', { delivery, outcome });
+      },
       onPush: async (payload, delivery) => {
         const outcomes = await onBasePush(triggerDeps, PushPayload.parse(payload));
         if (outcomes.length > 0) deps.logger.info('push handled', { delivery, outcomes: outcomes.map((o) => `${o.runId}:${o.decision}:${o.outcome.kind}`) });

@@ -73,6 +73,7 @@ export const SUBSCRIBED_EVENTS: Readonly<Record<string, EventRule<unknown>>> = {
   'pull_request_review_comment.created': rule({ schema: PullRequestReviewCommentCreatedPayload, skip: reviewCommentSkip }),
   'issues.closed': rule({ schema: IssuesClosedPayload, skip: closedSkip }),
   installation: {},
+  installation_repositories: {},
   // CI records parse their own subsets and ignore what does not match: no 400 for them.
   'check_suite.completed': {},
   status: {},

@@ -18,6 +18,8 @@ export interface DraftsmanAppDeps {
   onCommitStatus?: (payload: unknown, deliveryId: string) => Promise<void>;
   /** A push: when it moves the base of open agent pull requests, they are kept current. */
   onPush?: (payload: unknown, deliveryId: string) => Promise<void>;
+  /** `installation` and `installation_repositories`: the installation's grants against app.yml (installation-grants.ts). */
+  onInstallation?: (event: 'installation' | 'installation_repositories', payload: unknown, deliveryId: string) => Promise<void>;
 }
 
 /**
@@ -48,6 +50,15 @@ export function draftsmanApp(deps: DraftsmanAppDeps): ApplicationFunction {
     });
     app.on('installation', async (context) => {
       deps.logger.info('installation event', { delivery: context.id, action: context.payload.action, installation: context.payload.installation.id });
+      await deps.onInstallation?.('installation', context.payload, context.id);
+    });
+    app.on('installation_repositories', async (context) => {
+      deps.logger.info('installation_repositories event', {
+        delivery: context.id,
+        action: context.payload.action,
+        installation: context.payload.installation.id,
+      });
+      await deps.onInstallation?.('installation_repositories', context.payload, context.id);
     });
     app.on('check_suite.completed', async (context) => {
       await deps.onCheckSuiteCompleted?.(context.payload, context.id);

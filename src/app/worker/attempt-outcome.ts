@@ -6,6 +6,7 @@ import { IssueLatest } from '../../core/runs/run-state.js';
 import { attemptEndMetric, emitMetric, failureEvent, runOutcomeMetric } from '../metrics/run-metrics.js';
 import { MAX_CONTINUATIONS } from '../../core/runs/continuations.js';
 import { code } from '../../core/text/report-markdown.js';
+import { modelFailureOf } from '../model/model-failure.js';
 import { Continuation } from './lease.js';
 import type { OpenAttempt } from './open-attempt.js';
 import { stopAttempt } from './stop-attempt.js';
@@ -101,18 +102,18 @@ function describeOutcome(result: PipelineResult): string {
     case 'CANCELLED':
       return 'cancelled';
     default:
-      return `${result.reason ?? result.status}${providerCause(result)}: see the ledger; \`/agent retry\` starts a new attempt`;
+      return modelStop(result) ?? `${result.reason ?? result.status}: see the ledger; \`/agent retry\` starts a new attempt`;
   }
 }
 
 /**
- * Why the model provider failed (an endpoint that refuses connections, a 404 for a wrong base
- * URL or model), as a code span. Only for MODEL_ERROR: its summary is the provider's scrubbed
- * error, never model output, which other stops may quote.
+ * A failed model call, as the issue shows it: the provider's cause as a code span (its summary
+ * is the provider's scrubbed error, never model output, which other stops may quote; the
+ * provider, the endpoint, the HTTP status, the Retry-After it asked for) and what to do about it.
  */
-function providerCause(result: PipelineResult): string {
+function modelStop(result: PipelineResult): string | undefined {
   const summary = result.details?.summary;
-  if (result.reason !== 'MODEL_ERROR' || typeof summary !== 'string') return '';
-  const cause = summary.replace(/^The model call failed: /, '');
-  return ` (${code(cause.length > 400 ? `${cause.slice(0, 400)}…` : cause)})`;
+  if (result.reason !== 'MODEL_ERROR' || typeof summary !== 'string') return undefined;
+  const { cause, advice } = modelFailureOf(summary);
+  return `${result.reason} (${code(cause.length > 600 ? `${cause.slice(0, 600)}…` : cause)}): ${advice}; then \`/agent retry\` starts a new attempt`;
 }

@@ -2,12 +2,16 @@ import { readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
 import { runPipeline, type PipelineResult } from '../../core/pipeline/run-pipeline.js';
 import { POLICY_FILE_NAME } from '../../core/policy/agent-policy.js';
 import { parseRunTrigger, type RunTrigger } from '../../core/runs/run-key.js';
+import { attemptNeedsModel } from '../../core/runs/run-needs-model.js';
 import { CancelMarker } from '../../core/runs/run-state.js';
 import { WorkerInvocation } from '../dispatch/dispatch-record.js';
 import { HttpRepoSource } from '../git/http-repo-source.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { withLogScope } from '../logger.js';
+import { modelConfigProblem, modelConfigSentence } from '../model/model-check.js';
+import { runKeys } from '../../core/artifacts/keys.js';
 import { finishAttempt, suspendAttempt } from './attempt-outcome.js';
+import { startHeartbeat } from './heartbeat.js';
 import { githubCiStatus } from './github-ci-status.js';
 import { leaseAttempt, openAttempt, type OpenAttempt } from './open-attempt.js';
 import { stopAttempt } from './stop-attempt.js';
@@ -51,15 +55,35 @@ export function createWorkerHandler(deps: WorkerDeps) {
   };
 }
 
-/** One invocation: lease, open, read the trusted policy, run the pipeline, then suspend or finish the attempt. */
+/** One invocation: lease, then beat (worker/heartbeat.ts) while the attempt runs. */
 async function runOne(deps: RunDeps, target: RunTrigger, context: InvocationContext): Promise<PipelineResult | undefined> {
   if (!(await leaseAttempt(deps, target, context))) return undefined;
+  const heartbeat = await startHeartbeat(deps, runKeys(target.owner, target.repo, target.runId).attempt(target.attempt).heartbeat, target);
+  try {
+    const result = await runLeased(deps, target, context);
+    await heartbeat.stop();
+    return result;
+  } finally {
+    // A thrown invocation stops beating without saying `idle`: a retry beats again, else the sweeper ends the attempt.
+    heartbeat.cancel();
+  }
+}
+
+/** The leased attempt: open it, read the trusted policy, check the model, run the pipeline, then suspend or finish it. */
+async function runLeased(deps: RunDeps, target: RunTrigger, context: InvocationContext): Promise<PipelineResult | undefined> {
   const run = await openAttempt(deps, target);
   const { api, request } = run;
   const repoInfo = await api.rest.repos.get({ owner: request.owner, repo: request.repo });
   const trusted = await readTrustedPolicy(api, { owner: request.owner, repo: request.repo, defaultBranch: repoInfo.data.default_branch });
   if (!trusted.ok) {
     await stopAttempt(run, { status: 'BLOCKED', reason: trusted.error.reason, message: `${trusted.error.reason}: ${trusted.error.message}` });
+    await run.tracker.flush();
+    return undefined;
+  }
+  // A model that is not configured ends the run now, naming the setting, rather than at its first call.
+  const modelProblem = attemptNeedsModel(request, run.attempt.attemptRequest?.followUp) ? await modelConfigProblem(deps.model) : undefined;
+  if (modelProblem) {
+    await stopAttempt(run, { status: 'FAILED', reason: modelProblem.reason, message: modelConfigSentence(modelProblem) });
     await run.tracker.flush();
     return undefined;
   }

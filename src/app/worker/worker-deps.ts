@@ -8,6 +8,7 @@ import type { Verifier } from '../../core/verify/verifier.js';
 import type { RunSession, RunSessionOpener } from '../dispatch/run-session-client.js';
 import type { GitHubApi } from '../github/github-api.js';
 import type { MetricLogger } from '../metrics/run-metrics.js';
+import type { HeartbeatTimer } from './heartbeat.js';
 
 export interface WorkerDeps {
   /**
@@ -31,6 +32,8 @@ export interface WorkerDeps {
   identity: { name: string; email: string };
   /** Around each ingestion (`PipelineDeps.ingestionMemory`): the young generation kept at its size. */
   ingestionMemory?: PipelineDeps['ingestionMemory'];
+  /** The heartbeat's timer (worker/heartbeat.ts); default setInterval. */
+  heartbeatTimer?: HeartbeatTimer;
   /** The repository source; default smart HTTP with the token-read token (tests may point it at a loopback server). */
   cloneUrl?: (request: RunRequest) => string;
 }

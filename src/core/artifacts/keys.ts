@@ -71,6 +71,8 @@ export interface AttemptKeys {
   approvalRequest: string;
   /** The worker's progress, which the publisher shows on the progress comment. */
   progress: string;
+  /** The worker's heartbeat while it runs (worker/heartbeat.ts); the sweeper ends an attempt whose worker went silent. */
+  heartbeat: string;
   /** `verify/<digest>/source.zip`: the candidate tree a build runs on (the worker writes it). */
   verifySource(digest: string): string;
   /**
@@ -200,9 +202,15 @@ function attemptKeys(a: string): AttemptKeys {
     patch: (seq, segment) => `${a}patches/${padSeq(seq)}-${keySegment(segment, 'patch segment')}.diff`,
     approvalRequest: `${a}approval-request.json`,
     progress: `${a}progress.json`,
+    heartbeat: `${a}heartbeat.json`,
     verifySource: (digest) => `${a}verify/${verifyDigest(digest)}/source.zip`,
     verifyRequest: (digest) => `${a}verify/${verifyDigest(digest)}/build-request.json`,
   };
+}
+
+/** `installations/<id>/grants.json`: what the installation lacks of the App's grants, and the issue that told its admin (the intake's). */
+export function installationGrantsKey(installationId: number): string {
+  return `installations/${positiveInt(installationId, 'installation id')}/grants.json`;
 }
 
 /** `issues/<owner>/<repo>/<n>/latest.json`: the issue's latest run. */

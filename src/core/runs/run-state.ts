@@ -146,3 +146,19 @@ export const AttemptProgress = z.object({
   at: z.string(),
 });
 export type AttemptProgress = z.infer<typeof AttemptProgress>;
+
+/**
+ * `attempts/<n>/heartbeat.json`: the worker says it is alive, every minute while an invocation
+ * runs (`running`), and `idle` when it stops on its own (suspended, finished, failed). A
+ * `running` heartbeat that went stale means the worker was killed (timeout, memory, a crash)
+ * and nothing will end the attempt but the sweeper.
+ */
+export const WorkerHeartbeat = z.object({
+  schemaVersion: z.literal(1),
+  runId: z.string(),
+  attempt: z.number().int().positive(),
+  continuation: z.number().int().nonnegative(),
+  state: z.enum(['running', 'idle']),
+  at: z.iso.datetime(),
+});
+export type WorkerHeartbeat = z.infer<typeof WorkerHeartbeat>;

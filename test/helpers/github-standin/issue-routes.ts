@@ -90,7 +90,22 @@ const createComment: RepoRoute['handle'] = (ctx, m, body) => {
   return { status: 201, body: commentJson(ctx, comment) };
 };
 
-/** `POST /repos/{owner}/{repo}/issues`: an issue by the token's App (a campaign's issue in a target repository). */
+const addLabels: RepoRoute['handle'] = (ctx, m, body) => {
+  const number = Number(m[1]);
+  const { pull, writeDenied } = issueTarget(ctx, number);
+  if (writeDenied) return writeDenied;
+  // GitHub labels pull requests through the issues API too.
+  const stored = ctx.repo.issues.get(number) ?? (pull ? { labels: (pull.labels ??= []), updatedAt: pull.updatedAt } : undefined);
+  if (!stored) return notFound;
+  const labels = Array.isArray(ctx.body) ? ctx.body : Array.isArray(body.labels) ? body.labels : undefined;
+  if (!labels || labels.some((l) => typeof l !== 'string')) return unprocessable('labels must be strings');
+  for (const l of labels as string[]) if (!stored.labels.includes(l)) stored.labels.push(l);
+  stored.updatedAt = ctx.now();
+  if (pull && !ctx.repo.issues.has(number)) pull.updatedAt = stored.updatedAt;
+  return { status: 200, body: stored.labels.map((name, i) => ({ id: i + 1, name, color: 'ededed', default: false })) };
+};
+
+/** `POST /repos/{owner}/{repo}/issues`: an issue opened as the token's App (a campaign's issue in a target repository, the grants notice). */
 const createIssue: RepoRoute['handle'] = (ctx, _m, body) => {
   const denied = need(ctx, ['issues', 'write']);
   if (denied) return denied;
@@ -110,19 +125,18 @@ const createIssue: RepoRoute['handle'] = (ctx, _m, body) => {
   return { status: 201, body: issueJson(ctx, issue, undefined) };
 };
 
-const addLabels: RepoRoute['handle'] = (ctx, m, body) => {
-  const number = Number(m[1]);
-  const { pull, writeDenied } = issueTarget(ctx, number);
-  if (writeDenied) return writeDenied;
-  // GitHub labels pull requests through the issues API too.
-  const stored = ctx.repo.issues.get(number) ?? (pull ? { labels: (pull.labels ??= []), updatedAt: pull.updatedAt } : undefined);
-  if (!stored) return notFound;
-  const labels = Array.isArray(ctx.body) ? ctx.body : Array.isArray(body.labels) ? body.labels : undefined;
-  if (!labels || labels.some((l) => typeof l !== 'string')) return unprocessable('labels must be strings');
-  for (const l of labels as string[]) if (!stored.labels.includes(l)) stored.labels.push(l);
-  stored.updatedAt = ctx.now();
-  if (pull && !ctx.repo.issues.has(number)) pull.updatedAt = stored.updatedAt;
-  return { status: 200, body: stored.labels.map((name, i) => ({ id: i + 1, name, color: 'ededed', default: false })) };
+/** Edits an issue's title, body or state (not a pull request's, in this stand-in). */
+const updateIssue: RepoRoute['handle'] = (ctx, m, body) => {
+  const denied = need(ctx, ['issues', 'write']);
+  if (denied) return denied;
+  const issue = ctx.repo.issues.get(Number(m[1]));
+  if (!issue) return notFound;
+  if (body.state !== undefined && body.state !== 'open' && body.state !== 'closed') return unprocessable('state must be open or closed');
+  if (typeof body.title === 'string') issue.title = body.title;
+  if (typeof body.body === 'string') issue.body = body.body;
+  if (body.state === 'open' || body.state === 'closed') issue.state = body.state;
+  issue.updatedAt = ctx.now();
+  return { status: 200, body: issueJson(ctx, issue, undefined) };
 };
 
 /** Issues, their comments and labels. */
@@ -132,6 +146,7 @@ export const ISSUE_ROUTES: RepoRoute[] = [
   { method: 'DELETE', path: /^\/issues\/comments\/(\d+)$/, handle: deleteComment },
   { method: 'GET', path: /^\/issues$/, handle: guarded([['issues', 'read']], listIssues) },
   { method: 'POST', path: /^\/issues$/, handle: createIssue },
+  { method: 'PATCH', path: /^\/issues\/(\d+)$/, handle: updateIssue },
   { method: 'GET', path: /^\/issues\/(\d+)$/, handle: getIssue },
   { method: 'GET', path: /^\/issues\/(\d+)\/comments$/, handle: listComments },
   { method: 'POST', path: /^\/issues\/(\d+)\/comments$/, handle: createComment },

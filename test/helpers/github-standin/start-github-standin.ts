@@ -1,4 +1,5 @@
 import { appendFile, mkdtemp, rm } from 'node:fs/promises';
+import { APP_EVENTS } from '../../../src/app/github/app-grants.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -61,6 +62,11 @@ export interface StandinOptions {
   privateKeyPem: string;
   /** Default `draftsman`. */
   appSlug?: string;
+  /** What `GET /app` says the App holds: default DEFAULT_INSTALLATION_PERMISSIONS and app.yml's events. */
+  appPermissions?: Record<string, string>;
+  appEvents?: string[];
+  /** What `GET /app/hook/config` answers as the App's webhook URL (default none). */
+  webhookUrl?: string;
   repos: StandinRepoSeed[];
   /** Known users (logins); collaborators and issue authors are added automatically. */
   users?: (string | { login: string; id?: number; type?: 'User' | 'Bot' })[];
@@ -382,17 +388,40 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
     });
   }
 
+  /** A route outside any repository: a manifest conversion, a token mint, the App itself; undefined for anything else. */
+  function appLevelRoute(method: string, url: URL, body: unknown, auth: AuthResult): RouteResult | undefined {
+    const conversion = /^\/app-manifests\/([^/]+)\/conversions$/.exec(url.pathname);
+    if (conversion && method === 'POST') return conversionRoute(decodeURIComponent(conversion[1]));
+    const mint = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(url.pathname);
+    if (mint && method === 'POST') return mintRoute(Number(mint[1]), auth, body);
+    if ((url.pathname === '/app' || url.pathname === '/app/hook/config') && method === 'GET') return appRoute(url.pathname, auth);
+    return undefined;
+  }
+
+  /** The App itself, asked with its JWT: its permissions and events, or its webhook configuration. */
+  function appRoute(path: string, auth: AuthResult): RouteResult {
+    if (auth.kind !== 'app') return { status: 401, body: { message: 'A JSON web token could not be decoded' } };
+    if (path === '/app/hook/config') return { status: 200, body: { url: options.webhookUrl ?? '', content_type: 'json', insecure_ssl: '0' } };
+    return {
+      status: 200,
+      body: {
+        id: Number(appId),
+        slug: appSlug,
+        name: appSlug,
+        permissions: options.appPermissions ?? DEFAULT_INSTALLATION_PERMISSIONS,
+        events: options.appEvents ?? [...APP_EVENTS],
+      },
+    };
+  }
+
   /** What the stand-in answers a request that no fault rule took: a token mint or a repository route. */
   async function answer(method: string, url: URL, body: unknown, auth: AuthResult): Promise<RouteResult> {
     if (auth.kind === 'invalid') return { status: 401, body: { message: auth.message } };
 
     if (url.pathname === '/graphql' && method === 'POST') return graphqlRoute(body, auth, repos.values(), clock.now());
 
-    const conversion = /^\/app-manifests\/([^/]+)\/conversions$/.exec(url.pathname);
-    if (conversion && method === 'POST') return conversionRoute(decodeURIComponent(conversion[1]));
-
-    const mint = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(url.pathname);
-    if (mint && method === 'POST') return mintRoute(Number(mint[1]), auth, body);
+    const appLevel = appLevelRoute(method, url, body, auth);
+    if (appLevel) return appLevel;
 
     const repoMatch = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(url.pathname);
     if (!repoMatch) return { status: 404, body: { message: 'Not Found' } };

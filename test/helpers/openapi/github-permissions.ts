@@ -20,6 +20,9 @@ const issueOrPull = (level: 'read' | 'write'): PermissionNeeds => [
 
 export const OPERATION_PERMISSIONS: Readonly<Record<string, PermissionNeeds>> = {
   'apps/create-installation-access-token': [],
+  // draftsman doctor, as the App itself (its JWT): what it holds and where it delivers.
+  'apps/get-authenticated': [],
+  'apps/get-webhook-config-for-app': [],
   // The manifest flow's code exchange (serve's setup page): no token at all, the code is the credential.
   'apps/create-from-manifest': [],
   'repos/get': read('metadata'),
@@ -42,6 +45,7 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, PermissionNeeds>> = 
   'issues/update-comment': issueOrPull('write'),
   'issues/delete-comment': issueOrPull('write'),
   'issues/add-labels': issueOrPull('write'),
+  'issues/update': write('issues'),
   'git/create-blob': write('contents'),
   'git/get-blob': read('contents'),
   'git/create-tree': write('contents'),

@@ -84,6 +84,7 @@ const ALLOWED: Record<string, Grants> = {
       'runs/*/publish.json',
       'intakes/*',
       'campaigns/*',
+      'installations/*',
     ],
     put: [
       'runs/*/request.json',
@@ -96,6 +97,7 @@ const ALLOWED: Record<string, Grants> = {
       'campaigns/*/campaign.json',
       'campaigns/*/closed.json',
       'campaigns/*/paused.json',
+      'installations/*',
     ],
     del: ['locks/*', 'intakes/*', 'campaigns/*/paused.json'],
     list: ['limits/*', 'locks/*', 'issues/*', 'runs/*/ci/*', 'runs/*/control/follow-up-repair-*', 'runs/*/attempts/', 'campaigns/*'],
@@ -250,6 +252,7 @@ const ALLOWED: Record<string, Grants> = {
       'runs/*/request.json',
       'runs/*/run.json',
       'runs/*/publish.json',
+      'runs/*/attempts/*/heartbeat.json',
       'runs/*/ci/*',
       'runs/*/candidate/pr-candidate.json',
       'runs/*/control/publish-retry.json',

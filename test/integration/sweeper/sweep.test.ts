@@ -7,7 +7,7 @@ import { sweep, type SweepDeps } from '../../../src/app/sweeper/sweep.js';
 import { readArtifactIfPresent, writeArtifact } from '../../../src/core/artifacts/artifact-io.js';
 import { issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
 import { RunRecord, RunRequest } from '../../../src/core/runs/run-request.js';
-import { IssueLatest, IssueLock } from '../../../src/core/runs/run-state.js';
+import { IssueLatest, IssueLock, WorkerHeartbeat } from '../../../src/core/runs/run-state.js';
 import type { AttemptStatus } from '../../../src/core/runs/run-status.js';
 import { STANDIN_GITHUB_POLICY, startGitHubStandin, type GitHubStandin } from '../../helpers/github-standin/index.js';
 import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
@@ -235,6 +235,36 @@ describe('sweep', () => {
     expect(await lockExists(5)).toBe(false);
     expect(await lockExists(6)).toBe(true);
     expect(commentBody(justInside.commentId)).toBe('QUEUED ffffffffffff');
+  });
+
+  it('fails a RUNNING run under a live lock whose worker went silent (a stale running heartbeat), and leaves a fresh or idle one alone', async () => {
+    const beat = (runId: string, state: 'running' | 'idle', at: number) =>
+      writeArtifact(store, runKeys('acme', 'widgets', runId).attempt(1).heartbeat, WorkerHeartbeat, {
+        schemaVersion: 1,
+        runId,
+        attempt: 1,
+        continuation: 0,
+        state,
+        at: iso(at),
+      });
+    const live = { acquiredAt: NOW - 20 * MIN, expiresAt: NOW + 100 * MIN };
+    const silent = await seedRun({ issue: 1, runId: 'aaaaaaaaaaaa', lock: live, run: { status: 'RUNNING', updatedAt: NOW - 6 * MIN } });
+    await beat('aaaaaaaaaaaa', 'running', NOW - 5 * MIN);
+    const fresh = await seedRun({ issue: 2, runId: 'bbbbbbbbbbbb', lock: live, run: { status: 'RUNNING', updatedAt: NOW - 6 * MIN } });
+    await beat('bbbbbbbbbbbb', 'running', NOW - 3 * MIN);
+    // Paused (a continuation or a verification build to come): the worker said so.
+    const paused = await seedRun({ issue: 3, runId: 'cccccccccccc', lock: live, run: { status: 'RUNNING', updatedAt: NOW - 30 * MIN } });
+    await beat('cccccccccccc', 'idle', NOW - 30 * MIN);
+
+    const report = await sweep(deps);
+
+    expect(report.runsFailed).toEqual([{ owner: 'acme', repo: 'widgets', issue: 1, runId: 'aaaaaaaaaaaa', attempt: 1, was: 'RUNNING', commentUpdated: true }]);
+    expect(await runOf('aaaaaaaaaaaa')).toMatchObject({ status: 'FAILED', reason: 'STUCK' });
+    expect(await lockExists(1)).toBe(false);
+    expect(commentBody(silent.commentId)).toContain('the worker stopped answering: its last heartbeat was 5 minutes ago');
+    expect(commentBody(fresh.commentId)).toBe('QUEUED bbbbbbbbbbbb');
+    expect(commentBody(paused.commentId)).toBe('QUEUED cccccccccccc');
+    expect(logger.entries().find((e) => e.msg === 'stuck run marked failed')).toMatchObject({ runId: 'aaaaaaaaaaaa', lastHeartbeat: iso(NOW - 5 * MIN) });
   });
 
   it('hands every repository with runs to the CI poll hook and reports what it wrote', async () => {

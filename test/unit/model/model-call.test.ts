@@ -1,26 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { LambdaLike } from '../../../src/app/aws/invoke-json.js';
-import { createModelCallHandler, LambdaModelProvider } from '../../../src/app/model/model-call.js';
+import { createModelProvider } from '../../../src/app/model/create-model-provider.js';
+import { createModelCallHandler, LambdaModelProvider, modelCallProvider } from '../../../src/app/model/model-call.js';
+import { modelConfigProblem } from '../../../src/app/model/model-check.js';
 import { ModelProviderError } from '../../../src/app/model/model-provider-error.js';
 import type { ModelProvider } from '../../../src/core/ports.js';
-
-/** A Lambda client that runs `handler` on the JSON payload, as a synchronous invocation would. */
-function lambdaOf(handler: (event: unknown) => Promise<unknown>): LambdaLike {
-  return {
-    send: async (command) => {
-      const event = JSON.parse(Buffer.from(command.input.Payload as Uint8Array).toString('utf8'));
-      try {
-        return { $metadata: {}, Payload: Buffer.from(JSON.stringify(await handler(event))) } as never;
-      } catch (error) {
-        return {
-          $metadata: {},
-          FunctionError: 'Unhandled',
-          Payload: Buffer.from(JSON.stringify({ errorType: 'Error', errorMessage: String(error) })),
-        } as never;
-      }
-    },
-  };
-}
+import { lambdaOf } from '../../helpers/lambda-of.js';
 
 const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [] };
 
@@ -65,5 +49,32 @@ describe('model-call and the worker provider that invokes it', () => {
     await expect(crashing.complete(request)).rejects.toMatchObject({ reason: 'MODEL_SERVER_ERROR' });
     const garbled = new LambdaModelProvider({ client: lambdaOf(async () => ({ something: 'else' })), functionName: 'model-call', model: 'm' });
     await expect(garbled.complete(request)).rejects.toMatchObject({ reason: 'MODEL_RESPONSE_INVALID' });
+  });
+
+  it('a configuration that cannot be built answers every call and check with the setting it lacks, and is found before any call', async () => {
+    const handler = createModelCallHandler(modelCallProvider(() => createModelProvider({ provider: 'anthropic', model: 'claude-test' })));
+    const provider = new LambdaModelProvider({ client: lambdaOf(handler), functionName: 'model-call', model: 'claude-test' });
+
+    const problem = await modelConfigProblem(provider);
+
+    expect(problem).toMatchObject({ reason: 'MODEL_CONFIG_INVALID', data: { variables: ['apiKey'] } });
+    expect(problem?.message).toContain('MODEL_API_KEY is missing');
+    await expect(provider.complete(request)).rejects.toMatchObject({ name: 'ModelConfigError', reason: 'MODEL_CONFIG_INVALID' });
+    await expect(createModelCallHandler(undefined)({ check: true })).resolves.toMatchObject({ ok: false, reason: 'MODEL_CONFIG_INVALID' });
+  });
+
+  it('a configured model passes the check without a provider call', async () => {
+    let calls = 0;
+    const counting: ModelProvider = {
+      model: 'm',
+      complete: async () => {
+        calls += 1;
+        return { message: { role: 'assistant', content: 'ok' }, stopReason: 'end_turn' };
+      },
+    };
+    const provider = new LambdaModelProvider({ client: lambdaOf(createModelCallHandler(counting)), functionName: 'model-call', model: 'm' });
+
+    expect(await modelConfigProblem(provider)).toBeUndefined();
+    expect(calls).toBe(0);
   });
 });
