@@ -16,6 +16,9 @@ import { TOKEN_SCOPES } from '../../src/app/tokens/token-scopes.js';
 import { CapturingLogger, CapturingSink } from '../../src/app/logger.js';
 import { createMemoryFs } from '../../src/app/local/memfs-adapter.js';
 import { createModelProvider } from '../../src/app/model/create-model-provider.js';
+import { createModelCallHandler, LambdaModelProvider } from '../../src/app/model/model-call.js';
+import { usdToMicro, type PriceTable } from '../../src/core/budget/cost.js';
+import { lambdaOf } from './in-process-lambda.js';
 import type { ModelProvider } from '../../src/core/ports.js';
 import type { BlockModelServer } from './block-model-server.js';
 import { BEDROCK_TEST_CREDENTIALS, startBedrockServer } from './bedrock-server.js';
@@ -153,6 +156,10 @@ export interface AppHarnessOptions {
    * signed with BEDROCK_TEST_CREDENTIALS, running the same `model.script`).
    */
   modelProvider?: 'openai' | 'bedrock';
+  /** MODEL_PRICES of the worker and model-call (a policy's cost caps need a price for the model: `scripted`). */
+  prices?: PriceTable;
+  /** INSTALLATION_MONTHLY_COST_USD of model-call. */
+  installationMonthlyCostUsd?: number;
   /**
    * `codebuild`: the worker verifies as the Lambda worker does (`codeBuildVerifier`), and a
    * build request goes to the verifier function (VerifierRole), which starts the build on the
@@ -487,7 +494,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       ? await startBedrockServer({ script: options.model.script, accessKeyId: BEDROCK_TEST_CREDENTIALS.accessKeyId, region: 'us-east-1' })
       : undefined;
   const noRetries = { maxRetries: 0, sleep: async () => {} };
-  const workerModel: ModelProvider | undefined = bedrockServer
+  const providerModel: ModelProvider | undefined = bedrockServer
     ? createModelProvider(
         { provider: 'bedrock', model: HARNESS_BEDROCK_MODEL, baseUrl: bedrockServer.baseUrl, region: 'us-east-1' },
         { ...noRetries, awsCredentials: BEDROCK_TEST_CREDENTIALS },
@@ -550,6 +557,22 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   const trustedReads: TrustedRead[] = [];
   const readsOf = (fn: TrustedRead['fn'], inner: ArtifactStore) => recordingReads(inner, (op, key) => trustedReads.push({ fn, op, key }));
   const roleStore = (role: string) => policyScopedStore(store, s3.bucket, [roleStatements(role, { bucket: s3.bucket })], {});
+  // The worker's model as deployed: each call a synchronous invoke of model-call (ModelCallRole),
+  // which charges the run's spend records and calls the provider.
+  let reservations = 0;
+  const modelCall = providerModel
+    ? createModelCallHandler(providerModel, {
+        store: roleStore('ModelCallRole'),
+        clock,
+        prices: options.prices,
+        ...(options.installationMonthlyCostUsd !== undefined ? { installationMonthlyMicroUsd: usdToMicro(options.installationMonthlyCostUsd) } : {}),
+        reservationId: () => `harness-reservation-${++reservations}`,
+      })
+    : undefined;
+  const workerModel =
+    providerModel && modelCall
+      ? new LambdaModelProvider({ client: lambdaOf(modelCall), functionName: 'draftsman-test-modelCall', model: providerModel.model })
+      : undefined;
   const webhookRoleStore = readsOf('webhook', roleStore('WebhookRole'));
   const storedByWebhook: string[] = [];
   const webhookStore = recordingPuts(webhookRoleStore, (key) => storedByWebhook.push(key));
@@ -637,6 +660,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     syntax: syntaxService,
     newFs: createMemoryFs,
     model: workerModel,
+    prices: options.prices,
     verifier: options.verify === 'codebuild' ? codeBuildVerifier : undefined,
     ingestionMemory: { enter: () => void ingestionMemoryCalls.push('enter'), leave: () => void ingestionMemoryCalls.push('leave') },
     identity: { name: HARNESS_BOT_LOGIN, email: `${HARNESS_BOT_LOGIN}@users.noreply.github.com` },

@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import type { ChatMessage, ModelProvider, ModelResponse, ToolSpec } from '../../core/ports.js';
+import { runKeys } from '../../core/artifacts/keys.js';
+import { SPEND_REASONS, SpendError } from '../../core/budget/spend.js';
+import { accountSpend, type SpendAccountingDeps } from '../../core/engines/llm/spend-accounting.js';
+import type { ChatMessage, ModelProvider, ModelResponse, SpendScope, ToolSpec } from '../../core/ports.js';
+import { RunRequest } from '../../core/runs/run-request.js';
 import { invokeJson, type LambdaLike } from '../aws/invoke-json.js';
 import { MODEL_PROVIDER_REASONS, ModelProviderError } from './model-provider-error.js';
 
@@ -31,32 +35,71 @@ export const ModelCallEvent = z
     messages: z.array(Message).min(1).max(MAX_MESSAGES),
     tools: z.array(z.object({ name: z.string(), description: z.string(), parameters: z.record(z.string(), z.unknown()) })).max(MAX_TOOLS),
     maxTokens: z.number().int().positive().max(MAX_TOKENS).optional(),
+    /** The run the call is charged to and the policy's caps; the installation comes from the run's trusted request.json. */
+    spend: z
+      .object({
+        owner: z.string().min(1).max(100),
+        repo: z.string().min(1).max(100),
+        runId: z.string().min(1).max(64),
+        attempt: z.number().int().positive(),
+        caps: z.object({ taskMicroUsd: z.number().int().nonnegative().optional(), repositoryMonthlyMicroUsd: z.number().int().nonnegative().optional() }).strict(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
+export type ModelCallEvent = z.infer<typeof ModelCallEvent>;
 
 /** model-call's answer: the response, or the provider's coded failure (so the worker can tell a rate limit from a refusal). */
 export const ModelCallResult = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), response: z.unknown() }),
-  z.object({ ok: z.literal(false), reason: z.enum(MODEL_PROVIDER_REASONS), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }),
+  z.object({ ok: z.literal(false), reason: z.enum([...MODEL_PROVIDER_REASONS, ...SPEND_REASONS]), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }),
 ]);
 export type ModelCallResult = z.infer<typeof ModelCallResult>;
 
-/** model-call's body: validate the request, call the configured provider, answer with the response or the coded failure. */
-export function createModelCallHandler(provider: ModelProvider | undefined): (event: unknown) => Promise<ModelCallResult> {
+/**
+ * model-call's body: validate the request, call the configured provider, answer with the
+ * response or the coded failure. With `spend` (the deployment's bucket), every call must name
+ * its run and is charged to its spend records (docs/architecture.md, "Spend"), which only this
+ * function writes: the worker's word decides whom it charges, never what was spent.
+ */
+export function createModelCallHandler(provider: ModelProvider | undefined, spend?: SpendAccountingDeps): (event: unknown) => Promise<ModelCallResult> {
   return async (event) => {
     if (!provider) return { ok: false, reason: 'MODEL_REQUEST_REJECTED', message: 'no model is configured for this deployment' };
     const parsed = ModelCallEvent.safeParse(event);
     if (!parsed.success) {
       return { ok: false, reason: 'MODEL_REQUEST_REJECTED', message: 'not a model request', data: { issues: parsed.error.issues.length } };
     }
+    const charged = spend ? await chargedProvider(provider, parsed.data, spend) : provider;
+    if ('ok' in charged) return charged;
+    const { spend: _scope, ...request } = parsed.data;
     try {
-      const response = await provider.complete(parsed.data as { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number });
+      const response = await charged.complete(request as { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number });
       return { ok: true, response };
     } catch (error) {
-      if (error instanceof ModelProviderError) return { ok: false, reason: error.reason, message: error.message, data: error.data };
+      if (error instanceof ModelProviderError || error instanceof SpendError) return { ok: false, reason: error.reason, message: error.message, data: error.data };
       throw error;
     }
   };
+}
+
+/** The provider charging the event's run, its installation read from the run's request.json (written by the intake). */
+async function chargedProvider(provider: ModelProvider, event: ModelCallEvent, deps: SpendAccountingDeps): Promise<ModelProvider | ModelCallResult> {
+  const refuse = (message: string): ModelCallResult => ({ ok: false, reason: 'MODEL_REQUEST_REJECTED', message });
+  if (!event.spend) return refuse('a model request must name the run it is charged to');
+  const { owner, repo, runId, attempt, caps } = event.spend;
+  let keys;
+  try {
+    keys = runKeys(owner, repo, runId);
+  } catch {
+    return refuse('the run a model request names is not a valid run key');
+  }
+  const object = await deps.store.get(keys.request);
+  const request = object ? RunRequest.safeParse(JSON.parse(new TextDecoder().decode(object.body))) : undefined;
+  if (!request?.success) return refuse('the run a model request names has no request');
+  const source = request.data.source;
+  const scope: SpendScope = { owner, repo, runId, attempt, installation: source.kind === 'github' ? String(source.installationId) : 'local', caps };
+  return accountSpend(provider, scope, deps);
 }
 
 /** The worker's ModelProvider: every call is a synchronous invocation of model-call. */
@@ -67,6 +110,8 @@ export class LambdaModelProvider implements ModelProvider {
       functionName: string;
       /** The configured model's id (reports and prices); model-call decides which model answers. */
       model: string;
+      /** The run calls are charged to (set by `forSpend`). */
+      spend?: SpendScope;
     },
   ) {}
 
@@ -74,16 +119,30 @@ export class LambdaModelProvider implements ModelProvider {
     return this.options.model;
   }
 
+  /** This provider with every call naming `scope`'s run and caps, for model-call to charge. */
+  forSpend(scope: SpendScope): ModelProvider {
+    return new LambdaModelProvider({ ...this.options, spend: scope });
+  }
+
   async complete(request: { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number }): Promise<ModelResponse> {
-    const { client, functionName } = this.options;
-    const answer = await invokeJson(client, functionName, request, (failure) =>
+    const { client, functionName, spend } = this.options;
+    const charge = spend ? { spend: { owner: spend.owner, repo: spend.repo, runId: spend.runId, attempt: spend.attempt, caps: spend.caps } } : {};
+    const answer = await invokeJson(client, functionName, { ...request, ...charge }, (failure) =>
       failure.kind === 'function-error'
         ? new ModelProviderError('MODEL_SERVER_ERROR', 'the model function failed', { functionName, errorType: failure.errorType })
         : new ModelProviderError('MODEL_NETWORK_ERROR', 'the model function could not be invoked', { functionName, failure: failure.kind }),
     );
     const result = ModelCallResult.safeParse(answer);
     if (!result.success) throw new ModelProviderError('MODEL_RESPONSE_INVALID', 'the model function answered something else', { functionName });
-    if (!result.data.ok) throw new ModelProviderError(result.data.reason, result.data.message, result.data.data ?? {});
+    if (!result.data.ok) {
+      const { reason, message, data } = result.data;
+      if (isSpendReason(reason)) throw new SpendError(reason, message, data ?? {});
+      throw new ModelProviderError(reason, message, data ?? {});
+    }
     return result.data.response as ModelResponse;
   }
+}
+
+function isSpendReason(reason: string): reason is (typeof SPEND_REASONS)[number] {
+  return (SPEND_REASONS as readonly string[]).includes(reason);
 }

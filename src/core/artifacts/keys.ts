@@ -278,3 +278,26 @@ export function parseDeliveryKey(key: string): string | undefined {
   const match = /^deliveries\/([^/]+)\.json$/.exec(key);
   return match ? match[1] : undefined;
 }
+
+/** The spend records one model call is charged to (docs/architecture.md, "Spend"); only the trusted model caller writes them. */
+export interface SpendKeys {
+  /** `spend/runs/<owner>/<repo>/<runId>.json`: every attempt of the run. */
+  task: string;
+  /** `spend/repos/<owner>/<repo>/<yyyy-mm>.json`: the repository's calendar month (UTC). */
+  repository: string;
+  /** `spend/installations/<installation>/<yyyy-mm>.json`: the installation's month (`local` in the CLI). */
+  installation: string;
+}
+
+export function spendKeys(scope: { owner: string; repo: string; runId: string; installation: string }, month: string): SpendKeys {
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) {
+    throw new ArtifactError('ARTIFACT_KEY_INVALID', `invalid month for a storage key: ${JSON.stringify(month)}`, { what: 'month', value: month });
+  }
+  const owner = keySegment(scope.owner, 'owner');
+  const repo = keySegment(scope.repo, 'repo');
+  return {
+    task: `spend/runs/${owner}/${repo}/${keySegment(scope.runId, 'runId')}.json`,
+    repository: `spend/repos/${owner}/${repo}/${month}.json`,
+    installation: `spend/installations/${keySegment(scope.installation, 'installation')}/${month}.json`,
+  };
+}

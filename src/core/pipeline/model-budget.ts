@@ -11,6 +11,7 @@ import {
   type RunLimits,
   type RunLlmPhaseInput,
 } from '../engines/llm/index.js';
+import type { SpendScope } from '../ports.js';
 import type { LedgerEntry } from '../phases/ledger.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { PHASE_CONTRACTS, PHASE_NAMES, type PhaseName } from '../phases/phase-contracts.js';
@@ -86,6 +87,23 @@ export function runLimits(env: PipelineEnv, task: TaskContract): RunLimits {
     ...(budgets.maxInputTokens !== undefined ? { tokensIn: budgets.maxInputTokens } : {}),
     ...(budgets.maxOutputTokens !== undefined ? { tokensOut: budgets.maxOutputTokens } : {}),
     ...(budgets.maxCostUsd !== undefined ? { costMicroUsd: usdToMicro(budgets.maxCostUsd) } : {}),
+  };
+}
+
+/** Whom the attempt's model calls are charged to, with the policy's spend caps (the deployment's installation cap is the model caller's). */
+export function spendScope(env: PipelineEnv): SpendScope {
+  const { maxCostUsd, monthlyCostUsd } = env.policy.agent.budgets;
+  const source = env.request.source;
+  return {
+    owner: env.owner,
+    repo: env.repo,
+    runId: env.request.runId,
+    attempt: env.attempt,
+    installation: source.kind === 'github' ? String(source.installationId) : 'local',
+    caps: {
+      ...(maxCostUsd !== undefined ? { taskMicroUsd: usdToMicro(maxCostUsd) } : {}),
+      ...(monthlyCostUsd !== undefined ? { repositoryMonthlyMicroUsd: usdToMicro(monthlyCostUsd) } : {}),
+    },
   };
 }
 

@@ -1,26 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { LambdaLike } from '../../../src/app/aws/invoke-json.js';
 import { createModelCallHandler, LambdaModelProvider } from '../../../src/app/model/model-call.js';
 import { ModelProviderError } from '../../../src/app/model/model-provider-error.js';
 import type { ModelProvider } from '../../../src/core/ports.js';
-
-/** A Lambda client that runs `handler` on the JSON payload, as a synchronous invocation would. */
-function lambdaOf(handler: (event: unknown) => Promise<unknown>): LambdaLike {
-  return {
-    send: async (command) => {
-      const event = JSON.parse(Buffer.from(command.input.Payload as Uint8Array).toString('utf8'));
-      try {
-        return { $metadata: {}, Payload: Buffer.from(JSON.stringify(await handler(event))) } as never;
-      } catch (error) {
-        return {
-          $metadata: {},
-          FunctionError: 'Unhandled',
-          Payload: Buffer.from(JSON.stringify({ errorType: 'Error', errorMessage: String(error) })),
-        } as never;
-      }
-    },
-  };
-}
+import { lambdaOf } from '../../helpers/in-process-lambda.js';
 
 const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [] };
 
