@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   addUsage,
   BUDGET_EXHAUSTED,
+  describeExhaustion,
   Exhaustion,
   NO_USAGE,
   priceOf,
@@ -140,4 +141,11 @@ export function lastExhaustion(entries: readonly LedgerEntry[]): ExhaustedEntry 
     if (parsed.success) return parsed.data;
   }
   return undefined;
+}
+
+/** The one sentence a stop at a spend cap ends with (the cap, the spend, the setting to raise), from a stop's details; undefined for any other stop. */
+export function spendCapSentence(details: Record<string, unknown> | undefined): string | undefined {
+  const parsed = Exhaustion.safeParse(details?.exhausted);
+  if (!parsed.success || parsed.data.scope === 'run' || parsed.data.scope === 'phase') return undefined;
+  return describeExhaustion(parsed.data);
 }
