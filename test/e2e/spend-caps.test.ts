@@ -76,6 +76,17 @@ describe('a task cap holds across a retry and a revision', () => {
     await h.drain();
     const published = await h.json(`${prefix}publish.json`);
     expect(published).toMatchObject({ attempt: 2 });
+    // The PR body and the progress comment show the task's spend over both attempts, and the price.
+    const body = h.standin.repo(h.fullName).pulls.get(published.prNumber)?.body ?? '';
+    expect(body).toContain(
+      '| **Spend** | 3 model calls · tokens 15000 in / 6000 out · $0.1350 over all attempts so far · prices (scripted): $1 in / $20 out per million tokens |',
+    );
+    expect(
+      h
+        .comments(1)
+        .map((c) => c.body)
+        .join('\n'),
+    ).toContain('**Spend so far:** 3 model calls · tokens 15000 in / 6000 out · $0.1350 (all attempts)');
 
     await h.deliver('issue_comment', h.payloads.prComment(published.prNumber, '/agent revise Also trim the code in the log line.', { commentId: 94_001 }));
     await h.drain();
@@ -84,11 +95,19 @@ describe('a task cap holds across a retry and a revision', () => {
     expect(run.attempts.at(-1)).toMatchObject({ n: 3, status: 'BUDGET_EXCEEDED', reason: 'MODEL_BUDGET_EXCEEDED' });
 
     // Three calls were answered in all (two in attempt 1, one live in attempt 2 after its replay, none in 3).
-    const record = await h.json(`spend/runs/acme/orders/${runId}.json`);
+    const record = await h.json(`${prefix}spend.json`);
     expect(record).toMatchObject({ calls: 3, costMicroUsd: 3 * CALL_MICRO_USD, reserved: {} });
     expect(record.costMicroUsd).toBeLessThanOrEqual(CAP_MICRO_USD);
 
-    const said = h.comments(1).map((c) => c.body).join('\n') + h.comments(published.prNumber).map((c) => c.body).join('\n');
+    const said =
+      h
+        .comments(1)
+        .map((c) => c.body)
+        .join('\n') +
+      h
+        .comments(published.prNumber)
+        .map((c) => c.body)
+        .join('\n');
     expect(said).toMatch(/The task's spend cap agent\.budgets\.maxCostUsd = \$0\.2000 stopped the run: \$0\.1350 spent over all its attempts/);
     expect(said).toContain('raise agent.budgets.maxCostUsd to go on.');
   }, 180_000);

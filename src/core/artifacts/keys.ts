@@ -120,6 +120,8 @@ export interface RunKeys {
   attempt(n: number): AttemptKeys;
   candidate: CandidateKeys;
   publish: string;
+  /** `spend.json`: what the run's model calls cost over all its attempts; only the trusted model caller writes it. */
+  spend: string;
   /** `control/rebuild-<base sha>.json`: the rebuild on that base head was requested (once). */
   rebuildMarker(baseSha: string): string;
   ciPrefix: string;
@@ -152,6 +154,7 @@ export function runKeys(owner: string, repo: string, runId: string): RunKeys {
       change: (blobSha) => `${candidate}changes/${objectId(blobSha, 'blob sha')}`,
     },
     publish: `${root}publish.json`,
+    spend: `${root}spend.json`,
     rebuildMarker: (baseSha) => `${root}control/rebuild-${objectId(baseSha, 'base sha')}.json`,
     ciPrefix: `${root}ci/`,
     ci: (id) => `${root}ci/${keySegment(id, 'check suite id')}.json`,
@@ -281,7 +284,7 @@ export function parseDeliveryKey(key: string): string | undefined {
 
 /** The spend records one model call is charged to (docs/architecture.md, "Spend"); only the trusted model caller writes them. */
 export interface SpendKeys {
-  /** `spend/runs/<owner>/<repo>/<runId>.json`: every attempt of the run. */
+  /** `runs/<owner>/<repo>/<runId>/spend.json`: every attempt of the run (the worker may read it, never write it). */
   task: string;
   /** `spend/repos/<owner>/<repo>/<yyyy-mm>.json`: the repository's calendar month (UTC). */
   repository: string;
@@ -296,7 +299,7 @@ export function spendKeys(scope: { owner: string; repo: string; runId: string; i
   const owner = keySegment(scope.owner, 'owner');
   const repo = keySegment(scope.repo, 'repo');
   return {
-    task: `spend/runs/${owner}/${repo}/${keySegment(scope.runId, 'runId')}.json`,
+    task: runKeys(scope.owner, scope.repo, scope.runId).spend,
     repository: `spend/repos/${owner}/${repo}/${month}.json`,
     installation: `spend/installations/${keySegment(scope.installation, 'installation')}/${month}.json`,
   };

@@ -6,6 +6,7 @@ import {
   Exhaustion,
   NO_USAGE,
   priceOf,
+  SpendRecord,
   usdToMicro,
   type BudgetUsage,
   type LlmPhaseResult,
@@ -14,6 +15,7 @@ import {
 } from '../engines/llm/index.js';
 import type { SpendScope } from '../ports.js';
 import type { LedgerEntry } from '../phases/ledger.js';
+import type { RunReportInput } from '../phases/run-report-schema.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { PHASE_CONTRACTS, PHASE_NAMES, type PhaseName } from '../phases/phase-contracts.js';
 import type { TaskContract } from '../task/task-contract.js';
@@ -148,4 +150,15 @@ export function spendCapSentence(details: Record<string, unknown> | undefined): 
   const parsed = Exhaustion.safeParse(details?.exhausted);
   if (!parsed.success || parsed.data.scope === 'run' || parsed.data.scope === 'phase') return undefined;
   return describeExhaustion(parsed.data);
+}
+
+/** The report's spend so far: the run's spend record (written by the model caller) and the model's price; none before any call. */
+export async function taskSpend(env: PipelineEnv): Promise<RunReportInput['budget']['spend']> {
+  const object = await env.store.get(env.keys.spend);
+  if (!object) return undefined;
+  const parsed = SpendRecord.safeParse(JSON.parse(new TextDecoder().decode(object.body)));
+  if (!parsed.success) return undefined;
+  const { calls, tokensIn, tokensOut, costMicroUsd } = parsed.data;
+  const price = env.model ? priceOf(env.prices, env.model.model) : undefined;
+  return { calls, tokensIn, tokensOut, costMicroUsd, ...(price && env.model ? { price: { model: env.model.model, ...price } } : {}) };
 }

@@ -32,6 +32,7 @@ describe('storage keys, exactly as docs/architecture.md lists them', () => {
     ['diff-summary', run.candidate.diffSummary, `${R}/candidate/diff-summary.json`],
     ['change blob', run.candidate.change(BLOB), `${R}/candidate/changes/${BLOB}`],
     ['publish', run.publish, `${R}/publish.json`],
+    ['spend', run.spend, `${R}/spend.json`],
     ['ci', run.ci(987654), `${R}/ci/987654.json`],
     ['issue latest', issueLatestKey('octo', 'widgets', 42), 'issues/octo/widgets/42/latest.json'],
     ['lock', lockKey('octo', 'widgets', 42), 'locks/octo/widgets/issues/42.json'],
