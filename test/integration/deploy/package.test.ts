@@ -92,8 +92,16 @@ const ALLOWED: Record<string, Grants> = {
   },
   // The worker runs on untrusted input: no bucket access, no token function, no secret; run-session and model-call.
   WorkerRole: { get: [], put: [], del: [], list: [], invoke: ['runSession', 'modelCall'], secrets: [], dlq: true },
-  // The model key's only holder: nothing of the bucket, nothing to invoke.
-  ModelCallRole: { get: [], put: [], del: [], list: [], invoke: [], secrets: ['model-api-key'], dlq: false },
+  // The model key's only holder and the spend records' only writer: a run's request (its installation), spend/* and runs/*/spend.json.
+  ModelCallRole: {
+    get: ['runs/*/request.json', 'spend/*', 'runs/*/spend.json'],
+    put: ['spend/*', 'runs/*/spend.json'],
+    del: [],
+    list: [],
+    invoke: [],
+    secrets: ['model-api-key'],
+    dlq: false,
+  },
   // What a worker session may do, every key spelled from the session's tags.
   RunWorkerRole: {
     get: [
@@ -103,6 +111,7 @@ const ALLOWED: Record<string, Grants> = {
       `${RUN}/attempts/*`,
       `${RUN}/candidate/*`,
       `${RUN}/verify/*`,
+      `${RUN}/spend.json`,
       `maps/${REPO}/*`,
       `locks/${REPO}/issues/${ISSUE}.json`,
     ],
@@ -167,6 +176,7 @@ const ALLOWED: Record<string, Grants> = {
       'runs/*/candidate/*',
       'runs/*/ci/*',
       'runs/*/run.json',
+      'runs/*/spend.json',
       'runs/*/request.json',
       'runs/*/publish.json',
       'runs/*/control/*',
