@@ -42,7 +42,7 @@ import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
 import { DEMO_POLICY, MIGRATION_CHANGED_FILES, MIGRATION_TASK } from '../fixtures/migration-task.js';
 import { startGitHttpServer, type GitHttpServer } from './git-http-server.js';
 import { policyScopedStore } from './iam-policy.js';
-import { roleStatements } from './stack-roles.js';
+import { bucketPolicyStatements, roleStatements } from './stack-roles.js';
 import {
   STANDIN_GITHUB_POLICY,
   startGitHubStandin,
@@ -473,7 +473,8 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     options.issues ??
     Array.from({ length: 9 }, (_, i) => ({ number: i + 1, title: `Migrate to Jakarta Persistence (${i + 1})`, body: MIGRATION_ISSUE_BODY, user: MAINTAINER }));
 
-  const s3 = await startS3Server();
+  // The packaged bucket policy holds for every caller, as S3 applies it (a trail is create-only).
+  const s3 = await startS3Server({ bucketPolicy: bucketPolicyStatements('draftsman-test') });
   const queue: S3EventRecord[] = [];
   // `deliver` waits for the notification of the delivery it stored: handed over as it arrives.
   const notificationWaiters = new Map<string, ((record: S3EventRecord) => void)[]>();

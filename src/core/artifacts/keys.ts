@@ -62,7 +62,16 @@ export interface AttemptKeys {
   policyScan: string;
   repoMap: string;
   targetSelection: string;
+  /**
+   * `trail/<owner>/<repo>/<runId>/<n>/`: the attempt's trail (docs/architecture.md, "The trail"):
+   * objects are only ever created there (the bucket policy requires If-None-Match and refuses
+   * deletes), kept for the deployment's trail retention, apart from the run's scratch data.
+   */
+  trailPrefix: string;
+  /** `<trail>ledger/`: the attempt's ledger, one object per entry. */
   ledgerPrefix: string;
+  /** `<trail>spend/<call>.json`: one settled model call, written by the model caller. */
+  spendCall(call: string): string;
   ledger(seq: number): string;
   checkpointsPrefix: string;
   checkpoint(seq: number, phase: string): string;
@@ -107,6 +116,8 @@ export interface CandidateKeys {
 export interface RunKeys {
   /** `runs/<owner>/<repo>/<runId>/` */
   prefix: string;
+  /** `trail/<owner>/<repo>/<runId>/`: the trails of every attempt. */
+  trailPrefix: string;
   request: string;
   run: string;
   cancel: string;
@@ -135,8 +146,10 @@ export interface RunKeys {
 export function runKeys(owner: string, repo: string, runId: string): RunKeys {
   const root = `runs/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${keySegment(runId, 'runId')}/`;
   const candidate = `${root}candidate/`;
+  const trailRoot = `trail/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${keySegment(runId, 'runId')}/`;
   return {
     prefix: root,
+    trailPrefix: trailRoot,
     request: `${root}request.json`,
     run: `${root}run.json`,
     cancel: `${root}control/cancel.json`,
@@ -144,7 +157,7 @@ export function runKeys(owner: string, repo: string, runId: string): RunKeys {
     gate: (n) => `${root}control/gate-${positiveInt(n, 'attempt number')}.json`,
     followUp: (source) => `${root}control/follow-up-${keySegment(source, 'follow-up source')}.json`,
     publishRetry: `${root}control/publish-retry.json`,
-    attempt: (n) => attemptKeys(`${root}attempts/${positiveInt(n, 'attempt number')}/`),
+    attempt: (n) => attemptKeys(`${root}attempts/${positiveInt(n, 'attempt number')}/`, `${trailRoot}${positiveInt(n, 'attempt number')}/`),
     candidate: {
       prefix: candidate,
       prCandidate: `${candidate}pr-candidate.json`,
@@ -184,7 +197,7 @@ function verifyDigest(value: string): string {
   return value;
 }
 
-function attemptKeys(a: string): AttemptKeys {
+function attemptKeys(a: string, trail: string): AttemptKeys {
   return {
     prefix: a,
     request: `${a}request.json`,
@@ -195,8 +208,10 @@ function attemptKeys(a: string): AttemptKeys {
     policyScan: `${a}policy-scan.json`,
     repoMap: `${a}repo-map.json`,
     targetSelection: `${a}target-selection.json`,
-    ledgerPrefix: `${a}ledger/`,
-    ledger: (seq) => `${a}ledger/${padSeq(seq)}.json`,
+    trailPrefix: trail,
+    ledgerPrefix: `${trail}ledger/`,
+    spendCall: (call) => `${trail}spend/${keySegment(call, 'model call id')}.json`,
+    ledger: (seq) => `${trail}ledger/${padSeq(seq)}.json`,
     checkpointsPrefix: `${a}checkpoints/`,
     checkpoint: (seq, phase) => `${a}checkpoints/${padSeq(seq)}-${keySegment(phase, 'phase')}.json`,
     patchesPrefix: `${a}patches/`,

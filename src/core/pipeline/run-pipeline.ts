@@ -252,6 +252,7 @@ async function runPhases(
     attempt: request.attempt.attempt,
     store: deps.store,
     attemptPrefix: request.keys.attempt(request.attempt.attempt).prefix,
+    ledgerPrefix: request.keys.attempt(request.attempt.attempt).ledgerPrefix,
     workspace: new CachedWorkspace(ingested.workspace),
     handlers: request.stopAfter === 'run' ? all : all.slice(0, 2),
     patches: gitPatchCodec,

@@ -35,6 +35,7 @@ type Json = any; // CloudFormation is untyped JSON
 
 const RUN = 'runs/${aws:PrincipalTag/owner}/${aws:PrincipalTag/repo}/${aws:PrincipalTag/runId}';
 const REPO = '${aws:PrincipalTag/owner}/${aws:PrincipalTag/repo}';
+const TRAIL = 'trail/${aws:PrincipalTag/owner}/${aws:PrincipalTag/repo}/${aws:PrincipalTag/runId}';
 const ISSUE = '${aws:PrincipalTag/issue}';
 const DIGEST = '${aws:PrincipalTag/digest}';
 /** A build's digest (sha256 hex), as the worker's runner computes one. */
@@ -95,7 +96,7 @@ const ALLOWED: Record<string, Grants> = {
   // The model key's only holder and the spend records' only writer: a run's request (its installation), spend/* and runs/*/spend.json.
   ModelCallRole: {
     get: ['runs/*/request.json', 'spend/*', 'runs/*/spend.json'],
-    put: ['spend/*', 'runs/*/spend.json'],
+    put: ['spend/*', 'runs/*/spend.json', 'trail/*/spend/*'],
     del: [],
     list: [],
     invoke: [],
@@ -111,13 +112,14 @@ const ALLOWED: Record<string, Grants> = {
       `${RUN}/attempts/*`,
       `${RUN}/candidate/*`,
       `${RUN}/verify/*`,
+      `${TRAIL}/*`,
       `${RUN}/spend.json`,
       `maps/${REPO}/*`,
       `locks/${REPO}/issues/${ISSUE}.json`,
     ],
-    put: [`${RUN}/attempts/*`, `${RUN}/candidate/*`, `${RUN}/run.json`, `issues/${REPO}/${ISSUE}/latest.json`, `maps/${REPO}/*`],
+    put: [`${RUN}/attempts/*`, `${RUN}/candidate/*`, `${RUN}/run.json`, `${TRAIL}/*`, `issues/${REPO}/${ISSUE}/latest.json`, `maps/${REPO}/*`],
     del: [],
-    list: [`${RUN}/attempts/*`, `maps/${REPO}/*`],
+    list: [`${RUN}/attempts/*`, `${TRAIL}/*`, `maps/${REPO}/*`],
     invoke: [],
     secrets: [],
     dlq: false,
@@ -125,6 +127,7 @@ const ALLOWED: Record<string, Grants> = {
       's3:DeleteObject,s3:PutObject|runs/*/attempts/*/request.json',
       's3:DeleteObject,s3:GetObject,s3:PutObject|runs/*/dispatch/*',
       `s3:DeleteObject,s3:PutObject|${RUN}/verify/*`,
+      's3:DeleteObject,s3:PutObject|trail/*/spend/*',
       'codebuild:*|*',
     ],
   },

@@ -23,7 +23,7 @@ describe('storage keys, exactly as docs/architecture.md lists them', () => {
     ['policy-scan', attempt.policyScan, `${R}/attempts/2/policy-scan.json`],
     ['repo-map', attempt.repoMap, `${R}/attempts/2/repo-map.json`],
     ['target-selection', attempt.targetSelection, `${R}/attempts/2/target-selection.json`],
-    ['ledger', attempt.ledger(7), `${R}/attempts/2/ledger/000007.json`],
+    ['ledger', attempt.ledger(7), 'trail/octo/widgets/abcdefghijkl/2/ledger/000007.json'],
     ['checkpoint', attempt.checkpoint(12, 'edit'), `${R}/attempts/2/checkpoints/000012-edit.json`],
     ['patch', attempt.patch(3, 'phase-edit'), `${R}/attempts/2/patches/000003-phase-edit.diff`],
     ['approval-request', attempt.approvalRequest, `${R}/attempts/2/approval-request.json`],

@@ -1,4 +1,4 @@
-import { spendKeys } from '../../artifacts/keys.js';
+import { runKeys, spendKeys } from '../../artifacts/keys.js';
 import { costMicroUsd, priceOf, type PriceTable } from '../../budget/cost.js';
 import {
   describeSpendRefusal,
@@ -72,6 +72,10 @@ export function accountSpend(inner: ModelProvider, scope: SpendScope, deps: Spen
       costMicroUsd: price ? costMicroUsd(price, used.promptTokens, used.completionTokens) : 0,
     };
     await settleSpend(deps.store, accounts, id, spend);
+    // The call in the attempt's trail: created once, never rewritten (the bucket policy).
+    const at = new Date(now).toISOString();
+    const trail = runKeys(scope.owner, scope.repo, scope.runId).attempt(scope.attempt).spendCall(id);
+    await deps.store.putIfAbsent(trail, `${JSON.stringify({ schemaVersion: 1, at, model: inner.model, reservedMicroUsd: worst, ...spend })}\n`);
     return response;
   };
   return { model: inner.model, ...(inner.maxOutputTokens !== undefined ? { maxOutputTokens: inner.maxOutputTokens } : {}), complete };

@@ -135,6 +135,7 @@ async function commitChanges(env: PipelineEnv, context: PhaseContext, task: Task
       request: requestOf(env.followUp),
       risk: [`${review.risk.riskLevel} (${review.risk.riskScore})`, ...review.risk.reasons.slice(0, 5)],
       runId: env.request.runId,
+      attempt: { n: env.attempt, trail: env.keys.attempt(env.attempt).trailPrefix },
       taskId: env.taskId(task),
     },
     verification: verification.report,
