@@ -31,10 +31,10 @@ const turnOf = (body: any): number => body.messages.filter((m: any) => m.role ==
 
 const policyWith = (budgets: string) => DEFAULT_POLICY.replace('agent:\n', `agent:\n  budgets:\n${budgets}`);
 
-/** Every model call an attempt ledgered, and what it cost. */
-async function ledgeredCosts(h: AppHarness, prefix: string): Promise<number[]> {
+/** Every model call the run's attempts ledgered (in their trails), and what it cost. */
+async function ledgeredCosts(h: AppHarness, runId: string): Promise<number[]> {
   return (await h.objects())
-    .filter((o) => o.key.startsWith(prefix) && /\/attempts\/\d+\/ledger\//.test(o.key))
+    .filter((o) => o.key.startsWith(`trail/acme/orders/${runId}/`) && o.key.includes('/ledger/'))
     .map((o) => JSON.parse(o.text))
     .filter((e) => e.type === 'MODEL_EXCHANGE')
     .map((e) => e.payload.usage.costMicroUsd as number);
@@ -146,7 +146,7 @@ describe('a repository cap holds across two runs at once', () => {
     const statuses: string[] = [];
     for (const issue of [1, 2]) {
       const { runId } = await h.json(`issues/acme/orders/${issue}/latest.json`);
-      ledgered += (await ledgeredCosts(h, `runs/acme/orders/${runId}/`)).reduce((a, b) => a + b, 0);
+      ledgered += (await ledgeredCosts(h, runId)).reduce((a, b) => a + b, 0);
       statuses.push((await h.json(`runs/acme/orders/${runId}/run.json`)).status);
     }
     expect(ledgered).toBeLessThanOrEqual(CAP_MICRO_USD);
