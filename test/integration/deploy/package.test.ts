@@ -700,6 +700,8 @@ describe('osls package', () => {
     expect(expiry('limits/')).toBe(2);
     expect(expiry('deliveries/')).toBe(2);
     expect(expiry('locks/')).toBeUndefined();
+    // The trails outlive the runs' scratch data: one year unless the deployment says otherwise.
+    expect(expiry('trail/')).toBe(365);
   });
 
   it.each(Object.keys(ALLOWED))('%s grants exactly its table and nothing more', (role) => {
@@ -893,6 +895,30 @@ describe('IAM: a worker reaches its own run only', () => {
     // Attempt requests and dispatch records are refused by an explicit Deny, whatever else grants.
     expect(decide(layers, 's3:PutObject', x.attempt(3).request)).toBe('explicit-deny');
     expect(decide(layers, 's3:GetObject', `${x.prefix}dispatch/x.json`)).toBe('explicit-deny');
+  });
+
+  it('the packaged bucket policy makes a trail create-only: no write without If-None-Match, no delete, for the worker as for anyone', () => {
+    const policy = JSON.parse(
+      JSON.stringify(resolve(resources.ArtifactBucketPolicy.Properties).PolicyDocument.Statement).replaceAll('REF:ArtifactBucket', BUCKET),
+    ) as (Statement & { Principal?: unknown })[];
+    const bucketPolicy = policy.map(({ Principal: _principal, ...statement }) => statement);
+    const ledger = x.attempt(1).ledger(0);
+    const secure = { 'aws:SecureTransport': 'true' };
+    const write = (layers: Statement[][], context: Record<string, string>, key = ledger) =>
+      evaluate(layers, { action: 's3:PutObject', resource: object(key), context: { ...secure, ...context } }, tags(), bucketPolicy);
+    for (const [name, layers] of Object.entries(sessions())) {
+      expect([name, write(layers, { 's3:if-none-match': '*' })]).toEqual([name, 'allow']);
+      expect([name, write(layers, {})]).toEqual([name, 'explicit-deny']);
+      expect([name, write(layers, { 's3:if-match': '"etag"' })]).toEqual([name, 'explicit-deny']);
+      for (const action of ['s3:DeleteObject', 's3:DeleteObjectVersion']) {
+        expect([name, action, evaluate(layers, { action, resource: object(ledger), context: secure }, tags(), bucketPolicy)]).toEqual([name, action, 'explicit-deny']);
+      }
+      // Another run's trail, and the model caller's spend records in its own, are out of reach even with the condition.
+      expect([name, write(layers, { 's3:if-none-match': '*' }, other.attempt(1).ledger(0))]).toEqual([name, 'implicit-deny']);
+      expect([name, write(layers, { 's3:if-none-match': '*' }, x.attempt(1).spendCall('c1'))]).toEqual([name, 'explicit-deny']);
+    }
+    // Outside trail/ the bucket policy adds nothing: run.json still changes by compare-and-swap.
+    expect(write([roleLayer()], { 's3:if-match': '"etag"' }, x.run)).toBe('allow');
   });
 
   it('the session policy alone pins the run too (it does not rely on the tags)', () => {
