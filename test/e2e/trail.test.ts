@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/app/cli/run-cli.js';
 import type { ArtifactStore } from '../../src/core/ports.js';
 import { startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
@@ -75,5 +76,34 @@ describe('the trail: create-only for the worker, and the commit leads to it', ()
     expect(ledger).toContain(first);
     const types = await Promise.all(ledger.map(async (key) => (await h.json(key)).type as string));
     expect(types).toContain('git.commit.created');
+  });
+
+  it('`draftsman audit <run-id> --bucket` prints the trail the commit names, event by event', async () => {
+    const { runId } = await h.json('issues/acme/orders/1/latest.json');
+    const out: string[] = [];
+    const code = await runCli(['audit', runId, '--bucket', h.s3.bucket, '--endpoint', h.s3.endpoint, '--region', 'us-east-1'], {
+      stdout: (text) => void out.push(text),
+      stderr: (text) => void out.push(text),
+      env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      cwd: process.cwd(),
+      clock: h.clock,
+      isTty: false,
+    });
+    expect(code).toBe(0);
+    const text = out.join('');
+    const ledger = await h.store.list(`trail/acme/orders/${runId}/1/ledger/`);
+    expect(text.split('\n')[0]).toBe(`attempt 1  trail/acme/orders/${runId}/1/  ${ledger.length} events, 0 model calls, $0.0000`);
+    expect(text).toMatch(/^ {5}0 {2}\S+ {2}git-boundary {2}git\.branch\.created$/m);
+    expect(text).toMatch(/git\.commit\.created$/m);
+    expect(
+      await runCli(['audit', 'zzzzzzzzzzzz', '--bucket', h.s3.bucket, '--endpoint', h.s3.endpoint, '--region', 'us-east-1'], {
+        stdout: () => undefined,
+        stderr: () => undefined,
+        env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' },
+        cwd: process.cwd(),
+        clock: h.clock,
+        isTty: false,
+      }),
+    ).toBe(1);
   });
 });

@@ -85,6 +85,17 @@ Operators: re-drive a dead-lettered worker or publisher step of the deployed App
 stored input, with your AWS credentials (docs/operations.md).
 
 exit codes: 0 re-driven, 1 refused (nothing written), 2 usage`,
+  audit: `usage: draftsman audit <run-id> [--repo OWNER/REPO] [--out DIR | --bucket NAME] [--json]
+
+Prints the trail of every attempt of a run: its ledger events and its model calls with what
+each cost. The trail is create-only (docs/architecture.md); a commit names it in its Run-trail
+trailer.
+
+  --repo OWNER/REPO  look in this repository's trails only (faster on a bucket)
+  --out DIR          the CLI's artifact root (default: \${XDG_STATE_HOME:-~/.local/state}/draftsman)
+  --bucket NAME      the deployment's bucket, with your AWS credentials [--endpoint URL] [--region R]
+
+exit codes: 0 trail found, 1 none, 2 usage`,
   serve: `usage: draftsman serve [--dir DIR] [--port N] [--host H] [--env-file FILE]
 
 The whole GitHub App in one process, until Ctrl-C (README, "Trying the App before deploying").

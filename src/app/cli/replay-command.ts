@@ -6,7 +6,7 @@ import { DEFAULT_MIN_IDLE_MS, ReplayError, replayStep, type ReplayOutcome } from
 import { UsageError, type CliIo } from './cli-io.js';
 
 /** The operator's environment, as the AWS SDK reads it (credentials are optional: else the SDK's default chain). */
-const ReplayEnv = z.object({
+export const ReplayEnv = z.object({
   AWS_REGION: z.string().min(1).optional(),
   AWS_DEFAULT_REGION: z.string().min(1).optional(),
   AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
@@ -53,7 +53,8 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
   }
 }
 
-function s3Client(env: z.infer<typeof ReplayEnv>, options: { endpoint?: string; region?: string }): S3Client {
+/** An S3 client from the operator's environment (and an endpoint or region given on the command line). */
+export function s3Client(env: z.infer<typeof ReplayEnv>, options: { endpoint?: string; region?: string }): S3Client {
   const endpoint = options.endpoint ?? env.AWS_ENDPOINT_URL_S3;
   const credentials =
     env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY

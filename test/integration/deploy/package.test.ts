@@ -911,7 +911,11 @@ describe('IAM: a worker reaches its own run only', () => {
       expect([name, write(layers, {})]).toEqual([name, 'explicit-deny']);
       expect([name, write(layers, { 's3:if-match': '"etag"' })]).toEqual([name, 'explicit-deny']);
       for (const action of ['s3:DeleteObject', 's3:DeleteObjectVersion']) {
-        expect([name, action, evaluate(layers, { action, resource: object(ledger), context: secure }, tags(), bucketPolicy)]).toEqual([name, action, 'explicit-deny']);
+        expect([name, action, evaluate(layers, { action, resource: object(ledger), context: secure }, tags(), bucketPolicy)]).toEqual([
+          name,
+          action,
+          'explicit-deny',
+        ]);
       }
       // Another run's trail, and the model caller's spend records in its own, are out of reach even with the condition.
       expect([name, write(layers, { 's3:if-none-match': '*' }, other.attempt(1).ledger(0))]).toEqual([name, 'implicit-deny']);

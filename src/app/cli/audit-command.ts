@@ -1,0 +1,47 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { readRunTrail, renderRunTrail } from '../../core/phases/run-trail.js';
+import type { ArtifactStore } from '../../core/ports.js';
+import { S3ArtifactStore } from '../aws/s3-artifact-store.js';
+import { LocalArtifactStore } from '../local/local-artifact-store.js';
+import { UsageError, type CliIo } from './cli-io.js';
+import { ReplayEnv, s3Client } from './replay-command.js';
+
+/**
+ * `draftsman audit <run-id> [--repo OWNER/REPO] [--out DIR | --bucket NAME] [--json]`: print the
+ * trail of every attempt of a run (ledger events and settled model calls) from the CLI's store or
+ * the deployment's bucket, with the operator's AWS credentials. Exit 0 when a trail was found, 1
+ * when none was.
+ */
+export async function auditCommand(argv: string[], io: CliIo): Promise<number> {
+  const parsed = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      repo: { type: 'string' },
+      out: { type: 'string' },
+      bucket: { type: 'string' },
+      endpoint: { type: 'string' },
+      region: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const [runId, ...extra] = parsed.positionals;
+  if (!runId || extra.length > 0) throw new UsageError('audit takes one run id');
+  const { repo, out, bucket } = parsed.values;
+  if (repo !== undefined && !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) throw new UsageError('--repo takes OWNER/REPO');
+  if (out !== undefined && bucket !== undefined) throw new UsageError('audit reads --out DIR or --bucket NAME, not both');
+  const store = bucket
+    ? bucketStore(bucket, parsed.values, io)
+    : new LocalArtifactStore(resolve(io.cwd, out ?? join(io.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'draftsman')));
+  const trails = await readRunTrail(store, runId, repo);
+  io.stdout(parsed.values.json ? `${JSON.stringify({ runId, attempts: trails })}\n` : `${renderRunTrail(runId, trails)}\n`);
+  return trails.length > 0 ? 0 : 1;
+}
+
+function bucketStore(bucket: string, options: { endpoint?: string; region?: string }, io: CliIo): ArtifactStore {
+  const env = ReplayEnv.safeParse(io.env);
+  if (!env.success) throw new UsageError(`invalid environment: ${env.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return new S3ArtifactStore({ client: s3Client(env.data, options), bucket, sse: { type: 'AES256' } });
+}
