@@ -63,7 +63,14 @@ async function perCall(store: ArtifactStore, calls: number, cpu: boolean): Promi
     model: 'm',
     complete: async () => ({ message: { role: 'assistant', content: 'ok' }, stopReason: 'end_turn', usage: { promptTokens: 12_000, completionTokens: 800 } }),
   };
-  const scope: SpendScope = { owner: 'acme', repo: 'orders', runId: 'benchrun0001', attempt: 1, installation: '42', caps: { taskMicroUsd: 1e12, repositoryMonthlyMicroUsd: 1e12 } };
+  const scope: SpendScope = {
+    owner: 'acme',
+    repo: 'orders',
+    runId: 'benchrun0001',
+    attempt: 1,
+    installation: '42',
+    caps: { taskMicroUsd: 1e12, repositoryMonthlyMicroUsd: 1e12 },
+  };
   let ids = 0;
   const provider = accountSpend(inner, scope, {
     store,

@@ -35,7 +35,7 @@ import { s3ObjectSize } from '../../src/app/verifier/s3-size.js';
 import { functionForKey as serveFunctionForKey } from '../../src/app/serve/trigger-route.js';
 import { CodeBuildClient } from '@aws-sdk/client-codebuild';
 import { startCodeBuildStandin, type CodeBuildStandin } from './codebuild-standin/codebuild-standin.js';
-import type { ArtifactStore, IssuedToken, TokenBroker, TokenRole } from '../../src/core/ports.js';
+import type { ArtifactStore, Clock, IssuedToken, TokenBroker, TokenRole } from '../../src/core/ports.js';
 import { parseRunKey } from '../../src/core/runs/run-key.js';
 import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-service.js';
 import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
@@ -558,22 +558,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   const trustedReads: TrustedRead[] = [];
   const readsOf = (fn: TrustedRead['fn'], inner: ArtifactStore) => recordingReads(inner, (op, key) => trustedReads.push({ fn, op, key }));
   const roleStore = (role: string) => policyScopedStore(store, s3.bucket, [roleStatements(role, { bucket: s3.bucket })], {});
-  // The worker's model as deployed: each call a synchronous invoke of model-call (ModelCallRole),
-  // which charges the run's spend records and calls the provider.
-  let reservations = 0;
-  const modelCall = providerModel
-    ? createModelCallHandler(providerModel, {
-        store: roleStore('ModelCallRole'),
-        clock,
-        prices: options.prices,
-        ...(options.installationMonthlyCostUsd !== undefined ? { installationMonthlyMicroUsd: usdToMicro(options.installationMonthlyCostUsd) } : {}),
-        reservationId: () => `harness-reservation-${++reservations}`,
-      })
-    : undefined;
-  const workerModel =
-    providerModel && modelCall
-      ? new LambdaModelProvider({ client: lambdaOf(modelCall), functionName: 'draftsman-test-modelCall', model: providerModel.model })
-      : undefined;
+  const workerModel = deployedModel(providerModel, { store: roleStore('ModelCallRole'), clock, options });
   const webhookRoleStore = readsOf('webhook', roleStore('WebhookRole'));
   const storedByWebhook: string[] = [];
   const webhookStore = recordingPuts(webhookRoleStore, (key) => storedByWebhook.push(key));
@@ -1043,6 +1028,27 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
 /** The read scopes token-read asks for, and the write scopes of token-write (plus GitHub's implicit metadata:read). */
 export function scopesOf(role: TokenRole): Record<string, string> {
   return { metadata: 'read', ...TOKEN_SCOPES[role] };
+}
+
+/**
+ * The worker's model as deployed: each call a synchronous invoke of model-call (ModelCallRole's
+ * store), which charges the run's spend records and calls the provider.
+ */
+function deployedModel(
+  provider: ModelProvider | undefined,
+  deps: { store: ArtifactStore; clock: Clock; options: Pick<AppHarnessOptions, 'prices' | 'installationMonthlyCostUsd'> },
+): ModelProvider | undefined {
+  if (!provider) return undefined;
+  let reservations = 0;
+  const cap = deps.options.installationMonthlyCostUsd;
+  const modelCall = createModelCallHandler(provider, {
+    store: deps.store,
+    clock: deps.clock,
+    prices: deps.options.prices,
+    ...(cap !== undefined ? { installationMonthlyMicroUsd: usdToMicro(cap) } : {}),
+    reservationId: () => `harness-reservation-${++reservations}`,
+  });
+  return new LambdaModelProvider({ client: lambdaOf(modelCall), functionName: 'draftsman-test-modelCall', model: provider.model });
 }
 
 /** `store` with `interceptors` run before each write; they also get `store` (the worker's own view). */

@@ -42,7 +42,9 @@ export const ModelCallEvent = z
         repo: z.string().min(1).max(100),
         runId: z.string().min(1).max(64),
         attempt: z.number().int().positive(),
-        caps: z.object({ taskMicroUsd: z.number().int().nonnegative().optional(), repositoryMonthlyMicroUsd: z.number().int().nonnegative().optional() }).strict(),
+        caps: z
+          .object({ taskMicroUsd: z.number().int().nonnegative().optional(), repositoryMonthlyMicroUsd: z.number().int().nonnegative().optional() })
+          .strict(),
       })
       .strict()
       .optional(),
@@ -53,7 +55,12 @@ export type ModelCallEvent = z.infer<typeof ModelCallEvent>;
 /** model-call's answer: the response, or the provider's coded failure (so the worker can tell a rate limit from a refusal). */
 export const ModelCallResult = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), response: z.unknown() }),
-  z.object({ ok: z.literal(false), reason: z.enum([...MODEL_PROVIDER_REASONS, ...SPEND_REASONS]), message: z.string(), data: z.record(z.string(), z.unknown()).optional() }),
+  z.object({
+    ok: z.literal(false),
+    reason: z.enum([...MODEL_PROVIDER_REASONS, ...SPEND_REASONS]),
+    message: z.string(),
+    data: z.record(z.string(), z.unknown()).optional(),
+  }),
 ]);
 export type ModelCallResult = z.infer<typeof ModelCallResult>;
 
@@ -77,7 +84,8 @@ export function createModelCallHandler(provider: ModelProvider | undefined, spen
       const response = await charged.complete(request as { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number });
       return { ok: true, response };
     } catch (error) {
-      if (error instanceof ModelProviderError || error instanceof SpendError) return { ok: false, reason: error.reason, message: error.message, data: error.data };
+      if (error instanceof ModelProviderError || error instanceof SpendError)
+        return { ok: false, reason: error.reason, message: error.message, data: error.data };
       throw error;
     }
   };

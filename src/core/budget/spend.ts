@@ -64,7 +64,9 @@ export class SpendError extends AgentError<SpendReason> {}
 
 /** The refusal in one sentence: the cap, the spend, the setting that raises it. */
 export function describeSpendRefusal(r: SpendRefusal): string {
-  const whose = { task: "The task's spend cap", repository: "This repository's monthly spend cap", installation: "This installation's monthly spend cap" }[r.cap];
+  const whose = { task: "The task's spend cap", repository: "This repository's monthly spend cap", installation: "This installation's monthly spend cap" }[
+    r.cap
+  ];
   const spent = { task: 'over all its attempts', repository: 'this month (UTC)', installation: 'this month (UTC)' }[r.cap];
   const setting = SPEND_CAP_SETTING[r.cap];
   return (
