@@ -34,6 +34,7 @@ type Area =
   | 'Faults'
   | 'Hostile repositories'
   | 'Diff'
+  | 'Spend'
   | 'Bundles'
   | 'Peak memory per benchmark';
 const AREAS: Area[] = [
@@ -45,6 +46,7 @@ const AREAS: Area[] = [
   'Faults',
   'Hostile repositories',
   'Diff',
+  'Spend',
   'Bundles',
   'Peak memory per benchmark',
 ];
@@ -143,6 +145,13 @@ const JOBS: Job[] = [
     timeoutMs: 3 * MIN,
     what: 'line diff of a file with every line changed, 1 MB and 20 MB',
     run: async (q) => (await import('./diff.bench.js')).runDiffBench({ sizesMb: q ? [1] : [1, 20] }),
+  },
+  {
+    id: 'spend',
+    area: 'Spend',
+    timeoutMs: 3 * MIN,
+    what: 'spend accounting per model call: CPU over an instant store, and the S3 round trips apart',
+    run: async (q) => (await import('./spend.bench.js')).runSpendBench({ calls: q ? 500 : 2_000 }),
   },
   {
     id: 'bombs',

@@ -37,6 +37,8 @@ export const AppConfig = z.object({
   MODEL_API_KEY_PARAMETER: z.string().optional(),
   /** Model prices, JSON `{"<model id>": {"inputPerMTokUsd": n, "outputPerMTokUsd": n}}`: cost in reports, and the policy's cost cap. */
   MODEL_PRICES: PriceTableJson.optional(),
+  /** Most one installation may spend on model calls per calendar month (UTC), in US dollars; model-call holds it. */
+  INSTALLATION_MONTHLY_COST_USD: z.coerce.number().positive().max(100_000_000).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** The verifier's CodeBuild project without egress, and the one with network access if configured. */
   VERIFY_PROJECT: z.string().min(1).max(255).optional(),
@@ -48,8 +50,12 @@ export const AppConfig = z.object({
 });
 export type AppConfig = z.infer<typeof AppConfig>;
 
-/** model-call's configuration: the model, its key's parameter name, the log level; nothing of the bucket or GitHub. */
+/** model-call's configuration: the model, its key's parameter name, prices and the installation cap, the bucket of the spend records; nothing of GitHub. */
 export const ModelCallConfig = AppConfig.pick({
+  ARTIFACT_BUCKET: true,
+  ARTIFACT_KMS_KEY_ID: true,
+  MODEL_PRICES: true,
+  INSTALLATION_MONTHLY_COST_USD: true,
   MODEL_PROVIDER: true,
   MODEL_BASE_URL: true,
   MODEL_NAME: true,

@@ -212,4 +212,23 @@ export interface ModelProvider {
    */
   readonly maxOutputTokens?: number;
   complete(request: { messages: ChatMessage[]; tools: ToolSpec[]; maxTokens?: number }): Promise<ModelResponse>;
+  /**
+   * The provider whose calls are charged to a run's spend records (docs/architecture.md,
+   * "Spend"); absent where nothing accounts for spend (a bare provider in a unit test).
+   */
+  forSpend?(scope: SpendScope): ModelProvider;
+}
+
+/**
+ * Whom a model call is charged to, and the caps the repository's policy sets, in micro-dollars.
+ * The installation and its cap are the trusted caller's to decide (the deployment's setting).
+ */
+export interface SpendScope {
+  owner: string;
+  repo: string;
+  runId: string;
+  attempt: number;
+  /** The installation id, or `local` (CLI, serve without an App). */
+  installation: string;
+  caps: { taskMicroUsd?: number; repositoryMonthlyMicroUsd?: number };
 }

@@ -88,7 +88,7 @@ describe('ci repair: failing checks on an agent PR', () => {
     expect(body).toContain(`\`${LEGACY}\``);
     // The attempt's ledger records the follow-up it worked from.
     const ledger = (await h.objects())
-      .filter((o) => o.key.startsWith(`${run.prefix}attempts/2/ledger/`))
+      .filter((o) => o.key.startsWith(`${run.prefix.replace(/^runs\//, 'trail/')}2/ledger/`))
       .map((o) => o.text)
       .join('\n');
     expect(ledger).toContain('Make the failing checks pass');

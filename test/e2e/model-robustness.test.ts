@@ -72,7 +72,7 @@ describe('real model behaviour through the App', () => {
   };
   const ledger = async (prefix: string, attempt: number) =>
     (await h.objects())
-      .filter((o) => o.key.startsWith(`${prefix}attempts/${attempt}/ledger/`))
+      .filter((o) => o.key.startsWith(`${prefix.replace(/^runs\//, 'trail/')}${attempt}/ledger/`))
       .map((o) => JSON.parse(o.text))
       .sort((a, b) => a.seq - b.seq);
   const start = async (scenario: Scenario, body: string) => {

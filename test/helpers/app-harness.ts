@@ -17,7 +17,8 @@ import { CapturingLogger, CapturingSink } from '../../src/app/logger.js';
 import { createMemoryFs } from '../../src/app/local/memfs-adapter.js';
 import { createModelProvider } from '../../src/app/model/create-model-provider.js';
 import { createModelCallHandler, LambdaModelProvider, modelCallProvider } from '../../src/app/model/model-call.js';
-import type { ModelSettings } from '../../src/app/model/model-settings.js';
+import { ModelConfigError, type ModelSettings } from '../../src/app/model/model-settings.js';
+import { usdToMicro, type PriceTable } from '../../src/core/budget/cost.js';
 import { lambdaOf } from './lambda-of.js';
 import type { ModelProvider } from '../../src/core/ports.js';
 import type { BlockModelServer } from './block-model-server.js';
@@ -36,14 +37,14 @@ import { s3ObjectSize } from '../../src/app/verifier/s3-size.js';
 import { functionForKey as serveFunctionForKey } from '../../src/app/serve/trigger-route.js';
 import { CodeBuildClient } from '@aws-sdk/client-codebuild';
 import { startCodeBuildStandin, type CodeBuildStandin } from './codebuild-standin/codebuild-standin.js';
-import type { ArtifactStore, IssuedToken, TokenBroker, TokenRole } from '../../src/core/ports.js';
+import type { ArtifactStore, Clock, IssuedToken, TokenBroker, TokenRole } from '../../src/core/ports.js';
 import { parseRunKey } from '../../src/core/runs/run-key.js';
 import type { TreeSyntaxService } from '../../src/core/syntax/create-syntax-service.js';
 import { mavenMultiModuleRepo } from '../fixtures/realistic-repos.js';
 import { DEMO_POLICY, MIGRATION_CHANGED_FILES, MIGRATION_TASK } from '../fixtures/migration-task.js';
 import { startGitHttpServer, type GitHttpServer } from './git-http-server.js';
 import { policyScopedStore } from './iam-policy.js';
-import { roleStatements } from './stack-roles.js';
+import { bucketPolicyStatements, roleStatements } from './stack-roles.js';
 import {
   STANDIN_GITHUB_POLICY,
   startGitHubStandin,
@@ -157,6 +158,10 @@ export interface AppHarnessOptions {
    * signed with BEDROCK_TEST_CREDENTIALS, running the same `model.script`).
    */
   modelProvider?: 'openai' | 'bedrock';
+  /** MODEL_PRICES of the worker and model-call (a policy's cost caps need a price for the model: `scripted`). */
+  prices?: PriceTable;
+  /** INSTALLATION_MONTHLY_COST_USD of model-call. */
+  installationMonthlyCostUsd?: number;
   /**
    * The worker's model as deployed: every call (and the check before the first phase) goes
    * through model-call (LambdaModelProvider invoking createModelCallHandler), whose settings are
@@ -472,11 +477,11 @@ export function directWorkerHandler(h: AppHarness, store: ArtifactStore): Return
 }
 
 /** The worker's model: the Bedrock stand-in, the scripted server directly, or (`modelCall`) through model-call as deployed. */
-function harnessWorkerModel(
+function harnessProviderModel(
   options: AppHarnessOptions,
   modelServer: ScriptedModelServer | undefined,
   bedrockServer: { baseUrl: string } | undefined,
-): ModelProvider | undefined {
+): ModelProvider | ModelConfigError | undefined {
   const noRetries = { maxRetries: 0, sleep: async () => {} };
   if (bedrockServer)
     return createModelProvider(
@@ -485,10 +490,8 @@ function harnessWorkerModel(
     );
   if (!modelServer) return undefined;
   const scripted = { provider: 'openai', model: 'scripted', baseUrl: modelServer.baseUrl, apiKey: MODEL_API_KEY };
-  if (!options.modelCall) return createModelProvider(scripted, noRetries);
-  const settings = { ...scripted, ...options.modelCall };
-  const handler = createModelCallHandler(modelCallProvider(() => createModelProvider(settings, noRetries)));
-  return new LambdaModelProvider({ client: lambdaOf(handler), functionName: 'draftsman-modelCall', model: settings.model ?? 'scripted' });
+  // With `modelCall`, model-call is configured with these settings over the scripted model's (a missing key, a bad provider).
+  return modelCallProvider(() => createModelProvider({ ...scripted, ...options.modelCall }, noRetries));
 }
 
 /** Start everything on loopback; `stop()` tears it all down. */
@@ -505,7 +508,8 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     options.issues ??
     Array.from({ length: 9 }, (_, i) => ({ number: i + 1, title: `Migrate to Jakarta Persistence (${i + 1})`, body: MIGRATION_ISSUE_BODY, user: MAINTAINER }));
 
-  const s3 = await startS3Server();
+  // The packaged bucket policy holds for every caller, as S3 applies it (a trail is create-only).
+  const s3 = await startS3Server({ bucketPolicy: bucketPolicyStatements('draftsman-test') });
   const queue: S3EventRecord[] = [];
   // `deliver` waits for the notification of the delivery it stored: handed over as it arrives.
   const notificationWaiters = new Map<string, ((record: S3EventRecord) => void)[]>();
@@ -525,7 +529,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     options.model && useBedrock
       ? await startBedrockServer({ script: options.model.script, accessKeyId: BEDROCK_TEST_CREDENTIALS.accessKeyId, region: 'us-east-1' })
       : undefined;
-  const workerModel = harnessWorkerModel(options, modelServer, bedrockServer);
+  const providerModel = harnessProviderModel(options, modelServer, bedrockServer);
 
   const tokenId = (token: string): string | undefined => {
     const values = standin.state.tokenValues();
@@ -581,6 +585,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
   const trustedReads: TrustedRead[] = [];
   const readsOf = (fn: TrustedRead['fn'], inner: ArtifactStore) => recordingReads(inner, (op, key) => trustedReads.push({ fn, op, key }));
   const roleStore = (role: string) => policyScopedStore(store, s3.bucket, [roleStatements(role, { bucket: s3.bucket })], {});
+  const workerModel = deployedModel(providerModel, { store: roleStore('ModelCallRole'), clock, options });
   const webhookRoleStore = readsOf('webhook', roleStore('WebhookRole'));
   const storedByWebhook: string[] = [];
   const webhookStore = recordingPuts(webhookRoleStore, (key) => storedByWebhook.push(key));
@@ -669,6 +674,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     syntax: syntaxService,
     newFs: createMemoryFs,
     model: workerModel,
+    prices: options.prices,
     verifier: options.verify === 'codebuild' ? codeBuildVerifier : undefined,
     ingestionMemory: { enter: () => void ingestionMemoryCalls.push('enter'), leave: () => void ingestionMemoryCalls.push('leave') },
     identity: { name: HARNESS_BOT_LOGIN, email: `${HARNESS_BOT_LOGIN}@users.noreply.github.com` },
@@ -1050,6 +1056,28 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
 /** The read scopes token-read asks for, and the write scopes of token-write (plus GitHub's implicit metadata:read). */
 export function scopesOf(role: TokenRole): Record<string, string> {
   return { metadata: 'read', ...TOKEN_SCOPES[role] };
+}
+
+/**
+ * The worker's model as deployed: each call a synchronous invoke of model-call (ModelCallRole's
+ * store), which charges the run's spend records and calls the provider.
+ */
+function deployedModel(
+  provider: ModelProvider | ModelConfigError | undefined,
+  deps: { store: ArtifactStore; clock: Clock; options: Pick<AppHarnessOptions, 'prices' | 'installationMonthlyCostUsd' | 'modelCall'> },
+): ModelProvider | undefined {
+  if (!provider) return undefined;
+  let reservations = 0;
+  const cap = deps.options.installationMonthlyCostUsd;
+  const modelCall = createModelCallHandler(provider, {
+    store: deps.store,
+    clock: deps.clock,
+    prices: deps.options.prices,
+    ...(cap !== undefined ? { installationMonthlyMicroUsd: usdToMicro(cap) } : {}),
+    reservationId: () => `harness-reservation-${++reservations}`,
+  });
+  const model = provider instanceof ModelConfigError ? (deps.options.modelCall?.model ?? 'scripted') : provider.model;
+  return new LambdaModelProvider({ client: lambdaOf(modelCall), functionName: 'draftsman-test-modelCall', model });
 }
 
 /** `store` with `interceptors` run before each write; they also get `store` (the worker's own view). */

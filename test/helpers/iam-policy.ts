@@ -12,8 +12,13 @@ import type { ArtifactStore } from '../../src/core/ports.js';
  * - Evaluation over layers (identity policy, session policy): an explicit Deny in any layer
  *   wins; otherwise the request is allowed only if every layer has a matching Allow.
  *
- * Conditions: StringLike / StringEquals (and their IfExists forms) on request context keys; an
- * unknown operator throws, so a policy this evaluator cannot judge never passes silently.
+ * Conditions: StringLike / StringEquals (and their IfExists forms) and Bool on request context
+ * keys, and Null (`'true'`: the key is absent from the request, as `s3:if-none-match` is from a
+ * PUT without that header); an unknown operator throws, so a policy this evaluator cannot judge
+ * never passes silently.
+ *
+ * A resource policy (the bucket's) is evaluated beside the layers: its Deny wins over any
+ * identity Allow, for every principal (its statements name `Principal: '*'`).
  */
 export interface Statement {
   Sid?: string;
@@ -58,7 +63,12 @@ function conditionHolds(condition: Statement['Condition'], request: IamRequest, 
   for (const [operator, entries] of Object.entries(condition ?? {})) {
     const ifExists = operator.endsWith('IfExists');
     const base = ifExists ? operator.slice(0, -'IfExists'.length) : operator;
-    if (base !== 'StringLike' && base !== 'StringEquals') throw new Error(`unsupported condition operator ${operator}`);
+    if (base === 'Null') {
+      const absentWanted = (values: string | string[]) => list(values).map(String).includes('true');
+      if (Object.entries(entries).some(([key, values]) => absentWanted(values) !== (request.context?.[key] === undefined))) return false;
+      continue;
+    }
+    if (base !== 'StringLike' && base !== 'StringEquals' && base !== 'Bool') throw new Error(`unsupported condition operator ${operator}`);
     for (const [key, values] of Object.entries(entries)) {
       const actual = request.context?.[key];
       if (actual === undefined) {
@@ -85,9 +95,9 @@ function statementMatches(s: Statement, request: IamRequest, tags: Record<string
   return conditionHolds(s.Condition, request, tags);
 }
 
-/** Decide a request against policy layers that must all allow it (identity ∩ session). */
-export function evaluate(layers: Statement[][], request: IamRequest, tags: Record<string, string> = {}): Decision {
-  const all = layers.flat();
+/** Decide a request against policy layers that must all allow it (identity ∩ session), and the Denies of a resource policy. */
+export function evaluate(layers: Statement[][], request: IamRequest, tags: Record<string, string> = {}, resourcePolicy: Statement[] = []): Decision {
+  const all = [...layers.flat(), ...resourcePolicy.filter((s) => s.Effect === 'Deny')];
   if (all.some((s) => s.Effect === 'Deny' && statementMatches(s, request, tags))) return 'explicit-deny';
   const allowed = layers.every((layer) => layer.some((s) => s.Effect === 'Allow' && statementMatches(s, request, tags)));
   return allowed ? 'allow' : 'implicit-deny';
@@ -100,10 +110,18 @@ export class AccessDenied extends Error {}
  * carrying them: the harness gives the worker this view of s3rver, so an end-to-end run fails
  * if a session grants less than the worker needs, and a forged key is refused as in AWS.
  */
-export function policyScopedStore(inner: ArtifactStore, bucket: string, layers: Statement[][], tags: Record<string, string>, partition = 'aws'): ArtifactStore {
-  const check = (action: string, key: string, context?: Record<string, string>) => {
+export function policyScopedStore(
+  inner: ArtifactStore,
+  bucket: string,
+  layers: Statement[][],
+  tags: Record<string, string>,
+  partition = 'aws',
+  bucketPolicy: Statement[] = [],
+): ArtifactStore {
+  const check = (action: string, key: string, context: Record<string, string> = {}) => {
     const resource = action === 's3:ListBucket' ? `arn:${partition}:s3:::${bucket}` : `arn:${partition}:s3:::${bucket}/${key}`;
-    const decision = evaluate(layers, { action, resource, context }, tags);
+    // The SDK speaks HTTPS to S3; the conditional headers a write carries are condition keys.
+    const decision = evaluate(layers, { action, resource, context: { 'aws:SecureTransport': 'true', ...context } }, tags, bucketPolicy);
     if (decision !== 'allow') throw new AccessDenied(`AccessDenied (${decision}): ${action} ${key}`);
   };
   return {
@@ -111,7 +129,7 @@ export function policyScopedStore(inner: ArtifactStore, bucket: string, layers: 
     list: async (prefix) => (check('s3:ListBucket', prefix, { 's3:prefix': prefix }), inner.list(prefix)),
     delete: async (key) => (check('s3:DeleteObject', key), inner.delete(key)),
     put: async (key, body, options) => (check('s3:PutObject', key), inner.put(key, body, options)),
-    putIfAbsent: async (key, body, options) => (check('s3:PutObject', key), inner.putIfAbsent(key, body, options)),
-    putIfMatch: async (key, body, etag, options) => (check('s3:PutObject', key), inner.putIfMatch(key, body, etag, options)),
+    putIfAbsent: async (key, body, options) => (check('s3:PutObject', key, { 's3:if-none-match': '*' }), inner.putIfAbsent(key, body, options)),
+    putIfMatch: async (key, body, etag, options) => (check('s3:PutObject', key, { 's3:if-match': etag }), inner.putIfMatch(key, body, etag, options)),
   };
 }

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { evaluate, type Statement } from './iam-policy.js';
 
 /**
  * A real S3-compatible server for integration tests: s3rver 3.7.1 on 127.0.0.1 (random port, its
@@ -137,6 +138,7 @@ const ERROR_MESSAGES: Record<number, { code: string; message: string }> = {
   500: { code: 'InternalError', message: 'We encountered an internal error. Please try again.' },
   503: { code: 'SlowDown', message: 'Please reduce your request rate.' },
   412: { code: 'PreconditionFailed', message: 'At least one of the pre-conditions you specified did not hold' },
+  403: { code: 'AccessDenied', message: 'Access Denied' },
 };
 
 function errorXml(status: number, resource: string, extra = ''): string {
@@ -166,7 +168,7 @@ function normalizeEtag(etag: string): string {
 }
 
 /** Start s3rver with one bucket; stop() closes it and removes its directory. */
-export async function startS3Server(options: { bucket?: string } = {}): Promise<S3TestServer> {
+export async function startS3Server(options: { bucket?: string; bucketPolicy?: Statement[] } = {}): Promise<S3TestServer> {
   const bucket = options.bucket ?? 'draftsman-test';
   const directory = await mkdtemp(join(tmpdir(), 's3rver-'));
   const app = new S3rver({
@@ -238,6 +240,24 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
     if (fault.after) await next();
     else await drain(ctx.req);
     answer(ctx, fault.status, ctx.path);
+    return undefined;
+  };
+
+  /**
+   * The bucket policy's Denies (infra/bucket.yml, when given), as S3 applies them to every
+   * caller: a PUT under trail/ without If-None-Match, or any DELETE there, is 403 AccessDenied.
+   * The loopback stands in for TLS (aws:SecureTransport is true).
+   */
+  const bucketPolicyGuard: Middleware = async (ctx, next) => {
+    const key = objectKeyOf(ctx.path);
+    const action = ctx.method === 'PUT' ? 's3:PutObject' : ctx.method === 'DELETE' ? 's3:DeleteObject' : undefined;
+    if (!options.bucketPolicy || !action || key === '') return next();
+    const context: Record<string, string> = { 'aws:SecureTransport': 'true' };
+    for (const header of ['if-none-match', 'if-match']) if (ctx.get(header)) context[`s3:${header}`] = ctx.get(header);
+    const decision = evaluate([], { action, resource: `arn:aws:s3:::${bucket}/${key}`, context }, {}, options.bucketPolicy);
+    if (decision !== 'explicit-deny') return next();
+    await drain(ctx.req);
+    answer(ctx, 403, ctx.path);
     return undefined;
   };
 
@@ -339,7 +359,7 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
   // Koa composes `app.middleware` when the server starts: ours go in front of s3rver's own,
   // and the listing translation right after s3rver's XML encoder (index 1 of its stack).
   app.middleware.splice(2, 0, listV2);
-  app.middleware.unshift(record, faultMiddleware, conditionalWrites);
+  app.middleware.unshift(record, faultMiddleware, bucketPolicyGuard, conditionalWrites);
 
   const address = await app.run();
   const endpoint = `http://127.0.0.1:${address.port}`;

@@ -46,3 +46,17 @@ export function roleStatements(role: string, options: { bucket: string; prefix?:
   const statements = found.Properties.Policies.flatMap((p) => p.PolicyDocument.Statement).filter((statement) => 'Effect' in statement);
   return JSON.parse(JSON.stringify(statements).replaceAll(BUCKET, options.bucket)) as Statement[];
 }
+
+/**
+ * The bucket policy of infra/bucket.yml (its statements, `Principal` dropped: each names `*`), for
+ * a given bucket: the harness's S3 stand-in and the worker's store enforce it as S3 would.
+ */
+export function bucketPolicyStatements(bucket: string, partition = 'aws'): Statement[] {
+  const sub = (text: string) => text.replaceAll('${AWS::Partition}', partition).replaceAll('${ArtifactBucket}', bucket);
+  const tag = (name: string, resolve: (value: string) => unknown): ScalarTag => ({ tag: name, resolve });
+  const customTags = [tag('!Sub', sub), tag('!GetAtt', (v) => `GETATT:${v}`), tag('!Ref', (v) => (v === 'ArtifactBucket' ? bucket : `REF:${v}`))];
+  const text = readFileSync(fileURLToPath(new URL('../../infra/bucket.yml', import.meta.url)), 'utf8');
+  type BucketDocument = { Resources: { ArtifactBucketPolicy: { Properties: { PolicyDocument: { Statement: (Statement & { Principal?: unknown })[] } } } } };
+  const doc = parse(text, { customTags }) as BucketDocument;
+  return doc.Resources.ArtifactBucketPolicy.Properties.PolicyDocument.Statement.map(({ Principal: _principal, ...statement }) => statement);
+}

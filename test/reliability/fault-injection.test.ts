@@ -28,7 +28,7 @@ function pullsFor(branch: string) {
 /** Ledger entries of attempt 1: sequence numbers 0..n-1 with no gap and no repeat. */
 async function ledgerSeqs(prefix: string): Promise<number[]> {
   const seqs: number[] = [];
-  for (const key of await h.store.list(`${prefix}attempts/1/ledger/`)) seqs.push((await h.json(key)).seq);
+  for (const key of await h.store.list(`${prefix.replace(/^runs\//, 'trail/')}1/ledger/`)) seqs.push((await h.json(key)).seq);
   return seqs;
 }
 

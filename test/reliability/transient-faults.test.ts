@@ -24,7 +24,7 @@ const latestRun = async (h: AppHarness, issue: number): Promise<string> =>
 /** The ledger of attempt 1, in sequence order. */
 async function ledger(h: AppHarness, prefix: string): Promise<{ seq: number; type: string; phase?: string; payload: Record<string, unknown> }[]> {
   const out = [];
-  for (const key of await h.store.list(`${prefix}attempts/1/ledger/`)) out.push(await h.json(key));
+  for (const key of await h.store.list(`${prefix.replace(/^runs\//, 'trail/')}1/ledger/`)) out.push(await h.json(key));
   return out.sort((a, b) => a.seq - b.seq);
 }
 
@@ -124,7 +124,7 @@ describe('recipe runs: S3 outages inside a phase', () => {
       h,
       (key) => {
         if (key.includes('/attempts/1/patches/')) patched = true;
-        return patched && key.includes('/attempts/1/ledger/');
+        return patched && /^trail\/.+\/1\/ledger\//.test(key);
       },
       (key) => outageOf(h, key),
     );
@@ -273,7 +273,7 @@ describe('model runs: a transient fault after some model calls', () => {
     const from = h.model!.requests.length;
     const fault = onceBeforeWrite(
       h,
-      (key) => key.includes('/attempts/1/ledger/') && h.model!.requests.length - from === 2 && ++exchanges === 2,
+      (key) => /^trail\/.+\/1\/ledger\//.test(key) && h.model!.requests.length - from === 2 && ++exchanges === 2,
       (key) => outageOf(h, key),
     );
     let run;

@@ -98,6 +98,17 @@ to the merge; model spend, and per merged pull request (docs/operations.md, "Out
   --json           the same figures as one JSON object
 
 exit codes: 0 reported, 2 usage`,
+  audit: `usage: draftsman audit <run-id> [--repo OWNER/REPO] [--out DIR | --bucket NAME] [--json]
+
+Prints the trail of every attempt of a run: its ledger events and its model calls with what
+each cost. The trail is create-only (docs/architecture.md); a commit names it in its Run-trail
+trailer.
+
+  --repo OWNER/REPO  look in this repository's trails only (faster on a bucket)
+  --out DIR          the CLI's artifact root (default: \${XDG_STATE_HOME:-~/.local/state}/draftsman)
+  --bucket NAME      the deployment's bucket, with your AWS credentials [--endpoint URL] [--region R]
+
+exit codes: 0 trail found, 1 none, 2 usage`,
   serve: `usage: draftsman serve [--dir DIR] [--port N] [--host H] [--env-file FILE]
        draftsman serve --sandbox [--dir DIR] [--port N] [--host H]
 

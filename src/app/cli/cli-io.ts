@@ -28,6 +28,7 @@ commands:
   campaign run FILE          one task over many repositories       --repos PATH [--repos PATH...] [--concurrency N] [--publish]
   policy check [FILE]        validate a policy (file:line:col: message)
   policy schema              print the policy's JSON Schema
+  audit <run-id>             print a run's trail (ledger, model calls)  [--repo O/R] [--out DIR | --bucket NAME]
   replay <bucket> <key>      re-drive a dead-lettered worker or publisher step (operators)
                                                                   [--endpoint URL] [--min-idle-minutes N]
   report                     outcomes per repository and installation [--since DATE] [--out DIR | --bucket NAME]

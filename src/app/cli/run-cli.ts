@@ -7,6 +7,7 @@ import { publishToLocalRepository } from '../local/local-publisher.js';
 import { nodeFs } from '../local/node-fs.js';
 import { UsageError, type CliIo } from './cli-io.js';
 import { asksForHelp, COMMAND_HELP, MAIN_HELP, VERSION } from './cli-help.js';
+import { auditCommand } from './audit-command.js';
 import { campaignCommand } from './campaign-command.js';
 import { doctorCommand } from '../serve/doctor-command.js';
 import { ingestCommand } from './ingest-command.js';
@@ -57,6 +58,8 @@ async function dispatch(argv: string[], io: CliIo): Promise<number> {
       return serveCommand(rest, io);
     case 'doctor':
       return doctorCommand(rest, io);
+    case 'audit':
+      return auditCommand(rest, io);
     case 'campaign':
       return campaignCommand(rest, io, (args, runIo) => dispatch(['run', ...args], runIo));
     case 'policy': {

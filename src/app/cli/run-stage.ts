@@ -6,6 +6,7 @@ import { createNodeSyntaxService } from '../local/node-grammar-loader.js';
 import { createSandboxVerifier, toolchainDirs } from '../local/sandbox-verifier.js';
 import { youngGenerationDuringIngestion } from '../runtime/young-generation.js';
 import { createModelProvider } from '../model/create-model-provider.js';
+import { withSpendAccounting } from '../model/in-process-spend.js';
 import { gitIdentityOf, type CliIo } from './cli-io.js';
 import type { CliRun } from './begin-run.js';
 import type { TerminalReporter } from './terminal-reporter.js';
@@ -20,6 +21,7 @@ export async function runStage(run: CliRun, io: CliIo, reporter: TerminalReporte
   // The old names still work; each says once what to set instead.
   if (!io.model) for (const warning of modelEnv(io.env).warnings) io.stderr(`draftsman: warning: ${warning}\n`);
   reporter.start(`${args.command} ${args.identity.owner}/${args.identity.repo} run ${run.runId} attempt ${attempt.attempt}`);
+  const prices = parsePriceTable(modelEnv(io.env).values.MODEL_PRICES, 'MODEL_PRICES');
   const cancelled = { value: false };
   const onSigint = () => {
     cancelled.value = true;
@@ -36,8 +38,8 @@ export async function runStage(run: CliRun, io: CliIo, reporter: TerminalReporte
         syntax: () => createNodeSyntaxService({ wasmDir: io.env.DRAFTSMAN_WASM_DIR }),
         ciStatus: { read: async () => ({ state: 'unavailable', checks: [] }) },
         verifier: createSandboxVerifier({ toolchains: toolchainDirs(io.env.DRAFTSMAN_VERIFY_TOOLCHAINS), bwrap: io.env.DRAFTSMAN_BWRAP }),
-        model: io.model ?? modelFromEnv(io.env),
-        prices: parsePriceTable(modelEnv(io.env).values.MODEL_PRICES, 'MODEL_PRICES'),
+        model: withSpendAccounting(io.model ?? modelFromEnv(io.env), { store, clock: io.clock, prices }),
+        prices,
         reporter,
         ingestionMemory: youngGenerationDuringIngestion,
         identity: gitIdentityOf(io.env),

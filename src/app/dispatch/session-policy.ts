@@ -46,7 +46,7 @@ export function buildSessionPolicy(scope: RunScope, bucket: string, partition = 
   const lock = scope.issue === undefined ? undefined : lockKey(scope.owner, scope.repo, scope.issue);
   const latest = scope.issue === undefined ? undefined : issueLatestKey(scope.owner, scope.repo, scope.issue);
   const statements: PolicyStatement[] = [
-    { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: [`${run.prefix}*`, `${maps}*`].map(object) },
+    { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: [`${run.prefix}*`, `${run.trailPrefix}*`, `${maps}*`].map(object) },
     ...(lock && latest
       ? [
           { Effect: 'Allow' as const, Action: 's3:GetObject', Resource: object(lock) },
@@ -57,7 +57,7 @@ export function buildSessionPolicy(scope: RunScope, bucket: string, partition = 
       Effect: 'Allow',
       Action: 's3:ListBucket',
       Resource: `arn:${partition}:s3:::${bucket}`,
-      Condition: { StringLikeIfExists: { 's3:prefix': [`${run.prefix}*`, `${maps}*`] } },
+      Condition: { StringLikeIfExists: { 's3:prefix': [`${run.prefix}*`, `${run.trailPrefix}*`, `${maps}*`] } },
     },
     { Effect: 'Deny', Action: ['s3:PutObject', 's3:DeleteObject'], Resource: object(`${run.prefix}attempts/*/request.json`) },
     { Effect: 'Deny', Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], Resource: object(`${run.prefix}dispatch/*`) },

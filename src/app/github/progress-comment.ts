@@ -63,12 +63,13 @@ function gateLines(gate: GateView): string[] {
   return lines;
 }
 
-/** The progress comment: the task echoed back, one checklist line per phase, the result, and the gate it waits on. */
-export function renderProgressComment(progress: RunProgress, gate?: GateView): string {
+/** The progress comment: the task echoed back, one checklist line per phase, the result, the run's spend so far, and the gate it waits on. */
+export function renderProgressComment(progress: RunProgress, gate?: GateView, spend?: string): string {
   const lines: string[] = [progressMarker(progress.runId), `### draftsman run \`${progress.runId}\` · attempt ${progress.attempt}`, ''];
   lines.push(`**Status:** ${progress.status}${progress.message ? ` — ${progress.message}` : ''}`);
   if (progress.baseCommitSha) lines.push(`**Base commit:** \`${progress.baseCommitSha}\``);
   if (progress.pullRequestUrl) lines.push(`**Draft pull request:** ${progress.pullRequestUrl}`);
+  if (spend) lines.push(`**Spend so far:** ${spend} (all attempts)`);
   lines.push('');
   if (gate) lines.push(...gateLines(gate));
   if (progress.phases.length > 0) {

@@ -1,4 +1,5 @@
 import { putArtifactIfAbsent, readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
+import { spendSoFar } from './spend-so-far.js';
 import type { z } from 'zod';
 import type { RunProgress } from '../../core/ports.js';
 import { storageBinding } from '../../core/publish/check-binding.js';
@@ -40,6 +41,8 @@ interface AttemptView {
   issued: Awaited<ReturnType<PublishOptions['tokens']['token']>>;
   /** The pull request an earlier attempt published, if any (a follow-up's notes go there). */
   pullRequest?: number;
+  /** What the run spent so far, from its spend record (model-call writes it; the worker cannot). */
+  spend?: string;
 }
 
 const ignored = (why: string): AttemptViewOutcome => ({ kind: 'ignored', why });
@@ -80,6 +83,7 @@ async function openView(options: PublishOptions, attempt: number): Promise<Attem
     api: options.github(issued.token),
     issued,
     pullRequest: published?.prNumber,
+    spend: await spendSoFar(store, keys.spend),
   };
 }
 
@@ -141,7 +145,7 @@ async function showProgress(view: AttemptView, progress: Omit<RunProgress, 'ende
     owner: view.owner,
     repo: view.repo,
     comment_id: id,
-    body: renderProgressComment({ ...shown, runId: view.runId, attempt: view.attempt }, gate),
+    body: renderProgressComment({ ...shown, runId: view.runId, attempt: view.attempt }, gate, view.spend),
   });
 }
 

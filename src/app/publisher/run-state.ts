@@ -8,6 +8,7 @@ import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import { describeRetry, isLiveRetry, PublishRetry } from '../../core/runs/publish-retry.js';
 import type { GitHubApiError } from '../github/github-api-error.js';
 import { parseProgressPhases, renderProgressComment } from '../github/progress-comment.js';
+import { spendSoFar } from './spend-so-far.js';
 import { emitMetric, failureEvent, publishMetric, runOutcomeMetric, type PublishMetricOutcome, type RunOutcomeEvent } from '../metrics/run-metrics.js';
 import type { PublishOptions, PublishOutcome, RunContext } from './publisher-context.js';
 import { PublishRecord } from './publish-record.js';
@@ -190,15 +191,19 @@ async function updateProgress(
     owner: ctx.owner,
     repo: ctx.repo,
     comment_id: id,
-    body: renderProgressComment({
-      runId: ctx.request.runId,
-      attempt: progress.attempt ?? ctx.attempt,
-      status: progress.status,
-      phases,
-      message: progress.message,
-      pullRequestUrl: progress.pullRequestUrl,
-      baseCommitSha: progress.baseCommitSha,
-    }),
+    body: renderProgressComment(
+      {
+        runId: ctx.request.runId,
+        attempt: progress.attempt ?? ctx.attempt,
+        status: progress.status,
+        phases,
+        message: progress.message,
+        pullRequestUrl: progress.pullRequestUrl,
+        baseCommitSha: progress.baseCommitSha,
+      },
+      undefined,
+      await spendSoFar(options.store, options.runKeys.spend),
+    ),
   });
 }
 

@@ -47,6 +47,7 @@ export const ServeEnv = z.object({
   /** The key itself: in one process there is no parameter store to hold it. */
   MODEL_API_KEY: z.string().min(1).optional(),
   MODEL_PRICES: AppConfig.shape.MODEL_PRICES,
+  INSTALLATION_MONTHLY_COST_USD: AppConfig.shape.INSTALLATION_MONTHLY_COST_USD,
   /** Completion tokens asked for per model call (checked with the other model settings); default per provider. */
   MODEL_MAX_OUTPUT_TOKENS: z.string().optional(),
   LOG_LEVEL: AppConfig.shape.LOG_LEVEL,

@@ -10,6 +10,7 @@ import { createNodeSyntaxService } from '../local/node-grammar-loader.js';
 import { createSandboxVerifier, toolchainDirs } from '../local/sandbox-verifier.js';
 import { JsonLogger } from '../logger.js';
 import { createModelProvider } from '../model/create-model-provider.js';
+import { withSpendAccounting } from '../model/in-process-spend.js';
 import { sweepOpenAgentPullRequests } from '../publisher/ci-feedback.js';
 import { createPublisherHandler } from '../publisher/create-publisher-handler.js';
 import { sweep } from '../sweeper/sweep.js';
@@ -157,14 +158,17 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     syntax,
     newFs: createMemoryFs,
     verifier: createSandboxVerifier({ toolchains: toolchainDirs(settings.DRAFTSMAN_VERIFY_TOOLCHAINS), bwrap: settings.DRAFTSMAN_BWRAP }),
-    model: createModelProvider({
-      provider: settings.MODEL_PROVIDER,
-      model: settings.MODEL_NAME,
-      baseUrl: settings.MODEL_BASE_URL,
-      region: settings.MODEL_REGION,
-      apiKey: settings.MODEL_API_KEY,
-      maxOutputTokens: settings.MODEL_MAX_OUTPUT_TOKENS,
-    }),
+    model: withSpendAccounting(
+      createModelProvider({
+        provider: settings.MODEL_PROVIDER,
+        model: settings.MODEL_NAME,
+        baseUrl: settings.MODEL_BASE_URL,
+        region: settings.MODEL_REGION,
+        apiKey: settings.MODEL_API_KEY,
+        maxOutputTokens: settings.MODEL_MAX_OUTPUT_TOKENS,
+      }),
+      { store, clock, prices: settings.MODEL_PRICES, installationMonthlyCostUsd: settings.INSTALLATION_MONTHLY_COST_USD },
+    ),
     prices: settings.MODEL_PRICES,
     // The CLI's root capped the young generation at start-up; runs release it after ingestion, as the worker's do.
     ingestionMemory: youngGenerationDuringIngestion,

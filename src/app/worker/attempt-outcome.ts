@@ -2,6 +2,7 @@ import { putArtifactIfAbsent, writeArtifact } from '../../core/artifacts/artifac
 import { issueLatestKey } from '../../core/artifacts/keys.js';
 import { isAnalysisReport } from '../../core/phases/analysis-report.js';
 import type { PipelineResult } from '../../core/pipeline/run-pipeline.js';
+import { spendCapSentence } from '../../core/pipeline/model-budget.js';
 import { IssueLatest } from '../../core/runs/run-state.js';
 import { attemptEndMetric, emitMetric, failureEvent, runOutcomeMetric } from '../metrics/run-metrics.js';
 import { MAX_CONTINUATIONS } from '../../core/runs/continuations.js';
@@ -98,7 +99,7 @@ function describeOutcome(result: PipelineResult): string {
     case 'NEEDS_APPROVAL':
       return `${result.reason}: a maintainer can \`/agent approve\` to let the next attempt pass this gate`;
     case 'BUDGET_EXCEEDED':
-      return `${result.reason}: narrow the task or raise the budgets, then \`/agent retry\``;
+      return spendCapSentence(result.details) ?? `${result.reason}: narrow the task or raise the budgets, then \`/agent retry\``;
     case 'CANCELLED':
       return 'cancelled';
     default:

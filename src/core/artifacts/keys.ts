@@ -62,7 +62,16 @@ export interface AttemptKeys {
   policyScan: string;
   repoMap: string;
   targetSelection: string;
+  /**
+   * `trail/<owner>/<repo>/<runId>/<n>/`: the attempt's trail (docs/architecture.md, "The trail"):
+   * objects are only ever created there (the bucket policy requires If-None-Match and refuses
+   * deletes), kept for the deployment's trail retention, apart from the run's scratch data.
+   */
+  trailPrefix: string;
+  /** `<trail>ledger/`: the attempt's ledger, one object per entry. */
   ledgerPrefix: string;
+  /** `<trail>spend/<call>.json`: one settled model call, written by the model caller. */
+  spendCall(call: string): string;
   ledger(seq: number): string;
   checkpointsPrefix: string;
   checkpoint(seq: number, phase: string): string;
@@ -109,6 +118,8 @@ export interface CandidateKeys {
 export interface RunKeys {
   /** `runs/<owner>/<repo>/<runId>/` */
   prefix: string;
+  /** `trail/<owner>/<repo>/<runId>/`: the trails of every attempt. */
+  trailPrefix: string;
   request: string;
   run: string;
   cancel: string;
@@ -122,6 +133,8 @@ export interface RunKeys {
   attempt(n: number): AttemptKeys;
   candidate: CandidateKeys;
   publish: string;
+  /** `spend.json`: what the run's model calls cost over all its attempts; only the trusted model caller writes it. */
+  spend: string;
   /** `control/rebuild-<base sha>.json`: the rebuild on that base head was requested (once). */
   rebuildMarker(baseSha: string): string;
   ciPrefix: string;
@@ -135,8 +148,10 @@ export interface RunKeys {
 export function runKeys(owner: string, repo: string, runId: string): RunKeys {
   const root = `runs/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${keySegment(runId, 'runId')}/`;
   const candidate = `${root}candidate/`;
+  const trailRoot = `trail/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${keySegment(runId, 'runId')}/`;
   return {
     prefix: root,
+    trailPrefix: trailRoot,
     request: `${root}request.json`,
     run: `${root}run.json`,
     cancel: `${root}control/cancel.json`,
@@ -144,7 +159,7 @@ export function runKeys(owner: string, repo: string, runId: string): RunKeys {
     gate: (n) => `${root}control/gate-${positiveInt(n, 'attempt number')}.json`,
     followUp: (source) => `${root}control/follow-up-${keySegment(source, 'follow-up source')}.json`,
     publishRetry: `${root}control/publish-retry.json`,
-    attempt: (n) => attemptKeys(`${root}attempts/${positiveInt(n, 'attempt number')}/`),
+    attempt: (n) => attemptKeys(`${root}attempts/${positiveInt(n, 'attempt number')}/`, `${trailRoot}${positiveInt(n, 'attempt number')}/`),
     candidate: {
       prefix: candidate,
       prCandidate: `${candidate}pr-candidate.json`,
@@ -154,6 +169,7 @@ export function runKeys(owner: string, repo: string, runId: string): RunKeys {
       change: (blobSha) => `${candidate}changes/${objectId(blobSha, 'blob sha')}`,
     },
     publish: `${root}publish.json`,
+    spend: `${root}spend.json`,
     rebuildMarker: (baseSha) => `${root}control/rebuild-${objectId(baseSha, 'base sha')}.json`,
     ciPrefix: `${root}ci/`,
     ci: (id) => `${root}ci/${keySegment(id, 'check suite id')}.json`,
@@ -183,7 +199,7 @@ function verifyDigest(value: string): string {
   return value;
 }
 
-function attemptKeys(a: string): AttemptKeys {
+function attemptKeys(a: string, trail: string): AttemptKeys {
   return {
     prefix: a,
     request: `${a}request.json`,
@@ -194,8 +210,10 @@ function attemptKeys(a: string): AttemptKeys {
     policyScan: `${a}policy-scan.json`,
     repoMap: `${a}repo-map.json`,
     targetSelection: `${a}target-selection.json`,
-    ledgerPrefix: `${a}ledger/`,
-    ledger: (seq) => `${a}ledger/${padSeq(seq)}.json`,
+    trailPrefix: trail,
+    ledgerPrefix: `${trail}ledger/`,
+    spendCall: (call) => `${trail}spend/${keySegment(call, 'model call id')}.json`,
+    ledger: (seq) => `${trail}ledger/${padSeq(seq)}.json`,
     checkpointsPrefix: `${a}checkpoints/`,
     checkpoint: (seq, phase) => `${a}checkpoints/${padSeq(seq)}-${keySegment(phase, 'phase')}.json`,
     patchesPrefix: `${a}patches/`,
@@ -331,7 +349,6 @@ export function campaignKeys(owner: string, repo: string, issue: number, campaig
   };
 }
 
-/** The campaign a `campaigns/<owner>/<repo>/<issue>/<campaignId>/campaign.json` key names, or undefined. */
 /** `campaigns/<owner>/<repo>/<issue>/`: every campaign of one home issue. */
 export function campaignIssuePrefix(owner: string, repo: string, issue: number): string {
   return `${CAMPAIGNS_PREFIX}${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${positiveInt(issue, 'issue number')}/`;
@@ -341,4 +358,26 @@ export function parseCampaignRecordKey(key: string): { owner: string; repo: stri
   const match = /^campaigns\/([^/]+)\/([^/]+)\/([1-9]\d*)\/([^/]+)\/campaign\.json$/.exec(key);
   if (!match) return undefined;
   return { owner: match[1], repo: match[2], issue: Number(match[3]), campaignId: match[4] };
+}
+/** The spend records one model call is charged to (docs/architecture.md, "Spend"); only the trusted model caller writes them. */
+export interface SpendKeys {
+  /** `runs/<owner>/<repo>/<runId>/spend.json`: every attempt of the run (the worker may read it, never write it). */
+  task: string;
+  /** `spend/repos/<owner>/<repo>/<yyyy-mm>.json`: the repository's calendar month (UTC). */
+  repository: string;
+  /** `spend/installations/<installation>/<yyyy-mm>.json`: the installation's month (`local` in the CLI). */
+  installation: string;
+}
+
+export function spendKeys(scope: { owner: string; repo: string; runId: string; installation: string }, month: string): SpendKeys {
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month)) {
+    throw new ArtifactError('ARTIFACT_KEY_INVALID', `invalid month for a storage key: ${JSON.stringify(month)}`, { what: 'month', value: month });
+  }
+  const owner = keySegment(scope.owner, 'owner');
+  const repo = keySegment(scope.repo, 'repo');
+  return {
+    task: runKeys(scope.owner, scope.repo, scope.runId).spend,
+    repository: `spend/repos/${owner}/${repo}/${month}.json`,
+    installation: `spend/installations/${keySegment(scope.installation, 'installation')}/${month}.json`,
+  };
 }

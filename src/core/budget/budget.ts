@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { costMicroUsd, formatUsd, type ModelPrice } from './cost.js';
+import { describeSpendRefusal, SPEND_CAPS, type SpendCap } from './spend.js';
 
 /** The dimensions a run's model work is bounded in, as the partial report names them. */
 export const BUDGET_DIMENSIONS = ['tokens_in', 'tokens_out', 'model_calls', 'tool_calls', 'wall_clock', 'cost_usd'] as const;
@@ -36,7 +37,8 @@ export function addUsage(a: BudgetUsage, b: BudgetUsage): BudgetUsage {
  */
 export const Exhaustion = z.object({
   dimension: z.enum(BUDGET_DIMENSIONS),
-  scope: z.enum(['run', 'phase']),
+  /** `run`, `phase`: the attempt's own limits; a spend cap (`task`, `repository`, `installation`): the trusted spend records. */
+  scope: z.enum(['run', 'phase', ...SPEND_CAPS]),
   limit: z.number().int().nonnegative(),
   used: z.number().int().nonnegative(),
   needed: z.number().int().nonnegative().optional(),
@@ -45,9 +47,14 @@ export type Exhaustion = z.infer<typeof Exhaustion>;
 
 /** The exhaustion in words: `cost_usd (run): $0.0081 used of $0.0100; the next model call needs up to $0.0030`. */
 export function describeExhaustion(e: Exhaustion): string {
+  if (isSpendCap(e.scope)) return describeSpendRefusal({ cap: e.scope, limitMicroUsd: e.limit, spentMicroUsd: e.used, neededMicroUsd: e.needed ?? 0 });
   const amount = (n: number) => (e.dimension === 'cost_usd' ? formatUsd(n) : e.dimension === 'wall_clock' ? `${Math.round(n / 1000)} s` : String(n));
   const next = e.needed === undefined ? '' : `; the next ${e.dimension === 'tool_calls' ? 'tool call' : 'model call'} needs up to ${amount(e.needed)}`;
   return `${e.dimension} (${e.scope}): ${amount(e.used)} used of ${amount(e.limit)}${next}`;
+}
+
+function isSpendCap(scope: Exhaustion['scope']): scope is SpendCap {
+  return (SPEND_CAPS as readonly string[]).includes(scope);
 }
 
 /** The ledger entry type that records which budget stopped a run (payload: an Exhaustion, with where). */
@@ -204,7 +211,7 @@ export class BudgetMeter {
     return hit ? { dimension: 'wall_clock', scope: hit.scope, limit: hit.limitMs, used: Math.max(0, hit.limitMs - (hit.at - now)) } : undefined;
   }
 
-  private out(dimension: BudgetDimension, scope: Exhaustion['scope'], limit: number, used: number, needed: number): { exhausted: Exhaustion } {
+  private out(dimension: BudgetDimension, scope: 'run' | 'phase', limit: number, used: number, needed: number): { exhausted: Exhaustion } {
     return { exhausted: { dimension, scope, limit, used, needed } };
   }
 }

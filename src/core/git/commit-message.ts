@@ -21,6 +21,8 @@ export interface CommitMessageInput {
   verification: VerificationReport;
   risk: string[];
   runId: string;
+  /** The attempt that made the commit, and its trail's prefix (`trail/<owner>/<repo>/<runId>/<n>/`), named in the trailers. */
+  attempt?: { n: number; trail: string };
   /** Issue URL, or the CLI task digest. */
   taskId: string;
 }
@@ -86,7 +88,8 @@ function verificationLines(report: VerificationReport): string[] {
  * summary is shortened at a word boundary, a scope too long to leave room is left out; length is
  * never an error), then Task, Intent, the request quoted (a revision's words, when given),
  * Verification (only what really ran; `not run: <why>` otherwise), Risk, and the trailers
- * `Generated-by`, `Run-id`, `Task-id`. Ends with one newline, so the bytes are stable.
+ * `Generated-by`, `Run-id`, `Run-attempt` and `Run-trail` (where the attempt's ledger and spend
+ * records are kept, create-only), `Task-id`. Ends with one newline, so the bytes are stable.
  */
 export function formatCommitMessage(input: CommitMessageInput): string {
   const summary = oneLine(input.summary ?? '');
@@ -107,6 +110,7 @@ export function formatCommitMessage(input: CommitMessageInput): string {
     '',
     'Generated-by: draftsman',
     runIdTrailer(oneLine(input.runId)),
+    ...(input.attempt ? [`Run-attempt: ${input.attempt.n}`, `Run-trail: ${oneLine(input.attempt.trail)}`] : []),
     `Task-id: ${oneLine(input.taskId)}`,
     '',
   ].join('\n');

@@ -86,6 +86,8 @@ export interface OrchestratorOptions {
   store: ArtifactStore;
   /** Key prefix of the attempt, e.g. `runs/o/r/<runId>/attempts/1/` (ending in `/`). */
   attemptPrefix: string;
+  /** Where the ledger lives (the attempt's trail); default `<attemptPrefix>ledger/`. */
+  ledgerPrefix?: string;
   workspace: Workspace;
   handlers: PhaseHandler[];
   patches: PatchCodec;
@@ -164,7 +166,7 @@ function resultParts(attempt: AttemptState): Pick<OrchestratorResult, 'outputs' 
 /** The attempt's state from its checkpoints; after a crash, the workspace rebuilt from the patch stack of the last one. */
 async function openAttempt(options: OrchestratorOptions): Promise<AttemptState> {
   const { store, attemptPrefix, workspace, clock } = options;
-  const ledger = await Ledger.open(store, `${attemptPrefix}ledger/`, clock);
+  const ledger = await Ledger.open(store, options.ledgerPrefix ?? `${attemptPrefix}ledger/`, clock);
   const checkpoints = await loadCheckpoints(store, `${attemptPrefix}checkpoints/`);
   const attempt: AttemptState = { ledger, checkpoints, outputs: {}, patchKeys: [], segmentBase: new Map(), segmentSeq: 0 };
   const last = checkpoints[checkpoints.length - 1];

@@ -142,6 +142,16 @@ export const RunReport = z.strictObject({
         }),
       )
       .default([]),
+    /** What the task spent so far over all its attempts (the trusted spend record), and the price it was charged at. */
+    spend: z
+      .strictObject({
+        calls: z.number().int().nonnegative(),
+        tokensIn: z.number().int().nonnegative(),
+        tokensOut: z.number().int().nonnegative(),
+        costMicroUsd: z.number().int().nonnegative(),
+        price: z.strictObject({ model: z.string(), inputPerMTokUsd: z.number(), outputPerMTokUsd: z.number() }).optional(),
+      })
+      .optional(),
     /** The budget that stopped the run, when one did. */
     exhausted: Exhaustion.extend({ phase: z.string().optional(), segment: z.string().optional() }).optional(),
   }),

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { describeExhaustion } from '../budget/budget.js';
 import { formatUsd } from '../budget/cost.js';
+import { spendLine } from './spend-line.js';
 import {
   attr,
   block,
@@ -180,7 +181,10 @@ function budgetLine(r: RunReport): string[] {
   const b = r.budget;
   if (!b.modelCalls || !b.tokensIn || !b.tokensOut) return [];
   const stopped = b.exhausted ? ` · **stopped: ${b.exhausted.dimension}**` : '';
-  return [`| **Budget** | ${b.modelCalls.used} model calls · tokens ${b.tokensIn.used} in / ${b.tokensOut.used} out · cost ${costText(b.cost)}${stopped} |`];
+  return [
+    `| **Budget** | ${b.modelCalls.used} model calls · tokens ${b.tokensIn.used} in / ${b.tokensOut.used} out · cost ${costText(b.cost)}${stopped} |`,
+    ...spendLine(b.spend),
+  ];
 }
 
 function costText(cost: RunReport['budget']['cost']): string {

@@ -2,6 +2,7 @@ import { withAttempt } from '../runs/update-run-record.js';
 import { writeRunTransition } from '../runs/write-run-transition.js';
 import type { RunStatus } from '../runs/run-status.js';
 import type { PipelineDeps, PipelineRequest, PipelineResult, PipelineStatus } from './run-pipeline.js';
+import { spendCapSentence } from './model-budget.js';
 
 /** The end of an attempt: `run.json` (status, attempts) written, the reporter told, the result returned. */
 export async function finishRun(deps: PipelineDeps, request: PipelineRequest, result: PipelineResult & { status: RunStatus }): Promise<PipelineResult> {
@@ -40,7 +41,7 @@ export async function finishRun(deps: PipelineDeps, request: PipelineRequest, re
       status: result.status,
       phases: [],
       baseCommitSha: result.baseCommitSha,
-      message: result.reason ? nextStep(result.status, result.reason) : undefined,
+      message: result.reason ? (spendCapSentence(result.details) ?? nextStep(result.status, result.reason)) : undefined,
       artifacts: Object.fromEntries(Object.entries(result.artifacts).map(([k, v]) => [k, v])),
     })
     .catch((error: unknown) => deps.logger.warn('progress report failed', { error: error instanceof Error ? error.message : String(error) }));

@@ -2,16 +2,20 @@ import { z } from 'zod';
 import {
   addUsage,
   BUDGET_EXHAUSTED,
+  describeExhaustion,
   Exhaustion,
   NO_USAGE,
   priceOf,
+  SpendRecord,
   usdToMicro,
   type BudgetUsage,
   type LlmPhaseResult,
   type RunLimits,
   type RunLlmPhaseInput,
 } from '../engines/llm/index.js';
+import type { SpendScope } from '../ports.js';
 import type { LedgerEntry } from '../phases/ledger.js';
+import type { RunReportInput } from '../phases/run-report-schema.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { PHASE_CONTRACTS, PHASE_NAMES, type PhaseName } from '../phases/phase-contracts.js';
 import type { TaskContract } from '../task/task-contract.js';
@@ -89,6 +93,23 @@ export function runLimits(env: PipelineEnv, task: TaskContract): RunLimits {
   };
 }
 
+/** Whom the attempt's model calls are charged to, with the policy's spend caps (the deployment's installation cap is the model caller's). */
+export function spendScope(env: PipelineEnv): SpendScope {
+  const { maxCostUsd, monthlyCostUsd } = env.policy.agent.budgets;
+  const source = env.request.source;
+  return {
+    owner: env.owner,
+    repo: env.repo,
+    runId: env.request.runId,
+    attempt: env.attempt,
+    installation: source.kind === 'github' ? String(source.installationId) : 'local',
+    caps: {
+      ...(maxCostUsd !== undefined ? { taskMicroUsd: usdToMicro(maxCostUsd) } : {}),
+      ...(monthlyCostUsd !== undefined ? { repositoryMonthlyMicroUsd: usdToMicro(monthlyCostUsd) } : {}),
+    },
+  };
+}
+
 /** The budget part of a model segment's engine input: the phase's budgets, the run's limits and spending, price and deadlines. */
 export function segmentBudget(
   env: PipelineEnv,
@@ -122,4 +143,22 @@ export function lastExhaustion(entries: readonly LedgerEntry[]): ExhaustedEntry 
     if (parsed.success) return parsed.data;
   }
   return undefined;
+}
+
+/** The one sentence a stop at a spend cap ends with (the cap, the spend, the setting to raise), from a stop's details; undefined for any other stop. */
+export function spendCapSentence(details: Record<string, unknown> | undefined): string | undefined {
+  const parsed = Exhaustion.safeParse(details?.exhausted);
+  if (!parsed.success || parsed.data.scope === 'run' || parsed.data.scope === 'phase') return undefined;
+  return describeExhaustion(parsed.data);
+}
+
+/** The report's spend so far: the run's spend record (written by the model caller) and the model's price; none before any call. */
+export async function taskSpend(env: PipelineEnv): Promise<RunReportInput['budget']['spend']> {
+  const object = await env.store.get(env.keys.spend);
+  if (!object) return undefined;
+  const parsed = SpendRecord.safeParse(JSON.parse(new TextDecoder().decode(object.body)));
+  if (!parsed.success) return undefined;
+  const { calls, tokensIn, tokensOut, costMicroUsd } = parsed.data;
+  const price = env.model ? priceOf(env.prices, env.model.model) : undefined;
+  return { calls, tokensIn, tokensOut, costMicroUsd, ...(price && env.model ? { price: { model: env.model.model, ...price } } : {}) };
 }

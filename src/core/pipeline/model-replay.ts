@@ -18,7 +18,7 @@ export interface SegmentReplay {
 export async function segmentReplay(env: PipelineEnv, context: PhaseContext, segmentId: string): Promise<SegmentReplay> {
   const own = exchangesOf(context.ledger.entries(), context.phase, segmentId);
   if (own.length > 0 || env.attempt < 2) return { exchanges: own, from: 'attempt' };
-  const previous = await Ledger.open(env.store, `${env.keys.attempt(env.attempt - 1).prefix}ledger/`, env.clock);
+  const previous = await Ledger.open(env.store, env.keys.attempt(env.attempt - 1).ledgerPrefix, env.clock);
   const entries = previous.entries();
   const stopped = entries.find((e) => e.type === 'RUN_STOPPED');
   if (stopped?.phase !== context.phase || stopped.payload.reason !== 'MODEL_ERROR') return { exchanges: [], from: 'attempt' };

@@ -4,7 +4,7 @@ import { redactSecrets } from '../secrets/secret-scan.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
 import { PHASE_CONTRACTS } from '../phases/phase-contracts.js';
 import type { TaskContract } from '../task/task-contract.js';
-import { noteExhaustion, segmentBudget } from './model-budget.js';
+import { noteExhaustion, segmentBudget, spendScope } from './model-budget.js';
 import { segmentPrompt } from './model-context.js';
 import { segmentReplay } from './model-replay.js';
 import { segmentTools } from './model-tools/segment-tools.js';
@@ -19,8 +19,8 @@ import type { PipelineEnv } from './pipeline-env.js';
  * Exchanges are ledgered, and a resumed attempt replays them instead of asking again.
  */
 export async function runModelSegment(env: PipelineEnv, context: PhaseContext, task: TaskContract, segment: Segment): Promise<SegmentResult> {
-  const model = env.model;
-  if (!model) throw new Error('no model is configured');
+  if (!env.model) throw new Error('no model is configured');
+  const model = env.model.forSpend?.(spendScope(env)) ?? env.model;
   const written = new Map<string, number>();
   const redact = (text: string) => redactSecrets(text).text;
 

@@ -1,7 +1,7 @@
 import type { RunKeys } from '../artifacts/keys.js';
 import type { BudgetUsage } from '../budget/budget.js';
 import type { PriceTable } from '../budget/cost.js';
-import { modelUsage } from './model-budget.js';
+import { modelUsage, taskSpend } from './model-budget.js';
 import { agentBranchName } from '../git/branch-name.js';
 import type { GitIdentity } from '../git/commit-staged.js';
 import { createAgentBranch } from '../git/create-agent-branch.js';
@@ -252,6 +252,7 @@ async function runPhases(
     attempt: request.attempt.attempt,
     store: deps.store,
     attemptPrefix: request.keys.attempt(request.attempt.attempt).prefix,
+    ledgerPrefix: request.keys.attempt(request.attempt.attempt).ledgerPrefix,
     workspace: new CachedWorkspace(ingested.workspace),
     handlers: request.stopAfter === 'run' ? all : all.slice(0, 2),
     patches: gitPatchCodec,
@@ -302,9 +303,13 @@ async function collectReport(
     artifacts['run-report.md'] = analysis.key;
     return { report: analysis.report, head: {} };
   }
-  const report = renderRunReport(
-    buildRunReport(env, task, outcome.outputs, outcome.checkpoints, { status: outcome.state, artifacts: artifactList(), ledger: outcome.ledger.entries() }),
-  );
+  const built = buildRunReport(env, task, outcome.outputs, outcome.checkpoints, {
+    status: outcome.state,
+    artifacts: artifactList(),
+    ledger: outcome.ledger.entries(),
+  });
+  built.budget.spend = await taskSpend(env);
+  const report = renderRunReport(built);
   const reportKey = `${keys.attempt(env.attempt).prefix}run-report.md`;
   await store.put(reportKey, report, { contentType: 'text/markdown; charset=utf-8' });
   artifacts['run-report.md'] = reportKey;

@@ -269,7 +269,15 @@ export const AgentPolicy = z
               .max(100_000)
               .optional()
               .describe(
-                "Most one run may spend on model calls, in US dollars, priced by the deployment's price table (MODEL_PRICES). Each call is checked before it is sent against its worst case (prompt estimate plus completion cap), so the cap is never exceeded. A run whose model has no price in the table is refused before its first model call.",
+                "Most one task may spend on model calls, in US dollars, over all the attempts of its run (a retry, an approval, a revision and a CI repair add to the same spend), priced by the deployment's price table (MODEL_PRICES). Each call reserves its worst case (prompt estimate plus completion cap) in the run's spend record before it is sent, so parallel calls cannot pass the cap together. A run whose model has no price in the table is refused before its first model call. Migration: this capped each attempt on its own before; call and token budgets still do.",
+              ),
+            monthlyCostUsd: z
+              .number()
+              .positive()
+              .max(10_000_000)
+              .optional()
+              .describe(
+                'Most all runs of this repository may spend on model calls in one calendar month (UTC), in US dollars, reserved and settled like `maxCostUsd`. The deployment may also cap each installation (INSTALLATION_MONTHLY_COST_USD).',
               ),
             maxModelCalls: z
               .number()
@@ -277,14 +285,14 @@ export const AgentPolicy = z
               .nonnegative()
               .max(10_000)
               .default(40)
-              .describe("Most model calls one run may make; a task's `budgets.maxModelCalls` can only lower it. 0 means recipes only."),
-            maxToolCalls: count(100_000).optional().describe('Most tool calls the model may make in one run (each phase has its own limit too).'),
-            maxInputTokens: count(1_000_000_000).optional().describe('Most prompt (input) tokens one run may send.'),
-            maxOutputTokens: count(1_000_000_000).optional().describe('Most completion (output) tokens one run may receive.'),
+              .describe("Most model calls one attempt of a run may make; a task's `budgets.maxModelCalls` can only lower it. 0 means recipes only."),
+            maxToolCalls: count(100_000).optional().describe('Most tool calls the model may make in one attempt (each phase has its own limit too).'),
+            maxInputTokens: count(1_000_000_000).optional().describe('Most prompt (input) tokens one attempt may send.'),
+            maxOutputTokens: count(1_000_000_000).optional().describe('Most completion (output) tokens one attempt may receive.'),
           })
           .prefault({})
           .describe(
-            'What the model work of one run may use. On exhaustion the run stops with a partial report naming the dimension (tokens_in, tokens_out, model_calls, tool_calls, wall_clock, cost_usd), its limit and what was used; its checkpoint is kept.',
+            'What the model work of one run may use: `maxCostUsd` and `monthlyCostUsd` across attempts and runs, the others per attempt. On exhaustion the run stops with a partial report naming the dimension (tokens_in, tokens_out, model_calls, tool_calls, wall_clock, cost_usd), its limit and what was used; its checkpoint is kept.',
           ),
       })
       .prefault({})

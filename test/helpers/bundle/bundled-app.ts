@@ -145,6 +145,8 @@ export async function startBundledApp(): Promise<BundledApp> {
     MODEL_PRICES: () => undefined,
     MODEL_API_KEY_PARAMETER: () => undefined,
     MODEL_CALL_FUNCTION: () => undefined,
+    // The deployment's cap on each installation's monthly spend (CloudFormation !If): none here.
+    INSTALLATION_MONTHLY_COST_USD: () => undefined,
   };
   const environmentOf = (fn: BuiltFunction): Record<string, string> => {
     const env: Record<string, string> = {

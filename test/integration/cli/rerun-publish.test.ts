@@ -144,14 +144,17 @@ describe('draftsman run --publish again: a rerun updates its agent/local branch'
     expect(headOf(repo, branch)).toBe(old);
   }, 120_000);
 
-  it('the same input twice gives the same commit: attempt 2 at the same instant leaves the branch where it is', async () => {
+  it('the same input twice at the same instant: attempt 2 commits the same tree under its own trailers and moves the branch to it', async () => {
     const { repo, argv } = setup();
     const first = await cli(argv);
     const second = await cli(argv);
     const branch = first.json!.agentBranch as string;
-    expect(second.json).toMatchObject({ status: 'COMPLETED', attempt: 2, headCommitSha: first.json!.headCommitSha });
-    expect(second.json!.publish).toBe(`refs/heads/${branch} is already at ${first.json!.headCommitSha}`);
-    expect(headOf(repo, branch)).toBe(first.json!.headCommitSha);
+    expect(second.json).toMatchObject({ status: 'COMPLETED', attempt: 2 });
+    const [one, two] = [first.json!.headCommitSha as string, second.json!.headCommitSha as string];
+    expect(two).not.toBe(one);
+    expect(git(['rev-parse', `${two}^{tree}`], { cwd: repo })).toBe(git(['rev-parse', `${one}^{tree}`], { cwd: repo }));
+    expect(second.json!.publish).toBe(`updated refs/heads/${branch} from ${one} to ${two}`);
+    expect(headOf(repo, branch)).toBe(two);
   }, 120_000);
 });
 

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WASM_FILES from '../../../src/app/local/wasm-files.json' with { type: 'json' };
 import { HARNESS_FULL_NAME, HARNESS_INSTALLATION_ID, HARNESS_REPOSITORY_ID, scopesOf } from '../../helpers/app-harness.js';
 import { LambdaModelProvider } from '../../../src/app/model/model-call.js';
+import { S3ArtifactStore } from '../../../src/app/aws/s3-artifact-store.js';
+import { runKeys } from '../../../src/core/artifacts/keys.js';
 import { startLambdaStandin, startSsmStandin } from '../../helpers/bundle/aws-standins.js';
 import { LambdaInitError, startLambdaProcess } from '../../helpers/bundle/lambda-process.js';
 import { startScriptedModelServer } from '../../helpers/scripted-model-server.js';
@@ -268,9 +270,28 @@ describe('the packaged Lambda bundles', () => {
         MODEL_BASE_URL: model.baseUrl,
         MODEL_NAME: 'scripted-1',
         MODEL_API_KEY_PARAMETER: PARAMETER,
+        MODEL_PRICES: '{"scripted-1": {"inputPerMTokUsd": 1, "outputPerMTokUsd": 2}}',
+        // The spend records: model-call's bucket (s3rver itself here; the IAM checks are the package test's).
+        ARTIFACT_BUCKET: app.s3.bucket,
+        AWS_ENDPOINT_URL_S3: app.s3.endpoint,
         LOG_LEVEL: 'info',
       },
     });
+    const store = new S3ArtifactStore({ client: app.s3.client, bucket: app.s3.bucket, sleep: async () => undefined });
+    const run = runKeys('acme', 'orders', 'bundlespend1');
+    await store.put(
+      run.request,
+      JSON.stringify({
+        schemaVersion: 1,
+        runId: 'bundlespend1',
+        owner: 'acme',
+        repo: 'orders',
+        source: { kind: 'github', repositoryId: 7, installationId: 77, cloneUrl: 'https://example.invalid/acme/orders.git', apiUrl: 'https://api.github.com' },
+        trigger: { kind: 'label', key: 'label-1' },
+        agentBranch: 'agent/i1/rbundlespend1',
+        createdAt: '2026-02-03T04:05:06.000Z',
+      }),
+    );
     const stops: (() => Promise<void>)[] = [];
     try {
       // The worker's provider, through the Lambda Invoke API in front of the bundle.
@@ -278,9 +299,17 @@ describe('the packaged Lambda bundles', () => {
       stops.push(() => lambda.stop());
       const client = new LambdaClient({ endpoint: lambda.url, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
       stops.push(async () => client.destroy());
-      const provider = new LambdaModelProvider({ client, functionName: functionName('modelCall'), model: 'scripted-1' });
+      const unscoped = new LambdaModelProvider({ client, functionName: functionName('modelCall'), model: 'scripted-1' });
+      // A request that names no run is charged to nobody: refused before the provider is asked.
+      await expect(unscoped.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] })).rejects.toMatchObject({ reason: 'MODEL_REQUEST_REJECTED' });
+      const provider = unscoped.forSpend({ owner: 'acme', repo: 'orders', runId: 'bundlespend1', attempt: 1, installation: 'ignored', caps: {} });
       const response = await provider.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [] });
       expect(response.message.content).toBe('hello from the model');
+      // Charged to the run's task record and its installation's month, at the configured price.
+      const spent = JSON.parse(new TextDecoder().decode((await store.get(run.spend))!.body));
+      expect(spent).toMatchObject({ calls: 1, tokensIn: 3, tokensOut: 4, costMicroUsd: 11, reserved: {} });
+      expect((await store.list('spend/installations/77/')).length).toBe(1);
+      expect(await store.list(run.attempt(1).trailPrefix)).toHaveLength(1);
       expect(model.requests.map((r) => r.authorization)).toEqual([`Bearer ${KEY}`]);
       expect(ssm.calls.map((c) => c.name)).toEqual([PARAMETER]);
       // A request that names where to send it, or with which key, is not a model request.

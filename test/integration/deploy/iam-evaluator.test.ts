@@ -57,4 +57,16 @@ describe('IAM evaluator', () => {
     const odd: Statement = { ...list, Condition: { ArnLike: { 'aws:SourceArn': 'x' } } };
     expect(() => evaluate([[odd]], { action: 's3:ListBucket', resource: B })).toThrow(/unsupported condition/);
   });
+
+  it('reads Null as "the key is absent" and lets a resource policy Deny win over an identity Allow, never grant', () => {
+    const allow: Statement = { Effect: 'Allow', Action: 's3:PutObject', Resource: `${B}/trail/*` };
+    const createOnly: Statement = { Effect: 'Deny', Action: 's3:PutObject', Resource: `${B}/trail/*`, Condition: { Null: { 's3:if-none-match': 'true' } } };
+    const insecure: Statement = { Effect: 'Deny', Action: 's3:PutObject', Resource: `${B}/*`, Condition: { Bool: { 'aws:SecureTransport': 'false' } } };
+    const put = (context: Record<string, string>) => ({ action: 's3:PutObject', resource: `${B}/trail/o/r/x/1/ledger/000000.json`, context });
+    const tls = { 'aws:SecureTransport': 'true' };
+    expect(evaluate([[allow]], put(tls), {}, [createOnly, insecure])).toBe('explicit-deny');
+    expect(evaluate([[allow]], put({ ...tls, 's3:if-none-match': '*' }), {}, [createOnly, insecure])).toBe('allow');
+    expect(evaluate([[allow]], put({ 'aws:SecureTransport': 'false', 's3:if-none-match': '*' }), {}, [createOnly, insecure])).toBe('explicit-deny');
+    expect(evaluate([[]], put({ ...tls, 's3:if-none-match': '*' }), {}, [{ ...allow }])).toBe('implicit-deny');
+  });
 });

@@ -43,6 +43,7 @@ type Json = any; // CloudFormation is untyped JSON
 
 const RUN = 'runs/${aws:PrincipalTag/owner}/${aws:PrincipalTag/repo}/${aws:PrincipalTag/runId}';
 const REPO = '${aws:PrincipalTag/owner}/${aws:PrincipalTag/repo}';
+const TRAIL = 'trail/${aws:PrincipalTag/owner}/${aws:PrincipalTag/repo}/${aws:PrincipalTag/runId}';
 const ISSUE = '${aws:PrincipalTag/issue}';
 const DIGEST = '${aws:PrincipalTag/digest}';
 /** A build's digest (sha256 hex), as the worker's runner computes one. */
@@ -153,8 +154,16 @@ const ALLOWED: Record<string, Grants> = {
   },
   // The worker runs on untrusted input: no bucket access, no token function, no secret; run-session and model-call.
   WorkerRole: { get: [], put: [], del: [], list: [], invoke: ['runSession', 'modelCall'], secrets: [], dlq: true },
-  // The model key's only holder: nothing of the bucket, nothing to invoke.
-  ModelCallRole: { get: [], put: [], del: [], list: [], invoke: [], secrets: ['model-api-key'], dlq: false },
+  // The model key's only holder and the spend records' only writer: a run's request (its installation), spend/* and runs/*/spend.json.
+  ModelCallRole: {
+    get: ['runs/*/request.json', 'spend/*', 'runs/*/spend.json'],
+    put: ['spend/*', 'runs/*/spend.json', 'trail/*/spend/*'],
+    del: [],
+    list: [],
+    invoke: [],
+    secrets: ['model-api-key'],
+    dlq: false,
+  },
   // What a worker session may do, every key spelled from the session's tags.
   RunWorkerRole: {
     get: [
@@ -164,12 +173,14 @@ const ALLOWED: Record<string, Grants> = {
       `${RUN}/attempts/*`,
       `${RUN}/candidate/*`,
       `${RUN}/verify/*`,
+      `${TRAIL}/*`,
+      `${RUN}/spend.json`,
       `maps/${REPO}/*`,
       `locks/${REPO}/issues/${ISSUE}.json`,
     ],
-    put: [`${RUN}/attempts/*`, `${RUN}/candidate/*`, `${RUN}/run.json`, `issues/${REPO}/${ISSUE}/latest.json`, `maps/${REPO}/*`],
+    put: [`${RUN}/attempts/*`, `${RUN}/candidate/*`, `${RUN}/run.json`, `${TRAIL}/*`, `issues/${REPO}/${ISSUE}/latest.json`, `maps/${REPO}/*`],
     del: [],
-    list: [`${RUN}/attempts/*`, `maps/${REPO}/*`],
+    list: [`${RUN}/attempts/*`, `${TRAIL}/*`, `maps/${REPO}/*`],
     invoke: [],
     secrets: [],
     dlq: false,
@@ -177,6 +188,7 @@ const ALLOWED: Record<string, Grants> = {
       's3:DeleteObject,s3:PutObject|runs/*/attempts/*/request.json',
       's3:DeleteObject,s3:GetObject,s3:PutObject|runs/*/dispatch/*',
       `s3:DeleteObject,s3:PutObject|${RUN}/verify/*`,
+      's3:DeleteObject,s3:PutObject|trail/*/spend/*',
       'codebuild:*|*',
     ],
   },
@@ -228,6 +240,7 @@ const ALLOWED: Record<string, Grants> = {
       'runs/*/candidate/*',
       'runs/*/ci/*',
       'runs/*/run.json',
+      'runs/*/spend.json',
       'runs/*/request.json',
       'runs/*/publish.json',
       'runs/*/control/*',
@@ -793,6 +806,8 @@ describe('osls package', () => {
     expect(expiry('limits/')).toBe(2);
     expect(expiry('deliveries/')).toBe(2);
     expect(expiry('locks/')).toBeUndefined();
+    // The trails outlive the runs' scratch data: one year unless the deployment says otherwise.
+    expect(expiry('trail/')).toBe(365);
   });
 
   it.each(Object.keys(ALLOWED))('%s grants exactly its table and nothing more', (role) => {
@@ -988,6 +1003,34 @@ describe('IAM: a worker reaches its own run only', () => {
     // Attempt requests and dispatch records are refused by an explicit Deny, whatever else grants.
     expect(decide(layers, 's3:PutObject', x.attempt(3).request)).toBe('explicit-deny');
     expect(decide(layers, 's3:GetObject', `${x.prefix}dispatch/x.json`)).toBe('explicit-deny');
+  });
+
+  it('the packaged bucket policy makes a trail create-only: no write without If-None-Match, no delete, for the worker as for anyone', () => {
+    const policy = JSON.parse(
+      JSON.stringify(resolve(resources.ArtifactBucketPolicy.Properties).PolicyDocument.Statement).replaceAll('REF:ArtifactBucket', BUCKET),
+    ) as (Statement & { Principal?: unknown })[];
+    const bucketPolicy = policy.map(({ Principal: _principal, ...statement }) => statement);
+    const ledger = x.attempt(1).ledger(0);
+    const secure = { 'aws:SecureTransport': 'true' };
+    const write = (layers: Statement[][], context: Record<string, string>, key = ledger) =>
+      evaluate(layers, { action: 's3:PutObject', resource: object(key), context: { ...secure, ...context } }, tags(), bucketPolicy);
+    for (const [name, layers] of Object.entries(sessions())) {
+      expect([name, write(layers, { 's3:if-none-match': '*' })]).toEqual([name, 'allow']);
+      expect([name, write(layers, {})]).toEqual([name, 'explicit-deny']);
+      expect([name, write(layers, { 's3:if-match': '"etag"' })]).toEqual([name, 'explicit-deny']);
+      for (const action of ['s3:DeleteObject', 's3:DeleteObjectVersion']) {
+        expect([name, action, evaluate(layers, { action, resource: object(ledger), context: secure }, tags(), bucketPolicy)]).toEqual([
+          name,
+          action,
+          'explicit-deny',
+        ]);
+      }
+      // Another run's trail, and the model caller's spend records in its own, are out of reach even with the condition.
+      expect([name, write(layers, { 's3:if-none-match': '*' }, other.attempt(1).ledger(0))]).toEqual([name, 'implicit-deny']);
+      expect([name, write(layers, { 's3:if-none-match': '*' }, x.attempt(1).spendCall('c1'))]).toEqual([name, 'explicit-deny']);
+    }
+    // Outside trail/ the bucket policy adds nothing: run.json still changes by compare-and-swap.
+    expect(write([roleLayer()], { 's3:if-match': '"etag"' }, x.run)).toBe('allow');
   });
 
   it('the session policy alone pins the run too (it does not rely on the tags)', () => {

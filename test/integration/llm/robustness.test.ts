@@ -10,7 +10,7 @@ import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
 import { answer, callTools, startScriptedModelServer, type ScriptedModelServer, type ScriptedReply } from '../../helpers/scripted-model-server.js';
 import { cli, makeWorkingCopy } from '../cli/cli-harness.js';
-import { MIGRATION_POLICY, removeRoot, tempRoot } from '../pipeline/pipeline-harness.js';
+import { ledgerDir, MIGRATION_POLICY, removeRoot, tempRoot } from '../pipeline/pipeline-harness.js';
 
 /**
  * What real models do that the happy path never shows, one scenario per test, through the
@@ -317,7 +317,7 @@ const INJECTION = [
 describe('robustness through the pipeline: scope and secrets', () => {
   let root: string;
   const ledger = (runDir: string): any[] => {
-    const dir = join(runDir, 'attempts', '1', 'ledger');
+    const dir = ledgerDir(runDir, 1);
     return readdirSync(dir)
       .sort()
       .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')));

@@ -6,7 +6,7 @@ import { costMicroUsd, formatUsd } from '../../../src/core/budget/cost.js';
 import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { answer, callTools, startScriptedModelServer, type ScriptedModelServer, type ScriptedReply } from '../../helpers/scripted-model-server.js';
 import { cli, makeWorkingCopy } from '../cli/cli-harness.js';
-import { FIXED_NOW, LocalArtifactStore, makeMavenBare, removeRoot, runOnce, startRun, tempRoot } from './pipeline-harness.js';
+import { ledgerDir, FIXED_NOW, LocalArtifactStore, makeMavenBare, removeRoot, runOnce, startRun, tempRoot } from './pipeline-harness.js';
 
 /**
  * Budgets a person understands, through the whole pipeline: a cost cap that stops the model
@@ -50,7 +50,7 @@ function repoWith(name: string, policyText: string): string {
 }
 
 function ledger(runDir: string): any[] {
-  const dir = join(runDir, 'attempts', '1', 'ledger');
+  const dir = ledgerDir(runDir, 1);
   return readdirSync(dir)
     .sort()
     .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')));

@@ -5,7 +5,18 @@ import { OpenAiChatProvider } from '../../../src/app/model/openai-chat-provider.
 import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { answer, callTools, startScriptedModelServer, type ScriptedModelServer, type ScriptedReply } from '../../helpers/scripted-model-server.js';
 import { cli, makeWorkingCopy } from '../cli/cli-harness.js';
-import { LocalArtifactStore, MIGRATION_POLICY, dyingStore, loadAttempt, makeMavenBare, removeRoot, runOnce, startRun, tempRoot } from './pipeline-harness.js';
+import {
+  ledgerDir,
+  LocalArtifactStore,
+  MIGRATION_POLICY,
+  dyingStore,
+  loadAttempt,
+  makeMavenBare,
+  removeRoot,
+  runOnce,
+  startRun,
+  tempRoot,
+} from './pipeline-harness.js';
 
 /**
  * The LLM engine through the whole pipeline (no recipe steps, a model configured): the model's
@@ -57,7 +68,7 @@ function filesContaining(dir: string, needle: string): string[] {
 }
 
 function ledger(runDir: string, attempt = 1): any[] {
-  const dir = join(runDir, 'attempts', String(attempt), 'ledger');
+  const dir = ledgerDir(runDir, attempt);
   return readdirSync(dir)
     .sort()
     .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')));

@@ -5,7 +5,7 @@ import { OpenAiChatProvider } from '../../../src/app/model/openai-chat-provider.
 import type { ModelProvider } from '../../../src/core/ports.js';
 import { answer, callTools, startScriptedModelServer, type ScriptedModelServer, type ScriptedReply } from '../../helpers/scripted-model-server.js';
 import { cli, makeWorkingCopy } from '../cli/cli-harness.js';
-import { removeRoot, tempRoot } from './pipeline-harness.js';
+import { ledgerDir, removeRoot, tempRoot } from './pipeline-harness.js';
 
 /**
  * The conversation a model segment holds, through the CLI with a scripted model: what each
@@ -70,7 +70,7 @@ async function run(script: ScriptedReply[], out: string, options: { maxOutputTok
 }
 
 function ledger(runDir: string): any[] {
-  const dir = join(runDir, 'attempts', '1', 'ledger');
+  const dir = ledgerDir(runDir, 1);
   return readdirSync(dir)
     .sort()
     .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')));

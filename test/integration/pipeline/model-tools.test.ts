@@ -6,7 +6,7 @@ import { sha256Hex } from '../../../src/core/util/digest.js';
 import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { answer, callTools, startScriptedModelServer, type ScriptedModelServer, type ScriptedReply } from '../../helpers/scripted-model-server.js';
 import { cli, makeWorkingCopy } from '../cli/cli-harness.js';
-import { MIGRATION_POLICY, removeRoot, tempRoot } from './pipeline-harness.js';
+import { ledgerDir, MIGRATION_POLICY, removeRoot, tempRoot } from './pipeline-harness.js';
 
 /**
  * The model's tools through the whole pipeline: it asks the navigator where a symbol is
@@ -90,10 +90,10 @@ describe('model tools in the pipeline', () => {
 
     // Each edit is ledgered with the digest of what it left.
     const runDir = result.json!.runDir as string;
-    const ledgerDir = join(runDir, 'attempts', '1', 'ledger');
-    const entries = readdirSync(ledgerDir)
+    const ledgerPath = ledgerDir(runDir, 1);
+    const entries = readdirSync(ledgerPath)
       .sort()
-      .map((n) => JSON.parse(readFileSync(join(ledgerDir, n), 'utf8')));
+      .map((n) => JSON.parse(readFileSync(join(ledgerPath, n), 'utf8')));
     expect(entries.filter((e) => e.type === 'EDIT_APPLIED').map((e) => [e.phase, e.payload.tool, e.payload.path, e.payload.sha256After])).toEqual([
       ['mechanical_change', 'file_edit', SERVICE, sha256Hex(broken)],
       ['mechanical_change', 'file_edit', SERVICE, sha256Hex(fixed)],

@@ -29,6 +29,11 @@ export { MIGRATION_POLICY };
 /** The issue 5 task (two recipe steps, no `paths`) and exactly the files it changes. */
 export { MIGRATION_TASK, MIGRATION_CHANGED_FILES as EXPECTED_CHANGED } from '../../fixtures/migration-task.js';
 
+/** The ledger directory of a run's attempt in the CLI's store: its trail, `trail/<owner>/<repo>/<runId>/<n>/ledger` beside `runs/`. */
+export function ledgerDir(runDir: string, attempt: number | string = 1): string {
+  return join(runDir.replace(/([/\\])runs([/\\])(?!.*[/\\]runs[/\\])/, '$1trail$2'), String(attempt), 'ledger');
+}
+
 export function tempRoot(name: string): string {
   return mkdtempSync(join(tmpdir(), `draftsman-${name}-`));
 }

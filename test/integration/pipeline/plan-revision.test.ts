@@ -5,7 +5,18 @@ import { OpenAiChatProvider } from '../../../src/app/model/openai-chat-provider.
 import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { answer, callTools, startScriptedModelServer, type ScriptedModelServer, type ScriptedReply } from '../../helpers/scripted-model-server.js';
 import { cli, makeWorkingCopy } from '../cli/cli-harness.js';
-import { LocalArtifactStore, MIGRATION_POLICY, dyingStore, loadAttempt, makeMavenBare, removeRoot, runOnce, startRun, tempRoot } from './pipeline-harness.js';
+import {
+  ledgerDir,
+  LocalArtifactStore,
+  MIGRATION_POLICY,
+  dyingStore,
+  loadAttempt,
+  makeMavenBare,
+  removeRoot,
+  runOnce,
+  startRun,
+  tempRoot,
+} from './pipeline-harness.js';
 
 /**
  * Plan revision through the whole pipeline: the model adds a file to its segment with a reason
@@ -44,7 +55,7 @@ async function run(script: ScriptedReply[], out: string, task = TASK) {
 }
 
 function ledger(runDir: string): any[] {
-  const dir = join(runDir, 'attempts', '1', 'ledger');
+  const dir = ledgerDir(runDir, 1);
   return readdirSync(dir)
     .sort()
     .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')));

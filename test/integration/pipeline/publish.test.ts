@@ -129,20 +129,24 @@ describe('draftsman run --publish on the Maven fixture', () => {
     expect(body.length).toBeLessThan(12_000);
   });
 
-  it('running --publish again is a no-op (same commit, branch untouched)', async () => {
+  it("running --publish again makes attempt 2's own commit: the same tree, its trailers naming attempt 2 and its trail; only the agent branch moves", async () => {
     const refsBefore = sourceState();
     const again = await cli(['run', repo, '--task-file', taskFile, '--out', out, '--json', '--publish']);
     expect(again.code).toBe(0);
-    expect(again.json).toMatchObject({ status: 'COMPLETED', attempt: 2, headCommitSha: first.json!.headCommitSha });
-    expect(again.json!.publish).toBe(`refs/heads/${first.json!.agentBranch} is already at ${first.json!.headCommitSha}`);
-    expect(sourceState()).toEqual(refsBefore);
+    expect(again.json).toMatchObject({ status: 'COMPLETED', attempt: 2 });
+    const [previous, next] = [first.json!.headCommitSha!, again.json!.headCommitSha!];
+    expect(next).not.toBe(previous);
+    expect(git(['rev-parse', `${next}^{tree}`], { cwd: repo })).toBe(git(['rev-parse', `${previous}^{tree}`], { cwd: repo }));
+    expect(git(['log', '-1', '--format=%B', next], { cwd: repo })).toMatch(/^Run-attempt: 2\nRun-trail: trail\/local\/[^/]+\/[^/]+\/2\/$/m);
+    expect(again.json!.publish).toBe(`updated refs/heads/${first.json!.agentBranch} from ${previous} to ${next}`);
+    expect({ ...sourceState(), refs: undefined }).toEqual({ ...refsBefore, refs: undefined });
   }, 30_000);
 
   it("a later run makes another commit (new attempt, new date): publishing moves the branch off the earlier attempt's commit, and nothing else changes", async () => {
     const refsBefore = sourceState();
+    const previous = git(['rev-parse', `refs/heads/${first.json!.agentBranch}`], { cwd: repo });
     const later = await cli(['run', repo, '--task-file', taskFile, '--out', out, '--json', '--publish'], { now: CLI_NOW + 86_400_000 });
     expect(later.json!.status).toBe('COMPLETED');
-    const previous = first.json!.headCommitSha!;
     const next = later.json!.headCommitSha!;
     expect(next).not.toBe(previous);
     expect(later.code).toBe(0);

@@ -8,7 +8,7 @@ import { mavenMultiModuleRepo } from '../../fixtures/realistic-repos.js';
 import { createMemoryRepo } from '../../helpers/memory-repo.js';
 import { answer, callTools, startScriptedModelServer } from '../../helpers/scripted-model-server.js';
 import { cli, makeWorkingCopy } from '../cli/cli-harness.js';
-import { LocalArtifactStore, MIGRATION_POLICY, makeMavenBare, removeRoot, runOnce, sharedSyntax, startRun, tempRoot } from './pipeline-harness.js';
+import { ledgerDir, LocalArtifactStore, MIGRATION_POLICY, makeMavenBare, removeRoot, runOnce, sharedSyntax, startRun, tempRoot } from './pipeline-harness.js';
 import { defaultPathRules } from '../../../src/core/paths/path-rules.js';
 
 /** A file over the policy's `maxFileSizeMb` is never edited, even when a recipe would change it. */
@@ -77,9 +77,9 @@ describe('the file size limit holds wherever a file is read for editing', () => 
         ['run', repo, '--task', 'Guard the LegacyAuthClient.exchangeToken call in OrderService against surrounding whitespace', '--out', out, '--json'],
         { model },
       );
-      const ledgerDir = join(result.json!.runDir, 'attempts', '1', 'ledger');
-      const refused = readdirSync(ledgerDir)
-        .map((f) => JSON.parse(readFileSync(join(ledgerDir, f), 'utf8')))
+      const ledgerPath = ledgerDir(result.json!.runDir, 1);
+      const refused = readdirSync(ledgerPath)
+        .map((f) => JSON.parse(readFileSync(join(ledgerPath, f), 'utf8')))
         .filter((e) => e.type === 'TOOL_REFUSED');
       expect(refused.map((e) => [e.payload.tool, e.payload.reason, e.payload.message])).toEqual([
         ['file_write', 'FILE_NOT_ALLOWED', `${service} is over the 1 MB file size limit`],

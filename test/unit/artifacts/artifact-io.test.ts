@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ArtifactError } from '../../../src/core/artifacts/artifact-error.js';
 import {
@@ -11,46 +10,7 @@ import {
   readArtifactVersioned,
   writeArtifact,
 } from '../../../src/core/artifacts/artifact-io.js';
-import type { ArtifactStore, StoredObject } from '../../../src/core/ports.js';
-
-/** A minimal in-memory store: enough to observe exactly which bytes were written. */
-class MapStore implements ArtifactStore {
-  readonly objects = new Map<string, Uint8Array>();
-  private tag(body: Uint8Array): string {
-    return createHash('sha256').update(body).digest('hex');
-  }
-  async get(key: string): Promise<StoredObject | undefined> {
-    const body = this.objects.get(key);
-    return body && { body, etag: this.tag(body) };
-  }
-  async put(key: string, body: Uint8Array | string): Promise<string> {
-    const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
-    this.objects.set(key, bytes);
-    return this.tag(bytes);
-  }
-  async putIfAbsent(key: string, body: Uint8Array | string): Promise<boolean> {
-    if (this.objects.has(key)) return false;
-    await this.put(key, body);
-    return true;
-  }
-  async putIfMatch(key: string, body: Uint8Array | string, etag: string): Promise<boolean> {
-    const current = await this.get(key);
-    if (!current || current.etag !== etag) return false;
-    await this.put(key, body);
-    return true;
-  }
-  async delete(key: string): Promise<void> {
-    this.objects.delete(key);
-  }
-  async list(prefix: string): Promise<string[]> {
-    return [...this.objects.keys()].filter((k) => k.startsWith(prefix)).sort();
-  }
-  text(key: string): string | undefined {
-    const body = this.objects.get(key);
-    return body && new TextDecoder().decode(body);
-  }
-}
-
+import { MapStore } from '../../helpers/map-store.js';
 const Run = z.object({
   schemaVersion: z.literal(1),
   status: z.enum(['RUNNING', 'COMPLETED']),

@@ -5,6 +5,9 @@ import { modelConfigProblem } from '../../../src/app/model/model-check.js';
 import { ModelProviderError } from '../../../src/app/model/model-provider-error.js';
 import type { ModelProvider } from '../../../src/core/ports.js';
 import { lambdaOf } from '../../helpers/lambda-of.js';
+import { MapStore } from '../../helpers/map-store.js';
+import { runKeys } from '../../../src/core/artifacts/keys.js';
+import { readSpend } from '../../../src/core/budget/spend.js';
 
 const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [] };
 
@@ -77,4 +80,51 @@ describe('model-call and the worker provider that invokes it', () => {
     expect(await modelConfigProblem(provider)).toBeUndefined();
     expect(calls).toBe(0);
   });
+
+  it('with spend records, a call must name its run; the installation charged is the one request.json names, and a cap refusal crosses as a SpendError', async () => {
+    const store = new MapStore();
+    await store.put(runKeys('acme', 'orders', 'r1').request, JSON.stringify(RUN_REQUEST));
+    let sent = 0;
+    const echo: ModelProvider = {
+      model: 'm',
+      complete: async () => {
+        sent += 1;
+        return { message: { role: 'assistant', content: 'ok' }, stopReason: 'end_turn', usage: { promptTokens: 0, completionTokens: 1_000 } };
+      },
+    };
+    const handler = createModelCallHandler(echo, {
+      store,
+      clock: { now: () => NOW },
+      prices: { m: { inputPerMTokUsd: 0, outputPerMTokUsd: 10 } },
+      installationMonthlyMicroUsd: 15_000,
+      reservationId: () => `r${sent}`,
+    });
+    const provider = new LambdaModelProvider({ client: lambdaOf(handler), functionName: 'model-call', model: 'm' });
+    await expect(provider.complete(request)).rejects.toMatchObject({ reason: 'MODEL_REQUEST_REJECTED' });
+    const scope = { owner: 'acme', repo: 'orders', runId: 'r1', attempt: 1, installation: '999', caps: {} };
+    const charged = provider.forSpend(scope);
+    await expect(charged.complete({ ...request, maxTokens: 1_000 })).resolves.toMatchObject({ message: { content: 'ok' } });
+    // The worker said installation 999; request.json says 42.
+    expect(await readSpend(store, 'spend/installations/42/2026-12.json')).toMatchObject({ calls: 1, costMicroUsd: 10_000 });
+    expect(await store.get('spend/installations/999/2026-12.json')).toBeUndefined();
+    await expect(charged.complete({ ...request, maxTokens: 1_000 })).rejects.toMatchObject({
+      name: 'SpendError',
+      reason: 'SPEND_CAP_REACHED',
+      data: { cap: 'installation', limitMicroUsd: 15_000, spentMicroUsd: 10_000 },
+    });
+    await expect(provider.forSpend({ ...scope, runId: 'nope' }).complete(request)).rejects.toMatchObject({ reason: 'MODEL_REQUEST_REJECTED' });
+    expect(sent).toBe(1);
+  });
 });
+
+const NOW = Date.parse('2026-12-06T07:00:00.000Z');
+const RUN_REQUEST = {
+  schemaVersion: 1,
+  runId: 'r1',
+  owner: 'acme',
+  repo: 'orders',
+  source: { kind: 'github', repositoryId: 7, installationId: 42, cloneUrl: 'https://example.invalid/acme/orders.git', apiUrl: 'https://api.github.com' },
+  trigger: { kind: 'label', key: 'label-1' },
+  agentBranch: 'agent/i1/rr1',
+  createdAt: '2026-12-06T07:00:00.000Z',
+};

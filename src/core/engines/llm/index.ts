@@ -7,3 +7,5 @@ export * from './llm-phase-types.js';
 export * from './run-llm-phase.js';
 export * from '../../text/untrusted-content.js';
 export * from './history-bound.js';
+export * from './spend-accounting.js';
+export * from '../../budget/spend.js';

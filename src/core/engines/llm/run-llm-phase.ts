@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentError } from '../../errors.js';
 import type { ChatMessage, ModelResponse, ToolSpec } from '../../ports.js';
 import { BudgetMeter, describeExhaustion, type BudgetDimension, type Exhaustion } from '../../budget/budget.js';
+import { SpendError, SpendRefusal } from '../../budget/spend.js';
 import { LlmEngineError } from './llm-engine-error.js';
 import type { LlmCallUsage, LlmPhaseResult, LlmStopReason, LlmToolCallRecord, RunLlmPhaseInput } from './llm-phase-types.js';
 import type { LlmTool } from './llm-tool.js';
@@ -178,6 +179,8 @@ async function callModel(state: LoopState, request: ModelRequest): Promise<{ ok:
   try {
     raw = await state.input.model.complete({ messages: request.messages, tools: request.tools, maxTokens: request.maxTokens });
   } catch (error) {
+    const refusal = spendRefusalOf(error);
+    if (refusal) return { stop: exhausted(state, refusal) };
     const reason = error instanceof AgentError ? `${error.reason}: ` : '';
     return { stop: finish(state, 'FAILED', 'MODEL_ERROR', `The model call failed: ${reason}${error instanceof Error ? error.message : String(error)}`) };
   }
@@ -185,6 +188,15 @@ async function callModel(state: LoopState, request: ModelRequest): Promise<{ ok:
   if (!parsed.success)
     return { stop: finish(state, 'FAILED', 'MODEL_RESPONSE_INVALID', `The model returned a malformed response: ${z.prettifyError(parsed.error)}`) };
   return { ok: parsed.data as ModelResponse };
+}
+
+/** A spend cap the trusted model caller refused the call at, as the budget that ran out. */
+function spendRefusalOf(error: unknown): Exhaustion | undefined {
+  if (!(error instanceof SpendError) || error.reason !== 'SPEND_CAP_REACHED') return undefined;
+  const refusal = SpendRefusal.safeParse(error.data);
+  if (!refusal.success) return undefined;
+  const r = refusal.data;
+  return { dimension: 'cost_usd', scope: r.cap, limit: r.limitMicroUsd, used: r.spentMicroUsd, needed: r.neededMicroUsd };
 }
 
 /** Count the answer against the budgets and record the exchange; returns the tool calls it asks for. */

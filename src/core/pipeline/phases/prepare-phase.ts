@@ -14,6 +14,7 @@ import type { TaskContract } from '../../task/task-contract.js';
 import { buildRunReport } from '../build-run-report.js';
 import { discoveredMap } from '../discovered-map.js';
 import { viewsFor, type PipelineEnv } from '../pipeline-env.js';
+import { taskSpend } from '../model-budget.js';
 import { changeOf } from './change-phase.js';
 import { discoveryOf } from './discovery-phase.js';
 import { taskOf } from './intake-phase.js';
@@ -65,6 +66,7 @@ export function preparePhase(env: PipelineEnv, artifactsFor: () => { name: strin
         ledger: context.ledger.entries(),
         map: await discoveredMap(env, discovery),
       });
+      report.budget.spend = await taskSpend(env);
       // The body is written as this last phase completes.
       report.phases = (report.phases ?? []).map((p) => (p.state === 'running' ? { ...p, state: 'done' as const } : p));
       const body = renderRunReport(report);
@@ -133,6 +135,7 @@ async function commitChanges(env: PipelineEnv, context: PhaseContext, task: Task
       request: requestOf(env.followUp),
       risk: [`${review.risk.riskLevel} (${review.risk.riskScore})`, ...review.risk.reasons.slice(0, 5)],
       runId: env.request.runId,
+      attempt: { n: env.attempt, trail: env.keys.attempt(env.attempt).trailPrefix },
       taskId: env.taskId(task),
     },
     verification: verification.report,
