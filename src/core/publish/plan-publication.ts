@@ -10,6 +10,7 @@ import type { TaskContract } from '../task/task-contract.js';
 import { TaskError } from '../task/task-error.js';
 import { checkApproval, outsiderOfRequest } from './check-approval.js';
 import { candidateCheats } from './candidate-cheats.js';
+import { candidateRuleFirings } from './change-rules.js';
 import { checkRun, checkTarget } from './check-binding.js';
 import type { PublicationDecision, PublicationInput, PublicationPlan, BaseState } from './publication.js';
 import { PublishError } from './publish-error.js';
@@ -68,12 +69,15 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
     const problems = cheats.map((c) => ({ reason: 'ANTI_CHEAT', rule: c.rule, path: c.path, line: c.line, message: c.snippet }));
     return refuse(new PublishError('REVALIDATION_FAILED', 'the anti-cheat detectors find the candidate changes what verification refuses', { problems }));
   }
+  // The trusted policy's change rules on what is about to be written, whatever the worker checked.
+  const ruleFirings = await candidateRuleFirings(candidate, trusted.policy.agent.rules, readChange, async (path) => base.baseBytes.get(path));
   const approval = checkApproval(
     candidate,
     trusted.views,
     trusted.task,
     input.approvedGates,
     outsiderOfRequest(input.request, trusted.views.policy, trusted.task),
+    ruleFirings,
   );
   if (approval) return refuse(approval);
   let files: BaseTreeFile[] | undefined;
