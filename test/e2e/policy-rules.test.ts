@@ -102,9 +102,14 @@ describe('policy rules that can say no', () => {
     expect(toolMessage.content).not.toContain('private\n');
     const entries = await ledger(prefix);
     expect(entries.filter((e) => e.type === 'RULE_FIRED')).toEqual([
-      expect.objectContaining({ actor: 'orchestrator', payload: { rule: 0, on: 'tool', action: 'deny', reason: 'the notes are private', path: NOTES, tool: 'file_read' } }),
+      expect.objectContaining({
+        actor: 'orchestrator',
+        payload: { rule: 0, on: 'tool', action: 'deny', reason: 'the notes are private', path: NOTES, tool: 'file_read' },
+      }),
     ]);
-    expect(entries.filter((e) => e.type === 'TOOL_REFUSED')).toEqual([expect.objectContaining({ payload: expect.objectContaining({ tool: 'file_read', reason: 'RULE_DENIED' }) })]);
+    expect(entries.filter((e) => e.type === 'TOOL_REFUSED')).toEqual([
+      expect.objectContaining({ payload: expect.objectContaining({ tool: 'file_read', reason: 'RULE_DENIED' }) }),
+    ]);
     const candidate = await h.json(`${prefix}candidate/pr-candidate.json`);
     expect(candidate.files.map((f: { path: string }) => f.path)).toEqual([SERVICE]);
   });
@@ -118,7 +123,10 @@ describe('policy rules that can say no', () => {
       payload: { rule: 1, on: 'change', action: 'deny', reason: 'services never exit the JVM', path: SERVICE },
     });
     const verdicts = entries.filter((e) => e.type === 'SCOPE_VERDICT');
-    expect(verdicts.at(-1).payload).toMatchObject({ status: 'BLOCKED', violations: [{ rule: 'RULE_DENIED', path: SERVICE, message: expect.stringContaining('services never exit the JVM') }] });
+    expect(verdicts.at(-1).payload).toMatchObject({
+      status: 'BLOCKED',
+      violations: [{ rule: 'RULE_DENIED', path: SERVICE, message: expect.stringContaining('services never exit the JVM') }],
+    });
     expect(await h.json(`${prefix}candidate/pr-candidate.json`)).toBeUndefined();
   });
 
@@ -131,7 +139,11 @@ describe('policy rules that can say no', () => {
     const publisher = h.dispatched.find((d) => d.fn === 'publisher' && d.key.startsWith(prefix) && d.key.endsWith('/pr-candidate.json'));
     expect(publisher?.publisher?.[0]).toMatchObject({
       kind: 'candidate',
-      outcome: { kind: 'refused', reason: 'RULE_DENIED', error: { data: { problems: [expect.objectContaining({ path: SERVICE, message: expect.stringContaining('frozen for the release') })] } } },
+      outcome: {
+        kind: 'refused',
+        reason: 'RULE_DENIED',
+        error: { data: { problems: [expect.objectContaining({ path: SERVICE, message: expect.stringContaining('frozen for the release') })] } },
+      },
     });
     expect(await h.json(`${prefix}publish.json`)).toBeUndefined();
   });

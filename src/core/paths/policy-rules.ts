@@ -94,18 +94,6 @@ export function changeRuleFirings(rules: readonly AgentRule[], changes: readonly
   );
 }
 
-/** The lines a unified patch of one file adds: its `+` lines inside hunks (the `+++` header is not one). */
-export function addedLinesOfPatch(patch: string): string[] {
-  const out: string[] = [];
-  let inHunk = false;
-  for (const line of patch.split('\n')) {
-    if (line.startsWith('@@')) inHunk = true;
-    else if (line.startsWith('diff --git ')) inHunk = false;
-    else if (inHunk && line.startsWith('+')) out.push(line.endsWith('\r') ? line.slice(1, -1) : line.slice(1));
-  }
-  return out;
-}
-
 /** A firing in words, for refusals, violations and the report: `agent.rules[2] (deny): reason`. */
 export function describeFiring(f: RuleFiring): string {
   return `agent.rules[${f.rule}] (${f.action}): ${f.reason}${f.path ? ` (${f.path})` : ''}`;

@@ -1,7 +1,7 @@
 import { binaryStringToBytes } from '../git/binary-string.js';
 import type { PrCandidate } from '../git/pr-candidate.js';
 import type { SideFile, TreeSide } from '../git/tree-side.js';
-import { diffSides, type FilePatch } from '../git/unified-patch.js';
+import { diffSides } from '../git/unified-patch.js';
 import { blobSha } from '../objects/tree-hash.js';
 import type { PathRules } from '../paths/path-rules.js';
 import { detectCheats, packageScriptCheats, type CheatFinding } from '../phases/anti-cheat.js';
@@ -18,18 +18,6 @@ export async function candidateCheats(
   readChange: (blobSha: string) => Promise<Uint8Array | undefined>,
   readBase: (path: string) => Promise<Uint8Array | undefined>,
 ): Promise<CheatFinding[]> {
-  const { patches, before, after } = await candidatePatches(candidate, readChange, readBase);
-  const patch = new TextDecoder().decode(binaryStringToBytes(patches.map((p) => p.text).join('')));
-  const scripts = candidate.files.flatMap((f) => packageScriptCheats(f.path, before.get(f.path), after.get(f.path)));
-  return [...detectCheats(patch, rules).findings, ...scripts];
-}
-
-/** The candidate's per-file patches against the base's bytes, and both sides' bytes by path. */
-export async function candidatePatches(
-  candidate: Pick<PrCandidate, 'files'>,
-  readChange: (blobSha: string) => Promise<Uint8Array | undefined>,
-  readBase: (path: string) => Promise<Uint8Array | undefined>,
-): Promise<{ patches: FilePatch[]; before: Map<string, Uint8Array>; after: Map<string, Uint8Array> }> {
   const before = new Map<string, Uint8Array>();
   const after = new Map<string, Uint8Array>();
   const from: TreeSide = { files: new Map<string, SideFile>(), read: async (path) => before.get(path) ?? new Uint8Array() };
@@ -48,5 +36,8 @@ export async function candidatePatches(
     after.set(file.path, bytes);
     to.files.set(file.path, { mode, oid: file.blobSha });
   }
-  return { patches: await diffSides(from, to), before, after };
+  const patches = await diffSides(from, to);
+  const patch = new TextDecoder().decode(binaryStringToBytes(patches.map((p) => p.text).join('')));
+  const scripts = candidate.files.flatMap((f) => packageScriptCheats(f.path, before.get(f.path), after.get(f.path)));
+  return [...detectCheats(patch, rules).findings, ...scripts];
 }

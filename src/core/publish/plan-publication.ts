@@ -10,7 +10,7 @@ import type { TaskContract } from '../task/task-contract.js';
 import { TaskError } from '../task/task-error.js';
 import { checkApproval, outsiderOfRequest } from './check-approval.js';
 import { candidateCheats } from './candidate-cheats.js';
-import { candidateRuleFirings } from './change-rules.js';
+import { changeFirings } from './change-rules.js';
 import { checkRun, checkTarget } from './check-binding.js';
 import type { PublicationDecision, PublicationInput, PublicationPlan, BaseState } from './publication.js';
 import { PublishError } from './publish-error.js';
@@ -70,7 +70,12 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
     return refuse(new PublishError('REVALIDATION_FAILED', 'the anti-cheat detectors find the candidate changes what verification refuses', { problems }));
   }
   // The trusted policy's change rules on what is about to be written, whatever the worker checked.
-  const ruleFirings = await candidateRuleFirings(candidate, trusted.policy.agent.rules, readChange, async (path) => base.baseBytes.get(path));
+  const blobOf = new Map(candidate.files.flatMap((f) => ('deleted' in f ? [] : [[f.path, f.blobSha] as const])));
+  const ruleFirings = await changeFirings(
+    trusted.policy.agent.rules,
+    candidate.files.map((f) => ({ path: f.path, deleted: 'deleted' in f })),
+    { before: async (path) => base.baseBytes.get(path), after: async (path) => (blobOf.has(path) ? readChange(blobOf.get(path)!) : undefined) },
+  );
   const approval = checkApproval(
     candidate,
     trusted.views,
