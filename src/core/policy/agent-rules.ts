@@ -47,6 +47,11 @@ export const AgentRule = z
       .string()
       .min(1)
       .max(MAX_USER_REGEX_LENGTH)
+      .superRefine((pattern, ctx) => {
+        // Checked on the field, so it is reported even when another key of the rule is wrong.
+        const problem = userRegexProblem(pattern);
+        if (problem) ctx.addIssue({ code: 'custom', message: `${problem.reason}: ${problem.message}` });
+      })
       .optional()
       .describe(
         'The rule applies only when a line the call or change adds matches this regular expression (RE2 syntax, linear time: no lookaround or backreferences).',
@@ -59,8 +64,6 @@ export const AgentRule = z
     reason: z.string().min(1).max(500).describe('Shown in the refusal, the run report and the trail.'),
   })
   .superRefine((rule, ctx) => {
-    const problem = rule.addedLines === undefined ? undefined : userRegexProblem(rule.addedLines);
-    if (problem) ctx.addIssue({ code: 'custom', path: ['addedLines'], message: `${problem.reason}: ${problem.message}` });
     if (rule.on === 'tool' && rule.action === 'require-approval') {
       ctx.addIssue({
         code: 'custom',
