@@ -35,6 +35,7 @@ type Area =
   | 'Hostile repositories'
   | 'Diff'
   | 'Bundles'
+  | 'Policy rules'
   | 'Peak memory per benchmark';
 const AREAS: Area[] = [
   'Ingestion',
@@ -46,6 +47,7 @@ const AREAS: Area[] = [
   'Hostile repositories',
   'Diff',
   'Bundles',
+  'Policy rules',
   'Peak memory per benchmark',
 ];
 
@@ -150,6 +152,13 @@ const JOBS: Job[] = [
     timeoutMs: 10 * MIN,
     what: 'a 1.5 GB zero-blob pack and a 10^7-path tree bomb, time to refusal',
     run: async (q) => (await import('./bombs.bench.js')).runBombsBench(q ? { blobMb: 256, levels: 5 } : { timeoutMs: 4 * MIN }),
+  },
+  {
+    id: 'rules',
+    area: 'Policy rules',
+    timeoutMs: 2 * MIN,
+    what: 'agent.rules evaluation per tool call, 20 rules',
+    run: async (q) => (await import('./rules.bench.js')).runRulesBench({ calls: q ? 5000 : 20_000 }),
   },
   {
     id: 'bundle',
