@@ -24,8 +24,8 @@ export interface CampaignOutcome {
 
 /** Statuses a repository's own policy gives: reported, never overridden, and not a failure of the campaign. */
 const DECLINED = new Set(['NEEDS_APPROVAL', 'BLOCKED']);
-/** Publication refusals that are the repository's policy speaking (disabled, no draft PRs, an approval to give). */
-const POLICY_REFUSALS = new Set(['POLICY_REFUSED', 'APPROVAL_REQUIRED']);
+/** Publication refusals that are the repository's policy speaking (disabled, no draft PRs, an approval to give, a rule that says no). */
+const POLICY_REFUSALS = new Set(['POLICY_REFUSED', 'APPROVAL_REQUIRED', 'RULE_DENIED']);
 const isPublishReason = (reason: string): boolean => (PUBLISH_REASONS as readonly string[]).includes(reason);
 
 /** `draftsman campaign check FILE` and `draftsman campaign run FILE --repos ...` (docs/campaigns.md). */
