@@ -155,6 +155,14 @@ export const GOALS: Goal[] = [
     expected: 'targets.select.bugReport at 10000 files',
   },
   { id: 'search', match: (r) => r.name === 'targets.keywordSearch', goal: '≤ 2x ripgrep (issue 3)', met: ratioAtMost(2), expected: 'targets.keywordSearch' },
+  // Policy rules (issue 41): checked before every tool call, so cheap enough to never matter.
+  {
+    id: 'rules-tool-call',
+    match: (r) => r.name === 'rules.toolCall.cpu.p99',
+    goal: 'rule evaluation per tool call ≤ 1 ms p99, 20 rules (issue 41)',
+    met: valueAtMost(1),
+    expected: 'rules.toolCall.cpu.p99',
+  },
   // Hostile input (issue 8): refused, with the expected reason.
   {
     id: 'hostile-files',

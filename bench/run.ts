@@ -36,6 +36,7 @@ type Area =
   | 'Diff'
   | 'Spend'
   | 'Bundles'
+  | 'Policy rules'
   | 'Peak memory per benchmark';
 const AREAS: Area[] = [
   'Ingestion',
@@ -48,6 +49,7 @@ const AREAS: Area[] = [
   'Diff',
   'Spend',
   'Bundles',
+  'Policy rules',
   'Peak memory per benchmark',
 ];
 
@@ -159,6 +161,13 @@ const JOBS: Job[] = [
     timeoutMs: 10 * MIN,
     what: 'a 1.5 GB zero-blob pack and a 10^7-path tree bomb, time to refusal',
     run: async (q) => (await import('./bombs.bench.js')).runBombsBench(q ? { blobMb: 256, levels: 5 } : { timeoutMs: 4 * MIN }),
+  },
+  {
+    id: 'rules',
+    area: 'Policy rules',
+    timeoutMs: 2 * MIN,
+    what: 'agent.rules evaluation per tool call, 20 rules',
+    run: async (q) => (await import('./rules.bench.js')).runRulesBench({ calls: q ? 5000 : 20_000 }),
   },
   {
     id: 'bundle',

@@ -12,8 +12,8 @@ export type CampaignOutcomeKind = 'changed' | 'unchanged' | 'declined' | 'failed
 
 /** Statuses a repository's own policy gives: reported, never overridden, and not a failure of the campaign. */
 const DECLINED = new Set(['NEEDS_APPROVAL', 'BLOCKED']);
-/** Publication refusals that are the repository's policy speaking (disabled, no draft PRs, an approval to give). */
-const POLICY_REFUSALS = new Set(['POLICY_REFUSED', 'APPROVAL_REQUIRED']);
+/** Publication refusals that are the repository's policy speaking (disabled, no draft PRs, an approval to give, a rule that says no). */
+const POLICY_REFUSALS = new Set(['POLICY_REFUSED', 'APPROVAL_REQUIRED', 'RULE_DENIED']);
 const isPublishReason = (reason: string): boolean => (PUBLISH_REASONS as readonly string[]).includes(reason);
 /** Stops that mean the task has nothing to do in this repository (already migrated, no match): not a failure of the campaign. */
 const NOTHING_TO_DO = new Set(['TARGET_SELECTION_EMPTY', 'NO_CHANGES']);

@@ -62,7 +62,21 @@ const BY_REASON: Record<string, (input: ExplainInput) => { cause?: string; next:
   BASE_MOVED: (input) => ({ cause: input.cause, next: 'run the same command again: the next attempt starts from the new base' }),
   MODEL_ERROR: modelStop,
   MODEL_NOT_FOUND: modelStop,
+  RULE_DENIED: (input) => ({
+    cause: `a rule of the policy denies the change: ${deniedBy(input.details) || 'see the ledger (RULE_FIRED)'}`,
+    next: 'change the task so the change stays clear of the rule, or the rule in agent.rules (--policy FILE), then run the same command again',
+  }),
 };
+
+/** The denying rules a RULE_DENIED stop names (the scope guard's violations, or a refused publication's problems). */
+function deniedBy(details: Record<string, unknown> | undefined): string {
+  const listed = [details?.violations, details?.problems].find(Array.isArray) as unknown[] | undefined;
+  return (listed ?? [])
+    .filter((v): v is { message: string } => typeof v === 'object' && v !== null && typeof (v as { message?: unknown }).message === 'string')
+    .filter((v) => (v as { rule?: string; reason?: string }).rule === 'RULE_DENIED' || (v as { reason?: string }).reason === 'RULE_DENIED')
+    .map((v) => v.message)
+    .join('; ');
+}
 
 /** A model endpoint that failed: the provider's own sentence (its cause, the endpoint), and what to do about it. */
 function modelStop(input: ExplainInput): { cause?: string; next: string } {

@@ -2,6 +2,7 @@ import { needsApproval } from '../risk/risk-score.js';
 import type { WritePolicy } from '../paths/write-rules.js';
 import type { ApprovalMinRisk } from '../policy/agent-policy.js';
 import { sha256Hex } from '../util/digest.js';
+import { describeFiring, type RuleFiring } from '../paths/policy-rules.js';
 
 /** What the scope guard asks about paths: the run's path rules, narrowed to the task scope. */
 export type ScopeRules = WritePolicy;
@@ -34,7 +35,11 @@ export type ScopeRule =
   | 'MEDIUM_RISK'
   | 'FILE_BUDGET'
   | 'LINE_BUDGET'
-  | 'OUTSIDER_WORDS';
+  | 'OUTSIDER_WORDS'
+  /** A policy rule (`agent.rules`, `on: change`) denies the change. */
+  | 'RULE_DENIED'
+  /** A policy rule (`agent.rules`, `on: change`) asks for an approval. */
+  | 'RULE_APPROVAL';
 
 export interface ScopeViolation {
   rule: ScopeRule;
@@ -66,6 +71,8 @@ export interface ScopeInput {
   approvedGates?: readonly string[];
   /** The login of someone without write access whose words the steps may have been read from (`outsiderWords`). */
   outsiderWords?: string;
+  /** The `on: change` rules the change fires (src/core/paths/policy-rules.ts): a deny blocks, a require-approval pauses. */
+  ruleFirings?: readonly RuleFiring[];
 }
 
 /** Why a change of `path` is refused outright, first reason first; undefined when it is not. */
@@ -124,6 +131,11 @@ export function evaluateScope(input: ScopeInput): ScopeVerdict {
     const block = blockOf(change.path, rules, input.isGitlink);
     if (block) blocked.push(block);
     else approval.push(...approvalsOf(change.path, rules));
+  }
+  for (const f of input.ruleFirings ?? []) {
+    const violation = { path: f.path, message: describeFiring(f) };
+    if (f.action === 'deny') blocked.push({ rule: 'RULE_DENIED', ...violation });
+    else approval.push({ rule: 'RULE_APPROVAL', ...violation });
   }
   const filesChanged = changes.length;
   const linesChanged = changes.reduce((sum, c) => sum + c.insertions + c.deletions, 0);

@@ -8,6 +8,7 @@ import type { Workspace } from '../workspace/workspace.js';
 import { viewsFor, type PipelineEnv } from './pipeline-env.js';
 import { outsiderOfRequest } from '../publish/check-approval.js';
 import { requestedTaskOf } from './phases/intake-phase.js';
+import { changeFirings } from '../publish/change-rules.js';
 
 /** Run the scope guard over the workspace's whole change so far, and ledger the verdict. */
 export async function guardScope(
@@ -20,6 +21,15 @@ export async function guardScope(
   const views = viewsFor(env, task);
   const diff = await diffWorkspaceChanges(workspace, { rules: views.rules });
   const contentIds = new Map(diff.files.map((f) => [f.path, f.newOid ?? 'deleted']));
+  const ruleFirings = await changeFirings(
+    views.policy.agent.rules,
+    diff.summary.files.map((f) => ({ path: f.path, deleted: f.kind === 'DELETED' })),
+    {
+      before: async (path) => (workspace.baseEntry(path) ? workspace.readBase(path) : undefined),
+      after: async (path) => workspace.read(path),
+    },
+  );
+  for (const f of ruleFirings) await context.ledger.append({ actor: 'scope-guard', phase: context.phase, type: 'RULE_FIRED', payload: { ...f } });
   const verdict = evaluateScope({
     changes: diff.summary.files.map((f) => ({
       path: f.path,
@@ -35,6 +45,7 @@ export async function guardScope(
     approvalMinRisk: views.policy.agent.approval.minRisk,
     isGitlink: (path) => workspace.baseEntry(path)?.mode === '160000',
     approvedGates: env.approvedGates,
+    ruleFirings,
     ...outsiderInput(env, context),
   });
   await context.ledger.append({

@@ -1,3 +1,4 @@
+import { agentRulesReference } from './agent-rules.js';
 import { policyJsonSchema } from './policy-json-schema.js';
 
 interface JsonSchemaNode {
@@ -46,6 +47,7 @@ export function renderPolicyReference(): string {
     '|---|---|---|---|',
     ...rows.map((r) => `| \`${r.path}\` | ${cell(r.type)} | ${r.default} | ${cell(r.description)} |`),
     '',
+    ...agentRulesReference(),
   ];
   return lines.join('\n');
 }

@@ -8,6 +8,7 @@ import { PublishError } from './publish-error.js';
 import { outsiderWords } from '../prose/outsider-words.js';
 import type { RunRequest } from '../runs/run-request.js';
 import type { AgentPolicy } from '../policy/agent-policy.js';
+import { changeRuleFirings, type RuleFiring } from '../paths/policy-rules.js';
 
 /**
  * Approval and risk recomputed from the TRUSTED policy and the changed paths, never from the
@@ -22,9 +23,10 @@ export function checkApproval(
   task: Pick<TaskContract, 'steps'>,
   approvedGates: readonly string[],
   outsider?: string,
+  ruleFirings?: readonly RuleFiring[],
 ): PublishError | undefined {
   const changes = candidate.files.map((f) => ({ path: f.path, contentId: 'deleted' in f ? 'deleted' : f.blobSha }));
-  const { verdict, risk } = trustedGate(changes, views, task, approvedGates, outsider);
+  const { verdict, risk } = trustedGate(changes, views, task, approvedGates, outsider, ruleFirings);
   const problems = verdict.violations.map((v) => ({ reason: v.rule, rule: v.rule, path: v.path, message: v.message }));
   if (verdict.status === 'NEEDS_APPROVAL') {
     return new PublishError('APPROVAL_REQUIRED', 'the trusted policy requires an approval this attempt does not carry', {
@@ -34,6 +36,8 @@ export function checkApproval(
       problems,
     });
   }
+  const denied = problems.filter((p) => p.reason === 'RULE_DENIED');
+  if (denied.length > 0) return new PublishError('RULE_DENIED', `the trusted policy denies the change: ${denied[0].message}`, { problems: denied });
   if (verdict.status !== 'PASS') return new PublishError('REVALIDATION_FAILED', 'the candidate fails the scope guard under the trusted policy', { problems });
   return undefined;
 }
@@ -50,7 +54,16 @@ export function trustedGate(
   task: Pick<TaskContract, 'steps'>,
   approvedGates: readonly string[] = [],
   outsider?: string,
+  ruleFirings?: readonly RuleFiring[],
 ): { verdict: ScopeVerdict; risk: RiskReport } {
+  // Without the contents at hand, the change rules are matched by path and kind: require-approval
+  // rules never depend on added lines, so the gate is the same either way.
+  const firings =
+    ruleFirings ??
+    changeRuleFirings(
+      views.policy.agent.rules,
+      changes.map((c) => ({ path: c.path, deleted: c.contentId === 'deleted', addedLines: [] })),
+    );
   const files = changes.map((c) => ({ path: c.path, kind: c.contentId === 'deleted' ? 'DELETED' : 'MODIFIED' }));
   const risk = changeRisk(files, views.rules, { origin: changeOriginOf(task), minRisk: views.policy.agent.approval.minRisk });
   const verdict = evaluateScope({
@@ -61,6 +74,7 @@ export function trustedGate(
     riskReasons: risk.reasons,
     approvalMinRisk: views.policy.agent.approval.minRisk,
     approvedGates,
+    ruleFirings: firings,
     ...(outsider ? { outsiderWords: outsider } : {}),
   });
   return { verdict, risk };

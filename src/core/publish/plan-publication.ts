@@ -10,6 +10,7 @@ import type { TaskContract } from '../task/task-contract.js';
 import { TaskError } from '../task/task-error.js';
 import { checkApproval, outsiderOfRequest } from './check-approval.js';
 import { candidateCheats } from './candidate-cheats.js';
+import { changeFirings } from './change-rules.js';
 import { checkRun, checkTarget } from './check-binding.js';
 import type { PublicationDecision, PublicationInput, PublicationPlan, BaseState } from './publication.js';
 import { PublishError } from './publish-error.js';
@@ -68,12 +69,20 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
     const problems = cheats.map((c) => ({ reason: 'ANTI_CHEAT', rule: c.rule, path: c.path, line: c.line, message: c.snippet }));
     return refuse(new PublishError('REVALIDATION_FAILED', 'the anti-cheat detectors find the candidate changes what verification refuses', { problems }));
   }
+  // The trusted policy's change rules on what is about to be written, whatever the worker checked.
+  const blobOf = new Map(candidate.files.flatMap((f) => ('deleted' in f ? [] : [[f.path, f.blobSha] as const])));
+  const ruleFirings = await changeFirings(
+    trusted.policy.agent.rules,
+    candidate.files.map((f) => ({ path: f.path, deleted: 'deleted' in f })),
+    { before: async (path) => base.baseBytes.get(path), after: async (path) => (blobOf.has(path) ? readChange(blobOf.get(path)!) : undefined) },
+  );
   const approval = checkApproval(
     candidate,
     trusted.views,
     trusted.task,
     input.approvedGates,
     outsiderOfRequest(input.request, trusted.views.policy, trusted.task),
+    ruleFirings,
   );
   if (approval) return refuse(approval);
   let files: BaseTreeFile[] | undefined;

@@ -25,6 +25,8 @@ export const PUBLISH_REASONS = [
   'TASK_INVALID',
   /** Scope guard, write policy, budgets, blob integrity, secret scan or branch rules failed. */
   'REVALIDATION_FAILED',
+  /** A rule of the trusted policy (`agent.rules`, `on: change`) denies the change. */
+  'RULE_DENIED',
   /** The trusted policy (approval paths, risk rules, HIGH risk) needs an approval this attempt does not carry. */
   'APPROVAL_REQUIRED',
   /** The tree rebuilt (locally or by the host) is not the candidate's `headTreeSha`. */

@@ -15,9 +15,27 @@ agent:
   colour: blue
 `;
 
+/** `agent.rules` with a mistyped event, tool class and action, a lookahead, and a tool rule that would wait for approval. */
+const RULES = `version: 1
+agent:
+  rules:
+    - on: tools
+      tools: [serch]
+      action: deny
+      reason: a
+    - on: change
+      addedLines: 'secret(?=s)'
+      action: denny
+      reason: b
+    - on: tool
+      action: require-approval
+      reason: c
+`;
+
 beforeAll(() => {
   root = tempRoot('cli-policy');
   writeFileSync(join(root, 'broken.yaml'), BROKEN);
+  writeFileSync(join(root, 'rules.yaml'), RULES);
   writeFileSync(join(root, 'syntax.yaml'), 'version: 1\nagent:\n  forbiddenPaths: [a\n');
   writeFileSync(
     join(root, 'valid.yaml'),
@@ -37,6 +55,18 @@ describe('draftsman policy check', () => {
       'broken.yaml:3:20: agent.maxChangedFiles: must be greater than 0',
       'broken.yaml:5:7: agent.forbiddenPaths[0]: expected a string, found number 42',
       expect.stringMatching(/^broken\.yaml:6:3: agent\.colour: unknown key "colour"/),
+    ]);
+  });
+
+  it('agent.rules: each bad rule at its file:line:col, with the nearest event, tool class or action', async () => {
+    const result = await cli(['policy', 'check', 'rules.yaml'], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.stdout.trimEnd().split('\n')).toEqual([
+      'rules.yaml:4:11: agent.rules[0].on: "tools" is not allowed (did you mean "tool"?); expected one of: tool, change',
+      'rules.yaml:5:15: agent.rules[0].tools[0]: "serch" is not allowed (did you mean "search"?); expected one of: read, search, write, delete',
+      expect.stringMatching(/^rules\.yaml:9:19: agent\.rules\[1\]\.addedLines: REGEX_LOOKAHEAD: /),
+      'rules.yaml:10:15: agent.rules[1].action: "denny" is not allowed (did you mean "deny"?); expected one of: deny, require-approval',
+      expect.stringMatching(/^rules\.yaml:13:15: agent\.rules\[2\]\.action: a tool call cannot wait for an approval/),
     ]);
   });
 

@@ -8,6 +8,7 @@ import { historyTools } from './history-tools.js';
 import { navigatorTools } from './navigator-tools.js';
 import { planTools } from './plan-tools.js';
 import { readTools } from './read-tools.js';
+import { guardTools } from './rule-guard.js';
 import { modelToolContext, type ModelToolContext, type SegmentToolsInput } from './tool-context.js';
 
 export type { SegmentToolsInput } from './tool-context.js';
@@ -20,7 +21,7 @@ export type { SegmentToolsInput } from './tool-context.js';
  */
 export function segmentTools(input: SegmentToolsInput): LlmTool<any>[] {
   const ctx = modelToolContext(input);
-  return [
+  const tools = [
     ...readTools(ctx),
     ...navigatorTools(ctx),
     ...editTools(ctx),
@@ -29,6 +30,7 @@ export function segmentTools(input: SegmentToolsInput): LlmTool<any>[] {
     ...planTools({ ...input, allowed: ctx.allowed }),
     ...checkTools(input),
   ];
+  return guardTools(tools, input.env.policy.agent.rules, input.context.ledger, input.context.phase);
 }
 
 function diffTools(ctx: ModelToolContext): LlmTool<any>[] {

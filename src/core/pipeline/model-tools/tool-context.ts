@@ -30,6 +30,8 @@ export const MODEL_TOOL_REASONS = [
   'WHOLE_WRITE_TOO_LARGE',
   'SYMLINK_NOT_EDITABLE',
   'SUBMODULE_NOT_EDITABLE',
+  /** A policy rule (`agent.rules`, `on: tool`) denies the call. */
+  'RULE_DENIED',
 ] as const;
 export type ModelToolReason = (typeof MODEL_TOOL_REASONS)[number] | WriteDenialReason;
 /** A tool call the model can correct: the message says what was wrong and what to do instead. */
