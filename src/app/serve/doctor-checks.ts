@@ -9,7 +9,7 @@ import { LocalArtifactStore } from '../local/local-artifact-store.js';
 import { createModelProvider } from '../model/create-model-provider.js';
 import { modelFailureOf } from '../model/model-failure.js';
 import { ModelConfigError } from '../model/model-settings.js';
-import { readServeSettings, type ServeEnvSource, type ServeSettings } from './serve-settings.js';
+import { readServeSettings, serveModelSettings, type ServeEnvSource, type ServeSettings } from './serve-settings.js';
 import { appJwt } from '../tokens/mint-installation-token.js';
 
 /** One line of `draftsman doctor`: what was checked, what was found, and the fix when it failed. */
@@ -99,17 +99,7 @@ export async function checkModel(settings: ServeSettings): Promise<DoctorCheck> 
   const name = 'model';
   let model;
   try {
-    model = createModelProvider(
-      {
-        provider: settings.MODEL_PROVIDER,
-        model: settings.MODEL_NAME,
-        baseUrl: settings.MODEL_BASE_URL,
-        region: settings.MODEL_REGION,
-        apiKey: settings.MODEL_API_KEY,
-        maxOutputTokens: settings.MODEL_MAX_OUTPUT_TOKENS,
-      },
-      { maxRetries: 0, timeoutMs: 30_000 },
-    );
+    model = createModelProvider(serveModelSettings(settings), { maxRetries: 0, timeoutMs: 30_000 });
   } catch (error) {
     if (error instanceof ModelConfigError) return fail(name, error.message, 'set the MODEL_* variable it names (.env.example)');
     throw error;

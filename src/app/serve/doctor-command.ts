@@ -2,7 +2,6 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_SERVE_DIR } from './serve-command.js';
 import { loadServeEnv } from './serve-settings.js';
 import { UsageError, type CliIo } from '../cli/cli-io.js';
-import { S3ArtifactStore } from '../aws/s3-artifact-store.js';
 import { bucketStore } from '../cli/replay-command.js';
 import { checkApp, checkBucket, checkModel, checkPolicy, checkSettings, checkStore, type DoctorCheck } from './doctor-checks.js';
 

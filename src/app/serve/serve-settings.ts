@@ -5,6 +5,7 @@ import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { AgentError } from '../../core/errors.js';
 import { AppConfig } from '../config.js';
+import type { ModelSettings } from '../model/model-settings.js';
 
 export const SERVE_REASONS = [
   'SERVE_CONFIG_INVALID',
@@ -183,6 +184,18 @@ export function readServeSettings(
 }
 
 /** GitHub's web and API roots: github.com, or GHE_HOST's; GITHUB_API_URL wins for the API. */
+/** The worker's model as serve's settings give it (what serve runs and `doctor` checks). */
+export function serveModelSettings(settings: ServeSettings): ModelSettings {
+  return {
+    provider: settings.MODEL_PROVIDER,
+    model: settings.MODEL_NAME,
+    baseUrl: settings.MODEL_BASE_URL,
+    region: settings.MODEL_REGION,
+    apiKey: settings.MODEL_API_KEY,
+    maxOutputTokens: settings.MODEL_MAX_OUTPUT_TOKENS,
+  };
+}
+
 export function githubUrls(env: { GHE_HOST?: string; GHE_PROTOCOL?: string; GITHUB_API_URL?: string }): { web: string; api: string } {
   const web = env.GHE_HOST ? `${env.GHE_PROTOCOL ?? 'https'}://${env.GHE_HOST}` : 'https://github.com';
   const api = env.GITHUB_API_URL ?? (env.GHE_HOST ? `${web}/api/v3` : 'https://api.github.com');

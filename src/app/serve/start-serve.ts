@@ -23,7 +23,7 @@ import { youngGenerationDuringIngestion } from '../runtime/young-generation.js';
 import { localRunSession } from './local-run-session.js';
 import { NotifyingStore } from './notifying-store.js';
 import { SerialQueue } from './serial-queue.js';
-import type { ServeSettings } from './serve-settings.js';
+import { serveModelSettings, type ServeSettings } from './serve-settings.js';
 import { functionForKey } from './trigger-route.js';
 import { startWebhookProxy } from './webhook-proxy.js';
 
@@ -158,17 +158,12 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     syntax,
     newFs: createMemoryFs,
     verifier: createSandboxVerifier({ toolchains: toolchainDirs(settings.DRAFTSMAN_VERIFY_TOOLCHAINS), bwrap: settings.DRAFTSMAN_BWRAP }),
-    model: withSpendAccounting(
-      createModelProvider({
-        provider: settings.MODEL_PROVIDER,
-        model: settings.MODEL_NAME,
-        baseUrl: settings.MODEL_BASE_URL,
-        region: settings.MODEL_REGION,
-        apiKey: settings.MODEL_API_KEY,
-        maxOutputTokens: settings.MODEL_MAX_OUTPUT_TOKENS,
-      }),
-      { store, clock, prices: settings.MODEL_PRICES, installationMonthlyCostUsd: settings.INSTALLATION_MONTHLY_COST_USD },
-    ),
+    model: withSpendAccounting(createModelProvider(serveModelSettings(settings)), {
+      store,
+      clock,
+      prices: settings.MODEL_PRICES,
+      installationMonthlyCostUsd: settings.INSTALLATION_MONTHLY_COST_USD,
+    }),
     prices: settings.MODEL_PRICES,
     // The CLI's root capped the young generation at start-up; runs release it after ingestion, as the worker's do.
     ingestionMemory: youngGenerationDuringIngestion,

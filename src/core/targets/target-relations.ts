@@ -19,6 +19,16 @@ export interface RelationFinding {
   evidence: TargetEvidence;
 }
 
+/** What relations are found from: the anchors, the map and the files, and which files may be reported. */
+export interface RelationInput {
+  anchors: readonly string[];
+  map: RepoMap;
+  workspace: Workspace;
+  contents: FileContents;
+  rules: PathRules;
+  allowed: (path: string) => boolean;
+}
+
 /** Anchors whose relations are followed, tests per anchor, and files read to find importers: bounds, not tuning. */
 export const MAX_RELATION_ANCHORS = 3;
 export const MAX_TESTS_PER_ANCHOR = 3;
@@ -32,15 +42,7 @@ const IMPORTER_SCORE = 0.2;
  * files that import them. Importers are looked for among the files of `scan` that mention an
  * anchor's file stem, a bounded number of them.
  */
-export async function findRelations(input: {
-  anchors: readonly string[];
-  scan: readonly string[];
-  map: RepoMap;
-  workspace: Workspace;
-  contents: FileContents;
-  rules: PathRules;
-  allowed: (path: string) => boolean;
-}): Promise<RelationFinding[]> {
+export async function findRelations(input: RelationInput & { scan: readonly string[] }): Promise<RelationFinding[]> {
   const anchors = input.anchors.slice(0, MAX_RELATION_ANCHORS);
   if (anchors.length === 0) return [];
   const out = await findRelatedTests({ ...input, anchors });
@@ -63,14 +65,7 @@ export async function findRelations(input: {
 }
 
 /** The tests that cover each anchor (naming conventions in its module, then tests that mention it), a bounded number per anchor. */
-export async function findRelatedTests(input: {
-  anchors: readonly string[];
-  map: RepoMap;
-  workspace: Workspace;
-  contents: FileContents;
-  rules: PathRules;
-  allowed: (path: string) => boolean;
-}): Promise<RelationFinding[]> {
+export async function findRelatedTests(input: RelationInput): Promise<RelationFinding[]> {
   const out: RelationFinding[] = [];
   const navigator = new RepoNavigator(input.map, input.workspace, input.contents, input.rules);
   for (const anchor of input.anchors) {
