@@ -136,7 +136,9 @@ async function chargedProvider(provider: ModelProvider, event: ModelCallEvent, d
   const request = object ? RunRequest.safeParse(JSON.parse(new TextDecoder().decode(object.body))) : undefined;
   if (!request?.success) return refuse('the run a model request names has no request');
   const source = request.data.source;
-  const scope: SpendScope = { owner, repo, runId, attempt, installation: source.kind === 'github' ? String(source.installationId) : 'local', caps };
+  // The intake wrote the trusted policy's caps into request.json; the caps the worker states only count for a request without them.
+  const trusted = request.data.spendCaps ?? caps;
+  const scope: SpendScope = { owner, repo, runId, attempt, installation: source.kind === 'github' ? String(source.installationId) : 'local', caps: trusted };
   return accountSpend(provider, scope, deps);
 }
 

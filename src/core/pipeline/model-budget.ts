@@ -14,6 +14,7 @@ import {
   type RunLlmPhaseInput,
 } from '../engines/llm/index.js';
 import type { SpendScope } from '../ports.js';
+import { spendCaps } from '../policy/spend-caps.js';
 import type { LedgerEntry } from '../phases/ledger.js';
 import type { RunReportInput } from '../phases/run-report-schema.js';
 import type { PhaseContext } from '../phases/orchestrator.js';
@@ -95,7 +96,6 @@ export function runLimits(env: PipelineEnv, task: TaskContract): RunLimits {
 
 /** Whom the attempt's model calls are charged to, with the policy's spend caps (the deployment's installation cap is the model caller's). */
 export function spendScope(env: PipelineEnv): SpendScope {
-  const { maxCostUsd, monthlyCostUsd } = env.policy.agent.budgets;
   const source = env.request.source;
   return {
     owner: env.owner,
@@ -103,10 +103,7 @@ export function spendScope(env: PipelineEnv): SpendScope {
     runId: env.request.runId,
     attempt: env.attempt,
     installation: source.kind === 'github' ? String(source.installationId) : 'local',
-    caps: {
-      ...(maxCostUsd !== undefined ? { taskMicroUsd: usdToMicro(maxCostUsd) } : {}),
-      ...(monthlyCostUsd !== undefined ? { repositoryMonthlyMicroUsd: usdToMicro(monthlyCostUsd) } : {}),
-    },
+    caps: spendCaps(env.policy),
   };
 }
 

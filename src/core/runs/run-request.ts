@@ -38,6 +38,14 @@ export const RunRequest = z.object({
     })
     .optional(),
   comment: z.object({ id: z.number().int(), body: z.string() }).optional(),
+  /**
+   * The trusted policy's spend caps when the run was asked for (US$ millionths), written by the
+   * intake: the model caller charges against these, never against caps the worker states.
+   */
+  spendCaps: z
+    .object({ taskMicroUsd: z.number().int().nonnegative().optional(), repositoryMonthlyMicroUsd: z.number().int().nonnegative().optional() })
+    .strict()
+    .optional(),
   /** A run a campaign started (docs/campaigns.md): the campaign and its home issue (`owner/repo#n`). */
   campaign: z.object({ id: z.string(), home: z.string() }).optional(),
   /** CLI task text (the whole task when there is no issue). */

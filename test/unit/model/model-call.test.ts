@@ -115,6 +115,33 @@ describe('model-call and the worker provider that invokes it', () => {
     await expect(provider.forSpend({ ...scope, runId: 'nope' }).complete(request)).rejects.toMatchObject({ reason: 'MODEL_REQUEST_REJECTED' });
     expect(sent).toBe(1);
   });
+  it('charges against the caps the intake wrote into request.json, not the caps the worker states', async () => {
+    const store = new MapStore();
+    await store.put(runKeys('acme', 'orders', 'r1').request, JSON.stringify({ ...RUN_REQUEST, spendCaps: { taskMicroUsd: 5_000 } }));
+    let sent = 0;
+    const echo: ModelProvider = {
+      model: 'm',
+      complete: async () => {
+        sent += 1;
+        return { message: { role: 'assistant', content: 'ok' }, stopReason: 'end_turn', usage: { promptTokens: 0, completionTokens: 1_000 } };
+      },
+    };
+    const handler = createModelCallHandler(echo, {
+      store,
+      clock: { now: () => NOW },
+      prices: { m: { inputPerMTokUsd: 0, outputPerMTokUsd: 10 } },
+      reservationId: () => `r${sent}`,
+    });
+    const provider = new LambdaModelProvider({ client: lambdaOf(handler), functionName: 'model-call', model: 'm' });
+    // A worker that raises its own task cap to $1 is held to the trusted $0.005.
+    const scope = { owner: 'acme', repo: 'orders', runId: 'r1', attempt: 1, installation: '42', caps: { taskMicroUsd: 1_000_000 } };
+    await expect(provider.forSpend(scope).complete({ ...request, maxTokens: 1_000 })).rejects.toMatchObject({
+      name: 'SpendError',
+      reason: 'SPEND_CAP_REACHED',
+      data: { cap: 'task', limitMicroUsd: 5_000 },
+    });
+    expect(sent).toBe(0);
+  });
 });
 
 const NOW = Date.parse('2026-12-06T07:00:00.000Z');

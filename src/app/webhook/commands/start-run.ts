@@ -3,6 +3,7 @@ import { intakeKey, issueLatestKey, limitKey, runKeys } from '../../../core/arti
 import { agentBranchName } from '../../../core/git/branch-name.js';
 import { meetsPermission, type AgentPolicy } from '../../../core/policy/agent-policy.js';
 import { acquireIssueLock, releaseIssueLock } from '../../../core/runs/issue-lock.js';
+import { spendCaps } from '../../../core/policy/spend-caps.js';
 import { RunRequest } from '../../../core/runs/run-request.js';
 import { IntakeRecord, IssueLatest } from '../../../core/runs/run-state.js';
 import { createCommentOnce, findMarkedComment } from '../../github/create-once.js';
@@ -55,7 +56,7 @@ export async function startRun(session: WebhookSession, policy: AgentPolicy, tri
   const held = await holdIssue(session, policy, await openIntake(session, trigger, runId, clock.now()));
   if ('kind' in held) return held;
   const commentId = await progressComment(session, held);
-  return writeRequest(session, trigger, held, commentId);
+  return writeRequest(session, trigger, held, commentId, spendCaps(policy));
 }
 
 /** The issue's state on GitHub now. */
@@ -166,7 +167,13 @@ async function deleteOwnComment(session: WebhookSession, commentId: number): Pro
 }
 
 /** `request.json` (written once: it starts the worker), the limits counter, the issue pointer; then the intake record goes. */
-async function writeRequest(session: WebhookSession, trigger: RunTrigger, intake: OpenIntake, commentId: number): Promise<TriggerOutcome> {
+async function writeRequest(
+  session: WebhookSession,
+  trigger: RunTrigger,
+  intake: OpenIntake,
+  commentId: number,
+  caps: RunRequest['spendCaps'],
+): Promise<TriggerOutcome> {
   const { store, clock, logger } = session.deps;
   const { runId, issue: issueNumber } = intake.record;
   const keys = runKeys(session.owner, session.repo, runId);
@@ -194,6 +201,7 @@ async function writeRequest(session: WebhookSession, trigger: RunTrigger, intake
       ...(await issueAuthor(session, trigger)),
     },
     comment: trigger.comment,
+    spendCaps: caps,
     campaign: trigger.campaign,
     forcedMode: trigger.forcedMode,
     agentBranch: agentBranchName({ issue: issueNumber, runId }),
