@@ -35,6 +35,11 @@ export const AppConfig = z.object({
   MODEL_CALL_FUNCTION: z.string().min(1).optional(),
   /** SSM SecureString parameter holding the model API key (read by model-call only). */
   MODEL_API_KEY_PARAMETER: z.string().optional(),
+  /**
+   * Completion tokens asked for per model call (the worker asks model-call for this many); unset,
+   * 4,096 (docs/deployment.md, `modelMaxOutputTokens`).
+   */
+  MODEL_MAX_OUTPUT_TOKENS: z.coerce.number().int().positive().max(1_000_000).optional(),
   /** Model prices, JSON `{"<model id>": {"inputPerMTokUsd": n, "outputPerMTokUsd": n}}`: cost in reports, and the policy's cost cap. */
   MODEL_PRICES: PriceTableJson.optional(),
   /** Most one installation may spend on model calls per calendar month (UTC), in US dollars; model-call holds it. */
@@ -61,6 +66,7 @@ export const ModelCallConfig = AppConfig.pick({
   MODEL_NAME: true,
   MODEL_REGION: true,
   MODEL_API_KEY_PARAMETER: true,
+  MODEL_MAX_OUTPUT_TOKENS: true,
   LOG_LEVEL: true,
 });
 

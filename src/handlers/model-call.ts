@@ -44,6 +44,7 @@ const handle = createModelCallHandler(
           baseUrl: config.MODEL_BASE_URL,
           region: config.MODEL_REGION,
           apiKey: modelKey,
+          maxOutputTokens: config.MODEL_MAX_OUTPUT_TOKENS === undefined ? undefined : String(config.MODEL_MAX_OUTPUT_TOKENS),
         }),
       ),
   {

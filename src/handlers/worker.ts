@@ -52,7 +52,12 @@ const handle = createWorkerHandler({
   verifier: codeBuildVerifier,
   // Every model request goes through model-call, which holds the key (or the Bedrock grant): never this process.
   model: config.MODEL_CALL_FUNCTION
-    ? new LambdaModelProvider({ client: lambda, functionName: config.MODEL_CALL_FUNCTION, model: config.MODEL_NAME ?? 'configured-model' })
+    ? new LambdaModelProvider({
+        client: lambda,
+        functionName: config.MODEL_CALL_FUNCTION,
+        model: config.MODEL_NAME ?? 'configured-model',
+        maxOutputTokens: config.MODEL_MAX_OUTPUT_TOKENS,
+      })
     : undefined,
   prices: config.MODEL_PRICES,
   ingestionMemory: youngGenerationDuringIngestion,

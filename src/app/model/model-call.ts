@@ -152,11 +152,17 @@ export class LambdaModelProvider implements ModelProvider, CheckableModel {
       model: string;
       /** The run calls are charged to (set by `forSpend`). */
       spend?: SpendScope;
+      /** Completion tokens asked for per call (the deployment's MODEL_MAX_OUTPUT_TOKENS); unset, the engine's default. */
+      maxOutputTokens?: number;
     },
   ) {}
 
   get model(): string {
     return this.options.model;
+  }
+
+  get maxOutputTokens(): number | undefined {
+    return this.options.maxOutputTokens;
   }
 
   /** Whether model-call has a model (no provider call): throws the ModelConfigError naming the setting when not. */

@@ -143,6 +143,7 @@ export async function startBundledApp(): Promise<BundledApp> {
     MODEL_BASE_URL: () => undefined,
     MODEL_NAME: () => undefined,
     MODEL_PRICES: () => undefined,
+    MODEL_MAX_OUTPUT_TOKENS: () => undefined,
     MODEL_API_KEY_PARAMETER: () => undefined,
     MODEL_CALL_FUNCTION: () => undefined,
     // The deployment's cap on each installation's monthly spend (CloudFormation !If): none here.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readConfig } from '../../../src/app/config.js';
 import { createModelProvider } from '../../../src/app/model/create-model-provider.js';
 import { createModelCallHandler, LambdaModelProvider, modelCallProvider } from '../../../src/app/model/model-call.js';
 import { modelConfigProblem } from '../../../src/app/model/model-check.js';
@@ -155,3 +156,21 @@ const RUN_REQUEST = {
   agentBranch: 'agent/i1/rr1',
   createdAt: '2026-12-06T07:00:00.000Z',
 };
+
+describe('the deployed worker asks for the completion tokens the deployment sets', () => {
+  it('MODEL_MAX_OUTPUT_TOKENS reaches the worker model, which the engine asks for per call; unset, the engine default', () => {
+    const base = { ARTIFACT_BUCKET: 'b', GITHUB_APP_ID: '1', MODEL_CALL_FUNCTION: 'model-call' };
+    const config = readConfig({ ...base, MODEL_MAX_OUTPUT_TOKENS: '16384' });
+    expect(config.MODEL_MAX_OUTPUT_TOKENS).toBe(16_384);
+    const provider = new LambdaModelProvider({
+      client: lambdaOf(async () => ({})),
+      functionName: 'model-call',
+      model: 'm',
+      maxOutputTokens: config.MODEL_MAX_OUTPUT_TOKENS,
+    });
+    expect(provider.maxOutputTokens).toBe(16_384);
+    expect(provider.forSpend({ owner: 'acme', repo: 'orders', runId: 'r1', attempt: 1, installation: '42', caps: {} }).maxOutputTokens).toBe(16_384);
+    expect(readConfig(base).MODEL_MAX_OUTPUT_TOKENS).toBeUndefined();
+    expect(() => readConfig({ ...base, MODEL_MAX_OUTPUT_TOKENS: 'many' })).toThrow(/MODEL_MAX_OUTPUT_TOKENS/);
+  });
+});
