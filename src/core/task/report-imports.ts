@@ -2,8 +2,8 @@ import type { SearchTerm } from './task-contract.js';
 
 type Add = (term: string, kind: SearchTerm['kind'], source: string) => void;
 
-/** A fenced block of a report (```lang … ```); the text between is what the reporter ran. */
-const FENCE = /^[ \t]*(`{3,}|~{3,})[^\n]*\n([\s\S]*?)^[ \t]*\1[ \t]*$/gm;
+/** A fence line of a report (```lang or ~~~); the lines between two of the same kind are what the reporter ran. */
+const FENCE_LINE = /^[ \t]*(`{3,}|~{3,})/;
 /** Python `from a.b import C, D as E` and `import a.b`. */
 const PY_FROM = /^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?([\w, \t]+)\)?[ \t]*$/gm;
 /** JavaScript/TypeScript `import { a, b as c } from 'x'` and `import X from 'x'`; `const { a } = require('x')`. */
@@ -43,10 +43,7 @@ export function addImportedNames(texts: readonly { text: string; source: string 
     add(name, 'symbol', `${source} (imported in its code)`);
   };
   for (const { text, source } of texts) {
-    let budget = MAX_CODE_BYTES;
-    for (const block of text.matchAll(FENCE)) {
-      const code = block[2].slice(0, Math.max(0, budget));
-      budget -= code.length;
+    for (const code of fencedCode(text)) {
       for (const m of code.matchAll(PY_FROM)) for (const n of m[2].split(',')) keep(n, source);
       for (const m of code.matchAll(JS_NAMED)) {
         if (m[1]) keep(m[1], source);
@@ -54,7 +51,33 @@ export function addImportedNames(texts: readonly { text: string; source: string 
       }
       for (const m of code.matchAll(JVM_IMPORT)) keep(m[2], source);
       for (const m of code.matchAll(RUST_USE)) for (const n of (m[1] ?? m[2]).split(',')) keep(n, source);
-      if (budget <= 0) break;
     }
   }
+}
+
+/**
+ * The text of each closed fenced block, in one pass over the lines (a fence left open holds no
+ * code: a paste cut short is not a program), up to MAX_CODE_BYTES in all.
+ */
+function fencedCode(text: string): string[] {
+  const blocks: string[] = [];
+  let open: string | undefined;
+  let lines: string[] = [];
+  let budget = MAX_CODE_BYTES;
+  for (const line of text.split('\n')) {
+    const fence = FENCE_LINE.exec(line)?.[1];
+    if (open === undefined) {
+      if (fence) (open = fence, (lines = []));
+      continue;
+    }
+    if (fence && fence[0] === open[0] && fence.length >= open.length && line.trim() === fence) {
+      blocks.push(lines.join('\n'));
+      budget -= lines.reduce((n, l) => n + l.length + 1, 0);
+      if (budget <= 0) break;
+      open = undefined;
+      continue;
+    }
+    if (lines.length < 2_000) lines.push(line.slice(0, 1_000));
+  }
+  return blocks;
 }
