@@ -38,7 +38,7 @@ describe('policy rules: require-approval on a change', () => {
     expect(approval.violations).toEqual([
       { rule: 'RULE_APPROVAL', path: 'pom.xml', message: 'agent.rules[0] (require-approval): the build is reviewed by the platform team (pom.xml)' },
     ]);
-    const ledger = (await h.objects()).filter((o) => o.key.startsWith(`${prefix}attempts/1/ledger/`)).map((o) => JSON.parse(o.text));
+    const ledger = (await h.objects()).filter((o) => o.key.startsWith(`${prefix.replace(/^runs\//, 'trail/')}1/ledger/`)).map((o) => JSON.parse(o.text));
     expect(ledger.filter((e) => e.type === 'RULE_FIRED').map((e) => e.payload)).toContainEqual({
       rule: 0,
       on: 'change',

@@ -60,7 +60,7 @@ describe('policy rules that can say no', () => {
   };
   const ledger = async (prefix: string) =>
     (await h.objects())
-      .filter((o) => o.key.startsWith(`${prefix}attempts/1/ledger/`))
+      .filter((o) => o.key.startsWith(`${prefix.replace(/^runs\//, 'trail/')}1/ledger/`))
       .map((o) => JSON.parse(o.text))
       .sort((a, b) => a.seq - b.seq);
   const open = async (scenario: Scenario) => {

@@ -59,6 +59,6 @@ async function readOne(store: ArtifactStore, prefix: string, listed: string[], s
     status: run?.status,
     ...(run?.reason !== undefined ? { reason: run.reason } : {}),
     ...(run && CLOSED_RUN_STATUSES.has(run.status) ? { closedAt: run.updatedAt } : {}),
-    spendMicroUsd: await runSpend(store, keys, listed),
+    spendMicroUsd: await runSpend(store, keys),
   };
 }

@@ -1,6 +1,6 @@
 import { serializeArtifact } from '../../../src/core/artifacts/artifact-io.js';
 import { runKeys } from '../../../src/core/artifacts/keys.js';
-import type { LedgerEntry } from '../../../src/core/phases/ledger.js';
+import type { SpendRecord } from '../../../src/core/budget/spend.js';
 import { RunRecord, RunRequest } from '../../../src/core/runs/run-request.js';
 import type { RunRecordStatus } from '../../../src/core/runs/run-status.js';
 import { shortId } from '../../../src/core/util/digest.js';
@@ -115,22 +115,19 @@ export function seedObjects(): { key: string; body: string }[] {
       };
       objects.push({ key: keys.run, body: serializeArtifact(keys.run, RunRecord, run) });
     }
-    seed.spend.forEach((costMicroUsd, n) => {
-      const attempt = keys.attempt(n + 1);
-      // A model call priced as the engine ledgers it, and an entry of another kind that carries no spend.
-      const exchange: LedgerEntry = {
+    // The task's spend record as the model caller keeps it: every attempt's calls, settled.
+    if (seed.spend.length > 0) {
+      const record: SpendRecord = {
         schemaVersion: 1,
-        seq: 0,
-        at: seed.createdAt,
-        actor: 'model',
-        phase: 'planning',
-        type: 'MODEL_EXCHANGE',
-        payload: { segment: 'plan', exchange: { response: { message: {} } }, usage: { tokensIn: 100, tokensOut: 10, costMicroUsd } },
-        evidenceRefs: [],
+        calls: seed.spend.length,
+        tokensIn: 100 * seed.spend.length,
+        tokensOut: 10 * seed.spend.length,
+        costMicroUsd: seed.spend.reduce<number>((sum, c) => sum + (c ?? 0), 0),
+        expired: 0,
+        reserved: {},
       };
-      const other: LedgerEntry = { ...exchange, seq: 1, type: 'PHASE_ENDED', payload: { usage: { tokensIn: 1, tokensOut: 1, costMicroUsd: 999_999 } } };
-      objects.push({ key: attempt.ledger(0), body: JSON.stringify(exchange) }, { key: attempt.ledger(1), body: JSON.stringify(other) });
-    });
+      objects.push({ key: keys.spend, body: JSON.stringify(record) });
+    }
   });
   objects.push({ key: 'runs/acme/api/orphanrun2222/run.json', body: '{}' });
   return objects;

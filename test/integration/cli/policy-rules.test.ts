@@ -46,7 +46,8 @@ describe('draftsman run with a deny rule on changes', () => {
       },
     ]);
     expect(json.json!.headCommitSha).toBeUndefined();
-    const ledgerDir = join(json.json!.runDir, 'attempts', '1', 'ledger');
+    // The ledger is in the attempt's trail, beside runs/ in the store: trail/<owner>/<repo>/<runId>/1/ledger.
+    const ledgerDir = join(json.json!.runDir.replace(/\/runs\/([^/]+\/[^/]+\/[^/]+)\/?$/, '/trail/$1'), '1', 'ledger');
     const fired = readdirSync(ledgerDir)
       .map((f) => JSON.parse(readFileSync(join(ledgerDir, f), 'utf8')))
       .filter((e) => e.type === 'RULE_FIRED');

@@ -43,19 +43,8 @@ async function publishedRun(): Promise<void> {
     agentBranch: request.agentBranch,
     updatedAt: request.createdAt,
   });
-  const call = (costMicroUsd: number | null, seq: number) => ({
-    schemaVersion: 1,
-    seq,
-    at: request.createdAt,
-    actor: 'model',
-    phase: 'planning',
-    type: 'MODEL_EXCHANGE',
-    payload: { segment: `s${seq}`, exchange: { response: { message: {} } }, usage: { tokensIn: 10, tokensOut: 2, costMicroUsd } },
-    evidenceRefs: [],
-  });
-  await store.put(keys.attempt(1).ledger(0), JSON.stringify(call(110_000, 0)));
-  await store.put(keys.attempt(2).ledger(0), JSON.stringify(call(40_000, 0)));
-  await store.put(keys.attempt(2).ledger(1), JSON.stringify(call(null, 1)));
+  // The task's spend record, as model-call settles it: three calls over two attempts, $0.15 in all.
+  await store.put(keys.spend, JSON.stringify({ schemaVersion: 1, calls: 3, tokensIn: 30, tokensOut: 6, costMicroUsd: 150_000, expired: 0, reserved: {} }));
 }
 
 /** The outcome lines written: each an EMF document CloudWatch accepts. */
