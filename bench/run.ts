@@ -179,6 +179,13 @@ const JOBS: Job[] = [
     run: async (q) => (await import('./campaign.bench.js')).runCampaignBench({ repos: q ? 12 : 100 }),
   },
   {
+    id: 'campaign-github',
+    area: 'Campaigns',
+    timeoutMs: 10 * MIN,
+    what: "the App's campaign state machine over a fleet of mixed policies: GitHub content-creating requests per repository and per minute and hour, stand-in at 150 ms a call",
+    run: async (q) => (await import('./campaign-github.bench.js')).runCampaignGithubBench({ repos: q ? 4 : 10 }),
+  },
+  {
     id: 'bundle',
     area: 'Bundles',
     timeoutMs: 4 * MIN,
