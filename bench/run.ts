@@ -183,7 +183,7 @@ const JOBS: Job[] = [
     area: 'Campaigns',
     timeoutMs: 10 * MIN,
     what: "the App's campaign state machine over a fleet of mixed policies: GitHub content-creating requests per repository and per minute and hour, stand-in at 150 ms a call",
-    run: async (q) => (await import('./campaign-github.bench.js')).runCampaignGithubBench({ repos: q ? 4 : 10 }),
+    run: async (q) => (await import('./campaign-github.bench.js')).runCampaignGithubBench({ repos: q ? 4 : 30 }),
   },
   {
     id: 'bundle',
