@@ -163,6 +163,28 @@ export const GOALS: Goal[] = [
     met: valueAtMost(1),
     expected: 'rules.toolCall.cpu.p99',
   },
+  // Campaigns (issue 32): the CLI's campaign ends every generated repository as its kind expects.
+  {
+    id: 'campaign-cli',
+    match: (r) => r.name === 'campaign.cli.wall',
+    goal: 'every repository ends as expected, exit 0 (issue 32; the ratio to the sum of single runs is reported)',
+    met: (r) => (finite(r.value) ? /exit 0;.*all \d+ as expected/.test(r.note ?? '') : false),
+    expected: 'campaign.cli.wall',
+  },
+  {
+    id: 'campaign-per-minute',
+    match: (r) => r.name === 'campaign.github.peakPerMinute.campaignClock',
+    goal: "≤ 80 content-creating requests a minute, GitHub's secondary limit (issue 32)",
+    met: valueAtMost(80),
+    expected: 'campaign.github.peakPerMinute.campaignClock',
+  },
+  {
+    id: 'campaign-per-hour',
+    match: (r) => r.name === 'campaign.github.peakPerHour.campaignClock',
+    goal: "≤ 500 content-creating requests an hour, GitHub's secondary limit (issue 32)",
+    met: valueAtMost(500),
+    expected: 'campaign.github.peakPerHour.campaignClock',
+  },
   // Hostile input (issue 8): refused, with the expected reason.
   {
     id: 'hostile-files',

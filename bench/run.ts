@@ -37,6 +37,7 @@ type Area =
   | 'Spend'
   | 'Bundles'
   | 'Policy rules'
+  | 'Campaigns'
   | 'Peak memory per benchmark';
 const AREAS: Area[] = [
   'Ingestion',
@@ -50,6 +51,7 @@ const AREAS: Area[] = [
   'Spend',
   'Bundles',
   'Policy rules',
+  'Campaigns',
   'Peak memory per benchmark',
 ];
 
@@ -168,6 +170,20 @@ const JOBS: Job[] = [
     timeoutMs: 2 * MIN,
     what: 'agent.rules evaluation per tool call, 20 rules',
     run: async (q) => (await import('./rules.bench.js')).runRulesBench({ calls: q ? 5000 : 20_000 }),
+  },
+  {
+    id: 'campaign',
+    area: 'Campaigns',
+    timeoutMs: 10 * MIN,
+    what: 'draftsman campaign run --concurrency 2 over generated repositories vs the sum of single runs',
+    run: async (q) => (await import('./campaign.bench.js')).runCampaignBench({ repos: q ? 12 : 100 }),
+  },
+  {
+    id: 'campaign-github',
+    area: 'Campaigns',
+    timeoutMs: 10 * MIN,
+    what: "the App's campaign state machine over a fleet of mixed policies: GitHub content-creating requests per repository and per minute and hour, stand-in at 150 ms a call",
+    run: async (q) => (await import('./campaign-github.bench.js')).runCampaignGithubBench({ repos: q ? 4 : 30 }),
   },
   {
     id: 'bundle',

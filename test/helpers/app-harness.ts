@@ -180,6 +180,8 @@ export interface AppHarnessOptions {
   campaigns?: CampaignLauncher;
   /** More repositories on the stand-in (a campaign's targets), beside \`acme/orders\`. */
   extraRepos?: StandinRepoSeed[];
+  /** The stand-in answers each GitHub API call after this long (default 0; the benchmarks use real GitHub's latency). */
+  githubLatencyMs?: number;
 }
 
 /** The model id the harness's Bedrock provider asks for. */
@@ -521,7 +523,10 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       else queue.push(record);
     }
   });
-  const standin = await startGitHubStandin(harnessStandinOptions({ privateKeyPem, clock, users, files, issues, extraRepos: options.extraRepos }));
+  const standin = await startGitHubStandin({
+    ...harnessStandinOptions({ privateKeyPem, clock, users, files, issues, extraRepos: options.extraRepos }),
+    latencyMs: options.githubLatencyMs,
+  });
   const gitBackend = await startGitHttpServer({ root: standin.gitRoot });
   const useBedrock = options.model !== undefined && options.modelProvider === 'bedrock';
   const modelServer = options.model && !useBedrock ? await startScriptedModelServer({ ...options.model, apiKey: MODEL_API_KEY }) : undefined;

@@ -114,7 +114,10 @@ export interface Fleet {
   execute(): Promise<unknown>;
 }
 
-export async function startFleet(count: number, options: { concurrency: number; startsPerMinute: number; missing?: string }): Promise<Fleet> {
+export async function startFleet(
+  count: number,
+  options: { concurrency: number; startsPerMinute: number; missing?: string; githubLatencyMs?: number },
+): Promise<Fleet> {
   const targets = fleet(count);
   const names = [...targets.map((t) => t.name), ...(options.missing ? [options.missing] : [])];
   const started: { campaignId: string; key: string; name?: string; retry?: boolean }[] = [];
@@ -130,6 +133,7 @@ export async function startFleet(count: number, options: { concurrency: number; 
     users: { [ADMIN]: 'admin' },
     issues: [{ number: 1, title: 'Jakarta campaign', body: campaignSpecIssue(names, options.concurrency, options.startsPerMinute), user: ADMIN }],
     extraRepos: targets.map((t, i) => targetSeed(t.name, t.kind, 5000 + i)),
+    githubLatencyMs: options.githubLatencyMs,
   });
   const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
   const logs = new CapturingLogger({ clock: h.clock, bindings: { fn: 'campaign' } }, h.logs);

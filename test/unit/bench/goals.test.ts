@@ -27,6 +27,16 @@ describe('benchmark goals', () => {
     ['hostile not refused', rec('hostile.deepChain.timeToRefusal', 10_000, 5000, { note: 'UNEXPECTED: READY' }), false],
     ['e2e failed run', rec('e2e.run.generated.wall', 10_000, NaN, { note: 'FAILED: timed out' }), false],
     ['e2e completed', rec('e2e.run.demo.wall', 19, 3000, { note: 'demo; exit 0, COMPLETED; ...' }), true],
+    ['campaign with every repository as expected', rec('campaign.cli.wall', 100, 18_000, { ratio: 0.8, note: 'exit 0; {}; all 100 as expected' }), true],
+    [
+      'campaign with a repository not as expected',
+      rec('campaign.cli.wall', 100, 18_000, { ratio: 0.8, note: 'exit 1; {}; 2 not as expected (a: failed)' }),
+      false,
+    ],
+    ['campaign that failed to run', rec('campaign.cli.wall', 100, NaN, { note: 'FAILED: timed out' }), false],
+    ['campaign within 80 requests a minute', rec('campaign.github.peakPerMinute.campaignClock', '10 repositories', 80), true],
+    ['campaign over 80 requests a minute', rec('campaign.github.peakPerMinute.campaignClock', '10 repositories', 81), false],
+    ['campaign over 500 requests an hour', rec('campaign.github.peakPerHour.campaignClock', '10 repositories', 501), false],
   ])('%s', (_label, record, met) => {
     const verdict = judge(record);
     expect(verdict.goal).not.toBeNull();
