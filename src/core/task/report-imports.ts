@@ -67,7 +67,7 @@ function fencedCode(text: string): string[] {
   for (const line of text.split('\n')) {
     const fence = FENCE_LINE.exec(line)?.[1];
     if (open === undefined) {
-      if (fence) (open = fence, (lines = []));
+      if (fence) ((open = fence), (lines = []));
       continue;
     }
     if (fence && fence[0] === open[0] && fence.length >= open.length && line.trim() === fence) {
