@@ -85,20 +85,13 @@ describe('model-call and the worker provider that invokes it', () => {
   it('with spend records, a call must name its run; the installation charged is the one request.json names, and a cap refusal crosses as a SpendError', async () => {
     const store = new MapStore();
     await store.put(runKeys('acme', 'orders', 'r1').request, JSON.stringify(RUN_REQUEST));
-    let sent = 0;
-    const echo: ModelProvider = {
-      model: 'm',
-      complete: async () => {
-        sent += 1;
-        return { message: { role: 'assistant', content: 'ok' }, stopReason: 'end_turn', usage: { promptTokens: 0, completionTokens: 1_000 } };
-      },
-    };
+    const echo = countingEcho();
     const handler = createModelCallHandler(echo, {
       store,
       clock: { now: () => NOW },
       prices: { m: { inputPerMTokUsd: 0, outputPerMTokUsd: 10 } },
       installationMonthlyMicroUsd: 15_000,
-      reservationId: () => `r${sent}`,
+      reservationId: () => `r${echo.sent}`,
     });
     const provider = new LambdaModelProvider({ client: lambdaOf(handler), functionName: 'model-call', model: 'm' });
     await expect(provider.complete(request)).rejects.toMatchObject({ reason: 'MODEL_REQUEST_REJECTED' });
@@ -114,24 +107,17 @@ describe('model-call and the worker provider that invokes it', () => {
       data: { cap: 'installation', limitMicroUsd: 15_000, spentMicroUsd: 10_000 },
     });
     await expect(provider.forSpend({ ...scope, runId: 'nope' }).complete(request)).rejects.toMatchObject({ reason: 'MODEL_REQUEST_REJECTED' });
-    expect(sent).toBe(1);
+    expect(echo.sent).toBe(1);
   });
   it('charges against the caps the intake wrote into request.json, not the caps the worker states', async () => {
     const store = new MapStore();
     await store.put(runKeys('acme', 'orders', 'r1').request, JSON.stringify({ ...RUN_REQUEST, spendCaps: { taskMicroUsd: 5_000 } }));
-    let sent = 0;
-    const echo: ModelProvider = {
-      model: 'm',
-      complete: async () => {
-        sent += 1;
-        return { message: { role: 'assistant', content: 'ok' }, stopReason: 'end_turn', usage: { promptTokens: 0, completionTokens: 1_000 } };
-      },
-    };
+    const echo = countingEcho();
     const handler = createModelCallHandler(echo, {
       store,
       clock: { now: () => NOW },
       prices: { m: { inputPerMTokUsd: 0, outputPerMTokUsd: 10 } },
-      reservationId: () => `r${sent}`,
+      reservationId: () => `r${echo.sent}`,
     });
     const provider = new LambdaModelProvider({ client: lambdaOf(handler), functionName: 'model-call', model: 'm' });
     // A worker that raises its own task cap to $1 is held to the trusted $0.005.
@@ -141,11 +127,24 @@ describe('model-call and the worker provider that invokes it', () => {
       reason: 'SPEND_CAP_REACHED',
       data: { cap: 'task', limitMicroUsd: 5_000 },
     });
-    expect(sent).toBe(0);
+    expect(echo.sent).toBe(0);
   });
 });
 
 const NOW = Date.parse('2026-12-06T07:00:00.000Z');
+
+/** A model that answers `ok` with 1,000 output tokens, counting the calls that reached it. */
+function countingEcho(): ModelProvider & { sent: number } {
+  const echo = {
+    model: 'm',
+    sent: 0,
+    complete: async () => {
+      echo.sent += 1;
+      return { message: { role: 'assistant' as const, content: 'ok' }, stopReason: 'end_turn' as const, usage: { promptTokens: 0, completionTokens: 1_000 } };
+    },
+  };
+  return echo;
+}
 const RUN_REQUEST = {
   schemaVersion: 1,
   runId: 'r1',
