@@ -9,38 +9,15 @@
 import { pathToFileURL } from 'node:url';
 import { S3ArtifactStore } from '../src/app/aws/s3-artifact-store.js';
 import { accountSpend } from '../src/core/engines/llm/spend-accounting.js';
-import type { ArtifactStore, ChatMessage, ModelProvider, SpendScope, StoredObject } from '../src/core/ports.js';
+import type { ArtifactStore, ChatMessage, ModelProvider, SpendScope } from '../src/core/ports.js';
+import { MapStore } from '../test/helpers/map-store.js';
 import { startS3Server } from '../test/helpers/s3-server.js';
 import type { BenchRecord } from './bench-record.js';
 
 /** A store that costs next to nothing: a Map, etags from a counter, the conditional writes S3 has. */
-class InstantStore implements ArtifactStore {
-  private readonly objects = new Map<string, StoredObject>();
-  private n = 0;
-  async get(key: string): Promise<StoredObject | undefined> {
-    return this.objects.get(key);
-  }
-  async put(key: string, body: Uint8Array | string): Promise<string> {
-    const etag = String(++this.n);
-    this.objects.set(key, { body: typeof body === 'string' ? new TextEncoder().encode(body) : body, etag });
-    return etag;
-  }
-  async putIfAbsent(key: string, body: Uint8Array | string): Promise<boolean> {
-    if (this.objects.has(key)) return false;
-    await this.put(key, body);
-    return true;
-  }
-  async putIfMatch(key: string, body: Uint8Array | string, etag: string): Promise<boolean> {
-    if (this.objects.get(key)?.etag !== etag) return false;
-    await this.put(key, body);
-    return true;
-  }
-  async delete(key: string): Promise<void> {
-    this.objects.delete(key);
-  }
-  async list(prefix: string): Promise<string[]> {
-    return [...this.objects.keys()].filter((k) => k.startsWith(prefix)).sort();
-  }
+function instantStore(): MapStore {
+  let n = 0;
+  return new MapStore(() => String(++n));
 }
 
 /** A request the size a model segment sends mid-phase: a system prompt, the task and tool results (about 40 KB). */
@@ -94,8 +71,8 @@ async function perCall(store: ArtifactStore, calls: number, cpu: boolean): Promi
 export async function runSpendBench(options: { calls?: number } = {}): Promise<BenchRecord[]> {
   const calls = options.calls ?? 2_000;
   // Warm-up, then CPU per call (process.cpuUsage has microsecond resolution: the p99 of single calls is what the goal asks).
-  await perCall(new InstantStore(), 3_000, true);
-  const cpu = (await perCall(new InstantStore(), calls, true)).sort((a, b) => a - b);
+  await perCall(instantStore(), 3_000, true);
+  const cpu = (await perCall(instantStore(), calls, true)).sort((a, b) => a - b);
   const records: BenchRecord[] = [
     { name: 'spend.accounting.cpuPerCall.p50', size: calls, value: round3(percentile(cpu, 50)), unit: 'ms', note: 'in-memory store; 40 KB request' },
     { name: 'spend.accounting.cpuPerCall.p99', size: calls, value: round3(percentile(cpu, 99)), unit: 'ms', note: 'in-memory store; 40 KB request' },

@@ -448,6 +448,19 @@ export function harnessStandinOptions(o: {
   };
 }
 
+/** A token broker of the read role over the harness's App key and stand-in, as token-read is deployed. */
+export function harnessReadTokens(h: AppHarness): InProcessTokenBroker {
+  const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
+  return new InProcessTokenBroker({
+    appId: HARNESS_APP_ID,
+    apiUrl: h.standin.url,
+    clock: h.clock,
+    loadPrivateKey: async () => pem,
+    policy: STANDIN_GITHUB_POLICY,
+    role: 'read',
+  });
+}
+
 /**
  * A worker wired like the harness's (stand-in, git proxy, read-only tokens) over `store`, for
  * tests that invoke it directly: a retry can carry the request id of the invocation it retries,
@@ -455,19 +468,8 @@ export function harnessStandinOptions(o: {
  * about the trust chain.
  */
 export function directWorkerHandler(h: AppHarness, store: ArtifactStore): ReturnType<typeof createWorkerHandler> {
-  const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
   return createWorkerHandler({
-    session: async () => ({
-      store,
-      tokens: new InProcessTokenBroker({
-        appId: HARNESS_APP_ID,
-        apiUrl: h.standin.url,
-        clock: h.clock,
-        loadPrivateKey: async () => pem,
-        policy: STANDIN_GITHUB_POLICY,
-        role: 'read',
-      }),
-    }),
+    session: async () => ({ store, tokens: harnessReadTokens(h) }),
     github: (token) => createGitHubApi({ token, baseUrl: h.standin.url, policy: STANDIN_GITHUB_POLICY }),
     clock: h.clock,
     logger: new CapturingLogger({ clock: h.clock }),

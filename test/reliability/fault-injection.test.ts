@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubApi } from '../../src/app/github/github-api.js';
 import { STANDIN_GITHUB_POLICY } from '../helpers/github-standin/index.js';
-import { InProcessTokenBroker } from '../../src/app/tokens/in-process-token-broker.js';
-import { HARNESS_APP_ID, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
+import { harnessReadTokens, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
 /**
  * Fault injection on the whole App (issue 8): S3 answering 500/503 for a while, GitHub
@@ -92,15 +91,7 @@ describe('S3 returns 500 and 503 for a while, then recovers', () => {
 
 describe('GitHub returns 502 and secondary rate limits, then recovers', () => {
   it('retry-after is honoured and 5xx back off', async () => {
-    const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
-    const broker = new InProcessTokenBroker({
-      appId: HARNESS_APP_ID,
-      apiUrl: h.standin.url,
-      clock: h.clock,
-      loadPrivateKey: async () => pem,
-      policy: STANDIN_GITHUB_POLICY,
-      role: 'read',
-    });
+    const broker = harnessReadTokens(h);
     const { token } = await broker.token({ installationId: h.installationId, repositoryId: h.repositoryId, role: 'read' });
     const limits: Record<string, unknown>[] = [];
     const logger = { debug() {}, info() {}, error() {}, warn: (_message: string, meta?: Record<string, unknown>) => void limits.push(meta ?? {}) };

@@ -12,7 +12,6 @@ import { diffLineArrays } from '../../src/core/text/line-diff.js';
 import { inflateExact, InflateBudget, InflateSizeError } from '../../src/core/ingestion/inflate-budget.js';
 import { RecipeStep, type ReplaceStep } from '../../src/core/task/recipe-steps.js';
 import { compileUserRegex, UserRegexError } from '../../src/core/util/user-regex.js';
-import { InProcessTokenBroker } from '../../src/app/tokens/in-process-token-broker.js';
 import { TOKEN_SCOPES } from '../../src/app/tokens/token-scopes.js';
 import { CapturingLogger, REDACTED } from '../../src/app/logger.js';
 import { createMemoryFs } from '../../src/app/local/memfs-adapter.js';
@@ -24,8 +23,7 @@ import { writePolicyFor } from '../helpers/path-rules.js';
 import { ingestRepository } from '../../src/core/ingestion/ingest-repository.js';
 import { DEFAULT_INGESTION_POLICY } from '../../src/core/ingestion/ingestion-policy.js';
 import { HOSTILE_TREES, makeBareRepo, makeRawTreeRepo } from '../fixtures/make-repo.js';
-import { HARNESS_APP_ID, MAINTAINER, READER, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
-import { STANDIN_GITHUB_POLICY } from '../helpers/github-standin/index.js';
+import { harnessReadTokens, MAINTAINER, READER, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 import { treeSnapshot } from './bounds.js';
 import { removeRoot, tempRoot } from './temp-root.js';
 import { defaultPathRules } from '../../src/core/paths/path-rules.js';
@@ -162,15 +160,7 @@ describe('§9.5 the worker cannot obtain a write token; the publisher publishes 
     // pull_requests:read lets the webhook read review comments; nothing in token-read may write code or PRs.
     expect(TOKEN_SCOPES.read.pull_requests).toBe('read');
     expect(TOKEN_SCOPES.read.contents).toBe('read');
-    const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
-    const broker = new InProcessTokenBroker({
-      appId: HARNESS_APP_ID,
-      apiUrl: h.standin.url,
-      clock: h.clock,
-      loadPrivateKey: async () => pem,
-      policy: STANDIN_GITHUB_POLICY,
-      role: 'read',
-    });
+    const broker = harnessReadTokens(h);
     await expect(broker.token({ installationId: h.installationId, repositoryId: h.repositoryId, role: 'write' })).rejects.toMatchObject({
       reason: 'ROLE_NOT_ALLOWED',
     });

@@ -59,6 +59,7 @@ async function readOne(store: ArtifactStore, prefix: string, listed: string[], s
     status: run?.status,
     ...(run?.reason !== undefined ? { reason: run.reason } : {}),
     ...(run && CLOSED_RUN_STATUSES.has(run.status) ? { closedAt: run.updatedAt } : {}),
-    spendMicroUsd: await runSpend(store, keys),
+    // Listed already: a run that made no model call has no record to ask the store for.
+    spendMicroUsd: listed.includes(keys.spend) ? await runSpend(store, keys) : null,
   };
 }

@@ -6,8 +6,7 @@ import type { RepositoryResolver } from '../../../src/app/campaign/campaign-item
 import { createGitHubApi } from '../../../src/app/github/github-api.js';
 import { CapturingLogger } from '../../../src/app/logger.js';
 import { lookupRepository } from '../../../src/app/tokens/lookup-repository.js';
-import { InProcessTokenBroker } from '../../../src/app/tokens/in-process-token-broker.js';
-import { HARNESS_APP_ID, HARNESS_BOT_LOGIN, startAppHarness, type AppHarness } from '../../helpers/app-harness.js';
+import { HARNESS_APP_ID, HARNESS_BOT_LOGIN, harnessReadTokens, startAppHarness, type AppHarness } from '../../helpers/app-harness.js';
 import { STANDIN_GITHUB_POLICY, type StandinRepoSeed } from '../../helpers/github-standin/index.js';
 import { policyScopedStore } from '../../helpers/iam-policy.js';
 import { roleStatements } from '../../helpers/stack-roles.js';
@@ -148,14 +147,7 @@ export async function startFleet(
   const handler = createCampaignHandler({
     // The campaign function sees the bucket through CampaignRole, as deployed (infra/roles.yml).
     store: policyScopedStore(h.store, h.s3.bucket, [roleStatements('CampaignRole', { bucket: h.s3.bucket })], {}),
-    tokens: new InProcessTokenBroker({
-      appId: HARNESS_APP_ID,
-      apiUrl: h.standin.url,
-      clock: h.clock,
-      loadPrivateKey: async () => pem,
-      policy: STANDIN_GITHUB_POLICY,
-      role: 'read',
-    }),
+    tokens: harnessReadTokens(h),
     github: (token) => createGitHubApi({ token, baseUrl: h.standin.url, policy: STANDIN_GITHUB_POLICY }),
     clock: h.clock,
     logger: logs,
