@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliIo } from '../../src/app/cli/run-cli.js';
 import { startAppHarness, type AppHarness } from '../helpers/app-harness.js';
+import { cli } from '../integration/cli/cli-harness.js';
 
 /**
  * Outcomes through the whole App: two labelled issues become draft pull requests; one is merged
@@ -65,19 +65,12 @@ describe('outcomes of runs on the App', () => {
   });
 
   it('draftsman report --bucket reads the same outcomes from the App’s bucket', async () => {
-    let stdout = '';
-    let stderr = '';
-    const io: CliIo = {
-      stdout: (text) => void (stdout += text),
-      stderr: (text) => void (stderr += text),
+    const result = await cli(['report', '--bucket', h.s3.bucket, '--endpoint', h.s3.endpoint, '--json'], {
       env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' },
-      cwd: process.cwd(),
-      clock: h.clock,
-      isTty: false,
-    };
-    const code = await runCli(['report', '--bucket', h.s3.bucket, '--endpoint', h.s3.endpoint, '--json'], io);
-    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    const report = JSON.parse(stdout);
+      now: h.clock.now(),
+    });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const report = JSON.parse(result.stdout);
     const merged = await h.json(`runs/acme/orders/${asked[1]}/run.json`);
     const request = await h.json(`runs/acme/orders/${asked[1]}/request.json`);
     expect(report.repositories).toEqual([
