@@ -34,10 +34,14 @@ describe('createMemoryFs', () => {
     const before = process.memoryUsage().arrayBuffers;
     await fs.keepFile!('/p/kept.pack', data);
     const kept = process.memoryUsage().arrayBuffers - before;
-    // The same bytes through writeFile: memfs takes a copy.
-    const beforeWrite = process.memoryUsage().arrayBuffers;
-    await fs.promises.writeFile('/p/copied.pack', data);
-    const copied = process.memoryUsage().arrayBuffers - beforeWrite;
+    // The same bytes through writeFile: memfs takes a copy. Measured three times, the largest
+    // counts: a collection that frees other buffers of this worker can hide one copy, not three.
+    let copied = 0;
+    for (let i = 0; i < 3; i++) {
+      const beforeWrite = process.memoryUsage().arrayBuffers;
+      await fs.promises.writeFile(`/p/copied-${i}.pack`, data);
+      copied = Math.max(copied, process.memoryUsage().arrayBuffers - beforeWrite);
+    }
     expect(kept).toBeLessThan(size / 4);
     // The control: the same measurement sees a copy. A collection during the 16 MiB write may free
     // other buffers of this worker (files share it), so the copy is only required to show clearly.
