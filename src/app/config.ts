@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PriceTableJson } from '../core/budget/cost.js';
-import { ModelProviderName } from './model/model-settings.js';
+import { ModelProviderName, type ModelSettings } from './model/model-settings.js';
 
 /**
  * The Lambda functions' configuration, read once at the composition root through one schema.
@@ -70,11 +70,25 @@ export const ModelCallConfig = AppConfig.pick({
   LOG_LEVEL: true,
 });
 
+export type ModelCallConfig = z.infer<typeof ModelCallConfig>;
+
+/** The model model-call builds: its configuration and the key read from MODEL_API_KEY_PARAMETER. */
+export function modelCallSettings(config: ModelCallConfig, apiKey: string | undefined): ModelSettings {
+  return {
+    provider: config.MODEL_PROVIDER,
+    model: config.MODEL_NAME,
+    baseUrl: config.MODEL_BASE_URL,
+    region: config.MODEL_REGION,
+    apiKey,
+    maxOutputTokens: config.MODEL_MAX_OUTPUT_TOKENS === undefined ? undefined : String(config.MODEL_MAX_OUTPUT_TOKENS),
+  };
+}
+
 export function readConfig(env: Record<string, string | undefined>): AppConfig {
   return parseConfig(AppConfig, env);
 }
 
-export function readModelCallConfig(env: Record<string, string | undefined>): z.infer<typeof ModelCallConfig> {
+export function readModelCallConfig(env: Record<string, string | undefined>): ModelCallConfig {
   return parseConfig(ModelCallConfig, env);
 }
 

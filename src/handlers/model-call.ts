@@ -4,7 +4,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { withInvocationLogging } from '../app/aws/lambda-logging.js';
 import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
 import { readSecureParameter } from '../app/aws/ssm-secret.js';
-import { readModelCallConfig } from '../app/config.js';
+import { modelCallSettings, readModelCallConfig } from '../app/config.js';
 import { JsonLogger } from '../app/logger.js';
 import { createModelCallHandler, modelCallProvider } from '../app/model/model-call.js';
 import { createModelProvider } from '../app/model/create-model-provider.js';
@@ -35,18 +35,7 @@ const modelKey = keyParameter
 if (typeof modelKey === 'string') logger.redact(modelKey);
 
 const handle = createModelCallHandler(
-  modelKey instanceof ModelConfigError
-    ? modelKey
-    : modelCallProvider(() =>
-        createModelProvider({
-          provider: config.MODEL_PROVIDER,
-          model: config.MODEL_NAME,
-          baseUrl: config.MODEL_BASE_URL,
-          region: config.MODEL_REGION,
-          apiKey: modelKey,
-          maxOutputTokens: config.MODEL_MAX_OUTPUT_TOKENS === undefined ? undefined : String(config.MODEL_MAX_OUTPUT_TOKENS),
-        }),
-      ),
+  modelKey instanceof ModelConfigError ? modelKey : modelCallProvider(() => createModelProvider(modelCallSettings(config, modelKey))),
   {
     store: new S3ArtifactStore({
       client: new S3Client({ maxAttempts: 3 }),

@@ -121,12 +121,18 @@ The whole GitHub App in one process, until Ctrl-C (README, "Trying the App befor
   --sandbox          no GitHub needed: a local GitHub stand-in with a sandbox repository and a page
                      that opens and labels issues (from a checkout with npm ci done)`,
   doctor: `usage: draftsman doctor [--env-file FILE] [--dir DIR] [--policy FILE] [--bucket NAME [--endpoint URL] [--region R]] [--json]
+       draftsman doctor --stage NAME [--service NAME] [--webhook-url URL] [--region R] [--policy FILE] [--json]
 
 Checks a serve setup as serve and the App use it, each check ✓ or ✗ with the fix: the
 settings, the App's credentials, its webhook URL against WEBHOOK_PATH (or the proxy), its
 permissions and events against app.yml, the model endpoint (one short call), the store
 directory, a deployment's bucket (--bucket, with your AWS credentials, as replay reaches it),
 and a policy (--policy FILE, else .agent-policy.yaml here when there is one).
+
+With --stage, checks a deployment instead (service draftsman unless --service), with your AWS
+credentials: the functions' configuration (lambda:GetFunctionConfiguration), the App key,
+webhook secret and model key in SSM, the App's credentials, webhook URL (the stack's route, or
+--webhook-url exactly), permissions and events, the model as model-call builds it, the bucket.
 
 exit codes: 0 every check passed, 1 some failed, 2 usage`,
 };

@@ -14,6 +14,9 @@ export const OperatorAwsEnv = z.object({
   AWS_SESSION_TOKEN: z.string().min(1).optional(),
   /** An S3-compatible endpoint instead of AWS's (path-style addressing then). */
   AWS_ENDPOINT_URL_S3: z.string().url().optional(),
+  /** Lambda- and SSM-compatible endpoints, for `doctor --stage` (the SDK's own variable names). */
+  AWS_ENDPOINT_URL_LAMBDA: z.string().url().optional(),
+  AWS_ENDPOINT_URL_SSM: z.string().url().optional(),
   ARTIFACT_KMS_KEY_ID: z.string().min(1).optional(),
 });
 
@@ -57,18 +60,27 @@ export function bucketStore(bucket: string, io: Pick<CliIo, 'env'>, options: { e
   });
 }
 
-/** The operator's S3 client: their credentials and region, or an S3-compatible endpoint. */
-export function s3Client(env: z.infer<typeof OperatorAwsEnv>, options: { endpoint?: string; region?: string }): S3Client {
-  const endpoint = options.endpoint ?? env.AWS_ENDPOINT_URL_S3;
+export type OperatorAwsEnv = z.infer<typeof OperatorAwsEnv>;
+
+/** The operator's region and credentials for any AWS client (the SDK's default chain when no keys are set). */
+export function operatorClientConfig(
+  env: OperatorAwsEnv,
+  options: { region?: string },
+): { region: string; credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } } {
   const credentials =
     env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
       ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN }
       : undefined;
+  return { region: options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1', ...(credentials ? { credentials } : {}) };
+}
+
+/** The operator's S3 client: their credentials and region, or an S3-compatible endpoint. */
+export function s3Client(env: OperatorAwsEnv, options: { endpoint?: string; region?: string }): S3Client {
+  const endpoint = options.endpoint ?? env.AWS_ENDPOINT_URL_S3;
   return new S3Client({
     // The store retries on its own (it must know which conditional write was ambiguous).
     maxAttempts: 1,
-    region: options.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
-    credentials,
+    ...operatorClientConfig(env, options),
     // S3-compatible servers: path-style addressing, and checksums only where S3 requires them.
     ...(endpoint
       ? { endpoint, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' as const, responseChecksumValidation: 'WHEN_REQUIRED' as const }

@@ -8,15 +8,15 @@ import { createGitHubApi } from '../github/github-api.js';
 import { LocalArtifactStore } from '../local/local-artifact-store.js';
 import { createModelProvider } from '../model/create-model-provider.js';
 import { modelFailureOf } from '../model/model-failure.js';
-import { ModelConfigError } from '../model/model-settings.js';
-import { readServeSettings, serveModelSettings, type ServeEnvSource, type ServeSettings } from './serve-settings.js';
+import { ModelConfigError, type ModelSettings } from '../model/model-settings.js';
+import { readServeSettings, type ServeEnvSource, type ServeSettings } from './serve-settings.js';
 import { appJwt } from '../tokens/mint-installation-token.js';
 
 /** One line of `draftsman doctor`: what was checked, what was found, and the fix when it failed. */
 export type DoctorCheck = { name: string; ok: true; found: string } | { name: string; ok: false; found: string; fix: string };
 
-const pass = (name: string, found: string): DoctorCheck => ({ name, ok: true, found });
-const fail = (name: string, found: string, fix: string): DoctorCheck => ({ name, ok: false, found, fix });
+export const pass = (name: string, found: string): DoctorCheck => ({ name, ok: true, found });
+export const fail = (name: string, found: string, fix: string): DoctorCheck => ({ name, ok: false, found, fix });
 
 /** The settings as `serve` reads them (serve-settings.ts): the same parser, the same sentences. */
 export function checkSettings(source: ServeEnvSource, cwd: string): { check: DoctorCheck; settings?: ServeSettings } {
@@ -29,12 +29,28 @@ export function checkSettings(source: ServeEnvSource, cwd: string): { check: Doc
   }
 }
 
-/** What GitHub says of the App, asked with its JWT: the credentials, its permissions and events, its webhook. */
-export async function checkApp(settings: ServeSettings, clock: Clock): Promise<DoctorCheck[]> {
+/** The App as doctor reaches it: its id, key, API root and slug, from serve's settings or a deployment's. */
+export interface DoctorApp {
+  appId: number;
+  privateKey: string;
+  apiUrl: string;
+  slug: string;
+}
+
+/** The App of serve's settings. */
+export function serveApp(settings: ServeSettings): DoctorApp {
+  return { appId: settings.APP_ID, privateKey: settings.privateKey, apiUrl: settings.apiUrl, slug: settings.GITHUB_APP_SLUG };
+}
+
+/**
+ * What GitHub says of the App, asked with its JWT: the credentials, its permissions and events,
+ * and its webhook URL, judged by `webhook` (serve's path or proxy, or a deployment's endpoint).
+ */
+export async function checkApp(settings: DoctorApp, clock: Clock, webhook: (url: string | undefined) => DoctorCheck): Promise<DoctorCheck[]> {
   let app: { slug?: string; permissions?: Record<string, string>; events?: string[] };
   let hook: { url?: string };
   try {
-    const token = await appJwt({ appId: settings.APP_ID, privateKey: settings.privateKey, clock });
+    const token = await appJwt({ appId: settings.appId, privateKey: settings.privateKey, clock });
     const api = createGitHubApi({ token, baseUrl: settings.apiUrl, now: clock.now, policy: { retries: 0 } });
     app = (await api.rest.apps.getAuthenticated()).data as typeof app;
     hook = (await api.rest.apps.getWebhookConfigForApp()).data;
@@ -43,15 +59,11 @@ export async function checkApp(settings: ServeSettings, clock: Clock): Promise<D
     const found = `${settings.apiUrl} refused the App's credentials${typeof status === 'number' ? ` (HTTP ${status})` : ''}: ${error instanceof Error ? error.message : String(error)}`;
     return [fail('app credentials', found, "check APP_ID and the private key against the App's settings page (a new key can be generated there)")];
   }
-  return [
-    pass('app credentials', `the App ${app.slug ?? settings.GITHUB_APP_SLUG} (id ${settings.APP_ID}) at ${settings.apiUrl}`),
-    checkWebhook(settings, hook.url),
-    checkGrants(app),
-  ];
+  return [pass('app credentials', `the App ${app.slug ?? settings.slug} (id ${settings.appId}) at ${settings.apiUrl}`), webhook(hook.url), checkGrants(app)];
 }
 
 /** Where GitHub delivers: the proxy channel serve forwards from, or a URL whose path serve listens on. */
-function checkWebhook(settings: ServeSettings, url: string | undefined): DoctorCheck {
+export function checkServeWebhook(settings: ServeSettings, url: string | undefined): DoctorCheck {
   const name = 'webhook';
   if (!url)
     return fail(
@@ -94,14 +106,17 @@ function checkGrants(app: { permissions?: Record<string, string>; events?: strin
   );
 }
 
-/** The model as the worker would build it, and one short call to its endpoint. */
-export async function checkModel(settings: ServeSettings): Promise<DoctorCheck> {
+/**
+ * The model as the worker (serve) or model-call (a deployment) would build it, and one short call
+ * to its endpoint. `fixSettings` says where the settings are changed.
+ */
+export async function checkModel(settings: ModelSettings, fixSettings = 'set the MODEL_* variable it names (.env.example)'): Promise<DoctorCheck> {
   const name = 'model';
   let model;
   try {
-    model = createModelProvider(serveModelSettings(settings), { maxRetries: 0, timeoutMs: 30_000 });
+    model = createModelProvider(settings, { maxRetries: 0, timeoutMs: 30_000 });
   } catch (error) {
-    if (error instanceof ModelConfigError) return fail(name, error.message, 'set the MODEL_* variable it names (.env.example)');
+    if (error instanceof ModelConfigError) return fail(name, error.message, fixSettings);
     throw error;
   }
   if (!model) return pass(name, 'no model configured: recipe and analysis tasks only (MODEL_PROVIDER or MODEL_BASE_URL adds one)');

@@ -150,6 +150,35 @@ export async function startStsStandin(options: {
   return { ...endpoint, calls };
 }
 
+/** A GetFunctionConfiguration answer (the `FunctionConfiguration` shape of Lambda's model). */
+export function functionConfiguration(name: string, variables: Record<string, string>): Record<string, unknown> {
+  return {
+    FunctionName: name,
+    FunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${name}`,
+    Runtime: 'nodejs20.x',
+    Handler: 'index.handler',
+    MemorySize: 256,
+    Timeout: 15,
+    LastModified: '2026-12-01T00:00:00.000+0000',
+    Version: '$LATEST',
+    State: 'Active',
+    Environment: { Variables: variables },
+  };
+}
+
+/** GetFunctionConfiguration: the function's settings, its environment among them. */
+function answerConfiguration(
+  name: string,
+  environments: Record<string, Record<string, string>>,
+  res: ServerResponse,
+  error: (status: number, type: string, message: string) => void,
+): void {
+  const variables = environments[name];
+  if (!variables) return error(404, 'ResourceNotFoundException', `Function not found: arn:aws:lambda:us-east-1:123456789012:function:${name}`);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(functionConfiguration(name, variables)));
+}
+
 /** What a function's process answers to one invocation. */
 export type InvokeOutcome = { ok: true; result: unknown } | { ok: false; errorType: string; errorMessage: string };
 
@@ -169,10 +198,12 @@ export interface LambdaInvocation {
  */
 export async function startLambdaStandin(
   functions: Record<string, (payload: unknown) => Promise<InvokeOutcome>>,
+  options: { environments?: Record<string, Record<string, string>> } = {},
 ): Promise<Endpoint & { calls: LambdaInvocation[]; queued: LambdaInvocation[] }> {
   const calls: LambdaInvocation[] = [];
   const queued: LambdaInvocation[] = [];
-  const route = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
+  const route = /^POST \/2015-03-31\/functions\/([^/]+)\/invocations$/;
+  const configurationRoute = /^GET \/2015-03-31\/functions\/([^/]+)\/configuration$/;
   const endpoint = await listen(async (req, body, res) => {
     const error = (status: number, type: string, message: string) => {
       res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': type });
@@ -180,7 +211,10 @@ export async function startLambdaStandin(
     };
     const accessKeyId = signedBy(req);
     if (!accessKeyId) return error(403, 'MissingAuthenticationTokenException', 'Missing Authentication Token');
-    const match = req.method === 'POST' ? route.exec(new URL(req.url ?? '/', 'http://x').pathname) : null;
+    const path = `${req.method} ${new URL(req.url ?? '/', 'http://x').pathname}`;
+    const configuration = configurationRoute.exec(path);
+    if (configuration) return answerConfiguration(decodeURIComponent(configuration[1]), options.environments ?? {}, res, error);
+    const match = route.exec(path);
     if (!match) return error(404, 'UnknownOperationException', `no route for ${req.method} ${req.url}`);
     // FunctionName may be a name or an ARN (`...:function:<name>[:qualifier]`).
     const requested = decodeURIComponent(match[1]);
