@@ -79,13 +79,7 @@ export async function beginRun(args: StageArgs, io: CliIo): Promise<CliRun> {
     agentBranch: agentBranchName({ runId }),
     createdAt: now,
   };
-  const approved = args.approve ? await pendingApproval(store, keys) : { gates: [] };
-  const attempt = await beginAttempt(store, keys, request, {
-    reason: args.approve ? 'approve' : 'cli',
-    approvedGates: approved.gates,
-    ...(approved.plan ? { approvedPlan: approved.plan } : {}),
-    createdAt: now,
-  });
+  const attempt = await beginAttempt(store, keys, request, await nextAttemptOf(args, store, keys, now));
   return { args, source, store, keys, runId, attempt, logger, logFile: log.file };
 }
 
@@ -114,6 +108,13 @@ function taskDigestOf(args: StageArgs, title: string): string {
   } catch {
     return sha256Hex(args.taskText);
   }
+}
+
+/** Why the next attempt exists and, with `--approve`, what it may pass. */
+async function nextAttemptOf(args: StageArgs, store: LocalArtifactStore, keys: RunKeys, createdAt: string): Promise<Parameters<typeof beginAttempt>[3]> {
+  if (!args.approve) return { reason: 'cli', approvedGates: [], createdAt };
+  const approved = await pendingApproval(store, keys);
+  return { reason: 'approve', approvedGates: approved.gates, ...(approved.plan ? { approvedPlan: approved.plan } : {}), createdAt };
 }
 
 /**

@@ -58,7 +58,12 @@ function planLines(plan: NonNullable<GateView['plan']>, gateId: string): string[
     '',
     `- Strategy: ${d.strategy} — ${oneLine(d.reason)}`,
     `- Estimated spend: at most ${spend.modelCallsAtMost} model call(s)${spend.costUsdAtMost !== undefined ? `, at most US$${spend.costUsdAtMost}` : ''} (${oneLine(spend.basis)})`,
-    `- Targets: ${d.targets.slice(0, 10).map((t) => code(t.path)).join(', ') || '(none)'}${d.targets.length > 10 ? `, … and ${d.targets.length - 10} more` : ''}`,
+    `- Targets: ${
+      d.targets
+        .slice(0, 10)
+        .map((t) => code(t.path))
+        .join(', ') || '(none)'
+    }${d.targets.length > 10 ? `, … and ${d.targets.length - 10} more` : ''}`,
   ];
   for (const s of d.segments) lines.push(`- Segment ${code(s.id)} (${s.engine}${s.recipe ? ` ${code(s.recipe)}` : ''}): ${s.files.length} file(s)`);
   lines.push('', 'Files the change may touch:', '');

@@ -145,7 +145,11 @@ async function showProgress(view: AttemptView, progress: Omit<RunProgress, 'ende
   const id = view.request.issue?.progressCommentId;
   if (id === undefined) return;
   const shown: RunProgress = gate
-    ? { ...progress, status: 'NEEDS_APPROVAL', message: gate.plan ? `${PLAN_APPROVAL}: the plan needs a maintainer's approval` : `the change needs a maintainer's approval` }
+    ? {
+        ...progress,
+        status: 'NEEDS_APPROVAL',
+        message: gate.plan ? `${PLAN_APPROVAL}: the plan needs a maintainer's approval` : `the change needs a maintainer's approval`,
+      }
     : progress;
   await view.api.rest.issues.updateComment({
     owner: view.owner,

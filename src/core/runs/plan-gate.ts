@@ -30,7 +30,11 @@ export const PlanDocument = z.object({
   /** The files target selection chose, best first, with why. */
   targets: z.array(z.object({ path: RepoPath, reasons: z.array(z.string().max(TEXT)).max(20) })).max(MAX_FILES),
   /** One segment per recipe step or model change, and the files each may change. */
-  segments: z.array(z.object({ id: z.string().max(200), engine: z.enum(['recipe', 'llm']), recipe: z.string().max(200).optional(), files: z.array(RepoPath).max(MAX_FILES) })).max(100),
+  segments: z
+    .array(
+      z.object({ id: z.string().max(200), engine: z.enum(['recipe', 'llm']), recipe: z.string().max(200).optional(), files: z.array(RepoPath).max(MAX_FILES) }),
+    )
+    .max(100),
   /** Every file the change is expected to touch: what an approval holds the change to. */
   files: z.array(RepoPath).max(MAX_FILES),
   /** What the change may spend on model calls: none for recipes; for a model, the attempt's limits. */

@@ -123,20 +123,7 @@ export async function queueNextAttempt(
   // A retry of a revision or repair is one too: it builds on the agent branch head (a human's
   // commit included) and adds a commit on top, never a branch rebuilt on the base.
   const previous = await readArtifactIfPresent(store, keys.attempt(attempt - 1).request, AttemptRequest).catch(() => undefined);
-  // An approval keeps the run held to the plan approved before (a gate for a file outside it
-  // included); any other next attempt plans anew and stops at the plan gate again.
-  const approvedPlan = next.reason === 'approve' ? (next.approvedPlan ?? previous?.approvedPlan) : undefined;
-  if (next.reason === 'approve') {
-    await putArtifactIfAbsent(store, keys.approve(attempt), ApprovalMarker, {
-      schemaVersion: 1,
-      runId: latest.runId,
-      attempt,
-      by: next.sender ?? '',
-      gateId: next.approvedGates[0] ?? '',
-      ...(approvedPlan ? { plan: approvedPlan } : {}),
-      at,
-    });
-  }
+  const approvedPlan = await recordApproval(session, found, attempt, next, previous, at);
   const created = await putArtifactIfAbsent(store, keys.attempt(attempt).request, AttemptRequest, {
     schemaVersion: 1,
     runId: latest.runId,
@@ -152,4 +139,31 @@ export async function queueNextAttempt(
   await writeArtifact(store, issueLatestKey(session.owner, session.repo, issueNumber), IssueLatest, { ...latest, progressCommentId, attempt, updatedAt: at });
   await session.editComment(progressCommentId, renderProgressComment({ runId: latest.runId, attempt, status: 'QUEUED', phases: [], message: next.message }));
   return { kind: 'started', runId: latest.runId, attempt };
+}
+
+/**
+ * `control/approve-<n>.json` for an approval, written before the attempt's request; the plan the
+ * attempt is held to. An approval keeps the run held to the plan approved before (a gate for a
+ * file outside it included); any other next attempt plans anew and stops at the plan gate again.
+ */
+async function recordApproval(
+  session: WebhookSession,
+  found: LatestRun,
+  attempt: number,
+  next: NextAttempt,
+  previous: AttemptRequest | undefined,
+  at: string,
+): Promise<ApprovedPlan | undefined> {
+  if (next.reason !== 'approve') return undefined;
+  const approvedPlan = next.approvedPlan ?? previous?.approvedPlan;
+  await putArtifactIfAbsent(session.deps.store, found.keys.approve(attempt), ApprovalMarker, {
+    schemaVersion: 1,
+    runId: found.latest.runId,
+    attempt,
+    by: next.sender ?? '',
+    gateId: next.approvedGates[0] ?? '',
+    ...(approvedPlan ? { plan: approvedPlan } : {}),
+    at,
+  });
+  return approvedPlan;
 }
