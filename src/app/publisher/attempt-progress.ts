@@ -111,7 +111,10 @@ export async function relayProgress(options: PublishOptions, attempt: number): P
   const retry = ended?.candidate ? await readArtifactIfPresent(store, keys.publishRetry, PublishRetry).catch(() => undefined) : undefined;
   if (isLiveRetry(retry, view.runId, attempt)) message = describeRetry(retry);
   if (progress.status === 'NEEDS_APPROVAL' && !gate)
-    message = `${ended?.reason ?? 'APPROVAL_REQUIRED'}: the publisher checks the change against the trusted policy`;
+    message =
+      ended?.reason === PLAN_APPROVAL
+        ? `${PLAN_APPROVAL}: the publisher records the plan to approve`
+        : `${ended?.reason ?? 'APPROVAL_REQUIRED'}: the publisher checks the change against the trusted policy`;
   await showProgress(view, { ...progress, message }, gate);
   let released = false;
   if (ended && !ended.candidate && view.request.issue) {

@@ -16,7 +16,7 @@ export function planGateReference(): string[] {
     "model's change), the files the change is expected to touch, and the estimated spend (none for",
     "recipes; for a model, the attempt's call limit and `agent.budgets.maxCostUsd`). The progress",
     'comment shows the plan. `/agent plan` on an issue asks the same of that one run when the policy',
-    'does not.',
+    'does not. An analysis (a plan that changes nothing) never stops there.',
     '',
     '- `/agent approve` approves the plan by the digest of the stored `plan.json` (the gate',
     '  `plan-<digest>`); the next attempt makes the change. In the CLI, the same command with',
