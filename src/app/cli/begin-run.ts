@@ -1,12 +1,13 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readArtifact } from '../../core/artifacts/artifact-io.js';
+import { parseArtifact, readArtifact, readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
 import { runKeys, type RunKeys } from '../../core/artifacts/keys.js';
 import { agentBranchName } from '../../core/git/branch-name.js';
 import type { Logger } from '../../core/ports.js';
 import type { RepoSource } from '../../core/ingestion/repo-source.js';
-import { beginAttempt, type AttemptStart } from '../../core/runs/attempts.js';
-import { ApprovalRequest, type RunRequest } from '../../core/runs/run-request.js';
+import { beginAttempt, latestAttempt, type AttemptStart } from '../../core/runs/attempts.js';
+import { PLAN_APPROVAL, PlanDocument, planDigest, planGateId, type ApprovedPlan } from '../../core/runs/plan-gate.js';
+import { ApprovalRequest, AttemptRequest, type RunRequest } from '../../core/runs/run-request.js';
 import { parseTask } from '../../core/task/parse-task.js';
 import { taskTitleOf } from '../../core/task/task-title.js';
 import { sha256Hex, shortId } from '../../core/util/digest.js';
@@ -78,8 +79,7 @@ export async function beginRun(args: StageArgs, io: CliIo): Promise<CliRun> {
     agentBranch: agentBranchName({ runId }),
     createdAt: now,
   };
-  const approvedGates = args.approve ? await pendingGates(store, keys) : [];
-  const attempt = await beginAttempt(store, keys, request, { reason: args.approve ? 'approve' : 'cli', approvedGates, createdAt: now });
+  const attempt = await beginAttempt(store, keys, request, await nextAttemptOf(args, store, keys, now));
   return { args, source, store, keys, runId, attempt, logger, logFile: log.file };
 }
 
@@ -110,12 +110,36 @@ function taskDigestOf(args: StageArgs, title: string): string {
   }
 }
 
-/** Gates waiting for approval in the run's latest NEEDS_APPROVAL attempt. */
-async function pendingGates(store: LocalArtifactStore, keys: RunKeys): Promise<string[]> {
+/** Why the next attempt exists and, with `--approve`, what it may pass. */
+async function nextAttemptOf(args: StageArgs, store: LocalArtifactStore, keys: RunKeys, createdAt: string): Promise<Parameters<typeof beginAttempt>[3]> {
+  if (!args.approve) return { reason: 'cli', approvedGates: [], createdAt };
+  const approved = await pendingApproval(store, keys);
+  return { reason: 'approve', approvedGates: approved.gates, ...(approved.plan ? { approvedPlan: approved.plan } : {}), createdAt };
+}
+
+/**
+ * What `--approve` passes: the gates the run's attempts stopped at, and the plan the run is held
+ * to. A plan gate's id and files come from the stored `plan.json` (its digest), not from the
+ * approval request; a plan approved before is carried from the latest attempt's request.
+ */
+async function pendingApproval(store: LocalArtifactStore, keys: RunKeys): Promise<{ gates: string[]; plan?: ApprovedPlan }> {
   const gates: string[] = [];
+  let plan: ApprovedPlan | undefined;
   for (const key of await store.list(`${keys.prefix}attempts/`)) {
     if (!key.endsWith('/approval-request.json')) continue;
-    gates.push((await readArtifact(store, key, ApprovalRequest)).gateId);
+    const asked = await readArtifact(store, key, ApprovalRequest);
+    if (asked.reason !== PLAN_APPROVAL) {
+      gates.push(asked.gateId);
+      continue;
+    }
+    const planKey = key.replace(/approval-request\.json$/, 'plan.json');
+    const stored = await store.get(planKey);
+    if (!stored) continue;
+    const digest = planDigest(stored.body);
+    gates.push(planGateId(digest));
+    plan = { digest, files: parseArtifact(planKey, PlanDocument, stored.body).files };
   }
-  return [...new Set(gates)];
+  const latest = await latestAttempt(store, keys);
+  const carried = latest >= 2 ? (await readArtifactIfPresent(store, keys.attempt(latest).request, AttemptRequest))?.approvedPlan : undefined;
+  return { gates: [...new Set(gates)], plan: carried ?? plan };
 }

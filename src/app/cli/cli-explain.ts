@@ -62,6 +62,10 @@ const BY_REASON: Record<string, (input: ExplainInput) => { cause?: string; next:
   BASE_MOVED: (input) => ({ cause: input.cause, next: 'run the same command again: the next attempt starts from the new base' }),
   MODEL_ERROR: modelStop,
   MODEL_NOT_FOUND: modelStop,
+  PLAN_APPROVAL: (input) => ({
+    cause: `the policy asks for the plan to be approved before any change (agent.requirePlanApproval); it names ${Array.isArray(input.details?.files) ? input.details.files.length : 'its'} file(s)`,
+    next: `read plan.json under ${input.runDir}; the same command with --approve makes the change, held to the plan's files`,
+  }),
   RULE_DENIED: (input) => ({
     cause: `a rule of the policy denies the change: ${deniedBy(input.details) || 'see the ledger (RULE_FIRED)'}`,
     next: 'change the task so the change stays clear of the rule, or the rule in agent.rules (--policy FILE), then run the same command again',

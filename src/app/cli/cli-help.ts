@@ -54,7 +54,8 @@ analysis report).
   --task-file FILE   the task, from a file
   --paths a,b        read only these paths
   --publish          write the commit and its branch into the source repository (local paths only)
-  --approve          the next attempt passes the approval gate the last one stopped at
+  --approve          the next attempt passes the approval gate the last one stopped at (after a
+                     plan gate, PLAN_APPROVAL: the change is made, held to plan.json's files)
   --mode MODE        analysis (a report only) or draft_pr
 
 ${COMMON}

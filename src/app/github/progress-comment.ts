@@ -1,5 +1,6 @@
 import type { RunProgress, RunReporter } from '../../core/ports.js';
 import type { GitHubApi } from './github-api.js';
+import type { PlanDocument } from '../../core/runs/plan-gate.js';
 
 const STATE_ICON: Record<RunProgress['phases'][number]['state'], string> = {
   pending: '⬜',
@@ -37,6 +38,8 @@ export interface GateView {
   riskLevel: string;
   violations: { rule: string; path?: string; message: string }[];
   changes: { path: string; contentId: string }[];
+  /** A plan gate: the digest of the stored `plan.json`, and the plan as shown. */
+  plan?: { digest: string; document: PlanDocument };
 }
 
 /** Changed paths the comment lists; the gate record holds them all. */
@@ -44,8 +47,35 @@ const GATE_PATHS_SHOWN = 50;
 
 const code = (text: string) => `\`${text.replace(/[`\r\n]/g, '?')}\``;
 
+const oneLine = (text: string) => text.replace(/[\r\n]+/g, ' ');
+
+/** What `/agent approve` approves at a plan gate: the plan by its digest, its segments, the files it may change and its spend. */
+function planLines(plan: NonNullable<GateView['plan']>, gateId: string): string[] {
+  const { document: d } = plan;
+  const spend = d.estimatedSpend;
+  const lines = [
+    `**Plan approval needed** (gate ${code(gateId)}, plan.json sha256 ${code(plan.digest.slice(0, 16))}). \`/agent approve\` lets the next attempt make the change this plan describes, held to its ${d.files.length} file(s); a change to any other file stops for a new approval.`,
+    '',
+    `- Strategy: ${d.strategy} — ${oneLine(d.reason)}`,
+    `- Estimated spend: at most ${spend.modelCallsAtMost} model call(s)${spend.costUsdAtMost !== undefined ? `, at most US$${spend.costUsdAtMost}` : ''} (${oneLine(spend.basis)})`,
+    `- Targets: ${
+      d.targets
+        .slice(0, 10)
+        .map((t) => code(t.path))
+        .join(', ') || '(none)'
+    }${d.targets.length > 10 ? `, … and ${d.targets.length - 10} more` : ''}`,
+  ];
+  for (const s of d.segments) lines.push(`- Segment ${code(s.id)} (${s.engine}${s.recipe ? ` ${code(s.recipe)}` : ''}): ${s.files.length} file(s)`);
+  lines.push('', 'Files the change may touch:', '');
+  for (const f of d.files.slice(0, GATE_PATHS_SHOWN)) lines.push(`- ${code(f)}`);
+  if (d.files.length > GATE_PATHS_SHOWN) lines.push(`- … and ${d.files.length - GATE_PATHS_SHOWN} more (plan.json)`);
+  lines.push('');
+  return lines;
+}
+
 /** What `/agent approve` approves: every changed path, its content, and the rules it raises. */
 function gateLines(gate: GateView): string[] {
+  if (gate.plan) return planLines(gate.plan, gate.gateId);
   const rules = new Map<string, string[]>();
   for (const v of gate.violations) if (v.path) rules.set(v.path, [...(rules.get(v.path) ?? []), v.rule]);
   const lines = [
@@ -58,7 +88,7 @@ function gateLines(gate: GateView): string[] {
     lines.push(`- ${code(c.path)} (${content})${raised ? `: ${raised.join(', ')}` : ''}`);
   }
   if (gate.changes.length > GATE_PATHS_SHOWN) lines.push(`- … and ${gate.changes.length - GATE_PATHS_SHOWN} more (control/gate record)`);
-  for (const v of gate.violations.filter((x) => !x.path)) lines.push(`- ${v.rule}: ${v.message.replace(/[\r\n]+/g, ' ')}`);
+  for (const v of gate.violations.filter((x) => !x.path)) lines.push(`- ${v.rule}: ${oneLine(v.message)}`);
   lines.push('');
   return lines;
 }

@@ -140,11 +140,16 @@ export async function readLocalPolicy(fs: FsLike, gitdir: string, baseCommitSha:
   }
 }
 
-/** The attempt's createdAt, which dated the candidate's commit, and the gates `--approve` passed for it. */
-async function attemptOf(store: ArtifactStore, keys: RunKeys, request: RunRequest, attempt: number): Promise<{ createdAt: string; approvedGates: string[] }> {
+/** The attempt's createdAt, which dated the candidate's commit, and the gates and plan `--approve` passed for it. */
+async function attemptOf(
+  store: ArtifactStore,
+  keys: RunKeys,
+  request: RunRequest,
+  attempt: number,
+): Promise<Pick<AttemptRequest, 'createdAt' | 'approvedGates' | 'approvedPlan'>> {
   if (attempt === 1) return { createdAt: request.createdAt, approvedGates: [] };
   const next = await readArtifact(store, keys.attempt(attempt).request, AttemptRequest);
-  return { createdAt: next.createdAt, approvedGates: next.approvedGates };
+  return { createdAt: next.createdAt, approvedGates: next.approvedGates, approvedPlan: next.approvedPlan };
 }
 
 /**
@@ -249,6 +254,7 @@ export async function publishToLocalRepository(options: {
     base: await readLocalBase(fs, gitdir, raw),
     blobs,
     approvedGates: attempt.approvedGates,
+    approvedPlan: attempt.approvedPlan,
   });
   if (decision.kind === 'refuse') return `refused: ${describeRefusal(decision.error, 20)}`;
   if (decision.kind === 'rerun') return `refused: BASE_MOVED: ${raw.baseBranch} moved from ${decision.from} to ${decision.to}; run again on the new base`;

@@ -1,4 +1,4 @@
-import { putArtifactIfAbsent, readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
+import { parseArtifact, putArtifactIfAbsent, readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
 import { spendSoFar } from './spend-so-far.js';
 import type { z } from 'zod';
 import type { RunProgress } from '../../core/ports.js';
@@ -15,9 +15,13 @@ import type { GitHubApi } from '../github/github-api.js';
 import { parseProgressPhases, renderProgressComment, type GateView } from '../github/progress-comment.js';
 import { postAnalysisReport } from './analysis-comment.js';
 import { noteFailedRebuild, noteUnchangedFollowUp } from './follow-up-note.js';
-import { readGitHubTarget, readTrustedPolicy } from './github-state.js';
+import { readGitHubTarget, readRunControls, readTrustedPolicy } from './github-state.js';
 import type { PublishOptions } from './publisher-context.js';
 import { PublishRecord } from './publish-record.js';
+import type { AgentPolicy } from '../../core/policy/agent-policy.js';
+import type { PolicyViews } from '../../core/paths/policy-views.js';
+import type { TaskContract } from '../../core/task/task-contract.js';
+import { PLAN_APPROVAL, PlanDocument, planDigest, planGateId, planGateRequired } from '../../core/runs/plan-gate.js';
 
 /*
  * What a worker's attempt shows on GitHub, shown by the publisher: the worker's token has no
@@ -107,7 +111,10 @@ export async function relayProgress(options: PublishOptions, attempt: number): P
   const retry = ended?.candidate ? await readArtifactIfPresent(store, keys.publishRetry, PublishRetry).catch(() => undefined) : undefined;
   if (isLiveRetry(retry, view.runId, attempt)) message = describeRetry(retry);
   if (progress.status === 'NEEDS_APPROVAL' && !gate)
-    message = `${ended?.reason ?? 'APPROVAL_REQUIRED'}: the publisher checks the change against the trusted policy`;
+    message =
+      ended?.reason === PLAN_APPROVAL
+        ? `${PLAN_APPROVAL}: the publisher records the plan to approve`
+        : `${ended?.reason ?? 'APPROVAL_REQUIRED'}: the publisher checks the change against the trusted policy`;
   await showProgress(view, { ...progress, message }, gate);
   let released = false;
   if (ended && !ended.candidate && view.request.issue) {
@@ -140,7 +147,13 @@ async function afterEnd(
 async function showProgress(view: AttemptView, progress: Omit<RunProgress, 'ended'>, gate: GateView | undefined): Promise<void> {
   const id = view.request.issue?.progressCommentId;
   if (id === undefined) return;
-  const shown: RunProgress = gate ? { ...progress, status: 'NEEDS_APPROVAL', message: `the change needs a maintainer's approval` } : progress;
+  const shown: RunProgress = gate
+    ? {
+        ...progress,
+        status: 'NEEDS_APPROVAL',
+        message: gate.plan ? `${PLAN_APPROVAL}: the plan needs a maintainer's approval` : `the change needs a maintainer's approval`,
+      }
+    : progress;
   await view.api.rest.issues.updateComment({
     owner: view.owner,
     repo: view.repo,
@@ -170,21 +183,17 @@ export async function recordGate(options: PublishOptions, attempt: number): Prom
     logger.warn('no gate recorded: the trusted rules refuse the run', { reason: rules.reason });
     return ignored(`the trusted rules refuse the run (${rules.reason})`);
   }
-  const { verdict, risk } = trustedGate(asked.changes, rules.views, rules.task, [], outsiderOfRequest(view.request, rules.views.policy, rules.task));
-  if (verdict.status !== 'NEEDS_APPROVAL' || !verdict.gateId) {
-    logger.warn('no gate recorded: the trusted policy does not stop this change for an approval', { status: verdict.status });
-    return ignored(`the trusted policy says ${verdict.status}, not NEEDS_APPROVAL`);
+  const at = new Date(options.clock.now()).toISOString();
+  // A run held to an approved plan: the plan's files come from the trusted approval marker, never from the worker.
+  const { approvedPlan } = await readRunControls(store, keys, view.runId, attempt);
+  const record =
+    asked.reason === PLAN_APPROVAL
+      ? await planGateRecord(options, view, rules.views.policy, at)
+      : changeGateRecord(view, asked, { ...rules, planFiles: approvedPlan?.files }, at);
+  if (typeof record === 'string') {
+    logger.warn('no gate recorded', { why: record });
+    return ignored(record);
   }
-  const record: GateRecord = {
-    schemaVersion: 1,
-    runId: view.runId,
-    attempt,
-    gateId: verdict.gateId,
-    violations: verdict.violations,
-    changes: asked.changes,
-    riskLevel: risk.riskLevel,
-    at: new Date(options.clock.now()).toISOString(),
-  };
   // Written once: a redelivery keeps the first record and the time it was shown.
   await putArtifactIfAbsent(store, keys.gate(attempt), GateRecord, record);
   const gate = (await readArtifactIfPresent(store, keys.gate(attempt), GateRecord)) ?? record;
@@ -200,4 +209,57 @@ export async function recordGate(options: PublishOptions, attempt: number): Prom
   await showProgress(view, { runId: view.runId, attempt, status: 'NEEDS_APPROVAL', phases, baseCommitSha: asked.baseCommitSha }, gate);
   logger.info('approval gate recorded', { runId: view.runId, attempt, gateId: gate.gateId, files: gate.changes.length });
   return { kind: 'gate', gateId: gate.gateId };
+}
+
+/** The gate of a change, recomputed from the trusted policy and task over the paths and contents the worker names. */
+function changeGateRecord(
+  view: AttemptView,
+  asked: ApprovalRequest,
+  rules: { views: PolicyViews; task: TaskContract; planFiles?: readonly string[] },
+  at: string,
+): GateRecord | string {
+  const outsider = outsiderOfRequest(view.request, rules.views.policy, rules.task);
+  const { verdict, risk } = trustedGate(asked.changes, rules.views, rules.task, [], outsider, undefined, rules.planFiles);
+  if (verdict.status !== 'NEEDS_APPROVAL' || !verdict.gateId) return `the trusted policy says ${verdict.status}, not NEEDS_APPROVAL`;
+  return {
+    schemaVersion: 1,
+    runId: view.runId,
+    attempt: view.attempt,
+    gateId: verdict.gateId,
+    violations: verdict.violations,
+    changes: asked.changes,
+    riskLevel: risk.riskLevel,
+    at,
+  };
+}
+
+/**
+ * The plan gate (src/core/runs/plan-gate.ts): only where the trusted policy or the trusted request
+ * asks for it. Its id is the digest of `plan.json` as stored, computed here; the record keeps the
+ * digest, the plan's files and the plan as shown, which `/agent approve` copies.
+ */
+async function planGateRecord(options: PublishOptions, view: AttemptView, policy: AgentPolicy, at: string): Promise<GateRecord | string> {
+  if (!planGateRequired(view.request, policy)) return 'the trusted policy asks no plan approval of this run';
+  const key = options.runKeys.attempt(view.attempt).plan;
+  const stored = await options.store.get(key);
+  if (!stored) return 'the attempt wrote no plan.json';
+  let document: PlanDocument;
+  try {
+    document = parseArtifact(key, PlanDocument, stored.body);
+  } catch {
+    return 'plan.json does not parse';
+  }
+  if (document.runId !== view.runId || document.attempt !== view.attempt) return 'plan.json names another attempt';
+  const digest = planDigest(stored.body);
+  return {
+    schemaVersion: 1,
+    runId: view.runId,
+    attempt: view.attempt,
+    gateId: planGateId(digest),
+    violations: [{ rule: PLAN_APPROVAL, message: `the plan (${document.files.length} file(s)) waits for a maintainer's approval before any change` }],
+    changes: [],
+    riskLevel: 'LOW',
+    plan: { digest, files: document.files, document },
+    at,
+  };
 }

@@ -6,6 +6,7 @@ import type { BaseTreeFile } from '../../core/git/rebuild-tree.js';
 import type { ArtifactStore, IssuedToken } from '../../core/ports.js';
 import type { BaseState, PublicationTarget, TrustedPolicy } from '../../core/publish/publication.js';
 import { ApprovalMarker, CancelMarker } from '../../core/runs/run-state.js';
+import type { ApprovedPlan } from '../../core/runs/plan-gate.js';
 import { readTrustedPolicy as readDefaultBranchPolicy } from '../github/read-trusted-policy.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { orUndefinedOn404 } from './publisher-context.js';
@@ -104,15 +105,16 @@ export async function readCandidateBlobs(store: ArtifactStore, keys: RunKeys, ca
   return blobs;
 }
 
-/** What only the trigger writes under the run's key: the cancel marker and this attempt's approval. */
+/** What only the trigger writes under the run's key: the cancel marker and this attempt's approval (its gate, and the plan the run is held to). */
 export async function readRunControls(
   store: ArtifactStore,
   keys: RunKeys,
   runId: string,
   attempt: number,
-): Promise<{ cancel?: { attempt: number; by: string }; approvedGates: string[] }> {
+): Promise<{ cancel?: { attempt: number; by: string }; approvedGates: string[]; approvedPlan?: ApprovedPlan }> {
   const cancel = await readArtifactIfPresent(store, keys.cancel, CancelMarker);
   const approval = await readArtifactIfPresent(store, keys.approve(attempt), ApprovalMarker);
-  const approvedGates = approval && approval.runId === runId && approval.attempt === attempt && approval.gateId ? [approval.gateId] : [];
-  return { cancel: cancel ? { attempt: cancel.attempt, by: cancel.by } : undefined, approvedGates };
+  const own = approval && approval.runId === runId && approval.attempt === attempt ? approval : undefined;
+  const approvedGates = own?.gateId ? [own.gateId] : [];
+  return { cancel: cancel ? { attempt: cancel.attempt, by: cancel.by } : undefined, approvedGates, ...(own?.plan ? { approvedPlan: own.plan } : {}) };
 }

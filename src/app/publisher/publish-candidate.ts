@@ -101,6 +101,7 @@ async function publishOnce(options: PublishOptions, started: { ctx?: RunContext 
     base,
     blobs: await readCandidateBlobs(store, keys, candidate),
     approvedGates: controls.approvedGates,
+    approvedPlan: controls.approvedPlan,
     followUp,
     lastPublishedCommit: existing?.publishedCommitSha,
   });

@@ -82,7 +82,7 @@ export async function routePullRequestComment(
   const number = payload.issue.number;
   const found = await agentPullRequest(session, number);
   if (!found) return { outcome: { kind: 'ignored', why: 'not an open agent pull request' } };
-  if (parsed.command === 'run' || parsed.command === 'analyze') {
+  if (parsed.command === 'run' || parsed.command === 'analyze' || parsed.command === 'plan') {
     await session.reply(number, TEXTS.notOnPullRequest(policy.triggers.commandPrefix));
     return { outcome: { kind: 'replied', why: 'run and analyze start from an issue' } };
   }

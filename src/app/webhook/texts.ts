@@ -31,7 +31,7 @@ export const TEXTS = {
   nothingToRevise: 'This pull request has no published change of draftsman to revise yet.',
   reviseOnPullRequest: (prefix: string) => `\`${prefix} revise <instructions>\` works in a comment or review on the draft pull request of a run.`,
   notOnPullRequest: (prefix: string) =>
-    `\`${prefix} run\` and \`${prefix} analyze\` start from an issue; in a pull request, \`${prefix} revise <instructions>\` asks for a change.`,
+    `\`${prefix} run\`, \`${prefix} plan\` and \`${prefix} analyze\` start from an issue; in a pull request, \`${prefix} revise <instructions>\` asks for a change.`,
   status: (runId: string, attempt: number, status: string, commentId: number | undefined) =>
     `Run \`${runId}\`, attempt ${attempt}: ${status}.${commentId ? ` Progress: #issuecomment-${commentId}` : ''}`,
 } as const;
@@ -66,6 +66,7 @@ export function helpText(policy: AgentPolicy): string {
     '',
     `- \`${p} run\`: start a run that ends in a draft pull request`,
     `- \`${p} analyze\`: a plan and impact report, no changes`,
+    `- \`${p} plan\`: start a run that stops after planning until \`${p} approve\` approves its plan, then keeps the change to the plan's files`,
     `- \`${p} status\`: where the latest run stands`,
     `- \`${p} cancel\`: stop the active run`,
     `- \`${p} approve\`: let a run waiting for approval go on`,

@@ -4,6 +4,7 @@ import { CommandClaim, IssueLatest, IssueLock } from '../../core/runs/run-state.
 import { parseSlashCommand, type SlashCommandName } from '../../core/task/slash-command.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { analyzeCommand } from './commands/analyze.js';
+import { planCommand } from './commands/plan.js';
 import { CAMPAIGN_LABEL, campaignCommand, campaignFromLabel } from './commands/campaign.js';
 import { approveCommand } from './commands/approve.js';
 import { cancelCommand, cancelLatestRun } from './commands/cancel.js';
@@ -40,6 +41,7 @@ export type TriggerServiceOptions = TriggerDeps;
 const COMMANDS: Record<SlashCommandName, { handle: (ctx: CommandContext) => Promise<TriggerOutcome>; needsPermission: boolean; actsOnce?: boolean }> = {
   run: { handle: runCommand, needsPermission: true },
   analyze: { handle: analyzeCommand, needsPermission: true },
+  plan: { handle: planCommand, needsPermission: true },
   cancel: { handle: cancelCommand, needsPermission: true, actsOnce: true },
   approve: { handle: approveCommand, needsPermission: true, actsOnce: true },
   retry: { handle: retryCommand, needsPermission: true, actsOnce: true },

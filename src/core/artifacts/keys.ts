@@ -78,6 +78,8 @@ export interface AttemptKeys {
   patchesPrefix: string;
   patch(seq: number, segment: string): string;
   approvalRequest: string;
+  /** `plan.json`: the plan an attempt stopped at for approval (`agent.requirePlanApproval`), written by the worker before its approval request. */
+  plan: string;
   /** The worker's progress, which the publisher shows on the progress comment. */
   progress: string;
   /** The worker's heartbeat while it runs (worker/heartbeat.ts); the sweeper ends an attempt whose worker went silent. */
@@ -219,6 +221,7 @@ function attemptKeys(a: string, trail: string): AttemptKeys {
     patchesPrefix: `${a}patches/`,
     patch: (seq, segment) => `${a}patches/${padSeq(seq)}-${keySegment(segment, 'patch segment')}.diff`,
     approvalRequest: `${a}approval-request.json`,
+    plan: `${a}plan.json`,
     progress: `${a}progress.json`,
     heartbeat: `${a}heartbeat.json`,
     verifySource: (digest) => `${a}verify/${verifyDigest(digest)}/source.zip`,

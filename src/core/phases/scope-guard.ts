@@ -39,7 +39,9 @@ export type ScopeRule =
   /** A policy rule (`agent.rules`, `on: change`) denies the change. */
   | 'RULE_DENIED'
   /** A policy rule (`agent.rules`, `on: change`) asks for an approval. */
-  | 'RULE_APPROVAL';
+  | 'RULE_APPROVAL'
+  /** A file the approved plan (`plan.json`) does not name: a new approval is needed. */
+  | 'OUTSIDE_PLAN';
 
 export interface ScopeViolation {
   rule: ScopeRule;
@@ -73,6 +75,8 @@ export interface ScopeInput {
   outsiderWords?: string;
   /** The `on: change` rules the change fires (src/core/paths/policy-rules.ts): a deny blocks, a require-approval pauses. */
   ruleFirings?: readonly RuleFiring[];
+  /** The files of the approved plan, from the trusted approval: any other changed file pauses for approval. */
+  planFiles?: readonly string[];
 }
 
 /** Why a change of `path` is refused outright, first reason first; undefined when it is not. */
@@ -127,10 +131,13 @@ export function evaluateScope(input: ScopeInput): ScopeVerdict {
   const { changes, rules, limits } = input;
   const blocked: ScopeViolation[] = [];
   const approval: ScopeViolation[] = [];
+  const planned = input.planFiles ? new Set(input.planFiles) : undefined;
   for (const change of changes) {
     const block = blockOf(change.path, rules, input.isGitlink);
     if (block) blocked.push(block);
     else approval.push(...approvalsOf(change.path, rules));
+    if (!block && planned && !planned.has(change.path))
+      approval.push({ rule: 'OUTSIDE_PLAN', path: change.path, message: `not in the approved plan: ${change.path}` });
   }
   for (const f of input.ruleFirings ?? []) {
     const violation = { path: f.path, message: describeFiring(f) };

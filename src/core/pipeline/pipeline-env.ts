@@ -4,6 +4,7 @@ import type { GitIdentity } from '../git/commit-staged.js';
 import type { AgentPolicy } from '../policy/agent-policy.js';
 import type { ArtifactStore, CiStatusReader, Clock, Logger, ModelProvider, RunReporter } from '../ports.js';
 import type { FollowUp } from '../runs/follow-up.js';
+import type { ApprovedPlan } from '../runs/plan-gate.js';
 import type { RunRequest } from '../runs/run-request.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import type { TaskContract } from '../task/task-contract.js';
@@ -32,6 +33,8 @@ export interface PipelineEnv {
   /** The attempt's createdAt: commit dates and every SHA-affecting time come from it. */
   createdAt: string;
   approvedGates: readonly string[];
+  /** The approved plan (from the attempt's trusted request): the change is held to its files. */
+  approvedPlan?: ApprovedPlan;
   request: RunRequest;
   policy: AgentPolicy;
   /** The pull request's base ref (for a follow-up too, whose parent is the agent branch head). */

@@ -16,6 +16,7 @@ import { renderRunReport } from '../phases/run-report.js';
 import type { ArtifactStore, CiStatusReader, Clock, FsLike, Logger, ModelProvider, RunReporter } from '../ports.js';
 import type { RepoSource } from '../ingestion/repo-source.js';
 import type { AttemptStart } from '../runs/attempts.js';
+import { PLAN_APPROVAL } from '../runs/plan-gate.js';
 import type { RunStatus } from '../runs/run-status.js';
 import type { TreeSyntaxService } from '../syntax/create-syntax-service.js';
 import type { TaskContract } from '../task/task-contract.js';
@@ -147,6 +148,7 @@ export async function runPipeline(deps: PipelineDeps, request: PipelineRequest):
   }
   const { report, head } = await collectReport(env, outcome, task, artifacts, artifactList);
   if (outcome.state === 'NEEDS_APPROVAL') artifacts['approval-request.json'] = attemptKeys.approvalRequest;
+  if (outcome.reason === PLAN_APPROVAL) artifacts['plan.json'] = attemptKeys.plan;
   artifacts['ledger/'] = attemptKeys.ledgerPrefix;
   artifacts['checkpoints/'] = attemptKeys.checkpointsPrefix;
   const { total: usage } = modelUsage(outcome.ledger.entries());
@@ -214,6 +216,7 @@ function pipelineEnv(
     attempt: attempt.attempt,
     createdAt: attempt.createdAt,
     approvedGates: attempt.attemptRequest?.approvedGates ?? [],
+    approvedPlan: attempt.attemptRequest?.approvedPlan,
     request: attempt.request,
     policy: stage.policy,
     // A follow-up ingests the agent branch head as its parent; the pull request's base is unchanged.

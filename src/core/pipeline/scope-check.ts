@@ -46,6 +46,7 @@ export async function guardScope(
     isGitlink: (path) => workspace.baseEntry(path)?.mode === '160000',
     approvedGates: env.approvedGates,
     ruleFirings,
+    ...(env.approvedPlan ? { planFiles: env.approvedPlan.files } : {}),
     ...outsiderInput(env, context),
   });
   await context.ledger.append({

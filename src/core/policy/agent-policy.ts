@@ -180,6 +180,12 @@ export const AgentPolicy = z
           .describe(
             'Publish a change whose static checks still fail after repair (a file that does not parse, a name left unresolved): the PR title and the top of its body say what is broken. A secret or a high anti-cheat finding never publishes.',
           ),
+        requirePlanApproval: z
+          .boolean()
+          .default(false)
+          .describe(
+            "Stop every run after planning, before any change is made, in NEEDS_APPROVAL with reason PLAN_APPROVAL: the plan (targets, segments, the files it expects to change, the estimated spend) is written to plan.json and shown on the progress comment. `/agent approve` approves that plan (by its digest) and the run goes on, held to the plan's files: a change to any other file stops again for a new approval. `/agent plan` asks for the same on one issue.",
+          ),
         readyForReview: z
           .enum(['never', 'ci-green'])
           .default('never')

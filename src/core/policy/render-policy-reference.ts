@@ -1,4 +1,5 @@
 import { agentRulesReference } from './agent-rules.js';
+import { planGateReference } from './plan-gate-reference.js';
 import { policyJsonSchema } from './policy-json-schema.js';
 
 interface JsonSchemaNode {
@@ -48,6 +49,7 @@ export function renderPolicyReference(): string {
     ...rows.map((r) => `| \`${r.path}\` | ${cell(r.type)} | ${r.default} | ${cell(r.description)} |`),
     '',
     ...agentRulesReference(),
+    ...planGateReference(),
   ];
   return lines.join('\n');
 }

@@ -12,8 +12,9 @@ import { changeRuleFirings, type RuleFiring } from '../paths/policy-rules.js';
 
 /**
  * Approval and risk recomputed from the TRUSTED policy and the changed paths, never from the
- * candidate's own risk report: `requireApprovalFor`, out-of-scope paths, the policy's risk rules
- * and risk at or above `agent.approval.minRisk` need the approval of exactly this gate. The
+ * candidate's own risk report: `requireApprovalFor`, out-of-scope paths, the policy's risk rules,
+ * risk at or above `agent.approval.minRisk` and files outside an approved plan (`planFiles`, from
+ * the trusted approval marker) need the approval of exactly this gate. The
  * change's origin (recipes or model) comes from the trusted task, as in the review phase.
  * Budgets are checked by re-validation (from the blobs), so the scope guard runs here without them.
  */
@@ -24,9 +25,10 @@ export function checkApproval(
   approvedGates: readonly string[],
   outsider?: string,
   ruleFirings?: readonly RuleFiring[],
+  planFiles?: readonly string[],
 ): PublishError | undefined {
   const changes = candidate.files.map((f) => ({ path: f.path, contentId: 'deleted' in f ? 'deleted' : f.blobSha }));
-  const { verdict, risk } = trustedGate(changes, views, task, approvedGates, outsider, ruleFirings);
+  const { verdict, risk } = trustedGate(changes, views, task, approvedGates, outsider, ruleFirings, planFiles);
   const problems = verdict.violations.map((v) => ({ reason: v.rule, rule: v.rule, path: v.path, message: v.message }));
   if (verdict.status === 'NEEDS_APPROVAL') {
     return new PublishError('APPROVAL_REQUIRED', 'the trusted policy requires an approval this attempt does not carry', {
@@ -55,6 +57,7 @@ export function trustedGate(
   approvedGates: readonly string[] = [],
   outsider?: string,
   ruleFirings?: readonly RuleFiring[],
+  planFiles?: readonly string[],
 ): { verdict: ScopeVerdict; risk: RiskReport } {
   // Without the contents at hand, the change rules are matched by path and kind: require-approval
   // rules never depend on added lines, so the gate is the same either way.
@@ -76,6 +79,7 @@ export function trustedGate(
     approvedGates,
     ruleFirings: firings,
     ...(outsider ? { outsiderWords: outsider } : {}),
+    ...(planFiles ? { planFiles } : {}),
   });
   return { verdict, risk };
 }

@@ -15,6 +15,7 @@ import { checkRun, checkTarget } from './check-binding.js';
 import type { PublicationDecision, PublicationInput, PublicationPlan, BaseState } from './publication.js';
 import { PublishError } from './publish-error.js';
 import { commandFailed } from '../verify/command-result.js';
+import { PLAN_APPROVAL, planGateRequired } from '../runs/plan-gate.js';
 
 const refuse = (error: PublishError): { kind: 'refuse'; error: PublishError } => ({ kind: 'refuse', error });
 
@@ -76,6 +77,14 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
     candidate.files.map((f) => ({ path: f.path, deleted: 'deleted' in f })),
     { before: async (path) => base.baseBytes.get(path), after: async (path) => (blobOf.has(path) ? readChange(blobOf.get(path)!) : undefined) },
   );
+  // A run the trusted policy (or `/agent plan`) stops at the plan gate publishes only a change held to an approved plan.
+  if (planGateRequired(input.request, trusted.policy) && !input.approvedPlan) {
+    return refuse(
+      new PublishError('APPROVAL_REQUIRED', 'the trusted policy requires an approved plan and this run carries none', {
+        problems: [{ reason: PLAN_APPROVAL, rule: PLAN_APPROVAL, message: 'no plan of this run was approved' }],
+      }),
+    );
+  }
   const approval = checkApproval(
     candidate,
     trusted.views,
@@ -83,6 +92,7 @@ export async function planPublication(input: PublicationInput): Promise<Publicat
     input.approvedGates,
     outsiderOfRequest(input.request, trusted.views.policy, trusted.task),
     ruleFirings,
+    input.approvedPlan?.files,
   );
   if (approval) return refuse(approval);
   let files: BaseTreeFile[] | undefined;

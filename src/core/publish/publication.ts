@@ -1,6 +1,7 @@
 import type { BaseTreeFile } from '../git/rebuild-tree.js';
 import type { AgentPolicy } from '../policy/agent-policy.js';
 import type { FollowUp } from '../runs/follow-up.js';
+import type { ApprovedPlan } from '../runs/plan-gate.js';
 import type { RunRequest } from '../runs/run-request.js';
 import type { PublishError } from './publish-error.js';
 import type { TrustedAttemptState } from '../runs/attempts.js';
@@ -73,6 +74,8 @@ export interface PublicationInput {
   blobs: ReadonlyMap<string, Uint8Array>;
   /** Gates a maintainer approved for this attempt, from what only the trigger writes. */
   approvedGates: readonly string[];
+  /** The plan a maintainer approved for this run (digest and files), from what only the trigger writes; the change is held to its files. */
+  approvedPlan?: ApprovedPlan;
   /** The attempt's follow-up (revision, CI repair), from the attempt request only the trigger writes. */
   followUp?: FollowUp;
   /** The commit this run last published (from its publish record), when it published before. */

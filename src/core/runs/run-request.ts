@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FollowUp } from './follow-up.js';
+import { ApprovedPlan } from './plan-gate.js';
 import { GateChange } from './run-state.js';
 import { AttemptStatus, RunRecordStatus } from './run-status.js';
 
@@ -69,6 +70,8 @@ export const AttemptRequest = z.object({
   followUp: FollowUp.optional(),
   /** Gates approved for this attempt (from the previous attempt's approval-request.json). */
   approvedGates: z.array(z.string()).default([]),
+  /** The approved plan (digest and files) the attempt's change is held to, from the plan gate's trusted record. */
+  approvedPlan: ApprovedPlan.optional(),
   createdAt: z.string(),
 });
 export type AttemptRequest = z.infer<typeof AttemptRequest>;

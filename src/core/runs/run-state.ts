@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApprovedPlan, PlanDocument } from './plan-gate.js';
 import { RUN_STATUSES } from './run-status.js';
 
 /**
@@ -70,6 +71,8 @@ export const ApprovalMarker = z.object({
   attempt: z.number().int().positive(),
   by: z.string(),
   gateId: z.string(),
+  /** The plan the run is held to (`plan.json`'s digest and files, from the plan gate's record), once a plan was approved. */
+  plan: ApprovedPlan.optional(),
   at: z.string(),
 });
 export type ApprovalMarker = z.infer<typeof ApprovalMarker>;
@@ -91,6 +94,8 @@ export const GateRecord = z.object({
   violations: z.array(z.object({ rule: z.string(), path: z.string().optional(), message: z.string() })),
   changes: z.array(GateChange),
   riskLevel: z.enum(['LOW', 'MEDIUM', 'HIGH']),
+  /** A plan gate: the digest of the stored `plan.json`, its files, and the plan as shown. */
+  plan: ApprovedPlan.extend({ document: PlanDocument }).optional(),
   at: z.string(),
 });
 export type GateRecord = z.infer<typeof GateRecord>;

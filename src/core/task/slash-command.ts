@@ -1,6 +1,6 @@
 import { findFencedBlocks, splitLines } from './fenced-blocks.js';
 
-export const SLASH_COMMANDS = ['run', 'analyze', 'approve', 'cancel', 'retry', 'rebase', 'status', 'help', 'revise', 'campaign'] as const;
+export const SLASH_COMMANDS = ['run', 'analyze', 'plan', 'approve', 'cancel', 'retry', 'rebase', 'status', 'help', 'revise', 'campaign'] as const;
 export type SlashCommandName = (typeof SLASH_COMMANDS)[number];
 
 export interface SlashCommand {

@@ -248,6 +248,7 @@ const ALLOWED: Record<string, Grants> = {
       'issues/*',
       'runs/*/attempts/*/progress.json',
       'runs/*/attempts/*/approval-request.json',
+      'runs/*/attempts/*/plan.json',
     ],
     put: ['runs/*/control/gate-*', 'runs/*/control/publish-retry.json', 'runs/*/publish.json', 'runs/*/run.json', 'runs/*/attempts/*/request.json', 'issues/*'],
     del: ['locks/*'],

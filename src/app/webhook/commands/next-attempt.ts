@@ -3,6 +3,7 @@ import { issueLatestKey, lockKey } from '../../../core/artifacts/keys.js';
 import { acquireIssueLock } from '../../../core/runs/issue-lock.js';
 import { AttemptRequest, RunRecord } from '../../../core/runs/run-request.js';
 import { latestAttempt } from '../../../core/runs/attempts.js';
+import type { ApprovedPlan } from '../../../core/runs/plan-gate.js';
 import { ApprovalMarker, GateRecord, IssueLatest, IssueLock } from '../../../core/runs/run-state.js';
 import { renderProgressComment } from '../../github/progress-comment.js';
 import { TEXTS } from '../texts.js';
@@ -34,6 +35,7 @@ export async function startNextAttempt(
   const run = await readArtifactIfPresent(store, found.keys.run, RunRecord);
   const status = run?.status ?? 'QUEUED';
   let approvedGates: string[] = [];
+  let approvedPlan: ApprovedPlan | undefined;
   if (command === 'approve') {
     const gate = await pendingGate(session, found);
     if (!gate) {
@@ -45,6 +47,7 @@ export async function startNextAttempt(
       return { kind: 'replied', why: 'the comment predates the gate' };
     }
     approvedGates = [gate.gateId];
+    if (gate.plan) approvedPlan = { digest: gate.plan.digest, files: gate.plan.files };
   }
   if (command === 'retry' && !RETRYABLE.has(status)) {
     await session.reply(issueNumber, TEXTS.notRetryable(status));
@@ -54,7 +57,7 @@ export async function startNextAttempt(
     session,
     found,
     issueNumber,
-    { reason: command, sender, approvedGates, message: `${command} by @${sender}; waiting for a worker` },
+    { reason: command, sender, approvedGates, ...(approvedPlan ? { approvedPlan } : {}), message: `${command} by @${sender}; waiting for a worker` },
     run,
   );
 }
@@ -75,6 +78,8 @@ export interface NextAttempt {
   reason: AttemptRequest['reason'];
   sender?: string;
   approvedGates: string[];
+  /** A plan gate passed: the plan's digest and files, copied from the publisher's gate record. */
+  approvedPlan?: ApprovedPlan;
   /** The progress comment's line while the attempt waits for a worker. */
   message: string;
 }
@@ -115,19 +120,10 @@ export async function queueNextAttempt(
   }
   if (lock === 'same-run') return { kind: 'duplicate', runId: latest.runId };
   const at = new Date(now).toISOString();
-  if (next.reason === 'approve') {
-    await putArtifactIfAbsent(store, keys.approve(attempt), ApprovalMarker, {
-      schemaVersion: 1,
-      runId: latest.runId,
-      attempt,
-      by: next.sender ?? '',
-      gateId: next.approvedGates[0] ?? '',
-      at,
-    });
-  }
   // A retry of a revision or repair is one too: it builds on the agent branch head (a human's
   // commit included) and adds a commit on top, never a branch rebuilt on the base.
   const previous = await readArtifactIfPresent(store, keys.attempt(attempt - 1).request, AttemptRequest).catch(() => undefined);
+  const approvedPlan = await recordApproval(session, found, attempt, next, previous, at);
   const created = await putArtifactIfAbsent(store, keys.attempt(attempt).request, AttemptRequest, {
     schemaVersion: 1,
     runId: latest.runId,
@@ -135,6 +131,7 @@ export async function queueNextAttempt(
     reason: next.reason,
     sender: next.sender,
     approvedGates: next.approvedGates,
+    ...(approvedPlan ? { approvedPlan } : {}),
     followUp: (next.reason === 'retry' || next.reason === 'approve') && attempt - 1 >= 2 ? previous?.followUp : undefined,
     createdAt: at,
   });
@@ -142,4 +139,31 @@ export async function queueNextAttempt(
   await writeArtifact(store, issueLatestKey(session.owner, session.repo, issueNumber), IssueLatest, { ...latest, progressCommentId, attempt, updatedAt: at });
   await session.editComment(progressCommentId, renderProgressComment({ runId: latest.runId, attempt, status: 'QUEUED', phases: [], message: next.message }));
   return { kind: 'started', runId: latest.runId, attempt };
+}
+
+/**
+ * `control/approve-<n>.json` for an approval, written before the attempt's request; the plan the
+ * attempt is held to. An approval keeps the run held to the plan approved before (a gate for a
+ * file outside it included); any other next attempt plans anew and stops at the plan gate again.
+ */
+async function recordApproval(
+  session: WebhookSession,
+  found: LatestRun,
+  attempt: number,
+  next: NextAttempt,
+  previous: AttemptRequest | undefined,
+  at: string,
+): Promise<ApprovedPlan | undefined> {
+  if (next.reason !== 'approve') return undefined;
+  const approvedPlan = next.approvedPlan ?? previous?.approvedPlan;
+  await putArtifactIfAbsent(session.deps.store, found.keys.approve(attempt), ApprovalMarker, {
+    schemaVersion: 1,
+    runId: found.latest.runId,
+    attempt,
+    by: next.sender ?? '',
+    gateId: next.approvedGates[0] ?? '',
+    ...(approvedPlan ? { plan: approvedPlan } : {}),
+    at,
+  });
+  return approvedPlan;
 }

@@ -10,6 +10,7 @@ import { annotatedPaths, CiCluster, ciClusters } from '../ci-clusters.js';
 import { topLevelModule } from '../parse-clusters.js';
 import { editablePaths, viewsFor, type PipelineEnv } from '../pipeline-env.js';
 import { inferredOf } from '../inferred-steps.js';
+import { stopAtPlanGate } from '../plan-gate-stop.js';
 import { discoveryOf } from './discovery-phase.js';
 import { requestedTaskOf, taskOf } from './intake-phase.js';
 
@@ -134,6 +135,8 @@ export function planningPhase(env: PipelineEnv): PhaseHandler {
           stop: { state: 'COMPLETED', reason: proseNotGrounded ? 'PROSE_NOT_GROUNDED' : 'ANALYSIS_ONLY' },
         };
       }
+      const gated = await stopAtPlanGate(env, context, task, plan, plannedPaths(plan));
+      if (gated) return { ...gated, decisions };
       return { output: plan, summary: `${plan.segments.length} segment(s), strategy ${plan.strategy}`, decisions };
     },
   };
