@@ -130,6 +130,8 @@ export async function runBugReports(
     });
     scores.push(score);
     options.log?.(`${c.id}: first source ${score.firstSource || '-'}, ${sel.selectedFiles.length} selected, ${selectMs} ms`);
+    // Cases named one by one: the whole working set, to see why a file ranked where it did.
+    if (options.only?.length) for (const f of sel.selectedFiles) options.log?.(`  ${f.rank}. ${f.path} (${f.classification}): ${f.reasons[0] ?? ''}`);
   }
   return { scores, skipped };
 }

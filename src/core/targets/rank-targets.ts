@@ -12,6 +12,8 @@ export interface ScoredFile {
   tier?: EvidenceTier;
   /** Distinct terms of the task the file holds (what the cap keeps files by). */
   coverage?: number;
+  /** The strength of its relation to a better-evidenced file, for files found as a test or importer. */
+  relation?: number;
 }
 
 const CLASS_BY_PATH_CLASS: Record<string, FileClassification> = {
@@ -108,6 +110,7 @@ export function scoreFound(ctx: SelectionContext): ScoredFile[] {
       score,
       tier: f.tier,
       coverage: f.coverage,
+      relation: f.relation,
     });
   }
   return scored;

@@ -197,6 +197,7 @@ async function relationStage(ctx: SelectionContext): Promise<void> {
     f.reasons.push(r.reason);
     f.evidence.push(r.evidence);
     if (f.tier !== 'strong') f.tier = 'related';
+    f.relation = Math.max(f.relation ?? 0, r.strength);
   }
 }
 

@@ -141,17 +141,20 @@ export const MAX_REFERENCES_WITH_STRONG = 5;
 export const MAX_KEYWORD_ONLY_WITH_STRONG = 3;
 /** Without such evidence, keyword matches are all there is; still, a common word must not select the repository. */
 export const MAX_KEYWORD_ONLY = 25;
-/** Tests and importers of the strongest files kept as context (importers of a core type can be hundreds). */
+/** Importers of the strongest files kept as context (importers of a core type can be hundreds). */
 export const MAX_RELATED = 6;
+/** Tests of the strongest files kept, apart from importers so that neither crowds out the other. */
+export const MAX_RELATED_TESTS = 4;
 /** Files reached from a named definition through its calls. */
 export const MAX_CALLEES = 4;
 
-type CapKind = 'related' | 'callee' | 'reference' | 'keyword';
+type CapKind = 'relatedTest' | 'related' | 'callee' | 'reference' | 'keyword';
 const KIND_NAMES: Record<CapKind, string> = {
-  related: 'a test or importer of a better-ranked file',
-  callee: 'called from a named definition',
-  reference: 'uses a named symbol',
-  keyword: 'holds words of the task',
+  relatedTest: 'test a better-ranked file',
+  related: 'import a better-ranked file',
+  callee: 'are called from a named definition',
+  reference: 'use a named symbol',
+  keyword: 'hold words of the task',
 };
 
 /**
@@ -160,28 +163,36 @@ const KIND_NAMES: Record<CapKind, string> = {
  * the task, the better ranked among equals, and the kept files stay in rank order. Each file the cap drops is listed with its rank and why; the
  * warning says it for a reviewer.
  */
-export function capWeakEvidence<T extends { file: SelectedFile; tier?: EvidenceTier; coverage?: number }>(
+export function capWeakEvidence<T extends { file: SelectedFile; tier?: EvidenceTier; coverage?: number; relation?: number }>(
   sorted: T[],
   warnings: TargetWarning[],
   excluded: Map<string, { reason: string; rank?: number }>,
 ): T[] {
   const strong = sorted.some((s) => s.tier === 'strong');
   const limits: Record<CapKind, number> = {
+    relatedTest: MAX_RELATED_TESTS,
     related: MAX_RELATED,
     callee: MAX_CALLEES,
     reference: strong ? MAX_REFERENCES_WITH_STRONG : Infinity,
     keyword: strong ? MAX_KEYWORD_ONLY_WITH_STRONG : MAX_KEYWORD_ONLY,
   };
-  const kindOf = (s: T): CapKind | undefined => (s.tier === 'strong' || s.tier === 'changelog' ? undefined : (s.tier ?? 'keyword'));
-  // Within a kind, the files kept are those holding the most distinct terms of the task, then the best ranked.
+  const kindOf = (s: T): CapKind | undefined => {
+    if (s.tier === 'strong' || s.tier === 'changelog') return undefined;
+    if (s.tier === 'related' && s.file.classification === 'test') return 'relatedTest';
+    return s.tier ?? 'keyword';
+  };
+  // Within a kind, the files kept are the most strongly related (tests and importers), then those
+  // holding the most distinct terms of the task, then the best ranked.
   const keep = new Set<T>();
-  const kept: Record<CapKind, number> = { related: 0, callee: 0, reference: 0, keyword: 0 };
-  const byCoverage = sorted.map((s, i) => ({ s, i })).sort((a, b) => (b.s.coverage ?? 0) - (a.s.coverage ?? 0) || a.i - b.i);
+  const kept: Record<CapKind, number> = { relatedTest: 0, related: 0, callee: 0, reference: 0, keyword: 0 };
+  const byCoverage = sorted
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => (b.s.relation ?? 0) - (a.s.relation ?? 0) || (b.s.coverage ?? 0) - (a.s.coverage ?? 0) || a.i - b.i);
   for (const { s } of byCoverage) {
     const kind = kindOf(s);
     if (kind && kept[kind] < limits[kind]) (kept[kind]++, keep.add(s));
   }
-  const dropped: Record<CapKind, number> = { related: 0, callee: 0, reference: 0, keyword: 0 };
+  const dropped: Record<CapKind, number> = { relatedTest: 0, related: 0, callee: 0, reference: 0, keyword: 0 };
   const out = sorted.filter((s) => {
     const kind = kindOf(s);
     if (!kind || keep.has(s)) return true;
@@ -199,7 +210,7 @@ export function capWeakEvidence<T extends { file: SelectedFile; tier?: EvidenceT
       data: {
         keywordOnlyDropped: dropped.keyword,
         referenceOnlyDropped: dropped.reference,
-        relatedDropped: dropped.related,
+        relatedDropped: dropped.related + dropped.relatedTest,
         calleeDropped: dropped.callee,
         strongEvidence: strong,
       },

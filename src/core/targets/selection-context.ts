@@ -28,6 +28,8 @@ export interface Found {
   tier?: EvidenceTier;
   /** Distinct task terms the file holds (set before ranking). */
   coverage?: number;
+  /** How strongly it relates to a better-evidenced file (a test by its name over one that mentions it). */
+  relation?: number;
 }
 
 /** The files a selection may search, after its scope and the policy filter. */

@@ -15,6 +15,8 @@ export interface RelationFinding {
   /** The anchor the relation was found from. */
   anchor: string;
   score: number;
+  /** How close the relation is, whatever the anchor's evidence (a test named after its file over one that mentions it). */
+  strength: number;
   reason: string;
   evidence: TargetEvidence;
 }
@@ -58,7 +60,14 @@ export async function findRelations(input: RelationInput & { scan: readonly stri
     if (text === undefined) continue;
     for (const target of resolveFileImports(p, text, files, input.map.modules)) {
       if (!wanted.has(target)) continue;
-      out.push({ path: p, anchor: target, score: IMPORTER_SCORE, reason: `imports ${target}`, evidence: { type: 'scope', detail: `importer of ${target}` } });
+      out.push({
+        path: p,
+        anchor: target,
+        score: IMPORTER_SCORE,
+        strength: IMPORTER_SCORE,
+        reason: `imports ${target}`,
+        evidence: { type: 'scope', detail: `importer of ${target}` },
+      });
     }
   }
   return out;
@@ -75,6 +84,7 @@ export async function findRelatedTests(input: RelationInput): Promise<RelationFi
         path: t.path,
         anchor,
         score: Math.round(TEST_WEIGHT * t.score * 100) / 100,
+        strength: t.score,
         reason: `test covering ${anchor}: ${t.reason}`,
         evidence: { type: 'scope', detail: `related test of ${anchor} (${t.evidence.join(', ')})` },
       });

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ScoredFile } from '../../../src/core/targets/rank-targets.js';
-import { capWeakEvidence, MAX_RELATED } from '../../../src/core/targets/select-targets.js';
+import { capWeakEvidence, MAX_RELATED, MAX_RELATED_TESTS } from '../../../src/core/targets/select-targets.js';
 import type { TargetWarning } from '../../../src/core/targets/target-selection-schema.js';
 
-const file = (path: string, rank: number, tier: ScoredFile['tier'], coverage: number): ScoredFile => ({
-  file: { path, rank, classification: 'source', allowedToEdit: true, reasons: [`found ${path}`], evidence: [] },
+const file = (path: string, rank: number, tier: ScoredFile['tier'], coverage: number, relation?: number): ScoredFile => ({
+  file: { path, rank, classification: path.includes('test') ? 'test' : 'source', allowedToEdit: true, reasons: [`found ${path}`], evidence: [] },
   score: rank,
   tier,
   coverage,
+  relation,
 });
 
 describe('the cap on weak evidence', () => {
@@ -27,9 +28,25 @@ describe('the cap on weak evidence', () => {
     expect(kept.slice(1, -1)).toEqual(Array.from({ length: MAX_RELATED - 1 }, (_, i) => `src/importer${i}.ts`));
     expect([...excluded.keys()]).toEqual(['src/importer5.ts', 'src/importer6.ts', 'src/importer7.ts']);
     expect(excluded.get('src/importer7.ts')).toEqual({
-      reason: `left out by the cap on files that a test or importer of a better-ranked file (${MAX_RELATED} kept, ranked above it); found because: found src/importer7.ts`,
+      reason: `left out by the cap on files that import a better-ranked file (${MAX_RELATED} kept, ranked above it); found because: found src/importer7.ts`,
       rank: 0.4,
     });
     expect(warnings.map((w) => w.code)).toEqual(['SELECTION_CAPPED']);
+  });
+
+  it('keeps the tests named after a file before tests that only mention it, apart from the importers', () => {
+    const sorted = [
+      file('src/strong.ts', 1, 'strong', 2),
+      ...Array.from({ length: MAX_RELATED_TESTS }, (_, i) => file(`test/mentions${i}.test.ts`, 0.5, 'related', 3, 0.5)),
+      ...Array.from({ length: MAX_RELATED }, (_, i) => file(`src/importer${i}.ts`, 0.45, 'related', 3, 0.2)),
+      file('test/strong.test.ts', 0.3, 'related', 1, 0.9),
+    ];
+    const excluded = new Map<string, { reason: string; rank?: number }>();
+    const kept = capWeakEvidence(sorted, [], excluded).map((s) => s.file.path);
+    // The counterpart by name is kept although it holds fewer terms and ranks lower; importers have their own cap.
+    expect(kept).toContain('test/strong.test.ts');
+    expect(kept.filter((p) => p.startsWith('src/importer'))).toHaveLength(MAX_RELATED);
+    expect([...excluded.keys()]).toEqual([`test/mentions${MAX_RELATED_TESTS - 1}.test.ts`]);
+    expect(excluded.get(`test/mentions${MAX_RELATED_TESTS - 1}.test.ts`)?.reason).toMatch(/^left out by the cap on files that test a better-ranked file/);
   });
 });
