@@ -121,6 +121,11 @@ const BINARY_EXTENSIONS = new Set([
   'pfx',
 ]);
 
+/** A TypeScript declaration file (`index.d.ts`, `.d.cts`, `.d.mts`): types of code that lives elsewhere, no bodies. */
+export function isDeclarationFile(path: string): boolean {
+  return /\.d\.[cm]?ts$/.test(path);
+}
+
 export function extensionOf(path: string): string {
   const name = path.slice(path.lastIndexOf('/') + 1);
   const dot = name.lastIndexOf('.');

@@ -1,3 +1,4 @@
+import { isDeclarationFile } from '../paths/path-classes.js';
 import type { SearchTerm } from '../task/task-contract.js';
 import { taskWords } from '../task/search-terms.js';
 import { followCalls, type CallAnchor } from './call-steps.js';
@@ -5,6 +6,7 @@ import { changelogConvention, TOWNCRIER_CONFIGS } from './changelog-convention.j
 import { keywordSearch } from './keyword-search.js';
 import { caseInsensitiveSpellings, findLiteralFiles, resolveFramePaths, type ReportFinding } from './report-evidence.js';
 import { noteFound, type Found, type SelectionContext } from './selection-context.js';
+import { analyseSymbols, splitSymbolTerm } from './symbol-search.js';
 
 /** What a bug report quotes and traces, as stages of the search (`search-targets.ts` runs them in order). */
 
@@ -69,6 +71,34 @@ export async function caseFallbackStage(ctx: SelectionContext, symbolTerms: read
   return added;
 }
 
+/**
+ * A qualified name whose qualifier nothing found defines (`AXIOS.getUri`, where `AXIOS` is a
+ * variable of the report's snippet) says nothing of where its member lives: the member is
+ * resolved as a bare name instead, so the file defining it counts as its definition rather than
+ * as an unrelated same-named method. Returns the symbol terms to resolve.
+ */
+export async function unknownQualifierStage(ctx: SelectionContext, symbolTerms: readonly SearchTerm[]): Promise<SearchTerm[]> {
+  const qualified = symbolTerms.filter((t) => {
+    const { type, member } = splitSymbolTerm(t.term);
+    return type !== undefined && member !== undefined;
+  });
+  if (qualified.length === 0) return [...symbolTerms];
+  const types = [...new Set(qualified.map((t) => splitSymbolTerm(t.term).type!))];
+  const { findings } = await analyseSymbols(types, [...ctx.found.keys()].sort(), ctx.contents, ctx.symbols);
+  const defined = new Set([...findings.values()].flatMap((f) => f.reasons.filter((r) => r.startsWith('defines ')).map((r) => r.slice('defines '.length))));
+  const known = new Set(symbolTerms.map((t) => t.term));
+  const out: SearchTerm[] = [];
+  for (const t of symbolTerms) {
+    const { type, member } = splitSymbolTerm(t.term);
+    if (type === undefined || member === undefined || defined.has(type)) out.push(t);
+    else if (!known.has(member)) {
+      known.add(member);
+      out.push({ term: member, kind: 'symbol', source: `${t.term}: nothing here defines ${type}` });
+    }
+  }
+  return out;
+}
+
 /** Distinct report terms a file holds (case-folded): what the cap keeps files by. */
 export function coverageOf(f: Found | undefined): number {
   if (!f) return 0;
@@ -114,7 +144,8 @@ async function reportCoverage(ctx: SelectionContext, path: string, needles: read
 function callAnchors(ctx: SelectionContext): CallAnchor[] {
   const out: CallAnchor[] = [];
   const ranked = [...ctx.found]
-    .filter(([p, f]) => f.tier === 'strong' && !ctx.rules.isTest(p))
+    // A declaration file declares without bodies: the calls are in the implementation.
+    .filter(([p, f]) => f.tier === 'strong' && !ctx.rules.isTest(p) && !isDeclarationFile(p))
     .sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1));
   for (const [p, f] of ranked)
     for (const e of f.evidence)

@@ -1,11 +1,12 @@
 import { taskWords, type TaskWord } from '../task/search-terms.js';
+import { isDeclarationFile } from '../paths/path-classes.js';
 import type { SearchTerm } from '../task/task-contract.js';
 import { filesContaining, keywordSearch, type KeywordHit } from './keyword-search.js';
 import { findNamedPaths, namedDirectories, type PathFinding } from './named-paths.js';
 import { noteFound, type Found, type SelectionContext } from './selection-context.js';
 import { analyseSymbols, DEFINITION_SCORE, splitSymbolTerm, type SymbolFinding } from './symbol-search.js';
 import { findRelatedTests, findRelations, MAX_RELATION_ANCHORS } from './target-relations.js';
-import { callStage, caseFallbackStage, changelogStage, coverageStage, frameStage, literalStage } from './report-stages.js';
+import { callStage, caseFallbackStage, changelogStage, coverageStage, frameStage, literalStage, unknownQualifierStage } from './report-stages.js';
 import { findWordDefinitions, wordFileStems, wordSpellings, type WordDefinition } from './word-definitions.js';
 
 /** The task's search terms, with the parts of each symbol (`Type.member` -> `Type`, `member`), each once; frames are paths, matched by name. */
@@ -65,6 +66,10 @@ function noteSymbolFinding(ctx: SelectionContext, path: string, finding: SymbolF
   if (errorTypeOnly) {
     f.score -= DEFINITION_SCORE / 2;
     f.reasons.push('the definitions are error types the report names: a symptom, not the place of the fix');
+  } else if (defined.length > 0 && isDeclarationFile(path)) {
+    // Still strong (a wrong type is fixed there), but below the code that does what the report describes.
+    f.score -= (DEFINITION_SCORE / 2) * defined.length;
+    f.reasons.push('a declaration file: it declares the named symbols, the code that runs them is elsewhere');
   }
   const migration = invokes && asksToChangeUses(ctx);
   if (migration) {
@@ -228,7 +233,7 @@ export async function findSearchTargets(ctx: SelectionContext): Promise<string> 
   await keywordStage(ctx, uniqueTerms);
   frameStage(ctx);
   await literalStage(ctx);
-  const namedSymbols = symbolTermsOf(ctx.task.searchTerms);
+  const namedSymbols = await unknownQualifierStage(ctx, symbolTermsOf(ctx.task.searchTerms));
   const symbolTerms = [...namedSymbols, ...(await caseFallbackStage(ctx, namedSymbols))];
   await symbolStage(ctx, symbolTerms);
   const known = new Set(uniqueTerms.map((t) => t.toLowerCase()));

@@ -1,0 +1,74 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
+import { buildRepoMap } from '../../../src/core/repomap/build-repo-map.js';
+import { FileContents } from '../../../src/core/repomap/file-contents.js';
+import type { RepoMap } from '../../../src/core/repomap/repo-map-schema.js';
+import { SymbolIndex } from '../../../src/core/repomap/symbol-index.js';
+import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
+import { selectTargets } from '../../../src/core/targets/select-targets.js';
+import { parseTask } from '../../../src/core/task/parse-task.js';
+import { createMemoryRepo, type MemoryRepo } from '../../helpers/memory-repo.js';
+import { pathRulesFor } from '../../helpers/path-rules.js';
+
+const rules = pathRulesFor({});
+
+/**
+ * A JavaScript HTTP client with TypeScript declarations beside it: the declarations name every
+ * public symbol, the class implements them and delegates to a helper. A report's snippet calls
+ * the API through a variable of its own (`API.getUri(...)`).
+ */
+const FILES: Record<string, string> = {
+  'package.json': '{"name":"courier","version":"1.0.0","main":"lib/courier.js","types":"index.d.ts"}\n',
+  'index.d.ts':
+    'export interface RequestConfig {\n  url?: string;\n  params?: unknown;\n  paramsSerializer?: ParamsSerializer;\n}\nexport type ParamsSerializer = (params: unknown) => string;\nexport class Courier {\n  getUri(config?: RequestConfig): string;\n}\n',
+  'lib/courier.js': "import Courier from './core/Courier.js';\nexport default new Courier();\n",
+  'lib/core/Courier.js':
+    "import buildURL from '../helpers/buildURL.js';\n\nexport default class Courier {\n  getUri(config) {\n    return buildURL(config.url, config.params, config.paramsSerializer);\n  }\n}\n",
+  'lib/helpers/buildURL.js':
+    'export default function buildURL(url, params, options) {\n  const serialize = options && options.serialize;\n  const query = serialize ? serialize(params) : new URLSearchParams(params).toString();\n  return query ? `${url}?${query}` : url;\n}\n',
+  'test/courier.test.js': "import Courier from '../lib/core/Courier.js';\n\ntest('getUri', () => new Courier().getUri({ url: '/a' }));\n",
+};
+
+let syntax: TreeSyntaxService;
+let repo: MemoryRepo;
+let map: RepoMap;
+beforeAll(async () => {
+  syntax = await createNodeSyntaxService();
+  repo = await createMemoryRepo(FILES);
+  map = await buildRepoMap({ workspace: repo.workspace, owner: 'acme', repo: 'courier', rules, policyDigest: 'p1' });
+});
+
+async function select(title: string, body: string) {
+  const task = parseTask({ title, body, source: 'github' });
+  const contents = new FileContents(repo.workspace);
+  return selectTargets({ workspace: repo.workspace, task, map, rules, syntax, contents, symbols: new SymbolIndex(syntax, contents) });
+}
+
+describe('selectTargets with declaration files and a report snippet of its own', () => {
+  const report = [
+    'When a callback is given as paramsSerializer, getUri does not use it.',
+    '',
+    '```js',
+    'const API = new Courier({});',
+    "API.getUri({ url: '/api', params: { a: 1 }, paramsSerializer: () => 'b=2' });",
+    '```',
+  ].join('\n');
+
+  it("a qualifier nothing in the repository defines is the snippet's own variable: the member's definition counts, and a call step reaches the helper", async () => {
+    const sel = await select('getUri ignores paramsSerializer if it is a callback', report);
+    const byPath = new Map(sel.selectedFiles.map((f) => [f.path, f]));
+    const implementation = byPath.get('lib/core/Courier.js');
+    expect(implementation?.reasons).toContain('defines getUri');
+    expect(implementation?.reasons.some((r) => r.includes('unrelated to API'))).toBe(false);
+    expect(byPath.get('lib/helpers/buildURL.js')?.reasons[0]).toMatch(/^defines buildURL, called by getUri \(lib\/core\/Courier.js\)/);
+  });
+
+  it('a declaration file that declares the named symbols ranks below the code that runs them', async () => {
+    const sel = await select('getUri ignores paramsSerializer if it is a callback', report);
+    const paths = sel.selectedFiles.map((f) => f.path);
+    expect(sel.selectedFiles.find((f) => f.path === 'index.d.ts')?.reasons).toContain(
+      'a declaration file: it declares the named symbols, the code that runs them is elsewhere',
+    );
+    expect(paths.indexOf('lib/core/Courier.js')).toBeLessThan(paths.indexOf('index.d.ts'));
+  });
+});
