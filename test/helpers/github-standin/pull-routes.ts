@@ -1,5 +1,5 @@
 import { runGit } from './git-store.js';
-import { pullJson, reviewCommentJson } from './repo-json.js';
+import { pullJson, reviewCommentJson, reviewJson } from './repo-json.js';
 import type { PullState } from './repo-state.js';
 import { guarded, need, notFound, pageOf, unprocessable, type RepoRoute, type RouteContext, type RouteResult } from './route-context.js';
 
@@ -75,6 +75,14 @@ const reviewComments: RepoRoute['handle'] = (ctx, m) => {
   if (!review) return notFound;
   const perPage = Math.min(100, Number(ctx.query.get('per_page') ?? 30));
   return { status: 200, body: review.comments.slice(0, perPage).map((c) => reviewCommentJson(ctx, number, review, c)) };
+};
+
+const listReviews: RepoRoute['handle'] = (ctx, m) => {
+  const number = Number(m[1]);
+  const pull = ctx.repo.pulls.get(number);
+  if (!pull) return notFound;
+  const { start, perPage } = pageOf(ctx.query, 100);
+  return { status: 200, body: (pull.reviews ?? []).slice(start, start + perPage).map((r) => reviewJson(ctx, number, r)) };
 };
 
 const FILE_STATUS: Record<string, string> = { A: 'added', D: 'removed', M: 'modified', T: 'changed' };
@@ -158,6 +166,7 @@ export const PULL_ROUTES: RepoRoute[] = [
   { method: 'POST', path: /^\/pulls$/, handle: guarded(write, createPull) },
   { method: 'GET', path: /^\/pulls$/, handle: guarded(read, listPulls) },
   { method: 'GET', path: /^\/pulls\/(\d+)\/reviews\/(\d+)\/comments$/, handle: guarded(read, reviewComments) },
+  { method: 'GET', path: /^\/pulls\/(\d+)\/reviews$/, handle: guarded(read, listReviews) },
   { method: 'GET', path: /^\/pulls\/(\d+)\/files$/, handle: guarded(read, listFiles) },
   { method: 'GET', path: /^\/pulls\/(\d+)$/, handle: getPull },
   { method: 'PATCH', path: /^\/pulls\/(\d+)$/, handle: guarded(write, updatePull) },
