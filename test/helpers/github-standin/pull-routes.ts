@@ -66,7 +66,12 @@ const listPulls: RepoRoute['handle'] = async (ctx) => {
   const list = [...ctx.repo.pulls.values()].filter(
     (p) => (state === 'all' || p.state === state) && headMatches(p, headFilter) && (!baseFilter || p.base === baseFilter),
   );
-  return { status: 200, body: await Promise.all(list.sort((a, b) => b.number - a.number).map((p) => pullJson(ctx, p))) };
+  // The list's items are GitHub's pull-request-simple: no `merged` (its `merged_at` says it).
+  const simple = async (p: PullState) => {
+    const { merged: _merged, ...rest } = await pullJson(ctx, p);
+    return rest;
+  };
+  return { status: 200, body: await Promise.all(list.sort((a, b) => b.number - a.number).map(simple)) };
 };
 
 const reviewComments: RepoRoute['handle'] = (ctx, m) => {
