@@ -3,6 +3,12 @@ import { pullJson, reviewCommentJson, reviewJson } from './repo-json.js';
 import type { PullState } from './repo-state.js';
 import { guarded, need, notFound, pageOf, unprocessable, type RepoRoute, type RouteContext, type RouteResult } from './route-context.js';
 
+/** GitHub's pull-request-simple (the list, requested reviewers): no `merged` (its `merged_at` says it). */
+async function simplePullJson(ctx: RouteContext, p: PullState) {
+  const { merged: _merged, ...rest } = await pullJson(ctx, p);
+  return rest;
+}
+
 const invalid = (field: string): RouteResult => ({
   status: 422,
   body: { message: 'Validation Failed', errors: [{ resource: 'PullRequest', field, code: 'invalid' }] },
@@ -66,12 +72,7 @@ const listPulls: RepoRoute['handle'] = async (ctx) => {
   const list = [...ctx.repo.pulls.values()].filter(
     (p) => (state === 'all' || p.state === state) && headMatches(p, headFilter) && (!baseFilter || p.base === baseFilter),
   );
-  // The list's items are GitHub's pull-request-simple: no `merged` (its `merged_at` says it).
-  const simple = async (p: PullState) => {
-    const { merged: _merged, ...rest } = await pullJson(ctx, p);
-    return rest;
-  };
-  return { status: 200, body: await Promise.all(list.sort((a, b) => b.number - a.number).map(simple)) };
+  return { status: 200, body: await Promise.all(list.sort((a, b) => b.number - a.number).map((p) => simplePullJson(ctx, p))) };
 };
 
 const reviewComments: RepoRoute['handle'] = (ctx, m) => {
@@ -160,7 +161,7 @@ const requestReviewers: RepoRoute['handle'] = async (ctx, m, body) => {
   }
   for (const r of reviewers) if (!pull.requestedReviewers.includes(r)) pull.requestedReviewers.push(r);
   pull.updatedAt = ctx.now();
-  return { status: 201, body: await pullJson(ctx, pull) };
+  return { status: 201, body: await simplePullJson(ctx, pull) };
 };
 
 const read = [['pull_requests', 'read']] as [string, 'read'][];
