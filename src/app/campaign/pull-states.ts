@@ -31,8 +31,7 @@ export function reviewState(reviews: readonly { user?: { login: string } | null;
 export async function readPullState(api: GitHubApi, owner: string, repo: string, number: number): Promise<Omit<PullState, 'readAt'>> {
   const pull = (await api.rest.pulls.get({ owner, repo, pull_number: number })).data;
   const snapshot = await readCiSnapshot(api, owner, repo, pull.head.sha);
-  const ci: PullState['ci'] =
-    snapshot.checks.length === 0 ? 'none' : snapshot.state === 'success' ? 'pass' : snapshot.state === 'pending' ? 'pending' : 'fail';
+  const ci: PullState['ci'] = snapshot.checks.length === 0 ? 'none' : snapshot.state === 'success' ? 'pass' : snapshot.state === 'pending' ? 'pending' : 'fail';
   const reviews = (await api.rest.pulls.listReviews({ owner, repo, pull_number: number, per_page: 100 })).data;
   return { ci, review: reviewState(reviews) };
 }

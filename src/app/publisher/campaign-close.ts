@@ -11,9 +11,7 @@ import { deleteOwnBranch } from './ci-feedback.js';
 import type { PublishDeps } from './publish-candidate.js';
 import { PublishRecord } from './publish-record.js';
 
-export type CampaignCloseOutcome =
-  | { kind: 'closed'; closures: CampaignClosure[]; remaining: number }
-  | { kind: 'ignored'; why: string };
+export type CampaignCloseOutcome = { kind: 'closed'; closures: CampaignClosure[]; remaining: number } | { kind: 'ignored'; why: string };
 
 /** Marks the comment giving the close's reason on each pull request (one per campaign), and the close report on the home issue (one per close request). */
 export const campaignCloseMarker = (campaignId: string) => `<!-- draftsman:campaign-close:${campaignId} -->`;

@@ -324,9 +324,8 @@ export interface CampaignKeys {
   closed: string;
   /** `/agent campaign pause`: no start until `resume` deletes it (the intake). */
   paused: string;
-  /** `/agent campaign close`: one request to the publisher per command (the intake), to close the open pull requests. */
+  /** `/agent campaign close`: the intake's request to the publisher (one per command); what it did to each pull request (once). */
   closeRequest: (commentId: number) => string;
-  /** What the publisher did to one repository's pull request on close (written once). */
   closuresPrefix: string;
   closure: (owner: string, repo: string) => string;
   /** The CI and review states the tracking comment last read (the campaign function; a cache). */

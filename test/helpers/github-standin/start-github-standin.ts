@@ -192,7 +192,13 @@ export interface GitHubStandin {
   addReview(
     fullName: string,
     pull: number,
-    review: { user: string; body: string; commitId: string; state?: ReviewState['state']; comments?: { path: string; line: number; startLine?: number; body: string }[] },
+    review: {
+      user: string;
+      body: string;
+      commitId: string;
+      state?: ReviewState['state'];
+      comments?: { path: string; line: number; startLine?: number; body: string }[];
+    },
   ): ReviewState;
   addStatus(fullName: string, sha: string, status: { context: string; state: CommitStatusState['state']; description?: string; targetUrl?: string }): void;
   /** Resolves a branch/ref/SHA with native git. */

@@ -103,7 +103,9 @@ describe("a campaign's pull requests", () => {
     const dispatches = await f.h.drain();
     expect(dispatches.flatMap((d) => d.publisher ?? []).map((r) => r.kind)).toContain('campaign-close');
     // The pull requests were closed and the branches deleted with the publisher's write token, never the intake's read token.
-    const closing = f.h.standin.calls.slice(callsBefore).filter((c) => (c.method === 'PATCH' && /\/pulls\/\d+$/.test(c.path)) || (c.method === 'DELETE' && c.path.includes('/git/refs/')));
+    const closing = f.h.standin.calls
+      .slice(callsBefore)
+      .filter((c) => (c.method === 'PATCH' && /\/pulls\/\d+$/.test(c.path)) || (c.method === 'DELETE' && c.path.includes('/git/refs/')));
     expect(closing).toHaveLength(4);
     for (const call of closing) expect(call.tokenPermissions).toMatchObject({ pull_requests: 'write', contents: 'write' });
 

@@ -112,7 +112,17 @@ const ALLOWED: Record<string, Grants> = {
   // The campaign state machine's task states: its own items, slots and tracking record; the intake's run-start path; never the campaign record.
   CampaignRole: {
     get: ['campaigns/*', 'runs/*/run.json', 'runs/*/request.json', 'runs/*/control/*', 'locks/*', 'limits/*', 'intakes/*'],
-    put: ['campaigns/*/items/*', 'campaigns/*/slots/*', 'campaigns/*/tracking.json', 'campaigns/*/pull-states.json', 'runs/*/request.json', 'locks/*', 'limits/*', 'issues/*', 'intakes/*'],
+    put: [
+      'campaigns/*/items/*',
+      'campaigns/*/slots/*',
+      'campaigns/*/tracking.json',
+      'campaigns/*/pull-states.json',
+      'runs/*/request.json',
+      'locks/*',
+      'limits/*',
+      'issues/*',
+      'intakes/*',
+    ],
     del: ['locks/*', 'intakes/*'],
     list: ['campaigns/*/items/*', 'campaigns/*/slots/*', 'limits/*'],
     invoke: ['tokenRead'],

@@ -71,7 +71,14 @@ export async function campaignRetryFailed(session: WebhookSession, issue: number
  * campaign's open pull requests with that reason and deletes their branches
  * (src/app/publisher/campaign-close.ts): the intake holds no token that may.
  */
-export async function campaignClose(session: WebhookSession, issue: number, record: CampaignRecord, by: string, reason: string, commentId: number): Promise<TriggerOutcome> {
+export async function campaignClose(
+  session: WebhookSession,
+  issue: number,
+  record: CampaignRecord,
+  by: string,
+  reason: string,
+  commentId: number,
+): Promise<TriggerOutcome> {
   const { store } = session.deps;
   const keys = campaignKeys(record.home.owner, record.home.repo, issue, record.campaignId);
   const at = new Date(session.deps.clock.now()).toISOString();

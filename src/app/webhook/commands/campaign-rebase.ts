@@ -54,12 +54,23 @@ export async function campaignRebase(session: WebhookSession, issue: number, rec
 async function rebaseItem(home: WebhookSession, record: CampaignRecord, item: CampaignItem, sender: string): Promise<ItemRebase> {
   const { owner, repo } = splitRepository(item.repository);
   const installationId = record.home.installationId;
-  const probe = new WebhookSession(home.deps, { id: item.repositoryId!, name: repo, full_name: item.repository, owner: { login: owner }, default_branch: '' }, installationId);
+  const probe = new WebhookSession(
+    home.deps,
+    { id: item.repositoryId!, name: repo, full_name: item.repository, owner: { login: owner }, default_branch: '' },
+    installationId,
+  );
   const api = await probe.api();
   const { data } = await api.rest.repos.get({ owner, repo });
   const target = new WebhookSession(
     home.deps,
-    { id: data.id, name: data.name, full_name: data.full_name, owner: { login: data.owner.login }, default_branch: data.default_branch, clone_url: data.clone_url },
+    {
+      id: data.id,
+      name: data.name,
+      full_name: data.full_name,
+      owner: { login: data.owner.login },
+      default_branch: data.default_branch,
+      clone_url: data.clone_url,
+    },
     installationId,
   );
   const trusted = await readTrustedPolicy(api, { owner, repo, defaultBranch: data.default_branch });
