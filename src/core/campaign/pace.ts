@@ -65,6 +65,13 @@ export function rebuildsPerCommand(startsPerMinute: number): number {
 }
 
 /**
+ * Campaign pull requests one `/agent campaign rebase` looks at (about seven reads each: the
+ * repository, its policy, the sender's permission, the base and the branch), so that one command
+ * fits one intake invocation; the reply says where the next command goes on.
+ */
+export const REBASE_LOOKS_PER_COMMAND = 25;
+
+/**
  * The tracking comment's CI and review columns: each refresh reads at most this many pull
  * requests (four GETs each: the pull request, its check runs, its combined status, its
  * reviews), those read longest ago first, and none read less than `PULL_READ_MAX_AGE_MS` ago.

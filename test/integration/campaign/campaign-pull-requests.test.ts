@@ -90,6 +90,14 @@ describe("a campaign's pull requests", () => {
     expect(reply).toMatch(/\| acme\/ok-01 \| \[#\d+\]\([^)]+\) \| rebuilding on the new base \|/);
     expect(reply).toMatch(/\| acme\/ok-02 \| \[#\d+\]\([^)]+\) \| up to date \|/);
     pulls[moved].head = head;
+
+    // `from <owner/repo>` goes on where a command stopped: the repositories before it are not looked at.
+    await f.h.deliver('issue_comment', f.h.payloads.comment(1, '/agent campaign rebase from acme/ok-02', { sender: ADMIN }));
+    const from = f.h.comments(1).at(-1)!.body;
+    expect(from).toContain('0 pull requests rebuilding');
+    expect(from).not.toContain('acme/ok-01');
+    expect(from).toMatch(/\| acme\/ok-02 \| \[#\d+\]\([^)]+\) \| up to date \|/);
+    expect(from).toMatch(/\| acme\/ok-03 \| \[#\d+\]\([^)]+\) \| up to date \|/);
   }, 120_000);
 
   it('close closes the open pull requests through the publisher with the reason and deletes their branches; a merged one is left alone', async () => {

@@ -1,5 +1,5 @@
 import type { CampaignItem, CampaignRecord } from '../../../core/campaign/campaign-record.js';
-import { rebuildsPerCommand } from '../../../core/campaign/pace.js';
+import { REBASE_LOOKS_PER_COMMAND, rebuildsPerCommand } from '../../../core/campaign/pace.js';
 import { meetsPermission } from '../../../core/policy/agent-policy.js';
 import { cell } from '../../../core/text/report-markdown.js';
 import { splitRepository } from '../../campaign/campaign-state.js';
@@ -23,19 +23,23 @@ interface ItemRebase {
  * behind when someone else's commits are on it, left alone when up to date. The target's own
  * trusted policy decides as for any command there (disabled: nothing; the admin below its
  * `triggers.minPermission`: nothing). A rebuild is a new attempt that publishes again, so one
- * command rebuilds at most `rebuildsPerCommand` (the campaign's pace); the reply lists each
- * repository and how many wait for the next command.
+ * command rebuilds at most `rebuildsPerCommand` (the campaign's pace) and looks at most at
+ * `REBASE_LOOKS_PER_COMMAND` pull requests; the reply lists each repository it looked at and,
+ * when it stopped early, the `from <owner/repo>` that goes on.
  */
-export async function campaignRebase(session: WebhookSession, issue: number, record: CampaignRecord, sender: string): Promise<TriggerOutcome> {
-  const items = (await itemsOf(session, record)).filter((i) => i.state === 'changed' && i.issue !== undefined && i.repositoryId !== undefined);
+export async function campaignRebase(session: WebhookSession, issue: number, record: CampaignRecord, sender: string, args: string): Promise<TriggerOutcome> {
+  // `from <owner/repo>`: go on where the last command stopped (items are in name order).
+  const from = /^from\s+(\S+)/i.exec(args)?.[1]?.toLowerCase() ?? '';
+  const open = (await itemsOf(session, record)).filter((i) => i.state === 'changed' && i.issue !== undefined && i.repositoryId !== undefined);
+  const items = open.filter((i) => i.repository.toLowerCase() >= from);
   const cap = rebuildsPerCommand(record.spec.pace.startsPerMinute);
   const rows: string[] = [];
   let rebuilt = 0;
-  let waiting = 0;
+  let next: CampaignItem | undefined;
   for (const item of items) {
-    if (rebuilt >= cap) {
-      waiting++;
-      continue;
+    if (rebuilt >= cap || rows.length >= REBASE_LOOKS_PER_COMMAND) {
+      next = item;
+      break;
     }
     const done = await rebaseItem(session, record, item, sender);
     if (done.rebuilt) rebuilt++;
@@ -45,7 +49,12 @@ export async function campaignRebase(session: WebhookSession, issue: number, rec
   const lines = [
     `Campaign \`${record.campaignId}\`: ${rebuilt} pull request${rebuilt === 1 ? '' : 's'} rebuilding on the new head of ${rebuilt === 1 ? 'its' : 'their'} base.`,
     ...(rows.length > 0 ? ['', '| repository | PR | rebase |', '|---|---|---|', ...rows] : ['', 'No campaign pull request is open.']),
-    ...(waiting > 0 ? ['', `${waiting} more wait for the campaign's pace: comment \`/agent campaign rebase\` again in an hour.`] : []),
+    ...(next
+      ? [
+          '',
+          `The campaign's pace stops here for this command: comment \`/agent campaign rebase from ${next.repository}\` to go on${rebuilt >= cap ? ' (in an hour)' : ''}.`,
+        ]
+      : []),
   ];
   await session.reply(issue, lines.join('\n'));
   return { kind: 'replied', why: `campaign rebase: ${rebuilt} rebuilt` };

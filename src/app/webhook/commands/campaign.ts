@@ -55,7 +55,7 @@ export async function campaignCommand({ session, policy, payload }: CommandConte
     }
     if (sub === 'retry-failed') return campaignRetryFailed(session, issue, record, payload.comment.id);
     if (sub === 'pause' || sub === 'resume') return campaignPause(session, issue, record, payload.sender.login, sub === 'pause');
-    if (sub === 'rebase') return campaignRebase(session, issue, record, payload.sender.login);
+    if (sub === 'rebase') return campaignRebase(session, issue, record, payload.sender.login, args.slice(sub.length).trim());
     return campaignClose(session, issue, record, payload.sender.login, args.slice(sub.length).trim(), payload.comment.id);
   }
   await session.reply(payload.issue.number, TEXTS.campaignUsage(policy.triggers.commandPrefix));
