@@ -8,8 +8,9 @@ import { pullKey, refreshPullStates } from './pull-states.js';
 
 /**
  * The one tracking comment on the home issue, rendered from the store (the record and every
- * item, and each pull request's CI and review as last read, `pull-states.ts`): created once (found again by its marker when an earlier try posted it and failed
- * before recording it), then edited in place. Each render is whole, so the last edit shows every
+ * item, and each pull request's CI and review as last read, `pull-states.ts`): created once
+ * (found again by its marker when an earlier try posted it and failed before recording it),
+ * then edited in place. Each render is whole, so the last edit shows every
  * item as the store had it then; the campaign's last step renders once more after every
  * repository ended.
  */

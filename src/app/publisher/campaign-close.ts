@@ -1,6 +1,6 @@
 import { putArtifactIfAbsent, readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
 import { campaignKeys, parseCampaignCloseRequestKey, runKeys } from '../../core/artifacts/keys.js';
-import { CampaignClosure, CampaignCloseRequest, type CampaignItem } from '../../core/campaign/campaign-record.js';
+import { CampaignClosure, CampaignClosed, type CampaignItem } from '../../core/campaign/campaign-record.js';
 import { CLOSES_PER_REQUEST } from '../../core/campaign/pace.js';
 import { RunRequest } from '../../core/runs/run-request.js';
 import { cell } from '../../core/text/report-markdown.js';
@@ -44,7 +44,7 @@ export async function closeCampaignPullRequests(deps: PublishDeps, key: string):
   if (!named) return { kind: 'ignored', why: 'not a close request key' };
   const keys = campaignKeys(named.owner, named.repo, named.issue, named.campaignId);
   const campaign = await loadCampaign(deps.store, keys.record);
-  const request = await readArtifactIfPresent(deps.store, key, CampaignCloseRequest);
+  const request = await readArtifactIfPresent(deps.store, key, CampaignClosed);
   if (!request) return { kind: 'ignored', why: 'the close request is gone' };
   const closures: CampaignClosure[] = [];
   let remaining = 0;
@@ -133,7 +133,7 @@ async function report(
   deps: PublishDeps,
   campaign: LoadedCampaign,
   commentId: number,
-  request: CampaignCloseRequest,
+  request: CampaignClosed,
   closures: readonly CampaignClosure[],
   remaining: number,
 ): Promise<void> {

@@ -75,9 +75,13 @@ export type CampaignItem = z.infer<typeof CampaignItem>;
 export const CampaignTracking = z.object({ schemaVersion: z.literal(1), commentId: z.number().int() });
 export type CampaignTracking = z.infer<typeof CampaignTracking>;
 
-/** `campaigns/.../close-requests/<commentId>.json`: an admin's `/agent campaign close` for the publisher (the intake writes it once per comment). */
-export const CampaignCloseRequest = z.object({ schemaVersion: z.literal(1), by: z.string(), reason: z.string(), at: z.string() });
-export type CampaignCloseRequest = z.infer<typeof CampaignCloseRequest>;
+/**
+ * Who did what to a campaign, when and why (the intake writes them): `closed.json` and
+ * `paused.json`, and each `close-requests/<commentId>.json`, an admin's `/agent campaign close`
+ * for the publisher (once per comment, with the reason `closed.json` keeps).
+ */
+export const CampaignClosed = z.object({ schemaVersion: z.literal(1), by: z.string(), reason: z.string(), at: z.string() });
+export type CampaignClosed = z.infer<typeof CampaignClosed>;
 
 /**
  * `campaigns/.../closures/<owner>/<repo>.json`: what the publisher found and did on close, once

@@ -1,13 +1,9 @@
 import { putArtifactIfAbsent, readArtifactIfPresent } from '../../../core/artifacts/artifact-io.js';
 import { campaignIssuePrefix, campaignKeys, parseCampaignRecordKey } from '../../../core/artifacts/keys.js';
-import { CampaignCloseRequest, CampaignItem, CampaignRecord, CampaignTracking, ENDED_ITEM_STATES } from '../../../core/campaign/campaign-record.js';
+import { CampaignClosed, CampaignItem, CampaignRecord, CampaignTracking, ENDED_ITEM_STATES } from '../../../core/campaign/campaign-record.js';
 import { countItems } from '../../../core/campaign/tracking-comment.js';
-import { z } from 'zod';
 import type { TriggerOutcome } from '../trigger-outcome.js';
 import type { WebhookSession } from '../webhook-session.js';
-
-/** `campaigns/.../closed.json` and `paused.json`: who closed (paused) the campaign, when and why (written by the intake). */
-export const CampaignClosed = z.object({ schemaVersion: z.literal(1), by: z.string(), reason: z.string(), at: z.string() });
 
 /** The issue's latest campaign (the last started, when its spec was edited and started again), or undefined. */
 export async function latestCampaign(session: WebhookSession, issue: number): Promise<CampaignRecord | undefined> {
@@ -85,7 +81,7 @@ export async function campaignClose(
   const first = await putArtifactIfAbsent(store, keys.closed, CampaignClosed, { schemaVersion: 1, by, reason: reason || 'closed', at });
   const closed = await readArtifactIfPresent(store, keys.closed, CampaignClosed);
   if (!closed) throw new Error(`the closed record ${keys.closed} vanished after it was written`);
-  await putArtifactIfAbsent(store, keys.closeRequest(commentId), CampaignCloseRequest, { schemaVersion: 1, by, reason: closed.reason, at });
+  await putArtifactIfAbsent(store, keys.closeRequest(commentId), CampaignClosed, { schemaVersion: 1, by, reason: closed.reason, at });
   const head = first
     ? `Campaign \`${record.campaignId}\` is closed: no repository starts from now on.`
     : `Campaign \`${record.campaignId}\` was closed by @${closed.by} on ${closed.at.slice(0, 10)}.`;
