@@ -90,7 +90,7 @@ async function closeOne(deps: PublishDeps, campaign: LoadedCampaign, target: Tar
   const issued = await deps.tokens.token({ installationId: request.source.installationId, repositoryId: request.source.repositoryId, role: 'write' });
   const api = deps.github(issued.token);
   const pull = (await api.rest.pulls.get({ owner, repo, pull_number: published.prNumber })).data;
-  let outcome: CampaignClosure['outcome'] = pull.merged ? 'merged' : pull.state === 'closed' ? 'already-closed' : 'closed';
+  const outcome: CampaignClosure['outcome'] = pull.merged ? 'merged' : pull.state === 'closed' ? 'already-closed' : 'closed';
   let branchDeleted = false;
   if (outcome === 'closed') {
     const marker = campaignCloseMarker(campaign.record.campaignId);
@@ -99,7 +99,6 @@ async function closeOne(deps: PublishDeps, campaign: LoadedCampaign, target: Tar
     if (!(await findMarkedComment(api, where))) await createCommentOnce(api, { ...where, body });
     await api.rest.pulls.update({ owner, repo, pull_number: published.prNumber, state: 'closed' });
     branchDeleted = await deleteOwnBranch(api, published);
-    outcome = 'closed';
   }
   const closure: CampaignClosure = {
     schemaVersion: 1,
