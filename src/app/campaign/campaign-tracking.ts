@@ -4,18 +4,25 @@ import { renderTrackingComment, trackingMarker } from '../../core/campaign/track
 import { createCommentOnce, findMarkedComment } from '../github/create-once.js';
 import type { WebhookSession } from '../webhook/webhook-session.js';
 import { listItems, type LoadedCampaign } from './campaign-state.js';
+import { pullKey, refreshPullStates } from './pull-states.js';
 
 /**
  * The one tracking comment on the home issue, rendered from the store (the record and every
- * item): created once (found again by its marker when an earlier try posted it and failed
- * before recording it), then edited in place. Each render is whole, so the last edit shows every
+ * item, and each pull request's CI and review as last read, `pull-states.ts`): created once
+ * (found again by its marker when an earlier try posted it and failed before recording it),
+ * then edited in place. Each render is whole, so the last edit shows every
  * item as the store had it then; the campaign's last step renders once more after every
  * repository ended.
  */
 export async function updateTracking(home: WebhookSession, campaign: LoadedCampaign): Promise<number> {
   const { store } = home.deps;
   const { record, keys } = campaign;
-  const items = await listItems(store, campaign);
+  const listed = await listItems(store, campaign);
+  const pulls = await refreshPullStates(home.deps, campaign, listed);
+  const items = listed.map((i) => {
+    const read = pulls[pullKey(i) ?? ''];
+    return read ? { ...i, ci: read.ci, review: read.review } : i;
+  });
   const closed = (await store.get(keys.closed)) !== undefined;
   const body = renderTrackingComment(record, items, { closed });
   const api = await home.api();

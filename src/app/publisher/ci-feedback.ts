@@ -12,6 +12,7 @@ import { renderProgressComment } from '../github/progress-comment.js';
 import type { PublishDeps } from './publish-candidate.js';
 import { PublishRecord } from './publish-record.js';
 import { closeRun } from './pull-request-outcome.js';
+import { orUndefinedOn404 } from './publisher-context.js';
 
 /**
  * CI feedback for agent pull requests: real CI results replace the PR
@@ -267,6 +268,18 @@ async function newestSnapshot(
   return newest;
 }
 
+/**
+ * Delete an agent branch that still ends at the App's last commit; a branch with commits someone
+ * else pushed on top of ours is kept (never delete their work). Whether it was deleted.
+ */
+export async function deleteOwnBranch(api: GitHubApi, record: Pick<PublishRecord, 'owner' | 'repo' | 'branch' | 'publishedCommitSha'>): Promise<boolean> {
+  const { owner, repo } = record;
+  const ref = await orUndefinedOn404(() => api.rest.git.getRef({ owner, repo, ref: `heads/${record.branch}` }));
+  if (!ref || ref.data.object.sha !== record.publishedCommitSha) return false;
+  await api.rest.git.deleteRef({ owner, repo, ref: `heads/${record.branch}` });
+  return true;
+}
+
 /** A closed agent PR: progress comment and run.json say so; an unmerged branch still at our commit is deleted. */
 async function closeOut(
   options: PublishDeps & { runKeys: RunKeys },
@@ -277,18 +290,7 @@ async function closeOut(
 ): Promise<CiUpdateOutcome> {
   const merged = event.pullRequest?.merged === true;
   const { owner, repo } = record;
-  let branchDeleted = false;
-  if (!merged) {
-    const ref = await api.rest.git.getRef({ owner, repo, ref: `heads/${record.branch}` }).catch((error: unknown) => {
-      if ((error as { status?: number }).status === 404) return undefined;
-      throw error;
-    });
-    // Never delete commits a human pushed on top of ours.
-    if (ref && ref.data.object.sha === record.publishedCommitSha) {
-      await api.rest.git.deleteRef({ owner, repo, ref: `heads/${record.branch}` });
-      branchDeleted = true;
-    }
-  }
+  const branchDeleted = !merged && (await deleteOwnBranch(api, record));
   const id = request.issue?.progressCommentId;
   if (id !== undefined) {
     await api.rest.issues.updateComment({

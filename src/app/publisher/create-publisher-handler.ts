@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { decodeS3EventKey } from '../aws/s3-artifact-store.js';
-import { runKeys } from '../../core/artifacts/keys.js';
+import { parseCampaignCloseRequestKey, runKeys } from '../../core/artifacts/keys.js';
 import { parseRunKey } from '../../core/runs/run-key.js';
 import { withLogScope } from '../logger.js';
 import { cachedTokens } from '../tokens/cached-token-broker.js';
+import { closeCampaignPullRequests, type CampaignCloseOutcome } from './campaign-close.js';
 import { recordGate, relayProgress, type AttemptViewOutcome } from './attempt-progress.js';
 import { updateVerificationFromCi, type CiUpdateOutcome } from './ci-feedback.js';
 import { publishCandidate, type PublishDeps, type PublishOutcome } from './publish-candidate.js';
@@ -24,6 +25,7 @@ export type PublisherResult =
   | { key: string; kind: 'ci'; outcome: CiUpdateOutcome }
   | { key: string; kind: 'retry'; outcome: RetryOutcome }
   | { key: string; kind: 'progress' | 'gate'; outcome: AttemptViewOutcome }
+  | { key: string; kind: 'campaign-close'; outcome: CampaignCloseOutcome }
   | { key: string; kind: 'ignored' };
 
 /**
@@ -31,7 +33,8 @@ export type PublisherResult =
  * -> publishCandidate, `ci/*.json` -> updateVerificationFromCi (CI results, or a closed PR),
  * `attempts/<n>/progress.json` -> relayProgress (the worker's progress on the issue),
  * `attempts/<n>/approval-request.json` -> recordGate (the gate an approval covers),
- * `control/publish-retry.json` -> publishWhenDue (a publication GitHub rate-limited, re-driven).
+ * `control/publish-retry.json` -> publishWhenDue (a publication GitHub rate-limited, re-driven),
+ * `campaigns/.../close-requests/<id>.json` -> closeCampaignPullRequests (`/agent campaign close`).
  * Refusals are outcomes, not errors; only transient failures throw, so the Lambda retry
  * re-runs an idempotent publication.
  */
@@ -44,6 +47,11 @@ export function createPublisherHandler(given: PublishDeps): (event: unknown) => 
       const key = decodeS3EventKey(record.s3.object.key);
       if (!record.eventName.startsWith('ObjectCreated')) {
         results.push({ key, kind: 'ignored' });
+        continue;
+      }
+      if (parseCampaignCloseRequestKey(key)) {
+        const outcome = await withLogScope({ campaignKey: key }, () => closeCampaignPullRequests(deps, key));
+        results.push({ key, kind: 'campaign-close', outcome });
         continue;
       }
       const m = parseRunKey(key);

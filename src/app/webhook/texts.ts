@@ -10,7 +10,7 @@ export const TEXTS = {
   campaignInvalid: (problems: string) => `**Action required**: the campaign spec in this issue's \`agent\` block is not valid:\n\n${problems}`,
   noCampaign: 'No campaign was started on this issue (`/agent campaign start`, or the label `agent:campaign`).',
   campaignUsage: (p: string) =>
-    `Campaign commands on a home issue: \`${p} campaign start | status | retry-failed | pause | resume | close <reason>\` (\`rebase\` is not built yet).`,
+    `Campaign commands on a home issue: \`${p} campaign start | status | retry-failed | rebase | pause | resume | close <reason>\`.`,
   modeNotAllowed: (modes: readonly string[]) => `This mode is not allowed by \`agent.allowedModes\` (${modes.join(', ')}).`,
   runActive: 'A run is already active on this issue; `/agent cancel` stops it, `/agent status` shows it.',
   attemptActive: 'A run is already active on this issue.',

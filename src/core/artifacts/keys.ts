@@ -327,6 +327,12 @@ export interface CampaignKeys {
   closed: string;
   /** `/agent campaign pause`: no start until `resume` deletes it (the intake). */
   paused: string;
+  /** `/agent campaign close`: the intake's request to the publisher (one per command); what it did to each pull request (once). */
+  closeRequest: (commentId: number) => string;
+  closuresPrefix: string;
+  closure: (owner: string, repo: string) => string;
+  /** The CI and review states the tracking comment last read (the campaign function; a cache). */
+  pullStates: string;
 }
 
 function paceWindow(window: string): string {
@@ -349,12 +355,23 @@ export function campaignKeys(owner: string, repo: string, issue: number, campaig
     tracking: `${p}tracking.json`,
     closed: `${p}closed.json`,
     paused: `${p}paused.json`,
+    closeRequest: (commentId) => `${p}close-requests/${positiveInt(commentId, 'comment id')}.json`,
+    closuresPrefix: `${p}closures/`,
+    closure: (o, r) => `${p}closures/${keySegment(o, 'owner')}/${keySegment(r, 'repo')}.json`,
+    pullStates: `${p}pull-states.json`,
   };
 }
 
 /** `campaigns/<owner>/<repo>/<issue>/`: every campaign of one home issue. */
 export function campaignIssuePrefix(owner: string, repo: string, issue: number): string {
   return `${CAMPAIGNS_PREFIX}${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${positiveInt(issue, 'issue number')}/`;
+}
+
+/** The campaign a `campaigns/<owner>/<repo>/<issue>/<campaignId>/close-requests/<commentId>.json` key names, or undefined. */
+export function parseCampaignCloseRequestKey(key: string): { owner: string; repo: string; issue: number; campaignId: string; commentId: number } | undefined {
+  const match = /^campaigns\/([^/]+)\/([^/]+)\/([1-9]\d*)\/([^/]+)\/close-requests\/([1-9]\d*)\.json$/.exec(key);
+  if (!match) return undefined;
+  return { owner: match[1], repo: match[2], issue: Number(match[3]), campaignId: match[4], commentId: Number(match[5]) };
 }
 
 export function parseCampaignRecordKey(key: string): { owner: string; repo: string; issue: number; campaignId: string } | undefined {

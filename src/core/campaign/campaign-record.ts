@@ -75,6 +75,41 @@ export type CampaignItem = z.infer<typeof CampaignItem>;
 export const CampaignTracking = z.object({ schemaVersion: z.literal(1), commentId: z.number().int() });
 export type CampaignTracking = z.infer<typeof CampaignTracking>;
 
+/**
+ * Who did what to a campaign, when and why (the intake writes them): `closed.json` and
+ * `paused.json`, and each `close-requests/<commentId>.json`, an admin's `/agent campaign close`
+ * for the publisher (once per comment, with the reason `closed.json` keeps).
+ */
+export const CampaignClosed = z.object({ schemaVersion: z.literal(1), by: z.string(), reason: z.string(), at: z.string() });
+export type CampaignClosed = z.infer<typeof CampaignClosed>;
+
+/**
+ * `campaigns/.../closures/<owner>/<repo>.json`: what the publisher found and did on close, once
+ * per repository: `closed` (with the reason, and the branch deleted unless someone else's
+ * commits are on it), or left alone because it was `merged` or `already-closed`.
+ */
+export const CampaignClosure = z.object({
+  schemaVersion: z.literal(1),
+  repository: z.string(),
+  pullRequest: z.object({ number: z.number().int().positive(), url: z.string() }),
+  outcome: z.enum(['closed', 'merged', 'already-closed']),
+  branch: z.string(),
+  branchDeleted: z.boolean(),
+  at: z.string(),
+});
+export type CampaignClosure = z.infer<typeof CampaignClosure>;
+
+/** A pull request's combined check state and review state, as the tracking comment shows them. */
+export const PullCi = z.enum(['pass', 'fail', 'pending', 'none']);
+export const PullReview = z.enum(['approved', 'changes requested', 'none']);
+
+/** `campaigns/.../pull-states.json`: the CI and review states the tracking comment last read, by `owner/repo#number` (a cache: last writer wins). */
+export const CampaignPullStates = z.object({
+  schemaVersion: z.literal(1),
+  pulls: z.record(z.string(), z.object({ ci: PullCi, review: PullReview, readAt: z.string() })),
+});
+export type CampaignPullStates = z.infer<typeof CampaignPullStates>;
+
 /** The digest of a parsed spec: equal specs, equal digests, whatever their YAML layout. */
 export function campaignSpecDigest(spec: CampaignSpec): string {
   return sha256Hex(canonicalJson(spec));

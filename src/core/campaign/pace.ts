@@ -42,3 +42,39 @@ export function secondsToNextWindow(epochMs: number, window: 'minute' | 'hour'):
   const size = window === 'minute' ? 60_000 : 3_600_000;
   return Math.max(1, Math.ceil((size - (epochMs % size)) / 1000));
 }
+
+/**
+ * Content-creating requests `/agent campaign close` makes per open pull request: the comment
+ * giving the reason, the close, the branch's deletion.
+ */
+export const CONTENT_REQUESTS_PER_CLOSE = 3;
+
+/**
+ * Pull requests one close request closes: a minute's campaign share of GitHub's content limit
+ * (the client's write spacing makes it take longer than a minute). More open pull requests wait
+ * for the next `close`.
+ */
+export const CLOSES_PER_REQUEST = Math.floor((GITHUB_CONTENT_REQUESTS_PER_MINUTE * CAMPAIGN_SHARE) / CONTENT_REQUESTS_PER_CLOSE);
+
+/**
+ * Pull requests one `/agent campaign rebase` rebuilds: each rebuild is a new attempt that
+ * publishes again (about a run's content requests), so at most the campaign's starts of an hour.
+ */
+export function rebuildsPerCommand(startsPerMinute: number): number {
+  return paceLimits(startsPerMinute).perHour;
+}
+
+/**
+ * Campaign pull requests one `/agent campaign rebase` looks at (about seven reads each: the
+ * repository, its policy, the sender's permission, the base and the branch), so that one command
+ * fits one intake invocation; the reply says where the next command goes on.
+ */
+export const REBASE_LOOKS_PER_COMMAND = 25;
+
+/**
+ * The tracking comment's CI and review columns: each refresh reads at most this many pull
+ * requests (four GETs each: the pull request, its check runs, its combined status, its
+ * reviews), those read longest ago first, and none read less than `PULL_READ_MAX_AGE_MS` ago.
+ */
+export const PULL_READS_PER_REFRESH = 10;
+export const PULL_READ_MAX_AGE_MS = 10 * 60_000;

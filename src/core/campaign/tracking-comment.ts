@@ -74,7 +74,7 @@ export function renderTrackingComment(record: CampaignRecord, items: readonly Ca
     '',
     '</details>',
     '',
-    'Commands: `/agent campaign status | retry-failed | pause | resume | close <reason>`.',
+    'Commands: `/agent campaign status | retry-failed | rebase | pause | resume | close <reason>`.',
   ];
   return lines.join('\n');
 }

@@ -1,7 +1,13 @@
 import { runGit } from './git-store.js';
-import { pullJson, reviewCommentJson } from './repo-json.js';
+import { pullJson, reviewCommentJson, reviewJson } from './repo-json.js';
 import type { PullState } from './repo-state.js';
 import { guarded, need, notFound, pageOf, unprocessable, type RepoRoute, type RouteContext, type RouteResult } from './route-context.js';
+
+/** GitHub's pull-request-simple (the list, requested reviewers): no `merged` (its `merged_at` says it). */
+async function simplePullJson(ctx: RouteContext, p: PullState) {
+  const { merged: _merged, ...rest } = await pullJson(ctx, p);
+  return rest;
+}
 
 const invalid = (field: string): RouteResult => ({
   status: 422,
@@ -66,7 +72,7 @@ const listPulls: RepoRoute['handle'] = async (ctx) => {
   const list = [...ctx.repo.pulls.values()].filter(
     (p) => (state === 'all' || p.state === state) && headMatches(p, headFilter) && (!baseFilter || p.base === baseFilter),
   );
-  return { status: 200, body: await Promise.all(list.sort((a, b) => b.number - a.number).map((p) => pullJson(ctx, p))) };
+  return { status: 200, body: await Promise.all(list.sort((a, b) => b.number - a.number).map((p) => simplePullJson(ctx, p))) };
 };
 
 const reviewComments: RepoRoute['handle'] = (ctx, m) => {
@@ -75,6 +81,14 @@ const reviewComments: RepoRoute['handle'] = (ctx, m) => {
   if (!review) return notFound;
   const perPage = Math.min(100, Number(ctx.query.get('per_page') ?? 30));
   return { status: 200, body: review.comments.slice(0, perPage).map((c) => reviewCommentJson(ctx, number, review, c)) };
+};
+
+const listReviews: RepoRoute['handle'] = (ctx, m) => {
+  const number = Number(m[1]);
+  const pull = ctx.repo.pulls.get(number);
+  if (!pull) return notFound;
+  const { start, perPage } = pageOf(ctx.query, 100);
+  return { status: 200, body: (pull.reviews ?? []).slice(start, start + perPage).map((r) => reviewJson(ctx, number, r)) };
 };
 
 const FILE_STATUS: Record<string, string> = { A: 'added', D: 'removed', M: 'modified', T: 'changed' };
@@ -147,7 +161,7 @@ const requestReviewers: RepoRoute['handle'] = async (ctx, m, body) => {
   }
   for (const r of reviewers) if (!pull.requestedReviewers.includes(r)) pull.requestedReviewers.push(r);
   pull.updatedAt = ctx.now();
-  return { status: 201, body: await pullJson(ctx, pull) };
+  return { status: 201, body: await simplePullJson(ctx, pull) };
 };
 
 const read = [['pull_requests', 'read']] as [string, 'read'][];
@@ -158,6 +172,7 @@ export const PULL_ROUTES: RepoRoute[] = [
   { method: 'POST', path: /^\/pulls$/, handle: guarded(write, createPull) },
   { method: 'GET', path: /^\/pulls$/, handle: guarded(read, listPulls) },
   { method: 'GET', path: /^\/pulls\/(\d+)\/reviews\/(\d+)\/comments$/, handle: guarded(read, reviewComments) },
+  { method: 'GET', path: /^\/pulls\/(\d+)\/reviews$/, handle: guarded(read, listReviews) },
   { method: 'GET', path: /^\/pulls\/(\d+)\/files$/, handle: guarded(read, listFiles) },
   { method: 'GET', path: /^\/pulls\/(\d+)$/, handle: getPull },
   { method: 'PATCH', path: /^\/pulls\/(\d+)$/, handle: guarded(write, updatePull) },

@@ -65,6 +65,8 @@ export async function pullJson(ctx: RouteContext, p: PullState) {
     node_id: `PR_${ctx.repo.id}_${p.number}`,
     number: p.number,
     state: p.state,
+    merged: p.merged === true,
+    merged_at: p.merged ? iso(p.updatedAt) : null,
     draft: p.draft,
     title: p.title,
     body: p.body,
@@ -173,4 +175,23 @@ export async function treeJson(ctx: RouteContext, sha: string, recursive: boolea
   };
   await walk(sha, '');
   return { sha, url: `${ctx.baseUrl}/repos/${ctx.repo.fullName}/git/trees/${sha}`, tree: out, truncated: false };
+}
+
+/** One submitted review, as `GET /pulls/{n}/reviews` lists it. */
+export function reviewJson(ctx: RouteContext, number: number, review: ReviewState) {
+  const html = `${ctx.baseUrl}/${ctx.repo.fullName}/pull/${number}#pullrequestreview-${review.id}`;
+  const pullUrl = `${ctx.baseUrl}/repos/${ctx.repo.fullName}/pulls/${number}`;
+  return {
+    id: review.id,
+    node_id: `PRR_${review.id}`,
+    user: userJson(review.user),
+    body: review.body,
+    state: review.state ?? 'COMMENTED',
+    html_url: html,
+    pull_request_url: pullUrl,
+    _links: { html: { href: html }, pull_request: { href: pullUrl } },
+    submitted_at: iso(review.submittedAt),
+    commit_id: review.commitId,
+    author_association: 'COLLABORATOR',
+  };
 }

@@ -33,6 +33,8 @@ export interface PullState {
   title: string;
   body: string | null;
   state: 'open' | 'closed';
+  /** Merged (closed by a merge); set by tests, as a maintainer merging it would. */
+  merged?: boolean;
   draft: boolean;
   head: string;
   headOwner: string;
@@ -53,6 +55,8 @@ export interface ReviewState {
   body: string;
   user: StandinUser;
   commitId: string;
+  /** The verdict (default `COMMENTED`). */
+  state?: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'DISMISSED';
   comments: { id: number; path: string; line: number; startLine?: number; body: string; user: StandinUser }[];
   submittedAt: number;
 }

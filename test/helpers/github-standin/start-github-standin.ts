@@ -192,7 +192,13 @@ export interface GitHubStandin {
   addReview(
     fullName: string,
     pull: number,
-    review: { user: string; body: string; commitId: string; comments?: { path: string; line: number; startLine?: number; body: string }[] },
+    review: {
+      user: string;
+      body: string;
+      commitId: string;
+      state?: ReviewState['state'];
+      comments?: { path: string; line: number; startLine?: number; body: string }[];
+    },
   ): ReviewState;
   addStatus(fullName: string, sha: string, status: { context: string; state: CommitStatusState['state']; description?: string; targetUrl?: string }): void;
   /** Resolves a branch/ref/SHA with native git. */
@@ -517,6 +523,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
         body: review.body,
         user,
         commitId: review.commitId,
+        state: review.state,
         comments: (review.comments ?? []).map((c) => ({ ...c, id: nextId(), user })),
         submittedAt: clock.now(),
       };

@@ -62,6 +62,7 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, PermissionNeeds>> = 
   'pulls/get': read('pull_requests'),
   'pulls/list-comments-for-review': read('pull_requests'),
   'pulls/list-files': read('pull_requests'),
+  'pulls/list-reviews': read('pull_requests'),
   'actions/download-job-logs-for-workflow-run': read('actions'),
   'pulls/update': write('pull_requests'),
   'pulls/request-reviewers': write('pull_requests'),

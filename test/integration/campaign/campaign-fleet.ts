@@ -49,9 +49,9 @@ export type TargetKind = keyof typeof KINDS;
 const ORDER: TargetKind[] = ['ok', 'disabled', 'approval', 'forbidden', 'migrated', 'nomatch', 'readonly', 'ok'];
 
 /** `count` targets cycling through the kinds (half of them more or less plain migrations), plus one the App is not installed on. */
-export function fleet(count: number): { name: string; kind: TargetKind }[] {
+export function fleet(count: number, kinds: readonly TargetKind[] = ORDER): { name: string; kind: TargetKind }[] {
   return Array.from({ length: count }, (_, i) => {
-    const kind = ORDER[i % ORDER.length];
+    const kind = kinds[i % kinds.length];
     return { name: `acme/${kind}-${String(i + 1).padStart(2, '0')}`, kind };
   });
 }
@@ -115,9 +115,9 @@ export interface Fleet {
 
 export async function startFleet(
   count: number,
-  options: { concurrency: number; startsPerMinute: number; missing?: string; githubLatencyMs?: number },
+  options: { concurrency: number; startsPerMinute: number; missing?: string; githubLatencyMs?: number; kinds?: readonly TargetKind[] },
 ): Promise<Fleet> {
-  const targets = fleet(count);
+  const targets = fleet(count, options.kinds);
   const names = [...targets.map((t) => t.name), ...(options.missing ? [options.missing] : [])];
   const started: { campaignId: string; key: string; name?: string; retry?: boolean }[] = [];
   const launcher: CampaignLauncher = {

@@ -21,7 +21,7 @@ import { PUBLISH_REASONS } from '../../../src/core/publish/publish-error.js';
 import { RUN_STATUSES } from '../../../src/core/runs/run-status.js';
 import { buildSessionPolicy, sessionTags, type RunScope } from '../../../src/app/dispatch/session-policy.js';
 import { buildSessionPolicy as verifyBuildSessionPolicy } from '../../../src/app/verifier/build-session-policy.js';
-import { deliveryKey, issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
+import { campaignKeys, deliveryKey, issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
 import { applyConditions, conditionEvaluator } from '../../helpers/cfn-conditions.js';
 import { evaluate, type Decision, type Statement } from '../../helpers/iam-policy.js';
 
@@ -98,6 +98,7 @@ const ALLOWED: Record<string, Grants> = {
       'campaigns/*/campaign.json',
       'campaigns/*/closed.json',
       'campaigns/*/paused.json',
+      'campaigns/*/close-requests/*',
       'installations/*',
     ],
     del: ['locks/*', 'intakes/*', 'campaigns/*/paused.json'],
@@ -111,7 +112,17 @@ const ALLOWED: Record<string, Grants> = {
   // The campaign state machine's task states: its own items, slots and tracking record; the intake's run-start path; never the campaign record.
   CampaignRole: {
     get: ['campaigns/*', 'runs/*/run.json', 'runs/*/request.json', 'runs/*/control/*', 'locks/*', 'limits/*', 'intakes/*'],
-    put: ['campaigns/*/items/*', 'campaigns/*/slots/*', 'campaigns/*/tracking.json', 'runs/*/request.json', 'locks/*', 'limits/*', 'issues/*', 'intakes/*'],
+    put: [
+      'campaigns/*/items/*',
+      'campaigns/*/slots/*',
+      'campaigns/*/tracking.json',
+      'campaigns/*/pull-states.json',
+      'runs/*/request.json',
+      'locks/*',
+      'limits/*',
+      'issues/*',
+      'intakes/*',
+    ],
     del: ['locks/*', 'intakes/*'],
     list: ['campaigns/*/items/*', 'campaigns/*/slots/*', 'limits/*'],
     invoke: ['tokenRead'],
@@ -249,10 +260,20 @@ const ALLOWED: Record<string, Grants> = {
       'runs/*/attempts/*/progress.json',
       'runs/*/attempts/*/approval-request.json',
       'runs/*/attempts/*/plan.json',
+      // `/agent campaign close`: the record, the close request, the items and the closures.
+      'campaigns/*',
     ],
-    put: ['runs/*/control/gate-*', 'runs/*/control/publish-retry.json', 'runs/*/publish.json', 'runs/*/run.json', 'runs/*/attempts/*/request.json', 'issues/*'],
+    put: [
+      'runs/*/control/gate-*',
+      'runs/*/control/publish-retry.json',
+      'runs/*/publish.json',
+      'runs/*/run.json',
+      'runs/*/attempts/*/request.json',
+      'issues/*',
+      'campaigns/*/closures/*',
+    ],
     del: ['locks/*'],
-    list: ['runs/*/ci/*'],
+    list: ['runs/*/ci/*', 'campaigns/*/items/*'],
     invoke: ['tokenWrite'],
     secrets: [],
     dlq: true,
@@ -581,6 +602,7 @@ describe('osls package', () => {
   it('triggers the intake, the dispatcher and the publisher on exactly their keys, and nothing else', () => {
     const k = runKeys('acme', 'widgets', 'abcdefghijkl');
     const ci = runKeys('acme', 'ci', 'abcdefghijkl'); // a repository named "ci" must not confuse the ci rule
+    const campaign = campaignKeys('acme', 'home', 3, 'jakarta-abcdefghijkl');
     const sha = 'a'.repeat(40);
     const expected: [string, string[]][] = [
       [deliveryKey('72d3162e-cc78-11e3-81ab-4c9367dc0958'), ['IntakeLambdaFunction']],
@@ -595,6 +617,8 @@ describe('osls package', () => {
       [k.ci(`poll-${sha}`), ['PublisherLambdaFunction']],
       [k.ci('pr-closed-4'), ['PublisherLambdaFunction']],
       [ci.ci(5), ['PublisherLambdaFunction']],
+      // `/agent campaign close`: the intake's close request -> the publisher.
+      [campaign.closeRequest(4321), ['PublisherLambdaFunction']],
       // A worker's build request -> the verifier; the verifier's trusted result -> the dispatcher.
       [k.attempt(2).verifyRequest(DIGEST_HEX), ['VerifierLambdaFunction']],
       [k.verify(DIGEST_HEX).result, ['DispatcherLambdaFunction']],
@@ -602,6 +626,11 @@ describe('osls package', () => {
       [k.verify(DIGEST_HEX).buildResult, ['DispatcherLambdaFunction']],
     ];
     const silent = [
+      campaign.record,
+      campaign.closed,
+      campaign.closure('acme', 'widgets'),
+      campaign.item('acme', 'widgets'),
+      campaign.pullStates,
       k.run,
       k.cancel,
       k.approve(2),

@@ -1,13 +1,9 @@
 import { putArtifactIfAbsent, readArtifactIfPresent } from '../../../core/artifacts/artifact-io.js';
 import { campaignIssuePrefix, campaignKeys, parseCampaignRecordKey } from '../../../core/artifacts/keys.js';
-import { CampaignItem, CampaignRecord, CampaignTracking, ENDED_ITEM_STATES } from '../../../core/campaign/campaign-record.js';
+import { CampaignClosed, CampaignItem, CampaignRecord, CampaignTracking, ENDED_ITEM_STATES } from '../../../core/campaign/campaign-record.js';
 import { countItems } from '../../../core/campaign/tracking-comment.js';
-import { z } from 'zod';
 import type { TriggerOutcome } from '../trigger-outcome.js';
 import type { WebhookSession } from '../webhook-session.js';
-
-/** `campaigns/.../closed.json` and `paused.json`: who closed (paused) the campaign, when and why (written by the intake). */
-export const CampaignClosed = z.object({ schemaVersion: z.literal(1), by: z.string(), reason: z.string(), at: z.string() });
 
 /** The issue's latest campaign (the last started, when its spec was edited and started again), or undefined. */
 export async function latestCampaign(session: WebhookSession, issue: number): Promise<CampaignRecord | undefined> {
@@ -21,7 +17,8 @@ export async function latestCampaign(session: WebhookSession, issue: number): Pr
   return latest;
 }
 
-async function itemsOf(session: WebhookSession, record: CampaignRecord): Promise<CampaignItem[]> {
+/** The campaign's items, in key order. */
+export async function itemsOf(session: WebhookSession, record: CampaignRecord): Promise<CampaignItem[]> {
   const keys = campaignKeys(record.home.owner, record.home.repo, record.home.issue, record.campaignId);
   const items: CampaignItem[] = [];
   for (const key of (await session.deps.store.list(keys.itemsPrefix)).sort()) {
@@ -64,15 +61,31 @@ export async function campaignRetryFailed(session: WebhookSession, issue: number
 }
 
 /**
- * `/agent campaign close <reason>`: no repository starts after it (a start ends `closed`); the
- * tracking comment says so. Closing the campaign's open pull requests is not built yet
- * (docs/campaigns.md).
+ * `/agent campaign close <reason>`: no repository starts after it (a start ends `closed`), and
+ * the tracking comment says so; the closed record keeps the first close's who and why. Then a
+ * close request for the publisher (once per comment: the comment is claimed), which closes the
+ * campaign's open pull requests with that reason and deletes their branches
+ * (src/app/publisher/campaign-close.ts): the intake holds no token that may.
  */
-export async function campaignClose(session: WebhookSession, issue: number, record: CampaignRecord, by: string, reason: string): Promise<TriggerOutcome> {
+export async function campaignClose(
+  session: WebhookSession,
+  issue: number,
+  record: CampaignRecord,
+  by: string,
+  reason: string,
+  commentId: number,
+): Promise<TriggerOutcome> {
+  const { store } = session.deps;
   const keys = campaignKeys(record.home.owner, record.home.repo, issue, record.campaignId);
   const at = new Date(session.deps.clock.now()).toISOString();
-  await putArtifactIfAbsent(session.deps.store, keys.closed, CampaignClosed, { schemaVersion: 1, by, reason: reason || 'closed', at });
-  await session.reply(issue, `Campaign \`${record.campaignId}\` is closed: no repository starts from now on.`);
+  const first = await putArtifactIfAbsent(store, keys.closed, CampaignClosed, { schemaVersion: 1, by, reason: reason || 'closed', at });
+  const closed = await readArtifactIfPresent(store, keys.closed, CampaignClosed);
+  if (!closed) throw new Error(`the closed record ${keys.closed} vanished after it was written`);
+  await putArtifactIfAbsent(store, keys.closeRequest(commentId), CampaignClosed, { schemaVersion: 1, by, reason: closed.reason, at });
+  const head = first
+    ? `Campaign \`${record.campaignId}\` is closed: no repository starts from now on.`
+    : `Campaign \`${record.campaignId}\` was closed by @${closed.by} on ${closed.at.slice(0, 10)}.`;
+  await session.reply(issue, `${head} Its open pull requests are closed with the reason given; a report follows.`);
   return { kind: 'replied', why: 'campaign closed' };
 }
 

@@ -13,6 +13,7 @@ import type { IssuesLabeledPayload } from '../webhook-payloads.js';
 import type { WebhookSession } from '../webhook-session.js';
 import type { CommandContext } from './command-context.js';
 import { campaignClose, campaignPause, campaignRetryFailed, campaignStatus, latestCampaign } from './campaign-bulk.js';
+import { campaignRebase } from './campaign-rebase.js';
 
 /** The label that starts a campaign from its home issue (docs/campaigns.md). */
 export const CAMPAIGN_LABEL = 'agent:campaign';
@@ -32,7 +33,7 @@ export async function campaignCommand({ session, policy, payload }: CommandConte
   const sub = args.split(/\s+/)[0]?.toLowerCase() ?? '';
   if (sub === 'start') return startCampaign(session, { issue: payload.issue, sender: payload.sender.login, trigger: commentTriggerKey(payload) });
   const issue = payload.issue.number;
-  const bulk = ['status', 'retry-failed', 'close', 'pause', 'resume'];
+  const bulk = ['status', 'retry-failed', 'rebase', 'close', 'pause', 'resume'];
   if (bulk.includes(sub)) {
     const record = await latestCampaign(session, issue);
     if (!record) {
@@ -54,7 +55,8 @@ export async function campaignCommand({ session, policy, payload }: CommandConte
     }
     if (sub === 'retry-failed') return campaignRetryFailed(session, issue, record, payload.comment.id);
     if (sub === 'pause' || sub === 'resume') return campaignPause(session, issue, record, payload.sender.login, sub === 'pause');
-    return campaignClose(session, issue, record, payload.sender.login, args.slice(sub.length).trim());
+    if (sub === 'rebase') return campaignRebase(session, issue, record, payload.sender.login, args.slice(sub.length).trim());
+    return campaignClose(session, issue, record, payload.sender.login, args.slice(sub.length).trim(), payload.comment.id);
   }
   await session.reply(payload.issue.number, TEXTS.campaignUsage(policy.triggers.commandPrefix));
   return { kind: 'replied', why: 'campaign usage' };
