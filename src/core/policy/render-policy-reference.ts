@@ -1,4 +1,5 @@
 import { agentRulesReference } from './agent-rules.js';
+import { agentSchedulesReference } from './agent-schedules.js';
 import { policyJsonSchema } from './policy-json-schema.js';
 
 interface JsonSchemaNode {
@@ -48,6 +49,7 @@ export function renderPolicyReference(): string {
     ...rows.map((r) => `| \`${r.path}\` | ${cell(r.type)} | ${r.default} | ${cell(r.description)} |`),
     '',
     ...agentRulesReference(),
+    ...agentSchedulesReference(),
   ];
   return lines.join('\n');
 }
