@@ -20,10 +20,9 @@ const config = readConfig(process.env);
 if (!config.TOKEN_READ_FUNCTION || !config.SCHEDULE_GROUP || !config.SCHEDULE_FIRE_ARN || !config.SCHEDULER_ROLE_ARN)
   throw new Error('TOKEN_READ_FUNCTION, SCHEDULE_GROUP, SCHEDULE_FIRE_ARN and SCHEDULER_ROLE_ARN are required');
 const logger = new JsonLogger({ level: config.LOG_LEVEL, bindings: { fn: 'scheduleSync' } });
-const refuse = (): never => {
-  throw new Error('schedule-sync has no store');
-};
-const noStore: ArtifactStore = { get: refuse, put: refuse, putIfAbsent: refuse, putIfMatch: refuse, delete: refuse, list: refuse, getVersioned: refuse } as unknown as ArtifactStore;
+const refuse = (): Promise<never> => Promise.reject(new Error('schedule-sync has no store'));
+// The sync reads and writes no run state: its role has no bucket access, and its store refuses.
+const noStore: ArtifactStore = { get: refuse, put: refuse, putIfAbsent: refuse, putIfMatch: refuse, delete: refuse, list: refuse };
 const deps = {
   store: noStore,
   tokens: new LambdaTokenBroker({ client: new LambdaClient({}), functionName: config.TOKEN_READ_FUNCTION, role: 'read' as const }),
