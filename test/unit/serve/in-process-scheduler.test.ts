@@ -71,6 +71,8 @@ describe('serve’s in-process scheduler (croner, UTC, injected clock)', () => {
     expect(await scheduler.put('i7-r42-a', fire('a', '0 9 * * *'))).toBe('updated');
     await scheduler.remove('i7-r42-b');
     expect(await scheduler.list('i7-r42-')).toEqual(['i7-r42-a']);
+    // One timer left: the changed schedule's old one and the removed schedule's are cleared.
+    expect(time.pendingCount()).toBe(1);
     time.advanceTo('2026-02-02T23:00:00Z');
     expect(fired).toEqual(['a@2026-02-02T09:00:00.000Z']);
     expect(time.pendingCount()).toBe(1);
