@@ -43,7 +43,10 @@ describe('issues.opened', () => {
     expect(res.statusCode).toBe(202);
     const keys = await requests();
     expect(keys).toHaveLength(1);
-    expect(await h.json(keys[0])).toMatchObject({ trigger: { kind: 'issue-opened', sender: MAINTAINER }, issue: { number: 1, author: MAINTAINER, authorCanWrite: true } });
+    expect(await h.json(keys[0])).toMatchObject({
+      trigger: { kind: 'issue-opened', sender: MAINTAINER },
+      issue: { number: 1, author: MAINTAINER, authorCanWrite: true },
+    });
     // A redelivery is the same run.
     await h.deliver('issues', h.payloads.opened(1));
     expect(await requests()).toHaveLength(1);

@@ -83,7 +83,12 @@ export async function startSchedulerStandin(options: { clock?: () => number } = 
       const group = (input.GroupName as string | undefined) ?? 'default';
       const name = input.Name as string;
       const before = found(group, name);
-      schedules.set(key(group, name), { ...(input as unknown as StoredSchedule), GroupName: group, CreationDate: before.CreationDate, LastModificationDate: now() });
+      schedules.set(key(group, name), {
+        ...(input as unknown as StoredSchedule),
+        GroupName: group,
+        CreationDate: before.CreationDate,
+        LastModificationDate: now(),
+      });
       return { ScheduleArn: arnOf(group, name) };
     },
     GetSchedule(input) {

@@ -22,9 +22,19 @@ export async function scheduleTask(session: WebhookSession, entry: AgentSchedule
   const title = `Scheduled run: ${entry.name}`;
   if (entry.steps) {
     try {
-      return { title, body: [`Scheduled by \`agent.schedules\` (\`${entry.name}\`, \`${entry.cron}\` UTC).`, '', ...renderAgentBlock({ steps: entry.steps, mode: entry.mode } as never), ''].join('\n') };
+      return {
+        title,
+        body: [
+          `Scheduled by \`agent.schedules\` (\`${entry.name}\`, \`${entry.cron}\` UTC).`,
+          '',
+          ...renderAgentBlock({ steps: entry.steps, mode: entry.mode } as never),
+          '',
+        ].join('\n'),
+      };
     } catch (error) {
-      return { problem: `the steps of schedule \`${entry.name}\` are not a task block: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
+      return {
+        problem: `the steps of schedule \`${entry.name}\` are not a task block: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      };
     }
   }
   const api = await session.api();
@@ -34,7 +44,8 @@ export async function scheduleTask(session: WebhookSession, entry: AgentSchedule
     throw error;
   });
   const file = found?.data as { type?: string; size?: number; content?: string; encoding?: string } | undefined;
-  if (!file || file.type !== 'file' || file.encoding !== 'base64' || file.content === undefined) return { problem: `the task file \`${path}\` is not a file on \`${session.defaultBranch}\`` };
+  if (!file || file.type !== 'file' || file.encoding !== 'base64' || file.content === undefined)
+    return { problem: `the task file \`${path}\` is not a file on \`${session.defaultBranch}\`` };
   if ((file.size ?? 0) > MAX_TASK_FILE_BYTES) return { problem: `the task file \`${path}\` is over ${MAX_TASK_FILE_BYTES} bytes` };
   return { title, body: Buffer.from(file.content, 'base64').toString('utf8') };
 }

@@ -88,14 +88,23 @@ function fireOf(session: WebhookSession, entry: AgentSchedule): ScheduleFire {
 }
 
 function sameFire(a: ScheduleFire, b: ScheduleFire): boolean {
-  return a.installationId === b.installationId && a.repositoryId === b.repositoryId && a.owner === b.owner && a.repo === b.repo && a.schedule === b.schedule && a.cron === b.cron;
+  return (
+    a.installationId === b.installationId &&
+    a.repositoryId === b.repositoryId &&
+    a.owner === b.owner &&
+    a.repo === b.repo &&
+    a.schedule === b.schedule &&
+    a.cron === b.cron
+  );
 }
 
 /** The subset of a `push` the sync trigger reads: which files its commits touched. */
 const PolicyPush = z.object({
   ref: z.string(),
   deleted: z.boolean().optional(),
-  commits: z.array(z.object({ added: z.array(z.string()).optional(), modified: z.array(z.string()).optional(), removed: z.array(z.string()).optional() })).optional(),
+  commits: z
+    .array(z.object({ added: z.array(z.string()).optional(), modified: z.array(z.string()).optional(), removed: z.array(z.string()).optional() }))
+    .optional(),
   repository: Repository,
   installation: z.object({ id: z.number().int().positive() }),
 });

@@ -49,7 +49,11 @@ export async function startScheduledRun(deps: ScheduledRunDeps, fire: ScheduleFi
   const task = await scheduleTask(session, entry);
   const issue = await scheduleIssue(session, entry, 'problem' in task ? { title: `Scheduled run: ${entry.name}`, body: '' } : task);
   if ('problem' in task) {
-    await session.upsertMarkedComment(issue.number, `<!-- draftsman:schedule-problem:${entry.name} -->`, `The schedule \`${entry.name}\` did not start a run: ${task.problem}.`);
+    await session.upsertMarkedComment(
+      issue.number,
+      `<!-- draftsman:schedule-problem:${entry.name} -->`,
+      `The schedule \`${entry.name}\` did not start a run: ${task.problem}.`,
+    );
     return { kind: 'replied', why: task.problem };
   }
   const outcome = await startRun(session, policy, {

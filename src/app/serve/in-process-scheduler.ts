@@ -19,7 +19,7 @@ export const NODE_TIMERS: SchedulerTimers = {
 };
 
 /** Node's timers hold at most about 24.8 days; a later run is waited for in steps. */
-const MAX_TIMER_MS = 2 **31 - 1;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface InProcessSchedulerOptions {
   clock: Clock;

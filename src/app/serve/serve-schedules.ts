@@ -21,7 +21,10 @@ export async function serveSchedules(options: ServeSchedulesOptions): Promise<{ 
   const { deps, app } = options;
   const repositories = {
     resolve: (fullName: string, installationId: number) =>
-      lookupRepository({ appId: app.id, apiUrl: app.apiUrl, privateKey: app.privateKey, clock: deps.clock, policy: app.githubPolicy }, { installationId, lookup: fullName }),
+      lookupRepository(
+        { appId: app.id, apiUrl: app.apiUrl, privateKey: app.privateKey, clock: deps.clock, policy: app.githubPolicy },
+        { installationId, lookup: fullName },
+      ),
   };
   const scheduler = new InProcessScheduler({
     clock: deps.clock,

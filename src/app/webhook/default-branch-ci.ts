@@ -63,6 +63,12 @@ export async function commentOnDefaultBranchFailure(deps: TriggerDeps, raw: unkn
     marker,
   ].join('\n');
   await createCommentOnce(api, { ...where, body });
-  deps.logger.info('default branch check suite failure reported', { owner: session.owner, repo: session.repo, suite: suite.id, issue, failing: failing.length });
+  deps.logger.info('default branch check suite failure reported', {
+    owner: session.owner,
+    repo: session.repo,
+    suite: suite.id,
+    issue,
+    failing: failing.length,
+  });
   return 'commented';
 }

@@ -137,17 +137,10 @@ export const AgentOn = z
       })
       .refine((o) => o.labels !== undefined || o.titlePattern !== undefined, { message: 'give labels, titlePattern or both' })
       .optional()
-      .describe(
-        'An opened issue starts a run when it matches every filter given and its author has at least write permission (and `triggers.minPermission`).',
-      ),
+      .describe('An opened issue starts a run when it matches every filter given and its author has at least write permission (and `triggers.minPermission`).'),
     checkSuiteFailed: z
       .strictObject({
-        issue: z
-          .number()
-          .int()
-          .positive()
-          .optional()
-          .describe('Where the comment goes; absent, one tracking issue the App keeps for the default branch.'),
+        issue: z.number().int().positive().optional().describe('Where the comment goes; absent, one tracking issue the App keeps for the default branch.'),
       })
       .optional()
       .describe(

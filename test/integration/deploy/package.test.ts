@@ -385,6 +385,20 @@ interface SeenGrants {
   passRole: string[];
 }
 
+/** The schedule sync's grants: Scheduler actions by resource, and the role it may pass to which service. */
+function recordScheduleAction(role: string, actions: string[], s: Json, resourcesOf: string[], seen: SeenGrants): void {
+  if (actions[0] === 'iam:PassRole' && actions.length === 1) {
+    expect(Object.keys(s.Condition)).toEqual(['StringEquals']);
+    seen.passRole.push(...resourcesOf.map((r) => `${r}|${String(s.Condition.StringEquals['iam:PassedToService'])}`));
+    return;
+  }
+  const known = ['CreateSchedule', 'UpdateSchedule', 'GetSchedule', 'DeleteSchedule', 'ListSchedules'].map((a) => `scheduler:${a}`);
+  for (const a of actions) {
+    if (!known.includes(a)) throw new Error(`${role}: unexpected action ${a}`);
+    seen.scheduler.push(...resourcesOf.map((r) => `${a}|${r}`));
+  }
+}
+
 /** Checks the allowed action (`actions[0]`; the log actions come in pairs) of `role`'s statement `s` and records what it grants in `seen`. */
 function recordAction(role: string, actions: string[], s: Json, resourcesOf: string[], objectKeys: () => string[], seen: SeenGrants): void {
   const action = actions[0];
@@ -441,24 +455,14 @@ function recordAction(role: string, actions: string[], s: Json, resourcesOf: str
       }
       break;
     }
-    case 'scheduler:CreateSchedule':
-    case 'scheduler:UpdateSchedule':
-    case 'scheduler:GetSchedule':
-    case 'scheduler:DeleteSchedule':
-    case 'scheduler:ListSchedules':
-      for (const a of actions) seen.scheduler.push(...resourcesOf.map((r) => `${a}|${r}`));
-      break;
-    case 'iam:PassRole':
-      expect(Object.keys(s.Condition)).toEqual(['StringEquals']);
-      seen.passRole.push(...resourcesOf.map((r) => `${r}|${String(s.Condition.StringEquals['iam:PassedToService'])}`));
-      break;
     case 'states:StartExecution':
     case 'states:DescribeExecution':
     case 'states:StopExecution':
       seen.states.push(...resourcesOf.map((r) => `${action}|${r}`));
       break;
     default:
-      throw new Error(`${role}: unexpected action ${action}`);
+      // Anything else must be the schedule sync's; recordScheduleAction throws for any other action.
+      recordScheduleAction(role, actions, s, resourcesOf, seen);
   }
 }
 
@@ -638,10 +642,22 @@ describe('osls package', () => {
       SCHEDULE_FIRE_ARN: functionArn('scheduleFire'),
       SCHEDULER_ROLE_ARN: 'GETATT:SchedulerInvokeRole.Arn',
     });
-    expect(Object.keys(env('ScheduleFireLambdaFunction')).sort()).toEqual(['ARTIFACT_BUCKET', 'GITHUB_API_URL', 'GITHUB_APP_ID', 'GITHUB_APP_SLUG', 'LOG_LEVEL', 'TOKEN_READ_FUNCTION']);
+    expect(Object.keys(env('ScheduleFireLambdaFunction')).sort()).toEqual([
+      'ARTIFACT_BUCKET',
+      'GITHUB_API_URL',
+      'GITHUB_APP_ID',
+      'GITHUB_APP_SLUG',
+      'LOG_LEVEL',
+      'TOKEN_READ_FUNCTION',
+    ]);
     const trust = resolve(resources.SchedulerInvokeRole.Properties.AssumeRolePolicyDocument.Statement);
     expect(trust).toEqual([
-      { Effect: 'Allow', Principal: { Service: 'scheduler.amazonaws.com' }, Action: 'sts:AssumeRole', Condition: { StringEquals: { 'aws:SourceAccount': ACCOUNT } } },
+      {
+        Effect: 'Allow',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Action: 'sts:AssumeRole',
+        Condition: { StringEquals: { 'aws:SourceAccount': ACCOUNT } },
+      },
     ]);
     expect(resources.ScheduleSyncLambdaEvConf.Properties).toMatchObject({
       MaximumRetryAttempts: 2,

@@ -73,7 +73,7 @@ agent:
       titlePattern: '(?<=x)y'
 `;
     expect(problemsOf(text)).toEqual([
-      "5:13 agent.schedules[0].cron: fires more than once an hour; a schedule runs at most hourly",
+      '5:13 agent.schedules[0].cron: fires more than once an hour; a schedule runs at most hourly',
       '7:7 agent.schedules[1].steps: give either taskFile or steps',
       '7:13 agent.schedules[1].name: the name "a" is used twice',
       expect.stringMatching(/^9:13 agent\.schedules\[2\]\.name: lower-case letters/),

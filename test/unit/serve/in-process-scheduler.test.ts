@@ -65,7 +65,12 @@ describe('serve’s in-process scheduler (croner, UTC, injected clock)', () => {
   it('a changed schedule moves to its new time, a removed one never fires again', async () => {
     const time = fakeTime('2026-02-02T00:00:00Z');
     const fired: string[] = [];
-    const scheduler = new InProcessScheduler({ clock: time.clock, timers: time.timers, logger: new CapturingLogger(), onFire: (f) => void fired.push(`${f.schedule}@${f.scheduledTime}`) });
+    const scheduler = new InProcessScheduler({
+      clock: time.clock,
+      timers: time.timers,
+      logger: new CapturingLogger(),
+      onFire: (f) => void fired.push(`${f.schedule}@${f.scheduledTime}`),
+    });
     await scheduler.put('i7-r42-a', fire('a', '0 6 * * *'));
     await scheduler.put('i7-r42-b', fire('b', '0 7 * * *'));
     expect(await scheduler.put('i7-r42-a', fire('a', '0 9 * * *'))).toBe('updated');
@@ -85,7 +90,13 @@ describe('serve’s in-process scheduler (croner, UTC, injected clock)', () => {
     const first = new InProcessScheduler({ clock: time.clock, timers: time.timers, logger: new CapturingLogger(), store, onFire: () => undefined });
     await first.put('i7-r42-yearly', fire('yearly', '0 0 1 1 *'));
     first.stop();
-    const second = new InProcessScheduler({ clock: time.clock, timers: time.timers, logger: new CapturingLogger(), store, onFire: (f) => void fired.push(`${f.schedule}@${f.scheduledTime}`) });
+    const second = new InProcessScheduler({
+      clock: time.clock,
+      timers: time.timers,
+      logger: new CapturingLogger(),
+      store,
+      onFire: (f) => void fired.push(`${f.schedule}@${f.scheduledTime}`),
+    });
     expect(await second.load()).toBe(1);
     time.advanceTo('2026-12-31T23:59:00Z');
     expect(fired).toEqual([]);
