@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import type { AgentSchedule } from '../../core/policy/agent-schedules.js';
 import { renderAgentBlock } from '../../core/phases/analysis-report.js';
+import { TaskBlock } from '../../core/task/task-contract.js';
 import { trackingIssue } from '../github/tracking-issue.js';
 import type { IssuesLabeledPayload } from '../webhook/webhook-payloads.js';
 import type { WebhookSession } from '../webhook/webhook-session.js';
@@ -21,21 +22,12 @@ export function scheduleIssueMarker(schedule: string): string {
 export async function scheduleTask(session: WebhookSession, entry: AgentSchedule): Promise<{ title: string; body: string } | { problem: string }> {
   const title = `Scheduled run: ${entry.name}`;
   if (entry.steps) {
-    try {
-      return {
-        title,
-        body: [
-          `Scheduled by \`agent.schedules\` (\`${entry.name}\`, \`${entry.cron}\` UTC).`,
-          '',
-          ...renderAgentBlock({ steps: entry.steps, mode: entry.mode } as never),
-          '',
-        ].join('\n'),
-      };
-    } catch (error) {
-      return {
-        problem: `the steps of schedule \`${entry.name}\` are not a task block: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
-      };
-    }
+    const block = TaskBlock.safeParse({ steps: entry.steps, mode: entry.mode });
+    if (!block.success) return { problem: `the steps of schedule \`${entry.name}\` are not a task block: ${block.error.issues[0]?.message ?? 'invalid'}` };
+    return {
+      title,
+      body: [`Scheduled by \`agent.schedules\` (\`${entry.name}\`, \`${entry.cron}\` UTC).`, '', ...renderAgentBlock(block.data), ''].join('\n'),
+    };
   }
   const api = await session.api();
   const path = entry.taskFile!;
