@@ -54,8 +54,8 @@ const reports: SyncReport[] = [];
 const name = (entry: string) => `i${h.installationId}-r${h.repositoryId}-${entry}`;
 
 /** A push of the policy file to main, as GitHub reports it (the commit lists what it touched). */
-async function pushPolicy(text: string, touched = ['.agent-policy.yaml']) {
-  const commits = pushCommit(h.standin, h.fullName, 'main', { '.agent-policy.yaml': text });
+async function pushPolicy(text: string, touched = ['.agent-policy.yaml'], files: Record<string, string> = {}) {
+  const commits = pushCommit(h.standin, h.fullName, 'main', { ...files, '.agent-policy.yaml': text });
   const payload = { ...h.payloads.push('main', commits), commits: [{ id: commits.after, added: [], removed: [], modified: touched }] };
   return h.deliver('push', payload);
 }
@@ -200,6 +200,32 @@ ${MIGRATE}      mode: analysis
     expect(firstRequest).toMatchObject({ issue: { number: tracking[0].number }, forcedMode: 'analysis' });
     // The second firing finds the same issue; its run waits for the first (the issue's lock).
     expect(second).toMatchObject({ kind: 'replied', why: 'a run is active' });
+  });
+
+  it('a task file is read from the default branch when the schedule fires; steps that are not a task block start nothing and say why', async () => {
+    const TASK_FILE = 'Migrate what is left.\n\n```agent\nsteps:\n  - recipe: migrate-import\n    from: javax.persistence\n    to: jakarta.persistence\n```\n';
+    await pushPolicy(
+      withSchedules(`    - name: from-file
+      cron: '0 5 * * *'
+      taskFile: .github/agent/jakarta.md
+    - name: broken-steps
+      cron: '0 4 * * *'
+      steps:
+        - recipe: no-such-recipe
+`),
+      ['.agent-policy.yaml', '.github/agent/jakarta.md'],
+      { '.github/agent/jakarta.md': TASK_FILE },
+    );
+    const fromFile = await fire('from-file', '2026-02-12T05:00:00Z');
+    expect(fromFile).toMatchObject({ kind: 'started' });
+    const request = await h.json(`runs/${h.owner}/${h.repo}/${(fromFile as { runId: string }).runId}/request.json`);
+    expect(request.issue.body).toBe(TASK_FILE);
+    const broken = await fire('broken-steps', '2026-02-12T04:00:00Z');
+    expect(broken).toMatchObject({ kind: 'replied' });
+    const tracking = [...h.standin.repo(h.fullName).issues.values()].find((i) => i.body?.includes(scheduleIssueMarker('broken-steps')))!;
+    expect(h.comments(tracking.number).at(-1)?.body).toContain(
+      'The schedule `broken-steps` did not start a run: the steps of schedule `broken-steps` are not a task block',
+    );
   });
 
   it('uninstalling the App removes every schedule of the installation', async () => {
