@@ -228,8 +228,25 @@ ${MIGRATE}      mode: analysis
     );
   });
 
+  it('a repository taken out of the installation loses its schedules; another repository’s removal leaves them', async () => {
+    const removed = (id: number) => ({
+      action: 'removed',
+      installation: { id: h.installationId, account: { login: h.owner } },
+      repository_selection: 'selected',
+      repositories_added: [],
+      repositories_removed: [{ id, name: 'x', full_name: `${h.owner}/x` }],
+      sender: { login: MAINTAINER, type: 'User' },
+    });
+    expect(scheduler.schedules().size).toBe(2);
+    await h.deliver('installation_repositories', removed(999_999));
+    expect(scheduler.schedules().size).toBe(2);
+    await h.deliver('installation_repositories', removed(h.repositoryId));
+    expect(scheduler.schedules().size).toBe(0);
+  });
+
   it('uninstalling the App removes every schedule of the installation', async () => {
-    expect(scheduler.schedules().size).toBeGreaterThan(0);
+    await pushPolicy(TWO);
+    expect(scheduler.schedules().size).toBe(2);
     const deleted = { action: 'deleted', installation: { id: h.installationId, account: { login: h.owner } }, sender: { login: MAINTAINER, type: 'User' } };
     await h.deliver('installation', deleted);
     expect(scheduler.schedules().size).toBe(0);

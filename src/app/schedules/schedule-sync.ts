@@ -17,6 +17,11 @@ import { installationPrefix, repositoryPrefix, scheduleName, type ScheduleBacken
 export const ScheduleSyncRequest = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('repository'), installationId: z.number().int().positive(), repository: Repository }),
   z.strictObject({ kind: z.literal('installation-deleted'), installationId: z.number().int().positive() }),
+  z.strictObject({
+    kind: z.literal('repositories-removed'),
+    installationId: z.number().int().positive(),
+    repositoryIds: z.array(z.number().int().positive()).min(1).max(1000),
+  }),
 ]);
 export type ScheduleSyncRequest = z.infer<typeof ScheduleSyncRequest>;
 
@@ -47,10 +52,16 @@ export interface ScheduleSyncDeps extends TriggerDeps {
  */
 export async function syncSchedules(deps: ScheduleSyncDeps, request: ScheduleSyncRequest): Promise<SyncReport> {
   const report: SyncReport = { created: [], updated: [], deleted: [], unchanged: [] };
-  if (request.kind === 'installation-deleted') {
-    for (const name of await deps.schedules.list(installationPrefix(request.installationId))) {
-      await deps.schedules.remove(name);
-      report.deleted.push(name);
+  if (request.kind !== 'repository') {
+    const prefixes =
+      request.kind === 'installation-deleted'
+        ? [installationPrefix(request.installationId)]
+        : request.repositoryIds.map((id) => repositoryPrefix(request.installationId, id));
+    for (const prefix of prefixes) {
+      for (const name of await deps.schedules.list(prefix)) {
+        await deps.schedules.remove(name);
+        report.deleted.push(name);
+      }
     }
     return report;
   }
@@ -96,6 +107,27 @@ function sameFire(a: ScheduleFire, b: ScheduleFire): boolean {
     a.schedule === b.schedule &&
     a.cron === b.cron
   );
+}
+
+const InstallationChange = z.object({
+  action: z.string(),
+  installation: z.object({ id: z.number().int().positive() }),
+  repositories_removed: z.array(z.object({ id: z.number().int().positive() })).optional(),
+});
+
+/**
+ * A sync request for an `installation` or `installation_repositories` event: every schedule of
+ * an uninstalled installation, or of the repositories taken out of it, goes. Undefined for any
+ * other action.
+ */
+export function syncRequestForInstallation(event: 'installation' | 'installation_repositories', payload: unknown): ScheduleSyncRequest | undefined {
+  const parsed = InstallationChange.safeParse(payload);
+  if (!parsed.success) return undefined;
+  const { action, installation, repositories_removed: removed } = parsed.data;
+  if (event === 'installation' && action === 'deleted') return { kind: 'installation-deleted', installationId: installation.id };
+  if (event === 'installation_repositories' && action === 'removed' && removed && removed.length > 0)
+    return { kind: 'repositories-removed', installationId: installation.id, repositoryIds: removed.map((r) => r.id) };
+  return undefined;
 }
 
 /** The subset of a `push` the sync trigger reads: which files its commits touched. */

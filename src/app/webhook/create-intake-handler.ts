@@ -14,7 +14,7 @@ import { draftsmanApp, probotLog } from './probot-app.js';
 import { deliveryFields, describe } from './receive-webhook.js';
 import type { CampaignLauncher } from '../campaign/campaign-launcher.js';
 import { onInstallationGrants } from './installation-grants.js';
-import { syncRequestForPush, type ScheduleSyncLauncher } from '../schedules/schedule-sync.js';
+import { syncRequestForInstallation, syncRequestForPush, type ScheduleSyncLauncher } from '../schedules/schedule-sync.js';
 import { commentOnDefaultBranchFailure } from './default-branch-ci.js';
 import { StoredDelivery } from './stored-delivery.js';
 import { TriggerService } from './trigger-service.js';
@@ -96,10 +96,8 @@ export async function createIntakeHandler(deps: IntakeDeps): Promise<Intake> {
       onInstallation: async (event, payload, delivery) => {
         const outcome = await onInstallationGrants(ci, event, payload);
         deps.logger.info('installation grants checked', { delivery, outcome });
-        const deleted = payload as { action?: string; installation?: { id?: number } };
-        if (event === 'installation' && deleted.action === 'deleted' && deps.schedules && typeof deleted.installation?.id === 'number') {
-          await deps.schedules.sync({ kind: 'installation-deleted', installationId: deleted.installation.id });
-        }
+        const removal = deps.schedules ? syncRequestForInstallation(event, payload) : undefined;
+        if (removal) await deps.schedules!.sync(removal);
       },
       onPush: async (payload, delivery) => {
         const sync = deps.schedules ? syncRequestForPush(payload) : undefined;
