@@ -111,7 +111,7 @@ export const AgentSchedules = z
     }
   })
   .describe(
-    'Runs started on a schedule (Amazon EventBridge Scheduler in the deployed App, an in-process scheduler in `serve`), synchronised when this file changes on the default branch and removed on uninstall. Each run is an ordinary run under this policy.',
+    'Runs started on a schedule (Amazon EventBridge Scheduler in the deployed App, an in-process scheduler in `serve`), synchronised when this file changes on the default branch, and removed when the App is uninstalled or the repository is taken out of its installation. Each run is an ordinary run under this policy.',
   );
 
 export const AgentOn = z
@@ -182,7 +182,8 @@ export function agentSchedulesReference(): string[] {
     'an hour, and the task as recipe `steps` or a `taskFile` on the default branch. At most 10 per',
     'repository. When `.agent-policy.yaml` changes on the default branch the App creates, changes or',
     "deletes the repository's schedules to match (Amazon EventBridge Scheduler, one schedule per entry,",
-    'named `i<installation>-r<repository>-<name>`); uninstalling the App removes them. When one fires,',
+    'named `i<installation>-r<repository>-<name>`); uninstalling the App, or taking the repository out',
+    'of its installation, removes them. When one fires,',
     'an ordinary run starts under the policy as it is then (limits, lock and modes apply), reporting',
     'on `issue`, or on one tracking issue the App opens once for the schedule; while that issue is',
     'closed, firings start nothing. A firing is keyed by the entry and the hour it was due, so a',
