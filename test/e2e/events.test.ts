@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BRANCH_CI_MARKER } from '../../src/app/webhook/default-branch-ci.js';
+import { pushCommit } from '../helpers/push-commit.js';
 import { DEFAULT_POLICY, MAINTAINER, MIGRATION_ISSUE_BODY, READER, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
 /**
@@ -107,6 +108,20 @@ describe('a failing check suite on the default branch', () => {
     const count = h.comments(tracking.number).length;
     await h.deliver('check_suite', h.payloads.checkSuiteCompleted({ id: suiteId + 100, headSha: sha, headBranch: 'main', conclusion: 'success' }));
     await h.deliver('check_suite', h.payloads.checkSuiteCompleted({ id: suiteId + 101, headSha: sha, headBranch: 'feature', conclusion: 'failure' }));
+    expect(h.comments(tracking.number)).toHaveLength(count);
+  });
+
+  it('without agent.on.checkSuiteFailed in the policy, a failing suite on the default branch gets nothing', async () => {
+    const tracking = [...h.standin.repo(h.fullName).issues.values()].find((i) => i.body?.includes(DEFAULT_BRANCH_CI_MARKER))!;
+    const count = h.comments(tracking.number).length;
+    const moved = pushCommit(h.standin, h.fullName, 'main', { '.agent-policy.yaml': DEFAULT_POLICY });
+    const suite = h.standin.addCheckSuite(h.fullName, {
+      headSha: moved.after,
+      headBranch: 'main',
+      conclusion: 'failure',
+      runs: [{ name: 'build', conclusion: 'failure' }],
+    });
+    await h.deliver('check_suite', h.payloads.checkSuiteCompleted({ id: suite.id, headSha: moved.after, headBranch: 'main', conclusion: 'failure' }));
     expect(h.comments(tracking.number)).toHaveLength(count);
   });
 });
