@@ -29,18 +29,7 @@ export function scheduleHour(fire: ScheduleFire, now: number): string {
 export async function startScheduledRun(deps: ScheduledRunDeps, fire: ScheduleFire): Promise<TriggerOutcome> {
   const target = await deps.repositories.resolve(`${fire.owner}/${fire.repo}`, fire.installationId);
   if (!target || target.id !== fire.repositoryId) return { kind: 'ignored', why: 'the repository is not the one the schedule was made for' };
-  const session = new WebhookSession(
-    deps,
-    {
-      id: target.id,
-      name: target.name,
-      full_name: `${target.owner}/${target.name}`,
-      owner: { login: target.owner },
-      default_branch: target.defaultBranch,
-      clone_url: target.cloneUrl,
-    },
-    target.installationId,
-  );
+  const session = WebhookSession.forResolved(deps, target);
   const trusted = await readTrustedPolicy(await session.api(), { ...session.ref, defaultBranch: target.defaultBranch });
   if (!trusted.ok) return { kind: 'policy-invalid' };
   const policy = trusted.policy;
