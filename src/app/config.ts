@@ -21,6 +21,12 @@ export const AppConfig = z.object({
   RUN_SESSION_FUNCTION: z.string().min(1).optional(),
   /** The campaign state machine the intake starts (docs/campaigns.md); unset, campaigns are off. */
   CAMPAIGN_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
+  /** The schedule-sync function the intake invokes when the default branch's policy changes or the App is uninstalled; unset, schedules are off. */
+  SCHEDULE_SYNC_FUNCTION: z.string().min(1).optional(),
+  /** The stack's EventBridge Scheduler group, the schedule-fire function its schedules invoke, and the role the scheduler assumes for it. */
+  SCHEDULE_GROUP: z.string().min(1).max(64).optional(),
+  SCHEDULE_FIRE_ARN: z.string().startsWith('arn:').optional(),
+  SCHEDULER_ROLE_ARN: z.string().startsWith('arn:').optional(),
   /** RunWorkerRole, which run-session assumes for a worker's run-scoped S3 credentials. */
   RUN_WORKER_ROLE_ARN: z.string().startsWith('arn:').optional(),
   /** openai | bedrock | anthropic; unset with MODEL_BASE_URL set means openai. */

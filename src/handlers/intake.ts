@@ -9,22 +9,24 @@ import { createGitHubApi } from '../app/github/github-api.js';
 import { JsonLogger } from '../app/logger.js';
 import { LambdaTokenBroker } from '../app/tokens/lambda-token-broker.js';
 import { createIntakeHandler } from '../app/webhook/create-intake-handler.js';
+import { lambdaScheduleSync } from '../app/schedules/schedule-sync.js';
 
 /**
  * intake: S3 ObjectCreated for deliveries/<id>.json (written by the webhook) -> the trigger
  * decisions (policy, permission, limits, lock, progress comment) -> request.json. Asynchronous,
- * after the webhook's 202; it may invoke token-read only.
+ * after the webhook's 202; it may invoke token-read and, asynchronously, schedule-sync only.
  */
 const config = readConfig(process.env);
 if (!config.TOKEN_READ_FUNCTION) throw new Error('TOKEN_READ_FUNCTION is required');
 const logger = new JsonLogger({ level: config.LOG_LEVEL, bindings: { fn: 'intake' } });
+const lambda = new LambdaClient({});
 const intake = await createIntakeHandler({
   store: new S3ArtifactStore({
     client: new S3Client({ maxAttempts: 1 }),
     bucket: config.ARTIFACT_BUCKET,
     sse: config.ARTIFACT_KMS_KEY_ID ? { type: 'aws:kms', kmsKeyId: config.ARTIFACT_KMS_KEY_ID } : { type: 'AES256' },
   }),
-  tokens: new LambdaTokenBroker({ client: new LambdaClient({}), functionName: config.TOKEN_READ_FUNCTION, role: 'read' }),
+  tokens: new LambdaTokenBroker({ client: lambda, functionName: config.TOKEN_READ_FUNCTION, role: 'read' }),
   github: (token) => {
     logger.redact(token);
     return createGitHubApi({ token, baseUrl: config.GITHUB_API_URL, logger });
@@ -35,6 +37,7 @@ const intake = await createIntakeHandler({
   botLogin: `${config.GITHUB_APP_SLUG}[bot]`,
   apiUrl: config.GITHUB_API_URL,
   campaigns: config.CAMPAIGN_STATE_MACHINE_ARN ? stepFunctionsLauncher({ stateMachineArn: config.CAMPAIGN_STATE_MACHINE_ARN }) : undefined,
+  schedules: config.SCHEDULE_SYNC_FUNCTION ? lambdaScheduleSync(lambda, config.SCHEDULE_SYNC_FUNCTION) : undefined,
 });
 
 export const handler = withInvocationLogging(async (event: unknown, _context: Context): Promise<void> => {

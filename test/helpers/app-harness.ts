@@ -27,6 +27,7 @@ import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader
 import { sweep, type SweepReport } from '../../src/app/sweeper/sweep.js';
 import type { CampaignLauncher } from '../../src/app/campaign/campaign-launcher.js';
 import { createIntakeHandler, type IntakeOutcome } from '../../src/app/webhook/create-intake-handler.js';
+import type { ScheduleSyncLauncher } from '../../src/app/schedules/schedule-sync.js';
 import { createWebhookHandler } from '../../src/app/webhook/create-webhook-handler.js';
 import { parseDeliveryKey } from '../../src/core/artifacts/keys.js';
 import { createWorkerHandler, type InvocationContext } from '../../src/app/worker/create-worker-handler.js';
@@ -178,6 +179,8 @@ export interface AppHarnessOptions {
   verify?: 'codebuild';
   /** The intake's campaign launcher (docs/campaigns.md); without it `/agent campaign start` says campaigns are not set up. */
   campaigns?: CampaignLauncher;
+  /** The intake's schedule sync (src/app/schedules/schedule-sync.ts); without it `agent.schedules` is not synchronised. */
+  schedules?: ScheduleSyncLauncher;
   /** More repositories on the stand-in (a campaign's targets), beside \`acme/orders\`. */
   extraRepos?: StandinRepoSeed[];
   /** The stand-in answers each GitHub API call after this long (default 0; the benchmarks use real GitHub's latency). */
@@ -357,6 +360,8 @@ export interface HarnessPayloads {
     options?: { sender?: string; commentId?: number; senderType?: 'User' | 'Bot'; createdAt?: number },
   ): Record<string, unknown>;
   closed(issue: number, options?: { sender?: string }): Record<string, unknown>;
+  /** `issues.opened` for an issue seeded in the stand-in, with its labels and author. */
+  opened(issue: number): Record<string, unknown>;
   /** `issue_comment.created` on pull request `number` (a PR is an issue; `issue.pull_request` is set). */
   prComment(number: number, body: string, options?: { sender?: string; commentId?: number; senderType?: 'User' | 'Bot' }): Record<string, unknown>;
   /** `pull_request_review.submitted` for a review added with `standin.addReview`. */
@@ -607,6 +612,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     botLogin: HARNESS_BOT_LOGIN,
     apiUrl: standin.url,
     campaigns: options.campaigns,
+    schedules: options.schedules,
   });
 
   // The trust chain as deployed: S3 events go to the dispatcher, which invokes the worker with
@@ -1184,6 +1190,12 @@ export function buildPayloads(standin: GitHubStandin, now: () => number = () => 
         sender: user,
         installation,
       };
+    },
+    opened(number) {
+      const p = example('issues', 'opened');
+      const issue = issueJson(p.issue as Record<string, unknown>, number);
+      const author = (issue.user as { login: string }).login;
+      return { ...p, issue, repository: repository(p.repository as Record<string, unknown>), sender: userJson(author), installation };
     },
     closed(number, o = {}) {
       // The examples have no issues.closed; an issues.reopened payload with the closing fields set.

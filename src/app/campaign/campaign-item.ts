@@ -65,18 +65,7 @@ export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign
   }
   const target = await deps.repositories.resolve(item.repository, record.home.installationId);
   if (!target) return decline('APP_NOT_INSTALLED');
-  const session = new WebhookSession(
-    deps,
-    {
-      id: target.id,
-      name: target.name,
-      full_name: `${target.owner}/${target.name}`,
-      owner: { login: target.owner },
-      default_branch: target.defaultBranch,
-      clone_url: target.cloneUrl,
-    },
-    target.installationId,
-  );
+  const session = WebhookSession.forResolved(deps, target);
   const trusted = await readTrustedPolicy(await session.api(), { ...session.ref, defaultBranch: target.defaultBranch });
   if (!trusted.ok) return decline(`POLICY_INVALID: ${trusted.error.reason}`);
   const policy = trusted.policy;

@@ -23,6 +23,7 @@ import { youngGenerationDuringIngestion } from '../runtime/young-generation.js';
 import { localRunSession } from './local-run-session.js';
 import { NotifyingStore } from './notifying-store.js';
 import { SerialQueue } from './serial-queue.js';
+import { serveSchedules } from './serve-schedules.js';
 import { serveModelSettings, type ServeSettings } from './serve-settings.js';
 import { functionForKey } from './trigger-route.js';
 import { startWebhookProxy } from './webhook-proxy.js';
@@ -134,6 +135,12 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const webhook = createWebhookHandler({ store, clock, logger: webhookLogger, secret: settings.WEBHOOK_SECRET, botLogin });
   // The intake runs in process after the answer, from the delivery the webhook stored.
   const intakeLogger = loggerOf('intake');
+  const schedulesLogger = loggerOf('schedules');
+  const schedules = await serveSchedules({
+    deps: { store, tokens: brokers.read, github: githubFor(schedulesLogger), clock, logger: schedulesLogger, botLogin, apiUrl: settings.apiUrl },
+    app: { id: settings.APP_ID, privateKey: settings.privateKey, apiUrl: settings.apiUrl, githubPolicy: options.githubPolicy },
+    enqueue: (label, run) => intakes.push(label, run),
+  });
   const intake = createLazy(() =>
     createIntakeHandler({
       store,
@@ -144,6 +151,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
       appId: settings.APP_ID,
       botLogin,
       apiUrl: settings.apiUrl,
+      schedules: schedules.launcher,
     }),
   );
   await intake();
@@ -269,6 +277,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     sweep: queueSweep,
     async stop() {
       if (timer) clearInterval(timer);
+      schedules.scheduler.stop();
       await proxy?.stop();
       await new Promise<void>((done) => {
         server.close(() => done());

@@ -14,6 +14,8 @@ import { draftsmanApp, probotLog } from './probot-app.js';
 import { deliveryFields, describe } from './receive-webhook.js';
 import type { CampaignLauncher } from '../campaign/campaign-launcher.js';
 import { onInstallationGrants } from './installation-grants.js';
+import { syncRequestForInstallation, syncRequestForPush, type ScheduleSyncLauncher } from '../schedules/schedule-sync.js';
+import { commentOnDefaultBranchFailure } from './default-branch-ci.js';
 import { StoredDelivery } from './stored-delivery.js';
 import { TriggerService } from './trigger-service.js';
 
@@ -30,6 +32,8 @@ export interface IntakeDeps {
   apiUrl: string;
   /** Starts a campaign's fan-out (docs/campaigns.md); absent when the stack has no campaign state machine. */
   campaigns?: CampaignLauncher;
+  /** Synchronises `agent.schedules` (the schedule-sync function); absent, schedules are not kept. */
+  schedules?: ScheduleSyncLauncher;
 }
 
 export type IntakeOutcome = { key: string; delivery?: string; handled: true } | { key: string; delivery?: string; handled: false; why: string };
@@ -84,14 +88,20 @@ export async function createIntakeHandler(deps: IntakeDeps): Promise<Intake> {
         await recordCheckSuite(ci, payload);
         // After the verification record: a failing suite on an agent PR head may start a repair.
         await startRepairFromCheckSuite(triggerDeps, payload);
+        // On the default branch: one analysis comment at most, never a run.
+        await commentOnDefaultBranchFailure(triggerDeps, payload);
       },
       onCommitStatus: async (payload) => void (await recordCommitStatus(ci, payload)),
       onPullRequestClosed: async (payload) => void (await onPullRequestClosed(ci, payload)),
       onInstallation: async (event, payload, delivery) => {
         const outcome = await onInstallationGrants(ci, event, payload);
         deps.logger.info('installation grants checked', { delivery, outcome });
+        const removal = deps.schedules ? syncRequestForInstallation(event, payload) : undefined;
+        if (removal) await deps.schedules!.sync(removal);
       },
       onPush: async (payload, delivery) => {
+        const sync = deps.schedules ? syncRequestForPush(payload) : undefined;
+        if (sync) await deps.schedules!.sync(sync);
         const outcomes = await onBasePush(triggerDeps, PushPayload.parse(payload));
         if (outcomes.length > 0) deps.logger.info('push handled', { delivery, outcomes: outcomes.map((o) => `${o.runId}:${o.decision}:${o.outcome.kind}`) });
       },

@@ -5,6 +5,7 @@ import {
   IssueCommentCreatedPayload,
   IssuesClosedPayload,
   IssuesLabeledPayload,
+  IssuesOpenedPayload,
   PullRequestReviewCommentCreatedPayload,
   PullRequestReviewSubmittedPayload,
   PushPayload,
@@ -51,6 +52,12 @@ export function reviewCommentSkip(payload: PullRequestReviewCommentCreatedPayloa
   return undefined;
 }
 
+export function openedSkip(payload: IssuesOpenedPayload, botLogin: string): string | undefined {
+  if (isBotOrSelf(payload.sender, botLogin) || (payload.issue.user && isBotOrSelf(payload.issue.user, botLogin))) return 'opened by a bot or the App';
+  if (!payload.issue.user) return 'the author is unknown';
+  return undefined;
+}
+
 export function closedSkip(payload: IssuesClosedPayload, botLogin: string): string | undefined {
   return isBotOrSelf(payload.sender, botLogin) ? 'closed by a bot' : undefined;
 }
@@ -72,6 +79,7 @@ export const SUBSCRIBED_EVENTS: Readonly<Record<string, EventRule<unknown>>> = {
   'pull_request_review.submitted': rule({ schema: PullRequestReviewSubmittedPayload, skip: reviewSkip }),
   'pull_request_review_comment.created': rule({ schema: PullRequestReviewCommentCreatedPayload, skip: reviewCommentSkip }),
   'issues.closed': rule({ schema: IssuesClosedPayload, skip: closedSkip }),
+  'issues.opened': rule({ schema: IssuesOpenedPayload, skip: openedSkip }),
   installation: {},
   installation_repositories: {},
   // CI records parse their own subsets and ignore what does not match: no 400 for them.

@@ -5,6 +5,7 @@ import {
   IssueCommentCreatedPayload,
   IssuesClosedPayload,
   IssuesLabeledPayload,
+  IssuesOpenedPayload,
   PullRequestReviewCommentCreatedPayload,
   PullRequestReviewSubmittedPayload,
 } from './webhook-payloads.js';
@@ -31,6 +32,10 @@ export function draftsmanApp(deps: DraftsmanAppDeps): ApplicationFunction {
     app.on('issues.labeled', async (context) => {
       const outcome = await deps.triggers.onLabeled(IssuesLabeledPayload.parse(context.payload));
       deps.logger.info('issues.labeled handled', { delivery: context.id, outcome: outcome.kind });
+    });
+    app.on('issues.opened', async (context) => {
+      const outcome = await deps.triggers.onOpened(IssuesOpenedPayload.parse(context.payload));
+      deps.logger.info('issues.opened handled', { delivery: context.id, outcome: outcome.kind });
     });
     app.on('issue_comment.created', async (context) => {
       const outcome = await deps.triggers.onComment(IssueCommentCreatedPayload.parse(context.payload));

@@ -15,7 +15,8 @@ import { rebaseCommand } from './commands/rebase.js';
 import { retryCommand } from './commands/retry.js';
 import { runCommand, runFromLabel } from './commands/run.js';
 import { statusCommand } from './commands/status.js';
-import { closedSkip, commentSkip, labeledSkip, reviewCommentSkip, reviewSkip } from './event-filter.js';
+import { closedSkip, commentSkip, labeledSkip, openedSkip, reviewCommentSkip, reviewSkip } from './event-filter.js';
+import { runFromOpenedIssue } from './issue-opened.js';
 import { hasMinPermission } from './permissions.js';
 import { policyForTrigger } from './policy-gate.js';
 import type { TriggerOutcome } from './trigger-outcome.js';
@@ -25,6 +26,7 @@ import type {
   IssueCommentCreatedPayload,
   IssuesClosedPayload,
   IssuesLabeledPayload,
+  IssuesOpenedPayload,
   PullRequestReviewCommentCreatedPayload,
   PullRequestReviewSubmittedPayload,
 } from './webhook-payloads.js';
@@ -90,6 +92,17 @@ export class TriggerService {
     if (label.name === CAMPAIGN_LABEL) return campaignFromLabel(session, payload, label);
     if (label.name !== policy.triggers.label) return { kind: 'ignored', why: 'not the trigger label' };
     return runFromLabel(session, policy, payload, label);
+  }
+
+  /** An opened issue: a run under `agent.on.issueOpened` when it matches and its author may write (issue-opened.ts). */
+  async onOpened(payload: IssuesOpenedPayload): Promise<TriggerOutcome> {
+    const skip = openedSkip(payload, this.deps.botLogin);
+    if (skip !== undefined) return { kind: 'ignored', why: skip };
+    const session = new WebhookSession(this.deps, payload.repository, payload.installation.id);
+    const trusted = await readTrustedPolicy(await session.api(), { ...session.ref, defaultBranch: session.defaultBranch });
+    // Quiet: an issue nobody asked the App about gets no policy complaint.
+    if (!trusted.ok || !trusted.policy.agent.enabled) return { kind: 'ignored', why: 'the policy is refused or disabled' };
+    return runFromOpenedIssue(session, trusted.policy, payload);
   }
 
   async onComment(event: IssueCommentCreatedPayload): Promise<TriggerOutcome> {

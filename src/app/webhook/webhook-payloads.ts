@@ -55,6 +55,16 @@ export const IssueCommentCreatedPayload = z.object({
 });
 export type IssueCommentCreatedPayload = z.infer<typeof IssueCommentCreatedPayload>;
 
+/** `issues.opened`: an issue with the labels it was opened with (issue forms set them for anyone). */
+export const IssuesOpenedPayload = z.object({
+  action: z.literal('opened'),
+  issue: Issue.extend({ labels: z.array(z.object({ name: z.string() })).default([]) }),
+  repository: Repository,
+  sender: User,
+  installation: Installation,
+});
+export type IssuesOpenedPayload = z.infer<typeof IssuesOpenedPayload>;
+
 export const IssuesClosedPayload = z.object({
   action: z.literal('closed'),
   issue: Issue,

@@ -2,6 +2,7 @@ import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports
 import type { CampaignLauncher } from '../campaign/campaign-launcher.js';
 import { createCommentOnce, findMarkedComment } from '../github/create-once.js';
 import type { GitHubApi } from '../github/github-api.js';
+import type { ResolvedRepository } from '../tokens/resolved-repository.js';
 import type { RepositoryPayload } from './webhook-payloads.js';
 
 export interface TriggerDeps {
@@ -46,6 +47,19 @@ export class WebhookSession {
     this.installationId = installationId;
     this.defaultBranch = repository.default_branch;
     this.cloneUrl = repository.clone_url ?? `https://github.com/${repository.full_name}.git`;
+  }
+
+  /** A session for a repository found without a webhook (a campaign's target, a schedule's repository): its ids and names as token-read resolved them. */
+  static forResolved(deps: TriggerDeps, target: ResolvedRepository): WebhookSession {
+    const repository = {
+      id: target.id,
+      name: target.name,
+      full_name: `${target.owner}/${target.name}`,
+      owner: { login: target.owner },
+      default_branch: target.defaultBranch,
+      clone_url: target.cloneUrl,
+    };
+    return new WebhookSession(deps, repository, target.installationId);
   }
 
   async api(): Promise<GitHubApi> {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_LOCKFILE_PATTERNS } from './lockfiles.js';
 import { AgentRules } from './agent-rules.js';
+import { AgentOn, AgentSchedules } from './agent-schedules.js';
 import { RepoGlob } from './repo-glob.js';
 
 /** The file name the App and the CLI look for on the default branch. */
@@ -246,6 +247,8 @@ export const AgentPolicy = z
           .prefault({})
           .describe("Running the project's own build and tests on the change before review."),
         rules: AgentRules,
+        schedules: AgentSchedules,
+        on: AgentOn,
         riskRules: z.array(RiskRule).max(1000).default([]).describe('Extra risk levels by path; the highest matching level wins.'),
         approval: z
           .strictObject({

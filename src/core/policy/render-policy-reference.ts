@@ -1,5 +1,6 @@
 import { agentRulesReference } from './agent-rules.js';
 import { planGateReference } from './plan-gate-reference.js';
+import { agentSchedulesReference } from './agent-schedules.js';
 import { policyJsonSchema } from './policy-json-schema.js';
 
 interface JsonSchemaNode {
@@ -50,6 +51,7 @@ export function renderPolicyReference(): string {
     '',
     ...agentRulesReference(),
     ...planGateReference(),
+    ...agentSchedulesReference(),
   ];
   return lines.join('\n');
 }

@@ -20,7 +20,7 @@ export const RunRequest = z.object({
     z.object({ kind: z.literal('url'), location: z.string() }),
   ]),
   trigger: z.object({
-    kind: z.enum(['label', 'comment', 'cli', 'campaign']),
+    kind: z.enum(['label', 'comment', 'cli', 'campaign', 'schedule', 'issue-opened']),
     key: z.string(),
     sender: z.string().optional(),
     command: z.string().optional(),

@@ -129,6 +129,11 @@ export async function startBundledApp(): Promise<BundledApp> {
     RUN_SESSION_FUNCTION: () => functionName('runSession'),
     // The campaign state machine the intake starts (no campaign is started here).
     CAMPAIGN_STATE_MACHINE_ARN: () => `arn:aws:states:us-east-1:123456789012:stateMachine:${PREFIX}-campaign`,
+    // Schedules (no schedule is synchronised or fired here).
+    SCHEDULE_SYNC_FUNCTION: () => functionName('scheduleSync'),
+    SCHEDULE_GROUP: () => PREFIX,
+    SCHEDULE_FIRE_ARN: () => `arn:aws:lambda:us-east-1:123456789012:function:${functionName('scheduleFire')}`,
+    SCHEDULER_ROLE_ARN: () => `arn:aws:iam::123456789012:role/${PREFIX}-schedulerInvoke-us-east-1`,
     RUN_WORKER_ROLE_ARN: () => `arn:aws:iam::123456789012:role/${PREFIX}-runWorker-us-east-1`,
     // The verifier's project and build role (no build is started here: the harness policy runs no commands).
     VERIFY_PROJECT: () => `${PREFIX}-verify`,

@@ -5,12 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkShape, operationShapes } from './model-check.js';
+import * as codebuild from '@aws-sdk/client-codebuild';
+import { checkShape, operationShapes } from '../aws-model/model-check.js';
 
 /**
  * AWS CodeBuild on loopback: the JSON 1.1 protocol the real `@aws-sdk/client-codebuild` speaks
  * (`X-Amz-Target: CodeBuild_20161006.<Operation>`), StartBuild and BatchGetBuilds. Every request
- * and every response is checked against the SDK's own model shapes (model-check.ts); a mismatch
+ * and every response is checked against the SDK's own model shapes (test/helpers/aws-model/model-check.ts); a mismatch
  * is recorded in `violations` and answered 400. A build runs its buildspec's install, build and
  * post_build commands with bash in a temporary directory, with only the build's environment
  * variables (no variable of the test process), an `aws` command that copies to and from the S3
@@ -125,7 +126,7 @@ export async function startCodeBuildStandin(options: {
           violations.push(`unexpected request ${req.method} ${target} ${String(req.headers['content-type'])}`);
           return answer(400, { __type: 'InvalidInputException', message: 'unsupported request' });
         }
-        const shapes = operationShapes(operation);
+        const shapes = operationShapes(codebuild, operation);
         const input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
         const inputErrors = checkShape(shapes.input, input);
         if (inputErrors.length > 0) {

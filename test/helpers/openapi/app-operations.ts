@@ -20,6 +20,7 @@ const FOLDER_TOKEN: Record<string, CallerToken> = {
   dispatch: 'read',
   sweeper: 'read',
   campaign: 'read',
+  schedules: 'read',
   publisher: 'write',
   tokens: 'app',
 };

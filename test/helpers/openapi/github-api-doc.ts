@@ -13,7 +13,7 @@ import { formatNeeds, OPERATION_PERMISSIONS } from './github-permissions.js';
 export const GITHUB_API_DOC = 'docs/github-api.md';
 
 const TOKEN_NAMES: Record<CallerToken, string> = {
-  read: 'token-read (webhook, worker, sweeper, campaign)',
+  read: 'token-read (webhook, worker, sweeper, campaign, schedules)',
   write: 'token-write (publisher)',
   app: 'App JWT (token-read, token-write)',
 };
@@ -34,7 +34,7 @@ of \`@octokit/auth-app\`) and the permission table in \`test/helpers/openapi/git
 (\`default_permissions\`) or the token scopes (\`src/app/tokens/token-scopes.ts\`) disagree: every
 permission below is granted to the App and held by the token of each function that calls it.
 
-Which token: a call site in \`webhook/\`, \`worker/\`, \`dispatch/\`, \`sweeper/\` or \`campaign/\` runs with the
+Which token: a call site in \`webhook/\`, \`worker/\`, \`dispatch/\`, \`sweeper/\`, \`campaign/\` or \`schedules/\` runs with the
 token-read token, one in \`publisher/\` with the token-write token; shared code in \`github/\`
 takes the tokens of the functions that import it. Every installation token also holds
 \`metadata:read\`.

@@ -32,10 +32,23 @@ agent:
       reason: c
 `;
 
+/** `agent.schedules` with a cron that fires twice an hour and one with six fields. */
+const SCHEDULES = `version: 1
+agent:
+  schedules:
+    - name: often
+      cron: '0,30 * * * *'
+      taskFile: t.md
+    - name: seconds
+      cron: '0 0 6 * * *'
+      taskFile: t.md
+`;
+
 beforeAll(() => {
   root = tempRoot('cli-policy');
   writeFileSync(join(root, 'broken.yaml'), BROKEN);
   writeFileSync(join(root, 'rules.yaml'), RULES);
+  writeFileSync(join(root, 'schedules.yaml'), SCHEDULES);
   writeFileSync(join(root, 'syntax.yaml'), 'version: 1\nagent:\n  forbiddenPaths: [a\n');
   writeFileSync(
     join(root, 'valid.yaml'),
@@ -74,6 +87,15 @@ describe('draftsman policy check', () => {
     const result = await cli(['policy', 'check', 'syntax.yaml'], { cwd: root });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^syntax\.yaml:\d+:\d+: .+/);
+  });
+
+  it('reports a schedule that fires more than hourly, or is not five fields, at its line and column', async () => {
+    const result = await cli(['policy', 'check', 'schedules.yaml'], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.stdout.trimEnd().split('\n')).toEqual([
+      'schedules.yaml:5:13: agent.schedules[0].cron: fires more than once an hour; a schedule runs at most hourly',
+      'schedules.yaml:8:13: agent.schedules[1].cron: expected 5 fields (minute hour day-of-month month day-of-week), found 6',
+    ]);
   });
 
   it('with --json the last line is the machine-readable verdict', async () => {

@@ -53,6 +53,8 @@ describe('the packaged Lambda bundles', () => {
       'modelCall',
       'publisher',
       'runSession',
+      'scheduleFire',
+      'scheduleSync',
       'sweeper',
       'tokenRead',
       'tokenWrite',
@@ -163,8 +165,8 @@ describe('the packaged Lambda bundles', () => {
       for (const line of p.logs) {
         for (const secret of secrets) expect(line, `${key} logged a secret`).not.toContain(secret);
       }
-      // The token functions log nothing (nor do the sweeper, model-call, the verifier and the campaign function, not invoked here); the others only JSON lines.
-      if (key.startsWith('token') || key === 'sweeper' || key === 'modelCall' || key === 'verifier' || key === 'campaign') continue;
+      // The token functions log nothing (nor do the sweeper, model-call, the verifier, the campaign and schedule functions, not invoked here); the others only JSON lines.
+      if (key.startsWith('token') || key.startsWith('schedule') || ['sweeper', 'modelCall', 'verifier', 'campaign'].includes(key)) continue;
       expect(p.logs.length, key).toBeGreaterThan(0);
       for (const line of p.logs) expect(JSON.parse(line), `${key}: ${line}`).toMatchObject({ fn: key, level: expect.any(String), msg: expect.any(String) });
       // Each line names its invocation; only the container's first invocation is a cold start.

@@ -67,6 +67,10 @@ interface Grants {
   network?: string[];
   /** Step Functions actions: `<action>|<resource>`. */
   states?: string[];
+  /** EventBridge Scheduler actions: `<action>|<resource>`. */
+  scheduler?: string[];
+  /** Roles a function may pass to a service: `<role>|<service>`. */
+  passRole?: string[];
 }
 
 /** What each role may do. S3 patterns are object-key patterns under the bucket, as in the ARNs. */
@@ -103,7 +107,8 @@ const ALLOWED: Record<string, Grants> = {
     ],
     del: ['locks/*', 'intakes/*', 'campaigns/*/paused.json'],
     list: ['limits/*', 'locks/*', 'issues/*', 'runs/*/ci/*', 'runs/*/control/follow-up-repair-*', 'runs/*/attempts/', 'campaigns/*'],
-    invoke: ['tokenRead'],
+    // token-read, and schedule-sync when a default branch's policy changed or the App was uninstalled.
+    invoke: ['tokenRead', 'scheduleSync'],
     secrets: [],
     dlq: true,
     // The campaign's fan-out, started once under the campaign id.
@@ -143,6 +148,36 @@ const ALLOWED: Record<string, Grants> = {
       `states:DescribeExecution|arn:aws:states:${REGION}:${ACCOUNT}:execution:draftsman-${STAGE}-campaign/*`,
       `states:StopExecution|arn:aws:states:${REGION}:${ACCOUNT}:execution:draftsman-${STAGE}-campaign/*`,
     ],
+  },
+  // The schedule sync: the stack's schedule group only, SchedulerInvokeRole passed to the Scheduler only, no bucket access.
+  ScheduleSyncRole: {
+    get: [],
+    put: [],
+    del: [],
+    list: [],
+    invoke: ['tokenRead'],
+    secrets: [],
+    dlq: true,
+    scheduler: [
+      ...['CreateSchedule', 'UpdateSchedule', 'GetSchedule', 'DeleteSchedule'].map(
+        (a) => `scheduler:${a}|arn:aws:scheduler:${REGION}:${ACCOUNT}:schedule/draftsman-${STAGE}/*`,
+      ),
+      // ListSchedules has no resource-level permission in IAM.
+      'scheduler:ListSchedules|*',
+    ],
+    passRole: ['GETATT:SchedulerInvokeRole.Arn|scheduler.amazonaws.com'],
+  },
+  // What the Scheduler assumes to fire a schedule: schedule-fire, nothing else.
+  SchedulerInvokeRole: { get: [], put: [], del: [], list: [], invoke: ['scheduleFire'], secrets: [], dlq: false },
+  // A due schedule: the intake's run-start path (intake record, lock, limits, issue pointer, request.json).
+  ScheduleFireRole: {
+    get: ['runs/*/request.json', 'locks/*', 'limits/*', 'intakes/*'],
+    put: ['runs/*/request.json', 'locks/*', 'limits/*', 'issues/*', 'intakes/*'],
+    del: ['locks/*', 'intakes/*'],
+    list: ['limits/*'],
+    invoke: ['tokenRead'],
+    secrets: [],
+    dlq: false,
   },
   DispatcherRole: {
     get: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/publish.json', 'runs/*/dispatch/*', 'runs/*/verify/*/result.json'],
@@ -315,6 +350,8 @@ const FUNCTIONS: Record<string, { role: string; handler: string }> = {
   SweeperLambdaFunction: { role: 'SweeperRole', handler: 'src/handlers/sweeper.handler' },
   VerifierLambdaFunction: { role: 'VerifierRole', handler: 'src/handlers/verifier.handler' },
   CampaignLambdaFunction: { role: 'CampaignRole', handler: 'src/handlers/campaign.handler' },
+  ScheduleSyncLambdaFunction: { role: 'ScheduleSyncRole', handler: 'src/handlers/schedule-sync.handler' },
+  ScheduleFireLambdaFunction: { role: 'ScheduleFireRole', handler: 'src/handlers/schedule-fire.handler' },
 };
 
 const WASM = ['tree-sitter.wasm', ...['java', 'typescript', 'tsx', 'javascript', 'python', 'go'].map((g) => `tree-sitter-${g}.wasm`)];
@@ -366,6 +403,22 @@ interface SeenGrants {
   builds: string[];
   network: string[];
   states: string[];
+  scheduler: string[];
+  passRole: string[];
+}
+
+/** The schedule sync's grants: Scheduler actions by resource, and the role it may pass to which service. */
+function recordScheduleAction(role: string, actions: string[], s: Json, resourcesOf: string[], seen: SeenGrants): void {
+  if (actions[0] === 'iam:PassRole' && actions.length === 1) {
+    expect(Object.keys(s.Condition)).toEqual(['StringEquals']);
+    seen.passRole.push(...resourcesOf.map((r) => `${r}|${String(s.Condition.StringEquals['iam:PassedToService'])}`));
+    return;
+  }
+  const known = ['CreateSchedule', 'UpdateSchedule', 'GetSchedule', 'DeleteSchedule', 'ListSchedules'].map((a) => `scheduler:${a}`);
+  for (const a of actions) {
+    if (!known.includes(a)) throw new Error(`${role}: unexpected action ${a}`);
+    seen.scheduler.push(...resourcesOf.map((r) => `${a}|${r}`));
+  }
 }
 
 /** Checks the allowed action (`actions[0]`; the log actions come in pairs) of `role`'s statement `s` and records what it grants in `seen`. */
@@ -430,7 +483,8 @@ function recordAction(role: string, actions: string[], s: Json, resourcesOf: str
       seen.states.push(...resourcesOf.map((r) => `${action}|${r}`));
       break;
     default:
-      throw new Error(`${role}: unexpected action ${action}`);
+      // Anything else must be the schedule sync's; recordScheduleAction throws for any other action.
+      recordScheduleAction(role, actions, s, resourcesOf, seen);
   }
 }
 
@@ -516,7 +570,7 @@ describe('osls package', () => {
     expect(packagingMs).toBeLessThan(170_000);
   });
 
-  it('defines the twelve functions on nodejs22.x, each with its own role, timeouts and reserved concurrency', () => {
+  it('defines the fourteen functions on nodejs22.x, each with its own role, timeouts and reserved concurrency', () => {
     const functions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
     expect(functions.map(([id]) => id).sort()).toEqual(Object.keys(FUNCTIONS).sort());
     for (const [id, fn] of functions) {
@@ -531,7 +585,7 @@ describe('osls package', () => {
     expect(worker.Environment.Variables.DRAFTSMAN_WASM_DIR).toBe('/var/task/wasm');
     expect(resources.WebhookLambdaFunction.Properties.Timeout).toBeLessThan(30);
     // Every role is used by exactly one function.
-    expect(new Set(functions.map(([, f]) => f.Properties.Role['Fn::GetAtt'][0])).size).toBe(12);
+    expect(new Set(functions.map(([, f]) => f.Properties.Role['Fn::GetAtt'][0])).size).toBe(14);
   });
 
   it('gives each function only the configuration it needs: parameter names, never values', () => {
@@ -548,6 +602,8 @@ describe('osls package', () => {
       'SweeperLambdaFunction',
       'VerifierLambdaFunction',
       'CampaignLambdaFunction',
+      'ScheduleSyncLambdaFunction',
+      'ScheduleFireLambdaFunction',
     ]) {
       expect(env(id)).not.toContain('APP_PRIVATE_KEY_PARAMETER');
       expect(env(id)).not.toContain(id === 'PublisherLambdaFunction' ? 'TOKEN_READ_FUNCTION' : 'TOKEN_WRITE_FUNCTION');
@@ -586,6 +642,49 @@ describe('osls package', () => {
     expect(resources.IntakeLambdaFunction.Properties.Environment.Variables.CAMPAIGN_STATE_MACHINE_ARN).toEqual({ Ref: 'CampaignStateMachine' });
     const trust = resources.CampaignStatesRole.Properties.AssumeRolePolicyDocument.Statement;
     expect(trust.map((t: Json) => t.Principal)).toEqual([{ Service: 'states.amazonaws.com' }]);
+  });
+
+  it('keeps schedules in the stack’s own group, fired only by the Scheduler through SchedulerInvokeRole, synchronised by the intake’s asynchronous call', () => {
+    expect(resources.ScheduleGroup).toMatchObject({ Type: 'AWS::Scheduler::ScheduleGroup', Properties: { Name: `draftsman-${STAGE}` } });
+    const env = (id: string) => resolve(resources[id].Properties.Environment.Variables);
+    expect(env('IntakeLambdaFunction').SCHEDULE_SYNC_FUNCTION).toBe(`draftsman-${STAGE}-scheduleSync`);
+    expect(Object.keys(env('ScheduleSyncLambdaFunction')).sort()).toEqual([
+      'ARTIFACT_BUCKET',
+      'GITHUB_API_URL',
+      'GITHUB_APP_ID',
+      'GITHUB_APP_SLUG',
+      'LOG_LEVEL',
+      'SCHEDULER_ROLE_ARN',
+      'SCHEDULE_FIRE_ARN',
+      'SCHEDULE_GROUP',
+      'TOKEN_READ_FUNCTION',
+    ]);
+    expect(env('ScheduleSyncLambdaFunction')).toMatchObject({
+      SCHEDULE_GROUP: `draftsman-${STAGE}`,
+      SCHEDULE_FIRE_ARN: functionArn('scheduleFire'),
+      SCHEDULER_ROLE_ARN: 'GETATT:SchedulerInvokeRole.Arn',
+    });
+    expect(Object.keys(env('ScheduleFireLambdaFunction')).sort()).toEqual([
+      'ARTIFACT_BUCKET',
+      'GITHUB_API_URL',
+      'GITHUB_APP_ID',
+      'GITHUB_APP_SLUG',
+      'LOG_LEVEL',
+      'TOKEN_READ_FUNCTION',
+    ]);
+    const trust = resolve(resources.SchedulerInvokeRole.Properties.AssumeRolePolicyDocument.Statement);
+    expect(trust).toEqual([
+      {
+        Effect: 'Allow',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Action: 'sts:AssumeRole',
+        Condition: { StringEquals: { 'aws:SourceAccount': ACCOUNT } },
+      },
+    ]);
+    expect(resources.ScheduleSyncLambdaEvConf.Properties).toMatchObject({
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] } } },
+    });
   });
 
   it('routes POST /api/github/webhooks to the webhook and runs the sweeper on a schedule', () => {
@@ -858,6 +957,8 @@ describe('osls package', () => {
       builds: [],
       network: [],
       states: [],
+      scheduler: [],
+      passRole: [],
     };
     for (const s of statements) {
       if (s.Effect === 'Deny') {
@@ -878,8 +979,9 @@ describe('osls package', () => {
       const actions = asArray<string>(s.Action);
       const resourcesOf = asArray<string>(s.Resource);
       for (const action of actions) expect(action).not.toContain('*');
-      for (const r of resourcesOf) expect(r).not.toBe('*');
-      expect(actions).toHaveLength(actions[0].startsWith('logs:') ? 2 : 1);
+      // The one action IAM cannot scope to a resource.
+      for (const r of resourcesOf) if (actions[0] !== 'scheduler:ListSchedules') expect(r).not.toBe('*');
+      expect(actions).toHaveLength(actions[0].startsWith('logs:') ? 2 : actions[0].startsWith('scheduler:') ? actions.length : 1);
       const objectKeys = () =>
         resourcesOf.map((r) => {
           expect(r.startsWith(`${BUCKET_ARN}/`)).toBe(true);
@@ -903,6 +1005,8 @@ describe('osls package', () => {
     expect(sorted(seen.builds)).toEqual(sorted(allowed.builds ?? []));
     expect(sorted(seen.network)).toEqual(sorted(allowed.network ?? []));
     expect(sorted(seen.states)).toEqual(sorted(allowed.states ?? []));
+    expect(sorted(seen.scheduler)).toEqual(sorted(allowed.scheduler ?? []));
+    expect(sorted(seen.passRole)).toEqual(sorted(allowed.passRole ?? []));
   });
 
   it('lets only the token functions read the App key, only the webhook read its secret, and only the right callers mint tokens', () => {
@@ -914,7 +1018,9 @@ describe('osls package', () => {
     expect(holders(parameterArn('webhook-secret'))).toEqual(['WebhookRole']);
     expect(holders(parameterArn('model-api-key'))).toEqual(['ModelCallRole']);
     expect(holders(functionArn('modelCall'))).toEqual(['WorkerRole']);
-    expect(holders(functionArn('tokenRead'))).toEqual(['CampaignRole', 'IntakeRole', 'RunSessionRole', 'SweeperRole']);
+    expect(holders(functionArn('tokenRead'))).toEqual(['CampaignRole', 'IntakeRole', 'RunSessionRole', 'ScheduleFireRole', 'ScheduleSyncRole', 'SweeperRole']);
+    expect(holders(functionArn('scheduleSync'))).toEqual(['IntakeRole']);
+    expect(holders(functionArn('scheduleFire'))).toEqual(['SchedulerInvokeRole']);
     expect(holders(functionArn('runSession'))).toEqual(['WorkerRole']);
     expect(holders(functionArn('worker'))).toEqual(['DispatcherRole']);
     expect(holders(functionArn('tokenWrite'))).toEqual(['PublisherRole']);
@@ -941,6 +1047,8 @@ describe('osls package', () => {
       'tokenWrite.zip',
       'sweeper.zip',
       'verifier.zip',
+      'scheduleSync.zip',
+      'scheduleFire.zip',
     ])
       expect(listing(zip)).not.toContain('tree-sitter.wasm');
   });

@@ -46,11 +46,16 @@ describe('the webhook screening (no network)', () => {
     });
     expect(screenDelivery('issues', labeled({ sender: { login: BOT, type: 'Bot' } }), BOT)).toMatchObject({ verdict: 'ignore', why: 'sender is a bot' });
     expect(screenDelivery('issues', labeled({ label: undefined }), BOT)).toMatchObject({ verdict: 'ignore', why: 'no label in the event' });
-    expect(screenDelivery('issues', { ...labeled(), action: 'opened' }, BOT)).toEqual({
+    expect(screenDelivery('issues', { ...labeled(), action: 'edited' }, BOT)).toEqual({
       verdict: 'ignore',
-      kind: 'issues.opened',
+      kind: 'issues.edited',
       why: 'event not subscribed',
     });
+    // An opened issue (agent.on.issueOpened): by a person it is looked at; by a bot, or with no author, not.
+    const opened = (user: unknown) => ({ ...labeled(), action: 'opened', issue: { ...issue, user, labels: [] } });
+    expect(screenDelivery('issues', opened(human), BOT)).toEqual({ verdict: 'accept', kind: 'issues.opened' });
+    expect(screenDelivery('issues', opened({ login: 'deps[bot]', type: 'Bot' }), BOT)).toMatchObject({ verdict: 'ignore', why: 'opened by a bot or the App' });
+    expect(screenDelivery('issues', opened(null), BOT)).toMatchObject({ verdict: 'ignore', why: 'the author is unknown' });
     expect(screenDelivery('star', { action: 'created' }, BOT)).toMatchObject({ verdict: 'ignore', why: 'event not subscribed' });
     // Names of Object.prototype members are not events.
     expect(screenDelivery('constructor', {}, BOT)).toMatchObject({ verdict: 'ignore', why: 'event not subscribed' });

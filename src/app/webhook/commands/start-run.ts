@@ -24,6 +24,8 @@ export interface RunTrigger {
   forcedMode?: 'analysis' | 'draft_pr';
   /** The campaign that starts this run, recorded in its request. */
   campaign?: RunRequest['campaign'];
+  /** The task's words come from the trusted policy on the default branch (a schedule), not from the issue's author. */
+  wordsFromPolicy?: boolean;
 }
 
 /**
@@ -232,6 +234,7 @@ async function writeRequest(
  * words wait for a maintainer's approval when they cannot (the publisher decides it from this record).
  */
 async function issueAuthor(session: WebhookSession, trigger: RunTrigger): Promise<{ author?: string; authorCanWrite?: boolean }> {
+  if (trigger.wordsFromPolicy) return { author: trigger.sender, authorCanWrite: true };
   const author = trigger.issue.user?.login;
   // A deleted account (GitHub sends no user): nobody vouches for the words.
   if (!author) return { authorCanWrite: false };

@@ -1,0 +1,41 @@
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
+import type { Context } from 'aws-lambda';
+import { withInvocationLogging } from '../app/aws/lambda-logging.js';
+import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
+import { lambdaRepositoryResolver } from '../app/campaign/lambda-repository-resolver.js';
+import { readConfig } from '../app/config.js';
+import { createGitHubApi } from '../app/github/github-api.js';
+import { JsonLogger } from '../app/logger.js';
+import { ScheduleFire } from '../app/schedules/schedule-backend.js';
+import { startScheduledRun } from '../app/schedules/scheduled-run.js';
+import { LambdaTokenBroker } from '../app/tokens/lambda-token-broker.js';
+
+/**
+ * schedule-fire: invoked by EventBridge Scheduler (SchedulerInvokeRole) when a schedule is due.
+ * Reads the policy again and starts an ordinary run through startRun, as the intake does; it may
+ * invoke token-read only.
+ */
+const config = readConfig(process.env);
+if (!config.TOKEN_READ_FUNCTION) throw new Error('TOKEN_READ_FUNCTION is required');
+const logger = new JsonLogger({ level: config.LOG_LEVEL, bindings: { fn: 'scheduleFire' } });
+const lambda = new LambdaClient({});
+const deps = {
+  store: new S3ArtifactStore({
+    client: new S3Client({ maxAttempts: 1 }),
+    bucket: config.ARTIFACT_BUCKET,
+    sse: config.ARTIFACT_KMS_KEY_ID ? { type: 'aws:kms' as const, kmsKeyId: config.ARTIFACT_KMS_KEY_ID } : { type: 'AES256' as const },
+  }),
+  tokens: new LambdaTokenBroker({ client: lambda, functionName: config.TOKEN_READ_FUNCTION, role: 'read' as const }),
+  github: (token: string) => {
+    logger.redact(token);
+    return createGitHubApi({ token, baseUrl: config.GITHUB_API_URL, logger });
+  },
+  clock: { now: () => Date.now() },
+  logger,
+  botLogin: `${config.GITHUB_APP_SLUG}[bot]`,
+  apiUrl: config.GITHUB_API_URL,
+  repositories: lambdaRepositoryResolver(lambda, config.TOKEN_READ_FUNCTION),
+};
+
+export const handler = withInvocationLogging(async (event: unknown, _context: Context) => startScheduledRun(deps, ScheduleFire.parse(event)));

@@ -1,0 +1,45 @@
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { Context } from 'aws-lambda';
+import type { ArtifactStore } from '../core/ports.js';
+import { withInvocationLogging } from '../app/aws/lambda-logging.js';
+import { readConfig } from '../app/config.js';
+import { createGitHubApi } from '../app/github/github-api.js';
+import { JsonLogger } from '../app/logger.js';
+import { eventBridgeSchedules } from '../app/schedules/eventbridge-schedules.js';
+import { ScheduleSyncRequest, syncSchedules } from '../app/schedules/schedule-sync.js';
+import { LambdaTokenBroker } from '../app/tokens/lambda-token-broker.js';
+
+/**
+ * schedule-sync: invoked asynchronously by the intake when `.agent-policy.yaml` changed on a
+ * default branch, or the App was uninstalled. Reads the policy itself (token-read) and makes
+ * the repository's EventBridge schedules match it. It holds the Scheduler permissions (its
+ * group only) and passes SchedulerInvokeRole; it has no bucket access at all.
+ */
+const config = readConfig(process.env);
+if (!config.TOKEN_READ_FUNCTION || !config.SCHEDULE_GROUP || !config.SCHEDULE_FIRE_ARN || !config.SCHEDULER_ROLE_ARN)
+  throw new Error('TOKEN_READ_FUNCTION, SCHEDULE_GROUP, SCHEDULE_FIRE_ARN and SCHEDULER_ROLE_ARN are required');
+const logger = new JsonLogger({ level: config.LOG_LEVEL, bindings: { fn: 'scheduleSync' } });
+const refuse = (): Promise<never> => Promise.reject(new Error('schedule-sync has no store'));
+// The sync reads and writes no run state: its role has no bucket access, and its store refuses.
+const noStore: ArtifactStore = { get: refuse, put: refuse, putIfAbsent: refuse, putIfMatch: refuse, delete: refuse, list: refuse };
+const deps = {
+  store: noStore,
+  tokens: new LambdaTokenBroker({ client: new LambdaClient({}), functionName: config.TOKEN_READ_FUNCTION, role: 'read' as const }),
+  github: (token: string) => {
+    logger.redact(token);
+    return createGitHubApi({ token, baseUrl: config.GITHUB_API_URL, logger });
+  },
+  clock: { now: () => Date.now() },
+  logger,
+  botLogin: `${config.GITHUB_APP_SLUG}[bot]`,
+  apiUrl: config.GITHUB_API_URL,
+  schedules: eventBridgeSchedules({
+    client: new SchedulerClient({}),
+    groupName: config.SCHEDULE_GROUP,
+    targetArn: config.SCHEDULE_FIRE_ARN,
+    roleArn: config.SCHEDULER_ROLE_ARN,
+  }),
+};
+
+export const handler = withInvocationLogging(async (event: unknown, _context: Context) => syncSchedules(deps, ScheduleSyncRequest.parse(event)));
