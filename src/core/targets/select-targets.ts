@@ -188,9 +188,16 @@ export function capWeakEvidence<T extends { file: SelectedFile; tier?: EvidenceT
   const byCoverage = sorted
     .map((s, i) => ({ s, i }))
     .sort((a, b) => (b.s.relation ?? 0) - (a.s.relation ?? 0) || (b.s.coverage ?? 0) - (a.s.coverage ?? 0) || a.i - b.i);
+  // Tests and sources found by the same kind of evidence are capped apart, tests with half the
+  // places: a test holding a snippet's boilerplate never takes a source's place.
+  const slots = new Map<string, number>();
   for (const { s } of byCoverage) {
     const kind = kindOf(s);
-    if (kind && kept[kind] < limits[kind]) (kept[kind]++, keep.add(s));
+    if (!kind) continue;
+    const test = s.file.classification === 'test';
+    const slot = `${kind}:${test}`;
+    const n = slots.get(slot) ?? 0;
+    if (n < (test && kind !== 'relatedTest' ? Math.ceil(limits[kind] / 2) : limits[kind])) (slots.set(slot, n + 1), kept[kind]++, keep.add(s));
   }
   const dropped: Record<CapKind, number> = { relatedTest: 0, related: 0, callee: 0, reference: 0, keyword: 0 };
   const out = sorted.filter((s) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ScoredFile } from '../../../src/core/targets/rank-targets.js';
-import { capWeakEvidence, MAX_RELATED, MAX_RELATED_TESTS } from '../../../src/core/targets/select-targets.js';
+import { capWeakEvidence, MAX_REFERENCES_WITH_STRONG, MAX_RELATED, MAX_RELATED_TESTS } from '../../../src/core/targets/select-targets.js';
 import type { TargetWarning } from '../../../src/core/targets/target-selection-schema.js';
 
 const file = (path: string, rank: number, tier: ScoredFile['tier'], coverage: number, relation?: number): ScoredFile => ({
@@ -48,5 +48,18 @@ describe('the cap on weak evidence', () => {
     expect(kept.filter((p) => p.startsWith('src/importer'))).toHaveLength(MAX_RELATED);
     expect([...excluded.keys()]).toEqual([`test/mentions${MAX_RELATED_TESTS - 1}.test.ts`]);
     expect(excluded.get(`test/mentions${MAX_RELATED_TESTS - 1}.test.ts`)?.reason).toMatch(/^left out by the cap on files that test a better-ranked file/);
+  });
+
+  it("caps tests and sources found by the same evidence apart: tests holding a snippet's boilerplate never take a source's place", () => {
+    const sorted = [
+      file('src/strong.ts', 1, 'strong', 2),
+      ...Array.from({ length: MAX_REFERENCES_WITH_STRONG + 1 }, (_, i) => file(`test/uses${i}.test.ts`, 0.4, 'reference', 6)),
+      file('src/values.ts', 0.2, 'reference', 2),
+    ];
+    const excluded = new Map<string, { reason: string; rank?: number }>();
+    const kept = capWeakEvidence(sorted, [], excluded).map((s) => s.file.path);
+    expect(kept).toContain('src/values.ts');
+    // Tests get half the kind's places.
+    expect(kept.filter((p) => p.startsWith('test/'))).toHaveLength(Math.ceil(MAX_REFERENCES_WITH_STRONG / 2));
   });
 });
