@@ -12,7 +12,8 @@ import { createIntakeHandler } from '../app/webhook/create-intake-handler.js';
 
 /**
  * intake: S3 ObjectCreated for deliveries/<id>.json (written by the webhook) -> the trigger
- * decisions (policy, permission, limits, lock, progress comment) -> request.json. Asynchronous,
+ * decisions (policy, permission, lock, progress comment) -> the run queue -> request.json when
+ * the limits and the workers allow. Asynchronous,
  * after the webhook's 202; it may invoke token-read only.
  */
 const config = readConfig(process.env);
@@ -34,6 +35,7 @@ const intake = await createIntakeHandler({
   appId: config.GITHUB_APP_ID,
   botLogin: `${config.GITHUB_APP_SLUG}[bot]`,
   apiUrl: config.GITHUB_API_URL,
+  workerSlots: config.WORKER_CONCURRENCY,
   campaigns: config.CAMPAIGN_STATE_MACHINE_ARN ? stepFunctionsLauncher({ stateMachineArn: config.CAMPAIGN_STATE_MACHINE_ARN }) : undefined,
 });
 

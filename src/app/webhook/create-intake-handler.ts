@@ -30,6 +30,8 @@ export interface IntakeDeps {
   apiUrl: string;
   /** Starts a campaign's fan-out (docs/campaigns.md); absent when the stack has no campaign state machine. */
   campaigns?: CampaignLauncher;
+  /** Runs that may hold a worker at once (the worker's reserved concurrency): more wait in the queue. */
+  workerSlots?: number;
 }
 
 export type IntakeOutcome = { key: string; delivery?: string; handled: true } | { key: string; delivery?: string; handled: false; why: string };
@@ -73,6 +75,7 @@ export async function createIntakeHandler(deps: IntakeDeps): Promise<Intake> {
     botLogin: deps.botLogin,
     apiUrl: deps.apiUrl,
     campaigns: deps.campaigns,
+    workerSlots: deps.workerSlots,
   };
   const triggers = new TriggerService(triggerDeps);
   const ci = { store: deps.store, tokens: deps.tokens, github: deps.github, clock: deps.clock, logger: deps.logger };

@@ -281,9 +281,47 @@ export function limitPrefix(owner: string, repo: string, hour: string | number):
   return `limits/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${hourSegment(hour)}/`;
 }
 
-/** `limits/<owner>/<repo>/<yyyy-mm-ddThh>/<runId>`; `hour` is `yyyy-mm-ddThh` or epoch ms (UTC). */
-export function limitKey(owner: string, repo: string, hour: string | number, runId: string): string {
-  return `${limitPrefix(owner, repo, hour)}${keySegment(runId, 'runId')}`;
+/**
+ * `limits/<owner>/<repo>/<yyyy-mm-ddThh>/slot-<k>.json`: start slot k (0-based) of that hour,
+ * taken once with a conditional write (`limits.runsPerHour` slots an hour); `hour` is
+ * `yyyy-mm-ddThh` or epoch ms (UTC).
+ */
+export function limitSlotKey(owner: string, repo: string, hour: string | number, slot: number): string {
+  return `${limitPrefix(owner, repo, hour)}slot-${padSeq(slot)}.json`;
+}
+
+/** `queue/`: runs waiting for a start slot, and the worker slots (docs/architecture.md, "The run queue"). */
+export const QUEUE_PREFIX = 'queue/';
+
+/** `queue/waiting/`: every waiting run of every repository. */
+export const QUEUE_WAITING_PREFIX = `${QUEUE_PREFIX}waiting/`;
+
+/** `queue/waiting/<owner>/<repo>/`: one repository's waiting runs, in line order when listed. */
+export function queuePrefix(owner: string, repo: string): string {
+  return `${QUEUE_WAITING_PREFIX}${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/`;
+}
+
+/**
+ * `queue/waiting/<owner>/<repo>/<enqueuedAt ms, 13 digits>-<runId>.json`: a waiting run; the
+ * key's order is the line's (earlier first, the run id breaks a tie).
+ */
+export function queueEntryKey(owner: string, repo: string, enqueuedAt: number, runId: string): string {
+  positiveInt(enqueuedAt, 'enqueue instant', 0);
+  return `${queuePrefix(owner, repo)}${String(enqueuedAt).padStart(13, '0')}-${keySegment(runId, 'runId')}.json`;
+}
+
+/** The repository and run of a `queue/waiting/...` key, or undefined for any other key. */
+export function parseQueueEntryKey(key: string): { owner: string; repo: string; enqueuedAt: number; runId: string } | undefined {
+  const match = /^queue\/waiting\/([^/]+)\/([^/]+)\/(\d{13})-([^/]+)\.json$/.exec(key);
+  return match ? { owner: match[1], repo: match[2], enqueuedAt: Number(match[3]), runId: match[4] } : undefined;
+}
+
+/** `queue/workers/`: the worker slots (as many as the worker's reserved concurrency). */
+export const WORKER_SLOTS_PREFIX = `${QUEUE_PREFIX}workers/`;
+
+/** `queue/workers/slot-<k>.json`: worker slot k, held by one admitted run until it ends. */
+export function workerSlotKey(slot: number): string {
+  return `${WORKER_SLOTS_PREFIX}slot-${padSeq(slot)}.json`;
 }
 
 /** `maps/<owner>/<repo>/<commit>/<scannerVersion>-<policyDigest>.json`: the repo-map cache. */

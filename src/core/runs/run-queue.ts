@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { putArtifactIfAbsent, readArtifactVersioned } from '../artifacts/artifact-io.js';
+import { parseQueueEntryKey, queueEntryKey, queuePrefix, QUEUE_WAITING_PREFIX } from '../artifacts/keys.js';
+import type { ArtifactStore } from '../ports.js';
+import { RunRequest } from './run-request.js';
+
+/** What a waiting run waits for: a start slot of the hour, an open pull request to close, a free worker, or the runs ahead of it. */
+export const WAIT_REASONS = ['RUNS_PER_HOUR', 'OPEN_PULL_REQUESTS', 'WORKER_CONCURRENCY'] as const;
+export type WaitReason = (typeof WAIT_REASONS)[number];
+
+/** The repository's limits the run was queued under (its trusted policy's `limits` when it was queued). */
+export const QueueLimits = z.object({ runsPerHour: z.number().int().positive(), maxOpenPullRequests: z.number().int().positive() }).strict();
+export type QueueLimits = z.infer<typeof QueueLimits>;
+
+/**
+ * `queue/waiting/<owner>/<repo>/<enqueuedAt>-<runId>.json`: a run that waits for a start slot
+ * (docs/architecture.md, "The run queue"). It holds the whole `request.json` the admission
+ * writes, so nothing the trigger decided is decided again; written once by the intake, deleted
+ * when the run is admitted or cancelled.
+ */
+export const QueueEntry = z
+  .object({
+    schemaVersion: z.literal(1),
+    runId: z.string(),
+    issue: z.number().int().positive(),
+    enqueuedAt: z.string(),
+    limits: QueueLimits,
+    request: RunRequest,
+    /** The place and reason the progress comment shows now (written by the admission pass). */
+    shown: z.object({ place: z.number().int().positive(), reason: z.enum(WAIT_REASONS).optional() }).strict().optional(),
+  })
+  .strict();
+export type QueueEntry = z.infer<typeof QueueEntry>;
+
+/** A waiting run with its key and its place in its repository's line (1 = next). */
+export interface WaitingRun {
+  key: string;
+  etag: string;
+  place: number;
+  entry: QueueEntry;
+}
+
+/**
+ * Put a run in its repository's line. The key is built from `enqueuedAt` (the trigger's own
+ * instant, the same on every retry of it), so a retried enqueue finds its entry and writes nothing.
+ */
+export async function enqueueRun(store: ArtifactStore, request: RunRequest, limits: QueueLimits, enqueuedAt: number): Promise<string> {
+  const issue = request.issue?.number;
+  if (issue === undefined) throw new Error(`run ${request.runId} has no issue: only issue runs wait in the queue`);
+  const key = queueEntryKey(request.owner, request.repo, enqueuedAt, request.runId);
+  await putArtifactIfAbsent(store, key, QueueEntry, {
+    schemaVersion: 1,
+    runId: request.runId,
+    issue,
+    enqueuedAt: new Date(enqueuedAt).toISOString(),
+    limits,
+    request,
+  });
+  return key;
+}
+
+/** One repository's waiting runs in line order (entries that vanished while listed are skipped). */
+export async function waitingRuns(store: ArtifactStore, owner: string, repo: string): Promise<WaitingRun[]> {
+  const out: WaitingRun[] = [];
+  for (const key of await store.list(queuePrefix(owner, repo))) {
+    if (!parseQueueEntryKey(key)) continue;
+    const read = await readArtifactVersioned(store, key, QueueEntry);
+    if (read) out.push({ key, etag: read.etag, place: out.length + 1, entry: read.value });
+  }
+  return out;
+}
+
+/** Every repository with a waiting run, the one whose first run waits longest first. */
+export async function repositoriesWaiting(store: ArtifactStore): Promise<{ owner: string; repo: string }[]> {
+  const heads = new Map<string, { owner: string; repo: string; since: number }>();
+  for (const key of await store.list(QUEUE_WAITING_PREFIX)) {
+    const parsed = parseQueueEntryKey(key);
+    if (!parsed) continue;
+    const id = `${parsed.owner}/${parsed.repo}`;
+    const seen = heads.get(id);
+    if (!seen || parsed.enqueuedAt < seen.since) heads.set(id, { owner: parsed.owner, repo: parsed.repo, since: parsed.enqueuedAt });
+  }
+  return [...heads.values()].sort((a, b) => a.since - b.since || `${a.owner}/${a.repo}`.localeCompare(`${b.owner}/${b.repo}`)).map(({ owner, repo }) => ({ owner, repo }));
+}
+
+/** The waiting run `runId` of the repository, or undefined when it is not in line (admitted, cancelled, never queued). */
+export async function findWaiting(store: ArtifactStore, owner: string, repo: string, runId: string): Promise<WaitingRun | undefined> {
+  const keys = await store.list(queuePrefix(owner, repo));
+  const index = keys.findIndex((k) => parseQueueEntryKey(k)?.runId === runId);
+  if (index < 0) return undefined;
+  const read = await readArtifactVersioned(store, keys[index], QueueEntry);
+  return read ? { key: keys[index], etag: read.etag, place: index + 1, entry: read.value } : undefined;
+}
+
+/** Take `runId` out of its repository's line; the entry it was, or undefined when it was not waiting. */
+export async function removeWaiting(store: ArtifactStore, owner: string, repo: string, runId: string): Promise<QueueEntry | undefined> {
+  const found = await findWaiting(store, owner, repo, runId);
+  if (!found) return undefined;
+  await store.delete(found.key);
+  return found.entry;
+}
+
+/** `1st`, `2nd`, `3rd`, `4th`, ..., `11th`, `12th`, `13th`, `21st`. */
+export function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
+}
+
+/** The progress comment's line for a waiting run: its place and what it waits for. */
+export function waitingMessage(place: number, reason: WaitReason | undefined, limits: QueueLimits): string {
+  const when =
+    reason === 'RUNS_PER_HOUR'
+      ? `starts when the hour's ${limits.runsPerHour} runs (\`limits.runsPerHour\`) allow`
+      : reason === 'OPEN_PULL_REQUESTS'
+        ? `starts when one of draftsman's ${limits.maxOpenPullRequests} open pull requests (\`limits.maxOpenPullRequests\`) is merged or closed`
+        : 'starts when a run finishes';
+  return `waiting: ${ordinal(place)} in line, ${when}`;
+}
