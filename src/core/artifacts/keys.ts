@@ -302,18 +302,24 @@ export function queuePrefix(owner: string, repo: string): string {
 }
 
 /**
- * `queue/waiting/<owner>/<repo>/<enqueuedAt ms, 13 digits>-<runId>.json`: a waiting run; the
- * key's order is the line's (earlier first, the run id breaks a tie).
+ * `queue/waiting/<owner>/<repo>/<n, 12 digits>-<runId>.json`: a waiting run, n its number in the
+ * repository's line (queueCounterKey); the key's order is the line's.
  */
-export function queueEntryKey(owner: string, repo: string, enqueuedAt: number, runId: string): string {
-  positiveInt(enqueuedAt, 'enqueue instant', 0);
-  return `${queuePrefix(owner, repo)}${String(enqueuedAt).padStart(13, '0')}-${keySegment(runId, 'runId')}.json`;
+export function queueEntryKey(owner: string, repo: string, n: number, runId: string): string {
+  positiveInt(n, 'queue number');
+  if (n >= 1e12) throw new ArtifactError('ARTIFACT_KEY_INVALID', `queue number too large: ${n}`, { what: 'queue number', value: n });
+  return `${queuePrefix(owner, repo)}${String(n).padStart(12, '0')}-${keySegment(runId, 'runId')}.json`;
 }
 
-/** The repository and run of a `queue/waiting/...` key, or undefined for any other key. */
-export function parseQueueEntryKey(key: string): { owner: string; repo: string; enqueuedAt: number; runId: string } | undefined {
-  const match = /^queue\/waiting\/([^/]+)\/([^/]+)\/(\d{13})-([^/]+)\.json$/.exec(key);
-  return match ? { owner: match[1], repo: match[2], enqueuedAt: Number(match[3]), runId: match[4] } : undefined;
+/** The repository, number and run of a `queue/waiting/...` key, or undefined for any other key. */
+export function parseQueueEntryKey(key: string): { owner: string; repo: string; n: number; runId: string } | undefined {
+  const match = /^queue\/waiting\/([^/]+)\/([^/]+)\/(\d{12})-([^/]+)\.json$/.exec(key);
+  return match ? { owner: match[1], repo: match[2], n: Number(match[3]), runId: match[4] } : undefined;
+}
+
+/** `queue/counters/<owner>/<repo>.json`: the last number given to a run in the repository's line (compare-and-swap). */
+export function queueCounterKey(owner: string, repo: string): string {
+  return `${QUEUE_PREFIX}counters/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}.json`;
 }
 
 /** `queue/workers/`: the worker slots (as many as the worker's reserved concurrency). */

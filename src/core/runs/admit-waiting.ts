@@ -11,9 +11,7 @@ import { repositoriesWaiting, waitingRuns, QueueEntry, type WaitingRun, type Wai
  * `limits/.../slot-<k>.json` and `queue/workers/slot-<k>.json`: a start slot of the hour, or a
  * worker slot, taken by one run with a create-only write, so two admissions never share one.
  */
-export const QueueSlot = z
-  .object({ schemaVersion: z.literal(1), runId: z.string(), owner: z.string(), repo: z.string(), takenAt: z.string() })
-  .strict();
+export const QueueSlot = z.object({ schemaVersion: z.literal(1), runId: z.string(), owner: z.string(), repo: z.string(), takenAt: z.string() }).strict();
 export type QueueSlot = z.infer<typeof QueueSlot>;
 
 /** A worker slot whose run has neither a request nor a record this long after it was taken was left by an admission that died. */
@@ -52,8 +50,12 @@ export interface AdmitReport {
 export async function admitWaiting(deps: AdmitDeps, only?: { owner: string; repo: string }): Promise<AdmitReport> {
   const report: AdmitReport = { admitted: [], waiting: [], freed: await freeWorkerSlots(deps) };
   let workersFull = false;
-  for (const { owner, repo } of only ? [only] : await repositoriesWaiting(deps.store)) {
-    const line = await waitingRuns(deps.store, owner, repo);
+  const lines: { owner: string; repo: string; line: WaitingRun[] }[] = [];
+  for (const r of only ? [only] : await repositoriesWaiting(deps.store)) lines.push({ ...r, line: await waitingRuns(deps.store, r.owner, r.repo) });
+  // The line whose first run waits longest goes first: a free worker goes to it.
+  const since = (l: WaitingRun[]) => (l.length > 0 ? Date.parse(l[0].entry.enqueuedAt) : Infinity);
+  lines.sort((a, b) => since(a.line) - since(b.line));
+  for (const { owner, repo, line } of lines) {
     let reason: WaitReason | undefined = workersFull ? 'WORKER_CONCURRENCY' : undefined;
     while (line.length > 0 && reason === undefined) {
       const outcome = await admitFirst(deps, line[0]);
@@ -108,11 +110,11 @@ async function admitFirst(deps: AdmitDeps, run: WaitingRun): Promise<'admitted' 
   }
 }
 
-/** Renew a waiting run's lock before it could expire, and show its place when it changed. */
+/** Renew a waiting run's lock once half its lifetime is gone, and show its place when it changed. */
 async function keepWaiting(deps: AdmitDeps, run: WaitingRun, reason: WaitReason | undefined): Promise<void> {
   const { entry } = run;
   const ref = { owner: entry.request.owner, repo: entry.request.repo, issue: entry.issue };
-  await renewIssueLock(deps.store, ref, { runId: entry.runId, attempt: 1 }, deps.now, deps.lockTtlMs);
+  await renewIssueLock(deps.store, ref, { runId: entry.runId, attempt: 1 }, deps.now, deps.lockTtlMs, deps.lockTtlMs / 2);
   if (entry.shown?.place === run.place && entry.shown.reason === reason) return;
   if (deps.showPlace && !(await deps.showPlace(run, reason))) return;
   const shown = reason ? { place: run.place, reason } : { place: run.place };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { putArtifactIfAbsent, readArtifactVersioned } from '../artifacts/artifact-io.js';
-import { parseQueueEntryKey, queueEntryKey, queuePrefix, QUEUE_WAITING_PREFIX } from '../artifacts/keys.js';
+import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactVersioned } from '../artifacts/artifact-io.js';
+import { parseQueueEntryKey, queueCounterKey, queueEntryKey, queuePrefix, QUEUE_WAITING_PREFIX } from '../artifacts/keys.js';
 import type { ArtifactStore } from '../ports.js';
 import { RunRequest } from './run-request.js';
 
@@ -27,7 +27,10 @@ export const QueueEntry = z
     limits: QueueLimits,
     request: RunRequest,
     /** The place and reason the progress comment shows now (written by the admission pass). */
-    shown: z.object({ place: z.number().int().positive(), reason: z.enum(WAIT_REASONS).optional() }).strict().optional(),
+    shown: z
+      .object({ place: z.number().int().positive(), reason: z.enum(WAIT_REASONS).optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 export type QueueEntry = z.infer<typeof QueueEntry>;
@@ -40,14 +43,22 @@ export interface WaitingRun {
   entry: QueueEntry;
 }
 
+/** `queue/counters/<owner>/<repo>.json`: the last number given in the repository's line. */
+export const QueueCounter = z.object({ schemaVersion: z.literal(1), last: z.number().int().nonnegative() }).strict();
+
 /**
- * Put a run in its repository's line. The key is built from `enqueuedAt` (the trigger's own
- * instant, the same on every retry of it), so a retried enqueue finds its entry and writes nothing.
+ * Put a run at the end of its repository's line: the next number of the line's counter (taken
+ * by compare-and-swap, so two runs never share one and the line's order is the order they were
+ * taken in, whatever the clocks say), then the entry, written once. A run already in line keeps
+ * its place. Returns the entry's key.
  */
 export async function enqueueRun(store: ArtifactStore, request: RunRequest, limits: QueueLimits, enqueuedAt: number): Promise<string> {
   const issue = request.issue?.number;
   if (issue === undefined) throw new Error(`run ${request.runId} has no issue: only issue runs wait in the queue`);
-  const key = queueEntryKey(request.owner, request.repo, enqueuedAt, request.runId);
+  const already = await findWaiting(store, request.owner, request.repo, request.runId);
+  if (already) return already.key;
+  const n = await takeQueueNumber(store, request.owner, request.repo);
+  const key = queueEntryKey(request.owner, request.repo, n, request.runId);
   await putArtifactIfAbsent(store, key, QueueEntry, {
     schemaVersion: 1,
     runId: request.runId,
@@ -57,6 +68,20 @@ export async function enqueueRun(store: ArtifactStore, request: RunRequest, limi
     request,
   });
   return key;
+}
+
+async function takeQueueNumber(store: ArtifactStore, owner: string, repo: string): Promise<number> {
+  const key = queueCounterKey(owner, repo);
+  for (let tries = 0; tries < 20; tries++) {
+    const current = await readArtifactVersioned(store, key, QueueCounter);
+    if (!current) {
+      if (await putArtifactIfAbsent(store, key, QueueCounter, { schemaVersion: 1, last: 1 })) return 1;
+      continue;
+    }
+    const next = current.value.last + 1;
+    if (await putArtifactIfMatch(store, key, QueueCounter, { schemaVersion: 1, last: next }, current.etag)) return next;
+  }
+  throw new Error(`the queue counter of ${owner}/${repo} stayed contended`);
 }
 
 /** One repository's waiting runs in line order (entries that vanished while listed are skipped). */
@@ -70,17 +95,14 @@ export async function waitingRuns(store: ArtifactStore, owner: string, repo: str
   return out;
 }
 
-/** Every repository with a waiting run, the one whose first run waits longest first. */
+/** Every repository with a waiting run (sorted by name; the admission pass orders them by how long their first run waits). */
 export async function repositoriesWaiting(store: ArtifactStore): Promise<{ owner: string; repo: string }[]> {
-  const heads = new Map<string, { owner: string; repo: string; since: number }>();
+  const seen = new Map<string, { owner: string; repo: string }>();
   for (const key of await store.list(QUEUE_WAITING_PREFIX)) {
     const parsed = parseQueueEntryKey(key);
-    if (!parsed) continue;
-    const id = `${parsed.owner}/${parsed.repo}`;
-    const seen = heads.get(id);
-    if (!seen || parsed.enqueuedAt < seen.since) heads.set(id, { owner: parsed.owner, repo: parsed.repo, since: parsed.enqueuedAt });
+    if (parsed) seen.set(`${parsed.owner}/${parsed.repo}`, { owner: parsed.owner, repo: parsed.repo });
   }
-  return [...heads.values()].sort((a, b) => a.since - b.since || `${a.owner}/${a.repo}`.localeCompare(`${b.owner}/${b.repo}`)).map(({ owner, repo }) => ({ owner, repo }));
+  return [...seen.keys()].sort().map((id) => seen.get(id)!);
 }
 
 /** The waiting run `runId` of the repository, or undefined when it is not in line (admitted, cancelled, never queued). */

@@ -1,8 +1,9 @@
 import * as codebuild from '@aws-sdk/client-codebuild';
 
 /**
- * Checks a JSON value against a shape of the CodeBuild service model as the AWS SDK ships it
- * (the schema arrays of `@aws-sdk/client-codebuild`: `[3, ns, name, traits, members, schemas,
+ * Checks a JSON value against a shape of an AWS service model as the AWS SDK ships it (the
+ * schema arrays every v3 client exports, here CodeBuild's by default and SQS's for the run
+ * queue's stand-in: `[3, ns, name, traits, members, schemas,
  * required]` for a structure, `[1, ns, name, traits, member]` for a list, `[2, …, key, value]`
  * for a map, `64 | x` a list of x, `128 | x` a map of x, 0 string, 1 number, 2 boolean, 4
  * timestamp, 21 document). Unknown members, missing required members and wrong types are errors.
@@ -16,6 +17,8 @@ function resolve(schema: Schema): Schema {
 export function checkShape(schema: Schema, value: unknown, path = '$'): string[] {
   const s = resolve(schema);
   if (typeof s === 'number') return checkScalar(s, value, path);
+  // An operation without output (`DeleteMessage`): an empty object.
+  if (s === 'unit') return value && typeof value === 'object' && Object.keys(value).length === 0 ? [] : [`${path}: not empty`];
   if (!Array.isArray(s)) return [`${path}: unknown schema`];
   if (s.length === 2 && !(typeof s[0] === 'number' && typeof s[1] === 'string')) return checkShape(s[0], value, path);
   switch (s[0]) {
@@ -55,12 +58,13 @@ function checkStructure(s: unknown[], value: unknown, path: string): string[] {
   return errors;
 }
 
-const shapes = codebuild as unknown as Record<string, Schema>;
-
-/** The input and output shapes of an operation (`StartBuild`, `BatchGetBuilds`). */
-export function operationShapes(operation: string): { input: Schema; output: Schema } {
-  const input = shapes[`${operation}Input$`];
-  const output = shapes[`${operation}Output$`];
-  if (!input || !output) throw new Error(`the SDK's model has no operation ${operation}`);
-  return { input, output };
+/**
+ * The input and output shapes of an operation (`StartBuild`, `BatchGetBuilds`; with the SQS
+ * client's module, `SendMessage`) from the client's operation schema `[9, ns, name, traits,
+ * input, output]`, whatever the service names its shapes (`…Input`, `…Request`).
+ */
+export function operationShapes(operation: string, service: object = codebuild): { input: Schema; output: Schema } {
+  const op = resolve((service as Record<string, Schema>)[`${operation}$`]);
+  if (!Array.isArray(op) || op[0] !== 9) throw new Error(`the SDK's model has no operation ${operation}`);
+  return { input: op[4], output: op[5] };
 }

@@ -67,6 +67,8 @@ interface Grants {
   network?: string[];
   /** Step Functions actions: `<action>|<resource>`. */
   states?: string[];
+  /** The run queue's wake-up queue (infra/run-queue.yml): `send` a wake-up, or `receive` them (the dispatcher's SQS event source). */
+  wake?: ('send' | 'receive')[];
 }
 
 /** What each role may do. S3 patterns are object-key patterns under the bucket, as in the ARNs. */
@@ -86,6 +88,7 @@ const ALLOWED: Record<string, Grants> = {
       'intakes/*',
       'campaigns/*',
       'installations/*',
+      'queue/*',
     ],
     put: [
       'runs/*/request.json',
@@ -99,9 +102,11 @@ const ALLOWED: Record<string, Grants> = {
       'campaigns/*/closed.json',
       'campaigns/*/paused.json',
       'installations/*',
+      'queue/*',
     ],
-    del: ['locks/*', 'intakes/*', 'campaigns/*/paused.json'],
-    list: ['limits/*', 'locks/*', 'issues/*', 'runs/*/ci/*', 'runs/*/control/follow-up-repair-*', 'runs/*/attempts/', 'campaigns/*'],
+    // The run queue: an entry leaves it when its run starts or is cancelled; slots taken for a run that did not start go back.
+    del: ['locks/*', 'intakes/*', 'campaigns/*/paused.json', 'queue/*', 'limits/*'],
+    list: ['limits/*', 'locks/*', 'issues/*', 'runs/*/ci/*', 'runs/*/control/follow-up-repair-*', 'runs/*/attempts/', 'campaigns/*', 'queue/*'],
     invoke: ['tokenRead'],
     secrets: [],
     dlq: true,
@@ -110,10 +115,20 @@ const ALLOWED: Record<string, Grants> = {
   },
   // The campaign state machine's task states: its own items, slots and tracking record; the intake's run-start path; never the campaign record.
   CampaignRole: {
-    get: ['campaigns/*', 'runs/*/run.json', 'runs/*/request.json', 'runs/*/control/*', 'locks/*', 'limits/*', 'intakes/*'],
-    put: ['campaigns/*/items/*', 'campaigns/*/slots/*', 'campaigns/*/tracking.json', 'runs/*/request.json', 'locks/*', 'limits/*', 'issues/*', 'intakes/*'],
-    del: ['locks/*', 'intakes/*'],
-    list: ['campaigns/*/items/*', 'campaigns/*/slots/*', 'limits/*'],
+    get: ['campaigns/*', 'runs/*/run.json', 'runs/*/request.json', 'runs/*/control/*', 'locks/*', 'limits/*', 'intakes/*', 'queue/*'],
+    put: [
+      'campaigns/*/items/*',
+      'campaigns/*/slots/*',
+      'campaigns/*/tracking.json',
+      'runs/*/request.json',
+      'locks/*',
+      'limits/*',
+      'issues/*',
+      'intakes/*',
+      'queue/*',
+    ],
+    del: ['locks/*', 'intakes/*', 'queue/*', 'limits/*'],
+    list: ['campaigns/*/items/*', 'campaigns/*/slots/*', 'limits/*', 'queue/*'],
     invoke: ['tokenRead'],
     secrets: [],
     dlq: false,
@@ -133,14 +148,26 @@ const ALLOWED: Record<string, Grants> = {
       `states:StopExecution|arn:aws:states:${REGION}:${ACCOUNT}:execution:draftsman-${STAGE}-campaign/*`,
     ],
   },
+  // Also the run queue's admission pass (woken through its own SQS queue): it takes slots, renews waiting runs' locks and writes an admitted run's request.json.
   DispatcherRole: {
-    get: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/publish.json', 'runs/*/dispatch/*', 'runs/*/verify/*/result.json'],
-    put: ['runs/*/dispatch/*'],
-    del: [],
-    list: ['runs/*/dispatch/*'],
-    invoke: ['worker'],
+    get: [
+      'runs/*/request.json',
+      'runs/*/control/*',
+      'runs/*/publish.json',
+      'runs/*/dispatch/*',
+      'runs/*/verify/*/result.json',
+      'runs/*/run.json',
+      'queue/*',
+      'limits/*',
+      'locks/*',
+    ],
+    put: ['runs/*/dispatch/*', 'runs/*/request.json', 'queue/*', 'limits/*', 'locks/*'],
+    del: ['queue/*', 'limits/*'],
+    list: ['runs/*/dispatch/*', 'queue/*', 'limits/*'],
+    invoke: ['worker', 'tokenRead'],
     secrets: [],
     dlq: true,
+    wake: ['receive'],
   },
   RunSessionRole: {
     get: ['runs/*/request.json', 'runs/*/dispatch/*'],
@@ -270,10 +297,12 @@ const ALLOWED: Record<string, Grants> = {
       'runs/*/candidate/pr-candidate.json',
       'runs/*/control/publish-retry.json',
       'intakes/*',
+      'queue/*',
     ],
     put: ['runs/*/run.json', 'runs/*/ci/*', 'runs/*/control/publish-retry.json'],
     del: ['locks/*', 'intakes/*'],
-    list: ['locks/*', 'issues/*', 'runs/*/ci/*', 'intakes/*'],
+    list: ['locks/*', 'issues/*', 'runs/*/ci/*', 'intakes/*', 'queue/*'],
+    wake: ['send'],
     invoke: ['tokenRead'],
     secrets: [],
     dlq: true,
@@ -344,6 +373,7 @@ interface SeenGrants {
   builds: string[];
   network: string[];
   states: string[];
+  wake: string[];
 }
 
 /** Checks the allowed action (`actions[0]`; the log actions come in pairs) of `role`'s statement `s` and records what it grants in `seen`. */
@@ -390,8 +420,15 @@ function recordAction(role: string, actions: string[], s: Json, resourcesOf: str
     case 'bedrock:InvokeModel':
       throw new Error(`${role}: bedrock:InvokeModel granted although no Bedrock model is configured`);
     case 'sqs:SendMessage':
-      expect(resourcesOf).toEqual(['GETATT:DeadLetterQueue.Arn']);
-      seen.dlq = true;
+      if (resourcesOf[0] === 'GETATT:RunQueueWake.Arn') seen.wake.push('send');
+      else seen.dlq = true;
+      expect(resourcesOf).toHaveLength(1);
+      expect(['GETATT:DeadLetterQueue.Arn', 'GETATT:RunQueueWake.Arn']).toContain(resourcesOf[0]);
+      break;
+    case 'sqs:ReceiveMessage':
+      expect(actions.sort()).toEqual(['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage']);
+      expect(resourcesOf).toEqual(['GETATT:RunQueueWake.Arn']);
+      seen.wake.push('receive');
       break;
     case 'codebuild:StartBuild':
     case 'codebuild:BatchGetBuilds': {
@@ -600,8 +637,9 @@ describe('osls package', () => {
       // The build's own result matches the rule's wildcard too: the dispatcher's strict key parser ignores it (verify-resume.ts).
       [k.verify(DIGEST_HEX).buildResult, ['DispatcherLambdaFunction']],
     ];
+    // A run record written (a run that ended frees its worker slot) wakes the run queue (infra/run-queue.yml).
+    expected.push([k.run, ['RunQueueWake']], [ci.run, ['RunQueueWake']]);
     const silent = [
-      k.run,
       k.cancel,
       k.approve(2),
       k.publish,
@@ -617,12 +655,14 @@ describe('osls package', () => {
       k.attempt(1).repoMap,
       `${k.attempt(1).prefix}run-report.md`,
       k.gate(1),
-      ci.run,
       ci.attempt(1).ledger(7),
       ci.attempt(2).checkpoint(1, 'change'),
       'issues/acme/widgets/4/latest.json',
       'locks/acme/widgets/issues/4.json',
-      'limits/acme/widgets/2025-06-01T12/abcdefghijkl',
+      'limits/acme/widgets/2025-06-01T12/slot-000000.json',
+      'queue/waiting/acme/widgets/000000000001-abcdefghijkl.json',
+      'queue/counters/acme/widgets.json',
+      'queue/workers/slot-000000.json',
       `maps/acme/widgets/${sha}/v1-abc.json`,
       'deliveries/72d3162e-cc78-11e3-81ab-4c9367dc0958.txt',
       k.attempt(2).verifySource(DIGEST_HEX),
@@ -828,6 +868,7 @@ describe('osls package', () => {
       builds: [],
       network: [],
       states: [],
+      wake: [],
     };
     for (const s of statements) {
       if (s.Effect === 'Deny') {
@@ -849,7 +890,8 @@ describe('osls package', () => {
       const resourcesOf = asArray<string>(s.Resource);
       for (const action of actions) expect(action).not.toContain('*');
       for (const r of resourcesOf) expect(r).not.toBe('*');
-      expect(actions).toHaveLength(actions[0].startsWith('logs:') ? 2 : 1);
+      expect(actions).toHaveLength(actions[0].startsWith('logs:') ? 2 : actions[0].startsWith('sqs:') ? actions.length : 1);
+      if (actions[0].startsWith('sqs:') && actions.length > 1) actions.sort((a, b) => (a === 'sqs:ReceiveMessage' ? -1 : b === 'sqs:ReceiveMessage' ? 1 : 0));
       const objectKeys = () =>
         resourcesOf.map((r) => {
           expect(r.startsWith(`${BUCKET_ARN}/`)).toBe(true);
@@ -873,6 +915,7 @@ describe('osls package', () => {
     expect(sorted(seen.builds)).toEqual(sorted(allowed.builds ?? []));
     expect(sorted(seen.network)).toEqual(sorted(allowed.network ?? []));
     expect(sorted(seen.states)).toEqual(sorted(allowed.states ?? []));
+    expect(sorted(seen.wake)).toEqual(sorted(allowed.wake ?? []));
   });
 
   it('lets only the token functions read the App key, only the webhook read its secret, and only the right callers mint tokens', () => {
@@ -884,7 +927,7 @@ describe('osls package', () => {
     expect(holders(parameterArn('webhook-secret'))).toEqual(['WebhookRole']);
     expect(holders(parameterArn('model-api-key'))).toEqual(['ModelCallRole']);
     expect(holders(functionArn('modelCall'))).toEqual(['WorkerRole']);
-    expect(holders(functionArn('tokenRead'))).toEqual(['CampaignRole', 'IntakeRole', 'RunSessionRole', 'SweeperRole']);
+    expect(holders(functionArn('tokenRead'))).toEqual(['CampaignRole', 'DispatcherRole', 'IntakeRole', 'RunSessionRole', 'SweeperRole']);
     expect(holders(functionArn('runSession'))).toEqual(['WorkerRole']);
     expect(holders(functionArn('worker'))).toEqual(['DispatcherRole']);
     expect(holders(functionArn('tokenWrite'))).toEqual(['PublisherRole']);

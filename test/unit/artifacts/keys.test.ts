@@ -7,6 +7,7 @@ import {
   issueLatestKey,
   limitSlotKey,
   parseQueueEntryKey,
+  queueCounterKey,
   queueEntryKey,
   queuePrefix,
   workerSlotKey,
@@ -53,7 +54,8 @@ describe('storage keys, exactly as docs/architecture.md lists them', () => {
     ['issue latest', issueLatestKey('octo', 'widgets', 42), 'issues/octo/widgets/42/latest.json'],
     ['lock', lockKey('octo', 'widgets', 42), 'locks/octo/widgets/issues/42.json'],
     ['limit slot', limitSlotKey('octo', 'widgets', '2025-03-04T05', 2), 'limits/octo/widgets/2025-03-04T05/slot-000002.json'],
-    ['queue entry', queueEntryKey('octo', 'widgets', 1770091506000, 'abcdefghijkl'), 'queue/waiting/octo/widgets/1770091506000-abcdefghijkl.json'],
+    ['queue entry', queueEntryKey('octo', 'widgets', 42, 'abcdefghijkl'), 'queue/waiting/octo/widgets/000000000042-abcdefghijkl.json'],
+    ['queue counter', queueCounterKey('octo', 'widgets'), 'queue/counters/octo/widgets.json'],
     ['worker slot', workerSlotKey(4), 'queue/workers/slot-000004.json'],
     ['map', mapKey('octo', 'widgets', COMMIT, 'v3', 'deadbeef'), `maps/octo/widgets/${COMMIT}/v3-deadbeef.json`],
     ['campaign', campaignKeys('octo', 'widgets', 42, 'jakarta-abc').record, 'campaigns/octo/widgets/42/jakarta-abc/campaign.json'],
@@ -79,10 +81,10 @@ describe('storage keys, exactly as docs/architecture.md lists them', () => {
     expect(queueEntryKey('o', 'r', 5, 'x').startsWith(queuePrefix('o', 'r'))).toBe(true);
   });
 
-  it('orders queue entries by the instant they were queued, and parses them back', () => {
-    const keys = [queueEntryKey('o', 'r', 20_000, 'a'), queueEntryKey('o', 'r', 3_000, 'z'), queueEntryKey('o', 'r', 3_000, 'b')];
+  it('orders queue entries by their number in line, and parses them back', () => {
+    const keys = [queueEntryKey('o', 'r', 10, 'a'), queueEntryKey('o', 'r', 9, 'z'), queueEntryKey('o', 'r', 2, 'b')];
     expect([...keys].sort()).toEqual([keys[2], keys[1], keys[0]]);
-    expect(parseQueueEntryKey(keys[0])).toEqual({ owner: 'o', repo: 'r', enqueuedAt: 20_000, runId: 'a' });
+    expect(parseQueueEntryKey(keys[0])).toEqual({ owner: 'o', repo: 'r', n: 10, runId: 'a' });
     expect(parseQueueEntryKey('queue/workers/slot-000001.json')).toBeUndefined();
   });
 
@@ -129,7 +131,7 @@ describe('storage keys, exactly as docs/architecture.md lists them', () => {
     ['bad blob sha', () => run.candidate.change('../../etc')],
     ['bad commit', () => mapKey('o', 'r', 'main', 'v1', 'd')],
     ['bad hour', () => limitSlotKey('o', 'r', '2025-03-04 05', 0)],
-    ['negative enqueue instant', () => queueEntryKey('o', 'r', -1, 'x')],
+    ['queue number 0', () => queueEntryKey('o', 'r', 0, 'x')],
   ])('refuses %s', (_name, build) => {
     expect(build).toThrow(ArtifactError);
     try {

@@ -5,7 +5,7 @@ import { meetsPermission, type AgentPolicy } from '../../../core/policy/agent-po
 import { acquireIssueLock, releaseIssueLock } from '../../../core/runs/issue-lock.js';
 import { spendCaps } from '../../../core/policy/spend-caps.js';
 import { RunRequest } from '../../../core/runs/run-request.js';
-import { enqueueRun, findWaiting } from '../../../core/runs/run-queue.js';
+import { enqueueRun } from '../../../core/runs/run-queue.js';
 import { admitRuns } from '../../queue/run-admission.js';
 import { IntakeRecord, IssueLatest } from '../../../core/runs/run-state.js';
 import { createCommentOnce, findMarkedComment } from '../../github/create-once.js';
@@ -36,7 +36,7 @@ export interface RunTrigger {
  * pass then starts the run at once (its `request.json` starts the worker) when the limits and
  * the workers allow, or shows its place in line ("The run queue"). A retry of a try that failed
  * partway completes what is missing. Permission is the caller's check. A trigger whose run
- * already exists (even one that finished, or one waiting in line) changes nothing.
+ * already exists (even one that finished, or one cancelled while it waited) changes nothing.
  */
 export async function startRun(session: WebhookSession, policy: AgentPolicy, trigger: RunTrigger): Promise<TriggerOutcome> {
   const { store, clock } = session.deps;
@@ -50,7 +50,9 @@ export async function startRun(session: WebhookSession, policy: AgentPolicy, tri
   }
   const runId = runIdFor(session.repositoryId, issueNumber, trigger.trigger.key);
   const keys = runKeys(session.owner, session.repo, runId);
-  if ((await store.get(keys.request)) || (await findWaiting(store, session.owner, session.repo, runId))) return { kind: 'duplicate', runId };
+  // A run that started, or one cancelled while it waited in line (it has no request.json): a
+  // redelivery changes nothing. A trigger whose run waits goes on: each step below finds its own.
+  if ((await store.get(keys.request)) || (await store.get(keys.cancel))) return { kind: 'duplicate', runId };
   // GitHub's truth now, not the delivery's: a label delivered after the issue was closed starts nothing.
   if (!(await issueIsOpen(session, issueNumber))) {
     session.deps.logger.info('trigger on a closed issue ignored', { owner: session.owner, repo: session.repo, issue: issueNumber, runId });
@@ -197,7 +199,7 @@ async function queueRequest(session: WebhookSession, policy: AgentPolicy, trigge
     createdAt: intake.record.createdAt,
   };
   if (await store.get(keys.request)) return { kind: 'duplicate', runId };
-  await enqueueRun(store, request, policy.limits, Date.parse(intake.record.createdAt));
+  await enqueueRun(store, request, policy.limits, now);
   await writeArtifact(store, issueLatestKey(session.owner, session.repo, issueNumber), IssueLatest, {
     schemaVersion: 1,
     runId,
