@@ -98,9 +98,9 @@ describe('the run queue', () => {
       // Past the lock's two hours and the sweeper's stuck threshold, with no wake-up in between.
       h.clock.advance(3 * HOUR);
       const report = await h.sweep({ stuckAfterMs: HOUR });
-      expect(report.waiting).toEqual([expect.stringMatching(/issues\/3\.json$/)]);
       expect(report.runsFailed).toEqual([]);
       expect(report.locksReleased).toEqual([]);
+      expect(report.waiting).toEqual([expect.stringMatching(/issues\/3\.json$/)]);
       expect(progress(h, 3)).toContain('waiting: 1st in line');
       expect(await waitingKeys(h)).toHaveLength(1);
       // The sweep woke the queue: the hour moved on, so the waiting run starts; the cancelled one never does.
