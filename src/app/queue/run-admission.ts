@@ -34,7 +34,11 @@ export async function admitRuns(deps: AdmissionDeps, only?: { owner: string; rep
     if (request.source.kind !== 'github') throw new Error(`run ${request.runId} is not a GitHub run`);
     const { installationId, repositoryId } = request.source;
     const id = `${installationId}/${repositoryId}`;
-    if (!clients.has(id)) clients.set(id, deps.tokens.token({ installationId, repositoryId, role: 'read' }).then((t) => deps.github(t.token)));
+    if (!clients.has(id))
+      clients.set(
+        id,
+        deps.tokens.token({ installationId, repositoryId, role: 'read' }).then((t) => deps.github(t.token)),
+      );
     return clients.get(id)!;
   };
   const report = await admitWaiting(
