@@ -110,15 +110,23 @@ async function admitFirst(deps: AdmitDeps, run: WaitingRun): Promise<'admitted' 
   }
 }
 
-/** Renew a waiting run's lock once half its lifetime is gone, and show its place when it changed. */
+/**
+ * Renew a waiting run's lock once half its lifetime is gone (the entry remembers when, so a pass
+ * reads no lock before that), and show its place when it changed.
+ */
 async function keepWaiting(deps: AdmitDeps, run: WaitingRun, reason: WaitReason | undefined): Promise<void> {
   const { entry } = run;
   const ref = { owner: entry.request.owner, repo: entry.request.repo, issue: entry.issue };
-  await renewIssueLock(deps.store, ref, { runId: entry.runId, attempt: 1 }, deps.now, deps.lockTtlMs, deps.lockTtlMs / 2);
-  if (entry.shown?.place === run.place && entry.shown.reason === reason) return;
-  if (deps.showPlace && !(await deps.showPlace(run, reason))) return;
-  const shown = reason ? { place: run.place, reason } : { place: run.place };
-  await putArtifactIfMatch(deps.store, run.key, QueueEntry, { ...entry, shown }, run.etag);
+  let lockRenewedAt = entry.lockRenewedAt;
+  if (deps.now - Date.parse(lockRenewedAt ?? entry.enqueuedAt) >= deps.lockTtlMs / 2) {
+    if (await renewIssueLock(deps.store, ref, { runId: entry.runId, attempt: 1 }, deps.now, deps.lockTtlMs)) lockRenewedAt = new Date(deps.now).toISOString();
+  }
+  let shown = entry.shown;
+  if (shown?.place !== run.place || shown.reason !== reason) {
+    if (!deps.showPlace || (await deps.showPlace(run, reason))) shown = reason ? { place: run.place, reason } : { place: run.place };
+  }
+  if (shown === entry.shown && lockRenewedAt === entry.lockRenewedAt) return;
+  await putArtifactIfMatch(deps.store, run.key, QueueEntry, { ...entry, shown, lockRenewedAt }, run.etag);
 }
 
 /** Give back the worker slots whose run no longer needs a worker (ended, or never written by an admission that died). */

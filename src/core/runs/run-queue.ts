@@ -31,6 +31,8 @@ export const QueueEntry = z
       .object({ place: z.number().int().positive(), reason: z.enum(WAIT_REASONS).optional() })
       .strict()
       .optional(),
+    /** When the admission pass last renewed the run's issue lock (the intake took it when it queued the run). */
+    lockRenewedAt: z.string().optional(),
   })
   .strict();
 export type QueueEntry = z.infer<typeof QueueEntry>;
@@ -86,12 +88,13 @@ async function takeQueueNumber(store: ArtifactStore, owner: string, repo: string
 
 /** One repository's waiting runs in line order (entries that vanished while listed are skipped). */
 export async function waitingRuns(store: ArtifactStore, owner: string, repo: string): Promise<WaitingRun[]> {
+  const keys = (await store.list(queuePrefix(owner, repo))).filter((key) => parseQueueEntryKey(key));
+  // Read side by side: a pass reads the whole line on every wake-up.
+  const reads = await Promise.all(keys.map((key) => readArtifactVersioned(store, key, QueueEntry)));
   const out: WaitingRun[] = [];
-  for (const key of await store.list(queuePrefix(owner, repo))) {
-    if (!parseQueueEntryKey(key)) continue;
-    const read = await readArtifactVersioned(store, key, QueueEntry);
-    if (read) out.push({ key, etag: read.etag, place: out.length + 1, entry: read.value });
-  }
+  reads.forEach((read, i) => {
+    if (read) out.push({ key: keys[i], etag: read.etag, place: out.length + 1, entry: read.value });
+  });
   return out;
 }
 
