@@ -705,6 +705,41 @@ describe('osls package', () => {
     expect(rulesTargeting('DispatcherLambdaFunction')).toEqual(['GETATT:VerifyResultRule.Arn', 'GETATT:WorkerContinueRule.Arn']);
   });
 
+  it('wakes the run queue through its own SQS queue (not the dead letters): run records and the sweeper send, only the dispatcher receives', () => {
+    const queue = resources.RunQueueWake;
+    expect(queue.Type).toBe('AWS::SQS::Queue');
+    expect(queue.Properties.QueueName).toBe(`draftsman-${STAGE}-run-queue-wake`);
+    // Lambda's SQS event source for it polls for the dispatcher alone, in batches (one pass serves a batch).
+    const mappings = Object.values(resources)
+      .filter((r: Json) => r.Type === 'AWS::Lambda::EventSourceMapping')
+      .map((r: Json) => resolve(r.Properties));
+    const fromQueue = mappings.filter((m: Json) => m.EventSourceArn === 'GETATT:RunQueueWake.Arn');
+    expect(fromQueue.map((m: Json) => m.FunctionName)).toEqual(['GETATT:DispatcherLambdaFunction.Arn']);
+    expect(fromQueue[0].BatchSize).toBe(10);
+    expect(mappings.filter((m: Json) => m.EventSourceArn === 'GETATT:DeadLetterQueue.Arn')).toEqual([]);
+    // The visibility timeout outlasts the dispatcher's timeout, as Lambda requires.
+    expect(queue.Properties.VisibilityTimeout).toBeGreaterThan(resources.DispatcherLambdaFunction.Properties.Timeout);
+    // EventBridge may send to it for the run-record rule only; that rule selects run.json and nothing else.
+    const policy = resolve(resources.RunQueueWakePolicy.Properties);
+    expect(policy.Queues).toEqual(['REF:RunQueueWake']);
+    expect(policy.PolicyDocument.Statement).toEqual([
+      expect.objectContaining({
+        Principal: { Service: 'events.amazonaws.com' },
+        Action: 'sqs:SendMessage',
+        Resource: 'GETATT:RunQueueWake.Arn',
+        Condition: { ArnEquals: { 'aws:SourceArn': 'GETATT:RunRecordWakeRule.Arn' } },
+      }),
+    ]);
+    expect(resources.RunRecordWakeRule.Properties.EventPattern.detail.object.key).toEqual([{ wildcard: 'runs/*/*/*/run.json' }]);
+    expect(resources.RunRecordWakeRule.Properties.Targets.map((t: Json) => resolve(t.Arn))).toEqual(['GETATT:RunQueueWake.Arn']);
+    // The sweeper is told where to send; the intake and the dispatcher count the worker's reserved concurrency as worker slots.
+    const env = (fn: string) => resolve(resources[fn].Properties.Environment.Variables);
+    expect(env('SweeperLambdaFunction').RUN_QUEUE_URL).toBe('REF:RunQueueWake');
+    const workers = String(resources.WorkerLambdaFunction.Properties.ReservedConcurrentExecutions);
+    expect(env('IntakeLambdaFunction').WORKER_CONCURRENCY).toBe(workers);
+    expect(env('DispatcherLambdaFunction').WORKER_CONCURRENCY).toBe(workers);
+  });
+
   it('turns an EventBridge Object Created event into the S3 notification shape the handlers parse', () => {
     const target = resources.PublisherCiRule.Properties.Targets[0];
     const event = {
