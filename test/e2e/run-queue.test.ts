@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queuePrefix } from '../../src/core/artifacts/keys.js';
+import { queuePrefix } from '../../src/core/artifacts/queue-keys.js';
 import { DEFAULT_POLICY, MAINTAINER, MIGRATION_ISSUE_BODY, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
 const HOUR = 60 * 60 * 1000;

@@ -885,6 +885,21 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     return {};
   };
 
+  /** The EventBridge rule of infra/run-queue.yml: every run.json written wakes the run queue. */
+  const runRecordRule = async (eventName: string, key: string) => {
+    if (eventName.startsWith('ObjectCreated') && RUN_RECORD_KEY.test(key)) await wakeQueue.runRecordWritten(key);
+  };
+  /** One batch of wake-ups to the dispatcher, as Lambda's SQS event source hands it; false when none was waiting. */
+  const deliverWakes = async (counted: () => void): Promise<boolean> => {
+    const woke = await wakeQueue.deliver((event) =>
+      dispatcherFor({ awsRequestId: `wake-${++invocations}`, getRemainingTimeInMillis: () => 30_000 }, 0, {})(event),
+    );
+    if (!woke) return false;
+    counted();
+    queueWakes.push(...woke);
+    return true;
+  };
+
   const drain = async (opts: DrainOptions = {}): Promise<Dispatch[]> => {
     const retries = opts.retries ?? 0;
     const max = opts.maxInvocations ?? 200;
@@ -901,14 +916,10 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       });
       if (index < 0) {
         // Nothing queued: the run queue's wake-ups go to the dispatcher (Lambda's SQS event source).
-        const woke = await wakeQueue.deliver((event) =>
-          dispatcherFor({ awsRequestId: `wake-${++invocations}`, getRemainingTimeInMillis: () => 30_000 }, 0, {})(event),
-        );
-        if (woke) {
+        const counted = () => {
           if (++count > max) throw new Error(`drain: more than ${max} invocations; last a run queue wake-up`);
-          queueWakes.push(...woke);
-          continue;
-        }
+        };
+        if (await deliverWakes(counted)) continue;
         // Builds still running end, and their events go to the verifier.
         const ended = await deliverBuildEvents(opts.only);
         if (ended.length === 0) break;
@@ -920,8 +931,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       const [record] = queue.splice(index, 1);
       const key = decodeS3EventKey(record.s3.object.key);
       const fn = record.eventName.startsWith('ObjectCreated') ? functionForKey(key) : 'none';
-      // The EventBridge rule of infra/run-queue.yml: every run.json written wakes the run queue.
-      if (record.eventName.startsWith('ObjectCreated') && RUN_RECORD_KEY.test(key)) await wakeQueue.runRecordWritten(key);
+      await runRecordRule(record.eventName, key);
       if (fn === 'none') continue;
       for (let attempt = 0; attempt <= retries; attempt++) {
         if (++count > max) throw new Error(`drain: more than ${max} invocations; last key ${key}`);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArtifactVersioned } from '../../core/artifacts/artifact-io.js';
-import { QUEUE_PREFIX, runKeys } from '../../core/artifacts/keys.js';
+import { runKeys } from '../../core/artifacts/keys.js';
+import { QUEUE_PREFIX } from '../../core/artifacts/queue-keys.js';
 import type { AdmitReport } from '../../core/runs/admit-waiting.js';
 import type { ArtifactStore, Clock, Logger } from '../../core/ports.js';
 import { RunRequest } from '../../core/runs/run-request.js';

@@ -1,5 +1,6 @@
 import { readArtifactIfPresent, readArtifactVersioned } from '../../core/artifacts/artifact-io.js';
-import { intakeKey, issueLatestKey, QUEUE_WAITING_PREFIX, runKeys } from '../../core/artifacts/keys.js';
+import { intakeKey, issueLatestKey, runKeys } from '../../core/artifacts/keys.js';
+import { QUEUE_WAITING_PREFIX } from '../../core/artifacts/queue-keys.js';
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
 import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { parseIssueKey } from '../../core/runs/run-key.js';

@@ -281,54 +281,12 @@ export function limitPrefix(owner: string, repo: string, hour: string | number):
   return `limits/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${hourSegment(hour)}/`;
 }
 
-/**
- * `limits/<owner>/<repo>/<yyyy-mm-ddThh>/slot-<k>.json`: start slot k (0-based) of that hour,
- * taken once with a conditional write (`limits.runsPerHour` slots an hour); `hour` is
- * `yyyy-mm-ddThh` or epoch ms (UTC).
- */
+/** `limits/<owner>/<repo>/<yyyy-mm-ddThh>/slot-<k>.json`: start slot k of that hour (`limits.runsPerHour` an hour), taken create-only. */
 export function limitSlotKey(owner: string, repo: string, hour: string | number, slot: number): string {
   return `${limitPrefix(owner, repo, hour)}slot-${padSeq(slot)}.json`;
 }
 
-/** `queue/`: runs waiting for a start slot, and the worker slots (docs/architecture.md, "The run queue"). */
-export const QUEUE_PREFIX = 'queue/';
-
-/** `queue/waiting/`: every waiting run of every repository. */
-export const QUEUE_WAITING_PREFIX = `${QUEUE_PREFIX}waiting/`;
-
-/** `queue/waiting/<owner>/<repo>/`: one repository's waiting runs, in line order when listed. */
-export function queuePrefix(owner: string, repo: string): string {
-  return `${QUEUE_WAITING_PREFIX}${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/`;
-}
-
-/**
- * `queue/waiting/<owner>/<repo>/<n, 12 digits>-<runId>.json`: a waiting run, n its number in the
- * repository's line (queueCounterKey); the key's order is the line's.
- */
-export function queueEntryKey(owner: string, repo: string, n: number, runId: string): string {
-  positiveInt(n, 'queue number');
-  if (n >= 1e12) throw new ArtifactError('ARTIFACT_KEY_INVALID', `queue number too large: ${n}`, { what: 'queue number', value: n });
-  return `${queuePrefix(owner, repo)}${String(n).padStart(12, '0')}-${keySegment(runId, 'runId')}.json`;
-}
-
-/** The repository, number and run of a `queue/waiting/...` key, or undefined for any other key. */
-export function parseQueueEntryKey(key: string): { owner: string; repo: string; n: number; runId: string } | undefined {
-  const match = /^queue\/waiting\/([^/]+)\/([^/]+)\/(\d{12})-([^/]+)\.json$/.exec(key);
-  return match ? { owner: match[1], repo: match[2], n: Number(match[3]), runId: match[4] } : undefined;
-}
-
-/** `queue/counters/<owner>/<repo>.json`: the last number given to a run in the repository's line (compare-and-swap). */
-export function queueCounterKey(owner: string, repo: string): string {
-  return `${QUEUE_PREFIX}counters/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}.json`;
-}
-
-/** `queue/workers/`: the worker slots (as many as the worker's reserved concurrency). */
-export const WORKER_SLOTS_PREFIX = `${QUEUE_PREFIX}workers/`;
-
-/** `queue/workers/slot-<k>.json`: worker slot k, held by one admitted run until it ends. */
-export function workerSlotKey(slot: number): string {
-  return `${WORKER_SLOTS_PREFIX}slot-${padSeq(slot)}.json`;
-}
+/** The run queue's keys (`queue/`) are built in queue-keys.ts, beside these. */
 
 /** `maps/<owner>/<repo>/<commit>/<scannerVersion>-<policyDigest>.json`: the repo-map cache. */
 export function mapKey(owner: string, repo: string, commit: string, scannerVersion: string, policyDigest: string): string {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent } from '../artifacts/artifact-io.js';
-import { hourBucket, limitPrefix, limitSlotKey, runKeys, WORKER_SLOTS_PREFIX, workerSlotKey } from '../artifacts/keys.js';
+import { hourBucket, limitPrefix, limitSlotKey, runKeys } from '../artifacts/keys.js';
+import { WORKER_SLOTS_PREFIX, workerSlotKey } from '../artifacts/queue-keys.js';
 import type { ArtifactStore } from '../ports.js';
 import { renewIssueLock } from './issue-lock.js';
 import { RunRecord, RunRequest } from './run-request.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactVersioned } from '../artifacts/artifact-io.js';
-import { parseQueueEntryKey, queueCounterKey, queueEntryKey, queuePrefix, QUEUE_WAITING_PREFIX } from '../artifacts/keys.js';
+import { parseQueueEntryKey, queueCounterKey, queueEntryKey, queuePrefix, QUEUE_WAITING_PREFIX } from '../artifacts/queue-keys.js';
 import type { ArtifactStore } from '../ports.js';
 import { RunRequest } from './run-request.js';
 

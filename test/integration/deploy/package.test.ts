@@ -376,6 +376,21 @@ interface SeenGrants {
   wake: string[];
 }
 
+/** The dead-letter queue (send only), or the run queue's wake-up queue: send, or receive with delete and attributes (Lambda's SQS event source). */
+function recordSqs(actions: string[], resourcesOf: string[], seen: SeenGrants): void {
+  expect(resourcesOf).toHaveLength(1);
+  if (actions[0] === 'sqs:ReceiveMessage') {
+    expect([...actions].sort()).toEqual(['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage']);
+    expect(resourcesOf).toEqual(['GETATT:RunQueueWake.Arn']);
+    seen.wake.push('receive');
+    return;
+  }
+  expect(actions).toEqual(['sqs:SendMessage']);
+  if (resourcesOf[0] === 'GETATT:RunQueueWake.Arn') seen.wake.push('send');
+  else expect(resourcesOf).toEqual(['GETATT:DeadLetterQueue.Arn']);
+  if (resourcesOf[0] === 'GETATT:DeadLetterQueue.Arn') seen.dlq = true;
+}
+
 /** Checks the allowed action (`actions[0]`; the log actions come in pairs) of `role`'s statement `s` and records what it grants in `seen`. */
 function recordAction(role: string, actions: string[], s: Json, resourcesOf: string[], objectKeys: () => string[], seen: SeenGrants): void {
   const action = actions[0];
@@ -419,17 +434,6 @@ function recordAction(role: string, actions: string[], s: Json, resourcesOf: str
       break;
     case 'bedrock:InvokeModel':
       throw new Error(`${role}: bedrock:InvokeModel granted although no Bedrock model is configured`);
-    case 'sqs:SendMessage':
-      if (resourcesOf[0] === 'GETATT:RunQueueWake.Arn') seen.wake.push('send');
-      else seen.dlq = true;
-      expect(resourcesOf).toHaveLength(1);
-      expect(['GETATT:DeadLetterQueue.Arn', 'GETATT:RunQueueWake.Arn']).toContain(resourcesOf[0]);
-      break;
-    case 'sqs:ReceiveMessage':
-      expect(actions.sort()).toEqual(['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage']);
-      expect(resourcesOf).toEqual(['GETATT:RunQueueWake.Arn']);
-      seen.wake.push('receive');
-      break;
     case 'codebuild:StartBuild':
     case 'codebuild:BatchGetBuilds': {
       const project = `arn:aws:codebuild:${REGION}:${ACCOUNT}:project/draftsman-${STAGE}-`;
@@ -445,6 +449,7 @@ function recordAction(role: string, actions: string[], s: Json, resourcesOf: str
       seen.states.push(...resourcesOf.map((r) => `${action}|${r}`));
       break;
     default:
+      if (action.startsWith('sqs:')) return recordSqs(actions, resourcesOf, seen);
       throw new Error(`${role}: unexpected action ${action}`);
   }
 }

@@ -31,9 +31,17 @@ describe('the SQS stand-in and the wake-up sender', () => {
   });
 
   it.each([
-    ['a member the model does not have', { QueueUrl: 'http://x/1/q', MessageBody: 'b', Urgent: true }, /SendMessage request \$\.Urgent: not a member of SendMessageRequest/],
+    [
+      'a member the model does not have',
+      { QueueUrl: 'http://x/1/q', MessageBody: 'b', Urgent: true },
+      /SendMessage request \$\.Urgent: not a member of SendMessageRequest/,
+    ],
     ['a required member missing', { QueueUrl: 'http://x/1/q' }, /SendMessage request \$\.MessageBody: required by SendMessageRequest/],
-    ['a member of the wrong type', { QueueUrl: 'http://x/1/q', MessageBody: 'b', DelaySeconds: '5' }, /SendMessage request \$\.DelaySeconds: "5" is not of type 1/],
+    [
+      'a member of the wrong type',
+      { QueueUrl: 'http://x/1/q', MessageBody: 'b', DelaySeconds: '5' },
+      /SendMessage request \$\.DelaySeconds: "5" is not of type 1/,
+    ],
   ])('refuses a request with %s, as the model says', async (_name, body, violation) => {
     const before = sqs.violations.length;
     const res = await fetch(`${sqs.url}/`, {

@@ -6,11 +6,6 @@ import {
   parseCampaignRecordKey,
   issueLatestKey,
   limitSlotKey,
-  parseQueueEntryKey,
-  queueCounterKey,
-  queueEntryKey,
-  queuePrefix,
-  workerSlotKey,
   limitPrefix,
   lockKey,
   mapKey,
@@ -18,6 +13,7 @@ import {
   parseSeq,
   runKeys,
 } from '../../../src/core/artifacts/keys.js';
+import { parseQueueEntryKey, queueCounterKey, queueEntryKey, queuePrefix, workerSlotKey } from '../../../src/core/artifacts/queue-keys.js';
 
 const R = 'runs/octo/widgets/abcdefghijkl';
 const BLOB = 'a'.repeat(40);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { writeArtifact } from '../../../src/core/artifacts/artifact-io.js';
-import { lockKey, runKeys, WORKER_SLOTS_PREFIX } from '../../../src/core/artifacts/keys.js';
+import { lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
+import { WORKER_SLOTS_PREFIX } from '../../../src/core/artifacts/queue-keys.js';
 import type { ArtifactStore } from '../../../src/core/ports.js';
 import { admitWaiting, type AdmitDeps } from '../../../src/core/runs/admit-waiting.js';
 import { acquireIssueLock } from '../../../src/core/runs/issue-lock.js';

@@ -2,7 +2,7 @@ import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArt
 import { intakeKey, issueLatestKey, runKeys } from '../../../core/artifacts/keys.js';
 import { agentBranchName } from '../../../core/git/branch-name.js';
 import { meetsPermission, type AgentPolicy } from '../../../core/policy/agent-policy.js';
-import { acquireIssueLock, releaseIssueLock } from '../../../core/runs/issue-lock.js';
+import { acquireIssueLock } from '../../../core/runs/issue-lock.js';
 import { spendCaps } from '../../../core/policy/spend-caps.js';
 import { RunRequest } from '../../../core/runs/run-request.js';
 import { enqueueRun } from '../../../core/runs/run-queue.js';
