@@ -73,6 +73,38 @@ describe('the run queue', () => {
     }, 300_000);
   });
 
+  describe('limits.maxOpenPullRequests: 1', () => {
+    let h: AppHarness;
+    beforeAll(async () => {
+      h = await startAppHarness({ policy: DEFAULT_POLICY.replace('maxOpenPullRequests: 20', 'maxOpenPullRequests: 1') });
+    }, 60_000);
+    afterAll(async () => h?.stop());
+
+    it('a run waits while the App’s pull request is open, and starts when it is closed', async () => {
+      await h.deliver('issues', h.payloads.labeled(1));
+      await h.drain();
+      const [pr] = [...h.standin.repo(h.fullName).pulls.values()];
+      expect(pr).toBeDefined();
+      await h.deliver('issues', h.payloads.labeled(2));
+      await h.drain();
+      expect(progress(h, 2)).toContain('waiting: 1st in line');
+      expect(progress(h, 2)).toContain('limits.maxOpenPullRequests');
+      expect(await startedIssues(h)).toEqual([1]);
+      // The pull request closes: its run's record changes, which wakes the queue.
+      pr.state = 'closed';
+      const published = (await h.json(`runs/${h.owner}/${h.repo}/${(await h.json(`issues/${h.owner}/${h.repo}/1/latest.json`)).runId}/publish.json`)) as {
+        prNumber: number;
+        branch: string;
+        publishedCommitSha: string;
+      };
+      const closed = h.payloads.pullRequestClosed(published.prNumber, { merged: false, headRef: published.branch, headSha: published.publishedCommitSha });
+      expect((await h.deliver('pull_request', closed)).statusCode).toBe(202);
+      await h.drain();
+      expect(await startedIssues(h)).toEqual([1, 2]);
+      expect(h.standin.repo(h.fullName).pulls.size).toBe(2);
+    }, 180_000);
+  });
+
   describe('a waiting run', () => {
     let h: AppHarness;
     beforeAll(async () => {
