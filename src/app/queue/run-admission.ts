@@ -25,12 +25,14 @@ export interface AdmissionDeps {
  * One admission pass of the run queue (src/core/runs/admit-waiting.ts) with GitHub behind it:
  * the App's open pull requests are counted through the issues API (the read token has no
  * pull_requests scope; every pull request is also an issue), and a waiting run's progress
- * comment says its place. The intake runs it for the repository it just queued a run in; the
- * dispatcher runs it on every wake-up.
+ * comment says its place. The intake runs it for the repository it just queued a run in (`only`,
+ * with the client it holds); the dispatcher runs it on every wake-up.
  */
-export async function admitRuns(deps: AdmissionDeps, only?: { owner: string; repo: string }): Promise<AdmitReport> {
+export async function admitRuns(deps: AdmissionDeps, only?: { owner: string; repo: string; api: () => Promise<GitHubApi> }): Promise<AdmitReport> {
   const clients = new Map<string, Promise<GitHubApi>>();
   const api = (request: RunRequest): Promise<GitHubApi> => {
+    // The intake's pass is over the repository it holds a client for already: no second token.
+    if (only && request.owner === only.owner && request.repo === only.repo) return only.api();
     if (request.source.kind !== 'github') throw new Error(`run ${request.runId} is not a GitHub run`);
     const { installationId, repositoryId } = request.source;
     const id = `${installationId}/${repositoryId}`;
@@ -80,7 +82,7 @@ export async function admitRuns(deps: AdmissionDeps, only?: { owner: string; rep
         }
       },
     },
-    only,
+    only && { owner: only.owner, repo: only.repo },
   );
   if (report.admitted.length > 0 || report.waiting.length > 0)
     deps.logger.info('run queue passed', { admitted: report.admitted, waiting: report.waiting.length, freed: report.freed.length });

@@ -44,6 +44,6 @@ export async function cancelLatestRun(session: WebhookSession, issueNumber: numb
     }),
   );
   // The runs behind it move up a place (or start, when it held them back).
-  if (wasWaiting) await admitRuns(session.deps, session.ref);
+  if (wasWaiting) await admitRuns(session.deps, { ...session.ref, api: () => session.api() });
   return { kind: 'cancelled', runId: latest.runId };
 }

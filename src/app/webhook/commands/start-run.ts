@@ -209,7 +209,7 @@ async function queueRequest(session: WebhookSession, policy: AgentPolicy, trigge
   });
   await store.delete(intake.key);
   logger.info('run queued', { owner: session.owner, repo: session.repo, issue: issueNumber, runId, trigger: trigger.trigger.kind });
-  const passed = await admitRuns(session.deps, session.ref);
+  const passed = await admitRuns(session.deps, { ...session.ref, api: () => session.api() });
   if (passed.admitted.includes(runId) || (await store.get(keys.request))) return { kind: 'started', runId, attempt: 1 };
   const place = passed.waiting.find((w) => w.runId === runId)?.place ?? 0;
   return { kind: 'queued', runId, place };
