@@ -70,6 +70,7 @@ describe('the run queue', () => {
         expect(progress(h, issue)).not.toContain('waiting:');
       }
       expect(h.wakeQueue.sqs.violations).toEqual([]);
+      expect(h.wakeQueue.failures).toEqual([]);
     }, 300_000);
   });
 

@@ -17,8 +17,14 @@ export interface WakeQueue {
   wake: (reason: string) => Promise<void>;
   /** The EventBridge rule's message for a `run.json` written (its input transformer's shape). */
   runRecordWritten(key: string): Promise<void>;
-  /** One batch (up to 10 messages) to `dispatcher`, deleted after; undefined when none was visible. */
+  /**
+   * One batch (up to 10 messages) to `dispatcher`, deleted after; undefined when none was
+   * visible. A batch whose pass failed is deleted too and its error kept in `failures` (Lambda
+   * would retry it, then drop it: the run stays waiting and the sweeper wakes the queue again).
+   */
   deliver(dispatcher: (event: SQSEvent) => Promise<DispatchOutcome[]>): Promise<DispatchOutcome[] | undefined>;
+  /** Errors of the passes that failed, oldest first. */
+  failures: unknown[];
   close(): Promise<void>;
 }
 
@@ -29,7 +35,9 @@ export async function startWakeQueue(): Promise<WakeQueue> {
   const sqs = await startSqsStandin();
   const client = new SQSClient({ endpoint: sqs.url, region: 'us-east-1', credentials: { accessKeyId: 'SQSSTANDIN', secretAccessKey: 'SQSSTANDIN' } });
   const url = sqs.queueUrl('draftsman-test-run-queue-wake');
+  const failures: unknown[] = [];
   return {
+    failures,
     sqs,
     url,
     wake: sqsWake(client, url),
@@ -52,7 +60,12 @@ export async function startWakeQueue(): Promise<WakeQueue> {
           awsRegion: 'us-east-1',
         })),
       } as unknown as SQSEvent;
-      const outcomes = await dispatcher(event);
+      let outcomes: DispatchOutcome[] = [];
+      try {
+        outcomes = await dispatcher(event);
+      } catch (error) {
+        failures.push(error);
+      }
       for (const m of messages) await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle! }));
       return outcomes;
     },
