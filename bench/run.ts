@@ -37,6 +37,7 @@ type Area =
   | 'Spend'
   | 'Bundles'
   | 'Policy rules'
+  | 'Run queue'
   | 'Campaigns'
   | 'Peak memory per benchmark';
 const AREAS: Area[] = [
@@ -51,6 +52,7 @@ const AREAS: Area[] = [
   'Spend',
   'Bundles',
   'Policy rules',
+  'Run queue',
   'Campaigns',
   'Peak memory per benchmark',
 ];
@@ -170,6 +172,13 @@ const JOBS: Job[] = [
     timeoutMs: 2 * MIN,
     what: 'agent.rules evaluation per tool call, 20 rules',
     run: async (q) => (await import('./rules.bench.js')).runRulesBench({ calls: q ? 5000 : 20_000 }),
+  },
+  {
+    id: 'queue',
+    area: 'Run queue',
+    timeoutMs: 3 * MIN,
+    what: "the run queue's hand-off: a worker slot freed to the next waiting run's request.json, through the SQS wake-up and one admission pass",
+    run: async (q) => (await import('./queue.bench.js')).runQueueBench({ handoffs: q ? 30 : 100 }),
   },
   {
     id: 'campaign',

@@ -19,6 +19,10 @@ export const AppConfig = z.object({
   /** The worker function the dispatcher starts, and the run-session function the worker calls. */
   WORKER_FUNCTION: z.string().min(1).optional(),
   RUN_SESSION_FUNCTION: z.string().min(1).optional(),
+  /** Runs that may hold a worker at once (the worker's reserved concurrency): more wait in the run queue. */
+  WORKER_CONCURRENCY: z.coerce.number().int().positive().max(1000).optional(),
+  /** The run queue's wake-up queue (SQS): the sweeper sends to it, the dispatcher is its consumer. */
+  RUN_QUEUE_URL: z.string().url().optional(),
   /** The campaign state machine the intake starts (docs/campaigns.md); unset, campaigns are off. */
   CAMPAIGN_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
   /** The schedule-sync function the intake invokes when the default branch's policy changes or the App is uninstalled; unset, schedules are off. */

@@ -13,8 +13,9 @@ import { lambdaScheduleSync } from '../app/schedules/schedule-sync.js';
 
 /**
  * intake: S3 ObjectCreated for deliveries/<id>.json (written by the webhook) -> the trigger
- * decisions (policy, permission, limits, lock, progress comment) -> request.json. Asynchronous,
- * after the webhook's 202; it may invoke token-read and, asynchronously, schedule-sync only.
+ * decisions (policy, permission, lock, progress comment) -> the run queue -> request.json when
+ * the limits and the workers allow. Asynchronous, after the webhook's 202; it may invoke
+ * token-read and, asynchronously, schedule-sync only.
  */
 const config = readConfig(process.env);
 if (!config.TOKEN_READ_FUNCTION) throw new Error('TOKEN_READ_FUNCTION is required');
@@ -36,6 +37,7 @@ const intake = await createIntakeHandler({
   appId: config.GITHUB_APP_ID,
   botLogin: `${config.GITHUB_APP_SLUG}[bot]`,
   apiUrl: config.GITHUB_API_URL,
+  workerSlots: config.WORKER_CONCURRENCY,
   campaigns: config.CAMPAIGN_STATE_MACHINE_ARN ? stepFunctionsLauncher({ stateMachineArn: config.CAMPAIGN_STATE_MACHINE_ARN }) : undefined,
   schedules: config.SCHEDULE_SYNC_FUNCTION ? lambdaScheduleSync(lambda, config.SCHEDULE_SYNC_FUNCTION) : undefined,
 });

@@ -35,6 +35,8 @@ const deps = {
   logger,
   botLogin: `${config.GITHUB_APP_SLUG}[bot]`,
   apiUrl: config.GITHUB_API_URL,
+  // The admission pass that starts its runs counts the same worker slots as the intake's.
+  workerSlots: config.WORKER_CONCURRENCY,
   repositories: lambdaRepositoryResolver(lambda, config.TOKEN_READ_FUNCTION),
 };
 

@@ -1,5 +1,7 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { sqsWake } from '../app/aws/sqs-wake.js';
 import { withInvocationLogging } from '../app/aws/lambda-logging.js';
 import type { Context } from 'aws-lambda';
 import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
@@ -12,7 +14,8 @@ import { sweep, type SweepReport } from '../app/sweeper/sweep.js';
 
 /**
  * sweeper: scheduled (every 15 minutes). Releases expired issue locks, fails stuck runs and
- * polls CI of open agent pull requests. Tokens come from token-read only.
+ * polls CI of open agent pull requests; wakes the run queue's admission pass while runs wait.
+ * Tokens come from token-read only.
  */
 const config = readConfig(process.env);
 if (!config.TOKEN_READ_FUNCTION) throw new Error('invalid configuration: TOKEN_READ_FUNCTION is required by the sweeper');
@@ -30,6 +33,7 @@ export const handler = withInvocationLogging(async (_event: unknown, _context: C
     clock,
     logger,
     botLogin: `${config.GITHUB_APP_SLUG}[bot]`,
+    wake: config.RUN_QUEUE_URL ? sqsWake(new SQSClient({}), config.RUN_QUEUE_URL) : undefined,
     pollCi: (repositories) => sweepOpenAgentPullRequests({ store, tokens, github, clock, logger }, repositories),
   });
   return { ...report, problems: report.problems.length };

@@ -25,6 +25,9 @@ import type { BlockModelServer } from './block-model-server.js';
 import { BEDROCK_TEST_CREDENTIALS, startBedrockServer } from './bedrock-server.js';
 import { createNodeSyntaxService } from '../../src/app/local/node-grammar-loader.js';
 import { sweep, type SweepReport } from '../../src/app/sweeper/sweep.js';
+import { admitRuns } from '../../src/app/queue/run-admission.js';
+import type { DispatchOutcome } from '../../src/app/dispatch/create-dispatcher-handler.js';
+import { RUN_RECORD_KEY, startWakeQueue, type WakeQueue } from './queue-wake.js';
 import type { CampaignLauncher } from '../../src/app/campaign/campaign-launcher.js';
 import { createIntakeHandler, type IntakeOutcome } from '../../src/app/webhook/create-intake-handler.js';
 import type { ScheduleSyncLauncher } from '../../src/app/schedules/schedule-sync.js';
@@ -110,7 +113,7 @@ export { MIGRATION_CHANGED_FILES };
 
 export type HarnessFunction = 'webhook' | 'intake' | 'worker' | 'publisher' | 'verifier';
 /** Functions the harness runs on demand rather than from a bucket notification. */
-type ScheduledFunction = 'sweeper';
+type ScheduledFunction = 'sweeper' | 'dispatcher';
 
 /** One read of a trusted function: `get` of a key, or `list` of a prefix. */
 export interface TrustedRead {
@@ -185,6 +188,8 @@ export interface AppHarnessOptions {
   extraRepos?: StandinRepoSeed[];
   /** The stand-in answers each GitHub API call after this long (default 0; the benchmarks use real GitHub's latency). */
   githubLatencyMs?: number;
+  /** The worker's reserved concurrency (WORKER_CONCURRENCY of the intake and the dispatcher): runs beyond it wait in the run queue; default 5. */
+  workerSlots?: number;
 }
 
 /** The model id the harness's Bedrock provider asks for. */
@@ -308,6 +313,14 @@ export interface AppHarness {
   trustedReads: TrustedRead[];
   /** Every log line of the three functions (each line carries `fn`). */
   logs: CapturingSink;
+  /**
+   * The run queue's wake-up queue (SQS stand-in): `drain()` sends a message for every run.json
+   * written (the EventBridge rule) and, when nothing else is queued, hands visible messages to
+   * the dispatcher (Lambda's SQS event source); `sweep()` wakes it too.
+   */
+  wakeQueue: WakeQueue;
+  /** What each wake-up's admission pass did, oldest first. */
+  queueWakes: DispatchOutcome[];
   /** Every S3 notification forwarded so far, oldest first. */
   dispatched: Dispatch[];
   /** Invocations that failed for good (every try), oldest first: what Lambda sends to the dead-letter queue. */
@@ -573,7 +586,10 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     worker: loggerFor('worker'),
     publisher: loggerFor('publisher'),
     sweeper: loggerFor('sweeper'),
+    dispatcher: loggerFor('dispatcher'),
   };
+  const wakeQueue = await startWakeQueue();
+  const queueWakes: DispatchOutcome[] = [];
   const issued: IssuedTokenRecord[] = [];
   const tokenOptions = { appId: HARNESS_APP_ID, apiUrl: standin.url, clock, loadPrivateKey: async () => privateKeyPem, policy: STANDIN_GITHUB_POLICY };
   const broker = (fn: HarnessFunction | ScheduledFunction, role: TokenRole): TokenBroker => {
@@ -613,6 +629,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     apiUrl: standin.url,
     campaigns: options.campaigns,
     schedules: options.schedules,
+    workerSlots: options.workerSlots,
   });
 
   // The trust chain as deployed: S3 events go to the dispatcher, which invokes the worker with
@@ -656,6 +673,16 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       clock,
       logger: new CapturingLogger({ clock, bindings: { fn: 'dispatcher' } }, logs),
       random: (size) => createHash('sha256').update(`harness-capability-${++capabilities}`).digest().subarray(0, size),
+      admit: () =>
+        admitRuns({
+          store: readsOf('dispatcher', roleStore('DispatcherRole')),
+          tokens: broker('dispatcher', 'read'),
+          github: api(loggers.dispatcher),
+          clock,
+          logger: loggers.dispatcher,
+          botLogin: HARNESS_BOT_LOGIN,
+          workerSlots: options.workerSlots,
+        }),
       invokeWorker: async (invocation) => {
         sessionSecrets.push(invocation.capability);
         for (let attempt = 0; attempt <= retries; attempt++) {
@@ -864,6 +891,21 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     return {};
   };
 
+  /** The EventBridge rule of infra/run-queue.yml: every run.json written wakes the run queue. */
+  const runRecordRule = async (eventName: string, key: string) => {
+    if (eventName.startsWith('ObjectCreated') && RUN_RECORD_KEY.test(key)) await wakeQueue.runRecordWritten(key);
+  };
+  /** One batch of wake-ups to the dispatcher, as Lambda's SQS event source hands it; false when none was waiting. */
+  const deliverWakes = async (counted: () => void): Promise<boolean> => {
+    const woke = await wakeQueue.deliver((event) =>
+      dispatcherFor({ awsRequestId: `wake-${++invocations}`, getRemainingTimeInMillis: () => 30_000 }, 0, {})(event),
+    );
+    if (!woke) return false;
+    counted();
+    queueWakes.push(...woke);
+    return true;
+  };
+
   const drain = async (opts: DrainOptions = {}): Promise<Dispatch[]> => {
     const retries = opts.retries ?? 0;
     const max = opts.maxInvocations ?? 200;
@@ -879,7 +921,12 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
         return fn === 'none' || ((!opts.only || opts.only.includes(fn)) && (!opts.keys || opts.keys(key)));
       });
       if (index < 0) {
-        // Nothing queued: builds still running end, and their events go to the verifier.
+        // Nothing queued: the run queue's wake-ups go to the dispatcher (Lambda's SQS event source).
+        const counted = () => {
+          if (++count > max) throw new Error(`drain: more than ${max} invocations; last a run queue wake-up`);
+        };
+        if (await deliverWakes(counted)) continue;
+        // Builds still running end, and their events go to the verifier.
         const ended = await deliverBuildEvents(opts.only);
         if (ended.length === 0) break;
         if ((count += ended.length) > max) throw new Error(`drain: more than ${max} invocations; last a build state change`);
@@ -890,6 +937,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       const [record] = queue.splice(index, 1);
       const key = decodeS3EventKey(record.s3.object.key);
       const fn = record.eventName.startsWith('ObjectCreated') ? functionForKey(key) : 'none';
+      await runRecordRule(record.eventName, key);
       if (fn === 'none') continue;
       for (let attempt = 0; attempt <= retries; attempt++) {
         if (++count > max) throw new Error(`drain: more than ${max} invocations; last key ${key}`);
@@ -1004,6 +1052,8 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     logs,
     dispatched,
     deadLetters,
+    wakeQueue,
+    queueWakes,
     payloads,
     deliver,
     drain,
@@ -1052,6 +1102,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
         logger: loggers.sweeper,
         botLogin: HARNESS_BOT_LOGIN,
         stuckAfterMs: o.stuckAfterMs,
+        wake: wakeQueue.wake,
       }),
     async stop() {
       unsubscribe();
@@ -1059,6 +1110,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
       await bedrockServer?.close();
       await codebuild?.close();
       await proxy.stop();
+      await wakeQueue.close();
       await gitBackend.stop();
       await standin.stop();
       await s3.stop();

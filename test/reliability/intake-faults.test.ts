@@ -109,7 +109,8 @@ describe('the intake fails partway and Lambda retries it', () => {
   it(
     'every try fails: the sweeper ends the trigger with a truthful comment, frees the issue, and a new label starts a run',
     async () => {
-      h.s3.faults.fail({ status: 503, count: 15, match: (method, key) => method === 'PUT' && /^runs\/[^/]+\/[^/]+\/[^/]+\/request\.json$/.test(key) });
+      // The intake's last durable step is the run's entry in the queue (whose admission writes request.json).
+      h.s3.faults.fail({ status: 503, count: 15, match: (method, key) => method === 'PUT' && /^queue\/waiting\/[^/]+\/[^/]+\/[^/]+\.json$/.test(key) });
       await h.deliver('issues', h.payloads.labeled(4), { intake: false });
       const done = await h.drain({ retries: 2, throwOnError: false, only: ['intake'] });
       expect(done.filter((d) => d.fn === 'intake').map((d) => d.error !== undefined)).toEqual([true, true, true]);

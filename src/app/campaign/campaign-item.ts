@@ -7,7 +7,6 @@ import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
 import type { ResolvedRepository } from '../tokens/resolved-repository.js';
 import { readTrustedPolicy } from '../github/read-trusted-policy.js';
 import { startRun } from '../webhook/commands/start-run.js';
-import { rateLimited } from '../webhook/limits.js';
 import { repositoryRole } from '../webhook/permissions.js';
 import { WebhookSession, type TriggerDeps } from '../webhook/webhook-session.js';
 import { claimStartSlot } from './campaign-pace.js';
@@ -32,22 +31,19 @@ export interface ItemStep {
 
 /** Seconds between two looks at a running run. */
 export const POLL_SECONDS = 60;
-/** Seconds to wait when a target is at its own limits (`limits.runsPerHour`, `limits.maxOpenPullRequests`). */
-export const LIMIT_WAIT_SECONDS = 900;
 /** Seconds between two looks at a paused campaign. */
 export const PAUSE_WAIT_SECONDS = 300;
-/** Waits on a target's limits before the campaign reports it declined (6 hours). */
-export const MAX_LIMIT_WAITS = 24;
 
 const ended = (item: CampaignItem): ItemStep => ({ state: item.state, waitSeconds: 0 });
 
 /**
  * Start one target repository's run (docs/campaigns.md, "Each repository is an ordinary run"):
  * the target's own trusted policy decides (invalid, disabled, a mode it does not allow, the
- * campaign's sender below its `triggers.minPermission` are reported, never overridden), its
- * limits are waited on, then a start slot of the campaign's pace, the campaign issue in the
- * target (created once) and `startRun`, the trigger path every run takes. Idempotent: a retried
- * start finds the item's run, its issue and its slots.
+ * campaign's sender below its `triggers.minPermission` are reported, never overridden), then a
+ * start slot of the campaign's pace, the campaign issue in the target (created once) and
+ * `startRun`, the trigger path every run takes: at the target's own limits the run waits in the
+ * target's queue like any other (docs/architecture.md, "The run queue") and the item counts as
+ * running. Idempotent: a retried start finds the item's run, its issue and its slots.
  */
 export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign, item: CampaignItem): Promise<ItemStep> {
   const { store, clock } = deps;
@@ -71,13 +67,6 @@ export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign
   const policy = trusted.policy;
   const refusal = await policyRefusal(session, policy, record.sender, record.spec.publish === 'none' ? 'analysis' : 'draft_pr');
   if (refusal) return decline(refusal);
-  const limited = await rateLimited(session, policy, '', now);
-  if (limited) {
-    const waits = (item.waits ?? 0) + 1;
-    if (waits > MAX_LIMIT_WAITS) return decline(`LIMITS: ${limited}`);
-    await writeItem(store, campaign, { ...item, state: 'waiting', reason: 'LIMITS', waits, repositoryId: target.id, updatedAt: stamp });
-    return { state: 'waiting', waitSeconds: LIMIT_WAIT_SECONDS };
-  }
   const slot = await claimStartSlot(store, campaign, item, now);
   if (!slot.ok) {
     await writeItem(store, campaign, { ...item, state: 'waiting', reason: 'PACE', slots: slot.slots, repositoryId: target.id, updatedAt: stamp });
@@ -92,7 +81,7 @@ export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign
     forcedMode: record.spec.publish === 'none' ? 'analysis' : undefined,
     campaign: { id: record.campaignId, home: `${record.home.owner}/${record.home.repo}#${record.home.issue}` },
   });
-  if (started.kind === 'started' || started.kind === 'duplicate') {
+  if (started.kind === 'started' || started.kind === 'queued' || started.kind === 'duplicate') {
     const running = {
       ...held,
       state: 'running' as const,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArtifactVersioned } from '../../core/artifacts/artifact-io.js';
 import { runKeys } from '../../core/artifacts/keys.js';
+import { QUEUE_PREFIX } from '../../core/artifacts/queue-keys.js';
+import type { AdmitReport } from '../../core/runs/admit-waiting.js';
 import type { ArtifactStore, Clock, Logger } from '../../core/ports.js';
 import { RunRequest } from '../../core/runs/run-request.js';
 import { decodeS3EventKey } from '../aws/s3-artifact-store.js';
@@ -28,6 +30,9 @@ export const BucketEvent = z.object({
   Records: z.array(z.object({ eventName: z.string(), s3: z.object({ object: z.object({ key: z.string().min(1) }) }) })),
 });
 
+/** An SQS delivery (the run queue's wake-up queue): only that it came matters, never its body. */
+export const QueueWakeEvent = z.object({ Records: z.array(z.object({ eventSource: z.literal('aws:sqs') }).passthrough()).min(1) });
+
 export interface DispatcherDeps {
   /** Reads request.json, writes dispatch records; nothing else. */
   store: ArtifactStore;
@@ -37,18 +42,31 @@ export interface DispatcherDeps {
   invokeWorker: (invocation: WorkerInvocation) => Promise<void>;
   /** Random bytes for capabilities; node's CSPRNG unless a test fixes them. */
   random?: (size: number) => Uint8Array;
+  /** One admission pass of the run queue (src/app/queue/run-admission.ts), run on every wake-up. */
+  admit?: () => Promise<AdmitReport>;
 }
 
-export type DispatchOutcome = { key: string; dispatched: true; attempt: number; continuation: number } | { key: string; dispatched: false; reason: string };
+export type DispatchOutcome =
+  | { key: string; dispatched: true; attempt: number; continuation: number }
+  | { key: string; dispatched: false; reason: string }
+  /** A wake-up of the run queue: the runs it admitted (their request.json starts them) and how many still wait. */
+  | { key: typeof QUEUE_PREFIX; admitted: string[]; waiting: number };
 
 /**
  * The dispatcher: the bucket's target for trigger keys. It accepts only exact trigger keys of a
  * run whose webhook-written request.json exists and names the same repository, mints a fresh
  * capability for this one invocation, records only its digest under `dispatch/` (which no
- * worker can read or write), and starts the worker with `{key, capability}`.
+ * worker can read or write), and starts the worker with `{key, capability}`. A message of the
+ * run queue's wake-up queue runs one admission pass instead (docs/architecture.md, "The run queue").
  */
 export function createDispatcherHandler(deps: DispatcherDeps) {
   return async (event: unknown): Promise<DispatchOutcome[]> => {
+    const wake = QueueWakeEvent.safeParse(event);
+    if (wake.success) {
+      if (!deps.admit) throw new Error('a run queue wake-up, but the dispatcher has no admission pass');
+      const report = await deps.admit();
+      return [{ key: QUEUE_PREFIX, admitted: report.admitted, waiting: report.waiting.length }];
+    }
     const parsed = BucketEvent.parse(event);
     const outcomes: DispatchOutcome[] = [];
     for (const record of parsed.Records) {

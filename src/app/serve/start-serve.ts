@@ -26,6 +26,8 @@ import { SerialQueue } from './serial-queue.js';
 import { serveSchedules } from './serve-schedules.js';
 import { serveModelSettings, type ServeSettings } from './serve-settings.js';
 import { functionForKey } from './trigger-route.js';
+import { parseRunKey } from '../../core/runs/run-key.js';
+import { admitRuns } from '../queue/run-admission.js';
 import { startWebhookProxy } from './webhook-proxy.js';
 
 /** Said at every start, to the log and the terminal: what this mode gives up. */
@@ -80,7 +82,8 @@ export interface ServeHandle {
  * The whole App in one process: the webhook function behind a plain HTTP server (the same
  * signature check and Probot routing as the Lambda), the local artifact store on disk, and the
  * worker, publisher and sweeper run from a serial queue whenever the store writes a key that
- * would start them in the deployment.
+ * would start them in the deployment. Runs at their repository's limits wait in the same run
+ * queue as deployed (src/core/runs/run-queue.ts); a run record written wakes its admission pass.
  */
 export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const { settings } = options;
@@ -103,6 +106,8 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
         retrying('intake', key, async () => void (await intake().then((i) => i.receive(key)))),
       );
     if (fn === 'worker') queue.push(`worker ${key}`, runWorker(key));
+    // What infra/run-queue.yml's rule does: a run record written (a run that ended frees its slot) wakes the run queue.
+    if (parseRunKey(key)?.kind === 'run') wakeRunQueue();
     if (fn === 'publisher')
       queue.push(
         `publisher ${key}`,
@@ -209,11 +214,28 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
       publisherLogger.info('publisher finished', { key: r.key, kind: r.kind, outcome: r.kind === 'ignored' ? undefined : r.outcome.kind });
   }
 
+  // The run queue's admission pass (the dispatcher's on a wake-up in the deployment), beside the
+  // intakes; wake-ups that come while one is queued are served by it.
+  let admissionQueued = false;
+  const admissionLogger = loggerOf('dispatcher');
+  function wakeRunQueue(): void {
+    if (admissionQueued) return;
+    admissionQueued = true;
+    intakes.push('run queue', async () => {
+      admissionQueued = false;
+      await admitRuns({ store, tokens: brokers.read, github: githubFor(admissionLogger), clock, logger: admissionLogger, botLogin });
+    });
+  }
+
   const sweeperLogger = loggerOf('sweeper');
   const sweepDeps = { store, tokens: brokers.read, github: githubFor(sweeperLogger), clock, logger: sweeperLogger };
   const queueSweep = () =>
     queue.push('sweeper', async () => {
-      const report = await sweep({ ...sweepDeps, pollCi: (repositories) => sweepOpenAgentPullRequests(sweepDeps, repositories) });
+      const report = await sweep({
+        ...sweepDeps,
+        wake: async () => wakeRunQueue(),
+        pollCi: (repositories) => sweepOpenAgentPullRequests(sweepDeps, repositories),
+      });
       sweeperLogger.info('sweep finished', {
         locksReleased: report.locksReleased.length,
         runsFailed: report.runsFailed.length,

@@ -1,6 +1,7 @@
 import { readArtifactIfPresent, readArtifactVersioned } from '../../core/artifacts/artifact-io.js';
 import { INTAKES_PREFIX, lockKey, runKeys } from '../../core/artifacts/keys.js';
 import { releaseIssueLock } from '../../core/runs/issue-lock.js';
+import { findWaiting } from '../../core/runs/run-queue.js';
 import { parseIntakeKey } from '../../core/runs/run-key.js';
 import { IntakeRecord, IssueLock } from '../../core/runs/run-state.js';
 import { createCommentOnce, findMarkedComment } from '../github/create-once.js';
@@ -64,8 +65,8 @@ async function sweepIntake(
     return undefined;
   }
   if (now - Date.parse(record.createdAt) < INTAKE_GRACE_MS) return undefined;
-  if (await store.get(runKeys(ref.owner, ref.repo, ref.runId).request)) {
-    // The request was written; the try that wrote it failed before removing the record.
+  if ((await store.get(runKeys(ref.owner, ref.repo, ref.runId).request)) || (await findWaiting(store, ref.owner, ref.repo, ref.runId))) {
+    // The request was written, or the run waits in the queue; the try that did it failed before removing the record.
     await store.delete(key);
     return undefined;
   }

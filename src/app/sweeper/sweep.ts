@@ -1,9 +1,11 @@
 import { readArtifactIfPresent, readArtifactVersioned } from '../../core/artifacts/artifact-io.js';
 import { intakeKey, issueLatestKey, runKeys } from '../../core/artifacts/keys.js';
+import { QUEUE_WAITING_PREFIX } from '../../core/artifacts/queue-keys.js';
 import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
 import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { parseIssueKey } from '../../core/runs/run-key.js';
 import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
+import { findWaiting } from '../../core/runs/run-queue.js';
 import { IssueLatest, IssueLock, WorkerHeartbeat } from '../../core/runs/run-state.js';
 import { ACTIVE_RUN_STATUSES } from '../../core/runs/run-status.js';
 import { withAttempt } from '../../core/runs/update-run-record.js';
@@ -36,6 +38,11 @@ export interface SweepDeps {
    * `ci/poll-<sha>.json` when an open agent PR's checks changed. Returns the keys written.
    */
   pollCi?: (repositories: { owner: string; repo: string }[]) => Promise<string[]>;
+  /**
+   * Wakes the dispatcher's admission pass (the run queue's SQS queue): sent when runs wait, so a
+   * start slot that frees as the hour moves on is used within one sweep.
+   */
+  wake?: (reason: string) => Promise<void>;
 }
 
 export interface SweptRun {
@@ -54,6 +61,10 @@ export interface SweepReport {
   intakesEnded: EndedIntake[];
   /** Lock keys deleted. */
   locksReleased: string[];
+  /** Locks of runs waiting in the queue: left alone, never stuck for waiting. */
+  waiting: string[];
+  /** Whether the dispatcher was woken for the runs waiting. */
+  woke: boolean;
   runsFailed: SweptRun[];
   /** Keys the CI poll hook wrote. */
   ciPolled: string[];
@@ -77,7 +88,7 @@ export interface SweepReport {
  * delete is possible; its cost is a second run on the issue, not lost work.
  */
 export async function sweep(deps: SweepDeps): Promise<SweepReport> {
-  const report: SweepReport = { intakesEnded: [], locksReleased: [], runsFailed: [], ciPolled: [], publications: [], problems: [] };
+  const report: SweepReport = { intakesEnded: [], locksReleased: [], waiting: [], woke: false, runsFailed: [], ciPolled: [], publications: [], problems: [] };
   const now = deps.clock.now();
   report.intakesEnded = await sweepIntakes(deps, now, report.problems);
   report.publications = await sweepPublications(deps, report);
@@ -93,6 +104,7 @@ export async function sweep(deps: SweepDeps): Promise<SweepReport> {
       deps.logger.error('sweep of a lock failed', { key, error: message });
     }
   }
+  await wakeForWaiting(deps, report);
   if (deps.pollCi) {
     const repositories = await repositoriesWithRuns(deps.store);
     try {
@@ -125,6 +137,11 @@ async function sweepLock(deps: SweepDeps, report: SweepReport, ref: LockRef, now
   const { store } = deps;
   const lock = await readArtifactVersioned(store, ref.key, IssueLock);
   if (!lock) return;
+  // A run waiting in the queue is not stuck, however long it waits: the admission pass keeps its lock.
+  if (await findWaiting(store, ref.owner, ref.repo, lock.value.runId)) {
+    report.waiting.push(ref.key);
+    return;
+  }
   const keys = runKeys(ref.owner, ref.repo, lock.value.runId);
   const run = await readArtifactVersioned(store, keys.run, RunRecord);
   if (!run && (await lockWithoutRun(deps, ref, lock.value, now))) {
@@ -283,6 +300,19 @@ async function silentWorker(store: ArtifactStore, keys: ReturnType<typeof runKey
 
 function minutesSince(at: string | number, now: number): number {
   return Math.round((now - (typeof at === 'number' ? at : Date.parse(at))) / 60_000);
+}
+
+/** Wake the admission pass when runs wait in the queue (the hour may have moved on since the last one). */
+async function wakeForWaiting(deps: SweepDeps, report: SweepReport): Promise<void> {
+  if (!deps.wake || (await deps.store.list(QUEUE_WAITING_PREFIX)).length === 0) return;
+  try {
+    await deps.wake('sweep');
+    report.woke = true;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    report.problems.push({ key: QUEUE_WAITING_PREFIX, message });
+    deps.logger.error('waking the run queue failed', { error: message });
+  }
 }
 
 /** Every owner/repo with an issue pointer, sorted. */

@@ -34,6 +34,8 @@ export interface IntakeDeps {
   campaigns?: CampaignLauncher;
   /** Synchronises `agent.schedules` (the schedule-sync function); absent, schedules are not kept. */
   schedules?: ScheduleSyncLauncher;
+  /** Runs that may hold a worker at once (the worker's reserved concurrency): more wait in the queue. */
+  workerSlots?: number;
 }
 
 export type IntakeOutcome = { key: string; delivery?: string; handled: true } | { key: string; delivery?: string; handled: false; why: string };
@@ -77,6 +79,7 @@ export async function createIntakeHandler(deps: IntakeDeps): Promise<Intake> {
     botLogin: deps.botLogin,
     apiUrl: deps.apiUrl,
     campaigns: deps.campaigns,
+    workerSlots: deps.workerSlots,
   };
   const triggers = new TriggerService(triggerDeps);
   const ci = { store: deps.store, tokens: deps.tokens, github: deps.github, clock: deps.clock, logger: deps.logger };

@@ -14,9 +14,6 @@ export const TEXTS = {
   modeNotAllowed: (modes: readonly string[]) => `This mode is not allowed by \`agent.allowedModes\` (${modes.join(', ')}).`,
   runActive: 'A run is already active on this issue; `/agent cancel` stops it, `/agent status` shows it.',
   attemptActive: 'A run is already active on this issue.',
-  runsPerHour: (limit: number) => `This repository reached its limit of ${limit} runs per hour (\`limits.runsPerHour\`); try again later.`,
-  openPullRequests: (open: number, limit: number) =>
-    `There are already ${open} open draft pull requests by draftsman (\`limits.maxOpenPullRequests\`: ${limit}); merge or close some first.`,
   noRunTo: (what: string) => `There is no run on this issue to ${what}.`,
   noRunYet: 'There is no run on this issue yet.',
   noOpenPullRequest: 'There is no open draft pull request of draftsman for this issue to rebase.',

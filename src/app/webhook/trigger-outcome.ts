@@ -3,6 +3,8 @@ export type TriggerOutcome =
   | { kind: 'ignored'; why: string }
   | { kind: 'replied'; why: string }
   | { kind: 'started'; runId: string; attempt: number }
+  /** The run waits in its repository's queue, `place` in line (docs/architecture.md, "The run queue"). */
+  | { kind: 'queued'; runId: string; place: number }
   | { kind: 'duplicate'; runId: string }
   | { kind: 'cancelled'; runId: string }
   | { kind: 'policy-invalid' }

@@ -17,6 +17,8 @@ export interface TriggerDeps {
   apiUrl: string;
   /** How long an issue lock lives without being released; default two hours. */
   lockTtlMs?: number;
+  /** Runs that may hold a worker at once (the worker's reserved concurrency); default 5. */
+  workerSlots?: number;
   /** Starts a campaign's fan-out (the intake of the deployed App); absent, `/agent campaign start` says campaigns are not set up. */
   campaigns?: CampaignLauncher;
 }

@@ -284,10 +284,12 @@ export function limitPrefix(owner: string, repo: string, hour: string | number):
   return `limits/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${hourSegment(hour)}/`;
 }
 
-/** `limits/<owner>/<repo>/<yyyy-mm-ddThh>/<runId>`; `hour` is `yyyy-mm-ddThh` or epoch ms (UTC). */
-export function limitKey(owner: string, repo: string, hour: string | number, runId: string): string {
-  return `${limitPrefix(owner, repo, hour)}${keySegment(runId, 'runId')}`;
+/** `limits/<owner>/<repo>/<yyyy-mm-ddThh>/slot-<k>.json`: start slot k of that hour (`limits.runsPerHour` an hour), taken create-only. */
+export function limitSlotKey(owner: string, repo: string, hour: string | number, slot: number): string {
+  return `${limitPrefix(owner, repo, hour)}slot-${padSeq(slot)}.json`;
 }
+
+/** The run queue's keys (`queue/`) are built in queue-keys.ts, beside these. */
 
 /** `maps/<owner>/<repo>/<commit>/<scannerVersion>-<policyDigest>.json`: the repo-map cache. */
 export function mapKey(owner: string, repo: string, commit: string, scannerVersion: string, policyDigest: string): string {

@@ -367,11 +367,15 @@ export const AgentPolicy = z
       .describe('How runs are started.'),
     limits: z
       .strictObject({
-        runsPerHour: count(1000).default(10).describe('Most runs started per repository per clock hour.'),
-        maxOpenPullRequests: count(100).default(5).describe('No new run starts while this many draft PRs by the App are open.'),
+        runsPerHour: count(1000)
+          .default(10)
+          .describe('Most runs started per repository per clock hour; more wait in the run queue, in order, and start as the hour moves on.'),
+        maxOpenPullRequests: count(100)
+          .default(5)
+          .describe('While this many draft PRs by the App are open, new runs wait in the run queue and start, in order, when one is merged or closed.'),
       })
       .prefault({})
-      .describe('Rate limits per repository.'),
+      .describe('Limits per repository: a run beyond them waits in the run queue, never refused.'),
     baseMovementPolicy: z
       .enum(['rerun', 'warn', 'fail'])
       .default('rerun')

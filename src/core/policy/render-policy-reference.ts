@@ -24,6 +24,22 @@ interface Row {
   description: string;
 }
 
+/** How `limits` act: a run waits, it is never refused (docs/architecture.md, "The run queue"). */
+const LIMITS_SECTION = [
+  '## Limits queue runs, they never refuse them',
+  '',
+  'A run that would go past `limits.runsPerHour` (runs started in the repository this clock hour,',
+  'UTC) or `limits.maxOpenPullRequests` (draft pull requests by the App open now), or that finds',
+  "every worker busy (the deployment's `workerConcurrency`), waits in the repository's run queue.",
+  'Its progress comment says its place ("waiting: 2nd in line, starts when a run finishes") and what',
+  'it waits for. Runs start strictly in the order they were asked for, one repository at a time, as',
+  'soon as a slot frees: a run finishing, a pull request merged or closed, the next hour. Nothing',
+  'waiting is dropped, and no run is marked stuck for waiting. `/agent cancel` takes a waiting run',
+  "out of the line (it never starts); a campaign's runs wait in the same line as the repository's own.",
+  'The limits are the ones the policy had when the run was asked for.',
+  '',
+];
+
 /**
  * `docs/policy-reference.md`: one table row per key of `.agent-policy.yaml` (path, type,
  * default, description), rendered from the generated JSON Schema so it never drifts from it.
@@ -49,6 +65,7 @@ export function renderPolicyReference(): string {
     '|---|---|---|---|',
     ...rows.map((r) => `| \`${r.path}\` | ${cell(r.type)} | ${r.default} | ${cell(r.description)} |`),
     '',
+    ...LIMITS_SECTION,
     ...agentRulesReference(),
     ...planGateReference(),
     ...agentSchedulesReference(),

@@ -58,3 +58,25 @@ export async function releaseIssueLock(store: ArtifactStore, ref: IssueRef, hold
   await store.delete(key);
   return true;
 }
+
+/**
+ * Give `holder`'s lock a fresh lifetime from `now` (compare-and-swap on the lock it holds): a run
+ * waiting in the queue keeps its issue, and an admitted one starts its lifetime when it starts.
+ * With `whenWithinMs`, a lock that lives longer than that still is left as it is. False when the
+ * lock is not the holder's any more.
+ */
+export async function renewIssueLock(
+  store: ArtifactStore,
+  ref: IssueRef,
+  holder: { runId: string; attempt: number },
+  now: number,
+  ttlMs: number,
+  whenWithinMs?: number,
+): Promise<boolean> {
+  const key = lockKey(ref.owner, ref.repo, ref.issue);
+  const current = await readArtifactVersioned(store, key, IssueLock).catch(() => undefined);
+  if (current?.value.runId !== holder.runId) return false;
+  if (whenWithinMs !== undefined && Date.parse(current.value.expiresAt) - now > whenWithinMs) return true;
+  const renewed: IssueLock = { ...current.value, acquiredAt: new Date(now).toISOString(), expiresAt: new Date(now + ttlMs).toISOString() };
+  return putArtifactIfMatch(store, key, IssueLock, renewed, current.etag);
+}

@@ -44,7 +44,7 @@ export const IntakeRecord = z
     trigger: z.string(),
     sender: z.string(),
     createdAt: z.string(),
-    /** When the trigger held the lock and passed the limits: a retry does not count them again. */
+    /** Written by versions that checked the limits at the intake (a run at them now waits in the run queue); kept so their records still read. */
     admittedAt: z.string().optional(),
     /** The progress comment, once posted. */
     progressCommentId: z.number().int().positive().optional(),

@@ -14,6 +14,8 @@ function resolve(schema: Schema): Schema {
 export function checkShape(schema: Schema, value: unknown, path = '$'): string[] {
   const s = resolve(schema);
   if (typeof s === 'number') return checkScalar(s, value, path);
+  // An operation without output (`DeleteMessage`): an empty object.
+  if (s === 'unit') return value && typeof value === 'object' && Object.keys(value).length === 0 ? [] : [`${path}: not empty`];
   if (!Array.isArray(s)) return [`${path}: unknown schema`];
   if (s.length === 2 && !(typeof s[0] === 'number' && typeof s[1] === 'string')) return checkShape(s[0], value, path);
   switch (s[0]) {
@@ -69,10 +71,12 @@ export interface HttpBinding {
  * HTTP binding when the protocol is REST (absent for JSON 1.x protocols).
  */
 export function operationShapes(sdk: SdkModel, operation: string): { input: Schema; output: Schema; http?: HttpBinding } {
-  const input = sdk[`${operation}Input$`];
-  const output = sdk[`${operation}Output$`];
-  if (!input || !output) throw new Error(`the SDK's model has no operation ${operation}`);
-  const op = sdk[`${operation}$`] as unknown[] | undefined;
+  // The operation's schema `[9, ns, name, traits, input, output]` names its shapes, whatever the
+  // service calls them (`…Input`, `…Request`, a shared structure, `unit`).
+  const op = resolve(sdk[`${operation}$`]) as unknown[] | undefined;
+  if (!Array.isArray(op) || op[0] !== 9) throw new Error(`the SDK's model has no operation ${operation}`);
+  const input = op[4];
+  const output = op[5];
   const http = (op?.[3] as { http?: [string, string, number] } | undefined)?.http;
   return { input, output, ...(http ? { http: { method: http[0], path: http[1], code: http[2] } } : {}) };
 }

@@ -126,6 +126,9 @@ export async function startBundledApp(): Promise<BundledApp> {
     TOKEN_READ_FUNCTION: () => functionName('tokenRead'),
     TOKEN_WRITE_FUNCTION: () => functionName('tokenWrite'),
     WORKER_FUNCTION: () => functionName('worker'),
+    // The run queue: the worker's reserved concurrency, and its wake-up queue (no run waits here, so nothing is sent).
+    WORKER_CONCURRENCY: () => '5', // serverless.yml's default workerConcurrency
+    RUN_QUEUE_URL: () => `https://sqs.us-east-1.amazonaws.com/123456789012/${PREFIX}-run-queue-wake`,
     RUN_SESSION_FUNCTION: () => functionName('runSession'),
     // The campaign state machine the intake starts (no campaign is started here).
     CAMPAIGN_STATE_MACHINE_ARN: () => `arn:aws:states:us-east-1:123456789012:stateMachine:${PREFIX}-campaign`,

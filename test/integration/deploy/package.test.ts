@@ -71,6 +71,8 @@ interface Grants {
   scheduler?: string[];
   /** Roles a function may pass to a service: `<role>|<service>`. */
   passRole?: string[];
+  /** The run queue's wake-up queue (infra/run-queue.yml): `send` a wake-up, or `receive` them (the dispatcher's SQS event source). */
+  wake?: ('send' | 'receive')[];
 }
 
 /** What each role may do. S3 patterns are object-key patterns under the bucket, as in the ARNs. */
@@ -90,6 +92,7 @@ const ALLOWED: Record<string, Grants> = {
       'intakes/*',
       'campaigns/*',
       'installations/*',
+      'queue/*',
     ],
     put: [
       'runs/*/request.json',
@@ -104,9 +107,11 @@ const ALLOWED: Record<string, Grants> = {
       'campaigns/*/paused.json',
       'campaigns/*/close-requests/*',
       'installations/*',
+      'queue/*',
     ],
-    del: ['locks/*', 'intakes/*', 'campaigns/*/paused.json'],
-    list: ['limits/*', 'locks/*', 'issues/*', 'runs/*/ci/*', 'runs/*/control/follow-up-repair-*', 'runs/*/attempts/', 'campaigns/*'],
+    // The run queue: an entry leaves it when its run starts or is cancelled; slots taken for a run that did not start go back.
+    del: ['locks/*', 'intakes/*', 'campaigns/*/paused.json', 'queue/*', 'limits/*'],
+    list: ['limits/*', 'locks/*', 'issues/*', 'runs/*/ci/*', 'runs/*/control/follow-up-repair-*', 'runs/*/attempts/', 'campaigns/*', 'queue/*'],
     // token-read, and schedule-sync when a default branch's policy changed or the App was uninstalled.
     invoke: ['tokenRead', 'scheduleSync'],
     secrets: [],
@@ -116,7 +121,7 @@ const ALLOWED: Record<string, Grants> = {
   },
   // The campaign state machine's task states: its own items, slots and tracking record; the intake's run-start path; never the campaign record.
   CampaignRole: {
-    get: ['campaigns/*', 'runs/*/run.json', 'runs/*/request.json', 'runs/*/control/*', 'locks/*', 'limits/*', 'intakes/*'],
+    get: ['campaigns/*', 'runs/*/run.json', 'runs/*/request.json', 'runs/*/control/*', 'locks/*', 'limits/*', 'intakes/*', 'queue/*'],
     put: [
       'campaigns/*/items/*',
       'campaigns/*/slots/*',
@@ -127,9 +132,10 @@ const ALLOWED: Record<string, Grants> = {
       'limits/*',
       'issues/*',
       'intakes/*',
+      'queue/*',
     ],
-    del: ['locks/*', 'intakes/*'],
-    list: ['campaigns/*/items/*', 'campaigns/*/slots/*', 'limits/*'],
+    del: ['locks/*', 'intakes/*', 'queue/*', 'limits/*'],
+    list: ['campaigns/*/items/*', 'campaigns/*/slots/*', 'limits/*', 'queue/*'],
     invoke: ['tokenRead'],
     secrets: [],
     dlq: false,
@@ -169,24 +175,37 @@ const ALLOWED: Record<string, Grants> = {
   },
   // What the Scheduler assumes to fire a schedule: schedule-fire, nothing else.
   SchedulerInvokeRole: { get: [], put: [], del: [], list: [], invoke: ['scheduleFire'], secrets: [], dlq: false },
-  // A due schedule: the intake's run-start path (intake record, lock, limits, issue pointer, request.json).
+  // A due schedule: the intake's run-start path (intake record, lock, limits, issue pointer, the run queue, request.json).
   ScheduleFireRole: {
-    get: ['runs/*/request.json', 'locks/*', 'limits/*', 'intakes/*'],
-    put: ['runs/*/request.json', 'locks/*', 'limits/*', 'issues/*', 'intakes/*'],
-    del: ['locks/*', 'intakes/*'],
-    list: ['limits/*'],
+    // The admission pass reads a run's record (does it still hold a worker?) and its cancel marker.
+    get: ['runs/*/request.json', 'runs/*/run.json', 'runs/*/control/*', 'locks/*', 'limits/*', 'intakes/*', 'queue/*'],
+    put: ['runs/*/request.json', 'locks/*', 'limits/*', 'issues/*', 'intakes/*', 'queue/*'],
+    del: ['locks/*', 'intakes/*', 'queue/*', 'limits/*'],
+    list: ['limits/*', 'queue/*'],
     invoke: ['tokenRead'],
     secrets: [],
     dlq: false,
   },
+  // Also the run queue's admission pass (woken through its own SQS queue): it takes slots, renews waiting runs' locks and writes an admitted run's request.json.
   DispatcherRole: {
-    get: ['runs/*/request.json', 'runs/*/control/*', 'runs/*/publish.json', 'runs/*/dispatch/*', 'runs/*/verify/*/result.json'],
-    put: ['runs/*/dispatch/*'],
-    del: [],
-    list: ['runs/*/dispatch/*'],
-    invoke: ['worker'],
+    get: [
+      'runs/*/request.json',
+      'runs/*/control/*',
+      'runs/*/publish.json',
+      'runs/*/dispatch/*',
+      'runs/*/verify/*/result.json',
+      'runs/*/run.json',
+      'queue/*',
+      'limits/*',
+      'locks/*',
+    ],
+    put: ['runs/*/dispatch/*', 'runs/*/request.json', 'queue/*', 'limits/*', 'locks/*'],
+    del: ['queue/*', 'limits/*'],
+    list: ['runs/*/dispatch/*', 'queue/*', 'limits/*'],
+    invoke: ['worker', 'tokenRead'],
     secrets: [],
     dlq: true,
+    wake: ['receive'],
   },
   RunSessionRole: {
     get: ['runs/*/request.json', 'runs/*/dispatch/*'],
@@ -327,10 +346,12 @@ const ALLOWED: Record<string, Grants> = {
       'runs/*/candidate/pr-candidate.json',
       'runs/*/control/publish-retry.json',
       'intakes/*',
+      'queue/*',
     ],
     put: ['runs/*/run.json', 'runs/*/ci/*', 'runs/*/control/publish-retry.json'],
     del: ['locks/*', 'intakes/*'],
-    list: ['locks/*', 'issues/*', 'runs/*/ci/*', 'intakes/*'],
+    list: ['locks/*', 'issues/*', 'runs/*/ci/*', 'intakes/*', 'queue/*'],
+    wake: ['send'],
     invoke: ['tokenRead'],
     secrets: [],
     dlq: true,
@@ -405,6 +426,7 @@ interface SeenGrants {
   states: string[];
   scheduler: string[];
   passRole: string[];
+  wake: string[];
 }
 
 /** The schedule sync's grants: Scheduler actions by resource, and the role it may pass to which service. */
@@ -419,6 +441,21 @@ function recordScheduleAction(role: string, actions: string[], s: Json, resource
     if (!known.includes(a)) throw new Error(`${role}: unexpected action ${a}`);
     seen.scheduler.push(...resourcesOf.map((r) => `${a}|${r}`));
   }
+}
+
+/** The dead-letter queue (send only), or the run queue's wake-up queue: send, or receive with delete and attributes (Lambda's SQS event source). */
+function recordSqs(actions: string[], resourcesOf: string[], seen: SeenGrants): void {
+  expect(resourcesOf).toHaveLength(1);
+  if (actions[0] === 'sqs:ReceiveMessage') {
+    expect([...actions].sort()).toEqual(['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage']);
+    expect(resourcesOf).toEqual(['GETATT:RunQueueWake.Arn']);
+    seen.wake.push('receive');
+    return;
+  }
+  expect(actions).toEqual(['sqs:SendMessage']);
+  if (resourcesOf[0] === 'GETATT:RunQueueWake.Arn') seen.wake.push('send');
+  else expect(resourcesOf).toEqual(['GETATT:DeadLetterQueue.Arn']);
+  if (resourcesOf[0] === 'GETATT:DeadLetterQueue.Arn') seen.dlq = true;
 }
 
 /** Checks the allowed action (`actions[0]`; the log actions come in pairs) of `role`'s statement `s` and records what it grants in `seen`. */
@@ -464,10 +501,6 @@ function recordAction(role: string, actions: string[], s: Json, resourcesOf: str
       break;
     case 'bedrock:InvokeModel':
       throw new Error(`${role}: bedrock:InvokeModel granted although no Bedrock model is configured`);
-    case 'sqs:SendMessage':
-      expect(resourcesOf).toEqual(['GETATT:DeadLetterQueue.Arn']);
-      seen.dlq = true;
-      break;
     case 'codebuild:StartBuild':
     case 'codebuild:BatchGetBuilds': {
       const project = `arn:aws:codebuild:${REGION}:${ACCOUNT}:project/draftsman-${STAGE}-`;
@@ -483,6 +516,7 @@ function recordAction(role: string, actions: string[], s: Json, resourcesOf: str
       seen.states.push(...resourcesOf.map((r) => `${action}|${r}`));
       break;
     default:
+      if (action.startsWith('sqs:')) return recordSqs(actions, resourcesOf, seen);
       // Anything else must be the schedule sync's; recordScheduleAction throws for any other action.
       recordScheduleAction(role, actions, s, resourcesOf, seen);
   }
@@ -671,6 +705,8 @@ describe('osls package', () => {
       'GITHUB_APP_SLUG',
       'LOG_LEVEL',
       'TOKEN_READ_FUNCTION',
+      // The run queue's worker slots, as the intake counts them.
+      'WORKER_CONCURRENCY',
     ]);
     const trust = resolve(resources.SchedulerInvokeRole.Properties.AssumeRolePolicyDocument.Statement);
     expect(trust).toEqual([
@@ -724,13 +760,14 @@ describe('osls package', () => {
       // The build's own result matches the rule's wildcard too: the dispatcher's strict key parser ignores it (verify-resume.ts).
       [k.verify(DIGEST_HEX).buildResult, ['DispatcherLambdaFunction']],
     ];
+    // A run record written (a run that ended frees its worker slot) wakes the run queue (infra/run-queue.yml).
+    expected.push([k.run, ['RunQueueWake']], [ci.run, ['RunQueueWake']]);
     const silent = [
       campaign.record,
       campaign.closed,
       campaign.closure('acme', 'widgets'),
       campaign.item('acme', 'widgets'),
       campaign.pullStates,
-      k.run,
       k.cancel,
       k.approve(2),
       k.publish,
@@ -746,12 +783,14 @@ describe('osls package', () => {
       k.attempt(1).repoMap,
       `${k.attempt(1).prefix}run-report.md`,
       k.gate(1),
-      ci.run,
       ci.attempt(1).ledger(7),
       ci.attempt(2).checkpoint(1, 'change'),
       'issues/acme/widgets/4/latest.json',
       'locks/acme/widgets/issues/4.json',
-      'limits/acme/widgets/2025-06-01T12/abcdefghijkl',
+      'limits/acme/widgets/2025-06-01T12/slot-000000.json',
+      'queue/waiting/acme/widgets/000000000001-abcdefghijkl.json',
+      'queue/counters/acme/widgets.json',
+      'queue/workers/slot-000000.json',
       `maps/acme/widgets/${sha}/v1-abc.json`,
       'deliveries/72d3162e-cc78-11e3-81ab-4c9367dc0958.txt',
       k.attempt(2).verifySource(DIGEST_HEX),
@@ -792,6 +831,44 @@ describe('osls package', () => {
     }
     expect(rulesTargeting('VerifierLambdaFunction')).toEqual(['GETATT:VerifierBuildStateRule.Arn', 'GETATT:VerifierRequestRule.Arn']);
     expect(rulesTargeting('DispatcherLambdaFunction')).toEqual(['GETATT:VerifyResultRule.Arn', 'GETATT:WorkerContinueRule.Arn']);
+  });
+
+  it('wakes the run queue through its own SQS queue (not the dead letters): run records and the sweeper send, only the dispatcher receives', () => {
+    const queue = resources.RunQueueWake;
+    expect(queue.Type).toBe('AWS::SQS::Queue');
+    expect(queue.Properties.QueueName).toBe(`draftsman-${STAGE}-run-queue-wake`);
+    // Lambda's SQS event source for it polls for the dispatcher alone, in batches (one pass serves a batch).
+    const mappings = Object.values(resources)
+      .filter((r: Json) => r.Type === 'AWS::Lambda::EventSourceMapping')
+      .map((r: Json) => resolve(r.Properties));
+    const fromQueue = mappings.filter((m: Json) => m.EventSourceArn === 'GETATT:RunQueueWake.Arn');
+    expect(fromQueue.map((m: Json) => m.FunctionName)).toEqual(['GETATT:DispatcherLambdaFunction.Arn']);
+    expect(fromQueue[0].BatchSize).toBe(10);
+    expect(mappings.filter((m: Json) => m.EventSourceArn === 'GETATT:DeadLetterQueue.Arn')).toEqual([]);
+    // The visibility timeout outlasts the dispatcher's timeout, as Lambda requires.
+    expect(queue.Properties.VisibilityTimeout).toBeGreaterThan(resources.DispatcherLambdaFunction.Properties.Timeout);
+    // EventBridge may send to it for the run-record rule only; that rule selects run.json and nothing else.
+    const policy = resolve(resources.RunQueueWakePolicy.Properties);
+    expect(policy.Queues).toEqual(['REF:RunQueueWake']);
+    expect(policy.PolicyDocument.Statement).toEqual([
+      expect.objectContaining({
+        Principal: { Service: 'events.amazonaws.com' },
+        Action: 'sqs:SendMessage',
+        Resource: 'GETATT:RunQueueWake.Arn',
+        Condition: { ArnEquals: { 'aws:SourceArn': 'GETATT:RunRecordWakeRule.Arn' } },
+      }),
+    ]);
+    expect(resources.RunRecordWakeRule.Properties.EventPattern.detail.object.key).toEqual([{ wildcard: 'runs/*/*/*/run.json' }]);
+    expect(resources.RunRecordWakeRule.Properties.Targets.map((t: Json) => resolve(t.Arn))).toEqual(['GETATT:RunQueueWake.Arn']);
+    // The sweeper is told where to send; the intake and the dispatcher count the worker's reserved concurrency as worker slots.
+    const env = (fn: string) => resolve(resources[fn].Properties.Environment.Variables);
+    expect(env('SweeperLambdaFunction').RUN_QUEUE_URL).toBe('REF:RunQueueWake');
+    const workers = String(resources.WorkerLambdaFunction.Properties.ReservedConcurrentExecutions);
+    expect(env('IntakeLambdaFunction').WORKER_CONCURRENCY).toBe(workers);
+    expect(env('DispatcherLambdaFunction').WORKER_CONCURRENCY).toBe(workers);
+    // The campaign items' and the schedules' runs go through the same admission pass.
+    expect(env('CampaignLambdaFunction').WORKER_CONCURRENCY).toBe(workers);
+    expect(env('ScheduleFireLambdaFunction').WORKER_CONCURRENCY).toBe(workers);
   });
 
   it('turns an EventBridge Object Created event into the S3 notification shape the handlers parse', () => {
@@ -959,6 +1036,7 @@ describe('osls package', () => {
       states: [],
       scheduler: [],
       passRole: [],
+      wake: [],
     };
     for (const s of statements) {
       if (s.Effect === 'Deny') {
@@ -981,7 +1059,10 @@ describe('osls package', () => {
       for (const action of actions) expect(action).not.toContain('*');
       // The one action IAM cannot scope to a resource.
       for (const r of resourcesOf) if (actions[0] !== 'scheduler:ListSchedules') expect(r).not.toBe('*');
-      expect(actions).toHaveLength(actions[0].startsWith('logs:') ? 2 : actions[0].startsWith('scheduler:') ? actions.length : 1);
+      expect(actions).toHaveLength(
+        actions[0].startsWith('logs:') ? 2 : actions[0].startsWith('scheduler:') || actions[0].startsWith('sqs:') ? actions.length : 1,
+      );
+      if (actions[0].startsWith('sqs:') && actions.length > 1) actions.sort((a, b) => (a === 'sqs:ReceiveMessage' ? -1 : b === 'sqs:ReceiveMessage' ? 1 : 0));
       const objectKeys = () =>
         resourcesOf.map((r) => {
           expect(r.startsWith(`${BUCKET_ARN}/`)).toBe(true);
@@ -1007,6 +1088,7 @@ describe('osls package', () => {
     expect(sorted(seen.states)).toEqual(sorted(allowed.states ?? []));
     expect(sorted(seen.scheduler)).toEqual(sorted(allowed.scheduler ?? []));
     expect(sorted(seen.passRole)).toEqual(sorted(allowed.passRole ?? []));
+    expect(sorted(seen.wake)).toEqual(sorted(allowed.wake ?? []));
   });
 
   it('lets only the token functions read the App key, only the webhook read its secret, and only the right callers mint tokens', () => {
@@ -1018,7 +1100,15 @@ describe('osls package', () => {
     expect(holders(parameterArn('webhook-secret'))).toEqual(['WebhookRole']);
     expect(holders(parameterArn('model-api-key'))).toEqual(['ModelCallRole']);
     expect(holders(functionArn('modelCall'))).toEqual(['WorkerRole']);
-    expect(holders(functionArn('tokenRead'))).toEqual(['CampaignRole', 'IntakeRole', 'RunSessionRole', 'ScheduleFireRole', 'ScheduleSyncRole', 'SweeperRole']);
+    expect(holders(functionArn('tokenRead'))).toEqual([
+      'CampaignRole',
+      'DispatcherRole',
+      'IntakeRole',
+      'RunSessionRole',
+      'ScheduleFireRole',
+      'ScheduleSyncRole',
+      'SweeperRole',
+    ]);
     expect(holders(functionArn('scheduleSync'))).toEqual(['IntakeRole']);
     expect(holders(functionArn('scheduleFire'))).toEqual(['SchedulerInvokeRole']);
     expect(holders(functionArn('runSession'))).toEqual(['WorkerRole']);

@@ -5,9 +5,10 @@ import { InProcessTokenBroker } from '../../../src/app/tokens/in-process-token-b
 import { CapturingLogger } from '../../../src/app/logger.js';
 import { sweep, type SweepDeps } from '../../../src/app/sweeper/sweep.js';
 import { readArtifactIfPresent, writeArtifact } from '../../../src/core/artifacts/artifact-io.js';
-import { issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
+import { intakeKey, issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
+import { enqueueRun } from '../../../src/core/runs/run-queue.js';
 import { RunRecord, RunRequest } from '../../../src/core/runs/run-request.js';
-import { IssueLatest, IssueLock, WorkerHeartbeat } from '../../../src/core/runs/run-state.js';
+import { IntakeRecord, IssueLatest, IssueLock, WorkerHeartbeat } from '../../../src/core/runs/run-state.js';
 import type { AttemptStatus } from '../../../src/core/runs/run-status.js';
 import { STANDIN_GITHUB_POLICY, startGitHubStandin, type GitHubStandin } from '../../helpers/github-standin/index.js';
 import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
@@ -286,6 +287,41 @@ describe('sweep', () => {
       ],
     ]);
     expect(report.ciPolled).toEqual(['runs/acme/widgets/bbbbbbbbbbbb/ci/poll-1.json']);
+  });
+
+  it('leaves a run waiting in the queue alone: its lock, however old, and the intake record of the try that queued it (only removed); and wakes the queue', async () => {
+    const runId = 'dddddddddddd';
+    const { commentId } = await seedRun({ issue: 4, runId, lock: { acquiredAt: NOW - 300 * MIN, expiresAt: NOW - 180 * MIN } });
+    // It waits: its request is the entry's, not request.json.
+    const request = await readArtifactIfPresent(store, runKeys('acme', 'widgets', runId).request, RunRequest);
+    await store.delete(runKeys('acme', 'widgets', runId).request);
+    await enqueueRun(store, request!, { runsPerHour: 1, maxOpenPullRequests: 1 }, NOW - 300 * MIN);
+    // A try that queued the run and failed before removing its intake record.
+    const intake = intakeKey('acme', 'widgets', 4, runId);
+    await writeArtifact(store, intake, IntakeRecord, {
+      schemaVersion: 1,
+      runId,
+      issue: 4,
+      installationId: 1,
+      repositoryId: 11,
+      trigger: `label-${runId}`,
+      sender: 'maintainer',
+      createdAt: iso(NOW - 300 * MIN),
+    });
+    const woke: string[] = [];
+
+    const report = await sweep({ ...deps, wake: async (why) => void woke.push(why) });
+
+    expect(report.intakesEnded).toEqual([]);
+    expect(report.runsFailed).toEqual([]);
+    expect(report.locksReleased).toEqual([]);
+    expect(report.waiting).toEqual([lockKey('acme', 'widgets', 4)]);
+    expect(await store.get(intake)).toBeUndefined();
+    expect(await lockExists(4)).toBe(true);
+    expect(await runOf(runId)).toBeUndefined();
+    expect(commentBody(commentId)).toBe(`QUEUED ${runId}`);
+    expect(report.woke).toBe(true);
+    expect(woke).toEqual(['sweep']);
   });
 
   it('keeps sweeping when one lock is unreadable, and reports it', async () => {

@@ -5,7 +5,7 @@ import {
   hourBucket,
   parseCampaignRecordKey,
   issueLatestKey,
-  limitKey,
+  limitSlotKey,
   limitPrefix,
   lockKey,
   mapKey,
@@ -13,6 +13,7 @@ import {
   parseSeq,
   runKeys,
 } from '../../../src/core/artifacts/keys.js';
+import { parseQueueEntryKey, queueCounterKey, queueEntryKey, queuePrefix, workerSlotKey } from '../../../src/core/artifacts/queue-keys.js';
 
 const R = 'runs/octo/widgets/abcdefghijkl';
 const BLOB = 'a'.repeat(40);
@@ -48,7 +49,10 @@ describe('storage keys, exactly as docs/architecture.md lists them', () => {
     ['ci', run.ci(987654), `${R}/ci/987654.json`],
     ['issue latest', issueLatestKey('octo', 'widgets', 42), 'issues/octo/widgets/42/latest.json'],
     ['lock', lockKey('octo', 'widgets', 42), 'locks/octo/widgets/issues/42.json'],
-    ['limit', limitKey('octo', 'widgets', '2025-03-04T05', 'abcdefghijkl'), 'limits/octo/widgets/2025-03-04T05/abcdefghijkl'],
+    ['limit slot', limitSlotKey('octo', 'widgets', '2025-03-04T05', 2), 'limits/octo/widgets/2025-03-04T05/slot-000002.json'],
+    ['queue entry', queueEntryKey('octo', 'widgets', 42, 'abcdefghijkl'), 'queue/waiting/octo/widgets/000000000042-abcdefghijkl.json'],
+    ['queue counter', queueCounterKey('octo', 'widgets'), 'queue/counters/octo/widgets.json'],
+    ['worker slot', workerSlotKey(4), 'queue/workers/slot-000004.json'],
     ['map', mapKey('octo', 'widgets', COMMIT, 'v3', 'deadbeef'), `maps/octo/widgets/${COMMIT}/v3-deadbeef.json`],
     ['campaign', campaignKeys('octo', 'widgets', 42, 'jakarta-abc').record, 'campaigns/octo/widgets/42/jakarta-abc/campaign.json'],
     ['campaign item', campaignKeys('octo', 'widgets', 42, 'jakarta-abc').item('acme', 'web'), 'campaigns/octo/widgets/42/jakarta-abc/items/acme/web.json'],
@@ -69,7 +73,15 @@ describe('storage keys, exactly as docs/architecture.md lists them', () => {
     expect(attempt.patch(1, 'x').startsWith(attempt.patchesPrefix)).toBe(true);
     expect(run.candidate.change(BLOB).startsWith(run.candidate.changesPrefix)).toBe(true);
     expect(run.ci(1).startsWith(run.ciPrefix)).toBe(true);
-    expect(limitKey('o', 'r', '2025-03-04T05', 'x').startsWith(limitPrefix('o', 'r', '2025-03-04T05'))).toBe(true);
+    expect(limitSlotKey('o', 'r', '2025-03-04T05', 0).startsWith(limitPrefix('o', 'r', '2025-03-04T05'))).toBe(true);
+    expect(queueEntryKey('o', 'r', 5, 'x').startsWith(queuePrefix('o', 'r'))).toBe(true);
+  });
+
+  it('orders queue entries by their number in line, and parses them back', () => {
+    const keys = [queueEntryKey('o', 'r', 10, 'a'), queueEntryKey('o', 'r', 9, 'z'), queueEntryKey('o', 'r', 2, 'b')];
+    expect([...keys].sort()).toEqual([keys[2], keys[1], keys[0]]);
+    expect(parseQueueEntryKey(keys[0])).toEqual({ owner: 'o', repo: 'r', n: 10, runId: 'a' });
+    expect(parseQueueEntryKey('queue/workers/slot-000001.json')).toBeUndefined();
   });
 
   it('parses a campaign record key back, and refuses a pace window of another shape', () => {
@@ -95,7 +107,7 @@ describe('storage keys, exactly as docs/architecture.md lists them', () => {
   it('formats the hour bucket of an instant in UTC', () => {
     const ms = Date.UTC(2025, 2, 4, 5, 59, 59);
     expect(hourBucket(ms)).toBe('2025-03-04T05');
-    expect(limitKey('o', 'r', ms, 'run1')).toBe('limits/o/r/2025-03-04T05/run1');
+    expect(limitSlotKey('o', 'r', ms, 0)).toBe('limits/o/r/2025-03-04T05/slot-000000.json');
   });
 
   it.each([
@@ -114,7 +126,8 @@ describe('storage keys, exactly as docs/architecture.md lists them', () => {
     ['issue 0', () => lockKey('o', 'r', 0)],
     ['bad blob sha', () => run.candidate.change('../../etc')],
     ['bad commit', () => mapKey('o', 'r', 'main', 'v1', 'd')],
-    ['bad hour', () => limitKey('o', 'r', '2025-03-04 05', 'x')],
+    ['bad hour', () => limitSlotKey('o', 'r', '2025-03-04 05', 0)],
+    ['queue number 0', () => queueEntryKey('o', 'r', 0, 'x')],
   ])('refuses %s', (_name, build) => {
     expect(build).toThrow(ArtifactError);
     try {

@@ -1,5 +1,7 @@
 import { writeArtifact } from '../../../core/artifacts/artifact-io.js';
 import { releaseIssueLock } from '../../../core/runs/issue-lock.js';
+import { removeWaiting } from '../../../core/runs/run-queue.js';
+import { admitRuns } from '../../queue/run-admission.js';
 import { CancelMarker } from '../../../core/runs/run-state.js';
 import { renderProgressComment } from '../../github/progress-comment.js';
 import { TEXTS } from '../texts.js';
@@ -15,8 +17,9 @@ export function cancelCommand({ session, payload }: CommandContext): Promise<Tri
 
 /**
  * Cancel the issue's latest run: the cancel marker (the worker stops at its next step, the
- * publisher refuses), the lock released, the progress comment says so. Whoever asks must have
- * passed the permission rule already (command or issue close).
+ * publisher refuses), the lock released, the progress comment says so. A run waiting in the
+ * queue leaves it (it never starts) and the runs behind it move up. Whoever asks must have passed
+ * the permission rule already (command or issue close).
  */
 export async function cancelLatestRun(session: WebhookSession, issueNumber: number, sender: string, reason: string): Promise<TriggerOutcome> {
   const { store, clock } = session.deps;
@@ -27,6 +30,7 @@ export async function cancelLatestRun(session: WebhookSession, issueNumber: numb
   }
   const { latest, keys, progressCommentId } = found;
   const now = new Date(clock.now()).toISOString();
+  const wasWaiting = found.waiting ? (await removeWaiting(store, session.owner, session.repo, latest.runId)) !== undefined : false;
   await writeArtifact(store, keys.cancel, CancelMarker, { schemaVersion: 1, runId: latest.runId, attempt: latest.attempt, by: sender, reason, at: now });
   await releaseIssueLock(store, { ...session.ref, issue: issueNumber }, { runId: latest.runId, attempt: latest.attempt });
   await session.editComment(
@@ -36,8 +40,10 @@ export async function cancelLatestRun(session: WebhookSession, issueNumber: numb
       attempt: latest.attempt,
       status: 'CANCELLED',
       phases: [],
-      message: `${reason} (@${sender}); the worker stops at its next step`,
+      message: wasWaiting ? `${reason} (@${sender}) while it waited in line; it never started` : `${reason} (@${sender}); the worker stops at its next step`,
     }),
   );
+  // The runs behind it move up a place (or start, when it held them back).
+  if (wasWaiting) await admitRuns(session.deps, { ...session.ref, api: () => session.api() });
   return { kind: 'cancelled', runId: latest.runId };
 }

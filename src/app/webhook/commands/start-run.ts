@@ -1,14 +1,15 @@
 import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArtifactVersioned, writeArtifact } from '../../../core/artifacts/artifact-io.js';
-import { intakeKey, issueLatestKey, limitKey, runKeys } from '../../../core/artifacts/keys.js';
+import { intakeKey, issueLatestKey, runKeys } from '../../../core/artifacts/keys.js';
 import { agentBranchName } from '../../../core/git/branch-name.js';
 import { meetsPermission, type AgentPolicy } from '../../../core/policy/agent-policy.js';
-import { acquireIssueLock, releaseIssueLock } from '../../../core/runs/issue-lock.js';
+import { acquireIssueLock } from '../../../core/runs/issue-lock.js';
 import { spendCaps } from '../../../core/policy/spend-caps.js';
 import { RunRequest } from '../../../core/runs/run-request.js';
+import { enqueueRun } from '../../../core/runs/run-queue.js';
+import { admitRuns } from '../../queue/run-admission.js';
 import { IntakeRecord, IssueLatest } from '../../../core/runs/run-state.js';
 import { createCommentOnce, findMarkedComment } from '../../github/create-once.js';
 import { progressMarker, renderProgressComment } from '../../github/progress-comment.js';
-import { rateLimited } from '../limits.js';
 import { repositoryRole } from '../permissions.js';
 import { TEXTS } from '../texts.js';
 import type { TriggerOutcome } from '../trigger-outcome.js';
@@ -31,11 +32,13 @@ export interface RunTrigger {
 /**
  * Start attempt 1 of the run a trigger names, as one idempotent step (docs/architecture.md,
  * "The intake"): the mode must be allowed and the issue open now; then the intake record
- * (written once, it starts nothing), the issue's lock, the limits, the progress comment (found
- * again by its marker on a retry, never posted twice), and `request.json`, which starts the
- * worker, last; then the limits counter and the issue pointer, and the record is deleted. A retry
- * of a try that failed partway completes what is missing. Permission is the caller's check. A
- * trigger whose run already exists (even one that finished) changes nothing.
+ * (written once, it starts nothing), the issue's lock, the progress comment (found again by its
+ * marker on a retry, never posted twice), and the run's place in its repository's queue (the
+ * whole request, written once); then the issue pointer, and the record is deleted. An admission
+ * pass then starts the run at once (its `request.json` starts the worker) when the limits and
+ * the workers allow, or shows its place in line ("The run queue"). A retry of a try that failed
+ * partway completes what is missing. Permission is the caller's check. A trigger whose run
+ * already exists (even one that finished, or one cancelled while it waited) changes nothing.
  */
 export async function startRun(session: WebhookSession, policy: AgentPolicy, trigger: RunTrigger): Promise<TriggerOutcome> {
   const { store, clock } = session.deps;
@@ -49,16 +52,18 @@ export async function startRun(session: WebhookSession, policy: AgentPolicy, tri
   }
   const runId = runIdFor(session.repositoryId, issueNumber, trigger.trigger.key);
   const keys = runKeys(session.owner, session.repo, runId);
-  if (await store.get(keys.request)) return { kind: 'duplicate', runId };
+  // A run that started, or one cancelled while it waited in line (it has no request.json): a
+  // redelivery changes nothing. A trigger whose run waits goes on: each step below finds its own.
+  if ((await store.get(keys.request)) || (await store.get(keys.cancel))) return { kind: 'duplicate', runId };
   // GitHub's truth now, not the delivery's: a label delivered after the issue was closed starts nothing.
   if (!(await issueIsOpen(session, issueNumber))) {
     session.deps.logger.info('trigger on a closed issue ignored', { owner: session.owner, repo: session.repo, issue: issueNumber, runId });
     return { kind: 'ignored', why: 'the issue is closed' };
   }
-  const held = await holdIssue(session, policy, await openIntake(session, trigger, runId, clock.now()));
+  const held = await holdIssue(session, await openIntake(session, trigger, runId, clock.now()));
   if ('kind' in held) return held;
   const commentId = await progressComment(session, held);
-  return writeRequest(session, trigger, held, commentId, spendCaps(policy));
+  return queueRequest(session, policy, trigger, held, commentId);
 }
 
 /** The issue's state on GitHub now. */
@@ -99,12 +104,12 @@ async function readIntake(store: WebhookSession['deps']['store'], key: string): 
 }
 
 /**
- * The issue's lock and the limits; a trigger that may not start now is answered and its intake
- * record deleted. The lock an earlier try of this trigger took is this trigger's, and limits an
- * earlier try passed (`admittedAt`) are not counted again: the comment that try may have posted
- * stays the run's.
+ * The issue's lock; a trigger on an issue with another live run is answered and its intake
+ * record deleted. The lock an earlier try of this trigger took is this trigger's: the comment
+ * that try may have posted stays the run's. The limits are not checked here: a run at them
+ * waits in the queue.
  */
-async function holdIssue(session: WebhookSession, policy: AgentPolicy, intake: OpenIntake): Promise<TriggerOutcome | OpenIntake> {
+async function holdIssue(session: WebhookSession, intake: OpenIntake): Promise<TriggerOutcome | OpenIntake> {
   const { store, clock } = session.deps;
   const { runId, issue: issueNumber } = intake.record;
   const issue = { ...session.ref, issue: issueNumber };
@@ -115,18 +120,7 @@ async function holdIssue(session: WebhookSession, policy: AgentPolicy, intake: O
     await store.delete(intake.key);
     return { kind: 'replied', why: 'a run is active' };
   }
-  if (intake.record.admittedAt !== undefined) return intake;
-  const limited = await rateLimited(session, policy, runId, now);
-  if (limited) {
-    await releaseIssueLock(store, issue, { runId, attempt: 1 });
-    await session.reply(issueNumber, limited);
-    await store.delete(intake.key);
-    return { kind: 'replied', why: 'rate limited' };
-  }
-  // A concurrent try that recorded first has admitted the same trigger: read what it wrote.
-  const admitted = { ...intake.record, admittedAt: new Date(now).toISOString() };
-  await putArtifactIfMatch(store, intake.key, IntakeRecord, admitted, intake.etag);
-  return readIntake(store, intake.key);
+  return intake;
 }
 
 /**
@@ -168,14 +162,11 @@ async function deleteOwnComment(session: WebhookSession, commentId: number): Pro
   });
 }
 
-/** `request.json` (written once: it starts the worker), the limits counter, the issue pointer; then the intake record goes. */
-async function writeRequest(
-  session: WebhookSession,
-  trigger: RunTrigger,
-  intake: OpenIntake,
-  commentId: number,
-  caps: RunRequest['spendCaps'],
-): Promise<TriggerOutcome> {
+/**
+ * The run's entry in the queue (written once, with the whole request), the issue pointer; then
+ * the intake record goes and an admission pass of the repository starts the run when it may.
+ */
+async function queueRequest(session: WebhookSession, policy: AgentPolicy, trigger: RunTrigger, intake: OpenIntake, commentId: number): Promise<TriggerOutcome> {
   const { store, clock, logger } = session.deps;
   const { runId, issue: issueNumber } = intake.record;
   const keys = runKeys(session.owner, session.repo, runId);
@@ -203,20 +194,14 @@ async function writeRequest(
       ...(await issueAuthor(session, trigger)),
     },
     comment: trigger.comment,
-    spendCaps: caps,
+    spendCaps: spendCaps(policy),
     campaign: trigger.campaign,
     forcedMode: trigger.forcedMode,
     agentBranch: agentBranchName({ issue: issueNumber, runId }),
     createdAt: intake.record.createdAt,
   };
-  if (!(await putArtifactIfAbsent(store, keys.request, RunRequest, request))) {
-    // A concurrent try of the same trigger won: its request, lock and comment stand. A comment
-    // this try posted that the winner does not name goes.
-    const winner = await readArtifactIfPresent(store, keys.request, RunRequest);
-    if (winner?.issue?.progressCommentId !== commentId) await deleteOwnComment(session, commentId);
-    return { kind: 'duplicate', runId };
-  }
-  await store.putIfAbsent(limitKey(session.owner, session.repo, now, runId), runId);
+  if (await store.get(keys.request)) return { kind: 'duplicate', runId };
+  await enqueueRun(store, request, policy.limits, now);
   await writeArtifact(store, issueLatestKey(session.owner, session.repo, issueNumber), IssueLatest, {
     schemaVersion: 1,
     runId,
@@ -225,8 +210,11 @@ async function writeRequest(
     updatedAt: new Date(now).toISOString(),
   });
   await store.delete(intake.key);
-  logger.info('run requested', { owner: session.owner, repo: session.repo, issue: issueNumber, runId, trigger: trigger.trigger.kind });
-  return { kind: 'started', runId, attempt: 1 };
+  logger.info('run queued', { owner: session.owner, repo: session.repo, issue: issueNumber, runId, trigger: trigger.trigger.kind });
+  const passed = await admitRuns(session.deps, { ...session.ref, api: () => session.api() });
+  if (passed.admitted.includes(runId) || (await store.get(keys.request))) return { kind: 'started', runId, attempt: 1 };
+  const place = passed.waiting.find((w) => w.runId === runId)?.place ?? 0;
+  return { kind: 'queued', runId, place };
 }
 
 /**
