@@ -103,4 +103,29 @@ describe('failures that speak, through the App', () => {
     expect(progressBody()).toContain('the worker stopped answering: its last heartbeat was 5 minutes ago');
     expect(await harness.json('locks/acme/orders/issues/4.json')).toBeUndefined();
   }, 300_000);
+
+  it('a worker that dies before its first heartbeat: the first sweep ten minutes after its dispatch ends the run and says the worker never started', async () => {
+    const harness = await start({ model: { script: () => answer('unused') } });
+    // The worker process dies as it starts (a crash at import, a bad deployment): nothing it writes reaches the bucket.
+    harness.interceptWorkerWrites(() => {
+      throw new Error('the worker process is gone');
+    });
+    harness.standin.setIssue(harness.fullName, 6, { title: 'Trim the token exchange code', body: PROSE_TASK });
+    await harness.deliver('issues', harness.payloads.labeled(6));
+    await harness.drain({ throwOnError: false });
+    const latest = await harness.json('issues/acme/orders/6/latest.json');
+    const progressBody = () => harness.comments(6).find((c) => c.user === harness.botLogin)?.body ?? '';
+    expect(await harness.json(`runs/acme/orders/${latest.runId}/attempts/1/heartbeat.json`)).toBeUndefined();
+
+    // Lambda retries a failed start within minutes: a sweep five minutes on leaves it be.
+    harness.clock.advance(5 * 60_000);
+    expect((await harness.sweep()).runsFailed).toEqual([]);
+
+    harness.clock.advance(6 * 60_000);
+    const report = await harness.sweep();
+    expect(report.runsFailed).toMatchObject([{ issue: 6, runId: latest.runId, commentUpdated: true }]);
+    expect(await harness.json(`runs/acme/orders/${latest.runId}/run.json`)).toMatchObject({ status: 'FAILED', reason: 'STUCK' });
+    expect(progressBody()).toContain('the worker never started: it was dispatched 11 minutes ago');
+    expect(await harness.json('locks/acme/orders/issues/6.json')).toBeUndefined();
+  }, 300_000);
 });

@@ -6,14 +6,14 @@ import { releaseIssueLock } from '../../core/runs/issue-lock.js';
 import { parseIssueKey } from '../../core/runs/run-key.js';
 import { RunRecord, RunRequest } from '../../core/runs/run-request.js';
 import { findWaiting } from '../../core/runs/run-queue.js';
-import { IssueLatest, IssueLock, WorkerHeartbeat } from '../../core/runs/run-state.js';
+import { IssueLatest, IssueLock } from '../../core/runs/run-state.js';
 import { ACTIVE_RUN_STATUSES } from '../../core/runs/run-status.js';
 import { withAttempt } from '../../core/runs/update-run-record.js';
 import { writeRunTransition } from '../../core/runs/write-run-transition.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { renderProgressComment } from '../github/progress-comment.js';
 import { emitMetric, runOutcomeMetric, sweepMetric } from '../metrics/run-metrics.js';
-import { HEARTBEAT_STALE_MS } from '../worker/heartbeat.js';
+import { deadWorker, type DeadWorker } from './worker-liveness.js';
 import { withRepositoryApi } from './repository-api.js';
 import { INTAKE_GRACE_MS, sweepIntakes, type EndedIntake } from './sweep-intakes.js';
 import { sweepPublications, type SweptPublication } from './sweep-publications.js';
@@ -151,7 +151,7 @@ async function sweepLock(deps: SweepDeps, report: SweepReport, ref: LockRef, now
     }
     return;
   }
-  const { status, expired, lastMove, silent, stuck } = await liveness(deps, keys, run?.value, lock.value, now);
+  const { status, expired, lastMove, silent, stuck } = await liveness(deps, ref, run?.value, lock.value, now);
   if (!stuck && !expired) return;
 
   // A run that moved while we looked is alive after all: its live lock stays.
@@ -167,12 +167,13 @@ async function sweepLock(deps: SweepDeps, report: SweepReport, ref: LockRef, now
  * Whether a locked run is still alive: its lock expired, its record has not moved for
  * `stuckAfterMs`, or its worker went silent (a stale `running` heartbeat) make an active run stuck.
  */
-async function liveness(deps: SweepDeps, keys: ReturnType<typeof runKeys>, run: RunRecord | undefined, lock: IssueLock, now: number) {
+async function liveness(deps: SweepDeps, ref: LockRef, run: RunRecord | undefined, lock: IssueLock, now: number) {
   const status = run?.status ?? 'QUEUED';
   const expired = Date.parse(lock.expiresAt) <= now;
   const lastMove = Date.parse(run?.updatedAt ?? lock.acquiredAt);
   const active = ACTIVE_RUN_STATUSES.has(status);
-  const silent = active ? await silentWorker(deps.store, keys, Math.max(run?.attempt ?? 1, lock.attempt), now) : undefined;
+  const target = { owner: ref.owner, repo: ref.repo, runId: lock.runId };
+  const silent = active ? await deadWorker(deps.store, target, Math.max(run?.attempt ?? 1, lock.attempt), now) : undefined;
   const stuck = active && (expired || now - lastMove > (deps.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS) || silent !== undefined);
   return { status, expired, lastMove, silent, stuck };
 }
@@ -188,7 +189,7 @@ async function failStuckRun(
     lock: IssueLock;
     status: string;
     lastMove: number;
-    silent: WorkerHeartbeat | undefined;
+    silent: DeadWorker | undefined;
     now: number;
   },
 ): Promise<boolean> {
@@ -196,13 +197,15 @@ async function failStuckRun(
   const request = await readArtifactIfPresent(deps.store, keys.request, RunRequest);
   const marked = await markFailed(deps, { keys, run, request, lock, now });
   if (!marked) return false;
-  const message = silent
-    ? `the worker stopped answering: its last heartbeat was ${minutesSince(silent.at, now)} minutes ago (killed by its time limit, out of memory or crashed, during continuation ${silent.continuation}); stopped by the sweeper. \`/agent retry\` starts it again`
-    : `no progress for ${minutesSince(lastMove, now)} minutes; stopped by the sweeper. \`/agent retry\` starts it again`;
+  const message = !silent
+    ? `no progress for ${minutesSince(lastMove, now)} minutes; stopped by the sweeper. \`/agent retry\` starts it again`
+    : silent.kind === 'never-started'
+      ? `the worker never started: it was dispatched ${minutesSince(silent.at, now)} minutes ago (continuation ${silent.continuation}) and never sent a heartbeat (a crash at start, or the worker's deployment or configuration: see its logs); stopped by the sweeper. \`/agent retry\` starts it again`
+      : `the worker stopped answering: its last heartbeat was ${minutesSince(silent.at, now)} minutes ago (killed by its time limit, out of memory or crashed, during continuation ${silent.continuation}); stopped by the sweeper. \`/agent retry\` starts it again`;
   const commentUpdated = await updateProgressComment(deps, ref, request, lock, message);
   const swept = { owner: ref.owner, repo: ref.repo, issue: ref.issue, runId: lock.runId, attempt: marked.attempt, was: status };
   report.runsFailed.push({ ...swept, commentUpdated });
-  deps.logger.warn('stuck run marked failed', { ...swept, ...(silent ? { lastHeartbeat: silent.at } : {}) });
+  deps.logger.warn('stuck run marked failed', { ...swept, ...(silent ? { worker: silent.kind, since: silent.at } : {}) });
   return true;
 }
 
@@ -286,16 +289,6 @@ async function updateProgressComment(deps: SweepDeps, ref: LockRef, request: Run
       }),
     }),
   );
-}
-
-/**
- * The attempt's heartbeat when its worker went silent: `running` and older than
- * HEARTBEAT_STALE_MS (a worker that stopped on its own says `idle`; one that never beat is
- * left to the record's own age).
- */
-async function silentWorker(store: ArtifactStore, keys: ReturnType<typeof runKeys>, attempt: number, now: number): Promise<WorkerHeartbeat | undefined> {
-  const beat = await readArtifactIfPresent(store, keys.attempt(attempt).heartbeat, WorkerHeartbeat);
-  return beat?.state === 'running' && now - Date.parse(beat.at) > HEARTBEAT_STALE_MS ? beat : undefined;
 }
 
 function minutesSince(at: string | number, now: number): number {

@@ -342,6 +342,8 @@ const ALLOWED: Record<string, Grants> = {
       'runs/*/run.json',
       'runs/*/publish.json',
       'runs/*/attempts/*/heartbeat.json',
+      // A worker the dispatcher started that never beat.
+      'runs/*/dispatch/*',
       'runs/*/ci/*',
       'runs/*/candidate/pr-candidate.json',
       'runs/*/control/publish-retry.json',
@@ -350,7 +352,7 @@ const ALLOWED: Record<string, Grants> = {
     ],
     put: ['runs/*/run.json', 'runs/*/ci/*', 'runs/*/control/publish-retry.json'],
     del: ['locks/*', 'intakes/*'],
-    list: ['locks/*', 'issues/*', 'runs/*/ci/*', 'intakes/*', 'queue/*'],
+    list: ['locks/*', 'issues/*', 'runs/*/ci/*', 'runs/*/dispatch/*', 'intakes/*', 'queue/*'],
     wake: ['send'],
     invoke: ['tokenRead'],
     secrets: [],
@@ -595,6 +597,26 @@ afterAll(() => {
   if (home) rmSync(home, { recursive: true, force: true });
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
+
+/** One Allow statement of a role: no wildcard action, a resource for each, then its grants recorded. */
+function recordAllow(role: string, s: Json, seen: SeenGrants): void {
+  expect(s.Effect).toBe('Allow');
+  expect(s.NotAction).toBeUndefined();
+  expect(s.NotResource).toBeUndefined();
+  const actions = asArray<string>(s.Action);
+  const resourcesOf = asArray<string>(s.Resource);
+  for (const action of actions) expect(action).not.toContain('*');
+  // The one action IAM cannot scope to a resource.
+  for (const r of resourcesOf) if (actions[0] !== 'scheduler:ListSchedules') expect(r).not.toBe('*');
+  expect(actions).toHaveLength(actions[0].startsWith('logs:') ? 2 : actions[0].startsWith('scheduler:') || actions[0].startsWith('sqs:') ? actions.length : 1);
+  if (actions[0].startsWith('sqs:') && actions.length > 1) actions.sort((a, b) => (a === 'sqs:ReceiveMessage' ? -1 : b === 'sqs:ReceiveMessage' ? 1 : 0));
+  const objectKeys = () =>
+    resourcesOf.map((r) => {
+      expect(r.startsWith(`${BUCKET_ARN}/`)).toBe(true);
+      return r.slice(BUCKET_ARN.length + 1);
+    });
+  recordAction(role, actions, s, resourcesOf, objectKeys, seen);
+}
 
 describe('osls package', () => {
   it('packages offline into the given directory and leaves the work tree clean', () => {
@@ -1051,24 +1073,7 @@ describe('osls package', () => {
         seen.network.push(...asArray<string>(s.Action));
         continue;
       }
-      expect(s.Effect).toBe('Allow');
-      expect(s.NotAction).toBeUndefined();
-      expect(s.NotResource).toBeUndefined();
-      const actions = asArray<string>(s.Action);
-      const resourcesOf = asArray<string>(s.Resource);
-      for (const action of actions) expect(action).not.toContain('*');
-      // The one action IAM cannot scope to a resource.
-      for (const r of resourcesOf) if (actions[0] !== 'scheduler:ListSchedules') expect(r).not.toBe('*');
-      expect(actions).toHaveLength(
-        actions[0].startsWith('logs:') ? 2 : actions[0].startsWith('scheduler:') || actions[0].startsWith('sqs:') ? actions.length : 1,
-      );
-      if (actions[0].startsWith('sqs:') && actions.length > 1) actions.sort((a, b) => (a === 'sqs:ReceiveMessage' ? -1 : b === 'sqs:ReceiveMessage' ? 1 : 0));
-      const objectKeys = () =>
-        resourcesOf.map((r) => {
-          expect(r.startsWith(`${BUCKET_ARN}/`)).toBe(true);
-          return r.slice(BUCKET_ARN.length + 1);
-        });
-      recordAction(role, actions, s, resourcesOf, objectKeys, seen);
+      recordAllow(role, s, seen);
     }
     const sorted = (xs: string[]) => [...xs].sort();
     expect(sorted(seen.get)).toEqual(sorted(allowed.get));
