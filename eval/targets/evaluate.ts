@@ -106,10 +106,11 @@ export async function runBugReports(
   syntax: TreeSyntaxService,
   mirrors: string,
   options: { only?: readonly string[]; log?: (line: string) => void } = {},
-): Promise<{ scores: CaseRecall[]; skipped: string[] }> {
+): Promise<{ scores: CaseRecall[]; skipped: string[]; addedByFix: string[] }> {
   const checkouts = mirrorCheckouts(mirrors, rules, options.log);
   const scores: CaseRecall[] = [];
   const skipped: string[] = [];
+  const addedByFix: string[] = [];
   for (const c of BUG_REPORTS.filter((b) => !options.only?.length || options.only.includes(b.id))) {
     const checkout = await checkouts.at(c.repo, c.commit);
     if (!checkout) {
@@ -121,7 +122,11 @@ export async function runBugReports(
     const started = performance.now();
     const sel = await selectTargets({ workspace, task, map, rules, syntax, contents, symbols: new SymbolIndex(syntax, contents) });
     const selectMs = Math.round(performance.now() - started);
-    const score = scoreCase(c, {
+    // A file the fix created is not in the repository it selects from: it is reported apart, not
+    // counted as missed (a new test is written next to the counterpart the selection holds).
+    const absent = c.expectedFiles.filter((f) => !workspace.entry(f.path));
+    addedByFix.push(...absent.map((f) => `${c.id}: ${f.role} ${f.path}`));
+    const score = scoreCase({ ...c, expectedFiles: c.expectedFiles.filter((f) => !absent.includes(f)) }, {
       selected: sel.selectedFiles.map((f) => f.path),
       capped: sel.warnings.some((w) => w.code === 'SELECTION_CAPPED' || w.code === 'SEARCH_TRUNCATED'),
       excluded: new Map(sel.excludedFiles.map((f) => [f.path, f.reason])),
@@ -133,7 +138,7 @@ export async function runBugReports(
     // Cases named one by one: the whole working set, to see why a file ranked where it did.
     if (options.only?.length) for (const f of sel.selectedFiles) options.log?.(`  ${f.rank}. ${f.path} (${f.classification}): ${f.reasons[0] ?? ''}`);
   }
-  return { scores, skipped };
+  return { scores, skipped, addedByFix };
 }
 
 export function totalsOf(results: readonly TargetResult[]): TargetTotals {

@@ -26,8 +26,9 @@ export class MapStore implements ArtifactStore {
     return true;
   }
   async putIfMatch(key: string, body: Uint8Array | string, etag: string): Promise<boolean> {
-    const current = await this.get(key);
-    if (!current || current.etag !== etag) return false;
+    // Checked and written in one step, as S3 does: no other call runs between the two.
+    const stored = this.objects.get(key);
+    if (!stored || (this.etags.get(key) ?? this.etag(stored)) !== etag) return false;
     await this.put(key, body);
     return true;
   }

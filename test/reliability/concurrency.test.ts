@@ -1,3 +1,4 @@
+import { parseQueueEntryKey, queuePrefix } from '../../src/core/artifacts/queue-keys.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MAINTAINER, MIGRATION_ISSUE_BODY, startAppHarness, type AppHarness } from '../helpers/app-harness.js';
 
@@ -75,13 +76,25 @@ beforeAll(async () => {
 
 afterAll(async () => h?.stop());
 
-async function requests(): Promise<{ key: string; runId: string; issue: number; trigger: string }[]> {
-  return (await h.objects())
+/** The runs started (their request.json) and, with `waiting`, those waiting in the run queue for a worker. */
+async function requests(options: { waiting?: boolean } = {}): Promise<{ key: string; runId: string; issue: number; trigger: string }[]> {
+  const objects = await h.objects();
+  const started = objects
     .filter((o) => /^runs\/acme\/orders\/[^/]+\/request\.json$/.test(o.key))
     .map((o) => {
       const r = JSON.parse(o.text);
       return { key: o.key, runId: r.runId, issue: r.issue.number, trigger: r.trigger.key };
     });
+  if (!options.waiting) return started;
+  const waiting = objects
+    .filter((o) => o.key.startsWith(`${queuePrefix('acme', 'orders')}`) && parseQueueEntryKey(o.key))
+    .map((o) => {
+      const r = JSON.parse(o.text).request;
+      return { key: o.key, runId: r.runId, issue: r.issue.number, trigger: r.trigger.key };
+    });
+  // An entry stays in line a moment after its run's request.json is written (it leaves last): one run, counted once.
+  const startedIds = new Set(started.map((r) => r.runId));
+  return [...started, ...waiting.filter((r) => !startedIds.has(r.runId))];
 }
 
 it('every delivery is acknowledged with 202', () => {
@@ -89,7 +102,8 @@ it('every delivery is acknowledged with 202', () => {
 });
 
 it('exactly one run per issue, and no trigger key has two runs', async () => {
-  const runs = await requests();
+  // Beyond the worker slots, runs wait in the queue: they count, each once.
+  const runs = await requests({ waiting: true });
   const byIssue = new Map<number, string[]>();
   for (const r of runs) byIssue.set(r.issue, [...(byIssue.get(r.issue) ?? []), r.trigger]);
   expect([...byIssue.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: ISSUES }, (_, i) => i + 1));
@@ -103,7 +117,7 @@ it('exactly one run per issue, and no trigger key has two runs', async () => {
 });
 
 it('one lock holder per issue, and it is the issue run', async () => {
-  const runs = await requests();
+  const runs = await requests({ waiting: true });
   for (let issue = 1; issue <= ISSUES; issue++) {
     const lock = await h.json(`locks/acme/orders/issues/${issue}.json`);
     expect(lock?.runId, `issue ${issue}`).toBe(runs.find((r) => r.issue === issue)!.runId);

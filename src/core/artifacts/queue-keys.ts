@@ -35,6 +35,11 @@ export function queueCounterKey(owner: string, repo: string): string {
   return `${QUEUE_PREFIX}counters/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}.json`;
 }
 
+/** `queue/claims/<owner>/<repo>/<runId>.json`: the number a run was given in its line (QueueClaim), written once. */
+export function queueClaimKey(owner: string, repo: string, runId: string): string {
+  return `${QUEUE_PREFIX}claims/${keySegment(owner, 'owner')}/${keySegment(repo, 'repo')}/${keySegment(runId, 'runId')}.json`;
+}
+
 /** `queue/workers/slot-<k>.json`: worker slot k (the worker's reserved concurrency), held by one admitted run until it ends. */
 export function workerSlotKey(slot: number): string {
   return `${WORKER_SLOTS_PREFIX}slot-${padSeq(slot)}.json`;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactVersioned } from '../artifacts/artifact-io.js';
-import { parseQueueEntryKey, queueCounterKey, queueEntryKey, queuePrefix, QUEUE_WAITING_PREFIX } from '../artifacts/queue-keys.js';
+import { putArtifactIfAbsent, putArtifactIfMatch, readArtifactIfPresent, readArtifactVersioned } from '../artifacts/artifact-io.js';
+import { parseQueueEntryKey, queueClaimKey, queueCounterKey, queueEntryKey, queuePrefix, QUEUE_WAITING_PREFIX } from '../artifacts/queue-keys.js';
 import type { ArtifactStore } from '../ports.js';
 import { RunRequest } from './run-request.js';
 
@@ -49,17 +49,25 @@ export interface WaitingRun {
 export const QueueCounter = z.object({ schemaVersion: z.literal(1), last: z.number().int().nonnegative() }).strict();
 
 /**
+ * `queue/claims/<owner>/<repo>/<runId>.json`: the number a run was given in its line, written
+ * once. Deliveries of one trigger processed at once all carry the same run: the first to claim
+ * decides its number, the others write the same entry (once), so a run is never twice in line.
+ */
+export const QueueClaim = z.object({ schemaVersion: z.literal(1), n: z.number().int().positive() }).strict();
+
+/**
  * Put a run at the end of its repository's line: the next number of the line's counter (taken
  * by compare-and-swap, so two runs never share one and the line's order is the order they were
- * taken in, whatever the clocks say), then the entry, written once. A run already in line keeps
- * its place. Returns the entry's key.
+ * taken in, whatever the clocks say), claimed for the run once, then the entry, written once. A
+ * run already in line, or claimed by a concurrent delivery of its trigger, keeps its place.
+ * Returns the entry's key.
  */
 export async function enqueueRun(store: ArtifactStore, request: RunRequest, limits: QueueLimits, enqueuedAt: number): Promise<string> {
   const issue = request.issue?.number;
   if (issue === undefined) throw new Error(`run ${request.runId} has no issue: only issue runs wait in the queue`);
   const already = await findWaiting(store, request.owner, request.repo, request.runId);
   if (already) return already.key;
-  const n = await takeQueueNumber(store, request.owner, request.repo);
+  const n = await claimQueueNumber(store, request.owner, request.repo, request.runId);
   const key = queueEntryKey(request.owner, request.repo, n, request.runId);
   await putArtifactIfAbsent(store, key, QueueEntry, {
     schemaVersion: 1,
@@ -72,9 +80,32 @@ export async function enqueueRun(store: ArtifactStore, request: RunRequest, limi
   return key;
 }
 
+async function claimQueueNumber(store: ArtifactStore, owner: string, repo: string, runId: string): Promise<number> {
+  const key = queueClaimKey(owner, repo, runId);
+  const claimed = await readArtifactIfPresent(store, key, QueueClaim);
+  if (claimed) return claimed.n;
+  const n = await takeQueueNumber(store, owner, repo);
+  if (await putArtifactIfAbsent(store, key, QueueClaim, { schemaVersion: 1, n })) return n;
+  // A concurrent delivery of the same trigger claimed first: its number (this one stays unused).
+  const winner = await readArtifactIfPresent(store, key, QueueClaim);
+  if (!winner) throw new Error(`the queue claim of run ${runId} vanished`);
+  return winner.n;
+}
+
+/**
+ * Compare-and-swap tries on a repository's queue counter. Each round one writer wins, so a burst
+ * of triggers on one repository (forty issues labelled and commented on at once, a hundred
+ * deliveries) takes as many rounds: the losers wait a moment that grows with their tries (at most
+ * 50 ms) before reading the counter again. A caller that still loses throws, and its delivery is
+ * retried as any failed intake.
+ */
+const COUNTER_TRIES = 200;
+const pauseAfter = (tries: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.min(50, 5 * 2 ** tries)));
+
 async function takeQueueNumber(store: ArtifactStore, owner: string, repo: string): Promise<number> {
   const key = queueCounterKey(owner, repo);
-  for (let tries = 0; tries < 20; tries++) {
+  for (let tries = 0; tries < COUNTER_TRIES; tries++) {
+    if (tries > 0) await pauseAfter(tries);
     const current = await readArtifactVersioned(store, key, QueueCounter);
     if (!current) {
       if (await putArtifactIfAbsent(store, key, QueueCounter, { schemaVersion: 1, last: 1 })) return 1;

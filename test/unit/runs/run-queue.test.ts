@@ -150,4 +150,13 @@ describe('the run queue', () => {
   ])('ordinal %i is %s', (n, text) => {
     expect(ordinal(n)).toBe(text);
   });
+
+  it('deliveries of one trigger queued at once put its run in line once, at the number claimed first', async () => {
+    const store = new MapStore();
+    await enqueueRun(store, request(1), LIMITS, NOW);
+    const keys = await Promise.all(Array.from({ length: 5 }, () => enqueueRun(store, request(2), LIMITS, NOW)));
+    expect(new Set(keys).size).toBe(1);
+    const line = await waitingRuns(store, 'acme', 'orders');
+    expect(line.map((w) => w.entry.runId)).toEqual([request(1).runId, request(2).runId]);
+  });
 });
