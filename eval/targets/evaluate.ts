@@ -126,13 +126,16 @@ export async function runBugReports(
     // counted as missed (a new test is written next to the counterpart the selection holds).
     const absent = c.expectedFiles.filter((f) => !workspace.entry(f.path));
     addedByFix.push(...absent.map((f) => `${c.id}: ${f.role} ${f.path}`));
-    const score = scoreCase({ ...c, expectedFiles: c.expectedFiles.filter((f) => !absent.includes(f)) }, {
-      selected: sel.selectedFiles.map((f) => f.path),
-      capped: sel.warnings.some((w) => w.code === 'SELECTION_CAPPED' || w.code === 'SEARCH_TRUNCATED'),
-      excluded: new Map(sel.excludedFiles.map((f) => [f.path, f.reason])),
-      selectMs,
-      repoFiles: workspace.paths().length,
-    });
+    const score = scoreCase(
+      { ...c, expectedFiles: c.expectedFiles.filter((f) => !absent.includes(f)) },
+      {
+        selected: sel.selectedFiles.map((f) => f.path),
+        capped: sel.warnings.some((w) => w.code === 'SELECTION_CAPPED' || w.code === 'SEARCH_TRUNCATED'),
+        excluded: new Map(sel.excludedFiles.map((f) => [f.path, f.reason])),
+        selectMs,
+        repoFiles: workspace.paths().length,
+      },
+    );
     scores.push(score);
     options.log?.(`${c.id}: first source ${score.firstSource || '-'}, ${sel.selectedFiles.length} selected, ${selectMs} ms`);
     // Cases named one by one: the whole working set, to see why a file ranked where it did.

@@ -24,7 +24,9 @@ const { values } = parseArgs({
 const syntax = await createNodeSyntaxService();
 const generated = await runGenerated(syntax);
 const log = values.verbose ? (line: string): void => void process.stderr.write(`eval:targets: ${line}\n`) : undefined;
-const real = values['generated-only'] ? { scores: [], skipped: [], addedByFix: [] } : await runBugReports(syntax, mirrorsDir(values.mirrors), { only: values.case, log });
+const real = values['generated-only']
+  ? { scores: [], skipped: [], addedByFix: [] }
+  : await runBugReports(syntax, mirrorsDir(values.mirrors), { only: values.case, log });
 const report = recallReport(real.scores);
 if (values.json) {
   process.stdout.write(

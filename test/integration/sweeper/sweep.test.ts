@@ -265,7 +265,11 @@ describe('sweep', () => {
     expect(commentBody(silent.commentId)).toContain('the worker stopped answering: its last heartbeat was 5 minutes ago');
     expect(commentBody(fresh.commentId)).toBe('QUEUED bbbbbbbbbbbb');
     expect(commentBody(paused.commentId)).toBe('QUEUED cccccccccccc');
-    expect(logger.entries().find((e) => e.msg === 'stuck run marked failed')).toMatchObject({ runId: 'aaaaaaaaaaaa', worker: 'silent', since: iso(NOW - 5 * MIN) });
+    expect(logger.entries().find((e) => e.msg === 'stuck run marked failed')).toMatchObject({
+      runId: 'aaaaaaaaaaaa',
+      worker: 'silent',
+      since: iso(NOW - 5 * MIN),
+    });
   });
 
   it('hands every repository with runs to the CI poll hook and reports what it wrote', async () => {
