@@ -19,7 +19,11 @@ const PER_PAGE = 100;
  * installation, `GET /installation/repositories` a page of 100 at a time, at most
  * MAX_LISTED_REPOSITORIES, and the token dropped. Only the metadata leaves this function.
  */
-export async function listInstallationRepositories(options: LookupOptions, event: InstallationListingEvent): Promise<InstallationListing> {
+export async function listInstallationRepositories(
+  options: LookupOptions & { maxRepositories?: number },
+  event: InstallationListingEvent,
+): Promise<InstallationListing> {
+  const max = options.maxRepositories ?? MAX_LISTED_REPOSITORIES;
   let token: string;
   try {
     token = await metadataToken(options, event.installationId);
@@ -28,7 +32,7 @@ export async function listInstallationRepositories(options: LookupOptions, event
   }
   const api = createGitHubApi({ token, baseUrl: options.apiUrl, fetch: options.fetch, policy: options.policy, logger: options.logger, now: options.clock.now });
   const repositories: InstallationListing['repositories'] = [];
-  for (let page = 1; repositories.length < MAX_LISTED_REPOSITORIES; page++) {
+  for (let page = 1; repositories.length < max; page++) {
     const { data } = await api.rest.apps.listReposAccessibleToInstallation({ per_page: PER_PAGE, page });
     for (const r of data.repositories) {
       repositories.push({
@@ -43,8 +47,8 @@ export async function listInstallationRepositories(options: LookupOptions, event
       });
     }
     if (data.repositories.length < PER_PAGE || page * PER_PAGE >= data.total_count) {
-      return { repositories: repositories.slice(0, MAX_LISTED_REPOSITORIES), truncated: false };
+      return { repositories: repositories.slice(0, max), truncated: repositories.length > max };
     }
   }
-  return { repositories: repositories.slice(0, MAX_LISTED_REPOSITORIES), truncated: true };
+  return { repositories: repositories.slice(0, max), truncated: true };
 }
