@@ -66,4 +66,13 @@ describe('a campaign whose spec only selects', () => {
     // A retried Plan plans the same.
     expect(((await f.handler({ action: 'plan', key: f.started[0].key })) as { repositories: string[] }).repositories).toEqual(['acme/a-svc', 'acme/b-svc']);
   }, 120_000);
+
+  it('runs the selected repositories through the state machine, and only them', async () => {
+    const result = (await f.execute()) as { outcomes: { repository: string; state: string }[] };
+    expect(result.outcomes).toEqual([
+      { repository: 'acme/a-svc', state: 'changed' },
+      { repository: 'acme/b-svc', state: 'changed' },
+    ]);
+    for (const name of ['c-svc', 'd-svc', 'e-svc', 'f-svc', 'g-svc', 'legacy-app', 'h-svc']) expect(f.h.standin.repo(`acme/${name}`).issues.size).toBe(0);
+  }, 120_000);
 });
