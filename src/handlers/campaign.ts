@@ -4,7 +4,7 @@ import type { Context } from 'aws-lambda';
 import { withInvocationLogging } from '../app/aws/lambda-logging.js';
 import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
 import { createCampaignHandler } from '../app/campaign/campaign-function.js';
-import { lambdaRepositoryResolver } from '../app/campaign/lambda-repository-resolver.js';
+import { lambdaRepositoryLister, lambdaRepositoryResolver } from '../app/campaign/lambda-repository-resolver.js';
 import { readConfig } from '../app/config.js';
 import { createGitHubApi } from '../app/github/github-api.js';
 import { JsonLogger } from '../app/logger.js';
@@ -36,6 +36,7 @@ const campaign = createCampaignHandler({
   // The admission pass that starts its runs counts the same worker slots as the intake's.
   workerSlots: config.WORKER_CONCURRENCY,
   repositories: lambdaRepositoryResolver(lambda, config.TOKEN_READ_FUNCTION),
+  listing: lambdaRepositoryLister(lambda, config.TOKEN_READ_FUNCTION),
 });
 
 export const handler = withInvocationLogging(async (event: unknown, _context: Context) => campaign(event));

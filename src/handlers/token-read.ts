@@ -1,5 +1,7 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { IssuedToken } from '../core/ports.js';
+import type { InstallationListing } from '../core/campaign/select-repositories.js';
+import { InstallationListingEvent, listInstallationRepositories } from '../app/tokens/list-installation.js';
 import { lookupRepository, RepositoryLookupEvent } from '../app/tokens/lookup-repository.js';
 import type { ResolvedRepository } from '../app/tokens/resolved-repository.js';
 import { createTokenHandler, ssmPrivateKeyLoader, TokenHandlerEnv } from '../app/tokens/token-handler.js';
@@ -22,11 +24,18 @@ const loadPrivateKey = (): Promise<string> => {
 const clock = { now: () => Date.now() };
 const mint = createTokenHandler({ role: 'read', appId: env.GITHUB_APP_ID, apiUrl: env.GITHUB_API_URL, clock, loadPrivateKey });
 
-/** A token request, or (the campaign function's) a lookup of a repository by name, answered without a token. */
+/**
+ * A token request, or (the campaign function's) a lookup of a repository by name or a listing of
+ * the installation's repositories, both answered with metadata, never a token.
+ */
 export async function handler(event: RepositoryLookupEvent): Promise<ResolvedRepository | null>;
+export async function handler(event: InstallationListingEvent): Promise<InstallationListing>;
 export async function handler(event: unknown): Promise<IssuedToken>;
-export async function handler(event: unknown): Promise<IssuedToken | ResolvedRepository | null> {
+export async function handler(event: unknown): Promise<IssuedToken | ResolvedRepository | InstallationListing | null> {
+  const options = async () => ({ appId: env.GITHUB_APP_ID, apiUrl: env.GITHUB_API_URL, clock, privateKey: await loadPrivateKey() });
+  const listing = InstallationListingEvent.safeParse(event);
+  if (listing.success) return listInstallationRepositories(await options(), listing.data);
   const lookup = RepositoryLookupEvent.safeParse(event);
   if (!lookup.success) return mint(event);
-  return (await lookupRepository({ appId: env.GITHUB_APP_ID, apiUrl: env.GITHUB_API_URL, clock, privateKey: await loadPrivateKey() }, lookup.data)) ?? null;
+  return (await lookupRepository(await options(), lookup.data)) ?? null;
 }

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { putArtifactIfAbsent } from '../../core/artifacts/artifact-io.js';
 import { CampaignItem } from '../../core/campaign/campaign-record.js';
+import { MAX_CAMPAIGN_REPOSITORIES } from '../../core/campaign/campaign-spec.js';
+import { campaignRepositories } from '../../core/campaign/select-repositories.js';
 import { countItems } from '../../core/campaign/tracking-comment.js';
 import { WebhookSession } from '../webhook/webhook-session.js';
 import { pollItem, startItem, type CampaignItemDeps, type ItemStep } from './campaign-item.js';
 import { homeRepository, listItems, loadCampaign, readItem, splitRepository, writeItem, type LoadedCampaign } from './campaign-state.js';
 import { updateTracking } from './campaign-tracking.js';
+import { selectTargets, type RepositoryLister } from './select-targets.js';
 
 /**
  * What a task state of the campaign state machine sends (infra/campaign-state-machine.json):
@@ -25,6 +28,11 @@ export interface CampaignPlan {
   toleratedFailurePercentage: number;
 }
 
+/** What the campaign function needs: an item's, and the home installation's repositories for `repositories.select`. */
+export interface CampaignDeps extends CampaignItemDeps {
+  listing: RepositoryLister;
+}
+
 export type CampaignTaskResult = CampaignPlan | ItemStep | { counts: Record<string, number> };
 
 /**
@@ -34,7 +42,7 @@ export type CampaignTaskResult = CampaignPlan | ItemStep | { counts: Record<stri
  * and posts the tracking comment; `start` and `poll` move one item; `finish` renders the
  * tracking comment once more. Every action is idempotent: Step Functions retries a task.
  */
-export function createCampaignHandler(deps: CampaignItemDeps): (event: unknown) => Promise<CampaignTaskResult> {
+export function createCampaignHandler(deps: CampaignDeps): (event: unknown) => Promise<CampaignTaskResult> {
   return async (event) => {
     const input = CampaignTaskInput.parse(event);
     const campaign = await loadCampaign(deps.store, input.key);
@@ -54,10 +62,19 @@ export function createCampaignHandler(deps: CampaignItemDeps): (event: unknown) 
   };
 }
 
-/** The spec's repositories (its list, each once, in its order): a pending item each, then the tracking comment. */
-async function plan(deps: CampaignItemDeps, home: WebhookSession, campaign: LoadedCampaign): Promise<CampaignPlan> {
+/**
+ * The spec's repositories: its list (each once, in its order), then those `repositories.select`
+ * takes from the home installation (sorted by name), at most MAX_CAMPAIGN_REPOSITORIES; a
+ * pending item each, then the tracking comment.
+ */
+async function plan(deps: CampaignDeps, home: WebhookSession, campaign: LoadedCampaign): Promise<CampaignPlan> {
   const { spec } = campaign.record;
-  const repositories = [...new Set(spec.repositories?.list ?? [])];
+  const list = campaignRepositories(spec.repositories?.list ?? [], []);
+  const select = spec.repositories?.select;
+  const selected = select
+    ? await selectTargets(deps, select, campaign.record.home.installationId, new Set(list.map((r) => r.toLowerCase())), MAX_CAMPAIGN_REPOSITORIES - list.length)
+    : [];
+  const repositories = campaignRepositories(list, selected);
   const stamp = new Date(deps.clock.now()).toISOString();
   for (const repository of repositories) {
     const { owner, repo } = splitRepository(repository);
@@ -65,7 +82,7 @@ async function plan(deps: CampaignItemDeps, home: WebhookSession, campaign: Load
     await putArtifactIfAbsent(deps.store, campaign.keys.item(owner, repo), CampaignItem, pending);
   }
   await updateTracking(home, campaign);
-  deps.logger.info('campaign planned', { campaignId: campaign.record.campaignId, repositories: repositories.length });
+  deps.logger.info('campaign planned', { campaignId: campaign.record.campaignId, repositories: repositories.length, selected: selected.length });
   return { repositories, concurrency: spec.pace.concurrency, toleratedFailurePercentage: spec.pace.toleratedFailurePercent };
 }
 

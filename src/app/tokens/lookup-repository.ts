@@ -32,26 +32,9 @@ export interface LookupOptions {
 export async function lookupRepository(options: LookupOptions, event: RepositoryLookupEvent): Promise<ResolvedRepository | undefined> {
   const [owner, name] = event.lookup.split('/');
   const meta = { installationId: event.installationId, repository: event.lookup };
-  const github = createGitHubApi({
-    baseUrl: options.apiUrl,
-    userAgent: 'draftsman-token-vending',
-    fetch: options.fetch,
-    policy: options.policy,
-    logger: options.logger,
-    now: options.clock.now,
-  });
-  const request = github.request.defaults({ headers: { 'x-github-api-version': '2022-11-28' } });
-  const timeDifference = Math.floor(options.clock.now() / 1000) - Math.floor(Date.now() / 1000);
-  const auth = createAppAuth({
-    appId: options.appId,
-    privateKey: pkcs8Pem(options.privateKey),
-    request,
-    cache: { get: () => '', set: () => undefined },
-    timeDifference,
-  });
   let token: string;
   try {
-    token = (await auth({ type: 'installation', installationId: event.installationId, repositoryNames: [name], permissions: { metadata: 'read' } })).token;
+    token = await metadataToken(options, event.installationId, [name]);
   } catch (error) {
     const status = (error as { status?: number }).status;
     if (status === 404 || status === 422) return undefined;
@@ -72,4 +55,31 @@ export async function lookupRepository(options: LookupOptions, event: Repository
     if ((error as { status?: number }).status === 404) return undefined;
     throw error;
   }
+}
+
+/**
+ * An installation token with `metadata: read` only, for the named repositories of the
+ * installation (all of them when none are named). It stays inside token-read: only what it
+ * reads leaves, never the token.
+ */
+export async function metadataToken(options: LookupOptions, installationId: number, repositoryNames?: string[]): Promise<string> {
+  const github = createGitHubApi({
+    baseUrl: options.apiUrl,
+    userAgent: 'draftsman-token-vending',
+    fetch: options.fetch,
+    policy: options.policy,
+    logger: options.logger,
+    now: options.clock.now,
+  });
+  const request = github.request.defaults({ headers: { 'x-github-api-version': '2022-11-28' } });
+  const timeDifference = Math.floor(options.clock.now() / 1000) - Math.floor(Date.now() / 1000);
+  const auth = createAppAuth({
+    appId: options.appId,
+    privateKey: pkcs8Pem(options.privateKey),
+    request,
+    cache: { get: () => '', set: () => undefined },
+    timeDifference,
+  });
+  const scope = repositoryNames ? { repositoryNames } : {};
+  return (await auth({ type: 'installation', installationId, ...scope, permissions: { metadata: 'read' } })).token;
 }

@@ -12,7 +12,7 @@ export function userJson(u: StandinUser) {
   return { login: u.login, id: u.id, type: u.type };
 }
 
-export async function repoJson(ctx: RouteContext) {
+export async function repoJson(ctx: Pick<RouteContext, 'repo' | 'baseUrl'>) {
   const r = ctx.repo;
   return {
     id: r.id,
@@ -27,8 +27,10 @@ export async function repoJson(ctx: RouteContext) {
     clone_url: `${ctx.baseUrl}/${r.fullName}.git`,
     default_branch: r.defaultBranch,
     size: r.sizeKb ?? (await r.git.sizeKb()),
-    archived: false,
-    fork: false,
+    archived: r.archived,
+    fork: r.fork,
+    topics: r.topics,
+    language: r.language,
   };
 }
 

@@ -127,6 +127,11 @@ export interface RepoState {
   defaultBranch: string;
   installationId: number;
   sizeKb?: number;
+  /** What GitHub lists about the repository (`topics`, primary `language`, `archived`, `fork`). */
+  topics: string[];
+  language: string | null;
+  archived: boolean;
+  fork: boolean;
   git: GitStore;
   collaborators: Map<string, RepoPermission>;
   issues: Map<number, IssueState>;

@@ -20,7 +20,8 @@ import type {
 import { graphqlRoute } from './graphql-routes.js';
 import { manifestConversion, type StandinManifestRegistration } from './manifest-routes.js';
 import { handleRepoRoute, type RouteContext, type RouteResult } from './repo-routes.js';
-import { jobLogSignature } from './route-context.js';
+import { jobLogSignature, pageOf } from './route-context.js';
+import { repoJson } from './repo-json.js';
 import { buildTree, UnprocessableError } from './tree-builder.js';
 import type { GitHubRetryPolicy } from '../../../src/app/github/github-api.js';
 import { checkExchange, formatViolation, type ContractViolation, type ExchangeCheck } from '../openapi/contract-check.js';
@@ -45,6 +46,11 @@ export interface StandinRepoSeed {
   sizeKb?: number;
   /** Default 1. */
   installationId?: number;
+  /** What GitHub lists about it: default no topics, no language, not archived, not a fork. */
+  topics?: string[];
+  language?: string | null;
+  archived?: boolean;
+  fork?: boolean;
   collaborators?: Record<string, RepoPermission>;
   issues?: { number: number; title: string; body?: string | null; labels?: string[]; user?: string; state?: 'open' | 'closed' }[];
 }
@@ -404,6 +410,16 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
     return undefined;
   }
 
+  /** `GET /installation/repositories`: the repositories an installation token covers, a page at a time (at most 100), by id. */
+  async function installationRepositories(auth: AuthResult, query: URLSearchParams): Promise<RouteResult> {
+    if (auth.kind !== 'installation') return { status: 401, body: { message: 'This endpoint requires you to be authenticated.' } };
+    const { start, perPage } = pageOf(query, 100);
+    const covered = [...repos.values()].filter((r) => auth.token.repositoryIds.includes(r.id)).sort((a, b) => a.id - b.id);
+    const page = covered.slice(start, start + perPage);
+    const repositories = await Promise.all(page.map((repo) => repoJson({ repo, baseUrl: baseUrl.value })));
+    return { status: 200, body: { total_count: covered.length, repositories, repository_selection: 'selected' } };
+  }
+
   /** The App itself, asked with its JWT: its permissions and events, or its webhook configuration. */
   function appRoute(path: string, auth: AuthResult): RouteResult {
     if (auth.kind !== 'app') return { status: 401, body: { message: 'A JSON web token could not be decoded' } };
@@ -428,6 +444,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
 
     const appLevel = appLevelRoute(method, url, body, auth);
     if (appLevel) return appLevel;
+    if (url.pathname === '/installation/repositories' && method === 'GET') return installationRepositories(auth, url.searchParams);
 
     const repoMatch = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(url.pathname);
     if (!repoMatch) return { status: 404, body: { message: 'Not Found' } };
@@ -634,6 +651,10 @@ async function seedRepo(
     defaultBranch,
     installationId: seed.installationId ?? 1,
     sizeKb: seed.sizeKb,
+    topics: seed.topics ?? [],
+    language: seed.language ?? null,
+    archived: seed.archived ?? false,
+    fork: seed.fork ?? false,
     git,
     collaborators: new Map(Object.entries(seed.collaborators ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
     issues: new Map(),

@@ -25,6 +25,8 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, PermissionNeeds>> = 
   'apps/get-webhook-config-for-app': [],
   // The manifest flow's code exchange (serve's setup page): no token at all, the code is the credential.
   'apps/create-from-manifest': [],
+  // token-read's listing for a campaign's selector: a metadata:read token over the installation.
+  'apps/list-repos-accessible-to-installation': read('metadata'),
   'repos/get': read('metadata'),
   'repos/get-collaborator-permission-level': read('metadata'),
   'repos/get-content': read('contents'),

@@ -5,6 +5,7 @@ import type { CampaignLauncher } from '../../../src/app/campaign/campaign-launch
 import type { RepositoryResolver } from '../../../src/app/campaign/campaign-item.js';
 import { createGitHubApi } from '../../../src/app/github/github-api.js';
 import { CapturingLogger } from '../../../src/app/logger.js';
+import { listInstallationRepositories } from '../../../src/app/tokens/list-installation.js';
 import { lookupRepository } from '../../../src/app/tokens/lookup-repository.js';
 import { HARNESS_APP_ID, HARNESS_BOT_LOGIN, harnessReadTokens, startAppHarness, type AppHarness } from '../../helpers/app-harness.js';
 import { STANDIN_GITHUB_POLICY, type StandinRepoSeed } from '../../helpers/github-standin/index.js';
@@ -75,7 +76,11 @@ export function targetSeed(name: string, kind: TargetKind, id: number): StandinR
   };
 }
 
-export function campaignSpecIssue(targets: string[], concurrency: number, startsPerMinute: number): string {
+/**
+ * The home issue's body: the campaign spec, whose `repositories` block is the targets' list
+ * unless `repositories` gives its lines (under `repositories:`, e.g. a `select`).
+ */
+export function campaignSpecIssue(targets: string[], concurrency: number, startsPerMinute: number, repositories?: string[]): string {
   return [
     'Move the fleet to Jakarta Persistence.',
     '',
@@ -89,8 +94,7 @@ export function campaignSpecIssue(targets: string[], concurrency: number, starts
     '      from: javax.persistence',
     '      to: jakarta.persistence',
     'repositories:',
-    '  list:',
-    ...targets.map((t) => `    - ${t}`),
+    ...(repositories ?? ['  list:', ...targets.map((t) => `    - ${t}`)]),
     'pace:',
     `  concurrency: ${concurrency}`,
     `  startsPerMinute: ${startsPerMinute}`,
@@ -115,7 +119,17 @@ export interface Fleet {
 
 export async function startFleet(
   count: number,
-  options: { concurrency: number; startsPerMinute: number; missing?: string; githubLatencyMs?: number; kinds?: readonly TargetKind[] },
+  options: {
+    concurrency: number;
+    startsPerMinute: number;
+    missing?: string;
+    githubLatencyMs?: number;
+    kinds?: readonly TargetKind[];
+    /** The spec's `repositories` lines in place of the targets' list. */
+    repositories?: string[];
+    /** More repositories on the stand-in (besides the targets). */
+    seeds?: StandinRepoSeed[];
+  },
 ): Promise<Fleet> {
   const targets = fleet(count, options.kinds);
   const names = [...targets.map((t) => t.name), ...(options.missing ? [options.missing] : [])];
@@ -130,8 +144,10 @@ export async function startFleet(
   const h = await startAppHarness({
     campaigns: launcher,
     users: { [ADMIN]: 'admin' },
-    issues: [{ number: 1, title: 'Jakarta campaign', body: campaignSpecIssue(names, options.concurrency, options.startsPerMinute), user: ADMIN }],
-    extraRepos: targets.map((t, i) => targetSeed(t.name, t.kind, 5000 + i)),
+    issues: [
+      { number: 1, title: 'Jakarta campaign', body: campaignSpecIssue(names, options.concurrency, options.startsPerMinute, options.repositories), user: ADMIN },
+    ],
+    extraRepos: [...targets.map((t, i) => targetSeed(t.name, t.kind, 5000 + i)), ...(options.seeds ?? [])],
     githubLatencyMs: options.githubLatencyMs,
   });
   const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
@@ -144,6 +160,9 @@ export async function startFleet(
         { installationId, lookup: fullName },
       ),
   };
+  const app = { appId: HARNESS_APP_ID, apiUrl: h.standin.url, privateKey: pem, clock: h.clock, policy: STANDIN_GITHUB_POLICY };
+  // The deployed lister's listing (token-read's), against the stand-in.
+  const listing = { list: (installationId: number) => listInstallationRepositories(app, { installationId, list: 'repositories' }) };
   const handler = createCampaignHandler({
     // The campaign function sees the bucket through CampaignRole, as deployed (infra/roles.yml).
     store: policyScopedStore(h.store, h.s3.bucket, [roleStatements('CampaignRole', { bucket: h.s3.bucket })], {}),
@@ -154,6 +173,7 @@ export async function startFleet(
     botLogin: HARNESS_BOT_LOGIN,
     apiUrl: h.standin.url,
     repositories,
+    listing,
   });
   const definition = () => JSON.parse(readFileSync(DEFINITION_FILE, 'utf8').replaceAll('${CampaignFunctionArn}', FUNCTION_ARN)) as Record<string, unknown>;
   // The run chain is one queue: looks at runs wait for it, one drain at a time.
