@@ -72,7 +72,9 @@ beforeAll(async () => {
     }),
   );
   statuses = results.map((r) => r.statusCode);
-}, 120_000);
+  // Each intake also runs the run queue's admission pass over the repository's whole line: about
+  // 70 s alone, more beside the rest of the suite.
+}, 300_000);
 
 afterAll(async () => h?.stop());
 
