@@ -1,15 +1,12 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
 import { withInvocationLogging } from '../app/aws/lambda-logging.js';
-import { S3ArtifactStore } from '../app/aws/s3-artifact-store.js';
+import { artifactBucket, readRoleDeps } from '../app/aws/read-role-deps.js';
 import { lambdaRepositoryResolver } from '../app/campaign/lambda-repository-resolver.js';
 import { readConfig } from '../app/config.js';
-import { createGitHubApi } from '../app/github/github-api.js';
 import { JsonLogger } from '../app/logger.js';
 import { ScheduleFire } from '../app/schedules/schedule-backend.js';
 import { startScheduledRun } from '../app/schedules/scheduled-run.js';
-import { LambdaTokenBroker } from '../app/tokens/lambda-token-broker.js';
 
 /**
  * schedule-fire: invoked by EventBridge Scheduler (SchedulerInvokeRole) when a schedule is due.
@@ -21,20 +18,8 @@ if (!config.TOKEN_READ_FUNCTION) throw new Error('TOKEN_READ_FUNCTION is require
 const logger = new JsonLogger({ level: config.LOG_LEVEL, bindings: { fn: 'scheduleFire' } });
 const lambda = new LambdaClient({});
 const deps = {
-  store: new S3ArtifactStore({
-    client: new S3Client({ maxAttempts: 1 }),
-    bucket: config.ARTIFACT_BUCKET,
-    sse: config.ARTIFACT_KMS_KEY_ID ? { type: 'aws:kms' as const, kmsKeyId: config.ARTIFACT_KMS_KEY_ID } : { type: 'AES256' as const },
-  }),
-  tokens: new LambdaTokenBroker({ client: lambda, functionName: config.TOKEN_READ_FUNCTION, role: 'read' as const }),
-  github: (token: string) => {
-    logger.redact(token);
-    return createGitHubApi({ token, baseUrl: config.GITHUB_API_URL, logger });
-  },
-  clock: { now: () => Date.now() },
-  logger,
-  botLogin: `${config.GITHUB_APP_SLUG}[bot]`,
-  apiUrl: config.GITHUB_API_URL,
+  store: artifactBucket(config),
+  ...readRoleDeps({ ...config, TOKEN_READ_FUNCTION: config.TOKEN_READ_FUNCTION }, lambda, logger),
   // The admission pass that starts its runs counts the same worker slots as the intake's.
   workerSlots: config.WORKER_CONCURRENCY,
   repositories: lambdaRepositoryResolver(lambda, config.TOKEN_READ_FUNCTION),

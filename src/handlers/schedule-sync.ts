@@ -4,11 +4,10 @@ import type { Context } from 'aws-lambda';
 import type { ArtifactStore } from '../core/ports.js';
 import { withInvocationLogging } from '../app/aws/lambda-logging.js';
 import { readConfig } from '../app/config.js';
-import { createGitHubApi } from '../app/github/github-api.js';
+import { readRoleDeps } from '../app/aws/read-role-deps.js';
 import { JsonLogger } from '../app/logger.js';
 import { eventBridgeSchedules } from '../app/schedules/eventbridge-schedules.js';
 import { ScheduleSyncRequest, syncSchedules } from '../app/schedules/schedule-sync.js';
-import { LambdaTokenBroker } from '../app/tokens/lambda-token-broker.js';
 
 /**
  * schedule-sync: invoked asynchronously by the intake when `.agent-policy.yaml` changed on a
@@ -25,15 +24,7 @@ const refuse = (): Promise<never> => Promise.reject(new Error('schedule-sync has
 const noStore: ArtifactStore = { get: refuse, put: refuse, putIfAbsent: refuse, putIfMatch: refuse, delete: refuse, list: refuse };
 const deps = {
   store: noStore,
-  tokens: new LambdaTokenBroker({ client: new LambdaClient({}), functionName: config.TOKEN_READ_FUNCTION, role: 'read' as const }),
-  github: (token: string) => {
-    logger.redact(token);
-    return createGitHubApi({ token, baseUrl: config.GITHUB_API_URL, logger });
-  },
-  clock: { now: () => Date.now() },
-  logger,
-  botLogin: `${config.GITHUB_APP_SLUG}[bot]`,
-  apiUrl: config.GITHUB_API_URL,
+  ...readRoleDeps({ ...config, TOKEN_READ_FUNCTION: config.TOKEN_READ_FUNCTION }, new LambdaClient({}), logger),
   schedules: eventBridgeSchedules({
     client: new SchedulerClient({}),
     groupName: config.SCHEDULE_GROUP,

@@ -3,6 +3,21 @@ import { MAX_USER_REGEX_LENGTH, userRegexProblem } from '../util/user-regex.js';
 import { RepoGlob } from './repo-glob.js';
 
 /** What a rule is checked on: each tool call the model makes, or each change before it is published. */
+/**
+ * A policy field holding a regular expression for the linear-time engine: checked on the field
+ * (too long, not RE2, too large a program), so it is reported even when another key is wrong.
+ */
+export function userRegexField() {
+  return z
+    .string()
+    .min(1)
+    .max(MAX_USER_REGEX_LENGTH)
+    .superRefine((pattern, ctx) => {
+      const problem = userRegexProblem(pattern);
+      if (problem) ctx.addIssue({ code: 'custom', message: `${problem.reason}: ${problem.message}` });
+    });
+}
+
 export const RULE_EVENTS = ['tool', 'change'] as const;
 export type RuleEvent = (typeof RULE_EVENTS)[number];
 
@@ -43,15 +58,7 @@ export const AgentRule = z
       .describe(
         'The rule applies only when the tool call or the changed file names a path matching one of these globs (matched ignoring case); absent means any.',
       ),
-    addedLines: z
-      .string()
-      .min(1)
-      .max(MAX_USER_REGEX_LENGTH)
-      .superRefine((pattern, ctx) => {
-        // Checked on the field, so it is reported even when another key of the rule is wrong.
-        const problem = userRegexProblem(pattern);
-        if (problem) ctx.addIssue({ code: 'custom', message: `${problem.reason}: ${problem.message}` });
-      })
+    addedLines: userRegexField()
       .optional()
       .describe(
         'The rule applies only when a line the call or change adds matches this regular expression (RE2 syntax, linear time: no lookaround or backreferences).',

@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { MAX_USER_REGEX_LENGTH, userRegexProblem } from '../util/user-regex.js';
+import { userRegexField } from './agent-rules.js';
 import { RepoGlob } from './repo-glob.js';
 
 /** Most schedules one repository may keep: each is a schedule in EventBridge Scheduler (or `serve`). */
@@ -124,16 +124,7 @@ export const AgentOn = z
           .max(20)
           .optional()
           .describe('The opened issue carries one of these labels (issue forms set labels for anyone, so the author is checked too).'),
-        titlePattern: z
-          .string()
-          .min(1)
-          .max(MAX_USER_REGEX_LENGTH)
-          .superRefine((pattern, ctx) => {
-            const problem = userRegexProblem(pattern);
-            if (problem) ctx.addIssue({ code: 'custom', message: `${problem.reason}: ${problem.message}` });
-          })
-          .optional()
-          .describe('The title matches this regular expression (RE2 syntax, linear time).'),
+        titlePattern: userRegexField().optional().describe('The title matches this regular expression (RE2 syntax, linear time).'),
       })
       .refine((o) => o.labels !== undefined || o.titlePattern !== undefined, { message: 'give labels, titlePattern or both' })
       .optional()
