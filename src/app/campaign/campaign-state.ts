@@ -1,5 +1,5 @@
 import { readArtifactIfPresent, writeArtifact } from '../../core/artifacts/artifact-io.js';
-import { campaignKeys, parseCampaignRecordKey, type CampaignKeys } from '../../core/artifacts/keys.js';
+import { campaignKeys, parseCampaignRecordKey, type CampaignKeys } from '../../core/artifacts/campaign-keys.js';
 import { CampaignItem, CampaignRecord } from '../../core/campaign/campaign-record.js';
 import type { ArtifactStore } from '../../core/ports.js';
 import type { RepositoryPayload } from '../webhook/webhook-payloads.js';

@@ -1,5 +1,6 @@
 import { putArtifactIfAbsent, readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
-import { campaignKeys, parseCampaignCloseRequestKey, runKeys } from '../../core/artifacts/keys.js';
+import { runKeys } from '../../core/artifacts/keys.js';
+import { campaignKeys, parseCampaignCloseRequestKey } from '../../core/artifacts/campaign-keys.js';
 import { CampaignClosure, CampaignClosed, type CampaignItem } from '../../core/campaign/campaign-record.js';
 import { CLOSES_PER_REQUEST } from '../../core/campaign/pace.js';
 import { RunRequest } from '../../core/runs/run-request.js';

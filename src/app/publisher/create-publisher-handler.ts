@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { decodeS3EventKey } from '../aws/s3-artifact-store.js';
-import { parseCampaignCloseRequestKey, runKeys } from '../../core/artifacts/keys.js';
+import { runKeys } from '../../core/artifacts/keys.js';
+import { parseCampaignCloseRequestKey } from '../../core/artifacts/campaign-keys.js';
 import { parseRunKey } from '../../core/runs/run-key.js';
 import { withLogScope } from '../logger.js';
 import { cachedTokens } from '../tokens/cached-token-broker.js';

@@ -1,4 +1,5 @@
-import { parseCampaignCloseRequestKey, parseDeliveryKey } from '../../core/artifacts/keys.js';
+import { parseDeliveryKey } from '../../core/artifacts/keys.js';
+import { parseCampaignCloseRequestKey } from '../../core/artifacts/campaign-keys.js';
 import { parseRunKey, parseRunTrigger, PUBLISHER_KINDS } from '../../core/runs/run-key.js';
 
 export type ServeFunction = 'intake' | 'worker' | 'publisher';

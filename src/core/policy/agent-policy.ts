@@ -367,9 +367,7 @@ export const AgentPolicy = z
       .describe('How runs are started.'),
     limits: z
       .strictObject({
-        runsPerHour: count(1000)
-          .default(10)
-          .describe('Most runs started per repository per clock hour; more wait in the run queue, in order, and start as the hour moves on.'),
+        runsPerHour: count(1000).default(10).describe('Most runs started per repository per clock hour; more wait in the run queue, in order.'),
         maxOpenPullRequests: count(100)
           .default(5)
           .describe('While this many draft PRs by the App are open, new runs wait in the run queue and start, in order, when one is merged or closed.'),

@@ -21,7 +21,8 @@ import { PUBLISH_REASONS } from '../../../src/core/publish/publish-error.js';
 import { RUN_STATUSES } from '../../../src/core/runs/run-status.js';
 import { buildSessionPolicy, sessionTags, type RunScope } from '../../../src/app/dispatch/session-policy.js';
 import { buildSessionPolicy as verifyBuildSessionPolicy } from '../../../src/app/verifier/build-session-policy.js';
-import { campaignKeys, deliveryKey, issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
+import { deliveryKey, issueLatestKey, lockKey, runKeys } from '../../../src/core/artifacts/keys.js';
+import { campaignKeys } from '../../../src/core/artifacts/campaign-keys.js';
 import { applyConditions, conditionEvaluator } from '../../helpers/cfn-conditions.js';
 import { evaluate, type Decision, type Statement } from '../../helpers/iam-policy.js';
 

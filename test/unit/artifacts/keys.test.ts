@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ArtifactError } from '../../../src/core/artifacts/artifact-error.js';
-import {
-  campaignKeys,
-  hourBucket,
-  parseCampaignRecordKey,
-  issueLatestKey,
-  limitSlotKey,
-  limitPrefix,
-  lockKey,
-  mapKey,
-  padSeq,
-  parseSeq,
-  runKeys,
-} from '../../../src/core/artifacts/keys.js';
+import { hourBucket, issueLatestKey, limitSlotKey, limitPrefix, lockKey, mapKey, padSeq, parseSeq, runKeys } from '../../../src/core/artifacts/keys.js';
+import { campaignKeys, parseCampaignRecordKey } from '../../../src/core/artifacts/campaign-keys.js';
 import { parseQueueEntryKey, queueCounterKey, queueEntryKey, queuePrefix, workerSlotKey } from '../../../src/core/artifacts/queue-keys.js';
 
 const R = 'runs/octo/widgets/abcdefghijkl';

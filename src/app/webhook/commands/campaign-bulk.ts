@@ -1,5 +1,5 @@
 import { putArtifactIfAbsent, readArtifactIfPresent } from '../../../core/artifacts/artifact-io.js';
-import { campaignIssuePrefix, campaignKeys, parseCampaignRecordKey } from '../../../core/artifacts/keys.js';
+import { campaignIssuePrefix, campaignKeys, parseCampaignRecordKey } from '../../../core/artifacts/campaign-keys.js';
 import { CampaignClosed, CampaignItem, CampaignRecord, CampaignTracking, ENDED_ITEM_STATES } from '../../../core/campaign/campaign-record.js';
 import { countItems } from '../../../core/campaign/tracking-comment.js';
 import type { TriggerOutcome } from '../trigger-outcome.js';

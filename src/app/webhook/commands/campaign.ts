@@ -1,5 +1,6 @@
 import { putArtifactIfAbsent, readArtifactIfPresent } from '../../../core/artifacts/artifact-io.js';
-import { campaignKeys, commandClaimKey } from '../../../core/artifacts/keys.js';
+import { commandClaimKey } from '../../../core/artifacts/keys.js';
+import { campaignKeys } from '../../../core/artifacts/campaign-keys.js';
 import { CampaignRecord, campaignIdFor, campaignSpecDigest } from '../../../core/campaign/campaign-record.js';
 import { CampaignError, parseCampaignBlock } from '../../../core/campaign/parse-campaign.js';
 import { fenced } from '../../../core/text/report-markdown.js';
