@@ -1,25 +1,15 @@
 import { admitWaiting, type AdmitReport } from '../../core/runs/admit-waiting.js';
-import type { ArtifactStore, Clock, Logger, TokenBroker } from '../../core/ports.js';
 import type { RunRequest } from '../../core/runs/run-request.js';
 import { waitingMessage } from '../../core/runs/run-queue.js';
 import type { GitHubApi } from '../github/github-api.js';
 import { renderProgressComment } from '../github/progress-comment.js';
-import { DEFAULT_LOCK_TTL_MS } from '../webhook/webhook-session.js';
+import { DEFAULT_LOCK_TTL_MS, type TriggerDeps } from '../webhook/webhook-session.js';
 
 /** The worker's reserved concurrency when the deployment does not say (serverless.yml `workerConcurrency`). */
 export const DEFAULT_WORKER_SLOTS = 5;
 
-export interface AdmissionDeps {
-  store: ArtifactStore;
-  /** A read-role broker: counting the App's open pull requests and editing progress comments need no more. */
-  tokens: TokenBroker;
-  github: (token: string) => GitHubApi;
-  clock: Clock;
-  logger: Logger;
-  botLogin: string;
-  workerSlots?: number;
-  lockTtlMs?: number;
-}
+/** What a pass needs of the trigger's dependencies: a read-role broker suffices (counting the App's open pull requests, editing progress comments). */
+export type AdmissionDeps = Pick<TriggerDeps, 'store' | 'tokens' | 'github' | 'clock' | 'logger' | 'botLogin' | 'workerSlots' | 'lockTtlMs'>;
 
 /**
  * One admission pass of the run queue (src/core/runs/admit-waiting.ts) with GitHub behind it:

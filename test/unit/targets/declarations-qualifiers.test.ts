@@ -1,16 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createNodeSyntaxService } from '../../../src/app/local/node-grammar-loader.js';
-import { buildRepoMap } from '../../../src/core/repomap/build-repo-map.js';
-import { FileContents } from '../../../src/core/repomap/file-contents.js';
-import type { RepoMap } from '../../../src/core/repomap/repo-map-schema.js';
-import { SymbolIndex } from '../../../src/core/repomap/symbol-index.js';
-import type { TreeSyntaxService } from '../../../src/core/syntax/create-syntax-service.js';
-import { selectTargets } from '../../../src/core/targets/select-targets.js';
-import { parseTask } from '../../../src/core/task/parse-task.js';
-import { createMemoryRepo, type MemoryRepo } from '../../helpers/memory-repo.js';
-import { pathRulesFor } from '../../helpers/path-rules.js';
-
-const rules = pathRulesFor({});
+import { targetFixture } from '../../helpers/target-fixture.js';
 
 /**
  * A JavaScript HTTP client with TypeScript declarations beside it: the declarations name every
@@ -29,20 +18,10 @@ const FILES: Record<string, string> = {
   'test/courier.test.js': "import Courier from '../lib/core/Courier.js';\n\ntest('getUri', () => new Courier().getUri({ url: '/a' }));\n",
 };
 
-let syntax: TreeSyntaxService;
-let repo: MemoryRepo;
-let map: RepoMap;
+let select: Awaited<ReturnType<typeof targetFixture>>['select'];
 beforeAll(async () => {
-  syntax = await createNodeSyntaxService();
-  repo = await createMemoryRepo(FILES);
-  map = await buildRepoMap({ workspace: repo.workspace, owner: 'acme', repo: 'courier', rules, policyDigest: 'p1' });
+  ({ select } = await targetFixture(FILES, 'courier'));
 });
-
-async function select(title: string, body: string) {
-  const task = parseTask({ title, body, source: 'github' });
-  const contents = new FileContents(repo.workspace);
-  return selectTargets({ workspace: repo.workspace, task, map, rules, syntax, contents, symbols: new SymbolIndex(syntax, contents) });
-}
 
 describe('selectTargets with declaration files and a report snippet of its own', () => {
   const report = [
