@@ -100,6 +100,32 @@ export async function readSpend(store: ArtifactStore, key: string): Promise<Spen
   return object ? SpendRecord.parse(JSON.parse(new TextDecoder().decode(object.body))) : { ...EMPTY_SPEND, reserved: {} };
 }
 
+const decoder = new TextDecoder();
+
+/**
+ * The text last read or written per record key, with its parsed record. A call settles the
+ * records it reserved in a moment before, so the text it reads back is most often the text it
+ * wrote: the same text is the same record, and it is not parsed again. Records are frozen, since
+ * one is shared between the reads that find the same text.
+ */
+const recent = new Map<string, { text: string; record: SpendRecord }>();
+const RECENT_KEYS = 64;
+
+function parseRecord(key: string, text: string): SpendRecord {
+  const hit = recent.get(key);
+  if (hit?.text === text) return hit.record;
+  const record = SpendRecord.parse(JSON.parse(text));
+  remember(key, text, record);
+  return record;
+}
+
+function remember(key: string, text: string, record: SpendRecord): void {
+  if (recent.size >= RECENT_KEYS && !recent.has(key)) recent.clear();
+  for (const r of Object.values(record.reserved)) Object.freeze(r);
+  Object.freeze(record.reserved);
+  recent.set(key, { text, record: Object.freeze(record) });
+}
+
 /**
  * Change one record by compare-and-swap: read it with its etag, apply `change`, write only if
  * nobody wrote in between (or create it only if it is still absent), else read again. `change`
@@ -108,12 +134,15 @@ export async function readSpend(store: ArtifactStore, key: string): Promise<Spen
 async function swap<T>(store: ArtifactStore, key: string, change: (record: SpendRecord) => { next?: SpendRecord; value: T }): Promise<T> {
   for (let i = 0; i < MAX_SWAPS; i++) {
     const object = await store.get(key);
-    const current = object ? SpendRecord.parse(JSON.parse(new TextDecoder().decode(object.body))) : { ...EMPTY_SPEND, reserved: {} };
+    const current = object ? parseRecord(key, decoder.decode(object.body)) : { ...EMPTY_SPEND, reserved: {} };
     const { next, value } = change(current);
     if (!next) return value;
     const body = `${JSON.stringify(next)}\n`;
     const written = object ? await store.putIfMatch(key, body, object.etag) : await store.putIfAbsent(key, body);
-    if (written) return value;
+    if (written) {
+      remember(key, body, next);
+      return value;
+    }
   }
   throw new SpendError('SPEND_CONTENDED', `the spend record ${key} changed under every one of ${MAX_SWAPS} tries`, { key });
 }

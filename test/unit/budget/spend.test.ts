@@ -28,6 +28,19 @@ describe('spend records', () => {
     expect(await readSpend(store, task.key)).toMatchObject({ costMicroUsd: 70_000, calls: 0 });
   });
 
+  it('a record another writer changed since this process wrote it is read as it now is, not as it was written', async () => {
+    const store = new MapStore();
+    const key = 'spend/runs/acme/orders/written-elsewhere.json';
+    const account: SpendAccount = { cap: 'task', key, limitMicroUsd: 100_000 };
+    await reserveSpend(store, [account], { id: 'a', microUsd: 10_000, now: NOW });
+    await settleSpend(store, [account], 'a', { tokensIn: 1, tokensOut: 1, costMicroUsd: 10_000 });
+    // Another model-call process settles 80,000 into the same record.
+    const elsewhere = { ...(await readSpend(store, key)), calls: 2, costMicroUsd: 90_000 };
+    await store.put(key, `${JSON.stringify(elsewhere)}\n`);
+    const refusal = await reserveSpend(store, [account], { id: 'b', microUsd: 20_000, now: NOW });
+    expect(refusal).toMatchObject({ cap: 'task', spentMicroUsd: 90_000 });
+  });
+
   it.each([
     ['task', "The task's spend cap agent.budgets.maxCostUsd = $0.2000 stopped the run: $0.1800 spent over all its attempts"],
     ['repository', "This repository's monthly spend cap agent.budgets.monthlyCostUsd = $0.2000 stopped the run: $0.1800 spent this month (UTC)"],

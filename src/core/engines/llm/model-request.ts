@@ -1,5 +1,6 @@
 import type { ChatMessage, ModelResponse, ToolSpec } from '../../ports.js';
 import { canonicalJson } from '../../util/digest.js';
+import { jsonByteLength } from '../../util/json-length.js';
 
 /** The provider's own token count of the previous call, and how many messages it saw. */
 export interface PreviousCall {
@@ -14,7 +15,7 @@ export interface PreviousCall {
  * the provider's own count of the previous prompt plus its answer plus what was added since.
  */
 export function promptEstimate(messages: ChatMessage[], tools: ToolSpec[], previous?: PreviousCall): number {
-  const bytes = (value: unknown) => Math.ceil(new TextEncoder().encode(canonicalJson(value)).length / 3);
+  const bytes = (value: unknown) => Math.ceil(jsonByteLength(value) / 3);
   const whole = bytes({ messages, tools });
   if (!previous) return whole;
   return Math.max(whole, previous.promptTokens + previous.completionTokens + bytes(messages.slice(previous.messages + 1)));

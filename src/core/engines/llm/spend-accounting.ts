@@ -47,9 +47,17 @@ export function spendAccounts(scope: SpendScope, now: number, installationMonthl
  */
 export function accountSpend(inner: ModelProvider, scope: SpendScope, deps: SpendAccountingDeps): ModelProvider {
   const price = priceOf(deps.prices, inner.model);
+  // Keys are built once per month and once per attempt, not per call: a call's own cost is what the accounting adds.
+  let month: { name: string; accounts: SpendAccount[] } | undefined;
+  const accountsAt = (now: number) => {
+    const name = spendMonth(now);
+    if (month?.name !== name) month = { name, accounts: spendAccounts(scope, now, deps.installationMonthlyMicroUsd) };
+    return month.accounts;
+  };
+  const attemptKeys = runKeys(scope.owner, scope.repo, scope.runId).attempt(scope.attempt);
   const complete = async (request: Request): Promise<ModelResponse> => {
     const now = deps.clock.now();
-    const accounts = spendAccounts(scope, now, deps.installationMonthlyMicroUsd);
+    const accounts = accountsAt(now);
     if (!price && accounts.some((a) => a.limitMicroUsd !== undefined)) {
       throw new SpendError('SPEND_PRICE_UNKNOWN', `a spend cap is set but the price table has no price for model "${inner.model}"`, { model: inner.model });
     }
@@ -74,8 +82,10 @@ export function accountSpend(inner: ModelProvider, scope: SpendScope, deps: Spen
     await settleSpend(deps.store, accounts, id, spend);
     // The call in the attempt's trail: created once, never rewritten (the bucket policy).
     const at = new Date(now).toISOString();
-    const trail = runKeys(scope.owner, scope.repo, scope.runId).attempt(scope.attempt).spendCall(id);
-    await deps.store.putIfAbsent(trail, `${JSON.stringify({ schemaVersion: 1, at, model: inner.model, reservedMicroUsd: worst, ...spend })}\n`);
+    await deps.store.putIfAbsent(
+      attemptKeys.spendCall(id),
+      `${JSON.stringify({ schemaVersion: 1, at, model: inner.model, reservedMicroUsd: worst, ...spend })}\n`,
+    );
     return response;
   };
   return { model: inner.model, ...(inner.maxOutputTokens !== undefined ? { maxOutputTokens: inner.maxOutputTokens } : {}), complete };
