@@ -27,13 +27,30 @@ export const MAX_CALLEE_FILES = 3;
 export const MAX_CALL_STEPS = 2;
 const CALLEE_SCORE = 0.2;
 const COVERAGE_SCORE = 0.08;
+/** A callee handed one of the report's terms at its call (`buildURL(url, config.paramsSerializer)`): what the report names goes there. */
+const HANDED_SCORE = 0.25;
 
 const BODY_ENDS = new Set<SymbolTag['symbolKind']>(['function', 'method', 'class', 'interface', 'enum', 'type', 'module']);
 
 /** The calls inside one definition's body: from its line to the next definition of a callable or type. */
-function callsInBody(tags: readonly SymbolTag[], line: number): string[] {
+function callsInBody(tags: readonly SymbolTag[], line: number): SymbolTag[] {
   const next = tags.filter((t) => t.kind === 'definition' && t.line > line && BODY_ENDS.has(t.symbolKind)).reduce((m, t) => Math.min(m, t.line), Infinity);
-  return tags.filter((t) => t.kind === 'call' && t.line >= line && t.line < next).map((t) => t.name);
+  return tags.filter((t) => t.kind === 'call' && t.line >= line && t.line < next);
+}
+
+/** A report term as a whole identifier, spelled as the report spells it. */
+interface TermPattern {
+  term: string;
+  pattern: RegExp;
+}
+
+const termPatterns = (terms: readonly string[]): TermPattern[] =>
+  terms.map((term) => ({ term, pattern: new RegExp(`(?<![\\w$])${escapeRegExp(term)}(?![\\w$])`) }));
+
+/** A report term a call's line holds, besides the callee's and the caller's own names. */
+function handedAt(lineText: string | undefined, callee: string, caller: string, terms: readonly TermPattern[]): string | undefined {
+  if (lineText === undefined) return undefined;
+  return terms.find((t) => t.term !== callee && t.term !== caller && t.pattern.test(lineText))?.term;
 }
 
 /** One regular expression for definitions of any of the names, in the shapes of the parsed languages. */
@@ -52,16 +69,33 @@ interface FollowInput {
   symbols: SymbolIndex;
   /** Distinct report terms and words a file holds. */
   coverageOf: (path: string) => Promise<number>;
+  /** The report's terms (not its plain words): a call whose line holds one hands it to the callee. */
+  terms: readonly string[];
   isTest: (path: string) => boolean;
 }
 
+/** A callee: the definition that calls it, and a report term handed to it at a call, if one is. */
+interface Callee {
+  from: CallAnchor;
+  handed?: string;
+}
+
 /** Callee names inside the bodies of the frontier's definitions, each with the definition that calls it. */
-async function calleesOf(input: FollowInput, frontier: readonly CallAnchor[]): Promise<Map<string, CallAnchor>> {
-  const callees = new Map<string, CallAnchor>();
+async function calleesOf(input: FollowInput, frontier: readonly CallAnchor[], terms: readonly TermPattern[]): Promise<Map<string, Callee>> {
+  const callees = new Map<string, Callee>();
   for (const a of frontier) {
     const tags = await input.symbols.tags(a.path);
-    for (const name of tags ? callsInBody(tags, a.line) : [])
-      if (name.length >= 3 && name !== a.name && !callees.has(name) && callees.size < MAX_CALLEES) callees.set(name, a);
+    const calls = tags ? callsInBody(tags, a.line) : [];
+    const lines = calls.length > 0 ? (await input.contents.text(a.path))?.split('\n') : undefined;
+    for (const call of calls) {
+      const name = call.name;
+      if (name.length < 3 || name === a.name) continue;
+      const handed = handedAt(lines?.[call.line - 1], name, a.name, terms);
+      const known = callees.get(name);
+      if (known) {
+        if (!known.handed && handed) known.handed = handed;
+      } else if (callees.size < MAX_CALLEES) callees.set(name, { from: a, ...(handed ? { handed } : {}) });
+    }
   }
   return callees;
 }
@@ -96,8 +130,9 @@ export async function followCalls(input: FollowInput): Promise<{ findings: CallS
   let filesParsed = 0;
   let frontier = input.anchors.slice(0, MAX_CALL_ANCHORS);
   const visited = new Set(frontier.map((a) => `${a.path}#${a.name}`));
+  const terms = termPatterns(input.terms);
   for (let step = 1; step <= MAX_CALL_STEPS && frontier.length > 0; step++) {
-    const callees = await calleesOf(input, frontier);
+    const callees = await calleesOf(input, frontier, terms);
     if (callees.size === 0) break;
     const next: CallAnchor[] = [];
     for (const [name, files] of await mayDefine(input, [...callees.keys()])) {
@@ -105,13 +140,14 @@ export async function followCalls(input: FollowInput): Promise<{ findings: CallS
       const defs = (await input.symbols.definitions(name, [...files])).filter((d) => d.tag.symbolKind !== 'variable' && d.tag.symbolKind !== 'field');
       filesParsed += files.size;
       if (new Set(defs.map((d) => d.path)).size > MAX_CALLEE_FILES) continue;
-      const from = callees.get(name)!;
+      const callee = callees.get(name)!;
+      const from = callee.from;
       for (const d of defs) {
         const key = `${d.path}#${name}`;
         if (visited.has(key)) continue;
         visited.add(key);
         next.push({ path: d.path, name, line: d.tag.line });
-        if (d.path !== from.path && !findings.has(d.path)) findings.set(d.path, calleeFinding(d, name, from, step, await input.coverageOf(d.path)));
+        if (d.path !== from.path && !findings.has(d.path)) findings.set(d.path, calleeFinding(d, name, callee, step, await input.coverageOf(d.path)));
       }
     }
     const cover = new Map<string, number>();
@@ -121,11 +157,15 @@ export async function followCalls(input: FollowInput): Promise<{ findings: CallS
   return { findings: [...findings.values()], filesParsed };
 }
 
-function calleeFinding(d: { path: string; tag: SymbolTag }, name: string, from: CallAnchor, step: number, coverage: number): CallStepFinding {
+function calleeFinding(d: { path: string; tag: SymbolTag }, name: string, callee: Callee, step: number, coverage: number): CallStepFinding {
+  const { from, handed } = callee;
+  const handedScore = handed ? HANDED_SCORE : 0;
   return {
     path: d.path,
-    score: Math.round(((CALLEE_SCORE + COVERAGE_SCORE * Math.min(coverage, 5)) / step) * 100) / 100,
-    reason: `defines ${name}, called by ${from.name} (${from.path})${step > 1 ? `, ${step} steps from the named symbol` : ''}; holds ${coverage} of the report's terms and words`,
+    score: Math.round(((CALLEE_SCORE + handedScore + COVERAGE_SCORE * Math.min(coverage, 5)) / step) * 100) / 100,
+    reason:
+      `defines ${name}, called by ${from.name} (${from.path})${handed ? ` with ${handed} from the report` : ''}` +
+      `${step > 1 ? `, ${step} steps from the named symbol` : ''}; holds ${coverage} of the report's terms and words`,
     evidence: { type: 'symbol', line: d.tag.line, snippet: d.tag.snippet, term: name, detail: `callee of ${from.name}` },
     coverage,
   };

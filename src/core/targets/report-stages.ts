@@ -126,12 +126,17 @@ export function coverageStage(ctx: SelectionContext): void {
 
 /** The report's terms and plain words, lower case, plain words cut to a stem (`merged` -> `merg`): what a callee's coverage counts. */
 function reportNeedles(ctx: SelectionContext): string[] {
-  const terms = ctx.task.searchTerms.filter((t) => t.kind !== 'stack-frame').flatMap((t) => t.term.split(/\.|::|#/));
+  const terms = reportTerms(ctx);
   const words = taskWords(ctx.task)
     .filter((w) => !w.parts)
     .map((w) => w.word.replace(/(?:ing|ed|es|s)$/, ''))
     .filter((w) => w.length >= 4);
   return [...new Set([...terms, ...words].map((t) => t.toLowerCase()).filter((t) => t.length >= 3))];
+}
+
+/** The report's terms (symbols, quoted names, paths), their qualified forms split into parts; not stack frames, not plain words. */
+function reportTerms(ctx: SelectionContext): string[] {
+  return ctx.task.searchTerms.filter((t) => t.kind !== 'stack-frame').flatMap((t) => t.term.split(/\.|::|#/));
 }
 
 /** How many of the needles a file holds, case-insensitively. */
@@ -172,6 +177,7 @@ export async function callStage(ctx: SelectionContext): Promise<void> {
     contents: ctx.contents,
     symbols: ctx.symbols,
     coverageOf: (p) => reportCoverage(ctx, p, needles),
+    terms: [...new Set(reportTerms(ctx).filter((t) => t.length >= 3))],
     isTest: (p) => ctx.rules.isTest(p),
   });
   ctx.filesParsed += filesParsed;

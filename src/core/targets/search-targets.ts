@@ -180,8 +180,9 @@ function directoryStage(ctx: SelectionContext, names: string[]): void {
 async function relationStage(ctx: SelectionContext): Promise<void> {
   const byScore = (a: [string, Found], b: [string, Found]) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1);
   const found = [...ctx.found].filter(([p]) => !ctx.rules.isTest(p));
+  // A declaration file's tests are the typings' tests: the code that runs is what a test should cover.
   const anchors = found
-    .filter(([, f]) => f.tier === 'strong')
+    .filter(([p, f]) => f.tier === 'strong' && !isDeclarationFile(p))
     .sort(byScore)
     .map(([p]) => p);
   const candidateSet = new Set(ctx.candidates);
