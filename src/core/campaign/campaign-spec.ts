@@ -37,7 +37,7 @@ export const CampaignSelector = z
     forks: z.boolean().optional().describe('Take forks too (true) or leave them out (false, the default).'),
     hasFile: z
       .strictObject({
-        path: RepoGlob.describe('A file matching this glob on the default branch.'),
+        path: RepoGlob.describe("A file matching this glob on the default branch (the CLI: the checkout's HEAD commit)."),
         contains: z.string().min(1).max(200).optional().describe('Text the file must contain (plain text, not a pattern).'),
       })
       .optional()
@@ -62,7 +62,7 @@ export const CampaignSpec = z
         select: CampaignSelector.optional(),
       })
       .optional()
-      .describe('The App: which repositories (the list, the selection, or both). The CLI takes them from `--repos`.'),
+      .describe('Which repositories (the list, the selection, or both); the CLI applies them to its `--repos`.'),
     pullRequest: z
       .strictObject({
         branchPrefix: z
