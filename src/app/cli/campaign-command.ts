@@ -185,6 +185,8 @@ const cell = (text: string | undefined) => escapeControls((text ?? '').replace(/
 function renderTable(spec: CampaignSpec, outcomes: CampaignOutcome[], counts: Record<string, number>): string {
   const rows = outcomes.map((o) => `| ${cell(o.repository)} | ${o.outcome} | ${o.status} | ${cell(o.reason)} | ${cell(o.detail)} |`);
   const summary = Object.entries(counts)
+    // unselected is named when some are: a spec without repositories leaves none out.
+    .filter(([k, v]) => k !== 'unselected' || v > 0)
     .map(([k, v]) => `${v} ${k}`)
     .join(', ');
   return [`campaign ${spec.name}: ${summary}`, '', '| repository | outcome | status | reason | detail |', '|---|---|---|---|---|', ...rows].join('\n');

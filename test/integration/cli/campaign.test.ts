@@ -70,7 +70,7 @@ describe('draftsman campaign', () => {
   it('run without --json prints the table; a repository that fails makes the exit code 1', async () => {
     const result = await cli(['campaign', 'run', 'campaign.yaml', '--repos', join(root, 'web.site'), '--repos', join(root, 'nope')], { cwd: root });
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^campaign color-spelling: 1 changed, 0 unchanged, 0 declined, 1 failed, 0 unselected/);
+    expect(result.stdout).toMatch(/^campaign color-spelling: 1 changed, 0 unchanged, 0 declined, 1 failed$/m);
     expect(result.stdout).toMatch(/\| .*nope \| failed \|/);
   }, 240_000);
 });
