@@ -3,6 +3,7 @@ import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CampaignSpec } from '../../core/campaign/campaign-spec.js';
 import { CampaignError, parseCampaign } from '../../core/campaign/parse-campaign.js';
+import type { SelectionCondition } from '../../core/campaign/select-checkout.js';
 import { escapeControls } from '../../core/text/quote-path.js';
 import { outcomeOf, type CampaignOutcomeKind } from '../campaign/campaign-outcome.js';
 import { campaignTask } from '../campaign/campaign-task.js';
@@ -28,8 +29,8 @@ export interface CampaignOutcome {
   reason?: string;
   exitCode: number;
   detail?: string;
-  /** unselected: the condition it fails (`list`, `names`, `hasFile`, `hasFile.path`, `hasFile.contains`). */
-  condition?: string;
+  /** unselected: the condition it fails. */
+  condition?: SelectionCondition;
 }
 
 /** `draftsman campaign check FILE` and `draftsman campaign run FILE --repos ...` (docs/campaigns.md). */
