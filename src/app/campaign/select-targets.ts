@@ -2,8 +2,7 @@ import type { CampaignSelector } from '../../core/campaign/campaign-spec.js';
 import {
   MAX_HAS_FILE_BYTES,
   MAX_HAS_FILE_CHECKS,
-  MAX_HAS_FILE_READS,
-  matchingFiles,
+  hasFileFailure,
   selectByMetadata,
   type InstallationListing,
   type InstalledRepository,
@@ -57,9 +56,10 @@ export async function selectTargets(
 }
 
 /**
- * Whether the repository's default branch has a file matching `hasFile.path` (containing
- * `hasFile.contains`, plain text): the branch's tree, then at most MAX_HAS_FILE_READS matching
- * files of at most MAX_HAS_FILE_BYTES each. An empty repository or a missing branch has none.
+ * Whether the repository's default branch passes `hasFile`: the branch's tree, its files judged
+ * by `hasFileFailure` (the evaluation the CLI shares), which reads at most MAX_HAS_FILE_READS
+ * matching blobs of at most MAX_HAS_FILE_BYTES each. An empty repository or a missing branch has
+ * no file.
  */
 async function defaultBranchHasFile(deps: TriggerDeps, r: InstalledRepository, installationId: number, hasFile: HasFile): Promise<boolean> {
   const [owner, repo] = r.fullName.split('/');
@@ -74,14 +74,12 @@ async function defaultBranchHasFile(deps: TriggerDeps, r: InstalledRepository, i
     if (status === 404 || status === 409) return false;
     throw error;
   }
-  const blobs = new Map(tree.filter((e) => e.type === 'blob' && e.path && e.sha).map((e) => [e.path!, e]));
-  const matches = matchingFiles(hasFile.path, [...blobs.keys()]);
-  if (hasFile.contains === undefined) return matches.length > 0;
-  const readable = matches.map((p) => blobs.get(p)!).filter((e) => (e.size ?? 0) <= MAX_HAS_FILE_BYTES);
-  for (const entry of readable.slice(0, MAX_HAS_FILE_READS)) {
-    const blob = (await api.rest.git.getBlob({ owner, repo, file_sha: entry.sha! })).data;
-    if ((blob.size ?? 0) > MAX_HAS_FILE_BYTES) continue;
-    if (Buffer.from(blob.content, 'base64').toString('utf8').includes(hasFile.contains)) return true;
-  }
-  return false;
+  const files = tree
+    .filter((e) => e.type === 'blob' && e.path && e.sha)
+    .map((e) => ({ path: e.path!, id: e.sha!, ...(e.size === undefined ? {} : { size: e.size }) }));
+  const failed = await hasFileFailure(hasFile, files, async (file) => {
+    const blob = (await api.rest.git.getBlob({ owner, repo, file_sha: file.id })).data;
+    return (blob.size ?? 0) > MAX_HAS_FILE_BYTES ? undefined : Buffer.from(blob.content, 'base64').toString('utf8');
+  });
+  return failed === undefined;
 }

@@ -3,23 +3,34 @@ import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CampaignSpec } from '../../core/campaign/campaign-spec.js';
 import { CampaignError, parseCampaign } from '../../core/campaign/parse-campaign.js';
+import type { SelectionCondition } from '../../core/campaign/select-checkout.js';
 import { escapeControls } from '../../core/text/quote-path.js';
-import { outcomeOf } from '../campaign/campaign-outcome.js';
+import { outcomeOf, type CampaignOutcomeKind } from '../campaign/campaign-outcome.js';
 import { campaignTask } from '../campaign/campaign-task.js';
+import { chooseRepository, unevaluatedNotice } from './campaign-selection.js';
 import { UsageError, type CliIo } from './cli-io.js';
 
 /** Runs `draftsman run` with these arguments and this io; the exit code. */
 export type RunOne = (argv: string[], io: CliIo) => Promise<number>;
 
-/** How one repository of a campaign ended, read from its run's `--json` object (README, "The CLI"). */
+/**
+ * How one repository of a campaign ended, read from its run's `--json` object (README, "The CLI").
+ * changed: a commit (published with --publish); unchanged: nothing to change or an analysis;
+ * declined: its policy said no or asks for approval; failed. `unselected` is the CLI's own: the
+ * campaign's `repositories` leave out a --repos it was given, so it has no run to read an outcome
+ * of (the App never makes an item of a repository its selection leaves out).
+ */
 export interface CampaignOutcome {
   repository: string;
-  /** changed: a commit (published with --publish); unchanged: nothing to change or an analysis; declined: its policy said no or asks for approval; failed. */
-  outcome: 'changed' | 'unchanged' | 'declined' | 'failed';
+  /** The repository's owner/name, as the spec's `repositories` see it. */
+  name?: string;
+  outcome: CampaignOutcomeKind | 'unselected';
   status: string;
   reason?: string;
   exitCode: number;
   detail?: string;
+  /** unselected: the condition it fails. */
+  condition?: SelectionCondition;
 }
 
 /** `draftsman campaign check FILE` and `draftsman campaign run FILE --repos ...` (docs/campaigns.md). */
@@ -86,13 +97,15 @@ async function runCampaign(argv: string[], io: CliIo, runOne: RunOne): Promise<n
   const outcomes: CampaignOutcome[] = new Array(repos.length);
   let next = 0;
   let done = 0;
+  const notice = unevaluatedNotice(spec);
+  if (notice) io.stderr(notice);
   const worker = async () => {
     for (let i = next++; i < repos.length; i = next++) {
       const argvOne = [repos[i], '--task', task, '--out', join(out, names[i]), '--run-id', runIdOf(spec.name, names[i]), '--json'];
       if (values.publish && spec.publish === 'draft') argvOne.push('--publish');
-      outcomes[i] = await runRepository(repos[i], argvOne, io, runOne);
+      outcomes[i] = await chooseAndRun(spec, repos[i], argvOne, io, runOne);
       done++;
-      io.stderr(`[${done}/${repos.length}] ${repos[i]}: ${outcomes[i].outcome} (${outcomes[i].status}${outcomes[i].reason ? ` ${outcomes[i].reason}` : ''})\n`);
+      io.stderr(`[${done}/${repos.length}] ${repos[i]}: ${progressOf(outcomes[i])}\n`);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, repos.length) }, worker));
@@ -116,6 +129,22 @@ function uniqueNames(repos: string[]): string[] {
     seen.set(base, n);
     return n === 1 ? base : `${base}-${n}`;
   });
+}
+
+/** One --repos: left out when the campaign's `repositories` do not take it, else its run's outcome. */
+async function chooseAndRun(spec: CampaignSpec, repository: string, argv: string[], io: CliIo, runOne: RunOne): Promise<CampaignOutcome> {
+  const { name, selection } = await chooseRepository(spec, repository, io.cwd);
+  if (selection && !selection.selected) {
+    return { repository, name, outcome: 'unselected', status: 'UNSELECTED', exitCode: 0, detail: selection.detail, condition: selection.condition };
+  }
+  const run = await runRepository(repository, argv, io, runOne);
+  return { ...run, name };
+}
+
+/** The progress line's words for one repository. */
+function progressOf(o: CampaignOutcome): string {
+  if (o.outcome === 'unselected') return `unselected (${o.detail ?? ''})`;
+  return `${o.outcome} (${o.status}${o.reason ? ` ${o.reason}` : ''})`;
 }
 
 async function runRepository(repository: string, argv: string[], io: CliIo, runOne: RunOne): Promise<CampaignOutcome> {
@@ -146,7 +175,7 @@ async function runRepository(repository: string, argv: string[], io: CliIo, runO
 const lastLine = (text: string): string | undefined => text.trim().split('\n').pop()?.slice(0, 300) || undefined;
 
 function countOutcomes(outcomes: CampaignOutcome[]): Record<CampaignOutcome['outcome'], number> {
-  const counts = { changed: 0, unchanged: 0, declined: 0, failed: 0 };
+  const counts = { changed: 0, unchanged: 0, declined: 0, failed: 0, unselected: 0 };
   for (const o of outcomes) counts[o.outcome]++;
   return counts;
 }
@@ -157,6 +186,8 @@ const cell = (text: string | undefined) => escapeControls((text ?? '').replace(/
 function renderTable(spec: CampaignSpec, outcomes: CampaignOutcome[], counts: Record<string, number>): string {
   const rows = outcomes.map((o) => `| ${cell(o.repository)} | ${o.outcome} | ${o.status} | ${cell(o.reason)} | ${cell(o.detail)} |`);
   const summary = Object.entries(counts)
+    // unselected is named when some are: a spec without repositories leaves none out.
+    .filter(([k, v]) => k !== 'unselected' || v > 0)
     .map(([k, v]) => `${v} ${k}`)
     .join(', ');
   return [`campaign ${spec.name}: ${summary}`, '', '| repository | outcome | status | reason | detail |', '|---|---|---|---|---|', ...rows].join('\n');

@@ -67,8 +67,14 @@ One task (campaign.yaml: an \`\`\`agent block, a title, a description) over many
 each an ordinary run under its own policy (docs/campaigns.md).
 
   check            validate the spec; problems as file:line:col: message
-  run              run every repository (a local path or a URL per --repos); one line each as it
-                   ends, then a table: changed, unchanged, declined by its policy, or failed
+  run              run the repositories (a local path or a URL per --repos); one line each as it
+                   ends, then a table: changed, unchanged, declined by its policy, or failed.
+                   With the spec's repositories, a --repos (named owner/name by its origin remote
+                   or URL, else local/<directory>) runs when list names it or it passes
+                   select.names and select.hasFile on its HEAD commit (a URL's hasFile is not
+                   evaluated); the others are unselected, not run. topics, language, archived and
+                   forks are GitHub metadata the CLI cannot evaluate: it says so once and takes them
+                   as met
   --concurrency N  repositories at once (default the spec's pace.concurrency)
   --publish        write each changed repository's agent branch (local paths; publish: draft)
 

@@ -11,6 +11,16 @@ import { checkTreeBounds } from './tree-bounds.js';
 
 const SHA = /^[0-9a-f]{40}$/;
 
+/** The git directory of a working copy or bare repository at `path`; REPOSITORY_NOT_FOUND when there is none. */
+export async function locateGitDir(path: string): Promise<{ gitdir: string; bare: boolean }> {
+  try {
+    const out = (await runGit(['-C', path, 'rev-parse', '--absolute-git-dir', '--is-bare-repository'])).toString('utf8').trim().split('\n');
+    return { gitdir: out[0], bare: out[1] === 'true' };
+  } catch (error) {
+    throw new IngestionError('REPOSITORY_NOT_FOUND', `not a git repository: ${path}`, { path }, { cause: error });
+  }
+}
+
 /**
  * RepoSource for a local working copy or bare repository (the CLI). Objects are copied, so
  * every SHA is the source's own: native git packs exactly the base commit's objects (and the
@@ -30,14 +40,7 @@ export class LocalRepoSource implements RepoSource {
   }
 
   private locate(): Promise<{ gitdir: string; bare: boolean }> {
-    this.gitdirCache ??= (async () => {
-      try {
-        const out = (await runGit(['-C', this.path, 'rev-parse', '--absolute-git-dir', '--is-bare-repository'])).toString('utf8').trim().split('\n');
-        return { gitdir: out[0], bare: out[1] === 'true' };
-      } catch (error) {
-        throw new IngestionError('REPOSITORY_NOT_FOUND', `not a git repository: ${this.path}`, { path: this.path }, { cause: error });
-      }
-    })();
+    this.gitdirCache ??= locateGitDir(this.path);
     return this.gitdirCache;
   }
 

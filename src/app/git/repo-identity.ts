@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
+import { ownerNameOfUrl } from '../../core/campaign/repository-name.js';
 
 /** Owner/repo used in storage keys. */
 export interface RepoIdentity {
@@ -9,17 +10,13 @@ export interface RepoIdentity {
 
 const SAFE = /[^A-Za-z0-9._-]/g;
 
-/** `host/o/r(.git)` -> `o`/`r`. Credentials in the URL are ignored (and refused elsewhere). */
+/** `host/o/r(.git)` -> `o`/`r` (the campaign's `owner/name` of a URL, made safe for keys). Credentials in the URL are ignored (and refused elsewhere). */
 export function identityFromUrl(url: string): RepoIdentity {
+  const named = ownerNameOfUrl(url);
+  if (named) return { owner: named.owner.replace(SAFE, '_'), repo: named.repo.replace(SAFE, '_') };
   const parsed = new URL(url);
-  const parts = parsed.pathname.split('/').filter((p) => p !== '');
-  if (parts.length < 2) {
-    const only = (parts[0] ?? parsed.hostname).replace(/\.git$/, '');
-    return { owner: parsed.hostname.replace(SAFE, '_'), repo: only.replace(SAFE, '_') || 'repo' };
-  }
-  const owner = parts[parts.length - 2];
-  const repo = parts[parts.length - 1].replace(/\.git$/, '');
-  return { owner: owner.replace(SAFE, '_'), repo: repo.replace(SAFE, '_') };
+  const only = (parsed.pathname.split('/').filter((p) => p !== '')[0] ?? parsed.hostname).replace(/\.git$/, '');
+  return { owner: parsed.hostname.replace(SAFE, '_'), repo: only.replace(SAFE, '_') || 'repo' };
 }
 
 /** `local` / `<dirname>-<first 8 hex of sha256(absolute path)>`. */

@@ -33,11 +33,11 @@ export const CampaignSelector = z
       .describe('Repository names to take (owner/name globs); absent: every repository the App is installed on.'),
     topics: z.array(z.string().min(1).max(50)).max(20).optional().describe('Take a repository only when it has every one of these topics.'),
     language: z.string().min(1).max(50).optional().describe("Take a repository only when this is its primary language (GitHub's detection)."),
-    archived: z.boolean().default(false).describe('Take archived repositories too (true) or leave them out (false, the default).'),
-    forks: z.boolean().default(false).describe('Take forks too (true) or leave them out (false, the default).'),
+    archived: z.boolean().optional().describe('Take archived repositories too (true) or leave them out (false, the default).'),
+    forks: z.boolean().optional().describe('Take forks too (true) or leave them out (false, the default).'),
     hasFile: z
       .strictObject({
-        path: RepoGlob.describe('A file matching this glob on the default branch.'),
+        path: RepoGlob.describe("A file matching this glob on the default branch (the CLI: the checkout's HEAD commit)."),
         contains: z.string().min(1).max(200).optional().describe('Text the file must contain (plain text, not a pattern).'),
       })
       .optional()
@@ -62,7 +62,7 @@ export const CampaignSpec = z
         select: CampaignSelector.optional(),
       })
       .optional()
-      .describe('The App: which repositories (the list, the selection, or both). The CLI takes them from `--repos`.'),
+      .describe('Which repositories (the list, the selection, or both); the CLI applies them to its `--repos`.'),
     pullRequest: z
       .strictObject({
         branchPrefix: z

@@ -59,7 +59,7 @@ describe('draftsman campaign', () => {
     expect(byRepo.off).toMatchObject({ outcome: 'declined', detail: expect.stringContaining('POLICY_REFUSED') });
     // Nothing to change is not a failure of the campaign.
     expect(byRepo.done.outcome).toBe('unchanged');
-    expect(result.json!.counts).toEqual({ changed: 2, unchanged: 1, declined: 1, failed: 0 });
+    expect(result.json!.counts).toEqual({ changed: 2, unchanged: 1, declined: 1, failed: 0, unselected: 0 });
     expect(result.code).toBe(0);
     // --publish wrote each changed repository's agent branch, with the campaign's task applied.
     const branches = execFileSync('git', ['branch', '--list', 'agent/*'], { cwd: join(root, 'api'), encoding: 'utf8' });
@@ -70,7 +70,7 @@ describe('draftsman campaign', () => {
   it('run without --json prints the table; a repository that fails makes the exit code 1', async () => {
     const result = await cli(['campaign', 'run', 'campaign.yaml', '--repos', join(root, 'web.site'), '--repos', join(root, 'nope')], { cwd: root });
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^campaign color-spelling: 1 changed, 0 unchanged, 0 declined, 1 failed/);
+    expect(result.stdout).toMatch(/^campaign color-spelling: 1 changed, 0 unchanged, 0 declined, 1 failed$/m);
     expect(result.stdout).toMatch(/\| .*nope \| failed \|/);
   }, 240_000);
 });
