@@ -2,7 +2,7 @@ import { taskWords, type TaskWord } from '../task/search-terms.js';
 import { isDeclarationFile } from '../paths/path-classes.js';
 import type { SearchTerm } from '../task/task-contract.js';
 import { filesContaining, keywordSearch, type KeywordHit } from './keyword-search.js';
-import { findNamedPaths, namedDirectories, type PathFinding } from './named-paths.js';
+import { findNamedPaths, directoriesNamedByPath, namedDirectories, type PathFinding } from './named-paths.js';
 import { noteFound, type Found, type SelectionContext } from './selection-context.js';
 import { analyseSymbols, DEFINITION_SCORE, splitSymbolTerm, type SymbolFinding } from './symbol-search.js';
 import { findRelatedTests, findRelations, MAX_RELATION_ANCHORS } from './target-relations.js';
@@ -160,8 +160,24 @@ async function wordStage(ctx: SelectionContext, words: TaskWord[]): Promise<Word
   return wordDefs.findings;
 }
 
-/** Files already found inside a directory the task names score a little more (once). */
+/** A directory the task names by its path counts as a term the files inside it hold. */
+const DIRECTORY_PATH_SCORE = 0.25;
+
+/**
+ * Files already found inside a directory the task names score more (once): a little for a
+ * directory named by a word, more for one named by its path (`internal/transport: ...`), whose
+ * path then counts as a term of the task those files hold.
+ */
 function directoryStage(ctx: SelectionContext, names: string[]): void {
+  const byPath = directoriesNamedByPath(ctx.candidates, `${ctx.task.title}\n${ctx.task.objective}`);
+  for (const [dir, path] of byPath) {
+    for (const [p, f] of ctx.found) {
+      if (!p.startsWith(`${dir}/`) || f.reasons.some((r) => r.startsWith('inside directory'))) continue;
+      f.score += DIRECTORY_PATH_SCORE;
+      f.reasons.push(`inside directory ${dir}, which the task names by its path (${path})`);
+      f.evidence.push({ type: 'keyword', term: path, detail: 'a directory the task names by its path' });
+    }
+  }
   for (const [dir, name] of namedDirectories(ctx.candidates, names)) {
     for (const [p, f] of ctx.found) {
       if (!p.startsWith(`${dir}/`) || f.reasons.some((r) => r.startsWith('inside directory'))) continue;
