@@ -14,7 +14,11 @@ import { outcomeOf } from './campaign-outcome.js';
 import { writeItem, type LoadedCampaign } from './campaign-state.js';
 import { targetIssue } from './target-issue.js';
 
-/** Finds a campaign's target repository by name; undefined when the App is not installed there (or it does not exist). */
+/**
+ * Finds a repository by name, in the given installation (a campaign's: or in the repository's own
+ * installation of the App, docs/campaigns.md "Which installation"); undefined when the App is
+ * not installed there (or it does not exist).
+ */
 export interface RepositoryResolver {
   resolve(fullName: string, homeInstallationId: number): Promise<ResolvedRepository | undefined>;
 }
@@ -61,7 +65,10 @@ export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign
   }
   const target = await deps.repositories.resolve(item.repository, record.home.installationId);
   if (!target) return decline('APP_NOT_INSTALLED');
+  // Every token of this target (its policy, the sender's permission there, its issue, the run's
+  // read, write and publisher tokens) is minted for the target's own installation.
   const session = WebhookSession.forResolved(deps, target);
+  const where = { repositoryId: target.id, installationId: target.installationId };
   const trusted = await readTrustedPolicy(await session.api(), { ...session.ref, defaultBranch: target.defaultBranch });
   if (!trusted.ok) return decline(`POLICY_INVALID: ${trusted.error.reason}`);
   const policy = trusted.policy;
@@ -69,11 +76,11 @@ export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign
   if (refusal) return decline(refusal);
   const slot = await claimStartSlot(store, campaign, item, now);
   if (!slot.ok) {
-    await writeItem(store, campaign, { ...item, state: 'waiting', reason: 'PACE', slots: slot.slots, repositoryId: target.id, updatedAt: stamp });
+    await writeItem(store, campaign, { ...item, state: 'waiting', reason: 'PACE', slots: slot.slots, ...where, updatedAt: stamp });
     return { state: 'waiting', waitSeconds: slot.waitSeconds };
   }
   const issue = await targetIssue(session, record, item.issue);
-  const held = await writeItem(store, campaign, { ...item, slots: slot.slots, issue: issue.number, repositoryId: target.id, updatedAt: stamp });
+  const held = await writeItem(store, campaign, { ...item, slots: slot.slots, issue: issue.number, ...where, updatedAt: stamp });
   const started = await startRun(session, policy, {
     issue,
     sender: record.sender,
