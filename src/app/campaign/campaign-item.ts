@@ -56,8 +56,10 @@ export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign
   if (item.state === 'running' && item.runId) return { state: 'running', waitSeconds: POLL_SECONDS };
   const now = clock.now();
   const stamp = new Date(now).toISOString();
+  // Where the target is (its id and installation), once it is found: recorded by every later write.
+  let where: Pick<CampaignItem, 'repositoryId' | 'installationId'> = {};
   const decline = (reason: string, state: CampaignItem['state'] = 'declined') =>
-    writeItem(store, campaign, { ...item, state, reason, endedAt: stamp, updatedAt: stamp }).then(ended);
+    writeItem(store, campaign, { ...item, ...where, state, reason, endedAt: stamp, updatedAt: stamp }).then(ended);
   if ((await store.get(campaign.keys.closed)) !== undefined) return decline('CAMPAIGN_CLOSED', 'closed');
   if ((await store.get(campaign.keys.paused)) !== undefined) {
     await writeItem(store, campaign, { ...item, state: 'waiting', reason: 'PAUSED', updatedAt: stamp });
@@ -68,7 +70,7 @@ export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign
   // Every token of this target (its policy, the sender's permission there, its issue, the run's
   // read, write and publisher tokens) is minted for the target's own installation.
   const session = WebhookSession.forResolved(deps, target);
-  const where = { repositoryId: target.id, installationId: target.installationId };
+  where = { repositoryId: target.id, installationId: target.installationId };
   const trusted = await readTrustedPolicy(await session.api(), { ...session.ref, defaultBranch: target.defaultBranch });
   if (!trusted.ok) return decline(`POLICY_INVALID: ${trusted.error.reason}`);
   const policy = trusted.policy;
