@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lambdaRepositoryResolver } from '../../../src/app/campaign/lambda-repository-resolver.js';
 import { lookupRepository, RepositoryLookupEvent } from '../../../src/app/tokens/lookup-repository.js';
+import { lambdaOf } from '../../helpers/lambda-of.js';
 import { STANDIN_GITHUB_POLICY, startGitHubStandin, type GitHubStandin } from '../../helpers/github-standin/index.js';
 import { fixedClock, testAppKey } from './standin-fixture.js';
 
@@ -85,5 +87,14 @@ describe('lookupRepository', () => {
     expect(RepositoryLookupEvent.safeParse({ installationId: 1, lookup: 'a/b', anyInstallation: true }).success).toBe(true);
     expect(RepositoryLookupEvent.safeParse({ installationId: 1, lookup: 'a/b', anyInstallation: false }).success).toBe(false);
     expect(RepositoryLookupEvent.safeParse({ installationId: 1, lookup: 'a/b', repositoryId: 2 }).success).toBe(false);
+  });
+
+  it('the deployed resolvers: the campaign function’s asks token-read for any installation, schedule-fire’s does not', async () => {
+    const tokenRead = lambdaOf(async (event) => (await lookup(RepositoryLookupEvent.parse(event))) ?? null);
+    const campaign = lambdaRepositoryResolver(tokenRead, 'token-read', { anyInstallation: true });
+    const schedule = lambdaRepositoryResolver(tokenRead, 'token-read');
+    expect(await campaign.resolve('other/elsewhere', 1)).toMatchObject({ id: 200, installationId: 2 });
+    expect(await schedule.resolve('other/elsewhere', 1)).toBeUndefined();
+    expect(await schedule.resolve('acme/home', 1)).toMatchObject({ id: 100, installationId: 1 });
   });
 });
