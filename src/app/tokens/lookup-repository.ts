@@ -80,7 +80,14 @@ async function lookupIn(options: LookupOptions, installationId: number, fullName
 async function repositoryInstallation(options: LookupOptions, askedIn: number, fullName: string): Promise<number | undefined> {
   const [owner, repo] = fullName.split('/');
   const { token: jwt } = await appAuth(options)({ type: 'app' });
-  const api = createGitHubApi({ token: jwt, baseUrl: options.apiUrl, fetch: options.fetch, policy: options.policy, logger: options.logger, now: options.clock.now });
+  const api = createGitHubApi({
+    token: jwt,
+    baseUrl: options.apiUrl,
+    fetch: options.fetch,
+    policy: options.policy,
+    logger: options.logger,
+    now: options.clock.now,
+  });
   try {
     const { data } = await api.rest.apps.getRepoInstallation({ owner, repo });
     return data.suspended_at ? undefined : data.id;
