@@ -71,10 +71,14 @@ export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign
   // read, write and publisher tokens) is minted for the target's own installation.
   const session = WebhookSession.forResolved(deps, target);
   where = { repositoryId: target.id, installationId: target.installationId };
+  // A target of another installation (another account's): a sender who cannot even read it
+  // learns nothing of its policy (docs/campaigns.md, "Which installation").
+  const role = target.installationId === record.home.installationId ? undefined : await repositoryRole(session, record.sender);
+  if (role !== undefined && !meetsPermission(role, 'read')) return decline(`SENDER_PERMISSION: @${record.sender} has ${role} there`);
   const trusted = await readTrustedPolicy(await session.api(), { ...session.ref, defaultBranch: target.defaultBranch });
   if (!trusted.ok) return decline(`POLICY_INVALID: ${trusted.error.reason}`);
   const policy = trusted.policy;
-  const refusal = await policyRefusal(session, policy, record.sender, record.spec.publish === 'none' ? 'analysis' : 'draft_pr');
+  const refusal = await policyRefusal(session, policy, record.sender, record.spec.publish === 'none' ? 'analysis' : 'draft_pr', role);
   if (refusal) return decline(refusal);
   const slot = await claimStartSlot(store, campaign, item, now);
   if (!slot.ok) {
@@ -106,11 +110,17 @@ export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign
   return decline(started.kind === 'replied' || started.kind === 'ignored' ? `NOT_STARTED: ${started.why}` : 'NOT_STARTED');
 }
 
-/** Why the target's own policy does not let this campaign start a run there, or undefined. */
-async function policyRefusal(session: WebhookSession, policy: AgentPolicy, sender: string, mode: 'analysis' | 'draft_pr'): Promise<string | undefined> {
+/** Why the target's own policy does not let this campaign start a run there, or undefined (`known`: the sender's role there, when already read). */
+async function policyRefusal(
+  session: WebhookSession,
+  policy: AgentPolicy,
+  sender: string,
+  mode: 'analysis' | 'draft_pr',
+  known?: string,
+): Promise<string | undefined> {
   if (!policy.agent.enabled) return 'AGENT_DISABLED';
   if (!policy.agent.allowedModes.includes(mode)) return `MODE_NOT_ALLOWED: ${mode}`;
-  const role = await repositoryRole(session, sender);
+  const role = known ?? (await repositoryRole(session, sender));
   if (!meetsPermission(role, policy.triggers.minPermission))
     return `SENDER_PERMISSION: @${sender} has ${role}, the policy asks for ${policy.triggers.minPermission}`;
   return undefined;

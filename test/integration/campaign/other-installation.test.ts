@@ -18,6 +18,7 @@ const HOME_TARGET = 'acme/ok-01';
 const BILLING = 'globex/billing';
 const LOCKED = 'globex/locked';
 const UNINSTALLED = 'initech/uninstalled';
+const PRIVATE = 'globex/private';
 let f: Fleet;
 
 const itemsPrefix = () => f.started[0].key.replace(/campaign\.json$/, 'items/');
@@ -31,7 +32,7 @@ const callsOn = (repository: string, from = 0) => f.h.standin.calls.slice(from).
 const isWrite = (method: string) => method !== 'GET' && method !== 'HEAD';
 
 beforeAll(async () => {
-  const elsewhere = (name: string, kind: 'ok' | 'readonly', id: number, installationId: number) => ({
+  const elsewhere = (name: string, kind: 'ok' | 'readonly' | 'disabled', id: number, installationId: number) => ({
     ...targetSeed(`acme/${name.split('/')[1]}`, kind, id),
     owner: name.split('/')[0],
     installationId,
@@ -40,10 +41,16 @@ beforeAll(async () => {
     concurrency: 2,
     startsPerMinute: 10,
     kinds: ['ok'],
-    repositories: ['  list:', ...[HOME_TARGET, BILLING, LOCKED, UNINSTALLED].map((r) => `    - ${r}`)],
+    repositories: ['  list:', ...[HOME_TARGET, BILLING, LOCKED, UNINSTALLED, PRIVATE].map((r) => `    - ${r}`)],
     installations: [{ id: OTHER, account: 'globex' }],
     // initech/uninstalled names an installation the App does not have: GitHub answers 404 for it.
-    seeds: [elsewhere(BILLING, 'ok', 6001, OTHER), elsewhere(LOCKED, 'readonly', 6002, OTHER), elsewhere(UNINSTALLED, 'ok', 6003, 99)],
+    // globex/private: a private repository the sender has no access to, whose policy disables the agent.
+    seeds: [
+      elsewhere(BILLING, 'ok', 6001, OTHER),
+      elsewhere(LOCKED, 'readonly', 6002, OTHER),
+      elsewhere(UNINSTALLED, 'ok', 6003, 99),
+      { ...elsewhere(PRIVATE, 'disabled', 6004, OTHER), private: true, collaborators: {} },
+    ],
   });
   expect((await f.h.deliver('issues', f.h.payloads.labeled(1, { label: 'agent:campaign', sender: ADMIN }))).statusCode).toBe(202);
   await f.execute();
@@ -87,6 +94,12 @@ describe('a campaign over targets in another installation of the App', () => {
     expect(permission.length).toBeGreaterThan(0);
     for (const c of permission) expect(installationOf(c.tokenId)).toBe(OTHER);
     expect(callsOn(LOCKED).filter((c) => isWrite(c.method))).toEqual([]);
+  });
+
+  it('tells a sender without access to a repository of the second installation nothing of its policy', async () => {
+    expect(await item(PRIVATE)).toMatchObject({ state: 'declined', reason: 'SENDER_PERMISSION: @ada has none there', installationId: OTHER });
+    expect(callsOn(PRIVATE).filter((c) => c.path.includes('/contents/'))).toEqual([]);
+    expect(callsOn(PRIVATE).filter((c) => isWrite(c.method))).toEqual([]);
   });
 
   it('reports a repository the App is not installed on as APP_NOT_INSTALLED, reading nothing of it', async () => {
