@@ -21,7 +21,7 @@ import { graphqlRoute } from './graphql-routes.js';
 import { manifestConversion, type StandinManifestRegistration } from './manifest-routes.js';
 import { handleRepoRoute, type RouteContext, type RouteResult } from './repo-routes.js';
 import { jobLogSignature, pageOf } from './route-context.js';
-import { iso, repoJson } from './repo-json.js';
+import { iso, repoJson, userJson } from './repo-json.js';
 import { buildTree, UnprocessableError } from './tree-builder.js';
 import type { GitHubRetryPolicy } from '../../../src/app/github/github-api.js';
 import { checkExchange, formatViolation, type ContractViolation, type ExchangeCheck } from '../openapi/contract-check.js';
@@ -60,6 +60,8 @@ export interface StandinInstallation {
   account: string;
   /** What the App was granted on this installation; tokens can ask for a subset. */
   permissions?: Record<string, string>;
+  /** When the installation was suspended (ISO date): GitHub then refuses its tokens. */
+  suspendedAt?: string;
 }
 
 export interface StandinOptions {
@@ -295,6 +297,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
     }
     const installation = installations.get(installationId);
     if (!installation) return { status: 404, body: { message: 'Not Found' } };
+    if (installation.suspendedAt) return { status: 403, body: { message: 'This installation has been suspended' } };
     return mintAccessToken(
       registry,
       installation,
@@ -441,8 +444,8 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
         single_file_name: null,
         created_at: at,
         updated_at: at,
-        suspended_by: null,
-        suspended_at: null,
+        suspended_by: installation.suspendedAt ? userJson(account) : null,
+        suspended_at: installation.suspendedAt ?? null,
       },
     };
   }

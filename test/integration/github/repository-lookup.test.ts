@@ -24,12 +24,14 @@ beforeAll(async () => {
     installations: [
       { id: 1, account: 'acme' },
       { id: 2, account: 'other' },
+      { id: 4, account: 'paused', suspendedAt: '2025-05-01T00:00:00Z' },
     ],
     repos: [
       { owner: 'acme', name: 'home', id: 100, installationId: 1 },
       { owner: 'other', name: 'elsewhere', id: 200, installationId: 2, defaultBranch: 'trunk' },
       // An installation the App does not have: GitHub says the App is not installed there.
       { owner: 'third', name: 'without', id: 300, installationId: 3 },
+      { owner: 'paused', name: 'held', id: 400, installationId: 4 },
     ],
   });
 }, 120_000);
@@ -81,6 +83,13 @@ describe('lookupRepository', () => {
     expect(await lookup({ installationId: 1, lookup: 'third/without', anyInstallation: true })).toBeUndefined();
     expect(await lookup({ installationId: 1, lookup: 'nobody/nothing', anyInstallation: true })).toBeUndefined();
     expect(installationCalls(before).map((c) => c.status)).toEqual([404, 404]);
+  });
+
+  it('answers nothing for a repository whose installation is suspended, and asks it for no token', async () => {
+    const before = standin.calls.length;
+    expect(await lookup({ installationId: 1, lookup: 'paused/held', anyInstallation: true })).toBeUndefined();
+    expect(installationCalls(before).map((c) => c.status)).toEqual([200]);
+    expect(standin.calls.slice(before).filter((c) => c.path === '/app/installations/4/access_tokens')).toEqual([]);
   });
 
   it('token-read tells a lookup from a token request by its fields: anyInstallation is only `true`', () => {
