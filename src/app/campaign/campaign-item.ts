@@ -15,9 +15,9 @@ import { writeItem, type LoadedCampaign } from './campaign-state.js';
 import { targetIssue } from './target-issue.js';
 
 /**
- * Finds a repository by name, in the given installation (a campaign's: or in the repository's own
- * installation of the App, docs/campaigns.md "Which installation"); undefined when the App is
- * not installed there (or it does not exist).
+ * Finds a repository by name in the given installation (the campaign function's resolver also in
+ * the repository's own installation of the App, docs/campaigns.md "Which installation");
+ * undefined when the App is not installed there (or it does not exist).
  */
 export interface RepositoryResolver {
   resolve(fullName: string, homeInstallationId: number): Promise<ResolvedRepository | undefined>;
