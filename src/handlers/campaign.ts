@@ -20,7 +20,8 @@ const campaign = createCampaignHandler({
   ...readRoleDeps({ ...config, TOKEN_READ_FUNCTION: config.TOKEN_READ_FUNCTION }, lambda, logger),
   // The admission pass that starts its runs counts the same worker slots as the intake's.
   workerSlots: config.WORKER_CONCURRENCY,
-  repositories: lambdaRepositoryResolver(lambda, config.TOKEN_READ_FUNCTION),
+  // A target may be in another installation of the App (docs/campaigns.md, "Which installation").
+  repositories: lambdaRepositoryResolver(lambda, config.TOKEN_READ_FUNCTION, { anyInstallation: true }),
   listing: lambdaRepositoryLister(lambda, config.TOKEN_READ_FUNCTION),
 });
 

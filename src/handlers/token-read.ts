@@ -25,8 +25,10 @@ const clock = { now: () => Date.now() };
 const mint = createTokenHandler({ role: 'read', appId: env.GITHUB_APP_ID, apiUrl: env.GITHUB_API_URL, clock, loadPrivateKey });
 
 /**
- * A token request, or (the campaign function's) a lookup of a repository by name or a listing of
- * the installation's repositories, both answered with metadata, never a token.
+ * A token request, or (the campaign function's) a lookup of a repository by name (with
+ * `anyInstallation`, in the repository's own installation of the App when the given one does not
+ * cover it, found with the App's JWT) or a listing of the installation's repositories, both
+ * answered with metadata, never a token.
  */
 export async function handler(event: RepositoryLookupEvent): Promise<ResolvedRepository | null>;
 export async function handler(event: InstallationListingEvent): Promise<InstallationListing>;

@@ -186,6 +186,8 @@ export interface AppHarnessOptions {
   schedules?: ScheduleSyncLauncher;
   /** More repositories on the stand-in (a campaign's targets), beside \`acme/orders\`. */
   extraRepos?: StandinRepoSeed[];
+  /** More installations of the App on the stand-in (a campaign's targets elsewhere), beside the harness's own. */
+  extraInstallations?: StandinOptions['installations'];
   /** The stand-in answers each GitHub API call after this long (default 0; the benchmarks use real GitHub's latency). */
   githubLatencyMs?: number;
   /** The worker's reserved concurrency (WORKER_CONCURRENCY of the intake and the dispatcher): runs beyond it wait in the run queue; default 5. */
@@ -449,6 +451,7 @@ export function harnessStandinOptions(o: {
   files?: Record<string, SeedFile>;
   issues?: NonNullable<StandinRepoSeed['issues']>;
   extraRepos?: StandinRepoSeed[];
+  extraInstallations?: StandinOptions['installations'];
 }): StandinOptions {
   const users = o.users ?? { [MAINTAINER]: 'write', [READER]: 'read' };
   const files = o.files ?? { ...mavenMultiModuleRepo(), '.agent-policy.yaml': DEFAULT_POLICY };
@@ -458,7 +461,7 @@ export function harnessStandinOptions(o: {
     privateKeyPem: o.privateKeyPem,
     clock: o.clock,
     users: Object.keys(users),
-    installations: [{ id: HARNESS_INSTALLATION_ID, account: HARNESS_OWNER }],
+    installations: [{ id: HARNESS_INSTALLATION_ID, account: HARNESS_OWNER }, ...(o.extraInstallations ?? [])],
     repos: [
       { owner: HARNESS_OWNER, name: HARNESS_REPO, id: HARNESS_REPOSITORY_ID, installationId: HARNESS_INSTALLATION_ID, files, collaborators: users, issues },
       ...(o.extraRepos ?? []),
@@ -544,7 +547,7 @@ export async function startAppHarness(options: AppHarnessOptions = {}): Promise<
     }
   });
   const standin = await startGitHubStandin({
-    ...harnessStandinOptions({ privateKeyPem, clock, users, files, issues, extraRepos: options.extraRepos }),
+    ...harnessStandinOptions({ privateKeyPem, clock, users, files, issues, extraRepos: options.extraRepos, extraInstallations: options.extraInstallations }),
     latencyMs: options.githubLatencyMs,
   });
   const gitBackend = await startGitHttpServer({ root: standin.gitRoot });

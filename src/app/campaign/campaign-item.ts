@@ -14,7 +14,11 @@ import { outcomeOf } from './campaign-outcome.js';
 import { writeItem, type LoadedCampaign } from './campaign-state.js';
 import { targetIssue } from './target-issue.js';
 
-/** Finds a campaign's target repository by name; undefined when the App is not installed there (or it does not exist). */
+/**
+ * Finds a repository by name in the given installation (the campaign function's resolver also in
+ * the repository's own installation of the App, docs/campaigns.md "Which installation");
+ * undefined when the App is not installed there (or it does not exist).
+ */
 export interface RepositoryResolver {
   resolve(fullName: string, homeInstallationId: number): Promise<ResolvedRepository | undefined>;
 }
@@ -52,8 +56,10 @@ export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign
   if (item.state === 'running' && item.runId) return { state: 'running', waitSeconds: POLL_SECONDS };
   const now = clock.now();
   const stamp = new Date(now).toISOString();
+  // Where the target is (its id and installation), once it is found: recorded by every later write.
+  let where: Pick<CampaignItem, 'repositoryId' | 'installationId'> = {};
   const decline = (reason: string, state: CampaignItem['state'] = 'declined') =>
-    writeItem(store, campaign, { ...item, state, reason, endedAt: stamp, updatedAt: stamp }).then(ended);
+    writeItem(store, campaign, { ...item, ...where, state, reason, endedAt: stamp, updatedAt: stamp }).then(ended);
   if ((await store.get(campaign.keys.closed)) !== undefined) return decline('CAMPAIGN_CLOSED', 'closed');
   if ((await store.get(campaign.keys.paused)) !== undefined) {
     await writeItem(store, campaign, { ...item, state: 'waiting', reason: 'PAUSED', updatedAt: stamp });
@@ -61,19 +67,26 @@ export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign
   }
   const target = await deps.repositories.resolve(item.repository, record.home.installationId);
   if (!target) return decline('APP_NOT_INSTALLED');
+  // Every token of this target (its policy, the sender's permission there, its issue, the run's
+  // read, write and publisher tokens) is minted for the target's own installation.
   const session = WebhookSession.forResolved(deps, target);
+  where = { repositoryId: target.id, installationId: target.installationId };
+  // A target of another installation (another account's): a sender who cannot even read it
+  // learns nothing of its policy (docs/campaigns.md, "Which installation").
+  const role = target.installationId === record.home.installationId ? undefined : await repositoryRole(session, record.sender);
+  if (role !== undefined && !meetsPermission(role, 'read')) return decline(`SENDER_PERMISSION: @${record.sender} has ${role} there`);
   const trusted = await readTrustedPolicy(await session.api(), { ...session.ref, defaultBranch: target.defaultBranch });
   if (!trusted.ok) return decline(`POLICY_INVALID: ${trusted.error.reason}`);
   const policy = trusted.policy;
-  const refusal = await policyRefusal(session, policy, record.sender, record.spec.publish === 'none' ? 'analysis' : 'draft_pr');
+  const refusal = await policyRefusal(session, policy, record.sender, record.spec.publish === 'none' ? 'analysis' : 'draft_pr', role);
   if (refusal) return decline(refusal);
   const slot = await claimStartSlot(store, campaign, item, now);
   if (!slot.ok) {
-    await writeItem(store, campaign, { ...item, state: 'waiting', reason: 'PACE', slots: slot.slots, repositoryId: target.id, updatedAt: stamp });
+    await writeItem(store, campaign, { ...item, state: 'waiting', reason: 'PACE', slots: slot.slots, ...where, updatedAt: stamp });
     return { state: 'waiting', waitSeconds: slot.waitSeconds };
   }
   const issue = await targetIssue(session, record, item.issue);
-  const held = await writeItem(store, campaign, { ...item, slots: slot.slots, issue: issue.number, repositoryId: target.id, updatedAt: stamp });
+  const held = await writeItem(store, campaign, { ...item, slots: slot.slots, issue: issue.number, ...where, updatedAt: stamp });
   const started = await startRun(session, policy, {
     issue,
     sender: record.sender,
@@ -97,11 +110,17 @@ export async function startItem(deps: CampaignItemDeps, campaign: LoadedCampaign
   return decline(started.kind === 'replied' || started.kind === 'ignored' ? `NOT_STARTED: ${started.why}` : 'NOT_STARTED');
 }
 
-/** Why the target's own policy does not let this campaign start a run there, or undefined. */
-async function policyRefusal(session: WebhookSession, policy: AgentPolicy, sender: string, mode: 'analysis' | 'draft_pr'): Promise<string | undefined> {
+/** Why the target's own policy does not let this campaign start a run there, or undefined (`known`: the sender's role there, when already read). */
+async function policyRefusal(
+  session: WebhookSession,
+  policy: AgentPolicy,
+  sender: string,
+  mode: 'analysis' | 'draft_pr',
+  known?: string,
+): Promise<string | undefined> {
   if (!policy.agent.enabled) return 'AGENT_DISABLED';
   if (!policy.agent.allowedModes.includes(mode)) return `MODE_NOT_ALLOWED: ${mode}`;
-  const role = await repositoryRole(session, sender);
+  const role = known ?? (await repositoryRole(session, sender));
   if (!meetsPermission(role, policy.triggers.minPermission))
     return `SENDER_PERMISSION: @${sender} has ${role}, the policy asks for ${policy.triggers.minPermission}`;
   return undefined;

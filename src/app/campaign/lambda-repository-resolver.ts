@@ -6,16 +6,18 @@ import type { RepositoryLister } from './select-targets.js';
 
 /**
  * The deployed resolver: asks token-read (the only reader of the App key) which repository an
- * `owner/name` is in the home's installation (`lookupRepository`). Targets in another
- * installation are not reached (docs/campaigns.md, "Limits").
+ * `owner/name` is in the given installation (`lookupRepository`). With `anyInstallation` (a
+ * campaign's targets) token-read looks in the repository's own installation of the App when the
+ * given one does not cover it (docs/campaigns.md, "Which installation"); a schedule's lookup
+ * stays in its own installation.
  */
-export function lambdaRepositoryResolver(client: LambdaLike, functionName: string): RepositoryResolver {
+export function lambdaRepositoryResolver(client: LambdaLike, functionName: string, options: { anyInstallation?: boolean } = {}): RepositoryResolver {
   return {
     async resolve(fullName, homeInstallationId) {
       const payload = await invokeJson(
         client,
         functionName,
-        { installationId: homeInstallationId, lookup: fullName },
+        { installationId: homeInstallationId, lookup: fullName, ...(options.anyInstallation ? { anyInstallation: true } : {}) },
         (failure) => new Error(`token-read failed to look up ${fullName}: ${failure.kind}`),
       );
       return payload === null ? undefined : ResolvedRepository.parse(payload);

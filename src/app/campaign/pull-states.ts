@@ -58,7 +58,7 @@ export async function refreshPullStates(deps: TriggerDeps, campaign: LoadedCampa
     const target = new WebhookSession(
       deps,
       { id: item.repositoryId!, name: repo, full_name: item.repository, owner: { login: owner }, default_branch: '' },
-      campaign.record.home.installationId,
+      item.installationId ?? campaign.record.home.installationId,
     );
     try {
       const state = await readPullState(await target.api(), owner, repo, item.pullRequest!.number);

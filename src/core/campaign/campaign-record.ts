@@ -52,6 +52,8 @@ export const CampaignItem = z.object({
   status: z.string().optional(),
   reason: z.string().optional(),
   repositoryId: z.number().int().optional(),
+  /** The installation the target was found in: the home's, or the App's other installation on it. */
+  installationId: z.number().int().optional(),
   /** The issue the run belongs to in the target repository, and the run. */
   issue: z.number().int().positive().optional(),
   runId: z.string().optional(),

@@ -21,7 +21,7 @@ import { graphqlRoute } from './graphql-routes.js';
 import { manifestConversion, type StandinManifestRegistration } from './manifest-routes.js';
 import { handleRepoRoute, type RouteContext, type RouteResult } from './repo-routes.js';
 import { jobLogSignature, pageOf } from './route-context.js';
-import { repoJson } from './repo-json.js';
+import { iso, repoJson, userJson } from './repo-json.js';
 import { buildTree, UnprocessableError } from './tree-builder.js';
 import type { GitHubRetryPolicy } from '../../../src/app/github/github-api.js';
 import { checkExchange, formatViolation, type ContractViolation, type ExchangeCheck } from '../openapi/contract-check.js';
@@ -60,6 +60,8 @@ export interface StandinInstallation {
   account: string;
   /** What the App was granted on this installation; tokens can ask for a subset. */
   permissions?: Record<string, string>;
+  /** When the installation was suspended (ISO date): GitHub then refuses its tokens. */
+  suspendedAt?: string;
 }
 
 export interface StandinOptions {
@@ -295,6 +297,7 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
     }
     const installation = installations.get(installationId);
     if (!installation) return { status: 404, body: { message: 'Not Found' } };
+    if (installation.suspendedAt) return { status: 403, body: { message: 'This installation has been suspended' } };
     return mintAccessToken(
       registry,
       installation,
@@ -407,7 +410,44 @@ export async function startGitHubStandin(options: StandinOptions): Promise<GitHu
     const mint = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(url.pathname);
     if (mint && method === 'POST') return mintRoute(Number(mint[1]), auth, body);
     if ((url.pathname === '/app' || url.pathname === '/app/hook/config') && method === 'GET') return appRoute(url.pathname, auth);
+    const installed = /^\/repos\/([^/]+)\/([^/]+)\/installation$/.exec(url.pathname);
+    if (installed && method === 'GET') return repositoryInstallation(`${decodeURIComponent(installed[1])}/${decodeURIComponent(installed[2])}`, auth);
     return undefined;
+  }
+
+  /**
+   * `GET /repos/{owner}/{repo}/installation`, asked with the App's JWT: the App's installation on
+   * the repository; 404 when the repository does not exist or the App is not installed on it.
+   */
+  function repositoryInstallation(fullName: string, auth: AuthResult): RouteResult {
+    if (auth.kind !== 'app') return { status: 401, body: { message: 'A JSON web token could not be decoded' } };
+    const repo = repos.get(fullName.toLowerCase());
+    const installation = repo ? installations.get(repo.installationId) : undefined;
+    if (!installation) return { status: 404, body: { message: 'Not Found' } };
+    const account = userFrom(users, installation.account);
+    const at = iso(clock.now());
+    return {
+      status: 200,
+      body: {
+        id: installation.id,
+        app_id: Number(appId),
+        app_slug: appSlug,
+        target_id: account.id,
+        target_type: 'Organization',
+        account: { login: account.login, id: account.id, type: 'Organization' },
+        repository_selection: 'selected',
+        access_tokens_url: `${baseUrl.value}/app/installations/${installation.id}/access_tokens`,
+        repositories_url: `${baseUrl.value}/installation/repositories`,
+        html_url: `${baseUrl.value}/organizations/${installation.account}/settings/installations/${installation.id}`,
+        permissions: installation.permissions ?? DEFAULT_INSTALLATION_PERMISSIONS,
+        events: options.appEvents ?? [...APP_EVENTS],
+        single_file_name: null,
+        created_at: at,
+        updated_at: at,
+        suspended_by: installation.suspendedAt ? userJson(account) : null,
+        suspended_at: installation.suspendedAt ?? null,
+      },
+    };
   }
 
   /** `GET /installation/repositories`: the repositories an installation token covers, a page at a time (at most 100), by id. */

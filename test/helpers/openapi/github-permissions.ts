@@ -23,6 +23,8 @@ export const OPERATION_PERMISSIONS: Readonly<Record<string, PermissionNeeds>> = 
   // draftsman doctor, as the App itself (its JWT): what it holds and where it delivers.
   'apps/get-authenticated': [],
   'apps/get-webhook-config-for-app': [],
+  // token-read's lookup of a campaign's target in another installation: the App's JWT, no installation token.
+  'apps/get-repo-installation': [],
   // The manifest flow's code exchange (serve's setup page): no token at all, the code is the credential.
   'apps/create-from-manifest': [],
   // token-read's listing for a campaign's selector: a metadata:read token over the installation.

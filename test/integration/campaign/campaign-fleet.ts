@@ -8,7 +8,7 @@ import { CapturingLogger } from '../../../src/app/logger.js';
 import { listInstallationRepositories } from '../../../src/app/tokens/list-installation.js';
 import { lookupRepository } from '../../../src/app/tokens/lookup-repository.js';
 import { HARNESS_APP_ID, HARNESS_BOT_LOGIN, harnessReadTokens, startAppHarness, type AppHarness } from '../../helpers/app-harness.js';
-import { STANDIN_GITHUB_POLICY, type StandinRepoSeed } from '../../helpers/github-standin/index.js';
+import { STANDIN_GITHUB_POLICY, type StandinInstallation, type StandinRepoSeed } from '../../helpers/github-standin/index.js';
 import { policyScopedStore } from '../../helpers/iam-policy.js';
 import { roleStatements } from '../../helpers/stack-roles.js';
 
@@ -129,6 +129,8 @@ export async function startFleet(
     repositories?: string[];
     /** More repositories on the stand-in (besides the targets). */
     seeds?: StandinRepoSeed[];
+    /** More installations of the App on the stand-in (for seeds outside the home's). */
+    installations?: StandinInstallation[];
   },
 ): Promise<Fleet> {
   const targets = fleet(count, options.kinds);
@@ -148,16 +150,17 @@ export async function startFleet(
       { number: 1, title: 'Jakarta campaign', body: campaignSpecIssue(names, options.concurrency, options.startsPerMinute, options.repositories), user: ADMIN },
     ],
     extraRepos: [...targets.map((t, i) => targetSeed(t.name, t.kind, 5000 + i)), ...(options.seeds ?? [])],
+    extraInstallations: options.installations,
     githubLatencyMs: options.githubLatencyMs,
   });
   const pem = h.secrets().find((s) => s.label === 'private-key')!.value;
   const logs = new CapturingLogger({ clock: h.clock, bindings: { fn: 'campaign' } }, h.logs);
-  // The deployed resolver's lookup (token-read's), against the stand-in.
+  // The deployed resolver's lookup (token-read's, in any installation of the App as src/handlers/campaign.ts asks), against the stand-in.
   const repositories: RepositoryResolver = {
     resolve: (fullName, installationId) =>
       lookupRepository(
         { appId: HARNESS_APP_ID, apiUrl: h.standin.url, privateKey: pem, clock: h.clock, policy: STANDIN_GITHUB_POLICY },
-        { installationId, lookup: fullName },
+        { installationId, lookup: fullName, anyInstallation: true },
       ),
   };
   const app = { appId: HARNESS_APP_ID, apiUrl: h.standin.url, privateKey: pem, clock: h.clock, policy: STANDIN_GITHUB_POLICY };

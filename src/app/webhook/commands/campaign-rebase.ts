@@ -62,7 +62,7 @@ export async function campaignRebase(session: WebhookSession, issue: number, rec
 
 async function rebaseItem(home: WebhookSession, record: CampaignRecord, item: CampaignItem, sender: string): Promise<ItemRebase> {
   const { owner, repo } = splitRepository(item.repository);
-  const installationId = record.home.installationId;
+  const installationId = item.installationId ?? record.home.installationId;
   const probe = new WebhookSession(
     home.deps,
     { id: item.repositoryId!, name: repo, full_name: item.repository, owner: { login: owner }, default_branch: '' },
