@@ -5,8 +5,12 @@ import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-s
  * retries ask. `started` the first time, `running` when an execution of that name exists.
  */
 export interface CampaignLauncher {
-  /** `name`: the execution's name (default the campaign id); `retry`: the execution retries the failed repositories only. */
-  start(input: { campaignId: string; key: string; name?: string; retry?: boolean }): Promise<'started' | 'running'>;
+  /**
+   * `name`: the execution's name (default the campaign id); `retry`: the execution retries the
+   * failed repositories only; `refresh`: the execution only refreshes the tracking comment, after
+   * `waitSeconds` (campaign-refresh.ts).
+   */
+  start(input: { campaignId: string; key: string; name?: string; retry?: boolean; refresh?: { waitSeconds: number } }): Promise<'started' | 'running'>;
 }
 
 /**
@@ -17,9 +21,9 @@ export interface CampaignLauncher {
 export function stepFunctionsLauncher(options: { stateMachineArn: string; client?: SFNClient }): CampaignLauncher {
   const client = options.client ?? new SFNClient({});
   return {
-    async start({ campaignId, key, name, retry }) {
+    async start({ campaignId, key, name, retry, refresh }) {
       try {
-        const input = JSON.stringify({ key, retry: retry ?? false });
+        const input = JSON.stringify({ key, retry: retry ?? false, ...(refresh ? { refresh: true, waitSeconds: refresh.waitSeconds } : {}) });
         await client.send(new StartExecutionCommand({ stateMachineArn: options.stateMachineArn, name: name ?? campaignId, input }));
         return 'started';
       } catch (error) {

@@ -103,18 +103,23 @@ export function campaignSpecIssue(targets: string[], concurrency: number, starts
   ].join('\n');
 }
 
+/** An execution the intake asked the launcher for. */
+export type Started = Parameters<CampaignLauncher['start']>[0];
+
 export interface Fleet {
   h: AppHarness;
   targets: { name: string; kind: TargetKind }[];
   /** The campaign record key the intake handed to the launcher. */
-  started: { campaignId: string; key: string; name?: string; retry?: boolean }[];
+  started: Started[];
+  /** Every call the intake made to the launcher, an execution that existed already included. */
+  asked: Started[];
   handler: ReturnType<typeof createCampaignHandler>;
   /** Content-creating GitHub requests (POST, PATCH, PUT, DELETE) per target repository. */
   contentCalls(): Map<string, number>;
   /** The definition as deployed, with the campaign function's ARN substituted. */
   definition(): Record<string, unknown>;
-  /** Execute the state machine for the started campaign; the run chain drains between looks. */
-  execute(): Promise<unknown>;
+  /** Execute the state machine for the started campaign (or the execution given); the run chain drains between looks. */
+  execute(execution?: Started): Promise<unknown>;
 }
 
 export async function startFleet(
@@ -133,9 +138,11 @@ export async function startFleet(
 ): Promise<Fleet> {
   const targets = fleet(count, options.kinds);
   const names = [...targets.map((t) => t.name), ...(options.missing ? [options.missing] : [])];
-  const started: { campaignId: string; key: string; name?: string; retry?: boolean }[] = [];
+  const started: Started[] = [];
+  const asked: Started[] = [];
   const launcher: CampaignLauncher = {
     async start(input) {
+      asked.push(input);
       if (started.some((s) => (s.name ?? s.campaignId) === (input.name ?? input.campaignId))) return 'running';
       started.push(input);
       return 'started';
@@ -191,6 +198,7 @@ export async function startFleet(
     h,
     targets,
     started,
+    asked,
     handler,
     definition,
     contentCalls() {
@@ -202,13 +210,16 @@ export async function startFleet(
       }
       return counts;
     },
-    async execute() {
+    async execute(execution = started.at(-1)!) {
       const machine = new StateMachine(definition() as never, { validationOptions: { checkArn: true, checkPaths: true } });
-      const run = machine.run({ key: started.at(-1)!.key, retry: started.at(-1)!.retry ?? false } as never, {
+      // The input as stepFunctionsLauncher sends it.
+      const { key, retry, refresh } = execution;
+      const input = { key, retry: retry ?? false, ...(refresh ? { refresh: true, waitSeconds: refresh.waitSeconds } : {}) };
+      const run = machine.run(input as never, {
         overrides: {
-          taskResourceLocalHandlers: { Plan: task, Start: task, Poll: task, Finish: task } as never,
-          waitTimeOverrides: { 'Wait to start': 0, 'Wait for the run': 0 },
-          retryIntervalOverrides: { Plan: 0, Start: 0, Poll: 0, Finish: 0 },
+          taskResourceLocalHandlers: { Plan: task, Start: task, Poll: task, Finish: task, Refresh: task } as never,
+          waitTimeOverrides: { 'Wait to start': 0, 'Wait for the run': 0, 'Wait to refresh': 0 },
+          retryIntervalOverrides: { Plan: 0, Start: 0, Poll: 0, Finish: 0, Refresh: 0 },
         },
       });
       return run.result;
