@@ -102,6 +102,30 @@ describe("a campaign's tracking comment, refreshed after its last step", () => {
     expect(refreshes().length - before).toBe(2);
   }, 60_000);
 
+  it('an approving review of a campaign pull request (no command in it) refreshes it: review shows approved', async () => {
+    const [reviewed] = REPOS;
+    f.h.clock.advance(EVENT_REFRESH_WINDOW_MS);
+    const { number, head, branch } = pulls[reviewed];
+    const review = f.h.standin.addReview(reviewed, number, { user: 'rev', body: 'Fine.', commitId: head, state: 'APPROVED' });
+    const user = { login: 'rev', id: 4242, type: 'User' };
+    const ref = (name: string, sha: string) => ({ ref: name, sha, repo: { id: pulls[reviewed].repositoryId } });
+    const payload = onTarget(
+      {
+        action: 'submitted',
+        review: { id: review.id, body: 'Fine.', user, commit_id: head, state: 'approved' },
+        pull_request: { number, state: 'open', head: ref(branch, head), base: ref('main', head) },
+        repository: { default_branch: 'main', owner: {} },
+        sender: user,
+        installation: { id: 7 },
+      },
+      reviewed,
+    );
+    const before = refreshes().length;
+    expect((await f.h.deliver('pull_request_review', payload)).statusCode).toBe(202);
+    await runRefresh(before);
+    expect(row(reviewed)).toMatch(/^\| acme\/ok-01 \| changed \| \[#\d+\]\([^)]+\) \| fail \| approved \|/);
+  }, 60_000);
+
   it('`/agent campaign status` after a pull request was merged: the table shows it merged, and the next reply counts it', async () => {
     const [, merged] = REPOS;
     Object.assign(f.h.standin.repo(merged).pulls.get(pulls[merged].number)!, { state: 'closed', merged: true });
