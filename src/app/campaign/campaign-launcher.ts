@@ -13,6 +13,13 @@ export interface CampaignLauncher {
   start(input: { campaignId: string; key: string; name?: string; retry?: boolean; refresh?: { waitSeconds: number } }): Promise<'started' | 'running'>;
 }
 
+type LaunchInput = Parameters<CampaignLauncher['start']>[0];
+
+/** The state machine's input for a start (infra/campaign-state-machine.json): the record's key, `retry`, and for a refresh `refresh: true` and `waitSeconds`. */
+export function executionInput({ key, retry, refresh }: LaunchInput): Record<string, unknown> {
+  return { key, retry: retry ?? false, ...(refresh ? { refresh: true, waitSeconds: refresh.waitSeconds } : {}) };
+}
+
 /**
  * The Step Functions launcher: `StartExecution` of the campaign state machine, named by the
  * campaign id, so a redelivered start or a retried intake continues the same execution
@@ -21,9 +28,10 @@ export interface CampaignLauncher {
 export function stepFunctionsLauncher(options: { stateMachineArn: string; client?: SFNClient }): CampaignLauncher {
   const client = options.client ?? new SFNClient({});
   return {
-    async start({ campaignId, key, name, retry, refresh }) {
+    async start(launch) {
+      const { campaignId, name } = launch;
       try {
-        const input = JSON.stringify({ key, retry: retry ?? false, ...(refresh ? { refresh: true, waitSeconds: refresh.waitSeconds } : {}) });
+        const input = JSON.stringify(executionInput(launch));
         await client.send(new StartExecutionCommand({ stateMachineArn: options.stateMachineArn, name: name ?? campaignId, input }));
         return 'started';
       } catch (error) {

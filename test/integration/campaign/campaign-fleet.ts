@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { createCampaignHandler } from '../../../src/app/campaign/campaign-function.js';
-import type { CampaignLauncher } from '../../../src/app/campaign/campaign-launcher.js';
+import { executionInput, type CampaignLauncher } from '../../../src/app/campaign/campaign-launcher.js';
 import type { RepositoryResolver } from '../../../src/app/campaign/campaign-item.js';
 import { createGitHubApi } from '../../../src/app/github/github-api.js';
 import { CapturingLogger } from '../../../src/app/logger.js';
@@ -213,9 +213,7 @@ export async function startFleet(
     async execute(execution = started.at(-1)!) {
       const machine = new StateMachine(definition() as never, { validationOptions: { checkArn: true, checkPaths: true } });
       // The input as stepFunctionsLauncher sends it.
-      const { key, retry, refresh } = execution;
-      const input = { key, retry: retry ?? false, ...(refresh ? { refresh: true, waitSeconds: refresh.waitSeconds } : {}) };
-      const run = machine.run(input as never, {
+      const run = machine.run(executionInput(execution) as never, {
         overrides: {
           taskResourceLocalHandlers: { Plan: task, Start: task, Poll: task, Finish: task, Refresh: task } as never,
           waitTimeOverrides: { 'Wait to start': 0, 'Wait for the run': 0, 'Wait to refresh': 0 },
