@@ -26,8 +26,10 @@ const stampOf = (epochMs: number): string => new Date(epochMs).toISOString().sli
 /**
  * Ask the campaign function to refresh the tracking comment: a `status` at once (at most one a
  * minute), an `event` at the end of its 5-minute window, so every event of the window shows in
- * one refresh. The execution's name is the window's (`<campaign id>-refresh-<kind>-<window>`):
- * a start retried after its marker was written finds the execution it started.
+ * one refresh. The execution's name is the window's too (`<campaign id>-refresh-<kind>-<window>`),
+ * so Step Functions never runs two for one window either. A start that fails after the marker
+ * was written leaves that window without a refresh (the delivery's retry finds the marker); the
+ * next window's event or a `status` refreshes.
  */
 export async function askRefresh(deps: RefreshDeps, record: CampaignRecord, kind: 'status' | 'event', cause: string): Promise<RefreshAsked> {
   const launcher = deps.campaigns;
