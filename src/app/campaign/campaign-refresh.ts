@@ -26,12 +26,13 @@ const stampOf = (epochMs: number): string => new Date(epochMs).toISOString().sli
 /**
  * Ask the campaign function to refresh the tracking comment: a `status` at once (at most one a
  * minute), an `event` at the end of its 5-minute window, so every event of the window shows in
- * one refresh. The execution's name is the window's too (`<campaign id>-refresh-<kind>-<window>`),
- * so Step Functions never runs two for one window either. A start that fails after the marker
- * was written leaves that window without a refresh (the delivery's retry finds the marker); the
- * next window's event or a `status` refreshes.
+ * one refresh. `asker` is the delivery (or the `status` comment) asking: the one whose write
+ * created the marker starts the execution, and so does its retry (a start that failed after the
+ * marker was written); the window's other deliveries do not. The execution's name is the
+ * window's too (`<campaign id>-refresh-<kind>-<window>`), so a retry finds the execution that
+ * exists and Step Functions never runs two for one window.
  */
-export async function askRefresh(deps: RefreshDeps, record: CampaignRecord, kind: 'status' | 'event', cause: string): Promise<RefreshAsked> {
+export async function askRefresh(deps: RefreshDeps, record: CampaignRecord, kind: 'status' | 'event', cause: string, asker: string): Promise<RefreshAsked> {
   const launcher = deps.campaigns;
   if (!launcher) return 'not set up';
   const size = kind === 'status' ? STATUS_REFRESH_WINDOW_MS : EVENT_REFRESH_WINDOW_MS;
@@ -39,8 +40,12 @@ export async function askRefresh(deps: RefreshDeps, record: CampaignRecord, kind
   const start = now - (now % size);
   const stamp = stampOf(start);
   const keys = campaignKeys(record.home.owner, record.home.repo, record.home.issue, record.campaignId);
-  const marker: CampaignRefreshRequest = { schemaVersion: 1, kind, cause, at: new Date(now).toISOString() };
-  if (!(await putArtifactIfAbsent(deps.store, keys.refresh(kind, stamp), CampaignRefreshRequest, marker))) return 'already asked';
+  const key = keys.refresh(kind, stamp);
+  const marker: CampaignRefreshRequest = { schemaVersion: 1, kind, cause, asker, at: new Date(now).toISOString() };
+  if (!(await putArtifactIfAbsent(deps.store, key, CampaignRefreshRequest, marker))) {
+    const first = await readArtifactIfPresent(deps.store, key, CampaignRefreshRequest).catch(() => undefined);
+    if (first?.asker !== asker) return 'already asked';
+  }
   const waitSeconds = kind === 'status' ? 0 : Math.ceil((start + size - now) / 1000);
   // An execution name is at most 80 characters: the campaign id's tail keeps its digest.
   const name = `${record.campaignId.slice(-51)}-refresh-${kind}-${stamp}`;
@@ -59,6 +64,7 @@ async function refreshForBranch(
   repository: { id: number; name: string; owner: { login: string } },
   branch: string | null | undefined,
   cause: string,
+  delivery: string,
 ): Promise<RefreshAsked | 'not a campaign pull request'> {
   const run = await findAgentRun(deps.store, repository, branch);
   const campaign = run?.request.campaign;
@@ -67,28 +73,28 @@ async function refreshForBranch(
   const keys = campaignKeys(home[1], home[2], Number(home[3]), campaign.id);
   const record = await readArtifactIfPresent(deps.store, keys.record, CampaignRecord);
   if (!record || record.campaignId !== campaign.id) return 'not a campaign pull request';
-  return askRefresh(deps, record, 'event', `${cause} ${repository.owner.login}/${repository.name}`);
+  return askRefresh(deps, record, 'event', `${cause} ${repository.owner.login}/${repository.name}`, delivery);
 }
 
 /** `check_suite.completed` on a campaign pull request's head branch. */
-export async function refreshOnCheckSuite(deps: RefreshDeps, payload: unknown): Promise<string> {
+export async function refreshOnCheckSuite(deps: RefreshDeps, payload: unknown, delivery: string): Promise<string> {
   const parsed = CheckSuiteCompletedPayload.safeParse(payload);
   if (!parsed.success) return 'not a completed check suite';
-  return refreshForBranch(deps, parsed.data.repository, parsed.data.check_suite.head_branch, 'check_suite');
+  return refreshForBranch(deps, parsed.data.repository, parsed.data.check_suite.head_branch, 'check_suite', delivery);
 }
 
 /** `pull_request.closed` (merged or not) of a campaign pull request. */
-export async function refreshOnPullRequestClosed(deps: RefreshDeps, payload: unknown): Promise<string> {
+export async function refreshOnPullRequestClosed(deps: RefreshDeps, payload: unknown, delivery: string): Promise<string> {
   const parsed = PullRequestClosedPayload.safeParse(payload);
   if (!parsed.success) return 'not a closed pull request';
   const { pull_request: pr, repository } = parsed.data;
   if (pr.head.repo?.id !== repository.id) return 'head is in another repository';
-  return refreshForBranch(deps, repository, pr.head.ref, `pull_request #${pr.number} closed`);
+  return refreshForBranch(deps, repository, pr.head.ref, `pull_request #${pr.number} closed`, delivery);
 }
 
 /** `pull_request_review.submitted` on a campaign pull request. */
-export async function refreshOnReview(deps: RefreshDeps, payload: PullRequestReviewSubmittedPayload): Promise<string> {
+export async function refreshOnReview(deps: RefreshDeps, payload: PullRequestReviewSubmittedPayload, delivery: string): Promise<string> {
   const { pull_request: pr, repository } = payload;
   if (pr.head.repo && pr.head.repo.id !== repository.id) return 'head is in another repository';
-  return refreshForBranch(deps, repository, pr.head.ref, `pull_request_review #${pr.number}`);
+  return refreshForBranch(deps, repository, pr.head.ref, `pull_request_review #${pr.number}`, delivery);
 }

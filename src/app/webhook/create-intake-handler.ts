@@ -88,21 +88,21 @@ export async function createIntakeHandler(deps: IntakeDeps): Promise<Intake> {
     draftsmanApp({
       triggers,
       logger: deps.logger,
-      onCheckSuiteCompleted: async (payload) => {
+      onCheckSuiteCompleted: async (payload, delivery) => {
         await recordCheckSuite(ci, payload);
         // After the verification record: a failing suite on an agent PR head may start a repair.
         await startRepairFromCheckSuite(triggerDeps, payload);
         // On the default branch: one analysis comment at most, never a run.
         await commentOnDefaultBranchFailure(triggerDeps, payload);
         // A campaign's pull request: its tracking comment's CI (once per window).
-        await refreshOnCheckSuite(triggerDeps, payload);
+        await refreshOnCheckSuite(triggerDeps, payload, delivery);
       },
       onCommitStatus: async (payload) => void (await recordCommitStatus(ci, payload)),
-      onPullRequestClosed: async (payload) => {
+      onPullRequestClosed: async (payload, delivery) => {
         await onPullRequestClosed(ci, payload);
-        await refreshOnPullRequestClosed(triggerDeps, payload);
+        await refreshOnPullRequestClosed(triggerDeps, payload, delivery);
       },
-      onReviewSubmitted: async (payload) => void (await refreshOnReview(triggerDeps, payload)),
+      onReviewSubmitted: async (payload, delivery) => void (await refreshOnReview(triggerDeps, payload, delivery)),
       onInstallation: async (event, payload, delivery) => {
         const outcome = await onInstallationGrants(ci, event, payload);
         deps.logger.info('installation grants checked', { delivery, outcome });

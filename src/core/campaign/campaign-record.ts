@@ -127,8 +127,10 @@ export type CampaignPullStates = z.infer<typeof CampaignPullStates>;
 export const CampaignRefreshRequest = z.object({
   schemaVersion: z.literal(1),
   kind: z.enum(['status', 'event']),
-  /** What asked: `status by @login`, or the event and the pull request (`check_suite acme/orders#12`). */
+  /** What asked: `status by @login`, or the event and the pull request (`check_suite acme/orders`). */
   cause: z.string(),
+  /** The delivery (or the `status` comment) that wrote it: its retry starts the execution again, the others do not. */
+  asker: z.string(),
   at: z.string(),
 });
 export type CampaignRefreshRequest = z.infer<typeof CampaignRefreshRequest>;

@@ -24,14 +24,16 @@ const record: CampaignRecord = {
 };
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** Every call on a refresh marker waits until `callers` calls are waiting: deliveries that truly arrive at once. */
+/** The first call on a refresh marker waits until `callers` calls are waiting: deliveries that truly arrive at once. Later calls pass. */
 function barrierStore(inner: ArtifactStore, callers: number): ArtifactStore {
   let waiting: (() => void)[] = [];
+  let released = false;
   const gate = async (key: string) => {
-    if (!key.includes('/refreshes/')) return;
+    if (released || !key.includes('/refreshes/')) return;
     await new Promise<void>((resolve) => {
       waiting.push(resolve);
       if (waiting.length === callers) {
+        released = true;
         for (const go of waiting) go();
         waiting = [];
       }
@@ -54,7 +56,10 @@ describe('a refresh of the tracking comment asked from outside the campaign’s 
     const store = new MapStore();
     const now = Date.parse('2026-02-03T10:07:30.000Z');
     const deps = { store: barrierStore(store, 2), clock: { now: () => now }, logger: quiet, campaigns };
-    const asked = await Promise.all([askRefresh(deps, record, 'event', 'check_suite a'), askRefresh(deps, record, 'event', 'check_suite b')]);
+    const asked = await Promise.all([
+      askRefresh(deps, record, 'event', 'check_suite a', 'delivery-a'),
+      askRefresh(deps, record, 'event', 'check_suite b', 'delivery-b'),
+    ]);
     expect(asked.sort()).toEqual(['already asked', 'asked']);
     expect(starts).toEqual([
       {
@@ -70,9 +75,27 @@ describe('a refresh of the tracking comment asked from outside the campaign’s 
     ]);
 
     // `status` has its own one-minute window and refreshes at once.
-    expect(await askRefresh({ ...deps, store }, record, 'status', 'status by @bo')).toBe('asked');
+    expect(await askRefresh({ ...deps, store }, record, 'status', 'status by @bo', 'comment-1')).toBe('asked');
     expect(starts.at(-1)).toMatchObject({ name: 'jakarta-abcdefghijkl-refresh-status-20260203T1007', refresh: { waitSeconds: 0 } });
-    expect(await askRefresh({ ...deps, store, campaigns: undefined }, record, 'status', 'status by @bo')).toBe('not set up');
+    expect(await askRefresh({ ...deps, store, campaigns: undefined }, record, 'status', 'status by @bo', 'comment-2')).toBe('not set up');
+  });
+
+  it('a delivery whose start failed after it wrote the marker starts it on its retry; another delivery of the window does not', async () => {
+    const starts: string[] = [];
+    let fail = true;
+    const campaigns: CampaignLauncher = {
+      start: async (input) => {
+        if (fail) throw new Error('throttled');
+        starts.push(input.name!);
+        return 'started';
+      },
+    };
+    const deps = { store: new MapStore(), clock: { now: () => Date.parse('2026-02-03T10:07:30.000Z') }, logger: quiet, campaigns };
+    await expect(askRefresh(deps, record, 'event', 'check_suite a', 'delivery-a')).rejects.toThrow('throttled');
+    fail = false;
+    expect(await askRefresh(deps, record, 'event', 'check_suite b', 'delivery-b')).toBe('already asked');
+    expect(await askRefresh(deps, record, 'event', 'check_suite a', 'delivery-a')).toBe('asked');
+    expect(starts).toEqual(['jakarta-abcdefghijkl-refresh-event-20260203T1005']);
   });
 });
 

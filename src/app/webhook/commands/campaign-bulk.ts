@@ -47,11 +47,11 @@ export async function campaignStatus(
   issue: number,
   issueUrl: string | undefined,
   record: CampaignRecord,
-  sender: string,
+  asked: { sender: string; commentId: number },
 ): Promise<TriggerOutcome> {
   const { store } = session.deps;
   const keys = campaignKeys(record.home.owner, record.home.repo, record.home.issue, record.campaignId);
-  const refresh = await askRefresh(session.deps, record, 'status', `status by @${sender}`);
+  const refresh = await askRefresh(session.deps, record, 'status', `status by @${asked.sender}`, `comment-${asked.commentId}`);
   const pulls = (await readArtifactIfPresent(store, keys.pullStates, CampaignPullStates).catch(() => undefined))?.pulls ?? {};
   const items = withPullReadings(await itemsOf(session, record), pulls);
   const counts = Object.entries(countItems(items))
