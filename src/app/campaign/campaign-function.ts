@@ -19,6 +19,7 @@ export const CampaignTaskInput = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('start'), key: z.string(), repository: z.string() }),
   z.strictObject({ action: z.literal('poll'), key: z.string(), repository: z.string() }),
   z.strictObject({ action: z.literal('finish'), key: z.string() }),
+  z.strictObject({ action: z.literal('refresh'), key: z.string() }),
 ]);
 export type CampaignTaskInput = z.infer<typeof CampaignTaskInput>;
 
@@ -40,7 +41,9 @@ export type CampaignTaskResult = CampaignPlan | ItemStep | { counts: Record<stri
  * writes only under the campaign's prefix and through `startRun`): the task states of the
  * campaign state machine. `plan` lists the repositories, writes a pending item for each (once)
  * and posts the tracking comment; `start` and `poll` move one item; `finish` renders the
- * tracking comment once more. Every action is idempotent: Step Functions retries a task.
+ * tracking comment once more; `refresh` (an execution the intake starts for `/agent campaign
+ * status` or a campaign pull request's event) renders it with the open pull requests read again.
+ * Every action is idempotent: Step Functions retries a task.
  */
 export function createCampaignHandler(deps: CampaignDeps): (event: unknown) => Promise<CampaignTaskResult> {
   return async (event) => {
@@ -54,8 +57,9 @@ export function createCampaignHandler(deps: CampaignDeps): (event: unknown) => P
         return step(deps, home, campaign, input.repository, 'start');
       case 'poll':
         return step(deps, home, campaign, input.repository, 'poll');
-      case 'finish': {
-        await updateTracking(home, campaign);
+      case 'finish':
+      case 'refresh': {
+        await updateTracking(home, campaign, { force: input.action === 'refresh' });
         return { counts: countItems(await listItems(deps.store, campaign)) };
       }
     }

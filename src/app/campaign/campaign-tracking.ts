@@ -1,10 +1,10 @@
 import { putArtifactIfAbsent, readArtifactIfPresent } from '../../core/artifacts/artifact-io.js';
 import { CampaignTracking } from '../../core/campaign/campaign-record.js';
-import { renderTrackingComment, trackingMarker } from '../../core/campaign/tracking-comment.js';
+import { renderTrackingComment, trackingMarker, withPullReadings } from '../../core/campaign/tracking-comment.js';
 import { createCommentOnce, findMarkedComment } from '../github/create-once.js';
 import type { WebhookSession } from '../webhook/webhook-session.js';
 import { listItems, type LoadedCampaign } from './campaign-state.js';
-import { pullKey, refreshPullStates } from './pull-states.js';
+import { refreshPullStates } from './pull-states.js';
 
 /**
  * The one tracking comment on the home issue, rendered from the store (the record and every
@@ -12,17 +12,14 @@ import { pullKey, refreshPullStates } from './pull-states.js';
  * (found again by its marker when an earlier try posted it and failed before recording it),
  * then edited in place. Each render is whole, so the last edit shows every
  * item as the store had it then; the campaign's last step renders once more after every
- * repository ended.
+ * repository ended; `force` (a refresh asked by `status` or a pull request's event) reads the
+ * open pull requests again whatever the age of their last reading.
  */
-export async function updateTracking(home: WebhookSession, campaign: LoadedCampaign): Promise<number> {
+export async function updateTracking(home: WebhookSession, campaign: LoadedCampaign, options: { force?: boolean } = {}): Promise<number> {
   const { store } = home.deps;
   const { record, keys } = campaign;
   const listed = await listItems(store, campaign);
-  const pulls = await refreshPullStates(home.deps, campaign, listed);
-  const items = listed.map((i) => {
-    const read = pulls[pullKey(i) ?? ''];
-    return read ? { ...i, ci: read.ci, review: read.review } : i;
-  });
+  const items = withPullReadings(listed, await refreshPullStates(home.deps, campaign, listed, options));
   const closed = (await store.get(keys.closed)) !== undefined;
   const body = renderTrackingComment(record, items, { closed });
   const api = await home.api();

@@ -13,6 +13,7 @@ import { onBasePush, PushPayload } from './keep-current.js';
 import { draftsmanApp, probotLog } from './probot-app.js';
 import { deliveryFields, describe } from './receive-webhook.js';
 import type { CampaignLauncher } from '../campaign/campaign-launcher.js';
+import { refreshOnCheckSuite, refreshOnPullRequestClosed, refreshOnReview } from '../campaign/campaign-refresh.js';
 import { onInstallationGrants } from './installation-grants.js';
 import { syncRequestForInstallation, syncRequestForPush, type ScheduleSyncLauncher } from '../schedules/schedule-sync.js';
 import { commentOnDefaultBranchFailure } from './default-branch-ci.js';
@@ -87,15 +88,21 @@ export async function createIntakeHandler(deps: IntakeDeps): Promise<Intake> {
     draftsmanApp({
       triggers,
       logger: deps.logger,
-      onCheckSuiteCompleted: async (payload) => {
+      onCheckSuiteCompleted: async (payload, delivery) => {
         await recordCheckSuite(ci, payload);
         // After the verification record: a failing suite on an agent PR head may start a repair.
         await startRepairFromCheckSuite(triggerDeps, payload);
         // On the default branch: one analysis comment at most, never a run.
         await commentOnDefaultBranchFailure(triggerDeps, payload);
+        // A campaign's pull request: its tracking comment's CI (once per window).
+        await refreshOnCheckSuite(triggerDeps, payload, delivery);
       },
       onCommitStatus: async (payload) => void (await recordCommitStatus(ci, payload)),
-      onPullRequestClosed: async (payload) => void (await onPullRequestClosed(ci, payload)),
+      onPullRequestClosed: async (payload, delivery) => {
+        await onPullRequestClosed(ci, payload);
+        await refreshOnPullRequestClosed(triggerDeps, payload, delivery);
+      },
+      onReviewSubmitted: async (payload, delivery) => void (await refreshOnReview(triggerDeps, payload, delivery)),
       onInstallation: async (event, payload, delivery) => {
         const outcome = await onInstallationGrants(ci, event, payload);
         deps.logger.info('installation grants checked', { delivery, outcome });

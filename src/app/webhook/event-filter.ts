@@ -1,4 +1,5 @@
 import type { ZodType } from 'zod';
+import { parseAgentBranch } from '../../core/runs/run-branch.js';
 import { mentionsApp } from './app-mention.js';
 import { isBotOrSelf } from './permissions.js';
 import {
@@ -46,6 +47,18 @@ export function reviewSkip(payload: PullRequestReviewSubmittedPayload, botLogin:
   return undefined;
 }
 
+/**
+ * What the webhook keeps of submitted reviews: those that may ask for a revision (reviewSkip),
+ * and any other review of an agent pull request by a person, whose review state a campaign's
+ * tracking comment shows (src/app/campaign/campaign-refresh.ts). The trigger service still
+ * starts a revision only under reviewSkip.
+ */
+export function reviewScreen(payload: PullRequestReviewSubmittedPayload, botLogin: string): string | undefined {
+  const skip = reviewSkip(payload, botLogin);
+  if (skip === 'not a command' && parseAgentBranch(payload.pull_request.head.ref)?.issue !== undefined) return undefined;
+  return skip;
+}
+
 export function reviewCommentSkip(payload: PullRequestReviewCommentCreatedPayload, botLogin: string): string | undefined {
   if (isBotOrSelf(payload.sender, botLogin) || isBotOrSelf(payload.comment.user, botLogin)) return 'comment by a bot or the App';
   if (!mentionsApp(payload.comment.body, botLogin)) return 'does not mention the App';
@@ -76,7 +89,7 @@ const rule = <T>(r: EventRule<T>): EventRule<unknown> => r as EventRule<unknown>
 export const SUBSCRIBED_EVENTS: Readonly<Record<string, EventRule<unknown>>> = {
   'issues.labeled': rule({ schema: IssuesLabeledPayload, skip: labeledSkip }),
   'issue_comment.created': rule({ schema: IssueCommentCreatedPayload, skip: commentSkip }),
-  'pull_request_review.submitted': rule({ schema: PullRequestReviewSubmittedPayload, skip: reviewSkip }),
+  'pull_request_review.submitted': rule({ schema: PullRequestReviewSubmittedPayload, skip: reviewScreen }),
   'pull_request_review_comment.created': rule({ schema: PullRequestReviewCommentCreatedPayload, skip: reviewCommentSkip }),
   'issues.closed': rule({ schema: IssuesClosedPayload, skip: closedSkip }),
   'issues.opened': rule({ schema: IssuesOpenedPayload, skip: openedSkip }),

@@ -17,6 +17,8 @@ export interface DraftsmanAppDeps {
   onCheckSuiteCompleted?: (payload: unknown, deliveryId: string) => Promise<void>;
   onPullRequestClosed?: (payload: unknown, deliveryId: string) => Promise<void>;
   onCommitStatus?: (payload: unknown, deliveryId: string) => Promise<void>;
+  /** A submitted review, before the trigger service looks for a revision in it (a campaign pull request's review state). */
+  onReviewSubmitted?: (payload: PullRequestReviewSubmittedPayload, deliveryId: string) => Promise<void>;
   /** A push: when it moves the base of open agent pull requests, they are kept current. */
   onPush?: (payload: unknown, deliveryId: string) => Promise<void>;
   /** `installation` and `installation_repositories`: the installation's grants against app.yml (installation-grants.ts). */
@@ -42,7 +44,9 @@ export function draftsmanApp(deps: DraftsmanAppDeps): ApplicationFunction {
       deps.logger.info('issue_comment.created handled', { delivery: context.id, outcome: outcome.kind });
     });
     app.on('pull_request_review.submitted', async (context) => {
-      const outcome = await deps.triggers.onReview(PullRequestReviewSubmittedPayload.parse(context.payload));
+      const payload = PullRequestReviewSubmittedPayload.parse(context.payload);
+      await deps.onReviewSubmitted?.(payload, context.id);
+      const outcome = await deps.triggers.onReview(payload);
       deps.logger.info('pull_request_review.submitted handled', { delivery: context.id, outcome: outcome.kind });
     });
     app.on('pull_request_review_comment.created', async (context) => {

@@ -26,11 +26,21 @@ export interface CampaignKeys {
   closure: (owner: string, repo: string) => string;
   /** The CI and review states the tracking comment last read (the campaign function; a cache). */
   pullStates: string;
+  /** A refresh of the tracking comment asked by `status` or a pull request's event, once per window (the intake, putIfAbsent). */
+  refresh: (kind: 'status' | 'event', window: string) => string;
 }
 
 function paceWindow(window: string): string {
   if (!/^(m-\d{4}-\d{2}-\d{2}T\d{2}:\d{2}|h-\d{4}-\d{2}-\d{2}T\d{2})$/.test(window)) {
     throw new ArtifactError('ARTIFACT_KEY_INVALID', `invalid pace window: ${JSON.stringify(window)}`, { what: 'pace window', value: window });
+  }
+  return window;
+}
+
+/** A refresh window's stamp: `yyyymmddThhmm` (UTC). */
+function refreshWindow(window: string): string {
+  if (!/^\d{8}T\d{4}$/.test(window)) {
+    throw new ArtifactError('ARTIFACT_KEY_INVALID', `invalid refresh window: ${JSON.stringify(window)}`, { what: 'refresh window', value: window });
   }
   return window;
 }
@@ -52,6 +62,7 @@ export function campaignKeys(owner: string, repo: string, issue: number, campaig
     closuresPrefix: `${p}closures/`,
     closure: (o, r) => `${p}closures/${keySegment(o, 'owner')}/${keySegment(r, 'repo')}.json`,
     pullStates: `${p}pull-states.json`,
+    refresh: (kind, window) => `${p}refreshes/${kind}-${refreshWindow(window)}.json`,
   };
 }
 

@@ -35,13 +35,15 @@ export type CampaignRecord = z.infer<typeof CampaignRecord>;
  * Where one target repository stands: `pending` (not started), `waiting` (pace or limits),
  * `running` (its run exists), then how it ended: `changed` (a pull request, or a commit for an
  * analysis), `unchanged` (nothing to do there), `declined` (its own policy said no or waits for
- * an approval), `failed`, or `closed` (the campaign closed its pull request).
+ * an approval), `failed`, or `closed` (its pull request was closed without a merge, or the
+ * campaign was closed before it started). `merged`: a `changed` repository whose pull request was
+ * merged, as the tracking comment last read it (`withPullReadings`, tracking-comment.ts).
  */
-export const CampaignItemState = z.enum(['pending', 'waiting', 'running', 'changed', 'unchanged', 'declined', 'failed', 'closed']);
+export const CampaignItemState = z.enum(['pending', 'waiting', 'running', 'changed', 'merged', 'unchanged', 'declined', 'failed', 'closed']);
 export type CampaignItemState = z.infer<typeof CampaignItemState>;
 
 /** States a repository's run ended in; the rest are still moving. */
-export const ENDED_ITEM_STATES: ReadonlySet<CampaignItemState> = new Set(['changed', 'unchanged', 'declined', 'failed', 'closed']);
+export const ENDED_ITEM_STATES: ReadonlySet<CampaignItemState> = new Set(['changed', 'merged', 'unchanged', 'declined', 'failed', 'closed']);
 
 /** `campaigns/.../items/<owner>/<repo>.json`: one target repository (written by the campaign function). */
 export const CampaignItem = z.object({
@@ -104,13 +106,36 @@ export type CampaignClosure = z.infer<typeof CampaignClosure>;
 /** A pull request's combined check state and review state, as the tracking comment shows them. */
 export const PullCi = z.enum(['pass', 'fail', 'pending', 'none']);
 export const PullReview = z.enum(['approved', 'changes requested', 'none']);
+/** Whether a pull request is still open; `merged` and `closed` (without a merge) have ended and are not read again. */
+export const PullState = z.enum(['open', 'merged', 'closed']);
 
-/** `campaigns/.../pull-states.json`: the CI and review states the tracking comment last read, by `owner/repo#number` (a cache: last writer wins). */
+/**
+ * `campaigns/.../pull-states.json`: the CI, review and open/merged/closed states the tracking
+ * comment last read, by `owner/repo#number` (a cache: last writer wins). `state` is absent in a
+ * reading made before it was recorded (read as open).
+ */
 export const CampaignPullStates = z.object({
   schemaVersion: z.literal(1),
-  pulls: z.record(z.string(), z.object({ ci: PullCi, review: PullReview, readAt: z.string() })),
+  pulls: z.record(z.string(), z.object({ ci: PullCi, review: PullReview, state: PullState.optional(), readAt: z.string() })),
 });
 export type CampaignPullStates = z.infer<typeof CampaignPullStates>;
+
+/**
+ * `campaigns/.../refreshes/<kind>-<window>.json`: a request to refresh the tracking comment
+ * (`/agent campaign status`, or a campaign pull request's CI, review or close), written once per
+ * window by the intake (putIfAbsent): the delivery whose write creates it asks the campaign
+ * function, the others of the window find it (docs/campaigns.md, "The tracking comment").
+ */
+export const CampaignRefreshRequest = z.object({
+  schemaVersion: z.literal(1),
+  kind: z.enum(['status', 'event']),
+  /** What asked: `status by @login`, or the event and the pull request (`check_suite acme/orders`). */
+  cause: z.string(),
+  /** The delivery (or the `status` comment) that wrote it: its retry starts the execution again, the others do not. */
+  asker: z.string(),
+  at: z.string(),
+});
+export type CampaignRefreshRequest = z.infer<typeof CampaignRefreshRequest>;
 
 /** The digest of a parsed spec: equal specs, equal digests, whatever their YAML layout. */
 export function campaignSpecDigest(spec: CampaignSpec): string {

@@ -78,3 +78,12 @@ export const REBASE_LOOKS_PER_COMMAND = 25;
  */
 export const PULL_READS_PER_REFRESH = 10;
 export const PULL_READ_MAX_AGE_MS = 10 * 60_000;
+
+/**
+ * Refreshes of the tracking comment asked from outside the campaign's steps, at most one per
+ * campaign per window (a create-only marker per window): a campaign pull request's CI, review
+ * or close refreshes it at the end of its 5-minute window (every event of the window in one
+ * refresh), `/agent campaign status` at once, at most once a minute.
+ */
+export const EVENT_REFRESH_WINDOW_MS = 5 * 60_000;
+export const STATUS_REFRESH_WINDOW_MS = 60_000;

@@ -1,12 +1,31 @@
 import { cell, code } from '../text/report-markdown.js';
-import { ENDED_ITEM_STATES, type CampaignItem, type CampaignItemState, type CampaignRecord } from './campaign-record.js';
+import { ENDED_ITEM_STATES, type CampaignItem, type CampaignItemState, type CampaignPullStates, type CampaignRecord } from './campaign-record.js';
 
 /** The marker that makes the tracking comment findable again (one per campaign). */
 export function trackingMarker(campaignId: string): string {
   return `<!-- draftsman:campaign:${campaignId} -->`;
 }
 
-const STATE_ORDER: readonly CampaignItemState[] = ['changed', 'unchanged', 'declined', 'failed', 'closed', 'running', 'waiting', 'pending'];
+const STATE_ORDER: readonly CampaignItemState[] = ['changed', 'merged', 'unchanged', 'declined', 'failed', 'closed', 'running', 'waiting', 'pending'];
+
+/** `owner/repo#number`: a campaign pull request's key in `pull-states.json`. */
+export const pullKey = (item: CampaignItem): string | undefined => (item.pullRequest ? `${item.repository}#${item.pullRequest.number}` : undefined);
+
+/**
+ * The items as the tracking comment and `/agent campaign status` show them: each `changed`
+ * item's pull request with its CI and review as last read, and its state `merged` or `closed`
+ * once that reading found the pull request merged or closed without a merge. The one place a
+ * pull request's own state turns into a repository's state; the items themselves stay as the
+ * run ended them.
+ */
+export function withPullReadings(items: readonly CampaignItem[], pulls: CampaignPullStates['pulls']): CampaignItem[] {
+  return items.map((item) => {
+    const read = Object.hasOwn(pulls, pullKey(item) ?? '') ? pulls[pullKey(item)!] : undefined;
+    if (!read) return item;
+    const ended = item.state === 'changed' && (read.state === 'merged' || read.state === 'closed');
+    return { ...item, ci: read.ci, review: read.review, ...(ended ? { state: read.state as CampaignItemState } : {}) };
+  });
+}
 
 /** How many repositories are in each state, every state listed (zeros included), in one fixed order. */
 export function countItems(items: readonly CampaignItem[]): Record<CampaignItemState, number> {
@@ -40,7 +59,7 @@ const link = (pr: CampaignItem['pullRequest']) => (pr ? `[#${pr.number}](${pr.ur
 
 /** One table row: repository, state, PR, CI, review, risk, and the reason when it did not change. */
 function row(item: CampaignItem): string {
-  const why = item.state === 'changed' || item.state === 'running' ? '' : (item.reason ?? '');
+  const why = item.state === 'changed' || item.state === 'merged' || item.state === 'running' ? '' : (item.reason ?? '');
   return `| ${cell(item.repository)} | ${item.state} | ${link(item.pullRequest)} | ${cell(item.ci ?? '')} | ${cell(item.review ?? '')} | ${cell(item.risk ?? '')} | ${cell(why)} |`;
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { createCampaignHandler } from '../../../src/app/campaign/campaign-function.js';
-import type { CampaignLauncher } from '../../../src/app/campaign/campaign-launcher.js';
+import { executionInput, type CampaignLauncher } from '../../../src/app/campaign/campaign-launcher.js';
 import type { RepositoryResolver } from '../../../src/app/campaign/campaign-item.js';
 import { createGitHubApi } from '../../../src/app/github/github-api.js';
 import { CapturingLogger } from '../../../src/app/logger.js';
@@ -103,18 +103,23 @@ export function campaignSpecIssue(targets: string[], concurrency: number, starts
   ].join('\n');
 }
 
+/** An execution the intake asked the launcher for. */
+export type Started = Parameters<CampaignLauncher['start']>[0];
+
 export interface Fleet {
   h: AppHarness;
   targets: { name: string; kind: TargetKind }[];
   /** The campaign record key the intake handed to the launcher. */
-  started: { campaignId: string; key: string; name?: string; retry?: boolean }[];
+  started: Started[];
+  /** Every call the intake made to the launcher, an execution that existed already included. */
+  asked: Started[];
   handler: ReturnType<typeof createCampaignHandler>;
   /** Content-creating GitHub requests (POST, PATCH, PUT, DELETE) per target repository. */
   contentCalls(): Map<string, number>;
   /** The definition as deployed, with the campaign function's ARN substituted. */
   definition(): Record<string, unknown>;
-  /** Execute the state machine for the started campaign; the run chain drains between looks. */
-  execute(): Promise<unknown>;
+  /** Execute the state machine for the started campaign (or the execution given); the run chain drains between looks. */
+  execute(execution?: Started): Promise<unknown>;
 }
 
 export async function startFleet(
@@ -135,9 +140,11 @@ export async function startFleet(
 ): Promise<Fleet> {
   const targets = fleet(count, options.kinds);
   const names = [...targets.map((t) => t.name), ...(options.missing ? [options.missing] : [])];
-  const started: { campaignId: string; key: string; name?: string; retry?: boolean }[] = [];
+  const started: Started[] = [];
+  const asked: Started[] = [];
   const launcher: CampaignLauncher = {
     async start(input) {
+      asked.push(input);
       if (started.some((s) => (s.name ?? s.campaignId) === (input.name ?? input.campaignId))) return 'running';
       started.push(input);
       return 'started';
@@ -194,6 +201,7 @@ export async function startFleet(
     h,
     targets,
     started,
+    asked,
     handler,
     definition,
     contentCalls() {
@@ -205,13 +213,14 @@ export async function startFleet(
       }
       return counts;
     },
-    async execute() {
+    async execute(execution = started.at(-1)!) {
       const machine = new StateMachine(definition() as never, { validationOptions: { checkArn: true, checkPaths: true } });
-      const run = machine.run({ key: started.at(-1)!.key, retry: started.at(-1)!.retry ?? false } as never, {
+      // The input as stepFunctionsLauncher sends it.
+      const run = machine.run(executionInput(execution) as never, {
         overrides: {
-          taskResourceLocalHandlers: { Plan: task, Start: task, Poll: task, Finish: task } as never,
-          waitTimeOverrides: { 'Wait to start': 0, 'Wait for the run': 0 },
-          retryIntervalOverrides: { Plan: 0, Start: 0, Poll: 0, Finish: 0 },
+          taskResourceLocalHandlers: { Plan: task, Start: task, Poll: task, Finish: task, Refresh: task } as never,
+          waitTimeOverrides: { 'Wait to start': 0, 'Wait for the run': 0, 'Wait to refresh': 0 },
+          retryIntervalOverrides: { Plan: 0, Start: 0, Poll: 0, Finish: 0, Refresh: 0 },
         },
       });
       return run.result;

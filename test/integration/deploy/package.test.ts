@@ -107,6 +107,7 @@ const ALLOWED: Record<string, Grants> = {
       'campaigns/*/closed.json',
       'campaigns/*/paused.json',
       'campaigns/*/close-requests/*',
+      'campaigns/*/refreshes/*',
       'installations/*',
       'queue/*',
     ],

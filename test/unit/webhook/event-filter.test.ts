@@ -61,6 +61,25 @@ describe('the webhook screening (no network)', () => {
     expect(screenDelivery('constructor', {}, BOT)).toMatchObject({ verdict: 'ignore', why: 'event not subscribed' });
   });
 
+  it('keeps a plain review of an agent pull request (a campaign tracks its review state); drops it elsewhere and from bots', () => {
+    const review = (head: string, state: string, user = human) => ({
+      action: 'submitted',
+      review: { id: 4, body: 'Looks good.', user, state },
+      pull_request: { number: 12, head: { ref: head, sha: 'a'.repeat(40) }, base: { ref: 'main', sha: 'b'.repeat(40) } },
+      repository,
+      sender: user,
+      installation: { id: 7 },
+    });
+    expect(screenDelivery('pull_request_review', review('agent/i3/rcampaign-1', 'approved'), BOT)).toEqual({
+      verdict: 'accept',
+      kind: 'pull_request_review.submitted',
+    });
+    expect(screenDelivery('pull_request_review', review('feature/x', 'approved'), BOT)).toMatchObject({ verdict: 'ignore', why: 'not a command' });
+    expect(screenDelivery('pull_request_review', review('agent/i3/rcampaign-1', 'approved', { login: 'ci[bot]', type: 'Bot' }), BOT)).toMatchObject({
+      verdict: 'ignore',
+    });
+  });
+
   it("calls a payload outside the handlers' zod subset invalid (the webhook answers 400)", () => {
     expect(screenDelivery('issues', { action: 'labeled', installation: { id: 7 } }, BOT).verdict).toBe('invalid');
     expect(screenDelivery('push', { ref: 'refs/heads/main', after: 'not-a-sha', repository, sender: human, installation: { id: 7 } }, BOT).verdict).toBe(

@@ -1,7 +1,15 @@
 import { putArtifactIfAbsent, readArtifactIfPresent } from '../../../core/artifacts/artifact-io.js';
 import { campaignIssuePrefix, campaignKeys, parseCampaignRecordKey } from '../../../core/artifacts/campaign-keys.js';
-import { CampaignClosed, CampaignItem, CampaignRecord, CampaignTracking, ENDED_ITEM_STATES } from '../../../core/campaign/campaign-record.js';
-import { countItems } from '../../../core/campaign/tracking-comment.js';
+import {
+  CampaignClosed,
+  CampaignItem,
+  CampaignPullStates,
+  CampaignRecord,
+  CampaignTracking,
+  ENDED_ITEM_STATES,
+} from '../../../core/campaign/campaign-record.js';
+import { countItems, withPullReadings } from '../../../core/campaign/tracking-comment.js';
+import { askRefresh } from '../../campaign/campaign-refresh.js';
 import type { TriggerOutcome } from '../trigger-outcome.js';
 import type { WebhookSession } from '../webhook-session.js';
 
@@ -28,18 +36,36 @@ export async function itemsOf(session: WebhookSession, record: CampaignRecord): 
   return items;
 }
 
-/** `/agent campaign status`: the counts, and where the tracking comment is. Anyone may ask. */
-export async function campaignStatus(session: WebhookSession, issue: number, issueUrl: string | undefined, record: CampaignRecord): Promise<TriggerOutcome> {
-  const items = await itemsOf(session, record);
+/**
+ * `/agent campaign status`: asks the campaign function to refresh the tracking comment (its open
+ * pull requests' CI, review and state read again: campaign-refresh.ts), then replies with the
+ * counts as the store has them (each pull request as last read) and where the tracking comment
+ * is. Anyone may ask.
+ */
+export async function campaignStatus(
+  session: WebhookSession,
+  issue: number,
+  issueUrl: string | undefined,
+  record: CampaignRecord,
+  asked: { sender: string; commentId: number },
+): Promise<TriggerOutcome> {
+  const { store } = session.deps;
+  const keys = campaignKeys(record.home.owner, record.home.repo, record.home.issue, record.campaignId);
+  const refresh = await askRefresh(session.deps, record, 'status', `status by @${asked.sender}`, `comment-${asked.commentId}`);
+  const pulls = (await readArtifactIfPresent(store, keys.pullStates, CampaignPullStates).catch(() => undefined))?.pulls ?? {};
+  const items = withPullReadings(await itemsOf(session, record), pulls);
   const counts = Object.entries(countItems(items))
     .filter(([, n]) => n > 0)
     .map(([state, n]) => `${n} ${state}`)
     .join(', ');
-  const keys = campaignKeys(record.home.owner, record.home.repo, record.home.issue, record.campaignId);
-  const tracking = await readArtifactIfPresent(session.deps.store, keys.tracking, CampaignTracking);
+  const tracking = await readArtifactIfPresent(store, keys.tracking, CampaignTracking);
   const ended = items.filter((i) => ENDED_ITEM_STATES.has(i.state)).length;
-  const where = tracking ? ` The table: ${issueUrl ?? ''}#issuecomment-${tracking.commentId}.` : '';
-  await session.reply(issue, `Campaign \`${record.campaignId}\`: ${ended} of ${items.length} repositories ended${counts ? ` (${counts})` : ''}.${where}`);
+  const where = tracking ? ` The table: ${issueUrl ?? ''}#issuecomment-${tracking.commentId}` : '';
+  const refreshing = tracking && refresh !== 'not set up' ? ', refreshing its pull requests’ CI, review and state' : '';
+  await session.reply(
+    issue,
+    `Campaign \`${record.campaignId}\`: ${ended} of ${items.length} repositories ended${counts ? ` (${counts})` : ''}.${where}${refreshing}${where ? '.' : ''}`,
+  );
   return { kind: 'replied', why: 'campaign status' };
 }
 

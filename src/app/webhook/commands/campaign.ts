@@ -41,7 +41,8 @@ export async function campaignCommand({ session, policy, payload }: CommandConte
       await session.reply(issue, TEXTS.noCampaign);
       return { kind: 'replied', why: 'no campaign on this issue' };
     }
-    if (sub === 'status') return campaignStatus(session, issue, payload.issue.html_url, record);
+    if (sub === 'status')
+      return campaignStatus(session, issue, payload.issue.html_url, record, { sender: payload.sender.login, commentId: payload.comment.id });
     if (!(await hasPermission(session, issue, payload.sender.login, 'admin'))) return { kind: 'replied', why: 'insufficient permission' };
     // A bulk command acts once per comment, whatever delivery carries it.
     const claim = {
