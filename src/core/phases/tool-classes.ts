@@ -74,3 +74,13 @@ export function toolCallFirings(rules: readonly AgentRule[], tool: string, args:
   if (rules.length === 0) return [];
   return evaluateRules(rules, { on: 'tool', toolClass: toolClassOf(tool), ...callFacts(args) });
 }
+
+/**
+ * The files whose content the policy's `on: tool` deny rules keep from the model: a file a rule
+ * would refuse to read or to search by name is also left out of a search over many files, so a
+ * repository-wide `code_search` never shows what `file_read` would refuse.
+ */
+export function hiddenByToolRules(rules: readonly AgentRule[]): (path: string) => boolean {
+  if (!rules.some((r) => r.on === 'tool' && r.action === 'deny')) return () => false;
+  return (path) => (['read', 'search'] as const).some((toolClass) => evaluateRules(rules, { on: 'tool', toolClass, paths: [path], addedLines: [] }).length > 0);
+}

@@ -1,3 +1,4 @@
+import { hiddenByToolRules } from '../../phases/tool-classes.js';
 import { z } from 'zod';
 import { defineLlmTool, type LlmTool } from '../../engines/llm/index.js';
 import { redactSecrets, type SecretPathRules } from '../../secrets/secret-scan.js';
@@ -96,14 +97,20 @@ export function readTools(ctx: ModelToolContext): LlmTool<any>[] {
         const pattern = compileUserRegex(query, caseSensitive === false ? 'i' : '', { literal: regex !== true });
         const inPaths = paths && paths.length > 0 ? compileGlobs(paths) : () => true;
         const limit = maxResults ?? 50;
+        const hidden = hiddenByToolRules(ctx.env.policy.agent.rules);
         const out: string[] = [];
         let scanned = 0;
         let stopped = '';
+        let held = 0;
         for (const p of ctx.workspace.paths()) {
           if (out.length >= limit) break;
           if (!inPaths(p) || ctx.views.rules.isGenerated(p)) continue;
           const entry = ctx.workspace.entry(p);
           if (entry?.mode !== '100644' && entry?.mode !== '100755') continue;
+          if (hidden(p)) {
+            held += 1;
+            continue;
+          }
           if (scanned >= MAX_SEARCH_SCAN_BYTES) {
             stopped = `\n[search stopped after ${scanned} bytes; narrow it with paths]`;
             break;
@@ -114,7 +121,8 @@ export function readTools(ctx: ModelToolContext): LlmTool<any>[] {
           out.push(...matchingLines({ path: p, rules: ctx.views.rules }, text, pattern, limit - out.length));
         }
         const more = out.length >= limit ? `\n[first ${limit} matches shown; narrow the query or raise maxResults]` : '';
-        return (out.join('\n') || noMatch(query, regex === true)) + more + stopped;
+        const withheld = held > 0 ? `\n[${held} file(s) the repository policy's rules keep from reading were not searched]` : '';
+        return (out.join('\n') || noMatch(query, regex === true)) + more + stopped + withheld;
       },
     }),
   ];

@@ -106,3 +106,30 @@ describe('code_search', () => {
     expect(out).not.toContain(CANARY);
   });
 });
+
+describe('code_search under the policy rules', () => {
+  const rules = (r: Record<string, unknown>[]) => ({ agent: { rules: r } });
+
+  it('leaves out files a deny rule keeps from reading, and says how many', async () => {
+    const b = await toolBench(files, {
+      segmentPaths: [],
+      policy: rules([{ on: 'tool', tools: ['read'], paths: ['config/**'], action: 'deny', reason: 'credentials live there' }]),
+    });
+    const out = await b.call('code_search', { query: 'token' });
+    expect(out).not.toContain('config/app.yml');
+    expect(out).toContain("[1 file(s) the repository policy's rules keep from reading were not searched]");
+    // What the rules do not cover is searched as before.
+    expect(await b.call('code_search', { query: 'def total(', paths: ['src/**'] })).toBe('src/invoice.py:1: def total(items):');
+  });
+
+  it('a rule on changes, or on writes, hides nothing', async () => {
+    const b = await toolBench(files, {
+      segmentPaths: [],
+      policy: rules([
+        { on: 'change', paths: ['src/**'], action: 'deny', reason: 'reviewed elsewhere' },
+        { on: 'tool', tools: ['write'], paths: ['src/**'], action: 'deny', reason: 'no edits' },
+      ]),
+    });
+    expect(await b.call('code_search', { query: 'def total(' })).toBe('src/invoice.py:1: def total(items):');
+  });
+});
