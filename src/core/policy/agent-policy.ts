@@ -162,7 +162,7 @@ export const AgentPolicy = z
     version: z.literal(1).describe('Version of this file format. Required; must be 1.'),
     agent: z
       .strictObject({
-        enabled: z.boolean().default(true).describe('Kill switch: false makes the App ignore every trigger in this repository.'),
+        enabled: z.boolean().default(true).describe('Kill switch: false, the App ignores every trigger here and a CLI run ends BLOCKED (AGENT_DISABLED).'),
         allowedModes: z
           .array(z.enum(['analysis', 'draft_pr']))
           .default(['analysis', 'draft_pr'])

@@ -70,6 +70,14 @@ export function intakePhase(env: PipelineEnv): PhaseHandler {
           };
         }
       }
+      // The kill switch: the App ignores triggers of a disabled repository; a run started another way (the CLI) ends here, before any work.
+      if (!env.policy.agent.enabled) {
+        return {
+          output: task,
+          summary: 'draftsman is disabled in this repository (agent.enabled: false in .agent-policy.yaml)',
+          stop: { state: 'BLOCKED', reason: 'AGENT_DISABLED' },
+        };
+      }
       if (!env.policy.agent.allowedModes.includes(task.mode)) {
         return {
           output: task,
