@@ -94,9 +94,12 @@ describe('a task cap holds across a retry and a revision', () => {
     expect(run).toMatchObject({ attempt: 3 });
     expect(run.attempts.at(-1)).toMatchObject({ n: 3, status: 'BUDGET_EXCEEDED', reason: 'MODEL_BUDGET_EXCEEDED' });
 
-    // Three calls were answered in all (two in attempt 1, one live in attempt 2 after its replay, none in 3).
+    // Four calls were answered in all: two in attempt 1, one live in attempt 2 after its replay, and one in 3, sent with the
+    // completion the cap still paid for (its 32k default would not fit); the next one could not pay for a useful completion.
     const record = await h.json(`${prefix}spend.json`);
-    expect(record).toMatchObject({ calls: 3, costMicroUsd: 3 * CALL_MICRO_USD, reserved: {} });
+    expect(record).toMatchObject({ calls: 4, costMicroUsd: 4 * CALL_MICRO_USD, reserved: {} });
+    const revision = h.model!.requests.at(-1)!.body;
+    expect(revision.max_tokens).toBeLessThan(32_000);
     expect(record.costMicroUsd).toBeLessThanOrEqual(CAP_MICRO_USD);
 
     const said =
@@ -108,7 +111,7 @@ describe('a task cap holds across a retry and a revision', () => {
         .comments(published.prNumber)
         .map((c) => c.body)
         .join('\n');
-    expect(said).toMatch(/The task's spend cap agent\.budgets\.maxCostUsd = \$0\.2000 stopped the run: \$0\.1350 spent over all its attempts/);
+    expect(said).toMatch(/The task's spend cap agent\.budgets\.maxCostUsd = \$0\.2000 stopped the run: \$0\.1800 spent over all its attempts/);
     expect(said).toContain('raise agent.budgets.maxCostUsd to go on.');
   }, 180_000);
 });

@@ -1,5 +1,5 @@
 import { runKeys, spendKeys } from '../../artifacts/keys.js';
-import { costMicroUsd, priceOf, type PriceTable } from '../../budget/cost.js';
+import { costMicroUsd, priceOf, type ModelPrice, type PriceTable } from '../../budget/cost.js';
 import {
   describeSpendRefusal,
   releaseSpend,
@@ -15,6 +15,19 @@ import { estimateTokens, promptEstimate } from './model-request.js';
 
 /** Completion tokens a call may use when neither it nor the provider names a cap (the engine's default). */
 const DEFAULT_COMPLETION_CAP = 4_096;
+
+/** Fewer completion tokens than this left under a cap: the call is refused rather than sent to be cut short at once. */
+export const MIN_AFFORDABLE_COMPLETION = 1_024;
+
+/** The most completion tokens a call of `prompt` tokens can use within `roomMicroUsd` (0 when the prompt alone does not fit). */
+export function affordableCompletion(price: ModelPrice, prompt: number, roomMicroUsd: number): number {
+  const left = roomMicroUsd - costMicroUsd(price, prompt, 0);
+  if (left <= 0 || price.outputPerMTokUsd <= 0) return 0;
+  // A dollar per million tokens is a micro-dollar per token; costMicroUsd rounds the sum up to a whole micro-dollar, which at most one more micro-dollar's tokens pays for.
+  const fits = Math.floor(left / price.outputPerMTokUsd);
+  if (costMicroUsd(price, prompt, fits) <= roomMicroUsd) return fits;
+  return Math.max(0, fits - Math.ceil(1 / price.outputPerMTokUsd) - 1);
+}
 
 /** What the trusted model caller accounts spend with. */
 export interface SpendAccountingDeps {
@@ -62,13 +75,22 @@ export function accountSpend(inner: ModelProvider, scope: SpendScope, deps: Spen
       throw new SpendError('SPEND_PRICE_UNKNOWN', `a spend cap is set but the price table has no price for model "${inner.model}"`, { model: inner.model });
     }
     const cap = request.maxTokens ?? inner.maxOutputTokens ?? DEFAULT_COMPLETION_CAP;
-    const worst = price ? costMicroUsd(price, promptEstimate(request.messages, request.tools), cap) : 0;
+    const prompt = price ? promptEstimate(request.messages, request.tools) : 0;
+    let worst = price ? costMicroUsd(price, prompt, cap) : 0;
     const id = deps.reservationId();
-    const refusal = await reserveSpend(deps.store, accounts, { id, microUsd: worst, now });
+    let refusal = await reserveSpend(deps.store, accounts, { id, microUsd: worst, now });
+    let sent = request;
+    // A completion cap whose worst case alone passes what is left: the call is sent with the completion it can afford, when that is enough to be useful.
+    const fits = refusal && price ? affordableCompletion(price, prompt, refusal.limitMicroUsd - refusal.spentMicroUsd) : 0;
+    if (refusal && price && fits >= MIN_AFFORDABLE_COMPLETION && fits < cap) {
+      worst = costMicroUsd(price, prompt, fits);
+      refusal = await reserveSpend(deps.store, accounts, { id, microUsd: worst, now });
+      sent = { ...request, maxTokens: fits };
+    }
     if (refusal) throw new SpendError('SPEND_CAP_REACHED', describeSpendRefusal(refusal), refusal);
     let response: ModelResponse;
     try {
-      response = await inner.complete(request);
+      response = await inner.complete(sent);
     } catch (error) {
       await releaseSpend(deps.store, accounts, id);
       throw error;
