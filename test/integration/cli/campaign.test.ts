@@ -56,7 +56,7 @@ describe('draftsman campaign', () => {
     expect(byRepo['web.site']).toMatchObject({ outcome: 'changed', status: 'COMPLETED' });
     expect(byRepo.api).toMatchObject({ outcome: 'changed', status: 'COMPLETED' });
     // The repository's own policy decides: reported, never overridden.
-    expect(byRepo.off).toMatchObject({ outcome: 'declined', detail: expect.stringContaining('POLICY_REFUSED') });
+    expect(byRepo.off).toMatchObject({ outcome: 'declined', status: 'BLOCKED', reason: 'AGENT_DISABLED' });
     // Nothing to change is not a failure of the campaign.
     expect(byRepo.done.outcome).toBe('unchanged');
     expect(result.json!.counts).toEqual({ changed: 2, unchanged: 1, declined: 1, failed: 0, unselected: 0 });

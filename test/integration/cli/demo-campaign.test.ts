@@ -19,7 +19,7 @@ describe('npm run demo:campaign', () => {
     expect(stdout).toMatch(/^campaign lodash-get: 1 changed, 1 unchanged, 1 declined, 0 failed$/m);
     expect(stdout).toMatch(/^\| \S*demo-001-changed\.git \| changed \| COMPLETED \|/m);
     expect(stdout).toMatch(/^\| \S*demo-002-migrated\.git \| unchanged \|/m);
-    expect(stdout).toMatch(/^\| \S*demo-003-disabled\.git \| declined \|.*POLICY_REFUSED/m);
+    expect(stdout).toMatch(/^\| \S*demo-003-disabled\.git \| declined \| BLOCKED \| AGENT_DISABLED/m);
     // The printed command shows the published change, and only the agent's commit.
     const hint = /^draftsman demo: inspect the change with: git --git-dir (\S+) log -p (\S+)$/m.exec(stderr);
     expect(hint).not.toBeNull();
