@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ScoredFile } from '../../../src/core/targets/rank-targets.js';
-import { capWeakEvidence, MAX_REFERENCES_WITH_STRONG, MAX_RELATED, MAX_RELATED_TESTS } from '../../../src/core/targets/select-targets.js';
+import { capWeakEvidence, MAX_REFERENCES_WITH_STRONG, MAX_RELATED, MAX_RELATED_TESTS, MAX_TERM_TESTS } from '../../../src/core/targets/select-targets.js';
 import type { TargetWarning } from '../../../src/core/targets/target-selection-schema.js';
 
 const file = (path: string, rank: number, tier: ScoredFile['tier'], coverage: number, relation?: number): ScoredFile => ({
@@ -37,13 +37,13 @@ describe('the cap on weak evidence', () => {
   it('keeps the tests named after a file before tests that only mention it, apart from the importers', () => {
     const sorted = [
       file('src/strong.ts', 1, 'strong', 2),
-      ...Array.from({ length: MAX_RELATED_TESTS }, (_, i) => file(`test/mentions${i}.test.ts`, 0.5, 'related', 3, 0.5)),
+      ...Array.from({ length: MAX_RELATED_TESTS }, (_, i) => file(`test/mentions${i}.test.ts`, 0.5, 'related', 1, 0.5)),
       ...Array.from({ length: MAX_RELATED }, (_, i) => file(`src/importer${i}.ts`, 0.45, 'related', 3, 0.2)),
       file('test/strong.test.ts', 0.3, 'related', 1, 0.9),
     ];
     const excluded = new Map<string, { reason: string; rank?: number }>();
     const kept = capWeakEvidence(sorted, [], excluded).map((s) => s.file.path);
-    // The counterpart by name is kept although it holds fewer terms and ranks lower; importers have their own cap.
+    // The counterpart by name is kept although it ranks lower; importers have their own cap.
     expect(kept).toContain('test/strong.test.ts');
     expect(kept.filter((p) => p.startsWith('src/importer'))).toHaveLength(MAX_RELATED);
     expect([...excluded.keys()]).toEqual([`test/mentions${MAX_RELATED_TESTS - 1}.test.ts`]);
@@ -59,7 +59,28 @@ describe('the cap on weak evidence', () => {
     const excluded = new Map<string, { reason: string; rank?: number }>();
     const kept = capWeakEvidence(sorted, [], excluded).map((s) => s.file.path);
     expect(kept).toContain('src/values.ts');
-    // Tests get half the kind's places.
-    expect(kept.filter((p) => p.startsWith('test/'))).toHaveLength(Math.ceil(MAX_REFERENCES_WITH_STRONG / 2));
+    // Tests get half the kind's places, and the places of tests holding several terms.
+    expect(kept.filter((p) => p.startsWith('test/'))).toHaveLength(Math.ceil(MAX_REFERENCES_WITH_STRONG / 2) + MAX_TERM_TESTS);
+  });
+
+  it('a test holding several terms of the task, capped with its kind, is kept in places of its own, the most terms first', () => {
+    const sorted = [
+      file('src/strong.ts', 1, 'strong', 2),
+      ...Array.from({ length: MAX_RELATED_TESTS }, (_, i) => file(`test/named${i}.test.ts`, 0.5, 'related', 0, 0.9)),
+      file('test/two-terms.test.ts', 0.2, 'related', 2, 0.3),
+      file('test/three-terms.test.ts', 0.1, 'related', 3, 0.3),
+      file('test/one-term.test.ts', 0.3, 'related', 1, 0.3),
+      file('test/two-more.test.ts', 0.15, 'related', 2, 0.3),
+    ];
+    const excluded = new Map<string, { reason: string; rank?: number }>();
+    const kept = capWeakEvidence(sorted, [], excluded).map((s) => s.file.path);
+    expect(MAX_TERM_TESTS).toBe(2);
+    expect(kept).toEqual([
+      'src/strong.ts',
+      ...Array.from({ length: MAX_RELATED_TESTS }, (_, i) => `test/named${i}.test.ts`),
+      'test/two-terms.test.ts',
+      'test/three-terms.test.ts',
+    ]);
+    expect([...excluded.keys()].sort()).toEqual(['test/one-term.test.ts', 'test/two-more.test.ts']);
   });
 });
