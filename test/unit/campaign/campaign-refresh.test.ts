@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { askRefresh } from '../../../src/app/campaign/campaign-refresh.js';
 import type { CampaignLauncher } from '../../../src/app/campaign/campaign-launcher.js';
 import { CampaignSpec } from '../../../src/core/campaign/campaign-spec.js';
-import type { CampaignItem, CampaignRecord } from '../../../src/core/campaign/campaign-record.js';
-import { withPullReadings } from '../../../src/core/campaign/tracking-comment.js';
+import type { CampaignRecord } from '../../../src/core/campaign/campaign-record.js';
 import type { ArtifactStore, Logger } from '../../../src/core/ports.js';
 import { MapStore } from '../../helpers/map-store.js';
 
@@ -96,38 +95,5 @@ describe('a refresh of the tracking comment asked from outside the campaign’s 
     expect(await askRefresh(deps, record, 'event', 'check_suite b', 'delivery-b')).toBe('already asked');
     expect(await askRefresh(deps, record, 'event', 'check_suite a', 'delivery-a')).toBe('asked');
     expect(starts).toEqual(['jakarta-abcdefghijkl-refresh-event-20260203T1005']);
-  });
-});
-
-describe('items with their pull requests as last read', () => {
-  const item = (repository: string, state: CampaignItem['state'], pr?: number): CampaignItem => ({
-    schemaVersion: 1,
-    repository,
-    state,
-    starts: 1,
-    slots: [],
-    updatedAt: '2026-02-05T00:00:00.000Z',
-    ...(pr ? { pullRequest: { number: pr, url: `https://x/${repository}/pull/${pr}` } } : {}),
-  });
-  const read = (state?: 'open' | 'merged' | 'closed') => ({ ci: 'pass' as const, review: 'approved' as const, readAt: '2026-02-05T00:00:00.000Z', state });
-
-  it('a changed repository whose pull request was merged or closed shows as such; others keep their state', () => {
-    const items = [
-      item('acme/a', 'changed', 1),
-      item('acme/b', 'changed', 2),
-      item('acme/c', 'changed', 3),
-      item('acme/d', 'changed', 4),
-      item('acme/e', 'failed'),
-    ];
-    const shown = withPullReadings(items, { 'acme/a#1': read('merged'), 'acme/b#2': read('closed'), 'acme/c#3': read('open'), 'acme/d#4': read() });
-    expect(shown.map((i) => [i.repository, i.state, i.ci ?? '', i.review ?? ''])).toEqual([
-      ['acme/a', 'merged', 'pass', 'approved'],
-      ['acme/b', 'closed', 'pass', 'approved'],
-      ['acme/c', 'changed', 'pass', 'approved'],
-      ['acme/d', 'changed', 'pass', 'approved'],
-      ['acme/e', 'failed', '', ''],
-    ]);
-    // The items themselves are left as the runs ended them.
-    expect(items[0].state).toBe('changed');
   });
 });

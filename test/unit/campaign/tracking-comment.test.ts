@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CampaignItem, CampaignRecord } from '../../../src/core/campaign/campaign-record.js';
 import { paceLimits, paceWindows, secondsToNextWindow } from '../../../src/core/campaign/pace.js';
-import { burndown, countItems, renderTrackingComment, trackingMarker } from '../../../src/core/campaign/tracking-comment.js';
+import { burndown, countItems, renderTrackingComment, trackingMarker, withPullReadings } from '../../../src/core/campaign/tracking-comment.js';
 import { CampaignSpec } from '../../../src/core/campaign/campaign-spec.js';
 
 const spec = CampaignSpec.parse({
@@ -71,5 +71,25 @@ describe('the pace', () => {
     expect(paceWindows(Date.parse('2026-02-03T10:05:30Z'))).toEqual({ minute: 'm-2026-02-03T10:05', hour: 'h-2026-02-03T10' });
     expect(secondsToNextWindow(Date.parse('2026-02-03T10:05:30Z'), 'minute')).toBe(30);
     expect(secondsToNextWindow(Date.parse('2026-02-03T10:05:30Z'), 'hour')).toBe(3270);
+  });
+});
+
+describe('items with their pull requests as last read', () => {
+  const withPull = (repository: string, pr: number): CampaignItem =>
+    item(repository, 'changed', { pullRequest: { number: pr, url: `https://x/${repository}/pull/${pr}` } });
+  const read = (state?: 'open' | 'merged' | 'closed') => ({ ci: 'pass' as const, review: 'approved' as const, readAt: '2026-02-05T00:00:00.000Z', state });
+
+  it('a changed repository whose pull request was merged or closed shows as such; others keep their state', () => {
+    const items = [withPull('acme/a', 1), withPull('acme/b', 2), withPull('acme/c', 3), withPull('acme/d', 4), item('acme/e', 'failed')];
+    const shown = withPullReadings(items, { 'acme/a#1': read('merged'), 'acme/b#2': read('closed'), 'acme/c#3': read('open'), 'acme/d#4': read() });
+    expect(shown.map((i) => [i.repository, i.state, i.ci ?? '', i.review ?? ''])).toEqual([
+      ['acme/a', 'merged', 'pass', 'approved'],
+      ['acme/b', 'closed', 'pass', 'approved'],
+      ['acme/c', 'changed', 'pass', 'approved'],
+      ['acme/d', 'changed', 'pass', 'approved'],
+      ['acme/e', 'failed', '', ''],
+    ]);
+    // The items themselves are left as the runs ended them.
+    expect(items[0].state).toBe('changed');
   });
 });
