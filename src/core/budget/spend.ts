@@ -94,13 +94,13 @@ function expireStale(record: SpendRecord, now: number): SpendRecord {
   return { ...record, costMicroUsd: cost, expired, reserved };
 }
 
+const decoder = new TextDecoder();
+
 /** Read a spend record (absent: nothing spent yet). */
 export async function readSpend(store: ArtifactStore, key: string): Promise<SpendRecord> {
   const object = await store.get(key);
-  return object ? SpendRecord.parse(JSON.parse(new TextDecoder().decode(object.body))) : { ...EMPTY_SPEND, reserved: {} };
+  return object ? SpendRecord.parse(JSON.parse(decoder.decode(object.body))) : { ...EMPTY_SPEND, reserved: {} };
 }
-
-const decoder = new TextDecoder();
 
 /**
  * The text last read or written per record key, with its parsed record. A call settles the

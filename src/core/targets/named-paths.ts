@@ -145,27 +145,25 @@ function push(map: Map<string, string[]>, key: string, value: string): void {
   else map.set(key, [value]);
 }
 
-/** A directory path named in a task (`internal/transport: ...`, "the code under src/cli"): two segments at least, outside URLs. */
-const DIRECTORY_PATH = /(?<![\w./:@-])((?:[\w.-]+\/)+[\w.-]+)\/?(?![\w/-])/g;
 /** Most directory paths taken from one task, and most directories one path may name before it says nothing. */
 export const MAX_NAMED_DIRECTORY_PATHS = 5;
 export const AMBIGUOUS_DIRECTORY_PATHS = 3;
 
 /**
- * Directories the task names by a path of two segments or more: the directory itself, or every
- * directory the path ends (`transport/http2` names `internal/transport/http2`), when at most
- * AMBIGUOUS_DIRECTORY_PATHS do. Directory -> the path as the task wrote it.
+ * Directories the task names by a path of two segments or more (`paths`, the task's path-shaped
+ * tokens): the directory itself, or every directory the path ends (`transport/http2` names
+ * `internal/transport/http2`), when at most AMBIGUOUS_DIRECTORY_PATHS do. Directory -> the
+ * path as the task wrote it.
  */
-export function directoriesNamedByPath(candidates: readonly string[], text: string): Map<string, string> {
-  const named = [...new Set([...text.slice(0, 16_384).matchAll(DIRECTORY_PATH)].map((m) => m[1]).filter((p) => !p.includes('//') && !/^\.+$/.test(p)))];
-  if (named.length === 0) return new Map();
+export function directoriesNamedByPath(candidates: readonly string[], paths: readonly string[]): Map<string, string> {
+  if (paths.length === 0) return new Map();
   const dirs = new Set<string>();
   for (const p of candidates) {
     const segments = p.split('/');
     for (let i = 1; i < segments.length; i++) dirs.add(segments.slice(0, i).join('/'));
   }
   const out = new Map<string, string>();
-  for (const path of named.slice(0, MAX_NAMED_DIRECTORY_PATHS)) {
+  for (const path of paths.slice(0, MAX_NAMED_DIRECTORY_PATHS)) {
     const matches = [...dirs].filter((d) => d === path || d.endsWith(`/${path}`));
     if (matches.length > 0 && matches.length <= AMBIGUOUS_DIRECTORY_PATHS) for (const d of matches) out.set(d, path);
   }

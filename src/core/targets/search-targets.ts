@@ -1,4 +1,4 @@
-import { taskWords, type TaskWord } from '../task/search-terms.js';
+import { pathTokens, taskWords, type TaskWord } from '../task/search-terms.js';
 import { isDeclarationFile } from '../paths/path-classes.js';
 import type { SearchTerm } from '../task/task-contract.js';
 import { filesContaining, keywordSearch, type KeywordHit } from './keyword-search.js';
@@ -169,7 +169,7 @@ const DIRECTORY_PATH_SCORE = 0.25;
  * path then counts as a term of the task those files hold.
  */
 function directoryStage(ctx: SelectionContext, names: string[]): void {
-  const byPath = directoriesNamedByPath(ctx.candidates, `${ctx.task.title}\n${ctx.task.objective}`);
+  const byPath = directoriesNamedByPath(ctx.candidates, pathTokens(`${ctx.task.title}\n${ctx.task.objective}`));
   for (const [dir, path] of byPath) {
     for (const [p, f] of ctx.found) {
       if (!p.startsWith(`${dir}/`) || f.reasons.some((r) => r.startsWith('inside directory'))) continue;

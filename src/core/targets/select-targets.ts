@@ -151,9 +151,8 @@ export const MAX_CALLEES = 4;
 export const MAX_TERM_TESTS = 2;
 const TERM_TEST_COVERAGE = 2;
 
-type CapKind = 'termTest' | 'relatedTest' | 'related' | 'callee' | 'reference' | 'keyword';
+type CapKind = 'relatedTest' | 'related' | 'callee' | 'reference' | 'keyword';
 const KIND_NAMES: Record<CapKind, string> = {
-  termTest: 'are tests holding several terms of the task',
   relatedTest: 'test a better-ranked file',
   related: 'import a better-ranked file',
   callee: 'are called from a named definition',
@@ -174,7 +173,6 @@ export function capWeakEvidence<T extends { file: SelectedFile; tier?: EvidenceT
 ): T[] {
   const strong = sorted.some((s) => s.tier === 'strong');
   const limits: Record<CapKind, number> = {
-    termTest: MAX_TERM_TESTS,
     relatedTest: MAX_RELATED_TESTS,
     related: MAX_RELATED,
     callee: MAX_CALLEES,
@@ -191,7 +189,6 @@ export function capWeakEvidence<T extends { file: SelectedFile; tier?: EvidenceT
   // Within a kind, the files kept are the most strongly related (tests and importers), then those
   // holding the most distinct terms of the task, then the best ranked.
   const keep = new Set<T>();
-  const kept: Record<CapKind, number> = { termTest: 0, relatedTest: 0, related: 0, callee: 0, reference: 0, keyword: 0 };
   const byCoverage = sorted
     .map((s, i) => ({ s, i }))
     .sort((a, b) => (b.s.relation ?? 0) - (a.s.relation ?? 0) || (b.s.coverage ?? 0) - (a.s.coverage ?? 0) || a.i - b.i);
@@ -204,14 +201,14 @@ export function capWeakEvidence<T extends { file: SelectedFile; tier?: EvidenceT
     const test = s.file.classification === 'test';
     const slot = `${kind}:${test}`;
     const n = slots.get(slot) ?? 0;
-    if (n < (test && kind !== 'relatedTest' ? Math.ceil(limits[kind] / 2) : limits[kind])) (slots.set(slot, n + 1), kept[kind]++, keep.add(s));
+    if (n < (test && kind !== 'relatedTest' ? Math.ceil(limits[kind] / 2) : limits[kind])) (slots.set(slot, n + 1), keep.add(s));
   }
   const termTests = byCoverage
     .filter(({ s }) => kindOf(s) && !keep.has(s) && termTest(s))
     .sort((a, b) => (b.s.coverage ?? 0) - (a.s.coverage ?? 0) || a.i - b.i)
     .slice(0, MAX_TERM_TESTS);
-  for (const { s } of termTests) (kept.termTest++, keep.add(s));
-  const dropped: Record<CapKind, number> = { termTest: 0, relatedTest: 0, related: 0, callee: 0, reference: 0, keyword: 0 };
+  for (const { s } of termTests) keep.add(s);
+  const dropped: Record<CapKind, number> = { relatedTest: 0, related: 0, callee: 0, reference: 0, keyword: 0 };
   const out = sorted.filter((s) => {
     const kind = kindOf(s);
     if (!kind || keep.has(s)) return true;

@@ -187,6 +187,27 @@ function stripCall(text: string): string {
   return text.endsWith('()') ? text.slice(0, -2) : text;
 }
 
+/** Most path-shaped tokens taken from one text. */
+const MAX_PATH_TOKENS = 32;
+
+/**
+ * The tokens of a text shaped like a repository path of two segments or more
+ * (`internal/transport:`, `src/cli/`), with or without an extension, URLs left out: what may
+ * name a directory of the repository. Trailing punctuation and slashes are trimmed.
+ */
+export function pathTokens(text: string): string[] {
+  const out = new Set<string>();
+  for (const match of text.matchAll(TOKEN)) {
+    if (out.size >= MAX_PATH_TOKENS) break;
+    // A run of slashes is never a path: checked first, so trimming the one trailing slash is cheap.
+    if (match[0].length > MAX_TOKEN_LENGTH || match[0].includes('//')) continue;
+    const trimmed = trimPunctuation(match[0]);
+    const token = trimmed.endsWith('/') ? trimmed.slice(0, -1) : trimmed;
+    if (PATH_LIKE.test(token)) out.add(token);
+  }
+  return [...out];
+}
+
 /** Sentence punctuation around a token (`exchangeToken.`, `:Foo`). */
 function trimPunctuation(token: string): string {
   let start = 0;

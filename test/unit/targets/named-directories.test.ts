@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { directoriesNamedByPath } from '../../../src/core/targets/named-paths.js';
+import { pathTokens } from '../../../src/core/task/search-terms.js';
 import { targetFixture } from '../../helpers/target-fixture.js';
 
 const CANDIDATES = [
@@ -15,13 +16,17 @@ const CANDIDATES = [
 
 describe('directoriesNamedByPath', () => {
   it('takes a directory the task names by its path, or the directories a shorter path ends', () => {
-    expect(directoriesNamedByPath(CANDIDATES, 'internal/transport: validate metadata')).toEqual(new Map([['internal/transport', 'internal/transport']]));
-    expect(directoriesNamedByPath(CANDIDATES, 'the code in xds/transport/ drops it')).toEqual(new Map([['internal/xds/transport', 'xds/transport']]));
+    expect(directoriesNamedByPath(CANDIDATES, pathTokens('internal/transport: validate metadata'))).toEqual(
+      new Map([['internal/transport', 'internal/transport']]),
+    );
+    expect(directoriesNamedByPath(CANDIDATES, pathTokens('the code in xds/transport/ drops it'))).toEqual(
+      new Map([['internal/xds/transport', 'xds/transport']]),
+    );
   });
 
   it('leaves out URLs, one-segment words, paths naming no directory and paths naming too many', () => {
     const text = 'See https://github.com/grpc/internal/transport and HTTP/2, transport, balancer/nothing-here, x/util';
-    expect(directoriesNamedByPath(CANDIDATES, text)).toEqual(new Map());
+    expect(directoriesNamedByPath(CANDIDATES, pathTokens(text))).toEqual(new Map());
   });
 });
 

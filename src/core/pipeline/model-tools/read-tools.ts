@@ -1,6 +1,6 @@
-import { hiddenByToolRules } from '../../phases/tool-classes.js';
 import { z } from 'zod';
 import { defineLlmTool, type LlmTool } from '../../engines/llm/index.js';
+import { hiddenByToolRules } from '../../phases/tool-classes.js';
 import { redactSecrets, type SecretPathRules } from '../../secrets/secret-scan.js';
 import { compileGlobs } from '../../paths/glob.js';
 import { compileUserRegex, type UserRegex } from '../../util/user-regex.js';
