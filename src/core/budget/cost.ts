@@ -71,6 +71,16 @@ export function costMicroUsd(price: ModelPrice, tokensIn: number, tokensOut: num
   return Number((pico + 999_999n) / 1_000_000n);
 }
 
+/** The most completion tokens a call of `prompt` tokens can use within `roomMicroUsd` (0 when the prompt alone does not fit). */
+export function affordableCompletion(price: ModelPrice, prompt: number, roomMicroUsd: number): number {
+  const left = roomMicroUsd - costMicroUsd(price, prompt, 0);
+  if (left <= 0 || price.outputPerMTokUsd <= 0) return 0;
+  // A dollar per million tokens is a micro-dollar per token; costMicroUsd rounds the sum up to a whole micro-dollar, which at most one more micro-dollar's tokens pays for.
+  const fits = Math.floor(left / price.outputPerMTokUsd);
+  if (costMicroUsd(price, prompt, fits) <= roomMicroUsd) return fits;
+  return Math.max(0, fits - Math.ceil(1 / price.outputPerMTokUsd) - 1);
+}
+
 /** Dollars as integer micro-dollars (a policy's `maxCostUsd`), rounded down so the cap is never raised. */
 export function usdToMicro(usd: number): number {
   return Math.floor(Math.round(usd * 1e8) / 100);

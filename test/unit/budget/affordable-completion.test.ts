@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { costMicroUsd } from '../../../src/core/budget/cost.js';
+import { affordableCompletion, costMicroUsd } from '../../../src/core/budget/cost.js';
 import { readSpend } from '../../../src/core/budget/spend.js';
-import { accountSpend, affordableCompletion, MIN_AFFORDABLE_COMPLETION, spendAccounts } from '../../../src/core/engines/llm/spend-accounting.js';
+import { accountSpend, MIN_AFFORDABLE_COMPLETION, spendAccounts } from '../../../src/core/engines/llm/spend-accounting.js';
 import type { ModelProvider, SpendScope } from '../../../src/core/ports.js';
 import { MapStore } from '../../helpers/map-store.js';
 

@@ -1,5 +1,5 @@
 import { runKeys, spendKeys } from '../../artifacts/keys.js';
-import { costMicroUsd, priceOf, type ModelPrice, type PriceTable } from '../../budget/cost.js';
+import { affordableCompletion, costMicroUsd, priceOf, type PriceTable } from '../../budget/cost.js';
 import {
   describeSpendRefusal,
   releaseSpend,
@@ -18,16 +18,6 @@ const DEFAULT_COMPLETION_CAP = 4_096;
 
 /** Fewer completion tokens than this left under a cap: the call is refused rather than sent to be cut short at once. */
 export const MIN_AFFORDABLE_COMPLETION = 1_024;
-
-/** The most completion tokens a call of `prompt` tokens can use within `roomMicroUsd` (0 when the prompt alone does not fit). */
-export function affordableCompletion(price: ModelPrice, prompt: number, roomMicroUsd: number): number {
-  const left = roomMicroUsd - costMicroUsd(price, prompt, 0);
-  if (left <= 0 || price.outputPerMTokUsd <= 0) return 0;
-  // A dollar per million tokens is a micro-dollar per token; costMicroUsd rounds the sum up to a whole micro-dollar, which at most one more micro-dollar's tokens pays for.
-  const fits = Math.floor(left / price.outputPerMTokUsd);
-  if (costMicroUsd(price, prompt, fits) <= roomMicroUsd) return fits;
-  return Math.max(0, fits - Math.ceil(1 / price.outputPerMTokUsd) - 1);
-}
 
 /** What the trusted model caller accounts spend with. */
 export interface SpendAccountingDeps {
